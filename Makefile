@@ -1,0 +1,44 @@
+# Two commands do all set-up on a fresh machine: `make verify` and `make test`.
+# Both create .venv (and install the project into it) when it is missing.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+export SYMPY_GROUND_TYPES := flint
+
+.PHONY: venv verify test test-fast book bench stress clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test,book]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+## the main job: verify every registered claim, print the ledger, write ledger.json
+verify: venv
+	$(BIN)/collapse-verify verify --json ledger.json
+
+## the tests (Hypothesis profile `ci`), doctests and the book build
+test: venv
+	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} $(BIN)/python -m pytest -p no:cacheprovider
+
+## quick inner loop: default `dev` profile, no book build
+test-fast: venv
+	$(BIN)/python -m pytest -m "not book and not browser"
+
+## long stress of every theorem and of H1-H4 (Hypothesis profile `thorough`)
+stress: venv
+	HYPOTHESIS_PROFILE=thorough $(BIN)/python -m pytest property_tests -m "not book and not browser"
+
+## build the book offline into book/_build/html (a failing cell fails the build)
+book: venv
+	$(BIN)/jupyter-book build -W -n --keep-going book/
+
+## benchmarks (pytest-benchmark)
+bench: venv
+	$(BIN)/python -m pytest benchmarks --benchmark-only -p no:cacheprovider
+
+clean:
+	rm -rf book/_build .hypothesis .pytest_cache ledger.json

@@ -1,0 +1,246 @@
+"""The ``collapse-verify`` command line.
+
+``collapse-verify verify [--json PATH] [--claims GLOB] [--dps N] [--quick]``
+    run every registered claim and print the ledger.
+``collapse-verify check rank-neutrality --X MATRIX [--gamma VEC] [--beta VEC] [--json]``
+    decide H1-H4 and the conclusion of Thm 4.2 on your own matrix.
+``collapse-verify --version``
+    versions, and the sympy ground types in use.
+
+Exit codes: 0 success (a refuted claim is a result, not an error); 1 the suite
+itself failed (a check raised); 2 usage error or bad input.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import traceback
+from pathlib import Path
+
+__all__ = ["main", "read_matrix", "read_vector"]
+
+VERDICT_STYLE = {"proved": "bold green", "certified": "green", "supported": "cyan",
+                 "conditional": "yellow", "refuted": "bold red", "not-checkable": "dim"}
+
+
+class UsageError(Exception):
+    pass
+
+
+def _load_json_or_npy(text: str, what: str):
+    p = Path(text)
+    if text.endswith(".npy"):
+        import numpy as np
+        if not p.exists():
+            raise UsageError(f"{what}: file {text} not found")
+        arr = np.load(p, allow_pickle=False)
+        if arr.dtype.kind not in "iuf":
+            raise UsageError(f"{what}: {text} holds dtype {arr.dtype}, expected numbers")
+        return arr.tolist()  # floats stay floats: taken as exact dyadic rationals
+    if p.suffix == ".json" or (len(text) < 4096 and p.exists() and p.is_file()):
+        if not p.exists():
+            raise UsageError(f"{what}: file {text} not found")
+        text = p.read_text()
+    try:
+        return json.loads(text, parse_float=str)  # decimals stay exact ("0.1" = 1/10)
+    except json.JSONDecodeError as e:
+        raise UsageError(f"{what} is not valid JSON ({e.msg} at column {e.colno}): give a JSON list, "
+                         f"a .json file or a .npy file") from None
+
+
+def read_matrix(text: str, what: str = "--X"):
+    data = _load_json_or_npy(text, what)
+    if not isinstance(data, list) or not data or not all(isinstance(r, list) for r in data):
+        raise UsageError(f"{what} must be a non-empty list of rows, e.g. [[1, 2], [3, \"1/2\"]]")
+    return data
+
+
+def read_vector(text: str, what: str):
+    data = _load_json_or_npy(text, what)
+    if not isinstance(data, list) or any(isinstance(v, list) for v in data):
+        raise UsageError(f"{what} must be a flat list of numbers")
+    return data
+
+
+def _version_text() -> str:
+    import flint
+    import mpmath
+    import numpy
+    import sympy
+
+    import theorems
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        v = version("collapse-verify")
+    except PackageNotFoundError:
+        v = "source"
+    gt = theorems.SYMPY_GROUND_TYPES
+    warn = "" if gt == "flint" else "  (WARNING: not flint; exact algebra in sympy will be slow)"
+    return (f"collapse-verify {v}\n"
+            f"sympy {sympy.__version__} (ground types: {gt}){warn}\n"
+            f"python-flint {flint.__version__}\nmpmath {mpmath.__version__}\nnumpy {numpy.__version__}")
+
+
+def _cmd_verify(args) -> int:
+    from rich.console import Console
+    from rich.progress import Progress
+    from rich.table import Table
+
+    from theorems.claims import CheckContext, ClaimResult, run_claim, select
+
+    claims = select(args.claims)
+    if not claims:
+        raise UsageError(f"no claim matches --claims {args.claims!r}")
+    console = Console(stderr=False, width=max(120, Console().width))
+    ctx = CheckContext(dps=args.dps, quick=args.quick)
+    results: list[ClaimResult] = []
+    failed = False
+    t0 = time.perf_counter()
+    with Progress(console=Console(stderr=True), transient=True) as prog:
+        task = prog.add_task("verifying", total=len(claims))
+        for c in claims:
+            prog.update(task, description=f"verifying {c.id}")
+            try:
+                results.append(run_claim(c, ctx))
+            except Exception as e:  # the suite itself failed on this claim
+                failed = True
+                from theorems.claims import ClaimResult as CR
+                r = CR(c, [], 0.0, error=f"{type(e).__name__}: {e}")
+                results.append(r)
+                print(traceback.format_exc(), file=sys.stderr)
+            prog.advance(task)
+    table = Table(title=f"collapse-verify ledger: {len(results)} claims, {time.perf_counter() - t0:.1f} s "
+                        f"(dps={args.dps}{', quick' if args.quick else ''})")
+    for col in ("id", "verdict", "evidence", "regime", "s"):
+        table.add_column(col, overflow="fold")
+    for r in results:
+        if r.error:
+            table.add_row(r.claim.id, "[bold magenta]ERROR[/]", r.error, "", "")
+            continue
+        v = r.verdict
+        table.add_row(r.claim.id, f"[{VERDICT_STYLE[v]}]{v}[/]", ", ".join(r.evidence_kinds()),
+                      ", ".join(r.regimes()), f"{r.seconds:.2f}")
+        for line in _explain(r):
+            table.add_row("", "", f"[dim]{line}[/]", "", "")
+    console.print(table)
+    if args.json:
+        out = {"claims": [r.to_json() if not r.error else {"id": r.claim.id, "verdict": None, "error": r.error}
+                          for r in results],
+               "dps": args.dps, "quick": args.quick}
+        Path(args.json).write_text(json.dumps(out, indent=1, default=str) + "\n")
+        console.print(f"wrote {args.json}")
+    return 1 if failed else 0
+
+
+def _explain(r) -> list[str]:
+    """One line for a refuted or conditional claim (plus the readings' verdicts)."""
+    lines = []
+    lit = r.literal
+    if lit.verdict == "refuted":
+        ce = next((e for e in lit.evidence if e.kind == "counterexample"), None)
+        if ce is not None:
+            lines.append(f"counterexample: {ce.summary} [{ce.counterexample}]")
+        else:
+            e = next(e for e in lit.evidence if e.holds is False)
+            lines.append(f"refuted by: {e.summary}")
+    elif lit.verdict == "conditional":
+        lines.append(f"condition: {lit.condition}")
+    for rr in r.readings[1:]:
+        lines.append(f"reading '{rr.key}': {rr.verdict}" + (f" — {rr.condition}" if rr.condition else ""))
+    return lines
+
+
+def _cmd_check(args) -> int:
+    from theorems import rank_neutrality as RN
+    from theorems.linalg import BadInput
+
+    if args.theorem != "rank-neutrality":
+        raise UsageError(f"unknown theorem {args.theorem!r}; available: rank-neutrality")
+    X = read_matrix(args.X, "--X")
+    g = read_vector(args.gamma, "--gamma") if args.gamma else None
+    b = read_vector(args.beta, "--beta") if args.beta else None
+    try:
+        inst = RN.instance(X, g, b)
+    except BadInput as e:
+        raise UsageError(str(e)) from None
+    a = RN.analyse(inst)
+    out = a.to_json()
+    err = None
+    if not a.hypotheses["H1"]:
+        try:
+            RN.require_H1(inst)
+        except RN.HypothesisViolation as e:
+            err = str(e)
+        out["error"] = err
+    if args.json:
+        print(json.dumps(out, indent=1))
+    else:
+        from rich.console import Console
+        from rich.table import Table
+        t = Table(title=f"Rank-Neutrality (Thm 4.2) on X of shape {a.n} x {a.d} ({a.regime})")
+        t.add_column("hypothesis"); t.add_column("holds"); t.add_column("how it was decided", overflow="fold")
+        for k, v in a.hypotheses.items():
+            t.add_row(k, {True: "[green]yes[/]", False: "[red]no[/]", None: "[dim]undefined[/]"}[v], a.how[k])
+        c = Console(width=max(100, Console().width))
+        c.print(t)
+        c.print(f"rank(X) = {a.rank_X}, arank(X) = {a.arank_X}")
+        if err:
+            c.print(f"[bold red]error:[/] {err}")
+        else:
+            c.print(f"rank(LN X) = {a.rank_LN_X}, arank(LN X) = {a.arank_LN_X}")
+            c.print(f"conclusion arank(LN X) = arank(X): {'holds' if a.conclusion_holds else 'FAILS'}"
+                    + ("" if a.all_hypotheses else " (not every hypothesis holds)"))
+            if a.all_hypotheses and not a.conclusion_holds:
+                c.print("[yellow]H1-H4 hold but the conclusion fails: 1_n is in col(X) "
+                        "(tokens on an affine hyperplane missing 0); see RN.main in the ledger.[/]")
+        c.print(f"[dim]arithmetic: {out['arithmetic']}[/]")
+    return 2 if err else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="collapse-verify", description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="store_true", help="print versions and sympy's ground types")
+    sub = p.add_subparsers(dest="cmd")
+    v = sub.add_parser("verify", help="run every registered claim and print the ledger")
+    v.add_argument("--json", metavar="PATH", help="also write the ledger as JSON")
+    v.add_argument("--claims", metavar="GLOB", help="only claims whose id matches, e.g. 'RN.*'")
+    v.add_argument("--dps", type=int, default=50, help="decimal digits for the interval witnesses (>= 15)")
+    v.add_argument("--quick", action="store_true", help="fewer stress instances (for tests)")
+    c = sub.add_parser("check", help="check a theorem's hypotheses and conclusion on your matrix")
+    c.add_argument("theorem", help="rank-neutrality")
+    c.add_argument("--X", required=True, metavar="MATRIX",
+                   help="JSON list of rows (ints, decimals or 'p/q' strings are exact), a .json or a .npy file")
+    c.add_argument("--gamma", metavar="VEC", help="LayerNorm scale (default: all ones)")
+    c.add_argument("--beta", metavar="VEC", help="LayerNorm shift (default: zeros)")
+    c.add_argument("--json", action="store_true", help="print JSON")
+    return p
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # argparse exits 2 on usage errors already
+        return int(e.code or 0)
+    try:
+        if args.version:
+            print(_version_text())
+            return 0
+        if args.cmd == "verify":
+            if args.dps < 15:
+                raise UsageError("--dps must be at least 15")
+            return _cmd_verify(args)
+        if args.cmd == "check":
+            return _cmd_check(args)
+        parser.print_help()
+        return 2
+    except UsageError as e:
+        print(f"collapse-verify: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

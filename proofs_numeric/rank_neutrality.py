@@ -1,0 +1,107 @@
+"""High-precision, interval-certified witness for Rank-Neutrality (Thm 4.2).
+
+The exact layer (:mod:`theorems.rank_neutrality`) decides every rank through a
+derived formula. This module checks those numbers independently: it evaluates
+LN(X) itself in mpmath ``iv`` interval arithmetic and certifies
+
+* lower bounds on ``rank(LN X)`` and on ``arank(LN X) = rank([LN X | 1]) - 1``
+  from a minor whose interval determinant excludes 0;
+* upper bounds from exact structure: ``arank(LN X) <= rank(X~ Gamma)`` and
+  ``rank(LN X) <= rank(X~ Gamma) + [beta != 0]`` (exact ranks over QQ).
+
+When the two meet, the rank is certified. Precision is doubled until the
+certificate closes or ``max_dps`` is reached; an open certificate is reported
+as an interval ``[lower, upper]``, never rounded.
+
+Examples
+========
+>>> w = witness([[0, 2, -2], [1, 1, -2], [2, 0, -2]], dps=50)
+>>> w["value"]["arank_LN_X"], w["exact"]["arank_X"]
+([2, 2], 1)
+"""
+from __future__ import annotations
+
+import mpmath
+
+from theorems import rank_neutrality as RN
+from theorems.claims import Evidence, load_counterexample
+from theorems.linalg import rank
+
+from .certify import certified_rank_lower_bound
+from .transformer import layer_norm, workdps
+
+__all__ = ["witness", "certify_counterexample", "PrecisionExhausted"]
+
+
+class PrecisionExhausted(RuntimeError):
+    """Two precisions disagree and the precision budget is spent."""
+
+
+def _bounds(inst: RN.LNInstance, dps: int) -> dict:
+    Y = layer_norm(inst.X.tolist(), inst.gamma, inst.beta, backend="iv", dps=dps)  # [n, d] intervals
+    with workdps(mpmath.iv, dps):
+        Yb = [row + [mpmath.iv.mpf(1)] for row in Y]  # [n, d+1]
+    lr = certified_rank_lower_bound(Y, dps)
+    la = certified_rank_lower_bound(Yb, dps)
+    width = max(float(v.delta) for row in Y for v in row)
+    return {"rank_lower": lr, "arank_lower": la, "max_width": width}
+
+
+def witness(X, gamma=None, beta=None, dps: int = 50, max_dps: int = 800) -> dict:
+    """Certified ranks of LN(X); returns ``{value, dps, residual, agreed_at_dps, ...}``."""
+    inst = RN.instance(X, gamma, beta)
+    a = RN.analyse(inst)
+    RN.require_H1(inst)
+    A = RN.centred(inst.X) * RN._gamma_diag(inst)
+    rA = rank(A)
+    upper_arank = rA
+    upper_rank = rA + (1 if any(b != 0 for b in inst.beta) else 0)
+    prev = None
+    p = dps
+    while True:
+        b = _bounds(inst, p)
+        low_r = b["rank_lower"]["lower"]
+        low_a = b["arank_lower"]["lower"] - 1
+        closed = low_r == upper_rank and low_a == upper_arank
+        if closed or (prev is not None and (low_r, low_a) == prev):
+            break
+        if p >= max_dps:
+            raise PrecisionExhausted(f"rank lower bounds still moving at {p} digits")
+        prev = (low_r, low_a)
+        p *= 2
+    mp = mpmath.mp
+    with workdps(mp, 2 * p):
+        Y1 = layer_norm(inst.X.tolist(), inst.gamma, inst.beta, backend="mp", dps=p)
+        Y2 = layer_norm(inst.X.tolist(), inst.gamma, inst.beta, backend="mp", dps=2 * p)
+        residual = max(abs(u - v) for r1, r2 in zip(Y1, Y2) for u, v in zip(r1, r2))
+    return {
+        "value": {"rank_LN_X": [low_r, upper_rank], "arank_LN_X": [low_a, upper_arank]},
+        "certified": {"rank_LN_X": low_r == upper_rank, "arank_LN_X": low_a == upper_arank},
+        "dps": p,
+        "agreed_at_dps": p,
+        "residual": mpmath.nstr(residual, 5),
+        "minors": {"rank": b["rank_lower"], "arank": b["arank_lower"]},
+        "max_interval_width": b["max_width"],
+        "exact": {"rank_X": a.rank_X, "arank_X": a.arank_X, "rank_LN_X": a.rank_LN_X, "arank_LN_X": a.arank_LN_X},
+        "arithmetic": f"mpmath iv at {p} digits (lower bounds); exact QQ ranks (upper bounds)",
+    }
+
+
+def certify_counterexample(claim_id: str, name: str = "", dps: int = 50, quantity: str = "arank") -> Evidence:
+    """Interval-certify that the stored instance breaks ``arank``/``rank`` preservation."""
+    data, path = load_counterexample(claim_id, name)
+    w = witness(data["X"], data.get("gamma"), data.get("beta"), dps=dps)
+    key_ln, key_x = (("arank_LN_X", "arank_X") if quantity == "arank" else ("rank_LN_X", "rank_X"))
+    low = w["value"][key_ln][0]
+    x_val = w["exact"][key_x]
+    differs = low > x_val
+    m = w["minors"][quantity if quantity == "rank" else "arank"]
+    return Evidence(
+        kind="interval-certified", holds=False if differs else None, scope="witness",
+        regime="n<d" if len(data["X"]) < len(data["X"][0]) else ("n=d" if len(data["X"]) == len(data["X"][0]) else "n>d"),
+        summary=(f"{quantity}(LN X) >= {low} certified (minor rows {m['minor_rows']}, det in "
+                 f"[{m['det'][0]}, {m['det'][1]}]) > {quantity}(X) = {x_val} (exact)") if differs
+        else f"interval bound {low} does not separate from {quantity}(X) = {x_val}",
+        arithmetic=w["arithmetic"], numbers={"dps": w["dps"], "lower": low, key_x: x_val},
+        counterexample=f"proofs_numeric/counterexamples/{path.name}",
+    )

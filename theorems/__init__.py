@@ -1,0 +1,24 @@
+"""collapse-verify, exact layer: the claim registry and one module per theorem.
+
+Importing this package makes sympy use python-flint ground types (set before
+sympy is first imported) and registers every claim of the paper. Claims from
+other installed packages arrive through the ``collapse_verify.claims`` entry
+point (see :func:`theorems.claims.load_entry_points`).
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+if "sympy" not in sys.modules:
+    os.environ.setdefault("SYMPY_GROUND_TYPES", "flint")
+
+from sympy.external.gmpy import GROUND_TYPES  # noqa: E402
+
+#: The ground types sympy actually uses ("flint" is what we ask for).
+SYMPY_GROUND_TYPES = GROUND_TYPES
+
+from . import claims  # noqa: E402,F401
+from . import rank_neutrality  # noqa: E402,F401
+
+__all__ = ["claims", "rank_neutrality", "SYMPY_GROUND_TYPES"]

@@ -1,0 +1,214 @@
+"""Exact linear algebra on rational matrices (python-flint ``fmpq_mat``).
+
+Everything here is exact: entries are rationals, ranks are ranks over
+:math:`\\mathbb{Q}` (equal to ranks over :math:`\\mathbb{R}` for rational data).
+Matrices are passed as sympy ``Matrix`` objects with ``Rational`` entries, or
+as lists of lists of anything :func:`to_rational` accepts.
+
+sympy's ``Matrix.rank()`` is never used: it takes minutes at 32x32 on this
+machine (see ENVIRONMENT.md); FLINT's fraction-free rank takes milliseconds.
+FLINT is much faster on the tall orientation, so wide matrices are transposed
+before ranking.
+
+Examples
+========
+>>> from theorems.linalg import exact_matrix, rank, affine_rank
+>>> X = exact_matrix([[0, 2, -2], [1, 1, -2], [2, 0, -2]])
+>>> rank(X), affine_rank(X)
+(2, 1)
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from numbers import Rational as _RationalABC
+from typing import Iterable, Sequence
+
+import flint
+import sympy
+from sympy import Matrix, Rational
+
+__all__ = [
+    "BadInput",
+    "to_rational",
+    "exact_matrix",
+    "exact_vector",
+    "to_fmpq_mat",
+    "rank",
+    "affine_rank",
+    "in_colspace",
+    "in_rowspace",
+    "ones",
+    "centring_projector",
+    "left_kernel",
+    "rational_sqrt",
+    "is_rational_square",
+]
+
+
+class BadInput(ValueError):
+    """Input that the suite refuses rather than silently mis-handle."""
+
+
+def to_rational(x) -> Rational:
+    """Convert one entry to an exact sympy ``Rational``.
+
+    Accepts int, ``Fraction``, sympy ``Rational``, strings ``"p/q"`` or
+    decimals ``"0.125"`` (exact), and floats (taken as the exact dyadic
+    rational they store). Rejects NaN, infinities, bools and anything else.
+
+    >>> to_rational("3/4"), to_rational("0.1"), to_rational(0.5)
+    (3/4, 1/10, 1/2)
+    >>> to_rational(float("nan"))
+    Traceback (most recent call last):
+    ...
+    theorems.linalg.BadInput: entry nan is not a finite number (NaN or infinity)
+    """
+    if isinstance(x, bool):
+        raise BadInput(f"entry {x!r} is a boolean, not a number")
+    if isinstance(x, sympy.Rational):
+        return x
+    if isinstance(x, int):
+        return Rational(x)
+    if isinstance(x, (Fraction, _RationalABC)):
+        return Rational(int(x.numerator), int(x.denominator))
+    if isinstance(x, float) or type(x).__module__ == "numpy":
+        try:
+            xf = float(x)
+        except (TypeError, ValueError):
+            raise BadInput(f"entry {x!r} is not a number") from None
+        if not math.isfinite(xf):
+            raise BadInput(f"entry {xf!r} is not a finite number (NaN or infinity)")
+        p, q = xf.as_integer_ratio()
+        return Rational(p, q)
+    if isinstance(x, str):
+        s = x.strip()
+        try:
+            f = Fraction(s)
+        except (ValueError, ZeroDivisionError):
+            raise BadInput(f"entry {x!r} is not an exact number (use an integer, 'p/q' or a decimal)") from None
+        return Rational(f.numerator, f.denominator)
+    if isinstance(x, sympy.Basic):
+        if x.is_Rational:
+            return Rational(x)
+        raise BadInput(f"entry {x!r} is not rational; the exact layer takes rationals only")
+    raise BadInput(f"entry {x!r} of type {type(x).__name__} is not a number")
+
+
+def exact_matrix(rows, name: str = "X") -> Matrix:
+    """A non-empty, rectangular sympy Matrix of Rationals, or :class:`BadInput`.
+
+    >>> exact_matrix([[1, 2], [3]])
+    Traceback (most recent call last):
+    ...
+    theorems.linalg.BadInput: X is ragged: row 1 has 1 entries, row 0 has 2
+    """
+    if isinstance(rows, Matrix):
+        rows = rows.tolist()
+    if hasattr(rows, "tolist") and not isinstance(rows, list):
+        rows = rows.tolist()  # numpy array
+    if not isinstance(rows, (list, tuple)) or len(rows) == 0:
+        raise BadInput(f"{name} must be a non-empty list of rows")
+    out = []
+    width = None
+    for i, row in enumerate(rows):
+        if not isinstance(row, (list, tuple)):
+            raise BadInput(f"{name} row {i} is not a list")
+        if width is None:
+            width = len(row)
+            if width == 0:
+                raise BadInput(f"{name} has empty rows")
+        elif len(row) != width:
+            raise BadInput(f"{name} is ragged: row {i} has {len(row)} entries, row 0 has {width}")
+        try:
+            out.append([to_rational(v) for v in row])
+        except BadInput as e:
+            raise BadInput(f"{name}[{i}]: {e}") from None
+    return Matrix(out)
+
+
+def exact_vector(vals, length: int, name: str) -> list[Rational]:
+    """A list of Rationals of the given length, or :class:`BadInput`."""
+    if hasattr(vals, "tolist") and not isinstance(vals, list):
+        vals = vals.tolist()
+    if isinstance(vals, Matrix):
+        vals = list(vals)
+    if not isinstance(vals, (list, tuple)):
+        raise BadInput(f"{name} must be a list of numbers")
+    if len(vals) != length:
+        raise BadInput(f"{name} has length {len(vals)}, expected {length} (= d_model, the number of columns of X)")
+    try:
+        return [to_rational(v) for v in vals]
+    except BadInput as e:
+        raise BadInput(f"{name}: {e}") from None
+
+
+def to_fmpq_mat(M: Matrix) -> flint.fmpq_mat:
+    """Exact conversion of a Rational sympy Matrix to a python-flint ``fmpq_mat``."""
+    r, c = M.shape
+    return flint.fmpq_mat(r, c, [flint.fmpq(int(e.p), int(e.q)) for e in M])
+
+
+def rank(M: Matrix) -> int:
+    """Exact rank over Q (FLINT, tall orientation)."""
+    r, c = M.shape
+    if r == 0 or c == 0:
+        return 0
+    A = to_fmpq_mat(M.T if r < c else M)
+    return int(A.rank())
+
+
+def ones(n: int) -> Matrix:
+    return Matrix([Rational(1)] * n)
+
+
+def affine_rank(M: Matrix) -> int:
+    """Dimension of the affine span of the rows: ``rank([M | 1]) - 1``.
+
+    Equal to ``rank(M - 1 m_1^T)`` (the paper's definition); the bordered form
+    is used because it needs one rank and no choice of base point.
+    """
+    n = M.shape[0]
+    return rank(M.row_join(ones(n))) - 1
+
+
+def in_colspace(M: Matrix, v: Matrix) -> bool:
+    """Exact membership ``v in colspace(M)``."""
+    return rank(M.row_join(v)) == rank(M)
+
+
+def in_rowspace(M: Matrix, v: Matrix) -> bool:
+    """Exact membership ``v in rowspace(M)`` (v given as a column or row)."""
+    v = Matrix(v).reshape(1, M.shape[1])
+    return rank(M.col_join(v)) == rank(M)
+
+
+def centring_projector(d: int) -> Matrix:
+    """``P = I - 11^T / d``, the projector onto the hyperplane ``1^perp``."""
+    return sympy.eye(d) - sympy.ones(d, d) / d
+
+
+def left_kernel(M: Matrix) -> list[Matrix]:
+    """An exact basis of ``{c : c^T M = 0}`` (as column vectors)."""
+    A = to_fmpq_mat(M.T)
+    K, nullity = A.nullspace()
+    basis = []
+    for j in range(int(nullity)):
+        basis.append(Matrix([Rational(int(K[i, j].p), int(K[i, j].q)) for i in range(K.nrows())]))
+    return basis
+
+
+def is_rational_square(q: Rational) -> bool:
+    """True when ``q >= 0`` is the square of a rational (exact, no factoring)."""
+    q = Rational(q)
+    if q < 0:
+        return False
+    p, d = int(q.p), int(q.q)
+    return math.isqrt(p) ** 2 == p and math.isqrt(d) ** 2 == d
+
+
+def rational_sqrt(q: Rational) -> Rational:
+    """The exact square root of a rational square."""
+    if not is_rational_square(q):
+        raise ValueError(f"{q} is not the square of a rational")
+    return Rational(math.isqrt(int(q.p)), math.isqrt(int(q.q)))
