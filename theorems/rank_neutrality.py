@@ -794,3 +794,83 @@ register(Claim(
         condition="H1-H4 hold jointly only on rank-deficient inputs (rank X < min(n, d)), the collapse regime"),
     chapter="rank_neutrality",
 ))
+
+
+# --- an independent second exact method (used by the tests to cross-check) --------
+
+class FieldTooLarge(ValueError):
+    """The multiquadratic field needed is too large for the embedding method."""
+
+
+def _ln_matrix_in_multiquadratic_field(inst: LNInstance, bordered: bool, max_degree: int = 32):
+    """LN(X) as a rational matrix via the regular representation of Q(sqrt p_1, ..., sqrt p_m).
+
+    Each sigma_i = (f_i / b_i) sqrt(m_i) with m_i square-free; p_1..p_m are the
+    primes dividing some m_i, so K = Q(sqrt p_1, ..., sqrt p_m) has degree 2^m
+    and basis e_S = prod_{p in S} sqrt p. An n x c matrix over K becomes an
+    (n 2^m) x (c 2^m) rational matrix whose rank is 2^m times the rank over K
+    (= over R). Needs integer factorisation of the variances: test sizes only.
+    """
+    s = require_H1(inst)
+    Xt = centred(inst.X)
+    sq = []
+    for si in s:
+        a, b = int(si.p), int(si.q)
+        f, m = 1, 1
+        for p, e in sympy.factorint(a * b).items():
+            f *= p ** (e // 2)
+            m *= p ** (e % 2)
+        sq.append((Rational(b, f * m), m))  # 1/sigma_i = coef * sqrt(m)
+    primes = sorted({p for _, m in sq for p in sympy.primefactors(m)})
+    dim = 1 << len(primes)
+    if dim > max_degree:
+        raise FieldTooLarge(f"needs Q(sqrt p) for {len(primes)} primes (degree {dim} > {max_degree})")
+
+    def mask(m):
+        return sum(1 << k for k, p in enumerate(primes) if m % p == 0)
+
+    def prod_sq(S, T):
+        out = 1
+        for k, p in enumerate(primes):
+            if (S >> k) & 1 and (T >> k) & 1:
+                out *= p
+        return out
+
+    def block(elem: dict) -> list[list]:
+        B = [[Rational(0)] * dim for _ in range(dim)]
+        for T in range(dim):
+            for S, a in elem.items():
+                if a != 0:
+                    B[S ^ T][T] += a * prod_sq(S, T)
+        return B
+
+    cols = inst.d + (1 if bordered else 0)
+    big = [[Rational(0)] * (cols * dim) for _ in range(inst.n * dim)]
+    for i in range(inst.n):
+        coef, m = sq[i]
+        for j in range(cols):
+            if j < inst.d:
+                elem = {mask(m): Xt[i, j] * inst.gamma[j] * coef}
+                elem[0] = elem.get(0, 0) + inst.beta[j]
+            else:
+                elem = {0: Rational(1)}
+            B = block(elem)
+            for r in range(dim):
+                for c in range(dim):
+                    big[i * dim + r][j * dim + c] = B[r][c]
+    return Matrix(big), dim
+
+
+def arank_LN_field_embedding(inst: LNInstance) -> int:
+    """arank(LN X) computed from LN(X) itself in exact arithmetic (independent of the formula)."""
+    M, dim = _ln_matrix_in_multiquadratic_field(inst, bordered=True)
+    r = rank(M)
+    assert r % dim == 0
+    return r // dim - 1
+
+
+def rank_LN_field_embedding(inst: LNInstance) -> int:
+    M, dim = _ln_matrix_in_multiquadratic_field(inst, bordered=False)
+    r = rank(M)
+    assert r % dim == 0
+    return r // dim

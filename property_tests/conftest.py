@@ -1,0 +1,51 @@
+"""Hypothesis profiles, precision hygiene and vacuity accounting.
+
+Profiles (pick one with ``HYPOTHESIS_PROFILE``):
+
+``dev``       default: quick inner loop (25 examples per property)
+``ci``        what ``make test`` uses (100 examples, no deadline)
+``thorough``  long stress runs (2000 examples, no deadline): ``make stress``
+"""
+from __future__ import annotations
+
+import os
+from collections import Counter
+
+import mpmath
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("dev", max_examples=25, deadline=None)
+settings.register_profile("ci", max_examples=100, deadline=None, print_blob=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("thorough", max_examples=2000, deadline=None, print_blob=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+#: test name -> Counter of how many drawn instances met each premise
+VACUITY: dict[str, Counter] = {}
+
+
+@pytest.fixture(autouse=True)
+def reset_mp_globals():
+    """No test may leak a changed mpmath precision into another (mpmath's conftest does this)."""
+    mp_prec, iv_prec = mpmath.mp.prec, mpmath.iv.prec
+    yield
+    mpmath.mp.prec, mpmath.iv.prec = mp_prec, iv_prec
+
+
+@pytest.fixture
+def counts(request):
+    """A Counter reported at the end of the session (how many draws met the premise)."""
+    c = Counter()
+    VACUITY[request.node.name] = c
+    return c
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not VACUITY:
+        return
+    tr = terminalreporter
+    tr.section(f"Hypothesis draws meeting each premise (profile {settings._current_profile})")
+    for name, c in sorted(VACUITY.items()):
+        tr.write_line(f"{name}: " + ", ".join(f"{k}={v}" for k, v in sorted(c.items())))

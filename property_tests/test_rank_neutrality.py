@@ -1,0 +1,228 @@
+"""Rank-Neutrality (Thm 4.2): the claim as stated, each hypothesis broken, and the corrected statement.
+
+The paper's conclusion is tested exactly as stated. It is false (stored
+counterexample, and Hypothesis finds one from scratch), so the tests assert what
+the suite found: the counterexample still refutes it, and the corrected
+statement and the exact characterisation hold on every drawn instance.
+"""
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, Phase, example, given, settings
+from hypothesis import strategies as st
+from sympy import Rational
+
+from property_tests.strategies import (ln_inputs, ln_inputs_breaking, ln_inputs_meeting_all_hypotheses,
+                                       shapes, token_matrices)
+from theorems import rank_neutrality as RN
+from theorems.claims import load_counterexample
+from theorems.linalg import affine_rank, rank
+
+# a property may pass only if enough draws met its premise (vacuity guard)
+_MIN_MET_FRACTION = 0.2  # measured ~0.4-0.6 for the rank-deficient families
+
+
+class _Found(Exception):
+    pass
+
+
+#: a from-scratch search may use this many times the profile's max_examples
+_SEARCH_BUDGET_FACTOR = 4
+
+
+def _find(strategy, condition):
+    """Search from scratch (no example database) within the active profile's budget.
+
+    Generation only: the first hit is returned unshrunk (``hypothesis.find``
+    would shrink it, which costs more than the search). Fails the test when
+    the budget is spent without a hit.
+    """
+    found = []
+
+    @settings(max_examples=_SEARCH_BUDGET_FACTOR * settings().max_examples, database=None, deadline=None,
+              phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def search(x):
+        if condition(x):
+            found.append(x)
+            raise _Found
+
+    try:
+        search()
+    except _Found:
+        return found[0]
+    pytest.fail(f"no instance found within {_SEARCH_BUDGET_FACTOR} x {settings().max_examples} examples")
+
+
+def _analyse_or_none(inst):
+    """The exact analysis, or None when LayerNorm is undefined (H1 fails)."""
+    a = RN.analyse(inst)
+    return a if a.hypotheses["H1"] else None
+
+
+# --- the claim as stated -------------------------------------------------------------------
+
+def test_rank_neutrality_counterexample_1():
+    """The stored 3x3 instance meets H1-H4 exactly and breaks the conclusion exactly."""
+    data, _ = load_counterexample("RN.main")
+    inst = RN.instance(data["X"], data["gamma"], data["beta"])
+    a = RN.analyse(inst)
+    assert a.hypotheses == {"H1": True, "H2": True, "H3": True, "H4": True}
+    assert (a.arank_X, a.arank_LN_X) == (1, 2)
+    assert RN.arank_LN_field_embedding(inst) == 2  # second, independent exact method
+
+
+def test_rank_neutrality_hypothesis_finds_counterexample_from_scratch():
+    inst = _find(ln_inputs_meeting_all_hypotheses(),
+                 lambda i: (a := _analyse_or_none(i)) is not None and a.all_hypotheses and not a.conclusion_holds)
+    a = RN.analyse(inst)
+    print(f"found from scratch: X={inst.X.tolist()}")
+    assert a.all_hypotheses and a.arank_LN_X != a.arank_X
+    assert a.ones_n_in_colspace  # always the missed case: tokens on an affine hyperplane missing 0
+    assert a.arank_LN_X == a.arank_X + 1
+
+
+@given(ln_inputs_meeting_all_hypotheses())
+def test_rank_neutrality_corrected_statement(inst):
+    """H1-H4 and 1_n notin col(X) imply arank(LN X) = arank(X); H1-H4 alone give arank(LN X) = rank(X)."""
+    a = _analyse_or_none(inst)
+    if a is None or not a.all_hypotheses:
+        return
+    assert a.arank_LN_X == a.rank_X
+    if not a.ones_n_in_colspace:
+        assert a.conclusion_holds
+
+
+def test_rank_neutrality_corrected_statement_is_not_vacuous(counts):
+    """Count the draws that meet every hypothesis (and the extra condition), per regime."""
+    @given(ln_inputs_meeting_all_hypotheses())
+    def prop(inst):
+        a = _analyse_or_none(inst)
+        counts["drawn"] += 1
+        if a is not None and a.all_hypotheses:
+            counts[f"met H1-H4 {a.regime}"] += 1
+            counts["met H1-H4"] += 1
+            if not a.ones_n_in_colspace:
+                counts["met H1-H4 and 1_n notin col X"] += 1
+                assert a.conclusion_holds
+    prop()
+    assert counts["met H1-H4"] >= _MIN_MET_FRACTION * counts["drawn"], dict(counts)
+    assert counts["met H1-H4 and 1_n notin col X"] > 0, dict(counts)
+
+
+@given(ln_inputs())
+@example(RN.instance([[0, 2, -2], [1, 1, -2], [2, 0, -2]]))  # counterexample 1
+@example(RN.instance([[1, 0, -1], [-1, 0, 1]], beta=[1, -2, 1]))
+def test_rank_neutrality_exact_characterisation(inst):
+    """arank(LN X) - arank(X) = [sigma notin col XP] - [1_d in row X] - [1_n notin col X] (H1, H3)."""
+    a = _analyse_or_none(inst)
+    if a is None or not a.hypotheses["H3"]:
+        return
+    assert a.arank_LN_X - a.arank_X == RN.characterisation(a)
+
+
+@settings(max_examples=30)
+@given(ln_inputs(allow_zero_gamma=True).filter(lambda i: i.n <= 4 and i.d <= 5))
+@example(RN.instance([[0, 2, -2], [1, 1, -2], [2, 0, -2]]))
+def test_rank_neutrality_two_exact_methods_agree(inst):
+    """The formula-based ranks equal the ranks of LN(X) computed in Q(sqrt p_1, ..., sqrt p_m)."""
+    if _analyse_or_none(inst) is None:
+        return
+    try:
+        by_field = RN.arank_LN_field_embedding(inst), RN.rank_LN_field_embedding(inst)
+    except RN.FieldTooLarge:
+        return  # counted as not decided by the second method; the first still ran
+    assert (RN.arank_LN(inst), RN.rank_LN(inst)) == by_field
+
+
+# --- breaking the theorem: drop each hypothesis in turn -----------------------------------
+
+def test_rank_neutrality_breaking_H1_is_an_error_naming_H1():
+    inst = _find(ln_inputs_breaking("H1"), lambda i: not RN.is_H1_nonconstant_rows(i))
+    with pytest.raises(RN.HypothesisViolation, match="H1 fails"):
+        RN.arank_LN(inst)
+
+
+@pytest.mark.parametrize("dropped", ["H2", "H3", "H4"])
+def test_rank_neutrality_breaking_one_hypothesis_breaks_the_conclusion(dropped):
+    """Hypothesis finds X meeting the other three hypotheses where the conclusion fails."""
+    others = [h for h in ("H1", "H2", "H3", "H4") if h != dropped]
+
+    def bad(i):
+        a = _analyse_or_none(i)
+        return (a is not None and a.hypotheses[dropped] is False
+                and all(a.hypotheses[h] for h in others) and not a.conclusion_holds)
+
+    inst = _find(ln_inputs_breaking(dropped), bad)
+    a = RN.analyse(inst)
+    assert a.hypotheses[dropped] is False and a.arank_LN_X != a.arank_X
+
+
+# --- the side claims ---------------------------------------------------------------------------
+
+@given(ln_inputs())
+def test_rank_neutrality_matrix_rank_zero_bias(inst):
+    """RN.matrix-rank: beta = 0 and H1-H3 give rank(LN X) = rank(X); without H2 it drops by one."""
+    inst = RN.LNInstance(inst.X, inst.gamma, (Rational(0),) * inst.d)
+    a = _analyse_or_none(inst)
+    if a is None:
+        return
+    assert a.rank_LN_X == a.rank_X - (1 if a.ones_d_in_rowspace else 0)
+
+
+@given(ln_inputs(allow_zero_gamma=True))
+def test_rank_neutrality_plus_one_bound(inst):
+    """RN.plus-one (bound-only reading): rank(LN X) <= rank(X) + 1 whenever LN is defined."""
+    a = _analyse_or_none(inst)
+    if a is not None:
+        assert a.rank_LN_X <= a.rank_X + 1
+
+
+def test_rank_neutrality_plus_one_zero_mean_beta_counterexample_from_scratch():
+    def bad(i):
+        a = _analyse_or_none(i)
+        return (a is not None and a.all_hypotheses and sum(i.beta) == 0 and a.rank_LN_X == a.rank_X + 1)
+    inst = _find(ln_inputs_meeting_all_hypotheses(), bad)
+    assert sum(inst.beta) == 0
+
+
+@given(ln_inputs_meeting_all_hypotheses())
+def test_rank_neutrality_plus_one_corrected(inst):
+    a = _analyse_or_none(inst)
+    if a is None or not a.all_hypotheses:
+        return
+    beta_over_gamma_notin_row = RN._beta_over_gamma_notin_row(inst)
+    assert a.rank_LN_X == a.rank_X + int(beta_over_gamma_notin_row)
+
+
+def test_rank_neutrality_H4_fails_for_n_gt_d_from_scratch():
+    """RN.H4-generic: 'H4 holds for all inputs with n > d' is false."""
+    inst = _find(ln_inputs(regime="n>d", families=("radial", "low_rank", "collinear")),
+                 lambda i: (a := _analyse_or_none(i)) is not None and a.hypotheses["H4"] is False)
+    assert inst.n > inst.d
+
+
+@given(shapes(regime="n<d").flatmap(lambda nd: token_matrices(n=nd[0], d=nd[1], families=("generic",))))
+def test_rank_neutrality_H4_fails_generically_for_n_lt_d(X):
+    """Whenever rank(XP) = n (generic for n < d), sigma is in col(XP): H4 fails."""
+    inst = RN.instance(X)
+    a = _analyse_or_none(inst)
+    if a is None or a.rank_Xt < inst.n:
+        return
+    assert a.hypotheses["H4"] is False
+
+
+# --- the interval witness agrees with the exact layer -----------------------------------------
+
+@settings(max_examples=20)
+@given(ln_inputs().filter(lambda i: i.n <= 5 and i.d <= 5))
+def test_rank_neutrality_witness_brackets_exact_ranks(inst):
+    from proofs_numeric.rank_neutrality import witness
+    a = _analyse_or_none(inst)
+    if a is None:
+        return
+    w = witness(inst.X.tolist(), inst.gamma, inst.beta, dps=30)
+    lo, hi = w["value"]["arank_LN_X"]
+    assert lo <= a.arank_LN_X <= hi
+    lo, hi = w["value"]["rank_LN_X"]
+    assert lo <= a.rank_LN_X <= hi
