@@ -1,0 +1,103 @@
+"""The command line: verify, check, bad input (exit 2), JSON shapes."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from proofs_numeric.cli import main
+
+
+def _run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_cli_version_names_ground_types(capsys):
+    code, out, _ = _run(capsys, "--version")
+    assert code == 0 and "ground types: flint" in out
+
+
+def test_cli_verify_json(tmp_path, capsys):
+    path = tmp_path / "ledger.json"
+    code, out, _ = _run(capsys, "verify", "--claims", "RN.*", "--quick", "--dps", "30", "--json", str(path))
+    assert code == 0  # refuted claims are results, not errors
+    data = json.loads(path.read_text())
+    ids = [c["id"] for c in data["claims"]]
+    assert "RN.main" in ids
+    for c in data["claims"]:
+        assert set(c) >= {"id", "verdict", "statement", "evidence"}
+    main_claim = next(c for c in data["claims"] if c["id"] == "RN.main")
+    assert main_claim["verdict"] == "refuted"
+    assert "counterexample" in out
+
+
+def test_cli_verify_unknown_glob_is_usage_error(capsys):
+    code, _, err = _run(capsys, "verify", "--claims", "NOPE.*")
+    assert code == 2 and "no claim matches" in err
+
+
+def test_cli_check_json_on_counterexample(capsys):
+    code, out, _ = _run(capsys, "check", "rank-neutrality", "--X", '[[0,2,-2],[1,1,-2],[2,0,-2]]', "--json")
+    assert code == 0
+    r = json.loads(out)
+    assert {k: v["holds"] for k, v in r["hypotheses"].items()} == {"H1": True, "H2": True, "H3": True, "H4": True}
+    assert (r["arank_X"], r["arank_LN_X"], r["conclusion_holds"]) == (1, 2, False)
+    assert all("how" in v for v in r["hypotheses"].values())
+
+
+def test_cli_check_exact_strings_and_gamma_beta(capsys):
+    code, out, _ = _run(capsys, "check", "rank-neutrality", "--X", '[["1/2", "0.25", 3], [1, 0, -1]]',
+                        "--gamma", '[1, 2, "3/2"]', "--beta", "[0, 0, 1]", "--json")
+    assert code == 0
+    assert json.loads(out)["arank_X"] == 1
+
+
+def test_cli_check_npy_float_matrix_taken_exactly(tmp_path, capsys):
+    X = np.random.default_rng(0).normal(size=(4, 6))
+    p = tmp_path / "X.npy"
+    np.save(p, X)
+    code, out, _ = _run(capsys, "check", "rank-neutrality", "--X", str(p), "--json")
+    assert code == 0
+    r = json.loads(out)
+    assert r["arank_X"] == 3 and r["hypotheses"]["H4"]["holds"] is False  # n < d: H4 fails generically
+
+
+def test_cli_check_human_output(capsys):
+    code, out, _ = _run(capsys, "check", "rank-neutrality", "--X", "[[0,2,-2],[1,1,-2],[2,0,-2]]")
+    assert code == 0 and "FAILS" in out and "H1-H4 hold" in out
+
+
+@pytest.mark.parametrize("X, needle", [
+    ('[[1, NaN], [2, 3]]', "not a finite number"),
+    ('[[1, 2], [3, 4]', "not valid JSON"),
+    ('[[1, 2], [3]]', "ragged"),
+    ('[]', "non-empty"),
+    ('[[1, "abc"], [2, 3]]', "not an exact number"),
+    ('[[1, true], [2, 3]]', "boolean"),
+    ('{"a": 1}', "non-empty list of rows"),
+    ('[[1, 2, 3], [4, 4, 4]]', "H1 fails"),
+])
+def test_cli_bad_input_exits_2_with_a_clear_message(capsys, X, needle):
+    code, out, err = _run(capsys, "check", "rank-neutrality", "--X", X)
+    assert code == 2
+    assert needle in out + err
+
+
+def test_cli_nan_in_npy_is_rejected(tmp_path, capsys):
+    p = tmp_path / "X.npy"
+    np.save(p, np.array([[1.0, np.nan], [2.0, 3.0]]))
+    code, _, err = _run(capsys, "check", "rank-neutrality", "--X", str(p))
+    assert code == 2 and "not a finite number" in err
+
+
+def test_cli_gamma_wrong_length(capsys):
+    code, _, err = _run(capsys, "check", "rank-neutrality", "--X", "[[1,2,3],[0,1,5]]", "--gamma", "[1,1]")
+    assert code == 2 and "gamma has length 2, expected 3" in err
+
+
+def test_cli_missing_file(capsys):
+    code, _, err = _run(capsys, "check", "rank-neutrality", "--X", "nope.npy")
+    assert code == 2 and "not found" in err
