@@ -404,29 +404,29 @@ def _step_rank_one_update() -> bool:
     return rank(A + u * v.T) == 3 and rank(A + Matrix([1, 0, 0]) * v.T) == 2
 
 
-#: (statement, kind, check). kind "identity": a sympy identity in symbolic entries
-#: (the entrywise form makes it hold for all sizes); "lemma": a standard result of
-#: linear algebra, cited, and spot-checked exactly.
-PROOF_STEPS: list[tuple[str, str, Callable[[], bool]]] = [
-    (r"P^2=P and P\mathbf 1=0 for every d (reduced modulo J^2=dJ, J=\mathbf 1\mathbf 1^\top)",
+#: (formula in LaTeX, words, kind, check). kind "identity": a sympy identity in
+#: symbolic entries (its entrywise form makes it hold for all sizes); "lemma": a
+#: standard result of linear algebra, cited, and spot-checked exactly.
+PROOF_STEPS: list[tuple[str, str, str, Callable[[], bool]]] = [
+    (r"P^2=P,\quad P\mathbf 1=0", "for every d, reduced modulo J^2 = dJ with J = 11^T",
      "identity", _step_projector),
-    (r"\ker P=\operatorname{span}(\mathbf 1), hence \operatorname{rank}(XP)=\operatorname{rank}X-[\mathbf 1_d\in\operatorname{row}X]",
-     "lemma", _step_kernel_P),
-    (r"\operatorname{diag}(\sigma)\,[Y\mid\mathbf 1]\,C=[\tilde X\Gamma\mid\sigma] with C unimodular (removes \beta)",
-     "identity", _step_bordered_identity),
-    (r"\operatorname{arank}(M)=\operatorname{rank}[M\mid\mathbf 1]-1 (affine dependencies = left kernel of [M\mid\mathbf 1])",
-     "identity", _step_affine_rank_bordered),
-    (r"\sqrt{m_1},\dots,\sqrt{m_k} (distinct square-free) are linearly independent over \mathbb Q",
-     "lemma", _step_sqrt_independence),
-    (r"\operatorname{rank}(A+uv^\top)=\operatorname{rank}A+[u\notin\operatorname{col}A\wedge v\notin\operatorname{row}A] (rank-one update)",
-     "lemma", _step_rank_one_update),
+    (r"\ker P=\operatorname{span}(\mathbf 1)\ \Rightarrow\ \operatorname{rank}(XP)=\operatorname{rank}X-[\mathbf 1_d\in\operatorname{row}X]",
+     "rank-nullity on row(X)", "lemma", _step_kernel_P),
+    (r"\operatorname{diag}(\sigma)\,[Y\mid\mathbf 1]\,C=[\tilde X\Gamma\mid\sigma]",
+     "row scaling by sigma_i (H1) and a unimodular C that removes beta", "identity", _step_bordered_identity),
+    (r"\operatorname{arank}(M)=\operatorname{rank}[M\mid\mathbf 1]-1",
+     "affine dependencies are the left kernel of [M | 1]", "identity", _step_affine_rank_bordered),
+    (r"\sqrt{m_1},\dots,\sqrt{m_k}\ \text{independent over}\ \mathbb Q",
+     "distinct square-free m_i (Besicovitch 1940)", "lemma", _step_sqrt_independence),
+    (r"\operatorname{rank}(A+uv^\top)=\operatorname{rank}A+1\iff u\notin\operatorname{col}A\wedge v\notin\operatorname{row}A",
+     "rank-one update", "lemma", _step_rank_one_update),
 ]
 
 
 def proof_evidence(uses: tuple[int, ...] | None = None, what: str = "the exact characterisation") -> Evidence:
     """Run the proof steps; all true gives an exact, general proof."""
     steps = PROOF_STEPS if uses is None else [PROOF_STEPS[i] for i in uses]
-    results = [(stmt, kind, bool(chk())) for stmt, kind, chk in steps]
+    results = [(tex, kind, bool(chk())) for tex, _words, kind, chk in steps]
     ok = all(r for _, _, r in results)
     return Evidence(
         kind="exact", holds=True if ok else None, scope="general",
