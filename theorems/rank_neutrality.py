@@ -439,11 +439,13 @@ def proof_evidence(uses: tuple[int, ...] | None = None, what: str = "the exact c
 
 # The paper's own proof, step by step, audited on the stored counterexample.
 PAPER_PROOF_AUDIT = [
-    ("Step 1", r"H2 \Rightarrow \operatorname{arank}(XP)=\operatorname{arank}(X)", "correct"),
-    ("Step 2", r"\operatorname{arank}(D\tilde X)<\operatorname{arank}(\tilde X)\iff\sigma\in\operatorname{col}(\tilde X); "
-               r"so H4 \Rightarrow equality", "incomplete: the affine rank can also increase, "
-               r"exactly when \mathbf 1_n\in\operatorname{col}(\tilde X) and \sigma\notin\operatorname{col}(\tilde X)"),
-    ("Step 3", r"\operatorname{diag}(\gamma) and +\beta preserve affine rank under H3", "correct"),
+    ("Step 1", r"H2\Rightarrow\operatorname{arank}(XP)=\operatorname{arank}(X)",
+     "correct (col(XP) = col(X) when H2 holds)"),
+    ("Step 2", r"\operatorname{arank}(D\tilde X)<\operatorname{arank}(\tilde X)\iff\sigma\in\operatorname{col}(\tilde X),"
+               r"\ \text{so H4 gives equality}",
+     "incomplete: row scaling can also raise the affine rank, exactly when 1_n is in col(X~) "
+     "and sigma is not (counterexample RN.main)"),
+    ("Step 3", r"\operatorname{diag}(\gamma)\ \text{and}\ {+\beta}\ \text{preserve affine rank under H3}", "correct"),
 ]
 
 

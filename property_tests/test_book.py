@@ -1,0 +1,135 @@
+"""The book builds offline, every chapter executes, math is typeset locally.
+
+``test_book_builds_offline`` builds the book once per session into a temporary
+folder (``jupyter-book build -W -n --keep-going``: a failing cell or a warning
+fails it) and checks the HTML. ``test_book_in_headless_chromium`` opens the
+pages in Debian's ``chromium`` (installed by ``.ci/run``) through
+playwright-python and checks that MathJax typeset every math element and every
+image loaded; without Chromium it is skipped with the reason.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+import yaml
+
+BOOK = Path(__file__).resolve().parent.parent / "book"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+_OUTSIDE = re.compile(r"""(?:src|href)\s*=\s*["'](?:https?:)?//""", re.I)
+_CDN = re.compile(r"unpkg|jsdelivr|cdnjs|googleapis|mathjax\.org|cdn\.", re.I)
+
+pytestmark = pytest.mark.book
+
+
+def _toc_files() -> list[str]:
+    toc = yaml.safe_load((BOOK / "_toc.yml").read_text())
+    files = [toc["root"]]
+    for part in toc.get("parts", []):
+        files += [c["file"] for c in part.get("chapters", [])]
+    files += [c["file"] for c in toc.get("chapters", [])]
+    return files
+
+
+@pytest.fixture(scope="session")
+def built_book(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("book")
+    jb = Path(sys.executable).with_name("jupyter-book")
+    proc = subprocess.run([str(jb), "build", "-W", "-n", "--keep-going", str(BOOK), "--path-output", str(out)],
+                          capture_output=True, text=True, timeout=1800, env={**os.environ, "PYDEVD_DISABLE_FILE_VALIDATION": "1"})
+    if proc.returncode != 0:
+        pytest.fail(f"book build failed:\n{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}")
+    return out / "_build" / "html"
+
+
+class _TextOutsideMath(HTMLParser):
+    """Collects text that is not inside math, code, scripts or styles."""
+    SKIP = {"script", "style", "pre", "code", "math"}
+
+    def __init__(self):
+        super().__init__()
+        self.stack: list[bool] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("br", "img", "meta", "link", "input", "hr"):
+            return
+        cls = dict(attrs).get("class") or ""
+        skip = tag in self.SKIP or "math" in cls.split() or "highlight" in cls
+        self.stack.append(skip or (bool(self.stack) and self.stack[-1]))
+
+    def handle_endtag(self, tag):
+        if tag in ("br", "img", "meta", "link", "input", "hr"):
+            return
+        if self.stack:
+            self.stack.pop()
+
+    def handle_data(self, data):
+        if not (self.stack and self.stack[-1]):
+            self.text.append(data)
+
+
+def test_book_builds_offline(built_book):
+    html_files = list(built_book.rglob("*.html"))
+    assert (built_book / "_static" / "mathjax" / "tex-chtml.js").is_file(), "MathJax must be served locally"
+    for f in _toc_files():
+        assert (built_book / f"{f}.html").is_file(), f"chapter {f} missing from the build"
+    for page in html_files:
+        html = page.read_text(errors="replace")
+        assert not _OUTSIDE.search(html), f"{page.name} loads something from outside: {_OUTSIDE.search(html).group(0)}"
+        assert not _CDN.search(html), f"{page.name} references a CDN: {_CDN.search(html).group(0)}"
+        p = _TextOutsideMath()
+        p.feed(html)
+        text = "".join(p.text)
+        raw = re.search(r"\$[^$\s][^$]*\$", text)
+        assert raw is None, f"{page.name}: raw math left in text: {raw.group(0)[:80]!r}"
+    chapter = (built_book / "chapters" / "rank_neutrality.html").read_text()
+    assert "<img" in chapter, "the chapter's figure is missing"
+    assert "Traceback" not in chapter
+
+
+def test_book_ledger_page_is_rendered_from_the_registry(built_book):
+    from theorems.claims import registry
+    html = (built_book / "ledger.html").read_text()
+    for c in registry():
+        assert c.id in html
+
+
+@pytest.mark.browser
+def test_book_in_headless_chromium(built_book, tmp_path):
+    if CHROMIUM is None:
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium; .ci/run does this)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright-python not installed")
+    pages = [built_book / f"{f}.html" for f in _toc_files()]
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync"])
+        try:
+            page = browser.new_page()
+            outside = []
+            page.on("request", lambda r: outside.append(r.url) if not r.url.startswith(("file:", "data:", "blob:", "about:")) else None)
+            for f in pages:
+                page.goto(f.as_uri())
+                n_math = page.evaluate("document.querySelectorAll('.math').length")
+                if n_math == 0:  # Sphinx loads MathJax only on pages with math
+                    n_typeset = 0
+                else:
+                    page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise",
+                                           timeout=30000)
+                    page.evaluate("MathJax.startup.promise")
+                    n_typeset = page.evaluate("document.querySelectorAll('mjx-container').length")
+                assert n_typeset >= n_math, f"{f.name}: {n_math} math elements, {n_typeset} typeset"
+                errors = page.evaluate("document.querySelectorAll('mjx-merror').length")
+                assert errors == 0, f"{f.name}: {errors} MathJax errors"
+                broken = page.evaluate("[...document.images].filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
+                assert broken == [], f"{f.name}: images not loaded: {broken}"
+            assert outside == [], f"requests to outside hosts: {outside[:5]}"
+        finally:
+            browser.close()
