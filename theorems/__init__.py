@@ -17,6 +17,11 @@ from sympy.external.gmpy import GROUND_TYPES  # noqa: E402
 
 #: The ground types sympy actually uses ("flint" is what we ask for).
 SYMPY_GROUND_TYPES = GROUND_TYPES
+if SYMPY_GROUND_TYPES != "flint":  # exact ranks still go through python-flint directly
+    import warnings
+
+    warnings.warn(f"sympy uses {SYMPY_GROUND_TYPES!r} ground types, not 'flint' (sympy was imported before "
+                  "theorems, or SYMPY_GROUND_TYPES is set); symbolic steps will be slower", RuntimeWarning)
 
 from . import claims  # noqa: E402,F401
 from . import rank_neutrality  # noqa: E402,F401
