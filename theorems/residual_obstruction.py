@@ -1,0 +1,454 @@
+r"""Residual Rank Obstruction (Cirrincione 2026, §5): Prop 5.1, remark (iii), Thm 5.3,
+the witness :math:`X^\star=e_1f_1^\top`, and the MLP's role.
+
+:math:`F(X)=X+\mathrm{MHA}(X)=X+\sum_h A_h(X)\,X\,W_h` with :math:`W_h=W_V^hW_O^h`.
+
+Formalisation of Thm 5.3
+========================
+The paper: "for Lebesgue-almost-every :math:`X` with :math:`\operatorname{rank}X<\min(n,d)`,
+:math:`\operatorname{rank}F(X)>\operatorname{rank}X`". Three readings:
+
+``literal``  for every weight configuration and a.e. X of each rank r < min(n, d)
+             (measure: the natural one on the rank-r stratum, X = U V^T with U, V
+             Lebesgue) -- the statement names no condition on the weights.
+``lebesgue-on-all-matrices``  Lebesgue measure on R^{n x d}: the rank-deficient set is
+             itself null, so the statement holds vacuously.
+``corrected``  for Lebesgue-a.e. weights and a.e. X in the rank-r stratum. F is
+             real-analytic in (W, U, V) on a connected domain, so one point with
+             rank F(X) > r makes the bad set null (and, by Fubini, null in X for a.e. W);
+             the certified witness X*_r supplies that point for each shape checked.
+
+Exact facts used here (rational arithmetic)
+===========================================
+* Rows i > r of :math:`X^\star_r=\sum_{i\le r}e_if_i^\top` are zero, so their attention
+  scores are all 0 and their attention rows uniform: rows i > r of F(X*_r) coincide, and
+  :math:`\operatorname{rank}F(X^\star_r)\le r+1`.
+* :math:`W_h=c_hI` gives :math:`F(X)=(I+\sum_hc_hA_h)X`: rank never increases, for every X.
+* With :math:`W_Q=0` attention is exactly uniform, :math:`A=J/n`, and F is rational.
+
+Examples
+========
+>>> from sympy import Matrix
+>>> X = Matrix([[1, 0], [0, 0]]); D = Matrix([[-1, 1], [0, 0]])
+>>> remark_iii_counterexample(X, D)
+True
+"""
+from __future__ import annotations
+
+import random
+
+import sympy
+from sympy import Matrix, Rational, eye, ones, symbols, zeros
+
+from .claims import CheckContext, Claim, Evidence, Reading, load_counterexample, register
+from .linalg import exact_matrix, in_rowspace, rank
+
+__all__ = ["F_uniform", "invariant_hull", "remark_iii_counterexample", "softmax_shift_column_counterexample",
+           "attention_second_derivative", "PROOF_STEPS", "WITNESS"]
+
+WITNESS = "proofs_numeric.residual_obstruction:witness"
+_ARITH = "exact over QQ (python-flint fmpq_mat)"
+
+
+def F_uniform(X: Matrix, Ws: list[Matrix]) -> Matrix:
+    """F(X) = X + sum_h (J/n) X W_h: the residual MHA update with W_Q = 0 (uniform attention), exact."""
+    n = X.shape[0]
+    J = ones(n, n) / n
+    out = X
+    for W in Ws:
+        out = out + J * X * W
+    return out
+
+
+def invariant_hull(X: Matrix, Ws: list[Matrix]) -> Matrix:
+    """A basis (rows) of S = the smallest subspace containing row(X) and invariant under every W_h."""
+    B = X
+    r = rank(B)
+    while True:
+        B2 = Matrix.vstack(B, *[B * W for W in Ws])
+        r2 = rank(B2)
+        if r2 == r:
+            return B
+        B, r = B2, r2
+
+
+def remark_iii_counterexample(X: Matrix, D: Matrix) -> bool:
+    """True when row(D) is not inside row(X) and yet rank(X + D) <= rank(X)."""
+    not_inside = any(not in_rowspace(X, D.row(i)) for i in range(D.shape[0]))
+    return not_inside and rank(X + D) <= rank(X)
+
+
+def softmax_shift_column_counterexample() -> tuple[Matrix, Matrix]:
+    """softmax(M + 1 c^T) for M = 0 (2x2), c = (log 2, 0): rows (2/3, 1/3), not (1/2, 1/2). Exact."""
+    c = [sympy.log(2), 0]
+    M = zeros(2, 2)
+    S = M + ones(2, 1) * Matrix([c])
+    sm = Matrix(2, 2, lambda i, j: sympy.simplify(sympy.exp(S[i, j]) / sum(sympy.exp(S[i, k]) for k in range(2))))
+    base = Matrix(2, 2, lambda i, j: sympy.exp(M[i, j]) / sum(sympy.exp(M[i, k]) for k in range(2)))
+    return sm, base
+
+
+def _softmax_row_shift_identity() -> bool:
+    """softmax(M + c 1^T) = softmax(M), entrywise in symbols (a row-wise constant cancels)."""
+    m = symbols("m0:3", real=True)
+    c = symbols("c", real=True)
+    lhs = [sympy.exp(mi + c) / sum(sympy.exp(mk + c) for mk in m) for mi in m]
+    rhs = [sympy.exp(mi) / sum(sympy.exp(mk) for mk in m) for mi in m]
+    return all(sympy.simplify(a - b) == 0 for a, b in zip(lhs, rhs))
+
+
+def attention_second_derivative():
+    """d^2/dt^2 at t = 0 of one entry of F(X0 + t V), single head, exact (rational).
+
+    X0 is chosen with X0 M X0^T = 0, so every exponential is exp(0) = 1 at t = 0 and
+    the derivative is a rational number: non-zero means attention + residual is curved.
+    """
+    t = sympy.Symbol("t", real=True)
+    data, _ = load_counterexample("MLP.curvature")
+    X0, V, M, W = (exact_matrix(data[k], k) for k in ("X0", "V", "M", "W"))  # M = W_Q W_K^T / sqrt(d_k)
+    X = X0 + t * V
+    S = X * M * X.T
+    A = Matrix(2, 2, lambda i, j: sympy.exp(S[i, j]) / sum(sympy.exp(S[i, k]) for k in range(2)))
+    F = X + A * X * W
+    d2 = F.applyfunc(lambda e: sympy.nsimplify(sympy.simplify(sympy.diff(e, t, 2).subs(t, 0))))
+    return d2, {"X0": X0, "V": V, "M": M, "W": W}
+
+
+def _rank_deficient_set_is_null() -> bool:
+    # det of a k x k minor is a polynomial in the entries; it is not identically zero
+    # (its value at the identity minor is 1), so {rank < k} lies in its zero set: Lebesgue-null.
+    return all(sympy.det(Matrix(k, k, lambda i, j: sympy.Symbol(f"a{i}_{j}"))).subs(
+        {sympy.Symbol(f"a{i}_{j}"): (1 if i == j else 0) for i in range(k) for j in range(k)}) == 1
+        for k in range(1, 5))
+
+
+def _scalar_value_output_never_increases() -> bool:
+    # F(X) = (I + sum_h c_h A_h) X: symbolic check that the residual map with W_h = c_h I factors so
+    n, d = 3, 2
+    X = Matrix(n, d, lambda i, j: sympy.Symbol(f"x{i}{j}"))
+    A = Matrix(n, n, lambda i, j: sympy.Symbol(f"a{i}{j}"))
+    c = sympy.Symbol("c")
+    return sympy.expand(X + A * X * (c * eye(d)) - (eye(n) + c * A) * X) == zeros(n, d)
+
+
+def _marsaglia_styan_spot_check() -> bool:
+    # rank(X + D) = rank X + rank D when row spaces and column spaces meet only in 0
+    X = Matrix([[1, 0, 0], [0, 0, 0], [0, 0, 0]])
+    D = Matrix([[0, 0, 0], [0, 1, 0], [0, 0, 0]])
+    return rank(X + D) == rank(X) + rank(D)
+
+
+def _step_hull() -> bool:
+    """X = U B, B W_h = C_h B  =>  X + sum_h A_h X W_h = (U + sum_h A_h U C_h) B: rows stay in row(B)."""
+    n, k, d = 3, 2, 4
+    U = Matrix(n, k, lambda i, j: sympy.Symbol(f"u{i}{j}"))
+    B = Matrix(k, d, lambda i, j: sympy.Symbol(f"b{i}{j}"))
+    out = sympy.zeros(n, d)
+    rhs = U
+    for h in range(2):
+        A = Matrix(n, n, lambda i, j: sympy.Symbol(f"a{h}{i}{j}"))
+        C = Matrix(k, k, lambda i, j: sympy.Symbol(f"c{h}{i}{j}"))
+        out += A * U * (C * B)  # A X W with B W replaced by C B
+        rhs = rhs + A * U * C
+    return sympy.expand(U * B + out - rhs * B) == sympy.zeros(n, d)
+
+
+def _step_first_order_linear() -> bool:
+    """d/dt F(X0 + t(a V1 + b V2)) at 0 equals a D[V1] + b D[V2] (symbolic, one head, 2 x 2)."""
+    t, a, b = sympy.symbols("t a b", real=True)
+    x = Matrix(2, 2, lambda i, j: sympy.Symbol(f"x{i}{j}", real=True))
+    V1, V2 = Matrix([[1, 0], [0, 2]]), Matrix([[0, 1], [1, 0]])
+    M, W = Matrix([[1, 0], [2, 1]]), Matrix([[1, 1], [0, 2]])
+
+    def D(V):
+        X = x + t * V
+        S = X * M * X.T
+        A = Matrix(2, 2, lambda i, j: sympy.exp(S[i, j]) / sum(sympy.exp(S[i, k]) for k in range(2)))
+        return (X + A * X * W).diff(t).subs(t, 0)
+
+    return (D(a * V1 + b * V2) - a * D(V1) - b * D(V2)).applyfunc(sympy.simplify) == sympy.zeros(2, 2)
+
+
+PROOF_STEPS = [
+    (r"\{\operatorname{rank}<k\}\subset\{\det(\text{a }k\times k\text{ minor})=0\},\ \det\not\equiv0",
+     "the rank-deficient set is a proper algebraic set, hence Lebesgue-null", "identity", _rank_deficient_set_is_null),
+    (r"X+\sum_h A_hX(c_hI)=(I+\sum_hc_hA_h)X", "scalar value-output maps factor through X", "identity",
+     _scalar_value_output_never_increases),
+    (r"\operatorname{softmax}(M+c\mathbf 1^\top)=\operatorname{softmax}(M)", "row-wise softmax ignores a constant added to a row",
+     "identity", _softmax_row_shift_identity),
+    (r"\operatorname{row}D\cap\operatorname{row}X=0=\operatorname{col}D\cap\operatorname{col}X\Rightarrow\operatorname{rank}(X+D)=\operatorname{rank}X+\operatorname{rank}D",
+     "Marsaglia-Styan (1972)", "lemma", _marsaglia_styan_spot_check),
+    (r"X=UB,\ BW_h=C_hB\Rightarrow X+\sum_hA_hXW_h=(U+\sum_hA_hUC_h)B",
+     "attention + residual keeps rows in any W-invariant subspace containing row(X)", "identity", _step_hull),
+    (r"D F(X_0)[aV_1+bV_2]=a\,DF(X_0)[V_1]+b\,DF(X_0)[V_2]",
+     "the first derivative of softmax attention + residual is linear in the direction", "identity",
+     _step_first_order_linear),
+]
+
+
+def _proof(uses, what: str, regime: str = "all") -> Evidence:
+    steps = [PROOF_STEPS[i] for i in uses]
+    ok = [bool(chk()) for *_, chk in steps]
+    return Evidence(kind="exact", holds=True if all(ok) else None, scope="general", regime=regime,
+                    summary=f"proof of {what}: {sum(ok)}/{len(ok)} steps checked", arithmetic="sympy symbolic / QQ",
+                    numbers={"steps": len(ok), "checked": sum(ok)})
+
+
+# --- seeded exact instances ------------------------------------------------------------
+
+SHAPES = {"n<d": [(3, 5), (4, 6)], "n=d": [(4, 4), (5, 5)], "n>d": [(6, 4), (7, 3)]}
+
+
+def _rand_matrix(rng, n, d, k=3):
+    return Matrix(n, d, lambda i, j: Rational(rng.randint(-k, k)))
+
+
+def _low_rank(rng, n, d, r):
+    return _rand_matrix(rng, n, r) * _rand_matrix(rng, r, d)
+
+
+def _prop51_instances(ctx) -> list[Evidence]:
+    rng = random.Random(51)
+    out = []
+    for regime, shapes in SHAPES.items():
+        total = bounds_ok = full = 0
+        for (n, d) in shapes:
+            for _ in range(3 if ctx.quick else 10):
+                r = rng.randint(0, min(n, d) - 1)
+                A = _low_rank(rng, n, d, r) if r else zeros(n, d)
+                B = _rand_matrix(rng, n, d, k=50)  # a draw from a (discretised) absolutely continuous law
+                rA, rB, rS = rank(A), rank(B), rank(A + B)
+                total += 1
+                bounds_ok += abs(rA - rB) <= rS <= rA + rB
+                full += rS > rA
+        out.append(Evidence(kind="exact", holds=(bounds_ok == total and full == total), scope="instances",
+                            regime=regime, arithmetic=_ARITH,
+                            summary=f"rank-of-sum bounds held on {bounds_ok}/{total}; rank(A+B) > rank(A) on {full}/{total}",
+                            numbers={"instances": total, "bounds": bounds_ok, "increased": full}))
+    return out
+
+
+def _remark_iii_stored(ctx) -> list[Evidence]:
+    data, path = load_counterexample("RRO.rowspace-remark")
+    X, D = exact_matrix(data["X"]), exact_matrix(data["Delta"], "Delta")
+    if remark_iii_counterexample(X, D):
+        return [Evidence(kind="counterexample", holds=False, scope="witness", regime="n=d", arithmetic=_ARITH,
+                         summary=f"row(Delta) not in row(X), yet rank(X + Delta) = {rank(X + D)} = rank(X)",
+                         counterexample=f"proofs_numeric/counterexamples/{path.name}")]
+    return [Evidence(kind="exact", holds=None, scope="witness", summary="stored instance no longer refutes",
+                     arithmetic=_ARITH)]
+
+
+def _remark_iii_corrected(ctx) -> list[Evidence]:
+    rng = random.Random(3)
+    out = []
+    for regime, shapes in SHAPES.items():
+        met = ok = 0
+        for (n, d) in shapes:
+            for _ in range(4 if ctx.quick else 15):
+                r = rng.randint(1, max(1, min(n, d) - 1))
+                X = _low_rank(rng, n, d, r)
+                D = _low_rank(rng, n, d, rng.randint(1, 2))
+                trivial_rows = rank(X.col_join(D)) == rank(X) + rank(D)
+                trivial_cols = rank(X.row_join(D)) == rank(X) + rank(D)
+                if trivial_rows and trivial_cols and rank(D) > 0:
+                    met += 1
+                    ok += rank(X + D) == rank(X) + rank(D)
+        out.append(Evidence(kind="exact", holds=(ok == met) if met else None, scope="instances", regime=regime,
+                            arithmetic=_ARITH, summary=f"{ok}/{met} instances with trivially intersecting row and "
+                                                       f"column spaces had rank(X + D) = rank X + rank D",
+                            numbers={"premise_met": met, "held": ok}))
+    return out
+
+
+def _degenerate_weights(ctx) -> list[Evidence]:
+    """W_h = c I (including W_V = 0): rank(F(X)) <= rank(X) for every X; exact instances with uniform attention."""
+    ok_proof = _scalar_value_output_never_increases()
+    rng = random.Random(5)
+    out = [Evidence(kind="exact", holds=False if ok_proof else None, scope="general", regime="degenerate-weights",
+                    arithmetic="sympy symbolic", summary="with W_V W_O = c I in every head (c = 0: W_V = 0), "
+                    "F(X) = (I + sum_h c A_h) X, so rank F(X) <= rank X for EVERY X (any attention)")]
+    data, path = load_counterexample("RRO.main")
+    X = exact_matrix(data["X"])
+    Ws = [exact_matrix(W, "W") for W in data["W_VO"]]
+    FX = F_uniform(X, Ws)
+    if rank(FX) <= rank(X):
+        out.append(Evidence(kind="counterexample", holds=False, scope="witness", regime="degenerate-weights",
+                            arithmetic=_ARITH, counterexample=f"proofs_numeric/counterexamples/{path.name}",
+                            summary=f"W_Q = 0 (uniform attention), W_V W_O = I: rank F(X) = {rank(FX)} = rank X"))
+    return out
+
+
+def _lebesgue_vacuous(ctx) -> list[Evidence]:
+    e = _proof((0,), "the rank-deficient matrices form a Lebesgue-null set, so the premise is null")
+    e.summary += " (the statement holds vacuously under Lebesgue measure on all n x d matrices)"
+    return [e]
+
+
+def _witness_checks(ctx) -> list[Evidence]:
+    from proofs_numeric.residual_obstruction import certify_shapes
+    return certify_shapes(dps=ctx.dps, quick=ctx.quick)
+
+
+def _witness_exact_uniform(ctx) -> list[Evidence]:
+    """X*_r with uniform attention (W_Q = 0) and random rational W_V W_O: exact rank(F(X*_r)) = r + 1."""
+    rng = random.Random(8)
+    out = []
+    for regime, shapes in SHAPES.items():
+        total = ok = 0
+        for (n, d) in shapes:
+            for r in range(1, min(n, d)):
+                Xr = zeros(n, d)
+                for i in range(r):
+                    Xr[i, i] = 1
+                Ws = [_rand_matrix(rng, d, d) for _ in range(2)]
+                total += 1
+                ok += rank(F_uniform(Xr, Ws)) == r + 1
+        out.append(Evidence(kind="exact", holds=ok == total, scope="instances", regime=regime, arithmetic=_ARITH,
+                            summary=f"W_Q = 0, H = 2, random integer W_V W_O: rank F(X*_r) = r + 1 on {ok}/{total} (n, d, r)",
+                            numbers={"instances": total, "r_plus_1": ok}))
+    return out
+
+
+register(Claim(
+    id="RRO.prop51", section="§5.1, Prop 5.1",
+    quote="|rank(A) - rank(B)| <= rank(A + B) <= rank(A) + rank(B); Pr_{B~mu}[rank(A + B) > r] = 1",
+    statement=r"\operatorname{rank}A=r<\min(n,d),\ B\sim\mu\ \text{abs. continuous}\Rightarrow\Pr[\operatorname{rank}(A+B)>r]=1",
+    hypotheses=("rank A = r < min(n, d)", "B absolutely continuous"), conclusion="rank(A + B) > r a.s.",
+    regimes=("n<d", "n=d", "n>d"),
+    checks=[lambda ctx: [_proof((0,), "A + B is absolutely continuous and rank-deficient matrices are null")],
+            _prop51_instances],
+    chapter="residual_obstruction",
+))
+
+register(Claim(
+    id="RRO.rowspace-remark", section="§5.1, remark (iii)",
+    quote="The condition rowspace(Delta) not subset of rowspace(X) is sufficient but not necessary for rank to strictly increase",
+    statement=r"\operatorname{row}(\Delta)\not\subseteq\operatorname{row}(X)\Rightarrow\operatorname{rank}(X+\Delta)>\operatorname{rank}X",
+    hypotheses=("row(Delta) not in row(X)",), conclusion="rank(X + Delta) > rank(X)", regimes=("all",),
+    checks=[_remark_iii_stored],
+    corrected=Reading("corrected",
+                      r"\operatorname{row}\Delta\cap\operatorname{row}X=0=\operatorname{col}\Delta\cap\operatorname{col}X,\ \Delta\ne0\Rightarrow\operatorname{rank}(X+\Delta)=\operatorname{rank}X+\operatorname{rank}\Delta",
+                      checks=[lambda ctx: [_proof((3,), "the Marsaglia-Styan rank additivity")], _remark_iii_corrected],
+                      condition="both the row spaces and the column spaces must meet only in 0"),
+    chapter="residual_obstruction",
+))
+
+register(Claim(
+    id="RRO.main", section="§5.2, Thm 5.3",
+    quote="For Lebesgue-almost-every X with rank(X) < min(n, d_model): rank(X + MHA(X)) > rank(X)",
+    statement=r"\forall W,\ \text{a.e. }X\text{ with }\operatorname{rank}X=r<\min(n,d):\ \operatorname{rank}(X+\mathrm{MHA}(X))>r",
+    hypotheses=("rank X < min(n, d)",), conclusion="rank(X + MHA(X)) > rank(X)",
+    regimes=("n<d", "n=d", "n>d", "generic-weights", "degenerate-weights"),
+    checks=[_degenerate_weights],
+    readings=[Reading("lebesgue-on-all-matrices",
+                      r"\text{Lebesgue-a.e. }X\in\mathbb R^{n\times d}:\ \operatorname{rank}X<\min(n,d)\Rightarrow\operatorname{rank}F(X)>\operatorname{rank}X",
+                      checks=[_lebesgue_vacuous], note="vacuous: the premise set is null")],
+    corrected=Reading("corrected",
+                      r"\text{a.e. }(W_Q,W_K,W_V,W_O),\ \text{a.e. }X=UV^\top\ (\operatorname{rank}r<\min(n,d)):\ \operatorname{rank}F(X)>r",
+                      checks=[_witness_checks, _witness_exact_uniform],
+                      condition="generic weights (a Lebesgue-null set of weights, e.g. W_V W_O = cI, breaks it); "
+                                "measure on the rank-r stratum; certified for the shapes listed"),
+    chapter="residual_obstruction",
+))
+
+register(Claim(
+    id="RRO.witness", section="§5.2, proof of Thm 5.3, step (b)",
+    quote="rank(X* + MHA(X*)) = 2 > 1 for almost every choice of W_V, W_O",
+    statement=r"X^\star=e_1f_1^\top:\ \operatorname{rank}(X^\star+\mathrm{MHA}(X^\star))=2\ \text{for a.e. }W_V,W_O",
+    hypotheses=("n >= 2", "generic W_V, W_O"), conclusion="rank F(X*) = 2", regimes=("n<d", "n=d", "n>d"),
+    checks=[lambda ctx: [e for e in _witness_checks(ctx) if e.numbers.get("r") == 1] or _witness_checks(ctx),
+            _witness_exact_uniform],
+    chapter="residual_obstruction",
+))
+
+
+def _mlp_span_counterexample(ctx) -> list[Evidence]:
+    data, path = load_counterexample("MLP.span")
+    X, W = exact_matrix(data["X"]), exact_matrix(data["W_VO"], "W_VO")
+    FX = F_uniform(X, [W])
+    outside = any(not in_rowspace(X, FX.row(i)) for i in range(3))
+    return [Evidence(kind="counterexample" if outside else "exact", holds=False if outside else None, scope="witness",
+                     regime="n=d", arithmetic=_ARITH, counterexample=f"proofs_numeric/counterexamples/{path.name}",
+                     summary="one attention layer with residual (W_Q = 0, W_V W_O a permutation) maps X = e1 f1^T "
+                             "to rows outside row(X) = span(f1): attention alone leaves the span of the embeddings")]
+
+
+def _attention_stays_in_hull(ctx) -> list[Evidence]:
+    """Exact (uniform attention) and float (softmax) checks that attention stacks stay in S(X, W)."""
+    rng = random.Random(9)
+    total = ok = 0
+    dims = []
+    for _ in range(4 if ctx.quick else 12):
+        n, d = rng.randint(3, 5), rng.randint(4, 6)
+        # weights with a common invariant subspace span(e_1..e_k) (row-vector convention: W[j, i] = 0 for
+        # j < k <= i), and X with rows in it, so that S is proper and the test is not vacuous
+        k = rng.randint(2, d - 1)
+        X = _low_rank(rng, n, d, 1)
+        for i in range(n):
+            for j in range(k, d):
+                X[i, j] = 0
+        Ws = []
+        for _ in range(2):
+            W = _rand_matrix(rng, d, d)
+            for j in range(k):
+                for i in range(k, d):
+                    W[j, i] = 0
+            Ws.append(W)
+        S = invariant_hull(X, Ws)
+        dims.append(rank(S))
+        Y = X
+        for _ in range(3):
+            Y = F_uniform(Y, Ws)
+        total += 1
+        ok += all(in_rowspace(S, Y.row(i)) for i in range(n))
+    return [Evidence(kind="exact", holds=ok == total, scope="instances", regime="all", arithmetic=_ARITH,
+                     summary=f"3-layer uniform-attention stacks stayed in S(X, W) on {ok}/{total} instances "
+                             f"(dim S: {sorted(set(dims))})", numbers={"instances": total, "held": ok})]
+
+
+register(Claim(
+    id="MLP.span", section="§1 abstract; §5.3",
+    quote="generating feature directions outside the linear span of the original token embeddings, which no stack "
+          "of attention layers can produce",
+    statement=r"\text{for every attention stack }\Phi:\ \operatorname{row}\Phi(X^{(0)})\subseteq\operatorname{row}X^{(0)}",
+    hypotheses=("attention + residual only",), conclusion="output rows in the span of the input rows",
+    regimes=("all",),
+    checks=[_mlp_span_counterexample],
+    readings=[Reading("invariant-hull",
+                      r"\operatorname{row}\Phi(X)\subseteq S(X,W)=\text{smallest }W_h\text{-invariant subspace}\supseteq\operatorname{row}X",
+                      checks=[lambda ctx: [_proof((4,), "invariance of S under one attention + residual layer "
+                                                          "(induction over layers)")],
+                              _attention_stays_in_hull],
+                      note="true, but S = R^d for generic weights (the Krylov space of row(X) fills R^d), "
+                           "so 'directions outside S' exist only for structured weights")],
+    chapter="residual_obstruction",
+))
+
+
+def _curvature(ctx) -> list[Evidence]:
+    d2, data = attention_second_derivative()
+    nz = [(i, j, d2[i, j]) for i in range(d2.shape[0]) for j in range(d2.shape[1]) if d2[i, j] != 0]
+    if nz and all(v.is_Rational for *_, v in nz):
+        i, j, v = nz[0]
+        return [Evidence(kind="counterexample", holds=False, scope="witness", regime="all",
+                         arithmetic="exact (sympy; exp(0) = 1 at the base point)",
+                         counterexample="proofs_numeric/counterexamples/MLP.curvature.json",
+                         summary=f"attention + residual F(X) = X + softmax(X M X^T) X W has d^2/dt^2 F(X0 + tV)[{i},{j}] "
+                                 f"= {v} != 0 at t = 0: it is curved without any MLP")]
+    return [Evidence(kind="exact", holds=None, scope="witness", summary="second derivative not decided",
+                     arithmetic="sympy")]
+
+
+register(Claim(
+    id="MLP.curvature", section="§5.3",
+    quote="The GeLU non-linearity of the MLP introduces curvature that is unavailable to any composition of attention "
+          "and residual connections",
+    statement=r"D^2[X\mapsto X+\mathrm{MHA}(X)]\equiv0\ \text{(attention + residual is affine)}",
+    hypotheses=("no MLP",), conclusion="second derivative vanishes", regimes=("all",),
+    checks=[_curvature],
+    readings=[Reading("first-order", r"D[X\mapsto X+\mathrm{MHA}(X)](X_0)\ \text{is linear}",
+                      checks=[lambda ctx: [_proof((5,), "linearity of the first derivative in the direction")]],
+                      note="true but says nothing specific to attention")],
+    chapter="residual_obstruction",
+))
