@@ -26,5 +26,6 @@ if SYMPY_GROUND_TYPES != "flint":  # exact ranks still go through python-flint d
 from . import claims  # noqa: E402,F401
 from . import rank_neutrality  # noqa: E402,F401
 from . import residual_obstruction  # noqa: E402,F401
+from . import dong_collapse  # noqa: E402,F401
 
-__all__ = ["claims", "rank_neutrality", "residual_obstruction", "SYMPY_GROUND_TYPES"]
+__all__ = ["claims", "rank_neutrality", "residual_obstruction", "dong_collapse", "SYMPY_GROUND_TYPES"]

@@ -23,7 +23,9 @@ Verdict rule (first match wins)
     (``kind == "exact"``, ``scope == "general"``) cover every regime the
     evidence speaks about (a proof for regime ``all``, or one per regime).
 ``certified``
-    every piece holds and one is an interval-certified computation.
+    every piece holds and one is an interval-certified proof or witness (scope
+    ``general`` or ``witness``); certified numbers on finitely many instances of a
+    universal claim only *support* it.
 ``supported``
     every piece holds but none is a proof or a certificate (exact checks on
     finitely many instances, or float evidence).
@@ -129,18 +131,23 @@ def verdict_from(evidence: Sequence[Evidence]) -> str:
     general = {e.regime for e in decided if e.kind == "exact" and e.scope == "general"}
     if general and ("all" in general or general >= {e.regime for e in decided}):
         return "proved"
-    if any(e.kind == "interval-certified" for e in decided):
+    if any(e.kind == "interval-certified" and e.scope != "instances" for e in decided):
         return "certified"
     return "supported"
 
 
 def condition_from(evidence: Sequence[Evidence]) -> str | None:
     """For a conditional verdict: the regimes in which the statement held."""
-    held = sorted({e.regime for e in evidence if e.holds is True})
-    failed = sorted({e.regime for e in evidence if e.holds is False})
-    if held and failed:
+    held_e = [e for e in evidence if e.holds is True]
+    failed_e = [e for e in evidence if e.holds is False]
+    held = sorted({e.regime for e in held_e})
+    failed = sorted({e.regime for e in failed_e})
+    if not (held and failed):
+        return None
+    if not set(held) & set(failed):
         return f"holds in {', '.join(held)}; fails in {', '.join(failed)}"
-    return None
+    where = "; ".join(e.summary.split(":")[0] for e in failed_e)
+    return f"holds on {len(held_e)} of {len(held_e) + len(failed_e)} checks; fails on: {where}"
 
 
 Check = Callable[["CheckContext"], Iterable[Evidence]]
