@@ -4,6 +4,8 @@
     run every registered claim and print the ledger.
 ``collapse-verify check rank-neutrality --X MATRIX [--gamma VEC] [--beta VEC] [--json]``
     decide H1-H4 and the conclusion of Thm 4.2 on your own matrix.
+``collapse-verify depth [--n N --d D --heads H --d-k K --layers L --dps P] [--json PATH]``
+    the depth study (four regimes, certified residuals deep into the collapse).
 ``collapse-verify --version``
     versions, and the sympy ground types in use.
 
@@ -199,6 +201,43 @@ def _cmd_check(args) -> int:
     return 2 if err else 0
 
 
+def _cmd_depth(args) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from .depth import REGIMES, SHAPES, DepthConfig, run_all
+
+    if args.dps < 30:
+        raise UsageError("--dps must be at least 30 for the depth study")
+    try:
+        cfg = DepthConfig(n=args.n, d=args.d, H=args.heads, d_k=args.d_k, layers=args.layers, dps=args.dps,
+                          seed=args.seed)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    regimes = args.regime or list(REGIMES)
+    for r in regimes:
+        if r not in REGIMES:
+            raise UsageError(f"unknown regime {r!r}; choose from {', '.join(REGIMES)}")
+    res = run_all(cfg, shapes=SHAPES if args.all_shapes else None, regimes=regimes)
+    c = Console(width=max(120, Console().width))
+    for reg, r in res["regimes"].items():
+        t = Table(title=f"{reg}: n={cfg.n}, d={cfg.d}, H={cfg.H}, d_k={cfg.d_k}; {r['arithmetic']}; "
+                        f"exponent estimate {r['exponent'] if r['exponent'] is None else round(r['exponent'], 4)}")
+        for col in ("layer", "rho (certified)", "log rho ratio", "certified rank", "num. rank (rtol 1e-12)",
+                    "eff. rank", "float64 rho", "float64 rank"):
+            t.add_column(col)
+        for x in r["layers"]:
+            f = x["float64"]
+            t.add_row(str(x["layer"]), x["rho"], "" if x["log_ratio"] is None else f"{x['log_ratio']:.4f}",
+                      str(x["certified_rank"]), str(x["numerical_rank"]), f"{x['effective_rank']:.3f}",
+                      f"{f['rho']:.3g}", str(f["numerical_rank"]))
+        c.print(t)
+    if args.json:
+        Path(args.json).write_text(json.dumps(res, indent=1, default=str) + "\n")
+        c.print(f"wrote {args.json}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="collapse-verify", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -216,6 +255,18 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--gamma", metavar="VEC", help="LayerNorm scale (default: all ones)")
     c.add_argument("--beta", metavar="VEC", help="LayerNorm shift (default: zeros)")
     c.add_argument("--json", action="store_true", help="print JSON")
+    dp = sub.add_parser("depth", help="the depth study: Dong's collapse layer by layer, certified (arb)")
+    dp.add_argument("--n", type=int, default=8, help="tokens (default 8)")
+    dp.add_argument("--d", type=int, default=6, help="model width (default 6)")
+    dp.add_argument("--heads", type=int, default=2, help="heads H (default 2)")
+    dp.add_argument("--d-k", dest="d_k", type=int, default=3, help="head width d_k (default 3)")
+    dp.add_argument("--layers", type=int, default=12)
+    dp.add_argument("--dps", type=int, default=1000, help="digits of the arb balls (default 1000)")
+    dp.add_argument("--seed", type=int, default=0)
+    dp.add_argument("--regime", action="append", help="one of the four regimes (repeatable; default all)")
+    dp.add_argument("--all-shapes", action="store_true", help="also run the study's standard shapes")
+    dp.add_argument("--json", metavar="PATH",
+                    help='write {"regimes": {"pure_attention": {"layers": [...], "exponent": float}, ...}}')
     return p
 
 
@@ -235,6 +286,8 @@ def main(argv=None) -> int:
             return _cmd_verify(args)
         if args.cmd == "check":
             return _cmd_check(args)
+        if args.cmd == "depth":
+            return _cmd_depth(args)
         parser.print_help()
         return 2
     except UsageError as e:

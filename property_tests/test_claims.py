@@ -44,7 +44,8 @@ def test_claims_a_counterexample_always_refutes(ev):
 def test_claims_verdict_examples():
     assert verdict_from([_ev(scope="general")]) == "proved"
     assert verdict_from([_ev(scope="general", regime="n<d"), _ev(regime="n>d")]) == "supported"
-    assert verdict_from([_ev(kind="interval-certified")]) == "certified"
+    assert verdict_from([_ev(kind="interval-certified", scope="witness")]) == "certified"
+    assert verdict_from([_ev(kind="interval-certified")]) == "supported"  # certified instances of a universal claim
     assert verdict_from([_ev(kind="float-evidence")]) == "supported"
     assert verdict_from([_ev(regime="n<d"), _ev(holds=False, kind="float-evidence", regime="n>d")]) == "conditional"
     assert verdict_from([_ev(holds=None)]) == "not-checkable"

@@ -8,10 +8,11 @@ statement and the exact characterisation hold on every drawn instance.
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, Phase, example, given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from sympy import Rational
 
+from property_tests._search import find_from_scratch
 from property_tests.strategies import (ln_inputs, ln_inputs_breaking, ln_inputs_meeting_all_hypotheses,
                                        shapes, token_matrices)
 from theorems import rank_neutrality as RN
@@ -22,36 +23,7 @@ from theorems.linalg import affine_rank, rank
 _MIN_MET_FRACTION = 0.2  # measured ~0.4-0.6 for the rank-deficient families
 
 
-class _Found(Exception):
-    pass
-
-
-#: a from-scratch search may use this many times the profile's max_examples
-_SEARCH_BUDGET_FACTOR = 4
-
-
-def _find(strategy, condition):
-    """Search from scratch (no example database) within the active profile's budget.
-
-    Generation only: the first hit is returned unshrunk (``hypothesis.find``
-    would shrink it, which costs more than the search). Fails the test when
-    the budget is spent without a hit.
-    """
-    found = []
-
-    @settings(max_examples=_SEARCH_BUDGET_FACTOR * settings().max_examples, database=None, deadline=None,
-              phases=[Phase.generate], suppress_health_check=list(HealthCheck))
-    @given(strategy)
-    def search(x):
-        if condition(x):
-            found.append(x)
-            raise _Found
-
-    try:
-        search()
-    except _Found:
-        return found[0]
-    pytest.fail(f"no instance found within {_SEARCH_BUDGET_FACTOR} x {settings().max_examples} examples")
+_find = find_from_scratch
 
 
 def _analyse_or_none(inst):
@@ -182,7 +154,12 @@ def test_rank_neutrality_plus_one_zero_mean_beta_counterexample_from_scratch():
     def bad(i):
         a = _analyse_or_none(i)
         return (a is not None and a.all_hypotheses and sum(i.beta) == 0 and a.rank_LN_X == a.rank_X + 1)
-    inst = _find(ln_inputs_meeting_all_hypotheses(), bad)
+    def zero_mean_beta(i):
+        mean = sum(i.beta) / i.d
+        return RN.LNInstance(i.X, i.gamma, tuple(b - mean + (1 if k == 0 else 0) - Rational(1, i.d)
+                                                 for k, b in enumerate(i.beta)))
+
+    inst = _find(ln_inputs_meeting_all_hypotheses().map(zero_mean_beta), bad)
     assert sum(inst.beta) == 0
 
 

@@ -1,0 +1,179 @@
+"""Residual Rank Obstruction (§5): Prop 5.1, remark (iii), Thm 5.3 and its witness, the MLP claims."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import assume, example, given, settings
+from hypothesis import strategies as st
+from sympy import Matrix, Rational, eye
+
+from property_tests._search import find_from_scratch
+from theorems import residual_obstruction as RRO
+from theorems.claims import load_counterexample
+from theorems.linalg import exact_matrix, in_rowspace, rank
+
+_SOFTMAX_TOL = 1e-12  # float64 softmax of O(1) logits: a few ulps per entry
+
+
+@st.composite
+def low_rank_matrices(draw, n=None, d=None, max_side=6, max_rank=None, k=3):
+    n = n or draw(st.integers(2, max_side))
+    d = d or draw(st.integers(2, max_side))
+    r = draw(st.integers(0, max_rank if max_rank is not None else min(n, d) - 1))
+    ints = lambda: st.integers(-k, k).map(Rational)
+    if r == 0:
+        return Matrix.zeros(n, d)
+    U = Matrix(n, r, draw(st.lists(ints(), min_size=n * r, max_size=n * r)))
+    V = Matrix(r, d, draw(st.lists(ints(), min_size=r * d, max_size=r * d)))
+    return U * V
+
+
+@st.composite
+def value_output_maps(draw, d, heads=None, k=3):
+    H = heads or draw(st.integers(1, 3))
+    return [Matrix(d, d, draw(st.lists(st.integers(-k, k).map(Rational), min_size=d * d, max_size=d * d)))
+            for _ in range(H)]
+
+
+# --- Prop 5.1 ---------------------------------------------------------------------------------
+
+@given(st.data())
+def test_residual_obstruction_prop51_rank_of_sum_bounds(data):
+    A = data.draw(low_rank_matrices())
+    B = data.draw(low_rank_matrices(n=A.shape[0], d=A.shape[1], max_rank=min(A.shape)))
+    rA, rB, rS = rank(A), rank(B), rank(A + B)
+    assert abs(rA - rB) <= rS <= rA + rB
+
+
+def test_residual_obstruction_prop51_generic_perturbation_increases_rank(counts):
+    """A fixed rank-r A plus a wide-range random B: rank(A + B) = min(n, d) on every draw."""
+    @given(st.data())
+    def prop(data):
+        A = data.draw(low_rank_matrices())
+        n, d = A.shape
+        B = Matrix(n, d, data.draw(st.lists(st.integers(-10 ** 6, 10 ** 6).map(Rational), min_size=n * d, max_size=n * d)))
+        counts["drawn"] += 1
+        if rank(B) < min(n, d):  # B itself degenerate: not a draw from an a.c. law in effect
+            counts["B degenerate"] += 1
+            return
+        counts["increased"] += rank(A + B) > rank(A)
+        assert rank(A + B) == min(n, d)
+    prop()
+    assert counts["increased"] >= 0.9 * counts["drawn"]
+
+
+# --- remark (iii) -------------------------------------------------------------------------------
+
+def test_residual_obstruction_counterexample_1():
+    data, _ = load_counterexample("RRO.rowspace-remark")
+    assert RRO.remark_iii_counterexample(exact_matrix(data["X"]), exact_matrix(data["Delta"]))
+
+
+def test_residual_obstruction_remark_iii_counterexample_from_scratch():
+    pairs = st.integers(2, 4).flatmap(lambda n: st.integers(2, 4).flatmap(
+        lambda d: st.tuples(low_rank_matrices(n=n, d=d, k=2), low_rank_matrices(n=n, d=d, k=2))))
+    X, D = find_from_scratch(pairs, lambda p: RRO.remark_iii_counterexample(*p))
+    assert rank(X + D) <= rank(X)
+
+
+@given(st.data())
+def test_residual_obstruction_rank_additivity_corrected(data):
+    X = data.draw(low_rank_matrices())
+    D = data.draw(low_rank_matrices(n=X.shape[0], d=X.shape[1]))
+    rows_trivial = rank(X.col_join(D)) == rank(X) + rank(D)
+    cols_trivial = rank(X.row_join(D)) == rank(X) + rank(D)
+    if rows_trivial and cols_trivial:
+        assert rank(X + D) == rank(X) + rank(D)
+
+
+# --- Thm 5.3 -----------------------------------------------------------------------------------
+
+def test_residual_obstruction_generic_weights_increase_rank_uniform_attention(counts):
+    """W_Q = 0 (exact uniform attention), random integer W_V W_O: rank F(X) > rank X on most rank-deficient X."""
+    @given(st.data())
+    def prop(data):
+        X = data.draw(low_rank_matrices(k=2))
+        n, d = X.shape
+        assume(0 < rank(X) < min(n, d))
+        Ws = data.draw(value_output_maps(d))
+        counts["rank-deficient X drawn"] += 1
+        counts["rank increased"] += rank(RRO.F_uniform(X, Ws)) > rank(X)
+    prop()
+    assert counts["rank increased"] >= 0.6 * counts["rank-deficient X drawn"], dict(counts)
+
+
+@given(st.data())
+def test_residual_obstruction_scalar_value_output_never_increases(data):
+    """Degenerate weights W_h = c_h I (c = 0 is W_V = 0): rank F(X) <= rank X for every X."""
+    X = data.draw(low_rank_matrices())
+    cs = data.draw(st.lists(st.integers(-3, 3), min_size=1, max_size=3))
+    assert rank(RRO.F_uniform(X, [c * eye(X.shape[1]) for c in cs])) <= rank(X)
+
+
+@settings(max_examples=15)
+@given(st.integers(2, 6).flatmap(lambda n: st.integers(2, 6).flatmap(lambda d: st.tuples(
+    st.just(n), st.just(d), st.integers(1, 3), st.integers(1, d), st.integers(1, min(n, d) - 1),
+    st.integers(0, 10 ** 6)))))
+@example((3, 5, 1, 5, 1, 0))
+def test_residual_obstruction_witness_is_certified(shape):
+    """rank(X*_r + MHA(X*_r)) = r + 1, interval-certified, for random Gaussian heads."""
+    from proofs_numeric.residual_obstruction import witness
+    n, d, H, dk, r, seed = shape
+    w = witness(n, d, H, dk, r, dps=30, seed=seed)
+    assert w["value"][1] == r + 1
+    assert w["certified"], w
+
+
+def test_residual_obstruction_witness_rejects_full_rank_r():
+    from proofs_numeric.residual_obstruction import witness
+    with pytest.raises(ValueError, match="rank-deficient"):
+        witness(3, 3, 1, 3, r=3)
+
+
+# --- MLP claims ----------------------------------------------------------------------------------
+
+def test_residual_obstruction_mlp_span_counterexample_1():
+    data, _ = load_counterexample("MLP.span")
+    X, W = exact_matrix(data["X"]), exact_matrix(data["W_VO"])
+    FX = RRO.F_uniform(X, [W])
+    assert any(not in_rowspace(X, FX.row(i)) for i in range(X.shape[0]))
+
+
+@given(st.data())
+def test_residual_obstruction_attention_stays_in_invariant_hull(data):
+    X = data.draw(low_rank_matrices(k=2, max_side=5))
+    Ws = data.draw(value_output_maps(X.shape[1], k=2))
+    S = RRO.invariant_hull(X, Ws)
+    Y = RRO.F_uniform(RRO.F_uniform(X, Ws), Ws)
+    assert all(in_rowspace(S, Y.row(i)) for i in range(Y.shape[0]))
+
+
+def test_residual_obstruction_attention_is_curved():
+    d2, _ = RRO.attention_second_derivative()
+    assert any(v != 0 for v in d2)
+
+
+# --- softmax shift (Dong explainer) --------------------------------------------------------------
+
+def _softmax(S):
+    E = np.exp(S - S.max(axis=1, keepdims=True))
+    return E / E.sum(axis=1, keepdims=True)
+
+
+_floats = st.floats(-5, 5, allow_nan=False, allow_infinity=False)
+
+
+@given(st.integers(1, 5).flatmap(lambda n: st.tuples(
+    st.lists(st.lists(_floats, min_size=n, max_size=n), min_size=n, max_size=n), st.lists(_floats, min_size=n, max_size=n))))
+def test_residual_obstruction_softmax_row_shift_invariance(Mc):
+    M, c = np.array(Mc[0]), np.array(Mc[1])
+    assert np.allclose(_softmax(M + c[:, None]), _softmax(M), atol=_SOFTMAX_TOL, rtol=0)
+
+
+def test_residual_obstruction_softmax_column_shift_counterexample_from_scratch():
+    mats = st.integers(2, 4).flatmap(lambda n: st.tuples(
+        st.lists(st.lists(_floats, min_size=n, max_size=n), min_size=n, max_size=n), st.lists(_floats, min_size=n, max_size=n)))
+    M, c = find_from_scratch(mats, lambda Mc: not np.allclose(_softmax(np.array(Mc[0]) + np.array(Mc[1])[None, :]),
+                                                              _softmax(np.array(Mc[0])), atol=1e-6))
+    sm, base = RRO.softmax_shift_column_counterexample()
+    assert sm != base
