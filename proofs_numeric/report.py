@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from theorems.claims import CheckContext, ClaimResult, get, registry, run_claim
 
-__all__ = ["verdict_admonition", "ledger_markdown", "evidence_markdown", "run"]
+__all__ = ["verdict_admonition", "ledger_markdown", "evidence_markdown", "run", "proof_steps_markdown"]
 
 _ADMONITION = {"proved": "tip", "certified": "tip", "supported": "note", "conditional": "warning",
                "refuted": "danger", "not-checkable": "seealso"}
@@ -68,4 +68,13 @@ def ledger_markdown(dps: int = 50) -> str:
         link = f"[{c.chapter}](chapters/{c.chapter}.md)" if c.chapter else ""
         rows.append(f"| `{c.id}` | {_esc(c.section)} | **{r.verdict}** | {', '.join(r.evidence_kinds())} | "
                     f"{'<br>'.join(extra)} | {link} |")
+    return "\n".join(rows)
+
+
+def proof_steps_markdown(steps) -> str:
+    """A table of a module's PROOF_STEPS, each check run now."""
+    rows = ["| # | step | why | kind | checked now |", "|---|---|---|---|---|"]
+    for k, (tex, words, kind, check) in enumerate(steps, 1):
+        tex = tex.replace("|", r"\vert ")  # a bar would end the table cell
+        rows.append(f"| {k} | ${tex}$ | {words} | {kind} | {'yes' if check() else '**no**'} |")
     return "\n".join(rows)

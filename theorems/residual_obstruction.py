@@ -452,3 +452,32 @@ register(Claim(
                       note="true but says nothing specific to attention")],
     chapter="residual_obstruction",
 ))
+
+
+def breaking_cases() -> list[dict]:
+    """Weight and input configurations that break Thm 5.3, each decided exactly.
+
+    Uniform attention (W_Q = 0) keeps the arithmetic rational; the structural
+    reason given for each case holds for any attention matrix.
+    """
+    n, d = 4, 3
+    X1 = Matrix([[1, 2, 0], [2, 4, 0], [0, 0, 0], [1, 2, 0]])  # rank 1
+    W = Matrix([[1, 2, 0], [0, 1, 1], [1, 0, 1]])
+    cases = []
+
+    def add(name, why, X, Ws):
+        cases.append({"case": name, "why": why, "rank_X": rank(X), "rank_F": rank(F_uniform(X, Ws))})
+
+    add("generic W_V W_O (control)", "rank increases", X1, [W])
+    add("W_V = 0", "F(X) = X", X1, [zeros(d, d)])
+    add("W_V W_O = 2 I", "F(X) = (I + 2A) X", X1, [2 * eye(d)])
+    add("W_V W_O = -I, two heads with +I", "F(X) = (I + A_1 - A_2) X", X1, [-eye(d), eye(d)])
+    v = Matrix([[1, -2, 3]])
+    add("collapsed input X = 1 v^T", "identical tokens: uniform attention rows, identical output rows",
+        ones(n, 1) * v, [W])
+    # rows along an eigenvector u of W (u W = lambda u): F(X) = (c + lambda A c) u
+    Wd = Matrix([[2, 0, 0], [1, 3, 0], [0, 1, 1]])  # row eigenvector u = (1, 0, 0) with eigenvalue 2
+    u = Matrix([[1, 0, 0]])
+    c = Matrix([1, 2, -1, 3])
+    add("rows along a left eigenvector of W_V W_O", "F(X) = (c + lambda A c) u^T", c * u, [Wd])
+    return cases
