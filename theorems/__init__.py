@@ -27,5 +27,9 @@ from . import claims  # noqa: E402,F401
 from . import rank_neutrality  # noqa: E402,F401
 from . import residual_obstruction  # noqa: E402,F401
 from . import dong_collapse  # noqa: E402,F401
+from . import head_channel  # noqa: E402,F401
+from . import recovery_ambiguity  # noqa: E402,F401
+from . import symmetries  # noqa: E402,F401
 
-__all__ = ["claims", "rank_neutrality", "residual_obstruction", "dong_collapse", "SYMPY_GROUND_TYPES"]
+__all__ = ["claims", "rank_neutrality", "residual_obstruction", "dong_collapse", "head_channel", "recovery_ambiguity", "symmetries",
+           "SYMPY_GROUND_TYPES"]

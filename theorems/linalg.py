@@ -41,6 +41,7 @@ __all__ = [
     "ones",
     "centring_projector",
     "left_kernel",
+    "nullspace",
     "rational_sqrt",
     "is_rational_square",
 ]
@@ -188,14 +189,31 @@ def centring_projector(d: int) -> Matrix:
     return sympy.eye(d) - sympy.ones(d, d) / d
 
 
+def nullspace(M: Matrix) -> list[Matrix]:
+    """An exact basis of ``{x : M x = 0}`` (column vectors), from FLINT's reduced row echelon form."""
+    r, c = M.shape
+    R, rk = to_fmpq_mat(M).rref()
+    pivots = []
+    for i in range(int(rk)):
+        for j in range(c):
+            if R[i, j] != 0:
+                pivots.append(j)
+                break
+    free = [j for j in range(c) if j not in pivots]
+    basis = []
+    for f in free:
+        x = [Rational(0)] * c
+        x[f] = Rational(1)
+        for i, pj in enumerate(pivots):
+            q = R[i, f]
+            x[pj] = -Rational(int(q.p), int(q.q))
+        basis.append(Matrix(x))
+    return basis
+
+
 def left_kernel(M: Matrix) -> list[Matrix]:
     """An exact basis of ``{c : c^T M = 0}`` (as column vectors)."""
-    A = to_fmpq_mat(M.T)
-    K, nullity = A.nullspace()
-    basis = []
-    for j in range(int(nullity)):
-        basis.append(Matrix([Rational(int(K[i, j].p), int(K[i, j].q)) for i in range(K.nrows())]))
-    return basis
+    return nullspace(M.T)
 
 
 def is_rational_square(q: Rational) -> bool:

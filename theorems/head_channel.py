@@ -1,0 +1,258 @@
+r"""Head-Channel Non-Identifiability (Cirrincione 2026, Thm 7.3, §7 -- text not available).
+
+Known only from the contributions list: "the per-head contributions to multi-head
+attention output are irrecoverable from their sum; the MLP does not remedy this."
+The recovery problem is linear once the attention patterns are fixed; the suite
+states each plausible reading as a linear map and computes its kernel exactly.
+
+Readings (per layer, one sequence of n tokens; :math:`W_O=[W_O^1;\dots;W_O^H]\in\mathbb R^{Hd_k\times d}`)
+===============================================================================================
+``a`` (standard architecture, W_O known)
+    :math:`\Phi_a:(Y_1,\dots,Y_H)\mapsto\sum_hY_hW_O^h=[Y_1\cdots Y_H]\,W_O`.
+    :math:`\dim\ker\Phi_a=n\,(Hd_k-\operatorname{rank}W_O)`: **zero** for a generic
+    :math:`W_O` when :math:`Hd_k\le d` (BERT: :math:`Hd_k=d=768`): then
+    :math:`Y=\mathrm{MHA}(X)\,W_O^{+}` recovers every head exactly.
+``b`` (heads summed without output projections)
+    :math:`\Phi_b:(Y_1,\dots,Y_H)\mapsto\sum_hY_h`, :math:`\dim\ker\Phi_b=n(H-1)d_k`.
+``c`` (learned weights, only the map observed)
+    :math:`Y_h` is defined only up to the value-output gauge :math:`Y_h\mapsto Y_hM_h`
+    (:math:`M_h\in GL(d_k)`) and head permutations: :math:`Hd_k^2` continuous degrees of
+    freedom per layer, whatever n; the contributions :math:`Z_h=Y_hW_O^h` themselves are
+    gauge invariant.
+
+Examples
+========
+>>> kernel_dim_a(n=2, H=2, d_k=1, W_O=[[1, 0], [0, 1]])
+0
+>>> kernel_dim_b(n=2, H=3, d_k=2)
+8
+"""
+from __future__ import annotations
+
+import random
+
+import sympy
+from sympy import Matrix, Rational, symbols
+
+from .claims import CheckContext, Claim, Evidence, Reading, register
+from .linalg import exact_matrix, rank
+
+__all__ = ["kernel_dim_a", "kernel_dim_b", "kernel_basis_a", "recover_heads_exact", "Phi_a", "PROOF_STEPS",
+           "KERNEL_FORMULAS", "WITNESS"]
+
+WITNESS = "proofs_numeric.head_channel:witness"
+n, H, d_k, d, rho = symbols("n H d_k d rho", positive=True, integer=True)
+#: exact kernel dimensions of the three readings (rho = rank W_O)
+KERNEL_FORMULAS = {"a": n * (H * d_k - rho), "b": n * (H - 1) * d_k, "c": H * d_k ** 2}
+_ARITH = "exact over QQ (python-flint fmpq_mat)"
+
+
+def Phi_a(Ys: list[Matrix], W_O: Matrix) -> Matrix:
+    """[Y_1 ... Y_H] W_O  # [n, H d_k] x [H d_k, d] -> [n, d]."""
+    return Matrix.hstack(*Ys) * W_O
+
+
+def kernel_dim_a(n: int, H: int, d_k: int, W_O) -> int:
+    """Exact dim ker Phi_a = n (H d_k - rank W_O)."""
+    W = exact_matrix(W_O, "W_O")
+    if W.shape[0] != H * d_k:
+        raise ValueError(f"W_O has {W.shape[0]} rows, expected H d_k = {H * d_k}")
+    return n * (H * d_k - rank(W))
+
+
+def kernel_dim_b(n: int, H: int, d_k: int) -> int:
+    return n * (H - 1) * d_k
+
+
+def kernel_basis_a(W_O: Matrix) -> list[Matrix]:
+    """Left-kernel basis of W_O: every row y with y W_O = 0 (each gives n kernel directions of Phi_a)."""
+    from .linalg import left_kernel
+    return left_kernel(W_O)  # {c : c^T W_O = 0}
+
+
+def recover_heads_exact(M: Matrix, W_O: Matrix, H: int) -> list[Matrix] | None:
+    """Recover (Y_1..Y_H) from MHA output M = [Y_1..Y_H] W_O when W_O has full row rank (exact)."""
+    if rank(W_O) < W_O.shape[0]:
+        return None
+    # right inverse: W_O^T (W_O W_O^T)^{-1}
+    Wp = W_O.T * (W_O * W_O.T).inv()
+    Y = M * Wp
+    dk = W_O.shape[0] // H
+    return [Y[:, h * dk:(h + 1) * dk] for h in range(H)]
+
+
+def map_nullity(phi, n: int, H: int, d_k: int) -> int:
+    """dim ker of a linear map (Y_1..Y_H) -> phi(Ys), computed from its matrix (images of a basis), exactly."""
+    cols = []
+    for h in range(H):
+        for i in range(n):
+            for j in range(d_k):
+                Ys = [Matrix.zeros(n, d_k) for _ in range(H)]
+                Ys[h][i, j] = 1
+                cols.append(list(phi(Ys)))
+    M = Matrix(cols).T  # [out_dim, n H d_k]
+    return n * H * d_k - rank(M)
+
+
+def _step_kernel_a() -> bool:
+    # Phi_a acts row by row: row i of the output is y_i W_O with y_i in R^{H d_k}; kernel = n copies of leftker(W_O)
+    W = Matrix([[1, 2], [2, 4], [0, 1]])  # H d_k = 3, rank 2
+    return kernel_dim_a(2, 3, 1, W) == 2 * (3 - 2) and len(kernel_basis_a(W)) == 1
+
+
+def _step_gauge() -> bool:
+    A = Matrix(2, 2, lambda i, j: sympy.Symbol(f"a{i}{j}"))
+    X = Matrix(2, 2, lambda i, j: sympy.Symbol(f"x{i}{j}"))
+    WV = Matrix(2, 2, lambda i, j: sympy.Symbol(f"v{i}{j}"))
+    WO = Matrix(2, 2, lambda i, j: sympy.Symbol(f"o{i}{j}"))
+    Mg = Matrix(2, 2, lambda i, j: sympy.Symbol(f"m{i}{j}"))
+    lhs = A * X * (WV * Mg) * (Mg.inv() * WO)
+    return (lhs - A * X * WV * WO).applyfunc(sympy.simplify) == sympy.zeros(2, 2)
+
+
+def _step_data_processing() -> bool:
+    # g(Phi(Y + K)) = g(Phi(Y)) for every K in ker Phi and every map g (here a GELU-like polynomial)
+    W = Matrix([[1, 0], [2, 0], [0, 1], [0, 2]])  # H = 2, d_k = 2, rank 2 < 4
+    Ys = [Matrix([[1, 2]]), Matrix([[3, -1]])]
+    K = kernel_basis_a(W)[0].T
+    Ys2 = [Ys[0] + K[:, 0:2], Ys[1] + K[:, 2:4]]
+    g = lambda M: M.applyfunc(lambda v: v ** 3 + v / 2)
+    return g(Phi_a(Ys2, W)) == g(Phi_a(Ys, W)) and Ys2 != Ys
+
+
+def _step_sum_onto() -> bool:
+    # the sum map is onto (T = Phi_b(T, 0, ..., 0)), so by rank-nullity dim ker = n H d_k - n d_k
+    T = Matrix(2, 2, lambda i, j: sympy.Symbol(f"t{i}{j}"))
+    Ys = [T] + [Matrix.zeros(2, 2)] * 2
+    return sum(Ys[1:], Ys[0]) == T
+
+
+PROOF_STEPS = [
+    (r"\dim\ker\Phi_a=n\,\dim\operatorname{leftker}W_O=n(Hd_k-\operatorname{rank}W_O)",
+     "Phi_a acts on each token's row y_i independently: y_i W_O", "identity", _step_kernel_a),
+    (r"A X (W_VM)(M^{-1}W_O)=A X W_V W_O", "the value-output gauge leaves each head's contribution unchanged",
+     "identity", _step_gauge),
+    (r"\Phi(Y)=\Phi(Y')\Rightarrow g(\Phi(Y))=g(\Phi(Y'))", "no map of the mixed signal (an MLP) separates what "
+     "the mixing identified", "identity", _step_data_processing),
+    (r"\Phi_b(T,0,\dots,0)=T\Rightarrow\dim\ker\Phi_b=nHd_k-nd_k", "the sum map is onto; rank-nullity",
+     "identity", _step_sum_onto),
+]
+
+
+def _proof(uses, what) -> Evidence:
+    ok = [bool(PROOF_STEPS[i][3]()) for i in uses]
+    return Evidence(kind="exact", holds=True if all(ok) else None, scope="general", regime="all",
+                    arithmetic="sympy symbolic / QQ", summary=f"proof of {what}: {sum(ok)}/{len(ok)} steps checked",
+                    numbers={"steps": len(ok), "checked": sum(ok)})
+
+
+#: (n, H, d_k, d) shapes checked exactly; H d_k <= d (as in BERT) and H d_k > d
+SHAPES = [(3, 2, 2, 4), (4, 3, 2, 6), (2, 4, 3, 12), (3, 3, 2, 4), (5, 2, 3, 6)]
+
+
+def _rand(rng, r, c, k=4):
+    return Matrix(r, c, lambda i, j: Rational(rng.randint(-k, k)))
+
+
+def _literal_evidence(ctx) -> list[Evidence]:
+    """Generic W_O (full row rank, H d_k <= d): the heads are recovered exactly, so nothing is irrecoverable."""
+    rng = random.Random(73)
+    recovered = total = 0
+    for (nn, HH, dk, dd) in SHAPES:
+        if HH * dk > dd:
+            continue
+        for _ in range(2 if ctx.quick else 6):
+            W = _rand(rng, HH * dk, dd)
+            if rank(W) < HH * dk:
+                continue
+            Ys = [_rand(rng, nn, dk) for _ in range(HH)]
+            total += 1
+            recovered += recover_heads_exact(Phi_a(Ys, W), W, HH) == Ys
+    out = [Evidence(kind="exact", holds=False if total and recovered == total else None, scope="instances",
+                    regime="generic-weights", arithmetic=_ARITH,
+                    summary=f"W_O known and of full row rank (H d_k <= d): every head recovered exactly from MHA(X) "
+                            f"on {recovered}/{total} instances (Y = MHA W_O^T (W_O W_O^T)^-1)",
+                    numbers={"instances": total, "recovered": recovered})]
+    ok = _step_kernel_a()
+    out.append(Evidence(kind="exact", holds=False if ok else None, scope="general", regime="generic-weights",
+                        arithmetic="proof (kernel formula, checked exactly)",
+                        summary="dim ker Phi_a = n (H d_k - rank W_O) = 0 whenever rank W_O = H d_k, which holds for "
+                                "Lebesgue-almost-every W_O when H d_k <= d (BERT-base: H d_k = d = 768)"))
+    if not ctx.quick:
+        import flint
+        import numpy as np
+        Wb = np.random.default_rng(768).integers(-9, 10, size=(768, 768))
+        rk = int(flint.fmpz_mat(Wb.T.tolist()).rank())
+        out.append(Evidence(kind="exact", holds=False if rk == 768 else None, scope="witness", regime="n<d",
+                            arithmetic="exact over ZZ (python-flint fmpz_mat)",
+                            summary=f"BERT-base shape: a random integer 768 x 768 W_O has exact rank {rk}, so "
+                                    f"dim ker Phi_a = 512 (768 - {rk}) = {512 * (768 - rk)}",
+                            numbers={"rank_W_O": rk}))
+    return out
+
+
+def _kernel_b_instances(ctx) -> list[Evidence]:
+    ok = total = 0
+    for (nn, HH, dk, _dd) in SHAPES:
+        total += 1
+        ok += map_nullity(lambda Ys: sum(Ys[1:], Ys[0]), nn, HH, dk) == KERNEL_FORMULAS["b"].subs({n: nn, H: HH, d_k: dk})
+    return [Evidence(kind="exact", holds=ok == total, scope="instances", regime="all", arithmetic=_ARITH,
+                     summary=f"nullity of the sum map (its matrix built from a basis) = n (H - 1) d_k on {ok}/{total} shapes",
+                     numbers={"instances": total, "held": ok})]
+
+
+def _kernel_formula_instances(ctx) -> list[Evidence]:
+    rng = random.Random(7)
+    ok = total = 0
+    for (nn, HH, dk, dd) in SHAPES:
+        for rk in range(0, min(HH * dk, dd) + 1):
+            W = (_rand(rng, HH * dk, rk) * _rand(rng, rk, dd)) if rk else Matrix.zeros(HH * dk, dd)
+            if nn * HH * dk > 40:
+                continue
+            total += 1
+            direct = map_nullity(lambda Ys: Phi_a(Ys, W), nn, HH, dk)
+            ok += direct == KERNEL_FORMULAS["a"].subs({n: nn, H: HH, d_k: dk, rho: rank(W)})
+    return [Evidence(kind="exact", holds=ok == total, scope="instances", regime="all", arithmetic=_ARITH,
+                     summary=f"nullity of Phi_a (its matrix built from a basis) = n (H d_k - rank W_O) on {ok}/{total} "
+                             f"(shape, rank W_O) pairs",
+                     numbers={"instances": total, "held": ok})]
+
+
+register(Claim(
+    id="HC.main", section="§7, Thm 7.3 (text not available; contributions list)",
+    quote="the per-head contributions to multi-head attention output are irrecoverable from their sum",
+    statement=r"\text{(a) }W_O\text{ known: }\ker\bigl[(Y_h)_h\mapsto\textstyle\sum_hY_hW_O^h\bigr]\neq0",
+    hypotheses=("standard MHA", "W_O known"), conclusion="kernel non-trivial",
+    regimes=("generic-weights", "degenerate-weights"),
+    checks=[_literal_evidence],
+    readings=[
+        Reading("b-no-output-projection", r"\ker\bigl[(Y_h)_h\mapsto\textstyle\sum_hY_h\bigr]=n(H-1)d_k>0\ (H\ge2)",
+                checks=[lambda ctx: [_proof((3,), "dim ker Phi_b = n (H - 1) d_k")], _kernel_b_instances],
+                note="the paper's n(H-1)d_k is this reading's kernel dimension"),
+        Reading("c-gauge", r"Y_h\ \text{identifiable only up to }Y_h\mapsto Y_hM_h,\ M_h\in GL(d_k)",
+                checks=[lambda ctx: [_proof((1,), "the value-output gauge invariance")]],
+                note="with learned weights, Y_h has no canonical coordinates; Z_h = Y_h W_O^h does"),
+    ],
+    corrected=Reading("corrected", r"\text{(a) is ambiguous iff }\operatorname{rank}W_O<Hd_k;\ \dim\ker\Phi_a=n(Hd_k-\operatorname{rank}W_O)",
+                      checks=[lambda ctx: [_proof((0,), "the kernel formula of reading (a)")], _kernel_formula_instances],
+                      condition="only a rank-deficient W_O (e.g. H d_k > d) leaves per-head outputs ambiguous"),
+    chapter="head_channel",
+))
+
+
+def _mlp_remedy(ctx) -> list[Evidence]:
+    return [_proof((2,), "no function of the mixed signal separates inputs the mixing identified")]
+
+
+register(Claim(
+    id="HC.mlp-cannot-remedy", section="§7 (contributions list)",
+    quote="The MLP cannot remedy this because it acts on the post-summation signal",
+    statement=r"\Phi(Y)=\Phi(Y')\Rightarrow\mathrm{MLP}(\Phi(Y))=\mathrm{MLP}(\Phi(Y'))",
+    hypotheses=("the MLP sees only the post-summation signal",), conclusion="no recovery", regimes=("all",),
+    checks=[_mlp_remedy],
+    readings=[Reading("residual-stream",
+                      r"\text{the MLP sees }X+\mathrm{MHA}(X)\text{ (not }X\text{ and }\mathrm{MHA}(X)\text{ apart)}",
+                      checks=[_mlp_remedy],
+                      note="the residual adds X before the MLP; the sum still identifies (Y_h) up to ker Phi")],
+    chapter="head_channel",
+))
