@@ -218,6 +218,21 @@ def _kernel_formula_instances(ctx) -> list[Evidence]:
                      numbers={"instances": total, "held": ok})]
 
 
+def _recovery_bound(ctx) -> list[Evidence]:
+    """High-precision recovery from a perturbed output obeys the condition-number bound."""
+    from proofs_numeric.head_channel import witness
+    rows = []
+    for kappa in (1, 1e2, 1e4, 1e8):
+        w = witness(n=4, H=2, d_k=2, d=5, kappa=kappa, eta=1e-10, dps=ctx.dps)
+        rows.append((kappa, w))
+    ok = all(w["value"] <= w["bound"] * (1 + 1e-12) for _, w in rows)
+    return [Evidence(kind="float-evidence", holds=ok, scope="instances", regime="generic-weights",
+                     arithmetic=rows[0][1]["arithmetic"],
+                     summary="relative recovery error <= kappa(W_O) * relative output error: " + "; ".join(
+                         f"kappa {k:g}: {w['value']:.2e} <= {w['bound']:.2e}" for k, w in rows),
+                     numbers={f"kappa_{k:g}": w["value"] for k, w in rows})]
+
+
 register(Claim(
     id="HC.main", section="§7, Thm 7.3 (text not available; contributions list)",
     quote="the per-head contributions to multi-head attention output are irrecoverable from their sum",
@@ -234,7 +249,8 @@ register(Claim(
                 note="with learned weights, Y_h has no canonical coordinates; Z_h = Y_h W_O^h does"),
     ],
     corrected=Reading("corrected", r"\text{(a) is ambiguous iff }\operatorname{rank}W_O<Hd_k;\ \dim\ker\Phi_a=n(Hd_k-\operatorname{rank}W_O)",
-                      checks=[lambda ctx: [_proof((0,), "the kernel formula of reading (a)")], _kernel_formula_instances],
+                      checks=[lambda ctx: [_proof((0,), "the kernel formula of reading (a)")], _kernel_formula_instances,
+                              _recovery_bound],
                       condition="only a rank-deficient W_O (e.g. H d_k > d) leaves per-head outputs ambiguous"),
     chapter="head_channel",
 ))

@@ -147,12 +147,34 @@ def _breaks(key, what) -> list[Evidence]:
                      regime="all", arithmetic="exact (sympy)", summary=f"{what}: the two sides differ exactly")]
 
 
+def _certified(key: str):
+    def check(ctx):
+        from proofs_numeric.symmetries import witness
+        w = witness(dps=ctx.dps)[key]
+        if "holds" in w:
+            return [Evidence(kind="interval-certified", holds=True if w["holds"] else None, scope="witness",
+                             regime="all", arithmetic=f"mpmath iv at {ctx.dps} digits",
+                             summary=f"{key}: the enclosures of both sides overlap entrywise (random Gaussian heads)")]
+        return [Evidence(kind="interval-certified", holds=False if w["certified_broken"] else None, scope="witness",
+                         regime="all", arithmetic=f"mpmath iv at {ctx.dps} digits",
+                         summary=f"{key}: some entry's enclosures are disjoint: certified broken")]
+    return check
+
+
+_CERTIFIED = {"token-permutation": "token-permutation", "head-permutation": "head-permutation",
+              "causal mask": "causal-mask", "positional encoding": "positional-encoding"}
+
+
 def _sym_claim(cid, quote, statement, i, breaking=()):
-    readings = [Reading(f"without-{key.replace(' ', '-')}", stmt, checks=[lambda ctx, k=key, w=what: _breaks(k, w)])
+    readings = [Reading(f"without-{key.replace(' ', '-')}", stmt,
+                        checks=[lambda ctx, k=key, w=what: _breaks(k, w)]
+                        + ([_certified(_CERTIFIED[key])] if key in _CERTIFIED else []))
                 for key, stmt, what in breaking]
     register(Claim(id=cid, section="§9 (contributions list); standard", quote=quote, statement=statement,
                    hypotheses=(), conclusion="invariance", regimes=("all",),
-                   checks=[lambda ctx: [_proof(i, statement)]], readings=readings, chapter="symmetries"))
+                   checks=[lambda ctx: [_proof(i, statement)]]
+                   + ([_certified(cid.split(".")[1])] if cid.split(".")[1] in _CERTIFIED else []),
+                   readings=readings, chapter="symmetries"))
 
 
 _sym_claim("SYM.head-permutation", "the invariance group G of the Transformer's forward pass (head permutations)",
