@@ -46,7 +46,10 @@ def witness(n: int = 4, d: int = 4, H: int = 2, d_k: int = 2, dps: int = 50, see
     rng = np.random.default_rng(seed)
     heads = [Head(*(rng.normal(size=s) for s in [(d, d_k), (d, d_k), (d, d_k), (d_k, d)])) for _ in range(H)]
     X = rng.normal(size=(n, d))
-    P = np.eye(n)[rng.permutation(n)]
+    perm = rng.permutation(n)
+    if (perm == np.arange(n)).all():
+        perm[[0, 1]] = perm[[1, 0]]  # a non-trivial permutation, so that breaking can show
+    P = np.eye(n)[perm]
     iv = mpmath.iv
     out = {}
     base = mha(X, heads, "iv", dps)

@@ -67,7 +67,7 @@ def pgop_overhead() -> list[dict]:
             w = int(wp.subs(BERT))
             frac = Rational(p, w)
             rows.append({"construction": name, "params": p, "relative_to": base, "W_O_params": w,
-                         "fraction": frac, "percent": float(100 * frac), "below_1.6%": frac < _THRESHOLD})
+                         "fraction": frac, "percent": float(100 * frac), "below_1.6%": bool(frac < _THRESHOLD)})
     return rows
 
 

@@ -1,0 +1,95 @@
+"""Head-channel (non-)identifiability, recovery ambiguity and PG-OP (§7-§8)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sympy import Matrix, Rational
+
+from theorems import head_channel as HC
+from theorems import recovery_ambiguity as RA
+from theorems.linalg import rank
+
+_BOUND_SLACK = 1e-9  # relative slack on kappa * eta (float64 build of W_O and E, mp recovery)
+
+
+@st.composite
+def w_o_of_rank(draw, max_H=3, max_dk=2, max_d=5):
+    H = draw(st.integers(1, max_H))
+    dk = draw(st.integers(1, max_dk))
+    d = draw(st.integers(1, max_d))
+    r = draw(st.integers(0, min(H * dk, d)))
+    ints = lambda k: st.lists(st.integers(-3, 3).map(Rational), min_size=k, max_size=k)
+    W = (Matrix(H * dk, r, draw(ints(H * dk * r))) * Matrix(r, d, draw(ints(r * d)))) if r else Matrix.zeros(H * dk, d)
+    return H, dk, d, W
+
+
+@given(w_o_of_rank(), st.integers(1, 3))
+def test_head_channel_kernel_dimension_matches_formula(Hdw, n):
+    """Nullity of Phi_a, from its matrix, equals n (H d_k - rank W_O)."""
+    H, dk, d, W = Hdw
+    direct = HC.map_nullity(lambda Ys: HC.Phi_a(Ys, W), n, H, dk)
+    assert direct == n * (H * dk - rank(W)) == HC.kernel_dim_a(n, H, dk, W)
+
+
+@given(st.integers(1, 3), st.integers(1, 4), st.integers(1, 3))
+def test_head_channel_sum_map_kernel_is_n_H_minus_1_dk(n, H, dk):
+    assert HC.map_nullity(lambda Ys: sum(Ys[1:], Ys[0]), n, H, dk) == n * (H - 1) * dk
+
+
+@given(w_o_of_rank(max_H=2, max_dk=2, max_d=5), st.integers(1, 3), st.data())
+def test_head_channel_full_rank_W_O_recovers_every_head_exactly(Hdw, n, data):
+    H, dk, d, W = Hdw
+    if rank(W) < H * dk:
+        return
+    Ys = [Matrix(n, dk, data.draw(st.lists(st.integers(-5, 5).map(Rational), min_size=n * dk, max_size=n * dk)))
+          for _ in range(H)]
+    assert HC.recover_heads_exact(HC.Phi_a(Ys, W), W, H) == Ys
+
+
+@settings(max_examples=20)
+@given(st.floats(1, 1e8), st.floats(1e-12, 1e-3), st.integers(0, 10 ** 6))
+def test_head_channel_recovery_error_within_condition_bound(kappa, eta, seed):
+    from proofs_numeric.head_channel import witness
+    w = witness(n=3, H=2, d_k=2, d=5, kappa=kappa, eta=eta, dps=30, seed=seed)
+    assert w["value"] <= w["bound"] * (1 + _BOUND_SLACK)
+
+
+def test_head_channel_deficient_W_O_has_exact_kernel():
+    from proofs_numeric.head_channel import deficient_witness
+    w = deficient_witness()
+    assert w["rank_W_O"] < 4 and w["kernel_dim"] > 0
+    assert w["same_output"] and w["different_heads"]
+
+
+def test_recovery_ambiguity_bert_figures():
+    f = RA.bert_figures()
+    assert (f["per_sequence"], f["per_token"]) == (360448, 704)
+    assert f["reading_a_generic"] == 0
+
+
+def test_recovery_ambiguity_pgop_overheads_exact():
+    rows = {(r["construction"], r["relative_to"]): r for r in RA.pgop_overhead()}
+    lin = rows[("linear gate from the input", "weights + bias")]
+    assert lin["fraction"] == Rational(1, 64)  # H (d + 1) / (d (d + 1)) = H / d
+    assert rows[("per-position-per-channel", "weights only")]["below_1.6%"] is False
+
+
+@given(st.integers(1, 3), st.integers(2, 3), st.integers(1, 2), st.data())
+def test_recovery_ambiguity_pgop_nonzero_gates_leave_kernel_unchanged(n, H, dk, data):
+    d = data.draw(st.integers(1, 5))
+    W = Matrix(H * dk, d, data.draw(st.lists(st.integers(-3, 3).map(Rational), min_size=H * dk * d, max_size=H * dk * d)))
+    gates = [[Rational(data.draw(st.sampled_from([-2, -1, 1, 2, 3]))) for _ in range(n)] for _ in range(H)]
+    base = HC.map_nullity(lambda Ys: HC.Phi_a(Ys, W), n, H, dk)
+    assert HC.map_nullity(lambda Ys: RA.Phi_a_gated(Ys, W, gates), n, H, dk) == base
+    assert HC.map_nullity(lambda Ys: RA.Phi_b_gated(Ys, gates), n, H, dk) == n * (H - 1) * dk
+
+
+def test_recovery_ambiguity_pgop_numeric_matches_mha_with_unit_gates():
+    from proofs_numeric.head_channel import mha_pg_op
+    from proofs_numeric.transformer import Head, mha
+    rng = np.random.default_rng(0)
+    heads = [Head(*(rng.normal(size=s) for s in [(4, 2), (4, 2), (4, 2), (2, 4)])) for _ in range(2)]
+    X = rng.normal(size=(3, 4))
+    assert np.allclose(mha_pg_op(X, heads, [[1, 1, 1], [1, 1, 1]]), mha(X, heads), atol=1e-12)
