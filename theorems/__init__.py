@@ -30,6 +30,8 @@ from . import dong_collapse  # noqa: E402,F401
 from . import head_channel  # noqa: E402,F401
 from . import recovery_ambiguity  # noqa: E402,F401
 from . import symmetries  # noqa: E402,F401
+from . import rank_contraction  # noqa: E402,F401
+from . import design_counts  # noqa: E402,F401
 
-__all__ = ["claims", "rank_neutrality", "residual_obstruction", "dong_collapse", "head_channel", "recovery_ambiguity", "symmetries",
+__all__ = ["claims", "rank_neutrality", "residual_obstruction", "dong_collapse", "head_channel", "recovery_ambiguity", "symmetries", "rank_contraction", "design_counts",
            "SYMPY_GROUND_TYPES"]

@@ -1,0 +1,110 @@
+r"""Design counts (§5.3, §6): parameters and FLOPs per encoder layer, symbolic in n, d, d_ff, H.
+
+Counting convention (stated, since every percentage depends on it)
+==================================================================
+* a multiply-add is 2 FLOPs; a matrix product [a, b] x [b, c] costs 2abc;
+* projections: Q, K, V and O, each [n, d] x [d, d]: 8 n d^2;
+* attention scores Q K^T: 2 n^2 d; weighted sum A V: 2 n^2 d (summed over heads, d = H d_k);
+* FFN: [n, d] x [d, d_ff] and [n, d_ff] x [d_ff, d]: 4 n d d_ff;
+* softmax, GELU, LayerNorm, biases and residual additions are not counted (``CONVENTION="matmul"``);
+  ``CONVENTION="all"`` adds them (softmax 5 H n^2, GELU 8 n d_ff, LayerNorm 2 x 8 n d,
+  biases 4 n d + n d_ff + n d, residuals 2 n d).
+
+Examples
+========
+>>> round(share_at(128), 4)  # FFN share of FLOPs, BERT-base, n = 128, matmul convention
+0.6486
+"""
+from __future__ import annotations
+
+import sympy
+from sympy import Rational, symbols
+
+from .claims import Claim, Evidence, Reading, register
+
+__all__ = ["flops", "params", "ffn_share", "share_at", "n_range_for_share", "BERT"]
+
+n, d, d_ff, H = symbols("n d d_ff H", positive=True)
+BERT = {d: 768, d_ff: 3072, H: 12}
+
+
+def flops(convention: str = "matmul") -> dict:
+    f = {"projections": 8 * n * d ** 2, "scores": 2 * n ** 2 * d, "weighted_sum": 2 * n ** 2 * d,
+         "ffn": 4 * n * d * d_ff}
+    if convention == "all":
+        f.update({"softmax": 5 * H * n ** 2, "gelu": 8 * n * d_ff, "layernorm": 16 * n * d,
+                  "biases": 5 * n * d + n * d_ff, "residual": 2 * n * d})
+    elif convention != "matmul":
+        raise ValueError("convention is 'matmul' or 'all'")
+    return f
+
+
+def params() -> dict:
+    return {"attention (Q, K, V, O with biases)": 4 * d ** 2 + 4 * d, "ffn (with biases)": 2 * d * d_ff + d_ff + d,
+            "layernorms": 4 * d}
+
+
+def ffn_share(convention: str = "matmul"):
+    f = flops(convention)
+    ffn_part = f["ffn"] + (f.get("gelu", 0) + n * d_ff + n * d if convention == "all" else 0)
+    return sympy.simplify(ffn_part / sum(f.values()))
+
+
+def share_at(n_val: int = 128, convention: str = "matmul", dff_factor: int = 4) -> float:
+    return float(ffn_share(convention).subs({**BERT, d_ff: dff_factor * 768, n: n_val}))
+
+
+def n_range_for_share(target=Rational(648, 1000), convention: str = "matmul") -> tuple[int, int] | None:
+    """Integer n whose share rounds to the target at 0.1% (exact arithmetic; the share decreases in n)."""
+    s = ffn_share(convention).subs(BERT)
+    lo, hi = target - Rational(5, 10000), target + Rational(5, 10000)
+    root = lambda t: max(r for r in sympy.solve(sympy.Eq(s, t), n) if r.is_real)
+    k_min, k_max = int(sympy.floor(root(hi))) + 1, int(sympy.floor(root(lo)))
+    while k_min <= k_max and not (lo <= s.subs(n, k_min) < hi):
+        k_min += 1
+    while k_max >= k_min and not (lo <= s.subs(n, k_max) < hi):
+        k_max -= 1
+    return (k_min, k_max) if k_min <= k_max and k_min >= 1 else None
+
+
+def _share_evidence(ctx) -> list[Evidence]:
+    out = []
+    for conv in ("matmul", "all"):
+        rng = n_range_for_share(convention=conv)
+        for nn in (128, 512):
+            s = share_at(nn, conv)
+            ok = abs(s - 0.648) < 0.0005
+            out.append(Evidence(kind="exact", holds=ok, scope="witness", regime="all",
+                                arithmetic=f"exact rational (sympy), convention '{conv}'",
+                                summary=f"64.8% needs n in {list(rng) if rng else 'no n'} ({conv} convention): "
+                                        f"at n = {nn} the FFN share is {100 * s:.2f}%", numbers={"n": nn, "share": s}))
+    return out
+
+
+register(Claim(
+    id="DC.ffn-flops", section="§5.3",
+    quote="The canonical choice d_ff = 4 d_model (64.8% of FLOPs in BertBase)",
+    statement=r"\frac{\mathrm{FLOPs}_{\mathrm{FFN}}}{\mathrm{FLOPs}_{\mathrm{layer}}}\Big|_{\text{BERT-base}}=64.8\%",
+    hypotheses=("BERT-base", "d_ff = 4 d"), conclusion="64.8%", regimes=("all",),
+    checks=[_share_evidence],
+    readings=[Reading("matmul-convention",
+                      r"\frac{4d}{6d+n}=0.648\pm0.0005\iff n\in[n_{lo},n_{hi}]",
+                      checks=[lambda ctx: [Evidence(
+                          kind="exact", holds=n_range_for_share() is not None, scope="general", regime="all",
+                          arithmetic="exact rational (sympy)",
+                          summary=f"share = {ffn_share()} (matmul convention); 64.8% for n in {n_range_for_share()}; "
+                                  f"the limit n -> 0 is 2/3")]])],
+    chapter="rank_contraction",
+))
+
+register(Claim(
+    id="DC.dff-heuristic", section="§1 contribution 4; §6 A (truncated)",
+    quote="d_ff = 4 d_model is an engineering heuristic; the right quantity is the non-linear complexity of the task",
+    statement=r"\text{(no formal content available)}",
+    hypotheses=(), conclusion="", regimes=("all",),
+    checks=[lambda ctx: [Evidence(kind="exact", holds=None, scope="general", regime="all", arithmetic="none",
+                                  summary="not checkable: 'non-linear complexity of the task' is not defined in the "
+                                          "available text (§6 A is truncated), and 'engineering heuristic' is a "
+                                          "historical claim, not a mathematical one")]],
+    chapter="rank_contraction",
+))

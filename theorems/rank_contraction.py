@@ -1,0 +1,312 @@
+r"""Rank Contraction (Cirrincione 2026, §6): Prop 6.3, the attention rank, rank(MHA) against
+dim(R_1 + ... + R_H), the asymmetry index alpha_h, and the d_ff lower bound.
+
+Facts checked here
+==================
+* :math:`\|M\|_F^2=\|M_s\|_F^2+\|M_a\|_F^2` (the parts are orthogonal), so
+  :math:`\alpha_h\in[0,1]`; for :math:`M=qk^\top` (:math:`d_k=1`)
+  :math:`\alpha^2=(1-\cos^2\theta)/2\le1/2`: the value 1 needs :math:`d_k\ge2`.
+* The paper's "A is a row-stochastic matrix of rank :math:`\min(n,d_k)=d_k` generically" is
+  false: :math:`A=D^{-1}\exp(S)` is entrywise exp of a rank-:math:`d_k` matrix, generically of
+  rank n. Exact certificate: :math:`S_{ij}=ij\log2` (:math:`d=d_k=1`) gives
+  :math:`\exp(S)=[2^{ij}]`, a Vandermonde matrix of rank n.
+* :math:`\operatorname{row}(\sum_hT_h)\subseteq\sum_h\operatorname{row}T_h`: rank(MHA) <= dim(sum R_h),
+  with equality only generically and only when n is large enough.
+
+Examples
+========
+>>> alpha_exact([[0, 1], [-1, 0]]), alpha_exact([[1, 2], [2, 1]])
+(1, 0)
+"""
+from __future__ import annotations
+
+import random
+
+import sympy
+from sympy import Matrix, Rational, ones, symbols, zeros
+
+from .claims import Claim, Evidence, Reading, register
+from .linalg import exact_matrix, rank
+
+__all__ = ["alpha_exact", "vandermonde_attention", "uniform_attention_mha_terms", "PROOF_STEPS"]
+
+WITNESS = "proofs_numeric.rank_contraction:certified_ranks"
+
+
+def alpha_exact(M) -> sympy.Expr:
+    M = exact_matrix(M, "M")
+    Ma = (M - M.T) / 2
+    num = sum(v ** 2 for v in Ma)
+    den = sum(v ** 2 for v in M)
+    return sympy.sqrt(num / den) if den else Rational(0)
+
+
+def vandermonde_attention(n: int = 4) -> Matrix:
+    """A = softmax(S) with S_ij = i j log 2 (x_i = i, W_Q W_K^T / sqrt(d_k) = log 2, d = d_k = 1): exact."""
+    E = Matrix(n, n, lambda i, j: Rational(2) ** ((i + 1) * (j + 1)))
+    return Matrix(n, n, lambda i, j: E[i, j] / sum(E.row(i)))
+
+
+def uniform_attention_mha_terms(X: Matrix, Ws: list[Matrix]) -> list[Matrix]:
+    """Per-head terms (J/n) X W_h with W_Q = 0 (uniform attention), exact."""
+    n = X.shape[0]
+    return [ones(n, n) / n * X * W for W in Ws]
+
+
+def _step_orthogonal_parts() -> bool:
+    M = Matrix(3, 3, lambda i, j: sympy.Symbol(f"m{i}{j}", real=True))
+    Ms, Ma = (M + M.T) / 2, (M - M.T) / 2
+    return sympy.expand(sum(v ** 2 for v in M) - sum(v ** 2 for v in Ms) - sum(v ** 2 for v in Ma)) == 0
+
+
+def _step_rank_one_alpha() -> bool:
+    q = Matrix(symbols("q0:3", real=True))
+    k = Matrix(symbols("k0:3", real=True))
+    M = q * k.T
+    a2 = sum(v ** 2 for v in (M - M.T) / 2)
+    n2 = sum(v ** 2 for v in M)
+    # 1/2 n2 - a2 = (q.k)^2 / 2 >= 0
+    return sympy.expand(n2 / 2 - a2 - (q.T * k)[0, 0] ** 2 / 2) == 0
+
+
+def _step_vandermonde() -> bool:
+    return rank(vandermonde_attention(4)) == 4 and rank(vandermonde_attention(6)) == 6
+
+
+def _step_row_of_sum() -> bool:
+    T1 = Matrix([[1, 0], [0, 0]])
+    T2 = -T1
+    return rank(T1 + T2) == 0 and rank(Matrix.vstack(T1, T2)) == 1
+
+
+def _step_ffn_rank() -> bool:
+    G = Matrix(3, 4, lambda i, j: sympy.Symbol(f"g{i}{j}"))
+    W2 = Matrix(4, 5, lambda i, j: sympy.Symbol(f"w{i}{j}"))
+    # row(G W2) is inside row(W2): (G W2) = G (W2); a concrete low-rank check
+    W2c = Matrix([[1, 0, 0, 0, 0], [2, 0, 0, 0, 0], [0, 1, 0, 0, 0], [0, 2, 0, 0, 0]])
+    Gc = Matrix(3, 4, lambda i, j: Rational(i + j + 1))
+    return (G * W2).shape == (3, 5) and rank(Gc * W2c) <= rank(W2c) == 2
+
+
+PROOF_STEPS = [
+    (r"\|M\|_F^2=\|M_s\|_F^2+\|M_a\|_F^2", "symmetric and antisymmetric parts are orthogonal", "identity",
+     _step_orthogonal_parts),
+    (r"M=qk^\top:\ \tfrac12\|M\|_F^2-\|M_a\|_F^2=\tfrac12(q^\top k)^2\ge0", "alpha <= 1/sqrt 2 when d_k = 1",
+     "identity", _step_rank_one_alpha),
+    (r"\operatorname{rank}\bigl[2^{ij}/\textstyle\sum_k2^{ik}\bigr]_{n\times n}=n", "a softmax attention matrix of full "
+     "rank with d_k = 1 (Vandermonde)", "identity", _step_vandermonde),
+    (r"\operatorname{row}(T_1+T_2)\subseteq\operatorname{row}T_1+\operatorname{row}T_2,\ \text{strict for }T_2=-T_1",
+     "the row space of a sum", "identity", _step_row_of_sum),
+    (r"\operatorname{row}(GW_2)\subseteq\operatorname{row}W_2,\ \operatorname{rank}W_2\le d_{\mathrm{ff}}",
+     "the FFN output lies in the row space of W_2", "identity", _step_ffn_rank),
+]
+
+
+def _proof(uses, what) -> Evidence:
+    ok = [bool(PROOF_STEPS[i][3]()) for i in uses]
+    return Evidence(kind="exact", holds=True if all(ok) else None, scope="general", regime="all",
+                    arithmetic="sympy symbolic / QQ", summary=f"proof of {what}: {sum(ok)}/{len(ok)} steps checked")
+
+
+#: (n, d, H, d_k) per regime, for the certified checks
+SHAPES = {"n<d": [(4, 6, 2, 3), (3, 5, 1, 5)], "n=d": [(5, 5, 1, 2), (4, 4, 2, 2)], "n>d": [(7, 4, 2, 2), (8, 6, 3, 2)]}
+
+
+def _certified(ctx, what: str):
+    import numpy as np
+    from proofs_numeric.rank_contraction import certified_ranks
+    from proofs_numeric.transformer import Head
+    rows = []
+    for regime, shapes in SHAPES.items():
+        for (n, d, H, dk) in shapes[: 1 if ctx.quick else None]:
+            rng = np.random.default_rng(n * 1000 + d * 10 + H)
+            heads = [Head(*(rng.normal(size=s) for s in [(d, dk), (d, dk), (d, dk), (dk, d)])) for _ in range(H)]
+            for r in sorted({min(n, d), max(1, min(n, d) - 2)}):
+                # integer factors: the float64 product is exact, so rank X = r exactly
+                X = (rng.integers(-3, 4, size=(n, r)) @ rng.integers(-3, 4, size=(r, d))).astype(float) / 8
+                rows.append((regime, (n, d, H, dk, r), certified_ranks(X, heads, dps=ctx.dps)))
+    return rows
+
+
+def _prop63(ctx) -> list[Evidence]:
+    out = []
+    for regime, shape, c in _certified(ctx, "prop63"):
+        ok = all(lo == hi == min(c["rank_X"], c["d_k"]) for lo, hi in c["dim_R"])
+        out.append(Evidence(kind="interval-certified", holds=True if ok else None, scope="witness", regime=regime,
+                            arithmetic=f"mpmath iv at {ctx.dps} digits (lower), exact rank of X (upper)",
+                            summary=f"(n, d, H, d_k, rank X) = {shape[:4] + (c['rank_X'],)}: dim R_h = "
+                                    f"{[lo for lo, _ in c['dim_R']]}, min(rank X, d_k) = {min(c['rank_X'], c['d_k'])}"
+                                    + (", certified" if ok else "")))
+    return out
+
+
+def _attention_rank_literal(ctx) -> list[Evidence]:
+    out = [Evidence(kind="counterexample" if _step_vandermonde() else "exact",
+                    holds=False if _step_vandermonde() else None, scope="witness", regime="n>d",
+                    arithmetic="exact over QQ (exp(i j log 2) = 2^(ij))",
+                    summary="d = d_k = 1, x_i = i, W_Q W_K^T = log 2: A = [2^(ij) / sum_k 2^(ik)] has rank n = 4 "
+                            "(Vandermonde), not min(n, d_k) = 1",
+                    counterexample="proofs_numeric/counterexamples/RC.attention-rank.json")]
+    for regime, shape, c in _certified(ctx, "attention"):
+        ranks = [lo for lo, _ in c["attention_rank"]]
+        if c["n"] > c["d_k"] and all(r == c["n"] for r in ranks):
+            out.append(Evidence(kind="interval-certified", holds=False, scope="witness", regime=regime,
+                                arithmetic=f"mpmath iv at {ctx.dps} digits",
+                                summary=f"{shape}: certified rank A_h = {ranks} = n > d_k = {c['d_k']}"))
+    return out
+
+
+def _attention_rank_corrected(ctx) -> list[Evidence]:
+    out = []
+    for regime, shape, c in _certified(ctx, "attention"):
+        ranks = [lo for lo, _ in c["attention_rank"]]
+        out.append(Evidence(kind="interval-certified", holds=True if all(r == c["n"] for r in ranks) else None,
+                            scope="witness", regime=regime, arithmetic=f"mpmath iv at {ctx.dps} digits",
+                            summary=f"{shape}: certified rank A_h = {ranks} = n"))
+    return out
+
+
+def _rank_equals_sum_literal(ctx) -> list[Evidence]:
+    X = Matrix([[1, 0, 2], [0, 1, 1], [1, 1, 0]])
+    Ws = [Matrix([[1, 0, 0], [0, 1, 0], [0, 0, 1]]), Matrix([[0, 1, 0], [1, 0, 0], [0, 0, 2]])]
+    T = uniform_attention_mha_terms(X, Ws)
+    r_mha = rank(T[0] + T[1])
+    r_sum = rank(Matrix.vstack(*T))
+    out = [Evidence(kind="counterexample" if r_mha < r_sum else "exact", holds=False if r_mha < r_sum else None,
+                    scope="witness", regime="n=d", arithmetic="exact over QQ (W_Q = 0: uniform attention)",
+                    summary=f"two heads with uniform attention: rank MHA(X) = {r_mha} < dim(R_1 + R_2) = {r_sum}",
+                    counterexample="proofs_numeric/counterexamples/RC.rank-equals-sum.json")]
+    for regime, shape, c in _certified(ctx, "sum"):
+        lo_m, hi_m = c["rank_mha"]
+        lo_s, hi_s = c["dim_sum_R"]
+        if hi_m < lo_s:
+            out.append(Evidence(kind="interval-certified", holds=False, scope="witness", regime=regime,
+                                arithmetic=f"mpmath iv at {ctx.dps} digits",
+                                summary=f"{shape}: rank MHA <= {hi_m} < {lo_s} <= dim sum R_h (certified)"))
+    return out
+
+
+def _rank_equals_sum_corrected(ctx) -> list[Evidence]:
+    return [_proof((3,), "rank MHA(X) <= dim(R_1 + ... + R_H)")]
+
+
+def _rank_equals_sum_generic(ctx) -> list[Evidence]:
+    out = []
+    for regime, shape, c in _certified(ctx, "sum"):
+        n = c["n"]
+        lo_m, hi_m = c["rank_mha"]
+        lo_s, hi_s = c["dim_sum_R"]
+        if lo_m == hi_m and lo_s == hi_s:
+            ok = lo_m == min(n, lo_s)
+            out.append(Evidence(kind="interval-certified", holds=ok, scope="instances", regime=regime,
+                                arithmetic=f"mpmath iv at {ctx.dps} digits",
+                                summary=f"{shape}: rank MHA = {lo_m} = min(n, dim sum R_h) = min({n}, {lo_s})"))
+    return out
+
+
+def _alpha_independent(ctx) -> list[Evidence]:
+    import numpy as np
+    from proofs_numeric.rank_contraction import alpha, certified_ranks, head_with_alpha
+    out = []
+    rng = np.random.default_rng(63)
+    for target in (0.0, 0.5, 1.0):
+        for (n, d, dk, r) in [(6, 5, 2, 5), (6, 5, 3, 2), (4, 6, 2, 4)]:
+            h = head_with_alpha(d, dk, target, rng)
+            X = (rng.integers(-3, 4, size=(n, r)) @ rng.integers(-3, 4, size=(r, d))).astype(float) / 8
+            c = certified_ranks(X, [h], dps=ctx.dps)
+            lo, hi = c["dim_R"][0]
+            out.append(Evidence(kind="interval-certified", holds=(lo == hi == min(c["rank_X"], dk)) or None,
+                                scope="instances", regime="all", arithmetic=f"mpmath iv at {ctx.dps} digits",
+                                summary=f"alpha = {alpha(h.W_Q, h.W_K):.3f}, (n, d, d_k, rank X) = {(n, d, dk, r)}: "
+                                        f"dim R_h = {lo} = min(rank X, d_k)"))
+    return out
+
+
+def _alpha_range_attained(ctx) -> list[Evidence]:
+    anti = alpha_exact([[0, 1], [-1, 0]])
+    sym = alpha_exact([[2, 1], [1, 3]])
+    ok = _step_rank_one_alpha() and anti == 1 and sym == 0
+    return [Evidence(kind="exact", holds=True if ok else None, scope="general", regime="all", arithmetic="sympy / QQ",
+                     summary="alpha = 0 for symmetric M, 1 for M = Q J Q^T (rank 2, d_k >= 2); for d_k = 1 "
+                             "alpha <= 1/sqrt 2 (identity checked)")]
+
+
+def _alignment(ctx) -> list[Evidence]:
+    import numpy as np
+    from proofs_numeric.rank_contraction import alignment, alpha
+    from proofs_numeric.transformer import Head
+    rng = np.random.default_rng(5)
+    al, ag = [], []
+    for _ in range(10 if ctx.quick else 40):
+        n, d, H, dk = 8, 8, 4, 2
+        heads = [Head(*(rng.normal(size=s) for s in [(d, dk), (d, dk), (d, dk), (dk, d)])) for _ in range(H)]
+        X = rng.normal(size=(n, d))
+        A = alignment(X, heads)
+        for h in range(H):
+            al.append(alpha(heads[h].W_Q, heads[h].W_K))
+            ag.append(float((A[h].sum() - 1) / (H - 1)))
+    ra = np.argsort(np.argsort(al)); rg = np.argsort(np.argsort(ag))
+    rho_s = float(np.corrcoef(ra, rg)[0, 1])
+    return [Evidence(kind="float-evidence", holds=None, scope="instances", regime="generic-weights",
+                     arithmetic="float64 (SVD principal angles)",
+                     summary=f"random Gaussian heads (n = d = 8, H = 4, d_k = 2, {len(al)} heads): Spearman correlation "
+                             f"between alpha_h and mean alignment of R_h with the other heads = {rho_s:.3f}. Random "
+                             "weights cannot decide a claim about trained heads: not checkable here (the real-model "
+                             "issue supplies trained weights through proofs_numeric.rank_contraction.alignment)",
+                     numbers={"spearman": rho_s, "heads": len(al)})]
+
+
+def _dff_necessary(ctx) -> list[Evidence]:
+    return [_proof((4,), "d_ff >= d - rank MHA(X) is necessary for the FFN output to span the contracted directions")]
+
+
+def _dff_bert_values(ctx) -> list[Evidence]:
+    out = []
+    d, dff = 768, 3072
+    for n in (12, 128, 512, 1024):
+        bound = d - min(n, d)  # generic rank of MHA(X) for BERT-base (H d_k = d): min(n, d)
+        out.append(Evidence(kind="exact", holds=bound <= dff, scope="witness", regime="n<d" if n < d else "n>d",
+                            arithmetic="exact integers (generic rank min(n, d), certified on small shapes)",
+                            summary=f"BERT-base, n = {n}: generic contraction d - rank MHA = {bound} <= d_ff = {dff}; "
+                                    f"it comes from n < d, not from head specialisation"))
+    return out
+
+
+for cid, quote, stmt, checks, readings, corrected in [
+    ("RC.prop63", "dim(R_h) = min(rank(X), d_k)", r"\dim\operatorname{row}(Y_hW_O^h)=\min(\operatorname{rank}X,d_k)\ \text{(generic weights)}",
+     [_prop63], [], None),
+    ("RC.attention-rank", "The attention matrix A^(h) is a row-stochastic matrix of rank min(n, d_k) = d_k generically (when n > d_k)",
+     r"\operatorname{rank}A_h=\min(n,d_k)\ \text{generically}", [_attention_rank_literal], [],
+     Reading("corrected", r"\operatorname{rank}A_h=n\ \text{generically}", checks=[_attention_rank_corrected],
+             condition="softmax attention is generically invertible; Prop 6.3 survives because it only needs "
+                       "left-multiplication by A_h to preserve rank")),
+    ("RC.rank-equals-sum", "rank(MHA(X)) = dim(R_1 + ... + R_H)",
+     r"\operatorname{rank}\mathrm{MHA}(X)=\dim(R_1+\cdots+R_H)", [_rank_equals_sum_literal],
+     [Reading("generic-value", r"\operatorname{rank}\mathrm{MHA}(X)=\min(n,\dim\textstyle\sum_hR_h)\ \text{generically}",
+              checks=[_rank_equals_sum_generic])],
+     Reading("corrected", r"\operatorname{rank}\mathrm{MHA}(X)\le\dim\textstyle\sum_hR_h",
+             checks=[_rank_equals_sum_corrected],
+             condition="only an inequality; generically rank MHA = min(n, dim sum R_h), so equality needs n >= dim sum R_h")),
+    ("RC.alpha-range", "alpha_h in [0, 1]", r"\alpha_h=\|M_a\|_F/\|M\|_F\in[0,1]",
+     [lambda ctx: [_proof((0,), "alpha in [0, 1]")]],
+     [Reading("attained", r"\{\alpha_h\}=[0,1]\iff d_k\ge2", checks=[_alpha_range_attained])], None),
+    ("RC.alpha-independent", "Since alpha_h affects only A^(h), and A^(h) does not appear in the rank formula, the "
+                              "result is independent of alpha_h",
+     r"\dim R_h=\min(\operatorname{rank}X,d_k)\ \text{for every }\alpha_h", [_alpha_independent], [], None),
+    ("RC.alignment", "When heads are directional (high alpha_h), their output subspaces R_h tend to become aligned",
+     r"\alpha_h\uparrow\Rightarrow\text{principal angles between }R_h\text{ shrink}", [_alignment], [], None),
+    ("RC.dff-lower-bound", "the MLP must expand exactly the directions the heads contracted. This gives the first "
+                            "principled lower bound on d_ff",
+     r"d_{\mathrm{ff}}\ge d-\operatorname{rank}\mathrm{MHA}(X)\ \text{(plausible reading; §6 truncated)}",
+     [lambda ctx: [Evidence(kind="exact", holds=None, scope="general", regime="all", arithmetic="none",
+                            summary="the theorem's statement is truncated in the available text; checked under the "
+                                    "reading below")]],
+     [Reading("necessary-rank", r"\operatorname{row}\mathrm{FFN}(Z)\subseteq\operatorname{row}W_2\Rightarrow"
+                                r"\text{spanning }k\text{ missing directions needs }d_{\mathrm{ff}}\ge k",
+              checks=[_dff_necessary]),
+      Reading("bert-values", r"d-\operatorname{rank}\mathrm{MHA}(X)\le d_{\mathrm{ff}}=3072\ \text{(BERT-base, generic)}",
+              checks=[_dff_bert_values])], None),
+]:
+    register(Claim(id=cid, section="§6", quote=quote, statement=stmt, hypotheses=(), conclusion="",
+                   regimes=("n<d", "n=d", "n>d"), checks=checks, readings=readings, corrected=corrected,
+                   chapter="rank_contraction"))
