@@ -1,0 +1,110 @@
+"""Rank Contraction (§6) and the design counts."""
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sympy import Matrix, Rational
+
+from property_tests._search import find_from_scratch
+from theorems import design_counts as DC
+from theorems import rank_contraction as RC
+from theorems.linalg import rank
+
+_ALPHA_TOL = 1e-12  # float64 Frobenius norms of O(1) matrices
+
+_floats = st.floats(-3, 3, allow_nan=False, allow_infinity=False)
+
+
+@given(st.integers(1, 5).flatmap(lambda d: st.lists(st.lists(_floats, min_size=d, max_size=d), min_size=d, max_size=d)))
+def test_rank_contraction_alpha_in_unit_interval(M):
+    from proofs_numeric.rank_contraction import alpha
+    M = np.array(M)
+    a = alpha(M, np.eye(M.shape[0]))
+    assert -_ALPHA_TOL <= a <= 1 + _ALPHA_TOL
+
+
+@given(st.integers(2, 5).flatmap(lambda d: st.tuples(st.lists(_floats, min_size=d, max_size=d),
+                                                     st.lists(_floats, min_size=d, max_size=d))))
+def test_rank_contraction_alpha_at_most_inv_sqrt2_when_dk_is_1(qk):
+    from proofs_numeric.rank_contraction import alpha
+    q, k = (np.array(v)[:, None] for v in qk)
+    if np.linalg.norm(q) * np.linalg.norm(k) < 1e-6:
+        return
+    assert alpha(q, k) <= 2 ** -0.5 + _ALPHA_TOL
+
+
+def test_rank_contraction_prop63_and_attention_rank_certified(counts):
+    """dim R_h = min(rank X, d_k) and rank A_h = n, interval-certified on random heads (counted)."""
+    @settings(max_examples=15)
+    @given(st.tuples(st.integers(2, 6), st.integers(2, 6), st.integers(1, 3), st.integers(1, 3), st.integers(0, 10 ** 6)))
+    def prop(shape):
+        _prop63_case(shape, counts)
+    prop()
+    assert counts["dim R_h certified"] >= 0.8 * counts["heads"], dict(counts)
+    assert counts["rank A_h = n certified"] >= 0.8 * counts["heads"], dict(counts)
+
+
+def _prop63_case(shape, counts):
+    from proofs_numeric.rank_contraction import certified_ranks
+    from proofs_numeric.transformer import Head
+    n, d, H, dk, seed = shape
+    rng = np.random.default_rng(seed)
+    r = int(rng.integers(1, min(n, d) + 1))
+    X = (rng.integers(-3, 4, size=(n, r)) @ rng.integers(-3, 4, size=(r, d))).astype(float) / 8
+    heads = [Head(*(rng.normal(size=s) for s in [(d, dk), (d, dk), (d, dk), (dk, d)])) for _ in range(H)]
+    c = certified_ranks(X, heads, dps=60)
+    for lo, hi in c["dim_R"]:
+        assert lo <= min(c["rank_X"], dk) == hi  # never more than the structural bound
+        counts["heads"] += 1
+        counts["dim R_h certified"] += lo == hi
+    for lo, hi in c["attention_rank"]:
+        assert hi == n
+        counts["rank A_h = n certified"] += lo == n
+    lo_m, hi_m = c["rank_mha"]
+    lo_s, hi_s = c["dim_sum_R"]
+    assert lo_m <= hi_s  # rank MHA <= dim sum R_h
+
+
+@given(st.data())
+def test_rank_contraction_rank_of_sum_at_most_dim_of_sum(data):
+    n, d = data.draw(st.integers(2, 5)), data.draw(st.integers(2, 5))
+    ints = lambda k: st.lists(st.integers(-3, 3).map(Rational), min_size=k, max_size=k)
+    X = Matrix(n, d, data.draw(ints(n * d)))
+    Ws = [Matrix(d, d, data.draw(ints(d * d))) for _ in range(data.draw(st.integers(1, 3)))]
+    T = RC.uniform_attention_mha_terms(X, Ws)
+    assert rank(sum(T[1:], T[0])) <= rank(Matrix.vstack(*T))
+
+
+def test_rank_contraction_rank_equals_sum_counterexample_from_scratch():
+    ints = lambda k: st.lists(st.integers(-3, 3).map(Rational), min_size=k, max_size=k)
+    inst = st.integers(2, 4).flatmap(lambda d: st.tuples(ints(3 * d).map(lambda v: Matrix(3, d, v)),
+                                                         ints(d * d).map(lambda v: Matrix(d, d, v)),
+                                                         ints(d * d).map(lambda v: Matrix(d, d, v))))
+
+    def bad(t):
+        X, W1, W2 = t
+        T = RC.uniform_attention_mha_terms(X, [W1, W2])
+        return rank(T[0] + T[1]) < rank(Matrix.vstack(*T))
+
+    X, W1, W2 = find_from_scratch(inst, bad)
+    assert bad((X, W1, W2))
+
+
+def test_rank_contraction_vandermonde_attention_is_full_rank():
+    for n in range(2, 7):
+        A = RC.vandermonde_attention(n)
+        assert rank(A) == n and all(sum(A.row(i)) == 1 for i in range(n))
+
+
+@given(st.integers(1, 4096))
+def test_design_counts_share_decreases_with_n(n):
+    s = DC.ffn_share().subs(DC.BERT)
+    assert s.subs(DC.n, n) > s.subs(DC.n, n + 1)
+    assert s.subs(DC.n, n) < Rational(2, 3)
+
+
+def test_design_counts_bert_figures():
+    assert DC.n_range_for_share() == (130, 136)
+    assert sum(v.subs(DC.BERT) for v in DC.params().values()) == 7087872
+    assert abs(DC.share_at(512) - 0.6) < 1e-12
