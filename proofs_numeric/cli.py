@@ -6,6 +6,8 @@
     decide H1-H4 and the conclusion of Thm 4.2 on your own matrix.
 ``collapse-verify depth [--n N --d D --heads H --d-k K --layers L --dps P] [--json PATH]``
     the depth study (four regimes, certified residuals deep into the collapse).
+``collapse-verify new NAME``
+    scaffold a conjecture (module, tests, chapter).
 ``collapse-verify --version``
     versions, and the sympy ground types in use.
 
@@ -238,6 +240,18 @@ def _cmd_depth(args) -> int:
     return 0
 
 
+def _cmd_new(args) -> int:
+    from .scaffold import scaffold
+    try:
+        paths = scaffold(args.name, force=args.force)
+    except (ValueError, FileExistsError, FileNotFoundError) as e:
+        raise UsageError(str(e)) from None
+    for p in paths:
+        print(f"wrote {p}")
+    print("next: fill in the statement, hypotheses and conclusion, then `collapse-verify verify --claims 'USER.*'`")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="collapse-verify", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -267,6 +281,9 @@ def build_parser() -> argparse.ArgumentParser:
     dp.add_argument("--all-shapes", action="store_true", help="also run the study's standard shapes")
     dp.add_argument("--json", metavar="PATH",
                     help='write {"regimes": {"pure_attention": {"layers": [...], "exponent": float}, ...}}')
+    nw = sub.add_parser("new", help="scaffold a conjecture: theorems/<slug>.py, its tests and a book chapter")
+    nw.add_argument("name", help="a name, e.g. 'LayerNorm sphere'")
+    nw.add_argument("--force", action="store_true", help="overwrite existing files")
     return p
 
 
@@ -288,6 +305,8 @@ def main(argv=None) -> int:
             return _cmd_check(args)
         if args.cmd == "depth":
             return _cmd_depth(args)
+        if args.cmd == "new":
+            return _cmd_new(args)
         parser.print_help()
         return 2
     except UsageError as e:

@@ -24,14 +24,14 @@ if SYMPY_GROUND_TYPES != "flint":  # exact ranks still go through python-flint d
                   "theorems, or SYMPY_GROUND_TYPES is set); symbolic steps will be slower", RuntimeWarning)
 
 from . import claims  # noqa: E402,F401
-from . import rank_neutrality  # noqa: E402,F401
-from . import residual_obstruction  # noqa: E402,F401
-from . import dong_collapse  # noqa: E402,F401
-from . import head_channel  # noqa: E402,F401
-from . import recovery_ambiguity  # noqa: E402,F401
-from . import symmetries  # noqa: E402,F401
-from . import rank_contraction  # noqa: E402,F401
-from . import design_counts  # noqa: E402,F401
 
-__all__ = ["claims", "rank_neutrality", "residual_obstruction", "dong_collapse", "head_channel", "recovery_ambiguity", "symmetries", "rank_contraction", "design_counts",
-           "SYMPY_GROUND_TYPES"]
+# Every public module of this package is imported, so a new theorems/<slug>.py (for instance one
+# made by `collapse-verify new NAME`) registers its claims with no other edit.
+import importlib as _importlib  # noqa: E402
+import pkgutil as _pkgutil  # noqa: E402
+
+MODULES = sorted(m.name for m in _pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
+for _name in MODULES:
+    _importlib.import_module(f"{__name__}.{_name}")
+
+__all__ = ["claims", "MODULES", "SYMPY_GROUND_TYPES"]

@@ -1,0 +1,141 @@
+r"""The public API for adding a conjecture in one file.
+
+>>> from theorems.conjecture import conjecture
+>>> from sympy import Rational
+>>> def nonzero(x): return x != 0
+>>> c = conjecture(
+...     id="USER.square-positive", section="example", quote="squares of non-zero rationals are positive",
+...     statement=r"x\neq0\Rightarrow x^2>0",
+...     hypotheses={"nonzero": nonzero},
+...     conclusion=lambda x: x * x > 0,
+...     instances=lambda draw, regime: Rational(draw(-9, 9), draw(1, 9)),
+...     register_claim=False)
+>>> from theorems.claims import run_claim
+>>> run_claim(c).verdict
+'supported'
+
+What you get from one call
+==========================
+* a :class:`~theorems.claims.Claim` in the registry (shown by ``collapse-verify verify`` and the
+  book's ledger page), whose evidence is an exact seeded stress per regime: how many drawn
+  instances met every hypothesis, and whether the conclusion held on each;
+* a counterexample search: the first instance meeting the hypotheses and breaking the
+  conclusion makes the verdict ``refuted`` and is reported (and can be stored with
+  :func:`theorems.claims.save_counterexample`);
+* a Hypothesis strategy (:meth:`Conjecture.strategy`) that draws from the same builder, used by
+  ``property_tests/test_registry.py`` to stress every conjecture with no extra test code;
+* optional ``proof_steps`` ((LaTeX, words, kind, check) tuples, as in the theorem modules): if
+  all check, the conjecture's evidence includes an exact general proof (verdict ``proved``).
+
+Hypotheses and the conclusion are predicates on an instance returning True, False or None
+(undecided; never turn None into False). ``instances(draw, regime)`` builds an instance from
+``draw(lo, hi)`` integers (exact data: use sympy ``Rational``).
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .claims import CheckContext, Claim, Evidence, register
+
+__all__ = ["conjecture", "Conjecture", "CONJECTURES"]
+
+#: every conjecture made through this API, by claim id
+CONJECTURES: dict[str, "Conjecture"] = {}
+
+
+def _tri(v) -> bool | None:
+    """A predicate's value as True / False / None (sympy and numpy booleans accepted)."""
+    if v is None or isinstance(v, bool):
+        return v
+    import sympy
+    if v is sympy.true or v is sympy.false:
+        return bool(v)
+    if type(v).__module__ == "numpy" and v.dtype == bool:
+        return bool(v)
+    raise TypeError(f"a predicate returned {v!r} ({type(v).__name__}); return True, False or None")
+
+
+@dataclass
+class Conjecture:
+    claim: Claim
+    hypotheses: dict
+    conclusion: Callable[[Any], bool | None]
+    instances: Callable[[Callable[[int, int], int], str], Any]
+    regimes: tuple
+    samples: int = 40
+    found: list = field(default_factory=list)
+
+    def premise(self, inst) -> bool:
+        return all(_tri(p(inst)) is True for p in self.hypotheses.values())
+
+    def strategy(self, regime: str | None = None):
+        """A Hypothesis strategy drawing instances from the same builder."""
+        from hypothesis import strategies as st
+
+        @st.composite
+        def draw_instance(draw):
+            r = regime or draw(st.sampled_from(self.regimes))
+            return self.instances(lambda lo, hi: draw(st.integers(lo, hi)), r)
+        return draw_instance()
+
+    def stress(self, ctx: CheckContext) -> list[Evidence]:
+        out = []
+        rng = random.Random(hash(self.claim.id) & 0xFFFF)
+        for regime in self.regimes:
+            drawn = met = held = 0
+            first_bad = None
+            for _ in range(max(5, self.samples // (4 if ctx.quick else 1))):
+                inst = self.instances(rng.randint, regime)
+                drawn += 1
+                if not self.premise(inst):
+                    continue
+                met += 1
+                c = _tri(self.conclusion(inst))
+                if c is True:
+                    held += 1
+                elif c is False and first_bad is None:
+                    first_bad = inst
+            if first_bad is not None:
+                self.found.append(first_bad)
+                out.append(Evidence(kind="counterexample", holds=False, scope="witness", regime=regime,
+                                    arithmetic="exact (as the conjecture's predicates compute it)",
+                                    summary=f"hypotheses hold, conclusion fails on {first_bad!r}"[:300]))
+            else:
+                out.append(Evidence(kind="exact", holds=(held == met) if met else None, scope="instances",
+                                    regime=regime, arithmetic="exact (as the conjecture's predicates compute it)",
+                                    summary=(f"{held}/{met} instances meeting every hypothesis satisfied the conclusion "
+                                             f"({drawn} drawn)") if met else
+                                    f"no drawn instance met every hypothesis ({drawn} drawn): vacuous in this regime",
+                                    numbers={"drawn": drawn, "premise_met": met, "held": held}))
+        return out
+
+
+def conjecture(*, id: str, statement: str, hypotheses: dict, conclusion: Callable, instances: Callable,
+               regimes=("n<d", "n=d", "n>d"), section: str = "user conjecture", quote: str = "",
+               proof_steps=(), chapter: str = "", samples: int = 40, register_claim: bool = True,
+               source: str = "user") -> Claim:
+    """Register a conjecture and return its claim (see the module docstring)."""
+    holder: dict = {}
+
+    def stress_check(ctx):
+        return holder["c"].stress(ctx)
+
+    def proof_check(ctx):
+        ok = [bool(chk()) for *_, chk in proof_steps]
+        return [Evidence(kind="exact", holds=True if ok and all(ok) else None, scope="general", regime="all",
+                         arithmetic="sympy symbolic / QQ",
+                         summary=f"proof: {sum(ok)}/{len(ok)} steps checked")]
+
+    checks = [stress_check] + ([proof_check] if proof_steps else [])
+    claim = Claim(id=id, section=section, quote=quote or statement, statement=statement,
+                  hypotheses=tuple(hypotheses), conclusion=getattr(conclusion, "__doc__", None) or "conclusion",
+                  regimes=tuple(regimes), checks=checks, chapter=chapter, source=source)
+    c = Conjecture(claim, dict(hypotheses), conclusion, instances, tuple(regimes), samples)
+    holder["c"] = c
+    claim.proof_steps = tuple(proof_steps)  # type: ignore[attr-defined]
+    if register_claim:
+        register(claim)
+        CONJECTURES[id] = c
+    return claim
