@@ -6,6 +6,8 @@
     decide H1-H4 and the conclusion of Thm 4.2 on your own matrix.
 ``collapse-verify depth [--n N --d D --heads H --d-k K --layers L --dps P] [--json PATH]``
     the depth study (four regimes, certified residuals deep into the collapse).
+``collapse-verify rank MATRIX [--upper K] [--exact auto|always|never] [--json]``
+    certified exact rank of a rational or float matrix.
 ``collapse-verify new NAME``
     scaffold a conjecture (module, tests, chapter).
 ``collapse-verify --version``
@@ -240,6 +242,35 @@ def _cmd_depth(args) -> int:
     return 0
 
 
+def _cmd_rank(args) -> int:
+    from theorems.linalg import BadInput, certified_rank
+
+    text = args.matrix
+    if text.endswith(".npy"):
+        import numpy as np
+        if not Path(text).exists():
+            raise UsageError(f"MATRIX: file {text} not found")
+        M = np.load(text, allow_pickle=False)
+        if M.dtype.kind not in "iuf" or M.ndim != 2:
+            raise UsageError(f"MATRIX: {text} must hold a 2-D array of numbers (got {M.dtype}, {M.ndim}-D)")
+    else:
+        M = read_matrix(text, "MATRIX")
+    try:
+        r = certified_rank(M, upper_bound=args.upper, exact=args.exact)
+    except BadInput as e:
+        raise UsageError(str(e)) from None
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    if args.json:
+        print(json.dumps(r.to_json(), indent=1))
+    else:
+        print(f"shape {r.shape[0]} x {r.shape[1]}: {r}")
+        for note in r.notes:
+            print(f"  {note}")
+        print(f"  {r.seconds:.3f} s; primes {r.primes}")
+    return 0
+
+
 def _cmd_new(args) -> int:
     from .scaffold import scaffold
     try:
@@ -281,6 +312,12 @@ def build_parser() -> argparse.ArgumentParser:
     dp.add_argument("--all-shapes", action="store_true", help="also run the study's standard shapes")
     dp.add_argument("--json", metavar="PATH",
                     help='write {"regimes": {"pure_attention": {"layers": [...], "exponent": float}, ...}}')
+    rk = sub.add_parser("rank", help="certified exact rank of your matrix (JSON or .npy)")
+    rk.add_argument("matrix", metavar="MATRIX", help="JSON list of rows, a .json file, or a .npy file (floats exact)")
+    rk.add_argument("--upper", type=int, help="a structural upper bound you know (e.g. an inner dimension)")
+    rk.add_argument("--exact", choices=["auto", "always", "never"], default="auto",
+                    help="fraction-free exact rank when no cheaper certificate closes the interval")
+    rk.add_argument("--json", action="store_true")
     nw = sub.add_parser("new", help="scaffold a conjecture: theorems/<slug>.py, its tests and a book chapter")
     nw.add_argument("name", help="a name, e.g. 'LayerNorm sphere'")
     nw.add_argument("--force", action="store_true", help="overwrite existing files")
@@ -307,6 +344,8 @@ def main(argv=None) -> int:
             return _cmd_depth(args)
         if args.cmd == "new":
             return _cmd_new(args)
+        if args.cmd == "rank":
+            return _cmd_rank(args)
         parser.print_help()
         return 2
     except UsageError as e:

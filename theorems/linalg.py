@@ -42,6 +42,7 @@ __all__ = [
     "centring_projector",
     "left_kernel",
     "nullspace",
+    "certified_rank",
     "rational_sqrt",
     "is_rational_square",
 ]
@@ -214,6 +215,16 @@ def nullspace(M: Matrix) -> list[Matrix]:
 def left_kernel(M: Matrix) -> list[Matrix]:
     """An exact basis of ``{c : c^T M = 0}`` (as column vectors)."""
     return nullspace(M.T)
+
+
+def certified_rank(M, upper_bound=None, exact="auto"):
+    """Certified bounds on the exact rank of a large rational or float matrix.
+
+    See :mod:`theorems.certified_rank` (mod-p lower bounds, Rump full-rank certificates, exact
+    or structural upper bounds). Returns a :class:`theorems.certified_rank.CertifiedRank`.
+    """
+    from .certified_rank import certified_rank as _cr
+    return _cr(M, upper_bound=upper_bound, exact=exact)
 
 
 def is_rational_square(q: Rational) -> bool:
