@@ -72,6 +72,7 @@ __all__ = [
     "COUNTEREXAMPLE_DIR",
     "save_counterexample",
     "load_counterexample",
+    "steps_evidence",
 ]
 
 EVIDENCE_KINDS = ("exact", "interval-certified", "float-evidence", "counterexample")
@@ -331,6 +332,23 @@ def run_claim(claim: Claim, ctx: CheckContext | None = None) -> ClaimResult:
     t0 = time.perf_counter()
     results = [_run_reading(r, ctx) for r in claim.all_readings()]
     return ClaimResult(claim, results, time.perf_counter() - t0)
+
+
+def steps_evidence(steps, uses=None, what: str = "", regime: str = "all",
+                   arithmetic: str = "sympy symbolic / QQ") -> Evidence:
+    """Run a module's PROOF_STEPS (all, or the indices in ``uses``); all true gives an exact general proof.
+
+    Each step is ``(latex, words, kind, check)``; ``kind`` is "identity" (a sympy identity in symbolic
+    entries) or "lemma" (a cited standard result, spot-checked exactly).
+    """
+    chosen = list(steps) if uses is None else [steps[i] for i in uses]
+    ok = [bool(step[-1]()) for step in chosen]
+    kinds = [step[-2] for step in chosen]
+    return Evidence(kind="exact", holds=True if ok and all(ok) else None, scope="general", regime=regime,
+                    arithmetic=arithmetic,
+                    summary=f"proof of {what}: {sum(ok)}/{len(ok)} steps checked ({kinds.count('identity')} sympy "
+                            f"identities, {kinds.count('lemma')} cited lemmas spot-checked)",
+                    numbers={"steps": len(ok), "checked": sum(ok)})
 
 
 # --- counterexamples: exact instances stored as JSON -------------------------------

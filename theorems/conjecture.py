@@ -37,7 +37,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .claims import CheckContext, Claim, Evidence, register
+from .claims import CheckContext, Claim, Evidence, register, steps_evidence
 
 __all__ = ["conjecture", "Conjecture", "CONJECTURES"]
 
@@ -123,10 +123,7 @@ def conjecture(*, id: str, statement: str, hypotheses: dict, conclusion: Callabl
         return holder["c"].stress(ctx)
 
     def proof_check(ctx):
-        ok = [bool(chk()) for *_, chk in proof_steps]
-        return [Evidence(kind="exact", holds=True if ok and all(ok) else None, scope="general", regime="all",
-                         arithmetic="sympy symbolic / QQ",
-                         summary=f"proof: {sum(ok)}/{len(ok)} steps checked")]
+        return [steps_evidence(proof_steps, what=id)]
 
     checks = [stress_check] + ([proof_check] if proof_steps else [])
     claim = Claim(id=id, section=section, quote=quote or statement, statement=statement,

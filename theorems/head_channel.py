@@ -34,7 +34,7 @@ import random
 import sympy
 from sympy import Matrix, Rational, symbols
 
-from .claims import CheckContext, Claim, Evidence, Reading, register
+from .claims import CheckContext, Claim, Evidence, Reading, register, steps_evidence
 from .linalg import exact_matrix, rank
 
 __all__ = ["kernel_dim_a", "kernel_dim_b", "kernel_basis_a", "recover_heads_exact", "Phi_a", "PROOF_STEPS",
@@ -140,10 +140,7 @@ PROOF_STEPS = [
 
 
 def _proof(uses, what) -> Evidence:
-    ok = [bool(PROOF_STEPS[i][3]()) for i in uses]
-    return Evidence(kind="exact", holds=True if all(ok) else None, scope="general", regime="all",
-                    arithmetic="sympy symbolic / QQ", summary=f"proof of {what}: {sum(ok)}/{len(ok)} steps checked",
-                    numbers={"steps": len(ok), "checked": sum(ok)})
+    return steps_evidence(PROOF_STEPS, uses, what)
 
 
 #: (n, H, d_k, d) shapes checked exactly; H d_k <= d (as in BERT) and H d_k > d

@@ -25,7 +25,7 @@ import random
 import sympy
 from sympy import Matrix, Rational, ones, symbols, zeros
 
-from .claims import Claim, Evidence, Reading, register
+from .claims import Claim, Evidence, Reading, register, steps_evidence
 from .linalg import exact_matrix, rank
 
 __all__ = ["alpha_exact", "vandermonde_attention", "uniform_attention_mha_terms", "PROOF_STEPS"]
@@ -103,9 +103,7 @@ PROOF_STEPS = [
 
 
 def _proof(uses, what) -> Evidence:
-    ok = [bool(PROOF_STEPS[i][3]()) for i in uses]
-    return Evidence(kind="exact", holds=True if all(ok) else None, scope="general", regime="all",
-                    arithmetic="sympy symbolic / QQ", summary=f"proof of {what}: {sum(ok)}/{len(ok)} steps checked")
+    return steps_evidence(PROOF_STEPS, uses, what)
 
 
 #: (n, d, H, d_k) per regime, for the certified checks

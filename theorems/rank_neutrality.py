@@ -62,7 +62,7 @@ import sympy
 from sympy import Matrix, Rational, symbols
 
 from . import instances as _inst
-from .claims import (CheckContext, Claim, Evidence, Reading, load_counterexample, register)
+from .claims import (CheckContext, Claim, Evidence, Reading, load_counterexample, register, steps_evidence)
 from .linalg import (BadInput, affine_rank, centring_projector, exact_matrix, exact_vector,
                      in_colspace, in_rowspace, is_rational_square, ones, rank, rational_sqrt,
                      to_fmpq_mat)
@@ -425,16 +425,7 @@ PROOF_STEPS: list[tuple[str, str, str, Callable[[], bool]]] = [
 
 def proof_evidence(uses: tuple[int, ...] | None = None, what: str = "the exact characterisation") -> Evidence:
     """Run the proof steps; all true gives an exact, general proof."""
-    steps = PROOF_STEPS if uses is None else [PROOF_STEPS[i] for i in uses]
-    results = [(tex, kind, bool(chk())) for tex, _words, kind, chk in steps]
-    ok = all(r for _, _, r in results)
-    return Evidence(
-        kind="exact", holds=True if ok else None, scope="general",
-        summary=f"proof of {what}: {sum(r for *_, r in results)}/{len(results)} steps checked "
-                f"({sum(k == 'identity' for _, k, _ in results)} sympy identities, "
-                f"{sum(k == 'lemma' for _, k, _ in results)} cited lemmas spot-checked)",
-        arithmetic="sympy symbolic / QQ", numbers={"steps": len(results), "checked": sum(r for *_, r in results)},
-    )
+    return steps_evidence(PROOF_STEPS, uses, what)
 
 
 # The paper's own proof, step by step, audited on the stored counterexample.

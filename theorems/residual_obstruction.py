@@ -40,7 +40,7 @@ import random
 import sympy
 from sympy import Matrix, Rational, eye, ones, symbols, zeros
 
-from .claims import CheckContext, Claim, Evidence, Reading, load_counterexample, register
+from .claims import CheckContext, Claim, Evidence, Reading, load_counterexample, register, steps_evidence
 from .linalg import exact_matrix, in_rowspace, rank
 
 __all__ = ["F_uniform", "invariant_hull", "remark_iii_counterexample", "softmax_shift_column_counterexample",
@@ -187,11 +187,7 @@ PROOF_STEPS = [
 
 
 def _proof(uses, what: str, regime: str = "all") -> Evidence:
-    steps = [PROOF_STEPS[i] for i in uses]
-    ok = [bool(chk()) for *_, chk in steps]
-    return Evidence(kind="exact", holds=True if all(ok) else None, scope="general", regime=regime,
-                    summary=f"proof of {what}: {sum(ok)}/{len(ok)} steps checked", arithmetic="sympy symbolic / QQ",
-                    numbers={"steps": len(ok), "checked": sum(ok)})
+    return steps_evidence(PROOF_STEPS, uses, what, regime)
 
 
 # --- seeded exact instances ------------------------------------------------------------

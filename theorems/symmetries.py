@@ -17,7 +17,7 @@ from __future__ import annotations
 import sympy
 from sympy import Matrix, Rational, eye, symbols, zeros
 
-from .claims import Claim, Evidence, Reading, register
+from .claims import Claim, Evidence, Reading, register, steps_evidence
 
 __all__ = ["softmax_rows", "mha_symbolic", "PROOF_STEPS", "breaking_examples"]
 
@@ -135,9 +135,7 @@ def breaking_examples() -> dict:
 
 
 def _proof(i, what, regime="all") -> Evidence:
-    ok = bool(PROOF_STEPS[i][3]())
-    return Evidence(kind="exact", holds=True if ok else None, scope="general", regime=regime,
-                    arithmetic="sympy symbolic (exp kept exact)", summary=f"{what}: identity checked")
+    return steps_evidence(PROOF_STEPS, (i,), what, regime, arithmetic="sympy symbolic (exp kept exact)")
 
 
 def _breaks(key, what) -> list[Evidence]:
