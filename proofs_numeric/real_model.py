@@ -185,9 +185,16 @@ def _rank_bounds(R_mod_p_list, upper: int) -> tuple[int, int]:
     return lo, upper
 
 
+_QR_PRIMES = (3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97)
+
+
 def _row_variance_classes(X: np.ndarray) -> tuple[list, bool]:
-    """Exact s_i (as integer fractions) and whether all s_i/s_j are non-squares (distinct classes)."""
-    from fractions import Fraction
+    """Exact s_i = sigma_i^2 (as (num, den) integers) and whether all s_i / s_j are non-squares.
+
+    s_i / s_j is a rational square iff the integer a_i b_j b_i a_j is a perfect square (s = a / b).
+    Rows are first grouped by the quadratic characters of a_i b_i modulo small primes (equal
+    for any two rows whose ratio is a square), so the exact test runs only within groups.
+    """
     mant, ex = np.frexp(X)
     m = (mant * 2.0 ** 53).astype(np.int64)
     e = ex.astype(np.int64) - 53
@@ -197,23 +204,27 @@ def _row_variance_classes(X: np.ndarray) -> tuple[list, bool]:
         emin = int(e[i][m[i] != 0].min()) if (m[i] != 0).any() else 0
         ints = [int(a) << int(b - emin) for a, b in zip(m[i].tolist(), e[i].tolist())]
         S1, S2 = sum(ints), sum(v * v for v in ints)
-        s.append(Fraction(d * S2 - S1 * S1, d * d) * Fraction(2) ** (2 * emin))
-    from theorems.linalg import is_rational_square
-    from sympy import Rational
-    distinct = True
-    reps: list = []
-    for v in s:
-        if v == 0:
-            continue
-        for r in reps:
-            q = v / r
-            if is_rational_square(Rational(q.numerator, q.denominator)):
-                distinct = False
-                break
+        num, den = d * S2 - S1 * S1, d * d
+        if emin >= 0:
+            num <<= 2 * emin
         else:
-            reps.append(v)
-        if not distinct:
-            break
+            den <<= -2 * emin
+        s.append((num, den))
+    groups: dict = {}
+    for i, (a, b) in enumerate(s):
+        if a == 0:
+            continue
+        N = a * b
+        sig = tuple(pow(N % q, (q - 1) // 2, q) if N % q else 0 for q in _QR_PRIMES)
+        groups.setdefault(sig, []).append(i)
+    distinct = True
+    for members in groups.values():
+        for x in range(len(members)):
+            for y in range(x + 1, len(members)):
+                (ai, bi), (aj, bj) = s[members[x]], s[members[y]]
+                P = ai * bj * bi * aj
+                if math.isqrt(P) ** 2 == P:
+                    return s, False
     return s, distinct
 
 
