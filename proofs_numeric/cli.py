@@ -175,6 +175,11 @@ def _cmd_check(args) -> int:
         raise UsageError(str(e)) from None
     a = RN.analyse(inst)
     out = a.to_json()
+    from theorems.linalg import certified_rank
+    cr = certified_rank(X)
+    out["rank_X_certificate"] = cr.to_json()
+    if cr.certified and cr.value != a.rank_X:  # two independent exact computations must agree
+        raise RuntimeError(f"internal error: rank(X) {a.rank_X} (exact) != {cr.value} (certified_rank)")
     err = None
     if not a.hypotheses["H1"]:
         try:
@@ -193,7 +198,7 @@ def _cmd_check(args) -> int:
             t.add_row(k, {True: "[green]yes[/]", False: "[red]no[/]", None: "[dim]undefined[/]"}[v], a.how[k])
         c = Console(width=max(100, Console().width))
         c.print(t)
-        c.print(f"rank(X) = {a.rank_X}, arank(X) = {a.arank_X}")
+        c.print(f"rank(X) = {a.rank_X}, arank(X) = {a.arank_X}   [certified_rank: {cr}]")
         if err:
             c.print(f"[bold red]error:[/] {err}")
         else:
