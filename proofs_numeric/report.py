@@ -53,9 +53,14 @@ def verdict_admonition(claim_id: str, dps: int = 50) -> str:
 
 def ledger_markdown(dps: int = 50) -> str:
     """The whole ledger as a Markdown table, every verdict computed now."""
-    rows = ["| claim | § | verdict | evidence | condition, counterexample or readings | chapter |",
+    from collections import Counter
+    claims = registry()
+    counts = Counter(run(c.id, dps).verdict for c in claims)
+    head = (f"**{len(claims)} claims**: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1]))
+            + ".\n\n")
+    rows = ["| claim | verdict | evidence | condition, counterexample or readings | chapter | § |",
             "|---|---|---|---|---|---|"]
-    for c in registry():
+    for c in claims:
         r = run(c.id, dps)
         extra = []
         ce = [e for e in r.literal.evidence if e.kind == "counterexample"]
@@ -66,9 +71,9 @@ def ledger_markdown(dps: int = 50) -> str:
         for rr in r.readings[1:]:
             extra.append(f"*{rr.key}*: {rr.verdict}" + (f" ({_esc(rr.condition)})" if rr.condition else ""))
         link = f"[{c.chapter}](chapters/{c.chapter}.md)" if c.chapter else ""
-        rows.append(f"| `{c.id}` | {_esc(c.section)} | **{r.verdict}** | {', '.join(r.evidence_kinds())} | "
-                    f"{'<br>'.join(extra)} | {link} |")
-    return "\n".join(rows)
+        rows.append(f"| `{c.id}` | **{r.verdict}** | {', '.join(r.evidence_kinds())} | "
+                    f"{'<br>'.join(extra)} | {link} | {_esc(c.section)} |")
+    return head + "\n".join(rows)
 
 
 def proof_steps_markdown(steps) -> str:
