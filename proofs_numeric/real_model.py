@@ -239,8 +239,8 @@ def exact_ln_site(X: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> dict:
     how["H3"] = "exact: the stored gamma_j compared with 0"
     p = PRIMES[0]
     Rx = residues_mod_p("float", X, p)
-    ones_row = np.ones((1, d), dtype=np.int64) * residues_mod_p("float", np.array([[2.0 ** 0]]), p)  # scale-free
-    # the common scaling of X by 2^-e_min multiplies every row alike; 1 enters with the same scale
+    # residues_mod_p scales X by 2^-e_min (one power of two for the whole matrix); the ones vector
+    # must enter with the same scale, 2^-e_min mod p
     mant, ex = np.frexp(X)
     e_min = int((ex.astype(np.int64) - 53)[mant != 0].min())
     one_scaled = pow(2, -e_min, p) if e_min <= 0 else pow(pow(2, e_min, p), p - 2, p)

@@ -52,9 +52,6 @@ def _ln_conclusion(ctx) -> list[Evidence]:
     if res is None:
         return _missing()
     out = []
-    for s in res["ln_sites"]:
-        if s.get("conclusion_holds") is None:
-            continue
     by_input: dict = {}
     for s in res["ln_sites"]:
         by_input.setdefault(s["input"], []).append(s)

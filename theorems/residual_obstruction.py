@@ -353,8 +353,7 @@ register(Claim(
     quote="rank(X* + MHA(X*)) = 2 > 1 for almost every choice of W_V, W_O",
     statement=r"X^\star=e_1f_1^\top:\ \operatorname{rank}(X^\star+\mathrm{MHA}(X^\star))=2\ \text{for a.e. }W_V,W_O",
     hypotheses=("n >= 2", "generic W_V, W_O"), conclusion="rank F(X*) = 2", regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: [e for e in _witness_checks(ctx) if e.numbers.get("r") == 1] or _witness_checks(ctx),
-            _witness_exact_uniform],
+    checks=[lambda ctx: [e for e in _witness_checks(ctx) if e.numbers.get("r") == 1], _witness_exact_uniform],
     chapter="residual_obstruction",
 ))
 
