@@ -26,15 +26,20 @@ def _missing() -> list[Evidence]:
                              "(make verify / make test install it)")]
 
 
+def _sites_by_input(res: dict) -> dict:
+    """LayerNorm-site records grouped by input text (short, medium, long)."""
+    by_input: dict = {}
+    for s in res["ln_sites"]:
+        by_input.setdefault(s["input"], []).append(s)
+    return by_input
+
+
 def _ln_sites(ctx) -> list[Evidence]:
     res = _measure(ctx)
     if res is None:
         return _missing()
     out = []
-    by_input: dict = {}
-    for s in res["ln_sites"]:
-        by_input.setdefault(s["input"], []).append(s)
-    for key, sites in by_input.items():
+    for key, sites in _sites_by_input(res).items():
         n = sites[0]["n"]
         all4 = sum(all(s[h] is True for h in ("H1", "H2", "H3", "H4")) for s in sites)
         fails = {h: sum(s[h] is False for s in sites) for h in ("H1", "H2", "H3", "H4")}
@@ -52,10 +57,7 @@ def _ln_conclusion(ctx) -> list[Evidence]:
     if res is None:
         return _missing()
     out = []
-    by_input: dict = {}
-    for s in res["ln_sites"]:
-        by_input.setdefault(s["input"], []).append(s)
-    for key, sites in by_input.items():
+    for key, sites in _sites_by_input(res).items():
         n = sites[0]["n"]
         ok = sum(s["conclusion_holds"] is True for s in sites)
         out.append(Evidence(kind="exact", holds=(ok == len(sites)), scope="instances",
