@@ -75,3 +75,19 @@ def test_certified_rank_reports_an_interval_when_no_certificate():
     c = certified_rank(A, exact="never")
     assert (c.lower, c.upper, c.certified) == (10, 40, False)
     assert "interval" in " ".join(c.notes)
+
+
+@given(st.integers(2, 30), st.integers(2, 12), st.integers(0, 2 ** 32 - 1))
+def test_certified_rank_kernel_certificate_closes_small_kernels(n, k, seed):
+    """Columns that are small integer combinations of others: the kernel certificate proves the rank."""
+    rng = np.random.default_rng(seed)
+    B = rng.integers(-9, 10, size=(n, k))
+    C = B @ rng.integers(-2, 3, size=(k, 3))
+    A = np.hstack([B, C])
+    c = certified_rank(A, exact="never")
+    exact = _exact_rank_int(A)
+    assert c.lower <= exact <= c.upper
+    if c.certified:
+        assert c.value == exact
+    if "kernel certificate" in c.upper_method:
+        assert c.certified
