@@ -59,7 +59,9 @@ def test_residual_obstruction_prop51_generic_perturbation_increases_rank(counts)
         counts["increased"] += rank(A + B) > rank(A)
         assert rank(A + B) == min(n, d)
     prop()
-    assert counts["increased"] >= 0.9 * counts["drawn"]
+    # every non-degenerate draw increased the rank (asserted per draw); guard against a vacuous run
+    assert counts["increased"] == counts["drawn"] - counts["B degenerate"]
+    assert counts["increased"] >= 0.5 * counts["drawn"], dict(counts)
 
 
 # --- remark (iii) -------------------------------------------------------------------------------
