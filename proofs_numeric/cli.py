@@ -37,7 +37,7 @@ class UsageError(Exception):
     pass
 
 
-def _load_json_or_npy(text: str, what: str):
+def _load_json_or_npy(text: str, what: str, as_array: bool = False):
     p = Path(text)
     if text.endswith(".npy"):
         import numpy as np
@@ -46,6 +46,8 @@ def _load_json_or_npy(text: str, what: str):
         arr = np.load(p, allow_pickle=False)
         if arr.dtype.kind not in "iuf":
             raise UsageError(f"{what}: {text} holds dtype {arr.dtype}, expected numbers")
+        if as_array:
+            return arr
         return arr.tolist()  # floats stay floats: taken as exact dyadic rationals
     if p.suffix == ".json" or (len(text) < 4096 and p.exists() and p.is_file()):
         if not p.exists():
@@ -58,8 +60,13 @@ def _load_json_or_npy(text: str, what: str):
                          f"a .json file or a .npy file") from None
 
 
-def read_matrix(text: str, what: str = "--X"):
-    data = _load_json_or_npy(text, what)
+def read_matrix(text: str, what: str = "--X", as_array: bool = False):
+    """A matrix from JSON text, a .json file or a .npy file (``as_array``: keep a .npy as a numpy array)."""
+    data = _load_json_or_npy(text, what, as_array)
+    if as_array and hasattr(data, "ndim"):
+        if data.ndim != 2:
+            raise UsageError(f"{what}: {text} must hold a 2-D array (got {data.ndim}-D)")
+        return data
     if not isinstance(data, list) or not data or not all(isinstance(r, list) for r in data):
         raise UsageError(f"{what} must be a non-empty list of rows, e.g. [[1, 2], [3, \"1/2\"]]")
     return data
@@ -252,16 +259,7 @@ def _cmd_depth(args) -> int:
 def _cmd_rank(args) -> int:
     from theorems.linalg import BadInput, certified_rank
 
-    text = args.matrix
-    if text.endswith(".npy"):
-        import numpy as np
-        if not Path(text).exists():
-            raise UsageError(f"MATRIX: file {text} not found")
-        M = np.load(text, allow_pickle=False)
-        if M.dtype.kind not in "iuf" or M.ndim != 2:
-            raise UsageError(f"MATRIX: {text} must hold a 2-D array of numbers (got {M.dtype}, {M.ndim}-D)")
-    else:
-        M = read_matrix(text, "MATRIX")
+    M = read_matrix(args.matrix, "MATRIX", as_array=True)
     try:
         r = certified_rank(M, upper_bound=args.upper, exact=args.exact)
     except BadInput as e:

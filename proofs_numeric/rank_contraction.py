@@ -25,7 +25,16 @@ from theorems.linalg import exact_matrix, rank
 from .certify import certified_rank_lower_bound
 from .transformer import Head, attention, mha, workdps
 
-__all__ = ["certified_ranks", "alpha", "alpha_mha", "alignment", "head_with_alpha"]
+__all__ = ["certified_ranks", "alpha", "alpha_mha", "alignment", "head_with_alpha", "input_of_rank"]
+
+
+def input_of_rank(rng, n: int, r: int, d: int) -> np.ndarray:
+    """An n x d input of exact rank <= r (integer factors in [-3, 3], scaled by 1/8).
+
+    The float64 product of small integers is exact, so the stored matrix has the intended
+    rank (a Gaussian product would be full rank once rounded); the 1/8 keeps logits moderate.
+    """
+    return (rng.integers(-3, 4, size=(n, r)) @ rng.integers(-3, 4, size=(r, d))).astype(float) / 8
 
 
 def _rows(M):

@@ -47,12 +47,12 @@ def test_rank_contraction_prop63_and_attention_rank_certified(counts):
 
 
 def _prop63_case(shape, counts):
-    from proofs_numeric.rank_contraction import certified_ranks
+    from proofs_numeric.rank_contraction import certified_ranks, input_of_rank
     from proofs_numeric.transformer import Head
     n, d, H, dk, seed = shape
     rng = np.random.default_rng(seed)
     r = int(rng.integers(1, min(n, d) + 1))
-    X = (rng.integers(-3, 4, size=(n, r)) @ rng.integers(-3, 4, size=(r, d))).astype(float) / 8
+    X = input_of_rank(rng, n, r, d)
     heads = [Head(*(rng.normal(size=s) for s in [(d, dk), (d, dk), (d, dk), (dk, d)])) for _ in range(H)]
     c = certified_ranks(X, heads, dps=60)
     for lo, hi in c["dim_R"]:

@@ -110,9 +110,20 @@ def _proof(uses, what) -> Evidence:
 SHAPES = {"n<d": [(4, 6, 2, 3), (3, 5, 1, 5)], "n=d": [(5, 5, 1, 2), (4, 4, 2, 2)], "n>d": [(7, 4, 2, 2), (8, 6, 3, 2)]}
 
 
-def _certified(ctx, what: str):
+_CERTIFIED_CACHE: dict = {}
+
+
+def _certified(ctx):
+    """Certified ranks for every shape in SHAPES, computed once per (dps, quick) and shared by the checks."""
+    key = (ctx.dps, ctx.quick)
+    if key not in _CERTIFIED_CACHE:
+        _CERTIFIED_CACHE[key] = _compute_certified(ctx)
+    return _CERTIFIED_CACHE[key]
+
+
+def _compute_certified(ctx):
     import numpy as np
-    from proofs_numeric.rank_contraction import certified_ranks
+    from proofs_numeric.rank_contraction import certified_ranks, input_of_rank
     from proofs_numeric.transformer import Head
     rows = []
     for regime, shapes in SHAPES.items():
@@ -120,15 +131,14 @@ def _certified(ctx, what: str):
             rng = np.random.default_rng(n * 1000 + d * 10 + H)
             heads = [Head(*(rng.normal(size=s) for s in [(d, dk), (d, dk), (d, dk), (dk, d)])) for _ in range(H)]
             for r in sorted({min(n, d), max(1, min(n, d) - 2)}):
-                # integer factors: the float64 product is exact, so rank X = r exactly
-                X = (rng.integers(-3, 4, size=(n, r)) @ rng.integers(-3, 4, size=(r, d))).astype(float) / 8
+                X = input_of_rank(rng, n, r, d)
                 rows.append((regime, (n, d, H, dk, r), certified_ranks(X, heads, dps=ctx.dps)))
     return rows
 
 
 def _prop63(ctx) -> list[Evidence]:
     out = []
-    for regime, shape, c in _certified(ctx, "prop63"):
+    for regime, shape, c in _certified(ctx):
         ok = all(lo == hi == min(c["rank_X"], c["d_k"]) for lo, hi in c["dim_R"])
         out.append(Evidence(kind="interval-certified", holds=True if ok else None, scope="witness", regime=regime,
                             arithmetic=f"mpmath iv at {ctx.dps} digits (lower), exact rank of X (upper)",
@@ -145,7 +155,7 @@ def _attention_rank_literal(ctx) -> list[Evidence]:
                     summary="d = d_k = 1, x_i = i, W_Q W_K^T = log 2: A = [2^(ij) / sum_k 2^(ik)] has rank n = 4 "
                             "(Vandermonde), not min(n, d_k) = 1",
                     counterexample="proofs_numeric/counterexamples/RC.attention-rank.json")]
-    for regime, shape, c in _certified(ctx, "attention"):
+    for regime, shape, c in _certified(ctx):
         ranks = [lo for lo, _ in c["attention_rank"]]
         if c["n"] > c["d_k"] and all(r == c["n"] for r in ranks):
             out.append(Evidence(kind="interval-certified", holds=False, scope="witness", regime=regime,
@@ -156,7 +166,7 @@ def _attention_rank_literal(ctx) -> list[Evidence]:
 
 def _attention_rank_corrected(ctx) -> list[Evidence]:
     out = []
-    for regime, shape, c in _certified(ctx, "attention"):
+    for regime, shape, c in _certified(ctx):
         ranks = [lo for lo, _ in c["attention_rank"]]
         out.append(Evidence(kind="interval-certified", holds=True if all(r == c["n"] for r in ranks) else None,
                             scope="witness", regime=regime, arithmetic=f"mpmath iv at {ctx.dps} digits",
@@ -174,7 +184,7 @@ def _rank_equals_sum_literal(ctx) -> list[Evidence]:
                     scope="witness", regime="n=d", arithmetic="exact over QQ (W_Q = 0: uniform attention)",
                     summary=f"two heads with uniform attention: rank MHA(X) = {r_mha} < dim(R_1 + R_2) = {r_sum}",
                     counterexample="proofs_numeric/counterexamples/RC.rank-equals-sum.json")]
-    for regime, shape, c in _certified(ctx, "sum"):
+    for regime, shape, c in _certified(ctx):
         lo_m, hi_m = c["rank_mha"]
         lo_s, hi_s = c["dim_sum_R"]
         if hi_m < lo_s:
@@ -190,7 +200,7 @@ def _rank_equals_sum_corrected(ctx) -> list[Evidence]:
 
 def _rank_equals_sum_generic(ctx) -> list[Evidence]:
     out = []
-    for regime, shape, c in _certified(ctx, "sum"):
+    for regime, shape, c in _certified(ctx):
         n = c["n"]
         lo_m, hi_m = c["rank_mha"]
         lo_s, hi_s = c["dim_sum_R"]
@@ -204,14 +214,13 @@ def _rank_equals_sum_generic(ctx) -> list[Evidence]:
 
 def _alpha_independent(ctx) -> list[Evidence]:
     import numpy as np
-    from proofs_numeric.rank_contraction import alpha, certified_ranks, head_with_alpha
+    from proofs_numeric.rank_contraction import alpha, certified_ranks, head_with_alpha, input_of_rank
     out = []
     rng = np.random.default_rng(63)
     for target in (0.0, 0.5, 1.0):
         for (n, d, dk, r) in [(6, 5, 2, 5), (6, 5, 3, 2), (4, 6, 2, 4)]:
             h = head_with_alpha(d, dk, target, rng)
-            X = (rng.integers(-3, 4, size=(n, r)) @ rng.integers(-3, 4, size=(r, d))).astype(float) / 8
-            c = certified_ranks(X, [h], dps=ctx.dps)
+            c = certified_ranks(input_of_rank(rng, n, r, d), [h], dps=ctx.dps)
             lo, hi = c["dim_R"][0]
             out.append(Evidence(kind="interval-certified", holds=(lo == hi == min(c["rank_X"], dk)) or None,
                                 scope="instances", regime="all", arithmetic=f"mpmath iv at {ctx.dps} digits",

