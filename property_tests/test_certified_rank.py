@@ -70,11 +70,95 @@ def test_certified_rank_rejects_bad_input():
 
 
 def test_certified_rank_reports_an_interval_when_no_certificate():
+    """Entries of 60+ bits: no p-adic room, a kernel too large for one prime, no exact rank allowed."""
     rng = np.random.default_rng(0)
-    A = rng.integers(-9, 10, size=(40, 10)) @ rng.integers(-9, 10, size=(10, 50))
+    U = [[int(v) for v in row] for row in rng.integers(-2 ** 30, 2 ** 30, size=(40, 10))]
+    V = [[int(v) for v in row] for row in rng.integers(-2 ** 30, 2 ** 30, size=(10, 50))]
+    A = [[sum(U[i][k] * V[k][j] for k in range(10)) for j in range(50)] for i in range(40)]
     c = certified_rank(A, exact="never")
     assert (c.lower, c.upper, c.certified) == (10, 40, False)
     assert "interval" in " ".join(c.notes)
+    assert certified_rank(A).value == 10  # small enough for the exact fraction-free rank
+
+
+@st.composite
+def deficient_integer_matrices(draw, max_side=40, max_entry_bits=20):
+    """U V with U, V integer of inner dimension r: n < d, n = d and n > d, small and wide entries."""
+    n, d = draw(st.integers(2, max_side)), draw(st.integers(2, max_side))
+    r = draw(st.integers(1, min(n, d)))
+    bits = draw(st.sampled_from([3, 8, max_entry_bits]))
+    rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
+    U = rng.integers(-2 ** bits, 2 ** bits + 1, size=(n, r))
+    V = rng.integers(-2 ** (bits // 2), 2 ** (bits // 2) + 1, size=(r, d))
+    return U @ V, r
+
+
+@given(deficient_integer_matrices())
+def test_certified_rank_padic_certificate_is_the_exact_rank(Ar):
+    A, r = Ar
+    exact = _exact_rank_int(A)
+    c = certified_rank(A, exact="never")
+    assert c.lower <= exact <= c.upper
+    # entries below 2^40: either full rank (Rump or a non-singular minor) or the bordering
+    # certificate closes; no draw is left as an interval
+    assert c.certified and c.value == exact, c
+    assert c.upper_method == "min(n, d)" or c.upper_method.startswith("p-adic bordering certificate")
+
+
+def test_certified_rank_padic_closes_products_in_every_shape_regime():
+    """n < d, n = d, n > d at rank r < min(n, d): the bordering certificate alone decides the rank."""
+    rng = np.random.default_rng(7)
+    for n, d, r in [(30, 60, 12), (45, 45, 20), (60, 30, 29), (200, 300, 120)]:
+        A = rng.integers(-9, 10, size=(n, r)) @ rng.integers(-9, 10, size=(r, d))
+        c = certified_rank(A, exact="never")
+        assert c.certified and c.value == r == _exact_rank_int(A), (n, d, c)
+        assert "p-adic bordering certificate" in c.upper_method
+
+
+def _bordering_minors(A, rows, cols):
+    n, d = A.shape
+    for i in sorted(set(range(n)) - set(rows)):
+        for j in sorted(set(range(d)) - set(cols)):
+            sub = A[np.ix_(list(rows) + [i], list(cols) + [j])]
+            yield int(flint.fmpz_mat(sub.tolist()).det())
+
+
+@given(deficient_integer_matrices(max_side=9, max_entry_bits=12), st.integers(0, 3))
+def test_padic_hadamard_bound_bounds_every_bordering_minor(Ar, extra):
+    """The bound the certificate compares p^K with is a true bound (checked on every bordering minor)."""
+    from theorems.padic_rank import bordered_hadamard_bound_sq, complete_pivoting
+    A, _ = Ar
+    A = A.copy()
+    A[0, 0] += extra  # often raises the rank: non-zero bordering minors too
+    rows, cols = complete_pivoting(A.astype(float))
+    H2 = bordered_hadamard_bound_sq(A.astype(float), rows, cols)
+    assert all(k * k <= H2 for k in _bordering_minors(A, rows.tolist(), cols.tolist()))
+
+
+def test_padic_certificate_does_not_stop_at_mod_p():
+    """A bordering minor equal to p^3 vanishes mod p, p^2 and p^3: the lifting must catch it at step 4."""
+    from theorems.padic_rank import padic_rank_certificate
+    p = 101
+    A = np.array([[1.0, 0.0], [0.0, float(p ** 3)]])
+    c = padic_rank_certificate(A, rows=[0], cols=[0], prime=p)
+    assert c.lower == 1 and c.upper is None and c.steps == 3
+    assert certified_rank(A.astype(int)).value == 2
+
+
+def test_padic_certificate_refuses_wrong_pivots_and_large_entries():
+    from theorems.padic_rank import complete_pivoting, padic_rank_certificate
+    rng = np.random.default_rng(3)
+    A = (rng.integers(-9, 10, size=(20, 6)) @ rng.integers(-9, 10, size=(6, 25))).astype(float)
+    rows, cols = complete_pivoting(A)
+    assert len(rows) == 6
+    short = padic_rank_certificate(A, rows[:5], cols[:5])
+    assert short.lower == 5 and short.upper is None  # five pivots miss rank: the lifting says so
+    B = A.copy()
+    B[:, 0] = 0.0
+    B[:, 1] = 2.0 ** 45  # entries beyond 2^MAX_ENTRY_BITS: not tried
+    assert padic_rank_certificate(B) is None
+    with pytest.raises(ValueError, match="not a prime"):
+        padic_rank_certificate(A, prime=100)
 
 
 @given(st.integers(2, 30), st.integers(2, 12), st.integers(0, 2 ** 32 - 1))

@@ -251,6 +251,47 @@ def _nullspace_mod_p(A: flint.fmpz_mat, p: int):
     return tab, nullity
 
 
+def _float_exact(kind: str, A) -> np.ndarray | None:
+    """The matrix as a float64 array holding its values exactly, or None if some entry does not fit."""
+    if kind == "float":
+        return A
+    if kind == "int":
+        Z = np.asarray(A, dtype=object) if not isinstance(A, np.ndarray) else A
+        if max(abs(int(v)) for v in np.ravel(Z)) < 2 ** 53:
+            return np.asarray(Z, dtype=np.float64)
+    return None
+
+
+def _small_int_float(kind: str, A) -> np.ndarray | None:
+    """The exactly scaled integer matrix as float64 if every entry is below 2^MAX_ENTRY_BITS, else None."""
+    from .padic_rank import MAX_ENTRY_BITS
+    limit = 2 ** MAX_ENTRY_BITS
+    if kind == "float":
+        mant, ex = np.frexp(A)
+        m = (mant * 2.0 ** 53).astype(np.int64)
+        e = ex.astype(np.int64) - 53
+        nz = m != 0
+        if not nz.any():
+            return np.zeros_like(A)
+        tz = np.zeros_like(m)
+        low = (m[nz] & -m[nz]).astype(np.float64)   # lowest set bit: a power of two, exact
+        tz[nz] = np.log2(low).astype(np.int64)
+        m, e = np.where(nz, m >> tz, 0), e + tz           # odd mantissas
+        e_min = int(e[nz].min())
+        bits = np.where(nz, np.floor(np.log2(np.abs(m).astype(np.float64) + 0.5)) + 1 + (e - e_min), 0)
+        if float(bits.max()) > MAX_ENTRY_BITS - 1:
+            return None
+        return np.ldexp(m.astype(np.float64), (e - e_min).astype(np.int32)) * nz
+    ints = _exact_ints(kind, A) if kind == "rational" else A
+    if isinstance(ints, np.ndarray):
+        if np.abs(ints).max() >= limit:
+            return None
+        return ints.astype(np.float64)
+    if max(abs(int(v)) for row in ints for v in row) >= limit:
+        return None
+    return np.array(ints, dtype=np.float64)
+
+
 def certified_rank(M, upper_bound: int | None = None, exact: str = "auto", primes=PRIMES[:2]) -> CertifiedRank:
     """Certified bounds on the exact rank of ``M`` (see the module docstring).
 
@@ -258,43 +299,75 @@ def certified_rank(M, upper_bound: int | None = None, exact: str = "auto", prime
     ``exact``: "auto" (fraction-free exact rank when n d <= EXACT_AUTO_MAX_ENTRIES and no
     other certificate closes the interval), "always", or "never".
     """
+    from .padic_rank import padic_rank_certificate
     t0 = time.perf_counter()
     kind, A = _classify(M)
     n, d = (A.shape if isinstance(A, np.ndarray) else (len(A), len(A[0])))
     full = min(n, d)
-    if kind == "float":
-        ok, bound = rump_full_rank(A)
-        if ok:
-            return CertifiedRank(full, full, "rump-full-rank", (n, d), [], time.perf_counter() - t0,
-                                 "min(n, d)", [f"||I - RB||_inf <= {bound:.3e} < 1"])
+
+    def done(lo, hi, method, used, upper_method, notes=()):
+        return CertifiedRank(lo, hi, method, (n, d), list(used), time.perf_counter() - t0, upper_method, list(notes))
+
     lower = 0
+
+    def check_supplied_bound():
+        if upper_bound is not None and int(upper_bound) < lower:
+            raise ValueError(f"upper_bound {upper_bound} is below the certified lower bound {lower}: "
+                             "the structural bound you supplied is wrong")
+
+    X = _float_exact(kind, A)
+    if X is not None:
+        ok, bound = rump_full_rank(X)
+        if ok:
+            lower = full
+            check_supplied_bound()
+            return done(full, full, "rump-full-rank", [], "min(n, d)", [f"||I - RB||_inf <= {bound:.3e} < 1"])
     used = []
-    for p in primes:
-        lower = max(lower, _rank_mod_p(residues_mod_p(kind, A, p), p))
-        used.append(p)
-        if lower == full:
-            break
-    method = f"rank mod p ({len(used)} prime{'s' if len(used) > 1 else ''})"
-    if upper_bound is not None and int(upper_bound) < lower:
-        raise ValueError(f"upper_bound {upper_bound} is below the certified lower bound {lower}: "
-                         "the structural bound you supplied is wrong")
+    method = ""
+
+    def mod_p_lower_bound():
+        nonlocal lower, method
+        for p in primes:
+            lower = max(lower, _rank_mod_p(residues_mod_p(kind, A, p), p))
+            used.append(p)
+            if lower == full:
+                break
+        method = f"rank mod p ({len(used)} prime{'s' if len(used) > 1 else ''})"
+
+    if upper_bound is not None:  # instant route: one rank mod p against the caller's bound
+        mod_p_lower_bound()
+        check_supplied_bound()
+        if lower == full or min(full, int(upper_bound)) == lower:
+            return done(lower, lower, method, used,
+                        "min(n, d)" if lower == full else "structural bound supplied by the caller")
+    Z = _small_int_float(kind, A)
+    cert = padic_rank_certificate(Z) if Z is not None else None
+    if cert is not None:
+        minor = (f"non-singular {cert.lower} x {cert.lower} minor mod {cert.prime}" if cert.lower
+                 else "the zero matrix")
+        if cert.upper == cert.lower:
+            lower = max(lower, cert.lower)
+            check_supplied_bound()
+            up = ("min(n, d)" if cert.lower == full else
+                  f"p-adic bordering certificate: {cert.note}")
+            return done(cert.lower, cert.lower, minor, used + ([cert.prime] if cert.prime else []), up)
+    if upper_bound is None:
+        mod_p_lower_bound()
+    if cert is not None and cert.lower > lower:  # heuristic pivots found more rank than the primes did
+        lower, method = cert.lower, minor
+        used.append(cert.prime)
+    check_supplied_bound()
     if lower == full:
-        return CertifiedRank(lower, full, method, (n, d), used, time.perf_counter() - t0, "min(n, d)")
-    if upper_bound is not None:
-        ub = min(full, int(upper_bound))
-        if ub == lower:
-            return CertifiedRank(lower, ub, method, (n, d), used, time.perf_counter() - t0,
-                                 "structural bound supplied by the caller")
+        return done(lower, full, method, used, "min(n, d)")
     # cheap: one nullspace mod p; aborts at the first entry that does not reconstruct
     ub = kernel_certificate(_exact_ints(kind, A), lower)
     if ub is not None and ub == lower:
-        return CertifiedRank(lower, ub, method, (n, d), used, time.perf_counter() - t0,
-                             "kernel certificate (found mod p, lifted by rational reconstruction, verified over Z)")
+        return done(lower, ub, method, used,
+                    "kernel certificate (found mod p, lifted by rational reconstruction, verified over Z)")
     if exact == "always" or (exact == "auto" and n * d <= EXACT_AUTO_MAX_ENTRIES):
         r = _exact_rank(kind, A)
-        return CertifiedRank(r, r, "exact fraction-free rank (FLINT fmpz_mat)", (n, d), used,
-                             time.perf_counter() - t0, "exact fraction-free rank (FLINT fmpz_mat)")
+        return done(r, r, "exact fraction-free rank (FLINT fmpz_mat)", used, "exact fraction-free rank (FLINT fmpz_mat)")
     ub = full if upper_bound is None else min(full, int(upper_bound))
-    return CertifiedRank(lower, ub, method, (n, d), used, time.perf_counter() - t0,
-                         "none found: min(n, d)" if upper_bound is None else "structural bound supplied by the caller",
-                         ["no upper-bound certificate found; the rank is only known to lie in this interval"])
+    return done(lower, ub, method, used,
+                "none found: min(n, d)" if upper_bound is None else "structural bound supplied by the caller",
+                ["no upper-bound certificate found; the rank is only known to lie in this interval"])
