@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import flint
 import numpy as np
 
-__all__ = ["DepthConfig", "run", "run_all", "SHAPES", "REGIMES", "exponent_estimate", "float64_run"]
+__all__ = ["DepthConfig", "run", "run_all", "SHAPES", "REGIMES", "exponent_estimate", "float64_run", "mp_run"]
 
 REGIMES = ("pure_attention", "attention_skip", "attention_mlp", "full_block")
 #: (n, d, H, d_k): single and multi-head, d_k < d and d_k = d, n < d and n > d
@@ -284,6 +284,31 @@ def float64_run(cfg: DepthConfig, regime: str) -> list[dict]:
         out.append({"layer": layer, "rho": rho, "numerical_rank": int(np.linalg.matrix_rank(X)) if ok else None,
                     "effective_rank": _spectrum(X)[1] if ok else None})
     return out
+
+
+def mp_run(cfg: DepthConfig, regime: str) -> list[float]:
+    """The same network in plain mpmath ``mp`` at ``cfg.dps`` digits (uncertified): rho per layer.
+
+    The benchmarks' baseline for the certified (m, R) study at the same precision. Plain
+    arithmetic loses every digit of the residual once rho < 10^-dps, which the (m, R) form avoids.
+    """
+    import mpmath
+    from .transformer import Block, Head, block_forward, workdps
+    heads, (W1, b1, W2, b2), X = _weights(cfg)
+    blk = Block([Head(*h) for h in heads], W1, b1, W2, b2)
+    rhos = []
+    with workdps(mpmath.mp, cfg.dps):
+        for layer in range(cfg.layers + 1):
+            if layer:
+                X = block_forward(X, blk, regime, backend="mp", dps=cfg.dps)
+            Xm = X if isinstance(X, mpmath.matrix) else mpmath.matrix(X.tolist())
+            n, d = Xm.rows, Xm.cols
+            mu = [mpmath.fsum(Xm[i, j] for i in range(n)) / n for j in range(d)]
+            r2 = mpmath.fsum((Xm[i, j] - mu[j]) ** 2 for i in range(n) for j in range(d))
+            x2 = mpmath.fsum(Xm[i, j] ** 2 for i in range(n) for j in range(d))
+            rhos.append(float(mpmath.sqrt(r2 / x2)) if x2 else float("nan"))
+            X = Xm
+    return rhos
 
 
 def run(cfg: DepthConfig, regime: str) -> dict:
