@@ -261,7 +261,7 @@ def _cmd_rank(args) -> int:
 
     M = read_matrix(args.matrix, "MATRIX", as_array=True)
     try:
-        r = certified_rank(M, upper_bound=args.upper, exact=args.exact)
+        r = certified_rank(M, upper_bound=args.upper, exact=args.exact, seed=args.seed)
     except BadInput as e:
         raise UsageError(str(e)) from None
     except ValueError as e:
@@ -369,6 +369,8 @@ def build_parser() -> argparse.ArgumentParser:
     rk.add_argument("--upper", type=int, help="a structural upper bound you know (e.g. an inner dimension)")
     rk.add_argument("--exact", choices=["auto", "always", "never"], default="auto",
                     help="fraction-free exact rank when no cheaper certificate closes the interval")
+    rk.add_argument("--seed", type=int, help="seed for the random primes (default: fresh entropy; the "
+                    "primes used are printed, so any result can be re-checked)")
     rk.add_argument("--json", action="store_true")
     nw = sub.add_parser("new", help="scaffold a conjecture: theorems/<slug>.py, its tests and a book chapter")
     nw.add_argument("name", help="a name, e.g. 'LayerNorm sphere'")

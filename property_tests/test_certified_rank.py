@@ -175,3 +175,16 @@ def test_certified_rank_kernel_certificate_closes_small_kernels(n, k, seed):
         assert c.value == exact
     if "kernel certificate" in c.upper_method:
         assert c.certified
+
+
+def test_certified_rank_random_primes_defeat_a_matrix_built_against_fixed_ones():
+    """Entries divisible by the two fixed primes: rank 0 mod both, rank 2 over Q (entries > 2^53)."""
+    from theorems.certified_rank import PRIMES
+    P = PRIMES[0] * PRIMES[1]
+    A = [[P * 1, P * 2], [P * 3, P * 4]]
+    fixed = certified_rank(A, exact="never", primes=PRIMES[:2])
+    assert (fixed.lower, fixed.upper, fixed.certified) == (0, 2, False)  # fixed primes: only the interval
+    rnd = certified_rank(A, exact="never", seed=1)
+    assert rnd.value == 2 and not set(rnd.primes) & set(PRIMES)
+    again = certified_rank(A, exact="never", seed=1)
+    assert again.primes == rnd.primes  # a seed reproduces the primes

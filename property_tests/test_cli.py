@@ -101,3 +101,37 @@ def test_cli_gamma_wrong_length(capsys):
 def test_cli_missing_file(capsys):
     code, _, err = _run(capsys, "check", "rank-neutrality", "--X", "nope.npy")
     assert code == 2 and "not found" in err
+
+
+def test_cli_rank_certifies_a_deficient_integer_npy(tmp_path, capsys):
+    rng = np.random.default_rng(5)
+    p = tmp_path / "m.npy"
+    np.save(p, rng.integers(-9, 10, size=(60, 25)) @ rng.integers(-9, 10, size=(25, 90)))
+    code, out, _ = _run(capsys, "rank", str(p), "--json", "--seed", "3")
+    r = json.loads(out)
+    assert code == 0 and (r["lower"], r["upper"], r["certified"]) == (25, 25, True)
+    assert r["upper_method"].startswith("p-adic bordering certificate") and r["primes"]
+    code, out2, _ = _run(capsys, "rank", str(p), "--json", "--seed", "3")
+    assert json.loads(out2)["primes"] == r["primes"]  # --seed reproduces the primes
+
+
+def test_cli_rank_prints_an_interval_it_cannot_close(tmp_path, capsys):
+    """Rank 10 from factors with 30-bit entries: no float or p-adic room, kernel too large."""
+    rng = np.random.default_rng(0)
+    U = [[int(v) for v in row] for row in rng.integers(-2 ** 30, 2 ** 30, size=(40, 10))]
+    V = [[int(v) for v in row] for row in rng.integers(-2 ** 30, 2 ** 30, size=(10, 50))]
+    p = tmp_path / "big.json"
+    p.write_text(json.dumps([[sum(U[i][k] * V[k][j] for k in range(10)) for j in range(50)] for i in range(40)]))
+    code, out, _ = _run(capsys, "rank", str(p), "--exact", "never")
+    assert code == 0 and "10 <= rank <= 40" in out and "interval" in out
+    code, out, _ = _run(capsys, "rank", str(p))
+    assert code == 0 and "rank = 10" in out  # small: FLINT's exact rank closes it
+
+
+def test_cli_rank_bad_input_exit_2(tmp_path, capsys):
+    p = tmp_path / "nan.npy"
+    np.save(p, np.array([[1.0, np.nan], [0.0, 1.0]]))
+    code, _, err = _run(capsys, "rank", str(p))
+    assert code == 2 and "NaN" in err
+    code, _, err = _run(capsys, "rank", "[[1, 0], [0, 1]]", "--upper", "1")
+    assert code == 2 and "structural bound you supplied is wrong" in err

@@ -14,11 +14,15 @@ full rank, float input (Rump's method)
     the same way). A bound below 1 proves B, hence the matrix, non-singular. One LU and two
     products: cheaper than the SVD of ``numpy.linalg.matrix_rank``.
 lower bound (any input)
-    rank modulo primes p < 2^31 of the exactly scaled integer matrix (a minor that vanishes over Z
-    vanishes mod p, so rank mod p <= rank over Q). Floats are converted to residues with
+    rank modulo random primes in [2^30, 2^31) of the exactly scaled integer matrix (a minor that
+    vanishes over Z vanishes mod p, so rank mod p <= rank over Q), or a non-singular r x r minor
+    mod p at pivots found by float elimination. Floats are converted to residues with
     vectorised numpy (mantissa mod p times a table of 2^e mod p), never entry by entry.
 upper bound
-    a structural bound the caller supplies (``upper_bound=``); else a kernel certificate (kernel
+    a structural bound the caller supplies (``upper_bound=``); else, for integer (or exactly
+    scaled) entries below 2^40, the p-adic bordering certificate of :mod:`theorems.padic_rank`
+    (every (r+1)-minor bordering the non-singular r x r minor is proved zero: it is 0 mod p^K and
+    below p^K by Hadamard's bound; the lifting runs in exact float64 BLAS); else a kernel certificate (kernel
     vectors found modulo a 62-bit prime, lifted by rational reconstruction, and verified exactly
     over Z: it succeeds when the kernel has small entries); else, when the matrix is small enough
     (``exact="auto"``), FLINT's fraction-free exact rank on the tall orientation; otherwise
@@ -44,10 +48,20 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-__all__ = ["certified_rank", "CertifiedRank", "PRIMES", "rump_full_rank", "residues_mod_p", "kernel_certificate"]
+__all__ = ["certified_rank", "CertifiedRank", "PRIMES", "random_primes", "rump_full_rank", "residues_mod_p", "kernel_certificate"]
 
-#: primes below 2^31, so that products of residues fit in int64
+#: fixed primes below 2^31 (products of residues fit in int64), for callers that want determinism
 PRIMES = (2147483629, 2147483587, 2147483579)
+
+
+def random_primes(k: int, rng: np.random.Generator, lo: int = 2 ** 30, hi: int = 2 ** 31) -> list[int]:
+    """k distinct random primes in [lo, hi): an adversary cannot build a matrix singular mod them."""
+    out: list[int] = []
+    while len(out) < k:
+        c = int(rng.integers(lo, hi)) | 1
+        if c < hi and c not in out and flint.fmpz(c).is_prime():
+            out.append(c)
+    return out
 _U = 2.0 ** -53
 #: exact fraction-free rank is attempted when n * d is at most this (``exact="auto"``)
 EXACT_AUTO_MAX_ENTRIES = 200_000
@@ -292,15 +306,23 @@ def _small_int_float(kind: str, A) -> np.ndarray | None:
     return np.array(ints, dtype=np.float64)
 
 
-def certified_rank(M, upper_bound: int | None = None, exact: str = "auto", primes=PRIMES[:2]) -> CertifiedRank:
+def certified_rank(M, upper_bound: int | None = None, exact: str = "auto", primes=None,
+                   seed: int | None = None) -> CertifiedRank:
     """Certified bounds on the exact rank of ``M`` (see the module docstring).
 
     ``upper_bound``: a structural bound you know (e.g. the inner dimension of a product).
     ``exact``: "auto" (fraction-free exact rank when n d <= EXACT_AUTO_MAX_ENTRIES and no
     other certificate closes the interval), "always", or "never".
+    ``primes``: the primes for the mod-p lower bound; by default two random primes in
+    [2^30, 2^31) (and a random lifting prime), drawn from ``seed`` (fresh entropy when None). The
+    record lists every prime used, so any result can be re-checked; the certificates are sound for
+    every choice of prime, randomness only keeps an adversarial matrix from defeating the bounds.
     """
     from .padic_rank import padic_rank_certificate
     t0 = time.perf_counter()
+    rng = np.random.default_rng(seed)
+    if primes is None:
+        primes = random_primes(2, rng)
     kind, A = _classify(M)
     n, d = (A.shape if isinstance(A, np.ndarray) else (len(A), len(A[0])))
     full = min(n, d)
@@ -341,7 +363,7 @@ def certified_rank(M, upper_bound: int | None = None, exact: str = "auto", prime
             return done(lower, lower, method, used,
                         "min(n, d)" if lower == full else "structural bound supplied by the caller")
     Z = _small_int_float(kind, A)
-    cert = padic_rank_certificate(Z) if Z is not None else None
+    cert = padic_rank_certificate(Z, rng=rng) if Z is not None else None
     if cert is not None:
         minor = (f"non-singular {cert.lower} x {cert.lower} minor mod {cert.prime}" if cert.lower
                  else "the zero matrix")

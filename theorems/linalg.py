@@ -217,14 +217,15 @@ def left_kernel(M: Matrix) -> list[Matrix]:
     return nullspace(M.T)
 
 
-def certified_rank(M, upper_bound=None, exact="auto"):
+def certified_rank(M, upper_bound=None, exact="auto", primes=None, seed=None):
     """Certified bounds on the exact rank of a large rational or float matrix.
 
-    See :mod:`theorems.certified_rank` (mod-p lower bounds, Rump full-rank certificates, exact
-    or structural upper bounds). Returns a :class:`theorems.certified_rank.CertifiedRank`.
+    See :mod:`theorems.certified_rank` (mod-p lower bounds, Rump full-rank certificates, the p-adic
+    bordering certificate, kernel, exact or structural upper bounds). Returns a
+    :class:`theorems.certified_rank.CertifiedRank`.
     """
     from .certified_rank import certified_rank as _cr
-    return _cr(M, upper_bound=upper_bound, exact=exact)
+    return _cr(M, upper_bound=upper_bound, exact=exact, primes=primes, seed=seed)
 
 
 def is_rational_square(q: Rational) -> bool:

@@ -144,7 +144,8 @@ def _inverse_mod_p(A: np.ndarray, p: int) -> np.ndarray | None:
     return C.astype(np.float64)
 
 
-def padic_rank_certificate(Z: np.ndarray, rows=None, cols=None, prime: int | None = None) -> PadicCertificate | None:
+def padic_rank_certificate(Z: np.ndarray, rows=None, cols=None, prime: int | None = None,
+                           rng: np.random.Generator | None = None) -> PadicCertificate | None:
     """Certify rank Z (``Z``: float64 holding integers below 2^MAX_ENTRY_BITS) by a bordering minor.
 
     Returns None when the certificate cannot be tried (entries too large, or no invertible minor
@@ -152,7 +153,8 @@ def padic_rank_certificate(Z: np.ndarray, rows=None, cols=None, prime: int | Non
     whose ``upper`` equals ``lower`` when every bordering minor was proved zero (``None`` when the
     lifting found one that is not zero mod p^k, i.e. the heuristic pivots missed rank). ``prime``
     forces the lifting prime (tests use small ones); by default it is the largest prime for which
-    every intermediate integer stays below 2^53.
+    every intermediate integer stays below 2^53, or with ``rng`` a random prime in the upper half
+    of that range (an adversary then cannot make the minor singular mod every prime tried).
     """
     Z = np.asarray(Z, dtype=np.float64)  # [n, d]
     n, d = Z.shape
@@ -185,6 +187,8 @@ def padic_rank_certificate(Z: np.ndarray, rows=None, cols=None, prime: int | Non
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if fits(mid) else (lo, mid)
     p = _prime_below(lo + 1)
+    if rng is not None and lo > 4 * _MIN_PRIME:
+        p = _prime_below(int(rng.integers(lo // 2, lo)) + 1)
     if prime is not None:
         if not (flint.fmpz(prime).is_prime() and fits(prime)):
             raise ValueError(f"prime {prime} is not a prime for which the float64 lifting is exact")
@@ -196,7 +200,7 @@ def padic_rank_certificate(Z: np.ndarray, rows=None, cols=None, prime: int | Non
         C = _inverse_mod_p(Z[np.ix_(rows, cols)], p)
         if C is not None:
             break
-        p = _prime_below(p)
+        p = _prime_below(p if rng is None else int(rng.integers(p // 2, p)) + 1)
     if C is None:
         return None
     cert = PadicCertificate(r, None, prime=p, rows=rows.tolist(), cols=cols.tolist())
