@@ -188,3 +188,34 @@ def test_certified_rank_random_primes_defeat_a_matrix_built_against_fixed_ones()
     assert rnd.value == 2 and not set(rnd.primes) & set(PRIMES)
     again = certified_rank(A, exact="never", seed=1)
     assert again.primes == rnd.primes  # a seed reproduces the primes
+
+
+@st.composite
+def adversarial_integer_matrices(draw, max_side=24):
+    """Low-rank products made hard for float pivoting: huge row scales, near-dependence (rank r plus
+    a unit perturbation of entries ~2^30), duplicated columns and zero rows."""
+    A, r = draw(deficient_integer_matrices(max_side=max_side, max_entry_bits=8))
+    A = A.astype(np.int64)
+    rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
+    n, d = A.shape
+    kind = draw(st.sampled_from(["row-scale", "near-dependent", "duplicate", "zero-rows", "mixed"]))
+    if kind in ("row-scale", "mixed"):
+        A[rng.integers(n)] *= 2 ** 24
+    if kind in ("near-dependent", "mixed"):
+        A = A * 2 ** 16
+        A[rng.integers(n), rng.integers(d)] += 1  # rank goes up by at most one, numerically invisible
+    if kind == "duplicate" and d > 1:
+        A[:, -1] = A[:, 0]
+    if kind == "zero-rows":
+        A[rng.integers(n, size=max(1, n // 3))] = 0
+    return A
+
+
+@given(adversarial_integer_matrices())
+def test_certified_rank_adversarial_integer_matrices(A):
+    """Bounds always bracket the exact rank; when they meet they are the exact rank."""
+    exact = _exact_rank_int(A)
+    c = certified_rank(A, exact="never")
+    assert c.lower <= exact <= c.upper, c
+    if c.certified:
+        assert c.value == exact

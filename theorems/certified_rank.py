@@ -364,6 +364,12 @@ def certified_rank(M, upper_bound: int | None = None, exact: str = "auto", prime
                         "min(n, d)" if lower == full else "structural bound supplied by the caller")
     Z = _small_int_float(kind, A)
     cert = padic_rank_certificate(Z, rng=rng) if Z is not None else None
+    if cert is not None and cert.upper is None and cert.prime:
+        # float pivoting missed rank (ill-conditioning): pivots from an exact elimination mod p
+        from .padic_rank import modp_pivots
+        rows, cols = modp_pivots(Z, cert.prime)
+        if len(rows) > cert.lower:
+            cert = padic_rank_certificate(Z, rows, cols, rng=rng) or cert
     if cert is not None:
         minor = (f"non-singular {cert.lower} x {cert.lower} minor mod {cert.prime}" if cert.lower
                  else "the zero matrix")

@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 import flint
 import numpy as np
 
-__all__ = ["PadicCertificate", "padic_rank_certificate", "complete_pivoting", "bordered_hadamard_bound_sq",
+__all__ = ["PadicCertificate", "padic_rank_certificate", "complete_pivoting", "modp_pivots", "bordered_hadamard_bound_sq",
            "MAX_ENTRY_BITS"]
 
 _EXACT = 2 ** 53          # integers of magnitude below this are exact in float64
@@ -97,6 +97,21 @@ def complete_pivoting(X: np.ndarray, rtol: float = _PIVOT_RTOL) -> tuple[np.ndar
         W[k + 1:, k + 1:] -= np.outer(W[k + 1:, k] / W[k, k], W[k, k + 1:])
         k += 1
     return rows[:k], cols[:k]
+
+
+def _rref_pivots(A: np.ndarray, p: int) -> list[int]:
+    """Pivot columns of the reduced row echelon form of A mod p (FLINT)."""
+    n, d = A.shape
+    R, r = flint.nmod_mat(n, d, np.mod(A.astype(np.int64), p).ravel().tolist(), p).rref()
+    E = np.fromiter(map(int, R.entries()), dtype=np.int64, count=n * d).reshape(n, d)[:int(r)]
+    return [int(np.flatnonzero(row)[0]) for row in E]
+
+
+def modp_pivots(Z: np.ndarray, p: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rows I and columns J with Z[I, J] non-singular mod p and |I| = rank of Z mod p (exact)."""
+    cols = _rref_pivots(Z, p)
+    rows = _rref_pivots(np.ascontiguousarray(Z[:, cols].T), p) if cols else []
+    return np.asarray(rows, dtype=np.intp), np.asarray(cols, dtype=np.intp)
 
 
 def _prod(values) -> int:
