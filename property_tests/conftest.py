@@ -5,6 +5,9 @@ Profiles (pick one with ``HYPOTHESIS_PROFILE``):
 ``dev``       default: quick inner loop (25 examples per property)
 ``ci``        what ``make test`` uses (100 examples, no deadline)
 ``thorough``  long stress runs (2000 examples, no deadline): ``make stress``
+
+``HYPOTHESIS_DB_DIR=/shared/dir`` points every profile at a shared example database (several
+machines, or several CI jobs); see README, "Run in parallel".
 """
 from __future__ import annotations
 
@@ -14,12 +17,18 @@ from collections import Counter
 import mpmath
 import pytest
 from hypothesis import HealthCheck, settings
+from hypothesis.database import DirectoryBasedExampleDatabase
 
-settings.register_profile("dev", max_examples=25, deadline=None)
+#: a shared example database (e.g. a directory on a network file system) for runs on several
+#: machines: every failure any machine finds is replayed first by all of them. Hypothesis's
+#: directory database is safe for concurrent writers (one file per example).
+_DB_DIR = os.environ.get("HYPOTHESIS_DB_DIR")
+_db = {"database": DirectoryBasedExampleDatabase(_DB_DIR)} if _DB_DIR else {}
+settings.register_profile("dev", max_examples=25, deadline=None, **_db)
 settings.register_profile("ci", max_examples=100, deadline=None, print_blob=True,
-                          suppress_health_check=[HealthCheck.too_slow])
+                          suppress_health_check=[HealthCheck.too_slow], **_db)
 settings.register_profile("thorough", max_examples=2000, deadline=None, print_blob=True,
-                          suppress_health_check=[HealthCheck.too_slow])
+                          suppress_health_check=[HealthCheck.too_slow], **_db)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 #: test name -> Counter of how many drawn instances met each premise
@@ -38,8 +47,16 @@ def reset_mp_globals():
 def counts(request):
     """A Counter reported at the end of the session (how many draws met the premise)."""
     c = Counter()
-    VACUITY[request.node.name] = c
-    return c
+    yield c
+    # travels with the test report, so the counts reach the controller under pytest-xdist too
+    request.node.user_properties.append(("vacuity", dict(c)))
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "teardown":
+        for key, value in report.user_properties:
+            if key == "vacuity":
+                VACUITY.setdefault(report.nodeid.split("::")[-1], Counter()).update(value)
 
 
 def pytest_terminal_summary(terminalreporter):

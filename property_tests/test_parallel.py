@@ -1,0 +1,34 @@
+"""Scaling out: a shared example database from the environment, premise counts under pytest-xdist."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _pytest(args, env_extra, tmp_path):
+    env = {**os.environ, **env_extra}
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *args],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_parallel_shared_database_from_environment(tmp_path):
+    probe = tmp_path / "test_probe.py"
+    probe.write_text("from hypothesis import settings\n"
+                     "def test_probe():\n    print('DB=' + str(settings.default.database))\n")
+    r = _pytest(["-s", "--rootdir", str(ROOT), "-c", str(ROOT / "pyproject.toml"),
+                 "--confcutdir", str(ROOT / "property_tests"), "-p", "property_tests.conftest", str(probe)],
+                {"HYPOTHESIS_DB_DIR": str(tmp_path / "db")}, tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"DirectoryBasedExampleDatabase(PosixPath('{tmp_path / 'db'}'))" in r.stdout
+
+
+def test_parallel_premise_counts_reach_the_controller(tmp_path):
+    r = _pytest(["-n", "2", "property_tests/test_rank_neutrality.py", "-k", "not_vacuous"],
+                {"HYPOTHESIS_PROFILE": "dev"}, tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    line = next(l for l in r.stdout.splitlines() if l.startswith("test_rank_neutrality_corrected_statement_is_not_vacuous"))
+    assert "drawn=25" in line and "met H1-H4=" in line
