@@ -26,9 +26,15 @@ def pytest_terminal_summary(terminalreporter, config):
             target = m.extra_info.get("target_ratio") if k == 0 else None  # the target is against the first
             verdict = "" if target is None else (f"target <= {target}: " + ("met" if ratio <= target else "MISSED"))
             rows.append((m.name, median[m.name], base, median[base], ratio, verdict))
+    tr = terminalreporter
+    extras = [(m.name, k, v) for m in bs.benchmarks if m for k, v in m.extra_info.items()
+              if isinstance(v, (int, float)) and k != "target_ratio"]
+    if extras:
+        tr.section("figures recorded by the benchmarks")
+        for name, k, v in extras:
+            tr.write_line(f"{name}: {k} = {v:.4g}")
     if not rows:
         return
-    tr = terminalreporter
     tr.section("figures against their baselines (same run; ratio = figure / baseline median)")
     w = max(len(r[0]) for r in rows)
     wb = max(len(r[2]) for r in rows)
