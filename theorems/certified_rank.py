@@ -270,9 +270,11 @@ def _float_exact(kind: str, A) -> np.ndarray | None:
     if kind == "float":
         return A
     if kind == "int":
-        Z = np.asarray(A, dtype=object) if not isinstance(A, np.ndarray) else A
-        if max(abs(int(v)) for v in np.ravel(Z)) < 2 ** 53:
-            return np.asarray(Z, dtype=np.float64)
+        if isinstance(A, np.ndarray) and A.dtype.kind in "iu":
+            lo, hi = int(A.min()), int(A.max())  # no np.abs: it overflows at -2^63
+            return A.astype(np.float64) if max(-lo, hi) < 2 ** 53 else None
+        if max(abs(int(v)) for row in A for v in row) < 2 ** 53:
+            return np.array(A, dtype=np.float64)
     return None
 
 
@@ -297,8 +299,8 @@ def _small_int_float(kind: str, A) -> np.ndarray | None:
             return None
         return np.ldexp(m.astype(np.float64), (e - e_min).astype(np.int32)) * nz
     ints = _exact_ints(kind, A) if kind == "rational" else A
-    if isinstance(ints, np.ndarray):
-        if np.abs(ints).max() >= limit:
+    if isinstance(ints, np.ndarray) and ints.dtype.kind in "iu":
+        if max(-int(ints.min()), int(ints.max())) >= limit:
             return None
         return ints.astype(np.float64)
     if max(abs(int(v)) for row in ints for v in row) >= limit:
