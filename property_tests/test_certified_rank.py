@@ -219,3 +219,15 @@ def test_certified_rank_adversarial_integer_matrices(A):
     assert c.lower <= exact <= c.upper, c
     if c.certified:
         assert c.value == exact
+
+
+def test_padic_certificate_needs_exact_blas(monkeypatch):
+    """The lifting trusts float64 BLAS on integers below 2^53; the suite checks that once, and
+    without it falls back to the other certificates (still correct, slower)."""
+    import theorems.padic_rank as P
+    assert P.blas_is_exact()  # this machine's BLAS: exact integer products up to ~2^52
+    rng = np.random.default_rng(11)
+    A = rng.integers(-9, 10, size=(30, 7)) @ rng.integers(-9, 10, size=(7, 45))
+    monkeypatch.setattr(P, "_BLAS_EXACT", False)
+    c = certified_rank(A)
+    assert c.value == 7 and "p-adic" not in c.upper_method

@@ -27,8 +27,9 @@ Arithmetic
 All lifting arithmetic is float64 BLAS on integers. Every product and partial sum is an integer
 bounded in magnitude by a bound computed beforehand from the data (the prime is chosen so that the
 bound is below :math:`2^{53}`), so a classical ``dgemm`` (OpenBLAS, MKL: no Strassen-type
-algorithm) computes it exactly in any summation order; the code also checks the digit bound at every
-step. Only :math:`A^{-1} \bmod p` and the ``r x r`` invertibility test use FLINT. The pivots
+algorithm) computes it exactly in any summation order; :func:`blas_is_exact` checks this once per
+process against numpy's exact int64 product (and the certificate is not used if it fails), and
+the code checks the digit bound at every step. Only :math:`A^{-1} \bmod p` and the ``r x r`` invertibility test use FLINT. The pivots
 :math:`I, J` come from float Gaussian elimination with complete pivoting: a heuristic, which the
 certificate then checks; when it fails the caller falls back to other certificates.
 
@@ -54,6 +55,7 @@ import flint
 import numpy as np
 
 __all__ = ["PadicCertificate", "padic_rank_certificate", "complete_pivoting", "modp_pivots", "bordered_hadamard_bound_sq",
+           "blas_is_exact",
            "MAX_ENTRY_BITS"]
 
 _EXACT = 2 ** 53          # integers of magnitude below this are exact in float64
@@ -141,6 +143,28 @@ def bordered_hadamard_bound_sq(Z: np.ndarray, rows, cols) -> int:
     return min(by_rows, by_cols)
 
 
+_BLAS_EXACT: bool | None = None
+
+
+def blas_is_exact() -> bool:
+    """Once per process: does float64 matmul reproduce exact integer products near 2^53?
+
+    Compares a BLAS product of integer matrices whose partial sums reach about 2^52 with numpy's
+    int64 matmul (exact, no BLAS). A BLAS that reorders into Strassen-type sums or computes in
+    reduced precision fails this and the p-adic certificate is then not used.
+    """
+    global _BLAS_EXACT
+    if _BLAS_EXACT is None:
+        g = np.random.default_rng(12345)
+        k = 96
+        bound = int((2 ** 52 / k) ** 0.5)
+        A = g.integers(-bound, bound + 1, size=(80, k))
+        B = g.integers(-bound, bound + 1, size=(k, 70))
+        A[0], B[:, 0] = bound, bound  # one entry at the full bound k * bound^2 ~ 2^52
+        _BLAS_EXACT = bool(np.array_equal((A.astype(np.float64) @ B.astype(np.float64)).astype(np.int64), A @ B))
+    return _BLAS_EXACT
+
+
 def _prime_below(bound: int) -> int:
     p = int(bound) - 1
     while p >= 2 and not flint.fmpz(p).is_prime():
@@ -174,7 +198,7 @@ def padic_rank_certificate(Z: np.ndarray, rows=None, cols=None, prime: int | Non
     Z = np.asarray(Z, dtype=np.float64)  # [n, d]
     n, d = Z.shape
     amax = float(np.abs(Z).max())
-    if amax >= 2.0 ** MAX_ENTRY_BITS or not np.array_equal(Z, np.rint(Z)):
+    if amax >= 2.0 ** MAX_ENTRY_BITS or not np.array_equal(Z, np.rint(Z)) or not blas_is_exact():
         return None
     if amax == 0:
         return PadicCertificate(0, 0, note="the zero matrix")
