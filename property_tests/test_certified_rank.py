@@ -15,13 +15,15 @@ def _exact_rank_int(A) -> int:
 
 
 @st.composite
-def integer_matrices_of_rank(draw, max_side=12):
-    n, d = draw(st.integers(1, max_side)), draw(st.integers(1, max_side))
-    r = draw(st.integers(0, min(n, d)))
-    seed = draw(st.integers(0, 2 ** 32 - 1))
-    rng = np.random.default_rng(seed)
-    U = rng.integers(-9, 10, size=(n, r))
-    V = rng.integers(-9, 10, size=(r, d))
+def integer_matrices_of_rank(draw, min_side=1, max_side=12, min_rank=0, entry_bits=(3,)):
+    """(U V, r) with U, V integer of inner dimension r: n < d, n = d and n > d all drawn; U has
+    entries up to 2^bits, V up to 2^(bits // 2) (bits drawn from ``entry_bits``)."""
+    n, d = draw(st.integers(min_side, max_side)), draw(st.integers(min_side, max_side))
+    r = draw(st.integers(min(min_rank, n, d), min(n, d)))
+    bits = draw(st.sampled_from(entry_bits))
+    rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
+    U = rng.integers(-2 ** bits, 2 ** bits + 1, size=(n, r))
+    V = rng.integers(-2 ** (bits // 2), 2 ** (bits // 2) + 1, size=(r, d))
     return U @ V, r
 
 
@@ -81,16 +83,9 @@ def test_certified_rank_reports_an_interval_when_no_certificate():
     assert certified_rank(A).value == 10  # small enough for the exact fraction-free rank
 
 
-@st.composite
-def deficient_integer_matrices(draw, max_side=40, max_entry_bits=20):
-    """U V with U, V integer of inner dimension r: n < d, n = d and n > d, small and wide entries."""
-    n, d = draw(st.integers(2, max_side)), draw(st.integers(2, max_side))
-    r = draw(st.integers(1, min(n, d)))
-    bits = draw(st.sampled_from([3, 8, max_entry_bits]))
-    rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
-    U = rng.integers(-2 ** bits, 2 ** bits + 1, size=(n, r))
-    V = rng.integers(-2 ** (bits // 2), 2 ** (bits // 2) + 1, size=(r, d))
-    return U @ V, r
+def deficient_integer_matrices(max_side=40, max_entry_bits=20):
+    """Products with entries from small to 2^(1.5 * max_entry_bits), rank at least 1."""
+    return integer_matrices_of_rank(min_side=2, max_side=max_side, min_rank=1, entry_bits=(3, 8, max_entry_bits))
 
 
 @given(deficient_integer_matrices())
