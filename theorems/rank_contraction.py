@@ -121,6 +121,12 @@ def _certified(ctx):
     return _CERTIFIED_CACHE[key]
 
 
+def _iv_evidence(ctx, holds, scope, regime, summary, arithmetic="") -> Evidence:
+    """Evidence from the shared interval computation (mpmath iv at ctx.dps digits)."""
+    return Evidence(kind="interval-certified", holds=holds, scope=scope, regime=regime,
+                    arithmetic=f"mpmath iv at {ctx.dps} digits{arithmetic}", summary=summary)
+
+
 def _compute_certified(ctx):
     import numpy as np
     from proofs_numeric.rank_contraction import certified_ranks, input_of_rank
@@ -140,11 +146,10 @@ def _prop63(ctx) -> list[Evidence]:
     out = []
     for regime, shape, c in _certified(ctx):
         ok = all(lo == hi == min(c["rank_X"], c["d_k"]) for lo, hi in c["dim_R"])
-        out.append(Evidence(kind="interval-certified", holds=True if ok else None, scope="witness", regime=regime,
-                            arithmetic=f"mpmath iv at {ctx.dps} digits (lower), exact rank of X (upper)",
-                            summary=f"(n, d, H, d_k, rank X) = {shape[:4] + (c['rank_X'],)}: dim R_h = "
-                                    f"{[lo for lo, _ in c['dim_R']]}, min(rank X, d_k) = {min(c['rank_X'], c['d_k'])}"
-                                    + (", certified" if ok else "")))
+        out.append(_iv_evidence(ctx, True if ok else None, "witness", regime,
+                                f"(n, d, H, d_k, rank X) = {shape[:4] + (c['rank_X'],)}: dim R_h = "
+                                f"{[lo for lo, _ in c['dim_R']]}, min(rank X, d_k) = {min(c['rank_X'], c['d_k'])}"
+                                + (", certified" if ok else ""), " (lower), exact rank of X (upper)"))
     return out
 
 
@@ -158,9 +163,8 @@ def _attention_rank_literal(ctx) -> list[Evidence]:
     for regime, shape, c in _certified(ctx):
         ranks = [lo for lo, _ in c["attention_rank"]]
         if c["n"] > c["d_k"] and all(r == c["n"] for r in ranks):
-            out.append(Evidence(kind="interval-certified", holds=False, scope="witness", regime=regime,
-                                arithmetic=f"mpmath iv at {ctx.dps} digits",
-                                summary=f"{shape}: certified rank A_h = {ranks} = n > d_k = {c['d_k']}"))
+            out.append(_iv_evidence(ctx, False, "witness", regime,
+                                    f"{shape}: certified rank A_h = {ranks} = n > d_k = {c['d_k']}"))
     return out
 
 
@@ -168,9 +172,8 @@ def _attention_rank_corrected(ctx) -> list[Evidence]:
     out = []
     for regime, shape, c in _certified(ctx):
         ranks = [lo for lo, _ in c["attention_rank"]]
-        out.append(Evidence(kind="interval-certified", holds=True if all(r == c["n"] for r in ranks) else None,
-                            scope="witness", regime=regime, arithmetic=f"mpmath iv at {ctx.dps} digits",
-                            summary=f"{shape}: certified rank A_h = {ranks} = n"))
+        out.append(_iv_evidence(ctx, True if all(r == c["n"] for r in ranks) else None, "witness", regime,
+                                f"{shape}: certified rank A_h = {ranks} = n"))
     return out
 
 
@@ -188,9 +191,8 @@ def _rank_equals_sum_literal(ctx) -> list[Evidence]:
         lo_m, hi_m = c["rank_mha"]
         lo_s, hi_s = c["dim_sum_R"]
         if hi_m < lo_s:
-            out.append(Evidence(kind="interval-certified", holds=False, scope="witness", regime=regime,
-                                arithmetic=f"mpmath iv at {ctx.dps} digits",
-                                summary=f"{shape}: rank MHA <= {hi_m} < {lo_s} <= dim sum R_h (certified)"))
+            out.append(_iv_evidence(ctx, False, "witness", regime,
+                                    f"{shape}: rank MHA <= {hi_m} < {lo_s} <= dim sum R_h (certified)"))
     return out
 
 
@@ -206,9 +208,8 @@ def _rank_equals_sum_generic(ctx) -> list[Evidence]:
         lo_s, hi_s = c["dim_sum_R"]
         if lo_m == hi_m and lo_s == hi_s:
             ok = lo_m == min(n, lo_s)
-            out.append(Evidence(kind="interval-certified", holds=ok, scope="instances", regime=regime,
-                                arithmetic=f"mpmath iv at {ctx.dps} digits",
-                                summary=f"{shape}: rank MHA = {lo_m} = min(n, dim sum R_h) = min({n}, {lo_s})"))
+            out.append(_iv_evidence(ctx, ok, "instances", regime,
+                                    f"{shape}: rank MHA = {lo_m} = min(n, dim sum R_h) = min({n}, {lo_s})"))
     return out
 
 
@@ -222,10 +223,9 @@ def _alpha_independent(ctx) -> list[Evidence]:
             h = head_with_alpha(d, dk, target, rng)
             c = certified_ranks(input_of_rank(rng, n, r, d), [h], dps=ctx.dps)
             lo, hi = c["dim_R"][0]
-            out.append(Evidence(kind="interval-certified", holds=(lo == hi == min(c["rank_X"], dk)) or None,
-                                scope="instances", regime="all", arithmetic=f"mpmath iv at {ctx.dps} digits",
-                                summary=f"alpha = {alpha(h.W_Q, h.W_K):.3f}, (n, d, d_k, rank X) = {(n, d, dk, r)}: "
-                                        f"dim R_h = {lo} = min(rank X, d_k)"))
+            out.append(_iv_evidence(ctx, (lo == hi == min(c["rank_X"], dk)) or None, "instances", "all",
+                                    f"alpha = {alpha(h.W_Q, h.W_K):.3f}, (n, d, d_k, rank X) = {(n, d, dk, r)}: "
+                                    f"dim R_h = {lo} = min(rank X, d_k)"))
     return out
 
 
