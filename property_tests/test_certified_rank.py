@@ -14,6 +14,14 @@ def _exact_rank_int(A) -> int:
     return int(flint.fmpz_mat(np.asarray(A).tolist()).rank())
 
 
+def _bracketed(A):
+    """(certified_rank(A, exact="never"), exact rank), after asserting the bounds bracket it."""
+    exact = _exact_rank_int(A)
+    c = certified_rank(A, exact="never")
+    assert c.lower <= exact <= c.upper, c
+    return c, exact
+
+
 @st.composite
 def integer_matrices_of_rank(draw, min_side=1, max_side=12, min_rank=0, entry_bits=(3,)):
     """(U V, r) with U, V integer of inner dimension r: n < d, n = d and n > d all drawn; U has
@@ -30,9 +38,7 @@ def integer_matrices_of_rank(draw, min_side=1, max_side=12, min_rank=0, entry_bi
 @given(integer_matrices_of_rank())
 def test_certified_rank_brackets_the_exact_rank(Ar):
     A, r = Ar
-    exact = _exact_rank_int(A)
-    c = certified_rank(A, exact="never")
-    assert c.lower <= exact <= c.upper
+    c, exact = _bracketed(A)
     assert exact <= r
     c2 = certified_rank(A, upper_bound=r)  # a correct structural bound
     assert c2.lower <= exact <= c2.upper
@@ -91,9 +97,7 @@ def deficient_integer_matrices(max_side=40, max_entry_bits=20):
 @given(deficient_integer_matrices())
 def test_certified_rank_padic_certificate_is_the_exact_rank(Ar):
     A, r = Ar
-    exact = _exact_rank_int(A)
-    c = certified_rank(A, exact="never")
-    assert c.lower <= exact <= c.upper
+    c, exact = _bracketed(A)
     # entries below 2^40: either full rank (Rump or a non-singular minor) or the bordering
     # certificate closes; no draw is left as an interval
     assert c.certified and c.value == exact, c
@@ -163,9 +167,7 @@ def test_certified_rank_kernel_certificate_closes_small_kernels(n, k, seed):
     B = rng.integers(-9, 10, size=(n, k))
     C = B @ rng.integers(-2, 3, size=(k, 3))
     A = np.hstack([B, C])
-    c = certified_rank(A, exact="never")
-    exact = _exact_rank_int(A)
-    assert c.lower <= exact <= c.upper
+    c, exact = _bracketed(A)
     if c.certified:
         assert c.value == exact
     if "kernel certificate" in c.upper_method:
@@ -209,9 +211,7 @@ def adversarial_integer_matrices(draw, max_side=24):
 @given(adversarial_integer_matrices())
 def test_certified_rank_adversarial_integer_matrices(A):
     """Bounds always bracket the exact rank; when they meet they are the exact rank."""
-    exact = _exact_rank_int(A)
-    c = certified_rank(A, exact="never")
-    assert c.lower <= exact <= c.upper, c
+    c, exact = _bracketed(A)
     if c.certified:
         assert c.value == exact
 
