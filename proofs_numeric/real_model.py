@@ -195,14 +195,12 @@ def _row_variance_classes(X: np.ndarray) -> tuple[list, bool]:
     Rows are first grouped by the quadratic characters of a_i b_i modulo small primes (equal
     for any two rows whose ratio is a square), so the exact test runs only within groups.
     """
-    mant, ex = np.frexp(X)
-    m = (mant * 2.0 ** 53).astype(np.int64)
-    e = ex.astype(np.int64) - 53
+    from theorems.certified_rank import dyadic_scale
     d = X.shape[1]
     s = []
     for i in range(X.shape[0]):
-        emin = int(e[i][m[i] != 0].min()) if (m[i] != 0).any() else 0
-        ints = [int(a) << int(b - emin) for a, b in zip(m[i].tolist(), e[i].tolist())]
+        m, shift, emin = dyadic_scale(X[i:i + 1])  # row i = 2^emin * (m << shift), exactly
+        ints = [a << b for a, b in zip(m[0].tolist(), shift[0].tolist())]
         S1, S2 = sum(ints), sum(v * v for v in ints)
         num, den = d * S2 - S1 * S1, d * d
         if emin >= 0:
@@ -230,7 +228,7 @@ def _row_variance_classes(X: np.ndarray) -> tuple[list, bool]:
 
 def exact_ln_site(X: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> dict:
     """H1-H4, arank(X), arank(LN X) for float data taken exactly (see the module docstring)."""
-    from theorems.certified_rank import PRIMES, residues_mod_p
+    from theorems.certified_rank import PRIMES, dyadic_scale, residues_mod_p
     n, d = X.shape
     how = {}
     H1 = bool(np.all(np.ptp(X, axis=1) > 0))
@@ -239,11 +237,10 @@ def exact_ln_site(X: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> dict:
     how["H3"] = "exact: the stored gamma_j compared with 0"
     p = PRIMES[0]
     Rx = residues_mod_p("float", X, p)
-    # residues_mod_p scales X by 2^-e_min (one power of two for the whole matrix); the ones vector
-    # must enter with the same scale, 2^-e_min mod p
-    mant, ex = np.frexp(X)
-    e_min = int((ex.astype(np.int64) - 53)[mant != 0].min())
-    one_scaled = pow(2, -e_min, p) if e_min <= 0 else pow(pow(2, e_min, p), p - 2, p)
+    # residues_mod_p scales X by 2^-e0 (one power of two for the whole matrix); the ones vector
+    # must enter with the same scale, 2^-e0 mod p
+    e0 = dyadic_scale(X)[2]
+    one_scaled = pow(2, -e0, p) if e0 <= 0 else pow(pow(2, e0, p), p - 2, p)
     ones_row = np.full((1, d), one_scaled, dtype=np.int64)
     rX = _rank_bounds([(Rx, p)], min(n, d))
     rX1row = _rank_bounds([(np.vstack([Rx, ones_row]), p)], min(n + 1, d))

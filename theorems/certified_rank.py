@@ -48,7 +48,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-__all__ = ["certified_rank", "CertifiedRank", "PRIMES", "random_primes", "rump_full_rank", "residues_mod_p", "kernel_certificate"]
+__all__ = ["certified_rank", "CertifiedRank", "PRIMES", "random_primes", "dyadic_scale", "rump_full_rank", "residues_mod_p", "kernel_certificate"]
 
 #: fixed primes below 2^31 (products of residues fit in int64), for callers that want determinism
 PRIMES = (2147483629, 2147483587, 2147483579)
@@ -123,15 +123,43 @@ def _classify(M):
     return "rational", [[Fraction(int(E[i, j].p), int(E[i, j].q)) for j in range(E.shape[1])] for i in range(E.shape[0])]
 
 
+def dyadic_scale(M: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """(m, shift, e0): M = 2^e0 * m * 2^shift entrywise, with m odd (0 at zeros) and shift >= 0.
+
+    So ``m << shift`` is the float matrix scaled exactly, by the positive scalar 2^-e0, to the
+    smallest such integer matrix (rank, kernels and ranks mod odd p are unchanged). This is the
+    scaling :func:`residues_mod_p` uses for floats: anything appended to its result (a column of
+    ones, say) must be scaled by 2^-e0 too.
+    """
+    mant, ex = np.frexp(M)                       # M = mant * 2^ex, 0.5 <= |mant| < 1
+    m = (mant * 2.0 ** 53).astype(np.int64)      # exact: 53-bit mantissas
+    e = ex.astype(np.int64) - 53
+    nz = m != 0
+    if not nz.any():
+        return m, np.zeros_like(e), 0
+    tz = np.log2((m[nz] & -m[nz]).astype(np.float64)).astype(np.int64)  # lowest set bit, exact
+    m[nz] >>= tz                                 # exact: those bits are zero
+    e[nz] += tz
+    e0 = int(e[nz].min())
+    return m, np.where(nz, e - e0, 0), e0
+
+
+def _lcm_denominators(M) -> int:
+    L = 1
+    for row in M:
+        for v in row:
+            L = L * v.denominator // math.gcd(L, v.denominator)
+    return L
+
+
 def residues_mod_p(kind: str, M, p: int) -> np.ndarray:
-    """The exactly scaled integer matrix modulo p, vectorised for float and int input."""
+    """The exactly scaled integer matrix modulo p, vectorised for float and int input.
+
+    Floats are scaled by 2^-e0 with e0 from :func:`dyadic_scale`; rationals by the lcm of the
+    denominators; integers are taken as they are.
+    """
     if kind == "float":
-        mant, ex = np.frexp(M)                       # M = mant * 2^ex, 0.5 <= |mant| < 1
-        m = (mant * 2.0 ** 53).astype(np.int64)      # exact: 53-bit mantissas
-        e = ex.astype(np.int64) - 53
-        nz = m != 0
-        e_min = int(e[nz].min()) if nz.any() else 0
-        shift = np.where(nz, e - e_min, 0)
+        m, shift, _ = dyadic_scale(M)
         table = np.array([pow(2, int(k), p) for k in range(int(shift.max()) + 1)], dtype=np.int64)
         return (np.mod(m, p) * table[shift]) % p
     if kind == "int":
@@ -139,10 +167,7 @@ def residues_mod_p(kind: str, M, p: int) -> np.ndarray:
         if isinstance(A, np.ndarray) and A.dtype.kind in "iu":
             return np.mod(A.astype(np.int64), p) if A.dtype.itemsize <= 8 else np.mod(A, p)
         return np.array([[int(v) % p for v in row] for row in M], dtype=np.int64)
-    L = 1
-    for row in M:
-        for v in row:
-            L = L * v.denominator // math.gcd(L, v.denominator)
+    L = _lcm_denominators(M)
     return np.array([[int(v * L) % p for v in row] for row in M], dtype=np.int64)
 
 
@@ -178,18 +203,12 @@ def rump_full_rank(A: np.ndarray) -> tuple[bool, float]:
 def _exact_ints(kind: str, M) -> list[list[int]]:
     """The matrix scaled by one positive rational to integers (rank and kernels unchanged)."""
     if kind == "float":
-        mant, ex = np.frexp(M)
-        m = (mant * 2.0 ** 53).astype(np.int64)
-        e = ex.astype(np.int64) - 53
-        e_min = int(e[m != 0].min()) if (m != 0).any() else 0
-        ints = [[int(a) << int(b - e_min) if a else 0 for a, b in zip(r1, r2)] for r1, r2 in zip(m.tolist(), e.tolist())]
+        m, shift, _ = dyadic_scale(M)
+        ints = [[a << b for a, b in zip(r1, r2)] for r1, r2 in zip(m.tolist(), shift.tolist())]
     elif kind == "int":
         ints = M.tolist() if isinstance(M, np.ndarray) else M
     else:
-        L = 1
-        for row in M:
-            for v in row:
-                L = L * v.denominator // math.gcd(L, v.denominator)
+        L = _lcm_denominators(M)
         ints = [[int(v * L) for v in row] for row in M]
     return ints
 
@@ -283,21 +302,11 @@ def _small_int_float(kind: str, A) -> np.ndarray | None:
     from .padic_rank import MAX_ENTRY_BITS
     limit = 2 ** MAX_ENTRY_BITS
     if kind == "float":
-        mant, ex = np.frexp(A)
-        m = (mant * 2.0 ** 53).astype(np.int64)
-        e = ex.astype(np.int64) - 53
-        nz = m != 0
-        if not nz.any():
-            return np.zeros_like(A)
-        tz = np.zeros_like(m)
-        low = (m[nz] & -m[nz]).astype(np.float64)   # lowest set bit: a power of two, exact
-        tz[nz] = np.log2(low).astype(np.int64)
-        m, e = np.where(nz, m >> tz, 0), e + tz           # odd mantissas
-        e_min = int(e[nz].min())
-        bits = np.where(nz, np.floor(np.log2(np.abs(m).astype(np.float64) + 0.5)) + 1 + (e - e_min), 0)
+        m, shift, _ = dyadic_scale(A)
+        bits = np.where(m != 0, np.floor(np.log2(np.abs(m).astype(np.float64) + 0.5)) + 1 + shift, 0)
         if float(bits.max()) > MAX_ENTRY_BITS - 1:
             return None
-        return np.ldexp(m.astype(np.float64), (e - e_min).astype(np.int32)) * nz
+        return np.ldexp(m.astype(np.float64), shift.astype(np.int32))
     ints = _exact_ints(kind, A) if kind == "rational" else A
     if isinstance(ints, np.ndarray) and ints.dtype.kind in "iu":
         if max(-int(ints.min()), int(ints.max())) >= limit:
