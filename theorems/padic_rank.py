@@ -101,10 +101,16 @@ def complete_pivoting(X: np.ndarray, rtol: float = _PIVOT_RTOL) -> tuple[np.ndar
     return rows[:k], cols[:k]
 
 
+def _nmod(A: np.ndarray, p: int) -> flint.nmod_mat:
+    """A (float64 or integer array holding integers) modulo p as a FLINT matrix."""
+    n, d = A.shape
+    return flint.nmod_mat(n, d, np.mod(A.astype(np.int64), p).ravel().tolist(), p)
+
+
 def _rref_pivots(A: np.ndarray, p: int) -> list[int]:
     """Pivot columns of the reduced row echelon form of A mod p (FLINT)."""
     n, d = A.shape
-    R, r = flint.nmod_mat(n, d, np.mod(A.astype(np.int64), p).ravel().tolist(), p).rref()
+    R, r = _nmod(A, p).rref()
     E = np.fromiter(map(int, R.entries()), dtype=np.int64, count=n * d).reshape(n, d)[:int(r)]
     return [int(np.flatnonzero(row)[0]) for row in E]
 
@@ -175,7 +181,7 @@ def _prime_below(bound: int) -> int:
 def _inverse_mod_p(A: np.ndarray, p: int) -> np.ndarray | None:
     """A^{-1} mod p as a float64 array of balanced residues, or None if A is singular mod p."""
     r = A.shape[0]
-    An = flint.nmod_mat(r, r, np.mod(A.astype(np.int64), p).ravel().tolist(), p)
+    An = _nmod(A, p)
     if int(An.rank()) < r:
         return None
     C = np.fromiter(map(int, An.inv().entries()), dtype=np.int64, count=r * r).reshape(r, r)
