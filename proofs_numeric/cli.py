@@ -24,14 +24,9 @@ import argparse
 import json
 import sys
 import time
-import traceback
 from pathlib import Path
 
 __all__ = ["main", "read_matrix", "read_vector"]
-
-VERDICT_STYLE = {"proved": "bold green", "certified": "green", "supported": "cyan",
-                 "conditional": "yellow", "refuted": "bold red", "not-checkable": "dim"}
-
 
 class UsageError(Exception):
     pass
@@ -100,53 +95,51 @@ def _version_text() -> str:
 
 def _cmd_verify(args) -> int:
     from rich.console import Console
+    from rich.markup import escape
     from rich.progress import Progress
     from rich.table import Table
 
-    from theorems.claims import CheckContext, ClaimResult, run_claim, select
+    from theorems.claims import CheckContext, select
+
+    from .ledger import VERDICT_STYLE, ledger_json, run_ledger
 
     claims = select(args.claims)
     if not claims:
         raise UsageError(f"no claim matches --claims {args.claims!r}")
     console = Console(stderr=False, width=max(120, Console().width))
     ctx = CheckContext(dps=args.dps, quick=args.quick)
-    results: list[ClaimResult] = []
-    failed = False
+    started = time.time()
     t0 = time.perf_counter()
     with Progress(console=Console(stderr=True), transient=True) as prog:
         task = prog.add_task("verifying", total=len(claims))
-        for c in claims:
-            prog.update(task, description=f"verifying {c.id}")
-            try:
-                results.append(run_claim(c, ctx))
-            except Exception as e:  # the suite itself failed on this claim
-                failed = True
-                from theorems.claims import ClaimResult as CR
-                r = CR(c, [], 0.0, error=f"{type(e).__name__}: {e}")
-                results.append(r)
-                print(traceback.format_exc(), file=sys.stderr)
-            prog.advance(task)
+
+        def progress(k, total, c, r):
+            if r is None:
+                prog.update(task, description=f"verifying {c.id}")
+            else:
+                prog.advance(task)
+        results, errors = run_ledger(claims, ctx, progress)
     table = Table(title=f"collapse-verify ledger: {len(results)} claims, {time.perf_counter() - t0:.1f} s "
                         f"(dps={args.dps}{', quick' if args.quick else ''})")
-    for col in ("id", "verdict", "evidence", "regime", "s"):
+    for col in ("id", "verdict", "strength", "evidence", "regime", "s"):
         table.add_column(col, overflow="fold")
     for r in results:
         if r.error:
-            table.add_row(r.claim.id, "[bold magenta]ERROR[/]", r.error, "", "")
+            table.add_row(escape(r.claim.id), "[bold magenta]ERROR[/]", "none", escape(r.error), "", "")
             continue
         v = r.verdict
-        table.add_row(r.claim.id, f"[{VERDICT_STYLE[v]}]{v}[/]", ", ".join(r.evidence_kinds()),
+        table.add_row(escape(r.claim.id), f"[{VERDICT_STYLE[v]}]{v}[/]", r.strength, ", ".join(r.evidence_kinds()),
                       ", ".join(r.regimes()), f"{r.seconds:.2f}")
         for line in _explain(r):
-            table.add_row("", "", f"[dim]{line}[/]", "", "")
+            table.add_row("", "", "", f"[dim]{escape(line)}[/]", "", "")
     console.print(table)
+    for e in errors:
+        print(f"collapse-verify: error: {e}", file=sys.stderr)
     if args.json:
-        out = {"claims": [r.to_json() if not r.error else {"id": r.claim.id, "verdict": None, "error": r.error}
-                          for r in results],
-               "dps": args.dps, "quick": args.quick}
+        out = ledger_json(results, ctx, started, errors)
         Path(args.json).write_text(json.dumps(out, indent=1, default=str) + "\n")
-        console.print(f"wrote {args.json}")
-    return 1 if failed else 0
+        console.print(f"wrote {escape(args.json)}")
+    return 1 if errors else 0
 
 
 def _explain(r) -> list[str]:
@@ -156,14 +149,17 @@ def _explain(r) -> list[str]:
     if lit.verdict == "refuted":
         ce = next((e for e in lit.evidence if e.kind == "counterexample"), None)
         if ce is not None:
-            lines.append(f"counterexample: {ce.summary} [{ce.counterexample}]")
+            lines.append(f"counterexample: {ce.summary} ({ce.counterexample})")
         else:
-            e = next(e for e in lit.evidence if e.holds is False)
-            lines.append(f"refuted by: {e.summary}")
-    elif lit.verdict == "conditional":
+            e = next((e for e in lit.evidence if e.holds is False), None)
+            if e is not None:
+                lines.append(f"refuted by: {e.summary}")
+    elif lit.verdict in ("conditional", "unsupported"):
         lines.append(f"condition: {lit.condition}")
+    elif lit.verdict == "not-checkable" and lit.reason:
+        lines.append(f"reason: {lit.reason}")
     for rr in r.readings[1:]:
-        lines.append(f"reading '{rr.key}': {rr.verdict}" + (f" — {rr.condition}" if rr.condition else ""))
+        lines.append(f"reading '{rr.key}': {rr.verdict} ({rr.strength})" + (f" — {rr.condition}" if rr.condition else ""))
     return lines
 
 

@@ -348,7 +348,9 @@ def run(cfg: DepthConfig, regime: str) -> dict:
             upper = min(n, d) if regime != "pure_attention" or layer == 0 else min(n, d, cfg.H * cfg.d_k)
             Xf = np.array([[float((m[j] + R[i, j]).mid()) for j in range(d)] for i in range(n)])
             num, eff = _spectrum(Xf)
-            recs.append({"layer": layer, "rho": _fmt(rho), "log10_rho": _log10(rho),
+            eps52 = flint.arb(2) ** -52
+            below = True if rho < eps52 else (False if rho > eps52 else None)  # arb: True only when certain
+            recs.append({"layer": layer, "rho": _fmt(rho), "log10_rho": _log10(rho), "rho_below_2^-52": below,
                          "log10_norm_R": _log10(nr2.sqrt()) if not nr2.contains(0) else None,
                          "certified_rank": _rank_interval(m, R, upper), "numerical_rank": num,
                          "numerical_rank_rtol": NUMERICAL_RANK_RTOL, "effective_rank": eff})
@@ -364,7 +366,18 @@ def run(cfg: DepthConfig, regime: str) -> dict:
             "float64_first_collapse_layer": next((f["layer"] for f in f64 if f["numerical_rank"] is not None
                                                   and f["numerical_rank"] <= 1), None),
             "machine_precision_layer": next((r["layer"] for r in recs if r["log10_rho"] is not None
-                                             and r["log10_rho"] < math.log10(2 ** -52)), None)}
+                                             and r["log10_rho"] < math.log10(2 ** -52)), None),
+            "machine_precision_layer_certified": _first_certified_below(recs)}
+
+
+def _first_certified_below(recs: list[dict]) -> int | None:
+    """The first layer whose rho ball lies below 2^-52, every earlier ball certainly above (else None)."""
+    for r in recs:
+        if r["rho_below_2^-52"] is True:
+            return r["layer"]
+        if r["rho_below_2^-52"] is not False:
+            return None
+    return None
 
 
 def exponent_estimate(recs: list[dict], below: float = -3.0) -> float | None:

@@ -24,7 +24,8 @@ from __future__ import annotations
 import mpmath
 
 from theorems import rank_neutrality as RN
-from theorems.claims import Evidence, load_counterexample
+from theorems.claims import Evidence, interval_witness, load_counterexample
+from theorems.instances import regime_of
 from theorems.linalg import rank
 
 from .certify import certified_rank_lower_bound
@@ -96,12 +97,12 @@ def certify_counterexample(claim_id: str, name: str = "", dps: int = 50, quantit
     x_val = w["exact"][key_x]
     differs = low > x_val
     m = w["minors"][quantity if quantity == "rank" else "arank"]
-    return Evidence(
-        kind="interval-certified", holds=False if differs else None, scope="witness",
-        regime="n<d" if len(data["X"]) < len(data["X"][0]) else ("n=d" if len(data["X"]) == len(data["X"][0]) else "n>d"),
-        summary=(f"{quantity}(LN X) >= {low} certified (minor rows {m['minor_rows']}, det in "
-                 f"[{m['det'][0]}, {m['det'][1]}]) > {quantity}(X) = {x_val} (exact)") if differs
-        else f"interval bound {low} does not separate from {quantity}(X) = {x_val}",
+    rel = f"proofs_numeric/counterexamples/{path.name}"
+    return interval_witness(
+        (f"stored instance {rel}: {quantity}(LN X) >= {low} certified (minor rows {m['minor_rows']}, det in "
+         f"[{m['det'][0]}, {m['det'][1]}]) > {quantity}(X) = {x_val} (exact)") if differs
+        else f"stored instance {rel}: interval bound {low} does not separate from {quantity}(X) = {x_val}",
+        False if differs else None,
+        regime=regime_of(len(data["X"]), len(data["X"][0])),
         arithmetic=w["arithmetic"], numbers={"dps": w["dps"], "lower": low, key_x: x_val},
-        counterexample=f"proofs_numeric/counterexamples/{path.name}",
-    )
+        reason=None if differs else "the enclosure does not separate the ranks at this precision")

@@ -25,7 +25,7 @@ import mpmath
 import numpy as np
 import sympy
 
-from theorems.claims import Evidence
+from theorems.claims import Evidence, interval_witness
 
 from .certify import certified_rank_lower_bound
 from .transformer import Head, mha, workdps
@@ -105,11 +105,11 @@ def certify_shapes(dps: int = 50, quick: bool = False) -> list[Evidence]:
             for r in rs:
                 w = witness(n, d, H, dk, r, dps=dps, seed=n * 100 + d * 10 + r)
                 lo, hi = w["value"]
-                out.append(Evidence(
-                    kind="interval-certified", holds=True if w["certified"] else None, scope="witness", regime=regime,
-                    arithmetic=w["arithmetic"],
-                    summary=f"n={n}, d={d}, H={H}, d_k={dk}, r={r}: rank F(X*_r) = {lo} = r + 1 certified "
-                            f"(minor det in [{w['minor']['det'][0]}, {w['minor']['det'][1]}])" if w["certified"]
+                out.append(interval_witness(
+                    f"n={n}, d={d}, H={H}, d_k={dk}, r={r}: rank F(X*_r) = {lo} = r + 1 certified "
+                    f"(minor det in [{w['minor']['det'][0]}, {w['minor']['det'][1]}])" if w["certified"]
                     else f"n={n}, d={d}, H={H}, d_k={dk}, r={r}: only {lo} <= rank <= {hi}",
-                    numbers={"n": n, "d": d, "H": H, "d_k": dk, "r": r, "lower": lo, "upper": hi}))
+                    True if w["certified"] else None, regime=regime, arithmetic=w["arithmetic"],
+                    numbers={"n": n, "d": d, "H": H, "d_k": dk, "r": r, "lower": lo, "upper": hi},
+                    reason=None if w["certified"] else "the rank enclosure did not close at this precision"))
     return out

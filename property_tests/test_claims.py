@@ -1,85 +1,289 @@
-"""The registry and the verdict rule: every registered claim is run and its verdict computed."""
+"""The verdict model: evidence labelled by the framework, the verdict rule, re-checked
+counterexamples and reproducible ledgers. Every registered claim is run and its verdict computed."""
 from __future__ import annotations
 
+import ast
 import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from theorems.claims import (EVIDENCE_KINDS, VERDICTS, CheckContext, Evidence, registry, run_claim,
-                             verdict_from)
+import theorems.claims as C
+from theorems.claims import (FORMS, STRENGTHS, VERDICTS, CheckContext, ContradictionError, Evidence, ProofStep,
+                             assess, derivation, exact_complete, exact_instances, float_statistic, formal_proof,
+                             interval_instances, interval_witness, not_checkable, registry, run_claim,
+                             stored_counterexample, symbolic_identity, verdict_from)
 
+ROOT = Path(__file__).resolve().parent.parent
 _QUICK = CheckContext(dps=30, quick=True)
+_REGIMES = ("n<d", "n=d", "n>d")
 
 
-def _ev(kind="exact", holds=True, scope="instances", regime="all"):
-    return Evidence(kind=kind, holds=holds, scope=scope, regime=regime, summary="t", arithmetic="QQ")
+def _holding(kind: str, holds, regime="all"):
+    """One piece of evidence of each constructor, for the strategies below."""
+    a = "QQ"
+    if kind == "general":
+        return formal_proof("L", holds, statement="s", regime=regime) if holds is not False else \
+            derivation([ProofStep("x", "y", "lemma", lambda: False)], "s", regime=regime)
+    if kind == "derivation":
+        return derivation([ProofStep("x", "y", "lemma", lambda h=holds: h)], "s", regime=regime)
+    if kind == "instances":
+        return exact_instances("s", met=0 if holds is None else 3, held=3 if holds else (0 if holds is None else 2),
+                               arithmetic=a, regime=regime)
+    if kind == "complete":
+        return exact_complete("s", holds, arithmetic=a, regime=regime)
+    if kind == "interval-witness":
+        return interval_witness("s", holds, arithmetic=a, regime=regime)
+    if kind == "interval-instances":
+        return interval_instances("s", holds, arithmetic=a, regime=regime)
+    if kind == "float":
+        return float_statistic("s", holds, arithmetic=a, regime=regime)
+    return not_checkable("s", regime=regime)
 
 
-evidence_lists = st.lists(
-    st.builds(_ev, kind=st.sampled_from([k for k in EVIDENCE_KINDS if k != "counterexample"]),
-              holds=st.sampled_from([True, False, None]), scope=st.sampled_from(["general", "instances", "witness"]),
-              regime=st.sampled_from(["all", "n<d", "n=d", "n>d"])), max_size=6)
+evidence_lists = st.lists(st.builds(
+    _holding, kind=st.sampled_from(["general", "derivation", "instances", "complete", "interval-witness",
+                                    "interval-instances", "float", "none"]),
+    holds=st.sampled_from([True, False, None]), regime=st.sampled_from(["all", *_REGIMES])), max_size=6)
+
+
+def _safe_assess(ev, regimes, form):
+    try:
+        return assess(ev, regimes, form)
+    except ContradictionError:
+        return None
+
+
+@given(evidence_lists, st.sampled_from([("all",), _REGIMES]), st.sampled_from(FORMS))
+def test_claims_verdict_is_total_and_never_stronger_than_its_evidence(ev, regimes, form):
+    a = _safe_assess(ev, regimes, form)
+    if a is None:
+        return
+    assert a.verdict in VERDICTS and a.strength in STRENGTHS
+    decided = [e for e in ev if e.holds is not None]
+    if not decided:
+        assert (a.verdict, a.strength) == ("not-checkable", "none")
+    if a.verdict == "proved":
+        strong = [e for e in decided if e.holds is True and e.kind in ("formal", "exact")
+                  and (e.scope == "general" or (form != "universal" and e.scope == "complete"))]
+        assert strong
+        if form == "universal":  # every listed regime is covered by a general proof
+            for r in regimes:
+                assert any(e.regime in ("all", r) or regimes == ("all",) for e in strong if e.scope == "general")
+    if a.verdict == "certified":
+        assert form != "universal"
+        assert any(e.kind == "interval-certified" and e.scope == "complete" and e.holds for e in decided)
+    if a.verdict in ("proved", "certified", "supported"):
+        assert not any(e.holds is False for e in decided if e.kind in ("exact", "counterexample", "formal",
+                                                                       "interval-certified")
+                       and e.scope != "derivation" and form != "existential")
+    if a.verdict == "unsupported":
+        assert a.strength in ("float", "exact", "interval")
+    # strength never exceeds the strongest evidence present
+    assert STRENGTHS.index(a.strength) >= min((STRENGTHS.index(e.strength) for e in decided), default=4)
 
 
 @given(evidence_lists)
-def test_claims_verdict_is_total_and_consistent(ev):
-    v = verdict_from(ev)
-    assert v in VERDICTS
-    if all(e.holds is None for e in ev):
-        assert v == "not-checkable"
-    if all(e.holds is not False for e in ev) and any(e.holds for e in ev):
-        assert v in ("proved", "certified", "supported")
-    if v == "proved":
-        assert any(e.kind == "exact" and e.scope == "general" for e in ev)
-
-
-@given(evidence_lists)
-def test_claims_a_counterexample_always_refutes(ev):
-    ce = Evidence(kind="counterexample", holds=False, summary="c", arithmetic="QQ", scope="witness")
-    assert verdict_from([*ev, ce]) == "refuted"
+def test_claims_an_exact_failure_in_every_regime_refutes(ev):
+    fails = [exact_instances("f", met=2, held=1, arithmetic="QQ", regime=r) for r in _REGIMES]
+    a = _safe_assess([*ev, *fails], _REGIMES, "universal")
+    assert a is None or a.verdict == "refuted"
 
 
 def test_claims_verdict_examples():
-    assert verdict_from([_ev(scope="general")]) == "proved"
-    assert verdict_from([_ev(scope="general", regime="n<d"), _ev(regime="n>d")]) == "supported"
-    assert verdict_from([_ev(kind="interval-certified", scope="witness")]) == "certified"
-    assert verdict_from([_ev(kind="interval-certified")]) == "supported"  # certified instances of a universal claim
-    assert verdict_from([_ev(kind="float-evidence")]) == "supported"
-    assert verdict_from([_ev(regime="n<d"), _ev(holds=False, kind="float-evidence", regime="n>d")]) == "conditional"
-    assert verdict_from([_ev(holds=None)]) == "not-checkable"
-    with pytest.raises(ValueError):
-        Evidence(kind="counterexample", holds=True, summary="", arithmetic="")
-    with pytest.raises(ValueError):
-        Evidence(kind="made-up", holds=True, summary="", arithmetic="")
+    ok = lambda r="all": exact_instances("s", met=3, held=3, arithmetic="QQ", regime=r)  # noqa: E731
+    bad = lambda r="all": exact_instances("s", met=3, held=2, arithmetic="QQ", regime=r)  # noqa: E731
+    proof = lambda r="all": formal_proof("L", True, statement="s", regime=r)  # noqa: E731
+    assert verdict_from([proof()]) == "proved"
+    assert verdict_from([proof("n<d"), ok("n>d")], _REGIMES) == "supported"  # a proof must cover every regime
+    assert verdict_from([proof(r) for r in _REGIMES], _REGIMES) == "proved"
+    assert verdict_from([ok()]) == "supported"
+    assert verdict_from([derivation([ProofStep("x", "y", "identity", lambda: True)], "s")]) == "supported"
+    assert verdict_from([interval_witness("s", True, arithmetic="iv")], form="existential") == "certified"
+    assert verdict_from([interval_witness("s", True, arithmetic="iv")]) == "supported"  # universal: one instance
+    assert verdict_from([exact_complete("s", True, arithmetic="QQ")], form="concrete") == "proved"
+    assert verdict_from([float_statistic("s", True, arithmetic="f64")]) == "supported"
+    assert verdict_from([float_statistic("s", False, arithmetic="f64")]) == "unsupported"
+    assert verdict_from([ok("n<d"), bad("n>d")], ("n<d", "n>d")) == "conditional"
+    assert verdict_from([bad("n<d"), bad("n>d")], ("n<d", "n>d")) == "refuted"
+    assert verdict_from([ok("n<d"), float_statistic("s", False, arithmetic="f", regime="n>d")],
+                        ("n<d", "n>d")) == "unsupported"
+    assert verdict_from([not_checkable("why")]) == "not-checkable"
+    assert verdict_from([interval_instances("s", False, arithmetic="iv")]) == "refuted"  # a certified failure
+    a = assess([ok("n<d"), bad("n>d")], ("n<d", "n>d"))
+    assert a.condition.startswith("holds in n<d") and "fails in n>d" in a.condition
+    assert assess([proof(), ok()]).strength == "formal"  # the strongest sufficient set
+    assert assess([ok(), float_statistic("s", True, arithmetic="f")]).strength == "exact"
+
+
+def test_claims_contradiction_is_an_error_not_a_verdict():
+    with pytest.raises(ContradictionError):
+        assess([formal_proof("L", True, statement="s"), exact_instances("s", met=2, held=1, arithmetic="QQ")])
+
+
+def test_claims_a_check_that_measured_nothing_is_undecided():
+    e = exact_instances("s", met=0, held=0, arithmetic="QQ", drawn=5)
+    assert e.holds is None and "no instance met the premise" in e.reason
+    assert verdict_from([e]) == "not-checkable"
+
+
+def test_claims_derivations_are_three_valued():
+    steps = [ProofStep("a", "b", "identity", lambda: True), ProofStep("c", "d", "lemma", lambda: False)]
+    e = derivation(steps, "s")
+    assert e.holds is False and e.numbers["failed_steps"] == [2] and e.scope == "derivation"
+    assert derivation([ProofStep("a", "b", "lemma", lambda: None)], "s").holds is None
+    assert derivation([ProofStep("a", "b", "lemma", lambda: True)], "s", concludes=False).holds is False
+    assert derivation(steps, "s", concludes=False).holds is None  # a broken derivation of a negation decides nothing
+    with pytest.raises(TypeError):
+        derivation([ProofStep("a", "b", "lemma", lambda: 1)], "s")  # a check must answer True, False or None
+
+
+def test_claims_fixed_size_identity_is_a_derivation_and_symbolic_size_is_general():
+    import sympy
+    from sympy import Identity, Matrix, MatrixSymbol, symbols
+    n, d = symbols("n d", integer=True, positive=True)
+    X, W = MatrixSymbol("X", n, d), MatrixSymbol("W", d, d)
+    e = symbolic_identity((X * W).T, W.T * X.T, "transpose of a product")
+    assert (e.kind, e.scope, e.holds) == ("exact", "general", True)
+    G = MatrixSymbol("G", d, d)
+    assert symbolic_identity(X * (W + Identity(d)), X * W + X, "distributivity").scope == "general"
+    x = sympy.symbols("x0:4", real=True)
+    e2 = symbolic_identity(Matrix([x[:2], x[2:]]).T, Matrix([[x[0], x[2]], [x[1], x[3]]]), "2 x 2 transpose")
+    assert (e2.scope, e2.holds) == ("derivation", True)
+    assert symbolic_identity(sum(x), x[0] + x[1] + x[2] + x[3], "a sum of 4 entries").scope == "derivation"
+    assert symbolic_identity(n * (d - 1) + n, n * d, "sizes only").scope == "general"
+    assert symbolic_identity(X * W, W.T * X.T.T, "false").holds in (False, True)
+    assert symbolic_identity((X * G).T, X.T * G.T, "wrong order").holds is False
+
+
+def test_claims_evidence_is_built_only_by_the_framework():
+    with pytest.raises(TypeError):
+        Evidence(kind="exact", holds=True, summary="s", arithmetic="QQ", scope="general")
+
+
+def _calls_outside_framework():
+    """(file, line, what) for every kind=/scope= keyword and Evidence(...) call outside theorems/claims.py."""
+    out = []
+    for folder in ("theorems", "proofs_numeric", "property_tests", "benchmarks"):
+        for path in (ROOT / folder).rglob("*.py"):
+            if path == ROOT / "theorems" / "claims.py" or path.name == "test_claims.py":
+                continue  # the framework itself, and this test's deliberate attempt
+            tree = ast.parse(path.read_text(), str(path))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Call):
+                    fn = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+                    if fn == "Evidence":
+                        out.append((path.relative_to(ROOT).as_posix(), node.lineno, "Evidence(...)"))
+                    for kw in node.keywords:
+                        if kw.arg in ("kind", "scope") and isinstance(kw.value, ast.Constant) \
+                                and isinstance(kw.value.value, str) and kw.value.value in C.EVIDENCE_KINDS + C.SCOPES:
+                            out.append((path.relative_to(ROOT).as_posix(), node.lineno, f"{kw.arg}="))
+    return out
+
+
+def test_claims_no_evidence_label_is_written_outside_the_framework():
+    """The AST of every module: evidence kinds and scopes are set by theorems.claims alone."""
+    assert _calls_outside_framework() == []
 
 
 @pytest.mark.parametrize("claim", registry(), ids=lambda c: c.id)
 def test_claims_every_registered_claim_runs_and_gets_a_computed_verdict(claim):
     """Every claim (the paper's, and any plug-in's) runs; its verdict follows from its evidence."""
     r = run_claim(claim, _QUICK)
-    assert r.error is None
+    assert r.error is None, r.error
     for rr in r.readings:
-        assert rr.verdict == verdict_from(rr.evidence)
+        assert rr.verdict == assess(rr.evidence, rr.regimes, rr.form).verdict
         assert rr.evidence, f"{claim.id} reading {rr.key} produced no evidence"
         for e in rr.evidence:
             assert e.arithmetic, "every piece of evidence says which arithmetic decided it"
-    if r.verdict == "refuted":
-        ce = [e for e in r.literal.evidence if e.kind == "counterexample"]
-        for e in ce:
-            assert e.counterexample, "a stored counterexample names its file"
-    json.dumps(r.to_json(), default=str)
+            if e.holds is None:
+                assert e.reason, "an undecided piece of evidence says why"
+            if e.kind == "counterexample":
+                assert (ROOT / e.counterexample).is_file(), "a stored counterexample names its file"
+        if rr.verdict == "not-checkable":
+            assert rr.reason
+    js = r.to_json()
+    assert {"verdict", "strength", "form", "evidence", "readings", "reason"} <= set(js)
+    for e in js["evidence"]:
+        assert {"kind", "scope", "strength"} <= set(e)
+    json.dumps(js, default=str)
 
 
-def test_claims_rank_neutrality_ledger_is_what_the_suite_found():
-    """The five RN claims of the issue are registered, each with a computed verdict."""
-    ids = {c.id for c in registry()}
-    assert {"RN.main", "RN.matrix-rank", "RN.plus-one", "RN.H4-generic", "RN.hypotheses-at-init"} <= ids
-    verdicts = {c.id: run_claim(c, _QUICK).verdict for c in registry() if c.id.startswith("RN.")}
-    # what the exact layer establishes (a change here is a change of finding, not of style)
-    assert verdicts["RN.main"] == "refuted"
-    assert verdicts["RN.matrix-rank"] == "proved"
-    assert verdicts["RN.plus-one"] == "refuted"
-    assert verdicts["RN.H4-generic"] == "refuted"
-    assert verdicts["RN.hypotheses-at-init"] == "refuted"
+def _has_coq() -> bool:
+    return shutil.which("coqc") is not None
+
+
+def test_claims_pinned_verdicts_are_what_the_evidence_earns():
+    """Findings (a change here is a change of finding). Proofs count only when formal: the
+    universal true statements are 'proved' with Coq's kernel and 'supported' without it."""
+    v = {c.id: run_claim(c, _QUICK) for c in registry() if c.id.startswith(("RN.", "RA.", "RRO.", "DONG.soft"))}
+    assert v["RN.main"].verdict == "refuted"
+    assert v["RN.plus-one"].verdict == "refuted"
+    assert v["RN.H4-generic"].verdict == "refuted"
+    assert v["RN.hypotheses-at-init"].verdict == "refuted"
+    assert v["RN.matrix-rank"].verdict in (("proved", "supported") if _has_coq() else ("supported",))
+    if v["RN.matrix-rank"].verdict == "proved":
+        assert v["RN.matrix-rank"].strength == "formal"
+    assert v["RA.bert-figures"].verdict == "proved"  # a concrete statement computed exactly
+    assert v["DONG.softmax-shift"].verdict == "refuted"
+    assert v["RRO.rowspace-remark"].verdict == "refuted"
+    for r in v.values():
+        if r.verdict == "proved":
+            assert any(e.kind in ("formal", "exact") and e.scope in ("general", "complete") and e.holds
+                       for e in r.literal.evidence)
+
+
+def test_claims_stored_counterexample_that_no_longer_refutes_fails_loudly(tmp_path, monkeypatch):
+    """Corrupt a stored counterexample: the claim becomes an ERROR and `verify` exits non-zero."""
+    from proofs_numeric.cli import main
+    ce = tmp_path / "ce"
+    shutil.copytree(C.COUNTEREXAMPLE_DIR, ce)
+    data = json.loads((ce / "RN.main.json").read_text())
+    data["instance"]["X"] = [["1", "0", "0"], ["0", "1", "0"], ["0", "0", "2"]]  # full rank: no longer refutes
+    (ce / "RN.main.json").write_text(json.dumps(data))
+    monkeypatch.setattr(C, "COUNTEREXAMPLE_DIR", ce)
+    r = run_claim(C.get("RN.main"), _QUICK)
+    assert r.error and "CounterexampleError" in r.error and "no longer refutes" in r.error
+    assert main(["verify", "--quick", "--claims", "RN.main"]) == 1
+    (ce / "RN.main.json").write_text("{not json")
+    assert "not valid JSON" in run_claim(C.get("RN.main"), _QUICK).error
+
+
+def test_claims_every_stored_counterexample_is_reread_by_some_claim():
+    C.REFERENCED_COUNTEREXAMPLES.clear()
+    for c in registry():
+        run_claim(c, _QUICK)
+    assert set(C.counterexample_files()) == C.REFERENCED_COUNTEREXAMPLES
+
+
+def _strip_seconds(x):
+    if isinstance(x, dict):
+        return {k: _strip_seconds(v) for k, v in x.items() if "seconds" not in k and k != "started"}
+    if isinstance(x, list):
+        return [_strip_seconds(v) for v in x]
+    return x
+
+
+def test_claims_ledger_is_identical_under_different_hash_seeds(tmp_path):
+    """Two runs with PYTHONHASHSEED=1 and =2: the same JSON apart from timing keys."""
+    exe = Path(sys.executable).parent / "collapse-verify"
+    procs = []
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        procs.append(subprocess.Popen([str(exe), "verify", "--quick", "--json", str(tmp_path / f"l{seed}.json")],
+                                      env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
+    for p in procs:
+        _, err = p.communicate(timeout=600)
+        assert p.returncode == 0, err[-2000:]
+    a, b = (json.loads((tmp_path / f"l{s}.json").read_text()) for s in ("1", "2"))
+    assert _strip_seconds(a) == _strip_seconds(b)
+    prov = a["provenance"]
+    assert set(prov) == {"commit", "versions", "seeds", "started", "duration_seconds"}
+    assert {"python", "sympy", "python-flint", "mpmath", "numpy", "hypothesis", "coq"} <= set(prov["versions"])
+    assert prov["seeds"], "the seeds used are recorded"

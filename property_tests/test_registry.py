@@ -10,7 +10,8 @@ from hypothesis import given, settings
 
 from property_tests._search import find_from_scratch
 from theorems import claims as C
-from theorems.conjecture import CONJECTURES, _tri
+from theorems.claims import tri as _tri
+from theorems.conjecture import CONJECTURES
 
 C.registry()  # load the paper's claims and any plug-in
 

@@ -37,24 +37,12 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .claims import CheckContext, Claim, Evidence, register, steps_evidence
+from .claims import CheckContext, Claim, Evidence, derivation, exact_instances, register, stable_seed, tri as _tri
 
 __all__ = ["conjecture", "Conjecture", "CONJECTURES"]
 
 #: every conjecture made through this API, by claim id
 CONJECTURES: dict[str, "Conjecture"] = {}
-
-
-def _tri(v) -> bool | None:
-    """A predicate's value as True / False / None (sympy and numpy booleans accepted)."""
-    if v is None or isinstance(v, bool):
-        return v
-    import sympy
-    if v is sympy.true or v is sympy.false:
-        return bool(v)
-    if type(v).__module__ == "numpy" and v.dtype == bool:
-        return bool(v)
-    raise TypeError(f"a predicate returned {v!r} ({type(v).__name__}); return True, False or None")
 
 
 @dataclass
@@ -82,9 +70,9 @@ class Conjecture:
 
     def stress(self, ctx: CheckContext) -> list[Evidence]:
         out = []
-        rng = random.Random(hash(self.claim.id) & 0xFFFF)
+        rng = random.Random(stable_seed(f"{self.claim.id}:stress"))
         for regime in self.regimes:
-            drawn = met = held = 0
+            drawn = met = held = failed = 0
             first_bad = None
             for _ in range(max(5, self.samples // (4 if ctx.quick else 1))):
                 inst = self.instances(rng.randint, regime)
@@ -95,20 +83,15 @@ class Conjecture:
                 c = _tri(self.conclusion(inst))
                 if c is True:
                     held += 1
-                elif c is False and first_bad is None:
-                    first_bad = inst
+                elif c is False:
+                    failed += 1
+                    first_bad = inst if first_bad is None else first_bad
             if first_bad is not None:
                 self.found.append(first_bad)
-                out.append(Evidence(kind="counterexample", holds=False, scope="witness", regime=regime,
-                                    arithmetic="exact (as the conjecture's predicates compute it)",
-                                    summary=f"hypotheses hold, conclusion fails on {first_bad!r}"[:300]))
-            else:
-                out.append(Evidence(kind="exact", holds=(held == met) if met else None, scope="instances",
-                                    regime=regime, arithmetic="exact (as the conjecture's predicates compute it)",
-                                    summary=(f"{held}/{met} instances meeting every hypothesis satisfied the conclusion "
-                                             f"({drawn} drawn)") if met else
-                                    f"no drawn instance met every hypothesis ({drawn} drawn): vacuous in this regime",
-                                    numbers={"drawn": drawn, "premise_met": met, "held": held}))
+            out.append(exact_instances(
+                "the conclusion on drawn instances meeting every hypothesis (undecided ones left out: "
+                f"{met - held - failed})", met=held + failed, held=held, drawn=drawn, regime=regime, arithmetic="exact (as the conjecture's predicates compute it)",
+                first_failure=None if first_bad is None else repr(first_bad)[:300]))
         return out
 
 
@@ -123,7 +106,7 @@ def conjecture(*, id: str, statement: str, hypotheses: dict, conclusion: Callabl
         return holder["c"].stress(ctx)
 
     def proof_check(ctx):
-        return [steps_evidence(proof_steps, what=id)]
+        return [derivation(proof_steps, id)]
 
     checks = [stress_check] + ([proof_check] if proof_steps else [])
     claim = Claim(id=id, section=section, quote=quote or statement, statement=statement,

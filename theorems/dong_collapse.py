@@ -19,7 +19,8 @@ from __future__ import annotations
 import sympy
 from sympy import Matrix
 
-from .claims import CheckContext, Claim, Evidence, Reading, load_counterexample, register
+from .claims import (CheckContext, Claim, Evidence, Reading, float_statistic, interval_instances, register,
+                     stored_counterexample)
 
 __all__ = ["depth_results", "DEPTH_DPS"]
 
@@ -52,22 +53,29 @@ def _shape_str(s: dict) -> str:
     return f"n={s['n']}, d={s['d']}, H={s['H']}, d_k={s['d_k']}"
 
 
-def _exponent_evidence(ctx, regime_key: str, ok, what: str, fail_kind: str = "interval-certified",
-                       no_collapse_holds: bool | None = None) -> list[Evidence]:
-    """One record per shape. ``no_collapse_holds``: the verdict when rho never falls below 1e-3
-    (no exponent to estimate): True for claims that collapse does not happen, None otherwise."""
+#: |e - 3| below this counts as "base 3" (the median of the last log-ratios; see proofs_numeric.depth)
+EXPONENT_TOL = 0.05
+_FIT = ("median of log rho_(l+1) / log rho_l over the last collapsing layers, from arb enclosures at "
+        f"{DEPTH_DPS} digits (a statistic over layers: float evidence)")
+
+
+def _exponent_evidence(ctx, regime_key: str, ok, what: str, no_collapse_holds: bool | None = None) -> list[Evidence]:
+    """One float statistic per shape (a fit over layers is float evidence, whatever its inputs).
+
+    ``no_collapse_holds``: the answer when rho never falls below 1e-3 (no exponent to estimate):
+    True for claims that collapse does not happen, None (nothing measured) otherwise.
+    """
     out = []
     for shape, runs in depth_results(ctx.quick)["shapes"]:
         r = runs[regime_key]
         e = r["exponent"]
         holds = no_collapse_holds if e is None else bool(ok(e))
-        out.append(Evidence(kind="interval-certified" if holds is not False else fail_kind, holds=holds,
-                            scope="instances" if holds is not False else "witness", regime=_regime(shape["n"], shape["d"]),
-                            arithmetic=_ARB,
-                            summary=f"{_shape_str(shape)}: {what} exponent estimate "
-                                    f"{'n/a (no collapse to measure)' if e is None else f'{e:.4f}'}; "
-                                    f"rho_12 = {r['layers'][-1]['rho']}",
-                            numbers={**shape, "exponent": e}))
+        out.append(float_statistic(
+            f"{_shape_str(shape)}: {what} exponent estimate "
+            f"{'n/a (rho never fell below 1e-3: no collapse to measure)' if e is None else f'{e:.4f}'}; "
+            f"rho_12 = {r['layers'][-1]['rho']}", holds, regime=_regime(shape["n"], shape["d"]), arithmetic=_FIT,
+            numbers={**shape, "exponent": e},
+            reason=None if holds is not None else "rho never fell below 1e-3: no exponent to measure"))
     return out
 
 
@@ -75,12 +83,12 @@ def _machine_precision(ctx) -> list[Evidence]:
     out = []
     for shape, runs in depth_results(ctx.quick)["shapes"]:
         r = runs["pure_attention"]
-        L = r["machine_precision_layer"]
-        out.append(Evidence(kind="interval-certified", holds=(L is not None and 5 <= L <= 7), scope="instances",
-                            regime=_regime(shape["n"], shape["d"]), arithmetic=_ARB,
-                            summary=f"{_shape_str(shape)}: rho first below 2^-52 at layer {L}; float64 numerical "
-                                    f"rank first 1 at layer {r['float64_first_collapse_layer']}",
-                            numbers={**shape, "layer": L}))
+        L = r["machine_precision_layer_certified"]
+        out.append(interval_instances(
+            f"{_shape_str(shape)}: rho first certainly below 2^-52 at layer {L} (every earlier enclosure certainly "
+            f"above); float64 numerical rank first 1 at layer {r['float64_first_collapse_layer']}",
+            None if L is None else (5 <= L <= 7), regime=_regime(shape["n"], shape["d"]), arithmetic=_ARB,
+            numbers={**shape, "layer": L}, reason=None if L is not None else "no enclosure crossed 2^-52 certainly"))
     return out
 
 
@@ -94,33 +102,41 @@ def _skip_bound(ctx) -> list[Evidence]:
     for shape, r, label in cases:
         norms = [x["log10_norm_R"] for x in r["layers"]]
         if any(v is None for v in norms):
-            out.append(Evidence(kind="interval-certified", holds=False, scope="witness",
-                                regime=_regime(shape["n"], shape["d"]), arithmetic=_ARB,
-                                summary=f"{_shape_str(shape)} ({label}): ||R|| enclosure contains 0"))
+            out.append(interval_instances(f"{_shape_str(shape)} ({label}): the ||R|| enclosure contains 0", None,
+                                          regime=_regime(shape["n"], shape["d"]), arithmetic=_ARB,
+                                          reason="||R|| not separated from 0 at this precision"))
             continue
         gam = max(1 - 10 ** (b - a_) for a_, b in zip(norms, norms[1:]))
         gam = max(gam, 0.0)
         low = min(x["certified_rank"][0] for x in r["layers"])
         num = min(x["numerical_rank"] for x in r["layers"])
-        out.append(Evidence(kind="interval-certified", holds=gam < 1, scope="instances",
-                            regime=_regime(shape["n"], shape["d"]), arithmetic=_ARB,
-                            summary=f"{_shape_str(shape)} ({label}): gamma = max_l (1 - |R^(l+1)|/|R^l|) = {gam:.3f}; "
-                                    f"log10 |R| from {norms[0]:.2f} to {norms[-1]:.2f}; rank certified >= {low} at every "
-                                    f"layer; numerical rank (rtol 1e-12) down to {num}",
-                            numbers={**shape, "gamma": gam, "min_certified_rank": low, "min_numerical_rank": num}))
+        out.append(float_statistic(
+            f"{_shape_str(shape)} ({label}): gamma = max_l (1 - |R^(l+1)|/|R^l|) = {gam:.3f}; log10 |R| from "
+            f"{norms[0]:.2f} to {norms[-1]:.2f}; rank certified >= {low} at every layer; numerical rank (rtol "
+            f"1e-12) down to {num}", gam < 1, regime=_regime(shape["n"], shape["d"]),
+            arithmetic=f"a maximum over layers of ratios of arb enclosures ({_ARB}): float evidence",
+            numbers={**shape, "gamma": gam, "min_certified_rank": low, "min_numerical_rank": num}))
     return out
 
 
+def _recheck_softmax_shift(data):
+    """softmax(M + 1 c^T) row-wise, from the stored M and c (c may hold log(2)), exactly."""
+    M = sympy.Matrix([[sympy.sympify(v) for v in row] for row in data["M"]])
+    c = [sympy.sympify(v) for v in data["c"]]
+    S = M + sympy.ones(M.shape[0], 1) * sympy.Matrix([c])
+    sm = sympy.Matrix(*S.shape, lambda i, j: sympy.simplify(sympy.exp(S[i, j]) / sum(sympy.exp(S[i, k])
+                                                                                       for k in range(S.shape[1]))))
+    base = sympy.Matrix(*M.shape, lambda i, j: sympy.simplify(sympy.exp(M[i, j]) / sum(sympy.exp(M[i, k])
+                                                                                        for k in range(M.shape[1]))))
+    if sm == base:
+        return None, "all", {}
+    return (f"M = {M.tolist()}, c = {c}: softmax(M + 1 c^T) has rows {sm.tolist()}, softmax(M) has rows "
+            f"{base.tolist()}"), "all", {}
+
+
 def _softmax_shift(ctx) -> list[Evidence]:
-    from .residual_obstruction import softmax_shift_column_counterexample
-    data, path = load_counterexample("DONG.softmax-shift")
-    sm, base = softmax_shift_column_counterexample()
-    if sm != base:
-        return [Evidence(kind="counterexample", holds=False, scope="witness", regime="all",
-                         arithmetic="exact (sympy: exp(log 2) = 2)", counterexample=f"proofs_numeric/counterexamples/{path.name}",
-                         summary=f"M = 0 (2x2), c = (log 2, 0): softmax(M + 1 c^T) has rows {list(sm.row(0))}, "
-                                 f"softmax(M) has rows {list(base.row(0))}")]
-    return [Evidence(kind="exact", holds=None, scope="witness", summary="no difference", arithmetic="sympy")]
+    return [stored_counterexample("DONG.softmax-shift", _recheck_softmax_shift,
+                                  arithmetic="exact (sympy: exp(log 2) = 2)")]
 
 
 def _softmax_row_shift_proof(ctx) -> list[Evidence]:
@@ -133,10 +149,11 @@ def _cubic_is_not_spoiled(ctx) -> list[Evidence]:
     out = []
     for shape, runs in depth_results(ctx.quick)["shapes"]:
         e = runs["pure_attention"]["exponent"]
-        out.append(Evidence(kind="interval-certified", holds=(e is not None and abs(e - 3) < 0.05), scope="instances",
-                            regime=_regime(shape["n"], shape["d"]), arithmetic=_ARB,
-                            summary=f"{_shape_str(shape)}: exponent {e if e is None else round(e, 4)} with the "
-                                    "column term m^T W_QK r_j kept in the logits"))
+        out.append(float_statistic(f"{_shape_str(shape)}: exponent {e if e is None else round(e, 4)} with the "
+                                   "column term m^T W_QK r_j kept in the logits",
+                                   None if e is None else abs(e - 3) < EXPONENT_TOL,
+                                   regime=_regime(shape["n"], shape["d"]), arithmetic=_FIT,
+                                   reason="no exponent to measure" if e is None else None))
     return out
 
 
@@ -145,7 +162,8 @@ register(Claim(
     quote="the residual norm decays ... doubly exponential convergence rate with base 3",
     statement=r"\text{pure attention: }\|R^{(l+1)}\|\le C\|R^{(l)}\|^3,\ \log\rho_{l+1}/\log\rho_l\to3",
     hypotheses=("no skip", "no MLP"), conclusion="exponent 3", regimes=("n<d", "n>d"),
-    checks=[lambda ctx: _exponent_evidence(ctx, "pure_attention", lambda e: abs(e - 3) < 0.05, "pure attention")],
+    checks=[lambda ctx: _exponent_evidence(ctx, "pure_attention", lambda e: abs(e - 3) < EXPONENT_TOL,
+                                           "pure attention")],
     readings=[Reading("explainer-derivation",
                       r"P=\operatorname{softmax}(RW_{QK}R^\top/\sqrt{d_k})\ \text{(the term }\mathbf 1x^\top W_{QK}R^\top\text{ dropped)}",
                       checks=[_softmax_shift, _cubic_is_not_spoiled],

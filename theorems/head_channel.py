@@ -34,7 +34,8 @@ import random
 import sympy
 from sympy import Matrix, Rational, symbols
 
-from .claims import CheckContext, Claim, Evidence, Reading, register, steps_evidence
+from .claims import (CheckContext, Claim, Evidence, Reading, derivation, exact_complete, exact_instances,
+                     float_statistic, register, stable_seed)
 from .linalg import exact_matrix, rank
 
 __all__ = ["kernel_dim_a", "kernel_dim_b", "kernel_basis_a", "recover_heads_exact", "Phi_a", "PROOF_STEPS",
@@ -139,8 +140,8 @@ PROOF_STEPS = [
 ]
 
 
-def _proof(uses, what) -> Evidence:
-    return steps_evidence(PROOF_STEPS, uses, what)
+def _proof(uses, what, concludes: bool = True) -> Evidence:
+    return derivation(PROOF_STEPS, what, uses=uses, concludes=concludes)
 
 
 #: (n, H, d_k, d) shapes checked exactly; H d_k <= d (as in BERT) and H d_k > d
@@ -153,7 +154,7 @@ def _rand(rng, r, c, k=4):
 
 def _literal_evidence(ctx) -> list[Evidence]:
     """Generic W_O (full row rank, H d_k <= d): the heads are recovered exactly, so nothing is irrecoverable."""
-    rng = random.Random(73)
+    rng = random.Random(stable_seed("HC.main:generic W_O"))
     recovered = total = 0
     for (nn, HH, dk, dd) in SHAPES:
         if HH * dk > dd:
@@ -165,27 +166,37 @@ def _literal_evidence(ctx) -> list[Evidence]:
             Ys = [_rand(rng, nn, dk) for _ in range(HH)]
             total += 1
             recovered += recover_heads_exact(Phi_a(Ys, W), W, HH) == Ys
-    out = [Evidence(kind="exact", holds=False if total and recovered == total else None, scope="instances",
-                    regime="generic-weights", arithmetic=_ARITH,
-                    summary=f"W_O known and of full row rank (H d_k <= d): every head recovered exactly from MHA(X) "
-                            f"on {recovered}/{total} instances (Y = MHA W_O^T (W_O W_O^T)^-1)",
-                    numbers={"instances": total, "recovered": recovered})]
-    ok = _step_kernel_a()
-    out.append(Evidence(kind="exact", holds=False if ok else None, scope="general", regime="generic-weights",
-                        arithmetic="proof (kernel formula, checked exactly)",
-                        summary="dim ker Phi_a = n (H d_k - rank W_O) = 0 whenever rank W_O = H d_k, which holds for "
-                                "Lebesgue-almost-every W_O when H d_k <= d (BERT-base: H d_k = d = 768)"))
+    out = [exact_instances("W_O known and of full row rank (H d_k <= d): some head output is irrecoverable from "
+                           f"MHA(X) (recovered exactly on {recovered}/{total}: Y = MHA W_O^T (W_O W_O^T)^-1)",
+                           met=total, held=total - recovered, regime="generic-weights", arithmetic=_ARITH)]
+    out.append(_proof((0,), "'dim ker Phi_a = n (H d_k - rank W_O) = 0 whenever rank W_O = H d_k', which holds for "
+                            "Lebesgue-almost-every W_O when H d_k <= d (BERT-base: H d_k = d = 768)", concludes=False))
+    out[-1].regime = "generic-weights"
     if not ctx.quick:
         import flint
         import numpy as np
-        Wb = np.random.default_rng(768).integers(-9, 10, size=(768, 768))
+        Wb = np.random.default_rng(stable_seed("HC.main:BERT-shape W_O")).integers(-9, 10, size=(768, 768))
         rk = int(flint.fmpz_mat(Wb.T.tolist()).rank())
-        out.append(Evidence(kind="exact", holds=False if rk == 768 else None, scope="witness", regime="n<d",
-                            arithmetic="exact over ZZ (python-flint fmpz_mat)",
-                            summary=f"BERT-base shape: a random integer 768 x 768 W_O has exact rank {rk}, so "
-                                    f"dim ker Phi_a = 512 (768 - {rk}) = {512 * (768 - rk)}",
-                            numbers={"rank_W_O": rk}))
+        out.append(exact_complete(f"BERT-base shape: a random integer 768 x 768 W_O has exact rank {rk}, so "
+                                  f"dim ker Phi_a = 512 (768 - {rk}) = {512 * (768 - rk)}: nothing is irrecoverable",
+                                  False if rk == 768 else None, regime="generic-weights",
+                                  arithmetic="exact over ZZ (python-flint fmpz_mat)", numbers={"rank_W_O": rk}))
     return out
+
+
+def _literal_degenerate(ctx) -> list[Evidence]:
+    """Rank-deficient W_O (rank < H d_k, e.g. H d_k > d): the kernel of Phi_a is non-trivial, exactly."""
+    rng = random.Random(stable_seed("HC.main:rank-deficient W_O"))
+    held = total = 0
+    for (nn, HH, dk, dd) in SHAPES:
+        rk = min(HH * dk, dd) - 1
+        W = _rand(rng, HH * dk, rk) * _rand(rng, rk, dd)
+        if nn * HH * dk > 40 or rank(W) >= HH * dk:
+            continue
+        total += 1
+        held += map_nullity(lambda Ys: Phi_a(Ys, W), nn, HH, dk) > 0
+    return [exact_instances("rank W_O < H d_k: Phi_a has a non-trivial kernel (nullity from its matrix)", met=total,
+                            held=held, regime="degenerate-weights", arithmetic=_ARITH)]
 
 
 def _kernel_b_instances(ctx) -> list[Evidence]:
@@ -193,13 +204,12 @@ def _kernel_b_instances(ctx) -> list[Evidence]:
     for (nn, HH, dk, _dd) in SHAPES:
         total += 1
         ok += map_nullity(lambda Ys: sum(Ys[1:], Ys[0]), nn, HH, dk) == KERNEL_FORMULAS["b"].subs({n: nn, H: HH, d_k: dk})
-    return [Evidence(kind="exact", holds=ok == total, scope="instances", regime="all", arithmetic=_ARITH,
-                     summary=f"nullity of the sum map (its matrix built from a basis) = n (H - 1) d_k on {ok}/{total} shapes",
-                     numbers={"instances": total, "held": ok})]
+    return [exact_instances("nullity of the sum map (its matrix built from a basis) = n (H - 1) d_k", met=total,
+                            held=ok, arithmetic=_ARITH)]
 
 
 def _kernel_formula_instances(ctx) -> list[Evidence]:
-    rng = random.Random(7)
+    rng = random.Random(stable_seed("HC.main:kernel formula"))
     ok = total = 0
     for (nn, HH, dk, dd) in SHAPES:
         for rk in range(0, min(HH * dk, dd) + 1):
@@ -209,10 +219,8 @@ def _kernel_formula_instances(ctx) -> list[Evidence]:
             total += 1
             direct = map_nullity(lambda Ys: Phi_a(Ys, W), nn, HH, dk)
             ok += direct == KERNEL_FORMULAS["a"].subs({n: nn, H: HH, d_k: dk, rho: rank(W)})
-    return [Evidence(kind="exact", holds=ok == total, scope="instances", regime="all", arithmetic=_ARITH,
-                     summary=f"nullity of Phi_a (its matrix built from a basis) = n (H d_k - rank W_O) on {ok}/{total} "
-                             f"(shape, rank W_O) pairs",
-                     numbers={"instances": total, "held": ok})]
+    return [exact_instances("nullity of Phi_a (its matrix built from a basis) = n (H d_k - rank W_O) over "
+                            "(shape, rank W_O) pairs", met=total, held=ok, arithmetic=_ARITH)]
 
 
 def _recovery_bound(ctx) -> list[Evidence]:
@@ -223,11 +231,10 @@ def _recovery_bound(ctx) -> list[Evidence]:
         w = witness(n=4, H=2, d_k=2, d=5, kappa=kappa, eta=1e-10, dps=ctx.dps)
         rows.append((kappa, w))
     ok = all(w["value"] <= w["bound"] * (1 + 1e-12) for _, w in rows)
-    return [Evidence(kind="float-evidence", holds=ok, scope="instances", regime="generic-weights",
-                     arithmetic=rows[0][1]["arithmetic"],
-                     summary="relative recovery error <= kappa(W_O) * relative output error: " + "; ".join(
-                         f"kappa {k:g}: {w['value']:.2e} <= {w['bound']:.2e}" for k, w in rows),
-                     numbers={f"kappa_{k:g}": w["value"] for k, w in rows})]
+    return [float_statistic("relative recovery error <= kappa(W_O) * relative output error: " + "; ".join(
+        f"kappa {k:g}: {w['value']:.2e} <= {w['bound']:.2e}" for k, w in rows), ok, regime="generic-weights",
+        arithmetic=rows[0][1]["arithmetic"] + " (multiprecision floats, not intervals)",
+        numbers={f"kappa_{k:g}": w["value"] for k, w in rows})]
 
 
 register(Claim(
@@ -236,7 +243,7 @@ register(Claim(
     statement=r"\text{(a) }W_O\text{ known: }\ker\bigl[(Y_h)_h\mapsto\textstyle\sum_hY_hW_O^h\bigr]\neq0",
     hypotheses=("standard MHA", "W_O known"), conclusion="kernel non-trivial",
     regimes=("generic-weights", "degenerate-weights"),
-    checks=[_literal_evidence],
+    checks=[_literal_evidence, _literal_degenerate],
     readings=[
         Reading("b-no-output-projection", r"\ker\bigl[(Y_h)_h\mapsto\textstyle\sum_hY_h\bigr]=n(H-1)d_k>0\ (H\ge2)",
                 checks=[lambda ctx: [_proof((3,), "dim ker Phi_b = n (H - 1) d_k")], _kernel_b_instances],

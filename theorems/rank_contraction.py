@@ -25,7 +25,9 @@ import random
 import sympy
 from sympy import Matrix, Rational, ones, symbols, zeros
 
-from .claims import Claim, Evidence, Reading, register, steps_evidence
+from .claims import (Claim, Evidence, Reading, derivation, exact_complete, float_statistic, interval_instances,
+                     interval_witness, not_checkable, register, stable_seed)
+from .claims import stored_counterexample
 from .linalg import exact_matrix, rank
 
 __all__ = ["alpha_exact", "vandermonde_attention", "uniform_attention_mha_terms", "PROOF_STEPS"]
@@ -103,7 +105,7 @@ PROOF_STEPS = [
 
 
 def _proof(uses, what) -> Evidence:
-    return steps_evidence(PROOF_STEPS, uses, what)
+    return derivation(PROOF_STEPS, what, uses=uses)
 
 
 #: (n, d, H, d_k) per regime, for the certified checks
@@ -121,10 +123,15 @@ def _certified(ctx):
     return _CERTIFIED_CACHE[key]
 
 
-def _iv_evidence(ctx, holds, scope, regime, summary, arithmetic="") -> Evidence:
-    """Evidence from the shared interval computation (mpmath iv at ctx.dps digits)."""
-    return Evidence(kind="interval-certified", holds=holds, scope=scope, regime=regime,
-                    arithmetic=f"mpmath iv at {ctx.dps} digits{arithmetic}", summary=summary)
+def _iv_evidence(ctx, holds, witness: bool, regime, summary, arithmetic="", reason=None) -> Evidence:
+    """Evidence from the shared interval computation (mpmath iv at ctx.dps digits).
+
+    ``witness``: the enclosure settles one concrete instance (a certified witness or a certified
+    failure); otherwise it is one instance of a universal statement.
+    """
+    make = interval_witness if witness else interval_instances
+    return make(summary, holds, regime=regime, arithmetic=f"mpmath iv at {ctx.dps} digits{arithmetic}",
+                reason=reason)
 
 
 def _compute_certified(ctx):
@@ -146,54 +153,73 @@ def _prop63(ctx) -> list[Evidence]:
     out = []
     for regime, shape, c in _certified(ctx):
         ok = all(lo == hi == min(c["rank_X"], c["d_k"]) for lo, hi in c["dim_R"])
-        out.append(_iv_evidence(ctx, True if ok else None, "witness", regime,
+        out.append(_iv_evidence(ctx, True if ok else None, False, regime,
                                 f"(n, d, H, d_k, rank X) = {shape[:4] + (c['rank_X'],)}: dim R_h = "
                                 f"{[lo for lo, _ in c['dim_R']]}, min(rank X, d_k) = {min(c['rank_X'], c['d_k'])}"
-                                + (", certified" if ok else ""), " (lower), exact rank of X (upper)"))
+                                + (", certified" if ok else ""), " (lower), exact rank of X (upper)",
+                                reason=None if ok else "the rank enclosure did not close at this precision"))
     return out
 
 
 def _attention_rank_literal(ctx) -> list[Evidence]:
-    out = [Evidence(kind="counterexample" if _step_vandermonde() else "exact",
-                    holds=False if _step_vandermonde() else None, scope="witness", regime="n>d",
-                    arithmetic="exact over QQ (exp(i j log 2) = 2^(ij))",
-                    summary="d = d_k = 1, x_i = i, W_Q W_K^T = log 2: A = [2^(ij) / sum_k 2^(ik)] has rank n = 4 "
-                            "(Vandermonde), not min(n, d_k) = 1",
-                    counterexample="proofs_numeric/counterexamples/RC.attention-rank.json")]
+    out = [stored_counterexample("RC.attention-rank", _recheck_vandermonde,
+                                 arithmetic="exact over QQ (exp(i j log 2) = 2^(ij))")]
     for regime, shape, c in _certified(ctx):
         ranks = [lo for lo, _ in c["attention_rank"]]
         if c["n"] > c["d_k"] and all(r == c["n"] for r in ranks):
-            out.append(_iv_evidence(ctx, False, "witness", regime,
+            out.append(_iv_evidence(ctx, False, True, regime,
                                     f"{shape}: certified rank A_h = {ranks} = n > d_k = {c['d_k']}"))
     return out
+
+
+def _recheck_vandermonde(data):
+    """The stored instance: x_i (d = 1), W_Q W_K^T / sqrt(d_k) = log 2, so A_ij = 2^(x_i x_j) / sum_k 2^(x_i x_k)."""
+    if data.get("W_QK_over_sqrt_dk") != "log(2)":
+        raise ValueError("the stored scores must be W_Q W_K^T / sqrt(d_k) = log(2) (exp of them is a power of 2)")
+    x = [int(v) for v in data["x"]]
+    n = len(x)
+    E = Matrix(n, n, lambda i, j: Rational(2) ** (x[i] * x[j]))
+    A = Matrix(n, n, lambda i, j: E[i, j] / sum(E.row(i)))
+    r = rank(A)
+    d_k = int(data.get("d_k", 1))
+    why = (f"d = d_k = {d_k}, x = {x}, W_Q W_K^T = log 2: A = [2^(x_i x_j) / sum_k 2^(x_i x_k)] has rank {r} "
+           f"(Vandermonde), not min(n, d_k) = {min(n, d_k)}") if r > min(n, d_k) else None
+    return why, "n>d", {"n": n, "rank_A": r}
 
 
 def _attention_rank_corrected(ctx) -> list[Evidence]:
     out = []
     for regime, shape, c in _certified(ctx):
         ranks = [lo for lo, _ in c["attention_rank"]]
-        out.append(_iv_evidence(ctx, True if all(r == c["n"] for r in ranks) else None, "witness", regime,
-                                f"{shape}: certified rank A_h = {ranks} = n"))
+        ok = all(r == c["n"] for r in ranks)
+        out.append(_iv_evidence(ctx, True if ok else None, False, regime, f"{shape}: certified rank A_h = {ranks} = n",
+                                reason=None if ok else "the rank enclosure did not close at this precision"))
     return out
 
 
 def _rank_equals_sum_literal(ctx) -> list[Evidence]:
-    X = Matrix([[1, 0, 2], [0, 1, 1], [1, 1, 0]])
-    Ws = [Matrix([[1, 0, 0], [0, 1, 0], [0, 0, 1]]), Matrix([[0, 1, 0], [1, 0, 0], [0, 0, 2]])]
-    T = uniform_attention_mha_terms(X, Ws)
-    r_mha = rank(T[0] + T[1])
-    r_sum = rank(Matrix.vstack(*T))
-    out = [Evidence(kind="counterexample" if r_mha < r_sum else "exact", holds=False if r_mha < r_sum else None,
-                    scope="witness", regime="n=d", arithmetic="exact over QQ (W_Q = 0: uniform attention)",
-                    summary=f"two heads with uniform attention: rank MHA(X) = {r_mha} < dim(R_1 + R_2) = {r_sum}",
-                    counterexample="proofs_numeric/counterexamples/RC.rank-equals-sum.json")]
+    out = [stored_counterexample("RC.rank-equals-sum", _recheck_rank_equals_sum,
+                                 arithmetic="exact over QQ (W_Q = 0: uniform attention)")]
     for regime, shape, c in _certified(ctx):
         lo_m, hi_m = c["rank_mha"]
         lo_s, hi_s = c["dim_sum_R"]
         if hi_m < lo_s:
-            out.append(_iv_evidence(ctx, False, "witness", regime,
+            out.append(_iv_evidence(ctx, False, True, regime,
                                     f"{shape}: rank MHA <= {hi_m} < {lo_s} <= dim sum R_h (certified)"))
     return out
+
+
+def _recheck_rank_equals_sum(data):
+    """The stored instance: X and the heads' W_V W_O, with uniform attention (W_Q = 0), exactly."""
+    X = exact_matrix(data["X"], "X")
+    Ws = [exact_matrix(W, "W_VO") for W in data["W_VO"]]
+    T = uniform_attention_mha_terms(X, Ws)
+    r_mha = rank(sum(T[1:], T[0]))
+    r_sum = rank(Matrix.vstack(*T))
+    why = (f"{len(Ws)} heads with uniform attention: rank MHA(X) = {r_mha} < dim(R_1 + ... + R_H) = {r_sum}"
+           if r_mha < r_sum else None)
+    return why, "n=d" if X.shape[0] == X.shape[1] else ("n<d" if X.shape[0] < X.shape[1] else "n>d"), \
+        {"rank_mha": r_mha, "dim_sum_R": r_sum}
 
 
 def _rank_equals_sum_corrected(ctx) -> list[Evidence]:
@@ -208,8 +234,9 @@ def _rank_equals_sum_generic(ctx) -> list[Evidence]:
         lo_s, hi_s = c["dim_sum_R"]
         if lo_m == hi_m and lo_s == hi_s:
             ok = lo_m == min(n, lo_s)
-            out.append(_iv_evidence(ctx, ok, "instances", regime,
-                                    f"{shape}: rank MHA = {lo_m} = min(n, dim sum R_h) = min({n}, {lo_s})"))
+            out.append(_iv_evidence(ctx, ok, False, regime,
+                                    f"{shape}: rank MHA = {lo_m} {'=' if ok else '!='} min(n, dim sum R_h) = "
+                                    f"min({n}, {lo_s})"))
     return out
 
 
@@ -217,15 +244,17 @@ def _alpha_independent(ctx) -> list[Evidence]:
     import numpy as np
     from proofs_numeric.rank_contraction import alpha, certified_ranks, head_with_alpha, input_of_rank
     out = []
-    rng = np.random.default_rng(63)
+    rng = np.random.default_rng(stable_seed("RC.alpha-independent:heads"))
     for target in (0.0, 0.5, 1.0):
         for (n, d, dk, r) in [(6, 5, 2, 5), (6, 5, 3, 2), (4, 6, 2, 4)]:
             h = head_with_alpha(d, dk, target, rng)
             c = certified_ranks(input_of_rank(rng, n, r, d), [h], dps=ctx.dps)
             lo, hi = c["dim_R"][0]
-            out.append(_iv_evidence(ctx, (lo == hi == min(c["rank_X"], dk)) or None, "instances", "all",
+            ok = lo == hi == min(c["rank_X"], dk)
+            out.append(_iv_evidence(ctx, True if ok else (False if hi < min(c["rank_X"], dk) else None), False, "all",
                                     f"alpha = {alpha(h.W_Q, h.W_K):.3f}, (n, d, d_k, rank X) = {(n, d, dk, r)}: "
-                                    f"dim R_h = {lo} = min(rank X, d_k)"))
+                                    f"dim R_h in [{lo}, {hi}], min(rank X, d_k) = {min(c['rank_X'], dk)}",
+                                    reason=None if ok else "the rank enclosure did not close at this precision"))
     return out
 
 
@@ -233,16 +262,16 @@ def _alpha_range_attained(ctx) -> list[Evidence]:
     anti = alpha_exact([[0, 1], [-1, 0]])
     sym = alpha_exact([[2, 1], [1, 3]])
     ok = _step_rank_one_alpha() and anti == 1 and sym == 0
-    return [Evidence(kind="exact", holds=True if ok else None, scope="general", regime="all", arithmetic="sympy / QQ",
-                     summary="alpha = 0 for symmetric M, 1 for M = Q J Q^T (rank 2, d_k >= 2); for d_k = 1 "
-                             "alpha <= 1/sqrt 2 (identity checked)")]
+    return [exact_complete("alpha = 0 for symmetric M and 1 for M = Q J Q^T (rank 2, d_k >= 2): both ends are "
+                           "attained exactly", anti == 1 and sym == 0, arithmetic="sympy / QQ"),
+            _proof((1,), "alpha <= 1/sqrt 2 when d_k = 1, so alpha = 1 needs d_k >= 2")]
 
 
 def _alignment(ctx) -> list[Evidence]:
     import numpy as np
     from proofs_numeric.rank_contraction import alignment, alpha
     from proofs_numeric.transformer import Head
-    rng = np.random.default_rng(5)
+    rng = np.random.default_rng(stable_seed("RC.alignment:random heads"))
     al, ag = [], []
     for _ in range(10 if ctx.quick else 40):
         n, d, H, dk = 8, 8, 4, 2
@@ -254,13 +283,12 @@ def _alignment(ctx) -> list[Evidence]:
             ag.append(float((A[h].sum() - 1) / (H - 1)))
     ra = np.argsort(np.argsort(al)); rg = np.argsort(np.argsort(ag))
     rho_s = float(np.corrcoef(ra, rg)[0, 1])
-    return [Evidence(kind="float-evidence", holds=None, scope="instances", regime="generic-weights",
-                     arithmetic="float64 (SVD principal angles)",
-                     summary=f"random Gaussian heads (n = d = 8, H = 4, d_k = 2, {len(al)} heads): Spearman correlation "
-                             f"between alpha_h and mean alignment of R_h with the other heads = {rho_s:.3f}. Random "
-                             "weights cannot decide a claim about trained heads: not checkable here (the real-model "
-                             "issue supplies trained weights through proofs_numeric.rank_contraction.alignment)",
-                     numbers={"spearman": rho_s, "heads": len(al)})]
+    return [float_statistic(f"random Gaussian heads (n = d = 8, H = 4, d_k = 2, {len(al)} heads): Spearman correlation "
+                            f"between alpha_h and mean alignment of R_h with the other heads = {rho_s:.3f}", None,
+                            regime="generic-weights", arithmetic="float64 (SVD principal angles)",
+                            numbers={"spearman": rho_s, "heads": len(al)},
+                            reason="random weights cannot decide a claim about trained heads (the trained-model "
+                                   "reading uses all-MiniLM-L6-v2)")]
 
 
 def _dff_necessary(ctx) -> list[Evidence]:
@@ -272,10 +300,10 @@ def _dff_bert_values(ctx) -> list[Evidence]:
     d, dff = 768, 3072
     for n in (12, 128, 512, 1024):
         bound = d - min(n, d)  # generic rank of MHA(X) for BERT-base (H d_k = d): min(n, d)
-        out.append(Evidence(kind="exact", holds=bound <= dff, scope="witness", regime="n<d" if n < d else "n>d",
-                            arithmetic="exact integers (generic rank min(n, d), certified on small shapes)",
-                            summary=f"BERT-base, n = {n}: generic contraction d - rank MHA = {bound} <= d_ff = {dff}; "
-                                    f"it comes from n < d, not from head specialisation"))
+        out.append(exact_complete(f"BERT-base, n = {n}: generic contraction d - rank MHA = {bound} <= d_ff = {dff}; "
+                                  f"it comes from n < d, not from head specialisation", bound <= dff,
+                                  regime="n<d" if n < d else "n>d",
+                                  arithmetic="exact integers (generic rank min(n, d), certified on small shapes)"))
     return out
 
 
@@ -305,9 +333,8 @@ for cid, quote, stmt, checks, readings, corrected in [
     ("RC.dff-lower-bound", "the MLP must expand exactly the directions the heads contracted. This gives the first "
                             "principled lower bound on d_ff",
      r"d_{\mathrm{ff}}\ge d-\operatorname{rank}\mathrm{MHA}(X)\ \text{(plausible reading; §6 truncated)}",
-     [lambda ctx: [Evidence(kind="exact", holds=None, scope="general", regime="all", arithmetic="none",
-                            summary="the theorem's statement is truncated in the available text; checked under the "
-                                    "reading below")]],
+     [lambda ctx: [not_checkable("the theorem's statement is truncated in the available text (§6 stops); "
+                                 "checked under the readings below")]],
      [Reading("necessary-rank", r"\operatorname{row}\mathrm{FFN}(Z)\subseteq\operatorname{row}W_2\Rightarrow"
                                 r"\text{spanning }k\text{ missing directions needs }d_{\mathrm{ff}}\ge k",
               checks=[_dff_necessary]),

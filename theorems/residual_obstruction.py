@@ -40,7 +40,9 @@ import random
 import sympy
 from sympy import Matrix, Rational, eye, ones, symbols, zeros
 
-from .claims import CheckContext, Claim, Evidence, Reading, load_counterexample, register, steps_evidence
+from .claims import (CheckContext, Claim, Evidence, Reading, derivation, exact_instances, load_counterexample,
+                     register, stable_seed, stored_counterexample)
+from .instances import regime_of
 from .linalg import exact_matrix, in_rowspace, rank
 
 __all__ = ["F_uniform", "invariant_hull", "remark_iii_counterexample", "softmax_shift_column_counterexample",
@@ -97,14 +99,15 @@ def _softmax_row_shift_identity() -> bool:
     return all(sympy.simplify(a - b) == 0 for a, b in zip(lhs, rhs))
 
 
-def attention_second_derivative():
+def attention_second_derivative(data: dict | None = None):
     """d^2/dt^2 at t = 0 of one entry of F(X0 + t V), single head, exact (rational).
 
     X0 is chosen with X0 M X0^T = 0, so every exponential is exp(0) = 1 at t = 0 and
     the derivative is a rational number: non-zero means attention + residual is curved.
     """
     t = sympy.Symbol("t", real=True)
-    data, _ = load_counterexample("MLP.curvature")
+    if data is None:
+        data, _ = load_counterexample("MLP.curvature")
     X0, V, M, W = (exact_matrix(data[k], k) for k in ("X0", "V", "M", "W"))  # M = W_Q W_K^T / sqrt(d_k)
     X = X0 + t * V
     S = X * M * X.T
@@ -186,8 +189,8 @@ PROOF_STEPS = [
 ]
 
 
-def _proof(uses, what: str, regime: str = "all") -> Evidence:
-    return steps_evidence(PROOF_STEPS, uses, what, regime)
+def _proof(uses, what: str, regime: str = "all", concludes: bool = True) -> Evidence:
+    return derivation(PROOF_STEPS, what, uses=uses, regime=regime, concludes=concludes)
 
 
 # --- seeded exact instances ------------------------------------------------------------
@@ -204,7 +207,7 @@ def _low_rank(rng, n, d, r):
 
 
 def _prop51_instances(ctx) -> list[Evidence]:
-    rng = random.Random(51)
+    rng = random.Random(stable_seed("RRO.prop51:instances"))
     out = []
     for regime, shapes in SHAPES.items():
         total = bounds_ok = full = 0
@@ -217,26 +220,26 @@ def _prop51_instances(ctx) -> list[Evidence]:
                 total += 1
                 bounds_ok += abs(rA - rB) <= rS <= rA + rB
                 full += rS > rA
-        out.append(Evidence(kind="exact", holds=(bounds_ok == total and full == total), scope="instances",
-                            regime=regime, arithmetic=_ARITH,
-                            summary=f"rank-of-sum bounds held on {bounds_ok}/{total}; rank(A+B) > rank(A) on {full}/{total}",
-                            numbers={"instances": total, "bounds": bounds_ok, "increased": full}))
+        out.append(exact_instances(f"rank(A + B) > rank(A) for rank-deficient integer A and a wide-range integer B "
+                                   f"(the rank-of-sum bounds held on {bounds_ok}/{total})", met=total,
+                                   held=min(full, bounds_ok), regime=regime, arithmetic=_ARITH,
+                                   numbers={"bounds": bounds_ok, "increased": full}))
     return out
 
 
-def _remark_iii_stored(ctx) -> list[Evidence]:
-    data, path = load_counterexample("RRO.rowspace-remark")
+def _recheck_remark_iii(data):
     X, D = exact_matrix(data["X"]), exact_matrix(data["Delta"], "Delta")
-    if remark_iii_counterexample(X, D):
-        return [Evidence(kind="counterexample", holds=False, scope="witness", regime="n=d", arithmetic=_ARITH,
-                         summary=f"row(Delta) not in row(X), yet rank(X + Delta) = {rank(X + D)} = rank(X)",
-                         counterexample=f"proofs_numeric/counterexamples/{path.name}")]
-    return [Evidence(kind="exact", holds=None, scope="witness", summary="stored instance no longer refutes",
-                     arithmetic=_ARITH)]
+    why = (f"row(Delta) not in row(X), yet rank(X + Delta) = {rank(X + D)} = rank(X)"
+           if remark_iii_counterexample(X, D) else None)
+    return why, regime_of(*X.shape), {"n": X.shape[0], "d": X.shape[1]}
+
+
+def _remark_iii_stored(ctx) -> list[Evidence]:
+    return [stored_counterexample("RRO.rowspace-remark", _recheck_remark_iii, arithmetic=_ARITH)]
 
 
 def _remark_iii_corrected(ctx) -> list[Evidence]:
-    rng = random.Random(3)
+    rng = random.Random(stable_seed("RRO.rowspace-remark:corrected"))
     out = []
     for regime, shapes in SHAPES.items():
         met = ok = 0
@@ -250,29 +253,27 @@ def _remark_iii_corrected(ctx) -> list[Evidence]:
                 if trivial_rows and trivial_cols and rank(D) > 0:
                     met += 1
                     ok += rank(X + D) == rank(X) + rank(D)
-        out.append(Evidence(kind="exact", holds=(ok == met) if met else None, scope="instances", regime=regime,
-                            arithmetic=_ARITH, summary=f"{ok}/{met} instances with trivially intersecting row and "
-                                                       f"column spaces had rank(X + D) = rank X + rank D",
-                            numbers={"premise_met": met, "held": ok}))
+        out.append(exact_instances("rank(X + D) = rank X + rank D when row and column spaces meet only in 0",
+                                   met=met, held=ok, regime=regime, arithmetic=_ARITH))
     return out
+
+
+def _recheck_scalar_weights(data):
+    X = exact_matrix(data["X"])
+    Ws = [exact_matrix(W, "W") for W in data["W_VO"]]
+    if str(data.get("W_Q")) != "0":
+        raise ValueError("the stored instance needs W_Q = 0 (uniform attention) for exact arithmetic")
+    FX = F_uniform(X, Ws)
+    why = (f"W_Q = 0 (uniform attention), W_V W_O = {'I' if Ws[0] == eye(X.shape[1]) else 'W'}: rank F(X) = "
+           f"{rank(FX)} <= rank X = {rank(X)} < min(n, d)") if rank(FX) <= rank(X) < min(X.shape) else None
+    return why, "degenerate-weights", {"rank_X": rank(X), "rank_F": rank(FX)}
 
 
 def _degenerate_weights(ctx) -> list[Evidence]:
-    """W_h = c I (including W_V = 0): rank(F(X)) <= rank(X) for every X; exact instances with uniform attention."""
-    ok_proof = _scalar_value_output_never_increases()
-    rng = random.Random(5)
-    out = [Evidence(kind="exact", holds=False if ok_proof else None, scope="general", regime="degenerate-weights",
-                    arithmetic="sympy symbolic", summary="with W_V W_O = c I in every head (c = 0: W_V = 0), "
-                    "F(X) = (I + sum_h c A_h) X, so rank F(X) <= rank X for EVERY X (any attention)")]
-    data, path = load_counterexample("RRO.main")
-    X = exact_matrix(data["X"])
-    Ws = [exact_matrix(W, "W") for W in data["W_VO"]]
-    FX = F_uniform(X, Ws)
-    if rank(FX) <= rank(X):
-        out.append(Evidence(kind="counterexample", holds=False, scope="witness", regime="degenerate-weights",
-                            arithmetic=_ARITH, counterexample=f"proofs_numeric/counterexamples/{path.name}",
-                            summary=f"W_Q = 0 (uniform attention), W_V W_O = I: rank F(X) = {rank(FX)} = rank X"))
-    return out
+    """W_h = c I (including W_V = 0): rank(F(X)) <= rank(X) for every X; the stored instance, exactly."""
+    e = _proof((1,), "'with W_V W_O = c I in every head (c = 0: W_V = 0), F(X) = (I + sum_h c A_h) X, so rank F(X) "
+                     "<= rank X for every X and any attention'", regime="degenerate-weights", concludes=False)
+    return [e, stored_counterexample("RRO.main", _recheck_scalar_weights, arithmetic=_ARITH)]
 
 
 def _lebesgue_vacuous(ctx) -> list[Evidence]:
@@ -288,7 +289,7 @@ def _witness_checks(ctx) -> list[Evidence]:
 
 def _witness_exact_uniform(ctx) -> list[Evidence]:
     """X*_r with uniform attention (W_Q = 0) and random rational W_V W_O: exact rank(F(X*_r)) = r + 1."""
-    rng = random.Random(8)
+    rng = random.Random(stable_seed("RRO.witness:uniform attention"))
     out = []
     for regime, shapes in SHAPES.items():
         total = ok = 0
@@ -300,9 +301,8 @@ def _witness_exact_uniform(ctx) -> list[Evidence]:
                 Ws = [_rand_matrix(rng, d, d) for _ in range(2)]
                 total += 1
                 ok += rank(F_uniform(Xr, Ws)) == r + 1
-        out.append(Evidence(kind="exact", holds=ok == total, scope="instances", regime=regime, arithmetic=_ARITH,
-                            summary=f"W_Q = 0, H = 2, random integer W_V W_O: rank F(X*_r) = r + 1 on {ok}/{total} (n, d, r)",
-                            numbers={"instances": total, "r_plus_1": ok}))
+        out.append(exact_instances("W_Q = 0, H = 2, random integer W_V W_O: rank F(X*_r) = r + 1 over (n, d, r)",
+                                   met=total, held=ok, regime=regime, arithmetic=_ARITH))
     return out
 
 
@@ -354,24 +354,33 @@ register(Claim(
     statement=r"X^\star=e_1f_1^\top:\ \operatorname{rank}(X^\star+\mathrm{MHA}(X^\star))=2\ \text{for a.e. }W_V,W_O",
     hypotheses=("n >= 2", "generic W_V, W_O"), conclusion="rank F(X*) = 2", regimes=("n<d", "n=d", "n>d"),
     checks=[lambda ctx: [e for e in _witness_checks(ctx) if e.numbers.get("r") == 1], _witness_exact_uniform],
+    readings=[Reading("a-witness-exists",
+                      r"\text{for each shape checked, some }(W_Q,W_K,W_V,W_O):\ "
+                      r"\operatorname{rank}(X^\star+\mathrm{MHA}(X^\star))=2",
+                      checks=[lambda ctx: [e for e in _witness_checks(ctx) if e.numbers.get("r") == 1]],
+                      form="existential",
+                      note="what step (b) needs: one weight configuration outside the bad set; with analyticity "
+                           "in the weights (a cited lemma) it gives 'almost every' for that shape")],
     chapter="residual_obstruction",
 ))
 
 
-def _mlp_span_counterexample(ctx) -> list[Evidence]:
-    data, path = load_counterexample("MLP.span")
+def _recheck_span(data):
     X, W = exact_matrix(data["X"]), exact_matrix(data["W_VO"], "W_VO")
     FX = F_uniform(X, [W])
-    outside = any(not in_rowspace(X, FX.row(i)) for i in range(3))
-    return [Evidence(kind="counterexample" if outside else "exact", holds=False if outside else None, scope="witness",
-                     regime="n=d", arithmetic=_ARITH, counterexample=f"proofs_numeric/counterexamples/{path.name}",
-                     summary="one attention layer with residual (W_Q = 0, W_V W_O a permutation) maps X = e1 f1^T "
-                             "to rows outside row(X) = span(f1): attention alone leaves the span of the embeddings")]
+    outside = [i for i in range(FX.shape[0]) if not in_rowspace(X, FX.row(i))]
+    why = ("one attention layer with residual (W_Q = 0, W_V W_O a permutation) maps X = e1 f1^T to rows "
+           f"{outside} outside row(X) = span(f1): attention alone leaves the span of the embeddings") if outside else None
+    return why, regime_of(*X.shape), {"rows_outside": outside}
+
+
+def _mlp_span_counterexample(ctx) -> list[Evidence]:
+    return [stored_counterexample("MLP.span", _recheck_span, arithmetic=_ARITH)]
 
 
 def _attention_stays_in_hull(ctx) -> list[Evidence]:
     """Exact (uniform attention) and float (softmax) checks that attention stacks stay in S(X, W)."""
-    rng = random.Random(9)
+    rng = random.Random(stable_seed("MLP.span:invariant hull"))
     total = ok = 0
     dims = []
     for _ in range(4 if ctx.quick else 12):
@@ -397,9 +406,8 @@ def _attention_stays_in_hull(ctx) -> list[Evidence]:
             Y = F_uniform(Y, Ws)
         total += 1
         ok += all(in_rowspace(S, Y.row(i)) for i in range(n))
-    return [Evidence(kind="exact", holds=ok == total, scope="instances", regime="all", arithmetic=_ARITH,
-                     summary=f"3-layer uniform-attention stacks stayed in S(X, W) on {ok}/{total} instances "
-                             f"(dim S: {sorted(set(dims))})", numbers={"instances": total, "held": ok})]
+    return [exact_instances(f"3-layer uniform-attention stacks stay in S(X, W) (dim S: {sorted(set(dims))})",
+                            met=total, held=ok, arithmetic=_ARITH)]
 
 
 register(Claim(
@@ -421,18 +429,19 @@ register(Claim(
 ))
 
 
-def _curvature(ctx) -> list[Evidence]:
-    d2, data = attention_second_derivative()
+def _recheck_curvature(data):
+    d2, _ = attention_second_derivative(data)
     nz = [(i, j, d2[i, j]) for i in range(d2.shape[0]) for j in range(d2.shape[1]) if d2[i, j] != 0]
     if nz and all(v.is_Rational for *_, v in nz):
         i, j, v = nz[0]
-        return [Evidence(kind="counterexample", holds=False, scope="witness", regime="all",
-                         arithmetic="exact (sympy; exp(0) = 1 at the base point)",
-                         counterexample="proofs_numeric/counterexamples/MLP.curvature.json",
-                         summary=f"attention + residual F(X) = X + softmax(X M X^T) X W has d^2/dt^2 F(X0 + tV)[{i},{j}] "
-                                 f"= {v} != 0 at t = 0: it is curved without any MLP")]
-    return [Evidence(kind="exact", holds=None, scope="witness", summary="second derivative not decided",
-                     arithmetic="sympy")]
+        return (f"attention + residual F(X) = X + softmax(X M X^T) X W has d^2/dt^2 F(X0 + tV)[{i},{j}] = {v} != 0 "
+                "at t = 0: it is curved without any MLP"), "all", {"entry": [i, j], "value": str(v)}
+    return None, "all", {}
+
+
+def _curvature(ctx) -> list[Evidence]:
+    return [stored_counterexample("MLP.curvature", _recheck_curvature,
+                                  arithmetic="exact (sympy; exp(0) = 1 at the base point)")]
 
 
 register(Claim(

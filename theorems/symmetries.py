@@ -17,7 +17,8 @@ from __future__ import annotations
 import sympy
 from sympy import Matrix, Rational, eye, symbols, zeros
 
-from .claims import Claim, Evidence, Reading, register, steps_evidence
+from .claims import (Claim, Evidence, ProofStep, Reading, derivation, exact_complete, interval_witness, not_checkable,
+                     register)
 
 __all__ = ["softmax_rows", "mha_symbolic", "PROOF_STEPS", "breaking_examples"]
 
@@ -135,27 +136,29 @@ def breaking_examples() -> dict:
 
 
 def _proof(i, what, regime="all") -> Evidence:
-    return steps_evidence(PROOF_STEPS, (i,), what, regime, arithmetic="sympy symbolic (exp kept exact)")
+    return derivation(PROOF_STEPS, what, uses=(i,), regime=regime, arithmetic="sympy symbolic (exp kept exact)")
 
 
 def _breaks(key, what) -> list[Evidence]:
     a, b = breaking_examples()[key]
     differs = any(sympy.simplify(u - v) != 0 for u, v in zip(list(a), list(b)))
-    return [Evidence(kind="counterexample" if differs else "exact", holds=False if differs else None, scope="witness",
-                     regime="all", arithmetic="exact (sympy)", summary=f"{what}: the two sides differ exactly")]
+    return [exact_complete(f"{what}: the two sides differ exactly" if differs else f"{what}: no difference found",
+                           False if differs else None, arithmetic="exact (sympy)",
+                           reason=None if differs else "sympy found no difference on this instance")]
 
 
 def _certified(key: str):
     def check(ctx):
         from proofs_numeric.symmetries import witness
         w = witness(dps=ctx.dps)[key]
-        if "holds" in w:
-            return [Evidence(kind="interval-certified", holds=True if w["holds"] else None, scope="witness",
-                             regime="all", arithmetic=f"mpmath iv at {ctx.dps} digits",
-                             summary=f"{key}: the enclosures of both sides overlap entrywise (random Gaussian heads)")]
-        return [Evidence(kind="interval-certified", holds=False if w["certified_broken"] else None, scope="witness",
-                         regime="all", arithmetic=f"mpmath iv at {ctx.dps} digits",
-                         summary=f"{key}: some entry's enclosures are disjoint: certified broken")]
+        if "holds" in w:  # overlap is consistency, not a certificate
+            return [interval_witness(f"{key}: the enclosures of both sides overlap entrywise (random Gaussian heads)",
+                                     None, arithmetic=f"mpmath iv at {ctx.dps} digits",
+                                     reason="overlapping enclosures are consistent with the identity but do not "
+                                            "certify it" if w["holds"] else "some enclosures are disjoint")]
+        return [interval_witness(f"{key}: some entry's enclosures are disjoint: certified broken",
+                                 False if w["certified_broken"] else None, arithmetic=f"mpmath iv at {ctx.dps} digits",
+                                 reason=None if w["certified_broken"] else "the enclosures overlap: not separated")]
     return check
 
 
@@ -193,28 +196,23 @@ _sym_claim("SYM.ln-shift-scale", "LayerNorm invariance to x -> a x + c 1",
 
 
 def _framework(ctx) -> list[Evidence]:
-    return [Evidence(kind="exact", holds=None, scope="general", regime="all", arithmetic="none",
-                     summary="not checkable: §9 is not in the available text; the paper names no group action on a "
-                             "space where the four phenomena live, no orbit map, and no formal definition of "
-                             "'rank collapse in width' or 'entropy collapse' as orbits. The five invariances it can "
-                             "mean are checked separately (SYM.*)")]
+    return [not_checkable("§9 is not in the available text; the paper names no group action on a space where the "
+                          "four phenomena live, no orbit map, and no formal definition of 'rank collapse in width' "
+                          "or 'entropy collapse' as orbits. The five invariances it can mean are checked separately "
+                          "(SYM.*)")]
 
 
 def _framework_invariances(ctx) -> list[Evidence]:
-    ok = [bool(PROOF_STEPS[i][3]()) for i in range(len(PROOF_STEPS))]
-    return [Evidence(kind="exact", holds=True if all(ok) else None, scope="general", regime="all",
-                     arithmetic="sympy symbolic", summary=f"{sum(ok)}/{len(ok)} invariances of G checked exactly")]
+    return [derivation(PROOF_STEPS, "the invariances of G", arithmetic="sympy symbolic")]
 
 
 def _framework_hc_not_orbit(ctx) -> list[Evidence]:
     """The recovery ambiguity (reading b) is not an orbit of G: G fixes every Z_h, the kernel moves them."""
-    from .head_channel import _step_gauge
-    ok = _step_gauge()
-    return [Evidence(kind="exact", holds=False if ok else None, scope="general", regime="all",
-                     arithmetic="sympy symbolic",
-                     summary="the gauge group fixes each contribution Z_h = Y_h W_O^h, while the n(H-1)d_k-dimensional "
-                             "recovery ambiguity changes the Z_h; G acts on weights (dimension H d_k^2 per layer), the "
-                             "ambiguity lives in activations: it is not a G-orbit")]
+    from .head_channel import PROOF_STEPS as HC_STEPS
+    return [derivation([HC_STEPS[1]], "'the gauge group fixes each contribution Z_h = Y_h W_O^h, while the "
+                       "n(H-1)d_k-dimensional recovery ambiguity changes the Z_h; G acts on weights (dimension H d_k^2 "
+                       "per layer), the ambiguity lives in activations: it is not a G-orbit'",
+                       arithmetic="sympy symbolic", concludes=False)]
 
 
 register(Claim(

@@ -1,0 +1,99 @@
+"""Running the ledger: every claim, its verdicts, and the provenance of the run.
+
+``ledger.json`` is reproducible: every random choice is seeded from a stable hash of a name
+(:func:`theorems.claims.stable_seed`), and timings live only in keys whose names contain
+``seconds``. Two runs on the same commit give the same JSON apart from those keys and the
+``started`` time.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import subprocess
+import sys
+import time
+import traceback
+from typing import Callable
+
+from theorems.claims import (REFERENCED_COUNTEREXAMPLES, SEEDS, REPO_ROOT, CheckContext, Claim, ClaimResult,
+                             counterexample_files, run_claim)
+
+__all__ = ["provenance", "run_ledger", "ledger_json", "VERDICT_STYLE"]
+
+VERDICT_STYLE = {"proved": "bold green", "certified": "green", "supported": "cyan", "conditional": "yellow",
+                 "refuted": "bold red", "unsupported": "magenta", "not-checkable": "dim", "error": "bold magenta"}
+
+
+def _commit() -> str:
+    try:
+        out = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "HEAD"], capture_output=True, text=True,
+                             timeout=10)
+        return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def _version(dist: str) -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version(dist)
+    except PackageNotFoundError:
+        return None
+
+
+def _coq_version() -> str | None:
+    try:
+        from theorems.formal import coq_version  # the formal-proof runner, when present
+    except ImportError:
+        return None
+    return coq_version()
+
+
+def provenance(started: float, duration: float) -> dict:
+    """Where this ledger came from: commit, library versions, seeds, start time, duration."""
+    return {
+        "commit": _commit(),
+        "versions": {"python": sys.version.split()[0], "sympy": _version("sympy"),
+                     "python-flint": _version("python-flint"), "mpmath": _version("mpmath"),
+                     "numpy": _version("numpy"), "hypothesis": _version("hypothesis"), "coq": _coq_version()},
+        "seeds": dict(sorted(SEEDS.items())),
+        "started": _dt.datetime.fromtimestamp(started, _dt.timezone.utc).isoformat(timespec="seconds"),
+        "duration_seconds": round(duration, 3),
+    }
+
+
+def run_ledger(claims: list[Claim], ctx: CheckContext,
+               progress: Callable[[int, int, Claim, ClaimResult | None], None] | None = None
+               ) -> tuple[list[ClaimResult], list[str]]:
+    """Run every claim; returns the results and the errors (a check raised, a stored counterexample no
+    longer refutes, evidence contradicts itself, or a stored counterexample file is never re-read)."""
+    results: list[ClaimResult] = []
+    errors: list[str] = []
+    for k, c in enumerate(claims):
+        if progress:
+            progress(k, len(claims), c, None)
+        try:
+            r = run_claim(c, ctx)
+        except Exception as e:  # the suite itself failed on this claim
+            r = ClaimResult(c, [], 0.0, error=f"{type(e).__name__}: {e}")
+            print(traceback.format_exc(), file=sys.stderr)
+        if r.error:
+            errors.append(f"{c.id}: {r.error}")
+        results.append(r)
+        if progress:
+            progress(k + 1, len(claims), c, r)
+    if len(claims) and {c.id for c in claims} >= _paper_claim_ids(claims):
+        unread = sorted(set(counterexample_files()) - REFERENCED_COUNTEREXAMPLES)
+        ran_all = all(not r.error for r in results)
+        if unread and ran_all:
+            errors.append("stored counterexample files never re-read by any claim: " + ", ".join(unread))
+    return results, errors
+
+
+def _paper_claim_ids(claims: list[Claim]) -> set:
+    from theorems.claims import registry
+    return {c.id for c in registry()}
+
+
+def ledger_json(results: list[ClaimResult], ctx: CheckContext, started: float, errors: list[str]) -> dict:
+    return {"claims": [r.to_json() for r in results], "dps": ctx.dps, "quick": ctx.quick,
+            "errors": errors, "provenance": provenance(started, time.time() - started)}
