@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from theorems.claims import CheckContext, ClaimResult, get, registry, run_claim
 
-__all__ = ["verdict_admonition", "ledger_markdown", "evidence_markdown", "run", "proof_steps_markdown"]
+__all__ = ["verdict_admonition", "ledger_markdown", "evidence_markdown", "run", "proof_steps_markdown",
+           "verdict_model_markdown", "VERDICT_MODEL"]
 
 _ADMONITION = {"proved": "tip", "certified": "tip", "supported": "note", "conditional": "warning",
-               "refuted": "danger", "not-checkable": "seealso"}
+               "refuted": "danger", "unsupported": "warning", "not-checkable": "seealso", "error": "error"}
 
 _CACHE: dict = {}
 
@@ -27,11 +28,13 @@ def _esc(s: str) -> str:
 
 
 def evidence_markdown(evidence) -> str:
-    rows = ["| kind | regime | holds | arithmetic | what |", "|---|---|---|---|---|"]
+    rows = ["| kind (scope) | regime | holds | arithmetic | what |", "|---|---|---|---|---|"]
     for e in evidence:
         holds = {True: "yes", False: "**no**", None: "undecided"}[e.holds]
         what = _esc(e.summary) + (f" (`{e.counterexample}`)" if e.counterexample else "")
-        rows.append(f"| {e.kind} | {e.regime} | {holds} | {_esc(e.arithmetic)} | {what} |")
+        if e.holds is None and e.reason and e.reason not in e.summary:
+            what += f" — undecided: {_esc(e.reason)}"
+        rows.append(f"| {e.kind} ({e.scope}) | {e.regime} | {holds} | {_esc(e.arithmetic)} | {what} |")
     return "\n".join(rows)
 
 
@@ -39,14 +42,20 @@ def verdict_admonition(claim_id: str, dps: int = 50) -> str:
     """A MyST admonition with the computed verdict of every reading and its evidence."""
     r = run(claim_id, dps)
     c = r.claim
+    if r.error:
+        return f":::{{error}} {c.id}: ERROR\n{_esc(r.error)}\n:::"
     kind = _ADMONITION[r.verdict]
-    parts = [f":::{{{kind}}} {c.id}: **{r.verdict}** (computed at build time)",
+    lit = r.literal
+    why = lit.condition or lit.reason
+    parts = [f":::{{{kind}}} {c.id}: **{r.verdict}** (strength: {r.strength}; {c.form} claim; computed at build time)",
              f"*{c.section}*: “{_esc(c.quote)}”", "",
-             f"Formal statement: ${c.statement}$", "",
-             evidence_markdown(r.literal.evidence)]
+             f"Formal statement: ${c.statement}$", ""]
+    if why:
+        parts += [f"{'Condition' if lit.verdict in ('conditional', 'unsupported') else 'Why'}: {_esc(why)}", ""]
+    parts.append(evidence_markdown(lit.evidence))
     for rr in r.readings[1:]:
-        parts += ["", f"Reading **{rr.key}**: ${rr.statement}$ — **{rr.verdict}**"
-                  + (f"; {rr.condition}" if rr.condition else ""), "", evidence_markdown(rr.evidence)]
+        parts += ["", f"Reading **{rr.key}**: ${rr.statement}$ — **{rr.verdict}** ({rr.strength})"
+                  + (f"; {_esc(rr.condition)}" if rr.condition else ""), "", evidence_markdown(rr.evidence)]
     parts.append(":::")
     return "\n".join(parts)
 
@@ -58,28 +67,58 @@ def ledger_markdown(dps: int = 50) -> str:
     counts = Counter(run(c.id, dps).verdict for c in claims)
     head = (f"**{len(claims)} claims**: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1]))
             + ".\n\n")
-    rows = ["| claim | verdict | evidence | condition, counterexample or readings | chapter | § |",
-            "|---|---|---|---|---|---|"]
+    rows = ["| claim | verdict | strength | evidence | condition, counterexample or readings | chapter | § |",
+            "|---|---|---|---|---|---|---|"]
     for c in claims:
         r = run(c.id, dps)
+        if r.error:
+            rows.append(f"| `{c.id}` | **ERROR** | none | | {_esc(r.error)} | | {_esc(c.section)} |")
+            continue
         extra = []
         ce = [e for e in r.literal.evidence if e.kind == "counterexample"]
         if ce:
             extra.append(f"counterexample: {_esc(ce[0].summary)} (`{ce[0].counterexample}`)")
         if r.literal.condition:
             extra.append(f"condition: {_esc(r.literal.condition)}")
+        elif r.verdict == "not-checkable" and r.literal.reason:
+            extra.append(f"reason: {_esc(r.literal.reason)}")
         for rr in r.readings[1:]:
-            extra.append(f"*{rr.key}*: {rr.verdict}" + (f" ({_esc(rr.condition)})" if rr.condition else ""))
+            extra.append(f"*{rr.key}*: {rr.verdict} ({rr.strength})" + (f" ({_esc(rr.condition)})" if rr.condition else ""))
         link = f"[{c.chapter}](chapters/{c.chapter}.md)" if c.chapter else ""
-        rows.append(f"| `{c.id}` | **{r.verdict}** | {', '.join(r.evidence_kinds())} | "
+        rows.append(f"| `{c.id}` | **{r.verdict}** | {r.strength} | {', '.join(r.evidence_kinds())} | "
                     f"{'<br>'.join(extra)} | {link} | {_esc(c.section)} |")
     return head + "\n".join(rows)
 
 
 def proof_steps_markdown(steps) -> str:
     """A table of a module's PROOF_STEPS, each check run now."""
+    from theorems.claims import tri
     rows = ["| # | step | why | kind | checked now |", "|---|---|---|---|---|"]
     for k, (tex, words, kind, check) in enumerate(steps, 1):
         tex = tex.replace("|", r"\vert ")  # a bar would end the table cell
-        rows.append(f"| {k} | ${tex}$ | {words} | {kind} | {'yes' if check() else '**no**'} |")
+        outcome = {True: "holds", False: "**fails**", None: "undecided"}[tri(check())]
+        rows.append(f"| {k} | ${tex}$ | {_esc(words)} | {kind} | {outcome} |")
+    return "\n".join(rows)
+
+
+#: the verdict model as a table (README and book): verdict, what earns it, its strength
+VERDICT_MODEL = [
+    ("proved", "formal (Coq kernel) or exact evidence of scope *general* covering every listed regime; for a "
+               "concrete or existential claim, formal or exact evidence of scope *complete*", "formal or exact"),
+    ("certified", "interval evidence of scope *complete*: a certified witness of an existential claim, or an "
+                  "enclosure settling a concrete inequality", "interval"),
+    ("supported", "holds on everything checked, nothing settles it (derivations at fixed sizes, instances, "
+                  "float statistics), or settled only in some regimes", "the weakest kind used"),
+    ("conditional", "established in some listed regime and failing exactly or certifiably in another; the "
+                    "condition says where", "the weakest kind used"),
+    ("refuted", "fails in every regime with deciding evidence: an exact counterexample re-checked on this run, a "
+                "rigorous interval certificate of failure, or an exact general negation", "exact or interval"),
+    ("unsupported", "float evidence (or a derivation) against, nothing exact or certified against", "float"),
+    ("not-checkable", "nothing decides it; the reason is recorded", "none"),
+]
+
+
+def verdict_model_markdown() -> str:
+    rows = ["| verdict | what earns it | strength |", "|---|---|---|"]
+    rows += [f"| **{v}** | {w} | {s} |" for v, w, s in VERDICT_MODEL]
     return "\n".join(rows)

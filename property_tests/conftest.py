@@ -2,12 +2,14 @@
 
 Profiles (pick one with ``HYPOTHESIS_PROFILE``):
 
-``dev``       default: quick inner loop (25 examples per property)
-``ci``        what ``make test`` uses (100 examples, no deadline)
+``dev``       default: quick inner loop (25 examples per property, fresh random draws)
+``ci``        what ``make test`` uses (100 examples, no deadline, **derandomized**: the same draws
+              in every run, so CI never fails by chance; no example database, which Hypothesis
+              refuses together with ``derandomize``)
 ``thorough``  long stress runs (2000 examples, no deadline): ``make stress``
 
-``HYPOTHESIS_DB_DIR=/shared/dir`` points every profile at a shared example database (several
-machines, or several CI jobs); see README, "Run in parallel".
+``HYPOTHESIS_DB_DIR=/shared/dir`` points ``dev`` and ``thorough`` at a shared example database
+(several machines, or several CI jobs); see README, "Run in parallel".
 """
 from __future__ import annotations
 
@@ -25,8 +27,8 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 _DB_DIR = os.environ.get("HYPOTHESIS_DB_DIR")
 _db = {"database": DirectoryBasedExampleDatabase(_DB_DIR)} if _DB_DIR else {}
 settings.register_profile("dev", max_examples=25, deadline=None, **_db)
-settings.register_profile("ci", max_examples=100, deadline=None, print_blob=True,
-                          suppress_health_check=[HealthCheck.too_slow], **_db)
+settings.register_profile("ci", max_examples=100, deadline=None, print_blob=True, derandomize=True, database=None,
+                          suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("thorough", max_examples=2000, deadline=None, print_blob=True,
                           suppress_health_check=[HealthCheck.too_slow], **_db)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))

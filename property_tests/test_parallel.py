@@ -21,9 +21,22 @@ def test_parallel_shared_database_from_environment(tmp_path):
                      "def test_probe():\n    print('DB=' + str(settings.default.database))\n")
     r = _pytest(["-s", "--rootdir", str(ROOT), "-c", str(ROOT / "pyproject.toml"),
                  "--confcutdir", str(ROOT / "property_tests"), "-p", "property_tests.conftest", str(probe)],
-                {"HYPOTHESIS_DB_DIR": str(tmp_path / "db")}, tmp_path)
+                {"HYPOTHESIS_DB_DIR": str(tmp_path / "db"), "HYPOTHESIS_PROFILE": "dev"}, tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     assert f"DirectoryBasedExampleDatabase(PosixPath('{tmp_path / 'db'}'))" in r.stdout
+
+
+def test_parallel_ci_profile_is_derandomized_and_ignores_the_database(tmp_path):
+    """`make test` must never fail by chance: the ci profile draws the same examples every run."""
+    probe = tmp_path / "test_probe.py"
+    probe.write_text("from hypothesis import settings\n"
+                     "def test_probe():\n    print('DERANDOMIZE=' + str(settings.default.derandomize),"
+                     " 'DB=' + str(settings.default.database))\n")
+    r = _pytest(["-s", "--rootdir", str(ROOT), "-c", str(ROOT / "pyproject.toml"),
+                 "--confcutdir", str(ROOT / "property_tests"), "-p", "property_tests.conftest", str(probe)],
+                {"HYPOTHESIS_DB_DIR": str(tmp_path / "db"), "HYPOTHESIS_PROFILE": "ci"}, tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "DERANDOMIZE=True DB=None" in r.stdout
 
 
 def test_parallel_premise_counts_reach_the_controller(tmp_path):

@@ -66,7 +66,12 @@ def test_rank_neutrality_corrected_statement(inst):
 
 
 def test_rank_neutrality_corrected_statement_is_not_vacuous(counts):
-    """Count the draws that meet every hypothesis (and the extra condition), per regime."""
+    """Count the draws that meet every hypothesis (and the extra condition), per regime.
+
+    A vacuity guard must not fail by chance: its draws are derandomized (the same examples in every
+    run and profile); the property itself is stressed with fresh draws by the other tests.
+    """
+    @settings(derandomize=True, database=None)
     @given(ln_inputs_meeting_all_hypotheses())
     def prop(inst):
         a = _analyse_or_none(inst)
@@ -82,8 +87,16 @@ def test_rank_neutrality_corrected_statement_is_not_vacuous(counts):
     assert counts["met H1-H4 and 1_n notin col X"] > 0, dict(counts)
 
 
+def _stored_instance(claim_id: str):
+    """A stored counterexample, read from its file (the same file the ledger re-checks)."""
+    data, _ = load_counterexample(claim_id)
+    return RN.instance(data["X"], data.get("gamma"), data.get("beta"))
+
+
 @given(ln_inputs())
-@example(RN.instance([[0, 2, -2], [1, 1, -2], [2, 0, -2]]))  # counterexample 1
+@example(_stored_instance("RN.main"))  # the stored counterexamples are pinned here
+@example(_stored_instance("RN.plus-one"))
+@example(_stored_instance("RN.H4-generic"))
 @example(RN.instance([[1, 0, -1], [-1, 0, 1]], beta=[1, -2, 1]))
 def test_rank_neutrality_exact_characterisation(inst):
     """arank(LN X) - arank(X) = [sigma notin col XP] - [1_d in row X] - [1_n notin col X] (H1, H3)."""
