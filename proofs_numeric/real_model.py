@@ -225,7 +225,9 @@ def exact_rms_site(X: np.ndarray, gamma: np.ndarray) -> dict:
     r_i = rms(x_i) = sqrt(s_i), s_i = |x_i|^2 / d. If rank X = n then r is in col X; otherwise r is
     not in col X whenever the s_i lie in pairwise different square classes (the sqrt(s_i) are then
     linearly independent over QQ, and col X is cut out by rational equations), so
-    arank RMSNorm(X) = rank X. Undecided cases are ``None`` with the reason in ``how``.
+    arank RMSNorm(X) = rank X. Repeated rows (repeated tokens at the embeddings) are repeated rows
+    of [X | r], so the argument runs on the distinct rows. Undecided cases are ``None`` with the
+    reason in ``how``.
     """
     from theorems.certified_rank import certified_rank, dyadic_scale
     X = np.asarray(X, dtype=np.float64)
@@ -253,14 +255,23 @@ def exact_rms_site(X: np.ndarray, gamma: np.ndarray) -> dict:
             arank_rms = n - 1
             how["arank_RMS_X"] = "exact: rank X = n, so r = (rms(x_i)) lies in col X = R^n"
         else:
+            # identical rows of X give identical rows of [X | r]: decide on the distinct rows only
+            _, first = np.unique(X, axis=0, return_index=True)
+            keep = np.sort(first)
+            n_distinct = len(keep)
             S2 = []
-            for i in range(n):
+            for i in keep.tolist():
                 m, shift, _ = dyadic_scale(X[i:i + 1])  # row i = 2^e * ints; s_i = 4^e sum(ints^2) / d
                 S2.append(d * sum((a << b) ** 2 for a, b in zip(m[0].tolist(), shift[0].tolist())))
-            if _square_classes_distinct(S2):
+            if rank_X == n_distinct:
+                arank_rms = rank_X - 1
+                how["arank_RMS_X"] = (f"exact: the {n_distinct} distinct rows of X are independent, so r = "
+                                      f"(rms(x_i)), constant on repeated rows, lies in col X")
+            elif _square_classes_distinct(S2):
                 arank_rms = rank_X
-                how["arank_RMS_X"] = ("exact: the n mean squares lie in pairwise different square classes, so "
-                                      "r = (sqrt s_i) is not in the rational subspace col X (rank X < n)")
+                how["arank_RMS_X"] = ("exact: the mean squares of the distinct rows lie in pairwise different "
+                                      "square classes, so r = (sqrt s_i) is not in the rational subspace col X "
+                                      "(rank X < number of distinct rows)")
             else:
                 how["arank_RMS_X"] = "undecided: some mean squares share a square class"
     return {"n": n, "norm": "rmsnorm", "R1": R1, "R2": R2, "how": how,
@@ -542,7 +553,7 @@ def layer_symmetries(m: Checkpoint, X: np.ndarray, L, seed: int = 0) -> dict:
     r["scale_kept"], r["shift_kept"] = bool(scale <= SYM_TOL), bool(shift <= SYM_TOL)
     res["SYM.ln-shift-scale"] = r
     res["tolerance"] = SYM_TOL
-    res["arithmetic"] = "float64 (layer 0 on the embedding output of the per-layer input)"
+    res["arithmetic"] = "float64; layer 0 run on the embedding output of the per-layer input"
     return res
 
 
