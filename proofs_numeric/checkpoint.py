@@ -36,7 +36,8 @@ from __future__ import annotations
 import json
 import math
 import struct
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -101,12 +102,13 @@ def read_header(path) -> tuple[dict, int]:
         if name == "__metadata__":
             continue
         try:
-            dt, shape, (b, e) = info["dtype"], [int(s) for s in info["shape"]], info["data_offsets"]
+            dt, shape = info["dtype"], [int(s) for s in info["shape"]]
+            b, e = (int(v) for v in info["data_offsets"])
         except (KeyError, TypeError, ValueError):
             raise BadCheckpoint(f"{path}: tensor {name!r} lacks dtype/shape/data_offsets") from None
         if dt in _NP_DTYPES:
-            want = int(np.prod(shape, dtype=np.int64)) * np.dtype(_NP_DTYPES[dt]).itemsize
-            if not (0 <= b <= e <= data) or e - b != want:
+            want = math.prod(shape) * np.dtype(_NP_DTYPES[dt]).itemsize
+            if min(shape, default=0) < 0 or not (0 <= b <= e <= data) or e - b != want:
                 raise BadCheckpoint(f"{path}: tensor {name!r} ({dt} {shape}) has data_offsets [{b}, {e}] "
                                     f"inconsistent with its size {want} or the file")
     return header, 8 + n
@@ -171,6 +173,9 @@ class TensorStore:
     def raw(self, name) -> np.ndarray:
         """The stored array (a read-only memmap view; BF16 as uint16), nothing copied."""
         p, start, info = self._where[name]
+        if info["dtype"] not in _NP_DTYPES:
+            raise BadCheckpoint(f"{p}: tensor {name!r} has dtype {info['dtype']}, which this reader does not "
+                                f"know (expected one of {', '.join(_FLOATS)})")
         if p not in self._maps:
             self._maps[p] = np.memmap(p, dtype=np.uint8, mode="r")
         b, e = info["data_offsets"]
@@ -187,10 +192,15 @@ class TensorStore:
 
 # --- config -----------------------------------------------------------------------------------
 
+def _silu(x):
+    with np.errstate(over="ignore"):  # exp(-x) = inf for x << 0 gives x / inf = -0, the right limit
+        return x / (1.0 + np.exp(-x))
+
+
 ACTIVATIONS = {
     "gelu": lambda x: gelu(x),  # exact (erf)
     "gelu_new": lambda x: 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3))),
-    "silu": lambda x: x / (1.0 + np.exp(-x)),
+    "silu": lambda x: _silu(x),
 }
 _ACT_ALIASES = {"gelu_pytorch_tanh": "gelu_new", "gelu_fast": "gelu_new", "swish": "silu"}
 
@@ -266,6 +276,8 @@ def read_config(folder, names=None) -> Config:
     try:
         if fam == "gpt2":
             d, H, L = int(need("n_embd")), int(need("n_head")), int(need("n_layer"))
+            if c.get("scale_attn_by_inverse_layer_idx") or c.get("scale_attn_weights") is False:
+                raise UnknownFamily(f"{path}: GPT-2 attention scaling other than 1/sqrt(d_k) is not supported")
             cfg = dict(d=d, H=H, H_kv=H, d_k=d // H, d_ff=int(need("n_inner", default=4 * d)), n_layers=L,
                        eps=float(need("layer_norm_epsilon", default=1e-5)),
                        act=need("activation_function", default="gelu_new"),
@@ -286,6 +298,9 @@ def read_config(folder, names=None) -> Config:
                                         f"positions only)")
             else:
                 cfg["type_vocab"] = int(need("type_vocab_size", default=2))
+                if c.get("position_embedding_type", "absolute") != "absolute":
+                    raise UnknownFamily(f"{path}: position_embedding_type {c['position_embedding_type']!r} is not "
+                                        f"supported (absolute positions only)")
     except (TypeError, ValueError) as e:
         if isinstance(e, CheckpointError):
             raise
@@ -343,13 +358,16 @@ _OPTIONAL_BIASES = {"q.b": "self_attn.q_proj.bias", "k.b": "self_attn.k_proj.bia
 
 def _expected_shapes(cfg: Config) -> dict:
     d, H, Hk, dk, f = cfg.d, cfg.H, cfg.H_kv, cfg.d_k, cfg.d_ff
+    vec = {r: (d,) for r in ("ln_emb.w", "ln_emb.b", "lnf.w", "lnf.b", "ln1.w", "ln1.b", "ln2.w", "ln2.b",
+                             "o.b", "proj.b")}
     if cfg.family == "bert":
-        return {"word": (cfg.vocab, d), "pos": (cfg.max_pos, d), "typ": (cfg.type_vocab, d), "q.w": (d, d),
-                "k.w": (d, d), "v.w": (d, d), "o.w": (d, d), "fc.w": (f, d), "proj.w": (d, f)}
+        return {**vec, "word": (cfg.vocab, d), "pos": (cfg.max_pos, d), "typ": (cfg.type_vocab, d), "q.w": (d, d),
+                "k.w": (d, d), "v.w": (d, d), "o.w": (d, d), "fc.w": (f, d), "proj.w": (d, f),
+                "q.b": (d,), "k.b": (d,), "v.b": (d,), "fc.b": (f,)}
     if cfg.family == "gpt2":
-        return {"word": (cfg.vocab, d), "pos": (cfg.max_pos, d), "qkv.w": (d, 3 * d), "o.w": (d, d),
-                "fc.w": (d, f), "proj.w": (f, d)}
-    return {"word": (cfg.vocab, d), "q.w": (H * dk, d), "k.w": (Hk * dk, d), "v.w": (Hk * dk, d),
+        return {**vec, "word": (cfg.vocab, d), "pos": (cfg.max_pos, d), "qkv.w": (d, 3 * d), "qkv.b": (3 * d,),
+                "o.w": (d, d), "fc.w": (d, f), "fc.b": (f,), "proj.w": (f, d)}
+    return {**vec, "word": (cfg.vocab, d), "q.w": (H * dk, d), "k.w": (Hk * dk, d), "v.w": (Hk * dk, d),
             "o.w": (d, H * dk), "gate.w": (f, d), "up.w": (f, d), "proj.w": (d, f)}
 
 
@@ -394,6 +412,24 @@ class _Lazy:
         return (self._build(i) for i in range(self._n))
 
 
+class _LazyMap(Mapping):
+    """``{layer index: value}`` built on access (nothing kept)."""
+
+    def __init__(self, n, build):
+        self._n, self._build = n, build
+
+    def __len__(self):
+        return self._n
+
+    def __iter__(self):
+        return iter(range(self._n))
+
+    def __getitem__(self, i):
+        if not (isinstance(i, (int, np.integer)) and 0 <= i < self._n):
+            raise KeyError(i)
+        return self._build(int(i))
+
+
 def rope(x: np.ndarray, positions, theta: float) -> np.ndarray:
     """Rotary positions, Hugging Face LLaMA convention (rotate_half pairs i with i + d_k/2).  # [n, d_k]"""
     n, dk = x.shape
@@ -427,7 +463,7 @@ class Checkpoint:
             except ImportError:
                 self.tokenizer = None
         self.layers = _Lazy(self.config.n_layers, self._layer)
-        self.f32 = _Lazy(self.config.n_layers, self.raw_Wo)
+        self.f32 = _LazyMap(self.config.n_layers, self.raw_Wo)  # {layer: W_O as stored}
 
     # sizes, in the names the rest of the suite uses
     family = property(lambda self: self.config.family)
@@ -459,6 +495,8 @@ class Checkpoint:
         shapes = _expected_shapes(self.config)
         for role, shp in shapes.items():
             tmpl = self._names["global"].get(role) or self._names["layer"].get(role)
+            if tmpl is None:
+                continue  # a role this family does not have (e.g. no bias)
             for i in range(self.config.n_layers if role in self._names["layer"] else 1):
                 n = self.prefix + tmpl.format(i=i)
                 got = self.store.shape(n)
@@ -467,10 +505,15 @@ class Checkpoint:
                 if got != shp:
                     raise MissingTensor(f"{self.path}: tensor {n} has shape {list(got)}, expected {list(shp)} "
                                         f"from config.json")
-            if role == "pos":
-                rows = self.store.shape(self.prefix + tmpl)[0]
-                if rows < self.config.max_pos:
-                    self.config = Config(**{**self.config.__dict__, "max_pos": rows})
+            if role not in ("pos", "word", "typ"):
+                continue
+            rows = self.store.shape(self.prefix + tmpl)[0]
+            if role == "pos" and rows < self.config.max_pos:
+                self.config = replace(self.config, max_pos=rows)  # positions: what the table holds
+            if role == "word" and rows < self.config.vocab:
+                self.config = replace(self.config, vocab=rows)
+            if role == "typ" and rows < 1:
+                raise MissingTensor(f"{self.path}: {self.prefix + tmpl} has no rows")
 
     def _get(self, key, i=None, dtype=np.float64, rows=None):
         tbl = self._names["layer"] if i is not None else self._names["global"]

@@ -336,9 +336,12 @@ def prepare_inputs(m: Checkpoint, texts: dict | None = None, ids=None, seed: int
         for key, t in (texts or TEXTS).items():
             m.tokenizer.no_padding()
             m.tokenizer.no_truncation()
-            runs[key] = m.tokenizer.encode(t).ids
-            if not runs[key]:
+            full = len(m.tokenizer.encode(t).ids)
+            if full == 0:
                 raise ValueError(f"text {key!r} gives no tokens")
+            if full > cap:  # the tokenizer's own truncation keeps its special tokens ([CLS] ... [SEP])
+                capped[key] = full
+            runs[key] = m.ids(t, cap)
     else:
         seed = 0 if seed is None else seed
         length = DEFAULT_RANDOM_LENGTH if length is None else length
@@ -391,19 +394,23 @@ def measure(texts: dict | None = None, exact_ln: bool = True, model: Checkpoint 
     out["inputs_capped"] = {k: {"requested": v, "used": m.max_len} for k, v in capped.items()}
     out["max_positions"] = m.max_len
     out["ln_sites"] = []
-    recs = {}
-    for key, r in runs.items():
-        rec = m.forward(r)
-        recs[key] = rec
-        for where, X, (g, b) in rec["ln_inputs"]:
-            site = {"input": key, "where": where}
+    key = "medium" if "medium" in runs else next(iter(runs))  # the input of the per-layer measurements
+    for k, r in runs.items():
+        with np.errstate(over="ignore", invalid="ignore"):  # non-finite activations are caught just below
+            rec_k = m.forward(r)
+        if k == key:
+            rec = rec_k  # only this record's activations are kept (memory: one input's activations)
+        for where, X, (g, b) in rec_k["ln_inputs"]:
+            if not np.all(np.isfinite(X)):
+                raise ValueError(f"the forward produced non-finite activations at {where} (input {k!r}): "
+                                 f"the weights or the config's sizes are wrong")
+            site = {"input": k, "where": where}
             if exact_ln:
                 site.update(exact_ln_site(X, g, b) if b is not None else exact_rms_site(X, g))
                 site.setdefault("norm", "layernorm" if b is not None else "rmsnorm")
             out["ln_sites"].append(site)
+        del rec_k
     # per-layer measurements on the medium input (and W_O once)
-    key = "medium" if "medium" in recs else next(iter(recs))
-    rec = recs[key]
     out["layers_input"] = key
     layers = []
     dk, H, rep = m.d_k, m.H, m.H // c.H_kv

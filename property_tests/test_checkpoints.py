@@ -233,6 +233,45 @@ def test_checkpoints_named_errors(tmp_path):
         CK.load_checkpoint(bad)
 
 
+def test_checkpoints_hostile_files_are_named_errors(tmp_path):
+    t = bert_tensors(np.random.default_rng(0))
+    t["bert.encoder.layer.0.attention.self.query.bias"] = np.zeros(7, np.float32)
+    with pytest.raises(CK.MissingTensor, match=r"query\.bias has shape \[7\], expected \[32\]"):
+        CK.load_checkpoint(_write(tmp_path / "shape", bert_config(), t))
+    folder = _write(tmp_path / "offsets", bert_config(), bert_tensors(np.random.default_rng(0)))
+    raw = (folder / "model.safetensors").read_bytes()
+    n = struct.unpack("<Q", raw[:8])[0]
+    header = json.loads(raw[8:8 + n])
+    header["bert.pooler.dense.bias"]["data_offsets"] = ["a", "b"]
+    h = json.dumps(header).encode()
+    h += b" " * (-len(h) % 8)
+    (folder / "model.safetensors").write_bytes(struct.pack("<Q", len(h)) + h + raw[8 + n:])
+    with pytest.raises(CK.BadCheckpoint, match="lacks dtype/shape/data_offsets"):
+        CK.load_checkpoint(folder)
+    header["bert.pooler.dense.bias"]["data_offsets"] = [0, 10 ** 12]
+    h = json.dumps(header).encode()
+    (folder / "model.safetensors").write_bytes(struct.pack("<Q", len(h)) + h + raw[8 + n:])
+    with pytest.raises(CK.BadCheckpoint, match="inconsistent with its size"):
+        CK.load_checkpoint(folder)
+    with pytest.raises(CK.MissingConfig, match="no such directory"):
+        CK.load_checkpoint(tmp_path / "nowhere")
+
+
+def test_checkpoints_layers_are_built_on_access(tiny):
+    m = CK.load_checkpoint(tiny["bert"])
+    assert sorted(m.f32) == [0, 1] and len(m.layers) == 2  # {layer: W_O}, as the benchmarks read it
+    assert m.layers[1] is not m.layers[1]  # nothing cached: one layer's weights at a time
+    assert isinstance(m.store.raw("bert.pooler.dense.weight").base, np.memmap)
+
+
+def test_checkpoints_non_finite_weights_exit_2(tmp_path, capsys):
+    t = gpt2_tensors(np.random.default_rng(2))
+    t["h.0.mlp.c_fc.weight"][0, 0] = np.inf
+    folder = _write(tmp_path / "inf", gpt2_config(), t)
+    code, _, err = _cli(capsys, "real-model", "--model", str(folder))
+    assert code == 2 and "non-finite activations at layer 1 attention input" in err
+
+
 # --- the forward, through invariances ----------------------------------------------------------
 
 @pytest.mark.parametrize("fam", ["gpt2", "llama"])
