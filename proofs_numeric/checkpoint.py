@@ -459,9 +459,13 @@ class Checkpoint:
         if tokenizer is None and (self.path / "tokenizer.json").is_file():
             try:
                 import tokenizers
-                self.tokenizer = tokenizers.Tokenizer.from_file(str(self.path / "tokenizer.json"))
             except ImportError:
-                self.tokenizer = None
+                tokenizers = None
+            if tokenizers is not None:
+                try:
+                    self.tokenizer = tokenizers.Tokenizer.from_file(str(self.path / "tokenizer.json"))
+                except Exception as e:  # the Rust tokenizer raises its own exception type
+                    raise CheckpointError(f"{self.path / 'tokenizer.json'} could not be read: {e}") from None
         self.layers = _Lazy(self.config.n_layers, self._layer)
         self.f32 = _LazyMap(self.config.n_layers, self.raw_Wo)  # {layer: W_O as stored}
 
@@ -484,6 +488,13 @@ class Checkpoint:
                             f"{', '.join(sorted(self.store.names())[:8])}{' ...' if len(self.store.names()) > 8 else ''}")
 
     def _check_tensors(self) -> None:
+        L, first = self.config.n_layers, next(iter(self._names["layer"].values()))
+        held = sum(1 for n in self.store.names() if n.startswith(self.prefix) and
+                   n[len(self.prefix):].endswith(first.split("{i}", 1)[1]) and
+                   n[len(self.prefix):].startswith(first.split("{i}", 1)[0]))
+        if L > held:  # before listing L x (tensors per layer) names: config.json may claim absurd depth
+            raise MissingTensor(f"{self.path}: config.json says {L} layers, the files hold {held} "
+                                f"(counting {self.prefix + first.format(i='*')})")
         want = [self.prefix + n for n in self._names["global"].values()]
         for i in range(self.config.n_layers):
             want += [self.prefix + n.format(i=i) for n in self._names["layer"].values()]

@@ -253,6 +253,14 @@ def test_checkpoints_hostile_files_are_named_errors(tmp_path):
     (folder / "model.safetensors").write_bytes(struct.pack("<Q", len(h)) + h + raw[8 + n:])
     with pytest.raises(CK.BadCheckpoint, match="inconsistent with its size"):
         CK.load_checkpoint(folder)
+    deep = _write(tmp_path / "deep", {**bert_config(), "num_hidden_layers": 10 ** 12},
+                  bert_tensors(np.random.default_rng(0)))
+    with pytest.raises(CK.MissingTensor, match="config.json says 1000000000000 layers, the files hold 2"):
+        CK.load_checkpoint(deep)
+    tok = _write(tmp_path / "tok", bert_config(), bert_tensors(np.random.default_rng(0)))
+    (tok / "tokenizer.json").write_text("{not json")
+    with pytest.raises(CK.CheckpointError, match="tokenizer.json could not be read"):
+        CK.load_checkpoint(tok)
     with pytest.raises(CK.MissingConfig, match="no such directory"):
         CK.load_checkpoint(tmp_path / "nowhere")
 
@@ -475,3 +483,21 @@ def test_checkpoints_cli_bad_input_exits_2(tiny, tmp_path, capsys, argv, needle)
     argv = [a.format(**{k: str(v) for k, v in paths.items()}) for a in argv]
     code, _, err = _cli(capsys, "real-model", *argv)
     assert code == 2 and needle in err, err
+
+
+def test_checkpoints_cli_text_with_a_tokenizer_and_the_cap(tmp_path, capsys):
+    tokenizers = pytest.importorskip("tokenizers")
+    folder = _write(tmp_path / "bt", bert_config(), bert_tensors(np.random.default_rng(1)))
+    words = [f"w{i}" for i in range(VOCAB - 1)]
+    tok = tokenizers.Tokenizer(tokenizers.models.WordLevel({"[UNK]": 0, **{w: i + 1 for i, w in enumerate(words)}},
+                                                           unk_token="[UNK]"))
+    tok.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
+    tok.save(str(folder / "tokenizer.json"))
+    p = tmp_path / "t.json"
+    code, out, err = _cli(capsys, "real-model", "--model", str(folder), "--text", "w1 w2 w3 w4",
+                          "--text", " ".join(words[:40] * 2), "--json", str(p))
+    assert code == 0, err
+    r = json.loads(p.read_text())
+    assert r["inputs"] == {"text0": 4, "text1": MAX_POS} and r["inputs_capped"] == {"text1": {"requested": 80,
+                                                                                           "used": MAX_POS}}
+    assert r["cosine"] is not None and r["family"] == "bert"  # the sentence sanity check runs on any bert
