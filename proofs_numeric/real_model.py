@@ -310,7 +310,8 @@ def prepare_inputs(m: Checkpoint, texts: dict | None = None, ids=None, seed: int
     """The runs ``{name: token ids}`` and ``{name: length before the cap}`` for the runs that were capped.
 
     Texts need ``tokenizer.json`` beside the checkpoint; without texts and ids, a checkpoint with a
-    tokenizer runs :data:`TEXTS` and one without runs ``length`` seeded random ids. Every length is
+    tokenizer runs :data:`TEXTS` (unless ``seed`` or ``length`` asks for random ids) and one without
+    runs ``length`` seeded random ids. Every length is
     capped at the model's positions (``max_position_embeddings`` / ``n_positions``). Raises
     ``ValueError`` naming the problem.
     """
@@ -329,7 +330,7 @@ def prepare_inputs(m: Checkpoint, texts: dict | None = None, ids=None, seed: int
             if not 0 <= v < vocab:
                 raise ValueError(f"token id {k} is {v}, outside [0, {vocab}) (the vocabulary of this model)")
         runs["ids"] = list(ids)
-    elif texts or m.tokenizer is not None:
+    elif texts or (m.tokenizer is not None and seed is None and length is None):
         if m.tokenizer is None:
             raise ValueError(f"{m.path} has no tokenizer.json: give token ids (--ids '[1, 5, 9]') or random ids "
                              f"(--seed, --length) instead of texts")

@@ -501,3 +501,5 @@ def test_checkpoints_cli_text_with_a_tokenizer_and_the_cap(tmp_path, capsys):
     assert r["inputs"] == {"text0": 4, "text1": MAX_POS} and r["inputs_capped"] == {"text1": {"requested": 80,
                                                                                            "used": MAX_POS}}
     assert r["cosine"] is not None and r["family"] == "bert"  # the sentence sanity check runs on any bert
+    code, _, err = _cli(capsys, "real-model", "--model", str(folder), "--seed", "2", "--length", "5", "--json", str(p))
+    assert code == 0 and json.loads(p.read_text())["inputs"] == {"random (seed 2)": 5}  # random ids asked for
