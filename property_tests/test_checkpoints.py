@@ -5,7 +5,8 @@ bytes are assembled here, not by the reader under test), with the real tensor na
 random weights, 2 layers and width 32-48. The loader and the forward are checked through
 invariances an independent bug would break: causality, relative rotary positions, grouped-query
 attention against plain MHA with repeated K/V heads, GPT-2's Conv1D layout against a reference
-written with the transposed Linear layout, exact bf16/f16 widening, sharded files; then the
+written with the transposed Linear layout, LLaMA against a reference written in Hugging Face's
+terms (repeat_kv, rotate_half), exact bf16/f16 widening, sharded files; then the
 command line on each family (JSON keys, which symmetries each family keeps) and its bad input.
 """
 from __future__ import annotations
@@ -352,6 +353,45 @@ def test_checkpoints_conv1d_layout_matches_linear_layout_reference(tiny):
     m = CK.load_checkpoint(tiny["gpt2"])
     got = m.forward(IDS, record=False)["output"]
     ref = _gpt2_reference_linear_layout(gpt2_tensors(np.random.default_rng(2)), IDS)
+    assert np.abs(got - ref).max() <= _FWD_TOL * 10 * np.abs(ref).max()  # different summation order
+
+
+def _bf16(x):
+    """What a bf16 file holds for float32 x, as float64 (rounded by this file's writer, widened by hand)."""
+    return (_to_bf16_bits(x).astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+
+
+def _llama_reference(t: dict, ids, d=D_LLAMA, H=4, H_kv=2, eps=1e-6, theta=1e4):
+    """LLaMA written from scratch in Hugging Face's terms: repeat_kv, rotate_half, Linear [out, in]."""
+    f = {k: _bf16(v) for k, v in t.items()}
+    n, dk, rep = len(ids), d // H, H // H_kv
+    rms = lambda x, w: w * (x / np.sqrt((x ** 2).mean(-1, keepdims=True) + eps))
+    inv_freq = 1.0 / theta ** (np.arange(0, dk, 2) / dk)
+    emb = np.concatenate([np.outer(np.arange(n), inv_freq)] * 2, axis=-1)  # [n, dk]
+    rotate_half = lambda x: np.concatenate([-x[..., dk // 2:], x[..., :dk // 2]], axis=-1)
+    rot = lambda x: x * np.cos(emb) + rotate_half(x) * np.sin(emb)
+    x = f["model.embed_tokens.weight"][ids]
+    for i in range(2):
+        w = lambda name, i=i: f[f"model.layers.{i}.{name}.weight"]
+        h = rms(x, w("input_layernorm"))
+        q = (h @ w("self_attn.q_proj").T).reshape(n, H, dk).transpose(1, 0, 2)
+        k = (h @ w("self_attn.k_proj").T).reshape(n, H_kv, dk).transpose(1, 0, 2)
+        v = (h @ w("self_attn.v_proj").T).reshape(n, H_kv, dk).transpose(1, 0, 2)
+        k, v = np.repeat(k, rep, axis=0), np.repeat(v, rep, axis=0)  # repeat_kv
+        s = rot(q) @ rot(k).transpose(0, 2, 1) / math.sqrt(dk) + np.triu(np.full((n, n), -np.inf), 1)
+        p = np.exp(s - s.max(-1, keepdims=True))
+        o = ((p / p.sum(-1, keepdims=True)) @ v).transpose(1, 0, 2).reshape(n, H * dk)
+        x = x + o @ w("self_attn.o_proj").T
+        h = rms(x, w("post_attention_layernorm"))
+        g = h @ w("mlp.gate_proj").T
+        x = x + ((g / (1 + np.exp(-g))) * (h @ w("mlp.up_proj").T)) @ w("mlp.down_proj").T
+    return rms(x, f["model.norm.weight"])
+
+
+def test_checkpoints_llama_matches_a_reference_written_from_scratch(tiny):
+    m = CK.load_checkpoint(tiny["llama"])
+    got = m.forward(IDS, record=False)["output"]
+    ref = _llama_reference(llama_tensors(np.random.default_rng(3)), IDS)
     assert np.abs(got - ref).max() <= _FWD_TOL * 10 * np.abs(ref).max()  # different summation order
 
 
