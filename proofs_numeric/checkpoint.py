@@ -18,7 +18,8 @@ family     norm      placement  attention and MLP
 =========  ========  =========  ==============================================================
 ``bert``   LayerNorm post-LN    bidirectional; Linear layout [out, in]; GELU MLP
 ``gpt2``   LayerNorm pre-LN     causal; fused ``c_attn`` in Conv1D layout [in, out]; ``ln_f``
-``llama``  RMSNorm   pre-LN     causal; rotary positions; grouped-query attention;
+``llama``  RMSNorm   pre-LN     causal; rotary positions (``rope_theta``; ``rope_scaling``
+                                ``linear`` or ``llama3``); grouped-query attention;
                                 gated MLP ``down(silu(gate x) * up x)``; Linear layout; final norm
 =========  ========  =========  ==============================================================
 
@@ -46,7 +47,7 @@ from .transformer import gelu, layer_norm, softmax_rows
 
 __all__ = ["CheckpointError", "MissingConfig", "UnknownFamily", "MissingTensor", "BadCheckpoint", "FAMILIES",
            "TensorStore", "Config", "read_config", "Checkpoint", "load_checkpoint", "widen", "read_header",
-           "rope", "ACTIVATIONS"]
+           "rope", "rope_inv_freq", "ACTIVATIONS"]
 
 FAMILIES = ("bert", "gpt2", "llama")
 PREFIXES = ("", "bert.", "transformer.", "model.")
@@ -219,6 +220,7 @@ class Config:
     max_pos: int
     vocab: int
     rope_theta: float | None = None  # llama only
+    rope_scaling: tuple = ()  # llama only: sorted items of config.json's rope_scaling ("linear", "llama3")
     type_vocab: int = 0  # bert only
 
     @property
@@ -293,9 +295,18 @@ def read_config(folder, names=None) -> Config:
                        max_pos=int(need("max_position_embeddings")), vocab=int(need("vocab_size")))
             if fam == "llama":
                 cfg["rope_theta"] = float(need("rope_theta", default=10000.0))
-                if c.get("rope_scaling") not in (None, {}):
-                    raise UnknownFamily(f"{path}: rope_scaling {c['rope_scaling']!r} is not supported (plain rotary "
-                                        f"positions only)")
+                rs = c.get("rope_scaling") or {}
+                kind = rs.get("rope_type", rs.get("type", "default")) if isinstance(rs, dict) else None
+                if kind not in ("default", "linear", "llama3"):
+                    raise UnknownFamily(f"{path}: rope_scaling {rs!r} is not supported (plain rotary positions, "
+                                        f"'linear' or 'llama3' scaling)")
+                if kind != "default":
+                    need_rs = ("factor",) + (("low_freq_factor", "high_freq_factor", "original_max_position_embeddings")
+                                             if kind == "llama3" else ())
+                    if any(not isinstance(rs.get(k), (int, float)) or rs[k] <= 0 for k in need_rs):
+                        raise MissingConfig(f"{path}: rope_scaling {kind!r} needs positive {', '.join(need_rs)}")
+                    cfg["rope_scaling"] = tuple(sorted({"rope_type": kind, **{k: float(rs[k]) for k in need_rs}}
+                                                       .items()))
             else:
                 cfg["type_vocab"] = int(need("type_vocab_size", default=2))
                 if c.get("position_embedding_type", "absolute") != "absolute":
@@ -430,10 +441,31 @@ class _LazyMap(Mapping):
         return self._build(int(i))
 
 
-def rope(x: np.ndarray, positions, theta: float) -> np.ndarray:
+def rope_inv_freq(dk: int, theta: float, scaling: dict | tuple = ()) -> np.ndarray:
+    """The rotary frequencies theta^(-2i/d_k), rescaled as config.json's ``rope_scaling`` says.  # [d_k/2]
+
+    ``linear``: every frequency divided by ``factor``. ``llama3`` (Llama 3.1/3.2): wavelengths below
+    original_len / high_freq_factor kept, above original_len / low_freq_factor divided by ``factor``,
+    and a linear blend in between.
+    """
+    inv = 1.0 / theta ** (np.arange(0, dk, 2, dtype=np.float64) / dk)
+    sc = dict(scaling)
+    kind = sc.get("rope_type", "default")
+    if kind == "linear":
+        return inv / sc["factor"]
+    if kind == "llama3":
+        f, lo, hi, old = sc["factor"], sc["low_freq_factor"], sc["high_freq_factor"], sc["original_max_position_embeddings"]
+        wavelen = 2 * math.pi / inv
+        smooth = (old / wavelen - lo) / (hi - lo) if hi != lo else np.zeros_like(inv)
+        blended = (1 - smooth) * inv / f + smooth * inv
+        return np.where(wavelen < old / hi, inv, np.where(wavelen > old / lo, inv / f, blended))
+    return inv
+
+
+def rope(x: np.ndarray, positions, theta: float, scaling: dict | tuple = ()) -> np.ndarray:
     """Rotary positions, Hugging Face LLaMA convention (rotate_half pairs i with i + d_k/2).  # [n, d_k]"""
     n, dk = x.shape
-    inv = 1.0 / theta ** (np.arange(0, dk, 2, dtype=np.float64) / dk)  # [d_k/2]
+    inv = rope_inv_freq(dk, theta, scaling)  # [d_k/2]
     ang = np.outer(np.asarray(positions, dtype=np.float64), inv)  # [n, d_k/2]
     cos, sin = np.cos(ang), np.sin(ang)
     x1, x2 = x[:, :dk // 2], x[:, dk // 2:]
@@ -604,7 +636,7 @@ class Checkpoint:
             s, t = slice(h * dk, (h + 1) * dk), slice((h // rep) * dk, (h // rep + 1) * dk)
             q, k = Q[:, s], K[:, t]
             if c.rotary:
-                q, k = rope(q, pos, c.rope_theta), rope(k, pos, c.rope_theta)
+                q, k = rope(q, pos, c.rope_theta, c.rope_scaling), rope(k, pos, c.rope_theta, c.rope_scaling)
             S = q @ k.T / math.sqrt(dk)
             if mask is not None:
                 S = np.where(mask, S, -np.inf)

@@ -313,6 +313,47 @@ def test_checkpoints_rotary_scores_depend_only_on_relative_position(tiny):
     assert max(np.abs(a - b).max() for a, b in zip(A0, A1)) < 1e-12
 
 
+def test_checkpoints_llama3_rope_scaling_against_the_reference_loop():
+    """Llama 3.1's frequency rescaling, written as Meta's per-frequency loop, against the vectorised one."""
+    sc = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+          "original_max_position_embeddings": 64.0}
+    dk, theta = 32, 500000.0
+    ref = []
+    for i in range(0, dk, 2):
+        freq = 1.0 / theta ** (i / dk)
+        wavelen = 2 * math.pi / freq
+        if wavelen < 64 / 4:
+            ref.append(freq)
+        elif wavelen > 64 / 1:
+            ref.append(freq / 8)
+        else:
+            smooth = (64 / wavelen - 1) / (4 - 1)
+            ref.append((1 - smooth) * freq / 8 + smooth * freq)
+    got = CK.rope_inv_freq(dk, theta, sc)
+    assert np.allclose(got, ref, rtol=1e-14, atol=0) and len(set(np.isclose(got, CK.rope_inv_freq(dk, theta)))) == 2
+    assert np.allclose(CK.rope_inv_freq(dk, theta, {"rope_type": "linear", "factor": 4.0}),
+                       CK.rope_inv_freq(dk, theta) / 4, rtol=1e-15)
+
+
+def test_checkpoints_rope_scaling_from_config(tmp_path):
+    rs = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+          "original_max_position_embeddings": 32}
+    m = CK.load_checkpoint(_write(tmp_path / "l3", {**llama_config(), "rope_scaling": rs},
+                                  llama_tensors(np.random.default_rng(3)), dt="BF16"))
+    assert dict(m.config.rope_scaling)["factor"] == 8.0
+    X = m.norm_apply(m.embeddings(IDS), m.layers[0].ln1)
+    A0, _, _ = m.attend(X, m.layers[0])
+    A1, _, _ = m.attend(X, m.layers[0], positions=np.arange(len(IDS)) + 17)
+    assert max(np.abs(a - b).max() for a, b in zip(A0, A1)) < 1e-12  # still relative positions only
+    plain = CK.load_checkpoint(_write(tmp_path / "l2", llama_config(), llama_tensors(np.random.default_rng(3)),
+                                      dt="BF16"))
+    assert np.abs(m.forward(IDS, record=False)["output"] - plain.forward(IDS, record=False)["output"]).max() > 1e-6
+    with pytest.raises(CK.UnknownFamily, match="rope_scaling .* is not supported"):
+        CK.load_checkpoint(_write(tmp_path / "yarn", {**llama_config(), "rope_scaling": {"rope_type": "yarn",
+                                                                                        "factor": 4.0}},
+                                  llama_tensors(np.random.default_rng(3)), dt="BF16"))
+
+
 def test_checkpoints_gqa_equals_mha_with_repeated_kv_heads(tiny):
     g, h = CK.load_checkpoint(tiny["llama"]), CK.load_checkpoint(tiny["llama_mha"])
     assert (g.config.H_kv, h.config.H_kv) == (2, 4)
