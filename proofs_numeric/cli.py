@@ -355,7 +355,8 @@ def _cmd_real_model(args) -> int:
                 "alpha min..max"):
         t.add_column(col)
     for L in res["layers"]:
-        t.add_row(str(L["layer"]), str(L["W_O_exact_rank"]), f"{L['W_O_condition']:.1f}",
+        t.add_row(str(L["layer"]), str(L["W_O_exact_rank"]),
+                  "inf" if L["W_O_condition"] is None else f"{L['W_O_condition']:.1f}",
                   f"{L['head_recovery_rel_error']:.2e}", str(L["mha_rank"]), str(L["sum_rowspace_dim"]),
                   f"{min(L['alpha']):.2f}..{max(L['alpha']):.2f}")
     c.print(t)

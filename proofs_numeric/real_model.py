@@ -423,9 +423,9 @@ def measure(texts: dict | None = None, exact_ln: bool = True, model: Checkpoint 
             cr = certified_rank(Wraw, exact="always", seed=_seed("W_O", li))
         s = np.linalg.svd(L.Wo, compute_uv=False)
         Y = np.hstack(r["Y"])
-        if L.Wo.shape[0] == L.Wo.shape[1]:
+        if L.Wo.shape[0] == L.Wo.shape[1] == cr.value:
             Yhat = np.linalg.solve(L.Wo.T, r["mha"].T).T  # W_O square and invertible: Y = MHA W_O^{-1}
-        else:
+        else:  # least squares: exact recovery iff W_O has full row rank H d_k
             Yhat = np.linalg.lstsq(L.Wo.T, r["mha"].T, rcond=None)[0].T
         rel = float(np.linalg.norm(Yhat - Y) / np.linalg.norm(Y))
         terms = [r["Y"][h] @ L.Wo[h * dk:(h + 1) * dk] for h in range(H)]
@@ -442,7 +442,7 @@ def measure(texts: dict | None = None, exact_ln: bool = True, model: Checkpoint 
                     cs.append(float(np.mean(cc ** 2)))
             align.append(float(np.mean(cs)) if cs else 0.0)
         layers.append({"layer": li, "W_O_exact_rank": int(cr.value), "W_O_shape": list(Wraw.shape),
-                       "W_O_rank_method": cr.method, "W_O_condition": float(s[0] / s[-1]) if s[-1] > 0 else math.inf,
+                       "W_O_rank_method": cr.method, "W_O_condition": float(s[0] / s[-1]) if s[-1] > 0 else None,
                        "alpha": alphas, "head_recovery_rel_error": rel,
                        "mha_rank": _numrank(r["mha"]), "sum_rowspace_dim": sum_dim,
                        "head_dims": [int(b.shape[1]) for b in bases], "alignment": align, "n": len(rec["hidden"][0])})

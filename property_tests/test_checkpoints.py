@@ -519,6 +519,19 @@ def test_checkpoints_cli_json_every_family(tiny, tmp_path, capsys, fam):
     assert "symmetries of layer 0" in out
 
 
+def test_checkpoints_rank_deficient_w_o_gets_an_exact_integer_rank(tmp_path, capsys):
+    t = bert_tensors(np.random.default_rng(1))
+    W = t["bert.encoder.layer.1.attention.output.dense.weight"]  # [out, in]
+    W[:, 5] = W[:, 3]  # two rows of W_O (x @ W layout) equal: rank d - 1 exactly
+    p = tmp_path / "r.json"
+    code, _, err = _cli(capsys, "real-model", "--model", str(_write(tmp_path / "b", bert_config(), t)),
+                        "--length", "8", "--json", str(p))
+    assert code == 0, err
+    L = json.loads(p.read_text())["layers"]
+    assert [x["W_O_exact_rank"] for x in L] == [D_BERT, D_BERT - 1]
+    assert L[1]["head_recovery_rel_error"] > 1e-6  # a head channel is lost: the heads are not recovered
+
+
 def test_checkpoints_cli_caps_length_at_the_positions(tiny, tmp_path, capsys):
     p = tmp_path / "l.json"
     code, out, _ = _cli(capsys, "real-model", "--model", str(tiny["llama"]), "--length", str(10 ** 12), "--json", str(p))
