@@ -469,6 +469,15 @@ def test_checkpoints_exact_rms_site_against_a_50_digit_svd():
             assert s["rank_X"] == rank(Xm)
 
 
+def test_checkpoints_exact_rms_site_hypotheses_fail_with_a_reason():
+    X = np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0], [1.0, -1.0, 0.5]])
+    s = RM.exact_rms_site(X, np.ones(3))
+    assert s["R1"] is False and s["rank_RMS_X"] is None and "a row of X is zero" in s["how"]["rank_RMS_X"]
+    assert s["rank_X"] == 2 and s["arank_X"] == 2
+    s = RM.exact_rms_site(X[[0, 2]], np.array([1.0, 0.0, 2.0]))
+    assert s["R2"] is False and s["arank_RMS_X"] is None and "gamma_j = 0" in s["how"]["arank_RMS_X"]
+
+
 # --- the command line on each family -----------------------------------------------------------
 
 def _cli(capsys, *argv):

@@ -104,3 +104,6 @@ def test_real_model_cli_json(tmp_path, capsys):
     assert len(L["alpha"]) == 12 and len(data["ln_sites"]) == 13
     assert set(data["ln_sites"][0]) >= {"where", "n", "H1", "H2", "H3", "H4", "arank_X", "arank_LN_X", "min_abs_gamma"}
     assert set(data["depth"]) >= {"residual", "effective_rank", "pure_attention_residual"}
+    assert (data["family"], data["norm"], data["n_layers"], len(data["layers"])) == ("bert", "layernorm", 6, 6)
+    assert all(isinstance(x["W_O_exact_rank"], int) for x in data["layers"])
+    assert all(v["kept"] for k, v in data["symmetries"].items() if k.startswith("SYM."))  # a BERT layer keeps all
