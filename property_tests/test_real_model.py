@@ -77,7 +77,7 @@ def test_real_model_w_o_is_full_rank_and_heads_are_recovered(model, short):
     from theorems.linalg import certified_rank
     _, rec = short
     for li, L in enumerate(model.layers):
-        r = certified_rank(model.f32[li].astype(np.float64))
+        r = certified_rank(model.f32[li].astype(np.float64), seed=li)
         assert r.certified and r.value == 384
         Y = np.hstack(rec["layers"][li]["Y"])
         Yhat = np.linalg.solve(L.Wo.T, rec["layers"][li]["mha"].T).T
@@ -104,3 +104,6 @@ def test_real_model_cli_json(tmp_path, capsys):
     assert len(L["alpha"]) == 12 and len(data["ln_sites"]) == 13
     assert set(data["ln_sites"][0]) >= {"where", "n", "H1", "H2", "H3", "H4", "arank_X", "arank_LN_X", "min_abs_gamma"}
     assert set(data["depth"]) >= {"residual", "effective_rank", "pure_attention_residual"}
+    assert (data["family"], data["norm"], data["n_layers"], len(data["layers"])) == ("bert", "layernorm", 6, 6)
+    assert all(isinstance(x["W_O_exact_rank"], int) for x in data["layers"])
+    assert all(v["kept"] for k, v in data["symmetries"].items() if k.startswith("SYM."))  # a BERT layer keeps all
