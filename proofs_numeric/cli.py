@@ -135,11 +135,27 @@ def _cmd_verify(args) -> int:
     console.print(table)
     for e in errors:
         print(f"collapse-verify: error: {e}", file=sys.stderr)
+    _report_found_counterexamples(results, store=args.store)
     if args.json:
         out = ledger_json(results, ctx, started, errors)
         Path(args.json).write_text(json.dumps(out, indent=1, default=str) + "\n")
         console.print(f"wrote {escape(args.json)}")
     return 1 if errors else 0
+
+
+def _report_found_counterexamples(results, store: bool) -> None:
+    """Counterexamples to user conjectures found (and shrunk) on this run: stored with --store, else a hint."""
+    from theorems.conjecture import CONJECTURES
+    for r in results:
+        conj = CONJECTURES.get(r.claim.id)
+        if conj is None or not conj.found or conj.stored_path().exists():
+            continue
+        if store:
+            for p in conj.store():
+                print(f"stored the counterexample of {r.claim.id} in {p}", file=sys.stderr)
+        else:
+            print(f"note: {r.claim.id} has a counterexample found on this run; `collapse-verify verify --store` "
+                  "writes it under proofs_numeric/counterexamples/ (plain verify never writes there)", file=sys.stderr)
 
 
 def _explain(r) -> list[str]:
@@ -396,6 +412,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--claims", metavar="GLOB", help="only claims whose id matches, e.g. 'RN.*'")
     v.add_argument("--dps", type=int, default=50, help="decimal digits for the interval witnesses (>= 15)")
     v.add_argument("--quick", action="store_true", help="fewer stress instances (for tests)")
+    v.add_argument("--store", action="store_true",
+                   help="write counterexamples found for user conjectures under proofs_numeric/counterexamples/ "
+                        "(plain verify never writes into the source tree)")
     c = sub.add_parser("check", help="check a theorem's hypotheses and conclusion on your matrix")
     c.add_argument("theorem", help="rank-neutrality")
     c.add_argument("--X", required=True, metavar="MATRIX",

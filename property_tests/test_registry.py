@@ -8,9 +8,10 @@ from importlib.metadata import EntryPoint
 import pytest
 from hypothesis import given, settings
 
-from property_tests._search import find_from_scratch
+import shutil
+
+from property_tests.conjectures import stress_conjecture
 from theorems import claims as C
-from theorems.claims import tri as _tri
 from theorems.conjecture import CONJECTURES
 
 C.registry()  # load the paper's claims and any plug-in
@@ -19,22 +20,37 @@ C.registry()  # load the paper's claims and any plug-in
 @pytest.mark.parametrize("cid", sorted(CONJECTURES), ids=str)
 def test_registry_conjecture_holds_or_is_refuted_from_scratch(cid, counts):
     """A conjecture the ledger does not refute holds on every draw meeting its hypotheses;
-    one it refutes yields a counterexample to a search from scratch."""
-    conj = CONJECTURES[cid]
-    verdict = C.run_claim(conj.claim, C.CheckContext(quick=True)).verdict
-    if verdict == "refuted":
-        inst = find_from_scratch(conj.strategy(), lambda i: conj.premise(i) and _tri(conj.conclusion(i)) is False)
-        assert _tri(conj.conclusion(inst)) is False
-        return
+    one it refutes yields a counterexample to a search from scratch (and its stored one refutes it)."""
+    stress_conjecture(cid, counts)
 
-    @given(conj.strategy())
-    def prop(inst):
-        counts["drawn"] += 1
-        if conj.premise(inst):
-            counts["met every hypothesis"] += 1
-            assert _tri(conj.conclusion(inst)) is not False
-    prop()
-    assert counts["met every hypothesis"] > 0, f"{cid}: no draw met the hypotheses (vacuous)"
+
+def test_registry_worked_examples_give_their_verdicts():
+    """The two RMSNorm examples: the true one is supported (proved only with a general proof), never
+    refuted; the false one is refuted by its minimal stored counterexample [[1], [2]]."""
+    true = C.run_claim(C.get("USER.rmsnorm-matrix-rank"))
+    assert true.verdict in ("supported", "proved")
+    false = C.run_claim(C.get("USER.rmsnorm-affine-rank"))
+    assert false.verdict == "refuted"
+    head = next(e for e in false.literal.evidence if e.kind == "counterexample")
+    assert head.counterexample == "proofs_numeric/counterexamples/USER.rmsnorm-affine-rank.json"
+    assert "X = [[1], [2]] (2x1)" in head.summary
+
+
+def test_registry_plain_verify_never_writes_into_the_source_tree(tmp_path, monkeypatch):
+    """A false conjecture's counterexample found on this run is written only with --store."""
+    from proofs_numeric.cli import main
+    ce = tmp_path / "ce"
+    shutil.copytree(C.COUNTEREXAMPLE_DIR, ce)
+    (ce / "USER.rmsnorm-affine-rank.json").unlink()
+    monkeypatch.setattr(C, "COUNTEREXAMPLE_DIR", ce)
+    before = sorted(p.name for p in ce.iterdir())
+    assert main(["verify", "--quick", "--claims", "USER.rmsnorm-affine-rank"]) == 0
+    assert sorted(p.name for p in ce.iterdir()) == before
+    found = C.run_claim(C.get("USER.rmsnorm-affine-rank"), C.CheckContext(quick=True))
+    assert main(["verify", "--quick", "--store", "--claims", "USER.rmsnorm-affine-rank"]) == 0
+    assert (ce / "USER.rmsnorm-affine-rank.json").exists()
+    loaded = C.run_claim(C.get("USER.rmsnorm-affine-rank"), C.CheckContext(quick=True))
+    assert [e.to_json() for e in found.literal.evidence] == [e.to_json() for e in loaded.literal.evidence]
 
 
 def test_registry_entry_point_plugin_is_loaded(tmp_path, monkeypatch):

@@ -101,10 +101,10 @@ __all__ = [
     "Evidence", "Reading", "Claim", "ClaimResult", "ReadingResult", "Assessment", "CheckContext", "ProofStep",
     "ContradictionError", "CounterexampleError",
     "formal_proof", "formal_not_run", "symbolic_identity", "derivation", "exact_instances", "exact_complete",
-    "stored_counterexample", "interval_witness", "interval_instances", "float_statistic", "not_checkable",
+    "stored_counterexample", "found_counterexample", "interval_witness", "interval_instances", "float_statistic", "not_checkable",
     "predicted", "assess", "verdict_from", "strength_of",
     "register", "registry", "get", "select", "run_claim", "load_entry_points",
-    "COUNTEREXAMPLE_DIR", "REPO_ROOT", "save_counterexample", "load_counterexample", "counterexample_files",
+    "COUNTEREXAMPLE_DIR", "REPO_ROOT", "counterexample_path", "relative_path", "save_counterexample", "load_counterexample", "counterexample_files",
     "REFERENCED_COUNTEREXAMPLES", "stable_seed", "SEEDS", "tri",
 ]
 
@@ -408,11 +408,13 @@ class CounterexampleError(RuntimeError):
 REFERENCED_COUNTEREXAMPLES: set[str] = set()
 
 
-def _ce_path(claim_id: str, name: str = "") -> Path:
+def counterexample_path(claim_id: str, name: str = "") -> Path:
+    """Where the stored counterexample of ``claim_id`` lives (``name``: a second one for the same claim)."""
     return COUNTEREXAMPLE_DIR / f"{claim_id.replace('/', '_')}{('-' + name) if name else ''}.json"
 
 
-def _rel(path: Path) -> str:
+def relative_path(path: Path) -> str:
+    """``path`` relative to the repository (as written into the ledger), when it is inside it."""
     try:
         return path.resolve().relative_to(REPO_ROOT).as_posix()
     except ValueError:
@@ -424,7 +426,7 @@ def save_counterexample(claim_id: str, instance: dict, note: str, name: str = ""
     """Store an exact instance (rationals as strings) for ``claim_id``."""
     base = Path(directory) if directory is not None else COUNTEREXAMPLE_DIR
     base.mkdir(parents=True, exist_ok=True)
-    path = base / _ce_path(claim_id, name).name
+    path = base / counterexample_path(claim_id, name).name
 
     def enc(v):
         if isinstance(v, (list, tuple)):
@@ -439,21 +441,30 @@ def save_counterexample(claim_id: str, instance: dict, note: str, name: str = ""
 
 
 def load_counterexample(claim_id: str, name: str = "") -> tuple[dict, Path]:
-    path = _ce_path(claim_id, name)
+    path = counterexample_path(claim_id, name)
     try:
         data = json.loads(path.read_text())
     except FileNotFoundError:
-        raise CounterexampleError(f"stored counterexample {_rel(path)} is missing") from None
+        raise CounterexampleError(f"stored counterexample {relative_path(path)} is missing") from None
     except json.JSONDecodeError as e:
-        raise CounterexampleError(f"stored counterexample {_rel(path)} is not valid JSON: {e.msg}") from None
+        raise CounterexampleError(f"stored counterexample {relative_path(path)} is not valid JSON: {e.msg}") from None
     if not isinstance(data, dict) or data.get("claim") != claim_id or not isinstance(data.get("instance"), dict):
-        raise CounterexampleError(f"{_rel(path)} is not a counterexample record for {claim_id!r}")
+        raise CounterexampleError(f"{relative_path(path)} is not a counterexample record for {claim_id!r}")
     return data["instance"], path
 
 
 def counterexample_files() -> list[str]:
     """Every stored counterexample file, repository-relative."""
-    return sorted(_rel(p) for p in COUNTEREXAMPLE_DIR.glob("*.json"))
+    return sorted(relative_path(p) for p in COUNTEREXAMPLE_DIR.glob("*.json"))
+
+
+def found_counterexample(what: str, *, path: Path, arithmetic: str, regime: str = "all", numbers=None) -> Evidence:
+    """An exact counterexample found and re-checked on this run, whose stored form is (or will be) ``path``.
+
+    Gives the same evidence :func:`stored_counterexample` gives once the instance is stored there
+    (``collapse-verify verify --store``), so a run never depends on whether the file was written.
+    """
+    return _ev("counterexample", "complete", False, what, arithmetic, regime, numbers, counterexample=relative_path(path))
 
 
 def stored_counterexample(claim_id: str, recheck: Callable[[dict], tuple[str | None, str, dict]], *,
@@ -465,7 +476,7 @@ def stored_counterexample(claim_id: str, recheck: Callable[[dict], tuple[str | N
     counterexample never quietly disappears from the evidence).
     """
     data, path = load_counterexample(claim_id, name)
-    rel = _rel(path)
+    rel = relative_path(path)
     try:
         why, regime, numbers = recheck(data)
     except CounterexampleError:

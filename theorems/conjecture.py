@@ -1,4 +1,4 @@
-r"""The public API for adding a conjecture in one file.
+r"""The public API for adding a conjecture in one file (true or false, the suite stays green).
 
 >>> from theorems.conjecture import conjecture
 >>> from sympy import Rational
@@ -9,27 +9,34 @@ r"""The public API for adding a conjecture in one file.
 ...     hypotheses={"nonzero": nonzero},
 ...     conclusion=lambda x: x * x > 0,
 ...     instances=lambda draw, regime: Rational(draw(-9, 9), draw(1, 9)),
-...     register_claim=False)
+...     regimes=("all",), register_claim=False)
 >>> from theorems.claims import run_claim
 >>> run_claim(c).verdict
 'supported'
 
 What you get from one call
 ==========================
-* a :class:`~theorems.claims.Claim` in the registry (shown by ``collapse-verify verify`` and the
-  book's ledger page), whose evidence is an exact seeded stress per regime: how many drawn
-  instances met every hypothesis, and whether the conclusion held on each;
-* a counterexample search: the first instance meeting the hypotheses and breaking the
-  conclusion makes the verdict ``refuted`` and is reported (and can be stored with
-  :func:`theorems.claims.save_counterexample`);
-* a Hypothesis strategy (:meth:`Conjecture.strategy`) that draws from the same builder, used by
-  ``property_tests/test_registry.py`` to stress every conjecture with no extra test code;
-* optional ``proof_steps`` ((LaTeX, words, kind, check) tuples, as in the theorem modules): if
-  all check, the conjecture's evidence includes an exact general proof (verdict ``proved``).
+* a :class:`~theorems.claims.Claim` in the registry (shown by ``collapse-verify verify``, ``show`` and
+  the book's ledger page) whose evidence is an exact seeded stress per regime (how many drawn
+  instances met every hypothesis, and whether the conclusion held on each);
+* a counterexample search: an instance meeting every hypothesis and breaking the conclusion is
+  **shrunk** by Hypothesis (no example database, derandomized: the same instance on every run and
+  machine) towards fewest rows, then fewest columns, then smallest entries, re-checked exactly,
+  and reported as a ``counterexample`` with its file under ``proofs_numeric/counterexamples/``
+  (``collapse-verify verify --store`` writes it; plain ``verify`` never writes into the source tree,
+  and its evidence is the same whether the counterexample was just found or read from the file);
+  a stored counterexample is re-checked exactly on every run, and one that no longer refutes stops
+  the run;
+* a Hypothesis strategy (:meth:`Conjecture.strategy`) drawing from the same builder, used by
+  ``property_tests/test_registry.py`` (and the test ``collapse-verify new`` writes) to stress
+  every conjecture with no test code of its own;
+* optional ``proof_steps`` ((LaTeX, words, kind, check) tuples, as in the theorem modules): a
+  *derivation* (fixed sizes, spot-checked lemmas), which supports but does not prove.
 
 Hypotheses and the conclusion are predicates on an instance returning True, False or None
 (undecided; never turn None into False). ``instances(draw, regime)`` builds an instance from
-``draw(lo, hi)`` integers (exact data: use sympy ``Rational``).
+``draw(lo, hi)`` integers (exact data: use sympy ``Rational``); draw the sizes first (rows, then
+columns) so that shrinking makes counterexamples small.
 """
 from __future__ import annotations
 
@@ -37,12 +44,78 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .claims import CheckContext, Claim, Evidence, derivation, exact_instances, register, stable_seed, tri as _tri
+import json
 
-__all__ = ["conjecture", "Conjecture", "CONJECTURES"]
+from .claims import (CheckContext, Claim, CounterexampleError, Evidence, counterexample_path, derivation,
+                     exact_instances, found_counterexample, load_counterexample, register, relative_path, stable_seed,
+                     stored_counterexample, tri as _tri)
+
+__all__ = ["conjecture", "Conjecture", "CONJECTURES", "encode_instance", "decode_instance", "typeset"]
 
 #: every conjecture made through this API, by claim id
 CONJECTURES: dict[str, "Conjecture"] = {}
+
+_ARITH = "exact (as the conjecture's predicates compute it)"
+
+
+# --- exact instances to and from JSON --------------------------------------------------------
+
+def encode_instance(inst) -> Any:
+    """An exact instance (sympy Matrix, Rational, int, list/tuple/dict of them) as JSON-able data."""
+    import sympy
+    if isinstance(inst, sympy.MatrixBase):
+        return {"matrix": [[str(v) for v in inst.row(i)] for i in range(inst.rows)], "shape": list(inst.shape)}
+    if isinstance(inst, dict):
+        return {"dict": {str(k): encode_instance(v) for k, v in inst.items()}}
+    if isinstance(inst, (list, tuple)):
+        return {"list" if isinstance(inst, list) else "tuple": [encode_instance(v) for v in inst]}
+    if isinstance(inst, (int, sympy.Rational)) and not isinstance(inst, bool):
+        return {"rational": str(inst)}
+    raise TypeError(f"cannot store an instance of type {type(inst).__name__} exactly: use sympy Matrix, "
+                    "Rational, int, or lists/tuples/dicts of them")
+
+
+def decode_instance(data) -> Any:
+    import sympy
+    if "matrix" in data:
+        r, c = data["shape"]
+        return sympy.Matrix(r, c, [sympy.Rational(v) for row in data["matrix"] for v in row])
+    if "rational" in data:
+        return sympy.Rational(data["rational"])
+    if "dict" in data:
+        return {k: decode_instance(v) for k, v in data["dict"].items()}
+    if "list" in data:
+        return [decode_instance(v) for v in data["list"]]
+    if "tuple" in data:
+        return tuple(decode_instance(v) for v in data["tuple"])
+    raise ValueError(f"not an encoded instance: {sorted(data)}")
+
+
+def typeset(inst) -> str:
+    """LaTeX of an exact instance (a matrix as a bmatrix)."""
+    import sympy
+    return sympy.latex(inst, mat_delim="[") if not isinstance(inst, (list, tuple, dict)) else sympy.latex(inst)
+
+
+def _plain(inst) -> str:
+    """A one-line exact rendering: ``X = [[1], [2]] (2x1)``, ``gamma = [1]``."""
+    import sympy
+    if isinstance(inst, sympy.MatrixBase):
+        rows = "[" + ", ".join("[" + ", ".join(str(v) for v in inst.row(i)) + "]" for i in range(inst.rows)) + "]"
+        return f"{rows} ({inst.rows}x{inst.cols})"
+    if isinstance(inst, dict):
+        return ", ".join(f"{k} = {_plain(v)}" for k, v in inst.items())
+    if isinstance(inst, (list, tuple)):
+        return "[" + ", ".join(_plain(v) for v in inst) + "]"
+    return str(inst)
+
+
+def _size_key(inst):
+    """Order for minimal counterexamples: fewest rows, then fewest columns, then smallest entries."""
+    import sympy
+    if isinstance(inst, sympy.MatrixBase):
+        return (inst.rows, inst.cols, sum(abs(v.p) + v.q for v in inst), str(inst))
+    return (0, 0, len(str(inst)), str(inst))
 
 
 @dataclass
@@ -53,66 +126,141 @@ class Conjecture:
     instances: Callable[[Callable[[int, int], int], str], Any]
     regimes: tuple
     samples: int = 40
-    found: list = field(default_factory=list)
+    search_examples: int = 1000
+    found: dict = field(default_factory=dict)  # regime -> minimal counterexample found on this run
+    failing: list = field(default_factory=list)  # regimes where the seeded stress met a failure (this run)
+    _shrunk: dict = field(default_factory=dict, repr=False)  # regime -> result of the derandomized search
 
     def premise(self, inst) -> bool:
         return all(_tri(p(inst)) is True for p in self.hypotheses.values())
 
-    def strategy(self, regime: str | None = None):
-        """A Hypothesis strategy drawing instances from the same builder."""
+    def refutes(self, inst) -> bool:
+        """Every hypothesis holds exactly and the conclusion fails exactly."""
+        return self.premise(inst) and _tri(self.conclusion(inst)) is False
+
+    def strategy(self, regime: str | None = None, meeting: bool = False):
+        """A Hypothesis strategy drawing instances from the same builder (``meeting``: only instances
+        meeting every hypothesis, by rejection)."""
+        from hypothesis import assume
         from hypothesis import strategies as st
 
         @st.composite
         def draw_instance(draw):
             r = regime or draw(st.sampled_from(self.regimes))
-            return self.instances(lambda lo, hi: draw(st.integers(lo, hi)), r)
+            inst = self.instances(lambda lo, hi: draw(st.integers(lo, hi)), r)
+            if meeting:
+                assume(self.premise(inst))
+            return inst
         return draw_instance()
+
+    def shrink(self, regime: str):
+        """A minimal instance refuting the conjecture in ``regime`` (Hypothesis, derandomized, no database),
+        or None if none is found within the search budget. Deterministic, so cached per process."""
+        if regime not in self._shrunk:
+            self._shrunk[regime] = self._search(regime)
+        return self._shrunk[regime]
+
+    def _search(self, regime: str):
+        from hypothesis import HealthCheck, find, settings
+        from hypothesis.errors import NoSuchExample
+        try:
+            best = find(self.strategy(regime), self.refutes,
+                        settings=settings(database=None, derandomize=True, max_examples=self.search_examples,
+                                          deadline=None, suppress_health_check=list(HealthCheck)))
+        except NoSuchExample:
+            return None
+        return best
+
+    def _recheck(self, stored: dict, regime: str):
+        """``stored``: the file's ``instance`` record, ``{"regimes": {regime: {"value": encoded, ...}}}``."""
+        inst = decode_instance(stored["regimes"][regime]["value"])
+        if not self.refutes(inst):
+            return None, regime, {}
+        return self._why(inst), regime, {"shape": list(getattr(inst, "shape", ()))}
+
+    def _why(self, inst) -> str:
+        return f"every hypothesis holds and the conclusion fails on {_plain(inst)}"
+
+    def stored_path(self):
+        return counterexample_path(self.claim.id)
 
     def stress(self, ctx: CheckContext) -> list[Evidence]:
         out = []
         rng = random.Random(stable_seed(f"{self.claim.id}:stress"))
+        self.failing = []
         for regime in self.regimes:
             drawn = met = held = failed = 0
-            first_bad = None
-            for _ in range(max(5, self.samples // (4 if ctx.quick else 1))):
+            for _ in range(self.samples):  # the same draws in quick mode: a verdict must not depend on it
                 inst = self.instances(rng.randint, regime)
                 drawn += 1
                 if not self.premise(inst):
                     continue
                 met += 1
                 c = _tri(self.conclusion(inst))
-                if c is True:
-                    held += 1
-                elif c is False:
-                    failed += 1
-                    first_bad = inst if first_bad is None else first_bad
-            if first_bad is not None:
-                self.found.append(first_bad)
+                held += c is True
+                failed += c is False
+            if failed:
+                self.failing.append(regime)
             out.append(exact_instances(
-                "the conclusion on drawn instances meeting every hypothesis (undecided ones left out: "
-                f"{met - held - failed})", met=held + failed, held=held, drawn=drawn, regime=regime, arithmetic="exact (as the conjecture's predicates compute it)",
-                first_failure=None if first_bad is None else repr(first_bad)[:300]))
+                "the conclusion on seeded instances meeting every hypothesis"
+                + (f" (undecided, left out: {met - held - failed})" if met - held - failed else ""),
+                met=held + failed, held=held, drawn=drawn, regime=regime, arithmetic=_ARITH))
         return out
+
+    def counterexample(self, ctx: CheckContext) -> list[Evidence]:
+        """Stored counterexamples, re-checked exactly; else, once the seeded stress has met a failure, the
+        minimal counterexample Hypothesis shrinks to in each regime (the same evidence as once stored)."""
+        if self.stored_path().exists():
+            data, _ = load_counterexample(self.claim.id)
+            regimes = sorted((r for r in self.regimes if r in data.get("regimes", {})),
+                             key=lambda r: _size_key(decode_instance(data["regimes"][r]["value"])))
+            if not regimes:
+                raise CounterexampleError(f"{relative_path(self.stored_path())} holds no counterexample for the regimes "
+                                          f"{self.regimes} of {self.claim.id}")
+            return [stored_counterexample(self.claim.id, lambda d, r=r: self._recheck(d, r), arithmetic=_ARITH)
+                    for r in regimes]
+        self.found = {}
+        if not self.failing:
+            return []
+        for regime in self.regimes:  # the claim is false somewhere: look for the smallest instance everywhere
+            inst = self.shrink(regime)
+            if inst is not None:
+                self.found[regime] = inst
+        return [found_counterexample(self._why(inst), path=self.stored_path(), arithmetic=_ARITH, regime=regime,
+                                     numbers={"shape": list(getattr(inst, "shape", ()))})
+                for regime, inst in sorted(self.found.items(), key=lambda ri: _size_key(ri[1]))]
+
+    def minimal(self):
+        """The smallest counterexample found on this run (fewest rows, columns, smallest entries), or None."""
+        return min(self.found.values(), key=_size_key) if self.found else None
+
+    def store(self) -> list:
+        """Write the counterexamples found on this run (``collapse-verify verify --store``), one per regime."""
+        if not self.found:
+            return []
+        p = self.stored_path()
+        p.parent.mkdir(parents=True, exist_ok=True)
+        record = {"claim": self.claim.id,
+                  "note": f"minimal counterexamples to {self.claim.id}, found and shrunk by Hypothesis (per regime)",
+                  "instance": {"regimes": {r: {"value": encode_instance(i), "latex": typeset(i)}
+                                           for r, i in self.found.items()}}}
+        p.write_text(json.dumps(record, indent=1) + "\n")
+        return [p]
 
 
 def conjecture(*, id: str, statement: str, hypotheses: dict, conclusion: Callable, instances: Callable,
                regimes=("n<d", "n=d", "n>d"), section: str = "user conjecture", quote: str = "",
                proof_steps=(), chapter: str = "", samples: int = 40, register_claim: bool = True,
-               source: str = "user") -> Claim:
+               source: str = "user", form: str = "universal", search_examples: int = 1000) -> Claim:
     """Register a conjecture and return its claim (see the module docstring)."""
     holder: dict = {}
-
-    def stress_check(ctx):
-        return holder["c"].stress(ctx)
-
-    def proof_check(ctx):
-        return [derivation(proof_steps, id)]
-
-    checks = [stress_check] + ([proof_check] if proof_steps else [])
+    checks = [lambda ctx: holder["c"].stress(ctx), lambda ctx: holder["c"].counterexample(ctx)]
+    if proof_steps:
+        checks.append(lambda ctx: [derivation(proof_steps, id)])
     claim = Claim(id=id, section=section, quote=quote or statement, statement=statement,
                   hypotheses=tuple(hypotheses), conclusion=getattr(conclusion, "__doc__", None) or "conclusion",
-                  regimes=tuple(regimes), checks=checks, chapter=chapter, source=source)
-    c = Conjecture(claim, dict(hypotheses), conclusion, instances, tuple(regimes), samples)
+                  regimes=tuple(regimes), checks=checks, chapter=chapter, source=source, form=form)
+    c = Conjecture(claim, dict(hypotheses), conclusion, instances, tuple(regimes), samples, search_examples)
     holder["c"] = c
     claim.proof_steps = tuple(proof_steps)  # type: ignore[attr-defined]
     if register_claim:

@@ -64,9 +64,9 @@ from sympy import Matrix, Rational, symbols
 from . import instances as _inst
 from .claims import (CheckContext, Claim, Evidence, ProofStep, Reading, derivation, exact_instances, interval_witness,
                      predicted, register, stable_seed, stored_counterexample)
-from .linalg import (BadInput, affine_rank, centring_projector, exact_matrix, exact_vector,
-                     in_colspace, in_rowspace, is_rational_square, ones, rank, rational_sqrt,
-                     to_fmpq_mat)
+from .blocks import FieldTooLarge, centred, row_variances, sigma_in_colspace, sqrt_decomposition, sqrt_scaled_rank
+from .linalg import (BadInput, affine_rank, centring_projector, exact_matrix, exact_vector, in_colspace, in_rowspace,
+                     ones, rank, to_fmpq_mat)
 
 __all__ = [
     "HypothesisViolation", "LNInstance", "instance", "analyse", "Analysis",
@@ -113,55 +113,6 @@ def instance(X, gamma=None, beta=None) -> LNInstance:
 
 
 # --- the three steps of LayerNorm, exactly -------------------------------------------
-
-def centred(X: Matrix) -> Matrix:
-    """Step 1: ``X~ = X P`` (each row minus its mean)."""
-    dd = X.shape[1]
-    return X - Matrix(X.shape[0], 1, [sum(X.row(i)) / dd for i in range(X.shape[0])]) * Matrix.ones(1, dd)
-
-
-def row_variances(Xt: Matrix) -> list[Rational]:
-    """``s_i = sigma_i^2 = (1/d) sum_j x~_ij^2`` (population variance, rational)."""
-    dd = Xt.shape[1]
-    return [sum(v * v for v in Xt.row(i)) / dd for i in range(Xt.shape[0])]
-
-
-def sqrt_decomposition(s: list[Rational]) -> list[tuple[Rational, Matrix]]:
-    r"""Write :math:`(\sqrt{s_i})_i = \sum_k \sqrt{r_k}\,\tau_k` with rational :math:`\tau_k`.
-
-    Indices i, j share a class iff :math:`s_i/s_j` is a rational square; the
-    class of rational squares gets :math:`r_k = 1`. The :math:`\sqrt{r_k}` are then
-    linearly independent over Q. Zero entries contribute nothing.
-
-    >>> [(r, list(t)) for r, t in sqrt_decomposition([Rational(2), Rational(8), Rational(9, 4)])]
-    [(1, [0, 0, 3/2]), (2, [1, 2, 0])]
-    """
-    nn = len(s)
-    reps: list[Rational] = []
-    taus: list[list[Rational]] = []
-    for i, si in enumerate(s):
-        if si == 0:
-            continue
-        if si < 0:
-            raise ValueError("variances are non-negative")
-        for k, r in enumerate(reps):
-            if is_rational_square(si / r):
-                taus[k][i] = rational_sqrt(si / r)
-                break
-        else:
-            r = Rational(1) if is_rational_square(si) else si
-            reps.append(r)
-            t = [Rational(0)] * nn
-            t[i] = rational_sqrt(si / r)
-            taus.append(t)
-    out = sorted(zip(reps, taus), key=lambda rt: (rt[0] != 1, rt[0]))
-    return [(r, Matrix(t)) for r, t in out]
-
-
-def sigma_in_colspace(A: Matrix, s: list[Rational]) -> bool:
-    """Exact test of ``sigma = sqrt(s) in colspace(A)`` for rational A and s."""
-    return all(in_colspace(A, tau) for _, tau in sqrt_decomposition(s))
-
 
 def _gamma_diag(inst: LNInstance) -> Matrix:
     return sympy.diag(*inst.gamma)
@@ -836,79 +787,12 @@ register(Claim(
 
 # --- an independent second exact method (used by the tests to cross-check) --------
 
-class FieldTooLarge(ValueError):
-    """The multiquadratic field needed is too large for the embedding method."""
-
-
-def _ln_matrix_in_multiquadratic_field(inst: LNInstance, bordered: bool, max_degree: int = 32):
-    """LN(X) as a rational matrix via the regular representation of Q(sqrt p_1, ..., sqrt p_m).
-
-    Each sigma_i = (f_i / b_i) sqrt(m_i) with m_i square-free; p_1..p_m are the
-    primes dividing some m_i, so K = Q(sqrt p_1, ..., sqrt p_m) has degree 2^m
-    and basis e_S = prod_{p in S} sqrt p. An n x c matrix over K becomes an
-    (n 2^m) x (c 2^m) rational matrix whose rank is 2^m times the rank over K
-    (= over R). Needs integer factorisation of the variances: test sizes only.
-    """
-    s = require_H1(inst)
-    Xt = centred(inst.X)
-    sq = []
-    for si in s:
-        a, b = int(si.p), int(si.q)
-        f, m = 1, 1
-        for p, e in sympy.factorint(a * b).items():
-            f *= p ** (e // 2)
-            m *= p ** (e % 2)
-        sq.append((Rational(b, f * m), m))  # 1/sigma_i = coef * sqrt(m)
-    primes = sorted({p for _, m in sq for p in sympy.primefactors(m)})
-    dim = 1 << len(primes)
-    if dim > max_degree:
-        raise FieldTooLarge(f"needs Q(sqrt p) for {len(primes)} primes (degree {dim} > {max_degree})")
-
-    def mask(m):
-        return sum(1 << k for k, p in enumerate(primes) if m % p == 0)
-
-    def prod_sq(S, T):
-        out = 1
-        for k, p in enumerate(primes):
-            if (S >> k) & 1 and (T >> k) & 1:
-                out *= p
-        return out
-
-    def block(elem: dict) -> list[list]:
-        B = [[Rational(0)] * dim for _ in range(dim)]
-        for T in range(dim):
-            for S, a in elem.items():
-                if a != 0:
-                    B[S ^ T][T] += a * prod_sq(S, T)
-        return B
-
-    cols = inst.d + (1 if bordered else 0)
-    big = [[Rational(0)] * (cols * dim) for _ in range(inst.n * dim)]
-    for i in range(inst.n):
-        coef, m = sq[i]
-        for j in range(cols):
-            if j < inst.d:
-                elem = {mask(m): Xt[i, j] * inst.gamma[j] * coef}
-                elem[0] = elem.get(0, 0) + inst.beta[j]
-            else:
-                elem = {0: Rational(1)}
-            B = block(elem)
-            for r in range(dim):
-                for c in range(dim):
-                    big[i * dim + r][j * dim + c] = B[r][c]
-    return Matrix(big), dim
-
-
 def arank_LN_field_embedding(inst: LNInstance) -> int:
     """arank(LN X) computed from LN(X) itself in exact arithmetic (independent of the formula)."""
-    M, dim = _ln_matrix_in_multiquadratic_field(inst, bordered=True)
-    r = rank(M)
-    assert r % dim == 0
-    return r // dim - 1
+    s = require_H1(inst)
+    return sqrt_scaled_rank(centred(inst.X) * _gamma_diag(inst), s, inst.beta, bordered=True) - 1
 
 
 def rank_LN_field_embedding(inst: LNInstance) -> int:
-    M, dim = _ln_matrix_in_multiquadratic_field(inst, bordered=False)
-    r = rank(M)
-    assert r % dim == 0
-    return r // dim
+    s = require_H1(inst)
+    return sqrt_scaled_rank(centred(inst.X) * _gamma_diag(inst), s, inst.beta)
