@@ -143,6 +143,113 @@ def _cmd_verify(args) -> int:
     return 1 if errors else 0
 
 
+def _typeset_counterexamples(result) -> list[dict]:
+    """The stored counterexamples of a claim's evidence, read from their files, as exact data and LaTeX."""
+    from theorems.claims import REPO_ROOT
+    out = []
+    seen = set()
+    for rr in result.readings:
+        for e in rr.evidence:
+            if e.kind != "counterexample" or e.counterexample in seen:
+                continue
+            seen.add(e.counterexample)
+            path = REPO_ROOT / e.counterexample
+            rec = {"file": e.counterexample, "reading": rr.key, "stored": path.exists()}
+            if path.exists():
+                data = json.loads(path.read_text())
+                rec["instance"] = data.get("instance")
+                rec["latex"] = _latex_of_instance(data.get("instance"))
+            out.append(rec)
+    return out
+
+
+def _latex_of_instance(inst) -> dict:
+    """LaTeX for each matrix-like field of a stored instance (lists of rows of exact numbers)."""
+    import sympy
+    out = {}
+    if not isinstance(inst, dict):
+        return out
+    if "regimes" in inst:  # a user conjecture: one instance per regime, LaTeX stored with it
+        return {r: v.get("latex", "") for r, v in inst["regimes"].items()}
+    def tex(v):
+        if isinstance(v, list) and v and all(isinstance(r, list) for r in v):
+            if all(isinstance(x, list) for r in v for x in r):  # a list of matrices (e.g. one per head)
+                return ",\\ ".join(tex(m) for m in v)
+            return sympy.latex(sympy.Matrix([[sympy.sympify(x) for x in r] for r in v]), mat_delim="[")
+        if isinstance(v, list):
+            return sympy.latex(sympy.Matrix([[sympy.sympify(x) for x in v]]), mat_delim="[")
+        return sympy.latex(sympy.sympify(v))
+
+    for k, v in inst.items():
+        try:
+            out[k] = tex(v)
+        except (sympy.SympifyError, TypeError, ValueError):
+            out[k] = str(v)
+    return out
+
+
+def _cmd_show(args) -> int:
+    """The whole record of one claim: what `verify --json` writes for it, plus its counterexamples typeset."""
+    import difflib
+
+    from rich.console import Console
+    from rich.markup import escape
+
+    from theorems.claims import CheckContext, registry, run_claim
+
+    claims = {c.id: c for c in registry()}
+    if args.claim not in claims:
+        close = difflib.get_close_matches(args.claim, list(claims), n=5, cutoff=0.4)
+        hint = f"; did you mean {', '.join(close)}?" if close else f"; known: {', '.join(sorted(claims))}"
+        raise UsageError(f"no claim {args.claim!r}{hint}")
+    r = run_claim(claims[args.claim], CheckContext(dps=args.dps, quick=args.quick))
+    rec = r.to_json()
+    rec["counterexamples_typeset"] = _typeset_counterexamples(r) if not r.error else []
+    if args.json:
+        print(json.dumps(rec, indent=1, default=str))
+        return 1 if r.error else 0
+    c = Console(highlight=False)
+    c.print(f"[bold]{escape(rec['id'])}[/] ({escape(rec['section'])}), {rec['form']} claim")
+    c.print(f"quote: “{escape(rec['quote'])}”")
+    c.print(f"statement: {escape(rec['statement'])}")
+    c.print(f"hypotheses: {escape(', '.join(rec['hypotheses']) or '(none)')}; conclusion: {escape(rec['conclusion'])}")
+    c.print(f"regimes: {', '.join(rec['regimes'])}")
+    if r.error:
+        c.print(f"[bold magenta]ERROR[/]: {escape(r.error)}")
+        return 1
+    for rr in r.readings:
+        c.print("")
+        c.print(f"[bold]reading {escape(rr.key)}[/]: {escape(rr.statement)}")
+        c.print(f"  verdict: [bold]{rr.verdict}[/] (strength {rr.strength}; {rr.form}; regimes {', '.join(rr.regimes)})")
+        for label, v in (("condition", rr.condition), ("reason", rr.reason), ("note", rr.note)):
+            if v:
+                c.print(f"  {label}: {escape(v)}")
+        for e in rr.evidence:
+            holds = {True: "holds", False: "FAILS", None: "undecided"}[e.holds]
+            c.print(f"  - {escape(f'[{e.kind}/{e.scope}/{e.strength}]')} {e.regime}: {holds}: {escape(e.summary)}")
+            c.print(f"      arithmetic: {escape(e.arithmetic)}" + (f"; file: {escape(e.counterexample)}"
+                                                                  if e.counterexample else ""))
+            if e.holds is None and e.reason and e.reason not in e.summary:
+                c.print(f"      why undecided: {escape(e.reason)}")
+            if e.numbers.get("failed_steps"):
+                c.print(f"      failed steps: {e.numbers['failed_steps']}")
+    for ce in rec["counterexamples_typeset"]:
+        c.print("")
+        c.print(f"counterexample file {escape(ce['file'])} (reading {escape(ce['reading'])})"
+                + ("" if ce["stored"] else " — found on this run, not stored yet (verify --store)"))
+        for k, tex in ce.get("latex", {}).items():
+            c.print(f"  {escape(k)} = {escape(tex)}")
+    steps = getattr(r.claim, "proof_steps", ())
+    if steps:
+        from theorems.claims import tri
+        c.print("")
+        c.print("proof steps:")
+        for k, (tex, words, kind, check) in enumerate(steps, 1):
+            c.print(f"  {k}. {escape(f'[{kind}]')} {escape(tex)} — {escape(words)}: "
+                    f"{ {True: 'holds', False: 'FAILS', None: 'undecided'}[tri(check())] }")
+    return 0
+
+
 def _report_found_counterexamples(results, store: bool) -> None:
     """Counterexamples to user conjectures found (and shrunk) on this run: stored with --store, else a hint."""
     from theorems.conjecture import CONJECTURES
@@ -453,6 +560,13 @@ def build_parser() -> argparse.ArgumentParser:
     rk.add_argument("--seed", type=int, help="seed for the random primes (default: fresh entropy; the "
                     "primes used are printed, so any result can be re-checked)")
     rk.add_argument("--json", action="store_true")
+    sh = sub.add_parser("show", help="the whole record of one claim (quote, statement, every piece of evidence, "
+                                     "readings, counterexamples typeset)")
+    sh.add_argument("claim", metavar="CLAIM", help="a claim id, e.g. RN.main (see `verify` for the list)")
+    sh.add_argument("--json", action="store_true",
+                    help="print the claim's entry of `verify --json`, plus its counterexamples typeset")
+    sh.add_argument("--dps", type=int, default=50, help="digits for the interval witnesses (default 50)")
+    sh.add_argument("--quick", action="store_true", help="fewer stress instances")
     nw = sub.add_parser("new", help="scaffold a conjecture: theorems/<slug>.py, its tests and a book chapter")
     nw.add_argument("name", help="a name, e.g. 'LayerNorm sphere'")
     nw.add_argument("--force", action="store_true", help="overwrite existing files")
@@ -479,6 +593,8 @@ def main(argv=None) -> int:
             return _cmd_depth(args)
         if args.cmd == "new":
             return _cmd_new(args)
+        if args.cmd == "show":
+            return _cmd_show(args)
         if args.cmd == "rank":
             return _cmd_rank(args)
         if args.cmd == "real-model":

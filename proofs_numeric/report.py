@@ -8,7 +8,7 @@ from __future__ import annotations
 from theorems.claims import CheckContext, ClaimResult, get, registry, run_claim
 
 __all__ = ["verdict_admonition", "ledger_markdown", "evidence_markdown", "run", "proof_steps_markdown",
-           "verdict_model_markdown", "VERDICT_MODEL"]
+           "verdict_model_markdown", "VERDICT_MODEL", "conjecture_markdown"]
 
 _ADMONITION = {"proved": "tip", "certified": "tip", "supported": "note", "conditional": "warning",
                "refuted": "danger", "unsupported": "warning", "not-checkable": "seealso", "error": "error"}
@@ -99,6 +99,48 @@ def proof_steps_markdown(steps) -> str:
         outcome = {True: "holds", False: "**fails**", None: "undecided"}[tri(check())]
         rows.append(f"| {k} | ${tex}$ | {_esc(words)} | {kind} | {outcome} |")
     return "\n".join(rows)
+
+
+def conjecture_markdown(claim_id: str, dps: int = 50) -> str:
+    """A user conjecture's whole chapter body, computed now: statement, hypotheses and conclusion, the
+    exact algebra (its derivation steps, if any), the stress per regime, the counterexample typeset as
+    a matrix with its file, and the verdict with its strength. `collapse-verify new` chapters call this."""
+    import json
+
+    from theorems.claims import relative_path
+    from theorems.conjecture import CONJECTURES, decode_instance, typeset
+    conj = CONJECTURES[claim_id]
+    c = conj.claim
+    r = run(claim_id, dps)
+    parts = [f"**Statement** (`{c.id}`, {_esc(c.section)}): ${c.statement}$", "",
+             "**Hypotheses**: " + ", ".join(f"`{h}` ({_esc((p.__doc__ or '').strip().splitlines()[0] if p.__doc__ else h)})"
+                                          for h, p in conj.hypotheses.items()) + ".",
+             f"**Conclusion**: `{getattr(conj.conclusion, '__name__', 'conclusion')}` "
+             f"({_esc(c.conclusion.strip().splitlines()[0])}).", ""]
+    steps = getattr(c, "proof_steps", ())
+    parts += ["### Exact algebra", ""]
+    parts += [proof_steps_markdown(steps), "",
+              "These steps are checked at fixed sizes (a *derivation*): evidence, not a proof."] if steps else         ["No derivation is attached: the evidence below is the exact stress and the counterexample search."]
+    parts += ["", "### Stress, per regime", "", "| regime | drawn | met every hypothesis | conclusion held |",
+              "|---|---|---|---|"]
+    if not r.error:
+        for e in r.literal.evidence:
+            if e.kind == "exact" and e.scope == "instances":
+                n = e.numbers
+                parts.append(f"| {e.regime} | {n.get('drawn', '')} | {n.get('premise_met', 0)} | {n.get('held', 0)} |")
+    ces = [e for e in (r.literal.evidence if not r.error else []) if e.kind == "counterexample"]
+    if ces:
+        parts += ["", "### Counterexample", ""]
+        path = conj.stored_path()
+        stored = json.loads(path.read_text())["instance"]["regimes"] if path.exists() else None
+        for e in ces:
+            inst = decode_instance(stored[e.regime]["value"]) if stored else conj.found.get(e.regime)
+            shown = f"${typeset(inst)}$"
+            parts.append(f"- {e.regime}: {shown} — stored in `{e.counterexample}`"
+                         + ("" if stored else " (found on this run; `collapse-verify verify --store` writes it)"))
+        parts += ["", f"Re-checked exactly from `{relative_path(path)}` on every run."] if stored else []
+    parts += ["", "### Verdict", "", verdict_admonition(claim_id, dps)]
+    return "\n".join(parts)
 
 
 #: the verdict model as a table (README and book): verdict, what earns it, its strength

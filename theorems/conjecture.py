@@ -92,9 +92,13 @@ def decode_instance(data) -> Any:
 
 
 def typeset(inst) -> str:
-    """LaTeX of an exact instance (a matrix as a bmatrix)."""
+    """LaTeX of an exact instance: a matrix in brackets, a list as a row vector, a dict as ``k = ...`` pairs."""
     import sympy
-    return sympy.latex(inst, mat_delim="[") if not isinstance(inst, (list, tuple, dict)) else sympy.latex(inst)
+    if isinstance(inst, dict):
+        return r",\quad ".join(rf"\mathrm{{{k}}}={typeset(v)}" for k, v in inst.items())
+    if isinstance(inst, (list, tuple)):
+        return sympy.latex(sympy.Matrix([list(inst)]), mat_delim="[")
+    return sympy.latex(inst, mat_delim="[")
 
 
 def _plain(inst) -> str:

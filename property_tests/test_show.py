@@ -1,0 +1,50 @@
+"""`collapse-verify show CLAIM`: the whole record of one claim; its JSON equals the claim's entry in
+`verify --json` (plus the counterexamples typeset), for every registered claim."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from proofs_numeric.cli import main
+from theorems.claims import registry
+
+
+def _strip(x):
+    if isinstance(x, dict):
+        return {k: _strip(v) for k, v in x.items() if "seconds" not in k}
+    if isinstance(x, list):
+        return [_strip(v) for v in x]
+    return x
+
+
+@pytest.fixture(scope="module")
+def ledger(tmp_path_factory):
+    p = tmp_path_factory.mktemp("ledger") / "ledger.json"
+    assert main(["verify", "--quick", "--json", str(p)]) == 0
+    return {c["id"]: c for c in json.loads(p.read_text())["claims"]}
+
+
+@pytest.mark.parametrize("cid", [c.id for c in registry()])
+def test_show_json_equals_the_verify_entry(cid, ledger, capsys):
+    assert main(["show", cid, "--json", "--quick"]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    typeset = rec.pop("counterexamples_typeset")
+    assert _strip(rec) == _strip(ledger[cid])
+    files = {e["counterexample"] for e in rec["evidence"] if e["kind"] == "counterexample"}
+    assert files <= {t["file"] for t in typeset}
+    for t in typeset:
+        if t["stored"]:
+            assert t["latex"], "a stored counterexample is typeset"
+
+
+def test_show_text_names_every_counterexample_file(capsys):
+    assert main(["show", "RN.main", "--quick"]) == 0
+    out = capsys.readouterr().out
+    assert "proofs_numeric/counterexamples/RN.main.json" in out and "strength" in out
+
+
+def test_show_unknown_claim_is_a_named_error_with_close_matches(capsys):
+    assert main(["show", "RN.mian"]) == 2
+    err = capsys.readouterr().err
+    assert "no claim 'RN.mian'" in err and "RN.main" in err
