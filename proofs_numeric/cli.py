@@ -96,51 +96,52 @@ def _version_text() -> str:
 def _cmd_verify(args) -> int:
     from rich.console import Console
     from rich.markup import escape
-    from rich.progress import Progress
-    from rich.table import Table
+    from rich.text import Text
 
     from theorems.claims import CheckContext, select
 
-    from .ledger import VERDICT_STYLE, ledger_json, run_ledger
+    from .ledger import ledger_json, render_claim, render_summary, run_ledger
 
     claims = select(args.claims)
     if not claims:
         raise UsageError(f"no claim matches --claims {args.claims!r}")
-    console = Console(stderr=False, width=max(120, Console().width))
+    console = Console(highlight=False)
+    err = Console(stderr=True, highlight=False)
+    width = max(40, console.width)
     ctx = CheckContext(dps=args.dps, quick=args.quick)
     started = time.time()
     t0 = time.perf_counter()
-    with Progress(console=Console(stderr=True), transient=True) as prog:
-        task = prog.add_task("verifying", total=len(claims))
+    tty = err.is_terminal
 
-        def progress(k, total, c, r):
-            if r is None:
-                prog.update(task, description=f"verifying {c.id}")
-            else:
-                prog.advance(task)
-        results, errors = run_ledger(claims, ctx, progress)
-    table = Table(title=f"collapse-verify ledger: {len(results)} claims, {time.perf_counter() - t0:.1f} s "
-                        f"(dps={args.dps}{', quick' if args.quick else ''})")
-    for col in ("id", "verdict", "strength", "evidence", "regime", "s"):
-        table.add_column(col, overflow="fold")
+    def progress(k, total, c, r):
+        if r is None:
+            if tty:
+                err.print(f"[{k + 1}/{total}] verifying {escape(c.id)} ...", end="\r")
+            return
+        line = f"[{k}/{total}] {c.id}: {'ERROR' if r.error else r.verdict} ({r.seconds:.1f} s)"
+        err.print(escape(line[:max(20, err.width)]) + (" " * 10 if tty else ""), soft_wrap=True)
+    results, errors = run_ledger(claims, ctx, progress)
+    console.print(escape(f"collapse-verify ledger: {len(results)} claims, {time.perf_counter() - t0:.1f} s "
+                         f"(dps {args.dps}{', quick' if args.quick else ''})"), soft_wrap=True)
+    for line in _wrap_plain(render_summary(results), width):
+        console.print(escape(line), soft_wrap=True)
     for r in results:
-        if r.error:
-            table.add_row(escape(r.claim.id), "[bold magenta]ERROR[/]", "none", escape(r.error), "", "")
-            continue
-        v = r.verdict
-        table.add_row(escape(r.claim.id), f"[{VERDICT_STYLE[v]}]{v}[/]", r.strength, ", ".join(r.evidence_kinds()),
-                      ", ".join(r.regimes()), f"{r.seconds:.2f}")
-        for line in _explain(r):
-            table.add_row("", "", "", f"[dim]{escape(line)}[/]", "", "")
-    console.print(table)
+        console.print("", soft_wrap=True)
+        for line, style in render_claim(r, width):
+            console.print(Text(line, style=style or ""), soft_wrap=True)
     for e in errors:
         print(f"collapse-verify: error: {e}", file=sys.stderr)
     _report_found_counterexamples(results, store=args.store)
     if args.json:
         out = ledger_json(results, ctx, started, errors)
         Path(args.json).write_text(json.dumps(out, indent=1, default=str) + "\n")
-        console.print(f"wrote {escape(args.json)}")
+        console.print(escape(f"wrote {args.json}"), soft_wrap=True)
     return 1 if errors else 0
+
+
+def _wrap_plain(text: str, width: int) -> list[str]:
+    import textwrap
+    return textwrap.wrap(text, width=width, break_long_words=True) or [""]
 
 
 def _typeset_counterexamples(result) -> list[dict]:
@@ -263,27 +264,6 @@ def _report_found_counterexamples(results, store: bool) -> None:
         else:
             print(f"note: {r.claim.id} has a counterexample found on this run; `collapse-verify verify --store` "
                   "writes it under proofs_numeric/counterexamples/ (plain verify never writes there)", file=sys.stderr)
-
-
-def _explain(r) -> list[str]:
-    """One line for a refuted or conditional claim (plus the readings' verdicts)."""
-    lines = []
-    lit = r.literal
-    if lit.verdict == "refuted":
-        ce = next((e for e in lit.evidence if e.kind == "counterexample"), None)
-        if ce is not None:
-            lines.append(f"counterexample: {ce.summary} ({ce.counterexample})")
-        else:
-            e = next((e for e in lit.evidence if e.holds is False), None)
-            if e is not None:
-                lines.append(f"refuted by: {e.summary}")
-    elif lit.verdict in ("conditional", "unsupported"):
-        lines.append(f"condition: {lit.condition}")
-    elif lit.verdict == "not-checkable" and lit.reason:
-        lines.append(f"reason: {lit.reason}")
-    for rr in r.readings[1:]:
-        lines.append(f"reading '{rr.key}': {rr.verdict} ({rr.strength})" + (f" — {rr.condition}" if rr.condition else ""))
-    return lines
 
 
 def _cmd_check(args) -> int:

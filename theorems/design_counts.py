@@ -68,7 +68,7 @@ def n_range_for_share(target=Rational(648, 1000), convention: str = "matmul") ->
 
 
 def _setting(conv: str, nn: int) -> str:
-    return f"{conv} convention, n={nn}"
+    return f"{conv} convention at n={nn}"
 
 
 #: the settings the BERT-base figure is checked at (the paper names neither n nor a counting convention)
