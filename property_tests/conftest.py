@@ -67,4 +67,14 @@ def pytest_terminal_summary(terminalreporter):
     tr = terminalreporter
     tr.section(f"Hypothesis draws meeting each premise (profile {settings._current_profile})")
     for name, c in sorted(VACUITY.items()):
-        tr.write_line(f"{name}: " + ", ".join(f"{k}={v}" for k, v in sorted(c.items())))
+        table = {k: v for k, v in c.items() if "|" in k}
+        rest = {k: v for k, v in c.items() if "|" not in k}
+        if rest:
+            tr.write_line(f"{name}: " + ", ".join(f"{k}={v}" for k, v in sorted(rest.items())))
+        if table:  # per regime (rows, zero counts shown) and per premise (columns)
+            cols = list(dict.fromkeys(k.split("|", 1)[1] for k in table))
+            tr.write_line(f"{name}:")
+            tr.write_line("  " + "regime".ljust(8) + "".join(col.rjust(12) for col in cols))
+            for regime in ("n<d", "n=d", "n>d"):
+                tr.write_line("  " + regime.ljust(8) + "".join(str(table.get(f"{regime}|{col}", 0)).rjust(12)
+                                                               for col in cols))

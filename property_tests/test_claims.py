@@ -255,6 +255,7 @@ def test_claims_stored_counterexample_that_no_longer_refutes_fails_loudly(tmp_pa
     assert "not valid JSON" in run_claim(C.get("RN.main"), _QUICK).error
 
 
+@pytest.mark.slow
 def test_claims_every_stored_counterexample_is_reread_by_some_claim():
     C.REFERENCED_COUNTEREXAMPLES.clear()
     for c in registry():
@@ -270,6 +271,7 @@ def _strip_seconds(x):
     return x
 
 
+@pytest.mark.slow
 def test_claims_ledger_is_identical_under_different_hash_seeds(tmp_path):
     """Two runs with PYTHONHASHSEED=1 and =2: the same JSON apart from timing keys."""
     exe = Path(sys.executable).parent / "collapse-verify"

@@ -6,6 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest as _pytest  # noqa: E402
+
+pytestmark = _pytest.mark.slow  # subprocesses / the whole ledger: make test runs it
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -87,6 +87,28 @@ def test_rank_neutrality_corrected_statement_is_not_vacuous(counts):
     assert counts["met H1-H4 and 1_n notin col X"] > 0, dict(counts)
 
 
+def test_rank_neutrality_hypotheses_per_regime(counts):
+    """Per regime, how many draws met each of H1-H4 separately and jointly, and how many of those met the
+    paper's conclusion (the end-of-run report prints the table, zero counts shown)."""
+    for r in ("n<d", "n=d", "n>d"):
+        for col in ("drawn", "H1", "H2", "H3", "H4", "H1-H4", "conclusion"):
+            counts[f"{r}|{col}"] += 0
+
+    @given(ln_inputs())
+    def prop(inst):
+        a = _analyse_or_none(inst)
+        r = RN.analyse(inst).regime if a is None else a.regime
+        counts[f"{r}|drawn"] += 1
+        hyp = RN.analyse(inst).hypotheses
+        for h in ("H1", "H2", "H3", "H4"):
+            counts[f"{r}|{h}"] += hyp[h] is True
+        if all(v is True for v in hyp.values()):
+            counts[f"{r}|H1-H4"] += 1
+            counts[f"{r}|conclusion"] += bool(a.conclusion_holds)
+    prop()
+    assert sum(v for k, v in counts.items() if k.endswith("|drawn")) > 0
+
+
 def _stored_instance(claim_id: str):
     """A stored counterexample, read from its file (the same file the ledger re-checks)."""
     data, _ = load_counterexample(claim_id)

@@ -36,6 +36,7 @@ def test_registry_worked_examples_give_their_verdicts():
     assert "X = [[1], [2]] (2x1)" in head.summary
 
 
+@pytest.mark.slow
 def test_registry_plain_verify_never_writes_into_the_source_tree(tmp_path, monkeypatch):
     """A false conjecture's counterexample found on this run is written only with --store."""
     from proofs_numeric.cli import main

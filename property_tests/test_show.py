@@ -9,6 +9,10 @@ import pytest
 from proofs_numeric.cli import main
 from theorems.claims import registry
 
+import pytest as _pytest  # noqa: E402
+
+pytestmark = _pytest.mark.slow  # subprocesses / the whole ledger: make test runs it
+
 
 def _strip(x):
     if isinstance(x, dict):
