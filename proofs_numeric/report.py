@@ -8,7 +8,7 @@ from __future__ import annotations
 from theorems.claims import CheckContext, ClaimResult, get, registry, run_claim
 
 __all__ = ["verdict_admonition", "ledger_markdown", "evidence_markdown", "run", "proof_steps_markdown",
-           "verdict_model_markdown", "VERDICT_MODEL", "conjecture_markdown"]
+           "verdict_model_markdown", "VERDICT_MODEL", "conjecture_markdown", "findings_markdown", "CHAPTER_TITLES"]
 
 _ADMONITION = {"proved": "tip", "certified": "tip", "supported": "note", "conditional": "warning",
                "refuted": "danger", "unsupported": "warning", "not-checkable": "seealso", "error": "error"}
@@ -141,6 +141,41 @@ def conjecture_markdown(claim_id: str, dps: int = 50) -> str:
         parts += ["", f"Re-checked exactly from `{relative_path(path)}` on every run."] if stored else []
     parts += ["", "### Verdict", "", verdict_admonition(claim_id, dps)]
     return "\n".join(parts)
+
+
+#: chapter slug -> the title the front page uses for it
+CHAPTER_TITLES = {
+    "rank_neutrality": "Rank-Neutrality of LayerNorm (§4)",
+    "residual_obstruction": "Residual Rank Obstruction and the MLP's role (§5)",
+    "depth_study": "Dong's collapse, layer by layer",
+    "head_channel": "Head-Channel Non-Identifiability (§7)",
+    "recovery_ambiguity": "Recovery Ambiguity and PG-OP (§7.3, §8)",
+    "symmetries": "Symmetries (§9)",
+    "rank_contraction": "Rank Contraction and design counts (§6)",
+    "real_model": "A trained model",
+}
+
+
+def findings_markdown(dps: int = 50) -> str:
+    """The front page's findings: per chapter, every claim's verdict and strength (computed now), linked."""
+    from collections import Counter, defaultdict
+    by_chapter = defaultdict(list)
+    for c in registry():
+        by_chapter[c.chapter or "other"].append(c)
+    order = [k for k in CHAPTER_TITLES if k in by_chapter] + sorted(k for k in by_chapter if k not in CHAPTER_TITLES)
+    total = Counter()
+    lines = []
+    for ch in order:
+        claims = by_chapter[ch]
+        results = [(c, run(c.id, dps)) for c in claims]
+        total.update("error" if r.error else r.verdict for _, r in results)
+        title = CHAPTER_TITLES.get(ch, ch.replace("_", " ").capitalize())
+        link = f"[{title}](chapters/{ch}.md)" if ch != "other" else title
+        items = "; ".join(f"`{c.id}` **{'ERROR' if r.error else r.verdict}** ({r.strength})" for c, r in results)
+        lines.append(f"- {link}: {items}")
+    head = (f"**{sum(total.values())} claims, verdicts computed while this page was built**: "
+            + ", ".join(f"{n} {v}" for v, n in total.most_common()) + ".")
+    return head + "\n\n" + "\n".join(lines)
 
 
 #: the verdict model as a table (README and book): verdict, what earns it, its strength
