@@ -168,7 +168,7 @@ def _classify(X):
             raise BadInput(f"X must be 2-D and non-empty, got shape {X.shape}")
         if X.dtype.kind == "f":
             if not np.all(np.isfinite(X)):
-                raise BadInput("X has NaN or infinite entries")
+                raise BadInput("X has an entry that is not a finite number (NaN or infinity)")
             return "float", np.ascontiguousarray(X, dtype=np.float64)
         if X.dtype.kind in "iu" and X.dtype.itemsize <= 8 and (X.dtype.kind == "i" or int(X.max()) < 2 ** 63):
             return "int", X.astype(np.int64)
@@ -587,6 +587,7 @@ class NormAnalysis(Analysis):
     """
 
     norm: str = "layernorm"
+    undefined_rows: list = field(default_factory=list)
     certificates: dict = field(default_factory=dict)
     primes: list = field(default_factory=list)
     seconds: float = 0.0
@@ -606,6 +607,16 @@ class NormAnalysis(Analysis):
         out["primes"] = self.primes
         out["seconds"] = round(self.seconds, 4)
         return out
+
+    def h1_message(self) -> str | None:
+        """Why the norm is undefined (H1 fails), in the words of rank_neutrality.require_H1, or None."""
+        if not self.undefined_rows:
+            return None
+        if self.norm == "layernorm":
+            return (f"H1 fails: row(s) {self.undefined_rows} of X are constant (sigma = 0), so LayerNorm without "
+                    "epsilon divides by zero and is undefined")
+        return (f"H1 fails: row(s) {self.undefined_rows} of X are zero (rms = 0), so RMSNorm without epsilon "
+                "divides by zero and is undefined")
 
 
 def analyse_array(X, gamma=None, beta=None, norm: str = "layernorm", seed: int | None = None,
@@ -758,7 +769,7 @@ def analyse_array(X, gamma=None, beta=None, norm: str = "layernorm", seed: int |
         ones_d_in_rowspace=ones_d_in_row, ones_n_in_colspace=ones_n_in_col,
         sigma_in_colspace_Xt=sig_Xt if h1 else None,
         sqrt_classes=(len(classes) if classes is not None else None) if h1 else None,
-        how=how, norm=norm, certificates={k: v.to_json() for k, v in cert.items()},
+        how=how, norm=norm, undefined_rows=[i for i, x in enumerate(q) if x == 0], certificates={k: v.to_json() for k, v in cert.items()},
         primes=sorted(rk.used | {p for v in cert.values() for p in v.primes}), seconds=time.perf_counter() - t0)
 
 
