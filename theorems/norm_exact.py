@@ -234,7 +234,10 @@ def _limbs(E: _Exact):
         if K > _MAX_LIMBS:
             return None
         A = np.ldexp(absm.astype(np.float64), E.shift.astype(np.int32))  # |Z|, exact in float64
-        limbs = [np.fmod(np.floor(np.ldexp(A, -_LIMB * k)), 2.0 ** _LIMB).astype(np.int64) for k in range(K)]
+        # F_k = floor(|Z| / 2^(26k)) keeps at most 53 significant bits of |Z|: exact; F_k - 2^26 F_(k+1)
+        # is bits [26k, 26k + 26) of |Z|, an integer below 2^26, so the float subtraction is exact too
+        F = [np.floor(A * 2.0 ** (-_LIMB * k)) for k in range(K + 1)]
+        limbs = [(F[k] - F[k + 1] * 2.0 ** _LIMB).astype(np.int64) for k in range(K)]
         return limbs, np.sign(E.m)
     if E.kind == "int":
         Z = E.X
