@@ -350,6 +350,7 @@ def test_norm_exact_row_sums_are_exact(seed, spread, dtype):
     if dtype == "int64":
         X = rng.integers(-2 ** 62, 2 ** 62, size=(4, 9)) >> rng.integers(0, 62, size=(4, 9))
     else:
+        spread = min(spread, 60) if dtype == "float32" else spread  # float32 overflows past 2^128
         X = np.ldexp(rng.normal(size=(4, 9)), rng.integers(-spread, spread + 1, size=(4, 9))).astype(dtype)
         X[0, 0] = 0.0
     E = _Exact(X)
