@@ -526,6 +526,8 @@ class _Ranker:
         # upper bound certificates
         F = M.int_floats()
         if F is not None and float(np.abs(F).max()) < 2.0 ** MAX_ENTRY_BITS:
+            if F.shape[0] * (F.shape[1] - lo) > F.shape[1] * (F.shape[0] - lo):
+                F = np.ascontiguousarray(F.T)  # the lifting costs about rows x r x (columns - r) per step
             with _single_threaded_blas():
                 cert = padic_rank_certificate(F, rng=self.rng)
                 if cert is not None and cert.upper is None and cert.prime:
