@@ -212,7 +212,8 @@ def _cmd_check(args) -> int:
         c.print(t)
         cert = (f"rank = {cr['lower']} ({cr['method']}; upper: {cr['upper_method']})" if cr["certified"]
                 else f"{cr['lower']} <= rank <= {cr['upper']} ({cr['upper_method']})")
-        c.print(f"rank(X) = {a.rank_X}, arank(X) = {a.arank_X}   [certified: {cert}]")
+        from rich.markup import escape
+        c.print(escape(f"rank(X) = {a.rank_X}, arank(X) = {a.arank_X}   [certified: {cert}]"))
         if err:
             c.print(f"[bold red]error:[/] {err}")
         else:
