@@ -80,6 +80,12 @@ def test_norm_exact_agrees_with_reference_on_seeded_families(counts):
     assert counts["sigma in col(XP)"] > 10 and counts["rank-deficient"] > 50, dict(counts)
 
 
+def test_norm_exact_agrees_with_reference_on_edge_shapes():
+    """One row, one or two columns, very wide or very tall."""
+    for fam, inst in _seeded(4, [(1, 1), (1, 3), (3, 1), (2, 2), (5, 2), (1, 6), (6, 2), (2, 9)], per=1):
+        _assert_same(inst)
+
+
 def test_norm_exact_agrees_with_reference_on_medium_matrices(counts):
     for fam, inst in _seeded(7, MEDIUM, per=1):
         _assert_same(inst)
