@@ -94,6 +94,7 @@ _SIG_PRIMES = (3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 
 _SIG_PRIMORIAL = math.prod(_SIG_PRIMES)
 _LIMB = 26                  # limb width for exact int64 row sums (products < 2^52)
 SUBSET_SLACK = 8           # extra random rows/columns in the first, submatrix, rank mod p
+SUBSET_MAX_FRACTION = 0.5  # a submatrix is tried first only when it has at most this fraction of the entries
 _MAX_LIMBS = 8              # past 8 limbs (208-bit integers) row sums are done with Python integers
 _ROW_CHUNK = 1024           # columns summed at once in int64 (1024 * 2^52 < 2^63)
 
@@ -473,57 +474,94 @@ class _Ranker:
         self.primes = random_primes(3, rng)
         self.used: set[int] = set()
 
-    def _mod_p(self, M: _Bordered, skip: int = 0, target: int | None = None) -> tuple[int, int] | None:
-        """(rank of M mod p, p) for the first usable prime; with ``target``, a random submatrix first.
-
-        A submatrix's rank mod p is also a lower bound on rank M, so when a proof of rank >= target
-        is all that is wanted, ``target + SUBSET_SLACK`` random rows and columns of Z (plus every
-        bordering row and column) are ranked first; the whole matrix only if that falls short.
-        """
+    def _residues(self, M: _Bordered, skip: int = 0):
+        """(M mod p, p) for the first prime (after ``skip``) dividing no denominator of M."""
         for p in self.primes[skip:]:
             R = M.res(p)
-            if R is None:
-                continue
-            self.used.add(p)
-            n, d, k = M.E.n, M.E.d, M.k
-            m = None if target is None else target + SUBSET_SLACK
-            if m is not None and (m < n or m < d):
-                rows = np.sort(self.rng.choice(n, m, replace=False)) if m < n else np.arange(n)
-                cols = np.sort(self.rng.choice(d, m, replace=False)) if m < d else np.arange(d)
-                rows = np.concatenate([rows, np.arange(n, R.shape[0])])
-                cols = np.concatenate([cols, np.arange(d, d + k)])
-                r = _rank_mod_p(np.ascontiguousarray(R[np.ix_(rows, cols)]), p)
-                if r >= target:
-                    return r, p
-            return _rank_mod_p(R, p), p
-        return None
+            if R is not None:
+                self.used.add(p)
+                return R, p
+        return None, None
 
-    def rank(self, M: _Bordered, lo: int = 0, hi: int | None = None, hi_how: str = "") -> CertifiedRank:
-        """Certified [lower, upper] for rank M; ``lo``/``hi`` are bounds the caller has proved."""
+    def _subset(self, M: _Bordered, R: np.ndarray, m: int) -> np.ndarray | None:
+        """m random rows and m random columns of Z (every bordering row and column kept), or None if not
+        much smaller than M (a submatrix's rank mod p is still a lower bound on rank M)."""
+        n, d, k = M.E.n, M.E.d, M.k
+        if min(n, m) * min(d, m) > SUBSET_MAX_FRACTION * n * d:
+            return None
+        rows = np.sort(self.rng.choice(n, m, replace=False)) if m < n else np.arange(n)
+        cols = np.sort(self.rng.choice(d, m, replace=False)) if m < d else np.arange(d)
+        rows = np.concatenate([rows, np.arange(n, R.shape[0])])
+        cols = np.concatenate([cols, np.arange(d, d + k)])
+        return np.ascontiguousarray(R[np.ix_(rows, cols)])
+
+    def paired(self, E: _Exact) -> tuple[int, int, str]:
+        """Lower bounds on rank Z and on rank of Z bordered on its short side ([Z; 1^T] if n <= d, else
+        [Z | 1]) from ONE elimination mod p: the reduced row echelon form of the tall [Z^T | 1] or
+        [Z | 1] (random rows first, when that is much smaller); the ones column is a pivot iff the
+        last non-zero row of the echelon form starts there."""
+        R, p = self._residues(_Bordered(E))
+        T = R.T if E.n <= E.d else R                      # [tall, short]
+        k = T.shape[1]
+        for attempt in ("subset", "full"):
+            if attempt == "subset":
+                m = k + 1 + SUBSET_SLACK
+                if m * k > SUBSET_MAX_FRACTION * T.shape[0] * k:
+                    continue
+                U = T[np.sort(self.rng.choice(T.shape[0], m, replace=False))]
+            else:
+                U = T
+            A = np.hstack([U, np.ones((U.shape[0], 1), dtype=np.int64)])
+            Rr, rho = flint.nmod_mat(A.tolist(), p).rref()
+            rho = int(rho)
+            border = rho > 0 and all(int(Rr[rho - 1, j]) == 0 for j in range(k))
+            rz = rho - int(border)
+            if rz == min(E.n, E.d) or attempt == "full":
+                return rz, rho, f"rank mod p ({attempt} echelon form of {'[X^T | 1]' if E.n <= E.d else '[X | 1]'})"
+        raise AssertionError("unreachable")
+
+    def rank(self, M: _Bordered, lo: int = 0, hi: int | None = None, hi_how: str = "",
+             lo_how: str = "structural lower bound", lo_is_mod_p: bool = False) -> CertifiedRank:
+        """Certified [lower, upper] for rank M; ``lo``/``hi`` are bounds the caller has proved.
+
+        Order: a rank mod p of a random submatrix (when much smaller than M); the rank of M mod p
+        (skipped when ``lo_is_mod_p``: the caller's ``lo`` is one); the p-adic bordering certificate
+        (small integer entries); a kernel certificate; FLINT's exact rank (small M); another prime;
+        Rump's full-rank test; else the interval, with the reason.
+        """
         t0 = time.perf_counter()
         n, d = M.shape
         full = min(n, d)
         if hi is None or hi >= full:
             hi, hi_how = full, "min(rows, columns)"
         used: list[int] = []
+        method = lo_how
 
         def done(lower, upper, method, upper_method, notes=()):
             return CertifiedRank(lower, upper, method, (n, d), used, time.perf_counter() - t0, upper_method, list(notes))
 
+        def raise_lo(r, how):
+            nonlocal lo, method
+            if r > lo:
+                lo, method = r, how
+
         if lo > hi:
             raise RuntimeError(f"internal error: proved bounds {lo} > {hi} on a rank")
         if lo == hi:
-            return done(hi, hi, "structural lower bound", hi_how)
-        got = self._mod_p(M, target=hi)
-        method = "structural lower bound"
-        if got is not None:
-            r, p = got
-            used.append(p)
-            if r > lo:
-                lo, method = r, f"rank mod p = {r}"
-        if lo >= hi:
             return done(hi, hi, method, hi_how)
-        # upper bound certificates
+        R, p = self._residues(M)
+        if R is not None:
+            S = self._subset(M, R, hi + SUBSET_SLACK)
+            if S is not None:
+                used.append(p)
+                raise_lo(_rank_mod_p(S, p), f"rank mod p of a {S.shape[0]} x {S.shape[1]} submatrix")
+                if lo >= hi:
+                    return done(hi, hi, method, hi_how)
+        if R is not None and not lo_is_mod_p:
+            used.append(p)
+            raise_lo(_rank_mod_p(R, p), "rank mod p")
+            if lo >= hi:
+                return done(hi, hi, method, hi_how)
         F = M.int_floats()
         if F is not None and float(np.abs(F).max()) < 2.0 ** MAX_ENTRY_BITS:
             if F.shape[0] * (F.shape[1] - lo) > F.shape[1] * (F.shape[0] - lo):
@@ -537,28 +575,27 @@ class _Ranker:
             if cert is not None:
                 if cert.prime:
                     used.append(cert.prime)
-                if cert.lower > lo:
-                    lo, method = cert.lower, f"non-singular {cert.lower} x {cert.lower} minor mod {cert.prime}"
+                raise_lo(cert.lower, f"non-singular {cert.lower} x {cert.lower} minor mod {cert.prime}")
                 if cert.upper is not None and cert.upper == cert.lower:
                     return done(cert.lower, cert.lower, method, f"p-adic bordering certificate: {cert.note}")
         if n * d <= KERNEL_MAX_ENTRIES:
             ub = kernel_certificate(M.ints(), lo)
-            if ub is not None and ub <= lo:
-                return done(lo, lo, method, "kernel certificate (found mod p, lifted, verified over Z)")
+            if ub is not None and ub < hi:
+                hi, hi_how = ub, "kernel certificate (found mod p, lifted, verified over Z)"
+                if lo >= hi:
+                    return done(lo, lo, method, hi_how)
         if n * d <= EXACT_MAX_ENTRIES:
             Zm = flint.fmpz_mat(M.ints())
             if Zm.nrows() < Zm.ncols():
                 Zm = Zm.transpose()
             r = int(Zm.rank())
             return done(r, r, "exact fraction-free rank (FLINT fmpz_mat)", "exact fraction-free rank (FLINT fmpz_mat)")
-        got = self._mod_p(M, skip=1)  # a second prime, in case the first one was unlucky
-        if got is not None:
-            r, p = got
-            used.append(p)
-            if r > lo:
-                lo, method = r, f"rank mod p = {r}"
-        if lo >= hi:
-            return done(hi, hi, method, hi_how)
+        R2, p2 = self._residues(M, skip=self.primes.index(p) + 1 if p else 0)  # another prime, in case p was unlucky
+        if R2 is not None:
+            used.append(p2)
+            raise_lo(_rank_mod_p(R2, p2), "rank mod p")
+            if lo >= hi:
+                return done(hi, hi, method, hi_how)
         if hi == full:
             F = M.any_floats()
             if F is not None and rump_full_rank(F)[0]:
@@ -659,11 +696,15 @@ def analyse_array(X, gamma=None, beta=None, norm: str = "layernorm", seed: int |
 
     ones_d = [Fraction(1)] * d
     # rank X, rank [X; 1^T], rank [X | 1]
-    rX = rk.rank(_Bordered(E))
+    loZ, loB, pair_how = rk.paired(E)  # one elimination mod p: rank Z and rank of Z bordered by 1 (short side)
+    rX = rk.rank(_Bordered(E), lo=loZ, lo_how=pair_how, lo_is_mod_p=True)
     cert["rank_X"] = rX
-    rXrow = rk.rank(_Bordered(E, R=[ones_d]), lo=rX.lower, hi=rX.upper + 1, hi_how="rank(X) + 1")
+    lo_row, lo_col = (loB if n <= d else rX.lower), (loB if n > d else rX.lower)
+    rXrow = rk.rank(_Bordered(E, R=[ones_d]), lo=max(lo_row, rX.lower), hi=rX.upper + 1, hi_how="rank(X) + 1",
+                    lo_how=pair_how if n <= d else "rank(X)")
     cert["rank_[X;1]"] = rXrow
-    rXcol = rk.rank(_Bordered(E, T=[[1]] * n), lo=rX.lower, hi=rX.upper + 1, hi_how="rank(X) + 1")
+    rXcol = rk.rank(_Bordered(E, T=[[1]] * n), lo=max(lo_col, rX.lower), hi=rX.upper + 1, hi_how="rank(X) + 1",
+                    lo_how=pair_how if n > d else "rank(X)")
     cert["rank_[X|1]"] = rXcol
     rank_X, r_row, r_col = _val(rX), _val(rXrow), _val(rXcol)
     how["rank_X"] = f"rank(X) = {_fmt(rX)}"
