@@ -638,8 +638,17 @@ class NormAnalysis(Analysis):
     def all_hypotheses(self) -> bool:
         return all(v is True for v in self.hypotheses.values())
 
+    @property
+    def conclusion_holds(self) -> bool | None:
+        """arank(LN X) == arank(X), or None when either is undecided (or undefined)."""
+        if self.arank_LN_X is None or self.arank_X is None:
+            return None
+        return self.arank_LN_X == self.arank_X
+
     def to_json(self) -> dict:
         out = super().to_json()
+        if self.ones_n_in_colspace is None:
+            out["extra_condition_ones_n_not_in_colspace_X"] = None
         out["norm"] = self.norm
         out["arithmetic"] = ("exact over QQ without sympy matrices: the input scaled exactly to integers; ranks "
                              "certified (rank mod random primes for lower bounds; structural bounds, the p-adic "
