@@ -362,3 +362,24 @@ def test_norm_exact_row_sums_are_exact(seed, spread, dtype):
     E = _Exact(X)
     Z = E.ints()
     assert row_norm_integers(E) == ([sum(r) for r in Z], [sum(v * v for v in r) for r in Z])
+
+
+def test_norm_exact_rank_beyond_the_budgets_is_none_with_reason(monkeypatch):
+    """Rank 10 from factors with 30-bit entries (no p-adic room, kernel too large) and no exact fallback:
+    the ranks it cannot certify are None with the interval in ``how``; whatever it does give is right."""
+    import theorems.norm_exact as NE
+    monkeypatch.setattr(NE, "EXACT_MAX_ENTRIES", 0)
+    rng = np.random.default_rng(0)
+    U = [[int(v) for v in row] for row in rng.integers(-2 ** 30, 2 ** 30, size=(14, 4))]
+    V = [[int(v) for v in row] for row in rng.integers(-2 ** 30, 2 ** 30, size=(4, 18))]
+    X = [[sum(U[i][k] * V[k][j] for k in range(4)) for j in range(18)] for i in range(14)]
+    f = analyse_array(X, seed=0)
+    assert f.rank_X is None and "undecided" in f.how["rank_X"] and "[4, 14]" in f.how["rank_X"]
+    assert f.certificates["rank_X"]["lower"] == 4 and not f.certificates["rank_X"]["certified"]
+    a = RN.analyse(RN.instance(X))
+    for k in FIELDS:
+        if k != "hypotheses" and getattr(f, k) is not None:
+            assert getattr(f, k) == getattr(a, k), k
+    for h, v in f.hypotheses.items():
+        assert v in (a.hypotheses[h], None)
+    assert f.to_json()["undecided"]
