@@ -50,6 +50,18 @@ are compared exactly (``isqrt``), against one representative per class. That wor
 only what the number of distinct signatures (a lower bound on the number of classes) decides is
 reported.
 
+API
+===
+``analyse_array(X, gamma=None, beta=None, norm="layernorm" | "rmsnorm", seed=None,
+max_square_tests=MAX_SQUARE_TESTS) -> NormAnalysis``: a subclass of
+:class:`theorems.rank_neutrality.Analysis` with the same fields (``hypotheses``, ``rank_X``,
+``arank_X``, ``rank_Xt``, ``arank_LN_X``, ``rank_LN_X``, ``ones_d_in_rowspace``,
+``ones_n_in_colspace``, ``sigma_in_colspace_Xt``, ``sqrt_classes``, ``how``) plus ``norm``,
+``certificates`` (one :class:`theorems.certified_rank.CertifiedRank` record per rank, as JSON),
+``primes``, ``seconds``, ``undefined_rows`` and ``h1_message()``. Any field may be ``None``:
+undefined (H1 fails) or undecided within the budgets, with the reason in ``how``. Also public:
+:func:`square_classes` and :func:`row_norm_integers`.
+
 Examples
 ========
 >>> a = analyse_array([[0, 2, -2], [1, 1, -2], [2, 0, -2]], seed=0)
