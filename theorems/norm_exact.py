@@ -510,27 +510,21 @@ class _Ranker:
     def paired(self, E: _Exact) -> tuple[int, int, str]:
         """Lower bounds on rank Z and on rank of Z bordered on its short side ([Z; 1^T] if n <= d, else
         [Z | 1]) from ONE elimination mod p: the reduced row echelon form of the tall [Z^T | 1] or
-        [Z | 1] (random rows first, when that is much smaller); the ones column is a pivot iff the
-        last non-zero row of the echelon form starts there."""
+        [Z | 1], restricted to short + 1 + SUBSET_SLACK random rows when that is fewer; the ones
+        column is a pivot iff the last non-zero row of the echelon form starts there. (Rank-deficient
+        Z: these bounds are not the last word; ``rank`` certifies Z by other means.)"""
         R, p = self._residues(_Bordered(E))
         T = R.T if E.n <= E.d else R                      # [tall, short]
         k = T.shape[1]
-        for attempt in ("subset", "full"):
-            if attempt == "subset":
-                m = k + 1 + SUBSET_SLACK
-                if m * k > SUBSET_MAX_FRACTION * T.shape[0] * k:
-                    continue
-                U = T[np.sort(self.rng.choice(T.shape[0], m, replace=False))]
-            else:
-                U = T
-            A = np.hstack([U, np.ones((U.shape[0], 1), dtype=np.int64)])
-            Rr, rho = flint.nmod_mat(A.tolist(), p).rref()
-            rho = int(rho)
-            border = rho > 0 and all(int(Rr[rho - 1, j]) == 0 for j in range(k))
-            rz = rho - int(border)
-            if rz == min(E.n, E.d) or attempt == "full":
-                return rz, rho, f"rank mod p ({attempt} echelon form of {'[X^T | 1]' if E.n <= E.d else '[X | 1]'})"
-        raise AssertionError("unreachable")
+        m = k + 1 + SUBSET_SLACK
+        sub = m < T.shape[0]
+        U = T[np.sort(self.rng.choice(T.shape[0], m, replace=False))] if sub else T
+        A = np.hstack([U, np.ones((U.shape[0], 1), dtype=np.int64)])
+        Rr, rho = flint.nmod_mat(A.tolist(), p).rref()
+        rho = int(rho)
+        border = rho > 0 and all(int(Rr[rho - 1, j]) == 0 for j in range(k))
+        what = f"{U.shape[0]} random rows of" if sub else ""
+        return rho - int(border), rho, f"rank mod p (echelon form of {what} {'[X^T | 1]' if E.n <= E.d else '[X | 1]'})"
 
     def rank(self, M: _Bordered, lo: int = 0, hi: int | None = None, hi_how: str = "",
              lo_how: str = "structural lower bound", lo_is_mod_p: bool = False) -> CertifiedRank:
