@@ -2,8 +2,8 @@
 
 ``collapse-verify verify [--json PATH] [--claims GLOB] [--dps N] [--quick]``
     run every registered claim and print the ledger.
-``collapse-verify check rank-neutrality --X MATRIX [--gamma VEC] [--beta VEC] [--json]``
-    decide H1-H4 and the conclusion of Thm 4.2 on your own matrix.
+``collapse-verify check rank-neutrality --X MATRIX [--gamma VEC] [--beta VEC] [--norm layernorm|rmsnorm] [--seed N] [--json]``
+    decide H1-H4 and the conclusion of Thm 4.2 on your own matrix (exactly, at full model width).
 ``collapse-verify depth [--n N --d D --heads H --d-k K --layers L --dps P] [--json PATH]``
     the depth study (four regimes, certified residuals deep into the collapse).
 ``collapse-verify rank MATRIX [--upper K] [--exact auto|always|never] [--json]``
@@ -266,55 +266,66 @@ def _report_found_counterexamples(results, store: bool) -> None:
                   "writes it under proofs_numeric/counterexamples/ (plain verify never writes there)", file=sys.stderr)
 
 
+#: inputs up to this many entries are also analysed by the sympy reference path and compared
+CHECK_CROSS_MAX_ENTRIES = 64
+
+
 def _cmd_check(args) -> int:
     from theorems import rank_neutrality as RN
     from theorems.linalg import BadInput
+    from theorems.norm_exact import analyse_array
 
     if args.theorem != "rank-neutrality":
         raise UsageError(f"unknown theorem {args.theorem!r}; available: rank-neutrality")
-    X = read_matrix(args.X, "--X")
+    X = read_matrix(args.X, "--X", as_array=True)  # a .npy stays a numpy array: no sympy matrix is built
     g = read_vector(args.gamma, "--gamma") if args.gamma else None
     b = read_vector(args.beta, "--beta") if args.beta else None
     try:
-        inst = RN.instance(X, g, b)
+        a = analyse_array(X, g, b, norm=args.norm, seed=args.seed)
     except BadInput as e:
         raise UsageError(str(e)) from None
-    a = RN.analyse(inst)
+    if args.norm == "layernorm" and a.n * a.d <= CHECK_CROSS_MAX_ENTRIES:  # two independent exact paths must agree
+        ref = RN.analyse(RN.instance(X, g, b))
+        for k in ("hypotheses", "rank_X", "arank_X", "arank_LN_X", "rank_LN_X", "sigma_in_colspace_Xt"):
+            if getattr(ref, k) != getattr(a, k):
+                raise RuntimeError(f"internal error: {k} = {getattr(ref, k)} (sympy path) != {getattr(a, k)} (norm_exact)")
     out = a.to_json()
-    from theorems.linalg import certified_rank
-    cr = certified_rank(X)
-    out["rank_X_certificate"] = cr.to_json()
-    if cr.certified and cr.value != a.rank_X:  # two independent exact computations must agree
-        raise RuntimeError(f"internal error: rank(X) {a.rank_X} (exact) != {cr.value} (certified_rank)")
-    err = None
-    if not a.hypotheses["H1"]:
-        try:
-            RN.require_H1(inst)
-        except RN.HypothesisViolation as e:
-            err = str(e)
+    cr = a.certificates["rank_X"]
+    out["rank_X_certificate"] = cr
+    err = a.h1_message()
+    if err:
         out["error"] = err
+    name = "LayerNorm" if args.norm == "layernorm" else "RMSNorm"
     if args.json:
         print(json.dumps(out, indent=1))
     else:
         from rich.console import Console
         from rich.table import Table
-        t = Table(title=f"Rank-Neutrality (Thm 4.2) on X of shape {a.n} x {a.d} ({a.regime})")
+        title = (f"Rank-Neutrality (Thm 4.2) on X of shape {a.n} x {a.d} ({a.regime})" if args.norm == "layernorm"
+                 else f"RMSNorm on X of shape {a.n} x {a.d} ({a.regime})")
+        t = Table(title=title)
         t.add_column("hypothesis"); t.add_column("holds"); t.add_column("how it was decided", overflow="fold")
         for k, v in a.hypotheses.items():
-            t.add_row(k, {True: "[green]yes[/]", False: "[red]no[/]", None: "[dim]undefined[/]"}[v], a.how[k])
+            t.add_row(k, {True: "[green]yes[/]", False: "[red]no[/]", None: "[dim]undefined/undecided[/]"}[v], a.how[k])
         c = Console(width=max(100, Console().width))
         c.print(t)
-        c.print(f"rank(X) = {a.rank_X}, arank(X) = {a.arank_X}   [certified_rank: {cr}]")
+        cert = (f"rank = {cr['lower']} ({cr['method']}; upper: {cr['upper_method']})" if cr["certified"]
+                else f"{cr['lower']} <= rank <= {cr['upper']} ({cr['upper_method']})")
+        from rich.markup import escape
+        c.print(escape(f"rank(X) = {a.rank_X}, arank(X) = {a.arank_X}   [certified: {cert}]"))
         if err:
             c.print(f"[bold red]error:[/] {err}")
         else:
-            c.print(f"rank(LN X) = {a.rank_LN_X}, arank(LN X) = {a.arank_LN_X}")
-            c.print(f"conclusion arank(LN X) = arank(X): {'holds' if a.conclusion_holds else 'FAILS'}"
+            c.print(f"rank({name} X) = {a.rank_LN_X}, arank({name} X) = {a.arank_LN_X}")
+            ch = a.conclusion_holds
+            c.print(f"conclusion arank({name} X) = arank(X): {'undecided' if ch is None else 'holds' if ch else 'FAILS'}"
                     + ("" if a.all_hypotheses else " (not every hypothesis holds)"))
-            if a.all_hypotheses and not a.conclusion_holds:
+            if args.norm == "layernorm" and a.all_hypotheses and ch is False:
                 c.print("[yellow]H1-H4 hold but the conclusion fails: 1_n is in col(X) "
                         "(tokens on an affine hyperplane missing 0); see RN.main in the ledger.[/]")
-        c.print(f"[dim]arithmetic: {out['arithmetic']}[/]")
+        for k, v in out["undecided"].items():
+            c.print(f"[yellow]{k}: {v}[/]")
+        c.print(f"[dim]arithmetic: {out['arithmetic']} ({a.seconds:.2f} s)[/]")
     return 2 if err else 0
 
 
@@ -508,6 +519,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="JSON list of rows (ints, decimals or 'p/q' strings are exact), a .json or a .npy file")
     c.add_argument("--gamma", metavar="VEC", help="LayerNorm scale (default: all ones)")
     c.add_argument("--beta", metavar="VEC", help="LayerNorm shift (default: zeros)")
+    c.add_argument("--norm", choices=["layernorm", "rmsnorm"], default="layernorm",
+                   help="the normalisation analysed (default layernorm; rmsnorm: no centring, H1 = rows non-zero)")
+    c.add_argument("--seed", type=int, help="seed for the random primes (default: fresh entropy; the primes "
+                   "used are printed in the JSON)")
     c.add_argument("--json", action="store_true", help="print JSON")
     dp = sub.add_parser("depth", help="the depth study: Dong's collapse layer by layer, certified (arb)")
     dp.add_argument("--n", type=int, default=8, help="tokens (default 8)")

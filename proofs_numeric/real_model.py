@@ -144,59 +144,21 @@ def _row_variance_classes(X: np.ndarray) -> tuple[list, bool]:
 
 
 def exact_ln_site(X: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> dict:
-    """H1-H4, arank(X), arank(LN X) for float data taken exactly (see the module docstring)."""
-    from theorems.certified_rank import PRIMES, dyadic_scale, residues_mod_p
-    n, d = X.shape
-    how = {}
-    H1 = bool(np.all(np.ptp(X, axis=1) > 0))
-    how["H1"] = "exact: a row is constant iff all its stored values are equal"
-    H3 = bool(np.all(gamma != 0))
-    how["H3"] = "exact: the stored gamma_j compared with 0"
-    p = PRIMES[0]
-    Rx = residues_mod_p("float", X, p)
-    # residues_mod_p scales X by 2^-e0 (one power of two for the whole matrix); the ones vector
-    # must enter with the same scale, 2^-e0 mod p
-    e0 = dyadic_scale(X)[2]
-    one_scaled = pow(2, -e0, p) if e0 <= 0 else pow(pow(2, e0, p), p - 2, p)
-    ones_row = np.full((1, d), one_scaled, dtype=np.int64)
-    rX = _rank_bounds([(Rx, p)], min(n, d))
-    rX1row = _rank_bounds([(np.vstack([Rx, ones_row]), p)], min(n + 1, d))
-    rX1col = _rank_bounds([(np.hstack([Rx, ones_row[:, :1].repeat(n, 0)]), p)], min(n, d + 1))
-    # d X~ = d X - (X 1) 1^T, exactly, modulo p
-    Rt = (d * Rx - (Rx.sum(axis=1, keepdims=True) % p)) % p
-    rXt = _rank_bounds([(Rt, p)], min(n, d - 1))
-    cert = lambda b: b[0] == b[1]
-    # H2: 1_d in row(X) iff rank([X; 1]) == rank(X)
-    if cert(rX) and rX1row[0] == rX[0] + 1:
-        H2 = True
-    elif cert(rX) and rX[0] == d:
-        H2 = False  # row(X) = R^d
-    else:
-        H2 = None
-    how["H2"] = "exact: rank(X) and rank([X; 1^T]) certified (mod-p lower bound meets the structural bound)"
-    H4 = None
-    if H1 and cert(rXt) and rXt[0] == n:
-        H4 = False
-        how["H4"] = "exact: rank(XP) = n certified, so col(XP) = R^n contains sigma"
-    elif H1 and rXt[1] < n:
-        s, distinct = _row_variance_classes(X)
-        if distinct:
-            H4 = True
-            how["H4"] = ("exact: the n variances are pairwise in different square classes, so sigma in col(XP) would "
-                         "need every e_i in col(XP), impossible as rank(XP) <= d - 1 < n")
-        else:
-            how["H4"] = "undecided: some variances share a square class (not needed on generic data)"
-    else:
-        how["H4"] = "undecided"
-    arank_X = (rX1col[0] - 1) if cert(rX1col) else None
-    arank_LN = None
-    if H1 and H3 and cert(rXt) and H4 is not None:
-        arank_LN = rXt[0] - 1 + (1 if H4 else 0)  # col(X~ Gamma) = col(X~) when gamma_j != 0
-    return {"n": n, "H1": H1, "H2": H2, "H3": H3, "H4": H4, "how": how,
-            "arank_X": arank_X, "arank_LN_X": arank_LN, "min_abs_gamma": float(np.min(np.abs(gamma))),
-            "rank_X": rX[0] if cert(rX) else rX, "rank_XP": rXt[0] if cert(rXt) else rXt,
-            "conclusion_holds": None if arank_X is None or arank_LN is None else arank_X == arank_LN,
-            "arithmetic": "exact (float64 values as dyadic rationals; ranks mod p against structural bounds)"}
+    """H1-H4, arank(X), arank(LN X) for float data taken exactly: :func:`theorems.norm_exact.analyse_array`.
+
+    Every field is decided exactly (or ``None`` with the reason in ``how``); the primes are drawn
+    from a fixed seed so the record is reproducible.
+    """
+    from theorems.norm_exact import analyse_array
+    a = analyse_array(X, gamma, beta, seed=0)
+    return {"n": a.n, **a.hypotheses, "how": a.how,
+            "arank_X": a.arank_X, "arank_LN_X": a.arank_LN_X, "min_abs_gamma": float(np.min(np.abs(gamma))),
+            "rank_X": a.rank_X, "rank_XP": a.rank_Xt, "rank_LN_X": a.rank_LN_X,
+            "ones_d_in_rowspace": a.ones_d_in_rowspace, "ones_n_in_colspace": a.ones_n_in_colspace,
+            "sigma_in_colspace_XP": a.sigma_in_colspace_Xt, "sqrt_classes": a.sqrt_classes,
+            "conclusion_holds": a.conclusion_holds, "seconds": a.seconds,
+            "arithmetic": "exact (float64 values as dyadic rationals; theorems.norm_exact: certified ranks, "
+                          "square classes of exact integer variances)"}
 
 
 # --- exact RMSNorm-site analysis on float data ----------------------------------------------
