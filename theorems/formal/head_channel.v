@@ -64,3 +64,70 @@ by rewrite submxrowK mxrow0 !mxE big_ord1 mxE mul1r.
 Qed.
 
 End HeadChannel.
+
+(* ------------------------------------------------------------------ *)
+(* Kernel dimensions.  'M_(n, m) is a vector space (MathComp vectType);
+   lker (linfun f) is the kernel of the linear map f and \dim its dimension. *)
+Section KernelDimension.
+Variables (F : fieldType) (n m p : nat).
+
+(* {Y : Y W = 0} has dimension n (m - rank W) *)
+Lemma dim_ker_mulmxr (W : 'M[F]_(m, p)) :
+  \dim (lker (linfun (mulmxr W : 'M[F]_(n, m) -> 'M[F]_(n, p)))) = (n * (m - \rank W))%N.
+Proof.
+pose B := row_base (kermx W).
+pose psi := linfun (mulmxr B : 'M[F]_(n, \rank (kermx W)) -> 'M[F]_(n, m)).
+have -> : lker (linfun (mulmxr W : 'M[F]_(n, m) -> 'M[F]_(n, p))) = (psi @: fullv)%VS.
+  apply/vspaceP => Y; rewrite memv_ker lfunE /= -sub_kermx.
+  have /eqmxP/andP[sBK sKB] := eq_row_base (kermx W).
+  apply/idP/memv_imgP => [YK | [C _ ->]].
+    have /submxP[C ->] := submx_trans YK sKB.
+    by exists C; rewrite ?memvf // lfunE.
+  by rewrite lfunE /= (submx_trans (submxMl C B) sBK).
+rewrite limg_dim_eq ?dimvf ?mxrank_ker //.
+apply/eqP; rewrite -subv0; apply/subvP => C; rewrite memv_cap memv_ker lfunE /=.
+by rewrite mulmx_free_eq0 ?row_base_free // memv0 => /andP[_].
+Qed.
+
+End KernelDimension.
+
+Section HeadKernels.
+Variables (F : fieldType) (n d_model d_k H : nat).
+
+(* the concatenation [Y^(1) ... Y^(H)] has H d_k columns *)
+Lemma sum_dk : (\sum_(h < H) d_k)%N = (H * d_k)%N.
+Proof. by rewrite sum_nat_const card_ord. Qed.
+
+(* HC.main, reading corrected: "dim ker Phi_a = n (H d_k - rank W_O)",
+   Phi_a(Y) = [Y^(1) ... Y^(H)] W_O = sum_h Y^(h) W_O^(h) *)
+Lemma dim_ker_Phi_a (W_O : 'I_H -> 'M[F]_(d_k, d_model)) :
+  \dim (lker (linfun (mulmxr (W_O_stacked W_O)
+                      : 'M[F]_(n, \sum_(h < H) d_k) -> 'M[F]_(n, d_model))))
+  = (n * (H * d_k - \rank (W_O_stacked W_O)))%N.
+Proof. by rewrite dim_ker_mulmxr; congr (n * (_ - _))%N; apply: sum_dk. Qed.
+
+(* without output projection the heads are summed: [Y^(1) ... Y^(H)] times
+   the stacked identities [I; ...; I] is sum_h Y^(h) *)
+Definition I_stacked : 'M[F]_(\sum_(h < H) d_k, d_k) := \mxcol_(h < H) 1%:M.
+
+Lemma sum_heads_concat (Y : 'I_H -> 'M[F]_(n, d_k)) :
+  \mxrow_h Y h *m I_stacked = \sum_(h < H) Y h.
+Proof. by rewrite mul_mxrow_mxcol; apply: eq_bigr => h _; rewrite mulmx1. Qed.
+
+Lemma rank_I_stacked : (0 < H)%N -> \rank I_stacked = d_k.
+Proof.
+move=> H_gt0; apply/eqP; rewrite eqn_leq rank_leq_col /=.
+apply: leq_trans (eq_leq (esym (mxrank1 F d_k))) (mxrankS _). rewrite /I_stacked (eqmx_col (fun h : 'I_H => (1%:M : 'M[F]_d_k))).
+by rewrite (sumsmx_sup (Ordinal H_gt0)) // genmxE.
+Qed.
+
+(* HC.main / RA.main, reading b-no-output-projection:
+   "dim ker [(Y_h)_h |-> sum_h Y_h] = n (H - 1) d_k" *)
+Lemma dim_ker_sum_heads : (0 < H)%N ->
+  \dim (lker (linfun (mulmxr I_stacked : 'M[F]_(n, \sum_(h < H) d_k) -> 'M[F]_(n, d_k))))
+  = (n * ((H - 1) * d_k))%N.
+Proof.
+by move=> H_gt0; rewrite dim_ker_mulmxr rank_I_stacked // sum_dk mulnBl mul1n.
+Qed.
+
+End HeadKernels.

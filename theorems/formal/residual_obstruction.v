@@ -35,3 +35,64 @@ by rewrite distnEr // leq_subLR addnC addrC rank_sub_le.
 Qed.
 
 End RankOfASum.
+
+(* ------------------------------------------------------------------ *)
+(* RRO.rowspace-remark, reading corrected (remark (iii), repaired; the
+   Marsaglia-Styan rank additivity):
+     rank(X + Delta) = rank X + rank Delta
+       <=> row(X) :&: row(Delta) = 0  and  col(X) :&: col(Delta) = 0.
+   Column spaces are the row spaces of the transposes. *)
+Section RankAdditivity.
+Variables (F : fieldType) (n d_model : nat).
+Implicit Types X Delta : 'M[F]_(n, d_model).
+
+Lemma rank_row_mx_disjoint X Delta : (X^T :&: Delta^T)%MS = 0 ->
+  \rank (row_mx X Delta) = (\rank X + \rank Delta)%N.
+Proof.
+move=> cols0; rewrite -mxrank_tr tr_row_mx -(mxrank_tr X) -(mxrank_tr Delta).
+rewrite -(mxrank_disjoint_sum cols0).
+by apply/esym/eqmx_rank/eqmxP/addsmxE.
+Qed.
+
+Lemma ker_add_disjoint X Delta : (X :&: Delta)%MS = 0 ->
+  (kermx (X + Delta)%R :=: kermx (row_mx X Delta))%MS.
+Proof.
+move=> rows0; apply/eqmxP/andP; split; apply/sub_kermxP.
+  set K := kermx _; have := mulmx_ker (X + Delta)%R; rewrite -/K mulmxDr.
+  move/eqP; rewrite addr_eq0 => /eqP KX.
+  have KX0 : K *m X = 0.
+    apply/eqP; rewrite -submx0 -rows0 sub_capmx submxMl KX.
+    by rewrite -mulNmx submxMl.
+  have KD0 : K *m Delta = 0 by apply/eqP; rewrite -oppr_eq0 -KX KX0.
+  by rewrite mul_mx_row KX0 KD0 row_mx0.
+set K := kermx _; have := mulmx_ker (row_mx X Delta); rewrite -/K mul_mx_row.
+by move/eqP; rewrite -row_mx0 => /eqP /eq_row_mx[KX KD]; rewrite mulmxDr KX KD addr0.
+Qed.
+
+Lemma rows_disjoint_of_additive m k (A B : 'M[F]_(m, k)) :
+  \rank (A + B)%R = (\rank A + \rank B)%N -> (A :&: B)%MS = 0.
+Proof.
+move=> eq_rank; apply/eqP; rewrite -mxrank_eq0 -leqn0.
+have le : (\rank (A + B)%R <= \rank (A + B)%MS)%N.
+  by apply/mxrankS/addmx_sub_adds; apply: submx_refl.
+have := mxrank_sum_cap A B; rewrite -eq_rank => E.
+by move: (leq_trans (eq_leq E) le); rewrite -{2}[\rank (A + B)%MS]addn0 leq_add2l.
+Qed.
+
+(* "rank(X + Delta) = rank X + rank Delta iff both the row spaces and the
+   column spaces of X and Delta meet only in 0" *)
+Lemma rank_additivity_iff X Delta :
+  \rank (X + Delta)%R = (\rank X + \rank Delta)%N
+  <-> (X :&: Delta)%MS = 0 /\ (X^T :&: Delta^T)%MS = 0.
+Proof.
+split=> [eq_rank | [rows0 cols0]].
+  split; apply: rows_disjoint_of_additive => //.
+  by rewrite -linearD /= !mxrank_tr.
+have := mxrank_ker (X + Delta)%R.
+rewrite (eqmx_rank (introT eqmxP (ker_add_disjoint rows0))) mxrank_ker.
+rewrite rank_row_mx_disjoint // => E.
+rewrite -(subKn (rank_leq_row (X + Delta)%R)) -E subKn //.
+by rewrite -rank_row_mx_disjoint // rank_leq_row.
+Qed.
+
+End RankAdditivity.
