@@ -120,6 +120,14 @@ LEMMAS: tuple[FormalLemma, ...] = (
        r"=\operatorname{arank}(\tilde X)+[\mathbf 1_n\in\operatorname{col}\tilde X]",
        "Row scaling by D = diag(1/sigma) changes the affine rank by [1_n in col X~] - [sigma in col X~], "
        "for every X~."),
+    _L("rank_neutrality", "rank_LN_le_rank_succ", "RN.plus-one", "bound-only", "general",
+       r"\operatorname{rank}(DXP\Gamma+\mathbf 1\beta^\top)\le\operatorname{rank}X+1",
+       "LayerNorm raises the matrix rank by at most one (for any sigma, Gamma, beta)."),
+    _L("rank_neutrality", "rank_LN_plus_one", "RN.plus-one", "corrected", "general",
+       rf"n>0,\ {_H1},\ {_H2},\ {_H3},\ {_H4}\Rightarrow\operatorname{{rank}}\mathrm{{LN}}(X)="
+       r"\operatorname{rank}X+[\beta\Gamma^{-1}\notin\operatorname{row}(XP)]",
+       "Under H1-H4 the matrix rank of LN(X) exceeds rank X exactly when beta (/) gamma = beta Gamma^-1 is "
+       "not in the row space of X~ = X P."),
     # --- section 5.1, Prop 5.1 -------------------------------------------------------------------
     _L("residual_obstruction", "rank_add_bounds", "RRO.prop51", "rank-inequalities", "general",
        r"|\operatorname{rank}A-\operatorname{rank}B|\le\operatorname{rank}(A+B)\le\operatorname{rank}A"

@@ -12,6 +12,7 @@
    H4 sigma notin col(X P). *)
 From Coq Require Import Lia.
 From mathcomp Require Import all_ssreflect all_algebra.
+From CollapseVerify Require Import residual_obstruction.
 Set Implicit Arguments.
 Unset Strict Implicit.
 Unset Printing Implicit Defensive.
@@ -242,6 +243,72 @@ have := rank_scaled_adjoin 0 Xt H1 (unitmx1 F d).
 rewrite mulmx1 mulmx0 addr0 => ->.
 rewrite !rank_row_mx_cV -!addnA /in_col.
 by case: (sigma^T <= Xt^T)%MS; case: (ones_n^T <= Xt^T)%MS.
+Qed.
+
+(* ---------- RN.plus-one ---------- *)
+
+(* reading bound-only: "H1 => rank(LN X) <= rank(X) + 1" *)
+Lemma rank_LN_le_rank_succ (sigma : 'cV[F]_n) (Gamma : 'M[F]_d) (beta : 'rV[F]_d)
+    (X : 'M[F]_(n, d)) :
+  (\rank (LN sigma Gamma beta X) <= \rank X + 1)%N.
+Proof.
+rewrite /LN; apply: leq_trans (mxrank_add _ _) _; apply: leq_add.
+  apply: leq_trans (mxrankM_maxl _ _) _; apply: leq_trans (mxrankM_maxr _ _) _.
+  exact: mxrankM_maxl.
+exact: leq_trans (mxrankM_maxl _ _) (rank_leq_col _).
+Qed.
+
+(* rank(A + sigma b) = rank(A) + [b notin row(A)] when sigma notin col(A) *)
+Lemma rank_one_update (A : 'M[F]_(n, d)) (sigma : 'cV[F]_n) (b : 'rV[F]_d) :
+  sigma != 0 -> ~~ in_col sigma A ->
+  \rank (A + sigma *m b)%R = (\rank A + ~~ (b <= A)%MS)%N.
+Proof.
+move=> s0 H4; case: (boolP (b <= A)%MS) => [bA | nbA] /=.
+  apply/eqP; rewrite addn0 eqn_leq mxrankS ?addmx_sub ?submx_refl ?(submx_trans (submxMl _ _) bA) //=.
+  rewrite -(leq_add2r 1).
+  have -> : (\rank A + 1 = \rank (row_mx A sigma))%N by rewrite rank_row_mx_cV H4.
+  have -> : row_mx A sigma = row_mx (A + sigma *m b)%R sigma *m block_mx 1%:M 0 (- b) 1%:M.
+    by rewrite mul_row_block !mulmx0 !mulmx1 !add0r mulmxN addrK.
+  rewrite mxrank_unitr; last by rewrite unitmxE det_lblock !det1 mulr1 unitr1.
+  by rewrite rank_row_mx_cV leq_add2l leq_b1.
+have b0 : b != 0 by apply: contraNneq nbA => ->; rewrite sub0mx.
+have sb0 : sigma *m b != 0.
+  apply: contraNneq s0 => sb0; apply/eqP/matrixP => i k; rewrite ord1 [RHS]mxE.
+  have := congr1 (row i) sb0; rewrite row_mul row0 (mx11_scalar (row i sigma)) mul_scalar_mx.
+  by move/eqP; rewrite scaler_eq0 (negbTE b0) orbF mxE => /eqP.
+have rank_sb : \rank (sigma *m b) = 1%N.
+  apply/eqP; rewrite eqn_leq (leq_trans (mxrankM_maxr _ _) (rank_leq_row _)) /=.
+  by rewrite lt0n mxrank_eq0.
+have rows : (sigma *m b :=: b)%MS.
+  apply/eqmxP; rewrite -(geq_leqif (mxrank_leqif_eq (submxMl _ _))).
+  by rewrite rank_rV b0 rank_sb.
+have cols : ((sigma *m b)^T :=: sigma^T)%MS.
+  apply/eqmxP; rewrite trmx_mul -(geq_leqif (mxrank_leqif_eq (submxMl _ _))).
+  by rewrite rank_rV trmx_eq0 s0 -trmx_mul mxrank_tr rank_sb.
+rewrite (proj2 (rank_additivity_iff A (sigma *m b))) ?rank_sb //; split.
+  apply/eqP; rewrite -mxrank_eq0 (eqmx_rank (introT eqmxP (cap_eqmx (eqmx_refl A) rows))).
+  by rewrite rank_cap_rV // (negbTE nbA).
+apply/eqP; rewrite -mxrank_eq0 (eqmx_rank (introT eqmxP (cap_eqmx (eqmx_refl A^T) cols))).
+by rewrite rank_cap_rV ?trmx_eq0 // -/(in_col sigma A) (negbTE H4).
+Qed.
+
+(* reading corrected:
+   H1-H4 => rank(LN(X)) = rank(X) + [beta (/) gamma notin row(X~)],
+   beta (/) gamma = beta Gamma^-1 (entrywise beta_j / gamma_j for Gamma = diag gamma) *)
+Lemma rank_LN_plus_one (sigma : 'cV[F]_n) (Gamma : 'M[F]_d) (beta : 'rV[F]_d)
+    (X : 'M[F]_(n, d)) :
+  (0 < n)%N -> (forall i, sigma i 0 != 0) -> ~~ (ones_d <= X)%MS ->
+  Gamma \in unitmx -> ~~ in_col sigma (X *m P) ->
+  \rank (LN sigma Gamma beta X) = (\rank X + ~~ (beta *m invmx Gamma <= X *m P)%MS)%N.
+Proof.
+move=> n_gt0 H1 H2 H3 H4.
+have s0 : sigma != 0.
+  by apply/eqP => /matrixP/(_ (Ordinal n_gt0) 0); rewrite mxE; apply/eqP/H1.
+have -> : LN sigma Gamma beta X
+          = D sigma *m (X *m P + sigma *m (beta *m invmx Gamma)) *m Gamma.
+  by rewrite /LN mulmxDr mulmxDl [D sigma *m (sigma *m _)]mulmxA D_sigma // -!mulmxA mulVmx // mulmx1.
+rewrite mxrank_unitr // mxrank_unitl ?D_unit // rank_one_update //.
+by rewrite -(rank_centred X) (negbTE H2) addn0.
 Qed.
 
 End RankNeutrality.
