@@ -214,6 +214,10 @@ LEMMAS: tuple[FormalLemma, ...] = (
     _L("design_counts", "ffn_flops_share", "DC.ffn-flops", "matmul-convention", "general",
        r"n,d>0\Rightarrow\frac{4nd\,d_{ff}}{8nd^2+2n^2d+2n^2d+4nd\,d_{ff}}\Big|_{d_{ff}=4d}=\frac{4d}{6d+n}",
        "Under the matmul convention with d_ff = 4d the FFN share of a layer's FLOPs is 4d/(6d+n)."),
+    _L("design_counts", "bert_ffn_share_648", "DC.ffn-flops", "matmul-convention", "complete",
+       r"n\in\mathbb N:\ 0.6475\le\frac{4\cdot768}{6\cdot768+n}<0.6485\iff130\le n\le136",
+       "At BERT-base (d = 768) the FFN share 4d/(6d+n) rounds to 64.8% exactly for sequence lengths n from "
+       "130 to 136 (exact rationals)."),
 )
 
 

@@ -2,7 +2,10 @@
    "The canonical choice d_ff = 4 d_model (64.8% of FLOPs in BertBase)".
    Matmul convention (a multiply-add is 2 FLOPs): projections Q, K, V, O
    8 n d^2, scores Q K^T 2 n^2 d, weighted sum A V 2 n^2 d, FFN 4 n d d_ff.
-   With d_ff = 4 d the FFN share of a layer's FLOPs is 4 d / (6 d + n). *)
+   With d_ff = 4 d the FFN share of a layer's FLOPs is 4 d / (6 d + n); at
+   BERT-base (d = 768) it rounds to 64.8% (0.6475 <= share < 0.6485) exactly
+   for the sequence lengths 130 <= n <= 136. *)
+From Coq Require Import QArith ZArith Lia.
 From mathcomp Require Import all_ssreflect all_algebra.
 Set Implicit Arguments.
 Unset Strict Implicit.
@@ -42,3 +45,42 @@ by rewrite invfM mulrACA divff // mulr1.
 Qed.
 
 End FlopShare.
+
+(* The reading's numbers, in Coq's binary rationals Q (exact arithmetic):
+   "4d / (6d + n) = 0.648 +- 0.0005 iff n in [n_lo, n_hi]" at d = 768,
+   with n_lo = 130 and n_hi = 136 (n a natural number, the sequence length). *)
+Section BertShare.
+Local Open Scope Q_scope.
+
+(* 4 d / (6 d + n), the FFN share of the FLOPs under the matmul convention *)
+Definition ffn_share_Q (d n : Z) : Q := inject_Z (4 * d) / inject_Z (6 * d + n).
+
+Lemma bert_ffn_share_648 (n : nat) :
+  (6475 # 10000 <= ffn_share_Q 768 (Z.of_nat n) /\ ffn_share_Q 768 (Z.of_nat n) < 6485 # 10000)
+  <-> Z.le 130 (Z.of_nat n) /\ Z.le (Z.of_nat n) 136.
+Proof.
+unfold ffn_share_Q.
+set (den := inject_Z (6 * 768 + Z.of_nat n)).
+assert (pos : 0 < den).
+{ unfold den. change 0 with (inject_Z 0). rewrite <- Zlt_Qlt. lia. }
+split.
+- intros [lo hi].
+  assert (lo' : (6475 # 10000) * den <= inject_Z (4 * 768)).
+  { destruct (Qlt_le_dec (inject_Z (4 * 768)) ((6475 # 10000) * den)) as [c|c]; [|exact c].
+    exfalso. exact (Qlt_not_le _ _ (Qlt_shift_div_r _ _ _ pos c) lo). }
+  assert (hi' : inject_Z (4 * 768) < (6485 # 10000) * den).
+  { destruct (Qlt_le_dec (inject_Z (4 * 768)) ((6485 # 10000) * den)) as [c|c]; [exact c|].
+    exfalso. exact (Qlt_not_le _ _ hi (Qle_shift_div_l _ _ _ pos c)). }
+  unfold den, Qle, Qlt, Qmult, inject_Z in *; cbn [Qnum Qden Pos.mul] in *.
+  lia.
+- intros H. split.
+  + apply Qle_shift_div_l; [exact pos|].
+    unfold den, Qle, Qlt, Qmult, inject_Z in *; cbn [Qnum Qden Pos.mul] in *.
+    lia.
+  + apply Qlt_shift_div_r; [exact pos|].
+    unfold den, Qle, Qlt, Qmult, inject_Z in *; cbn [Qnum Qden Pos.mul] in *.
+    lia.
+Qed.
+
+End BertShare.
+
