@@ -146,6 +146,11 @@ LEMMAS: tuple[FormalLemma, ...] = (
     _L("rank_contraction", "rank_MHA_le_H_dk", "RC.rank-equals-sum", "subadditivity", "general",
        r"\operatorname{rank}\Bigl(\textstyle\sum_{h=1}^HY_hW_O^h\Bigr)\le Hd_k",
        "Subadditivity: each summand has rank at most d_k, so rank(MHA(X)) <= H d_k."),
+    _L("rank_contraction", "dim_R_h_generic", "RC.prop63", "algebraic-genericity", "general",
+       r"A_h\in GL_n,\ \operatorname{rank}(XW_V^h)=\min(\operatorname{rank}X,d_k),\ \operatorname{rank}W_O^h=d_k"
+       r"\Rightarrow\dim R_h=\min(\operatorname{rank}X,d_k)",
+       "Proposition 6.3 with its genericity stated algebraically (invertible attention, generic-rank W_V, "
+       "full-row-rank W_O); A_h enters only through its invertibility."),
     # --- section 7, head-channel identifiability ---------------------------------------------------
     _L("head_channel", "per_head_outputs_determined", "HC.main", "corrected", "general",
        r"\operatorname{rank}W_O=Hd_k,\ \textstyle\sum_hY_hW_O^h=\sum_hY'_hW_O^h\Rightarrow Y_h=Y'_h\ \forall h",

@@ -46,3 +46,25 @@ by apply: leq_sum => h _; exact: leq_trans (mxrankM_maxr _ _) (rank_leq_row _).
 Qed.
 
 End MultiHeadRank.
+
+(* Proposition 6.3, "dim(R_h) = min(rank(X), d_k)", with its genericity
+   stated algebraically: the attention matrix A^(h) is invertible (softmax
+   attention is generically invertible), rank(X W_V^(h)) = min(rank X, d_k)
+   (generic W_V^(h)), and W_O^(h) has full row rank d_k (generic W_O^(h)).
+   A^(h) enters only through its invertibility, so the conclusion does not
+   depend on which invertible A^(h) (any alpha_h) the head uses. *)
+Section Prop63.
+Variables (F : fieldType) (n d_model d_k : nat).
+Variables (A : 'M[F]_n) (X : 'M[F]_(n, d_model)) (W_V : 'M[F]_(d_model, d_k))
+          (W_O : 'M[F]_(d_k, d_model)).
+
+Lemma dim_R_h_generic :
+  A \in unitmx -> \rank (X *m W_V) = minn (\rank X) d_k -> row_free W_O ->
+  \rank (A *m X *m W_V *m W_O) = minn (\rank X) d_k.
+Proof.
+move=> uA rXV fO; rewrite mxrankMfree // -mulmxA -mxrank_tr trmx_mul.
+by rewrite mxrankMfree ?row_free_unit ?unitmx_tr // mxrank_tr.
+Qed.
+
+End Prop63.
+
