@@ -9,9 +9,11 @@ calls ``formal``. This module
   statement in the claim's notation;
 * compiles stale ``.v`` files into ``_build/`` (gitignored), cached by a hash of
   the file's contents and of the ``coqc`` version;
-* asks Coq, in one ``coqc`` run, for ``About`` and ``Print Assumptions`` of every
-  lemma, and accepts a proof only if Coq reports it
-  "Closed under the global context".
+* asks Coq, in one ``coqc`` run, for ``About`` of every lemma and for
+  ``Print Assumptions`` of the tuple of all lemmas (closed tuple => each lemma
+  closed, since a lemma's dependencies are a subset of the tuple's); if that is
+  not closed, or the run fails, it asks ``Print Assumptions`` lemma by lemma. A
+  proof is accepted only if Coq reports it "Closed under the global context".
 
 It imports nothing from the rest of the project (stdlib only), so it also runs
 as a script without a virtualenv: ``python3 theorems/formal/__init__.py``
@@ -340,21 +342,34 @@ def _declared(text: str, short: str) -> bool:
                      text, re.M) is not None
 
 
-def _query_text(modules: list[str], lemmas: list[FormalLemma]) -> str:
+_ALL = "collapse_verify_all_lemmas"  # the query's tuple of every lemma (one Print Assumptions for all)
+
+
+def _query_text(modules: list[str], lemmas: list[FormalLemma], per_lemma: bool) -> str:
+    """About for every lemma; Print Assumptions per lemma, or once for the tuple of all lemmas."""
     lines = [_QUERY_PRELUDE, f"From {LOGICAL_ROOT} Require {' '.join(modules)}.\n"]
     for lemma in lemmas:
-        lines += [f'Goal True. idtac "{_MARK} ABOUT {lemma.name}". Abort.',
-                  f"About {lemma.name}.",
-                  f'Goal True. idtac "{_MARK} ASSUMPTIONS {lemma.name}". Abort.',
-                  f"Print Assumptions {lemma.name}.",
-                  f'Goal True. idtac "{_MARK} END {lemma.name}". Abort.']
+        lines += [f'Goal True. idtac "{_MARK} ABOUT {lemma.name}". Abort.', f"About {lemma.name}."]
+        if per_lemma:
+            lines += [f'Goal True. idtac "{_MARK} ASSUMPTIONS {lemma.name}". Abort.',
+                      f"Print Assumptions {lemma.name}."]
+        lines.append(f'Goal True. idtac "{_MARK} END {lemma.name}". Abort.')
+    if not per_lemma:
+        lines += [f"Definition {_ALL} := ({', '.join('@' + l.name for l in lemmas)}).",
+                  f'Goal True. idtac "{_MARK} ASSUMPTIONS {_ALL}". Abort.',
+                  f"Print Assumptions {_ALL}.",
+                  f'Goal True. idtac "{_MARK} END {_ALL}". Abort.']
     return "\n".join(lines) + "\n"
 
 
-def _run_query(build: Path, modules: list[str], lemmas: list[FormalLemma]) -> tuple[dict[str, tuple[str, str]], str]:
-    """Run one coqc query; ({name: (about, assumptions)}, error text or "")."""
+def _run_query(build: Path, modules: list[str], lemmas: list[FormalLemma],
+               per_lemma: bool = True) -> tuple[dict[str, dict[str, str]], str]:
+    """Run one coqc query; ({name: {"ABOUT": text, "ASSUMPTIONS": text}}, error text or "").
+
+    Only blocks that ran to their END marker are returned (the query stops at the first error).
+    """
     with tempfile.NamedTemporaryFile("w", suffix=".v", prefix="query_", dir=build, delete=False) as fh:
-        fh.write(_query_text(modules, lemmas))
+        fh.write(_query_text(modules, lemmas, per_lemma))
         qpath = Path(fh.name)
     try:
         proc = subprocess.run(_coqc_cmd(qpath.name), cwd=build, capture_output=True, text=True)
@@ -362,15 +377,12 @@ def _run_query(build: Path, modules: list[str], lemmas: list[FormalLemma]) -> tu
         for p in (qpath, qpath.with_suffix(".vo"), qpath.with_suffix(".vos"), qpath.with_suffix(".vok"),
                   qpath.with_suffix(".glob"), build / f".{qpath.stem}.aux"):
             p.unlink(missing_ok=True)
-    found: dict[str, tuple[str, str]] = {}
     blocks = re.split(rf"^{re.escape(_MARK)} (ABOUT|ASSUMPTIONS|END) (\S+)\s*$", proc.stdout, flags=re.M)
     # blocks = [pre, kind, name, text, kind, name, text, ...]
     parts: dict[str, dict[str, str]] = {}
     for kind, name, text in zip(blocks[1::3], blocks[2::3], blocks[3::3]):
         parts.setdefault(name, {})[kind] = text.strip()
-    for name, p in parts.items():
-        if "END" in p:  # both About and Print Assumptions ran
-            found[name] = (p.get("ABOUT", ""), p.get("ASSUMPTIONS", ""))
+    found = {name: p for name, p in parts.items() if "END" in p}
     err = "" if proc.returncode == 0 else (proc.stderr.strip() or f"coqc exited with status {proc.returncode}")
     return found, err
 
@@ -380,7 +392,8 @@ _CHECK_CACHE: dict[tuple, dict[str, FormalResult]] = {}
 
 def check(lemmas: tuple[FormalLemma, ...] | list[FormalLemma] = LEMMAS,
           source_dir: Path | str | None = None) -> dict[str, FormalResult]:
-    """{lemma name: FormalResult}: compile what is stale, then one coqc query for every lemma.
+    """{lemma name: FormalResult}: compile what is stale, then one coqc query for every lemma
+    (a second, lemma-by-lemma query only when something is not closed or the first query fails).
 
     closed is True only when Coq prints "Closed under the global context" for the lemma; False on a
     compile error, an unknown lemma or any axiom; None when coqc is not installed. Cached per process
@@ -412,19 +425,26 @@ def check(lemmas: tuple[FormalLemma, ...] | list[FormalLemma] = LEMMAS,
     if to_query:
         build = src / BUILD_SUBDIR
         modules = sorted({l.module for l in to_query})
-        found, err = _run_query(build, modules, to_query)
-        if err and len(found) < len(to_query):  # localise the failure: one query per lemma not reported
+        # Fast path: About for every lemma and ONE Print Assumptions of the tuple of all of them. If the
+        # tuple is closed under the global context, so is each lemma (its dependencies are a subset).
+        found, err = _run_query(build, modules, to_query, per_lemma=False)
+        if not err and found.get(_ALL, {}).get("ASSUMPTIONS", "").strip() == CLOSED:
             for l in to_query:
-                if l.name not in found:
-                    one, one_err = _run_query(build, [l.module], [l])
-                    if l.name in one:
-                        found[l.name] = one[l.name]
-                    else:
-                        results[l.name] = (False, f"Coq could not query {l.name}: {one_err or err}", "", "")
+                found[l.name]["ASSUMPTIONS"] = CLOSED
+        else:  # some lemma is not closed, or the query failed: Print Assumptions lemma by lemma
+            found, err = _run_query(build, modules, to_query, per_lemma=True)
+            if err and any(l.name not in found for l in to_query):  # localise: one query per lemma left
+                for l in to_query:
+                    if l.name not in found:
+                        one, one_err = _run_query(build, [l.module], [l], per_lemma=True)
+                        if l.name in one:
+                            found[l.name] = one[l.name]
+                        else:
+                            results[l.name] = (False, f"Coq could not query {l.name}: {one_err or err}", "", "")
         for l in to_query:
             if l.name in results:
                 continue
-            about, assumptions = found[l.name]
+            about, assumptions = found[l.name].get("ABOUT", ""), found[l.name].get("ASSUMPTIONS", "")
             if assumptions.strip() == CLOSED:
                 results[l.name] = (True, CLOSED, about, assumptions)
             else:
