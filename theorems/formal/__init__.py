@@ -30,6 +30,7 @@ True
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 import shutil
@@ -290,6 +291,22 @@ def _coqc_cmd(*args: str) -> list[str]:
     return [_coqc() or "coqc", "-Q", ".", LOGICAL_ROOT, *COQ_WARNINGS, *args]
 
 
+@contextlib.contextmanager
+def _locked(build: Path):
+    """An exclusive lock on the build folder (parallel test workers must not compile the same file twice)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock
+        yield
+        return
+    with open(build / ".lock", "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
 def compile_sources(source_dir: Path | str | None = None, log=None) -> dict[str, str | None]:
     """Compile stale .v files of source_dir into source_dir/_build; {module: error text or None}.
 
@@ -300,6 +317,11 @@ def compile_sources(source_dir: Path | str | None = None, log=None) -> dict[str,
     src = Path(source_dir or SOURCE_DIR)
     build = src / BUILD_SUBDIR
     build.mkdir(exist_ok=True)
+    with _locked(build):
+        return _compile_sources(src, build, log)
+
+
+def _compile_sources(src: Path, build: Path, log) -> dict[str, str | None]:
     sources = {p.stem: p.read_text() for p in sorted(src.glob("*.v"))}
     digests: dict[str, str] = {}
     errors: dict[str, str | None] = {}
