@@ -4,8 +4,8 @@ The ``.v`` files beside this module state and prove, in MathComp notation over a
 arbitrary field (a real closed field for LayerNorm), the statements the suite
 calls ``formal``. This module
 
-* registers every lemma once, in :data:`LEMMAS`, with the claim id (and reading
-  key) it supports, its scope (``general`` or ``complete``) and a LaTeX
+* registers, in one place (:data:`LEMMAS`), every lemma with each claim id (and
+  reading key) it supports, its scope (``general`` or ``complete``) and a LaTeX
   statement in the claim's notation;
 * compiles stale ``.v`` files into ``_build/`` (gitignored), cached by a hash of
   the file's contents and of the ``coqc`` version;
@@ -112,14 +112,14 @@ LEMMAS: tuple[FormalLemma, ...] = (
        "The exact characterisation: arank(LN X) - arank(X) = [sigma notin col(XP)] - [1_d in row X] "
        "- [1_n notin col X], with arank(M) = rank[M | 1] - 1, stated as an equation of sums."),
     _L("rank_neutrality", "arank_LN_eq_arank", "RN.main", "corrected", "general",
-       rf"{_H1},\ {_H2},\ {_H3},\ {_H4},\ \mathbf 1_n\notin\operatorname{{col}}X"
+       rf"n>0,\ {_H1},\ {_H2},\ {_H3},\ {_H4},\ \mathbf 1_n\notin\operatorname{{col}}X"
        r"\Rightarrow\operatorname{arank}(\mathrm{LN}(X))=\operatorname{arank}(X)",
        "Under H1-H4 and the extra hypothesis 1_n notin col(X), LayerNorm preserves the affine rank."),
     _L("rank_neutrality", "arank_LN_eq_rank", "RN.main", "what-LN-preserves", "general",
-       rf"{_H1},\ {_H2},\ {_H3},\ {_H4}\Rightarrow\operatorname{{arank}}(\mathrm{{LN}}(X))=\operatorname{{rank}}(X)",
+       rf"n>0,\ {_H1},\ {_H2},\ {_H3},\ {_H4}\Rightarrow\operatorname{{arank}}(\mathrm{{LN}}(X))=\operatorname{{rank}}(X)",
        "Under H1-H4 the affine rank of LN(X) equals the matrix rank of X."),
     _L("rank_neutrality", "arank_row_scaling", "RN.step2", "corrected", "general",
-       rf"{_H1}\Rightarrow\operatorname{{arank}}(D\tilde X)+[\sigma\in\operatorname{{col}}\tilde X]"
+       rf"n>0,\ {_H1}\Rightarrow\operatorname{{arank}}(D\tilde X)+[\sigma\in\operatorname{{col}}\tilde X]"
        r"=\operatorname{arank}(\tilde X)+[\mathbf 1_n\in\operatorname{col}\tilde X]",
        "Row scaling by D = diag(1/sigma) changes the affine rank by [1_n in col X~] - [sigma in col X~], "
        "for every X~."),
@@ -210,7 +210,7 @@ LEMMAS: tuple[FormalLemma, ...] = (
        "Softmax attention (softmax built from any exp, scores scaled by tau = 1/sqrt d_k) is "
        "token-permutation equivariant."),
     _L("symmetries", "LN_shift_scale", "SYM.ln-shift-scale", None, "general",
-       r"a>0\Rightarrow\mathrm{LN}(ax+c\mathbf 1)=\mathrm{LN}(x)",
+       r"d>0,\ a>0\Rightarrow\mathrm{LN}(ax+c\mathbf 1)=\mathrm{LN}(x)",
        "LayerNorm (x - mean x)/sqrt(var x) (.) gamma + beta over a real closed field is invariant under "
        "x -> a x + c 1 for a > 0."),
     # --- Dong et al., softmax shift ------------------------------------------------------------------
