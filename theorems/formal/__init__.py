@@ -164,6 +164,11 @@ LEMMAS: tuple[FormalLemma, ...] = (
        r"\iff\operatorname{rank}W_O=Hd_k\Bigr)",
        "Per-head outputs are identifiable for every input exactly when W_O has full row rank: (a) is "
        "ambiguous iff rank W_O < H d_k."),
+    _L("head_channel", "no_recovery_after_sum", "HC.mlp-cannot-remedy", None, "general",
+       r"n>0,\ \operatorname{rank}W_O<Hd_k\Rightarrow\nexists g:\ g\bigl(R+\textstyle\sum_hY_hW_O^h\bigr)=(Y_h)_h"
+       r"\ \forall (Y_h)_h",
+       "When the head sum loses information, no map of the post-summation signal (the MLP included, with or "
+       "without a residual term R) recovers the per-head outputs of every input."),
     _L("head_channel", "dim_ker_Phi_a", "HC.main", "corrected", "general",
        r"\dim\ker\Phi_a=n(Hd_k-\operatorname{rank}W_O),\ \Phi_a:[Y_1\cdots Y_H]\mapsto\textstyle\sum_hY_hW_O^h",
        "The kernel of the projected head sum, as a subspace of the n x H d_k matrices, has dimension "

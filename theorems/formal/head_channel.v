@@ -63,6 +63,19 @@ have /matrixP/(_ (Ordinal n_gt0) j) : \mxrow_h submxrow Yall h = \mxrow_h (0 : '
 by rewrite submxrowK mxrow0 !mxE big_ord1 mxE mul1r.
 Qed.
 
+(* HC.mlp-cannot-remedy: "The MLP cannot remedy this because it acts on the
+   post-summation signal".  When the sum loses information (W_O not of full
+   row rank, n > 0), no map g of the post-summation signal, with or without a
+   residual term R added to it, recovers the per-head outputs of every input. *)
+Lemma no_recovery_after_sum : (0 < n)%N -> ~~ row_free W_O_stacked ->
+  forall (R : 'M[F]_(n, d_model)) (g : 'M[F]_(n, d_model) -> 'I_H -> 'M[F]_(n, d_k)),
+  ~ (forall Y : 'I_H -> 'M[F]_(n, d_k), forall h, g (R + MHA Y) h = Y h).
+Proof.
+move=> n_gt0 not_free R g recovers; move/negP: not_free; apply.
+apply/(per_head_outputs_determined_iff n_gt0) => Y Y' eqMHA h.
+by rewrite -recovers eqMHA recovers.
+Qed.
+
 End HeadChannel.
 
 (* ------------------------------------------------------------------ *)
