@@ -138,6 +138,11 @@ Proof.
 by move=> s0; apply/matrixP => i j; rewrite mul_diag_mx !mxE ord1 mulVf.
 Qed.
 
+(* H3: gamma_j != 0 for all j makes Gamma = diag(gamma) invertible; the
+   lemmas below assume only that Gamma is invertible *)
+Lemma H3_diag_unit (gamma : 'rV[F]_d) : (forall j, gamma 0 j != 0) -> diag_mx gamma \in unitmx.
+Proof. by move=> g0; rewrite unitmxE det_diag unitfE; apply/prodf_neq0 => j _. Qed.
+
 (* ---------- RN.matrix-rank ---------- *)
 
 (* "matrix rank is preserved in the zero-bias case":
