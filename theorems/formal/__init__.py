@@ -141,6 +141,11 @@ LEMMAS: tuple[FormalLemma, ...] = (
        r"\operatorname{row}X\cap\operatorname{row}\Delta=0\ \wedge\ \operatorname{col}X\cap\operatorname{col}\Delta=0",
        "Remark (iii) repaired: the rank of a sum is the sum of the ranks exactly when both the row spaces and "
        "the column spaces meet only in 0."),
+    _L("residual_obstruction", "stack_rows_in_invariant_hull", "MLP.span", "invariant-hull", "general",
+       r"\operatorname{row}X\subseteq S,\ SW_{l,h}\subseteq S\ \forall l,h\Rightarrow"
+       r"\operatorname{row}\Phi_L(X)\subseteq S,\ \Phi_{l+1}=\Phi_l+\textstyle\sum_hA_{l,h}(\Phi_l)\Phi_lW_{l,h}",
+       "A stack of attention + residual layers keeps its rows in every W-invariant subspace containing row(X), "
+       "so in the smallest one S(X, W), whatever the attention matrices."),
     # --- section 6.1, rank of the multi-head output ----------------------------------------------
     _L("rank_contraction", "rank_MHA_le_dim_sum_R", "RC.rank-equals-sum", "corrected", "general",
        r"\operatorname{rank}\Bigl(\textstyle\sum_hY_hW_O^h\Bigr)\le\dim(R_1+\cdots+R_H),"

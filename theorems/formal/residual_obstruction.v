@@ -96,3 +96,34 @@ by rewrite -rank_row_mx_disjoint // rank_leq_row.
 Qed.
 
 End RankAdditivity.
+
+(* ------------------------------------------------------------------ *)
+(* MLP.span, reading invariant-hull: a stack of attention + residual layers
+     X_(l+1) = X_l + sum_h A_(l,h)(X_l) X_l W_(l,h),   W_(l,h) = W_V W_O,
+   keeps its rows in every subspace S that contains row(X_0) and is invariant
+   under every W_(l,h) (so in the smallest one, S(X, W)).  The attention
+   matrices A_(l,h) are arbitrary functions of the current state. *)
+Section InvariantHull.
+Variables (F : fieldType) (n d H : nat).
+Variable A : nat -> 'I_H -> 'M[F]_(n, d) -> 'M[F]_n.   (* A_(l,h)(X) *)
+Variable W : nat -> 'I_H -> 'M[F]_d.                    (* W_(l,h) = W_V^(l,h) W_O^(l,h) *)
+
+Definition layer (l : nat) (X : 'M[F]_(n, d)) : 'M[F]_(n, d) :=
+  X + \sum_(h < H) A l h X *m X *m W l h.
+
+Fixpoint stack (L : nat) (X : 'M[F]_(n, d)) : 'M[F]_(n, d) :=
+  if L is L'.+1 then layer L' (stack L' X) else X.
+
+(* "row Phi(X) is contained in S(X, W), the smallest W_h-invariant subspace
+   containing row X": true for every invariant S containing row X *)
+Lemma stack_rows_in_invariant_hull (S : 'M[F]_d) (X : 'M[F]_(n, d)) :
+  (X <= S)%MS -> (forall l h, (S *m W l h <= S)%MS) ->
+  forall L, (stack L X <= S)%MS.
+Proof.
+move=> XS inv; elim=> [|L IH] //=; rewrite /layer addmx_sub // summx_sub // => h _.
+apply: submx_trans (inv L h); apply: submxMr.
+exact: submx_trans (submxMl _ _) IH.
+Qed.
+
+End InvariantHull.
+
