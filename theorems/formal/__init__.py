@@ -159,6 +159,10 @@ LEMMAS: tuple[FormalLemma, ...] = (
        r"\Rightarrow\dim R_h=\min(\operatorname{rank}X,d_k)",
        "Proposition 6.3 with its genericity stated algebraically (invertible attention, generic-rank W_V, "
        "full-row-rank W_O); A_h enters only through its invertibility."),
+    _L("rank_contraction", "alpha_range", "RC.alpha-range", None, "general",
+       r"\alpha=\frac{\|M_a\|_F}{\|M\|_F}\in[0,1],\ M_a=\tfrac12(M-M^\top)",
+       "The directional asymmetry index lies in [0, 1] for every square M over a real closed field "
+       "(alpha = 0 at M = 0 by MathComp's x / 0 = 0)."),
     # --- section 7, head-channel identifiability ---------------------------------------------------
     _L("head_channel", "per_head_outputs_determined", "HC.main", "corrected", "general",
        r"\operatorname{rank}W_O=Hd_k,\ \textstyle\sum_hY_hW_O^h=\sum_hY'_hW_O^h\Rightarrow Y_h=Y'_h\ \forall h",

@@ -7,7 +7,7 @@ From mathcomp Require Import all_ssreflect all_algebra.
 Set Implicit Arguments.
 Unset Strict Implicit.
 Unset Printing Implicit Defensive.
-Import GRing.Theory.
+Import GRing.Theory Num.Theory.
 Local Open Scope ring_scope.
 
 Section MultiHeadRank.
@@ -68,3 +68,51 @@ Qed.
 
 End Prop63.
 
+(* RC.alpha-range: "alpha_h = ||M_a||_F / ||M||_F in [0, 1]" for the score
+   matrix M = W_Q W_K^T (any square matrix here) and its antisymmetric part
+   M_a = (M - M^T) / 2, over a real closed field (square roots).  At M = 0 the
+   paper's quotient is undefined; MathComp's x / 0 = 0 gives alpha = 0. *)
+Section DirectionalAsymmetry.
+Variables (R : rcfType) (d : nat).
+
+(* (a - b)^2 <= 2 (a^2 + b^2) *)
+Lemma sq_diff_le (a b : R) : (a - b) ^+ 2 <= (a ^+ 2 + b ^+ 2) *+ 2.
+Proof.
+rewrite sqrrB -subr_ge0 [_ - _ + _]addrAC mulr2n opprB addrC.
+rewrite (addrA (a * b *+ 2 - _)) subrK.
+have -> : a * b *+ 2 + (a ^+ 2 + b ^+ 2) = (a + b) ^+ 2 by rewrite sqrrD addrAC addrC.
+exact: sqr_ge0.
+Qed.
+
+(* ||M||_F^2, ||M||_F, M_a = (M - M^T) / 2 and alpha = ||M_a||_F / ||M||_F *)
+Definition frob2 (M : 'M[R]_d) : R := \sum_i \sum_j M i j ^+ 2.
+Definition frob (M : 'M[R]_d) : R := Num.sqrt (frob2 M).
+Definition antisym (M : 'M[R]_d) : 'M[R]_d := 2%:R^-1 *: (M - M^T).
+Definition alpha (M : 'M[R]_d) : R := frob (antisym M) / frob M.
+
+Lemma frob2_antisym_le (M : 'M[R]_d) : frob2 (antisym M) <= frob2 M.
+Proof.
+have E : frob2 (antisym M) = 2%:R^-1 ^+ 2 * \sum_i \sum_j (M i j - M j i) ^+ 2.
+  rewrite /frob2 mulr_sumr; apply: eq_bigr => i _; rewrite mulr_sumr; apply: eq_bigr => j _.
+  by rewrite !mxE exprMn.
+have S4 : \sum_i \sum_j (M i j ^+ 2 + M j i ^+ 2) *+ 2 = frob2 M *+ 4.
+  under eq_bigr do rewrite sumrMnl big_split /=.
+  rewrite sumrMnl big_split /= [X in _ + X](exchange_big _ _ _ _ _ (fun i j => M j i ^+ 2)).
+  by rewrite -mulr2n -mulrnA.
+have q : (2%:R^-1 : R) ^+ 2 * 4%:R = 1.
+  by rewrite -[4%N]/(2 ^ 2)%N natrX -exprMn mulVf ?expr1n // pnatr_eq0.
+rewrite E; apply: Order.POrderTheory.le_trans (_ : 2%:R^-1 ^+ 2 * (frob2 M *+ 4) <= _).
+  rewrite ler_pmul2l ?exprn_gt0 ?invr_gt0 ?ltr0n // -S4.
+  by apply: ler_sum => i _; apply: ler_sum => j _; apply: sq_diff_le.
+by rewrite -[frob2 M *+ 4]mulr_natr mulrCA q mulr1.
+Qed.
+
+(* "alpha_h in [0, 1]" *)
+Lemma alpha_range (M : 'M[R]_d) : 0 <= alpha M <= 1.
+Proof.
+rewrite /alpha divr_ge0 ?sqrtr_ge0 //=.
+have [->|f0] := eqVneq (frob M) 0; first by rewrite invr0 mulr0 ler01.
+have fpos : 0 < frob M by rewrite Order.POrderTheory.lt_def f0 sqrtr_ge0.
+rewrite ler_pdivr_mulr // mul1r; apply: ler_wsqrtr; exact: frob2_antisym_le.
+Qed.
+End DirectionalAsymmetry.
