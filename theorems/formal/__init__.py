@@ -227,6 +227,10 @@ LEMMAS: tuple[FormalLemma, ...] = (
        r"d>0,\ a>0\Rightarrow\mathrm{LN}(ax+c\mathbf 1)=\mathrm{LN}(x)",
        "LayerNorm (x - mean x)/sqrt(var x) (.) gamma + beta over a real closed field is invariant under "
        "x -> a x + c 1 for a > 0."),
+    _L("ln_sphere", "ln_sphere", "USER.ln-sphere", None, "general",
+       r"\sigma>0\Rightarrow\mathbf 1^\top\hat x=0\ \wedge\ \|\hat x\|^2=d,\ \hat x=(x-\bar x\mathbf 1)/\sigma",
+       "After centring and scaling by sigma = sqrt(var x) > 0 a token lies in 1-perp on the sphere of radius "
+       "sqrt(d) (real closed field)."),
     # --- Dong et al., softmax shift ------------------------------------------------------------------
     _L("dong_collapse", "softmax_shift", "DONG.softmax-shift", "corrected", "general",
        r"\operatorname{softmax}_{\text{row}}(M+c\mathbf 1^\top)=\operatorname{softmax}_{\text{row}}(M)",
