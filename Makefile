@@ -30,8 +30,9 @@ formal:
 
 ## the tests (Hypothesis profile `ci`), doctests and the book build; the formal proofs first when coqc is installed
 test: venv
-	@if command -v coqc >/dev/null 2>&1; then $(MAKE) --no-print-directory formal; \
-	else echo "make test: skipping the formal proofs (coqc not installed; apt-get install coq libcoq-mathcomp-algebra)"; fi
+	@if command -v coqc >/dev/null 2>&1 && [ -d "$$(coqc -where)/user-contrib/mathcomp/algebra" ]; then \
+	  $(MAKE) --no-print-directory formal; \
+	else echo "make test: skipping the formal proofs (coqc or MathComp not installed; apt-get install coq libcoq-mathcomp-algebra)"; fi
 	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} $(BIN)/python -m pytest -p no:cacheprovider
 
 ## quick inner loop: default `dev` profile, no book build

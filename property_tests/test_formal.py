@@ -14,8 +14,8 @@ import pytest
 from theorems import formal
 from theorems.formal import FormalLemma
 
-needs_coq = pytest.mark.skipif(shutil.which("coqc") is None,
-                               reason="coqc not installed (apt-get install coq libcoq-mathcomp-algebra)")
+needs_coq = pytest.mark.skipif(shutil.which("coqc") is None or not formal.mathcomp_available(),
+                               reason="coqc or MathComp not installed (apt-get install coq libcoq-mathcomp-algebra)")
 
 _PLAIN_HEADER = "(* a scratch file for the runner's tests *)\n"
 
@@ -57,7 +57,7 @@ def test_formal_forbidden_scan_catches_admitted(tmp_path):
 
 def test_formal_without_coqc_is_not_run(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))  # an empty directory: no coqc
-    assert formal.coq_version() is None
+    assert formal.coq_version() is None and not formal.mathcomp_available()
     results = formal.check()
     assert set(results) == {lemma.name for lemma in formal.LEMMAS}  # keyed by Coq name
     assert all(r.closed is None and r.reason == "not run: coqc not installed" for r in results.values())
@@ -112,6 +112,13 @@ def test_formal_cache_does_not_recompile_unchanged_files(tmp_path):
     source.write_text(source.read_text() + "Lemma cached2 : 2 = 2.\nProof. reflexivity. Qed.\n")
     assert formal.compile_sources(tmp_path) == {"cached": None}
     assert vo.stat().st_mtime_ns != first  # changed source: recompiled
+
+
+@needs_coq
+def test_formal_without_mathcomp_is_not_run(monkeypatch, tmp_path):
+    monkeypatch.setattr(formal, "mathcomp_available", lambda: False)
+    results = formal.check(source_dir=tmp_path)
+    assert all(r.closed is None and r.reason.startswith("not run: MathComp") for r in results.values())
 
 
 @needs_coq

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import re
 import shutil
 import subprocess
@@ -42,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["FormalLemma", "FormalResult", "LEMMAS", "SOURCE_DIR", "FORBIDDEN_WORDS", "coq_version",
-           "check", "compile_sources", "scan_forbidden", "lemmas_for", "main"]
+           "mathcomp_available", "check", "compile_sources", "scan_forbidden", "lemmas_for", "main"]
 
 SOURCE_DIR = Path(__file__).resolve().parent
 LOGICAL_ROOT = "CollapseVerify"  # the -Q / -R logical path of _CoqProject
@@ -51,6 +52,7 @@ COQ_WARNINGS = ("-w", "-notation-overridden,-ambiguous-paths")  # MathComp's imp
 FORBIDDEN_WORDS = ("Admitted", "admit.", "Axiom", "Parameter", "Conjecture")
 CLOSED = "Closed under the global context"
 NOT_INSTALLED = "not run: coqc not installed"
+NO_MATHCOMP = "not run: MathComp not installed for this coqc (apt-get install libcoq-mathcomp-algebra)"
 _MARK = "@@COLLAPSE-VERIFY"  # marker lines printed by the query file around each lemma
 # Printed by the query before About, so About and Print Assumptions show MathComp notation.
 _QUERY_PRELUDE = ("From Coq Require Import NArith.\n"
@@ -254,6 +256,7 @@ def lemmas_for(claim: str, reading: str | None = ...) -> tuple[FormalLemma, ...]
 
 # ------------------------------------------------------------------------------------------------
 _VERSION_CACHE: dict[str, str | None] = {}
+_WHERE_CACHE: dict[str, str] = {}
 
 
 def _coqc() -> str | None:
@@ -270,6 +273,19 @@ def coq_version() -> str | None:
         m = re.search(r"version\s+(\S+)", out)
         _VERSION_CACHE[exe] = m.group(1) if m else out.strip() or None
     return _VERSION_CACHE[exe]
+
+
+def mathcomp_available() -> bool:
+    """Whether MathComp's algebra library is where this coqc looks (user-contrib or COQPATH)."""
+    exe = _coqc()
+    if exe is None:
+        return False
+    if exe not in _WHERE_CACHE:
+        _WHERE_CACHE[exe] = subprocess.run([exe, "-where"], capture_output=True, text=True).stdout.strip()
+    where = _WHERE_CACHE[exe]
+    roots = [Path(where) / "user-contrib"] if where else []
+    roots += [Path(p) for p in os.environ.get("COQPATH", "").split(os.pathsep) if p]
+    return any((root / "mathcomp" / "algebra").is_dir() for root in roots)
 
 
 def scan_forbidden(source_dir: Path | str | None = None) -> list[tuple[str, int, str]]:
@@ -444,6 +460,8 @@ def check(lemmas: tuple[FormalLemma, ...] | list[FormalLemma] = LEMMAS,
     version = coq_version()
     if version is None:
         return {l.name: FormalResult(None, NOT_INSTALLED, "", "", 0.0) for l in lemmas}
+    if not mathcomp_available():
+        return {l.name: FormalResult(None, NO_MATHCOMP, "", "", 0.0) for l in lemmas}
     texts = {p.stem: p.read_text() for p in sorted(src.glob("*.v"))}
     key = (str(src), version, lemmas, tuple(sorted(texts.items())))
     if key in _CHECK_CACHE:
@@ -508,6 +526,9 @@ def main(argv: list[str] | None = None) -> int:
     if version is None:
         print(f"formal: {NOT_INSTALLED} (Debian/Ubuntu: apt-get install coq libcoq-mathcomp-algebra)")
         return status
+    if not mathcomp_available():
+        print(f"formal: {NO_MATHCOMP}")
+        return 1
     t0 = time.perf_counter()
     compile_sources(log=print)
     results = check()
