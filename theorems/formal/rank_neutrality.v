@@ -143,6 +143,23 @@ Qed.
 Lemma H3_diag_unit (gamma : 'rV[F]_d) : (forall j, gamma 0 j != 0) -> diag_mx gamma \in unitmx.
 Proof. by move=> g0; rewrite unitmxE det_diag unitfE; apply/prodf_neq0 => j _. Qed.
 
+(* arank is the paper's affine rank: for n > 0,
+   arank(M) = rank(M - 1_n x_1^T), x_1 the first row of M
+   ("arank(S) = rank(X - x_1 1^T), the dimension of the affine span") *)
+Lemma arank_first_row m (M : 'M[F]_(n, m)) (n_gt0 : (0 < n)%N) :
+  arank M = \rank (M - ones_n *m row (Ordinal n_gt0) M).
+Proof.
+set i0 := Ordinal n_gt0; set M1 := M - ones_n *m row i0 M; rewrite /arank.
+have -> : row_mx M ones_n = row_mx M1 ones_n *m block_mx 1%:M 0 (row i0 M) 1%:M.
+  by rewrite mul_row_block !mulmx0 !mulmx1 !add0r /M1 subrK.
+rewrite mxrank_unitr; last by rewrite unitmxE det_lblock !det1 mulr1 unitr1.
+rewrite rank_row_mx_cV.
+suff -> : (ones_n^T <= M1^T)%MS = false by rewrite addn1.
+apply/negbTE/negP => /submxP[c /matrixP/(_ 0 i0)].
+rewrite !mxE (eq_bigr (fun=> 0)) ?big1_eq => [|k _]; first by move/eqP; rewrite oner_eq0.
+by rewrite !mxE big_ord1 !mxE mul1r subrr mulr0.
+Qed.
+
 (* ---------- RN.matrix-rank ---------- *)
 
 (* "matrix rank is preserved in the zero-bias case":
