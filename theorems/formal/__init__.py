@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["FormalLemma", "FormalResult", "LEMMAS", "SOURCE_DIR", "FORBIDDEN_WORDS", "coq_version",
-           "mathcomp_available", "check", "compile_sources", "scan_forbidden", "lemmas_for", "main"]
+           "mathcomp_available", "build_dir", "check", "compile_sources", "scan_forbidden", "lemmas_for", "main"]
 
 SOURCE_DIR = Path(__file__).resolve().parent
 LOGICAL_ROOT = "CollapseVerify"  # the -Q / -R logical path of _CoqProject
@@ -325,6 +325,22 @@ def _coqc_cmd(*args: str) -> list[str]:
     return [_coqc() or "coqc", "-Q", ".", LOGICAL_ROOT, *COQ_WARNINGS, *args]
 
 
+def build_dir(source_dir: Path | str | None = None) -> Path:
+    """source_dir/_build, or a folder under the temp directory when the sources are read-only
+    (an installed package)."""
+    src = Path(source_dir or SOURCE_DIR).resolve()
+    build = src / BUILD_SUBDIR
+    try:
+        build.mkdir(exist_ok=True)
+        (build / ".writable").touch()
+        return build
+    except OSError:
+        tag = hashlib.sha256(str(src).encode()).hexdigest()[:12]
+        build = Path(tempfile.gettempdir()) / f"collapse-verify-formal-{tag}"
+        build.mkdir(exist_ok=True)
+        return build
+
+
 @contextlib.contextmanager
 def _locked(build: Path):
     """An exclusive lock on the build folder (parallel test workers must not compile the same file twice)."""
@@ -349,8 +365,7 @@ def compile_sources(source_dir: Path | str | None = None, log=None) -> dict[str,
     receives one line per module.
     """
     src = Path(source_dir or SOURCE_DIR)
-    build = src / BUILD_SUBDIR
-    build.mkdir(exist_ok=True)
+    build = build_dir(src)
     with _locked(build):
         return _compile_sources(src, build, log)
 
@@ -481,7 +496,7 @@ def check(lemmas: tuple[FormalLemma, ...] | list[FormalLemma] = LEMMAS,
         else:
             to_query.append(l)
     if to_query:
-        build = src / BUILD_SUBDIR
+        build = build_dir(src)
         modules = sorted({l.module for l in to_query})
         # Fast path: About for every lemma and ONE Print Assumptions of the tuple of all of them. If the
         # tuple is closed under the global context, so is each lemma (its dependencies are a subset).
