@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 export SYMPY_GROUND_TYPES := flint
 
-.PHONY: venv verify test test-fast book bench stress clean
+.PHONY: venv verify test test-fast book bench stress clean formal
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,8 +21,18 @@ venv: $(STAMP)
 verify: venv
 	$(BIN)/collapse-verify verify --json ledger.json
 
-## the tests (Hypothesis profile `ci`), doctests and the book build
+## the formal proofs: compile theorems/formal/*.v with coqc into theorems/formal/_build (cached by
+## content hash) and accept each registered lemma only if Coq reports it closed under the global
+## context. Needs coqc + MathComp (apt-get install coq libcoq-mathcomp-algebra), no virtualenv.
+formal:
+	@command -v coqc >/dev/null 2>&1 || { echo "formal: coqc not found (Debian/Ubuntu: apt-get install coq libcoq-mathcomp-algebra)"; exit 1; }
+	$(PYTHON) theorems/formal/__init__.py
+
+## the tests (Hypothesis profile `ci`), doctests and the book build; the formal proofs first when coqc is installed
 test: venv
+	@if command -v coqc >/dev/null 2>&1 && [ -d "$$(coqc -where)/user-contrib/mathcomp/algebra" ]; then \
+	  $(MAKE) --no-print-directory formal; \
+	else echo "make test: skipping the formal proofs (coqc or MathComp not installed; apt-get install coq libcoq-mathcomp-algebra)"; fi
 	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} $(BIN)/python -m pytest -p no:cacheprovider -m ""
 
 ## quick inner loop: default `dev` profile, no book build
@@ -42,4 +52,4 @@ bench: venv
 	$(BIN)/python -m pytest benchmarks --benchmark-only -p no:cacheprovider
 
 clean:
-	rm -rf book/_build .hypothesis .pytest_cache ledger.json
+	rm -rf book/_build .hypothesis .pytest_cache ledger.json theorems/formal/_build

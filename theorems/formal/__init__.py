@@ -1,0 +1,566 @@
+r"""Formal proofs in Coq + Mathematical Components: the lemma registry and its runner.
+
+The ``.v`` files beside this module state and prove, in MathComp notation over an
+arbitrary field (a real closed field for LayerNorm), the statements the suite
+calls ``formal``. This module
+
+* registers, in one place (:data:`LEMMAS`), every lemma with each claim id (and
+  reading key) it supports, its scope (``general`` or ``complete``) and a LaTeX
+  statement in the claim's notation;
+* compiles stale ``.v`` files into ``_build/`` (gitignored), cached by a hash of
+  the file's contents and of the ``coqc`` version;
+* asks Coq, in one ``coqc`` run, for ``About`` of every lemma and for
+  ``Print Assumptions`` of the tuple of all lemmas (closed tuple => each lemma
+  closed, since a lemma's dependencies are a subset of the tuple's); if that is
+  not closed, or the run fails, it asks ``Print Assumptions`` lemma by lemma. A
+  proof is accepted only if Coq reports it "Closed under the global context".
+
+It imports nothing from the rest of the project (stdlib only), so it also runs
+as a script without a virtualenv: ``python3 theorems/formal/__init__.py``
+(``make formal`` does that after compiling).
+
+Examples
+========
+>>> sorted({lemma.scope for lemma in LEMMAS})
+['complete', 'general']
+>>> all(lemma.name.startswith("CollapseVerify.") for lemma in LEMMAS)
+True
+>>> scan_forbidden()  # no Admitted, admit., Axiom, Parameter or Conjecture anywhere
+[]
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["FormalLemma", "FormalResult", "LEMMAS", "SOURCE_DIR", "FORBIDDEN_WORDS", "coq_version",
+           "mathcomp_available", "build_dir", "check", "compile_sources", "scan_forbidden", "lemmas_for", "main"]
+
+SOURCE_DIR = Path(__file__).resolve().parent
+LOGICAL_ROOT = "CollapseVerify"  # the -Q / -R logical path of _CoqProject
+BUILD_SUBDIR = "_build"
+COQ_WARNINGS = ("-w", "-notation-overridden,-ambiguous-paths")  # MathComp's import warnings
+FORBIDDEN_WORDS = ("Admitted", "admit.", "Axiom", "Parameter", "Conjecture")
+CLOSED = "Closed under the global context"
+NOT_INSTALLED = "not run: coqc not installed"
+NO_MATHCOMP = "not run: MathComp not installed for this coqc (apt-get install libcoq-mathcomp-algebra)"
+_MARK = "@@COLLAPSE-VERIFY"  # marker lines printed by the query file around each lemma
+# Printed by the query before About, so About and Print Assumptions show MathComp notation.
+_QUERY_PRELUDE = ("From Coq Require Import NArith.\n"
+                  "From mathcomp Require Import all_ssreflect fingroup perm all_algebra.\n"
+                  "Import GRing.Theory Num.Theory.\nLocal Open Scope ring_scope.\n")
+
+
+@dataclass(frozen=True)
+class FormalLemma:
+    name: str              # fully qualified Coq name, e.g. CollapseVerify.rank_neutrality.zero_bias_rank
+    file: str              # the .v file, relative to the source directory
+    claim: str             # claim id, e.g. "RN.matrix-rank"
+    reading: str | None    # reading key, or None for the headline statement
+    scope: str             # "general" (all sizes, any field) or "complete" (concrete figures, all of them)
+    statement: str         # LaTeX of what the lemma states, in the claim's notation
+    words: str             # one sentence
+
+    @property
+    def module(self) -> str:
+        return self.file.removesuffix(".v")
+
+    @property
+    def short(self) -> str:
+        return self.name.rsplit(".", 1)[-1]
+
+
+@dataclass(frozen=True)
+class FormalResult:
+    closed: bool | None    # True: Coq reports "Closed under the global context"; None: not run
+    reason: str            # why (the error text, the axioms it depends on, or "not run: ...")
+    about: str             # Coq's own `About name.` output (the statement as Coq sees it)
+    assumptions: str       # Coq's `Print Assumptions name.` output
+    seconds: float         # wall time of the check() that produced it (compiles + the one query)
+
+
+def _L(module, short, claim, reading, scope, statement, words):
+    return FormalLemma(f"{LOGICAL_ROOT}.{module}.{short}", f"{module}.v", claim, reading, scope, statement, words)
+
+
+_H1 = r"\sigma_i\neq0"
+_H2 = r"\mathbf 1_d\notin\operatorname{row}X"
+_H3 = r"\Gamma\in GL_d"
+_H4 = r"\sigma\notin\operatorname{col}(XP)"
+
+LEMMAS: tuple[FormalLemma, ...] = (
+    # --- section 4, Rank-Neutrality -------------------------------------------------------------
+    _L("rank_neutrality", "zero_bias_rank", "RN.matrix-rank", None, "general",
+       rf"{_H1},\ {_H2},\ {_H3}\Rightarrow\operatorname{{rank}}(DXP\Gamma)=\operatorname{{rank}}X",
+       "With beta = 0, LN(X) = D X P Gamma has the rank of X when no sigma_i is 0, 1_d is not in row(X) "
+       "and Gamma is invertible (any field with d != 0; H4 is not needed)."),
+    _L("rank_neutrality", "zero_bias_rank_without_H2", "RN.matrix-rank", "without-H2", "general",
+       rf"{_H1},\ {_H3}\Rightarrow\operatorname{{rank}}(DXP\Gamma)+[\mathbf 1_d\in\operatorname{{row}}X]"
+       r"=\operatorname{rank}X",
+       "Without H2 the zero-bias LayerNorm drops the matrix rank by exactly [1_d in row(X)]."),
+    _L("rank_neutrality", "arank_LN_characterisation", "RN.main", "corrected", "general",
+       rf"{_H1},\ {_H3},\ n>0\Rightarrow\operatorname{{arank}}(DXP\Gamma+\mathbf 1\beta^\top)"
+       r"+[\mathbf 1_d\in\operatorname{row}X]+[\mathbf 1_n\notin\operatorname{col}X]"
+       r"=\operatorname{arank}X+[\sigma\notin\operatorname{col}(XP)]",
+       "The exact characterisation: arank(LN X) - arank(X) = [sigma notin col(XP)] - [1_d in row X] "
+       "- [1_n notin col X], with arank(M) = rank[M | 1] - 1, stated as an equation of sums."),
+    _L("rank_neutrality", "arank_LN_eq_arank", "RN.main", "corrected", "general",
+       rf"n>0,\ {_H1},\ {_H2},\ {_H3},\ {_H4},\ \mathbf 1_n\notin\operatorname{{col}}X"
+       r"\Rightarrow\operatorname{arank}(\mathrm{LN}(X))=\operatorname{arank}(X)",
+       "Under H1-H4 and the extra hypothesis 1_n notin col(X), LayerNorm preserves the affine rank."),
+    _L("rank_neutrality", "arank_LN_eq_rank", "RN.main", "what-LN-preserves", "general",
+       rf"n>0,\ {_H1},\ {_H2},\ {_H3},\ {_H4}\Rightarrow\operatorname{{arank}}(\mathrm{{LN}}(X))=\operatorname{{rank}}(X)",
+       "Under H1-H4 the affine rank of LN(X) equals the matrix rank of X."),
+    _L("rank_neutrality", "arank_row_scaling", "RN.step2", "corrected", "general",
+       rf"n>0,\ {_H1}\Rightarrow\operatorname{{arank}}(D\tilde X)+[\sigma\in\operatorname{{col}}\tilde X]"
+       r"=\operatorname{arank}(\tilde X)+[\mathbf 1_n\in\operatorname{col}\tilde X]",
+       "Row scaling by D = diag(1/sigma) changes the affine rank by [1_n in col X~] - [sigma in col X~], "
+       "for every X~."),
+    _L("rank_neutrality", "rank_LN_le_rank_succ", "RN.plus-one", "bound-only", "general",
+       r"\operatorname{rank}(DXP\Gamma+\mathbf 1\beta^\top)\le\operatorname{rank}X+1",
+       "LayerNorm raises the matrix rank by at most one (for any sigma, Gamma, beta)."),
+    _L("rank_neutrality", "rank_LN_plus_one", "RN.plus-one", "corrected", "general",
+       rf"n>0,\ {_H1},\ {_H2},\ {_H3},\ {_H4}\Rightarrow\operatorname{{rank}}\mathrm{{LN}}(X)="
+       r"\operatorname{rank}X+[\beta\Gamma^{-1}\notin\operatorname{row}(XP)]",
+       "Under H1-H4 the matrix rank of LN(X) exceeds rank X exactly when beta (/) gamma = beta Gamma^-1 is "
+       "not in the row space of X~ = X P."),
+    # --- section 5.1, Prop 5.1 -------------------------------------------------------------------
+    _L("residual_obstruction", "rank_add_bounds", "RRO.prop51", "rank-inequalities", "general",
+       r"|\operatorname{rank}A-\operatorname{rank}B|\le\operatorname{rank}(A+B)\le\operatorname{rank}A"
+       r"+\operatorname{rank}B",
+       "The deterministic rank inequalities of Proposition 5.1, for any two matrices of one shape over any field."),
+    _L("residual_obstruction", "rank_additivity_iff", "RRO.rowspace-remark", "corrected", "general",
+       r"\operatorname{rank}(X+\Delta)=\operatorname{rank}X+\operatorname{rank}\Delta\iff"
+       r"\operatorname{row}X\cap\operatorname{row}\Delta=0\ \wedge\ \operatorname{col}X\cap\operatorname{col}\Delta=0",
+       "Remark (iii) repaired: the rank of a sum is the sum of the ranks exactly when both the row spaces and "
+       "the column spaces meet only in 0."),
+    _L("residual_obstruction", "stack_rows_in_invariant_hull", "MLP.span", "invariant-hull", "general",
+       r"\operatorname{row}X\subseteq S,\ SW_{l,h}\subseteq S\ \forall l,h\Rightarrow"
+       r"\operatorname{row}\Phi_L(X)\subseteq S,\ \Phi_{l+1}=\Phi_l+\textstyle\sum_hA_{l,h}(\Phi_l)\Phi_lW_{l,h}",
+       "A stack of attention + residual layers keeps its rows in every W-invariant subspace containing row(X), "
+       "so in the smallest one S(X, W), whatever the attention matrices."),
+    # --- section 6.1, rank of the multi-head output ----------------------------------------------
+    _L("rank_contraction", "rank_MHA_le_dim_sum_R", "RC.rank-equals-sum", "corrected", "general",
+       r"\operatorname{rank}\Bigl(\textstyle\sum_hY_hW_O^h\Bigr)\le\dim(R_1+\cdots+R_H),"
+       r"\ R_h=\operatorname{row}(Y_hW_O^h)",
+       "The rank of the multi-head output is at most the dimension of the sum of the heads' row spaces."),
+    _L("rank_contraction", "rank_MHA_le_H_dk", "RC.rank-equals-sum", "subadditivity", "general",
+       r"\operatorname{rank}\Bigl(\textstyle\sum_{h=1}^HY_hW_O^h\Bigr)\le Hd_k",
+       "Subadditivity: each summand has rank at most d_k, so rank(MHA(X)) <= H d_k."),
+    _L("rank_contraction", "dim_R_h_generic", "RC.prop63", "algebraic-genericity", "general",
+       r"A_h\in GL_n,\ \operatorname{rank}(XW_V^h)=\min(\operatorname{rank}X,d_k),\ \operatorname{rank}W_O^h=d_k"
+       r"\Rightarrow\dim R_h=\min(\operatorname{rank}X,d_k)",
+       "Proposition 6.3 with its genericity stated algebraically (invertible attention, generic-rank W_V, "
+       "full-row-rank W_O); A_h enters only through its invertibility."),
+    _L("rank_contraction", "alpha_range", "RC.alpha-range", None, "general",
+       r"\alpha=\frac{\|M_a\|_F}{\|M\|_F}\in[0,1],\ M_a=\tfrac12(M-M^\top)",
+       "The directional asymmetry index lies in [0, 1] for every square M over a real closed field "
+       "(alpha = 0 at M = 0 by MathComp's x / 0 = 0)."),
+    # --- section 7, head-channel identifiability ---------------------------------------------------
+    _L("head_channel", "per_head_outputs_determined", "HC.main", "corrected", "general",
+       r"\operatorname{rank}W_O=Hd_k,\ \textstyle\sum_hY_hW_O^h=\sum_hY'_hW_O^h\Rightarrow Y_h=Y'_h\ \forall h",
+       "With W_O = [W_O^1; ...; W_O^H] known and of full row rank, the per-head outputs are determined by "
+       "their projected sum (the kernel is 0)."),
+    _L("head_channel", "per_head_outputs_determined_iff", "HC.main", "corrected", "general",
+       r"n>0\Rightarrow\Bigl(\bigl[(Y_h)_h\mapsto\textstyle\sum_hY_hW_O^h\bigr]\text{ injective}"
+       r"\iff\operatorname{rank}W_O=Hd_k\Bigr)",
+       "Per-head outputs are identifiable for every input exactly when W_O has full row rank: (a) is "
+       "ambiguous iff rank W_O < H d_k."),
+    _L("head_channel", "no_recovery_after_sum", "HC.mlp-cannot-remedy", None, "general",
+       r"n>0,\ \operatorname{rank}W_O<Hd_k\Rightarrow\nexists g:\ g\bigl(R+\textstyle\sum_hY_hW_O^h\bigr)=(Y_h)_h"
+       r"\ \forall (Y_h)_h",
+       "When the head sum loses information, no map of the post-summation signal (the MLP included, with or "
+       "without a residual term R) recovers the per-head outputs of every input."),
+    _L("head_channel", "dim_ker_Phi_a", "HC.main", "corrected", "general",
+       r"\dim\ker\Phi_a=n(Hd_k-\operatorname{rank}W_O),\ \Phi_a:[Y_1\cdots Y_H]\mapsto\textstyle\sum_hY_hW_O^h",
+       "The kernel of the projected head sum, as a subspace of the n x H d_k matrices, has dimension "
+       "n (H d_k - rank W_O)."),
+    _L("head_channel", "dim_ker_sum_heads", "HC.main", "b-no-output-projection", "general",
+       r"H>0\Rightarrow\dim\ker\bigl[(Y_h)_h\mapsto\textstyle\sum_hY_h\bigr]=n(H-1)d_k",
+       "Without output projection the kernel of the head sum has dimension n (H - 1) d_k."),
+    _L("head_channel", "dim_ker_sum_heads", "RA.main", "b-no-output-projection", "general",
+       r"H>0\Rightarrow\dim\ker\bigl[(Y_h)_h\mapsto\textstyle\sum_hY_h\bigr]=n(H-1)d_k",
+       "The paper's recovery ambiguity n (H - 1) d_k is exactly the kernel dimension of the head sum without "
+       "output projection."),
+    # --- section 7.3, BERT-base figures -------------------------------------------------------------
+    _L("recovery_ambiguity", "bert_recovery_ambiguity_per_sequence", "RA.bert-figures", None, "complete",
+       r"n(H-1)d_k\big|_{n=512,H=12,d_k=64}=360448",
+       "512 (12 - 1) 64 = 360448, the per-sequence figure for BERT-base."),
+    _L("recovery_ambiguity", "bert_recovery_ambiguity_per_token", "RA.bert-figures", None, "complete",
+       r"(H-1)d_k\big|_{H=12,d_k=64}=704",
+       "(12 - 1) 64 = 704, the per-token figure for BERT-base."),
+    # --- section 9, symmetries -----------------------------------------------------------------------
+    _L("symmetries", "MHA_head_permutation", "SYM.head-permutation", None, "general",
+       r"\textstyle\sum_hA_{\pi(h)}XW_V^{\pi(h)}W_O^{\pi(h)}=\sum_hA_hXW_V^hW_O^h\quad\forall\pi\in S_H",
+       "Relabelling the heads by any permutation leaves MHA(X) unchanged, for any attention map A_h of "
+       "(X, W_Q^h, W_K^h)."),
+    _L("symmetries", "value_output_gauge", "SYM.value-output-gauge", None, "general",
+       r"(W_VG)(G^{-1}W_O)=W_VW_O\quad\forall G\in GL_{d_k}",
+       "The value-output gauge: an invertible G between W_V and W_O cancels."),
+    _L("symmetries", "MHA_value_output_gauge", "SYM.value-output-gauge", None, "general",
+       r"\mathrm{MHA}(X;W_V^hG_h,G_h^{-1}W_O^h)=\mathrm{MHA}(X;W_V^h,W_O^h)",
+       "One invertible gauge per head leaves MHA(X) unchanged."),
+    _L("symmetries", "query_key_gauge", "SYM.query-key-gauge", None, "general",
+       r"XW_QN\,(XW_KN^{-\top})^\top=XW_QW_K^\top X^\top\quad\forall N\in GL_{d_k}",
+       "The query-key gauge leaves the attention scores unchanged."),
+    _L("symmetries", "attention_query_key_gauge", "SYM.query-key-gauge", None, "general",
+       r"f\bigl(XW_QN(XW_KN^{-\top})^\top\bigr)XW_V=f\bigl(XW_QW_K^\top X^\top\bigr)XW_V",
+       "Any attention that reads the scores (softmax among them) is unchanged by the query-key gauge."),
+    _L("symmetries", "attention_token_permutation", "SYM.token-permutation", None, "general",
+       r"\operatorname{attn}(\Pi X)=\Pi\operatorname{attn}(X),\ \operatorname{attn}(X)="
+       r"g_{\text{row}}(XW_QW_K^\top X^\top)XW_V",
+       "For any row-wise map g that commutes with permuting a row's entries, attention is equivariant under "
+       "every token permutation matrix Pi."),
+    _L("symmetries", "softmax_attention_token_permutation", "SYM.token-permutation", None, "general",
+       r"\operatorname{softmax}\bigl(\tau\,\Pi XW_QW_K^\top X^\top\Pi^\top\bigr)\Pi XW_V="
+       r"\Pi\operatorname{softmax}\bigl(\tau\,XW_QW_K^\top X^\top\bigr)XW_V",
+       "Softmax attention (softmax built from any exp, scores scaled by tau = 1/sqrt d_k) is "
+       "token-permutation equivariant."),
+    _L("symmetries", "LN_shift_scale", "SYM.ln-shift-scale", None, "general",
+       r"d>0,\ a>0\Rightarrow\mathrm{LN}(ax+c\mathbf 1)=\mathrm{LN}(x)",
+       "LayerNorm (x - mean x)/sqrt(var x) (.) gamma + beta over a real closed field is invariant under "
+       "x -> a x + c 1 for a > 0."),
+    _L("ln_sphere", "ln_sphere", "USER.ln-sphere", None, "general",
+       r"\sigma>0\Rightarrow\mathbf 1^\top\hat x=0\ \wedge\ \|\hat x\|^2=d,\ \hat x=(x-\bar x\mathbf 1)/\sigma",
+       "After centring and scaling by sigma = sqrt(var x) > 0 a token lies in 1-perp on the sphere of radius "
+       "sqrt(d) (real closed field)."),
+    # --- Dong et al., softmax shift ------------------------------------------------------------------
+    _L("dong_collapse", "softmax_shift", "DONG.softmax-shift", "corrected", "general",
+       r"\operatorname{softmax}_{\text{row}}(M+c\mathbf 1^\top)=\operatorname{softmax}_{\text{row}}(M)",
+       "Adding c_i to every entry of row i leaves the row-wise softmax unchanged, for softmax built from any "
+       "exp with exp(a + b) = exp(a) exp(b) and exp(a) != 0."),
+    # --- section 5.3, FLOP share ---------------------------------------------------------------------
+    _L("design_counts", "ffn_flops_share", "DC.ffn-flops", "matmul-convention", "general",
+       r"n,d>0\Rightarrow\frac{4nd\,d_{ff}}{8nd^2+2n^2d+2n^2d+4nd\,d_{ff}}\Big|_{d_{ff}=4d}=\frac{4d}{6d+n}",
+       "Under the matmul convention with d_ff = 4d the FFN share of a layer's FLOPs is 4d/(6d+n)."),
+    _L("design_counts", "bert_ffn_share_648", "DC.ffn-flops", "matmul-convention", "complete",
+       r"n\in\mathbb N:\ 0.6475\le\frac{4\cdot768}{6\cdot768+n}<0.6485\iff130\le n\le136",
+       "At BERT-base (d = 768) the FFN share 4d/(6d+n) rounds to 64.8% exactly for sequence lengths n from "
+       "130 to 136 (exact rationals)."),
+)
+
+
+def lemmas_for(claim: str, reading: str | None = ...) -> tuple[FormalLemma, ...]:
+    """The registered lemmas of a claim (and, if given, of one reading key; None = the headline)."""
+    return tuple(l for l in LEMMAS if l.claim == claim and (reading is ... or l.reading == reading))
+
+
+# ------------------------------------------------------------------------------------------------
+_VERSION_CACHE: dict[str, str | None] = {}
+_WHERE_CACHE: dict[str, str] = {}
+
+
+def _coqc() -> str | None:
+    return shutil.which("coqc")
+
+
+def coq_version() -> str | None:
+    """The coqc version (e.g. "8.16.1"), or None when coqc is not on PATH."""
+    exe = _coqc()
+    if exe is None:
+        return None
+    if exe not in _VERSION_CACHE:
+        out = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout
+        m = re.search(r"version\s+(\S+)", out)
+        _VERSION_CACHE[exe] = m.group(1) if m else out.strip() or None
+    return _VERSION_CACHE[exe]
+
+
+def mathcomp_available() -> bool:
+    """Whether MathComp's algebra library is where this coqc looks (user-contrib or COQPATH)."""
+    exe = _coqc()
+    if exe is None:
+        return False
+    if exe not in _WHERE_CACHE:
+        _WHERE_CACHE[exe] = subprocess.run([exe, "-where"], capture_output=True, text=True).stdout.strip()
+    where = _WHERE_CACHE[exe]
+    roots = [Path(where) / "user-contrib"] if where else []
+    roots += [Path(p) for p in os.environ.get("COQPATH", "").split(os.pathsep) if p]
+    return any((root / "mathcomp" / "algebra").is_dir() for root in roots)
+
+
+def scan_forbidden(source_dir: Path | str | None = None) -> list[tuple[str, int, str]]:
+    """(file, line, word) for every forbidden word in the .v files (comments included)."""
+    hits = []
+    for path in sorted(Path(source_dir or SOURCE_DIR).glob("*.v")):
+        for lineno, line in enumerate(path.read_text().splitlines(), 1):
+            hits += [(path.name, lineno, w) for w in FORBIDDEN_WORDS if w in line]
+    return hits
+
+
+def _requires(text: str) -> set[str]:
+    """Modules of this project a .v file imports (From CollapseVerify Require [Import] a b ...)."""
+    out = set()
+    for m in re.finditer(rf"From\s+{LOGICAL_ROOT}\s+Require\s+(?:Import\s+|Export\s+)?([^.]*)\.", text):
+        out.update(m.group(1).split())
+    return out
+
+
+def _order(sources: dict[str, str]) -> list[str]:
+    """Module names in dependency order (a module after the modules it requires)."""
+    done: list[str] = []
+
+    def visit(mod: str, stack: tuple[str, ...]) -> None:
+        if mod in done or mod not in sources or mod in stack:
+            return
+        for dep in sorted(_requires(sources[mod])):
+            visit(dep, stack + (mod,))
+        done.append(mod)
+
+    for mod in sorted(sources):
+        visit(mod, ())
+    return done
+
+
+def _coqc_cmd(*args: str) -> list[str]:
+    return [_coqc() or "coqc", "-Q", ".", LOGICAL_ROOT, *COQ_WARNINGS, *args]
+
+
+def build_dir(source_dir: Path | str | None = None) -> Path:
+    """source_dir/_build, or a folder under the temp directory when the sources are read-only
+    (an installed package)."""
+    src = Path(source_dir or SOURCE_DIR).resolve()
+    build = src / BUILD_SUBDIR
+    try:
+        build.mkdir(exist_ok=True)
+        (build / ".writable").touch()
+        return build
+    except OSError:
+        tag = hashlib.sha256(str(src).encode()).hexdigest()[:12]
+        build = Path(tempfile.gettempdir()) / f"collapse-verify-formal-{tag}"
+        build.mkdir(exist_ok=True)
+        return build
+
+
+@contextlib.contextmanager
+def _locked(build: Path):
+    """An exclusive lock on the build folder (parallel test workers must not compile the same file twice)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock
+        yield
+        return
+    with open(build / ".lock", "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def compile_sources(source_dir: Path | str | None = None, log=None) -> dict[str, str | None]:
+    """Compile stale .v files of source_dir into source_dir/_build; {module: error text or None}.
+
+    A module is stale when the hash of its text, of the coqc version and of the hashes of the modules
+    it requires differs from the stamp left by its last successful compile. ``log`` (e.g. ``print``)
+    receives one line per module.
+    """
+    src = Path(source_dir or SOURCE_DIR)
+    build = build_dir(src)
+    with _locked(build):
+        return _compile_sources(src, build, log)
+
+
+def _compile_sources(src: Path, build: Path, log) -> dict[str, str | None]:
+    sources = {p.stem: p.read_text() for p in sorted(src.glob("*.v"))}
+    digests: dict[str, str] = {}
+    errors: dict[str, str | None] = {}
+    for mod in _order(sources):
+        text = sources[mod]
+        deps = sorted(_requires(text) & sources.keys())
+        h = hashlib.sha256()
+        h.update(f"coqc {coq_version()}\n{' '.join(COQ_WARNINGS)}\n".encode())
+        h.update(text.encode())
+        for dep in deps:
+            h.update(f"{dep}:{digests.get(dep, '')}".encode())
+        digests[mod] = h.hexdigest()
+        failed = [d for d in deps if errors.get(d)]
+        if failed:
+            errors[mod] = f"not compiled: it requires {', '.join(failed)}, which failed to compile"
+            continue
+        stamp, vo = build / f"{mod}.stamp", build / f"{mod}.vo"
+        if vo.exists() and stamp.exists() and stamp.read_text() == digests[mod]:
+            errors[mod] = None
+            if log:
+                log(f"coqc {mod}.v: up to date")
+            continue
+        (build / f"{mod}.v").write_text(text)
+        stamp.unlink(missing_ok=True)
+        t0 = time.perf_counter()
+        proc = subprocess.run(_coqc_cmd(f"{mod}.v"), cwd=build, capture_output=True, text=True)
+        if log:
+            log(f"{' '.join(_coqc_cmd(f'{mod}.v'))}  (in {build}): "
+                f"{'ok' if proc.returncode == 0 else 'FAILED'} in {time.perf_counter() - t0:.1f} s")
+        if proc.returncode == 0:
+            stamp.write_text(digests[mod])
+            errors[mod] = None
+        else:
+            errors[mod] = (proc.stderr + proc.stdout).strip() or f"coqc exited with status {proc.returncode}"
+    return errors
+
+
+def _declared(text: str, short: str) -> bool:
+    return re.search(rf"^\s*(?:Lemma|Theorem|Corollary|Proposition|Fact|Remark)\s+{re.escape(short)}\b",
+                     text, re.M) is not None
+
+
+_ALL = "collapse_verify_all_lemmas"  # the query's tuple of every lemma (one Print Assumptions for all)
+
+
+def _query_text(modules: list[str], lemmas: list[FormalLemma], per_lemma: bool) -> str:
+    """About for every lemma; Print Assumptions per lemma, or once for the tuple of all lemmas."""
+    lines = [_QUERY_PRELUDE, f"From {LOGICAL_ROOT} Require {' '.join(modules)}.\n"]
+    for lemma in lemmas:
+        lines += [f'Goal True. idtac "{_MARK} ABOUT {lemma.name}". Abort.', f"About {lemma.name}."]
+        if per_lemma:
+            lines += [f'Goal True. idtac "{_MARK} ASSUMPTIONS {lemma.name}". Abort.',
+                      f"Print Assumptions {lemma.name}."]
+        lines.append(f'Goal True. idtac "{_MARK} END {lemma.name}". Abort.')
+    if not per_lemma:
+        lines += [f"Definition {_ALL} := ({', '.join('@' + l.name for l in lemmas)}).",
+                  f'Goal True. idtac "{_MARK} ASSUMPTIONS {_ALL}". Abort.',
+                  f"Print Assumptions {_ALL}.",
+                  f'Goal True. idtac "{_MARK} END {_ALL}". Abort.']
+    return "\n".join(lines) + "\n"
+
+
+def _run_query(build: Path, modules: list[str], lemmas: list[FormalLemma],
+               per_lemma: bool = True) -> tuple[dict[str, dict[str, str]], str]:
+    """Run one coqc query; ({name: {"ABOUT": text, "ASSUMPTIONS": text}}, error text or "").
+
+    Only blocks that ran to their END marker are returned (the query stops at the first error).
+    """
+    with tempfile.NamedTemporaryFile("w", suffix=".v", prefix="query_", dir=build, delete=False) as fh:
+        fh.write(_query_text(modules, lemmas, per_lemma))
+        qpath = Path(fh.name)
+    try:
+        proc = subprocess.run(_coqc_cmd(qpath.name), cwd=build, capture_output=True, text=True)
+    finally:
+        for p in (qpath, qpath.with_suffix(".vo"), qpath.with_suffix(".vos"), qpath.with_suffix(".vok"),
+                  qpath.with_suffix(".glob"), build / f".{qpath.stem}.aux"):
+            p.unlink(missing_ok=True)
+    blocks = re.split(rf"^{re.escape(_MARK)} (ABOUT|ASSUMPTIONS|END) (\S+)\s*$", proc.stdout, flags=re.M)
+    # blocks = [pre, kind, name, text, kind, name, text, ...]
+    parts: dict[str, dict[str, str]] = {}
+    for kind, name, text in zip(blocks[1::3], blocks[2::3], blocks[3::3]):
+        parts.setdefault(name, {})[kind] = text.strip()
+    found = {name: p for name, p in parts.items() if "END" in p}
+    err = "" if proc.returncode == 0 else (proc.stderr.strip() or f"coqc exited with status {proc.returncode}")
+    return found, err
+
+
+_CHECK_CACHE: dict[tuple, dict[str, FormalResult]] = {}
+
+
+def check(lemmas: tuple[FormalLemma, ...] | list[FormalLemma] = LEMMAS,
+          source_dir: Path | str | None = None) -> dict[str, FormalResult]:
+    """{lemma name: FormalResult}: compile what is stale, then one coqc query for every lemma
+    (a second, lemma-by-lemma query only when something is not closed or the first query fails).
+
+    closed is True only when Coq prints "Closed under the global context" for the lemma; False on a
+    compile error, an unknown lemma or any axiom; None when coqc is not installed. Cached per process
+    (keyed by the lemmas, the directory, the sources' text and the coqc version).
+    """
+    src = Path(source_dir or SOURCE_DIR).resolve()
+    lemmas = tuple(lemmas)
+    version = coq_version()
+    if version is None:
+        return {l.name: FormalResult(None, NOT_INSTALLED, "", "", 0.0) for l in lemmas}
+    if not mathcomp_available():
+        return {l.name: FormalResult(None, NO_MATHCOMP, "", "", 0.0) for l in lemmas}
+    texts = {p.stem: p.read_text() for p in sorted(src.glob("*.v"))}
+    key = (str(src), version, lemmas, tuple(sorted(texts.items())))
+    if key in _CHECK_CACHE:
+        return _CHECK_CACHE[key]
+    t0 = time.perf_counter()
+    errors = compile_sources(src)
+    results: dict[str, tuple[bool, str, str, str]] = {}
+    to_query: list[FormalLemma] = []
+    for l in {l.name: l for l in lemmas}.values():  # a lemma may support several claims: query it once
+        mod = l.module
+        if mod not in texts:
+            results[l.name] = (False, f"no file {l.file} in {src}", "", "")
+        elif errors.get(mod):
+            results[l.name] = (False, f"{l.file} does not compile:\n{errors[mod]}", "", "")
+        elif not l.name.startswith(f"{LOGICAL_ROOT}.{mod}.") or not _declared(texts[mod], l.short):
+            results[l.name] = (False, f"no lemma {l.short} declared in {l.file} (name {l.name})", "", "")
+        else:
+            to_query.append(l)
+    if to_query:
+        build = build_dir(src)
+        modules = sorted({l.module for l in to_query})
+        # Fast path: About for every lemma and ONE Print Assumptions of the tuple of all of them. If the
+        # tuple is closed under the global context, so is each lemma (its dependencies are a subset).
+        found, err = _run_query(build, modules, to_query, per_lemma=False)
+        if not err and found.get(_ALL, {}).get("ASSUMPTIONS", "").strip() == CLOSED:
+            for l in to_query:
+                found[l.name]["ASSUMPTIONS"] = CLOSED
+        else:  # some lemma is not closed, or the query failed: Print Assumptions lemma by lemma
+            found, err = _run_query(build, modules, to_query, per_lemma=True)
+            if err and any(l.name not in found for l in to_query):  # localise: one query per lemma left
+                for l in to_query:
+                    if l.name not in found:
+                        one, one_err = _run_query(build, [l.module], [l], per_lemma=True)
+                        if l.name in one:
+                            found[l.name] = one[l.name]
+                        else:
+                            results[l.name] = (False, f"Coq could not query {l.name}: {one_err or err}", "", "")
+        for l in to_query:
+            if l.name in results:
+                continue
+            about, assumptions = found[l.name].get("ABOUT", ""), found[l.name].get("ASSUMPTIONS", "")
+            if assumptions.strip() == CLOSED:
+                results[l.name] = (True, CLOSED, about, assumptions)
+            else:
+                results[l.name] = (False, "not closed under the global context; Coq reports:\n" + assumptions,
+                                   about, assumptions)
+    seconds = time.perf_counter() - t0
+    out = {name: FormalResult(closed, reason, about, assumptions, seconds)
+           for name, (closed, reason, about, assumptions) in results.items()}
+    out = {l.name: out[l.name] for l in lemmas}
+    _CHECK_CACHE[key] = out
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print one line per lemma; exit 1 unless every lemma is closed and no forbidden word appears."""
+    status = 0
+    for file, line, word in scan_forbidden():
+        print(f"FORBIDDEN {word!r} at {file}:{line}")
+        status = 1
+    version = coq_version()
+    if version is None:
+        print(f"formal: {NOT_INSTALLED} (Debian/Ubuntu: apt-get install coq libcoq-mathcomp-algebra)")
+        return status
+    if not mathcomp_available():
+        print(f"formal: {NO_MATHCOMP}")
+        return 1
+    t0 = time.perf_counter()
+    compile_sources(log=print)
+    results = check()
+    for lemma in LEMMAS:
+        r = results[lemma.name]
+        mark = "closed" if r.closed else "NOT CLOSED"
+        where = lemma.claim + (f" [{lemma.reading}]" if lemma.reading else "")
+        print(f"{mark:10} {lemma.scope:8} {where:38} {lemma.name}")
+        if not r.closed:
+            print("    " + r.reason.replace("\n", "\n    "))
+            status = 1
+    n_closed = sum(bool(r.closed) for r in results.values())
+    print(f"formal: Coq {version}: {n_closed}/{len(results)} lemmas ({len(LEMMAS)} claim attachments) closed "
+          f"under the global context "
+          f"({time.perf_counter() - t0:.1f} s)")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
