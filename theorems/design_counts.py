@@ -120,8 +120,7 @@ register(Claim(
 
 # --- further sentences of the paper (coverage) ---
 
-def _bert_config(ctx) -> list[Evidence]:
-    L, H_, dm, dk, dff = 12, 12, 768, 64, 3072
+def _bert_config(ctx, L=12, H_=12, dm=768, dk=64, dff=3072) -> list[Evidence]:
     return [exact_complete(f"BertBase L = {L}, H = {H_}, d_model = {dm}, d_k = {dk}, d_ff = {dff}: d_k = d_model / H "
                            f"({dm} / {H_} = {Rational(dm, H_)}) and d_ff = 4 d_model ({4 * dm})",
                            Rational(dm, H_) == dk and dff == 4 * dm, arithmetic="exact integers")]

@@ -350,7 +350,7 @@ for cid, quote, stmt, checks, readings, corrected in [
 
 from sympy import eye  # noqa: E402
 
-from .claims import exact_instances  # noqa: E402
+from .claims import exact_instances, symbolic_identity  # noqa: E402
 from .claims import exact_complete as _exact_complete  # noqa: E402
 
 _EXACT = "exact over QQ (python-flint); softmax scores log 2 X Q K^T X^T, so A is rational"
@@ -543,6 +543,10 @@ register(Claim(
 ))
 
 
+def wo_preserves_rank(Y: Matrix, WO: Matrix) -> bool:
+    return rank(Y * WO) == rank(Y)
+
+
 def _generic_wo(ctx) -> list[Evidence]:
     rng = random.Random(stable_seed("RC.generic-wo"))
     met = held = 0
@@ -554,7 +558,7 @@ def _generic_wo(ctx) -> list[Evidence]:
             for r in range(0, min(n, dk) + 1):
                 Y = (_randm(rng, n, r, 3) * _randm(rng, r, dk, 3)) if r else zeros(n, dk)
                 met += 1
-                held += rank(Y * WO) == rank(Y)
+                held += wo_preserves_rank(Y, WO)
     return [exact_instances("W_O of rank d_k (random, and [I | 0]): rank(Y W_O) = rank(Y) for Y of every rank "
                             "(d_k = d and d_k = 1 included)", met=met, held=held,
                             arithmetic="exact over QQ (python-flint)")]
@@ -666,5 +670,44 @@ register(Claim(
     readings=[Reading("first-principled-bound", r"\text{'the first principled lower bound on }d_{\mathrm{ff}}\text{'}",
                       checks=[lambda ctx: [not_checkable("'first' is a claim about the literature, and the bound "
                                                          "itself (§6, truncated) is RC.dff-lower-bound")]])],
+    chapter="rank_contraction",
+))
+
+
+def _reciprocal_literal(ctx) -> list[Evidence]:
+    from .residual_obstruction import exact_softmax
+    X, M0 = Matrix([[1, 0], [0, 2]]), eye(2)  # M0 = Q Q^T with Q = I: alpha = 0
+    A = exact_softmax(X, M0)
+    return [_exact_complete(f"alpha = {alpha_exact(M0)} (M = log 2 I), X = diag(1, 2): A = {A.tolist()}, A_12 = "
+                            f"{A[0, 1]} vs A_21 = {A[1, 0]}: the attention matrix is not symmetric", A == A.T,
+                            arithmetic="exact (2^k softmax)", regime="n=d")]
+
+
+def _scores_symmetry(sign: int):
+    def check(ctx):
+        nn, dd = symbols("n d", integer=True, positive=True)
+        X = sympy.MatrixSymbol("X", nn, dd)
+        B = sympy.MatrixSymbol("B", dd, dd)
+        # every symmetric (antisymmetric) M, up to the factor 1/2; sign 0: an arbitrary M (a test input)
+        M = B + B.T if sign > 0 else (B - B.T if sign < 0 else B)
+        S = X * M * X.T
+        return [symbolic_identity(S.T, S if sign >= 0 else -S,
+                                  "alpha = 0 (M = M^T) gives symmetric scores S = X M X^T" if sign > 0 else
+                                  "alpha = 1 (M = -M^T) gives antisymmetric scores: s_ji = -s_ij, s_ii = 0")]
+    return check
+
+
+register(Claim(
+    id="RC.alpha-reciprocal", section="§2, notation",
+    quote="A head with α_h ≈ 0 is reciprocal (symmetric attention); a head with α_h ≈ 1 is purely directional",
+    statement=r"\alpha_h=0\Rightarrow A^{(h)}=A^{(h)\top}",
+    hypotheses=("alpha_h = 0",), conclusion="symmetric attention matrix", regimes=("n=d",), form="universal",
+    checks=[_reciprocal_literal],
+    readings=[Reading("symmetric-scores", r"\alpha_h=0\iff M=M^\top\Rightarrow XMX^\top\ \text{symmetric}",
+                      checks=[_scores_symmetry(+1)], regimes=("all",),
+                      note="reciprocity holds for the scores; row normalisation (softmax) breaks it"),
+              Reading("antisymmetric-scores", r"\alpha_h=1\iff M=-M^\top\Rightarrow XMX^\top\ \text{antisymmetric}",
+                      checks=[_scores_symmetry(-1)], regimes=("all",),
+                      note="'purely directional'; alpha = 1 needs d_k >= 2 (RC.alpha-range)")],
     chapter="rank_contraction",
 ))

@@ -998,7 +998,8 @@ def _edge_rows(ctx, statement, what, premise=lambda i, a: True) -> list[Evidence
     rows = [(i, analyse(i)) for i in _edge_instances()]
     met = [(i, a) for i, a in rows if premise(i, a)]
     fails = [(i, a) for i, a in met if not statement(i, a)]
-    return [exact_instances(f"{what} on edge instances (n = 2, d = 2, X = I, a zero gamma_j, beta = c 1)",
+    return [exact_instances(f"{what} on edge instances (n = 2 with d = 2, 3, 4; X = I; a zero gamma_1; beta = e_1 "
+                            "or 2 1)",
                             met=len(met), held=len(met) - len(fails), arithmetic=_ARITH,
                             first_failure=f"{fails[0][0].n}x{fails[0][0].d}" if fails else None)]
 
@@ -1059,6 +1060,8 @@ def _step3_rows(ctx) -> list[Evidence]:
     for regime, rows in _group(_cached_stress(ctx)).items():
         met = held = 0
         for fam, i, a in rows:
+            if any(g == 0 for g in i.gamma):
+                continue  # H3 is the premise
             met += 1
             held += _step3_holds(i.X, i.gamma, i.beta)
         out.append(exact_instances("arank(M diag(gamma) + 1 beta^T) = arank(M), every gamma_j != 0",

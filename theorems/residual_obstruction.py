@@ -521,6 +521,11 @@ def _rows_inside(X: Matrix, D: Matrix) -> bool:
 
 # remark (ii): full-rank A
 
+def remark_ii_holds(A: Matrix, B: Matrix) -> bool:
+    """rank(A + B) <= rank(A) (the statement; remark (ii) asserts it when A has full rank)."""
+    return rank(A + B) <= rank(A)
+
+
 def _remark_ii(ctx) -> list[Evidence]:
     rng = random.Random(stable_seed("RRO.remark-ii:full-rank A"))
     out = []
@@ -535,7 +540,7 @@ def _remark_ii(ctx) -> list[Evidence]:
                     continue
                 for B in (_rand_matrix(rng, n, d, k=50), -A, zeros(n, d), A):
                     met += 1
-                    held += rank(A + B) <= rank(A)
+                    held += remark_ii_holds(A, B)
         out.append(exact_instances("full-rank A: rank(A + B) <= rank(A) (B random, -A, 0, A)", met=met, held=held,
                                    regime=regime, arithmetic=_ARITH))
     return out
@@ -611,15 +616,22 @@ register(Claim(
 
 # remark (iv): a constrained perturbation can stay in the bad set
 
+def curve_stays_in_bad_set(X: Matrix, B: Matrix, c) -> bool:
+    """Every (r+1) x (r+1) minor of X + B(c) vanishes identically in c (r = rank X): the curve lies in V_r - X."""
+    r = rank(X)
+    F = X + B
+    n, d = F.shape
+    from itertools import combinations
+    return all(sympy.expand(F.extract(list(rows), list(cols)).det()) == 0
+               for rows in combinations(range(n), r + 1) for cols in combinations(range(d), r + 1))
+
+
 def _remark_iv(ctx) -> list[Evidence]:
     c = sympy.Symbol("c")
     X = Matrix([[1, 2, 0], [2, 4, 0], [0, 0, 0]])  # rank 1
     n = X.shape[0]
     B = c * ones(n, n) / n * X  # MHA(X) with W_Q = 0 (uniform attention), W_V W_O = c I
-    F = X + B
-    minors = [sympy.expand(F.extract([i, k], [j, l]).det()) for i in range(n) for k in range(i + 1, n)
-              for j in range(3) for l in range(j + 1, 3)]
-    ok = rank(X) == 1 and all(m == 0 for m in minors)
+    ok = rank(X) == 1 and curve_stays_in_bad_set(X, B, c)
     return [exact_complete("B(c) = MHA(X) with uniform attention and W_V W_O = c I (a curve through 0 in R^{3x3}): "
                            "every 2x2 minor of X + B(c) vanishes identically in c, so the whole curve lies in "
                            "V_1 - X" if ok else "some 2x2 minor of X + B(c) is non-zero: rank increases on the curve",
