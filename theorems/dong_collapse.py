@@ -228,7 +228,7 @@ import random as _random  # noqa: E402
 
 from sympy import Rational as _Q  # noqa: E402
 
-from .claims import (derivation as _derivation, exact_complete as _exact_complete,  # noqa: E402
+from .claims import (ProofStep, derivation as _derivation, exact_complete as _exact_complete,  # noqa: E402
                      exact_instances as _exact_instances, interval_witness as _interval_witness,
                      not_checkable as _not_checkable, predicted as _predicted, stable_seed as _stable_seed,
                      symbolic_identity as _symbolic_identity)
@@ -487,7 +487,10 @@ register(Claim(
     checks=[_full_block_rank_kept],
     readings=[Reading("dong-residual", r"\text{full block: }\rho_l\text{ does not decay}",
                       checks=[lambda ctx: _rho_slope(ctx, "full_block")],
-                      note="'suppressed entirely' read in Dong's measure: the token-diversity ratio still decays")],
+                      note="'suppressed entirely' read in Dong's measure: the token-diversity ratio still decays"),
+              Reading("maximal-rank", r"\text{full block: }\operatorname{rank}X^{(l)}=\min(n,d)",
+                      checks=[lambda ctx: _maximal_rank(ctx)], regimes=("n>d",),
+                      note="the explainer's 'Full Transformer: Maintains maximal rank'; post-LN rows are centred")],
     chapter="depth_study",
 ))
 
@@ -714,3 +717,122 @@ register(Claim(
 def _recheck_one_layer_collapse_lazy(data):
     from .residual_obstruction import _recheck_one_layer_collapse
     return _recheck_one_layer_collapse(data)
+
+
+def _row_stochastic(ctx) -> list[Evidence]:
+    from .residual_obstruction import exact_softmax
+    rng = _random.Random(_stable_seed("DONG.row-stochastic:softmax"))
+    met = held = 0
+    for (n, d) in ((2, 2), (3, 4), (5, 2)):
+        for _ in range(3):
+            X = sympy.Matrix(n, d, lambda i, j: _Q(rng.randint(-2, 2)))
+            A = exact_softmax(X, sympy.Matrix(d, d, lambda i, j: _Q(rng.randint(-1, 1))))
+            met += 1
+            held += all(v > 0 for v in A) and all(sum(A.row(i)) == 1 for i in range(n))
+    return [_exact_instances("softmax attention: every entry > 0 and every row sums to 1", met=met, held=held,
+                             arithmetic="exact (2^k softmax)")]
+
+
+def _uniform_attention_is_uniform(ctx) -> list[Evidence]:
+    from .residual_obstruction import exact_softmax
+    A = exact_softmax(sympy.Matrix([[1, 2], [0, 1], [3, 0]]), sympy.zeros(2, 2))
+    return [_exact_complete("zero scores give A = J/n (entries 1/3 > 0, rows sum to 1)",
+                            all(v == _Q(1, 3) for v in A), arithmetic="exact")]
+
+
+register(Claim(
+    id="DONG.row-stochastic", section="Dong explainer: row-stochastic contraction",
+    quote="the attention matrix P is that it is strictly row-stochastic: all entries are non-negative, and each row sums "
+          "exactly to one",
+    statement=r"P=\operatorname{softmax}(S):\ P_{ij}>0,\ P\mathbf 1=\mathbf 1",
+    hypotheses=(), conclusion="row-stochastic with positive entries", regimes=("all",),
+    checks=[_row_stochastic, _uniform_attention_is_uniform], chapter="depth_study",
+))
+
+
+def markov_bound_holds(P, X0, L: int = 4) -> tuple[bool, list]:
+    """||P^l X0 - 1 pi^T X0||_F^2 <= |lambda_2|^(2l) ||X0 - 1 pi^T X0||_F^2 for l = 1..L, exactly (rational spectra)."""
+    n = P.shape[0]
+    ev = P.eigenvals()
+    lam = max((abs(k) for k in ev if k != 1), default=0)
+    pi = (P.T - sympy.eye(n)).nullspace()[0]
+    pi = pi / sum(pi)
+    C = sympy.ones(n, 1) * (pi.T * X0)
+    base = sum(v ** 2 for v in X0 - C)
+    rows = []
+    ok = True
+    for l in range(1, L + 1):
+        lhs = sum(v ** 2 for v in P ** l * X0 - C)
+        rows.append((l, lhs, lam ** (2 * l) * base))
+        ok = ok and bool(lhs <= lam ** (2 * l) * base)
+    return ok, rows
+
+
+def _markov_literal(ctx) -> list[Evidence]:
+    P = sympy.Matrix([[1, 0, 0], [_Q(1, 2), _Q(1, 2), 0], [0, _Q(1, 2), _Q(1, 2)]])
+    ok, rows = markov_bound_holds(P, sympy.Matrix([0, 1, 0]))
+    l, a, b = next(r for r in rows if not r[1] <= r[2]) if not ok else rows[0]
+    return [_exact_complete(f"P = {P.tolist()} (subdominant eigenvalue 1/2, a Jordan block), X0 = (0, 1, 0)^T: at l = "
+                            f"{l}, ||X^l - 1 x^T||^2 = {a} > lambda^(2l) ||X^0 - 1 x^T||^2 = {b}", ok,
+                            arithmetic="exact rationals")]
+
+
+def _markov_symmetric(ctx) -> list[Evidence]:
+    rng = _random.Random(_stable_seed("DONG.markov-geometric:symmetric"))
+    met = held = 0
+    for _ in range(4 if ctx.quick else 10):
+        a, b = _Q(rng.randint(1, 9), 10), _Q(rng.randint(1, 9), 10)
+        P = sympy.Matrix([[1 - a, a], [b, 1 - b]])
+        met += 1
+        held += markov_bound_holds(P, sympy.Matrix([[rng.randint(-5, 5)], [rng.randint(-5, 5)]]))[0]
+    return [_exact_instances("2 x 2 stochastic P (P^l = 1 pi^T + lambda^l (I - 1 pi^T)): the bound holds", met=met,
+                             held=held, arithmetic="exact rationals")]
+
+
+register(Claim(
+    id="DONG.markov-geometric", section="Dong explainer: row-stochastic contraction",
+    quote="multiplying by fixed transition matrices leads to geometric mixing ... ‖X^(l) − 1x^T‖ ≤ λ^l ‖X^(0) − 1x^T‖ "
+          "where λ < 1 corresponds to the subdominant eigenvalue of the transition matrix",
+    statement=r"\|P^lX^{(0)}-\mathbf 1x^\top\|\le|\lambda_2|^l\|X^{(0)}-\mathbf 1x^\top\|\ \forall l",
+    hypotheses=("P fixed, row-stochastic",), conclusion="geometric bound with constant 1", regimes=("all",),
+    checks=[_markov_literal],
+    readings=[Reading("two-by-two", r"n=2:\ \text{the bound holds with equality}", checks=[_markov_symmetric],
+                      note="with a defective (Jordan) P the rate is l lambda^l: geometric only up to a constant")],
+    chapter="depth_study",
+))
+
+
+def _cubic_solution(ctx, power: int = 3) -> list[Evidence]:
+    """The induction step and base case of the closed form (``power``: the recurrence's exponent, 3 in the text)."""
+    Cs, r0 = sympy.symbols("C r_0", positive=True)
+    l = sympy.Symbol("l", integer=True, nonnegative=True)
+    bound = lambda k: Cs ** _Q(-1, 2) * (sympy.sqrt(Cs) * r0) ** (3 ** k)
+    step = _symbolic_identity(sympy.powsimp(sympy.expand_power_base(Cs * bound(l) ** power, force=True), force=True),
+                              sympy.powsimp(sympy.expand_power_base(bound(l + 1), force=True), force=True),
+                              "C (C^(-1/2) (sqrt(C) r0)^(3^l))^3 = C^(-1/2) (sqrt(C) r0)^(3^(l+1)) (the induction step)")
+    base = _symbolic_identity(bound(0), r0, "l = 0: C^(-1/2) (sqrt(C) r0) = r0 (the base case)")
+    return [step, base]
+
+
+register(Claim(
+    id="DONG.cubic-solution", section="Dong explainer: why self-attention collapses doubly exponentially",
+    quote="Solving this cubic recurrence demonstrates that the residual norm decays according to: ‖R^(l)‖_F ≤ "
+          "(1/√C)(√C ‖R^(0)‖_F)^(3^l)",
+    statement=r"r_{l+1}\le Cr_l^3\Rightarrow r_l\le C^{-1/2}(\sqrt Cr_0)^{3^l}",
+    hypotheses=("the cubic recurrence",), conclusion="the closed form", regimes=("all",),
+    checks=[_cubic_solution], chapter="depth_study",
+))
+
+
+def _ln_rows_centred() -> bool:
+    from .rank_neutrality import centred
+    X = sympy.Matrix([[1, 2, 4], [0, 3, 1]])
+    return all(sum(centred(X).row(i)) == 0 for i in range(2))
+
+
+def _maximal_rank(ctx) -> list[Evidence]:
+    return [_derivation([ProofStep(r"\mathrm{LN}(X)\mathbf 1=0\ (\gamma=\mathbf 1,\beta=0)",
+                                   "post-LN rows are centred, so rank <= d - 1 < min(n, d) when n >= d", "identity",
+                                   _ln_rows_centred)], "'the post-LN block cannot keep the maximal rank min(n, d) "
+                                                       "when n >= d'", concludes=False, regime="n>d")]
+

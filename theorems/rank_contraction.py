@@ -360,19 +360,21 @@ def _randm(rng, r, c, k=2):
     return Matrix(r, c, lambda i, j: Rational(rng.randint(-k, k)))
 
 
-def exact_head(rng, d: int, d_k: int, kind: str = "generic"):
+def exact_head(rng, d: int, d_k: int, kind: str = "generic", k: int = 3):
     """(M0, W_V, W_O) with M0 = Q K^T realisable at width d_k: generic, symmetric (alpha = 0) or antisymmetric
-    (alpha = 1, d_k >= 2)."""
-    Q = _randm(rng, d, d_k, 1)
-    if kind == "symmetric":
-        M0 = Q * Q.T
-    elif kind == "antisymmetric":
-        Jm = zeros(d_k, d_k)
-        Jm[0, 1], Jm[1, 0] = 1, -1
-        M0 = Q * Jm * Q.T
-    else:
-        M0 = Q * _randm(rng, d, d_k, 1).T
-    return M0, _randm(rng, d, d_k, 3), _randm(rng, d_k, d, 3)
+    (alpha = 1, d_k >= 2); M0 = 0 (uniform attention, a degenerate head) is redrawn. W_V, W_O in [-k, k]."""
+    while True:
+        Q = _randm(rng, d, d_k, 1)
+        if kind == "symmetric":
+            M0 = Q * Q.T
+        elif kind == "antisymmetric":
+            Jm = zeros(d_k, d_k)
+            Jm[0, 1], Jm[1, 0] = 1, -1
+            M0 = Q * Jm * Q.T
+        else:
+            M0 = Q * _randm(rng, d, d_k, 1).T
+        if any(v != 0 for v in M0):
+            return M0, _randm(rng, d, d_k, k), _randm(rng, d_k, d, k)
 
 
 def head_terms(X: Matrix, heads) -> list[Matrix]:
@@ -709,5 +711,37 @@ register(Claim(
               Reading("antisymmetric-scores", r"\alpha_h=1\iff M=-M^\top\Rightarrow XMX^\top\ \text{antisymmetric}",
                       checks=[_scores_symmetry(-1)], regimes=("all",),
                       note="'purely directional'; alpha = 1 needs d_k >= 2 (RC.alpha-range)")],
+    chapter="rank_contraction",
+))
+
+
+def _dim_dk(ctx, rank_at_least_dk: bool) -> list[Evidence]:
+    rng = random.Random(stable_seed(f"RC.dim-dk:{rank_at_least_dk}"))
+    by: dict[str, list[int]] = {}
+    for (n, d, dk) in ((2, 3, 2), (3, 3, 2), (4, 3, 2), (3, 5, 3), (5, 4, 3), (2, 2, 1)):
+        for _ in range(2 if ctx.quick else 5):
+            r = dk if rank_at_least_dk else rng.randint(1, dk - 1) if dk > 1 else None
+            if r is None or r > min(n, d):
+                continue
+            X = _randm(rng, n, r, 2) * _randm(rng, r, d, 2)
+            if rank(X) != r:
+                continue
+            T = head_terms(X, [exact_head(rng, d, dk, k=50)])[0]
+            by.setdefault(_regime(n, d), [0, 0])
+            by[_regime(n, d)][0] += 1
+            by[_regime(n, d)][1] += rank(T) == dk
+    return [exact_instances(("rank X >= d_k" if rank_at_least_dk else "rank X < d_k") + ": dim R_h = d_k", met=m,
+                            held=h, regime=reg, arithmetic=_EXACT) for reg, (m, h) in sorted(by.items())]
+
+
+register(Claim(
+    id="RC.dim-dk", section="§6.1, after Prop 6.3",
+    quote="Since dim(R_h) = d_k for each head individually (Proposition 6.3)",
+    statement=r"\dim R_h=d_k\ \text{for every head}",
+    hypotheses=(), conclusion="dim R_h = d_k", regimes=("n<d", "n=d", "n>d"),
+    checks=[lambda ctx: _dim_dk(ctx, False)],
+    readings=[Reading("rank-X-at-least-d_k", r"\operatorname{rank}X\ge d_k\Rightarrow\dim R_h=d_k",
+                      checks=[lambda ctx: _dim_dk(ctx, True)],
+                      note="Prop 6.3 gives min(rank X, d_k): d_k needs rank X >= d_k")],
     chapter="rank_contraction",
 ))

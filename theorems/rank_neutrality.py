@@ -1120,3 +1120,21 @@ register(Claim(
                                         "row scaling lowers arank only if sigma in col(X~), given H1")],
     chapter="rank_neutrality",
 ))
+
+
+def _trained_sites(ctx) -> list[Evidence]:
+    from .real_model_claims import _ln_sites
+    return _ln_sites(ctx)
+
+
+register(Claim(
+    id="RN.hypotheses-in-training", section="§4, after Thm 4.2",
+    quote="All four hypotheses H1–H4 ... are maintained during training under normal operating conditions",
+    statement=r"\text{trained BERT-like model: H1-H4 at every LayerNorm input}",
+    hypotheses=("a trained model",), conclusion="H1-H4 hold", regimes=("n<d", "n=d", "n>d"),
+    checks=[_trained_sites],
+    readings=[Reading("during-training", r"\text{H1-H4 along the training trajectory}",
+                      checks=[lambda ctx: [not_checkable("no training trajectory (checkpoints) is available; the "
+                                                         "headline checks the trained end point (all-MiniLM-L6-v2)")]])],
+    chapter="rank_neutrality",
+))

@@ -1036,3 +1036,46 @@ register(Claim(
                       regimes=("all",), note="true, with Φ read as an operator, not a matrix")],
     chapter="residual_obstruction",
 ))
+
+
+def layer_jacobian_matches(n: int = 2, d: int = 2, product_rule=True) -> bool:
+    """d/dt f(X0 + tV) at t = 0 for f(X) = X + A(X) X W, one head, against V + (dA/dt) X0 W + A0 V W (symbolic)."""
+    t = sympy.Symbol("t", real=True)
+    x = Matrix(n, d, lambda i, j: sympy.Symbol(f"x{i}{j}", real=True))
+    V = Matrix(n, d, lambda i, j: sympy.Symbol(f"v{i}{j}", real=True))
+    M, W = Matrix([[1, 0], [2, 1]]), Matrix([[1, 1], [0, 2]])
+
+    def attn(X):
+        S = X * M * X.T
+        return Matrix(n, n, lambda i, j: sympy.exp(S[i, j]) / sum(sympy.exp(S[i, k]) for k in range(n)))
+
+    X = x + t * V
+    lhs = (X + attn(X) * X * W).diff(t).subs(t, 0)
+    dA = attn(X).diff(t).subs(t, 0)
+    rhs = V + (dA * x * W if product_rule else zeros(n, d)) + attn(x) * V * W
+    return (lhs - rhs).applyfunc(sympy.simplify) == zeros(n, d)
+
+
+register(Claim(
+    id="MLP.layer-jacobian", section="§5.3, proof of the first-order proposition",
+    quote="Df_l(X_0) = I + D[MHA](X_0), ... D[Y^(h) W_O^(h)](X_0)[δX] = (D[A^(h)](X_0)[δX]) X_0 W_V W_O + "
+          "A_0^(h) (δX) W_V W_O",
+    statement=r"\tfrac{d}{dt}\bigl[X+A(X)XW\bigr]_{X_0+tV}=V+(DA[V])X_0W+A_0VW",
+    hypotheses=("attention + residual",), conclusion="the product rule", regimes=("all",),
+    checks=[lambda ctx: [derivation([ProofStep(r"\tfrac{d}{dt}[X+A(X)XW]=V+(DA[V])X_0W+A_0VW",
+                                               "symbolic in X0 and V (2 x 2, one head, softmax kept as exp)",
+                                               "identity", layer_jacobian_matches)], "the layer Jacobian")]],
+    chapter="residual_obstruction",
+))
+
+register(Claim(
+    id="MLP.tangent-space", section="§5.3",
+    quote="the GeLU activation generates feature directions that lie outside the tangent space of the current "
+          "representation, which attention layers alone cannot do efficiently",
+    statement=r"\text{(no formal content available)}",
+    hypotheses=(), conclusion="", regimes=("all",),
+    checks=[lambda ctx: [not_checkable("'the tangent space of the current representation' is not defined and "
+                                       "'efficiently' is not quantified; the checkable neighbours are MLP.span, "
+                                       "MLP.curvature and MLP.not-globally-affine")]],
+    chapter="residual_obstruction",
+))
