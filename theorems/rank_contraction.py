@@ -726,11 +726,16 @@ def _dim_dk(ctx, rank_at_least_dk: bool) -> list[Evidence]:
             X = _randm(rng, n, r, 2) * _randm(rng, r, d, 2)
             if rank(X) != r:
                 continue
-            T = head_terms(X, [exact_head(rng, d, dk, k=50)])[0]
+            head = exact_head(rng, d, dk, k=50)
+            from .residual_obstruction import exact_softmax
+            if rank(exact_softmax(X, head[0])) < n:
+                continue  # a singular attention matrix (e.g. constant scores) is not a generic head
+            T = head_terms(X, [head])[0]
             by.setdefault(_regime(n, d), [0, 0])
             by[_regime(n, d)][0] += 1
             by[_regime(n, d)][1] += rank(T) == dk
-    return [exact_instances(("rank X >= d_k" if rank_at_least_dk else "rank X < d_k") + ": dim R_h = d_k", met=m,
+    return [exact_instances(("rank X >= d_k" if rank_at_least_dk else "rank X < d_k") + ", generic head (W_V, W_O "
+                            "in [-50, 50], invertible attention): dim R_h = d_k", met=m,
                             held=h, regime=reg, arithmetic=_EXACT) for reg, (m, h) in sorted(by.items())]
 
 
