@@ -100,22 +100,27 @@ def _falsified(evs) -> bool:
     return any(e.holds is False for e in evs)
 
 
-def _rn_rows(fake):
+_RN_MAIN = [[0, 2, -2], [1, 1, -2], [2, 0, -2]]
+_RADIAL = [[1, -1, 0], [2, -2, 0], [3, -3, 0]]  # rows c_i u: row scaling drops arank 1 -> 0, sigma in col(X~)
+
+
+def _rn_rows(fake, X=_RN_MAIN):
     """One stress row built from a real instance and a tampered analysis."""
     from theorems import rank_neutrality as RN
-    inst = RN.instance([[0, 2, -2], [1, 1, -2], [2, 0, -2]])
+    inst = RN.instance(X)
     return [("n=d", "crafted", inst, fake(RN.analyse(inst)))]
 
 
-@pytest.mark.parametrize("cid, tamper, check", [
-    ("RN.exceeds-by-at-most-one", lambda a: dataclasses.replace(a, rank_LN_X=a.rank_X + 2), 1),
-    ("RN.arank-definition", lambda a: dataclasses.replace(a, arank_X=a.arank_X + 1), 1),
+@pytest.mark.parametrize("cid, tamper, check, X", [
+    ("RN.exceeds-by-at-most-one", lambda a: dataclasses.replace(a, rank_LN_X=a.rank_X + 2), 1, _RN_MAIN),
+    ("RN.arank-definition", lambda a: dataclasses.replace(a, arank_X=a.arank_X + 1), 1, _RN_MAIN),
     ("RN.step1", lambda a: dataclasses.replace(a, rank_Xt=a.rank_X - 1,
-                                               hypotheses={**a.hypotheses, "H2": True}), 1),
+                                               hypotheses={**a.hypotheses, "H2": True}), 1, _RN_MAIN),
+    ("RN.H4-unique", lambda a: dataclasses.replace(a, sigma_in_colspace_Xt=False), 1, _RADIAL),
 ])
-def test_coverage_rank_neutrality_checks_fail_on_a_tampered_analysis(monkeypatch, cid, tamper, check):
+def test_coverage_rank_neutrality_checks_fail_on_a_tampered_analysis(monkeypatch, cid, tamper, check, X):
     from theorems import rank_neutrality as RN
-    monkeypatch.setattr(RN, "_cached_stress", lambda ctx: _rn_rows(tamper))
+    monkeypatch.setattr(RN, "_cached_stress", lambda ctx: _rn_rows(tamper, X))
     assert _falsified(get(cid).checks[check](_QUICK))
 
 
@@ -124,7 +129,7 @@ def test_coverage_step3_and_h4_unique_predicates_fail_on_crafted_inputs():
     M = Matrix([[0, 0, 1], [1, 0, 0], [0, 1, 0]])
     assert RN._step3_holds(M, (1, 1, 1), (1, 2, 3))
     assert not RN._step3_holds(M, (0, 0, 1), (0, 0, 0))  # two zero gammas project the triangle onto a line
-    inst = RN.instance([[1, -1, 0], [2, -2, 0], [3, -3, 0]])  # radial: row scaling drops arank 1 -> 0
+    inst = RN.instance(_RADIAL)
     a = RN.analyse(inst)
     assert a.sigma_in_colspace_Xt is True and RN._decrease_needs_sigma(inst, a)
     assert not RN._decrease_needs_sigma(inst, dataclasses.replace(a, sigma_in_colspace_Xt=False))

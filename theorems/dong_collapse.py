@@ -412,8 +412,8 @@ def stochastic_power_sigma2(P, L: int):
 
 def _recheck_stochastic_product(data):
     P = sympy.Matrix([[_Q(v) for v in row] for row in data["P"]])
-    if P != P.T or any(sum(P.row(i)) != 1 for i in range(P.shape[0])) or any(v < 0 for v in P):
-        raise ValueError("the stored P must be symmetric and row-stochastic")
+    if P.shape != (2, 2) or P != P.T or any(sum(P.row(i)) != 1 for i in range(2)) or any(v < 0 for v in P):
+        raise ValueError("the stored P must be a symmetric 2 x 2 row-stochastic matrix (sigma_2 = |det|)")
     s = [stochastic_power_sigma2(P, L)[0] for L in range(1, int(data["L"]) + 1)]
     lam = P.eigenvals()
     sub = min(abs(k) for k in lam)

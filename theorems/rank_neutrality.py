@@ -1103,10 +1103,14 @@ register(Claim(
 ))
 
 
-def _decrease_needs_sigma(i: LNInstance, a: Analysis) -> bool:
+def _scaling_drops(i: LNInstance) -> bool:
+    """Row scaling by 1/sigma_i lowers the affine rank of X~ (exactly)."""
     Xt = centred(i.X)
-    drop = arank_LN(LNInstance(Xt, (Rational(1),) * i.d, (Rational(0),) * i.d)) < affine_rank(Xt)
-    return (not drop) or bool(a.sigma_in_colspace_Xt)
+    return arank_LN(LNInstance(Xt, (Rational(1),) * i.d, (Rational(0),) * i.d)) < affine_rank(Xt)
+
+
+def _decrease_needs_sigma(i: LNInstance, a: Analysis) -> bool:
+    return (not _scaling_drops(i)) or bool(a.sigma_in_colspace_Xt)
 
 
 register(Claim(
@@ -1116,8 +1120,9 @@ register(Claim(
     statement=r"\operatorname{arank}(D\tilde X)<\operatorname{arank}(\tilde X)\Rightarrow\sigma\in\operatorname{col}(\tilde X)",
     hypotheses=("H1",), conclusion="a decrease needs sigma in col(X~)", regimes=("n<d", "n=d", "n>d"),
     checks=[lambda ctx: [proof_evidence(uses=(2, 3, 4), what="arank(D X~) - arank(X~) = [1 in col X~] - [sigma in col X~]")],
-            lambda ctx: _stress_premise(ctx, _decrease_needs_sigma, lambda i, a: a.hypotheses["H1"],
-                                        "row scaling lowers arank only if sigma in col(X~), given H1")],
+            lambda ctx: _stress_premise(ctx, lambda i, a: bool(a.sigma_in_colspace_Xt),
+                                        lambda i, a: a.hypotheses["H1"] and _scaling_drops(i),
+                                        "sigma in col(X~) on every instance where row scaling lowered arank (H1)")],
     chapter="rank_neutrality",
 ))
 
