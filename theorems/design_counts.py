@@ -116,3 +116,30 @@ register(Claim(
                                        "a mathematical one")]],
     chapter="rank_contraction",
 ))
+
+
+# --- further sentences of the paper (coverage) ---
+
+def _bert_config(ctx, L=12, H_=12, dm=768, dk=64, dff=3072) -> list[Evidence]:
+    return [exact_complete(f"BertBase L = {L}, H = {H_}, d_model = {dm}, d_k = {dk}, d_ff = {dff}: d_k = d_model / H "
+                           f"({dm} / {H_} = {Rational(dm, H_)}) and d_ff = 4 d_model ({4 * dm})",
+                           Rational(dm, H_) == dk and dff == 4 * dm, arithmetic="exact integers")]
+
+
+register(Claim(
+    id="DC.bert-config", section="§2, notation",
+    quote="For BertBase: L=12, H=12, d_model=768, d_k=64, d_ff=3072",
+    statement=r"d_k=d_{\mathrm{model}}/H=64,\quad d_{\mathrm{ff}}=4d_{\mathrm{model}}=3072",
+    hypotheses=("BERT-base",), conclusion="consistent configuration", regimes=("all",), form="concrete",
+    checks=[_bert_config], chapter="rank_contraction",
+))
+
+register(Claim(
+    id="DC.dff-justification", section="§5.3",
+    quote="The canonical choice d_ff = 4 d_model ... is justified by the first function, not the second",
+    statement=r"\text{(no formal content available)}",
+    hypotheses=(), conclusion="", regimes=("all",),
+    checks=[lambda ctx: [not_checkable("a claim about why a design choice was made; 'non-linear feature generation' "
+                                       "is not quantified in the available text, so no d_ff follows from it")]],
+    chapter="rank_contraction",
+))

@@ -338,3 +338,108 @@ register(Claim(
                       note="the residual adds X before the MLP; the sum still identifies (Y_h) up to ker Phi")],
     chapter="head_channel",
 ))
+
+
+# --- further sentences of the paper (coverage) ---
+
+from sympy import ones as _ones, zeros as _zeros  # noqa: E402
+
+from .claims import not_checkable as _not_checkable  # noqa: E402
+
+
+def _full_rank_yet_ambiguous():
+    """H d_k = 4 > d = 2, n = 3: MHA(X) of full rank 2 while Phi_a has a kernel of dimension n (H d_k - rank W_O)."""
+    from .rank_contraction import exact_head, head_terms
+    rng = random.Random(stable_seed("HC.distinct-from-rank-collapse:full rank"))
+    for _ in range(30):
+        X = _rand(rng, 3, 2, 2)
+        heads = [exact_head(rng, 2, 2) for _ in range(2)]
+        T = head_terms(X, heads)
+        W = Matrix.vstack(*[WO for _, _, WO in heads])
+        if rank(sum(T[1:], T[0])) == 2:
+            return rank(sum(T[1:], T[0])), kernel_dim_a(3, 2, 2, W), map_nullity(lambda Ys: Phi_a(Ys, W), 3, 2, 2)
+    return None
+
+
+def _collapsed_yet_identifiable():
+    """H = 1, W_O of full row rank: Phi_a is injective, while uniform attention makes MHA(X) rank 1."""
+    X = Matrix([[1, 0, 2], [0, 1, 1], [3, 1, 0]])
+    WV, WO = Matrix([[1, 0], [0, 1], [1, 1]]), Matrix([[1, 0, 1], [0, 1, 2]])
+    M = _ones(3, 3) / 3 * X * WV * WO
+    return rank(X), rank(M), map_nullity(lambda Ys: Phi_a(Ys, WO), 3, 1, 2)
+
+
+def _distinct(ctx) -> list[Evidence]:
+    a = _full_rank_yet_ambiguous()
+    b = _collapsed_yet_identifiable()
+    out = [exact_complete(f"non-identifiability without rank collapse: n = 3, d = 2, H = 2, d_k = 2 (softmax heads): "
+                          f"rank MHA(X) = {a[0]} = min(n, d), yet dim ker Phi_a = {a[2]} (formula {a[1]})"
+                          if a else "no full-rank instance found", None if a is None else (a[0] == 2 and a[2] > 0),
+                          arithmetic=_ARITH, reason=None if a else "the search found no full-rank instance")]
+    out.append(exact_complete(f"rank collapse without non-identifiability: H = 1, W_O of full row rank, uniform "
+                              f"attention: rank X = {b[0]}, rank MHA(X) = {b[1]}, dim ker Phi_a = {b[2]}",
+                              b[1] == 1 and b[2] == 0 and b[0] == 3, arithmetic=_ARITH))
+    return out
+
+
+register(Claim(
+    id="HC.distinct-from-rank-collapse", section="§1, gap (iii)",
+    quote="This is not a variant of rank collapse — it is a different problem, with a different cause and a different "
+          "remedy",
+    statement=r"\exists\ \text{full-rank }\mathrm{MHA}(X)\text{ with }\ker\Phi_a\ne0\ \wedge\ \exists\ \text{rank-1 }"
+              r"\mathrm{MHA}(X)\text{ with }\ker\Phi_a=0",
+    hypotheses=(), conclusion="the two phenomena occur independently", regimes=("all",), form="existential",
+    checks=[_distinct],
+    readings=[Reading("cause-and-remedy", r"\text{'a different cause and a different remedy'}",
+                      checks=[lambda ctx: [_not_checkable("the remedy is PG-OP (§8) and the cause is argued in §7; "
+                                                          "neither section is in the available text")]])],
+    chapter="head_channel",
+))
+
+
+def _wo_vs_sum(ctx, generic: bool) -> list[Evidence]:
+    rng = random.Random(stable_seed(f"HC.wo-induces:{generic}"))
+    met = held = 0
+    for (nn, HH, dk, dd) in SHAPES:
+        if nn * HH * dk > 40:
+            continue
+        if generic:
+            if HH * dk > dd:
+                continue
+            W = _rand(rng, HH * dk, dd)
+        else:
+            rk = max(1, dk - 1)
+            W = _rand(rng, HH * dk, rk) * _rand(rng, rk, dd)
+        a = map_nullity(lambda Ys: Phi_a(Ys, W), nn, HH, dk)
+        b = map_nullity(lambda Ys: sum(Ys[1:], Ys[0]), nn, HH, dk)
+        met += 1
+        held += a > b
+    return [exact_instances(("generic W_O (H d_k <= d)" if generic else "rank W_O < d_k") + ": the output projection "
+                            "enlarges the ambiguity, dim ker Phi_a > dim ker Phi_b = n (H - 1) d_k", met=met, held=held,
+                            regime="generic-weights" if generic else "degenerate-weights", arithmetic=_ARITH)]
+
+
+def _generic_kernel_zero(ctx) -> list[Evidence]:
+    rng = random.Random(stable_seed("HC.wo-induces:generic kernel"))
+    met = held = 0
+    for (nn, HH, dk, dd) in SHAPES:
+        if HH * dk > dd or nn * HH * dk > 40:
+            continue
+        W = _rand(rng, HH * dk, dd)
+        met += 1
+        held += map_nullity(lambda Ys: Phi_a(Ys, W), nn, HH, dk) > 0
+    return [exact_instances("generic W_O, H d_k <= d: ker Phi_a is non-trivial", met=met, held=held,
+                            regime="generic-weights", arithmetic=_ARITH)]
+
+
+register(Claim(
+    id="HC.wo-induces", section="§2, the three issues at a glance",
+    quote="Output projection W_O ... Induces head-channel non-identifiability",
+    statement=r"\dim\ker\bigl[(Y_h)\mapsto\textstyle\sum_hY_hW_O^h\bigr]>\dim\ker\bigl[(Y_h)\mapsto\textstyle\sum_hY_h\bigr]",
+    hypotheses=("W_O known",), conclusion="W_O adds ambiguity", regimes=("generic-weights", "degenerate-weights"),
+    checks=[lambda ctx: _wo_vs_sum(ctx, True), lambda ctx: _wo_vs_sum(ctx, False)],
+    readings=[Reading("a-nontrivial", r"\ker\Phi_a\ne0\ \text{for generic }W_O",
+                      checks=[_generic_kernel_zero], regimes=("generic-weights",),
+                      note="reading (a) of HC.main: with W_O known and generic, nothing is ambiguous")],
+    chapter="head_channel",
+))

@@ -347,3 +347,409 @@ for cid, quote, stmt, checks, readings, corrected in [
     register(Claim(id=cid, section="§6", quote=quote, statement=stmt, hypotheses=(), conclusion="",
                    regimes=("n<d", "n=d", "n>d"), checks=checks, readings=readings, corrected=corrected,
                    chapter="rank_contraction"))
+
+
+# --- further sentences of the paper (coverage) ---
+
+from sympy import eye  # noqa: E402
+
+from .claims import exact_instances, symbolic_identity  # noqa: E402
+from .claims import exact_complete as _exact_complete  # noqa: E402
+
+_EXACT = "exact over QQ (python-flint); softmax scores log 2 X Q K^T X^T, so A is rational"
+
+
+def _randm(rng, r, c, k=2):
+    return Matrix(r, c, lambda i, j: Rational(rng.randint(-k, k)))
+
+
+def exact_head(rng, d: int, d_k: int, kind: str = "generic", k: int = 3):
+    """(M0, W_V, W_O) with M0 = Q K^T realisable at width d_k: generic, symmetric (alpha = 0) or antisymmetric
+    (alpha = 1, d_k >= 2); M0 = 0 (uniform attention, a degenerate head) is redrawn. W_V, W_O in [-k, k]."""
+    while True:
+        Q = _randm(rng, d, d_k, 1)
+        if kind == "symmetric":
+            M0 = Q * Q.T
+        elif kind == "antisymmetric":
+            Jm = zeros(d_k, d_k)
+            Jm[0, 1], Jm[1, 0] = 1, -1
+            M0 = Q * Jm * Q.T
+        else:
+            M0 = Q * _randm(rng, d, d_k, 1).T
+        if any(v != 0 for v in M0):
+            return M0, _randm(rng, d, d_k, k), _randm(rng, d_k, d, k)
+
+
+def head_terms(X: Matrix, heads) -> list[Matrix]:
+    """T_h = A_h X W_V^h W_O^h with A_h = softmax(log 2 X M0_h X^T), exactly."""
+    from .residual_obstruction import exact_softmax
+    return [exact_softmax(X, M0) * X * WV * WO for (M0, WV, WO) in heads]
+
+
+def _ranks(X, heads) -> dict:
+    T = head_terms(X, heads)
+    mha = sum(T[1:], T[0])
+    return {"T": T, "rank_T": [rank(t) for t in T], "rank_mha": rank(mha), "dim_sum": rank(Matrix.vstack(*T))}
+
+
+#: (n, d, H, d_k): edges first (n = 2, d_k = 1, H = 1), then n < d, n = d, n > d
+EDGE_SHAPES = [(2, 2, 1, 1), (2, 3, 2, 1), (2, 4, 2, 2), (3, 3, 3, 1), (4, 4, 2, 2), (5, 4, 2, 2), (6, 3, 3, 1),
+               (3, 6, 3, 2)]
+
+
+def _regime(n, d):
+    return "n<d" if n < d else ("n=d" if n == d else "n>d")
+
+
+def _subadditivity(ctx) -> list[Evidence]:
+    rng = random.Random(stable_seed("RC.subadditivity:heads"))
+    by: dict[str, list[int]] = {}
+    for (n, d, H, dk) in EDGE_SHAPES:
+        for trial in range(2 if ctx.quick else 5):
+            X = _randm(rng, n, d)
+            heads = [exact_head(rng, d, dk) for _ in range(H)]
+            if trial == 0:
+                heads[0] = (heads[0][0], zeros(d, dk), heads[0][2])  # an edge: W_V = 0 in one head
+            r = _ranks(X, heads)
+            ok = all(t <= dk for t in r["rank_T"]) and r["rank_mha"] <= sum(r["rank_T"]) <= H * dk
+            by.setdefault(_regime(n, d), [0, 0])
+            by[_regime(n, d)][0] += 1
+            by[_regime(n, d)][1] += ok
+    return [exact_instances("rank(Y_h W_O^h) <= d_k and rank MHA(X) <= sum_h rank <= H d_k (edges n = 2, d_k = 1, "
+                            "H = 1, W_V = 0)", met=m, held=h, regime=reg, arithmetic=_EXACT)
+            for reg, (m, h) in sorted(by.items())]
+
+
+def _bert_hdk(ctx) -> list[Evidence]:
+    return [_exact_complete("BERT-base: H d_k = 12 * 64 = 768 = d_model", 12 * 64 == 768, arithmetic="integers")]
+
+
+register(Claim(
+    id="RC.subadditivity", section="§6.1",
+    quote="Each summand Y^(h) W_O^(h) has rank ≤ d_k. By subadditivity, rank(MHA(X)) ≤ H d_k = d_model",
+    statement=r"\operatorname{rank}(Y_hW_O^h)\le d_k,\ \operatorname{rank}\mathrm{MHA}(X)\le Hd_k",
+    hypotheses=(), conclusion="the subadditivity bound", regimes=("n<d", "n=d", "n>d"),
+    checks=[lambda ctx: [_proof((3,), "row(sum T_h) within sum row(T_h)")], _subadditivity],
+    readings=[Reading("H-d_k-equals-d_model", r"Hd_k=d_{\mathrm{model}}\ \text{(BERT-base)}", checks=[_bert_hdk],
+                      regimes=("all",), form="concrete",
+                      note="a convention of BERT-like models (d_k = d / H), not a consequence of subadditivity")],
+    chapter="rank_contraction",
+))
+
+
+def alpha_mha_exact(rank_mha: int, head_ranks: list[int]):
+    """alpha_MHA = 1 - rank MHA / (H max_h rank(Y_h W_O^h)), exactly; None when every head output is 0 (0/0)."""
+    m = max(head_ranks)
+    return None if m == 0 else 1 - Rational(rank_mha, len(head_ranks) * m)
+
+
+def _alpha_mha_range(ctx) -> list[Evidence]:
+    rng = random.Random(stable_seed("RC.alpha-mha:range"))
+    by: dict[str, list[int]] = {}
+    for (n, d, H, dk) in EDGE_SHAPES:
+        for _ in range(2 if ctx.quick else 5):
+            X = _randm(rng, n, d)
+            r = _ranks(X, [exact_head(rng, d, dk) for _ in range(H)])
+            a = alpha_mha_exact(r["rank_mha"], r["rank_T"])
+            if a is None:
+                continue
+            by.setdefault(_regime(n, d), [0, 0])
+            by[_regime(n, d)][0] += 1
+            by[_regime(n, d)][1] += bool(0 <= a <= 1)
+    return [exact_instances("alpha_MHA in [0, 1] where defined", met=m, held=h, regime=reg, arithmetic=_EXACT)
+            for reg, (m, h) in sorted(by.items())]
+
+
+def _alpha_mha_undefined(ctx) -> list[Evidence]:
+    rng = random.Random(stable_seed("RC.alpha-mha:undefined"))
+    X = _randm(rng, 3, 3)
+    heads = [(M0, zeros(3, 1), WO) for (M0, _, WO) in (exact_head(rng, 3, 1) for _ in range(2))]
+    r = _ranks(X, heads)
+    a = alpha_mha_exact(r["rank_mha"], r["rank_T"])
+    return [_exact_complete("W_V = 0 in every head (H = 2, d_k = 1): every Y_h W_O^h = 0, alpha_MHA = 1 - 0/0 is "
+                            "undefined" if a is None else f"alpha_MHA = {a} is defined", a is not None,
+                            arithmetic=_EXACT)]
+
+
+def _no_alignment_instance(ctx):
+    """n = 2 < H d_k = 4 = d: independent head subspaces (no alignment) and yet alpha_MHA = 1/2."""
+    rng = random.Random(stable_seed("RC.contraction-mechanism:instance"))
+    for _ in range(20):
+        X = _randm(rng, 2, 4)
+        heads = [exact_head(rng, 4, 2) for _ in range(2)]
+        r = _ranks(X, heads)
+        if rank(X) == 2 and r["rank_T"] == [2, 2] and r["dim_sum"] == 4:
+            return X, heads, r
+    return None
+
+
+def _alpha_mha_alignment(ctx) -> list[Evidence]:
+    got = _no_alignment_instance(ctx)
+    if got is None:
+        return [_exact_complete("no instance with independent head subspaces found", None, arithmetic=_EXACT,
+                                reason="the search found no instance")]
+    X, heads, r = got
+    a = alpha_mha_exact(r["rank_mha"], r["rank_T"])
+    return [_exact_complete(f"n = 2, d = 4, H = 2, d_k = 2, generic heads: dim R_h = {r['rank_T']}, dim(R_1 + R_2) = "
+                            f"{r['dim_sum']} (independent: no alignment), yet rank MHA = {r['rank_mha']} and alpha_MHA "
+                            f"= {a}", a == 0, arithmetic=_EXACT, regime="n<d")]
+
+
+register(Claim(
+    id="RC.alpha-mha", section="§6.1 (definition of alpha_MHA)",
+    quote="alpha_MHA = 1 − rank(MHA(X)) / (H · max_h rank(Y^(h) W_O^(h)))",
+    statement=r"0\le\alpha_{\mathrm{MHA}}\le1\ \text{whenever some }Y_hW_O^h\neq0",
+    hypotheses=("some head output non-zero",), conclusion="alpha_MHA in [0, 1]", regimes=("n<d", "n=d", "n>d"),
+    checks=[lambda ctx: [_proof((3,), "rank MHA <= sum_h rank <= H max_h rank")], _alpha_mha_range],
+    readings=[Reading("defined-everywhere", r"\alpha_{\mathrm{MHA}}\ \text{is defined for every }X,W",
+                      checks=[_alpha_mha_undefined], regimes=("all",), note="the edge W_V = 0 (or X = 0): 0/0"),
+              Reading("zero-without-alignment", r"\dim\textstyle\sum_hR_h=\sum_h\dim R_h\Rightarrow\alpha_{\mathrm{MHA}}=0",
+                      checks=[_alpha_mha_alignment], regimes=("n<d",),
+                      note="what the index would need to measure head alignment; n < H d_k alone makes it positive")],
+    chapter="rank_contraction",
+))
+
+
+def _generic_wv(ctx, degenerate: bool) -> list[Evidence]:
+    rng = random.Random(stable_seed(f"RC.generic-wv:{degenerate}"))
+    out = []
+    for regime, shapes in {"n<d": [(2, 4), (3, 6)], "n=d": [(3, 3), (5, 5)], "n>d": [(6, 4), (5, 2)]}.items():
+        met = held = 0
+        for (n, d) in shapes:
+            for dk in sorted({1, 2, d}):
+                for _ in range(2 if ctx.quick else 5):
+                    r = rng.randint(1, min(n, d))
+                    X = _randm(rng, n, r, 3) * _randm(rng, r, d, 3)
+                    if degenerate:
+                        if dk < 2:
+                            continue
+                        WV = _randm(rng, d, 1, 9) * _randm(rng, 1, dk, 9)  # rank 1 < d_k
+                        if rank(X) < 2:
+                            continue
+                    else:
+                        WV = _randm(rng, d, dk, 50)
+                    met += 1
+                    held += rank(X * WV) == min(rank(X), dk)
+        out.append(exact_instances(("rank-1 W_V (d_k >= 2, rank X >= 2)" if degenerate else "random integer W_V in "
+                                    "[-50, 50]") + ": rank(X W_V) = min(rank X, d_k) (d_k = 1, 2, d)", met=met,
+                                   held=held, regime=regime, arithmetic="exact over QQ (python-flint)"))
+    return out
+
+
+register(Claim(
+    id="RC.generic-wv", section="§6.1, proof of Prop 6.3",
+    quote="For generic W_V^(h): rank(X W_V^(h)) = min(rank(X), d_k)",
+    statement=r"W_V\ \text{generic}\Rightarrow\operatorname{rank}(XW_V)=\min(\operatorname{rank}X,d_k)",
+    hypotheses=("generic W_V",), conclusion="rank(X W_V) = min(rank X, d_k)", regimes=("n<d", "n=d", "n>d"),
+    checks=[lambda ctx: _generic_wv(ctx, False)],
+    readings=[Reading("every-W_V", r"\forall W_V:\ \operatorname{rank}(XW_V)=\min(\operatorname{rank}X,d_k)",
+                      checks=[lambda ctx: _generic_wv(ctx, True)], note="the edge: a rank-deficient W_V")],
+    chapter="rank_contraction",
+))
+
+
+def wo_preserves_rank(Y: Matrix, WO: Matrix) -> bool:
+    return rank(Y * WO) == rank(Y)
+
+
+def _generic_wo(ctx) -> list[Evidence]:
+    rng = random.Random(stable_seed("RC.generic-wo"))
+    met = held = 0
+    for (n, dk, d) in ((2, 1, 1), (2, 1, 3), (3, 2, 2), (4, 2, 5), (5, 3, 4), (2, 3, 3)):
+        for structured in (False, True):
+            WO = (eye(dk).row_join(zeros(dk, d - dk)) if structured else _randm(rng, dk, d, 5))
+            if rank(WO) != dk:
+                continue
+            for r in range(0, min(n, dk) + 1):
+                Y = (_randm(rng, n, r, 3) * _randm(rng, r, dk, 3)) if r else zeros(n, dk)
+                met += 1
+                held += wo_preserves_rank(Y, WO)
+    return [exact_instances("W_O of rank d_k (random, and [I | 0]): rank(Y W_O) = rank(Y) for Y of every rank "
+                            "(d_k = d and d_k = 1 included)", met=met, held=held,
+                            arithmetic="exact over QQ (python-flint)")]
+
+
+def _step_right_inverse() -> bool:
+    WO = Matrix([[1, 2, 0], [0, 1, 1]])
+    Rinv = WO.T * (WO * WO.T).inv()
+    return WO * Rinv == eye(2)
+
+
+register(Claim(
+    id="RC.generic-wo", section="§6.1, proof of Prop 6.3",
+    quote="For generic W_O^(h) of rank d_k, right-multiplication also preserves rank",
+    statement=r"\operatorname{rank}W_O=d_k\Rightarrow\operatorname{rank}(YW_O)=\operatorname{rank}Y\ \forall Y",
+    hypotheses=("rank W_O = d_k",), conclusion="rank preserved", regimes=("all",),
+    checks=[lambda ctx: [derivation([(r"W_OW_O^\top(W_OW_O^\top)^{-1}=I", "full row rank W_O has a right inverse, "
+                                      "so Y -> Y W_O is injective", "lemma", _step_right_inverse)],
+                                    "rank(Y W_O) = rank Y when rank W_O = d_k")], _generic_wo],
+    chapter="rank_contraction",
+))
+
+
+def _recheck_orientation(data):
+    X = exact_matrix(data["X"], "X")
+    WV, WO = exact_matrix(data["W_V"], "W_V"), exact_matrix(data["W_O"], "W_O")
+    Ms, Ma = exact_matrix(data["M0_symmetric"], "M0"), exact_matrix(data["M0_antisymmetric"], "M0")
+    a_s, a_a = alpha_exact(Ms), alpha_exact(Ma)
+    T1, T2 = head_terms(X, [(Ms, WV, WO), (Ma, WV, WO)])
+    same = rank(T1) == rank(T2) == rank(Matrix.vstack(T1, T2)) > 0
+    if same and a_s == 0 and a_a == 1:
+        return (f"the same W_V W_O with a reciprocal head (alpha = {a_s}) and a directional head (alpha = {a_a}): "
+                f"R_h = row(A_h X W_V W_O) is the same {rank(T1)}-dimensional subspace (rank of both stacked = "
+                f"{rank(Matrix.vstack(T1, T2))}): A_h is invertible, so row(A_h Y) = row(Y)"), \
+            _regime(*X.shape), {"dim_R": rank(T1)}
+    return None, _regime(*X.shape), {}
+
+
+def _step_invertible_rows() -> bool:
+    A = Matrix([[2, 1], [1, 1]])
+    Y = Matrix([[1, 2, 3], [0, 1, 1]])
+    return rank(Matrix.vstack(A * Y, Y)) == rank(Y) == rank(A * Y)
+
+
+register(Claim(
+    id="RC.orientation", section="§6.1, after Prop 6.3",
+    quote="What specialisation changes is the orientation of R_h: directional and reciprocal heads write into "
+          "equally-sized subspaces, but in different directions",
+    statement=r"\alpha_h\ \text{changes (via }W_Q,W_K)\Rightarrow R_h=\operatorname{row}(A_hXW_V^hW_O^h)\ \text{changes}",
+    hypotheses=("W_V, W_O fixed",), conclusion="R_h moves with alpha_h", regimes=("n<d", "n=d", "n>d"),
+    checks=[lambda ctx: [stored_counterexample("RC.orientation", _recheck_orientation, arithmetic=_EXACT)],
+            lambda ctx: [derivation([(r"A\ \text{invertible}\Rightarrow\operatorname{row}(AY)=\operatorname{row}Y",
+                                      "left-multiplication by an invertible matrix keeps the row space", "lemma",
+                                      _step_invertible_rows)], "'R_h = row(X W_V W_O) does not depend on alpha_h when "
+                                      "A_h is invertible (generic)'", concludes=False)]],
+    chapter="rank_contraction",
+))
+
+
+def _stored_heads(data) -> list:
+    """Heads stored as parallel lists M0[h], W_V[h], W_O[h]."""
+    return [(exact_matrix(M0, "M0"), exact_matrix(V, "W_V"), exact_matrix(O, "W_O"))
+            for M0, V, O in zip(data["M0"], data["W_V"], data["W_O"], strict=True)]
+
+
+def _recheck_mechanism(data):
+    X = exact_matrix(data["X"], "X")
+    heads = _stored_heads(data)
+    r = _ranks(X, heads)
+    a = alpha_mha_exact(r["rank_mha"], r["rank_T"])
+    if r["dim_sum"] == sum(r["rank_T"]) and a is not None and a > 0:
+        return (f"n = {X.shape[0]}, d = {X.shape[1]}: dim R_h = {r['rank_T']}, dim(sum R_h) = {r['dim_sum']} (the "
+                f"subspaces are independent: no alignment), yet rank MHA = {r['rank_mha']} and alpha_MHA = {a} > 0: "
+                "the contraction comes from n < H d_k"), _regime(*X.shape), {"alpha_mha": str(a)}
+    return None, _regime(*X.shape), {}
+
+
+register(Claim(
+    id="RC.contraction-mechanism", section="§6.1, after Prop 6.3",
+    quote="Rank contraction of MHA(X) therefore arises from subspace alignment (the R_h become parallel) rather than "
+          "from dimensional reduction of individual subspaces",
+    statement=r"\alpha_{\mathrm{MHA}}>0\Rightarrow\dim\textstyle\sum_hR_h<\sum_h\dim R_h",
+    hypotheses=(), conclusion="contraction implies alignment", regimes=("n<d", "n=d", "n>d"),
+    checks=[lambda ctx: [stored_counterexample("RC.contraction-mechanism", _recheck_mechanism, arithmetic=_EXACT)]],
+    chapter="rank_contraction",
+))
+
+
+def _recheck_specialisation(data):
+    X = exact_matrix(data["X"], "X")
+    heads = _stored_heads(data)
+    alphas = [alpha_exact(M0) for M0, _, _ in heads]
+    r = _ranks(X, heads)
+    a = alpha_mha_exact(r["rank_mha"], r["rank_T"])
+    if all(x == 1 for x in alphas) and a == 0:
+        return (f"every head purely directional (alpha_h = {alphas}), n = {X.shape[0]} >= H d_k: rank MHA = "
+                f"{r['rank_mha']} = H max rank, alpha_MHA = 0: no contraction"), _regime(*X.shape), \
+            {"rank_mha": r["rank_mha"]}
+    return None, _regime(*X.shape), {}
+
+
+register(Claim(
+    id="RC.specialisation-contraction", section="§1 contribution 7 (§6)",
+    quote="head specialisation causes rank contraction in MHA(X)",
+    statement=r"\alpha_h=1\ \forall h\Rightarrow\alpha_{\mathrm{MHA}}>0",
+    hypotheses=("directional heads",), conclusion="rank contraction", regimes=("n<d", "n=d", "n>d"),
+    checks=[lambda ctx: [stored_counterexample("RC.specialisation-contraction", _recheck_specialisation,
+                                               arithmetic=_EXACT)]],
+    readings=[Reading("first-principled-bound", r"\text{'the first principled lower bound on }d_{\mathrm{ff}}\text{'}",
+                      checks=[lambda ctx: [not_checkable("'first' is a claim about the literature, and the bound "
+                                                         "itself (§6, truncated) is RC.dff-lower-bound")]])],
+    chapter="rank_contraction",
+))
+
+
+def _reciprocal_literal(ctx) -> list[Evidence]:
+    from .residual_obstruction import exact_softmax
+    X, M0 = Matrix([[1, 0], [0, 2]]), eye(2)  # M0 = Q Q^T with Q = I: alpha = 0
+    A = exact_softmax(X, M0)
+    return [_exact_complete(f"alpha = {alpha_exact(M0)} (M = log 2 I), X = diag(1, 2): A = {A.tolist()}, A_12 = "
+                            f"{A[0, 1]} vs A_21 = {A[1, 0]}: the attention matrix is not symmetric", A == A.T,
+                            arithmetic="exact (2^k softmax)", regime="n=d")]
+
+
+def _scores_symmetry(sign: int):
+    def check(ctx):
+        nn, dd = symbols("n d", integer=True, positive=True)
+        X = sympy.MatrixSymbol("X", nn, dd)
+        B = sympy.MatrixSymbol("B", dd, dd)
+        # every symmetric (antisymmetric) M, up to the factor 1/2; sign 0: an arbitrary M (a test input)
+        M = B + B.T if sign > 0 else (B - B.T if sign < 0 else B)
+        S = X * M * X.T
+        return [symbolic_identity(S.T, S if sign >= 0 else -S,
+                                  "alpha = 0 (M = M^T) gives symmetric scores S = X M X^T" if sign > 0 else
+                                  "alpha = 1 (M = -M^T) gives antisymmetric scores: s_ji = -s_ij, s_ii = 0")]
+    return check
+
+
+register(Claim(
+    id="RC.alpha-reciprocal", section="§2, notation",
+    quote="A head with α_h ≈ 0 is reciprocal (symmetric attention); a head with α_h ≈ 1 is purely directional",
+    statement=r"\alpha_h=0\Rightarrow A^{(h)}=A^{(h)\top}",
+    hypotheses=("alpha_h = 0",), conclusion="symmetric attention matrix", regimes=("n=d",), form="universal",
+    checks=[_reciprocal_literal],
+    readings=[Reading("symmetric-scores", r"\alpha_h=0\iff M=M^\top\Rightarrow XMX^\top\ \text{symmetric}",
+                      checks=[_scores_symmetry(+1)], regimes=("all",),
+                      note="reciprocity holds for the scores; row normalisation (softmax) breaks it"),
+              Reading("antisymmetric-scores", r"\alpha_h=1\iff M=-M^\top\Rightarrow XMX^\top\ \text{antisymmetric}",
+                      checks=[_scores_symmetry(-1)], regimes=("all",),
+                      note="'purely directional'; alpha = 1 needs d_k >= 2 (RC.alpha-range)")],
+    chapter="rank_contraction",
+))
+
+
+def _dim_dk(ctx, rank_at_least_dk: bool) -> list[Evidence]:
+    rng = random.Random(stable_seed(f"RC.dim-dk:{rank_at_least_dk}"))
+    by: dict[str, list[int]] = {}
+    for (n, d, dk) in ((2, 3, 2), (3, 3, 2), (4, 3, 2), (3, 5, 3), (5, 4, 3), (2, 2, 1)):
+        for _ in range(2 if ctx.quick else 5):
+            r = dk if rank_at_least_dk else rng.randint(1, dk - 1) if dk > 1 else None
+            if r is None or r > min(n, d):
+                continue
+            X = _randm(rng, n, r, 2) * _randm(rng, r, d, 2)
+            if rank(X) != r:
+                continue
+            head = exact_head(rng, d, dk, k=50)
+            from .residual_obstruction import exact_softmax
+            if rank(exact_softmax(X, head[0])) < n:
+                continue  # a singular attention matrix (e.g. constant scores) is not a generic head
+            T = head_terms(X, [head])[0]
+            by.setdefault(_regime(n, d), [0, 0])
+            by[_regime(n, d)][0] += 1
+            by[_regime(n, d)][1] += rank(T) == dk
+    return [exact_instances(("rank X >= d_k" if rank_at_least_dk else "rank X < d_k") + ", generic head (W_V, W_O "
+                            "in [-50, 50], invertible attention): dim R_h = d_k", met=m,
+                            held=h, regime=reg, arithmetic=_EXACT) for reg, (m, h) in sorted(by.items())]
+
+
+register(Claim(
+    id="RC.dim-dk", section="§6.1, after Prop 6.3",
+    quote="Since dim(R_h) = d_k for each head individually (Proposition 6.3)",
+    statement=r"\dim R_h=d_k\ \text{for every head}",
+    hypotheses=(), conclusion="dim R_h = d_k", regimes=("n<d", "n=d", "n>d"),
+    checks=[lambda ctx: _dim_dk(ctx, False)],
+    readings=[Reading("rank-X-at-least-d_k", r"\operatorname{rank}X\ge d_k\Rightarrow\dim R_h=d_k",
+                      checks=[lambda ctx: _dim_dk(ctx, True)],
+                      note="Prop 6.3 gives min(rank X, d_k): d_k needs rank X >= d_k")],
+    chapter="rank_contraction",
+))

@@ -796,3 +796,279 @@ def arank_LN_field_embedding(inst: LNInstance) -> int:
 def rank_LN_field_embedding(inst: LNInstance) -> int:
     s = require_H1(inst)
     return sqrt_scaled_rank(centred(inst.X) * _gamma_diag(inst), s, inst.beta)
+
+
+# --- further sentences of the paper (coverage) ---
+
+from .claims import exact_complete as _exact_complete, not_checkable  # noqa: E402
+
+def _stress_premise(ctx, statement, premise, what):
+    """_per_regime, kept separate so the coverage claims never depend on the middle of this module changing."""
+    return _per_regime(ctx, statement, premise, what)
+
+
+def _arank_changes(i: LNInstance, a: Analysis):
+    if a.arank_LN_X is not None and a.arank_LN_X != a.arank_X:
+        return (f"LN is defined (H1) and arank changes: arank(X) = {a.arank_X}, arank(LN X) = {a.arank_LN_X}"
+                + (" although H1-H4 all hold" if a.all_hypotheses else ""))
+    return None
+
+
+register(Claim(
+    id="RN.abstract-neutral", section="Abstract",
+    quote="layer normalisation is precisely affine-rank-neutral: it preserves the affine rank of the token "
+          "representation set exactly",
+    statement=r"\operatorname{arank}(\mathrm{LN}(X))=\operatorname{arank}(X)\ \text{for every }X\text{ on which LN is defined (H1)}",
+    hypotheses=("H1 (LN defined)",), conclusion="arank(LN X) == arank(X)", regimes=("n<d", "n=d", "n>d"),
+    checks=[lambda ctx: [_stored("RN.main", _arank_changes)],
+            lambda ctx: _stress_premise(ctx, lambda i, a: a.conclusion_holds, lambda i, a: a.hypotheses["H1"],
+                                        "arank(LN X) = arank(X) given only H1")],
+    readings=[Reading("with-H1-H4", r"H1\wedge H2\wedge H3\wedge H4\Rightarrow\operatorname{arank}\mathrm{LN}(X)=\operatorname{arank}X",
+                      checks=[lambda ctx: [_stored("RN.main", _arank_changes)]],
+                      note="the abstract omits the hypotheses of Thm 4.2; with them it is RN.main")],
+    chapter="rank_neutrality",
+))
+
+
+def _rank_changes_H1H2(i: LNInstance, a: Analysis):
+    if a.hypotheses["H1"] and a.hypotheses["H2"] and a.rank_LN_X != a.rank_X:
+        return (f"H1 and H2 hold, beta = {list(i.beta)}, gamma = {list(i.gamma)}: rank(X) = {a.rank_X}, "
+                f"rank(LN X) = {a.rank_LN_X}")
+    return None
+
+
+register(Claim(
+    id="RN.transparent-H1-H2", section="§3 (Wu et al. paragraph)",
+    quote="LayerNorm is exactly transparent under H1–H2 — it preserves rank precisely",
+    statement=r"H1\wedge H2\Rightarrow\operatorname{arank}\mathrm{LN}(X)=\operatorname{arank}X",
+    hypotheses=("H1", "H2"), conclusion="arank(LN X) == arank(X)", regimes=("n<d", "n=d", "n>d"),
+    checks=[lambda ctx: [_stored("RN.main", _arank_changes)],
+            lambda ctx: _stress_premise(ctx, lambda i, a: a.conclusion_holds,
+                                        lambda i, a: a.hypotheses["H1"] and a.hypotheses["H2"],
+                                        "arank(LN X) = arank(X) given H1, H2")],
+    readings=[Reading("matrix-rank", r"H1\wedge H2\Rightarrow\operatorname{rank}\mathrm{LN}(X)=\operatorname{rank}X",
+                      checks=[lambda ctx: [_stored("RN.transparent-H1-H2", _rank_changes_H1H2)],
+                              lambda ctx: _stress_premise(ctx, lambda i, a: a.rank_LN_X == a.rank_X,
+                                                          lambda i, a: a.hypotheses["H1"] and a.hypotheses["H2"],
+                                                          "rank(LN X) = rank(X) given H1, H2")],
+                      note="the stored instance has gamma_j = 0 (H3 fails): H1-H2 alone do not protect the rank"),
+              Reading("matrix-rank-H3-zero-bias",
+                      r"H1\wedge H2\wedge H3\wedge\beta=0\Rightarrow\operatorname{rank}\mathrm{LN}(X)=\operatorname{rank}X",
+                      checks=[lambda ctx: _stress_premise(ctx, lambda i, a: a.rank_LN_X == a.rank_X, _H123_beta0,
+                                                          "rank(LN X) = rank(X) given H1-H3, beta = 0")])],
+    chapter="rank_neutrality",
+))
+
+
+def _never_hinders(i, a):
+    return a.arank_LN_X >= a.arank_X
+
+
+def _helps(i: LNInstance, a: Analysis):
+    if a.all_hypotheses and a.arank_LN_X > a.arank_X:
+        return f"H1-H4 hold and LN raises the affine rank from {a.arank_X} to {a.arank_LN_X}: it helps"
+    return None
+
+
+register(Claim(
+    id="RN.neither-helps-nor-hinders", section="§1 gap (i); §3 (Wu, Joudaki); §4 comparisons",
+    quote="LN is not passive, it is exactly neutral — it preserves rank precisely, neither helping nor hindering. "
+          "[§3:] LN neither prevents collapse (our theorem) nor accelerates it",
+    statement=r"H1\text{-}H4\Rightarrow\operatorname{arank}\mathrm{LN}(X)\le\operatorname{arank}X\ (\text{never helps})"
+              r"\ \wedge\ \operatorname{arank}\mathrm{LN}(X)\ge\operatorname{arank}X\ (\text{never hinders})",
+    hypotheses=("H1", "H2", "H3", "H4"), conclusion="arank unchanged in both directions",
+    regimes=("n<d", "n=d", "n>d"),
+    checks=[lambda ctx: [_stored("RN.main", _helps)],
+            lambda ctx: _stress_premise(ctx, lambda i, a: a.conclusion_holds, _H1to4, "arank unchanged given H1-H4")],
+    readings=[Reading("never-hinders", r"H1\text{-}H4\Rightarrow\operatorname{arank}\mathrm{LN}(X)\ge\operatorname{arank}X",
+                      checks=[lambda ctx: [proof_evidence(what="arank(LN X) = rank X >= arank X under H1-H4")],
+                              lambda ctx: _stress_premise(ctx, _never_hinders, _H1to4,
+                                                          "arank(LN X) >= arank(X) given H1-H4")],
+                      note="the half that is true: under H1-H4 LN can only keep or raise the affine rank"),
+              Reading("never-helps", r"H1\text{-}H4\Rightarrow\operatorname{arank}\mathrm{LN}(X)\le\operatorname{arank}X",
+                      checks=[lambda ctx: [_stored("RN.main", _helps)]]),
+              Reading("rate", r"\text{LN does not change the rate of Dong's collapse}",
+                      checks=[lambda ctx: [not_checkable(
+                          "the rate half rests on Wu et al. (not reproduced here), and the suite's depth study has no "
+                          "attention + LayerNorm regime without skip and MLP to compare rates")]])],
+    chapter="rank_neutrality",
+))
+
+
+register(Claim(
+    id="RN.exceeds-by-at-most-one", section="§4, after Thm 4.2",
+    quote="The matrix rank rank(LN(X)) can exceed rank(X) by at most one",
+    statement=r"H1\Rightarrow\operatorname{rank}\mathrm{LN}(X)\le\operatorname{rank}X+1\ \text{(any }\gamma,\beta)",
+    hypotheses=("H1 (LN defined)",), conclusion="rank(LN X) <= rank(X) + 1", regimes=("n<d", "n=d", "n>d"),
+    checks=[lambda ctx: [proof_evidence(uses=(1, 5), what="rank(D X~ Gamma + 1 beta^T) <= rank(X~) + 1 <= rank X + 1")],
+            lambda ctx: _stress_premise(ctx, lambda i, a: a.rank_LN_X <= a.rank_X + 1, lambda i, a: a.hypotheses["H1"],
+                                        "rank(LN X) <= rank(X) + 1 given H1 (beta random or 0)"),
+            lambda ctx: _edge_rows(ctx, lambda i, a: a.rank_LN_X <= a.rank_X + 1, "rank(LN X) <= rank(X) + 1")],
+    chapter="rank_neutrality",
+))
+
+
+def _edge_instances() -> list[LNInstance]:
+    """Edges: n = 2 (d = 2, 3, 4); X = I; a zero gamma_1; beta = e_1 and beta = 2 1 (a constant bias)."""
+    out = []
+    for X in ([[0, 1], [1, 0]], [[1, 2], [3, 5]], [[0, 1, 2], [2, 1, 0]], [[0, 1, 3], [2, 1, 0]],
+              [[1, 0, 0, 0], [0, 1, 0, 0]], [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
+              [[1, 2, 4], [0, 3, 1], [2, 2, 2], [5, 0, 1]]):
+        d_ = len(X[0])
+        for g, b in (((1,) * d_, (0,) * d_), ((1,) * d_, (1,) + (0,) * (d_ - 1)), ((0,) + (1,) * (d_ - 1), (2,) * d_),
+                     ((2,) * d_, (1,) * d_)):
+            inst = instance(X, g, b)
+            if is_H1_nonconstant_rows(inst):
+                out.append(inst)
+    return out
+
+
+def _edge_rows(ctx, statement, what, premise=lambda i, a: True) -> list[Evidence]:
+    rows = [(i, analyse(i)) for i in _edge_instances()]
+    met = [(i, a) for i, a in rows if premise(i, a)]
+    fails = [(i, a) for i, a in met if not statement(i, a)]
+    return [exact_instances(f"{what} on edge instances (n = 2 with d = 2, 3, 4; X = I; a zero gamma_1; beta = e_1 "
+                            "or 2 1)",
+                            met=len(met), held=len(met) - len(fails), arithmetic=_ARITH,
+                            first_failure=f"{fails[0][0].n}x{fails[0][0].d}" if fails else None)]
+
+
+def _arank_by_shift(X: Matrix) -> int:
+    """arank by the paper's formula rank(X - 1 x_1^T) (linalg.affine_rank uses rank([X | 1]) - 1)."""
+    return rank(X - ones(X.shape[0]) * X.row(0))
+
+
+register(Claim(
+    id="RN.arank-definition", section="§4, proof of Thm 4.2",
+    quote="The affine rank is arank(S) = rank(X − x_1 1^T), i.e. the dimension of the affine span of S",
+    statement=r"\operatorname{rank}(X-\mathbf 1x_1^\top)=\operatorname{rank}[X\mid\mathbf 1]-1=\dim\operatorname{aff}(S)",
+    hypotheses=(), conclusion="two formulas for the affine rank agree", regimes=("n<d", "n=d", "n>d"),
+    checks=[lambda ctx: [proof_evidence(uses=(3,), what="arank = rank [X | 1] - 1")],
+            lambda ctx: _stress_premise(ctx, lambda i, a: _arank_by_shift(i.X) == a.arank_X, lambda i, a: True,
+                                        "rank(X - 1 x_1^T) = rank([X | 1]) - 1"),
+            lambda ctx: _edge_rows(ctx, lambda i, a: _arank_by_shift(i.X) == a.arank_X,
+                                   "rank(X - 1 x_1^T) = rank([X | 1]) - 1")],
+    chapter="rank_neutrality",
+))
+
+
+def _step1_holds(i: LNInstance, a: Analysis) -> bool:
+    Xt = centred(i.X)
+    in_perp = all(sum(Xt.row(k)) == 0 for k in range(i.n))
+    return in_perp and a.rank_Xt == a.rank_X and affine_rank(Xt) == a.arank_X
+
+
+register(Claim(
+    id="RN.step1", section="§4, proof of Thm 4.2, Step 1",
+    quote="the affine span of {x~_i} is a subset of 1^⊥. By H2, 1 ∉ rowspace(X), so rank(XP) = rank(X) (the "
+          "projection is injective on rowspace(X)). Hence arank(S~) = arank(S)",
+    statement=r"H2\Rightarrow\tilde x_i\perp\mathbf 1,\ \operatorname{rank}(XP)=\operatorname{rank}X,\ "
+              r"\operatorname{arank}(XP)=\operatorname{arank}X",
+    hypotheses=("H2",), conclusion="Step 1", regimes=("n<d", "n=d", "n>d"),
+    checks=[lambda ctx: [proof_evidence(uses=(0, 1), what="P^2 = P, ker P = span(1), so P is injective on row X iff "
+                                                          "1 notin row X")],
+            lambda ctx: _stress_premise(ctx, _step1_holds, lambda i, a: a.hypotheses["H2"],
+                                        "rows of XP in 1-perp, rank(XP) = rank X, arank(XP) = arank X given H2"),
+            lambda ctx: _edge_rows(ctx, _step1_holds, "Step 1", premise=lambda i, a: a.hypotheses["H2"])],
+    readings=[Reading("without-H2", r"\mathbf 1\in\operatorname{row}X\Rightarrow\operatorname{rank}(XP)=\operatorname{rank}X-1",
+                      checks=[lambda ctx: _stress_premise(ctx, lambda i, a: a.rank_Xt == a.rank_X - 1,
+                                                          lambda i, a: not a.hypotheses["H2"],
+                                                          "rank(XP) = rank X - 1 when 1 in row X")],
+                      note="the edge: H2 is exactly what Step 1 needs")],
+    chapter="rank_neutrality",
+))
+
+
+def _step3_holds(M: Matrix, gamma, beta) -> bool:
+    Y = M * sympy.diag(*gamma) + ones(M.shape[0]) * Matrix([list(beta)])
+    return affine_rank(Y) == affine_rank(M)
+
+
+def _step3_rows(ctx) -> list[Evidence]:
+    out = []
+    for regime, rows in _group(_cached_stress(ctx)).items():
+        met = held = 0
+        for fam, i, a in rows:
+            if any(g == 0 for g in i.gamma):
+                continue  # H3 is the premise
+            met += 1
+            held += _step3_holds(i.X, i.gamma, i.beta)
+        out.append(exact_instances("arank(M diag(gamma) + 1 beta^T) = arank(M), every gamma_j != 0",
+                                   met=met, held=held, regime=regime, arithmetic=_ARITH))
+    return out
+
+
+def _step3_zero_gamma_witness(ctx) -> list[Evidence]:
+    """The edge: a zero gamma_1 (H3 fails) can lower the affine rank; an exact witness from the stress rows."""
+    for regime, fam, i, a in _cached_stress(ctx):
+        g = [Rational(0)] + list(i.gamma[1:])
+        if not _step3_holds(i.X, g, i.beta):
+            Y = i.X * sympy.diag(*g)
+            return [_exact_complete(f"{fam} {i.n}x{i.d}: gamma_1 = 0 lowers arank from {affine_rank(i.X)} to "
+                                    f"{affine_rank(Y)}", True, arithmetic=_ARITH, regime=regime)]
+    return [_exact_complete("no stress instance lost affine rank with gamma_1 = 0", None, arithmetic=_ARITH,
+                            reason="no witness among the stress instances")]
+
+
+def _group(rows):
+    by: dict[str, list] = {}
+    for regime, fam, inst, a in rows:
+        by.setdefault(regime, []).append((fam, inst, a))
+    return by
+
+
+register(Claim(
+    id="RN.step3", section="§4, proof of Thm 4.2, Step 3",
+    quote="(3a) Right-multiplication by diag(γ) is an invertible linear map (γ_j ≠ 0 by H3), hence preserves affine "
+          "rank ... (3b) Adding the constant β translates all points equally",
+    statement=r"H3\Rightarrow\operatorname{arank}(M\operatorname{diag}\gamma+\mathbf 1\beta^\top)=\operatorname{arank}M\ \forall M,\beta",
+    hypotheses=("H3",), conclusion="arank preserved", regimes=("n<d", "n=d", "n>d"),
+    checks=[lambda ctx: [proof_evidence(uses=(2, 3), what="[M Gamma + 1 beta^T | 1] = [M | 1] diag(Gamma, 1) C")],
+            _step3_rows],
+    readings=[Reading("without-H3", r"\exists X:\ \gamma_1=0\Rightarrow\operatorname{arank}(X\operatorname{diag}\gamma)<\operatorname{arank}X",
+                      checks=[_step3_zero_gamma_witness], form="existential", regimes=("all",),
+                      note="the edge: H3 is needed (a zero gamma_j projects out a coordinate)")],
+    chapter="rank_neutrality",
+))
+
+
+def _scaling_drops(i: LNInstance) -> bool:
+    """Row scaling by 1/sigma_i lowers the affine rank of X~ (exactly)."""
+    Xt = centred(i.X)
+    return arank_LN(LNInstance(Xt, (Rational(1),) * i.d, (Rational(0),) * i.d)) < affine_rank(Xt)
+
+
+def _decrease_needs_sigma(i: LNInstance, a: Analysis) -> bool:
+    return (not _scaling_drops(i)) or bool(a.sigma_in_colspace_Xt)
+
+
+register(Claim(
+    id="RN.H4-unique", section="§4, after Thm 4.2",
+    quote="This is the unique situation in which row-wise radial rescaling can collapse an affine independence "
+          "relation",
+    statement=r"\operatorname{arank}(D\tilde X)<\operatorname{arank}(\tilde X)\Rightarrow\sigma\in\operatorname{col}(\tilde X)",
+    hypotheses=("H1",), conclusion="a decrease needs sigma in col(X~)", regimes=("n<d", "n=d", "n>d"),
+    checks=[lambda ctx: [proof_evidence(uses=(2, 3, 4), what="arank(D X~) - arank(X~) = [1 in col X~] - [sigma in col X~]")],
+            lambda ctx: _stress_premise(ctx, lambda i, a: bool(a.sigma_in_colspace_Xt),
+                                        lambda i, a: a.hypotheses["H1"] and _scaling_drops(i),
+                                        "sigma in col(X~) on every instance where row scaling lowered arank (H1)")],
+    chapter="rank_neutrality",
+))
+
+
+def _trained_sites(ctx) -> list[Evidence]:
+    from .real_model_claims import _ln_sites
+    return _ln_sites(ctx)
+
+
+register(Claim(
+    id="RN.hypotheses-in-training", section="§4, after Thm 4.2",
+    quote="All four hypotheses H1–H4 ... are maintained during training under normal operating conditions",
+    statement=r"\text{trained BERT-like model: H1-H4 at every LayerNorm input}",
+    hypotheses=("a trained model",), conclusion="H1-H4 hold", regimes=("n<d", "n=d", "n>d"),
+    checks=[_trained_sites],
+    readings=[Reading("during-training", r"\text{H1-H4 along the training trajectory}",
+                      checks=[lambda ctx: [not_checkable("no training trajectory (checkpoints) is available; the "
+                                                         "headline checks the trained end point (all-MiniLM-L6-v2)")]])],
+    chapter="rank_neutrality",
+))

@@ -199,3 +199,65 @@ register(Claim(
                       note="one plausible reading of 'position-gated': a known per-position scalar gate per head")],
     chapter="recovery_ambiguity",
 ))
+
+
+# --- further sentences of the paper (coverage) ---
+
+def single_head_ambiguity(nn: int, HH: int, dk: int) -> int:
+    """dim of {Y_1 : some (Y_1, ..., Y_H) in ker Phi_b}: the ambiguity left in one head, exactly."""
+    from .linalg import nullspace
+    cols = []
+    for h in range(HH):
+        for i in range(nn):
+            for j in range(dk):
+                Ys = [Matrix.zeros(nn, dk) for _ in range(HH)]
+                Ys[h][i, j] = 1
+                cols.append(list(sum(Ys[1:], Ys[0])))
+    K = nullspace(Matrix(cols).T)
+    if not K:
+        return 0
+    return rank(Matrix.hstack(*K)[: nn * dk, :])  # coordinates of Y_1 come first
+
+
+def _single_head(ctx) -> list[Evidence]:
+    out = []
+    for label, shapes in (("H=2", [(2, 2, 1), (3, 2, 2), (2, 2, 3)]), ("H>=3", [(2, 3, 1), (3, 3, 2), (2, 4, 2)])):
+        met = held = 0
+        for (nn, HH, dk) in shapes:
+            met += 1
+            held += single_head_ambiguity(nn, HH, dk) == nn * (HH - 1) * dk
+        out.append(exact_instances("the ambiguity left in a single head Y_1 (heads summed) equals n (H - 1) d_k "
+                                   "(it is n d_k)", met=met, held=held, regime=label,
+                                   arithmetic="exact over QQ (python-flint)"))
+    return out
+
+
+def _whole_tuple(ctx) -> list[Evidence]:
+    met = held = 0
+    for (nn, HH, dk) in ((2, 2, 1), (3, 2, 2), (2, 3, 1), (3, 3, 2), (2, 4, 2)):
+        met += 1
+        held += map_nullity(lambda Ys: sum(Ys[1:], Ys[0]), nn, HH, dk) == nn * (HH - 1) * dk
+    return [exact_instances("nullity of the sum map (from its matrix) = n (H - 1) d_k", met=met, held=held,
+                            arithmetic="exact over QQ (python-flint)")]
+
+
+register(Claim(
+    id="RA.single-head", section="Abstract",
+    quote="n(H-1)d_k degrees of freedom per layer remain ambiguous when recovering a single head from the mixed signal",
+    statement=r"\dim\{Y_1:\exists Y_2..Y_H,\ \textstyle\sum_hY_h=M\}-\text{ambiguity}=n(H-1)d_k",
+    hypotheses=("heads summed (reading b)",), conclusion="single-head ambiguity n(H-1)d_k", regimes=("H=2", "H>=3"),
+    checks=[_single_head],
+    readings=[Reading("whole-tuple", r"\dim\ker\Phi_b=n(H-1)d_k",
+                      checks=[lambda ctx: _whole_tuple(ctx)], regimes=("all",),
+                      note="the number counts the ambiguity of all H heads together (RA.main reading b)")],
+    chapter="recovery_ambiguity",
+))
+
+register(Claim(
+    id="PGOP.empirical-prediction", section="§1 contribution 5 (§8)",
+    quote="PG-OP (§8): a position-gated output projection ... with a verifiable empirical prediction",
+    statement=r"\text{(no formal content available)}",
+    hypotheses=(), conclusion="", regimes=("all",),
+    checks=[lambda ctx: [not_checkable(_PGOP_MISSING + "; the prediction itself is not stated in the available text")]],
+    chapter="recovery_ambiguity",
+))

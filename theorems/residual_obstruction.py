@@ -491,3 +491,597 @@ def breaking_cases() -> list[dict]:
     c = Matrix([1, 2, -1, 3])
     add("rows along a left eigenvector of W_V W_O", "F(X) = (c + lambda A c) u^T", c * u, [Wd])
     return cases
+
+
+# --- further sentences of the paper (coverage) ---
+
+from .claims import ProofStep, exact_complete, not_checkable  # noqa: E402
+from .linalg import in_colspace, nullspace  # noqa: E402
+
+
+def exact_softmax(X: Matrix, M0: Matrix) -> Matrix:
+    """Row-wise softmax of S = log(2) X M0 X^T, exactly: A_ij = 2^(s_ij) / sum_k 2^(s_ik) with s = X M0 X^T.
+
+    This is softmax attention with W_Q W_K^T / sqrt(d_k) = log(2) M0; it is rational when X M0 X^T is an
+    integer matrix (raises ValueError otherwise).
+    """
+    S = X * M0 * X.T
+    if not all(v.is_integer for v in S):
+        raise ValueError("X M0 X^T must be an integer matrix for an exact (rational) softmax")
+    lo = [min(S.row(i)) for i in range(S.shape[0])]
+    E = Matrix(S.shape[0], S.shape[1], lambda i, j: Rational(2) ** int(S[i, j] - lo[i]))
+    return Matrix(E.shape[0], E.shape[1], lambda i, j: E[i, j] / sum(E.row(i)))
+
+
+def F_exact(X: Matrix, heads: list[tuple[Matrix, Matrix]]) -> Matrix:
+    """X + sum_h A_h X W_h with A_h = exact_softmax(X, M0_h), W_h = W_V^h W_O^h (exact)."""
+    out = X
+    for M0, W in heads:
+        out = out + exact_softmax(X, M0) * X * W
+    return out
+
+
+def _rows_inside(X: Matrix, D: Matrix) -> bool:
+    return all(in_rowspace(X, D.row(i)) for i in range(D.shape[0]))
+
+
+# remark (ii): full-rank A
+
+def remark_ii_holds(A: Matrix, B: Matrix) -> bool:
+    """rank(A + B) <= rank(A) (the statement; remark (ii) asserts it when A has full rank)."""
+    return rank(A + B) <= rank(A)
+
+
+def _remark_ii(ctx) -> list[Evidence]:
+    rng = random.Random(stable_seed("RRO.remark-ii:full-rank A"))
+    out = []
+    for regime, shapes in SHAPES.items():
+        met = held = 0
+        for (n, d) in shapes + [(2, 2), (2, 3), (3, 2)]:
+            if regime_of(n, d) != regime:
+                continue
+            for _ in range(3 if ctx.quick else 8):
+                A = _rand_matrix(rng, n, d, k=5)
+                if rank(A) < min(n, d):
+                    continue
+                for B in (_rand_matrix(rng, n, d, k=50), -A, zeros(n, d), A):
+                    met += 1
+                    held += remark_ii_holds(A, B)
+        out.append(exact_instances("full-rank A: rank(A + B) <= rank(A) (B random, -A, 0, A)", met=met, held=held,
+                                   regime=regime, arithmetic=_ARITH))
+    return out
+
+
+register(Claim(
+    id="RRO.remark-ii", section="§5.1, remark (ii)",
+    quote="If A is already full-rank, r = min(n, d_model) and the proposition is vacuous: the rank cannot increase "
+          "further",
+    statement=r"\operatorname{rank}A=\min(n,d)\Rightarrow\operatorname{rank}(A+B)\le\operatorname{rank}A\ \forall B",
+    hypotheses=("rank A = min(n, d)",), conclusion="rank(A + B) <= rank A", regimes=("n<d", "n=d", "n>d"),
+    checks=[_remark_ii], chapter="residual_obstruction",
+))
+
+
+# remark (iii), second half: the negation is a null algebraic set
+
+def negation_dim(X: Matrix) -> int:
+    """dim {Delta in R^{n x d} : row(Delta) subset row(X)}, from the matrix of Delta -> Delta K (K = ker X), exactly."""
+    n, d = X.shape
+    K = nullspace(X)
+    if not K:
+        return n * d
+    Km = Matrix.hstack(*K)
+    cols = []
+    for i in range(n):
+        for j in range(d):
+            E = zeros(n, d)
+            E[i, j] = 1
+            cols.append(list(E * Km))
+    return n * d - rank(Matrix(cols).T)
+
+
+def _remark_iii_generic(ctx, deficient: bool) -> list[Evidence]:
+    rng = random.Random(stable_seed(f"RRO.remark-iii-generic:{deficient}"))
+    out = []
+    for regime, shapes in SHAPES.items():
+        met = held = 0
+        for (n, d) in shapes + [(2, 3), (2, 2), (3, 2)]:
+            if regime_of(n, d) != regime:
+                continue
+            for _ in range(2 if ctx.quick else 6):
+                r = rng.randint(1, min(n, d) - 1) if deficient else min(n, d)
+                X = _low_rank(rng, n, d, r) if deficient else _rand_matrix(rng, n, d, k=5)
+                if (rank(X) < min(n, d)) != deficient or rank(X) == 0:
+                    continue
+                met += 1
+                nd = negation_dim(X)
+                held += nd == n * rank(X) and nd < n * d
+        out.append(exact_instances(("rank X < min(n, d)" if deficient else "rank X = min(n, d)")
+                                   + ": {Delta : row Delta in row X} is a linear subspace of dimension n rank X < n d "
+                                     "(a proper algebraic set, Lebesgue-null)",
+                                   met=met, held=held, regime=regime, arithmetic=_ARITH))
+    return out
+
+
+register(Claim(
+    id="RRO.remark-iii-generic", section="§5.1, remark (iii)",
+    quote="and is itself generic: its negation defines an algebraic variety of Lebesgue measure zero, recovered as a "
+          "special case of the argument above",
+    statement=r"\operatorname{rank}X<\min(n,d)\Rightarrow\{\Delta:\operatorname{row}\Delta\subseteq\operatorname{row}X\}"
+              r"\ \text{is a linear subspace of dimension }n\operatorname{rank}X<nd",
+    hypotheses=("rank X < min(n, d)",), conclusion="the negation is a proper algebraic set", regimes=("n<d", "n=d", "n>d"),
+    checks=[lambda ctx: _remark_iii_generic(ctx, True)],
+    readings=[Reading("any-X", r"\forall X:\ \{\Delta:\operatorname{row}\Delta\subseteq\operatorname{row}X\}\ \text{is null}",
+                      checks=[lambda ctx: _remark_iii_generic(ctx, False)],
+                      note="the edge: for full-rank X with n >= d, row X = R^d and the negation is everything; "
+                           "'recovered as a special case of the argument above' is not checked (the argument is "
+                           "not in the text)")],
+    chapter="residual_obstruction",
+))
+
+
+# remark (iv): a constrained perturbation can stay in the bad set
+
+def curve_stays_in_bad_set(X: Matrix, B: Matrix, c) -> bool:
+    """Every (r+1) x (r+1) minor of X + B(c) vanishes identically in c (r = rank X): the curve lies in V_r - X."""
+    r = rank(X)
+    F = X + B
+    n, d = F.shape
+    from itertools import combinations
+    return all(sympy.expand(F.extract(list(rows), list(cols)).det()) == 0
+               for rows in combinations(range(n), r + 1) for cols in combinations(range(d), r + 1))
+
+
+def _remark_iv(ctx) -> list[Evidence]:
+    c = sympy.Symbol("c")
+    X = Matrix([[1, 2, 0], [2, 4, 0], [0, 0, 0]])  # rank 1
+    n = X.shape[0]
+    B = c * ones(n, n) / n * X  # MHA(X) with W_Q = 0 (uniform attention), W_V W_O = c I
+    ok = rank(X) == 1 and curve_stays_in_bad_set(X, B, c)
+    return [exact_complete("B(c) = MHA(X) with uniform attention and W_V W_O = c I (a curve through 0 in R^{3x3}): "
+                           "every 2x2 minor of X + B(c) vanishes identically in c, so the whole curve lies in "
+                           "V_1 - X" if ok else "some 2x2 minor of X + B(c) is non-zero: rank increases on the curve",
+                           ok, arithmetic="sympy, polynomial identities in c")]
+
+
+register(Claim(
+    id="RRO.remark-iv", section="§5.1, remark (iv)",
+    quote="When B is constrained to a lower-dimensional sub-manifold—as is the case for B = MHA(X) ...—the conclusion "
+          "no longer follows automatically",
+    statement=r"\exists\ \text{a sub-manifold }\{B(c)\}\ \text{of attention outputs with }\operatorname{rank}(X+B(c))"
+              r"\le\operatorname{rank}X\ \forall c",
+    hypotheses=(), conclusion="the a.c. argument does not transfer", regimes=("all",), form="existential",
+    checks=[_remark_iv], chapter="residual_obstruction",
+))
+
+
+# step (b): the choice of W_O^(1)
+
+def _mha_uniform(X: Matrix, WVs: list[Matrix], WOs: list[Matrix]) -> Matrix:
+    n = X.shape[0]
+    return sum((ones(n, n) / n * X * V * O for V, O in zip(WVs, WOs)), zeros(*X.shape))
+
+
+def _recheck_wo_choice(data):
+    X = exact_matrix(data["X"])
+    WVs = [exact_matrix(V, "W_V") for V in data["W_V"]]
+    WOs = [exact_matrix(O, "W_O") for O in data["W_O"]]
+    if str(data.get("W_Q")) != "0":
+        raise ValueError("the stored instance needs W_Q = 0 (uniform attention)")
+    f1 = X.row(0)
+    M = _mha_uniform(X, WVs, WOs)
+    inside = _rows_inside(f1, M)
+    FX = X + M
+    if WOs[0][0, 1] != 0 and inside:
+        return (f"W_O^(1) has first row {list(WOs[0].row(0))} (second coordinate {WOs[0][0, 1]} != 0), yet every row "
+                f"of MHA(X*) lies in span(f_1) and rank(X* + MHA(X*)) = {rank(FX)}"), regime_of(*X.shape), \
+            {"rank_F": rank(FX)}
+    return None, regime_of(*X.shape), {}
+
+
+def _wo_choice_generic(ctx) -> list[Evidence]:
+    rng = random.Random(stable_seed("RRO.witness-wo-choice:generic"))
+    out = []
+    for regime, shapes in SHAPES.items():
+        met = held = 0
+        for (n, d) in shapes:
+            for H, dk in ((1, 1), (2, 1), (2, 2)):
+                X = zeros(n, d)
+                X[0, 0] = 1
+                WVs = [_rand_matrix(rng, d, dk, k=9) for _ in range(H)]
+                WOs = [_rand_matrix(rng, dk, d, k=9) for _ in range(H)]
+                if WOs[0][0, 1] == 0:
+                    WOs[0][0, 1] = 1
+                M = _mha_uniform(X, WVs, WOs)
+                met += 1
+                held += (not _rows_inside(X.row(0), M)) and rank(X + M) == 2
+        out.append(exact_instances("random integer W_V, W_O (W_O^(1)_{12} != 0), uniform attention: MHA(X*) leaves "
+                                   "span(f_1) and rank(X* + MHA(X*)) = 2", met=met, held=held, regime=regime,
+                                   arithmetic=_ARITH))
+    return out
+
+
+register(Claim(
+    id="RRO.witness-wo-choice", section="§5.2, proof of Thm 5.3, step (b)",
+    quote="choosing W_O^(1) whose first row has a non-zero entry in the second coordinate of R^{d_model} ensures that "
+          "MHA(X*) is not contained in span(f_1) row-wise",
+    statement=r"(W_O^{(1)})_{12}\neq0\Rightarrow\operatorname{row}\mathrm{MHA}(X^\star)\not\subseteq\operatorname{span}(f_1)",
+    hypotheses=("(W_O^(1))_{12} != 0",), conclusion="MHA(X*) leaves span(f_1)", regimes=("n<d", "n=d", "n>d"),
+    checks=[lambda ctx: [stored_counterexample("RRO.witness-wo-choice", _recheck_wo_choice, arithmetic=_ARITH)]],
+    corrected=Reading("corrected", r"\text{for generic }W_V,W_O\text{ (with }(W_O^{(1)})_{12}\neq0):\ "
+                                   r"\operatorname{row}\mathrm{MHA}(X^\star)\not\subseteq\operatorname{span}(f_1)",
+                      checks=[_wo_choice_generic],
+                      condition="the choice of W_O alone ensures nothing: W_V^(1) may kill e_1 (the stored instance) "
+                                "or heads may cancel; generic W_V, W_O are needed"),
+    chapter="residual_obstruction",
+))
+
+
+# the bad set B_l as defined
+
+def _in_bad_set(X: Matrix, Ws: list[Matrix]) -> bool:
+    return rank(F_uniform(X, Ws)) <= rank(X)
+
+
+def _bad_set_draws(ctx) -> list[Evidence]:
+    """Draws from a wide integer range (a discretised absolutely continuous law) and small perturbations of a
+    collapsed input: a null, nowhere dense B_l would contain almost none of them."""
+    rng = random.Random(stable_seed("RRO.bad-set-nowhere-dense:draws"))
+    out = []
+    for regime, shapes in SHAPES.items():
+        met = held = 0
+        for (n, d) in shapes:
+            for _ in range(3 if ctx.quick else 8):
+                Ws = [_rand_matrix(rng, d, d)]
+                X = _rand_matrix(rng, n, d, k=50)
+                met += 1
+                held += not _in_bad_set(X, Ws)
+                v = _rand_matrix(rng, 1, d)
+                Xc = ones(n, 1) * v + _rand_matrix(rng, n, d, k=50) / 1000  # perturbed collapsed input
+                met += 1
+                held += not _in_bad_set(Xc, Ws)
+        out.append(exact_instances("X drawn from a wide integer range, and 1 v^T + E/1000 (a small perturbation of a "
+                                   "collapsed X in B_l): X lies outside B_l = {rank F(X) <= rank X}", met=met,
+                                   held=held, regime=regime, arithmetic=_ARITH + ", uniform attention"))
+    return out
+
+
+def _bad_set_stratum(ctx) -> list[Evidence]:
+    """Rank-r X = U V^T with distinct rows and one softmax head (scores log 2 X M0 X^T, M0 random in [-1, 1])."""
+    rng = random.Random(stable_seed("RRO.bad-set-nowhere-dense:stratum"))
+    out = []
+    for regime, shapes in SHAPES.items():
+        met = held = 0
+        for (n, d) in shapes:
+            for _ in range(3 if ctx.quick else 8):
+                r = rng.randint(1, min(n, d) - 1)
+                X = _rand_matrix(rng, n, r, k=3) * _rand_matrix(rng, r, d, k=2)
+                if rank(X) != r or len({tuple(X.row(i)) for i in range(n)}) < n:
+                    continue  # not in the stratum, or repeated tokens (a null subset: identical rows stay identical)
+                met += 1
+                held += rank(F_exact(X, [(_rand_matrix(rng, d, d, k=1), _rand_matrix(rng, d, d))])) > r
+        out.append(exact_instances("X = U V^T of rank r < min(n, d), random softmax head (exact 2^k scores), random "
+                                   "W_V W_O: X outside B_l", met=met, held=held, regime=regime,
+                                   arithmetic=_ARITH + ", softmax with scores log 2 X M0 X^T"))
+    return out
+
+
+def _step_full_rank_in_bad_set() -> bool:
+    # rank F(X) <= min(n, d) = rank X for full-rank X, whatever the weights: spot-check exactly
+    X = eye(3)
+    W = Matrix([[1, 2, 0], [0, 1, 1], [1, 0, 1]])
+    return rank(F_uniform(X, [W])) <= rank(X) == 3
+
+
+register(Claim(
+    id="RRO.bad-set-nowhere-dense", section="§5.2, proof of Thm 5.3",
+    quote="B_l = {X : rank(F(X)) <= rank(X)} ... The result is also quantitative: the bad set is nowhere dense, so a "
+          "small absolutely continuous perturbation of any X in B_l exits the bad set with probability one",
+    statement=r"\mathcal B_l=\{X:\operatorname{rank}F(X)\le\operatorname{rank}X\}\ \text{is nowhere dense; }"
+              r"X\in\mathcal B_l\Rightarrow X+\varepsilon E\notin\mathcal B_l\ \text{a.s.}",
+    hypotheses=("generic weights",), conclusion="B_l nowhere dense", regimes=("n<d", "n=d", "n>d"),
+    checks=[_bad_set_draws,
+            lambda ctx: [derivation([ProofStep(r"\operatorname{rank}X=\min(n,d)\Rightarrow\operatorname{rank}F(X)\le"
+                                               r"\operatorname{rank}X", "every full-rank X lies in B_l, and the "
+                                               "full-rank matrices form an open dense set of full measure", "lemma",
+                                               _step_full_rank_in_bad_set)],
+                                    "'B_l contains the open dense set of full-rank matrices'", concludes=False)]],
+    corrected=Reading("corrected", r"\mathcal B_l\cap\{\operatorname{rank}X=r\}\ \text{is null in the rank-}r\text{ stratum "
+                                   r"(generic weights)}",
+                      checks=[_bad_set_stratum],
+                      condition="B_l must be restricted to rank-deficient X (and measured on each stratum); as defined "
+                                "it contains every full-rank X"),
+    chapter="residual_obstruction",
+))
+
+
+# "this both strengthens the statement"
+
+def _step_rows_inside_no_increase() -> bool:
+    X = Matrix([[1, 2, 0], [0, 0, 0]])
+    D = Matrix([[3, 6, 0], [2, 4, 0]])  # rows in row(X)
+    return _rows_inside(X, D) and rank(X + D) <= rank(X)
+
+
+def _strengthens_instances(ctx) -> list[Evidence]:
+    rng = random.Random(stable_seed("RRO.strengthens:instances"))
+    out = []
+    for regime, shapes in SHAPES.items():
+        met = held = 0
+        for (n, d) in shapes:
+            for _ in range(4 if ctx.quick else 12):
+                X = _low_rank(rng, n, d, rng.randint(1, min(n, d) - 1))
+                D = _low_rank(rng, n, d, rng.randint(1, 2))
+                if rank(X + D) > rank(X):
+                    met += 1
+                    held += not _rows_inside(X, D)
+        out.append(exact_instances("rank(X + Delta) > rank X  =>  row(Delta) not in row(X)", met=met, held=held,
+                                   regime=regime, arithmetic=_ARITH))
+    return out
+
+
+def _converse_fails(ctx) -> list[Evidence]:
+    data, path = load_counterexample("RRO.rowspace-remark")
+    X, D = exact_matrix(data["X"]), exact_matrix(data["Delta"], "Delta")
+    ok = remark_iii_counterexample(X, D)
+    return [exact_complete(f"the converse fails ({path.name}): row(Delta) not in row(X), yet rank(X + Delta) = "
+                           f"{rank(X + D)} = rank X" if ok else "the stored instance no longer separates the two",
+                           ok, arithmetic=_ARITH)]
+
+
+register(Claim(
+    id="RRO.strengthens", section="§5.2, after Thm 5.3",
+    quote="This both strengthens the statement (rank strictly increases, not merely “rowspace not contained in "
+          "rowspace”)",
+    statement=r"\operatorname{rank}(X+\Delta)>\operatorname{rank}X\Rightarrow\operatorname{row}\Delta\not\subseteq"
+              r"\operatorname{row}X,\ \text{and not conversely}",
+    hypotheses=(), conclusion="strictly stronger", regimes=("n<d", "n=d", "n>d"),
+    checks=[lambda ctx: [derivation([ProofStep(r"\operatorname{row}\Delta\subseteq\operatorname{row}X\Rightarrow"
+                                               r"\operatorname{row}(X+\Delta)\subseteq\operatorname{row}X",
+                                               "rows of a sum lie in the sum of the row spaces", "lemma",
+                                               _step_rows_inside_no_increase)], "the forward implication")],
+            _strengthens_instances, _converse_fails],
+    chapter="residual_obstruction",
+))
+
+
+# §3: "which can fail if weights are near zero"
+
+def _near_zero(ctx, strict: bool) -> list[Evidence]:
+    """Uniform attention (the small-weight limit of softmax) and W_V W_O = eps W. Premise 1_n notin col(X): with
+    1_n in col(X) the update X + 1 (x-bar^T W) may fail to raise the rank for every eps (not a near-zero effect)."""
+    rng = random.Random(stable_seed(f"RRO.near-zero-weights:{strict}"))
+    out = []
+    for regime, shapes in SHAPES.items():
+        met = fails = drawn = 0
+        for (n, d) in shapes:
+            for eps in (Rational(1, 10), Rational(1, 1000), Rational(1, 10 ** 9)):
+                X = _low_rank(rng, n, d, rng.randint(1, min(n, d) - 1))
+                drawn += 1
+                if in_colspace(X, ones(n, 1)):
+                    continue
+                FX = F_uniform(X, [eps * _rand_matrix(rng, d, d)])
+                met += 1
+                fails += (rank(FX) <= rank(X)) if strict else (rank(FX) < rank(X))
+        what = "strict increase" if strict else "rank non-decrease"
+        out.append(exact_instances(f"W_V W_O = eps W (eps = 1/10, 1/1000, 1e-9), rank-deficient X with 1 notin "
+                                   f"col X: {what} fails", met=met, held=fails, drawn=drawn, regime=regime,
+                                   arithmetic=_ARITH + ", uniform attention"))
+    return out
+
+
+def _zero_weights_witness(ctx) -> list[Evidence]:
+    X = Matrix([[1, 2, 0], [2, 4, 0], [0, 0, 0]])
+    FX = F_uniform(X, [zeros(3, 3)])
+    ok = FX == X and rank(FX) == rank(X) < 3
+    return [exact_complete("W_V = 0: F(X) = X, so rank does not increase (rank X = 1 < 3)" if ok else
+                           "W_V = 0 did not give F(X) = X", ok, arithmetic=_ARITH)]
+
+
+def _step_semicontinuity() -> bool:
+    # a non-zero r x r minor of X stays non-zero under small perturbations: rank(X + eps D) >= rank X for small eps
+    eps = sympy.Symbol("eps")
+    X = Matrix([[1, 2], [2, 4]])
+    D = Matrix([[0, 1], [1, 0]])
+    return sympy.limit((X + eps * D)[0, 0], eps, 0) == X[0, 0] != 0
+
+
+register(Claim(
+    id="RRO.near-zero-weights", section="§3 (skip connections and large weights)",
+    quote="rank non-decrease holds generically (Proposition 5.1), which can fail if weights are near zero",
+    statement=r"\exists\ \text{near-zero weights}:\ \operatorname{rank}(X+\mathrm{MHA}(X))<\operatorname{rank}X",
+    hypotheses=("weights near zero",), conclusion="rank decreases", regimes=("n<d", "n=d", "n>d"), form="existential",
+    checks=[lambda ctx: _near_zero(ctx, False),
+            lambda ctx: [derivation([ProofStep(r"\operatorname{rank}(X+\varepsilon D)\ge\operatorname{rank}X\ "
+                                               r"\text{for small }\varepsilon", "rank is lower semicontinuous "
+                                               "(a non-zero minor stays non-zero)", "lemma", _step_semicontinuity)],
+                                    "'near-zero weights cannot lower the rank'", concludes=False)]],
+    readings=[Reading("increase-fails-at-zero", r"W_V=0\Rightarrow\operatorname{rank}F(X)=\operatorname{rank}X",
+                      checks=[_zero_weights_witness], regimes=("all",),
+                      note="what is true: at zero weights rank increase (not non-decrease) fails"),
+              Reading("increase-fails-near-zero", r"\exists\varepsilon\ne0\text{ small}:\ \operatorname{rank}F_\varepsilon(X)"
+                                                  r"=\operatorname{rank}X",
+                      checks=[lambda ctx: _near_zero(ctx, True)],
+                      note="exactly: any eps != 0 still increases the rank (generic W); only float rank sees a "
+                           "failure near zero")],
+    chapter="residual_obstruction",
+))
+
+
+# §1 gap (ii): "can only increase rank in the generic case"
+
+def _only_increase(ctx) -> list[Evidence]:
+    rng = random.Random(stable_seed("RRO.only-increase:generic"))
+    out = []
+    for regime, shapes in SHAPES.items():
+        met = held = 0
+        for (n, d) in shapes:
+            for _ in range(3 if ctx.quick else 10):
+                X = _low_rank(rng, n, d, rng.randint(1, min(n, d)))
+                for Delta in (_rand_matrix(rng, n, d, k=50), F_uniform(X, [_rand_matrix(rng, d, d)]) - X):
+                    met += 1
+                    held += rank(X + Delta) >= rank(X)
+        out.append(exact_instances("generic Delta (wide-range integers; MHA(X) with random W): rank(X + Delta) >= "
+                                   "rank X", met=met, held=held, regime=regime, arithmetic=_ARITH))
+    return out
+
+
+def _recheck_one_layer_collapse(data):
+    """X + A X W with A = exact_softmax(X, M0) and W = W_V W_O, exactly; identical rows = Dong's residual R = 0."""
+    X, M0, W = (exact_matrix(data[k], k) for k in ("X", "M0", "W_VO"))
+    FX = X + exact_softmax(X, M0) * X * W
+    same = all(FX.row(i) == FX.row(0) for i in range(FX.shape[0]))
+    if same and rank(FX) < rank(X):
+        return (f"softmax attention (W_Q W_K^T / sqrt(d_k) = log 2 M0) with skip connection and W_V W_O = "
+                f"{W.tolist()}: X of rank {rank(X)} maps to F(X) = {FX.tolist()} (identical rows, rank {rank(FX)}, "
+                f"||R|| = 0) in one layer"), regime_of(*X.shape), {"rank_X": rank(X), "rank_F": rank(FX)}
+    return None, regime_of(*X.shape), {}
+
+
+register(Claim(
+    id="RRO.only-increase", section="§1, gap (ii)",
+    quote="The residual update X^(l+1) = X^(l) + Delta^(l) can only increase rank in the generic case",
+    statement=r"\Delta\ \text{generic}\Rightarrow\operatorname{rank}(X+\Delta)\ge\operatorname{rank}X",
+    hypotheses=("generic Delta",), conclusion="rank does not decrease", regimes=("n<d", "n=d", "n>d"),
+    checks=[lambda ctx: [_proof((0,), "rank-deficient matrices are null, so X + Delta is generic")], _only_increase],
+    readings=[Reading("every-increment", r"\forall\Delta=\mathrm{MHA}(X):\ \operatorname{rank}(X+\Delta)\ge\operatorname{rank}X",
+                      checks=[lambda ctx: [stored_counterexample("DONG.skip-full-rank", _recheck_one_layer_collapse,
+                                                                 arithmetic=_ARITH + " (2^k softmax)")]],
+                      regimes=("all",), note="the edge: degenerate weights (W_V W_O = c I) can lower the rank")],
+    chapter="residual_obstruction",
+))
+
+
+# §5.3: the global map is not affine; the form of the first-order term
+
+def _not_affine(ctx) -> list[Evidence]:
+    d2, _ = attention_second_derivative()
+    nz = [(i, j, d2[i, j]) for i in range(d2.shape[0]) for j in range(d2.shape[1]) if d2[i, j] != 0]
+    return [exact_complete(f"F(X) = X + softmax(X M X^T) X W on the stored instance (MLP.curvature.json): "
+                           + (f"d^2/dt^2 F(X0 + tV)[{nz[0][0]},{nz[0][1]}] = {nz[0][2]} != 0 at t = 0: not affine"
+                              if nz else "every second derivative vanishes"), bool(nz),
+                           arithmetic="exact (sympy; exp(0) = 1 at the base point)")]
+
+
+register(Claim(
+    id="MLP.not-globally-affine", section="§5.3",
+    quote="The global map X^(0) -> X^(L) is not globally affine: softmax attention is non-linear in X^(0)",
+    statement=r"\exists X_0,V:\ \tfrac{d^2}{dt^2}\bigl[X+\mathrm{MHA}(X)\bigr]_{X=X_0+tV}\neq0",
+    hypotheses=("attention + residual, no MLP",), conclusion="not affine", regimes=("all",), form="existential",
+    checks=[_not_affine],
+    readings=[Reading("consistent-with-curvature-claim",
+                      r"\text{(this sentence contradicts MLP.curvature's 'curvature unavailable to attention')}",
+                      checks=[_not_affine], form="existential",
+                      note="the same computation that proves this sentence refutes MLP.curvature's headline")],
+    chapter="residual_obstruction",
+))
+
+
+def jacobian_images(n: int, d: int, W: Matrix) -> dict:
+    """Images of the basis E_ij under the derivative of F(X) = X + (J/n) X W (uniform attention), exactly."""
+    J = ones(n, n) / n
+    out = {}
+    for i in range(n):
+        for j in range(d):
+            E = zeros(n, d)
+            E[i, j] = 1
+            out[(i, j)] = E + J * E * W
+    return out
+
+
+def is_left_multiplication(imgs: dict, n: int, d: int) -> bool:
+    """Is the linear map dX -> L(dX) of the form Phi dX (Phi n x n)? Then L(E_ij) = Phi[:, i] e_j^T."""
+    for (i, j), M in imgs.items():
+        for k in range(d):
+            if k != j and any(M[r, k] != 0 for r in range(n)):
+                return False
+        if M.col(j) != imgs[(i, 0)].col(0):
+            return False
+    return True
+
+
+def is_right_multiplication(imgs: dict, n: int, d: int) -> bool:
+    """Of the form dX Phi (Phi d x d)? Then L(E_ij) = e_i Phi[j, :]."""
+    for (i, j), M in imgs.items():
+        for r in range(n):
+            if r != i and any(M[r, k] != 0 for k in range(d)):
+                return False
+        if M.row(i) != imgs[(0, j)].row(0):
+            return False
+    return True
+
+
+def _first_order_form(ctx, side: str) -> list[Evidence]:
+    rng = random.Random(stable_seed(f"MLP.first-order-form:{side}"))
+    test = is_left_multiplication if side == "left" else is_right_multiplication
+    out = []
+    for regime, Wgen in (("generic-weights", lambda d: _rand_matrix(rng, d, d, k=5)),
+                         ("degenerate-weights", lambda d: Rational(rng.randint(-3, 3)) * eye(d))):
+        met = held = 0
+        for (n, d) in ((2, 2), (2, 3), (3, 2), (3, 3)):
+            W = Wgen(d)
+            met += 1
+            held += test(jacobian_images(n, d, W), n, d)
+        out.append(exact_instances(f"the derivative of X + (J/n) X W (uniform attention) is a {side} multiplication "
+                                   f"{'Phi dX' if side == 'left' else 'dX Phi'}", met=met, held=held, regime=regime,
+                                   arithmetic="exact over QQ (images of a basis)"))
+    return out
+
+
+register(Claim(
+    id="MLP.first-order-form", section="§5.3, Prop (first-order behaviour)",
+    quote="X^(L)(X^(0) + δX) = X^(L)(X^(0)) + Φ(X^(0)) δX + O(‖δX‖^2)",
+    statement=r"D X^{(L)}(X^{(0)})[\delta X]=\Phi(X^{(0)})\,\delta X\ \text{for a matrix }\Phi\in\mathbb R^{n\times n}",
+    hypotheses=("attention + residual",), conclusion="the first-order term is a left matrix product",
+    regimes=("generic-weights", "degenerate-weights"),
+    checks=[lambda ctx: _first_order_form(ctx, "left")],
+    readings=[Reading("right-product", r"D X^{(L)}[\delta X]=\delta X\,\Phi\ \ (\text{as in }X^{(0)}\Phi(X^{(0)}))",
+                      checks=[lambda ctx: _first_order_form(ctx, "right")]),
+              Reading("linear-operator", r"D X^{(L)}(X^{(0)})\ \text{is a linear map of }\delta X",
+                      checks=[lambda ctx: [_proof((5,), "linearity of the first derivative in the direction")]],
+                      regimes=("all",), note="true, with Φ read as an operator, not a matrix")],
+    chapter="residual_obstruction",
+))
+
+
+def layer_jacobian_matches(n: int = 2, d: int = 2, product_rule=True) -> bool:
+    """d/dt f(X0 + tV) at t = 0 for f(X) = X + A(X) X W, one head, against V + (dA/dt) X0 W + A0 V W (symbolic)."""
+    t = sympy.Symbol("t", real=True)
+    x = Matrix(n, d, lambda i, j: sympy.Symbol(f"x{i}{j}", real=True))
+    V = Matrix(n, d, lambda i, j: sympy.Symbol(f"v{i}{j}", real=True))
+    M, W = Matrix([[1, 0], [2, 1]]), Matrix([[1, 1], [0, 2]])
+
+    def attn(X):
+        S = X * M * X.T
+        return Matrix(n, n, lambda i, j: sympy.exp(S[i, j]) / sum(sympy.exp(S[i, k]) for k in range(n)))
+
+    X = x + t * V
+    lhs = (X + attn(X) * X * W).diff(t).subs(t, 0)
+    dA = attn(X).diff(t).subs(t, 0)
+    rhs = V + (dA * x * W if product_rule else zeros(n, d)) + attn(x) * V * W
+    return (lhs - rhs).applyfunc(sympy.simplify) == zeros(n, d)
+
+
+register(Claim(
+    id="MLP.layer-jacobian", section="§5.3, proof of the first-order proposition",
+    quote="Df_l(X_0) = I + D[MHA](X_0), ... D[Y^(h) W_O^(h)](X_0)[δX] = (D[A^(h)](X_0)[δX]) X_0 W_V W_O + "
+          "A_0^(h) (δX) W_V W_O",
+    statement=r"\tfrac{d}{dt}\bigl[X+A(X)XW\bigr]_{X_0+tV}=V+(DA[V])X_0W+A_0VW",
+    hypotheses=("attention + residual",), conclusion="the product rule", regimes=("all",),
+    checks=[lambda ctx: [derivation([ProofStep(r"\tfrac{d}{dt}[X+A(X)XW]=V+(DA[V])X_0W+A_0VW",
+                                               "symbolic in X0 and V (2 x 2, one head, softmax kept as exp)",
+                                               "identity", layer_jacobian_matches)], "the layer Jacobian")]],
+    chapter="residual_obstruction",
+))
+
+register(Claim(
+    id="MLP.tangent-space", section="§5.3",
+    quote="the GeLU activation generates feature directions that lie outside the tangent space of the current "
+          "representation, which attention layers alone cannot do efficiently",
+    statement=r"\text{(no formal content available)}",
+    hypotheses=(), conclusion="", regimes=("all",),
+    checks=[lambda ctx: [not_checkable("'the tangent space of the current representation' is not defined and "
+                                       "'efficiently' is not quantified; the checkable neighbours are MLP.span, "
+                                       "MLP.curvature and MLP.not-globally-affine")]],
+    chapter="residual_obstruction",
+))

@@ -226,3 +226,27 @@ register(Claim(
                       checks=[_framework_hc_not_orbit])],
     chapter="symmetries",
 ))
+
+
+# --- further sentences of the paper (coverage) ---
+
+register(Claim(
+    id="SYM.distinct-symmetries", section="Abstract; §9 (not available)",
+    quote="The four collapse phenomena ... are unified under a symmetry-breaking framework, each corresponding to a "
+          "distinct symmetry of the Transformer's forward pass",
+    statement=r"\text{(no formal content available)}",
+    hypotheses=(), conclusion="", regimes=("all",),
+    checks=[lambda ctx: [not_checkable("§9 is not in the available text: which symmetry corresponds to which phenomenon "
+                                       "is not stated, so 'distinct' cannot be checked; the five invariances the "
+                                       "framework can mean are SYM.*")]],
+    chapter="symmetries",
+))
+
+register(Claim(
+    id="SYM.design-reduction", section="§1 contribution 8 (§9)",
+    quote="The design question “what components are needed?” reduces to “what symmetries must be broken?”",
+    statement=r"\text{(no formal content available)}",
+    hypotheses=(), conclusion="", regimes=("all",),
+    checks=[lambda ctx: [not_checkable("a programme, not a statement: §9 is missing and 'reduces to' is not defined")]],
+    chapter="symmetries",
+))
