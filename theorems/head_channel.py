@@ -408,8 +408,10 @@ def _wo_vs_sum(ctx, generic: bool) -> list[Evidence]:
                 continue
             W = _rand(rng, HH * dk, dd)
         else:
-            rk = max(1, dk - 1)
-            W = _rand(rng, HH * dk, rk) * _rand(rng, rk, dd)
+            rk = dk - 1  # rank W_O < d_k (W_O = 0 when d_k = 1: the edge)
+            W = _rand(rng, HH * dk, rk) * _rand(rng, rk, dd) if rk else Matrix.zeros(HH * dk, dd)
+            if rank(W) >= dk:
+                continue
         a = map_nullity(lambda Ys: Phi_a(Ys, W), nn, HH, dk)
         b = map_nullity(lambda Ys: sum(Ys[1:], Ys[0]), nn, HH, dk)
         met += 1
