@@ -289,3 +289,27 @@ def test_claims_ledger_is_identical_under_different_hash_seeds(tmp_path):
     assert set(prov) == {"commit", "versions", "seeds", "started", "duration_seconds"}
     assert {"python", "sympy", "python-flint", "mpmath", "numpy", "hypothesis", "coq"} <= set(prov["versions"])
     assert prov["seeds"], "the seeds used are recorded"
+
+
+def test_claims_every_formal_lemma_is_attached_to_a_registered_reading():
+    """A lemma registered for a claim or reading that does not exist would silently prove nothing."""
+    from theorems.formal_evidence import attached_readings
+    claims = {c.id: c for c in registry()}
+    for cid, key in attached_readings():
+        assert cid in claims, f"formal lemma attached to unknown claim {cid}"
+        assert key in [r.key for r in claims[cid].all_readings()], f"{cid} has no reading {key!r}"
+
+
+def test_claims_formal_evidence_counts_only_when_coq_closes_the_lemma(monkeypatch):
+    """Without coqc the formal evidence is undecided and the verdict falls to the rest of the evidence."""
+    import theorems.formal as F
+    from theorems.formal_evidence import formal_evidence
+    fake = {lm.name: F.FormalResult(None, F.NOT_INSTALLED, "", "", 0.0) for lm in F.LEMMAS}
+    monkeypatch.setattr(F, "check", lambda *a, **k: fake)
+    ev = formal_evidence("RN.matrix-rank", "literal", _QUICK)
+    assert ev and all(e.holds is None and "not run" in e.reason for e in ev)
+    r = run_claim(C.get("RN.matrix-rank"), _QUICK)
+    assert (r.verdict, r.strength) == ("supported", "exact")
+    fake = {lm.name: F.FormalResult(False, "not closed: uses an axiom", "", "", 0.0) for lm in F.LEMMAS}
+    monkeypatch.setattr(F, "check", lambda *a, **k: fake)
+    assert run_claim(C.get("RN.matrix-rank"), _QUICK).verdict == "supported"

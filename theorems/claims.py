@@ -105,7 +105,7 @@ __all__ = [
     "predicted", "assess", "verdict_from", "strength_of",
     "register", "registry", "get", "select", "run_claim", "load_entry_points",
     "COUNTEREXAMPLE_DIR", "REPO_ROOT", "counterexample_path", "relative_path", "save_counterexample", "load_counterexample", "counterexample_files",
-    "REFERENCED_COUNTEREXAMPLES", "stable_seed", "SEEDS", "tri",
+    "REFERENCED_COUNTEREXAMPLES", "stable_seed", "SEEDS", "tri", "EVIDENCE_PROVIDERS",
 ]
 
 EVIDENCE_KINDS = ("formal", "exact", "interval-certified", "float-evidence", "counterexample", "none")
@@ -809,10 +809,15 @@ def select(pattern: str | None) -> list[Claim]:
     return [c for c in claims if fnmatch.fnmatchcase(c.id, pattern)]
 
 
+#: providers of extra evidence for any claim and reading (e.g. the formal proofs of theorems.formal);
+#: each is called as provider(claim_id, reading_key, ctx) -> list[Evidence] ("literal" is the headline)
+EVIDENCE_PROVIDERS: list[Callable[[str, str, "CheckContext"], list[Evidence]]] = []
+
+
 def _run_reading(claim: Claim, r: Reading, ctx: CheckContext) -> ReadingResult:
     t0 = time.perf_counter()
     ev: list[Evidence] = []
-    for check in r.checks:
+    for check in [*r.checks, *(lambda c, p=p: p(claim.id, r.key, c) for p in EVIDENCE_PROVIDERS)]:
         got = list(check(ctx))
         for e in got:
             if not isinstance(e, Evidence):

@@ -312,7 +312,11 @@ def _dff_bert_values(ctx) -> list[Evidence]:
 
 for cid, quote, stmt, checks, readings, corrected in [
     ("RC.prop63", "dim(R_h) = min(rank(X), d_k)", r"\dim\operatorname{row}(Y_hW_O^h)=\min(\operatorname{rank}X,d_k)\ \text{(generic weights)}",
-     [_prop63], [], None),
+     [_prop63],
+     [Reading("algebraic-genericity", r"A_h\in GL_n,\ \operatorname{rank}(XW_V^h)=\min(\operatorname{rank}X,d_k),\ "
+                                      r"\operatorname{rank}W_O^h=d_k\Rightarrow\dim R_h=\min(\operatorname{rank}X,d_k)",
+              checks=[], note="the proof's genericity stated as algebraic conditions (its evidence is the formal "
+                              "proof alone)")], None),
     ("RC.attention-rank", "The attention matrix A^(h) is a row-stochastic matrix of rank min(n, d_k) = d_k generically (when n > d_k)",
      r"\operatorname{rank}A_h=\min(n,d_k)\ \text{generically}", [_attention_rank_literal], [],
      Reading("corrected", r"\operatorname{rank}A_h=n\ \text{generically}", checks=[_attention_rank_corrected],

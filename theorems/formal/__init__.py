@@ -153,7 +153,7 @@ LEMMAS: tuple[FormalLemma, ...] = (
        r"\operatorname{rank}\Bigl(\textstyle\sum_hY_hW_O^h\Bigr)\le\dim(R_1+\cdots+R_H),"
        r"\ R_h=\operatorname{row}(Y_hW_O^h)",
        "The rank of the multi-head output is at most the dimension of the sum of the heads' row spaces."),
-    _L("rank_contraction", "rank_MHA_le_H_dk", "RC.rank-equals-sum", "subadditivity", "general",
+    _L("rank_contraction", "rank_MHA_le_H_dk", "RC.subadditivity", None, "general",
        r"\operatorname{rank}\Bigl(\textstyle\sum_{h=1}^HY_hW_O^h\Bigr)\le Hd_k",
        "Subadditivity: each summand has rank at most d_k, so rank(MHA(X)) <= H d_k."),
     _L("rank_contraction", "dim_R_h_generic", "RC.prop63", "algebraic-genericity", "general",

@@ -1,0 +1,40 @@
+"""Formal evidence for the ledger: every lemma of :mod:`theorems.formal` becomes ``formal`` evidence on the
+claim (and reading) it is registered for.
+
+Coq is asked once per process (:func:`theorems.formal.check`, cached). A lemma counts only when Coq reports it
+"Closed under the global context"; without ``coqc`` (or MathComp) the evidence says so (holds None) and the
+verdict falls to what the rest of the evidence earns.
+"""
+from __future__ import annotations
+
+from . import formal
+from .claims import EVIDENCE_PROVIDERS, CheckContext, Evidence, formal_proof
+
+__all__ = ["formal_evidence", "attached_readings"]
+
+
+def formal_evidence(claim_id: str, reading_key: str, ctx: CheckContext) -> list[Evidence]:
+    """Formal evidence of every lemma registered for (claim, reading); "literal" is the headline."""
+    lemmas = [lm for lm in formal.LEMMAS if lm.claim == claim_id and (lm.reading or "literal") == reading_key]
+    if not lemmas:
+        return []
+    results = formal.check()
+    version = formal.coq_version()
+    out = []
+    for lm in lemmas:
+        r = results.get(lm.name)
+        closed = None if r is None else r.closed
+        reason = "not checked" if r is None else r.reason
+        out.append(formal_proof(lm.name, closed, statement=lm.statement, concrete=lm.scope == "complete",
+                                reason=reason, coq=version,
+                                numbers={"file": f"theorems/formal/{lm.file}", "scope_declared": lm.scope}))
+    return out
+
+
+def attached_readings() -> set[tuple[str, str]]:
+    """(claim id, reading key) of every registered lemma."""
+    return {(lm.claim, lm.reading or "literal") for lm in formal.LEMMAS}
+
+
+if formal_evidence not in EVIDENCE_PROVIDERS:
+    EVIDENCE_PROVIDERS.append(formal_evidence)
