@@ -8,7 +8,8 @@ from __future__ import annotations
 from theorems.claims import CheckContext, ClaimResult, get, registry, run_claim
 
 __all__ = ["verdict_admonition", "ledger_markdown", "evidence_markdown", "run", "proof_steps_markdown",
-           "verdict_model_markdown", "VERDICT_MODEL", "conjecture_markdown", "findings_markdown", "CHAPTER_TITLES"]
+           "verdict_model_markdown", "VERDICT_MODEL", "conjecture_markdown", "findings_markdown", "CHAPTER_TITLES",
+           "formal_lemmas_markdown"]
 
 _ADMONITION = {"proved": "tip", "certified": "tip", "supported": "note", "conditional": "warning",
                "refuted": "danger", "unsupported": "warning", "not-checkable": "seealso", "error": "error"}
@@ -43,12 +44,12 @@ def verdict_admonition(claim_id: str, dps: int = 50) -> str:
     r = run(claim_id, dps)
     c = r.claim
     if r.error:
-        return f":::{{error}} {c.id}: ERROR\n{_esc(r.error)}\n:::"
+        return f":::{{admonition}} {c.id}: ERROR\n:class: error\n\n{_esc(r.error)}\n:::"
     kind = _ADMONITION[r.verdict]
     lit = r.literal
     why = lit.condition or lit.reason
-    parts = [f":::{{{kind}}} {c.id}: **{r.verdict}** (strength: {r.strength}; {c.form} claim; computed at build time)",
-             f"*{c.section}*: “{_esc(c.quote)}”", "",
+    parts = [f":::{{admonition}} {c.id}: {r.verdict} ({r.strength})", f":class: {kind}", "",
+             f"*{c.section}*, a {c.form} claim, verdict computed while this page was built: “{_esc(c.quote)}”", "",
              f"Formal statement: ${c.statement}$", ""]
     if why:
         parts += [f"{'Condition' if lit.verdict in ('conditional', 'unsupported') else 'Why'}: {_esc(why)}", ""]
@@ -67,12 +68,13 @@ def ledger_markdown(dps: int = 50) -> str:
     counts = Counter(run(c.id, dps).verdict for c in claims)
     head = (f"**{len(claims)} claims**: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1]))
             + ".\n\n")
-    rows = ["| claim | verdict | strength | evidence | condition, counterexample or readings | chapter | § |",
-            "|---|---|---|---|---|---|---|"]
+    rows = ["| claim | verdict (strength) | condition, counterexample, reason; readings |", "|---|---|---|"]
     for c in claims:
         r = run(c.id, dps)
+        name = f"[`{c.id}`](chapters/{c.chapter}.md)" if c.chapter else f"`{c.id}`"
+        name += f"<br>{_esc(c.section)}"
         if r.error:
-            rows.append(f"| `{c.id}` | **ERROR** | none | | {_esc(r.error)} | | {_esc(c.section)} |")
+            rows.append(f"| {name} | **ERROR** | {_esc(r.error)} |")
             continue
         extra = []
         ce = [e for e in r.literal.evidence if e.kind == "counterexample"]
@@ -83,10 +85,8 @@ def ledger_markdown(dps: int = 50) -> str:
         elif r.verdict == "not-checkable" and r.literal.reason:
             extra.append(f"reason: {_esc(r.literal.reason)}")
         for rr in r.readings[1:]:
-            extra.append(f"*{rr.key}*: {rr.verdict} ({rr.strength})" + (f" ({_esc(rr.condition)})" if rr.condition else ""))
-        link = f"[{c.chapter}](chapters/{c.chapter}.md)" if c.chapter else ""
-        rows.append(f"| `{c.id}` | **{r.verdict}** | {r.strength} | {', '.join(r.evidence_kinds())} | "
-                    f"{'<br>'.join(extra)} | {link} | {_esc(c.section)} |")
+            extra.append(f"*{rr.key}*: {rr.verdict} ({rr.strength})")
+        rows.append(f"| {name} | **{r.verdict}** ({r.strength}) | {'<br>'.join(extra)} |")
     return head + "\n".join(rows)
 
 
@@ -140,6 +140,36 @@ def conjecture_markdown(claim_id: str, dps: int = 50) -> str:
                          + ("" if stored else " (found on this run; `collapse-verify verify --store` writes it)"))
         parts += ["", f"Re-checked exactly from `{relative_path(path)}` on every run."] if stored else []
     parts += ["", "### Verdict", "", verdict_admonition(claim_id, dps)]
+    return "\n".join(parts)
+
+
+def _coq_statement(about: str) -> str:
+    """The statement part of Coq's ``About`` output (up to the first blank line)."""
+    return about.split("\n\n", 1)[0].strip()
+
+
+def formal_lemmas_markdown(claim_id: str | None = None) -> str:
+    """Every registered Coq lemma (or those of one claim): the LaTeX statement beside Coq's own ``About`` output
+    (not a hand-copied statement), its claim and reading, and the assumptions check, run now."""
+    import theorems.formal as F
+    results = F.check()
+    version = F.coq_version()
+    lemmas = [lm for lm in F.LEMMAS if claim_id is None or lm.claim == claim_id]
+    if not lemmas:
+        return ""
+    parts = [f"Checked now by Coq {version} with MathComp." if version else
+             "**coqc is not installed here**: the lemmas below were not checked on this build (install Coq and "
+             "MathComp: `apt-get install coq libcoq-mathcomp-algebra`)."]
+    for lm in lemmas:
+        r = results.get(lm.name)
+        status = ("closed under the global context" if r and r.closed else
+                  f"NOT accepted: {_esc(r.reason)}" if r and r.closed is False else
+                  f"not checked: {_esc(r.reason) if r else 'no result'}")
+        where = f"`{lm.claim}`" + (f", reading `{lm.reading}`" if lm.reading else " (headline)")
+        parts += ["", f"**`{lm.name}`** — {where}; scope *{lm.scope}*; assumptions: **{status}**", "",
+                  f"$${lm.statement}$$", "", f"{_esc(lm.words)}", ""]
+        if r and r.about:
+            parts += ["```coq", _coq_statement(r.about), "```"]
     return "\n".join(parts)
 
 

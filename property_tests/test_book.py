@@ -4,8 +4,10 @@
 folder (``jupyter-book build -W -n --keep-going``: a failing cell or a warning
 fails it) and checks the HTML. ``test_book_in_headless_chromium`` opens the
 pages in Debian's ``chromium`` (installed by ``.ci/run``) through
-playwright-python and checks that MathJax typeset every math element and every
-image loaded; without Chromium it is skipped with the reason.
+playwright-python at 1400 px and checks that MathJax typeset every math element,
+every image loaded, and every table, code block and display formula fits the text
+column (no horizontal scrolling); it saves a screenshot of each page under
+``book/_build/screenshots/``. Without Chromium it is skipped with the reason.
 """
 from __future__ import annotations
 
@@ -101,6 +103,33 @@ def test_book_ledger_page_is_rendered_from_the_registry(built_book):
         assert c.id in html
 
 
+#: every table, code block and display formula: its right edge within the article's, and no horizontal scrolling
+_OVERFLOW_JS = """
+(() => {
+  const art = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
+  const right = art.getBoundingClientRect().right + 1;
+  const out = [];
+  const els = art.querySelectorAll('table, pre, mjx-container[display="true"], div.math');
+  for (const el of els) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0) continue;
+    const wide = r.right > right, scroll = el.scrollWidth > el.clientWidth + 1;
+    let box = el.parentElement, clipped = false;
+    while (box && box !== art) {
+      if (box.scrollWidth > box.clientWidth + 1 && getComputedStyle(box).overflowX !== 'visible') { clipped = true; break; }
+      box = box.parentElement;
+    }
+    if (wide || (scroll && el.tagName !== 'MJX-CONTAINER') || clipped) {
+      out.push(el.tagName.toLowerCase() + ' ' + Math.round(r.right - right) + ' px past the column'
+               + (scroll ? ', scrolls' : '') + (clipped ? ', clipped by ' + box.className : '')
+               + ': ' + (el.textContent || '').trim().slice(0, 60).replace(/\s+/g, ' '));
+    }
+  }
+  return out;
+})()
+"""
+
+
 @pytest.mark.browser
 def test_book_in_headless_chromium(built_book, tmp_path):
     if CHROMIUM is None:
@@ -115,6 +144,10 @@ def test_book_in_headless_chromium(built_book, tmp_path):
             page = browser.new_page()
             outside = []
             page.on("request", lambda r: outside.append(r.url) if not r.url.startswith(("file:", "data:", "blob:", "about:")) else None)
+            page.set_viewport_size({"width": 1400, "height": 1000})
+            shots = BOOK / "_build" / "screenshots"
+            shots.mkdir(parents=True, exist_ok=True)
+            overflow = []
             for f in pages:
                 page.goto(f.as_uri())
                 n_math = page.evaluate("document.querySelectorAll('.math').length")
@@ -130,6 +163,10 @@ def test_book_in_headless_chromium(built_book, tmp_path):
                 assert errors == 0, f"{f.name}: {errors} MathJax errors"
                 broken = page.evaluate("[...document.images].filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
                 assert broken == [], f"{f.name}: images not loaded: {broken}"
+                overflow += [f"{f.relative_to(built_book)}: {o}" for o in page.evaluate(_OVERFLOW_JS)]
+                page.screenshot(path=str(shots / (f.relative_to(built_book).as_posix().replace("/", "__")
+                                                   .removesuffix(".html") + ".png")), full_page=True)
             assert outside == [], f"requests to outside hosts: {outside[:5]}"
+            assert overflow == [], "content wider than the text column at 1400 px:\n" + "\n".join(overflow[:20])
         finally:
             browser.close()
