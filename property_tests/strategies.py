@@ -15,13 +15,14 @@ Names follow ``hypothesis.extra.numpy``: plural nouns, keyword bounds
 from __future__ import annotations
 
 from hypothesis import strategies as st
-from sympy import Rational
+from sympy import Matrix, Rational, eye, zeros
 
 from theorems import instances
 from theorems.rank_neutrality import LNInstance
 
 __all__ = ["shapes", "token_matrices", "gammas", "betas", "ln_inputs",
-           "ln_inputs_meeting_all_hypotheses", "ln_inputs_breaking"]
+           "ln_inputs_meeting_all_hypotheses", "ln_inputs_breaking", "low_rank_matrices", "value_output_maps",
+           "EDGE_MAPS"]
 
 REGIMES = ("n<d", "n=d", "n>d")
 
@@ -107,3 +108,52 @@ def ln_inputs_breaking(draw, hypothesis: str, regime: str | None = None):
     else:
         raise ValueError(hypothesis)
     return LNInstance(X, tuple(g), tuple(b))
+
+
+@st.composite
+def low_rank_matrices(draw, n=None, d=None, max_side=6, max_rank=None, k=3):
+    """U V with integer factors: rank at most ``max_rank`` (default min(n, d) - 1); sides from 2 (the edge)."""
+    n = n or draw(st.integers(2, max_side))
+    d = d or draw(st.integers(2, max_side))
+    r = draw(st.integers(0, max_rank if max_rank is not None else min(n, d) - 1))
+    ints = lambda: st.integers(-k, k).map(Rational)  # noqa: E731
+    if r == 0:
+        return Matrix.zeros(n, d)
+    U = Matrix(n, r, draw(st.lists(ints(), min_size=n * r, max_size=n * r)))
+    V = Matrix(r, d, draw(st.lists(ints(), min_size=r * d, max_size=r * d)))
+    return U * V
+
+
+def _antisymmetric(d, draw, k):
+    A = zeros(d, d)
+    for i in range(d):
+        for j in range(i + 1, d):
+            A[i, j] = Rational(draw(st.integers(-k, k)))
+            A[j, i] = -A[i, j]
+    return A
+
+
+#: the edges of the weight space: zero, (scaled) identity, antisymmetric and permutation products W_V W_O
+EDGE_MAPS = ("zero", "identity", "antisymmetric", "permutation")
+
+
+@st.composite
+def value_output_maps(draw, d, heads=None, k=3, allow_edges: bool = False):
+    """Per-head W_V W_O (d x d, exact); with ``allow_edges`` some heads are edge maps (:data:`EDGE_MAPS`)."""
+    H = heads or draw(st.integers(1, 3))
+    out = []
+    for _ in range(H):
+        kind = draw(st.sampled_from(("generic",) + (EDGE_MAPS if allow_edges else ())))
+        if kind == "zero":
+            out.append(zeros(d, d))
+        elif kind == "identity":
+            out.append(Rational(draw(st.integers(-k, k))) * eye(d))
+        elif kind == "antisymmetric":
+            out.append(_antisymmetric(d, draw, k))
+        elif kind == "permutation":
+            perm = draw(st.permutations(list(range(d))))
+            out.append(Matrix(d, d, lambda i, j: 1 if perm[i] == j else 0))
+        else:
+            out.append(Matrix(d, d, draw(st.lists(st.integers(-k, k).map(Rational), min_size=d * d,
+                                                  max_size=d * d))))
+    return out
