@@ -93,56 +93,6 @@ def _seed(*parts) -> int:
 
 # --- exact LayerNorm-site analysis on float data --------------------------------------------
 
-def _rank_bounds(R_mod_p_list, upper: int) -> tuple[int, int]:
-    import flint
-    lo = 0
-    for R, p in R_mod_p_list:
-        M = R if R.shape[0] >= R.shape[1] else R.T
-        lo = max(lo, int(flint.nmod_mat(M.tolist(), p).rank()))
-    return lo, upper
-
-
-_QR_PRIMES = (3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97)
-
-
-def _row_variance_classes(X: np.ndarray) -> tuple[list, bool]:
-    """Exact s_i = sigma_i^2 (as (num, den) integers) and whether all s_i / s_j are non-squares.
-
-    s_i / s_j is a rational square iff the integer a_i b_j b_i a_j is a perfect square (s = a / b).
-    Rows are first grouped by the quadratic characters of a_i b_i modulo small primes (equal
-    for any two rows whose ratio is a square), so the exact test runs only within groups.
-    """
-    from theorems.certified_rank import dyadic_scale
-    d = X.shape[1]
-    s = []
-    for i in range(X.shape[0]):
-        m, shift, emin = dyadic_scale(X[i:i + 1])  # row i = 2^emin * (m << shift), exactly
-        ints = [a << b for a, b in zip(m[0].tolist(), shift[0].tolist())]
-        S1, S2 = sum(ints), sum(v * v for v in ints)
-        num, den = d * S2 - S1 * S1, d * d
-        if emin >= 0:
-            num <<= 2 * emin
-        else:
-            den <<= -2 * emin
-        s.append((num, den))
-    groups: dict = {}
-    for i, (a, b) in enumerate(s):
-        if a == 0:
-            continue
-        N = a * b
-        sig = tuple(pow(N % q, (q - 1) // 2, q) if N % q else 0 for q in _QR_PRIMES)
-        groups.setdefault(sig, []).append(i)
-    distinct = True
-    for members in groups.values():
-        for x in range(len(members)):
-            for y in range(x + 1, len(members)):
-                (ai, bi), (aj, bj) = s[members[x]], s[members[y]]
-                P = ai * bj * bi * aj
-                if math.isqrt(P) ** 2 == P:
-                    return s, False
-    return s, distinct
-
-
 def exact_ln_site(X: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> dict:
     """H1-H4, arank(X), arank(LN X) for float data taken exactly: :func:`theorems.norm_exact.analyse_array`.
 
@@ -163,84 +113,32 @@ def exact_ln_site(X: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> dict:
 
 # --- exact RMSNorm-site analysis on float data ----------------------------------------------
 
-def _square_classes_distinct(vals: list[int]) -> bool:
-    """Whether the positive integers ``vals`` lie pairwise in different rational square classes."""
-    groups: dict = {}
-    for i, a in enumerate(vals):
-        sig = tuple(pow(a % q, (q - 1) // 2, q) if a % q else 0 for q in _QR_PRIMES)
-        groups.setdefault(sig, []).append(i)
-    for members in groups.values():
-        for x in range(len(members)):
-            for y in range(x + 1, len(members)):
-                P = vals[members[x]] * vals[members[y]]
-                if math.isqrt(P) ** 2 == P:
-                    return False
-    return True
-
-
 def exact_rms_site(X: np.ndarray, gamma: np.ndarray) -> dict:
     r"""Rank and affine rank of X and of RMSNorm(X) = diag(1/rms(x_i)) X diag(gamma), eps = 0, decided exactly.
 
-    Hypotheses: R1 every row of X is non-zero (rms(x_i) > 0), R2 every gamma_j != 0. Under both,
-    RMSNorm(X) = D X Gamma with D, Gamma invertible, so rank RMSNorm(X) = rank X exactly. There is
-    no centring step, so the affine rank can move: arank(D X Gamma) = rank([X | r]) - 1 with
-    r_i = rms(x_i) = sqrt(s_i), s_i = |x_i|^2 / d. If rank X = n then r is in col X; otherwise r is
-    not in col X whenever the s_i lie in pairwise different square classes (the sqrt(s_i) are then
-    linearly independent over QQ, and col X is cut out by rational equations), so
-    arank RMSNorm(X) = rank X. Repeated rows (repeated tokens at the embeddings) are repeated rows
-    of [X | r], so the argument runs on the distinct rows. Undecided cases are ``None`` with the
-    reason in ``how``.
+    Hypotheses: R1 every row of X is non-zero (rms(x_i) > 0), R2 every gamma_j != 0. Decided by
+    :func:`theorems.norm_exact.analyse_array` (``norm="rmsnorm"``): certified ranks of the exactly scaled
+    integer matrix and the square classes of the exact integer mean squares; undecided fields are
+    ``None`` with the reason in ``how``.
     """
-    from theorems.certified_rank import certified_rank, dyadic_scale
+    from theorems.norm_exact import analyse_array
     X = np.asarray(X, dtype=np.float64)
     gamma = np.asarray(gamma, dtype=np.float64)
     n, d = X.shape
-    how = {"R1": "exact: a row is zero iff all its stored values are 0",
-           "R2": "exact: the stored gamma_j compared with 0"}
-    R1 = bool(np.all(np.any(X != 0, axis=1)))
-    R2 = bool(np.all(gamma != 0))
-    rX = certified_rank(X, seed=_seed("rms X", n, d))
-    rX1 = certified_rank(np.hstack([X, np.ones((n, 1))]), seed=_seed("rms [X 1]", n, d))
-    rank_X = rX.value
-    arank_X = None if rX1.value is None else rX1.value - 1
-    how["rank_X"] = f"exact: {rX}"
-    how["arank_X"] = f"exact: rank([X | 1]) - 1, {rX1}"
-    rank_rms = arank_rms = None
-    if not (R1 and R2):
-        how["rank_RMS_X"] = how["arank_RMS_X"] = "undefined: " + ("a row of X is zero" if not R1 else "some gamma_j = 0")
-    elif rank_X is None:
-        how["rank_RMS_X"] = how["arank_RMS_X"] = "undecided: rank X not certified"
-    else:
-        rank_rms = rank_X
-        how["rank_RMS_X"] = "exact: RMSNorm(X) = D X Gamma, D and Gamma invertible"
-        if rank_X == n:
-            arank_rms = n - 1
-            how["arank_RMS_X"] = "exact: rank X = n, so r = (rms(x_i)) lies in col X = R^n"
-        else:
-            # identical rows of X give identical rows of [X | r]: decide on the distinct rows only
-            _, first = np.unique(X, axis=0, return_index=True)
-            keep = np.sort(first)
-            n_distinct = len(keep)
-            S2 = []
-            for i in keep.tolist():
-                m, shift, _ = dyadic_scale(X[i:i + 1])  # row i = 2^e * ints; s_i = 4^e sum(ints^2) / d
-                S2.append(d * sum((a << b) ** 2 for a, b in zip(m[0].tolist(), shift[0].tolist())))
-            if rank_X == n_distinct:
-                arank_rms = rank_X - 1
-                how["arank_RMS_X"] = (f"exact: the {n_distinct} distinct rows of X are independent, so r = "
-                                      f"(rms(x_i)), constant on repeated rows, lies in col X")
-            elif _square_classes_distinct(S2):
-                arank_rms = rank_X
-                how["arank_RMS_X"] = ("exact: the mean squares of the distinct rows lie in pairwise different "
-                                      "square classes, so r = (sqrt s_i) is not in the rational subspace col X "
-                                      "(rank X < number of distinct rows)")
-            else:
-                how["arank_RMS_X"] = "undecided: some mean squares share a square class"
-    return {"n": n, "norm": "rmsnorm", "R1": R1, "R2": R2, "how": how,
-            "rank_X": rank_X, "rank_RMS_X": rank_rms, "arank_X": arank_X, "arank_RMS_X": arank_rms,
+    a = analyse_array(X, gamma, None, norm="rmsnorm", seed=_seed("rms site", n, d))
+    rename = {"H1": "R1", "H3": "R2", "rank_LN_X": "rank_RMS_X", "arank_LN_X": "arank_RMS_X"}
+    how = {rename.get(k, k): v for k, v in a.how.items()}
+    if a.hypotheses.get("H1") is False:
+        how["rank_RMS_X"] = how["arank_RMS_X"] = "undefined: a row of X is zero (rms = 0, eps = 0)"
+    elif a.hypotheses.get("H3") is False:
+        for k in ("rank_RMS_X", "arank_RMS_X"):
+            how[k] = f"{how.get(k, '')} (R2 fails: some gamma_j = 0; RMSNorm is still defined)".strip()
+    return {"n": n, "norm": "rmsnorm", "R1": a.hypotheses.get("H1"), "R2": a.hypotheses.get("H3"), "how": how,
+            "rank_X": a.rank_X, "rank_RMS_X": a.rank_LN_X, "arank_X": a.arank_X, "arank_RMS_X": a.arank_LN_X,
             "min_abs_gamma": float(np.min(np.abs(gamma))),
-            "conclusion_holds": None if arank_X is None or arank_rms is None else arank_X == arank_rms,
-            "arithmetic": "exact (float64 values as dyadic rationals; certified ranks; square classes); eps = 0"}
+            "conclusion_holds": a.conclusion_holds,
+            "arithmetic": "exact (float64 values as dyadic rationals; theorems.norm_exact: certified ranks, square "
+                          "classes of the exact integer mean squares); eps = 0"}
 
 
 # --- the measurements -------------------------------------------------------------------------
