@@ -104,7 +104,7 @@ def test_book_ledger_page_is_rendered_from_the_registry(built_book):
 
 
 #: every table, code block and display formula: its right edge within the article's, and no horizontal scrolling
-_OVERFLOW_JS = """
+_OVERFLOW_JS = r"""
 (() => {
   const art = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
   const right = art.getBoundingClientRect().right + 1;
