@@ -6,7 +6,11 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 export SYMPY_GROUND_TYPES := flint
 
-.PHONY: venv verify test test-fast book bench stress clean formal
+.PHONY: help venv verify test test-fast book bench stress clean formal
+
+## list the targets with what each does (this text)
+help:
+	@awk '/^## /{sub(/^## /, ""); doc = doc (doc ? " " : "") $$0; next} /^[a-z-]+:/{if (doc) {split($$0, t, ":"); printf "  make %-10s %s\n", t[1], doc}; doc = ""; next} {doc = ""}' $(MAKEFILE_LIST)
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,21 +25,22 @@ venv: $(STAMP)
 verify: venv
 	$(BIN)/collapse-verify verify --json ledger.json
 
-## the formal proofs: compile theorems/formal/*.v with coqc into theorems/formal/_build (cached by
-## content hash) and accept each registered lemma only if Coq reports it closed under the global
-## context. Needs coqc + MathComp (apt-get install coq libcoq-mathcomp-algebra), no virtualenv.
+# Compiles theorems/formal/*.v with coqc into theorems/formal/_build (cached by content hash) and accepts
+# each registered lemma only if Coq reports it closed under the global context. Needs coqc + MathComp
+# (apt-get install coq libcoq-mathcomp-algebra), no virtualenv.
+## the Coq proofs (needs coqc + MathComp; no virtualenv)
 formal:
 	@command -v coqc >/dev/null 2>&1 || { echo "formal: coqc not found (Debian/Ubuntu: apt-get install coq libcoq-mathcomp-algebra)"; exit 1; }
 	$(PYTHON) theorems/formal/__init__.py
 
-## the tests (Hypothesis profile `ci`), doctests and the book build; the formal proofs first when coqc is installed
+## every test (profile `ci`), doctests, the book build; the Coq proofs first if coqc is there
 test: venv
 	@if command -v coqc >/dev/null 2>&1 && [ -d "$$(coqc -where)/user-contrib/mathcomp/algebra" ]; then \
 	  $(MAKE) --no-print-directory formal; \
 	else echo "make test: skipping the formal proofs (coqc or MathComp not installed; apt-get install coq libcoq-mathcomp-algebra)"; fi
 	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} $(BIN)/python -m pytest -p no:cacheprovider -m ""
 
-## quick inner loop: default `dev` profile, no book build
+## quick inner loop: profile `dev`, no book, browser or subprocess-heavy tests
 test-fast: venv
 	$(BIN)/python -m pytest
 
