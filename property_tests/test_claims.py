@@ -313,3 +313,12 @@ def test_claims_formal_evidence_counts_only_when_coq_closes_the_lemma(monkeypatc
     fake = {lm.name: F.FormalResult(False, "not closed: uses an axiom", "", "", 0.0) for lm in F.LEMMAS}
     monkeypatch.setattr(F, "check", lambda *a, **k: fake)
     assert run_claim(C.get("RN.matrix-rank"), _QUICK).verdict == "supported"
+
+
+def test_claims_a_duplicate_id_raises():
+    c = C.get("RN.main")
+    twin = C.Claim(id="RN.main", section="s", quote="q", statement="x", hypotheses=(), conclusion="c",
+                   regimes=("all",), checks=[])
+    with pytest.raises(C.DuplicateClaim):
+        C.register(twin)
+    assert C.register(c) is c  # the same object again is not a duplicate

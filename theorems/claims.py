@@ -99,7 +99,7 @@ from typing import Any, Callable, Iterable, NamedTuple, Sequence
 __all__ = [
     "EVIDENCE_KINDS", "SCOPES", "FORMS", "VERDICTS", "STRENGTHS", "REGIMES",
     "Evidence", "Reading", "Claim", "ClaimResult", "ReadingResult", "Assessment", "CheckContext", "ProofStep",
-    "ContradictionError", "CounterexampleError",
+    "ContradictionError", "CounterexampleError", "DuplicateClaim",
     "formal_proof", "formal_not_run", "symbolic_identity", "derivation", "exact_instances", "exact_complete",
     "stored_counterexample", "found_counterexample", "interval_witness", "interval_instances", "float_statistic", "not_checkable",
     "predicted", "assess", "verdict_from", "strength_of",
@@ -761,8 +761,16 @@ class ClaimResult:
 _REGISTRY: dict[str, Claim] = {}
 
 
+class DuplicateClaim(ValueError):
+    """Two different claims registered under one id (the second would silently replace the first)."""
+
+
 def register(claim: Claim) -> Claim:
-    """Add a claim to the registry (re-registering the same id replaces it)."""
+    """Add a claim to the registry; a second, different claim with the same id raises :class:`DuplicateClaim`."""
+    old = _REGISTRY.get(claim.id)
+    if old is not None and old is not claim:
+        raise DuplicateClaim(f"claim id {claim.id!r} is already registered (section {old.section!r}, from "
+                             f"{old.source}); choose another id")
     _REGISTRY[claim.id] = claim
     return claim
 
