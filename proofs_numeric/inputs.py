@@ -53,6 +53,8 @@ _LIMIT_DOCS = {
     "DEPTH_MAX_LAYERS": (200, "layers of `depth --layers` (and the float64 range: see below)"),
     "DEPTH_MAX_SIDE": (64, "tokens n, width d and head width d_k of `depth`"),
     "DEPTH_MAX_HEADS": (16, "heads of `depth --heads`"),
+    "DEPTH_MAX_WORK": (2_000_000, "estimated work of `depth`: layers*n*d*(n+d+heads*d_k)*(dps/1000)^2 "
+                                  "(2e6: about a minute on 2 cores)"),
     "TEXT_MAX_CHARS": (100_000, "characters of one `real-model --text`"),
     "MAX_TEXTS": (16, "number of `real-model --text` options"),
 }
@@ -91,7 +93,15 @@ def _load_npy(p: Path, text: str, what: str, max_entries: int | None):
         with open(p, "rb") as f:
             try:
                 version = np.lib.format.read_magic(f)
-                shape, fortran, dtype = np.lib.format._read_array_header(f, version, max_header_size=10000)
+                fmt = np.lib.format
+                reader = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+                if version not in ((1, 0), (2, 0)):
+                    reader = getattr(fmt, "_read_array_header", None)
+                    if reader is None:
+                        raise ValueError(f"unsupported .npy format version {version}")
+                    shape, fortran, dtype = reader(f, version)
+                else:
+                    shape, fortran, dtype = reader(f)
             except (ValueError, OSError, SyntaxError, TypeError, EOFError) as e:
                 raise UsageError(f"{what}: {text} is not a valid .npy file ({e})") from None
             if dtype.hasobject or dtype.kind == "O":

@@ -62,16 +62,21 @@ class BadInput(ValueError):
 
 
 def _env_int(name: str, default: int) -> int:
-    """The limit ``name``, overridden by the environment variable ``COLLAPSE_VERIFY_<name>``."""
+    """The limit ``name``, overridden by the environment variable ``COLLAPSE_VERIFY_<name>``.
+
+    A value that is not a positive integer is ignored with a warning on stderr (the default is used).
+    """
     raw = os.environ.get(f"COLLAPSE_VERIFY_{name}")
     if raw is None or not raw.strip():
         return default
     try:
-        v = int(raw.strip())
+        v = int(raw.strip()[:30])
     except ValueError:
-        raise BadInput(f"environment variable COLLAPSE_VERIFY_{name}={raw[:40]!r} is not an integer") from None
+        v = 0
     if v < 1:
-        raise BadInput(f"environment variable COLLAPSE_VERIFY_{name}={v} must be positive")
+        print(f"collapse-verify: warning: COLLAPSE_VERIFY_{name}={raw[:40]!r} is not a positive integer; "
+              f"using the default {default}", file=sys.stderr)
+        return default
     return v
 
 
