@@ -291,7 +291,7 @@ def _cmd_rank(args) -> int:
             print(f"  {note}")
         print(f"  {r.seconds:.3f} s; primes {r.primes}")
         if num is not None:
-            print(f"  the exact rank above is the rank of exactly these stored numbers (certified).")
+            print(f"  the exact rank above is the rank of exactly these numbers as read (certified).")
             if "skipped" in num:
                 print(f"  numerical rank: {num['skipped']}")
             else:
