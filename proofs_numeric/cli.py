@@ -534,6 +534,8 @@ def _dispatch(parser, args) -> int:
             if not 15 <= args.dps <= LIMITS["VERIFY_MAX_DPS"]:
                 raise UsageError(f"--dps {args.dps} is outside [15, {LIMITS['VERIFY_MAX_DPS']}] "
                                  "(VERIFY_MAX_DPS, see --help)")
+            if args.claims is not None and not args.claims.strip():
+                raise UsageError("--claims is empty: give a glob such as 'RN.*' (omit it for every claim)")
             check_writable(args.json)
             with int_digits_unlimited():  # witnesses above 4300 digits print exact integers
                 return _cmd_verify(args)

@@ -278,17 +278,22 @@ def check_writable(path: str, what: str = "--json") -> Path:
                 raise UsageError(f"{what} {path} is a directory")
             if not stat.S_ISREG(st.st_mode):
                 raise UsageError(f"{what} {path} is not a regular file (a device or pipe); give a file path")
-            if not os.access(p, os.W_OK):
-                raise UsageError(f"{what} {path} is not writable")
+            real = str(p.resolve())
+            if real.startswith(("/proc/", "/sys/", "/dev/")):
+                raise UsageError(f"{what} {path} is a kernel pseudo-file, not a file for output")
+            with open(p, "a", encoding="utf-8"):  # really opens it for writing; changes nothing
+                pass
         else:
             if not parent.exists():
                 raise UsageError(f"{what} {path}: folder {parent} does not exist")
             if not parent.is_dir():
                 raise UsageError(f"{what} {path}: {parent} is not a folder")
+            if str(parent.resolve()).startswith(("/proc", "/sys", "/dev")):
+                raise UsageError(f"{what} {path}: {parent} is a kernel pseudo-filesystem, not a folder for output")
             if not os.access(parent, os.W_OK | os.X_OK):
                 raise UsageError(f"{what} {path}: folder {parent} is not writable")
     except OSError as e:
-        raise UsageError(f"{what} {path[:200]}: {e.strerror or e}") from None
+        raise UsageError(f"{what} {path[:200]}: cannot write there ({e.strerror or e})") from None
     return p
 
 
