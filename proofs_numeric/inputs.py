@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import sys
 from pathlib import Path
@@ -45,6 +46,8 @@ class UsageError(Exception):
 #: name -> (default, what it bounds). Overridable with COLLAPSE_VERIFY_<NAME>.
 _LIMIT_DOCS = {
     "JSON_MAX_BYTES": (64 * 2 ** 20, "bytes of JSON text (argument or file)"),
+    "JSON_MAX_TOTAL_DIGITS": (50_000_000, "digits plus decimal exponents summed over one JSON input (bounds the "
+                                          "exact numbers it expands to, e.g. a million entries of 1e4999)"),
     "CHECK_MAX_ENTRIES": (2 ** 20, "entries of X for `check` (2^20: admits 1024 x 1024, so 1024 x 768)"),
     "RANK_MAX_ENTRIES": (2 ** 24, "entries of the matrix for `rank` (2^24: e.g. 4096 x 4096)"),
     "RANK_SVD_MAX_ENTRIES": (2 ** 22, "entries up to which `rank` also shows the float64 numerical rank"),
@@ -164,8 +167,29 @@ def _load(text: str, what: str, max_entries: int | None):
         how = f"JSON file {text}"
     if len(src) > LIMITS["JSON_MAX_BYTES"]:
         raise UsageError(f"{what}: JSON text longer than JSON_MAX_BYTES = {LIMITS['JSON_MAX_BYTES']}")
+    budget = [LIMITS["JSON_MAX_TOTAL_DIGITS"]]
+
+    def spend(tok: str) -> None:
+        m = _EXP.search(tok)
+        cost = len(tok) + (min(int(m.group(1)[-12:]), 10 ** 12) if m else 0)
+        budget[0] -= cost
+        if budget[0] < 0:
+            raise BadInput(f"the numbers spell more than JSON_MAX_TOTAL_DIGITS = {LIMITS['JSON_MAX_TOTAL_DIGITS']} "
+                           "digits in all (digits plus decimal exponents)")
+
+    def lit(tok: str) -> str:
+        check_literal(tok)
+        spend(tok)
+        return tok
+
+    def int_lit(tok: str) -> int:
+        check_literal(tok)
+        spend(tok)
+        with int_digits_unlimited():
+            return int(tok)
+
     try:
-        data = json.loads(src, parse_float=_literal, parse_int=_int_literal)
+        data = json.loads(src, parse_float=lit, parse_int=int_lit)
     except json.JSONDecodeError as e:
         raise UsageError(f"{what} is not valid JSON ({e.msg} at column {e.colno}): give a JSON list, "
                          f"a .json file or a .npy file") from None
@@ -176,16 +200,7 @@ def _load(text: str, what: str, max_entries: int | None):
     return data, how
 
 
-def _literal(s: str) -> str:
-    """A JSON decimal, kept as its exact text (``"0.1"`` is 1/10) after the digit/exponent limits."""
-    check_literal(s)
-    return s
-
-
-def _int_literal(s: str) -> int:
-    check_literal(s)
-    with int_digits_unlimited():
-        return int(s)
+_EXP = re.compile(r"[eE][-+]?0*(\d+)")
 
 
 def _how_npy(arr) -> str:

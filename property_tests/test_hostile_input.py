@@ -379,7 +379,7 @@ def _cli(*argv, cwd=None, env=None, timeout=_HANG_S):
     ["check", "rank-neutrality", "--X", "[[" + "7" * 20_000 + ", 1], [1, 1]]"],
     ["check", "rank-neutrality", "--X", "[[1, 2, 3], [0, 1, 5]]", "--gamma", ""],
     ["check", "rank-neutrality", "--X", "[[1, 2, 3], [0, 1, 5]]", "--beta", ""],
-    ["rank", "[" * 100_000 + "]" * 100_000],
+    ["rank", "[" * 60_000 + "]" * 60_000],  # one argv string is capped at 128 KiB; the file case is below
     ["verify", "--dps", "100000"],
     ["verify", "--json", "/dev/full"],
     ["verify", "--json", "/nonexistent-dir/ledger.json"],
@@ -407,6 +407,10 @@ def test_hostile_input_big_npy_refused_by_check_but_ranked(tmp_path):
     assert code == 2 and "above the limit" in err and secs < _REFUSAL_S
     code, out, _, _ = _cli("rank", str(p), "--json", cwd=tmp_path)
     assert code == 0 and json.loads(out)["upper"] == 0
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    code, _, err, secs = _cli("rank", str(deep), cwd=tmp_path)
+    assert code == 2 and "nested too deeply" in err and secs < _REFUSAL_S
 
 
 @pytest.mark.slow
@@ -433,7 +437,7 @@ def test_hostile_input_new_in_a_real_process_writes_inert_code(tmp_path):
     root = tmp_path / "root"
     for sub in ("theorems", "property_tests", "book/chapters"):
         (root / sub).mkdir(parents=True)
-    name = "x' + str(__import__('os').system('touch " + str(tmp_path / "pwned") + "')) + '"
+    name = "x' + str(__import__('os').system('touch pwned')) + '"
     code, out, err, _ = _cli("new", name, "--root", str(root), cwd=tmp_path)
     assert code == 0, err
     mod = next((root / "theorems").glob("*.py"))

@@ -133,6 +133,7 @@ def _classify(M):
                 F = M.astype(np.float64)
             if np.all(np.isfinite(F)) and np.array_equal(F.astype(M.dtype), M):
                 return "float", np.ascontiguousarray(F)  # every long double value is a float64 exactly
+            _check_exact_size(M)
             M = exact_entries(M)  # exact Fractions at the long double's precision
         elif k == "b":
             return "int", M.astype(np.int64)
@@ -152,6 +153,21 @@ def _classify(M):
     if all(v.q == 1 for v in vals):
         return "int", [[int(E[i, j].p) for j in range(E.shape[1])] for i in range(E.shape[0])]
     return "rational", [[Fraction(int(E[i, j].p), int(E[i, j].q)) for j in range(E.shape[1])] for i in range(E.shape[0])]
+
+
+def _check_exact_size(M: np.ndarray) -> None:
+    """Refuse long double data whose exact integers would exceed EXACT_MAX_BITS (refuse, never round)."""
+    from .linalg import BadInput
+    nz = M[M != 0]
+    if nz.size == 0:
+        return
+    _, ex = np.frexp(nz)
+    span = int(ex.max()) - int(ex.min()) + np.finfo(M.dtype).nmant + 2
+    bits = span * M.size
+    if bits > EXACT_MAX_BITS:
+        raise BadInput(f"long double entries spanning 2^{int(ex.min())}..2^{int(ex.max())} in a {M.shape[0]} x "
+                       f"{M.shape[1]} matrix need about {bits} bits as exact integers, above EXACT_MAX_BITS = "
+                       f"{EXACT_MAX_BITS}; they are not float64 values, and rounding them would change the rank")
 
 
 def _shape_if_empty(M):
