@@ -294,6 +294,8 @@ def _cmd_rank(args) -> int:
             print(f"  the exact rank above is the rank of exactly these numbers as read (certified).")
             if "skipped" in num:
                 print(f"  numerical rank: {num['skipped']}")
+            elif num["rank"] == 0:
+                print("  numerical rank 0 [float64 SVD, not certified]: the matrix is zero")
             else:
                 gap = ("no gap (full numerical rank)" if num["sigma_next"] is None else
                        f"singular-value gap sigma_{num['rank']}/sigma_{num['rank'] + 1} = "
@@ -333,11 +335,14 @@ def _numerical_rank(M, rtol):
             F = np.array(A, dtype=np.float64) if not hasattr(A, "dtype") else A.astype(np.float64)
             if not np.all(np.isfinite(F)):
                 return {**base, "skipped": "some entries are outside the float64 range"}
-            s = np.linalg.svd(F, compute_uv=False)
+            scale = float(np.abs(F).max()) if F.size else 0.0
+            if scale == 0:
+                return {**base, "rank": 0, "sigma_last": None, "sigma_next": None, "gap": None}
+            s = np.linalg.svd(F / scale, compute_uv=False) * scale  # scaled: no overflow near 1e308
     except (np.linalg.LinAlgError, ValueError, TypeError, OverflowError) as e:
         return {**base, "skipped": f"float64 SVD failed ({e})"}
-    if s.size == 0 or s[0] == 0:
-        return {**base, "rank": 0, "sigma_last": None, "sigma_next": None, "gap": None}
+    if s.size == 0 or not np.all(np.isfinite(s)):
+        return {**base, "skipped": "the singular values overflow float64"}
     r = int(np.sum(s > tol_rel * s[0]))
     last = float(s[r - 1]) if r else None
     nxt = float(s[r]) if r < s.size else None
