@@ -332,14 +332,20 @@ def _numerical_rank(M, rtol):
         return {**base, "skipped": f"not computed above RANK_SVD_MAX_ENTRIES = {LIMITS['RANK_SVD_MAX_ENTRIES']} entries"}
     try:
         with np.errstate(all="ignore"):
-            F = np.array(A, dtype=np.float64) if not hasattr(A, "dtype") else A.astype(np.float64)
+            if hasattr(A, "dtype"):
+                F = A.astype(np.float64)
+            else:
+                from theorems.linalg import exact_number
+                F = np.array([[float(exact_number(v)) for v in row] for row in A], dtype=np.float64)
             if not np.all(np.isfinite(F)):
                 return {**base, "skipped": "some entries are outside the float64 range"}
             scale = float(np.abs(F).max()) if F.size else 0.0
             if scale == 0:
                 return {**base, "rank": 0, "sigma_last": None, "sigma_next": None, "gap": None}
             s = np.linalg.svd(F / scale, compute_uv=False) * scale  # scaled: no overflow near 1e308
-    except (np.linalg.LinAlgError, ValueError, TypeError, OverflowError) as e:
+    except OverflowError:
+        return {**base, "skipped": "some entries are outside the float64 range"}
+    except (np.linalg.LinAlgError, ValueError, TypeError) as e:
         return {**base, "skipped": f"float64 SVD failed ({e})"}
     if s.size == 0 or not np.all(np.isfinite(s)):
         return {**base, "skipped": "the singular values overflow float64"}

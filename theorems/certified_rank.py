@@ -147,12 +147,11 @@ def _classify(M):
             raise BadInput(f"matrix dtype {M.dtype} is not a number type")
     if hasattr(M, "tolist") and not isinstance(M, list):
         M = M.tolist()
-    from .linalg import exact_matrix
-    E = exact_matrix(M, "matrix")  # validates and makes Rationals
-    vals = list(E)
-    if all(v.q == 1 for v in vals):
-        return "int", [[int(E[i, j].p) for j in range(E.shape[1])] for i in range(E.shape[0])]
-    return "rational", [[Fraction(int(E[i, j].p), int(E[i, j].q)) for j in range(E.shape[1])] for i in range(E.shape[0])]
+    from .linalg import exact_rows
+    E = exact_rows(M, "matrix")  # validates: exact ints and Fractions
+    if all(isinstance(v, int) or v.denominator == 1 for row in E for v in row):
+        return "int", [[int(v) for v in row] for row in E]
+    return "rational", [[v if isinstance(v, Fraction) else Fraction(v) for v in row] for row in E]
 
 
 def _check_exact_size(M: np.ndarray) -> None:
@@ -239,8 +238,8 @@ def _exact_bits(kind: str, A) -> int:
         if isinstance(A, np.ndarray):
             return 64 * A.size
         return sum(int(v).bit_length() + 1 for row in A for v in row)
-    L = _lcm_denominators(A).bit_length()
-    return sum(L + v.numerator.bit_length() + 1 for row in A for v in row)
+    ints = _row_scaled_ints(A, EXACT_MAX_BITS)
+    return EXACT_MAX_BITS + 1 if ints is None else sum(v.bit_length() + 1 for row in ints for v in row)
 
 
 def dyadic_scale(M: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
@@ -287,8 +286,11 @@ def residues_mod_p(kind: str, M, p: int) -> np.ndarray:
         if isinstance(A, np.ndarray) and A.dtype.kind in "iu":
             return np.mod(A.astype(np.int64), p) if A.dtype.itemsize <= 8 else np.mod(A, p)
         return np.array([[int(v) % p for v in row] for row in M], dtype=np.int64)
-    L = _lcm_denominators(M)
-    return np.array([[int(v * L) % p for v in row] for row in M], dtype=np.int64)
+    # a/b -> a * b^-1 mod p: the row-scaled integer matrix times a unit per row, so the same rank mod p.
+    # A denominator divisible by p has no inverse: the caller then skips this prime (None).
+    if any(v.denominator % p == 0 for row in M for v in row):
+        return None
+    return np.array([[v.numerator * pow(v.denominator, -1, p) % p for v in row] for row in M], dtype=np.int64)
 
 
 def _rank_mod_p(R: np.ndarray, p: int) -> int:
@@ -320,16 +322,33 @@ def rump_full_rank(A: np.ndarray) -> tuple[bool, float]:
     return bool(bound < 1.0), bound
 
 
+def _row_scaled_ints(M, max_bits: float = float("inf")) -> list[list[int]] | None:
+    """Each row of a rational matrix times the lcm of its denominators (rank and right kernel
+    unchanged), or None as soon as the integers would hold more than ``max_bits`` bits in all."""
+    out, total = [], 0
+    for row in M:
+        L, w = 1, max(len(row), 1)
+        for v in row:
+            L = L * v.denominator // math.gcd(L, v.denominator)
+            if L.bit_length() * w > max_bits:
+                return None
+        ints = [v.numerator * (L // v.denominator) for v in row]
+        total += sum(i.bit_length() for i in ints)
+        if total > max_bits:
+            return None
+        out.append(ints)
+    return out
+
+
 def _exact_ints(kind: str, M) -> list[list[int]]:
-    """The matrix scaled by one positive rational to integers (rank and kernels unchanged)."""
+    """The matrix scaled to integers by positive rationals, one per row (rank and right kernel unchanged)."""
     if kind == "float":
         m, shift, _ = dyadic_scale(M)
         ints = [[a << b for a, b in zip(r1, r2)] for r1, r2 in zip(m.tolist(), shift.tolist())]
     elif kind == "int":
         ints = M.tolist() if isinstance(M, np.ndarray) else M
     else:
-        L = _lcm_denominators(M)
-        ints = [[int(v * L) for v in row] for row in M]
+        ints = _row_scaled_ints(M)
     return ints
 
 
@@ -427,7 +446,12 @@ def _small_int_float(kind: str, A) -> np.ndarray | None:
         if float(bits.max()) > MAX_ENTRY_BITS - 1:
             return None
         return np.ldexp(m.astype(np.float64), shift.astype(np.int32))
-    ints = _exact_ints(kind, A) if kind == "rational" else A
+    if kind == "rational":
+        ints = _row_scaled_ints(A, 64 * len(A) * len(A[0]))  # entries below 2^40 or nothing
+        if ints is None:
+            return None
+    else:
+        ints = A
     if isinstance(ints, np.ndarray) and ints.dtype.kind in "iu":
         if max(-int(ints.min()), int(ints.max())) >= limit:
             return None
@@ -500,7 +524,10 @@ def certified_rank(M, upper_bound: int | None = None, exact: str = "auto", prime
     def mod_p_lower_bound():
         nonlocal lower, method
         for p in primes:
-            lower = max(lower, _rank_mod_p(residues_mod_p(kind, A, p), p))
+            R = residues_mod_p(kind, A, p)
+            if R is None:  # p divides a denominator: no information from this prime
+                continue
+            lower = max(lower, _rank_mod_p(R, p))
             used.append(p)
             if lower == full:
                 break

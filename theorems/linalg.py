@@ -38,6 +38,8 @@ __all__ = [
     "LIMITS",
     "check_literal",
     "exact_entries",
+    "exact_number",
+    "exact_rows",
     "int_digits_unlimited",
     "to_rational",
     "exact_matrix",
@@ -91,6 +93,7 @@ LIMITS = {
 MAX_INT_DIGITS = LIMITS["MAX_INT_DIGITS"][0]
 MAX_EXPONENT = LIMITS["MAX_EXPONENT"][0]
 
+_P_OVER_Q = re.compile(r"([-+]?\d+)(?:/(\d+))?\Z")
 _DECIMAL = re.compile(r"\s*[-+]?(\d*)(?:\.(\d*))?(?:[eE]([-+]?\d+))?\s*\Z")
 
 
@@ -158,6 +161,51 @@ def _exact_numpy_scalar(x):
     raise BadInput(f"entry {x!r} of type {type(x).__name__} is not a number")
 
 
+def exact_number(x) -> int | Fraction:
+    """One entry as an exact Python ``int`` or ``Fraction`` (the rules of :func:`to_rational`,
+    without building sympy objects: fast for large matrices)."""
+    if isinstance(x, bool):
+        raise BadInput(f"entry {x!r} is a boolean, not a number")
+    if isinstance(x, int):
+        return int(x)
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, sympy.Rational):
+        return Fraction(int(x.p), int(x.q))
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            raise BadInput(f"entry {x!r} is not a finite number (NaN or infinity)")
+        return Fraction(*x.as_integer_ratio())
+    if type(x).__module__ == "numpy":
+        return _exact_numpy_scalar(x)
+    if isinstance(x, _RationalABC):
+        return Fraction(int(x.numerator), int(x.denominator))
+    if isinstance(x, decimal.Decimal):
+        if not x.is_finite():
+            raise BadInput(f"entry {x!r} is not a finite number (NaN or infinity)")
+        check_literal(str(x))
+        return Fraction(x)
+    if isinstance(x, str):
+        s = x.strip()
+        check_literal(s)
+        try:
+            with int_digits_unlimited():
+                m = _P_OVER_Q.match(s)
+                if m:  # fast path for integers and "p/q" (Fraction's parser is ~10x slower)
+                    p, q = int(m.group(1)), int(m.group(2) or 1)
+                    return p if q == 1 else Fraction(p, q)
+                return Fraction(s)
+        except (ValueError, ZeroDivisionError):
+            raise BadInput(f"entry {x[:60]!r} is not an exact number (use an integer, 'p/q' or a decimal)") from None
+    if isinstance(x, complex):
+        raise BadInput(f"entry {x!r} is complex; the exact layer takes real rationals only")
+    if isinstance(x, sympy.Basic):
+        if x.is_Rational:
+            return Fraction(int(x.p), int(x.q))
+        raise BadInput(f"entry {x!r} is not rational; the exact layer takes rationals only")
+    raise BadInput(f"entry {str(x)[:60]!r} of type {type(x).__name__} is not a number")
+
+
 def to_rational(x) -> Rational:
     """Convert one entry to an exact sympy ``Rational``.
 
@@ -174,44 +222,12 @@ def to_rational(x) -> Rational:
     ...
     theorems.linalg.BadInput: entry nan is not a finite number (NaN or infinity)
     """
-    if isinstance(x, bool):
-        raise BadInput(f"entry {x!r} is a boolean, not a number")
     if isinstance(x, sympy.Rational):
         return x
-    if isinstance(x, int):
-        return Rational(x)
-    if isinstance(x, (Fraction, _RationalABC)):
-        return Rational(int(x.numerator), int(x.denominator))
-    if isinstance(x, float):
-        if not math.isfinite(x):
-            raise BadInput(f"entry {x!r} is not a finite number (NaN or infinity)")
-        p, q = x.as_integer_ratio()
-        return Rational(p, q)
-    if type(x).__module__ == "numpy":
-        f = _exact_numpy_scalar(x)
-        return Rational(f.numerator, f.denominator) if isinstance(f, Fraction) else Rational(f)
-    if isinstance(x, decimal.Decimal):
-        if not x.is_finite():
-            raise BadInput(f"entry {x!r} is not a finite number (NaN or infinity)")
-        check_literal(str(x))
-        f = Fraction(x)
-        return Rational(f.numerator, f.denominator)
-    if isinstance(x, str):
-        s = x.strip()
-        check_literal(s)
-        try:
-            with int_digits_unlimited():
-                f = Fraction(s)
-        except (ValueError, ZeroDivisionError):
-            raise BadInput(f"entry {x[:60]!r} is not an exact number (use an integer, 'p/q' or a decimal)") from None
-        return Rational(f.numerator, f.denominator)
-    if isinstance(x, complex):
-        raise BadInput(f"entry {x!r} is complex; the exact layer takes real rationals only")
-    if isinstance(x, sympy.Basic):
-        if x.is_Rational:
-            return Rational(x)
-        raise BadInput(f"entry {x!r} is not rational; the exact layer takes rationals only")
-    raise BadInput(f"entry {str(x)[:60]!r} of type {type(x).__name__} is not a number")
+    v = exact_number(x)
+    if isinstance(v, int):
+        return Rational(v)
+    return Rational(v.numerator, v.denominator)
 
 
 def exact_entries(arr) -> list:
@@ -246,6 +262,35 @@ def exact_entries(arr) -> list:
     if k in "OU":
         return a.tolist()  # validated entry by entry by to_rational
     raise BadInput(f"dtype {a.dtype} is not a number type")
+
+
+def exact_rows(rows, name: str = "X") -> list[list]:
+    """Non-empty rectangular rows of exact ``int``/``Fraction`` entries, or :class:`BadInput`
+    (the checks of :func:`exact_matrix`, without sympy)."""
+    if isinstance(rows, Matrix):
+        rows = rows.tolist()
+    if hasattr(rows, "dtype") and hasattr(rows, "ndim"):
+        rows = exact_entries(rows)  # numpy array: exact for every dtype
+    elif hasattr(rows, "tolist") and not isinstance(rows, list):
+        rows = rows.tolist()
+    if not isinstance(rows, (list, tuple)) or len(rows) == 0:
+        raise BadInput(f"{name} must be a non-empty list of rows")
+    out = []
+    width = None
+    for i, row in enumerate(rows):
+        if not isinstance(row, (list, tuple)):
+            raise BadInput(f"{name} row {i} is not a list")
+        if width is None:
+            width = len(row)
+            if width == 0:
+                raise BadInput(f"{name} has empty rows")
+        elif len(row) != width:
+            raise BadInput(f"{name} is ragged: row {i} has {len(row)} entries, row 0 has {width}")
+        try:
+            out.append([exact_number(v) for v in row])
+        except BadInput as e:
+            raise BadInput(f"{name}[{i}]: {e}") from None
+    return out
 
 
 def exact_matrix(rows, name: str = "X") -> Matrix:
