@@ -104,7 +104,7 @@ def _cmd_verify(args) -> int:
                           for r in results],
                "dps": args.dps, "quick": args.quick}
         write_text(args.json, json.dumps(out, indent=1, default=str) + "\n")
-        console.print(f"wrote {args.json}")
+        console.print(f"wrote {args.json}", markup=False, highlight=False)
     failed = _report_import_errors() or failed
     return 1 if failed else 0
 
@@ -143,7 +143,9 @@ def _cmd_check(args) -> int:
 
     if args.theorem != "rank-neutrality":
         raise UsageError(f"unknown theorem {args.theorem!r}; available: rank-neutrality")
-    X = read_matrix(args.X, "--X", max_entries=args.max_entries or LIMITS["CHECK_MAX_ENTRIES"])
+    if args.max_entries is not None and args.max_entries < 1:
+        raise UsageError(f"--max-entries {args.max_entries} must be positive")
+    X, how = read_matrix(args.X, "--X", max_entries=args.max_entries or LIMITS["CHECK_MAX_ENTRIES"], with_how=True)
     g = read_vector(args.gamma, "--gamma") if args.gamma is not None else None
     b = read_vector(args.beta, "--beta") if args.beta is not None else None
     try:
@@ -155,6 +157,7 @@ def _cmd_check(args) -> int:
     from theorems.linalg import certified_rank
     cr = certified_rank(X)
     out["rank_X_certificate"] = cr.to_json()
+    out["input"] = how
     if cr.certified and cr.value != a.rank_X:  # two independent exact computations must agree
         raise RuntimeError(f"internal error: rank(X) {a.rank_X} (exact) != {cr.value} (certified_rank)")
     err = None
@@ -186,6 +189,8 @@ def _cmd_check(args) -> int:
                 c.print("[yellow]H1-H4 hold but the conclusion fails: 1_n is in col(X) "
                         "(tokens on an affine hyperplane missing 0); see RN.main in the ledger.[/]")
         c.print(f"[dim]arithmetic: {out['arithmetic']}[/]")
+        from rich.markup import escape
+        c.print(f"[dim]input: {escape(how)}[/]", highlight=False)
     return 2 if err else 0
 
 
@@ -226,7 +231,7 @@ def _cmd_depth(args) -> int:
         c.print(t)
     if args.json:
         write_text(args.json, json.dumps(res, indent=1, default=str) + "\n")
-        c.print(f"wrote {args.json}")
+        c.print(f"wrote {args.json}", markup=False, highlight=False)
     return 0
 
 
@@ -270,6 +275,8 @@ def _cmd_rank(args) -> int:
         raise UsageError(f"--seed {args.seed} is outside [0, 2^63)")
     if args.rtol is not None and not (0 < args.rtol < 1):
         raise UsageError(f"--rtol {args.rtol} must lie in (0, 1)")
+    if args.max_entries is not None and args.max_entries < 1:
+        raise UsageError(f"--max-entries {args.max_entries} must be positive")
     M, how = read_matrix(args.matrix, "MATRIX", as_array=True,
                          max_entries=args.max_entries or LIMITS["RANK_MAX_ENTRIES"], with_how=True)
     try:
@@ -406,7 +413,7 @@ def _cmd_real_model(args) -> int:
     c.print("pure-attention counterfactual:         " + " ".join(f"{v:.3g}" for v in dd["pure_attention_residual"]))
     if args.json:
         write_text(args.json, json.dumps(res, indent=1, default=str) + "\n")
-        c.print(f"wrote {args.json}")
+        c.print(f"wrote {args.json}", markup=False, highlight=False)
     return 0
 
 

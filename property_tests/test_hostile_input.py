@@ -138,7 +138,8 @@ def _matrix_args(files):
 
 @st.composite
 def _out_paths(draw, outdir: Path):
-    return draw(st.sampled_from([str(outdir / "out.json"), str(outdir / "missing" / "out.json"), str(outdir),
+    return draw(st.sampled_from([str(outdir / "out.json"), str(outdir / "[/b]out.json"),  # rich markup in a path
+                                 str(outdir / "missing" / "out.json"), str(outdir),
                                  "/dev/full", "/proc/version", "", str(outdir / "out.json") + "\x00x"]))
 
 
@@ -289,7 +290,7 @@ def test_hostile_input_rank(files, workdir, data):
 @settings(_FUZZ)
 @given(data=st.data())
 def test_hostile_input_depth(workdir, data):
-    _fuzz(data.draw(depth_argv(workdir)), workdir, allowed={"out.json"})
+    _fuzz(data.draw(depth_argv(workdir)), workdir, allowed={"out.json", "[/b]out.json"})
 
 
 @settings(_FUZZ)
