@@ -241,17 +241,22 @@ _NAMES = st.one_of(
     st.text(max_size=60))
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory):
-    """A throw-away project root for `new --root` (never the real one)."""
-    base = tmp_path_factory.mktemp("proj")
-    root = base / "root"
+def _make_root(root: Path) -> Path:
     for sub in ("theorems", "property_tests", "book/chapters"):
         (root / sub).mkdir(parents=True)
     (root / "pyproject.toml").write_text("[project]\nname = 'x'\n")
     (root / "book" / "_toc.yml").write_text("format: jb-book\nroot: intro\nparts:\n")
+    return root
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    """A throw-away folder for `new --root` (never the real project): a sentinel file next to
+    the roots, and a fresh root per example under roots/."""
+    base = tmp_path_factory.mktemp("proj")
     (base / "sentinel.txt").write_text("outside the root")
-    return base, root
+    (base / "roots").mkdir()
+    return base, _make_root(base / "root")
 
 
 @pytest.fixture(scope="module")
@@ -310,22 +315,28 @@ def test_hostile_input_real_model_refused_before_computing(workdir, data):
     assert code == 2, (argv, err)
 
 
+def _outside(base: Path) -> dict:
+    return {k: v for k, v in _snapshot(base).items() if not k.startswith("roots" + os.sep)}
+
+
 @settings(_FUZZ)
-@given(name=_NAMES, force=st.booleans())
-def test_hostile_input_new_never_writes_code_from_a_name(project, name, force):
-    base, root = project
-    argv = ["new", name, "--root", str(root)] + (["--force"] if force else [])
-    before = _snapshot(base)
-    code, out, err = run_main(argv)
-    _assert_clean(argv, code, out, err)
-    changed = {k for k in set(before) | set(_snapshot(base)) if before.get(k) != _snapshot(base).get(k)}
-    assert all(k.startswith("root" + os.sep) for k in changed), (name, changed)
-    assert (base / "sentinel.txt").read_text() == "outside the root"
+@given(name=_NAMES, twice=st.booleans())
+def test_hostile_input_new_never_writes_code_from_a_name(project, name, twice):
+    base, _ = project
+    root = _make_root(Path(tempfile.mkdtemp(dir=base / "roots")))
+    outside = _outside(base)
+    fresh = _snapshot(root)
+    for argv in [["new", name, "--root", str(root)]] + ([["new", name, "--root", str(root), "--force"]] if twice else []):
+        code, out, err = run_main(argv)
+        _assert_clean(argv, code, out, err)
+    assert _outside(base) == outside and (base / "sentinel.txt").read_text() == "outside the root"
+    after = _snapshot(root)
+    changed = {k for k in set(fresh) | set(after) if fresh.get(k) != after.get(k)}
     for k in changed:
         if k.endswith(".py"):
-            src = (base / k).read_text(encoding="utf-8")
+            src = (root / k).read_text(encoding="utf-8")
             tree = ast.parse(src)  # compiles
-            if k.startswith(os.path.join("root", "theorems")):
+            if k.startswith("theorems" + os.sep):
                 title = [n.value for n in tree.body if isinstance(n, ast.Assign)
                          and getattr(n.targets[0], "id", None) == "TITLE"]
                 assert len(title) == 1 and isinstance(title[0], ast.Constant)
@@ -333,6 +344,7 @@ def test_hostile_input_new_never_writes_code_from_a_name(project, name, force):
                 calls = {ast.unparse(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
                 assert calls <= {"conjecture", "Matrix", "Rational", "draw", "all", "len", "set", "X.row",
                                  "range", "any"}, calls
+    shutil.rmtree(root)
 
 
 def test_hostile_input_new_force_never_overwrites_foreign_files(project):
