@@ -150,6 +150,14 @@ def _load(text: str, what: str, max_entries: int | None):
             raise UsageError(f"{what}: {text[:80]!r} is neither JSON text nor a readable path ({e})") from None
         if is_dir:
             raise UsageError(f"{what}: {text} is a directory, not a file")
+        try:
+            regular = (not exists) or stat.S_ISREG(p.stat().st_mode)
+        except OSError as e:
+            raise UsageError(f"{what}: cannot read {text} ({e.strerror or e})") from None
+        if exists and str(p.resolve()).startswith(("/proc/", "/sys/", "/dev/")):
+            raise UsageError(f"{what}: {text} is a kernel pseudo-file (reading it may block), not an input file")
+        if not regular:  # a FIFO would block, /dev/zero would never end
+            raise UsageError(f"{what}: {text} is not a regular file (a device, pipe or socket)")
         if not exists:
             if text.endswith((".npy", ".json")) or os.sep in text:
                 raise UsageError(f"{what}: file {text} not found")

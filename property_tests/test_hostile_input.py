@@ -110,6 +110,7 @@ def files(tmp_path_factory):
     (d / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
     (d / "ok.json").write_text("[[1, 2], [3, 4]]")
     (d / "bin.json").write_bytes(b"\xff\xfe\x00garbage")
+    os.mkfifo(d / "fifo.npy")  # reading it would block forever
     return d
 
 
@@ -122,7 +123,7 @@ def _hostile_matrix_texts():
         "[[Infinity, 1], [1, 1]]", "[[1, 2], [3]]", "[]", "[[]]", "[[[1]]]", '{"a": 1}', "[[true, 1], [1, 0]]",
         "[[1, 2], [3, 4]", "[" * 5000 + "]" * 5000, "[[null, 1]]", '[["abc", 1]]', '[["1/0", 1]]', "", "   ",
         "[[1, 2, 3], [5, 5, 5]]", "nope", "nope.npy", "missing/dir/x.json", "/dev/null", "/", ".",
-        "\x00", "[[1,2],[3,4]]\x00", '[["0x10", 1]]', '[["1_000", 1]]', "[[-0.0, 0.0], [0, 1]]",
+        "\x00", "[[1,2],[3,4]]\x00", "/dev/zero", "/dev/stdin", "/dev/urandom", "/proc/kmsg", "/proc/self/status", '[["0x10", 1]]', '[["1_000", 1]]', "[[-0.0, 0.0], [0, 1]]",
     ])
 
 
