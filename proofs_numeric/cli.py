@@ -501,7 +501,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 _READING = """how MATRIX / VEC is read:
   text starting with '[' is JSON; otherwise a path. A file starting with the .npy magic (or named
-  *.npy) is read as .npy, any other file as JSON text.
+  *.npy) is read as .npy, any other regular file as JSON text (devices, FIFOs, /proc refused).
   JSON: integers exact; decimals read as the exact decimal fractions they spell (0.1 = 1/10, not
   the double nearest to it); strings "p/q" and "0.25" exact; NaN, Infinity, booleans refused.
   .npy: bool (0/1), every int and uint width (uint64 >= 2^63 exact), either byte order; float16,
