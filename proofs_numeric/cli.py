@@ -22,56 +22,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
 
-__all__ = ["main", "read_matrix", "read_vector"]
+from theorems.linalg import BadInput, int_digits_unlimited
 
-class UsageError(Exception):
-    pass
+from .inputs import LIMITS, UsageError, check_writable, limits_text, read_matrix, read_vector, write_text
 
+__all__ = ["main", "read_matrix", "read_vector", "UsageError"]
 
-def _load_json_or_npy(text: str, what: str, as_array: bool = False):
-    p = Path(text)
-    if text.endswith(".npy"):
-        import numpy as np
-        if not p.exists():
-            raise UsageError(f"{what}: file {text} not found")
-        arr = np.load(p, allow_pickle=False)
-        if arr.dtype.kind not in "iuf":
-            raise UsageError(f"{what}: {text} holds dtype {arr.dtype}, expected numbers")
-        if as_array:
-            return arr
-        return arr.tolist()  # floats stay floats: taken as exact dyadic rationals
-    if p.suffix == ".json" or (len(text) < 4096 and p.exists() and p.is_file()):
-        if not p.exists():
-            raise UsageError(f"{what}: file {text} not found")
-        text = p.read_text()
-    try:
-        return json.loads(text, parse_float=str)  # decimals stay exact ("0.1" = 1/10)
-    except json.JSONDecodeError as e:
-        raise UsageError(f"{what} is not valid JSON ({e.msg} at column {e.colno}): give a JSON list, "
-                         f"a .json file or a .npy file") from None
-
-
-def read_matrix(text: str, what: str = "--X", as_array: bool = False):
-    """A matrix from JSON text, a .json file or a .npy file (``as_array``: keep a .npy as a numpy array)."""
-    data = _load_json_or_npy(text, what, as_array)
-    if as_array and hasattr(data, "ndim"):
-        if data.ndim != 2:
-            raise UsageError(f"{what}: {text} must hold a 2-D array (got {data.ndim}-D)")
-        return data
-    if not isinstance(data, list) or not data or not all(isinstance(r, list) for r in data):
-        raise UsageError(f"{what} must be a non-empty list of rows, e.g. [[1, 2], [3, \"1/2\"]]")
-    return data
-
-
-def read_vector(text: str, what: str):
-    data = _load_json_or_npy(text, what)
-    if not isinstance(data, list) or any(isinstance(v, list) for v in data):
-        raise UsageError(f"{what} must be a flat list of numbers")
-    return data
 
 
 def _version_text() -> str:
@@ -134,9 +95,20 @@ def _cmd_verify(args) -> int:
     _report_found_counterexamples(results, store=args.store)
     if args.json:
         out = ledger_json(results, ctx, started, errors)
-        Path(args.json).write_text(json.dumps(out, indent=1, default=str) + "\n")
+        write_text(args.json, json.dumps(out, indent=1, default=str) + "\n")
         console.print(escape(f"wrote {args.json}"), soft_wrap=True)
-    return 1 if errors else 0
+    failed = _report_import_errors() or bool(errors)
+    return 1 if failed else 0
+
+
+def _report_import_errors() -> bool:
+    """Theorem modules that failed to import (skipped): named on stderr; True if there are any."""
+    import theorems
+    errs = getattr(theorems, "IMPORT_ERRORS", {})
+    for name, err in errs.items():
+        print(f"collapse-verify: error: theorems/{name}.py failed to import and was skipped ({err})",
+              file=sys.stderr)
+    return bool(errs)
 
 
 def _wrap_plain(text: str, width: int) -> list[str]:
@@ -270,63 +242,185 @@ def _report_found_counterexamples(results, store: bool) -> None:
 CHECK_CROSS_MAX_ENTRIES = 64
 
 
-def _cmd_check(args) -> int:
-    from theorems import rank_neutrality as RN
-    from theorems.linalg import BadInput
-    from theorems.norm_exact import analyse_array
+#: the theorems `check` knows
+CHECK_THEOREMS = ("rank-neutrality", "residual-obstruction", "head-channel", "recovery-ambiguity", "rank-contraction")
+_CHECK_EPILOG = """examples:
+  collapse-verify check rank-neutrality --X '[[0,2,-2],[1,1,-2],[2,0,-2]]'
+  collapse-verify check rank-neutrality --X tokens.npy --gamma gamma.npy --norm layernorm --json
+  collapse-verify check residual-obstruction --X '[[1,0,0],[0,0,0],[0,0,0],[0,0,0]]' --seed 1
+  collapse-verify check rank-contraction --X '[[1,2,0,1],[0,1,1,0],[2,0,1,1]]' --weights W.npz
+  collapse-verify check head-channel --W-O '[[1,0],[0,1],[1,1],[2,0]]' --heads 2
+  collapse-verify check recovery-ambiguity --W-O '[[1,0],[0,1],[1,1],[2,0]]' --heads 2 --n 512
 
-    if args.theorem != "rank-neutrality":
-        raise UsageError(f"unknown theorem {args.theorem!r}; available: rank-neutrality")
-    X = read_matrix(args.X, "--X", as_array=True)  # a .npy stays a numpy array: no sympy matrix is built
-    g = read_vector(args.gamma, "--gamma") if args.gamma else None
-    b = read_vector(args.beta, "--beta") if args.beta else None
+what each decides:
+  rank-neutrality       H1-H4 (exactly, with the numbers that decided each), rank/arank of X and LN(X)
+  residual-obstruction  rank X < min(n, d) (exact) and rank(X + MHA(X)) > rank X (certified lower bound;
+                        softmax is transcendental: equality stays undecided unless the bounds meet)
+  head-channel          rank W_O (certified) and whether the heads are recoverable (reading (a))
+  recovery-ambiguity    the ambiguity dimension under each reading, for n tokens
+  rank-contraction      dim R_h per head, rank MHA(X) against dim sum R_h (certified), alpha per head"""
+
+
+#: the definitions of H1-H4, printed once by `check rank-neutrality`
+H_DEFINITIONS = (
+    "H1: no row of X is constant (sigma_i > 0; LayerNorm without epsilon is defined)",
+    "H2: 1_d is not in the row space of X (<=> rank [X; 1^T] = rank X + 1)",
+    "H3: every gamma_j is non-zero",
+    "H4: sigma = (sigma_i) is not in the column space of X P (P = I - 11^T/d: each row centred)",
+)
+#: one vocabulary for truth values in every command's output (check and real-model)
+TRUTH = {True: "holds", False: "fails", None: "undecided"}
+
+
+def _hypothesis_numbers(a) -> dict:
+    """The numbers that decided each hypothesis, in words (e.g. rank [X; 1^T] = 3 != rank X = 2)."""
+    out = {}
+    if a.rank_X is not None:
+        if a.hypotheses.get("H2") is not None and getattr(a, "ones_d_in_rowspace", None) is not None:
+            r1 = a.rank_X + (0 if a.ones_d_in_rowspace else 1)
+            out["H2"] = (f"rank([X; 1^T]) = {r1} {'=' if a.ones_d_in_rowspace else '!='} rank X = {a.rank_X}, "
+                         f"so 1_d is {'in' if a.ones_d_in_rowspace else 'not in'} row X")
+    if getattr(a, "sigma_in_colspace_Xt", None) is not None and a.rank_Xt is not None:
+        inside = a.sigma_in_colspace_Xt
+        out["H4"] = (f"rank([XP | sigma]) = {a.rank_Xt + (0 if inside else 1)} {'=' if inside else '!='} "
+                     f"rank(XP) = {a.rank_Xt}, so sigma is {'in' if inside else 'not in'} col(XP)"
+                     + (f" ({a.sqrt_classes} square class(es) of the row variances)" if a.sqrt_classes else ""))
+    return out
+
+
+def _check_rank_neutrality(args, X, how_read) -> int:
+    from rich.console import Console
+    from rich.markup import escape
+
+    from theorems import rank_neutrality as RN
+    from theorems.norm_exact import analyse_array
+    g = read_vector(args.gamma, "--gamma") if args.gamma is not None else None
+    b = read_vector(args.beta, "--beta") if args.beta is not None else None
     try:
         a = analyse_array(X, g, b, norm=args.norm, seed=args.seed)
     except BadInput as e:
         raise UsageError(str(e)) from None
     if args.norm == "layernorm" and a.n * a.d <= CHECK_CROSS_MAX_ENTRIES:  # two independent exact paths must agree
-        ref = RN.analyse(RN.instance(X, g, b))
+        ref = RN.analyse(RN.instance(X.tolist() if hasattr(X, "tolist") else X, g, b))
         for k in ("hypotheses", "rank_X", "arank_X", "arank_LN_X", "rank_LN_X", "sigma_in_colspace_Xt"):
             if getattr(ref, k) != getattr(a, k):
                 raise RuntimeError(f"internal error: {k} = {getattr(ref, k)} (sympy path) != {getattr(a, k)} (norm_exact)")
     out = a.to_json()
-    cr = a.certificates["rank_X"]
-    out["rank_X_certificate"] = cr
+    out["rank_X_certificate"] = a.certificates["rank_X"]
+    out["input"] = how_read
+    numbers = _hypothesis_numbers(a)
+    out["decided_by"] = numbers
     err = a.h1_message()
     if err:
         out["error"] = err
     name = "LayerNorm" if args.norm == "layernorm" else "RMSNorm"
     if args.json:
         print(json.dumps(out, indent=1))
+        return 2 if err else 0
+    c = Console(highlight=False)
+    title = (f"Rank-Neutrality (Thm 4.2) on X of shape {a.n} x {a.d} ({a.regime})" if args.norm == "layernorm"
+             else f"RMSNorm on X of shape {a.n} x {a.d} ({a.regime})")
+    c.print(escape(title), soft_wrap=True)
+    c.print(escape(f"input: {how_read}"), soft_wrap=True)
+    if args.norm == "layernorm":
+        c.print("definitions:")
+        for line in H_DEFINITIONS:
+            c.print(escape(f"  {line}"), soft_wrap=True)
+    for k, v in a.hypotheses.items():
+        c.print(escape(f"{k} {TRUTH[v]}: {numbers.get(k) or a.how[k]}"), soft_wrap=True)
+        if numbers.get(k):
+            c.print(escape(f"    ({a.how[k]})"), style="dim", soft_wrap=True)
+    cr = a.certificates["rank_X"]
+    cert = (f"rank = {cr['lower']} ({cr['method']}; upper: {cr['upper_method']})" if cr["certified"]
+            else f"{cr['lower']} <= rank <= {cr['upper']} ({cr['upper_method']})")
+    c.print(escape(f"rank(X) = {a.rank_X}, arank(X) = {a.arank_X}   [certified: {cert}]"), soft_wrap=True)
+    if err:
+        c.print(escape(f"error: {err}"), style="bold red", soft_wrap=True)
     else:
-        from rich.console import Console
-        from rich.table import Table
-        title = (f"Rank-Neutrality (Thm 4.2) on X of shape {a.n} x {a.d} ({a.regime})" if args.norm == "layernorm"
-                 else f"RMSNorm on X of shape {a.n} x {a.d} ({a.regime})")
-        t = Table(title=title)
-        t.add_column("hypothesis"); t.add_column("holds"); t.add_column("how it was decided", overflow="fold")
-        for k, v in a.hypotheses.items():
-            t.add_row(k, {True: "[green]yes[/]", False: "[red]no[/]", None: "[dim]undefined/undecided[/]"}[v], a.how[k])
-        c = Console(width=max(100, Console().width))
-        c.print(t)
-        cert = (f"rank = {cr['lower']} ({cr['method']}; upper: {cr['upper_method']})" if cr["certified"]
-                else f"{cr['lower']} <= rank <= {cr['upper']} ({cr['upper_method']})")
-        from rich.markup import escape
-        c.print(escape(f"rank(X) = {a.rank_X}, arank(X) = {a.arank_X}   [certified: {cert}]"))
-        if err:
-            c.print(f"[bold red]error:[/] {err}")
-        else:
-            c.print(f"rank({name} X) = {a.rank_LN_X}, arank({name} X) = {a.arank_LN_X}")
-            ch = a.conclusion_holds
-            c.print(f"conclusion arank({name} X) = arank(X): {'undecided' if ch is None else 'holds' if ch else 'FAILS'}"
-                    + ("" if a.all_hypotheses else " (not every hypothesis holds)"))
-            if args.norm == "layernorm" and a.all_hypotheses and ch is False:
-                c.print("[yellow]H1-H4 hold but the conclusion fails: 1_n is in col(X) "
-                        "(tokens on an affine hyperplane missing 0); see RN.main in the ledger.[/]")
-        for k, v in out["undecided"].items():
-            c.print(f"[yellow]{k}: {v}[/]")
-        c.print(f"[dim]arithmetic: {out['arithmetic']} ({a.seconds:.2f} s)[/]")
+        c.print(escape(f"rank({name} X) = {a.rank_LN_X}, arank({name} X) = {a.arank_LN_X}"), soft_wrap=True)
+        ch = a.conclusion_holds
+        c.print(escape(f"conclusion arank({name} X) = arank(X): {TRUTH[ch]}"
+                       + ("" if a.all_hypotheses else " (not every hypothesis holds)")), soft_wrap=True)
+        if args.norm == "layernorm" and a.all_hypotheses and ch is False:
+            c.print("H1-H4 hold but the conclusion fails: 1_n is in col(X) (tokens on an affine hyperplane "
+                    "missing 0); see `collapse-verify show RN.main`.", style="yellow", soft_wrap=True)
+    for k, v in out["undecided"].items():
+        c.print(escape(f"{k}: {v}"), style="yellow", soft_wrap=True)
+    c.print(escape(f"arithmetic: {out['arithmetic']} ({a.seconds:.2f} s)"), style="dim", soft_wrap=True)
     return 2 if err else 0
+
+
+def _heads_for(args, d: int):
+    from .user_checks import load_weights, random_weights
+    try:
+        if args.weights:
+            return load_weights(args.weights, d)
+        return random_weights(d, args.heads or 2, args.seed if args.seed is not None else 0)
+    except BadInput as e:
+        raise UsageError(str(e)) from None
+
+
+def _print_record(rec: dict, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(rec, indent=1, default=str))
+        return
+    from rich.console import Console
+    from rich.markup import escape
+    c = Console(highlight=False)
+
+    def show(k, v, indent=""):
+        if isinstance(v, dict):
+            c.print(escape(f"{indent}{k}:"), soft_wrap=True)
+            for k2, v2 in v.items():
+                show(k2, v2, indent + "  ")
+        else:
+            if isinstance(v, bool) or v is None:
+                v = TRUTH[v]
+            c.print(escape(f"{indent}{k}: {v}"), soft_wrap=True)
+    for k, v in rec.items():
+        show(k, v)
+
+
+def _cmd_check(args) -> int:
+    if args.theorem not in CHECK_THEOREMS:
+        raise UsageError(f"unknown theorem {args.theorem!r}; available: {', '.join(CHECK_THEOREMS)}")
+    if args.max_entries is not None and args.max_entries < 1:
+        raise UsageError(f"--max-entries {args.max_entries} must be positive")
+    limit = args.max_entries or LIMITS["CHECK_MAX_ENTRIES"]
+    from . import user_checks as U
+    try:
+        if args.theorem in ("rank-neutrality", "residual-obstruction", "rank-contraction"):
+            if not args.X:
+                raise UsageError(f"check {args.theorem} needs --X MATRIX")
+            X, how_read = read_matrix(args.X, "--X", as_array=True, max_entries=limit, with_how=True)
+            if args.theorem == "rank-neutrality":
+                return _check_rank_neutrality(args, X, how_read)
+            import numpy as np
+            Xa = np.asarray(X if hasattr(X, "ndim") else [[float(v) for v in r] for r in X])
+            heads = _heads_for(args, Xa.shape[1])
+            fn = U.check_residual_obstruction if args.theorem == "residual-obstruction" else U.check_rank_contraction
+            rec = fn(Xa, heads, dps=args.dps, seed=args.seed or 0)
+            rec["input"] = how_read
+            rec["weights"] = args.weights or f"seeded Gaussian (seed {args.seed or 0}, H = {args.heads or 2})"
+        else:
+            if not args.W_O:
+                raise UsageError(f"check {args.theorem} needs --W-O MATRIX")
+            if not args.heads:
+                raise UsageError(f"check {args.theorem} needs --heads H (W_O is H d_k x d)")
+            import numpy as np
+            W, how_read = read_matrix(args.W_O, "--W-O", as_array=True, max_entries=limit, with_how=True)
+            W = np.asarray(W if hasattr(W, "ndim") else [[float(v) for v in r] for r in W])
+            if args.theorem == "head-channel":
+                rec = U.check_head_channel(W, args.heads, seed=args.seed or 0)
+            else:
+                if not args.n:
+                    raise UsageError("check recovery-ambiguity needs --n N (tokens per sequence)")
+                rec = U.check_recovery_ambiguity(W, args.heads, args.n, seed=args.seed or 0)
+            rec["input"] = how_read
+    except BadInput as e:
+        raise UsageError(str(e)) from None
+    _print_record(rec, args.json)
+    return 0
 
 
 def _cmd_depth(args) -> int:
@@ -335,8 +429,8 @@ def _cmd_depth(args) -> int:
 
     from .depth import REGIMES, SHAPES, DepthConfig, run_all
 
-    if args.dps < 30:
-        raise UsageError("--dps must be at least 30 for the depth study")
+    _validate_depth(args, REGIMES)
+    check_writable(args.json)
     try:
         cfg = DepthConfig(n=args.n, d=args.d, H=args.heads, d_k=args.d_k, layers=args.layers, dps=args.dps,
                           seed=args.seed)
@@ -346,7 +440,11 @@ def _cmd_depth(args) -> int:
     for r in regimes:
         if r not in REGIMES:
             raise UsageError(f"unknown regime {r!r}; choose from {', '.join(REGIMES)}")
-    res = run_all(cfg, shapes=SHAPES if args.all_shapes else None, regimes=regimes)
+    from .depth import DepthRangeError
+    try:
+        res = run_all(cfg, shapes=SHAPES if args.all_shapes else None, regimes=regimes)
+    except DepthRangeError as e:
+        raise UsageError(str(e)) from None
     c = Console(width=max(120, Console().width))
     for reg, r in res["regimes"].items():
         t = Table(title=f"{reg}: n={cfg.n}, d={cfg.d}, H={cfg.H}, d_k={cfg.d_k}; {r['arithmetic']}; "
@@ -361,35 +459,153 @@ def _cmd_depth(args) -> int:
                       f"{f['rho']:.3g}", str(f["numerical_rank"]))
         c.print(t)
     if args.json:
-        Path(args.json).write_text(json.dumps(res, indent=1, default=str) + "\n")
-        c.print(f"wrote {args.json}")
+        write_text(args.json, json.dumps(res, indent=1, default=str) + "\n")
+        c.print(f"wrote {args.json}", markup=False, highlight=False)
     return 0
+
+
+def depth_work(n, d, H, d_k, layers, dps) -> float:
+    """Estimated work of one regime of the depth study (about 40,000-100,000 units per second here)."""
+    return layers * n * d * (n + d + H * d_k) * (dps / 1000) ** 2
+
+
+def _validate_depth(args, regimes) -> None:
+    """Every depth argument within its stated range, before any computation."""
+    L = LIMITS
+    side = L["DEPTH_MAX_SIDE"]
+    for name, lo, hi, why in [("n", 1, side, "tokens"), ("d", 2, side, "width (LayerNorm needs d >= 2)"),
+                              ("heads", 1, L["DEPTH_MAX_HEADS"], "heads"), ("d_k", 1, side, "head width"),
+                              ("layers", 1, L["DEPTH_MAX_LAYERS"], "layers"),
+                              ("dps", 30, L["DEPTH_MAX_DPS"], "digits")]:
+        v = getattr(args, name)
+        if not lo <= v <= hi:
+            opt = "--" + name.replace("_", "-")
+            raise UsageError(f"{opt} {v} is outside [{lo}, {hi}] ({why}; the upper limit is DEPTH_MAX_"
+                             f"{'SIDE' if name in ('n', 'd', 'd_k') else name.upper()}, see --help)")
+    if not 0 <= args.seed < 2 ** 63:
+        raise UsageError(f"--seed {args.seed} is outside [0, 2^63)")
+    for r in args.regime or []:
+        if r not in regimes:
+            raise UsageError(f"unknown regime {r!r}; choose from {', '.join(regimes)}")
+    w = depth_work(args.n, args.d, args.heads, args.d_k, args.layers, args.dps)
+    if w > L["DEPTH_MAX_WORK"]:
+        raise UsageError(f"the depth study with these sizes would take too long: estimated work {w:.3g} "
+                         f"(layers * n * d * (n + d + heads * d_k) * (dps/1000)^2) is above DEPTH_MAX_WORK = "
+                         f"{L['DEPTH_MAX_WORK']} (about a minute here); lower --layers, --dps or the sizes, or "
+                         "raise COLLAPSE_VERIFY_DEPTH_MAX_WORK")
 
 
 def _cmd_rank(args) -> int:
     from theorems.linalg import BadInput, certified_rank
 
-    M = read_matrix(args.matrix, "MATRIX", as_array=True)
+    if args.upper is not None and args.upper < 0:
+        raise UsageError(f"--upper {args.upper} is negative: a rank is at least 0")
+    if args.seed is not None and not 0 <= args.seed < 2 ** 63:
+        raise UsageError(f"--seed {args.seed} is outside [0, 2^63)")
+    if args.rtol is not None and not (0 < args.rtol < 1):
+        raise UsageError(f"--rtol {args.rtol} must lie in (0, 1)")
+    if args.max_entries is not None and args.max_entries < 1:
+        raise UsageError(f"--max-entries {args.max_entries} must be positive")
+    M, how = read_matrix(args.matrix, "MATRIX", as_array=True,
+                         max_entries=args.max_entries or LIMITS["RANK_MAX_ENTRIES"], with_how=True)
     try:
         r = certified_rank(M, upper_bound=args.upper, exact=args.exact, seed=args.seed)
     except BadInput as e:
         raise UsageError(str(e)) from None
     except ValueError as e:
         raise UsageError(str(e)) from None
+    num = _numerical_rank(M, args.rtol)
     if args.json:
-        print(json.dumps(r.to_json(), indent=1))
+        out = r.to_json()
+        out["input"] = how
+        out["numerical"] = num
+        print(json.dumps(out, indent=1))
     else:
         print(f"shape {r.shape[0]} x {r.shape[1]}: {r}")
+        print(f"  input: {how}")
         for note in r.notes:
             print(f"  {note}")
         print(f"  {r.seconds:.3f} s; primes {r.primes}")
+        if num is not None:
+            print(f"  the exact rank above is the rank of exactly these numbers as read (certified).")
+            if "skipped" in num:
+                print(f"  numerical rank: {num['skipped']}")
+            elif num["rank"] == 0:
+                print("  numerical rank 0 [float64 SVD, not certified]: the matrix is zero")
+            else:
+                gap = ("no gap (full numerical rank)" if num["sigma_next"] is None else
+                       f"singular-value gap sigma_{num['rank']}/sigma_{num['rank'] + 1} = "
+                       + ("inf" if num["gap"] is None else f"{num['gap']:.3g}")
+                       + f" (sigma_{num['rank']} = {num['sigma_last']:.3g}, sigma_{num['rank'] + 1} = "
+                         f"{num['sigma_next']:.3g})")
+                print(f"  numerical rank {num['rank']} at relative tolerance {num['rtol']:.3g} "
+                      f"[float64 SVD, not certified]; {gap}")
+                print("  the numerical rank answers a different question: the rank of the data up to rounding "
+                      "errors of that relative size (e.g. the rank a float product had before rounding).")
     return 0
+
+
+def _numerical_rank(M, rtol):
+    """Float evidence next to the exact rank, for data that are not all integers (float dtype or decimals).
+
+    The float64 SVD's numerical rank at relative tolerance ``rtol`` (default: numpy's
+    max(n, d) * 2^-52) and the gap sigma_r / sigma_{r+1}. Labelled float; never certified.
+    """
+    import numpy as np
+    if hasattr(M, "dtype"):
+        if M.dtype.kind != "f" or 0 in M.shape:
+            return None
+        A = M
+    else:
+        if all(isinstance(v, int) for row in M for v in row):
+            return None
+        A = M
+    n, d = (A.shape if hasattr(A, "shape") else (len(A), len(A[0])))
+    tol_rel = rtol if rtol is not None else max(n, d) * 2.0 ** -52
+    base = {"arithmetic": "float64 SVD (float evidence, not certified)", "rtol": tol_rel,
+            "question": "rank of the data up to relative rounding errors of size rtol"}
+    if n * d > LIMITS["RANK_SVD_MAX_ENTRIES"]:
+        return {**base, "skipped": f"not computed above RANK_SVD_MAX_ENTRIES = {LIMITS['RANK_SVD_MAX_ENTRIES']} entries"}
+    try:
+        with np.errstate(all="ignore"):
+            if hasattr(A, "dtype"):
+                F = A.astype(np.float64)
+            else:
+                from theorems.linalg import exact_number
+                F = np.array([[float(exact_number(v)) for v in row] for row in A], dtype=np.float64)
+            if not np.all(np.isfinite(F)):
+                return {**base, "skipped": "some entries are outside the float64 range"}
+            scale = float(np.abs(F).max()) if F.size else 0.0
+            if scale == 0:
+                return {**base, "rank": 0, "sigma_last": None, "sigma_next": None, "gap": None}
+            s = np.linalg.svd(F / scale, compute_uv=False) * scale  # scaled: no overflow near 1e308
+    except OverflowError:
+        return {**base, "skipped": "some entries are outside the float64 range"}
+    except (np.linalg.LinAlgError, ValueError, TypeError) as e:
+        return {**base, "skipped": f"float64 SVD failed ({e})"}
+    if s.size == 0 or not np.all(np.isfinite(s)):
+        return {**base, "skipped": "the singular values overflow float64"}
+    r = int(np.sum(s > tol_rel * s[0]))
+    last = float(s[r - 1]) if r else None
+    nxt = float(s[r]) if r < s.size else None
+    gap = (last / nxt if (last is not None and nxt) else None)
+    return {**base, "rank": r, "sigma_last": last, "sigma_next": nxt, "gap": gap}
 
 
 def _cmd_real_model(args) -> int:
     from rich.console import Console
     from rich.table import Table
 
+    texts_in = args.text or []
+    if len(texts_in) > LIMITS["MAX_TEXTS"]:
+        raise UsageError(f"{len(texts_in)} --text options, above MAX_TEXTS = {LIMITS['MAX_TEXTS']}")
+    for i, t in enumerate(texts_in):
+        if not t.strip():
+            raise UsageError(f"--text number {i + 1} is empty")
+        if len(t) > LIMITS["TEXT_MAX_CHARS"]:
+            raise UsageError(f"--text number {i + 1} has {len(t)} characters, above TEXT_MAX_CHARS = "
+                             f"{LIMITS['TEXT_MAX_CHARS']}")
+    check_writable(args.json)
     from . import checkpoint as CK
     from . import real_model as RM
     if args.model is None:
@@ -483,17 +699,19 @@ def _cmd_real_model(args) -> int:
             t.add_row(k, "yes" if v["kept"] else "no", f"{v['max_rel_diff']:.1e}", v["note"])
     c.print(t)
     if args.json:
-        Path(args.json).write_text(json.dumps(res, indent=1, default=str) + "\n")
-        c.print(f"wrote {args.json}")
+        write_text(args.json, json.dumps(res, indent=1, default=str) + "\n")
+        c.print(f"wrote {args.json}", markup=False, highlight=False)
     return 0
 
 
 def _cmd_new(args) -> int:
-    from .scaffold import scaffold
+    from .scaffold import ScaffoldError, scaffold
     try:
-        paths = scaffold(args.name, force=args.force)
-    except (ValueError, FileExistsError, FileNotFoundError) as e:
+        paths = scaffold(args.name, root=args.root, force=args.force)
+    except (ScaffoldError, ValueError, FileExistsError, FileNotFoundError) as e:
         raise UsageError(str(e)) from None
+    except OSError as e:
+        raise UsageError(f"new: could not write ({e.strerror or e})") from None
     for p in paths:
         print(f"wrote {p}")
     print("next: fill in the statement, hypotheses and conclusion, then `collapse-verify verify --claims 'USER.*'`")
@@ -502,36 +720,59 @@ def _cmd_new(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="collapse-verify", description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+                                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EPILOG)
     p.add_argument("--version", action="store_true", help="print versions and sympy's ground types")
     sub = p.add_subparsers(dest="cmd")
     v = sub.add_parser("verify", help="run every registered claim and print the ledger")
     v.add_argument("--json", metavar="PATH", help="also write the ledger as JSON")
     v.add_argument("--claims", metavar="GLOB", help="only claims whose id matches, e.g. 'RN.*'")
-    v.add_argument("--dps", type=int, default=50, help="decimal digits for the interval witnesses (>= 15)")
+    v.add_argument("--dps", type=int, default=50, help="decimal digits for the interval witnesses "
+                   f"(15 to VERIFY_MAX_DPS = {LIMITS['VERIFY_MAX_DPS']})")
     v.add_argument("--quick", action="store_true", help="fewer stress instances (for tests)")
     v.add_argument("--store", action="store_true",
                    help="write counterexamples found for user conjectures under proofs_numeric/counterexamples/ "
                         "(plain verify never writes into the source tree)")
-    c = sub.add_parser("check", help="check a theorem's hypotheses and conclusion on your matrix")
-    c.add_argument("theorem", help="rank-neutrality")
-    c.add_argument("--X", required=True, metavar="MATRIX",
-                   help="JSON list of rows (ints, decimals or 'p/q' strings are exact), a .json or a .npy file")
-    c.add_argument("--gamma", metavar="VEC", help="LayerNorm scale (default: all ones)")
-    c.add_argument("--beta", metavar="VEC", help="LayerNorm shift (default: zeros)")
+    c = sub.add_parser("check", help="check a theorem's hypotheses and conclusion on your own input",
+                       formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_CHECK_EPILOG + "\n\n" + _READING)
+    c.add_argument("theorem", metavar="THEOREM", help="one of: " + ", ".join(CHECK_THEOREMS))
+    c.add_argument("--X", metavar="MATRIX",
+                   help="the tokens (rank-neutrality, residual-obstruction, rank-contraction): a JSON list of rows "
+                        "(ints, decimals or 'p/q' strings are exact), a .json or a .npy file")
+    c.add_argument("--gamma", metavar="VEC", help="LayerNorm scale (default: all ones; an empty value is refused)")
+    c.add_argument("--beta", metavar="VEC", help="LayerNorm shift (default: zeros; an empty value is refused)")
     c.add_argument("--norm", choices=["layernorm", "rmsnorm"], default="layernorm",
-                   help="the normalisation analysed (default layernorm; rmsnorm: no centring, H1 = rows non-zero)")
-    c.add_argument("--seed", type=int, help="seed for the random primes (default: fresh entropy; the primes "
-                   "used are printed in the JSON)")
+                   help="rank-neutrality: the normalisation analysed (default layernorm; rmsnorm: no centring, "
+                        "H1 = rows non-zero)")
+    c.add_argument("--weights", metavar="W.npz", help="residual-obstruction, rank-contraction: W_Q, W_K, W_V of "
+                   "shape (H, d, d_k) and W_O of shape (H, d_k, d) (default: seeded Gaussian weights)")
+    c.add_argument("--W-O", dest="W_O", metavar="MATRIX", help="head-channel, recovery-ambiguity: the output "
+                   "projection, H d_k x d (JSON or .npy)")
+    c.add_argument("--heads", type=int, metavar="H", help="heads: how W_O's rows split (head-channel, "
+                   "recovery-ambiguity), or the seeded weights' H (default 2)")
+    c.add_argument("--n", type=int, metavar="N", help="recovery-ambiguity: tokens per sequence")
+    c.add_argument("--dps", type=int, default=50, help="digits of the interval checks (default 50)")
+    c.add_argument("--seed", type=int, help="seed for the random primes and for seeded weights (default: 0 for "
+                   "weights; fresh entropy for the primes of rank-neutrality, recorded in the JSON)")
+    c.add_argument("--max-entries", type=int, metavar="N",
+                   help=f"refuse an input with more than N entries (default CHECK_MAX_ENTRIES = {LIMITS['CHECK_MAX_ENTRIES']})")
     c.add_argument("--json", action="store_true", help="print JSON")
-    dp = sub.add_parser("depth", help="the depth study: Dong's collapse layer by layer, certified (arb)")
+    dp = sub.add_parser("depth", help="the depth study: Dong's collapse layer by layer, certified (arb)",
+                        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=(
+                            "limits: n, d, d_k <= DEPTH_MAX_SIDE = {s}, heads <= DEPTH_MAX_HEADS = {h}, layers <= "
+                            "DEPTH_MAX_LAYERS = {l}, 30 <= dps <= DEPTH_MAX_DPS = {p}, 0 <= seed < 2^63, d >= 2, and "
+                            "an estimated work layers*n*d*(n+d+heads*d_k)*(dps/1000)^2 <= DEPTH_MAX_WORK = {w}.\n"
+                            "A run whose residual stream leaves the float64 range (attention + skip grows without "
+                            "bound, about 65 layers at the default shape) is refused with the layer where it "
+                            "happens. Change a limit with COLLAPSE_VERIFY_<NAME>=value.").format(
+                            s=LIMITS["DEPTH_MAX_SIDE"], h=LIMITS["DEPTH_MAX_HEADS"], l=LIMITS["DEPTH_MAX_LAYERS"],
+                            p=LIMITS["DEPTH_MAX_DPS"], w=LIMITS["DEPTH_MAX_WORK"]))
     dp.add_argument("--n", type=int, default=8, help="tokens (default 8)")
-    dp.add_argument("--d", type=int, default=6, help="model width (default 6)")
+    dp.add_argument("--d", type=int, default=6, help="model width (default 6, at least 2)")
     dp.add_argument("--heads", type=int, default=2, help="heads H (default 2)")
     dp.add_argument("--d-k", dest="d_k", type=int, default=3, help="head width d_k (default 3)")
-    dp.add_argument("--layers", type=int, default=12)
+    dp.add_argument("--layers", type=int, default=12, help="layers (default 12)")
     dp.add_argument("--dps", type=int, default=1000, help="digits of the arb balls (default 1000)")
-    dp.add_argument("--seed", type=int, default=0)
+    dp.add_argument("--seed", type=int, default=0, help="weights and input seed, 0 <= seed < 2^63")
     dp.add_argument("--regime", action="append", help="one of the four regimes (repeatable; default all)")
     dp.add_argument("--all-shapes", action="store_true", help="also run the study's standard shapes")
     dp.add_argument("--json", metavar="PATH",
@@ -540,15 +781,21 @@ def build_parser() -> argparse.ArgumentParser:
                         "own BERT/GPT-2/LLaMA checkpoint (numpy, offline)")
     rm.add_argument("--model", metavar="DIR", help="a local checkpoint folder: config.json + model.safetensors (or "
                     "shards with model.safetensors.index.json); default: the packaged all-MiniLM-L6-v2")
-    rm.add_argument("--text", action="append", help="your own input text (repeatable; needs tokenizer.json; "
-                    "default: short, medium, long)")
+    rm.add_argument("--text", action="append", help="your own input text (repeatable; needs tokenizer.json; default: "
+                    f"short, medium, long; at most MAX_TEXTS = {LIMITS['MAX_TEXTS']} texts of TEXT_MAX_CHARS = "
+                    f"{LIMITS['TEXT_MAX_CHARS']} characters, none empty)")
     rm.add_argument("--ids", metavar="JSON", help="token ids as a JSON list, e.g. '[1, 5, 9]'")
     rm.add_argument("--seed", type=int, help="seed of the random token ids (no tokenizer.json and no --ids; default 0)")
     rm.add_argument("--length", type=int, help="number of random token ids (default 16; capped at the model's "
                     "positions)")
-    rm.add_argument("--json", metavar="PATH")
-    rk = sub.add_parser("rank", help="certified exact rank of your matrix (JSON or .npy)")
+    rm.add_argument("--json", metavar="PATH", help="also write the measurements as JSON (checked writable first)")
+    rk = sub.add_parser("rank", help="certified exact rank of your matrix (JSON or .npy)",
+                        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_READING)
     rk.add_argument("matrix", metavar="MATRIX", help="JSON list of rows, a .json file, or a .npy file (floats exact)")
+    rk.add_argument("--max-entries", type=int, metavar="N",
+                    help=f"refuse a matrix with more than N entries (default RANK_MAX_ENTRIES = {LIMITS['RANK_MAX_ENTRIES']})")
+    rk.add_argument("--rtol", type=float, metavar="R", help="relative tolerance of the float64 numerical rank shown "
+                    "for non-integer data (default max(n, d) * 2^-52, numpy's)")
     rk.add_argument("--upper", type=int, help="a structural upper bound you know (e.g. an inner dimension)")
     rk.add_argument("--exact", choices=["auto", "always", "never"], default="auto",
                     help="fraction-free exact rank when no cheaper certificate closes the interval")
@@ -564,28 +811,75 @@ def build_parser() -> argparse.ArgumentParser:
     sh.add_argument("--quick", action="store_true", help="fewer stress instances")
     nw = sub.add_parser("new", help="scaffold a conjecture: theorems/<slug>.py, its tests and a book chapter")
     nw.add_argument("name", help="a name, e.g. 'LayerNorm sphere'")
-    nw.add_argument("--force", action="store_true", help="overwrite existing files")
+    nw.add_argument("--force", action="store_true", help="overwrite files an earlier `new` generated (never others)")
+    nw.add_argument("--root", metavar="DIR", help="project root to write into (default: the project holding the "
+                    "current folder); files are written only inside DIR")
     return p
 
 
+_READING = """how MATRIX / VEC is read:
+  text starting with '[' is JSON; otherwise a path. A file starting with the .npy magic (or named
+  *.npy) is read as .npy, any other regular file as JSON text (devices, FIFOs, /proc refused).
+  JSON: integers exact; decimals read as the exact decimal fractions they spell (0.1 = 1/10, not
+  the double nearest to it); strings "p/q" and "0.25" exact; NaN, Infinity, booleans refused.
+  .npy: bool (0/1), every int and uint width (uint64 >= 2^63 exact), either byte order; float16,
+  float32, float64 and long double taken as the exact dyadic rationals they store, at their own
+  precision; object (needs pickle), complex, structured arrays, NaN and inf refused.
+  The output says how the input was read. Limits: integers up to MAX_INT_DIGITS digits, decimal
+  exponents up to MAX_EXPONENT, JSON text up to JSON_MAX_BYTES (see `collapse-verify --help`)."""
+
+_EPILOG = ("Exit codes: 0 success (a refuted claim is a result); 1 the suite itself failed; 2 bad input.\n\n"
+           "limits (change with the environment variable COLLAPSE_VERIFY_<NAME>=value):\n" + limits_text())
+
+
 def main(argv=None) -> int:
-    parser = build_parser()
+    try:
+        parser = build_parser()
+    except BadInput as e:  # an environment variable naming a limit is not an integer
+        print(f"collapse-verify: error: {e}", file=sys.stderr)
+        return 2
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:  # argparse exits 2 on usage errors already
-        return int(e.code or 0)
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
     try:
+        return _dispatch(parser, args)
+    except UsageError as e:
+        print(f"collapse-verify: error: {e}", file=sys.stderr)
+        return 2
+    except BadInput as e:
+        print(f"collapse-verify: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("collapse-verify: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # the suite itself failed: say so in one line (traceback on request)
+        if os.environ.get("COLLAPSE_VERIFY_TRACEBACK"):
+            traceback.print_exc()
+        print(f"collapse-verify: internal error (please report; COLLAPSE_VERIFY_TRACEBACK=1 shows the "
+              f"traceback): {type(e).__name__}: {str(e)[:500]}", file=sys.stderr)
+        return 1
+
+
+def _dispatch(parser, args) -> int:
+    if True:
         if args.version:
             print(_version_text())
             return 0
         if args.cmd == "verify":
-            if args.dps < 15:
-                raise UsageError("--dps must be at least 15")
-            return _cmd_verify(args)
+            if not 15 <= args.dps <= LIMITS["VERIFY_MAX_DPS"]:
+                raise UsageError(f"--dps {args.dps} is outside [15, {LIMITS['VERIFY_MAX_DPS']}] "
+                                 "(VERIFY_MAX_DPS, see --help)")
+            if args.claims is not None and not args.claims.strip():
+                raise UsageError("--claims is empty: give a glob such as 'RN.*' (omit it for every claim)")
+            check_writable(args.json)
+            with int_digits_unlimited():  # witnesses above 4300 digits print exact integers
+                return _cmd_verify(args)
         if args.cmd == "check":
             return _cmd_check(args)
         if args.cmd == "depth":
-            return _cmd_depth(args)
+            with int_digits_unlimited():
+                return _cmd_depth(args)
         if args.cmd == "new":
             return _cmd_new(args)
         if args.cmd == "show":
@@ -595,9 +889,6 @@ def main(argv=None) -> int:
         if args.cmd == "real-model":
             return _cmd_real_model(args)
         parser.print_help()
-        return 2
-    except UsageError as e:
-        print(f"collapse-verify: error: {e}", file=sys.stderr)
         return 2
 
 

@@ -36,12 +36,16 @@ from dataclasses import dataclass
 import flint
 import numpy as np
 
-__all__ = ["DepthConfig", "run", "run_all", "SHAPES", "REGIMES", "exponent_estimate", "float64_run", "mp_run"]
+__all__ = ["DepthRangeError", "DepthConfig", "run", "run_all", "SHAPES", "REGIMES", "exponent_estimate", "float64_run", "mp_run"]
 
 REGIMES = ("pure_attention", "attention_skip", "attention_mlp", "full_block")
 #: (n, d, H, d_k): single and multi-head, d_k < d and d_k = d, n < d and n > d
 SHAPES = [(8, 6, 2, 3), (8, 6, 1, 6), (4, 6, 1, 6), (4, 6, 3, 2)]
 NUMERICAL_RANK_RTOL = 1e-12  # numerical rank counts sigma_i > 1e-12 sigma_max (stated in every record)
+
+
+class DepthRangeError(ValueError):
+    """The residual stream left the float64 range, which the numerical-rank columns need."""
 
 
 @dataclass
@@ -347,6 +351,12 @@ def run(cfg: DepthConfig, regime: str) -> dict:
             rho = (nr2 / (n * nm2 + nr2)).sqrt() if not (n * nm2 + nr2).contains(0) else flint.arb(0, 1)
             upper = min(n, d) if regime != "pure_attention" or layer == 0 else min(n, d, cfg.H * cfg.d_k)
             Xf = np.array([[float((m[j] + R[i, j]).mid()) for j in range(d)] for i in range(n)])
+            if not np.all(np.isfinite(Xf)) or float(np.abs(Xf).max()) > 1e150:  # SVD squares: keep it finite
+                big = float(np.abs(Xf).max()) if np.all(np.isfinite(Xf)) else float("inf")
+                raise DepthRangeError(
+                    f"{regime}: at layer {layer} the residual stream's entries reach {big:.3g}, "
+                    f"beyond the float64 range the numerical-rank columns need; this regime supports at most "
+                    f"--layers {max(layer - 1, 0)} for n={n}, d={d}, H={cfg.H}, d_k={cfg.d_k}, seed={cfg.seed}")
             num, eff = _spectrum(Xf)
             eps52 = flint.arb(2) ** -52
             below = True if rho < eps52 else (False if rho > eps52 else None)  # arb: True only when certain

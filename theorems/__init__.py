@@ -31,7 +31,18 @@ import importlib as _importlib  # noqa: E402
 import pkgutil as _pkgutil  # noqa: E402
 
 MODULES = sorted(m.name for m in _pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
+#: module name -> "ExceptionType: message" for every module that failed to import. Such a module is
+#: skipped with a warning on stderr, so a broken user conjecture cannot break `rank` or `--version`;
+#: `collapse-verify verify` reports these and exits 1.
+IMPORT_ERRORS: dict[str, str] = {}
 for _name in MODULES:
-    _importlib.import_module(f"{__name__}.{_name}")
+    try:
+        _importlib.import_module(f"{__name__}.{_name}")
+    except (Exception, SystemExit) as _e:  # a user module may raise anything at import time
+        sys.modules.pop(f"{__name__}.{_name}", None)
+        IMPORT_ERRORS[_name] = f"{type(_e).__name__}: {str(_e)[:300]}"
+        print(f"collapse-verify: warning: theorems/{_name}.py failed to import and is skipped "
+              f"({IMPORT_ERRORS[_name]})", file=sys.stderr)
+MODULES = [m for m in MODULES if m not in IMPORT_ERRORS]
 
-__all__ = ["claims", "MODULES", "SYMPY_GROUND_TYPES"]
+__all__ = ["claims", "MODULES", "IMPORT_ERRORS", "SYMPY_GROUND_TYPES"]

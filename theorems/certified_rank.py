@@ -48,7 +48,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-__all__ = ["certified_rank", "CertifiedRank", "PRIMES", "random_primes", "dyadic_scale", "rump_full_rank", "residues_mod_p", "kernel_certificate"]
+__all__ = ["certified_rank", "CertifiedRank", "PRIMES", "validate_primes", "MAX_USER_PRIME", "random_primes", "dyadic_scale", "rump_full_rank", "residues_mod_p", "kernel_certificate"]
 
 #: fixed primes below 2^31 (products of residues fit in int64), for callers that want determinism
 PRIMES = (2147483629, 2147483587, 2147483579)
@@ -65,6 +65,12 @@ def random_primes(k: int, rng: np.random.Generator, lo: int = 2 ** 30, hi: int =
 _U = 2.0 ** -53
 #: exact fraction-free rank is attempted when n * d is at most this (``exact="auto"``)
 EXACT_AUTO_MAX_ENTRIES = 200_000
+#: ... and when no exactly scaled entry has more bits than this (fraction-free elimination on a 40 x 40
+#: matrix of 13,000-bit entries takes about 45 s here; ``exact="always"`` still runs it)
+EXACT_AUTO_MAX_ENTRY_BITS = 1024
+#: the kernel certificate and the automatic exact rank are skipped when the exactly scaled integer
+#: matrix would hold more bits than this (e.g. float data spanning 1e-300..1e300 at 1000 x 1000)
+EXACT_MAX_BITS = 2 ** 28
 
 
 @dataclass
@@ -77,6 +83,8 @@ class CertifiedRank:
     seconds: float = 0.0
     upper_method: str = ""
     notes: list = field(default_factory=list)
+    #: how the entries were taken (e.g. "float64 values taken as the exact dyadic rationals they store")
+    read_as: str = ""
 
     @property
     def certified(self) -> bool:
@@ -99,28 +107,155 @@ class CertifiedRank:
 
 
 def _classify(M):
-    """('float', ndarray) | ('int', ndarray or list) | ('rational', list of lists of Fraction)."""
-    from .linalg import BadInput
+    """('float', float64 ndarray) | ('int', int64 ndarray or list of lists of Python ints) |
+    ('rational', list of lists of Fraction), holding exactly the values of ``M``.
+
+    The float64 kind (and its fast paths: Rump, vectorised residues, the p-adic certificate) is
+    used only when every stored value is a float64 exactly: float16/32/64 always, long double
+    only when each value survives the round trip. Everything else (long double beyond float64's
+    precision or range, uint64 values at or above 2^63, Python ints and Fractions) takes an exact
+    path with Python integers. Big-endian arrays are byte-swapped to native order first.
+    """
+    from .linalg import BadInput, exact_entries
     if isinstance(M, np.ndarray):
-        if M.ndim != 2 or 0 in M.shape:
-            raise BadInput(f"matrix must be 2-D and non-empty, got shape {M.shape}")
-        if M.dtype.kind == "f":
+        if M.ndim != 2:
+            raise BadInput(f"matrix must be 2-D, got shape {M.shape}")
+        if M.dtype.fields is not None:
+            raise BadInput(f"matrix is a structured array ({M.dtype}); give plain numbers")
+        k = M.dtype.kind
+        if k == "c":
+            raise BadInput(f"matrix has complex entries ({M.dtype}); the rank over Q needs real entries")
+        if k in "biuf" and not M.dtype.isnative:
+            M = M.astype(M.dtype.newbyteorder("="))
+        if k == "f":
             if not np.all(np.isfinite(M)):
                 raise BadInput("matrix has NaN or infinite entries")
-            return "float", M.astype(np.float64, copy=False)
-        if M.dtype.kind in "iu":
-            return "int", M
-        if M.dtype.kind == "b":
-            raise BadInput("matrix entries are booleans, not numbers")
-        M = M.tolist()
+            if M.dtype.itemsize <= 8:
+                return "float", np.ascontiguousarray(M, dtype=np.float64)  # float16/32 -> 64 is exact
+            with np.errstate(all="ignore"):
+                F = M.astype(np.float64)
+            if np.all(np.isfinite(F)) and np.array_equal(F.astype(M.dtype), M):
+                return "float", np.ascontiguousarray(F)  # every long double value is a float64 exactly
+            _check_exact_size(M)
+            M = exact_entries(M)  # exact Fractions at the long double's precision
+        elif k == "b":
+            return "int", M.astype(np.int64)
+        elif k in "iu":
+            if k == "i" or M.size == 0 or int(M.max()) < 2 ** 63:
+                return "int", M.astype(np.int64)
+            return "int", M.tolist()  # uint64 at or above 2^63: Python ints, never a wrapping cast
+        elif k in "OU":
+            M = M.tolist()
+        else:
+            raise BadInput(f"matrix dtype {M.dtype} is not a number type")
     if hasattr(M, "tolist") and not isinstance(M, list):
         M = M.tolist()
-    from .linalg import exact_matrix
-    E = exact_matrix(M, "matrix")  # validates and makes Rationals
-    vals = list(E)
-    if all(v.q == 1 for v in vals):
-        return "int", [[int(E[i, j].p) for j in range(E.shape[1])] for i in range(E.shape[0])]
-    return "rational", [[Fraction(int(E[i, j].p), int(E[i, j].q)) for j in range(E.shape[1])] for i in range(E.shape[0])]
+    from .linalg import exact_rows
+    E = exact_rows(M, "matrix")  # validates: exact ints and Fractions
+    if all(isinstance(v, int) or v.denominator == 1 for row in E for v in row):
+        return "int", [[int(v) for v in row] for row in E]
+    return "rational", [[v if isinstance(v, Fraction) else Fraction(v) for v in row] for row in E]
+
+
+def _check_exact_size(M: np.ndarray) -> None:
+    """Refuse long double data whose exact integers would exceed EXACT_MAX_BITS (refuse, never round)."""
+    from .linalg import BadInput
+    nz = M[M != 0]
+    if nz.size == 0:
+        return
+    _, ex = np.frexp(nz)
+    span = int(ex.max()) - int(ex.min()) + np.finfo(M.dtype).nmant + 2
+    bits = span * M.size
+    if bits > EXACT_MAX_BITS:
+        raise BadInput(f"long double entries spanning 2^{int(ex.min())}..2^{int(ex.max())} in a {M.shape[0]} x "
+                       f"{M.shape[1]} matrix need about {bits} bits as exact integers, above EXACT_MAX_BITS = "
+                       f"{EXACT_MAX_BITS}; they are not float64 values, and rounding them would change the rank")
+
+
+def _shape_if_empty(M):
+    """(n, d) when M is an empty matrix (0 x d, n x 0, [] or [[]]), else None."""
+    if isinstance(M, np.ndarray):
+        return tuple(M.shape) if M.ndim == 2 and 0 in M.shape else None
+    if isinstance(M, (list, tuple)):
+        if len(M) == 0:
+            return (0, 0)
+        if all(isinstance(r, (list, tuple)) and len(r) == 0 for r in M):
+            return (len(M), 0)
+    return None
+
+
+#: user primes must lie in [2, MAX_USER_PRIME]: residues are multiplied in int64 (p^2 < 2^63)
+MAX_USER_PRIME = 2 ** 31 - 1
+
+
+def validate_primes(primes) -> list[int]:
+    """The caller's primes as Python ints, or BadInput naming the one that is not usable.
+
+    >>> validate_primes([5, 2147483629])
+    [5, 2147483629]
+    >>> validate_primes([4])
+    Traceback (most recent call last):
+    ...
+    theorems.linalg.BadInput: primes: 4 is not a prime
+    """
+    from .linalg import BadInput
+    if isinstance(primes, (str, bytes)) or not hasattr(primes, "__iter__"):
+        raise BadInput(f"primes must be a list of primes, got {type(primes).__name__}")
+    out = []
+    for p in primes:
+        if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, np.integer)):
+            raise BadInput(f"primes: {p!r} is not an integer")
+        p = int(p)
+        if p < 2:
+            raise BadInput(f"primes: {p} is not a prime (primes are at least 2)")
+        if p > MAX_USER_PRIME:
+            raise BadInput(f"primes: {p} is above the supported range [2, 2^31 - 1] (residues are multiplied "
+                           "in int64)")
+        if not flint.fmpz(p).is_prime():
+            raise BadInput(f"primes: {p} is not a prime")
+        out.append(p)
+    if not out:
+        raise BadInput("primes is empty: give at least one prime, or None for random primes")
+    return out
+
+
+def _read_as(M, kind) -> str:
+    """How the entries of M are taken, in words (shown with the result)."""
+    if isinstance(M, np.ndarray):
+        k, name = M.dtype.kind, M.dtype.name
+        if k == "f":
+            return f"{name} values taken as the exact dyadic rationals they store"
+        if k == "b":
+            return "bool values taken as 0 and 1"
+        if k in "iu":
+            return f"{name} values taken as exact integers"
+    return "exact values (ints, Fractions, 'p/q' or decimal strings exactly; Python floats as stored)"
+
+
+def _max_entry_bits(kind: str, A) -> int:
+    """Bits of the largest exactly scaled integer entry (cheap)."""
+    if kind == "float":
+        m, shift, _ = dyadic_scale(A)
+        return 54 + int(shift.max()) if m.size else 0
+    if kind == "int":
+        if isinstance(A, np.ndarray):
+            return 64
+        return max((int(v).bit_length() for row in A for v in row), default=0)
+    ints = _row_scaled_ints(A, EXACT_MAX_BITS)
+    return EXACT_MAX_BITS if ints is None else max((v.bit_length() for row in ints for v in row), default=0)
+
+
+def _exact_bits(kind: str, A) -> int:
+    """An upper bound on the total bits of :func:`_exact_ints` (cheap: no big integers are built)."""
+    if kind == "float":
+        _, shift, _ = dyadic_scale(A)
+        return int(shift.sum()) + 54 * A.size
+    if kind == "int":
+        if isinstance(A, np.ndarray):
+            return 64 * A.size
+        return sum(int(v).bit_length() + 1 for row in A for v in row)
+    ints = _row_scaled_ints(A, EXACT_MAX_BITS)
+    return EXACT_MAX_BITS + 1 if ints is None else sum(v.bit_length() + 1 for row in ints for v in row)
 
 
 def dyadic_scale(M: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
@@ -167,8 +302,11 @@ def residues_mod_p(kind: str, M, p: int) -> np.ndarray:
         if isinstance(A, np.ndarray) and A.dtype.kind in "iu":
             return np.mod(A.astype(np.int64), p) if A.dtype.itemsize <= 8 else np.mod(A, p)
         return np.array([[int(v) % p for v in row] for row in M], dtype=np.int64)
-    L = _lcm_denominators(M)
-    return np.array([[int(v * L) % p for v in row] for row in M], dtype=np.int64)
+    # a/b -> a * b^-1 mod p: the row-scaled integer matrix times a unit per row, so the same rank mod p.
+    # A denominator divisible by p has no inverse: the caller then skips this prime (None).
+    if any(v.denominator % p == 0 for row in M for v in row):
+        return None
+    return np.array([[v.numerator * pow(v.denominator, -1, p) % p for v in row] for row in M], dtype=np.int64)
 
 
 def _rank_mod_p(R: np.ndarray, p: int) -> int:
@@ -200,16 +338,33 @@ def rump_full_rank(A: np.ndarray) -> tuple[bool, float]:
     return bool(bound < 1.0), bound
 
 
+def _row_scaled_ints(M, max_bits: float = float("inf")) -> list[list[int]] | None:
+    """Each row of a rational matrix times the lcm of its denominators (rank and right kernel
+    unchanged), or None as soon as the integers would hold more than ``max_bits`` bits in all."""
+    out, total = [], 0
+    for row in M:
+        L, w = 1, max(len(row), 1)
+        for v in row:
+            L = L * v.denominator // math.gcd(L, v.denominator)
+            if L.bit_length() * w > max_bits:
+                return None
+        ints = [v.numerator * (L // v.denominator) for v in row]
+        total += sum(i.bit_length() for i in ints)
+        if total > max_bits:
+            return None
+        out.append(ints)
+    return out
+
+
 def _exact_ints(kind: str, M) -> list[list[int]]:
-    """The matrix scaled by one positive rational to integers (rank and kernels unchanged)."""
+    """The matrix scaled to integers by positive rationals, one per row (rank and right kernel unchanged)."""
     if kind == "float":
         m, shift, _ = dyadic_scale(M)
         ints = [[a << b for a, b in zip(r1, r2)] for r1, r2 in zip(m.tolist(), shift.tolist())]
     elif kind == "int":
         ints = M.tolist() if isinstance(M, np.ndarray) else M
     else:
-        L = _lcm_denominators(M)
-        ints = [[int(v * L) for v in row] for row in M]
+        ints = _row_scaled_ints(M)
     return ints
 
 
@@ -307,7 +462,12 @@ def _small_int_float(kind: str, A) -> np.ndarray | None:
         if float(bits.max()) > MAX_ENTRY_BITS - 1:
             return None
         return np.ldexp(m.astype(np.float64), shift.astype(np.int32))
-    ints = _exact_ints(kind, A) if kind == "rational" else A
+    if kind == "rational":
+        ints = _row_scaled_ints(A, 64 * len(A) * len(A[0]))  # entries below 2^40 or nothing
+        if ints is None:
+            return None
+    else:
+        ints = A
     if isinstance(ints, np.ndarray) and ints.dtype.kind in "iu":
         if max(-int(ints.min()), int(ints.max())) >= limit:
             return None
@@ -329,17 +489,36 @@ def certified_rank(M, upper_bound: int | None = None, exact: str = "auto", prime
     record lists every prime used, so any result can be re-checked; the certificates are sound for
     every choice of prime, randomness only keeps an adversarial matrix from defeating the bounds.
     """
+    from .linalg import BadInput
     from .padic_rank import padic_rank_certificate
     t0 = time.perf_counter()
+    if exact not in ("auto", "always", "never"):
+        raise BadInput(f"exact must be 'auto', 'always' or 'never', got {exact!r}")
+    if upper_bound is not None:
+        if isinstance(upper_bound, (bool, np.bool_)) or not isinstance(upper_bound, (int, np.integer)):
+            raise BadInput(f"upper_bound must be an integer, got {upper_bound!r}")
+        if upper_bound < 0:
+            raise BadInput(f"upper_bound {upper_bound} is negative: a rank is at least 0")
+    if seed is not None:
+        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise BadInput(f"seed must be a non-negative integer, got {seed!r}")
     rng = np.random.default_rng(seed)
     if primes is None:
         primes = random_primes(2, rng)
+    else:
+        primes = validate_primes(primes)
+    empty = _shape_if_empty(M)
+    if empty is not None:
+        return CertifiedRank(0, 0, "empty matrix", empty, [], time.perf_counter() - t0, "empty matrix",
+                             ["a matrix with no rows or no columns has rank 0"], read_as=_read_as(M, "empty"))
+    read_as = _read_as(M, None)
     kind, A = _classify(M)
     n, d = (A.shape if isinstance(A, np.ndarray) else (len(A), len(A[0])))
     full = min(n, d)
 
     def done(lo, hi, method, used, upper_method, notes=()):
-        return CertifiedRank(lo, hi, method, (n, d), list(used), time.perf_counter() - t0, upper_method, list(notes))
+        return CertifiedRank(lo, hi, method, (n, d), list(used), time.perf_counter() - t0, upper_method, list(notes),
+                             read_as=read_as)
 
     lower = 0
 
@@ -361,7 +540,10 @@ def certified_rank(M, upper_bound: int | None = None, exact: str = "auto", prime
     def mod_p_lower_bound():
         nonlocal lower, method
         for p in primes:
-            lower = max(lower, _rank_mod_p(residues_mod_p(kind, A, p), p))
+            R = residues_mod_p(kind, A, p)
+            if R is None:  # p divides a denominator: no information from this prime
+                continue
+            lower = max(lower, _rank_mod_p(R, p))
             used.append(p)
             if lower == full:
                 break
@@ -398,15 +580,20 @@ def certified_rank(M, upper_bound: int | None = None, exact: str = "auto", prime
     check_supplied_bound()
     if lower == full:
         return done(lower, full, method, used, "min(n, d)")
-    # cheap: one nullspace mod p; aborts at the first entry that does not reconstruct
-    ub = kernel_certificate(_exact_ints(kind, A), lower)
+    # cheap: one nullspace mod p; aborts at the first entry that does not reconstruct. Skipped when the
+    # exactly scaled integers would be huge (float data of enormous dynamic range): still sound
+    big = _exact_bits(kind, A) > EXACT_MAX_BITS
+    ub = None if big else kernel_certificate(_exact_ints(kind, A), lower)
     if ub is not None and ub == lower:
         return done(lower, ub, method, used,
                     "kernel certificate (found mod p, lifted by rational reconstruction, verified over Z)")
-    if exact == "always" or (exact == "auto" and n * d <= EXACT_AUTO_MAX_ENTRIES):
+    wide = not big and exact == "auto" and _max_entry_bits(kind, A) > EXACT_AUTO_MAX_ENTRY_BITS
+    if exact == "always" or (exact == "auto" and n * d <= EXACT_AUTO_MAX_ENTRIES and not big and not wide):
         r = _exact_rank(kind, A)
         return done(r, r, "exact fraction-free rank (FLINT fmpz_mat)", used, "exact fraction-free rank (FLINT fmpz_mat)")
     ub = full if upper_bound is None else min(full, int(upper_bound))
     return done(lower, ub, method, used,
                 "none found: min(n, d)" if upper_bound is None else "structural bound supplied by the caller",
-                ["no upper-bound certificate found; the rank is only known to lie in this interval"])
+                ["no upper-bound certificate found; the rank is only known to lie in this interval"]
+                + (["entries too large for the automatic exact rank (EXACT_AUTO_MAX_ENTRY_BITS / EXACT_MAX_BITS); "
+                    "exact='always' (--exact always) computes it, possibly slowly"] if (big or wide) else []))
