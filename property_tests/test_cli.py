@@ -67,7 +67,8 @@ def test_cli_check_npy_float_matrix_taken_exactly(tmp_path, capsys):
 
 def test_cli_check_human_output(capsys):
     code, out, _ = _run(capsys, "check", "rank-neutrality", "--X", "[[0,2,-2],[1,1,-2],[2,0,-2]]")
-    assert code == 0 and "FAILS" in out and "H1-H4 hold" in out
+    assert code == 0 and "conclusion arank(LayerNorm X) = arank(X): fails" in out and "H1-H4 hold" in out
+    assert "H2 holds: rank([X; 1^T]) = 3 != rank X = 2, so 1_d is not in row X" in out  # the numbers that decided it
 
 
 @pytest.mark.parametrize("X, needle", [
