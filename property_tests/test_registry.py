@@ -97,3 +97,40 @@ def test_registry_scaffold_creates_module_tests_and_chapter(tmp_path):
         scaffold("Cool idea 2", root=tmp_path)
     with pytest.raises(ValueError):
         scaffold("2 bad", root=tmp_path)
+
+
+def test_registry_generated_test_reads_renamed_and_added_predicates(tmp_path, counts):
+    """`new` writes a test that needs no edit: rename the generated predicate and add a second one (as anyone
+    would), and the generated test still passes, reading the predicates from the registered conjecture."""
+    import importlib.util
+
+    from proofs_numeric.scaffold import scaffold
+    root = tmp_path / "proj"
+    for sub in ("theorems", "property_tests", "book/chapters"):
+        (root / sub).mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    (root / "book" / "_toc.yml").write_text("format: jb-book\nroot: index\nparts:\n  - caption: Theorems\n"
+                                            "    chapters:\n      - file: a\n")
+    scaffold("Renamed idea", root=root)
+    mod_path = root / "theorems" / "renamed_idea.py"
+    src = mod_path.read_text().replace("has_a_nonzero_entry", "entry_is_nonzero")
+    src = src.replace('hypotheses={"entry_is_nonzero": entry_is_nonzero}',
+                      'hypotheses={"entry_is_nonzero": entry_is_nonzero, "at_most_four_rows": lambda X: X.rows <= 4}')
+    mod_path.write_text(src)
+    names = ["theorems.renamed_idea", "test_renamed_idea_generated"]
+    try:
+        spec = importlib.util.spec_from_file_location(names[0], mod_path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[names[0]] = mod
+        spec.loader.exec_module(mod)
+        spec = importlib.util.spec_from_file_location(names[1], root / "property_tests" / "test_renamed_idea.py")
+        test_mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(test_mod)
+        assert set(CONJECTURES["USER.renamed-idea"].hypotheses) == {"entry_is_nonzero", "at_most_four_rows"}
+        test_mod.test_renamed_idea_holds_or_is_refuted(counts)
+        assert counts["met every hypothesis"] > 0
+    finally:
+        for n in names:
+            sys.modules.pop(n, None)
+        C._REGISTRY.pop("USER.renamed-idea", None)
+        CONJECTURES.pop("USER.renamed-idea", None)
