@@ -1,9 +1,26 @@
-"""The ``collapse-verify`` command line.
+"""collapse-verify: is each claim of Cirrincione (2026) on rank collapse, and of Dong et al. (2021), true,
+exactly when, and why? Verdicts are computed from evidence (Coq proofs, exact rationals, interval
+certificates, labelled float64), never typed in.
 
-``collapse-verify verify [--json PATH] [--claims GLOB] [--dps N] [--quick]``
+examples:
+  collapse-verify verify                      # every claim: verdict, strength, evidence, counterexamples
+  collapse-verify verify --claims 'RN.*' --json ledger.json
+  collapse-verify show RN.main                # the whole record of one claim
+  collapse-verify check rank-neutrality --X '[[0,2,-2],[1,1,-2],[2,0,-2]]'
+  collapse-verify check head-channel --W-O W_O.npy --heads 12
+  collapse-verify rank matrix.npy             # certified exact rank of your matrix
+  collapse-verify depth --regime pure_attention
+  collapse-verify real-model --model path/to/checkpoint
+  collapse-verify new "My conjecture"         # add a conjecture in one file
+
+``collapse-verify verify [--json PATH] [--claims GLOB] [--dps N] [--quick] [--store]``
     run every registered claim and print the ledger.
-``collapse-verify check rank-neutrality --X MATRIX [--gamma VEC] [--beta VEC] [--norm layernorm|rmsnorm] [--seed N] [--json]``
-    decide H1-H4 and the conclusion of Thm 4.2 on your own matrix (exactly, at full model width).
+``collapse-verify check THEOREM ...``
+    a theorem's hypotheses and conclusion on your own input: rank-neutrality (--X, exactly, at full model
+    width), residual-obstruction and rank-contraction (--X, --weights or --seed), head-channel and
+    recovery-ambiguity (--W-O, --heads, --n).
+``collapse-verify show CLAIM [--json]``
+    the whole record of one claim.
 ``collapse-verify depth [--n N --d D --heads H --d-k K --layers L --dps P] [--json PATH]``
     the depth study (four regimes, certified residuals deep into the collapse).
 ``collapse-verify rank MATRIX [--upper K] [--exact auto|always|never] [--json]``
@@ -447,8 +464,10 @@ def _cmd_depth(args) -> int:
         raise UsageError(str(e)) from None
     c = Console(width=max(120, Console().width))
     for reg, r in res["regimes"].items():
-        t = Table(title=f"{reg}: n={cfg.n}, d={cfg.d}, H={cfg.H}, d_k={cfg.d_k}; {r['arithmetic']}; "
-                        f"exponent estimate {r['exponent'] if r['exponent'] is None else round(r['exponent'], 4)}")
+        expo = ("no exponent estimate (fewer than two layers with rho < 1e-3: no collapse to fit)"
+                if r["exponent"] is None else
+                f"exponent estimate {round(r['exponent'], 4)} (median of the last log-ratios: float evidence)")
+        t = Table(title=f"{reg}: n={cfg.n}, d={cfg.d}, H={cfg.H}, d_k={cfg.d_k}; {r['arithmetic']}; {expo}")
         for col in ("layer", "rho (certified)", "log rho ratio", "certified rank", "num. rank (rtol 1e-12)",
                     "eff. rank", "float64 rho", "float64 rank"):
             t.add_column(col)
@@ -594,6 +613,7 @@ def _numerical_rank(M, rtol):
 
 def _cmd_real_model(args) -> int:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     texts_in = args.text or []
@@ -645,6 +665,9 @@ def _cmd_real_model(args) -> int:
     c.print(f"[bold]{res['model']}[/]: family {res['family']}, {res['norm']}, {res['n_layers']} layers, d = {res['d']}, "
             f"H = {res['H']} (K/V heads {res['H_kv']}), d_k = {res['d_k']}, activation {res['activation']}")
     c.print(f"inputs (tokens): {res['inputs']}; positions available: {res['max_positions']}")
+    for k, t in (texts or {}).items():
+        c.print(f"text {k!r} ({res['inputs'].get(k, '?')} tokens): “{escape(t[:300])}”" + ("…" if len(t) > 300 else ""),
+                highlight=False)
     for k, v in res["inputs_capped"].items():
         c.print(f"[yellow]input {k!r}: {v['requested']} tokens capped at {v['used']} (the model's positions)[/]")
     c.print(f"[dim]{res['eps_note']}[/]")
@@ -719,7 +742,7 @@ def _cmd_new(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="collapse-verify", description=__doc__.split("\n\n")[0],
+    p = argparse.ArgumentParser(prog="collapse-verify", description="\n\n".join(__doc__.split("\n\n")[:2]),
                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EPILOG)
     p.add_argument("--version", action="store_true", help="print versions and sympy's ground types")
     sub = p.add_subparsers(dest="cmd")
@@ -773,7 +796,9 @@ def build_parser() -> argparse.ArgumentParser:
     dp.add_argument("--layers", type=int, default=12, help="layers (default 12)")
     dp.add_argument("--dps", type=int, default=1000, help="digits of the arb balls (default 1000)")
     dp.add_argument("--seed", type=int, default=0, help="weights and input seed, 0 <= seed < 2^63")
-    dp.add_argument("--regime", action="append", help="one of the four regimes (repeatable; default all)")
+    dp.add_argument("--regime", action="append", choices=["pure_attention", "attention_skip", "attention_mlp",
+                                                          "full_block"],
+                    help="pure_attention, attention_skip, attention_mlp or full_block (repeatable; default all four)")
     dp.add_argument("--all-shapes", action="store_true", help="also run the study's standard shapes")
     dp.add_argument("--json", metavar="PATH",
                     help='write {"regimes": {"pure_attention": {"layers": [...], "exponent": float}, ...}}')
@@ -801,7 +826,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="fraction-free exact rank when no cheaper certificate closes the interval")
     rk.add_argument("--seed", type=int, help="seed for the random primes (default: fresh entropy; the "
                     "primes used are printed, so any result can be re-checked)")
-    rk.add_argument("--json", action="store_true")
+    rk.add_argument("--json", action="store_true", help="print the result as JSON")
     sh = sub.add_parser("show", help="the whole record of one claim (quote, statement, every piece of evidence, "
                                      "readings, counterexamples typeset)")
     sh.add_argument("claim", metavar="CLAIM", help="a claim id, e.g. RN.main (see `verify` for the list)")
