@@ -148,17 +148,44 @@ def _out_paths(draw, outdir: Path):
 
 @st.composite
 def check_argv(draw, files):
-    argv = ["check", draw(st.sampled_from(["rank-neutrality", "rank-neutrality", "nope", ""])),
-            "--X", draw(_matrix_args(files))]
+    theorem = draw(st.sampled_from(["rank-neutrality", "rank-neutrality", "residual-obstruction", "rank-contraction",
+                                    "head-channel", "recovery-ambiguity", "nope", ""]))
+    argv = ["check", theorem]
+    if theorem in ("head-channel", "recovery-ambiguity") and draw(st.booleans()):
+        argv += ["--W-O", draw(_matrix_args(files))]
+    elif draw(st.integers(0, 9)):
+        argv += ["--X", draw(_matrix_args(files))]
     for opt in ("--gamma", "--beta"):
         if draw(st.booleans()):
             argv += [opt, draw(st.sampled_from(["", "[1, 1, 1]", "[1, 2]", "[[1]]", "[1e1000000, 1, 1]",
                                                 '["1/2", 0, 1]', str(files / "vec3.npy"), str(files / "cube.npy"),
                                                 str(files / "dir.npy"), "[0, 0, 0]"]))]
+    for opt, vals in (("--heads", ["1", "2", "3", "0", "-1", "x", "99999999999"]),
+                      ("--n", ["1", "512", "0", "-5", "x"]),
+                      ("--weights", [str(files / "ok.json"), str(files / "dir.npy"), str(files / "fifo.npy"),
+                                     "missing.npz", "", "/dev/zero"]),
+                      ("--norm", ["layernorm", "rmsnorm", "batchnorm", ""]),
+                      ("--seed", ["0", "1", "-1", "x"]),
+                      ("--dps", ["30", "50", "0", "-1", "x"])):
+        if draw(st.integers(0, 3)) == 0:
+            argv += [opt, draw(st.sampled_from(vals))]
     if draw(st.booleans()):
         argv += ["--max-entries", draw(st.sampled_from(["1", "4", "0", "-1", "x", "99999999999999999999"]))]
     if draw(st.booleans()):
         argv.append("--json")
+    return argv
+
+
+@st.composite
+def show_argv(draw):
+    claim = draw(st.one_of(st.sampled_from(["RN.matrix-rank", "RA.bert-figures", "RN.mian", "", "[/b]", "*",
+                                            "RN.main\x00", "../../etc/passwd", "x" * 10_000]),
+                           st.text(max_size=20)))
+    argv = ["show", claim]
+    if draw(st.booleans()):
+        argv.append("--json")
+    if draw(st.booleans()):
+        argv += ["--dps", draw(st.sampled_from(["15", "30", "0", "-1", "x"]))]
     return argv
 
 
@@ -216,6 +243,8 @@ def verify_argv(draw, outdir):
                                                  "/proc/version", ""]))]
     else:
         argv += ["--claims", draw(st.sampled_from(["NOPE.*", "", "[", "\x00"]))]
+    if draw(st.booleans()):
+        argv.append("--store")  # --store with an invalid argument: refused before anything is written
     return argv
 
 
@@ -285,6 +314,13 @@ def _fuzz(argv, watched: Path, allowed: set[str] = frozenset()):
 def test_hostile_input_check(files, workdir, data):
     _fuzz(data.draw(check_argv(files)), workdir)
     assert _snapshot(files).keys() >= {"ok.json"}
+
+
+@settings(_FUZZ, max_examples=min(_FUZZ.max_examples, 40))
+@given(data=st.data())
+def test_hostile_input_show(workdir, data):
+    """`show` with hostile claim ids: the record, or exit 2 naming close matches; never a traceback or a write."""
+    _fuzz(data.draw(show_argv()), workdir)
 
 
 @settings(_FUZZ)
