@@ -42,6 +42,7 @@ import json
 import os
 import sys
 import time
+import traceback
 from pathlib import Path
 
 from theorems.linalg import BadInput, int_digits_unlimited

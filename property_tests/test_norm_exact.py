@@ -383,3 +383,14 @@ def test_norm_exact_rank_beyond_the_budgets_is_none_with_reason(monkeypatch):
     for h, v in f.hypotheses.items():
         assert v in (a.hypotheses[h], None)
     assert f.to_json()["undecided"]
+
+
+@pytest.mark.skipif(np.finfo(np.longdouble).nmant <= 52, reason="long double is float64 on this platform")
+def test_norm_exact_long_double_is_taken_exactly_not_rounded():
+    """[[1, 1 + 2^-60, 0], [1, 1, 0]] in long double has rank 2; rounded to float64 it would have rank 1."""
+    X = np.array([[1, 1, 0], [1, 1, 0]], dtype=np.longdouble)
+    X[0, 1] += np.longdouble(2) ** -60
+    a = analyse_array(X, seed=0)
+    assert a.rank_X == 2
+    ref = RN.analyse(RN.instance([[1, 1 + Fraction(1, 2 ** 60), 0], [1, 1, 0]]))
+    assert (a.rank_X, a.arank_X, a.arank_LN_X) == (ref.rank_X, ref.arank_X, ref.arank_LN_X)

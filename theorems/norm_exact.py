@@ -182,7 +182,10 @@ def _classify(X):
         if X.dtype.kind == "f":
             if not np.all(np.isfinite(X)):
                 raise BadInput("X has an entry that is not a finite number (NaN or infinity)")
-            return "float", np.ascontiguousarray(X, dtype=np.float64)
+            if X.dtype.itemsize <= 8 or np.array_equal(X.astype(np.float64).astype(X.dtype), X):
+                return "float", np.ascontiguousarray(X, dtype=np.float64)
+            from .linalg import exact_entries  # long double beyond float64: its exact values, never rounded
+            X = np.array(exact_entries(X), dtype=object)
         if X.dtype.kind in "iu" and X.dtype.itemsize <= 8 and (X.dtype.kind == "i" or int(X.max()) < 2 ** 63):
             return "int", X.astype(np.int64)
         if X.dtype.kind == "b":
