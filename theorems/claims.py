@@ -258,7 +258,10 @@ def symbolic_identity(lhs, rhs, what: str, *, regime: str = "all") -> Evidence:
 
     The framework decides the scope from the expressions: matrix symbols whose shape holds a free
     size symbol (``MatrixSymbol("A", n, d)``) make the identity valid for every size; explicit
-    matrices, fixed-size symbols or scalars make it a ``derivation``.
+    matrices, fixed-size symbols or scalars make it a ``derivation``. It FAILS (holds False) only at
+    an exact instance where ``lhs - rhs`` is non-zero (:func:`_refuting_instance`, recorded in
+    ``numbers["refuted_at"]``); when sympy does not reduce ``lhs - rhs`` to zero and no instance
+    refutes it, it is undecided (holds None), never a failure.
 
     >>> from sympy import MatrixSymbol, Matrix, symbols, Identity
     >>> n = symbols("n", integer=True, positive=True)
