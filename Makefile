@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 export SYMPY_GROUND_TYPES := flint
 
-.PHONY: help venv verify test test-fast book bench stress clean formal
+.PHONY: help venv verify test test-fast book bench stress clean formal mutmut
 
 ## list the targets with what each does (this text)
 help:
@@ -51,6 +51,17 @@ stress: venv
 ## build the book offline into book/_build/html (a failing cell fails the build)
 book: venv
 	$(BIN)/jupyter-book build -W -n --keep-going book/
+
+## mutation testing of the verdict rule and evidence validation in theorems/claims.py
+## (README, "Mutation testing"; about 3 minutes on 2 cores); `$(BIN)/mutmut results` lists survivors
+MUTATE := assess _decisive_failure _level_of _strongest _weakest verdict_from derivation exact_instances \
+          symbolic_identity _has_symbolic_size _refuting_instance predicted stored_counterexample \
+          found_counterexample formal_proof
+mutmut: venv
+	$(BIN)/python -m pip install --quiet 'mutmut>=3.8,<4'
+	rm -rf mutants
+	HYPOTHESIS_PROFILE=ci $(BIN)/mutmut run --max-children 2 \
+	    $(foreach f,$(MUTATE),'theorems.claims.x_$(f)__mutmut_*') 'theorems.claims.xǁEvidenceǁ__post_init____mutmut_*'
 
 ## benchmarks (pytest-benchmark)
 bench: venv

@@ -258,7 +258,10 @@ def symbolic_identity(lhs, rhs, what: str, *, regime: str = "all") -> Evidence:
 
     The framework decides the scope from the expressions: matrix symbols whose shape holds a free
     size symbol (``MatrixSymbol("A", n, d)``) make the identity valid for every size; explicit
-    matrices, fixed-size symbols or scalars make it a ``derivation``.
+    matrices, fixed-size symbols or scalars make it a ``derivation``. It FAILS (holds False) only at
+    an exact instance where ``lhs - rhs`` is non-zero (:func:`_refuting_instance`, recorded in
+    ``numbers["refuted_at"]``); when sympy does not reduce ``lhs - rhs`` to zero and no instance
+    refutes it, it is undecided (holds None), never a failure.
 
     >>> from sympy import MatrixSymbol, Matrix, symbols, Identity
     >>> n = symbols("n", integer=True, positive=True)
@@ -284,11 +287,63 @@ def symbolic_identity(lhs, rhs, what: str, *, regime: str = "all") -> Evidence:
             ok = sympy.simplify(d2) == 0
     general = _has_symbolic_size(lhs) is True and _has_symbolic_size(rhs) in (True, None)
     scope = "general" if general else "derivation"
-    holds = True if ok else False
+    # sympy not reducing lhs - rhs to zero is no proof that it is non-zero (it does not expand
+    # (A + B)**2, say): the identity FAILS only at an exact instance where lhs - rhs is non-zero
+    at = None if ok else _refuting_instance(diff)
+    holds = True if ok else (False if at else None)
+    verdict = "holds" if ok else (f"FAILS at {at}" if at else "undecided")
+    numbers = {"symbolic_size": general, **({"refuted_at": at} if at else {})}
     return _ev("exact", scope, holds,
-               f"{what}: sympy identity {'holds' if ok else 'FAILS'}"
+               f"{what}: sympy identity {verdict}"
                + (" for matrices of symbolic size" if general else " (fixed size)"),
-               "sympy symbolic", regime, {"symbolic_size": general})
+               "sympy symbolic", regime, numbers,
+               reason=None if holds is not None else
+               "sympy did not reduce lhs - rhs to zero, and an exact instance did not refute it")
+
+
+def _refuting_instance(diff) -> str | None:
+    """An exact instance at which ``diff`` (lhs - rhs) is non-zero, described; None if none was found.
+
+    Sizes (the free symbols of matrix shapes) become 3, 4, ... (or all 3, when the expression needs
+    equal sizes), matrix symbols fixed integer matrices, other symbols rationals meeting their
+    assumptions; all drawn from a seed that depends only on the expression.
+    """
+    import random
+
+    import sympy
+    from sympy.core.assumptions import check_assumptions
+    from sympy.matrices.expressions import MatrixExpr, MatrixSymbol
+
+    if not isinstance(diff, (sympy.Basic, sympy.MatrixBase)):
+        return None if sympy.sympify(diff) == 0 else f"the value {diff}"
+    mats = sorted(diff.atoms(MatrixSymbol), key=str)
+    sizes = sorted(set().union(*(dim.free_symbols for m in mats for dim in m.shape)), key=str)
+    others = sorted((s for s in diff.free_symbols if isinstance(s, sympy.Symbol) and s not in sizes), key=str)
+    for equal in (False, True):
+        rng = random.Random(zlib.crc32(sympy.srepr(diff).encode("utf-8")))
+        values: dict = {s: 3 if equal else 3 + i for i, s in enumerate(sizes)}
+        for s in others:
+            pool = [rng.randint(2, 9), -rng.randint(2, 9), sympy.Rational(1, rng.randint(2, 9)), 0]
+            fit = [v for v in pool if check_assumptions(sympy.Integer(v) if isinstance(v, int) else v, s) is True]
+            if not fit:
+                return None
+            values[s] = fit[0]
+        try:
+            e = diff.xreplace({k: sympy.sympify(v) for k, v in values.items()})
+            explicit = {m: sympy.ImmutableMatrix(*m.shape, lambda i, j: rng.randint(-5, 5))
+                        for m in e.atoms(MatrixSymbol)}
+            val = e.xreplace(explicit).doit()
+            if isinstance(val, MatrixExpr):
+                val = val.as_explicit()
+            entries = list(val) if isinstance(val, sympy.MatrixBase) else [val]
+            if any(sympy.simplify(x).is_zero is False for x in entries):
+                shown = {str(k): str(v) for k, v in values.items()}
+                shown.update({str(m): str(M.tolist()) for m, M in explicit.items()})
+                return ", ".join(f"{k} = {v}" for k, v in shown.items()) or "its only value"
+            return None
+        except (sympy.ShapeError, ValueError, TypeError):
+            continue
+    return None
 
 
 class ProofStep(NamedTuple):
