@@ -184,7 +184,7 @@ class Evidence:
             raise ValueError(f"evidence kind {self.kind!r} not in {EVIDENCE_KINDS}")
         if self.scope not in SCOPES:
             raise ValueError(f"evidence scope {self.scope!r} not in {SCOPES}")
-        if self.holds not in (True, False, None):
+        if self.holds is not None and not isinstance(self.holds, bool):  # 1 == True, but 1 is not a verdict
             raise ValueError(f"holds must be True, False or None, not {self.holds!r}")
         if self.kind == "counterexample" and (self.holds is not False or not self.counterexample):
             raise ValueError("a counterexample is evidence that the statement fails (holds=False), read from "
