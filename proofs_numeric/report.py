@@ -95,7 +95,7 @@ def proof_steps_markdown(steps) -> str:
     from theorems.claims import tri
     rows = ["| # | step | why | kind | checked now |", "|---|---|---|---|---|"]
     for k, (tex, words, kind, check) in enumerate(steps, 1):
-        tex = tex.replace("|", r"\vert ")  # a bar would end the table cell
+        tex = tex.replace(r"\|", r"\Vert ").replace("|", r"\vert ")  # a bar would end the table cell
         outcome = {True: "holds", False: "**fails**", None: "undecided"}[tri(check())]
         rows.append(f"| {k} | ${tex}$ | {_esc(words)} | {kind} | {outcome} |")
     return "\n".join(rows)

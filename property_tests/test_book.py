@@ -109,6 +109,13 @@ _OVERFLOW_JS = r"""
   const art = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
   const right = art.getBoundingClientRect().right + 1;
   const out = [];
+  for (const m of art.querySelectorAll('td mjx-container, th mjx-container')) {  // typeset math cannot wrap
+    const cell = m.closest('td, th'), r = m.getBoundingClientRect(), c = cell.getBoundingClientRect();
+    if (r.width > 0 && r.right > c.right + 1) {
+      out.push('math in a table cell ' + Math.round(r.right - c.right) + ' px past its cell: '
+               + (cell.textContent || '').trim().slice(0, 60).replace(/\s+/g, ' '));
+    }
+  }
   const els = art.querySelectorAll('table, pre, mjx-container[display="true"], div.math');
   for (const el of els) {
     const r = el.getBoundingClientRect();
