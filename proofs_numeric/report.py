@@ -187,25 +187,31 @@ CHAPTER_TITLES = {
 
 
 def findings_markdown(dps: int = 50) -> str:
-    """The front page's findings: per chapter, every claim's verdict and strength (computed now), linked."""
+    """The front page's findings: per chapter, how many claims earned each verdict (computed now), linked; then
+    every claim with its verdict and strength in a collapsible block."""
     from collections import Counter, defaultdict
     by_chapter = defaultdict(list)
     for c in registry():
         by_chapter[c.chapter or "other"].append(c)
     order = [k for k in CHAPTER_TITLES if k in by_chapter] + sorted(k for k in by_chapter if k not in CHAPTER_TITLES)
     total = Counter()
-    lines = []
+    rows = ["| chapter | verdicts (computed now) |", "|---|---|"]
+    detail = []
+    rank = {"refuted": 0, "conditional": 1, "unsupported": 2, "proved": 3, "certified": 4, "supported": 5,
+            "not-checkable": 6, "error": -1}
     for ch in order:
-        claims = by_chapter[ch]
-        results = [(c, run(c.id, dps)) for c in claims]
-        total.update("error" if r.error else r.verdict for _, r in results)
+        results = [(c, run(c.id, dps)) for c in by_chapter[ch]]
+        verdicts = Counter("error" if r.error else r.verdict for _, r in results)
+        total.update(verdicts)
         title = CHAPTER_TITLES.get(ch, ch.replace("_", " ").capitalize())
         link = f"[{title}](chapters/{ch}.md)" if ch != "other" else title
-        items = "; ".join(f"`{c.id}` **{'ERROR' if r.error else r.verdict}** ({r.strength})" for c, r in results)
-        lines.append(f"- {link}: {items}")
-    head = (f"**{sum(total.values())} claims, verdicts computed while this page was built**: "
-            + ", ".join(f"{n} {v}" for v, n in total.most_common()) + ".")
-    return head + "\n\n" + "\n".join(lines)
+        rows.append(f"| {link} | " + ", ".join(f"{n} **{v}**" for v, n in sorted(verdicts.items(),
+                                                                                 key=lambda vn: rank[vn[0]])) + " |")
+        detail.append(f"- {link}: " + "; ".join(f"`{c.id}` {'ERROR' if r.error else r.verdict} ({r.strength})"
+                                               for c, r in results))
+    head = (f"**{sum(total.values())} claims**: " + ", ".join(f"{n} {v}" for v, n in total.most_common()) + ".")
+    return "\n".join([head, "", *rows, "", ":::{admonition} Every claim, with its verdict and strength",
+                      ":class: dropdown", "", *detail, ":::"])
 
 
 #: the verdict model as a table (README and book): verdict, what earns it, its strength

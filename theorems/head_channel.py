@@ -331,7 +331,13 @@ register(Claim(
     hypotheses=("the MLP sees only the post-summation signal",), conclusion="no recovery",
     regimes=("generic-weights", "degenerate-weights"),
     checks=[lambda ctx: _mlp_remedy_check(ctx, "a"), lambda ctx: [_proof((2,), "the data-processing step")]],
-    readings=[Reading("residual-stream",
+    readings=[Reading("rank-deficient-W_O",
+                      r"\operatorname{rank}W_O<Hd_k\Rightarrow\nexists g:\ g\bigl(R+\textstyle\sum_hY_hW_O^h\bigr)="
+                      r"(Y_h)_h\ \forall(Y_h)_h",
+                      checks=[lambda ctx: _mlp_remedy_check(ctx, "a")[1:]], regimes=("degenerate-weights",),
+                      note="the premise the headline needs (a collision exists) made a hypothesis; R is a fixed term, "
+                           "so the residual stream X + MHA(X), where Y_h depends on X, is not covered"),
+              Reading("residual-stream",
                       r"\text{heads summed, MLP sees }X+\textstyle\sum_hY_h:\ \text{pairs identified by the sum "
                       r"give equal MLP outputs}",
                       checks=[lambda ctx: _mlp_remedy_check(ctx, "b")], regimes=("all",),

@@ -315,8 +315,10 @@ for cid, quote, stmt, checks, readings, corrected in [
      [_prop63],
      [Reading("algebraic-genericity", r"A_h\in GL_n,\ \operatorname{rank}(XW_V^h)=\min(\operatorname{rank}X,d_k),\ "
                                       r"\operatorname{rank}W_O^h=d_k\Rightarrow\dim R_h=\min(\operatorname{rank}X,d_k)",
-              checks=[], note="the proof's genericity stated as algebraic conditions (its evidence is the formal "
-                              "proof alone)")], None),
+              checks=[], note="the genericity is in the premises (rank(X W_V) = min(rank X, d_k), A_h invertible, "
+                              "rank W_O^h = d_k); what is proved under them is the rank-invariance step of the proof, "
+                              "not that generic weights meet them (A_h is singular for every weight when two tokens "
+                              "are equal)")], None),
     ("RC.attention-rank", "The attention matrix A^(h) is a row-stochastic matrix of rank min(n, d_k) = d_k generically (when n > d_k)",
      r"\operatorname{rank}A_h=\min(n,d_k)\ \text{generically}", [_attention_rank_literal], [],
      Reading("corrected", r"\operatorname{rank}A_h=n\ \text{generically}", checks=[_attention_rank_corrected],

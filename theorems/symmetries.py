@@ -166,11 +166,23 @@ _CERTIFIED = {"token-permutation": "token-permutation", "head-permutation": "hea
               "causal mask": "causal-mask", "positional encoding": "positional-encoding"}
 
 
+#: claims whose Coq proofs cover one attention head (or the scores) only: their own reading, not the MHA headline
+_SINGLE_HEAD = {
+    "SYM.token-permutation": r"\operatorname{attn}_h(\Pi X)=\Pi\operatorname{attn}_h(X)\ \text{for one head }h",
+    "SYM.query-key-gauge": r"\text{one head: the scores and }\operatorname{attn}_h\text{ are unchanged by }"
+                           r"(W_Q^h,W_K^h)\mapsto(W_Q^hN,W_K^hN^{-\top})",
+}
+
+
 def _sym_claim(cid, quote, statement, i, breaking=()):
     readings = [Reading(f"without-{key.replace(' ', '-')}", stmt,
                         checks=[lambda ctx, k=key, w=what: _breaks(k, w)]
                         + ([_certified(_CERTIFIED[key])] if key in _CERTIFIED else []))
                 for key, stmt, what in breaking]
+    if cid in _SINGLE_HEAD:
+        readings.insert(0, Reading("single-head", _SINGLE_HEAD[cid], checks=[],
+                                   note="the formal proof covers one head; MHA sums the heads (the step from one head "
+                                        "to their sum is the headline's derivation, not formalised)"))
     register(Claim(id=cid, section="§9 (contributions list); standard", quote=quote, statement=statement,
                    hypotheses=(), conclusion="invariance", regimes=("all",),
                    checks=[lambda ctx: [_proof(i, statement)]]

@@ -175,11 +175,12 @@ LEMMAS: tuple[FormalLemma, ...] = (
        r"\iff\operatorname{rank}W_O=Hd_k\Bigr)",
        "Per-head outputs are identifiable for every input exactly when W_O has full row rank: (a) is "
        "ambiguous iff rank W_O < H d_k."),
-    _L("head_channel", "no_recovery_after_sum", "HC.mlp-cannot-remedy", None, "general",
+    _L("head_channel", "no_recovery_after_sum", "HC.mlp-cannot-remedy", "rank-deficient-W_O", "general",
        r"n>0,\ \operatorname{rank}W_O<Hd_k\Rightarrow\nexists g:\ g\bigl(R+\textstyle\sum_hY_hW_O^h\bigr)=(Y_h)_h"
        r"\ \forall (Y_h)_h",
-       "When the head sum loses information, no map of the post-summation signal (the MLP included, with or "
-       "without a residual term R) recovers the per-head outputs of every input."),
+       "When the head sum loses information (rank W_O < H d_k), no map of the post-summation signal plus a fixed "
+       "term R (the MLP included) recovers the per-head outputs of every tuple (Y_h); the residual stream X + MHA(X), "
+       "where Y_h depends on X, is not covered."),
     _L("head_channel", "dim_ker_Phi_a", "HC.main", "corrected", "general",
        r"\dim\ker\Phi_a=n(Hd_k-\operatorname{rank}W_O),\ \Phi_a:[Y_1\cdots Y_H]\mapsto\textstyle\sum_hY_hW_O^h",
        "The kernel of the projected head sum, as a subspace of the n x H d_k matrices, has dimension "
@@ -209,18 +210,18 @@ LEMMAS: tuple[FormalLemma, ...] = (
     _L("symmetries", "MHA_value_output_gauge", "SYM.value-output-gauge", None, "general",
        r"\mathrm{MHA}(X;W_V^hG_h,G_h^{-1}W_O^h)=\mathrm{MHA}(X;W_V^h,W_O^h)",
        "One invertible gauge per head leaves MHA(X) unchanged."),
-    _L("symmetries", "query_key_gauge", "SYM.query-key-gauge", None, "general",
+    _L("symmetries", "query_key_gauge", "SYM.query-key-gauge", "single-head", "general",
        r"XW_QN\,(XW_KN^{-\top})^\top=XW_QW_K^\top X^\top\quad\forall N\in GL_{d_k}",
        "The query-key gauge leaves the attention scores unchanged."),
-    _L("symmetries", "attention_query_key_gauge", "SYM.query-key-gauge", None, "general",
+    _L("symmetries", "attention_query_key_gauge", "SYM.query-key-gauge", "single-head", "general",
        r"f\bigl(XW_QN(XW_KN^{-\top})^\top\bigr)XW_V=f\bigl(XW_QW_K^\top X^\top\bigr)XW_V",
        "Any attention that reads the scores (softmax among them) is unchanged by the query-key gauge."),
-    _L("symmetries", "attention_token_permutation", "SYM.token-permutation", None, "general",
+    _L("symmetries", "attention_token_permutation", "SYM.token-permutation", "single-head", "general",
        r"\operatorname{attn}(\Pi X)=\Pi\operatorname{attn}(X),\ \operatorname{attn}(X)="
        r"g_{\text{row}}(XW_QW_K^\top X^\top)XW_V",
        "For any row-wise map g that commutes with permuting a row's entries, attention is equivariant under "
        "every token permutation matrix Pi."),
-    _L("symmetries", "softmax_attention_token_permutation", "SYM.token-permutation", None, "general",
+    _L("symmetries", "softmax_attention_token_permutation", "SYM.token-permutation", "single-head", "general",
        r"\operatorname{softmax}\bigl(\tau\,\Pi XW_QW_K^\top X^\top\Pi^\top\bigr)\Pi XW_V="
        r"\Pi\operatorname{softmax}\bigl(\tau\,XW_QW_K^\top X^\top\bigr)XW_V",
        "Softmax attention (softmax built from any exp, scores scaled by tau = 1/sqrt d_k) is "
