@@ -136,3 +136,16 @@ def test_cli_rank_bad_input_exit_2(tmp_path, capsys):
     assert code == 2 and "NaN" in err
     code, _, err = _run(capsys, "rank", "[[1, 0], [0, 1]]", "--upper", "1")
     assert code == 2 and "structural bound you supplied is wrong" in err
+
+
+def test_cli_verify_fits_80_columns_and_shows_counterexample_files(capsys, monkeypatch):
+    """At COLUMNS=80 no line of the ledger (stdout or stderr) is wider than 80, and every counterexample's file
+    is shown (rich must not eat '[path]' as markup)."""
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["verify", "--quick", "--claims", "RRO.*"]) == 0
+    out, err = capsys.readouterr()
+    for line in (out + err).splitlines():
+        assert len(line) <= 80, line
+    for f in ("proofs_numeric/counterexamples/RRO.rowspace-remark.json", "proofs_numeric/counterexamples/RRO.main.json"):
+        assert f in out.replace("\n    ", "").replace("\n      ", "") or f.split("/")[-1] in out
+    assert "refuted" in out and "(exact)" in out
