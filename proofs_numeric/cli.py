@@ -414,8 +414,8 @@ def _cmd_check(args) -> int:
             if args.theorem == "rank-neutrality":
                 return _check_rank_neutrality(args, X, how_read)
             import numpy as np
-            Xa = np.asarray(X if hasattr(X, "ndim") else [[float(v) for v in r] for r in X])
-            heads = _heads_for(args, Xa.shape[1])
+            Xa = X  # exact rows (JSON) or an array (.npy): user_checks takes both exactly
+            heads = _heads_for(args, X.shape[1] if hasattr(X, "shape") else len(X[0]))
             fn = U.check_residual_obstruction if args.theorem == "residual-obstruction" else U.check_rank_contraction
             rec = fn(Xa, heads, dps=args.dps, seed=args.seed or 0)
             rec["input"] = how_read
@@ -427,7 +427,8 @@ def _cmd_check(args) -> int:
                 raise UsageError(f"check {args.theorem} needs --heads H (W_O is H d_k x d)")
             import numpy as np
             W, how_read = read_matrix(args.W_O, "--W-O", as_array=True, max_entries=limit, with_how=True)
-            W = np.asarray(W if hasattr(W, "ndim") else [[float(v) for v in r] for r in W])
+            from theorems.linalg import exact_number
+            W = np.asarray(W if hasattr(W, "ndim") else [[float(exact_number(v)) for v in r] for r in W])
             if args.theorem == "head-channel":
                 rec = U.check_head_channel(W, args.heads, seed=args.seed or 0)
             else:

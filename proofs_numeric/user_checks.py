@@ -30,6 +30,23 @@ __all__ = ["load_weights", "random_weights", "check_residual_obstruction", "chec
 MAX_INTERVAL_ENTRIES = 4096
 
 
+def _exact_and_float(name: str, X) -> tuple[list, np.ndarray]:
+    """(exact rows of ints/Fractions, their float64 rounding for labelled float hints) from an array or rows.
+
+    The certified computations use the exact rows; only the float64 numerical rank uses the rounding.
+    """
+    from theorems.linalg import exact_entries, exact_number
+    if isinstance(X, np.ndarray):
+        if X.ndim != 2 or 0 in X.shape:
+            raise BadInput(f"{name} must be a non-empty 2-D matrix, got shape {X.shape}")
+        rows = exact_entries(X)
+    else:
+        rows = [[exact_number(v) for v in r] for r in X]
+    from fractions import Fraction
+    exact = [[v if isinstance(v, (int, Fraction)) else Fraction(*float(v).as_integer_ratio()) for v in r] for r in rows]
+    return exact, np.array([[float(v) for v in r] for r in exact], dtype=np.float64)
+
+
 def _finite(name: str, a: np.ndarray) -> np.ndarray:
     if a.dtype.kind not in "iuf":
         raise BadInput(f"{name} has dtype {a.dtype}; expected real numbers")
@@ -112,15 +129,15 @@ def check_residual_obstruction(X: np.ndarray, heads: list[Head], dps: int = 50, 
     """Thm 5.3 on (X, weights): the hypothesis rank X < min(n, d), and rank(X + MHA(X)) against rank X."""
     import mpmath
 
-    from .transformer import mha, workdps
-    X = _finite("--X", np.asarray(X))
+    from .transformer import _exact_to_ctx, mha, workdps
+    Xq, X = _exact_and_float("--X", X)
     n, d = X.shape
     _check_size("--X", n, d)
-    rX = _exact_rank(X, seed)
+    rX = _exact_rank(np.array(Xq, dtype=object), seed)
     hyp = None if rX["value"] is None else rX["value"] < min(n, d)
     with workdps(mpmath.iv, dps):
-        M = mha(X, heads, backend="iv", dps=dps)
-        F = [[mpmath.iv.mpf(float(X[i, j])) + M[i, j] for j in range(d)] for i in range(n)]
+        M = mha(Xq, heads, backend="iv", dps=dps)  # the exact entries enter as intervals: F(X) of X itself
+        F = [[_exact_to_ctx(mpmath.iv, Xq[i][j]) + M[i, j] for j in range(d)] for i in range(n)]
         low = _iv_rank_lower(F, dps)
     f64 = X + mha(X, heads, backend="float64")
     upper = min(n, d)
@@ -183,9 +200,12 @@ def check_recovery_ambiguity(W_O: np.ndarray, heads: int, n: int, seed: int = 0)
 
 
 def check_rank_contraction(X: np.ndarray, heads: list[Head], dps: int = 50, seed: int = 0) -> dict:
-    """§6: dim R_h per head, rank MHA(X) against dim(R_1 + ... + R_H), and alpha_h per head."""
+    """§6: dim R_h per head, rank MHA(X) against dim(R_1 + ... + R_H), and alpha_h per head.
+
+    The enclosures are of MHA at X's float64 values (exact rational entries are rounded once to float64
+    here; the record's ``input_rounded_to_float64`` says whether that changed anything)."""
     from .rank_contraction import alpha, certified_ranks
-    X = _finite("--X", np.asarray(X))
+    _, X = _exact_and_float("--X", X)
     n, d = X.shape
     _check_size("--X", n, d)
     c = certified_ranks(X, heads, dps=dps)
@@ -197,7 +217,11 @@ def check_rank_contraction(X: np.ndarray, heads: list[Head], dps: int = 50, seed
         rel = "rank MHA(X) = dim sum R_h (certified)"
     else:
         rel = f"undecided: rank MHA in [{lo_m}, {hi_m}], dim sum R_h in [{lo_s}, {hi_s}]"
+    from fractions import Fraction
+    Xq, _ = _exact_and_float("--X", X)
+    rounded = any(Fraction(*float(v).as_integer_ratio()) != v for r in Xq for v in r)
     return {"theorem": "rank-contraction (§6)", "n": n, "d": d, "H": len(heads), "d_k": c["d_k"],
+            "input_rounded_to_float64": rounded,
             "rank_X": c["rank_X"], "dim_R_h": c["dim_R"], "rank_MHA": c["rank_mha"], "dim_sum_R": c["dim_sum_R"],
             "rank_MHA_vs_dim_sum_R": rel,
             "alpha_h": [round(alpha(h.W_Q, h.W_K), 6) for h in heads],
