@@ -30,7 +30,7 @@ conjecture, so renaming or adding predicates needs no other edit. Instances are 
 ``Rational``); predicates return True, False or None (undecided: never turn None into False).
 
 A false conjecture is a result, not a failure: `collapse-verify verify --claims '{claim_id}'` shows the
-smallest counterexample Hypothesis finds, `--store` keeps it under proofs_numeric/counterexamples/, and
+smallest counterexample Hypothesis finds, `--store` keeps it under theorems/counterexamples/, and
 `make test` stays green (its test asserts what was found).
 """
 from __future__ import annotations

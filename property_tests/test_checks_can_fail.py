@@ -6,7 +6,7 @@ import pytest
 from sympy import Matrix, Rational
 
 import theorems.head_channel as HC
-import theorems.rank_contraction as RC
+import proofs_numeric.rank_contraction as NRC
 from theorems.claims import CheckContext
 from theorems.dong_collapse import rank_blind_to_collapse, skip_bound_holds
 from theorems.rank_neutrality import LNInstance, analyse, h4_width_two
@@ -56,8 +56,8 @@ def test_checks_prop63_is_three_valued(monkeypatch):
     fake = [("n<d", (4, 6, 2, 3, 4), {"rank_X": 4, "d_k": 3, "dim_R": [(2, 2), (3, 3)]}),
             ("n<d", (4, 6, 2, 3, 4), {"rank_X": 4, "d_k": 3, "dim_R": [(3, 3), (3, 3)]}),
             ("n<d", (4, 6, 2, 3, 4), {"rank_X": 4, "d_k": 3, "dim_R": [(2, 3), (3, 3)]})]
-    monkeypatch.setattr(RC, "_certified", lambda ctx: fake)
-    assert [e.holds for e in RC._prop63(_QUICK)] == [False, True, None]
+    monkeypatch.setattr(NRC, "certified_shapes", lambda ctx: fake)
+    assert [e.holds for e in NRC.prop63_evidence(_QUICK)] == [False, True, None]
 
 
 @pytest.mark.parametrize("rows, expected", [([[1, 0], [2, 0]], False), ([[1, 0], [0, 2]], True),

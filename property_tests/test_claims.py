@@ -15,9 +15,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import theorems.claims as C
+from proofs_numeric.ledger import get, registry
 from theorems.claims import (FORMS, STRENGTHS, VERDICTS, CheckContext, ContradictionError, Evidence, ProofStep,
                              assess, derivation, exact_complete, exact_instances, float_statistic, formal_proof,
-                             interval_instances, interval_witness, not_checkable, registry, run_claim,
+                             interval_instances, interval_witness, not_checkable, run_claim,
                              stored_counterexample, symbolic_identity, verdict_from)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -250,11 +251,11 @@ def test_claims_stored_counterexample_that_no_longer_refutes_fails_loudly(tmp_pa
     data["instance"]["X"] = [["1", "0", "0"], ["0", "1", "0"], ["0", "0", "2"]]  # full rank: no longer refutes
     (ce / "RN.main.json").write_text(json.dumps(data))
     monkeypatch.setattr(C, "COUNTEREXAMPLE_DIR", ce)
-    r = run_claim(C.get("RN.main"), _QUICK)
+    r = run_claim(get("RN.main"), _QUICK)
     assert r.error and "CounterexampleError" in r.error and "no longer refutes" in r.error
     assert main(["verify", "--quick", "--claims", "RN.main"]) == 1
     (ce / "RN.main.json").write_text("{not json")
-    assert "not valid JSON" in run_claim(C.get("RN.main"), _QUICK).error
+    assert "not valid JSON" in run_claim(get("RN.main"), _QUICK).error
 
 
 @pytest.mark.slow
@@ -310,15 +311,15 @@ def test_claims_formal_evidence_counts_only_when_coq_closes_the_lemma(monkeypatc
     monkeypatch.setattr(F, "check", lambda *a, **k: fake)
     ev = formal_evidence("RN.matrix-rank", "literal", _QUICK)
     assert ev and all(e.holds is None and "not run" in e.reason for e in ev)
-    r = run_claim(C.get("RN.matrix-rank"), _QUICK)
+    r = run_claim(get("RN.matrix-rank"), _QUICK)
     assert (r.verdict, r.strength) == ("supported", "exact")
     fake = {lm.name: F.FormalResult(False, "not closed: uses an axiom", "", "", 0.0) for lm in F.LEMMAS}
     monkeypatch.setattr(F, "check", lambda *a, **k: fake)
-    assert run_claim(C.get("RN.matrix-rank"), _QUICK).verdict == "supported"
+    assert run_claim(get("RN.matrix-rank"), _QUICK).verdict == "supported"
 
 
 def test_claims_a_duplicate_id_raises():
-    c = C.get("RN.main")
+    c = get("RN.main")
     twin = C.Claim(id="RN.main", section="s", quote="q", statement="x", hypotheses=(), conclusion="c",
                    regimes=("all",), checks=[])
     with pytest.raises(C.DuplicateClaim):

@@ -435,7 +435,7 @@ def test_found_counterexample_is_exact_complete_evidence_naming_its_file():
                              numbers={"n": 3})
     assert (e.kind, e.scope, e.holds, e.strength) == ("counterexample", "complete", False, "exact")
     assert (e.summary, e.arithmetic, e.regime, e.numbers) == ("x = 1 fails", "QQ", "n>d", {"n": 3})
-    assert e.counterexample == "proofs_numeric/counterexamples/Z.json"
+    assert e.counterexample == "theorems/counterexamples/Z.json"
     assert found_counterexample("w", path=C.COUNTEREXAMPLE_DIR / "Z.json", arithmetic="QQ").regime == "all"
 
 

@@ -11,7 +11,8 @@ import sympy
 from sympy import Matrix, Rational, zeros
 
 import theorems.claims as C
-from theorems.claims import CheckContext, assess, get, run_claim
+from proofs_numeric.ledger import get
+from theorems.claims import CheckContext, assess, run_claim
 
 _QUICK = CheckContext(dps=30, quick=True)
 
@@ -176,14 +177,14 @@ def _fake_depth(norms, rhos=None, ranks=None):
 
 
 def test_coverage_depth_checks_fail_on_fabricated_runs(monkeypatch):
-    from theorems import dong_collapse as D
+    from proofs_numeric import dong_collapse as D
     quadratic = [-4.0 * 2 ** k for k in range(8)]  # ||R_(l+1)|| = ||R_l||^2: no constant C in the cubic law
     monkeypatch.setattr(D, "depth_results", lambda quick=False: _fake_depth(quadratic))
-    assert _falsified(D._cubic_constant(_QUICK))
+    assert _falsified(D.cubic_constant(_QUICK))
     collapsed = [[6, 6]] * 4 + [[1, 1]] * 4  # a certified rank of 1
     monkeypatch.setattr(D, "depth_results", lambda quick=False: _fake_depth(quadratic, ranks=collapsed))
-    assert _falsified(D._no_rank_collapse(_QUICK, "attention_skip"))
-    assert _falsified(D._full_block_rank_kept(_QUICK))
+    assert _falsified(D.no_rank_collapse(_QUICK, "attention_skip"))
+    assert _falsified(D.full_block_rank_kept(_QUICK))
 
 
 def test_coverage_rank_contraction_checks_fail_on_crafted_inputs(monkeypatch):

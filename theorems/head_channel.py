@@ -34,14 +34,14 @@ import random
 import sympy
 from sympy import Matrix, Rational, symbols
 
+from .real_model import trained_reading
 from .claims import (CheckContext, Claim, Evidence, Reading, derivation, exact_complete, exact_instances,
                      float_statistic, register, stable_seed)
 from .linalg import exact_matrix, rank
 
 __all__ = ["kernel_dim_a", "kernel_dim_b", "kernel_basis_a", "recover_heads_exact", "Phi_a", "PROOF_STEPS",
-           "KERNEL_FORMULAS", "WITNESS"]
+           "KERNEL_FORMULAS"]
 
-WITNESS = "proofs_numeric.head_channel:witness"
 n, H, d_k, d, rho = symbols("n H d_k d rho", positive=True, integer=True)
 #: exact kernel dimensions of the three readings (rho = rank W_O)
 KERNEL_FORMULAS = {"a": n * (H * d_k - rho), "b": n * (H - 1) * d_k, "c": H * d_k ** 2}
@@ -226,20 +226,6 @@ def _kernel_formula_instances(ctx) -> list[Evidence]:
                             "(shape, rank W_O) pairs", met=total, held=ok, arithmetic=_ARITH)]
 
 
-def _recovery_bound(ctx) -> list[Evidence]:
-    """High-precision recovery from a perturbed output obeys the condition-number bound."""
-    from proofs_numeric.head_channel import witness
-    rows = []
-    for kappa in (1, 1e2, 1e4, 1e8):
-        w = witness(n=4, H=2, d_k=2, d=5, kappa=kappa, eta=1e-10, dps=ctx.dps)
-        rows.append((kappa, w))
-    ok = all(w["value"] <= w["bound"] * (1 + 1e-12) for _, w in rows)
-    return [float_statistic("relative recovery error <= kappa(W_O) * relative output error: " + "; ".join(
-        f"kappa {k:g}: {w['value']:.2e} <= {w['bound']:.2e}" for k, w in rows), ok, regime="generic-weights",
-        arithmetic=rows[0][1]["arithmetic"] + " (multiprecision floats, not intervals)",
-        numbers={f"kappa_{k:g}": w["value"] for k, w in rows})]
-
-
 register(Claim(
     id="HC.main", section="§7, Thm 7.3 (text not available; contributions list)",
     quote="the per-head contributions to multi-head attention output are irrecoverable from their sum",
@@ -254,10 +240,10 @@ register(Claim(
         Reading("c-gauge", r"Y_h\ \text{identifiable only up to }Y_h\mapsto Y_hM_h,\ M_h\in GL(d_k)",
                 checks=[lambda ctx: [_proof((1,), "the value-output gauge invariance")]],
                 note="with learned weights, Y_h has no canonical coordinates; Z_h = Y_h W_O^h does"),
+        trained_reading("HC.main"),
     ],
     corrected=Reading("corrected", r"\text{(a) is ambiguous iff }\operatorname{rank}W_O<Hd_k;\ \dim\ker\Phi_a=n(Hd_k-\operatorname{rank}W_O)",
-                      checks=[lambda ctx: [_proof((0,), "the kernel formula of reading (a)")], _kernel_formula_instances,
-                              _recovery_bound],
+                      checks=[lambda ctx: [_proof((0,), "the kernel formula of reading (a)")], _kernel_formula_instances],
                       condition="only a rank-deficient W_O (e.g. H d_k > d) leaves per-head outputs ambiguous"),
     chapter="head_channel",
 ))

@@ -62,6 +62,7 @@ import sympy
 from sympy import Matrix, Rational, symbols
 
 from . import instances as _inst
+from .real_model import trained_reading
 from .claims import (CheckContext, Claim, Evidence, ProofStep, Reading, derivation, exact_instances, interval_witness,
                      predicted, register, stable_seed, stored_counterexample)
 from .blocks import FieldTooLarge, centred, row_variances, sigma_in_colspace, sqrt_decomposition, sqrt_scaled_rank
@@ -70,14 +71,13 @@ from .linalg import (BadInput, affine_rank, centring_projector, exact_matrix, ex
 
 __all__ = [
     "HypothesisViolation", "LNInstance", "instance", "analyse", "Analysis",
-    "HYPOTHESES", "conclusion", "PROOF_STEPS", "PAPER_PROOF_AUDIT", "WITNESS",
+    "HYPOTHESES", "conclusion", "PROOF_STEPS", "PAPER_PROOF_AUDIT",
     "centred", "row_variances", "sqrt_decomposition", "sigma_in_colspace",
     "arank_LN", "rank_LN", "stress", "SHAPES",
 ]
 
 n, d = symbols("n d", positive=True, integer=True)
 VARIABLES = (n, d)
-WITNESS = "proofs_numeric.rank_neutrality:witness"
 
 
 class HypothesisViolation(BadInput):
@@ -466,13 +466,6 @@ def _stored(claim_id: str, refutes: Callable[[LNInstance, Analysis], str | None]
     return stored_counterexample(claim_id, _recheck(refutes), name=name, arithmetic=_ARITH)
 
 
-def _witness_evidence(claim_id: str, name: str = "") -> Callable[[CheckContext], list[Evidence]]:
-    def check(ctx):
-        from proofs_numeric.rank_neutrality import certify_counterexample
-        return [certify_counterexample(claim_id, name, dps=ctx.dps)]
-    return check
-
-
 def _H1to4(i, a):
     return a.all_hypotheses
 
@@ -491,7 +484,6 @@ register(Claim(
     hypotheses=("H1", "H2", "H3", "H4"), conclusion="arank(LN(X)) == arank(X)",
     regimes=("n<d", "n=d", "n>d"),
     checks=[lambda ctx: [_stored("RN.main", _refutes_main)],
-            _witness_evidence("RN.main"),
             lambda ctx: _per_regime(ctx, lambda i, a: a.conclusion_holds, _H1to4, "arank(LN X) = arank(X) given H1-H4")],
     readings=[Reading(
         "what-LN-preserves",
@@ -499,7 +491,8 @@ register(Claim(
         checks=[lambda ctx: [proof_evidence(what="arank(LN X) = rank(X) under H1-H4")],
                 lambda ctx: _per_regime(ctx, lambda i, a: a.arank_LN_X == a.rank_X, _H1to4,
                                         "arank(LN X) = rank(X) given H1-H4")],
-        note="Under H1-H4 LayerNorm preserves the matrix rank of X as an affine rank.")],
+        note="Under H1-H4 LayerNorm preserves the matrix rank of X as an affine rank."),
+        trained_reading("RN.main")],
     corrected=Reading(
         "corrected",
         r"H1\wedge H2\wedge H3\wedge H4\wedge\mathbf 1_n\notin\operatorname{col}(X)\Rightarrow\operatorname{arank}(\mathrm{LN}(X))=\operatorname{arank}(X)",
@@ -775,6 +768,7 @@ register(Claim(
     statement=r"X_{ij}\overset{iid}{\sim}\mathcal N(0,0.02^2),\ \gamma=\mathbf 1,\ \beta=0\ \Rightarrow\ H1\wedge H2\wedge H3\wedge H4\ \text{a.s.}",
     hypotheses=("standard initialisation",), conclusion="H1-H4 all hold", regimes=("n<d", "n=d", "n>d"),
     checks=[_init_evidence],
+    readings=[trained_reading("RN.hypotheses-at-init")],
     corrected=Reading(
         "corrected", r"\text{a.s. at init: }H1,H3\text{ always; }H2\iff n<d;\ H4\iff n\ge d\ (d\ge3;\ "
                      r"\text{at }d=2\text{ see RN.H4-generic, width-two})",
@@ -1056,17 +1050,12 @@ register(Claim(
 ))
 
 
-def _trained_sites(ctx) -> list[Evidence]:
-    from .real_model_claims import _ln_sites
-    return _ln_sites(ctx)
-
-
 register(Claim(
     id="RN.hypotheses-in-training", section="§4, after Thm 4.2",
     quote="All four hypotheses H1–H4 ... are maintained during training under normal operating conditions",
     statement=r"\text{trained BERT-like model: H1-H4 at every LayerNorm input}",
     hypotheses=("a trained model",), conclusion="H1-H4 hold", regimes=("n<d", "n=d", "n>d"),
-    checks=[_trained_sites],
+    checks=[],  # the trained model's LayerNorm sites (numeric layer)
     readings=[Reading("during-training", r"\text{H1-H4 along the training trajectory}",
                       checks=[lambda ctx: [not_checkable("no training trajectory (checkpoints) is available; the "
                                                          "headline checks the trained end point (all-MiniLM-L6-v2)")]])],

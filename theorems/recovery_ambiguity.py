@@ -15,7 +15,7 @@ PG-OP constructions considered (BERT-base: n_max = 512 positions, H = 12, d = 76
 ``per-position-per-channel``       a gate for every position and output channel: n_max d
 ``per-head d_k x d_k mixing``      a learned GL(d_k) per head: H d_k^2
 
-PG-OP as implemented in :mod:`proofs_numeric.head_channel`:
+PG-OP as implemented in the numeric layer (float64, mp, iv):
 :math:`\mathrm{MHA}_{pg}(X)=\sum_h\operatorname{diag}(g_h)\,Y_hW_O^h`.
 
 Examples

@@ -46,9 +46,8 @@ from .instances import regime_of
 from .linalg import exact_matrix, in_rowspace, rank
 
 __all__ = ["F_uniform", "invariant_hull", "remark_iii_counterexample", "softmax_shift_column_counterexample",
-           "attention_second_derivative", "PROOF_STEPS", "WITNESS"]
+           "attention_second_derivative", "PROOF_STEPS"]
 
-WITNESS = "proofs_numeric.residual_obstruction:witness"
 _ARITH = "exact over QQ (python-flint fmpq_mat)"
 
 
@@ -292,11 +291,6 @@ def _lebesgue_vacuous(ctx) -> list[Evidence]:
     return [e]
 
 
-def _witness_checks(ctx) -> list[Evidence]:
-    from proofs_numeric.residual_obstruction import certify_shapes
-    return certify_shapes(dps=ctx.dps, quick=ctx.quick)
-
-
 def _witness_exact_uniform(ctx) -> list[Evidence]:
     """X*_r with uniform attention (W_Q = 0) and random rational W_V W_O: exact rank(F(X*_r)) = r + 1."""
     rng = random.Random(stable_seed("RRO.witness:uniform attention"))
@@ -354,7 +348,7 @@ register(Claim(
     hypotheses=("rank X < min(n, d)", "generic weights (as the proof's step (b) assumes)"),
     conclusion="rank(X + MHA(X)) > rank(X)",
     regimes=("n<d", "n=d", "n>d"),
-    checks=[_witness_checks, _witness_exact_uniform],
+    checks=[_witness_exact_uniform],  # + the interval witnesses (numeric layer)
     readings=[Reading("for-all-weights",
                       r"\forall W,\ \text{a.e. }X\text{ with }\operatorname{rank}X=r<\min(n,d):\ "
                       r"\operatorname{rank}(X+\mathrm{MHA}(X))>r",
@@ -373,11 +367,11 @@ register(Claim(
     quote="rank(X* + MHA(X*)) = 2 > 1 for almost every choice of W_V, W_O",
     statement=r"X^\star=e_1f_1^\top:\ \operatorname{rank}(X^\star+\mathrm{MHA}(X^\star))=2\ \text{for a.e. }W_V,W_O",
     hypotheses=("n >= 2", "generic W_V, W_O"), conclusion="rank F(X*) = 2", regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: [e for e in _witness_checks(ctx) if e.numbers.get("r") == 1], _witness_exact_uniform],
+    checks=[_witness_exact_uniform],  # + the rank-1 interval witnesses
     readings=[Reading("a-witness-exists",
                       r"\text{for each shape checked, some }(W_Q,W_K,W_V,W_O):\ "
                       r"\operatorname{rank}(X^\star+\mathrm{MHA}(X^\star))=2",
-                      checks=[lambda ctx: [e for e in _witness_checks(ctx) if e.numbers.get("r") == 1]],
+                      checks=[],  # the rank-1 interval witnesses (numeric layer)
                       form="existential",
                       note="what step (b) needs: one weight configuration outside the bad set; with analyticity "
                            "in the weights (a cited lemma) it gives 'almost every' for that shape")],

@@ -9,9 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from proofs_numeric import depth as D
+from proofs_numeric import dong_collapse as D
 
-from theorems.dong_collapse import EXPONENT_TOL
 
 #: the premise "rho has converged": two consecutive deep log-ratios (log10 rho < -30) agree to this
 _CONVERGED = 1e-2
@@ -29,7 +28,7 @@ def test_depth_pure_attention_is_cubic(counts):
         counts["drawn"] += 1
         if len(late) >= 2 and abs(late[-1] - late[-2]) < _CONVERGED:  # premise: converged (some seeds are slow)
             counts["converged"] += 1
-            assert abs(late[-1] - 3) < EXPONENT_TOL
+            assert abs(late[-1] - 3) < D.EXPONENT_TOL
     prop()
 
 
