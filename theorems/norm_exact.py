@@ -686,7 +686,7 @@ def analyse_array(X, gamma=None, beta=None, norm: str = "layernorm", seed: int |
     ``X``: a float or integer numpy array (floats taken as the exact dyadic rationals they store),
     or a list of rows of ints, ``Fraction``s, ``"p/q"`` strings or decimals. ``gamma``/``beta``:
     vectors of length d (default ones / zeros). ``seed`` draws the random primes (fresh entropy when
-    None; the primes used are recorded). Raises :class:`theorems.linalg.BadInput` on bad input.
+    None; the primes used are recorded). Raises :class:`theorems.exact_input.BadInput` on bad input.
     """
     t0 = time.perf_counter()
     if norm not in NORMS:
