@@ -117,11 +117,11 @@ def _cmd_verify(args) -> int:
         out = ledger_json(results, ctx, started, errors)
         write_text(args.json, json.dumps(out, indent=1, default=str) + "\n")
         console.print(escape(f"wrote {args.json}"), soft_wrap=True)
-    failed = _report_import_errors() or bool(errors)
+    failed = report_import_errors() or bool(errors)
     return 1 if failed else 0
 
 
-def _report_import_errors() -> bool:
+def report_import_errors() -> bool:
     """Theorem modules that failed to import (skipped): named on stderr; True if there are any."""
     import theorems
     errs = getattr(theorems, "IMPORT_ERRORS", {})

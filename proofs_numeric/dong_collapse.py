@@ -77,7 +77,7 @@ class DepthConfig:
                 raise ValueError(f"{name} must be positive")
 
 
-class _Prec:
+class Precision:
     def __init__(self, dps):
         self.bits = int(dps * 3.3220) + 20
 
@@ -89,12 +89,12 @@ class _Prec:
         flint.ctx.prec = self.old
 
 
-def _am(M):
+def arb_matrix(M):
     M = np.asarray(M, dtype=np.float64)
     return flint.arb_mat(M.shape[0], M.shape[1], [flint.arb(float(v)) for v in M.ravel()])
 
 
-def _weights(cfg: DepthConfig):
+def draw_weights(cfg: DepthConfig):
     rng = np.random.default_rng(cfg.seed)
     d, dk = cfg.d, cfg.d_k
     heads = []
@@ -118,7 +118,7 @@ def _colmean(R: flint.arb_mat) -> list:
     return [sum((R[i, j] for i in range(n)), flint.arb(0)) / n for j in range(R.ncols())]
 
 
-def _center(R: flint.arb_mat):
+def center_rows(R: flint.arb_mat):
     n, d = R.nrows(), R.ncols()
     mu = _colmean(R)
     return flint.arb_mat(n, d, [R[i, j] - mu[j] for i in range(n) for j in range(d)]), mu
@@ -132,11 +132,11 @@ def _row(m: list) -> flint.arb_mat:
     return flint.arb_mat(1, len(m), m)
 
 
-def _ones_times(m: list, n: int) -> flint.arb_mat:
+def ones_times(m: list, n: int) -> flint.arb_mat:
     return flint.arb_mat(n, len(m), [m[j] for _ in range(n) for j in range(len(m))])
 
 
-def _attention_delta(m, R, heads_a, dk):
+def attention_delta(m, R, heads_a, dk):
     """One MHA in (m, R) form: returns (m', R') with X' = 1 m'^T + R' = MHA(1 m^T + R).
 
     Logits x_i^T M r_j / sqrt(d_k) (row constants dropped) split into a_j = m^T M r_j / sqrt(d_k),
@@ -168,7 +168,7 @@ def _attention_delta(m, R, heads_a, dk):
         T = T + flint.arb_mat(n, n, G) * RW
         const = mrow * W + flint.arb_mat(1, n, alpha) * RW
         new_m = [new_m[j] + const[0, j] for j in range(d)]
-    Tc, mu = _center(T)
+    Tc, mu = center_rows(T)
     return [new_m[j] + mu[j] for j in range(d)], Tc
 
 
@@ -183,7 +183,7 @@ def _softmax_rows_arb(S):
     return flint.arb_mat(n, k, out)
 
 
-def _mha_plain(X, heads_qkvo, dk):
+def mha_plain(X, heads_qkvo, dk):
     sq = flint.arb(dk).sqrt()
     out = None
     for (WQ, WK, WV, WO) in heads_qkvo:
@@ -202,8 +202,8 @@ def _gelu(M):
 
 def _ffn(X, W1, b1, W2, b2):
     n = X.nrows()
-    H = X * W1 + _ones_times([b1[0, j] for j in range(b1.ncols())], n)
-    return _gelu(H) * W2 + _ones_times([b2[0, j] for j in range(b2.ncols())], n)
+    H = X * W1 + ones_times([b1[0, j] for j in range(b1.ncols())], n)
+    return _gelu(H) * W2 + ones_times([b2[0, j] for j in range(b2.ncols())], n)
 
 
 def _ln(X):
@@ -279,7 +279,7 @@ def _fmt(a: flint.arb) -> str:
 def float64_run(cfg: DepthConfig, regime: str) -> list[dict]:
     """The same network in float64 (numpy), plain formulation: what float64 reports."""
     from .transformer import Block, Head, block_forward
-    heads, (W1, b1, W2, b2), X = _weights(cfg)
+    heads, (W1, b1, W2, b2), X = draw_weights(cfg)
     blk = Block([Head(*h) for h in heads], W1, b1, W2, b2)
     out = []
     for layer in range(cfg.layers + 1):
@@ -303,7 +303,7 @@ def mp_run(cfg: DepthConfig, regime: str) -> list[float]:
     """
     import mpmath
     from .transformer import Block, Head, block_forward, workdps
-    heads, (W1, b1, W2, b2), X = _weights(cfg)
+    heads, (W1, b1, W2, b2), X = draw_weights(cfg)
     blk = Block([Head(*h) for h in heads], W1, b1, W2, b2)
     rhos = []
     with workdps(mpmath.mp, cfg.dps):
@@ -325,33 +325,33 @@ def run(cfg: DepthConfig, regime: str) -> dict:
     if regime not in REGIMES:
         raise ValueError(f"regime {regime!r} not in {REGIMES}")
     t0 = time.perf_counter()
-    heads, (W1, b1, W2, b2), X0 = _weights(cfg)
+    heads, (W1, b1, W2, b2), X0 = draw_weights(cfg)
     n, d = cfg.n, cfg.d
-    with _Prec(cfg.dps):
+    with Precision(cfg.dps):
         sq = None
-        heads_a = [(_am(WQ) * _am(WK).transpose(), _am(WV) * _am(WO)) for WQ, WK, WV, WO in heads]
-        heads_p = [tuple(_am(w) for w in h) for h in heads]
-        ffn = (_am(W1), _am(b1[None, :]), _am(W2), _am(b2[None, :]))
-        R, m = _center(_am(X0))
+        heads_a = [(arb_matrix(WQ) * arb_matrix(WK).transpose(), arb_matrix(WV) * arb_matrix(WO)) for WQ, WK, WV, WO in heads]
+        heads_p = [tuple(arb_matrix(w) for w in h) for h in heads]
+        ffn = (arb_matrix(W1), arb_matrix(b1[None, :]), arb_matrix(W2), arb_matrix(b2[None, :]))
+        R, m = center_rows(arb_matrix(X0))
         delta = regime in ("pure_attention", "attention_skip")
         recs = []
         for layer in range(cfg.layers + 1):
             if layer:
                 if delta:
-                    m2, R2 = _attention_delta(m, R, heads_a, cfg.d_k)
+                    m2, R2 = attention_delta(m, R, heads_a, cfg.d_k)
                     if regime == "attention_skip":
                         m2 = [m2[j] + m[j] for j in range(d)]
                         R2 = R2 + R
                     m, R = m2, R2
                 else:
-                    X = _ones_times(m, n) + R
-                    Mh = _mha_plain(X, heads_p, cfg.d_k)
+                    X = ones_times(m, n) + R
+                    Mh = mha_plain(X, heads_p, cfg.d_k)
                     if regime == "attention_mlp":
                         X = _ffn(Mh, *ffn)
                     else:
                         Z = _ln(X + Mh)
                         X = _ln(Z + _ffn(Z, *ffn))
-                    R, m = _center(X)
+                    R, m = center_rows(X)
             nr2, nm2 = _fro2(R), _fro2(_row(m))
             rho = (nr2 / (n * nm2 + nr2)).sqrt() if not (n * nm2 + nr2).contains(0) else flint.arb(0, 1)
             upper = min(n, d) if regime != "pure_attention" or layer == 0 else min(n, d, cfg.H * cfg.d_k)
@@ -518,12 +518,12 @@ def skip_weight_bound(ctx) -> list[Evidence]:
     out = []
     for (n, d, H, dk) in SHAPES[: 2 if ctx.quick else None]:
         base = DepthConfig(n=n, d=d, H=H, d_k=dk, dps=60)
-        g1 = weight_gamma(_weights(base)[0], n)
+        g1 = weight_gamma(draw_weights(base)[0], n)
         held = met = 0
         worst = None
         for target in SKIP_TARGET_GAMMAS:
             cfg = DepthConfig(n=n, d=d, H=H, d_k=dk, dps=60, vo_scale=target / g1)
-            g = weight_gamma(_weights(cfg)[0], n)
+            g = weight_gamma(draw_weights(cfg)[0], n)
             norms = [x["log10_norm_R"] for x in run(cfg, "attention_skip")["layers"]]
             ok = skip_bound_holds(norms, g) if None not in norms else None
             if ok is None:

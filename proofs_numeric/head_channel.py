@@ -27,7 +27,7 @@ from theorems.head_channel import Phi_a, kernel_basis_a, kernel_dim_a
 from theorems.claims import CheckContext, Evidence, float_statistic
 from theorems.linalg import rank
 
-from .transformer import Head, _mat, attention, workdps
+from .transformer import Head, backend_matrix, attention, workdps
 
 __all__ = ["witness", "deficient_witness", "w_o_with_condition", "PrecisionExhausted", "EVIDENCE"]
 

@@ -53,7 +53,7 @@ def witness(X, gamma=None, beta=None, dps: int = 50, max_dps: int = 800) -> dict
     inst = RN.instance(X, gamma, beta)
     a = RN.analyse(inst)
     RN.require_H1(inst)
-    A = RN.centred(inst.X) * RN._gamma_diag(inst)
+    A = RN.centred(inst.X) * RN.gamma_diag(inst)
     rA = rank(A)
     upper_arank = rA
     upper_rank = rA + (1 if any(b != 0 for b in inst.beta) else 0)

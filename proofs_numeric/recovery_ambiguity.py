@@ -10,18 +10,18 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
-from .transformer import Head, _mat, attention, workdps
+from .transformer import Head, backend_matrix, attention, workdps
 
 __all__ = ["mha_pg_op", "EVIDENCE"]
 
 
 def mha_pg_op(X, heads: list[Head], gates, backend: str = "float64", dps: int = 50):
     """PG-OP: sum_h diag(g_h) Y_h W_O^h, with gates g_h in R^n (one scalar per position and head)."""
-    X = _mat(X, backend, dps)
+    X = backend_matrix(X, backend, dps)
     out = None
     for h, head in enumerate(heads):
         _, Y = attention(X, head, backend, dps)
-        WO = _mat(head.W_O, backend, dps)
+        WO = backend_matrix(head.W_O, backend, dps)
         if backend == "float64":
             term = np.diag(np.asarray(gates[h], dtype=float)) @ Y @ WO
         else:

@@ -23,7 +23,7 @@ from theorems.claims import (FORMS, STRENGTHS, VERDICTS, CheckContext, Contradic
 
 ROOT = Path(__file__).resolve().parent.parent
 _QUICK = CheckContext(dps=30, quick=True)
-_REGIMES = ("n<d", "n=d", "n>d")
+THREE_REGIMES = ("n<d", "n=d", "n>d")
 
 
 def _holding(kind: str, holds, regime="all"):
@@ -51,19 +51,19 @@ def _holding(kind: str, holds, regime="all"):
 evidence_lists = st.lists(st.builds(
     _holding, kind=st.sampled_from(["general", "derivation", "instances", "complete", "interval-witness",
                                     "interval-instances", "float", "none"]),
-    holds=st.sampled_from([True, False, None]), regime=st.sampled_from(["all", *_REGIMES])), max_size=6)
+    holds=st.sampled_from([True, False, None]), regime=st.sampled_from(["all", *THREE_REGIMES])), max_size=6)
 
 
-def _safe_assess(ev, regimes, form):
+def safe_assess(ev, regimes, form):
     try:
         return assess(ev, regimes, form)
     except ContradictionError:
         return None
 
 
-@given(evidence_lists, st.sampled_from([("all",), _REGIMES]), st.sampled_from(FORMS))
+@given(evidence_lists, st.sampled_from([("all",), THREE_REGIMES]), st.sampled_from(FORMS))
 def test_claims_verdict_is_total_and_never_stronger_than_its_evidence(ev, regimes, form):
-    a = _safe_assess(ev, regimes, form)
+    a = safe_assess(ev, regimes, form)
     if a is None:
         return
     assert a.verdict in VERDICTS and a.strength in STRENGTHS
@@ -92,8 +92,8 @@ def test_claims_verdict_is_total_and_never_stronger_than_its_evidence(ev, regime
 
 @given(evidence_lists)
 def test_claims_an_exact_failure_in_every_regime_refutes(ev):
-    fails = [exact_instances("f", met=2, held=1, arithmetic="QQ", regime=r) for r in _REGIMES]
-    a = _safe_assess([*ev, *fails], _REGIMES, "universal")
+    fails = [exact_instances("f", met=2, held=1, arithmetic="QQ", regime=r) for r in THREE_REGIMES]
+    a = safe_assess([*ev, *fails], THREE_REGIMES, "universal")
     assert a is None or a.verdict == "refuted"
 
 
@@ -102,8 +102,8 @@ def test_claims_verdict_examples():
     bad = lambda r="all": exact_instances("s", met=3, held=2, arithmetic="QQ", regime=r)  # noqa: E731
     proof = lambda r="all": formal_proof("L", True, statement="s", regime=r)  # noqa: E731
     assert verdict_from([proof()]) == "proved"
-    assert verdict_from([proof("n<d"), ok("n>d")], _REGIMES) == "supported"  # a proof must cover every regime
-    assert verdict_from([proof(r) for r in _REGIMES], _REGIMES) == "proved"
+    assert verdict_from([proof("n<d"), ok("n>d")], THREE_REGIMES) == "supported"  # a proof must cover every regime
+    assert verdict_from([proof(r) for r in THREE_REGIMES], THREE_REGIMES) == "proved"
     assert verdict_from([ok()]) == "supported"
     assert verdict_from([derivation([ProofStep("x", "y", "identity", lambda: True)], "s")]) == "supported"
     assert verdict_from([interval_witness("s", True, arithmetic="iv")], form="existential") == "certified"

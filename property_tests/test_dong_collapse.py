@@ -34,16 +34,16 @@ def test_depth_pure_attention_is_cubic(counts):
 
 def test_depth_delta_form_matches_plain_form_where_both_resolve():
     cfg = D.DepthConfig(n=5, d=4, H=1, d_k=4, layers=4, dps=200, seed=3)
-    heads, _, X0 = D._weights(cfg)
-    with D._Prec(cfg.dps):
-        heads_a = [(D._am(q) * D._am(k).transpose(), D._am(v) * D._am(o)) for q, k, v, o in heads]
-        heads_p = [tuple(D._am(w) for w in h) for h in heads]
-        R, m = D._center(D._am(X0))
-        X = D._am(X0)
+    heads, _, X0 = D.draw_weights(cfg)
+    with D.Precision(cfg.dps):
+        heads_a = [(D.arb_matrix(q) * D.arb_matrix(k).transpose(), D.arb_matrix(v) * D.arb_matrix(o)) for q, k, v, o in heads]
+        heads_p = [tuple(D.arb_matrix(w) for w in h) for h in heads]
+        R, m = D.center_rows(D.arb_matrix(X0))
+        X = D.arb_matrix(X0)
         for _ in range(3):
-            m, R = D._attention_delta(m, R, heads_a, cfg.d_k)
-            X = D._mha_plain(X, heads_p, cfg.d_k)
-        Xd = D._ones_times(m, cfg.n) + R
+            m, R = D.attention_delta(m, R, heads_a, cfg.d_k)
+            X = D.mha_plain(X, heads_p, cfg.d_k)
+        Xd = D.ones_times(m, cfg.n) + R
         for i in range(cfg.n):
             for j in range(cfg.d):
                 assert Xd[i, j].overlaps(X[i, j])

@@ -229,7 +229,7 @@ def formal_not_run(lemma: str, reason: str, *, regime: str = "all") -> Evidence:
                reason=f"not run: {reason}")
 
 
-def _has_symbolic_size(expr) -> bool | None:
+def has_symbolic_size(expr) -> bool | None:
     """True if expr is built from matrix symbols of symbolic size and no explicit matrix; None if no matrix."""
     import sympy
     from sympy.matrices.expressions import MatrixExpr, MatrixSymbol
@@ -285,7 +285,7 @@ def symbolic_identity(lhs, rhs, what: str, *, regime: str = "all") -> Evidence:
             ok = isinstance(d3, ZeroMatrix) or d3 == 0 or sympy.simplify(d3) == sympy.ZeroMatrix(*d2.shape)
         else:
             ok = sympy.simplify(d2) == 0
-    general = _has_symbolic_size(lhs) is True and _has_symbolic_size(rhs) in (True, None)
+    general = has_symbolic_size(lhs) is True and has_symbolic_size(rhs) in (True, None)
     scope = "general" if general else "derivation"
     # sympy not reducing lhs - rhs to zero is no proof that it is non-zero (it does not expand
     # (A + B)**2, say): the identity FAILS only at an exact instance where lhs - rhs is non-zero

@@ -59,8 +59,8 @@ def _softmax_shift(ctx) -> list[Evidence]:
 
 
 def _softmax_row_shift_proof(ctx) -> list[Evidence]:
-    from .residual_obstruction import _proof
-    return [_proof((2,), "softmax(M + c 1^T) = softmax(M) (entrywise identity)")]
+    from .residual_obstruction import proof_evidence
+    return [proof_evidence((2,), "softmax(M + c 1^T) = softmax(M) (entrywise identity)")]
 
 
 register(Claim(
@@ -193,10 +193,10 @@ register(Claim(
 
 
 def _mlp_nonlinear_counterexamples(ctx) -> list[Evidence]:
-    from .residual_obstruction import _recheck_curvature, _recheck_span
-    return [stored_counterexample("MLP.curvature", _recheck_curvature,
+    from .residual_obstruction import recheck_curvature, recheck_span
+    return [stored_counterexample("MLP.curvature", recheck_curvature,
                                   arithmetic="exact (sympy; exp(0) = 1 at the base point)"),
-            stored_counterexample("MLP.span", _recheck_span, arithmetic=_EXACT)]
+            stored_counterexample("MLP.span", recheck_span, arithmetic=_EXACT)]
 
 
 register(Claim(
@@ -486,11 +486,11 @@ register(Claim(
 
 
 def _recheck_one_layer_collapse_lazy(data):
-    from .residual_obstruction import _recheck_one_layer_collapse
-    return _recheck_one_layer_collapse(data)
+    from .residual_obstruction import recheck_one_layer_collapse
+    return recheck_one_layer_collapse(data)
 
 
-def _row_stochastic(ctx) -> list[Evidence]:
+def row_stochastic(ctx) -> list[Evidence]:
     from .residual_obstruction import exact_softmax
     rng = _random.Random(_stable_seed("DONG.row-stochastic:softmax"))
     met = held = 0
@@ -517,7 +517,7 @@ register(Claim(
           "exactly to one",
     statement=r"P=\operatorname{softmax}(S):\ P_{ij}>0,\ P\mathbf 1=\mathbf 1",
     hypotheses=(), conclusion="row-stochastic with positive entries", regimes=("all",),
-    checks=[_row_stochastic, _uniform_attention_is_uniform], chapter="dong_collapse",
+    checks=[row_stochastic, _uniform_attention_is_uniform], chapter="dong_collapse",
 ))
 
 
@@ -573,7 +573,7 @@ register(Claim(
 ))
 
 
-def _cubic_solution(ctx, power: int = 3) -> list[Evidence]:
+def cubic_solution(ctx, power: int = 3) -> list[Evidence]:
     """The induction step and base case of the closed form (``power``: the recurrence's exponent, 3 in the text)."""
     Cs, r0 = sympy.symbols("C r_0", positive=True)
     l = sympy.Symbol("l", integer=True, nonnegative=True)
@@ -591,7 +591,7 @@ register(Claim(
           "(1/√C)(√C ‖R^(0)‖_F)^(3^l)",
     statement=r"r_{l+1}\le Cr_l^3\Rightarrow r_l\le C^{-1/2}(\sqrt Cr_0)^{3^l}",
     hypotheses=("the cubic recurrence",), conclusion="the closed form", regimes=("all",),
-    checks=[_cubic_solution], chapter="dong_collapse",
+    checks=[cubic_solution], chapter="dong_collapse",
 ))
 
 

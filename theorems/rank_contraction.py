@@ -258,7 +258,7 @@ def head_terms(X: Matrix, heads) -> list[Matrix]:
     return [exact_softmax(X, M0) * X * WV * WO for (M0, WV, WO) in heads]
 
 
-def _ranks(X, heads) -> dict:
+def ranks_of_heads(X, heads) -> dict:
     T = head_terms(X, heads)
     mha = sum(T[1:], T[0])
     return {"T": T, "rank_T": [rank(t) for t in T], "rank_mha": rank(mha), "dim_sum": rank(Matrix.vstack(*T))}
@@ -273,7 +273,7 @@ def _regime(n, d):
     return "n<d" if n < d else ("n=d" if n == d else "n>d")
 
 
-def _subadditivity(ctx) -> list[Evidence]:
+def subadditivity_evidence(ctx) -> list[Evidence]:
     rng = random.Random(stable_seed("RC.subadditivity:heads"))
     by: dict[str, list[int]] = {}
     for (n, d, H, dk) in EDGE_SHAPES:
@@ -282,7 +282,7 @@ def _subadditivity(ctx) -> list[Evidence]:
             heads = [exact_head(rng, d, dk) for _ in range(H)]
             if trial == 0:
                 heads[0] = (heads[0][0], zeros(d, dk), heads[0][2])  # an edge: W_V = 0 in one head
-            r = _ranks(X, heads)
+            r = ranks_of_heads(X, heads)
             ok = all(t <= dk for t in r["rank_T"]) and r["rank_mha"] <= sum(r["rank_T"]) <= H * dk
             by.setdefault(_regime(n, d), [0, 0])
             by[_regime(n, d)][0] += 1
@@ -301,7 +301,7 @@ register(Claim(
     quote="Each summand Y^(h) W_O^(h) has rank ≤ d_k. By subadditivity, rank(MHA(X)) ≤ H d_k = d_model",
     statement=r"\operatorname{rank}(Y_hW_O^h)\le d_k,\ \operatorname{rank}\mathrm{MHA}(X)\le Hd_k",
     hypotheses=(), conclusion="the subadditivity bound", regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: [_proof((3,), "row(sum T_h) within sum row(T_h)")], _subadditivity],
+    checks=[lambda ctx: [_proof((3,), "row(sum T_h) within sum row(T_h)")], subadditivity_evidence],
     readings=[Reading("H-d_k-equals-d_model", r"Hd_k=d_{\mathrm{model}}\ \text{(BERT-base)}", checks=[_bert_hdk],
                       regimes=("all",), form="concrete",
                       note="a convention of BERT-like models (d_k = d / H), not a consequence of subadditivity")],
@@ -315,13 +315,13 @@ def alpha_mha_exact(rank_mha: int, head_ranks: list[int]):
     return None if m == 0 else 1 - Rational(rank_mha, len(head_ranks) * m)
 
 
-def _alpha_mha_range(ctx) -> list[Evidence]:
+def alpha_mha_range(ctx) -> list[Evidence]:
     rng = random.Random(stable_seed("RC.alpha-mha:range"))
     by: dict[str, list[int]] = {}
     for (n, d, H, dk) in EDGE_SHAPES:
         for _ in range(2 if ctx.quick else 5):
             X = _randm(rng, n, d)
-            r = _ranks(X, [exact_head(rng, d, dk) for _ in range(H)])
+            r = ranks_of_heads(X, [exact_head(rng, d, dk) for _ in range(H)])
             a = alpha_mha_exact(r["rank_mha"], r["rank_T"])
             if a is None:
                 continue
@@ -336,7 +336,7 @@ def _alpha_mha_undefined(ctx) -> list[Evidence]:
     rng = random.Random(stable_seed("RC.alpha-mha:undefined"))
     X = _randm(rng, 3, 3)
     heads = [(M0, zeros(3, 1), WO) for (M0, _, WO) in (exact_head(rng, 3, 1) for _ in range(2))]
-    r = _ranks(X, heads)
+    r = ranks_of_heads(X, heads)
     a = alpha_mha_exact(r["rank_mha"], r["rank_T"])
     return [_exact_complete("W_V = 0 in every head (H = 2, d_k = 1): every Y_h W_O^h = 0, alpha_MHA = 1 - 0/0 is "
                             "undefined" if a is None else f"alpha_MHA = {a} is defined", a is not None,
@@ -349,7 +349,7 @@ def _no_alignment_instance(ctx):
     for _ in range(20):
         X = _randm(rng, 2, 4)
         heads = [exact_head(rng, 4, 2) for _ in range(2)]
-        r = _ranks(X, heads)
+        r = ranks_of_heads(X, heads)
         if rank(X) == 2 and r["rank_T"] == [2, 2] and r["dim_sum"] == 4:
             return X, heads, r
     return None
@@ -372,7 +372,7 @@ register(Claim(
     quote="alpha_MHA = 1 − rank(MHA(X)) / (H · max_h rank(Y^(h) W_O^(h)))",
     statement=r"0\le\alpha_{\mathrm{MHA}}\le1\ \text{whenever some }Y_hW_O^h\neq0",
     hypotheses=("some head output non-zero",), conclusion="alpha_MHA in [0, 1]", regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: [_proof((3,), "rank MHA <= sum_h rank <= H max_h rank")], _alpha_mha_range],
+    checks=[lambda ctx: [_proof((3,), "rank MHA <= sum_h rank <= H max_h rank")], alpha_mha_range],
     readings=[Reading("defined-everywhere", r"\alpha_{\mathrm{MHA}}\ \text{is defined for every }X,W",
                       checks=[_alpha_mha_undefined], regimes=("all",), note="the edge W_V = 0 (or X = 0): 0/0"),
               Reading("zero-without-alignment", r"\dim\textstyle\sum_hR_h=\sum_h\dim R_h\Rightarrow\alpha_{\mathrm{MHA}}=0",
@@ -504,7 +504,7 @@ def _stored_heads(data) -> list:
 def _recheck_mechanism(data):
     X = exact_matrix(data["X"], "X")
     heads = _stored_heads(data)
-    r = _ranks(X, heads)
+    r = ranks_of_heads(X, heads)
     a = alpha_mha_exact(r["rank_mha"], r["rank_T"])
     if r["dim_sum"] == sum(r["rank_T"]) and a is not None and a > 0:
         return (f"n = {X.shape[0]}, d = {X.shape[1]}: dim R_h = {r['rank_T']}, dim(sum R_h) = {r['dim_sum']} (the "
@@ -528,7 +528,7 @@ def _recheck_specialisation(data):
     X = exact_matrix(data["X"], "X")
     heads = _stored_heads(data)
     alphas = [alpha_exact(M0) for M0, _, _ in heads]
-    r = _ranks(X, heads)
+    r = ranks_of_heads(X, heads)
     a = alpha_mha_exact(r["rank_mha"], r["rank_T"])
     if all(x == 1 for x in alphas) and a == 0:
         return (f"every head purely directional (alpha_h = {alphas}), n = {X.shape[0]} >= H d_k: rank MHA = "
@@ -560,7 +560,7 @@ def _reciprocal_literal(ctx) -> list[Evidence]:
                             arithmetic="exact (2^k softmax)", regime="n=d")]
 
 
-def _scores_symmetry(sign: int):
+def scores_symmetry(sign: int):
     def check(ctx):
         nn, dd = symbols("n d", integer=True, positive=True)
         X = sympy.MatrixSymbol("X", nn, dd)
@@ -581,10 +581,10 @@ register(Claim(
     hypotheses=("alpha_h = 0",), conclusion="symmetric attention matrix", regimes=("n=d",), form="universal",
     checks=[_reciprocal_literal],
     readings=[Reading("symmetric-scores", r"\alpha_h=0\iff M=M^\top\Rightarrow XMX^\top\ \text{symmetric}",
-                      checks=[_scores_symmetry(+1)], regimes=("all",),
+                      checks=[scores_symmetry(+1)], regimes=("all",),
                       note="reciprocity holds for the scores; row normalisation (softmax) breaks it"),
               Reading("antisymmetric-scores", r"\alpha_h=1\iff M=-M^\top\Rightarrow XMX^\top\ \text{antisymmetric}",
-                      checks=[_scores_symmetry(-1)], regimes=("all",),
+                      checks=[scores_symmetry(-1)], regimes=("all",),
                       note="'purely directional'; alpha = 1 needs d_k >= 2 (RC.alpha-range)")],
     chapter="rank_contraction",
 ))
