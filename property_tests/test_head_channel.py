@@ -54,7 +54,7 @@ def test_head_channel_recovery_error_within_condition_bound(kappa, eta, seed):
 
 
 def test_head_channel_deficient_W_O_has_exact_kernel():
-    from proofs_numeric.head_channel import deficient_witness
+    from theorems.head_channel import deficient_witness
     w = deficient_witness()
     assert w["rank_W_O"] < 4 and w["kernel_dim"] > 0
     assert w["same_output"] and w["different_heads"]

@@ -23,7 +23,6 @@ from __future__ import annotations
 import math
 
 import sympy
-from sympy import Matrix
 
 from .claims import Claim, Evidence, Reading, register, stored_counterexample
 

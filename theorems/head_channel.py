@@ -34,13 +34,13 @@ import random
 import sympy
 from sympy import Matrix, Rational, symbols
 
-from .real_model import trained_reading
 from .claims import (CheckContext, Claim, Evidence, Reading, derivation, exact_complete, exact_instances,
-                     float_statistic, register, stable_seed)
+                     register, stable_seed)
 from .linalg import exact_matrix, rank
+from .real_model import trained_reading
 
 __all__ = ["kernel_dim_a", "kernel_dim_b", "kernel_basis_a", "recover_heads_exact", "Phi_a", "PROOF_STEPS",
-           "KERNEL_FORMULAS"]
+           "KERNEL_FORMULAS", "deficient_witness"]
 
 n, H, d_k, d, rho = symbols("n H d_k d rho", positive=True, integer=True)
 #: exact kernel dimensions of the three readings (rho = rank W_O)
@@ -140,6 +140,18 @@ PROOF_STEPS = [
     (r"\Phi_b(T,0,\dots,0)=T\Rightarrow\dim\ker\Phi_b=nHd_k-nd_k", "the sum map is onto; rank-nullity",
      "identity", _step_sum_onto),
 ]
+
+
+def deficient_witness(n: int = 2, H: int = 2, d_k: int = 2, d: int = 3) -> dict:
+    """H d_k > d forces rank W_O < H d_k: two different (Y_h) with the same MHA output, exactly."""
+    W = Matrix(H * d_k, d, lambda i, j: Rational((i + 1) * (j + 2) % 5 - 2))
+    K = kernel_basis_a(W)
+    Ys = [Matrix(n, d_k, lambda i, j: Rational(i + 2 * j + h)) for h in range(H)]
+    k = K[0].T
+    Ys2 = [Ys[h] + Matrix.vstack(*([k[:, h * d_k:(h + 1) * d_k]] * n)) for h in range(H)]
+    return {"W_O": W.tolist(), "rank_W_O": rank(W), "kernel_dim": kernel_dim_a(n, H, d_k, W),
+            "kernel_basis": [list(v) for v in K], "Y": [y.tolist() for y in Ys], "Y_other": [y.tolist() for y in Ys2],
+            "same_output": Phi_a(Ys, W) == Phi_a(Ys2, W), "different_heads": Ys != Ys2}
 
 
 def proof_evidence(uses, what, concludes: bool = True) -> Evidence:

@@ -25,10 +25,10 @@ import random
 import sympy
 from sympy import Matrix, Rational, ones, symbols, zeros
 
-from .real_model import trained_reading
 from .claims import Claim, Evidence, Reading, derivation, exact_complete, not_checkable, register, stable_seed
 from .claims import stored_counterexample
 from .linalg import exact_matrix, rank
+from .real_model import trained_reading
 
 __all__ = ["alpha_exact", "vandermonde_attention", "uniform_attention_mha_terms", "PROOF_STEPS"]
 

@@ -62,12 +62,12 @@ import sympy
 from sympy import Matrix, Rational, symbols
 
 from . import instances as _inst
-from .real_model import trained_reading
 from .claims import (CheckContext, Claim, Evidence, ProofStep, Reading, derivation, exact_instances, interval_witness,
                      predicted, register, stable_seed, stored_counterexample)
 from .blocks import FieldTooLarge, centred, row_variances, sigma_in_colspace, sqrt_decomposition, sqrt_scaled_rank
 from .linalg import (BadInput, affine_rank, centring_projector, exact_matrix, exact_vector, in_colspace, in_rowspace,
                      ones, rank, to_fmpq_mat)
+from .real_model import trained_reading
 
 __all__ = [
     "HypothesisViolation", "LNInstance", "instance", "analyse", "Analysis",
