@@ -9,7 +9,7 @@ from __future__ import annotations
 import mpmath
 import pytest
 
-from proofs_numeric.depth import REGIMES, DepthConfig, mp_run, run
+from proofs_numeric.dong_collapse import REGIMES, DepthConfig, mp_run, run
 from proofs_numeric.residual_obstruction import random_heads, witness, x_star
 from proofs_numeric.transformer import layer_norm, mha, workdps
 
@@ -37,7 +37,7 @@ def test_bench_depth_study_mpmath_baseline(benchmark, regime):
 
 def test_bench_depth_study_float64_baseline(benchmark):
     """The same pure-attention network in float64 (the uncertified baseline)."""
-    from proofs_numeric.depth import float64_run
+    from proofs_numeric.dong_collapse import float64_run
     benchmark(float64_run, DepthConfig(n=8, d=6, H=2, d_k=3, layers=12), "pure_attention")
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from theorems.norm_exact import _single_threaded_blas, analyse_array
+from theorems.norm_exact import single_threaded_blas, analyse_array
 
 pytestmark = pytest.mark.benchmark
 _rng = np.random.default_rng(20)
@@ -42,7 +42,7 @@ EXPECTED_RANK = {"512x768-full": 512, "1024x768-full": 768, "512x768-rank200": 2
 
 def numpy_float_analysis(X: np.ndarray) -> dict:
     """The same quantities in float64 (uncertified): what a numpy user would compute."""
-    with _single_threaded_blas():
+    with single_threaded_blas():
         return _numpy_float_analysis(np.asarray(X, dtype=np.float64))
 
 

@@ -11,7 +11,8 @@ pytestmark = pytest.mark.benchmark
 
 def test_bench_verify_end_to_end(benchmark):
     """``collapse-verify verify`` over every registered claim (quick=False, 50 digits)."""
-    from theorems.claims import CheckContext, registry, run_claim
+    from proofs_numeric.ledger import registry
+    from theorems.claims import CheckContext, run_claim
 
     def run_all():
         return [run_claim(c, CheckContext(dps=50)).verdict for c in registry()]

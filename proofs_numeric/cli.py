@@ -77,7 +77,9 @@ def _cmd_verify(args) -> int:
     from rich.markup import escape
     from rich.text import Text
 
-    from theorems.claims import CheckContext, select
+    from theorems.claims import CheckContext
+
+    from .ledger import select
 
     from .ledger import ledger_json, render_claim, render_summary, run_ledger
 
@@ -115,11 +117,11 @@ def _cmd_verify(args) -> int:
         out = ledger_json(results, ctx, started, errors)
         write_text(args.json, json.dumps(out, indent=1, default=str) + "\n")
         console.print(escape(f"wrote {args.json}"), soft_wrap=True)
-    failed = _report_import_errors() or bool(errors)
+    failed = report_import_errors() or bool(errors)
     return 1 if failed else 0
 
 
-def _report_import_errors() -> bool:
+def report_import_errors() -> bool:
     """Theorem modules that failed to import (skipped): named on stderr; True if there are any."""
     import theorems
     errs = getattr(theorems, "IMPORT_ERRORS", {})
@@ -186,7 +188,9 @@ def _cmd_show(args) -> int:
     from rich.console import Console
     from rich.markup import escape
 
-    from theorems.claims import CheckContext, registry, run_claim
+    from theorems.claims import CheckContext, run_claim
+
+    from .ledger import registry
 
     claims = {c.id: c for c in registry()}
     if args.claim not in claims:
@@ -253,7 +257,7 @@ def _report_found_counterexamples(results, store: bool) -> None:
                 print(f"stored the counterexample of {r.claim.id} in {p}", file=sys.stderr)
         else:
             print(f"note: {r.claim.id} has a counterexample found on this run; `collapse-verify verify --store` "
-                  "writes it under proofs_numeric/counterexamples/ (plain verify never writes there)", file=sys.stderr)
+                  "writes it under theorems/counterexamples/ (plain verify never writes there)", file=sys.stderr)
 
 
 #: inputs up to this many entries are also analysed by the sympy reference path and compared
@@ -446,7 +450,7 @@ def _cmd_depth(args) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from .depth import REGIMES, SHAPES, DepthConfig, run_all
+    from .dong_collapse import REGIMES, SHAPES, DepthConfig, run_all
 
     _validate_depth(args, REGIMES)
     check_writable(args.json)
@@ -459,7 +463,7 @@ def _cmd_depth(args) -> int:
     for r in regimes:
         if r not in REGIMES:
             raise UsageError(f"unknown regime {r!r}; choose from {', '.join(REGIMES)}")
-    from .depth import DepthRangeError
+    from .dong_collapse import DepthRangeError
     try:
         res = run_all(cfg, shapes=SHAPES if args.all_shapes else None, regimes=regimes)
     except DepthRangeError as e:
@@ -755,7 +759,7 @@ def build_parser() -> argparse.ArgumentParser:
                    f"(15 to VERIFY_MAX_DPS = {LIMITS['VERIFY_MAX_DPS']})")
     v.add_argument("--quick", action="store_true", help="fewer stress instances (for tests)")
     v.add_argument("--store", action="store_true",
-                   help="write counterexamples found for user conjectures under proofs_numeric/counterexamples/ "
+                   help="write counterexamples found for user conjectures under theorems/counterexamples/ "
                         "(plain verify never writes into the source tree)")
     c = sub.add_parser("check", help="check a theorem's hypotheses and conclusion on your own input",
                        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_CHECK_EPILOG + "\n\n" + _READING)

@@ -1,4 +1,4 @@
-r"""Witnesses for head-channel (non-)identifiability, and PG-OP in the numeric layer.
+r"""Witnesses for head-channel (non-)identifiability in the numeric layer, and their evidence (``EVIDENCE``).
 
 ``witness``: with :math:`W_O` known and of full row rank, recover :math:`Y=[Y_1\cdots Y_H]`
 from a perturbed output :math:`M+E` as :math:`\hat Y=(M+E)W_O^{+}`. The error obeys
@@ -8,8 +8,8 @@ from a perturbed output :math:`M+E` as :math:`\hat Y=(M+E)W_O^{+}`. The error ob
 (from :math:`\|EW_O^+\|_F\le\|E\|_F/\sigma_{\min}` and :math:`\|M\|_F\le\sigma_{\max}\|Y\|_F`),
 evaluated in mpmath ``mp`` at ``dps`` digits, doubled until two precisions agree.
 
-``deficient_witness``: a rank-deficient rational :math:`W_O` and two different head outputs with
-the same MHA output, exactly.
+``deficient_witness`` (exact, so it lives in :mod:`theorems.head_channel`; re-exported here): a
+rank-deficient rational :math:`W_O` and two different head outputs with the same MHA output.
 
 Examples
 ========
@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import mpmath
 import numpy as np
-from sympy import Matrix, Rational
 
-from theorems.head_channel import Phi_a, kernel_basis_a, kernel_dim_a
-from theorems.linalg import rank
+from theorems.claims import CheckContext, Evidence, float_statistic
+from theorems.head_channel import deficient_witness  # noqa: F401  (exact; re-exported for old callers)
 
-from .transformer import Head, _mat, attention, workdps
+from .transformer import workdps
 
-__all__ = ["witness", "deficient_witness", "w_o_with_condition", "mha_pg_op", "PrecisionExhausted"]
+__all__ = ["witness", "deficient_witness", "w_o_with_condition", "PrecisionExhausted", "EVIDENCE"]
 
 
 class PrecisionExhausted(RuntimeError):
@@ -85,31 +84,18 @@ def witness(n: int = 4, H: int = 2, d_k: int = 2, d: int = 4, kappa: float = 100
             "arithmetic": f"mpmath mp at {p} and {2 * p} digits"}
 
 
-def deficient_witness(n: int = 2, H: int = 2, d_k: int = 2, d: int = 3) -> dict:
-    """H d_k > d forces rank W_O < H d_k: two different (Y_h) with the same MHA output, exactly."""
-    W = Matrix(H * d_k, d, lambda i, j: Rational((i + 1) * (j + 2) % 5 - 2))
-    K = kernel_basis_a(W)
-    Ys = [Matrix(n, d_k, lambda i, j: Rational(i + 2 * j + h)) for h in range(H)]
-    k = K[0].T
-    Ys2 = [Ys[h] + Matrix.vstack(*([k[:, h * d_k:(h + 1) * d_k]] * n)) for h in range(H)]
-    return {"W_O": W.tolist(), "rank_W_O": rank(W), "kernel_dim": kernel_dim_a(n, H, d_k, W),
-            "kernel_basis": [list(v) for v in K], "Y": [y.tolist() for y in Ys], "Y_other": [y.tolist() for y in Ys2],
-            "same_output": Phi_a(Ys, W) == Phi_a(Ys2, W), "different_heads": Ys != Ys2}
+def _recovery_bound(ctx: CheckContext) -> list[Evidence]:
+    """High-precision recovery from a perturbed output obeys the condition-number bound."""
+    rows = []
+    for kappa in (1, 1e2, 1e4, 1e8):
+        w = witness(n=4, H=2, d_k=2, d=5, kappa=kappa, eta=1e-10, dps=ctx.dps)
+        rows.append((kappa, w))
+    ok = all(w["value"] <= w["bound"] * (1 + 1e-12) for _, w in rows)
+    return [float_statistic("relative recovery error <= kappa(W_O) * relative output error: " + "; ".join(
+        f"kappa {k:g}: {w['value']:.2e} <= {w['bound']:.2e}" for k, w in rows), ok, regime="generic-weights",
+        arithmetic=rows[0][1]["arithmetic"] + " (multiprecision floats, not intervals)",
+        numbers={f"kappa_{k:g}": w["value"] for k, w in rows})]
 
 
-def mha_pg_op(X, heads: list[Head], gates, backend: str = "float64", dps: int = 50):
-    """PG-OP: sum_h diag(g_h) Y_h W_O^h, with gates g_h in R^n (one scalar per position and head)."""
-    X = _mat(X, backend, dps)
-    out = None
-    for h, head in enumerate(heads):
-        _, Y = attention(X, head, backend, dps)
-        WO = _mat(head.W_O, backend, dps)
-        if backend == "float64":
-            term = np.diag(np.asarray(gates[h], dtype=float)) @ Y @ WO
-        else:
-            ctx = mpmath.mp if backend == "mp" else mpmath.iv
-            with workdps(ctx, dps):
-                G = ctx.diag([ctx.mpf(g) for g in gates[h]])
-                term = G * Y * WO
-        out = term if out is None else out + term
-    return out
+#: numeric evidence attached by (claim id, reading key) (collected by :mod:`proofs_numeric.evidence`)
+EVIDENCE = {("HC.main", "corrected"): [_recovery_bound]}

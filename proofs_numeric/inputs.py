@@ -21,7 +21,7 @@ Limits
 ======
 Each limit below can be changed with the environment variable ``COLLAPSE_VERIFY_<NAME>`` (for
 example ``COLLAPSE_VERIFY_CHECK_MAX_ENTRIES=4000000``); some also have a command-line option.
-The digit and exponent limits live in :mod:`theorems.linalg` (they also guard the Python API).
+The digit and exponent limits live in :mod:`theorems.exact_input` (re-exported by :mod:`theorems.linalg`) (they also guard the Python API).
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ import sys
 from pathlib import Path
 
 from theorems.linalg import LIMITS as EXACT_LIMITS  # noqa: F401  (re-exported: MAX_INT_DIGITS, MAX_EXPONENT)
-from theorems.linalg import BadInput, _env_int, check_literal, int_digits_unlimited
+from theorems.exact_input import BadInput, check_literal, env_int, int_digits_unlimited
 
 __all__ = ["UsageError", "LIMITS", "read_matrix", "read_vector", "read_how", "check_writable", "write_text",
            "limits_text"]
@@ -64,7 +64,7 @@ _LIMIT_DOCS = {
 
 
 def _limits() -> dict[str, int]:
-    return {k: _env_int(k, v[0]) for k, v in _LIMIT_DOCS.items()}
+    return {k: env_int(k, v[0]) for k, v in _LIMIT_DOCS.items()}
 
 
 LIMITS = _limits()

@@ -20,12 +20,16 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
+from theorems.claims import CheckContext, Evidence, float_statistic, interval_instances, interval_witness, stable_seed
 from theorems.linalg import exact_matrix, rank
 
 from .certify import certified_rank_lower_bound
 from .transformer import Head, attention, mha, workdps
 
-__all__ = ["certified_ranks", "alpha", "alpha_mha", "alignment", "head_with_alpha", "input_of_rank"]
+__all__ = ["certified_ranks", "alpha", "alpha_mha", "alignment", "head_with_alpha", "input_of_rank", "CERTIFIED_SHAPES",
+           "certified_shapes", "iv_evidence", "prop63_evidence", "attention_rank_literal", "attention_rank_corrected",
+           "rank_equals_sum_literal", "rank_equals_sum_generic", "alpha_independent", "alignment_random_heads",
+           "EVIDENCE"]
 
 
 def input_of_rank(rng, n: int, r: int, d: int) -> np.ndarray:
@@ -109,3 +113,153 @@ def head_with_alpha(d: int, d_k: int, target: float, rng) -> Head:
     else:
         K = rng.normal(size=(d, d_k))
     return Head(Q, K, rng.normal(size=(d, d_k)), rng.normal(size=(d_k, d)))
+
+
+# --- numeric evidence (attached to the claims of theorems.rank_contraction by id) ---
+
+#: (n, d, H, d_k) per regime, for the certified checks
+CERTIFIED_SHAPES = {"n<d": [(4, 6, 2, 3), (3, 5, 1, 5), (2, 3, 1, 1)], "n=d": [(5, 5, 1, 2), (4, 4, 2, 2), (2, 2, 1, 1)],
+          "n>d": [(7, 4, 2, 2), (8, 6, 3, 2), (3, 2, 1, 1)]}  # the last of each: the edges n = 2 or d = 2, H = d_k = 1
+
+
+_CERTIFIED_CACHE: dict = {}
+
+
+def certified_shapes(ctx: CheckContext):
+    """Certified ranks for every shape in CERTIFIED_SHAPES, computed once per (dps, quick) and shared by the checks."""
+    key = (ctx.dps, ctx.quick)
+    if key not in _CERTIFIED_CACHE:
+        _CERTIFIED_CACHE[key] = _compute_certified(ctx)
+    return _CERTIFIED_CACHE[key]
+
+
+def iv_evidence(ctx, holds, witness: bool, regime, summary, arithmetic="", reason=None) -> Evidence:
+    """Evidence from the shared interval computation (mpmath iv at ctx.dps digits).
+
+    ``witness``: the enclosure settles one concrete instance (a certified witness or a certified
+    failure); otherwise it is one instance of a universal statement.
+    """
+    make = interval_witness if witness else interval_instances
+    return make(summary, holds, regime=regime, arithmetic=f"mpmath iv at {ctx.dps} digits{arithmetic}",
+                reason=reason)
+
+
+def _compute_certified(ctx):
+    rows = []
+    for regime, shapes in CERTIFIED_SHAPES.items():
+        for (n, d, H, dk) in shapes[: 1 if ctx.quick else None]:
+            rng = np.random.default_rng(n * 1000 + d * 10 + H)
+            heads = [Head(*(rng.normal(size=s) for s in [(d, dk), (d, dk), (d, dk), (dk, d)])) for _ in range(H)]
+            for r in sorted({min(n, d), max(1, min(n, d) - 2)}):
+                X = input_of_rank(rng, n, r, d)
+                rows.append((regime, (n, d, H, dk, r), certified_ranks(X, heads, dps=ctx.dps)))
+    return rows
+
+
+def prop63_evidence(ctx: CheckContext) -> list[Evidence]:
+    out = []
+    for regime, shape, c in certified_shapes(ctx):
+        want = min(c["rank_X"], c["d_k"])
+        ok = all(lo == hi == want for lo, hi in c["dim_R"])
+        off = any(hi < want or lo > want for lo, hi in c["dim_R"])  # certified on the wrong side
+        out.append(iv_evidence(ctx, True if ok else (False if off else None), False, regime,
+                                f"(n, d, H, d_k, rank X) = {shape[:4] + (c['rank_X'],)}: dim R_h = "
+                                f"{[lo for lo, _ in c['dim_R']]}, min(rank X, d_k) = {min(c['rank_X'], c['d_k'])}"
+                                + (", certified" if ok else ""), " (lower), exact rank of X (upper)",
+                                reason=None if ok else "the rank enclosure did not close at this precision"))
+    return out
+
+
+def attention_rank_corrected(ctx: CheckContext) -> list[Evidence]:
+    out = []
+    for regime, shape, c in certified_shapes(ctx):
+        ranks = [lo for lo, _ in c["attention_rank"]]
+        ok = all(r == c["n"] for r in ranks)
+        out.append(iv_evidence(ctx, True if ok else None, False, regime, f"{shape}: certified rank A_h = {ranks} = n",
+                                reason=None if ok else "the rank enclosure did not close at this precision"))
+    return out
+
+
+def rank_equals_sum_generic(ctx: CheckContext) -> list[Evidence]:
+    out = []
+    for regime, shape, c in certified_shapes(ctx):
+        n = c["n"]
+        lo_m, hi_m = c["rank_mha"]
+        lo_s, hi_s = c["dim_sum_R"]
+        if lo_m == hi_m and lo_s == hi_s:
+            ok = lo_m == min(n, lo_s)
+            out.append(iv_evidence(ctx, ok, False, regime,
+                                    f"{shape}: rank MHA = {lo_m} {'=' if ok else '!='} min(n, dim sum R_h) = "
+                                    f"min({n}, {lo_s})"))
+    return out
+
+
+def alpha_independent(ctx: CheckContext) -> list[Evidence]:
+    out = []
+    rng = np.random.default_rng(stable_seed("RC.alpha-independent:heads"))
+    for target in (0.0, 0.5, 1.0):
+        for (n, d, dk, r) in [(6, 5, 2, 5), (6, 5, 3, 2), (4, 6, 2, 4)]:
+            h = head_with_alpha(d, dk, target, rng)
+            c = certified_ranks(input_of_rank(rng, n, r, d), [h], dps=ctx.dps)
+            lo, hi = c["dim_R"][0]
+            ok = lo == hi == min(c["rank_X"], dk)
+            out.append(iv_evidence(ctx, True if ok else (False if hi < min(c["rank_X"], dk) else None), False, "all",
+                                    f"alpha = {alpha(h.W_Q, h.W_K):.3f}, (n, d, d_k, rank X) = {(n, d, dk, r)}: "
+                                    f"dim R_h in [{lo}, {hi}], min(rank X, d_k) = {min(c['rank_X'], dk)}",
+                                    reason=None if ok else "the rank enclosure did not close at this precision"))
+    return out
+
+
+def alignment_random_heads(ctx: CheckContext) -> list[Evidence]:
+    rng = np.random.default_rng(stable_seed("RC.alignment:random heads"))
+    al, ag = [], []
+    for _ in range(10 if ctx.quick else 40):
+        n, d, H, dk = 8, 8, 4, 2
+        heads = [Head(*(rng.normal(size=s) for s in [(d, dk), (d, dk), (d, dk), (dk, d)])) for _ in range(H)]
+        X = rng.normal(size=(n, d))
+        A = alignment(X, heads)
+        for h in range(H):
+            al.append(alpha(heads[h].W_Q, heads[h].W_K))
+            ag.append(float((A[h].sum() - 1) / (H - 1)))
+    ra = np.argsort(np.argsort(al)); rg = np.argsort(np.argsort(ag))
+    rho_s = float(np.corrcoef(ra, rg)[0, 1])
+    return [float_statistic(f"random Gaussian heads (n = d = 8, H = 4, d_k = 2, {len(al)} heads): Spearman correlation "
+                            f"between alpha_h and mean alignment of R_h with the other heads = {rho_s:.3f}", None,
+                            regime="generic-weights", arithmetic="float64 (SVD principal angles)",
+                            numbers={"spearman": rho_s, "heads": len(al)},
+                            reason="random weights cannot decide a claim about trained heads (the trained-model "
+                                   "reading uses all-MiniLM-L6-v2)")]
+
+def attention_rank_literal(ctx: CheckContext) -> list[Evidence]:
+    """RC.attention-rank: random heads whose attention rank is certified n > d_k (certified failures)."""
+    out = []
+    for regime, shape, c in certified_shapes(ctx):
+        ranks = [lo for lo, _ in c["attention_rank"]]
+        if c["n"] > c["d_k"] and all(r == c["n"] for r in ranks):
+            out.append(iv_evidence(ctx, False, True, regime,
+                                   f"{shape}: certified rank A_h = {ranks} = n > d_k = {c['d_k']}"))
+    return out
+
+
+def rank_equals_sum_literal(ctx: CheckContext) -> list[Evidence]:
+    """RC.rank-equals-sum: shapes where rank MHA < dim sum R_h is certified (certified failures)."""
+    out = []
+    for regime, shape, c in certified_shapes(ctx):
+        lo_m, hi_m = c["rank_mha"]
+        lo_s, hi_s = c["dim_sum_R"]
+        if hi_m < lo_s:
+            out.append(iv_evidence(ctx, False, True, regime,
+                                   f"{shape}: rank MHA <= {hi_m} < {lo_s} <= dim sum R_h (certified)"))
+    return out
+
+
+#: numeric evidence attached by (claim id, reading key) (collected by :mod:`proofs_numeric.evidence`)
+EVIDENCE = {
+    ("RC.prop63", "literal"): [prop63_evidence],
+    ("RC.attention-rank", "literal"): [attention_rank_literal],
+    ("RC.attention-rank", "corrected"): [attention_rank_corrected],
+    ("RC.rank-equals-sum", "literal"): [rank_equals_sum_literal],
+    ("RC.rank-equals-sum", "generic-value"): [rank_equals_sum_generic],
+    ("RC.alpha-independent", "literal"): [alpha_independent],
+    ("RC.alignment", "literal"): [alignment_random_heads],
+}

@@ -24,14 +24,14 @@ from __future__ import annotations
 import mpmath
 
 from theorems import rank_neutrality as RN
-from theorems.claims import Evidence, interval_witness, load_counterexample
+from theorems.claims import CheckContext, Evidence, interval_witness, load_counterexample, relative_path
 from theorems.instances import regime_of
 from theorems.linalg import rank
 
 from .certify import certified_rank_lower_bound
 from .transformer import layer_norm, workdps
 
-__all__ = ["witness", "certify_counterexample", "PrecisionExhausted"]
+__all__ = ["witness", "certify_counterexample", "PrecisionExhausted", "EVIDENCE"]
 
 
 class PrecisionExhausted(RuntimeError):
@@ -53,7 +53,7 @@ def witness(X, gamma=None, beta=None, dps: int = 50, max_dps: int = 800) -> dict
     inst = RN.instance(X, gamma, beta)
     a = RN.analyse(inst)
     RN.require_H1(inst)
-    A = RN.centred(inst.X) * RN._gamma_diag(inst)
+    A = RN.centred(inst.X) * RN.gamma_diag(inst)
     rA = rank(A)
     upper_arank = rA
     upper_rank = rA + (1 if any(b != 0 for b in inst.beta) else 0)
@@ -97,7 +97,7 @@ def certify_counterexample(claim_id: str, name: str = "", dps: int = 50, quantit
     x_val = w["exact"][key_x]
     differs = low > x_val
     m = w["minors"][quantity if quantity == "rank" else "arank"]
-    rel = f"proofs_numeric/counterexamples/{path.name}"
+    rel = relative_path(path)
     return interval_witness(
         (f"stored instance {rel}: {quantity}(LN X) >= {low} certified (minor rows {m['minor_rows']}, det in "
          f"[{m['det'][0]}, {m['det'][1]}]) > {quantity}(X) = {x_val} (exact)") if differs
@@ -106,3 +106,12 @@ def certify_counterexample(claim_id: str, name: str = "", dps: int = 50, quantit
         regime=regime_of(len(data["X"]), len(data["X"][0])),
         arithmetic=w["arithmetic"], numbers={"dps": w["dps"], "lower": low, key_x: x_val},
         reason=None if differs else "the enclosure does not separate the ranks at this precision")
+
+
+def _certified_main(ctx: CheckContext) -> list[Evidence]:
+    """RN.main: the stored counterexample's arank(LN X) > arank(X), certified by interval minors."""
+    return [certify_counterexample("RN.main", dps=ctx.dps)]
+
+
+#: numeric evidence attached by (claim id, reading key) (collected by :mod:`proofs_numeric.evidence`)
+EVIDENCE = {("RN.main", "literal"): [_certified_main]}

@@ -5,7 +5,9 @@ claim's checks at build time.
 """
 from __future__ import annotations
 
-from theorems.claims import CheckContext, ClaimResult, get, registry, run_claim
+from theorems.claims import CheckContext, ClaimResult, run_claim
+
+from .ledger import get, registry
 
 __all__ = ["verdict_admonition", "ledger_markdown", "evidence_markdown", "run", "proof_steps_markdown",
            "verdict_model_markdown", "VERDICT_MODEL", "conjecture_markdown", "findings_markdown", "CHAPTER_TITLES",
@@ -177,7 +179,7 @@ def formal_lemmas_markdown(claim_id: str | None = None) -> str:
 CHAPTER_TITLES = {
     "rank_neutrality": "Rank-Neutrality of LayerNorm (§4)",
     "residual_obstruction": "Residual Rank Obstruction and the MLP's role (§5)",
-    "depth_study": "Dong's collapse, layer by layer",
+    "dong_collapse": "Dong's collapse, layer by layer",
     "head_channel": "Head-Channel Non-Identifiability (§7)",
     "recovery_ambiguity": "Recovery Ambiguity and PG-OP (§7.3, §8)",
     "symmetries": "Symmetries (§9)",

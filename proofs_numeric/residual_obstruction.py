@@ -25,12 +25,12 @@ import mpmath
 import numpy as np
 import sympy
 
-from theorems.claims import Evidence, interval_witness
+from theorems.claims import CheckContext, Evidence, interval_witness
 
 from .certify import certified_rank_lower_bound
 from .transformer import Head, mha, workdps
 
-__all__ = ["witness", "certify_shapes", "SHAPES", "random_heads", "exact_attention_rows_rank1"]
+__all__ = ["witness", "certify_shapes", "SHAPES", "random_heads", "exact_attention_rows_rank1", "EVIDENCE"]
 
 #: (n, d, H, d_k) per regime: single and multi-head, d_k < d and d_k = d
 SHAPES = {"n<d": [(3, 5, 1, 5), (4, 6, 2, 3)], "n=d": [(4, 4, 1, 4), (5, 5, 2, 2)],
@@ -113,3 +113,21 @@ def certify_shapes(dps: int = 50, quick: bool = False) -> list[Evidence]:
                     numbers={"n": n, "d": d, "H": H, "d_k": dk, "r": r, "lower": lo, "upper": hi},
                     reason=None if w["certified"] else "the rank enclosure did not close at this precision"))
     return out
+
+
+def _witnesses(ctx: CheckContext) -> list[Evidence]:
+    """RRO.main: the certified witnesses X*_r of every shape and rank r."""
+    return certify_shapes(dps=ctx.dps, quick=ctx.quick)
+
+
+def _rank_one_witnesses(ctx: CheckContext) -> list[Evidence]:
+    """RRO.witness: the certified witnesses of rank r = 1 (the paper's X* = e_1 f_1^T)."""
+    return [e for e in certify_shapes(dps=ctx.dps, quick=ctx.quick) if e.numbers.get("r") == 1]
+
+
+#: numeric evidence attached by (claim id, reading key) (collected by :mod:`proofs_numeric.evidence`)
+EVIDENCE = {
+    ("RRO.main", "literal"): [_witnesses],
+    ("RRO.witness", "literal"): [_rank_one_witnesses],
+    ("RRO.witness", "a-witness-exists"): [_rank_one_witnesses],
+}

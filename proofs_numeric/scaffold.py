@@ -10,7 +10,8 @@ Creates, relative to the project root (the folder holding ``pyproject.toml``):
   verdict (:func:`proofs_numeric.report.conjecture_markdown`), added to ``book/_toc.yml`` under
   "Conjectures".
 
-``theorems/__init__.py`` imports every module of the package, and
+``proofs_numeric/<slug>.py``, the fourth place of a slug, is not written: the theorem module's docstring
+says why (a conjecture is decided exactly). ``theorems/__init__.py`` imports every module of the package, and
 ``property_tests/test_registry.py`` stresses every registered conjecture, so nothing else
 needs an edit.
 """
@@ -30,8 +31,12 @@ conjecture, so renaming or adding predicates needs no other edit. Instances are 
 ``Rational``); predicates return True, False or None (undecided: never turn None into False).
 
 A false conjecture is a result, not a failure: `collapse-verify verify --claims '{claim_id}'` shows the
-smallest counterexample Hypothesis finds, `--store` keeps it under proofs_numeric/counterexamples/, and
+smallest counterexample Hypothesis finds, `--store` keeps it under theorems/counterexamples/, and
 `make test` stays green (its test asserts what was found).
+
+No numeric module: a conjecture is decided exactly, on its instances and by Hypothesis (to attach numeric
+evidence by id, add a module ``{slug}`` with an ``EVIDENCE`` table to the numeric layer and list it in its
+evidence registry).
 """
 from __future__ import annotations
 

@@ -146,7 +146,7 @@ class Block:
     eps: float = 0
 
 
-def _mat(M, backend: str, dps: int):
+def backend_matrix(M, backend: str, dps: int):
     if backend == "float64":
         return np.asarray(M, dtype=np.float64)
     ctx = _ctx(backend)
@@ -171,7 +171,7 @@ def softmax_rows(S, backend: str = "float64", dps: int = 50):
         return E / E.sum(axis=1, keepdims=True)
     ctx = _ctx(backend)
     with workdps(ctx, dps):
-        S = _mat(S, backend, dps)
+        S = backend_matrix(S, backend, dps)
         n, m = _shape(S)
         out = ctx.matrix(n, m)
         for i in range(n):
@@ -188,8 +188,8 @@ def softmax_rows(S, backend: str = "float64", dps: int = 50):
 
 def attention(X, head: Head, backend: str = "float64", dps: int = 50):
     """Return (A, Y): A = softmax(X W_Q W_K^T X^T / sqrt(d_k))  # [n, n];  Y = A X W_V  # [n, d_k]."""
-    X = _mat(X, backend, dps)
-    WQ, WK, WV = (_mat(W, backend, dps) for W in (head.W_Q, head.W_K, head.W_V))
+    X = backend_matrix(X, backend, dps)
+    WQ, WK, WV = (backend_matrix(W, backend, dps) for W in (head.W_Q, head.W_K, head.W_V))
     dk = _shape(WQ)[1]
     if backend == "float64":
         S = (X @ WQ) @ (X @ WK).T / _math.sqrt(dk)
@@ -204,11 +204,11 @@ def attention(X, head: Head, backend: str = "float64", dps: int = 50):
 
 def mha(X, heads, backend: str = "float64", dps: int = 50, return_heads: bool = False):
     """MHA(X) = sum_h Y_h W_O^h  # [n, d_model] (no output bias, as in the paper)."""
-    X = _mat(X, backend, dps)
+    X = backend_matrix(X, backend, dps)
     terms, As = [], []
     for h in heads:
         A, Y = attention(X, h, backend, dps)
-        WO = _mat(h.W_O, backend, dps)
+        WO = backend_matrix(h.W_O, backend, dps)
         if backend == "float64":
             terms.append(Y @ WO)
         else:
@@ -276,8 +276,8 @@ def gelu(x, backend: str = "float64", dps: int = 50):
 
 def ffn(X, W1, b1, W2, b2, backend: str = "float64", dps: int = 50):
     """FFN(X) = GELU(X W1 + b1) W2 + b2  # [n, d_model] -> [n, d_model]."""
-    X = _mat(X, backend, dps)
-    W1, W2 = _mat(W1, backend, dps), _mat(W2, backend, dps)
+    X = backend_matrix(X, backend, dps)
+    W1, W2 = backend_matrix(W1, backend, dps), backend_matrix(W2, backend, dps)
     n = _shape(X)[0]
     if backend == "float64":
         H = X @ W1 + (0 if b1 is None else np.asarray(b1, dtype=np.float64))
@@ -286,11 +286,11 @@ def ffn(X, W1, b1, W2, b2, backend: str = "float64", dps: int = 50):
     with workdps(ctx, dps):
         H = X * W1
         if b1 is not None:
-            B1 = _mat([list(b1)], backend, dps)
+            B1 = backend_matrix([list(b1)], backend, dps)
             H = H + ctx.matrix([[B1[0, j] for j in range(_shape(H)[1])] for _ in range(n)])
         O = gelu(H, backend, dps) * W2
         if b2 is not None:
-            B2 = _mat([list(b2)], backend, dps)
+            B2 = backend_matrix([list(b2)], backend, dps)
             O = O + ctx.matrix([[B2[0, j] for j in range(_shape(O)[1])] for _ in range(n)])
         return O
 
@@ -308,7 +308,7 @@ def block_forward(X, blk: Block, regime: str, backend: str = "float64", dps: int
     """
     if regime not in REGIMES:
         raise ValueError(f"regime {regime!r} not in {REGIMES}")
-    X = _mat(X, backend, dps)
+    X = backend_matrix(X, backend, dps)
     M = mha(X, blk.heads, backend, dps)
     add = (lambda a, b: a + b)
     if regime == "pure_attention":

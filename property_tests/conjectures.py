@@ -12,6 +12,7 @@ from __future__ import annotations
 from hypothesis import given
 
 from property_tests._search import find_from_scratch
+from proofs_numeric import ledger as L
 from theorems import claims as C
 from theorems.conjecture import CONJECTURES, decode_instance
 
@@ -20,7 +21,7 @@ __all__ = ["stress_conjecture"]
 
 def stress_conjecture(claim_id: str, counts) -> str:
     """Run the checks the ledger runs, then Hypothesis; returns the verdict."""
-    C.registry()
+    L.registry()
     conj = CONJECTURES[claim_id]
     result = C.run_claim(conj.claim, C.CheckContext(quick=True))
     assert result.error is None, result.error

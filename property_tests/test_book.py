@@ -97,7 +97,7 @@ def test_book_builds_offline(built_book):
 
 
 def test_book_ledger_page_is_rendered_from_the_registry(built_book):
-    from theorems.claims import registry
+    from proofs_numeric.ledger import registry
     html = (built_book / "ledger.html").read_text()
     for c in registry():
         assert c.id in html

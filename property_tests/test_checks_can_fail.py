@@ -6,7 +6,7 @@ import pytest
 from sympy import Matrix, Rational
 
 import theorems.head_channel as HC
-import theorems.rank_contraction as RC
+import proofs_numeric.rank_contraction as NRC
 from theorems.claims import CheckContext
 from theorems.dong_collapse import rank_blind_to_collapse, skip_bound_holds
 from theorems.rank_neutrality import LNInstance, analyse, h4_width_two
@@ -38,17 +38,17 @@ def test_checks_mlp_cannot_remedy_can_fail():
     phi = lambda Ys: HC.Phi_a(Ys, W)  # noqa: E731
     Ys = [Matrix([[1, 2]]), Matrix([[3, -1]])]
     K = HC.kernel_basis_a(W)[0].T
-    assert HC.mlp_cannot_separate(Ys, [K[:, 0:2], K[:, 2:4]], phi, HC._gelu_like) is True
+    assert HC.mlp_cannot_separate(Ys, [K[:, 0:2], K[:, 2:4]], phi, HC.gelu_like) is True
     not_kernel = [Matrix([[1, 0]]), Matrix([[0, 0]])]
-    assert HC.mlp_cannot_separate(Ys, not_kernel, phi, HC._gelu_like) is False
-    assert HC.mlp_cannot_separate(Ys, [Matrix([[0, 0]])] * 2, phi, HC._gelu_like) is None
+    assert HC.mlp_cannot_separate(Ys, not_kernel, phi, HC.gelu_like) is False
+    assert HC.mlp_cannot_separate(Ys, [Matrix([[0, 0]])] * 2, phi, HC.gelu_like) is None
 
 
 def test_checks_kernel_step_compares_the_map_not_the_formula(monkeypatch):
     """The kernel-formula step checks the map's own nullity: a wrong formula makes it fail."""
-    assert HC._step_kernel_a() is True
+    assert HC.step_kernel_a() is True
     monkeypatch.setattr(HC, "kernel_dim_a", lambda n, H, d_k, W_O: n * H * d_k)
-    assert HC._step_kernel_a() is False
+    assert HC.step_kernel_a() is False
 
 
 def test_checks_prop63_is_three_valued(monkeypatch):
@@ -56,8 +56,8 @@ def test_checks_prop63_is_three_valued(monkeypatch):
     fake = [("n<d", (4, 6, 2, 3, 4), {"rank_X": 4, "d_k": 3, "dim_R": [(2, 2), (3, 3)]}),
             ("n<d", (4, 6, 2, 3, 4), {"rank_X": 4, "d_k": 3, "dim_R": [(3, 3), (3, 3)]}),
             ("n<d", (4, 6, 2, 3, 4), {"rank_X": 4, "d_k": 3, "dim_R": [(2, 3), (3, 3)]})]
-    monkeypatch.setattr(RC, "_certified", lambda ctx: fake)
-    assert [e.holds for e in RC._prop63(_QUICK)] == [False, True, None]
+    monkeypatch.setattr(NRC, "certified_shapes", lambda ctx: fake)
+    assert [e.holds for e in NRC.prop63_evidence(_QUICK)] == [False, True, None]
 
 
 @pytest.mark.parametrize("rows, expected", [([[1, 0], [2, 0]], False), ([[1, 0], [0, 2]], True),

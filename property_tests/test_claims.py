@@ -15,14 +15,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import theorems.claims as C
+from proofs_numeric.ledger import get, registry
 from theorems.claims import (FORMS, STRENGTHS, VERDICTS, CheckContext, ContradictionError, Evidence, ProofStep,
                              assess, derivation, exact_complete, exact_instances, float_statistic, formal_proof,
-                             interval_instances, interval_witness, not_checkable, registry, run_claim,
+                             interval_instances, interval_witness, not_checkable, run_claim,
                              stored_counterexample, symbolic_identity, verdict_from)
 
 ROOT = Path(__file__).resolve().parent.parent
 _QUICK = CheckContext(dps=30, quick=True)
-_REGIMES = ("n<d", "n=d", "n>d")
+THREE_REGIMES = ("n<d", "n=d", "n>d")
 
 
 def _holding(kind: str, holds, regime="all"):
@@ -50,19 +51,19 @@ def _holding(kind: str, holds, regime="all"):
 evidence_lists = st.lists(st.builds(
     _holding, kind=st.sampled_from(["general", "derivation", "instances", "complete", "interval-witness",
                                     "interval-instances", "float", "none"]),
-    holds=st.sampled_from([True, False, None]), regime=st.sampled_from(["all", *_REGIMES])), max_size=6)
+    holds=st.sampled_from([True, False, None]), regime=st.sampled_from(["all", *THREE_REGIMES])), max_size=6)
 
 
-def _safe_assess(ev, regimes, form):
+def safe_assess(ev, regimes, form):
     try:
         return assess(ev, regimes, form)
     except ContradictionError:
         return None
 
 
-@given(evidence_lists, st.sampled_from([("all",), _REGIMES]), st.sampled_from(FORMS))
+@given(evidence_lists, st.sampled_from([("all",), THREE_REGIMES]), st.sampled_from(FORMS))
 def test_claims_verdict_is_total_and_never_stronger_than_its_evidence(ev, regimes, form):
-    a = _safe_assess(ev, regimes, form)
+    a = safe_assess(ev, regimes, form)
     if a is None:
         return
     assert a.verdict in VERDICTS and a.strength in STRENGTHS
@@ -91,8 +92,8 @@ def test_claims_verdict_is_total_and_never_stronger_than_its_evidence(ev, regime
 
 @given(evidence_lists)
 def test_claims_an_exact_failure_in_every_regime_refutes(ev):
-    fails = [exact_instances("f", met=2, held=1, arithmetic="QQ", regime=r) for r in _REGIMES]
-    a = _safe_assess([*ev, *fails], _REGIMES, "universal")
+    fails = [exact_instances("f", met=2, held=1, arithmetic="QQ", regime=r) for r in THREE_REGIMES]
+    a = safe_assess([*ev, *fails], THREE_REGIMES, "universal")
     assert a is None or a.verdict == "refuted"
 
 
@@ -101,8 +102,8 @@ def test_claims_verdict_examples():
     bad = lambda r="all": exact_instances("s", met=3, held=2, arithmetic="QQ", regime=r)  # noqa: E731
     proof = lambda r="all": formal_proof("L", True, statement="s", regime=r)  # noqa: E731
     assert verdict_from([proof()]) == "proved"
-    assert verdict_from([proof("n<d"), ok("n>d")], _REGIMES) == "supported"  # a proof must cover every regime
-    assert verdict_from([proof(r) for r in _REGIMES], _REGIMES) == "proved"
+    assert verdict_from([proof("n<d"), ok("n>d")], THREE_REGIMES) == "supported"  # a proof must cover every regime
+    assert verdict_from([proof(r) for r in THREE_REGIMES], THREE_REGIMES) == "proved"
     assert verdict_from([ok()]) == "supported"
     assert verdict_from([derivation([ProofStep("x", "y", "identity", lambda: True)], "s")]) == "supported"
     assert verdict_from([interval_witness("s", True, arithmetic="iv")], form="existential") == "certified"
@@ -250,11 +251,11 @@ def test_claims_stored_counterexample_that_no_longer_refutes_fails_loudly(tmp_pa
     data["instance"]["X"] = [["1", "0", "0"], ["0", "1", "0"], ["0", "0", "2"]]  # full rank: no longer refutes
     (ce / "RN.main.json").write_text(json.dumps(data))
     monkeypatch.setattr(C, "COUNTEREXAMPLE_DIR", ce)
-    r = run_claim(C.get("RN.main"), _QUICK)
+    r = run_claim(get("RN.main"), _QUICK)
     assert r.error and "CounterexampleError" in r.error and "no longer refutes" in r.error
     assert main(["verify", "--quick", "--claims", "RN.main"]) == 1
     (ce / "RN.main.json").write_text("{not json")
-    assert "not valid JSON" in run_claim(C.get("RN.main"), _QUICK).error
+    assert "not valid JSON" in run_claim(get("RN.main"), _QUICK).error
 
 
 @pytest.mark.slow
@@ -310,15 +311,15 @@ def test_claims_formal_evidence_counts_only_when_coq_closes_the_lemma(monkeypatc
     monkeypatch.setattr(F, "check", lambda *a, **k: fake)
     ev = formal_evidence("RN.matrix-rank", "literal", _QUICK)
     assert ev and all(e.holds is None and "not run" in e.reason for e in ev)
-    r = run_claim(C.get("RN.matrix-rank"), _QUICK)
+    r = run_claim(get("RN.matrix-rank"), _QUICK)
     assert (r.verdict, r.strength) == ("supported", "exact")
     fake = {lm.name: F.FormalResult(False, "not closed: uses an axiom", "", "", 0.0) for lm in F.LEMMAS}
     monkeypatch.setattr(F, "check", lambda *a, **k: fake)
-    assert run_claim(C.get("RN.matrix-rank"), _QUICK).verdict == "supported"
+    assert run_claim(get("RN.matrix-rank"), _QUICK).verdict == "supported"
 
 
 def test_claims_a_duplicate_id_raises():
-    c = C.get("RN.main")
+    c = get("RN.main")
     twin = C.Claim(id="RN.main", section="s", quote="q", statement="x", hypotheses=(), conclusion="c",
                    regimes=("all",), checks=[])
     with pytest.raises(C.DuplicateClaim):

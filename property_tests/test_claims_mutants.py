@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 from sympy import Identity, ImmutableMatrix, Matrix, MatrixSymbol, Sum, Trace, symbols
 
 import theorems.claims as C
-from theorems.claims import (ContradictionError, CounterexampleError, ProofStep, _has_symbolic_size, assess,
+from theorems.claims import (ContradictionError, CounterexampleError, ProofStep, has_symbolic_size, assess,
                              derivation, exact_complete, exact_instances, float_statistic, formal_proof,
                              found_counterexample, interval_instances, interval_witness, not_checkable, predicted,
                              save_counterexample, stored_counterexample, symbolic_identity, verdict_from)
 
-from .test_claims import _REGIMES, _safe_assess, evidence_lists
+from .test_claims import THREE_REGIMES, safe_assess, evidence_lists
 
 N, D = symbols("n d", integer=True, positive=True)
 A, B = MatrixSymbol("A", N, N), MatrixSymbol("B", N, N)
@@ -115,10 +115,10 @@ def test_evidence_against_never_counts_toward_strength():
     assert (a.verdict, a.strength) == ("supported", "interval")
 
 
-@given(evidence_lists, st.sampled_from([("all",), _REGIMES]), st.sampled_from(C.FORMS))
+@given(evidence_lists, st.sampled_from([("all",), THREE_REGIMES]), st.sampled_from(C.FORMS))
 def test_undecisive_evidence_against_does_not_change_an_established_verdict(ev, regimes, form):
     """Removing failing evidence that decided nothing leaves a proved/certified/supported verdict as it was."""
-    a = _safe_assess(ev, regimes, form)
+    a = safe_assess(ev, regimes, form)
     if a is None or a.verdict not in ("proved", "certified", "supported"):
         return
     kept = [e for e in ev if e.holds is not False]
@@ -132,7 +132,7 @@ def _relabel(ev, regime):
 
 @given(evidence_lists, st.sampled_from(C.FORMS))
 def test_in_the_single_regime_all_every_piece_of_evidence_counts_whatever_its_label(ev, form):
-    a, b = _safe_assess(ev, ("all",), form), _safe_assess(_relabel(ev, "all"), ("all",), form)
+    a, b = safe_assess(ev, ("all",), form), safe_assess(_relabel(ev, "all"), ("all",), form)
     assert a == b
     if a is not None and a.by_regime:
         assert set(a.by_regime) == {"all"}
@@ -140,12 +140,12 @@ def test_in_the_single_regime_all_every_piece_of_evidence_counts_whatever_its_la
 
 @given(evidence_lists, st.sampled_from(C.FORMS))
 def test_all_among_named_regimes_adds_nothing(ev, form):
-    assert _safe_assess(ev, ("all", *_REGIMES), form) == _safe_assess(ev, _REGIMES, form)
+    assert safe_assess(ev, ("all", *THREE_REGIMES), form) == safe_assess(ev, THREE_REGIMES, form)
 
 
-@given(evidence_lists, st.sampled_from([("all",), _REGIMES, ("n<d",)]), st.sampled_from(C.FORMS))
+@given(evidence_lists, st.sampled_from([("all",), THREE_REGIMES, ("n<d",)]), st.sampled_from(C.FORMS))
 def test_by_regime_reports_every_listed_regime(ev, regimes, form):
-    a = _safe_assess(ev, regimes, form)
+    a = safe_assess(ev, regimes, form)
     if a is None or not any(e.holds is not None for e in ev):
         return
     assert set(regimes) <= set(a.by_regime) and set(a.by_regime.values()) <= STATUSES
@@ -173,20 +173,20 @@ def test_a_regime_without_evidence_is_unchecked():
 
 
 def test_conditional_states_where_it_holds_fails_and_is_unchecked():
-    a = assess([ok("n<d"), bad("n>d")], _REGIMES)
+    a = assess([ok("n<d"), bad("n>d")], THREE_REGIMES)
     assert (a.verdict, a.strength) == ("conditional", "exact")
     assert a.condition == "holds in n<d (supported); fails in n>d; unchecked in n=d"
     assert a.by_regime == {"n<d": "supported", "n=d": "none", "n>d": "fails"}
     a = assess([float_statistic("s", True, arithmetic="f", regime="n<d"), exact_complete("s", True, arithmetic="QQ",
                 regime="n<d"), interval_instances("s", False, arithmetic="iv", regime="n>d")], ("n<d", "n>d"))
     assert (a.verdict, a.strength) == ("conditional", "interval")
-    a = assess([proof("n<d"), general(r="n=d"), bad("n>d")], _REGIMES)
+    a = assess([proof("n<d"), general(r="n=d"), bad("n>d")], THREE_REGIMES)
     assert (a.verdict, a.strength) == ("conditional", "exact")
     assert a.condition == "holds in n<d, n=d (proved, proved); fails in n>d"
 
 
 def test_refuted_says_where_it_fails():
-    a = assess([bad("n<d"), cex("n>d")], _REGIMES)
+    a = assess([bad("n<d"), cex("n>d")], THREE_REGIMES)
     assert (a.verdict, a.strength, a.condition) == ("refuted", "exact", None)
     assert a.reason == "fails in n<d, n>d; unchecked in n=d"
     assert a.by_regime == {"n<d": "fails", "n=d": "none", "n>d": "fails"}
@@ -194,7 +194,7 @@ def test_refuted_says_where_it_fails():
     assert a.reason == "fails in n<d, n>d"
     a = assess([bad()])
     assert (a.reason, a.by_regime) == ("fails in every regime", {"all": "fails"})
-    assert assess([interval_instances("s", False, arithmetic="iv", regime=r) for r in _REGIMES], _REGIMES).strength \
+    assert assess([interval_instances("s", False, arithmetic="iv", regime=r) for r in THREE_REGIMES], THREE_REGIMES).strength \
         == "interval"
 
 
@@ -337,15 +337,15 @@ def test_formal_proof_holds_only_when_coq_closed_it():
 def test_symbolic_size_decides_the_scope():
     """General only for matrix symbols whose shape holds a size symbol; fixed sizes and entries: derivation."""
     F, G = MatrixSymbol("F", 3, 3), MatrixSymbol("G", 3, 3)
-    assert _has_symbolic_size(A.T) is True and _has_symbolic_size(MatrixSymbol("C", N, 3)) is True
-    assert _has_symbolic_size(Trace(A)) is True  # a scalar built from a symbolic-size matrix
-    assert _has_symbolic_size(F) is False and _has_symbolic_size(Trace(F)) is False
-    assert _has_symbolic_size(Trace(ImmutableMatrix([[N]]))) is False  # an explicit matrix: fixed size
-    assert _has_symbolic_size(Matrix([[N]])) is False
-    assert _has_symbolic_size(5) is False
-    assert _has_symbolic_size(N * (D + 1)) is True  # every free symbol a size
-    assert _has_symbolic_size(symbols("x", positive=True) + 1) is None  # an entry, not a size
-    assert _has_symbolic_size(symbols("m", integer=True) + 1) is None
+    assert has_symbolic_size(A.T) is True and has_symbolic_size(MatrixSymbol("C", N, 3)) is True
+    assert has_symbolic_size(Trace(A)) is True  # a scalar built from a symbolic-size matrix
+    assert has_symbolic_size(F) is False and has_symbolic_size(Trace(F)) is False
+    assert has_symbolic_size(Trace(ImmutableMatrix([[N]]))) is False  # an explicit matrix: fixed size
+    assert has_symbolic_size(Matrix([[N]])) is False
+    assert has_symbolic_size(5) is False
+    assert has_symbolic_size(N * (D + 1)) is True  # every free symbol a size
+    assert has_symbolic_size(symbols("x", positive=True) + 1) is None  # an entry, not a size
+    assert has_symbolic_size(symbols("m", integer=True) + 1) is None
     e = symbolic_identity((F + G).T, F.T + G.T, "3 x 3 transpose of a sum")
     assert (e.scope, e.holds, e.numbers) == ("derivation", True, {"symbolic_size": False})
     assert e.summary == "3 x 3 transpose of a sum: sympy identity holds (fixed size)"
@@ -435,7 +435,7 @@ def test_found_counterexample_is_exact_complete_evidence_naming_its_file():
                              numbers={"n": 3})
     assert (e.kind, e.scope, e.holds, e.strength) == ("counterexample", "complete", False, "exact")
     assert (e.summary, e.arithmetic, e.regime, e.numbers) == ("x = 1 fails", "QQ", "n>d", {"n": 3})
-    assert e.counterexample == "proofs_numeric/counterexamples/Z.json"
+    assert e.counterexample == "theorems/counterexamples/Z.json"
     assert found_counterexample("w", path=C.COUNTEREXAMPLE_DIR / "Z.json", arithmetic="QQ").regime == "all"
 
 

@@ -146,6 +146,6 @@ def test_cli_verify_fits_80_columns_and_shows_counterexample_files(capsys, monke
     out, err = capsys.readouterr()
     for line in (out + err).splitlines():
         assert len(line) <= 80, line
-    for f in ("proofs_numeric/counterexamples/RRO.rowspace-remark.json", "proofs_numeric/counterexamples/RRO.main.json"):
+    for f in ("theorems/counterexamples/RRO.rowspace-remark.json", "theorems/counterexamples/RRO.main.json"):
         assert f in out.replace("\n    ", "").replace("\n      ", "") or f.split("/")[-1] in out
     assert "refuted" in out and "(exact)" in out

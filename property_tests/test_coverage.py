@@ -11,7 +11,8 @@ import sympy
 from sympy import Matrix, Rational, zeros
 
 import theorems.claims as C
-from theorems.claims import CheckContext, assess, get, run_claim
+from proofs_numeric.ledger import get
+from theorems.claims import CheckContext, assess, run_claim
 
 _QUICK = CheckContext(dps=30, quick=True)
 
@@ -123,19 +124,19 @@ def _rn_rows(fake, X=_RN_MAIN):
 ])
 def test_coverage_rank_neutrality_checks_fail_on_a_tampered_analysis(monkeypatch, cid, tamper, check, X):
     from theorems import rank_neutrality as RN
-    monkeypatch.setattr(RN, "_cached_stress", lambda ctx: _rn_rows(tamper, X))
+    monkeypatch.setattr(RN, "cached_stress", lambda ctx: _rn_rows(tamper, X))
     assert _falsified(get(cid).checks[check](_QUICK))
 
 
 def test_coverage_step3_and_h4_unique_predicates_fail_on_crafted_inputs():
     from theorems import rank_neutrality as RN
     M = Matrix([[0, 0, 1], [1, 0, 0], [0, 1, 0]])
-    assert RN._step3_holds(M, (1, 1, 1), (1, 2, 3))
-    assert not RN._step3_holds(M, (0, 0, 1), (0, 0, 0))  # two zero gammas project the triangle onto a line
+    assert RN.step3_holds(M, (1, 1, 1), (1, 2, 3))
+    assert not RN.step3_holds(M, (0, 0, 1), (0, 0, 0))  # two zero gammas project the triangle onto a line
     inst = RN.instance(_RADIAL)
     a = RN.analyse(inst)
-    assert a.sigma_in_colspace_Xt is True and RN._decrease_needs_sigma(inst, a)
-    assert not RN._decrease_needs_sigma(inst, dataclasses.replace(a, sigma_in_colspace_Xt=False))
+    assert a.sigma_in_colspace_Xt is True and RN.decrease_needs_sigma(inst, a)
+    assert not RN.decrease_needs_sigma(inst, dataclasses.replace(a, sigma_in_colspace_Xt=False))
 
 
 def test_coverage_residual_predicates_fail_on_crafted_inputs(monkeypatch):
@@ -148,14 +149,14 @@ def test_coverage_residual_predicates_fail_on_crafted_inputs(monkeypatch):
     assert RO.curve_stays_in_bad_set(X, c * sympy.ones(3, 3) / 3 * X, c)
     assert not RO.curve_stays_in_bad_set(X, c * sympy.ones(3, 3) / 3 * X * W, c)
     assert RO.negation_dim(Matrix([[1, 0], [0, 1], [1, 1]])) == 6  # full rank, n > d: the negation is everything
-    monkeypatch.setattr(RO, "_rows_inside", lambda X, D: True)
-    assert _falsified(RO._strengthens_instances(_QUICK))
+    monkeypatch.setattr(RO, "rows_inside", lambda X, D: True)
+    assert _falsified(RO.strengthens_instances(_QUICK))
 
 
 def test_coverage_not_affine_check_fails_when_the_second_derivative_vanishes(monkeypatch):
     from theorems import residual_obstruction as RO
     monkeypatch.setattr(RO, "attention_second_derivative", lambda data=None: (zeros(2, 2), {}))
-    assert _falsified(RO._not_affine(_QUICK))
+    assert _falsified(RO.not_affine_evidence(_QUICK))
 
 
 def test_coverage_first_order_form_recognises_a_left_product():
@@ -176,34 +177,34 @@ def _fake_depth(norms, rhos=None, ranks=None):
 
 
 def test_coverage_depth_checks_fail_on_fabricated_runs(monkeypatch):
-    from theorems import dong_collapse as D
+    from proofs_numeric import dong_collapse as D
     quadratic = [-4.0 * 2 ** k for k in range(8)]  # ||R_(l+1)|| = ||R_l||^2: no constant C in the cubic law
     monkeypatch.setattr(D, "depth_results", lambda quick=False: _fake_depth(quadratic))
-    assert _falsified(D._cubic_constant(_QUICK))
+    assert _falsified(D.cubic_constant(_QUICK))
     collapsed = [[6, 6]] * 4 + [[1, 1]] * 4  # a certified rank of 1
     monkeypatch.setattr(D, "depth_results", lambda quick=False: _fake_depth(quadratic, ranks=collapsed))
-    assert _falsified(D._no_rank_collapse(_QUICK, "attention_skip"))
-    assert _falsified(D._full_block_rank_kept(_QUICK))
+    assert _falsified(D.no_rank_collapse(_QUICK, "attention_skip"))
+    assert _falsified(D.full_block_rank_kept(_QUICK))
 
 
 def test_coverage_rank_contraction_checks_fail_on_crafted_inputs(monkeypatch):
     from theorems import rank_contraction as RC
     assert not RC.wo_preserves_rank(Matrix([[1, 0], [0, 1]]), Matrix([[1, 2, 0], [2, 4, 0]]))  # rank W_O < d_k
-    assert RC._scores_symmetry(0)(_QUICK)[0].holds is False  # an arbitrary M: the scores are not symmetric
+    assert RC.scores_symmetry(0)(_QUICK)[0].holds is False  # an arbitrary M: the scores are not symmetric
     assert RC.alpha_mha_exact(0, [0, 0]) is None
-    monkeypatch.setattr(RC, "_ranks", lambda X, heads: {"rank_T": [99] * len(heads), "rank_mha": 999,
+    monkeypatch.setattr(RC, "ranks_of_heads", lambda X, heads: {"rank_T": [99] * len(heads), "rank_mha": 999,
                                                          "dim_sum": 0, "T": []})
-    assert _falsified(RC._subadditivity(_QUICK))
-    assert _falsified(RC._alpha_mha_range(_QUICK))
+    assert _falsified(RC.subadditivity_evidence(_QUICK))
+    assert _falsified(RC.alpha_mha_range(_QUICK))
 
 
 def test_coverage_head_channel_and_design_checks_fail_on_crafted_inputs(monkeypatch):
     from theorems import design_counts as DC
     from theorems import head_channel as HC
-    monkeypatch.setattr(HC, "_collapsed_yet_identifiable", lambda: (3, 2, 0))
-    assert _falsified(HC._distinct(_QUICK))
-    assert DC._bert_config(_QUICK)[0].holds is True
-    assert DC._bert_config(_QUICK, dk=32)[0].holds is False
+    monkeypatch.setattr(HC, "collapsed_yet_identifiable", lambda: (3, 2, 0))
+    assert _falsified(HC.distinct_evidence(_QUICK))
+    assert DC.bert_config(_QUICK)[0].holds is True
+    assert DC.bert_config(_QUICK, dk=32)[0].holds is False
 
 
 def test_coverage_new_counterexamples_are_minimal_and_exact():
@@ -223,14 +224,14 @@ def test_coverage_derivation_checks_fail_when_the_formula_is_wrong(monkeypatch):
     from theorems import residual_obstruction as RO
     assert RO.layer_jacobian_matches()
     assert not RO.layer_jacobian_matches(product_rule=False)  # dropping (DA[V]) X0 W breaks the identity
-    assert all(e.holds for e in D._cubic_solution(_QUICK))
-    assert D._cubic_solution(_QUICK, power=2)[0].holds is False  # a quadratic recurrence has another closed form
+    assert all(e.holds for e in D.cubic_solution(_QUICK))
+    assert D.cubic_solution(_QUICK, power=2)[0].holds is False  # a quadratic recurrence has another closed form
     ok, _ = D.markov_bound_holds(Matrix([[1, 0, 0], [Rational(1, 2), Rational(1, 2), 0], [0, Rational(1, 2),
                                                                                        Rational(1, 2)]]),
                                  Matrix([0, 1, 0]))
     assert not ok
     monkeypatch.setattr(RO, "exact_softmax", lambda X, M0: sympy.ones(X.shape[0], X.shape[0]))  # rows sum to n
-    assert _falsified(D._row_stochastic(_QUICK))
+    assert _falsified(D.row_stochastic(_QUICK))
 
 
 @pytest.mark.skipif(not _model_available(), reason="the trained model package is not installed")

@@ -409,7 +409,7 @@ def test_hostile_input_failed_module_is_reported_by_verify(monkeypatch, capsys):
     import theorems
     from proofs_numeric import cli
     monkeypatch.setattr(theorems, "IMPORT_ERRORS", {"broken_user_idea": "NameError: name 'x' is not defined"})
-    assert cli._report_import_errors() is True
+    assert cli.report_import_errors() is True
     assert "theorems/broken_user_idea.py failed to import" in capsys.readouterr().err
 
 

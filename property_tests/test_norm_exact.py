@@ -351,7 +351,7 @@ def test_norm_exact_h1_failure_leaves_sigma_quantities_undefined():
 @given(st.integers(0, 2 ** 32 - 1), st.sampled_from([0, 8, 30, 70, 200]), st.sampled_from(["float64", "float32", "int64"]))
 def test_norm_exact_row_sums_are_exact(seed, spread, dtype):
     """sum z and sum z^2 per row from int64 limbs equal the Python-integer sums (wide exponents included)."""
-    from theorems.norm_exact import _Exact, row_norm_integers
+    from theorems.norm_exact import ExactRows, row_norm_integers
     rng = np.random.default_rng(seed)
     if dtype == "int64":
         X = rng.integers(-2 ** 62, 2 ** 62, size=(4, 9)) >> rng.integers(0, 62, size=(4, 9))
@@ -359,7 +359,7 @@ def test_norm_exact_row_sums_are_exact(seed, spread, dtype):
         spread = min(spread, 60) if dtype == "float32" else spread  # float32 overflows past 2^128
         X = np.ldexp(rng.normal(size=(4, 9)), rng.integers(-spread, spread + 1, size=(4, 9))).astype(dtype)
         X[0, 0] = 0.0
-    E = _Exact(X)
+    E = ExactRows(X)
     Z = E.ints()
     assert row_norm_integers(E) == ([sum(r) for r in Z], [sum(v * v for v in r) for r in Z])
 

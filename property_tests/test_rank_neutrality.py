@@ -203,7 +203,7 @@ def test_rank_neutrality_plus_one_corrected(inst):
     a = _analyse_or_none(inst)
     if a is None or not a.all_hypotheses:
         return
-    beta_over_gamma_notin_row = RN._beta_over_gamma_notin_row(inst)
+    beta_over_gamma_notin_row = RN.beta_over_gamma_notin_row(inst)
     assert a.rank_LN_X == a.rank_X + int(beta_over_gamma_notin_row)
 
 

@@ -11,10 +11,11 @@ from hypothesis import given, settings
 import shutil
 
 from property_tests.conjectures import stress_conjecture
+from proofs_numeric import ledger as L
 from theorems import claims as C
 from theorems.conjecture import CONJECTURES
 
-C.registry()  # load the paper's claims and any plug-in
+L.registry()  # load the paper's claims and any plug-in
 
 
 @pytest.mark.parametrize("cid", sorted(CONJECTURES), ids=str)
@@ -27,12 +28,12 @@ def test_registry_conjecture_holds_or_is_refuted_from_scratch(cid, counts):
 def test_registry_worked_examples_give_their_verdicts():
     """The two RMSNorm examples: the true one is supported (proved only with a general proof), never
     refuted; the false one is refuted by its minimal stored counterexample [[1], [2]]."""
-    true = C.run_claim(C.get("USER.rmsnorm-matrix-rank"))
+    true = C.run_claim(L.get("USER.rmsnorm-matrix-rank"))
     assert true.verdict in ("supported", "proved")
-    false = C.run_claim(C.get("USER.rmsnorm-affine-rank"))
+    false = C.run_claim(L.get("USER.rmsnorm-affine-rank"))
     assert false.verdict == "refuted"
     head = next(e for e in false.literal.evidence if e.kind == "counterexample")
-    assert head.counterexample == "proofs_numeric/counterexamples/USER.rmsnorm-affine-rank.json"
+    assert head.counterexample == "theorems/counterexamples/USER.rmsnorm-affine-rank.json"
     assert "X = [[1], [2]] (2x1)" in head.summary
 
 
@@ -47,10 +48,10 @@ def test_registry_plain_verify_never_writes_into_the_source_tree(tmp_path, monke
     before = sorted(p.name for p in ce.iterdir())
     assert main(["verify", "--quick", "--claims", "USER.rmsnorm-affine-rank"]) == 0
     assert sorted(p.name for p in ce.iterdir()) == before
-    found = C.run_claim(C.get("USER.rmsnorm-affine-rank"), C.CheckContext(quick=True))
+    found = C.run_claim(L.get("USER.rmsnorm-affine-rank"), C.CheckContext(quick=True))
     assert main(["verify", "--quick", "--store", "--claims", "USER.rmsnorm-affine-rank"]) == 0
     assert (ce / "USER.rmsnorm-affine-rank.json").exists()
-    loaded = C.run_claim(C.get("USER.rmsnorm-affine-rank"), C.CheckContext(quick=True))
+    loaded = C.run_claim(L.get("USER.rmsnorm-affine-rank"), C.CheckContext(quick=True))
     assert [e.to_json() for e in found.literal.evidence] == [e.to_json() for e in loaded.literal.evidence]
 
 
@@ -68,14 +69,14 @@ def test_registry_entry_point_plugin_is_loaded(tmp_path, monkeypatch):
     ep = EntryPoint(name="example", value="cv_plugin_example", group="collapse_verify.claims")
     import importlib.metadata as md
     monkeypatch.setattr(md, "entry_points", lambda group=None: [ep] if group == "collapse_verify.claims" else [])
-    monkeypatch.setattr(C, "_ENTRY_POINTS_LOADED", False)
+    L.reset_entry_points()
     try:
-        assert C.load_entry_points() == ["example"]
-        ids = [c.id for c in C.registry()]
+        assert L.load_entry_points() == ["example"]
+        ids = [c.id for c in L.registry()]
         assert "PLUGIN.example" in ids
-        assert C.run_claim(C.get("PLUGIN.example")).verdict == "supported"
+        assert C.run_claim(L.get("PLUGIN.example")).verdict == "supported"
     finally:
-        C._REGISTRY.pop("PLUGIN.example", None)
+        C.unregister("PLUGIN.example")
         CONJECTURES.pop("PLUGIN.example", None)
         sys.modules.pop("cv_plugin_example", None)
 
@@ -132,5 +133,5 @@ def test_registry_generated_test_reads_renamed_and_added_predicates(tmp_path, co
     finally:
         for n in names:
             sys.modules.pop(n, None)
-        C._REGISTRY.pop("USER.renamed-idea", None)
+        C.unregister("USER.renamed-idea")
         CONJECTURES.pop("USER.renamed-idea", None)

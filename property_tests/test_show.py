@@ -7,7 +7,7 @@ import json
 import pytest
 
 from proofs_numeric.cli import main
-from theorems.claims import registry
+from proofs_numeric.ledger import registry
 
 import pytest as _pytest  # noqa: E402
 
@@ -45,7 +45,7 @@ def test_show_json_equals_the_verify_entry(cid, ledger, capsys):
 def test_show_text_names_every_counterexample_file(capsys):
     assert main(["show", "RN.main", "--quick"]) == 0
     out = capsys.readouterr().out
-    assert "proofs_numeric/counterexamples/RN.main.json" in out and "strength" in out
+    assert "theorems/counterexamples/RN.main.json" in out and "strength" in out
 
 
 def test_show_unknown_claim_is_a_named_error_with_close_matches(capsys):

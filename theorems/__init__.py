@@ -3,7 +3,7 @@
 Importing this package makes sympy use python-flint ground types (set before
 sympy is first imported) and registers every claim of the paper. Claims from
 other installed packages arrive through the ``collapse_verify.claims`` entry
-point (see :func:`theorems.claims.load_entry_points`).
+point (loaded by the top floor of the numeric layer, its ``ledger`` package).
 """
 from __future__ import annotations
 

@@ -116,7 +116,7 @@ def _classify(M):
     precision or range, uint64 values at or above 2^63, Python ints and Fractions) takes an exact
     path with Python integers. Big-endian arrays are byte-swapped to native order first.
     """
-    from .linalg import BadInput, exact_entries
+    from .exact_input import BadInput, exact_entries
     if isinstance(M, np.ndarray):
         if M.ndim != 2:
             raise BadInput(f"matrix must be 2-D, got shape {M.shape}")
@@ -150,7 +150,7 @@ def _classify(M):
             raise BadInput(f"matrix dtype {M.dtype} is not a number type")
     if hasattr(M, "tolist") and not isinstance(M, list):
         M = M.tolist()
-    from .linalg import exact_rows
+    from .exact_input import exact_rows
     E = exact_rows(M, "matrix")  # validates: exact ints and Fractions
     if all(isinstance(v, int) or v.denominator == 1 for row in E for v in row):
         return "int", [[int(v) for v in row] for row in E]
@@ -159,7 +159,7 @@ def _classify(M):
 
 def _check_exact_size(M: np.ndarray) -> None:
     """Refuse long double data whose exact integers would exceed EXACT_MAX_BITS (refuse, never round)."""
-    from .linalg import BadInput
+    from .exact_input import BadInput
     nz = M[M != 0]
     if nz.size == 0:
         return
@@ -196,9 +196,9 @@ def validate_primes(primes) -> list[int]:
     >>> validate_primes([4])
     Traceback (most recent call last):
     ...
-    theorems.linalg.BadInput: primes: 4 is not a prime
+    theorems.exact_input.BadInput: primes: 4 is not a prime
     """
-    from .linalg import BadInput
+    from .exact_input import BadInput
     if isinstance(primes, (str, bytes)) or not hasattr(primes, "__iter__"):
         raise BadInput(f"primes must be a list of primes, got {type(primes).__name__}")
     out = []
@@ -489,7 +489,7 @@ def certified_rank(M, upper_bound: int | None = None, exact: str = "auto", prime
     record lists every prime used, so any result can be re-checked; the certificates are sound for
     every choice of prime, randomness only keeps an adversarial matrix from defeating the bounds.
     """
-    from .linalg import BadInput
+    from .exact_input import BadInput
     from .padic_rank import padic_rank_certificate
     t0 = time.perf_counter()
     if exact not in ("auto", "always", "never"):

@@ -103,7 +103,7 @@ __all__ = [
     "formal_proof", "formal_not_run", "symbolic_identity", "derivation", "exact_instances", "exact_complete",
     "stored_counterexample", "found_counterexample", "interval_witness", "interval_instances", "float_statistic", "not_checkable",
     "predicted", "assess", "verdict_from", "strength_of",
-    "register", "registry", "get", "select", "run_claim", "load_entry_points",
+    "register", "unregister", "REGISTRY", "run_claim",
     "COUNTEREXAMPLE_DIR", "REPO_ROOT", "counterexample_path", "relative_path", "save_counterexample", "load_counterexample", "counterexample_files",
     "REFERENCED_COUNTEREXAMPLES", "stable_seed", "SEEDS", "tri", "EVIDENCE_PROVIDERS",
 ]
@@ -120,7 +120,7 @@ _KIND_STRENGTH = {"formal": "formal", "exact": "exact", "counterexample": "exact
 REGIMES = ("n<d", "n=d", "n>d", "all", "generic-weights", "degenerate-weights")
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-COUNTEREXAMPLE_DIR = REPO_ROOT / "proofs_numeric" / "counterexamples"
+COUNTEREXAMPLE_DIR = Path(__file__).resolve().parent / "counterexamples"
 
 _FRAMEWORK = object()  # only this module's constructors may build Evidence
 
@@ -229,7 +229,7 @@ def formal_not_run(lemma: str, reason: str, *, regime: str = "all") -> Evidence:
                reason=f"not run: {reason}")
 
 
-def _has_symbolic_size(expr) -> bool | None:
+def has_symbolic_size(expr) -> bool | None:
     """True if expr is built from matrix symbols of symbolic size and no explicit matrix; None if no matrix."""
     import sympy
     from sympy.matrices.expressions import MatrixExpr, MatrixSymbol
@@ -285,7 +285,7 @@ def symbolic_identity(lhs, rhs, what: str, *, regime: str = "all") -> Evidence:
             ok = isinstance(d3, ZeroMatrix) or d3 == 0 or sympy.simplify(d3) == sympy.ZeroMatrix(*d2.shape)
         else:
             ok = sympy.simplify(d2) == 0
-    general = _has_symbolic_size(lhs) is True and _has_symbolic_size(rhs) in (True, None)
+    general = has_symbolic_size(lhs) is True and has_symbolic_size(rhs) in (True, None)
     scope = "general" if general else "derivation"
     # sympy not reducing lhs - rhs to zero is no proof that it is non-zero (it does not expand
     # (A + B)**2, say): the identity FAILS only at an exact instance where lhs - rhs is non-zero
@@ -813,7 +813,8 @@ class ClaimResult:
         }
 
 
-_REGISTRY: dict[str, Claim] = {}
+#: every registered claim by id (the top floor loads and lists them)
+REGISTRY: dict[str, Claim] = {}
 
 
 class DuplicateClaim(ValueError):
@@ -822,54 +823,17 @@ class DuplicateClaim(ValueError):
 
 def register(claim: Claim) -> Claim:
     """Add a claim to the registry; a second, different claim with the same id raises :class:`DuplicateClaim`."""
-    old = _REGISTRY.get(claim.id)
+    old = REGISTRY.get(claim.id)
     if old is not None and old is not claim:
         raise DuplicateClaim(f"claim id {claim.id!r} is already registered (section {old.section!r}, from "
                              f"{old.source}); choose another id")
-    _REGISTRY[claim.id] = claim
+    REGISTRY[claim.id] = claim
     return claim
 
 
-_ENTRY_POINTS_LOADED = False
-
-
-def load_entry_points() -> list[str]:
-    """Import every module named under the ``collapse_verify.claims`` entry point."""
-    global _ENTRY_POINTS_LOADED
-    loaded = []
-    if _ENTRY_POINTS_LOADED:
-        return loaded
-    from importlib.metadata import entry_points
-
-    for ep in entry_points(group="collapse_verify.claims"):
-        ep.load()
-        loaded.append(ep.name)
-    _ENTRY_POINTS_LOADED = True
-    return loaded
-
-
-def registry() -> list[Claim]:
-    """Every registered claim, the paper's and the plug-ins', in id order."""
-    import theorems  # noqa: F401  (registers the paper's claims)
-
-    load_entry_points()
-    return [_REGISTRY[k] for k in sorted(_REGISTRY)]
-
-
-def get(claim_id: str) -> Claim:
-    registry()
-    try:
-        return _REGISTRY[claim_id]
-    except KeyError:
-        raise KeyError(f"no claim {claim_id!r}; known: {', '.join(sorted(_REGISTRY))}") from None
-
-
-def select(pattern: str | None) -> list[Claim]:
-    """Claims whose id matches a glob such as ``RN.*``."""
-    claims = registry()
-    if not pattern:
-        return claims
-    return [c for c in claims if fnmatch.fnmatchcase(c.id, pattern)]
+def unregister(claim_id: str) -> None:
+    """Remove a claim from the registry (tests, and a user renaming a conjecture)."""
+    REGISTRY.pop(claim_id, None)
 
 
 #: providers of extra evidence for any claim and reading (e.g. the formal proofs of theorems.formal);

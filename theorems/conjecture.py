@@ -22,7 +22,7 @@ What you get from one call
 * a counterexample search: an instance meeting every hypothesis and breaking the conclusion is
   **shrunk** by Hypothesis (no example database, derandomized: the same instance on every run and
   machine) towards fewest rows, then fewest columns, then smallest entries, re-checked exactly,
-  and reported as a ``counterexample`` with its file under ``proofs_numeric/counterexamples/``
+  and reported as a ``counterexample`` with its file under ``theorems/counterexamples/``
   (``collapse-verify verify --store`` writes it; plain ``verify`` never writes into the source tree,
   and its evidence is the same whether the counterexample was just found or read from the file);
   a stored counterexample is re-checked exactly on every run, and one that no longer refutes stops

@@ -120,7 +120,7 @@ register(Claim(
 
 # --- further sentences of the paper (coverage) ---
 
-def _bert_config(ctx, L=12, H_=12, dm=768, dk=64, dff=3072) -> list[Evidence]:
+def bert_config(ctx, L=12, H_=12, dm=768, dk=64, dff=3072) -> list[Evidence]:
     return [exact_complete(f"BertBase L = {L}, H = {H_}, d_model = {dm}, d_k = {dk}, d_ff = {dff}: d_k = d_model / H "
                            f"({dm} / {H_} = {Rational(dm, H_)}) and d_ff = 4 d_model ({4 * dm})",
                            Rational(dm, H_) == dk and dff == 4 * dm, arithmetic="exact integers")]
@@ -131,7 +131,7 @@ register(Claim(
     quote="For BertBase: L=12, H=12, d_model=768, d_k=64, d_ff=3072",
     statement=r"d_k=d_{\mathrm{model}}/H=64,\quad d_{\mathrm{ff}}=4d_{\mathrm{model}}=3072",
     hypotheses=("BERT-base",), conclusion="consistent configuration", regimes=("all",), form="concrete",
-    checks=[_bert_config], chapter="rank_contraction",
+    checks=[bert_config], chapter="rank_contraction",
 ))
 
 register(Claim(

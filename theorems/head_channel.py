@@ -35,13 +35,13 @@ import sympy
 from sympy import Matrix, Rational, symbols
 
 from .claims import (CheckContext, Claim, Evidence, Reading, derivation, exact_complete, exact_instances,
-                     float_statistic, register, stable_seed)
+                     register, stable_seed)
 from .linalg import exact_matrix, rank
+from .real_model import trained_reading
 
 __all__ = ["kernel_dim_a", "kernel_dim_b", "kernel_basis_a", "recover_heads_exact", "Phi_a", "PROOF_STEPS",
-           "KERNEL_FORMULAS", "WITNESS"]
+           "KERNEL_FORMULAS", "deficient_witness"]
 
-WITNESS = "proofs_numeric.head_channel:witness"
 n, H, d_k, d, rho = symbols("n H d_k d rho", positive=True, integer=True)
 #: exact kernel dimensions of the three readings (rho = rank W_O)
 KERNEL_FORMULAS = {"a": n * (H * d_k - rho), "b": n * (H - 1) * d_k, "c": H * d_k ** 2}
@@ -95,7 +95,7 @@ def map_nullity(phi, n: int, H: int, d_k: int) -> int:
     return n * H * d_k - rank(M)
 
 
-def _step_kernel_a() -> bool:
+def step_kernel_a() -> bool:
     # Phi_a acts row by row: row i of the output is y_i W_O with y_i in R^{H d_k}; kernel = n copies of leftker(W_O).
     # Checked against the nullity of the map's own matrix (built from a basis), not against the formula itself.
     W = Matrix([[1, 2], [2, 4], [0, 1]])  # H d_k = 3, rank 2
@@ -132,7 +132,7 @@ def _step_sum_onto() -> bool:
 
 PROOF_STEPS = [
     (r"\dim\ker\Phi_a=n\,\dim\operatorname{leftker}W_O=n(Hd_k-\operatorname{rank}W_O)",
-     "Phi_a acts on each token's row y_i independently: y_i W_O", "identity", _step_kernel_a),
+     "Phi_a acts on each token's row y_i independently: y_i W_O", "identity", step_kernel_a),
     (r"A X (W_VM)(M^{-1}W_O)=A X W_V W_O", "the value-output gauge leaves each head's contribution unchanged",
      "identity", _step_gauge),
     (r"\Phi(Y)=\Phi(Y')\Rightarrow g(\Phi(Y))=g(\Phi(Y'))", "no map of the mixed signal (an MLP) separates what "
@@ -142,7 +142,19 @@ PROOF_STEPS = [
 ]
 
 
-def _proof(uses, what, concludes: bool = True) -> Evidence:
+def deficient_witness(n: int = 2, H: int = 2, d_k: int = 2, d: int = 3) -> dict:
+    """H d_k > d forces rank W_O < H d_k: two different (Y_h) with the same MHA output, exactly."""
+    W = Matrix(H * d_k, d, lambda i, j: Rational((i + 1) * (j + 2) % 5 - 2))
+    K = kernel_basis_a(W)
+    Ys = [Matrix(n, d_k, lambda i, j: Rational(i + 2 * j + h)) for h in range(H)]
+    k = K[0].T
+    Ys2 = [Ys[h] + Matrix.vstack(*([k[:, h * d_k:(h + 1) * d_k]] * n)) for h in range(H)]
+    return {"W_O": W.tolist(), "rank_W_O": rank(W), "kernel_dim": kernel_dim_a(n, H, d_k, W),
+            "kernel_basis": [list(v) for v in K], "Y": [y.tolist() for y in Ys], "Y_other": [y.tolist() for y in Ys2],
+            "same_output": Phi_a(Ys, W) == Phi_a(Ys2, W), "different_heads": Ys != Ys2}
+
+
+def proof_evidence(uses, what, concludes: bool = True) -> Evidence:
     return derivation(PROOF_STEPS, what, uses=uses, concludes=concludes)
 
 
@@ -151,7 +163,7 @@ def _proof(uses, what, concludes: bool = True) -> Evidence:
 SHAPES = [(3, 2, 2, 4), (4, 3, 2, 6), (2, 4, 3, 12), (3, 3, 2, 4), (5, 2, 3, 6), (2, 1, 1, 2), (2, 2, 1, 2)]
 
 
-def _rand(rng, r, c, k=4):
+def random_int_matrix(rng, r, c, k=4):
     return Matrix(r, c, lambda i, j: Rational(rng.randint(-k, k)))
 
 
@@ -163,16 +175,16 @@ def _literal_evidence(ctx) -> list[Evidence]:
         if HH * dk > dd:
             continue
         for _ in range(2 if ctx.quick else 6):
-            W = _rand(rng, HH * dk, dd)
+            W = random_int_matrix(rng, HH * dk, dd)
             if rank(W) < HH * dk:
                 continue
-            Ys = [_rand(rng, nn, dk) for _ in range(HH)]
+            Ys = [random_int_matrix(rng, nn, dk) for _ in range(HH)]
             total += 1
             recovered += recover_heads_exact(Phi_a(Ys, W), W, HH) == Ys
     out = [exact_instances("W_O known and of full row rank (H d_k <= d): some head output is irrecoverable from "
                            f"MHA(X) (recovered exactly on {recovered}/{total}: Y = MHA W_O^T (W_O W_O^T)^-1)",
                            met=total, held=total - recovered, regime="generic-weights", arithmetic=_ARITH)]
-    out.append(_proof((0,), "'dim ker Phi_a = n (H d_k - rank W_O) = 0 whenever rank W_O = H d_k', which holds for "
+    out.append(proof_evidence((0,), "'dim ker Phi_a = n (H d_k - rank W_O) = 0 whenever rank W_O = H d_k', which holds for "
                             "Lebesgue-almost-every W_O when H d_k <= d (BERT-base: H d_k = d = 768)", concludes=False))
     out[-1].regime = "generic-weights"
     if not ctx.quick:
@@ -193,7 +205,7 @@ def _literal_degenerate(ctx) -> list[Evidence]:
     held = total = 0
     for (nn, HH, dk, dd) in SHAPES:
         rk = min(HH * dk, dd) - 1
-        W = _rand(rng, HH * dk, rk) * _rand(rng, rk, dd)
+        W = random_int_matrix(rng, HH * dk, rk) * random_int_matrix(rng, rk, dd)
         if nn * HH * dk > 40 or rank(W) >= HH * dk:
             continue
         total += 1
@@ -202,7 +214,7 @@ def _literal_degenerate(ctx) -> list[Evidence]:
                             held=held, regime="degenerate-weights", arithmetic=_ARITH)]
 
 
-def _kernel_b_instances(ctx) -> list[Evidence]:
+def kernel_b_instances(ctx) -> list[Evidence]:
     ok = total = 0
     for (nn, HH, dk, _dd) in SHAPES:
         total += 1
@@ -216,7 +228,7 @@ def _kernel_formula_instances(ctx) -> list[Evidence]:
     ok = total = 0
     for (nn, HH, dk, dd) in SHAPES:
         for rk in range(0, min(HH * dk, dd) + 1):
-            W = (_rand(rng, HH * dk, rk) * _rand(rng, rk, dd)) if rk else Matrix.zeros(HH * dk, dd)
+            W = (random_int_matrix(rng, HH * dk, rk) * random_int_matrix(rng, rk, dd)) if rk else Matrix.zeros(HH * dk, dd)
             if nn * HH * dk > 40:
                 continue
             total += 1
@@ -224,20 +236,6 @@ def _kernel_formula_instances(ctx) -> list[Evidence]:
             ok += direct == KERNEL_FORMULAS["a"].subs({n: nn, H: HH, d_k: dk, rho: rank(W)})
     return [exact_instances("nullity of Phi_a (its matrix built from a basis) = n (H d_k - rank W_O) over "
                             "(shape, rank W_O) pairs", met=total, held=ok, arithmetic=_ARITH)]
-
-
-def _recovery_bound(ctx) -> list[Evidence]:
-    """High-precision recovery from a perturbed output obeys the condition-number bound."""
-    from proofs_numeric.head_channel import witness
-    rows = []
-    for kappa in (1, 1e2, 1e4, 1e8):
-        w = witness(n=4, H=2, d_k=2, d=5, kappa=kappa, eta=1e-10, dps=ctx.dps)
-        rows.append((kappa, w))
-    ok = all(w["value"] <= w["bound"] * (1 + 1e-12) for _, w in rows)
-    return [float_statistic("relative recovery error <= kappa(W_O) * relative output error: " + "; ".join(
-        f"kappa {k:g}: {w['value']:.2e} <= {w['bound']:.2e}" for k, w in rows), ok, regime="generic-weights",
-        arithmetic=rows[0][1]["arithmetic"] + " (multiprecision floats, not intervals)",
-        numbers={f"kappa_{k:g}": w["value"] for k, w in rows})]
 
 
 register(Claim(
@@ -249,15 +247,15 @@ register(Claim(
     checks=[_literal_evidence, _literal_degenerate],
     readings=[
         Reading("b-no-output-projection", r"\ker\bigl[(Y_h)_h\mapsto\textstyle\sum_hY_h\bigr]=n(H-1)d_k>0\ (H\ge2)",
-                checks=[lambda ctx: [_proof((3,), "dim ker Phi_b = n (H - 1) d_k")], _kernel_b_instances],
+                checks=[lambda ctx: [proof_evidence((3,), "dim ker Phi_b = n (H - 1) d_k")], kernel_b_instances],
                 note="the paper's n(H-1)d_k is this reading's kernel dimension"),
         Reading("c-gauge", r"Y_h\ \text{identifiable only up to }Y_h\mapsto Y_hM_h,\ M_h\in GL(d_k)",
-                checks=[lambda ctx: [_proof((1,), "the value-output gauge invariance")]],
+                checks=[lambda ctx: [proof_evidence((1,), "the value-output gauge invariance")]],
                 note="with learned weights, Y_h has no canonical coordinates; Z_h = Y_h W_O^h does"),
+        trained_reading("HC.main"),
     ],
     corrected=Reading("corrected", r"\text{(a) is ambiguous iff }\operatorname{rank}W_O<Hd_k;\ \dim\ker\Phi_a=n(Hd_k-\operatorname{rank}W_O)",
-                      checks=[lambda ctx: [_proof((0,), "the kernel formula of reading (a)")], _kernel_formula_instances,
-                              _recovery_bound],
+                      checks=[lambda ctx: [proof_evidence((0,), "the kernel formula of reading (a)")], _kernel_formula_instances],
                       condition="only a rank-deficient W_O (e.g. H d_k > d) leaves per-head outputs ambiguous"),
     chapter="head_channel",
 ))
@@ -277,7 +275,7 @@ def mlp_cannot_separate(Ys: list[Matrix], K: list[Matrix], phi, g, X: Matrix | N
     return g(base + phi(Ys)) == g(base + phi(Y2))
 
 
-def _gelu_like(M: Matrix) -> Matrix:
+def gelu_like(M: Matrix) -> Matrix:
     """An exact stand-in for the MLP: a fixed polynomial non-linearity, then a fixed linear map."""
     return M.applyfunc(lambda v: v ** 3 / 6 + v / 2 + Rational(1, 3)) * Matrix.eye(M.shape[1]) * 2
 
@@ -285,7 +283,7 @@ def _gelu_like(M: Matrix) -> Matrix:
 def _kernel_tuple(W: Matrix | None, n: int, H: int, dk: int, rng) -> list[Matrix] | None:
     """A non-zero (K_1..K_H) with sum_h K_h W_O^h = 0 (W None: sum_h K_h = 0), or None if the kernel is 0."""
     if W is None:
-        K0 = _rand(rng, n, dk)
+        K0 = random_int_matrix(rng, n, dk)
         return [K0, -K0] + [Matrix.zeros(n, dk)] * (H - 2) if H >= 2 and K0 != Matrix.zeros(n, dk) else None
     basis = kernel_basis_a(W)
     if not basis:
@@ -305,14 +303,14 @@ def _mlp_remedy_check(ctx, reading: str) -> list[Evidence]:
         for (nn, HH, dk, dd) in SHAPES:
             if reading == "a":
                 rk = HH * dk if regime == "generic-weights" else min(HH * dk, dd) - 1
-                W = _rand(rng, HH * dk, rk) * _rand(rng, rk, dd) if rk < HH * dk else _rand(rng, HH * dk, dd)
+                W = random_int_matrix(rng, HH * dk, rk) * random_int_matrix(rng, rk, dd) if rk < HH * dk else random_int_matrix(rng, HH * dk, dd)
                 phi = (lambda Ys, W=W: Phi_a(Ys, W))
             else:
                 W, phi = None, (lambda Ys: sum(Ys[1:], Ys[0]))
-            Ys = [_rand(rng, nn, dk) for _ in range(HH)]
+            Ys = [random_int_matrix(rng, nn, dk) for _ in range(HH)]
             K = _kernel_tuple(W, nn, HH, dk, rng)
-            X = _rand(rng, nn, phi(Ys).shape[1]) if reading != "a" else None
-            r = None if K is None else mlp_cannot_separate(Ys, K, phi, _gelu_like, X)
+            X = random_int_matrix(rng, nn, phi(Ys).shape[1]) if reading != "a" else None
+            r = None if K is None else mlp_cannot_separate(Ys, K, phi, gelu_like, X)
             if r is None:
                 continue
             met += 1
@@ -330,7 +328,7 @@ register(Claim(
     statement=r"\exists Y\neq Y':\ \Phi_a(Y)=\Phi_a(Y'),\ \text{and then }\mathrm{MLP}(\Phi_a(Y))=\mathrm{MLP}(\Phi_a(Y'))",
     hypotheses=("the MLP sees only the post-summation signal",), conclusion="no recovery",
     regimes=("generic-weights", "degenerate-weights"),
-    checks=[lambda ctx: _mlp_remedy_check(ctx, "a"), lambda ctx: [_proof((2,), "the data-processing step")]],
+    checks=[lambda ctx: _mlp_remedy_check(ctx, "a"), lambda ctx: [proof_evidence((2,), "the data-processing step")]],
     readings=[Reading("rank-deficient-W_O",
                       r"\operatorname{rank}W_O<Hd_k\Rightarrow\nexists g:\ g\bigl(R+\textstyle\sum_hY_hW_O^h\bigr)="
                       r"(Y_h)_h\ \forall(Y_h)_h",
@@ -358,7 +356,7 @@ def _full_rank_yet_ambiguous():
     from .rank_contraction import exact_head, head_terms
     rng = random.Random(stable_seed("HC.distinct-from-rank-collapse:full rank"))
     for _ in range(30):
-        X = _rand(rng, 3, 2, 2)
+        X = random_int_matrix(rng, 3, 2, 2)
         heads = [exact_head(rng, 2, 2) for _ in range(2)]
         T = head_terms(X, heads)
         W = Matrix.vstack(*[WO for _, _, WO in heads])
@@ -367,7 +365,7 @@ def _full_rank_yet_ambiguous():
     return None
 
 
-def _collapsed_yet_identifiable():
+def collapsed_yet_identifiable():
     """H = 1, W_O of full row rank: Phi_a is injective, while uniform attention makes MHA(X) rank 1."""
     X = Matrix([[1, 0, 2], [0, 1, 1], [3, 1, 0]])
     WV, WO = Matrix([[1, 0], [0, 1], [1, 1]]), Matrix([[1, 0, 1], [0, 1, 2]])
@@ -375,9 +373,9 @@ def _collapsed_yet_identifiable():
     return rank(X), rank(M), map_nullity(lambda Ys: Phi_a(Ys, WO), 3, 1, 2)
 
 
-def _distinct(ctx) -> list[Evidence]:
+def distinct_evidence(ctx) -> list[Evidence]:
     a = _full_rank_yet_ambiguous()
-    b = _collapsed_yet_identifiable()
+    b = collapsed_yet_identifiable()
     out = [exact_complete(f"non-identifiability without rank collapse: n = 3, d = 2, H = 2, d_k = 2 (softmax heads): "
                           f"rank MHA(X) = {a[0]} = min(n, d), yet dim ker Phi_a = {a[2]} (formula {a[1]})"
                           if a else "no full-rank instance found", None if a is None else (a[0] == 2 and a[2] > 0),
@@ -395,7 +393,7 @@ register(Claim(
     statement=r"\exists\ \text{full-rank }\mathrm{MHA}(X)\text{ with }\ker\Phi_a\ne0\ \wedge\ \exists\ \text{rank-1 }"
               r"\mathrm{MHA}(X)\text{ with }\ker\Phi_a=0",
     hypotheses=(), conclusion="the two phenomena occur independently", regimes=("all",), form="existential",
-    checks=[_distinct],
+    checks=[distinct_evidence],
     readings=[Reading("cause-and-remedy", r"\text{'a different cause and a different remedy'}",
                       checks=[lambda ctx: [_not_checkable("the remedy is PG-OP (§8) and the cause is argued in §7; "
                                                           "neither section is in the available text")]])],
@@ -412,10 +410,10 @@ def _wo_vs_sum(ctx, generic: bool) -> list[Evidence]:
         if generic:
             if HH * dk > dd:
                 continue
-            W = _rand(rng, HH * dk, dd)
+            W = random_int_matrix(rng, HH * dk, dd)
         else:
             rk = dk - 1  # rank W_O < d_k (W_O = 0 when d_k = 1: the edge)
-            W = _rand(rng, HH * dk, rk) * _rand(rng, rk, dd) if rk else Matrix.zeros(HH * dk, dd)
+            W = random_int_matrix(rng, HH * dk, rk) * random_int_matrix(rng, rk, dd) if rk else Matrix.zeros(HH * dk, dd)
             if rank(W) >= dk:
                 continue
         a = map_nullity(lambda Ys: Phi_a(Ys, W), nn, HH, dk)
@@ -433,7 +431,7 @@ def _generic_kernel_zero(ctx) -> list[Evidence]:
     for (nn, HH, dk, dd) in SHAPES:
         if HH * dk > dd or nn * HH * dk > 40:
             continue
-        W = _rand(rng, HH * dk, dd)
+        W = random_int_matrix(rng, HH * dk, dd)
         met += 1
         held += map_nullity(lambda Ys: Phi_a(Ys, W), nn, HH, dk) > 0
     return [exact_instances("generic W_O, H d_k <= d: ker Phi_a is non-trivial", met=met, held=held,

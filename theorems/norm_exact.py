@@ -113,7 +113,7 @@ _ROW_CHUNK = 1024           # columns summed at once in int64 (1024 * 2^52 < 2^6
 
 # --- the input, exactly ------------------------------------------------------------------------
 
-class _Exact:
+class ExactRows:
     """X = c Z with Z an integer matrix; residues, floats and Python integers of Z on demand."""
 
     def __init__(self, X):
@@ -241,7 +241,7 @@ def _vector(v, d: int, name: str) -> list[Fraction]:
 
 # --- exact row sums: q_i ------------------------------------------------------------------------
 
-def _limbs(E: _Exact):
+def _limbs(E: ExactRows):
     """|Z| split into 26-bit limbs (int64 arrays) and sign(Z), or None if the entries are too wide."""
     if E.kind == "float":
         absm = np.abs(E.m)
@@ -266,7 +266,7 @@ def _limbs(E: _Exact):
     return None
 
 
-def row_norm_integers(E: _Exact) -> tuple[list[int], list[int]]:
+def row_norm_integers(E: ExactRows) -> tuple[list[int], list[int]]:
     """(sum_j z_ij, sum_j z_ij^2) for every row, exact (int64 limbs, or Python integers)."""
     L = _limbs(E)
     if L is None:
@@ -358,7 +358,7 @@ class _Bordered:
     when p divides no denominator).
     """
 
-    def __init__(self, E: _Exact, T: list[list[int]] | None = None, R: list[list] | None = None):
+    def __init__(self, E: ExactRows, T: list[list[int]] | None = None, R: list[list] | None = None):
         self.E, self.T, self.R = E, T or [], R or []
         self.k = len(self.T[0]) if self.T else 0
         self.shape = (E.n + len(self.R), E.d + self.k)
@@ -457,7 +457,7 @@ def _openblas():
     return None
 
 
-class _single_threaded_blas:
+class single_threaded_blas:
     """One BLAS thread inside the block: on this 2-core machine, shared with other jobs, the p-adic
     lifting ran 5x faster on one thread than on two (0.7-0.9 s against 3.7-5.2 s at load 3); the
     results do not depend on it (the lifting is exact in any summation order)."""
@@ -510,7 +510,7 @@ class _Ranker:
         cols = np.concatenate([cols, np.arange(d, d + k)])
         return np.ascontiguousarray(R[np.ix_(rows, cols)])
 
-    def paired(self, E: _Exact) -> tuple[int, int, str]:
+    def paired(self, E: ExactRows) -> tuple[int, int, str]:
         """Lower bounds on rank Z and on rank of Z bordered on its short side ([Z; 1^T] if n <= d, else
         [Z | 1]) from ONE elimination mod p: the reduced row echelon form of the tall [Z^T | 1] or
         [Z | 1], restricted to short + 1 + SUBSET_SLACK random rows when that is fewer; the ones
@@ -575,7 +575,7 @@ class _Ranker:
         if F is not None and float(np.abs(F).max()) < 2.0 ** MAX_ENTRY_BITS:
             if F.shape[0] * (F.shape[1] - lo) > F.shape[1] * (F.shape[0] - lo):
                 F = np.ascontiguousarray(F.T)  # the lifting costs about rows x r x (columns - r) per step
-            with _single_threaded_blas():
+            with single_threaded_blas():
                 cert = padic_rank_certificate(F, rng=self.rng)
                 if cert is not None and cert.upper is None and cert.prime:
                     rows, cols = modp_pivots(F, cert.prime)
@@ -686,13 +686,13 @@ def analyse_array(X, gamma=None, beta=None, norm: str = "layernorm", seed: int |
     ``X``: a float or integer numpy array (floats taken as the exact dyadic rationals they store),
     or a list of rows of ints, ``Fraction``s, ``"p/q"`` strings or decimals. ``gamma``/``beta``:
     vectors of length d (default ones / zeros). ``seed`` draws the random primes (fresh entropy when
-    None; the primes used are recorded). Raises :class:`theorems.linalg.BadInput` on bad input.
+    None; the primes used are recorded). Raises :class:`theorems.exact_input.BadInput` on bad input.
     """
     t0 = time.perf_counter()
     if norm not in NORMS:
         raise BadInput(f"unknown norm {norm!r}; choose from {', '.join(NORMS)}")
     ln = norm == "layernorm"
-    E = _Exact(X)
+    E = ExactRows(X)
     n, d = E.n, E.d
     g = _vector(gamma, d, "gamma") if gamma is not None else [Fraction(1)] * d
     b = _vector(beta, d, "beta") if beta is not None else [Fraction(0)] * d

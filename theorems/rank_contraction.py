@@ -25,14 +25,12 @@ import random
 import sympy
 from sympy import Matrix, Rational, ones, symbols, zeros
 
-from .claims import (Claim, Evidence, Reading, derivation, exact_complete, float_statistic, interval_instances,
-                     interval_witness, not_checkable, register, stable_seed)
+from .claims import Claim, Evidence, Reading, derivation, exact_complete, not_checkable, register, stable_seed
 from .claims import stored_counterexample
 from .linalg import exact_matrix, rank
+from .real_model import trained_reading
 
 __all__ = ["alpha_exact", "vandermonde_attention", "uniform_attention_mha_terms", "PROOF_STEPS"]
-
-WITNESS = "proofs_numeric.rank_contraction:certified_ranks"
 
 
 def alpha_exact(M) -> sympy.Expr:
@@ -108,71 +106,10 @@ def _proof(uses, what) -> Evidence:
     return derivation(PROOF_STEPS, what, uses=uses)
 
 
-#: (n, d, H, d_k) per regime, for the certified checks
-SHAPES = {"n<d": [(4, 6, 2, 3), (3, 5, 1, 5), (2, 3, 1, 1)], "n=d": [(5, 5, 1, 2), (4, 4, 2, 2), (2, 2, 1, 1)],
-          "n>d": [(7, 4, 2, 2), (8, 6, 3, 2), (3, 2, 1, 1)]}  # the last of each: the edges n = 2 or d = 2, H = d_k = 1
-
-
-_CERTIFIED_CACHE: dict = {}
-
-
-def _certified(ctx):
-    """Certified ranks for every shape in SHAPES, computed once per (dps, quick) and shared by the checks."""
-    key = (ctx.dps, ctx.quick)
-    if key not in _CERTIFIED_CACHE:
-        _CERTIFIED_CACHE[key] = _compute_certified(ctx)
-    return _CERTIFIED_CACHE[key]
-
-
-def _iv_evidence(ctx, holds, witness: bool, regime, summary, arithmetic="", reason=None) -> Evidence:
-    """Evidence from the shared interval computation (mpmath iv at ctx.dps digits).
-
-    ``witness``: the enclosure settles one concrete instance (a certified witness or a certified
-    failure); otherwise it is one instance of a universal statement.
-    """
-    make = interval_witness if witness else interval_instances
-    return make(summary, holds, regime=regime, arithmetic=f"mpmath iv at {ctx.dps} digits{arithmetic}",
-                reason=reason)
-
-
-def _compute_certified(ctx):
-    import numpy as np
-    from proofs_numeric.rank_contraction import certified_ranks, input_of_rank
-    from proofs_numeric.transformer import Head
-    rows = []
-    for regime, shapes in SHAPES.items():
-        for (n, d, H, dk) in shapes[: 1 if ctx.quick else None]:
-            rng = np.random.default_rng(n * 1000 + d * 10 + H)
-            heads = [Head(*(rng.normal(size=s) for s in [(d, dk), (d, dk), (d, dk), (dk, d)])) for _ in range(H)]
-            for r in sorted({min(n, d), max(1, min(n, d) - 2)}):
-                X = input_of_rank(rng, n, r, d)
-                rows.append((regime, (n, d, H, dk, r), certified_ranks(X, heads, dps=ctx.dps)))
-    return rows
-
-
-def _prop63(ctx) -> list[Evidence]:
-    out = []
-    for regime, shape, c in _certified(ctx):
-        want = min(c["rank_X"], c["d_k"])
-        ok = all(lo == hi == want for lo, hi in c["dim_R"])
-        off = any(hi < want or lo > want for lo, hi in c["dim_R"])  # certified on the wrong side
-        out.append(_iv_evidence(ctx, True if ok else (False if off else None), False, regime,
-                                f"(n, d, H, d_k, rank X) = {shape[:4] + (c['rank_X'],)}: dim R_h = "
-                                f"{[lo for lo, _ in c['dim_R']]}, min(rank X, d_k) = {min(c['rank_X'], c['d_k'])}"
-                                + (", certified" if ok else ""), " (lower), exact rank of X (upper)",
-                                reason=None if ok else "the rank enclosure did not close at this precision"))
-    return out
-
-
 def _attention_rank_literal(ctx) -> list[Evidence]:
-    out = [stored_counterexample("RC.attention-rank", _recheck_vandermonde,
-                                 arithmetic="exact over QQ (exp(i j log 2) = 2^(ij))")]
-    for regime, shape, c in _certified(ctx):
-        ranks = [lo for lo, _ in c["attention_rank"]]
-        if c["n"] > c["d_k"] and all(r == c["n"] for r in ranks):
-            out.append(_iv_evidence(ctx, False, True, regime,
-                                    f"{shape}: certified rank A_h = {ranks} = n > d_k = {c['d_k']}"))
-    return out
+    """The stored Vandermonde instance (the numeric layer adds the certified ranks of random heads)."""
+    return [stored_counterexample("RC.attention-rank", _recheck_vandermonde,
+                                  arithmetic="exact over QQ (exp(i j log 2) = 2^(ij))")]
 
 
 def _recheck_vandermonde(data):
@@ -190,26 +127,10 @@ def _recheck_vandermonde(data):
     return why, "n>d", {"n": n, "rank_A": r}
 
 
-def _attention_rank_corrected(ctx) -> list[Evidence]:
-    out = []
-    for regime, shape, c in _certified(ctx):
-        ranks = [lo for lo, _ in c["attention_rank"]]
-        ok = all(r == c["n"] for r in ranks)
-        out.append(_iv_evidence(ctx, True if ok else None, False, regime, f"{shape}: certified rank A_h = {ranks} = n",
-                                reason=None if ok else "the rank enclosure did not close at this precision"))
-    return out
-
-
 def _rank_equals_sum_literal(ctx) -> list[Evidence]:
-    out = [stored_counterexample("RC.rank-equals-sum", _recheck_rank_equals_sum,
-                                 arithmetic="exact over QQ (W_Q = 0: uniform attention)")]
-    for regime, shape, c in _certified(ctx):
-        lo_m, hi_m = c["rank_mha"]
-        lo_s, hi_s = c["dim_sum_R"]
-        if hi_m < lo_s:
-            out.append(_iv_evidence(ctx, False, True, regime,
-                                    f"{shape}: rank MHA <= {hi_m} < {lo_s} <= dim sum R_h (certified)"))
-    return out
+    """The stored uniform-attention instance (the numeric layer adds the certified ranks)."""
+    return [stored_counterexample("RC.rank-equals-sum", _recheck_rank_equals_sum,
+                                  arithmetic="exact over QQ (W_Q = 0: uniform attention)")]
 
 
 def _recheck_rank_equals_sum(data):
@@ -229,38 +150,6 @@ def _rank_equals_sum_corrected(ctx) -> list[Evidence]:
     return [_proof((3,), "rank MHA(X) <= dim(R_1 + ... + R_H)")]
 
 
-def _rank_equals_sum_generic(ctx) -> list[Evidence]:
-    out = []
-    for regime, shape, c in _certified(ctx):
-        n = c["n"]
-        lo_m, hi_m = c["rank_mha"]
-        lo_s, hi_s = c["dim_sum_R"]
-        if lo_m == hi_m and lo_s == hi_s:
-            ok = lo_m == min(n, lo_s)
-            out.append(_iv_evidence(ctx, ok, False, regime,
-                                    f"{shape}: rank MHA = {lo_m} {'=' if ok else '!='} min(n, dim sum R_h) = "
-                                    f"min({n}, {lo_s})"))
-    return out
-
-
-def _alpha_independent(ctx) -> list[Evidence]:
-    import numpy as np
-    from proofs_numeric.rank_contraction import alpha, certified_ranks, head_with_alpha, input_of_rank
-    out = []
-    rng = np.random.default_rng(stable_seed("RC.alpha-independent:heads"))
-    for target in (0.0, 0.5, 1.0):
-        for (n, d, dk, r) in [(6, 5, 2, 5), (6, 5, 3, 2), (4, 6, 2, 4)]:
-            h = head_with_alpha(d, dk, target, rng)
-            c = certified_ranks(input_of_rank(rng, n, r, d), [h], dps=ctx.dps)
-            lo, hi = c["dim_R"][0]
-            ok = lo == hi == min(c["rank_X"], dk)
-            out.append(_iv_evidence(ctx, True if ok else (False if hi < min(c["rank_X"], dk) else None), False, "all",
-                                    f"alpha = {alpha(h.W_Q, h.W_K):.3f}, (n, d, d_k, rank X) = {(n, d, dk, r)}: "
-                                    f"dim R_h in [{lo}, {hi}], min(rank X, d_k) = {min(c['rank_X'], dk)}",
-                                    reason=None if ok else "the rank enclosure did not close at this precision"))
-    return out
-
-
 def _alpha_range_attained(ctx) -> list[Evidence]:
     anti = alpha_exact([[0, 1], [-1, 0]])
     sym = alpha_exact([[2, 1], [1, 3]])
@@ -268,30 +157,6 @@ def _alpha_range_attained(ctx) -> list[Evidence]:
     return [exact_complete("alpha = 0 for symmetric M and 1 for M = Q J Q^T (rank 2, d_k >= 2): both ends are "
                            "attained exactly", anti == 1 and sym == 0, arithmetic="sympy / QQ"),
             _proof((1,), "alpha <= 1/sqrt 2 when d_k = 1, so alpha = 1 needs d_k >= 2")]
-
-
-def _alignment(ctx) -> list[Evidence]:
-    import numpy as np
-    from proofs_numeric.rank_contraction import alignment, alpha
-    from proofs_numeric.transformer import Head
-    rng = np.random.default_rng(stable_seed("RC.alignment:random heads"))
-    al, ag = [], []
-    for _ in range(10 if ctx.quick else 40):
-        n, d, H, dk = 8, 8, 4, 2
-        heads = [Head(*(rng.normal(size=s) for s in [(d, dk), (d, dk), (d, dk), (dk, d)])) for _ in range(H)]
-        X = rng.normal(size=(n, d))
-        A = alignment(X, heads)
-        for h in range(H):
-            al.append(alpha(heads[h].W_Q, heads[h].W_K))
-            ag.append(float((A[h].sum() - 1) / (H - 1)))
-    ra = np.argsort(np.argsort(al)); rg = np.argsort(np.argsort(ag))
-    rho_s = float(np.corrcoef(ra, rg)[0, 1])
-    return [float_statistic(f"random Gaussian heads (n = d = 8, H = 4, d_k = 2, {len(al)} heads): Spearman correlation "
-                            f"between alpha_h and mean alignment of R_h with the other heads = {rho_s:.3f}", None,
-                            regime="generic-weights", arithmetic="float64 (SVD principal angles)",
-                            numbers={"spearman": rho_s, "heads": len(al)},
-                            reason="random weights cannot decide a claim about trained heads (the trained-model "
-                                   "reading uses all-MiniLM-L6-v2)")]
 
 
 def _dff_necessary(ctx) -> list[Evidence]:
@@ -312,7 +177,7 @@ def _dff_bert_values(ctx) -> list[Evidence]:
 
 for cid, quote, stmt, checks, readings, corrected in [
     ("RC.prop63", "dim(R_h) = min(rank(X), d_k)", r"\dim\operatorname{row}(Y_hW_O^h)=\min(\operatorname{rank}X,d_k)\ \text{(generic weights)}",
-     [_prop63],
+     [],  # the certified ranks: attached by the numeric layer
      [Reading("algebraic-genericity", r"A_h\in GL_n,\ \operatorname{rank}(XW_V^h)=\min(\operatorname{rank}X,d_k),\ "
                                       r"\operatorname{rank}W_O^h=d_k\Rightarrow\dim R_h=\min(\operatorname{rank}X,d_k)",
               checks=[], note="the genericity is in the premises (rank(X W_V) = min(rank X, d_k), A_h invertible, "
@@ -321,13 +186,13 @@ for cid, quote, stmt, checks, readings, corrected in [
                               "are equal)")], None),
     ("RC.attention-rank", "The attention matrix A^(h) is a row-stochastic matrix of rank min(n, d_k) = d_k generically (when n > d_k)",
      r"\operatorname{rank}A_h=\min(n,d_k)\ \text{generically}", [_attention_rank_literal], [],
-     Reading("corrected", r"\operatorname{rank}A_h=n\ \text{generically}", checks=[_attention_rank_corrected],
+     Reading("corrected", r"\operatorname{rank}A_h=n\ \text{generically}", checks=[],
              condition="softmax attention is generically invertible; Prop 6.3 survives because it only needs "
                        "left-multiplication by A_h to preserve rank")),
     ("RC.rank-equals-sum", "rank(MHA(X)) = dim(R_1 + ... + R_H)",
      r"\operatorname{rank}\mathrm{MHA}(X)=\dim(R_1+\cdots+R_H)", [_rank_equals_sum_literal],
      [Reading("generic-value", r"\operatorname{rank}\mathrm{MHA}(X)=\min(n,\dim\textstyle\sum_hR_h)\ \text{generically}",
-              checks=[_rank_equals_sum_generic])],
+              checks=[])],
      Reading("corrected", r"\operatorname{rank}\mathrm{MHA}(X)\le\dim\textstyle\sum_hR_h",
              checks=[_rank_equals_sum_corrected],
              condition="only an inequality; generically rank MHA = min(n, dim sum R_h), so equality needs n >= dim sum R_h")),
@@ -336,9 +201,10 @@ for cid, quote, stmt, checks, readings, corrected in [
      [Reading("attained", r"\{\alpha_h\}=[0,1]\iff d_k\ge2", checks=[_alpha_range_attained])], None),
     ("RC.alpha-independent", "Since alpha_h affects only A^(h), and A^(h) does not appear in the rank formula, the "
                               "result is independent of alpha_h",
-     r"\dim R_h=\min(\operatorname{rank}X,d_k)\ \text{for every }\alpha_h", [_alpha_independent], [], None),
+     r"\dim R_h=\min(\operatorname{rank}X,d_k)\ \text{for every }\alpha_h", [], [], None),
     ("RC.alignment", "When heads are directional (high alpha_h), their output subspaces R_h tend to become aligned",
-     r"\alpha_h\uparrow\Rightarrow\text{principal angles between }R_h\text{ shrink}", [_alignment], [], None),
+     r"\alpha_h\uparrow\Rightarrow\text{principal angles between }R_h\text{ shrink}", [],
+     [trained_reading("RC.alignment")], None),
     ("RC.dff-lower-bound", "the MLP must expand exactly the directions the heads contracted. This gives the first "
                             "principled lower bound on d_ff",
      r"d_{\mathrm{ff}}\ge d-\operatorname{rank}\mathrm{MHA}(X)\ \text{(plausible reading; §6 truncated)}",
@@ -392,7 +258,7 @@ def head_terms(X: Matrix, heads) -> list[Matrix]:
     return [exact_softmax(X, M0) * X * WV * WO for (M0, WV, WO) in heads]
 
 
-def _ranks(X, heads) -> dict:
+def ranks_of_heads(X, heads) -> dict:
     T = head_terms(X, heads)
     mha = sum(T[1:], T[0])
     return {"T": T, "rank_T": [rank(t) for t in T], "rank_mha": rank(mha), "dim_sum": rank(Matrix.vstack(*T))}
@@ -407,7 +273,7 @@ def _regime(n, d):
     return "n<d" if n < d else ("n=d" if n == d else "n>d")
 
 
-def _subadditivity(ctx) -> list[Evidence]:
+def subadditivity_evidence(ctx) -> list[Evidence]:
     rng = random.Random(stable_seed("RC.subadditivity:heads"))
     by: dict[str, list[int]] = {}
     for (n, d, H, dk) in EDGE_SHAPES:
@@ -416,7 +282,7 @@ def _subadditivity(ctx) -> list[Evidence]:
             heads = [exact_head(rng, d, dk) for _ in range(H)]
             if trial == 0:
                 heads[0] = (heads[0][0], zeros(d, dk), heads[0][2])  # an edge: W_V = 0 in one head
-            r = _ranks(X, heads)
+            r = ranks_of_heads(X, heads)
             ok = all(t <= dk for t in r["rank_T"]) and r["rank_mha"] <= sum(r["rank_T"]) <= H * dk
             by.setdefault(_regime(n, d), [0, 0])
             by[_regime(n, d)][0] += 1
@@ -435,7 +301,7 @@ register(Claim(
     quote="Each summand Y^(h) W_O^(h) has rank ≤ d_k. By subadditivity, rank(MHA(X)) ≤ H d_k = d_model",
     statement=r"\operatorname{rank}(Y_hW_O^h)\le d_k,\ \operatorname{rank}\mathrm{MHA}(X)\le Hd_k",
     hypotheses=(), conclusion="the subadditivity bound", regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: [_proof((3,), "row(sum T_h) within sum row(T_h)")], _subadditivity],
+    checks=[lambda ctx: [_proof((3,), "row(sum T_h) within sum row(T_h)")], subadditivity_evidence],
     readings=[Reading("H-d_k-equals-d_model", r"Hd_k=d_{\mathrm{model}}\ \text{(BERT-base)}", checks=[_bert_hdk],
                       regimes=("all",), form="concrete",
                       note="a convention of BERT-like models (d_k = d / H), not a consequence of subadditivity")],
@@ -449,13 +315,13 @@ def alpha_mha_exact(rank_mha: int, head_ranks: list[int]):
     return None if m == 0 else 1 - Rational(rank_mha, len(head_ranks) * m)
 
 
-def _alpha_mha_range(ctx) -> list[Evidence]:
+def alpha_mha_range(ctx) -> list[Evidence]:
     rng = random.Random(stable_seed("RC.alpha-mha:range"))
     by: dict[str, list[int]] = {}
     for (n, d, H, dk) in EDGE_SHAPES:
         for _ in range(2 if ctx.quick else 5):
             X = _randm(rng, n, d)
-            r = _ranks(X, [exact_head(rng, d, dk) for _ in range(H)])
+            r = ranks_of_heads(X, [exact_head(rng, d, dk) for _ in range(H)])
             a = alpha_mha_exact(r["rank_mha"], r["rank_T"])
             if a is None:
                 continue
@@ -470,7 +336,7 @@ def _alpha_mha_undefined(ctx) -> list[Evidence]:
     rng = random.Random(stable_seed("RC.alpha-mha:undefined"))
     X = _randm(rng, 3, 3)
     heads = [(M0, zeros(3, 1), WO) for (M0, _, WO) in (exact_head(rng, 3, 1) for _ in range(2))]
-    r = _ranks(X, heads)
+    r = ranks_of_heads(X, heads)
     a = alpha_mha_exact(r["rank_mha"], r["rank_T"])
     return [_exact_complete("W_V = 0 in every head (H = 2, d_k = 1): every Y_h W_O^h = 0, alpha_MHA = 1 - 0/0 is "
                             "undefined" if a is None else f"alpha_MHA = {a} is defined", a is not None,
@@ -483,7 +349,7 @@ def _no_alignment_instance(ctx):
     for _ in range(20):
         X = _randm(rng, 2, 4)
         heads = [exact_head(rng, 4, 2) for _ in range(2)]
-        r = _ranks(X, heads)
+        r = ranks_of_heads(X, heads)
         if rank(X) == 2 and r["rank_T"] == [2, 2] and r["dim_sum"] == 4:
             return X, heads, r
     return None
@@ -506,7 +372,7 @@ register(Claim(
     quote="alpha_MHA = 1 − rank(MHA(X)) / (H · max_h rank(Y^(h) W_O^(h)))",
     statement=r"0\le\alpha_{\mathrm{MHA}}\le1\ \text{whenever some }Y_hW_O^h\neq0",
     hypotheses=("some head output non-zero",), conclusion="alpha_MHA in [0, 1]", regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: [_proof((3,), "rank MHA <= sum_h rank <= H max_h rank")], _alpha_mha_range],
+    checks=[lambda ctx: [_proof((3,), "rank MHA <= sum_h rank <= H max_h rank")], alpha_mha_range],
     readings=[Reading("defined-everywhere", r"\alpha_{\mathrm{MHA}}\ \text{is defined for every }X,W",
                       checks=[_alpha_mha_undefined], regimes=("all",), note="the edge W_V = 0 (or X = 0): 0/0"),
               Reading("zero-without-alignment", r"\dim\textstyle\sum_hR_h=\sum_h\dim R_h\Rightarrow\alpha_{\mathrm{MHA}}=0",
@@ -638,7 +504,7 @@ def _stored_heads(data) -> list:
 def _recheck_mechanism(data):
     X = exact_matrix(data["X"], "X")
     heads = _stored_heads(data)
-    r = _ranks(X, heads)
+    r = ranks_of_heads(X, heads)
     a = alpha_mha_exact(r["rank_mha"], r["rank_T"])
     if r["dim_sum"] == sum(r["rank_T"]) and a is not None and a > 0:
         return (f"n = {X.shape[0]}, d = {X.shape[1]}: dim R_h = {r['rank_T']}, dim(sum R_h) = {r['dim_sum']} (the "
@@ -662,7 +528,7 @@ def _recheck_specialisation(data):
     X = exact_matrix(data["X"], "X")
     heads = _stored_heads(data)
     alphas = [alpha_exact(M0) for M0, _, _ in heads]
-    r = _ranks(X, heads)
+    r = ranks_of_heads(X, heads)
     a = alpha_mha_exact(r["rank_mha"], r["rank_T"])
     if all(x == 1 for x in alphas) and a == 0:
         return (f"every head purely directional (alpha_h = {alphas}), n = {X.shape[0]} >= H d_k: rank MHA = "
@@ -694,7 +560,7 @@ def _reciprocal_literal(ctx) -> list[Evidence]:
                             arithmetic="exact (2^k softmax)", regime="n=d")]
 
 
-def _scores_symmetry(sign: int):
+def scores_symmetry(sign: int):
     def check(ctx):
         nn, dd = symbols("n d", integer=True, positive=True)
         X = sympy.MatrixSymbol("X", nn, dd)
@@ -715,10 +581,10 @@ register(Claim(
     hypotheses=("alpha_h = 0",), conclusion="symmetric attention matrix", regimes=("n=d",), form="universal",
     checks=[_reciprocal_literal],
     readings=[Reading("symmetric-scores", r"\alpha_h=0\iff M=M^\top\Rightarrow XMX^\top\ \text{symmetric}",
-                      checks=[_scores_symmetry(+1)], regimes=("all",),
+                      checks=[scores_symmetry(+1)], regimes=("all",),
                       note="reciprocity holds for the scores; row normalisation (softmax) breaks it"),
               Reading("antisymmetric-scores", r"\alpha_h=1\iff M=-M^\top\Rightarrow XMX^\top\ \text{antisymmetric}",
-                      checks=[_scores_symmetry(-1)], regimes=("all",),
+                      checks=[scores_symmetry(-1)], regimes=("all",),
                       note="'purely directional'; alpha = 1 needs d_k >= 2 (RC.alpha-range)")],
     chapter="rank_contraction",
 ))

@@ -67,17 +67,17 @@ from .claims import (CheckContext, Claim, Evidence, ProofStep, Reading, derivati
 from .blocks import FieldTooLarge, centred, row_variances, sigma_in_colspace, sqrt_decomposition, sqrt_scaled_rank
 from .linalg import (BadInput, affine_rank, centring_projector, exact_matrix, exact_vector, in_colspace, in_rowspace,
                      ones, rank, to_fmpq_mat)
+from .real_model import trained_reading
 
 __all__ = [
     "HypothesisViolation", "LNInstance", "instance", "analyse", "Analysis",
-    "HYPOTHESES", "conclusion", "PROOF_STEPS", "PAPER_PROOF_AUDIT", "WITNESS",
+    "HYPOTHESES", "conclusion", "PROOF_STEPS", "PAPER_PROOF_AUDIT",
     "centred", "row_variances", "sqrt_decomposition", "sigma_in_colspace",
     "arank_LN", "rank_LN", "stress", "SHAPES",
 ]
 
 n, d = symbols("n d", positive=True, integer=True)
 VARIABLES = (n, d)
-WITNESS = "proofs_numeric.rank_neutrality:witness"
 
 
 class HypothesisViolation(BadInput):
@@ -114,7 +114,7 @@ def instance(X, gamma=None, beta=None) -> LNInstance:
 
 # --- the three steps of LayerNorm, exactly -------------------------------------------
 
-def _gamma_diag(inst: LNInstance) -> Matrix:
+def gamma_diag(inst: LNInstance) -> Matrix:
     return sympy.diag(*inst.gamma)
 
 
@@ -187,7 +187,7 @@ def arank_LN(inst: LNInstance) -> int:
     operations removing beta), so ``arank(Y) = rank([X~ Gamma | sigma]) - 1``.
     """
     s = require_H1(inst)
-    A = centred(inst.X) * _gamma_diag(inst)
+    A = centred(inst.X) * gamma_diag(inst)
     return rank(A) - 1 + (0 if sigma_in_colspace(A, s) else 1)
 
 
@@ -198,7 +198,7 @@ def rank_LN(inst: LNInstance) -> int:
     sigma_i), decided by the rank-one-update lemma with exact membership tests.
     """
     s = require_H1(inst)
-    A = centred(inst.X) * _gamma_diag(inst)
+    A = centred(inst.X) * gamma_diag(inst)
     rA = rank(A)
     beta = Matrix(inst.beta)
     if all(b == 0 for b in inst.beta):
@@ -427,7 +427,7 @@ def _stress_rows(ctx: CheckContext):
 _STRESS_CACHE: dict = {}
 
 
-def _cached_stress(ctx: CheckContext):
+def cached_stress(ctx: CheckContext):
     key = ctx.quick
     if key not in _STRESS_CACHE:
         _STRESS_CACHE[key] = _stress_rows(ctx)
@@ -438,7 +438,7 @@ def _per_regime(ctx, statement: Callable, premise: Callable, what: str) -> list[
     """Exact stress evidence, one record per regime: premise met -> statement holds?"""
     out = []
     by_regime: dict[str, list] = {}
-    for regime, fam, inst, a in _cached_stress(ctx):
+    for regime, fam, inst, a in cached_stress(ctx):
         by_regime.setdefault(regime, []).append((fam, inst, a))
     for regime, rows in by_regime.items():
         met = [(f, i, a) for f, i, a in rows if premise(i, a)]
@@ -466,13 +466,6 @@ def _stored(claim_id: str, refutes: Callable[[LNInstance, Analysis], str | None]
     return stored_counterexample(claim_id, _recheck(refutes), name=name, arithmetic=_ARITH)
 
 
-def _witness_evidence(claim_id: str, name: str = "") -> Callable[[CheckContext], list[Evidence]]:
-    def check(ctx):
-        from proofs_numeric.rank_neutrality import certify_counterexample
-        return [certify_counterexample(claim_id, name, dps=ctx.dps)]
-    return check
-
-
 def _H1to4(i, a):
     return a.all_hypotheses
 
@@ -491,7 +484,6 @@ register(Claim(
     hypotheses=("H1", "H2", "H3", "H4"), conclusion="arank(LN(X)) == arank(X)",
     regimes=("n<d", "n=d", "n>d"),
     checks=[lambda ctx: [_stored("RN.main", _refutes_main)],
-            _witness_evidence("RN.main"),
             lambda ctx: _per_regime(ctx, lambda i, a: a.conclusion_holds, _H1to4, "arank(LN X) = arank(X) given H1-H4")],
     readings=[Reading(
         "what-LN-preserves",
@@ -499,7 +491,8 @@ register(Claim(
         checks=[lambda ctx: [proof_evidence(what="arank(LN X) = rank(X) under H1-H4")],
                 lambda ctx: _per_regime(ctx, lambda i, a: a.arank_LN_X == a.rank_X, _H1to4,
                                         "arank(LN X) = rank(X) given H1-H4")],
-        note="Under H1-H4 LayerNorm preserves the matrix rank of X as an affine rank.")],
+        note="Under H1-H4 LayerNorm preserves the matrix rank of X as an affine rank."),
+        trained_reading("RN.main")],
     corrected=Reading(
         "corrected",
         r"H1\wedge H2\wedge H3\wedge H4\wedge\mathbf 1_n\notin\operatorname{col}(X)\Rightarrow\operatorname{arank}(\mathrm{LN}(X))=\operatorname{arank}(X)",
@@ -575,7 +568,7 @@ def _refutes_plus_one(inst, a):
     return None
 
 
-def _beta_over_gamma_notin_row(i: LNInstance) -> bool:
+def beta_over_gamma_notin_row(i: LNInstance) -> bool:
     Xt = centred(i.X)
     return not in_rowspace(Xt, Matrix([b / g for b, g in zip(i.beta, i.gamma)]))
 
@@ -597,7 +590,7 @@ register(Claim(
         "corrected",
         r"H1\text{-}H4\Rightarrow\operatorname{rank}\mathrm{LN}(X)=\operatorname{rank}X+[\beta\oslash\gamma\notin\operatorname{row}(\tilde X)]",
         checks=[lambda ctx: [proof_evidence(uses=(1, 5), what="the rank-one update under H1-H4")],
-                lambda ctx: _per_regime(ctx, lambda i, a: a.rank_LN_X == a.rank_X + int(_beta_over_gamma_notin_row(i)),
+                lambda ctx: _per_regime(ctx, lambda i, a: a.rank_LN_X == a.rank_X + int(beta_over_gamma_notin_row(i)),
                                         _H1to4, "rank(LN X) = rank(X) + [beta/gamma notin row(X~)] given H1-H4")],
         condition="the excess is decided by beta/gamma (elementwise) against row(X~), not by the mean of beta"),
     chapter="rank_neutrality",
@@ -775,6 +768,7 @@ register(Claim(
     statement=r"X_{ij}\overset{iid}{\sim}\mathcal N(0,0.02^2),\ \gamma=\mathbf 1,\ \beta=0\ \Rightarrow\ H1\wedge H2\wedge H3\wedge H4\ \text{a.s.}",
     hypotheses=("standard initialisation",), conclusion="H1-H4 all hold", regimes=("n<d", "n=d", "n>d"),
     checks=[_init_evidence],
+    readings=[trained_reading("RN.hypotheses-at-init")],
     corrected=Reading(
         "corrected", r"\text{a.s. at init: }H1,H3\text{ always; }H2\iff n<d;\ H4\iff n\ge d\ (d\ge3;\ "
                      r"\text{at }d=2\text{ see RN.H4-generic, width-two})",
@@ -790,12 +784,12 @@ register(Claim(
 def arank_LN_field_embedding(inst: LNInstance) -> int:
     """arank(LN X) computed from LN(X) itself in exact arithmetic (independent of the formula)."""
     s = require_H1(inst)
-    return sqrt_scaled_rank(centred(inst.X) * _gamma_diag(inst), s, inst.beta, bordered=True) - 1
+    return sqrt_scaled_rank(centred(inst.X) * gamma_diag(inst), s, inst.beta, bordered=True) - 1
 
 
 def rank_LN_field_embedding(inst: LNInstance) -> int:
     s = require_H1(inst)
-    return sqrt_scaled_rank(centred(inst.X) * _gamma_diag(inst), s, inst.beta)
+    return sqrt_scaled_rank(centred(inst.X) * gamma_diag(inst), s, inst.beta)
 
 
 # --- further sentences of the paper (coverage) ---
@@ -979,20 +973,20 @@ register(Claim(
 ))
 
 
-def _step3_holds(M: Matrix, gamma, beta) -> bool:
+def step3_holds(M: Matrix, gamma, beta) -> bool:
     Y = M * sympy.diag(*gamma) + ones(M.shape[0]) * Matrix([list(beta)])
     return affine_rank(Y) == affine_rank(M)
 
 
 def _step3_rows(ctx) -> list[Evidence]:
     out = []
-    for regime, rows in _group(_cached_stress(ctx)).items():
+    for regime, rows in _group(cached_stress(ctx)).items():
         met = held = 0
         for fam, i, a in rows:
             if any(g == 0 for g in i.gamma):
                 continue  # H3 is the premise
             met += 1
-            held += _step3_holds(i.X, i.gamma, i.beta)
+            held += step3_holds(i.X, i.gamma, i.beta)
         out.append(exact_instances("arank(M diag(gamma) + 1 beta^T) = arank(M), every gamma_j != 0",
                                    met=met, held=held, regime=regime, arithmetic=_ARITH))
     return out
@@ -1000,9 +994,9 @@ def _step3_rows(ctx) -> list[Evidence]:
 
 def _step3_zero_gamma_witness(ctx) -> list[Evidence]:
     """The edge: a zero gamma_1 (H3 fails) can lower the affine rank; an exact witness from the stress rows."""
-    for regime, fam, i, a in _cached_stress(ctx):
+    for regime, fam, i, a in cached_stress(ctx):
         g = [Rational(0)] + list(i.gamma[1:])
-        if not _step3_holds(i.X, g, i.beta):
+        if not step3_holds(i.X, g, i.beta):
             Y = i.X * sympy.diag(*g)
             return [_exact_complete(f"{fam} {i.n}x{i.d}: gamma_1 = 0 lowers arank from {affine_rank(i.X)} to "
                                     f"{affine_rank(Y)}", True, arithmetic=_ARITH, regime=regime)]
@@ -1038,7 +1032,7 @@ def _scaling_drops(i: LNInstance) -> bool:
     return arank_LN(LNInstance(Xt, (Rational(1),) * i.d, (Rational(0),) * i.d)) < affine_rank(Xt)
 
 
-def _decrease_needs_sigma(i: LNInstance, a: Analysis) -> bool:
+def decrease_needs_sigma(i: LNInstance, a: Analysis) -> bool:
     return (not _scaling_drops(i)) or bool(a.sigma_in_colspace_Xt)
 
 
@@ -1056,17 +1050,12 @@ register(Claim(
 ))
 
 
-def _trained_sites(ctx) -> list[Evidence]:
-    from .real_model_claims import _ln_sites
-    return _ln_sites(ctx)
-
-
 register(Claim(
     id="RN.hypotheses-in-training", section="§4, after Thm 4.2",
     quote="All four hypotheses H1–H4 ... are maintained during training under normal operating conditions",
     statement=r"\text{trained BERT-like model: H1-H4 at every LayerNorm input}",
     hypotheses=("a trained model",), conclusion="H1-H4 hold", regimes=("n<d", "n=d", "n>d"),
-    checks=[_trained_sites],
+    checks=[],  # the trained model's LayerNorm sites (numeric layer)
     readings=[Reading("during-training", r"\text{H1-H4 along the training trajectory}",
                       checks=[lambda ctx: [not_checkable("no training trajectory (checkpoints) is available; the "
                                                          "headline checks the trained end point (all-MiniLM-L6-v2)")]])],

@@ -15,7 +15,7 @@ PG-OP constructions considered (BERT-base: n_max = 512 positions, H = 12, d = 76
 ``per-position-per-channel``       a gate for every position and output channel: n_max d
 ``per-head d_k x d_k mixing``      a learned GL(d_k) per head: H d_k^2
 
-PG-OP as implemented in :mod:`proofs_numeric.head_channel`:
+PG-OP as implemented in the numeric layer (float64, mp, iv):
 :math:`\mathrm{MHA}_{pg}(X)=\sum_h\operatorname{diag}(g_h)\,Y_hW_O^h`.
 
 Examples
@@ -32,7 +32,7 @@ from sympy import Matrix, Rational, symbols
 
 from .claims import (Claim, Evidence, Reading, exact_complete, exact_instances, not_checkable, register,
                      stable_seed, symbolic_identity)
-from .head_channel import KERNEL_FORMULAS, SHAPES, Phi_a, _rand, map_nullity, rank
+from .head_channel import KERNEL_FORMULAS, SHAPES, Phi_a, random_int_matrix, map_nullity, rank
 
 __all__ = ["bert_figures", "BERT", "PGOP_CONSTRUCTIONS", "pgop_overhead", "Phi_a_gated", "Phi_b_gated"]
 
@@ -97,7 +97,7 @@ def _ra_literal(ctx) -> list[Evidence]:
     for (nn, HH, dk, dd) in SHAPES:
         if HH * dk > dd or nn * HH * dk > 40:
             continue
-        W = _rand(rng, HH * dk, dd)
+        W = random_int_matrix(rng, HH * dk, dd)
         total += 1
         agree += map_nullity(lambda Ys: Phi_a(Ys, W), nn, HH, dk) == KERNEL_FORMULAS["b"].subs({n: nn, H: HH, d_k: dk})
     f = bert_figures()
@@ -107,8 +107,8 @@ def _ra_literal(ctx) -> list[Evidence]:
 
 
 def _ra_reading_b(ctx) -> list[Evidence]:
-    from .head_channel import _kernel_b_instances, _proof
-    return [_proof((3,), "dim ker Phi_b = n (H - 1) d_k"), *_kernel_b_instances(ctx)]
+    from .head_channel import kernel_b_instances, proof_evidence
+    return [proof_evidence((3,), "dim ker Phi_b = n (H - 1) d_k"), *kernel_b_instances(ctx)]
 
 
 register(Claim(
@@ -172,7 +172,7 @@ def _pgop_ambiguity(ctx) -> list[Evidence]:
     for (nn, HH, dk, dd) in SHAPES:
         if nn * HH * dk > 40:
             continue
-        W = _rand(rng, HH * dk, dd)
+        W = random_int_matrix(rng, HH * dk, dd)
         gates = [[Rational(rng.choice([1, 2, -1, 3])) for _ in range(nn)] for _ in range(HH)]
         base_a = map_nullity(lambda Ys: Phi_a(Ys, W), nn, HH, dk)
         pg_a = map_nullity(lambda Ys: Phi_a_gated(Ys, W, gates), nn, HH, dk)

@@ -46,9 +46,8 @@ from .instances import regime_of
 from .linalg import exact_matrix, in_rowspace, rank
 
 __all__ = ["F_uniform", "invariant_hull", "remark_iii_counterexample", "softmax_shift_column_counterexample",
-           "attention_second_derivative", "PROOF_STEPS", "WITNESS"]
+           "attention_second_derivative", "PROOF_STEPS"]
 
-WITNESS = "proofs_numeric.residual_obstruction:witness"
 _ARITH = "exact over QQ (python-flint fmpq_mat)"
 
 
@@ -189,7 +188,7 @@ PROOF_STEPS = [
 ]
 
 
-def _proof(uses, what: str, regime: str = "all", concludes: bool = True) -> Evidence:
+def proof_evidence(uses, what: str, regime: str = "all", concludes: bool = True) -> Evidence:
     return derivation(PROOF_STEPS, what, uses=uses, regime=regime, concludes=concludes)
 
 
@@ -281,20 +280,15 @@ def _recheck_scalar_weights(data):
 
 def _degenerate_weights(ctx) -> list[Evidence]:
     """W_h = c I (including W_V = 0): rank(F(X)) <= rank(X) for every X; the stored instance, exactly."""
-    e = _proof((1,), "'with W_V W_O = c I in every head (c = 0: W_V = 0), F(X) = (I + sum_h c A_h) X, so rank F(X) "
+    e = proof_evidence((1,), "'with W_V W_O = c I in every head (c = 0: W_V = 0), F(X) = (I + sum_h c A_h) X, so rank F(X) "
                      "<= rank X for every X and any attention'", regime="degenerate-weights", concludes=False)
     return [e, stored_counterexample("RRO.main", _recheck_scalar_weights, arithmetic=_ARITH)]
 
 
 def _lebesgue_vacuous(ctx) -> list[Evidence]:
-    e = _proof((0,), "the rank-deficient matrices form a Lebesgue-null set, so the premise is null")
+    e = proof_evidence((0,), "the rank-deficient matrices form a Lebesgue-null set, so the premise is null")
     e.summary += " (the statement holds vacuously under Lebesgue measure on all n x d matrices)"
     return [e]
-
-
-def _witness_checks(ctx) -> list[Evidence]:
-    from proofs_numeric.residual_obstruction import certify_shapes
-    return certify_shapes(dps=ctx.dps, quick=ctx.quick)
 
 
 def _witness_exact_uniform(ctx) -> list[Evidence]:
@@ -322,7 +316,7 @@ register(Claim(
     statement=r"\operatorname{rank}A=r<\min(n,d),\ B\sim\mu\ \text{abs. continuous}\Rightarrow\Pr[\operatorname{rank}(A+B)>r]=1",
     hypotheses=("rank A = r < min(n, d)", "B absolutely continuous"), conclusion="rank(A + B) > r a.s.",
     regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: [_proof((0,), "A + B is absolutely continuous and rank-deficient matrices are null")],
+    checks=[lambda ctx: [proof_evidence((0,), "A + B is absolutely continuous and rank-deficient matrices are null")],
             _prop51_instances],
     readings=[Reading("rank-inequalities",
                       r"|\operatorname{rank}A-\operatorname{rank}B|\le\operatorname{rank}(A+B)\le"
@@ -339,7 +333,7 @@ register(Claim(
     checks=[_remark_iii_stored],
     corrected=Reading("corrected",
                       r"\operatorname{row}\Delta\cap\operatorname{row}X=0=\operatorname{col}\Delta\cap\operatorname{col}X,\ \Delta\ne0\Rightarrow\operatorname{rank}(X+\Delta)=\operatorname{rank}X+\operatorname{rank}\Delta",
-                      checks=[lambda ctx: [_proof((3,), "the Marsaglia-Styan rank additivity")], _remark_iii_corrected],
+                      checks=[lambda ctx: [proof_evidence((3,), "the Marsaglia-Styan rank additivity")], _remark_iii_corrected],
                       condition="both the row spaces and the column spaces must meet only in 0"),
     chapter="residual_obstruction",
 ))
@@ -354,7 +348,7 @@ register(Claim(
     hypotheses=("rank X < min(n, d)", "generic weights (as the proof's step (b) assumes)"),
     conclusion="rank(X + MHA(X)) > rank(X)",
     regimes=("n<d", "n=d", "n>d"),
-    checks=[_witness_checks, _witness_exact_uniform],
+    checks=[_witness_exact_uniform],  # + the interval witnesses (numeric layer)
     readings=[Reading("for-all-weights",
                       r"\forall W,\ \text{a.e. }X\text{ with }\operatorname{rank}X=r<\min(n,d):\ "
                       r"\operatorname{rank}(X+\mathrm{MHA}(X))>r",
@@ -373,11 +367,11 @@ register(Claim(
     quote="rank(X* + MHA(X*)) = 2 > 1 for almost every choice of W_V, W_O",
     statement=r"X^\star=e_1f_1^\top:\ \operatorname{rank}(X^\star+\mathrm{MHA}(X^\star))=2\ \text{for a.e. }W_V,W_O",
     hypotheses=("n >= 2", "generic W_V, W_O"), conclusion="rank F(X*) = 2", regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: [e for e in _witness_checks(ctx) if e.numbers.get("r") == 1], _witness_exact_uniform],
+    checks=[_witness_exact_uniform],  # + the rank-1 interval witnesses
     readings=[Reading("a-witness-exists",
                       r"\text{for each shape checked, some }(W_Q,W_K,W_V,W_O):\ "
                       r"\operatorname{rank}(X^\star+\mathrm{MHA}(X^\star))=2",
-                      checks=[lambda ctx: [e for e in _witness_checks(ctx) if e.numbers.get("r") == 1]],
+                      checks=[],  # the rank-1 interval witnesses (numeric layer)
                       form="existential",
                       note="what step (b) needs: one weight configuration outside the bad set; with analyticity "
                            "in the weights (a cited lemma) it gives 'almost every' for that shape")],
@@ -385,7 +379,7 @@ register(Claim(
 ))
 
 
-def _recheck_span(data):
+def recheck_span(data):
     X, W = exact_matrix(data["X"]), exact_matrix(data["W_VO"], "W_VO")
     FX = F_uniform(X, [W])
     outside = [i for i in range(FX.shape[0]) if not in_rowspace(X, FX.row(i))]
@@ -395,7 +389,7 @@ def _recheck_span(data):
 
 
 def _mlp_span_counterexample(ctx) -> list[Evidence]:
-    return [stored_counterexample("MLP.span", _recheck_span, arithmetic=_ARITH)]
+    return [stored_counterexample("MLP.span", recheck_span, arithmetic=_ARITH)]
 
 
 def _attention_stays_in_hull(ctx) -> list[Evidence]:
@@ -440,7 +434,7 @@ register(Claim(
     checks=[_mlp_span_counterexample],
     readings=[Reading("invariant-hull",
                       r"\operatorname{row}\Phi(X)\subseteq S(X,W)=\text{smallest }W_h\text{-invariant subspace}\supseteq\operatorname{row}X",
-                      checks=[lambda ctx: [_proof((4,), "invariance of S under one attention + residual layer "
+                      checks=[lambda ctx: [proof_evidence((4,), "invariance of S under one attention + residual layer "
                                                           "(induction over layers)")],
                               _attention_stays_in_hull],
                       note="true, but S = R^d for generic weights (the Krylov space of row(X) fills R^d), "
@@ -449,7 +443,7 @@ register(Claim(
 ))
 
 
-def _recheck_curvature(data):
+def recheck_curvature(data):
     d2, _ = attention_second_derivative(data)
     nz = [(i, j, d2[i, j]) for i in range(d2.shape[0]) for j in range(d2.shape[1]) if d2[i, j] != 0]
     if nz and all(v.is_Rational for *_, v in nz):
@@ -460,7 +454,7 @@ def _recheck_curvature(data):
 
 
 def _curvature(ctx) -> list[Evidence]:
-    return [stored_counterexample("MLP.curvature", _recheck_curvature,
+    return [stored_counterexample("MLP.curvature", recheck_curvature,
                                   arithmetic="exact (sympy; exp(0) = 1 at the base point)")]
 
 
@@ -472,7 +466,7 @@ register(Claim(
     hypotheses=("no MLP",), conclusion="second derivative vanishes", regimes=("all",),
     checks=[_curvature],
     readings=[Reading("first-order", r"D[X\mapsto X+\mathrm{MHA}(X)](X_0)\ \text{is linear}",
-                      checks=[lambda ctx: [_proof((5,), "linearity of the first derivative in the direction")]],
+                      checks=[lambda ctx: [proof_evidence((5,), "linearity of the first derivative in the direction")]],
                       note="true but says nothing specific to attention")],
     chapter="residual_obstruction",
 ))
@@ -535,7 +529,7 @@ def F_exact(X: Matrix, heads: list[tuple[Matrix, Matrix]]) -> Matrix:
     return out
 
 
-def _rows_inside(X: Matrix, D: Matrix) -> bool:
+def rows_inside(X: Matrix, D: Matrix) -> bool:
     return all(in_rowspace(X, D.row(i)) for i in range(D.shape[0]))
 
 
@@ -684,7 +678,7 @@ def _recheck_wo_choice(data):
         raise ValueError("the stored instance needs W_Q = 0 (uniform attention)")
     f1 = X.row(0)
     M = _mha_uniform(X, WVs, WOs)
-    inside = _rows_inside(f1, M)
+    inside = rows_inside(f1, M)
     FX = X + M
     if WOs[0][0, 1] != 0 and inside:
         return (f"W_O^(1) has first row {list(WOs[0].row(0))} (second coordinate {WOs[0][0, 1]} != 0), yet every row "
@@ -708,7 +702,7 @@ def _wo_choice_generic(ctx) -> list[Evidence]:
                     WOs[0][0, 1] = 1
                 M = _mha_uniform(X, WVs, WOs)
                 met += 1
-                held += (not _rows_inside(X.row(0), M)) and rank(X + M) == 2
+                held += (not rows_inside(X.row(0), M)) and rank(X + M) == 2
         out.append(exact_instances("random integer W_V, W_O (W_O^(1)_{12} != 0), uniform attention: MHA(X*) leaves "
                                    "span(f_1) and rank(X* + MHA(X*)) = 2", met=met, held=held, regime=regime,
                                    arithmetic=_ARITH))
@@ -814,10 +808,10 @@ register(Claim(
 def _step_rows_inside_no_increase() -> bool:
     X = Matrix([[1, 2, 0], [0, 0, 0]])
     D = Matrix([[3, 6, 0], [2, 4, 0]])  # rows in row(X)
-    return _rows_inside(X, D) and rank(X + D) <= rank(X)
+    return rows_inside(X, D) and rank(X + D) <= rank(X)
 
 
-def _strengthens_instances(ctx) -> list[Evidence]:
+def strengthens_instances(ctx) -> list[Evidence]:
     rng = random.Random(stable_seed("RRO.strengthens:instances"))
     out = []
     for regime, shapes in SHAPES.items():
@@ -828,7 +822,7 @@ def _strengthens_instances(ctx) -> list[Evidence]:
                 D = _low_rank(rng, n, d, rng.randint(1, 2))
                 if rank(X + D) > rank(X):
                     met += 1
-                    held += not _rows_inside(X, D)
+                    held += not rows_inside(X, D)
         out.append(exact_instances("rank(X + Delta) > rank X  =>  row(Delta) not in row(X)", met=met, held=held,
                                    regime=regime, arithmetic=_ARITH))
     return out
@@ -854,7 +848,7 @@ register(Claim(
                                                r"\operatorname{row}(X+\Delta)\subseteq\operatorname{row}X",
                                                "rows of a sum lie in the sum of the row spaces", "lemma",
                                                _step_rows_inside_no_increase)], "the forward implication")],
-            _strengthens_instances, _converse_fails],
+            strengthens_instances, _converse_fails],
     chapter="residual_obstruction",
 ))
 
@@ -940,7 +934,7 @@ def _only_increase(ctx) -> list[Evidence]:
     return out
 
 
-def _recheck_one_layer_collapse(data):
+def recheck_one_layer_collapse(data):
     """X + A X W with A = exact_softmax(X, M0) and W = W_V W_O, exactly; identical rows = Dong's residual R = 0."""
     X, M0, W = (exact_matrix(data[k], k) for k in ("X", "M0", "W_VO"))
     FX = X + exact_softmax(X, M0) * X * W
@@ -957,9 +951,9 @@ register(Claim(
     quote="The residual update X^(l+1) = X^(l) + Delta^(l) can only increase rank in the generic case",
     statement=r"\Delta\ \text{generic}\Rightarrow\operatorname{rank}(X+\Delta)\ge\operatorname{rank}X",
     hypotheses=("generic Delta",), conclusion="rank does not decrease", regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: [_proof((0,), "rank-deficient matrices are null, so X + Delta is generic")], _only_increase],
+    checks=[lambda ctx: [proof_evidence((0,), "rank-deficient matrices are null, so X + Delta is generic")], _only_increase],
     readings=[Reading("every-increment", r"\forall\Delta=\mathrm{MHA}(X):\ \operatorname{rank}(X+\Delta)\ge\operatorname{rank}X",
-                      checks=[lambda ctx: [stored_counterexample("DONG.skip-full-rank", _recheck_one_layer_collapse,
+                      checks=[lambda ctx: [stored_counterexample("DONG.skip-full-rank", recheck_one_layer_collapse,
                                                                  arithmetic=_ARITH + " (2^k softmax)")]],
                       regimes=("all",), note="the edge: degenerate weights (W_V W_O = c I) can lower the rank")],
     chapter="residual_obstruction",
@@ -968,7 +962,7 @@ register(Claim(
 
 # §5.3: the global map is not affine; the form of the first-order term
 
-def _not_affine(ctx) -> list[Evidence]:
+def not_affine_evidence(ctx) -> list[Evidence]:
     d2, _ = attention_second_derivative()
     nz = [(i, j, d2[i, j]) for i in range(d2.shape[0]) for j in range(d2.shape[1]) if d2[i, j] != 0]
     return [exact_complete(f"F(X) = X + softmax(X M X^T) X W on the stored instance (MLP.curvature.json): "
@@ -982,10 +976,10 @@ register(Claim(
     quote="The global map X^(0) -> X^(L) is not globally affine: softmax attention is non-linear in X^(0)",
     statement=r"\exists X_0,V:\ \tfrac{d^2}{dt^2}\bigl[X+\mathrm{MHA}(X)\bigr]_{X=X_0+tV}\neq0",
     hypotheses=("attention + residual, no MLP",), conclusion="not affine", regimes=("all",), form="existential",
-    checks=[_not_affine],
+    checks=[not_affine_evidence],
     readings=[Reading("consistent-with-curvature-claim",
                       r"\text{(this sentence contradicts MLP.curvature's 'curvature unavailable to attention')}",
-                      checks=[_not_affine], form="existential",
+                      checks=[not_affine_evidence], form="existential",
                       note="the same computation that proves this sentence refutes MLP.curvature's headline")],
     chapter="residual_obstruction",
 ))
@@ -1052,7 +1046,7 @@ register(Claim(
     readings=[Reading("right-product", r"D X^{(L)}[\delta X]=\delta X\,\Phi\ \ (\text{as in }X^{(0)}\Phi(X^{(0)}))",
                       checks=[lambda ctx: _first_order_form(ctx, "right")]),
               Reading("linear-operator", r"D X^{(L)}(X^{(0)})\ \text{is a linear map of }\delta X",
-                      checks=[lambda ctx: [_proof((5,), "linearity of the first derivative in the direction")]],
+                      checks=[lambda ctx: [proof_evidence((5,), "linearity of the first derivative in the direction")]],
                       regimes=("all",), note="true, with Φ read as an operator, not a matrix")],
     chapter="residual_obstruction",
 ))

@@ -17,12 +17,11 @@ from __future__ import annotations
 import sympy
 from sympy import Matrix, Rational, eye, symbols, zeros
 
-from .claims import (Claim, Evidence, ProofStep, Reading, derivation, exact_complete, interval_witness, not_checkable,
+from .claims import (Claim, Evidence, ProofStep, Reading, derivation, exact_complete, not_checkable,
                      register)
 
 __all__ = ["softmax_rows", "mha_symbolic", "PROOF_STEPS", "breaking_examples"]
 
-WITNESS = "proofs_numeric.symmetries:witness"
 
 
 def softmax_rows(S: Matrix) -> Matrix:
@@ -147,25 +146,6 @@ def _breaks(key, what) -> list[Evidence]:
                            reason=None if differs else "sympy found no difference on this instance")]
 
 
-def _certified(key: str):
-    def check(ctx):
-        from proofs_numeric.symmetries import witness
-        w = witness(dps=ctx.dps)[key]
-        if "holds" in w:  # overlap is consistency, not a certificate
-            return [interval_witness(f"{key}: the enclosures of both sides overlap entrywise (random Gaussian heads)",
-                                     None, arithmetic=f"mpmath iv at {ctx.dps} digits",
-                                     reason="overlapping enclosures are consistent with the identity but do not "
-                                            "certify it" if w["holds"] else "some enclosures are disjoint")]
-        return [interval_witness(f"{key}: some entry's enclosures are disjoint: certified broken",
-                                 False if w["certified_broken"] else None, arithmetic=f"mpmath iv at {ctx.dps} digits",
-                                 reason=None if w["certified_broken"] else "the enclosures overlap: not separated")]
-    return check
-
-
-_CERTIFIED = {"token-permutation": "token-permutation", "head-permutation": "head-permutation",
-              "causal mask": "causal-mask", "positional encoding": "positional-encoding"}
-
-
 #: claims whose Coq proofs cover one attention head (or the scores) only: their own reading, not the MHA headline
 _SINGLE_HEAD = {
     "SYM.token-permutation": r"\operatorname{attn}_h(\Pi X)=\Pi\operatorname{attn}_h(X)\ \text{for one head }h",
@@ -176,8 +156,7 @@ _SINGLE_HEAD = {
 
 def _sym_claim(cid, quote, statement, i, breaking=()):
     readings = [Reading(f"without-{key.replace(' ', '-')}", stmt,
-                        checks=[lambda ctx, k=key, w=what: _breaks(k, w)]
-                        + ([_certified(_CERTIFIED[key])] if key in _CERTIFIED else []))
+                        checks=[lambda ctx, k=key, w=what: _breaks(k, w)])
                 for key, stmt, what in breaking]
     if cid in _SINGLE_HEAD:
         readings.insert(0, Reading("single-head", _SINGLE_HEAD[cid], checks=[],
@@ -185,8 +164,7 @@ def _sym_claim(cid, quote, statement, i, breaking=()):
                                         "to their sum is the headline's derivation, not formalised)"))
     register(Claim(id=cid, section="§9 (contributions list); standard", quote=quote, statement=statement,
                    hypotheses=(), conclusion="invariance", regimes=("all",),
-                   checks=[lambda ctx: [_proof(i, statement)]]
-                   + ([_certified(cid.split(".")[1])] if cid.split(".")[1] in _CERTIFIED else []),
+                   checks=[lambda ctx: [_proof(i, statement)]],
                    readings=readings, chapter="symmetries"))
 
 

@@ -9,9 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from proofs_numeric import depth as D
+from proofs_numeric import dong_collapse as D
 
-from theorems.dong_collapse import EXPONENT_TOL
 
 #: the premise "rho has converged": two consecutive deep log-ratios (log10 rho < -30) agree to this
 _CONVERGED = 1e-2
@@ -29,22 +28,22 @@ def test_depth_pure_attention_is_cubic(counts):
         counts["drawn"] += 1
         if len(late) >= 2 and abs(late[-1] - late[-2]) < _CONVERGED:  # premise: converged (some seeds are slow)
             counts["converged"] += 1
-            assert abs(late[-1] - 3) < EXPONENT_TOL
+            assert abs(late[-1] - 3) < D.EXPONENT_TOL
     prop()
 
 
 def test_depth_delta_form_matches_plain_form_where_both_resolve():
     cfg = D.DepthConfig(n=5, d=4, H=1, d_k=4, layers=4, dps=200, seed=3)
-    heads, _, X0 = D._weights(cfg)
-    with D._Prec(cfg.dps):
-        heads_a = [(D._am(q) * D._am(k).transpose(), D._am(v) * D._am(o)) for q, k, v, o in heads]
-        heads_p = [tuple(D._am(w) for w in h) for h in heads]
-        R, m = D._center(D._am(X0))
-        X = D._am(X0)
+    heads, _, X0 = D.draw_weights(cfg)
+    with D.Precision(cfg.dps):
+        heads_a = [(D.arb_matrix(q) * D.arb_matrix(k).transpose(), D.arb_matrix(v) * D.arb_matrix(o)) for q, k, v, o in heads]
+        heads_p = [tuple(D.arb_matrix(w) for w in h) for h in heads]
+        R, m = D.center_rows(D.arb_matrix(X0))
+        X = D.arb_matrix(X0)
         for _ in range(3):
-            m, R = D._attention_delta(m, R, heads_a, cfg.d_k)
-            X = D._mha_plain(X, heads_p, cfg.d_k)
-        Xd = D._ones_times(m, cfg.n) + R
+            m, R = D.attention_delta(m, R, heads_a, cfg.d_k)
+            X = D.mha_plain(X, heads_p, cfg.d_k)
+        Xd = D.ones_times(m, cfg.n) + R
         for i in range(cfg.n):
             for j in range(cfg.d):
                 assert Xd[i, j].overlaps(X[i, j])

@@ -90,7 +90,7 @@ def run_ledger(claims: list[Claim], ctx: CheckContext,
 
 
 def _paper_claim_ids(claims: list[Claim]) -> set:
-    from theorems.claims import registry
+    from .load import registry
     return {c.id for c in registry()}
 
 

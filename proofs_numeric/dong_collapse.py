@@ -1,0 +1,790 @@
+r"""The depth study: Dong's rank collapse measured layer by layer, certified, deep into the collapse.
+
+Four regimes (the Dong explainer): ``pure_attention`` (X -> MHA(X)), ``attention_skip``
+(X -> X + MHA(X)), ``attention_mlp`` (X -> FFN(MHA(X)), no skip) and ``full_block``
+(post-LN BERT block: attention, skip, LayerNorm, GELU FFN, skip, LayerNorm).
+
+Arithmetic: python-flint ``arb`` balls at ``dps`` digits (default 1000). Every number
+is an enclosure, so a reported residual is certified.
+
+Keeping relative precision deep into the collapse
+==================================================
+Write :math:`X=\mathbf 1m^\top+R` with :math:`\mathbf 1^\top R=0` and propagate ``(m, R)``
+instead of X. Row-wise softmax ignores row constants, so the logits reduce to
+:math:`L=(\mathbf 1m^\top+R)MR^\top/\sqrt{d_k}` (entries of order :math:`\|R\|`), and
+:math:`A=J/n+D` with :math:`D_{ij}=(\mathrm{expm1}(L_{ij})-\overline{\mathrm{expm1}(L_{i\cdot})})/\sum_k e^{L_{ik}}`.
+Since :math:`D\mathbf 1=0` and :math:`JR=0`: :math:`AXW=\mathbf 1(W^\top m)^\top+DRW`. No step
+subtracts two nearly equal numbers, and arb's exponent range is unbounded, so the
+residual keeps all its digits at :math:`10^{-10^5}`. The two attention regimes use this
+form; the MLP regimes use the plain form (a ball that contains 0 is reported as
+"below resolution", never as 0).
+
+Per layer: the Dong residual :math:`\rho_l=\|X-\mathbf 1\bar x^\top\|_F/\|X\|_F`, the ratio
+:math:`\log\rho_{l+1}/\log\rho_l` (tends to b for doubly exponential decay with base b,
+to 1 for singly exponential decay), a certified rank interval (lower: a minor of
+:math:`[m^\top/\|m\|;\,R/\|R\|]` whose arb determinant excludes 0; upper: structure), the
+numerical rank at tolerance :math:`10^{-12}\sigma_{\max}` and the effective rank
+:math:`\exp H(\sigma/\sum\sigma)` (Roy and Vetterli 2007) of the enclosed matrix, and the same
+network run in float64 (to show where float64 reports collapse).
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import flint
+import numpy as np
+
+from theorems.claims import (CheckContext, Evidence, float_statistic, interval_instances, interval_witness,
+                             not_checkable, stable_seed)
+from theorems.dong_collapse import rank_blind_to_collapse, skip_bound_holds
+
+__all__ = ["DepthRangeError", "DepthConfig", "run", "run_all", "SHAPES", "REGIMES", "exponent_estimate", "float64_run", "mp_run",
+           "depth_results", "DEPTH_DPS", "EXPONENT_TOL", "weight_gamma", "SKIP_TARGET_GAMMAS", "EVIDENCE"]
+
+REGIMES = ("pure_attention", "attention_skip", "attention_mlp", "full_block")
+#: (n, d, H, d_k): single and multi-head, d_k < d and d_k = d, n < d and n > d
+SHAPES = [(8, 6, 2, 3), (8, 6, 1, 6), (4, 6, 1, 6), (4, 6, 3, 2)]
+NUMERICAL_RANK_RTOL = 1e-12  # numerical rank counts sigma_i > 1e-12 sigma_max (stated in every record)
+
+
+class DepthRangeError(ValueError):
+    """The residual stream left the float64 range, which the numerical-rank columns need."""
+
+
+@dataclass
+class DepthConfig:
+    n: int = 8
+    d: int = 6
+    H: int = 2
+    d_k: int = 3
+    layers: int = 12
+    dps: int = 1000
+    seed: int = 0
+    d_ff: int | None = None
+    qk_scale: float = 1.0
+    vo_scale: float = 1.0
+    #: "negative-identity": W_Q = W_K = sqrt(qk_scale) I, W_V = I, W_O = -I (d_k = d): sharp,
+    #: near-identity attention with W_V W_O = -I, the adversary of the skip-connection bound
+    weights: str = "gaussian"
+
+    def __post_init__(self):
+        if self.d_ff is None:
+            self.d_ff = 4 * self.d
+        for name in ("n", "d", "H", "d_k", "layers", "dps"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be positive")
+
+
+class Precision:
+    def __init__(self, dps):
+        self.bits = int(dps * 3.3220) + 20
+
+    def __enter__(self):
+        self.old = flint.ctx.prec
+        flint.ctx.prec = self.bits
+
+    def __exit__(self, *a):
+        flint.ctx.prec = self.old
+
+
+def arb_matrix(M):
+    M = np.asarray(M, dtype=np.float64)
+    return flint.arb_mat(M.shape[0], M.shape[1], [flint.arb(float(v)) for v in M.ravel()])
+
+
+def draw_weights(cfg: DepthConfig):
+    rng = np.random.default_rng(cfg.seed)
+    d, dk = cfg.d, cfg.d_k
+    heads = []
+    if cfg.weights == "negative-identity":
+        if dk != d:
+            raise ValueError("negative-identity weights need d_k = d")
+        I = np.eye(d)
+        heads = [(math.sqrt(cfg.qk_scale) * I, math.sqrt(cfg.qk_scale) * I, I, -I / cfg.H) for _ in range(cfg.H)]
+    for _ in range(cfg.H if cfg.weights == "gaussian" else 0):
+        WQ, WK, WV = (rng.normal(0, 1 / math.sqrt(d), (d, dk)) for _ in range(3))
+        WO = rng.normal(0, 1 / math.sqrt(dk), (dk, d))
+        heads.append((WQ * math.sqrt(cfg.qk_scale), WK * math.sqrt(cfg.qk_scale), WV * cfg.vo_scale, WO))
+    ffn = (rng.normal(0, 1 / math.sqrt(d), (d, cfg.d_ff)), rng.normal(0, 0.1, cfg.d_ff),
+           rng.normal(0, 1 / math.sqrt(cfg.d_ff), (cfg.d_ff, d)), rng.normal(0, 0.1, d))
+    X0 = rng.normal(0, 1, (cfg.n, d))
+    return heads, ffn, X0
+
+
+def _colmean(R: flint.arb_mat) -> list:
+    n = R.nrows()
+    return [sum((R[i, j] for i in range(n)), flint.arb(0)) / n for j in range(R.ncols())]
+
+
+def center_rows(R: flint.arb_mat):
+    n, d = R.nrows(), R.ncols()
+    mu = _colmean(R)
+    return flint.arb_mat(n, d, [R[i, j] - mu[j] for i in range(n) for j in range(d)]), mu
+
+
+def _fro2(M) -> flint.arb:
+    return sum((M[i, j] ** 2 for i in range(M.nrows()) for j in range(M.ncols())), flint.arb(0))
+
+
+def _row(m: list) -> flint.arb_mat:
+    return flint.arb_mat(1, len(m), m)
+
+
+def ones_times(m: list, n: int) -> flint.arb_mat:
+    return flint.arb_mat(n, len(m), [m[j] for _ in range(n) for j in range(len(m))])
+
+
+def attention_delta(m, R, heads_a, dk):
+    """One MHA in (m, R) form: returns (m', R') with X' = 1 m'^T + R' = MHA(1 m^T + R).
+
+    Logits x_i^T M r_j / sqrt(d_k) (row constants dropped) split into a_j = m^T M r_j / sqrt(d_k),
+    the same for every row, and b_ij = r_i^T M r_j / sqrt(d_k). With alpha = softmax(a),
+    A_ij - alpha_j = alpha_j (e_ij - s_i) / (1 + s_i), e = expm1(b), s_i = sum_k alpha_k e_ik, so
+    A X W = 1 (W^T m + W^T R^T alpha)^T + (A - 1 alpha^T) R W: the row-constant part goes to m
+    and the rest is O(|R|^3) computed without cancellation.
+    """
+    n, d = R.nrows(), R.ncols()
+    sq = flint.arb(dk).sqrt()
+    new_m = [flint.arb(0)] * d
+    T = flint.arb_mat(n, d)
+    mrow = _row(m)
+    for (M, W) in heads_a:
+        MRt = M * R.transpose()                       # [d, n]
+        a = mrow * MRt                                # [1, n]
+        b = R * MRt                                   # [n, n]
+        av = [a[0, j] / sq for j in range(n)]
+        c = max(float(v.mid()) for v in av)
+        ea = [(v - c).exp() for v in av]
+        tot = sum(ea, flint.arb(0))
+        alpha = [v / tot for v in ea]
+        G = []
+        for i in range(n):
+            e = [(b[i, j] / sq).expm1() for j in range(n)]
+            s_i = sum((alpha[k] * e[k] for k in range(n)), flint.arb(0))
+            G.extend(alpha[j] * (e[j] - s_i) / (1 + s_i) for j in range(n))
+        RW = R * W
+        T = T + flint.arb_mat(n, n, G) * RW
+        const = mrow * W + flint.arb_mat(1, n, alpha) * RW
+        new_m = [new_m[j] + const[0, j] for j in range(d)]
+    Tc, mu = center_rows(T)
+    return [new_m[j] + mu[j] for j in range(d)], Tc
+
+
+def _softmax_rows_arb(S):
+    n, k = S.nrows(), S.ncols()
+    out = []
+    for i in range(n):
+        c = max(float(S[i, j].mid()) for j in range(k))
+        es = [(S[i, j] - c).exp() for j in range(k)]
+        tot = sum(es, flint.arb(0))
+        out.extend(e / tot for e in es)
+    return flint.arb_mat(n, k, out)
+
+
+def mha_plain(X, heads_qkvo, dk):
+    sq = flint.arb(dk).sqrt()
+    out = None
+    for (WQ, WK, WV, WO) in heads_qkvo:
+        S = (X * WQ) * (X * WK).transpose()
+        S = flint.arb_mat(S.nrows(), S.ncols(), [S[i, j] / sq for i in range(S.nrows()) for j in range(S.ncols())])
+        term = _softmax_rows_arb(S) * X * WV * WO
+        out = term if out is None else out + term
+    return out
+
+
+def _gelu(M):
+    r2 = flint.arb(2).sqrt()
+    return flint.arb_mat(M.nrows(), M.ncols(), [M[i, j] * (1 + (M[i, j] / r2).erf()) / 2
+                                                 for i in range(M.nrows()) for j in range(M.ncols())])
+
+
+def _ffn(X, W1, b1, W2, b2):
+    n = X.nrows()
+    H = X * W1 + ones_times([b1[0, j] for j in range(b1.ncols())], n)
+    return _gelu(H) * W2 + ones_times([b2[0, j] for j in range(b2.ncols())], n)
+
+
+def _ln(X):
+    n, d = X.nrows(), X.ncols()
+    out = []
+    for i in range(n):
+        mu = sum((X[i, j] for j in range(d)), flint.arb(0)) / d
+        xt = [X[i, j] - mu for j in range(d)]
+        sig = (sum((v * v for v in xt), flint.arb(0)) / d).sqrt()
+        out.extend(v / sig for v in xt)
+    return flint.arb_mat(n, d, out)
+
+
+def _rank_interval(m, R, upper: int) -> list[int]:
+    """Certified [lower, upper] for rank(1 m^T + R) = dim(span(m) + row(R)), from a minor of the normalised stack."""
+    n, d = R.nrows(), R.ncols()
+    nm = _fro2(_row(m)).sqrt()
+    nr = _fro2(R).sqrt()
+    rows = []
+    if not nm.contains(0):
+        rows.append([m[j] / nm for j in range(d)])
+    if not nr.contains(0):
+        rows.extend([R[i, j] / nr for j in range(d)] for i in range(n))
+    if not rows:
+        return [0, upper]
+    mids = np.array([[float(v.mid()) for v in row] for row in rows])
+    # complete pivoting on the (O(1)) midpoints chooses the minor; arb certifies it
+    A = mids.copy()
+    ri, ci = list(range(A.shape[0])), list(range(A.shape[1]))
+    piv = []
+    for k in range(min(A.shape)):
+        sub = np.abs(A[k:, k:])
+        if sub.size == 0 or sub.max() <= 1e-300:
+            break
+        i, j = np.unravel_index(np.argmax(sub), sub.shape)
+        i += k; j += k
+        A[[k, i]] = A[[i, k]]; ri[k], ri[i] = ri[i], ri[k]
+        A[:, [k, j]] = A[:, [j, k]]; ci[k], ci[j] = ci[j], ci[k]
+        A[k + 1:, k:] -= np.outer(A[k + 1:, k] / A[k, k], A[k, k:])
+        piv.append((ri[k], ci[k]))
+    k = len(piv)
+    while k > 0:
+        rs, cs = sorted(p[0] for p in piv[:k]), sorted(p[1] for p in piv[:k])
+        det = flint.arb_mat(k, k, [rows[i][j] for i in rs for j in cs]).det()
+        if not det.contains(0):
+            return [k, upper]
+        k -= 1
+    return [0, upper]
+
+
+def _spectrum(X: np.ndarray):
+    s = np.linalg.svd(X, compute_uv=False)
+    if s[0] == 0:
+        return 0, 0.0
+    num = int(np.sum(s > NUMERICAL_RANK_RTOL * s[0]))
+    p = s / s.sum()
+    p = p[p > 0]
+    return num, float(np.exp(-(p * np.log(p)).sum()))
+
+
+def _log10(a: flint.arb) -> float | None:
+    if a.contains(0):
+        return None
+    return float((a.log() / flint.arb(10).log()).mid())
+
+
+def _fmt(a: flint.arb) -> str:
+    if a.contains(0):
+        return "below resolution"
+    return a.mid().str(6, radius=False)
+
+
+def float64_run(cfg: DepthConfig, regime: str) -> list[dict]:
+    """The same network in float64 (numpy), plain formulation: what float64 reports."""
+    from .transformer import Block, Head, block_forward
+    heads, (W1, b1, W2, b2), X = draw_weights(cfg)
+    blk = Block([Head(*h) for h in heads], W1, b1, W2, b2)
+    out = []
+    for layer in range(cfg.layers + 1):
+        if layer:
+            with np.errstate(all="ignore"):
+                X = block_forward(X, blk, regime, backend="float64")
+        R = X - X.mean(axis=0, keepdims=True)
+        nx = np.linalg.norm(X)
+        rho = float(np.linalg.norm(R) / nx) if nx > 0 and np.isfinite(nx) else float("nan")
+        ok = np.all(np.isfinite(X))
+        out.append({"layer": layer, "rho": rho, "numerical_rank": int(np.linalg.matrix_rank(X)) if ok else None,
+                    "effective_rank": _spectrum(X)[1] if ok else None})
+    return out
+
+
+def mp_run(cfg: DepthConfig, regime: str) -> list[float]:
+    """The same network in plain mpmath ``mp`` at ``cfg.dps`` digits (uncertified): rho per layer.
+
+    The benchmarks' baseline for the certified (m, R) study at the same precision. Plain
+    arithmetic loses every digit of the residual once rho < 10^-dps, which the (m, R) form avoids.
+    """
+    import mpmath
+    from .transformer import Block, Head, block_forward, workdps
+    heads, (W1, b1, W2, b2), X = draw_weights(cfg)
+    blk = Block([Head(*h) for h in heads], W1, b1, W2, b2)
+    rhos = []
+    with workdps(mpmath.mp, cfg.dps):
+        for layer in range(cfg.layers + 1):
+            if layer:
+                X = block_forward(X, blk, regime, backend="mp", dps=cfg.dps)
+            Xm = X if isinstance(X, mpmath.matrix) else mpmath.matrix(X.tolist())
+            n, d = Xm.rows, Xm.cols
+            mu = [mpmath.fsum(Xm[i, j] for i in range(n)) / n for j in range(d)]
+            r2 = mpmath.fsum((Xm[i, j] - mu[j]) ** 2 for i in range(n) for j in range(d))
+            x2 = mpmath.fsum(Xm[i, j] ** 2 for i in range(n) for j in range(d))
+            rhos.append(float(mpmath.sqrt(r2 / x2)) if x2 else float("nan"))
+            X = Xm
+    return rhos
+
+
+def run(cfg: DepthConfig, regime: str) -> dict:
+    """One regime, one shape: the layer records and the exponent estimate."""
+    if regime not in REGIMES:
+        raise ValueError(f"regime {regime!r} not in {REGIMES}")
+    t0 = time.perf_counter()
+    heads, (W1, b1, W2, b2), X0 = draw_weights(cfg)
+    n, d = cfg.n, cfg.d
+    with Precision(cfg.dps):
+        sq = None
+        heads_a = [(arb_matrix(WQ) * arb_matrix(WK).transpose(), arb_matrix(WV) * arb_matrix(WO)) for WQ, WK, WV, WO in heads]
+        heads_p = [tuple(arb_matrix(w) for w in h) for h in heads]
+        ffn = (arb_matrix(W1), arb_matrix(b1[None, :]), arb_matrix(W2), arb_matrix(b2[None, :]))
+        R, m = center_rows(arb_matrix(X0))
+        delta = regime in ("pure_attention", "attention_skip")
+        recs = []
+        for layer in range(cfg.layers + 1):
+            if layer:
+                if delta:
+                    m2, R2 = attention_delta(m, R, heads_a, cfg.d_k)
+                    if regime == "attention_skip":
+                        m2 = [m2[j] + m[j] for j in range(d)]
+                        R2 = R2 + R
+                    m, R = m2, R2
+                else:
+                    X = ones_times(m, n) + R
+                    Mh = mha_plain(X, heads_p, cfg.d_k)
+                    if regime == "attention_mlp":
+                        X = _ffn(Mh, *ffn)
+                    else:
+                        Z = _ln(X + Mh)
+                        X = _ln(Z + _ffn(Z, *ffn))
+                    R, m = center_rows(X)
+            nr2, nm2 = _fro2(R), _fro2(_row(m))
+            rho = (nr2 / (n * nm2 + nr2)).sqrt() if not (n * nm2 + nr2).contains(0) else flint.arb(0, 1)
+            upper = min(n, d) if regime != "pure_attention" or layer == 0 else min(n, d, cfg.H * cfg.d_k)
+            Xf = np.array([[float((m[j] + R[i, j]).mid()) for j in range(d)] for i in range(n)])
+            if not np.all(np.isfinite(Xf)) or float(np.abs(Xf).max()) > 1e150:  # SVD squares: keep it finite
+                big = float(np.abs(Xf).max()) if np.all(np.isfinite(Xf)) else float("inf")
+                raise DepthRangeError(
+                    f"{regime}: at layer {layer} the residual stream's entries reach {big:.3g}, "
+                    f"beyond the float64 range the numerical-rank columns need; this regime supports at most "
+                    f"--layers {max(layer - 1, 0)} for n={n}, d={d}, H={cfg.H}, d_k={cfg.d_k}, seed={cfg.seed}")
+            num, eff = _spectrum(Xf)
+            eps52 = flint.arb(2) ** -52
+            below = True if rho < eps52 else (False if rho > eps52 else None)  # arb: True only when certain
+            recs.append({"layer": layer, "rho": _fmt(rho), "log10_rho": _log10(rho), "rho_below_2^-52": below,
+                         "log10_norm_R": _log10(nr2.sqrt()) if not nr2.contains(0) else None,
+                         "certified_rank": _rank_interval(m, R, upper), "numerical_rank": num,
+                         "numerical_rank_rtol": NUMERICAL_RANK_RTOL, "effective_rank": eff})
+    for a, b in zip(recs, recs[1:]):
+        b["log_ratio"] = (b["log10_rho"] / a["log10_rho"]) if (a["log10_rho"] and b["log10_rho"]) else None
+    recs[0]["log_ratio"] = None
+    f64 = float64_run(cfg, regime)
+    for r, f in zip(recs, f64):
+        r["float64"] = f
+    return {"layers": recs, "exponent": exponent_estimate(recs), "seconds": time.perf_counter() - t0,
+            "arithmetic": f"python-flint arb balls at {cfg.dps} digits" + (" ((m, R) form)" if regime in
+                                                                              ("pure_attention", "attention_skip") else ""),
+            "float64_first_collapse_layer": next((f["layer"] for f in f64 if f["numerical_rank"] is not None
+                                                  and f["numerical_rank"] <= 1), None),
+            "machine_precision_layer": next((r["layer"] for r in recs if r["log10_rho"] is not None
+                                             and r["log10_rho"] < math.log10(2 ** -52)), None),
+            "machine_precision_layer_certified": _first_certified_below(recs)}
+
+
+def _first_certified_below(recs: list[dict]) -> int | None:
+    """The first layer whose rho ball lies below 2^-52, every earlier ball certainly above (else None)."""
+    for r in recs:
+        if r["rho_below_2^-52"] is True:
+            return r["layer"]
+        if r["rho_below_2^-52"] is not False:
+            return None
+    return None
+
+
+def exponent_estimate(recs: list[dict], below: float = -3.0) -> float | None:
+    """Median of log rho_{l+1} / log rho_l over the layers already collapsing (log10 rho_l < -3)."""
+    ratios = [b["log_ratio"] for a, b in zip(recs, recs[1:])
+              if b.get("log_ratio") is not None and a["log10_rho"] is not None and a["log10_rho"] < below]
+    if len(ratios) < 2:
+        return None
+    return float(np.median(ratios[-4:]))
+
+
+def run_all(cfg: DepthConfig | None = None, shapes=None, regimes=REGIMES) -> dict:
+    """Every regime for the default shape, and every regime for each shape in ``shapes``."""
+    cfg = cfg or DepthConfig()
+    out = {"dps": cfg.dps, "layers": cfg.layers, "shape": {"n": cfg.n, "d": cfg.d, "H": cfg.H, "d_k": cfg.d_k},
+           "regimes": {r: run(cfg, r) for r in regimes}, "shapes": []}
+    for (n, d, H, dk) in (shapes or []):
+        c = DepthConfig(n=n, d=d, H=H, d_k=dk, layers=cfg.layers, dps=cfg.dps, seed=cfg.seed)
+        out["shapes"].append({"n": n, "d": d, "H": H, "d_k": dk, "regimes": {r: run(c, r) for r in regimes}})
+    return out
+
+# --- numeric evidence for the claims of theorems.dong_collapse (attached by id, see EVIDENCE) ---
+
+def _regime(n: int, d: int) -> str:
+    return "n<d" if n < d else ("n=d" if n == d else "n>d")
+
+
+def _shape_str(s: dict) -> str:
+    return f"n={s['n']}, d={s['d']}, H={s['H']}, d_k={s['d_k']}"
+
+
+DEPTH_DPS = 1000
+
+
+_CACHE: dict = {}
+
+
+_ARB = f"python-flint arb balls at {DEPTH_DPS} digits ((m, R) form for the attention regimes)"
+
+
+def depth_results(quick: bool = False) -> dict:
+    """The depth study over every shape (cached per process)."""
+    key = quick
+    if key not in _CACHE:
+        shapes = SHAPES[:2] if quick else SHAPES
+        res = []
+        for (n, d, H, dk) in shapes:
+            cfg = DepthConfig(n=n, d=d, H=H, d_k=dk, dps=DEPTH_DPS)
+            res.append(({"n": n, "d": d, "H": H, "d_k": dk},
+                        {r: run(cfg, r) for r in ("pure_attention", "attention_skip", "attention_mlp", "full_block")}))
+        adv = DepthConfig(n=8, d=6, H=1, d_k=6, dps=DEPTH_DPS, weights="negative-identity", qk_scale=100)
+        _CACHE[key] = {"shapes": res, "adversarial_skip": run(adv, "attention_skip"), "adversarial_cfg": adv}
+    return _CACHE[key]
+
+
+#: |e - 3| below this counts as "base 3" (the median of the last log-ratios, :func:`exponent_estimate`)
+EXPONENT_TOL = 0.05
+
+
+_FIT = ("median of log rho_(l+1) / log rho_l over the last collapsing layers, from arb enclosures at "
+        f"{DEPTH_DPS} digits (a statistic over layers: float evidence)")
+
+
+def exponent_evidence(ctx, regime_key: str, ok, what: str, no_collapse_holds: bool | None = None) -> list[Evidence]:
+    """One float statistic per shape (a fit over layers is float evidence, whatever its inputs).
+
+    ``no_collapse_holds``: the answer when rho never falls below 1e-3 (no exponent to estimate):
+    True for claims that collapse does not happen, None (nothing measured) otherwise.
+    """
+    out = []
+    for shape, runs in depth_results(ctx.quick)["shapes"]:
+        r = runs[regime_key]
+        e = r["exponent"]
+        holds = no_collapse_holds if e is None else bool(ok(e))
+        out.append(float_statistic(
+            f"{_shape_str(shape)}: {what} exponent estimate "
+            f"{'n/a (fewer than two layers with rho < 1e-3: no collapse to measure)' if e is None else f'{e:.4f}'}; "
+            f"rho_12 = {r['layers'][-1]['rho']}", holds, regime=_regime(shape["n"], shape["d"]), arithmetic=_FIT,
+            numbers={**shape, "exponent": e},
+            reason=None if holds is not None else "fewer than two layers with rho < 1e-3: no exponent to measure"))
+    return out
+
+
+def machine_precision(ctx) -> list[Evidence]:
+    out = []
+    for shape, runs in depth_results(ctx.quick)["shapes"]:
+        r = runs["pure_attention"]
+        L = r["machine_precision_layer_certified"]
+        out.append(interval_instances(
+            f"{_shape_str(shape)}: rho first certainly below 2^-52 at layer {L} (every earlier enclosure certainly "
+            f"above); float64 numerical rank first 1 at layer {r['float64_first_collapse_layer']}",
+            None if L is None else (5 <= L <= 7), regime=_regime(shape["n"], shape["d"]), arithmetic=_ARB,
+            numbers={**shape, "layer": L}, reason=None if L is not None else "no enclosure crossed 2^-52 certainly"))
+    return out
+
+
+def skip_bound_trajectory(ctx) -> list[Evidence]:
+    """The explainer's gamma read off the trajectory: it cannot fail, so the literal is not checkable."""
+    res = depth_results(ctx.quick)
+    runs = [r["attention_skip"] for _, r in res["shapes"]] + [res["adversarial_skip"]]
+    gams = []
+    for r in runs:
+        norms = [x["log10_norm_R"] for x in r["layers"]]
+        if None not in norms:
+            gams.append(max(0.0, max(1 - 10 ** (b - a_) for a_, b in zip(norms, norms[1:]))))
+    return [not_checkable("gamma is only 'an upper bound on the contraction introduced by attention'; read off a "
+                          "trajectory (here gamma = " + ", ".join(f"{g:.3f}" for g in gams) + " on the depth "
+                          "study's skip runs, the last with W_V W_O = -I) it satisfies the bound for every "
+                          "non-vanishing trajectory, so the statement cannot fail; see the reading 'weight-bound'")]
+
+
+def weight_gamma(heads, n: int) -> float:
+    """gamma_W = sqrt(n) sum_h ||W_V^h W_O^h||_2: with C = I - J/n and A_h row-stochastic (||A_h||_2 <= sqrt n),
+    R^(l+1) = R^l + sum_h C A_h R^l W_V^h W_O^h, so ||R^(l+1)|| >= (1 - gamma_W) ||R^l||."""
+    return math.sqrt(n) * sum(float(np.linalg.norm(WV @ WO, 2)) for (_, _, WV, WO) in heads)
+
+
+#: weight scales for the small-weight runs of the weight bound (gamma_W < 1 needs small W_V W_O)
+SKIP_TARGET_GAMMAS = (0.3, 0.6, 0.9)
+
+
+def skip_weight_bound(ctx) -> list[Evidence]:
+    out = []
+    for (n, d, H, dk) in SHAPES[: 2 if ctx.quick else None]:
+        base = DepthConfig(n=n, d=d, H=H, d_k=dk, dps=60)
+        g1 = weight_gamma(draw_weights(base)[0], n)
+        held = met = 0
+        worst = None
+        for target in SKIP_TARGET_GAMMAS:
+            cfg = DepthConfig(n=n, d=d, H=H, d_k=dk, dps=60, vo_scale=target / g1)
+            g = weight_gamma(draw_weights(cfg)[0], n)
+            norms = [x["log10_norm_R"] for x in run(cfg, "attention_skip")["layers"]]
+            ok = skip_bound_holds(norms, g) if None not in norms else None
+            if ok is None:
+                continue
+            met += 1
+            held += ok
+            worst = min(worst or 1e9, min(v - (norms[0] + l * math.log10(1 - g)) for l, v in enumerate(norms)))
+        out.append(float_statistic(
+            f"{_shape_str({'n': n, 'd': d, 'H': H, 'd_k': dk})}: ||R^l|| >= (1 - gamma_W)^l ||R^0|| for 12 layers "
+            f"at gamma_W in {SKIP_TARGET_GAMMAS} (held {held}/{met}; smallest log10 margin {worst:.3g})",
+            None if met == 0 else held == met, regime=_regime(n, d),
+            arithmetic="arb enclosures at 60 digits of ||R^l||, compared with a bound whose gamma_W is a float64 "
+                       "spectral norm: float evidence",
+            numbers={"met": met, "held": held}, reason="no configuration with gamma_W < 1" if met == 0 else None))
+    return out
+
+
+def cubic_is_not_spoiled(ctx) -> list[Evidence]:
+    """The dropped column term 1 (m^T W_QK R^T) does not change the rate: its effect on R is a row constant."""
+    out = []
+    for shape, runs in depth_results(ctx.quick)["shapes"]:
+        e = runs["pure_attention"]["exponent"]
+        out.append(float_statistic(f"{_shape_str(shape)}: exponent {e if e is None else round(e, 4)} with the "
+                                   "column term m^T W_QK r_j kept in the logits",
+                                   None if e is None else abs(e - 3) < EXPONENT_TOL,
+                                   regime=_regime(shape["n"], shape["d"]), arithmetic=_FIT,
+                                   reason="no exponent to measure" if e is None else None))
+    return out
+
+
+def inference(ctx) -> list[Evidence]:
+    """The inference, on the suite's own certified data: exact rank full at every layer, yet rho -> 0."""
+    out = []
+    for shape, runs in depth_results(ctx.quick)["shapes"]:
+        r = runs["pure_attention"]
+        full = min(shape["n"], shape["d"])
+        blind = rank_blind_to_collapse(r["layers"], full)
+        out.append(interval_witness(
+            f"{_shape_str(shape)}, pure attention: exact rank certified = {full} (full) at every one of "
+            f"{len(r['layers']) - 1} layers, while rho_12 = {r['layers'][-1]['rho']} (certainly below 2^-52): "
+            "exact rank does not see Dong's collapse, so 'rank does not decrease' cannot imply 'no collapse'"
+            if blind else f"{_shape_str(shape)}: the run does not separate rank from collapse",
+            None if blind is None else (not blind), regime=_regime(shape["n"], shape["d"]), arithmetic=_ARB,
+            numbers={**shape, "rank": full},
+            reason="rank interval not closed or rho not certainly below 2^-52" if blind is None else None))
+    return out
+
+
+def exact_rank_kept(r: dict) -> bool | None:
+    """Certified rank >= 2 at every layer (True), certified < 2 somewhere (False), else undecided (None)."""
+    los = [x["certified_rank"][0] for x in r["layers"]]
+    his = [x["certified_rank"][1] for x in r["layers"]]
+    if any(h < 2 for h in his):
+        return False
+    return True if all(lo >= 2 for lo in los) else None
+
+
+def dong_collapsed(r: dict) -> bool | None:
+    """rho certainly below 2^-52 at some layer (True), certainly above at every layer (False), else None."""
+    if r["machine_precision_layer_certified"] is not None:
+        return True
+    flags = [x["rho_below_2^-52"] for x in r["layers"]]
+    return False if all(f is False for f in flags) else None
+
+
+def depth_evidence(ctx, regime_key: str, test, what: str, reason: str) -> list[Evidence]:
+    out = []
+    for shape, runs in depth_results(ctx.quick)["shapes"]:
+        r = runs[regime_key]
+        h = test(r)
+        los = [x["certified_rank"][0] for x in r["layers"]]
+        out.append(interval_instances(
+            f"{_shape_str(shape)}, {regime_key.replace('_', ' ')}: {what} (certified rank lower bounds by layer "
+            f"{los}; rho first certainly below 2^-52 at layer {r['machine_precision_layer_certified']}; rho_12 = "
+            f"{r['layers'][-1]['rho']})", h, regime=_regime(shape["n"], shape["d"]), arithmetic=_ARB,
+            numbers={**shape, "certified_rank_lower": los}, reason=None if h is not None else reason))
+    return out
+
+
+def no_rank_collapse(ctx, regime_key):
+    return depth_evidence(ctx, regime_key, exact_rank_kept, "no rank collapse: certified rank >= 2 at every layer",
+                           "a rank enclosure did not close at this precision")
+
+
+def no_dong_collapse(ctx, regime_key):
+    return depth_evidence(ctx, regime_key, lambda r: (lambda c: None if c is None else not c)(dong_collapsed(r)),
+                           "no collapse in Dong's sense: rho stays above 2^-52 for 12 layers",
+                           "rho straddles 2^-52 at some layer")
+
+
+def mlp_alone_prevents(ctx):
+    return no_dong_collapse(ctx, "attention_mlp")
+
+
+def rho_slope(ctx, regime_key: str) -> list[Evidence]:
+    """Least-squares slope of log10 rho over the last six layers (decades per layer): a float statistic."""
+    out = []
+    for shape, runs in depth_results(ctx.quick)["shapes"]:
+        ys = [x["log10_rho"] for x in runs[regime_key]["layers"][-6:]]
+        if any(y is None for y in ys):
+            out.append(float_statistic(f"{_shape_str(shape)}: rho below resolution", None,
+                                       regime=_regime(shape["n"], shape["d"]), arithmetic=_FIT,
+                                       reason="rho not resolved on the last layers"))
+            continue
+        slope = float(np.polyfit(np.arange(len(ys)), np.array(ys), 1)[0])
+        out.append(float_statistic(f"{_shape_str(shape)}, {regime_key.replace('_', ' ')}: log10 rho changes by "
+                                   f"{slope:+.3f} per layer over the last 6 layers (no decay: slope >= -0.01)",
+                                   slope >= -0.01, regime=_regime(shape["n"], shape["d"]),
+                                   arithmetic="least-squares slope of log10 of arb enclosures (float statistic)",
+                                   numbers={**shape, "slope": slope}))
+    return out
+
+
+def no_rank_collapse_as_claim(ctx, regime_key):
+    """'rank reaches 1': False when the certified rank stays >= 2 at every layer."""
+    return depth_evidence(ctx, regime_key, lambda r: (lambda k: None if k is None else not k)(exact_rank_kept(r)),
+                           "exact rank reaches 1", "a rank enclosure did not close at this precision")
+
+
+def tokens_never_identical(ctx) -> list[Evidence]:
+    out = []
+    for shape, runs in depth_results(ctx.quick)["shapes"]:
+        norms = [x["log10_norm_R"] for x in runs["pure_attention"]["layers"]]
+        h = False if all(v is not None for v in norms) else None
+        out.append(interval_instances(f"{_shape_str(shape)}: ||R|| certainly > 0 at every layer (log10 ||R_12|| = "
+                                      f"{norms[-1]}): the tokens are never identical", h,
+                                      regime=_regime(shape["n"], shape["d"]), arithmetic=_ARB,
+                                      reason=None if h is not None else "an ||R|| enclosure contains 0"))
+    return out
+
+
+def full_block_rank_kept(ctx) -> list[Evidence]:
+    out = []
+    for shape, runs in depth_results(ctx.quick)["shapes"]:
+        n, d = shape["n"], shape["d"]
+        cap = min(n, d - 1)  # post-LN rows lie in 1-perp (gamma = 1, beta = 0)
+        los = [x["certified_rank"][0] for x in runs["full_block"]["layers"][1:]]
+        his = [x["certified_rank"][1] for x in runs["full_block"]["layers"][1:]]
+        h = False if any(hh < cap for hh in his) else (True if all(lo >= cap for lo in los) else None)
+        out.append(interval_instances(f"{_shape_str(shape)}, full block: certified rank >= min(n, d - 1) = {cap} at "
+                                      f"every layer (lower bounds {los}; LayerNorm's centring caps the rank at d - 1)",
+                                      h, regime=_regime(n, d), arithmetic=_ARB,
+                                      reason=None if h is not None else "a rank enclosure did not close"))
+    return out
+
+
+def mlp_outward_generic(ctx) -> list[Evidence]:
+    from math import erf, sqrt
+    rng = np.random.default_rng(stable_seed("DONG.mlp-pushes-outward:gaussian"))
+    gelu = np.vectorize(lambda v: 0.5 * v * (1 + erf(v / sqrt(2))))
+    ratios = []
+    for _ in range(40 if ctx.quick else 200):
+        n, d = 8, 6
+        X = rng.normal(size=(n, d))
+        W1, W2 = rng.normal(size=(d, 4 * d)) / np.sqrt(d), rng.normal(size=(4 * d, d)) / np.sqrt(4 * d)
+        Y = gelu(X @ W1) @ W2
+        rho = lambda M: np.linalg.norm(M - M.mean(0)) / np.linalg.norm(M)
+        ratios.append(rho(Y) / rho(X))
+    med = float(np.median(ratios))
+    return [float_statistic(f"Gaussian GELU MLP (n = 8, d = 6, d_ff = 24, standard init), {len(ratios)} draws: median "
+                            f"rho(MLP X) / rho(X) = {med:.3f} (outward: > 1)", med > 1, regime="all",
+                            arithmetic="float64", numbers={"median_ratio": med})]
+
+
+def cubic_constant(ctx) -> list[Evidence]:
+    out = []
+    for shape, runs in depth_results(ctx.quick)["shapes"]:
+        norms = [x["log10_norm_R"] for x in runs["pure_attention"]["layers"]]
+        pairs = [(a, b) for a, b in zip(norms, norms[1:]) if a is not None and b is not None and a < -3]
+        if len(pairs) < 3:
+            out.append(float_statistic(f"{_shape_str(shape)}: too few collapsing layers", None,
+                                       regime=_regime(shape["n"], shape["d"]), arithmetic=_FIT,
+                                       reason="fewer than three layers with ||R|| < 1e-3"))
+            continue
+        logC = [b - 3 * a for a, b in pairs]
+        spread_C = max(logC) - min(logC)
+        spread_R = max(a for a, _ in pairs) - min(a for a, _ in pairs)
+        ok = spread_C <= 0.01 * spread_R
+        out.append(float_statistic(
+            f"{_shape_str(shape)}: log10 C_l = log10||R_(l+1)|| - 3 log10||R_l|| in [{min(logC):.2f}, {max(logC):.2f}] "
+            f"over {len(pairs)} collapsing layers while log10||R_l|| spans {spread_R:.0f} decades (a constant C: "
+            "spread <= 1% of it; a quadratic law would give a spread equal to it)", ok,
+            regime=_regime(shape["n"], shape["d"]), arithmetic=f"differences of arb enclosures ({_ARB}): a statistic",
+            numbers={**shape, "logC": logC}))
+    return out
+
+
+def skip_generic(ctx) -> list[Evidence]:
+    out = []
+    for shape, runs in depth_results(ctx.quick)["shapes"]:
+        r = runs["attention_skip"]
+        n, d = shape["n"], shape["d"]
+        los = [x["certified_rank"][0] for x in r["layers"]]
+        norms = [x["log10_norm_R"] for x in r["layers"]]
+        h = True if all(lo == min(n, d) for lo in los) and all(v is not None for v in norms) else None
+        out.append(interval_instances(f"{_shape_str(shape)}, attention + skip: certified full rank {min(n, d)} and "
+                                      f"||R|| certainly > 0 at every layer", h, regime=_regime(n, d), arithmetic=_ARB,
+                                      reason=None if h else "an enclosure did not close"))
+    return out
+
+
+def _exponent_check(regime_key: str, ok, what: str, no_collapse_holds: bool | None = None):
+    def check(ctx: CheckContext) -> list[Evidence]:
+        return exponent_evidence(ctx, regime_key, ok, what, no_collapse_holds)
+    check.__name__ = f"exponent_{regime_key}"
+    return check
+
+
+def _regime_check(make, regime_key: str):
+    def check(ctx: CheckContext) -> list[Evidence]:
+        return make(ctx, regime_key)
+    check.__name__ = f"{make.__name__}_{regime_key}"
+    return check
+
+
+def dong_collapse_evidence(ctx: CheckContext) -> list[Evidence]:
+    """Dong's collapse in pure attention: rho certainly below 2^-52 within 12 layers."""
+    return depth_evidence(ctx, "pure_attention", dong_collapsed, "Dong's collapse: rho certainly below 2^-52",
+                          "rho straddles 2^-52")
+
+
+def tokens_converge(ctx: CheckContext) -> list[Evidence]:
+    """Pure attention: the tokens converge (rho certainly below 2^-52)."""
+    return depth_evidence(ctx, "pure_attention", dong_collapsed, "tokens converge: rho certainly below 2^-52",
+                          "rho straddles 2^-52")
+
+
+_no_rank_collapse_full = _regime_check(no_rank_collapse, "full_block")
+_no_rank_collapse_skip = _regime_check(no_rank_collapse, "attention_skip")
+_rho_slope_full = _regime_check(rho_slope, "full_block")
+
+#: numeric evidence attached by (claim id, reading key) (collected by :mod:`proofs_numeric.evidence`)
+EVIDENCE = {
+    ("DONG.collapse-rate", "literal"): [_exponent_check("pure_attention", lambda e: abs(e - 3) < EXPONENT_TOL,
+                                                        "pure attention")],
+    ("DONG.collapse-rate", "explainer-derivation"): [cubic_is_not_spoiled],
+    ("DONG.machine-precision-5-7", "literal"): [machine_precision],
+    ("DONG.skip-lower-bound", "literal"): [skip_bound_trajectory],
+    ("DONG.skip-lower-bound", "weight-bound"): [skip_weight_bound],
+    ("DONG.mlp-singly-exponential", "literal"): [_exponent_check("attention_mlp", lambda e: e < 1.5,
+                                                                 "attention + MLP")],
+    ("RRO.no-dong-collapse", "literal"): [inference],
+    ("RRO.no-dong-collapse", "skip-no-doubly-exponential"): [
+        _exponent_check("attention_skip", lambda e: e < 1.5, "attention + skip", no_collapse_holds=True),
+        _exponent_check("full_block", lambda e: e < 1.5, "full block", no_collapse_holds=True)],
+    ("RRO.contribution-2", "literal"): [_no_rank_collapse_full, _no_rank_collapse_skip, mlp_alone_prevents],
+    ("RRO.contribution-2", "with-residual"): [_no_rank_collapse_full, _no_rank_collapse_skip],
+    ("RRO.contribution-2", "mlp-sufficient"): [mlp_alone_prevents],
+    ("RRO.contribution-2", "mlp-not-necessary"): [_no_rank_collapse_skip,
+                                                  _regime_check(no_dong_collapse, "attention_skip")],
+    ("RRO.contribution-2", "dong-residual-full-block"): [_rho_slope_full],
+    ("MLP.function", "literal"): [mlp_alone_prevents, _no_rank_collapse_skip],
+    ("MLP.function", "sufficient"): [mlp_alone_prevents],
+    ("MLP.function", "not-necessary"): [_no_rank_collapse_skip],
+    ("DONG.regime-collapse", "literal"): [dong_collapse_evidence],
+    ("DONG.regime-collapse", "exact-rank"): [_regime_check(no_rank_collapse_as_claim, "pure_attention")],
+    ("DONG.identical-vector", "literal"): [tokens_converge],
+    ("DONG.identical-vector", "eliminated-exactly"): [tokens_never_identical],
+    ("DONG.setup-maintained", "literal"): [full_block_rank_kept],
+    ("DONG.setup-maintained", "dong-residual"): [_rho_slope_full],
+    ("DONG.mlp-pushes-outward", "generic-weights"): [mlp_outward_generic],
+    ("DONG.cubic-constant", "literal"): [cubic_constant],
+    ("DONG.skip-full-rank", "generic-weights"): [skip_generic],
+}

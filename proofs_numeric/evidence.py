@@ -1,0 +1,53 @@
+"""Numeric evidence attached to claims by id: the registry behind :data:`theorems.claims.EVIDENCE_PROVIDERS`.
+
+The exact layer (``theorems/``) states every claim and reading and checks what exact algebra can check; it
+imports nothing numeric. Each numeric module ``proofs_numeric/<slug>.py`` names its checks in a module-level
+table ``EVIDENCE = {(claim_id, reading_key): [check, ...]}`` ("literal" is the headline reading), where a check
+is ``check(ctx) -> list[Evidence]`` built only with the constructors of :mod:`theorems.claims`. This module
+collects those tables (:data:`NUMERIC_CHECKS`) and provides them to every reading through
+:func:`numeric_evidence`; the top floor (:mod:`proofs_numeric.ledger`) calls :func:`install` when it loads the
+claims, so the numeric evidence is there whatever the import order.
+"""
+from __future__ import annotations
+
+from theorems.claims import EVIDENCE_PROVIDERS, Check, CheckContext, Evidence
+
+from . import dong_collapse, head_channel, rank_contraction, rank_neutrality, real_model, recovery_ambiguity
+from . import residual_obstruction, symmetries
+
+__all__ = ["NUMERIC_MODULES", "NUMERIC_CHECKS", "numeric_evidence", "install", "attached_readings"]
+
+#: the numeric modules whose ``EVIDENCE`` tables are attached, in the order their evidence is appended
+NUMERIC_MODULES = (rank_neutrality, residual_obstruction, head_channel, recovery_ambiguity, rank_contraction,
+                   symmetries, dong_collapse, real_model)
+
+
+def _collect() -> dict[tuple[str, str], list[Check]]:
+    table: dict[tuple[str, str], list[Check]] = {}
+    for mod in NUMERIC_MODULES:
+        for key, checks in getattr(mod, "EVIDENCE", {}).items():
+            table.setdefault(key, []).extend(checks)
+    return table
+
+
+#: (claim id, reading key) -> the numeric checks run for that reading, after the reading's own checks
+NUMERIC_CHECKS: dict[tuple[str, str], list[Check]] = _collect()
+
+
+def numeric_evidence(claim_id: str, reading_key: str, ctx: CheckContext) -> list[Evidence]:
+    """The evidence of every numeric check attached to (claim, reading); the provider of :func:`install`."""
+    out: list[Evidence] = []
+    for check in NUMERIC_CHECKS.get((claim_id, reading_key), ()):
+        out.extend(check(ctx))
+    return out
+
+
+def attached_readings() -> set[tuple[str, str]]:
+    """(claim id, reading key) of every attached numeric check (a test checks each names a registered reading)."""
+    return set(NUMERIC_CHECKS)
+
+
+def install() -> None:
+    """Register :func:`numeric_evidence` in :data:`theorems.claims.EVIDENCE_PROVIDERS` (idempotent)."""
+    if numeric_evidence not in EVIDENCE_PROVIDERS:
+        EVIDENCE_PROVIDERS.append(numeric_evidence)

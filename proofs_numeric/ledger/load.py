@@ -1,0 +1,72 @@
+"""Loading the claims: the paper's (every module of :mod:`theorems`), the plug-ins' (the
+``collapse_verify.claims`` entry point), and the numeric evidence attached to them by id
+(:mod:`proofs_numeric.evidence`).
+
+This is the only place that puts the two layers together, and it does so explicitly, so the
+result does not depend on the order in which modules happen to be imported: every call of
+:func:`registry` first makes sure the theorems are imported, the plug-ins loaded, and the
+numeric provider installed.
+"""
+from __future__ import annotations
+
+import fnmatch
+
+import theorems
+from theorems.claims import REGISTRY, Claim
+
+from .. import evidence
+
+__all__ = ["load", "registry", "get", "select", "load_entry_points"]
+
+_ENTRY_POINTS_LOADED = False
+
+
+def load_entry_points() -> list[str]:
+    """Import every module named under the ``collapse_verify.claims`` entry point (once per process)."""
+    global _ENTRY_POINTS_LOADED
+    loaded: list[str] = []
+    if _ENTRY_POINTS_LOADED:
+        return loaded
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group="collapse_verify.claims"):
+        ep.load()
+        loaded.append(ep.name)
+    _ENTRY_POINTS_LOADED = True
+    return loaded
+
+
+def reset_entry_points() -> None:
+    """Forget that the entry points were loaded (tests that install a plug-in)."""
+    global _ENTRY_POINTS_LOADED
+    _ENTRY_POINTS_LOADED = False
+
+
+def load() -> None:
+    """Import the paper's claims, load the plug-ins and attach the numeric evidence (idempotent)."""
+    assert theorems.MODULES is not None  # importing theorems registered the paper's claims
+    load_entry_points()
+    evidence.install()
+
+
+def registry() -> list[Claim]:
+    """Every registered claim, the paper's and the plug-ins', in id order (numeric evidence attached)."""
+    load()
+    return [REGISTRY[k] for k in sorted(REGISTRY)]
+
+
+def get(claim_id: str) -> Claim:
+    """The claim with this id (KeyError naming the known ids otherwise)."""
+    load()
+    try:
+        return REGISTRY[claim_id]
+    except KeyError:
+        raise KeyError(f"no claim {claim_id!r}; known: {', '.join(sorted(REGISTRY))}") from None
+
+
+def select(pattern: str | None) -> list[Claim]:
+    """Claims whose id matches a glob such as ``RN.*``."""
+    claims = registry()
+    if not pattern:
+        return claims
+    return [c for c in claims if fnmatch.fnmatchcase(c.id, pattern)]
