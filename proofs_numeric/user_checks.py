@@ -44,7 +44,14 @@ def _exact_and_float(name: str, X) -> tuple[list, np.ndarray]:
         rows = [[exact_number(v) for v in r] for r in X]
     from fractions import Fraction
     exact = [[v if isinstance(v, (int, Fraction)) else Fraction(*float(v).as_integer_ratio()) for v in r] for r in rows]
-    return exact, np.array([[float(v) for v in r] for r in exact], dtype=np.float64)
+    try:
+        approx = np.array([[float(v) for v in r] for r in exact], dtype=np.float64)
+    except OverflowError:
+        approx = None
+    if approx is None or not np.all(np.isfinite(approx)):
+        raise BadInput(f"{name} has an entry beyond the float64 range (|x| > 1.8e308): attention's scores would "
+                       "overflow; rescale X (the theorems are about ranks, which scaling does not change)")
+    return exact, approx
 
 
 def _finite(name: str, a: np.ndarray) -> np.ndarray:
