@@ -408,6 +408,8 @@ def _cmd_check(args) -> int:
         raise UsageError(f"unknown theorem {args.theorem!r}; available: {', '.join(CHECK_THEOREMS)}")
     if args.max_entries is not None and args.max_entries < 1:
         raise UsageError(f"--max-entries {args.max_entries} must be positive")
+    if args.seed is not None and not 0 <= args.seed < 2 ** 63:
+        raise UsageError(f"--seed {args.seed} must be a non-negative integer below 2^63")
     limit = args.max_entries or LIMITS["CHECK_MAX_ENTRIES"]
     from . import user_checks as U
     try:

@@ -50,7 +50,7 @@ def _ctx(backend: str):
     raise ValueError(f"unknown backend {backend!r}; choose from {BACKENDS}")
 
 
-def _exact_to_ctx(ctx, v):
+def exact_to_ctx(ctx, v):
     """A number in context ctx: rationals enter as exact quotients (rounded once)."""
     if hasattr(v, "p") and hasattr(v, "q"):  # sympy Rational / flint fmpq
         return ctx.mpf(int(v.p)) / int(v.q)
@@ -69,7 +69,7 @@ def to_backend(M, backend: str, dps: int = 50):
                         dtype=np.float64)
     ctx = _ctx(backend)
     with workdps(ctx, dps):
-        return [[_exact_to_ctx(ctx, v) for v in row] for row in _rows(M)]
+        return [[exact_to_ctx(ctx, v) for v in row] for row in _rows(M)]
 
 
 def _rows(M):
@@ -97,11 +97,11 @@ def layer_norm(X, gamma=None, beta=None, *, backend: str = "float64", dps: int =
         return Xt / np.sqrt(var) * g + b
     ctx = _ctx(backend)
     with workdps(ctx, dps):
-        rows = [[_exact_to_ctx(ctx, v) for v in row] for row in _rows(X)]
+        rows = [[exact_to_ctx(ctx, v) for v in row] for row in _rows(X)]
         d = len(rows[0])
-        g = [ctx.mpf(1)] * d if gamma is None else [_exact_to_ctx(ctx, v) for v in gamma]
-        b = [ctx.mpf(0)] * d if beta is None else [_exact_to_ctx(ctx, v) for v in beta]
-        e = _exact_to_ctx(ctx, eps)
+        g = [ctx.mpf(1)] * d if gamma is None else [exact_to_ctx(ctx, v) for v in gamma]
+        b = [ctx.mpf(0)] * d if beta is None else [exact_to_ctx(ctx, v) for v in beta]
+        e = exact_to_ctx(ctx, eps)
         out = []
         for i, row in enumerate(rows):
             mu = ctx.fsum(row) / d
@@ -156,7 +156,7 @@ def backend_matrix(M, backend: str, dps: int):
         rows = M.tolist() if hasattr(M, "tolist") else M
         if isinstance(rows, (list, tuple)) and rows and not isinstance(rows[0], (list, tuple)):
             rows = [rows]
-        return ctx.matrix([[_exact_to_ctx(ctx, v) for v in row] for row in rows])
+        return ctx.matrix([[exact_to_ctx(ctx, v) for v in row] for row in rows])
 
 
 def _shape(M):

@@ -136,7 +136,7 @@ def check_residual_obstruction(X: np.ndarray, heads: list[Head], dps: int = 50, 
     """Thm 5.3 on (X, weights): the hypothesis rank X < min(n, d), and rank(X + MHA(X)) against rank X."""
     import mpmath
 
-    from .transformer import _exact_to_ctx, mha, workdps
+    from .transformer import exact_to_ctx, mha, workdps
     Xq, X = _exact_and_float("--X", X)
     n, d = X.shape
     _check_size("--X", n, d)
@@ -144,7 +144,7 @@ def check_residual_obstruction(X: np.ndarray, heads: list[Head], dps: int = 50, 
     hyp = None if rX["value"] is None else rX["value"] < min(n, d)
     with workdps(mpmath.iv, dps):
         M = mha(Xq, heads, backend="iv", dps=dps)  # the exact entries enter as intervals: F(X) of X itself
-        F = [[_exact_to_ctx(mpmath.iv, Xq[i][j]) + M[i, j] for j in range(d)] for i in range(n)]
+        F = [[exact_to_ctx(mpmath.iv, Xq[i][j]) + M[i, j] for j in range(d)] for i in range(n)]
         low = _iv_rank_lower(F, dps)
     f64 = X + mha(X, heads, backend="float64")
     upper = min(n, d)
