@@ -11,7 +11,8 @@ from .ledger import get, registry
 
 __all__ = ["verdict_admonition", "ledger_markdown", "evidence_markdown", "run", "proof_steps_markdown",
            "verdict_model_markdown", "VERDICT_MODEL", "conjecture_markdown", "findings_markdown", "CHAPTER_TITLES",
-           "formal_lemmas_markdown"]
+           "formal_lemmas_markdown",
+           "chapter_claims", "chapter_verdicts_markdown"]
 
 _ADMONITION = {"proved": "tip", "certified": "tip", "supported": "note", "conditional": "warning",
                "refuted": "danger", "unsupported": "warning", "not-checkable": "seealso", "error": "error"}
@@ -61,6 +62,16 @@ def verdict_admonition(claim_id: str, dps: int = 50) -> str:
                   + (f"; {_esc(rr.condition)}" if rr.condition else ""), "", evidence_markdown(rr.evidence)]
     parts.append(":::")
     return "\n".join(parts)
+
+
+def chapter_claims(chapter: str) -> list[str]:
+    """The ids of every registered claim whose chapter is ``chapter`` (the registry decides, not the page)."""
+    return [c.id for c in registry() if c.chapter == chapter]
+
+
+def chapter_verdicts_markdown(chapter: str, dps: int = 50) -> str:
+    """Every claim of a chapter, selected from the registry, each as its verdict admonition."""
+    return "\n\n".join(verdict_admonition(cid, dps) for cid in chapter_claims(chapter))
 
 
 def ledger_markdown(dps: int = 50) -> str:
