@@ -251,6 +251,16 @@ def test_padic_needs_p_to_the_k_strictly_above_hadamard(p):
         assert brackets(A.astype(np.int64), exact="never")[0].value == 2
 
 
+def test_padic_prime_respects_large_non_pivot_entries():
+    """Small pivot block, non-pivot entries near 2^39: the residual bound is max|R|, not the
+    pivot rows' sums; the prime must keep r (p//2 + 1) max|R| below 2^53 (and C R exact)."""
+    Z = np.array([[2, 0, 2.0 ** 38], [0, 1, 2.0 ** 38], [2, 1, 2.0 ** 39]])
+    c = padic_rank_certificate(Z, [0, 1], [0, 1])
+    assert c.lower == c.upper == 2 == exact_rank(Z)
+    xb = c.prime // 2 + 1
+    assert 2 * xb * 2 ** 39 < 2 ** 53 and 3 * xb + 2 ** 39 < 2 ** 53
+
+
 def test_padic_zero_matrix_is_rank_zero():
     c = padic_rank_certificate(np.zeros((3, 4)))
     assert (c.lower, c.upper) == (0, 0)
