@@ -1,0 +1,438 @@
+"""Tests that kill mutants of the certified exact rank (README, "Mutation testing", `make mutmut-rank`).
+
+Each test asserts a property of the certificates, never an implementation detail: a certified
+interval contains the exact rank FLINT computes on the exact stored values; a certificate that
+closes is the exact rank; a refusal is a named error; the documented fast paths are taken.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import flint
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from theorems.certified_rank import (KERNEL_PRIME, PRIMES, _ratrec, certified_rank, dyadic_scale,
+                                     kernel_certificate, residues_mod_p, rump_full_rank)
+from theorems.linalg import BadInput
+from theorems.padic_rank import bordered_hadamard_bound_sq, padic_rank_certificate
+
+
+def _fmpq(v) -> flint.fmpq:
+    if isinstance(v, Fraction):
+        return flint.fmpq(v.numerator, v.denominator)
+    if isinstance(v, (float, np.floating)):
+        return flint.fmpq(*(int(x) for x in float(v).as_integer_ratio()))
+    return flint.fmpq(int(v))
+
+
+def exact_rank(A) -> int:
+    """FLINT's exact rank of the values A stores (floats as the dyadic rationals they store)."""
+    rows = [list(r) for r in (A.tolist() if isinstance(A, np.ndarray) else A)]
+    n, d = len(rows), len(rows[0])
+    Q = flint.fmpq_mat(n, d, [_fmpq(v) for r in rows for v in r])
+    return int((Q if n >= d else Q.transpose()).rank())
+
+
+def brackets(A, **kw):
+    """certified_rank(A, **kw) after asserting it contains the exact rank (and is it when closed)."""
+    exact = exact_rank(A)
+    c = certified_rank(A, **kw)
+    assert c.lower <= exact <= c.upper, (c, exact)
+    if c.certified:
+        assert c.value == exact, (c, exact)
+    return c, exact
+
+
+# ---------------------------------------------------------------- float input: the exact dyadic values
+
+@st.composite
+def dyadic_low_rank(draw, max_side=9):
+    """Float64 matrices of rank <= r whose dependencies mix binary exponents (row and column
+    scales 2^e, e in [-300, 300]): diag(2^e) (U V) diag(2^f), every entry exact in float64.
+    Duplicated rows would not do: they keep their rank under any per-entry map of the values."""
+    n, d = draw(st.integers(2, max_side)), draw(st.integers(2, max_side))
+    r = draw(st.integers(0, min(n, d) - 1))
+    g = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
+    U, V = g.integers(-40, 41, size=(n, r)), g.integers(-40, 41, size=(r, d))
+    span = draw(st.sampled_from([0, 3, 60, 300]))
+    e, f = g.integers(-span, span + 1, size=n), g.integers(-span, span + 1, size=d)
+    A = (U @ V).astype(np.float64) * np.ldexp(1.0, e)[:, None] * np.ldexp(1.0, f)[None, :]
+    return A
+
+
+@given(dyadic_low_rank(), st.sampled_from(["auto", "never"]),
+       st.sampled_from([None, list(PRIMES[:1]), [3, 5]]))
+def test_float_dependencies_across_exponents_bracket_the_exact_rank(A, exact, primes):
+    """Rank mod p of the exactly scaled float matrix never exceeds the exact rank; the p-adic and
+    exact paths give the exact rank of the stored values."""
+    c, r = brackets(A, exact=exact, primes=primes)
+    if exact == "auto":
+        assert c.certified
+
+
+def test_dyadic_scale_is_exact():
+    """M = 2^e0 * m * 2^shift entrywise with m odd (0 at zeros), shift >= 0."""
+    g = np.random.default_rng(5)
+    M = g.normal(size=(7, 6)) * np.ldexp(1.0, g.integers(-200, 200, size=(7, 6)))
+    M[0, 0], M[1, 2], M[2, 3] = 0.0, 5e-324, 3.0
+    m, shift, e0 = dyadic_scale(M)
+    assert (shift >= 0).all()
+    for x, mi, si in zip(M.ravel().tolist(), m.ravel().tolist(), shift.ravel().tolist()):
+        assert Fraction(x) == Fraction(mi) * Fraction(2) ** (si + e0)
+        assert (mi == 0) == (x == 0) and (mi == 0 or mi % 2 == 1)
+    assert shift.shape == M.shape and 0 in shift[m != 0]  # the smallest scale: no common factor 2
+    m, shift, e0 = dyadic_scale(np.zeros((2, 3)))
+    assert m.shape == shift.shape == (2, 3) and not m.any() and not shift.any()
+
+
+@pytest.mark.parametrize("p", [3, 5, 65537, PRIMES[0]])
+def test_residues_mod_p_are_the_scaled_integers_mod_p(p):
+    """Residues of floats (scaled by 2^-e0), integers and rationals (times a unit per row) are exact."""
+    g = np.random.default_rng(p)
+    F = g.integers(-99, 99, size=(4, 5)) * np.ldexp(1.0, g.integers(-70, 70, size=(4, 5)))
+    _, _, e0 = dyadic_scale(F)
+    R = residues_mod_p("float", F, p)
+    for x, res in zip(F.ravel().tolist(), R.ravel().tolist()):
+        v = Fraction(x) / Fraction(2) ** e0
+        assert v.denominator == 1 and int(v) % p == res
+    I = [[int(v) for v in row] for row in g.integers(-10 ** 6, 10 ** 6, size=(3, 4))]
+    I[0][0] = 3 ** 80  # beyond int64: Python ints mod p
+    assert residues_mod_p("int", I, p).tolist() == [[v % p for v in row] for row in I]
+    Q = [[Fraction(int(a), int(b)) for a, b in zip(ra, rb)]
+         for ra, rb in zip(g.integers(-50, 50, size=(3, 4)), g.integers(1, 50, size=(3, 4)))]
+    Q = [[v if v.denominator % p else Fraction(v.numerator, v.denominator + 1) for v in row] for row in Q]
+    RQ = residues_mod_p("rational", Q, p)
+    for row, rrow in zip(Q, RQ.tolist()):
+        assert all((v.numerator - res * v.denominator) % p == 0 for v, res in zip(row, rrow))
+    # a denominator divisible by p: no residue matrix (the caller skips this prime), never a wrong one
+    assert residues_mod_p("rational", Q + [[Fraction(1, p)] * 4], p) is None
+
+
+def test_zero_and_single_entry_float_matrices():
+    assert brackets(np.zeros((3, 4)))[0].value == 0
+    Z = np.zeros((3, 4))
+    Z[1, 2] = 2.0 ** -1070
+    assert brackets(Z, exact="never")[0].value == 1
+
+
+# ---------------------------------------------------------------- rational input
+
+@st.composite
+def rational_low_rank(draw, max_side=6):
+    n, d = draw(st.integers(2, max_side)), draw(st.integers(2, max_side))
+    r = draw(st.integers(0, min(n, d) - 1))
+    g = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
+    fr = lambda: Fraction(int(g.integers(-9, 10)), int(g.integers(1, 12)))  # noqa: E731
+    U = [[fr() for _ in range(r)] for _ in range(n)]
+    V = [[fr() for _ in range(d)] for _ in range(r)]
+    return [[sum((U[i][k] * V[k][j] for k in range(r)), Fraction(0)) for j in range(d)] for i in range(n)]
+
+
+@given(rational_low_rank(), st.sampled_from(["auto", "never"]), st.sampled_from([None, [3], [PRIMES[0]]]))
+def test_rational_matrices_bracket_the_exact_rank(A, exact, primes):
+    """Fractions are taken exactly: residues a * b^-1 mod p, never a truncated int(a / b)."""
+    c, r = brackets(A, exact=exact, primes=primes)
+    if exact == "auto":
+        assert c.certified
+
+
+# ---------------------------------------------------------------- Rump's full-rank certificate
+
+def test_rump_refuses_a_singular_leading_block():
+    """The certificate inverts the leading k x k block; singular there means no certificate
+    (the matrix may still be full rank: the other certificates decide it)."""
+    A = np.array([[1.0, 1.0, 0.0], [1.0, 1.0, 1.0]])
+    for M in (A, A.T):
+        ok, bound = rump_full_rank(M)
+        assert not ok and bound == math.inf
+        assert brackets(M)[0].value == 2
+    ok, bound = rump_full_rank(np.zeros((3, 3)))
+    assert not ok
+    # exactly singular, yet LU's rounding leaves a tiny pivot: the "inverse" overflows to inf
+    # without LinAlgError; a non-finite R proves nothing
+    S = np.array([[3.0, 3.0], [105.0, 105.0]]) * 2.0 ** -1000
+    assert rump_full_rank(S)[0] is False
+    assert brackets(S)[0].value == 1
+
+
+def test_rump_certifies_wide_and_tall_matrices():
+    g = np.random.default_rng(1)
+    for shape in [(5, 8), (8, 5), (6, 6), (1, 4), (4, 1)]:
+        ok, bound = rump_full_rank(g.normal(size=shape))
+        assert ok and bound < 1, shape
+
+
+def test_rump_bound_is_an_upper_bound_on_the_residual():
+    """The reported bound is at least the exact ||I - R B||_inf (computed in rationals)."""
+    g = np.random.default_rng(2)
+    for k in (1, 3, 8):
+        B = g.normal(size=(k, k))
+        ok, bound = rump_full_rank(B)
+        R = np.linalg.inv(B)
+        Rq = [[Fraction(v) for v in row] for row in R.tolist()]
+        Bq = [[Fraction(v) for v in row] for row in B.tolist()]
+        norm = max(sum(abs((1 if i == j else 0) - sum(Rq[i][t] * Bq[t][j] for t in range(k))) for j in range(k))
+                   for i in range(k))
+        assert ok and norm <= bound < 1
+
+
+def test_rump_certifies_float_exact_integers_and_refuses_rounded_ones():
+    """Integer matrices whose values are float64 exactly take the Rump path; beyond 2^53 they are
+    never rounded into a certificate (the exact rank of [[u, 3], [3u, 9]], u = 2^53 + 1, is 1)."""
+    for M in (np.eye(4, dtype=np.int64), [[2, 1], [1, 1]], np.array([[-(2 ** 53 - 1), 0], [0, 1]])):
+        c = brackets(M)[0]
+        assert c.method == "rump-full-rank" and c.value == 2 + 2 * (len(M) == 4)
+    u = 2 ** 53 + 1
+    for M in ([[u, 3], [3 * u, 9]], np.array([[u, 3], [3 * u, 9]], dtype=np.int64),
+              np.array([[-u, 3], [-3 * u, 9]], dtype=np.int64)):
+        c = brackets(M, exact="never")[0]
+        assert c.lower == 1 and c.method != "rump-full-rank"
+        assert brackets(M)[0].value == 1
+
+
+# ---------------------------------------------------------------- kernel certificate
+
+def test_ratrec_reconstructs_small_fractions():
+    """a * b^-1 mod m is reconstructed as (a, b) when |a|, b <= sqrt(m / 2), in lowest terms."""
+    m = KERNEL_PRIME
+    bound = math.isqrt(m // 2)
+    for a, b in [(0, 1), (1, 1), (-1, 1), (3, 7), (-5, 12), (bound, 1), (-bound, 1), (1, bound),
+                 (bound - 2, bound), (-(bound - 1), bound - 2)]:
+        if math.gcd(a, b) != 1:
+            continue
+        assert _ratrec(a * pow(b, -1, m) % m, m) == (a, b), (a, b)
+    assert _ratrec(bound + 1, m) is None  # numerator beyond the bound, denominator 1: no small fraction
+
+
+@given(st.integers(-(2 ** 30), 2 ** 30), st.integers(1, 2 ** 30))
+def test_ratrec_property(a, b):
+    g = math.gcd(a, b)
+    a, b = a // g, b // g
+    assert _ratrec(a * pow(b, -1, KERNEL_PRIME) % KERNEL_PRIME, KERNEL_PRIME) == (a, b)
+
+
+def test_kernel_certificate_closes_a_rational_kernel_beyond_padic_range():
+    """Entries beyond 2^40 (no p-adic room), a kernel with denominators: the kernel certificate,
+    verified over Z, proves rank 1 without the exact rank."""
+    B = 2 ** 45 + 1
+    for A in ([[2 * B, 3 * B, 5 * B], [4 * B, 6 * B, 10 * B]], [[2 * B, 4 * B], [3 * B, 6 * B], [5 * B, 10 * B]]):
+        c = brackets(A, exact="never")[0]
+        assert c.value == 1 and "kernel certificate" in c.upper_method
+
+
+@given(st.integers(1, 7), st.integers(1, 7), st.integers(0, 7), st.integers(0, 2 ** 32 - 1))
+def test_kernel_certificate_is_an_upper_bound(n, d, r, seed):
+    """Whatever it returns is at least the exact rank (for any claimed lower bound); with the true
+    rank as lower bound on a small kernel it is the exact rank."""
+    g = np.random.default_rng(seed)
+    r = min(r, n, d)
+    A = (g.integers(-5, 6, size=(n, r)) @ g.integers(-3, 4, size=(r, d))).tolist()
+    exact = exact_rank(A)
+    for lower in range(0, min(n, d) + 1):
+        ub = kernel_certificate(A, lower)
+        assert ub is None or ub >= exact
+    assert kernel_certificate(A, exact) in (None, exact)
+
+
+# ---------------------------------------------------------------- p-adic bordering certificate
+
+@pytest.mark.parametrize("p", [257, 65537, 1000003])
+def test_padic_needs_p_to_the_k_strictly_above_hadamard(p):
+    """The bordering minor of [[1, 0], [0, p]] is p, and Hadamard's bound is exactly p: p^1 = H
+    does not prove it zero (a minor may equal +-p^K); the lifting must go one step further."""
+    for A in (np.array([[1.0, 0.0], [0.0, float(p)]]), np.array([[1.0, 0.0], [0.0, float(p)], [0.0, 0.0]])):
+        assert bordered_hadamard_bound_sq(A, [0], [0]) == p * p  # a zero row adds no factor 0
+        c = padic_rank_certificate(A, rows=[0], cols=[0], prime=p)
+        assert c.lower == 1 and c.upper is None
+        assert brackets(A.astype(np.int64), exact="never")[0].value == 2
+
+
+def test_padic_prime_respects_large_non_pivot_entries():
+    """Small pivot block, non-pivot entries near 2^39: the residual bound is max|R|, not the
+    pivot rows' sums; the prime must keep r (p//2 + 1) max|R| below 2^53 (and C R exact)."""
+    Z = np.array([[2, 0, 2.0 ** 38], [0, 1, 2.0 ** 38], [2, 1, 2.0 ** 39]])
+    c = padic_rank_certificate(Z, [0, 1], [0, 1])
+    assert c.lower == c.upper == 2 == exact_rank(Z)
+    xb = c.prime // 2 + 1
+    assert 2 * xb * 2 ** 39 < 2 ** 53 and 3 * xb + 2 ** 39 < 2 ** 53
+
+
+def test_padic_zero_matrix_is_rank_zero():
+    c = padic_rank_certificate(np.zeros((3, 4)))
+    assert (c.lower, c.upper) == (0, 0)
+
+
+@pytest.mark.parametrize("bits,n,d,r", [(37, 12, 10, 5), (20, 40, 36, 30), (8, 9, 9, 4)])
+def test_padic_closed_certificate_meets_its_own_acceptance_condition(bits, n, d, r):
+    """A closed certificate with r < min(n, d) lifted K = steps digits with p^K > H (Hadamard,
+    recomputed), and its prime keeps every lifting integer below 2^53: r (p//2 + 1) Rb and
+    SA (p//2 + 1) + Rb, with Rb = max(max|R|, ceil(SA (p//2 + 1) / (p - 1))), recomputed here."""
+    g = np.random.default_rng(bits)
+    A = g.integers(-2 ** (bits // 2), 2 ** (bits // 2), size=(n, r)) @ g.integers(-2 ** (bits // 2 - 4), 2 ** (bits // 2 - 4), size=(r, d))
+    Z = A.astype(float)
+    assert np.abs(A).max() < 2 ** 40 and np.array_equal(Z.astype(np.int64), A)
+    for rng in (None, np.random.default_rng(0)):
+        c = padic_rank_certificate(Z, rng=rng)
+        assert c.lower == c.upper == r == exact_rank(A)
+        p, K = c.prime, c.steps
+        H2 = bordered_hadamard_bound_sq(Z, c.rows, c.cols)
+        assert p ** (2 * K) > H2
+        Ai = A.astype(object)
+        other = sorted(set(range(d)) - set(c.cols))
+        SA = max(sum(abs(int(v)) for v in Ai[i, c.cols]) for i in range(n))
+        maxB = max(abs(int(v)) for v in Ai[:, other].ravel())
+        xb = p // 2 + 1
+        Rb = max(maxB, -(-SA * xb // (p - 1)))
+        assert r * xb * Rb < 2 ** 53 and SA * xb + Rb < 2 ** 53, (p, SA, maxB)
+
+
+@given(st.integers(2, 8), st.integers(2, 8), st.integers(0, 2 ** 32 - 1), st.sampled_from([257, 263, 65537]))
+def test_padic_certificate_with_any_pivots_and_prime_is_sound(n, d, seed, p):
+    """Closed certificates are the exact rank, for good pivots, too few pivots and small primes
+    (a minor divisible by p must not pass)."""
+    from theorems.padic_rank import complete_pivoting
+    g = np.random.default_rng(seed)
+    r = int(g.integers(1, min(n, d) + 1))
+    A = g.integers(-3, 4, size=(n, r)) @ g.integers(-3, 4, size=(r, d))
+    A[g.integers(n), g.integers(d)] += p * int(g.integers(0, 2))  # a multiple of p: may raise the rank
+    exact = exact_rank(A)
+    rows, cols = complete_pivoting(A.astype(float))
+    for k in range(len(rows) + 1):
+        try:
+            c = padic_rank_certificate(A.astype(float), rows[:k], cols[:k], prime=p)
+        except ValueError:
+            continue  # p too large for this matrix's exact float lifting: a named refusal
+        if c is None:
+            continue
+        assert c.lower <= exact, c
+        if c.upper is not None:
+            assert c.upper == exact == c.lower, (c, exact)
+
+
+@given(st.integers(2, 7), st.integers(2, 7), st.integers(0, 2 ** 32 - 1))
+def test_padic_hadamard_bound_bounds_minors_at_any_pivots(n, d, seed):
+    """H >= |every bordering minor| for any non-singular pivot block of a full-rank matrix (its
+    bordering minors are not zero: the bound is what proves them zero when they are)."""
+    g = np.random.default_rng(seed)
+    A = g.integers(-30, 31, size=(n, d))
+    r = int(g.integers(1, min(n, d)))
+    rows = sorted(g.choice(n, r, replace=False).tolist())
+    cols = sorted(g.choice(d, r, replace=False).tolist())
+    H2 = bordered_hadamard_bound_sq(A.astype(float), rows, cols)
+    for i in sorted(set(range(n)) - set(rows)):
+        for j in sorted(set(range(d)) - set(cols)):
+            k = int(flint.fmpz_mat(A[np.ix_(rows + [i], cols + [j])].tolist()).det())
+            assert k * k <= H2, (rows, cols, i, j, k, H2)
+
+
+def test_padic_hadamard_bound_covers_minors_with_large_entries():
+    """Bound in exact integers even when squared entries leave int64 (the object-dtype branch)."""
+    g = np.random.default_rng(4)
+    A = g.integers(-2 ** 39, 2 ** 39, size=(5, 2)) @ g.integers(-1, 2, size=(2, 6))
+    A[4, 5] += 1
+    rows, cols = [0, 1], [0, 1]
+    Af = A.astype(float)
+    H2 = bordered_hadamard_bound_sq(Af, rows, cols)
+    for i in range(2, 5):
+        for j in range(2, 6):
+            sub = A[np.ix_(rows + [i], cols + [j])]
+            k = int(flint.fmpz_mat(sub.tolist()).det())
+            assert k * k <= H2
+
+
+def test_padic_hadamard_bound_where_squares_leave_int64():
+    """Entries near 2^32 (inside the certificate's 2^40 range): squares reach 2^64, so the bound
+    must be summed in exact integers, never in wrapping int64."""
+    g = np.random.default_rng(6)
+    A = g.integers(2 ** 32 - 2 ** 20, 2 ** 32, size=(6, 6))
+    rows, cols = [0, 1], [0, 1]
+    H2 = bordered_hadamard_bound_sq(A.astype(float), rows, cols)
+    for i in range(2, 6):
+        for j in range(2, 6):
+            k = int(flint.fmpz_mat(A[np.ix_(rows + [i], cols + [j])].tolist()).det())
+            assert k * k <= H2
+
+
+def test_padic_refuses_non_integers_and_unusable_primes():
+    assert padic_rank_certificate(np.array([[0.5, 1.0], [1.0, 2.0]])) is None
+    with pytest.raises(ValueError, match="not a prime for which the float64 lifting is exact"):
+        padic_rank_certificate(np.array([[1.0, 2.0], [2.0, 4.0]]), prime=91)
+    big = np.full((3, 3), float(2 ** 39))
+    with pytest.raises(ValueError, match="not a prime for which the float64 lifting is exact"):
+        padic_rank_certificate(big, prime=2147483629)
+
+
+# ---------------------------------------------------------------- certified_rank's decisions
+
+def test_supplied_upper_bound_closes_or_is_refused():
+    """A correct structural bound equal to the lower bound closes the interval; a bound below the
+    certified lower bound is a named error, never a certificate."""
+    g = np.random.default_rng(8)
+    A = g.integers(-9, 10, size=(12, 3)) @ g.integers(-9, 10, size=(3, 15))
+    c = certified_rank(A, upper_bound=3, exact="never")
+    assert c.value == 3 and c.upper_method == "structural bound supplied by the caller"
+    c = certified_rank(A, upper_bound=50, exact="never")
+    assert c.value == 3
+    with pytest.raises(ValueError, match="structural bound you supplied is wrong"):
+        certified_rank(A, upper_bound=2, exact="never")
+    with pytest.raises(ValueError, match="structural bound you supplied is wrong"):
+        certified_rank(A.astype(float) * 2.0 ** -30, upper_bound=2)
+    full = g.normal(size=(5, 7))
+    with pytest.raises(ValueError, match="structural bound you supplied is wrong"):
+        certified_rank(full, upper_bound=4)
+    assert certified_rank(full, upper_bound=5).value == 5
+
+
+def test_interval_with_a_supplied_bound_is_the_bound():
+    """No certificate: the interval is [rank mod p, min(n, d, upper_bound)], never narrowed."""
+    P = PRIMES[0] * PRIMES[1]
+    A = [[P, 2 * P, 0], [3 * P, 4 * P, 0], [0, 0, 0]]
+    c = certified_rank(A, exact="never", primes=PRIMES[:2], upper_bound=3)
+    assert (c.lower, c.upper) == (0, 3) or c.value == 2
+    assert c.lower <= 2 <= c.upper
+
+
+@pytest.mark.parametrize("exact", ["always", "auto"])
+def test_exact_fallback_is_the_exact_rank(exact):
+    """Entries of 60+ bits: no p-adic room and kernels too large for one prime; the exact rank runs."""
+    g = np.random.default_rng(0)
+    U = [[int(v) for v in row] for row in g.integers(-2 ** 30, 2 ** 30, size=(12, 4))]
+    V = [[int(v) for v in row] for row in g.integers(-2 ** 30, 2 ** 30, size=(4, 9))]
+    A = [[sum(U[i][k] * V[k][j] for k in range(4)) for j in range(9)] for i in range(12)]
+    c = brackets(A, exact=exact)[0]
+    assert c.value == 4 and "exact fraction-free rank" in c.upper_method
+
+
+def test_wide_entries_skip_the_automatic_exact_rank():
+    """Entries above EXACT_AUTO_MAX_ENTRY_BITS: "auto" reports the interval and says why."""
+    from theorems.certified_rank import EXACT_AUTO_MAX_ENTRY_BITS
+    big = 2 ** (EXACT_AUTO_MAX_ENTRY_BITS + 8)
+    g = np.random.default_rng(1)
+    U = [[int(v) * big + int(w) for v, w in zip(row, row2)]
+         for row, row2 in zip(g.integers(1, 9, size=(6, 2)), g.integers(1, 2 ** 20, size=(6, 2)))]
+    V = [[int(v) * big + 1 for v in row] for row in g.integers(1, 9, size=(2, 6))]
+    A = [[sum(U[i][k] * V[k][j] for k in range(2)) for j in range(6)] for i in range(6)]
+    c = brackets(A)[0]
+    if not c.certified:
+        assert any("EXACT_AUTO_MAX_ENTRY_BITS" in n for n in c.notes)
+    assert brackets(A, exact="always")[0].value == 2
+
+
+def test_refusals_are_named_errors():
+    with pytest.raises(BadInput, match="exact must be"):
+        certified_rank([[1]], exact="sometimes")
+    with pytest.raises(BadInput, match="upper_bound must be an integer"):
+        certified_rank([[1]], upper_bound=1.0)
+    with pytest.raises(BadInput, match="upper_bound must be an integer"):
+        certified_rank([[1]], upper_bound=True)
+    with pytest.raises(BadInput, match="negative"):
+        certified_rank([[1]], upper_bound=-1)
+    for seed in (-1, 1.5, True):
+        with pytest.raises(BadInput, match="seed must be a non-negative integer"):
+            certified_rank([[1]], seed=seed)
+    assert certified_rank([[1, 2], [2, 4]], upper_bound=np.int64(1)).value == 1
+    assert certified_rank([[1, 2], [2, 4]], seed=np.int64(3)).value == 1
