@@ -137,6 +137,15 @@ _OVERFLOW_JS = r"""
 """
 
 
+def test_book_every_claim_is_shown_in_its_chapter(built_book):
+    """Chapters select their claims from the registry: a claim registered later appears by itself."""
+    from proofs_numeric.ledger import registry
+    for c in registry():
+        if c.chapter:
+            html = (built_book / "chapters" / f"{c.chapter}.html").read_text()
+            assert c.id in html, f"{c.id} is not shown in chapters/{c.chapter}"
+
+
 @pytest.mark.browser
 def test_book_in_headless_chromium(built_book, tmp_path):
     if CHROMIUM is None:
