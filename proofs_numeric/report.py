@@ -27,8 +27,13 @@ def run(claim_id: str, dps: int = 50) -> ClaimResult:
     return _CACHE[key]
 
 
+_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>$|"})
+
+
 def _esc(s: str) -> str:
-    return str(s).replace("|", "\\|").replace("\n", " ")
+    """Plain text for a Markdown table cell or paragraph: every character Markdown (or MyST math) would read
+    as syntax is escaped ("D[A](X_0)" is not a link, "$" does not open math, "|" does not end a cell)."""
+    return str(s).translate(_MD_SPECIAL).replace("\n", " ")
 
 
 def evidence_markdown(evidence) -> str:
