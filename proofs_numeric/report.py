@@ -36,15 +36,28 @@ def _esc(s: str) -> str:
     return str(s).translate(_MD_SPECIAL).replace("\n", " ")
 
 
+def list_table(header: list[str], rows: list[list[str]], widths: list[int]) -> str:
+    """A MyST list-table with relative column widths (a backtick fence, so it nests in colon-fenced blocks).
+
+    Narrow columns keep whole words; long text wraps in the wide ones (a pipe table sizes columns by content,
+    which breaks short words such as verdicts mid-word)."""
+    out = ["```{list-table}", ":header-rows: 1", f":widths: {' '.join(map(str, widths))}", ""]
+    for row in [header, *rows]:
+        out.append(f"* - {row[0] or ' '}")
+        out += [f"  - {cell or ' '}" for cell in row[1:]]
+    out.append("```")
+    return "\n".join(out)
+
+
 def evidence_markdown(evidence) -> str:
-    rows = ["| kind (scope) | regime | holds | arithmetic | what |", "|---|---|---|---|---|"]
+    rows = []
     for e in evidence:
         holds = {True: "yes", False: "**no**", None: "undecided"}[e.holds]
         what = _esc(e.summary) + (f" (`{e.counterexample}`)" if e.counterexample else "")
         if e.holds is None and e.reason and e.reason not in e.summary:
             what += f" — undecided: {_esc(e.reason)}"
-        rows.append(f"| {e.kind} ({e.scope}) | {e.regime} | {holds} | {_esc(e.arithmetic)} | {what} |")
-    return "\n".join(rows)
+        rows.append([f"{e.kind} ({e.scope})", _esc(e.regime), holds, _esc(e.arithmetic), what])
+    return list_table(["kind (scope)", "regime", "holds", "arithmetic", "what"], rows, [16, 10, 9, 22, 43])
 
 
 def verdict_admonition(claim_id: str, dps: int = 50) -> str:
@@ -86,13 +99,13 @@ def ledger_markdown(dps: int = 50) -> str:
     counts = Counter(run(c.id, dps).verdict for c in claims)
     head = (f"**{len(claims)} claims**: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1]))
             + ".\n\n")
-    rows = ["| claim | verdict (strength) | condition, counterexample, reason; readings |", "|---|---|---|"]
+    rows = []
     for c in claims:
         r = run(c.id, dps)
         name = f"[`{c.id}`](chapters/{c.chapter}.md)" if c.chapter else f"`{c.id}`"
-        name += f"<br>{_esc(c.section)}"
+        name += f" ({_esc(c.section)})"
         if r.error:
-            rows.append(f"| {name} | **ERROR** | {_esc(r.error)} |")
+            rows.append([name, "**ERROR**", _esc(r.error)])
             continue
         extra = []
         ce = [e for e in r.literal.evidence if e.kind == "counterexample"]
@@ -104,8 +117,9 @@ def ledger_markdown(dps: int = 50) -> str:
             extra.append(f"reason: {_esc(r.literal.reason)}")
         for rr in r.readings[1:]:
             extra.append(f"*{rr.key}*: {rr.verdict} ({rr.strength})")
-        rows.append(f"| {name} | **{r.verdict}** ({r.strength}) | {'<br>'.join(extra)} |")
-    return head + "\n".join(rows)
+        rows.append([name, f"**{r.verdict}** ({r.strength})", "; ".join(extra)])
+    return head + list_table(["claim (section)", "verdict (strength)", "condition, counterexample, reason; readings"],
+                             rows, [28, 17, 55])
 
 
 def proof_steps_markdown(steps) -> str:
