@@ -65,7 +65,7 @@ mutmut: venv
 
 ## mutation testing of the certified exact rank's decision paths (bounds, certificate acceptance,
 ## conversions; README, "Mutation testing"; 1262 mutants, 27 min for 833 of them on 2 loaded cores)
-MUTATE_RANK := certified_rank rump_full_rank _float_exact _small_int_float kernel_certificate _ratrec \
+MUTATE_RANK := certified_rank rump_full_rank _float_exact _small_int_float kernel_certificate rational_reconstruction \
                residues_mod_p dyadic_scale _rank_mod_p _exact_ints _row_scaled_ints
 MUTATE_PADIC := padic_rank_certificate bordered_hadamard_bound_sq _inverse_mod_p _prod
 mutmut-rank: venv

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from theorems.certified_rank import (KERNEL_PRIME, PRIMES, _ratrec, certified_rank, dyadic_scale,
+from theorems.certified_rank import (KERNEL_PRIME, PRIMES, rational_reconstruction, certified_rank, dyadic_scale,
                                      kernel_certificate, residues_mod_p, rump_full_rank)
 from theorems.linalg import BadInput
 from theorems.padic_rank import bordered_hadamard_bound_sq, padic_rank_certificate
@@ -204,15 +204,15 @@ def test_ratrec_reconstructs_small_fractions():
                  (bound - 2, bound), (-(bound - 1), bound - 2)]:
         if math.gcd(a, b) != 1:
             continue
-        assert _ratrec(a * pow(b, -1, m) % m, m) == (a, b), (a, b)
-    assert _ratrec(bound + 1, m) is None  # numerator beyond the bound, denominator 1: no small fraction
+        assert rational_reconstruction(a * pow(b, -1, m) % m, m) == (a, b), (a, b)
+    assert rational_reconstruction(bound + 1, m) is None  # numerator beyond the bound, denominator 1: no small fraction
 
 
 @given(st.integers(-(2 ** 30), 2 ** 30), st.integers(1, 2 ** 30))
 def test_ratrec_property(a, b):
     g = math.gcd(a, b)
     a, b = a // g, b // g
-    assert _ratrec(a * pow(b, -1, KERNEL_PRIME) % KERNEL_PRIME, KERNEL_PRIME) == (a, b)
+    assert rational_reconstruction(a * pow(b, -1, KERNEL_PRIME) % KERNEL_PRIME, KERNEL_PRIME) == (a, b)
 
 
 def test_kernel_certificate_closes_a_rational_kernel_beyond_padic_range():

@@ -379,7 +379,7 @@ def _exact_rank(kind: str, M) -> int:
 KERNEL_PRIME = 2 ** 62 - 57
 
 
-def _ratrec(a: int, m: int):
+def rational_reconstruction(a: int, m: int):
     """Rational reconstruction of a mod m with |num|, den <= sqrt(m / 2), or None."""
     bound = math.isqrt(m // 2)
     r0, r1, s0, s1 = m, a % m, 0, 1
@@ -416,7 +416,7 @@ def kernel_certificate(ints: list[list[int]], lower: int) -> int | None:
         col = []
         den = 1
         for i in range(cols):
-            rr = _ratrec(int(Kp[i][j]), p)
+            rr = rational_reconstruction(int(Kp[i][j]), p)
             if rr is None:
                 return None
             col.append(rr)
