@@ -269,30 +269,7 @@ def exact_matrix(rows, name: str = "X") -> Matrix:
     ...
     theorems.exact_input.BadInput: X is ragged: row 1 has 1 entries, row 0 has 2
     """
-    if isinstance(rows, Matrix):
-        rows = rows.tolist()
-    if hasattr(rows, "dtype") and hasattr(rows, "ndim"):
-        rows = exact_entries(rows)  # numpy array: exact for every dtype
-    elif hasattr(rows, "tolist") and not isinstance(rows, list):
-        rows = rows.tolist()
-    if not isinstance(rows, (list, tuple)) or len(rows) == 0:
-        raise BadInput(f"{name} must be a non-empty list of rows")
-    out = []
-    width = None
-    for i, row in enumerate(rows):
-        if not isinstance(row, (list, tuple)):
-            raise BadInput(f"{name} row {i} is not a list")
-        if width is None:
-            width = len(row)
-            if width == 0:
-                raise BadInput(f"{name} has empty rows")
-        elif len(row) != width:
-            raise BadInput(f"{name} is ragged: row {i} has {len(row)} entries, row 0 has {width}")
-        try:
-            out.append([to_rational(v) for v in row])
-        except BadInput as e:
-            raise BadInput(f"{name}[{i}]: {e}") from None
-    return Matrix(out)
+    return Matrix([[Rational(v.numerator, v.denominator) for v in row] for row in exact_rows(rows, name)])
 
 
 def exact_vector(vals, length: int, name: str) -> list[Rational]:
