@@ -144,7 +144,7 @@ SEEDS: dict[str, int] = {}
 
 
 def stable_seed(name: str) -> int:
-    """A seed that depends only on ``name`` (CRC-32; never Python's per-process ``hash()``).
+    """A seed that depends only on ``name`` (CRC-32; never Python's per-process salted hash).
 
     >>> stable_seed("RN.stress") == stable_seed("RN.stress")
     True
