@@ -87,7 +87,7 @@ import flint
 import numpy as np
 
 from .certified_rank import CertifiedRank, dyadic_scale, kernel_certificate, random_primes, rump_full_rank
-from .linalg import BadInput, to_rational
+from .linalg import BadInput, exact_vector, to_rational
 from .padic_rank import MAX_ENTRY_BITS, modp_pivots, padic_rank_certificate
 from .rank_neutrality import Analysis
 
@@ -227,16 +227,8 @@ def _fraction(v) -> Fraction:
 
 
 def _vector(v, d: int, name: str) -> list[Fraction]:
-    if hasattr(v, "tolist") and not isinstance(v, list):
-        v = v.tolist()
-    if not isinstance(v, (list, tuple)):
-        raise BadInput(f"{name} must be a list of numbers")
-    if len(v) != d:
-        raise BadInput(f"{name} has length {len(v)}, expected {d} (= d_model, the number of columns of X)")
-    try:
-        return [_fraction(x) for x in v]
-    except BadInput as e:
-        raise BadInput(f"{name}: {e}") from None
+    """gamma / beta as exact Fractions, validated by :func:`theorems.linalg.exact_vector`."""
+    return [Fraction(int(r.p), int(r.q)) for r in exact_vector(v, d, name)]
 
 
 # --- exact row sums: q_i ------------------------------------------------------------------------
