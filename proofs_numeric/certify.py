@@ -18,9 +18,15 @@ from __future__ import annotations
 
 import mpmath
 
+from theorems.padic_rank import complete_pivoting
+
 from .transformer import workdps
 
-__all__ = ["certified_rank_lower_bound", "pivots"]
+__all__ = ["certified_rank_lower_bound", "pivots", "PrecisionExhausted"]
+
+
+class PrecisionExhausted(RuntimeError):
+    """Two precisions disagree and the precision budget is spent (the witnesses that double ``dps``)."""
 
 
 def _mid(x):
@@ -28,34 +34,14 @@ def _mid(x):
 
 
 def pivots(M_mid, dps: int, tol_digits: int | None = None) -> list[tuple[int, int]]:
-    """Complete-pivoting elimination on an mp matrix; pivots above 10^-(dps/2)."""
+    """Complete-pivoting elimination on an mp matrix at ``dps`` digits; pivots above 10^-(dps/2) max|M|
+    (:func:`theorems.padic_rank.complete_pivoting` in mpmath arithmetic)."""
     mp = mpmath.mp
     with workdps(mp, dps):
         A = [[mp.mpf(v) for v in row] for row in M_mid]
-        n, m = len(A), len(A[0])
-        rows, cols = list(range(n)), list(range(m))
         tol = mp.mpf(10) ** (-(tol_digits if tol_digits is not None else dps // 2))
-        scale = max((abs(v) for row in A for v in row), default=mp.mpf(0)) or mp.mpf(1)
-        piv = []
-        for k in range(min(n, m)):
-            best, bi, bj = mp.mpf(0), -1, -1
-            for i in range(k, n):
-                for j in range(k, m):
-                    if abs(A[i][j]) > best:
-                        best, bi, bj = abs(A[i][j]), i, j
-            if best <= tol * scale:
-                break
-            A[k], A[bi] = A[bi], A[k]
-            rows[k], rows[bi] = rows[bi], rows[k]
-            for row in A:
-                row[k], row[bj] = row[bj], row[k]
-            cols[k], cols[bj] = cols[bj], cols[k]
-            for i in range(k + 1, n):
-                f = A[i][k] / A[k][k]
-                for j in range(k, m):
-                    A[i][j] -= f * A[k][j]
-            piv.append((rows[k], cols[k]))
-        return piv
+        rows, cols = complete_pivoting(A, rtol=tol, dtype=object)
+        return [(int(i), int(j)) for i, j in zip(rows, cols)]
 
 
 def certified_rank_lower_bound(M_iv, dps: int) -> dict:

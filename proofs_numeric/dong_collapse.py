@@ -39,6 +39,8 @@ import numpy as np
 from theorems.claims import (CheckContext, Evidence, float_statistic, interval_instances, interval_witness,
                              not_checkable, stable_seed)
 from theorems.dong_collapse import rank_blind_to_collapse, skip_bound_holds
+from theorems.instances import regime_of
+from theorems.padic_rank import complete_pivoting
 
 __all__ = ["DepthRangeError", "DepthConfig", "run", "run_all", "SHAPES", "REGIMES", "exponent_estimate", "float64_run", "mp_run",
            "depth_results", "DEPTH_DPS", "EXPONENT_TOL", "weight_gamma", "SKIP_TARGET_GAMMAS", "EVIDENCE"]
@@ -231,19 +233,8 @@ def _rank_interval(m, R, upper: int) -> list[int]:
         return [0, upper]
     mids = np.array([[float(v.mid()) for v in row] for row in rows])
     # complete pivoting on the (O(1)) midpoints chooses the minor; arb certifies it
-    A = mids.copy()
-    ri, ci = list(range(A.shape[0])), list(range(A.shape[1]))
-    piv = []
-    for k in range(min(A.shape)):
-        sub = np.abs(A[k:, k:])
-        if sub.size == 0 or sub.max() <= 1e-300:
-            break
-        i, j = np.unravel_index(np.argmax(sub), sub.shape)
-        i += k; j += k
-        A[[k, i]] = A[[i, k]]; ri[k], ri[i] = ri[i], ri[k]
-        A[:, [k, j]] = A[:, [j, k]]; ci[k], ci[j] = ci[j], ci[k]
-        A[k + 1:, k:] -= np.outer(A[k + 1:, k] / A[k, k], A[k, k:])
-        piv.append((ri[k], ci[k]))
+    ri, ci = complete_pivoting(mids, rtol=0.0, atol=1e-300)
+    piv = list(zip(ri.tolist(), ci.tolist()))
     k = len(piv)
     while k > 0:
         rs, cs = sorted(p[0] for p in piv[:k]), sorted(p[1] for p in piv[:k])
@@ -416,10 +407,6 @@ def run_all(cfg: DepthConfig | None = None, shapes=None, regimes=REGIMES) -> dic
 
 # --- numeric evidence for the claims of theorems.dong_collapse (attached by id, see EVIDENCE) ---
 
-def _regime(n: int, d: int) -> str:
-    return "n<d" if n < d else ("n=d" if n == d else "n>d")
-
-
 def _shape_str(s: dict) -> str:
     return f"n={s['n']}, d={s['d']}, H={s['H']}, d_k={s['d_k']}"
 
@@ -470,7 +457,7 @@ def exponent_evidence(ctx, regime_key: str, ok, what: str, no_collapse_holds: bo
         out.append(float_statistic(
             f"{_shape_str(shape)}: {what} exponent estimate "
             f"{'n/a (fewer than two layers with rho < 1e-3: no collapse to measure)' if e is None else f'{e:.4f}'}; "
-            f"rho_12 = {r['layers'][-1]['rho']}", holds, regime=_regime(shape["n"], shape["d"]), arithmetic=_FIT,
+            f"rho_12 = {r['layers'][-1]['rho']}", holds, regime=regime_of(shape["n"], shape["d"]), arithmetic=_FIT,
             numbers={**shape, "exponent": e},
             reason=None if holds is not None else "fewer than two layers with rho < 1e-3: no exponent to measure"))
     return out
@@ -484,7 +471,7 @@ def machine_precision(ctx) -> list[Evidence]:
         out.append(interval_instances(
             f"{_shape_str(shape)}: rho first certainly below 2^-52 at layer {L} (every earlier enclosure certainly "
             f"above); float64 numerical rank first 1 at layer {r['float64_first_collapse_layer']}",
-            None if L is None else (5 <= L <= 7), regime=_regime(shape["n"], shape["d"]), arithmetic=_ARB,
+            None if L is None else (5 <= L <= 7), regime=regime_of(shape["n"], shape["d"]), arithmetic=_ARB,
             numbers={**shape, "layer": L}, reason=None if L is not None else "no enclosure crossed 2^-52 certainly"))
     return out
 
@@ -534,7 +521,7 @@ def skip_weight_bound(ctx) -> list[Evidence]:
         out.append(float_statistic(
             f"{_shape_str({'n': n, 'd': d, 'H': H, 'd_k': dk})}: ||R^l|| >= (1 - gamma_W)^l ||R^0|| for 12 layers "
             f"at gamma_W in {SKIP_TARGET_GAMMAS} (held {held}/{met}; smallest log10 margin {worst:.3g})",
-            None if met == 0 else held == met, regime=_regime(n, d),
+            None if met == 0 else held == met, regime=regime_of(n, d),
             arithmetic="arb enclosures at 60 digits of ||R^l||, compared with a bound whose gamma_W is a float64 "
                        "spectral norm: float evidence",
             numbers={"met": met, "held": held}, reason="no configuration with gamma_W < 1" if met == 0 else None))
@@ -549,7 +536,7 @@ def cubic_is_not_spoiled(ctx) -> list[Evidence]:
         out.append(float_statistic(f"{_shape_str(shape)}: exponent {e if e is None else round(e, 4)} with the "
                                    "column term m^T W_QK r_j kept in the logits",
                                    None if e is None else abs(e - 3) < EXPONENT_TOL,
-                                   regime=_regime(shape["n"], shape["d"]), arithmetic=_FIT,
+                                   regime=regime_of(shape["n"], shape["d"]), arithmetic=_FIT,
                                    reason="no exponent to measure" if e is None else None))
     return out
 
@@ -566,7 +553,7 @@ def inference(ctx) -> list[Evidence]:
             f"{len(r['layers']) - 1} layers, while rho_12 = {r['layers'][-1]['rho']} (certainly below 2^-52): "
             "exact rank does not see Dong's collapse, so 'rank does not decrease' cannot imply 'no collapse'"
             if blind else f"{_shape_str(shape)}: the run does not separate rank from collapse",
-            None if blind is None else (not blind), regime=_regime(shape["n"], shape["d"]), arithmetic=_ARB,
+            None if blind is None else (not blind), regime=regime_of(shape["n"], shape["d"]), arithmetic=_ARB,
             numbers={**shape, "rank": full},
             reason="rank interval not closed or rho not certainly below 2^-52" if blind is None else None))
     return out
@@ -598,7 +585,7 @@ def depth_evidence(ctx, regime_key: str, test, what: str, reason: str) -> list[E
         out.append(interval_instances(
             f"{_shape_str(shape)}, {regime_key.replace('_', ' ')}: {what} (certified rank lower bounds by layer "
             f"{los}; rho first certainly below 2^-52 at layer {r['machine_precision_layer_certified']}; rho_12 = "
-            f"{r['layers'][-1]['rho']})", h, regime=_regime(shape["n"], shape["d"]), arithmetic=_ARB,
+            f"{r['layers'][-1]['rho']})", h, regime=regime_of(shape["n"], shape["d"]), arithmetic=_ARB,
             numbers={**shape, "certified_rank_lower": los}, reason=None if h is not None else reason))
     return out
 
@@ -625,13 +612,13 @@ def rho_slope(ctx, regime_key: str) -> list[Evidence]:
         ys = [x["log10_rho"] for x in runs[regime_key]["layers"][-6:]]
         if any(y is None for y in ys):
             out.append(float_statistic(f"{_shape_str(shape)}: rho below resolution", None,
-                                       regime=_regime(shape["n"], shape["d"]), arithmetic=_FIT,
+                                       regime=regime_of(shape["n"], shape["d"]), arithmetic=_FIT,
                                        reason="rho not resolved on the last layers"))
             continue
         slope = float(np.polyfit(np.arange(len(ys)), np.array(ys), 1)[0])
         out.append(float_statistic(f"{_shape_str(shape)}, {regime_key.replace('_', ' ')}: log10 rho changes by "
                                    f"{slope:+.3f} per layer over the last 6 layers (no decay: slope >= -0.01)",
-                                   slope >= -0.01, regime=_regime(shape["n"], shape["d"]),
+                                   slope >= -0.01, regime=regime_of(shape["n"], shape["d"]),
                                    arithmetic="least-squares slope of log10 of arb enclosures (float statistic)",
                                    numbers={**shape, "slope": slope}))
     return out
@@ -650,7 +637,7 @@ def tokens_never_identical(ctx) -> list[Evidence]:
         h = False if all(v is not None for v in norms) else None
         out.append(interval_instances(f"{_shape_str(shape)}: ||R|| certainly > 0 at every layer (log10 ||R_12|| = "
                                       f"{norms[-1]}): the tokens are never identical", h,
-                                      regime=_regime(shape["n"], shape["d"]), arithmetic=_ARB,
+                                      regime=regime_of(shape["n"], shape["d"]), arithmetic=_ARB,
                                       reason=None if h is not None else "an ||R|| enclosure contains 0"))
     return out
 
@@ -665,7 +652,7 @@ def full_block_rank_kept(ctx) -> list[Evidence]:
         h = False if any(hh < cap for hh in his) else (True if all(lo >= cap for lo in los) else None)
         out.append(interval_instances(f"{_shape_str(shape)}, full block: certified rank >= min(n, d - 1) = {cap} at "
                                       f"every layer (lower bounds {los}; LayerNorm's centring caps the rank at d - 1)",
-                                      h, regime=_regime(n, d), arithmetic=_ARB,
+                                      h, regime=regime_of(n, d), arithmetic=_ARB,
                                       reason=None if h is not None else "a rank enclosure did not close"))
     return out
 
@@ -695,7 +682,7 @@ def cubic_constant(ctx) -> list[Evidence]:
         pairs = [(a, b) for a, b in zip(norms, norms[1:]) if a is not None and b is not None and a < -3]
         if len(pairs) < 3:
             out.append(float_statistic(f"{_shape_str(shape)}: too few collapsing layers", None,
-                                       regime=_regime(shape["n"], shape["d"]), arithmetic=_FIT,
+                                       regime=regime_of(shape["n"], shape["d"]), arithmetic=_FIT,
                                        reason="fewer than three layers with ||R|| < 1e-3"))
             continue
         logC = [b - 3 * a for a, b in pairs]
@@ -706,7 +693,7 @@ def cubic_constant(ctx) -> list[Evidence]:
             f"{_shape_str(shape)}: log10 C_l = log10||R_(l+1)|| - 3 log10||R_l|| in [{min(logC):.2f}, {max(logC):.2f}] "
             f"over {len(pairs)} collapsing layers while log10||R_l|| spans {spread_R:.0f} decades (a constant C: "
             "spread <= 1% of it; a quadratic law would give a spread equal to it)", ok,
-            regime=_regime(shape["n"], shape["d"]), arithmetic=f"differences of arb enclosures ({_ARB}): a statistic",
+            regime=regime_of(shape["n"], shape["d"]), arithmetic=f"differences of arb enclosures ({_ARB}): a statistic",
             numbers={**shape, "logC": logC}))
     return out
 
@@ -720,7 +707,7 @@ def skip_generic(ctx) -> list[Evidence]:
         norms = [x["log10_norm_R"] for x in r["layers"]]
         h = True if all(lo == min(n, d) for lo in los) and all(v is not None for v in norms) else None
         out.append(interval_instances(f"{_shape_str(shape)}, attention + skip: certified full rank {min(n, d)} and "
-                                      f"||R|| certainly > 0 at every layer", h, regime=_regime(n, d), arithmetic=_ARB,
+                                      f"||R|| certainly > 0 at every layer", h, regime=regime_of(n, d), arithmetic=_ARB,
                                       reason=None if h else "an enclosure did not close"))
     return out
 

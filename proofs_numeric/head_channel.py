@@ -25,13 +25,10 @@ import numpy as np
 from theorems.claims import CheckContext, Evidence, float_statistic
 from theorems.head_channel import deficient_witness  # noqa: F401  (exact; re-exported for old callers)
 
+from .certify import PrecisionExhausted
 from .transformer import workdps
 
 __all__ = ["witness", "deficient_witness", "w_o_with_condition", "PrecisionExhausted", "EVIDENCE"]
-
-
-class PrecisionExhausted(RuntimeError):
-    pass
 
 
 def w_o_with_condition(Hdk: int, d: int, kappa: float, seed: int = 0) -> np.ndarray:

@@ -26,8 +26,8 @@ from theorems.linalg import exact_matrix, rank
 from .certify import certified_rank_lower_bound
 from .transformer import Head, attention, mha, workdps
 
-__all__ = ["certified_ranks", "alpha", "alpha_mha", "alignment", "head_with_alpha", "input_of_rank", "CERTIFIED_SHAPES",
-           "certified_shapes", "iv_evidence", "prop63_evidence", "attention_rank_literal", "attention_rank_corrected",
+__all__ = ["certified_ranks", "alpha", "alpha_mha", "alignment", "spearman", "head_with_alpha", "input_of_rank",
+           "CERTIFIED_SHAPES", "certified_shapes", "iv_evidence", "prop63_evidence", "attention_rank_literal", "attention_rank_corrected",
            "rank_equals_sum_literal", "rank_equals_sum_generic", "alpha_independent", "alignment_random_heads",
            "EVIDENCE"]
 
@@ -210,6 +210,12 @@ def alpha_independent(ctx: CheckContext) -> list[Evidence]:
     return out
 
 
+def spearman(a, b) -> float:
+    """Spearman rank correlation of two equal-length sequences (ranks by order; ties broken by position)."""
+    ra, rb = np.argsort(np.argsort(a)), np.argsort(np.argsort(b))
+    return float(np.corrcoef(ra, rb)[0, 1])
+
+
 def alignment_random_heads(ctx: CheckContext) -> list[Evidence]:
     rng = np.random.default_rng(stable_seed("RC.alignment:random heads"))
     al, ag = [], []
@@ -221,8 +227,7 @@ def alignment_random_heads(ctx: CheckContext) -> list[Evidence]:
         for h in range(H):
             al.append(alpha(heads[h].W_Q, heads[h].W_K))
             ag.append(float((A[h].sum() - 1) / (H - 1)))
-    ra = np.argsort(np.argsort(al)); rg = np.argsort(np.argsort(ag))
-    rho_s = float(np.corrcoef(ra, rg)[0, 1])
+    rho_s = spearman(al, ag)
     return [float_statistic(f"random Gaussian heads (n = d = 8, H = 4, d_k = 2, {len(al)} heads): Spearman correlation "
                             f"between alpha_h and mean alignment of R_h with the other heads = {rho_s:.3f}", None,
                             regime="generic-weights", arithmetic="float64 (SVD principal angles)",

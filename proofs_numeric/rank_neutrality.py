@@ -28,14 +28,10 @@ from theorems.claims import CheckContext, Evidence, interval_witness, load_count
 from theorems.instances import regime_of
 from theorems.linalg import rank
 
-from .certify import certified_rank_lower_bound
+from .certify import PrecisionExhausted, certified_rank_lower_bound
 from .transformer import layer_norm, workdps
 
 __all__ = ["witness", "certify_counterexample", "PrecisionExhausted", "EVIDENCE"]
-
-
-class PrecisionExhausted(RuntimeError):
-    """Two precisions disagree and the precision budget is spent."""
 
 
 def _bounds(inst: RN.LNInstance, dps: int) -> dict:

@@ -32,6 +32,7 @@ from functools import lru_cache
 import numpy as np
 
 from theorems.claims import Evidence, exact_instances, float_statistic, not_checkable
+from theorems.instances import regime_of
 
 from .checkpoint import Checkpoint, load_checkpoint
 
@@ -471,10 +472,6 @@ def _missing() -> list[Evidence]:
 ALIGNMENT_SUPPORT, ALIGNMENT_AGAINST = 0.3, 0.1
 
 
-def _regime(n: int, d: int) -> str:
-    return "n<d" if n < d else ("n=d" if n == d else "n>d")
-
-
 def _sites_by_input(res: dict) -> dict:
     """LayerNorm-site records grouped by input text (short, medium, long)."""
     by_input: dict = {}
@@ -495,7 +492,7 @@ def ln_sites(ctx, res) -> list[Evidence]:
         fail_txt = ", ".join(f"{h} {v}" for h, v in fails.items())
         out.append(exact_instances(f"trained all-MiniLM-L6-v2, {key} input (n = {n}, d = {res['d']}): H1-H4 jointly "
                                    f"at the LayerNorm sites (failures by hypothesis: {fail_txt})",
-                                   met=len(decided), held=all4, regime=_regime(n, res["d"]), arithmetic=_ARITH_LN,
+                                   met=len(decided), held=all4, regime=regime_of(n, res["d"]), arithmetic=_ARITH_LN,
                                    numbers={"n": n, "sites": len(sites), **{f"{h}_failed": v for h, v in fails.items()}}))
     return out
 
@@ -509,7 +506,7 @@ def ln_conclusion(ctx, res) -> list[Evidence]:
         decided = sum(s["conclusion_holds"] is not None for s in sites)
         out.append(exact_instances(f"trained model, {key} input (n = {n}): arank(LN X) = arank(X) at the LayerNorm "
                                    f"sites (e.g. arank {sites[0]['arank_X']} -> {sites[0]['arank_LN_X']})",
-                                   met=decided, held=ok, regime=_regime(n, res["d"]), arithmetic=_ARITH_LN,
+                                   met=decided, held=ok, regime=regime_of(n, res["d"]), arithmetic=_ARITH_LN,
                                    numbers={"sites": len(sites)}))
     return out
 
@@ -529,11 +526,10 @@ def w_o_deficient(ctx, res) -> list[Evidence]:
 
 @_with_measurements
 def alignment_trained(ctx, res) -> list[Evidence]:
-    import numpy as np
+    from .rank_contraction import spearman
     a = np.concatenate([L["alpha"] for L in res["layers"]])
     g = np.concatenate([L["alignment"] for L in res["layers"]])
-    ra, rg = np.argsort(np.argsort(a)), np.argsort(np.argsort(g))
-    rho = float(np.corrcoef(ra, rg)[0, 1])
+    rho = spearman(a, g)
     holds = True if rho > ALIGNMENT_SUPPORT else (False if rho < ALIGNMENT_AGAINST else None)
     return [float_statistic(f"trained all-MiniLM-L6-v2, {len(a)} heads: Spearman correlation between alpha_h and the "
                             f"mean alignment of R_h with the other heads of its layer = {rho:.3f} (alpha in "

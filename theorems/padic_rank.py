@@ -79,17 +79,27 @@ class PadicCertificate:
     note: str = ""
 
 
-def complete_pivoting(X: np.ndarray, rtol: float = _PIVOT_RTOL) -> tuple[np.ndarray, np.ndarray]:
-    """Row and column pivots of float Gaussian elimination with complete pivoting (heuristic rank)."""
-    W = np.array(X, dtype=np.float64)  # [n, d] working copy
+def complete_pivoting(X, rtol=_PIVOT_RTOL, *, atol=0.0, dtype=np.float64) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column pivots of Gaussian elimination with complete pivoting (heuristic rank).
+
+    The one complete-pivoting routine of the suite: elimination stops when the largest remaining
+    entry is not above ``max(rtol * max|X|, atol)``. ``dtype=object`` eliminates in the entries' own
+    arithmetic (e.g. mpmath ``mpf`` at the caller's working precision); the default is float64.
+    The pivots are a heuristic: every caller certifies the minor they select.
+    """
+    W = np.array(X, dtype=dtype)  # [n, d] working copy
     n, d = W.shape
     rows, cols = np.arange(n), np.arange(d)
-    scale = float(np.abs(W).max()) if W.size else 0.0
+    scale = np.abs(W).max() if W.size else 0.0
+    if dtype is not object:
+        scale = float(scale)
+    tol = rtol * scale if rtol else 0.0
+    tol = max(tol, atol) if atol else tol
     k = 0
     while k < min(n, d):
         S = W[k:, k:]
         i, j = divmod(int(np.argmax(np.abs(S))), S.shape[1])
-        if not abs(S[i, j]) > rtol * scale:
+        if not abs(S[i, j]) > tol:
             break
         i, j = i + k, j + k
         W[[k, i]] = W[[i, k]]

@@ -27,6 +27,7 @@ from sympy import Matrix, Rational, ones, symbols, zeros
 
 from .claims import Claim, Evidence, Reading, derivation, exact_complete, not_checkable, register, stable_seed
 from .claims import stored_counterexample
+from .instances import regime_of
 from .linalg import exact_matrix, rank
 from .real_model import trained_reading
 
@@ -142,8 +143,7 @@ def _recheck_rank_equals_sum(data):
     r_sum = rank(Matrix.vstack(*T))
     why = (f"{len(Ws)} heads with uniform attention: rank MHA(X) = {r_mha} < dim(R_1 + ... + R_H) = {r_sum}"
            if r_mha < r_sum else None)
-    return why, "n=d" if X.shape[0] == X.shape[1] else ("n<d" if X.shape[0] < X.shape[1] else "n>d"), \
-        {"rank_mha": r_mha, "dim_sum_R": r_sum}
+    return why, regime_of(*X.shape), {"rank_mha": r_mha, "dim_sum_R": r_sum}
 
 
 def _rank_equals_sum_corrected(ctx) -> list[Evidence]:
@@ -170,7 +170,7 @@ def _dff_bert_values(ctx) -> list[Evidence]:
         bound = d - min(n, d)  # generic rank of MHA(X) for BERT-base (H d_k = d): min(n, d)
         out.append(exact_complete(f"BERT-base, n = {n}: generic contraction d - rank MHA = {bound} <= d_ff = {dff}; "
                                   f"it comes from n < d, not from head specialisation", bound <= dff,
-                                  regime="n<d" if n < d else "n>d",
+                                  regime=regime_of(n, d),
                                   arithmetic="exact integers (generic rank min(n, d), certified on small shapes)"))
     return out
 
@@ -269,10 +269,6 @@ EDGE_SHAPES = [(2, 2, 1, 1), (2, 3, 2, 1), (2, 4, 2, 2), (3, 3, 3, 1), (4, 4, 2,
                (3, 6, 3, 2)]
 
 
-def _regime(n, d):
-    return "n<d" if n < d else ("n=d" if n == d else "n>d")
-
-
 def subadditivity_evidence(ctx) -> list[Evidence]:
     rng = random.Random(stable_seed("RC.subadditivity:heads"))
     by: dict[str, list[int]] = {}
@@ -284,9 +280,9 @@ def subadditivity_evidence(ctx) -> list[Evidence]:
                 heads[0] = (heads[0][0], zeros(d, dk), heads[0][2])  # an edge: W_V = 0 in one head
             r = ranks_of_heads(X, heads)
             ok = all(t <= dk for t in r["rank_T"]) and r["rank_mha"] <= sum(r["rank_T"]) <= H * dk
-            by.setdefault(_regime(n, d), [0, 0])
-            by[_regime(n, d)][0] += 1
-            by[_regime(n, d)][1] += ok
+            by.setdefault(regime_of(n, d), [0, 0])
+            by[regime_of(n, d)][0] += 1
+            by[regime_of(n, d)][1] += ok
     return [exact_instances("rank(Y_h W_O^h) <= d_k and rank MHA(X) <= sum_h rank <= H d_k (edges n = 2, d_k = 1, "
                             "H = 1, W_V = 0)", met=m, held=h, regime=reg, arithmetic=_EXACT)
             for reg, (m, h) in sorted(by.items())]
@@ -325,9 +321,9 @@ def alpha_mha_range(ctx) -> list[Evidence]:
             a = alpha_mha_exact(r["rank_mha"], r["rank_T"])
             if a is None:
                 continue
-            by.setdefault(_regime(n, d), [0, 0])
-            by[_regime(n, d)][0] += 1
-            by[_regime(n, d)][1] += bool(0 <= a <= 1)
+            by.setdefault(regime_of(n, d), [0, 0])
+            by[regime_of(n, d)][0] += 1
+            by[regime_of(n, d)][1] += bool(0 <= a <= 1)
     return [exact_instances("alpha_MHA in [0, 1] where defined", met=m, held=h, regime=reg, arithmetic=_EXACT)
             for reg, (m, h) in sorted(by.items())]
 
@@ -470,8 +466,8 @@ def _recheck_orientation(data):
         return (f"the same W_V W_O with a reciprocal head (alpha = {a_s}) and a directional head (alpha = {a_a}): "
                 f"R_h = row(A_h X W_V W_O) is the same {rank(T1)}-dimensional subspace (rank of both stacked = "
                 f"{rank(Matrix.vstack(T1, T2))}): A_h is invertible, so row(A_h Y) = row(Y)"), \
-            _regime(*X.shape), {"dim_R": rank(T1)}
-    return None, _regime(*X.shape), {}
+            regime_of(*X.shape), {"dim_R": rank(T1)}
+    return None, regime_of(*X.shape), {}
 
 
 def _step_invertible_rows() -> bool:
@@ -509,8 +505,8 @@ def _recheck_mechanism(data):
     if r["dim_sum"] == sum(r["rank_T"]) and a is not None and a > 0:
         return (f"n = {X.shape[0]}, d = {X.shape[1]}: dim R_h = {r['rank_T']}, dim(sum R_h) = {r['dim_sum']} (the "
                 f"subspaces are independent: no alignment), yet rank MHA = {r['rank_mha']} and alpha_MHA = {a} > 0: "
-                "the contraction comes from n < H d_k"), _regime(*X.shape), {"alpha_mha": str(a)}
-    return None, _regime(*X.shape), {}
+                "the contraction comes from n < H d_k"), regime_of(*X.shape), {"alpha_mha": str(a)}
+    return None, regime_of(*X.shape), {}
 
 
 register(Claim(
@@ -532,9 +528,9 @@ def _recheck_specialisation(data):
     a = alpha_mha_exact(r["rank_mha"], r["rank_T"])
     if all(x == 1 for x in alphas) and a == 0:
         return (f"every head purely directional (alpha_h = {alphas}), n = {X.shape[0]} >= H d_k: rank MHA = "
-                f"{r['rank_mha']} = H max rank, alpha_MHA = 0: no contraction"), _regime(*X.shape), \
+                f"{r['rank_mha']} = H max rank, alpha_MHA = 0: no contraction"), regime_of(*X.shape), \
             {"rank_mha": r["rank_mha"]}
-    return None, _regime(*X.shape), {}
+    return None, regime_of(*X.shape), {}
 
 
 register(Claim(
@@ -606,9 +602,9 @@ def _dim_dk(ctx, rank_at_least_dk: bool) -> list[Evidence]:
             if rank(exact_softmax(X, head[0])) < n:
                 continue  # a singular attention matrix (e.g. constant scores) is not a generic head
             T = head_terms(X, [head])[0]
-            by.setdefault(_regime(n, d), [0, 0])
-            by[_regime(n, d)][0] += 1
-            by[_regime(n, d)][1] += rank(T) == dk
+            by.setdefault(regime_of(n, d), [0, 0])
+            by[regime_of(n, d)][0] += 1
+            by[regime_of(n, d)][1] += rank(T) == dk
     return [exact_instances(("rank X >= d_k" if rank_at_least_dk else "rank X < d_k") + ", generic head (W_V, W_O "
                             "in [-50, 50], invertible attention): dim R_h = d_k", met=m,
                             held=h, regime=reg, arithmetic=_EXACT) for reg, (m, h) in sorted(by.items())]
