@@ -39,15 +39,16 @@ import numpy as np
 from theorems.claims import (CheckContext, Evidence, float_statistic, interval_instances, interval_witness,
                              not_checkable, stable_seed)
 from theorems.dong_collapse import rank_blind_to_collapse, skip_bound_holds
-from theorems.instances import regime_of
+from theorems.instances import Shape, regime_of
 from theorems.padic_rank import complete_pivoting
 
 __all__ = ["DepthRangeError", "DepthConfig", "run", "run_all", "SHAPES", "REGIMES", "exponent_estimate", "float64_run", "mp_run",
            "depth_results", "DEPTH_DPS", "EXPONENT_TOL", "weight_gamma", "SKIP_TARGET_GAMMAS", "EVIDENCE"]
 
 REGIMES = ("pure_attention", "attention_skip", "attention_mlp", "full_block")
-#: (n, d, H, d_k): single and multi-head, d_k < d and d_k = d, n < d and n > d
-SHAPES = [(8, 6, 2, 3), (8, 6, 1, 6), (4, 6, 1, 6), (4, 6, 3, 2)]
+#: single and multi-head, d_k < d and d_k = d, n < d and n > d
+SHAPES = [Shape(n=8, d=6, H=2, d_k=3), Shape(n=8, d=6, H=1, d_k=6), Shape(n=4, d=6, H=1, d_k=6),
+          Shape(n=4, d=6, H=3, d_k=2)]
 NUMERICAL_RANK_RTOL = 1e-12  # numerical rank counts sigma_i > 1e-12 sigma_max (stated in every record)
 
 

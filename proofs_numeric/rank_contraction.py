@@ -21,15 +21,16 @@ import mpmath
 import numpy as np
 
 from theorems.claims import CheckContext, Evidence, float_statistic, interval_instances, interval_witness, stable_seed
+from theorems.instances import Shape
 from theorems.linalg import exact_matrix, rank
 
 from .certify import certified_rank_lower_bound
 from .transformer import Head, attention, mha, workdps
 
 __all__ = ["certified_ranks", "alpha", "alpha_mha", "alignment", "spearman", "head_with_alpha", "input_of_rank",
-           "CERTIFIED_SHAPES", "certified_shapes", "iv_evidence", "prop63_evidence", "attention_rank_literal", "attention_rank_corrected",
-           "rank_equals_sum_literal", "rank_equals_sum_generic", "alpha_independent", "alignment_random_heads",
-           "EVIDENCE"]
+           "CERTIFIED_SHAPES", "certified_shapes", "iv_evidence", "prop63_evidence", "attention_rank_literal",
+           "attention_rank_corrected", "rank_equals_sum_literal", "rank_equals_sum_generic", "alpha_independent",
+           "alignment_random_heads", "EVIDENCE"]
 
 
 def input_of_rank(rng, n: int, r: int, d: int) -> np.ndarray:
@@ -117,9 +118,11 @@ def head_with_alpha(d: int, d_k: int, target: float, rng) -> Head:
 
 # --- numeric evidence (attached to the claims of theorems.rank_contraction by id) ---
 
-#: (n, d, H, d_k) per regime, for the certified checks
-CERTIFIED_SHAPES = {"n<d": [(4, 6, 2, 3), (3, 5, 1, 5), (2, 3, 1, 1)], "n=d": [(5, 5, 1, 2), (4, 4, 2, 2), (2, 2, 1, 1)],
-          "n>d": [(7, 4, 2, 2), (8, 6, 3, 2), (3, 2, 1, 1)]}  # the last of each: the edges n = 2 or d = 2, H = d_k = 1
+#: per regime, for the certified checks; the last of each: the edges n = 2 or d = 2, H = d_k = 1
+CERTIFIED_SHAPES = {
+    "n<d": [Shape(n=4, d=6, H=2, d_k=3), Shape(n=3, d=5, H=1, d_k=5), Shape(n=2, d=3, H=1, d_k=1)],
+    "n=d": [Shape(n=5, d=5, H=1, d_k=2), Shape(n=4, d=4, H=2, d_k=2), Shape(n=2, d=2, H=1, d_k=1)],
+    "n>d": [Shape(n=7, d=4, H=2, d_k=2), Shape(n=8, d=6, H=3, d_k=2), Shape(n=3, d=2, H=1, d_k=1)]}
 
 
 _CERTIFIED_CACHE: dict = {}

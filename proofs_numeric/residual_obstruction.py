@@ -26,15 +26,17 @@ import numpy as np
 import sympy
 
 from theorems.claims import CheckContext, Evidence, interval_witness
+from theorems.instances import Shape
 
 from .certify import certified_rank_lower_bound
 from .transformer import Head, mha, workdps
 
 __all__ = ["witness", "certify_shapes", "SHAPES", "random_heads", "exact_attention_rows_rank1", "EVIDENCE"]
 
-#: (n, d, H, d_k) per regime: single and multi-head, d_k < d and d_k = d
-SHAPES = {"n<d": [(3, 5, 1, 5), (4, 6, 2, 3)], "n=d": [(4, 4, 1, 4), (5, 5, 2, 2)],
-          "n>d": [(6, 4, 2, 2), (7, 3, 1, 3)]}
+#: per regime: single and multi-head, d_k < d and d_k = d
+SHAPES = {"n<d": [Shape(n=3, d=5, H=1, d_k=5), Shape(n=4, d=6, H=2, d_k=3)],
+          "n=d": [Shape(n=4, d=4, H=1, d_k=4), Shape(n=5, d=5, H=2, d_k=2)],
+          "n>d": [Shape(n=6, d=4, H=2, d_k=2), Shape(n=7, d=3, H=1, d_k=3)]}
 
 
 def random_heads(d: int, H: int, d_k: int, seed: int = 0, scale: float = 1.0) -> list[Head]:

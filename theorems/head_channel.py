@@ -36,6 +36,7 @@ from sympy import Matrix, Rational, symbols
 
 from .claims import (CheckContext, Claim, Evidence, Reading, derivation, exact_complete, exact_instances,
                      register, stable_seed)
+from .instances import Shape
 from .linalg import exact_matrix, rank
 from .real_model import trained_reading
 
@@ -158,9 +159,11 @@ def proof_evidence(uses, what, concludes: bool = True) -> Evidence:
     return derivation(PROOF_STEPS, what, uses=uses, concludes=concludes)
 
 
-#: (n, H, d_k, d) shapes checked exactly; H d_k <= d (as in BERT) and H d_k > d
+#: shapes checked exactly; H d_k <= d (as in BERT) and H d_k > d
 #: edges included: n = 2, H = 1, d_k = 1
-SHAPES = [(3, 2, 2, 4), (4, 3, 2, 6), (2, 4, 3, 12), (3, 3, 2, 4), (5, 2, 3, 6), (2, 1, 1, 2), (2, 2, 1, 2)]
+SHAPES = [Shape(n=3, d=4, H=2, d_k=2), Shape(n=4, d=6, H=3, d_k=2), Shape(n=2, d=12, H=4, d_k=3),
+          Shape(n=3, d=4, H=3, d_k=2), Shape(n=5, d=6, H=2, d_k=3), Shape(n=2, d=2, H=1, d_k=1),
+          Shape(n=2, d=2, H=2, d_k=1)]
 
 
 def random_int_matrix(rng, r, c, k=4):
@@ -171,7 +174,7 @@ def _literal_evidence(ctx) -> list[Evidence]:
     """Generic W_O (full row rank, H d_k <= d): the heads are recovered exactly, so nothing is irrecoverable."""
     rng = random.Random(stable_seed("HC.main:generic W_O"))
     recovered = total = 0
-    for (nn, HH, dk, dd) in SHAPES:
+    for (nn, dd, HH, dk) in SHAPES:
         if HH * dk > dd:
             continue
         for _ in range(2 if ctx.quick else 6):
@@ -203,7 +206,7 @@ def _literal_degenerate(ctx) -> list[Evidence]:
     """Rank-deficient W_O (rank < H d_k, e.g. H d_k > d): the kernel of Phi_a is non-trivial, exactly."""
     rng = random.Random(stable_seed("HC.main:rank-deficient W_O"))
     held = total = 0
-    for (nn, HH, dk, dd) in SHAPES:
+    for (nn, dd, HH, dk) in SHAPES:
         rk = min(HH * dk, dd) - 1
         W = random_int_matrix(rng, HH * dk, rk) * random_int_matrix(rng, rk, dd)
         if nn * HH * dk > 40 or rank(W) >= HH * dk:
@@ -216,7 +219,7 @@ def _literal_degenerate(ctx) -> list[Evidence]:
 
 def kernel_b_instances(ctx) -> list[Evidence]:
     ok = total = 0
-    for (nn, HH, dk, _dd) in SHAPES:
+    for (nn, _dd, HH, dk) in SHAPES:
         total += 1
         ok += map_nullity(lambda Ys: sum(Ys[1:], Ys[0]), nn, HH, dk) == KERNEL_FORMULAS["b"].subs({n: nn, H: HH, d_k: dk})
     return [exact_instances("nullity of the sum map (its matrix built from a basis) = n (H - 1) d_k", met=total,
@@ -226,7 +229,7 @@ def kernel_b_instances(ctx) -> list[Evidence]:
 def _kernel_formula_instances(ctx) -> list[Evidence]:
     rng = random.Random(stable_seed("HC.main:kernel formula"))
     ok = total = 0
-    for (nn, HH, dk, dd) in SHAPES:
+    for (nn, dd, HH, dk) in SHAPES:
         for rk in range(0, min(HH * dk, dd) + 1):
             W = (random_int_matrix(rng, HH * dk, rk) * random_int_matrix(rng, rk, dd)) if rk else Matrix.zeros(HH * dk, dd)
             if nn * HH * dk > 40:
@@ -300,7 +303,7 @@ def _mlp_remedy_check(ctx, reading: str) -> list[Evidence]:
     out = []
     for regime in (("generic-weights", "degenerate-weights") if reading == "a" else ("all",)):
         met = held = 0
-        for (nn, HH, dk, dd) in SHAPES:
+        for (nn, dd, HH, dk) in SHAPES:
             if reading == "a":
                 rk = HH * dk if regime == "generic-weights" else min(HH * dk, dd) - 1
                 W = random_int_matrix(rng, HH * dk, rk) * random_int_matrix(rng, rk, dd) if rk < HH * dk else random_int_matrix(rng, HH * dk, dd)
@@ -404,7 +407,7 @@ register(Claim(
 def _wo_vs_sum(ctx, generic: bool) -> list[Evidence]:
     rng = random.Random(stable_seed(f"HC.wo-induces:{generic}"))
     met = held = 0
-    for (nn, HH, dk, dd) in SHAPES:
+    for (nn, dd, HH, dk) in SHAPES:
         if nn * HH * dk > 40:
             continue
         if generic:
@@ -428,7 +431,7 @@ def _wo_vs_sum(ctx, generic: bool) -> list[Evidence]:
 def _generic_kernel_zero(ctx) -> list[Evidence]:
     rng = random.Random(stable_seed("HC.wo-induces:generic kernel"))
     met = held = 0
-    for (nn, HH, dk, dd) in SHAPES:
+    for (nn, dd, HH, dk) in SHAPES:
         if HH * dk > dd or nn * HH * dk > 40:
             continue
         W = random_int_matrix(rng, HH * dk, dd)

@@ -19,17 +19,30 @@ Families (the adversarial ones are what make hypotheses H1-H4 bite):
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from sympy import Matrix, Rational
 
 Draw = Callable[[int, int], int]
 
 __all__ = ["FAMILIES", "build", "generic", "low_rank", "collinear", "coplanar", "dong", "radial",
-           "regime_of"]
+           "regime_of", "Shape"]
+
+
+class Shape(NamedTuple):
+    """An attention shape, always in this order: n tokens, model width d, H heads of width d_k.
+
+    Every table of shapes (``SHAPES``, ``EDGE_SHAPES``, ``CERTIFIED_SHAPES``, ...) holds these, so
+    ``for (n, d, H, d_k) in SHAPES`` means the same everywhere.
+    """
+    n: int
+    d: int
+    H: int
+    d_k: int
 
 
 def regime_of(n: int, d: int) -> str:
+    """The shape regime ``"n<d"``, ``"n=d"`` or ``"n>d"`` of an n x d input."""
     return "n<d" if n < d else ("n=d" if n == d else "n>d")
 
 

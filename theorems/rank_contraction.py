@@ -27,7 +27,7 @@ from sympy import Matrix, Rational, ones, symbols, zeros
 
 from .claims import Claim, Evidence, Reading, derivation, exact_complete, not_checkable, register, stable_seed
 from .claims import stored_counterexample
-from .instances import regime_of
+from .instances import Shape, regime_of
 from .linalg import exact_matrix, rank
 from .real_model import trained_reading
 
@@ -264,9 +264,10 @@ def ranks_of_heads(X, heads) -> dict:
     return {"T": T, "rank_T": [rank(t) for t in T], "rank_mha": rank(mha), "dim_sum": rank(Matrix.vstack(*T))}
 
 
-#: (n, d, H, d_k): edges first (n = 2, d_k = 1, H = 1), then n < d, n = d, n > d
-EDGE_SHAPES = [(2, 2, 1, 1), (2, 3, 2, 1), (2, 4, 2, 2), (3, 3, 3, 1), (4, 4, 2, 2), (5, 4, 2, 2), (6, 3, 3, 1),
-               (3, 6, 3, 2)]
+#: edges first (n = 2, d_k = 1, H = 1), then n < d, n = d, n > d
+EDGE_SHAPES = [Shape(n=2, d=2, H=1, d_k=1), Shape(n=2, d=3, H=2, d_k=1), Shape(n=2, d=4, H=2, d_k=2),
+               Shape(n=3, d=3, H=3, d_k=1), Shape(n=4, d=4, H=2, d_k=2), Shape(n=5, d=4, H=2, d_k=2),
+               Shape(n=6, d=3, H=3, d_k=1), Shape(n=3, d=6, H=3, d_k=2)]
 
 
 def subadditivity_evidence(ctx) -> list[Evidence]:

@@ -94,7 +94,7 @@ def _ra_literal(ctx) -> list[Evidence]:
     """Reading (a), the standard architecture: the ambiguity is n (H d_k - rank W_O), not n (H - 1) d_k."""
     rng = random.Random(stable_seed("RA.main:generic W_O"))
     agree = total = 0
-    for (nn, HH, dk, dd) in SHAPES:
+    for (nn, dd, HH, dk) in SHAPES:
         if HH * dk > dd or nn * HH * dk > 40:
             continue
         W = random_int_matrix(rng, HH * dk, dd)
@@ -169,7 +169,7 @@ def _pgop_ambiguity(ctx) -> list[Evidence]:
     rng = random.Random(stable_seed("PGOP.partial-remedy:diag gates"))
     same = total = 0
     grows = 0
-    for (nn, HH, dk, dd) in SHAPES:
+    for (nn, dd, HH, dk) in SHAPES:
         if nn * HH * dk > 40:
             continue
         W = random_int_matrix(rng, HH * dk, dd)
