@@ -96,6 +96,8 @@ _H1 = r"\sigma_i\neq0"
 _H2 = r"\mathbf 1_d\notin\operatorname{row}X"
 _H3 = r"\Gamma\in GL_d"
 _H4 = r"\sigma\notin\operatorname{col}(XP)"
+# one lemma, two claims (HC.main and RA.main): the kernel of the head sum without output projection
+_KER_SUM_HEADS = r"H>0\Rightarrow\dim\ker\bigl[(Y_h)_h\mapsto\textstyle\sum_hY_h\bigr]=n(H-1)d_k"
 
 LEMMAS: tuple[FormalLemma, ...] = (
     # --- section 4, Rank-Neutrality -------------------------------------------------------------
@@ -186,10 +188,10 @@ LEMMAS: tuple[FormalLemma, ...] = (
        "The kernel of the projected head sum, as a subspace of the n x H d_k matrices, has dimension "
        "n (H d_k - rank W_O)."),
     _L("head_channel", "dim_ker_sum_heads", "HC.main", "b-no-output-projection", "general",
-       r"H>0\Rightarrow\dim\ker\bigl[(Y_h)_h\mapsto\textstyle\sum_hY_h\bigr]=n(H-1)d_k",
+       _KER_SUM_HEADS,
        "Without output projection the kernel of the head sum has dimension n (H - 1) d_k."),
     _L("head_channel", "dim_ker_sum_heads", "RA.main", "b-no-output-projection", "general",
-       r"H>0\Rightarrow\dim\ker\bigl[(Y_h)_h\mapsto\textstyle\sum_hY_h\bigr]=n(H-1)d_k",
+       _KER_SUM_HEADS,
        "The paper's recovery ambiguity n (H - 1) d_k is exactly the kernel dimension of the head sum without "
        "output projection."),
     # --- section 7.3, BERT-base figures -------------------------------------------------------------

@@ -7,9 +7,7 @@
    for the sequence lengths 130 <= n <= 136. *)
 From Coq Require Import QArith ZArith Lia.
 From mathcomp Require Import all_ssreflect all_algebra.
-Set Implicit Arguments.
-Unset Strict Implicit.
-Unset Printing Implicit Defensive.
+From CollapseVerify Require Import preamble.
 Import GRing.Theory Num.Theory.
 Local Open Scope ring_scope.
 

@@ -4,9 +4,7 @@
    exp is abstract: any map with exp(a + b) = exp(a) exp(b) and exp(a) != 0;
    shift invariance is proved, not assumed. *)
 From mathcomp Require Import all_ssreflect all_algebra.
-Set Implicit Arguments.
-Unset Strict Implicit.
-Unset Printing Implicit Defensive.
+From CollapseVerify Require Import preamble.
 Import GRing.Theory.
 Local Open Scope ring_scope.
 

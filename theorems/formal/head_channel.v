@@ -5,9 +5,7 @@
    outputs are determined by MHA(X); and the per-head outputs are determined
    for every input only if W_O has full row rank (for n > 0). *)
 From mathcomp Require Import all_ssreflect all_algebra.
-Set Implicit Arguments.
-Unset Strict Implicit.
-Unset Printing Implicit Defensive.
+From CollapseVerify Require Import preamble.
 Import GRing.Theory.
 Local Open Scope ring_scope.
 

@@ -5,10 +5,7 @@
      1^T x_hat = 0   and   ||x_hat||^2 = d,
    over a real closed field.  mean and var are those of symmetries.v. *)
 From mathcomp Require Import all_ssreflect all_algebra.
-From CollapseVerify Require Import symmetries.
-Set Implicit Arguments.
-Unset Strict Implicit.
-Unset Printing Implicit Defensive.
+From CollapseVerify Require Import symmetries preamble.
 Import GRing.Theory Num.Theory.
 Local Open Scope ring_scope.
 

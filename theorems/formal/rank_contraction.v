@@ -4,9 +4,7 @@
    inequality rank(MHA(X)) <= dim(R_1 + ... + R_H); with it, the
    subadditivity bound rank(MHA(X)) <= H d_k of the same section. *)
 From mathcomp Require Import all_ssreflect all_algebra.
-Set Implicit Arguments.
-Unset Strict Implicit.
-Unset Printing Implicit Defensive.
+From CollapseVerify Require Import preamble.
 Import GRing.Theory Num.Theory.
 Local Open Scope ring_scope.
 

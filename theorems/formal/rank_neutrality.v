@@ -12,10 +12,7 @@
    H4 sigma notin col(X P). *)
 From Coq Require Import Lia.
 From mathcomp Require Import all_ssreflect all_algebra.
-From CollapseVerify Require Import residual_obstruction.
-Set Implicit Arguments.
-Unset Strict Implicit.
-Unset Printing Implicit Defensive.
+From CollapseVerify Require Import residual_obstruction preamble.
 Import GRing.Theory.
 Local Open Scope ring_scope.
 

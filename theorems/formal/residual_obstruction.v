@@ -3,9 +3,7 @@
    for any two n x d_model matrices over any field.  Stretch: remark (iii),
    corrected (rank additivity when row and column spaces meet only in 0). *)
 From mathcomp Require Import all_ssreflect all_algebra.
-Set Implicit Arguments.
-Unset Strict Implicit.
-Unset Printing Implicit Defensive.
+From CollapseVerify Require Import preamble.
 Import GRing.Theory.
 Local Open Scope ring_scope.
 

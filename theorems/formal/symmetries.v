@@ -6,9 +6,7 @@
      SYM.token-permutation  attention(Pi X) = Pi attention(X);
      SYM.ln-shift-scale     LN(a x + c 1) = LN(x) for a > 0. *)
 From mathcomp Require Import all_ssreflect fingroup perm all_algebra.
-Set Implicit Arguments.
-Unset Strict Implicit.
-Unset Printing Implicit Defensive.
+From CollapseVerify Require Import preamble.
 Import GRing.Theory Num.Theory.
 Local Open Scope ring_scope.
 
