@@ -87,7 +87,7 @@ import flint
 import numpy as np
 
 from .certified_rank import CertifiedRank, dyadic_scale, kernel_certificate, random_primes, rump_full_rank
-from .linalg import BadInput, exact_vector, to_rational
+from .linalg import BadInput, exact_rows, exact_vector
 from .padic_rank import MAX_ENTRY_BITS, modp_pivots, padic_rank_certificate
 from .rank_neutrality import Analysis
 
@@ -191,39 +191,12 @@ def _classify(X):
         if X.dtype.kind == "b":
             raise BadInput("X has boolean entries, not numbers")
         X = X.tolist()
-    if hasattr(X, "tolist") and not isinstance(X, list):
-        X = X.tolist()
-    if not isinstance(X, (list, tuple)) or not X:
-        raise BadInput("X must be a non-empty list of rows")
-    width = None
-    rows = []
-    for i, row in enumerate(X):
-        if not isinstance(row, (list, tuple)):
-            raise BadInput(f"X row {i} is not a list")
-        if width is None:
-            width = len(row)
-            if width == 0:
-                raise BadInput("X has empty rows")
-        elif len(row) != width:
-            raise BadInput(f"X is ragged: row {i} has {len(row)} entries, row 0 has {width}")
-        try:
-            rows.append([_fraction(v) for v in row])
-        except BadInput as e:
-            raise BadInput(f"X[{i}]: {e}") from None
+    rows = [[Fraction(v) for v in row] for row in exact_rows(X, "X")]  # validated: rectangular, exact
     L = 1
     for row in rows:
         for v in row:
             L = L * v.denominator // math.gcd(L, v.denominator)
     return "big", [[int(v * L) for v in row] for row in rows]  # X = Z / L
-
-
-def _fraction(v) -> Fraction:
-    if isinstance(v, Fraction):
-        return v
-    if isinstance(v, int) and not isinstance(v, bool):
-        return Fraction(v)
-    r = to_rational(v)  # validates (NaN, inf, bools, strings "p/q" and decimals)
-    return Fraction(int(r.p), int(r.q))
 
 
 def _vector(v, d: int, name: str) -> list[Fraction]:

@@ -32,7 +32,7 @@ from sympy import Matrix, Rational, symbols
 
 from .claims import (Claim, Evidence, Reading, exact_complete, exact_instances, not_checkable, register,
                      stable_seed, symbolic_identity)
-from .head_channel import KERNEL_FORMULAS, SHAPES, Phi_a, random_int_matrix, map_nullity, rank
+from .head_channel import KERNEL_FORMULAS, SHAPES, Phi_a, generic_kernel_dims, random_int_matrix, map_nullity, rank
 
 __all__ = ["bert_figures", "BERT", "PGOP_CONSTRUCTIONS", "pgop_overhead", "Phi_a_gated", "Phi_b_gated"]
 
@@ -92,14 +92,9 @@ def _bert_arithmetic(ctx) -> list[Evidence]:
 
 def _ra_literal(ctx) -> list[Evidence]:
     """Reading (a), the standard architecture: the ambiguity is n (H d_k - rank W_O), not n (H - 1) d_k."""
-    rng = random.Random(stable_seed("RA.main:generic W_O"))
-    agree = total = 0
-    for (nn, dd, HH, dk) in SHAPES:
-        if HH * dk > dd or nn * HH * dk > 40:
-            continue
-        W = random_int_matrix(rng, HH * dk, dd)
-        total += 1
-        agree += map_nullity(lambda Ys: Phi_a(Ys, W), nn, HH, dk) == KERNEL_FORMULAS["b"].subs({n: nn, H: HH, d_k: dk})
+    dims = generic_kernel_dims("RA.main:generic W_O")
+    total = len(dims)
+    agree = sum(k == KERNEL_FORMULAS["b"].subs({n: s.n, H: s.H, d_k: s.d_k}) for s, k in dims)
     f = bert_figures()
     return [exact_instances(f"W_O known, generic: nullity of Phi_a equals n (H - 1) d_k (it is n (H d_k - rank W_O); "
                             f"for BERT-base reading (a) gives {f['reading_a_generic']}, not {f['per_sequence']})",

@@ -39,13 +39,19 @@ def gamma_nonzero(inst) -> bool:
     return all(g != 0 for g in inst["gamma"])
 
 
-def rank_preserved(inst) -> bool:
-    """rank RMSNorm(X) (computed in the field) equals rank X."""
+def field_ranks(inst) -> tuple[int, int] | None:
+    """(rank, affine rank) of RMSNorm(X), computed in the field; None (undecided here) when the field
+    Q(sqrt p_1, ...) needed is too large (never a guess)."""
     try:
-        ranks = rms_norm_ranks(inst["X"], inst["gamma"], method="field")
+        return rms_norm_ranks(inst["X"], inst["gamma"], method="field")
     except FieldTooLarge:
-        return None  # undecided here: the field Q(sqrt p_1, ...) needed is too large (never a guess)
-    return ranks[0] == rank(inst["X"])
+        return None
+
+
+def rank_preserved(inst) -> bool | None:
+    """rank RMSNorm(X) (computed in the field) equals rank X."""
+    ranks = field_ranks(inst)
+    return None if ranks is None else ranks[0] == rank(inst["X"])
 
 
 CLAIM = conjecture(
