@@ -43,7 +43,8 @@ from theorems.instances import Shape, regime_of
 from theorems.padic_rank import complete_pivoting
 
 __all__ = ["DepthRangeError", "DepthConfig", "run", "run_all", "SHAPES", "REGIMES", "exponent_estimate", "float64_run", "mp_run",
-           "depth_results", "DEPTH_DPS", "EXPONENT_TOL", "weight_gamma", "SKIP_TARGET_GAMMAS", "EVIDENCE"]
+           "depth_results", "DEPTH_DPS", "EXPONENT_TOL", "SINGLY_EXPONENTIAL_BELOW", "NO_DECAY_SLOPE", "is_base_three",
+           "is_singly_exponential", "weight_gamma", "SKIP_TARGET_GAMMAS", "EVIDENCE"]
 
 REGIMES = ("pure_attention", "attention_skip", "attention_mlp", "full_block")
 #: single and multi-head, d_k < d and d_k = d, n < d and n > d
@@ -438,6 +439,20 @@ def depth_results(quick: bool = False) -> dict:
 
 #: |e - 3| below this counts as "base 3" (the median of the last log-ratios, :func:`exponent_estimate`)
 EXPONENT_TOL = 0.05
+#: an exponent estimate below this counts as "singly exponential" (not the doubly exponential base 3)
+SINGLY_EXPONENTIAL_BELOW = 1.5
+#: a slope of log10 rho per layer at or above this counts as "no decay"
+NO_DECAY_SLOPE = -0.01
+
+
+def is_base_three(e: float) -> bool:
+    """The exponent estimate ``e`` is 3 within :data:`EXPONENT_TOL` (cubic convergence)."""
+    return abs(e - 3) < EXPONENT_TOL
+
+
+def is_singly_exponential(e: float) -> bool:
+    """The exponent estimate ``e`` is below :data:`SINGLY_EXPONENTIAL_BELOW`."""
+    return e < SINGLY_EXPONENTIAL_BELOW
 
 
 _FIT = ("median of log rho_(l+1) / log rho_l over the last collapsing layers, from arb enclosures at "
@@ -536,7 +551,7 @@ def cubic_is_not_spoiled(ctx) -> list[Evidence]:
         e = runs["pure_attention"]["exponent"]
         out.append(float_statistic(f"{_shape_str(shape)}: exponent {e if e is None else round(e, 4)} with the "
                                    "column term m^T W_QK r_j kept in the logits",
-                                   None if e is None else abs(e - 3) < EXPONENT_TOL,
+                                   None if e is None else is_base_three(e),
                                    regime=regime_of(shape["n"], shape["d"]), arithmetic=_FIT,
                                    reason="no exponent to measure" if e is None else None))
     return out
@@ -618,8 +633,8 @@ def rho_slope(ctx, regime_key: str) -> list[Evidence]:
             continue
         slope = float(np.polyfit(np.arange(len(ys)), np.array(ys), 1)[0])
         out.append(float_statistic(f"{_shape_str(shape)}, {regime_key.replace('_', ' ')}: log10 rho changes by "
-                                   f"{slope:+.3f} per layer over the last 6 layers (no decay: slope >= -0.01)",
-                                   slope >= -0.01, regime=regime_of(shape["n"], shape["d"]),
+                                   f"{slope:+.3f} per layer over the last 6 layers (no decay: slope >= {NO_DECAY_SLOPE})",
+                                   slope >= NO_DECAY_SLOPE, regime=regime_of(shape["n"], shape["d"]),
                                    arithmetic="least-squares slope of log10 of arb enclosures (float statistic)",
                                    numbers={**shape, "slope": slope}))
     return out
@@ -745,18 +760,18 @@ _rho_slope_full = _regime_check(rho_slope, "full_block")
 
 #: numeric evidence attached by (claim id, reading key) (collected by :mod:`proofs_numeric.evidence`)
 EVIDENCE = {
-    ("DONG.collapse-rate", "literal"): [_exponent_check("pure_attention", lambda e: abs(e - 3) < EXPONENT_TOL,
+    ("DONG.collapse-rate", "literal"): [_exponent_check("pure_attention", is_base_three,
                                                         "pure attention")],
     ("DONG.collapse-rate", "explainer-derivation"): [cubic_is_not_spoiled],
     ("DONG.machine-precision-5-7", "literal"): [machine_precision],
     ("DONG.skip-lower-bound", "literal"): [skip_bound_trajectory],
     ("DONG.skip-lower-bound", "weight-bound"): [skip_weight_bound],
-    ("DONG.mlp-singly-exponential", "literal"): [_exponent_check("attention_mlp", lambda e: e < 1.5,
+    ("DONG.mlp-singly-exponential", "literal"): [_exponent_check("attention_mlp", is_singly_exponential,
                                                                  "attention + MLP")],
     ("RRO.no-dong-collapse", "literal"): [inference],
     ("RRO.no-dong-collapse", "skip-no-doubly-exponential"): [
-        _exponent_check("attention_skip", lambda e: e < 1.5, "attention + skip", no_collapse_holds=True),
-        _exponent_check("full_block", lambda e: e < 1.5, "full block", no_collapse_holds=True)],
+        _exponent_check("attention_skip", is_singly_exponential, "attention + skip", no_collapse_holds=True),
+        _exponent_check("full_block", is_singly_exponential, "full block", no_collapse_holds=True)],
     ("RRO.contribution-2", "literal"): [_no_rank_collapse_full, _no_rank_collapse_skip, mlp_alone_prevents],
     ("RRO.contribution-2", "with-residual"): [_no_rank_collapse_full, _no_rank_collapse_skip],
     ("RRO.contribution-2", "mlp-sufficient"): [mlp_alone_prevents],

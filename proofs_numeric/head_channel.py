@@ -28,7 +28,11 @@ from theorems.head_channel import deficient_witness  # noqa: F401  (exact; re-ex
 from .certify import PrecisionExhausted
 from .transformer import workdps
 
-__all__ = ["witness", "deficient_witness", "w_o_with_condition", "PrecisionExhausted", "EVIDENCE"]
+__all__ = ["witness", "deficient_witness", "w_o_with_condition", "PrecisionExhausted", "RECOVERY_BOUND_SLACK",
+           "EVIDENCE"]
+
+#: relative slack on kappa * eta in the ledger's check of the recovery bound (eta = 1e-10, kappa <= 1e8)
+RECOVERY_BOUND_SLACK = 1e-12
 
 
 def w_o_with_condition(Hdk: int, d: int, kappa: float, seed: int = 0) -> np.ndarray:
@@ -87,7 +91,7 @@ def _recovery_bound(ctx: CheckContext) -> list[Evidence]:
     for kappa in (1, 1e2, 1e4, 1e8):
         w = witness(n=4, H=2, d_k=2, d=5, kappa=kappa, eta=1e-10, dps=ctx.dps)
         rows.append((kappa, w))
-    ok = all(w["value"] <= w["bound"] * (1 + 1e-12) for _, w in rows)
+    ok = all(w["value"] <= w["bound"] * (1 + RECOVERY_BOUND_SLACK) for _, w in rows)
     return [float_statistic("relative recovery error <= kappa(W_O) * relative output error: " + "; ".join(
         f"kappa {k:g}: {w['value']:.2e} <= {w['bound']:.2e}" for k, w in rows), ok, regime="generic-weights",
         arithmetic=rows[0][1]["arithmetic"] + " (multiprecision floats, not intervals)",

@@ -145,7 +145,7 @@ def test_padic_certificate_does_not_stop_at_mod_p():
 
 
 def test_padic_certificate_refuses_wrong_pivots_and_large_entries():
-    from theorems.padic_rank import complete_pivoting, padic_rank_certificate
+    from theorems.padic_rank import MAX_ENTRY_BITS, complete_pivoting, padic_rank_certificate
     rng = np.random.default_rng(3)
     A = (rng.integers(-9, 10, size=(20, 6)) @ rng.integers(-9, 10, size=(6, 25))).astype(float)
     rows, cols = complete_pivoting(A)
@@ -154,7 +154,7 @@ def test_padic_certificate_refuses_wrong_pivots_and_large_entries():
     assert short.lower == 5 and short.upper is None  # five pivots miss rank: the lifting says so
     B = A.copy()
     B[:, 0] = 0.0
-    B[:, 1] = 2.0 ** 45  # entries beyond 2^MAX_ENTRY_BITS: not tried
+    B[:, 1] = 2.0 ** (MAX_ENTRY_BITS + 5)  # entries beyond 2^MAX_ENTRY_BITS: not tried
     assert padic_rank_certificate(B) is None
     with pytest.raises(ValueError, match="not a prime"):
         padic_rank_certificate(A, prime=100)

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from theorems.certified_rank import (KERNEL_PRIME, PRIMES, rational_reconstruction, certified_rank, dyadic_scale,
                                      kernel_certificate, residues_mod_p, rump_full_rank)
 from theorems.linalg import BadInput
-from theorems.padic_rank import bordered_hadamard_bound_sq, padic_rank_certificate
+from theorems.padic_rank import MAX_ENTRY_BITS, bordered_hadamard_bound_sq, padic_rank_certificate
 
 
 def _fmpq(v) -> flint.fmpq:
@@ -274,7 +274,7 @@ def test_padic_closed_certificate_meets_its_own_acceptance_condition(bits, n, d,
     g = np.random.default_rng(bits)
     A = g.integers(-2 ** (bits // 2), 2 ** (bits // 2), size=(n, r)) @ g.integers(-2 ** (bits // 2 - 4), 2 ** (bits // 2 - 4), size=(r, d))
     Z = A.astype(float)
-    assert np.abs(A).max() < 2 ** 40 and np.array_equal(Z.astype(np.int64), A)
+    assert np.abs(A).max() < 2 ** MAX_ENTRY_BITS and np.array_equal(Z.astype(np.int64), A)
     for rng in (None, np.random.default_rng(0)):
         c = padic_rank_certificate(Z, rng=rng)
         assert c.lower == c.upper == r == exact_rank(A)
