@@ -239,9 +239,9 @@ def _rms_rows(X, g, b, bordered: bool):
         s = sum(v * v for v in row) / d                  # rho_i^2 = a / b
         a, bb = s.numerator, s.denominator
         f, m = 1, 1
-        for p, e in sympy.factorint(a * bb).items():
-            f *= p ** (e // 2)
-            m *= p ** (e % 2)
+        for p, e in sympy.factorint(a * bb).items():  # keys may be flint fmpz (flint ground types)
+            f *= int(p) ** (int(e) // 2)
+            m *= int(p) ** (int(e) % 2)
         inv = Fraction(f, a)                              # 1 / rho_i = (f / a) sqrt(m)
         r = []
         for j in range(d):
