@@ -83,8 +83,9 @@ def recover_heads_exact(M: Matrix, W_O: Matrix, H: int) -> list[Matrix] | None:
     return [Y[:, h * dk:(h + 1) * dk] for h in range(H)]
 
 
-def map_nullity(phi, n: int, H: int, d_k: int) -> int:
-    """dim ker of a linear map (Y_1..Y_H) -> phi(Ys), computed from its matrix (images of a basis), exactly."""
+def map_matrix(phi, n: int, H: int, d_k: int) -> Matrix:
+    """The matrix [out_dim, n H d_k] of a linear map (Y_1..Y_H) -> phi(Ys): its columns are the images of the
+    basis (head by head, row-major), so the coordinates of Y_1 come first."""
     cols = []
     for h in range(H):
         for i in range(n):
@@ -92,8 +93,12 @@ def map_nullity(phi, n: int, H: int, d_k: int) -> int:
                 Ys = [Matrix.zeros(n, d_k) for _ in range(H)]
                 Ys[h][i, j] = 1
                 cols.append(list(phi(Ys)))
-    M = Matrix(cols).T  # [out_dim, n H d_k]
-    return n * H * d_k - rank(M)
+    return Matrix(cols).T
+
+
+def map_nullity(phi, n: int, H: int, d_k: int) -> int:
+    """dim ker of a linear map (Y_1..Y_H) -> phi(Ys), computed from its matrix (images of a basis), exactly."""
+    return n * H * d_k - rank(map_matrix(phi, n, H, d_k))
 
 
 def step_kernel_a() -> bool:

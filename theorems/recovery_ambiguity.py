@@ -32,7 +32,8 @@ from sympy import Matrix, Rational, symbols
 
 from .claims import (Claim, Evidence, Reading, exact_complete, exact_instances, not_checkable, register,
                      stable_seed, symbolic_identity)
-from .head_channel import KERNEL_FORMULAS, SHAPES, Phi_a, generic_kernel_dims, random_int_matrix, map_nullity, rank
+from .head_channel import (KERNEL_FORMULAS, SHAPES, Phi_a, generic_kernel_dims, random_int_matrix, map_matrix,
+                           map_nullity, rank)
 
 __all__ = ["bert_figures", "BERT", "PGOP_CONSTRUCTIONS", "pgop_overhead", "Phi_a_gated", "Phi_b_gated"]
 
@@ -201,14 +202,7 @@ register(Claim(
 def single_head_ambiguity(nn: int, HH: int, dk: int) -> int:
     """dim of {Y_1 : some (Y_1, ..., Y_H) in ker Phi_b}: the ambiguity left in one head, exactly."""
     from .linalg import nullspace
-    cols = []
-    for h in range(HH):
-        for i in range(nn):
-            for j in range(dk):
-                Ys = [Matrix.zeros(nn, dk) for _ in range(HH)]
-                Ys[h][i, j] = 1
-                cols.append(list(sum(Ys[1:], Ys[0])))
-    K = nullspace(Matrix(cols).T)
+    K = nullspace(map_matrix(lambda Ys: sum(Ys[1:], Ys[0]), nn, HH, dk))
     if not K:
         return 0
     return rank(Matrix.hstack(*K)[: nn * dk, :])  # coordinates of Y_1 come first
