@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sympy import Matrix, Rational
 
@@ -29,8 +29,7 @@ def test_rank_contraction_alpha_in_unit_interval(M):
 def test_rank_contraction_alpha_at_most_inv_sqrt2_when_dk_is_1(qk):
     from proofs_numeric.rank_contraction import alpha
     q, k = (np.array(v)[:, None] for v in qk)
-    if np.linalg.norm(q) * np.linalg.norm(k) < 1e-6:
-        return
+    assume(np.linalg.norm(q) * np.linalg.norm(k) >= 1e-6)  # alpha is defined for non-zero q, k
     assert alpha(q, k) <= 2 ** -0.5 + _ALPHA_TOL
 
 
