@@ -45,8 +45,8 @@ __all__ = [
     "integer_arrays", "integer_matrices_of_rank", "deficient_integer_matrices", "matrices_with_dependent_columns",
     "matrices_with_pivots", "adversarial_integer_matrices", "DTYPES",
     "stored_matrices", "longdouble_matrices", "dyadic_low_rank", "rational_low_rank",
-    # float attention
-    "AttentionSetup", "attention_setups",
+    # float data
+    "float_vectors", "float_matrices", "square_matrices_and_shifts", "AttentionSetup", "attention_setups",
     # the verdict model
     "evidence_lists",
 ]
@@ -610,7 +610,51 @@ def _rational_low_rank(draw, min_side, max_side, max_num, max_den):
     return [[sum((U[i][k] * V[k][j] for k in range(r)), Fraction(0)) for j in range(d)] for i in range(n)]
 
 
-# ------------------------------------------------------------------------------------ float attention
+# ------------------------------------------------------------------------------------ float data
+
+def _floats(m: float):
+    return st.floats(-m, m, allow_nan=False, allow_infinity=False)
+
+
+def float_vectors(*, min_size: int = 1, max_size: int = 6, max_value: float = 2.0):
+    """Lists of floats in [-max_value, max_value], length in [min_size, max_size]."""
+    _check_int("min_size", min_size, min_value=0)
+    _check_int("max_size", max_size, min_value=0)
+    _check_order("min_size", min_size, "max_size", max_size)
+    _check_float("max_value", max_value, min_value=0)
+    return st.lists(_floats(float(max_value)), min_size=min_size, max_size=max_size)
+
+
+def float_matrices(*, n: int | None = None, d: int | None = None, min_side: int = 1, max_side: int = 5,
+                   square: bool = False, max_value: float = 3.0):
+    """float64 n x d arrays with entries in [-max_value, max_value]; sides not given are drawn from
+    [min_side, max_side] (``square``: one side drawn, d = n)."""
+    _check_int("n", n, min_value=1, allow_none=True)
+    _check_int("d", d, min_value=1, allow_none=True)
+    _check_sides(min_side, max_side, smallest=1)
+    _check_bool("square", square)
+    if square and n is not None and d is not None and n != d:
+        raise InvalidArgument(f"square=True with n={n!r} != d={d!r}")
+    _check_float("max_value", max_value, min_value=0)
+    return _float_matrices(n, d, min_side, max_side, square, float(max_value))
+
+
+@st.composite
+def _float_matrices(draw, n, d, min_side, max_side, square, m):
+    n = n if n is not None else (d if square and d is not None else draw(st.integers(min_side, max_side)))
+    d = n if square else (d if d is not None else draw(st.integers(min_side, max_side)))
+    return draw(nps.arrays(np.float64, (n, d), elements=_floats(m)))
+
+
+def square_matrices_and_shifts(*, min_side: int = 1, max_side: int = 5, max_value: float = 5.0):
+    """(M, c): M n x n and c of length n, float64 entries in [-max_value, max_value]."""
+    _check_sides(min_side, max_side, smallest=1)
+    _check_float("max_value", max_value, min_value=0)
+    m = float(max_value)
+    return st.integers(min_side, max_side).flatmap(
+        lambda n: st.tuples(nps.arrays(np.float64, (n, n), elements=_floats(m)),
+                            nps.arrays(np.float64, (n,), elements=_floats(m))))
+
 
 class AttentionSetup(NamedTuple):
     """A float64 attention instance with everything the symmetry tests transform it by, all drawn."""
@@ -647,7 +691,7 @@ def _attention_setups(draw, min_n, max_n, min_d, max_d, max_dk, max_heads, m):
     d = draw(st.integers(min_d, max_d))
     dk = draw(st.integers(1, max_dk))
     H = draw(st.integers(1, max_heads))
-    fl = st.floats(-m, m, allow_nan=False, allow_infinity=False)
+    fl = _floats(m)
     arr = lambda shape: draw(nps.arrays(np.float64, shape, elements=fl))  # noqa: E731
     heads = [Head(arr((d, dk)), arr((d, dk)), arr((d, dk)), arr((dk, d))) for _ in range(H)]
     small = st.floats(-0.5, 0.5, allow_nan=False, allow_infinity=False)

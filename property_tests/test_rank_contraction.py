@@ -7,28 +7,24 @@ from hypothesis import strategies as st
 from sympy import Matrix, Rational
 
 from property_tests._search import find_from_scratch
+from property_tests.strategies import float_matrices
 from theorems import design_counts as DC
 from theorems import rank_contraction as RC
 from theorems.linalg import rank
 
 _ALPHA_TOL = 1e-12  # float64 Frobenius norms of O(1) matrices
 
-_floats = st.floats(-3, 3, allow_nan=False, allow_infinity=False)
-
-
-@given(st.integers(1, 5).flatmap(lambda d: st.lists(st.lists(_floats, min_size=d, max_size=d), min_size=d, max_size=d)))
+@given(float_matrices(min_side=1, max_side=5, square=True, max_value=3))
 def test_rank_contraction_alpha_in_unit_interval(M):
     from proofs_numeric.rank_contraction import alpha
-    M = np.array(M)
     a = alpha(M, np.eye(M.shape[0]))
     assert -_ALPHA_TOL <= a <= 1 + _ALPHA_TOL
 
 
-@given(st.integers(2, 5).flatmap(lambda d: st.tuples(st.lists(_floats, min_size=d, max_size=d),
-                                                     st.lists(_floats, min_size=d, max_size=d))))
+@given(float_matrices(n=2, min_side=2, max_side=5, max_value=3))
 def test_rank_contraction_alpha_at_most_inv_sqrt2_when_dk_is_1(qk):
     from proofs_numeric.rank_contraction import alpha
-    q, k = (np.array(v)[:, None] for v in qk)
+    q, k = qk[0][:, None], qk[1][:, None]
     assume(np.linalg.norm(q) * np.linalg.norm(k) >= 1e-6)  # alpha is defined for non-zero q, k
     assert alpha(q, k) <= 2 ** -0.5 + _ALPHA_TOL
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from sympy import Matrix, Rational, eye
 
 from property_tests._search import find_from_scratch
-from property_tests.strategies import low_rank_matrices, value_output_maps
+from property_tests.strategies import low_rank_matrices, square_matrices_and_shifts, value_output_maps
 from theorems import residual_obstruction as RRO
 from theorems.claims import load_counterexample
 from theorems.linalg import exact_matrix, in_rowspace, rank
@@ -143,20 +143,15 @@ def _softmax(S):
     return E / E.sum(axis=1, keepdims=True)
 
 
-_floats = st.floats(-5, 5, allow_nan=False, allow_infinity=False)
-
-
-@given(st.integers(1, 5).flatmap(lambda n: st.tuples(
-    st.lists(st.lists(_floats, min_size=n, max_size=n), min_size=n, max_size=n), st.lists(_floats, min_size=n, max_size=n))))
+@given(square_matrices_and_shifts(min_side=1, max_side=5, max_value=5))
 def test_residual_obstruction_softmax_row_shift_invariance(Mc):
-    M, c = np.array(Mc[0]), np.array(Mc[1])
+    M, c = Mc
     assert np.allclose(_softmax(M + c[:, None]), _softmax(M), atol=_SOFTMAX_TOL, rtol=0)
 
 
 def test_residual_obstruction_softmax_column_shift_counterexample_from_scratch():
-    mats = st.integers(2, 4).flatmap(lambda n: st.tuples(
-        st.lists(st.lists(_floats, min_size=n, max_size=n), min_size=n, max_size=n), st.lists(_floats, min_size=n, max_size=n)))
-    M, c = find_from_scratch(mats, lambda Mc: not np.allclose(_softmax(np.array(Mc[0]) + np.array(Mc[1])[None, :]),
-                                                              _softmax(np.array(Mc[0])), atol=1e-6))
+    mats = square_matrices_and_shifts(min_side=2, max_side=4, max_value=5)
+    M, c = find_from_scratch(mats, lambda Mc: not np.allclose(_softmax(Mc[0] + Mc[1][None, :]), _softmax(Mc[0]),
+                                                              atol=1e-6))
     sm, base = RRO.softmax_shift_column_counterexample()
     assert sm != base
