@@ -67,6 +67,9 @@ def test_strategies_take_keyword_only_arguments(name):
     (lambda: S.float_vectors(min_size=4, max_size=2), "min_size"),
     (lambda: S.float_vectors(max_value=-1.0), "max_value"),
     (lambda: S.float_matrices(min_side=0), "min_side"),
+    (lambda: S.check_argv(files="/nonexistent/hostile"), "files"),
+    (lambda: S.depth_argv(outdir=3), "outdir"),
+    (lambda: S.scaffold_names(max_size=-1), "max_size"),
 ])
 def test_strategies_reject_bad_bounds_when_built(build, argument):
     """Raised by the call itself (not at the first draw), and the message names the argument."""
