@@ -42,7 +42,8 @@ __all__ = [
     "REGIMES", "shapes", "token_matrices", "gammas", "betas", "ln_inputs", "ln_inputs_meeting_all_hypotheses",
     "ln_inputs_breaking", "rms_inputs",
     # exact matrices
-    "low_rank_matrices", "value_output_maps", "EDGE_MAPS", "w_o_of_rank",
+    "low_rank_matrices", "low_rank_matrix_pairs", "value_output_maps", "EDGE_MAPS", "w_o_of_rank",
+    "integer_attention_inputs", "witness_shapes", "wide_rows",
     # certified rank
     "integer_arrays", "integer_matrices_of_rank", "deficient_integer_matrices", "matrices_with_dependent_columns",
     "matrices_with_pivots", "adversarial_integer_matrices", "DTYPES",
@@ -301,6 +302,78 @@ def _low_rank_matrices(draw, n, d, min_side, max_side, max_rank, max_entry):
     U = Matrix(n, r, draw(_ints(-max_entry, max_entry, n * r)))
     V = Matrix(r, d, draw(_ints(-max_entry, max_entry, r * d)))
     return U * V
+
+
+def low_rank_matrix_pairs(*, min_side: int = 2, max_side: int = 4, max_entry: int = 2):
+    """(X, D): two :func:`low_rank_matrices` of one drawn shape (sides in [min_side, max_side])."""
+    _check_sides(min_side, max_side, smallest=1)
+    _check_int("max_entry", max_entry, min_value=0)
+    return st.integers(min_side, max_side).flatmap(lambda n: st.integers(min_side, max_side).flatmap(
+        lambda d: st.tuples(low_rank_matrices(n=n, d=d, max_entry=max_entry),
+                            low_rank_matrices(n=n, d=d, max_entry=max_entry))))
+
+
+def integer_attention_inputs(*, n: int | None = None, min_side: int = 2, max_side: int = 5, heads: int | None = None,
+                             min_heads: int = 1, max_heads: int = 3, max_entry: int = 3):
+    """(X, [W_1, ...]): X n x d and per-head d x d maps, integer entries in [-max_entry, max_entry]
+    (exact Rationals); n (unless given) and d drawn from [min_side, max_side], the number of heads
+    (unless given) from [min_heads, max_heads]."""
+    _check_int("n", n, min_value=1, allow_none=True)
+    _check_sides(min_side, max_side, smallest=1)
+    _check_int("heads", heads, min_value=1, allow_none=True)
+    _check_int("min_heads", min_heads, min_value=1)
+    _check_int("max_heads", max_heads, min_value=1)
+    _check_order("min_heads", min_heads, "max_heads", max_heads)
+    _check_int("max_entry", max_entry, min_value=0)
+    return _integer_attention_inputs(n, min_side, max_side, heads, min_heads, max_heads, max_entry)
+
+
+@st.composite
+def _integer_attention_inputs(draw, n, min_side, max_side, heads, min_heads, max_heads, k):
+    n = n if n is not None else draw(st.integers(min_side, max_side))
+    d = draw(st.integers(min_side, max_side))
+    X = Matrix(n, d, draw(_ints(-k, k, n * d)))
+    H = heads if heads is not None else draw(st.integers(min_heads, max_heads))
+    return X, [Matrix(d, d, draw(_ints(-k, k, d * d))) for _ in range(H)]
+
+
+def witness_shapes(*, min_side: int = 2, max_side: int = 6, max_heads: int = 3, max_seed: int = 10 ** 6):
+    """(n, d, H, d_k, r, seed) for the numeric witnesses: r < min(n, d), d_k <= d. The seed is the
+    witness function's own argument (it draws its Gaussian heads from it), not a generator here."""
+    _check_sides(min_side, max_side, smallest=2)
+    _check_int("max_heads", max_heads, min_value=1)
+    _check_int("max_seed", max_seed, min_value=0)
+    return st.integers(min_side, max_side).flatmap(lambda n: st.integers(min_side, max_side).flatmap(
+        lambda d: st.tuples(st.just(n), st.just(d), st.integers(1, max_heads), st.integers(1, d),
+                            st.integers(1, min(n, d) - 1), st.integers(0, max_seed))))
+
+
+_WIDE_DTYPES = ("float64", "float32", "int64")
+
+
+def wide_rows(*, max_rows: int = 4, max_cols: int = 9, dtypes=_WIDE_DTYPES, spreads=(0, 8, 30, 70, 200)):
+    """Arrays whose rows mix magnitudes: int64 over the whole range, or floats m 2^e with drawn
+    mantissas m in [-2, 2] and exponents |e| <= spread (spread drawn; at most 60 for float32, which
+    overflows past 2^128); entry [0, 0] is 0 for floats."""
+    _check_int("max_rows", max_rows, min_value=1)
+    _check_int("max_cols", max_cols, min_value=1)
+    dtypes = _check_subset("dtypes", dtypes, _WIDE_DTYPES)
+    spreads = _check_subset("spreads", spreads, range(0, 1001))
+    return _wide_rows(max_rows, max_cols, dtypes, spreads)
+
+
+@st.composite
+def _wide_rows(draw, max_rows, max_cols, dtypes, spreads):
+    n, d = draw(st.integers(1, max_rows)), draw(st.integers(1, max_cols))
+    dtype = draw(st.sampled_from(dtypes))
+    if dtype == "int64":
+        return draw(nps.arrays(np.int64, (n, d)))
+    spread = draw(st.sampled_from(spreads))
+    spread = min(spread, 60) if dtype == "float32" else spread
+    m = draw(nps.arrays(np.float64, (n, d), elements=_floats(2.0)))
+    X = np.ldexp(m, draw(_int_arrays((n, d), spread))).astype(dtype)
+    X[0, 0] = 0.0
+    return X
 
 
 def _antisymmetric(d, draw, k):

@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 from sympy import Matrix, Rational, eye
 
 from property_tests._search import find_from_scratch
-from property_tests.strategies import low_rank_matrices, square_matrices_and_shifts, value_output_maps
+from property_tests.strategies import (low_rank_matrices, low_rank_matrix_pairs, square_matrices_and_shifts,
+                                       value_output_maps, witness_shapes)
 from theorems import residual_obstruction as RRO
 from theorems.claims import load_counterexample
 from theorems.linalg import exact_matrix, in_rowspace, rank
@@ -53,9 +54,7 @@ def test_residual_obstruction_counterexample_1():
 
 
 def test_residual_obstruction_remark_iii_counterexample_from_scratch():
-    pairs = st.integers(2, 4).flatmap(lambda n: st.integers(2, 4).flatmap(
-        lambda d: st.tuples(low_rank_matrices(n=n, d=d, max_entry=2), low_rank_matrices(n=n, d=d, max_entry=2))))
-    X, D = find_from_scratch(pairs, lambda p: RRO.remark_iii_counterexample(*p))
+    X, D = find_from_scratch(low_rank_matrix_pairs(min_side=2, max_side=4, max_entry=2), lambda p: RRO.remark_iii_counterexample(*p))
     assert rank(X + D) <= rank(X)
 
 
@@ -94,9 +93,7 @@ def test_residual_obstruction_scalar_value_output_never_increases(data):
 
 
 @settings(max_examples=15)
-@given(st.integers(2, 6).flatmap(lambda n: st.integers(2, 6).flatmap(lambda d: st.tuples(
-    st.just(n), st.just(d), st.integers(1, 3), st.integers(1, d), st.integers(1, min(n, d) - 1),
-    st.integers(0, 10 ** 6)))))
+@given(witness_shapes(min_side=2, max_side=6, max_heads=3))
 @example((3, 5, 1, 5, 1, 0))
 def test_residual_obstruction_witness_is_certified(shape):
     """rank(X*_r + MHA(X*_r)) = r + 1, interval-certified, for random Gaussian heads."""
