@@ -7,6 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from property_tests.strategies import (adversarial_integer_matrices, deficient_integer_matrices,
+                                       integer_matrices_of_rank, matrices_with_dependent_columns)
 from theorems.linalg import BadInput, certified_rank
 
 
@@ -20,19 +22,6 @@ def _bracketed(A):
     c = certified_rank(A, exact="never")
     assert c.lower <= exact <= c.upper, c
     return c, exact
-
-
-@st.composite
-def integer_matrices_of_rank(draw, min_side=1, max_side=12, min_rank=0, entry_bits=(3,)):
-    """(U V, r) with U, V integer of inner dimension r: n < d, n = d and n > d all drawn; U has
-    entries up to 2^bits, V up to 2^(bits // 2) (bits drawn from ``entry_bits``)."""
-    n, d = draw(st.integers(min_side, max_side)), draw(st.integers(min_side, max_side))
-    r = draw(st.integers(min(min_rank, n, d), min(n, d)))
-    bits = draw(st.sampled_from(entry_bits))
-    rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
-    U = rng.integers(-2 ** bits, 2 ** bits + 1, size=(n, r))
-    V = rng.integers(-2 ** (bits // 2), 2 ** (bits // 2) + 1, size=(r, d))
-    return U @ V, r
 
 
 @given(integer_matrices_of_rank())
@@ -87,11 +76,6 @@ def test_certified_rank_reports_an_interval_when_no_certificate():
     assert (c.lower, c.upper, c.certified) == (10, 40, False)
     assert "interval" in " ".join(c.notes)
     assert certified_rank(A).value == 10  # small enough for the exact fraction-free rank
-
-
-def deficient_integer_matrices(max_side=40, max_entry_bits=20):
-    """Products with entries from small to 2^(1.5 * max_entry_bits), rank at least 1."""
-    return integer_matrices_of_rank(min_side=2, max_side=max_side, min_rank=1, entry_bits=(3, 8, max_entry_bits))
 
 
 @given(deficient_integer_matrices())
@@ -160,13 +144,9 @@ def test_padic_certificate_refuses_wrong_pivots_and_large_entries():
         padic_rank_certificate(A, prime=100)
 
 
-@given(st.integers(2, 30), st.integers(2, 12), st.integers(0, 2 ** 32 - 1))
-def test_certified_rank_kernel_certificate_closes_small_kernels(n, k, seed):
+@given(matrices_with_dependent_columns())
+def test_certified_rank_kernel_certificate_closes_small_kernels(A):
     """Columns that are small integer combinations of others: the kernel certificate proves the rank."""
-    rng = np.random.default_rng(seed)
-    B = rng.integers(-9, 10, size=(n, k))
-    C = B @ rng.integers(-2, 3, size=(k, 3))
-    A = np.hstack([B, C])
     c, exact = _bracketed(A)
     if c.certified:
         assert c.value == exact
@@ -185,27 +165,6 @@ def test_certified_rank_random_primes_defeat_a_matrix_built_against_fixed_ones()
     assert rnd.value == 2 and not set(rnd.primes) & set(PRIMES)
     again = certified_rank(A, exact="never", seed=1)
     assert again.primes == rnd.primes  # a seed reproduces the primes
-
-
-@st.composite
-def adversarial_integer_matrices(draw, max_side=24):
-    """Low-rank products made hard for float pivoting: huge row scales, near-dependence (rank r plus
-    a unit perturbation of entries ~2^30), duplicated columns and zero rows."""
-    A, r = draw(deficient_integer_matrices(max_side=max_side, max_entry_bits=8))
-    A = A.astype(np.int64)
-    rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
-    n, d = A.shape
-    kind = draw(st.sampled_from(["row-scale", "near-dependent", "duplicate", "zero-rows", "mixed"]))
-    if kind in ("row-scale", "mixed"):
-        A[rng.integers(n)] *= 2 ** 24
-    if kind in ("near-dependent", "mixed"):
-        A = A * 2 ** 16
-        A[rng.integers(n), rng.integers(d)] += 1  # rank goes up by at most one, numerically invisible
-    if kind == "duplicate" and d > 1:
-        A[:, -1] = A[:, 0]
-    if kind == "zero-rows":
-        A[rng.integers(n, size=max(1, n // 3))] = 0
-    return A
 
 
 @given(adversarial_integer_matrices())

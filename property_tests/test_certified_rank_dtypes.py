@@ -14,16 +14,12 @@ import numpy as np
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-from hypothesis.extra import numpy as nps
 
+from property_tests.strategies import longdouble_matrices, stored_matrices
 from theorems.certified_rank import MAX_USER_PRIME
 from theorems.linalg import BadInput, certified_rank
 
 LONGDOUBLE_IS_DOUBLE = np.finfo(np.longdouble).nmant == 52
-
-DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-          "float16", "float32", "float64", ">i8", ">u8", ">f8", ">f4", "<u4"]
-
 
 def _fmpq(x) -> flint.fmpq:
     if isinstance(x, (np.bool_, np.integer)):
@@ -50,31 +46,6 @@ def _assert_brackets(A, **kw):
     return c, exact
 
 
-@st.composite
-def stored_matrices(draw, max_side=6):
-    """(dtype, shape incl. 0 x N, 1 x N, N x 1, values incl. the dtype's extremes) with rank
-    deficiency made likely: duplicated rows or columns, zero rows, extreme values."""
-    dtype = np.dtype(draw(st.sampled_from(DTYPES)))
-    n, d = draw(st.integers(0, max_side)), draw(st.integers(0, max_side))
-    kw = {"allow_nan": False, "allow_infinity": False} if dtype.kind == "f" else {}
-    elements = nps.from_dtype(dtype.newbyteorder("="), **kw)
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        elements = st.one_of(elements, st.sampled_from([info.min, info.max, info.max - 1, 0, 1]))
-    elif dtype.kind == "f":
-        info = np.finfo(dtype)
-        elements = st.one_of(elements, st.sampled_from([float(info.max), -float(info.max), float(info.tiny),
-                                                        float(info.smallest_subnormal), 0.0, 1.0]))
-    A = draw(nps.arrays(dtype, (n, d), elements=elements))
-    if n >= 2 and d >= 1 and draw(st.booleans()):
-        A[1] = A[0]  # a repeated row
-    if d >= 2 and n >= 1 and draw(st.booleans()):
-        A[:, -1] = A[:, 0]
-    if n >= 3 and draw(st.booleans()):
-        A[2] = 0
-    return A
-
-
 @given(stored_matrices(), st.sampled_from(["auto", "never"]),
        st.one_of(st.none(), st.lists(st.sampled_from([2, 3, 5, 65537, 2147483629, MAX_USER_PRIME]), min_size=1,
                                      max_size=3)))
@@ -84,23 +55,6 @@ def stored_matrices(draw, max_side=6):
 @example(np.array([[65504.0, -65504.0], [1.0, -1.0]], dtype=np.float16), "never", [2])
 def test_certified_rank_dtypes_bracket_the_exact_rank_of_stored_values(A, exact, primes):
     _assert_brackets(A, exact=exact, primes=primes)
-
-
-@st.composite
-def longdouble_matrices(draw, max_side=5):
-    """Long double values beyond float64: extra mantissa bits (1 + k 2^-60) and exponents far
-    outside float64's range (2^+-16000), plus repeated rows so that the rank is often deficient."""
-    n, d = draw(st.integers(1, max_side)), draw(st.integers(1, max_side))
-    base = draw(nps.arrays(np.float64, (n, d), elements=st.floats(-1e3, 1e3, allow_nan=False)))
-    A = base.astype(np.longdouble)
-    for i in range(n):
-        for j in range(d):
-            k = draw(st.integers(-3, 3))
-            e = draw(st.sampled_from([0, 0, 0, 1000, -1000, 16000, -16000]))
-            A[i, j] = (A[i, j] * (1 + np.longdouble(k) * np.longdouble(2) ** -60)) * np.longdouble(2) ** e
-    if n >= 2 and draw(st.booleans()):
-        A[1] = A[0] * 2
-    return A
 
 
 @pytest.mark.skipif(LONGDOUBLE_IS_DOUBLE, reason="long double is float64 on this platform")

@@ -1,25 +1,15 @@
 """Head-channel (non-)identifiability, recovery ambiguity and PG-OP (§7-§8)."""
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sympy import Matrix, Rational
 
+from property_tests.strategies import w_o_of_rank
 from theorems import head_channel as HC
 from theorems.linalg import rank
 
 _BOUND_SLACK = 1e-9  # relative slack on kappa * eta (float64 build of W_O and E, mp recovery)
-
-
-@st.composite
-def w_o_of_rank(draw, max_H=3, max_dk=2, max_d=5):
-    H = draw(st.integers(1, max_H))
-    dk = draw(st.integers(1, max_dk))
-    d = draw(st.integers(1, max_d))
-    r = draw(st.integers(0, min(H * dk, d)))
-    ints = lambda k: st.lists(st.integers(-3, 3).map(Rational), min_size=k, max_size=k)
-    W = (Matrix(H * dk, r, draw(ints(H * dk * r))) * Matrix(r, d, draw(ints(r * d)))) if r else Matrix.zeros(H * dk, d)
-    return H, dk, d, W
 
 
 @given(w_o_of_rank(), st.integers(1, 3))
@@ -35,11 +25,10 @@ def test_head_channel_sum_map_kernel_is_n_H_minus_1_dk(n, H, dk):
     assert HC.map_nullity(lambda Ys: sum(Ys[1:], Ys[0]), n, H, dk) == n * (H - 1) * dk
 
 
-@given(w_o_of_rank(max_H=2, max_dk=2, max_d=5), st.integers(1, 3), st.data())
+@given(w_o_of_rank(max_heads=2, max_dk=2, max_d=5, full_row_rank=True), st.integers(1, 3), st.data())
 def test_head_channel_full_rank_W_O_recovers_every_head_exactly(Hdw, n, data):
     H, dk, d, W = Hdw
-    if rank(W) < H * dk:
-        return
+    assume(rank(W) == H * dk)  # holds by construction (full_row_rank); the premise stays explicit
     Ys = [Matrix(n, dk, data.draw(st.lists(st.integers(-5, 5).map(Rational), min_size=n * dk, max_size=n * dk)))
           for _ in range(H)]
     assert HC.recover_heads_exact(HC.Phi_a(Ys, W), W, H) == Ys

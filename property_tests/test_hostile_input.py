@@ -28,6 +28,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from property_tests.strategies import (check_argv, depth_argv, rank_argv, real_model_argv, scaffold_names,
+                                       show_argv, verify_argv)
 from proofs_numeric.cli import main
 
 #: a call that takes longer than this is a hang (speed limits belong in `make bench`)
@@ -114,163 +116,6 @@ def files(tmp_path_factory):
     return d
 
 
-def _hostile_matrix_texts():
-    return st.sampled_from([
-        "[[0,2,-2],[1,1,-2],[2,0,-2]]", "[[1, 2], [2, 4]]", '[["1/2", "0.25", 3], [1, 0, -1]]',
-        "[[0.1, 0.3], [0.3, 0.9]]", "[[1e1000000, 1], [1, 1]]", "[[1e-1000000, 1], [1, 2]]",
-        "[[1e4000, 0, 1], [0, 1, 2]]", "[[1E+999999999999, 1]]", "[[" + "9" * 12_000 + ", 1], [1, 2]]",
-        "[[" + "9" * 5_000 + ", 1], [1, 2]]", '[["' + "1" * 20_000 + '/3", 1]]', "[[NaN, 1], [1, 1]]",
-        "[[Infinity, 1], [1, 1]]", "[[1, 2], [3]]", "[]", "[[]]", "[[[1]]]", '{"a": 1}', "[[true, 1], [1, 0]]",
-        "[[1, 2], [3, 4]", "[" * 5000 + "]" * 5000, "[[null, 1]]", '[["abc", 1]]', '[["1/0", 1]]', "", "   ",
-        "[[1, 2, 3], [5, 5, 5]]", "nope", "nope.npy", "missing/dir/x.json", "/dev/null", "/", ".",
-        "\x00", "[[1,2],[3,4]]\x00", "/dev/zero", "/dev/stdin", "/dev/urandom", "/proc/kmsg", "/proc/self/status", '[["0x10", 1]]', '[["1_000", 1]]', "[[-0.0, 0.0], [0, 1]]",
-    ])
-
-
-def _matrix_args(files):
-    named = st.sampled_from(sorted(p.name for p in files.iterdir())).map(lambda n: str(files / n))
-    return st.one_of(_hostile_matrix_texts(), named,
-                     st.lists(st.lists(st.one_of(st.integers(-10 ** 30, 10 ** 30),
-                                                 st.fractions(max_denominator=10 ** 6).map(str),
-                                                 st.floats(allow_nan=False, allow_infinity=False)),
-                                       min_size=2, max_size=2), min_size=1, max_size=3).map(json.dumps),
-                     st.text(max_size=30))
-
-
-@st.composite
-def _out_paths(draw, outdir: Path):
-    return draw(st.sampled_from([str(outdir / "out.json"), str(outdir / "[/b]out.json"),  # rich markup in a path
-                                 str(outdir / "missing" / "out.json"), str(outdir),
-                                 "/dev/full", "/proc/version", "", str(outdir / "out.json") + "\x00x"]))
-
-
-# ------------------------------------------------------------------------------------- in-process fuzz
-
-@st.composite
-def check_argv(draw, files):
-    theorem = draw(st.sampled_from(["rank-neutrality", "rank-neutrality", "residual-obstruction", "rank-contraction",
-                                    "head-channel", "recovery-ambiguity", "nope", ""]))
-    argv = ["check", theorem]
-    if theorem in ("head-channel", "recovery-ambiguity") and draw(st.booleans()):
-        argv += ["--W-O", draw(_matrix_args(files))]
-    elif draw(st.integers(0, 9)):
-        argv += ["--X", draw(_matrix_args(files))]
-    for opt in ("--gamma", "--beta"):
-        if draw(st.booleans()):
-            argv += [opt, draw(st.sampled_from(["", "[1, 1, 1]", "[1, 2]", "[[1]]", "[1e1000000, 1, 1]",
-                                                '["1/2", 0, 1]', str(files / "vec3.npy"), str(files / "cube.npy"),
-                                                str(files / "dir.npy"), "[0, 0, 0]"]))]
-    for opt, vals in (("--heads", ["1", "2", "3", "0", "-1", "x", "99999999999"]),
-                      ("--n", ["1", "512", "0", "-5", "x"]),
-                      ("--weights", [str(files / "ok.json"), str(files / "dir.npy"), str(files / "fifo.npy"),
-                                     "missing.npz", "", "/dev/zero"]),
-                      ("--norm", ["layernorm", "rmsnorm", "batchnorm", ""]),
-                      ("--seed", ["0", "1", "-1", "x"]),
-                      ("--dps", ["30", "50", "0", "-1", "x"])):
-        if draw(st.integers(0, 3)) == 0:
-            argv += [opt, draw(st.sampled_from(vals))]
-    if draw(st.booleans()):
-        argv += ["--max-entries", draw(st.sampled_from(["1", "4", "0", "-1", "x", "99999999999999999999"]))]
-    if draw(st.booleans()):
-        argv.append("--json")
-    return argv
-
-
-@st.composite
-def show_argv(draw):
-    claim = draw(st.one_of(st.sampled_from(["RN.matrix-rank", "RA.bert-figures", "RN.mian", "", "[/b]", "*",
-                                            "RN.main\x00", "../../etc/passwd", "x" * 10_000]),
-                           st.text(max_size=20)))
-    argv = ["show", claim]
-    if draw(st.booleans()):
-        argv.append("--json")
-    if draw(st.booleans()):
-        argv += ["--dps", draw(st.sampled_from(["15", "30", "0", "-1", "x"]))]
-    return argv
-
-
-@st.composite
-def rank_argv(draw, files):
-    argv = ["rank", draw(_matrix_args(files))]
-    if draw(st.booleans()):
-        argv += ["--upper", draw(st.sampled_from(["0", "1", "2", "-1", "10**9", "1.5", "99999999999999999999"]))]
-    if draw(st.booleans()):
-        argv += ["--exact", draw(st.sampled_from(["auto", "always", "never", "sometimes", ""]))]
-    if draw(st.booleans()):
-        argv += ["--seed", draw(st.sampled_from(["0", "1", "-1", str(2 ** 63), str(2 ** 64), "x"]))]
-    if draw(st.booleans()):
-        argv += ["--rtol", draw(st.sampled_from(["1e-12", "0", "-1", "2", "nan", "inf", "x"]))]
-    if draw(st.booleans()):
-        argv += ["--max-entries", draw(st.sampled_from(["1", "100", "0", "x"]))]
-    if draw(st.booleans()):
-        argv.append("--json")
-    return argv
-
-
-@st.composite
-def depth_argv(draw, outdir):
-    small = {"--n": ["1", "2", "4", "0", "-3", "1000000", "x"], "--d": ["2", "3", "1", "0", "-1", "100000"],
-             "--heads": ["1", "2", "0", "-1", "17", "1000"], "--d-k": ["1", "2", "0", "65", "-1"],
-             "--layers": ["1", "2", "0", "-1", "70", "201", "1000000000"],
-             "--dps": ["30", "40", "29", "0", "-5", "10001", "4400", "99999999999"],
-             "--seed": ["0", "3", "-1", str(2 ** 63), str(2 ** 64), "1e3"],
-             "--regime": ["pure_attention", "attention_skip", "full_block", "attention_mlp", "nope", ""]}
-    argv = ["depth"]
-    chosen = draw(st.dictionaries(st.sampled_from(sorted(small)), st.just(None), max_size=5))
-    for k in chosen:
-        argv += [k, draw(st.sampled_from(small[k]))]
-    # a valid run must stay small: cheap defaults unless the draw set them
-    if "--layers" not in chosen:
-        argv += ["--layers", "2"]
-    if "--dps" not in chosen:
-        argv += ["--dps", "30"]
-    if "--regime" not in chosen:
-        argv += ["--regime", "pure_attention"]
-    if draw(st.booleans()):
-        argv += ["--json", draw(_out_paths(outdir))]
-    return argv
-
-
-@st.composite
-def verify_argv(draw, outdir):
-    """Always at least one invalid argument: verify never starts its 30 s computation here."""
-    kind = draw(st.sampled_from(["dps", "json", "claims"]))
-    argv = ["verify", "--quick"]
-    if kind == "dps":
-        argv += ["--dps", draw(st.sampled_from(["14", "0", "-1", "5001", "4400000", "99999999999"]))]
-    elif kind == "json":
-        argv += ["--json", draw(st.sampled_from([str(outdir / "missing" / "l.json"), str(outdir), "/dev/full",
-                                                 "/proc/version", ""]))]
-    else:
-        argv += ["--claims", draw(st.sampled_from(["NOPE.*", "", "[", "\x00"]))]
-    if draw(st.booleans()):
-        argv.append("--store")  # --store with an invalid argument: refused before anything is written
-    return argv
-
-
-@st.composite
-def real_model_argv(draw, outdir):
-    """Always at least one invalid argument (the model run is 30 s)."""
-    kind = draw(st.sampled_from(["empty", "many", "long", "json"]))
-    if kind == "empty":
-        return ["real-model", "--text", draw(st.sampled_from(["", "   ", "\n"]))]
-    if kind == "many":
-        return ["real-model"] + ["--text", "hi"] * draw(st.integers(17, 40))
-    if kind == "long":
-        return ["real-model", "--text", "a " * 60_000]
-    return ["real-model", "--text", "hello", "--json", draw(st.sampled_from([str(outdir / "no" / "x.json"),
-                                                                             str(outdir), "/dev/full", ""]))]
-
-
-_NAMES = st.one_of(
-    st.sampled_from(["x' + str(__import__('os')) + '", 'x" + str(__import__("os")) + "', '"""; import os; """',
-                     "'''", "class", "def", "lambda", "import", "match", "_", "__init__", "claims",
-                     "../../etc/passwd", "a/b", "..", ".", "", " ", "x" * 500, "Ünïcödé idea", "日本語", "ok name",
-                     "two\nlines", "tab\there", "\u202eevil", "{slug}", "{title}", "}{", "$(rm -rf /)",
-                     "`id`", "```{code-cell}\nimport os\n```", "1abc", "test_x", "ok name 2"]),
-    st.text(max_size=60))
-
-
 def _make_root(root: Path) -> Path:
     for sub in ("theorems", "property_tests", "book/chapters"):
         (root / sub).mkdir(parents=True)
@@ -312,8 +157,17 @@ def _fuzz(argv, watched: Path, allowed: set[str] = frozenset()):
 @settings(_FUZZ)
 @given(data=st.data())
 def test_hostile_input_check(files, workdir, data):
-    _fuzz(data.draw(check_argv(files)), workdir)
+    _fuzz(data.draw(check_argv(files=files)), workdir)
     assert _snapshot(files).keys() >= {"ok.json"}
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="library bug the check fuzz found (--hypothesis-seed 2026): proofs_numeric/certify.py "
+                          "certified_rank_lower_bound evaluates `0 in det` on a plain int determinant (TypeError, "
+                          "exit 1); strict: passes once fixed, then drop the xfail")
+def test_hostile_input_check_counterexample_1_interval_det_is_an_int(workdir):
+    _fuzz(["check", "residual-obstruction", "--X", "[[0,2400000000000117]]", "--heads", "1", "--n", "1",
+           "--dps", "30"], workdir)
 
 
 @settings(_FUZZ, max_examples=min(_FUZZ.max_examples, 40))
@@ -326,19 +180,19 @@ def test_hostile_input_show(workdir, data):
 @settings(_FUZZ)
 @given(data=st.data())
 def test_hostile_input_rank(files, workdir, data):
-    _fuzz(data.draw(rank_argv(files)), workdir)
+    _fuzz(data.draw(rank_argv(files=files)), workdir)
 
 
 @settings(_FUZZ)
 @given(data=st.data())
 def test_hostile_input_depth(workdir, data):
-    _fuzz(data.draw(depth_argv(workdir)), workdir, allowed={"out.json", "[/b]out.json"})
+    _fuzz(data.draw(depth_argv(outdir=workdir)), workdir, allowed={"out.json", "[/b]out.json"})
 
 
 @settings(_FUZZ)
 @given(data=st.data())
 def test_hostile_input_verify_refused_before_computing(workdir, data):
-    argv = data.draw(verify_argv(workdir))
+    argv = data.draw(verify_argv(outdir=workdir))
     t0 = time.perf_counter()
     code, _, err = _fuzz(argv, workdir)
     assert code == 2 and time.perf_counter() - t0 < _REFUSAL_S, (argv, err)
@@ -347,7 +201,7 @@ def test_hostile_input_verify_refused_before_computing(workdir, data):
 @settings(_FUZZ)
 @given(data=st.data())
 def test_hostile_input_real_model_refused_before_computing(workdir, data):
-    argv = data.draw(real_model_argv(workdir))
+    argv = data.draw(real_model_argv(outdir=workdir))
     code, _, err = _fuzz(argv, workdir)
     assert code == 2, (argv, err)
 
@@ -357,7 +211,7 @@ def _outside(base: Path) -> dict:
 
 
 @settings(_FUZZ)
-@given(name=_NAMES, twice=st.booleans())
+@given(name=scaffold_names(), twice=st.booleans())
 def test_hostile_input_new_never_writes_code_from_a_name(project, name, twice):
     base, _ = project
     root = _make_root(Path(tempfile.mkdtemp(dir=base / "roots")))

@@ -18,11 +18,11 @@ import flint
 import numpy as np
 import pytest
 import sympy
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sympy import Rational
 
-from property_tests.strategies import ln_inputs
+from property_tests.strategies import ln_inputs, rms_inputs, wide_rows
 from theorems import instances as I
 from theorems import rank_neutrality as RN
 from theorems.linalg import BadInput, rank, rational_sqrt
@@ -254,25 +254,15 @@ def _rms_rows(X, g, b, bordered: bool):
     return out
 
 
-@st.composite
-def rms_inputs(draw):
-    inst = draw(ln_inputs(allow_zero_gamma=True))
-    X = [[_frac(v) for v in row] for row in inst.X.tolist()]
-    X = [row for row in X if any(row)] or [[Fraction(1)] * inst.d]
-    return X, [_frac(v) for v in inst.gamma], [_frac(v) for v in inst.beta]
-
-
 @settings(max_examples=15)
-@given(rms_inputs())
+@given(rms_inputs(max_rows=5))
 def test_norm_exact_rmsnorm_matches_field_embedding(data):
     X, g, b = data
-    X = X[:5]
     f = analyse_array(X, g, b, norm="rmsnorm", seed=0)
     assert f.hypotheses["H1"] and f.hypotheses["H3"] == all(v != 0 for v in g)
     r = _rank_in_multiquadratic_field(_rms_rows(X, g, b, bordered=False))
     ra = _rank_in_multiquadratic_field(_rms_rows(X, g, b, bordered=True))
-    if r is None or ra is None:
-        return
+    assume(r is not None and ra is not None)  # None: the field needs more than 2^5 basis elements
     assert (f.rank_LN_X, f.arank_LN_X) == (r, ra - 1)
 
 
@@ -348,17 +338,10 @@ def test_norm_exact_h1_failure_leaves_sigma_quantities_undefined():
 
 # --- exact row sums ------------------------------------------------------------------------------
 
-@given(st.integers(0, 2 ** 32 - 1), st.sampled_from([0, 8, 30, 70, 200]), st.sampled_from(["float64", "float32", "int64"]))
-def test_norm_exact_row_sums_are_exact(seed, spread, dtype):
+@given(wide_rows(max_rows=4, max_cols=9))
+def test_norm_exact_row_sums_are_exact(X):
     """sum z and sum z^2 per row from int64 limbs equal the Python-integer sums (wide exponents included)."""
     from theorems.norm_exact import ExactRows, row_norm_integers
-    rng = np.random.default_rng(seed)
-    if dtype == "int64":
-        X = rng.integers(-2 ** 62, 2 ** 62, size=(4, 9)) >> rng.integers(0, 62, size=(4, 9))
-    else:
-        spread = min(spread, 60) if dtype == "float32" else spread  # float32 overflows past 2^128
-        X = np.ldexp(rng.normal(size=(4, 9)), rng.integers(-spread, spread + 1, size=(4, 9))).astype(dtype)
-        X[0, 0] = 0.0
     E = ExactRows(X)
     Z = E.ints()
     assert row_norm_integers(E) == ([sum(r) for r in Z], [sum(v * v for v in r) for r in Z])

@@ -2,35 +2,30 @@
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sympy import Matrix, Rational
 
 from property_tests._search import find_from_scratch
+from property_tests.strategies import float_matrices, integer_attention_inputs
 from theorems import design_counts as DC
 from theorems import rank_contraction as RC
 from theorems.linalg import rank
 
 _ALPHA_TOL = 1e-12  # float64 Frobenius norms of O(1) matrices
 
-_floats = st.floats(-3, 3, allow_nan=False, allow_infinity=False)
-
-
-@given(st.integers(1, 5).flatmap(lambda d: st.lists(st.lists(_floats, min_size=d, max_size=d), min_size=d, max_size=d)))
+@given(float_matrices(min_side=1, max_side=5, square=True, max_value=3))
 def test_rank_contraction_alpha_in_unit_interval(M):
     from proofs_numeric.rank_contraction import alpha
-    M = np.array(M)
     a = alpha(M, np.eye(M.shape[0]))
     assert -_ALPHA_TOL <= a <= 1 + _ALPHA_TOL
 
 
-@given(st.integers(2, 5).flatmap(lambda d: st.tuples(st.lists(_floats, min_size=d, max_size=d),
-                                                     st.lists(_floats, min_size=d, max_size=d))))
+@given(float_matrices(n=2, min_side=2, max_side=5, max_value=3))
 def test_rank_contraction_alpha_at_most_inv_sqrt2_when_dk_is_1(qk):
     from proofs_numeric.rank_contraction import alpha
-    q, k = (np.array(v)[:, None] for v in qk)
-    if np.linalg.norm(q) * np.linalg.norm(k) < 1e-6:
-        return
+    q, k = qk[0][:, None], qk[1][:, None]
+    assume(np.linalg.norm(q) * np.linalg.norm(k) >= 1e-6)  # alpha is defined for non-zero q, k
     assert alpha(q, k) <= 2 ** -0.5 + _ALPHA_TOL
 
 
@@ -70,29 +65,23 @@ def _prop63_case(shape, counts):
     assert lo_m <= hi_s  # rank MHA <= dim sum R_h
 
 
-@given(st.data())
-def test_rank_contraction_rank_of_sum_at_most_dim_of_sum(data):
-    n, d = data.draw(st.integers(2, 5)), data.draw(st.integers(2, 5))
-    ints = lambda k: st.lists(st.integers(-3, 3).map(Rational), min_size=k, max_size=k)
-    X = Matrix(n, d, data.draw(ints(n * d)))
-    Ws = [Matrix(d, d, data.draw(ints(d * d))) for _ in range(data.draw(st.integers(1, 3)))]
+@given(integer_attention_inputs(min_side=2, max_side=5, max_heads=3, max_entry=3))
+def test_rank_contraction_rank_of_sum_at_most_dim_of_sum(XWs):
+    X, Ws = XWs
     T = RC.uniform_attention_mha_terms(X, Ws)
     assert rank(sum(T[1:], T[0])) <= rank(Matrix.vstack(*T))
 
 
 def test_rank_contraction_rank_equals_sum_counterexample_from_scratch():
-    ints = lambda k: st.lists(st.integers(-3, 3).map(Rational), min_size=k, max_size=k)
-    inst = st.integers(2, 4).flatmap(lambda d: st.tuples(ints(3 * d).map(lambda v: Matrix(3, d, v)),
-                                                         ints(d * d).map(lambda v: Matrix(d, d, v)),
-                                                         ints(d * d).map(lambda v: Matrix(d, d, v))))
+    inst = integer_attention_inputs(n=3, min_side=2, max_side=4, heads=2, max_entry=3)
 
     def bad(t):
-        X, W1, W2 = t
-        T = RC.uniform_attention_mha_terms(X, [W1, W2])
+        X, Ws = t
+        T = RC.uniform_attention_mha_terms(X, Ws)
         return rank(T[0] + T[1]) < rank(Matrix.vstack(*T))
 
-    X, W1, W2 = find_from_scratch(inst, bad)
-    assert bad((X, W1, W2))
+    found = find_from_scratch(inst, bad)
+    assert bad(found)
 
 
 def test_rank_contraction_vandermonde_attention_is_full_rank():

@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from property_tests.strategies import low_rank_matrices, value_output_maps
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from sympy import Matrix, Rational, eye
 
 from property_tests._search import find_from_scratch
+from property_tests.strategies import (low_rank_matrices, low_rank_matrix_pairs, square_matrices_and_shifts,
+                                       value_output_maps, witness_shapes)
 from theorems import residual_obstruction as RRO
 from theorems.claims import load_counterexample
 from theorems.linalg import exact_matrix, in_rowspace, rank
@@ -36,7 +37,7 @@ def test_residual_obstruction_prop51_generic_perturbation_increases_rank(counts)
         counts["drawn"] += 1
         if rank(B) < min(n, d):  # B itself degenerate: not a draw from an a.c. law in effect
             counts["B degenerate"] += 1
-            return
+        assume(rank(B) == min(n, d))
         counts["increased"] += rank(A + B) > rank(A)
         assert rank(A + B) == min(n, d)
     prop()
@@ -53,9 +54,7 @@ def test_residual_obstruction_counterexample_1():
 
 
 def test_residual_obstruction_remark_iii_counterexample_from_scratch():
-    pairs = st.integers(2, 4).flatmap(lambda n: st.integers(2, 4).flatmap(
-        lambda d: st.tuples(low_rank_matrices(n=n, d=d, k=2), low_rank_matrices(n=n, d=d, k=2))))
-    X, D = find_from_scratch(pairs, lambda p: RRO.remark_iii_counterexample(*p))
+    X, D = find_from_scratch(low_rank_matrix_pairs(min_side=2, max_side=4, max_entry=2), lambda p: RRO.remark_iii_counterexample(*p))
     assert rank(X + D) <= rank(X)
 
 
@@ -75,10 +74,10 @@ def test_residual_obstruction_generic_weights_increase_rank_uniform_attention(co
     """W_Q = 0 (exact uniform attention), random integer W_V W_O: rank F(X) > rank X on most rank-deficient X."""
     @given(st.data())
     def prop(data):
-        X = data.draw(low_rank_matrices(k=2))
+        X = data.draw(low_rank_matrices(max_entry=2))
         n, d = X.shape
         assume(0 < rank(X) < min(n, d))
-        Ws = data.draw(value_output_maps(d))
+        Ws = data.draw(value_output_maps(d=d))
         counts["rank-deficient X drawn"] += 1
         counts["rank increased"] += rank(RRO.F_uniform(X, Ws)) > rank(X)
     prop()
@@ -94,9 +93,7 @@ def test_residual_obstruction_scalar_value_output_never_increases(data):
 
 
 @settings(max_examples=15)
-@given(st.integers(2, 6).flatmap(lambda n: st.integers(2, 6).flatmap(lambda d: st.tuples(
-    st.just(n), st.just(d), st.integers(1, 3), st.integers(1, d), st.integers(1, min(n, d) - 1),
-    st.integers(0, 10 ** 6)))))
+@given(witness_shapes(min_side=2, max_side=6, max_heads=3))
 @example((3, 5, 1, 5, 1, 0))
 def test_residual_obstruction_witness_is_certified(shape):
     """rank(X*_r + MHA(X*_r)) = r + 1, interval-certified, for random Gaussian heads."""
@@ -124,8 +121,8 @@ def test_residual_obstruction_mlp_span_counterexample_1():
 
 @given(st.data())
 def test_residual_obstruction_attention_stays_in_invariant_hull(data):
-    X = data.draw(low_rank_matrices(k=2, max_side=5))
-    Ws = data.draw(value_output_maps(X.shape[1], k=2, allow_edges=True))  # true for every W, edges included
+    X = data.draw(low_rank_matrices(max_entry=2, max_side=5))
+    Ws = data.draw(value_output_maps(d=X.shape[1], max_entry=2, allow_edges=True))  # true for every W, edges included
     S = RRO.invariant_hull(X, Ws)
     Y = RRO.F_uniform(RRO.F_uniform(X, Ws), Ws)
     assert all(in_rowspace(S, Y.row(i)) for i in range(Y.shape[0]))
@@ -143,20 +140,15 @@ def _softmax(S):
     return E / E.sum(axis=1, keepdims=True)
 
 
-_floats = st.floats(-5, 5, allow_nan=False, allow_infinity=False)
-
-
-@given(st.integers(1, 5).flatmap(lambda n: st.tuples(
-    st.lists(st.lists(_floats, min_size=n, max_size=n), min_size=n, max_size=n), st.lists(_floats, min_size=n, max_size=n))))
+@given(square_matrices_and_shifts(min_side=1, max_side=5, max_value=5))
 def test_residual_obstruction_softmax_row_shift_invariance(Mc):
-    M, c = np.array(Mc[0]), np.array(Mc[1])
+    M, c = Mc
     assert np.allclose(_softmax(M + c[:, None]), _softmax(M), atol=_SOFTMAX_TOL, rtol=0)
 
 
 def test_residual_obstruction_softmax_column_shift_counterexample_from_scratch():
-    mats = st.integers(2, 4).flatmap(lambda n: st.tuples(
-        st.lists(st.lists(_floats, min_size=n, max_size=n), min_size=n, max_size=n), st.lists(_floats, min_size=n, max_size=n)))
-    M, c = find_from_scratch(mats, lambda Mc: not np.allclose(_softmax(np.array(Mc[0]) + np.array(Mc[1])[None, :]),
-                                                              _softmax(np.array(Mc[0])), atol=1e-6))
+    mats = square_matrices_and_shifts(min_side=2, max_side=4, max_value=5)
+    M, c = find_from_scratch(mats, lambda Mc: not np.allclose(_softmax(Mc[0] + Mc[1][None, :]), _softmax(Mc[0]),
+                                                              atol=1e-6))
     sm, base = RRO.softmax_shift_column_counterexample()
     assert sm != base
