@@ -161,11 +161,9 @@ def test_hostile_input_check(files, workdir, data):
     assert _snapshot(files).keys() >= {"ok.json"}
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="library bug the check fuzz found (--hypothesis-seed 2026): proofs_numeric/certify.py "
-                          "certified_rank_lower_bound evaluates `0 in det` on a plain int determinant (TypeError, "
-                          "exit 1); strict: passes once fixed, then drop the xfail")
 def test_hostile_input_check_counterexample_1_interval_det_is_an_int(workdir):
+    """Found by the check fuzz (--hypothesis-seed 2026): a 1 x 1 minor whose determinant mpmath returned
+    as a plain int made `0 in det` raise TypeError (exit 1); certify.py now takes it as an interval."""
     _fuzz(["check", "residual-obstruction", "--X", "[[0,2400000000000117]]", "--heads", "1", "--n", "1",
            "--dps", "30"], workdir)
 
