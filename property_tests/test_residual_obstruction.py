@@ -5,14 +5,14 @@ import numpy as np
 import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
-from sympy import Matrix, Rational, eye
+from sympy import Matrix, Rational, eye, ones, zeros
 
 from property_tests._search import find_from_scratch
 from property_tests.strategies import (low_rank_matrices, low_rank_matrix_pairs, square_matrices_and_shifts,
                                        value_output_maps, witness_shapes)
 from theorems import residual_obstruction as RRO
 from theorems.claims import load_counterexample
-from theorems.linalg import exact_matrix, in_rowspace, rank
+from theorems.linalg import exact_matrix, in_colspace, in_rowspace, rank
 
 _SOFTMAX_TOL = 1e-12  # float64 softmax of O(1) logits: a few ulps per entry
 
@@ -70,18 +70,21 @@ def test_residual_obstruction_rank_additivity_corrected(data):
 
 # --- Thm 5.3 -----------------------------------------------------------------------------------
 
-def test_residual_obstruction_generic_weights_increase_rank_uniform_attention(counts):
-    """W_Q = 0 (exact uniform attention), random integer W_V W_O: rank F(X) > rank X on most rank-deficient X."""
-    @given(st.data())
-    def prop(data):
-        X = data.draw(low_rank_matrices(max_entry=2))
-        n, d = X.shape
-        assume(0 < rank(X) < min(n, d))
-        Ws = data.draw(value_output_maps(d=d))
-        counts["rank-deficient X drawn"] += 1
-        counts["rank increased"] += rank(RRO.F_uniform(X, Ws)) > rank(X)
-    prop()
-    assert counts["rank increased"] >= 0.6 * counts["rank-deficient X drawn"], dict(counts)
+@given(st.data())
+def test_residual_obstruction_uniform_attention_raises_rank_exactly_when_the_update_is_new(data):
+    """W_Q = 0 (exact uniform attention): F(X) = X + 1 u with u = mean_row(X) sum_h W_h, a rank-one update,
+    so rank F(X) = rank X + 1 exactly when 1 notin col(X) and u notin row(X) (Marsaglia-Styan), on every
+    draw; for generic weights u leaves row(X) whenever the mean row is non-zero, which is Thm 5.3's step.
+    (An exact characterisation replaces the old "rank rises on >= 60 % of draws", which Hypothesis's
+    small, shrink-friendly draws could dip below: a statistic is not a property.)"""
+    X = data.draw(low_rank_matrices(max_entry=2))
+    n, d = X.shape
+    assume(0 < rank(X) < min(n, d))
+    Ws = data.draw(value_output_maps(d=d))
+    u = (ones(1, n) * X / n) * sum(Ws, zeros(d, d))
+    new = not in_colspace(X, ones(n, 1)) and not in_rowspace(X, u.T)
+    assert (rank(RRO.F_uniform(X, Ws)) > rank(X)) == new
+    assert rank(RRO.F_uniform(X, Ws)) <= rank(X) + 1
 
 
 @given(st.data())
