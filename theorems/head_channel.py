@@ -34,8 +34,9 @@ import random
 import sympy
 from sympy import Matrix, Rational, symbols
 
-from .claims import (CheckContext, Claim, Evidence, Reading, derivation, exact_complete, exact_instances,
-                     register, stable_seed)
+from .claims import (CheckContext, Evidence, Reading, derivation, exact_complete, exact_instances,
+                     stable_seed)
+from .conjecture import claim
 from .linalg import exact_matrix, rank
 from .real_model import trained_reading
 
@@ -238,7 +239,7 @@ def _kernel_formula_instances(ctx) -> list[Evidence]:
                             "(shape, rank W_O) pairs", met=total, held=ok, arithmetic=_ARITH)]
 
 
-register(Claim(
+claim(
     id="HC.main", section="§7, Thm 7.3 (text not available; contributions list)",
     quote="the per-head contributions to multi-head attention output are irrecoverable from their sum",
     statement=r"\text{(a) }W_O\text{ known: }\ker\bigl[(Y_h)_h\mapsto\textstyle\sum_hY_hW_O^h\bigr]\neq0",
@@ -258,7 +259,7 @@ register(Claim(
                       checks=[lambda ctx: [proof_evidence((0,), "the kernel formula of reading (a)")], _kernel_formula_instances],
                       condition="only a rank-deficient W_O (e.g. H d_k > d) leaves per-head outputs ambiguous"),
     chapter="head_channel",
-))
+)
 
 
 def mlp_cannot_separate(Ys: list[Matrix], K: list[Matrix], phi, g, X: Matrix | None = None) -> bool | None:
@@ -322,7 +323,7 @@ def _mlp_remedy_check(ctx, reading: str) -> list[Evidence]:
     return out
 
 
-register(Claim(
+claim(
     id="HC.mlp-cannot-remedy", section="§7 (contributions list)",
     quote="The MLP cannot remedy this because it acts on the post-summation signal",
     statement=r"\exists Y\neq Y':\ \Phi_a(Y)=\Phi_a(Y'),\ \text{and then }\mathrm{MLP}(\Phi_a(Y))=\mathrm{MLP}(\Phi_a(Y'))",
@@ -341,7 +342,7 @@ register(Claim(
                       checks=[lambda ctx: _mlp_remedy_check(ctx, "b")], regimes=("all",),
                       note="the residual adds X before the MLP; the sum still identifies (Y_h) up to ker Phi")],
     chapter="head_channel",
-))
+)
 
 
 # --- further sentences of the paper (coverage) ---
@@ -386,7 +387,7 @@ def distinct_evidence(ctx) -> list[Evidence]:
     return out
 
 
-register(Claim(
+claim(
     id="HC.distinct-from-rank-collapse", section="§1, gap (iii)",
     quote="This is not a variant of rank collapse — it is a different problem, with a different cause and a different "
           "remedy",
@@ -398,7 +399,7 @@ register(Claim(
                       checks=[lambda ctx: [_not_checkable("the remedy is PG-OP (§8) and the cause is argued in §7; "
                                                           "neither section is in the available text")]])],
     chapter="head_channel",
-))
+)
 
 
 def _wo_vs_sum(ctx, generic: bool) -> list[Evidence]:
@@ -438,7 +439,7 @@ def _generic_kernel_zero(ctx) -> list[Evidence]:
                             regime="generic-weights", arithmetic=_ARITH)]
 
 
-register(Claim(
+claim(
     id="HC.wo-induces", section="§2, the three issues at a glance",
     quote="Output projection W_O ... Induces head-channel non-identifiability",
     statement=r"\dim\ker\bigl[(Y_h)\mapsto\textstyle\sum_hY_hW_O^h\bigr]>\dim\ker\bigl[(Y_h)\mapsto\textstyle\sum_hY_h\bigr]",
@@ -448,4 +449,4 @@ register(Claim(
                       checks=[_generic_kernel_zero], regimes=("generic-weights",),
                       note="reading (a) of HC.main: with W_O known and generic, nothing is ambiguous")],
     chapter="head_channel",
-))
+)

@@ -25,7 +25,8 @@ import random
 import sympy
 from sympy import Matrix, Rational, ones, symbols, zeros
 
-from .claims import Claim, Evidence, Reading, derivation, exact_complete, not_checkable, register, stable_seed
+from .claims import Evidence, Reading, derivation, exact_complete, not_checkable, stable_seed
+from .conjecture import claim
 from .claims import stored_counterexample
 from .linalg import exact_matrix, rank
 from .real_model import trained_reading
@@ -216,9 +217,9 @@ for cid, quote, stmt, checks, readings, corrected in [
       Reading("bert-values", r"d-\operatorname{rank}\mathrm{MHA}(X)\le d_{\mathrm{ff}}=3072\ \text{(BERT-base, generic)}",
               checks=[_dff_bert_values])], None),
 ]:
-    register(Claim(id=cid, section="§6", quote=quote, statement=stmt, hypotheses=(), conclusion="",
+    claim(id=cid, section="§6", quote=quote, statement=stmt, hypotheses=(), conclusion="",
                    regimes=("n<d", "n=d", "n>d"), checks=checks, readings=readings, corrected=corrected,
-                   chapter="rank_contraction"))
+                   chapter="rank_contraction")
 
 
 # --- further sentences of the paper (coverage) ---
@@ -296,7 +297,7 @@ def _bert_hdk(ctx) -> list[Evidence]:
     return [_exact_complete("BERT-base: H d_k = 12 * 64 = 768 = d_model", 12 * 64 == 768, arithmetic="integers")]
 
 
-register(Claim(
+claim(
     id="RC.subadditivity", section="§6.1",
     quote="Each summand Y^(h) W_O^(h) has rank ≤ d_k. By subadditivity, rank(MHA(X)) ≤ H d_k = d_model",
     statement=r"\operatorname{rank}(Y_hW_O^h)\le d_k,\ \operatorname{rank}\mathrm{MHA}(X)\le Hd_k",
@@ -306,7 +307,7 @@ register(Claim(
                       regimes=("all",), form="concrete",
                       note="a convention of BERT-like models (d_k = d / H), not a consequence of subadditivity")],
     chapter="rank_contraction",
-))
+)
 
 
 def alpha_mha_exact(rank_mha: int, head_ranks: list[int]):
@@ -367,7 +368,7 @@ def _alpha_mha_alignment(ctx) -> list[Evidence]:
                             f"= {a}", a == 0, arithmetic=_EXACT, regime="n<d")]
 
 
-register(Claim(
+claim(
     id="RC.alpha-mha", section="§6.1 (definition of alpha_MHA)",
     quote="alpha_MHA = 1 − rank(MHA(X)) / (H · max_h rank(Y^(h) W_O^(h)))",
     statement=r"0\le\alpha_{\mathrm{MHA}}\le1\ \text{whenever some }Y_hW_O^h\neq0",
@@ -379,7 +380,7 @@ register(Claim(
                       checks=[_alpha_mha_alignment], regimes=("n<d",),
                       note="what the index would need to measure head alignment; n < H d_k alone makes it positive")],
     chapter="rank_contraction",
-))
+)
 
 
 def _generic_wv(ctx, degenerate: bool) -> list[Evidence]:
@@ -408,7 +409,7 @@ def _generic_wv(ctx, degenerate: bool) -> list[Evidence]:
     return out
 
 
-register(Claim(
+claim(
     id="RC.generic-wv", section="§6.1, proof of Prop 6.3",
     quote="For generic W_V^(h): rank(X W_V^(h)) = min(rank(X), d_k)",
     statement=r"W_V\ \text{generic}\Rightarrow\operatorname{rank}(XW_V)=\min(\operatorname{rank}X,d_k)",
@@ -417,7 +418,7 @@ register(Claim(
     readings=[Reading("every-W_V", r"\forall W_V:\ \operatorname{rank}(XW_V)=\min(\operatorname{rank}X,d_k)",
                       checks=[lambda ctx: _generic_wv(ctx, True)], note="the edge: a rank-deficient W_V")],
     chapter="rank_contraction",
-))
+)
 
 
 def wo_preserves_rank(Y: Matrix, WO: Matrix) -> bool:
@@ -447,7 +448,7 @@ def _step_right_inverse() -> bool:
     return WO * Rinv == eye(2)
 
 
-register(Claim(
+claim(
     id="RC.generic-wo", section="§6.1, proof of Prop 6.3",
     quote="For generic W_O^(h) of rank d_k, right-multiplication also preserves rank",
     statement=r"\operatorname{rank}W_O=d_k\Rightarrow\operatorname{rank}(YW_O)=\operatorname{rank}Y\ \forall Y",
@@ -456,7 +457,7 @@ register(Claim(
                                       "so Y -> Y W_O is injective", "lemma", _step_right_inverse)],
                                     "rank(Y W_O) = rank Y when rank W_O = d_k")], _generic_wo],
     chapter="rank_contraction",
-))
+)
 
 
 def _recheck_orientation(data):
@@ -480,7 +481,7 @@ def _step_invertible_rows() -> bool:
     return rank(Matrix.vstack(A * Y, Y)) == rank(Y) == rank(A * Y)
 
 
-register(Claim(
+claim(
     id="RC.orientation", section="§6.1, after Prop 6.3",
     quote="What specialisation changes is the orientation of R_h: directional and reciprocal heads write into "
           "equally-sized subspaces, but in different directions",
@@ -492,7 +493,7 @@ register(Claim(
                                       _step_invertible_rows)], "'R_h = row(X W_V W_O) does not depend on alpha_h when "
                                       "A_h is invertible (generic)'", concludes=False)]],
     chapter="rank_contraction",
-))
+)
 
 
 def _stored_heads(data) -> list:
@@ -513,7 +514,7 @@ def _recheck_mechanism(data):
     return None, _regime(*X.shape), {}
 
 
-register(Claim(
+claim(
     id="RC.contraction-mechanism", section="§6.1, after Prop 6.3",
     quote="Rank contraction of MHA(X) therefore arises from subspace alignment (the R_h become parallel) rather than "
           "from dimensional reduction of individual subspaces",
@@ -521,7 +522,7 @@ register(Claim(
     hypotheses=(), conclusion="contraction implies alignment", regimes=("n<d", "n=d", "n>d"),
     checks=[lambda ctx: [stored_counterexample("RC.contraction-mechanism", _recheck_mechanism, arithmetic=_EXACT)]],
     chapter="rank_contraction",
-))
+)
 
 
 def _recheck_specialisation(data):
@@ -537,7 +538,7 @@ def _recheck_specialisation(data):
     return None, _regime(*X.shape), {}
 
 
-register(Claim(
+claim(
     id="RC.specialisation-contraction", section="§1 contribution 7 (§6)",
     quote="head specialisation causes rank contraction in MHA(X)",
     statement=r"\alpha_h=1\ \forall h\Rightarrow\alpha_{\mathrm{MHA}}>0",
@@ -548,7 +549,7 @@ register(Claim(
                       checks=[lambda ctx: [not_checkable("'first' is a claim about the literature, and the bound "
                                                          "itself (§6, truncated) is RC.dff-lower-bound")]])],
     chapter="rank_contraction",
-))
+)
 
 
 def _reciprocal_literal(ctx) -> list[Evidence]:
@@ -574,7 +575,7 @@ def scores_symmetry(sign: int):
     return check
 
 
-register(Claim(
+claim(
     id="RC.alpha-reciprocal", section="§2, notation",
     quote="A head with α_h ≈ 0 is reciprocal (symmetric attention); a head with α_h ≈ 1 is purely directional",
     statement=r"\alpha_h=0\Rightarrow A^{(h)}=A^{(h)\top}",
@@ -587,7 +588,7 @@ register(Claim(
                       checks=[scores_symmetry(-1)], regimes=("all",),
                       note="'purely directional'; alpha = 1 needs d_k >= 2 (RC.alpha-range)")],
     chapter="rank_contraction",
-))
+)
 
 
 def _dim_dk(ctx, rank_at_least_dk: bool) -> list[Evidence]:
@@ -614,7 +615,7 @@ def _dim_dk(ctx, rank_at_least_dk: bool) -> list[Evidence]:
                             held=h, regime=reg, arithmetic=_EXACT) for reg, (m, h) in sorted(by.items())]
 
 
-register(Claim(
+claim(
     id="RC.dim-dk", section="§6.1, after Prop 6.3",
     quote="Since dim(R_h) = d_k for each head individually (Proposition 6.3)",
     statement=r"\dim R_h=d_k\ \text{for every head}",
@@ -624,4 +625,4 @@ register(Claim(
                       checks=[lambda ctx: _dim_dk(ctx, True)],
                       note="Prop 6.3 gives min(rank X, d_k): d_k needs rank X >= d_k")],
     chapter="rank_contraction",
-))
+)

@@ -62,8 +62,9 @@ import sympy
 from sympy import Matrix, Rational, symbols
 
 from . import instances as _inst
-from .claims import (CheckContext, Claim, Evidence, ProofStep, Reading, derivation, exact_instances, interval_witness,
-                     predicted, register, stable_seed, stored_counterexample)
+from .claims import (CheckContext, Evidence, ProofStep, Reading, derivation, exact_instances, interval_witness,
+                     predicted, stable_seed, stored_counterexample)
+from .conjecture import claim
 from .blocks import FieldTooLarge, centred, row_variances, sigma_in_colspace, sqrt_decomposition, sqrt_scaled_rank
 from .linalg import (BadInput, affine_rank, centring_projector, exact_matrix, exact_vector, in_colspace, in_rowspace,
                      ones, rank, to_fmpq_mat)
@@ -477,7 +478,7 @@ def _refutes_main(inst, a):
     return None
 
 
-register(Claim(
+claim(
     id="RN.main", section="§4, Thm 4.2",
     quote="arank(LN(X)) = arank(X) under non-degeneracy hypotheses [H1-H4]",
     statement=r"H1\wedge H2\wedge H3\wedge H4\ \Rightarrow\ \operatorname{arank}(\mathrm{LN}(X))=\operatorname{arank}(X)",
@@ -505,7 +506,7 @@ register(Claim(
                                         "exact characterisation of arank(LN X) - arank(X) given H1, H3")],
         condition="extra hypothesis: 1_n notin colspace(X), i.e. arank(X) = rank(X)"),
     chapter="rank_neutrality",
-))
+)
 
 
 def _refutes_step2(inst, a):
@@ -516,7 +517,7 @@ def _refutes_step2(inst, a):
     return None
 
 
-register(Claim(
+claim(
     id="RN.step2", section="§4, proof of Thm 4.2, Step 2",
     quote="The affine rank decreases under D if and only if sigma in colspace(X~) ... By H4, this does not hold, "
           "so arank(D X~) = arank(X~)",
@@ -533,14 +534,14 @@ register(Claim(
                                        == int(in_colspace(centred(i.X), ones(i.n))) - int(bool(a.sigma_in_colspace_Xt))),
                     lambda i, a: a.hypotheses["H1"], "two-sided Step 2 given H1")]),
     chapter="rank_neutrality",
-))
+)
 
 
 def _H123_beta0(i, a):
     return a.hypotheses["H1"] and a.hypotheses["H2"] and a.hypotheses["H3"] and all(b == 0 for b in i.beta)
 
 
-register(Claim(
+claim(
     id="RN.matrix-rank", section="§1 contribution 1; §4 end of proof",
     quote="matrix rank is preserved in the zero-bias case",
     statement=r"H1\wedge H2\wedge H3\wedge H4\wedge\beta=0\Rightarrow\operatorname{rank}(\mathrm{LN}(X))=\operatorname{rank}(X)",
@@ -557,7 +558,7 @@ register(Claim(
                                         "rank drop by [1 in row X] given H1, H3, beta = 0")],
         note="H4 is not needed; H2 is: without it the matrix rank drops by exactly one.")],
     chapter="rank_neutrality",
-))
+)
 
 
 def _refutes_plus_one(inst, a):
@@ -573,7 +574,7 @@ def beta_over_gamma_notin_row(i: LNInstance) -> bool:
     return not in_rowspace(Xt, Matrix([b / g for b, g in zip(i.beta, i.gamma)]))
 
 
-register(Claim(
+claim(
     id="RN.plus-one", section="§4, after Thm 4.2",
     quote="The matrix rank rank(LN(X)) can exceed rank(X) by at most one (when beta != 0 has a non-zero mean component)",
     statement=r"H1\text{-}H4\Rightarrow \operatorname{rank}X\le\operatorname{rank}\mathrm{LN}(X)\le\operatorname{rank}X+1,"
@@ -594,7 +595,7 @@ register(Claim(
                                         _H1to4, "rank(LN X) = rank(X) + [beta/gamma notin row(X~)] given H1-H4")],
         condition="the excess is decided by beta/gamma (elementwise) against row(X~), not by the mean of beta"),
     chapter="rank_neutrality",
-))
+)
 
 
 def _h4_generic_regimes(ctx, min_d: int = 3) -> list[Evidence]:
@@ -691,7 +692,7 @@ def _refutes_h4_all(inst, a):
     return None
 
 
-register(Claim(
+claim(
     id="RN.H4-generic", section="§4, after Thm 4.2",
     quote="The condition [H4] holds for all inputs satisfying n > d ..., and generically for n <= d",
     statement=r"(n>d\Rightarrow H4\ \forall X\text{ with }H1)\ \wedge\ (n\le d\Rightarrow H4\text{ for Lebesgue-a.e. }X)",
@@ -709,7 +710,7 @@ register(Claim(
         condition="n >= d and d >= 3; for n < d H4 fails for almost every X, and at d = 2 on a set of positive "
                   "measure"),
     chapter="rank_neutrality",
-))
+)
 
 
 _INIT_ARITH = "float64 N(0, 0.02^2) draws taken as exact dyadic rationals; decided over QQ"
@@ -762,7 +763,7 @@ def _init_pattern(ctx) -> list[Evidence]:
             for regime, c in _init_draws(ctx).items()]
 
 
-register(Claim(
+claim(
     id="RN.hypotheses-at-init", section="§4, after Thm 4.2",
     quote="All four hypotheses H1-H4 are mild non-degeneracy conditions that hold at standard initialisation",
     statement=r"X_{ij}\overset{iid}{\sim}\mathcal N(0,0.02^2),\ \gamma=\mathbf 1,\ \beta=0\ \Rightarrow\ H1\wedge H2\wedge H3\wedge H4\ \text{a.s.}",
@@ -776,7 +777,7 @@ register(Claim(
                 _init_pattern],
         condition="H1-H4 hold jointly only on rank-deficient inputs (rank X < min(n, d)), the collapse regime"),
     chapter="rank_neutrality",
-))
+)
 
 
 # --- an independent second exact method (used by the tests to cross-check) --------
@@ -808,7 +809,7 @@ def _arank_changes(i: LNInstance, a: Analysis):
     return None
 
 
-register(Claim(
+claim(
     id="RN.abstract-neutral", section="Abstract",
     quote="layer normalisation is precisely affine-rank-neutral: it preserves the affine rank of the token "
           "representation set exactly",
@@ -821,7 +822,7 @@ register(Claim(
                       checks=[lambda ctx: [_stored("RN.main", _arank_changes)]],
                       note="the abstract omits the hypotheses of Thm 4.2; with them it is RN.main")],
     chapter="rank_neutrality",
-))
+)
 
 
 def _rank_changes_H1H2(i: LNInstance, a: Analysis):
@@ -831,7 +832,7 @@ def _rank_changes_H1H2(i: LNInstance, a: Analysis):
     return None
 
 
-register(Claim(
+claim(
     id="RN.transparent-H1-H2", section="§3 (Wu et al. paragraph)",
     quote="LayerNorm is exactly transparent under H1–H2 — it preserves rank precisely",
     statement=r"H1\wedge H2\Rightarrow\operatorname{arank}\mathrm{LN}(X)=\operatorname{arank}X",
@@ -851,7 +852,7 @@ register(Claim(
                       checks=[lambda ctx: _stress_premise(ctx, lambda i, a: a.rank_LN_X == a.rank_X, _H123_beta0,
                                                           "rank(LN X) = rank(X) given H1-H3, beta = 0")])],
     chapter="rank_neutrality",
-))
+)
 
 
 def _never_hinders(i, a):
@@ -864,7 +865,7 @@ def _helps(i: LNInstance, a: Analysis):
     return None
 
 
-register(Claim(
+claim(
     id="RN.neither-helps-nor-hinders", section="§1 gap (i); §3 (Wu, Joudaki); §4 comparisons",
     quote="LN is not passive, it is exactly neutral — it preserves rank precisely, neither helping nor hindering. "
           "[§3:] LN neither prevents collapse (our theorem) nor accelerates it",
@@ -886,10 +887,10 @@ register(Claim(
                           "the rate half rests on Wu et al. (not reproduced here), and the suite's depth study has no "
                           "attention + LayerNorm regime without skip and MLP to compare rates")]])],
     chapter="rank_neutrality",
-))
+)
 
 
-register(Claim(
+claim(
     id="RN.exceeds-by-at-most-one", section="§4, after Thm 4.2",
     quote="The matrix rank rank(LN(X)) can exceed rank(X) by at most one",
     statement=r"H1\Rightarrow\operatorname{rank}\mathrm{LN}(X)\le\operatorname{rank}X+1\ \text{(any }\gamma,\beta)",
@@ -899,7 +900,7 @@ register(Claim(
                                         "rank(LN X) <= rank(X) + 1 given H1 (beta random or 0)"),
             lambda ctx: _edge_rows(ctx, lambda i, a: a.rank_LN_X <= a.rank_X + 1, "rank(LN X) <= rank(X) + 1")],
     chapter="rank_neutrality",
-))
+)
 
 
 def _edge_instances() -> list[LNInstance]:
@@ -932,7 +933,7 @@ def _arank_by_shift(X: Matrix) -> int:
     return rank(X - ones(X.shape[0]) * X.row(0))
 
 
-register(Claim(
+claim(
     id="RN.arank-definition", section="§4, proof of Thm 4.2",
     quote="The affine rank is arank(S) = rank(X − x_1 1^T), i.e. the dimension of the affine span of S",
     statement=r"\operatorname{rank}(X-\mathbf 1x_1^\top)=\operatorname{rank}[X\mid\mathbf 1]-1=\dim\operatorname{aff}(S)",
@@ -943,7 +944,7 @@ register(Claim(
             lambda ctx: _edge_rows(ctx, lambda i, a: _arank_by_shift(i.X) == a.arank_X,
                                    "rank(X - 1 x_1^T) = rank([X | 1]) - 1")],
     chapter="rank_neutrality",
-))
+)
 
 
 def _step1_holds(i: LNInstance, a: Analysis) -> bool:
@@ -952,7 +953,7 @@ def _step1_holds(i: LNInstance, a: Analysis) -> bool:
     return in_perp and a.rank_Xt == a.rank_X and affine_rank(Xt) == a.arank_X
 
 
-register(Claim(
+claim(
     id="RN.step1", section="§4, proof of Thm 4.2, Step 1",
     quote="the affine span of {x~_i} is a subset of 1^⊥. By H2, 1 ∉ rowspace(X), so rank(XP) = rank(X) (the "
           "projection is injective on rowspace(X)). Hence arank(S~) = arank(S)",
@@ -970,7 +971,7 @@ register(Claim(
                                                           "rank(XP) = rank X - 1 when 1 in row X")],
                       note="the edge: H2 is exactly what Step 1 needs")],
     chapter="rank_neutrality",
-))
+)
 
 
 def step3_holds(M: Matrix, gamma, beta) -> bool:
@@ -1011,7 +1012,7 @@ def _group(rows):
     return by
 
 
-register(Claim(
+claim(
     id="RN.step3", section="§4, proof of Thm 4.2, Step 3",
     quote="(3a) Right-multiplication by diag(γ) is an invertible linear map (γ_j ≠ 0 by H3), hence preserves affine "
           "rank ... (3b) Adding the constant β translates all points equally",
@@ -1023,7 +1024,7 @@ register(Claim(
                       checks=[_step3_zero_gamma_witness], form="existential", regimes=("all",),
                       note="the edge: H3 is needed (a zero gamma_j projects out a coordinate)")],
     chapter="rank_neutrality",
-))
+)
 
 
 def _scaling_drops(i: LNInstance) -> bool:
@@ -1036,7 +1037,7 @@ def decrease_needs_sigma(i: LNInstance, a: Analysis) -> bool:
     return (not _scaling_drops(i)) or bool(a.sigma_in_colspace_Xt)
 
 
-register(Claim(
+claim(
     id="RN.H4-unique", section="§4, after Thm 4.2",
     quote="This is the unique situation in which row-wise radial rescaling can collapse an affine independence "
           "relation",
@@ -1047,10 +1048,10 @@ register(Claim(
                                         lambda i, a: a.hypotheses["H1"] and _scaling_drops(i),
                                         "sigma in col(X~) on every instance where row scaling lowered arank (H1)")],
     chapter="rank_neutrality",
-))
+)
 
 
-register(Claim(
+claim(
     id="RN.hypotheses-in-training", section="§4, after Thm 4.2",
     quote="All four hypotheses H1–H4 ... are maintained during training under normal operating conditions",
     statement=r"\text{trained BERT-like model: H1-H4 at every LayerNorm input}",
@@ -1060,4 +1061,4 @@ register(Claim(
                       checks=[lambda ctx: [not_checkable("no training trajectory (checkpoints) is available; the "
                                                          "headline checks the trained end point (all-MiniLM-L6-v2)")]])],
     chapter="rank_neutrality",
-))
+)

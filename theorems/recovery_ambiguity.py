@@ -30,8 +30,9 @@ import random
 import sympy
 from sympy import Matrix, Rational, symbols
 
-from .claims import (Claim, Evidence, Reading, exact_complete, exact_instances, not_checkable, register,
+from .claims import (Evidence, Reading, exact_complete, exact_instances, not_checkable,
                      stable_seed, symbolic_identity)
+from .conjecture import claim
 from .head_channel import KERNEL_FORMULAS, SHAPES, Phi_a, random_int_matrix, map_nullity, rank
 
 __all__ = ["bert_figures", "BERT", "PGOP_CONSTRUCTIONS", "pgop_overhead", "Phi_a_gated", "Phi_b_gated"]
@@ -111,7 +112,7 @@ def _ra_reading_b(ctx) -> list[Evidence]:
     return [proof_evidence((3,), "dim ker Phi_b = n (H - 1) d_k"), *kernel_b_instances(ctx)]
 
 
-register(Claim(
+claim(
     id="RA.main", section="§7.3, Recovery Ambiguity Theorem (contributions list)",
     quote="the exact recovery ambiguity dimension of head-channel non-identifiability is n(H-1)d_k degrees of freedom per layer",
     statement=r"\dim\ker\Phi_a=n(H-1)d_k\quad(W_O\text{ known, standard MHA})",
@@ -125,15 +126,15 @@ register(Claim(
                           "n (H d_k - rho) - n (H - 1) d_k = n (d_k - rho), so the two agree iff rank W_O = rho = d_k "
                           "(n > 0): every head would have to write into the same d_k-dimensional subspace")]])],
     chapter="recovery_ambiguity",
-))
+)
 
-register(Claim(
+claim(
     id="RA.bert-figures", section="§1 contribution 6",
     quote="For BertBase: 360,448 per sequence (or 704 per token) per layer",
     statement=r"n(H-1)d_k\big|_{n=512,H=12,d_k=64}=360448,\quad(H-1)d_k=704",
     hypotheses=("n = 512", "H = 12", "d_k = 64"), conclusion="the arithmetic", regimes=("all",), form="concrete",
     checks=[_bert_arithmetic], chapter="recovery_ambiguity",
-))
+)
 
 
 def _pgop_evidence(ctx) -> list[Evidence]:
@@ -150,7 +151,7 @@ _PGOP_MISSING = ("§8, which defines PG-OP, is not in the available text: the su
                  "judge it; each plausible construction is checked as its own reading")
 
 
-register(Claim(
+claim(
     id="PGOP.overhead", section="§8 (contributions list)",
     quote="a position-gated output projection (PG-OP) at parameter overhead below 1.6% of W_O's parameter count",
     statement=r"\#\text{params}(\text{PG-OP})<0.016\cdot\#\text{params}(W_O)\ \text{(BERT-base)}",
@@ -161,7 +162,7 @@ register(Claim(
                       checks=[_pgop_evidence], regimes=tuple(PGOP_CONSTRUCTIONS),
                       note="one regime per construction (weights only and weights + bias)")],
     chapter="recovery_ambiguity",
-))
+)
 
 
 def _pgop_ambiguity(ctx) -> list[Evidence]:
@@ -188,7 +189,7 @@ def _pgop_ambiguity(ctx) -> list[Evidence]:
                             arithmetic="exact over QQ (python-flint)")]
 
 
-register(Claim(
+claim(
     id="PGOP.partial-remedy", section="§8 (contributions list)",
     quote="A constructive partial remedy is proposed: a position-gated output projection (PG-OP)",
     statement=r"\dim\ker\Phi^{\text{PG-OP}}<\dim\ker\Phi\ \text{(readings a and b, gates known)}",
@@ -198,7 +199,7 @@ register(Claim(
                                         r"<\dim\ker\Phi\ \text{(gates known)}", checks=[_pgop_ambiguity],
                       note="one plausible reading of 'position-gated': a known per-position scalar gate per head")],
     chapter="recovery_ambiguity",
-))
+)
 
 
 # --- further sentences of the paper (coverage) ---
@@ -241,7 +242,7 @@ def _whole_tuple(ctx) -> list[Evidence]:
                             arithmetic="exact over QQ (python-flint)")]
 
 
-register(Claim(
+claim(
     id="RA.single-head", section="Abstract",
     quote="n(H-1)d_k degrees of freedom per layer remain ambiguous when recovering a single head from the mixed signal",
     statement=r"\dim\{Y_1:\exists Y_2..Y_H,\ \textstyle\sum_hY_h=M\}-\text{ambiguity}=n(H-1)d_k",
@@ -251,13 +252,13 @@ register(Claim(
                       checks=[lambda ctx: _whole_tuple(ctx)], regimes=("all",),
                       note="the number counts the ambiguity of all H heads together (RA.main reading b)")],
     chapter="recovery_ambiguity",
-))
+)
 
-register(Claim(
+claim(
     id="PGOP.empirical-prediction", section="§1 contribution 5 (§8)",
     quote="PG-OP (§8): a position-gated output projection ... with a verifiable empirical prediction",
     statement=r"\text{(no formal content available)}",
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[lambda ctx: [not_checkable(_PGOP_MISSING + "; the prediction itself is not stated in the available text")]],
     chapter="recovery_ambiguity",
-))
+)

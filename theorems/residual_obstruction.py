@@ -40,8 +40,9 @@ import random
 import sympy
 from sympy import Matrix, Rational, eye, ones, symbols, zeros
 
-from .claims import (CheckContext, Claim, Evidence, Reading, derivation, exact_instances, load_counterexample,
-                     register, stable_seed, stored_counterexample)
+from .claims import (CheckContext, Evidence, Reading, derivation, exact_instances, load_counterexample,
+                     stable_seed, stored_counterexample)
+from .conjecture import claim
 from .instances import regime_of
 from .linalg import exact_matrix, in_rowspace, rank
 
@@ -310,7 +311,7 @@ def _witness_exact_uniform(ctx) -> list[Evidence]:
     return out
 
 
-register(Claim(
+claim(
     id="RRO.prop51", section="§5.1, Prop 5.1",
     quote="|rank(A) - rank(B)| <= rank(A + B) <= rank(A) + rank(B); Pr_{B~mu}[rank(A + B) > r] = 1",
     statement=r"\operatorname{rank}A=r<\min(n,d),\ B\sim\mu\ \text{abs. continuous}\Rightarrow\Pr[\operatorname{rank}(A+B)>r]=1",
@@ -323,9 +324,9 @@ register(Claim(
                       r"\operatorname{rank}A+\operatorname{rank}B",
                       checks=[_prop51_bounds], note="the deterministic first line of Prop 5.1")],
     chapter="residual_obstruction",
-))
+)
 
-register(Claim(
+claim(
     id="RRO.rowspace-remark", section="§5.1, remark (iii)",
     quote="The condition rowspace(Delta) not subset of rowspace(X) is sufficient but not necessary for rank to strictly increase",
     statement=r"\operatorname{row}(\Delta)\not\subseteq\operatorname{row}(X)\Rightarrow\operatorname{rank}(X+\Delta)>\operatorname{rank}X",
@@ -336,9 +337,9 @@ register(Claim(
                       checks=[lambda ctx: [proof_evidence((3,), "the Marsaglia-Styan rank additivity")], _remark_iii_corrected],
                       condition="both the row spaces and the column spaces must meet only in 0"),
     chapter="residual_obstruction",
-))
+)
 
-register(Claim(
+claim(
     id="RRO.main", section="§5.2, Thm 5.3",
     quote="For Lebesgue-almost-every X with rank(X) < min(n, d_model): rank(X + MHA(X)) > rank(X) ... for almost "
           "every choice of W_V, W_O (the configurations on which equality holds form a proper algebraic subset of "
@@ -360,9 +361,9 @@ register(Claim(
                       r"\operatorname{rank}F(X)>\operatorname{rank}X",
                       checks=[_lebesgue_vacuous], note="vacuous: the premise set is null")],
     chapter="residual_obstruction",
-))
+)
 
-register(Claim(
+claim(
     id="RRO.witness", section="§5.2, proof of Thm 5.3, step (b)",
     quote="rank(X* + MHA(X*)) = 2 > 1 for almost every choice of W_V, W_O",
     statement=r"X^\star=e_1f_1^\top:\ \operatorname{rank}(X^\star+\mathrm{MHA}(X^\star))=2\ \text{for a.e. }W_V,W_O",
@@ -376,7 +377,7 @@ register(Claim(
                       note="what step (b) needs: one weight configuration outside the bad set; with analyticity "
                            "in the weights (a cited lemma) it gives 'almost every' for that shape")],
     chapter="residual_obstruction",
-))
+)
 
 
 def recheck_span(data):
@@ -424,7 +425,7 @@ def _attention_stays_in_hull(ctx) -> list[Evidence]:
                             met=total, held=ok, arithmetic=_ARITH)]
 
 
-register(Claim(
+claim(
     id="MLP.span", section="§1 abstract; §5.3",
     quote="generating feature directions outside the linear span of the original token embeddings, which no stack "
           "of attention layers can produce",
@@ -440,7 +441,7 @@ register(Claim(
                       note="true, but S = R^d for generic weights (the Krylov space of row(X) fills R^d), "
                            "so 'directions outside S' exist only for structured weights")],
     chapter="residual_obstruction",
-))
+)
 
 
 def recheck_curvature(data):
@@ -458,7 +459,7 @@ def _curvature(ctx) -> list[Evidence]:
                                   arithmetic="exact (sympy; exp(0) = 1 at the base point)")]
 
 
-register(Claim(
+claim(
     id="MLP.curvature", section="§5.3",
     quote="The GeLU non-linearity of the MLP introduces curvature that is unavailable to any composition of attention "
           "and residual connections",
@@ -469,7 +470,7 @@ register(Claim(
                       checks=[lambda ctx: [proof_evidence((5,), "linearity of the first derivative in the direction")]],
                       note="true but says nothing specific to attention")],
     chapter="residual_obstruction",
-))
+)
 
 
 def breaking_cases() -> list[dict]:
@@ -560,14 +561,14 @@ def _remark_ii(ctx) -> list[Evidence]:
     return out
 
 
-register(Claim(
+claim(
     id="RRO.remark-ii", section="§5.1, remark (ii)",
     quote="If A is already full-rank, r = min(n, d_model) and the proposition is vacuous: the rank cannot increase "
           "further",
     statement=r"\operatorname{rank}A=\min(n,d)\Rightarrow\operatorname{rank}(A+B)\le\operatorname{rank}A\ \forall B",
     hypotheses=("rank A = min(n, d)",), conclusion="rank(A + B) <= rank A", regimes=("n<d", "n=d", "n>d"),
     checks=[_remark_ii], chapter="residual_obstruction",
-))
+)
 
 
 # remark (iii), second half: the negation is a null algebraic set
@@ -611,7 +612,7 @@ def _remark_iii_generic(ctx, deficient: bool) -> list[Evidence]:
     return out
 
 
-register(Claim(
+claim(
     id="RRO.remark-iii-generic", section="§5.1, remark (iii)",
     quote="and is itself generic: its negation defines an algebraic variety of Lebesgue measure zero, recovered as a "
           "special case of the argument above",
@@ -625,7 +626,7 @@ register(Claim(
                            "'recovered as a special case of the argument above' is not checked (the argument is "
                            "not in the text)")],
     chapter="residual_obstruction",
-))
+)
 
 
 # remark (iv): a constrained perturbation can stay in the bad set
@@ -652,7 +653,7 @@ def _remark_iv(ctx) -> list[Evidence]:
                            ok, arithmetic="sympy, polynomial identities in c")]
 
 
-register(Claim(
+claim(
     id="RRO.remark-iv", section="§5.1, remark (iv)",
     quote="When B is constrained to a lower-dimensional sub-manifold—as is the case for B = MHA(X) ...—the conclusion "
           "no longer follows automatically",
@@ -660,7 +661,7 @@ register(Claim(
               r"\le\operatorname{rank}X\ \forall c",
     hypotheses=(), conclusion="the a.c. argument does not transfer", regimes=("all",), form="existential",
     checks=[_remark_iv], chapter="residual_obstruction",
-))
+)
 
 
 # step (b): the choice of W_O^(1)
@@ -709,7 +710,7 @@ def _wo_choice_generic(ctx) -> list[Evidence]:
     return out
 
 
-register(Claim(
+claim(
     id="RRO.witness-wo-choice", section="§5.2, proof of Thm 5.3, step (b)",
     quote="choosing W_O^(1) whose first row has a non-zero entry in the second coordinate of R^{d_model} ensures that "
           "MHA(X*) is not contained in span(f_1) row-wise",
@@ -722,7 +723,7 @@ register(Claim(
                       condition="the choice of W_O alone ensures nothing: W_V^(1) may kill e_1 (the stored instance) "
                                 "or heads may cancel; generic W_V, W_O are needed"),
     chapter="residual_obstruction",
-))
+)
 
 
 # the bad set B_l as defined
@@ -781,7 +782,7 @@ def _step_full_rank_in_bad_set() -> bool:
     return rank(F_uniform(X, [W])) <= rank(X) == 3
 
 
-register(Claim(
+claim(
     id="RRO.bad-set-nowhere-dense", section="§5.2, proof of Thm 5.3",
     quote="B_l = {X : rank(F(X)) <= rank(X)} ... The result is also quantitative: the bad set is nowhere dense, so a "
           "small absolutely continuous perturbation of any X in B_l exits the bad set with probability one",
@@ -800,7 +801,7 @@ register(Claim(
                       condition="B_l must be restricted to rank-deficient X (and measured on each stratum); as defined "
                                 "it contains every full-rank X"),
     chapter="residual_obstruction",
-))
+)
 
 
 # "this both strengthens the statement"
@@ -837,7 +838,7 @@ def _converse_fails(ctx) -> list[Evidence]:
                            ok, arithmetic=_ARITH)]
 
 
-register(Claim(
+claim(
     id="RRO.strengthens", section="§5.2, after Thm 5.3",
     quote="This both strengthens the statement (rank strictly increases, not merely “rowspace not contained in "
           "rowspace”)",
@@ -850,7 +851,7 @@ register(Claim(
                                                _step_rows_inside_no_increase)], "the forward implication")],
             strengthens_instances, _converse_fails],
     chapter="residual_obstruction",
-))
+)
 
 
 # §3: "which can fail if weights are near zero"
@@ -894,7 +895,7 @@ def _step_semicontinuity() -> bool:
     return sympy.limit((X + eps * D)[0, 0], eps, 0) == X[0, 0] != 0
 
 
-register(Claim(
+claim(
     id="RRO.near-zero-weights", section="§3 (skip connections and large weights)",
     quote="rank non-decrease holds generically (Proposition 5.1), which can fail if weights are near zero",
     statement=r"\exists\ \text{near-zero weights}:\ \operatorname{rank}(X+\mathrm{MHA}(X))<\operatorname{rank}X",
@@ -913,7 +914,7 @@ register(Claim(
                       note="exactly: any eps != 0 still increases the rank (generic W); only float rank sees a "
                            "failure near zero")],
     chapter="residual_obstruction",
-))
+)
 
 
 # §1 gap (ii): "can only increase rank in the generic case"
@@ -946,7 +947,7 @@ def recheck_one_layer_collapse(data):
     return None, regime_of(*X.shape), {}
 
 
-register(Claim(
+claim(
     id="RRO.only-increase", section="§1, gap (ii)",
     quote="The residual update X^(l+1) = X^(l) + Delta^(l) can only increase rank in the generic case",
     statement=r"\Delta\ \text{generic}\Rightarrow\operatorname{rank}(X+\Delta)\ge\operatorname{rank}X",
@@ -957,7 +958,7 @@ register(Claim(
                                                                  arithmetic=_ARITH + " (2^k softmax)")]],
                       regimes=("all",), note="the edge: degenerate weights (W_V W_O = c I) can lower the rank")],
     chapter="residual_obstruction",
-))
+)
 
 
 # §5.3: the global map is not affine; the form of the first-order term
@@ -971,7 +972,7 @@ def not_affine_evidence(ctx) -> list[Evidence]:
                            arithmetic="exact (sympy; exp(0) = 1 at the base point)")]
 
 
-register(Claim(
+claim(
     id="MLP.not-globally-affine", section="§5.3",
     quote="The global map X^(0) -> X^(L) is not globally affine: softmax attention is non-linear in X^(0)",
     statement=r"\exists X_0,V:\ \tfrac{d^2}{dt^2}\bigl[X+\mathrm{MHA}(X)\bigr]_{X=X_0+tV}\neq0",
@@ -982,7 +983,7 @@ register(Claim(
                       checks=[not_affine_evidence], form="existential",
                       note="the same computation that proves this sentence refutes MLP.curvature's headline")],
     chapter="residual_obstruction",
-))
+)
 
 
 def jacobian_images(n: int, d: int, W: Matrix) -> dict:
@@ -1036,7 +1037,7 @@ def _first_order_form(ctx, side: str) -> list[Evidence]:
     return out
 
 
-register(Claim(
+claim(
     id="MLP.first-order-form", section="§5.3, Prop (first-order behaviour)",
     quote="X^(L)(X^(0) + δX) = X^(L)(X^(0)) + Φ(X^(0)) δX + O(‖δX‖^2)",
     statement=r"D X^{(L)}(X^{(0)})[\delta X]=\Phi(X^{(0)})\,\delta X\ \text{for a matrix }\Phi\in\mathbb R^{n\times n}",
@@ -1049,7 +1050,7 @@ register(Claim(
                       checks=[lambda ctx: [proof_evidence((5,), "linearity of the first derivative in the direction")]],
                       regimes=("all",), note="true, with Φ read as an operator, not a matrix")],
     chapter="residual_obstruction",
-))
+)
 
 
 def layer_jacobian_matches(n: int = 2, d: int = 2, product_rule=True) -> bool:
@@ -1070,7 +1071,7 @@ def layer_jacobian_matches(n: int = 2, d: int = 2, product_rule=True) -> bool:
     return (lhs - rhs).applyfunc(sympy.simplify) == zeros(n, d)
 
 
-register(Claim(
+claim(
     id="MLP.layer-jacobian", section="§5.3, proof of the first-order proposition",
     quote="Df_l(X_0) = I + D[MHA](X_0), ... D[Y^(h) W_O^(h)](X_0)[δX] = (D[A^(h)](X_0)[δX]) X_0 W_V W_O + "
           "A_0^(h) (δX) W_V W_O",
@@ -1080,9 +1081,9 @@ register(Claim(
                                                "symbolic in X0 and V (2 x 2, one head, softmax kept as exp)",
                                                "identity", layer_jacobian_matches)], "the layer Jacobian")]],
     chapter="residual_obstruction",
-))
+)
 
-register(Claim(
+claim(
     id="MLP.tangent-space", section="§5.3",
     quote="the GeLU activation generates feature directions that lie outside the tangent space of the current "
           "representation, which attention layers alone cannot do efficiently",
@@ -1092,4 +1093,4 @@ register(Claim(
                                        "'efficiently' is not quantified; the checkable neighbours are MLP.span, "
                                        "MLP.curvature and MLP.not-globally-affine")]],
     chapter="residual_obstruction",
-))
+)
