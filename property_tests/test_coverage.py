@@ -116,13 +116,14 @@ def _rn_rows(fake, X=_RN_MAIN):
 
 
 @pytest.mark.parametrize("cid, tamper, check, X", [
-    ("RN.exceeds-by-at-most-one", lambda a: dataclasses.replace(a, rank_LN_X=a.rank_X + 2), 1, _RN_MAIN),
-    ("RN.arank-definition", lambda a: dataclasses.replace(a, arank_X=a.arank_X + 1), 1, _RN_MAIN),
+    ("RN.exceeds-by-at-most-one", lambda a: dataclasses.replace(a, rank_LN_X=a.rank_X + 2), 0, _RN_MAIN),
+    ("RN.arank-definition", lambda a: dataclasses.replace(a, arank_X=a.arank_X + 1), 0, _RN_MAIN),
     ("RN.step1", lambda a: dataclasses.replace(a, rank_Xt=a.rank_X - 1,
-                                               hypotheses={**a.hypotheses, "H2": True}), 1, _RN_MAIN),
-    ("RN.H4-unique", lambda a: dataclasses.replace(a, sigma_in_colspace_Xt=False), 1, _RADIAL),
+                                               hypotheses={**a.hypotheses, "H2": True}), 0, _RN_MAIN),
+    ("RN.H4-unique", lambda a: dataclasses.replace(a, sigma_in_colspace_Xt=False), 0, _RADIAL),
 ])
 def test_coverage_rank_neutrality_checks_fail_on_a_tampered_analysis(monkeypatch, cid, tamper, check, X):
+    """check 0: the check the framework derives from the claim's predicates on its Pool of instances."""
     from theorems import rank_neutrality as RN
     monkeypatch.setattr(RN, "cached_stress", lambda ctx: _rn_rows(tamper, X))
     assert _falsified(get(cid).checks[check](_QUICK))

@@ -717,6 +717,7 @@ class Reading:
     hypotheses: Any = ()
     conclusion: Any = None
     counterexamples: Sequence = ()
+    instances: Any = None  # None: the claim's instances
 
 
 @dataclass

@@ -50,7 +50,7 @@ from .claims import (CheckContext, Claim, CounterexampleError, Evidence, counter
                      exact_instances, found_counterexample, load_counterexample, register, relative_path, stable_seed,
                      stored_counterexample, tri as _tri)
 
-__all__ = ["conjecture", "Conjecture", "CONJECTURES", "encode_instance", "decode_instance", "typeset"]
+__all__ = ["claim", "Pool", "conjecture", "Conjecture", "CONJECTURES", "encode_instance", "decode_instance", "typeset"]
 
 #: every conjecture made through this API, by claim id
 CONJECTURES: dict[str, "Conjecture"] = {}
@@ -270,6 +270,20 @@ class Pool:
     describe: Callable[[Any], str] = _plain
     regime: Callable[[Any], str] = lambda x: "all"
 
+    def only_stored(self) -> "Pool":
+        """The same instances, but a claim declared on it is decided on its stored counterexamples alone
+        (for a statement the seeded instances do not speak to, e.g. one that fails on a null set)."""
+        return replace(self, rows=None)
+
+    def decide(self, hypotheses, conclusion) -> Callable[[CheckContext], list[Evidence]]:
+        """A further statement decided on these instances, as an explicit check (e.g. the exact
+        characterisation a corrected reading rests on beside its own conclusion)."""
+        names, preds = _hypotheses(hypotheses)
+        text, conclude = _named(conclusion)
+        if conclude is None:
+            raise ValueError("decide() needs a predicate conclusion")
+        return _pool_check(self, names, preds, text, conclude)
+
 
 def _named(conclusion) -> tuple[str, Callable | None]:
     """(text, predicate) of a conclusion given as text, as ``(text, predicate)`` or as a documented function."""
@@ -364,7 +378,7 @@ def _derived(pool: Pool | None, hypotheses, conclusion, counterexamples, owner: 
     if pool is None:
         raise ValueError(f"{owner}: a predicate conclusion needs instances (a Pool, or a builder "
                          "instances(draw, regime))")
-    checks = [_pool_check(pool, names, preds, text, conclude)]
+    checks = [_pool_check(pool, names, preds, text, conclude)] if pool.rows is not None else []
     checks += [_stored_check(pool, ref, names, preds, text, conclude) for ref in counterexamples]
     return names, text, checks
 
@@ -401,8 +415,10 @@ def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusio
     def build(r: Reading | None) -> Reading | None:
         if r is None or (r.conclusion is None and not r.hypotheses):
             return r
-        _, _, more = _derived(pool, r.hypotheses, r.conclusion, r.counterexamples, f"{id} reading {r.key}")
-        return replace(r, checks=(*more, *r.checks), hypotheses=(), conclusion=None, counterexamples=())
+        _, _, more = _derived(pool if r.instances is None else r.instances, r.hypotheses, r.conclusion,
+                              r.counterexamples, f"{id} reading {r.key}")
+        return replace(r, checks=(*more, *r.checks), hypotheses=(), conclusion=None, counterexamples=(),
+                       instances=None)
 
     c = Claim(id=id, section=section, quote=quote or statement, statement=statement, hypotheses=names,
               conclusion=text, regimes=tuple(regimes), checks=all_checks,
