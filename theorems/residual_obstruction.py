@@ -42,7 +42,7 @@ from sympy import Matrix, Rational, eye, ones, symbols, zeros
 
 from .claims import (CheckContext, Evidence, Reading, derivation, exact_instances, load_counterexample,
                      stable_seed, stored_counterexample)
-from .conjecture import claim
+from .conjecture import Pool, claim
 from .instances import regime_of
 from .linalg import exact_matrix, in_rowspace, rank
 
@@ -206,84 +206,100 @@ def _low_rank(rng, n, d, r):
     return _rand_matrix(rng, n, r) * _rand_matrix(rng, r, d)
 
 
-def _prop51_instances(ctx) -> list[Evidence]:
+def _prop51_rows(ctx):
     rng = random.Random(stable_seed("RRO.prop51:instances"))
-    out = []
     for regime, shapes in SHAPES.items():
-        total = bounds_ok = full = 0
         for (n, d) in shapes:
             for _ in range(3 if ctx.quick else 10):
                 r = rng.randint(0, min(n, d) - 1)
                 A = _low_rank(rng, n, d, r) if r else zeros(n, d)
                 B = _rand_matrix(rng, n, d, k=50)  # a draw from a (discretised) absolutely continuous law
-                rA, rB, rS = rank(A), rank(B), rank(A + B)
-                total += 1
-                bounds_ok += abs(rA - rB) <= rS <= rA + rB
-                full += rS > rA
-        out.append(exact_instances("rank(A + B) > rank(A) for rank-deficient integer A and a wide-range integer B",
-                                   met=total, held=full, regime=regime, arithmetic=_ARITH))
-        _PROP51_BOUNDS.setdefault((ctx.quick, regime), (total, bounds_ok))
-    return out
+                yield regime, "", {"A": A, "B": B}
 
 
-_PROP51_BOUNDS: dict = {}
+#: rank-deficient integer A and a wide-range integer B (a discretised absolutely continuous law), per regime
+PROP51 = Pool(rows=_prop51_rows, arithmetic=_ARITH)
 
 
-def _prop51_bounds(ctx) -> list[Evidence]:
-    """|rank A - rank B| <= rank(A + B) <= rank A + rank B on the same seeded instances, counted apart."""
-    if not any(q == ctx.quick for q, _ in _PROP51_BOUNDS):
-        _prop51_instances(ctx)
-    return [exact_instances("|rank A - rank B| <= rank(A + B) <= rank A + rank B", met=t, held=b, regime=r,
-                            arithmetic=_ARITH) for (q, r), (t, b) in sorted(_PROP51_BOUNDS.items()) if q == ctx.quick]
+def _rank_A_deficient(x) -> bool:
+    """rank A < min(n, d)"""
+    return rank(x["A"]) < min(x["A"].shape)
 
 
-def _recheck_remark_iii(data):
-    X, D = exact_matrix(data["X"]), exact_matrix(data["Delta"], "Delta")
-    why = (f"row(Delta) not in row(X), yet rank(X + Delta) = {rank(X + D)} = rank(X)"
-           if remark_iii_counterexample(X, D) else None)
-    return why, regime_of(*X.shape), {"n": X.shape[0], "d": X.shape[1]}
+def _rank_rises_AB(x) -> bool:
+    """rank(A + B) > rank(A)"""
+    return rank(x["A"] + x["B"]) > rank(x["A"])
 
 
-def _remark_iii_stored(ctx) -> list[Evidence]:
-    return [stored_counterexample("RRO.rowspace-remark", _recheck_remark_iii, arithmetic=_ARITH)]
+def _rank_bounds(x) -> bool:
+    """|rank A - rank B| <= rank(A + B) <= rank A + rank B"""
+    rA, rB, rS = rank(x["A"]), rank(x["B"]), rank(x["A"] + x["B"])
+    return abs(rA - rB) <= rS <= rA + rB
 
 
-def _remark_iii_corrected(ctx) -> list[Evidence]:
+def _decode_X_Delta(data) -> dict:
+    return {"X": exact_matrix(data["X"]), "Delta": exact_matrix(data["Delta"], "Delta")}
+
+
+def _X_regime(x) -> str:
+    return regime_of(*x["X"].shape)
+
+
+def _remark_iii_rows(ctx):
     rng = random.Random(stable_seed("RRO.rowspace-remark:corrected"))
-    out = []
     for regime, shapes in SHAPES.items():
-        met = ok = 0
         for (n, d) in shapes:
             for _ in range(4 if ctx.quick else 15):
                 r = rng.randint(1, max(1, min(n, d) - 1))
                 X = _low_rank(rng, n, d, r)
                 D = _low_rank(rng, n, d, rng.randint(1, 2))
-                trivial_rows = rank(X.col_join(D)) == rank(X) + rank(D)
-                trivial_cols = rank(X.row_join(D)) == rank(X) + rank(D)
-                if trivial_rows and trivial_cols and rank(D) > 0:
-                    met += 1
-                    ok += rank(X + D) == rank(X) + rank(D)
-        out.append(exact_instances("rank(X + D) = rank X + rank D when row and column spaces meet only in 0",
-                                   met=met, held=ok, regime=regime, arithmetic=_ARITH))
-    return out
+                yield regime, "", {"X": X, "Delta": D}
 
 
-def _recheck_scalar_weights(data):
-    X = exact_matrix(data["X"])
-    Ws = [exact_matrix(W, "W") for W in data["W_VO"]]
+#: low-rank integer X and Delta per regime (the corrected reading's instances); decode: the stored (X, Delta)
+REMARK_III = Pool(rows=_remark_iii_rows, arithmetic=_ARITH, decode=_decode_X_Delta, regime=_X_regime)
+
+
+def _rows_meet_trivially(x) -> bool:
+    """row(Delta) and row(X) meet only in 0"""
+    return rank(x["X"].col_join(x["Delta"])) == rank(x["X"]) + rank(x["Delta"])
+
+
+def _cols_meet_trivially(x) -> bool:
+    """col(Delta) and col(X) meet only in 0"""
+    return rank(x["X"].row_join(x["Delta"])) == rank(x["X"]) + rank(x["Delta"])
+
+
+def _rank_adds(x) -> bool:
+    """rank(X + Delta) = rank X + rank Delta"""
+    return rank(x["X"] + x["Delta"]) == rank(x["X"]) + rank(x["Delta"])
+
+
+def _rank_rises(x) -> bool:
+    """rank(X + Delta) > rank(X)"""
+    return rank(x["X"] + x["Delta"]) > rank(x["X"])
+
+
+def _row_not_inside(x) -> bool:
+    """row(Delta) not in row(X)"""
+    return not rows_inside(x["X"], x["Delta"])
+
+
+def _decode_uniform_weights(data) -> dict:
     if str(data.get("W_Q")) != "0":
         raise ValueError("the stored instance needs W_Q = 0 (uniform attention) for exact arithmetic")
-    FX = F_uniform(X, Ws)
-    why = (f"W_Q = 0 (uniform attention), W_V W_O = {'I' if Ws[0] == eye(X.shape[1]) else 'W'}: rank F(X) = "
-           f"{rank(FX)} <= rank X = {rank(X)} < min(n, d)") if rank(FX) <= rank(X) < min(X.shape) else None
-    return why, "degenerate-weights", {"rank_X": rank(X), "rank_F": rank(FX)}
+    return {"X": exact_matrix(data["X"]), "W_VO": [exact_matrix(W, "W") for W in data["W_VO"]]}
+
+
+#: the stored instance of RRO.main (W_Q = 0, W_V W_O = c I): decided on its own, regime "degenerate-weights"
+DEGENERATE = Pool(rows=None, arithmetic=_ARITH, decode=_decode_uniform_weights, regime=lambda x: "degenerate-weights")
 
 
 def _degenerate_weights(ctx) -> list[Evidence]:
-    """W_h = c I (including W_V = 0): rank(F(X)) <= rank(X) for every X; the stored instance, exactly."""
-    e = proof_evidence((1,), "'with W_V W_O = c I in every head (c = 0: W_V = 0), F(X) = (I + sum_h c A_h) X, so rank F(X) "
-                     "<= rank X for every X and any attention'", regime="degenerate-weights", concludes=False)
-    return [e, stored_counterexample("RRO.main", _recheck_scalar_weights, arithmetic=_ARITH)]
+    """W_h = c I (including W_V = 0): rank(F(X)) <= rank(X) for every X."""
+    return [proof_evidence((1,), "'with W_V W_O = c I in every head (c = 0: W_V = 0), F(X) = (I + sum_h c A_h) X, so "
+                           "rank F(X) <= rank X for every X and any attention'", regime="degenerate-weights",
+                           concludes=False)]
 
 
 def _lebesgue_vacuous(ctx) -> list[Evidence]:
@@ -318,11 +334,12 @@ claim(
     hypotheses=("rank A = r < min(n, d)", "B absolutely continuous"), conclusion="rank(A + B) > r a.s.",
     regimes=("n<d", "n=d", "n>d"),
     checks=[lambda ctx: [proof_evidence((0,), "A + B is absolutely continuous and rank-deficient matrices are null")],
-            _prop51_instances],
+            PROP51.decide({"rank A < min(n, d)": _rank_A_deficient}, _rank_rises_AB)],
     readings=[Reading("rank-inequalities",
                       r"|\operatorname{rank}A-\operatorname{rank}B|\le\operatorname{rank}(A+B)\le"
                       r"\operatorname{rank}A+\operatorname{rank}B",
-                      checks=[_prop51_bounds], note="the deterministic first line of Prop 5.1")],
+                      hypotheses={}, conclusion=_rank_bounds, instances=PROP51,
+                      note="the deterministic first line of Prop 5.1")],
     chapter="residual_obstruction",
 )
 
@@ -330,11 +347,15 @@ claim(
     id="RRO.rowspace-remark", section="§5.1, remark (iii)",
     quote="The condition rowspace(Delta) not subset of rowspace(X) is sufficient but not necessary for rank to strictly increase",
     statement=r"\operatorname{row}(\Delta)\not\subseteq\operatorname{row}(X)\Rightarrow\operatorname{rank}(X+\Delta)>\operatorname{rank}X",
-    hypotheses=("row(Delta) not in row(X)",), conclusion="rank(X + Delta) > rank(X)", regimes=("all",),
-    checks=[_remark_iii_stored],
+    hypotheses={"row(Delta) not in row(X)": _row_not_inside}, conclusion=_rank_rises, regimes=("all",),
+    instances=REMARK_III.only_stored(), counterexamples=("RRO.rowspace-remark",),
     corrected=Reading("corrected",
                       r"\operatorname{row}\Delta\cap\operatorname{row}X=0=\operatorname{col}\Delta\cap\operatorname{col}X,\ \Delta\ne0\Rightarrow\operatorname{rank}(X+\Delta)=\operatorname{rank}X+\operatorname{rank}\Delta",
-                      checks=[lambda ctx: [proof_evidence((3,), "the Marsaglia-Styan rank additivity")], _remark_iii_corrected],
+                      hypotheses={"row(Delta) and row(X) meet only in 0": _rows_meet_trivially,
+                                  "col(Delta) and col(X) meet only in 0": _cols_meet_trivially,
+                                  "Delta != 0": lambda x: rank(x["Delta"]) > 0},
+                      conclusion=_rank_adds, instances=REMARK_III,
+                      checks=[lambda ctx: [proof_evidence((3,), "the Marsaglia-Styan rank additivity")]],
                       condition="both the row spaces and the column spaces must meet only in 0"),
     chapter="residual_obstruction",
 )
@@ -353,6 +374,9 @@ claim(
     readings=[Reading("for-all-weights",
                       r"\forall W,\ \text{a.e. }X\text{ with }\operatorname{rank}X=r<\min(n,d):\ "
                       r"\operatorname{rank}(X+\mathrm{MHA}(X))>r",
+                      hypotheses={"rank X < min(n, d)": lambda x: rank(x["X"]) < min(x["X"].shape)},
+                      conclusion=("rank F(X) > rank X", lambda x: rank(F_uniform(x["X"], x["W_VO"])) > rank(x["X"])),
+                      instances=DEGENERATE, counterexamples=("RRO.main",),
                       checks=[_degenerate_weights], regimes=("degenerate-weights",),
                       note="the theorem's sentence names no condition on the weights; its proof assumes generic "
                            "weights. Read for every weight configuration it fails: W_V W_O = c I never raises the rank"),
