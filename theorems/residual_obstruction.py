@@ -36,6 +36,7 @@ True
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import sympy
 from sympy import Matrix, Rational, eye, ones, symbols, zeros
@@ -417,11 +418,8 @@ def _mlp_span_counterexample(ctx) -> list[Evidence]:
     return [stored_counterexample("MLP.span", recheck_span, arithmetic=_ARITH)]
 
 
-def _attention_stays_in_hull(ctx) -> list[Evidence]:
-    """Exact (uniform attention) and float (softmax) checks that attention stacks stay in S(X, W)."""
+def _hull_rows(ctx):
     rng = random.Random(stable_seed("MLP.span:invariant hull"))
-    total = ok = 0
-    dims = []
     for _ in range(4 if ctx.quick else 12):
         n, d = rng.randint(3, 5), rng.randint(4, 6)
         # weights with a common invariant subspace span(e_1..e_k) (row-vector convention: W[j, i] = 0 for
@@ -438,15 +436,20 @@ def _attention_stays_in_hull(ctx) -> list[Evidence]:
                 for i in range(k, d):
                     W[j, i] = 0
             Ws.append(W)
-        S = invariant_hull(X, Ws)
-        dims.append(rank(S))
-        Y = X
-        for _ in range(3):
-            Y = F_uniform(Y, Ws)
-        total += 1
-        ok += all(in_rowspace(S, Y.row(i)) for i in range(n))
-    return [exact_instances(f"3-layer uniform-attention stacks stay in S(X, W) (dim S: {sorted(set(dims))})",
-                            met=total, held=ok, arithmetic=_ARITH)]
+        yield "all", "", {"X": X, "W": Ws}
+
+
+def _stack_stays_in_hull(x) -> bool:
+    """3-layer uniform-attention stacks stay in S(X, W)"""
+    S = invariant_hull(x["X"], x["W"])
+    Y = x["X"]
+    for _ in range(3):
+        Y = F_uniform(Y, x["W"])
+    return all(in_rowspace(S, Y.row(i)) for i in range(Y.shape[0]))
+
+
+#: rank-one X inside a common invariant subspace of two random integer W_h (so that S(X, W) is proper)
+HULL = Pool(rows=_hull_rows, arithmetic=_ARITH)
 
 
 claim(
@@ -459,9 +462,9 @@ claim(
     checks=[_mlp_span_counterexample],
     readings=[Reading("invariant-hull",
                       r"\operatorname{row}\Phi(X)\subseteq S(X,W)=\text{smallest }W_h\text{-invariant subspace}\supseteq\operatorname{row}X",
+                      hypotheses={}, conclusion=_stack_stays_in_hull, instances=HULL,
                       checks=[lambda ctx: [proof_evidence((4,), "invariance of S under one attention + residual layer "
-                                                          "(induction over layers)")],
-                              _attention_stays_in_hull],
+                                                          "(induction over layers)")]],
                       note="true, but S = R^d for generic weights (the Krylov space of row(X) fills R^d), "
                            "so 'directions outside S' exist only for structured weights")],
     chapter="residual_obstruction",
@@ -565,24 +568,22 @@ def remark_ii_holds(A: Matrix, B: Matrix) -> bool:
     return rank(A + B) <= rank(A)
 
 
-def _remark_ii(ctx) -> list[Evidence]:
+def _remark_ii_rows(ctx):
+    """Random integer A; for a full-rank A, B random, -A, 0 and A (a rank-deficient A is paired with -A, 0, A)."""
     rng = random.Random(stable_seed("RRO.remark-ii:full-rank A"))
-    out = []
     for regime, shapes in SHAPES.items():
-        met = held = 0
         for (n, d) in shapes + [(2, 2), (2, 3), (3, 2)]:
             if regime_of(n, d) != regime:
                 continue
             for _ in range(3 if ctx.quick else 8):
                 A = _rand_matrix(rng, n, d, k=5)
-                if rank(A) < min(n, d):
-                    continue
-                for B in (_rand_matrix(rng, n, d, k=50), -A, zeros(n, d), A):
-                    met += 1
-                    held += remark_ii_holds(A, B)
-        out.append(exact_instances("full-rank A: rank(A + B) <= rank(A) (B random, -A, 0, A)", met=met, held=held,
-                                   regime=regime, arithmetic=_ARITH))
-    return out
+                full = rank(A) == min(n, d)
+                for lab, B in ((("B random", _rand_matrix(rng, n, d, k=50)),) if full else ()) + (
+                        ("B = -A", -A), ("B = 0", zeros(n, d)), ("B = A", A)):
+                    yield regime, lab, {"A": A, "B": B}
+
+
+REMARK_II = Pool(rows=_remark_ii_rows, arithmetic=_ARITH)
 
 
 claim(
@@ -590,8 +591,9 @@ claim(
     quote="If A is already full-rank, r = min(n, d_model) and the proposition is vacuous: the rank cannot increase "
           "further",
     statement=r"\operatorname{rank}A=\min(n,d)\Rightarrow\operatorname{rank}(A+B)\le\operatorname{rank}A\ \forall B",
-    hypotheses=("rank A = min(n, d)",), conclusion="rank(A + B) <= rank A", regimes=("n<d", "n=d", "n>d"),
-    checks=[_remark_ii], chapter="residual_obstruction",
+    hypotheses={"rank A = min(n, d)": lambda x: rank(x["A"]) == min(x["A"].shape)},
+    conclusion=("rank(A + B) <= rank A", lambda x: remark_ii_holds(x["A"], x["B"])), instances=REMARK_II,
+    regimes=("n<d", "n=d", "n>d"), chapter="residual_obstruction",
 )
 
 
@@ -613,27 +615,28 @@ def negation_dim(X: Matrix) -> int:
     return n * d - rank(Matrix(cols).T)
 
 
-def _remark_iii_generic(ctx, deficient: bool) -> list[Evidence]:
+def _remark_iii_generic_rows(ctx, deficient: bool):
     rng = random.Random(stable_seed(f"RRO.remark-iii-generic:{deficient}"))
-    out = []
     for regime, shapes in SHAPES.items():
-        met = held = 0
         for (n, d) in shapes + [(2, 3), (2, 2), (3, 2)]:
             if regime_of(n, d) != regime:
                 continue
             for _ in range(2 if ctx.quick else 6):
                 r = rng.randint(1, min(n, d) - 1) if deficient else min(n, d)
                 X = _low_rank(rng, n, d, r) if deficient else _rand_matrix(rng, n, d, k=5)
-                if (rank(X) < min(n, d)) != deficient or rank(X) == 0:
-                    continue
-                met += 1
-                nd = negation_dim(X)
-                held += nd == n * rank(X) and nd < n * d
-        out.append(exact_instances(("rank X < min(n, d)" if deficient else "rank X = min(n, d)")
-                                   + ": {Delta : row Delta in row X} is a linear subspace of dimension n rank X < n d "
-                                     "(a proper algebraic set, Lebesgue-null)",
-                                   met=met, held=held, regime=regime, arithmetic=_ARITH))
-    return out
+                yield regime, "", X
+
+
+def _negation_is_proper(X: Matrix) -> bool:
+    """{Delta : row Delta in row X} is a linear subspace of dimension n rank X < n d (a proper algebraic set,
+    Lebesgue-null)"""
+    nd = negation_dim(X)
+    return nd == X.shape[0] * rank(X) and nd < X.shape[0] * X.shape[1]
+
+
+#: low-rank integer X (the claim) and random integer X, mostly of full rank (the any-X reading)
+DEFICIENT_X = Pool(rows=lambda ctx: _remark_iii_generic_rows(ctx, True), arithmetic=_ARITH)
+GENERIC_X = Pool(rows=lambda ctx: _remark_iii_generic_rows(ctx, False), arithmetic=_ARITH)
 
 
 claim(
@@ -642,10 +645,12 @@ claim(
           "special case of the argument above",
     statement=r"\operatorname{rank}X<\min(n,d)\Rightarrow\{\Delta:\operatorname{row}\Delta\subseteq\operatorname{row}X\}"
               r"\ \text{is a linear subspace of dimension }n\operatorname{rank}X<nd",
-    hypotheses=("rank X < min(n, d)",), conclusion="the negation is a proper algebraic set", regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: _remark_iii_generic(ctx, True)],
+    hypotheses={"rank X < min(n, d)": lambda X: rank(X) < min(X.shape), "X != 0": lambda X: rank(X) > 0},
+    conclusion=_negation_is_proper, instances=DEFICIENT_X, regimes=("n<d", "n=d", "n>d"),
     readings=[Reading("any-X", r"\forall X:\ \{\Delta:\operatorname{row}\Delta\subseteq\operatorname{row}X\}\ \text{is null}",
-                      checks=[lambda ctx: _remark_iii_generic(ctx, False)],
+                      hypotheses={"rank X = min(n, d)": lambda X: rank(X) == min(X.shape),
+                                  "X != 0": lambda X: rank(X) > 0},
+                      conclusion=_negation_is_proper, instances=GENERIC_X,
                       note="the edge: for full-rank X with n >= d, row X = R^d and the negation is everything; "
                            "'recovered as a special case of the argument above' is not checked (the argument is "
                            "not in the text)")],
@@ -695,28 +700,16 @@ def _mha_uniform(X: Matrix, WVs: list[Matrix], WOs: list[Matrix]) -> Matrix:
     return sum((ones(n, n) / n * X * V * O for V, O in zip(WVs, WOs)), zeros(*X.shape))
 
 
-def _recheck_wo_choice(data):
-    X = exact_matrix(data["X"])
-    WVs = [exact_matrix(V, "W_V") for V in data["W_V"]]
-    WOs = [exact_matrix(O, "W_O") for O in data["W_O"]]
+def _decode_wo_choice(data) -> dict:
     if str(data.get("W_Q")) != "0":
         raise ValueError("the stored instance needs W_Q = 0 (uniform attention)")
-    f1 = X.row(0)
-    M = _mha_uniform(X, WVs, WOs)
-    inside = rows_inside(f1, M)
-    FX = X + M
-    if WOs[0][0, 1] != 0 and inside:
-        return (f"W_O^(1) has first row {list(WOs[0].row(0))} (second coordinate {WOs[0][0, 1]} != 0), yet every row "
-                f"of MHA(X*) lies in span(f_1) and rank(X* + MHA(X*)) = {rank(FX)}"), regime_of(*X.shape), \
-            {"rank_F": rank(FX)}
-    return None, regime_of(*X.shape), {}
+    return {"X": exact_matrix(data["X"]), "W_V": [exact_matrix(V, "W_V") for V in data["W_V"]],
+            "W_O": [exact_matrix(O, "W_O") for O in data["W_O"]]}
 
 
-def _wo_choice_generic(ctx) -> list[Evidence]:
+def _wo_choice_rows(ctx):
     rng = random.Random(stable_seed("RRO.witness-wo-choice:generic"))
-    out = []
     for regime, shapes in SHAPES.items():
-        met = held = 0
         for (n, d) in shapes:
             for H, dk in ((1, 1), (2, 1), (2, 2)):
                 X = zeros(n, d)
@@ -725,13 +718,28 @@ def _wo_choice_generic(ctx) -> list[Evidence]:
                 WOs = [_rand_matrix(rng, dk, d, k=9) for _ in range(H)]
                 if WOs[0][0, 1] == 0:
                     WOs[0][0, 1] = 1
-                M = _mha_uniform(X, WVs, WOs)
-                met += 1
-                held += (not rows_inside(X.row(0), M)) and rank(X + M) == 2
-        out.append(exact_instances("random integer W_V, W_O (W_O^(1)_{12} != 0), uniform attention: MHA(X*) leaves "
-                                   "span(f_1) and rank(X* + MHA(X*)) = 2", met=met, held=held, regime=regime,
-                                   arithmetic=_ARITH))
-    return out
+                yield regime, "", {"X": X, "W_V": WVs, "W_O": WOs}
+
+
+#: X* = e_1 f_1^T with random integer W_V, W_O (H, d_k) = (1, 1), (2, 1), (2, 2), uniform attention;
+#: decode: the stored instance (W_Q = 0)
+WO_CHOICE = Pool(rows=_wo_choice_rows, arithmetic=_ARITH, decode=_decode_wo_choice, regime=_X_regime)
+
+
+def _wo_12_nonzero(x) -> bool:
+    """(W_O^(1))_{12} != 0"""
+    return x["W_O"][0][0, 1] != 0
+
+
+def _leaves_span_f1(x) -> bool:
+    """MHA(X*) leaves span(f_1)"""
+    return not rows_inside(x["X"].row(0), _mha_uniform(x["X"], x["W_V"], x["W_O"]))
+
+
+def _leaves_span_f1_rank_2(x) -> bool:
+    """MHA(X*) leaves span(f_1) and rank(X* + MHA(X*)) = 2"""
+    M = _mha_uniform(x["X"], x["W_V"], x["W_O"])
+    return (not rows_inside(x["X"].row(0), M)) and rank(x["X"] + M) == 2
 
 
 claim(
@@ -739,11 +747,12 @@ claim(
     quote="choosing W_O^(1) whose first row has a non-zero entry in the second coordinate of R^{d_model} ensures that "
           "MHA(X*) is not contained in span(f_1) row-wise",
     statement=r"(W_O^{(1)})_{12}\neq0\Rightarrow\operatorname{row}\mathrm{MHA}(X^\star)\not\subseteq\operatorname{span}(f_1)",
-    hypotheses=("(W_O^(1))_{12} != 0",), conclusion="MHA(X*) leaves span(f_1)", regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: [stored_counterexample("RRO.witness-wo-choice", _recheck_wo_choice, arithmetic=_ARITH)]],
+    hypotheses={"(W_O^(1))_{12} != 0": _wo_12_nonzero}, conclusion=_leaves_span_f1, regimes=("n<d", "n=d", "n>d"),
+    instances=WO_CHOICE.only_stored(), counterexamples=("RRO.witness-wo-choice",),
     corrected=Reading("corrected", r"\text{for generic }W_V,W_O\text{ (with }(W_O^{(1)})_{12}\neq0):\ "
                                    r"\operatorname{row}\mathrm{MHA}(X^\star)\not\subseteq\operatorname{span}(f_1)",
-                      checks=[_wo_choice_generic],
+                      hypotheses={"(W_O^(1))_{12} != 0": _wo_12_nonzero}, conclusion=_leaves_span_f1_rank_2,
+                      instances=WO_CHOICE,
                       condition="the choice of W_O alone ensures nothing: W_V^(1) may kill e_1 (the stored instance) "
                                 "or heads may cancel; generic W_V, W_O are needed"),
     chapter="residual_obstruction",
@@ -836,21 +845,19 @@ def _step_rows_inside_no_increase() -> bool:
     return rows_inside(X, D) and rank(X + D) <= rank(X)
 
 
-def strengthens_instances(ctx) -> list[Evidence]:
+def _strengthens_rows(ctx):
     rng = random.Random(stable_seed("RRO.strengthens:instances"))
-    out = []
     for regime, shapes in SHAPES.items():
-        met = held = 0
         for (n, d) in shapes:
             for _ in range(4 if ctx.quick else 12):
                 X = _low_rank(rng, n, d, rng.randint(1, min(n, d) - 1))
                 D = _low_rank(rng, n, d, rng.randint(1, 2))
-                if rank(X + D) > rank(X):
-                    met += 1
-                    held += not rows_inside(X, D)
-        out.append(exact_instances("rank(X + Delta) > rank X  =>  row(Delta) not in row(X)", met=met, held=held,
-                                   regime=regime, arithmetic=_ARITH))
-    return out
+                yield regime, "", {"X": X, "Delta": D}
+
+
+#: the forward implication on low-rank integer X and Delta
+strengthens_instances = Pool(rows=_strengthens_rows, arithmetic=_ARITH).decide(
+    {"rank(X + Delta) > rank X": _rank_rises}, _row_not_inside)
 
 
 def _converse_fails(ctx) -> list[Evidence]:
@@ -943,20 +950,36 @@ claim(
 
 # §1 gap (ii): "can only increase rank in the generic case"
 
-def _only_increase(ctx) -> list[Evidence]:
+def _only_increase_rows(ctx):
     rng = random.Random(stable_seed("RRO.only-increase:generic"))
-    out = []
     for regime, shapes in SHAPES.items():
-        met = held = 0
         for (n, d) in shapes:
             for _ in range(3 if ctx.quick else 10):
                 X = _low_rank(rng, n, d, rng.randint(1, min(n, d)))
-                for Delta in (_rand_matrix(rng, n, d, k=50), F_uniform(X, [_rand_matrix(rng, d, d)]) - X):
-                    met += 1
-                    held += rank(X + Delta) >= rank(X)
-        out.append(exact_instances("generic Delta (wide-range integers; MHA(X) with random W): rank(X + Delta) >= "
-                                   "rank X", met=met, held=held, regime=regime, arithmetic=_ARITH))
-    return out
+                for lab, Delta in (("wide-range integer Delta", _rand_matrix(rng, n, d, k=50)),
+                                   ("Delta = MHA(X), random W", F_uniform(X, [_rand_matrix(rng, d, d)]) - X)):
+                    yield regime, lab, {"X": X, "Delta": Delta, "generic": True}
+
+
+def _decode_one_layer_collapse(data) -> dict:
+    """X and Delta = A X W with A = exact_softmax(X, M0), W = W_V W_O (a degenerate weight choice)."""
+    X, M0, W = (exact_matrix(data[k], k) for k in ("X", "M0", "W_VO"))
+    return {"X": X, "Delta": exact_softmax(X, M0) * X * W, "generic": False}
+
+
+def _describe_increment(x) -> str:
+    return f"{x['X'].shape[0]}x{x['X'].shape[1]}: rank X = {rank(x['X'])}, rank(X + Delta) = {rank(x['X'] + x['Delta'])}"
+
+
+#: rank-deficient integer X with a generic increment (two families); decode: the stored one-layer collapse
+#: (DONG.skip-full-rank: softmax attention, W_V W_O = c I)
+INCREMENTS = Pool(rows=_only_increase_rows, arithmetic=_ARITH, decode=_decode_one_layer_collapse,
+                  describe=_describe_increment, regime=_X_regime)
+
+
+def _rank_kept(x) -> bool:
+    """rank(X + Delta) >= rank X"""
+    return rank(x["X"] + x["Delta"]) >= rank(x["X"])
 
 
 def recheck_one_layer_collapse(data):
@@ -975,11 +998,14 @@ claim(
     id="RRO.only-increase", section="§1, gap (ii)",
     quote="The residual update X^(l+1) = X^(l) + Delta^(l) can only increase rank in the generic case",
     statement=r"\Delta\ \text{generic}\Rightarrow\operatorname{rank}(X+\Delta)\ge\operatorname{rank}X",
-    hypotheses=("generic Delta",), conclusion="rank does not decrease", regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: [proof_evidence((0,), "rank-deficient matrices are null, so X + Delta is generic")], _only_increase],
+    # genericity is not decidable on one instance: the Pool marks the increments it draws generically
+    hypotheses={"generic Delta": lambda x: x["generic"] is True}, conclusion=_rank_kept, instances=INCREMENTS,
+    regimes=("n<d", "n=d", "n>d"),
+    checks=[lambda ctx: [proof_evidence((0,), "rank-deficient matrices are null, so X + Delta is generic")]],
     readings=[Reading("every-increment", r"\forall\Delta=\mathrm{MHA}(X):\ \operatorname{rank}(X+\Delta)\ge\operatorname{rank}X",
-                      checks=[lambda ctx: [stored_counterexample("DONG.skip-full-rank", recheck_one_layer_collapse,
-                                                                 arithmetic=_ARITH + " (2^k softmax)")]],
+                      hypotheses={}, conclusion=_rank_kept,
+                      instances=replace(INCREMENTS.only_stored(), arithmetic=_ARITH + " (2^k softmax)"),
+                      counterexamples=("DONG.skip-full-rank",),
                       regimes=("all",), note="the edge: degenerate weights (W_V W_O = c I) can lower the rank")],
     chapter="residual_obstruction",
 )
