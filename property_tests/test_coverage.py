@@ -195,8 +195,8 @@ def test_coverage_rank_contraction_checks_fail_on_crafted_inputs(monkeypatch):
     assert RC.alpha_mha_exact(0, [0, 0]) is None
     monkeypatch.setattr(RC, "ranks_of_heads", lambda X, heads: {"rank_T": [99] * len(heads), "rank_mha": 999,
                                                          "dim_sum": 0, "T": []})
-    assert _falsified(RC.subadditivity_evidence(_QUICK))
-    assert _falsified(RC.alpha_mha_range(_QUICK))
+    assert _falsified(get("RC.subadditivity").checks[0](_QUICK))  # check 0: derived from the claim's predicates
+    assert _falsified(get("RC.alpha-mha").checks[0](_QUICK))
 
 
 def test_coverage_head_channel_and_design_checks_fail_on_crafted_inputs(monkeypatch):
