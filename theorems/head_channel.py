@@ -36,7 +36,7 @@ from sympy import Matrix, Rational, symbols
 
 from .claims import (CheckContext, Evidence, Reading, derivation, exact_complete, exact_instances,
                      stable_seed)
-from .conjecture import claim
+from .conjecture import Pool, claim
 from .linalg import exact_matrix, rank
 from .real_model import trained_reading
 
@@ -215,28 +215,36 @@ def _literal_degenerate(ctx) -> list[Evidence]:
                             held=held, regime="degenerate-weights", arithmetic=_ARITH)]
 
 
-def kernel_b_instances(ctx) -> list[Evidence]:
-    ok = total = 0
-    for (nn, HH, dk, _dd) in SHAPES:
-        total += 1
-        ok += map_nullity(lambda Ys: sum(Ys[1:], Ys[0]), nn, HH, dk) == KERNEL_FORMULAS["b"].subs({n: nn, H: HH, d_k: dk})
-    return [exact_instances("nullity of the sum map (its matrix built from a basis) = n (H - 1) d_k", met=total,
-                            held=ok, arithmetic=_ARITH)]
+def _sum_map_nullity_is_formula(v) -> bool:
+    """nullity of the sum map (its matrix built from a basis) = n (H - 1) d_k"""
+    nn, HH, dk = v["n"], v["H"], v["d_k"]
+    return map_nullity(lambda Ys: sum(Ys[1:], Ys[0]), nn, HH, dk) == KERNEL_FORMULAS["b"].subs({n: nn, H: HH, d_k: dk})
 
 
-def _kernel_formula_instances(ctx) -> list[Evidence]:
+#: the (n, H, d_k) of SHAPES (reading b: heads summed, no W_O)
+SUM_SHAPES = Pool(rows=lambda ctx: [("all", "", {"n": nn, "H": HH, "d_k": dk}) for (nn, HH, dk, _dd) in SHAPES],
+                  arithmetic=_ARITH)
+
+
+def _kernel_formula_rows(ctx):
+    """Every (shape, rank W_O) pair with n H d_k <= 40; W_O = U V of that rank (random integers)."""
     rng = random.Random(stable_seed("HC.main:kernel formula"))
-    ok = total = 0
     for (nn, HH, dk, dd) in SHAPES:
         for rk in range(0, min(HH * dk, dd) + 1):
             W = (random_int_matrix(rng, HH * dk, rk) * random_int_matrix(rng, rk, dd)) if rk else Matrix.zeros(HH * dk, dd)
-            if nn * HH * dk > 40:
-                continue
-            total += 1
-            direct = map_nullity(lambda Ys: Phi_a(Ys, W), nn, HH, dk)
-            ok += direct == KERNEL_FORMULAS["a"].subs({n: nn, H: HH, d_k: dk, rho: rank(W)})
-    return [exact_instances("nullity of Phi_a (its matrix built from a basis) = n (H d_k - rank W_O) over "
-                            "(shape, rank W_O) pairs", met=total, held=ok, arithmetic=_ARITH)]
+            if nn * HH * dk <= 40:  # the nullity is computed from an (n d) x (n H d_k) matrix
+                yield "all", "", {"n": nn, "H": HH, "d_k": dk, "W_O": W}
+
+
+def _nullity_a_is_formula(v) -> bool:
+    """nullity of Phi_a (its matrix built from a basis) = n (H d_k - rank W_O)"""
+    nn, HH, dk, W = v["n"], v["H"], v["d_k"], v["W_O"]
+    return map_nullity(lambda Ys: Phi_a(Ys, W), nn, HH, dk) == KERNEL_FORMULAS["a"].subs(
+        {n: nn, H: HH, d_k: dk, rho: rank(W)})
+
+
+#: (shape, rank W_O) pairs over SHAPES
+KERNEL_FORMULA = Pool(rows=_kernel_formula_rows, arithmetic=_ARITH)
 
 
 claim(
@@ -248,7 +256,8 @@ claim(
     checks=[_literal_evidence, _literal_degenerate],
     readings=[
         Reading("b-no-output-projection", r"\ker\bigl[(Y_h)_h\mapsto\textstyle\sum_hY_h\bigr]=n(H-1)d_k>0\ (H\ge2)",
-                checks=[lambda ctx: [proof_evidence((3,), "dim ker Phi_b = n (H - 1) d_k")], kernel_b_instances],
+                hypotheses={}, conclusion=_sum_map_nullity_is_formula, instances=SUM_SHAPES,
+                checks=[lambda ctx: [proof_evidence((3,), "dim ker Phi_b = n (H - 1) d_k")]],
                 note="the paper's n(H-1)d_k is this reading's kernel dimension"),
         Reading("c-gauge", r"Y_h\ \text{identifiable only up to }Y_h\mapsto Y_hM_h,\ M_h\in GL(d_k)",
                 checks=[lambda ctx: [proof_evidence((1,), "the value-output gauge invariance")]],
@@ -256,7 +265,8 @@ claim(
         trained_reading("HC.main"),
     ],
     corrected=Reading("corrected", r"\text{(a) is ambiguous iff }\operatorname{rank}W_O<Hd_k;\ \dim\ker\Phi_a=n(Hd_k-\operatorname{rank}W_O)",
-                      checks=[lambda ctx: [proof_evidence((0,), "the kernel formula of reading (a)")], _kernel_formula_instances],
+                      hypotheses={}, conclusion=_nullity_a_is_formula, instances=KERNEL_FORMULA,
+                      checks=[lambda ctx: [proof_evidence((0,), "the kernel formula of reading (a)")]],
                       condition="only a rank-deficient W_O (e.g. H d_k > d) leaves per-head outputs ambiguous"),
     chapter="head_channel",
 )
@@ -426,17 +436,17 @@ def _wo_vs_sum(ctx, generic: bool) -> list[Evidence]:
                             regime="generic-weights" if generic else "degenerate-weights", arithmetic=_ARITH)]
 
 
-def _generic_kernel_zero(ctx) -> list[Evidence]:
+def _generic_wo_rows(ctx):
     rng = random.Random(stable_seed("HC.wo-induces:generic kernel"))
-    met = held = 0
     for (nn, HH, dk, dd) in SHAPES:
         if HH * dk > dd or nn * HH * dk > 40:
+            yield "generic-weights", "", {"n": nn, "H": HH, "d_k": dk, "d": dd, "W_O": None}
             continue
-        W = random_int_matrix(rng, HH * dk, dd)
-        met += 1
-        held += map_nullity(lambda Ys: Phi_a(Ys, W), nn, HH, dk) > 0
-    return [exact_instances("generic W_O, H d_k <= d: ker Phi_a is non-trivial", met=met, held=held,
-                            regime="generic-weights", arithmetic=_ARITH)]
+        yield "generic-weights", "", {"n": nn, "H": HH, "d_k": dk, "d": dd, "W_O": random_int_matrix(rng, HH * dk, dd)}
+
+
+#: random integer W_O over SHAPES (none drawn when H d_k > d, or n H d_k > 40)
+GENERIC_WO = Pool(rows=_generic_wo_rows, arithmetic=_ARITH)
 
 
 claim(
@@ -446,7 +456,12 @@ claim(
     hypotheses=("W_O known",), conclusion="W_O adds ambiguity", regimes=("generic-weights", "degenerate-weights"),
     checks=[lambda ctx: _wo_vs_sum(ctx, True), lambda ctx: _wo_vs_sum(ctx, False)],
     readings=[Reading("a-nontrivial", r"\ker\Phi_a\ne0\ \text{for generic }W_O",
-                      checks=[_generic_kernel_zero], regimes=("generic-weights",),
+                      hypotheses={"H d_k <= d": lambda v: v["H"] * v["d_k"] <= v["d"],
+                                  "n H d_k <= 40 (size of the exact nullity computation)":
+                                      lambda v: v["n"] * v["H"] * v["d_k"] <= 40},
+                      conclusion=("ker Phi_a is non-trivial", lambda v: map_nullity(
+                          lambda Ys: Phi_a(Ys, v["W_O"]), v["n"], v["H"], v["d_k"]) > 0),
+                      instances=GENERIC_WO, regimes=("generic-weights",),
                       note="reading (a) of HC.main: with W_O known and generic, nothing is ambiguous")],
     chapter="head_channel",
 )

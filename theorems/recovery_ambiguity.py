@@ -32,8 +32,9 @@ from sympy import Matrix, Rational, symbols
 
 from .claims import (Evidence, Reading, exact_complete, exact_instances, not_checkable,
                      stable_seed, symbolic_identity)
-from .conjecture import claim
-from .head_channel import KERNEL_FORMULAS, SHAPES, Phi_a, random_int_matrix, map_nullity, rank
+from .conjecture import Pool, claim
+from .head_channel import (KERNEL_FORMULAS, SHAPES, SUM_SHAPES, Phi_a, _sum_map_nullity_is_formula, map_nullity,
+                           random_int_matrix, rank)
 
 __all__ = ["bert_figures", "BERT", "PGOP_CONSTRUCTIONS", "pgop_overhead", "Phi_a_gated", "Phi_b_gated"]
 
@@ -108,8 +109,8 @@ def _ra_literal(ctx) -> list[Evidence]:
 
 
 def _ra_reading_b(ctx) -> list[Evidence]:
-    from .head_channel import kernel_b_instances, proof_evidence
-    return [proof_evidence((3,), "dim ker Phi_b = n (H - 1) d_k"), *kernel_b_instances(ctx)]
+    from .head_channel import proof_evidence
+    return [proof_evidence((3,), "dim ker Phi_b = n (H - 1) d_k")]
 
 
 claim(
@@ -119,6 +120,7 @@ claim(
     hypotheses=("standard MHA", "W_O known"), conclusion="ambiguity n(H-1)d_k", regimes=("generic-weights",),
     checks=[_ra_literal],
     readings=[Reading("b-no-output-projection", r"\dim\ker\bigl[(Y_h)\mapsto\textstyle\sum_hY_h\bigr]=n(H-1)d_k",
+                      hypotheses={}, conclusion=_sum_map_nullity_is_formula, instances=SUM_SHAPES,
                       checks=[_ra_reading_b], note="the number is exactly this reading's kernel dimension"),
               Reading("a-rank-condition", r"\dim\ker\Phi_a=n(H-1)d_k\iff\operatorname{rank}W_O=d_k",
                       checks=[lambda ctx: [symbolic_identity(
@@ -233,13 +235,10 @@ def _single_head(ctx) -> list[Evidence]:
     return out
 
 
-def _whole_tuple(ctx) -> list[Evidence]:
-    met = held = 0
-    for (nn, HH, dk) in ((2, 2, 1), (3, 2, 2), (2, 3, 1), (3, 3, 2), (2, 4, 2)):
-        met += 1
-        held += map_nullity(lambda Ys: sum(Ys[1:], Ys[0]), nn, HH, dk) == nn * (HH - 1) * dk
-    return [exact_instances("nullity of the sum map (from its matrix) = n (H - 1) d_k", met=met, held=held,
-                            arithmetic="exact over QQ (python-flint)")]
+#: (n, H, d_k) with H = 2, 3, 4 (reading whole-tuple: heads summed)
+WHOLE_TUPLE = Pool(rows=lambda ctx: [("all", "", {"n": nn, "H": HH, "d_k": dk}) for (nn, HH, dk) in
+                                     ((2, 2, 1), (3, 2, 2), (2, 3, 1), (3, 3, 2), (2, 4, 2))],
+                   arithmetic="exact over QQ (python-flint)")
 
 
 claim(
@@ -249,7 +248,9 @@ claim(
     hypotheses=("heads summed (reading b)",), conclusion="single-head ambiguity n(H-1)d_k", regimes=("H=2", "H>=3"),
     checks=[_single_head],
     readings=[Reading("whole-tuple", r"\dim\ker\Phi_b=n(H-1)d_k",
-                      checks=[lambda ctx: _whole_tuple(ctx)], regimes=("all",),
+                      hypotheses={}, conclusion=("nullity of the sum map (from its matrix) = n (H - 1) d_k",
+                                                 _sum_map_nullity_is_formula),
+                      instances=WHOLE_TUPLE, regimes=("all",),
                       note="the number counts the ambiguity of all H heads together (RA.main reading b)")],
     chapter="recovery_ambiguity",
 )
