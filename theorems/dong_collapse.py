@@ -25,7 +25,7 @@ import math
 import sympy
 
 from .claims import Evidence, Reading, stored_counterexample
-from .conjecture import claim
+from .conjecture import Pool, claim
 
 __all__ = ["skip_bound_holds", "rank_blind_to_collapse", "stochastic_power_sigma2", "barycentric", "markov_bound_holds"]
 
@@ -162,7 +162,7 @@ import random as _random  # noqa: E402
 from sympy import Rational as _Q  # noqa: E402
 
 from .claims import (ProofStep, derivation as _derivation, exact_complete as _exact_complete,  # noqa: E402
-                     exact_instances as _exact_instances, interval_witness as _interval_witness,
+                     interval_witness as _interval_witness,
                      not_checkable as _not_checkable, predicted as _predicted, stable_seed as _stable_seed,
                      symbolic_identity as _symbolic_identity)
 
@@ -268,17 +268,23 @@ def _recheck_stochastic_product(data):
     return None, "all", {}
 
 
-def _uniform_one_step(ctx) -> list[Evidence]:
+def _uniform_one_step_rows(ctx):
     rng = _random.Random(_stable_seed("DONG.setup-stochastic-product:uniform"))
-    met = held = 0
     for (n, d) in ((2, 2), (3, 5), (5, 3), (4, 4)):
         X = sympy.Matrix(n, d, lambda i, j: _Q(rng.randint(-5, 5)))
         W = sympy.Matrix(d, d, lambda i, j: _Q(rng.randint(-5, 5)))
-        from .linalg import rank as _rank
-        met += 1
-        held += _rank(sympy.ones(n, n) / n * X * W) <= 1
-    return [_exact_instances("uniform attention A = J/n: rank(A X W_V W_O) <= 1 after one layer", met=met, held=held,
-                             arithmetic=_EXACT)]
+        yield "all", "", {"X": X, "W_VO": W}
+
+
+def _uniform_rank_one(v) -> bool:
+    """uniform attention A = J/n: rank(A X W_V W_O) <= 1 after one layer"""
+    from .linalg import rank as _rank
+    n = v["X"].shape[0]
+    return _rank(sympy.ones(n, n) / n * v["X"] * v["W_VO"]) <= 1
+
+
+#: random integer X and W_V W_O, four shapes (n = d, n < d, n > d)
+UNIFORM_ONE_STEP = Pool(rows=_uniform_one_step_rows, arithmetic=_EXACT)
 
 
 claim(
@@ -299,7 +305,7 @@ claim(
                 "P^L = (J + 2^-L (2I - J)) / 2 for P = [[3/4, 1/4], [1/4, 3/4]]: sigma_2(P^L) = 2^-L"),
                 "a constant stochastic product converges singly exponentially")]],
     readings=[Reading("uniform-attention", r"A^{(l)}=J/n:\ \operatorname{rank}(A XW)\le1\ \text{after one layer}",
-                      checks=[_uniform_one_step],
+                      hypotheses={}, conclusion=_uniform_rank_one, instances=UNIFORM_ONE_STEP,
                       note="with uniform attention (the parenthesis) the product is rank 1 at once: no rate at all")],
     chapter="dong_collapse",
 )
@@ -346,21 +352,26 @@ def _hull_literal(ctx) -> list[Evidence]:
                             reason=None if on_boundary else "the point is interior")]
 
 
-def _hull_positive(ctx) -> list[Evidence]:
+def _hull_rows(ctx):
+    """Three random integer points in the plane and positive rational weights (none drawn for collinear points)."""
     rng = _random.Random(_stable_seed("DONG.strictly-within-hull:positive"))
-    met = held = 0
     for _ in range(6 if ctx.quick else 20):
         pts = [(rng.randint(-5, 5), rng.randint(-5, 5)) for _ in range(3)]
         if sympy.Matrix([[*pt, 1] for pt in pts]).det() == 0:
+            yield "all", "", {"points": pts, "w": None}
             continue
         w = [_Q(rng.randint(1, 9)) for _ in range(3)]
-        w = [x / sum(w) for x in w]
-        p = tuple(sum(wi * pt[j] for wi, pt in zip(w, pts)) for j in range(2))
-        bc = barycentric(pts, p)
-        met += 1
-        held += bc is not None and all(c > 0 for c in bc)
-    return [_exact_instances("positive weights (softmax rows) on affinely independent points: every barycentric "
-                             "coordinate > 0 (relative interior)", met=met, held=held, arithmetic="exact (sympy)")]
+        yield "all", "", {"points": pts, "w": [x / sum(w) for x in w]}
+
+
+def _in_relative_interior(v) -> bool:
+    """every barycentric coordinate of sum_i w_i x_i is > 0 (relative interior)"""
+    pts, w = v["points"], v["w"]
+    bc = barycentric(pts, tuple(sum(wi * pt[j] for wi, pt in zip(w, pts)) for j in range(2)))
+    return bc is not None and all(c > 0 for c in bc)
+
+
+HULL_POINTS = Pool(rows=_hull_rows, arithmetic="exact (sympy)")
 
 
 claim(
@@ -370,7 +381,10 @@ claim(
     hypotheses=("convex weights",), conclusion="relative interior", regimes=("all",),
     checks=[_hull_literal],
     readings=[Reading("positive-weights", r"w>0\Rightarrow\sum_iw_ix_i\in\operatorname{relint}\operatorname{conv}\{x_i\}",
-                      checks=[_hull_positive], note="true for softmax rows, whose weights are all positive")],
+                      hypotheses={"affinely independent points": lambda v: v["w"] is not None,
+                                  "positive weights (softmax rows)": lambda v: all(x > 0 for x in v["w"])},
+                      conclusion=_in_relative_interior, instances=HULL_POINTS,
+                      note="true for softmax rows, whose weights are all positive")],
     chapter="dong_collapse",
 )
 
@@ -389,9 +403,9 @@ def _nonexpansive_fro(ctx) -> list[Evidence]:
                             f"{b} = ||X - Y||_F^2", a <= b, arithmetic="exact integers")]
 
 
-def _nonexpansive_max(ctx) -> list[Evidence]:
+def _stochastic_rows(ctx):
+    """Random row-stochastic P (rational; a zero row replaced by 1/n) and a random integer D."""
     rng = _random.Random(_stable_seed("DONG.non-expansive:max-norm"))
-    met = held = 0
     for _ in range(8 if ctx.quick else 30):
         n, d = rng.randint(2, 5), rng.randint(1, 4)
         P = sympy.Matrix(n, n, lambda i, j: _Q(rng.randint(0, 5)))
@@ -399,10 +413,19 @@ def _nonexpansive_max(ctx) -> list[Evidence]:
             s = sum(P.row(i))
             P[i, :] = P.row(i) / s if s else sympy.Matrix(1, n, lambda a, j: _Q(1, n))
         D = sympy.Matrix(n, d, lambda i, j: _Q(rng.randint(-9, 9)))
-        met += 1
-        held += bool(max(abs(v) for v in P * D) <= max(abs(v) for v in D))
-    return [_exact_instances("max-entry norm: max |P D| <= max |D| for row-stochastic P", met=met, held=held,
-                             arithmetic="exact (sympy rationals)")]
+        yield "all", "", {"P": P, "D": D}
+
+
+def _is_row_stochastic(P) -> bool:
+    return all(v >= 0 for v in P) and all(sum(P.row(i)) == 1 for i in range(P.shape[0]))
+
+
+def _max_nonexpansive(v) -> bool:
+    """max-entry norm: max |P D| <= max |D|"""
+    return bool(max(abs(x) for x in v["P"] * v["D"]) <= max(abs(x) for x in v["D"]))
+
+
+STOCHASTIC = Pool(rows=_stochastic_rows, arithmetic="exact (sympy rationals)")
 
 
 def _toward_center(ctx) -> list[Evidence]:
@@ -426,7 +449,9 @@ claim(
     statement=r"\|P(X-Y)\|_F\le\|X-Y\|_F\ \wedge\ \|R(PX)\|_F\le\|R(X)\|_F\ \ (P\ \text{row-stochastic})",
     hypotheses=("P row-stochastic",), conclusion="non-expansive, diversity non-increasing", regimes=("all",),
     checks=[_nonexpansive_fro, _toward_center],
-    readings=[Reading("max-norm", r"\|PD\|_{\max}\le\|D\|_{\max}", checks=[_nonexpansive_max],
+    readings=[Reading("max-norm", r"\|PD\|_{\max}\le\|D\|_{\max}",
+                      hypotheses={"P row-stochastic": lambda v: _is_row_stochastic(v["P"])},
+                      conclusion=_max_nonexpansive, instances=STOCHASTIC,
                       note="what is true: a row-stochastic P is non-expansive in the max (infinity) norm, and "
                            "conv(rows PX) lies in conv(rows X)"),
               Reading("toward-center", r"\|R(PX)\|_F\le\|R(X)\|_F", checks=[_toward_center],
@@ -490,18 +515,23 @@ def _recheck_one_layer_collapse_lazy(data):
     return recheck_one_layer_collapse(data)
 
 
-def row_stochastic(ctx) -> list[Evidence]:
-    from .residual_obstruction import exact_softmax
+def _softmax_rows(ctx):
     rng = _random.Random(_stable_seed("DONG.row-stochastic:softmax"))
-    met = held = 0
     for (n, d) in ((2, 2), (3, 4), (5, 2)):
         for _ in range(3):
             X = sympy.Matrix(n, d, lambda i, j: _Q(rng.randint(-2, 2)))
-            A = exact_softmax(X, sympy.Matrix(d, d, lambda i, j: _Q(rng.randint(-1, 1))))
-            met += 1
-            held += all(v > 0 for v in A) and all(sum(A.row(i)) == 1 for i in range(n))
-    return [_exact_instances("softmax attention: every entry > 0 and every row sums to 1", met=met, held=held,
-                             arithmetic="exact (2^k softmax)")]
+            yield "all", "", {"X": X, "M0": sympy.Matrix(d, d, lambda i, j: _Q(rng.randint(-1, 1)))}
+
+
+def _softmax_positive_stochastic(v) -> bool:
+    """softmax attention: every entry > 0 and every row sums to 1"""
+    from .residual_obstruction import exact_softmax
+    A = exact_softmax(v["X"], v["M0"])
+    return all(x > 0 for x in A) and all(sum(A.row(i)) == 1 for i in range(A.shape[0]))
+
+
+#: random integer X and scores log 2 X M0 X^T (M0 in {-1, 0, 1}), so the softmax is rational
+SOFTMAX = Pool(rows=_softmax_rows, arithmetic="exact (2^k softmax)")
 
 
 def _uniform_attention_is_uniform(ctx) -> list[Evidence]:
@@ -516,8 +546,8 @@ claim(
     quote="the attention matrix P is that it is strictly row-stochastic: all entries are non-negative, and each row sums "
           "exactly to one",
     statement=r"P=\operatorname{softmax}(S):\ P_{ij}>0,\ P\mathbf 1=\mathbf 1",
-    hypotheses=(), conclusion="row-stochastic with positive entries", regimes=("all",),
-    checks=[row_stochastic, _uniform_attention_is_uniform], chapter="dong_collapse",
+    hypotheses={}, conclusion=("row-stochastic with positive entries", _softmax_positive_stochastic),
+    instances=SOFTMAX, regimes=("all",), checks=[_uniform_attention_is_uniform], chapter="dong_collapse",
 )
 
 
@@ -548,16 +578,16 @@ def _markov_literal(ctx) -> list[Evidence]:
                             arithmetic="exact rationals")]
 
 
-def _markov_symmetric(ctx) -> list[Evidence]:
+def _two_by_two_rows(ctx):
     rng = _random.Random(_stable_seed("DONG.markov-geometric:symmetric"))
-    met = held = 0
     for _ in range(4 if ctx.quick else 10):
         a, b = _Q(rng.randint(1, 9), 10), _Q(rng.randint(1, 9), 10)
         P = sympy.Matrix([[1 - a, a], [b, 1 - b]])
-        met += 1
-        held += markov_bound_holds(P, sympy.Matrix([[rng.randint(-5, 5)], [rng.randint(-5, 5)]]))[0]
-    return [_exact_instances("2 x 2 stochastic P (P^l = 1 pi^T + lambda^l (I - 1 pi^T)): the bound holds", met=met,
-                             held=held, arithmetic="exact rationals")]
+        yield "all", "", {"P": P, "X0": sympy.Matrix([[rng.randint(-5, 5)], [rng.randint(-5, 5)]])}
+
+
+#: 2 x 2 stochastic P = [[1 - a, a], [b, 1 - b]] (a, b in 1/10 .. 9/10) and a random integer X0
+TWO_BY_TWO = Pool(rows=_two_by_two_rows, arithmetic="exact rationals")
 
 
 claim(
@@ -567,7 +597,11 @@ claim(
     statement=r"\|P^lX^{(0)}-\mathbf 1x^\top\|\le|\lambda_2|^l\|X^{(0)}-\mathbf 1x^\top\|\ \forall l",
     hypotheses=("P fixed, row-stochastic",), conclusion="geometric bound with constant 1", regimes=("all",),
     checks=[_markov_literal],
-    readings=[Reading("two-by-two", r"n=2:\ \text{the bound holds with equality}", checks=[_markov_symmetric],
+    readings=[Reading("two-by-two", r"n=2:\ \text{the bound holds with equality}",
+                      hypotheses={"P row-stochastic": lambda v: _is_row_stochastic(v["P"])},
+                      conclusion=("2 x 2 stochastic P (P^l = 1 pi^T + lambda^l (I - 1 pi^T)): the bound holds",
+                                  lambda v: markov_bound_holds(v["P"], v["X0"])[0]),
+                      instances=TWO_BY_TWO,
                       note="with a defective (Jordan) P the rate is l lambda^l: geometric only up to a constant")],
     chapter="dong_collapse",
 )
