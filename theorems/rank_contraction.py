@@ -229,7 +229,7 @@ for cid, quote, stmt, checks, readings, corrected in [
 
 from sympy import eye  # noqa: E402
 
-from .claims import exact_instances, symbolic_identity  # noqa: E402
+from .claims import symbolic_identity  # noqa: E402
 from .claims import exact_complete as _exact_complete  # noqa: E402
 
 _EXACT = "exact over QQ (python-flint); softmax scores log 2 X Q K^T X^T, so A is rational"
@@ -608,9 +608,10 @@ claim(
 )
 
 
-def _dim_dk(ctx, rank_at_least_dk: bool) -> list[Evidence]:
+def _dim_dk_rows(ctx, rank_at_least_dk: bool):
+    """X of rank r (r = d_k, or r < d_k) and one head with W_V, W_O in [-50, 50]; an X that misses rank r is redrawn
+    on the next trial."""
     rng = random.Random(stable_seed(f"RC.dim-dk:{rank_at_least_dk}"))
-    by: dict[str, list[int]] = {}
     for (n, d, dk) in ((2, 3, 2), (3, 3, 2), (4, 3, 2), (3, 5, 3), (5, 4, 3), (2, 2, 1)):
         for _ in range(2 if ctx.quick else 5):
             r = dk if rank_at_least_dk else rng.randint(1, dk - 1) if dk > 1 else None
@@ -619,27 +620,35 @@ def _dim_dk(ctx, rank_at_least_dk: bool) -> list[Evidence]:
             X = _randm(rng, n, r, 2) * _randm(rng, r, d, 2)
             if rank(X) != r:
                 continue
-            head = exact_head(rng, d, dk, k=50)
-            from .residual_obstruction import exact_softmax
-            if rank(exact_softmax(X, head[0])) < n:
-                continue  # a singular attention matrix (e.g. constant scores) is not a generic head
-            T = head_terms(X, [head])[0]
-            by.setdefault(_regime(n, d), [0, 0])
-            by[_regime(n, d)][0] += 1
-            by[_regime(n, d)][1] += rank(T) == dk
-    return [exact_instances(("rank X >= d_k" if rank_at_least_dk else "rank X < d_k") + ", generic head (W_V, W_O "
-                            "in [-50, 50], invertible attention): dim R_h = d_k", met=m,
-                            held=h, regime=reg, arithmetic=_EXACT) for reg, (m, h) in sorted(by.items())]
+            yield _regime(n, d), "", {"X": X, "heads": [exact_head(rng, d, dk, k=50)], "d_k": dk}
+
+
+def _invertible_attention(v) -> bool:
+    """generic head (invertible attention)"""
+    from .residual_obstruction import exact_softmax
+    return rank(exact_softmax(v["X"], v["heads"][0][0])) == v["X"].shape[0]
+
+
+def _dim_is_dk(v) -> bool:
+    """dim R_h = d_k"""
+    return _ranks(v)["rank_T"][0] == v["d_k"]
+
+
+#: X of rank r < d_k (the claim) and of rank d_k (the reading), one head with W_V, W_O in [-50, 50]
+RANK_BELOW_DK = Pool(rows=lambda ctx: _dim_dk_rows(ctx, False), arithmetic=_EXACT, describe=_describe_heads)
+RANK_DK = Pool(rows=lambda ctx: _dim_dk_rows(ctx, True), arithmetic=_EXACT, describe=_describe_heads)
 
 
 claim(
     id="RC.dim-dk", section="§6.1, after Prop 6.3",
     quote="Since dim(R_h) = d_k for each head individually (Proposition 6.3)",
     statement=r"\dim R_h=d_k\ \text{for every head}",
-    hypotheses=(), conclusion="dim R_h = d_k", regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: _dim_dk(ctx, False)],
+    hypotheses={"generic head (invertible attention)": _invertible_attention}, conclusion=_dim_is_dk,
+    instances=RANK_BELOW_DK, regimes=("n<d", "n=d", "n>d"),
     readings=[Reading("rank-X-at-least-d_k", r"\operatorname{rank}X\ge d_k\Rightarrow\dim R_h=d_k",
-                      checks=[lambda ctx: _dim_dk(ctx, True)],
+                      hypotheses={"rank X >= d_k": lambda v: rank(v["X"]) >= v["d_k"],
+                                  "generic head (invertible attention)": _invertible_attention},
+                      conclusion=_dim_is_dk, instances=RANK_DK,
                       note="Prop 6.3 gives min(rank X, d_k): d_k needs rank X >= d_k")],
     chapter="rank_contraction",
 )
