@@ -215,7 +215,7 @@ def _literal_degenerate(ctx) -> list[Evidence]:
                             held=held, regime="degenerate-weights", arithmetic=_ARITH)]
 
 
-def _sum_map_nullity_is_formula(v) -> bool:
+def sum_map_nullity_is_formula(v) -> bool:
     """nullity of the sum map (its matrix built from a basis) = n (H - 1) d_k"""
     nn, HH, dk = v["n"], v["H"], v["d_k"]
     return map_nullity(lambda Ys: sum(Ys[1:], Ys[0]), nn, HH, dk) == KERNEL_FORMULAS["b"].subs({n: nn, H: HH, d_k: dk})
@@ -256,7 +256,7 @@ claim(
     checks=[_literal_evidence, _literal_degenerate],
     readings=[
         Reading("b-no-output-projection", r"\ker\bigl[(Y_h)_h\mapsto\textstyle\sum_hY_h\bigr]=n(H-1)d_k>0\ (H\ge2)",
-                hypotheses={}, conclusion=_sum_map_nullity_is_formula, instances=SUM_SHAPES,
+                hypotheses={}, conclusion=sum_map_nullity_is_formula, instances=SUM_SHAPES,
                 checks=[lambda ctx: [proof_evidence((3,), "dim ker Phi_b = n (H - 1) d_k")]],
                 note="the paper's n(H-1)d_k is this reading's kernel dimension"),
         Reading("c-gauge", r"Y_h\ \text{identifiable only up to }Y_h\mapsto Y_hM_h,\ M_h\in GL(d_k)",
@@ -305,12 +305,11 @@ def _kernel_tuple(W: Matrix | None, n: int, H: int, dk: int, rng) -> list[Matrix
     return [K[:, h * dk:(h + 1) * dk] for h in range(H)]
 
 
-def _mlp_remedy_check(ctx, reading: str) -> list[Evidence]:
-    """Pairs of head outputs the mixing identifies (from the exact kernel), pushed through an exact MLP."""
+def _mlp_remedy_rows(ctx, reading: str, only: str | None = None):
+    """Head outputs Y and a kernel element K (from the exact kernel) per shape; ``only``: yield one regime's rows
+    (the draws of the others are still made, so every regime sees the same instances)."""
     rng = random.Random(stable_seed(f"HC.mlp-cannot-remedy:{reading}"))
-    out = []
     for regime in (("generic-weights", "degenerate-weights") if reading == "a" else ("all",)):
-        met = held = 0
         for (nn, HH, dk, dd) in SHAPES:
             if reading == "a":
                 rk = HH * dk if regime == "generic-weights" else min(HH * dk, dd) - 1
@@ -321,16 +320,31 @@ def _mlp_remedy_check(ctx, reading: str) -> list[Evidence]:
             Ys = [random_int_matrix(rng, nn, dk) for _ in range(HH)]
             K = _kernel_tuple(W, nn, HH, dk, rng)
             X = random_int_matrix(rng, nn, phi(Ys).shape[1]) if reading != "a" else None
-            r = None if K is None else mlp_cannot_separate(Ys, K, phi, gelu_like, X)
-            if r is None:
-                continue
-            met += 1
-            held += r
-        what = ("W_O known: the MLP's output, computed from each of two head-output tuples the mixing identifies, "
-                "is the same" if reading == "a" else
-                "heads summed (no projection), residual stream X + sum_h Y_h: the MLP's outputs agree")
-        out.append(exact_instances(what, met=met, held=held, regime=regime, arithmetic=_ARITH + " (polynomial MLP)"))
-    return out
+            if only in (None, regime):
+                yield regime, "", {"Y": Ys, "K": K, "phi": phi, "X": X}
+
+
+def _collision(v) -> bool:
+    """the mixing identifies two head-output tuples (a non-zero kernel element K)"""
+    return v["K"] is not None and not all(k == sympy.zeros(*k.shape) for k in v["K"])
+
+
+def _mlp_agrees(v) -> bool | None:
+    """the MLP's outputs, computed from each of the two identified tuples, are the same"""
+    return mlp_cannot_separate(v["Y"], v["K"], v["phi"], gelu_like, v["X"])
+
+
+def _describe_collision(v) -> str:
+    return f"n = {v['Y'][0].shape[0]}, H = {len(v['Y'])}, d_k = {v['Y'][0].shape[1]}"
+
+
+_MLP_ARITH = _ARITH + " (polynomial MLP)"
+#: W_O known (generic, and of rank min(H d_k, d) - 1), pairs identified by Phi_a, through an exact MLP
+MLP_A = Pool(rows=lambda ctx: _mlp_remedy_rows(ctx, "a"), arithmetic=_MLP_ARITH, describe=_describe_collision)
+MLP_A_DEGENERATE = Pool(rows=lambda ctx: _mlp_remedy_rows(ctx, "a", "degenerate-weights"), arithmetic=_MLP_ARITH,
+                        describe=_describe_collision)
+#: heads summed (no projection), the MLP fed the residual stream X + sum_h Y_h
+MLP_B = Pool(rows=lambda ctx: _mlp_remedy_rows(ctx, "b"), arithmetic=_MLP_ARITH, describe=_describe_collision)
 
 
 claim(
@@ -339,17 +353,20 @@ claim(
     statement=r"\exists Y\neq Y':\ \Phi_a(Y)=\Phi_a(Y'),\ \text{and then }\mathrm{MLP}(\Phi_a(Y))=\mathrm{MLP}(\Phi_a(Y'))",
     hypotheses=("the MLP sees only the post-summation signal",), conclusion="no recovery",
     regimes=("generic-weights", "degenerate-weights"),
-    checks=[lambda ctx: _mlp_remedy_check(ctx, "a"), lambda ctx: [proof_evidence((2,), "the data-processing step")]],
+    checks=[MLP_A.decide({"a collision exists": _collision}, _mlp_agrees),
+            lambda ctx: [proof_evidence((2,), "the data-processing step")]],
     readings=[Reading("rank-deficient-W_O",
                       r"\operatorname{rank}W_O<Hd_k\Rightarrow\nexists g:\ g\bigl(R+\textstyle\sum_hY_hW_O^h\bigr)="
                       r"(Y_h)_h\ \forall(Y_h)_h",
-                      checks=[lambda ctx: _mlp_remedy_check(ctx, "a")[1:]], regimes=("degenerate-weights",),
+                      hypotheses={"a collision exists": _collision}, conclusion=_mlp_agrees,
+                      instances=MLP_A_DEGENERATE, regimes=("degenerate-weights",),
                       note="the premise the headline needs (a collision exists) made a hypothesis; R is a fixed term, "
                            "so the residual stream X + MHA(X), where Y_h depends on X, is not covered"),
               Reading("residual-stream",
                       r"\text{heads summed, MLP sees }X+\textstyle\sum_hY_h:\ \text{pairs identified by the sum "
                       r"give equal MLP outputs}",
-                      checks=[lambda ctx: _mlp_remedy_check(ctx, "b")], regimes=("all",),
+                      hypotheses={"a collision exists": _collision}, conclusion=_mlp_agrees, instances=MLP_B,
+                      regimes=("all",),
                       note="the residual adds X before the MLP; the sum still identifies (Y_h) up to ker Phi")],
     chapter="head_channel",
 )

@@ -33,7 +33,7 @@ from sympy import Matrix, Rational, symbols
 from .claims import (Evidence, Reading, exact_complete, exact_instances, not_checkable,
                      stable_seed, symbolic_identity)
 from .conjecture import Pool, claim
-from .head_channel import (KERNEL_FORMULAS, SHAPES, SUM_SHAPES, Phi_a, _sum_map_nullity_is_formula, map_nullity,
+from .head_channel import (KERNEL_FORMULAS, SHAPES, SUM_SHAPES, Phi_a, sum_map_nullity_is_formula, map_nullity,
                            random_int_matrix, rank)
 
 __all__ = ["bert_figures", "BERT", "PGOP_CONSTRUCTIONS", "pgop_overhead", "Phi_a_gated", "Phi_b_gated"]
@@ -120,7 +120,7 @@ claim(
     hypotheses=("standard MHA", "W_O known"), conclusion="ambiguity n(H-1)d_k", regimes=("generic-weights",),
     checks=[_ra_literal],
     readings=[Reading("b-no-output-projection", r"\dim\ker\bigl[(Y_h)\mapsto\textstyle\sum_hY_h\bigr]=n(H-1)d_k",
-                      hypotheses={}, conclusion=_sum_map_nullity_is_formula, instances=SUM_SHAPES,
+                      hypotheses={}, conclusion=sum_map_nullity_is_formula, instances=SUM_SHAPES,
                       checks=[_ra_reading_b], note="the number is exactly this reading's kernel dimension"),
               Reading("a-rank-condition", r"\dim\ker\Phi_a=n(H-1)d_k\iff\operatorname{rank}W_O=d_k",
                       checks=[lambda ctx: [symbolic_identity(
@@ -249,7 +249,7 @@ claim(
     checks=[_single_head],
     readings=[Reading("whole-tuple", r"\dim\ker\Phi_b=n(H-1)d_k",
                       hypotheses={}, conclusion=("nullity of the sum map (from its matrix) = n (H - 1) d_k",
-                                                 _sum_map_nullity_is_formula),
+                                                 sum_map_nullity_is_formula),
                       instances=WHOLE_TUPLE, regimes=("all",),
                       note="the number counts the ambiguity of all H heads together (RA.main reading b)")],
     chapter="recovery_ambiguity",
