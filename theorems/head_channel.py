@@ -200,19 +200,18 @@ def _literal_evidence(ctx) -> list[Evidence]:
     return out
 
 
-def _literal_degenerate(ctx) -> list[Evidence]:
-    """Rank-deficient W_O (rank < H d_k, e.g. H d_k > d): the kernel of Phi_a is non-trivial, exactly."""
+def _degenerate_rows(ctx):
+    """W_O = U V of rank min(H d_k, d) - 1 over SHAPES (n H d_k <= 40: the nullity's matrix is built exactly)."""
     rng = random.Random(stable_seed("HC.main:rank-deficient W_O"))
-    held = total = 0
     for (nn, HH, dk, dd) in SHAPES:
         rk = min(HH * dk, dd) - 1
         W = random_int_matrix(rng, HH * dk, rk) * random_int_matrix(rng, rk, dd)
-        if nn * HH * dk > 40 or rank(W) >= HH * dk:
-            continue
-        total += 1
-        held += map_nullity(lambda Ys: Phi_a(Ys, W), nn, HH, dk) > 0
-    return [exact_instances("rank W_O < H d_k: Phi_a has a non-trivial kernel (nullity from its matrix)", met=total,
-                            held=held, regime="degenerate-weights", arithmetic=_ARITH)]
+        if nn * HH * dk <= 40:
+            yield "degenerate-weights", "", {"n": nn, "H": HH, "d_k": dk, "W_O": W}
+
+
+#: rank-deficient W_O (rank < H d_k, e.g. H d_k > d)
+DEGENERATE_W_O = Pool(rows=_degenerate_rows, arithmetic=_ARITH)
 
 
 def sum_map_nullity_is_formula(v) -> bool:
@@ -253,7 +252,10 @@ claim(
     statement=r"\text{(a) }W_O\text{ known: }\ker\bigl[(Y_h)_h\mapsto\textstyle\sum_hY_hW_O^h\bigr]\neq0",
     hypotheses=("standard MHA", "W_O known"), conclusion="kernel non-trivial",
     regimes=("generic-weights", "degenerate-weights"),
-    checks=[_literal_evidence, _literal_degenerate],
+    checks=[_literal_evidence, DEGENERATE_W_O.decide(
+        {"rank W_O < H d_k": lambda v: rank(v["W_O"]) < v["H"] * v["d_k"]},
+        ("Phi_a has a non-trivial kernel (nullity from its matrix)",
+         lambda v: map_nullity(lambda Ys: Phi_a(Ys, v["W_O"]), v["n"], v["H"], v["d_k"]) > 0))],
     readings=[
         Reading("b-no-output-projection", r"\ker\bigl[(Y_h)_h\mapsto\textstyle\sum_hY_h\bigr]=n(H-1)d_k>0\ (H\ge2)",
                 hypotheses={}, conclusion=sum_map_nullity_is_formula, instances=SUM_SHAPES,
@@ -429,28 +431,29 @@ claim(
 )
 
 
-def _wo_vs_sum(ctx, generic: bool) -> list[Evidence]:
+def _wo_vs_sum_rows(ctx, generic: bool):
+    """Random integer W_O (generic, H d_k <= d) or of rank d_k - 1 (W_O = 0 when d_k = 1: the edge), n H d_k <= 40."""
     rng = random.Random(stable_seed(f"HC.wo-induces:{generic}"))
-    met = held = 0
     for (nn, HH, dk, dd) in SHAPES:
-        if nn * HH * dk > 40:
+        if nn * HH * dk > 40 or (generic and HH * dk > dd):
             continue
         if generic:
-            if HH * dk > dd:
-                continue
             W = random_int_matrix(rng, HH * dk, dd)
         else:
-            rk = dk - 1  # rank W_O < d_k (W_O = 0 when d_k = 1: the edge)
+            rk = dk - 1
             W = random_int_matrix(rng, HH * dk, rk) * random_int_matrix(rng, rk, dd) if rk else Matrix.zeros(HH * dk, dd)
-            if rank(W) >= dk:
-                continue
-        a = map_nullity(lambda Ys: Phi_a(Ys, W), nn, HH, dk)
-        b = map_nullity(lambda Ys: sum(Ys[1:], Ys[0]), nn, HH, dk)
-        met += 1
-        held += a > b
-    return [exact_instances(("generic W_O (H d_k <= d)" if generic else "rank W_O < d_k") + ": the output projection "
-                            "enlarges the ambiguity, dim ker Phi_a > dim ker Phi_b = n (H - 1) d_k", met=met, held=held,
-                            regime="generic-weights" if generic else "degenerate-weights", arithmetic=_ARITH)]
+        yield "generic-weights" if generic else "degenerate-weights", "", {"n": nn, "H": HH, "d_k": dk, "W_O": W}
+
+
+def _projection_enlarges(v) -> bool:
+    """the output projection enlarges the ambiguity, dim ker Phi_a > dim ker Phi_b = n (H - 1) d_k"""
+    nn, HH, dk, W = v["n"], v["H"], v["d_k"], v["W_O"]
+    return map_nullity(lambda Ys: Phi_a(Ys, W), nn, HH, dk) > map_nullity(lambda Ys: sum(Ys[1:], Ys[0]), nn, HH, dk)
+
+
+#: generic W_O (H d_k <= d) and W_O of rank < d_k, each with its own seed
+WO_GENERIC = Pool(rows=lambda ctx: _wo_vs_sum_rows(ctx, True), arithmetic=_ARITH)
+WO_LOW_RANK = Pool(rows=lambda ctx: _wo_vs_sum_rows(ctx, False), arithmetic=_ARITH)
 
 
 def _generic_wo_rows(ctx):
@@ -471,7 +474,8 @@ claim(
     quote="Output projection W_O ... Induces head-channel non-identifiability",
     statement=r"\dim\ker\bigl[(Y_h)\mapsto\textstyle\sum_hY_hW_O^h\bigr]>\dim\ker\bigl[(Y_h)\mapsto\textstyle\sum_hY_h\bigr]",
     hypotheses=("W_O known",), conclusion="W_O adds ambiguity", regimes=("generic-weights", "degenerate-weights"),
-    checks=[lambda ctx: _wo_vs_sum(ctx, True), lambda ctx: _wo_vs_sum(ctx, False)],
+    checks=[WO_GENERIC.decide({}, _projection_enlarges),
+            WO_LOW_RANK.decide({"rank W_O < d_k": lambda v: rank(v["W_O"]) < v["d_k"]}, _projection_enlarges)],
     readings=[Reading("a-nontrivial", r"\ker\Phi_a\ne0\ \text{for generic }W_O",
                       hypotheses={"H d_k <= d": lambda v: v["H"] * v["d_k"] <= v["d"],
                                   "n H d_k <= 40 (size of the exact nullity computation)":

@@ -92,20 +92,29 @@ def _bert_arithmetic(ctx) -> list[Evidence]:
                            f"{f['per_token']}", ok, arithmetic="exact integer arithmetic (sympy)")]
 
 
-def _ra_literal(ctx) -> list[Evidence]:
-    """Reading (a), the standard architecture: the ambiguity is n (H d_k - rank W_O), not n (H - 1) d_k."""
+def _ra_generic_rows(ctx):
+    """Random integer W_O over SHAPES with H d_k <= d (none drawn otherwise, nor when n H d_k > 40)."""
     rng = random.Random(stable_seed("RA.main:generic W_O"))
-    agree = total = 0
     for (nn, HH, dk, dd) in SHAPES:
         if HH * dk > dd or nn * HH * dk > 40:
             continue
-        W = random_int_matrix(rng, HH * dk, dd)
-        total += 1
-        agree += map_nullity(lambda Ys: Phi_a(Ys, W), nn, HH, dk) == KERNEL_FORMULAS["b"].subs({n: nn, H: HH, d_k: dk})
+        yield "generic-weights", "", {"n": nn, "H": HH, "d_k": dk, "W_O": random_int_matrix(rng, HH * dk, dd)}
+
+
+def _nullity_a_is_n_H_minus_1_dk(v) -> bool:
+    nn, HH, dk = v["n"], v["H"], v["d_k"]
+    return map_nullity(lambda Ys: Phi_a(Ys, v["W_O"]), nn, HH, dk) == KERNEL_FORMULAS["b"].subs(
+        {n: nn, H: HH, d_k: dk})
+
+
+#: W_O known and generic (reading a, the standard architecture)
+GENERIC_W_O = Pool(rows=_ra_generic_rows, arithmetic="exact over QQ (python-flint)")
+
+
+def _ra_literal_text() -> str:
     f = bert_figures()
-    return [exact_instances(f"W_O known, generic: nullity of Phi_a equals n (H - 1) d_k (it is n (H d_k - rank W_O); "
-                            f"for BERT-base reading (a) gives {f['reading_a_generic']}, not {f['per_sequence']})",
-                            met=total, held=agree, regime="generic-weights", arithmetic="exact over QQ (python-flint)")]
+    return (f"W_O known, generic: nullity of Phi_a equals n (H - 1) d_k (it is n (H d_k - rank W_O); for BERT-base "
+            f"reading (a) gives {f['reading_a_generic']}, not {f['per_sequence']})")
 
 
 def _ra_reading_b(ctx) -> list[Evidence]:
@@ -118,7 +127,7 @@ claim(
     quote="the exact recovery ambiguity dimension of head-channel non-identifiability is n(H-1)d_k degrees of freedom per layer",
     statement=r"\dim\ker\Phi_a=n(H-1)d_k\quad(W_O\text{ known, standard MHA})",
     hypotheses=("standard MHA", "W_O known"), conclusion="ambiguity n(H-1)d_k", regimes=("generic-weights",),
-    checks=[_ra_literal],
+    checks=[GENERIC_W_O.decide({}, (_ra_literal_text(), _nullity_a_is_n_H_minus_1_dk))],
     readings=[Reading("b-no-output-projection", r"\dim\ker\bigl[(Y_h)\mapsto\textstyle\sum_hY_h\bigr]=n(H-1)d_k",
                       hypotheses={}, conclusion=sum_map_nullity_is_formula, instances=SUM_SHAPES,
                       checks=[_ra_reading_b], note="the number is exactly this reading's kernel dimension"),
@@ -222,17 +231,16 @@ def single_head_ambiguity(nn: int, HH: int, dk: int) -> int:
     return rank(Matrix.hstack(*K)[: nn * dk, :])  # coordinates of Y_1 come first
 
 
-def _single_head(ctx) -> list[Evidence]:
-    out = []
-    for label, shapes in (("H=2", [(2, 2, 1), (3, 2, 2), (2, 2, 3)]), ("H>=3", [(2, 3, 1), (3, 3, 2), (2, 4, 2)])):
-        met = held = 0
-        for (nn, HH, dk) in shapes:
-            met += 1
-            held += single_head_ambiguity(nn, HH, dk) == nn * (HH - 1) * dk
-        out.append(exact_instances("the ambiguity left in a single head Y_1 (heads summed) equals n (H - 1) d_k "
-                                   "(it is n d_k)", met=met, held=held, regime=label,
-                                   arithmetic="exact over QQ (python-flint)"))
-    return out
+#: (n, H, d_k) with H = 2 and with H >= 3 (heads summed, reading b)
+SINGLE_HEAD = Pool(rows=lambda ctx: [(label, "", {"n": nn, "H": HH, "d_k": dk}) for label, shapes in
+                                     (("H=2", [(2, 2, 1), (3, 2, 2), (2, 2, 3)]),
+                                      ("H>=3", [(2, 3, 1), (3, 3, 2), (2, 4, 2)])) for (nn, HH, dk) in shapes],
+                   arithmetic="exact over QQ (python-flint)")
+
+
+def _single_head_is_n_H_minus_1_dk(v) -> bool:
+    """the ambiguity left in a single head Y_1 (heads summed) equals n (H - 1) d_k (it is n d_k)"""
+    return single_head_ambiguity(v["n"], v["H"], v["d_k"]) == v["n"] * (v["H"] - 1) * v["d_k"]
 
 
 #: (n, H, d_k) with H = 2, 3, 4 (reading whole-tuple: heads summed)
@@ -246,7 +254,7 @@ claim(
     quote="n(H-1)d_k degrees of freedom per layer remain ambiguous when recovering a single head from the mixed signal",
     statement=r"\dim\{Y_1:\exists Y_2..Y_H,\ \textstyle\sum_hY_h=M\}-\text{ambiguity}=n(H-1)d_k",
     hypotheses=("heads summed (reading b)",), conclusion="single-head ambiguity n(H-1)d_k", regimes=("H=2", "H>=3"),
-    checks=[_single_head],
+    checks=[SINGLE_HEAD.decide({}, _single_head_is_n_H_minus_1_dk)],
     readings=[Reading("whole-tuple", r"\dim\ker\Phi_b=n(H-1)d_k",
                       hypotheses={}, conclusion=("nullity of the sum map (from its matrix) = n (H - 1) d_k",
                                                  sum_map_nullity_is_formula),

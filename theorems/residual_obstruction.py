@@ -765,47 +765,43 @@ def _in_bad_set(X: Matrix, Ws: list[Matrix]) -> bool:
     return rank(F_uniform(X, Ws)) <= rank(X)
 
 
-def _bad_set_draws(ctx) -> list[Evidence]:
+def _bad_set_rows(ctx):
     """Draws from a wide integer range (a discretised absolutely continuous law) and small perturbations of a
     collapsed input: a null, nowhere dense B_l would contain almost none of them."""
     rng = random.Random(stable_seed("RRO.bad-set-nowhere-dense:draws"))
-    out = []
     for regime, shapes in SHAPES.items():
-        met = held = 0
         for (n, d) in shapes:
             for _ in range(3 if ctx.quick else 8):
                 Ws = [_rand_matrix(rng, d, d)]
-                X = _rand_matrix(rng, n, d, k=50)
-                met += 1
-                held += not _in_bad_set(X, Ws)
+                yield regime, "wide-range X", {"X": _rand_matrix(rng, n, d, k=50), "W": Ws}
                 v = _rand_matrix(rng, 1, d)
                 Xc = ones(n, 1) * v + _rand_matrix(rng, n, d, k=50) / 1000  # perturbed collapsed input
-                met += 1
-                held += not _in_bad_set(Xc, Ws)
-        out.append(exact_instances("X drawn from a wide integer range, and 1 v^T + E/1000 (a small perturbation of a "
-                                   "collapsed X in B_l): X lies outside B_l = {rank F(X) <= rank X}", met=met,
-                                   held=held, regime=regime, arithmetic=_ARITH + ", uniform attention"))
-    return out
+                yield regime, "1 v^T + E/1000", {"X": Xc, "W": Ws}
 
 
-def _bad_set_stratum(ctx) -> list[Evidence]:
-    """Rank-r X = U V^T with distinct rows and one softmax head (scores log 2 X M0 X^T, M0 random in [-1, 1])."""
+def _stratum_rows(ctx):
+    """Rank-r X = U V^T and one softmax head (scores log 2 X M0 X^T, M0 random in [-1, 1]), random W_V W_O."""
     rng = random.Random(stable_seed("RRO.bad-set-nowhere-dense:stratum"))
-    out = []
     for regime, shapes in SHAPES.items():
-        met = held = 0
         for (n, d) in shapes:
             for _ in range(3 if ctx.quick else 8):
                 r = rng.randint(1, min(n, d) - 1)
                 X = _rand_matrix(rng, n, r, k=3) * _rand_matrix(rng, r, d, k=2)
                 if rank(X) != r or len({tuple(X.row(i)) for i in range(n)}) < n:
-                    continue  # not in the stratum, or repeated tokens (a null subset: identical rows stay identical)
-                met += 1
-                held += rank(F_exact(X, [(_rand_matrix(rng, d, d, k=1), _rand_matrix(rng, d, d))])) > r
-        out.append(exact_instances("X = U V^T of rank r < min(n, d), random softmax head (exact 2^k scores), random "
-                                   "W_V W_O: X outside B_l", met=met, held=held, regime=regime,
-                                   arithmetic=_ARITH + ", softmax with scores log 2 X M0 X^T"))
-    return out
+                    yield regime, "", {"X": X, "r": r, "head": None}  # no head drawn: outside the premise
+                    continue
+                yield regime, "", {"X": X, "r": r, "head": (_rand_matrix(rng, d, d, k=1), _rand_matrix(rng, d, d))}
+
+
+def _outside_bad_set(v) -> bool:
+    """X lies outside B_l = {rank F(X) <= rank X}"""
+    return not _in_bad_set(v["X"], v["W"])
+
+
+#: X from a wide integer range and perturbed collapsed X, one random integer W_V W_O (uniform attention)
+BAD_SET = Pool(rows=_bad_set_rows, arithmetic=_ARITH + ", uniform attention")
+#: rank-r X = U V^T with one softmax head (exact 2^k scores) and random W_V W_O
+STRATUM = Pool(rows=_stratum_rows, arithmetic=_ARITH + ", softmax with scores log 2 X M0 X^T")
 
 
 def _step_full_rank_in_bad_set() -> bool:
@@ -822,7 +818,7 @@ claim(
     statement=r"\mathcal B_l=\{X:\operatorname{rank}F(X)\le\operatorname{rank}X\}\ \text{is nowhere dense; }"
               r"X\in\mathcal B_l\Rightarrow X+\varepsilon E\notin\mathcal B_l\ \text{a.s.}",
     hypotheses=("generic weights",), conclusion="B_l nowhere dense", regimes=("n<d", "n=d", "n>d"),
-    checks=[_bad_set_draws,
+    checks=[BAD_SET.decide({}, _outside_bad_set),
             lambda ctx: [derivation([ProofStep(r"\operatorname{rank}X=\min(n,d)\Rightarrow\operatorname{rank}F(X)\le"
                                                r"\operatorname{rank}X", "every full-rank X lies in B_l, and the "
                                                "full-rank matrices form an open dense set of full measure", "lemma",
@@ -830,7 +826,13 @@ claim(
                                     "'B_l contains the open dense set of full-rank matrices'", concludes=False)]],
     corrected=Reading("corrected", r"\mathcal B_l\cap\{\operatorname{rank}X=r\}\ \text{is null in the rank-}r\text{ stratum "
                                    r"(generic weights)}",
-                      checks=[_bad_set_stratum],
+                      hypotheses={"rank X = r < min(n, d)": lambda v: rank(v["X"]) == v["r"] < min(v["X"].shape),
+                                  "distinct tokens (identical rows stay identical: a null subset)":
+                                      lambda v: len({tuple(v["X"].row(i)) for i in range(v["X"].shape[0])})
+                                      == v["X"].shape[0]},
+                      conclusion=("X outside B_l (random softmax head, exact 2^k scores, random W_V W_O)",
+                                  lambda v: rank(F_exact(v["X"], [v["head"]])) > v["r"]),
+                      instances=STRATUM,
                       condition="B_l must be restricted to rank-deficient X (and measured on each stratum); as defined "
                                 "it contains every full-rank X"),
     chapter="residual_obstruction",
@@ -1070,21 +1072,28 @@ def is_right_multiplication(imgs: dict, n: int, d: int) -> bool:
     return True
 
 
-def _first_order_form(ctx, side: str) -> list[Evidence]:
+def _first_order_rows(ctx, side: str):
     rng = random.Random(stable_seed(f"MLP.first-order-form:{side}"))
-    test = is_left_multiplication if side == "left" else is_right_multiplication
-    out = []
     for regime, Wgen in (("generic-weights", lambda d: _rand_matrix(rng, d, d, k=5)),
                          ("degenerate-weights", lambda d: Rational(rng.randint(-3, 3)) * eye(d))):
-        met = held = 0
         for (n, d) in ((2, 2), (2, 3), (3, 2), (3, 3)):
-            W = Wgen(d)
-            met += 1
-            held += test(jacobian_images(n, d, W), n, d)
-        out.append(exact_instances(f"the derivative of X + (J/n) X W (uniform attention) is a {side} multiplication "
-                                   f"{'Phi dX' if side == 'left' else 'dX Phi'}", met=met, held=held, regime=regime,
-                                   arithmetic="exact over QQ (images of a basis)"))
-    return out
+            yield regime, "", {"n": n, "d": d, "W": Wgen(d)}
+
+
+def _is_left_product(v) -> bool:
+    """the derivative of X + (J/n) X W (uniform attention) is a left multiplication Phi dX"""
+    return is_left_multiplication(jacobian_images(v["n"], v["d"], v["W"]), v["n"], v["d"])
+
+
+def _is_right_product(v) -> bool:
+    """the derivative of X + (J/n) X W (uniform attention) is a right multiplication dX Phi"""
+    return is_right_multiplication(jacobian_images(v["n"], v["d"], v["W"]), v["n"], v["d"])
+
+
+_JACOBIAN_ARITH = "exact over QQ (images of a basis)"
+#: random integer W (generic) and W = c I (degenerate), n, d in {2, 3}; one Pool per reading (own seeds)
+FIRST_ORDER_LEFT = Pool(rows=lambda ctx: _first_order_rows(ctx, "left"), arithmetic=_JACOBIAN_ARITH)
+FIRST_ORDER_RIGHT = Pool(rows=lambda ctx: _first_order_rows(ctx, "right"), arithmetic=_JACOBIAN_ARITH)
 
 
 claim(
@@ -1093,9 +1102,9 @@ claim(
     statement=r"D X^{(L)}(X^{(0)})[\delta X]=\Phi(X^{(0)})\,\delta X\ \text{for a matrix }\Phi\in\mathbb R^{n\times n}",
     hypotheses=("attention + residual",), conclusion="the first-order term is a left matrix product",
     regimes=("generic-weights", "degenerate-weights"),
-    checks=[lambda ctx: _first_order_form(ctx, "left")],
+    checks=[FIRST_ORDER_LEFT.decide({}, _is_left_product)],
     readings=[Reading("right-product", r"D X^{(L)}[\delta X]=\delta X\,\Phi\ \ (\text{as in }X^{(0)}\Phi(X^{(0)}))",
-                      checks=[lambda ctx: _first_order_form(ctx, "right")]),
+                      hypotheses={}, conclusion=_is_right_product, instances=FIRST_ORDER_RIGHT),
               Reading("linear-operator", r"D X^{(L)}(X^{(0)})\ \text{is a linear map of }\delta X",
                       checks=[lambda ctx: [proof_evidence((5,), "linearity of the first derivative in the direction")]],
                       regimes=("all",), note="true, with Φ read as an operator, not a matrix")],
