@@ -1,4 +1,13 @@
-r"""The public API for adding a conjecture in one file (true or false, the suite stays green).
+r"""The one declarative form of a claim: the paper's claims and users' conjectures alike.
+
+:func:`claim` is the only way a :class:`~theorems.claims.Claim` is built (a test scans the sources
+for any other); :func:`conjecture` is the same call with a user's defaults. A duplicate id raises
+:class:`~theorems.claims.DuplicateClaim`. Where a claim is a predicate on an instance it is data —
+``hypotheses={name: predicate}``, a ``conclusion`` predicate, ``instances`` (a builder or a
+:class:`Pool`), stored ``counterexamples`` — and the checks are derived from it; explicit ``checks``
+carry what is not a predicate on one instance (proofs, derivations, witnesses, studies).
+
+A conjecture in one file (true or false, the suite stays green):
 
 >>> from theorems.conjecture import conjecture
 >>> from sympy import Rational
