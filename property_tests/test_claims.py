@@ -365,3 +365,33 @@ def test_claims_the_one_form_scan_sees_a_construction(tmp_path):
         "hypotheses=(), conclusion='', regimes=(), checks=())\n")
     (tmp_path / "theorems" / "conjecture.py").write_text("Claim(id='framework')\n")
     assert _claim_constructions(tmp_path) == [("theorems/mine.py", 3)]
+
+
+def test_claims_the_one_form_refuses_what_it_cannot_check():
+    """Named hypotheses beside a predicate conclusion would be displayed but never checked; a Pool claim's
+    conclusion must say in words what it is; a predicate with no instances has nothing to be decided on."""
+    from theorems.conjecture import Pool
+    pool = Pool(rows=lambda ctx: [("all", "", 1)], arithmetic="QQ")
+    with pytest.raises(ValueError, match="named but not given as predicates"):
+        claim(id="T.names-only", statement="x", hypotheses=("H1",), conclusion=("x > 0", lambda x: x > 0),
+              instances=pool, register_claim=False)
+    with pytest.raises(ValueError, match="needs its words"):
+        claim(id="T.lambda", statement="x", hypotheses={}, conclusion=lambda x: x > 0, instances=pool,
+              register_claim=False)
+    with pytest.raises(ValueError, match="needs instances"):
+        claim(id="T.no-instances", statement="x", hypotheses={"pos": lambda x: x > 0},
+              conclusion=("x > 0", lambda x: x > 0), register_claim=False)
+
+
+def test_claims_a_pool_claim_derives_its_checks_from_the_predicates():
+    """The derived check counts instances meeting every hypothesis per regime; a failing one refutes it."""
+    from theorems.conjecture import Pool
+    rows = [("n<d", "a", 1), ("n<d", "a", 2), ("n<d", "b", -1), ("n>d", "a", 3), ("n>d", "a", 0)]
+    pool = Pool(rows=lambda ctx: rows, arithmetic="QQ")
+    c = claim(id="T.pool", statement="x", regimes=("n<d", "n>d"), hypotheses={"non-negative": lambda x: x >= 0},
+              conclusion=("x is positive", lambda x: x > 0), instances=pool, register_claim=False)
+    assert c.hypotheses == ("non-negative",) and c.conclusion == "x is positive"
+    r = run_claim(c, _QUICK)
+    by = {e.regime: (e.numbers["drawn"], e.numbers["premise_met"], e.numbers["held"]) for e in r.literal.evidence}
+    assert by == {"n<d": (3, 2, 2), "n>d": (2, 2, 1)}
+    assert r.verdict == "conditional"

@@ -1,4 +1,13 @@
-r"""The public API for adding a conjecture in one file (true or false, the suite stays green).
+r"""The one declarative form of a claim: the paper's claims and users' conjectures alike.
+
+:func:`claim` is the only way a :class:`~theorems.claims.Claim` is built (a test scans the sources
+for any other); :func:`conjecture` is the same call with a user's defaults. A duplicate id raises
+:class:`~theorems.claims.DuplicateClaim`. Where a claim is a predicate on an instance it is data —
+``hypotheses={name: predicate}``, a ``conclusion`` predicate, ``instances`` (a builder or a
+:class:`Pool`), stored ``counterexamples`` — and the checks are derived from it; explicit ``checks``
+carry what is not a predicate on one instance (proofs, derivations, witnesses, studies).
+
+A conjecture in one file (true or false, the suite stays green):
 
 >>> from theorems.conjecture import conjecture
 >>> from sympy import Rational
@@ -285,7 +294,7 @@ class Pool:
         return _pool_check(self, names, preds, text, conclude)
 
 
-def _named(conclusion) -> tuple[str, Callable | None]:
+def _named(conclusion, strict: bool = False) -> tuple[str, Callable | None]:
     """(text, predicate) of a conclusion given as text, as ``(text, predicate)`` or as a documented function."""
     if conclusion is None or isinstance(conclusion, str):
         return conclusion or "conclusion", None
@@ -299,7 +308,9 @@ def _named(conclusion) -> tuple[str, Callable | None]:
             return doc[0], conclusion
         if name != "<lambda>":
             return name, conclusion
-        return "conclusion", conclusion  # a bare lambda: the statement's LaTeX says what it is
+        if strict:
+            raise ValueError("a conclusion given as a lambda needs its words: conclusion=('words', predicate)")
+        return "conclusion", conclusion  # a user's bare lambda: the statement's LaTeX says what it is
     raise TypeError(f"conclusion must be text, a documented predicate or ('text', predicate), not "
                     f"{type(conclusion).__name__}")
 
@@ -369,7 +380,10 @@ def _stored_check(pool: Pool, ref, names, preds: dict, text: str, conclude: Call
 def _derived(pool: Pool | None, hypotheses, conclusion, counterexamples, owner: str) -> tuple[tuple, str, list]:
     """(hypothesis names, conclusion text, derived checks) of one statement."""
     names, preds = _hypotheses(hypotheses)
-    text, conclude = _named(conclusion)
+    text, conclude = _named(conclusion, strict=pool is not None)
+    if conclude is not None and names and not preds:
+        raise ValueError(f"{owner}: hypotheses {list(names)} are named but not given as predicates; a predicate "
+                         "conclusion is decided on instances meeting {name: predicate} hypotheses")
     if conclude is None and (preds or counterexamples):
         raise ValueError(f"{owner}: predicates for the hypotheses or stored counterexamples need a predicate "
                          "conclusion")
