@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import theorems.claims as C
 from property_tests.strategies import evidence_lists
+from theorems.conjecture import claim
 from proofs_numeric.ledger import get, registry
 from theorems.claims import (FORMS, STRENGTHS, VERDICTS, CheckContext, ContradictionError, Evidence, ProofStep,
                              assess, derivation, exact_complete, exact_instances, float_statistic, formal_proof,
@@ -292,8 +293,77 @@ def test_claims_formal_evidence_counts_only_when_coq_closes_the_lemma(monkeypatc
 
 def test_claims_a_duplicate_id_raises():
     c = get("RN.main")
-    twin = C.Claim(id="RN.main", section="s", quote="q", statement="x", hypotheses=(), conclusion="c",
-                   regimes=("all",), checks=[])
     with pytest.raises(C.DuplicateClaim):
-        C.register(twin)
+        claim(id="RN.main", section="s", statement="x", conclusion="c")
     assert C.register(c) is c  # the same object again is not a duplicate
+    assert get("RN.main") is c  # the failed declaration replaced nothing
+
+
+def test_claims_a_duplicate_conjecture_id_raises_and_records_nothing():
+    from theorems.conjecture import CONJECTURES, conjecture
+    before = CONJECTURES.get("USER.ln-sphere")
+    with pytest.raises(C.DuplicateClaim):
+        conjecture(id="USER.ln-sphere", statement="x", hypotheses={}, conclusion=lambda x: True,
+                   instances=lambda draw, regime: draw(0, 1))
+    assert CONJECTURES.get("USER.ln-sphere") is before
+
+
+def _claim_constructions(root: Path = ROOT):
+    """(file, line) of every Claim(...) call outside the framework (theorems/claims.py, theorems/conjecture.py)."""
+    out = []
+    framework = {root / "theorems" / "claims.py", root / "theorems" / "conjecture.py"}
+    for folder in ("theorems", "proofs_numeric", "property_tests", "benchmarks", "book"):
+        for path in (root / folder).rglob("*.py"):
+            if path in framework or "_build" in path.parts:
+                continue
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                if isinstance(node, ast.Call):
+                    fn = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+                    if fn == "Claim":
+                        out.append((path.relative_to(root).as_posix(), node.lineno))
+    return out
+
+
+def test_claims_one_form_no_claim_is_built_outside_the_framework():
+    """Paper claims and users' conjectures are declared one way: theorems.conjecture.claim (or conjecture)."""
+    assert _claim_constructions() == []
+
+
+def test_claims_the_one_form_scan_sees_a_construction(tmp_path):
+    """The scan is not vacuous: a Claim(...) literal in a module under theorems/ is found, the framework is not."""
+    (tmp_path / "theorems").mkdir()
+    (tmp_path / "theorems" / "mine.py").write_text(
+        "from theorems import claims as c\n\nX = c.Claim(id='x', section='', quote='', statement='', "
+        "hypotheses=(), conclusion='', regimes=(), checks=())\n")
+    (tmp_path / "theorems" / "conjecture.py").write_text("Claim(id='framework')\n")
+    assert _claim_constructions(tmp_path) == [("theorems/mine.py", 3)]
+
+
+def test_claims_the_one_form_refuses_what_it_cannot_check():
+    """Named hypotheses beside a predicate conclusion would be displayed but never checked; a Pool claim's
+    conclusion must say in words what it is; a predicate with no instances has nothing to be decided on."""
+    from theorems.conjecture import Pool
+    pool = Pool(rows=lambda ctx: [("all", "", 1)], arithmetic="QQ")
+    with pytest.raises(ValueError, match="named but not given as predicates"):
+        claim(id="T.names-only", statement="x", hypotheses=("H1",), conclusion=("x > 0", lambda x: x > 0),
+              instances=pool, register_claim=False)
+    with pytest.raises(ValueError, match="needs its words"):
+        claim(id="T.lambda", statement="x", hypotheses={}, conclusion=lambda x: x > 0, instances=pool,
+              register_claim=False)
+    with pytest.raises(ValueError, match="needs instances"):
+        claim(id="T.no-instances", statement="x", hypotheses={"pos": lambda x: x > 0},
+              conclusion=("x > 0", lambda x: x > 0), register_claim=False)
+
+
+def test_claims_a_pool_claim_derives_its_checks_from_the_predicates():
+    """The derived check counts instances meeting every hypothesis per regime; a failing one refutes it."""
+    from theorems.conjecture import Pool
+    rows = [("n<d", "a", 1), ("n<d", "a", 2), ("n<d", "b", -1), ("n>d", "a", 3), ("n>d", "a", 0)]
+    pool = Pool(rows=lambda ctx: rows, arithmetic="QQ")
+    c = claim(id="T.pool", statement="x", regimes=("n<d", "n>d"), hypotheses={"non-negative": lambda x: x >= 0},
+              conclusion=("x is positive", lambda x: x > 0), instances=pool, register_claim=False)
+    assert c.hypotheses == ("non-negative",) and c.conclusion == "x is positive"
+    r = run_claim(c, _QUICK)
+    by = {e.regime: (e.numbers["drawn"], e.numbers["premise_met"], e.numbers["held"]) for e in r.literal.evidence}
+    assert by == {"n<d": (3, 2, 2), "n>d": (2, 2, 1)}
+    assert r.verdict == "conditional"

@@ -116,13 +116,14 @@ def _rn_rows(fake, X=_RN_MAIN):
 
 
 @pytest.mark.parametrize("cid, tamper, check, X", [
-    ("RN.exceeds-by-at-most-one", lambda a: dataclasses.replace(a, rank_LN_X=a.rank_X + 2), 1, _RN_MAIN),
-    ("RN.arank-definition", lambda a: dataclasses.replace(a, arank_X=a.arank_X + 1), 1, _RN_MAIN),
+    ("RN.exceeds-by-at-most-one", lambda a: dataclasses.replace(a, rank_LN_X=a.rank_X + 2), 0, _RN_MAIN),
+    ("RN.arank-definition", lambda a: dataclasses.replace(a, arank_X=a.arank_X + 1), 0, _RN_MAIN),
     ("RN.step1", lambda a: dataclasses.replace(a, rank_Xt=a.rank_X - 1,
-                                               hypotheses={**a.hypotheses, "H2": True}), 1, _RN_MAIN),
-    ("RN.H4-unique", lambda a: dataclasses.replace(a, sigma_in_colspace_Xt=False), 1, _RADIAL),
+                                               hypotheses={**a.hypotheses, "H2": True}), 0, _RN_MAIN),
+    ("RN.H4-unique", lambda a: dataclasses.replace(a, sigma_in_colspace_Xt=False), 0, _RADIAL),
 ])
 def test_coverage_rank_neutrality_checks_fail_on_a_tampered_analysis(monkeypatch, cid, tamper, check, X):
+    """check 0: the check the framework derives from the claim's predicates on its Pool of instances."""
     from theorems import rank_neutrality as RN
     monkeypatch.setattr(RN, "cached_stress", lambda ctx: _rn_rows(tamper, X))
     assert _falsified(get(cid).checks[check](_QUICK))
@@ -194,8 +195,8 @@ def test_coverage_rank_contraction_checks_fail_on_crafted_inputs(monkeypatch):
     assert RC.alpha_mha_exact(0, [0, 0]) is None
     monkeypatch.setattr(RC, "ranks_of_heads", lambda X, heads: {"rank_T": [99] * len(heads), "rank_mha": 999,
                                                          "dim_sum": 0, "T": []})
-    assert _falsified(RC.subadditivity_evidence(_QUICK))
-    assert _falsified(RC.alpha_mha_range(_QUICK))
+    assert _falsified(get("RC.subadditivity").checks[0](_QUICK))  # check 0: derived from the claim's predicates
+    assert _falsified(get("RC.alpha-mha").checks[0](_QUICK))
 
 
 def test_coverage_head_channel_and_design_checks_fail_on_crafted_inputs(monkeypatch):
@@ -231,7 +232,7 @@ def test_coverage_derivation_checks_fail_when_the_formula_is_wrong(monkeypatch):
                                  Matrix([0, 1, 0]))
     assert not ok
     monkeypatch.setattr(RO, "exact_softmax", lambda X, M0: sympy.ones(X.shape[0], X.shape[0]))  # rows sum to n
-    assert _falsified(D.row_stochastic(_QUICK))
+    assert _falsified(get("DONG.row-stochastic").checks[0](_QUICK))  # check 0: derived from the claim's predicate
 
 
 @pytest.mark.skipif(not _model_available(), reason="the trained model package is not installed")

@@ -707,11 +707,17 @@ class Reading:
 
     key: str
     statement: str  # LaTeX
-    checks: Sequence[Check]
+    checks: Sequence[Check] = ()
     note: str = ""
     condition: str | None = None
     regimes: Sequence[str] | None = None
     form: str | None = None
+    #: declared predicates on the claim's instances ({name: predicate}, a conclusion predicate, stored
+    #: counterexample files): ``theorems.conjecture.claim`` turns them into checks
+    hypotheses: Any = ()
+    conclusion: Any = None
+    counterexamples: Sequence = ()
+    instances: Any = None  # None: the claim's instances
 
 
 @dataclass

@@ -1,4 +1,13 @@
-r"""The public API for adding a conjecture in one file (true or false, the suite stays green).
+r"""The one declarative form of a claim: the paper's claims and users' conjectures alike.
+
+:func:`claim` is the only way a :class:`~theorems.claims.Claim` is built (a test scans the sources
+for any other); :func:`conjecture` is the same call with a user's defaults. A duplicate id raises
+:class:`~theorems.claims.DuplicateClaim`. Where a claim is a predicate on an instance it is data —
+``hypotheses={name: predicate}``, a ``conclusion`` predicate, ``instances`` (a builder or a
+:class:`Pool`), stored ``counterexamples`` — and the checks are derived from it; explicit ``checks``
+carry what is not a predicate on one instance (proofs, derivations, witnesses, studies).
+
+A conjecture in one file (true or false, the suite stays green):
 
 >>> from theorems.conjecture import conjecture
 >>> from sympy import Rational
@@ -41,7 +50,7 @@ columns) so that shrinking makes counterexamples small.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 import json
@@ -50,7 +59,7 @@ from .claims import (CheckContext, Claim, CounterexampleError, Evidence, counter
                      exact_instances, found_counterexample, load_counterexample, register, relative_path, stable_seed,
                      stored_counterexample, tri as _tri)
 
-__all__ = ["conjecture", "Conjecture", "CONJECTURES", "encode_instance", "decode_instance", "typeset"]
+__all__ = ["claim", "Pool", "conjecture", "Conjecture", "CONJECTURES", "encode_instance", "decode_instance", "typeset"]
 
 #: every conjecture made through this API, by claim id
 CONJECTURES: dict[str, "Conjecture"] = {}
@@ -252,22 +261,199 @@ class Conjecture:
         return [p]
 
 
-def conjecture(*, id: str, statement: str, hypotheses: dict, conclusion: Callable, instances: Callable,
-               regimes=("n<d", "n=d", "n>d"), section: str = "user conjecture", quote: str = "",
-               proof_steps=(), chapter: str = "", samples: int = 40, register_claim: bool = True,
-               source: str = "user", form: str = "universal", search_examples: int = 1000) -> Claim:
-    """Register a conjecture and return its claim (see the module docstring)."""
-    holder: dict = {}
-    checks = [lambda ctx: holder["c"].stress(ctx), lambda ctx: holder["c"].counterexample(ctx)]
+# --- the one declarative form -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Pool:
+    """A fixed, seeded set of exact instances on which a claim's predicates are decided, per regime.
+
+    ``rows(ctx)``: iterable of ``(regime, label, instance)`` (``label``: the family an instance was drawn
+    from, shown in the evidence); ``decode(data)``: the instance a stored counterexample file describes;
+    ``describe(instance)``: one line naming it (shape and the quantities the claim talks about);
+    ``regime(instance)``: its regime; ``arithmetic``: what decided the predicates.
+    """
+
+    rows: Callable[[CheckContext], Any]
+    arithmetic: str
+    decode: Callable[[dict], Any] | None = None
+    describe: Callable[[Any], str] = _plain
+    regime: Callable[[Any], str] = lambda x: "all"
+
+    def only_stored(self) -> "Pool":
+        """The same instances, but a claim declared on it is decided on its stored counterexamples alone
+        (for a statement the seeded instances do not speak to, e.g. one that fails on a null set)."""
+        return replace(self, rows=None)
+
+    def decide(self, hypotheses, conclusion) -> Callable[[CheckContext], list[Evidence]]:
+        """A further statement decided on these instances, as an explicit check (e.g. the exact
+        characterisation a corrected reading rests on beside its own conclusion)."""
+        names, preds = _hypotheses(hypotheses)
+        text, conclude = _named(conclusion)
+        if conclude is None:
+            raise ValueError("decide() needs a predicate conclusion")
+        return _pool_check(self, names, preds, text, conclude)
+
+
+def _named(conclusion, strict: bool = False) -> tuple[str, Callable | None]:
+    """(text, predicate) of a conclusion given as text, as ``(text, predicate)`` or as a documented function."""
+    if conclusion is None or isinstance(conclusion, str):
+        return conclusion or "conclusion", None
+    if isinstance(conclusion, tuple) and len(conclusion) == 2 and isinstance(conclusion[0], str) \
+            and callable(conclusion[1]):
+        return conclusion
+    if callable(conclusion):
+        doc = (getattr(conclusion, "__doc__", None) or "").strip().splitlines()
+        name = getattr(conclusion, "__name__", "<lambda>")
+        if doc:
+            return doc[0], conclusion
+        if name != "<lambda>":
+            return name, conclusion
+        if strict:
+            raise ValueError("a conclusion given as a lambda needs its words: conclusion=('words', predicate)")
+        return "conclusion", conclusion  # a user's bare lambda: the statement's LaTeX says what it is
+    raise TypeError(f"conclusion must be text, a documented predicate or ('text', predicate), not "
+                    f"{type(conclusion).__name__}")
+
+
+def _hypotheses(hypotheses) -> tuple[tuple[str, ...], dict]:
+    """(names, predicates) of hypotheses given as ``{name: predicate}`` or as names only."""
+    if isinstance(hypotheses, dict):
+        bad = [k for k, v in hypotheses.items() if not callable(v)]
+        if bad:
+            raise TypeError(f"hypotheses {bad} are not predicates (give {{name: predicate}} or names only)")
+        return tuple(hypotheses), dict(hypotheses)
+    if isinstance(hypotheses, str):
+        raise TypeError("hypotheses: give a tuple of names or a {name: predicate} dict, not one string")
+    names = tuple(hypotheses)
+    if not all(isinstance(h, str) for h in names):
+        raise TypeError("hypotheses: give a tuple of names or a {name: predicate} dict")
+    return names, {}
+
+
+def _premise(preds: dict, x) -> bool:
+    return all(_tri(p(x)) is True for p in preds.values())
+
+
+def _given(names) -> str:
+    return f" given {', '.join(names)}" if names else ""
+
+
+def _pool_check(pool: Pool, names, preds: dict, text: str, conclude: Callable):
+    """The derived check: per regime, how many pool instances meet every hypothesis and how many of
+    those satisfy the conclusion (three-valued: an undecided conclusion is left out and said)."""
+    def check(ctx: CheckContext) -> list[Evidence]:
+        by: dict[str, list] = {}
+        for regime, label, x in pool.rows(ctx):
+            by.setdefault(regime, []).append((label, x))
+        out = []
+        for regime, rows in by.items():
+            met = [(lab, x) for lab, x in rows if _premise(preds, x)]
+            val = [(lab, x, _tri(conclude(x))) for lab, x in met]
+            fails = [(lab, x) for lab, x, v in val if v is False]
+            undecided = sum(v is None for _, _, v in val)
+            labels = sorted({lab for lab, _ in met if lab})
+            out.append(exact_instances(
+                f"{text}{_given(names)}" + (f" (families: {', '.join(labels) or 'none'})" if any(lab for lab, _ in rows) else "")
+                + (f" (undecided, left out: {undecided})" if undecided else ""),
+                met=len(met) - undecided, held=len(met) - undecided - len(fails), drawn=len(rows), regime=regime,
+                arithmetic=pool.arithmetic,
+                first_failure=(f"{fails[0][0]} {pool.describe(fails[0][1])}".strip() if fails else None)))
+        return out
+    return check
+
+
+def _stored_check(pool: Pool, ref, names, preds: dict, text: str, conclude: Callable):
+    """The derived re-check of a stored counterexample: it meets every hypothesis and breaks the conclusion."""
+    cid, name = (ref, "") if isinstance(ref, str) else ref
+    if pool.decode is None:
+        raise ValueError(f"stored counterexample {cid}: the claim's Pool has no decode()")
+
+    def recheck(data):
+        x = pool.decode(data)
+        ok = _premise(preds, x) and _tri(conclude(x)) is False
+        why = (f"{pool.describe(x)}: every hypothesis ({', '.join(names) or 'none'}) holds and the conclusion "
+               f"«{text}» fails") if ok else None
+        return why, pool.regime(x), {}
+    return lambda ctx: [stored_counterexample(cid, recheck, name=name, arithmetic=pool.arithmetic)]
+
+
+def _derived(pool: Pool | None, hypotheses, conclusion, counterexamples, owner: str) -> tuple[tuple, str, list]:
+    """(hypothesis names, conclusion text, derived checks) of one statement."""
+    names, preds = _hypotheses(hypotheses)
+    text, conclude = _named(conclusion, strict=pool is not None)
+    if conclude is not None and names and not preds:
+        raise ValueError(f"{owner}: hypotheses {list(names)} are named but not given as predicates; a predicate "
+                         "conclusion is decided on instances meeting {name: predicate} hypotheses")
+    if conclude is None and (preds or counterexamples):
+        raise ValueError(f"{owner}: predicates for the hypotheses or stored counterexamples need a predicate "
+                         "conclusion")
+    if conclude is None:
+        return names, text, []
+    if pool is None:
+        raise ValueError(f"{owner}: a predicate conclusion needs instances (a Pool, or a builder "
+                         "instances(draw, regime))")
+    checks = [_pool_check(pool, names, preds, text, conclude)] if pool.rows is not None else []
+    checks += [_stored_check(pool, ref, names, preds, text, conclude) for ref in counterexamples]
+    return names, text, checks
+
+
+def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusion=None, instances=None,
+          checks=(), counterexamples=(), readings=(), corrected: Reading | None = None, section: str = "",
+          quote: str = "", chapter: str = "", source: str = "collapse-verify", form: str = "universal",
+          proof_steps=(), samples: int = 40, search_examples: int = 1000, register_claim: bool = True) -> Claim:
+    """Declare a claim: the one form for the paper's claims and users' conjectures (see the module docstring).
+
+    * ``hypotheses``: ``{name: predicate}`` on an instance, or names only (when the checks are explicit);
+    * ``conclusion``: a predicate (documented, or ``("text", predicate)``), or text (explicit checks);
+    * ``instances``: a builder ``instances(draw, regime)`` (seeded stress and a Hypothesis counterexample
+      search, shrunk and stored per regime), or a :class:`Pool` of seeded exact instances per regime
+      (a per-regime check, plus a re-check of each stored file named in ``counterexamples``);
+    * ``checks``: explicit checks (proofs, witnesses, studies), run beside the derived ones;
+    * ``readings`` / ``corrected``: :class:`~theorems.claims.Reading` s; a reading's own ``hypotheses``,
+      ``conclusion`` and ``counterexamples`` are decided on the same instances.
+
+    A second claim with an id already registered raises :class:`~theorems.claims.DuplicateClaim`.
+    """
+    pool = instances if isinstance(instances, Pool) else None
+    builder = instances if instances is not None and pool is None else None
+    if builder is not None:  # a user's builder: seeded stress and a Hypothesis counterexample search
+        names, preds = _hypotheses(hypotheses)
+        text, conclude = _named(conclusion)
+        if conclude is None:
+            raise ValueError(f"{id}: a builder instances(draw, regime) needs a predicate conclusion")
+        derived: list = []
+    else:
+        names, text, derived = _derived(pool, hypotheses, conclusion, counterexamples, id)
+    all_checks = [*derived, *checks]
+
+    def build(r: Reading | None) -> Reading | None:
+        if r is None or (r.conclusion is None and not r.hypotheses):
+            return r
+        _, _, more = _derived(pool if r.instances is None else r.instances, r.hypotheses, r.conclusion,
+                              r.counterexamples, f"{id} reading {r.key}")
+        return replace(r, checks=(*more, *r.checks), hypotheses=(), conclusion=None, counterexamples=(),
+                       instances=None)
+
+    c = Claim(id=id, section=section, quote=quote or statement, statement=statement, hypotheses=names,
+              conclusion=text, regimes=tuple(regimes), checks=all_checks,
+              readings=[build(r) for r in readings], corrected=build(corrected), chapter=chapter, source=source,
+              form=form)
+    if builder is not None:
+        conj = Conjecture(c, preds, conclude, builder, tuple(regimes), samples, search_examples)
+        c.checks = [conj.stress, conj.counterexample, *checks]
     if proof_steps:
-        checks.append(lambda ctx: [derivation(proof_steps, id)])
-    claim = Claim(id=id, section=section, quote=quote or statement, statement=statement,
-                  hypotheses=tuple(hypotheses), conclusion=getattr(conclusion, "__doc__", None) or "conclusion",
-                  regimes=tuple(regimes), checks=checks, chapter=chapter, source=source, form=form)
-    c = Conjecture(claim, dict(hypotheses), conclusion, instances, tuple(regimes), samples, search_examples)
-    holder["c"] = c
-    claim.proof_steps = tuple(proof_steps)  # type: ignore[attr-defined]
+        c.checks = [*c.checks, lambda ctx: [derivation(proof_steps, id)]]
+    c.proof_steps = tuple(proof_steps)  # type: ignore[attr-defined]
     if register_claim:
-        register(claim)
-        CONJECTURES[id] = c
-    return claim
+        register(c)  # a duplicate id raises here, before anything else is recorded
+        if builder is not None:
+            CONJECTURES[id] = conj
+    return c
+
+
+def conjecture(*, id: str, statement: str, hypotheses: dict, conclusion: Callable, instances: Callable,
+               regimes=("n<d", "n=d", "n>d"), section: str = "user conjecture", source: str = "user",
+               **kw) -> Claim:
+    """:func:`claim` with a user's defaults (regimes n < d, n = d, n > d; section "user conjecture")."""
+    return claim(id=id, statement=statement, hypotheses=hypotheses, conclusion=conclusion, instances=instances,
+                 regimes=regimes, section=section, source=source, **kw)

@@ -20,7 +20,8 @@ from __future__ import annotations
 import sympy
 from sympy import Rational, symbols
 
-from .claims import Claim, Evidence, Reading, exact_complete, not_checkable, register
+from .claims import Evidence, Reading, exact_complete, not_checkable
+from .conjecture import claim
 
 __all__ = ["flops", "params", "ffn_share", "share_at", "n_range_for_share", "BERT"]
 
@@ -90,7 +91,7 @@ def _share_evidence(ctx) -> list[Evidence]:
     return out
 
 
-register(Claim(
+claim(
     id="DC.ffn-flops", section="§5.3",
     quote="The canonical choice d_ff = 4 d_model (64.8% of FLOPs in BertBase)",
     statement=r"\frac{\mathrm{FLOPs}_{\mathrm{FFN}}}{\mathrm{FLOPs}_{\mathrm{layer}}}\Big|_{\text{BERT-base}}=64.8\%",
@@ -104,9 +105,9 @@ register(Claim(
                           f"the limit n -> 0 is 2/3", n_range_for_share() is not None,
                           arithmetic="exact rational (sympy)")]])],
     chapter="rank_contraction",
-))
+)
 
-register(Claim(
+claim(
     id="DC.dff-heuristic", section="§1 contribution 4; §6 A (truncated)",
     quote="d_ff = 4 d_model is an engineering heuristic; the right quantity is the non-linear complexity of the task",
     statement=r"\text{(no formal content available)}",
@@ -115,7 +116,7 @@ register(Claim(
                                        "(§6 A is truncated), and 'engineering heuristic' is a historical claim, not "
                                        "a mathematical one")]],
     chapter="rank_contraction",
-))
+)
 
 
 # --- further sentences of the paper (coverage) ---
@@ -126,15 +127,15 @@ def bert_config(ctx, L=12, H_=12, dm=768, dk=64, dff=3072) -> list[Evidence]:
                            Rational(dm, H_) == dk and dff == 4 * dm, arithmetic="exact integers")]
 
 
-register(Claim(
+claim(
     id="DC.bert-config", section="§2, notation",
     quote="For BertBase: L=12, H=12, d_model=768, d_k=64, d_ff=3072",
     statement=r"d_k=d_{\mathrm{model}}/H=64,\quad d_{\mathrm{ff}}=4d_{\mathrm{model}}=3072",
     hypotheses=("BERT-base",), conclusion="consistent configuration", regimes=("all",), form="concrete",
     checks=[bert_config], chapter="rank_contraction",
-))
+)
 
-register(Claim(
+claim(
     id="DC.dff-justification", section="§5.3",
     quote="The canonical choice d_ff = 4 d_model ... is justified by the first function, not the second",
     statement=r"\text{(no formal content available)}",
@@ -142,4 +143,4 @@ register(Claim(
     checks=[lambda ctx: [not_checkable("a claim about why a design choice was made; 'non-linear feature generation' "
                                        "is not quantified in the available text, so no d_ff follows from it")]],
     chapter="rank_contraction",
-))
+)

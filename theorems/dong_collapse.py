@@ -24,7 +24,8 @@ import math
 
 import sympy
 
-from .claims import Claim, Evidence, Reading, register, stored_counterexample
+from .claims import Evidence, Reading, stored_counterexample
+from .conjecture import Pool, claim
 
 __all__ = ["skip_bound_holds", "rank_blind_to_collapse", "stochastic_power_sigma2", "barycentric", "markov_bound_holds"]
 
@@ -62,7 +63,7 @@ def _softmax_row_shift_proof(ctx) -> list[Evidence]:
     return [proof_evidence((2,), "softmax(M + c 1^T) = softmax(M) (entrywise identity)")]
 
 
-register(Claim(
+claim(
     id="DONG.collapse-rate", section="Dong et al. 2021 (explainer): pure attention",
     quote="the residual norm decays ... doubly exponential convergence rate with base 3",
     statement=r"\text{pure attention: }\|R^{(l+1)}\|\le C\|R^{(l)}\|^3,\ \log\rho_{l+1}/\log\rho_l\to3",
@@ -74,18 +75,18 @@ register(Claim(
                       note="the explainer drops a column-dependent term with a shift invariance that softmax does "
                            "not have; the rate survives because that term only moves a row constant of A R W")],
     chapter="dong_collapse",
-))
+)
 
-register(Claim(
+claim(
     id="DONG.machine-precision-5-7", section="Dong explainer",
     quote="In a 12-layer pure self-attention network without skip connections, token diversity drops to machine "
           "precision within 5 to 7 layers",
     statement=r"\min\{l:\rho_l<2^{-52}\}\in\{5,6,7\}",
     hypotheses=("pure attention", "12 layers", "standard-scale random weights"), conclusion="layer in 5..7",
     regimes=("n<d", "n>d"), checks=[], chapter="dong_collapse",  # the depth study (numeric layer)
-))
+)
 
-register(Claim(
+claim(
     id="DONG.skip-lower-bound", section="Dong explainer: skip connections",
     quote="||R^(l)||_F >= (1 - gamma)^l ||R^(0)||_F > 0 where gamma < 1 is an upper bound on the contraction "
           "introduced by attention",
@@ -99,9 +100,9 @@ register(Claim(
                       note="gamma defined from the weights (a rigorous bound on the contraction), so the "
                            "inequality can fail; vacuous when gamma_W >= 1 (standard-scale weights)")],
     chapter="dong_collapse",
-))
+)
 
-register(Claim(
+claim(
     id="DONG.mlp-singly-exponential", section="Dong explainer: MLPs without skips",
     quote="introducing MLPs without skip connections slows the rate of rank collapse from doubly exponential (3^l) "
           "to singly exponential (lambda^l)",
@@ -109,9 +110,9 @@ register(Claim(
     hypotheses=("MLP", "no skip"), conclusion="singly exponential", regimes=("n<d", "n>d"),
     checks=[],  # the depth study's exponent (numeric layer)
     chapter="dong_collapse",
-))
+)
 
-register(Claim(
+claim(
     id="DONG.softmax-shift", section="Dong explainer",
     quote="shift-invariance property of the softmax function (softmax(M + 1 c^T) = softmax(M) for any vector c)",
     statement=r"\operatorname{softmax}_{\text{row}}(M+\mathbf 1c^\top)=\operatorname{softmax}_{\text{row}}(M)\ \forall c",
@@ -119,7 +120,7 @@ register(Claim(
     corrected=Reading("corrected", r"\operatorname{softmax}_{\text{row}}(M+c\mathbf 1^\top)=\operatorname{softmax}_{\text{row}}(M)",
                       checks=[_softmax_row_shift_proof], condition="the shift must be constant along each row: c 1^T, not 1 c^T"),
     chapter="dong_collapse",
-))
+)
 
 def rank_blind_to_collapse(layers: list[dict], full: int, below: float = -52 * math.log10(2)) -> bool | None:
     """True when the certified rank is full at every layer while the last rho enclosure is certainly tiny.
@@ -137,7 +138,7 @@ def rank_blind_to_collapse(layers: list[dict], full: int, below: float = -52 * m
     return None
 
 
-register(Claim(
+claim(
     id="RRO.no-dong-collapse", section="§5.2, after Thm 5.3",
     quote="For Lebesgue-almost-every X^(l) with rank(X^(l)) < min(n, d_model), ... rank(X^(l+1)) > rank(X^(l)). "
           "The doubly-exponential collapse of Dong et al. cannot occur.",
@@ -151,7 +152,7 @@ register(Claim(
                       checks=[],  # the depth study's exponents (numeric layer)
                       note="the conclusion alone, on the depth study: a fit over layers (float evidence)")],
     chapter="dong_collapse",
-))
+)
 
 
 # --- further sentences of the paper (coverage) ---
@@ -161,14 +162,14 @@ import random as _random  # noqa: E402
 from sympy import Rational as _Q  # noqa: E402
 
 from .claims import (ProofStep, derivation as _derivation, exact_complete as _exact_complete,  # noqa: E402
-                     exact_instances as _exact_instances, interval_witness as _interval_witness,
+                     interval_witness as _interval_witness,
                      not_checkable as _not_checkable, predicted as _predicted, stable_seed as _stable_seed,
                      symbolic_identity as _symbolic_identity)
 
 _EXACT = "exact over QQ (python-flint fmpq_mat)"
 
 
-register(Claim(
+claim(
     id="RRO.contribution-2", section="§1 contribution 2; §5",
     quote="rank collapse does not occur in BERT-like architectures with residual connections; the MLP is sufficient "
           "but not necessary for this purpose",
@@ -188,7 +189,7 @@ register(Claim(
                       checks=[],
                       note="exact rank is kept, but Dong's token-diversity ratio still decays, slowly")],
     chapter="dong_collapse",
-))
+)
 
 
 def _mlp_nonlinear_counterexamples(ctx) -> list[Evidence]:
@@ -198,7 +199,7 @@ def _mlp_nonlinear_counterexamples(ctx) -> list[Evidence]:
             stored_counterexample("MLP.span", recheck_span, arithmetic=_EXACT)]
 
 
-register(Claim(
+claim(
     id="MLP.function", section="§5.3 (boxed statement)",
     quote="The MLP is necessary for non-linear feature generation and sufficient but not necessary for preventing "
           "rank collapse",
@@ -213,10 +214,10 @@ register(Claim(
               Reading("sufficient", r"\text{attention + MLP, no skip: no collapse}", checks=[]),
               Reading("not-necessary", r"\text{attention + skip, no MLP: no rank collapse}", checks=[])],
     chapter="dong_collapse",
-))
+)
 
 
-register(Claim(
+claim(
     id="DONG.regime-collapse", section="§1 (relationship with Dong et al.); abstract",
     quote="In the regime they study — pure attention, no residual, no MLP — rank collapse occurs as they prove. "
           "[Abstract:] all token representations converge to a single direction",
@@ -228,10 +229,10 @@ register(Claim(
                       note="the paper's own notion (exact rank, §5): exact rank never falls; Dong's collapse is "
                            "invisible to it")],
     chapter="dong_collapse",
-))
+)
 
 
-register(Claim(
+claim(
     id="DONG.identical-vector", section="Dong explainer: introduction",
     quote="every token in the sequence converges to an identical vector, eliminating all positional and semantic "
           "distinctions within a handful of layers",
@@ -242,7 +243,7 @@ register(Claim(
                       checks=[],
                       note="convergence, not equality: ||R|| is certified non-zero at every layer")],
     chapter="dong_collapse",
-))
+)
 
 
 def stochastic_power_sigma2(P, L: int):
@@ -267,20 +268,26 @@ def _recheck_stochastic_product(data):
     return None, "all", {}
 
 
-def _uniform_one_step(ctx) -> list[Evidence]:
+def _uniform_one_step_rows(ctx):
     rng = _random.Random(_stable_seed("DONG.setup-stochastic-product:uniform"))
-    met = held = 0
     for (n, d) in ((2, 2), (3, 5), (5, 3), (4, 4)):
         X = sympy.Matrix(n, d, lambda i, j: _Q(rng.randint(-5, 5)))
         W = sympy.Matrix(d, d, lambda i, j: _Q(rng.randint(-5, 5)))
-        from .linalg import rank as _rank
-        met += 1
-        held += _rank(sympy.ones(n, n) / n * X * W) <= 1
-    return [_exact_instances("uniform attention A = J/n: rank(A X W_V W_O) <= 1 after one layer", met=met, held=held,
-                             arithmetic=_EXACT)]
+        yield "all", "", {"X": X, "W_VO": W}
 
 
-register(Claim(
+def _uniform_rank_one(v) -> bool:
+    """uniform attention A = J/n: rank(A X W_V W_O) <= 1 after one layer"""
+    from .linalg import rank as _rank
+    n = v["X"].shape[0]
+    return _rank(sympy.ones(n, n) / n * v["X"] * v["W_VO"]) <= 1
+
+
+#: random integer X and W_V W_O, four shapes (n = d, n < d, n > d)
+UNIFORM_ONE_STEP = Pool(rows=_uniform_one_step_rows, arithmetic=_EXACT)
+
+
+claim(
     id="DONG.setup-stochastic-product", section="§2, Dong's setup",
     quote="Under these conditions, the product of stochastic matrices converges to a rank-1 matrix doubly-"
           "exponentially in L",
@@ -298,13 +305,13 @@ register(Claim(
                 "P^L = (J + 2^-L (2I - J)) / 2 for P = [[3/4, 1/4], [1/4, 3/4]]: sigma_2(P^L) = 2^-L"),
                 "a constant stochastic product converges singly exponentially")]],
     readings=[Reading("uniform-attention", r"A^{(l)}=J/n:\ \operatorname{rank}(A XW)\le1\ \text{after one layer}",
-                      checks=[_uniform_one_step],
+                      hypotheses={}, conclusion=_uniform_rank_one, instances=UNIFORM_ONE_STEP,
                       note="with uniform attention (the parenthesis) the product is rank 1 at once: no rate at all")],
     chapter="dong_collapse",
-))
+)
 
 
-register(Claim(
+claim(
     id="DONG.setup-maintained", section="§2, Dong's setup; Dong explainer",
     quote="With MLP and residual, the rank is maintained. [Explainer:] When both residual connections and MLPs are "
           "present, rank collapse is suppressed entirely",
@@ -318,7 +325,7 @@ register(Claim(
                       checks=[lambda ctx: _maximal_rank(ctx)], regimes=("n>d",),
                       note="the explainer's 'Full Transformer: Maintains maximal rank'; post-LN rows are centred")],
     chapter="dong_collapse",
-))
+)
 
 
 def barycentric(points: list, p) -> list | None:
@@ -345,33 +352,41 @@ def _hull_literal(ctx) -> list[Evidence]:
                             reason=None if on_boundary else "the point is interior")]
 
 
-def _hull_positive(ctx) -> list[Evidence]:
+def _hull_rows(ctx):
+    """Three random integer points in the plane and positive rational weights (none drawn for collinear points)."""
     rng = _random.Random(_stable_seed("DONG.strictly-within-hull:positive"))
-    met = held = 0
     for _ in range(6 if ctx.quick else 20):
         pts = [(rng.randint(-5, 5), rng.randint(-5, 5)) for _ in range(3)]
         if sympy.Matrix([[*pt, 1] for pt in pts]).det() == 0:
+            yield "all", "", {"points": pts, "w": None}
             continue
         w = [_Q(rng.randint(1, 9)) for _ in range(3)]
-        w = [x / sum(w) for x in w]
-        p = tuple(sum(wi * pt[j] for wi, pt in zip(w, pts)) for j in range(2))
-        bc = barycentric(pts, p)
-        met += 1
-        held += bc is not None and all(c > 0 for c in bc)
-    return [_exact_instances("positive weights (softmax rows) on affinely independent points: every barycentric "
-                             "coordinate > 0 (relative interior)", met=met, held=held, arithmetic="exact (sympy)")]
+        yield "all", "", {"points": pts, "w": [x / sum(w) for x in w]}
 
 
-register(Claim(
+def _in_relative_interior(v) -> bool:
+    """every barycentric coordinate of sum_i w_i x_i is > 0 (relative interior)"""
+    pts, w = v["points"], v["w"]
+    bc = barycentric(pts, tuple(sum(wi * pt[j] for wi, pt in zip(w, pts)) for j in range(2)))
+    return bc is not None and all(c > 0 for c in bc)
+
+
+HULL_POINTS = Pool(rows=_hull_rows, arithmetic="exact (sympy)")
+
+
+claim(
     id="DONG.strictly-within-hull", section="Dong explainer: row-stochastic contraction",
     quote="In convex geometry, any weighted average of a set of points lies strictly within their convex hull",
     statement=r"w\ge0,\ \textstyle\sum w=1\Rightarrow\sum_iw_ix_i\in\operatorname{relint}\operatorname{conv}\{x_i\}",
     hypotheses=("convex weights",), conclusion="relative interior", regimes=("all",),
     checks=[_hull_literal],
     readings=[Reading("positive-weights", r"w>0\Rightarrow\sum_iw_ix_i\in\operatorname{relint}\operatorname{conv}\{x_i\}",
-                      checks=[_hull_positive], note="true for softmax rows, whose weights are all positive")],
+                      hypotheses={"affinely independent points": lambda v: v["w"] is not None,
+                                  "positive weights (softmax rows)": lambda v: all(x > 0 for x in v["w"])},
+                      conclusion=_in_relative_interior, instances=HULL_POINTS,
+                      note="true for softmax rows, whose weights are all positive")],
     chapter="dong_collapse",
-))
+)
 
 
 def _R2(X):
@@ -388,9 +403,9 @@ def _nonexpansive_fro(ctx) -> list[Evidence]:
                             f"{b} = ||X - Y||_F^2", a <= b, arithmetic="exact integers")]
 
 
-def _nonexpansive_max(ctx) -> list[Evidence]:
+def _stochastic_rows(ctx):
+    """Random row-stochastic P (rational; a zero row replaced by 1/n) and a random integer D."""
     rng = _random.Random(_stable_seed("DONG.non-expansive:max-norm"))
-    met = held = 0
     for _ in range(8 if ctx.quick else 30):
         n, d = rng.randint(2, 5), rng.randint(1, 4)
         P = sympy.Matrix(n, n, lambda i, j: _Q(rng.randint(0, 5)))
@@ -398,10 +413,19 @@ def _nonexpansive_max(ctx) -> list[Evidence]:
             s = sum(P.row(i))
             P[i, :] = P.row(i) / s if s else sympy.Matrix(1, n, lambda a, j: _Q(1, n))
         D = sympy.Matrix(n, d, lambda i, j: _Q(rng.randint(-9, 9)))
-        met += 1
-        held += bool(max(abs(v) for v in P * D) <= max(abs(v) for v in D))
-    return [_exact_instances("max-entry norm: max |P D| <= max |D| for row-stochastic P", met=met, held=held,
-                             arithmetic="exact (sympy rationals)")]
+        yield "all", "", {"P": P, "D": D}
+
+
+def _is_row_stochastic(P) -> bool:
+    return all(v >= 0 for v in P) and all(sum(P.row(i)) == 1 for i in range(P.shape[0]))
+
+
+def _max_nonexpansive(v) -> bool:
+    """max-entry norm: max |P D| <= max |D|"""
+    return bool(max(abs(x) for x in v["P"] * v["D"]) <= max(abs(x) for x in v["D"]))
+
+
+STOCHASTIC = Pool(rows=_stochastic_rows, arithmetic="exact (sympy rationals)")
 
 
 def _toward_center(ctx) -> list[Evidence]:
@@ -418,21 +442,23 @@ def _toward_center(ctx) -> list[Evidence]:
     return out
 
 
-register(Claim(
+claim(
     id="DONG.non-expansive", section="Dong explainer: row-stochastic contraction",
     quote="applying a row-stochastic matrix is a non-expansive contraction mapping that pulls all token vectors toward "
           "the geometric center of the sequence representation",
     statement=r"\|P(X-Y)\|_F\le\|X-Y\|_F\ \wedge\ \|R(PX)\|_F\le\|R(X)\|_F\ \ (P\ \text{row-stochastic})",
     hypotheses=("P row-stochastic",), conclusion="non-expansive, diversity non-increasing", regimes=("all",),
     checks=[_nonexpansive_fro, _toward_center],
-    readings=[Reading("max-norm", r"\|PD\|_{\max}\le\|D\|_{\max}", checks=[_nonexpansive_max],
+    readings=[Reading("max-norm", r"\|PD\|_{\max}\le\|D\|_{\max}",
+                      hypotheses={"P row-stochastic": lambda v: _is_row_stochastic(v["P"])},
+                      conclusion=_max_nonexpansive, instances=STOCHASTIC,
                       note="what is true: a row-stochastic P is non-expansive in the max (infinity) norm, and "
                            "conv(rows PX) lies in conv(rows X)"),
               Reading("toward-center", r"\|R(PX)\|_F\le\|R(X)\|_F", checks=[_toward_center],
                       note="false even for strictly positive (softmax-like) P: averaging towards one token moves "
                            "the others away from the centroid")],
     chapter="dong_collapse",
-))
+)
 
 
 def _mlp_outward_literal(ctx) -> list[Evidence]:
@@ -447,7 +473,7 @@ def _mlp_outward_literal(ctx) -> list[Evidence]:
                             arithmetic="exact rationals")]
 
 
-register(Claim(
+claim(
     id="DONG.mlp-pushes-outward", section="Dong explainer: MLPs break convex hulls",
     quote="The MLP expands, rotates, and disperses the token vectors across high-dimensional space, pushing points "
           "outward from the sequence centroid",
@@ -457,20 +483,20 @@ register(Claim(
     readings=[Reading("generic-weights", r"\text{median over Gaussian MLPs of }\rho(\mathrm{MLP}X)/\rho(X)>1",
                       checks=[])],  # float64 draws (numeric layer)
     chapter="dong_collapse",
-))
+)
 
 
-register(Claim(
+claim(
     id="DONG.cubic-constant", section="Dong explainer: why self-attention collapses doubly exponentially",
     quote="this feedback loop establishes a cubic contraction recurrence between successive layers: ‖R^(l+1)‖_F ≤ "
           "C·‖R^(l)‖_F^3 for a constant C determined by weight norms and sequence parameters",
     statement=r"\sup_l\|R^{(l+1)}\|_F/\|R^{(l)}\|_F^3<\infty\ \text{(pure attention)}",
     hypotheses=("pure attention",), conclusion="a constant C", regimes=("n<d", "n>d"),
     checks=[], chapter="dong_collapse",  # the depth study (numeric layer)
-))
+)
 
 
-register(Claim(
+claim(
     id="DONG.skip-full-rank", section="Dong explainer: summary",
     quote="Attention + Skip Connections: Establishes a strictly positive lower bound on representation variance, "
           "preserving full rank across arbitrary depth",
@@ -481,7 +507,7 @@ register(Claim(
     readings=[Reading("generic-weights", r"\text{Gaussian weights: full rank and }R\ne0\text{ for 12 layers}",
                       checks=[], regimes=("n<d", "n>d"))],  # the depth study (numeric layer)
     chapter="dong_collapse",
-))
+)
 
 
 def _recheck_one_layer_collapse_lazy(data):
@@ -489,18 +515,23 @@ def _recheck_one_layer_collapse_lazy(data):
     return recheck_one_layer_collapse(data)
 
 
-def row_stochastic(ctx) -> list[Evidence]:
-    from .residual_obstruction import exact_softmax
+def _softmax_rows(ctx):
     rng = _random.Random(_stable_seed("DONG.row-stochastic:softmax"))
-    met = held = 0
     for (n, d) in ((2, 2), (3, 4), (5, 2)):
         for _ in range(3):
             X = sympy.Matrix(n, d, lambda i, j: _Q(rng.randint(-2, 2)))
-            A = exact_softmax(X, sympy.Matrix(d, d, lambda i, j: _Q(rng.randint(-1, 1))))
-            met += 1
-            held += all(v > 0 for v in A) and all(sum(A.row(i)) == 1 for i in range(n))
-    return [_exact_instances("softmax attention: every entry > 0 and every row sums to 1", met=met, held=held,
-                             arithmetic="exact (2^k softmax)")]
+            yield "all", "", {"X": X, "M0": sympy.Matrix(d, d, lambda i, j: _Q(rng.randint(-1, 1)))}
+
+
+def _softmax_positive_stochastic(v) -> bool:
+    """softmax attention: every entry > 0 and every row sums to 1"""
+    from .residual_obstruction import exact_softmax
+    A = exact_softmax(v["X"], v["M0"])
+    return all(x > 0 for x in A) and all(sum(A.row(i)) == 1 for i in range(A.shape[0]))
+
+
+#: random integer X and scores log 2 X M0 X^T (M0 in {-1, 0, 1}), so the softmax is rational
+SOFTMAX = Pool(rows=_softmax_rows, arithmetic="exact (2^k softmax)")
 
 
 def _uniform_attention_is_uniform(ctx) -> list[Evidence]:
@@ -510,14 +541,14 @@ def _uniform_attention_is_uniform(ctx) -> list[Evidence]:
                             all(v == _Q(1, 3) for v in A), arithmetic="exact")]
 
 
-register(Claim(
+claim(
     id="DONG.row-stochastic", section="Dong explainer: row-stochastic contraction",
     quote="the attention matrix P is that it is strictly row-stochastic: all entries are non-negative, and each row sums "
           "exactly to one",
     statement=r"P=\operatorname{softmax}(S):\ P_{ij}>0,\ P\mathbf 1=\mathbf 1",
-    hypotheses=(), conclusion="row-stochastic with positive entries", regimes=("all",),
-    checks=[row_stochastic, _uniform_attention_is_uniform], chapter="dong_collapse",
-))
+    hypotheses={}, conclusion=("row-stochastic with positive entries", _softmax_positive_stochastic),
+    instances=SOFTMAX, regimes=("all",), checks=[_uniform_attention_is_uniform], chapter="dong_collapse",
+)
 
 
 def markov_bound_holds(P, X0, L: int = 4) -> tuple[bool, list]:
@@ -547,29 +578,33 @@ def _markov_literal(ctx) -> list[Evidence]:
                             arithmetic="exact rationals")]
 
 
-def _markov_symmetric(ctx) -> list[Evidence]:
+def _two_by_two_rows(ctx):
     rng = _random.Random(_stable_seed("DONG.markov-geometric:symmetric"))
-    met = held = 0
     for _ in range(4 if ctx.quick else 10):
         a, b = _Q(rng.randint(1, 9), 10), _Q(rng.randint(1, 9), 10)
         P = sympy.Matrix([[1 - a, a], [b, 1 - b]])
-        met += 1
-        held += markov_bound_holds(P, sympy.Matrix([[rng.randint(-5, 5)], [rng.randint(-5, 5)]]))[0]
-    return [_exact_instances("2 x 2 stochastic P (P^l = 1 pi^T + lambda^l (I - 1 pi^T)): the bound holds", met=met,
-                             held=held, arithmetic="exact rationals")]
+        yield "all", "", {"P": P, "X0": sympy.Matrix([[rng.randint(-5, 5)], [rng.randint(-5, 5)]])}
 
 
-register(Claim(
+#: 2 x 2 stochastic P = [[1 - a, a], [b, 1 - b]] (a, b in 1/10 .. 9/10) and a random integer X0
+TWO_BY_TWO = Pool(rows=_two_by_two_rows, arithmetic="exact rationals")
+
+
+claim(
     id="DONG.markov-geometric", section="Dong explainer: row-stochastic contraction",
     quote="multiplying by fixed transition matrices leads to geometric mixing ... ‖X^(l) − 1x^T‖ ≤ λ^l ‖X^(0) − 1x^T‖ "
           "where λ < 1 corresponds to the subdominant eigenvalue of the transition matrix",
     statement=r"\|P^lX^{(0)}-\mathbf 1x^\top\|\le|\lambda_2|^l\|X^{(0)}-\mathbf 1x^\top\|\ \forall l",
     hypotheses=("P fixed, row-stochastic",), conclusion="geometric bound with constant 1", regimes=("all",),
     checks=[_markov_literal],
-    readings=[Reading("two-by-two", r"n=2:\ \text{the bound holds with equality}", checks=[_markov_symmetric],
+    readings=[Reading("two-by-two", r"n=2:\ \text{the bound holds with equality}",
+                      hypotheses={"P row-stochastic": lambda v: _is_row_stochastic(v["P"])},
+                      conclusion=("2 x 2 stochastic P (P^l = 1 pi^T + lambda^l (I - 1 pi^T)): the bound holds",
+                                  lambda v: markov_bound_holds(v["P"], v["X0"])[0]),
+                      instances=TWO_BY_TWO,
                       note="with a defective (Jordan) P the rate is l lambda^l: geometric only up to a constant")],
     chapter="dong_collapse",
-))
+)
 
 
 def cubic_solution(ctx, power: int = 3) -> list[Evidence]:
@@ -584,14 +619,14 @@ def cubic_solution(ctx, power: int = 3) -> list[Evidence]:
     return [step, base]
 
 
-register(Claim(
+claim(
     id="DONG.cubic-solution", section="Dong explainer: why self-attention collapses doubly exponentially",
     quote="Solving this cubic recurrence demonstrates that the residual norm decays according to: ‖R^(l)‖_F ≤ "
           "(1/√C)(√C ‖R^(0)‖_F)^(3^l)",
     statement=r"r_{l+1}\le Cr_l^3\Rightarrow r_l\le C^{-1/2}(\sqrt Cr_0)^{3^l}",
     hypotheses=("the cubic recurrence",), conclusion="the closed form", regimes=("all",),
     checks=[cubic_solution], chapter="dong_collapse",
-))
+)
 
 
 def _ln_rows_centred() -> bool:

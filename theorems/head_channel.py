@@ -34,8 +34,9 @@ import random
 import sympy
 from sympy import Matrix, Rational, symbols
 
-from .claims import (CheckContext, Claim, Evidence, Reading, derivation, exact_complete, exact_instances,
-                     register, stable_seed)
+from .claims import (CheckContext, Evidence, Reading, derivation, exact_complete, exact_instances,
+                     stable_seed)
+from .conjecture import Pool, claim
 from .instances import Shape
 from .linalg import exact_matrix, rank
 from .real_model import trained_reading
@@ -207,55 +208,66 @@ def _literal_evidence(ctx) -> list[Evidence]:
     return out
 
 
-def _literal_degenerate(ctx) -> list[Evidence]:
-    """Rank-deficient W_O (rank < H d_k, e.g. H d_k > d): the kernel of Phi_a is non-trivial, exactly."""
+def _degenerate_rows(ctx):
+    """W_O = U V of rank min(H d_k, d) - 1 over SHAPES (n H d_k <= 40: the nullity's matrix is built exactly)."""
     rng = random.Random(stable_seed("HC.main:rank-deficient W_O"))
-    held = total = 0
     for (nn, dd, HH, dk) in SHAPES:
         rk = min(HH * dk, dd) - 1
         W = random_int_matrix(rng, HH * dk, rk) * random_int_matrix(rng, rk, dd)
-        if nn * HH * dk > 40 or rank(W) >= HH * dk:
-            continue
-        total += 1
-        held += map_nullity(lambda Ys: Phi_a(Ys, W), nn, HH, dk) > 0
-    return [exact_instances("rank W_O < H d_k: Phi_a has a non-trivial kernel (nullity from its matrix)", met=total,
-                            held=held, regime="degenerate-weights", arithmetic=_ARITH)]
+        if nn * HH * dk <= 40:
+            yield "degenerate-weights", "", {"n": nn, "H": HH, "d_k": dk, "W_O": W}
 
 
-def kernel_b_instances(ctx) -> list[Evidence]:
-    ok = total = 0
-    for (nn, _dd, HH, dk) in SHAPES:
-        total += 1
-        ok += map_nullity(lambda Ys: sum(Ys[1:], Ys[0]), nn, HH, dk) == KERNEL_FORMULAS["b"].subs({n: nn, H: HH, d_k: dk})
-    return [exact_instances("nullity of the sum map (its matrix built from a basis) = n (H - 1) d_k", met=total,
-                            held=ok, arithmetic=_ARITH)]
+#: rank-deficient W_O (rank < H d_k, e.g. H d_k > d)
+DEGENERATE_W_O = Pool(rows=_degenerate_rows, arithmetic=_ARITH)
 
 
-def _kernel_formula_instances(ctx) -> list[Evidence]:
+def sum_map_nullity_is_formula(v) -> bool:
+    """nullity of the sum map (its matrix built from a basis) = n (H - 1) d_k"""
+    nn, HH, dk = v["n"], v["H"], v["d_k"]
+    return map_nullity(lambda Ys: sum(Ys[1:], Ys[0]), nn, HH, dk) == KERNEL_FORMULAS["b"].subs({n: nn, H: HH, d_k: dk})
+
+
+#: the (n, H, d_k) of SHAPES (reading b: heads summed, no W_O)
+SUM_SHAPES = Pool(rows=lambda ctx: [("all", "", {"n": nn, "H": HH, "d_k": dk}) for (nn, _dd, HH, dk) in SHAPES],
+                  arithmetic=_ARITH)
+
+
+def _kernel_formula_rows(ctx):
+    """Every (shape, rank W_O) pair with n H d_k <= 40; W_O = U V of that rank (random integers)."""
     rng = random.Random(stable_seed("HC.main:kernel formula"))
-    ok = total = 0
     for (nn, dd, HH, dk) in SHAPES:
         for rk in range(0, min(HH * dk, dd) + 1):
             W = (random_int_matrix(rng, HH * dk, rk) * random_int_matrix(rng, rk, dd)) if rk else Matrix.zeros(HH * dk, dd)
-            if nn * HH * dk > 40:
-                continue
-            total += 1
-            direct = map_nullity(lambda Ys: Phi_a(Ys, W), nn, HH, dk)
-            ok += direct == KERNEL_FORMULAS["a"].subs({n: nn, H: HH, d_k: dk, rho: rank(W)})
-    return [exact_instances("nullity of Phi_a (its matrix built from a basis) = n (H d_k - rank W_O) over "
-                            "(shape, rank W_O) pairs", met=total, held=ok, arithmetic=_ARITH)]
+            if nn * HH * dk <= 40:  # the nullity is computed from an (n d) x (n H d_k) matrix
+                yield "all", "", {"n": nn, "H": HH, "d_k": dk, "W_O": W}
 
 
-register(Claim(
+def _nullity_a_is_formula(v) -> bool:
+    """nullity of Phi_a (its matrix built from a basis) = n (H d_k - rank W_O)"""
+    nn, HH, dk, W = v["n"], v["H"], v["d_k"], v["W_O"]
+    return map_nullity(lambda Ys: Phi_a(Ys, W), nn, HH, dk) == KERNEL_FORMULAS["a"].subs(
+        {n: nn, H: HH, d_k: dk, rho: rank(W)})
+
+
+#: (shape, rank W_O) pairs over SHAPES
+KERNEL_FORMULA = Pool(rows=_kernel_formula_rows, arithmetic=_ARITH)
+
+
+claim(
     id="HC.main", section="§7, Thm 7.3 (text not available; contributions list)",
     quote="the per-head contributions to multi-head attention output are irrecoverable from their sum",
     statement=r"\text{(a) }W_O\text{ known: }\ker\bigl[(Y_h)_h\mapsto\textstyle\sum_hY_hW_O^h\bigr]\neq0",
     hypotheses=("standard MHA", "W_O known"), conclusion="kernel non-trivial",
     regimes=("generic-weights", "degenerate-weights"),
-    checks=[_literal_evidence, _literal_degenerate],
+    checks=[_literal_evidence, DEGENERATE_W_O.decide(
+        {"rank W_O < H d_k": lambda v: rank(v["W_O"]) < v["H"] * v["d_k"]},
+        ("Phi_a has a non-trivial kernel (nullity from its matrix)",
+         lambda v: map_nullity(lambda Ys: Phi_a(Ys, v["W_O"]), v["n"], v["H"], v["d_k"]) > 0))],
     readings=[
         Reading("b-no-output-projection", r"\ker\bigl[(Y_h)_h\mapsto\textstyle\sum_hY_h\bigr]=n(H-1)d_k>0\ (H\ge2)",
-                checks=[lambda ctx: [proof_evidence((3,), "dim ker Phi_b = n (H - 1) d_k")], kernel_b_instances],
+                hypotheses={}, conclusion=sum_map_nullity_is_formula, instances=SUM_SHAPES,
+                checks=[lambda ctx: [proof_evidence((3,), "dim ker Phi_b = n (H - 1) d_k")]],
                 note="the paper's n(H-1)d_k is this reading's kernel dimension"),
         Reading("c-gauge", r"Y_h\ \text{identifiable only up to }Y_h\mapsto Y_hM_h,\ M_h\in GL(d_k)",
                 checks=[lambda ctx: [proof_evidence((1,), "the value-output gauge invariance")]],
@@ -263,10 +275,11 @@ register(Claim(
         trained_reading("HC.main"),
     ],
     corrected=Reading("corrected", r"\text{(a) is ambiguous iff }\operatorname{rank}W_O<Hd_k;\ \dim\ker\Phi_a=n(Hd_k-\operatorname{rank}W_O)",
-                      checks=[lambda ctx: [proof_evidence((0,), "the kernel formula of reading (a)")], _kernel_formula_instances],
+                      hypotheses={}, conclusion=_nullity_a_is_formula, instances=KERNEL_FORMULA,
+                      checks=[lambda ctx: [proof_evidence((0,), "the kernel formula of reading (a)")]],
                       condition="only a rank-deficient W_O (e.g. H d_k > d) leaves per-head outputs ambiguous"),
     chapter="head_channel",
-))
+)
 
 
 def mlp_cannot_separate(Ys: list[Matrix], K: list[Matrix], phi, g, X: Matrix | None = None) -> bool | None:
@@ -302,12 +315,11 @@ def _kernel_tuple(W: Matrix | None, n: int, H: int, dk: int, rng) -> list[Matrix
     return [K[:, h * dk:(h + 1) * dk] for h in range(H)]
 
 
-def _mlp_remedy_check(ctx, reading: str) -> list[Evidence]:
-    """Pairs of head outputs the mixing identifies (from the exact kernel), pushed through an exact MLP."""
+def _mlp_remedy_rows(ctx, reading: str, only: str | None = None):
+    """Head outputs Y and a kernel element K (from the exact kernel) per shape; ``only``: yield one regime's rows
+    (the draws of the others are still made, so every regime sees the same instances)."""
     rng = random.Random(stable_seed(f"HC.mlp-cannot-remedy:{reading}"))
-    out = []
     for regime in (("generic-weights", "degenerate-weights") if reading == "a" else ("all",)):
-        met = held = 0
         for (nn, dd, HH, dk) in SHAPES:
             if reading == "a":
                 rk = HH * dk if regime == "generic-weights" else min(HH * dk, dd) - 1
@@ -318,38 +330,56 @@ def _mlp_remedy_check(ctx, reading: str) -> list[Evidence]:
             Ys = [random_int_matrix(rng, nn, dk) for _ in range(HH)]
             K = _kernel_tuple(W, nn, HH, dk, rng)
             X = random_int_matrix(rng, nn, phi(Ys).shape[1]) if reading != "a" else None
-            r = None if K is None else mlp_cannot_separate(Ys, K, phi, gelu_like, X)
-            if r is None:
-                continue
-            met += 1
-            held += r
-        what = ("W_O known: the MLP's output, computed from each of two head-output tuples the mixing identifies, "
-                "is the same" if reading == "a" else
-                "heads summed (no projection), residual stream X + sum_h Y_h: the MLP's outputs agree")
-        out.append(exact_instances(what, met=met, held=held, regime=regime, arithmetic=_ARITH + " (polynomial MLP)"))
-    return out
+            if only in (None, regime):
+                yield regime, "", {"Y": Ys, "K": K, "phi": phi, "X": X}
 
 
-register(Claim(
+def _collision(v) -> bool:
+    """the mixing identifies two head-output tuples (a non-zero kernel element K)"""
+    return v["K"] is not None and not all(k == sympy.zeros(*k.shape) for k in v["K"])
+
+
+def _mlp_agrees(v) -> bool | None:
+    """the MLP's outputs, computed from each of the two identified tuples, are the same"""
+    return mlp_cannot_separate(v["Y"], v["K"], v["phi"], gelu_like, v["X"])
+
+
+def _describe_collision(v) -> str:
+    return f"n = {v['Y'][0].shape[0]}, H = {len(v['Y'])}, d_k = {v['Y'][0].shape[1]}"
+
+
+_MLP_ARITH = _ARITH + " (polynomial MLP)"
+#: W_O known (generic, and of rank min(H d_k, d) - 1), pairs identified by Phi_a, through an exact MLP
+MLP_A = Pool(rows=lambda ctx: _mlp_remedy_rows(ctx, "a"), arithmetic=_MLP_ARITH, describe=_describe_collision)
+MLP_A_DEGENERATE = Pool(rows=lambda ctx: _mlp_remedy_rows(ctx, "a", "degenerate-weights"), arithmetic=_MLP_ARITH,
+                        describe=_describe_collision)
+#: heads summed (no projection), the MLP fed the residual stream X + sum_h Y_h
+MLP_B = Pool(rows=lambda ctx: _mlp_remedy_rows(ctx, "b"), arithmetic=_MLP_ARITH, describe=_describe_collision)
+
+
+claim(
     id="HC.mlp-cannot-remedy", section="§7 (contributions list)",
     quote="The MLP cannot remedy this because it acts on the post-summation signal",
     statement=r"\exists Y\neq Y':\ \Phi_a(Y)=\Phi_a(Y'),\ \text{and then }\mathrm{MLP}(\Phi_a(Y))=\mathrm{MLP}(\Phi_a(Y'))",
     hypotheses=("the MLP sees only the post-summation signal",), conclusion="no recovery",
     regimes=("generic-weights", "degenerate-weights"),
-    checks=[lambda ctx: _mlp_remedy_check(ctx, "a"), lambda ctx: [proof_evidence((2,), "the data-processing step")]],
+    checks=[MLP_A.decide({"a collision exists": _collision}, _mlp_agrees),
+            lambda ctx: [proof_evidence((2,), "the data-processing step")]],
     readings=[Reading("rank-deficient-W_O",
                       r"\operatorname{rank}W_O<Hd_k\Rightarrow\nexists g:\ g\bigl(R+\textstyle\sum_hY_hW_O^h\bigr)="
                       r"(Y_h)_h\ \forall(Y_h)_h",
-                      checks=[lambda ctx: _mlp_remedy_check(ctx, "a")[1:]], regimes=("degenerate-weights",),
+                      hypotheses={"a collision exists": _collision}, conclusion=_mlp_agrees,
+                      instances=MLP_A_DEGENERATE, regimes=("degenerate-weights",),
                       note="the premise the headline needs (a collision exists) made a hypothesis; R is a fixed term, "
                            "so the residual stream X + MHA(X), where Y_h depends on X, is not covered"),
               Reading("residual-stream",
                       r"\text{heads summed, MLP sees }X+\textstyle\sum_hY_h:\ \text{pairs identified by the sum "
                       r"give equal MLP outputs}",
-                      checks=[lambda ctx: _mlp_remedy_check(ctx, "b")], regimes=("all",),
+                      hypotheses={"a collision exists": _collision}, conclusion=_mlp_agrees, instances=MLP_B,
+                      regimes=("all",),
                       note="the residual adds X before the MLP; the sum still identifies (Y_h) up to ker Phi")],
     chapter="head_channel",
-))
+)
 
 
 # --- further sentences of the paper (coverage) ---
@@ -394,7 +424,7 @@ def distinct_evidence(ctx) -> list[Evidence]:
     return out
 
 
-register(Claim(
+claim(
     id="HC.distinct-from-rank-collapse", section="§1, gap (iii)",
     quote="This is not a variant of rank collapse — it is a different problem, with a different cause and a different "
           "remedy",
@@ -406,60 +436,61 @@ register(Claim(
                       checks=[lambda ctx: [_not_checkable("the remedy is PG-OP (§8) and the cause is argued in §7; "
                                                           "neither section is in the available text")]])],
     chapter="head_channel",
-))
+)
 
 
-def _wo_vs_sum(ctx, generic: bool) -> list[Evidence]:
+def _wo_vs_sum_rows(ctx, generic: bool):
+    """Random integer W_O (generic, H d_k <= d) or of rank d_k - 1 (W_O = 0 when d_k = 1: the edge), n H d_k <= 40."""
     rng = random.Random(stable_seed(f"HC.wo-induces:{generic}"))
-    met = held = 0
     for (nn, dd, HH, dk) in SHAPES:
-        if nn * HH * dk > 40:
+        if nn * HH * dk > 40 or (generic and HH * dk > dd):
             continue
         if generic:
-            if HH * dk > dd:
-                continue
             W = random_int_matrix(rng, HH * dk, dd)
         else:
-            rk = dk - 1  # rank W_O < d_k (W_O = 0 when d_k = 1: the edge)
+            rk = dk - 1
             W = random_int_matrix(rng, HH * dk, rk) * random_int_matrix(rng, rk, dd) if rk else Matrix.zeros(HH * dk, dd)
-            if rank(W) >= dk:
-                continue
-        a = map_nullity(lambda Ys: Phi_a(Ys, W), nn, HH, dk)
-        b = map_nullity(lambda Ys: sum(Ys[1:], Ys[0]), nn, HH, dk)
-        met += 1
-        held += a > b
-    return [exact_instances(("generic W_O (H d_k <= d)" if generic else "rank W_O < d_k") + ": the output projection "
-                            "enlarges the ambiguity, dim ker Phi_a > dim ker Phi_b = n (H - 1) d_k", met=met, held=held,
-                            regime="generic-weights" if generic else "degenerate-weights", arithmetic=_ARITH)]
+        yield "generic-weights" if generic else "degenerate-weights", "", {"n": nn, "H": HH, "d_k": dk, "W_O": W}
 
 
-def generic_kernel_dims(seed: str) -> list[tuple[Shape, int]]:
-    """(shape, dim ker Phi_a) for a random integer W_O (generic) in every shape of SHAPES with
-    H d_k <= d and n H d_k <= 40 (the map's matrix stays small); ``seed`` names the draw."""
-    rng = random.Random(stable_seed(seed))
-    out = []
-    for s in SHAPES:
-        if s.H * s.d_k > s.d or s.n * s.H * s.d_k > 40:
+def _projection_enlarges(v) -> bool:
+    """the output projection enlarges the ambiguity, dim ker Phi_a > dim ker Phi_b = n (H - 1) d_k"""
+    nn, HH, dk, W = v["n"], v["H"], v["d_k"], v["W_O"]
+    return map_nullity(lambda Ys: Phi_a(Ys, W), nn, HH, dk) > map_nullity(lambda Ys: sum(Ys[1:], Ys[0]), nn, HH, dk)
+
+
+#: generic W_O (H d_k <= d) and W_O of rank < d_k, each with its own seed
+WO_GENERIC = Pool(rows=lambda ctx: _wo_vs_sum_rows(ctx, True), arithmetic=_ARITH)
+WO_LOW_RANK = Pool(rows=lambda ctx: _wo_vs_sum_rows(ctx, False), arithmetic=_ARITH)
+
+
+def _generic_wo_rows(ctx):
+    rng = random.Random(stable_seed("HC.wo-induces:generic kernel"))
+    for (nn, dd, HH, dk) in SHAPES:
+        if HH * dk > dd or nn * HH * dk > 40:
+            yield "generic-weights", "", {"n": nn, "H": HH, "d_k": dk, "d": dd, "W_O": None}
             continue
-        W = random_int_matrix(rng, s.H * s.d_k, s.d)
-        out.append((s, map_nullity(lambda Ys: Phi_a(Ys, W), s.n, s.H, s.d_k)))
-    return out
+        yield "generic-weights", "", {"n": nn, "H": HH, "d_k": dk, "d": dd, "W_O": random_int_matrix(rng, HH * dk, dd)}
 
 
-def _generic_kernel_zero(ctx) -> list[Evidence]:
-    dims = generic_kernel_dims("HC.wo-induces:generic kernel")
-    return [exact_instances("generic W_O, H d_k <= d: ker Phi_a is non-trivial", met=len(dims),
-                            held=sum(k > 0 for _, k in dims), regime="generic-weights", arithmetic=_ARITH)]
+#: random integer W_O over SHAPES (none drawn when H d_k > d, or n H d_k > 40)
+GENERIC_WO = Pool(rows=_generic_wo_rows, arithmetic=_ARITH)
 
 
-register(Claim(
+claim(
     id="HC.wo-induces", section="§2, the three issues at a glance",
     quote="Output projection W_O ... Induces head-channel non-identifiability",
     statement=r"\dim\ker\bigl[(Y_h)\mapsto\textstyle\sum_hY_hW_O^h\bigr]>\dim\ker\bigl[(Y_h)\mapsto\textstyle\sum_hY_h\bigr]",
     hypotheses=("W_O known",), conclusion="W_O adds ambiguity", regimes=("generic-weights", "degenerate-weights"),
-    checks=[lambda ctx: _wo_vs_sum(ctx, True), lambda ctx: _wo_vs_sum(ctx, False)],
+    checks=[WO_GENERIC.decide({}, _projection_enlarges),
+            WO_LOW_RANK.decide({"rank W_O < d_k": lambda v: rank(v["W_O"]) < v["d_k"]}, _projection_enlarges)],
     readings=[Reading("a-nontrivial", r"\ker\Phi_a\ne0\ \text{for generic }W_O",
-                      checks=[_generic_kernel_zero], regimes=("generic-weights",),
+                      hypotheses={"H d_k <= d": lambda v: v["H"] * v["d_k"] <= v["d"],
+                                  "n H d_k <= 40 (size of the exact nullity computation)":
+                                      lambda v: v["n"] * v["H"] * v["d_k"] <= 40},
+                      conclusion=("ker Phi_a is non-trivial", lambda v: map_nullity(
+                          lambda Ys: Phi_a(Ys, v["W_O"]), v["n"], v["H"], v["d_k"]) > 0),
+                      instances=GENERIC_WO, regimes=("generic-weights",),
                       note="reading (a) of HC.main: with W_O known and generic, nothing is ambiguous")],
     chapter="head_channel",
-))
+)

@@ -25,8 +25,8 @@ import random
 import sympy
 from sympy import Matrix, Rational, ones, symbols, zeros
 
-from .claims import Claim, Evidence, Reading, derivation, exact_complete, not_checkable, register, stable_seed
-from .claims import stored_counterexample
+from .claims import Evidence, Reading, derivation, exact_complete, not_checkable, stable_seed
+from .conjecture import Pool, claim
 from .instances import Shape, regime_of
 from .linalg import exact_matrix, rank
 from .real_model import trained_reading
@@ -107,43 +107,48 @@ def _proof(uses, what) -> Evidence:
     return derivation(PROOF_STEPS, what, uses=uses)
 
 
-def _attention_rank_literal(ctx) -> list[Evidence]:
-    """The stored Vandermonde instance (the numeric layer adds the certified ranks of random heads)."""
-    return [stored_counterexample("RC.attention-rank", _recheck_vandermonde,
-                                  arithmetic="exact over QQ (exp(i j log 2) = 2^(ij))")]
-
-
-def _recheck_vandermonde(data):
+def _decode_vandermonde(data) -> dict:
     """The stored instance: x_i (d = 1), W_Q W_K^T / sqrt(d_k) = log 2, so A_ij = 2^(x_i x_j) / sum_k 2^(x_i x_k)."""
     if data.get("W_QK_over_sqrt_dk") != "log(2)":
         raise ValueError("the stored scores must be W_Q W_K^T / sqrt(d_k) = log(2) (exp of them is a power of 2)")
     x = [int(v) for v in data["x"]]
     n = len(x)
     E = Matrix(n, n, lambda i, j: Rational(2) ** (x[i] * x[j]))
-    A = Matrix(n, n, lambda i, j: E[i, j] / sum(E.row(i)))
-    r = rank(A)
-    d_k = int(data.get("d_k", 1))
-    why = (f"d = d_k = {d_k}, x = {x}, W_Q W_K^T = log 2: A = [2^(x_i x_j) / sum_k 2^(x_i x_k)] has rank {r} "
-           f"(Vandermonde), not min(n, d_k) = {min(n, d_k)}") if r > min(n, d_k) else None
-    return why, "n>d", {"n": n, "rank_A": r}
+    return {"x": x, "d_k": int(data.get("d_k", 1)), "A": Matrix(n, n, lambda i, j: E[i, j] / sum(E.row(i)))}
 
 
-def _rank_equals_sum_literal(ctx) -> list[Evidence]:
-    """The stored uniform-attention instance (the numeric layer adds the certified ranks)."""
-    return [stored_counterexample("RC.rank-equals-sum", _recheck_rank_equals_sum,
-                                  arithmetic="exact over QQ (W_Q = 0: uniform attention)")]
+#: the stored Vandermonde attention (d = d_k = 1; the numeric layer adds the certified ranks of random heads)
+VANDERMONDE = Pool(rows=None, arithmetic="exact over QQ (exp(i j log 2) = 2^(ij))", decode=_decode_vandermonde,
+                   describe=lambda v: f"d = d_k = {v['d_k']}, x = {v['x']}, W_Q W_K^T = log 2, "
+                                      f"A = [2^(x_i x_j) / sum_k 2^(x_i x_k)] of rank {rank(v['A'])}",
+                   regime=lambda v: regime_of(len(v["x"]), 1))
 
 
-def _recheck_rank_equals_sum(data):
+def _decode_uniform_heads(data) -> dict:
     """The stored instance: X and the heads' W_V W_O, with uniform attention (W_Q = 0), exactly."""
-    X = exact_matrix(data["X"], "X")
-    Ws = [exact_matrix(W, "W_VO") for W in data["W_VO"]]
-    T = uniform_attention_mha_terms(X, Ws)
-    r_mha = rank(sum(T[1:], T[0]))
-    r_sum = rank(Matrix.vstack(*T))
-    why = (f"{len(Ws)} heads with uniform attention: rank MHA(X) = {r_mha} < dim(R_1 + ... + R_H) = {r_sum}"
-           if r_mha < r_sum else None)
-    return why, regime_of(*X.shape), {"rank_mha": r_mha, "dim_sum_R": r_sum}
+    return {"X": exact_matrix(data["X"], "X"), "W_VO": [exact_matrix(W, "W_VO") for W in data["W_VO"]]}
+
+
+def _rank_is_dim_sum(v) -> bool:
+    """rank MHA(X) = dim(R_1 + ... + R_H)"""
+    T = uniform_attention_mha_terms(v["X"], v["W_VO"])
+    return rank(sum(T[1:], T[0])) == rank(Matrix.vstack(*T))
+
+
+#: the stored uniform-attention heads (the numeric layer adds the certified ranks)
+UNIFORM_HEADS = Pool(rows=None, arithmetic="exact over QQ (W_Q = 0: uniform attention)", decode=_decode_uniform_heads,
+                     describe=lambda v: f"{v['X'].shape[0]}x{v['X'].shape[1]}, {len(v['W_VO'])} heads with uniform "
+                                        "attention", regime=lambda v: regime_of(*v["X"].shape))
+
+#: the declared predicates of the claims in the table below (the others' checks are explicit)
+_DECLARED = {
+    "RC.attention-rank": dict(
+        hypotheses={"n > d_k": lambda v: len(v["x"]) > v["d_k"]},
+        conclusion=("rank A = min(n, d_k)", lambda v: rank(v["A"]) == min(len(v["x"]), v["d_k"])),
+        instances=VANDERMONDE, counterexamples=("RC.attention-rank",)),
+    "RC.rank-equals-sum": dict(hypotheses={}, conclusion=_rank_is_dim_sum, instances=UNIFORM_HEADS,
+                               counterexamples=("RC.rank-equals-sum",)),
+}
 
 
 def _rank_equals_sum_corrected(ctx) -> list[Evidence]:
@@ -185,12 +190,12 @@ for cid, quote, stmt, checks, readings, corrected in [
                               "not that generic weights meet them (A_h is singular for every weight when two tokens "
                               "are equal)")], None),
     ("RC.attention-rank", "The attention matrix A^(h) is a row-stochastic matrix of rank min(n, d_k) = d_k generically (when n > d_k)",
-     r"\operatorname{rank}A_h=\min(n,d_k)\ \text{generically}", [_attention_rank_literal], [],
+     r"\operatorname{rank}A_h=\min(n,d_k)\ \text{generically}", [], [],
      Reading("corrected", r"\operatorname{rank}A_h=n\ \text{generically}", checks=[],
              condition="softmax attention is generically invertible; Prop 6.3 survives because it only needs "
                        "left-multiplication by A_h to preserve rank")),
     ("RC.rank-equals-sum", "rank(MHA(X)) = dim(R_1 + ... + R_H)",
-     r"\operatorname{rank}\mathrm{MHA}(X)=\dim(R_1+\cdots+R_H)", [_rank_equals_sum_literal],
+     r"\operatorname{rank}\mathrm{MHA}(X)=\dim(R_1+\cdots+R_H)", [],
      [Reading("generic-value", r"\operatorname{rank}\mathrm{MHA}(X)=\min(n,\dim\textstyle\sum_hR_h)\ \text{generically}",
               checks=[])],
      Reading("corrected", r"\operatorname{rank}\mathrm{MHA}(X)\le\dim\textstyle\sum_hR_h",
@@ -216,16 +221,16 @@ for cid, quote, stmt, checks, readings, corrected in [
       Reading("bert-values", r"d-\operatorname{rank}\mathrm{MHA}(X)\le d_{\mathrm{ff}}=3072\ \text{(BERT-base, generic)}",
               checks=[_dff_bert_values])], None),
 ]:
-    register(Claim(id=cid, section="§6", quote=quote, statement=stmt, hypotheses=(), conclusion="",
-                   regimes=("n<d", "n=d", "n>d"), checks=checks, readings=readings, corrected=corrected,
-                   chapter="rank_contraction"))
+    claim(id=cid, section="§6", quote=quote, statement=stmt, regimes=("n<d", "n=d", "n>d"), checks=checks,
+          readings=readings, corrected=corrected, chapter="rank_contraction",
+          **{"hypotheses": (), "conclusion": "", **_DECLARED.get(cid, {})})
 
 
 # --- further sentences of the paper (coverage) ---
 
 from sympy import eye  # noqa: E402
 
-from .claims import exact_instances, symbolic_identity  # noqa: E402
+from .claims import symbolic_identity  # noqa: E402
 from .claims import exact_complete as _exact_complete  # noqa: E402
 
 _EXACT = "exact over QQ (python-flint); softmax scores log 2 X Q K^T X^T, so A is rational"
@@ -270,63 +275,71 @@ EDGE_SHAPES = [Shape(n=2, d=2, H=1, d_k=1), Shape(n=2, d=3, H=2, d_k=1), Shape(n
                Shape(n=6, d=3, H=3, d_k=1), Shape(n=3, d=6, H=3, d_k=2)]
 
 
-def subadditivity_evidence(ctx) -> list[Evidence]:
-    rng = random.Random(stable_seed("RC.subadditivity:heads"))
-    by: dict[str, list[int]] = {}
+def _heads_rows(ctx, seed: str, edge: bool):
+    """Random integer X and exact softmax heads over EDGE_SHAPES (``edge``: W_V = 0 in one head on the first trial)."""
+    rng = random.Random(stable_seed(seed))
     for (n, d, H, dk) in EDGE_SHAPES:
         for trial in range(2 if ctx.quick else 5):
             X = _randm(rng, n, d)
             heads = [exact_head(rng, d, dk) for _ in range(H)]
-            if trial == 0:
+            if edge and trial == 0:
                 heads[0] = (heads[0][0], zeros(d, dk), heads[0][2])  # an edge: W_V = 0 in one head
-            r = ranks_of_heads(X, heads)
-            ok = all(t <= dk for t in r["rank_T"]) and r["rank_mha"] <= sum(r["rank_T"]) <= H * dk
-            by.setdefault(regime_of(n, d), [0, 0])
-            by[regime_of(n, d)][0] += 1
-            by[regime_of(n, d)][1] += ok
-    return [exact_instances("rank(Y_h W_O^h) <= d_k and rank MHA(X) <= sum_h rank <= H d_k (edges n = 2, d_k = 1, "
-                            "H = 1, W_V = 0)", met=m, held=h, regime=reg, arithmetic=_EXACT)
-            for reg, (m, h) in sorted(by.items())]
+            yield regime_of(n, d), ("W_V = 0 in one head" if edge and trial == 0 else "generic heads") if edge else "", \
+                {"X": X, "heads": heads, "d_k": dk}
+
+
+def _ranks(v) -> dict:
+    """ranks_of_heads of an instance (computed once per instance)."""
+    if "ranks" not in v:
+        v["ranks"] = ranks_of_heads(v["X"], v["heads"])
+    return v["ranks"]
+
+
+def _describe_heads(v) -> str:
+    r = _ranks(v)
+    return (f"{v['X'].shape[0]}x{v['X'].shape[1]}, H = {len(v['heads'])}, d_k = {v['d_k']}: rank T_h = {r['rank_T']}, "
+            f"rank MHA = {r['rank_mha']}, dim sum R_h = {r['dim_sum']}")
+
+
+def _subadditive(v) -> bool:
+    """rank(Y_h W_O^h) <= d_k and rank MHA(X) <= sum_h rank <= H d_k"""
+    r, dk = _ranks(v), v["d_k"]
+    return all(t <= dk for t in r["rank_T"]) and r["rank_mha"] <= sum(r["rank_T"]) <= len(v["heads"]) * dk
+
+
+def _alpha_mha_of(v):
+    r = _ranks(v)
+    return alpha_mha_exact(r["rank_mha"], r["rank_T"])
+
+
+#: random integer X with exact softmax heads over EDGE_SHAPES (edges n = 2, d_k = 1, H = 1, W_V = 0)
+SUBADDITIVITY = Pool(rows=lambda ctx: _heads_rows(ctx, "RC.subadditivity:heads", True), arithmetic=_EXACT,
+                     describe=_describe_heads)
+ALPHA_MHA = Pool(rows=lambda ctx: _heads_rows(ctx, "RC.alpha-mha:range", False), arithmetic=_EXACT,
+                 describe=_describe_heads)
 
 
 def _bert_hdk(ctx) -> list[Evidence]:
     return [_exact_complete("BERT-base: H d_k = 12 * 64 = 768 = d_model", 12 * 64 == 768, arithmetic="integers")]
 
 
-register(Claim(
+claim(
     id="RC.subadditivity", section="§6.1",
     quote="Each summand Y^(h) W_O^(h) has rank ≤ d_k. By subadditivity, rank(MHA(X)) ≤ H d_k = d_model",
     statement=r"\operatorname{rank}(Y_hW_O^h)\le d_k,\ \operatorname{rank}\mathrm{MHA}(X)\le Hd_k",
-    hypotheses=(), conclusion="the subadditivity bound", regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: [_proof((3,), "row(sum T_h) within sum row(T_h)")], subadditivity_evidence],
+    hypotheses={}, conclusion=_subadditive, instances=SUBADDITIVITY, regimes=("n<d", "n=d", "n>d"),
+    checks=[lambda ctx: [_proof((3,), "row(sum T_h) within sum row(T_h)")]],
     readings=[Reading("H-d_k-equals-d_model", r"Hd_k=d_{\mathrm{model}}\ \text{(BERT-base)}", checks=[_bert_hdk],
                       regimes=("all",), form="concrete",
                       note="a convention of BERT-like models (d_k = d / H), not a consequence of subadditivity")],
     chapter="rank_contraction",
-))
+)
 
 
 def alpha_mha_exact(rank_mha: int, head_ranks: list[int]):
     """alpha_MHA = 1 - rank MHA / (H max_h rank(Y_h W_O^h)), exactly; None when every head output is 0 (0/0)."""
     m = max(head_ranks)
     return None if m == 0 else 1 - Rational(rank_mha, len(head_ranks) * m)
-
-
-def alpha_mha_range(ctx) -> list[Evidence]:
-    rng = random.Random(stable_seed("RC.alpha-mha:range"))
-    by: dict[str, list[int]] = {}
-    for (n, d, H, dk) in EDGE_SHAPES:
-        for _ in range(2 if ctx.quick else 5):
-            X = _randm(rng, n, d)
-            r = ranks_of_heads(X, [exact_head(rng, d, dk) for _ in range(H)])
-            a = alpha_mha_exact(r["rank_mha"], r["rank_T"])
-            if a is None:
-                continue
-            by.setdefault(regime_of(n, d), [0, 0])
-            by[regime_of(n, d)][0] += 1
-            by[regime_of(n, d)][1] += bool(0 <= a <= 1)
-    return [exact_instances("alpha_MHA in [0, 1] where defined", met=m, held=h, regime=reg, arithmetic=_EXACT)
-            for reg, (m, h) in sorted(by.items())]
 
 
 def _alpha_mha_undefined(ctx) -> list[Evidence]:
@@ -364,78 +377,82 @@ def _alpha_mha_alignment(ctx) -> list[Evidence]:
                             f"= {a}", a == 0, arithmetic=_EXACT, regime="n<d")]
 
 
-register(Claim(
+claim(
     id="RC.alpha-mha", section="§6.1 (definition of alpha_MHA)",
     quote="alpha_MHA = 1 − rank(MHA(X)) / (H · max_h rank(Y^(h) W_O^(h)))",
     statement=r"0\le\alpha_{\mathrm{MHA}}\le1\ \text{whenever some }Y_hW_O^h\neq0",
-    hypotheses=("some head output non-zero",), conclusion="alpha_MHA in [0, 1]", regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: [_proof((3,), "rank MHA <= sum_h rank <= H max_h rank")], alpha_mha_range],
+    hypotheses={"some head output non-zero": lambda v: max(_ranks(v)["rank_T"]) > 0},
+    conclusion=("alpha_MHA in [0, 1]", lambda v: bool(0 <= _alpha_mha_of(v) <= 1)), instances=ALPHA_MHA,
+    regimes=("n<d", "n=d", "n>d"),
+    checks=[lambda ctx: [_proof((3,), "rank MHA <= sum_h rank <= H max_h rank")]],
     readings=[Reading("defined-everywhere", r"\alpha_{\mathrm{MHA}}\ \text{is defined for every }X,W",
                       checks=[_alpha_mha_undefined], regimes=("all",), note="the edge W_V = 0 (or X = 0): 0/0"),
               Reading("zero-without-alignment", r"\dim\textstyle\sum_hR_h=\sum_h\dim R_h\Rightarrow\alpha_{\mathrm{MHA}}=0",
                       checks=[_alpha_mha_alignment], regimes=("n<d",),
                       note="what the index would need to measure head alignment; n < H d_k alone makes it positive")],
     chapter="rank_contraction",
-))
+)
 
 
-def _generic_wv(ctx, degenerate: bool) -> list[Evidence]:
+def _generic_wv_rows(ctx, degenerate: bool):
     rng = random.Random(stable_seed(f"RC.generic-wv:{degenerate}"))
-    out = []
     for regime, shapes in {"n<d": [(2, 4), (3, 6)], "n=d": [(3, 3), (5, 5)], "n>d": [(6, 4), (5, 2)]}.items():
-        met = held = 0
         for (n, d) in shapes:
             for dk in sorted({1, 2, d}):
                 for _ in range(2 if ctx.quick else 5):
                     r = rng.randint(1, min(n, d))
                     X = _randm(rng, n, r, 3) * _randm(rng, r, d, 3)
-                    if degenerate:
-                        if dk < 2:
-                            continue
-                        WV = _randm(rng, d, 1, 9) * _randm(rng, 1, dk, 9)  # rank 1 < d_k
-                        if rank(X) < 2:
-                            continue
+                    if degenerate:  # rank-1 W_V (none drawn when d_k = 1: the edge needs d_k >= 2)
+                        WV = _randm(rng, d, 1, 9) * _randm(rng, 1, dk, 9) if dk >= 2 else None
                     else:
                         WV = _randm(rng, d, dk, 50)
-                    met += 1
-                    held += rank(X * WV) == min(rank(X), dk)
-        out.append(exact_instances(("rank-1 W_V (d_k >= 2, rank X >= 2)" if degenerate else "random integer W_V in "
-                                    "[-50, 50]") + ": rank(X W_V) = min(rank X, d_k) (d_k = 1, 2, d)", met=met,
-                                   held=held, regime=regime, arithmetic="exact over QQ (python-flint)"))
-    return out
+                    yield regime, "", {"X": X, "W_V": WV, "d_k": dk, "generic": not degenerate}
 
 
-register(Claim(
+def _wv_rank(v) -> bool:
+    """rank(X W_V) = min(rank X, d_k)"""
+    return rank(v["X"] * v["W_V"]) == min(rank(v["X"]), v["d_k"])
+
+
+#: rank-r integer X with W_V random in [-50, 50] (generic), and with a rank-1 W_V (the edge), d_k = 1, 2, d
+GENERIC_WV = Pool(rows=lambda ctx: _generic_wv_rows(ctx, False), arithmetic="exact over QQ (python-flint)")
+RANK_ONE_WV = Pool(rows=lambda ctx: _generic_wv_rows(ctx, True), arithmetic="exact over QQ (python-flint)")
+
+
+claim(
     id="RC.generic-wv", section="§6.1, proof of Prop 6.3",
     quote="For generic W_V^(h): rank(X W_V^(h)) = min(rank(X), d_k)",
     statement=r"W_V\ \text{generic}\Rightarrow\operatorname{rank}(XW_V)=\min(\operatorname{rank}X,d_k)",
-    hypotheses=("generic W_V",), conclusion="rank(X W_V) = min(rank X, d_k)", regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: _generic_wv(ctx, False)],
+    # genericity is not decidable on one instance: the Pool marks the W_V it draws from a wide range
+    hypotheses={"generic W_V": lambda v: v["generic"] is True}, conclusion=_wv_rank, instances=GENERIC_WV,
+    regimes=("n<d", "n=d", "n>d"),
     readings=[Reading("every-W_V", r"\forall W_V:\ \operatorname{rank}(XW_V)=\min(\operatorname{rank}X,d_k)",
-                      checks=[lambda ctx: _generic_wv(ctx, True)], note="the edge: a rank-deficient W_V")],
+                      hypotheses={"d_k >= 2": lambda v: v["d_k"] >= 2, "rank X >= 2": lambda v: rank(v["X"]) >= 2},
+                      conclusion=_wv_rank, instances=RANK_ONE_WV, note="the edge: a rank-deficient W_V")],
     chapter="rank_contraction",
-))
+)
 
 
 def wo_preserves_rank(Y: Matrix, WO: Matrix) -> bool:
     return rank(Y * WO) == rank(Y)
 
 
-def _generic_wo(ctx) -> list[Evidence]:
+def _generic_wo_rows(ctx):
+    """W_O random or [I | 0]; Y of every rank r <= min(n, d_k) (a W_O of rank < d_k is paired with Y = 0 only)."""
     rng = random.Random(stable_seed("RC.generic-wo"))
-    met = held = 0
     for (n, dk, d) in ((2, 1, 1), (2, 1, 3), (3, 2, 2), (4, 2, 5), (5, 3, 4), (2, 3, 3)):
         for structured in (False, True):
             WO = (eye(dk).row_join(zeros(dk, d - dk)) if structured else _randm(rng, dk, d, 5))
             if rank(WO) != dk:
+                yield "all", "", {"Y": zeros(n, dk), "W_O": WO}
                 continue
             for r in range(0, min(n, dk) + 1):
                 Y = (_randm(rng, n, r, 3) * _randm(rng, r, dk, 3)) if r else zeros(n, dk)
-                met += 1
-                held += wo_preserves_rank(Y, WO)
-    return [exact_instances("W_O of rank d_k (random, and [I | 0]): rank(Y W_O) = rank(Y) for Y of every rank "
-                            "(d_k = d and d_k = 1 included)", met=met, held=held,
-                            arithmetic="exact over QQ (python-flint)")]
+                yield "all", "", {"Y": Y, "W_O": WO}
+
+
+#: W_O (random, and [I | 0]; d_k = d and d_k = 1 included) with Y of every rank
+GENERIC_WO = Pool(rows=_generic_wo_rows, arithmetic="exact over QQ (python-flint)")
 
 
 def _step_right_inverse() -> bool:
@@ -444,31 +461,42 @@ def _step_right_inverse() -> bool:
     return WO * Rinv == eye(2)
 
 
-register(Claim(
+claim(
     id="RC.generic-wo", section="§6.1, proof of Prop 6.3",
     quote="For generic W_O^(h) of rank d_k, right-multiplication also preserves rank",
     statement=r"\operatorname{rank}W_O=d_k\Rightarrow\operatorname{rank}(YW_O)=\operatorname{rank}Y\ \forall Y",
-    hypotheses=("rank W_O = d_k",), conclusion="rank preserved", regimes=("all",),
+    hypotheses={"rank W_O = d_k": lambda v: rank(v["W_O"]) == v["W_O"].shape[0]},
+    conclusion=("rank(Y W_O) = rank Y", lambda v: wo_preserves_rank(v["Y"], v["W_O"])), instances=GENERIC_WO,
+    regimes=("all",),
     checks=[lambda ctx: [derivation([(r"W_OW_O^\top(W_OW_O^\top)^{-1}=I", "full row rank W_O has a right inverse, "
                                       "so Y -> Y W_O is injective", "lemma", _step_right_inverse)],
-                                    "rank(Y W_O) = rank Y when rank W_O = d_k")], _generic_wo],
+                                    "rank(Y W_O) = rank Y when rank W_O = d_k")]],
     chapter="rank_contraction",
-))
+)
 
 
-def _recheck_orientation(data):
+def _decode_orientation(data) -> dict:
     X = exact_matrix(data["X"], "X")
     WV, WO = exact_matrix(data["W_V"], "W_V"), exact_matrix(data["W_O"], "W_O")
     Ms, Ma = exact_matrix(data["M0_symmetric"], "M0"), exact_matrix(data["M0_antisymmetric"], "M0")
-    a_s, a_a = alpha_exact(Ms), alpha_exact(Ma)
-    T1, T2 = head_terms(X, [(Ms, WV, WO), (Ma, WV, WO)])
-    same = rank(T1) == rank(T2) == rank(Matrix.vstack(T1, T2)) > 0
-    if same and a_s == 0 and a_a == 1:
-        return (f"the same W_V W_O with a reciprocal head (alpha = {a_s}) and a directional head (alpha = {a_a}): "
-                f"R_h = row(A_h X W_V W_O) is the same {rank(T1)}-dimensional subspace (rank of both stacked = "
-                f"{rank(Matrix.vstack(T1, T2))}): A_h is invertible, so row(A_h Y) = row(Y)"), \
-            regime_of(*X.shape), {"dim_R": rank(T1)}
-    return None, regime_of(*X.shape), {}
+    return {"X": X, "heads": [(Ms, WV, WO), (Ma, WV, WO)], "d_k": WV.shape[1]}
+
+
+def _R_h_moves(v) -> bool:
+    """R_h moves with alpha_h"""
+    T1, T2 = head_terms(v["X"], v["heads"])
+    return not rank(T1) == rank(T2) == rank(Matrix.vstack(T1, T2))
+
+
+def _describe_stored_heads(v) -> str:
+    alphas = [alpha_exact(M0) for M0, _, _ in v["heads"]]
+    return f"{v['X'].shape[0]}x{v['X'].shape[1]}, alpha_h = {alphas}: " + _describe_heads(v).split(": ", 1)[1] \
+        + f", alpha_MHA = {_alpha_mha_of(v)}"
+
+
+def _stored_heads_pool(decode) -> Pool:
+    return Pool(rows=None, arithmetic=_EXACT, decode=decode, describe=_describe_stored_heads,
+                regime=lambda v: regime_of(*v["X"].shape))
 
 
 def _step_invertible_rows() -> bool:
@@ -477,19 +505,22 @@ def _step_invertible_rows() -> bool:
     return rank(Matrix.vstack(A * Y, Y)) == rank(Y) == rank(A * Y)
 
 
-register(Claim(
+claim(
     id="RC.orientation", section="§6.1, after Prop 6.3",
     quote="What specialisation changes is the orientation of R_h: directional and reciprocal heads write into "
           "equally-sized subspaces, but in different directions",
     statement=r"\alpha_h\ \text{changes (via }W_Q,W_K)\Rightarrow R_h=\operatorname{row}(A_hXW_V^hW_O^h)\ \text{changes}",
-    hypotheses=("W_V, W_O fixed",), conclusion="R_h moves with alpha_h", regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: [stored_counterexample("RC.orientation", _recheck_orientation, arithmetic=_EXACT)],
-            lambda ctx: [derivation([(r"A\ \text{invertible}\Rightarrow\operatorname{row}(AY)=\operatorname{row}Y",
+    hypotheses={"W_V, W_O fixed, alpha_h changed from 0 to 1":
+                lambda v: v["heads"][0][1:] == v["heads"][1][1:]
+                and [alpha_exact(M0) for M0, _, _ in v["heads"]] == [0, 1]},
+    conclusion=_R_h_moves, instances=_stored_heads_pool(_decode_orientation), counterexamples=("RC.orientation",),
+    regimes=("n<d", "n=d", "n>d"),
+    checks=[lambda ctx: [derivation([(r"A\ \text{invertible}\Rightarrow\operatorname{row}(AY)=\operatorname{row}Y",
                                       "left-multiplication by an invertible matrix keeps the row space", "lemma",
                                       _step_invertible_rows)], "'R_h = row(X W_V W_O) does not depend on alpha_h when "
                                       "A_h is invertible (generic)'", concludes=False)]],
     chapter="rank_contraction",
-))
+)
 
 
 def _stored_heads(data) -> list:
@@ -498,54 +529,42 @@ def _stored_heads(data) -> list:
             for M0, V, O in zip(data["M0"], data["W_V"], data["W_O"], strict=True)]
 
 
-def _recheck_mechanism(data):
-    X = exact_matrix(data["X"], "X")
+def _decode_heads(data) -> dict:
     heads = _stored_heads(data)
-    r = ranks_of_heads(X, heads)
-    a = alpha_mha_exact(r["rank_mha"], r["rank_T"])
-    if r["dim_sum"] == sum(r["rank_T"]) and a is not None and a > 0:
-        return (f"n = {X.shape[0]}, d = {X.shape[1]}: dim R_h = {r['rank_T']}, dim(sum R_h) = {r['dim_sum']} (the "
-                f"subspaces are independent: no alignment), yet rank MHA = {r['rank_mha']} and alpha_MHA = {a} > 0: "
-                "the contraction comes from n < H d_k"), regime_of(*X.shape), {"alpha_mha": str(a)}
-    return None, regime_of(*X.shape), {}
+    return {"X": exact_matrix(data["X"], "X"), "heads": heads, "d_k": heads[0][1].shape[1]}
 
 
-register(Claim(
+def _contracts(v) -> bool:
+    a = _alpha_mha_of(v)
+    return a is not None and a > 0
+
+
+claim(
     id="RC.contraction-mechanism", section="§6.1, after Prop 6.3",
     quote="Rank contraction of MHA(X) therefore arises from subspace alignment (the R_h become parallel) rather than "
           "from dimensional reduction of individual subspaces",
     statement=r"\alpha_{\mathrm{MHA}}>0\Rightarrow\dim\textstyle\sum_hR_h<\sum_h\dim R_h",
-    hypotheses=(), conclusion="contraction implies alignment", regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: [stored_counterexample("RC.contraction-mechanism", _recheck_mechanism, arithmetic=_EXACT)]],
+    hypotheses={"alpha_MHA > 0": _contracts},
+    conclusion=("dim(R_1 + ... + R_H) < sum_h dim R_h", lambda v: _ranks(v)["dim_sum"] < sum(_ranks(v)["rank_T"])),
+    instances=_stored_heads_pool(_decode_heads), counterexamples=("RC.contraction-mechanism",),
+    regimes=("n<d", "n=d", "n>d"),
     chapter="rank_contraction",
-))
+)
 
 
-def _recheck_specialisation(data):
-    X = exact_matrix(data["X"], "X")
-    heads = _stored_heads(data)
-    alphas = [alpha_exact(M0) for M0, _, _ in heads]
-    r = ranks_of_heads(X, heads)
-    a = alpha_mha_exact(r["rank_mha"], r["rank_T"])
-    if all(x == 1 for x in alphas) and a == 0:
-        return (f"every head purely directional (alpha_h = {alphas}), n = {X.shape[0]} >= H d_k: rank MHA = "
-                f"{r['rank_mha']} = H max rank, alpha_MHA = 0: no contraction"), regime_of(*X.shape), \
-            {"rank_mha": r["rank_mha"]}
-    return None, regime_of(*X.shape), {}
-
-
-register(Claim(
+claim(
     id="RC.specialisation-contraction", section="§1 contribution 7 (§6)",
     quote="head specialisation causes rank contraction in MHA(X)",
     statement=r"\alpha_h=1\ \forall h\Rightarrow\alpha_{\mathrm{MHA}}>0",
-    hypotheses=("directional heads",), conclusion="rank contraction", regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: [stored_counterexample("RC.specialisation-contraction", _recheck_specialisation,
-                                               arithmetic=_EXACT)]],
+    hypotheses={"directional heads (alpha_h = 1 for every h)":
+                lambda v: all(alpha_exact(M0) == 1 for M0, _, _ in v["heads"])},
+    conclusion=("rank contraction (alpha_MHA > 0)", _contracts), instances=_stored_heads_pool(_decode_heads),
+    counterexamples=("RC.specialisation-contraction",), regimes=("n<d", "n=d", "n>d"),
     readings=[Reading("first-principled-bound", r"\text{'the first principled lower bound on }d_{\mathrm{ff}}\text{'}",
                       checks=[lambda ctx: [not_checkable("'first' is a claim about the literature, and the bound "
                                                          "itself (§6, truncated) is RC.dff-lower-bound")]])],
     chapter="rank_contraction",
-))
+)
 
 
 def _reciprocal_literal(ctx) -> list[Evidence]:
@@ -571,7 +590,7 @@ def scores_symmetry(sign: int):
     return check
 
 
-register(Claim(
+claim(
     id="RC.alpha-reciprocal", section="§2, notation",
     quote="A head with α_h ≈ 0 is reciprocal (symmetric attention); a head with α_h ≈ 1 is purely directional",
     statement=r"\alpha_h=0\Rightarrow A^{(h)}=A^{(h)\top}",
@@ -584,12 +603,13 @@ register(Claim(
                       checks=[scores_symmetry(-1)], regimes=("all",),
                       note="'purely directional'; alpha = 1 needs d_k >= 2 (RC.alpha-range)")],
     chapter="rank_contraction",
-))
+)
 
 
-def _dim_dk(ctx, rank_at_least_dk: bool) -> list[Evidence]:
+def _dim_dk_rows(ctx, rank_at_least_dk: bool):
+    """X of rank r (r = d_k, or r < d_k) and one head with W_V, W_O in [-50, 50]; an X that misses rank r is redrawn
+    on the next trial."""
     rng = random.Random(stable_seed(f"RC.dim-dk:{rank_at_least_dk}"))
-    by: dict[str, list[int]] = {}
     for (n, d, dk) in ((2, 3, 2), (3, 3, 2), (4, 3, 2), (3, 5, 3), (5, 4, 3), (2, 2, 1)):
         for _ in range(2 if ctx.quick else 5):
             r = dk if rank_at_least_dk else rng.randint(1, dk - 1) if dk > 1 else None
@@ -598,27 +618,35 @@ def _dim_dk(ctx, rank_at_least_dk: bool) -> list[Evidence]:
             X = _randm(rng, n, r, 2) * _randm(rng, r, d, 2)
             if rank(X) != r:
                 continue
-            head = exact_head(rng, d, dk, k=50)
-            from .residual_obstruction import exact_softmax
-            if rank(exact_softmax(X, head[0])) < n:
-                continue  # a singular attention matrix (e.g. constant scores) is not a generic head
-            T = head_terms(X, [head])[0]
-            by.setdefault(regime_of(n, d), [0, 0])
-            by[regime_of(n, d)][0] += 1
-            by[regime_of(n, d)][1] += rank(T) == dk
-    return [exact_instances(("rank X >= d_k" if rank_at_least_dk else "rank X < d_k") + ", generic head (W_V, W_O "
-                            "in [-50, 50], invertible attention): dim R_h = d_k", met=m,
-                            held=h, regime=reg, arithmetic=_EXACT) for reg, (m, h) in sorted(by.items())]
+            yield regime_of(n, d), "", {"X": X, "heads": [exact_head(rng, d, dk, k=50)], "d_k": dk}
 
 
-register(Claim(
+def _invertible_attention(v) -> bool:
+    """generic head (invertible attention)"""
+    from .residual_obstruction import exact_softmax
+    return rank(exact_softmax(v["X"], v["heads"][0][0])) == v["X"].shape[0]
+
+
+def _dim_is_dk(v) -> bool:
+    """dim R_h = d_k"""
+    return _ranks(v)["rank_T"][0] == v["d_k"]
+
+
+#: X of rank r < d_k (the claim) and of rank d_k (the reading), one head with W_V, W_O in [-50, 50]
+RANK_BELOW_DK = Pool(rows=lambda ctx: _dim_dk_rows(ctx, False), arithmetic=_EXACT, describe=_describe_heads)
+RANK_DK = Pool(rows=lambda ctx: _dim_dk_rows(ctx, True), arithmetic=_EXACT, describe=_describe_heads)
+
+
+claim(
     id="RC.dim-dk", section="§6.1, after Prop 6.3",
     quote="Since dim(R_h) = d_k for each head individually (Proposition 6.3)",
     statement=r"\dim R_h=d_k\ \text{for every head}",
-    hypotheses=(), conclusion="dim R_h = d_k", regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: _dim_dk(ctx, False)],
+    hypotheses={"generic head (invertible attention)": _invertible_attention}, conclusion=_dim_is_dk,
+    instances=RANK_BELOW_DK, regimes=("n<d", "n=d", "n>d"),
     readings=[Reading("rank-X-at-least-d_k", r"\operatorname{rank}X\ge d_k\Rightarrow\dim R_h=d_k",
-                      checks=[lambda ctx: _dim_dk(ctx, True)],
+                      hypotheses={"rank X >= d_k": lambda v: rank(v["X"]) >= v["d_k"],
+                                  "generic head (invertible attention)": _invertible_attention},
+                      conclusion=_dim_is_dk, instances=RANK_DK,
                       note="Prop 6.3 gives min(rank X, d_k): d_k needs rank X >= d_k")],
     chapter="rank_contraction",
-))
+)

@@ -62,8 +62,9 @@ import sympy
 from sympy import Matrix, Rational, symbols
 
 from . import instances as _inst
-from .claims import (CheckContext, Claim, Evidence, ProofStep, Reading, derivation, exact_instances, interval_witness,
-                     predicted, register, stable_seed, stored_counterexample)
+from .claims import (CheckContext, Evidence, ProofStep, Reading, derivation, exact_instances, interval_witness,
+                     predicted, stable_seed, stored_counterexample)
+from .conjecture import Pool, claim
 from .blocks import FieldTooLarge, centred, row_variances, sigma_in_colspace, sqrt_decomposition, sqrt_scaled_rank
 from .linalg import (BadInput, affine_rank, centring_projector, exact_matrix, exact_vector, in_colspace, in_rowspace,
                      ones, rank, to_fmpq_mat)
@@ -234,6 +235,7 @@ class Analysis:
     sigma_in_colspace_Xt: bool | None
     sqrt_classes: int | None
     how: dict = field(default_factory=dict)
+    inst: "LNInstance | None" = field(default=None, repr=False, compare=False)  # the instance analysed
 
     @property
     def all_hypotheses(self) -> bool:
@@ -287,7 +289,7 @@ def analyse(inst: LNInstance) -> Analysis:
         ones_n_in_colspace=in_colspace(inst.X, ones(inst.n)),
         sigma_in_colspace_Xt=(not hyp["H4"]) if h1 else None,
         sqrt_classes=len(sqrt_decomposition(s)) if h1 else None,
-        how=how,
+        how=how, inst=inst,
     )
 
 
@@ -434,138 +436,118 @@ def cached_stress(ctx: CheckContext):
     return _STRESS_CACHE[key]
 
 
-def _per_regime(ctx, statement: Callable, premise: Callable, what: str) -> list[Evidence]:
-    """Exact stress evidence, one record per regime: premise met -> statement holds?"""
-    out = []
-    by_regime: dict[str, list] = {}
-    for regime, fam, inst, a in cached_stress(ctx):
-        by_regime.setdefault(regime, []).append((fam, inst, a))
-    for regime, rows in by_regime.items():
-        met = [(f, i, a) for f, i, a in rows if premise(i, a)]
-        fails = [(f, i, a) for f, i, a in met if not statement(i, a)]
-        fams = sorted({f for f, _, _ in met})
-        out.append(exact_instances(
-            f"{what} (families: {', '.join(fams) or 'none'})", met=len(met), held=len(met) - len(fails),
-            drawn=len(rows), regime=regime, arithmetic=_ARITH,
-            first_failure=(f"{fails[0][0]} {fails[0][1].n}x{fails[0][1].d}" if fails else None)))
-    return out
+def _pool_rows(ctx: CheckContext):
+    return [(regime, fam, a) for regime, fam, _, a in cached_stress(ctx)]
 
 
-def _recheck(refutes: Callable[[LNInstance, Analysis], str | None]):
-    """Re-check a stored LayerNorm instance exactly from the file's data."""
-    def recheck(data):
-        inst = instance(data["X"], data.get("gamma"), data.get("beta"))
-        a = analyse(inst)
-        why = refutes(inst, a)
-        return (None if why is None else f"{inst.n}x{inst.d}: {why}"), a.regime, {"n": inst.n, "d": inst.d}
-    return recheck
+def decode(data: dict) -> Analysis:
+    """The analysis of a stored LayerNorm instance (``X``, ``gamma``, ``beta`` as exact strings)."""
+    return analyse(instance(data["X"], data.get("gamma"), data.get("beta")))
 
 
-def _stored(claim_id: str, refutes: Callable[[LNInstance, Analysis], str | None], name: str = "") -> Evidence:
-    """Re-check a stored counterexample exactly on every run (a file that no longer refutes is an error)."""
-    return stored_counterexample(claim_id, _recheck(refutes), name=name, arithmetic=_ARITH)
+def describe(a: Analysis) -> str:
+    return (f"{a.n}x{a.d} (rank X = {a.rank_X}, arank X = {a.arank_X}, rank LN X = {a.rank_LN_X}, "
+            f"arank LN X = {a.arank_LN_X})")
 
 
-def _H1to4(i, a):
-    return a.all_hypotheses
+#: the seeded exact stress (every shape, family and regime): what the RN claims' predicates are decided on;
+#: a predicate takes the instance's :class:`Analysis` (``a.inst`` is the instance)
+POOL = Pool(rows=_pool_rows, arithmetic=_ARITH, decode=decode, describe=describe, regime=lambda a: a.regime)
+#: H1-H4 as predicates on an analysed instance (H4 is undefined, so not met, when H1 fails)
+HYPOTHESIS = {k: (lambda a, k=k: a.hypotheses[k] is True) for k in ("H1", "H2", "H3", "H4")}
 
 
-def _refutes_main(inst, a):
-    if a.all_hypotheses and a.arank_LN_X != a.arank_X:
-        return (f"H1-H4 hold exactly, yet arank(X) = {a.arank_X} and arank(LN X) = {a.arank_LN_X} "
-                f"(1_n in col(X): the tokens lie on an affine hyperplane missing 0)")
-    return None
+def given(*names: str, also: dict | None = None) -> dict:
+    """{name: predicate} for the named H1-H4, then the extra named predicates ``also``."""
+    return {**{k: HYPOTHESIS[k] for k in names}, **(also or {})}
 
 
-register(Claim(
+def _zero_bias(a: Analysis) -> bool:
+    """beta = 0"""
+    return all(b == 0 for b in a.inst.beta)
+
+
+H1_H4 = given("H1", "H2", "H3", "H4")
+
+
+claim(
     id="RN.main", section="§4, Thm 4.2",
     quote="arank(LN(X)) = arank(X) under non-degeneracy hypotheses [H1-H4]",
     statement=r"H1\wedge H2\wedge H3\wedge H4\ \Rightarrow\ \operatorname{arank}(\mathrm{LN}(X))=\operatorname{arank}(X)",
-    hypotheses=("H1", "H2", "H3", "H4"), conclusion="arank(LN(X)) == arank(X)",
-    regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: [_stored("RN.main", _refutes_main)],
-            lambda ctx: _per_regime(ctx, lambda i, a: a.conclusion_holds, _H1to4, "arank(LN X) = arank(X) given H1-H4")],
+    hypotheses=H1_H4, conclusion=("arank(LN X) = arank(X)", lambda a: a.conclusion_holds),
+    instances=POOL, counterexamples=("RN.main",), regimes=("n<d", "n=d", "n>d"),
     readings=[Reading(
         "what-LN-preserves",
         r"H1\wedge H2\wedge H3\wedge H4\Rightarrow\operatorname{arank}(\mathrm{LN}(X))=\operatorname{rank}(X)",
-        checks=[lambda ctx: [proof_evidence(what="arank(LN X) = rank(X) under H1-H4")],
-                lambda ctx: _per_regime(ctx, lambda i, a: a.arank_LN_X == a.rank_X, _H1to4,
-                                        "arank(LN X) = rank(X) given H1-H4")],
+        hypotheses=H1_H4, conclusion=("arank(LN X) = rank(X)", lambda a: a.arank_LN_X == a.rank_X),
+        checks=[lambda ctx: [proof_evidence(what="arank(LN X) = rank(X) under H1-H4")]],
         note="Under H1-H4 LayerNorm preserves the matrix rank of X as an affine rank."),
         trained_reading("RN.main")],
     corrected=Reading(
         "corrected",
         r"H1\wedge H2\wedge H3\wedge H4\wedge\mathbf 1_n\notin\operatorname{col}(X)\Rightarrow\operatorname{arank}(\mathrm{LN}(X))=\operatorname{arank}(X)",
+        hypotheses=given("H1", "H2", "H3", "H4", also={"1_n notin col(X)": lambda a: not a.ones_n_in_colspace}),
+        conclusion=("arank(LN X) = arank(X)", lambda a: a.conclusion_holds),
         checks=[lambda ctx: [proof_evidence(what="the exact characterisation")],
-                lambda ctx: _per_regime(ctx, lambda i, a: a.conclusion_holds,
-                                        lambda i, a: a.all_hypotheses and not a.ones_n_in_colspace,
-                                        "conclusion given H1-H4 and 1_n notin col(X)"),
-                lambda ctx: _per_regime(ctx, lambda i, a: a.arank_LN_X - a.arank_X == characterisation(a),
-                                        lambda i, a: a.hypotheses["H1"] and a.hypotheses["H3"],
-                                        "exact characterisation of arank(LN X) - arank(X) given H1, H3")],
+                POOL.decide(given("H1", "H3"), ("the exact characterisation of arank(LN X) - arank(X)",
+                                                lambda a: a.arank_LN_X - a.arank_X == characterisation(a)))],
         condition="extra hypothesis: 1_n notin colspace(X), i.e. arank(X) = rank(X)"),
     chapter="rank_neutrality",
-))
+)
 
 
-def _refutes_step2(inst, a):
-    Xt_arank = affine_rank(centred(inst.X))
-    if a.hypotheses["H1"] and a.hypotheses["H4"] and a.arank_LN_X != Xt_arank:
-        return (f"sigma notin col(X~) (H4), yet row scaling changes arank from {Xt_arank} "
-                f"to {a.arank_LN_X}: it can increase")
-    return None
+def _row_scaling_keeps_arank(a: Analysis) -> bool:
+    """arank(D X~) = arank(X~)"""
+    i = a.inst
+    Xt = centred(i.X)  # D X~ is LayerNorm of X~ with gamma = 1, beta = 0
+    return arank_LN(LNInstance(Xt, (Rational(1),) * i.d, (Rational(0),) * i.d)) == affine_rank(Xt)
 
 
-register(Claim(
+def _two_sided_step2(a: Analysis) -> bool:
+    """arank(D X~) - arank(X~) = [1_n in col X~] - [sigma in col X~]"""
+    i = a.inst
+    Xt = centred(i.X)
+    return (arank_LN(LNInstance(Xt, (Rational(1),) * i.d, (Rational(0),) * i.d)) - affine_rank(Xt)
+            == int(in_colspace(Xt, ones(i.n))) - int(bool(a.sigma_in_colspace_Xt)))
+
+
+claim(
     id="RN.step2", section="§4, proof of Thm 4.2, Step 2",
     quote="The affine rank decreases under D if and only if sigma in colspace(X~) ... By H4, this does not hold, "
           "so arank(D X~) = arank(X~)",
     statement=r"H1\wedge H4\Rightarrow\operatorname{arank}(D\tilde X)=\operatorname{arank}(\tilde X)",
-    hypotheses=("H1", "H4"), conclusion="arank(D X~) == arank(X~)", regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: [_stored("RN.main", _refutes_step2)]],
+    hypotheses=given("H1", "H4"), conclusion=_row_scaling_keeps_arank, regimes=("n<d", "n=d", "n>d"),
+    instances=POOL.only_stored(), counterexamples=("RN.main",),
     corrected=Reading(
         "corrected",
         r"\operatorname{arank}(D\tilde X)-\operatorname{arank}(\tilde X)=[\mathbf 1_n\in\operatorname{col}\tilde X]-[\sigma\in\operatorname{col}\tilde X]",
-        checks=[lambda ctx: [proof_evidence(uses=(2, 3, 4), what="the two-sided Step 2")],
-                lambda ctx: _per_regime(
-                    ctx, lambda i, a: (arank_LN(LNInstance(centred(i.X), (Rational(1),) * i.d, (Rational(0),) * i.d))
-                                       - affine_rank(centred(i.X))
-                                       == int(in_colspace(centred(i.X), ones(i.n))) - int(bool(a.sigma_in_colspace_Xt))),
-                    lambda i, a: a.hypotheses["H1"], "two-sided Step 2 given H1")]),
+        hypotheses=given("H1"), conclusion=_two_sided_step2,
+        checks=[lambda ctx: [proof_evidence(uses=(2, 3, 4), what="the two-sided Step 2")]]),
     chapter="rank_neutrality",
-))
+)
 
 
-def _H123_beta0(i, a):
-    return a.hypotheses["H1"] and a.hypotheses["H2"] and a.hypotheses["H3"] and all(b == 0 for b in i.beta)
-
-
-register(Claim(
+claim(
     id="RN.matrix-rank", section="§1 contribution 1; §4 end of proof",
     quote="matrix rank is preserved in the zero-bias case",
     statement=r"H1\wedge H2\wedge H3\wedge H4\wedge\beta=0\Rightarrow\operatorname{rank}(\mathrm{LN}(X))=\operatorname{rank}(X)",
-    hypotheses=("H1", "H2", "H3", "H4", "beta = 0"), conclusion="rank(LN(X)) == rank(X)",
+    hypotheses=given("H1", "H2", "H3", "H4", also={"beta = 0": _zero_bias}),
+    conclusion=("rank(LN X) = rank(X)", lambda a: a.rank_LN_X == a.rank_X), instances=POOL,
     regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: [proof_evidence(uses=(0, 1), what="rank(D X~ Gamma) = rank(X~) = rank(X) under H1-H3")],
-            lambda ctx: _per_regime(ctx, lambda i, a: a.rank_LN_X == a.rank_X,
-                                    lambda i, a: _H123_beta0(i, a) and a.hypotheses["H4"],
-                                    "rank(LN X) = rank(X) given H1-H4, beta = 0")],
+    checks=[lambda ctx: [proof_evidence(uses=(0, 1), what="rank(D X~ Gamma) = rank(X~) = rank(X) under H1-H3")]],
     readings=[Reading(
         "without-H2", r"H1\wedge H3\wedge\beta=0\Rightarrow\operatorname{rank}\mathrm{LN}(X)=\operatorname{rank}X-[\mathbf 1_d\in\operatorname{row}X]",
-        checks=[lambda ctx: _per_regime(ctx, lambda i, a: a.rank_LN_X == a.rank_X - int(a.ones_d_in_rowspace),
-                                        lambda i, a: a.hypotheses["H1"] and a.hypotheses["H3"] and all(b == 0 for b in i.beta),
-                                        "rank drop by [1 in row X] given H1, H3, beta = 0")],
+        hypotheses=given("H1", "H3", also={"beta = 0": _zero_bias}),
+        conclusion=("rank(LN X) = rank(X) - [1 in row X]", lambda a: a.rank_LN_X == a.rank_X - int(a.ones_d_in_rowspace)),
         note="H4 is not needed; H2 is: without it the matrix rank drops by exactly one.")],
     chapter="rank_neutrality",
-))
+)
 
 
-def _refutes_plus_one(inst, a):
-    mean_beta = sum(inst.beta)
-    if a.all_hypotheses and a.rank_LN_X == a.rank_X + 1 and mean_beta == 0:
-        return (f"H1-H4 hold, beta has zero mean (sum beta = 0), yet rank(LN X) = {a.rank_LN_X} "
-                f"= rank(X) + 1")
-    return None
+def _excess_needs_mean_beta(a: Analysis) -> bool:
+    """rank(LN X) - rank(X) in {0, 1}, and 1 only if mean(beta) != 0"""
+    excess = a.rank_LN_X - a.rank_X
+    return excess in (0, 1) and (excess == 0 or sum(a.inst.beta) != 0)
 
 
 def beta_over_gamma_notin_row(i: LNInstance) -> bool:
@@ -573,28 +555,26 @@ def beta_over_gamma_notin_row(i: LNInstance) -> bool:
     return not in_rowspace(Xt, Matrix([b / g for b, g in zip(i.beta, i.gamma)]))
 
 
-register(Claim(
+claim(
     id="RN.plus-one", section="§4, after Thm 4.2",
     quote="The matrix rank rank(LN(X)) can exceed rank(X) by at most one (when beta != 0 has a non-zero mean component)",
     statement=r"H1\text{-}H4\Rightarrow \operatorname{rank}X\le\operatorname{rank}\mathrm{LN}(X)\le\operatorname{rank}X+1,"
               r"\ \text{and}\ \operatorname{rank}\mathrm{LN}(X)=\operatorname{rank}X+1\Rightarrow\mathbf 1^\top\beta\neq0",
-    hypotheses=("H1", "H2", "H3", "H4"), conclusion="rank(LN X) - rank(X) in {0,1}, and 1 only if mean(beta) != 0",
-    regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: [_stored("RN.plus-one", _refutes_plus_one)]],
+    hypotheses=H1_H4, conclusion=_excess_needs_mean_beta, regimes=("n<d", "n=d", "n>d"),
+    instances=POOL.only_stored(), counterexamples=("RN.plus-one",),
     readings=[Reading(
         "bound-only", r"H1\Rightarrow\operatorname{rank}\mathrm{LN}(X)\le\operatorname{rank}X+1",
-        checks=[lambda ctx: [proof_evidence(uses=(1, 5), what="rank(D X~ Gamma + 1 beta^T) <= rank(X~) + 1 <= rank(X) + 1")],
-                lambda ctx: _per_regime(ctx, lambda i, a: a.rank_LN_X <= a.rank_X + 1,
-                                        lambda i, a: a.hypotheses["H1"], "rank(LN X) <= rank(X) + 1 given H1")])],
+        hypotheses=given("H1"), conclusion=("rank(LN X) <= rank(X) + 1", lambda a: a.rank_LN_X <= a.rank_X + 1),
+        checks=[lambda ctx: [proof_evidence(uses=(1, 5), what="rank(D X~ Gamma + 1 beta^T) <= rank(X~) + 1 <= rank(X) + 1")]])],
     corrected=Reading(
         "corrected",
         r"H1\text{-}H4\Rightarrow\operatorname{rank}\mathrm{LN}(X)=\operatorname{rank}X+[\beta\oslash\gamma\notin\operatorname{row}(\tilde X)]",
-        checks=[lambda ctx: [proof_evidence(uses=(1, 5), what="the rank-one update under H1-H4")],
-                lambda ctx: _per_regime(ctx, lambda i, a: a.rank_LN_X == a.rank_X + int(beta_over_gamma_notin_row(i)),
-                                        _H1to4, "rank(LN X) = rank(X) + [beta/gamma notin row(X~)] given H1-H4")],
+        hypotheses=H1_H4, conclusion=("rank(LN X) = rank(X) + [beta/gamma notin row(X~)]",
+                                      lambda a: a.rank_LN_X == a.rank_X + int(beta_over_gamma_notin_row(a.inst))),
+        checks=[lambda ctx: [proof_evidence(uses=(1, 5), what="the rank-one update under H1-H4")]],
         condition="the excess is decided by beta/gamma (elementwise) against row(X~), not by the mean of beta"),
     chapter="rank_neutrality",
-))
+)
 
 
 def _h4_generic_regimes(ctx, min_d: int = 3) -> list[Evidence]:
@@ -685,19 +665,18 @@ def _generic_rank_argument(ctx, regime: str) -> Evidence:
 _as_prediction = predicted
 
 
-def _refutes_h4_all(inst, a):
-    if inst.n > inst.d and a.hypotheses["H1"] and a.hypotheses["H4"] is False:
-        return f"n = {inst.n} > d = {inst.d}, H1 holds, yet sigma in col(XP): H4 fails (rows c_i u, u centred)"
-    return None
+def _h4(a: Analysis) -> bool | None:
+    """H4 (sigma notin col(XP))"""
+    return a.hypotheses["H4"]
 
 
-register(Claim(
+claim(
     id="RN.H4-generic", section="§4, after Thm 4.2",
     quote="The condition [H4] holds for all inputs satisfying n > d ..., and generically for n <= d",
     statement=r"(n>d\Rightarrow H4\ \forall X\text{ with }H1)\ \wedge\ (n\le d\Rightarrow H4\text{ for Lebesgue-a.e. }X)",
-    hypotheses=("H1",), conclusion="H4", regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: [_stored("RN.H4-generic", _refutes_h4_all)],
-            lambda ctx: [_generic_rank_argument(ctx, "n<d")]],
+    hypotheses=given("H1", also={"n > d": lambda a: a.n > a.d}), conclusion=_h4, regimes=("n<d", "n=d", "n>d"),
+    instances=POOL.only_stored(), counterexamples=("RN.H4-generic",),
+    checks=[lambda ctx: [_generic_rank_argument(ctx, "n<d")]],
     readings=[Reading(
         "width-two", r"d=2:\ H4\iff x_{i1}-x_{i2}\text{ do not all share one sign (fails with probability }2^{1-n})",
         checks=[_h4_width_two], regimes=("n=d", "n>d"),
@@ -709,7 +688,7 @@ register(Claim(
         condition="n >= d and d >= 3; for n < d H4 fails for almost every X, and at d = 2 on a set of positive "
                   "measure"),
     chapter="rank_neutrality",
-))
+)
 
 
 _INIT_ARITH = "float64 N(0, 0.02^2) draws taken as exact dyadic rationals; decided over QQ"
@@ -762,7 +741,7 @@ def _init_pattern(ctx) -> list[Evidence]:
             for regime, c in _init_draws(ctx).items()]
 
 
-register(Claim(
+claim(
     id="RN.hypotheses-at-init", section="§4, after Thm 4.2",
     quote="All four hypotheses H1-H4 are mild non-degeneracy conditions that hold at standard initialisation",
     statement=r"X_{ij}\overset{iid}{\sim}\mathcal N(0,0.02^2),\ \gamma=\mathbf 1,\ \beta=0\ \Rightarrow\ H1\wedge H2\wedge H3\wedge H4\ \text{a.s.}",
@@ -776,7 +755,7 @@ register(Claim(
                 _init_pattern],
         condition="H1-H4 hold jointly only on rank-deficient inputs (rank X < min(n, d)), the collapse regime"),
     chapter="rank_neutrality",
-))
+)
 
 
 # --- an independent second exact method (used by the tests to cross-check) --------
@@ -796,110 +775,74 @@ def rank_LN_field_embedding(inst: LNInstance) -> int:
 
 from .claims import exact_complete as _exact_complete, not_checkable  # noqa: E402
 
-def _stress_premise(ctx, statement, premise, what):
-    """_per_regime, kept separate so the coverage claims never depend on the middle of this module changing."""
-    return _per_regime(ctx, statement, premise, what)
-
-
-def _arank_changes(i: LNInstance, a: Analysis):
-    if a.arank_LN_X is not None and a.arank_LN_X != a.arank_X:
-        return (f"LN is defined (H1) and arank changes: arank(X) = {a.arank_X}, arank(LN X) = {a.arank_LN_X}"
-                + (" although H1-H4 all hold" if a.all_hypotheses else ""))
-    return None
-
-
-register(Claim(
+claim(
     id="RN.abstract-neutral", section="Abstract",
     quote="layer normalisation is precisely affine-rank-neutral: it preserves the affine rank of the token "
           "representation set exactly",
     statement=r"\operatorname{arank}(\mathrm{LN}(X))=\operatorname{arank}(X)\ \text{for every }X\text{ on which LN is defined (H1)}",
-    hypotheses=("H1 (LN defined)",), conclusion="arank(LN X) == arank(X)", regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: [_stored("RN.main", _arank_changes)],
-            lambda ctx: _stress_premise(ctx, lambda i, a: a.conclusion_holds, lambda i, a: a.hypotheses["H1"],
-                                        "arank(LN X) = arank(X) given only H1")],
+    hypotheses=given("H1"), conclusion=("arank(LN X) = arank(X)", lambda a: a.conclusion_holds),
+    instances=POOL, counterexamples=("RN.main",), regimes=("n<d", "n=d", "n>d"),
     readings=[Reading("with-H1-H4", r"H1\wedge H2\wedge H3\wedge H4\Rightarrow\operatorname{arank}\mathrm{LN}(X)=\operatorname{arank}X",
-                      checks=[lambda ctx: [_stored("RN.main", _arank_changes)]],
+                      hypotheses=H1_H4, conclusion=("arank(LN X) = arank(X)", lambda a: a.conclusion_holds),
+                      instances=POOL.only_stored(), counterexamples=("RN.main",),
                       note="the abstract omits the hypotheses of Thm 4.2; with them it is RN.main")],
     chapter="rank_neutrality",
-))
+)
 
 
-def _rank_changes_H1H2(i: LNInstance, a: Analysis):
-    if a.hypotheses["H1"] and a.hypotheses["H2"] and a.rank_LN_X != a.rank_X:
-        return (f"H1 and H2 hold, beta = {list(i.beta)}, gamma = {list(i.gamma)}: rank(X) = {a.rank_X}, "
-                f"rank(LN X) = {a.rank_LN_X}")
-    return None
+def _rank_kept(a: Analysis) -> bool:
+    """rank(LN X) = rank(X)"""
+    return a.rank_LN_X == a.rank_X
 
 
-register(Claim(
+claim(
     id="RN.transparent-H1-H2", section="§3 (Wu et al. paragraph)",
     quote="LayerNorm is exactly transparent under H1–H2 — it preserves rank precisely",
     statement=r"H1\wedge H2\Rightarrow\operatorname{arank}\mathrm{LN}(X)=\operatorname{arank}X",
-    hypotheses=("H1", "H2"), conclusion="arank(LN X) == arank(X)", regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: [_stored("RN.main", _arank_changes)],
-            lambda ctx: _stress_premise(ctx, lambda i, a: a.conclusion_holds,
-                                        lambda i, a: a.hypotheses["H1"] and a.hypotheses["H2"],
-                                        "arank(LN X) = arank(X) given H1, H2")],
+    hypotheses=given("H1", "H2"), conclusion=("arank(LN X) = arank(X)", lambda a: a.conclusion_holds),
+    instances=POOL, counterexamples=("RN.main",), regimes=("n<d", "n=d", "n>d"),
     readings=[Reading("matrix-rank", r"H1\wedge H2\Rightarrow\operatorname{rank}\mathrm{LN}(X)=\operatorname{rank}X",
-                      checks=[lambda ctx: [_stored("RN.transparent-H1-H2", _rank_changes_H1H2)],
-                              lambda ctx: _stress_premise(ctx, lambda i, a: a.rank_LN_X == a.rank_X,
-                                                          lambda i, a: a.hypotheses["H1"] and a.hypotheses["H2"],
-                                                          "rank(LN X) = rank(X) given H1, H2")],
+                      hypotheses=given("H1", "H2"), conclusion=_rank_kept,
+                      counterexamples=("RN.transparent-H1-H2",),
                       note="the stored instance has gamma_j = 0 (H3 fails): H1-H2 alone do not protect the rank"),
               Reading("matrix-rank-H3-zero-bias",
                       r"H1\wedge H2\wedge H3\wedge\beta=0\Rightarrow\operatorname{rank}\mathrm{LN}(X)=\operatorname{rank}X",
-                      checks=[lambda ctx: _stress_premise(ctx, lambda i, a: a.rank_LN_X == a.rank_X, _H123_beta0,
-                                                          "rank(LN X) = rank(X) given H1-H3, beta = 0")])],
+                      hypotheses=given("H1", "H2", "H3", also={"beta = 0": _zero_bias}), conclusion=_rank_kept)],
     chapter="rank_neutrality",
-))
+)
 
 
-def _never_hinders(i, a):
+def _never_hinders(a: Analysis) -> bool:
+    """arank(LN X) >= arank(X)"""
     return a.arank_LN_X >= a.arank_X
 
 
-def _helps(i: LNInstance, a: Analysis):
-    if a.all_hypotheses and a.arank_LN_X > a.arank_X:
-        return f"H1-H4 hold and LN raises the affine rank from {a.arank_X} to {a.arank_LN_X}: it helps"
-    return None
+def _never_helps(a: Analysis) -> bool:
+    """arank(LN X) <= arank(X)"""
+    return a.arank_LN_X <= a.arank_X
 
 
-register(Claim(
+claim(
     id="RN.neither-helps-nor-hinders", section="§1 gap (i); §3 (Wu, Joudaki); §4 comparisons",
     quote="LN is not passive, it is exactly neutral — it preserves rank precisely, neither helping nor hindering. "
           "[§3:] LN neither prevents collapse (our theorem) nor accelerates it",
     statement=r"H1\text{-}H4\Rightarrow\operatorname{arank}\mathrm{LN}(X)\le\operatorname{arank}X\ (\text{never helps})"
               r"\ \wedge\ \operatorname{arank}\mathrm{LN}(X)\ge\operatorname{arank}X\ (\text{never hinders})",
-    hypotheses=("H1", "H2", "H3", "H4"), conclusion="arank unchanged in both directions",
-    regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: [_stored("RN.main", _helps)],
-            lambda ctx: _stress_premise(ctx, lambda i, a: a.conclusion_holds, _H1to4, "arank unchanged given H1-H4")],
+    hypotheses=H1_H4, conclusion=("arank unchanged in both directions", lambda a: a.conclusion_holds),
+    instances=POOL, counterexamples=("RN.main",), regimes=("n<d", "n=d", "n>d"),
     readings=[Reading("never-hinders", r"H1\text{-}H4\Rightarrow\operatorname{arank}\mathrm{LN}(X)\ge\operatorname{arank}X",
-                      checks=[lambda ctx: [proof_evidence(what="arank(LN X) = rank X >= arank X under H1-H4")],
-                              lambda ctx: _stress_premise(ctx, _never_hinders, _H1to4,
-                                                          "arank(LN X) >= arank(X) given H1-H4")],
+                      hypotheses=H1_H4, conclusion=_never_hinders,
+                      checks=[lambda ctx: [proof_evidence(what="arank(LN X) = rank X >= arank X under H1-H4")]],
                       note="the half that is true: under H1-H4 LN can only keep or raise the affine rank"),
               Reading("never-helps", r"H1\text{-}H4\Rightarrow\operatorname{arank}\mathrm{LN}(X)\le\operatorname{arank}X",
-                      checks=[lambda ctx: [_stored("RN.main", _helps)]]),
+                      hypotheses=H1_H4, conclusion=_never_helps, instances=POOL.only_stored(),
+                      counterexamples=("RN.main",)),
               Reading("rate", r"\text{LN does not change the rate of Dong's collapse}",
                       checks=[lambda ctx: [not_checkable(
                           "the rate half rests on Wu et al. (not reproduced here), and the suite's depth study has no "
                           "attention + LayerNorm regime without skip and MLP to compare rates")]])],
     chapter="rank_neutrality",
-))
-
-
-register(Claim(
-    id="RN.exceeds-by-at-most-one", section="§4, after Thm 4.2",
-    quote="The matrix rank rank(LN(X)) can exceed rank(X) by at most one",
-    statement=r"H1\Rightarrow\operatorname{rank}\mathrm{LN}(X)\le\operatorname{rank}X+1\ \text{(any }\gamma,\beta)",
-    hypotheses=("H1 (LN defined)",), conclusion="rank(LN X) <= rank(X) + 1", regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: [proof_evidence(uses=(1, 5), what="rank(D X~ Gamma + 1 beta^T) <= rank(X~) + 1 <= rank X + 1")],
-            lambda ctx: _stress_premise(ctx, lambda i, a: a.rank_LN_X <= a.rank_X + 1, lambda i, a: a.hypotheses["H1"],
-                                        "rank(LN X) <= rank(X) + 1 given H1 (beta random or 0)"),
-            lambda ctx: _edge_rows(ctx, lambda i, a: a.rank_LN_X <= a.rank_X + 1, "rank(LN X) <= rank(X) + 1")],
-    chapter="rank_neutrality",
-))
+)
 
 
 def _edge_instances() -> list[LNInstance]:
@@ -917,14 +860,25 @@ def _edge_instances() -> list[LNInstance]:
     return out
 
 
-def _edge_rows(ctx, statement, what, premise=lambda i, a: True) -> list[Evidence]:
-    rows = [(i, analyse(i)) for i in _edge_instances()]
-    met = [(i, a) for i, a in rows if premise(i, a)]
-    fails = [(i, a) for i, a in met if not statement(i, a)]
-    return [exact_instances(f"{what} on edge instances (n = 2 with d = 2, 3, 4; X = I; a zero gamma_1; beta = e_1 "
-                            "or 2 1)",
-                            met=len(met), held=len(met) - len(fails), arithmetic=_ARITH,
-                            first_failure=f"{fails[0][0].n}x{fails[0][0].d}" if fails else None)]
+#: edge instances (n = 2 with d = 2, 3, 4; X = I; a zero gamma_1; beta = e_1 or 2 1), regime "all"
+EDGES = Pool(rows=lambda ctx: [("all", "edge", analyse(i)) for i in _edge_instances()], arithmetic=_ARITH,
+             decode=decode, describe=describe)
+
+
+def _at_most_one_more(a: Analysis) -> bool:
+    """rank(LN X) <= rank(X) + 1"""
+    return a.rank_LN_X <= a.rank_X + 1
+
+
+claim(
+    id="RN.exceeds-by-at-most-one", section="§4, after Thm 4.2",
+    quote="The matrix rank rank(LN(X)) can exceed rank(X) by at most one",
+    statement=r"H1\Rightarrow\operatorname{rank}\mathrm{LN}(X)\le\operatorname{rank}X+1\ \text{(any }\gamma,\beta)",
+    hypotheses=given("H1"), conclusion=_at_most_one_more, instances=POOL, regimes=("n<d", "n=d", "n>d"),
+    checks=[lambda ctx: [proof_evidence(uses=(1, 5), what="rank(D X~ Gamma + 1 beta^T) <= rank(X~) + 1 <= rank X + 1")],
+            EDGES.decide(given("H1"), _at_most_one_more)],
+    chapter="rank_neutrality",
+)
 
 
 def _arank_by_shift(X: Matrix) -> int:
@@ -932,45 +886,46 @@ def _arank_by_shift(X: Matrix) -> int:
     return rank(X - ones(X.shape[0]) * X.row(0))
 
 
-register(Claim(
+def _two_formulas_agree(a: Analysis) -> bool:
+    """rank(X - 1 x_1^T) = rank([X | 1]) - 1"""
+    return _arank_by_shift(a.inst.X) == a.arank_X
+
+
+claim(
     id="RN.arank-definition", section="§4, proof of Thm 4.2",
     quote="The affine rank is arank(S) = rank(X − x_1 1^T), i.e. the dimension of the affine span of S",
     statement=r"\operatorname{rank}(X-\mathbf 1x_1^\top)=\operatorname{rank}[X\mid\mathbf 1]-1=\dim\operatorname{aff}(S)",
-    hypotheses=(), conclusion="two formulas for the affine rank agree", regimes=("n<d", "n=d", "n>d"),
+    hypotheses={}, conclusion=_two_formulas_agree, instances=POOL, regimes=("n<d", "n=d", "n>d"),
     checks=[lambda ctx: [proof_evidence(uses=(3,), what="arank = rank [X | 1] - 1")],
-            lambda ctx: _stress_premise(ctx, lambda i, a: _arank_by_shift(i.X) == a.arank_X, lambda i, a: True,
-                                        "rank(X - 1 x_1^T) = rank([X | 1]) - 1"),
-            lambda ctx: _edge_rows(ctx, lambda i, a: _arank_by_shift(i.X) == a.arank_X,
-                                   "rank(X - 1 x_1^T) = rank([X | 1]) - 1")],
+            EDGES.decide({}, _two_formulas_agree)],
     chapter="rank_neutrality",
-))
+)
 
 
-def _step1_holds(i: LNInstance, a: Analysis) -> bool:
+def _step1_holds(a: Analysis) -> bool:
+    """rows of XP in 1-perp, rank(XP) = rank X, arank(XP) = arank X"""
+    i = a.inst
     Xt = centred(i.X)
     in_perp = all(sum(Xt.row(k)) == 0 for k in range(i.n))
     return in_perp and a.rank_Xt == a.rank_X and affine_rank(Xt) == a.arank_X
 
 
-register(Claim(
+claim(
     id="RN.step1", section="§4, proof of Thm 4.2, Step 1",
     quote="the affine span of {x~_i} is a subset of 1^⊥. By H2, 1 ∉ rowspace(X), so rank(XP) = rank(X) (the "
           "projection is injective on rowspace(X)). Hence arank(S~) = arank(S)",
     statement=r"H2\Rightarrow\tilde x_i\perp\mathbf 1,\ \operatorname{rank}(XP)=\operatorname{rank}X,\ "
               r"\operatorname{arank}(XP)=\operatorname{arank}X",
-    hypotheses=("H2",), conclusion="Step 1", regimes=("n<d", "n=d", "n>d"),
+    hypotheses=given("H2"), conclusion=_step1_holds, instances=POOL, regimes=("n<d", "n=d", "n>d"),
     checks=[lambda ctx: [proof_evidence(uses=(0, 1), what="P^2 = P, ker P = span(1), so P is injective on row X iff "
                                                           "1 notin row X")],
-            lambda ctx: _stress_premise(ctx, _step1_holds, lambda i, a: a.hypotheses["H2"],
-                                        "rows of XP in 1-perp, rank(XP) = rank X, arank(XP) = arank X given H2"),
-            lambda ctx: _edge_rows(ctx, _step1_holds, "Step 1", premise=lambda i, a: a.hypotheses["H2"])],
+            EDGES.decide(given("H2"), _step1_holds)],
     readings=[Reading("without-H2", r"\mathbf 1\in\operatorname{row}X\Rightarrow\operatorname{rank}(XP)=\operatorname{rank}X-1",
-                      checks=[lambda ctx: _stress_premise(ctx, lambda i, a: a.rank_Xt == a.rank_X - 1,
-                                                          lambda i, a: not a.hypotheses["H2"],
-                                                          "rank(XP) = rank X - 1 when 1 in row X")],
+                      hypotheses={"1 in row X": lambda a: not a.hypotheses["H2"]},
+                      conclusion=("rank(XP) = rank X - 1", lambda a: a.rank_Xt == a.rank_X - 1),
                       note="the edge: H2 is exactly what Step 1 needs")],
     chapter="rank_neutrality",
-))
+)
 
 
 def step3_holds(M: Matrix, gamma, beta) -> bool:
@@ -978,18 +933,9 @@ def step3_holds(M: Matrix, gamma, beta) -> bool:
     return affine_rank(Y) == affine_rank(M)
 
 
-def _step3_rows(ctx) -> list[Evidence]:
-    out = []
-    for regime, rows in _group(cached_stress(ctx)).items():
-        met = held = 0
-        for fam, i, a in rows:
-            if any(g == 0 for g in i.gamma):
-                continue  # H3 is the premise
-            met += 1
-            held += step3_holds(i.X, i.gamma, i.beta)
-        out.append(exact_instances("arank(M diag(gamma) + 1 beta^T) = arank(M), every gamma_j != 0",
-                                   met=met, held=held, regime=regime, arithmetic=_ARITH))
-    return out
+def _step3_on(a: Analysis) -> bool:
+    """arank(X diag(gamma) + 1 beta^T) = arank(X)"""
+    return step3_holds(a.inst.X, a.inst.gamma, a.inst.beta)
 
 
 def _step3_zero_gamma_witness(ctx) -> list[Evidence]:
@@ -1004,26 +950,18 @@ def _step3_zero_gamma_witness(ctx) -> list[Evidence]:
                             reason="no witness among the stress instances")]
 
 
-def _group(rows):
-    by: dict[str, list] = {}
-    for regime, fam, inst, a in rows:
-        by.setdefault(regime, []).append((fam, inst, a))
-    return by
-
-
-register(Claim(
+claim(
     id="RN.step3", section="§4, proof of Thm 4.2, Step 3",
     quote="(3a) Right-multiplication by diag(γ) is an invertible linear map (γ_j ≠ 0 by H3), hence preserves affine "
           "rank ... (3b) Adding the constant β translates all points equally",
     statement=r"H3\Rightarrow\operatorname{arank}(M\operatorname{diag}\gamma+\mathbf 1\beta^\top)=\operatorname{arank}M\ \forall M,\beta",
-    hypotheses=("H3",), conclusion="arank preserved", regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: [proof_evidence(uses=(2, 3), what="[M Gamma + 1 beta^T | 1] = [M | 1] diag(Gamma, 1) C")],
-            _step3_rows],
+    hypotheses=given("H3"), conclusion=_step3_on, instances=POOL, regimes=("n<d", "n=d", "n>d"),
+    checks=[lambda ctx: [proof_evidence(uses=(2, 3), what="[M Gamma + 1 beta^T | 1] = [M | 1] diag(Gamma, 1) C")]],
     readings=[Reading("without-H3", r"\exists X:\ \gamma_1=0\Rightarrow\operatorname{arank}(X\operatorname{diag}\gamma)<\operatorname{arank}X",
                       checks=[_step3_zero_gamma_witness], form="existential", regimes=("all",),
                       note="the edge: H3 is needed (a zero gamma_j projects out a coordinate)")],
     chapter="rank_neutrality",
-))
+)
 
 
 def _scaling_drops(i: LNInstance) -> bool:
@@ -1036,21 +974,20 @@ def decrease_needs_sigma(i: LNInstance, a: Analysis) -> bool:
     return (not _scaling_drops(i)) or bool(a.sigma_in_colspace_Xt)
 
 
-register(Claim(
+claim(
     id="RN.H4-unique", section="§4, after Thm 4.2",
     quote="This is the unique situation in which row-wise radial rescaling can collapse an affine independence "
           "relation",
     statement=r"\operatorname{arank}(D\tilde X)<\operatorname{arank}(\tilde X)\Rightarrow\sigma\in\operatorname{col}(\tilde X)",
-    hypotheses=("H1",), conclusion="a decrease needs sigma in col(X~)", regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: [proof_evidence(uses=(2, 3, 4), what="arank(D X~) - arank(X~) = [1 in col X~] - [sigma in col X~]")],
-            lambda ctx: _stress_premise(ctx, lambda i, a: bool(a.sigma_in_colspace_Xt),
-                                        lambda i, a: a.hypotheses["H1"] and _scaling_drops(i),
-                                        "sigma in col(X~) on every instance where row scaling lowered arank (H1)")],
+    hypotheses=given("H1", also={"row scaling lowers arank(X~)": lambda a: _scaling_drops(a.inst)}),
+    conclusion=("sigma in col(X~)", lambda a: bool(a.sigma_in_colspace_Xt)), instances=POOL,
+    regimes=("n<d", "n=d", "n>d"),
+    checks=[lambda ctx: [proof_evidence(uses=(2, 3, 4), what="arank(D X~) - arank(X~) = [1 in col X~] - [sigma in col X~]")]],
     chapter="rank_neutrality",
-))
+)
 
 
-register(Claim(
+claim(
     id="RN.hypotheses-in-training", section="§4, after Thm 4.2",
     quote="All four hypotheses H1–H4 ... are maintained during training under normal operating conditions",
     statement=r"\text{trained BERT-like model: H1-H4 at every LayerNorm input}",
@@ -1060,4 +997,4 @@ register(Claim(
                       checks=[lambda ctx: [not_checkable("no training trajectory (checkpoints) is available; the "
                                                          "headline checks the trained end point (all-MiniLM-L6-v2)")]])],
     chapter="rank_neutrality",
-))
+)

@@ -30,10 +30,11 @@ import random
 import sympy
 from sympy import Matrix, Rational, symbols
 
-from .claims import (Claim, Evidence, Reading, exact_complete, exact_instances, not_checkable, register,
+from .claims import (Evidence, Reading, exact_complete, exact_instances, not_checkable,
                      stable_seed, symbolic_identity)
-from .head_channel import (KERNEL_FORMULAS, SHAPES, Phi_a, generic_kernel_dims, random_int_matrix, map_matrix,
-                           map_nullity, rank)
+from .conjecture import Pool, claim
+from .head_channel import (KERNEL_FORMULAS, SHAPES, SUM_SHAPES, Phi_a, map_matrix, map_nullity, random_int_matrix, rank,
+                           sum_map_nullity_is_formula)
 
 __all__ = ["bert_figures", "BERT", "PGOP_CONSTRUCTIONS", "pgop_overhead", "Phi_a_gated", "Phi_b_gated"]
 
@@ -91,29 +92,44 @@ def _bert_arithmetic(ctx) -> list[Evidence]:
                            f"{f['per_token']}", ok, arithmetic="exact integer arithmetic (sympy)")]
 
 
-def _ra_literal(ctx) -> list[Evidence]:
-    """Reading (a), the standard architecture: the ambiguity is n (H d_k - rank W_O), not n (H - 1) d_k."""
-    dims = generic_kernel_dims("RA.main:generic W_O")
-    total = len(dims)
-    agree = sum(k == KERNEL_FORMULAS["b"].subs({n: s.n, H: s.H, d_k: s.d_k}) for s, k in dims)
+def _ra_generic_rows(ctx):
+    """Random integer W_O over SHAPES with H d_k <= d (none drawn otherwise, nor when n H d_k > 40)."""
+    rng = random.Random(stable_seed("RA.main:generic W_O"))
+    for (nn, dd, HH, dk) in SHAPES:
+        if HH * dk > dd or nn * HH * dk > 40:
+            continue
+        yield "generic-weights", "", {"n": nn, "H": HH, "d_k": dk, "W_O": random_int_matrix(rng, HH * dk, dd)}
+
+
+def _nullity_a_is_n_H_minus_1_dk(v) -> bool:
+    nn, HH, dk = v["n"], v["H"], v["d_k"]
+    return map_nullity(lambda Ys: Phi_a(Ys, v["W_O"]), nn, HH, dk) == KERNEL_FORMULAS["b"].subs(
+        {n: nn, H: HH, d_k: dk})
+
+
+#: W_O known and generic (reading a, the standard architecture)
+GENERIC_W_O = Pool(rows=_ra_generic_rows, arithmetic="exact over QQ (python-flint)")
+
+
+def _ra_literal_text() -> str:
     f = bert_figures()
-    return [exact_instances(f"W_O known, generic: nullity of Phi_a equals n (H - 1) d_k (it is n (H d_k - rank W_O); "
-                            f"for BERT-base reading (a) gives {f['reading_a_generic']}, not {f['per_sequence']})",
-                            met=total, held=agree, regime="generic-weights", arithmetic="exact over QQ (python-flint)")]
+    return (f"W_O known, generic: nullity of Phi_a equals n (H - 1) d_k (it is n (H d_k - rank W_O); for BERT-base "
+            f"reading (a) gives {f['reading_a_generic']}, not {f['per_sequence']})")
 
 
 def _ra_reading_b(ctx) -> list[Evidence]:
-    from .head_channel import kernel_b_instances, proof_evidence
-    return [proof_evidence((3,), "dim ker Phi_b = n (H - 1) d_k"), *kernel_b_instances(ctx)]
+    from .head_channel import proof_evidence
+    return [proof_evidence((3,), "dim ker Phi_b = n (H - 1) d_k")]
 
 
-register(Claim(
+claim(
     id="RA.main", section="§7.3, Recovery Ambiguity Theorem (contributions list)",
     quote="the exact recovery ambiguity dimension of head-channel non-identifiability is n(H-1)d_k degrees of freedom per layer",
     statement=r"\dim\ker\Phi_a=n(H-1)d_k\quad(W_O\text{ known, standard MHA})",
     hypotheses=("standard MHA", "W_O known"), conclusion="ambiguity n(H-1)d_k", regimes=("generic-weights",),
-    checks=[_ra_literal],
+    checks=[GENERIC_W_O.decide({}, (_ra_literal_text(), _nullity_a_is_n_H_minus_1_dk))],
     readings=[Reading("b-no-output-projection", r"\dim\ker\bigl[(Y_h)\mapsto\textstyle\sum_hY_h\bigr]=n(H-1)d_k",
+                      hypotheses={}, conclusion=sum_map_nullity_is_formula, instances=SUM_SHAPES,
                       checks=[_ra_reading_b], note="the number is exactly this reading's kernel dimension"),
               Reading("a-rank-condition", r"\dim\ker\Phi_a=n(H-1)d_k\iff\operatorname{rank}W_O=d_k",
                       checks=[lambda ctx: [symbolic_identity(
@@ -121,15 +137,15 @@ register(Claim(
                           "n (H d_k - rho) - n (H - 1) d_k = n (d_k - rho), so the two agree iff rank W_O = rho = d_k "
                           "(n > 0): every head would have to write into the same d_k-dimensional subspace")]])],
     chapter="recovery_ambiguity",
-))
+)
 
-register(Claim(
+claim(
     id="RA.bert-figures", section="§1 contribution 6",
     quote="For BertBase: 360,448 per sequence (or 704 per token) per layer",
     statement=r"n(H-1)d_k\big|_{n=512,H=12,d_k=64}=360448,\quad(H-1)d_k=704",
     hypotheses=("n = 512", "H = 12", "d_k = 64"), conclusion="the arithmetic", regimes=("all",), form="concrete",
     checks=[_bert_arithmetic], chapter="recovery_ambiguity",
-))
+)
 
 
 def _pgop_evidence(ctx) -> list[Evidence]:
@@ -146,7 +162,7 @@ _PGOP_MISSING = ("§8, which defines PG-OP, is not in the available text: the su
                  "judge it; each plausible construction is checked as its own reading")
 
 
-register(Claim(
+claim(
     id="PGOP.overhead", section="§8 (contributions list)",
     quote="a position-gated output projection (PG-OP) at parameter overhead below 1.6% of W_O's parameter count",
     statement=r"\#\text{params}(\text{PG-OP})<0.016\cdot\#\text{params}(W_O)\ \text{(BERT-base)}",
@@ -157,7 +173,7 @@ register(Claim(
                       checks=[_pgop_evidence], regimes=tuple(PGOP_CONSTRUCTIONS),
                       note="one regime per construction (weights only and weights + bias)")],
     chapter="recovery_ambiguity",
-))
+)
 
 
 def _pgop_ambiguity(ctx) -> list[Evidence]:
@@ -184,7 +200,7 @@ def _pgop_ambiguity(ctx) -> list[Evidence]:
                             arithmetic="exact over QQ (python-flint)")]
 
 
-register(Claim(
+claim(
     id="PGOP.partial-remedy", section="§8 (contributions list)",
     quote="A constructive partial remedy is proposed: a position-gated output projection (PG-OP)",
     statement=r"\dim\ker\Phi^{\text{PG-OP}}<\dim\ker\Phi\ \text{(readings a and b, gates known)}",
@@ -194,7 +210,7 @@ register(Claim(
                                         r"<\dim\ker\Phi\ \text{(gates known)}", checks=[_pgop_ambiguity],
                       note="one plausible reading of 'position-gated': a known per-position scalar gate per head")],
     chapter="recovery_ambiguity",
-))
+)
 
 
 # --- further sentences of the paper (coverage) ---
@@ -208,45 +224,43 @@ def single_head_ambiguity(nn: int, HH: int, dk: int) -> int:
     return rank(Matrix.hstack(*K)[: nn * dk, :])  # coordinates of Y_1 come first
 
 
-def _single_head(ctx) -> list[Evidence]:
-    out = []
-    for label, shapes in (("H=2", [(2, 2, 1), (3, 2, 2), (2, 2, 3)]), ("H>=3", [(2, 3, 1), (3, 3, 2), (2, 4, 2)])):
-        met = held = 0
-        for (nn, HH, dk) in shapes:
-            met += 1
-            held += single_head_ambiguity(nn, HH, dk) == nn * (HH - 1) * dk
-        out.append(exact_instances("the ambiguity left in a single head Y_1 (heads summed) equals n (H - 1) d_k "
-                                   "(it is n d_k)", met=met, held=held, regime=label,
-                                   arithmetic="exact over QQ (python-flint)"))
-    return out
+#: (n, H, d_k) with H = 2 and with H >= 3 (heads summed, reading b)
+SINGLE_HEAD = Pool(rows=lambda ctx: [(label, "", {"n": nn, "H": HH, "d_k": dk}) for label, shapes in
+                                     (("H=2", [(2, 2, 1), (3, 2, 2), (2, 2, 3)]),
+                                      ("H>=3", [(2, 3, 1), (3, 3, 2), (2, 4, 2)])) for (nn, HH, dk) in shapes],
+                   arithmetic="exact over QQ (python-flint)")
 
 
-def _whole_tuple(ctx) -> list[Evidence]:
-    met = held = 0
-    for (nn, HH, dk) in ((2, 2, 1), (3, 2, 2), (2, 3, 1), (3, 3, 2), (2, 4, 2)):
-        met += 1
-        held += map_nullity(lambda Ys: sum(Ys[1:], Ys[0]), nn, HH, dk) == nn * (HH - 1) * dk
-    return [exact_instances("nullity of the sum map (from its matrix) = n (H - 1) d_k", met=met, held=held,
-                            arithmetic="exact over QQ (python-flint)")]
+def _single_head_is_n_H_minus_1_dk(v) -> bool:
+    """the ambiguity left in a single head Y_1 (heads summed) equals n (H - 1) d_k (it is n d_k)"""
+    return single_head_ambiguity(v["n"], v["H"], v["d_k"]) == v["n"] * (v["H"] - 1) * v["d_k"]
 
 
-register(Claim(
+#: (n, H, d_k) with H = 2, 3, 4 (reading whole-tuple: heads summed)
+WHOLE_TUPLE = Pool(rows=lambda ctx: [("all", "", {"n": nn, "H": HH, "d_k": dk}) for (nn, HH, dk) in
+                                     ((2, 2, 1), (3, 2, 2), (2, 3, 1), (3, 3, 2), (2, 4, 2))],
+                   arithmetic="exact over QQ (python-flint)")
+
+
+claim(
     id="RA.single-head", section="Abstract",
     quote="n(H-1)d_k degrees of freedom per layer remain ambiguous when recovering a single head from the mixed signal",
     statement=r"\dim\{Y_1:\exists Y_2..Y_H,\ \textstyle\sum_hY_h=M\}-\text{ambiguity}=n(H-1)d_k",
     hypotheses=("heads summed (reading b)",), conclusion="single-head ambiguity n(H-1)d_k", regimes=("H=2", "H>=3"),
-    checks=[_single_head],
+    checks=[SINGLE_HEAD.decide({}, _single_head_is_n_H_minus_1_dk)],
     readings=[Reading("whole-tuple", r"\dim\ker\Phi_b=n(H-1)d_k",
-                      checks=[lambda ctx: _whole_tuple(ctx)], regimes=("all",),
+                      hypotheses={}, conclusion=("nullity of the sum map (from its matrix) = n (H - 1) d_k",
+                                                 sum_map_nullity_is_formula),
+                      instances=WHOLE_TUPLE, regimes=("all",),
                       note="the number counts the ambiguity of all H heads together (RA.main reading b)")],
     chapter="recovery_ambiguity",
-))
+)
 
-register(Claim(
+claim(
     id="PGOP.empirical-prediction", section="§1 contribution 5 (§8)",
     quote="PG-OP (§8): a position-gated output projection ... with a verifiable empirical prediction",
     statement=r"\text{(no formal content available)}",
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[lambda ctx: [not_checkable(_PGOP_MISSING + "; the prediction itself is not stated in the available text")]],
     chapter="recovery_ambiguity",
-))
+)

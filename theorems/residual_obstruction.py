@@ -36,12 +36,14 @@ True
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import sympy
 from sympy import Matrix, Rational, eye, ones, symbols, zeros
 
-from .claims import (CheckContext, Claim, Evidence, Reading, derivation, exact_instances, load_counterexample,
-                     register, stable_seed, stored_counterexample)
+from .claims import (CheckContext, Evidence, Reading, derivation, exact_instances, load_counterexample,
+                     stable_seed, stored_counterexample)
+from .conjecture import Pool, claim
 from .instances import regime_of
 from .linalg import exact_matrix, in_rowspace, rank
 
@@ -205,84 +207,100 @@ def _low_rank(rng, n, d, r):
     return _rand_matrix(rng, n, r) * _rand_matrix(rng, r, d)
 
 
-def _prop51_instances(ctx) -> list[Evidence]:
+def _prop51_rows(ctx):
     rng = random.Random(stable_seed("RRO.prop51:instances"))
-    out = []
     for regime, shapes in SHAPES.items():
-        total = bounds_ok = full = 0
         for (n, d) in shapes:
             for _ in range(3 if ctx.quick else 10):
                 r = rng.randint(0, min(n, d) - 1)
                 A = _low_rank(rng, n, d, r) if r else zeros(n, d)
                 B = _rand_matrix(rng, n, d, k=50)  # a draw from a (discretised) absolutely continuous law
-                rA, rB, rS = rank(A), rank(B), rank(A + B)
-                total += 1
-                bounds_ok += abs(rA - rB) <= rS <= rA + rB
-                full += rS > rA
-        out.append(exact_instances("rank(A + B) > rank(A) for rank-deficient integer A and a wide-range integer B",
-                                   met=total, held=full, regime=regime, arithmetic=_ARITH))
-        _PROP51_BOUNDS.setdefault((ctx.quick, regime), (total, bounds_ok))
-    return out
+                yield regime, "", {"A": A, "B": B}
 
 
-_PROP51_BOUNDS: dict = {}
+#: rank-deficient integer A and a wide-range integer B (a discretised absolutely continuous law), per regime
+PROP51 = Pool(rows=_prop51_rows, arithmetic=_ARITH)
 
 
-def _prop51_bounds(ctx) -> list[Evidence]:
-    """|rank A - rank B| <= rank(A + B) <= rank A + rank B on the same seeded instances, counted apart."""
-    if not any(q == ctx.quick for q, _ in _PROP51_BOUNDS):
-        _prop51_instances(ctx)
-    return [exact_instances("|rank A - rank B| <= rank(A + B) <= rank A + rank B", met=t, held=b, regime=r,
-                            arithmetic=_ARITH) for (q, r), (t, b) in sorted(_PROP51_BOUNDS.items()) if q == ctx.quick]
+def _rank_A_deficient(x) -> bool:
+    """rank A < min(n, d)"""
+    return rank(x["A"]) < min(x["A"].shape)
 
 
-def _recheck_remark_iii(data):
-    X, D = exact_matrix(data["X"]), exact_matrix(data["Delta"], "Delta")
-    why = (f"row(Delta) not in row(X), yet rank(X + Delta) = {rank(X + D)} = rank(X)"
-           if remark_iii_counterexample(X, D) else None)
-    return why, regime_of(*X.shape), {"n": X.shape[0], "d": X.shape[1]}
+def _rank_rises_AB(x) -> bool:
+    """rank(A + B) > rank(A)"""
+    return rank(x["A"] + x["B"]) > rank(x["A"])
 
 
-def _remark_iii_stored(ctx) -> list[Evidence]:
-    return [stored_counterexample("RRO.rowspace-remark", _recheck_remark_iii, arithmetic=_ARITH)]
+def _rank_bounds(x) -> bool:
+    """|rank A - rank B| <= rank(A + B) <= rank A + rank B"""
+    rA, rB, rS = rank(x["A"]), rank(x["B"]), rank(x["A"] + x["B"])
+    return abs(rA - rB) <= rS <= rA + rB
 
 
-def _remark_iii_corrected(ctx) -> list[Evidence]:
+def _decode_X_Delta(data) -> dict:
+    return {"X": exact_matrix(data["X"]), "Delta": exact_matrix(data["Delta"], "Delta")}
+
+
+def _X_regime(x) -> str:
+    return regime_of(*x["X"].shape)
+
+
+def _remark_iii_rows(ctx):
     rng = random.Random(stable_seed("RRO.rowspace-remark:corrected"))
-    out = []
     for regime, shapes in SHAPES.items():
-        met = ok = 0
         for (n, d) in shapes:
             for _ in range(4 if ctx.quick else 15):
                 r = rng.randint(1, max(1, min(n, d) - 1))
                 X = _low_rank(rng, n, d, r)
                 D = _low_rank(rng, n, d, rng.randint(1, 2))
-                trivial_rows = rank(X.col_join(D)) == rank(X) + rank(D)
-                trivial_cols = rank(X.row_join(D)) == rank(X) + rank(D)
-                if trivial_rows and trivial_cols and rank(D) > 0:
-                    met += 1
-                    ok += rank(X + D) == rank(X) + rank(D)
-        out.append(exact_instances("rank(X + D) = rank X + rank D when row and column spaces meet only in 0",
-                                   met=met, held=ok, regime=regime, arithmetic=_ARITH))
-    return out
+                yield regime, "", {"X": X, "Delta": D}
 
 
-def _recheck_scalar_weights(data):
-    X = exact_matrix(data["X"])
-    Ws = [exact_matrix(W, "W") for W in data["W_VO"]]
+#: low-rank integer X and Delta per regime (the corrected reading's instances); decode: the stored (X, Delta)
+REMARK_III = Pool(rows=_remark_iii_rows, arithmetic=_ARITH, decode=_decode_X_Delta, regime=_X_regime)
+
+
+def _rows_meet_trivially(x) -> bool:
+    """row(Delta) and row(X) meet only in 0"""
+    return rank(x["X"].col_join(x["Delta"])) == rank(x["X"]) + rank(x["Delta"])
+
+
+def _cols_meet_trivially(x) -> bool:
+    """col(Delta) and col(X) meet only in 0"""
+    return rank(x["X"].row_join(x["Delta"])) == rank(x["X"]) + rank(x["Delta"])
+
+
+def _rank_adds(x) -> bool:
+    """rank(X + Delta) = rank X + rank Delta"""
+    return rank(x["X"] + x["Delta"]) == rank(x["X"]) + rank(x["Delta"])
+
+
+def _rank_rises(x) -> bool:
+    """rank(X + Delta) > rank(X)"""
+    return rank(x["X"] + x["Delta"]) > rank(x["X"])
+
+
+def _row_not_inside(x) -> bool:
+    """row(Delta) not in row(X)"""
+    return not rows_inside(x["X"], x["Delta"])
+
+
+def _decode_uniform_weights(data) -> dict:
     if str(data.get("W_Q")) != "0":
         raise ValueError("the stored instance needs W_Q = 0 (uniform attention) for exact arithmetic")
-    FX = F_uniform(X, Ws)
-    why = (f"W_Q = 0 (uniform attention), W_V W_O = {'I' if Ws[0] == eye(X.shape[1]) else 'W'}: rank F(X) = "
-           f"{rank(FX)} <= rank X = {rank(X)} < min(n, d)") if rank(FX) <= rank(X) < min(X.shape) else None
-    return why, "degenerate-weights", {"rank_X": rank(X), "rank_F": rank(FX)}
+    return {"X": exact_matrix(data["X"]), "W_VO": [exact_matrix(W, "W") for W in data["W_VO"]]}
+
+
+#: the stored instance of RRO.main (W_Q = 0, W_V W_O = c I): decided on its own, regime "degenerate-weights"
+DEGENERATE = Pool(rows=None, arithmetic=_ARITH, decode=_decode_uniform_weights, regime=lambda x: "degenerate-weights")
 
 
 def _degenerate_weights(ctx) -> list[Evidence]:
-    """W_h = c I (including W_V = 0): rank(F(X)) <= rank(X) for every X; the stored instance, exactly."""
-    e = proof_evidence((1,), "'with W_V W_O = c I in every head (c = 0: W_V = 0), F(X) = (I + sum_h c A_h) X, so rank F(X) "
-                     "<= rank X for every X and any attention'", regime="degenerate-weights", concludes=False)
-    return [e, stored_counterexample("RRO.main", _recheck_scalar_weights, arithmetic=_ARITH)]
+    """W_h = c I (including W_V = 0): rank(F(X)) <= rank(X) for every X."""
+    return [proof_evidence((1,), "'with W_V W_O = c I in every head (c = 0: W_V = 0), F(X) = (I + sum_h c A_h) X, so "
+                           "rank F(X) <= rank X for every X and any attention'", regime="degenerate-weights",
+                           concludes=False)]
 
 
 def _lebesgue_vacuous(ctx) -> list[Evidence]:
@@ -310,35 +328,40 @@ def _witness_exact_uniform(ctx) -> list[Evidence]:
     return out
 
 
-register(Claim(
+claim(
     id="RRO.prop51", section="§5.1, Prop 5.1",
     quote="|rank(A) - rank(B)| <= rank(A + B) <= rank(A) + rank(B); Pr_{B~mu}[rank(A + B) > r] = 1",
     statement=r"\operatorname{rank}A=r<\min(n,d),\ B\sim\mu\ \text{abs. continuous}\Rightarrow\Pr[\operatorname{rank}(A+B)>r]=1",
     hypotheses=("rank A = r < min(n, d)", "B absolutely continuous"), conclusion="rank(A + B) > r a.s.",
     regimes=("n<d", "n=d", "n>d"),
     checks=[lambda ctx: [proof_evidence((0,), "A + B is absolutely continuous and rank-deficient matrices are null")],
-            _prop51_instances],
+            PROP51.decide({"rank A < min(n, d)": _rank_A_deficient}, _rank_rises_AB)],
     readings=[Reading("rank-inequalities",
                       r"|\operatorname{rank}A-\operatorname{rank}B|\le\operatorname{rank}(A+B)\le"
                       r"\operatorname{rank}A+\operatorname{rank}B",
-                      checks=[_prop51_bounds], note="the deterministic first line of Prop 5.1")],
+                      hypotheses={}, conclusion=_rank_bounds, instances=PROP51,
+                      note="the deterministic first line of Prop 5.1")],
     chapter="residual_obstruction",
-))
+)
 
-register(Claim(
+claim(
     id="RRO.rowspace-remark", section="§5.1, remark (iii)",
     quote="The condition rowspace(Delta) not subset of rowspace(X) is sufficient but not necessary for rank to strictly increase",
     statement=r"\operatorname{row}(\Delta)\not\subseteq\operatorname{row}(X)\Rightarrow\operatorname{rank}(X+\Delta)>\operatorname{rank}X",
-    hypotheses=("row(Delta) not in row(X)",), conclusion="rank(X + Delta) > rank(X)", regimes=("all",),
-    checks=[_remark_iii_stored],
+    hypotheses={"row(Delta) not in row(X)": _row_not_inside}, conclusion=_rank_rises, regimes=("all",),
+    instances=REMARK_III.only_stored(), counterexamples=("RRO.rowspace-remark",),
     corrected=Reading("corrected",
                       r"\operatorname{row}\Delta\cap\operatorname{row}X=0=\operatorname{col}\Delta\cap\operatorname{col}X,\ \Delta\ne0\Rightarrow\operatorname{rank}(X+\Delta)=\operatorname{rank}X+\operatorname{rank}\Delta",
-                      checks=[lambda ctx: [proof_evidence((3,), "the Marsaglia-Styan rank additivity")], _remark_iii_corrected],
+                      hypotheses={"row(Delta) and row(X) meet only in 0": _rows_meet_trivially,
+                                  "col(Delta) and col(X) meet only in 0": _cols_meet_trivially,
+                                  "Delta != 0": lambda x: rank(x["Delta"]) > 0},
+                      conclusion=_rank_adds, instances=REMARK_III,
+                      checks=[lambda ctx: [proof_evidence((3,), "the Marsaglia-Styan rank additivity")]],
                       condition="both the row spaces and the column spaces must meet only in 0"),
     chapter="residual_obstruction",
-))
+)
 
-register(Claim(
+claim(
     id="RRO.main", section="§5.2, Thm 5.3",
     quote="For Lebesgue-almost-every X with rank(X) < min(n, d_model): rank(X + MHA(X)) > rank(X) ... for almost "
           "every choice of W_V, W_O (the configurations on which equality holds form a proper algebraic subset of "
@@ -352,6 +375,9 @@ register(Claim(
     readings=[Reading("for-all-weights",
                       r"\forall W,\ \text{a.e. }X\text{ with }\operatorname{rank}X=r<\min(n,d):\ "
                       r"\operatorname{rank}(X+\mathrm{MHA}(X))>r",
+                      hypotheses={"rank X < min(n, d)": lambda x: rank(x["X"]) < min(x["X"].shape)},
+                      conclusion=("rank F(X) > rank X", lambda x: rank(F_uniform(x["X"], x["W_VO"])) > rank(x["X"])),
+                      instances=DEGENERATE, counterexamples=("RRO.main",),
                       checks=[_degenerate_weights], regimes=("degenerate-weights",),
                       note="the theorem's sentence names no condition on the weights; its proof assumes generic "
                            "weights. Read for every weight configuration it fails: W_V W_O = c I never raises the rank"),
@@ -360,9 +386,9 @@ register(Claim(
                       r"\operatorname{rank}F(X)>\operatorname{rank}X",
                       checks=[_lebesgue_vacuous], note="vacuous: the premise set is null")],
     chapter="residual_obstruction",
-))
+)
 
-register(Claim(
+claim(
     id="RRO.witness", section="§5.2, proof of Thm 5.3, step (b)",
     quote="rank(X* + MHA(X*)) = 2 > 1 for almost every choice of W_V, W_O",
     statement=r"X^\star=e_1f_1^\top:\ \operatorname{rank}(X^\star+\mathrm{MHA}(X^\star))=2\ \text{for a.e. }W_V,W_O",
@@ -376,7 +402,7 @@ register(Claim(
                       note="what step (b) needs: one weight configuration outside the bad set; with analyticity "
                            "in the weights (a cited lemma) it gives 'almost every' for that shape")],
     chapter="residual_obstruction",
-))
+)
 
 
 def recheck_span(data):
@@ -392,11 +418,8 @@ def _mlp_span_counterexample(ctx) -> list[Evidence]:
     return [stored_counterexample("MLP.span", recheck_span, arithmetic=_ARITH)]
 
 
-def _attention_stays_in_hull(ctx) -> list[Evidence]:
-    """Exact (uniform attention) and float (softmax) checks that attention stacks stay in S(X, W)."""
+def _hull_rows(ctx):
     rng = random.Random(stable_seed("MLP.span:invariant hull"))
-    total = ok = 0
-    dims = []
     for _ in range(4 if ctx.quick else 12):
         n, d = rng.randint(3, 5), rng.randint(4, 6)
         # weights with a common invariant subspace span(e_1..e_k) (row-vector convention: W[j, i] = 0 for
@@ -413,18 +436,23 @@ def _attention_stays_in_hull(ctx) -> list[Evidence]:
                 for i in range(k, d):
                     W[j, i] = 0
             Ws.append(W)
-        S = invariant_hull(X, Ws)
-        dims.append(rank(S))
-        Y = X
-        for _ in range(3):
-            Y = F_uniform(Y, Ws)
-        total += 1
-        ok += all(in_rowspace(S, Y.row(i)) for i in range(n))
-    return [exact_instances(f"3-layer uniform-attention stacks stay in S(X, W) (dim S: {sorted(set(dims))})",
-                            met=total, held=ok, arithmetic=_ARITH)]
+        yield "all", "", {"X": X, "W": Ws}
 
 
-register(Claim(
+def _stack_stays_in_hull(x) -> bool:
+    """3-layer uniform-attention stacks stay in S(X, W)"""
+    S = invariant_hull(x["X"], x["W"])
+    Y = x["X"]
+    for _ in range(3):
+        Y = F_uniform(Y, x["W"])
+    return all(in_rowspace(S, Y.row(i)) for i in range(Y.shape[0]))
+
+
+#: rank-one X inside a common invariant subspace of two random integer W_h (so that S(X, W) is proper)
+HULL = Pool(rows=_hull_rows, arithmetic=_ARITH)
+
+
+claim(
     id="MLP.span", section="§1 abstract; §5.3",
     quote="generating feature directions outside the linear span of the original token embeddings, which no stack "
           "of attention layers can produce",
@@ -434,13 +462,13 @@ register(Claim(
     checks=[_mlp_span_counterexample],
     readings=[Reading("invariant-hull",
                       r"\operatorname{row}\Phi(X)\subseteq S(X,W)=\text{smallest }W_h\text{-invariant subspace}\supseteq\operatorname{row}X",
+                      hypotheses={}, conclusion=_stack_stays_in_hull, instances=HULL,
                       checks=[lambda ctx: [proof_evidence((4,), "invariance of S under one attention + residual layer "
-                                                          "(induction over layers)")],
-                              _attention_stays_in_hull],
+                                                          "(induction over layers)")]],
                       note="true, but S = R^d for generic weights (the Krylov space of row(X) fills R^d), "
                            "so 'directions outside S' exist only for structured weights")],
     chapter="residual_obstruction",
-))
+)
 
 
 def recheck_curvature(data):
@@ -458,7 +486,7 @@ def _curvature(ctx) -> list[Evidence]:
                                   arithmetic="exact (sympy; exp(0) = 1 at the base point)")]
 
 
-register(Claim(
+claim(
     id="MLP.curvature", section="§5.3",
     quote="The GeLU non-linearity of the MLP introduces curvature that is unavailable to any composition of attention "
           "and residual connections",
@@ -469,7 +497,7 @@ register(Claim(
                       checks=[lambda ctx: [proof_evidence((5,), "linearity of the first derivative in the direction")]],
                       note="true but says nothing specific to attention")],
     chapter="residual_obstruction",
-))
+)
 
 
 def breaking_cases() -> list[dict]:
@@ -540,34 +568,33 @@ def remark_ii_holds(A: Matrix, B: Matrix) -> bool:
     return rank(A + B) <= rank(A)
 
 
-def _remark_ii(ctx) -> list[Evidence]:
+def _remark_ii_rows(ctx):
+    """Random integer A; for a full-rank A, B random, -A, 0 and A (a rank-deficient A is paired with -A, 0, A)."""
     rng = random.Random(stable_seed("RRO.remark-ii:full-rank A"))
-    out = []
     for regime, shapes in SHAPES.items():
-        met = held = 0
         for (n, d) in shapes + [(2, 2), (2, 3), (3, 2)]:
             if regime_of(n, d) != regime:
                 continue
             for _ in range(3 if ctx.quick else 8):
                 A = _rand_matrix(rng, n, d, k=5)
-                if rank(A) < min(n, d):
-                    continue
-                for B in (_rand_matrix(rng, n, d, k=50), -A, zeros(n, d), A):
-                    met += 1
-                    held += remark_ii_holds(A, B)
-        out.append(exact_instances("full-rank A: rank(A + B) <= rank(A) (B random, -A, 0, A)", met=met, held=held,
-                                   regime=regime, arithmetic=_ARITH))
-    return out
+                full = rank(A) == min(n, d)
+                for lab, B in ((("B random", _rand_matrix(rng, n, d, k=50)),) if full else ()) + (
+                        ("B = -A", -A), ("B = 0", zeros(n, d)), ("B = A", A)):
+                    yield regime, lab, {"A": A, "B": B}
 
 
-register(Claim(
+REMARK_II = Pool(rows=_remark_ii_rows, arithmetic=_ARITH)
+
+
+claim(
     id="RRO.remark-ii", section="§5.1, remark (ii)",
     quote="If A is already full-rank, r = min(n, d_model) and the proposition is vacuous: the rank cannot increase "
           "further",
     statement=r"\operatorname{rank}A=\min(n,d)\Rightarrow\operatorname{rank}(A+B)\le\operatorname{rank}A\ \forall B",
-    hypotheses=("rank A = min(n, d)",), conclusion="rank(A + B) <= rank A", regimes=("n<d", "n=d", "n>d"),
-    checks=[_remark_ii], chapter="residual_obstruction",
-))
+    hypotheses={"rank A = min(n, d)": lambda x: rank(x["A"]) == min(x["A"].shape)},
+    conclusion=("rank(A + B) <= rank A", lambda x: remark_ii_holds(x["A"], x["B"])), instances=REMARK_II,
+    regimes=("n<d", "n=d", "n>d"), chapter="residual_obstruction",
+)
 
 
 # remark (iii), second half: the negation is a null algebraic set
@@ -588,44 +615,47 @@ def negation_dim(X: Matrix) -> int:
     return n * d - rank(Matrix(cols).T)
 
 
-def _remark_iii_generic(ctx, deficient: bool) -> list[Evidence]:
+def _remark_iii_generic_rows(ctx, deficient: bool):
     rng = random.Random(stable_seed(f"RRO.remark-iii-generic:{deficient}"))
-    out = []
     for regime, shapes in SHAPES.items():
-        met = held = 0
         for (n, d) in shapes + [(2, 3), (2, 2), (3, 2)]:
             if regime_of(n, d) != regime:
                 continue
             for _ in range(2 if ctx.quick else 6):
                 r = rng.randint(1, min(n, d) - 1) if deficient else min(n, d)
                 X = _low_rank(rng, n, d, r) if deficient else _rand_matrix(rng, n, d, k=5)
-                if (rank(X) < min(n, d)) != deficient or rank(X) == 0:
-                    continue
-                met += 1
-                nd = negation_dim(X)
-                held += nd == n * rank(X) and nd < n * d
-        out.append(exact_instances(("rank X < min(n, d)" if deficient else "rank X = min(n, d)")
-                                   + ": {Delta : row Delta in row X} is a linear subspace of dimension n rank X < n d "
-                                     "(a proper algebraic set, Lebesgue-null)",
-                                   met=met, held=held, regime=regime, arithmetic=_ARITH))
-    return out
+                yield regime, "", X
 
 
-register(Claim(
+def _negation_is_proper(X: Matrix) -> bool:
+    """{Delta : row Delta in row X} is a linear subspace of dimension n rank X < n d (a proper algebraic set,
+    Lebesgue-null)"""
+    nd = negation_dim(X)
+    return nd == X.shape[0] * rank(X) and nd < X.shape[0] * X.shape[1]
+
+
+#: low-rank integer X (the claim) and random integer X, mostly of full rank (the any-X reading)
+DEFICIENT_X = Pool(rows=lambda ctx: _remark_iii_generic_rows(ctx, True), arithmetic=_ARITH)
+GENERIC_X = Pool(rows=lambda ctx: _remark_iii_generic_rows(ctx, False), arithmetic=_ARITH)
+
+
+claim(
     id="RRO.remark-iii-generic", section="§5.1, remark (iii)",
     quote="and is itself generic: its negation defines an algebraic variety of Lebesgue measure zero, recovered as a "
           "special case of the argument above",
     statement=r"\operatorname{rank}X<\min(n,d)\Rightarrow\{\Delta:\operatorname{row}\Delta\subseteq\operatorname{row}X\}"
               r"\ \text{is a linear subspace of dimension }n\operatorname{rank}X<nd",
-    hypotheses=("rank X < min(n, d)",), conclusion="the negation is a proper algebraic set", regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: _remark_iii_generic(ctx, True)],
+    hypotheses={"rank X < min(n, d)": lambda X: rank(X) < min(X.shape), "X != 0": lambda X: rank(X) > 0},
+    conclusion=_negation_is_proper, instances=DEFICIENT_X, regimes=("n<d", "n=d", "n>d"),
     readings=[Reading("any-X", r"\forall X:\ \{\Delta:\operatorname{row}\Delta\subseteq\operatorname{row}X\}\ \text{is null}",
-                      checks=[lambda ctx: _remark_iii_generic(ctx, False)],
+                      hypotheses={"rank X = min(n, d)": lambda X: rank(X) == min(X.shape),
+                                  "X != 0": lambda X: rank(X) > 0},
+                      conclusion=_negation_is_proper, instances=GENERIC_X,
                       note="the edge: for full-rank X with n >= d, row X = R^d and the negation is everything; "
                            "'recovered as a special case of the argument above' is not checked (the argument is "
                            "not in the text)")],
     chapter="residual_obstruction",
-))
+)
 
 
 # remark (iv): a constrained perturbation can stay in the bad set
@@ -652,7 +682,7 @@ def _remark_iv(ctx) -> list[Evidence]:
                            ok, arithmetic="sympy, polynomial identities in c")]
 
 
-register(Claim(
+claim(
     id="RRO.remark-iv", section="§5.1, remark (iv)",
     quote="When B is constrained to a lower-dimensional sub-manifold—as is the case for B = MHA(X) ...—the conclusion "
           "no longer follows automatically",
@@ -660,7 +690,7 @@ register(Claim(
               r"\le\operatorname{rank}X\ \forall c",
     hypotheses=(), conclusion="the a.c. argument does not transfer", regimes=("all",), form="existential",
     checks=[_remark_iv], chapter="residual_obstruction",
-))
+)
 
 
 # step (b): the choice of W_O^(1)
@@ -670,28 +700,16 @@ def _mha_uniform(X: Matrix, WVs: list[Matrix], WOs: list[Matrix]) -> Matrix:
     return sum((ones(n, n) / n * X * V * O for V, O in zip(WVs, WOs)), zeros(*X.shape))
 
 
-def _recheck_wo_choice(data):
-    X = exact_matrix(data["X"])
-    WVs = [exact_matrix(V, "W_V") for V in data["W_V"]]
-    WOs = [exact_matrix(O, "W_O") for O in data["W_O"]]
+def _decode_wo_choice(data) -> dict:
     if str(data.get("W_Q")) != "0":
         raise ValueError("the stored instance needs W_Q = 0 (uniform attention)")
-    f1 = X.row(0)
-    M = _mha_uniform(X, WVs, WOs)
-    inside = rows_inside(f1, M)
-    FX = X + M
-    if WOs[0][0, 1] != 0 and inside:
-        return (f"W_O^(1) has first row {list(WOs[0].row(0))} (second coordinate {WOs[0][0, 1]} != 0), yet every row "
-                f"of MHA(X*) lies in span(f_1) and rank(X* + MHA(X*)) = {rank(FX)}"), regime_of(*X.shape), \
-            {"rank_F": rank(FX)}
-    return None, regime_of(*X.shape), {}
+    return {"X": exact_matrix(data["X"]), "W_V": [exact_matrix(V, "W_V") for V in data["W_V"]],
+            "W_O": [exact_matrix(O, "W_O") for O in data["W_O"]]}
 
 
-def _wo_choice_generic(ctx) -> list[Evidence]:
+def _wo_choice_rows(ctx):
     rng = random.Random(stable_seed("RRO.witness-wo-choice:generic"))
-    out = []
     for regime, shapes in SHAPES.items():
-        met = held = 0
         for (n, d) in shapes:
             for H, dk in ((1, 1), (2, 1), (2, 2)):
                 X = zeros(n, d)
@@ -700,29 +718,45 @@ def _wo_choice_generic(ctx) -> list[Evidence]:
                 WOs = [_rand_matrix(rng, dk, d, k=9) for _ in range(H)]
                 if WOs[0][0, 1] == 0:
                     WOs[0][0, 1] = 1
-                M = _mha_uniform(X, WVs, WOs)
-                met += 1
-                held += (not rows_inside(X.row(0), M)) and rank(X + M) == 2
-        out.append(exact_instances("random integer W_V, W_O (W_O^(1)_{12} != 0), uniform attention: MHA(X*) leaves "
-                                   "span(f_1) and rank(X* + MHA(X*)) = 2", met=met, held=held, regime=regime,
-                                   arithmetic=_ARITH))
-    return out
+                yield regime, "", {"X": X, "W_V": WVs, "W_O": WOs}
 
 
-register(Claim(
+#: X* = e_1 f_1^T with random integer W_V, W_O (H, d_k) = (1, 1), (2, 1), (2, 2), uniform attention;
+#: decode: the stored instance (W_Q = 0)
+WO_CHOICE = Pool(rows=_wo_choice_rows, arithmetic=_ARITH, decode=_decode_wo_choice, regime=_X_regime)
+
+
+def _wo_12_nonzero(x) -> bool:
+    """(W_O^(1))_{12} != 0"""
+    return x["W_O"][0][0, 1] != 0
+
+
+def _leaves_span_f1(x) -> bool:
+    """MHA(X*) leaves span(f_1)"""
+    return not rows_inside(x["X"].row(0), _mha_uniform(x["X"], x["W_V"], x["W_O"]))
+
+
+def _leaves_span_f1_rank_2(x) -> bool:
+    """MHA(X*) leaves span(f_1) and rank(X* + MHA(X*)) = 2"""
+    M = _mha_uniform(x["X"], x["W_V"], x["W_O"])
+    return (not rows_inside(x["X"].row(0), M)) and rank(x["X"] + M) == 2
+
+
+claim(
     id="RRO.witness-wo-choice", section="§5.2, proof of Thm 5.3, step (b)",
     quote="choosing W_O^(1) whose first row has a non-zero entry in the second coordinate of R^{d_model} ensures that "
           "MHA(X*) is not contained in span(f_1) row-wise",
     statement=r"(W_O^{(1)})_{12}\neq0\Rightarrow\operatorname{row}\mathrm{MHA}(X^\star)\not\subseteq\operatorname{span}(f_1)",
-    hypotheses=("(W_O^(1))_{12} != 0",), conclusion="MHA(X*) leaves span(f_1)", regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: [stored_counterexample("RRO.witness-wo-choice", _recheck_wo_choice, arithmetic=_ARITH)]],
+    hypotheses={"(W_O^(1))_{12} != 0": _wo_12_nonzero}, conclusion=_leaves_span_f1, regimes=("n<d", "n=d", "n>d"),
+    instances=WO_CHOICE.only_stored(), counterexamples=("RRO.witness-wo-choice",),
     corrected=Reading("corrected", r"\text{for generic }W_V,W_O\text{ (with }(W_O^{(1)})_{12}\neq0):\ "
                                    r"\operatorname{row}\mathrm{MHA}(X^\star)\not\subseteq\operatorname{span}(f_1)",
-                      checks=[_wo_choice_generic],
+                      hypotheses={"(W_O^(1))_{12} != 0": _wo_12_nonzero}, conclusion=_leaves_span_f1_rank_2,
+                      instances=WO_CHOICE,
                       condition="the choice of W_O alone ensures nothing: W_V^(1) may kill e_1 (the stored instance) "
                                 "or heads may cancel; generic W_V, W_O are needed"),
     chapter="residual_obstruction",
-))
+)
 
 
 # the bad set B_l as defined
@@ -731,47 +765,43 @@ def _in_bad_set(X: Matrix, Ws: list[Matrix]) -> bool:
     return rank(F_uniform(X, Ws)) <= rank(X)
 
 
-def _bad_set_draws(ctx) -> list[Evidence]:
+def _bad_set_rows(ctx):
     """Draws from a wide integer range (a discretised absolutely continuous law) and small perturbations of a
     collapsed input: a null, nowhere dense B_l would contain almost none of them."""
     rng = random.Random(stable_seed("RRO.bad-set-nowhere-dense:draws"))
-    out = []
     for regime, shapes in SHAPES.items():
-        met = held = 0
         for (n, d) in shapes:
             for _ in range(3 if ctx.quick else 8):
                 Ws = [_rand_matrix(rng, d, d)]
-                X = _rand_matrix(rng, n, d, k=50)
-                met += 1
-                held += not _in_bad_set(X, Ws)
+                yield regime, "wide-range X", {"X": _rand_matrix(rng, n, d, k=50), "W": Ws}
                 v = _rand_matrix(rng, 1, d)
                 Xc = ones(n, 1) * v + _rand_matrix(rng, n, d, k=50) / 1000  # perturbed collapsed input
-                met += 1
-                held += not _in_bad_set(Xc, Ws)
-        out.append(exact_instances("X drawn from a wide integer range, and 1 v^T + E/1000 (a small perturbation of a "
-                                   "collapsed X in B_l): X lies outside B_l = {rank F(X) <= rank X}", met=met,
-                                   held=held, regime=regime, arithmetic=_ARITH + ", uniform attention"))
-    return out
+                yield regime, "1 v^T + E/1000", {"X": Xc, "W": Ws}
 
 
-def _bad_set_stratum(ctx) -> list[Evidence]:
-    """Rank-r X = U V^T with distinct rows and one softmax head (scores log 2 X M0 X^T, M0 random in [-1, 1])."""
+def _stratum_rows(ctx):
+    """Rank-r X = U V^T and one softmax head (scores log 2 X M0 X^T, M0 random in [-1, 1]), random W_V W_O."""
     rng = random.Random(stable_seed("RRO.bad-set-nowhere-dense:stratum"))
-    out = []
     for regime, shapes in SHAPES.items():
-        met = held = 0
         for (n, d) in shapes:
             for _ in range(3 if ctx.quick else 8):
                 r = rng.randint(1, min(n, d) - 1)
                 X = _rand_matrix(rng, n, r, k=3) * _rand_matrix(rng, r, d, k=2)
                 if rank(X) != r or len({tuple(X.row(i)) for i in range(n)}) < n:
-                    continue  # not in the stratum, or repeated tokens (a null subset: identical rows stay identical)
-                met += 1
-                held += rank(F_exact(X, [(_rand_matrix(rng, d, d, k=1), _rand_matrix(rng, d, d))])) > r
-        out.append(exact_instances("X = U V^T of rank r < min(n, d), random softmax head (exact 2^k scores), random "
-                                   "W_V W_O: X outside B_l", met=met, held=held, regime=regime,
-                                   arithmetic=_ARITH + ", softmax with scores log 2 X M0 X^T"))
-    return out
+                    yield regime, "", {"X": X, "r": r, "head": None}  # no head drawn: outside the premise
+                    continue
+                yield regime, "", {"X": X, "r": r, "head": (_rand_matrix(rng, d, d, k=1), _rand_matrix(rng, d, d))}
+
+
+def _outside_bad_set(v) -> bool:
+    """X lies outside B_l = {rank F(X) <= rank X}"""
+    return not _in_bad_set(v["X"], v["W"])
+
+
+#: X from a wide integer range and perturbed collapsed X, one random integer W_V W_O (uniform attention)
+BAD_SET = Pool(rows=_bad_set_rows, arithmetic=_ARITH + ", uniform attention")
+#: rank-r X = U V^T with one softmax head (exact 2^k scores) and random W_V W_O
+STRATUM = Pool(rows=_stratum_rows, arithmetic=_ARITH + ", softmax with scores log 2 X M0 X^T")
 
 
 def _step_full_rank_in_bad_set() -> bool:
@@ -781,14 +811,14 @@ def _step_full_rank_in_bad_set() -> bool:
     return rank(F_uniform(X, [W])) <= rank(X) == 3
 
 
-register(Claim(
+claim(
     id="RRO.bad-set-nowhere-dense", section="§5.2, proof of Thm 5.3",
     quote="B_l = {X : rank(F(X)) <= rank(X)} ... The result is also quantitative: the bad set is nowhere dense, so a "
           "small absolutely continuous perturbation of any X in B_l exits the bad set with probability one",
     statement=r"\mathcal B_l=\{X:\operatorname{rank}F(X)\le\operatorname{rank}X\}\ \text{is nowhere dense; }"
               r"X\in\mathcal B_l\Rightarrow X+\varepsilon E\notin\mathcal B_l\ \text{a.s.}",
     hypotheses=("generic weights",), conclusion="B_l nowhere dense", regimes=("n<d", "n=d", "n>d"),
-    checks=[_bad_set_draws,
+    checks=[BAD_SET.decide({}, _outside_bad_set),
             lambda ctx: [derivation([ProofStep(r"\operatorname{rank}X=\min(n,d)\Rightarrow\operatorname{rank}F(X)\le"
                                                r"\operatorname{rank}X", "every full-rank X lies in B_l, and the "
                                                "full-rank matrices form an open dense set of full measure", "lemma",
@@ -796,11 +826,17 @@ register(Claim(
                                     "'B_l contains the open dense set of full-rank matrices'", concludes=False)]],
     corrected=Reading("corrected", r"\mathcal B_l\cap\{\operatorname{rank}X=r\}\ \text{is null in the rank-}r\text{ stratum "
                                    r"(generic weights)}",
-                      checks=[_bad_set_stratum],
+                      hypotheses={"rank X = r < min(n, d)": lambda v: rank(v["X"]) == v["r"] < min(v["X"].shape),
+                                  "distinct tokens (identical rows stay identical: a null subset)":
+                                      lambda v: len({tuple(v["X"].row(i)) for i in range(v["X"].shape[0])})
+                                      == v["X"].shape[0]},
+                      conclusion=("X outside B_l (random softmax head, exact 2^k scores, random W_V W_O)",
+                                  lambda v: rank(F_exact(v["X"], [v["head"]])) > v["r"]),
+                      instances=STRATUM,
                       condition="B_l must be restricted to rank-deficient X (and measured on each stratum); as defined "
                                 "it contains every full-rank X"),
     chapter="residual_obstruction",
-))
+)
 
 
 # "this both strengthens the statement"
@@ -811,21 +847,19 @@ def _step_rows_inside_no_increase() -> bool:
     return rows_inside(X, D) and rank(X + D) <= rank(X)
 
 
-def strengthens_instances(ctx) -> list[Evidence]:
+def _strengthens_rows(ctx):
     rng = random.Random(stable_seed("RRO.strengthens:instances"))
-    out = []
     for regime, shapes in SHAPES.items():
-        met = held = 0
         for (n, d) in shapes:
             for _ in range(4 if ctx.quick else 12):
                 X = _low_rank(rng, n, d, rng.randint(1, min(n, d) - 1))
                 D = _low_rank(rng, n, d, rng.randint(1, 2))
-                if rank(X + D) > rank(X):
-                    met += 1
-                    held += not rows_inside(X, D)
-        out.append(exact_instances("rank(X + Delta) > rank X  =>  row(Delta) not in row(X)", met=met, held=held,
-                                   regime=regime, arithmetic=_ARITH))
-    return out
+                yield regime, "", {"X": X, "Delta": D}
+
+
+#: the forward implication on low-rank integer X and Delta
+strengthens_instances = Pool(rows=_strengthens_rows, arithmetic=_ARITH).decide(
+    {"rank(X + Delta) > rank X": _rank_rises}, _row_not_inside)
 
 
 def _converse_fails(ctx) -> list[Evidence]:
@@ -837,7 +871,7 @@ def _converse_fails(ctx) -> list[Evidence]:
                            ok, arithmetic=_ARITH)]
 
 
-register(Claim(
+claim(
     id="RRO.strengthens", section="§5.2, after Thm 5.3",
     quote="This both strengthens the statement (rank strictly increases, not merely “rowspace not contained in "
           "rowspace”)",
@@ -850,7 +884,7 @@ register(Claim(
                                                _step_rows_inside_no_increase)], "the forward implication")],
             strengthens_instances, _converse_fails],
     chapter="residual_obstruction",
-))
+)
 
 
 # §3: "which can fail if weights are near zero"
@@ -894,7 +928,7 @@ def _step_semicontinuity() -> bool:
     return sympy.limit((X + eps * D)[0, 0], eps, 0) == X[0, 0] != 0
 
 
-register(Claim(
+claim(
     id="RRO.near-zero-weights", section="§3 (skip connections and large weights)",
     quote="rank non-decrease holds generically (Proposition 5.1), which can fail if weights are near zero",
     statement=r"\exists\ \text{near-zero weights}:\ \operatorname{rank}(X+\mathrm{MHA}(X))<\operatorname{rank}X",
@@ -913,25 +947,41 @@ register(Claim(
                       note="exactly: any eps != 0 still increases the rank (generic W); only float rank sees a "
                            "failure near zero")],
     chapter="residual_obstruction",
-))
+)
 
 
 # §1 gap (ii): "can only increase rank in the generic case"
 
-def _only_increase(ctx) -> list[Evidence]:
+def _only_increase_rows(ctx):
     rng = random.Random(stable_seed("RRO.only-increase:generic"))
-    out = []
     for regime, shapes in SHAPES.items():
-        met = held = 0
         for (n, d) in shapes:
             for _ in range(3 if ctx.quick else 10):
                 X = _low_rank(rng, n, d, rng.randint(1, min(n, d)))
-                for Delta in (_rand_matrix(rng, n, d, k=50), F_uniform(X, [_rand_matrix(rng, d, d)]) - X):
-                    met += 1
-                    held += rank(X + Delta) >= rank(X)
-        out.append(exact_instances("generic Delta (wide-range integers; MHA(X) with random W): rank(X + Delta) >= "
-                                   "rank X", met=met, held=held, regime=regime, arithmetic=_ARITH))
-    return out
+                for lab, Delta in (("wide-range integer Delta", _rand_matrix(rng, n, d, k=50)),
+                                   ("Delta = MHA(X), random W", F_uniform(X, [_rand_matrix(rng, d, d)]) - X)):
+                    yield regime, lab, {"X": X, "Delta": Delta, "generic": True}
+
+
+def _decode_one_layer_collapse(data) -> dict:
+    """X and Delta = A X W with A = exact_softmax(X, M0), W = W_V W_O (a degenerate weight choice)."""
+    X, M0, W = (exact_matrix(data[k], k) for k in ("X", "M0", "W_VO"))
+    return {"X": X, "Delta": exact_softmax(X, M0) * X * W, "generic": False}
+
+
+def _describe_increment(x) -> str:
+    return f"{x['X'].shape[0]}x{x['X'].shape[1]}: rank X = {rank(x['X'])}, rank(X + Delta) = {rank(x['X'] + x['Delta'])}"
+
+
+#: rank-deficient integer X with a generic increment (two families); decode: the stored one-layer collapse
+#: (DONG.skip-full-rank: softmax attention, W_V W_O = c I)
+INCREMENTS = Pool(rows=_only_increase_rows, arithmetic=_ARITH, decode=_decode_one_layer_collapse,
+                  describe=_describe_increment, regime=_X_regime)
+
+
+def _rank_kept(x) -> bool:
+    """rank(X + Delta) >= rank X"""
+    return rank(x["X"] + x["Delta"]) >= rank(x["X"])
 
 
 def recheck_one_layer_collapse(data):
@@ -946,18 +996,21 @@ def recheck_one_layer_collapse(data):
     return None, regime_of(*X.shape), {}
 
 
-register(Claim(
+claim(
     id="RRO.only-increase", section="§1, gap (ii)",
     quote="The residual update X^(l+1) = X^(l) + Delta^(l) can only increase rank in the generic case",
     statement=r"\Delta\ \text{generic}\Rightarrow\operatorname{rank}(X+\Delta)\ge\operatorname{rank}X",
-    hypotheses=("generic Delta",), conclusion="rank does not decrease", regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: [proof_evidence((0,), "rank-deficient matrices are null, so X + Delta is generic")], _only_increase],
+    # genericity is not decidable on one instance: the Pool marks the increments it draws generically
+    hypotheses={"generic Delta": lambda x: x["generic"] is True}, conclusion=_rank_kept, instances=INCREMENTS,
+    regimes=("n<d", "n=d", "n>d"),
+    checks=[lambda ctx: [proof_evidence((0,), "rank-deficient matrices are null, so X + Delta is generic")]],
     readings=[Reading("every-increment", r"\forall\Delta=\mathrm{MHA}(X):\ \operatorname{rank}(X+\Delta)\ge\operatorname{rank}X",
-                      checks=[lambda ctx: [stored_counterexample("DONG.skip-full-rank", recheck_one_layer_collapse,
-                                                                 arithmetic=_ARITH + " (2^k softmax)")]],
+                      hypotheses={}, conclusion=_rank_kept,
+                      instances=replace(INCREMENTS.only_stored(), arithmetic=_ARITH + " (2^k softmax)"),
+                      counterexamples=("DONG.skip-full-rank",),
                       regimes=("all",), note="the edge: degenerate weights (W_V W_O = c I) can lower the rank")],
     chapter="residual_obstruction",
-))
+)
 
 
 # §5.3: the global map is not affine; the form of the first-order term
@@ -971,7 +1024,7 @@ def not_affine_evidence(ctx) -> list[Evidence]:
                            arithmetic="exact (sympy; exp(0) = 1 at the base point)")]
 
 
-register(Claim(
+claim(
     id="MLP.not-globally-affine", section="§5.3",
     quote="The global map X^(0) -> X^(L) is not globally affine: softmax attention is non-linear in X^(0)",
     statement=r"\exists X_0,V:\ \tfrac{d^2}{dt^2}\bigl[X+\mathrm{MHA}(X)\bigr]_{X=X_0+tV}\neq0",
@@ -982,7 +1035,7 @@ register(Claim(
                       checks=[not_affine_evidence], form="existential",
                       note="the same computation that proves this sentence refutes MLP.curvature's headline")],
     chapter="residual_obstruction",
-))
+)
 
 
 def jacobian_images(n: int, d: int, W: Matrix) -> dict:
@@ -1019,37 +1072,44 @@ def is_right_multiplication(imgs: dict, n: int, d: int) -> bool:
     return True
 
 
-def _first_order_form(ctx, side: str) -> list[Evidence]:
+def _first_order_rows(ctx, side: str):
     rng = random.Random(stable_seed(f"MLP.first-order-form:{side}"))
-    test = is_left_multiplication if side == "left" else is_right_multiplication
-    out = []
     for regime, Wgen in (("generic-weights", lambda d: _rand_matrix(rng, d, d, k=5)),
                          ("degenerate-weights", lambda d: Rational(rng.randint(-3, 3)) * eye(d))):
-        met = held = 0
         for (n, d) in ((2, 2), (2, 3), (3, 2), (3, 3)):
-            W = Wgen(d)
-            met += 1
-            held += test(jacobian_images(n, d, W), n, d)
-        out.append(exact_instances(f"the derivative of X + (J/n) X W (uniform attention) is a {side} multiplication "
-                                   f"{'Phi dX' if side == 'left' else 'dX Phi'}", met=met, held=held, regime=regime,
-                                   arithmetic="exact over QQ (images of a basis)"))
-    return out
+            yield regime, "", {"n": n, "d": d, "W": Wgen(d)}
 
 
-register(Claim(
+def _is_left_product(v) -> bool:
+    """the derivative of X + (J/n) X W (uniform attention) is a left multiplication Phi dX"""
+    return is_left_multiplication(jacobian_images(v["n"], v["d"], v["W"]), v["n"], v["d"])
+
+
+def _is_right_product(v) -> bool:
+    """the derivative of X + (J/n) X W (uniform attention) is a right multiplication dX Phi"""
+    return is_right_multiplication(jacobian_images(v["n"], v["d"], v["W"]), v["n"], v["d"])
+
+
+_JACOBIAN_ARITH = "exact over QQ (images of a basis)"
+#: random integer W (generic) and W = c I (degenerate), n, d in {2, 3}; one Pool per reading (own seeds)
+FIRST_ORDER_LEFT = Pool(rows=lambda ctx: _first_order_rows(ctx, "left"), arithmetic=_JACOBIAN_ARITH)
+FIRST_ORDER_RIGHT = Pool(rows=lambda ctx: _first_order_rows(ctx, "right"), arithmetic=_JACOBIAN_ARITH)
+
+
+claim(
     id="MLP.first-order-form", section="§5.3, Prop (first-order behaviour)",
     quote="X^(L)(X^(0) + δX) = X^(L)(X^(0)) + Φ(X^(0)) δX + O(‖δX‖^2)",
     statement=r"D X^{(L)}(X^{(0)})[\delta X]=\Phi(X^{(0)})\,\delta X\ \text{for a matrix }\Phi\in\mathbb R^{n\times n}",
     hypotheses=("attention + residual",), conclusion="the first-order term is a left matrix product",
     regimes=("generic-weights", "degenerate-weights"),
-    checks=[lambda ctx: _first_order_form(ctx, "left")],
+    checks=[FIRST_ORDER_LEFT.decide({}, _is_left_product)],
     readings=[Reading("right-product", r"D X^{(L)}[\delta X]=\delta X\,\Phi\ \ (\text{as in }X^{(0)}\Phi(X^{(0)}))",
-                      checks=[lambda ctx: _first_order_form(ctx, "right")]),
+                      hypotheses={}, conclusion=_is_right_product, instances=FIRST_ORDER_RIGHT),
               Reading("linear-operator", r"D X^{(L)}(X^{(0)})\ \text{is a linear map of }\delta X",
                       checks=[lambda ctx: [proof_evidence((5,), "linearity of the first derivative in the direction")]],
                       regimes=("all",), note="true, with Φ read as an operator, not a matrix")],
     chapter="residual_obstruction",
-))
+)
 
 
 def layer_jacobian_matches(n: int = 2, d: int = 2, product_rule=True) -> bool:
@@ -1070,7 +1130,7 @@ def layer_jacobian_matches(n: int = 2, d: int = 2, product_rule=True) -> bool:
     return (lhs - rhs).applyfunc(sympy.simplify) == zeros(n, d)
 
 
-register(Claim(
+claim(
     id="MLP.layer-jacobian", section="§5.3, proof of the first-order proposition",
     quote="Df_l(X_0) = I + D[MHA](X_0), ... D[Y^(h) W_O^(h)](X_0)[δX] = (D[A^(h)](X_0)[δX]) X_0 W_V W_O + "
           "A_0^(h) (δX) W_V W_O",
@@ -1080,9 +1140,9 @@ register(Claim(
                                                "symbolic in X0 and V (2 x 2, one head, softmax kept as exp)",
                                                "identity", layer_jacobian_matches)], "the layer Jacobian")]],
     chapter="residual_obstruction",
-))
+)
 
-register(Claim(
+claim(
     id="MLP.tangent-space", section="§5.3",
     quote="the GeLU activation generates feature directions that lie outside the tangent space of the current "
           "representation, which attention layers alone cannot do efficiently",
@@ -1092,4 +1152,4 @@ register(Claim(
                                        "'efficiently' is not quantified; the checkable neighbours are MLP.span, "
                                        "MLP.curvature and MLP.not-globally-affine")]],
     chapter="residual_obstruction",
-))
+)

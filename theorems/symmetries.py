@@ -17,8 +17,9 @@ from __future__ import annotations
 import sympy
 from sympy import Matrix, Rational, eye, symbols, zeros
 
-from .claims import (Claim, Evidence, ProofStep, Reading, derivation, exact_complete, not_checkable,
+from .claims import (Evidence, ProofStep, Reading, derivation, exact_complete, not_checkable,
                      register)
+from .conjecture import claim
 
 __all__ = ["softmax_rows", "mha_symbolic", "PROOF_STEPS", "breaking_examples"]
 
@@ -162,10 +163,10 @@ def _sym_claim(cid, quote, statement, i, breaking=()):
         readings.insert(0, Reading("single-head", _SINGLE_HEAD[cid], checks=[],
                                    note="the formal proof covers one head; MHA sums the heads (the step from one head "
                                         "to their sum is the headline's derivation, not formalised)"))
-    register(Claim(id=cid, section="§9 (contributions list); standard", quote=quote, statement=statement,
+    claim(id=cid, section="§9 (contributions list); standard", quote=quote, statement=statement,
                    hypotheses=(), conclusion="invariance", regimes=("all",),
                    checks=[lambda ctx: [_proof(i, statement)]],
-                   readings=readings, chapter="symmetries"))
+                   readings=readings, chapter="symmetries")
 
 
 _sym_claim("SYM.head-permutation", "the invariance group G of the Transformer's forward pass (head permutations)",
@@ -205,7 +206,7 @@ def _framework_hc_not_orbit(ctx) -> list[Evidence]:
                        arithmetic="sympy symbolic", concludes=False)]
 
 
-register(Claim(
+claim(
     id="SYM.framework", section="§9 (contributions list)",
     quote="all four collapse phenomena are orbits of the invariance group G of the Transformer",
     statement=r"\text{rank collapse (depth, width), head-channel non-identifiability, entropy collapse are }G\text{-orbits}",
@@ -215,12 +216,12 @@ register(Claim(
               Reading("head-channel-is-an-orbit", r"\ker\Phi_b\ \text{is a }G\text{-orbit}",
                       checks=[_framework_hc_not_orbit])],
     chapter="symmetries",
-))
+)
 
 
 # --- further sentences of the paper (coverage) ---
 
-register(Claim(
+claim(
     id="SYM.distinct-symmetries", section="Abstract; §9 (not available)",
     quote="The four collapse phenomena ... are unified under a symmetry-breaking framework, each corresponding to a "
           "distinct symmetry of the Transformer's forward pass",
@@ -230,13 +231,13 @@ register(Claim(
                                        "is not stated, so 'distinct' cannot be checked; the five invariances the "
                                        "framework can mean are SYM.*")]],
     chapter="symmetries",
-))
+)
 
-register(Claim(
+claim(
     id="SYM.design-reduction", section="§1 contribution 8 (§9)",
     quote="The design question “what components are needed?” reduces to “what symmetries must be broken?”",
     statement=r"\text{(no formal content available)}",
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[lambda ctx: [not_checkable("a programme, not a statement: §9 is missing and 'reduces to' is not defined")]],
     chapter="symmetries",
-))
+)
