@@ -51,6 +51,15 @@ def _resolve(name: str) -> str | None:
     return None
 
 
+def _absolute(node: ast.ImportFrom, package: str) -> str:
+    """The absolute module name of ``from <node.module> import ...`` (relative imports resolved in ``package``)."""
+    if not node.level:
+        return node.module or ""
+    base = package.split(".")
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
 def imports_of(path: Path) -> set[str]:
     """Every project module the file imports, at any depth (see the module docstring)."""
     mod, is_pkg = _module_of(path)
@@ -61,12 +70,7 @@ def imports_of(path: Path) -> set[str]:
         if isinstance(node, ast.Import):
             names.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - (node.level - 1)]
-                base_name = ".".join(base + ([node.module] if node.module else []))
-            else:
-                base_name = node.module or ""
+            base_name = _absolute(node, package)
             for a in node.names:  # `from pkg import sub` names the submodule when there is one
                 names.add(f"{base_name}.{a.name}" if f"{base_name}.{a.name}" in FILES else base_name)
         elif (isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name))
@@ -182,12 +186,7 @@ def private_names_used_across_modules() -> list[str]:
                     if _resolve(a.name) == a.name and a.asname:
                         aliases[a.asname] = a.name
             elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = package.split(".")
-                    base = base[: len(base) - (node.level - 1)]
-                    base_name = ".".join(base + ([node.module] if node.module else []))
-                else:
-                    base_name = node.module or ""
+                base_name = _absolute(node, package)
                 if _resolve(base_name) is None:
                     continue
                 for a in node.names:
