@@ -890,25 +890,42 @@ claim(
 # §3: "which can fail if weights are near zero"
 
 def _near_zero(ctx, strict: bool) -> list[Evidence]:
-    """Uniform attention (the small-weight limit of softmax) and W_V W_O = eps W. Premise 1_n notin col(X): with
-    1_n in col(X) the update X + 1 (x-bar^T W) may fail to raise the rank for every eps (not a near-zero effect)."""
+    """Uniform attention (the small-weight limit of softmax) and W_V W_O = eps W. Premise X != 0 and 1_n notin
+    col(X): with 1_n in col(X) the update X + 1 (x-bar^T W) may fail to raise the rank for every eps, and X = 0 stays
+    0 (neither is a near-zero effect).
+
+    The readings are existential: an exact witness (rank lowered, or with ``strict`` not raised, at eps != 0)
+    establishes one in its regime (``exact_complete``); none among the draws is evidence against. F(X) = X + 1 u
+    with u = eps x-bar^T W, so (rank-one update) the rank is not raised exactly when u lies in row(X): a witness
+    needs a W that maps the mean row into row(X), a non-generic W."""
     rng = random.Random(stable_seed(f"RRO.near-zero-weights:{strict}"))
+    what = "strict increase" if strict else "rank non-decrease"
     out = []
     for regime, shapes in SHAPES.items():
-        met = fails = drawn = 0
+        met = drawn = 0
+        witness = None
         for (n, d) in shapes:
             for eps in (Rational(1, 10), Rational(1, 1000), Rational(1, 10 ** 9)):
                 X = _low_rank(rng, n, d, rng.randint(1, min(n, d) - 1))
                 drawn += 1
-                if in_colspace(X, ones(n, 1)):
-                    continue
-                FX = F_uniform(X, [eps * _rand_matrix(rng, d, d)])
+                if rank(X) == 0 or in_colspace(X, ones(n, 1)):
+                    continue  # X = 0 (the factors can cancel) keeps F(X) = 0 for every weight: not a near-zero effect
+                W = _rand_matrix(rng, d, d)
+                FX = F_uniform(X, [eps * W])
                 met += 1
-                fails += (rank(FX) <= rank(X)) if strict else (rank(FX) < rank(X))
-        what = "strict increase" if strict else "rank non-decrease"
-        out.append(exact_instances(f"W_V W_O = eps W (eps = 1/10, 1/1000, 1e-9), rank-deficient X with 1 notin "
-                                   f"col X: {what} fails", met=met, held=fails, drawn=drawn, regime=regime,
-                                   arithmetic=_ARITH + ", uniform attention"))
+                if witness is None and ((rank(FX) <= rank(X)) if strict else (rank(FX) < rank(X))):
+                    u = ones(1, n) * X * W
+                    witness = (f"{n}x{d} X of rank {rank(X)}, eps = {eps}, W = {W.tolist()}: rank F(X) = "
+                               f"{rank(FX)}, so {what} fails at eps != 0; the mean row maps into row(X) "
+                               f"({'yes' if in_rowspace(X, u.T) else 'no'}): a non-generic W")
+        if witness:
+            out.append(exact_complete(f"an exact witness: {witness}", True, regime=regime,
+                                      arithmetic=_ARITH + ", uniform attention"))
+        else:
+            out.append(exact_instances(f"W_V W_O = eps W (eps = 1/10, 1/1000, 1e-9; W random integers), rank-deficient "
+                                       f"X != 0 with 1 notin col X: no draw is a witness ({what} held on every one)",
+                                       met=met, held=0, drawn=drawn, regime=regime,
+                                       arithmetic=_ARITH + ", uniform attention"))
     return out
 
 
@@ -944,8 +961,9 @@ claim(
               Reading("increase-fails-near-zero", r"\exists\varepsilon\ne0\text{ small}:\ \operatorname{rank}F_\varepsilon(X)"
                                                   r"=\operatorname{rank}X",
                       checks=[lambda ctx: _near_zero(ctx, True)],
-                      note="exactly: any eps != 0 still increases the rank (generic W); only float rank sees a "
-                           "failure near zero")],
+                      note="exactly, for generic W any eps != 0 still increases the rank (a rank-one update "
+                           "u = eps x-bar^T W leaves row(X)); a witness at eps != 0 needs a W mapping the mean row "
+                           "into row(X), which a random integer W sometimes does at small d")],
     chapter="residual_obstruction",
 )
 
