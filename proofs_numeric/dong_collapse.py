@@ -38,6 +38,7 @@ import numpy as np
 
 from theorems.claims import (CheckContext, Evidence, float_statistic, interval_instances, interval_witness,
                              not_checkable, stable_seed)
+from theorems import transformer as T
 from theorems.dong_collapse import rank_blind_to_collapse, skip_bound_holds
 from theorems.instances import Shape, regime_of
 from theorems.padic_rank import complete_pivoting
@@ -81,21 +82,9 @@ class DepthConfig:
                 raise ValueError(f"{name} must be positive")
 
 
-class Precision:
-    def __init__(self, dps):
-        self.bits = int(dps * 3.3220) + 20
-
-    def __enter__(self):
-        self.old = flint.ctx.prec
-        flint.ctx.prec = self.bits
-
-    def __exit__(self, *a):
-        flint.ctx.prec = self.old
-
-
-def arb_matrix(M):
-    M = np.asarray(M, dtype=np.float64)
-    return flint.arb_mat(M.shape[0], M.shape[1], [flint.arb(float(v)) for v in M.ravel()])
+def arb_context(dps: int) -> T.ArbContext:
+    """The arb context of the study: python-flint balls at ``dps`` digits (precision set locally)."""
+    return T.arb(dps)
 
 
 def draw_weights(cfg: DepthConfig):
@@ -140,7 +129,7 @@ def ones_times(m: list, n: int) -> flint.arb_mat:
     return flint.arb_mat(n, len(m), [m[j] for _ in range(n) for j in range(len(m))])
 
 
-def attention_delta(m, R, heads_a, dk):
+def attention_delta(m, R, heads_a, dk, ctx: T.ArbContext | None = None):
     """One MHA in (m, R) form: returns (m', R') with X' = 1 m'^T + R' = MHA(1 m^T + R).
 
     Logits x_i^T M r_j / sqrt(d_k) (row constants dropped) split into a_j = m^T M r_j / sqrt(d_k),
@@ -148,77 +137,29 @@ def attention_delta(m, R, heads_a, dk):
     A_ij - alpha_j = alpha_j (e_ij - s_i) / (1 + s_i), e = expm1(b), s_i = sum_k alpha_k e_ik, so
     A X W = 1 (W^T m + W^T R^T alpha)^T + (A - 1 alpha^T) R W: the row-constant part goes to m
     and the rest is O(|R|^3) computed without cancellation.
+
+    A different algorithm from :func:`theorems.transformer.mha` (the centred form), written with the
+    same context's operations; alpha is the one softmax of :mod:`theorems.transformer`.
     """
-    n, d = R.nrows(), R.ncols()
-    sq = flint.arb(dk).sqrt()
+    ctx = ctx or T.ArbContext(bits=flint.ctx.prec)
+    n, d = ctx.shape(R)
+    sq = ctx.sqrt(ctx.const(dk))
     new_m = [flint.arb(0)] * d
-    T = flint.arb_mat(n, d)
+    T_ = flint.arb_mat(n, d)
     mrow = _row(m)
     for (M, W) in heads_a:
-        MRt = M * R.transpose()                       # [d, n]
-        a = mrow * MRt                                # [1, n]
-        b = R * MRt                                   # [n, n]
-        av = [a[0, j] / sq for j in range(n)]
-        c = max(float(v.mid()) for v in av)
-        ea = [(v - c).exp() for v in av]
-        tot = sum(ea, flint.arb(0))
-        alpha = [v / tot for v in ea]
-        G = []
-        for i in range(n):
-            e = [(b[i, j] / sq).expm1() for j in range(n)]
-            s_i = sum((alpha[k] * e[k] for k in range(n)), flint.arb(0))
-            G.extend(alpha[j] * (e[j] - s_i) / (1 + s_i) for j in range(n))
-        RW = R * W
-        T = T + flint.arb_mat(n, n, G) * RW
-        const = mrow * W + flint.arb_mat(1, n, alpha) * RW
+        MRt = ctx.matmul(M, ctx.transpose(R))                                       # [d, n]
+        alpha = T.softmax_rows(ctx, ctx.div_scalar(ctx.matmul(mrow, MRt), sq))    # [1, n]
+        al = ctx.entries(alpha)[0]
+        E = ctx.expm1(ctx.div_scalar(ctx.matmul(R, MRt), sq))                     # e_ij = expm1(b_ij)
+        s = ctx.row_sum(ctx.mul_cols(E, al))                                      # s_i = sum_k alpha_k e_ik
+        G = ctx.div_rows(ctx.mul_cols(ctx.sub_rows(E, s), al), ctx.vadd_scalar(s, ctx.const(1)))
+        RW = ctx.matmul(R, W)
+        T_ = ctx.add(T_, ctx.matmul(G, RW))
+        const = ctx.add(ctx.matmul(mrow, W), ctx.matmul(alpha, RW))
         new_m = [new_m[j] + const[0, j] for j in range(d)]
-    Tc, mu = center_rows(T)
+    Tc, mu = center_rows(T_)
     return [new_m[j] + mu[j] for j in range(d)], Tc
-
-
-def _softmax_rows_arb(S):
-    n, k = S.nrows(), S.ncols()
-    out = []
-    for i in range(n):
-        c = max(float(S[i, j].mid()) for j in range(k))
-        es = [(S[i, j] - c).exp() for j in range(k)]
-        tot = sum(es, flint.arb(0))
-        out.extend(e / tot for e in es)
-    return flint.arb_mat(n, k, out)
-
-
-def mha_plain(X, heads_qkvo, dk):
-    sq = flint.arb(dk).sqrt()
-    out = None
-    for (WQ, WK, WV, WO) in heads_qkvo:
-        S = (X * WQ) * (X * WK).transpose()
-        S = flint.arb_mat(S.nrows(), S.ncols(), [S[i, j] / sq for i in range(S.nrows()) for j in range(S.ncols())])
-        term = _softmax_rows_arb(S) * X * WV * WO
-        out = term if out is None else out + term
-    return out
-
-
-def _gelu(M):
-    r2 = flint.arb(2).sqrt()
-    return flint.arb_mat(M.nrows(), M.ncols(), [M[i, j] * (1 + (M[i, j] / r2).erf()) / 2
-                                                 for i in range(M.nrows()) for j in range(M.ncols())])
-
-
-def _ffn(X, W1, b1, W2, b2):
-    n = X.nrows()
-    H = X * W1 + ones_times([b1[0, j] for j in range(b1.ncols())], n)
-    return _gelu(H) * W2 + ones_times([b2[0, j] for j in range(b2.ncols())], n)
-
-
-def _ln(X):
-    n, d = X.nrows(), X.ncols()
-    out = []
-    for i in range(n):
-        mu = sum((X[i, j] for j in range(d)), flint.arb(0)) / d
-        xt = [X[i, j] - mu for j in range(d)]
-        sig = (sum((v * v for v in xt), flint.arb(0)) / d).sqrt()
-        out.extend(v / sig for v in xt)
-    return flint.arb_mat(n, d, out)
 
 
 def _rank_interval(m, R, upper: int) -> list[int]:
@@ -320,30 +261,31 @@ def run(cfg: DepthConfig, regime: str) -> dict:
     t0 = time.perf_counter()
     heads, (W1, b1, W2, b2), X0 = draw_weights(cfg)
     n, d = cfg.n, cfg.d
-    with Precision(cfg.dps):
-        sq = None
-        heads_a = [(arb_matrix(WQ) * arb_matrix(WK).transpose(), arb_matrix(WV) * arb_matrix(WO)) for WQ, WK, WV, WO in heads]
-        heads_p = [tuple(arb_matrix(w) for w in h) for h in heads]
-        ffn = (arb_matrix(W1), arb_matrix(b1[None, :]), arb_matrix(W2), arb_matrix(b2[None, :]))
-        R, m = center_rows(arb_matrix(X0))
+    ctx = arb_context(cfg.dps)
+    with ctx.local():
+        A_ = ctx.asmatrix
+        heads_a = [(A_(WQ) * A_(WK).transpose(), A_(WV) * A_(WO)) for WQ, WK, WV, WO in heads]
+        heads_p = [T.Head(*(A_(w) for w in h)) for h in heads]
+        ffn = (A_(W1), ctx.asvector(b1), A_(W2), ctx.asvector(b2))
+        R, m = center_rows(A_(X0))
         delta = regime in ("pure_attention", "attention_skip")
         recs = []
         for layer in range(cfg.layers + 1):
             if layer:
                 if delta:
-                    m2, R2 = attention_delta(m, R, heads_a, cfg.d_k)
+                    m2, R2 = attention_delta(m, R, heads_a, cfg.d_k, ctx)
                     if regime == "attention_skip":
                         m2 = [m2[j] + m[j] for j in range(d)]
                         R2 = R2 + R
                     m, R = m2, R2
                 else:
                     X = ones_times(m, n) + R
-                    Mh = mha_plain(X, heads_p, cfg.d_k)
+                    Mh = T.mha(ctx, X, heads_p)
                     if regime == "attention_mlp":
-                        X = _ffn(Mh, *ffn)
+                        X = T.ffn(ctx, Mh, *ffn)
                     else:
-                        Z = _ln(X + Mh)
-                        X = _ln(Z + _ffn(Z, *ffn))
+                        Z = T.layer_norm(ctx, X + Mh)
+                        X = T.layer_norm(ctx, Z + T.ffn(ctx, Z, *ffn))
                     R, m = center_rows(X)
             nr2, nm2 = _fro2(R), _fro2(_row(m))
             rho = (nr2 / (n * nm2 + nr2)).sqrt() if not (n * nm2 + nr2).contains(0) else flint.arb(0, 1)
@@ -674,9 +616,8 @@ def full_block_rank_kept(ctx) -> list[Evidence]:
 
 
 def mlp_outward_generic(ctx) -> list[Evidence]:
-    from math import erf, sqrt
     rng = np.random.default_rng(stable_seed("DONG.mlp-pushes-outward:gaussian"))
-    gelu = np.vectorize(lambda v: 0.5 * v * (1 + erf(v / sqrt(2))))
+    gelu = lambda M: T.gelu(T.FP, M)  # noqa: E731
     ratios = []
     for _ in range(40 if ctx.quick else 200):
         n, d = 8, 6

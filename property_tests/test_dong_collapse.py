@@ -10,6 +10,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from proofs_numeric import dong_collapse as D
+from theorems.transformer import Head, mha
 
 
 #: the premise "rho has converged": two consecutive deep log-ratios (log10 rho < -30) agree to this
@@ -40,14 +41,16 @@ def test_depth_pure_attention_is_cubic(counts):
 def test_depth_delta_form_matches_plain_form_where_both_resolve():
     cfg = D.DepthConfig(n=5, d=4, H=1, d_k=4, layers=4, dps=200, seed=3)
     heads, _, X0 = D.draw_weights(cfg)
-    with D.Precision(cfg.dps):
-        heads_a = [(D.arb_matrix(q) * D.arb_matrix(k).transpose(), D.arb_matrix(v) * D.arb_matrix(o)) for q, k, v, o in heads]
-        heads_p = [tuple(D.arb_matrix(w) for w in h) for h in heads]
-        R, m = D.center_rows(D.arb_matrix(X0))
-        X = D.arb_matrix(X0)
+    ctx = D.arb_context(cfg.dps)
+    with ctx.local():
+        A = ctx.asmatrix
+        heads_a = [(A(q) * A(k).transpose(), A(v) * A(o)) for q, k, v, o in heads]
+        heads_p = [Head(*(A(w) for w in h)) for h in heads]
+        R, m = D.center_rows(A(X0))
+        X = A(X0)
         for _ in range(3):
-            m, R = D.attention_delta(m, R, heads_a, cfg.d_k)
-            X = D.mha_plain(X, heads_p, cfg.d_k)
+            m, R = D.attention_delta(m, R, heads_a, cfg.d_k, ctx)
+            X = mha(ctx, X, heads_p)  # the one definition of MHA
         Xd = D.ones_times(m, cfg.n) + R
         for i in range(cfg.n):
             for j in range(cfg.d):
