@@ -43,7 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .transformer import gelu, layer_norm, softmax_rows
+from .transformer import gelu, layer_norm, rms_norm, softmax_rows
 
 __all__ = ["CheckpointError", "MissingConfig", "UnknownFamily", "MissingTensor", "BadCheckpoint", "FAMILIES",
            "TensorStore", "Config", "read_config", "Checkpoint", "load_checkpoint", "widen", "read_header",
@@ -621,7 +621,7 @@ class Checkpoint:
         eps = self.eps if eps is None else eps
         g, b = params
         if b is None:
-            return X / np.sqrt((X * X).mean(axis=1, keepdims=True) + eps) * g
+            return rms_norm(X, g, eps=eps)
         return layer_norm(X, g, b, eps=eps)
 
     def attend(self, X, L: LayerWeights, positions=None):
@@ -630,7 +630,6 @@ class Checkpoint:
         n, dk, rep = len(X), c.d_k, c.H // c.H_kv
         pos = np.arange(n) if positions is None else np.asarray(positions)
         Q, K, V = X @ L.Wq + L.bq, X @ L.Wk + L.bk, X @ L.Wv + L.bv
-        mask = np.tril(np.ones((n, n), dtype=bool)) if c.causal else None
         As, Ys = [], []
         for h in range(c.H):
             s, t = slice(h * dk, (h + 1) * dk), slice((h // rep) * dk, (h // rep + 1) * dk)
@@ -638,9 +637,7 @@ class Checkpoint:
             if c.rotary:
                 q, k = rope(q, pos, c.rope_theta, c.rope_scaling), rope(k, pos, c.rope_theta, c.rope_scaling)
             S = q @ k.T / math.sqrt(dk)
-            if mask is not None:
-                S = np.where(mask, S, -np.inf)
-            A = softmax_rows(S)
+            A = softmax_rows(S, causal=c.causal)
             As.append(A)
             Ys.append(A @ V[:, t])
         return As, Ys, np.hstack(Ys) @ L.Wo

@@ -25,6 +25,7 @@ import mpmath
 import numpy as np
 import sympy
 
+from theorems import transformer as T
 from theorems.claims import CheckContext, Evidence, interval_witness
 from theorems.instances import Shape
 
@@ -56,15 +57,10 @@ def x_star(n: int, d: int, r: int) -> np.ndarray:
 
 def exact_attention_rows_rank1(n: int, head: Head) -> list[list[sympy.Expr]]:
     """The exact attention matrix of X*_1 = e_1 f_1^T for one head (sympy, with exp)."""
-    WQ = np.asarray(head.W_Q)
-    WK = np.asarray(head.W_K)
-    dk = WQ.shape[1]
-    q = [sympy.Rational(*float(v).as_integer_ratio()) for v in WQ[0]]
-    k = [sympy.Rational(*float(v).as_integer_ratio()) for v in WK[0]]
-    s = sum(a * b for a, b in zip(q, k)) / sympy.sqrt(dk)
-    e = sympy.exp(s)
-    first = [e / (e + n - 1)] + [1 / (e + n - 1)] * (n - 1)
-    return [first] + [[sympy.Rational(1, n)] * n for _ in range(n - 1)]
+    d = np.asarray(head.W_Q).shape[0]
+    X = sympy.zeros(n, d)
+    X[0, 0] = 1  # X*_1 = e_1 f_1^T; the float64 weights enter as the exact rationals they store
+    return T.softmax_rows(T.SYMPY, T.scores(T.SYMPY, X, head)).tolist()
 
 
 def witness(n: int, d: int, H: int, d_k: int, r: int = 1, dps: int = 50, seed: int = 0) -> dict:

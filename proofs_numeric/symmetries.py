@@ -17,7 +17,7 @@ import numpy as np
 
 from theorems.claims import CheckContext, Evidence, interval_witness
 
-from .transformer import Head, mha, softmax_rows, workdps
+from .transformer import Head, mha, workdps
 
 __all__ = ["witness", "EVIDENCE"]
 
@@ -32,16 +32,8 @@ def _disjoint_somewhere(A, B):
 
 
 def _causal_mha(X, head, dps):
-    iv = mpmath.iv
-    with workdps(iv, dps):
-        X = iv.matrix(X.tolist())
-        S = X * iv.matrix(head.W_Q.tolist()) * (X * iv.matrix(head.W_K.tolist())).T
-        n = S.rows
-        for i in range(n):
-            for j in range(i + 1, n):
-                S[i, j] = iv.mpf(-10 ** 6)  # exp(-1e6) is below every enclosure width here: a causal mask
-        A = softmax_rows(S, "iv", dps)
-        return A * X * iv.matrix(head.W_V.tolist()) * iv.matrix(head.W_O.tolist())
+    """One head with the causal mask (masked entries exactly 0): the one MHA, iv context."""
+    return mha(X, [head], "iv", dps, causal=True)
 
 
 def witness(n: int = 4, d: int = 4, H: int = 2, d_k: int = 2, dps: int = 50, seed: int = 0) -> dict:

@@ -26,6 +26,7 @@ import sympy
 
 from .claims import Evidence, Reading, stored_counterexample
 from .conjecture import Pool, claim
+from .transformer import SYMPY, softmax_rows
 
 __all__ = ["skip_bound_holds", "rank_blind_to_collapse", "stochastic_power_sigma2", "barycentric", "markov_bound_holds"]
 
@@ -43,10 +44,8 @@ def _recheck_softmax_shift(data):
     M = sympy.Matrix([[sympy.sympify(v) for v in row] for row in data["M"]])
     c = [sympy.sympify(v) for v in data["c"]]
     S = M + sympy.ones(M.shape[0], 1) * sympy.Matrix([c])
-    sm = sympy.Matrix(*S.shape, lambda i, j: sympy.simplify(sympy.exp(S[i, j]) / sum(sympy.exp(S[i, k])
-                                                                                       for k in range(S.shape[1]))))
-    base = sympy.Matrix(*M.shape, lambda i, j: sympy.simplify(sympy.exp(M[i, j]) / sum(sympy.exp(M[i, k])
-                                                                                        for k in range(M.shape[1]))))
+    sm = softmax_rows(SYMPY, S).applyfunc(sympy.simplify)
+    base = softmax_rows(SYMPY, M).applyfunc(sympy.simplify)
     if sm == base:
         return None, "all", {}
     return (f"M = {M.tolist()}, c = {c}: softmax(M + 1 c^T) has rows {sm.tolist()}, softmax(M) has rows "

@@ -41,6 +41,7 @@ from dataclasses import replace
 import sympy
 from sympy import Matrix, Rational, eye, ones, symbols, zeros
 
+from . import transformer as T
 from .claims import (CheckContext, Evidence, Reading, derivation, exact_instances, load_counterexample,
                      stable_seed, stored_counterexample)
 from .conjecture import Pool, claim
@@ -53,14 +54,21 @@ __all__ = ["F_uniform", "invariant_hull", "remark_iii_counterexample", "softmax_
 _ARITH = "exact over QQ (python-flint fmpq_mat)"
 
 
+def _uniform_heads(d: int, WVs, WOs) -> list:
+    """Heads with W_Q = W_K = 0 (d_k = 1 scores): softmax of the zero matrix is J/n, uniform attention."""
+    z = zeros(d, 1)
+    return [T.Head(z, z, V, O) for V, O in zip(WVs, WOs)]
+
+
 def F_uniform(X: Matrix, Ws: list[Matrix]) -> Matrix:
-    """F(X) = X + sum_h (J/n) X W_h: the residual MHA update with W_Q = 0 (uniform attention), exact."""
-    n = X.shape[0]
-    J = ones(n, n) / n
-    out = X
-    for W in Ws:
-        out = out + J * X * W
-    return out
+    """F(X) = X + sum_h (J/n) X W_h: the residual MHA update with W_Q = 0 (uniform attention), exact.
+
+    :func:`theorems.transformer.mha` in the sympy context with W_Q = 0, W_V^h = W_h, W_O^h = I.
+    """
+    if not Ws:
+        return X
+    d = X.shape[1]
+    return X + T.mha(T.SYMPY, X, _uniform_heads(d, Ws, [eye(d)] * len(Ws)), scale=1)
 
 
 def invariant_hull(X: Matrix, Ws: list[Matrix]) -> Matrix:
@@ -86,8 +94,8 @@ def softmax_shift_column_counterexample() -> tuple[Matrix, Matrix]:
     c = [sympy.log(2), 0]
     M = zeros(2, 2)
     S = M + ones(2, 1) * Matrix([c])
-    sm = Matrix(2, 2, lambda i, j: sympy.simplify(sympy.exp(S[i, j]) / sum(sympy.exp(S[i, k]) for k in range(2))))
-    base = Matrix(2, 2, lambda i, j: sympy.exp(M[i, j]) / sum(sympy.exp(M[i, k]) for k in range(2)))
+    sm = T.softmax_rows(T.SYMPY, S).applyfunc(sympy.simplify)
+    base = T.softmax_rows(T.SYMPY, M)
     return sm, base
 
 
@@ -95,8 +103,8 @@ def _softmax_row_shift_identity() -> bool:
     """softmax(M + c 1^T) = softmax(M), entrywise in symbols (a row-wise constant cancels)."""
     m = symbols("m0:3", real=True)
     c = symbols("c", real=True)
-    lhs = [sympy.exp(mi + c) / sum(sympy.exp(mk + c) for mk in m) for mi in m]
-    rhs = [sympy.exp(mi) / sum(sympy.exp(mk) for mk in m) for mi in m]
+    lhs = list(T.softmax_rows(T.SYMPY, Matrix([[mi + c for mi in m]])))
+    rhs = list(T.softmax_rows(T.SYMPY, Matrix([list(m)])))
     return all(sympy.simplify(a - b) == 0 for a, b in zip(lhs, rhs))
 
 
@@ -111,8 +119,7 @@ def attention_second_derivative(data: dict | None = None):
         data, _ = load_counterexample("MLP.curvature")
     X0, V, M, W = (exact_matrix(data[k], k) for k in ("X0", "V", "M", "W"))  # M = W_Q W_K^T / sqrt(d_k)
     X = X0 + t * V
-    S = X * M * X.T
-    A = Matrix(2, 2, lambda i, j: sympy.exp(S[i, j]) / sum(sympy.exp(S[i, k]) for k in range(2)))
+    A = T.softmax_rows(T.SYMPY, X * M * X.T)
     F = X + A * X * W
     d2 = F.applyfunc(lambda e: sympy.nsimplify(sympy.simplify(sympy.diff(e, t, 2).subs(t, 0))))
     return d2, {"X0": X0, "V": V, "M": M, "W": W}
@@ -166,8 +173,7 @@ def _step_first_order_linear() -> bool:
 
     def D(V):
         X = x + t * V
-        S = X * M * X.T
-        A = Matrix(2, 2, lambda i, j: sympy.exp(S[i, j]) / sum(sympy.exp(S[i, k]) for k in range(2)))
+        A = T.softmax_rows(T.SYMPY, X * M * X.T)
         return (X + A * X * W).diff(t).subs(t, 0)
 
     return (D(a * V1 + b * V2) - a * D(V1) - b * D(V2)).applyfunc(sympy.simplify) == sympy.zeros(2, 2)
@@ -544,9 +550,7 @@ def exact_softmax(X: Matrix, M0: Matrix) -> Matrix:
     S = X * M0 * X.T
     if not all(v.is_integer for v in S):
         raise ValueError("X M0 X^T must be an integer matrix for an exact (rational) softmax")
-    lo = [min(S.row(i)) for i in range(S.shape[0])]
-    E = Matrix(S.shape[0], S.shape[1], lambda i, j: Rational(2) ** int(S[i, j] - lo[i]))
-    return Matrix(E.shape[0], E.shape[1], lambda i, j: E[i, j] / sum(E.row(i)))
+    return T.softmax_rows(T.SYMPY_LOG2, S)  # the one softmax, logits in units of log 2: exp(s) = 2^s
 
 
 def F_exact(X: Matrix, heads: list[tuple[Matrix, Matrix]]) -> Matrix:
@@ -674,7 +678,7 @@ def _remark_iv(ctx) -> list[Evidence]:
     c = sympy.Symbol("c")
     X = Matrix([[1, 2, 0], [2, 4, 0], [0, 0, 0]])  # rank 1
     n = X.shape[0]
-    B = c * ones(n, n) / n * X  # MHA(X) with W_Q = 0 (uniform attention), W_V W_O = c I
+    B = _mha_uniform(X, [c * eye(n)], [eye(n)])  # MHA(X) with W_Q = 0 (uniform attention), W_V W_O = c I
     ok = rank(X) == 1 and curve_stays_in_bad_set(X, B, c)
     return [exact_complete("B(c) = MHA(X) with uniform attention and W_V W_O = c I (a curve through 0 in R^{3x3}): "
                            "every 2x2 minor of X + B(c) vanishes identically in c, so the whole curve lies in "
@@ -696,8 +700,8 @@ claim(
 # step (b): the choice of W_O^(1)
 
 def _mha_uniform(X: Matrix, WVs: list[Matrix], WOs: list[Matrix]) -> Matrix:
-    n = X.shape[0]
-    return sum((ones(n, n) / n * X * V * O for V, O in zip(WVs, WOs)), zeros(*X.shape))
+    """MHA with W_Q = 0 (uniform attention J/n), exactly: :func:`theorems.transformer.mha`, sympy context."""
+    return T.mha(T.SYMPY, X, _uniform_heads(X.shape[1], WVs, WOs), scale=1) if WVs else zeros(*X.shape)
 
 
 def _decode_wo_choice(data) -> dict:
@@ -1058,13 +1062,12 @@ claim(
 
 def jacobian_images(n: int, d: int, W: Matrix) -> dict:
     """Images of the basis E_ij under the derivative of F(X) = X + (J/n) X W (uniform attention), exactly."""
-    J = ones(n, n) / n
     out = {}
     for i in range(n):
         for j in range(d):
             E = zeros(n, d)
             E[i, j] = 1
-            out[(i, j)] = E + J * E * W
+            out[(i, j)] = F_uniform(E, [W])  # F is linear: its derivative at any X is F itself
     return out
 
 
@@ -1138,8 +1141,7 @@ def layer_jacobian_matches(n: int = 2, d: int = 2, product_rule=True) -> bool:
     M, W = Matrix([[1, 0], [2, 1]]), Matrix([[1, 1], [0, 2]])
 
     def attn(X):
-        S = X * M * X.T
-        return Matrix(n, n, lambda i, j: sympy.exp(S[i, j]) / sum(sympy.exp(S[i, k]) for k in range(n)))
+        return T.softmax_rows(T.SYMPY, X * M * X.T)
 
     X = x + t * V
     lhs = (X + attn(X) * X * W).diff(t).subs(t, 0)

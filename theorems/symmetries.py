@@ -17,6 +17,7 @@ from __future__ import annotations
 import sympy
 from sympy import Matrix, Rational, eye, symbols, zeros
 
+from . import transformer as T
 from .claims import (Evidence, ProofStep, Reading, derivation, exact_complete, not_checkable,
                      register)
 from .conjecture import claim
@@ -25,23 +26,22 @@ __all__ = ["softmax_rows", "mha_symbolic", "PROOF_STEPS", "breaking_examples"]
 
 
 
-def softmax_rows(S: Matrix) -> Matrix:
-    return Matrix(S.shape[0], S.shape[1],
-                  lambda i, j: sympy.exp(S[i, j]) / sum(sympy.exp(S[i, k]) for k in range(S.shape[1])))
+def softmax_rows(S: Matrix, causal: bool = False) -> Matrix:
+    """Row softmax, exactly (exp kept symbolic): :func:`theorems.transformer.softmax_rows` in the sympy context."""
+    return T.softmax_rows(T.SYMPY, S, causal=causal)
 
 
 def _sym(name, r, c, **kw):
     return Matrix(r, c, lambda i, j: sympy.Symbol(f"{name}{i}{j}", **kw))
 
 
-def mha_symbolic(X, heads, mask=None):
-    out = zeros(X.shape[0], heads[0][3].shape[1])
-    for (WQ, WK, WV, WO) in heads:
-        S = X * WQ * (X * WK).T
-        if mask is not None:
-            S = S + mask
-        out += softmax_rows(S) * X * WV * WO
-    return out
+def mha_symbolic(X, heads, causal: bool = False):
+    """sum_h softmax(X W_Q (X W_K)^T) X W_V W_O, exactly: :func:`theorems.transformer.mha` in the sympy context.
+
+    The scores are not divided by sqrt(d_k) (W_Q absorbs the scale; every identity checked here is
+    invariant under it). ``heads``: tuples (W_Q, W_K, W_V, W_O).
+    """
+    return T.mha(T.SYMPY, X, [T.Head(*h) for h in heads], causal=causal, scale=1)
 
 
 def _heads(H=2, n=2, d=2, dk=1):
@@ -89,10 +89,9 @@ def _check_token_perm() -> bool:
 
 
 def _ln_row(x, a=1, c=0, eps=0):
-    y = [a * v + c for v in x]
-    mu = sum(y) / len(y)
-    var = sum((v - mu) ** 2 for v in y) / len(y)
-    return [sympy.simplify((v - mu) / sympy.sqrt(var + eps)) for v in y]
+    """LayerNorm of the row a x + c 1 (:func:`theorems.transformer.layer_norm`, sympy context), simplified."""
+    Y = T.layer_norm(T.SYMPY, Matrix([[a * v + c for v in x]]), eps=eps)
+    return [sympy.simplify(v) for v in Y]
 
 
 def _check_ln() -> bool:
@@ -120,13 +119,9 @@ def breaking_examples() -> dict:
     X = Matrix([[1, 0], [0, 1], [1, 1]])
     hs = [(Matrix([[1], [0]]), Matrix([[0], [1]]), Matrix([[1], [2]]), Matrix([[1, -1]]))]
     P = _perm_matrix([1, 0, 2])
-    causal = Matrix(3, 3, lambda i, j: 0 if j <= i else -sympy.oo)
-    causal_soft = lambda S: Matrix(3, 3, lambda i, j: 0 if j > i else
-                                   sympy.exp(S[i, j]) / sum(sympy.exp(S[i, k]) for k in range(i + 1)))
 
     def mha_causal(Y):
-        (WQ, WK, WV, WO), = hs
-        return causal_soft(Y * WQ * (Y * WK).T) * Y * WV * WO
+        return mha_symbolic(Y, hs, causal=True)
 
     out["causal mask"] = (mha_causal(P * X), P * mha_causal(X))
     Pos = Matrix([[1, 0], [0, 0], [0, 2]])
