@@ -23,8 +23,9 @@ from __future__ import annotations
 import random
 
 import sympy
-from sympy import Matrix, Rational, ones, symbols, zeros
+from sympy import Matrix, Rational, symbols, zeros
 
+from . import transformer as tf
 from .claims import Evidence, Reading, derivation, exact_complete, not_checkable, stable_seed
 from .conjecture import Pool, claim
 from .instances import Shape, regime_of
@@ -44,14 +45,15 @@ def alpha_exact(M) -> sympy.Expr:
 
 def vandermonde_attention(n: int = 4) -> Matrix:
     """A = softmax(S) with S_ij = i j log 2 (x_i = i, W_Q W_K^T / sqrt(d_k) = log 2, d = d_k = 1): exact."""
-    E = Matrix(n, n, lambda i, j: Rational(2) ** ((i + 1) * (j + 1)))
-    return Matrix(n, n, lambda i, j: E[i, j] / sum(E.row(i)))
+    x = Matrix(range(1, n + 1))
+    return tf.softmax_rows(tf.SYMPY_LOG2, x * x.T)  # logits in units of log 2: exp(s) = 2^s
 
 
 def uniform_attention_mha_terms(X: Matrix, Ws: list[Matrix]) -> list[Matrix]:
     """Per-head terms (J/n) X W_h with W_Q = 0 (uniform attention), exact."""
-    n = X.shape[0]
-    return [ones(n, n) / n * X * W for W in Ws]
+    if not Ws:
+        return []
+    return tf.mha(tf.SYMPY, X, tf.uniform_heads(X.shape[1], Ws), scale=1, return_heads=True)[2]
 
 
 def _step_orthogonal_parts() -> bool:
@@ -112,9 +114,8 @@ def _decode_vandermonde(data) -> dict:
     if data.get("W_QK_over_sqrt_dk") != "log(2)":
         raise ValueError("the stored scores must be W_Q W_K^T / sqrt(d_k) = log(2) (exp of them is a power of 2)")
     x = [int(v) for v in data["x"]]
-    n = len(x)
-    E = Matrix(n, n, lambda i, j: Rational(2) ** (x[i] * x[j]))
-    return {"x": x, "d_k": int(data.get("d_k", 1)), "A": Matrix(n, n, lambda i, j: E[i, j] / sum(E.row(i)))}
+    A = tf.softmax_rows(tf.SYMPY_LOG2, Matrix(x) * Matrix(x).T)  # logits in units of log 2: exp(s) = 2^s
+    return {"x": x, "d_k": int(data.get("d_k", 1)), "A": A}
 
 
 #: the stored Vandermonde attention (d = d_k = 1; the numeric layer adds the certified ranks of random heads)

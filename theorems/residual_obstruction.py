@@ -54,12 +54,6 @@ __all__ = ["F_uniform", "invariant_hull", "remark_iii_counterexample", "softmax_
 _ARITH = "exact over QQ (python-flint fmpq_mat)"
 
 
-def _uniform_heads(d: int, WVs, WOs) -> list:
-    """Heads with W_Q = W_K = 0 (d_k = 1 scores): softmax of the zero matrix is J/n, uniform attention."""
-    z = zeros(d, 1)
-    return [T.Head(z, z, V, O) for V, O in zip(WVs, WOs)]
-
-
 def F_uniform(X: Matrix, Ws: list[Matrix]) -> Matrix:
     """F(X) = X + sum_h (J/n) X W_h: the residual MHA update with W_Q = 0 (uniform attention), exact.
 
@@ -67,8 +61,7 @@ def F_uniform(X: Matrix, Ws: list[Matrix]) -> Matrix:
     """
     if not Ws:
         return X
-    d = X.shape[1]
-    return X + T.mha(T.SYMPY, X, _uniform_heads(d, Ws, [eye(d)] * len(Ws)), scale=1)
+    return X + T.mha(T.SYMPY, X, T.uniform_heads(X.shape[1], Ws), scale=1)
 
 
 def invariant_hull(X: Matrix, Ws: list[Matrix]) -> Matrix:
@@ -701,7 +694,7 @@ claim(
 
 def _mha_uniform(X: Matrix, WVs: list[Matrix], WOs: list[Matrix]) -> Matrix:
     """MHA with W_Q = 0 (uniform attention J/n), exactly: :func:`theorems.transformer.mha`, sympy context."""
-    return T.mha(T.SYMPY, X, _uniform_heads(X.shape[1], WVs, WOs), scale=1) if WVs else zeros(*X.shape)
+    return T.mha(T.SYMPY, X, T.uniform_heads(X.shape[1], WVs, WOs), scale=1) if WVs else zeros(*X.shape)
 
 
 def _decode_wo_choice(data) -> dict:

@@ -52,7 +52,7 @@ import sympy
 
 __all__ = ["Head", "Block", "REGIMES", "FP", "SYMPY", "SYMPY_LOG2", "mp", "iv", "arb", "context",
            "CONTEXTS", "layer_norm", "rms_norm", "softmax_rows", "causal_keep", "scores", "attention", "mha",
-           "gelu", "ffn", "block_forward", "iv_erf", "arb_from_mpf", "workprec"]
+           "gelu", "ffn", "block_forward", "uniform_heads", "iv_erf", "arb_from_mpf", "workprec"]
 
 
 @dataclass
@@ -686,6 +686,14 @@ def attention(ctx, X, head: Head, causal: bool = False, scale=None):
         X = ctx.asmatrix(X)
         A = softmax_rows(ctx, scores(ctx, X, head, scale), causal=causal)
         return A, ctx.matmul(ctx.matmul(A, X), ctx.asmatrix(head.W_V))
+
+
+def uniform_heads(d: int, WVs, WOs=None) -> list:
+    """Heads with W_Q = W_K = 0 (d_k = 1): every score is 0, so softmax gives J/n (uniform attention).
+    ``WOs`` defaults to identities (then W_V^h is the head's whole value-output map)."""
+    z = [[0] for _ in range(d)]
+    WOs = [sympy.eye(d) for _ in WVs] if WOs is None else WOs
+    return [Head(z, z, V, O) for V, O in zip(WVs, WOs)]
 
 
 def mha(ctx, X, heads, causal: bool = False, scale=None, gates=None, return_heads: bool = False):
