@@ -26,7 +26,8 @@ The context protocol (every method takes and returns the context's native object
   ``vadd_scalar(v, c)``
 * ``row_shift(S, keep)``         a point constant per row to subtract before exp (softmax is exactly
   invariant under it; the exact contexts shift by 0)
-* ``zero_rows(v)``               the indices i with v_i certainly 0 (the H1 test of the norms)
+* ``zero_rows(v)``               the indices i with v_i certainly 0 (the H1 test of the norms);
+  ``unsure_rows(v)`` those whose enclosure contains 0 without being 0 (iv, arb: H1 undecided)
 
 The layering rule holds: this module is part of the exact layer and imports nothing numeric from the
 project; mpmath and python-flint are imported where a numeric context is made.
@@ -202,6 +203,9 @@ class FloatContext:
     def zero_rows(self, v):
         return [int(i) for i in np.flatnonzero(np.asarray(v).ravel() == 0)]
 
+    def unsure_rows(self, v):
+        return []
+
     def keep_matrix(self, keep):
         return np.asarray(keep, dtype=bool)
 
@@ -308,6 +312,12 @@ class EntrywiseContext:
 
     def zero_rows(self, v):
         return [i for i, x in enumerate(v) if self._is_zero(x)]
+
+    def unsure_rows(self, v):
+        return [i for i, x in enumerate(v) if self._contains_zero(x) and not self._is_zero(x)]
+
+    def _contains_zero(self, x):
+        return False  # points: zero or not
 
     def keep_matrix(self, keep):
         return [[bool(k) for k in r] for r in _rows(keep)]
@@ -439,6 +449,9 @@ class IvContext(MpContext):
     def _is_zero(self, x):
         return 0 in x and x.b == 0
 
+    def _contains_zero(self, x):
+        return 0 in x
+
 
 class ArbContext(EntrywiseContext):
     """python-flint ``arb`` balls at ``dps`` digits (flint.ctx.prec set locally, restored after)."""
@@ -508,6 +521,9 @@ class ArbContext(EntrywiseContext):
 
     def _is_zero(self, x):
         return x.is_zero()
+
+    def _contains_zero(self, x):
+        return x.contains(0)
 
 
 class SympyContext(EntrywiseContext):
@@ -606,6 +622,17 @@ def context(backend, dps: int = 50):
 
 # --- the maps, written once ---------------------------------------------------------------------------
 
+def _require_H1(ctx, var, what: str, quantity: str, norm: str):
+    """ValueError naming H1 when a row's variance is certainly 0, or (enclosures) not certainly non-zero."""
+    bad = ctx.zero_rows(var)
+    if bad:
+        raise ValueError(f"H1 fails: row {bad[0]} of X is {what}; {norm} is undefined")
+    unsure = ctx.unsure_rows(var)
+    if unsure:
+        raise ValueError(f"H1 undecided: row {unsure[0]} of X may be {what}: the enclosure of its {quantity} "
+                         f"contains 0 at this precision, so {norm} is not certified to be defined")
+
+
 def layer_norm(ctx, X, gamma=None, beta=None, eps=0):
     """LN(x_i) = (x_i - mean_i) / sigma_i * gamma + beta, row-wise.  # [n, d] -> [n, d]
 
@@ -618,9 +645,7 @@ def layer_norm(ctx, X, gamma=None, beta=None, eps=0):
         var = ctx.row_mean(ctx.hadamard(Xt, Xt))
         if eps != 0:
             var = ctx.vadd_scalar(var, ctx.const(eps))
-        bad = ctx.zero_rows(var)
-        if bad:
-            raise ValueError(f"H1 fails: row {bad[0]} of X is constant (sigma = 0); LayerNorm is undefined")
+        _require_H1(ctx, var, "constant (sigma = 0)", "sigma^2", "LayerNorm")
         Y = ctx.div_rows(Xt, ctx.vsqrt(var))
         if gamma is not None:
             Y = ctx.mul_cols(Y, ctx.asvector(gamma))
@@ -639,9 +664,7 @@ def rms_norm(ctx, X, gamma=None, eps=0):
         q = ctx.row_mean(ctx.hadamard(X, X))
         if eps != 0:
             q = ctx.vadd_scalar(q, ctx.const(eps))
-        bad = ctx.zero_rows(q)
-        if bad:
-            raise ValueError(f"H1 fails: row {bad[0]} of X is zero (rms = 0); RMSNorm is undefined")
+        _require_H1(ctx, q, "zero (rms = 0)", "rms^2", "RMSNorm")
         Y = ctx.div_rows(X, ctx.vsqrt(q))
         return Y if gamma is None else ctx.mul_cols(Y, ctx.asvector(gamma))
 

@@ -1,0 +1,196 @@
+"""The transformer maps are written once (theorems.transformer); every arithmetic context must agree.
+
+On small exact rational inputs: float64 is close to mp; the iv and arb enclosures contain the
+high-precision mp value and the exact (sympy) value evaluated at high precision; the causal mask
+zeroes exactly the future; LayerNorm and RMSNorm refuse a sigma = 0 (rms = 0) row naming H1, in
+every context; the depth study's centred attention agrees with the one MHA (arb balls overlap).
+"""
+from __future__ import annotations
+
+import flint
+import mpmath
+import numpy as np
+import pytest
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from proofs_numeric import dong_collapse as D
+from property_tests.strategies import rational_matrices, small_rationals, transformer_instances
+from theorems import transformer as T
+
+HI = 80  # digits of the reference mp value
+LO = 30  # digits of the enclosures
+CONTEXTS = {"fp": T.FP, "mp": T.mp(HI), "iv": T.iv(LO), "arb": T.arb(LO)}
+
+
+def _entries(ctx, M):
+    if ctx is T.FP:
+        return np.atleast_2d(M).tolist()
+    return ctx.entries(M)
+
+
+def _maps(inst):
+    """name -> f(ctx) for each map of theorems.transformer on one drawn instance."""
+    X, hs, (W1, b1, W2, b2) = inst
+    heads = [T.Head(*h) for h in hs]
+    d = len(X[0])
+    gamma = [sympy.Rational(k + 1, 2) for k in range(d)]
+    beta = [sympy.Rational(1 - k, 3) for k in range(d)]
+    Xs = [[v + sympy.Rational(i * d + j, 7) for j, v in enumerate(r)] for i, r in enumerate(X)]  # no constant row
+    blk = T.Block(heads, W1, b1, W2, b2, (gamma, beta), (None, None))
+    return {
+        "softmax": lambda c: T.softmax_rows(c, X),
+        "softmax causal": lambda c: T.softmax_rows(c, T.scores(c, X, heads[0]), causal=True),
+        "layer_norm": lambda c: T.layer_norm(c, Xs, gamma, beta),
+        "layer_norm eps": lambda c: T.layer_norm(c, X, eps=sympy.Rational(1, 10)),
+        "rms_norm": lambda c: T.rms_norm(c, Xs, gamma),
+        "attention": lambda c: T.attention(c, X, heads[0])[1],
+        "mha": lambda c: T.mha(c, X, heads),
+        "mha causal": lambda c: T.mha(c, X, heads, causal=True),
+        "gelu": lambda c: T.gelu(c, X),
+        "ffn": lambda c: T.ffn(c, X, W1, b1, W2, b2),
+        "block": lambda c: T.block_forward(c, Xs, blk, "full_block"),
+    }
+
+
+def _inside(ctx, enc, x) -> bool:
+    """Does the enclosure ``enc`` (an iv interval or an arb ball) contain the mpf ``x``?"""
+    if ctx.name == "iv":
+        return enc.a <= x <= enc.b
+    with T.arb(2 * HI).local():  # x as a ball of radius ~10^-160 (the conversion rounds at flint's precision)
+        return enc.contains(T.arb_from_mpf(x._mpf_))
+
+
+@settings(max_examples=20)
+@given(transformer_instances())
+def test_transformer_contexts_agree(inst):
+    """fp ~ mp (float tolerance); the iv and arb enclosures contain the mp value at 80 digits."""
+    for name, f in _maps(inst).items():
+        ref = _entries(CONTEXTS["mp"], f(CONTEXTS["mp"]))
+        with mpmath.workdps(HI):
+            assert np.allclose(np.array(_entries(T.FP, f(T.FP))), np.array(ref, dtype=float), rtol=1e-9,
+                               atol=1e-12), name
+        for key in ("iv", "arb"):
+            ctx = CONTEXTS[key]
+            enc = _entries(ctx, f(ctx))
+            for r_enc, r_ref in zip(enc, ref):
+                for e, x in zip(r_enc, r_ref):
+                    assert _inside(ctx, e, x), (name, key, e, x)
+
+
+@settings(max_examples=10)
+@given(transformer_instances(max_n=2, max_d=2, max_heads=1))
+def test_transformer_sympy_exact_value_inside_enclosures(inst):
+    """The exact sympy value (exp, erf and sqrt kept symbolic), evaluated at 80 digits, lies in both enclosures."""
+    for name, f in _maps(inst).items():
+        if name == "block":
+            continue  # LayerNorm of erf expressions: exact, but too large to evaluate in a property test
+        exact = _entries(T.SYMPY, f(T.SYMPY))
+        with mpmath.workdps(HI):
+            ref = [[mpmath.mpf(sympy.N(v, HI)) for v in r] for r in exact]
+        for key in ("iv", "arb"):
+            ctx = CONTEXTS[key]
+            enc = _entries(ctx, f(ctx))
+            assert all(_inside(ctx, e, x) for re_, rr in zip(enc, ref) for e, x in zip(re_, rr)), (name, key)
+
+
+@given(st.integers(1, 4).flatmap(lambda n: rational_matrices(n=n, d=n)))
+def test_transformer_causal_mask_is_exact(S):
+    """Causal softmax: the future gets exactly 0 in every context, and row i is the softmax of S[i, :i+1]."""
+    n = len(S)
+    for ctx in (T.FP, T.mp(40), T.iv(40), T.arb(40), T.SYMPY):
+        A = _entries(ctx, T.softmax_rows(ctx, S, causal=True))
+        for i in range(n):
+            assert all(A[i][j] == 0 for j in range(i + 1, n))
+            head = _entries(ctx, T.softmax_rows(ctx, [S[i][: i + 1]]))[0]
+            assert all(_agree(ctx, a, b) for a, b in zip(A[i][: i + 1], head))
+
+
+def _agree(ctx, a, b) -> bool:
+    """Two values of one context agree: exactly (fp, sympy), to 30 digits (mp), or overlapping (iv, arb)."""
+    if ctx.name == "sympy":
+        return sympy.simplify(a - b) == 0
+    if ctx.name == "fp":
+        return a == b
+    if ctx.name == "mp":
+        return abs(a - b) <= mpmath.mpf(10) ** -30 * (1 + abs(b))
+    if ctx.name == "iv":
+        return a.a <= b.b and b.a <= a.b
+    return a.overlaps(b)
+
+
+#: dyadic constants: a constant row of them is constant in float64 and mp too (its mean is exact)
+_dyadic = st.builds(lambda p, k: sympy.Rational(p, 2 ** k), st.integers(-8, 8), st.integers(0, 3))
+
+
+@given(st.integers(1, 3), st.integers(2, 4), _dyadic, small_rationals(), st.data())
+def test_transformer_norms_refuse_sigma_zero_naming_H1(n, d, c, q, data):
+    """A constant row (LayerNorm) or a zero row (RMSNorm), eps = 0: ValueError naming H1 and the row, everywhere.
+
+    A constant row of a non-dyadic q (1/3): exact contexts say "fails"; enclosures cannot certify sigma = 0
+    from the rounded input, so they say "undecided" (still naming H1); float64 and mp may round to sigma > 0.
+    """
+    i = data.draw(st.integers(0, n - 1))
+    X = data.draw(rational_matrices(n=n, d=d))
+    X[i] = [c] * d
+    Z = [r[:] for r in X]
+    Z[i] = [0] * d
+    for ctx in (T.FP, T.mp(30), T.iv(30), T.arb(30), T.SYMPY):
+        with pytest.raises(ValueError, match=rf"H1 fails: row {i} of X is constant \(sigma = 0\); LayerNorm"):
+            T.layer_norm(ctx, X)
+        with pytest.raises(ValueError, match=rf"H1 fails: row {i} of X is zero \(rms = 0\); RMSNorm"):
+            T.rms_norm(ctx, Z)
+        T.layer_norm(ctx, X, eps=sympy.Rational(1, 100))  # eps > 0: defined
+        T.rms_norm(ctx, Z, eps=sympy.Rational(1, 100))
+    X[i] = [q] * d
+    for ctx in (T.iv(30), T.arb(30), T.SYMPY):
+        with pytest.raises(ValueError, match=rf"H1 (fails|undecided): row {i} of X"):
+            T.layer_norm(ctx, X)
+
+
+@given(st.integers(0, 2 ** 16))
+def test_transformer_precision_is_local(seed):
+    """No context leaves a changed global precision behind (mpmath mp/iv, python-flint)."""
+    before = (mpmath.mp.prec, mpmath.iv.prec, flint.ctx.prec)
+    X = np.random.default_rng(seed).normal(size=(3, 3))
+    heads = [T.Head(np.eye(3), np.eye(3), np.eye(3), np.eye(3))]
+    for ctx in (T.mp(77), T.iv(77), T.arb(77)):
+        T.block_forward(ctx, X, T.Block(heads, np.eye(3), None, np.eye(3), None), "full_block")
+    assert (mpmath.mp.prec, mpmath.iv.prec, flint.ctx.prec) == before
+
+
+@settings(max_examples=10)
+@given(st.integers(0, 1000), st.sampled_from([(4, 3, 1, 3), (5, 4, 2, 2), (3, 4, 1, 4)]))
+def test_transformer_centred_attention_overlaps_the_one_mha(seed, shape):
+    """The depth study's (m, R) attention is a different algorithm for the same map: the balls overlap."""
+    n, d, H, dk = shape
+    cfg = D.DepthConfig(n=n, d=d, H=H, d_k=dk, layers=2, dps=60, seed=seed)
+    heads, _, X0 = D.draw_weights(cfg)
+    ctx = D.arb_context(cfg.dps)
+    with ctx.local():
+        A = ctx.asmatrix
+        heads_a = [(A(q) * A(k).transpose(), A(v) * A(o)) for q, k, v, o in heads]
+        R, m = D.center_rows(A(X0))
+        X = A(X0)
+        for _ in range(2):
+            m, R = D.attention_delta(m, R, heads_a, dk, ctx)
+            X = T.mha(ctx, X, [T.Head(*h) for h in heads])
+        Xd = D.ones_times(m, n) + R
+        assert all(Xd[i, j].overlaps(X[i, j]) for i in range(n) for j in range(d))
+
+
+def test_transformer_log2_context_is_softmax_of_log2_scores():
+    """SYMPY_LOG2 reads logits in units of log 2: softmax(log 2 * S) in the plain sympy context, exactly."""
+    S = sympy.Matrix([[0, 1, 3], [2, -1, 0]])
+    assert T.softmax_rows(T.SYMPY_LOG2, S) == T.softmax_rows(T.SYMPY, S * sympy.log(2)).applyfunc(sympy.simplify)
+    with pytest.raises(ValueError, match="integer logits"):
+        T.softmax_rows(T.SYMPY_LOG2, sympy.Matrix([[sympy.Rational(1, 2), 0]]))
+
+
+def test_transformer_backend_table_has_no_unknowns():
+    from proofs_numeric import transformer as PT
+    for b in PT.BACKENDS + ("arb", "sympy"):
+        assert T.context(b, 20) is not None
+    with pytest.raises(ValueError, match="unknown backend"):
+        PT.layer_norm([[1, 2]], backend="float32")
