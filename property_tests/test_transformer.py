@@ -194,3 +194,54 @@ def test_transformer_backend_table_has_no_unknowns():
         assert T.context(b, 20) is not None
     with pytest.raises(ValueError, match="unknown backend"):
         PT.layer_norm([[1, 2]], backend="float32")
+
+
+def _mp_rows(M):
+    return [[mpmath.mpf(v.p) / v.q if hasattr(v, "q") else mpmath.mpf(v) for v in r] for r in M]
+
+
+@settings(max_examples=15)
+@given(transformer_instances())
+def test_transformer_definitions_match_the_formulas(inst):
+    """The one definition against the paper's formulas, written out entry by entry in plain mpmath (not through
+    a context): agreement between contexts cannot catch a wrong definition, this can."""
+    X, hs, (W1, b1, W2, b2) = inst
+    heads = [T.Head(*h) for h in hs]
+    ctx = T.mp(40)
+    with mpmath.workdps(40):
+        x = _mp_rows(X)
+        n, d = len(x), len(x[0])
+        mm = lambda A, B: [[mpmath.fsum(A[i][k] * B[k][j] for k in range(len(B))) for j in range(len(B[0]))]
+                           for i in range(len(A))]
+        close = lambda A, B: all(abs(a - b) <= mpmath.mpf(10) ** -30 * (1 + abs(b)) for ra, rb in zip(A, B)
+                                 for a, b in zip(ra, rb))
+        # GeLU(x) = x Phi(x), Phi the standard normal cdf
+        assert close(ctx.entries(T.gelu(ctx, X)), [[v * mpmath.ncdf(v) for v in r] for r in x])
+        # MHA = sum_h softmax(X W_Q (X W_K)^T / sqrt d_k) X W_V W_O, the softmax entry by entry
+        total = [[mpmath.mpf(0)] * d for _ in range(n)]
+        for h in hs:
+            WQ, WK, WV, WO = (_mp_rows(w) for w in h)
+            q, k = mm(x, WQ), mm(x, WK)
+            s = [[mpmath.fsum(a * b for a, b in zip(q[i], k[j])) / mpmath.sqrt(len(WQ[0])) for j in range(n)]
+                 for i in range(n)]
+            A = [[mpmath.exp(s[i][j]) / mpmath.fsum(mpmath.exp(v) for v in s[i]) for j in range(n)] for i in range(n)]
+            Ac = [[mpmath.exp(s[i][j]) / mpmath.fsum(mpmath.exp(v) for v in s[i][: i + 1]) if j <= i else 0
+                   for j in range(n)] for i in range(n)]
+            assert close(ctx.entries(T.softmax_rows(ctx, s, causal=True)), Ac)
+            term = mm(mm(mm(A, x), WV), WO)
+            total = [[a + b for a, b in zip(r1, r2)] for r1, r2 in zip(total, term)]
+        assert close(ctx.entries(T.mha(ctx, X, heads)), total)
+        # FFN = GeLU(X W1 + b1) W2 + b2
+        H = [[v + mpmath.mpf(b.p) / b.q for v, b in zip(r, b1)] for r in mm(x, _mp_rows(W1))]
+        F = [[v + mpmath.mpf(b.p) / b.q for v, b in zip(r, b2)] for r in mm([[v * mpmath.ncdf(v) for v in r] for r in H],
+                                                                         _mp_rows(W2))]
+        assert close(ctx.entries(T.ffn(ctx, X, W1, b1, W2, b2)), F)
+        # LayerNorm: (x - mean) / population std; RMSNorm: x / rms
+        for r in x:
+            mu = mpmath.fsum(r) / d
+            var = mpmath.fsum((v - mu) ** 2 for v in r) / d
+            rms2 = mpmath.fsum(v * v for v in r) / d
+            if var != 0:
+                assert close(ctx.entries(T.layer_norm(ctx, [r])), [[(v - mu) / mpmath.sqrt(var) for v in r]])
+            if rms2 != 0:
+                assert close(ctx.entries(T.rms_norm(ctx, [r])), [[v / mpmath.sqrt(rms2) for v in r]])
