@@ -501,6 +501,12 @@ class ArbContext(EntrywiseContext):
     def transpose(self, A):
         return A.transpose()
 
+    def div_scalar(self, M, c):
+        return M / c  # arb_mat by arb: entrywise arb division, natively
+
+    def scale(self, M, c):
+        return c * M
+
     def _sum(self, xs):
         return sum(xs, self.flint.arb(0))
 
