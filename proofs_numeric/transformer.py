@@ -48,8 +48,7 @@ def to_backend(M, backend: str, dps: int = 50):
     """Convert a matrix of exact numbers to the backend's representation (lists of lists for mp/iv)."""
     c = context(backend, dps)
     with c.local():
-        A = c.asmatrix(M)
-        return A if backend in ("float64", "fp") else c.entries(A)
+        return c.entries(c.asmatrix(M))
 
 
 def backend_matrix(M, backend: str, dps: int):
@@ -65,8 +64,7 @@ def layer_norm(X, gamma=None, beta=None, *, backend: str = "float64", dps: int =
     mp/iv return lists of lists. With eps = 0 a constant row raises ValueError naming H1.
     """
     c = context(backend, dps)
-    Y = T.layer_norm(c, X, gamma, beta, eps=eps)
-    return Y if backend in ("float64", "fp") else c.entries(Y)
+    return c.entries(T.layer_norm(c, X, gamma, beta, eps=eps))
 
 
 def rms_norm(X, gamma=None, *, backend: str = "float64", dps: int = 50, eps=0):

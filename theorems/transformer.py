@@ -137,6 +137,10 @@ class FloatContext:
     def shape(self, M):
         return M.shape
 
+    def entries(self, M):
+        """The rows: for float64 the [n, d] array itself (no per-entry copy)."""
+        return np.atleast_2d(M)
+
     def matmul(self, A, B):
         return A @ B
 
