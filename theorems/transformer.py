@@ -433,16 +433,6 @@ class IvContext(MpContext):
         self.m = mpmath.iv
         self.native = self.m.matrix
 
-    def num(self, v):
-        if isinstance(v, self.m.mpf):
-            return v
-        f = _fraction(v)
-        if f is not None:
-            return self.m.mpf(f.numerator) / f.denominator
-        if hasattr(v, "p") and hasattr(v, "q"):
-            return self.m.mpf(int(v.p)) / int(v.q)
-        return self.m.mpf(v)
-
     def _erf(self, v):
         return iv_erf(v, self.dps)
 
