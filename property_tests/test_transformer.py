@@ -132,7 +132,7 @@ def test_transformer_norms_refuse_sigma_zero_naming_H1(n, d, c, q, data):
     from the rounded input, so they say "undecided" (still naming H1); float64 and mp may round to sigma > 0.
     """
     i = data.draw(st.integers(0, n - 1))
-    X = data.draw(rational_matrices(n=n, d=d))
+    X = [[v + 10 * j for j, v in enumerate(r)] for r in data.draw(rational_matrices(n=n, d=d))]  # rows not constant
     X[i] = [c] * d
     Z = [r[:] for r in X]
     Z[i] = [0] * d

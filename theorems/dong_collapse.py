@@ -26,7 +26,7 @@ import sympy
 
 from .claims import Evidence, Reading, stored_counterexample
 from .conjecture import Pool, claim
-from .transformer import SYMPY, softmax_rows
+from .transformer import SYMPY, mha, softmax_rows, uniform_heads
 
 __all__ = ["skip_bound_holds", "rank_blind_to_collapse", "stochastic_power_sigma2", "barycentric", "markov_bound_holds"]
 
@@ -278,8 +278,8 @@ def _uniform_one_step_rows(ctx):
 def _uniform_rank_one(v) -> bool:
     """uniform attention A = J/n: rank(A X W_V W_O) <= 1 after one layer"""
     from .linalg import rank as _rank
-    n = v["X"].shape[0]
-    return _rank(sympy.ones(n, n) / n * v["X"] * v["W_VO"]) <= 1
+    X = v["X"]
+    return _rank(mha(SYMPY, X, uniform_heads(X.shape[1], [v["W_VO"]]), scale=1)) <= 1  # W_Q = 0: A = J/n
 
 
 #: random integer X and W_V W_O, four shapes (n = d, n < d, n > d)
