@@ -109,7 +109,20 @@ def _rows(M) -> list:
 
 # --- the float64 context: numpy, vectorised ---------------------------------------------------------
 
-class FloatContext:
+class _Operators:
+    """What every context's matrix type writes the same way (numpy arrays, mpmath, arb and sympy matrices)."""
+
+    def add(self, A, B):
+        return A + B
+
+    def sub(self, A, B):
+        return A - B
+
+    def transpose(self, A):
+        return A.T
+
+
+class FloatContext(_Operators):
     """numpy float64. Vectors are [n, 1] (row statistics) or [d] (per-column parameters) arrays."""
 
     name = "fp"
@@ -143,15 +156,6 @@ class FloatContext:
 
     def matmul(self, A, B):
         return A @ B
-
-    def add(self, A, B):
-        return A + B
-
-    def sub(self, A, B):
-        return A - B
-
-    def transpose(self, A):
-        return A.T
 
     def hadamard(self, A, B):
         return A * B
@@ -216,7 +220,7 @@ class FloatContext:
 
 # --- contexts whose matrices are handled entry by entry ------------------------------------------------
 
-class EntrywiseContext:
+class EntrywiseContext(_Operators):
     """Shared code for mp, iv, arb and sympy: matrix products are native, the rest entry by entry.
 
     Subclasses supply ``num`` (exact conversion), ``build(rows)``, ``entries(M)``, ``native``, ``shape``,
@@ -242,15 +246,6 @@ class EntrywiseContext:
 
     def matmul(self, A, B):
         return A * B
-
-    def add(self, A, B):
-        return A + B
-
-    def sub(self, A, B):
-        return A - B
-
-    def transpose(self, A):
-        return A.T
 
     def _map(self, M, f):
         return self.build([[f(i, j, v) for j, v in enumerate(r)] for i, r in enumerate(self.entries(M))])
