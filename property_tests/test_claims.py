@@ -367,3 +367,32 @@ def test_claims_a_pool_claim_derives_its_checks_from_the_predicates():
     by = {e.regime: (e.numbers["drawn"], e.numbers["premise_met"], e.numbers["held"]) for e in r.literal.evidence}
     assert by == {"n<d": (3, 2, 2), "n>d": (2, 2, 1)}
     assert r.verdict == "conditional"
+
+
+def _declarations_not_at_top_level(root: Path = ROOT):
+    """(file, line) of every claim(...) / conjecture(...) call in a theorem module that is not a statement of
+    the module itself (inside a loop, a function or a helper): claims read as data, one declaration each."""
+    out = []
+    for path in sorted((root / "theorems").glob("*.py")):
+        if path.name in ("claims.py", "conjecture.py"):
+            continue
+        tree = ast.parse(path.read_text(), str(path))
+        top = {id(n.value) for n in tree.body if isinstance(n, (ast.Expr, ast.Assign))}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) in (
+                    "claim", "conjecture") and id(node) not in top:
+                out.append((path.relative_to(root).as_posix(), node.lineno))
+    return out
+
+
+def test_claims_every_declaration_is_a_module_statement():
+    """No claim is declared in a loop over tuples or through a helper: each is one claim(...) statement."""
+    assert _declarations_not_at_top_level() == []
+
+
+def test_claims_the_declaration_scan_sees_a_loop(tmp_path):
+    (tmp_path / "theorems").mkdir()
+    (tmp_path / "theorems" / "looped.py").write_text(
+        "from .conjecture import claim\n\nclaim(id='a', statement='s')\nfor c in ('b', 'c'):\n"
+        "    claim(id=c, statement='s')\n")
+    assert _declarations_not_at_top_level(tmp_path) == [("theorems/looped.py", 5)]

@@ -141,16 +141,6 @@ UNIFORM_HEADS = Pool(rows=None, arithmetic="exact over QQ (W_Q = 0: uniform atte
                      describe=lambda v: f"{v['X'].shape[0]}x{v['X'].shape[1]}, {len(v['W_VO'])} heads with uniform "
                                         "attention", regime=lambda v: regime_of(*v["X"].shape))
 
-#: the declared predicates of the claims in the table below (the others' checks are explicit)
-_DECLARED = {
-    "RC.attention-rank": dict(
-        hypotheses={"n > d_k": lambda v: len(v["x"]) > v["d_k"]},
-        conclusion=("rank A = min(n, d_k)", lambda v: rank(v["A"]) == min(len(v["x"]), v["d_k"])),
-        instances=VANDERMONDE, counterexamples=("RC.attention-rank",)),
-    "RC.rank-equals-sum": dict(hypotheses={}, conclusion=_rank_is_dim_sum, instances=UNIFORM_HEADS,
-                               counterexamples=("RC.rank-equals-sum",)),
-}
-
 
 def _rank_equals_sum_corrected(ctx) -> list[Evidence]:
     return [_proof((3,), "rank MHA(X) <= dim(R_1 + ... + R_H)")]
@@ -181,50 +171,111 @@ def _dff_bert_values(ctx) -> list[Evidence]:
     return out
 
 
-for cid, quote, stmt, checks, readings, corrected in [
-    ("RC.prop63", "dim(R_h) = min(rank(X), d_k)", r"\dim\operatorname{row}(Y_hW_O^h)=\min(\operatorname{rank}X,d_k)\ \text{(generic weights)}",
-     [],  # the certified ranks: attached by the numeric layer
-     [Reading("algebraic-genericity", r"A_h\in GL_n,\ \operatorname{rank}(XW_V^h)=\min(\operatorname{rank}X,d_k),\ "
+claim(
+    id="RC.prop63", section="§6",
+    quote="dim(R_h) = min(rank(X), d_k)",
+    statement=r"\dim\operatorname{row}(Y_hW_O^h)=\min(\operatorname{rank}X,d_k)\ \text{(generic weights)}",
+    regimes=("n<d", "n=d", "n>d"),
+    hypotheses=(), conclusion="",
+    checks=[],  # the certified evidence is attached by the numeric layer
+    readings=[Reading("algebraic-genericity", r"A_h\in GL_n,\ \operatorname{rank}(XW_V^h)=\min(\operatorname{rank}X,d_k),\ "
                                       r"\operatorname{rank}W_O^h=d_k\Rightarrow\dim R_h=\min(\operatorname{rank}X,d_k)",
               checks=[], note="the genericity is in the premises (rank(X W_V) = min(rank X, d_k), A_h invertible, "
                               "rank W_O^h = d_k); what is proved under them is the rank-invariance step of the proof, "
                               "not that generic weights meet them (A_h is singular for every weight when two tokens "
-                              "are equal)")], None),
-    ("RC.attention-rank", "The attention matrix A^(h) is a row-stochastic matrix of rank min(n, d_k) = d_k generically (when n > d_k)",
-     r"\operatorname{rank}A_h=\min(n,d_k)\ \text{generically}", [], [],
-     Reading("corrected", r"\operatorname{rank}A_h=n\ \text{generically}", checks=[],
+                              "are equal)")],
+    chapter="rank_contraction",
+)
+
+
+claim(
+    id="RC.attention-rank", section="§6",
+    quote="The attention matrix A^(h) is a row-stochastic matrix of rank min(n, d_k) = d_k generically (when n > d_k)",
+    statement=r"\operatorname{rank}A_h=\min(n,d_k)\ \text{generically}",
+    regimes=("n<d", "n=d", "n>d"),
+    hypotheses={"n > d_k": lambda v: len(v["x"]) > v["d_k"]},
+    conclusion=("rank A = min(n, d_k)", lambda v: rank(v["A"]) == min(len(v["x"]), v["d_k"])),
+    instances=VANDERMONDE,
+    counterexamples=("RC.attention-rank",),
+    checks=[],
+    corrected=Reading("corrected", r"\operatorname{rank}A_h=n\ \text{generically}", checks=[],
              condition="softmax attention is generically invertible; Prop 6.3 survives because it only needs "
-                       "left-multiplication by A_h to preserve rank")),
-    ("RC.rank-equals-sum", "rank(MHA(X)) = dim(R_1 + ... + R_H)",
-     r"\operatorname{rank}\mathrm{MHA}(X)=\dim(R_1+\cdots+R_H)", [],
-     [Reading("generic-value", r"\operatorname{rank}\mathrm{MHA}(X)=\min(n,\dim\textstyle\sum_hR_h)\ \text{generically}",
+                       "left-multiplication by A_h to preserve rank"),
+    chapter="rank_contraction",
+)
+
+
+claim(
+    id="RC.rank-equals-sum", section="§6",
+    quote="rank(MHA(X)) = dim(R_1 + ... + R_H)",
+    statement=r"\operatorname{rank}\mathrm{MHA}(X)=\dim(R_1+\cdots+R_H)",
+    regimes=("n<d", "n=d", "n>d"),
+    hypotheses={},
+    conclusion=_rank_is_dim_sum,
+    instances=UNIFORM_HEADS,
+    counterexamples=("RC.rank-equals-sum",),
+    checks=[],
+    readings=[Reading("generic-value", r"\operatorname{rank}\mathrm{MHA}(X)=\min(n,\dim\textstyle\sum_hR_h)\ \text{generically}",
               checks=[])],
-     Reading("corrected", r"\operatorname{rank}\mathrm{MHA}(X)\le\dim\textstyle\sum_hR_h",
+    corrected=Reading("corrected", r"\operatorname{rank}\mathrm{MHA}(X)\le\dim\textstyle\sum_hR_h",
              checks=[_rank_equals_sum_corrected],
-             condition="only an inequality; generically rank MHA = min(n, dim sum R_h), so equality needs n >= dim sum R_h")),
-    ("RC.alpha-range", "alpha_h in [0, 1]", r"\alpha_h=\|M_a\|_F/\|M\|_F\in[0,1]",
-     [lambda ctx: [_proof((0,), "alpha in [0, 1]")]],
-     [Reading("attained", r"\{\alpha_h\}=[0,1]\iff d_k\ge2", checks=[_alpha_range_attained])], None),
-    ("RC.alpha-independent", "Since alpha_h affects only A^(h), and A^(h) does not appear in the rank formula, the "
+             condition="only an inequality; generically rank MHA = min(n, dim sum R_h), so equality needs n >= dim sum R_h"),
+    chapter="rank_contraction",
+)
+
+
+claim(
+    id="RC.alpha-range", section="§6",
+    quote="alpha_h in [0, 1]",
+    statement=r"\alpha_h=\|M_a\|_F/\|M\|_F\in[0,1]",
+    regimes=("n<d", "n=d", "n>d"),
+    hypotheses=(), conclusion="",
+    checks=[lambda ctx: [_proof((0,), "alpha in [0, 1]")]],
+    readings=[Reading("attained", r"\{\alpha_h\}=[0,1]\iff d_k\ge2", checks=[_alpha_range_attained])],
+    chapter="rank_contraction",
+)
+
+
+claim(
+    id="RC.alpha-independent", section="§6",
+    quote="Since alpha_h affects only A^(h), and A^(h) does not appear in the rank formula, the "
                               "result is independent of alpha_h",
-     r"\dim R_h=\min(\operatorname{rank}X,d_k)\ \text{for every }\alpha_h", [], [], None),
-    ("RC.alignment", "When heads are directional (high alpha_h), their output subspaces R_h tend to become aligned",
-     r"\alpha_h\uparrow\Rightarrow\text{principal angles between }R_h\text{ shrink}", [],
-     [trained_reading("RC.alignment")], None),
-    ("RC.dff-lower-bound", "the MLP must expand exactly the directions the heads contracted. This gives the first "
+    statement=r"\dim R_h=\min(\operatorname{rank}X,d_k)\ \text{for every }\alpha_h",
+    regimes=("n<d", "n=d", "n>d"),
+    hypotheses=(), conclusion="",
+    checks=[],  # the certified evidence is attached by the numeric layer
+    chapter="rank_contraction",
+)
+
+
+claim(
+    id="RC.alignment", section="§6",
+    quote="When heads are directional (high alpha_h), their output subspaces R_h tend to become aligned",
+    statement=r"\alpha_h\uparrow\Rightarrow\text{principal angles between }R_h\text{ shrink}",
+    regimes=("n<d", "n=d", "n>d"),
+    hypotheses=(), conclusion="",
+    checks=[],  # the certified evidence is attached by the numeric layer
+    readings=[trained_reading("RC.alignment")],
+    chapter="rank_contraction",
+)
+
+
+claim(
+    id="RC.dff-lower-bound", section="§6",
+    quote="the MLP must expand exactly the directions the heads contracted. This gives the first "
                             "principled lower bound on d_ff",
-     r"d_{\mathrm{ff}}\ge d-\operatorname{rank}\mathrm{MHA}(X)\ \text{(plausible reading; §6 truncated)}",
-     [lambda ctx: [not_checkable("the theorem's statement is truncated in the available text (§6 stops); "
+    statement=r"d_{\mathrm{ff}}\ge d-\operatorname{rank}\mathrm{MHA}(X)\ \text{(plausible reading; §6 truncated)}",
+    regimes=("n<d", "n=d", "n>d"),
+    hypotheses=(), conclusion="",
+    checks=[lambda ctx: [not_checkable("the theorem's statement is truncated in the available text (§6 stops); "
                                  "checked under the readings below")]],
-     [Reading("necessary-rank", r"\operatorname{row}\mathrm{FFN}(Z)\subseteq\operatorname{row}W_2\Rightarrow"
+    readings=[Reading("necessary-rank", r"\operatorname{row}\mathrm{FFN}(Z)\subseteq\operatorname{row}W_2\Rightarrow"
                                 r"\text{spanning }k\text{ missing directions needs }d_{\mathrm{ff}}\ge k",
               checks=[_dff_necessary]),
       Reading("bert-values", r"d-\operatorname{rank}\mathrm{MHA}(X)\le d_{\mathrm{ff}}=3072\ \text{(BERT-base, generic)}",
-              checks=[_dff_bert_values])], None),
-]:
-    claim(id=cid, section="§6", quote=quote, statement=stmt, regimes=("n<d", "n=d", "n>d"), checks=checks,
-          readings=readings, corrected=corrected, chapter="rank_contraction",
-          **{"hypotheses": (), "conclusion": "", **_DECLARED.get(cid, {})})
+              checks=[_dff_bert_values])],
+    chapter="rank_contraction",
+)
 
 
 # --- further sentences of the paper (coverage) ---

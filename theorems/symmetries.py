@@ -150,35 +150,59 @@ _SINGLE_HEAD = {
 }
 
 
-def _sym_claim(cid, quote, statement, i, breaking=()):
-    readings = [Reading(f"without-{key.replace(' ', '-')}", stmt,
-                        checks=[lambda ctx, k=key, w=what: _breaks(k, w)])
-                for key, stmt, what in breaking]
-    if cid in _SINGLE_HEAD:
-        readings.insert(0, Reading("single-head", _SINGLE_HEAD[cid], checks=[],
-                                   note="the formal proof covers one head; MHA sums the heads (the step from one head "
-                                        "to their sum is the headline's derivation, not formalised)"))
-    claim(id=cid, section="§9 (contributions list); standard", quote=quote, statement=statement,
-                   hypotheses=(), conclusion="invariance", regimes=("all",),
-                   checks=[lambda ctx: [_proof(i, statement)]],
-                   readings=readings, chapter="symmetries")
+_SINGLE_HEAD_NOTE = ("the formal proof covers one head; MHA sums the heads (the step from one head to their sum is "
+                     "the headline's derivation, not formalised)")
 
 
-_sym_claim("SYM.head-permutation", "the invariance group G of the Transformer's forward pass (head permutations)",
-           r"\mathrm{MHA}\ \text{invariant under permuting heads}", 0)
-_sym_claim("SYM.value-output-gauge", "per-head value-output gauge",
-           r"(W_V^h,W_O^h)\mapsto(W_V^hM,M^{-1}W_O^h)\ \text{leaves MHA invariant}", 1)
-_sym_claim("SYM.query-key-gauge", "per-head query-key gauge",
-           r"(W_Q^h,W_K^h)\mapsto(W_Q^hN,W_K^hN^{-\top})\ \text{leaves MHA invariant}", 2)
-_sym_claim("SYM.token-permutation", "token-permutation equivariance",
-           r"\mathrm{MHA}(\Pi X)=\Pi\,\mathrm{MHA}(X)", 3,
-           breaking=[("causal mask", r"\text{equivariance with a causal mask}", "causal mask, Pi = (1 2)"),
-                     ("positional encoding", r"\text{equivariance of }X\mapsto\mathrm{MHA}(X+P)",
-                      "absolute positional encoding P")])
-_sym_claim("SYM.ln-shift-scale", "LayerNorm invariance to x -> a x + c 1",
-           r"\mathrm{LN}(ax+c\mathbf 1)=\mathrm{LN}(x)\ (a>0,\ \varepsilon=0)", 4,
-           breaking=[("ln a<0", r"\text{invariance for }a<0", "a = -1 flips the sign"),
-                     ("ln eps>0", r"\text{invariance with }\varepsilon>0", "eps = 1/100, a = 2")])
+claim(
+    id="SYM.head-permutation", section="§9 (contributions list); standard", quote="the invariance group G of the Transformer's forward pass (head permutations)",
+    statement=r"\mathrm{MHA}\ \text{invariant under permuting heads}",
+    hypotheses=(), conclusion="invariance", regimes=("all",),
+    checks=[lambda ctx: [_proof(0, r"\mathrm{MHA}\ \text{invariant under permuting heads}")]],
+    chapter="symmetries",
+)
+
+
+claim(
+    id="SYM.value-output-gauge", section="§9 (contributions list); standard", quote="per-head value-output gauge",
+    statement=r"(W_V^h,W_O^h)\mapsto(W_V^hM,M^{-1}W_O^h)\ \text{leaves MHA invariant}",
+    hypotheses=(), conclusion="invariance", regimes=("all",),
+    checks=[lambda ctx: [_proof(1, r"(W_V^h,W_O^h)\mapsto(W_V^hM,M^{-1}W_O^h)\ \text{leaves MHA invariant}")]],
+    chapter="symmetries",
+)
+
+
+claim(
+    id="SYM.query-key-gauge", section="§9 (contributions list); standard", quote="per-head query-key gauge",
+    statement=r"(W_Q^h,W_K^h)\mapsto(W_Q^hN,W_K^hN^{-\top})\ \text{leaves MHA invariant}",
+    hypotheses=(), conclusion="invariance", regimes=("all",),
+    checks=[lambda ctx: [_proof(2, r"(W_Q^h,W_K^h)\mapsto(W_Q^hN,W_K^hN^{-\top})\ \text{leaves MHA invariant}")]],
+    readings=[Reading("single-head", _SINGLE_HEAD['SYM.query-key-gauge'], checks=[], note=_SINGLE_HEAD_NOTE)],
+    chapter="symmetries",
+)
+
+
+claim(
+    id="SYM.token-permutation", section="§9 (contributions list); standard", quote="token-permutation equivariance",
+    statement=r"\mathrm{MHA}(\Pi X)=\Pi\,\mathrm{MHA}(X)",
+    hypotheses=(), conclusion="invariance", regimes=("all",),
+    checks=[lambda ctx: [_proof(3, r"\mathrm{MHA}(\Pi X)=\Pi\,\mathrm{MHA}(X)")]],
+    readings=[Reading("single-head", _SINGLE_HEAD['SYM.token-permutation'], checks=[], note=_SINGLE_HEAD_NOTE),
+              Reading("without-causal-mask", r"\text{equivariance with a causal mask}", checks=[lambda ctx: _breaks("causal mask", "causal mask, Pi = (1 2)")]),
+              Reading("without-positional-encoding", r"\text{equivariance of }X\mapsto\mathrm{MHA}(X+P)", checks=[lambda ctx: _breaks("positional encoding", "absolute positional encoding P")])],
+    chapter="symmetries",
+)
+
+
+claim(
+    id="SYM.ln-shift-scale", section="§9 (contributions list); standard", quote="LayerNorm invariance to x -> a x + c 1",
+    statement=r"\mathrm{LN}(ax+c\mathbf 1)=\mathrm{LN}(x)\ (a>0,\ \varepsilon=0)",
+    hypotheses=(), conclusion="invariance", regimes=("all",),
+    checks=[lambda ctx: [_proof(4, r"\mathrm{LN}(ax+c\mathbf 1)=\mathrm{LN}(x)\ (a>0,\ \varepsilon=0)")]],
+    readings=[Reading("without-ln-a<0", r"\text{invariance for }a<0", checks=[lambda ctx: _breaks("ln a<0", "a = -1 flips the sign")]),
+              Reading("without-ln-eps>0", r"\text{invariance with }\varepsilon>0", checks=[lambda ctx: _breaks("ln eps>0", "eps = 1/100, a = 2")])],
+    chapter="symmetries",
+)
 
 
 def _framework(ctx) -> list[Evidence]:
