@@ -616,8 +616,13 @@ class Checkpoint:
             return word + pos
         return word + pos + self._get("typ", rows=[0])[0]
 
-    def norm_apply(self, X, params, eps=None) -> np.ndarray:
-        """The family's norm with the config's epsilon (or ``eps``).  # [n, d] -> [n, d]"""
+    def norm_apply(self, X, params, eps=None, where: str = "a norm input") -> np.ndarray:
+        """The family's norm with the config's epsilon (or ``eps``).  # [n, d] -> [n, d]
+
+        Non-finite activations (from wrong weights or sizes) are named with ``where`` they appeared."""
+        if not np.all(np.isfinite(X)):
+            raise ValueError(f"the forward produced non-finite activations at {where}: the weights or the config's "
+                             "sizes are wrong")
         eps = self.eps if eps is None else eps
         g, b = params
         if b is None:
@@ -659,11 +664,11 @@ class Checkpoint:
             pre1 = X + mha + L.bo
             if rec is not None:
                 rec["ln_inputs"].append((f"layer {li} attention output", pre1.copy(), L.ln1))
-            Z = self.norm_apply(pre1, L.ln1)
+            Z = self.norm_apply(pre1, L.ln1, where=f"layer {li} attention output")
             pre2 = Z + self.mlp(Z, L)
             if rec is not None:
                 rec["ln_inputs"].append((f"layer {li} output", pre2.copy(), L.ln2))
-            return self.norm_apply(pre2, L.ln2)
+            return self.norm_apply(pre2, L.ln2, where=f"layer {li} output")
         if pure_attention:
             As, Ys, mha = self.attend(X, L)
             if rec is not None:
@@ -671,14 +676,14 @@ class Checkpoint:
             return mha
         if rec is not None:
             rec["ln_inputs"].append((f"layer {li} attention input", X.copy(), L.ln1))
-        a = self.norm_apply(X, L.ln1)
+        a = self.norm_apply(X, L.ln1, where=f"layer {li} attention input")
         As, Ys, mha = self.attend(a, L)
         if rec is not None:
             rec["layers"].append({"A": As, "Y": Ys, "mha": mha, "X_in": a})
         X = X + mha + L.bo
         if rec is not None:
             rec["ln_inputs"].append((f"layer {li} MLP input", X.copy(), L.ln2))
-        return X + self.mlp(self.norm_apply(X, L.ln2), L)
+        return X + self.mlp(self.norm_apply(X, L.ln2, where=f"layer {li} MLP input"), L)
 
     def final_norm(self):
         if self.config.post_ln:
@@ -698,7 +703,7 @@ class Checkpoint:
             ln_emb = (self._get("ln_emb.w"), self._get("ln_emb.b"))
             if record:
                 rec["ln_inputs"].append(("embeddings", X.copy(), ln_emb))
-            X = self.norm_apply(X, ln_emb)
+            X = self.norm_apply(X, ln_emb, where="embeddings")
         hidden = [X]
         for li in range(self.config.n_layers):
             X = self.block(X, self._layer(li), li, rec if record else None, pure_attention)
@@ -708,7 +713,7 @@ class Checkpoint:
         if fin is not None and not pure_attention:
             if record:
                 rec["ln_inputs"].append(("final norm", X.copy(), fin))
-            rec["output"] = self.norm_apply(X, fin)
+            rec["output"] = self.norm_apply(X, fin, where="final norm")
         else:
             rec["output"] = X
         if not record:

@@ -245,3 +245,20 @@ def test_transformer_definitions_match_the_formulas(inst):
                 assert close(ctx.entries(T.layer_norm(ctx, [r])), [[(v - mu) / mpmath.sqrt(var) for v in r]])
             if rms2 != 0:
                 assert close(ctx.entries(T.rms_norm(ctx, [r])), [[v / mpmath.sqrt(rms2) for v in r]])
+
+
+_CONTEXTS = [("fp", lambda: T.FP), ("mp", lambda: T.mp(30)), ("iv", lambda: T.iv(30)), ("arb", lambda: T.arb(30)),
+             ("sympy", lambda: T.SYMPY)]
+
+
+@pytest.mark.parametrize("name, make", _CONTEXTS, ids=[c[0] for c in _CONTEXTS])
+@pytest.mark.parametrize("X, message", [
+    ([[0.1, 0.1, 0.1]], "H1 fails: row 0"),            # float64 centring leaves ~1e-17: still constant
+    ([[1, 2, 3], [5, 5, 5]], "H1 fails: row 1"),
+    ([[1.0, float("nan"), 3.0]], "non-finite"),          # the exact context used to read NaN as 0
+    ([[0.0, float("-inf"), 1.0]], "non-finite"),
+    ([[1, 2, 3], [1, 2]], "ragged input: row 1"),        # mpmath used to pad the short row with 0
+], ids=["float-constant-row", "constant-row", "nan", "inf", "ragged"])
+def test_transformer_every_context_refuses_bad_input_by_name(name, make, X, message):
+    with pytest.raises(ValueError, match=message):
+        T.layer_norm(make(), X)

@@ -101,10 +101,20 @@ def _fraction(v) -> Fraction | None:
 
 
 def _rows(M) -> list:
+    """The rows of a matrix given as a list of lists, a numpy array or a sympy matrix; ragged rows and
+    non-finite floats (NaN, inf) are refused with ValueError (never padded, never read as 0)."""
     rows = M.tolist() if hasattr(M, "tolist") else M
     if isinstance(rows, (list, tuple)) and rows and not isinstance(rows[0], (list, tuple, np.ndarray)):
         rows = [rows]
-    return [list(r) for r in rows]
+    out = [list(r) for r in rows]
+    for i, r in enumerate(out):
+        if len(r) != len(out[0]):
+            raise ValueError(f"ragged input: row {i} has {len(r)} entries, row 0 has {len(out[0])}")
+        for j, v in enumerate(r):
+            if isinstance(v, (float, np.floating)) and not math.isfinite(v):
+                raise ValueError(f"entry ({i}, {j}) is {v}: a non-finite number has no value in any context "
+                                 "(to mask attention use keep= or causal=)")
+    return out
 
 
 # --- the float64 context: numpy, vectorised ---------------------------------------------------------
@@ -132,12 +142,19 @@ class FloatContext(_Operators):
 
     def asmatrix(self, M):
         if isinstance(M, np.ndarray) and M.dtype.kind in "fiub":
-            return np.asarray(M, dtype=np.float64)  # any shape: the entrywise maps (GELU) keep it
-        try:
-            A = np.asarray(M, dtype=np.float64)
-        except (TypeError, ValueError):  # strings ("1/3") and exact rationals numpy cannot read
+            A = np.asarray(M, dtype=np.float64)  # any shape: the entrywise maps (GELU) keep it
+        elif isinstance(M, (list, tuple)):
             A = np.array([[self.const(v) for v in r] for r in _rows(M)], dtype=np.float64)
-        return A if A.ndim == 2 or not isinstance(M, (list, tuple)) else A.reshape(1, -1)
+        else:
+            try:
+                A = np.asarray(M, dtype=np.float64)
+            except (TypeError, ValueError):  # sympy matrices of rationals numpy cannot read
+                A = np.array([[self.const(v) for v in r] for r in _rows(M)], dtype=np.float64)
+        if not np.isfinite(A).all():
+            i = tuple(int(k) for k in np.argwhere(~np.isfinite(A))[0])
+            raise ValueError(f"entry {i} is {A[i]}: a non-finite number has no value (to mask attention use keep= "
+                             "or causal=)")
+        return A
 
     def asvector(self, v):
         if isinstance(v, np.ndarray) and v.dtype.kind in "fiub":
@@ -210,6 +227,9 @@ class FloatContext(_Operators):
 
     def zero_rows(self, v):
         return [int(i) for i in np.flatnonzero(np.asarray(v).ravel() == 0)]
+
+    def constant_rows(self, M):
+        return [int(i) for i in np.flatnonzero((M == M[:, :1]).all(axis=1))] if M.shape[1] else []
 
     def unsure_rows(self, v):
         return []
@@ -311,6 +331,9 @@ class EntrywiseContext(_Operators):
 
     def zero_rows(self, v):
         return [i for i, x in enumerate(v) if self._is_zero(x)]
+
+    def constant_rows(self, M):
+        return [i for i, r in enumerate(self.entries(M)) if all(self._is_zero(x - r[0]) for x in r)]
 
     def unsure_rows(self, v):
         return [i for i, x in enumerate(v) if self._contains_zero(x) and not self._is_zero(x)]
@@ -617,9 +640,12 @@ def context(backend, dps: int = 50):
 
 # --- the maps, written once ---------------------------------------------------------------------------
 
-def _require_H1(ctx, var, what: str, quantity: str, norm: str):
-    """ValueError naming H1 when a row's variance is certainly 0, or (enclosures) not certainly non-zero."""
-    bad = ctx.zero_rows(var)
+def _require_H1(ctx, var, what: str, quantity: str, norm: str, constant=()):
+    """ValueError naming H1 when a row's variance is certainly 0, or (enclosures) not certainly non-zero.
+
+    ``constant``: rows whose entries are all equal (exactly): their variance is 0 even where rounding in the
+    mean left a tiny non-zero residue (float64 [0.1, 0.1, 0.1])."""
+    bad = sorted(set(ctx.zero_rows(var)) | set(constant))
     if bad:
         raise ValueError(f"H1 fails: row {bad[0]} of X is {what}; {norm} is undefined")
     unsure = ctx.unsure_rows(var)
@@ -640,7 +666,7 @@ def layer_norm(ctx, X, gamma=None, beta=None, eps=0):
         var = ctx.row_mean(ctx.hadamard(Xt, Xt))
         if eps != 0:
             var = ctx.vadd_scalar(var, ctx.const(eps))
-        _require_H1(ctx, var, "constant (sigma = 0)", "sigma^2", "LayerNorm")
+        _require_H1(ctx, var, "constant (sigma = 0)", "sigma^2", "LayerNorm", ctx.constant_rows(X) if eps == 0 else ())
         Y = ctx.div_rows(Xt, ctx.vsqrt(var))
         if gamma is not None:
             Y = ctx.mul_cols(Y, ctx.asvector(gamma))
