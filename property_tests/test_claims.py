@@ -396,3 +396,63 @@ def test_claims_the_declaration_scan_sees_a_loop(tmp_path):
         "from .conjecture import claim\n\nclaim(id='a', statement='s')\nfor c in ('b', 'c'):\n"
         "    claim(id=c, statement='s')\n")
     assert _declarations_not_at_top_level(tmp_path) == [("theorems/looped.py", 5)]
+
+
+def _rational_builder(draw, regime):
+    from sympy import Rational
+    return Rational(draw(-9, 9), draw(1, 9))
+
+
+def test_claims_the_one_form_refuses_what_a_builder_cannot_check():
+    """Review findings: a builder claim refuses names-only hypotheses (shown, never checked), counterexamples=
+    (it stores its own), readings with predicates (decided on a Pool), and a regimes string."""
+    with pytest.raises(ValueError, match="named but not given as predicates"):
+        claim(id="T.b1", statement="x", hypotheses=("H1",), conclusion=lambda x: x > 0, instances=_rational_builder,
+              register_claim=False)
+    with pytest.raises(ValueError, match="stores its own counterexamples"):
+        claim(id="T.b2", statement="x", hypotheses={}, conclusion=lambda x: x > 0, instances=_rational_builder,
+              counterexamples=("RN.main",), register_claim=False)
+    with pytest.raises(ValueError, match="decided on a Pool"):
+        claim(id="T.b3", statement="x", hypotheses={}, conclusion=lambda x: x > 0, instances=_rational_builder,
+              readings=[C.Reading("neg", "y", hypotheses={}, conclusion=("x < 0", lambda x: x < 0))],
+              register_claim=False)
+    with pytest.raises(TypeError, match="non-empty tuple of regime names"):
+        claim(id="T.b4", statement="x", regimes="all", conclusion="c", register_claim=False)
+
+
+def test_claims_a_stored_counterexample_needs_a_regime_when_regimes_are_listed():
+    """Review finding: a Pool with no regime() put its stored instance in 'all', which counted against every
+    listed regime and turned a partial failure into 'refuted'."""
+    from theorems.conjecture import Pool
+    pool = Pool(rows=lambda ctx: [("n<d", "", -3), ("n>d", "", 2)], arithmetic="QQ", decode=lambda d: -3)
+    with pytest.raises(ValueError, match="give the Pool a regime"):
+        claim(id="T.r", statement="x", regimes=("n<d", "n>d"), hypotheses={},
+              conclusion=("x > 0", lambda x: x > 0), instances=pool, counterexamples=("RN.main",),
+              register_claim=False)
+
+
+def test_claims_float_instances_and_bad_predicates_are_errors_not_verdicts():
+    """Review findings: float instances made a float threshold look like an exact refutation; a predicate that
+    raises or returns 1 escaped run_claim as a traceback. Both are now a claim ERROR naming the cause."""
+    import numpy as np
+    from theorems.conjecture import Pool
+    floats = Pool(rows=lambda ctx: [("all", "svd", np.array([[1.0, 1.0], [1.0, 1.0 + 1e-15]]))], arithmetic="float64")
+    c = claim(id="T.f", statement="x", hypotheses={}, conclusion=("full rank", lambda X: np.linalg.matrix_rank(X) == 2),
+              instances=floats, register_claim=False)
+    r = run_claim(c, _QUICK)
+    assert r.verdict == "error" and "instances must be exact" in r.error
+    b = claim(id="T.fb", statement="x", hypotheses={}, conclusion=lambda x: x > 0,
+              instances=lambda draw, regime: draw(0, 9) / 10, register_claim=False)
+    assert "instances must be exact" in run_claim(b, _QUICK).error
+    ints = Pool(rows=lambda ctx: [("all", "", 0), ("all", "", 2)], arithmetic="QQ")
+    raises = claim(id="T.z", statement="x", hypotheses={"inverse positive": lambda x: 1 / x > 0},
+                   conclusion=("x > 0", lambda x: x > 0), instances=ints, register_claim=False)
+    r = run_claim(raises, _QUICK)
+    assert r.verdict == "error" and "hypothesis 'inverse positive'" in r.error and "ZeroDivisionError" in r.error
+    one = claim(id="T.one", statement="x", hypotheses={}, conclusion=("x", lambda x: 1), instances=ints,
+                register_claim=False)
+    assert "the conclusion failed on the instance" in run_claim(one, _QUICK).error
+    bad_rows = Pool(rows=lambda ctx: [(1, 2)], arithmetic="QQ")
+    r = run_claim(claim(id="T.rows", statement="x", hypotheses={}, conclusion=("x", lambda x: True),
+                        instances=bad_rows, register_claim=False), _QUICK)
+    assert "(regime, label, instance) triple" in r.error

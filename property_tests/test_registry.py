@@ -81,6 +81,28 @@ def test_registry_entry_point_plugin_is_loaded(tmp_path, monkeypatch):
         sys.modules.pop("cv_plugin_example", None)
 
 
+def test_registry_a_broken_plugin_is_skipped_and_reported(tmp_path, monkeypatch, capsys):
+    """Review finding: a plug-in declaring an id the suite already has (RN.main) made every `verify` end in an
+    internal error; it is now skipped with a warning naming it, and recorded for `verify` to exit 1 on."""
+    import theorems
+    (tmp_path / "cv_plugin_broken.py").write_text(
+        "from theorems.conjecture import claim\nclaim(id='RN.main', statement='x', conclusion='c')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    ep = EntryPoint(name="broken", value="cv_plugin_broken", group="collapse_verify.claims")
+    import importlib.metadata as md
+    monkeypatch.setattr(md, "entry_points", lambda group=None: [ep] if group == "collapse_verify.claims" else [])
+    monkeypatch.setattr(theorems, "IMPORT_ERRORS", dict(theorems.IMPORT_ERRORS))
+    L.reset_entry_points()
+    try:
+        assert L.load_entry_points() == []
+        assert "the plug-in broken (cv_plugin_broken) failed to load" in capsys.readouterr().err
+        assert any("DuplicateClaim" in v for v in theorems.IMPORT_ERRORS.values())
+        assert L.get("RN.main").section == "§4, Thm 4.2"  # the paper's claim is untouched
+    finally:
+        sys.modules.pop("cv_plugin_broken", None)
+        L.reset_entry_points()
+
+
 def test_registry_scaffold_creates_module_tests_and_chapter(tmp_path):
     from proofs_numeric.scaffold import scaffold
     for sub in ("theorems", "property_tests", "book/chapters"):

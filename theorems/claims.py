@@ -99,7 +99,7 @@ from typing import Any, Callable, Iterable, NamedTuple, Sequence
 __all__ = [
     "EVIDENCE_KINDS", "SCOPES", "FORMS", "VERDICTS", "STRENGTHS", "REGIMES",
     "Evidence", "Reading", "Claim", "ClaimResult", "ReadingResult", "Assessment", "CheckContext", "ProofStep",
-    "ContradictionError", "CounterexampleError", "DuplicateClaim",
+    "ContradictionError", "CounterexampleError", "PredicateError", "DuplicateClaim",
     "formal_proof", "formal_not_run", "symbolic_identity", "derivation", "exact_instances", "exact_complete",
     "stored_counterexample", "found_counterexample", "interval_witness", "interval_instances", "float_statistic", "not_checkable",
     "predicted", "assess", "verdict_from", "strength_of",
@@ -457,6 +457,11 @@ def predicted(e: Evidence, what: str = "predicted") -> Evidence:
 
 class CounterexampleError(RuntimeError):
     """A stored counterexample no longer refutes its claim (or its file is missing or corrupt)."""
+
+
+class PredicateError(RuntimeError):
+    """A declared predicate (a hypothesis or a conclusion) raised or returned something other than
+    True / False / None on an instance: the claim is an ERROR, with the predicate and the instance named."""
 
 
 #: stored counterexample files (repository-relative paths) re-checked in this process
@@ -875,6 +880,6 @@ def run_claim(claim: Claim, ctx: CheckContext | None = None) -> ClaimResult:
     t0 = time.perf_counter()
     try:
         results = [_run_reading(claim, r, ctx) for r in claim.all_readings()]
-    except (ContradictionError, CounterexampleError) as e:
+    except (ContradictionError, CounterexampleError, PredicateError) as e:
         return ClaimResult(claim, [], time.perf_counter() - t0, error=f"{type(e).__name__}: {e}")
     return ClaimResult(claim, results, time.perf_counter() - t0)

@@ -55,9 +55,9 @@ from typing import Any, Callable
 
 import json
 
-from .claims import (CheckContext, Claim, CounterexampleError, Evidence, counterexample_path, derivation,
-                     exact_instances, found_counterexample, load_counterexample, register, relative_path, stable_seed,
-                     stored_counterexample, tri as _tri)
+from .claims import (CheckContext, Claim, CounterexampleError, Evidence, PredicateError, Reading,
+                     counterexample_path, derivation, exact_instances, found_counterexample, load_counterexample,
+                     register, relative_path, stable_seed, stored_counterexample, tri as _tri)
 
 __all__ = ["claim", "Pool", "conjecture", "Conjecture", "CONJECTURES", "encode_instance", "decode_instance", "typeset"]
 
@@ -123,6 +123,56 @@ def _plain(inst) -> str:
     return str(inst)
 
 
+def _decide(pred, what: str, x, describe=None):
+    """A declared predicate on one instance, three-valued; one that raises or returns something other than
+    True / False / None is a PredicateError naming the predicate and the instance."""
+    try:
+        return _tri(pred(x))
+    except PredicateError:
+        raise
+    except Exception as e:
+        raise PredicateError(f"{what} failed on the instance {str((describe or _plain)(x))[:300]}: "
+                             f"{type(e).__name__}: {e}") from e
+
+
+def _inexact(x, depth: int = 0) -> str | None:
+    """What in an instance is a float (so an exact verdict could not rest on it), or None."""
+    import dataclasses
+
+    import numpy as np
+    import sympy
+    if depth > 4:
+        return None
+    if isinstance(x, (float, np.floating, complex, np.complexfloating)):
+        return f"the float {x!r}"
+    if isinstance(x, np.ndarray):
+        if x.dtype.kind in "fc":
+            return f"a numpy array of dtype {x.dtype}"
+        return next((w for w in (_inexact(v, depth + 1) for v in x.ravel()[:64]) if w), None) if x.dtype == object \
+            else None
+    if isinstance(x, sympy.MatrixBase):
+        return next((f"the sympy Float {v}" for v in x if isinstance(v, sympy.Basic) and v.has(sympy.Float)), None)
+    if isinstance(x, sympy.Basic):
+        return f"a sympy Float in {x}" if x.has(sympy.Float) else None
+    if isinstance(x, dict):
+        vals = list(x.values())
+    elif isinstance(x, (list, tuple)):
+        vals = x
+    elif dataclasses.is_dataclass(x) and not isinstance(x, type):
+        vals = [getattr(x, f.name) for f in dataclasses.fields(x)]
+    else:
+        return None
+    return next((w for w in (_inexact(v, depth + 1) for v in vals) if w), None)
+
+
+def _require_exact(x, owner: str, describe=None) -> None:
+    why = _inexact(x)
+    if why:
+        raise PredicateError(f"{owner}: instances must be exact (int, Fraction, sympy Rational or Matrix); {why} "
+                             f"in {str((describe or _plain)(x))[:200]} would make a float computation look exact "
+                             "(give float evidence through an explicit check with float_statistic)")
+
+
 def _size_key(inst):
     """Order for minimal counterexamples: fewest rows, then fewest columns, then smallest entries."""
     import sympy
@@ -145,11 +195,14 @@ class Conjecture:
     _shrunk: dict = field(default_factory=dict, repr=False)  # regime -> result of the derandomized search
 
     def premise(self, inst) -> bool:
-        return all(_tri(p(inst)) is True for p in self.hypotheses.values())
+        return all(_decide(p, f"{self.claim.id}: hypothesis {k!r}", inst) is True for k, p in self.hypotheses.items())
+
+    def concludes(self, inst) -> bool | None:
+        return _decide(self.conclusion, f"{self.claim.id}: the conclusion", inst)
 
     def refutes(self, inst) -> bool:
         """Every hypothesis holds exactly and the conclusion fails exactly."""
-        return self.premise(inst) and _tri(self.conclusion(inst)) is False
+        return self.premise(inst) and self.concludes(inst) is False
 
     def strategy(self, regime: str | None = None, meeting: bool = False):
         """A Hypothesis strategy drawing instances from the same builder (``meeting``: only instances
@@ -205,11 +258,12 @@ class Conjecture:
             drawn = met = held = failed = 0
             for _ in range(self.samples):  # the same draws in quick mode: a verdict must not depend on it
                 inst = self.instances(rng.randint, regime)
+                _require_exact(inst, self.claim.id)
                 drawn += 1
                 if not self.premise(inst):
                     continue
                 met += 1
-                c = _tri(self.conclusion(inst))
+                c = self.concludes(inst)
                 held += c is True
                 failed += c is False
             if failed:
@@ -277,7 +331,7 @@ class Pool:
     arithmetic: str
     decode: Callable[[dict], Any] | None = None
     describe: Callable[[Any], str] = _plain
-    regime: Callable[[Any], str] = lambda x: "all"
+    regime: Callable[[Any], str] | None = None  # needed to place a stored counterexample in a listed regime
 
     def only_stored(self) -> "Pool":
         """The same instances, but a claim declared on it is decided on its stored counterexamples alone
@@ -330,25 +384,40 @@ def _hypotheses(hypotheses) -> tuple[tuple[str, ...], dict]:
     return names, {}
 
 
-def _premise(preds: dict, x) -> bool:
-    return all(_tri(p(x)) is True for p in preds.values())
+def _premise(preds: dict, x, owner: str = "", describe=None) -> bool:
+    return all(_decide(p, f"{owner}: hypothesis {k!r}", x, describe) is True for k, p in preds.items())
 
 
 def _given(names) -> str:
     return f" given {', '.join(names)}" if names else ""
 
 
-def _pool_check(pool: Pool, names, preds: dict, text: str, conclude: Callable):
+def _rows_of(pool: Pool, ctx: CheckContext, owner: str) -> list:
+    rows = pool.rows(ctx)
+    try:
+        rows = list(rows)
+    except TypeError:
+        raise PredicateError(f"{owner}: Pool.rows(ctx) must return an iterable of (regime, label, instance) "
+                             f"triples, not {type(rows).__name__}") from None
+    for r in rows:
+        if not (isinstance(r, tuple) and len(r) == 3 and isinstance(r[0], str) and isinstance(r[1], str)):
+            raise PredicateError(f"{owner}: a Pool row must be a (regime, label, instance) triple with regime and "
+                                 f"label strings; got {str(r)[:120]}")
+        _require_exact(r[2], owner, pool.describe)
+    return rows
+
+
+def _pool_check(pool: Pool, names, preds: dict, text: str, conclude: Callable, owner: str = ""):
     """The derived check: per regime, how many pool instances meet every hypothesis and how many of
     those satisfy the conclusion (three-valued: an undecided conclusion is left out and said)."""
     def check(ctx: CheckContext) -> list[Evidence]:
         by: dict[str, list] = {}
-        for regime, label, x in pool.rows(ctx):
+        for regime, label, x in _rows_of(pool, ctx, owner):
             by.setdefault(regime, []).append((label, x))
         out = []
         for regime, rows in by.items():
-            met = [(lab, x) for lab, x in rows if _premise(preds, x)]
-            val = [(lab, x, _tri(conclude(x))) for lab, x in met]
+            met = [(lab, x) for lab, x in rows if _premise(preds, x, owner, pool.describe)]
+            val = [(lab, x, _decide(conclude, f"{owner}: the conclusion", x, pool.describe)) for lab, x in met]
             fails = [(lab, x) for lab, x, v in val if v is False]
             undecided = sum(v is None for _, _, v in val)
             labels = sorted({lab for lab, _ in met if lab})
@@ -362,24 +431,35 @@ def _pool_check(pool: Pool, names, preds: dict, text: str, conclude: Callable):
     return check
 
 
-def _stored_check(pool: Pool, ref, names, preds: dict, text: str, conclude: Callable):
+def _stored_check(pool: Pool, ref, names, preds: dict, text: str, conclude: Callable, owner: str = ""):
     """The derived re-check of a stored counterexample: it meets every hypothesis and breaks the conclusion."""
-    cid, name = (ref, "") if isinstance(ref, str) else ref
+    if isinstance(ref, str):
+        cid, name = ref, ""
+    elif isinstance(ref, tuple) and len(ref) == 2 and all(isinstance(v, str) for v in ref):
+        cid, name = ref
+    else:
+        raise TypeError(f"{owner}: each stored counterexample is a file id 'CLAIM.ID' or a pair ('CLAIM.ID', "
+                        f"'name'), not {ref!r}")
     if pool.decode is None:
-        raise ValueError(f"stored counterexample {cid}: the claim's Pool has no decode()")
+        raise ValueError(f"{owner}: stored counterexample {cid}: the claim's Pool has no decode()")
 
     def recheck(data):
         x = pool.decode(data)
-        ok = _premise(preds, x) and _tri(conclude(x)) is False
+        _require_exact(x, owner, pool.describe)
+        ok = _premise(preds, x, owner, pool.describe) and \
+            _decide(conclude, f"{owner}: the conclusion", x, pool.describe) is False
         why = (f"{pool.describe(x)}: every hypothesis ({', '.join(names) or 'none'}) holds and the conclusion "
                f"«{text}» fails") if ok else None
-        return why, pool.regime(x), {}
+        return why, (pool.regime(x) if pool.regime is not None else "all"), {}
     return lambda ctx: [stored_counterexample(cid, recheck, name=name, arithmetic=pool.arithmetic)]
 
 
-def _derived(pool: Pool | None, hypotheses, conclusion, counterexamples, owner: str) -> tuple[tuple, str, list]:
+def _derived(pool: Pool | None, hypotheses, conclusion, counterexamples, owner: str,
+             regimes=("all",)) -> tuple[tuple, str, list]:
     """(hypothesis names, conclusion text, derived checks) of one statement."""
     names, preds = _hypotheses(hypotheses)
+    if isinstance(counterexamples, str):
+        raise TypeError(f"{owner}: counterexamples is a tuple of file ids, e.g. ({counterexamples!r},)")
     text, conclude = _named(conclusion, strict=pool is not None)
     if conclude is not None and names and not preds:
         raise ValueError(f"{owner}: hypotheses {list(names)} are named but not given as predicates; a predicate "
@@ -392,8 +472,11 @@ def _derived(pool: Pool | None, hypotheses, conclusion, counterexamples, owner: 
     if pool is None:
         raise ValueError(f"{owner}: a predicate conclusion needs instances (a Pool, or a builder "
                          "instances(draw, regime))")
-    checks = [_pool_check(pool, names, preds, text, conclude)] if pool.rows is not None else []
-    checks += [_stored_check(pool, ref, names, preds, text, conclude) for ref in counterexamples]
+    if counterexamples and pool.regime is None and tuple(regimes) != ("all",):
+        raise ValueError(f"{owner}: a stored counterexample must be placed in one of the regimes {tuple(regimes)}: "
+                         "give the Pool a regime(instance) function")
+    checks = [_pool_check(pool, names, preds, text, conclude, owner)] if pool.rows is not None else []
+    checks += [_stored_check(pool, ref, names, preds, text, conclude, owner) for ref in counterexamples]
     return names, text, checks
 
 
@@ -414,23 +497,40 @@ def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusio
 
     A second claim with an id already registered raises :class:`~theorems.claims.DuplicateClaim`.
     """
+    if isinstance(regimes, str) or not regimes or not all(isinstance(r, str) for r in regimes):
+        raise TypeError(f"{id}: regimes is a non-empty tuple of regime names, e.g. ('n<d', 'n=d', 'n>d'), "
+                        f"not {regimes!r}")
     pool = instances if isinstance(instances, Pool) else None
     builder = instances if instances is not None and pool is None else None
     if builder is not None:  # a user's builder: seeded stress and a Hypothesis counterexample search
+        if not callable(builder):
+            raise TypeError(f"{id}: instances is a builder instances(draw, regime) or a Pool, not "
+                            f"{type(builder).__name__}")
         names, preds = _hypotheses(hypotheses)
         text, conclude = _named(conclusion)
         if conclude is None:
             raise ValueError(f"{id}: a builder instances(draw, regime) needs a predicate conclusion")
+        if names and not preds:
+            raise ValueError(f"{id}: hypotheses {list(names)} are named but not given as predicates; a builder's "
+                             "instances are checked against {name: predicate} hypotheses")
+        if counterexamples:
+            raise ValueError(f"{id}: a builder claim finds, shrinks and stores its own counterexamples "
+                             "(collapse-verify verify --store); counterexamples= names files for a Pool")
+        bad = [r.key for r in (*readings, *([corrected] if corrected else [])) if r.conclusion is not None or r.hypotheses]
+        if bad:
+            raise ValueError(f"{id}: readings {bad} declare predicates, which are decided on a Pool of instances; "
+                             "a builder claim's readings take explicit checks")
         derived: list = []
     else:
-        names, text, derived = _derived(pool, hypotheses, conclusion, counterexamples, id)
+        names, text, derived = _derived(pool, hypotheses, conclusion, counterexamples, id, regimes)
     all_checks = [*derived, *checks]
 
     def build(r: Reading | None) -> Reading | None:
         if r is None or (r.conclusion is None and not r.hypotheses):
             return r
         _, _, more = _derived(pool if r.instances is None else r.instances, r.hypotheses, r.conclusion,
-                              r.counterexamples, f"{id} reading {r.key}")
+                              r.counterexamples, f"{id} reading {r.key}",
+                              regimes if r.regimes is None else r.regimes)
         return replace(r, checks=(*more, *r.checks), hypotheses=(), conclusion=None, counterexamples=(),
                        instances=None)
 

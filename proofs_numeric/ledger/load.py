@@ -29,8 +29,16 @@ def load_entry_points() -> list[str]:
         return loaded
     from importlib.metadata import entry_points
 
+    import sys
+
     for ep in entry_points(group="collapse_verify.claims"):
-        ep.load()
+        try:
+            ep.load()
+        except (Exception, SystemExit) as e:  # a plug-in may raise anything (a duplicate id, a bad declaration)
+            theorems.IMPORT_ERRORS[f"plug-in {ep.name} ({ep.value})"] = f"{type(e).__name__}: {str(e)[:300]}"
+            print(f"collapse-verify: warning: the plug-in {ep.name} ({ep.value}) failed to load and is skipped "
+                  f"({type(e).__name__}: {str(e)[:300]})", file=sys.stderr)
+            continue
         loaded.append(ep.name)
     _ENTRY_POINTS_LOADED = True
     return loaded
