@@ -456,3 +456,8 @@ def test_claims_float_instances_and_bad_predicates_are_errors_not_verdicts():
     r = run_claim(claim(id="T.rows", statement="x", hypotheses={}, conclusion=("x", lambda x: True),
                         instances=bad_rows, register_claim=False), _QUICK)
     assert "(regime, label, instance) triple" in r.error
+
+
+def test_claims_a_reading_key_used_twice_is_refused():
+    with pytest.raises(ValueError, match="appear twice"):
+        claim(id="T.keys", statement="x", conclusion="c", readings=[C.Reading("literal", "y")], register_claim=False)

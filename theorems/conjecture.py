@@ -500,6 +500,10 @@ def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusio
     if isinstance(regimes, str) or not regimes or not all(isinstance(r, str) for r in regimes):
         raise TypeError(f"{id}: regimes is a non-empty tuple of regime names, e.g. ('n<d', 'n=d', 'n>d'), "
                         f"not {regimes!r}")
+    keys = ["literal", *(r.key for r in readings), *(["corrected"] if corrected is not None else [])]
+    twice = sorted({k for k in keys if keys.count(k) > 1})
+    if twice:
+        raise ValueError(f"{id}: reading keys {twice} appear twice ('literal' is the headline's key)")
     pool = instances if isinstance(instances, Pool) else None
     builder = instances if instances is not None and pool is None else None
     if builder is not None:  # a user's builder: seeded stress and a Hypothesis counterexample search
