@@ -262,3 +262,19 @@ _CONTEXTS = [("fp", lambda: T.FP), ("mp", lambda: T.mp(30)), ("iv", lambda: T.iv
 def test_transformer_every_context_refuses_bad_input_by_name(name, make, X, message):
     with pytest.raises(ValueError, match=message):
         T.layer_norm(make(), X)
+
+
+@pytest.mark.parametrize("name, make", _CONTEXTS, ids=[c[0] for c in _CONTEXTS])
+def test_transformer_every_context_refuses_parameters_of_the_wrong_length(name, make):
+    """Review finding: the entrywise contexts ignored extra gamma entries and numpy broadcast a single one."""
+    ctx = make()
+    X = [[1, 2, 3], [0, 0, 1]]
+    for bad in ([1, 2, 3, 4], [2]):
+        with pytest.raises(ValueError, match="gamma .* needs 3"):
+            T.layer_norm(ctx, X, gamma=bad)
+        with pytest.raises(ValueError, match="gamma .* needs 3"):
+            T.rms_norm(ctx, X, gamma=bad)
+    with pytest.raises(ValueError, match="beta .* needs 3"):
+        T.layer_norm(ctx, X, beta=[0, 0])
+    with pytest.raises(ValueError, match="at least one head"):
+        T.mha(ctx, X, [])

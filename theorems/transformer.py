@@ -640,6 +640,15 @@ def context(backend, dps: int = 50):
 
 # --- the maps, written once ---------------------------------------------------------------------------
 
+def _vector(ctx, v, length: int, what: str):
+    """A parameter vector of the context, of exactly ``length`` entries (ValueError naming it otherwise:
+    the entrywise contexts would ignore extra entries and numpy would broadcast a single one)."""
+    out = ctx.asvector(v)
+    if len(out) != length:
+        raise ValueError(f"{what} has {len(out)} entries; it needs {length}")
+    return out
+
+
 def _require_H1(ctx, var, what: str, quantity: str, norm: str, constant=()):
     """ValueError naming H1 when a row's variance is certainly 0, or (enclosures) not certainly non-zero.
 
@@ -668,10 +677,11 @@ def layer_norm(ctx, X, gamma=None, beta=None, eps=0):
             var = ctx.vadd_scalar(var, ctx.const(eps))
         _require_H1(ctx, var, "constant (sigma = 0)", "sigma^2", "LayerNorm", ctx.constant_rows(X) if eps == 0 else ())
         Y = ctx.div_rows(Xt, ctx.vsqrt(var))
+        d = ctx.shape(X)[1]
         if gamma is not None:
-            Y = ctx.mul_cols(Y, ctx.asvector(gamma))
+            Y = ctx.mul_cols(Y, _vector(ctx, gamma, d, "gamma (one entry per column of X)"))
         if beta is not None:
-            Y = ctx.add_cols(Y, ctx.asvector(beta))
+            Y = ctx.add_cols(Y, _vector(ctx, beta, d, "beta (one entry per column of X)"))
         return Y
 
 
@@ -687,7 +697,8 @@ def rms_norm(ctx, X, gamma=None, eps=0):
             q = ctx.vadd_scalar(q, ctx.const(eps))
         _require_H1(ctx, q, "zero (rms = 0)", "rms^2", "RMSNorm")
         Y = ctx.div_rows(X, ctx.vsqrt(q))
-        return Y if gamma is None else ctx.mul_cols(Y, ctx.asvector(gamma))
+        return Y if gamma is None else ctx.mul_cols(Y, _vector(ctx, gamma, ctx.shape(X)[1],
+                                                               "gamma (one entry per column of X)"))
 
 
 def causal_keep(n: int, m: int | None = None) -> list:
@@ -746,13 +757,18 @@ def mha(ctx, X, heads, causal: bool = False, scale=None, gates=None, return_head
     ``gates`` (one length-n vector per head): the position-gated sum_h diag(g_h) Y_h W_O^h.
     ``return_heads``: also the attention matrices and the per-head terms.
     """
+    heads = list(heads)
+    if not heads:
+        raise ValueError("MHA needs at least one head (H >= 1)")
+    if gates is not None and len(gates) != len(heads):
+        raise ValueError(f"gates has {len(gates)} vectors; it needs one per head ({len(heads)})")
     with ctx.local():
         X = ctx.asmatrix(X)
         terms, As = [], []
         for h, head in enumerate(heads):
             A, Y = attention(ctx, X, head, causal, scale)
             if gates is not None:
-                Y = ctx.scale_rows(Y, gates[h])
+                Y = ctx.scale_rows(Y, _vector(ctx, gates[h], ctx.shape(X)[0], f"gates[{h}] (one entry per token)"))
             terms.append(ctx.matmul(Y, ctx.asmatrix(head.W_O)))
             As.append(A)
         out = terms[0]
@@ -774,9 +790,9 @@ def ffn(ctx, X, W1, b1, W2, b2, act=gelu):
     with ctx.local():
         H = ctx.matmul(ctx.asmatrix(X), ctx.asmatrix(W1))
         if b1 is not None:
-            H = ctx.add_cols(H, ctx.asvector(b1))
+            H = ctx.add_cols(H, _vector(ctx, b1, ctx.shape(H)[1], "b1 (one entry per column of W1)"))
         O = ctx.matmul(act(ctx, H), ctx.asmatrix(W2))
-        return O if b2 is None else ctx.add_cols(O, ctx.asvector(b2))
+        return O if b2 is None else ctx.add_cols(O, _vector(ctx, b2, ctx.shape(O)[1], "b2 (one entry per column of W2)"))
 
 
 def block_forward(ctx, X, blk: Block, regime: str):
