@@ -439,18 +439,30 @@ claim(
 )
 
 
+def generic_wo_rows(seed: str, keep_skipped: bool = False):
+    """Pool rows ("generic-weights", "", {n, H, d_k, d, W_O}): a random integer W_O (H d_k x d) for each shape of
+    SHAPES with H d_k <= d and n H d_k <= 40 (the size of the exact nullity computation); the other shapes are
+    left out, or kept with W_O = None when ``keep_skipped`` (so a claim can name those two hypotheses)."""
+    rng = random.Random(stable_seed(seed))
+    for (nn, dd, HH, dk) in SHAPES:
+        small = HH * dk <= dd and nn * HH * dk <= 40
+        if small or keep_skipped:
+            yield "generic-weights", "", {"n": nn, "H": HH, "d_k": dk, "d": dd,
+                                          "W_O": random_int_matrix(rng, HH * dk, dd) if small else None}
+
+
 def _wo_vs_sum_rows(ctx, generic: bool):
     """Random integer W_O (generic, H d_k <= d) or of rank d_k - 1 (W_O = 0 when d_k = 1: the edge), n H d_k <= 40."""
+    if generic:
+        yield from generic_wo_rows(f"HC.wo-induces:{generic}")
+        return
     rng = random.Random(stable_seed(f"HC.wo-induces:{generic}"))
     for (nn, dd, HH, dk) in SHAPES:
-        if nn * HH * dk > 40 or (generic and HH * dk > dd):
+        if nn * HH * dk > 40:
             continue
-        if generic:
-            W = random_int_matrix(rng, HH * dk, dd)
-        else:
-            rk = dk - 1
-            W = random_int_matrix(rng, HH * dk, rk) * random_int_matrix(rng, rk, dd) if rk else Matrix.zeros(HH * dk, dd)
-        yield "generic-weights" if generic else "degenerate-weights", "", {"n": nn, "H": HH, "d_k": dk, "W_O": W}
+        rk = dk - 1
+        W = random_int_matrix(rng, HH * dk, rk) * random_int_matrix(rng, rk, dd) if rk else Matrix.zeros(HH * dk, dd)
+        yield "degenerate-weights", "", {"n": nn, "H": HH, "d_k": dk, "W_O": W}
 
 
 def _projection_enlarges(v) -> bool:
@@ -464,17 +476,9 @@ WO_GENERIC = Pool(rows=lambda ctx: _wo_vs_sum_rows(ctx, True), arithmetic=_ARITH
 WO_LOW_RANK = Pool(rows=lambda ctx: _wo_vs_sum_rows(ctx, False), arithmetic=_ARITH)
 
 
-def _generic_wo_rows(ctx):
-    rng = random.Random(stable_seed("HC.wo-induces:generic kernel"))
-    for (nn, dd, HH, dk) in SHAPES:
-        if HH * dk > dd or nn * HH * dk > 40:
-            yield "generic-weights", "", {"n": nn, "H": HH, "d_k": dk, "d": dd, "W_O": None}
-            continue
-        yield "generic-weights", "", {"n": nn, "H": HH, "d_k": dk, "d": dd, "W_O": random_int_matrix(rng, HH * dk, dd)}
-
-
 #: random integer W_O over SHAPES (none drawn when H d_k > d, or n H d_k > 40)
-GENERIC_WO = Pool(rows=_generic_wo_rows, arithmetic=_ARITH)
+GENERIC_WO = Pool(rows=lambda ctx: generic_wo_rows("HC.wo-induces:generic kernel", keep_skipped=True),
+                  arithmetic=_ARITH)
 
 
 claim(

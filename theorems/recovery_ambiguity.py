@@ -33,8 +33,8 @@ from sympy import Matrix, Rational, symbols
 from .claims import (Evidence, Reading, exact_complete, exact_instances, not_checkable,
                      stable_seed, symbolic_identity)
 from .conjecture import Pool, claim
-from .head_channel import (KERNEL_FORMULAS, SHAPES, SUM_SHAPES, Phi_a, map_matrix, map_nullity, random_int_matrix, rank,
-                           sum_map_nullity_is_formula)
+from .head_channel import (KERNEL_FORMULAS, SHAPES, SUM_SHAPES, Phi_a, generic_wo_rows, map_matrix, map_nullity,
+                           random_int_matrix, rank, sum_map_nullity_is_formula)
 
 __all__ = ["bert_figures", "BERT", "PGOP_CONSTRUCTIONS", "pgop_overhead", "Phi_a_gated", "Phi_b_gated"]
 
@@ -92,15 +92,6 @@ def _bert_arithmetic(ctx) -> list[Evidence]:
                            f"{f['per_token']}", ok, arithmetic="exact integer arithmetic (sympy)")]
 
 
-def _ra_generic_rows(ctx):
-    """Random integer W_O over SHAPES with H d_k <= d (none drawn otherwise, nor when n H d_k > 40)."""
-    rng = random.Random(stable_seed("RA.main:generic W_O"))
-    for (nn, dd, HH, dk) in SHAPES:
-        if HH * dk > dd or nn * HH * dk > 40:
-            continue
-        yield "generic-weights", "", {"n": nn, "H": HH, "d_k": dk, "W_O": random_int_matrix(rng, HH * dk, dd)}
-
-
 def _nullity_a_is_n_H_minus_1_dk(v) -> bool:
     nn, HH, dk = v["n"], v["H"], v["d_k"]
     return map_nullity(lambda Ys: Phi_a(Ys, v["W_O"]), nn, HH, dk) == KERNEL_FORMULAS["b"].subs(
@@ -108,7 +99,7 @@ def _nullity_a_is_n_H_minus_1_dk(v) -> bool:
 
 
 #: W_O known and generic (reading a, the standard architecture)
-GENERIC_W_O = Pool(rows=_ra_generic_rows, arithmetic="exact over QQ (python-flint)")
+GENERIC_W_O = Pool(rows=lambda ctx: generic_wo_rows("RA.main:generic W_O"), arithmetic="exact over QQ (python-flint)")
 
 
 def _ra_literal_text() -> str:
