@@ -384,6 +384,13 @@ def _hypotheses(hypotheses) -> tuple[tuple[str, ...], dict]:
     return names, {}
 
 
+def _require_predicates(names, preds: dict, owner: str) -> None:
+    """Hypotheses beside a predicate conclusion must be predicates: named only, they would be shown and never checked."""
+    if names and not preds:
+        raise ValueError(f"{owner}: hypotheses {list(names)} are named but not given as predicates; a predicate "
+                         "conclusion is decided on instances meeting {name: predicate} hypotheses")
+
+
 def _premise(preds: dict, x, owner: str = "", describe=None) -> bool:
     return all(_decide(p, f"{owner}: hypothesis {k!r}", x, describe) is True for k, p in preds.items())
 
@@ -461,9 +468,8 @@ def _derived(pool: Pool | None, hypotheses, conclusion, counterexamples, owner: 
     if isinstance(counterexamples, str):
         raise TypeError(f"{owner}: counterexamples is a tuple of file ids, e.g. ({counterexamples!r},)")
     text, conclude = _named(conclusion, strict=pool is not None)
-    if conclude is not None and names and not preds:
-        raise ValueError(f"{owner}: hypotheses {list(names)} are named but not given as predicates; a predicate "
-                         "conclusion is decided on instances meeting {name: predicate} hypotheses")
+    if conclude is not None:
+        _require_predicates(names, preds, owner)
     if conclude is None and (preds or counterexamples):
         raise ValueError(f"{owner}: predicates for the hypotheses or stored counterexamples need a predicate "
                          "conclusion")
@@ -514,9 +520,7 @@ def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusio
         text, conclude = _named(conclusion)
         if conclude is None:
             raise ValueError(f"{id}: a builder instances(draw, regime) needs a predicate conclusion")
-        if names and not preds:
-            raise ValueError(f"{id}: hypotheses {list(names)} are named but not given as predicates; a builder's "
-                             "instances are checked against {name: predicate} hypotheses")
+        _require_predicates(names, preds, id)
         if counterexamples:
             raise ValueError(f"{id}: a builder claim finds, shrinks and stores its own counterexamples "
                              "(collapse-verify verify --store); counterexamples= names files for a Pool")
