@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from theorems.norm_exact import single_threaded_blas, analyse_array
+
+from theorems.exact.norm_exact import analyse_array, single_threaded_blas
 
 pytestmark = pytest.mark.benchmark
 _rng = np.random.default_rng(20)

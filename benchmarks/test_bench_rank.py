@@ -11,7 +11,8 @@ import flint
 import numpy as np
 import pytest
 
-from theorems.linalg import certified_rank
+
+from theorems.exact.certified_rank import certified_rank
 
 pytestmark = pytest.mark.benchmark
 rng = np.random.default_rng(0)

@@ -6,13 +6,14 @@ import time
 import pytest
 from hypothesis import given, settings
 
+from theorems.framework import CheckContext, run_claim
+
 pytestmark = pytest.mark.benchmark
 
 
 def test_bench_verify_end_to_end(benchmark):
     """``collapse-verify verify`` over every registered claim (quick=False, 50 digits)."""
     from proofs_numeric.ledger import registry
-    from theorems.claims import CheckContext, run_claim
 
     def run_all():
         return [run_claim(c, CheckContext(dps=50)).verdict for c in registry()]

@@ -2,4 +2,3 @@
 ``mp`` and mpmath ``iv`` (:mod:`proofs_numeric.transformer`), certified rank
 bounds (:mod:`proofs_numeric.certify`), one witness module per theorem, and the
 ``collapse-verify`` command line (:mod:`proofs_numeric.cli`)."""
-import theorems as _theorems  # noqa: F401  (sympy ground types are set there first)

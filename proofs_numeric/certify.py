@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import mpmath
 
-from theorems.padic_rank import complete_pivoting
 
 from .transformer import workdps
+
+from theorems.exact.padic_rank import complete_pivoting
 
 __all__ = ["certified_rank_lower_bound", "pivots", "PrecisionExhausted"]
 

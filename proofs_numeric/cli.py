@@ -45,7 +45,7 @@ import time
 import traceback
 from pathlib import Path
 
-from theorems.linalg import BadInput, int_digits_unlimited
+from theorems.exact.input import BadInput, int_digits_unlimited
 
 from .inputs import LIMITS, UsageError, check_writable, limits_text, read_matrix, read_vector, write_text
 
@@ -77,7 +77,7 @@ def _cmd_verify(args) -> int:
     from rich.markup import escape
     from rich.text import Text
 
-    from theorems.claims import CheckContext
+    from theorems.framework import CheckContext
 
     from .ledger import select
 
@@ -126,7 +126,7 @@ def report_import_errors() -> bool:
     import theorems
     errs = getattr(theorems, "IMPORT_ERRORS", {})
     for name, err in errs.items():
-        print(f"collapse-verify: error: theorems/{name}.py failed to import and was skipped ({err})",
+        print(f"collapse-verify: error: {name} failed to import and was skipped ({err})",
               file=sys.stderr)
     return bool(errs)
 
@@ -138,7 +138,7 @@ def _wrap_plain(text: str, width: int) -> list[str]:
 
 def _typeset_counterexamples(result) -> list[dict]:
     """The stored counterexamples of a claim's evidence, read from their files, as exact data and LaTeX."""
-    from theorems.claims import REPO_ROOT
+    from theorems.framework import REPO_ROOT
     out = []
     seen = set()
     for rr in result.readings:
@@ -188,7 +188,7 @@ def _cmd_show(args) -> int:
     from rich.console import Console
     from rich.markup import escape
 
-    from theorems.claims import CheckContext, run_claim
+    from theorems.framework import CheckContext, run_claim
 
     from .ledger import registry
 
@@ -236,7 +236,7 @@ def _cmd_show(args) -> int:
             c.print(f"  {escape(k)} = {escape(tex)}")
     steps = getattr(r.claim, "proof_steps", ())
     if steps:
-        from theorems.claims import tri
+        from theorems.framework import tri
         c.print("")
         c.print("proof steps:")
         for k, (tex, words, kind, check) in enumerate(steps, 1):
@@ -247,7 +247,7 @@ def _cmd_show(args) -> int:
 
 def _report_found_counterexamples(results, store: bool) -> None:
     """Counterexamples to user conjectures found (and shrunk) on this run: stored with --store, else a hint."""
-    from theorems.conjecture import CONJECTURES
+    from theorems.framework import CONJECTURES
     for r in results:
         conj = CONJECTURES.get(r.claim.id)
         if conj is None or not conj.found or conj.stored_path().exists():
@@ -314,8 +314,8 @@ def _check_rank_neutrality(args, X, how_read) -> int:
     from rich.console import Console
     from rich.markup import escape
 
-    from theorems import rank_neutrality as RN
-    from theorems.norm_exact import analyse_array
+    from theorems.exact import layernorm as RN
+    from theorems.exact.norm_exact import analyse_array
     g = read_vector(args.gamma, "--gamma") if args.gamma is not None else None
     b = read_vector(args.beta, "--beta") if args.beta is not None else None
     try:
@@ -433,7 +433,7 @@ def _cmd_check(args) -> int:
                 raise UsageError(f"check {args.theorem} needs --heads H (W_O is H d_k x d)")
             import numpy as np
             W, how_read = read_matrix(args.W_O, "--W-O", as_array=True, max_entries=limit, with_how=True)
-            from theorems.linalg import exact_number
+            from theorems.exact.input import exact_number
             W = np.asarray(W if hasattr(W, "ndim") else [[float(exact_number(v)) for v in r] for r in W])
             if args.theorem == "head-channel":
                 rec = U.check_head_channel(W, args.heads, seed=args.seed or 0)
@@ -523,7 +523,8 @@ def _validate_depth(args, regimes) -> None:
 
 
 def _cmd_rank(args) -> int:
-    from theorems.linalg import BadInput, certified_rank
+    from theorems.exact.certified_rank import certified_rank
+    from theorems.exact.input import BadInput
 
     if args.upper is not None and args.upper < 0:
         raise UsageError(f"--upper {args.upper} is negative: a rank is at least 0")
@@ -598,7 +599,7 @@ def _numerical_rank(M, rtol):
             if hasattr(A, "dtype"):
                 F = A.astype(np.float64)
             else:
-                from theorems.linalg import exact_number
+                from theorems.exact.input import exact_number
                 F = np.array([[float(exact_number(v)) for v in row] for row in A], dtype=np.float64)
             if not np.all(np.isfinite(F)):
                 return {**base, "skipped": "some entries are outside the float64 range"}

@@ -36,12 +36,13 @@ from dataclasses import dataclass
 import flint
 import numpy as np
 
-from theorems.claims import (CheckContext, Evidence, float_statistic, interval_instances, interval_witness,
-                             not_checkable, stable_seed)
-from theorems import transformer as T
-from theorems.dong_collapse import rank_blind_to_collapse, skip_bound_holds
-from theorems.instances import Shape, regime_of
-from theorems.padic_rank import complete_pivoting
+
+from theorems.exact.instances import Shape, regime_of
+from theorems.exact.padic_rank import complete_pivoting
+from theorems.framework import (CheckContext, Evidence, float_statistic, interval_instances, interval_witness,
+                                not_checkable, stable_seed)
+from theorems.paper.dong_collapse import rank_blind_to_collapse, skip_bound_holds
+from theorems.exact import transformer as T
 
 __all__ = ["DepthRangeError", "DepthConfig", "run", "run_all", "SHAPES", "REGIMES", "exponent_estimate", "float64_run", "mp_run",
            "depth_results", "DEPTH_DPS", "EXPONENT_TOL", "SINGLY_EXPONENTIAL_BELOW", "NO_DECAY_SLOPE", "is_base_three",

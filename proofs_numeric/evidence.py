@@ -10,10 +10,11 @@ claims, so the numeric evidence is there whatever the import order.
 """
 from __future__ import annotations
 
-from theorems.claims import EVIDENCE_PROVIDERS, Check, CheckContext, Evidence
 
 from . import dong_collapse, head_channel, rank_contraction, rank_neutrality, real_model, recovery_ambiguity
 from . import residual_obstruction, symmetries
+
+from theorems.framework import Check, CheckContext, EVIDENCE_PROVIDERS, Evidence
 
 __all__ = ["NUMERIC_MODULES", "NUMERIC_CHECKS", "numeric_evidence", "install", "attached_readings"]
 

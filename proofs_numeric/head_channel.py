@@ -22,11 +22,11 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
-from theorems.claims import CheckContext, Evidence, float_statistic
-from theorems.head_channel import deficient_witness  # noqa: F401  (exact; re-exported for old callers)
 
 from .certify import PrecisionExhausted
 from .transformer import workdps
+
+from theorems.framework import CheckContext, Evidence, float_statistic
 
 __all__ = ["witness", "deficient_witness", "w_o_with_condition", "PrecisionExhausted", "RECOVERY_BOUND_SLACK",
            "EVIDENCE"]

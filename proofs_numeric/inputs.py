@@ -32,8 +32,9 @@ import stat
 import sys
 from pathlib import Path
 
-from theorems.linalg import LIMITS as EXACT_LIMITS  # noqa: F401  (re-exported: MAX_INT_DIGITS, MAX_EXPONENT)
-from theorems.exact_input import BadInput, check_literal, env_int, int_digits_unlimited
+
+from theorems.exact.input import (BadInput, LIMITS as EXACT_LIMITS, check_literal, env_int, exact_entries,
+                                  int_digits_unlimited)
 
 __all__ = ["UsageError", "LIMITS", "read_matrix", "read_vector", "read_how", "check_writable", "write_text",
            "limits_text"]
@@ -244,7 +245,6 @@ def read_matrix(text: str, what: str = "--X", as_array: bool = False, max_entrie
             if 0 in data.shape:
                 raise UsageError(f"{what}: {text} is empty (shape {data.shape})")
             try:
-                from theorems.linalg import exact_entries
                 data = exact_entries(data)
             except BadInput as e:
                 raise UsageError(f"{what}: {e}") from None
@@ -272,7 +272,6 @@ def read_vector(text: str, what: str):
     if hasattr(data, "ndim"):
         if data.ndim != 1:
             raise UsageError(f"{what}: {text} must hold a 1-D array (got shape {data.shape})")
-        from theorems.linalg import exact_entries
         try:
             return exact_entries(data[None, :])[0]
         except BadInput as e:

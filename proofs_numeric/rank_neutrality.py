@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import mpmath
 
-from theorems import rank_neutrality as RN
-from theorems.claims import CheckContext, Evidence, interval_witness, load_counterexample, relative_path
-from theorems.instances import regime_of
-from theorems.linalg import rank
 
 from .certify import PrecisionExhausted, certified_rank_lower_bound
 from .transformer import layer_norm, workdps
+
+from theorems.exact.instances import regime_of
+from theorems.exact.linalg import rank
+from theorems.framework import CheckContext, Evidence, interval_witness, load_counterexample, relative_path
+from theorems.exact import layernorm as RN
 
 __all__ = ["witness", "certify_counterexample", "PrecisionExhausted", "EVIDENCE"]
 

@@ -31,10 +31,13 @@ from functools import lru_cache
 
 import numpy as np
 
-from theorems.claims import Evidence, exact_instances, float_statistic, not_checkable
-from theorems.instances import regime_of
 
 from .checkpoint import Checkpoint, load_checkpoint
+
+from theorems.exact.certified_rank import certified_rank
+from theorems.exact.instances import regime_of
+from theorems.exact.norm_exact import analyse_array
+from theorems.framework import Evidence, exact_instances, float_statistic, not_checkable
 
 __all__ = ["available", "load", "load_model", "MiniLM", "SENTENCES", "TEXTS", "measure", "cached_measure",
            "exact_ln_site", "exact_rms_site", "layer_symmetries", "prepare_inputs", "RANK_RTOL", "SYM_TOL",
@@ -103,7 +106,6 @@ def exact_ln_site(X: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> dict:
     Every field is decided exactly (or ``None`` with the reason in ``how``); the primes are drawn
     from a fixed seed so the record is reproducible.
     """
-    from theorems.norm_exact import analyse_array
     a = analyse_array(X, gamma, beta, seed=0)
     return {"n": a.n, **a.hypotheses, "how": a.how,
             "arank_X": a.arank_X, "arank_LN_X": a.arank_LN_X, "min_abs_gamma": float(np.min(np.abs(gamma))),
@@ -125,7 +127,6 @@ def exact_rms_site(X: np.ndarray, gamma: np.ndarray) -> dict:
     integer matrix and the square classes of the exact integer mean squares; undecided fields are
     ``None`` with the reason in ``how``.
     """
-    from theorems.norm_exact import analyse_array
     X = np.asarray(X, dtype=np.float64)
     gamma = np.asarray(gamma, dtype=np.float64)
     n, d = X.shape
@@ -239,7 +240,6 @@ def measure(texts: dict | None = None, exact_ln: bool = True, model: Checkpoint 
 
     See the module docstring for the arithmetic of each measurement.
     """
-    from theorems.certified_rank import certified_rank
     from .rank_contraction import alpha
     m = model if model is not None else load()
     c = m.config

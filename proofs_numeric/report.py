@@ -5,9 +5,12 @@ claim's checks at build time.
 """
 from __future__ import annotations
 
-from theorems.claims import CheckContext, ClaimResult, run_claim
 
 from .ledger import get, registry
+
+from theorems.framework import (CONJECTURES, CheckContext, ClaimResult, decode_instance, relative_path, run_claim, tri,
+                                typeset)
+from theorems import formal as F
 
 __all__ = ["verdict_admonition", "ledger_markdown", "evidence_markdown", "run", "proof_steps_markdown",
            "verdict_model_markdown", "VERDICT_MODEL", "conjecture_markdown", "findings_markdown", "CHAPTER_TITLES",
@@ -124,7 +127,6 @@ def ledger_markdown(dps: int = 50) -> str:
 
 def proof_steps_markdown(steps) -> str:
     """A table of a module's PROOF_STEPS, each check run now."""
-    from theorems.claims import tri
     rows = ["| # | step | why | kind | checked now |", "|---|---|---|---|---|"]
     for k, (tex, words, kind, check) in enumerate(steps, 1):
         tex = tex.replace(r"\|", r"\Vert ").replace("|", r"\vert ")  # a bar would end the table cell
@@ -139,8 +141,6 @@ def conjecture_markdown(claim_id: str, dps: int = 50) -> str:
     a matrix with its file, and the verdict with its strength. `collapse-verify new` chapters call this."""
     import json
 
-    from theorems.claims import relative_path
-    from theorems.conjecture import CONJECTURES, decode_instance, typeset
     conj = CONJECTURES[claim_id]
     c = conj.claim
     r = run(claim_id, dps)
@@ -183,7 +183,6 @@ def _coq_statement(about: str) -> str:
 def formal_lemmas_markdown(claim_id: str | None = None) -> str:
     """Every registered Coq lemma (or those of one claim): the LaTeX statement beside Coq's own ``About`` output
     (not a hand-copied statement), its claim and reading, and the assumptions check, run now."""
-    import theorems.formal as F
     results = F.check()
     version = F.coq_version()
     lemmas = [lm for lm in F.LEMMAS if claim_id is None or lm.claim == claim_id]

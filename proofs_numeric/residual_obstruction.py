@@ -25,12 +25,13 @@ import mpmath
 import numpy as np
 import sympy
 
-from theorems import transformer as T
-from theorems.claims import CheckContext, Evidence, interval_witness
-from theorems.instances import Shape
 
 from .certify import certified_rank_lower_bound
 from .transformer import Head, mha, workdps
+
+from theorems.exact.instances import Shape
+from theorems.framework import CheckContext, Evidence, interval_witness
+from theorems.exact import transformer as T
 
 __all__ = ["witness", "certify_shapes", "SHAPES", "random_heads", "exact_attention_rows_rank1", "EVIDENCE"]
 

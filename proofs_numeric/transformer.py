@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import mpmath
 
-from theorems import transformer as T
-from theorems.transformer import REGIMES, Block, Head, arb_from_mpf, iv_erf, workprec
+
+from theorems.exact.transformer import Block, Head, workprec
+from theorems.exact import transformer as T
 
 __all__ = ["layer_norm", "rms_norm", "to_backend", "BACKENDS", "workdps", "Head", "Block", "softmax_rows",
            "attention", "mha", "gelu", "ffn", "block_forward", "REGIMES", "backend_matrix", "exact_to_ctx",

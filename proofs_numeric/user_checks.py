@@ -19,9 +19,11 @@ from pathlib import Path
 
 import numpy as np
 
-from theorems.linalg import BadInput
 
 from .transformer import Head
+
+from theorems.exact.certified_rank import certified_rank
+from theorems.exact.input import BadInput, exact_entries, exact_number
 
 __all__ = ["load_weights", "random_weights", "check_residual_obstruction", "check_head_channel",
            "check_recovery_ambiguity", "check_rank_contraction", "MAX_INTERVAL_ENTRIES"]
@@ -35,7 +37,6 @@ def _exact_and_float(name: str, X) -> tuple[list, np.ndarray]:
 
     The certified computations use the exact rows; only the float64 numerical rank uses the rounding.
     """
-    from theorems.linalg import exact_entries, exact_number
     if isinstance(X, np.ndarray):
         if X.ndim != 2 or 0 in X.shape:
             raise BadInput(f"{name} must be a non-empty 2-D matrix, got shape {X.shape}")
@@ -109,7 +110,6 @@ def random_weights(d: int, heads: int, seed: int, d_k: int | None = None) -> lis
 
 
 def _exact_rank(M: np.ndarray, seed: int) -> dict:
-    from theorems.linalg import certified_rank
     r = certified_rank(M, seed=seed)
     return {"value": r.value, "lower": r.lower, "upper": r.upper, "certificate": str(r)}
 

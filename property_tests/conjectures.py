@@ -13,8 +13,9 @@ from hypothesis import given
 
 from property_tests._search import find_from_scratch
 from proofs_numeric import ledger as L
-from theorems import claims as C
-from theorems.conjecture import CONJECTURES, decode_instance
+
+from theorems.framework import CONJECTURES, decode_instance
+from theorems import framework as C
 
 __all__ = ["stress_conjecture"]
 

@@ -34,8 +34,11 @@ from hypothesis.errors import InvalidArgument
 from hypothesis.extra import numpy as nps
 from sympy import Matrix, Rational, eye, zeros
 
-from theorems import instances
-from theorems.rank_neutrality import LNInstance
+
+from theorems.exact.layernorm import LNInstance
+from theorems.framework import (ProofStep, derivation, exact_complete, exact_instances, float_statistic, formal_proof,
+                                interval_instances, interval_witness, not_checkable)
+from theorems.exact import instances
 
 __all__ = [
     # rank neutrality / LayerNorm
@@ -788,8 +791,6 @@ EVIDENCE_KINDS = ("general", "derivation", "instances", "complete", "interval-wi
 
 def _evidence(kind: str, holds, regime="all"):
     """One piece of evidence of each constructor."""
-    from theorems.claims import (ProofStep, derivation, exact_complete, exact_instances, float_statistic,
-                                 formal_proof, interval_instances, interval_witness, not_checkable)
     a = "QQ"
     if kind == "general":
         return formal_proof("L", holds, statement="s", regime=regime) if holds is not False else \

@@ -9,8 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from proofs_numeric.transformer import layer_norm
-from theorems import rank_neutrality as RN
-from theorems.linalg import BadInput
+
+from theorems.exact.input import BadInput
+from theorems.exact import layernorm as RN
 
 
 @given(st.sampled_from([math.nan, math.inf, -math.inf]), st.integers(0, 2), st.integers(0, 2))

@@ -9,7 +9,12 @@ from hypothesis import strategies as st
 
 from property_tests.strategies import (adversarial_integer_matrices, deficient_integer_matrices,
                                        integer_matrices_of_rank, matrices_with_dependent_columns)
-from theorems.linalg import BadInput, certified_rank
+
+from theorems.exact.certified_rank import PRIMES, certified_rank
+from theorems.exact.input import BadInput
+from theorems.exact.padic_rank import (MAX_ENTRY_BITS, bordered_hadamard_bound_sq, complete_pivoting,
+                                       padic_rank_certificate)
+from theorems.exact import padic_rank as P
 
 
 def _exact_rank_int(A) -> int:
@@ -109,7 +114,6 @@ def _bordering_minors(A, rows, cols):
 @given(deficient_integer_matrices(max_side=9, max_entry_bits=12), st.integers(0, 3))
 def test_padic_hadamard_bound_bounds_every_bordering_minor(Ar, extra):
     """The bound the certificate compares p^K with is a true bound (checked on every bordering minor)."""
-    from theorems.padic_rank import bordered_hadamard_bound_sq, complete_pivoting
     A, _ = Ar
     A = A.copy()
     A[0, 0] += extra  # often raises the rank: non-zero bordering minors too
@@ -120,7 +124,6 @@ def test_padic_hadamard_bound_bounds_every_bordering_minor(Ar, extra):
 
 def test_padic_certificate_does_not_stop_at_mod_p():
     """A bordering minor equal to p^3 vanishes mod p, p^2 and p^3: the lifting must catch it at step 4."""
-    from theorems.padic_rank import padic_rank_certificate
     p = 101
     A = np.array([[1.0, 0.0], [0.0, float(p ** 3)]])
     c = padic_rank_certificate(A, rows=[0], cols=[0], prime=p)
@@ -129,7 +132,6 @@ def test_padic_certificate_does_not_stop_at_mod_p():
 
 
 def test_padic_certificate_refuses_wrong_pivots_and_large_entries():
-    from theorems.padic_rank import MAX_ENTRY_BITS, complete_pivoting, padic_rank_certificate
     rng = np.random.default_rng(3)
     A = (rng.integers(-9, 10, size=(20, 6)) @ rng.integers(-9, 10, size=(6, 25))).astype(float)
     rows, cols = complete_pivoting(A)
@@ -156,7 +158,6 @@ def test_certified_rank_kernel_certificate_closes_small_kernels(A):
 
 def test_certified_rank_random_primes_defeat_a_matrix_built_against_fixed_ones():
     """Entries divisible by the two fixed primes: rank 0 mod both, rank 2 over Q (entries > 2^53)."""
-    from theorems.certified_rank import PRIMES
     P = PRIMES[0] * PRIMES[1]
     A = [[P * 1, P * 2], [P * 3, P * 4]]
     fixed = certified_rank(A, exact="never", primes=PRIMES[:2])
@@ -178,7 +179,6 @@ def test_certified_rank_adversarial_integer_matrices(A):
 def test_padic_certificate_needs_exact_blas(monkeypatch):
     """The lifting trusts float64 BLAS on integers below 2^53; the suite checks that once, and
     without it falls back to the other certificates (still correct, slower)."""
-    import theorems.padic_rank as P
     assert P.blas_is_exact()  # this machine's BLAS: exact integer products up to ~2^52
     rng = np.random.default_rng(11)
     A = rng.integers(-9, 10, size=(30, 7)) @ rng.integers(-9, 10, size=(7, 45))

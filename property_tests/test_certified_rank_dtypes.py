@@ -16,8 +16,9 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from property_tests.strategies import longdouble_matrices, stored_matrices
-from theorems.certified_rank import MAX_USER_PRIME
-from theorems.linalg import BadInput, certified_rank
+
+from theorems.exact.certified_rank import MAX_USER_PRIME, certified_rank
+from theorems.exact.input import BadInput
 
 LONGDOUBLE_IS_DOUBLE = np.finfo(np.longdouble).nmant == 52
 

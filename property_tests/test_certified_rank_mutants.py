@@ -17,11 +17,13 @@ from hypothesis import strategies as st
 
 from property_tests.strategies import (dyadic_low_rank, integer_matrices_of_rank, matrices_with_pivots,
                                        rational_low_rank)
-from theorems.certified_rank import (EXACT_AUTO_MAX_ENTRY_BITS, KERNEL_PRIME, PRIMES, rational_reconstruction,
-                                     certified_rank, dyadic_scale, kernel_certificate, residues_mod_p,
-                                     rump_full_rank)
-from theorems.linalg import BadInput
-from theorems.padic_rank import MAX_ENTRY_BITS, bordered_hadamard_bound_sq, padic_rank_certificate
+
+from theorems.exact.certified_rank import (EXACT_AUTO_MAX_ENTRY_BITS, KERNEL_PRIME, PRIMES, certified_rank,
+                                           dyadic_scale, kernel_certificate, rational_reconstruction, residues_mod_p,
+                                           rump_full_rank)
+from theorems.exact.input import BadInput
+from theorems.exact.padic_rank import (MAX_ENTRY_BITS, bordered_hadamard_bound_sq, complete_pivoting,
+                                       padic_rank_certificate)
 
 
 def _fmpq(v) -> flint.fmpq:
@@ -275,7 +277,6 @@ def test_padic_closed_certificate_meets_its_own_acceptance_condition(bits, n, d,
 def test_padic_certificate_with_any_pivots_and_prime_is_sound(Ar, p, data):
     """Closed certificates are the exact rank, for good pivots, too few pivots and small primes
     (a minor divisible by p must not pass)."""
-    from theorems.padic_rank import complete_pivoting
     A = Ar[0].copy()
     n, d = A.shape
     i, j = data.draw(st.integers(0, n - 1), label="i"), data.draw(st.integers(0, d - 1), label="j")
@@ -387,7 +388,6 @@ def test_exact_fallback_is_the_exact_rank(exact):
 
 def test_wide_entries_skip_the_automatic_exact_rank():
     """Entries above EXACT_AUTO_MAX_ENTRY_BITS: "auto" reports the interval and says why."""
-    from theorems.certified_rank import EXACT_AUTO_MAX_ENTRY_BITS
     big = 2 ** (EXACT_AUTO_MAX_ENTRY_BITS + 8)
     g = np.random.default_rng(1)
     U = [[int(v) * big + int(w) for v, w in zip(row, row2)]

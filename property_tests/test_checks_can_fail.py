@@ -5,11 +5,13 @@ from __future__ import annotations
 import pytest
 from sympy import Matrix, Rational
 
-import theorems.head_channel as HC
 import proofs_numeric.rank_contraction as NRC
-from theorems.claims import CheckContext
-from theorems.dong_collapse import rank_blind_to_collapse, skip_bound_holds
-from theorems.rank_neutrality import LNInstance, analyse, h4_width_two
+
+from theorems.exact.layernorm import LNInstance, analyse
+from theorems.framework import CheckContext
+from theorems.paper.dong_collapse import rank_blind_to_collapse, skip_bound_holds
+from theorems.paper.rank_neutrality import h4_width_two
+from theorems.exact import heads as HC
 
 _QUICK = CheckContext(dps=30, quick=True)
 

@@ -14,14 +14,16 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-import theorems.claims as C
 from property_tests.strategies import evidence_lists
-from theorems.conjecture import claim
 from proofs_numeric.ledger import get, registry
-from theorems.claims import (FORMS, STRENGTHS, VERDICTS, CheckContext, ContradictionError, Evidence, ProofStep,
-                             assess, derivation, exact_complete, exact_instances, float_statistic, formal_proof,
-                             interval_instances, interval_witness, not_checkable, run_claim,
-                             stored_counterexample, symbolic_identity, verdict_from)
+
+from theorems.formal.evidence import attached_readings, formal_evidence
+from theorems.framework import (CONJECTURES, CheckContext, ContradictionError, Evidence, FORMS, Pool, ProofStep,
+                                STRENGTHS, VERDICTS, assess, claim, conjecture, derivation, exact_complete,
+                                exact_instances, float_statistic, formal_proof, interval_instances, interval_witness,
+                                not_checkable, run_claim, symbolic_identity, verdict_from)
+from theorems import framework as C
+from theorems import formal as F
 
 ROOT = Path(__file__).resolve().parent.parent
 _QUICK = CheckContext(dps=30, quick=True)
@@ -269,7 +271,6 @@ def test_claims_ledger_is_identical_under_different_hash_seeds(tmp_path):
 
 def test_claims_every_formal_lemma_is_attached_to_a_registered_reading():
     """A lemma registered for a claim or reading that does not exist would silently prove nothing."""
-    from theorems.formal_evidence import attached_readings
     claims = {c.id: c for c in registry()}
     for cid, key in attached_readings():
         assert cid in claims, f"formal lemma attached to unknown claim {cid}"
@@ -278,8 +279,6 @@ def test_claims_every_formal_lemma_is_attached_to_a_registered_reading():
 
 def test_claims_formal_evidence_counts_only_when_coq_closes_the_lemma(monkeypatch):
     """Without coqc the formal evidence is undecided and the verdict falls to the rest of the evidence."""
-    import theorems.formal as F
-    from theorems.formal_evidence import formal_evidence
     fake = {lm.name: F.FormalResult(None, F.NOT_INSTALLED, "", "", 0.0) for lm in F.LEMMAS}
     monkeypatch.setattr(F, "check", lambda *a, **k: fake)
     ev = formal_evidence("RN.matrix-rank", "literal", _QUICK)
@@ -300,7 +299,6 @@ def test_claims_a_duplicate_id_raises():
 
 
 def test_claims_a_duplicate_conjecture_id_raises_and_records_nothing():
-    from theorems.conjecture import CONJECTURES, conjecture
     before = CONJECTURES.get("USER.ln-sphere")
     with pytest.raises(C.DuplicateClaim):
         conjecture(id="USER.ln-sphere", statement="x", hypotheses={}, conclusion=lambda x: True,
@@ -342,7 +340,6 @@ def test_claims_the_one_form_scan_sees_a_construction(tmp_path):
 def test_claims_the_one_form_refuses_what_it_cannot_check():
     """Named hypotheses beside a predicate conclusion would be displayed but never checked; a Pool claim's
     conclusion must say in words what it is; a predicate with no instances has nothing to be decided on."""
-    from theorems.conjecture import Pool
     pool = Pool(rows=lambda ctx: [("all", "", 1)], arithmetic="QQ")
     with pytest.raises(ValueError, match="named but not given as predicates"):
         claim(id="T.names-only", statement="x", hypotheses=("H1",), conclusion=("x > 0", lambda x: x > 0),
@@ -357,7 +354,6 @@ def test_claims_the_one_form_refuses_what_it_cannot_check():
 
 def test_claims_a_pool_claim_derives_its_checks_from_the_predicates():
     """The derived check counts instances meeting every hypothesis per regime; a failing one refutes it."""
-    from theorems.conjecture import Pool
     rows = [("n<d", "a", 1), ("n<d", "a", 2), ("n<d", "b", -1), ("n>d", "a", 3), ("n>d", "a", 0)]
     pool = Pool(rows=lambda ctx: rows, arithmetic="QQ")
     c = claim(id="T.pool", statement="x", regimes=("n<d", "n>d"), hypotheses={"non-negative": lambda x: x >= 0},
@@ -423,7 +419,6 @@ def test_claims_the_one_form_refuses_what_a_builder_cannot_check():
 def test_claims_a_stored_counterexample_needs_a_regime_when_regimes_are_listed():
     """Review finding: a Pool with no regime() put its stored instance in 'all', which counted against every
     listed regime and turned a partial failure into 'refuted'."""
-    from theorems.conjecture import Pool
     pool = Pool(rows=lambda ctx: [("n<d", "", -3), ("n>d", "", 2)], arithmetic="QQ", decode=lambda d: -3)
     with pytest.raises(ValueError, match="give the Pool a regime"):
         claim(id="T.r", statement="x", regimes=("n<d", "n>d"), hypotheses={},
@@ -435,7 +430,6 @@ def test_claims_float_instances_and_bad_predicates_are_errors_not_verdicts():
     """Review findings: float instances made a float threshold look like an exact refutation; a predicate that
     raises or returns 1 escaped run_claim as a traceback. Both are now a claim ERROR naming the cause."""
     import numpy as np
-    from theorems.conjecture import Pool
     floats = Pool(rows=lambda ctx: [("all", "svd", np.array([[1.0, 1.0], [1.0, 1.0 + 1e-15]]))], arithmetic="float64")
     c = claim(id="T.f", statement="x", hypotheses={}, conclusion=("full rank", lambda X: np.linalg.matrix_rank(X) == 2),
               instances=floats, register_claim=False)

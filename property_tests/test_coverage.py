@@ -10,9 +10,16 @@ import pytest
 import sympy
 from sympy import Matrix, Rational, zeros
 
-import theorems.claims as C
 from proofs_numeric.ledger import get
-from theorems.claims import CheckContext, assess, run_claim
+
+from theorems.framework import CheckContext, assess, run_claim
+from theorems import framework as C
+from theorems.paper import dong_collapse as D
+from theorems.paper import design_counts as DC
+from theorems.exact import heads as HC
+from theorems.exact import attention as RC
+from theorems.exact import layernorm as RN
+from theorems.exact import attention as RO
 
 _QUICK = CheckContext(dps=30, quick=True)
 
@@ -110,7 +117,6 @@ _RADIAL = [[1, -1, 0], [2, -2, 0], [3, -3, 0]]  # rows c_i u: row scaling drops 
 
 def _rn_rows(fake, X=_RN_MAIN):
     """One stress row built from a real instance and a tampered analysis."""
-    from theorems import rank_neutrality as RN
     inst = RN.instance(X)
     return [("n=d", "crafted", inst, fake(RN.analyse(inst)))]
 
@@ -124,13 +130,11 @@ def _rn_rows(fake, X=_RN_MAIN):
 ])
 def test_coverage_rank_neutrality_checks_fail_on_a_tampered_analysis(monkeypatch, cid, tamper, check, X):
     """check 0: the check the framework derives from the claim's predicates on its Pool of instances."""
-    from theorems import rank_neutrality as RN
     monkeypatch.setattr(RN, "cached_stress", lambda ctx: _rn_rows(tamper, X))
     assert _falsified(get(cid).checks[check](_QUICK))
 
 
 def test_coverage_step3_and_h4_unique_predicates_fail_on_crafted_inputs():
-    from theorems import rank_neutrality as RN
     M = Matrix([[0, 0, 1], [1, 0, 0], [0, 1, 0]])
     assert RN.step3_holds(M, (1, 1, 1), (1, 2, 3))
     assert not RN.step3_holds(M, (0, 0, 1), (0, 0, 0))  # two zero gammas project the triangle onto a line
@@ -141,7 +145,6 @@ def test_coverage_step3_and_h4_unique_predicates_fail_on_crafted_inputs():
 
 
 def test_coverage_residual_predicates_fail_on_crafted_inputs(monkeypatch):
-    from theorems import residual_obstruction as RO
     A = Matrix([[1, 0, 0], [0, 0, 0]])
     assert not RO.remark_ii_holds(A, Matrix([[0, 0, 0], [0, 1, 0]]))  # A not full rank: the rank rises
     c = sympy.Symbol("c")
@@ -155,13 +158,11 @@ def test_coverage_residual_predicates_fail_on_crafted_inputs(monkeypatch):
 
 
 def test_coverage_not_affine_check_fails_when_the_second_derivative_vanishes(monkeypatch):
-    from theorems import residual_obstruction as RO
     monkeypatch.setattr(RO, "attention_second_derivative", lambda data=None: (zeros(2, 2), {}))
     assert _falsified(RO.not_affine_evidence(_QUICK))
 
 
 def test_coverage_first_order_form_recognises_a_left_product():
-    from theorems import residual_obstruction as RO
     assert RO.is_left_multiplication(RO.jacobian_images(3, 2, 2 * sympy.eye(2)), 3, 2)
     assert not RO.is_left_multiplication(RO.jacobian_images(3, 2, Matrix([[1, 2], [0, 1]])), 3, 2)
     assert not RO.is_right_multiplication(RO.jacobian_images(3, 2, sympy.eye(2)), 3, 2)
@@ -189,7 +190,6 @@ def test_coverage_depth_checks_fail_on_fabricated_runs(monkeypatch):
 
 
 def test_coverage_rank_contraction_checks_fail_on_crafted_inputs(monkeypatch):
-    from theorems import rank_contraction as RC
     assert not RC.wo_preserves_rank(Matrix([[1, 0], [0, 1]]), Matrix([[1, 2, 0], [2, 4, 0]]))  # rank W_O < d_k
     assert RC.scores_symmetry(0)(_QUICK)[0].holds is False  # an arbitrary M: the scores are not symmetric
     assert RC.alpha_mha_exact(0, [0, 0]) is None
@@ -200,8 +200,6 @@ def test_coverage_rank_contraction_checks_fail_on_crafted_inputs(monkeypatch):
 
 
 def test_coverage_head_channel_and_design_checks_fail_on_crafted_inputs(monkeypatch):
-    from theorems import design_counts as DC
-    from theorems import head_channel as HC
     monkeypatch.setattr(HC, "collapsed_yet_identifiable", lambda: (3, 2, 0))
     assert _falsified(HC.distinct_evidence(_QUICK))
     assert DC.bert_config(_QUICK)[0].holds is True
@@ -221,8 +219,6 @@ def test_coverage_new_counterexamples_are_minimal_and_exact():
 
 
 def test_coverage_derivation_checks_fail_when_the_formula_is_wrong(monkeypatch):
-    from theorems import dong_collapse as D
-    from theorems import residual_obstruction as RO
     assert RO.layer_jacobian_matches()
     assert not RO.layer_jacobian_matches(product_rule=False)  # dropping (DA[V]) X0 W breaks the identity
     assert all(e.holds for e in D.cubic_solution(_QUICK))

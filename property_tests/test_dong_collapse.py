@@ -10,7 +10,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from proofs_numeric import dong_collapse as D
-from theorems.transformer import Head, mha
+
+from theorems.exact.transformer import Head, mha
 
 
 #: the premise "rho has converged": two consecutive deep log-ratios (log10 rho < -30) agree to this

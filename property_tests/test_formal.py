@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from theorems import formal
+
 from theorems.formal import FormalLemma
+from theorems import formal
 
 needs_coq = pytest.mark.skipif(shutil.which("coqc") is None or not formal.mathcomp_available(),
                                reason="coqc or MathComp not installed (apt-get install coq libcoq-mathcomp-algebra)")

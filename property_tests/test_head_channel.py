@@ -6,8 +6,10 @@ from hypothesis import strategies as st
 from sympy import Matrix, Rational
 
 from property_tests.strategies import w_o_of_rank
-from theorems import head_channel as HC
-from theorems.linalg import rank
+
+from theorems.exact.heads import deficient_witness
+from theorems.exact.linalg import rank
+from theorems.exact import heads as HC
 
 _BOUND_SLACK = 1e-9  # relative slack on kappa * eta (float64 build of W_O and E, mp recovery)
 
@@ -43,7 +45,6 @@ def test_head_channel_recovery_error_within_condition_bound(kappa, eta, seed):
 
 
 def test_head_channel_deficient_W_O_has_exact_kernel():
-    from theorems.head_channel import deficient_witness
     w = deficient_witness()
     assert w["rank_W_O"] < 4 and w["kernel_dim"] > 0
     assert w["same_output"] and w["different_heads"]

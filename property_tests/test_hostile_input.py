@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 from property_tests.strategies import (check_argv, depth_argv, rank_argv, real_model_argv, scaffold_names,
                                        show_argv, verify_argv)
 from proofs_numeric.cli import main
+import theorems
 
 #: a call that takes longer than this is a hang (speed limits belong in `make bench`)
 _HANG_S = 30
@@ -258,7 +259,6 @@ def test_hostile_input_new_refuses_symlinks_out_of_the_root(tmp_path):
 
 
 def test_hostile_input_failed_module_is_reported_by_verify(monkeypatch, capsys):
-    import theorems
     from proofs_numeric import cli
     monkeypatch.setattr(theorems, "IMPORT_ERRORS", {"broken_user_idea": "NameError: name 'x' is not defined"})
     assert cli.report_import_errors() is True

@@ -23,10 +23,13 @@ from hypothesis import strategies as st
 from sympy import Rational
 
 from property_tests.strategies import ln_inputs, rms_inputs, wide_rows
-from theorems import instances as I
-from theorems import rank_neutrality as RN
-from theorems.linalg import BadInput, rank, rational_sqrt
-from theorems.norm_exact import analyse_array, square_classes
+
+from theorems.exact.input import BadInput
+from theorems.exact.linalg import rank, rational_sqrt
+from theorems.exact.norm_exact import ExactRows, analyse_array, row_norm_integers, square_classes
+from theorems.exact import instances as I
+from theorems.exact import norm_exact as NE
+from theorems.exact import layernorm as RN
 
 FIELDS = ("n", "d", "hypotheses", "rank_X", "arank_X", "rank_Xt", "arank_LN_X", "rank_LN_X",
           "ones_d_in_rowspace", "ones_n_in_colspace", "sigma_in_colspace_Xt", "sqrt_classes")
@@ -341,7 +344,6 @@ def test_norm_exact_h1_failure_leaves_sigma_quantities_undefined():
 @given(wide_rows(max_rows=4, max_cols=9))
 def test_norm_exact_row_sums_are_exact(X):
     """sum z and sum z^2 per row from int64 limbs equal the Python-integer sums (wide exponents included)."""
-    from theorems.norm_exact import ExactRows, row_norm_integers
     E = ExactRows(X)
     Z = E.ints()
     assert row_norm_integers(E) == ([sum(r) for r in Z], [sum(v * v for v in r) for r in Z])
@@ -350,7 +352,6 @@ def test_norm_exact_row_sums_are_exact(X):
 def test_norm_exact_rank_beyond_the_budgets_is_none_with_reason(monkeypatch):
     """Rank 10 from factors with 30-bit entries (no p-adic room, kernel too large) and no exact fallback:
     the ranks it cannot certify are None with the interval in ``how``; whatever it does give is right."""
-    import theorems.norm_exact as NE
     monkeypatch.setattr(NE, "EXACT_MAX_ENTRIES", 0)
     rng = np.random.default_rng(0)
     U = [[int(v) for v in row] for row in rng.integers(-2 ** 30, 2 ** 30, size=(14, 4))]

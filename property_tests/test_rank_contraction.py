@@ -8,9 +8,10 @@ from sympy import Matrix, Rational
 
 from property_tests._search import find_from_scratch
 from property_tests.strategies import float_matrices, integer_attention_inputs
-from theorems import design_counts as DC
-from theorems import rank_contraction as RC
-from theorems.linalg import rank
+
+from theorems.exact.linalg import rank
+from theorems.paper import design_counts as DC
+from theorems.exact import attention as RC
 
 _ALPHA_TOL = 1e-12  # float64 Frobenius norms of O(1) matrices
 

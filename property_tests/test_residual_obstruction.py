@@ -10,9 +10,11 @@ from sympy import Matrix, Rational, eye, ones, zeros
 from property_tests._search import find_from_scratch
 from property_tests.strategies import (low_rank_matrices, low_rank_matrix_pairs, square_matrices_and_shifts,
                                        value_output_maps, witness_shapes)
-from theorems import residual_obstruction as RRO
-from theorems.claims import load_counterexample
-from theorems.linalg import exact_matrix, in_colspace, in_rowspace, rank
+
+from theorems.exact.input import exact_matrix
+from theorems.exact.linalg import in_colspace, in_rowspace, rank
+from theorems.framework import load_counterexample
+from theorems.exact import attention as RRO
 
 _SOFTMAX_TOL = 1e-12  # float64 softmax of O(1) logits: a few ulps per entry
 
@@ -132,7 +134,7 @@ def test_residual_obstruction_attention_stays_in_invariant_hull(data):
 
 
 def test_residual_obstruction_attention_is_curved():
-    d2, _ = RRO.attention_second_derivative()
+    d2, _ = RRO.attention_second_derivative(load_counterexample("MLP.curvature")[0])
     assert any(v != 0 for v in d2)
 
 

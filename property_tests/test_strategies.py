@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis.errors import InvalidArgument
 
 from property_tests import strategies as S
-from theorems.linalg import rank
+
+from theorems.exact.linalg import rank
 
 #: every public strategy builder (constants and the NamedTuple excluded)
 BUILDERS = [name for name in S.__all__ if callable(getattr(S, name)) and name[0].islower()]

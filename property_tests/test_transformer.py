@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from proofs_numeric import dong_collapse as D
 from property_tests.strategies import rational_matrices, small_rationals, transformer_instances
-from theorems import transformer as T
+
+from theorems.exact import transformer as T
 
 HI = 80  # digits of the reference mp value
 LO = 30  # digits of the enclosures

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import fnmatch
 
-import theorems
-from theorems.claims import REGISTRY, Claim
 
 from .. import evidence
+
+import theorems
+from theorems.framework import Claim, REGISTRY
 
 __all__ = ["load", "registry", "get", "select", "load_entry_points"]
 

@@ -14,8 +14,10 @@ import time
 import traceback
 from typing import Callable
 
-from theorems.claims import (REFERENCED_COUNTEREXAMPLES, SEEDS, REPO_ROOT, CheckContext, Claim, ClaimResult,
-                             counterexample_files, run_claim)
+
+from theorems.formal import coq_version
+from theorems.framework import (CheckContext, Claim, ClaimResult, REFERENCED_COUNTEREXAMPLES, REPO_ROOT, SEEDS,
+                                counterexample_files, run_claim)
 
 __all__ = ["provenance", "run_ledger", "ledger_json", "VERDICT_STYLE"]
 
@@ -41,10 +43,6 @@ def _version(dist: str) -> str | None:
 
 
 def _coq_version() -> str | None:
-    try:
-        from theorems.formal import coq_version  # the formal-proof runner, when present
-    except ImportError:
-        return None
     return coq_version()
 
 

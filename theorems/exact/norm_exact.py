@@ -86,10 +86,11 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+
 from .certified_rank import CertifiedRank, dyadic_scale, kernel_certificate, random_primes, rump_full_rank
-from .linalg import BadInput, exact_rows, exact_vector
+from .input import BadInput, exact_entries, exact_rows, exact_vector
+from .layernorm import Analysis
 from .padic_rank import MAX_ENTRY_BITS, modp_pivots, padic_rank_certificate
-from .rank_neutrality import Analysis
 
 __all__ = ["analyse_array", "NormAnalysis", "NORMS", "square_classes", "row_norm_integers",
            "MAX_SQUARE_TESTS", "EXACT_MAX_ENTRIES", "KERNEL_MAX_ENTRIES"]
@@ -184,7 +185,6 @@ def _classify(X):
                 raise BadInput("X has an entry that is not a finite number (NaN or infinity)")
             if X.dtype.itemsize <= 8 or np.array_equal(X.astype(np.float64).astype(X.dtype), X):
                 return "float", np.ascontiguousarray(X, dtype=np.float64)
-            from .linalg import exact_entries  # long double beyond float64: its exact values, never rounded
             X = np.array(exact_entries(X), dtype=object)
         if X.dtype.kind in "iu" and X.dtype.itemsize <= 8 and (X.dtype.kind == "i" or int(X.max()) < 2 ** 63):
             return "int", X.astype(np.int64)

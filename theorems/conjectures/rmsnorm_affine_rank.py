@@ -1,6 +1,6 @@
 r"""RMSNorm preserves the affine rank (a FALSE user conjecture: the suite refutes it and stays green).
 
-Same hypotheses as :mod:`theorems.rmsnorm_matrix_rank` (every row non-zero, :math:`\gamma_j\neq0`), but the
+Same hypotheses as :mod:`theorems.conjectures.rmsnorm_matrix_rank` (every row non-zero, :math:`\gamma_j\neq0`), but the
 conclusion is about the *affine* rank of the token set. RMSNorm has no centring step: row scaling by
 :math:`1/\operatorname{rms}(x_i)` can merge tokens that differ by a positive factor. The minimal
 counterexample is :math:`X=[1;2]` (two tokens in :math:`\mathbb R^1`): both map to :math:`1`, so the affine
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from theorems.blocks import affine_rank
 from theorems.conjecture import conjecture
-from theorems.rmsnorm_matrix_rank import build_instance, field_ranks, gamma_nonzero, rows_nonzero
+from theorems.conjectures.rmsnorm_matrix_rank import build_instance, field_ranks, gamma_nonzero, rows_nonzero
 
 STATEMENT = (r"x_i\neq0\ \forall i,\ \gamma_j\neq0\ \forall j\ \Rightarrow\ "
              r"\operatorname{arank}\,\mathrm{RMSNorm}(X)=\operatorname{arank}X")

@@ -24,9 +24,16 @@ import math
 
 import sympy
 
-from .claims import Evidence, Reading, stored_counterexample
-from .conjecture import Pool, claim
-from .transformer import SYMPY, mha, softmax_rows, uniform_heads
+
+from ..exact.attention import exact_softmax
+from ..exact.blocks import centred
+from ..exact.linalg import rank as _rank
+from ..exact.residual import (PROOF_STEPS as RESIDUAL_PROOF_STEPS, recheck_curvature, recheck_one_layer_collapse,
+                              recheck_span)
+from ..exact.transformer import SYMPY, mha, softmax_rows, uniform_heads
+from ..framework import (Evidence, Pool, ProofStep, Reading, claim, derivation, derivation as _derivation,
+                         exact_complete as _exact_complete, predicted as _predicted, stable_seed as _stable_seed,
+                         stored_counterexample, symbolic_identity as _symbolic_identity)
 
 __all__ = ["skip_bound_holds", "rank_blind_to_collapse", "stochastic_power_sigma2", "barycentric", "markov_bound_holds"]
 
@@ -58,8 +65,7 @@ def _softmax_shift(ctx) -> list[Evidence]:
 
 
 def _softmax_row_shift_proof(ctx) -> list[Evidence]:
-    from .residual_obstruction import proof_evidence
-    return [proof_evidence((2,), "softmax(M + c 1^T) = softmax(M) (entrywise identity)")]
+    return [derivation(RESIDUAL_PROOF_STEPS, "softmax(M + c 1^T) = softmax(M) (entrywise identity)", uses=(2,))]
 
 
 claim(
@@ -160,10 +166,6 @@ import random as _random  # noqa: E402
 
 from sympy import Rational as _Q  # noqa: E402
 
-from .claims import (ProofStep, derivation as _derivation, exact_complete as _exact_complete,  # noqa: E402
-                     interval_witness as _interval_witness,
-                     not_checkable as _not_checkable, predicted as _predicted, stable_seed as _stable_seed,
-                     symbolic_identity as _symbolic_identity)
 
 _EXACT = "exact over QQ (python-flint fmpq_mat)"
 
@@ -192,7 +194,6 @@ claim(
 
 
 def _mlp_nonlinear_counterexamples(ctx) -> list[Evidence]:
-    from .residual_obstruction import recheck_curvature, recheck_span
     return [stored_counterexample("MLP.curvature", recheck_curvature,
                                   arithmetic="exact (sympy; exp(0) = 1 at the base point)"),
             stored_counterexample("MLP.span", recheck_span, arithmetic=_EXACT)]
@@ -277,7 +278,6 @@ def _uniform_one_step_rows(ctx):
 
 def _uniform_rank_one(v) -> bool:
     """uniform attention A = J/n: rank(A X W_V W_O) <= 1 after one layer"""
-    from .linalg import rank as _rank
     X = v["X"]
     return _rank(mha(SYMPY, X, uniform_heads(X.shape[1], [v["W_VO"]]), scale=1)) <= 1  # W_Q = 0: A = J/n
 
@@ -510,7 +510,6 @@ claim(
 
 
 def _recheck_one_layer_collapse_lazy(data):
-    from .residual_obstruction import recheck_one_layer_collapse
     return recheck_one_layer_collapse(data)
 
 
@@ -524,7 +523,6 @@ def _softmax_rows(ctx):
 
 def _softmax_positive_stochastic(v) -> bool:
     """softmax attention: every entry > 0 and every row sums to 1"""
-    from .residual_obstruction import exact_softmax
     A = exact_softmax(v["X"], v["M0"])
     return all(x > 0 for x in A) and all(sum(A.row(i)) == 1 for i in range(A.shape[0]))
 
@@ -534,7 +532,6 @@ SOFTMAX = Pool(rows=_softmax_rows, arithmetic="exact (2^k softmax)")
 
 
 def _uniform_attention_is_uniform(ctx) -> list[Evidence]:
-    from .residual_obstruction import exact_softmax
     A = exact_softmax(sympy.Matrix([[1, 2], [0, 1], [3, 0]]), sympy.zeros(2, 2))
     return [_exact_complete("zero scores give A = J/n (entries 1/3 > 0, rows sum to 1)",
                             all(v == _Q(1, 3) for v in A), arithmetic="exact")]
@@ -629,7 +626,6 @@ claim(
 
 
 def _ln_rows_centred() -> bool:
-    from .rank_neutrality import centred
     X = sympy.Matrix([[1, 2, 4], [0, 3, 1]])
     return all(sum(centred(X).row(i)) == 0 for i in range(2))
 

@@ -41,39 +41,21 @@ from dataclasses import replace
 import sympy
 from sympy import Matrix, Rational, eye, ones, symbols, zeros
 
-from . import transformer as T
-from .claims import (CheckContext, Evidence, Reading, derivation, exact_instances, load_counterexample,
-                     stable_seed, stored_counterexample)
-from .conjecture import Pool, claim
-from .instances import regime_of
-from .linalg import exact_matrix, in_rowspace, rank
+
+from ..exact.attention import F_exact, exact_softmax
+from ..exact.input import exact_matrix
+from ..exact.instances import regime_of
+from ..exact.linalg import in_colspace, in_rowspace, nullspace, rank
+from ..exact.residual import (F_uniform, PROOF_STEPS, attention_second_derivative, invariant_hull, recheck_curvature,
+                              recheck_span)
+from ..framework import (Evidence, Pool, ProofStep, Reading, claim, derivation, exact_complete, exact_instances,
+                         load_counterexample, not_checkable, stable_seed, stored_counterexample)
+from ..exact import transformer as T
 
 __all__ = ["F_uniform", "invariant_hull", "remark_iii_counterexample", "softmax_shift_column_counterexample",
            "attention_second_derivative", "PROOF_STEPS"]
 
 _ARITH = "exact over QQ (python-flint fmpq_mat)"
-
-
-def F_uniform(X: Matrix, Ws: list[Matrix]) -> Matrix:
-    """F(X) = X + sum_h (J/n) X W_h: the residual MHA update with W_Q = 0 (uniform attention), exact.
-
-    :func:`theorems.transformer.mha` in the sympy context with W_Q = 0, W_V^h = W_h, W_O^h = I.
-    """
-    if not Ws:
-        return X
-    return X + T.mha(T.SYMPY, X, T.uniform_heads(X.shape[1], Ws), scale=1)
-
-
-def invariant_hull(X: Matrix, Ws: list[Matrix]) -> Matrix:
-    """A basis (rows) of S = the smallest subspace containing row(X) and invariant under every W_h."""
-    B = X
-    r = rank(B)
-    while True:
-        B2 = Matrix.vstack(B, *[B * W for W in Ws])
-        r2 = rank(B2)
-        if r2 == r:
-            return B
-        B, r = B2, r2
 
 
 def remark_iii_counterexample(X: Matrix, D: Matrix) -> bool:
@@ -90,103 +72,6 @@ def softmax_shift_column_counterexample() -> tuple[Matrix, Matrix]:
     sm = T.softmax_rows(T.SYMPY, S).applyfunc(sympy.simplify)
     base = T.softmax_rows(T.SYMPY, M)
     return sm, base
-
-
-def _softmax_row_shift_identity() -> bool:
-    """softmax(M + c 1^T) = softmax(M), entrywise in symbols (a row-wise constant cancels)."""
-    m = symbols("m0:3", real=True)
-    c = symbols("c", real=True)
-    lhs = list(T.softmax_rows(T.SYMPY, Matrix([[mi + c for mi in m]])))
-    rhs = list(T.softmax_rows(T.SYMPY, Matrix([list(m)])))
-    return all(sympy.simplify(a - b) == 0 for a, b in zip(lhs, rhs))
-
-
-def attention_second_derivative(data: dict | None = None):
-    """d^2/dt^2 at t = 0 of one entry of F(X0 + t V), single head, exact (rational).
-
-    X0 is chosen with X0 M X0^T = 0, so every exponential is exp(0) = 1 at t = 0 and
-    the derivative is a rational number: non-zero means attention + residual is curved.
-    """
-    t = sympy.Symbol("t", real=True)
-    if data is None:
-        data, _ = load_counterexample("MLP.curvature")
-    X0, V, M, W = (exact_matrix(data[k], k) for k in ("X0", "V", "M", "W"))  # M = W_Q W_K^T / sqrt(d_k)
-    X = X0 + t * V
-    A = T.softmax_rows(T.SYMPY, X * M * X.T)
-    F = X + A * X * W
-    d2 = F.applyfunc(lambda e: sympy.nsimplify(sympy.simplify(sympy.diff(e, t, 2).subs(t, 0))))
-    return d2, {"X0": X0, "V": V, "M": M, "W": W}
-
-
-def _rank_deficient_set_is_null() -> bool:
-    # det of a k x k minor is a polynomial in the entries; it is not identically zero
-    # (its value at the identity minor is 1), so {rank < k} lies in its zero set: Lebesgue-null.
-    return all(sympy.det(Matrix(k, k, lambda i, j: sympy.Symbol(f"a{i}_{j}"))).subs(
-        {sympy.Symbol(f"a{i}_{j}"): (1 if i == j else 0) for i in range(k) for j in range(k)}) == 1
-        for k in range(1, 5))
-
-
-def _scalar_value_output_never_increases() -> bool:
-    # F(X) = (I + sum_h c_h A_h) X: symbolic check that the residual map with W_h = c_h I factors so
-    n, d = 3, 2
-    X = Matrix(n, d, lambda i, j: sympy.Symbol(f"x{i}{j}"))
-    A = Matrix(n, n, lambda i, j: sympy.Symbol(f"a{i}{j}"))
-    c = sympy.Symbol("c")
-    return sympy.expand(X + A * X * (c * eye(d)) - (eye(n) + c * A) * X) == zeros(n, d)
-
-
-def _marsaglia_styan_spot_check() -> bool:
-    # rank(X + D) = rank X + rank D when row spaces and column spaces meet only in 0
-    X = Matrix([[1, 0, 0], [0, 0, 0], [0, 0, 0]])
-    D = Matrix([[0, 0, 0], [0, 1, 0], [0, 0, 0]])
-    return rank(X + D) == rank(X) + rank(D)
-
-
-def _step_hull() -> bool:
-    """X = U B, B W_h = C_h B  =>  X + sum_h A_h X W_h = (U + sum_h A_h U C_h) B: rows stay in row(B)."""
-    n, k, d = 3, 2, 4
-    U = Matrix(n, k, lambda i, j: sympy.Symbol(f"u{i}{j}"))
-    B = Matrix(k, d, lambda i, j: sympy.Symbol(f"b{i}{j}"))
-    out = sympy.zeros(n, d)
-    rhs = U
-    for h in range(2):
-        A = Matrix(n, n, lambda i, j: sympy.Symbol(f"a{h}{i}{j}"))
-        C = Matrix(k, k, lambda i, j: sympy.Symbol(f"c{h}{i}{j}"))
-        out += A * U * (C * B)  # A X W with B W replaced by C B
-        rhs = rhs + A * U * C
-    return sympy.expand(U * B + out - rhs * B) == sympy.zeros(n, d)
-
-
-def _step_first_order_linear() -> bool:
-    """d/dt F(X0 + t(a V1 + b V2)) at 0 equals a D[V1] + b D[V2] (symbolic, one head, 2 x 2)."""
-    t, a, b = sympy.symbols("t a b", real=True)
-    x = Matrix(2, 2, lambda i, j: sympy.Symbol(f"x{i}{j}", real=True))
-    V1, V2 = Matrix([[1, 0], [0, 2]]), Matrix([[0, 1], [1, 0]])
-    M, W = Matrix([[1, 0], [2, 1]]), Matrix([[1, 1], [0, 2]])
-
-    def D(V):
-        X = x + t * V
-        A = T.softmax_rows(T.SYMPY, X * M * X.T)
-        return (X + A * X * W).diff(t).subs(t, 0)
-
-    return (D(a * V1 + b * V2) - a * D(V1) - b * D(V2)).applyfunc(sympy.simplify) == sympy.zeros(2, 2)
-
-
-PROOF_STEPS = [
-    (r"\{\operatorname{rank}<k\}\subset\{\det(\text{a }k\times k\text{ minor})=0\},\ \det\not\equiv0",
-     "the rank-deficient set is a proper algebraic set, hence Lebesgue-null", "identity", _rank_deficient_set_is_null),
-    (r"X+\sum_h A_hX(c_hI)=(I+\sum_hc_hA_h)X", "scalar value-output maps factor through X", "identity",
-     _scalar_value_output_never_increases),
-    (r"\operatorname{softmax}(M+c\mathbf 1^\top)=\operatorname{softmax}(M)", "row-wise softmax ignores a constant added to a row",
-     "identity", _softmax_row_shift_identity),
-    (r"\operatorname{row}D\cap\operatorname{row}X=0=\operatorname{col}D\cap\operatorname{col}X\Rightarrow\operatorname{rank}(X+D)=\operatorname{rank}X+\operatorname{rank}D",
-     "Marsaglia-Styan (1972)", "lemma", _marsaglia_styan_spot_check),
-    (r"X=UB,\ BW_h=C_hB\Rightarrow X+\sum_hA_hXW_h=(U+\sum_hA_hUC_h)B",
-     "attention + residual keeps rows in any W-invariant subspace containing row(X)", "identity", _step_hull),
-    (r"D F(X_0)[aV_1+bV_2]=a\,DF(X_0)[V_1]+b\,DF(X_0)[V_2]",
-     "the first derivative of softmax attention + residual is linear in the direction", "identity",
-     _step_first_order_linear),
-]
 
 
 def proof_evidence(uses, what: str, regime: str = "all", concludes: bool = True) -> Evidence:
@@ -404,15 +289,6 @@ claim(
 )
 
 
-def recheck_span(data):
-    X, W = exact_matrix(data["X"]), exact_matrix(data["W_VO"], "W_VO")
-    FX = F_uniform(X, [W])
-    outside = [i for i in range(FX.shape[0]) if not in_rowspace(X, FX.row(i))]
-    why = ("one attention layer with residual (W_Q = 0, W_V W_O a permutation) maps X = e1 f1^T to rows "
-           f"{outside} outside row(X) = span(f1): attention alone leaves the span of the embeddings") if outside else None
-    return why, regime_of(*X.shape), {"rows_outside": outside}
-
-
 def _mlp_span_counterexample(ctx) -> list[Evidence]:
     return [stored_counterexample("MLP.span", recheck_span, arithmetic=_ARITH)]
 
@@ -470,16 +346,6 @@ claim(
 )
 
 
-def recheck_curvature(data):
-    d2, _ = attention_second_derivative(data)
-    nz = [(i, j, d2[i, j]) for i in range(d2.shape[0]) for j in range(d2.shape[1]) if d2[i, j] != 0]
-    if nz and all(v.is_Rational for *_, v in nz):
-        i, j, v = nz[0]
-        return (f"attention + residual F(X) = X + softmax(X M X^T) X W has d^2/dt^2 F(X0 + tV)[{i},{j}] = {v} != 0 "
-                "at t = 0: it is curved without any MLP"), "all", {"entry": [i, j], "value": str(v)}
-    return None, "all", {}
-
-
 def _curvature(ctx) -> list[Evidence]:
     return [stored_counterexample("MLP.curvature", recheck_curvature,
                                   arithmetic="exact (sympy; exp(0) = 1 at the base point)")]
@@ -529,29 +395,6 @@ def breaking_cases() -> list[dict]:
 
 
 # --- further sentences of the paper (coverage) ---
-
-from .claims import ProofStep, exact_complete, not_checkable  # noqa: E402
-from .linalg import in_colspace, nullspace  # noqa: E402
-
-
-def exact_softmax(X: Matrix, M0: Matrix) -> Matrix:
-    """Row-wise softmax of S = log(2) X M0 X^T, exactly: A_ij = 2^(s_ij) / sum_k 2^(s_ik) with s = X M0 X^T.
-
-    This is softmax attention with W_Q W_K^T / sqrt(d_k) = log(2) M0; it is rational when X M0 X^T is an
-    integer matrix (raises ValueError otherwise).
-    """
-    S = X * M0 * X.T
-    if not all(v.is_integer for v in S):
-        raise ValueError("X M0 X^T must be an integer matrix for an exact (rational) softmax")
-    return T.softmax_rows(T.SYMPY_LOG2, S)  # the one softmax, logits in units of log 2: exp(s) = 2^s
-
-
-def F_exact(X: Matrix, heads: list[tuple[Matrix, Matrix]]) -> Matrix:
-    """X + sum_h A_h X W_h with A_h = exact_softmax(X, M0_h), W_h = W_V^h W_O^h (exact)."""
-    out = X
-    for M0, W in heads:
-        out = out + exact_softmax(X, M0) * X * W
-    return out
 
 
 def rows_inside(X: Matrix, D: Matrix) -> bool:
@@ -999,18 +842,6 @@ def _rank_kept(x) -> bool:
     return rank(x["X"] + x["Delta"]) >= rank(x["X"])
 
 
-def recheck_one_layer_collapse(data):
-    """X + A X W with A = exact_softmax(X, M0) and W = W_V W_O, exactly; identical rows = Dong's residual R = 0."""
-    X, M0, W = (exact_matrix(data[k], k) for k in ("X", "M0", "W_VO"))
-    FX = X + exact_softmax(X, M0) * X * W
-    same = all(FX.row(i) == FX.row(0) for i in range(FX.shape[0]))
-    if same and rank(FX) < rank(X):
-        return (f"softmax attention (W_Q W_K^T / sqrt(d_k) = log 2 M0) with skip connection and W_V W_O = "
-                f"{W.tolist()}: X of rank {rank(X)} maps to F(X) = {FX.tolist()} (identical rows, rank {rank(FX)}, "
-                f"||R|| = 0) in one layer"), regime_of(*X.shape), {"rank_X": rank(X), "rank_F": rank(FX)}
-    return None, regime_of(*X.shape), {}
-
-
 claim(
     id="RRO.only-increase", section="§1, gap (ii)",
     quote="The residual update X^(l+1) = X^(l) + Delta^(l) can only increase rank in the generic case",
@@ -1031,7 +862,7 @@ claim(
 # §5.3: the global map is not affine; the form of the first-order term
 
 def not_affine_evidence(ctx) -> list[Evidence]:
-    d2, _ = attention_second_derivative()
+    d2, _ = attention_second_derivative(load_counterexample("MLP.curvature")[0])
     nz = [(i, j, d2[i, j]) for i in range(d2.shape[0]) for j in range(d2.shape[1]) if d2[i, j] != 0]
     return [exact_complete(f"F(X) = X + softmax(X M X^T) X W on the stored instance (MLP.curvature.json): "
                            + (f"d^2/dt^2 F(X0 + tV)[{nz[0][0]},{nz[0][1]}] = {nz[0][2]} != 0 at t = 0: not affine"

@@ -30,11 +30,13 @@ import random
 import sympy
 from sympy import Matrix, Rational, symbols
 
-from .claims import (Evidence, Reading, exact_complete, exact_instances, not_checkable,
-                     stable_seed, symbolic_identity)
-from .conjecture import Pool, claim
-from .head_channel import (KERNEL_FORMULAS, SHAPES, SUM_SHAPES, Phi_a, generic_wo_rows, map_matrix, map_nullity,
-                           random_int_matrix, rank, sum_map_nullity_is_formula)
+
+from ..exact.heads import (HEAD_SHAPES, KERNEL_FORMULAS, PROOF_STEPS as HC_PROOF_STEPS, Phi_a, generic_wo_rows,
+                           map_matrix, map_nullity, sum_map_nullity_is_formula, sum_shape_rows)
+from ..exact.instances import random_int_matrix
+from ..exact.linalg import nullspace, rank
+from ..framework import (Evidence, Pool, Reading, claim, derivation, exact_complete, exact_instances, not_checkable,
+                         stable_seed, symbolic_identity)
 
 __all__ = ["bert_figures", "BERT", "PGOP_CONSTRUCTIONS", "pgop_overhead", "Phi_a_gated", "Phi_b_gated"]
 
@@ -98,8 +100,12 @@ def _nullity_a_is_n_H_minus_1_dk(v) -> bool:
         {n: nn, H: HH, d_k: dk})
 
 
+#: the (n, H, d_k) of HEAD_SHAPES (reading b: heads summed, no W_O)
+SUM_SHAPES = Pool(rows=sum_shape_rows, arithmetic="exact over QQ (python-flint fmpq_mat)")
+
+
 #: W_O known and generic (reading a, the standard architecture)
-GENERIC_W_O = Pool(rows=lambda ctx: generic_wo_rows("RA.main:generic W_O"), arithmetic="exact over QQ (python-flint)")
+GENERIC_W_O = Pool(rows=lambda ctx: generic_wo_rows(random.Random(stable_seed("RA.main:generic W_O"))), arithmetic="exact over QQ (python-flint)")
 
 
 def _ra_literal_text() -> str:
@@ -109,8 +115,7 @@ def _ra_literal_text() -> str:
 
 
 def _ra_reading_b(ctx) -> list[Evidence]:
-    from .head_channel import proof_evidence
-    return [proof_evidence((3,), "dim ker Phi_b = n (H - 1) d_k")]
+    return [derivation(HC_PROOF_STEPS, "dim ker Phi_b = n (H - 1) d_k", uses=(3,))]
 
 
 claim(
@@ -172,7 +177,7 @@ def _pgop_ambiguity(ctx) -> list[Evidence]:
     rng = random.Random(stable_seed("PGOP.partial-remedy:diag gates"))
     same = total = 0
     grows = 0
-    for (nn, dd, HH, dk) in SHAPES:
+    for (nn, dd, HH, dk) in HEAD_SHAPES:
         if nn * HH * dk > 40:
             continue
         W = random_int_matrix(rng, HH * dk, dd)
@@ -208,7 +213,6 @@ claim(
 
 def single_head_ambiguity(nn: int, HH: int, dk: int) -> int:
     """dim of {Y_1 : some (Y_1, ..., Y_H) in ker Phi_b}: the ambiguity left in one head, exactly."""
-    from .linalg import nullspace
     K = nullspace(map_matrix(lambda Ys: sum(Ys[1:], Ys[0]), nn, HH, dk))
     if not K:
         return 0

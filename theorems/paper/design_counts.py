@@ -20,8 +20,8 @@ from __future__ import annotations
 import sympy
 from sympy import Rational, symbols
 
-from .claims import Evidence, Reading, exact_complete, not_checkable
-from .conjecture import claim
+
+from ..framework import Evidence, Reading, claim, exact_complete, not_checkable
 
 __all__ = ["flops", "params", "ffn_share", "share_at", "n_range_for_share", "BERT"]
 

@@ -25,12 +25,14 @@ import random
 import sympy
 from sympy import Matrix, Rational, symbols, zeros
 
-from . import transformer as tf
-from .claims import Evidence, Reading, derivation, exact_complete, not_checkable, stable_seed
-from .conjecture import Pool, claim
-from .instances import Shape, regime_of
-from .linalg import exact_matrix, rank
-from .real_model import trained_reading
+
+from ..exact.attention import exact_head, exact_softmax, head_terms
+from ..exact.input import exact_matrix
+from ..exact.instances import Shape, random_int_matrix, regime_of
+from ..exact.linalg import rank
+from ..framework import (Evidence, Pool, Reading, claim, derivation, exact_complete, exact_complete as _exact_complete,
+                         not_checkable, stable_seed, symbolic_identity)
+from ..exact import transformer as tf
 
 __all__ = ["alpha_exact", "vandermonde_attention", "uniform_attention_mha_terms", "PROOF_STEPS"]
 
@@ -255,7 +257,7 @@ claim(
     regimes=("n<d", "n=d", "n>d"),
     hypotheses=(), conclusion="",
     checks=[],  # the certified evidence is attached by the numeric layer
-    readings=[trained_reading("RC.alignment")],
+    readings=[Reading("trained-model", r"\text{MiniLM: }\alpha_h\uparrow\Rightarrow\text{alignment}\uparrow", checks=[], note='')],
     chapter="rank_contraction",
 )
 
@@ -282,37 +284,8 @@ claim(
 
 from sympy import eye  # noqa: E402
 
-from .claims import symbolic_identity  # noqa: E402
-from .claims import exact_complete as _exact_complete  # noqa: E402
 
 _EXACT = "exact over QQ (python-flint); softmax scores log 2 X Q K^T X^T, so A is rational"
-
-
-def _randm(rng, r, c, k=2):
-    return Matrix(r, c, lambda i, j: Rational(rng.randint(-k, k)))
-
-
-def exact_head(rng, d: int, d_k: int, kind: str = "generic", k: int = 3):
-    """(M0, W_V, W_O) with M0 = Q K^T realisable at width d_k: generic, symmetric (alpha = 0) or antisymmetric
-    (alpha = 1, d_k >= 2); M0 = 0 (uniform attention, a degenerate head) is redrawn. W_V, W_O in [-k, k]."""
-    while True:
-        Q = _randm(rng, d, d_k, 1)
-        if kind == "symmetric":
-            M0 = Q * Q.T
-        elif kind == "antisymmetric":
-            Jm = zeros(d_k, d_k)
-            Jm[0, 1], Jm[1, 0] = 1, -1
-            M0 = Q * Jm * Q.T
-        else:
-            M0 = Q * _randm(rng, d, d_k, 1).T
-        if any(v != 0 for v in M0):
-            return M0, _randm(rng, d, d_k, k), _randm(rng, d_k, d, k)
-
-
-def head_terms(X: Matrix, heads) -> list[Matrix]:
-    """T_h = A_h X W_V^h W_O^h with A_h = softmax(log 2 X M0_h X^T), exactly."""
-    from .residual_obstruction import exact_softmax
-    return [exact_softmax(X, M0) * X * WV * WO for (M0, WV, WO) in heads]
 
 
 def ranks_of_heads(X, heads) -> dict:
@@ -332,7 +305,7 @@ def _heads_rows(ctx, seed: str, edge: bool):
     rng = random.Random(stable_seed(seed))
     for (n, d, H, dk) in EDGE_SHAPES:
         for trial in range(2 if ctx.quick else 5):
-            X = _randm(rng, n, d)
+            X = random_int_matrix(rng, n, d, 2)
             heads = [exact_head(rng, d, dk) for _ in range(H)]
             if edge and trial == 0:
                 heads[0] = (heads[0][0], zeros(d, dk), heads[0][2])  # an edge: W_V = 0 in one head
@@ -396,7 +369,7 @@ def alpha_mha_exact(rank_mha: int, head_ranks: list[int]):
 
 def _alpha_mha_undefined(ctx) -> list[Evidence]:
     rng = random.Random(stable_seed("RC.alpha-mha:undefined"))
-    X = _randm(rng, 3, 3)
+    X = random_int_matrix(rng, 3, 3, 2)
     heads = [(M0, zeros(3, 1), WO) for (M0, _, WO) in (exact_head(rng, 3, 1) for _ in range(2))]
     r = ranks_of_heads(X, heads)
     a = alpha_mha_exact(r["rank_mha"], r["rank_T"])
@@ -409,7 +382,7 @@ def _no_alignment_instance(ctx):
     """n = 2 < H d_k = 4 = d: independent head subspaces (no alignment) and yet alpha_MHA = 1/2."""
     rng = random.Random(stable_seed("RC.contraction-mechanism:instance"))
     for _ in range(20):
-        X = _randm(rng, 2, 4)
+        X = random_int_matrix(rng, 2, 4, 2)
         heads = [exact_head(rng, 4, 2) for _ in range(2)]
         r = ranks_of_heads(X, heads)
         if rank(X) == 2 and r["rank_T"] == [2, 2] and r["dim_sum"] == 4:
@@ -453,11 +426,11 @@ def _generic_wv_rows(ctx, degenerate: bool):
             for dk in sorted({1, 2, d}):
                 for _ in range(2 if ctx.quick else 5):
                     r = rng.randint(1, min(n, d))
-                    X = _randm(rng, n, r, 3) * _randm(rng, r, d, 3)
+                    X = random_int_matrix(rng, n, r, 3) * random_int_matrix(rng, r, d, 3)
                     if degenerate:  # rank-1 W_V (none drawn when d_k = 1: the edge needs d_k >= 2)
-                        WV = _randm(rng, d, 1, 9) * _randm(rng, 1, dk, 9) if dk >= 2 else None
+                        WV = random_int_matrix(rng, d, 1, 9) * random_int_matrix(rng, 1, dk, 9) if dk >= 2 else None
                     else:
-                        WV = _randm(rng, d, dk, 50)
+                        WV = random_int_matrix(rng, d, dk, 50)
                     yield regime, "", {"X": X, "W_V": WV, "d_k": dk, "generic": not degenerate}
 
 
@@ -494,12 +467,12 @@ def _generic_wo_rows(ctx):
     rng = random.Random(stable_seed("RC.generic-wo"))
     for (n, dk, d) in ((2, 1, 1), (2, 1, 3), (3, 2, 2), (4, 2, 5), (5, 3, 4), (2, 3, 3)):
         for structured in (False, True):
-            WO = (eye(dk).row_join(zeros(dk, d - dk)) if structured else _randm(rng, dk, d, 5))
+            WO = (eye(dk).row_join(zeros(dk, d - dk)) if structured else random_int_matrix(rng, dk, d, 5))
             if rank(WO) != dk:
                 yield "all", "", {"Y": zeros(n, dk), "W_O": WO}
                 continue
             for r in range(0, min(n, dk) + 1):
-                Y = (_randm(rng, n, r, 3) * _randm(rng, r, dk, 3)) if r else zeros(n, dk)
+                Y = (random_int_matrix(rng, n, r, 3) * random_int_matrix(rng, r, dk, 3)) if r else zeros(n, dk)
                 yield "all", "", {"Y": Y, "W_O": WO}
 
 
@@ -620,7 +593,6 @@ claim(
 
 
 def _reciprocal_literal(ctx) -> list[Evidence]:
-    from .residual_obstruction import exact_softmax
     X, M0 = Matrix([[1, 0], [0, 2]]), eye(2)  # M0 = Q Q^T with Q = I: alpha = 0
     A = exact_softmax(X, M0)
     return [_exact_complete(f"alpha = {alpha_exact(M0)} (M = log 2 I), X = diag(1, 2): A = {A.tolist()}, A_12 = "
@@ -667,7 +639,7 @@ def _dim_dk_rows(ctx, rank_at_least_dk: bool):
             r = dk if rank_at_least_dk else rng.randint(1, dk - 1) if dk > 1 else None
             if r is None or r > min(n, d):
                 continue
-            X = _randm(rng, n, r, 2) * _randm(rng, r, d, 2)
+            X = random_int_matrix(rng, n, r, 2) * random_int_matrix(rng, r, d, 2)
             if rank(X) != r:
                 continue
             yield regime_of(n, d), "", {"X": X, "heads": [exact_head(rng, d, dk, k=50)], "d_k": dk}
@@ -675,7 +647,6 @@ def _dim_dk_rows(ctx, rank_at_least_dk: bool):
 
 def _invertible_attention(v) -> bool:
     """generic head (invertible attention)"""
-    from .residual_obstruction import exact_softmax
     return rank(exact_softmax(v["X"], v["heads"][0][0])) == v["X"].shape[0]
 
 

@@ -17,13 +17,12 @@ from __future__ import annotations
 import sympy
 from sympy import Matrix, Rational, eye, symbols, zeros
 
-from . import transformer as T
-from .claims import (Evidence, ProofStep, Reading, derivation, exact_complete, not_checkable,
-                     register)
-from .conjecture import claim
+
+from ..exact.heads import PROOF_STEPS as HC_STEPS
+from ..framework import Evidence, Reading, claim, derivation, exact_complete, not_checkable
+from ..exact import transformer as T
 
 __all__ = ["softmax_rows", "mha_symbolic", "PROOF_STEPS", "breaking_examples"]
-
 
 
 def softmax_rows(S: Matrix, causal: bool = False) -> Matrix:
@@ -218,7 +217,6 @@ def _framework_invariances(ctx) -> list[Evidence]:
 
 def _framework_hc_not_orbit(ctx) -> list[Evidence]:
     """The recovery ambiguity (reading b) is not an orbit of G: G fixes every Z_h, the kernel moves them."""
-    from .head_channel import PROOF_STEPS as HC_STEPS
     return [derivation([HC_STEPS[1]], "'the gauge group fixes each contribution Z_h = Y_h W_O^h, while the "
                        "n(H-1)d_k-dimensional recovery ambiguity changes the Z_h; G acts on weights (dimension H d_k^2 "
                        "per layer), the ambiguity lives in activations: it is not a G-orbit'",

@@ -48,6 +48,9 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from .input import BadInput, exact_entries, exact_rows
+from .padic_rank import MAX_ENTRY_BITS, modp_pivots, padic_rank_certificate
+
 __all__ = ["certified_rank", "CertifiedRank", "PRIMES", "validate_primes", "MAX_USER_PRIME", "random_primes", "dyadic_scale", "rump_full_rank", "residues_mod_p", "kernel_certificate"]
 
 #: fixed primes below 2^31 (products of residues fit in int64), for callers that want determinism
@@ -116,7 +119,6 @@ def _classify(M):
     precision or range, uint64 values at or above 2^63, Python ints and Fractions) takes an exact
     path with Python integers. Big-endian arrays are byte-swapped to native order first.
     """
-    from .exact_input import BadInput, exact_entries
     if isinstance(M, np.ndarray):
         if M.ndim != 2:
             raise BadInput(f"matrix must be 2-D, got shape {M.shape}")
@@ -150,7 +152,6 @@ def _classify(M):
             raise BadInput(f"matrix dtype {M.dtype} is not a number type")
     if hasattr(M, "tolist") and not isinstance(M, list):
         M = M.tolist()
-    from .exact_input import exact_rows
     E = exact_rows(M, "matrix")  # validates: exact ints and Fractions
     if all(isinstance(v, int) or v.denominator == 1 for row in E for v in row):
         return "int", [[int(v) for v in row] for row in E]
@@ -159,7 +160,6 @@ def _classify(M):
 
 def _check_exact_size(M: np.ndarray) -> None:
     """Refuse long double data whose exact integers would exceed EXACT_MAX_BITS (refuse, never round)."""
-    from .exact_input import BadInput
     nz = M[M != 0]
     if nz.size == 0:
         return
@@ -198,7 +198,6 @@ def validate_primes(primes) -> list[int]:
     ...
     theorems.exact_input.BadInput: primes: 4 is not a prime
     """
-    from .exact_input import BadInput
     if isinstance(primes, (str, bytes)) or not hasattr(primes, "__iter__"):
         raise BadInput(f"primes must be a list of primes, got {type(primes).__name__}")
     out = []
@@ -454,7 +453,6 @@ def _float_exact(kind: str, A) -> np.ndarray | None:
 
 def _small_int_float(kind: str, A) -> np.ndarray | None:
     """The exactly scaled integer matrix as float64 if every entry is below 2^MAX_ENTRY_BITS, else None."""
-    from .padic_rank import MAX_ENTRY_BITS
     limit = 2 ** MAX_ENTRY_BITS
     if kind == "float":
         m, shift, _ = dyadic_scale(A)
@@ -489,8 +487,6 @@ def certified_rank(M, upper_bound: int | None = None, exact: str = "auto", prime
     record lists every prime used, so any result can be re-checked; the certificates are sound for
     every choice of prime, randomness only keeps an adversarial matrix from defeating the bounds.
     """
-    from .exact_input import BadInput
-    from .padic_rank import padic_rank_certificate
     t0 = time.perf_counter()
     if exact not in ("auto", "always", "never"):
         raise BadInput(f"exact must be 'auto', 'always' or 'never', got {exact!r}")
@@ -559,7 +555,6 @@ def certified_rank(M, upper_bound: int | None = None, exact: str = "auto", prime
     cert = padic_rank_certificate(Z, rng=rng) if Z is not None else None
     if cert is not None and cert.upper is None and cert.prime:
         # float pivoting missed rank (ill-conditioning): pivots from an exact elimination mod p
-        from .padic_rank import modp_pivots
         rows, cols = modp_pivots(Z, cert.prime)
         if len(rows) > cert.lower:
             cert = padic_rank_certificate(Z, rows, cols, rng=rng) or cert

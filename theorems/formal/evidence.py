@@ -7,8 +7,9 @@ verdict falls to what the rest of the evidence earns.
 """
 from __future__ import annotations
 
-from . import formal
-from .claims import EVIDENCE_PROVIDERS, CheckContext, Evidence, formal_proof
+
+from ..framework import CheckContext, EVIDENCE_PROVIDERS, Evidence, formal_proof
+from .. import formal
 
 __all__ = ["formal_evidence", "attached_readings"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import sympy
 from sympy import Matrix, Rational
 
+from theorems.blocks import centred, row_variances
 from theorems.conjecture import conjecture
-from theorems.rank_neutrality import centred, row_variances
 
 STATEMENT = (r"\sigma_i>0\ \forall i\ \Rightarrow\ \mathbf 1^\top\hat x_i=0\ \text{and}\ "
              r"\|\hat x_i\|^2=d\ \text{for }\hat x_i=(x_i-\bar x_i\mathbf 1)/\sigma_i")

@@ -34,153 +34,31 @@ import random
 import sympy
 from sympy import Matrix, Rational, symbols
 
-from .claims import (CheckContext, Evidence, Reading, derivation, exact_complete, exact_instances,
-                     stable_seed)
-from .conjecture import Pool, claim
-from .instances import Shape
-from .linalg import exact_matrix, rank
-from .real_model import trained_reading
+
+from ..exact.attention import exact_head, head_terms
+from ..exact.heads import (HEAD_SHAPES, KERNEL_FORMULAS, PROOF_STEPS, Phi_a, generic_wo_rows, kernel_basis_a,
+                           kernel_dim_a, map_nullity, recover_heads_exact, sum_map_nullity_is_formula, sum_shape_rows)
+from ..exact.instances import random_int_matrix
+from ..exact.linalg import rank
+from ..framework import (Evidence, Pool, Reading, claim, derivation, exact_complete, exact_instances,
+                         not_checkable as _not_checkable, stable_seed)
 
 __all__ = ["kernel_dim_a", "kernel_dim_b", "kernel_basis_a", "recover_heads_exact", "Phi_a", "PROOF_STEPS",
            "KERNEL_FORMULAS", "deficient_witness"]
 
 n, H, d_k, d, rho = symbols("n H d_k d rho", positive=True, integer=True)
-#: exact kernel dimensions of the three readings (rho = rank W_O)
-KERNEL_FORMULAS = {"a": n * (H * d_k - rho), "b": n * (H - 1) * d_k, "c": H * d_k ** 2}
 _ARITH = "exact over QQ (python-flint fmpq_mat)"
-
-
-def Phi_a(Ys: list[Matrix], W_O: Matrix) -> Matrix:
-    """[Y_1 ... Y_H] W_O  # [n, H d_k] x [H d_k, d] -> [n, d]."""
-    return Matrix.hstack(*Ys) * W_O
-
-
-def kernel_dim_a(n: int, H: int, d_k: int, W_O) -> int:
-    """Exact dim ker Phi_a = n (H d_k - rank W_O)."""
-    W = exact_matrix(W_O, "W_O")
-    if W.shape[0] != H * d_k:
-        raise ValueError(f"W_O has {W.shape[0]} rows, expected H d_k = {H * d_k}")
-    return n * (H * d_k - rank(W))
-
-
-def kernel_dim_b(n: int, H: int, d_k: int) -> int:
-    return n * (H - 1) * d_k
-
-
-def kernel_basis_a(W_O: Matrix) -> list[Matrix]:
-    """Left-kernel basis of W_O: every row y with y W_O = 0 (each gives n kernel directions of Phi_a)."""
-    from .linalg import left_kernel
-    return left_kernel(W_O)  # {c : c^T W_O = 0}
-
-
-def recover_heads_exact(M: Matrix, W_O: Matrix, H: int) -> list[Matrix] | None:
-    """Recover (Y_1..Y_H) from MHA output M = [Y_1..Y_H] W_O when W_O has full row rank (exact)."""
-    if rank(W_O) < W_O.shape[0]:
-        return None
-    # right inverse: W_O^T (W_O W_O^T)^{-1}
-    Wp = W_O.T * (W_O * W_O.T).inv()
-    Y = M * Wp
-    dk = W_O.shape[0] // H
-    return [Y[:, h * dk:(h + 1) * dk] for h in range(H)]
-
-
-def map_matrix(phi, n: int, H: int, d_k: int) -> Matrix:
-    """The matrix [out_dim, n H d_k] of a linear map (Y_1..Y_H) -> phi(Ys): its columns are the images of the
-    basis (head by head, row-major), so the coordinates of Y_1 come first."""
-    cols = []
-    for h in range(H):
-        for i in range(n):
-            for j in range(d_k):
-                Ys = [Matrix.zeros(n, d_k) for _ in range(H)]
-                Ys[h][i, j] = 1
-                cols.append(list(phi(Ys)))
-    return Matrix(cols).T
-
-
-def map_nullity(phi, n: int, H: int, d_k: int) -> int:
-    """dim ker of a linear map (Y_1..Y_H) -> phi(Ys), computed from its matrix (images of a basis), exactly."""
-    return n * H * d_k - rank(map_matrix(phi, n, H, d_k))
-
-
-def step_kernel_a() -> bool:
-    # Phi_a acts row by row: row i of the output is y_i W_O with y_i in R^{H d_k}; kernel = n copies of leftker(W_O).
-    # Checked against the nullity of the map's own matrix (built from a basis), not against the formula itself.
-    W = Matrix([[1, 2], [2, 4], [0, 1]])  # H d_k = 3, rank 2
-    return (map_nullity(lambda Ys: Phi_a(Ys, W), 2, 3, 1) == kernel_dim_a(2, 3, 1, W) == 2
-            and len(kernel_basis_a(W)) == 1)
-
-
-def _step_gauge() -> bool:
-    A = Matrix(2, 2, lambda i, j: sympy.Symbol(f"a{i}{j}"))
-    X = Matrix(2, 2, lambda i, j: sympy.Symbol(f"x{i}{j}"))
-    WV = Matrix(2, 2, lambda i, j: sympy.Symbol(f"v{i}{j}"))
-    WO = Matrix(2, 2, lambda i, j: sympy.Symbol(f"o{i}{j}"))
-    Mg = Matrix(2, 2, lambda i, j: sympy.Symbol(f"m{i}{j}"))
-    lhs = A * X * (WV * Mg) * (Mg.inv() * WO)
-    return (lhs - A * X * WV * WO).applyfunc(sympy.simplify) == sympy.zeros(2, 2)
-
-
-def _step_data_processing() -> bool:
-    # g(Phi(Y + K)) = g(Phi(Y)) for every K in ker Phi and every map g (here a GELU-like polynomial)
-    W = Matrix([[1, 0], [2, 0], [0, 1], [0, 2]])  # H = 2, d_k = 2, rank 2 < 4
-    Ys = [Matrix([[1, 2]]), Matrix([[3, -1]])]
-    K = kernel_basis_a(W)[0].T
-    Ys2 = [Ys[0] + K[:, 0:2], Ys[1] + K[:, 2:4]]
-    g = lambda M: M.applyfunc(lambda v: v ** 3 + v / 2)
-    return g(Phi_a(Ys2, W)) == g(Phi_a(Ys, W)) and Ys2 != Ys
-
-
-def _step_sum_onto() -> bool:
-    # the sum map is onto (T = Phi_b(T, 0, ..., 0)), so by rank-nullity dim ker = n H d_k - n d_k
-    T = Matrix(2, 2, lambda i, j: sympy.Symbol(f"t{i}{j}"))
-    Ys = [T] + [Matrix.zeros(2, 2)] * 2
-    return sum(Ys[1:], Ys[0]) == T
-
-
-PROOF_STEPS = [
-    (r"\dim\ker\Phi_a=n\,\dim\operatorname{leftker}W_O=n(Hd_k-\operatorname{rank}W_O)",
-     "Phi_a acts on each token's row y_i independently: y_i W_O", "identity", step_kernel_a),
-    (r"A X (W_VM)(M^{-1}W_O)=A X W_V W_O", "the value-output gauge leaves each head's contribution unchanged",
-     "identity", _step_gauge),
-    (r"\Phi(Y)=\Phi(Y')\Rightarrow g(\Phi(Y))=g(\Phi(Y'))", "no map of the mixed signal (an MLP) separates what "
-     "the mixing identified", "identity", _step_data_processing),
-    (r"\Phi_b(T,0,\dots,0)=T\Rightarrow\dim\ker\Phi_b=nHd_k-nd_k", "the sum map is onto; rank-nullity",
-     "identity", _step_sum_onto),
-]
-
-
-def deficient_witness(n: int = 2, H: int = 2, d_k: int = 2, d: int = 3) -> dict:
-    """H d_k > d forces rank W_O < H d_k: two different (Y_h) with the same MHA output, exactly."""
-    W = Matrix(H * d_k, d, lambda i, j: Rational((i + 1) * (j + 2) % 5 - 2))
-    K = kernel_basis_a(W)
-    Ys = [Matrix(n, d_k, lambda i, j: Rational(i + 2 * j + h)) for h in range(H)]
-    k = K[0].T
-    Ys2 = [Ys[h] + Matrix.vstack(*([k[:, h * d_k:(h + 1) * d_k]] * n)) for h in range(H)]
-    return {"W_O": W.tolist(), "rank_W_O": rank(W), "kernel_dim": kernel_dim_a(n, H, d_k, W),
-            "kernel_basis": [list(v) for v in K], "Y": [y.tolist() for y in Ys], "Y_other": [y.tolist() for y in Ys2],
-            "same_output": Phi_a(Ys, W) == Phi_a(Ys2, W), "different_heads": Ys != Ys2}
 
 
 def proof_evidence(uses, what, concludes: bool = True) -> Evidence:
     return derivation(PROOF_STEPS, what, uses=uses, concludes=concludes)
 
 
-#: shapes checked exactly; H d_k <= d (as in BERT) and H d_k > d
-#: edges included: n = 2, H = 1, d_k = 1
-SHAPES = [Shape(n=3, d=4, H=2, d_k=2), Shape(n=4, d=6, H=3, d_k=2), Shape(n=2, d=12, H=4, d_k=3),
-          Shape(n=3, d=4, H=3, d_k=2), Shape(n=5, d=6, H=2, d_k=3), Shape(n=2, d=2, H=1, d_k=1),
-          Shape(n=2, d=2, H=2, d_k=1)]
-
-
-def random_int_matrix(rng, r, c, k=4):
-    return Matrix(r, c, lambda i, j: Rational(rng.randint(-k, k)))
-
-
 def _literal_evidence(ctx) -> list[Evidence]:
     """Generic W_O (full row rank, H d_k <= d): the heads are recovered exactly, so nothing is irrecoverable."""
     rng = random.Random(stable_seed("HC.main:generic W_O"))
     recovered = total = 0
-    for (nn, dd, HH, dk) in SHAPES:
+    for (nn, dd, HH, dk) in HEAD_SHAPES:
         if HH * dk > dd:
             continue
         for _ in range(2 if ctx.quick else 6):
@@ -209,9 +87,9 @@ def _literal_evidence(ctx) -> list[Evidence]:
 
 
 def _degenerate_rows(ctx):
-    """W_O = U V of rank min(H d_k, d) - 1 over SHAPES (n H d_k <= 40: the nullity's matrix is built exactly)."""
+    """W_O = U V of rank min(H d_k, d) - 1 over HEAD_SHAPES (n H d_k <= 40: the nullity's matrix is built exactly)."""
     rng = random.Random(stable_seed("HC.main:rank-deficient W_O"))
-    for (nn, dd, HH, dk) in SHAPES:
+    for (nn, dd, HH, dk) in HEAD_SHAPES:
         rk = min(HH * dk, dd) - 1
         W = random_int_matrix(rng, HH * dk, rk) * random_int_matrix(rng, rk, dd)
         if nn * HH * dk <= 40:
@@ -222,21 +100,14 @@ def _degenerate_rows(ctx):
 DEGENERATE_W_O = Pool(rows=_degenerate_rows, arithmetic=_ARITH)
 
 
-def sum_map_nullity_is_formula(v) -> bool:
-    """nullity of the sum map (its matrix built from a basis) = n (H - 1) d_k"""
-    nn, HH, dk = v["n"], v["H"], v["d_k"]
-    return map_nullity(lambda Ys: sum(Ys[1:], Ys[0]), nn, HH, dk) == KERNEL_FORMULAS["b"].subs({n: nn, H: HH, d_k: dk})
-
-
-#: the (n, H, d_k) of SHAPES (reading b: heads summed, no W_O)
-SUM_SHAPES = Pool(rows=lambda ctx: [("all", "", {"n": nn, "H": HH, "d_k": dk}) for (nn, _dd, HH, dk) in SHAPES],
-                  arithmetic=_ARITH)
+#: the (n, H, d_k) of HEAD_SHAPES (reading b: heads summed, no W_O)
+SUM_SHAPES = Pool(rows=sum_shape_rows, arithmetic=_ARITH)
 
 
 def _kernel_formula_rows(ctx):
     """Every (shape, rank W_O) pair with n H d_k <= 40; W_O = U V of that rank (random integers)."""
     rng = random.Random(stable_seed("HC.main:kernel formula"))
-    for (nn, dd, HH, dk) in SHAPES:
+    for (nn, dd, HH, dk) in HEAD_SHAPES:
         for rk in range(0, min(HH * dk, dd) + 1):
             W = (random_int_matrix(rng, HH * dk, rk) * random_int_matrix(rng, rk, dd)) if rk else Matrix.zeros(HH * dk, dd)
             if nn * HH * dk <= 40:  # the nullity is computed from an (n d) x (n H d_k) matrix
@@ -250,7 +121,7 @@ def _nullity_a_is_formula(v) -> bool:
         {n: nn, H: HH, d_k: dk, rho: rank(W)})
 
 
-#: (shape, rank W_O) pairs over SHAPES
+#: (shape, rank W_O) pairs over HEAD_SHAPES
 KERNEL_FORMULA = Pool(rows=_kernel_formula_rows, arithmetic=_ARITH)
 
 
@@ -272,7 +143,7 @@ claim(
         Reading("c-gauge", r"Y_h\ \text{identifiable only up to }Y_h\mapsto Y_hM_h,\ M_h\in GL(d_k)",
                 checks=[lambda ctx: [proof_evidence((1,), "the value-output gauge invariance")]],
                 note="with learned weights, Y_h has no canonical coordinates; Z_h = Y_h W_O^h does"),
-        trained_reading("HC.main"),
+        Reading("trained-model", r"\text{(a) on MiniLM: }\operatorname{rank}W_O<Hd_k", checks=[], note='exact rank of the trained W_O'),
     ],
     corrected=Reading("corrected", r"\text{(a) is ambiguous iff }\operatorname{rank}W_O<Hd_k;\ \dim\ker\Phi_a=n(Hd_k-\operatorname{rank}W_O)",
                       hypotheses={}, conclusion=_nullity_a_is_formula, instances=KERNEL_FORMULA,
@@ -320,7 +191,7 @@ def _mlp_remedy_rows(ctx, reading: str, only: str | None = None):
     (the draws of the others are still made, so every regime sees the same instances)."""
     rng = random.Random(stable_seed(f"HC.mlp-cannot-remedy:{reading}"))
     for regime in (("generic-weights", "degenerate-weights") if reading == "a" else ("all",)):
-        for (nn, dd, HH, dk) in SHAPES:
+        for (nn, dd, HH, dk) in HEAD_SHAPES:
             if reading == "a":
                 rk = HH * dk if regime == "generic-weights" else min(HH * dk, dd) - 1
                 W = random_int_matrix(rng, HH * dk, rk) * random_int_matrix(rng, rk, dd) if rk < HH * dk else random_int_matrix(rng, HH * dk, dd)
@@ -386,12 +257,9 @@ claim(
 
 from sympy import ones as _ones, zeros as _zeros  # noqa: E402
 
-from .claims import not_checkable as _not_checkable  # noqa: E402
-
 
 def _full_rank_yet_ambiguous():
     """H d_k = 4 > d = 2, n = 3: MHA(X) of full rank 2 while Phi_a has a kernel of dimension n (H d_k - rank W_O)."""
-    from .rank_contraction import exact_head, head_terms
     rng = random.Random(stable_seed("HC.distinct-from-rank-collapse:full rank"))
     for _ in range(30):
         X = random_int_matrix(rng, 3, 2, 2)
@@ -439,25 +307,13 @@ claim(
 )
 
 
-def generic_wo_rows(seed: str, keep_skipped: bool = False):
-    """Pool rows ("generic-weights", "", {n, H, d_k, d, W_O}): a random integer W_O (H d_k x d) for each shape of
-    SHAPES with H d_k <= d and n H d_k <= 40 (the size of the exact nullity computation); the other shapes are
-    left out, or kept with W_O = None when ``keep_skipped`` (so a claim can name those two hypotheses)."""
-    rng = random.Random(stable_seed(seed))
-    for (nn, dd, HH, dk) in SHAPES:
-        small = HH * dk <= dd and nn * HH * dk <= 40
-        if small or keep_skipped:
-            yield "generic-weights", "", {"n": nn, "H": HH, "d_k": dk, "d": dd,
-                                          "W_O": random_int_matrix(rng, HH * dk, dd) if small else None}
-
-
 def _wo_vs_sum_rows(ctx, generic: bool):
     """Random integer W_O (generic, H d_k <= d) or of rank d_k - 1 (W_O = 0 when d_k = 1: the edge), n H d_k <= 40."""
     if generic:
-        yield from generic_wo_rows(f"HC.wo-induces:{generic}")
+        yield from generic_wo_rows(random.Random(stable_seed(f"HC.wo-induces:{generic}")))
         return
     rng = random.Random(stable_seed(f"HC.wo-induces:{generic}"))
-    for (nn, dd, HH, dk) in SHAPES:
+    for (nn, dd, HH, dk) in HEAD_SHAPES:
         if nn * HH * dk > 40:
             continue
         rk = dk - 1
@@ -476,8 +332,8 @@ WO_GENERIC = Pool(rows=lambda ctx: _wo_vs_sum_rows(ctx, True), arithmetic=_ARITH
 WO_LOW_RANK = Pool(rows=lambda ctx: _wo_vs_sum_rows(ctx, False), arithmetic=_ARITH)
 
 
-#: random integer W_O over SHAPES (none drawn when H d_k > d, or n H d_k > 40)
-GENERIC_WO = Pool(rows=lambda ctx: generic_wo_rows("HC.wo-induces:generic kernel", keep_skipped=True),
+#: random integer W_O over HEAD_SHAPES (none drawn when H d_k > d, or n H d_k > 40)
+GENERIC_WO = Pool(rows=lambda ctx: generic_wo_rows(random.Random(stable_seed("HC.wo-induces:generic kernel")), keep_skipped=True),
                   arithmetic=_ARITH)
 
 

@@ -26,7 +26,7 @@ from sympy import Matrix, Rational
 Draw = Callable[[int, int], int]
 
 __all__ = ["FAMILIES", "build", "generic", "low_rank", "collinear", "coplanar", "dong", "radial",
-           "regime_of", "Shape"]
+           "regime_of", "Shape", "random_int_matrix"]
 
 
 class Shape(NamedTuple):
@@ -94,3 +94,8 @@ FAMILIES = {
 
 def build(family: str, draw: Draw, n: int, d: int) -> Matrix:
     return FAMILIES[family](draw, n, d)
+
+
+def random_int_matrix(rng, r: int, c: int, k: int = 4) -> Matrix:
+    """An r x c matrix of integers drawn uniformly from [-k, k] with ``rng.randint`` (exact Rationals)."""
+    return Matrix(r, c, lambda i, j: Rational(rng.randint(-k, k)))

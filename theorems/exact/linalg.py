@@ -1,0 +1,118 @@
+"""Exact linear algebra on rational matrices (python-flint ``fmpq_mat``).
+
+Everything here is exact: entries are rationals, ranks are ranks over
+:math:`\\mathbb{Q}` (equal to ranks over :math:`\\mathbb{R}` for rational data).
+Matrices are passed as sympy ``Matrix`` objects with ``Rational`` entries, or
+as lists of lists of anything :func:`to_rational` accepts.
+
+sympy's ``Matrix.rank()`` is never used: it takes minutes at 32x32 on this
+machine (see ENVIRONMENT.md); FLINT's fraction-free rank takes milliseconds.
+FLINT is much faster on the tall orientation, so wide matrices are transposed
+before ranking.
+
+Examples
+========
+>>> from theorems.exact.input import exact_matrix
+>>> from theorems.exact.linalg import rank, affine_rank
+>>> X = exact_matrix([[0, 2, -2], [1, 1, -2], [2, 0, -2]])
+>>> rank(X), affine_rank(X)
+(2, 1)
+"""
+from __future__ import annotations
+
+import math
+
+import flint
+import sympy
+from sympy import Matrix, Rational
+
+__all__ = ["to_fmpq_mat", "rank", "ones", "affine_rank", "in_colspace", "in_rowspace", "centring_projector",
+           "nullspace", "left_kernel", "rational_sqrt", "is_rational_square"]
+
+
+def to_fmpq_mat(M: Matrix) -> flint.fmpq_mat:
+    """Exact conversion of a Rational sympy Matrix to a python-flint ``fmpq_mat``."""
+    r, c = M.shape
+    return flint.fmpq_mat(r, c, [flint.fmpq(int(e.p), int(e.q)) for e in M])
+
+
+def rank(M: Matrix) -> int:
+    """Exact rank over Q (FLINT, tall orientation)."""
+    r, c = M.shape
+    if r == 0 or c == 0:
+        return 0
+    A = to_fmpq_mat(M.T if r < c else M)
+    return int(A.rank())
+
+
+def ones(n: int) -> Matrix:
+    return Matrix([Rational(1)] * n)
+
+
+def affine_rank(M: Matrix) -> int:
+    """Dimension of the affine span of the rows: ``rank([M | 1]) - 1``.
+
+    Equal to ``rank(M - 1 m_1^T)`` (the paper's definition); the bordered form
+    is used because it needs one rank and no choice of base point.
+    """
+    n = M.shape[0]
+    return rank(M.row_join(ones(n))) - 1
+
+
+def in_colspace(M: Matrix, v: Matrix) -> bool:
+    """Exact membership ``v in colspace(M)``."""
+    return rank(M.row_join(v)) == rank(M)
+
+
+def in_rowspace(M: Matrix, v: Matrix) -> bool:
+    """Exact membership ``v in rowspace(M)`` (v given as a column or row)."""
+    v = Matrix(v).reshape(1, M.shape[1])
+    return rank(M.col_join(v)) == rank(M)
+
+
+def centring_projector(d: int) -> Matrix:
+    """``P = I - 11^T / d``, the projector onto the hyperplane ``1^perp``."""
+    return sympy.eye(d) - sympy.ones(d, d) / d
+
+
+def nullspace(M: Matrix) -> list[Matrix]:
+    """An exact basis of ``{x : M x = 0}`` (column vectors), from FLINT's reduced row echelon form."""
+    r, c = M.shape
+    R, rk = to_fmpq_mat(M).rref()
+    pivots = []
+    for i in range(int(rk)):
+        for j in range(c):
+            if R[i, j] != 0:
+                pivots.append(j)
+                break
+    free = [j for j in range(c) if j not in pivots]
+    basis = []
+    for f in free:
+        x = [Rational(0)] * c
+        x[f] = Rational(1)
+        for i, pj in enumerate(pivots):
+            q = R[i, f]
+            x[pj] = -Rational(int(q.p), int(q.q))
+        basis.append(Matrix(x))
+    return basis
+
+
+def left_kernel(M: Matrix) -> list[Matrix]:
+    """An exact basis of ``{c : c^T M = 0}`` (as column vectors)."""
+    return nullspace(M.T)
+
+
+def is_rational_square(q: Rational) -> bool:
+    """True when ``q >= 0`` is the square of a rational (exact, no factoring)."""
+    q = Rational(q)
+    if q < 0:
+        return False
+    p, d = int(q.p), int(q.q)
+    return math.isqrt(p) ** 2 == p and math.isqrt(d) ** 2 == d
+
+
+def rational_sqrt(q: Rational) -> Rational:
+    """The exact square root of a rational square."""
+    if not is_rational_square(q):
+        raise ValueError(f"{q} is not the square of a rational")
+    return Rational(math.isqrt(int(q.p)), math.isqrt(int(q.q)))

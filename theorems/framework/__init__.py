@@ -1,0 +1,50 @@
+r"""The framework: typed evidence, the verdict rule, claim records, the registry, counterexample storage and
+the one declarative form (:func:`claim`, :func:`conjecture`, :class:`Pool`).
+
+It imports nothing else of the project (a layering test checks it), so everything above it — the exact kernels,
+the paper's claims, users' conjectures, the numeric witnesses — stands on it and nothing stands under it.
+
+============================================  ==============================================================
+module                                        what it holds
+============================================  ==============================================================
+:mod:`~theorems.framework.evidence`           :class:`Evidence` and its typed constructors (the only way to
+                                              build it: kind and scope are set by what was computed)
+:mod:`~theorems.framework.verdict`            :func:`assess`: verdict, strength and condition per reading
+:mod:`~theorems.framework.records`            :class:`Claim`, :class:`Reading`, their results,
+                                              :func:`run_claim`, seeds
+:mod:`~theorems.framework.registry`           every declared claim by id; evidence providers attached by id
+:mod:`~theorems.framework.storage`            counterexample files and the exact instance codec
+:mod:`~theorems.framework.declare`            :func:`claim`, :func:`conjecture`, :class:`Pool` (the public API)
+============================================  ==============================================================
+
+Everything public is importable from here: ``from theorems.framework import claim, Pool, exact_instances``.
+"""
+from __future__ import annotations
+
+from .declare import CONJECTURES, Conjecture, Pool, claim, conjecture
+from .evidence import (EVIDENCE_KINDS, REFERENCED_COUNTEREXAMPLES, SCOPES, STRENGTHS, Evidence, ProofStep,
+                       derivation, exact_complete, exact_instances, float_statistic, formal_proof,
+                       found_counterexample, has_symbolic_size, interval_instances, interval_witness,
+                       not_checkable, predicted, stored_counterexample, symbolic_identity, tri)
+from .records import (REGIMES, SEEDS, Check, CheckContext, Claim, ClaimResult, PredicateError, Reading,
+                      ReadingResult, run_claim, stable_seed)
+from .registry import EVIDENCE_PROVIDERS, REGISTRY, DuplicateClaim, register, unregister
+from .storage import (COUNTEREXAMPLE_DIR, REPO_ROOT, CounterexampleError, counterexample_files,
+                      counterexample_path, decode_instance, encode_instance, load_counterexample, plain,
+                      relative_path, save_counterexample, typeset)
+from .verdict import FORMS, VERDICTS, Assessment, ContradictionError, assess, verdict_from
+
+__all__ = [
+    "claim", "conjecture", "Pool", "Conjecture", "CONJECTURES",
+    "Evidence", "ProofStep", "tri", "EVIDENCE_KINDS", "SCOPES", "STRENGTHS",
+    "formal_proof", "has_symbolic_size", "symbolic_identity", "derivation", "exact_instances", "exact_complete",
+    "stored_counterexample", "found_counterexample", "interval_witness", "interval_instances", "float_statistic",
+    "not_checkable", "predicted", "REFERENCED_COUNTEREXAMPLES",
+    "REGIMES", "SEEDS", "stable_seed", "Check", "CheckContext", "Claim", "ClaimResult", "PredicateError", "Reading",
+    "ReadingResult", "run_claim",
+    "EVIDENCE_PROVIDERS", "REGISTRY", "DuplicateClaim", "register", "unregister",
+    "COUNTEREXAMPLE_DIR", "REPO_ROOT", "CounterexampleError", "counterexample_files", "counterexample_path",
+    "decode_instance", "encode_instance", "load_counterexample", "plain", "relative_path", "save_counterexample",
+    "typeset",
+    "FORMS", "VERDICTS", "Assessment", "ContradictionError", "assess", "verdict_from",
+]

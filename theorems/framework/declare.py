@@ -1,0 +1,516 @@
+r"""The one declarative form of a claim: the paper's claims and users' conjectures alike (the public API).
+
+:func:`claim` is the only way a :class:`~theorems.framework.records.Claim` is built (a test scans the sources
+for any other); :func:`conjecture` is the same call with a user's defaults. A duplicate id raises
+:class:`~theorems.framework.registry.DuplicateClaim`. Where a claim is a predicate on an instance it is data —
+``hypotheses={name: predicate}``, a ``conclusion`` predicate, ``instances`` (a builder or a
+:class:`Pool`), stored ``counterexamples`` — and the checks are derived from it; explicit ``checks``
+carry what is not a predicate on one instance (proofs, derivations, witnesses, studies).
+
+A conjecture in one file (true or false, the suite stays green):
+
+>>> from theorems.conjecture import conjecture
+>>> from sympy import Rational
+>>> def nonzero(x): return x != 0
+>>> c = conjecture(
+...     id="USER.square-positive", section="example", quote="squares of non-zero rationals are positive",
+...     statement=r"x\neq0\Rightarrow x^2>0",
+...     hypotheses={"nonzero": nonzero},
+...     conclusion=lambda x: x * x > 0,
+...     instances=lambda draw, regime: Rational(draw(-9, 9), draw(1, 9)),
+...     regimes=("all",), register_claim=False)
+>>> from theorems.framework import run_claim
+>>> run_claim(c).verdict
+'supported'
+
+What you get from one call
+==========================
+* a :class:`~theorems.framework.records.Claim` in the registry (shown by ``collapse-verify verify``, ``show`` and
+  the book's ledger page) whose evidence is an exact seeded stress per regime (how many drawn
+  instances met every hypothesis, and whether the conclusion held on each);
+* a counterexample search: an instance meeting every hypothesis and breaking the conclusion is
+  **shrunk** by Hypothesis (no example database, derandomized: the same instance on every run and
+  machine) towards fewest rows, then fewest columns, then smallest entries, re-checked exactly,
+  and reported as a ``counterexample`` with its file under ``theorems/counterexamples/``
+  (``collapse-verify verify --store`` writes it; plain ``verify`` never writes into the source tree,
+  and its evidence is the same whether the counterexample was just found or read from the file);
+  a stored counterexample is re-checked exactly on every run, and one that no longer refutes stops
+  the run;
+* a Hypothesis strategy (:meth:`Conjecture.strategy`) drawing from the same builder, used by
+  ``property_tests/test_registry.py`` (and the test ``collapse-verify new`` writes) to stress
+  every conjecture with no test code of its own;
+* optional ``proof_steps`` ((LaTeX, words, kind, check) tuples, as in the theorem modules): a
+  *derivation* (fixed sizes, spot-checked lemmas), which supports but does not prove.
+
+Hypotheses and the conclusion are predicates on an instance returning True, False or None
+(undecided; never turn None into False). ``instances(draw, regime)`` builds an instance from
+``draw(lo, hi)`` integers (exact data: use sympy ``Rational``); draw the sizes first (rows, then
+columns) so that shrinking makes counterexamples small.
+"""
+from __future__ import annotations
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
+
+import numpy as np
+import sympy
+
+from .evidence import (Evidence, derivation, exact_instances, found_counterexample, stored_counterexample,
+                       tri as _tri)
+from .records import CheckContext, Claim, PredicateError, Reading, stable_seed
+from .registry import register
+from .storage import (CounterexampleError, counterexample_path, decode_instance, encode_instance,
+                      load_counterexample, plain, relative_path, typeset)
+
+__all__ = ["claim", "Pool", "conjecture", "Conjecture", "CONJECTURES"]
+
+#: every conjecture made through this API, by claim id
+CONJECTURES: dict[str, "Conjecture"] = {}
+
+_ARITH = "exact (as the conjecture's predicates compute it)"
+
+
+def _decide(pred, what: str, x, describe=None):
+    """A declared predicate on one instance, three-valued; one that raises or returns something other than
+    True / False / None is a PredicateError naming the predicate and the instance."""
+    try:
+        return _tri(pred(x))
+    except PredicateError:
+        raise
+    except Exception as e:
+        raise PredicateError(f"{what} failed on the instance {str((describe or plain)(x))[:300]}: "
+                             f"{type(e).__name__}: {e}") from e
+
+
+def _inexact(x, depth: int = 0) -> str | None:
+    """What in an instance is a float (so an exact verdict could not rest on it), or None."""
+
+    if depth > 4:
+        return None
+    if isinstance(x, (float, np.floating, complex, np.complexfloating)):
+        return f"the float {x!r}"
+    if isinstance(x, np.ndarray):
+        if x.dtype.kind in "fc":
+            return f"a numpy array of dtype {x.dtype}"
+        return next((w for w in (_inexact(v, depth + 1) for v in x.ravel()[:64]) if w), None) if x.dtype == object \
+            else None
+    if isinstance(x, sympy.MatrixBase):
+        return next((f"the sympy Float {v}" for v in x if isinstance(v, sympy.Basic) and v.has(sympy.Float)), None)
+    if isinstance(x, sympy.Basic):
+        return f"a sympy Float in {x}" if x.has(sympy.Float) else None
+    if isinstance(x, dict):
+        vals = list(x.values())
+    elif isinstance(x, (list, tuple)):
+        vals = x
+    elif dataclasses.is_dataclass(x) and not isinstance(x, type):
+        vals = [getattr(x, f.name) for f in dataclasses.fields(x)]
+    else:
+        return None
+    return next((w for w in (_inexact(v, depth + 1) for v in vals) if w), None)
+
+
+def _require_exact(x, owner: str, describe=None) -> None:
+    why = _inexact(x)
+    if why:
+        raise PredicateError(f"{owner}: instances must be exact (int, Fraction, sympy Rational or Matrix); {why} "
+                             f"in {str((describe or plain)(x))[:200]} would make a float computation look exact "
+                             "(give float evidence through an explicit check with float_statistic)")
+
+
+def _size_key(inst):
+    """Order for minimal counterexamples: fewest rows, then fewest columns, then smallest entries."""
+    if isinstance(inst, sympy.MatrixBase):
+        return (inst.rows, inst.cols, sum(abs(v.p) + v.q for v in inst), str(inst))
+    return (0, 0, len(str(inst)), str(inst))
+
+
+@dataclass
+class Conjecture:
+    claim: Claim
+    hypotheses: dict
+    conclusion: Callable[[Any], bool | None]
+    instances: Callable[[Callable[[int, int], int], str], Any]
+    regimes: tuple
+    samples: int = 40
+    search_examples: int = 1000
+    found: dict = field(default_factory=dict)  # regime -> minimal counterexample found on this run
+    failing: list = field(default_factory=list)  # regimes where the seeded stress met a failure (this run)
+    _shrunk: dict = field(default_factory=dict, repr=False)  # regime -> result of the derandomized search
+
+    def premise(self, inst) -> bool:
+        return all(_decide(p, f"{self.claim.id}: hypothesis {k!r}", inst) is True for k, p in self.hypotheses.items())
+
+    def concludes(self, inst) -> bool | None:
+        return _decide(self.conclusion, f"{self.claim.id}: the conclusion", inst)
+
+    def refutes(self, inst) -> bool:
+        """Every hypothesis holds exactly and the conclusion fails exactly."""
+        return self.premise(inst) and self.concludes(inst) is False
+
+    def strategy(self, regime: str | None = None, meeting: bool = False):
+        """A Hypothesis strategy drawing instances from the same builder (``meeting``: only instances
+        meeting every hypothesis, by rejection)."""
+        # lazy: hypothesis costs 0.3 s to import, and only builder conjectures draw with it
+        from hypothesis import assume
+        from hypothesis import strategies as st
+
+        @st.composite
+        def draw_instance(draw):
+            r = regime or draw(st.sampled_from(self.regimes))
+            inst = self.instances(lambda lo, hi: draw(st.integers(lo, hi)), r)
+            if meeting:
+                assume(self.premise(inst))
+            return inst
+        return draw_instance()
+
+    def shrink(self, regime: str):
+        """A minimal instance refuting the conjecture in ``regime`` (Hypothesis, derandomized, no database),
+        or None if none is found within the search budget. Deterministic, so cached per process."""
+        if regime not in self._shrunk:
+            self._shrunk[regime] = self._search(regime)
+        return self._shrunk[regime]
+
+    def _search(self, regime: str):
+        # lazy, as in strategy(): only a conjecture that met a failure searches
+        from hypothesis import HealthCheck, find, settings
+        from hypothesis.errors import NoSuchExample
+        try:
+            best = find(self.strategy(regime), self.refutes,
+                        settings=settings(database=None, derandomize=True, max_examples=self.search_examples,
+                                          deadline=None, suppress_health_check=list(HealthCheck)))
+        except NoSuchExample:
+            return None
+        return best
+
+    def _recheck(self, stored: dict, regime: str):
+        """``stored``: the file's ``instance`` record, ``{"regimes": {regime: {"value": encoded, ...}}}``."""
+        inst = decode_instance(stored["regimes"][regime]["value"])
+        if not self.refutes(inst):
+            return None, regime, {}
+        return self._why(inst), regime, {"shape": list(getattr(inst, "shape", ()))}
+
+    def _why(self, inst) -> str:
+        return f"every hypothesis holds and the conclusion fails on {plain(inst)}"
+
+    def stored_path(self):
+        return counterexample_path(self.claim.id)
+
+    def stress(self, ctx: CheckContext) -> list[Evidence]:
+        out = []
+        rng = random.Random(stable_seed(f"{self.claim.id}:stress"))
+        self.failing = []
+        for regime in self.regimes:
+            drawn = met = held = failed = 0
+            for _ in range(self.samples):  # the same draws in quick mode: a verdict must not depend on it
+                inst = self.instances(rng.randint, regime)
+                _require_exact(inst, self.claim.id)
+                drawn += 1
+                if not self.premise(inst):
+                    continue
+                met += 1
+                c = self.concludes(inst)
+                held += c is True
+                failed += c is False
+            if failed:
+                self.failing.append(regime)
+            out.append(exact_instances(
+                "the conclusion on seeded instances meeting every hypothesis"
+                + (f" (undecided, left out: {met - held - failed})" if met - held - failed else ""),
+                met=held + failed, held=held, drawn=drawn, regime=regime, arithmetic=_ARITH))
+        return out
+
+    def counterexample(self, ctx: CheckContext) -> list[Evidence]:
+        """Stored counterexamples, re-checked exactly; else, once the seeded stress has met a failure, the
+        minimal counterexample Hypothesis shrinks to in each regime (the same evidence as once stored)."""
+        if self.stored_path().exists():
+            data, _ = load_counterexample(self.claim.id)
+            regimes = sorted((r for r in self.regimes if r in data.get("regimes", {})),
+                             key=lambda r: _size_key(decode_instance(data["regimes"][r]["value"])))
+            if not regimes:
+                raise CounterexampleError(f"{relative_path(self.stored_path())} holds no counterexample for the regimes "
+                                          f"{self.regimes} of {self.claim.id}")
+            return [stored_counterexample(self.claim.id, lambda d, r=r: self._recheck(d, r), arithmetic=_ARITH)
+                    for r in regimes]
+        self.found = {}
+        if not self.failing:
+            return []
+        for regime in self.regimes:  # the claim is false somewhere: look for the smallest instance everywhere
+            inst = self.shrink(regime)
+            if inst is not None:
+                self.found[regime] = inst
+        return [found_counterexample(self._why(inst), path=self.stored_path(), arithmetic=_ARITH, regime=regime,
+                                     numbers={"shape": list(getattr(inst, "shape", ()))})
+                for regime, inst in sorted(self.found.items(), key=lambda ri: _size_key(ri[1]))]
+
+    def minimal(self):
+        """The smallest counterexample found on this run (fewest rows, columns, smallest entries), or None."""
+        return min(self.found.values(), key=_size_key) if self.found else None
+
+    def store(self) -> list:
+        """Write the counterexamples found on this run (``collapse-verify verify --store``), one per regime."""
+        if not self.found:
+            return []
+        p = self.stored_path()
+        p.parent.mkdir(parents=True, exist_ok=True)
+        record = {"claim": self.claim.id,
+                  "note": f"minimal counterexamples to {self.claim.id}, found and shrunk by Hypothesis (per regime)",
+                  "instance": {"regimes": {r: {"value": encode_instance(i), "latex": typeset(i)}
+                                           for r, i in self.found.items()}}}
+        p.write_text(json.dumps(record, indent=1) + "\n")
+        return [p]
+
+
+# --- the one declarative form -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Pool:
+    """A fixed, seeded set of exact instances on which a claim's predicates are decided, per regime.
+
+    ``rows(ctx)``: iterable of ``(regime, label, instance)`` (``label``: the family an instance was drawn
+    from, shown in the evidence); ``decode(data)``: the instance a stored counterexample file describes;
+    ``describe(instance)``: one line naming it (shape and the quantities the claim talks about);
+    ``regime(instance)``: its regime; ``arithmetic``: what decided the predicates.
+    """
+
+    rows: Callable[[CheckContext], Any]
+    arithmetic: str
+    decode: Callable[[dict], Any] | None = None
+    describe: Callable[[Any], str] = plain
+    regime: Callable[[Any], str] | None = None  # needed to place a stored counterexample in a listed regime
+
+    def only_stored(self) -> "Pool":
+        """The same instances, but a claim declared on it is decided on its stored counterexamples alone
+        (for a statement the seeded instances do not speak to, e.g. one that fails on a null set)."""
+        return replace(self, rows=None)
+
+    def decide(self, hypotheses, conclusion) -> Callable[[CheckContext], list[Evidence]]:
+        """A further statement decided on these instances, as an explicit check (e.g. the exact
+        characterisation a corrected reading rests on beside its own conclusion)."""
+        names, preds = _hypotheses(hypotheses)
+        text, conclude = _named(conclusion)
+        if conclude is None:
+            raise ValueError("decide() needs a predicate conclusion")
+        return _pool_check(self, names, preds, text, conclude)
+
+
+def _named(conclusion, strict: bool = False) -> tuple[str, Callable | None]:
+    """(text, predicate) of a conclusion given as text, as ``(text, predicate)`` or as a documented function."""
+    if conclusion is None or isinstance(conclusion, str):
+        return conclusion or "conclusion", None
+    if isinstance(conclusion, tuple) and len(conclusion) == 2 and isinstance(conclusion[0], str) \
+            and callable(conclusion[1]):
+        return conclusion
+    if callable(conclusion):
+        doc = (getattr(conclusion, "__doc__", None) or "").strip().splitlines()
+        name = getattr(conclusion, "__name__", "<lambda>")
+        if doc:
+            return doc[0], conclusion
+        if name != "<lambda>":
+            return name, conclusion
+        if strict:
+            raise ValueError("a conclusion given as a lambda needs its words: conclusion=('words', predicate)")
+        return "conclusion", conclusion  # a user's bare lambda: the statement's LaTeX says what it is
+    raise TypeError(f"conclusion must be text, a documented predicate or ('text', predicate), not "
+                    f"{type(conclusion).__name__}")
+
+
+def _hypotheses(hypotheses) -> tuple[tuple[str, ...], dict]:
+    """(names, predicates) of hypotheses given as ``{name: predicate}`` or as names only."""
+    if isinstance(hypotheses, dict):
+        bad = [k for k, v in hypotheses.items() if not callable(v)]
+        if bad:
+            raise TypeError(f"hypotheses {bad} are not predicates (give {{name: predicate}} or names only)")
+        return tuple(hypotheses), dict(hypotheses)
+    if isinstance(hypotheses, str):
+        raise TypeError("hypotheses: give a tuple of names or a {name: predicate} dict, not one string")
+    names = tuple(hypotheses)
+    if not all(isinstance(h, str) for h in names):
+        raise TypeError("hypotheses: give a tuple of names or a {name: predicate} dict")
+    return names, {}
+
+
+def _require_predicates(names, preds: dict, owner: str) -> None:
+    """Hypotheses beside a predicate conclusion must be predicates: named only, they would be shown and never checked."""
+    if names and not preds:
+        raise ValueError(f"{owner}: hypotheses {list(names)} are named but not given as predicates; a predicate "
+                         "conclusion is decided on instances meeting {name: predicate} hypotheses")
+
+
+def _premise(preds: dict, x, owner: str = "", describe=None) -> bool:
+    return all(_decide(p, f"{owner}: hypothesis {k!r}", x, describe) is True for k, p in preds.items())
+
+
+def _given(names) -> str:
+    return f" given {', '.join(names)}" if names else ""
+
+
+def _rows_of(pool: Pool, ctx: CheckContext, owner: str) -> list:
+    rows = pool.rows(ctx)
+    try:
+        rows = list(rows)
+    except TypeError:
+        raise PredicateError(f"{owner}: Pool.rows(ctx) must return an iterable of (regime, label, instance) "
+                             f"triples, not {type(rows).__name__}") from None
+    for r in rows:
+        if not (isinstance(r, tuple) and len(r) == 3 and isinstance(r[0], str) and isinstance(r[1], str)):
+            raise PredicateError(f"{owner}: a Pool row must be a (regime, label, instance) triple with regime and "
+                                 f"label strings; got {str(r)[:120]}")
+        _require_exact(r[2], owner, pool.describe)
+    return rows
+
+
+def _pool_check(pool: Pool, names, preds: dict, text: str, conclude: Callable, owner: str = ""):
+    """The derived check: per regime, how many pool instances meet every hypothesis and how many of
+    those satisfy the conclusion (three-valued: an undecided conclusion is left out and said)."""
+    def check(ctx: CheckContext) -> list[Evidence]:
+        by: dict[str, list] = {}
+        for regime, label, x in _rows_of(pool, ctx, owner):
+            by.setdefault(regime, []).append((label, x))
+        out = []
+        for regime, rows in by.items():
+            met = [(lab, x) for lab, x in rows if _premise(preds, x, owner, pool.describe)]
+            val = [(lab, x, _decide(conclude, f"{owner}: the conclusion", x, pool.describe)) for lab, x in met]
+            fails = [(lab, x) for lab, x, v in val if v is False]
+            undecided = sum(v is None for _, _, v in val)
+            labels = sorted({lab for lab, _ in met if lab})
+            out.append(exact_instances(
+                f"{text}{_given(names)}" + (f" (families: {', '.join(labels) or 'none'})" if any(lab for lab, _ in rows) else "")
+                + (f" (undecided, left out: {undecided})" if undecided else ""),
+                met=len(met) - undecided, held=len(met) - undecided - len(fails), drawn=len(rows), regime=regime,
+                arithmetic=pool.arithmetic,
+                first_failure=(f"{fails[0][0]} {pool.describe(fails[0][1])}".strip() if fails else None)))
+        return out
+    return check
+
+
+def _stored_check(pool: Pool, ref, names, preds: dict, text: str, conclude: Callable, owner: str = ""):
+    """The derived re-check of a stored counterexample: it meets every hypothesis and breaks the conclusion."""
+    if isinstance(ref, str):
+        cid, name = ref, ""
+    elif isinstance(ref, tuple) and len(ref) == 2 and all(isinstance(v, str) for v in ref):
+        cid, name = ref
+    else:
+        raise TypeError(f"{owner}: each stored counterexample is a file id 'CLAIM.ID' or a pair ('CLAIM.ID', "
+                        f"'name'), not {ref!r}")
+    if pool.decode is None:
+        raise ValueError(f"{owner}: stored counterexample {cid}: the claim's Pool has no decode()")
+
+    def recheck(data):
+        x = pool.decode(data)
+        _require_exact(x, owner, pool.describe)
+        ok = _premise(preds, x, owner, pool.describe) and \
+            _decide(conclude, f"{owner}: the conclusion", x, pool.describe) is False
+        why = (f"{pool.describe(x)}: every hypothesis ({', '.join(names) or 'none'}) holds and the conclusion "
+               f"«{text}» fails") if ok else None
+        return why, (pool.regime(x) if pool.regime is not None else "all"), {}
+    return lambda ctx: [stored_counterexample(cid, recheck, name=name, arithmetic=pool.arithmetic)]
+
+
+def _derived(pool: Pool | None, hypotheses, conclusion, counterexamples, owner: str,
+             regimes=("all",)) -> tuple[tuple, str, list]:
+    """(hypothesis names, conclusion text, derived checks) of one statement."""
+    names, preds = _hypotheses(hypotheses)
+    if isinstance(counterexamples, str):
+        raise TypeError(f"{owner}: counterexamples is a tuple of file ids, e.g. ({counterexamples!r},)")
+    text, conclude = _named(conclusion, strict=pool is not None)
+    if conclude is not None:
+        _require_predicates(names, preds, owner)
+    if conclude is None and (preds or counterexamples):
+        raise ValueError(f"{owner}: predicates for the hypotheses or stored counterexamples need a predicate "
+                         "conclusion")
+    if conclude is None:
+        return names, text, []
+    if pool is None:
+        raise ValueError(f"{owner}: a predicate conclusion needs instances (a Pool, or a builder "
+                         "instances(draw, regime))")
+    if counterexamples and pool.regime is None and tuple(regimes) != ("all",):
+        raise ValueError(f"{owner}: a stored counterexample must be placed in one of the regimes {tuple(regimes)}: "
+                         "give the Pool a regime(instance) function")
+    checks = [_pool_check(pool, names, preds, text, conclude, owner)] if pool.rows is not None else []
+    checks += [_stored_check(pool, ref, names, preds, text, conclude, owner) for ref in counterexamples]
+    return names, text, checks
+
+
+def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusion=None, instances=None,
+          checks=(), counterexamples=(), readings=(), corrected: Reading | None = None, section: str = "",
+          quote: str = "", chapter: str = "", source: str = "collapse-verify", form: str = "universal",
+          proof_steps=(), samples: int = 40, search_examples: int = 1000, register_claim: bool = True) -> Claim:
+    """Declare a claim: the one form for the paper's claims and users' conjectures (see the module docstring).
+
+    * ``hypotheses``: ``{name: predicate}`` on an instance, or names only (when the checks are explicit);
+    * ``conclusion``: a predicate (documented, or ``("text", predicate)``), or text (explicit checks);
+    * ``instances``: a builder ``instances(draw, regime)`` (seeded stress and a Hypothesis counterexample
+      search, shrunk and stored per regime), or a :class:`Pool` of seeded exact instances per regime
+      (a per-regime check, plus a re-check of each stored file named in ``counterexamples``);
+    * ``checks``: explicit checks (proofs, witnesses, studies), run beside the derived ones;
+    * ``readings`` / ``corrected``: :class:`~theorems.framework.records.Reading` s; a reading's own ``hypotheses``,
+      ``conclusion`` and ``counterexamples`` are decided on the same instances.
+
+    A second claim with an id already registered raises :class:`~theorems.framework.registry.DuplicateClaim`.
+    """
+    if isinstance(regimes, str) or not regimes or not all(isinstance(r, str) for r in regimes):
+        raise TypeError(f"{id}: regimes is a non-empty tuple of regime names, e.g. ('n<d', 'n=d', 'n>d'), "
+                        f"not {regimes!r}")
+    keys = ["literal", *(r.key for r in readings), *(["corrected"] if corrected is not None else [])]
+    twice = sorted({k for k in keys if keys.count(k) > 1})
+    if twice:
+        raise ValueError(f"{id}: reading keys {twice} appear twice ('literal' is the headline's key)")
+    pool = instances if isinstance(instances, Pool) else None
+    builder = instances if instances is not None and pool is None else None
+    if builder is not None:  # a user's builder: seeded stress and a Hypothesis counterexample search
+        if not callable(builder):
+            raise TypeError(f"{id}: instances is a builder instances(draw, regime) or a Pool, not "
+                            f"{type(builder).__name__}")
+        names, preds = _hypotheses(hypotheses)
+        text, conclude = _named(conclusion)
+        if conclude is None:
+            raise ValueError(f"{id}: a builder instances(draw, regime) needs a predicate conclusion")
+        _require_predicates(names, preds, id)
+        if counterexamples:
+            raise ValueError(f"{id}: a builder claim finds, shrinks and stores its own counterexamples "
+                             "(collapse-verify verify --store); counterexamples= names files for a Pool")
+        bad = [r.key for r in (*readings, *([corrected] if corrected else [])) if r.conclusion is not None or r.hypotheses]
+        if bad:
+            raise ValueError(f"{id}: readings {bad} declare predicates, which are decided on a Pool of instances; "
+                             "a builder claim's readings take explicit checks")
+        derived: list = []
+    else:
+        names, text, derived = _derived(pool, hypotheses, conclusion, counterexamples, id, regimes)
+    all_checks = [*derived, *checks]
+
+    def build(r: Reading | None) -> Reading | None:
+        if r is None or (r.conclusion is None and not r.hypotheses):
+            return r
+        _, _, more = _derived(pool if r.instances is None else r.instances, r.hypotheses, r.conclusion,
+                              r.counterexamples, f"{id} reading {r.key}",
+                              regimes if r.regimes is None else r.regimes)
+        return replace(r, checks=(*more, *r.checks), hypotheses=(), conclusion=None, counterexamples=(),
+                       instances=None)
+
+    c = Claim(id=id, section=section, quote=quote or statement, statement=statement, hypotheses=names,
+              conclusion=text, regimes=tuple(regimes), checks=all_checks,
+              readings=[build(r) for r in readings], corrected=build(corrected), chapter=chapter, source=source,
+              form=form)
+    if builder is not None:
+        conj = Conjecture(c, preds, conclude, builder, tuple(regimes), samples, search_examples)
+        c.checks = [conj.stress, conj.counterexample, *checks]
+    if proof_steps:
+        c.checks = [*c.checks, lambda ctx: [derivation(proof_steps, id)]]
+    c.proof_steps = tuple(proof_steps)  # type: ignore[attr-defined]
+    if register_claim:
+        register(c)  # a duplicate id raises here, before anything else is recorded
+        if builder is not None:
+            CONJECTURES[id] = conj
+    return c
+
+
+def conjecture(*, id: str, statement: str, hypotheses: dict, conclusion: Callable, instances: Callable,
+               regimes=("n<d", "n=d", "n>d"), section: str = "user conjecture", source: str = "user",
+               **kw) -> Claim:
+    """:func:`claim` with a user's defaults (regimes n < d, n = d, n > d; section "user conjecture")."""
+    return claim(id=id, statement=statement, hypotheses=hypotheses, conclusion=conclusion, instances=instances,
+                 regimes=regimes, section=section, source=source, **kw)
