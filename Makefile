@@ -52,16 +52,18 @@ stress: venv
 book: venv
 	$(BIN)/jupyter-book build -W -n --keep-going book/
 
-## mutation testing of the verdict rule and evidence validation in theorems/claims.py
+## mutation testing of the verdict rule and evidence validation in theorems/framework/ (verdict.py, evidence.py)
 ## (README, "Mutation testing"; about 3 minutes on 2 cores); `$(BIN)/mutmut results` lists survivors
-MUTATE := assess _decisive_failure _level_of _strongest _weakest verdict_from derivation exact_instances \
-          symbolic_identity _has_symbolic_size _refuting_instance predicted stored_counterexample \
-          found_counterexample formal_proof
+MUTATE_VERDICT := assess _decisive_failure _level_of _strongest _weakest verdict_from
+MUTATE_EVIDENCE := derivation exact_instances symbolic_identity has_symbolic_size _refuting_instance predicted \
+                   stored_counterexample found_counterexample formal_proof
 mutmut: venv
 	$(BIN)/python -m pip install --quiet 'mutmut>=3.8,<4'
 	rm -rf mutants
 	HYPOTHESIS_PROFILE=ci $(BIN)/mutmut run --max-children 2 \
-	    $(foreach f,$(MUTATE),'theorems.claims.x_$(f)__mutmut_*') 'theorems.claims.xǁEvidenceǁ__post_init____mutmut_*'
+	    $(foreach f,$(MUTATE_VERDICT),'theorems.framework.verdict.x_$(f)__mutmut_*') \
+	    $(foreach f,$(MUTATE_EVIDENCE),'theorems.framework.evidence.x_$(f)__mutmut_*') \
+	    'theorems.framework.evidence.xǁEvidenceǁ__post_init____mutmut_*'
 
 ## mutation testing of the certified exact rank's decision paths (bounds, certificate acceptance,
 ## conversions; README, "Mutation testing"; 1262 mutants, 27 min for 833 of them on 2 loaded cores)
@@ -72,8 +74,8 @@ mutmut-rank: venv
 	$(BIN)/python -m pip install --quiet 'mutmut>=3.8,<4'
 	rm -rf mutants
 	HYPOTHESIS_PROFILE=ci $(BIN)/mutmut run --max-children 2 \
-	    $(foreach f,$(MUTATE_RANK),'theorems.certified_rank.x_$(f)__mutmut_*') \
-	    $(foreach f,$(MUTATE_PADIC),'theorems.padic_rank.x_$(f)__mutmut_*')
+	    $(foreach f,$(MUTATE_RANK),'theorems.exact.certified_rank.x_$(f)__mutmut_*') \
+	    $(foreach f,$(MUTATE_PADIC),'theorems.exact.padic_rank.x_$(f)__mutmut_*')
 
 ## benchmarks (pytest-benchmark)
 bench: venv

@@ -1,6 +1,6 @@
 """Exact LayerNorm analysis at full width (issue 20), each figure next to numpy's float computation.
 
-``theorems.norm_exact.analyse_array`` decides H1-H4, rank and affine rank of X and LN(X) exactly.
+``theorems.exact.norm_exact.analyse_array`` decides H1-H4, rank and affine rank of X and LN(X) exactly.
 The baseline computes the same quantities in float64 with numpy, uncertified: ``matrix_rank`` of
 X, [X; 1^T], [X | 1] and XP, and the least-squares residual of sigma against col(XP). Targets of
 the issue are end to end through the CLI (start-up included, < 5 s); here the ratio exact / float

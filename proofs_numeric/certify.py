@@ -36,7 +36,7 @@ def _mid(x):
 
 def pivots(M_mid, dps: int, tol_digits: int | None = None) -> list[tuple[int, int]]:
     """Complete-pivoting elimination on an mp matrix at ``dps`` digits; pivots above 10^-(dps/2) max|M|
-    (:func:`theorems.padic_rank.complete_pivoting` in mpmath arithmetic)."""
+    (:func:`theorems.exact.padic_rank.complete_pivoting` in mpmath arithmetic)."""
     mp = mpmath.mp
     with workdps(mp, dps):
         A = [[mp.mpf(v) for v in row] for row in M_mid]

@@ -350,7 +350,7 @@ def run_all(cfg: DepthConfig | None = None, shapes=None, regimes=REGIMES) -> dic
         out["shapes"].append({"n": n, "d": d, "H": H, "d_k": dk, "regimes": {r: run(c, r) for r in regimes}})
     return out
 
-# --- numeric evidence for the claims of theorems.dong_collapse (attached by id, see EVIDENCE) ---
+# --- numeric evidence for the claims of theorems.paper.dong_collapse (attached by id, see EVIDENCE) ---
 
 def _shape_str(s: dict) -> str:
     return f"n={s['n']}, d={s['d']}, H={s['H']}, d_k={s['d_k']}"

@@ -1,9 +1,9 @@
-"""Numeric evidence attached to claims by id: the registry behind :data:`theorems.claims.EVIDENCE_PROVIDERS`.
+"""Numeric evidence attached to claims by id: the registry behind :data:`theorems.framework.EVIDENCE_PROVIDERS`.
 
 The exact layer (``theorems/``) states every claim and reading and checks what exact algebra can check; it
 imports nothing numeric. Each numeric module ``proofs_numeric/<slug>.py`` names its checks in a module-level
 table ``EVIDENCE = {(claim_id, reading_key): [check, ...]}`` ("literal" is the headline reading), where a check
-is ``check(ctx) -> list[Evidence]`` built only with the constructors of :mod:`theorems.claims`. This module
+is ``check(ctx) -> list[Evidence]`` built only with the constructors of :mod:`theorems.framework`. This module
 collects those tables (:data:`NUMERIC_CHECKS`) and provides them to every reading through
 :func:`numeric_evidence`; the top floor (:mod:`proofs_numeric.ledger`) calls :func:`install` when it loads the
 claims, so the numeric evidence is there whatever the import order.
@@ -49,6 +49,6 @@ def attached_readings() -> set[tuple[str, str]]:
 
 
 def install() -> None:
-    """Register :func:`numeric_evidence` in :data:`theorems.claims.EVIDENCE_PROVIDERS` (idempotent)."""
+    """Register :func:`numeric_evidence` in :data:`theorems.framework.EVIDENCE_PROVIDERS` (idempotent)."""
     if numeric_evidence not in EVIDENCE_PROVIDERS:
         EVIDENCE_PROVIDERS.append(numeric_evidence)

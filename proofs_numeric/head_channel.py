@@ -8,7 +8,7 @@ from a perturbed output :math:`M+E` as :math:`\hat Y=(M+E)W_O^{+}`. The error ob
 (from :math:`\|EW_O^+\|_F\le\|E\|_F/\sigma_{\min}` and :math:`\|M\|_F\le\sigma_{\max}\|Y\|_F`),
 evaluated in mpmath ``mp`` at ``dps`` digits, doubled until two precisions agree.
 
-``deficient_witness`` (exact, so it lives in :mod:`theorems.head_channel`; re-exported here): a
+``deficient_witness`` (exact, so it lives in :mod:`theorems.paper.head_channel`; re-exported here): a
 rank-deficient rational :math:`W_O` and two different head outputs with the same MHA output.
 
 Examples
@@ -28,8 +28,7 @@ from .transformer import workdps
 
 from theorems.framework import CheckContext, Evidence, float_statistic
 
-__all__ = ["witness", "deficient_witness", "w_o_with_condition", "PrecisionExhausted", "RECOVERY_BOUND_SLACK",
-           "EVIDENCE"]
+__all__ = ["witness", "w_o_with_condition", "PrecisionExhausted", "RECOVERY_BOUND_SLACK", "EVIDENCE"]
 
 #: relative slack on kappa * eta in the ledger's check of the recovery bound (eta = 1e-10, kappa <= 1e8)
 RECOVERY_BOUND_SLACK = 1e-12

@@ -119,7 +119,7 @@ def head_with_alpha(d: int, d_k: int, target: float, rng) -> Head:
     return Head(Q, K, rng.normal(size=(d, d_k)), rng.normal(size=(d_k, d)))
 
 
-# --- numeric evidence (attached to the claims of theorems.rank_contraction by id) ---
+# --- numeric evidence (attached to the claims of theorems.paper.rank_contraction by id) ---
 
 #: per regime, for the certified checks; the last of each: the edges n = 2 or d = 2, H = d_k = 1
 CERTIFIED_SHAPES = {

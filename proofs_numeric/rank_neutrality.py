@@ -1,6 +1,6 @@
 """High-precision, interval-certified witness for Rank-Neutrality (Thm 4.2).
 
-The exact layer (:mod:`theorems.rank_neutrality`) decides every rank through a
+The exact layer (:mod:`theorems.paper.rank_neutrality`) decides every rank through a
 derived formula. This module checks those numbers independently: it evaluates
 LN(X) itself in mpmath ``iv`` interval arithmetic and certifies
 

@@ -101,7 +101,7 @@ def _seed(*parts) -> int:
 # --- exact LayerNorm-site analysis on float data --------------------------------------------
 
 def exact_ln_site(X: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> dict:
-    """H1-H4, arank(X), arank(LN X) for float data taken exactly: :func:`theorems.norm_exact.analyse_array`.
+    """H1-H4, arank(X), arank(LN X) for float data taken exactly: :func:`theorems.exact.norm_exact.analyse_array`.
 
     Every field is decided exactly (or ``None`` with the reason in ``how``); the primes are drawn
     from a fixed seed so the record is reproducible.
@@ -113,7 +113,7 @@ def exact_ln_site(X: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> dict:
             "ones_d_in_rowspace": a.ones_d_in_rowspace, "ones_n_in_colspace": a.ones_n_in_colspace,
             "sigma_in_colspace_XP": a.sigma_in_colspace_Xt, "sqrt_classes": a.sqrt_classes,
             "conclusion_holds": a.conclusion_holds, "seconds": a.seconds,
-            "arithmetic": "exact (float64 values as dyadic rationals; theorems.norm_exact: certified ranks, "
+            "arithmetic": "exact (float64 values as dyadic rationals; theorems.exact.norm_exact: certified ranks, "
                           "square classes of exact integer variances)"}
 
 
@@ -123,7 +123,7 @@ def exact_rms_site(X: np.ndarray, gamma: np.ndarray) -> dict:
     r"""Rank and affine rank of X and of RMSNorm(X) = diag(1/rms(x_i)) X diag(gamma), eps = 0, decided exactly.
 
     Hypotheses: R1 every row of X is non-zero (rms(x_i) > 0), R2 every gamma_j != 0. Decided by
-    :func:`theorems.norm_exact.analyse_array` (``norm="rmsnorm"``): certified ranks of the exactly scaled
+    :func:`theorems.exact.norm_exact.analyse_array` (``norm="rmsnorm"``): certified ranks of the exactly scaled
     integer matrix and the square classes of the exact integer mean squares; undecided fields are
     ``None`` with the reason in ``how``.
     """
@@ -142,7 +142,7 @@ def exact_rms_site(X: np.ndarray, gamma: np.ndarray) -> dict:
             "rank_X": a.rank_X, "rank_RMS_X": a.rank_LN_X, "arank_X": a.arank_X, "arank_RMS_X": a.arank_LN_X,
             "min_abs_gamma": float(np.min(np.abs(gamma))),
             "conclusion_holds": a.conclusion_holds,
-            "arithmetic": "exact (float64 values as dyadic rationals; theorems.norm_exact: certified ranks, square "
+            "arithmetic": "exact (float64 values as dyadic rationals; theorems.exact.norm_exact: certified ranks, square "
                           "classes of the exact integer mean squares); eps = 0"}
 
 
@@ -440,7 +440,7 @@ def cached_measure(quick: bool = False) -> dict:
     return _MEASURE_CACHE[quick]
 
 
-# --- numeric evidence: the trained-model readings of theorems.real_model, attached by id ---
+# --- numeric evidence: the trained-model readings of theorems.paper.real_model, attached by id ---
 # Each check runs :func:`cached_measure`; when the model package is not installed the evidence says so
 # (holds = None) instead of pretending.
 

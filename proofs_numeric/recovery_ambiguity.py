@@ -1,5 +1,5 @@
 """Recovery ambiguity, numerically: PG-OP (per-position gated output projection) over float64, mpmath ``mp``
-and ``iv``, the map whose kernel :mod:`theorems.recovery_ambiguity` computes exactly.
+and ``iv``, the map whose kernel :mod:`theorems.paper.recovery_ambiguity` computes exactly.
 
 The claims of this theorem are decided in exact arithmetic (kernel dimensions, BERT-base arithmetic); this
 module only runs the gated map on concrete weights (the tests compare it with plain MHA at unit gates), so it

@@ -30,8 +30,7 @@ from theorems.exact.transformer import Block, Head, workprec
 from theorems.exact import transformer as T
 
 __all__ = ["layer_norm", "rms_norm", "to_backend", "BACKENDS", "workdps", "Head", "Block", "softmax_rows",
-           "attention", "mha", "gelu", "ffn", "block_forward", "REGIMES", "backend_matrix", "exact_to_ctx",
-           "iv_erf", "arb_from_mpf", "context"]
+           "attention", "mha", "gelu", "ffn", "block_forward", "backend_matrix", "exact_to_ctx", "context"]
 
 BACKENDS = ("float64", "mp", "iv")
 

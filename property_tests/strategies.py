@@ -1,6 +1,6 @@
 """Every Hypothesis strategy of the suite (test modules import them from here).
 
-Built on :mod:`theorems.instances` where a theorem has structured families: each
+Built on :mod:`theorems.exact.instances` where a theorem has structured families: each
 builder takes ``draw(lo, hi)``, so the same families that feed the ledger's seeded
 checks feed Hypothesis, and Hypothesis shrinks the *structure* (shape, rank,
 entries), not a seed. No strategy here draws a seed for a pseudo-random generator:
@@ -813,7 +813,7 @@ def _evidence(kind: str, holds, regime="all"):
 
 def evidence_lists(*, min_size: int = 0, max_size: int = 6, kinds=EVIDENCE_KINDS,
                    regimes=("all", *REGIMES)):
-    """Lists of :class:`theorems.claims.Evidence`: each piece of a drawn kind (:data:`EVIDENCE_KINDS`),
+    """Lists of :class:`theorems.framework.Evidence`: each piece of a drawn kind (:data:`EVIDENCE_KINDS`),
     holding, failing or undecided, labelled with a drawn regime."""
     _check_int("min_size", min_size, min_value=0)
     _check_int("max_size", max_size, min_value=0)

@@ -5,13 +5,15 @@ import math
 
 import numpy as np
 import pytest
+from sympy import Rational
 from hypothesis import given
 from hypothesis import strategies as st
 
 from proofs_numeric.transformer import layer_norm
 
 from theorems.exact.input import BadInput
-from theorems.exact import layernorm as RN
+from theorems.exact import layernorm as LN
+from theorems.paper import rank_neutrality as RN
 
 
 @given(st.sampled_from([math.nan, math.inf, -math.inf]), st.integers(0, 2), st.integers(0, 2))
@@ -19,15 +21,15 @@ def test_bad_input_non_finite_entries_rejected(bad, i, j):
     X = [[1.0, 2.0, 3.0] for _ in range(3)]
     X[i][j] = bad
     with pytest.raises(BadInput, match=r"X\[%d\].*not a finite number" % i):
-        RN.instance(X)
+        LN.instance(X)
 
 
 def test_bad_input_constant_row_names_H1():
-    inst = RN.instance([[1, 2, 3], [5, 5, 5]])
-    assert RN.is_H1_nonconstant_rows(inst) is False
-    assert RN.has_H4_sigma_not_in_colspace(inst) is None  # undefined, not False
-    with pytest.raises(RN.HypothesisViolation, match=r"H1 fails: row\(s\) \[1\]"):
-        RN.arank_LN(inst)
+    inst = LN.instance([[1, 2, 3], [5, 5, 5]])
+    assert LN.is_H1_nonconstant_rows(inst) is False
+    assert LN.has_H4_sigma_not_in_colspace(inst) is None  # undefined, not False
+    with pytest.raises(LN.HypothesisViolation, match=r"H1 fails: row\(s\) \[1\]"):
+        LN.arank_LN(inst)
     for backend in ("float64", "mp", "iv"):
         with pytest.raises(ValueError, match="H1 fails"):
             layer_norm([[1, 2, 3], [5, 5, 5]], backend=backend, dps=20)
@@ -43,9 +45,9 @@ def test_bad_input_constant_row_names_H1():
 ])
 def test_bad_input_shapes_and_types(kwargs, needle):
     with pytest.raises(BadInput, match=needle):
-        RN.instance(**kwargs)
+        LN.instance(**kwargs)
 
 
 def test_bad_input_float_entries_are_exact_dyadics():
-    inst = RN.instance(np.array([[0.1, 0.2, 0.7]]))
-    assert inst.X[0, 0] == RN.Rational(3602879701896397, 36028797018963968)
+    inst = LN.instance(np.array([[0.1, 0.2, 0.7]]))
+    assert inst.X[0, 0] == Rational(3602879701896397, 36028797018963968)

@@ -1,6 +1,6 @@
 """Certified rank on every dtype: the bounds bracket FLINT's exact rank of the *stored* values.
 
-The reference rank is computed independently of :mod:`theorems.certified_rank`: each entry is
+The reference rank is computed independently of :mod:`theorems.exact.certified_rank`: each entry is
 turned into a FLINT ``fmpq`` from the numpy scalar itself (``int(x)`` for bool and integers,
 ``x.as_integer_ratio()`` for floats, long double at its own precision), and ranked by
 ``fmpq_mat`` on the tall orientation.

@@ -11,7 +11,8 @@ from theorems.exact.layernorm import LNInstance, analyse
 from theorems.framework import CheckContext
 from theorems.paper.dong_collapse import rank_blind_to_collapse, skip_bound_holds
 from theorems.paper.rank_neutrality import h4_width_two
-from theorems.exact import heads as HC
+from theorems.exact import heads as HEADS
+from theorems.paper import head_channel as HC
 
 _QUICK = CheckContext(dps=30, quick=True)
 
@@ -37,9 +38,9 @@ def test_checks_inference_rank_versus_collapse_can_fail():
 def test_checks_mlp_cannot_remedy_can_fail():
     """Outputs computed separately from two tuples: equal for a kernel pair, different otherwise."""
     W = Matrix([[1, 0], [2, 0], [0, 1], [0, 2]])  # H = 2, d_k = 2, rank 2 < 4
-    phi = lambda Ys: HC.Phi_a(Ys, W)  # noqa: E731
+    phi = lambda Ys: HEADS.Phi_a(Ys, W)  # noqa: E731
     Ys = [Matrix([[1, 2]]), Matrix([[3, -1]])]
-    K = HC.kernel_basis_a(W)[0].T
+    K = HEADS.kernel_basis_a(W)[0].T
     assert HC.mlp_cannot_separate(Ys, [K[:, 0:2], K[:, 2:4]], phi, HC.gelu_like) is True
     not_kernel = [Matrix([[1, 0]]), Matrix([[0, 0]])]
     assert HC.mlp_cannot_separate(Ys, not_kernel, phi, HC.gelu_like) is False
@@ -48,9 +49,9 @@ def test_checks_mlp_cannot_remedy_can_fail():
 
 def test_checks_kernel_step_compares_the_map_not_the_formula(monkeypatch):
     """The kernel-formula step checks the map's own nullity: a wrong formula makes it fail."""
-    assert HC.step_kernel_a() is True
-    monkeypatch.setattr(HC, "kernel_dim_a", lambda n, H, d_k, W_O: n * H * d_k)
-    assert HC.step_kernel_a() is False
+    assert HEADS.step_kernel_a() is True
+    monkeypatch.setattr(HEADS, "kernel_dim_a", lambda n, H, d_k, W_O: n * H * d_k)
+    assert HEADS.step_kernel_a() is False
 
 
 def test_checks_prop63_is_three_valued(monkeypatch):

@@ -23,6 +23,8 @@ from theorems.framework import (CONJECTURES, CheckContext, ContradictionError, E
                                 exact_instances, float_statistic, formal_proof, interval_instances, interval_witness,
                                 not_checkable, run_claim, symbolic_identity, verdict_from)
 from theorems import framework as C
+from theorems.framework import evidence as E
+from theorems.framework import storage
 from theorems import formal as F
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -144,11 +146,11 @@ def test_claims_evidence_is_built_only_by_the_framework():
 
 
 def _calls_outside_framework():
-    """(file, line, what) for every kind=/scope= keyword and Evidence(...) call outside theorems/claims.py."""
+    """(file, line, what) for every kind=/scope= keyword and Evidence(...) call outside theorems/framework/."""
     out = []
     for folder in ("theorems", "proofs_numeric", "property_tests", "benchmarks"):
         for path in (ROOT / folder).rglob("*.py"):
-            if path == ROOT / "theorems" / "claims.py" or path.name == "test_claims.py":
+            if path.parent == ROOT / "theorems" / "framework" or path.name == "test_claims.py":
                 continue  # the framework itself, and this test's deliberate attempt
             tree = ast.parse(path.read_text(), str(path))
             for node in ast.walk(tree):
@@ -166,7 +168,7 @@ def _calls_outside_framework():
 
 
 def test_claims_no_evidence_label_is_written_outside_the_framework():
-    """The AST of every module: evidence kinds and scopes are set by theorems.claims alone."""
+    """The AST of every module: evidence kinds and scopes are set by theorems.framework alone."""
     assert _calls_outside_framework() == []
 
 
@@ -225,7 +227,7 @@ def test_claims_stored_counterexample_that_no_longer_refutes_fails_loudly(tmp_pa
     data = json.loads((ce / "RN.main.json").read_text())
     data["instance"]["X"] = [["1", "0", "0"], ["0", "1", "0"], ["0", "0", "2"]]  # full rank: no longer refutes
     (ce / "RN.main.json").write_text(json.dumps(data))
-    monkeypatch.setattr(C, "COUNTEREXAMPLE_DIR", ce)
+    monkeypatch.setattr(storage, "COUNTEREXAMPLE_DIR", ce)
     r = run_claim(get("RN.main"), _QUICK)
     assert r.error and "CounterexampleError" in r.error and "no longer refutes" in r.error
     assert main(["verify", "--quick", "--claims", "RN.main"]) == 1
@@ -307,12 +309,11 @@ def test_claims_a_duplicate_conjecture_id_raises_and_records_nothing():
 
 
 def _claim_constructions(root: Path = ROOT):
-    """(file, line) of every Claim(...) call outside the framework (theorems/claims.py, theorems/conjecture.py)."""
+    """(file, line) of every Claim(...) call outside the framework (theorems/framework/)."""
     out = []
-    framework = {root / "theorems" / "claims.py", root / "theorems" / "conjecture.py"}
     for folder in ("theorems", "proofs_numeric", "property_tests", "benchmarks", "book"):
         for path in (root / folder).rglob("*.py"):
-            if path in framework or "_build" in path.parts:
+            if path.parent == root / "theorems" / "framework" or "_build" in path.parts:
                 continue
             for node in ast.walk(ast.parse(path.read_text(), str(path))):
                 if isinstance(node, ast.Call):
@@ -333,7 +334,8 @@ def test_claims_the_one_form_scan_sees_a_construction(tmp_path):
     (tmp_path / "theorems" / "mine.py").write_text(
         "from theorems import claims as c\n\nX = c.Claim(id='x', section='', quote='', statement='', "
         "hypotheses=(), conclusion='', regimes=(), checks=())\n")
-    (tmp_path / "theorems" / "conjecture.py").write_text("Claim(id='framework')\n")
+    (tmp_path / "theorems" / "framework").mkdir()
+    (tmp_path / "theorems" / "framework" / "declare.py").write_text("Claim(id='framework')\n")
     assert _claim_constructions(tmp_path) == [("theorems/mine.py", 3)]
 
 
@@ -369,9 +371,7 @@ def _declarations_not_at_top_level(root: Path = ROOT):
     """(file, line) of every claim(...) / conjecture(...) call in a theorem module that is not a statement of
     the module itself (inside a loop, a function or a helper): claims read as data, one declaration each."""
     out = []
-    for path in sorted((root / "theorems").glob("*.py")):
-        if path.name in ("claims.py", "conjecture.py"):
-            continue
+    for path in sorted([*(root / "theorems" / "paper").glob("*.py"), *(root / "theorems" / "conjectures").glob("*.py")]):
         tree = ast.parse(path.read_text(), str(path))
         top = {id(n.value) for n in tree.body if isinstance(n, (ast.Expr, ast.Assign))}
         for node in ast.walk(tree):
@@ -387,11 +387,11 @@ def test_claims_every_declaration_is_a_module_statement():
 
 
 def test_claims_the_declaration_scan_sees_a_loop(tmp_path):
-    (tmp_path / "theorems").mkdir()
-    (tmp_path / "theorems" / "looped.py").write_text(
-        "from .conjecture import claim\n\nclaim(id='a', statement='s')\nfor c in ('b', 'c'):\n"
+    (tmp_path / "theorems" / "paper").mkdir(parents=True)
+    (tmp_path / "theorems" / "paper" / "looped.py").write_text(
+        "from ..framework import claim\n\nclaim(id='a', statement='s')\nfor c in ('b', 'c'):\n"
         "    claim(id=c, statement='s')\n")
-    assert _declarations_not_at_top_level(tmp_path) == [("theorems/looped.py", 5)]
+    assert _declarations_not_at_top_level(tmp_path) == [("theorems/paper/looped.py", 5)]
 
 
 def _rational_builder(draw, regime):

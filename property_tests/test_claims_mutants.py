@@ -20,6 +20,8 @@ from theorems.framework import (ContradictionError, CounterexampleError, ProofSt
                                 has_symbolic_size, interval_instances, interval_witness, not_checkable, predicted,
                                 save_counterexample, stored_counterexample, symbolic_identity, verdict_from)
 from theorems import framework as C
+from theorems.framework import evidence as E
+from theorems.framework import storage
 
 N, D = symbols("n d", integer=True, positive=True)
 A, B = MatrixSymbol("A", N, N), MatrixSymbol("B", N, N)
@@ -230,11 +232,11 @@ def test_assess_rejects_an_unknown_form_by_name():
 
 def test_evidence_labels_are_validated():
     with pytest.raises(ValueError, match="kind 'proof' not in"):
-        C._ev("proof", "general", True, "s", "QQ")
+        E._ev("proof", "general", True, "s", "QQ")
     with pytest.raises(ValueError, match="scope 'everything' not in"):
-        C._ev("exact", "everything", True, "s", "QQ")
+        E._ev("exact", "everything", True, "s", "QQ")
     with pytest.raises(ValueError, match="holds must be True, False or None"):
-        C._ev("exact", "instances", "yes", "s", "QQ")
+        E._ev("exact", "instances", "yes", "s", "QQ")
     with pytest.raises(ValueError, match="which arithmetic"):
         exact_complete("s", True, arithmetic="")
     with pytest.raises(TypeError, match="built only by the constructors"):  # not even a copy without the token
@@ -244,8 +246,8 @@ def test_evidence_labels_are_validated():
 def test_a_counterexample_fails_and_names_its_file():
     for holds, file in [(True, "x.json"), (None, "x.json"), (False, None), (False, "")]:
         with pytest.raises(ValueError, match="holds=False"):
-            C._ev("counterexample", "complete", holds, "s", "QQ", counterexample=file)
-    e = C._ev("counterexample", "complete", False, "s", "QQ", counterexample="x.json")
+            E._ev("counterexample", "complete", holds, "s", "QQ", counterexample=file)
+    e = E._ev("counterexample", "complete", False, "s", "QQ", counterexample="x.json")
     assert (e.holds, e.counterexample) == (False, "x.json")
 
 
@@ -440,8 +442,8 @@ def test_found_counterexample_is_exact_complete_evidence_naming_its_file():
 
 
 def test_a_stored_instance_is_rechecked_from_its_file(tmp_path, monkeypatch):
-    monkeypatch.setattr(C, "COUNTEREXAMPLE_DIR", tmp_path)
-    monkeypatch.setattr(C, "REFERENCED_COUNTEREXAMPLES", set())
+    monkeypatch.setattr(storage, "COUNTEREXAMPLE_DIR", tmp_path)
+    monkeypatch.setattr(E, "REFERENCED_COUNTEREXAMPLES", set())
     path = save_counterexample("T.claim", {"x": 3}, "x = 3 breaks it")
     seen = []
 
@@ -453,7 +455,7 @@ def test_a_stored_instance_is_rechecked_from_its_file(tmp_path, monkeypatch):
     assert seen == [{"x": "3"}]
     assert (e.kind, e.scope, e.holds, e.summary, e.arithmetic, e.regime, e.numbers) == \
         ("counterexample", "complete", False, "x = 3 fails", "QQ", "n>d", {"x": "3"})
-    assert e.counterexample == str(path) and C.REFERENCED_COUNTEREXAMPLES == {str(path)}
+    assert e.counterexample == str(path) and E.REFERENCED_COUNTEREXAMPLES == {str(path)}
     with pytest.raises(CounterexampleError, match=f"stored counterexample {path} no longer refutes T.claim"):
         stored_counterexample("T.claim", lambda inst: (None, "all", {}), arithmetic="QQ")
 

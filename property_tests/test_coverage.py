@@ -14,12 +14,13 @@ from proofs_numeric.ledger import get
 
 from theorems.framework import CheckContext, assess, run_claim
 from theorems import framework as C
+from theorems.exact import layernorm as LN
 from theorems.paper import dong_collapse as D
 from theorems.paper import design_counts as DC
-from theorems.exact import heads as HC
-from theorems.exact import attention as RC
-from theorems.exact import layernorm as RN
-from theorems.exact import attention as RO
+from theorems.paper import head_channel as HC
+from theorems.paper import rank_contraction as RC
+from theorems.paper import rank_neutrality as RN
+from theorems.paper import residual_obstruction as RO
 
 _QUICK = CheckContext(dps=30, quick=True)
 
@@ -117,8 +118,8 @@ _RADIAL = [[1, -1, 0], [2, -2, 0], [3, -3, 0]]  # rows c_i u: row scaling drops 
 
 def _rn_rows(fake, X=_RN_MAIN):
     """One stress row built from a real instance and a tampered analysis."""
-    inst = RN.instance(X)
-    return [("n=d", "crafted", inst, fake(RN.analyse(inst)))]
+    inst = LN.instance(X)
+    return [("n=d", "crafted", inst, fake(LN.analyse(inst)))]
 
 
 @pytest.mark.parametrize("cid, tamper, check, X", [
@@ -138,8 +139,8 @@ def test_coverage_step3_and_h4_unique_predicates_fail_on_crafted_inputs():
     M = Matrix([[0, 0, 1], [1, 0, 0], [0, 1, 0]])
     assert RN.step3_holds(M, (1, 1, 1), (1, 2, 3))
     assert not RN.step3_holds(M, (0, 0, 1), (0, 0, 0))  # two zero gammas project the triangle onto a line
-    inst = RN.instance(_RADIAL)
-    a = RN.analyse(inst)
+    inst = LN.instance(_RADIAL)
+    a = LN.analyse(inst)
     assert a.sigma_in_colspace_Xt is True and RN.decrease_needs_sigma(inst, a)
     assert not RN.decrease_needs_sigma(inst, dataclasses.replace(a, sigma_in_colspace_Xt=False))
 
@@ -227,7 +228,7 @@ def test_coverage_derivation_checks_fail_when_the_formula_is_wrong(monkeypatch):
                                                                                        Rational(1, 2)]]),
                                  Matrix([0, 1, 0]))
     assert not ok
-    monkeypatch.setattr(RO, "exact_softmax", lambda X, M0: sympy.ones(X.shape[0], X.shape[0]))  # rows sum to n
+    monkeypatch.setattr(D, "exact_softmax", lambda X, M0: sympy.ones(X.shape[0], X.shape[0]))  # rows sum to n
     assert _falsified(get("DONG.row-stochastic").checks[0](_QUICK))  # check 0: derived from the claim's predicate
 
 

@@ -9,7 +9,8 @@ from property_tests.strategies import w_o_of_rank
 
 from theorems.exact.heads import deficient_witness
 from theorems.exact.linalg import rank
-from theorems.exact import heads as HC
+from theorems.exact import heads as HEADS
+from theorems.paper import head_channel as HC
 
 _BOUND_SLACK = 1e-9  # relative slack on kappa * eta (float64 build of W_O and E, mp recovery)
 
@@ -18,13 +19,13 @@ _BOUND_SLACK = 1e-9  # relative slack on kappa * eta (float64 build of W_O and E
 def test_head_channel_kernel_dimension_matches_formula(Hdw, n):
     """Nullity of Phi_a, from its matrix, equals n (H d_k - rank W_O)."""
     H, dk, d, W = Hdw
-    direct = HC.map_nullity(lambda Ys: HC.Phi_a(Ys, W), n, H, dk)
-    assert direct == n * (H * dk - rank(W)) == HC.kernel_dim_a(n, H, dk, W)
+    direct = HEADS.map_nullity(lambda Ys: HEADS.Phi_a(Ys, W), n, H, dk)
+    assert direct == n * (H * dk - rank(W)) == HEADS.kernel_dim_a(n, H, dk, W)
 
 
 @given(st.integers(1, 3), st.integers(1, 4), st.integers(1, 3))
 def test_head_channel_sum_map_kernel_is_n_H_minus_1_dk(n, H, dk):
-    assert HC.map_nullity(lambda Ys: sum(Ys[1:], Ys[0]), n, H, dk) == n * (H - 1) * dk
+    assert HEADS.map_nullity(lambda Ys: sum(Ys[1:], Ys[0]), n, H, dk) == n * (H - 1) * dk
 
 
 @given(w_o_of_rank(max_heads=2, max_dk=2, max_d=5, full_row_rank=True), st.integers(1, 3), st.data())
@@ -33,7 +34,7 @@ def test_head_channel_full_rank_W_O_recovers_every_head_exactly(Hdw, n, data):
     assume(rank(W) == H * dk)  # holds by construction (full_row_rank); the premise stays explicit
     Ys = [Matrix(n, dk, data.draw(st.lists(st.integers(-5, 5).map(Rational), min_size=n * dk, max_size=n * dk)))
           for _ in range(H)]
-    assert HC.recover_heads_exact(HC.Phi_a(Ys, W), W, H) == Ys
+    assert HEADS.recover_heads_exact(HEADS.Phi_a(Ys, W), W, H) == Ys
 
 
 @settings(max_examples=20)

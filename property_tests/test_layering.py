@@ -3,7 +3,7 @@
 The import graph is built from the source (AST), not from ``sys.modules``: every ``import`` and ``from ... import``
 statement at any depth (inside functions, ``if`` blocks, ``try``), plus the string argument of
 ``importlib.import_module("...")``. Each import is resolved to the most specific file of the project it names
-(``from theorems import claims`` -> ``theorems/claims.py``, ``from . import x`` -> the sibling module ``x`` when there
+(``from theorems import claims`` -> ``theorems/framework/``, ``from . import x`` -> the sibling module ``x`` when there
 is one, else the package's ``__init__.py``); importing a submodule adds no edge to its parent packages.
 """
 from __future__ import annotations
@@ -125,9 +125,10 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_layering_the_graph_sees_imports_at_any_depth():
     """The parser finds what it must: a function-level import, a relative one, and the top floor's two layers."""
-    assert "theorems.claims" in GRAPH["theorems.formal_evidence"]
+    assert "theorems.framework" in GRAPH["theorems.formal.evidence"]
     assert "proofs_numeric.dong_collapse" in GRAPH["proofs_numeric.evidence"]
-    assert {"theorems.claims", "proofs_numeric.evidence"} <= GRAPH["proofs_numeric.ledger.load"]
+    assert {"theorems.framework", "proofs_numeric.evidence"} <= GRAPH["proofs_numeric.ledger.load"]
+    assert "theorems.exact.layernorm" in GRAPH["theorems.paper.rank_neutrality"]
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
@@ -147,16 +148,78 @@ def test_layering_theorems_never_name_proofs_numeric(path):
     assert "proofs_numeric." not in text and "proofs_numeric/" not in text and '"proofs_numeric"' not in text
 
 
-def test_layering_claims_imports_nothing_from_the_project():
-    """The verdict rule and the claim types sit at the bottom."""
-    assert GRAPH["theorems.claims"] == set()
+def _room(mod: str) -> str:
+    """The room of a module of ``theorems``: framework, exact, paper, conjectures, formal, facade or root."""
+    parts = mod.split(".")
+    if len(parts) == 1:
+        return "root"
+    if parts[1] in ("framework", "exact", "paper", "conjectures", "formal"):
+        return parts[1]
+    return "facade"
 
 
-def test_layering_only_the_top_floor_loads_claims_with_numeric_evidence():
-    """Only the top floor (proofs_numeric.ledger) imports the numeric evidence registry."""
-    users = sorted(m for m, deps in GRAPH.items() if "proofs_numeric.evidence" in deps
-                   and not m.startswith(("property_tests", "benchmarks")))
-    assert users == ["proofs_numeric.ledger.load"]
+#: what each room of ``theorems`` may import (rooms of the same package; the formal runner is stdlib-only)
+ALLOWED_ROOMS = {
+    "framework": {"framework"},
+    "exact": {"exact"},
+    "paper": {"exact", "framework"},
+    "conjectures": {"facade", "exact", "conjectures"},
+    "facade": {"exact", "framework"},
+    "formal": {"framework", "formal", "root"},
+    "root": {"framework", "formal", "paper", "conjectures", "exact"},
+}
+
+
+def room_violations(graph: dict[str, set[str]]) -> list[str]:
+    """Every import of a ``theorems`` module that its room does not allow, and every import between two
+    ``paper`` modules (siblings on one floor: what two of them share is a kernel and belongs in ``exact/``)."""
+    out = []
+    for mod, deps in sorted(graph.items()):
+        if not mod.startswith("theorems"):
+            continue
+        room = _room(mod)
+        for dep in sorted(d for d in deps if d.startswith("theorems")):
+            droom = _room(dep)
+            if droom not in ALLOWED_ROOMS[room]:
+                out.append(f"{mod} ({room}) imports {dep} ({droom})")
+    if "theorems.formal" in graph and graph["theorems.formal"]:
+        out.append(f"theorems.formal (the Coq runner, stdlib only) imports {sorted(graph['theorems.formal'])}")
+    return out
+
+
+def test_layering_every_room_imports_only_what_it_may():
+    """framework/ imports nothing of the project; exact/ imports exact/ only (no claim, no framework); paper/
+    stands on exact/ and framework/ and never on a sibling; conjectures/ on the façades, exact/ and each other."""
+    assert room_violations(GRAPH) == []
+
+
+def test_layering_a_planted_sideways_import_between_paper_modules_is_found(tmp_path):
+    """The rule can fail: a paper module importing another paper module (and the framework importing a kernel)."""
+    planted = dict(GRAPH)
+    planted["theorems.paper.recovery_ambiguity"] = GRAPH["theorems.paper.recovery_ambiguity"] | {
+        "theorems.paper.head_channel"}
+    planted["theorems.framework.verdict"] = GRAPH["theorems.framework.verdict"] | {"theorems.exact.linalg"}
+    assert room_violations(planted) == [
+        "theorems.framework.verdict (framework) imports theorems.exact.linalg (exact)",
+        "theorems.paper.recovery_ambiguity (paper) imports theorems.paper.head_channel (paper)"]
+    # and the parser sees a planted import in a real file
+    f = tmp_path / "x.py"
+    f.write_text("def f():\n    from .head_channel import PROOF_STEPS\n")
+    tree = ast.parse(f.read_text())
+    assert any(isinstance(n, ast.ImportFrom) and n.module == "head_channel" for n in ast.walk(tree))
+
+
+def floors(graph: dict[str, set[str]], prefix: str = "theorems") -> dict[str, int]:
+    """The floor of each module: 0 for one that imports no project module, else 1 + the highest floor it imports."""
+    memo: dict[str, int] = {}
+
+    def floor(m: str) -> int:
+        if m not in memo:
+            memo[m] = 0
+            deps = [d for d in graph.get(m, ()) if d.startswith(prefix) and d != m]
+            memo[m] = 1 + max(map(floor, deps)) if deps else 0
+        return memo[m]
+    return {m: floor(m) for m in graph if m.startswith(prefix)}
 
 
 def test_layering_no_cycle_between_files():
@@ -204,7 +267,7 @@ def private_names_used_across_modules() -> list[str]:
 
 #: the one deliberate exception: the verdict model's mutant tests call its private Evidence factory to show that
 #: it refuses unknown kinds and scopes (making it public would invite evidence built without a typed constructor)
-ALLOWED_PRIVATE = {"property_tests.test_claims_mutants: C._ev (theorems.claims)"}
+ALLOWED_PRIVATE = {"property_tests.test_claims_mutants: E._ev (theorems.framework.evidence)"}
 
 
 def test_layering_nothing_private_is_imported_across_modules():
@@ -220,13 +283,13 @@ SLUGS = ("rank_neutrality", "residual_obstruction", "head_channel", "recovery_am
 
 @pytest.mark.parametrize("slug", SLUGS)
 def test_layering_one_name_per_theorem_in_four_places(slug):
-    """theorems/<slug>.py, proofs_numeric/<slug>.py (or the theorem module's docstring says why there is none),
-    property_tests/test_<slug>.py and book/chapters/<slug>.md."""
-    theorem = ROOT / "theorems" / f"{slug}.py"
+    """theorems/paper/<slug>.py, proofs_numeric/<slug>.py (or the theorem module's docstring says why there is
+    none), a property_tests/**/test_<slug>.py and book/chapters/<slug>.md."""
+    theorem = ROOT / "theorems" / "paper" / f"{slug}.py"
     assert theorem.is_file()
     assert (ROOT / "proofs_numeric" / f"{slug}.py").is_file() or "No numeric module:" in (
         ast.get_docstring(ast.parse(theorem.read_text())) or "")
-    assert (ROOT / "property_tests" / f"test_{slug}.py").is_file()
+    assert list((ROOT / "property_tests").rglob(f"test_{slug}.py"))
     assert (ROOT / "book" / "chapters" / f"{slug}.md").is_file()
     assert f"chapters/{slug}" in (ROOT / "book" / "_toc.yml").read_text()
 

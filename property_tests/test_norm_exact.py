@@ -1,6 +1,6 @@
-"""theorems.norm_exact: the sympy-free exact LayerNorm/RMSNorm analysis equals the exact references.
+"""theorems.exact.norm_exact: the sympy-free exact LayerNorm/RMSNorm analysis equals the exact references.
 
-LayerNorm: every field of :class:`theorems.rank_neutrality.Analysis` is compared with
+LayerNorm: every field of :class:`theorems.paper.rank_neutrality.Analysis` is compared with
 ``rank_neutrality.analyse`` (sympy + FLINT, the reference path) on seeded families (generic,
 low-rank, collinear, coplanar, dong, radial; n < d, n = d, n > d; gamma with zeros; beta or not),
 on instances built so that sigma is in col(XP) and the rank-one update drops, on float and integer
@@ -29,7 +29,9 @@ from theorems.exact.linalg import rank, rational_sqrt
 from theorems.exact.norm_exact import ExactRows, analyse_array, row_norm_integers, square_classes
 from theorems.exact import instances as I
 from theorems.exact import norm_exact as NE
-from theorems.exact import layernorm as RN
+from theorems.exact import blocks as BL
+from theorems.exact import layernorm as LN
+from theorems.paper import rank_neutrality as RN
 
 FIELDS = ("n", "d", "hypotheses", "rank_X", "arank_X", "rank_Xt", "arank_LN_X", "rank_LN_X",
           "ones_d_in_rowspace", "ones_n_in_colspace", "sigma_in_colspace_Xt", "sqrt_classes")
@@ -41,13 +43,13 @@ def _frac(v) -> Fraction:
     return Fraction(int(v.p), int(v.q))
 
 
-def _fast(inst: RN.LNInstance, seed=0, **kw):
+def _fast(inst: LN.LNInstance, seed=0, **kw):
     X = [[_frac(v) for v in row] for row in inst.X.tolist()]
     return analyse_array(X, [_frac(v) for v in inst.gamma], [_frac(v) for v in inst.beta], seed=seed, **kw)
 
 
-def _assert_same(inst: RN.LNInstance, f=None):
-    a = RN.analyse(inst)
+def _assert_same(inst: LN.LNInstance, f=None):
+    a = LN.analyse(inst)
     f = f or _fast(inst)
     diffs = {k: (getattr(a, k), getattr(f, k)) for k in FIELDS if getattr(a, k) != getattr(f, k)}
     assert not diffs, f"reference vs norm_exact differ on {diffs} for X={inst.X.tolist()}, " \
@@ -69,7 +71,7 @@ def _seeded(seed: int, shapes, per: int, allow_zero_gamma: bool = True):
                 choices = [1, 1, 2, -1, Rational(1, 2)] + ([0] if allow_zero_gamma else [])
                 g = [Rational(rng.choice(choices)) for _ in range(d)]
                 b = ([Rational(rng.randint(-2, 2)) for _ in range(d)] if rng.random() < 0.5 else [Rational(0)] * d)
-                yield fam, RN.LNInstance(X, tuple(g), tuple(b))
+                yield fam, LN.LNInstance(X, tuple(g), tuple(b))
 
 
 def test_norm_exact_agrees_with_reference_on_seeded_families(counts):
@@ -108,8 +110,8 @@ def _radial_rational(rng, n, d):
 
 def _beta_for_drop(X: sympy.Matrix, g, rng):
     """beta = y^T X~ Gamma with y^T sigma = -1: then beta in row(A), sigma in col(A) and 1 + beta^T x = 0."""
-    Xt = RN.centred(X)
-    s = RN.row_variances(Xt)
+    Xt = BL.centred(X)
+    s = BL.row_variances(Xt)
     sig = [rational_sqrt(v) for v in s]
     i = next(k for k, v in enumerate(sig) if v != 0)
     y = [Rational(rng.randint(-2, 2)) for _ in range(X.shape[0])]
@@ -128,8 +130,8 @@ def test_norm_exact_rank_one_update_drops_and_sigma_in_colspace(counts):
         b = _beta_for_drop(X, g, rng)
         if rng.random() < 0.3:
             b = [v * 2 for v in b]  # same memberships, no drop
-        a, f = _assert_same(RN.LNInstance(X, tuple(g), tuple(b)))
-        counts["drop"] += a.rank_LN_X == rank(RN.centred(X)) - 1
+        a, f = _assert_same(LN.LNInstance(X, tuple(g), tuple(b)))
+        counts["drop"] += a.rank_LN_X == rank(BL.centred(X)) - 1
         counts["sigma in col"] += bool(a.sigma_in_colspace_Xt)
     assert counts["drop"] >= 10, dict(counts)
 
@@ -147,7 +149,7 @@ def test_norm_exact_sigma_in_colspace_with_several_square_classes(counts):
         X = sympy.Matrix(rows)
         g = [Rational(rng.choice([1, 2, 0, -1])) for _ in range(d)]
         b = [Rational(rng.randint(-1, 1)) for _ in range(d)]
-        inst = RN.LNInstance(X, tuple(g), tuple(b))
+        inst = LN.LNInstance(X, tuple(g), tuple(b))
         a, f = _assert_same(inst)
         counts["tau block"] += any(k.startswith("sigma_in_col") for k in f.certificates)
     assert counts["tau block"] > 5, dict(counts)
@@ -162,7 +164,7 @@ def test_norm_exact_float_and_integer_arrays(shape):
               rng.integers(-3, 4, size=(n, 2)) @ rng.integers(-3, 4, size=(2, d))):
         g = rng.normal(size=d)
         b = rng.normal(size=d) if rng.random() < 0.5 else None
-        inst = RN.instance(X.astype(np.float64) if X.dtype == np.float32 else X, g, b)
+        inst = LN.instance(X.astype(np.float64) if X.dtype == np.float32 else X, g, b)
         _assert_same(inst, analyse_array(X, g, b, seed=1))
 
 
@@ -199,8 +201,8 @@ def test_norm_exact_square_class_bound_gives_none_with_reason_never_a_guess():
     undecided = 0
     for _ in range(15):
         X = _radial_rational(rng, rng.randint(3, 6), 4)
-        inst = RN.LNInstance(X, (Rational(1),) * 4, (Rational(1), Rational(0), Rational(0), Rational(-1)))
-        a = RN.analyse(inst)
+        inst = LN.LNInstance(X, (Rational(1),) * 4, (Rational(1), Rational(0), Rational(0), Rational(-1)))
+        a = LN.analyse(inst)
         f = _fast(inst, max_square_tests=0)
         assert f.sqrt_classes is None and "undecided" in f.how["sqrt_classes"]
         for k in FIELDS:
@@ -300,11 +302,11 @@ def test_norm_exact_layernorm_matches_field_embedding_directly():
     """LayerNorm(X) itself in the field (independent of both analyses) on small seeded families."""
     checked = 0
     for fam, inst in _seeded(17, [(3, 4), (4, 3), (3, 3)], per=2):
-        if not RN.is_H1_nonconstant_rows(inst):
+        if not LN.is_H1_nonconstant_rows(inst):
             continue
         try:
-            want = RN.arank_LN_field_embedding(inst), RN.rank_LN_field_embedding(inst)
-        except RN.FieldTooLarge:
+            want = LN.arank_LN_field_embedding(inst), LN.rank_LN_field_embedding(inst)
+        except BL.FieldTooLarge:
             continue
         f = _fast(inst)
         assert (f.arank_LN_X, f.rank_LN_X) == want
@@ -336,7 +338,7 @@ def test_norm_exact_h1_failure_leaves_sigma_quantities_undefined():
     a = analyse_array([[1, 1, 1], [0, 1, 2]], seed=0)
     assert a.hypotheses["H1"] is False and a.hypotheses["H4"] is None
     assert a.arank_LN_X is None and a.rank_LN_X is None and a.sqrt_classes is None
-    _assert_same(RN.instance([[1, 1, 1], [0, 1, 2]]), a)
+    _assert_same(LN.instance([[1, 1, 1], [0, 1, 2]]), a)
 
 
 # --- exact row sums ------------------------------------------------------------------------------
@@ -360,7 +362,7 @@ def test_norm_exact_rank_beyond_the_budgets_is_none_with_reason(monkeypatch):
     f = analyse_array(X, seed=0)
     assert f.rank_X is None and "undecided" in f.how["rank_X"] and "[4, 14]" in f.how["rank_X"]
     assert f.certificates["rank_X"]["lower"] == 4 and not f.certificates["rank_X"]["certified"]
-    a = RN.analyse(RN.instance(X))
+    a = LN.analyse(LN.instance(X))
     for k in FIELDS:
         if k != "hypotheses" and getattr(f, k) is not None:
             assert getattr(f, k) == getattr(a, k), k
@@ -376,5 +378,5 @@ def test_norm_exact_long_double_is_taken_exactly_not_rounded():
     X[0, 1] += np.longdouble(2) ** -60
     a = analyse_array(X, seed=0)
     assert a.rank_X == 2
-    ref = RN.analyse(RN.instance([[1, 1 + Fraction(1, 2 ** 60), 0], [1, 1, 0]]))
+    ref = LN.analyse(LN.instance([[1, 1 + Fraction(1, 2 ** 60), 0], [1, 1, 0]]))
     assert (a.rank_X, a.arank_X, a.arank_LN_X) == (ref.rank_X, ref.arank_X, ref.arank_LN_X)

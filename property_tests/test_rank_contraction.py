@@ -11,7 +11,7 @@ from property_tests.strategies import float_matrices, integer_attention_inputs
 
 from theorems.exact.linalg import rank
 from theorems.paper import design_counts as DC
-from theorems.exact import attention as RC
+from theorems.paper import rank_contraction as RC
 
 _ALPHA_TOL = 1e-12  # float64 Frobenius norms of O(1) matrices
 

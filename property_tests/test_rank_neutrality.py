@@ -17,7 +17,9 @@ from property_tests.strategies import (ln_inputs, ln_inputs_breaking, ln_inputs_
                                        token_matrices)
 
 from theorems.framework import load_counterexample
-from theorems.exact import layernorm as RN
+from theorems.exact import blocks as BL
+from theorems.exact import layernorm as LN
+from theorems.paper import rank_neutrality as RN
 
 # a property may pass only if enough draws met its premise (vacuity guard)
 _MIN_MET_FRACTION = 0.2  # measured ~0.4-0.6 for the rank-deficient families
@@ -28,7 +30,7 @@ _find = find_from_scratch
 
 def _analyse_or_none(inst):
     """The exact analysis, or None when LayerNorm is undefined (H1 fails)."""
-    a = RN.analyse(inst)
+    a = LN.analyse(inst)
     return a if a.hypotheses["H1"] else None
 
 
@@ -37,17 +39,17 @@ def _analyse_or_none(inst):
 def test_rank_neutrality_counterexample_1():
     """The stored 3x3 instance meets H1-H4 exactly and breaks the conclusion exactly."""
     data, _ = load_counterexample("RN.main")
-    inst = RN.instance(data["X"], data["gamma"], data["beta"])
-    a = RN.analyse(inst)
+    inst = LN.instance(data["X"], data["gamma"], data["beta"])
+    a = LN.analyse(inst)
     assert a.hypotheses == {"H1": True, "H2": True, "H3": True, "H4": True}
     assert (a.arank_X, a.arank_LN_X) == (1, 2)
-    assert RN.arank_LN_field_embedding(inst) == 2  # second, independent exact method
+    assert LN.arank_LN_field_embedding(inst) == 2  # second, independent exact method
 
 
 def test_rank_neutrality_hypothesis_finds_counterexample_from_scratch():
     inst = _find(ln_inputs_meeting_all_hypotheses(),
                  lambda i: (a := _analyse_or_none(i)) is not None and a.all_hypotheses and not a.conclusion_holds)
-    a = RN.analyse(inst)
+    a = LN.analyse(inst)
     print(f"found from scratch: X={inst.X.tolist()}")
     assert a.all_hypotheses and a.arank_LN_X != a.arank_X
     assert a.ones_n_in_colspace  # always the missed case: tokens on an affine hyperplane missing 0
@@ -96,9 +98,9 @@ def test_rank_neutrality_hypotheses_per_regime(counts):
     @given(ln_inputs())
     def prop(inst):
         a = _analyse_or_none(inst)
-        r = RN.analyse(inst).regime if a is None else a.regime
+        r = LN.analyse(inst).regime if a is None else a.regime
         counts[f"{r}|drawn"] += 1
-        hyp = RN.analyse(inst).hypotheses
+        hyp = LN.analyse(inst).hypotheses
         for h in ("H1", "H2", "H3", "H4"):
             counts[f"{r}|{h}"] += hyp[h] is True
         if all(v is True for v in hyp.values()):
@@ -111,41 +113,41 @@ def test_rank_neutrality_hypotheses_per_regime(counts):
 def _stored_instance(claim_id: str):
     """A stored counterexample, read from its file (the same file the ledger re-checks)."""
     data, _ = load_counterexample(claim_id)
-    return RN.instance(data["X"], data.get("gamma"), data.get("beta"))
+    return LN.instance(data["X"], data.get("gamma"), data.get("beta"))
 
 
 @given(ln_inputs())
 @example(_stored_instance("RN.main"))  # the stored counterexamples are pinned here
 @example(_stored_instance("RN.plus-one"))
 @example(_stored_instance("RN.H4-generic"))
-@example(RN.instance([[1, 0, -1], [-1, 0, 1]], beta=[1, -2, 1]))
+@example(LN.instance([[1, 0, -1], [-1, 0, 1]], beta=[1, -2, 1]))
 def test_rank_neutrality_exact_characterisation(inst):
     """arank(LN X) - arank(X) = [sigma notin col XP] - [1_d in row X] - [1_n notin col X] (H1, H3)."""
     a = _analyse_or_none(inst)
     assume(a is not None and a.hypotheses["H3"])
-    assert a.arank_LN_X - a.arank_X == RN.characterisation(a)
+    assert a.arank_LN_X - a.arank_X == LN.characterisation(a)
 
 
 @settings(max_examples=30)
 @given(ln_inputs(allow_zero_gamma=True).filter(lambda i: i.n <= 4 and i.d <= 5))
-@example(RN.instance([[0, 2, -2], [1, 1, -2], [2, 0, -2]]))
+@example(LN.instance([[0, 2, -2], [1, 1, -2], [2, 0, -2]]))
 def test_rank_neutrality_two_exact_methods_agree(inst):
     """The formula-based ranks equal the ranks of LN(X) computed in Q(sqrt p_1, ..., sqrt p_m)."""
     assume(_analyse_or_none(inst) is not None)
     try:
-        by_field = RN.arank_LN_field_embedding(inst), RN.rank_LN_field_embedding(inst)
-    except RN.FieldTooLarge:
+        by_field = LN.arank_LN_field_embedding(inst), LN.rank_LN_field_embedding(inst)
+    except BL.FieldTooLarge:
         by_field = None  # not decided by the second method (the field is too large); the first still ran
     assume(by_field is not None)
-    assert (RN.arank_LN(inst), RN.rank_LN(inst)) == by_field
+    assert (LN.arank_LN(inst), LN.rank_LN(inst)) == by_field
 
 
 # --- breaking the theorem: drop each hypothesis in turn -----------------------------------
 
 def test_rank_neutrality_breaking_H1_is_an_error_naming_H1():
-    inst = _find(ln_inputs_breaking(hypothesis="H1"), lambda i: not RN.is_H1_nonconstant_rows(i))
-    with pytest.raises(RN.HypothesisViolation, match="H1 fails"):
-        RN.arank_LN(inst)
+    inst = _find(ln_inputs_breaking(hypothesis="H1"), lambda i: not LN.is_H1_nonconstant_rows(i))
+    with pytest.raises(LN.HypothesisViolation, match="H1 fails"):
+        LN.arank_LN(inst)
 
 
 @pytest.mark.parametrize("dropped", ["H2", "H3", "H4"])
@@ -159,7 +161,7 @@ def test_rank_neutrality_breaking_one_hypothesis_breaks_the_conclusion(dropped):
                 and all(a.hypotheses[h] for h in others) and not a.conclusion_holds)
 
     inst = _find(ln_inputs_breaking(hypothesis=dropped), bad)
-    a = RN.analyse(inst)
+    a = LN.analyse(inst)
     assert a.hypotheses[dropped] is False and a.arank_LN_X != a.arank_X
 
 
@@ -168,7 +170,7 @@ def test_rank_neutrality_breaking_one_hypothesis_breaks_the_conclusion(dropped):
 @given(ln_inputs())
 def test_rank_neutrality_matrix_rank_zero_bias(inst):
     """RN.matrix-rank: beta = 0 and H1-H3 give rank(LN X) = rank(X); without H2 it drops by one."""
-    inst = RN.LNInstance(inst.X, inst.gamma, (Rational(0),) * inst.d)
+    inst = LN.LNInstance(inst.X, inst.gamma, (Rational(0),) * inst.d)
     a = _analyse_or_none(inst)
     assume(a is not None)
     assert a.rank_LN_X == a.rank_X - (1 if a.ones_d_in_rowspace else 0)
@@ -188,7 +190,7 @@ def test_rank_neutrality_plus_one_zero_mean_beta_counterexample_from_scratch():
         return (a is not None and a.all_hypotheses and sum(i.beta) == 0 and a.rank_LN_X == a.rank_X + 1)
     def zero_mean_beta(i):
         mean = sum(i.beta) / i.d
-        return RN.LNInstance(i.X, i.gamma, tuple(b - mean + (1 if k == 0 else 0) - Rational(1, i.d)
+        return LN.LNInstance(i.X, i.gamma, tuple(b - mean + (1 if k == 0 else 0) - Rational(1, i.d)
                                                  for k, b in enumerate(i.beta)))
 
     inst = _find(ln_inputs_meeting_all_hypotheses().map(zero_mean_beta), bad)
@@ -213,7 +215,7 @@ def test_rank_neutrality_H4_fails_for_n_gt_d_from_scratch():
 @given(token_matrices(regime="n<d", families=("generic",)))
 def test_rank_neutrality_H4_fails_generically_for_n_lt_d(X):
     """Whenever rank(XP) = n (generic for n < d), sigma is in col(XP): H4 fails."""
-    inst = RN.instance(X)
+    inst = LN.instance(X)
     a = _analyse_or_none(inst)
     assume(a is not None and a.rank_Xt >= inst.n)
     assert a.hypotheses["H4"] is False

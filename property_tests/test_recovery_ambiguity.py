@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 from sympy import Matrix, Rational
 
 
-from theorems.exact import heads as HC
+from theorems.exact import heads as HEADS
+from theorems.paper import head_channel as HC
 from theorems.paper import recovery_ambiguity as RA
 
 
@@ -30,9 +31,9 @@ def test_recovery_ambiguity_pgop_nonzero_gates_leave_kernel_unchanged(n, H, dk, 
     d = data.draw(st.integers(1, 5))
     W = Matrix(H * dk, d, data.draw(st.lists(st.integers(-3, 3).map(Rational), min_size=H * dk * d, max_size=H * dk * d)))
     gates = [[Rational(data.draw(st.sampled_from([-2, -1, 1, 2, 3]))) for _ in range(n)] for _ in range(H)]
-    base = HC.map_nullity(lambda Ys: HC.Phi_a(Ys, W), n, H, dk)
-    assert HC.map_nullity(lambda Ys: RA.Phi_a_gated(Ys, W, gates), n, H, dk) == base
-    assert HC.map_nullity(lambda Ys: RA.Phi_b_gated(Ys, gates), n, H, dk) == n * (H - 1) * dk
+    base = HEADS.map_nullity(lambda Ys: HEADS.Phi_a(Ys, W), n, H, dk)
+    assert HEADS.map_nullity(lambda Ys: RA.Phi_a_gated(Ys, W, gates), n, H, dk) == base
+    assert HEADS.map_nullity(lambda Ys: RA.Phi_b_gated(Ys, gates), n, H, dk) == n * (H - 1) * dk
 
 
 def test_recovery_ambiguity_pgop_numeric_matches_mha_with_unit_gates():

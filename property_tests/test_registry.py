@@ -1,14 +1,17 @@
 """Every registered conjecture is stressed here with no test code of its own, and plug-ins load."""
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 import sys
 import textwrap
 from importlib.metadata import EntryPoint
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 
-import shutil
 
 from property_tests.conjectures import stress_conjecture
 from proofs_numeric import ledger as L
@@ -16,6 +19,8 @@ from proofs_numeric import ledger as L
 import theorems
 from theorems.framework import CONJECTURES
 from theorems import framework as C
+from theorems.framework import evidence as E
+from theorems.framework import storage
 
 L.registry()  # load the paper's claims and any plug-in
 
@@ -46,7 +51,7 @@ def test_registry_plain_verify_never_writes_into_the_source_tree(tmp_path, monke
     ce = tmp_path / "ce"
     shutil.copytree(C.COUNTEREXAMPLE_DIR, ce)
     (ce / "USER.rmsnorm-affine-rank.json").unlink()
-    monkeypatch.setattr(C, "COUNTEREXAMPLE_DIR", ce)
+    monkeypatch.setattr(storage, "COUNTEREXAMPLE_DIR", ce)
     before = sorted(p.name for p in ce.iterdir())
     assert main(["verify", "--quick", "--claims", "USER.rmsnorm-affine-rank"]) == 0
     assert sorted(p.name for p in ce.iterdir()) == before
@@ -105,16 +110,16 @@ def test_registry_a_broken_plugin_is_skipped_and_reported(tmp_path, monkeypatch,
 
 
 def test_registry_scaffold_creates_module_tests_and_chapter(tmp_path):
-    from proofs_numeric.scaffold import scaffold
+    from proofs_numeric.ledger.scaffold import scaffold
     for sub in ("theorems", "property_tests", "book/chapters"):
         (tmp_path / sub).mkdir(parents=True)
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
     (tmp_path / "book" / "_toc.yml").write_text("format: jb-book\nroot: intro\nparts:\n  - caption: Theorems\n    chapters:\n      - file: a\n")
     paths = scaffold("Cool idea 2", root=tmp_path)
-    assert (tmp_path / "theorems" / "cool_idea_2.py").exists()
+    assert (tmp_path / "theorems" / "conjectures" / "cool_idea_2.py").exists()
     assert (tmp_path / "property_tests" / "test_cool_idea_2.py").exists()
     assert "chapters/cool_idea_2" in (tmp_path / "book" / "_toc.yml").read_text()
-    src = (tmp_path / "theorems" / "cool_idea_2.py").read_text()
+    src = (tmp_path / "theorems" / "conjectures" / "cool_idea_2.py").read_text()
     compile(src, "cool_idea_2.py", "exec")
     assert 'id="USER.cool-idea-2"' in src
     with pytest.raises(FileExistsError):
@@ -128,7 +133,7 @@ def test_registry_generated_test_reads_renamed_and_added_predicates(tmp_path, co
     would), and the generated test still passes, reading the predicates from the registered conjecture."""
     import importlib.util
 
-    from proofs_numeric.scaffold import scaffold
+    from proofs_numeric.ledger.scaffold import scaffold
     root = tmp_path / "proj"
     for sub in ("theorems", "property_tests", "book/chapters"):
         (root / sub).mkdir(parents=True)
@@ -136,12 +141,12 @@ def test_registry_generated_test_reads_renamed_and_added_predicates(tmp_path, co
     (root / "book" / "_toc.yml").write_text("format: jb-book\nroot: index\nparts:\n  - caption: Theorems\n"
                                             "    chapters:\n      - file: a\n")
     scaffold("Renamed idea", root=root)
-    mod_path = root / "theorems" / "renamed_idea.py"
+    mod_path = root / "theorems" / "conjectures" / "renamed_idea.py"
     src = mod_path.read_text().replace("has_a_nonzero_entry", "entry_is_nonzero")
     src = src.replace('hypotheses={"entry_is_nonzero": entry_is_nonzero}',
                       'hypotheses={"entry_is_nonzero": entry_is_nonzero, "at_most_four_rows": lambda X: X.rows <= 4}')
     mod_path.write_text(src)
-    names = ["theorems.renamed_idea", "test_renamed_idea_generated"]
+    names = ["theorems.conjectures.renamed_idea", "test_renamed_idea_generated"]
     try:
         spec = importlib.util.spec_from_file_location(names[0], mod_path)
         mod = importlib.util.module_from_spec(spec)
@@ -158,3 +163,39 @@ def test_registry_generated_test_reads_renamed_and_added_predicates(tmp_path, co
             sys.modules.pop(n, None)
         C.unregister("USER.renamed-idea")
         CONJECTURES.pop("USER.renamed-idea", None)
+
+
+def test_registry_new_refuses_the_names_of_the_suites_own_modules_and_packages():
+    """Names derived from the tree, not a hand list: packages (formal, counterexamples, framework, exact, paper,
+    ledger), modules (linalg, conjecture, rank_neutrality, cli ...) are refused; a conjecture of one's own is
+    not (regenerating it with --force stays allowed)."""
+    from proofs_numeric.ledger.scaffold import ScaffoldError, scaffold, suite_names
+    repo = Path(__file__).resolve().parents[1]
+    names = suite_names(repo)
+    assert {"formal", "counterexamples", "framework", "exact", "paper", "conjectures", "linalg", "conjecture",
+            "rank_neutrality", "evidence", "ledger", "strategies", "theorems", "proofs_numeric"} <= names
+    assert "ln_sphere" not in names  # a shipped conjecture: its own module may be regenerated
+    for bad in ("formal", "counterexamples", "Rank neutrality", "LEDGER"):
+        with pytest.raises(ScaffoldError, match="which the suite uses itself"):
+            scaffold(bad, root=repo)
+
+
+def test_registry_a_conjecture_at_the_old_place_still_loads_with_a_note(tmp_path):
+    """A conjecture a user left at theorems/<slug>.py (before the rooms) is loaded, with a one-line note to move it;
+    the shipped conjectures (theorems/conjectures/) and the paper's modules load as before."""
+    repo = Path(__file__).resolve().parents[1]
+    for pkg in ("theorems", "proofs_numeric"):
+        shutil.copytree(repo / pkg, tmp_path / pkg, ignore=shutil.ignore_patterns("__pycache__", "_build"))
+    (tmp_path / "theorems" / "old_idea.py").write_text(
+        "from sympy import Rational\nfrom theorems.conjecture import conjecture\n"
+        "conjecture(id='USER.old-idea', statement='x', hypotheses={}, conclusion=lambda x: x * x >= 0,\n"
+        "           instances=lambda draw, regime: Rational(draw(-3, 3)), regimes=('all',))\n")
+    code = ("import theorems; from theorems.framework import REGISTRY; "
+            "print(sorted(k for k in REGISTRY if k.startswith('USER.'))); print(theorems.MODULES[-1])")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                       env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert p.returncode == 0, p.stderr
+    assert "theorems/old_idea.py is a conjecture at the old place; it is loaded, but move it to " \
+           "theorems/conjectures/old_idea.py" in p.stderr
+    assert p.stdout.splitlines() == ["['USER.ln-sphere', 'USER.old-idea', 'USER.rmsnorm-affine-rank', "
+                                     "'USER.rmsnorm-matrix-rank']", "theorems.old_idea"]

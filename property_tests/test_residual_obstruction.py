@@ -14,7 +14,8 @@ from property_tests.strategies import (low_rank_matrices, low_rank_matrix_pairs,
 from theorems.exact.input import exact_matrix
 from theorems.exact.linalg import in_colspace, in_rowspace, rank
 from theorems.framework import load_counterexample
-from theorems.exact import attention as RRO
+from theorems.exact import residual as RES
+from theorems.paper import residual_obstruction as RRO
 
 _SOFTMAX_TOL = 1e-12  # float64 softmax of O(1) logits: a few ulps per entry
 
@@ -85,8 +86,8 @@ def test_residual_obstruction_uniform_attention_raises_rank_exactly_when_the_upd
     Ws = data.draw(value_output_maps(d=d))
     u = (ones(1, n) * X / n) * sum(Ws, zeros(d, d))
     new = not in_colspace(X, ones(n, 1)) and not in_rowspace(X, u.T)
-    assert (rank(RRO.F_uniform(X, Ws)) > rank(X)) == new
-    assert rank(RRO.F_uniform(X, Ws)) <= rank(X) + 1
+    assert (rank(RES.F_uniform(X, Ws)) > rank(X)) == new
+    assert rank(RES.F_uniform(X, Ws)) <= rank(X) + 1
 
 
 @given(st.data())
@@ -94,7 +95,7 @@ def test_residual_obstruction_scalar_value_output_never_increases(data):
     """Degenerate weights W_h = c_h I (c = 0 is W_V = 0): rank F(X) <= rank X for every X."""
     X = data.draw(low_rank_matrices())
     cs = data.draw(st.lists(st.integers(-3, 3), min_size=1, max_size=3))
-    assert rank(RRO.F_uniform(X, [c * eye(X.shape[1]) for c in cs])) <= rank(X)
+    assert rank(RES.F_uniform(X, [c * eye(X.shape[1]) for c in cs])) <= rank(X)
 
 
 @settings(max_examples=15)
@@ -120,7 +121,7 @@ def test_residual_obstruction_witness_rejects_full_rank_r():
 def test_residual_obstruction_mlp_span_counterexample_1():
     data, _ = load_counterexample("MLP.span")
     X, W = exact_matrix(data["X"]), exact_matrix(data["W_VO"])
-    FX = RRO.F_uniform(X, [W])
+    FX = RES.F_uniform(X, [W])
     assert any(not in_rowspace(X, FX.row(i)) for i in range(X.shape[0]))
 
 
@@ -128,13 +129,13 @@ def test_residual_obstruction_mlp_span_counterexample_1():
 def test_residual_obstruction_attention_stays_in_invariant_hull(data):
     X = data.draw(low_rank_matrices(max_entry=2, max_side=5))
     Ws = data.draw(value_output_maps(d=X.shape[1], max_entry=2, allow_edges=True))  # true for every W, edges included
-    S = RRO.invariant_hull(X, Ws)
-    Y = RRO.F_uniform(RRO.F_uniform(X, Ws), Ws)
+    S = RES.invariant_hull(X, Ws)
+    Y = RES.F_uniform(RES.F_uniform(X, Ws), Ws)
     assert all(in_rowspace(S, Y.row(i)) for i in range(Y.shape[0]))
 
 
 def test_residual_obstruction_attention_is_curved():
-    d2, _ = RRO.attention_second_derivative(load_counterexample("MLP.curvature")[0])
+    d2, _ = RES.attention_second_derivative(load_counterexample("MLP.curvature")[0])
     assert any(v != 0 for v in d2)
 
 

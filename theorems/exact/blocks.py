@@ -17,15 +17,12 @@ Building blocks
                                    bordered by :math:`\mathbf 1`) in the multiquadratic field
 ``layer_norm_ranks(X, g, b)``      (rank, affine rank) of LayerNorm(X), :math:`\varepsilon=0`
 ``rms_norm_ranks(X, g)``           (rank, affine rank) of RMSNorm(X) :math:`=x_i/\mathrm{rms}(x_i)\odot\gamma`, :math:`\varepsilon=0`
-``rank``, ``affine_rank``, ``certified_rank``   exact ranks (python-flint) and certified bounds
 
 Examples
 ========
 >>> from sympy import Matrix
 >>> rms_norm_ranks(Matrix([[1], [2]]))   # both tokens map to 1: affine rank 1 -> 0
 (1, 0)
->>> affine_rank(Matrix([[1], [2]]))
-1
 >>> layer_norm_ranks(Matrix([[0, 2, -2], [1, 1, -2], [2, 0, -2]]))
 (2, 2)
 """
@@ -39,8 +36,7 @@ from .input import BadInput, exact_matrix, exact_vector
 from .linalg import in_colspace, is_rational_square, rank, rational_sqrt
 
 __all__ = ["centred", "row_variances", "row_mean_squares", "sqrt_decomposition", "sigma_in_colspace",
-           "sqrt_scaled_rank", "FieldTooLarge", "layer_norm_ranks", "rms_norm_ranks", "rank", "affine_rank",
-           "certified_rank", "exact_matrix"]
+           "sqrt_scaled_rank", "FieldTooLarge", "layer_norm_ranks", "rms_norm_ranks", "rank", "exact_matrix"]
 
 
 def centred(X: Matrix) -> Matrix:

@@ -20,7 +20,7 @@ lower bound (any input)
     vectorised numpy (mantissa mod p times a table of 2^e mod p), never entry by entry.
 upper bound
     a structural bound the caller supplies (``upper_bound=``); else, for integer (or exactly
-    scaled) entries below 2^40, the p-adic bordering certificate of :mod:`theorems.padic_rank`
+    scaled) entries below 2^40, the p-adic bordering certificate of :mod:`theorems.exact.padic_rank`
     (every (r+1)-minor bordering the non-singular r x r minor is proved zero: it is 0 mod p^K and
     below p^K by Hadamard's bound; the lifting runs in exact float64 BLAS); else a kernel certificate (kernel
     vectors found modulo a 62-bit prime, lifted by rational reconstruction, and verified exactly
@@ -196,7 +196,7 @@ def validate_primes(primes) -> list[int]:
     >>> validate_primes([4])
     Traceback (most recent call last):
     ...
-    theorems.exact_input.BadInput: primes: 4 is not a prime
+    theorems.exact.input.BadInput: primes: 4 is not a prime
     """
     if isinstance(primes, (str, bytes)) or not hasattr(primes, "__iter__"):
         raise BadInput(f"primes must be a list of primes, got {type(primes).__name__}")

@@ -1,11 +1,11 @@
-"""Reading exact input: the shared helpers of :mod:`theorems.linalg` and :mod:`theorems.certified_rank`.
+"""Reading exact input: the shared helpers of :mod:`theorems.linalg` and :mod:`theorems.exact.certified_rank`.
 
 Every entry becomes an exact rational (an ``int``, a ``Fraction`` or a sympy ``Rational``): integers,
 ``"p/q"`` strings, decimals as written (``0.1`` is 1/10), and binary floats as the dyadic rationals they
 store. Anything else is refused with :class:`BadInput`, never silently rounded. The limits on integer
 digits and decimal exponents are read from the environment (:data:`LIMITS`).
 
-Both :mod:`theorems.linalg` and :mod:`theorems.certified_rank` import this module (it imports neither),
+Both :mod:`theorems.linalg` and :mod:`theorems.exact.certified_rank` import this module (it imports neither),
 and :mod:`theorems.linalg` re-exports every name for its users.
 """
 from __future__ import annotations
@@ -76,7 +76,7 @@ def check_literal(s: str) -> None:
     >>> check_literal("1e1000000")
     Traceback (most recent call last):
     ...
-    theorems.exact_input.BadInput: entry '1e1000000' has exponent 1000000, beyond the limit 5000 (MAX_EXPONENT)
+    theorems.exact.input.BadInput: entry '1e1000000' has exponent 1000000, beyond the limit 5000 (MAX_EXPONENT)
     """
     if len(s) > 2 * MAX_INT_DIGITS + 64:
         raise BadInput(f"entry {s[:20]!r}... has {len(s)} characters, beyond the limit of {MAX_INT_DIGITS} digits "
@@ -188,7 +188,7 @@ def to_rational(x) -> Rational:
     >>> to_rational(float("nan"))
     Traceback (most recent call last):
     ...
-    theorems.exact_input.BadInput: entry nan is not a finite number (NaN or infinity)
+    theorems.exact.input.BadInput: entry nan is not a finite number (NaN or infinity)
     """
     if isinstance(x, sympy.Rational):
         return x
@@ -267,7 +267,7 @@ def exact_matrix(rows, name: str = "X") -> Matrix:
     >>> exact_matrix([[1, 2], [3]])
     Traceback (most recent call last):
     ...
-    theorems.exact_input.BadInput: X is ragged: row 1 has 1 entries, row 0 has 2
+    theorems.exact.input.BadInput: X is ragged: row 1 has 1 entries, row 0 has 2
     """
     return Matrix([[Rational(v.numerator, v.denominator) for v in row] for row in exact_rows(rows, name)])
 

@@ -1,10 +1,10 @@
 r"""Exact LayerNorm / RMSNorm analysis of a float (or rational) matrix at full model width.
 
-The same quantities as :func:`theorems.rank_neutrality.analyse` (H1-H4, rank and affine rank of X
+The same quantities as :func:`theorems.paper.rank_neutrality.analyse` (H1-H4, rank and affine rank of X
 and of LN(X), the memberships behind them), decided without building a sympy matrix: every
 quantity is reduced to the rank of an exact integer matrix (the input scaled exactly, bordered by
 small integer rows and columns) and to the square classes of the row variances, and each rank is
-decided by the certified-rank machinery of :mod:`theorems.certified_rank` (a rank modulo a random
+decided by the certified-rank machinery of :mod:`theorems.exact.certified_rank` (a rank modulo a random
 prime is a lower bound; upper bounds come from structure, the p-adic bordering certificate, a
 kernel certificate, or FLINT's exact rank on small matrices). Nothing is decided in floating point;
 numpy is used only on exactly representable integers.
@@ -12,7 +12,7 @@ numpy is used only on exactly representable integers.
 The reduction
 =============
 Write :math:`X = cZ` with :math:`Z` integer and :math:`c>0` (a power of two for float input: the
-scaling of :func:`theorems.certified_rank.dyadic_scale`). For LayerNorm let
+scaling of :func:`theorems.exact.certified_rank.dyadic_scale`). For LayerNorm let
 :math:`q_i = d\sum_j z_{ij}^2-(\sum_j z_{ij})^2` (an integer) so that :math:`\sigma_i = c\sqrt{q_i}/d`;
 for RMSNorm :math:`q_i = d\sum_j z_{ij}^2` and :math:`\rho_i = c\sqrt{q_i}/d`. Let
 :math:`S=\{j:\gamma_j\ne0\}`. The column space of :math:`A=\tilde X\Gamma` (LayerNorm) or
@@ -54,10 +54,10 @@ API
 ===
 ``analyse_array(X, gamma=None, beta=None, norm="layernorm" | "rmsnorm", seed=None,
 max_square_tests=MAX_SQUARE_TESTS) -> NormAnalysis``: a subclass of
-:class:`theorems.rank_neutrality.Analysis` with the same fields (``hypotheses``, ``rank_X``,
+:class:`theorems.paper.rank_neutrality.Analysis` with the same fields (``hypotheses``, ``rank_X``,
 ``arank_X``, ``rank_Xt``, ``arank_LN_X``, ``rank_LN_X``, ``ones_d_in_rowspace``,
 ``ones_n_in_colspace``, ``sigma_in_colspace_Xt``, ``sqrt_classes``, ``how``) plus ``norm``,
-``certificates`` (one :class:`theorems.certified_rank.CertifiedRank` record per rank, as JSON),
+``certificates`` (one :class:`theorems.exact.certified_rank.CertifiedRank` record per rank, as JSON),
 ``primes``, ``seconds``, ``undefined_rows`` and ``h1_message()``. Any field may be ``None``:
 undefined (H1 fails) or undecided within the budgets, with the reason in ``how``. Also public:
 :func:`square_classes` and :func:`row_norm_integers`.
@@ -593,7 +593,7 @@ def _fmt(r: CertifiedRank) -> str:
 
 @dataclass
 class NormAnalysis(Analysis):
-    """:class:`theorems.rank_neutrality.Analysis` decided by :func:`analyse_array`.
+    """:class:`theorems.paper.rank_neutrality.Analysis` decided by :func:`analyse_array`.
 
     For ``norm="rmsnorm"`` the fields keep their names with these meanings: ``hypotheses`` has
     H1 (every row non-zero) and H3 (gamma_j != 0); ``rank_Xt`` is rank(X) (no centring);
@@ -646,12 +646,12 @@ class NormAnalysis(Analysis):
 
 def analyse_array(X, gamma=None, beta=None, norm: str = "layernorm", seed: int | None = None,
                   max_square_tests: int = MAX_SQUARE_TESTS) -> NormAnalysis:
-    """Decide everything :func:`theorems.rank_neutrality.analyse` decides, for LayerNorm or RMSNorm.
+    """Decide everything :func:`theorems.paper.rank_neutrality.analyse` decides, for LayerNorm or RMSNorm.
 
     ``X``: a float or integer numpy array (floats taken as the exact dyadic rationals they store),
     or a list of rows of ints, ``Fraction``s, ``"p/q"`` strings or decimals. ``gamma``/``beta``:
     vectors of length d (default ones / zeros). ``seed`` draws the random primes (fresh entropy when
-    None; the primes used are recorded). Raises :class:`theorems.exact_input.BadInput` on bad input.
+    None; the primes used are recorded). Raises :class:`theorems.exact.input.BadInput` on bad input.
     """
     t0 = time.perf_counter()
     if norm not in NORMS:

@@ -11,8 +11,9 @@ module                                        what it holds
                                               build it: kind and scope are set by what was computed)
 :mod:`~theorems.framework.verdict`            :func:`assess`: verdict, strength and condition per reading
 :mod:`~theorems.framework.records`            :class:`Claim`, :class:`Reading`, their results,
-                                              :func:`run_claim`, seeds
-:mod:`~theorems.framework.registry`           every declared claim by id; evidence providers attached by id
+                                              :func:`run_claim`, seeds, the providers of evidence attached
+                                              by id (Coq lemmas, numeric witnesses)
+:mod:`~theorems.framework.registry`           every declared claim by id
 :mod:`~theorems.framework.storage`            counterexample files and the exact instance codec
 :mod:`~theorems.framework.declare`            :func:`claim`, :func:`conjecture`, :class:`Pool` (the public API)
 ============================================  ==============================================================
@@ -26,9 +27,9 @@ from .evidence import (EVIDENCE_KINDS, REFERENCED_COUNTEREXAMPLES, SCOPES, STREN
                        derivation, exact_complete, exact_instances, float_statistic, formal_proof,
                        found_counterexample, has_symbolic_size, interval_instances, interval_witness,
                        not_checkable, predicted, stored_counterexample, symbolic_identity, tri)
-from .records import (REGIMES, SEEDS, Check, CheckContext, Claim, ClaimResult, PredicateError, Reading,
-                      ReadingResult, run_claim, stable_seed)
-from .registry import EVIDENCE_PROVIDERS, REGISTRY, DuplicateClaim, register, unregister
+from .records import (EVIDENCE_PROVIDERS, REGIMES, SEEDS, Check, CheckContext, Claim, ClaimResult, PredicateError,
+                      Reading, ReadingResult, run_claim, stable_seed)
+from .registry import REGISTRY, DuplicateClaim, register, unregister
 from .storage import (COUNTEREXAMPLE_DIR, REPO_ROOT, CounterexampleError, counterexample_files,
                       counterexample_path, decode_instance, encode_instance, load_counterexample, plain,
                       relative_path, save_counterexample, typeset)

@@ -223,7 +223,6 @@ def _refuting_instance(diff) -> str | None:
     assumptions; all drawn from a seed that depends only on the expression.
     """
 
-    from sympy.core.assumptions import check_assumptions
 
     if not isinstance(diff, (sympy.Basic, sympy.MatrixBase)):
         return None if sympy.sympify(diff) == 0 else f"the value {diff}"

@@ -16,12 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
 from .evidence import Evidence
-from .registry import EVIDENCE_PROVIDERS
 from .storage import CounterexampleError
 from .verdict import FORMS, ContradictionError, assess
 
 __all__ = ["REGIMES", "SEEDS", "stable_seed", "CheckContext", "Check", "Reading", "Claim", "ReadingResult",
-           "ClaimResult", "PredicateError", "run_claim"]
+           "ClaimResult", "PredicateError", "EVIDENCE_PROVIDERS", "run_claim"]
 
 #: Regimes a claim is checked in: token count n against width d, and weights.
 REGIMES = ("n<d", "n=d", "n>d", "all", "generic-weights", "degenerate-weights")
@@ -191,6 +190,11 @@ class ClaimResult:
             "seconds": round(self.seconds, 3), "error": self.error, "source": c.source, "chapter": c.chapter,
         }
 
+
+
+#: providers of extra evidence for any claim and reading (e.g. the formal proofs of theorems.formal);
+#: each is called as provider(claim_id, reading_key, ctx) -> list[Evidence] ("literal" is the headline)
+EVIDENCE_PROVIDERS: list[Callable[[str, str, CheckContext], list[Evidence]]] = []
 
 
 def _run_reading(claim: Claim, r: Reading, ctx: CheckContext) -> ReadingResult:

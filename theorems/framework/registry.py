@@ -1,14 +1,9 @@
-"""The registry: every declared claim by id, and the providers of evidence attached by id (Coq lemmas,
-numeric witnesses) that the framework asks for every claim and reading it runs."""
+"""The registry: every declared claim by id (the top floor loads and lists them)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from .records import Claim
 
-if TYPE_CHECKING:  # annotations only: the records import nothing from here at run time but EVIDENCE_PROVIDERS
-    from .evidence import Evidence
-    from .records import CheckContext, Claim
-
-__all__ = ["REGISTRY", "DuplicateClaim", "register", "unregister", "EVIDENCE_PROVIDERS"]
+__all__ = ["REGISTRY", "DuplicateClaim", "register", "unregister"]
 
 #: every registered claim by id (the top floor loads and lists them)
 REGISTRY: dict[str, Claim] = {}
@@ -31,8 +26,3 @@ def register(claim: Claim) -> Claim:
 def unregister(claim_id: str) -> None:
     """Remove a claim from the registry (tests, and a user renaming a conjecture)."""
     REGISTRY.pop(claim_id, None)
-
-
-#: providers of extra evidence for any claim and reading (e.g. the formal proofs of theorems.formal);
-#: each is called as provider(claim_id, reading_key, ctx) -> list[Evidence] ("literal" is the headline)
-EVIDENCE_PROVIDERS: list[Callable[[str, str, CheckContext], list[Evidence]]] = []

@@ -20,12 +20,8 @@ Readings (per layer, one sequence of n tokens; :math:`W_O=[W_O^1;\dots;W_O^H]\in
     freedom per layer, whatever n; the contributions :math:`Z_h=Y_hW_O^h` themselves are
     gauge invariant.
 
-Examples
-========
->>> kernel_dim_a(n=2, H=2, d_k=1, W_O=[[1, 0], [0, 1]])
-0
->>> kernel_dim_b(n=2, H=3, d_k=2)
-8
+The maps and their kernels are the kernels of :mod:`theorems.exact.heads` (shared with the recovery
+ambiguity and the symmetries).
 """
 from __future__ import annotations
 
@@ -43,8 +39,7 @@ from ..exact.linalg import rank
 from ..framework import (Evidence, Pool, Reading, claim, derivation, exact_complete, exact_instances,
                          not_checkable as _not_checkable, stable_seed)
 
-__all__ = ["kernel_dim_a", "kernel_dim_b", "kernel_basis_a", "recover_heads_exact", "Phi_a", "PROOF_STEPS",
-           "KERNEL_FORMULAS", "deficient_witness"]
+__all__ = ["kernel_dim_a", "kernel_basis_a", "recover_heads_exact", "Phi_a", "PROOF_STEPS", "KERNEL_FORMULAS"]
 
 n, H, d_k, d, rho = symbols("n H d_k d rho", positive=True, integer=True)
 _ARITH = "exact over QQ (python-flint fmpq_mat)"

@@ -38,7 +38,7 @@ square-free integers are linearly independent over :math:`\mathbb{Q}`).
 
 Examples
 ========
->>> from theorems.rank_neutrality import instance, analyse
+>>> from theorems.paper.rank_neutrality import instance, analyse
 >>> a = analyse(instance([[0, 2, -2], [1, 1, -2], [2, 0, -2]]))
 >>> a.hypotheses
 {'H1': True, 'H2': True, 'H3': True, 'H4': True}
@@ -70,12 +70,7 @@ from ..framework import (CheckContext, Evidence, Pool, ProofStep, Reading, claim
                          exact_complete as _exact_complete, exact_instances, not_checkable, predicted, stable_seed)
 from ..exact import instances as _inst
 
-__all__ = [
-    "HypothesisViolation", "LNInstance", "instance", "analyse", "Analysis",
-    "HYPOTHESES", "conclusion", "PROOF_STEPS", "PAPER_PROOF_AUDIT",
-    "centred", "row_variances", "sqrt_decomposition", "sigma_in_colspace",
-    "arank_LN", "rank_LN", "stress", "SHAPES",
-]
+__all__ = ["PROOF_STEPS", "PAPER_PROOF_AUDIT", "stress", "SHAPES", "FAMILIES", "POOL"]
 
 n, d = symbols("n d", positive=True, integer=True)
 

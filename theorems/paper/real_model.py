@@ -2,7 +2,7 @@
 
 Each such reading is declared where its claim is (a ``Reading("trained-model", ...)`` with no checks of its
 own), so the ledger shows the real-model verdict next to the random-matrix one. Its evidence is numeric: the
-numeric layer (:mod:`proofs_numeric.real_model`) runs the model in numpy and attaches its checks to these
+numeric layer (its module of the same name) runs the model in numpy and attaches its checks to these
 readings by id. Nothing here is computed; this module names the claims that carry a trained-model reading
 (a registry test checks the list against the declarations).
 """

@@ -4,7 +4,7 @@ The paper: "the exact recovery ambiguity dimension of head-channel non-identifia
 is :math:`n(H-1)d_k` degrees of freedom per layer. For BertBase: 360,448 per sequence (or
 704 per token) per layer", and "PG-OP ... at parameter overhead below 1.6% of :math:`W_O`'s
 parameter count". §7-§8 are not available; the suite computes the ambiguity under each
-reading of :mod:`theorems.head_channel` and the overhead of each plausible PG-OP.
+reading of :mod:`theorems.paper.head_channel` and the overhead of each plausible PG-OP.
 
 PG-OP constructions considered (BERT-base: n_max = 512 positions, H = 12, d = 768)
 =================================================================================

@@ -6,7 +6,7 @@ claim's checks at build time.
 from __future__ import annotations
 
 
-from .ledger import get, registry
+from .load import get, registry
 
 from theorems.framework import (CONJECTURES, CheckContext, ClaimResult, decode_instance, relative_path, run_claim, tri,
                                 typeset)

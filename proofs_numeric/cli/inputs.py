@@ -21,7 +21,7 @@ Limits
 ======
 Each limit below can be changed with the environment variable ``COLLAPSE_VERIFY_<NAME>`` (for
 example ``COLLAPSE_VERIFY_CHECK_MAX_ENTRIES=4000000``); some also have a command-line option.
-The digit and exponent limits live in :mod:`theorems.exact_input` (re-exported by :mod:`theorems.linalg`) (they also guard the Python API).
+The digit and exponent limits live in :mod:`theorems.exact.input` (re-exported by :mod:`theorems.linalg`) (they also guard the Python API).
 """
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 
-from .transformer import Head
+from ..transformer import Head
 
 from theorems.exact.certified_rank import certified_rank
 from theorems.exact.input import BadInput, exact_entries, exact_number
@@ -115,7 +115,7 @@ def _exact_rank(M: np.ndarray, seed: int) -> dict:
 
 
 def _iv_rank_lower(M_iv_rows, dps: int) -> dict:
-    from .certify import certified_rank_lower_bound
+    from ..certify import certified_rank_lower_bound
     return certified_rank_lower_bound(M_iv_rows, dps)
 
 
@@ -136,7 +136,7 @@ def check_residual_obstruction(X: np.ndarray, heads: list[Head], dps: int = 50, 
     """Thm 5.3 on (X, weights): the hypothesis rank X < min(n, d), and rank(X + MHA(X)) against rank X."""
     import mpmath
 
-    from .transformer import exact_to_ctx, mha, workdps
+    from ..transformer import exact_to_ctx, mha, workdps
     Xq, X = _exact_and_float("--X", X)
     n, d = X.shape
     _check_size("--X", n, d)
@@ -211,7 +211,7 @@ def check_rank_contraction(X: np.ndarray, heads: list[Head], dps: int = 50, seed
 
     The enclosures are of MHA at X's float64 values (exact rational entries are rounded once to float64
     here; the record's ``input_rounded_to_float64`` says whether that changed anything)."""
-    from .rank_contraction import alpha, certified_ranks
+    from ..rank_contraction import alpha, certified_ranks
     _, X = _exact_and_float("--X", X)
     n, d = X.shape
     _check_size("--X", n, d)

@@ -1,0 +1,100 @@
+r"""collapse-verify: is each claim of Cirrincione (2026) on rank collapse, and of Dong et al. (2021), true,
+exactly when, and why? Verdicts are computed from evidence (Coq proofs, exact rationals, interval
+certificates, labelled float64), never typed in.
+
+examples:
+  collapse-verify verify                      # every claim: verdict, strength, evidence, counterexamples
+  collapse-verify verify --claims 'RN.*' --json ledger.json
+  collapse-verify show RN.main                # the whole record of one claim
+  collapse-verify check rank-neutrality --X '[[0,2,-2],[1,1,-2],[2,0,-2]]'
+  collapse-verify check head-channel --W-O W_O.npy --heads 12
+  collapse-verify rank matrix.npy             # certified exact rank of your matrix
+  collapse-verify depth --regime pure_attention
+  collapse-verify real-model --model path/to/checkpoint
+  collapse-verify new "My conjecture"         # add a conjecture in one file
+
+``collapse-verify verify [--json PATH] [--claims GLOB] [--dps N] [--quick] [--store]``
+    run every registered claim and print the ledger.
+``collapse-verify check THEOREM ...``
+    a theorem's hypotheses and conclusion on your own input: rank-neutrality (--X, exactly, at full model
+    width), residual-obstruction and rank-contraction (--X, --weights or --seed), head-channel and
+    recovery-ambiguity (--W-O, --heads, --n).
+``collapse-verify show CLAIM [--json]``
+    the whole record of one claim.
+``collapse-verify depth [--n N --d D --heads H --d-k K --layers L --dps P] [--json PATH]``
+    the depth study (four regimes, certified residuals deep into the collapse).
+``collapse-verify rank MATRIX [--upper K] [--exact auto|always|never] [--json]``
+    certified exact rank of a rational or float matrix.
+``collapse-verify real-model [--model DIR] [--text T ... | --ids JSON | --seed N --length N] [--json PATH]``
+    the checks on trained weights: all-MiniLM-L6-v2, or your BERT/GPT-2/LLaMA checkpoint.
+``collapse-verify new NAME``
+    scaffold a conjecture (module, tests, chapter).
+``collapse-verify --version``
+    versions, and the sympy ground types in use.
+
+Exit codes: 0 success (a refuted claim is a result, not an error); 1 the suite
+itself failed (a check raised); 2 usage error or bad input.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+
+from theorems.exact.input import BadInput
+
+from . import check, depth, new, rank, real_model, verify
+from .common import EPILOG, version_text
+from .inputs import UsageError, read_matrix, read_vector
+
+__all__ = ["main", "build_parser", "read_matrix", "read_vector", "UsageError"]
+
+#: the subcommand modules, in the order `--help` lists them
+SUBCOMMANDS = (verify, check, depth, real_model, rank, new)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="collapse-verify", description="\n\n".join(__doc__.split("\n\n")[:2]),
+                                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG)
+    p.add_argument("--version", action="store_true", help="print versions and sympy's ground types")
+    sub = p.add_subparsers(dest="cmd")
+    for m in SUBCOMMANDS:
+        m.add_parsers(sub)
+    return p
+
+
+def main(argv=None) -> int:
+    try:
+        parser = build_parser()
+    except BadInput as e:  # an environment variable naming a limit is not an integer
+        print(f"collapse-verify: error: {e}", file=sys.stderr)
+        return 2
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # argparse exits 2 on usage errors already
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+    try:
+        if args.version:
+            print(version_text())
+            return 0
+        if getattr(args, "run", None) is None:
+            parser.print_help()
+            return 2
+        return args.run(args)
+    except (UsageError, BadInput) as e:
+        print(f"collapse-verify: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("collapse-verify: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # the suite itself failed: say so in one line (traceback on request)
+        if os.environ.get("COLLAPSE_VERIFY_TRACEBACK"):
+            traceback.print_exc()
+        print(f"collapse-verify: internal error (please report; COLLAPSE_VERIFY_TRACEBACK=1 shows the "
+              f"traceback): {type(e).__name__}: {str(e)[:500]}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

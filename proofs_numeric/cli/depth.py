@@ -1,0 +1,118 @@
+"""``depth``: the certified depth study (Dong's collapse layer by layer)."""
+from __future__ import annotations
+
+import argparse
+import json
+
+from theorems.exact.input import int_digits_unlimited
+
+from .inputs import LIMITS, UsageError, check_writable, write_text
+
+__all__ = ["add_parsers", "cmd_depth", "depth_work"]
+
+
+def cmd_depth(args) -> int:
+    with int_digits_unlimited():
+        return _depth(args)
+
+
+def _depth(args) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from ..dong_collapse import REGIMES, SHAPES, DepthConfig, run_all
+
+    _validate_depth(args, REGIMES)
+    check_writable(args.json)
+    try:
+        cfg = DepthConfig(n=args.n, d=args.d, H=args.heads, d_k=args.d_k, layers=args.layers, dps=args.dps,
+                          seed=args.seed)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    regimes = args.regime or list(REGIMES)
+    for r in regimes:
+        if r not in REGIMES:
+            raise UsageError(f"unknown regime {r!r}; choose from {', '.join(REGIMES)}")
+    from ..dong_collapse import DepthRangeError
+    try:
+        res = run_all(cfg, shapes=SHAPES if args.all_shapes else None, regimes=regimes)
+    except DepthRangeError as e:
+        raise UsageError(str(e)) from None
+    c = Console(width=max(120, Console().width))
+    for reg, r in res["regimes"].items():
+        expo = ("no exponent estimate (fewer than two layers with rho < 1e-3: no collapse to fit)"
+                if r["exponent"] is None else
+                f"exponent estimate {round(r['exponent'], 4)} (median of the last log-ratios: float evidence)")
+        t = Table(title=f"{reg}: n={cfg.n}, d={cfg.d}, H={cfg.H}, d_k={cfg.d_k}; {r['arithmetic']}; {expo}")
+        for col in ("layer", "rho (certified)", "log rho ratio", "certified rank", "num. rank (rtol 1e-12)",
+                    "eff. rank", "float64 rho", "float64 rank"):
+            t.add_column(col)
+        for x in r["layers"]:
+            f = x["float64"]
+            t.add_row(str(x["layer"]), x["rho"], "" if x["log_ratio"] is None else f"{x['log_ratio']:.4f}",
+                      str(x["certified_rank"]), str(x["numerical_rank"]), f"{x['effective_rank']:.3f}",
+                      f"{f['rho']:.3g}", str(f["numerical_rank"]))
+        c.print(t)
+    if args.json:
+        write_text(args.json, json.dumps(res, indent=1, default=str) + "\n")
+        c.print(f"wrote {args.json}", markup=False, highlight=False)
+    return 0
+
+
+def depth_work(n, d, H, d_k, layers, dps) -> float:
+    """Estimated work of one regime of the depth study (about 40,000-100,000 units per second here)."""
+    return layers * n * d * (n + d + H * d_k) * (dps / 1000) ** 2
+
+
+def _validate_depth(args, regimes) -> None:
+    """Every depth argument within its stated range, before any computation."""
+    L = LIMITS
+    side = L["DEPTH_MAX_SIDE"]
+    for name, lo, hi, why in [("n", 1, side, "tokens"), ("d", 2, side, "width (LayerNorm needs d >= 2)"),
+                              ("heads", 1, L["DEPTH_MAX_HEADS"], "heads"), ("d_k", 1, side, "head width"),
+                              ("layers", 1, L["DEPTH_MAX_LAYERS"], "layers"),
+                              ("dps", 30, L["DEPTH_MAX_DPS"], "digits")]:
+        v = getattr(args, name)
+        if not lo <= v <= hi:
+            opt = "--" + name.replace("_", "-")
+            raise UsageError(f"{opt} {v} is outside [{lo}, {hi}] ({why}; the upper limit is DEPTH_MAX_"
+                             f"{'SIDE' if name in ('n', 'd', 'd_k') else name.upper()}, see --help)")
+    if not 0 <= args.seed < 2 ** 63:
+        raise UsageError(f"--seed {args.seed} is outside [0, 2^63)")
+    for r in args.regime or []:
+        if r not in regimes:
+            raise UsageError(f"unknown regime {r!r}; choose from {', '.join(regimes)}")
+    w = depth_work(args.n, args.d, args.heads, args.d_k, args.layers, args.dps)
+    if w > L["DEPTH_MAX_WORK"]:
+        raise UsageError(f"the depth study with these sizes would take too long: estimated work {w:.3g} "
+                         f"(layers * n * d * (n + d + heads * d_k) * (dps/1000)^2) is above DEPTH_MAX_WORK = "
+                         f"{L['DEPTH_MAX_WORK']} (about a minute here); lower --layers, --dps or the sizes, or "
+                         "raise COLLAPSE_VERIFY_DEPTH_MAX_WORK")
+
+
+def add_parsers(sub) -> None:
+    """Add this module's subcommand(s) to the parser's subparsers."""
+    dp = sub.add_parser("depth", help="the depth study: Dong's collapse layer by layer, certified (arb)",
+                        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=(
+                            "limits: n, d, d_k <= DEPTH_MAX_SIDE = {s}, heads <= DEPTH_MAX_HEADS = {h}, layers <= "
+                            "DEPTH_MAX_LAYERS = {l}, 30 <= dps <= DEPTH_MAX_DPS = {p}, 0 <= seed < 2^63, d >= 2, and "
+                            "an estimated work layers*n*d*(n+d+heads*d_k)*(dps/1000)^2 <= DEPTH_MAX_WORK = {w}.\n"
+                            "A run whose residual stream leaves the float64 range (attention + skip grows without "
+                            "bound, about 65 layers at the default shape) is refused with the layer where it "
+                            "happens. Change a limit with COLLAPSE_VERIFY_<NAME>=value.").format(
+                            s=LIMITS["DEPTH_MAX_SIDE"], h=LIMITS["DEPTH_MAX_HEADS"], l=LIMITS["DEPTH_MAX_LAYERS"],
+                            p=LIMITS["DEPTH_MAX_DPS"], w=LIMITS["DEPTH_MAX_WORK"]))
+    dp.add_argument("--n", type=int, default=8, help="tokens (default 8)")
+    dp.add_argument("--d", type=int, default=6, help="model width (default 6, at least 2)")
+    dp.add_argument("--heads", type=int, default=2, help="heads H (default 2)")
+    dp.add_argument("--d-k", dest="d_k", type=int, default=3, help="head width d_k (default 3)")
+    dp.add_argument("--layers", type=int, default=12, help="layers (default 12)")
+    dp.add_argument("--dps", type=int, default=1000, help="digits of the arb balls (default 1000)")
+    dp.add_argument("--seed", type=int, default=0, help="weights and input seed, 0 <= seed < 2^63")
+    dp.add_argument("--regime", action="append", choices=["pure_attention", "attention_skip", "attention_mlp",
+                                                          "full_block"],
+                    help="pure_attention, attention_skip, attention_mlp or full_block (repeatable; default all four)")
+    dp.add_argument("--all-shapes", action="store_true", help="also run the study's standard shapes")
+    dp.add_argument("--json", metavar="PATH",
+                    help='write {"regimes": {"pure_attention": {"layers": [...], "exponent": float}, ...}}')
+    dp.set_defaults(run=cmd_depth)

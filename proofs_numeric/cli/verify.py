@@ -1,0 +1,217 @@
+"""``verify`` (the ledger) and ``show`` (one claim's whole record)."""
+from __future__ import annotations
+
+import difflib
+import json
+import sys
+import time
+
+from theorems.exact.input import int_digits_unlimited
+
+from .common import report_import_errors, wrap_plain
+from .inputs import LIMITS, UsageError, check_writable, write_text
+
+__all__ = ["add_parsers", "cmd_verify", "cmd_show"]
+
+
+def cmd_verify(args) -> int:
+    if not 15 <= args.dps <= LIMITS["VERIFY_MAX_DPS"]:
+        raise UsageError(f"--dps {args.dps} is outside [15, {LIMITS['VERIFY_MAX_DPS']}] (VERIFY_MAX_DPS, see --help)")
+    if args.claims is not None and not args.claims.strip():
+        raise UsageError("--claims is empty: give a glob such as 'RN.*' (omit it for every claim)")
+    check_writable(args.json)
+    with int_digits_unlimited():  # witnesses above 4300 digits print exact integers
+        return _verify(args)
+
+
+def _verify(args) -> int:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.text import Text
+
+    from theorems.framework import CheckContext
+
+    from ..ledger import select
+
+    from ..ledger import ledger_json, render_claim, render_summary, run_ledger
+
+    claims = select(args.claims)
+    if not claims:
+        raise UsageError(f"no claim matches --claims {args.claims!r}")
+    console = Console(highlight=False)
+    err = Console(stderr=True, highlight=False)
+    width = max(40, console.width)
+    ctx = CheckContext(dps=args.dps, quick=args.quick)
+    started = time.time()
+    t0 = time.perf_counter()
+    tty = err.is_terminal
+
+    def progress(k, total, c, r):
+        if r is None:
+            if tty:
+                err.print(f"[{k + 1}/{total}] verifying {escape(c.id)} ...", end="\r")
+            return
+        line = f"[{k}/{total}] {c.id}: {'ERROR' if r.error else r.verdict} ({r.seconds:.1f} s)"
+        err.print(escape(line[:max(20, err.width)]) + (" " * 10 if tty else ""), soft_wrap=True)
+    results, errors = run_ledger(claims, ctx, progress)
+    console.print(escape(f"collapse-verify ledger: {len(results)} claims, {time.perf_counter() - t0:.1f} s "
+                         f"(dps {args.dps}{', quick' if args.quick else ''})"), soft_wrap=True)
+    for line in wrap_plain(render_summary(results), width):
+        console.print(escape(line), soft_wrap=True)
+    for r in results:
+        console.print("", soft_wrap=True)
+        for line, style in render_claim(r, width):
+            console.print(Text(line, style=style or ""), soft_wrap=True)
+    for e in errors:
+        print(f"collapse-verify: error: {e}", file=sys.stderr)
+    _report_found_counterexamples(results, store=args.store)
+    if args.json:
+        out = ledger_json(results, ctx, started, errors)
+        write_text(args.json, json.dumps(out, indent=1, default=str) + "\n")
+        console.print(escape(f"wrote {args.json}"), soft_wrap=True)
+    failed = report_import_errors() or bool(errors)
+    return 1 if failed else 0
+
+
+def _typeset_counterexamples(result) -> list[dict]:
+    """The stored counterexamples of a claim's evidence, read from their files, as exact data and LaTeX."""
+    from theorems.framework import REPO_ROOT
+    out = []
+    seen = set()
+    for rr in result.readings:
+        for e in rr.evidence:
+            if e.kind != "counterexample" or e.counterexample in seen:
+                continue
+            seen.add(e.counterexample)
+            path = REPO_ROOT / e.counterexample
+            rec = {"file": e.counterexample, "reading": rr.key, "stored": path.exists()}
+            if path.exists():
+                data = json.loads(path.read_text())
+                rec["instance"] = data.get("instance")
+                rec["latex"] = _latex_of_instance(data.get("instance"))
+            out.append(rec)
+    return out
+
+
+def _latex_of_instance(inst) -> dict:
+    """LaTeX for each matrix-like field of a stored instance (lists of rows of exact numbers)."""
+    import sympy
+    out = {}
+    if not isinstance(inst, dict):
+        return out
+    if "regimes" in inst:  # a user conjecture: one instance per regime, LaTeX stored with it
+        return {r: v.get("latex", "") for r, v in inst["regimes"].items()}
+    def tex(v):
+        if isinstance(v, list) and v and all(isinstance(r, list) for r in v):
+            if all(isinstance(x, list) for r in v for x in r):  # a list of matrices (e.g. one per head)
+                return ",\\ ".join(tex(m) for m in v)
+            return sympy.latex(sympy.Matrix([[sympy.sympify(x) for x in r] for r in v]), mat_delim="[")
+        if isinstance(v, list):
+            return sympy.latex(sympy.Matrix([[sympy.sympify(x) for x in v]]), mat_delim="[")
+        return sympy.latex(sympy.sympify(v))
+
+    for k, v in inst.items():
+        try:
+            out[k] = tex(v)
+        except (sympy.SympifyError, TypeError, ValueError):
+            out[k] = str(v)
+    return out
+
+
+def cmd_show(args) -> int:
+    """The whole record of one claim: what `verify --json` writes for it, plus its counterexamples typeset."""
+    from rich.console import Console
+    from rich.markup import escape
+
+    from theorems.framework import CheckContext, run_claim
+
+    from ..ledger import registry
+
+    claims = {c.id: c for c in registry()}
+    if args.claim not in claims:
+        close = difflib.get_close_matches(args.claim, list(claims), n=5, cutoff=0.4)
+        hint = f"; did you mean {', '.join(close)}?" if close else f"; known: {', '.join(sorted(claims))}"
+        raise UsageError(f"no claim {args.claim!r}{hint}")
+    r = run_claim(claims[args.claim], CheckContext(dps=args.dps, quick=args.quick))
+    rec = r.to_json()
+    rec["counterexamples_typeset"] = _typeset_counterexamples(r) if not r.error else []
+    if args.json:
+        print(json.dumps(rec, indent=1, default=str))
+        return 1 if r.error else 0
+    c = Console(highlight=False)
+    c.print(f"[bold]{escape(rec['id'])}[/] ({escape(rec['section'])}), {rec['form']} claim")
+    c.print(f"quote: “{escape(rec['quote'])}”")
+    c.print(f"statement: {escape(rec['statement'])}")
+    c.print(f"hypotheses: {escape(', '.join(rec['hypotheses']) or '(none)')}; conclusion: {escape(rec['conclusion'])}")
+    c.print(f"regimes: {', '.join(rec['regimes'])}")
+    if r.error:
+        c.print(f"[bold magenta]ERROR[/]: {escape(r.error)}")
+        return 1
+    for rr in r.readings:
+        c.print("")
+        c.print(f"[bold]reading {escape(rr.key)}[/]: {escape(rr.statement)}")
+        c.print(f"  verdict: [bold]{rr.verdict}[/] (strength {rr.strength}; {rr.form}; regimes {', '.join(rr.regimes)})")
+        for label, v in (("condition", rr.condition), ("reason", rr.reason), ("note", rr.note)):
+            if v:
+                c.print(f"  {label}: {escape(v)}")
+        for e in rr.evidence:
+            holds = {True: "holds", False: "FAILS", None: "undecided"}[e.holds]
+            c.print(f"  - {escape(f'[{e.kind}/{e.scope}/{e.strength}]')} {e.regime}: {holds}: {escape(e.summary)}")
+            c.print(f"      arithmetic: {escape(e.arithmetic)}" + (f"; file: {escape(e.counterexample)}"
+                                                                  if e.counterexample else ""))
+            if e.holds is None and e.reason and e.reason not in e.summary:
+                c.print(f"      why undecided: {escape(e.reason)}")
+            if e.numbers.get("failed_steps"):
+                c.print(f"      failed steps: {e.numbers['failed_steps']}")
+    for ce in rec["counterexamples_typeset"]:
+        c.print("")
+        c.print(f"counterexample file {escape(ce['file'])} (reading {escape(ce['reading'])})"
+                + ("" if ce["stored"] else " — found on this run, not stored yet (verify --store)"))
+        for k, tex in ce.get("latex", {}).items():
+            c.print(f"  {escape(k)} = {escape(tex)}")
+    steps = getattr(r.claim, "proof_steps", ())
+    if steps:
+        from theorems.framework import tri
+        c.print("")
+        c.print("proof steps:")
+        for k, (tex, words, kind, check) in enumerate(steps, 1):
+            c.print(f"  {k}. {escape(f'[{kind}]')} {escape(tex)} — {escape(words)}: "
+                    f"{ {True: 'holds', False: 'FAILS', None: 'undecided'}[tri(check())] }")
+    return 0
+
+
+def _report_found_counterexamples(results, store: bool) -> None:
+    """Counterexamples to user conjectures found (and shrunk) on this run: stored with --store, else a hint."""
+    from theorems.framework import CONJECTURES
+    for r in results:
+        conj = CONJECTURES.get(r.claim.id)
+        if conj is None or not conj.found or conj.stored_path().exists():
+            continue
+        if store:
+            for p in conj.store():
+                print(f"stored the counterexample of {r.claim.id} in {p}", file=sys.stderr)
+        else:
+            print(f"note: {r.claim.id} has a counterexample found on this run; `collapse-verify verify --store` "
+                  "writes it under theorems/counterexamples/ (plain verify never writes there)", file=sys.stderr)
+
+
+def add_parsers(sub) -> None:
+    """Add this module's subcommand(s) to the parser's subparsers."""
+    v = sub.add_parser("verify", help="run every registered claim and print the ledger")
+    v.add_argument("--json", metavar="PATH", help="also write the ledger as JSON")
+    v.add_argument("--claims", metavar="GLOB", help="only claims whose id matches, e.g. 'RN.*'")
+    v.add_argument("--dps", type=int, default=50, help="decimal digits for the interval witnesses "
+                   f"(15 to VERIFY_MAX_DPS = {LIMITS['VERIFY_MAX_DPS']})")
+    v.add_argument("--quick", action="store_true", help="fewer stress instances (for tests)")
+    v.add_argument("--store", action="store_true",
+                   help="write counterexamples found for user conjectures under theorems/counterexamples/ "
+                        "(plain verify never writes into the source tree)")
+    v.set_defaults(run=cmd_verify)
+    sh = sub.add_parser("show", help="the whole record of one claim (quote, statement, every piece of evidence, "
+                                     "readings, counterexamples typeset)")
+    sh.add_argument("claim", metavar="CLAIM", help="a claim id, e.g. RN.main (see `verify` for the list)")
+    sh.add_argument("--json", action="store_true",
+                    help="print the claim's entry of `verify --json`, plus its counterexamples typeset")
+    sh.add_argument("--dps", type=int, default=50, help="digits for the interval witnesses (default 50)")
+    sh.add_argument("--quick", action="store_true", help="fewer stress instances")
+    sh.set_defaults(run=cmd_show)
