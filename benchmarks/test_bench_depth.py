@@ -9,7 +9,8 @@ from __future__ import annotations
 import mpmath
 import pytest
 
-from proofs_numeric.dong_collapse import REGIMES, DepthConfig, mp_run, run
+from proofs_numeric.dong_collapse import REGIMES, DepthConfig, float64_run, mp_run, run
+from proofs_numeric.rank_neutrality import witness as rn_witness
 from proofs_numeric.residual_obstruction import random_heads, witness, x_star
 from proofs_numeric.transformer import layer_norm, mha, workdps
 
@@ -37,7 +38,6 @@ def test_bench_depth_study_mpmath_baseline(benchmark, regime):
 
 def test_bench_depth_study_float64_baseline(benchmark):
     """The same pure-attention network in float64 (the uncertified baseline)."""
-    from proofs_numeric.dong_collapse import float64_run
     benchmark(float64_run, DepthConfig(n=8, d=6, H=2, d_k=3, layers=12), "pure_attention")
 
 
@@ -51,7 +51,6 @@ def test_bench_residual_witness(benchmark, dps):
 
 @pytest.mark.parametrize("dps", [50, 1000])
 def test_bench_rank_neutrality_witness(benchmark, dps):
-    from proofs_numeric.rank_neutrality import witness as rn_witness
     benchmark.extra_info["baseline"] = f"test_bench_rank_neutrality_mpmath_baseline[{dps}]"
     benchmark.pedantic(rn_witness, args=(RN_X,), kwargs={"dps": dps}, rounds=1, iterations=1)
 

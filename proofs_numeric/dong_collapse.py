@@ -34,15 +34,24 @@ import time
 from dataclasses import dataclass
 
 import flint
+import mpmath
 import numpy as np
 
-
+from theorems.exact import transformer as T
 from theorems.exact.instances import Shape, regime_of
 from theorems.exact.padic_rank import complete_pivoting
-from theorems.framework import (CheckContext, Evidence, float_statistic, interval_instances, interval_witness,
-                                not_checkable, stable_seed)
+from theorems.framework import (
+    CheckContext,
+    Evidence,
+    float_statistic,
+    interval_instances,
+    interval_witness,
+    not_checkable,
+    stable_seed,
+)
 from theorems.paper.dong_collapse import rank_blind_to_collapse, skip_bound_holds
-from theorems.exact import transformer as T
+
+from .transformer import Block, Head, block_forward, workdps
 
 __all__ = ["DepthRangeError", "DepthConfig", "run", "run_all", "SHAPES", "REGIMES", "exponent_estimate", "float64_run", "mp_run",
            "depth_results", "DEPTH_DPS", "EXPONENT_TOL", "SINGLY_EXPONENTIAL_BELOW", "NO_DECAY_SLOPE", "is_base_three",
@@ -213,7 +222,6 @@ def _fmt(a: flint.arb) -> str:
 
 def float64_run(cfg: DepthConfig, regime: str) -> list[dict]:
     """The same network in float64 (numpy), plain formulation: what float64 reports."""
-    from .transformer import Block, Head, block_forward
     heads, (W1, b1, W2, b2), X = draw_weights(cfg)
     blk = Block([Head(*h) for h in heads], W1, b1, W2, b2)
     out = []
@@ -236,8 +244,6 @@ def mp_run(cfg: DepthConfig, regime: str) -> list[float]:
     The benchmarks' baseline for the certified (m, R) study at the same precision. Plain
     arithmetic loses every digit of the residual once rho < 10^-dps, which the (m, R) form avoids.
     """
-    import mpmath
-    from .transformer import Block, Head, block_forward, workdps
     heads, (W1, b1, W2, b2), X = draw_weights(cfg)
     blk = Block([Head(*h) for h in heads], W1, b1, W2, b2)
     rhos = []
@@ -618,7 +624,7 @@ def full_block_rank_kept(ctx) -> list[Evidence]:
 
 def mlp_outward_generic(ctx) -> list[Evidence]:
     rng = np.random.default_rng(stable_seed("DONG.mlp-pushes-outward:gaussian"))
-    gelu = lambda M: T.gelu(T.FP, M)  # noqa: E731
+    gelu = lambda M: T.gelu(T.FP, M)
     ratios = []
     for _ in range(40 if ctx.quick else 200):
         n, d = 8, 6

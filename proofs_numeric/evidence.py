@@ -10,11 +10,18 @@ claims, so the numeric evidence is there whatever the import order.
 """
 from __future__ import annotations
 
+from theorems.framework import EVIDENCE_PROVIDERS, Check, CheckContext, Evidence
 
-from . import dong_collapse, head_channel, rank_contraction, rank_neutrality, real_model, recovery_ambiguity
-from . import residual_obstruction, symmetries
-
-from theorems.framework import Check, CheckContext, EVIDENCE_PROVIDERS, Evidence
+from . import (
+    dong_collapse,
+    head_channel,
+    rank_contraction,
+    rank_neutrality,
+    real_model,
+    recovery_ambiguity,
+    residual_obstruction,
+    symmetries,
+)
 
 __all__ = ["NUMERIC_MODULES", "NUMERIC_CHECKS", "numeric_evidence", "install", "attached_readings"]
 

@@ -22,11 +22,10 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
+from theorems.framework import CheckContext, Evidence, float_statistic
 
 from .certify import PrecisionExhausted
 from .transformer import workdps
-
-from theorems.framework import CheckContext, Evidence, float_statistic
 
 __all__ = ["witness", "w_o_with_condition", "PrecisionExhausted", "RECOVERY_BOUND_SLACK", "EVIDENCE"]
 

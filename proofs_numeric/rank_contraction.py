@@ -20,15 +20,20 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
-
-from .certify import certified_rank_lower_bound
-from .transformer import Head, attention, mha, workdps
-
 from theorems.exact.input import exact_matrix
 from theorems.exact.instances import Shape
 from theorems.exact.linalg import rank
-from theorems.framework import (CheckContext, Evidence, float_statistic, interval_instances, interval_witness,
-                                stable_seed)
+from theorems.framework import (
+    CheckContext,
+    Evidence,
+    float_statistic,
+    interval_instances,
+    interval_witness,
+    stable_seed,
+)
+
+from .certify import certified_rank_lower_bound
+from .transformer import Head, attention, workdps
 
 __all__ = ["certified_ranks", "alpha", "alpha_mha", "alignment", "spearman", "head_with_alpha", "input_of_rank",
            "CERTIFIED_SHAPES", "certified_shapes", "iv_evidence", "prop63_evidence", "attention_rank_literal",

@@ -23,14 +23,13 @@ from __future__ import annotations
 
 import mpmath
 
-
-from .certify import PrecisionExhausted, certified_rank_lower_bound
-from .transformer import layer_norm, workdps
-
+from theorems.exact import layernorm as RN
 from theorems.exact.instances import regime_of
 from theorems.exact.linalg import rank
 from theorems.framework import CheckContext, Evidence, interval_witness, load_counterexample, relative_path
-from theorems.exact import layernorm as RN
+
+from .certify import PrecisionExhausted, certified_rank_lower_bound
+from .transformer import layer_norm, workdps
 
 __all__ = ["witness", "certify_counterexample", "PrecisionExhausted", "EVIDENCE"]
 

@@ -27,17 +27,18 @@ from __future__ import annotations
 
 import math
 import zlib
+from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
-
-
-from .checkpoint import Checkpoint, load_checkpoint
 
 from theorems.exact.certified_rank import certified_rank
 from theorems.exact.instances import regime_of
 from theorems.exact.norm_exact import analyse_array
 from theorems.framework import Evidence, exact_instances, float_statistic, not_checkable
+
+from .checkpoint import Checkpoint, load_checkpoint
+from .rank_contraction import alpha, spearman
 
 __all__ = ["available", "load", "load_model", "MiniLM", "SENTENCES", "TEXTS", "measure", "cached_measure",
            "exact_ln_site", "exact_rms_site", "layer_symmetries", "prepare_inputs", "RANK_RTOL", "SYM_TOL",
@@ -240,7 +241,6 @@ def measure(texts: dict | None = None, exact_ln: bool = True, model: Checkpoint 
 
     See the module docstring for the arithmetic of each measurement.
     """
-    from .rank_contraction import alpha
     m = model if model is not None else load()
     c = m.config
     out = {"model": m.name, "path": str(m.path), "family": c.family, "norm": c.norm, "d": m.d, "H": m.H,
@@ -352,7 +352,6 @@ def layer_symmetries(m: Checkpoint, X: np.ndarray, L, seed: int = 0) -> dict:
     float64; "kept" means a relative difference at most :data:`SYM_TOL`. ``X`` is the layer's input
     (the embedding output). The norm check uses the paper's map (eps = 0), as the theorems do.
     """
-    from dataclasses import replace
     rng = np.random.default_rng(seed)
     c = m.config
     dk, H, Hk, rep = c.d_k, c.H, c.H_kv, c.H // c.H_kv
@@ -526,7 +525,6 @@ def w_o_deficient(ctx, res) -> list[Evidence]:
 
 @_with_measurements
 def alignment_trained(ctx, res) -> list[Evidence]:
-    from .rank_contraction import spearman
     a = np.concatenate([L["alpha"] for L in res["layers"]])
     g = np.concatenate([L["alignment"] for L in res["layers"]])
     rho = spearman(a, g)

@@ -25,13 +25,12 @@ import mpmath
 import numpy as np
 import sympy
 
+from theorems.exact import transformer as T
+from theorems.exact.instances import Shape
+from theorems.framework import CheckContext, Evidence, interval_witness
 
 from .certify import certified_rank_lower_bound
 from .transformer import Head, mha, workdps
-
-from theorems.exact.instances import Shape
-from theorems.framework import CheckContext, Evidence, interval_witness
-from theorems.exact import transformer as T
 
 __all__ = ["witness", "certify_shapes", "SHAPES", "random_heads", "exact_attention_rows_rank1", "EVIDENCE"]
 

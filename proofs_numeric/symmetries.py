@@ -15,10 +15,9 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
+from theorems.framework import CheckContext, Evidence, interval_witness
 
 from .transformer import Head, mha, workdps
-
-from theorems.framework import CheckContext, Evidence, interval_witness
 
 __all__ = ["witness", "EVIDENCE"]
 

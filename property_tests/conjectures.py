@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from hypothesis import given
 
-from property_tests._search import find_from_scratch
 from proofs_numeric import ledger as L
-
-from theorems.framework import CONJECTURES, decode_instance
+from property_tests._search import find_from_scratch
 from theorems import framework as C
+from theorems.framework import CONJECTURES, decode_instance
 
 __all__ = ["stress_conjecture"]
 

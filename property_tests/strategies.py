@@ -34,11 +34,20 @@ from hypothesis.errors import InvalidArgument
 from hypothesis.extra import numpy as nps
 from sympy import Matrix, Rational, eye, zeros
 
-
-from theorems.exact.layernorm import LNInstance
-from theorems.framework import (ProofStep, derivation, exact_complete, exact_instances, float_statistic, formal_proof,
-                                interval_instances, interval_witness, not_checkable)
+from proofs_numeric.transformer import Head
 from theorems.exact import instances
+from theorems.exact.layernorm import LNInstance
+from theorems.framework import (
+    ProofStep,
+    derivation,
+    exact_complete,
+    exact_instances,
+    float_statistic,
+    formal_proof,
+    interval_instances,
+    interval_witness,
+    not_checkable,
+)
 
 __all__ = [
     # rank neutrality / LayerNorm
@@ -769,16 +778,15 @@ def attention_setups(*, min_n: int = 2, max_n: int = 5, min_d: int = 2, max_d: i
 
 @st.composite
 def _attention_setups(draw, min_n, max_n, min_d, max_d, max_dk, max_heads, m):
-    from proofs_numeric.transformer import Head
     n = draw(st.integers(min_n, max_n))
     d = draw(st.integers(min_d, max_d))
     dk = draw(st.integers(1, max_dk))
     H = draw(st.integers(1, max_heads))
     fl = _floats(m)
-    arr = lambda shape: draw(nps.arrays(np.float64, shape, elements=fl))  # noqa: E731
+    arr = lambda shape: draw(nps.arrays(np.float64, shape, elements=fl))
     heads = [Head(arr((d, dk)), arr((d, dk)), arr((d, dk)), arr((dk, d))) for _ in range(H)]
     small = st.floats(-0.5, 0.5, allow_nan=False, allow_infinity=False)
-    gauge = lambda: 3 * np.eye(dk) + draw(nps.arrays(np.float64, (dk, dk), elements=small))  # noqa: E731
+    gauge = lambda: 3 * np.eye(dk) + draw(nps.arrays(np.float64, (dk, dk), elements=small))
     return AttentionSetup(arr((n, d)), heads, gauge(), gauge(), draw(st.permutations(list(range(n)))), arr((n, d)))
 
 
@@ -1073,7 +1081,7 @@ def transformer_instances(*, max_n: int = 3, max_d: int = 3, max_heads: int = 2)
 def _transformer_instances(draw, max_n, max_d, max_heads):
     n, d = draw(st.integers(1, max_n)), draw(st.integers(2, max_d))
     dk, dff = draw(st.integers(1, d)), draw(st.integers(1, 2 * d))
-    M = lambda r, c: draw(rational_matrices(n=r, d=c))  # noqa: E731
+    M = lambda r, c: draw(rational_matrices(n=r, d=c))
     X = M(n, d)
     heads = [(M(d, dk), M(d, dk), M(d, dk), M(dk, d)) for _ in range(draw(st.integers(1, max_heads)))]
     return X, heads, (M(d, dff), M(1, dff)[0], M(dff, d), M(1, d)[0])

@@ -5,15 +5,13 @@ import math
 
 import numpy as np
 import pytest
-from sympy import Rational
 from hypothesis import given
 from hypothesis import strategies as st
+from sympy import Rational
 
 from proofs_numeric.transformer import layer_norm
-
-from theorems.exact.input import BadInput
 from theorems.exact import layernorm as LN
-from theorems.paper import rank_neutrality as RN
+from theorems.exact.input import BadInput
 
 
 @given(st.sampled_from([math.nan, math.inf, -math.inf]), st.integers(0, 2), st.integers(0, 2))

@@ -22,6 +22,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from proofs_numeric.ledger import registry
+
 BOOK = Path(__file__).resolve().parent.parent / "book"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 _OUTSIDE = re.compile(r"""(?:src|href)\s*=\s*["'](?:https?:)?//""", re.I)
@@ -97,7 +99,6 @@ def test_book_builds_offline(built_book):
 
 
 def test_book_ledger_page_is_rendered_from_the_registry(built_book):
-    from proofs_numeric.ledger import registry
     html = (built_book / "ledger.html").read_text()
     for c in registry():
         assert c.id in html
@@ -139,7 +140,6 @@ _OVERFLOW_JS = r"""
 
 def test_book_every_claim_is_shown_in_its_chapter(built_book):
     """Chapters select their claims from the registry: a claim registered later appears by itself."""
-    from proofs_numeric.ledger import registry
     for c in registry():
         if c.chapter:
             html = (built_book / "chapters" / f"{c.chapter}.html").read_text()

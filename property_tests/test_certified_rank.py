@@ -7,14 +7,21 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from property_tests.strategies import (adversarial_integer_matrices, deficient_integer_matrices,
-                                       integer_matrices_of_rank, matrices_with_dependent_columns)
-
+from property_tests.strategies import (
+    adversarial_integer_matrices,
+    deficient_integer_matrices,
+    integer_matrices_of_rank,
+    matrices_with_dependent_columns,
+)
+from theorems.exact import padic_rank as P
 from theorems.exact.certified_rank import PRIMES, certified_rank
 from theorems.exact.input import BadInput
-from theorems.exact.padic_rank import (MAX_ENTRY_BITS, bordered_hadamard_bound_sq, complete_pivoting,
-                                       padic_rank_certificate)
-from theorems.exact import padic_rank as P
+from theorems.exact.padic_rank import (
+    MAX_ENTRY_BITS,
+    bordered_hadamard_bound_sq,
+    complete_pivoting,
+    padic_rank_certificate,
+)
 
 
 def _exact_rank_int(A) -> int:

@@ -7,6 +7,7 @@ turned into a FLINT ``fmpq`` from the numpy scalar itself (``int(x)`` for bool a
 """
 from __future__ import annotations
 
+import time
 from fractions import Fraction
 
 import flint
@@ -16,7 +17,6 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from property_tests.strategies import longdouble_matrices, stored_matrices
-
 from theorems.exact.certified_rank import MAX_USER_PRIME, certified_rank
 from theorems.exact.input import BadInput
 
@@ -80,7 +80,6 @@ def test_certified_rank_counterexample_1_longdouble_extra_bits():
     (np.array([[np.longdouble("1e400"), 2 * np.longdouble("1e400")], [1, 2]]), 1),
 ])
 def test_certified_rank_counterexample_2_longdouble_range(A, rank):
-    import time
     t0 = time.perf_counter()
     c, exact = _assert_brackets(A)
     assert exact == rank and c.value == rank

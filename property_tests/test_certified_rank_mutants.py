@@ -15,15 +15,25 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from property_tests.strategies import (dyadic_low_rank, integer_matrices_of_rank, matrices_with_pivots,
-                                       rational_low_rank)
-
-from theorems.exact.certified_rank import (EXACT_AUTO_MAX_ENTRY_BITS, KERNEL_PRIME, PRIMES, certified_rank,
-                                           dyadic_scale, kernel_certificate, rational_reconstruction, residues_mod_p,
-                                           rump_full_rank)
+from property_tests.strategies import dyadic_low_rank, integer_matrices_of_rank, matrices_with_pivots, rational_low_rank
+from theorems.exact.certified_rank import (
+    EXACT_AUTO_MAX_ENTRY_BITS,
+    KERNEL_PRIME,
+    PRIMES,
+    certified_rank,
+    dyadic_scale,
+    kernel_certificate,
+    rational_reconstruction,
+    residues_mod_p,
+    rump_full_rank,
+)
 from theorems.exact.input import BadInput
-from theorems.exact.padic_rank import (MAX_ENTRY_BITS, bordered_hadamard_bound_sq, complete_pivoting,
-                                       padic_rank_certificate)
+from theorems.exact.padic_rank import (
+    MAX_ENTRY_BITS,
+    bordered_hadamard_bound_sq,
+    complete_pivoting,
+    padic_rank_certificate,
+)
 
 
 def _fmpq(v) -> flint.fmpq:

@@ -15,6 +15,7 @@ import json
 import math
 import struct
 
+import mpmath
 import numpy as np
 import pytest
 
@@ -446,7 +447,6 @@ def test_checkpoints_raw_w_o_is_the_stored_matrix(tiny):
 
 def test_checkpoints_exact_rms_site_against_a_50_digit_svd():
     """rank/arank of RMSNorm(X) (decided exactly) against mpmath's SVD at 50 digits (independent)."""
-    import mpmath
     rng = np.random.default_rng(4)
     for n, d in [(3, 5), (6, 4), (5, 5)]:
         X = rng.standard_normal((n, d))

@@ -6,13 +6,12 @@ import pytest
 from sympy import Matrix, Rational
 
 import proofs_numeric.rank_contraction as NRC
-
+from theorems.exact import heads as HEADS
 from theorems.exact.layernorm import LNInstance, analyse
 from theorems.framework import CheckContext
+from theorems.paper import head_channel as HC
 from theorems.paper.dong_collapse import rank_blind_to_collapse, skip_bound_holds
 from theorems.paper.rank_neutrality import h4_width_two
-from theorems.exact import heads as HEADS
-from theorems.paper import head_channel as HC
 
 _QUICK = CheckContext(dps=30, quick=True)
 
@@ -38,7 +37,7 @@ def test_checks_inference_rank_versus_collapse_can_fail():
 def test_checks_mlp_cannot_remedy_can_fail():
     """Outputs computed separately from two tuples: equal for a kernel pair, different otherwise."""
     W = Matrix([[1, 0], [2, 0], [0, 1], [0, 2]])  # H = 2, d_k = 2, rank 2 < 4
-    phi = lambda Ys: HEADS.Phi_a(Ys, W)  # noqa: E731
+    phi = lambda Ys: HEADS.Phi_a(Ys, W)
     Ys = [Matrix([[1, 2]]), Matrix([[3, -1]])]
     K = HEADS.kernel_basis_a(W)[0].T
     assert HC.mlp_cannot_separate(Ys, [K[:, 0:2], K[:, 2:4]], phi, HC.gelu_like) is True

@@ -10,22 +10,45 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+import sympy
 from hypothesis import assume, given
 from hypothesis import strategies as st
+from sympy import Identity, Matrix, MatrixSymbol, Rational, symbols
 
-from property_tests.strategies import evidence_lists
+from proofs_numeric.cli import main
 from proofs_numeric.ledger import get, registry
-
-from theorems.formal.evidence import attached_readings, formal_evidence
-from theorems.framework import (CONJECTURES, CheckContext, ContradictionError, Evidence, FORMS, Pool, ProofStep,
-                                STRENGTHS, VERDICTS, assess, claim, conjecture, derivation, exact_complete,
-                                exact_instances, float_statistic, formal_proof, interval_instances, interval_witness,
-                                not_checkable, run_claim, symbolic_identity, verdict_from)
-from theorems import framework as C
-from theorems.framework import evidence as E
-from theorems.framework import storage
+from property_tests.strategies import evidence_lists
 from theorems import formal as F
+from theorems import framework as C
+from theorems.formal.evidence import attached_readings, formal_evidence
+from theorems.framework import (
+    CONJECTURES,
+    FORMS,
+    STRENGTHS,
+    VERDICTS,
+    CheckContext,
+    ContradictionError,
+    Evidence,
+    Pool,
+    ProofStep,
+    assess,
+    claim,
+    conjecture,
+    derivation,
+    exact_complete,
+    exact_instances,
+    float_statistic,
+    formal_proof,
+    interval_instances,
+    interval_witness,
+    not_checkable,
+    run_claim,
+    storage,
+    symbolic_identity,
+    verdict_from,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 _QUICK = CheckContext(dps=30, quick=True)
@@ -75,9 +98,9 @@ def test_claims_an_exact_failure_in_every_regime_refutes(ev):
 
 
 def test_claims_verdict_examples():
-    ok = lambda r="all": exact_instances("s", met=3, held=3, arithmetic="QQ", regime=r)  # noqa: E731
-    bad = lambda r="all": exact_instances("s", met=3, held=2, arithmetic="QQ", regime=r)  # noqa: E731
-    proof = lambda r="all": formal_proof("L", True, statement="s", regime=r)  # noqa: E731
+    ok = lambda r="all": exact_instances("s", met=3, held=3, arithmetic="QQ", regime=r)
+    bad = lambda r="all": exact_instances("s", met=3, held=2, arithmetic="QQ", regime=r)
+    proof = lambda r="all": formal_proof("L", True, statement="s", regime=r)
     assert verdict_from([proof()]) == "proved"
     assert verdict_from([proof("n<d"), ok("n>d")], THREE_REGIMES) == "supported"  # a proof must cover every regime
     assert verdict_from([proof(r) for r in THREE_REGIMES], THREE_REGIMES) == "proved"
@@ -123,8 +146,6 @@ def test_claims_derivations_are_three_valued():
 
 
 def test_claims_fixed_size_identity_is_a_derivation_and_symbolic_size_is_general():
-    import sympy
-    from sympy import Identity, Matrix, MatrixSymbol, symbols
     n, d = symbols("n d", integer=True, positive=True)
     X, W = MatrixSymbol("X", n, d), MatrixSymbol("W", d, d)
     e = symbolic_identity((X * W).T, W.T * X.T, "transpose of a product")
@@ -221,7 +242,6 @@ def test_claims_pinned_verdicts_are_what_the_evidence_earns():
 
 def test_claims_stored_counterexample_that_no_longer_refutes_fails_loudly(tmp_path, monkeypatch):
     """Corrupt a stored counterexample: the claim becomes an ERROR and `verify` exits non-zero."""
-    from proofs_numeric.cli import main
     ce = tmp_path / "ce"
     shutil.copytree(C.COUNTEREXAMPLE_DIR, ce)
     data = json.loads((ce / "RN.main.json").read_text())
@@ -395,7 +415,6 @@ def test_claims_the_declaration_scan_sees_a_loop(tmp_path):
 
 
 def _rational_builder(draw, regime):
-    from sympy import Rational
     return Rational(draw(-9, 9), draw(1, 9))
 
 
@@ -429,7 +448,6 @@ def test_claims_a_stored_counterexample_needs_a_regime_when_regimes_are_listed()
 def test_claims_float_instances_and_bad_predicates_are_errors_not_verdicts():
     """Review findings: float instances made a float threshold look like an exact refutation; a predicate that
     raises or returns 1 escaped run_claim as a traceback. Both are now a claim ERROR naming the cause."""
-    import numpy as np
     floats = Pool(rows=lambda ctx: [("all", "svd", np.array([[1.0, 1.0], [1.0, 1.0 + 1e-15]]))], arithmetic="float64")
     c = claim(id="T.f", statement="x", hypotheses={}, conclusion=("full rank", lambda X: np.linalg.matrix_rank(X) == 2),
               instances=floats, register_claim=False)

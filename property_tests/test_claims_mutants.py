@@ -12,16 +12,32 @@ from hypothesis import strategies as st
 from sympy import Identity, ImmutableMatrix, Matrix, MatrixSymbol, Sum, Trace, symbols
 
 from property_tests.strategies import evidence_lists
+from theorems import framework as C
+from theorems.framework import (
+    ContradictionError,
+    CounterexampleError,
+    ProofStep,
+    assess,
+    derivation,
+    exact_complete,
+    exact_instances,
+    float_statistic,
+    formal_proof,
+    found_counterexample,
+    has_symbolic_size,
+    interval_instances,
+    interval_witness,
+    not_checkable,
+    predicted,
+    save_counterexample,
+    storage,
+    stored_counterexample,
+    symbolic_identity,
+    verdict_from,
+)
+from theorems.framework import evidence as E
 
 from .test_claims import THREE_REGIMES, safe_assess
-
-from theorems.framework import (ContradictionError, CounterexampleError, ProofStep, assess, derivation, exact_complete,
-                                exact_instances, float_statistic, formal_proof, found_counterexample,
-                                has_symbolic_size, interval_instances, interval_witness, not_checkable, predicted,
-                                save_counterexample, stored_counterexample, symbolic_identity, verdict_from)
-from theorems import framework as C
-from theorems.framework import evidence as E
-from theorems.framework import storage
 
 N, D = symbols("n d", integer=True, positive=True)
 A, B = MatrixSymbol("A", N, N), MatrixSymbol("B", N, N)

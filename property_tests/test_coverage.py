@@ -10,13 +10,14 @@ import pytest
 import sympy
 from sympy import Matrix, Rational, zeros
 
+from proofs_numeric import dong_collapse as ND
+from proofs_numeric import real_model
 from proofs_numeric.ledger import get
-
-from theorems.framework import CheckContext, assess, run_claim
 from theorems import framework as C
 from theorems.exact import layernorm as LN
-from theorems.paper import dong_collapse as D
+from theorems.framework import CheckContext, assess, run_claim
 from theorems.paper import design_counts as DC
+from theorems.paper import dong_collapse as D
 from theorems.paper import head_channel as HC
 from theorems.paper import rank_contraction as RC
 from theorems.paper import rank_neutrality as RN
@@ -51,7 +52,6 @@ NEW = {
 
 
 def _model_available() -> bool:
-    from proofs_numeric import real_model
     return real_model.available()
 
 _RESULTS: dict = {}
@@ -180,14 +180,13 @@ def _fake_depth(norms, rhos=None, ranks=None):
 
 
 def test_coverage_depth_checks_fail_on_fabricated_runs(monkeypatch):
-    from proofs_numeric import dong_collapse as D
     quadratic = [-4.0 * 2 ** k for k in range(8)]  # ||R_(l+1)|| = ||R_l||^2: no constant C in the cubic law
-    monkeypatch.setattr(D, "depth_results", lambda quick=False: _fake_depth(quadratic))
-    assert _falsified(D.cubic_constant(_QUICK))
+    monkeypatch.setattr(ND, "depth_results", lambda quick=False: _fake_depth(quadratic))
+    assert _falsified(ND.cubic_constant(_QUICK))
     collapsed = [[6, 6]] * 4 + [[1, 1]] * 4  # a certified rank of 1
-    monkeypatch.setattr(D, "depth_results", lambda quick=False: _fake_depth(quadratic, ranks=collapsed))
-    assert _falsified(D.no_rank_collapse(_QUICK, "attention_skip"))
-    assert _falsified(D.full_block_rank_kept(_QUICK))
+    monkeypatch.setattr(ND, "depth_results", lambda quick=False: _fake_depth(quadratic, ranks=collapsed))
+    assert _falsified(ND.no_rank_collapse(_QUICK, "attention_skip"))
+    assert _falsified(ND.full_block_rank_kept(_QUICK))
 
 
 def test_coverage_rank_contraction_checks_fail_on_crafted_inputs(monkeypatch):

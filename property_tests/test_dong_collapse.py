@@ -1,18 +1,15 @@
 """The depth study: certified residuals deep into the collapse, and the float64 contrast."""
 from __future__ import annotations
 
-import math
+import json
 
-import flint
-import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from proofs_numeric import dong_collapse as D
-
+from proofs_numeric.cli import main
 from theorems.exact.transformer import Head, mha
-
 
 #: the premise "rho has converged": two consecutive deep log-ratios (log10 rho < -30) agree to this
 _CONVERGED = 1e-2
@@ -78,8 +75,6 @@ def test_depth_bad_config(kwargs):
 
 
 def test_depth_cli_json(tmp_path, capsys):
-    import json
-    from proofs_numeric.cli import main
     p = tmp_path / "depth.json"
     assert main(["depth", "--regime", "pure_attention", "--layers", "6", "--dps", "100", "--json", str(p)]) == 0
     data = json.loads(p.read_text())

@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import re
 import shutil
-from pathlib import Path
 
 import pytest
 
-
-from theorems.formal import FormalLemma
 from theorems import formal
+from theorems.formal import FormalLemma
 
 needs_coq = pytest.mark.skipif(shutil.which("coqc") is None or not formal.mathcomp_available(),
                                reason="coqc or MathComp not installed (apt-get install coq libcoq-mathcomp-algebra)")

@@ -5,12 +5,11 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sympy import Matrix, Rational
 
+from proofs_numeric.head_channel import witness
 from property_tests.strategies import w_o_of_rank
-
+from theorems.exact import heads as HEADS
 from theorems.exact.heads import deficient_witness
 from theorems.exact.linalg import rank
-from theorems.exact import heads as HEADS
-from theorems.paper import head_channel as HC
 
 _BOUND_SLACK = 1e-9  # relative slack on kappa * eta (float64 build of W_O and E, mp recovery)
 
@@ -40,7 +39,6 @@ def test_head_channel_full_rank_W_O_recovers_every_head_exactly(Hdw, n, data):
 @settings(max_examples=20)
 @given(st.floats(1, 1e8), st.floats(1e-12, 1e-3), st.integers(0, 10 ** 6))
 def test_head_channel_recovery_error_within_condition_bound(kappa, eta, seed):
-    from proofs_numeric.head_channel import witness
     w = witness(n=3, H=2, d_k=2, d=5, kappa=kappa, eta=eta, dps=30, seed=seed)
     assert w["value"] <= w["bound"] * (1 + _BOUND_SLACK)
 

@@ -28,10 +28,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from property_tests.strategies import (check_argv, depth_argv, rank_argv, real_model_argv, scaffold_names,
-                                       show_argv, verify_argv)
-from proofs_numeric.cli import main
 import theorems
+from proofs_numeric.cli import main
+from proofs_numeric.cli.common import report_import_errors
+from property_tests.strategies import (
+    check_argv,
+    depth_argv,
+    rank_argv,
+    real_model_argv,
+    scaffold_names,
+    show_argv,
+    verify_argv,
+)
 
 #: a call that takes longer than this is a hang (speed limits belong in `make bench`)
 _HANG_S = 30
@@ -261,7 +269,6 @@ def test_hostile_input_new_refuses_symlinks_out_of_the_root(tmp_path):
 
 
 def test_hostile_input_failed_module_is_reported_by_verify(monkeypatch, capsys):
-    from proofs_numeric.cli.common import report_import_errors
     monkeypatch.setattr(theorems, "IMPORT_ERRORS", {"theorems/conjectures/broken_user_idea.py": "NameError: name 'x' is not defined"})
     assert report_import_errors() is True
     assert "theorems/conjectures/broken_user_idea.py failed to import" in capsys.readouterr().err

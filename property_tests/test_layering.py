@@ -9,9 +9,13 @@ is one, else the package's ``__init__.py``); importing a submodule adds no edge 
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
 
 import pytest
+
+from proofs_numeric import evidence
+from proofs_numeric.ledger import registry
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("theorems", "proofs_numeric", "property_tests", "benchmarks")
@@ -77,10 +81,9 @@ def imports_of(path: Path) -> set[str]:
               and (node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id) == "import_module"
               and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
             names.add(node.args[0].value)
-    out = {_resolve(n) for n in names}
-    out.discard(None)
+    out = {r for r in map(_resolve, names) if r is not None}
     out.discard(mod)
-    return out  # type: ignore[return-value]
+    return out
 
 
 GRAPH = {mod: imports_of(p) for mod, p in FILES.items()}
@@ -228,8 +231,6 @@ def test_layering_no_cycle_between_files():
 
 def test_layering_every_attached_numeric_check_names_a_registered_reading():
     """An EVIDENCE key that names no claim or reading would silently attach nothing."""
-    from proofs_numeric import evidence
-    from proofs_numeric.ledger import registry
 
     known = {(c.id, r.key) for c in registry() for r in c.all_readings()}
     assert sorted(evidence.attached_readings() - known) == []
@@ -297,9 +298,7 @@ def test_layering_one_name_per_theorem_in_four_places(slug):
 @pytest.mark.parametrize("slug", SLUGS)
 def test_layering_numeric_modules_are_in_the_evidence_registry(slug):
     """Each numeric module of a slug is collected by the evidence registry (an EVIDENCE table, possibly empty)."""
-    import importlib
 
-    from proofs_numeric import evidence
 
     mod = importlib.import_module(f"proofs_numeric.{slug}")
     assert isinstance(getattr(mod, "EVIDENCE", None), dict)

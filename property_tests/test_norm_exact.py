@@ -23,14 +23,13 @@ from hypothesis import strategies as st
 from sympy import Rational
 
 from property_tests.strategies import ln_inputs, rms_inputs, wide_rows
-
+from theorems.exact import blocks as BL
+from theorems.exact import instances as I
+from theorems.exact import layernorm as LN
+from theorems.exact import norm_exact as NE
 from theorems.exact.input import BadInput
 from theorems.exact.linalg import rank, rational_sqrt
 from theorems.exact.norm_exact import ExactRows, analyse_array, row_norm_integers, square_classes
-from theorems.exact import instances as I
-from theorems.exact import norm_exact as NE
-from theorems.exact import blocks as BL
-from theorems.exact import layernorm as LN
 from theorems.paper import rank_neutrality as RN
 
 FIELDS = ("n", "d", "hypotheses", "rank_X", "arank_X", "rank_Xt", "arank_LN_X", "rank_LN_X",
@@ -222,7 +221,7 @@ def _rank_in_multiquadratic_field(rows: list[list[dict]]) -> int | None:
     if len(primes) > _MAX_FIELD_PRIMES:
         return None
     dim = 1 << len(primes)
-    mask = lambda m: sum(1 << k for k, p in enumerate(primes) if m % p == 0)  # noqa: E731
+    mask = lambda m: sum(1 << k for k, p in enumerate(primes) if m % p == 0)
     big = [[flint.fmpq(0)] * (len(rows[0]) * dim) for _ in range(len(rows) * dim)]
     for i, row in enumerate(rows):
         for j, e in enumerate(row):

@@ -6,9 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest as _pytest  # noqa: E402
+import pytest
 
-pytestmark = _pytest.mark.slow  # subprocesses / the whole ledger: make test runs it
+pytestmark = pytest.mark.slow  # subprocesses / the whole ledger: make test runs it
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -6,9 +6,10 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sympy import Matrix, Rational
 
+from proofs_numeric.rank_contraction import alpha, certified_ranks, input_of_rank
+from proofs_numeric.transformer import Head
 from property_tests._search import find_from_scratch
 from property_tests.strategies import float_matrices, integer_attention_inputs
-
 from theorems.exact.linalg import rank
 from theorems.paper import design_counts as DC
 from theorems.paper import rank_contraction as RC
@@ -17,14 +18,12 @@ _ALPHA_TOL = 1e-12  # float64 Frobenius norms of O(1) matrices
 
 @given(float_matrices(min_side=1, max_side=5, square=True, max_value=3))
 def test_rank_contraction_alpha_in_unit_interval(M):
-    from proofs_numeric.rank_contraction import alpha
     a = alpha(M, np.eye(M.shape[0]))
     assert -_ALPHA_TOL <= a <= 1 + _ALPHA_TOL
 
 
 @given(float_matrices(n=2, min_side=2, max_side=5, max_value=3))
 def test_rank_contraction_alpha_at_most_inv_sqrt2_when_dk_is_1(qk):
-    from proofs_numeric.rank_contraction import alpha
     q, k = qk[0][:, None], qk[1][:, None]
     assume(np.linalg.norm(q) * np.linalg.norm(k) >= 1e-6)  # alpha is defined for non-zero q, k
     assert alpha(q, k) <= 2 ** -0.5 + _ALPHA_TOL
@@ -43,8 +42,6 @@ def test_rank_contraction_prop63_and_attention_rank_certified(counts):
 
 
 def _prop63_case(shape, counts):
-    from proofs_numeric.rank_contraction import certified_ranks, input_of_rank
-    from proofs_numeric.transformer import Head
     n, d, H, dk, seed = shape
     rng = np.random.default_rng(seed)
     r = int(rng.integers(1, min(n, d) + 1))

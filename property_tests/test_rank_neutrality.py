@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import assume, example, given, settings
-from hypothesis import strategies as st
 from sympy import Rational
 
+from proofs_numeric.rank_neutrality import witness
 from property_tests._search import find_from_scratch
-from property_tests.strategies import (ln_inputs, ln_inputs_breaking, ln_inputs_meeting_all_hypotheses,
-                                       token_matrices)
-
-from theorems.framework import load_counterexample
+from property_tests.strategies import ln_inputs, ln_inputs_breaking, ln_inputs_meeting_all_hypotheses, token_matrices
 from theorems.exact import blocks as BL
 from theorems.exact import layernorm as LN
+from theorems.framework import load_counterexample
 from theorems.paper import rank_neutrality as RN
 
 # a property may pass only if enough draws met its premise (vacuity guard)
@@ -226,7 +224,6 @@ def test_rank_neutrality_H4_fails_generically_for_n_lt_d(X):
 @settings(max_examples=20)
 @given(ln_inputs().filter(lambda i: i.n <= 5 and i.d <= 5))
 def test_rank_neutrality_witness_brackets_exact_ranks(inst):
-    from proofs_numeric.rank_neutrality import witness
     a = _analyse_or_none(inst)
     assume(a is not None)
     w = witness(inst.X.tolist(), inst.gamma, inst.beta, dps=30)

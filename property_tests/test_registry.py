@@ -1,6 +1,8 @@
 """Every registered conjecture is stressed here with no test code of its own, and plug-ins load."""
 from __future__ import annotations
 
+import importlib.metadata as md
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -10,17 +12,14 @@ from importlib.metadata import EntryPoint
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-
-
-from property_tests.conjectures import stress_conjecture
-from proofs_numeric import ledger as L
 
 import theorems
-from theorems.framework import CONJECTURES
+from proofs_numeric import ledger as L
+from proofs_numeric.cli import main
+from proofs_numeric.ledger.scaffold import ScaffoldError, scaffold, suite_names
+from property_tests.conjectures import stress_conjecture
 from theorems import framework as C
-from theorems.framework import evidence as E
-from theorems.framework import storage
+from theorems.framework import CONJECTURES, storage
 
 L.registry()  # load the paper's claims and any plug-in
 
@@ -47,7 +46,6 @@ def test_registry_worked_examples_give_their_verdicts():
 @pytest.mark.slow
 def test_registry_plain_verify_never_writes_into_the_source_tree(tmp_path, monkeypatch):
     """A false conjecture's counterexample found on this run is written only with --store."""
-    from proofs_numeric.cli import main
     ce = tmp_path / "ce"
     shutil.copytree(C.COUNTEREXAMPLE_DIR, ce)
     (ce / "USER.rmsnorm-affine-rank.json").unlink()
@@ -74,7 +72,6 @@ def test_registry_entry_point_plugin_is_loaded(tmp_path, monkeypatch):
     '''))
     monkeypatch.syspath_prepend(str(tmp_path))
     ep = EntryPoint(name="example", value="cv_plugin_example", group="collapse_verify.claims")
-    import importlib.metadata as md
     monkeypatch.setattr(md, "entry_points", lambda group=None: [ep] if group == "collapse_verify.claims" else [])
     L.reset_entry_points()
     try:
@@ -95,7 +92,6 @@ def test_registry_a_broken_plugin_is_skipped_and_reported(tmp_path, monkeypatch,
         "from theorems.conjecture import claim\nclaim(id='RN.main', statement='x', conclusion='c')\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     ep = EntryPoint(name="broken", value="cv_plugin_broken", group="collapse_verify.claims")
-    import importlib.metadata as md
     monkeypatch.setattr(md, "entry_points", lambda group=None: [ep] if group == "collapse_verify.claims" else [])
     monkeypatch.setattr(theorems, "IMPORT_ERRORS", dict(theorems.IMPORT_ERRORS))
     L.reset_entry_points()
@@ -110,7 +106,6 @@ def test_registry_a_broken_plugin_is_skipped_and_reported(tmp_path, monkeypatch,
 
 
 def test_registry_scaffold_creates_module_tests_and_chapter(tmp_path):
-    from proofs_numeric.ledger.scaffold import scaffold
     for sub in ("theorems", "property_tests", "book/chapters"):
         (tmp_path / sub).mkdir(parents=True)
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
@@ -131,9 +126,7 @@ def test_registry_scaffold_creates_module_tests_and_chapter(tmp_path):
 def test_registry_generated_test_reads_renamed_and_added_predicates(tmp_path, counts):
     """`new` writes a test that needs no edit: rename the generated predicate and add a second one (as anyone
     would), and the generated test still passes, reading the predicates from the registered conjecture."""
-    import importlib.util
 
-    from proofs_numeric.ledger.scaffold import scaffold
     root = tmp_path / "proj"
     for sub in ("theorems", "property_tests", "book/chapters"):
         (root / sub).mkdir(parents=True)
@@ -169,7 +162,6 @@ def test_registry_new_refuses_the_names_of_the_suites_own_modules_and_packages()
     """Names derived from the tree, not a hand list: packages (formal, counterexamples, framework, exact, paper,
     ledger), modules (linalg, conjecture, rank_neutrality, cli ...) are refused; a conjecture of one's own is
     not (regenerating it with --force stays allowed)."""
-    from proofs_numeric.ledger.scaffold import ScaffoldError, scaffold, suite_names
     repo = Path(__file__).resolve().parents[1]
     names = suite_names(repo)
     assert {"formal", "counterexamples", "framework", "exact", "paper", "conjectures", "linalg", "conjecture",

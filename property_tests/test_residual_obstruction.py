@@ -7,14 +7,19 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from sympy import Matrix, Rational, eye, ones, zeros
 
+from proofs_numeric.residual_obstruction import witness
 from property_tests._search import find_from_scratch
-from property_tests.strategies import (low_rank_matrices, low_rank_matrix_pairs, square_matrices_and_shifts,
-                                       value_output_maps, witness_shapes)
-
+from property_tests.strategies import (
+    low_rank_matrices,
+    low_rank_matrix_pairs,
+    square_matrices_and_shifts,
+    value_output_maps,
+    witness_shapes,
+)
+from theorems.exact import residual as RES
 from theorems.exact.input import exact_matrix
 from theorems.exact.linalg import in_colspace, in_rowspace, rank
 from theorems.framework import load_counterexample
-from theorems.exact import residual as RES
 from theorems.paper import residual_obstruction as RRO
 
 _SOFTMAX_TOL = 1e-12  # float64 softmax of O(1) logits: a few ulps per entry
@@ -103,7 +108,6 @@ def test_residual_obstruction_scalar_value_output_never_increases(data):
 @example((3, 5, 1, 5, 1, 0))
 def test_residual_obstruction_witness_is_certified(shape):
     """rank(X*_r + MHA(X*_r)) = r + 1, interval-certified, for random Gaussian heads."""
-    from proofs_numeric.residual_obstruction import witness
     n, d, H, dk, r, seed = shape
     w = witness(n, d, H, dk, r, dps=30, seed=seed)
     assert w["value"][1] == r + 1
@@ -111,7 +115,6 @@ def test_residual_obstruction_witness_is_certified(shape):
 
 
 def test_residual_obstruction_witness_rejects_full_rank_r():
-    from proofs_numeric.residual_obstruction import witness
     with pytest.raises(ValueError, match="rank-deficient"):
         witness(3, 3, 1, 3, r=3)
 

@@ -9,9 +9,7 @@ import pytest
 from proofs_numeric.cli import main
 from proofs_numeric.ledger import registry
 
-import pytest as _pytest  # noqa: E402
-
-pytestmark = _pytest.mark.slow  # subprocesses / the whole ledger: make test runs it
+pytestmark = pytest.mark.slow  # subprocesses / the whole ledger: make test runs it
 
 
 def _strip(x):

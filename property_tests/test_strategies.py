@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis.errors import InvalidArgument
 
 from property_tests import strategies as S
-
 from theorems.exact.linalg import rank
 
 #: every public strategy builder (constants and the NamedTuple excluded)
@@ -80,7 +79,7 @@ def test_strategies_reject_bad_bounds_when_built(build, argument):
 
 def test_strategies_reject_positional_bounds():
     with pytest.raises(TypeError):
-        S.shapes("n<d")  # noqa  (keyword-only, like hypothesis.strategies)
+        S.shapes("n<d")  # a positional argument: keyword-only, like hypothesis.strategies
     with pytest.raises(TypeError):
         S.low_rank_matrices(3, 4)
 

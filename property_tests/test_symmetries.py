@@ -5,9 +5,10 @@ import numpy as np
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from proofs_numeric.symmetries import witness
+from proofs_numeric.transformer import Head, layer_norm, mha
 from property_tests._search import find_from_scratch
 from property_tests.strategies import attention_setups, float_vectors
-from proofs_numeric.transformer import Head, layer_norm, mha
 
 _TOL = 1e-9  # float64 MHA of O(1) data through two matrix products and a softmax
 
@@ -46,7 +47,7 @@ def test_symmetries_positional_encoding_keeps_equivariance_when_positions_coinci
     Pos = s.positions.copy()
     Pos[1] = Pos[0]
     P = _swap_first_two(s.X.shape[0])
-    f = lambda Y: mha(Y + Pos, s.heads)  # noqa: E731
+    f = lambda Y: mha(Y + Pos, s.heads)
     assert np.allclose(f(P @ s.X), P @ f(s.X), atol=_TOL)
 
 
@@ -55,7 +56,7 @@ def test_symmetries_positional_encoding_breaks_equivariance():
     (breaking is generic, not universal: zero weights, for one, keep it)."""
     def broken(s):
         P = _swap_first_two(s.X.shape[0])
-        f = lambda Y: mha(Y + s.positions, s.heads)  # noqa: E731
+        f = lambda Y: mha(Y + s.positions, s.heads)
         return not np.allclose(f(P @ s.X), P @ f(s.X), atol=1e-6)
     s = find_from_scratch(attention_setups(min_n=3), broken)
     assert broken(s) and not np.allclose(s.positions[0], s.positions[1])
@@ -78,7 +79,6 @@ def test_symmetries_layernorm_negative_scale_flips_sign(x, a):
 @settings(max_examples=10)
 @given(st.integers(0, 1000))
 def test_symmetries_certified_witness(seed):
-    from proofs_numeric.symmetries import witness
     w = witness(dps=30, seed=seed)
     assert w["token-permutation"]["holds"] and w["head-permutation"]["holds"]
     assert w["causal-mask"]["certified_broken"] and w["positional-encoding"]["certified_broken"]

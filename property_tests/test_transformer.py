@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from proofs_numeric import dong_collapse as D
+from proofs_numeric import transformer as PT
 from property_tests.strategies import rational_matrices, small_rationals, transformer_instances
-
 from theorems.exact import transformer as T
 
 HI = 80  # digits of the reference mp value
@@ -190,7 +190,6 @@ def test_transformer_log2_context_is_softmax_of_log2_scores():
 
 
 def test_transformer_backend_table_has_no_unknowns():
-    from proofs_numeric import transformer as PT
     for b in PT.BACKENDS + ("arb", "sympy"):
         assert T.context(b, 20) is not None
     with pytest.raises(ValueError, match="unknown backend"):

@@ -31,8 +31,17 @@ Examples
 """
 from __future__ import annotations
 
-from .exact.blocks import (FieldTooLarge, centred, layer_norm_ranks, rms_norm_ranks, row_mean_squares, row_variances,
-                           sigma_in_colspace, sqrt_decomposition, sqrt_scaled_rank)
+from .exact.blocks import (
+                           FieldTooLarge,
+                           centred,
+                           layer_norm_ranks,
+                           rms_norm_ranks,
+                           row_mean_squares,
+                           row_variances,
+                           sigma_in_colspace,
+                           sqrt_decomposition,
+                           sqrt_scaled_rank,
+)
 from .exact.certified_rank import CertifiedRank, certified_rank
 from .exact.input import BadInput, exact_matrix, exact_vector
 from .exact.linalg import affine_rank, in_colspace, in_rowspace, nullspace, rank

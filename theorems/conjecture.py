@@ -23,10 +23,30 @@ LayerNorm / RMSNorm ranks), the one transformer in :mod:`theorems.transformer`.
 """
 from __future__ import annotations
 
-from .framework import (CONJECTURES, CheckContext, Conjecture, Evidence, Pool, ProofStep, Reading, claim,
-                        conjecture, decode_instance, derivation, encode_instance, exact_complete, exact_instances,
-                        float_statistic, interval_instances, interval_witness, not_checkable, run_claim,
-                        stable_seed, symbolic_identity, typeset)
+from .framework import (
+                        CONJECTURES,
+                        CheckContext,
+                        Conjecture,
+                        Evidence,
+                        Pool,
+                        ProofStep,
+                        Reading,
+                        claim,
+                        conjecture,
+                        decode_instance,
+                        derivation,
+                        encode_instance,
+                        exact_complete,
+                        exact_instances,
+                        float_statistic,
+                        interval_instances,
+                        interval_witness,
+                        not_checkable,
+                        run_claim,
+                        stable_seed,
+                        symbolic_identity,
+                        typeset,
+)
 
 __all__ = ["claim", "conjecture", "Pool", "Reading", "Conjecture", "CONJECTURES", "CheckContext", "Evidence",
            "ProofStep", "run_claim", "stable_seed", "exact_instances", "exact_complete", "derivation",

@@ -10,10 +10,31 @@ of large matrices).
 from __future__ import annotations
 
 from .exact.certified_rank import CertifiedRank, certified_rank
-from .exact.input import (LIMITS, BadInput, check_literal, exact_entries, exact_matrix, exact_number, exact_rows,
-                          exact_vector, int_digits_unlimited, to_rational)
-from .exact.linalg import (affine_rank, centring_projector, in_colspace, in_rowspace, is_rational_square,
-                           left_kernel, nullspace, ones, rank, rational_sqrt, to_fmpq_mat)
+from .exact.input import (
+                          LIMITS,
+                          BadInput,
+                          check_literal,
+                          exact_entries,
+                          exact_matrix,
+                          exact_number,
+                          exact_rows,
+                          exact_vector,
+                          int_digits_unlimited,
+                          to_rational,
+)
+from .exact.linalg import (
+                          affine_rank,
+                          centring_projector,
+                          in_colspace,
+                          in_rowspace,
+                          is_rational_square,
+                          left_kernel,
+                          nullspace,
+                          ones,
+                          rank,
+                          rational_sqrt,
+                          to_fmpq_mat,
+)
 
 __all__ = ["BadInput", "LIMITS", "check_literal", "exact_entries", "exact_number", "exact_rows",
            "int_digits_unlimited", "to_rational", "exact_matrix", "exact_vector", "to_fmpq_mat", "rank",

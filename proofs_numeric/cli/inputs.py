@@ -29,12 +29,10 @@ import json
 import os
 import re
 import stat
-import sys
 from pathlib import Path
 
-
-from theorems.exact.input import (BadInput, LIMITS as EXACT_LIMITS, check_literal, env_int, exact_entries,
-                                  int_digits_unlimited)
+from theorems.exact.input import LIMITS as EXACT_LIMITS
+from theorems.exact.input import BadInput, check_literal, env_int, exact_entries, int_digits_unlimited
 
 __all__ = ["UsageError", "LIMITS", "read_matrix", "read_vector", "read_how", "check_writable", "write_text",
            "limits_text"]

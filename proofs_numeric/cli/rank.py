@@ -43,7 +43,7 @@ def cmd_rank(args) -> int:
             print(f"  {note}")
         print(f"  {r.seconds:.3f} s; primes {r.primes}")
         if num is not None:
-            print(f"  the exact rank above is the rank of exactly these numbers as read (certified).")
+            print("  the exact rank above is the rank of exactly these numbers as read (certified).")
             if "skipped" in num:
                 print(f"  numerical rank: {num['skipped']}")
             elif num["rank"] == 0:

@@ -19,11 +19,10 @@ from pathlib import Path
 
 import numpy as np
 
-
-from ..transformer import Head
-
 from theorems.exact.certified_rank import certified_rank
 from theorems.exact.input import BadInput, exact_entries, exact_number
+
+from ..transformer import Head
 
 __all__ = ["load_weights", "random_weights", "check_residual_obstruction", "check_head_channel",
            "check_recovery_ambiguity", "check_rank_contraction", "MAX_INTERVAL_ENTRIES"]

@@ -31,9 +31,7 @@ def _verify(args) -> int:
 
     from theorems.framework import CheckContext
 
-    from ..ledger import select
-
-    from ..ledger import ledger_json, render_claim, render_summary, run_ledger
+    from ..ledger import ledger_json, render_claim, render_summary, run_ledger, select
 
     claims = select(args.claims)
     if not claims:
@@ -169,7 +167,7 @@ def cmd_show(args) -> int:
                 + ("" if ce["stored"] else " — found on this run, not stored yet (verify --store)"))
         for k, tex in ce.get("latex", {}).items():
             c.print(f"  {escape(k)} = {escape(tex)}")
-    steps = getattr(r.claim, "proof_steps", ())
+    steps = r.claim.proof_steps
     if steps:
         from theorems.framework import tri
         c.print("")

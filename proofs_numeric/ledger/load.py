@@ -10,12 +10,13 @@ numeric provider installed.
 from __future__ import annotations
 
 import fnmatch
-
-
-from .. import evidence
+import sys
+from importlib.metadata import entry_points
 
 import theorems
-from theorems.framework import Claim, REGISTRY
+from theorems.framework import REGISTRY, Claim
+
+from .. import evidence
 
 __all__ = ["load", "registry", "get", "select", "load_entry_points"]
 
@@ -28,9 +29,7 @@ def load_entry_points() -> list[str]:
     loaded: list[str] = []
     if _ENTRY_POINTS_LOADED:
         return loaded
-    from importlib.metadata import entry_points
 
-    import sys
 
     for ep in entry_points(group="collapse_verify.claims"):
         try:

@@ -5,12 +5,22 @@ claim's checks at build time.
 """
 from __future__ import annotations
 
+import json
+from collections import Counter, defaultdict
+
+from theorems import formal as F
+from theorems.framework import (
+    CONJECTURES,
+    CheckContext,
+    ClaimResult,
+    decode_instance,
+    relative_path,
+    run_claim,
+    tri,
+    typeset,
+)
 
 from .load import get, registry
-
-from theorems.framework import (CONJECTURES, CheckContext, ClaimResult, decode_instance, relative_path, run_claim, tri,
-                                typeset)
-from theorems import formal as F
 
 __all__ = ["verdict_admonition", "ledger_markdown", "evidence_markdown", "run", "proof_steps_markdown",
            "verdict_model_markdown", "VERDICT_MODEL", "conjecture_markdown", "findings_markdown", "CHAPTER_TITLES",
@@ -97,7 +107,6 @@ def chapter_verdicts_markdown(chapter: str, dps: int = 50) -> str:
 
 def ledger_markdown(dps: int = 50) -> str:
     """The whole ledger as a Markdown table, every verdict computed now."""
-    from collections import Counter
     claims = registry()
     counts = Counter(run(c.id, dps).verdict for c in claims)
     head = (f"**{len(claims)} claims**: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1]))
@@ -139,7 +148,6 @@ def conjecture_markdown(claim_id: str, dps: int = 50) -> str:
     """A user conjecture's whole chapter body, computed now: statement, hypotheses and conclusion, the
     exact algebra (its derivation steps, if any), the stress per regime, the counterexample typeset as
     a matrix with its file, and the verdict with its strength. `collapse-verify new` chapters call this."""
-    import json
 
     conj = CONJECTURES[claim_id]
     c = conj.claim
@@ -149,7 +157,7 @@ def conjecture_markdown(claim_id: str, dps: int = 50) -> str:
                                           for h, p in conj.hypotheses.items()) + ".",
              f"**Conclusion**: `{getattr(conj.conclusion, '__name__', 'conclusion')}` "
              f"({_esc(c.conclusion.strip().splitlines()[0])}).", ""]
-    steps = getattr(c, "proof_steps", ())
+    steps = c.proof_steps
     parts += ["### Exact algebra", ""]
     parts += [proof_steps_markdown(steps), "",
               "These steps are checked at fixed sizes (a *derivation*): evidence, not a proof."] if steps else         ["No derivation is attached: the evidence below is the exact stress and the counterexample search."]
@@ -220,7 +228,6 @@ CHAPTER_TITLES = {
 def findings_markdown(dps: int = 50) -> str:
     """The front page's findings: per chapter, how many claims earned each verdict (computed now), linked; then
     every claim with its verdict and strength in a collapsible block."""
-    from collections import Counter, defaultdict
     by_chapter = defaultdict(list)
     for c in registry():
         by_chapter[c.chapter or "other"].append(c)

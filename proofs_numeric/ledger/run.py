@@ -12,12 +12,22 @@ import subprocess
 import sys
 import time
 import traceback
+from importlib.metadata import PackageNotFoundError, version
 from typing import Callable
 
-
 from theorems.formal import coq_version
-from theorems.framework import (CheckContext, Claim, ClaimResult, REFERENCED_COUNTEREXAMPLES, REPO_ROOT, SEEDS,
-                                counterexample_files, run_claim)
+from theorems.framework import (
+    REFERENCED_COUNTEREXAMPLES,
+    REPO_ROOT,
+    SEEDS,
+    CheckContext,
+    Claim,
+    ClaimResult,
+    counterexample_files,
+    run_claim,
+)
+
+from .load import registry
 
 __all__ = ["provenance", "run_ledger", "ledger_json"]
 
@@ -31,7 +41,6 @@ def _commit() -> str:
 
 
 def _version(dist: str) -> str | None:
-    from importlib.metadata import PackageNotFoundError, version
     try:
         return version(dist)
     except PackageNotFoundError:
@@ -84,7 +93,6 @@ def run_ledger(claims: list[Claim], ctx: CheckContext,
 
 
 def _paper_claim_ids(claims: list[Claim]) -> set:
-    from .load import registry
     return {c.id for c in registry()}
 
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from sympy import Matrix, Rational
 
-from theorems.blocks import FieldTooLarge, rms_norm_ranks, row_mean_squares
-from theorems.blocks import rank
+from theorems.blocks import FieldTooLarge, rank, rms_norm_ranks, row_mean_squares
 from theorems.conjecture import conjecture
 
 STATEMENT = (r"x_i\neq0\ \forall i,\ \gamma_j\neq0\ \forall j\ \Rightarrow\ "

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from sympy import Matrix, zeros
 
-
-from .instances import random_int_matrix
 from . import transformer as T
+from .instances import random_int_matrix
 
 __all__ = ["exact_softmax", "F_exact", "exact_head", "head_terms"]
 

@@ -31,7 +31,6 @@ from __future__ import annotations
 import sympy
 from sympy import Matrix, Rational
 
-
 from .input import BadInput, exact_matrix, exact_vector
 from .linalg import in_colspace, is_rational_square, rank, rational_sqrt
 

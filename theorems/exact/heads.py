@@ -15,7 +15,6 @@ from __future__ import annotations
 import sympy
 from sympy import Matrix, Rational, symbols
 
-
 from .input import exact_matrix
 from .instances import Shape, random_int_matrix
 from .linalg import left_kernel, rank

@@ -19,6 +19,7 @@ import sys
 from fractions import Fraction
 from numbers import Rational as _RationalABC
 
+import numpy as np
 import sympy
 from sympy import Matrix, Rational
 
@@ -114,7 +115,6 @@ def int_digits_unlimited():
 
 def _exact_numpy_scalar(x):
     """An exact int or Fraction for a numpy scalar, or BadInput."""
-    import numpy as np
     if isinstance(x, np.bool_):
         raise BadInput(f"entry {x!r} is a boolean, not a number")
     if isinstance(x, np.integer):
@@ -209,7 +209,6 @@ def exact_entries(arr) -> list:
     >>> exact_entries(np.array([[2 ** 64 - 1, 1]], dtype=np.uint64))
     [[18446744073709551615, 1]]
     """
-    import numpy as np
     a = np.asarray(arr)
     k = a.dtype.kind
     if a.dtype.fields is not None:

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 import sympy
 from sympy import Matrix, Rational
 
-
 from .blocks import centred, row_variances, sigma_in_colspace, sqrt_decomposition, sqrt_scaled_rank
 from .input import BadInput, exact_matrix, exact_vector
 from .instances import regime_of

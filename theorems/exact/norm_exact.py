@@ -86,7 +86,6 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-
 from .certified_rank import CertifiedRank, dyadic_scale, kernel_certificate, random_primes, rump_full_rank
 from .input import BadInput, exact_entries, exact_rows, exact_vector
 from .layernorm import Analysis

@@ -48,7 +48,6 @@ Examples
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import flint

@@ -10,12 +10,11 @@ from __future__ import annotations
 import sympy
 from sympy import Matrix, eye, symbols, zeros
 
-
+from . import transformer as T
 from .attention import exact_softmax
 from .input import exact_matrix
 from .instances import regime_of
 from .linalg import in_rowspace, rank
-from . import transformer as T
 
 __all__ = ["F_uniform", "invariant_hull", "attention_second_derivative", "PROOF_STEPS", "recheck_span",
            "recheck_curvature", "recheck_one_layer_collapse"]

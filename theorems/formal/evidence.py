@@ -7,9 +7,8 @@ verdict falls to what the rest of the evidence earns.
 """
 from __future__ import annotations
 
-
-from ..framework import CheckContext, EVIDENCE_PROVIDERS, Evidence, formal_proof
 from .. import formal
+from ..framework import EVIDENCE_PROVIDERS, CheckContext, Evidence, formal_proof
 
 __all__ = ["formal_evidence", "attached_readings"]
 

@@ -23,16 +23,57 @@ Everything public is importable from here: ``from theorems.framework import clai
 from __future__ import annotations
 
 from .declare import CONJECTURES, Conjecture, Pool, claim, conjecture
-from .evidence import (EVIDENCE_KINDS, REFERENCED_COUNTEREXAMPLES, SCOPES, STRENGTHS, Evidence, ProofStep,
-                       derivation, exact_complete, exact_instances, float_statistic, formal_proof,
-                       found_counterexample, has_symbolic_size, interval_instances, interval_witness,
-                       not_checkable, predicted, stored_counterexample, symbolic_identity, tri)
-from .records import (EVIDENCE_PROVIDERS, REGIMES, SEEDS, Check, CheckContext, Claim, ClaimResult, PredicateError,
-                      Reading, ReadingResult, run_claim, stable_seed)
+from .evidence import (
+                       EVIDENCE_KINDS,
+                       REFERENCED_COUNTEREXAMPLES,
+                       SCOPES,
+                       STRENGTHS,
+                       Evidence,
+                       ProofStep,
+                       derivation,
+                       exact_complete,
+                       exact_instances,
+                       float_statistic,
+                       formal_proof,
+                       found_counterexample,
+                       has_symbolic_size,
+                       interval_instances,
+                       interval_witness,
+                       not_checkable,
+                       predicted,
+                       stored_counterexample,
+                       symbolic_identity,
+                       tri,
+)
+from .records import (
+                       EVIDENCE_PROVIDERS,
+                       REGIMES,
+                       SEEDS,
+                       Check,
+                       CheckContext,
+                       Claim,
+                       ClaimResult,
+                       PredicateError,
+                       Reading,
+                       ReadingResult,
+                       run_claim,
+                       stable_seed,
+)
 from .registry import REGISTRY, DuplicateClaim, register, unregister
-from .storage import (COUNTEREXAMPLE_DIR, REPO_ROOT, CounterexampleError, counterexample_files,
-                      counterexample_path, decode_instance, encode_instance, load_counterexample, plain,
-                      relative_path, save_counterexample, typeset)
+from .storage import (
+                       COUNTEREXAMPLE_DIR,
+                       REPO_ROOT,
+                       CounterexampleError,
+                       counterexample_files,
+                       counterexample_path,
+                       decode_instance,
+                       encode_instance,
+                       load_counterexample,
+                       plain,
+                       relative_path,
+                       save_counterexample,
+                       typeset,
+)
 from .verdict import FORMS, VERDICTS, Assessment, ContradictionError, assess, verdict_from
 
 __all__ = [

@@ -48,7 +48,6 @@ Hypotheses and the conclusion are predicates on an instance returning True, Fals
 columns) so that shrinking makes counterexamples small.
 """
 from __future__ import annotations
-from __future__ import annotations
 
 import dataclasses
 import json
@@ -59,12 +58,20 @@ from typing import Any, Callable
 import numpy as np
 import sympy
 
-from .evidence import (Evidence, derivation, exact_instances, found_counterexample, stored_counterexample,
-                       tri as _tri)
+from .evidence import Evidence, derivation, exact_instances, found_counterexample, stored_counterexample
+from .evidence import tri as _tri
 from .records import CheckContext, Claim, PredicateError, Reading, stable_seed
 from .registry import register
-from .storage import (CounterexampleError, counterexample_path, decode_instance, encode_instance,
-                      load_counterexample, plain, relative_path, typeset)
+from .storage import (
+    CounterexampleError,
+    counterexample_path,
+    decode_instance,
+    encode_instance,
+    load_counterexample,
+    plain,
+    relative_path,
+    typeset,
+)
 
 __all__ = ["claim", "Pool", "conjecture", "Conjecture", "CONJECTURES"]
 
@@ -500,7 +507,7 @@ def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusio
         c.checks = [conj.stress, conj.counterexample, *checks]
     if proof_steps:
         c.checks = [*c.checks, lambda ctx: [derivation(proof_steps, id)]]
-    c.proof_steps = tuple(proof_steps)  # type: ignore[attr-defined]
+    c.proof_steps = tuple(proof_steps)
     if register_claim:
         register(c)  # a duplicate id raises here, before anything else is recorded
         if builder is not None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
 from .evidence import Evidence
@@ -107,6 +107,8 @@ class Claim:
     chapter: str = ""  # book chapter slug
     source: str = "collapse-verify"
     form: str = "universal"
+    #: the derivation's steps ((LaTeX, words, kind, check) tuples), shown by ``show`` and the book
+    proof_steps: tuple = ()
 
     def __post_init__(self):
         if self.form not in FORMS:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import sympy
 from sympy import Rational, symbols
 
-
 from ..framework import Evidence, Reading, claim, exact_complete, not_checkable
 
 __all__ = ["flops", "params", "ffn_share", "share_at", "n_range_for_share", "BERT"]

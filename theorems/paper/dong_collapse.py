@@ -21,19 +21,30 @@ Readings
 from __future__ import annotations
 
 import math
+import random
 
 import sympy
-
+from sympy import Rational
 
 from ..exact.attention import exact_softmax
 from ..exact.blocks import centred
 from ..exact.linalg import rank as _rank
-from ..exact.residual import (PROOF_STEPS as RESIDUAL_PROOF_STEPS, recheck_curvature, recheck_one_layer_collapse,
-                              recheck_span)
+from ..exact.residual import PROOF_STEPS as RESIDUAL_PROOF_STEPS
+from ..exact.residual import recheck_curvature, recheck_one_layer_collapse, recheck_span
 from ..exact.transformer import SYMPY, mha, softmax_rows, uniform_heads
-from ..framework import (Evidence, Pool, ProofStep, Reading, claim, derivation, derivation as _derivation,
-                         exact_complete as _exact_complete, predicted as _predicted, stable_seed as _stable_seed,
-                         stored_counterexample, symbolic_identity as _symbolic_identity)
+from ..framework import (
+    Evidence,
+    Pool,
+    ProofStep,
+    Reading,
+    claim,
+    derivation,
+    exact_complete,
+    predicted,
+    stable_seed,
+    stored_counterexample,
+    symbolic_identity,
+)
 
 __all__ = ["skip_bound_holds", "rank_blind_to_collapse", "stochastic_power_sigma2", "barycentric", "markov_bound_holds"]
 
@@ -162,9 +173,6 @@ claim(
 
 # --- further sentences of the paper (coverage) ---
 
-import random as _random  # noqa: E402
-
-from sympy import Rational as _Q  # noqa: E402
 
 
 _EXACT = "exact over QQ (python-flint fmpq_mat)"
@@ -253,7 +261,7 @@ def stochastic_power_sigma2(P, L: int):
 
 
 def _recheck_stochastic_product(data):
-    P = sympy.Matrix([[_Q(v) for v in row] for row in data["P"]])
+    P = sympy.Matrix([[Rational(v) for v in row] for row in data["P"]])
     if P.shape != (2, 2) or P != P.T or any(sum(P.row(i)) != 1 for i in range(2)) or any(v < 0 for v in P):
         raise ValueError("the stored P must be a symmetric 2 x 2 row-stochastic matrix (sigma_2 = |det|)")
     s = [stochastic_power_sigma2(P, L)[0] for L in range(1, int(data["L"]) + 1)]
@@ -269,10 +277,10 @@ def _recheck_stochastic_product(data):
 
 
 def _uniform_one_step_rows(ctx):
-    rng = _random.Random(_stable_seed("DONG.setup-stochastic-product:uniform"))
+    rng = random.Random(stable_seed("DONG.setup-stochastic-product:uniform"))
     for (n, d) in ((2, 2), (3, 5), (5, 3), (4, 4)):
-        X = sympy.Matrix(n, d, lambda i, j: _Q(rng.randint(-5, 5)))
-        W = sympy.Matrix(d, d, lambda i, j: _Q(rng.randint(-5, 5)))
+        X = sympy.Matrix(n, d, lambda i, j: Rational(rng.randint(-5, 5)))
+        W = sympy.Matrix(d, d, lambda i, j: Rational(rng.randint(-5, 5)))
         yield "all", "", {"X": X, "W_VO": W}
 
 
@@ -294,8 +302,8 @@ claim(
     hypotheses=("A^(l) row-stochastic",), conclusion="doubly exponential", regimes=("all",),
     checks=[lambda ctx: [stored_counterexample("DONG.setup-stochastic-product", _recheck_stochastic_product,
                                                arithmetic="exact (sympy, rational powers)")],
-            lambda ctx: [_predicted(_symbolic_identity(
-                sympy.Matrix([[_Q(3, 4), _Q(1, 4)], [_Q(1, 4), _Q(3, 4)]]) ** sympy.Symbol("L", integer=True,
+            lambda ctx: [predicted(symbolic_identity(
+                sympy.Matrix([[Rational(3, 4), Rational(1, 4)], [Rational(1, 4), Rational(3, 4)]]) ** sympy.Symbol("L", integer=True,
                                                                                              positive=True),
                 sympy.Matrix([[1 + 2 ** -sympy.Symbol("L", integer=True, positive=True),
                                1 - 2 ** -sympy.Symbol("L", integer=True, positive=True)],
@@ -345,7 +353,7 @@ def _hull_literal(ctx) -> list[Evidence]:
     p = tuple(sum(wi * pt[j] for wi, pt in zip(w, pts)) for j in range(2))
     bc = barycentric(pts, p)
     on_boundary = bc is not None and any(c == 0 for c in bc)
-    return [_exact_complete(f"triangle {pts}, weights {w}: the average {p} has barycentric coordinates {bc}, one of "
+    return [exact_complete(f"triangle {pts}, weights {w}: the average {p} has barycentric coordinates {bc}, one of "
                             "them 0: it lies on the boundary (a vertex), not strictly within the hull",
                             False if on_boundary else None, arithmetic="exact (sympy)",
                             reason=None if on_boundary else "the point is interior")]
@@ -353,13 +361,13 @@ def _hull_literal(ctx) -> list[Evidence]:
 
 def _hull_rows(ctx):
     """Three random integer points in the plane and positive rational weights (none drawn for collinear points)."""
-    rng = _random.Random(_stable_seed("DONG.strictly-within-hull:positive"))
+    rng = random.Random(stable_seed("DONG.strictly-within-hull:positive"))
     for _ in range(6 if ctx.quick else 20):
         pts = [(rng.randint(-5, 5), rng.randint(-5, 5)) for _ in range(3)]
         if sympy.Matrix([[*pt, 1] for pt in pts]).det() == 0:
             yield "all", "", {"points": pts, "w": None}
             continue
-        w = [_Q(rng.randint(1, 9)) for _ in range(3)]
+        w = [Rational(rng.randint(1, 9)) for _ in range(3)]
         yield "all", "", {"points": pts, "w": [x / sum(w) for x in w]}
 
 
@@ -398,20 +406,20 @@ def _nonexpansive_fro(ctx) -> list[Evidence]:
     P = sympy.Matrix([[1, 0], [1, 0]])
     D = sympy.Matrix([[1], [0]])
     a, b = sum(v ** 2 for v in P * D), sum(v ** 2 for v in D)
-    return [_exact_complete(f"P = {P.tolist()} (row-stochastic), X - Y = {D.tolist()}: ||P(X - Y)||_F^2 = {a} > "
+    return [exact_complete(f"P = {P.tolist()} (row-stochastic), X - Y = {D.tolist()}: ||P(X - Y)||_F^2 = {a} > "
                             f"{b} = ||X - Y||_F^2", a <= b, arithmetic="exact integers")]
 
 
 def _stochastic_rows(ctx):
     """Random row-stochastic P (rational; a zero row replaced by 1/n) and a random integer D."""
-    rng = _random.Random(_stable_seed("DONG.non-expansive:max-norm"))
+    rng = random.Random(stable_seed("DONG.non-expansive:max-norm"))
     for _ in range(8 if ctx.quick else 30):
         n, d = rng.randint(2, 5), rng.randint(1, 4)
-        P = sympy.Matrix(n, n, lambda i, j: _Q(rng.randint(0, 5)))
+        P = sympy.Matrix(n, n, lambda i, j: Rational(rng.randint(0, 5)))
         for i in range(n):
             s = sum(P.row(i))
-            P[i, :] = P.row(i) / s if s else sympy.Matrix(1, n, lambda a, j: _Q(1, n))
-        D = sympy.Matrix(n, d, lambda i, j: _Q(rng.randint(-9, 9)))
+            P[i, :] = P.row(i) / s if s else sympy.Matrix(1, n, lambda a, j: Rational(1, n))
+        D = sympy.Matrix(n, d, lambda i, j: Rational(rng.randint(-9, 9)))
         yield "all", "", {"P": P, "D": D}
 
 
@@ -431,11 +439,11 @@ def _toward_center(ctx) -> list[Evidence]:
     X = sympy.Matrix([[0], [1], [2]])
     out = []
     for label, P in (("0/1 weights", sympy.Matrix([[1, 0, 0], [1, 0, 0], [0, 0, 1]])),
-                     ("positive weights", sympy.Matrix([[_Q(98, 100), _Q(1, 100), _Q(1, 100)],
-                                                        [_Q(98, 100), _Q(1, 100), _Q(1, 100)],
-                                                        [_Q(1, 100), _Q(1, 100), _Q(98, 100)]]))):
+                     ("positive weights", sympy.Matrix([[Rational(98, 100), Rational(1, 100), Rational(1, 100)],
+                                                        [Rational(98, 100), Rational(1, 100), Rational(1, 100)],
+                                                        [Rational(1, 100), Rational(1, 100), Rational(98, 100)]]))):
         a, b = _R2(P * X), _R2(X)
-        out.append(_exact_complete(f"{label}: X = (0, 1, 2)^T, ||R(PX)||_F^2 = {a} vs ||R(X)||_F^2 = {b}: "
+        out.append(exact_complete(f"{label}: X = (0, 1, 2)^T, ||R(PX)||_F^2 = {a} vs ||R(X)||_F^2 = {b}: "
                                    + ("the diversity grows" if a > b else "the diversity does not grow"), a <= b,
                                    arithmetic="exact rationals"))
     return out
@@ -463,11 +471,11 @@ claim(
 def _mlp_outward_literal(ctx) -> list[Evidence]:
     X = sympy.Matrix([[1, 0], [0, 2], [3, 1]])
     W1, b1 = sympy.zeros(2, 8), sympy.zeros(1, 8)
-    W2, b2 = sympy.Matrix(8, 2, lambda i, j: _Q(i - j)), sympy.Matrix([[1, -1]])
+    W2, b2 = sympy.Matrix(8, 2, lambda i, j: Rational(i - j)), sympy.Matrix([[1, -1]])
     H = (X * W1 + sympy.ones(3, 1) * b1).applyfunc(lambda v: max(v, 0))  # ReLU; GELU(0) = 0 as well
     Y = H * W2 + sympy.ones(3, 1) * b2
     a, b = _R2(Y), _R2(X)
-    return [_exact_complete(f"W_1 = 0 (an MLP with any activation sigma, sigma(0) = 0): MLP(X) = 1 b_2^T, "
+    return [exact_complete(f"W_1 = 0 (an MLP with any activation sigma, sigma(0) = 0): MLP(X) = 1 b_2^T, "
                             f"||R(MLP X)||^2 = {a} vs ||R(X)||^2 = {b}: all tokens pulled to one point", a >= b,
                             arithmetic="exact rationals")]
 
@@ -514,11 +522,11 @@ def _recheck_one_layer_collapse_lazy(data):
 
 
 def _softmax_rows(ctx):
-    rng = _random.Random(_stable_seed("DONG.row-stochastic:softmax"))
+    rng = random.Random(stable_seed("DONG.row-stochastic:softmax"))
     for (n, d) in ((2, 2), (3, 4), (5, 2)):
         for _ in range(3):
-            X = sympy.Matrix(n, d, lambda i, j: _Q(rng.randint(-2, 2)))
-            yield "all", "", {"X": X, "M0": sympy.Matrix(d, d, lambda i, j: _Q(rng.randint(-1, 1)))}
+            X = sympy.Matrix(n, d, lambda i, j: Rational(rng.randint(-2, 2)))
+            yield "all", "", {"X": X, "M0": sympy.Matrix(d, d, lambda i, j: Rational(rng.randint(-1, 1)))}
 
 
 def _softmax_positive_stochastic(v) -> bool:
@@ -533,8 +541,8 @@ SOFTMAX = Pool(rows=_softmax_rows, arithmetic="exact (2^k softmax)")
 
 def _uniform_attention_is_uniform(ctx) -> list[Evidence]:
     A = exact_softmax(sympy.Matrix([[1, 2], [0, 1], [3, 0]]), sympy.zeros(2, 2))
-    return [_exact_complete("zero scores give A = J/n (entries 1/3 > 0, rows sum to 1)",
-                            all(v == _Q(1, 3) for v in A), arithmetic="exact")]
+    return [exact_complete("zero scores give A = J/n (entries 1/3 > 0, rows sum to 1)",
+                            all(v == Rational(1, 3) for v in A), arithmetic="exact")]
 
 
 claim(
@@ -566,18 +574,18 @@ def markov_bound_holds(P, X0, L: int = 4) -> tuple[bool, list]:
 
 
 def _markov_literal(ctx) -> list[Evidence]:
-    P = sympy.Matrix([[1, 0, 0], [_Q(1, 2), _Q(1, 2), 0], [0, _Q(1, 2), _Q(1, 2)]])
+    P = sympy.Matrix([[1, 0, 0], [Rational(1, 2), Rational(1, 2), 0], [0, Rational(1, 2), Rational(1, 2)]])
     ok, rows = markov_bound_holds(P, sympy.Matrix([0, 1, 0]))
     l, a, b = next(r for r in rows if not r[1] <= r[2]) if not ok else rows[0]
-    return [_exact_complete(f"P = {P.tolist()} (subdominant eigenvalue 1/2, a Jordan block), X0 = (0, 1, 0)^T: at l = "
+    return [exact_complete(f"P = {P.tolist()} (subdominant eigenvalue 1/2, a Jordan block), X0 = (0, 1, 0)^T: at l = "
                             f"{l}, ||X^l - 1 x^T||^2 = {a} > lambda^(2l) ||X^0 - 1 x^T||^2 = {b}", ok,
                             arithmetic="exact rationals")]
 
 
 def _two_by_two_rows(ctx):
-    rng = _random.Random(_stable_seed("DONG.markov-geometric:symmetric"))
+    rng = random.Random(stable_seed("DONG.markov-geometric:symmetric"))
     for _ in range(4 if ctx.quick else 10):
-        a, b = _Q(rng.randint(1, 9), 10), _Q(rng.randint(1, 9), 10)
+        a, b = Rational(rng.randint(1, 9), 10), Rational(rng.randint(1, 9), 10)
         P = sympy.Matrix([[1 - a, a], [b, 1 - b]])
         yield "all", "", {"P": P, "X0": sympy.Matrix([[rng.randint(-5, 5)], [rng.randint(-5, 5)]])}
 
@@ -607,11 +615,11 @@ def cubic_solution(ctx, power: int = 3) -> list[Evidence]:
     """The induction step and base case of the closed form (``power``: the recurrence's exponent, 3 in the text)."""
     Cs, r0 = sympy.symbols("C r_0", positive=True)
     l = sympy.Symbol("l", integer=True, nonnegative=True)
-    bound = lambda k: Cs ** _Q(-1, 2) * (sympy.sqrt(Cs) * r0) ** (3 ** k)
-    step = _symbolic_identity(sympy.powsimp(sympy.expand_power_base(Cs * bound(l) ** power, force=True), force=True),
+    bound = lambda k: Cs ** Rational(-1, 2) * (sympy.sqrt(Cs) * r0) ** (3 ** k)
+    step = symbolic_identity(sympy.powsimp(sympy.expand_power_base(Cs * bound(l) ** power, force=True), force=True),
                               sympy.powsimp(sympy.expand_power_base(bound(l + 1), force=True), force=True),
                               "C (C^(-1/2) (sqrt(C) r0)^(3^l))^3 = C^(-1/2) (sqrt(C) r0)^(3^(l+1)) (the induction step)")
-    base = _symbolic_identity(bound(0), r0, "l = 0: C^(-1/2) (sqrt(C) r0) = r0 (the base case)")
+    base = symbolic_identity(bound(0), r0, "l = 0: C^(-1/2) (sqrt(C) r0) = r0 (the base case)")
     return [step, base]
 
 
@@ -631,7 +639,7 @@ def _ln_rows_centred() -> bool:
 
 
 def _maximal_rank(ctx) -> list[Evidence]:
-    return [_derivation([ProofStep(r"\mathrm{LN}(X)\mathbf 1=0\ (\gamma=\mathbf 1,\beta=0)",
+    return [derivation([ProofStep(r"\mathrm{LN}(X)\mathbf 1=0\ (\gamma=\mathbf 1,\beta=0)",
                                    "post-LN rows are centred, so rank <= d - 1 < min(n, d) when n >= d", "identity",
                                    _ln_rows_centred)], "'the post-LN block cannot keep the maximal rank min(n, d) "
                                                        "when n >= d'", concludes=False, regime="n>d")]

@@ -27,17 +27,38 @@ from __future__ import annotations
 
 import random
 
+import flint
+import numpy as np
 import sympy
-from sympy import Matrix, Rational, symbols
-
+from sympy import Matrix, Rational, ones, symbols
 
 from ..exact.attention import exact_head, head_terms
-from ..exact.heads import (HEAD_SHAPES, KERNEL_FORMULAS, PROOF_STEPS, Phi_a, generic_wo_rows, kernel_basis_a,
-                           kernel_dim_a, map_nullity, recover_heads_exact, sum_map_nullity_is_formula, sum_shape_rows)
+from ..exact.heads import (
+    HEAD_SHAPES,
+    KERNEL_FORMULAS,
+    PROOF_STEPS,
+    Phi_a,
+    generic_wo_rows,
+    kernel_basis_a,
+    kernel_dim_a,
+    map_nullity,
+    recover_heads_exact,
+    sum_map_nullity_is_formula,
+    sum_shape_rows,
+)
 from ..exact.instances import random_int_matrix
 from ..exact.linalg import rank
-from ..framework import (Evidence, Pool, Reading, claim, derivation, exact_complete, exact_instances,
-                         not_checkable as _not_checkable, stable_seed)
+from ..framework import (
+    Evidence,
+    Pool,
+    Reading,
+    claim,
+    derivation,
+    exact_complete,
+    exact_instances,
+    not_checkable,
+    stable_seed,
+)
 
 __all__ = ["kernel_dim_a", "kernel_basis_a", "recover_heads_exact", "Phi_a", "PROOF_STEPS", "KERNEL_FORMULAS"]
 
@@ -70,8 +91,6 @@ def _literal_evidence(ctx) -> list[Evidence]:
                             "Lebesgue-almost-every W_O when H d_k <= d (BERT-base: H d_k = d = 768)", concludes=False))
     out[-1].regime = "generic-weights"
     if not ctx.quick:
-        import flint
-        import numpy as np
         Wb = np.random.default_rng(stable_seed("HC.main:BERT-shape W_O")).integers(-9, 10, size=(768, 768))
         rk = int(flint.fmpz_mat(Wb.T.tolist()).rank())
         out.append(exact_complete(f"BERT-base shape: a random integer 768 x 768 W_O has exact rank {rk}, so "
@@ -250,7 +269,6 @@ claim(
 
 # --- further sentences of the paper (coverage) ---
 
-from sympy import ones as _ones, zeros as _zeros  # noqa: E402
 
 
 def _full_rank_yet_ambiguous():
@@ -270,7 +288,7 @@ def collapsed_yet_identifiable():
     """H = 1, W_O of full row rank: Phi_a is injective, while uniform attention makes MHA(X) rank 1."""
     X = Matrix([[1, 0, 2], [0, 1, 1], [3, 1, 0]])
     WV, WO = Matrix([[1, 0], [0, 1], [1, 1]]), Matrix([[1, 0, 1], [0, 1, 2]])
-    M = _ones(3, 3) / 3 * X * WV * WO
+    M = ones(3, 3) / 3 * X * WV * WO
     return rank(X), rank(M), map_nullity(lambda Ys: Phi_a(Ys, WO), 3, 1, 2)
 
 
@@ -296,7 +314,7 @@ claim(
     hypotheses=(), conclusion="the two phenomena occur independently", regimes=("all",), form="existential",
     checks=[distinct_evidence],
     readings=[Reading("cause-and-remedy", r"\text{'a different cause and a different remedy'}",
-                      checks=[lambda ctx: [_not_checkable("the remedy is PG-OP (§8) and the cause is argued in §7; "
+                      checks=[lambda ctx: [not_checkable("the remedy is PG-OP (§8) and the cause is argued in §7; "
                                                           "neither section is in the available text")]])],
     chapter="head_channel",
 )

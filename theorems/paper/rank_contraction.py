@@ -23,16 +23,24 @@ from __future__ import annotations
 import random
 
 import sympy
-from sympy import Matrix, Rational, symbols, zeros
+from sympy import Matrix, Rational, eye, symbols, zeros
 
-
+from ..exact import transformer as tf
 from ..exact.attention import exact_head, exact_softmax, head_terms
 from ..exact.input import exact_matrix
 from ..exact.instances import Shape, random_int_matrix, regime_of
 from ..exact.linalg import rank
-from ..framework import (Evidence, Pool, Reading, claim, derivation, exact_complete, exact_complete as _exact_complete,
-                         not_checkable, stable_seed, symbolic_identity)
-from ..exact import transformer as tf
+from ..framework import (
+    Evidence,
+    Pool,
+    Reading,
+    claim,
+    derivation,
+    exact_complete,
+    not_checkable,
+    stable_seed,
+    symbolic_identity,
+)
 
 __all__ = ["alpha_exact", "vandermonde_attention", "uniform_attention_mha_terms", "PROOF_STEPS"]
 
@@ -282,8 +290,6 @@ claim(
 
 # --- further sentences of the paper (coverage) ---
 
-from sympy import eye  # noqa: E402
-
 
 _EXACT = "exact over QQ (python-flint); softmax scores log 2 X Q K^T X^T, so A is rational"
 
@@ -345,7 +351,7 @@ ALPHA_MHA = Pool(rows=lambda ctx: _heads_rows(ctx, "RC.alpha-mha:range", False),
 
 
 def _bert_hdk(ctx) -> list[Evidence]:
-    return [_exact_complete("BERT-base: H d_k = 12 * 64 = 768 = d_model", 12 * 64 == 768, arithmetic="integers")]
+    return [exact_complete("BERT-base: H d_k = 12 * 64 = 768 = d_model", 12 * 64 == 768, arithmetic="integers")]
 
 
 claim(
@@ -373,7 +379,7 @@ def _alpha_mha_undefined(ctx) -> list[Evidence]:
     heads = [(M0, zeros(3, 1), WO) for (M0, _, WO) in (exact_head(rng, 3, 1) for _ in range(2))]
     r = ranks_of_heads(X, heads)
     a = alpha_mha_exact(r["rank_mha"], r["rank_T"])
-    return [_exact_complete("W_V = 0 in every head (H = 2, d_k = 1): every Y_h W_O^h = 0, alpha_MHA = 1 - 0/0 is "
+    return [exact_complete("W_V = 0 in every head (H = 2, d_k = 1): every Y_h W_O^h = 0, alpha_MHA = 1 - 0/0 is "
                             "undefined" if a is None else f"alpha_MHA = {a} is defined", a is not None,
                             arithmetic=_EXACT)]
 
@@ -393,11 +399,11 @@ def _no_alignment_instance(ctx):
 def _alpha_mha_alignment(ctx) -> list[Evidence]:
     got = _no_alignment_instance(ctx)
     if got is None:
-        return [_exact_complete("no instance with independent head subspaces found", None, arithmetic=_EXACT,
+        return [exact_complete("no instance with independent head subspaces found", None, arithmetic=_EXACT,
                                 reason="the search found no instance")]
     X, heads, r = got
     a = alpha_mha_exact(r["rank_mha"], r["rank_T"])
-    return [_exact_complete(f"n = 2, d = 4, H = 2, d_k = 2, generic heads: dim R_h = {r['rank_T']}, dim(R_1 + R_2) = "
+    return [exact_complete(f"n = 2, d = 4, H = 2, d_k = 2, generic heads: dim R_h = {r['rank_T']}, dim(R_1 + R_2) = "
                             f"{r['dim_sum']} (independent: no alignment), yet rank MHA = {r['rank_mha']} and alpha_MHA "
                             f"= {a}", a == 0, arithmetic=_EXACT, regime="n<d")]
 
@@ -595,7 +601,7 @@ claim(
 def _reciprocal_literal(ctx) -> list[Evidence]:
     X, M0 = Matrix([[1, 0], [0, 2]]), eye(2)  # M0 = Q Q^T with Q = I: alpha = 0
     A = exact_softmax(X, M0)
-    return [_exact_complete(f"alpha = {alpha_exact(M0)} (M = log 2 I), X = diag(1, 2): A = {A.tolist()}, A_12 = "
+    return [exact_complete(f"alpha = {alpha_exact(M0)} (M = log 2 I), X = diag(1, 2): A = {A.tolist()}, A_12 = "
                             f"{A[0, 1]} vs A_21 = {A[1, 0]}: the attention matrix is not symmetric", A == A.T,
                             arithmetic="exact (2^k softmax)", regime="n=d")]
 

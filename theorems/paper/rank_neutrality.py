@@ -54,21 +54,38 @@ fractional powers of integers*, J. London Math. Soc. 15 (1940).
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
 from typing import Callable
 
-import flint
+import numpy as np
 import sympy
 from sympy import Matrix, Rational, symbols
 
-
-from ..exact.blocks import centred
-from ..exact.layernorm import (Analysis, LNInstance, analyse, arank_LN, characterisation, instance,
-                               is_H1_nonconstant_rows)
-from ..exact.linalg import affine_rank, centring_projector, in_colspace, in_rowspace, ones, rank
-from ..framework import (CheckContext, Evidence, Pool, ProofStep, Reading, claim, derivation,
-                         exact_complete as _exact_complete, exact_instances, not_checkable, predicted, stable_seed)
 from ..exact import instances as _inst
+from ..exact.blocks import centred
+from ..exact.layernorm import (
+    Analysis,
+    LNInstance,
+    analyse,
+    arank_LN,
+    characterisation,
+    instance,
+    is_H1_nonconstant_rows,
+)
+from ..exact.linalg import affine_rank, centring_projector, in_colspace, in_rowspace, ones, rank
+from ..framework import (
+    CheckContext,
+    Evidence,
+    Pool,
+    ProofStep,
+    Reading,
+    claim,
+    derivation,
+    exact_complete,
+    exact_instances,
+    not_checkable,
+    predicted,
+    stable_seed,
+)
 
 __all__ = ["PROOF_STEPS", "PAPER_PROOF_AUDIT", "stress", "SHAPES", "FAMILIES", "POOL"]
 
@@ -480,7 +497,6 @@ def _init_draws(ctx) -> dict:
     Per regime: how many draws met H1-H4 jointly, failures by hypothesis, and how many showed the
     predicted pattern (H1, H3 hold; H2 fails iff n >= d; H4 fails iff n < d).
     """
-    import numpy as np  # float draws only; every decision below is exact
     rng = np.random.default_rng(stable_seed("RN.hypotheses-at-init:draws"))
     out = {}
     for regime, shapes in SHAPES.items():
@@ -713,9 +729,9 @@ def _step3_zero_gamma_witness(ctx) -> list[Evidence]:
         g = [Rational(0)] + list(i.gamma[1:])
         if not step3_holds(i.X, g, i.beta):
             Y = i.X * sympy.diag(*g)
-            return [_exact_complete(f"{fam} {i.n}x{i.d}: gamma_1 = 0 lowers arank from {affine_rank(i.X)} to "
+            return [exact_complete(f"{fam} {i.n}x{i.d}: gamma_1 = 0 lowers arank from {affine_rank(i.X)} to "
                                     f"{affine_rank(Y)}", True, arithmetic=_ARITH, regime=regime)]
-    return [_exact_complete("no stress instance lost affine rank with gamma_1 = 0", None, arithmetic=_ARITH,
+    return [exact_complete("no stress instance lost affine rank with gamma_1 = 0", None, arithmetic=_ARITH,
                             reason="no witness among the stress instances")]
 
 

@@ -30,13 +30,31 @@ import random
 import sympy
 from sympy import Matrix, Rational, symbols
 
-
-from ..exact.heads import (HEAD_SHAPES, KERNEL_FORMULAS, PROOF_STEPS as HC_PROOF_STEPS, Phi_a, generic_wo_rows,
-                           map_matrix, map_nullity, sum_map_nullity_is_formula, sum_shape_rows)
+from ..exact.heads import (
+    HEAD_SHAPES,
+    KERNEL_FORMULAS,
+    Phi_a,
+    generic_wo_rows,
+    map_matrix,
+    map_nullity,
+    sum_map_nullity_is_formula,
+    sum_shape_rows,
+)
+from ..exact.heads import PROOF_STEPS as HC_PROOF_STEPS
 from ..exact.instances import random_int_matrix
 from ..exact.linalg import nullspace, rank
-from ..framework import (Evidence, Pool, Reading, claim, derivation, exact_complete, exact_instances, not_checkable,
-                         stable_seed, symbolic_identity)
+from ..framework import (
+    Evidence,
+    Pool,
+    Reading,
+    claim,
+    derivation,
+    exact_complete,
+    exact_instances,
+    not_checkable,
+    stable_seed,
+    symbolic_identity,
+)
 
 __all__ = ["bert_figures", "BERT", "PGOP_CONSTRUCTIONS", "pgop_overhead", "Phi_a_gated", "Phi_b_gated"]
 

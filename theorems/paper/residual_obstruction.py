@@ -37,20 +37,38 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from itertools import combinations
 
 import sympy
-from sympy import Matrix, Rational, eye, ones, symbols, zeros
+from sympy import Matrix, Rational, eye, ones, zeros
 
-
+from ..exact import transformer as T
 from ..exact.attention import F_exact, exact_softmax
 from ..exact.input import exact_matrix
 from ..exact.instances import regime_of
 from ..exact.linalg import in_colspace, in_rowspace, nullspace, rank
-from ..exact.residual import (F_uniform, PROOF_STEPS, attention_second_derivative, invariant_hull, recheck_curvature,
-                              recheck_span)
-from ..framework import (Evidence, Pool, ProofStep, Reading, claim, derivation, exact_complete, exact_instances,
-                         load_counterexample, not_checkable, stable_seed, stored_counterexample)
-from ..exact import transformer as T
+from ..exact.residual import (
+    PROOF_STEPS,
+    F_uniform,
+    attention_second_derivative,
+    invariant_hull,
+    recheck_curvature,
+    recheck_span,
+)
+from ..framework import (
+    Evidence,
+    Pool,
+    ProofStep,
+    Reading,
+    claim,
+    derivation,
+    exact_complete,
+    exact_instances,
+    load_counterexample,
+    not_checkable,
+    stable_seed,
+    stored_counterexample,
+)
 
 __all__ = ["F_uniform", "invariant_hull", "remark_iii_counterexample", "softmax_shift_column_counterexample",
            "attention_second_derivative", "PROOF_STEPS"]
@@ -505,7 +523,6 @@ def curve_stays_in_bad_set(X: Matrix, B: Matrix, c) -> bool:
     r = rank(X)
     F = X + B
     n, d = F.shape
-    from itertools import combinations
     return all(sympy.expand(F.extract(list(rows), list(cols)).det()) == 0
                for rows in combinations(range(n), r + 1) for cols in combinations(range(d), r + 1))
 
@@ -864,7 +881,7 @@ claim(
 def not_affine_evidence(ctx) -> list[Evidence]:
     d2, _ = attention_second_derivative(load_counterexample("MLP.curvature")[0])
     nz = [(i, j, d2[i, j]) for i in range(d2.shape[0]) for j in range(d2.shape[1]) if d2[i, j] != 0]
-    return [exact_complete(f"F(X) = X + softmax(X M X^T) X W on the stored instance (MLP.curvature.json): "
+    return [exact_complete("F(X) = X + softmax(X M X^T) X W on the stored instance (MLP.curvature.json): "
                            + (f"d^2/dt^2 F(X0 + tV)[{nz[0][0]},{nz[0][1]}] = {nz[0][2]} != 0 at t = 0: not affine"
                               if nz else "every second derivative vanishes"), bool(nz),
                            arithmetic="exact (sympy; exp(0) = 1 at the base point)")]

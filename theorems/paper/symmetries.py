@@ -15,12 +15,11 @@ symbolic through ``exp``), and what breaks it is exhibited exactly or certified:
 from __future__ import annotations
 
 import sympy
-from sympy import Matrix, Rational, eye, symbols, zeros
+from sympy import Matrix, Rational, symbols, zeros
 
-
+from ..exact import transformer as T
 from ..exact.heads import PROOF_STEPS as HC_STEPS
 from ..framework import Evidence, Reading, claim, derivation, exact_complete, not_checkable
-from ..exact import transformer as T
 
 __all__ = ["softmax_rows", "mha_symbolic", "PROOF_STEPS", "breaking_examples"]
 
