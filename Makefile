@@ -43,7 +43,7 @@ test: venv
 	@if command -v coqc >/dev/null 2>&1 && [ -d "$$(coqc -where)/user-contrib/mathcomp/algebra" ]; then \
 	  $(MAKE) --no-print-directory formal; \
 	else echo "make test: skipping the formal proofs (coqc or MathComp not installed; apt-get install coq libcoq-mathcomp-algebra)"; fi
-	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} $(BIN)/python -m pytest -p no:cacheprovider -m ""
+	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} $(BIN)/python -m pytest -p no:cacheprovider -m "" -n $${TEST_WORKERS:-2} --dist loadgroup
 
 ## quick inner loop: profile `dev`, no book, browser or subprocess-heavy tests
 test-fast: venv

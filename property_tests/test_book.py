@@ -29,7 +29,8 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 _OUTSIDE = re.compile(r"""(?:src|href)\s*=\s*["'](?:https?:)?//""", re.I)
 _CDN = re.compile(r"unpkg|jsdelivr|cdnjs|googleapis|mathjax\.org|cdn\.", re.I)
 
-pytestmark = pytest.mark.book
+# one worker builds the book once for all of them (make test runs pytest -n 2 --dist loadgroup)
+pytestmark = [pytest.mark.book, pytest.mark.xdist_group("book")]
 
 
 def _toc_files() -> list[str]:

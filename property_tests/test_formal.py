@@ -13,6 +13,9 @@ import pytest
 from theorems import formal
 from theorems.formal import FormalLemma
 
+# the Coq build cache (theorems/formal/_build) is shared: one worker runs these under pytest-xdist
+pytestmark = pytest.mark.xdist_group("formal")
+
 needs_coq = pytest.mark.skipif(shutil.which("coqc") is None or not formal.mathcomp_available(),
                                reason="coqc or MathComp not installed (apt-get install coq libcoq-mathcomp-algebra)")
 

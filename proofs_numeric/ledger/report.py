@@ -1,16 +1,23 @@
 """Markdown renderings of claim results, for the book (chapters import these).
 
-Everything is computed when called: a chapter that shows a verdict runs the
-claim's checks at build time.
+A chapter that shows a verdict reads it from the ledger computed from the same source: the ledger ``make
+verify`` wrote when its key matches (:mod:`.cache`), else the whole ledger computed once during this build (by the
+first page that needs a verdict) and shared by the others through ``book/_build/ledger-cache.json``. Either way
+each verdict is recomputed from its evidence when it is read, and :func:`provenance_markdown` says when and from
+which commit the verdicts were computed. What a page shows that the ledger does not hold (witnesses at several
+precisions, stress tables, figures) the page computes itself.
 """
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter, defaultdict
+from pathlib import Path
 
 from theorems import formal as F
 from theorems.framework import (
     CONJECTURES,
+    REPO_ROOT,
     CheckContext,
     ClaimResult,
     decode_instance,
@@ -20,9 +27,12 @@ from theorems.framework import (
     typeset,
 )
 
+from .cache import LedgerMismatch, default_ledger_paths, ledger_key, read_ledger
 from .load import get, registry
+from .run import ledger_json, run_ledger
 
-__all__ = ["verdict_admonition", "ledger_markdown", "evidence_markdown", "run", "proof_steps_markdown",
+__all__ = ["verdict_admonition", "ledger_markdown", "evidence_markdown", "run", "book_ledger", "provenance_markdown",
+           "proof_steps_markdown",
            "verdict_model_markdown", "VERDICT_MODEL", "conjecture_markdown", "findings_markdown", "CHAPTER_TITLES",
            "formal_lemmas_markdown",
            "chapter_claims", "chapter_verdicts_markdown"]
@@ -31,13 +41,69 @@ _ADMONITION = {"proved": "tip", "certified": "tip", "supported": "note", "condit
                "refuted": "danger", "unsupported": "warning", "not-checkable": "seealso", "error": "error"}
 
 _CACHE: dict = {}
+#: the ledger the book's verdicts come from: {"path", "provenance", "reused", "results": {id: ClaimResult}}
+_LEDGER: dict = {}
+#: the options the book's verdicts are computed with (the defaults of `collapse-verify verify`)
+BOOK_DPS = 50
 
 
-def run(claim_id: str, dps: int = 50) -> ClaimResult:
+def book_ledger() -> dict:
+    """The ledger of every registered claim at the book's options: reused when a ledger with the same key exists
+    (``ledger.json`` from ``make verify``, ``COLLAPSE_VERIFY_LEDGER``, or this build's cache), else computed now
+    and written to ``book/_build/ledger-cache.json`` for the other pages. Computed once per process."""
+    if _LEDGER:
+        return _LEDGER
+    claims = registry()
+    key = ledger_key(dps=BOOK_DPS, quick=False, claim_ids=[c.id for c in claims])
+    by_id = {c.id: c for c in claims}
+    why = []
+    for path in default_ledger_paths():
+        try:
+            data = read_ledger(path, key)
+        except LedgerMismatch as e:
+            why.append(str(e))
+            continue
+        results = {d["id"]: ClaimResult.from_json(d, by_id[d["id"]]) for d in data["claims"]}
+        _LEDGER.update(path=path, provenance=data["provenance"], reused=True, results=results, why=why)
+        return _LEDGER
+    started = time.time()
+    ctx = CheckContext(dps=BOOK_DPS)
+    results_list, errors = run_ledger(claims, ctx)
+    data = ledger_json(results_list, ctx, started, errors)
+    cache = REPO_ROOT / "book" / "_build" / "ledger-cache.json"
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=1, default=str) + "\n")
+        tmp.replace(cache)
+    except OSError as e:  # a read-only tree: every page computes its own (slower, same verdicts)
+        why.append(f"could not write {cache}: {e}")
+    _LEDGER.update(path=None, provenance=data["provenance"], reused=False,
+                   results={r.claim.id: r for r in results_list}, why=why)
+    return _LEDGER
+
+
+def run(claim_id: str, dps: int = BOOK_DPS) -> ClaimResult:
+    """The result of one claim: from the book's ledger at the book's options, else computed here."""
+    if dps == BOOK_DPS:
+        res = book_ledger()["results"].get(claim_id)
+        if res is not None:
+            return res
     key = (claim_id, dps)
     if key not in _CACHE:
         _CACHE[key] = run_claim(get(claim_id), CheckContext(dps=dps))
     return _CACHE[key]
+
+
+def provenance_markdown() -> str:
+    """One sentence: when, from which commit and how the verdicts on the page were computed."""
+    led = book_ledger()
+    p = led["provenance"]
+    how = (f"read from `{relative_path(Path(led['path']))}` (its key matches this source)" if led["reused"]
+           else "computed while this book was built")
+    return (f"Verdicts computed {p.get('started', '?')} from commit `{str(p.get('commit', '?'))[:12]}` "
+            f"(dps {BOOK_DPS}, every claim), {how}; each is recomputed from its evidence by the verdict rule when "
+            "this page reads it.")
 
 
 _MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>$|"})
@@ -83,7 +149,7 @@ def verdict_admonition(claim_id: str, dps: int = 50) -> str:
     lit = r.literal
     why = lit.condition or lit.reason
     parts = [f":::{{admonition}} {c.id}: {r.verdict} ({r.strength})", f":class: {kind}", "",
-             f"*{c.section}*, a {c.form} claim, verdict computed while this page was built: “{_esc(c.quote)}”", "",
+             f"*{c.section}*, a {c.form} claim, verdict computed from its evidence (see the ledger page for when): “{_esc(c.quote)}”", "",
              f"Formal statement: ${c.statement}$", ""]
     if why:
         parts += [f"{'Condition' if lit.verdict in ('conditional', 'unsupported') else 'Why'}: {_esc(why)}", ""]

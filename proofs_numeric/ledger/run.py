@@ -27,6 +27,7 @@ from theorems.framework import (
     run_claim,
 )
 
+from .cache import ledger_key
 from .load import registry
 
 __all__ = ["provenance", "run_ledger", "ledger_json"]
@@ -97,8 +98,12 @@ def _paper_claim_ids(claims: list[Claim]) -> set:
 
 
 def ledger_json(results: list[ClaimResult], ctx: CheckContext, started: float, errors: list[str]) -> dict:
+    """The ledger as JSON; ``provenance.key`` says what decided it (:func:`.cache.ledger_key`), so the book can
+    reuse it exactly when nothing has changed."""
+    prov = provenance(started, time.time() - started)
+    prov["key"] = ledger_key(dps=ctx.dps, quick=ctx.quick, claim_ids=[r.claim.id for r in results])
     return {"claims": [r.to_json() for r in results], "dps": ctx.dps, "quick": ctx.quick,
-            "errors": errors, "provenance": provenance(started, time.time() - started)}
+            "errors": errors, "provenance": prov}
 
 
 # --- the terminal ledger -------------------------------------------------------------------

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import random
 import zlib
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable, NamedTuple, Sequence
 
@@ -53,7 +53,7 @@ __all__ = [
     "EVIDENCE_KINDS", "SCOPES", "STRENGTHS", "Evidence", "ProofStep", "tri",
     "formal_proof", "has_symbolic_size", "symbolic_identity", "derivation", "exact_instances", "exact_complete",
     "stored_counterexample", "found_counterexample", "interval_witness", "interval_instances", "float_statistic",
-    "not_checkable", "predicted", "REFERENCED_COUNTEREXAMPLES",
+    "not_checkable", "predicted", "REFERENCED_COUNTEREXAMPLES", "evidence_from_record",
 ]
 
 EVIDENCE_KINDS = ("formal", "exact", "interval-certified", "float-evidence", "counterexample", "none")
@@ -134,6 +134,16 @@ def _ev(kind, scope, holds, summary, arithmetic, regime="all", numbers=None, cou
     return Evidence(kind=kind, holds=holds, summary=summary, arithmetic=arithmetic, scope=scope,
                     regime=regime, numbers=dict(numbers or {}), counterexample=counterexample, reason=reason,
                     _token=_FRAMEWORK)
+
+
+def evidence_from_record(record: dict) -> Evidence:
+    """Evidence read back from a ledger this framework wrote (:meth:`Evidence.to_json`): the labels it was given
+    when it was computed, validated again (an unknown kind or scope, or a malformed record, raises)."""
+    names = [f.name for f in fields(Evidence) if f.name != "_token"]
+    missing = [n for n in ("kind", "holds", "summary", "arithmetic", "scope") if n not in record]
+    if missing:
+        raise ValueError(f"not an evidence record: {missing} missing")
+    return Evidence(**{n: record[n] for n in names if n in record}, _token=_FRAMEWORK)
 
 
 def formal_proof(lemma: str, closed: bool | None, *, statement: str, concrete: bool = False,

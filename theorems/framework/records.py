@@ -15,7 +15,7 @@ import zlib
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
-from .evidence import Evidence
+from .evidence import Evidence, evidence_from_record
 from .storage import CounterexampleError
 from .verdict import FORMS, ContradictionError, assess
 
@@ -137,6 +137,20 @@ class ReadingResult:
     adds: str | None = None
     note: str = ""
 
+    @classmethod
+    def from_json(cls, d: dict) -> "ReadingResult":
+        """A reading's result read back from a ledger; the verdict and strength are recomputed from the evidence
+        by :func:`assess` and must agree with the stored ones (a stale or edited file raises ValueError)."""
+        ev = [evidence_from_record(e) for e in d["evidence"]]
+        regimes = tuple(d.get("regimes") or ("all",))
+        form = d.get("form") or "universal"
+        a = assess(ev, regimes, form)
+        if (a.verdict, a.strength) != (d["verdict"], d["strength"]):
+            raise ValueError(f"reading {d.get('key')!r}: the stored verdict {d['verdict']} ({d['strength']}) is not "
+                             f"what its evidence earns ({a.verdict}, {a.strength})")
+        return cls(d["key"], d["statement"], d["verdict"], ev, d.get("condition"), float(d.get("seconds") or 0.0),
+                   d["strength"], form, regimes, d.get("reason"), d.get("adds"), d.get("note") or "")
+
     def to_json(self) -> dict:
         return {"key": self.key, "statement": self.statement, "verdict": self.verdict, "strength": self.strength,
                 "form": self.form, "regimes": list(self.regimes), "condition": self.condition,
@@ -176,6 +190,19 @@ class ClaimResult:
 
     def regimes(self) -> list[str]:
         return sorted({e.regime for e in self.literal.evidence}) if self.readings else []
+
+    @classmethod
+    def from_json(cls, d: dict, claim: Claim) -> "ClaimResult":
+        """A claim's result read back from a ledger (``verify --json``), for the registered ``claim`` it names."""
+        if d.get("id") != claim.id:
+            raise ValueError(f"the record is for {d.get('id')!r}, not {claim.id!r}")
+        if d.get("error"):
+            return cls(claim, [], float(d.get("seconds") or 0.0), error=d["error"])
+        lit = {"key": "literal", "statement": d["statement"], "verdict": d["verdict"], "strength": d["strength"],
+               "form": d.get("form"), "regimes": d.get("regimes"), "condition": d.get("condition"),
+               "reason": d.get("reason"), "evidence": d["evidence"], "seconds": 0.0}
+        readings = [ReadingResult.from_json(lit), *(ReadingResult.from_json(r) for r in d.get("readings", []))]
+        return cls(claim, readings, float(d.get("seconds") or 0.0))
 
     def to_json(self) -> dict:
         c = self.claim
