@@ -4,7 +4,7 @@ Creates, relative to the project root (the folder holding ``pyproject.toml``):
 
 * ``theorems/conjectures/<slug>.py``: one :func:`theorems.conjecture.conjecture` call with the
   statement, named hypotheses, a conclusion and an instance builder (fill them in);
-* ``property_tests/test_<slug>.py``: one test that reads the predicates from the registered
+* ``property_tests/user/test_<slug>.py``: one test that reads the predicates from the registered
   conjecture (:func:`property_tests.conjectures.stress_conjecture`), so it needs no edit;
 * ``book/chapters/<slug>.md``: a chapter rendering statement, algebra, stress, counterexample and
   verdict (:func:`proofs_numeric.ledger.report.conjecture_markdown`), added to ``book/_toc.yml`` under
@@ -237,7 +237,7 @@ def render(name: str) -> tuple[str, dict[str, str]]:
     fields = {"slug": slug, "title_repr": repr(title), "title_md": _md_escape(title),
               "claim_id": f"USER.{slug.replace('_', '-')}", "h1": "has_a_nonzero_entry", "marker": MARKER}
     files = {f"theorems/conjectures/{slug}.py": THEOREM.format(**fields),
-             f"property_tests/test_{slug}.py": TEST.format(**fields),
+             f"property_tests/user/test_{slug}.py": TEST.format(**fields),
              f"book/chapters/{slug}.md": CHAPTER.format(**fields)}
     for rel, text in files.items():
         if rel.endswith(".py"):

@@ -24,7 +24,7 @@ import yaml
 
 from proofs_numeric.ledger import registry
 
-BOOK = Path(__file__).resolve().parent.parent / "book"
+BOOK = Path(__file__).resolve().parents[2] / "book"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 _OUTSIDE = re.compile(r"""(?:src|href)\s*=\s*["'](?:https?:)?//""", re.I)
 _CDN = re.compile(r"unpkg|jsdelivr|cdnjs|googleapis|mathjax\.org|cdn\.", re.I)

@@ -331,7 +331,7 @@ def test_hostile_input_big_npy_refused_by_check_but_ranked(tmp_path):
 def test_hostile_input_broken_user_module_does_not_break_other_commands(tmp_path):
     """A copy of the packages with a broken conjecture module: rank and --version still work,
     verify names the module and exits 1."""
-    repo = Path(__file__).resolve().parents[1]
+    repo = Path(__file__).resolve().parents[2]
     for pkg in ("theorems", "proofs_numeric"):
         shutil.copytree(repo / pkg, tmp_path / pkg, ignore=shutil.ignore_patterns("__pycache__"))
     (tmp_path / "theorems" / "conjectures" / "broken_idea.py").write_text("raise RuntimeError('user typo')\n")

@@ -50,7 +50,7 @@ from theorems.framework import (
     verdict_from,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 _QUICK = CheckContext(dps=30, quick=True)
 THREE_REGIMES = ("n<d", "n=d", "n>d")
 

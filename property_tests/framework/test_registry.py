@@ -112,7 +112,7 @@ def test_registry_scaffold_creates_module_tests_and_chapter(tmp_path):
     (tmp_path / "book" / "_toc.yml").write_text("format: jb-book\nroot: intro\nparts:\n  - caption: Theorems\n    chapters:\n      - file: a\n")
     paths = scaffold("Cool idea 2", root=tmp_path)
     assert (tmp_path / "theorems" / "conjectures" / "cool_idea_2.py").exists()
-    assert (tmp_path / "property_tests" / "test_cool_idea_2.py").exists()
+    assert (tmp_path / "property_tests" / "user" / "test_cool_idea_2.py").exists()
     assert "chapters/cool_idea_2" in (tmp_path / "book" / "_toc.yml").read_text()
     src = (tmp_path / "theorems" / "conjectures" / "cool_idea_2.py").read_text()
     compile(src, "cool_idea_2.py", "exec")
@@ -145,7 +145,7 @@ def test_registry_generated_test_reads_renamed_and_added_predicates(tmp_path, co
         mod = importlib.util.module_from_spec(spec)
         sys.modules[names[0]] = mod
         spec.loader.exec_module(mod)
-        spec = importlib.util.spec_from_file_location(names[1], root / "property_tests" / "test_renamed_idea.py")
+        spec = importlib.util.spec_from_file_location(names[1], root / "property_tests" / "user" / "test_renamed_idea.py")
         test_mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(test_mod)
         assert set(CONJECTURES["USER.renamed-idea"].hypotheses) == {"entry_is_nonzero", "at_most_four_rows"}
@@ -162,7 +162,7 @@ def test_registry_new_refuses_the_names_of_the_suites_own_modules_and_packages()
     """Names derived from the tree, not a hand list: packages (formal, counterexamples, framework, exact, paper,
     ledger), modules (linalg, conjecture, rank_neutrality, cli ...) are refused; a conjecture of one's own is
     not (regenerating it with --force stays allowed)."""
-    repo = Path(__file__).resolve().parents[1]
+    repo = Path(__file__).resolve().parents[2]
     names = suite_names(repo)
     assert {"formal", "counterexamples", "framework", "exact", "paper", "conjectures", "linalg", "conjecture",
             "rank_neutrality", "evidence", "ledger", "strategies", "theorems", "proofs_numeric"} <= names
@@ -175,7 +175,7 @@ def test_registry_new_refuses_the_names_of_the_suites_own_modules_and_packages()
 def test_registry_a_conjecture_at_the_old_place_still_loads_with_a_note(tmp_path):
     """A conjecture a user left at theorems/<slug>.py (before the rooms) is loaded, with a one-line note to move it;
     the shipped conjectures (theorems/conjectures/) and the paper's modules load as before."""
-    repo = Path(__file__).resolve().parents[1]
+    repo = Path(__file__).resolve().parents[2]
     for pkg in ("theorems", "proofs_numeric"):
         shutil.copytree(repo / pkg, tmp_path / pkg, ignore=shutil.ignore_patterns("__pycache__", "_build"))
     (tmp_path / "theorems" / "old_idea.py").write_text(

@@ -10,7 +10,7 @@ import pytest
 
 pytestmark = pytest.mark.slow  # subprocesses / the whole ledger: make test runs it
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _pytest(args, env_extra, tmp_path):
@@ -44,7 +44,7 @@ def test_parallel_ci_profile_is_derandomized_and_ignores_the_database(tmp_path):
 
 
 def test_parallel_premise_counts_reach_the_controller(tmp_path):
-    r = _pytest(["-n", "2", "property_tests/test_rank_neutrality.py", "-k", "not_vacuous"],
+    r = _pytest(["-n", "2", "property_tests/paper/test_rank_neutrality.py", "-k", "not_vacuous"],
                 {"HYPOTHESIS_PROFILE": "dev"}, tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     line = next(l for l in r.stdout.splitlines() if l.startswith("test_rank_neutrality_corrected_statement_is_not_vacuous"))

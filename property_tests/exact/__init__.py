@@ -1,0 +1,1 @@
+"""exact tests (see property_tests/README.md)."""

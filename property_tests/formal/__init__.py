@@ -1,0 +1,1 @@
+"""formal tests (see property_tests/README.md)."""

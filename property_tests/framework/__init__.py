@@ -1,0 +1,1 @@
+"""framework tests (see property_tests/README.md)."""

@@ -1,0 +1,1 @@
+"""interface tests (see property_tests/README.md)."""

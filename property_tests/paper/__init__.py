@@ -1,0 +1,1 @@
+"""paper tests (see property_tests/README.md)."""
