@@ -392,7 +392,7 @@ def axiom_words(axioms) -> str:
 
 
 def parse_assumptions(text: str) -> tuple[list[str], list[str]]:
-    """Coq's ``Print Assumptions`` output -> (axiom names as printed, other problems).
+    r"""Coq's ``Print Assumptions`` output -> (axiom names as printed, other problems).
 
     "Closed under the global context" gives ([], []). Under "Axioms:" each entry starts at column 0 with its
     name (its type follows after " : ", possibly on indented lines). Any other block (section variables,
