@@ -59,6 +59,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -295,6 +296,194 @@ LEMMAS: tuple[FormalLemma, ...] = (
        r"\operatorname{softmax}_{\text{row}}(M+c\mathbf 1^\top)=\operatorname{softmax}_{\text{row}}(M)",
        "Adding c_i to every entry of row i leaves the row-wise softmax unchanged, for softmax built from any "
        "exp with exp(a + b) = exp(a) exp(b) and exp(a) != 0."),
+    # --- softmax attention with H heads (softmax_attention.v: any exp; softmax_real.v: expR) ----------
+    _L("softmax_attention", "MHA_token_permutation", "SYM.token-permutation", None, "general",
+       r"\mathrm{MHA}(\Pi X)=\Pi\,\mathrm{MHA}(X),\ \mathrm{MHA}(X)=\textstyle\sum_{h=1}^H"
+       r"\operatorname{softmax}\bigl(\tau XW_Q^h(XW_K^h)^\top\bigr)XW_V^hW_O^h",
+       "H-head softmax attention is token-permutation equivariant for every permutation matrix Pi, every size "
+       "(n, d_model, d_k, H) and every weight, over any field, with softmax built from any map exp and any score "
+       "scale tau (tau = 1/sqrt d_k in the paper); no property of exp is used."),
+    _L("softmax_real", "MHA_real_token_permutation", "SYM.token-permutation", None, "general",
+       r"\mathrm{MHA}(\Pi X)=\Pi\,\mathrm{MHA}(X),\ \operatorname{softmax}\text{ with }\exp=\mathrm{expR},"
+       r"\ \tau=1/\sqrt{d_k}\ (\mathbb R)",
+       "The same over MathComp-Analysis's real numbers with the real exponential expR and the paper's "
+       "scaling 1/sqrt(d_k): MHA(Pi X) = Pi MHA(X) with H heads."),
+    _L("softmax_attention", "MHA_query_key_gauge", "SYM.query-key-gauge", None, "general",
+       r"N_h\in GL_{d_k}\Rightarrow\mathrm{MHA}(X;W_Q^hN_h,W_K^hN_h^{-\top})=\mathrm{MHA}(X;W_Q^h,W_K^h)",
+       "One invertible N_h per head, (W_Q^h, W_K^h) -> (W_Q^h N_h, W_K^h N_h^-T), leaves H-head softmax "
+       "attention unchanged, every size, any field, any exp and score scale."),
+    _L("softmax_real", "MHA_real_query_key_gauge", "SYM.query-key-gauge", None, "general",
+       r"N_h\in GL_{d_k}\Rightarrow\mathrm{MHA}(X;W_Q^hN_h,W_K^hN_h^{-\top})=\mathrm{MHA}(X)\ "
+       r"(\mathrm{expR},\ 1/\sqrt{d_k},\ \mathbb R)",
+       "The per-head query-key gauge over the real numbers, softmax with expR and scaling 1/sqrt(d_k)."),
+    _L("softmax_attention", "MHA_symmetry_group", "SYM.framework", "G-is-a-symmetry-group", "general",
+       r"(s,(N_h,G_h)_h)\in S_H\ltimes\textstyle\prod_h(GL_{d_k}\times GL_{d_k}):\ "
+       r"\mathrm{MHA}\bigl(X;W_Q^{s(h)}N_h,W_K^{s(h)}N_h^{-\top},W_V^{s(h)}G_h,G_h^{-1}W_O^{s(h)}\bigr)"
+       r"=\mathrm{MHA}(X)",
+       "Every element of S_H x| prod_h (GL(d_k) x GL(d_k)) (head relabelling with both gauges per head) leaves "
+       "H-head softmax attention unchanged; that these transformations form a group (the semidirect product law) "
+       "is not part of the lemma."),
+    _L("softmax_attention", "softmax_row_stochastic", "DONG.row-stochastic", None, "general",
+       r"\exp>0,\ m>0\Rightarrow\operatorname{softmax}(S)_{ij}>0,\ \operatorname{softmax}(S)\mathbf 1=\mathbf 1",
+       "Softmax built from any exp with exp(a) > 0 (a hypothesis) on any ordered field is strictly "
+       "row-stochastic: every entry positive (so non-negative) and every row of m > 0 entries sums to 1."),
+    _L("softmax_real", "softmaxR_row_stochastic", "DONG.row-stochastic", None, "general",
+       r"m>0\Rightarrow\operatorname{softmax}(S)_{ij}>0,\ \operatorname{softmax}(S)\mathbf 1=\mathbf 1\ "
+       r"(\mathrm{expR},\ \mathbb R)",
+       "With the real exponential (positivity is expR_gt0, proved in MathComp-Analysis): P = softmax(S) has "
+       "P_ij > 0 and P 1 = 1 for every real n x m score matrix, m > 0."),
+    _L("softmax_real", "softmaxR_shift", "DONG.softmax-shift", "corrected", "general",
+       r"\operatorname{softmax}(M+c\mathbf 1^\top)=\operatorname{softmax}(M)\ (\mathrm{expR},\ \mathbb R)",
+       "Row-wise shift invariance of the real softmax (expR): adding c_i to row i changes nothing."),
+    # --- section 4, the steps of the proof (rn_steps.v) and LayerNorm with the real sigma (ln_real.v) ---
+    _L("rn_steps", "step1_mean_subtraction", "RN.step1", None, "general",
+       rf"{_H2}\Rightarrow XP\mathbf 1_d=0,\ \operatorname{{rank}}(XP)=\operatorname{{rank}}X,\ "
+       r"\operatorname{arank}(XP)=\operatorname{arank}X",
+       "Step 1 for every n, d (any field with d != 0): the rows of X P sum to 0 (lie in 1-perp), and under H2 "
+       "rank(XP) = rank X and arank(XP) = arank X (arank = rank [. | 1] - 1)."),
+    _L("rn_steps", "step1_without_H2", "RN.step1", "without-H2", "general",
+       r"\mathbf 1_d\in\operatorname{row}X\Rightarrow\operatorname{rank}(XP)=\operatorname{rank}X-1",
+       "When 1 lies in row(X) the mean subtraction drops the rank by exactly one."),
+    _L("rn_steps", "step3_affine_rescaling", "RN.step3", None, "general",
+       r"\gamma_j\neq0\ \forall j\Rightarrow\operatorname{arank}(M\operatorname{diag}\gamma+\mathbf 1\beta^\top)"
+       r"=\operatorname{arank}M\ \forall M,\beta",
+       "Step 3 (3a and 3b together) for every n, d over any field: with H3 the map M -> M diag(gamma) + 1 beta^T "
+       "keeps the affine rank of every M, for every beta."),
+    _L("rn_steps", "step3_without_H3", "RN.step3", "without-H3", "general",
+       r"n\ge2,\ d\ge1,\ \gamma_1=0\Rightarrow\exists X:\ \operatorname{arank}(X\operatorname{diag}\gamma)"
+       r"<\operatorname{arank}X",
+       "For every gamma with gamma_1 = 0 (n >= 2 rows, d >= 1) there is an X losing affine rank under "
+       "diag(gamma): x_2 = e_1, the other rows 0."),
+    _L("ln_real", "rank_LN_std_le", "RN.exceeds-by-at-most-one", None, "general",
+       r"\sigma_i=\sqrt{\operatorname{var}x_i}>0\Rightarrow\operatorname{rank}\mathrm{LN}(X)\le\operatorname{rank}X+1",
+       "With the paper's sigma_i = Num.sqrt(var x_i) over a real closed field and LN(X) = D X P diag(gamma) + "
+       "1 beta^T (equal row by row to (x - mean)/sigma (.) gamma + beta: lemma LN_std_row), H1 gives "
+       "rank LN(X) <= rank X + 1 for every gamma, beta; H1 is not even needed."),
+    _L("rank_neutrality", "arank_first_row", "RN.arank-definition", None, "general",
+       r"n>0\Rightarrow\operatorname{rank}[X\mid\mathbf 1]-1=\operatorname{rank}(X-\mathbf 1x_1^\top)",
+       "The two formulas for the affine rank agree for every n > 0 (x_1 the first row) over any field; that "
+       "rank(X - 1 x_1^T) is the dimension of the affine span is its definition."),
+    _L("rn_steps", "H4_unique", "RN.H4-unique", None, "general",
+       rf"n>0,\ {_H1},\ \operatorname{{arank}}(D\tilde X)<\operatorname{{arank}}\tilde X\Rightarrow"
+       r"\sigma\in\operatorname{col}\tilde X",
+       "Row scaling can lower the affine rank only when sigma lies in col(X~), for every X~ (so for X~ = X P) "
+       "and every sigma of non-zero entries (the standard deviations among them)."),
+    _L("rn_steps", "arank_LN_never_hinders", "RN.neither-helps-nor-hinders", "never-hinders", "general",
+       rf"n>0,\ {_H1},\ {_H2},\ {_H3},\ {_H4}\Rightarrow\operatorname{{arank}}\mathrm{{LN}}(X)\ge\operatorname{{arank}}X",
+       "Under H1-H4 LayerNorm never lowers the affine rank (sigma any vector of non-zero scalars, Gamma any "
+       "invertible matrix; n > 0, as arank needs a row)."),
+    _L("rank_neutrality", "zero_bias_rank", "RN.transparent-H1-H2", "matrix-rank-H3-zero-bias", "general",
+       rf"{_H1},\ {_H2},\ {_H3},\ \beta=0\Rightarrow\operatorname{{rank}}\mathrm{{LN}}(X)=\operatorname{{rank}}X",
+       "The same statement as RN.matrix-rank: with H1, H2, H3 and beta = 0 LayerNorm keeps the matrix rank."),
+    _L("ln_real", "RMSNorm_rank", "USER.rmsnorm-matrix-rank", None, "general",
+       r"x_i\neq0,\ \gamma_j\neq0\Rightarrow\operatorname{rank}\bigl(x_i/\operatorname{rms}(x_i)\odot\gamma\bigr)_i"
+       r"=\operatorname{rank}X,\ \operatorname{rms}(x)=\sqrt{\tfrac1d\textstyle\sum_jx_j^2}",
+       "RMSNorm with epsilon = 0 and rms = Num.sqrt(mean of squares) over a real closed field keeps the matrix "
+       "rank when no row is zero and no gamma_j is zero, every n, d."),
+    # --- sections 5.1-5.2 (genericity.v, residual_witness.v) -------------------------------------------
+    _L("genericity", "full_rank_cannot_increase", "RRO.remark-ii", None, "general",
+       r"\operatorname{rank}A=\min(n,d)\Rightarrow\operatorname{rank}(A+B)\le\operatorname{rank}A\ \forall B",
+       "A full-rank A cannot gain rank: rank(A + B) <= min(n, d) = rank A for every B."),
+    _L("genericity", "rank_increase_leaves_rowspace", "RRO.strengthens", None, "general",
+       r"\operatorname{rank}(X+\Delta)>\operatorname{rank}X\Rightarrow\operatorname{row}\Delta\not\subseteq"
+       r"\operatorname{row}X",
+       "A rank increase forces Delta out of row(X) (the first half of 'strengthens')."),
+    _L("genericity", "rowspace_exit_without_increase", "RRO.strengthens", None, "general",
+       r"n\ge1,\ d\ge2:\ \exists X,\Delta:\ \operatorname{row}\Delta\not\subseteq\operatorname{row}X,\ "
+       r"\operatorname{rank}(X+\Delta)\le\operatorname{rank}X",
+       "'... and not conversely': for every n >= 1, d >= 2 some Delta leaves row(X) without raising the rank "
+       "(X = e_1 f_1^T, Delta = e_1 (f_2 - f_1)^T)."),
+    _L("genericity", "rowspace_perturbations_proper", "RRO.remark-iii-generic", None, "general",
+       r"\operatorname{rank}X<\min(n,d)\Rightarrow\{\Delta:\operatorname{row}\Delta\subseteq\operatorname{row}X\}"
+       r"\text{ is a subspace of dimension }n\operatorname{rank}X<nd",
+       "The set of Delta with row(Delta) in row(X) is a linear subspace of the n x d matrices of dimension "
+       "n rank X < n d (a proper linear, so algebraic, set); that such a set is Lebesgue-null is not proved "
+       "(MathComp-Analysis lacks it); X != 0 is not needed."),
+    _L("genericity", "residual_rank_generic", "RRO.only-increase", None, "general",
+       r"\exists L,R:\ \det(LXR)\neq0,\ \operatorname{rank}(X+\Delta)<\operatorname{rank}X\Rightarrow"
+       r"\det(L(X+\Delta)R)=0",
+       "'Generic' read algebraically (the paper's 'proper algebraic subset'): a rank drop forces the polynomial "
+       "p(Delta) = det(L (X + Delta) R) to vanish, and p(0) != 0, so the exceptions lie in the zero set of a "
+       "non-zero polynomial. Gap: that this set is Lebesgue-null is not proved (MathComp-Analysis 0.6.0)."),
+    _L("residual_witness", "residual_witness", "RRO.witness", "a-witness-exists", "general",
+       r"n,d\ge2,\ d_k,H\ge1:\ \exists W_Q,W_K,W_V,W_O:\ \operatorname{rank}(X^\star+\mathrm{MHA}(X^\star))=2,"
+       r"\ X^\star=e_1f_1^\top",
+       "For every shape (not only those checked) some weights give rank 2: W_Q = W_K = 0 (uniform attention "
+       "J/n), head 1 maps f_1 to f_2, the other heads W_V = 0; softmax from any exp with exp(0) != 0 on any "
+       "ordered field."),
+    _L("softmax_real", "residual_witness_real", "RRO.witness", "a-witness-exists", "general",
+       r"n,d\ge2:\ \exists W:\ \operatorname{rank}(X^\star+\mathrm{MHA}(X^\star))=2\ (\mathrm{expR},\ \mathbb R)",
+       "The same witness with the real softmax (expR) and scaling 1/sqrt(d_k)."),
+    _L("residual_witness", "residual_rank_at_zero_WV", "RRO.near-zero-weights", "increase-fails-at-zero", "general",
+       r"W_V^h=0\ \forall h\Rightarrow\operatorname{rank}(X+\mathrm{MHA}(X))=\operatorname{rank}X",
+       "With every W_V = 0 the attention output vanishes and the residual map is the identity: no rank increase."),
+    # --- section 6.1 (genericity.v, head_rank.v, bert_config.v) ----------------------------------------
+    _L("genericity", "generic_WV", "RC.generic-wv", None, "general",
+       r"\exists L,R,W^\star:\ \det(LXW^\star R)\neq0,\ \operatorname{rank}(XW_V)\neq\min(\operatorname{rank}X,d_k)"
+       r"\Rightarrow\det(LXW_VR)=0",
+       "'Generic W_V' read algebraically: rank(X W_V) = min(rank X, d_k) fails only where the polynomial "
+       "p(W_V) = det(L X W_V R) vanishes, and p(W*) != 0 at a witness W*. Gap: the zero set of a non-zero "
+       "polynomial being Lebesgue-null is not proved (MathComp-Analysis 0.6.0)."),
+    _L("genericity", "generic_WO", "RC.generic-wo", None, "general",
+       r"\operatorname{rank}W_O=d_k\Rightarrow\operatorname{rank}(YW_O)=\operatorname{rank}Y\ \forall Y",
+       "A W_O of rank d_k (full row rank) keeps the rank of every Y under right multiplication."),
+    _L("head_rank", "alpha_MHA_range", "RC.alpha-mha", None, "general",
+       r"\exists h:\ Y_hW_O^h\neq0\Rightarrow0\le1-\frac{\operatorname{rank}\mathrm{MHA}}{H\max_h"
+       r"\operatorname{rank}(Y_hW_O^h)}\le1",
+       "alpha_MHA lies in [0, 1] whenever some head output is non-zero, every size (matrices over any field, "
+       "the index in any ordered field)."),
+    _L("head_rank", "dim_R_h_eq_dk", "RC.dim-dk", "rank-X-at-least-d_k", "general",
+       r"A_h\in GL_n,\ \operatorname{rank}(XW_V)=\min(\operatorname{rank}X,d_k),\ \operatorname{rank}W_O=d_k,"
+       r"\ \operatorname{rank}X\ge d_k\Rightarrow\dim R_h=d_k",
+       "With Prop 6.3's genericity stated algebraically (invertible attention, generic-rank W_V, full-row-rank "
+       "W_O; the premises of RC.prop63 algebraic-genericity), rank X >= d_k gives dim R_h = d_k."),
+    _L("head_rank", "dff_lower_bound", "RC.dff-lower-bound", "necessary-rank", "general",
+       r"\operatorname{row}\Phi\subseteq\operatorname{row}W_2,\ \operatorname{rank}(M+\Phi)\ge\operatorname{rank}M+k"
+       r"\Rightarrow d_{\mathrm{ff}}\ge k",
+       "An FFN output Phi whose rows lie in row(W_2) (W_2 of d_ff rows) can add at most d_ff dimensions: "
+       "gaining k directions needs d_ff >= k."),
+    _L("head_rank", "alpha_eq0_symmetric", "RC.alpha-reciprocal", "symmetric-scores", "general",
+       r"\alpha(M)=0\iff M=M^\top;\ M=M^\top\Rightarrow(XMX^\top)^\top=XMX^\top",
+       "Over a real closed field, alpha = ||M_a|| / ||M|| is 0 exactly for symmetric M (M = 0 included, by "
+       "x / 0 = 0), and symmetric M gives symmetric scores X M X^T."),
+    _L("bert_config", "bert_config", "DC.bert-config", None, "complete",
+       r"768/12=64,\ 12\cdot64=768,\ 4\cdot768=3072",
+       "BERT-base: d_k = d_model / H = 64 and d_ff = 4 d_model = 3072."),
+    _L("bert_config", "bert_H_dk", "RC.subadditivity", "H-d_k-equals-d_model", "complete",
+       r"Hd_k=12\cdot64=768=d_{\mathrm{model}}",
+       "BERT-base: H d_k = d_model."),
+    _L("bert_config", "bert_dff_bound", "RC.dff-lower-bound", "bert-values", "complete",
+       r"d-\operatorname{rank}M\le3072\ \forall M\in F^{n\times768}",
+       "At d_model = 768, d - rank MHA(X) <= 768 <= d_ff = 3072 for every n x 768 matrix (no genericity "
+       "needed)."),
+    # --- section 7 (recovery_kernel.v, head_channel.v) -------------------------------------------------
+    _L("recovery_kernel", "dim_ker_Phi_a_iff", "RA.main", "a-rank-condition", "general",
+       r"n,H>0:\ \dim\ker\Phi_a=n(H-1)d_k\iff\operatorname{rank}W_O=d_k",
+       "The recovery ambiguity n (H - 1) d_k is the kernel dimension of Phi_a exactly when rank W_O = d_k "
+       "(n > 0 and H > 0: with n = 0 both sides of the dimension count are 0 whatever W_O is)."),
+    _L("head_channel", "dim_ker_sum_heads", "RA.single-head", "whole-tuple", "general",
+       _KER_SUM_HEADS,
+       "n (H - 1) d_k counts the ambiguity of the whole tuple: the kernel of the head sum (reading b)."),
+    _L("recovery_kernel", "residual_stream_same_sum", "HC.mlp-cannot-remedy", "residual-stream", "general",
+       r"\textstyle\sum_hY_h=\sum_hY'_h\Rightarrow\mathrm{MLP}(X+\sum_hY_h)=\mathrm{MLP}(X+\sum_hY'_h)",
+       "On the residual stream the MLP sees X + sum_h Y_h only, so tuples with one sum give one output, for "
+       "every map MLP."),
+    _L("recovery_kernel", "residual_stream_ambiguous", "HC.mlp-cannot-remedy", "residual-stream", "general",
+       r"H\ge2,\ n,d>0\Rightarrow\exists(Y_h)\neq(Y'_h):\ \textstyle\sum_hY_h=\sum_hY'_h",
+       "Such pairs exist as soon as there are two heads: (E, -E, 0, ...) and 0."),
+    # --- Dong et al. (dong_bounds.v) -------------------------------------------------------------------
+    _L("dong_bounds", "cubic_solution", "DONG.cubic-solution", None, "general",
+       r"C>0,\ r_l\ge0,\ r_{l+1}\le Cr_l^3\Rightarrow r_l\le C^{-1/2}(\sqrt Cr_0)^{3^l}\ \forall l",
+       "By induction over a real closed field (Num.sqrt): s_l = sqrt(C) r_l obeys s_(l+1) <= s_l^3. C > 0 and "
+       "r_l >= 0 (norms) are the recurrence's implicit hypotheses; C^(-1/2) needs C > 0."),
+    _L("dong_bounds", "row_stochastic_max_norm", "DONG.non-expansive", "max-norm", "general",
+       r"P\ge0,\ P\mathbf 1=\mathbf 1,\ |D_{jk}|\le b\ \forall j,k\Rightarrow|(PD)_{ik}|\le b\ \forall i,k",
+       "A row-stochastic P is non-expansive in the max norm: every bound on the entries of D bounds those of "
+       "P D (so ||P D||_max <= ||D||_max), over any ordered field."),
+    _L("dong_bounds", "uniform_attention_rank_one", "DONG.setup-stochastic-product", "uniform-attention", "general",
+       r"A=J/n\Rightarrow\operatorname{rank}\textstyle\sum_hAXW_h\le1",
+       "Uniform attention J/n makes one layer's output rank at most 1, for any X, any number of heads and any "
+       "W_h = W_V^h W_O^h."),
     # --- section 5.3, FLOP share ---------------------------------------------------------------------
     _L("design_counts", "ffn_flops_share", "DC.ffn-flops", "matmul-convention", "general",
        r"n,d>0\Rightarrow\frac{4nd\,d_{ff}}{8nd^2+2n^2d+2n^2d+4nd\,d_{ff}}\Big|_{d_{ff}=4d}=\frac{4d}{6d+n}",
@@ -635,6 +824,104 @@ def _describe_axiom(full: str, texts: dict[str, str]) -> str:
     return f"{full}, not an allowed axiom (allowed: {', '.join(ALLOWED_AXIOMS)})"
 
 
+_RESULTS_FILE = "check-results.json"  # the last check's verdicts, keyed by a hash of everything they depend on
+# a file that loads MathComp-Analysis or another classical library: its lemmas are asked one by one
+_CLASSICAL_RE = re.compile(r"\bFrom\s+mathcomp\.(?:analysis|classical)\b|\bRequire\b[^.]*\b(?:Classical\w*|"
+                           r"FunctionalExtensionality|ProofIrrelevance|ClassicalEpsilon|IndefiniteDescription)\b")
+
+
+def _classical_modules(texts: dict[str, str]) -> set[str]:
+    """Modules that load a classical library, directly or through a module of ours they require."""
+    direct = {m for m, t in texts.items() if _CLASSICAL_RE.search(strip_comments(t))}
+    out: set[str] = set()
+    for m in _order(texts):
+        if m in direct or _requires(texts[m]) & out:
+            out.add(m)
+    return out
+
+
+def _query_group(build: Path, lemmas: list[FormalLemma], try_tuple: bool):
+    """Ask Coq about one group of lemmas; (found blocks, {"lemma printed-name": full name}, refusals).
+
+    With try_tuple, one Print Assumptions of the tuple of the group first (closed: every lemma is closed);
+    otherwise, or when it is not closed, Print Assumptions lemma by lemma with Locate of every name an allowed
+    axiom could be printed as, and a second Locate query (same Requires, so the same names) for the others.
+    """
+    modules = sorted({l.module for l in lemmas})
+    failed: dict[str, tuple] = {}
+    if try_tuple:
+        found, err = _run_query(build, modules, lemmas, per_lemma=False)
+        if not err and found.get(_ALL, {}).get("ASSUMPTIONS", "").strip() == CLOSED:
+            for l in lemmas:
+                found[l.name]["ASSUMPTIONS"] = CLOSED
+            return found, {}, failed
+    candidates = _allowed_candidates()
+    found, err = _run_query(build, modules, lemmas, per_lemma=True, locate=candidates)
+    where = {l.name: modules for l in lemmas}
+    if err and any(l.name not in found for l in lemmas):  # localise: one query per lemma left
+        for l in lemmas:
+            if l.name not in found:
+                one, one_err = _run_query(build, [l.module], [l], per_lemma=True, locate=candidates)
+                if l.name in one:
+                    found[l.name] = one[l.name]
+                    where[l.name] = [l.module]
+                    found.update({f"{l.name} {k}": v for k, v in one.items() if "LOCATE" in v})
+                else:
+                    failed[l.name] = (False, f"Coq could not query {l.name}: {one_err or err}", "", "", ())
+    located = {name: _located(v.get("LOCATE", "")) for name, v in found.items() if "LOCATE" in v}
+    full: dict[str, str | None] = {}
+    unknown: dict[tuple[str, ...], set[str]] = {}
+    for l in lemmas:
+        if l.name in failed:
+            continue
+        for a in parse_assumptions(found[l.name].get("ASSUMPTIONS", ""))[0]:
+            f = located.get(f"{l.name} {a}", located.get(a) if where[l.name] == modules else None)
+            if f in ALLOWED_AXIOMS:
+                full[f"{l.name} {a}"] = f
+            else:
+                unknown.setdefault(tuple(where[l.name]), set()).add(a)
+    for mods, names in unknown.items():  # name the refused axioms by their full names, where they were printed
+        more, _ = _run_query(build, list(mods), [], per_lemma=True, locate=sorted(names))
+        for l in lemmas:
+            if tuple(where[l.name]) == mods:
+                for a in names:
+                    if a in more:
+                        full.setdefault(f"{l.name} {a}", _located(more[a].get("LOCATE", "")))
+    return found, full, failed
+
+
+def _results_key(version: str, texts: dict[str, str], lemmas: list[FormalLemma]) -> str:
+    h = hashlib.sha256()
+    h.update(f"coqc {version}\n{' '.join(COQ_WARNINGS)}\n{ALLOWED_AXIOMS}\n".encode())
+    for mod, text in sorted(texts.items()):
+        h.update(f"{mod}\0{text}\0".encode())
+    h.update("\n".join(l.name for l in lemmas).encode())
+    h.update(Path(__file__).read_bytes())  # the runner itself (parsing, policy)
+    return h.hexdigest()
+
+
+def _load_results(build: Path, key: str) -> dict[str, tuple] | None:
+    """The stored verdicts when nothing they depend on changed (sources, coqc, lemma list, runner)."""
+    import json
+    try:
+        data = json.loads((build / _RESULTS_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    if data.get("key") != key:
+        return None
+    return {name: (r["accepted"], r["reason"], r["about"], r["assumptions"], tuple(r["axioms"]))
+            for name, r in data["results"].items()}
+
+
+def _store_results(build: Path, key: str, results: dict[str, tuple]) -> None:
+    import json
+    data = {"key": key, "results": {name: dict(zip(("accepted", "reason", "about", "assumptions", "axioms"), r))
+                                    for name, r in results.items()}}
+    tmp = build / f".{_RESULTS_FILE}.tmp"
+    tmp.write_text(json.dumps(data))
+    tmp.replace(build / _RESULTS_FILE)
+
+
 _CHECK_CACHE: dict[tuple, dict[str, FormalResult]] = {}
 
 
@@ -677,47 +964,43 @@ def check(lemmas: tuple[FormalLemma, ...] | list[FormalLemma] = LEMMAS,
             to_query.append(l)
     if to_query:
         build = build_dir(src)
-        modules = sorted({l.module for l in to_query})
-        candidates = _allowed_candidates()
-        # Fast path: About for every lemma and ONE Print Assumptions of the tuple of all of them. If the
-        # tuple is closed under the global context, so is each lemma (its dependencies are a subset).
-        found, err = _run_query(build, modules, to_query, per_lemma=False)
-        if not err and found.get(_ALL, {}).get("ASSUMPTIONS", "").strip() == CLOSED:
+        cache_key = _results_key(version, texts, to_query)
+        cached = _load_results(build, cache_key)
+        if cached is not None:
+            results.update(cached)
+        else:
+            # two groups, queried in parallel: lemmas of files that load MathComp-Analysis (or any classical
+            # library) are asked lemma by lemma; the others first through one Print Assumptions of their tuple
+            classical = _classical_modules(texts)
+            groups = [[l for l in to_query if l.module not in classical], [l for l in to_query if l.module in classical]]
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                answers = list(pool.map(lambda ig: _query_group(build, ig[1], try_tuple=ig[0] == 0),
+                                        [(i, g) for i, g in enumerate(groups) if g]))
+            found: dict[str, dict[str, str]] = {}
+            full: dict[str, str | None] = {}
+            for group_found, group_full, failed in answers:
+                found.update(group_found)
+                full.update(group_full)
+                results.update(failed)
             for l in to_query:
-                found[l.name]["ASSUMPTIONS"] = CLOSED
-        else:  # some lemma rests on an axiom, or the query failed: Print Assumptions lemma by lemma
-            found, err = _run_query(build, modules, to_query, per_lemma=True, locate=candidates)
-            if err and any(l.name not in found for l in to_query):  # localise: one query per lemma left
-                for l in to_query:
-                    if l.name not in found:
-                        one, one_err = _run_query(build, [l.module], [l], per_lemma=True, locate=candidates)
-                        if l.name in one:
-                            found[l.name] = one[l.name]
-                            found.update({k: v for k, v in one.items() if "LOCATE" in v})
-                        else:
-                            results[l.name] = (False, f"Coq could not query {l.name}: {one_err or err}", "", "", ())
-        full = {name: _located(v.get("LOCATE", "")) for name, v in found.items() if "LOCATE" in v}
-        queried = [l for l in to_query if l.name not in results]
-        printed = {l.name: parse_assumptions(found[l.name].get("ASSUMPTIONS", "")) for l in queried}
-        unknown = sorted({a for axs, _ in printed.values() for a in axs if full.get(a) not in ALLOWED_AXIOMS})
-        if unknown:  # name the refused axioms by their full names
-            more, _ = _run_query(build, modules, [], per_lemma=True, locate=unknown)
-            full.update({name: _located(v.get("LOCATE", "")) for name, v in more.items() if "LOCATE" in v})
-        for l in queried:
-            about, assumptions = found[l.name].get("ABOUT", ""), found[l.name].get("ASSUMPTIONS", "")
-            axs, problems = printed[l.name]
-            names = tuple(dict.fromkeys(full.get(a) or a for a in axs))
-            bad = [a for a in names if a not in ALLOWED_AXIOMS]
-            if not axs and not problems:
-                results[l.name] = (True, CLOSED, about, assumptions, ())
-            elif bad or problems:
-                why = [_describe_axiom(a, texts) for a in bad] + problems
-                results[l.name] = (False, "refused: it rests on " + "; ".join(why) + "\nCoq reports:\n" + assumptions,
-                                   about, assumptions, names)
-            else:
-                ordered = tuple(a for a in ALLOWED_AXIOMS if a in names)
-                results[l.name] = (True, f"accepted: it rests on the allowed axioms ({axiom_words(ordered)}): "
-                                         + ", ".join(ordered), about, assumptions, ordered)
+                if l.name in results:
+                    continue
+                about, assumptions = found[l.name].get("ABOUT", ""), found[l.name].get("ASSUMPTIONS", "")
+                axs, problems = parse_assumptions(assumptions)
+                names = tuple(dict.fromkeys(full.get(f"{l.name} {a}") or a for a in axs))
+                bad = [a for a in names if a not in ALLOWED_AXIOMS]
+                if not axs and not problems:
+                    results[l.name] = (True, CLOSED, about, assumptions, ())
+                elif bad or problems:
+                    why = [_describe_axiom(a, texts) for a in bad] + problems
+                    results[l.name] = (False, "refused: it rests on " + "; ".join(why) + "\nCoq reports:\n"
+                                       + assumptions, about, assumptions, names)
+                else:
+                    ordered = tuple(a for a in ALLOWED_AXIOMS if a in names)
+                    results[l.name] = (True, f"accepted: it rests on the allowed axioms ({axiom_words(ordered)}): "
+                                             + ", ".join(ordered), about, assumptions, ordered)
+            if all(not r[1].startswith("Coq could not query") for r in results.values()):
+                _store_results(build, cache_key, {l.name: results[l.name] for l in to_query})
     seconds = time.perf_counter() - t0
     out = {name: FormalResult(accepted, reason, about, assumptions, seconds, axioms)
            for name, (accepted, reason, about, assumptions, axioms) in results.items()}

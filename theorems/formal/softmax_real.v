@@ -6,10 +6,12 @@
    expR x * expR y) are used.  MathComp-Analysis rests on three classical
    axioms (propositional and functional extensionality, constructive
    indefinite description), so every lemma here does; the general lemmas they
-   instantiate rest on none. *)
+   instantiate rest on none.
+     DONG.row-stochastic, DONG.softmax-shift (corrected), SYM.token-permutation,
+     SYM.query-key-gauge, RRO.witness (a-witness-exists). *)
 From mathcomp Require Import all_ssreflect fingroup perm all_algebra.
 From mathcomp.analysis Require Import reals sequences exp.
-From CollapseVerify Require Import dong_collapse softmax_attention preamble.
+From CollapseVerify Require Import dong_collapse softmax_attention residual_witness preamble.
 Import GRing.Theory Num.Theory.
 Local Open Scope ring_scope.
 
@@ -50,5 +52,12 @@ Lemma MHA_real_query_key_gauge n d_model d_k H (N : 'I_H -> 'M[R]_d_k) (X : 'M[R
   MHA_real X (fun h => W_Q h *m N h) (fun h => W_K h *m (invmx (N h))^T) W_V W_O
   = MHA_real X W_Q W_K W_V W_O.
 Proof. exact: MHA_query_key_gauge. Qed.
+
+(* RRO.witness, reading a-witness-exists, with the real softmax:
+   rank(X0 + MHA(X0)) = 2 for some weights, every shape n >= 2, d >= 2 *)
+Lemma residual_witness_real n d dk H :
+  exists (W_Q W_K W_V : 'I_H.+1 -> 'M[R]_(d.+2, dk.+1)) (W_O : 'I_H.+1 -> 'M[R]_(dk.+1, d.+2)),
+    \rank (Xstar R n.+1 d.+1 + MHA_real (Xstar R n.+1 d.+1) W_Q W_K W_V W_O)%R = 2%N.
+Proof. by apply: residual_witness; rewrite expR0 oner_neq0. Qed.
 
 End RealSoftmax.
