@@ -41,9 +41,9 @@ def _lemma(module: str, short: str) -> FormalLemma:
 # ---- registry and sources (no Coq needed) ----------------------------------------------------------
 
 def test_formal_registry_is_consistent():
-    keys = [(lemma.name, lemma.claim, lemma.reading) for lemma in formal.LEMMAS]
+    keys = [(lemma.name, lemma.claim, lemma.reading) for lemma in formal.LEMMAS + formal.PENDING]
     assert len(keys) == len(set(keys))  # a lemma may support several claims, each once
-    for lemma in formal.LEMMAS:
+    for lemma in formal.LEMMAS + formal.PENDING:
         source = formal.SOURCE_DIR / lemma.file
         assert source.exists(), lemma.file
         assert lemma.name == f"CollapseVerify.{lemma.module}.{lemma.short}"
@@ -94,6 +94,26 @@ def test_formal_every_lemma_accepted():
         assert lemma.short in r.about  # Coq's own statement of the lemma
     # the general lemmas rest on no axiom; only the instances with MathComp-Analysis's expR rest on the classical ones
     assert {lm.module for lm in formal.LEMMAS if results[lm.name].axioms} == {"softmax_real"}
+
+
+@needs_coq
+def test_formal_pending_lemmas_are_accepted_and_not_evidence():
+    results = formal.check(formal.PENDING)
+    assert all(r.accepted is True and r.closed is True for r in results.values())
+    attached = {(lm.claim, lm.reading) for lm in formal.LEMMAS}
+    assert not any((lm.claim, lm.reading) in attached for lm in formal.PENDING)
+
+
+@needs_coq
+def test_formal_without_analysis_the_real_instances_are_not_run(monkeypatch):
+    monkeypatch.setattr(formal, "analysis_available", lambda: False)
+    results = formal.check()
+    for lm in formal.LEMMAS:
+        r = results[lm.name]
+        if lm.module == "softmax_real":
+            assert r.accepted is None and r.reason == formal.NO_ANALYSIS
+        else:
+            assert r.accepted is True
 
 
 @needs_coq

@@ -63,7 +63,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["FormalLemma", "FormalResult", "LEMMAS", "SOURCE_DIR", "FORBIDDEN_WORDS", "ALLOWED_AXIOMS",
+__all__ = ["FormalLemma", "FormalResult", "LEMMAS", "PENDING", "SOURCE_DIR", "FORBIDDEN_WORDS", "ALLOWED_AXIOMS",
            "AXIOM_WORDS", "axiom_words", "parse_assumptions", "coq_version", "mathcomp_available", "build_dir",
            "check", "compile_sources", "scan_forbidden", "lemmas_for", "main"]
 
@@ -97,6 +97,8 @@ _UNSAFE_HEADERS = ("Section Variables:", "Constants/Inductives relying on type-i
                    "Constants/Inductives relying on unsafe (co)fixpoints:", "Inductives whose positivity is assumed:")
 NOT_INSTALLED = "not run: coqc not installed"
 NO_MATHCOMP = "not run: MathComp not installed for this coqc (apt-get install libcoq-mathcomp-algebra)"
+NO_ANALYSIS = ("not run: MathComp-Analysis not installed for this coqc (apt-get install libcoq-mathcomp-analysis "
+               "libcoq-mathcomp-real-closed)")
 _MARK = "@@COLLAPSE-VERIFY"  # marker lines printed by the query file around each lemma
 # Printed by the query before About, so About and Print Assumptions show MathComp notation.
 _QUERY_PRELUDE = ("From Coq Require Import NArith.\n"
@@ -452,10 +454,10 @@ LEMMAS: tuple[FormalLemma, ...] = (
     _L("bert_config", "bert_H_dk", "RC.subadditivity", "H-d_k-equals-d_model", "complete",
        r"Hd_k=12\cdot64=768=d_{\mathrm{model}}",
        "BERT-base: H d_k = d_model."),
-    _L("bert_config", "bert_dff_bound", "RC.dff-lower-bound", "bert-values", "complete",
+    _L("bert_config", "bert_dff_bound", "RC.dff-lower-bound", "bert-values", "general",
        r"d-\operatorname{rank}M\le3072\ \forall M\in F^{n\times768}",
-       "At d_model = 768, d - rank MHA(X) <= 768 <= d_ff = 3072 for every n x 768 matrix (no genericity "
-       "needed)."),
+       "At BERT-base's d_model = 768, d - rank MHA(X) <= 768 <= d_ff = 3072 for every n and every n x 768 "
+       "matrix over any field (so for every input; no genericity needed)."),
     # --- section 7 (recovery_kernel.v, head_channel.v) -------------------------------------------------
     _L("recovery_kernel", "dim_ker_Phi_a_iff", "RA.main", "a-rank-condition", "general",
        r"n,H>0:\ \dim\ker\Phi_a=n(H-1)d_k\iff\operatorname{rank}W_O=d_k",
@@ -495,6 +497,22 @@ LEMMAS: tuple[FormalLemma, ...] = (
 )
 
 
+#: Proved and checked by ``make formal``, but not evidence yet: the reading each one proves is not registered
+#: (a claim-side change; see the words). formal_evidence ignores them; the registry test checks them too.
+PENDING: tuple[FormalLemma, ...] = (
+    _L("genericity", "prop51_algebraic", "RRO.prop51", "algebraic-genericity", "general",
+       r"\operatorname{rank}A=r<\min(n,d)\Rightarrow\exists B^\star:\ m_{r+1}(A+B^\star)\neq0,\ "
+       r"\operatorname{rank}(A+B)\le r\Rightarrow m_{r+1}(A+B)=0",
+       "Proposition 5.1's algebraic step: failure forces the leading (r+1)-minor m_(r+1)(A + B), a polynomial in "
+       "B, to vanish, and B* = I_(r+1) - A makes it 1. Proposed reading RRO.prop51 'algebraic-genericity' (the "
+       "literal 'Pr = 1 for absolutely continuous B' needs the null-set lemma)."),
+    _L("head_rank", "alpha_eq1_antisymmetric", "RC.alpha-reciprocal", "antisymmetric-scores-nonzero", "general",
+       r"M\neq0\Rightarrow\bigl(\alpha(M)=1\iff M=-M^\top\bigr);\ M=-M^\top\Rightarrow(XMX^\top)^\top=-XMX^\top",
+       "The reading antisymmetric-scores as stated fails at M = 0 (alpha(0) = 0, the suite's and MathComp's "
+       "x / 0 = 0, while 0 = -0^T); with M != 0 it holds. Proposed reading: the same statement with M != 0."),
+)
+
+
 def lemmas_for(claim: str, reading: str | None = ...) -> tuple[FormalLemma, ...]:
     """The registered lemmas of a claim (and, if given, of one reading key; None = the headline)."""
     return tuple(l for l in LEMMAS if l.claim == claim and (reading is ... or l.reading == reading))
@@ -521,17 +539,26 @@ def coq_version() -> str | None:
     return _VERSION_CACHE[exe]
 
 
-def mathcomp_available() -> bool:
-    """Whether MathComp's algebra library is where this coqc looks (user-contrib or COQPATH)."""
+def analysis_available() -> bool:
+    """Whether MathComp-Analysis (reals, sequences, exp) is where this coqc looks."""
+    return mathcomp_available() and any((root / "mathcomp" / "analysis" / "exp.vo").exists()
+                                        for root in _contrib_roots())
+
+
+def _contrib_roots() -> list[Path]:
     exe = _coqc()
     if exe is None:
-        return False
+        return []
     if exe not in _WHERE_CACHE:
         _WHERE_CACHE[exe] = subprocess.run([exe, "-where"], capture_output=True, text=True).stdout.strip()
     where = _WHERE_CACHE[exe]
     roots = [Path(where) / "user-contrib"] if where else []
-    roots += [Path(p) for p in os.environ.get("COQPATH", "").split(os.pathsep) if p]
-    return any((root / "mathcomp" / "algebra").is_dir() for root in roots)
+    return roots + [Path(p) for p in os.environ.get("COQPATH", "").split(os.pathsep) if p]
+
+
+def mathcomp_available() -> bool:
+    """Whether MathComp's algebra library is where this coqc looks (user-contrib or COQPATH)."""
+    return any((root / "mathcomp" / "algebra").is_dir() for root in _contrib_roots())
 
 
 def strip_comments(text: str) -> str:
@@ -830,9 +857,12 @@ _CLASSICAL_RE = re.compile(r"\bFrom\s+mathcomp\.(?:analysis|classical)\b|\bRequi
                            r"FunctionalExtensionality|ProofIrrelevance|ClassicalEpsilon|IndefiniteDescription)\b")
 
 
-def _classical_modules(texts: dict[str, str]) -> set[str]:
-    """Modules that load a classical library, directly or through a module of ours they require."""
-    direct = {m for m, t in texts.items() if _CLASSICAL_RE.search(strip_comments(t))}
+_ANALYSIS_RE = re.compile(r"\bFrom\s+mathcomp\.(?:analysis|classical)\b")
+
+
+def _classical_modules(texts: dict[str, str], pattern: re.Pattern = _CLASSICAL_RE) -> set[str]:
+    """Modules that load a classical library (pattern), directly or through a module of ours they require."""
+    direct = {m for m, t in texts.items() if pattern.search(strip_comments(t))}
     out: set[str] = set()
     for m in _order(texts):
         if m in direct or _requires(texts[m]) & out:
@@ -945,16 +975,19 @@ def check(lemmas: tuple[FormalLemma, ...] | list[FormalLemma] = LEMMAS,
     if not mathcomp_available():
         return {l.name: FormalResult(None, NO_MATHCOMP, "", "", 0.0) for l in lemmas}
     texts = {p.stem: p.read_text() for p in sorted(src.glob("*.v"))}
-    key = (str(src), version, lemmas, tuple(sorted(texts.items())))
+    key = (str(src), version, analysis_available(), lemmas, tuple(sorted(texts.items())))
     if key in _CHECK_CACHE:
         return _CHECK_CACHE[key]
     t0 = time.perf_counter()
     errors = compile_sources(src)
-    results: dict[str, tuple[bool, str, str, str, tuple[str, ...]]] = {}
+    results: dict[str, tuple[bool | None, str, str, str, tuple[str, ...]]] = {}
     to_query: list[FormalLemma] = []
+    needs_analysis = set() if analysis_available() else _classical_modules(texts, _ANALYSIS_RE)
     for l in {l.name: l for l in lemmas}.values():  # a lemma may support several claims: query it once
         mod = l.module
-        if mod not in texts:
+        if mod in needs_analysis:
+            results[l.name] = (None, NO_ANALYSIS, "", "", ())
+        elif mod not in texts:
             results[l.name] = (False, f"no file {l.file} in {src}", "", "", ())
         elif errors.get(mod):
             results[l.name] = (False, f"{l.file} does not compile:\n{errors[mod]}", "", "", ())
@@ -1024,16 +1057,28 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     t0 = time.perf_counter()
     compile_sources(log=print)
-    results = check()
+    results = check(LEMMAS + PENDING)
     for lemma in LEMMAS:
         r = results[lemma.name]
-        mark = "closed" if r.closed else "accepted" if r.accepted else "REFUSED"
+        mark = "closed" if r.closed else "accepted" if r.accepted else "NOT RUN" if r.accepted is None else "REFUSED"
         where = lemma.claim + (f" [{lemma.reading}]" if lemma.reading else "")
         tail = f"  ({r.axiom_words})" if r.accepted and r.axioms else ""
         print(f"{mark:9} {lemma.scope:8} {where:40} {lemma.name}{tail}")
-        if not r.accepted:
+        if r.accepted is None:
+            print("    " + r.reason)
+        elif not r.accepted:
             print("    " + r.reason.replace("\n", "\n    "))
             status = 1
+    if PENDING:
+        print("proved, awaiting a reading to attach to (not evidence):")
+    for lemma in PENDING:
+        r = results[lemma.name]
+        mark = "closed" if r.closed else "accepted" if r.accepted else "NOT RUN" if r.accepted is None else "REFUSED"
+        print(f"{mark:9} {lemma.scope:8} {lemma.claim + ' [' + lemma.reading + ']':40} {lemma.name}")
+        if r.accepted is False:
+            print("    " + r.reason.replace("\n", "\n    "))
+            status = 1
+    results = {name: r for name, r in results.items() if any(l.name == name for l in LEMMAS)}
     n_ok = sum(bool(r.accepted) for r in results.values())
     n_closed = sum(bool(r.closed) for r in results.values())
     print(f"formal: Coq {version}: {n_ok}/{len(results)} lemmas ({len(LEMMAS)} claim attachments) accepted, "
