@@ -59,7 +59,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -651,7 +651,8 @@ def parse_assumptions(text: str) -> tuple[list[str], list[str]]:
 def _requires(text: str) -> set[str]:
     """Modules of this project a .v file imports (From CollapseVerify Require [Import] a b ...)."""
     out = set()
-    for m in re.finditer(rf"From\s+{LOGICAL_ROOT}\s+Require\s+(?:Import\s+|Export\s+)?([^.]*)\.", text):
+    for m in re.finditer(rf"From\s+{LOGICAL_ROOT}\s+Require\s+(?:Import\s+|Export\s+)?([^.]*)\.",
+                         strip_comments(text)):
         out.update(m.group(1).split())
     return out
 
@@ -721,41 +722,77 @@ def compile_sources(source_dir: Path | str | None = None, log=None) -> dict[str,
         return _compile_sources(src, build, log)
 
 
+def _jobs() -> int:
+    """How many coqc run at once: COLLAPSE_VERIFY_COQ_JOBS, else the core count (at most 4; each coqc that loads
+    MathComp-Analysis takes about 0.5 GB)."""
+    try:
+        return max(1, int(os.environ["COLLAPSE_VERIFY_COQ_JOBS"]))
+    except (KeyError, ValueError):
+        return max(1, min(4, os.cpu_count() or 1))
+
+
+def _compile_one(build: Path, mod: str, text: str, digest: str, log) -> str | None:
+    (build / f"{mod}.v").write_text(text)
+    stamp = build / f"{mod}.stamp"
+    stamp.unlink(missing_ok=True)
+    t0 = time.perf_counter()
+    proc = subprocess.run(_coqc_cmd(f"{mod}.v"), cwd=build, capture_output=True, text=True)
+    if log:
+        log(f"{' '.join(_coqc_cmd(f'{mod}.v'))}  (in {build}): "
+            f"{'ok' if proc.returncode == 0 else 'FAILED'} in {time.perf_counter() - t0:.1f} s")
+    if proc.returncode == 0:
+        stamp.write_text(digest)
+        return None
+    return (proc.stderr + proc.stdout).strip() or f"coqc exited with status {proc.returncode}"
+
+
 def _compile_sources(src: Path, build: Path, log) -> dict[str, str | None]:
+    """Compile what is stale, independent files in parallel (_jobs() at once), each after the files it requires."""
     sources = {p.stem: p.read_text() for p in sorted(src.glob("*.v"))}
+    order = _order(sources)
     digests: dict[str, str] = {}
-    errors: dict[str, str | None] = {}
-    for mod in _order(sources):
-        text = sources[mod]
-        deps = sorted(_requires(text) & sources.keys())
+    deps: dict[str, list[str]] = {}
+    for mod in order:
+        deps[mod] = sorted((_requires(sources[mod]) & sources.keys()) - {mod})
         h = hashlib.sha256()
         h.update(f"coqc {coq_version()}\n{' '.join(COQ_WARNINGS)}\n".encode())
-        h.update(text.encode())
-        for dep in deps:
+        h.update(sources[mod].encode())
+        for dep in deps[mod]:
             h.update(f"{dep}:{digests.get(dep, '')}".encode())
         digests[mod] = h.hexdigest()
-        failed = [d for d in deps if errors.get(d)]
-        if failed:
-            errors[mod] = f"not compiled: it requires {', '.join(failed)}, which failed to compile"
-            continue
-        stamp, vo = build / f"{mod}.stamp", build / f"{mod}.vo"
-        if vo.exists() and stamp.exists() and stamp.read_text() == digests[mod]:
-            errors[mod] = None
-            if log:
-                log(f"coqc {mod}.v: up to date")
-            continue
-        (build / f"{mod}.v").write_text(text)
-        stamp.unlink(missing_ok=True)
-        t0 = time.perf_counter()
-        proc = subprocess.run(_coqc_cmd(f"{mod}.v"), cwd=build, capture_output=True, text=True)
-        if log:
-            log(f"{' '.join(_coqc_cmd(f'{mod}.v'))}  (in {build}): "
-                f"{'ok' if proc.returncode == 0 else 'FAILED'} in {time.perf_counter() - t0:.1f} s")
-        if proc.returncode == 0:
-            stamp.write_text(digests[mod])
-            errors[mod] = None
-        else:
-            errors[mod] = (proc.stderr + proc.stdout).strip() or f"coqc exited with status {proc.returncode}"
+    errors: dict[str, str | None] = {}
+    pending = list(order)
+    jobs = _jobs()
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        running: dict = {}
+        while pending or running:
+            progress = False
+            for mod in list(pending):
+                if len(running) >= jobs:
+                    break
+                if any(d not in errors for d in deps[mod]):  # a required file is not done yet
+                    continue
+                pending.remove(mod)
+                progress = True
+                failed = [d for d in deps[mod] if errors.get(d)]
+                if failed:
+                    errors[mod] = f"not compiled: it requires {', '.join(failed)}, which failed to compile"
+                    continue
+                stamp, vo = build / f"{mod}.stamp", build / f"{mod}.vo"
+                if vo.exists() and stamp.exists() and stamp.read_text() == digests[mod]:
+                    errors[mod] = None
+                    if log:
+                        log(f"coqc {mod}.v: up to date")
+                    continue
+                running[pool.submit(_compile_one, build, mod, sources[mod], digests[mod], log)] = mod
+            if running:
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                for future in done:
+                    errors[running.pop(future)] = future.result()
+            elif not progress:  # nothing runs and nothing can start: a cycle of Requires
+                for mod in pending:
+                    errors[mod] = "not compiled: its Requires form a cycle"
+                pending = []
     return errors
 
 
