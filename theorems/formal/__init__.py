@@ -473,6 +473,12 @@ LEMMAS: tuple[FormalLemma, ...] = (
     _L("recovery_kernel", "residual_stream_ambiguous", "HC.mlp-cannot-remedy", "residual-stream", "general",
        r"H\ge2,\ n,d>0\Rightarrow\exists(Y_h)\neq(Y'_h):\ \textstyle\sum_hY_h=\sum_hY'_h",
        "Such pairs exist as soon as there are two heads: (E, -E, 0, ...) and 0."),
+    # --- section 5.3 (layer_jacobian.v, MathComp-Analysis) ----------------------------------------------
+    _L("layer_jacobian", "layer_jacobian", "MLP.layer-jacobian", None, "general",
+       r"\tfrac{d}{dt}\bigl[X+A(X)XW\bigr]_{X_0+tV}\big|_{t=0}=V+(DA[V])X_0W+A_0VW",
+       "The product rule for one attention + residual layer, entry by entry over the reals (MathComp-Analysis's "
+       "is_derive), for every n, d, every W = W_V W_O and every map A whose entries are differentiable along "
+       "the line X0 + t V with derivatives DA[V] (softmax attention among them)."),
     # --- Dong et al. (dong_bounds.v) -------------------------------------------------------------------
     _L("dong_bounds", "cubic_solution", "DONG.cubic-solution", None, "general",
        r"C>0,\ r_l\ge0,\ r_{l+1}\le Cr_l^3\Rightarrow r_l\le C^{-1/2}(\sqrt Cr_0)^{3^l}\ \forall l",
