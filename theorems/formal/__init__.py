@@ -458,6 +458,11 @@ LEMMAS: tuple[FormalLemma, ...] = (
        r"d-\operatorname{rank}M\le3072\ \forall M\in F^{n\times768}",
        "At BERT-base's d_model = 768, d - rank MHA(X) <= 768 <= d_ff = 3072 for every n and every n x 768 "
        "matrix over any field (so for every input; no genericity needed)."),
+    _L("head_rank", "alpha_attained", "RC.alpha-range", "attained", "general",
+       r"\bigl(\forall t\in[0,1]\ \exists M\in R^{d_k\times d_k}:\ \alpha(M)=t\bigr)\iff d_k\ge2",
+       "With alpha_range (alpha in [0, 1]) this is {alpha_h} = [0, 1] iff d_k >= 2, over a real closed field: "
+       "for d_k >= 2, M = sqrt(2 (1 - t^2)) E_11 + t (E_12 - E_21) has alpha = t; for d_k <= 1 every M is "
+       "symmetric and alpha = 0."),
     # --- section 7 (recovery_kernel.v, head_channel.v) -------------------------------------------------
     _L("recovery_kernel", "dim_ker_Phi_a_iff", "RA.main", "a-rank-condition", "general",
        r"n,H>0:\ \dim\ker\Phi_a=n(H-1)d_k\iff\operatorname{rank}W_O=d_k",
@@ -488,6 +493,16 @@ LEMMAS: tuple[FormalLemma, ...] = (
        r"P\ge0,\ P\mathbf 1=\mathbf 1,\ |D_{jk}|\le b\ \forall j,k\Rightarrow|(PD)_{ik}|\le b\ \forall i,k",
        "A row-stochastic P is non-expansive in the max norm: every bound on the entries of D bounds those of "
        "P D (so ||P D||_max <= ||D||_max), over any ordered field."),
+    _L("dong_bounds", "markov_two_by_two", "DONG.markov-geometric", "two-by-two", "general",
+       r"P=\begin{pmatrix}1-a&a\\b&1-b\end{pmatrix},\ a+b\neq0:\ P^lX_0-\mathbf 1x^\top=\lambda^l"
+       r"(X_0-\mathbf 1x^\top),\ x^\top=\pi^\top X_0,\ \lambda=1-a-b",
+       "For every 2 x 2 row-stochastic P other than I (a + b != 0), pi = (b, a)/(a + b) its stationary row and "
+       "lambda = 1 - a - b its second eigenvalue, P^l X0 - 1 x^T = lambda^l (X0 - 1 x^T) for every l and every "
+       "X0 with m columns, over any field."),
+    _L("dong_bounds", "markov_two_by_two_equality", "DONG.markov-geometric", "two-by-two", "general",
+       r"\|P^lX_0-\mathbf 1x^\top\|_F^2=\lambda^{2l}\|X_0-\mathbf 1x^\top\|_F^2",
+       "Hence the geometric bound holds with equality in the Frobenius norm, ||P^l X0 - 1 x^T|| = |lambda|^l "
+       "||X0 - 1 x^T|| (stated squared, over a real closed field); P = I (a + b = 0) is excluded."),
     _L("dong_bounds", "uniform_attention_rank_one", "DONG.setup-stochastic-product", "uniform-attention", "general",
        r"A=J/n\Rightarrow\operatorname{rank}\textstyle\sum_hAXW_h\le1",
        "Uniform attention J/n makes one layer's output rank at most 1, for any X, any number of heads and any "

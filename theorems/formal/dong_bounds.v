@@ -69,3 +69,95 @@ have -> : \sum_(h < H) ((n%:R)^-1 *: const_mx (1 : F) : 'M[F]_n) *m X *m W h
   by rewrite mulmx_sumr; apply: eq_bigr => h _; rewrite J -!scalemxAl -scalemxAr !mulmxA.
 exact: leq_trans (mxrankM_maxl _ _) (rank_leq_col _).
 Qed.
+
+(* DONG.markov-geometric, reading two-by-two: "n = 2: the bound holds with
+   equality": for every 2 x 2 row-stochastic P = [[1 - a, a], [b, 1 - b]]
+   with a + b != 0, stationary row pi = (b, a) / (a + b), subdominant
+   eigenvalue lambda = 1 - a - b and every X0 (2 x m), x^T = pi^T X0:
+     P^l X0 - 1 x^T = lambda^l (X0 - 1 x^T),
+   so ||P^l X0 - 1 x^T||_F^2 = lambda^(2l) ||X0 - 1 x^T||_F^2 for every l. *)
+Section TwoByTwoMarkov.
+Variables (F : fieldType) (a b : F).
+Hypothesis s0 : a + b != 0.
+
+Definition P2 : 'M[F]_2 :=
+  \matrix_(i, j) (if i == 0%N :> nat then (if j == 0%N :> nat then 1 - a else a)
+                  else (if j == 0%N :> nat then b else 1 - b)).
+Definition pi2 : 'rV[F]_2 := (a + b)^-1 *: \row_j (if j == 0%N :> nat then b else a).
+Definition lambda2 : F := 1 - a - b.
+(* C = 1 pi^T: every row is the stationary row *)
+Definition C2 : 'M[F]_2 := const_mx 1 *m pi2.
+
+Lemma ord2 (i : 'I_2) : i = ord0 \/ i = ord_max.
+Proof. by case: i => [[|[|]]] // ?; [left | right]; apply/val_inj. Qed.
+
+Lemma sum2 (f : 'I_2 -> F) : \sum_(j < 2) f j = f ord0 + f ord_max.
+Proof. by rewrite big_ord_recl big_ord1; congr (_ + f _); apply/val_inj. Qed.
+
+Lemma ord0_is0 : ((ord0 : 'I_2) == 0%N :> nat) = true. Proof. by []. Qed.
+Lemma ordmax_isn0 : ((ord_max : 'I_2) == 0%N :> nat) = false. Proof. by []. Qed.
+
+Lemma P2_ones : P2 *m const_mx 1 = const_mx 1 :> 'cV_2.
+Proof.
+apply/matrixP => i j; rewrite !mxE sum2 !mxE !mulr1 ord0_is0 ordmax_isn0.
+by case: (ord2 i) => ->; rewrite ?ord0_is0 ?ordmax_isn0; [rewrite subrK | rewrite addrC subrK].
+Qed.
+
+Lemma pi2_ones : pi2 *m const_mx 1 = 1 :> 'M_1.
+Proof.
+apply/matrixP => i j; rewrite !ord1 !mxE sum2 !mxE !mulr1 ord0_is0 ordmax_isn0.
+by rewrite -mulrDr [b + a]addrC mulVf.
+Qed.
+
+Lemma P2_C2 : P2 *m C2 = C2.
+Proof. by rewrite /C2 mulmxA P2_ones. Qed.
+
+Lemma C2_C2 : C2 *m C2 = C2.
+Proof. by rewrite /C2 mulmxA -[_ *m pi2 *m _]mulmxA pi2_ones mulmx1. Qed.
+
+(* P = lambda I + C (a + b), the whole spectral fact *)
+Lemma P2_split : P2 = lambda2 *: 1%:M + (a + b) *: C2.
+Proof.
+apply/matrixP => i j; rewrite /C2 /pi2 -scalemxAr scalerA divff // scale1r !mxE big_ord1 !mxE mul1r.
+rewrite /lambda2; case: (ord2 i) => ->; case: (ord2 j) => ->;
+  rewrite ?ord0_is0 ?ordmax_isn0 ?eqxx ?mulr1 ?mulr0 ?add0r ?addr0 //=.
+  by rewrite subrK.
+by rewrite addrAC subrK.
+Qed.
+
+Lemma P2_contracts : P2 *m (1%:M - C2) = lambda2 *: (1%:M - C2).
+Proof.
+rewrite {1}P2_split mulmxDl -!scalemxAl mul1mx mulmxBr mulmx1 C2_C2 subrr scaler0 addr0.
+by [].
+Qed.
+
+Lemma markov_two_by_two m (X0 : 'M[F]_(2, m)) l :
+  P2 ^+ l *m X0 - C2 *m X0 = lambda2 ^+ l *: (X0 - C2 *m X0).
+Proof.
+have PC k : P2 ^+ k *m C2 = C2.
+  by elim: k => [|k IH]; rewrite ?expr0 ?mul1mx // exprS -mulmxA IH P2_C2.
+have PQ k : P2 ^+ k *m (1%:M - C2) = lambda2 ^+ k *: (1%:M - C2).
+  elim: k => [|k IH]; first by rewrite expr0 mul1mx scale1r.
+  by rewrite exprS -mulmxA IH -scalemxAr P2_contracts scalerA -exprSr.
+have -> : X0 - C2 *m X0 = (1%:M - C2) *m X0 by rewrite mulmxBl mul1mx.
+by rewrite scalemxAl -PQ mulmxBr mulmx1 PC mulmxBl.
+Qed.
+
+End TwoByTwoMarkov.
+
+Section TwoByTwoNorm.
+Variables (R : rcfType) (a b : R).
+Hypothesis s0 : a + b != 0.
+
+Definition frob2_rect m k (M : 'M[R]_(m, k)) : R := \sum_i \sum_j M i j ^+ 2.
+
+Lemma markov_two_by_two_equality k (X0 : 'M[R]_(2, k)) l :
+  frob2_rect (P2 a b ^+ l *m X0 - C2 a b *m X0)
+  = lambda2 a b ^+ (2 * l) * frob2_rect (X0 - C2 a b *m X0).
+Proof.
+rewrite markov_two_by_two // /frob2_rect mulr_sumr; apply: eq_bigr => i _.
+rewrite mulr_sumr; apply: eq_bigr => j _; rewrite mxE exprMn -exprM mulnC.
+by [].
+Qed.
+
+End TwoByTwoNorm.

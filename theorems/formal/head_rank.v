@@ -10,6 +10,7 @@
      RC.dff-lower-bound necessary-rank   row FFN in row W_2 and k new
                         directions => d_ff >= k;
      RC.alpha-reciprocal symmetric-scores / antisymmetric-scores. *)
+From Coq Require Import Lia.
 From mathcomp Require Import all_ssreflect all_algebra.
 From CollapseVerify Require Import rank_contraction preamble.
 Import GRing.Theory Num.Theory.
@@ -159,3 +160,70 @@ by split=> h; apply/eqP; [rewrite -E; apply/eqP | rewrite E; apply/eqP].
 Qed.
 
 End Reciprocity.
+
+(* ------------------------------------------------------------------ *)
+(* RC.alpha-range, reading attained: "{alpha_h} = [0, 1] <=> d_k >= 2":
+   every t in [0, 1] is alpha(M) for some d x d matrix M exactly when d >= 2
+   (for d <= 1 every M is symmetric and alpha = 0). *)
+Section AlphaAttained.
+Variables (R : rcfType) (d : nat).
+
+Lemma alpha_small (M : 'M[R]_d) : (d <= 1)%N -> alpha M = 0.
+Proof.
+move=> d1; apply: (proj2 (proj1 (alpha_eq0_symmetric M))); apply/matrixP => i j; rewrite mxE.
+have -> // : i = j.
+by apply: ord_inj; move: (ltn_ord i) (ltn_ord j) d1 => /ltP hi /ltP hj /leP hd; lia.
+Qed.
+
+Lemma sum_two (f : 'I_d -> R) (i0 i1 : 'I_d) : i0 != i1 ->
+  (forall j, j != i0 -> j != i1 -> f j = 0) -> \sum_j f j = f i0 + f i1.
+Proof.
+move=> ne z; rewrite (bigD1 i0) //= (bigD1 i1) 1?eq_sym //= big1 ?addr0 // => j /andP[? ?].
+exact: z.
+Qed.
+
+(* the witness M = a E_11 + b (E_12 - E_21) *)
+Definition alpha_witness (i0 i1 : 'I_d) (a b : R) : 'M[R]_d :=
+  \matrix_(i, j) (if (i == i0) && (j == i0) then a else if (i == i0) && (j == i1) then b
+                  else if (i == i1) && (j == i0) then - b else 0).
+
+Lemma frob2_witness (i0 i1 : 'I_d) (a b : R) : i0 != i1 ->
+  frob2 (alpha_witness i0 i1 a b) = a ^+ 2 + b ^+ 2 *+ 2
+  /\ frob2 (antisym (alpha_witness i0 i1 a b)) = b ^+ 2 *+ 2.
+Proof.
+move=> ne; have en : (i1 == i0) = false by rewrite eq_sym; apply/negbTE.
+have ne' := negbTE ne.
+have zero (M : 'M[R]_d) i : (forall j, M i j = 0) -> \sum_j M i j ^+ 2 = 0.
+  by move=> z; rewrite big1 // => j _; rewrite z expr0n.
+split.
+  rewrite /frob2 (sum_two ne) => [|i ni0 ni1]; last first.
+    by apply: zero => j; rewrite mxE (negbTE ni0) (negbTE ni1).
+  rewrite !(sum_two ne) => [|j nj0 nj1|j nj0 nj1];
+    rewrite !mxE ?eqxx ?en ?ne' ?(negbTE nj0) ?(negbTE nj1) ?andbF ?expr0n //=.
+  by rewrite addr0 sqrrN -addrA -mulr2n.
+rewrite /frob2 (sum_two ne) => [|i ni0 ni1]; last first.
+  by apply: zero => j; rewrite !mxE (negbTE ni0) (negbTE ni1) !andbF /= subr0 mulr0.
+rewrite !(sum_two ne) => [|j nj0 nj1|j nj0 nj1];
+  rewrite !mxE ?eqxx ?en ?ne' ?(negbTE nj0) ?(negbTE nj1) ?andbF /= ?subrr ?mulr0 ?expr0n //.
+have h : (2%:R^-1 : R) * (b *+ 2) = b by rewrite -[b *+ 2]mulr_natr mulrCA mulVf ?pnatr_eq0 // mulr1.
+by rewrite /= add0r addr0 opprK -mulr2n -opprD -mulr2n mulrN sqrrN h -mulr2n.
+Qed.
+
+(* "{alpha_h} = [0, 1] <=> d_k >= 2" *)
+Lemma alpha_attained :
+  (forall t : R, 0 <= t <= 1 -> exists M : 'M[R]_d, alpha M = t) <-> (2 <= d)%N.
+Proof.
+split=> [all | d2]; last first.
+  move=> t /andP[t0 t1]; set i0 : 'I_d := Ordinal (ltnW d2); set i1 : 'I_d := Ordinal d2.
+  have ne : i0 != i1 by [].
+  exists (alpha_witness i0 i1 (Num.sqrt ((1 - t ^+ 2) *+ 2)) t).
+  have [E E'] := frob2_witness (Num.sqrt ((1 - t ^+ 2) *+ 2)) t ne.
+  have t2 : 0 <= 1 - t ^+ 2 by rewrite subr_ge0 exprn_ile1.
+  rewrite /alpha /frob E E' sqr_sqrtr ?mulrn_wge0 // -mulrnDl subrK.
+  rewrite -mulr_natr sqrtrM ?sqr_ge0 // sqrtr_sqr ger0_norm // mulfK //.
+  by rewrite lt0r_neq0 // sqrtr_gt0 ltr0n.
+rewrite ltnNge; apply/negP => d1; have := all 1; rewrite ler01 Order.POrderTheory.lexx /= => /(_ isT) [M].
+by rewrite alpha_small // => /eqP; rewrite eq_sym oner_eq0.
+Qed.
+
+End AlphaAttained.
