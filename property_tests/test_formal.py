@@ -268,7 +268,7 @@ def test_formal_results_are_cached_on_disk_by_content(tmp_path):
     lemmas = [_lemma("planted", "uses_axiom"), _lemma("planted", "honest")]
     first = formal.check(lemmas, source_dir=tmp_path)
     assert (tmp_path / "_build" / "check-results.json").exists()
-    formal._CHECK_CACHE.clear()
+    formal.clear_check_cache()
     again = formal.check(lemmas, source_dir=tmp_path)
     assert {k: (r.accepted, r.reason, r.axioms) for k, r in again.items()} == \
         {k: (r.accepted, r.reason, r.axioms) for k, r in first.items()}
@@ -291,3 +291,17 @@ def test_formal_evidence_names_the_axioms(monkeypatch):
     words = {e.summary.split(" [", 1)[1].split("]", 1)[0] for e in ev}
     assert words == {"formal, no axioms", "formal, classical: propositional and functional extensionality, choice"}
     assert sorted(len(e.numbers["axioms"]) for e in ev) == [0, 3]
+
+
+@needs_coq
+def test_formal_compile_follows_requires_and_reports_a_cycle(tmp_path, monkeypatch):
+    monkeypatch.setenv("COLLAPSE_VERIFY_COQ_JOBS", "2")
+    (tmp_path / "base.v").write_text(_PLAIN_HEADER + "Definition two := 2.\n")
+    (tmp_path / "top.v").write_text(_PLAIN_HEADER + "From CollapseVerify Require Import base.\n"
+                                    + "Lemma two_is_two : two = 2.\nProof. reflexivity. Qed.\n")
+    (tmp_path / "side.v").write_text(_PLAIN_HEADER + "Lemma side : 3 = 3.\nProof. reflexivity. Qed.\n")
+    assert formal.compile_sources(tmp_path) == {"base": None, "top": None, "side": None}
+    (tmp_path / "cyc_a.v").write_text("From CollapseVerify Require Import cyc_b.\n")
+    (tmp_path / "cyc_b.v").write_text("From CollapseVerify Require Import cyc_a.\n")
+    errors = formal.compile_sources(tmp_path)
+    assert errors["top"] is None and errors["cyc_a"] and errors["cyc_b"]

@@ -65,7 +65,8 @@ from pathlib import Path
 
 __all__ = ["FormalLemma", "FormalResult", "LEMMAS", "PENDING", "SOURCE_DIR", "FORBIDDEN_WORDS", "ALLOWED_AXIOMS",
            "AXIOM_WORDS", "axiom_words", "parse_assumptions", "coq_version", "mathcomp_available", "build_dir",
-           "check", "compile_sources", "scan_forbidden", "lemmas_for", "main"]
+           "check", "clear_check_cache", "compile_sources", "scan_forbidden", "lemmas_for", "main",
+           "analysis_available", "NO_ANALYSIS"]
 
 SOURCE_DIR = Path(__file__).resolve().parent
 LOGICAL_ROOT = "CollapseVerify"  # the -Q / -R logical path of _CoqProject
@@ -1011,6 +1012,11 @@ def _store_results(build: Path, key: str, results: dict[str, tuple]) -> None:
 
 
 _CHECK_CACHE: dict[tuple, dict[str, FormalResult]] = {}
+
+
+def clear_check_cache() -> None:
+    """Forget this process's check() results (the verdicts kept in _build/ stay, keyed by content)."""
+    _CHECK_CACHE.clear()
 
 
 def check(lemmas: tuple[FormalLemma, ...] | list[FormalLemma] = LEMMAS,
