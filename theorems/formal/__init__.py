@@ -414,6 +414,13 @@ LEMMAS: tuple[FormalLemma, ...] = (
        "For every shape (not only those checked) some weights give rank 2: W_Q = W_K = 0 (uniform attention "
        "J/n), head 1 maps f_1 to f_2, the other heads W_V = 0; softmax from any exp with exp(0) != 0 on any "
        "ordered field."),
+    _L("residual_witness", "wo_choice_generic", "RRO.witness-wo-choice", "corrected", "general",
+       r"\operatorname{row}\mathrm{MHA}(X^\star)\subseteq\operatorname{span}f_1\Rightarrow p(W_V,W_O)=0,\ "
+       r"p=\mathrm{MHA}(X^\star)_{12};\ \exists W:\ (W_O^{(1)})_{12}\neq0,\ p(W)\neq0",
+       "'Generic W_V, W_O' read algebraically, for every fixed W_Q, W_K (softmax from any exp > 0): MHA(X*) "
+       "staying in span(f_1) forces the polynomial p(W_V, W_O) = MHA(X*)_12 to vanish, and p != 0 at a witness "
+       "with (W_O^(1))_12 = 1, every n >= 1, d >= 2. Gap: the zero set of a non-zero polynomial being "
+       "Lebesgue-null is not proved (MathComp-Analysis 0.6.0)."),
     _L("softmax_real", "residual_witness_real", "RRO.witness", "a-witness-exists", "general",
        r"n,d\ge2:\ \exists W:\ \operatorname{rank}(X^\star+\mathrm{MHA}(X^\star))=2\ (\mathrm{expR},\ \mathbb R)",
        "The same witness with the real softmax (expR) and scaling 1/sqrt(d_k)."),

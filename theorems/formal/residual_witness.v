@@ -71,4 +71,30 @@ rewrite !mxE big1 => [/eqP|k _]; first by rewrite oner_eq0.
 by rewrite !mxE /= mulr0.
 Qed.
 
+(* RRO.witness-wo-choice, reading corrected: "for generic W_V, W_O (with
+   (W_O^(1))_12 != 0): row MHA(X0) is not contained in span(f_1)", with
+   generic read algebraically and W_Q, W_K (so the attention) fixed: a failure
+   forces the polynomial p(W_V, W_O) = MHA(X0)_12 (the softmax weights are
+   constants here) to vanish, and p != 0 at a witness with (W_O^(1))_12 = 1
+   (this needs exp > 0, so that the attention weight of token 1 is non-zero) *)
+Lemma wo_choice_generic n d dk H (W_Q W_K : 'I_H.+1 -> 'M[F]_(d.+2, dk.+1)) :
+  (forall a, 0 < exp a) ->
+  (forall (W_V : 'I_H.+1 -> 'M[F]_(d.+2, dk.+1)) (W_O : 'I_H.+1 -> 'M[F]_(dk.+1, d.+2)),
+     (MHA exp tau (Xstar n d.+1) W_Q W_K W_V W_O <= (delta_mx 0 0 : 'rV[F]_d.+2))%MS ->
+     MHA exp tau (Xstar n d.+1) W_Q W_K W_V W_O 0 (lift 0 0) = 0)
+  /\ exists (W_V : 'I_H.+1 -> 'M[F]_(d.+2, dk.+1)) (W_O : 'I_H.+1 -> 'M[F]_(dk.+1, d.+2)),
+                   W_O 0 0 (lift 0 0) != 0
+                   /\ MHA exp tau (Xstar n d.+1) W_Q W_K W_V W_O 0 (lift 0 0) != 0.
+Proof.
+move=> exp_gt0; split=> [W_V W_O /submxP[c ->] | ].
+  by rewrite mxE big_ord1 mxE /= mulr0.
+pose W_V (h : 'I_H.+1) : 'M[F]_(d.+2, dk.+1) := if h == 0 then delta_mx 0 0 else 0.
+exists W_V, (fun=> delta_mx 0 (lift 0 0)); split; first by rewrite mxE !eqxx oner_neq0.
+rewrite /MHA (bigD1 0) //= big1 ?addr0 => [|h h0]; last by rewrite /W_V (negbTE h0) !mulmx0 mul0mx.
+rewrite /W_V eqxx /Xstar !mul_delta_mx -mulmxA mul_delta_mx mxE (bigD1 0) //= big1 ?addr0 => [|k k0].
+  rewrite !mxE !eqxx mulr1 lt0r_neq0 // divr_gt0 ?exp_gt0 // (bigD1 0) //= ltr_paddr ?exp_gt0 //.
+  by apply: sumr_ge0 => j _; apply: Order.POrderTheory.ltW.
+by rewrite [delta_mx _ _ _ _]mxE (negbTE k0) mulr0.
+Qed.
+
 End Witness.
