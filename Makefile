@@ -25,12 +25,14 @@ venv: $(STAMP)
 verify: venv
 	$(BIN)/collapse-verify verify --json ledger.json
 
-# Compiles theorems/formal/*.v with coqc into theorems/formal/_build (cached by content hash) and accepts
-# each registered lemma only if Coq reports it closed under the global context. Needs coqc + MathComp
-# (apt-get install coq libcoq-mathcomp-algebra), no virtualenv.
-## the Coq proofs (needs coqc + MathComp; no virtualenv)
+# Compiles theorems/formal/*.v with coqc into theorems/formal/_build (cached by content hash, independent files
+# in parallel) and accepts each registered lemma only if Coq's Print Assumptions lists no axiom or only the
+# three classical axioms MathComp-Analysis rests on (theorems.formal.ALLOWED_AXIOMS). Needs coqc + MathComp +
+# MathComp-Analysis (apt-get install coq libcoq-mathcomp-algebra libcoq-mathcomp-analysis
+# libcoq-mathcomp-real-closed), no virtualenv.
+## the Coq proofs (needs coqc + MathComp + MathComp-Analysis; no virtualenv)
 formal:
-	@command -v coqc >/dev/null 2>&1 || { echo "formal: coqc not found (Debian/Ubuntu: apt-get install coq libcoq-mathcomp-algebra)"; exit 1; }
+	@command -v coqc >/dev/null 2>&1 || { echo "formal: coqc not found (Debian/Ubuntu: apt-get install coq libcoq-mathcomp-algebra libcoq-mathcomp-analysis libcoq-mathcomp-real-closed)"; exit 1; }
 	$(PYTHON) theorems/formal/__init__.py
 
 ## lint and types: ruff (pyflakes, pycodestyle, isort, bugbear) and mypy (strict on theorems/framework/)

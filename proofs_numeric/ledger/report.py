@@ -255,8 +255,9 @@ def _coq_statement(about: str) -> str:
 
 
 def formal_lemmas_markdown(claim_id: str | None = None) -> str:
-    """Every registered Coq lemma (or those of one claim): the LaTeX statement beside Coq's own ``About`` output
-    (not a hand-copied statement), its claim and reading, and the assumptions check, run now."""
+    """Every registered Coq lemma (or those of one claim): a summary table (claim, reading, the axioms each rests
+    on), then each lemma's LaTeX statement beside Coq's own ``About`` output (not a hand-copied statement) and the
+    assumptions check, run now; last, proved lemmas still waiting for a reading to attach to."""
     results = F.check()
     version = F.coq_version()
     lemmas = [lm for lm in F.LEMMAS if claim_id is None or lm.claim == claim_id]
@@ -264,17 +265,44 @@ def formal_lemmas_markdown(claim_id: str | None = None) -> str:
         return ""
     parts = [f"Checked now by Coq {version} with MathComp." if version else
              "**coqc is not installed here**: the lemmas below were not checked on this build (install Coq and "
-             "MathComp: `apt-get install coq libcoq-mathcomp-algebra`)."]
-    for lm in lemmas:
-        r = results.get(lm.name)
-        status = ("closed under the global context" if r and r.closed else
-                  f"NOT accepted: {_esc(r.reason)}" if r and r.closed is False else
+             "MathComp: `apt-get install coq libcoq-mathcomp-algebra libcoq-mathcomp-analysis`)."]
+    rs = [results.get(lm.name) for lm in lemmas]
+    names = {lm.name for lm in lemmas}
+    n_closed = sum(bool(r and r.closed) for r in rs)
+    n_classical = sum(bool(r and r.accepted and r.axioms) for r in rs)
+    parts.append(f"{len(names)} lemmas, {len(lemmas)} claim attachments: {n_closed} closed under the global "
+                 f"context (no axioms), {n_classical} resting on the allowed classical axioms only, "
+                 f"{sum(bool(r) and r.accepted is False for r in rs)} refused, "
+                 f"{sum(r is None or r.accepted is None for r in rs)} not run.")
+    rows = []
+    for lm, r in zip(lemmas, rs, strict=True):
+        axioms = ("none (closed under the global context)" if r and r.closed else
+                  "classical: " + ", ".join(f"`{a.rsplit('.', 1)[1]}`" for a in r.axioms) if r and r.accepted else
+                  f"REFUSED: {_esc(r.reason.splitlines()[0])}" if r and r.accepted is False else
+                  f"not run: {_esc(r.reason) if r else 'no result'}")
+        rows.append([f"`{lm.name.removeprefix('CollapseVerify.')}`",
+                     f"`{lm.claim}`" + (f" (`{lm.reading}`)" if lm.reading else ""), axioms])
+    parts += ["", list_table(["lemma (CollapseVerify. ...)", "claim (reading)", "axioms it rests on"], rows,
+                             [40, 30, 30])]
+    for lm, r in zip(lemmas, rs, strict=True):
+        status = ("closed under the global context: no axioms" if r and r.closed else
+                  f"accepted, resting on {_esc(r.axiom_words)} (" + ", ".join(f"`{a}`" for a in r.axioms) + ")"
+                  if r and r.accepted else f"NOT accepted: {_esc(r.reason)}" if r and r.accepted is False else
                   f"not checked: {_esc(r.reason) if r else 'no result'}")
         where = f"`{lm.claim}`" + (f", reading `{lm.reading}`" if lm.reading else " (headline)")
-        parts += ["", f"**`{lm.name}`** — {where}; scope *{lm.scope}*; assumptions: **{status}**", "",
+        parts += ["", f"**`{lm.name}`** — {where}; scope *{lm.scope}*; axioms: **{status}**", "",
                   f"$${lm.statement}$$", "", f"{_esc(lm.words)}", ""]
         if r and r.about:
             parts += ["```coq", _coq_statement(r.about), "```"]
+    pending = [lm for lm in getattr(F, "PENDING", ()) if claim_id is None or lm.claim == claim_id]
+    if pending:
+        pr = F.check(tuple(pending))
+        parts += ["", "**Proved, awaiting a reading to attach to** (checked, not evidence yet):", ""]
+        for lm in pending:
+            r = pr.get(lm.name)
+            state = "closed, no axioms" if r and r.closed else "accepted" if r and r.accepted else "not accepted"
+            parts.append(f"- `{lm.name}` ({state}) for `{lm.claim}`, proposed reading `{lm.reading}`: "
+                         f"{_esc(lm.words)}")
     return "\n".join(parts)
 
 

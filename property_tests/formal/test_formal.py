@@ -1,7 +1,8 @@
-"""The formal proofs (theorems/formal/*.v) and their runner ``theorems.formal``.
+"""The formal proofs (theorems/formal/*.v), their runner ``theorems.formal`` and its axiom policy.
 
-Tests that call Coq are skipped, with the reason, when ``coqc`` is not on PATH (CI installs it);
-the registry, the forbidden-word scan and the "coqc missing" path run everywhere.
+Tests that call Coq are skipped, with the reason, when ``coqc`` is not on PATH (CI installs it), and those
+that need MathComp-Analysis when it is not installed; the registry, the forbidden-word scan, the parser of
+``Print Assumptions`` and the "coqc missing" path run everywhere.
 """
 from __future__ import annotations
 
@@ -19,6 +20,18 @@ pytestmark = pytest.mark.xdist_group("formal")
 needs_coq = pytest.mark.skipif(shutil.which("coqc") is None or not formal.mathcomp_available(),
                                reason="coqc or MathComp not installed (apt-get install coq libcoq-mathcomp-algebra)")
 
+
+def _analysis_available() -> bool:
+    if shutil.which("coqc") is None:
+        return False
+    import subprocess
+    where = subprocess.run(["coqc", "-where"], capture_output=True, text=True).stdout.strip()
+    return (Path(where) / "user-contrib" / "mathcomp" / "analysis" / "exp.vo").exists()
+
+
+needs_analysis = pytest.mark.skipif(not _analysis_available(),
+                                    reason="MathComp-Analysis not installed (apt-get install libcoq-mathcomp-analysis)")
+
 _PLAIN_HEADER = "(* a scratch file for the runner's tests *)\n"
 
 
@@ -30,15 +43,15 @@ def _lemma(module: str, short: str) -> FormalLemma:
 # ---- registry and sources (no Coq needed) ----------------------------------------------------------
 
 def test_formal_registry_is_consistent():
-    keys = [(lemma.name, lemma.claim, lemma.reading) for lemma in formal.LEMMAS]
+    keys = [(lemma.name, lemma.claim, lemma.reading) for lemma in formal.LEMMAS + formal.PENDING]
     assert len(keys) == len(set(keys))  # a lemma may support several claims, each once
-    for lemma in formal.LEMMAS:
+    for lemma in formal.LEMMAS + formal.PENDING:
         source = formal.SOURCE_DIR / lemma.file
         assert source.exists(), lemma.file
         assert lemma.name == f"CollapseVerify.{lemma.module}.{lemma.short}"
         assert re.search(rf"^Lemma {lemma.short}\b", source.read_text(), re.M), lemma.name
         assert lemma.scope in ("general", "complete")
-        assert re.fullmatch(r"[A-Z]+\.[a-z0-9-]+", lemma.claim), lemma.claim
+        assert re.fullmatch(r"[A-Z]+\.[A-Za-z0-9-]+", lemma.claim), lemma.claim
         assert lemma.statement and lemma.words
 
 
@@ -68,14 +81,52 @@ def test_formal_without_coqc_is_not_run(monkeypatch, tmp_path):
 # ---- Coq ---------------------------------------------------------------------------------------------
 
 @needs_coq
-def test_formal_every_lemma_closed():
+def test_formal_every_lemma_accepted():
+    """Every registered lemma is accepted: closed, or resting only on the allowed classical axioms."""
     results = formal.check()
-    not_closed = {name: r.reason for name, r in results.items() if r.closed is not True}
-    assert not not_closed
+    refused = {name: r.reason for name, r in results.items() if r.accepted is not True}
+    assert not refused
     for lemma in formal.LEMMAS:
         r = results[lemma.name]
-        assert r.assumptions == "Closed under the global context"
+        assert set(r.axioms) <= set(formal.ALLOWED_AXIOMS)
+        if r.axioms:
+            assert r.closed is False and "Axioms:" in r.assumptions and r.axiom_words.startswith("classical: ")
+        else:
+            assert r.closed is True and r.assumptions == "Closed under the global context"
         assert lemma.short in r.about  # Coq's own statement of the lemma
+    # the general lemmas rest on no axiom; only the instances with MathComp-Analysis's expR rest on the classical ones
+    assert {lm.module for lm in formal.LEMMAS if results[lm.name].axioms} == {"softmax_real", "layer_jacobian"}
+
+
+@needs_coq
+def test_formal_pending_lemmas_are_accepted_and_not_evidence():
+    results = formal.check(formal.PENDING)
+    assert all(r.accepted is True and r.closed is True for r in results.values())
+    attached = {(lm.claim, lm.reading) for lm in formal.LEMMAS}
+    assert not any((lm.claim, lm.reading) in attached for lm in formal.PENDING)
+
+
+@needs_coq
+def test_formal_without_analysis_the_real_instances_are_not_run(monkeypatch):
+    monkeypatch.setattr(formal, "analysis_available", lambda: False)
+    results = formal.check()
+    for lm in formal.LEMMAS:
+        r = results[lm.name]
+        if lm.module in ("softmax_real", "layer_jacobian"):
+            assert r.accepted is None and r.reason == formal.NO_ANALYSIS
+        else:
+            assert r.accepted is True
+
+
+@needs_coq
+def test_formal_headlines_of_the_issue_are_proved():
+    """The multi-head symmetries, row-stochastic softmax and the steps of the Rank-Neutrality proof."""
+    results = formal.check()
+    for claim, reading in [("SYM.token-permutation", None), ("SYM.query-key-gauge", None),
+                           ("DONG.row-stochastic", None), ("RN.step1", None), ("RN.step3", None)]:
+        lemmas = formal.lemmas_for(claim, reading)
+        assert lemmas, claim
+        assert any(results[lm.name].closed for lm in lemmas), claim  # an axiom-free proof among them
 
 
 @needs_coq
@@ -126,3 +177,133 @@ def test_formal_without_mathcomp_is_not_run(monkeypatch, tmp_path):
 @needs_coq
 def test_formal_check_is_cached_per_process():
     assert formal.check() is formal.check()
+
+
+# ---- the axiom policy -------------------------------------------------------------------------------
+
+def test_formal_allowed_axioms_are_mathcomp_analysis_classical_three():
+    assert formal.ALLOWED_AXIOMS == ("mathcomp.classical.boolp.propositional_extensionality",
+                                     "mathcomp.classical.boolp.functional_extensionality_dep",
+                                     "mathcomp.classical.boolp.constructive_indefinite_description")
+    assert not any(a.startswith("CollapseVerify.") for a in formal.ALLOWED_AXIOMS)
+    assert formal.axiom_words(formal.ALLOWED_AXIOMS) == \
+        "classical: propositional and functional extensionality, choice"
+    assert formal.axiom_words(()) == "no axioms"
+
+
+def test_formal_parse_assumptions():
+    text = ("Axioms:\nboolp.propositional_extensionality : forall P Q : Prop, P <-> Q -> P = Q\n"
+            "boolp.functional_extensionality_dep\n  : forall (A : Type) (B : A -> Type) (f g : forall x : A, B x),\n"
+            "    (forall x : A, f x = g x) -> f = g\nscratch.cheat : 1%N = 2%N")
+    assert formal.parse_assumptions(text) == (
+        ["boolp.propositional_extensionality", "boolp.functional_extensionality_dep", "scratch.cheat"], [])
+    assert formal.parse_assumptions("Closed under the global context") == ([], [])
+    axioms, problems = formal.parse_assumptions("Constants/Inductives relying on type-in-type:\nfoo")
+    assert axioms == [] and problems and "type-in-type" in problems[0]
+    assert formal.parse_assumptions("")[1]  # nothing printed: a problem, never "closed"
+    assert formal.parse_assumptions("something unexpected")[1]
+
+
+def test_formal_scan_reads_code_not_comments(tmp_path):
+    (tmp_path / "policy.v").write_text("(* the policy: no Axiom, no Admitted (* nested: Parameter *) here *)\n"
+                                       "Lemma ok : 1 = 1.\nProof. reflexivity. Qed.\n")
+    (tmp_path / "cheat.v").write_text("(* a comment *) Axiom bad : False.\nLemma t : True.\nProof. admit. Qed.\n")
+    assert formal.scan_forbidden(tmp_path) == [("cheat.v", 1, "Axiom"), ("cheat.v", 3, "admit")]
+
+
+_PLANTED = (_PLAIN_HEADER
+            + "Axiom everything : forall P : Prop, P.\n"
+            + "Lemma uses_axiom : 1 = 2.\nProof. apply everything. Qed.\n"
+            + "Lemma cheat : 2 = 3.\nProof.\nAdmitted.\n"
+            + "Lemma uses_cheat : 3 = 2.\nProof. symmetry. exact cheat. Qed.\n"
+            + "Lemma honest : 1 = 1.\nProof. reflexivity. Qed.\n")
+
+
+@needs_coq
+def test_formal_policy_refuses_a_project_axiom_and_admitted_by_name(tmp_path):
+    (tmp_path / "planted.v").write_text(_PLANTED)
+    lemmas = [_lemma("planted", s) for s in ("uses_axiom", "cheat", "uses_cheat", "honest")]
+    results = formal.check(lemmas, source_dir=tmp_path)
+    axiom = results["CollapseVerify.planted.uses_axiom"]
+    assert axiom.accepted is False and axiom.axioms == ("CollapseVerify.planted.everything",)
+    assert "CollapseVerify.planted.everything, an Axiom of this project" in axiom.reason
+    for name in ("CollapseVerify.planted.cheat", "CollapseVerify.planted.uses_cheat"):
+        admitted = results[name]
+        assert admitted.accepted is False and admitted.axioms == ("CollapseVerify.planted.cheat",)
+        assert "CollapseVerify.planted.cheat, a proof closed with Admitted" in admitted.reason
+    assert results["CollapseVerify.planted.honest"].accepted is True
+    assert results["CollapseVerify.planted.honest"].axioms == ()
+
+
+@needs_coq
+def test_formal_policy_refuses_an_axiom_named_like_an_allowed_one(tmp_path):
+    """Names are compared in full: our own boolp.propositional_extensionality is not MathComp-Analysis's."""
+    (tmp_path / "boolp.v").write_text(_PLAIN_HEADER + "Axiom propositional_extensionality : False.\n"
+                                      + "Lemma fake : False.\nProof. exact propositional_extensionality. Qed.\n")
+    r = formal.check([_lemma("boolp", "fake")], source_dir=tmp_path)["CollapseVerify.boolp.fake"]
+    assert r.accepted is False and r.axioms == ("CollapseVerify.boolp.propositional_extensionality",)
+    assert "an Axiom of this project" in r.reason
+
+
+@needs_coq
+@needs_analysis
+def test_formal_policy_accepts_the_allowed_axioms_and_lists_them(tmp_path):
+    (tmp_path / "classical.v").write_text(
+        _PLAIN_HEADER
+        + "From mathcomp Require Import all_ssreflect all_algebra.\n"
+        + "From mathcomp.analysis Require Import reals sequences exp.\n"
+        + "Import GRing.Theory Num.Theory.\nLocal Open Scope ring_scope.\n"
+        + "Lemma expR_pos (R : realType) (x : R) : 0 < expR x.\nProof. exact: expR_gt0. Qed.\n"
+        + "Lemma plain : (2 + 2 = 4)%N.\nProof. by []. Qed.\n")
+    results = formal.check([_lemma("classical", "expR_pos"), _lemma("classical", "plain")], source_dir=tmp_path)
+    r = results["CollapseVerify.classical.expR_pos"]
+    assert r.accepted is True and r.closed is False
+    assert r.axioms == formal.ALLOWED_AXIOMS
+    assert r.axiom_words == "classical: propositional and functional extensionality, choice"
+    plain = results["CollapseVerify.classical.plain"]  # same file, no axiom used: closed
+    assert plain.accepted is True and plain.closed is True and plain.axioms == ()
+
+
+@needs_coq
+def test_formal_results_are_cached_on_disk_by_content(tmp_path):
+    (tmp_path / "planted.v").write_text(_PLANTED)
+    lemmas = [_lemma("planted", "uses_axiom"), _lemma("planted", "honest")]
+    first = formal.check(lemmas, source_dir=tmp_path)
+    assert (tmp_path / "_build" / "check-results.json").exists()
+    formal.clear_check_cache()
+    again = formal.check(lemmas, source_dir=tmp_path)
+    assert {k: (r.accepted, r.reason, r.axioms) for k, r in again.items()} == \
+        {k: (r.accepted, r.reason, r.axioms) for k, r in first.items()}
+    (tmp_path / "planted.v").write_text(_PLANTED.replace("apply everything", "apply everything; auto"))
+    changed = formal.check(lemmas, source_dir=tmp_path)  # a changed source is asked again, not read from disk
+    assert changed["CollapseVerify.planted.uses_axiom"].accepted is False
+
+
+def test_formal_evidence_names_the_axioms(monkeypatch):
+    """The evidence of an accepted lemma says which axioms it rests on (summary and numbers)."""
+    import theorems.formal as F
+    from theorems.formal_evidence import formal_evidence
+    from theorems.claims import CheckContext
+    fake = {lm.name: F.FormalResult(True, "accepted", "", "", 0.0,
+                                    F.ALLOWED_AXIOMS if lm.module == "softmax_real" else ())
+            for lm in F.LEMMAS}
+    monkeypatch.setattr(F, "check", lambda *a, **k: fake)
+    ev = formal_evidence("SYM.token-permutation", "literal", CheckContext(quick=True))
+    assert len(ev) == 2 and all(e.holds is True for e in ev)
+    words = {e.summary.split(" [", 1)[1].split("]", 1)[0] for e in ev}
+    assert words == {"formal, no axioms", "formal, classical: propositional and functional extensionality, choice"}
+    assert sorted(len(e.numbers["axioms"]) for e in ev) == [0, 3]
+
+
+@needs_coq
+def test_formal_compile_follows_requires_and_reports_a_cycle(tmp_path, monkeypatch):
+    monkeypatch.setenv("COLLAPSE_VERIFY_COQ_JOBS", "2")
+    (tmp_path / "base.v").write_text(_PLAIN_HEADER + "Definition two := 2.\n")
+    (tmp_path / "top.v").write_text(_PLAIN_HEADER + "From CollapseVerify Require Import base.\n"
+                                    + "Lemma two_is_two : two = 2.\nProof. reflexivity. Qed.\n")
+    (tmp_path / "side.v").write_text(_PLAIN_HEADER + "Lemma side : 3 = 3.\nProof. reflexivity. Qed.\n")
+    assert formal.compile_sources(tmp_path) == {"base": None, "top": None, "side": None}
+    (tmp_path / "cyc_a.v").write_text("From CollapseVerify Require Import cyc_b.\n")
+    (tmp_path / "cyc_b.v").write_text("From CollapseVerify Require Import cyc_a.\n")
+    errors = formal.compile_sources(tmp_path)
+    assert errors["top"] is None and errors["cyc_a"] and errors["cyc_b"]

@@ -1,8 +1,11 @@
 """Formal evidence for the ledger: every lemma of :mod:`theorems.formal` becomes ``formal`` evidence on the
 claim (and reading) it is registered for.
 
-Coq is asked once per process (:func:`theorems.formal.check`, cached). A lemma counts only when Coq reports it
-"Closed under the global context"; without ``coqc`` (or MathComp) the evidence says so (holds None) and the
+Coq is asked once per process (:func:`theorems.formal.check`, cached). A lemma counts only when the axiom policy
+accepts it: Coq reports it "Closed under the global context", or lists only the allowed classical axioms
+(``theorems.formal.ALLOWED_AXIOMS``); the evidence names the axioms it rests on, in its summary
+("[formal, no axioms]" or "[formal, classical: propositional and functional extensionality, choice]") and in
+``numbers["axioms"]`` (full Coq names). Without ``coqc`` (or MathComp) the evidence says so (holds None) and the
 verdict falls to what the rest of the evidence earns.
 """
 from __future__ import annotations
@@ -23,11 +26,14 @@ def formal_evidence(claim_id: str, reading_key: str, ctx: CheckContext) -> list[
     out = []
     for lm in lemmas:
         r = results.get(lm.name)
-        closed = None if r is None else r.closed
+        accepted = None if r is None else r.accepted
         reason = "not checked" if r is None else r.reason
-        out.append(formal_proof(lm.name, closed, statement=lm.statement, concrete=lm.scope == "complete",
+        axioms = () if r is None else tuple(r.axioms)
+        label = f"{lm.name} [formal, {formal.axiom_words(axioms)}]" if accepted else lm.name
+        out.append(formal_proof(label, accepted, statement=lm.statement, concrete=lm.scope == "complete",
                                 reason=reason, coq=version,
-                                numbers={"file": f"theorems/formal/{lm.file}", "scope_declared": lm.scope}))
+                                numbers={"file": f"theorems/formal/{lm.file}", "scope_declared": lm.scope,
+                                         "axioms": list(axioms)}))
     return out
 
 
