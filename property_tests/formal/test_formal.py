@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 
 from theorems import formal
 from theorems.formal import FormalLemma
+from theorems.formal.evidence import formal_evidence
+from theorems.framework import CheckContext
 
 # the Coq build cache (theorems/formal/_build) is shared: one worker runs these under pytest-xdist
 pytestmark = pytest.mark.xdist_group("formal")
@@ -282,8 +285,6 @@ def test_formal_results_are_cached_on_disk_by_content(tmp_path):
 def test_formal_evidence_names_the_axioms(monkeypatch):
     """The evidence of an accepted lemma says which axioms it rests on (summary and numbers)."""
     import theorems.formal as F
-    from theorems.formal_evidence import formal_evidence
-    from theorems.claims import CheckContext
     fake = {lm.name: F.FormalResult(True, "accepted", "", "", 0.0,
                                     F.ALLOWED_AXIOMS if lm.module == "softmax_real" else ())
             for lm in F.LEMMAS}
