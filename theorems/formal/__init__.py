@@ -523,6 +523,10 @@ LEMMAS: tuple[FormalLemma, ...] = (
        r"n\in\mathbb N:\ 0.6475\le\frac{4\cdot768}{6\cdot768+n}<0.6485\iff130\le n\le136",
        "At BERT-base (d = 768) the FFN share 4d/(6d+n) rounds to 64.8% exactly for sequence lengths n from "
        "130 to 136 (exact rationals)."),
+    _L("head_rank", "alpha_eq1_antisymmetric", "RC.alpha-reciprocal", "antisymmetric-scores-nonzero", "general",
+       r"M\neq0\Rightarrow\bigl(\alpha(M)=1\iff M=-M^\top\bigr);\ M=-M^\top\Rightarrow(XMX^\top)^\top=-XMX^\top",
+       "With M != 0, alpha(M) = 1 exactly when M is antisymmetric, and then the scores X M X^T are "
+       "antisymmetric. (At M = 0 the equivalence fails: alpha(0) = 0 with x / 0 = 0, while 0 = -0^T.)"),
 )
 
 
@@ -535,10 +539,6 @@ PENDING: tuple[FormalLemma, ...] = (
        "Proposition 5.1's algebraic step: failure forces the leading (r+1)-minor m_(r+1)(A + B), a polynomial in "
        "B, to vanish, and B* = I_(r+1) - A makes it 1. Proposed reading RRO.prop51 'algebraic-genericity' (the "
        "literal 'Pr = 1 for absolutely continuous B' needs the null-set lemma)."),
-    _L("head_rank", "alpha_eq1_antisymmetric", "RC.alpha-reciprocal", "antisymmetric-scores-nonzero", "general",
-       r"M\neq0\Rightarrow\bigl(\alpha(M)=1\iff M=-M^\top\bigr);\ M=-M^\top\Rightarrow(XMX^\top)^\top=-XMX^\top",
-       "The reading antisymmetric-scores as stated fails at M = 0 (alpha(0) = 0, the suite's and MathComp's "
-       "x / 0 = 0, while 0 = -0^T); with M != 0 it holds. Proposed reading: the same statement with M != 0."),
 )
 
 

@@ -629,9 +629,11 @@ claim(
     readings=[Reading("symmetric-scores", r"\alpha_h=0\iff M=M^\top\Rightarrow XMX^\top\ \text{symmetric}",
                       checks=[scores_symmetry(+1)], regimes=("all",),
                       note="reciprocity holds for the scores; row normalisation (softmax) breaks it"),
-              Reading("antisymmetric-scores", r"\alpha_h=1\iff M=-M^\top\Rightarrow XMX^\top\ \text{antisymmetric}",
+              Reading("antisymmetric-scores-nonzero",
+                      r"M\neq0:\ \alpha_h=1\iff M=-M^\top\Rightarrow XMX^\top\ \text{antisymmetric}",
                       checks=[scores_symmetry(-1)], regimes=("all",),
-                      note="'purely directional'; alpha = 1 needs d_k >= 2 (RC.alpha-range)")],
+                      note="'purely directional'; alpha = 1 needs d_k >= 2 (RC.alpha-range); M = 0 is excluded: "
+                           "alpha(0) = 0 (x / 0 = 0) while 0 = -0^T, so the equivalence fails there")],
     chapter="rank_contraction",
 )
 

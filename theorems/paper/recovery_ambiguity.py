@@ -145,7 +145,7 @@ claim(
     readings=[Reading("b-no-output-projection", r"\dim\ker\bigl[(Y_h)\mapsto\textstyle\sum_hY_h\bigr]=n(H-1)d_k",
                       hypotheses={}, conclusion=sum_map_nullity_is_formula, instances=SUM_SHAPES,
                       checks=[_ra_reading_b], note="the number is exactly this reading's kernel dimension"),
-              Reading("a-rank-condition", r"\dim\ker\Phi_a=n(H-1)d_k\iff\operatorname{rank}W_O=d_k",
+              Reading("a-rank-condition", r"n,H>0:\ \dim\ker\Phi_a=n(H-1)d_k\iff\operatorname{rank}W_O=d_k",
                       checks=[lambda ctx: [symbolic_identity(
                           KERNEL_FORMULAS["a"] - KERNEL_FORMULAS["b"], n * (d_k - rho),
                           "n (H d_k - rho) - n (H - 1) d_k = n (d_k - rho), so the two agree iff rank W_O = rho = d_k "

@@ -148,8 +148,8 @@ _SINGLE_HEAD = {
 }
 
 
-_SINGLE_HEAD_NOTE = ("the formal proof covers one head; MHA sums the heads (the step from one head to their sum is "
-                     "the headline's derivation, not formalised)")
+_SINGLE_HEAD_NOTE = ("one head; the H-head sum (the headline) has its own Coq lemma "
+                     "(theorems/formal/softmax_attention.v)")
 
 
 claim(
