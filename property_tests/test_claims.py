@@ -83,7 +83,15 @@ def test_claims_verdict_is_total_and_never_stronger_than_its_evidence(ev, regime
     if a.verdict in ("proved", "certified", "supported"):
         assert not any(e.holds is False for e in decided if e.kind in ("exact", "counterexample", "formal",
                                                                        "interval-certified")
-                       and e.scope != "derivation" and form != "existential")
+                       and e.scope != "derivation" and form != "existential"
+                       and (form != "generic" or e.scope in ("positive-measure", "general")))
+    if form == "generic":  # only a positive-measure failure (or a general negation) refutes a generic claim
+        if a.verdict in ("refuted", "conditional"):
+            assert any(e.holds is False and (e.scope == "positive-measure" or (e.scope == "general" and e.kind in
+                                                                                ("formal", "exact"))) for e in decided)
+        if a.verdict == "proved":
+            assert any(e.holds is True and e.scope == "general" for e in decided)
+        assert a.verdict != "certified"  # one certified point never certifies "almost every"
     if a.verdict == "unsupported":
         assert a.strength in ("float", "exact", "interval")
     # strength never exceeds the strongest evidence present
