@@ -1,0 +1,179 @@
+r"""Exact rational interval arithmetic: certified boxes of parameters on which a failure holds at every point.
+
+A :class:`QI` is a closed interval with :class:`fractions.Fraction` endpoints; sums, differences and products of
+intervals enclose every value the operation takes over the operands (no rounding anywhere: the enclosures are
+exact). :func:`pow2` encloses :math:`2^t` over an interval of exponents by rational bounds
+(:math:`1+\tfrac{69}{100}u\le2^u\le1+u` on :math:`[0,1]`: the tangent at 0, since :math:`\ln2>0.69`, and the
+chord), so softmax attention with logits in units of :math:`\log2` is enclosed exactly too.
+
+A function written with ``+``, ``-`` and ``*`` only (a polynomial in the parameters, a matrix product) runs
+unchanged on intervals: :func:`box` widens exact parameters into intervals of radius ``r``, :func:`mat_mul` and
+:func:`det` enclose products and determinants, and a determinant enclosure that excludes 0 proves the minor
+non-zero at *every* point of the box — an open failure condition certified on a set of positive measure.
+
+>>> from fractions import Fraction as F
+>>> x = QI(F(1), F(2)); (x * x - x).lo, (x * x - x).hi
+(Fraction(-1, 1), Fraction(3, 1))
+>>> M = box([[2, 1], [1, 1]], F(1, 100))
+>>> det(M).excludes_zero()
+True
+>>> p = pow2(QI(F(3), F(3))); p.lo <= 8 <= p.hi
+True
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from itertools import permutations
+
+__all__ = ["QI", "box", "mat_mul", "mat_add", "mat_sub", "transpose", "det", "pow2", "qi", "box_text", "identity"]
+
+
+def _q(v) -> Fraction:
+    if isinstance(v, Fraction):
+        return v
+    if isinstance(v, int):
+        return Fraction(v)
+    p, q = getattr(v, "p", None), getattr(v, "q", None)  # a sympy Rational / Integer
+    if p is not None and q is not None:
+        return Fraction(int(p), int(q))
+    raise TypeError(f"an exact rational is needed, not {v!r} ({type(v).__name__})")
+
+
+class QI:
+    """A closed interval [lo, hi] with exact rational endpoints."""
+
+    __slots__ = ("lo", "hi")
+
+    def __init__(self, lo, hi=None):
+        self.lo = _q(lo)
+        self.hi = _q(lo if hi is None else hi)
+        if self.lo > self.hi:
+            raise ValueError(f"empty interval [{self.lo}, {self.hi}]")
+
+    @staticmethod
+    def of(v) -> "QI":
+        return v if isinstance(v, QI) else QI(v)
+
+    def __add__(self, o):
+        o = QI.of(o)
+        return QI(self.lo + o.lo, self.hi + o.hi)
+
+    __radd__ = __add__
+
+    def __neg__(self):
+        return QI(-self.hi, -self.lo)
+
+    def __sub__(self, o):
+        return self + (-QI.of(o))
+
+    def __rsub__(self, o):
+        return QI.of(o) - self
+
+    def __mul__(self, o):
+        o = QI.of(o)
+        c = (self.lo * o.lo, self.lo * o.hi, self.hi * o.lo, self.hi * o.hi)
+        return QI(min(c), max(c))
+
+    __rmul__ = __mul__
+
+    def reciprocal(self) -> "QI":
+        if self.lo <= 0 <= self.hi:
+            raise ZeroDivisionError(f"1 / [{self.lo}, {self.hi}]: the interval contains 0")
+        return QI(1 / self.hi, 1 / self.lo)
+
+    def __truediv__(self, o):
+        return self * QI.of(o).reciprocal()
+
+    def excludes_zero(self) -> bool:
+        return self.lo > 0 or self.hi < 0
+
+    def __contains__(self, v) -> bool:
+        return self.lo <= _q(v) <= self.hi
+
+    def __repr__(self) -> str:
+        return f"QI({self.lo}, {self.hi})"
+
+
+def qi(v) -> QI:
+    return QI.of(v)
+
+
+def box(M, radius) -> list[list[QI]]:
+    """The box of matrices within ``radius`` (entrywise) of the exact matrix ``M`` (rows of exact numbers)."""
+    r = _q(radius)
+    if r < 0:
+        raise ValueError("a box radius is non-negative")
+    rows = M.tolist() if hasattr(M, "tolist") else M
+    return [[QI(_q(v) - r, _q(v) + r) for v in row] for row in rows]
+
+
+def identity(M) -> list[list[QI]]:
+    """The exact matrix as degenerate intervals (a parameter held fixed)."""
+    return box(M, 0)
+
+
+def mat_mul(A, B):
+    n, k, m = len(A), len(B), len(B[0]) if B else 0
+    if A and len(A[0]) != k:
+        raise ValueError(f"shapes {len(A)}x{len(A[0])} and {k}x{m} do not multiply")
+    return [[sum((QI.of(A[i][t]) * B[t][j] for t in range(k)), QI(0)) for j in range(m)] for i in range(n)]
+
+
+def mat_add(A, B):
+    return [[QI.of(a) + b for a, b in zip(ra, rb, strict=True)] for ra, rb in zip(A, B, strict=True)]
+
+
+def mat_sub(A, B):
+    return [[QI.of(a) - b for a, b in zip(ra, rb, strict=True)] for ra, rb in zip(A, B, strict=True)]
+
+
+def transpose(A):
+    return [list(c) for c in zip(*A)] if A else []
+
+
+def _sign(p) -> int:
+    s, seen = 1, list(p)
+    for i in range(len(seen)):
+        while seen[i] != i:
+            j = seen[i]
+            seen[i], seen[j] = seen[j], seen[i]
+            s = -s
+    return s
+
+
+def det(A) -> QI:
+    """An enclosure of the determinant over the box (Leibniz expansion: every term enclosed; n <= 7)."""
+    n = len(A)
+    if any(len(r) != n for r in A):
+        raise ValueError("det of a non-square interval matrix")
+    if n > 7:
+        raise ValueError("det: the Leibniz enclosure is for n <= 7 (the boxes here are small shapes)")
+    total = QI(0)
+    for p in permutations(range(n)):
+        term = QI(_sign(p))
+        for i in range(n):
+            term = term * A[i][p[i]]
+        total = total + term
+    return total
+
+
+def _pow2_lower(a: Fraction) -> Fraction:
+    k = math.floor(a)
+    return Fraction(2) ** k * (1 + Fraction(69, 100) * (a - k))  # 2^u >= 1 + u ln 2 >= 1 + 0.69 u, u in [0, 1)
+
+
+def _pow2_upper(b: Fraction) -> Fraction:
+    m = math.floor(b)
+    return Fraction(2) ** m * (1 + (b - m))  # 2^u <= 1 + u on [0, 1] (the chord of a convex function)
+
+
+def pow2(t: QI) -> QI:
+    """An exact rational enclosure of {2^s : s in t} (2^s is increasing)."""
+    t = QI.of(t)
+    return QI(_pow2_lower(t.lo), _pow2_upper(t.hi))
+
+
+def box_text(names_radius: dict) -> str:
+    """The box in words: every named parameter within its radius of the instance's exact value."""
+    return ", ".join(f"|{k} - {k}_0|_max <= {r}" for k, r in names_radius.items())
