@@ -2,9 +2,9 @@ r"""Exact rational interval arithmetic: certified boxes of parameters on which a
 
 A :class:`QI` is a closed interval with :class:`fractions.Fraction` endpoints; sums, differences and products of
 intervals enclose every value the operation takes over the operands (no rounding anywhere: the enclosures are
-exact). :func:`pow2` encloses :math:`2^t` over an interval of exponents by rational bounds
-(:math:`1+\tfrac{69}{100}u\le2^u\le1+u` on :math:`[0,1]`: the tangent at 0, since :math:`\ln2>0.69`, and the
-chord), so softmax attention with logits in units of :math:`\log2` is enclosed exactly too.
+exact, except :func:`pow2`'s outward rounding, which only widens them). :func:`pow2` encloses :math:`2^t` over an interval of exponents by rational bounds
+(:math:`1+v\ln2\le2^v\le1/(1-v\ln2)` for a small :math:`v=u/2^{b}`, with rational bounds on :math:`\ln2`,
+refined by halving the argument and squaring back, rounded outward), so softmax attention with logits in units of :math:`\log2` is enclosed exactly too.
 
 A function written with ``+``, ``-`` and ``*`` only (a polynomial in the parameters, a matrix product) runs
 unchanged on intervals: :func:`box` widens exact parameters into intervals of radius ``r``, :func:`mat_mul` and
@@ -26,7 +26,8 @@ import math
 from fractions import Fraction
 from itertools import permutations
 
-__all__ = ["QI", "box", "mat_mul", "mat_add", "mat_sub", "transpose", "det", "pow2", "qi", "box_text", "identity"]
+__all__ = ["QI", "box", "mat_mul", "mat_add", "mat_sub", "transpose", "det", "pow2", "qi", "box_text", "identity",
+           "softmax_log2_rows", "minor_certificate", "midpoint", "ln2_bounds"]
 
 
 def _q(v) -> Fraction:
@@ -158,20 +159,92 @@ def det(A) -> QI:
     return total
 
 
-def _pow2_lower(a: Fraction) -> Fraction:
+_LN2: dict[int, tuple[Fraction, Fraction]] = {}
+
+
+def ln2_bounds(bits: int) -> tuple[Fraction, Fraction]:
+    """Rational lo < ln 2 < hi with hi - lo < 2^-bits: ln 2 = sum_k 1/(k 2^k), the tail after K terms below
+    1/((K + 1) 2^K)."""
+    if bits not in _LN2:
+        K = bits + 2
+        lo = sum(Fraction(1, k * 2 ** k) for k in range(1, K + 1))
+        _LN2[bits] = (lo, lo + Fraction(1, (K + 1) * 2 ** K))
+    return _LN2[bits]
+
+
+def _pow2_bounds(a: Fraction, bits: int = 64) -> tuple[Fraction, Fraction]:
+    """Rational lo <= 2^a <= hi of relative width about 2^-bits (exact when a is an integer).
+
+    With k = floor(a), u = a - k in [0, 1) and v = u / 2^bits: 1 + v ln 2 <= 2^v <= 1 / (1 - v ln 2)
+    (e^x >= 1 + x; e^x <= 1/(1 - x) for x < 1), ln 2 bounded by :func:`ln2_bounds`; then squared ``bits`` times,
+    rounded outward to a grid of 2^-(2 bits + 8) each time."""
     k = math.floor(a)
-    return Fraction(2) ** k * (1 + Fraction(69, 100) * (a - k))  # 2^u >= 1 + u ln 2 >= 1 + 0.69 u, u in [0, 1)
+    u = a - k
+    if u == 0:
+        return Fraction(2) ** k, Fraction(2) ** k
+    lo_ln, hi_ln = ln2_bounds(2 * bits)
+    grid = 2 ** (2 * bits + 8)
+    v = u / 2 ** bits
+    lo, hi = 1 + lo_ln * v, 1 / (1 - hi_ln * v)
+    for _ in range(bits):
+        lo = Fraction(math.floor(lo * lo * grid), grid)
+        hi = Fraction(-math.floor(-hi * hi * grid), grid)
+    return Fraction(2) ** k * lo, Fraction(2) ** k * hi
 
 
-def _pow2_upper(b: Fraction) -> Fraction:
-    m = math.floor(b)
-    return Fraction(2) ** m * (1 + (b - m))  # 2^u <= 1 + u on [0, 1] (the chord of a convex function)
-
-
-def pow2(t: QI) -> QI:
-    """An exact rational enclosure of {2^s : s in t} (2^s is increasing)."""
+def pow2(t: QI, bits: int = 64) -> QI:
+    """An exact rational enclosure of {2^s : s in t} (2^s is increasing), endpoints to about 2^-bits relative."""
     t = QI.of(t)
-    return QI(_pow2_lower(t.lo), _pow2_upper(t.hi))
+    return QI(_pow2_bounds(t.lo, bits)[0], _pow2_bounds(t.hi, bits)[1])
+
+
+def softmax_log2_rows(S, bits: int = 64) -> list[list[QI]]:
+    """Enclosures of softmax(log 2 * S) row by row, for an interval (or exact) score matrix S: A_ij = 2^(s_ij) /
+    sum_k 2^(s_ik) (each row shifted by the floor of its largest centre first; softmax is invariant under it)."""
+    out = []
+    for row in S:
+        row = [QI.of(v) for v in row]
+        shift = max(math.floor((v.lo + v.hi) / 2) for v in row)
+        E = [pow2(v - shift, bits) for v in row]
+        tot = sum(E[1:], E[0])
+        out.append([e / tot for e in E])
+    return out
+
+
+def midpoint(M) -> list[list[Fraction]]:
+    return [[(QI.of(v).lo + QI.of(v).hi) / 2 for v in row] for row in M]
+
+
+def _pivots(M: list[list[Fraction]]) -> list[tuple[int, int]]:
+    """Complete-pivoting elimination on an exact rational matrix: the (row, column) pivots (rank of M)."""
+    A = [list(r) for r in M]
+    n, m = len(A), len(A[0]) if A else 0
+    rows, cols, piv = list(range(n)), list(range(m)), []
+    for _ in range(min(n, m)):
+        best = max(((abs(A[i][j]), i, j) for i in rows for j in cols), default=(0, -1, -1))
+        if best[0] == 0:
+            break
+        _, i, j = best
+        piv.append((i, j))
+        rows.remove(i)
+        cols.remove(j)
+        for r in rows:
+            f = A[r][j] / A[i][j]
+            if f:
+                A[r] = [a - f * b for a, b in zip(A[r], A[i])]
+    return piv
+
+
+def minor_certificate(M, k: int) -> tuple[list[int], list[int], QI] | None:
+    """A k x k minor of the interval matrix ``M`` whose determinant enclosure excludes 0 (so every matrix in the
+    box has rank >= k), chosen at the pivots of its exact centre; None when none is certified."""
+    piv = _pivots(midpoint(M))
+    if len(piv) < k:
+        return None
+    rows = sorted(i for i, _ in piv[:k])
+    cols = sorted(j for _, j in piv[:k])
+    D = det([[M[i][j] for j in cols] for i in rows])
+    return (rows, cols, D) if D.excludes_zero() else None
 
 
 def box_text(names_radius: dict) -> str:

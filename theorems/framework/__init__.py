@@ -55,7 +55,19 @@ from .evidence import (
                        symbolic_identity,
                        tri,
 )
-from .generic import COLLAPSE_NOTIONS, SEARCHES, Generic, Probe, Search, check_notion, probe_failure, register_search
+from .generic import (
+                       COLLAPSE_NOTIONS,
+                       DETERMINANTAL_STEP,
+                       SEARCHES,
+                       Generic,
+                       Probe,
+                       Search,
+                       check_notion,
+                       perturb_value,
+                       probe_failure,
+                       rank_genericity,
+                       register_search,
+)
 from .records import (
                        EVIDENCE_PROVIDERS,
                        REGIMES,
@@ -96,6 +108,7 @@ __all__ = [
     "FAILURE_LABELS", "NULL_SET_LEMMAS", "genericity_argument", "failing_box", "identical_failure",
     "perturbation_probe", "labelled_failure",
     "Generic", "Probe", "probe_failure", "Search", "SEARCHES", "register_search", "COLLAPSE_NOTIONS", "check_notion",
+    "DETERMINANTAL_STEP", "rank_genericity", "perturb_value",
     "parse_ref", "same_as_groups", "same_as_group",
     "REGIMES", "SEEDS", "stable_seed", "Check", "CheckContext", "Claim", "ClaimResult", "PredicateError", "Reading",
     "ReadingResult", "run_claim",

@@ -389,7 +389,7 @@ def _label_failures(spec: Generic, fails: list, preds: dict, conclude: Callable,
     ``certify`` covers with a box or identity is robust (the certificate is the evidence); the others are probed
     at seeded perturbations: exceptional points (set aside, shown) or persistent (kept as failures, shown)."""
     persistent, aside, out = [], [], []
-    shown = 0
+    shown = boxes = 0
     for k, (lab, x) in enumerate(fails):
         point = f"{lab} {describe(x)}".strip()
         cert = spec.certify(x) if spec.certify is not None else None
@@ -399,7 +399,9 @@ def _label_failures(spec: Generic, fails: list, preds: dict, conclude: Callable,
                                      f"(positive-measure evidence) or None, not {cert!r}")
             if cert.holds is False:
                 aside.append((lab, x))
-                out.append(cert)
+                boxes += 1
+                if boxes <= _SHOWN_PROBES:  # the counts of the instances check cover the rest
+                    out.append(cert)
                 continue
         seed = stable_seed(f"{owner}:probe:{regime}:{k}")
         pr = probe_failure(spec, x, lambda y: _premise(preds, y, owner, describe),
@@ -413,7 +415,11 @@ def _label_failures(spec: Generic, fails: list, preds: dict, conclude: Callable,
             out.append(perturbation_probe(
                 owner, point=point[:400], probes=pr.probes, restored=pr.restored, failed=pr.failed, seed=pr.seed,
                 scale=str(spec.scale), regime=regime, certified=spec.certified,
-                arithmetic=arithmetic + (" (probes: certified enclosures)" if spec.certified else "")))
+                arithmetic=arithmetic + (f" (probes: {spec.probe_arithmetic})" if spec.probe_arithmetic else
+                                         " (probes: certified enclosures)" if spec.certified else "")))
+    if boxes > _SHOWN_PROBES:
+        first = next(e for e in out if e.scope == "positive-measure")
+        first.summary += f" [{boxes} failures certified on boxes or identities; the first {_SHOWN_PROBES} shown]"
     return persistent, aside, out
 
 
@@ -444,8 +450,8 @@ def _pool_check(pool: Pool, names, preds: dict, text: str, conclude: Callable, o
                 out.append(exact_instances(
                     f"{text}{_given(names)}" + (f" (families: {', '.join(labels) or 'none'})" if any(lab for lab, _ in rows) else "")
                     + (f" (undecided, left out: {undecided})" if undecided else "")
-                    + (f" ({len(aside)} failure(s) set aside as exceptional points or robust failures, shown "
-                       "below)" if aside else ""),
+                    + (f" ({len(aside)} failure(s) set aside as exceptional points or robust failures; the first "
+                       f"{_SHOWN_PROBES} of each kind shown below)" if aside else ""),
                     met=counted, held=counted - len(fails), drawn=len(rows), regime=regime,
                     arithmetic=pool.arithmetic,
                     first_failure=(f"{fails[0][0]} {pool.describe(fails[0][1])}".strip() if fails else None),

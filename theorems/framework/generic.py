@@ -31,10 +31,19 @@ from typing import Any, Callable
 
 import sympy
 
-from .evidence import Evidence, exact_complete, exact_instances, tri
+from .evidence import (
+    Evidence,
+    ProofStep,
+    derivation,
+    exact_complete,
+    exact_instances,
+    genericity_argument,
+    interval_witness,
+    tri,
+)
 
 __all__ = ["Generic", "Probe", "probe_failure", "perturb_value", "Search", "SEARCHES", "register_search",
-           "COLLAPSE_NOTIONS", "check_notion"]
+           "COLLAPSE_NOTIONS", "check_notion", "DETERMINANTAL_STEP", "rank_genericity"]
 
 #: the notions that decide a rank or collapse claim (``notion=`` on a claim or reading: a key, optionally
 #: followed by ``": detail"``, or ``{part: notion}`` when its parts use different notions)
@@ -99,6 +108,8 @@ class Generic:
     certify: Callable | None = None
     probes: int = 4
     scale: Fraction = Fraction(1, 1000)
+    #: how a probe's conclusion is decided, when not by the declared predicate (shown in the evidence)
+    probe_arithmetic: str = ""
 
     def __post_init__(self):
         if not isinstance(self.space, str) or not self.space.strip():
@@ -111,7 +122,8 @@ class Generic:
     def to_json(self) -> dict:
         return {"space": self.space, "variables": list(self.variables), "measure": self.measure,
                 "fixed": self.fixed or None, "probes": self.probes, "scale": str(self.scale),
-                "probe_arithmetic": "interval-certified" if self.certified else "exact"}
+                "probe_arithmetic": self.probe_arithmetic or ("interval-certified" if self.certified else "exact, the "
+                                                                              "declared predicates")}
 
     def perturbed(self, x, rng: random.Random):
         """One seeded perturbation of the instance's generic variables."""
@@ -201,3 +213,42 @@ def register_search(name: str, search: Search) -> Search:
         raise ValueError(f"search {name!r} is already registered")
     SEARCHES[name] = search
     return search
+
+
+# --- the genericity argument of a rank statement ----------------------------------------------------------------
+
+def _determinantal_spot_check() -> bool:
+    """rank M <= r iff every (r+1)-minor vanishes, on exact matrices of rank 1, 2 and 3 (3 x 4)."""
+    from itertools import combinations
+    mats = [sympy.Matrix([[1, 2, 0, 1], [2, 4, 0, 2], [-1, -2, 0, -1]]), sympy.Matrix([[1, 0, 2, 1], [0, 1, 1, 1],
+                                                                                     [1, 1, 3, 2]]),
+            sympy.Matrix([[1, 0, 0, 2], [0, 1, 0, 3], [0, 0, 1, 4]])]
+    for M in mats:
+        r = M.rank()
+        for k in range(1, 4):
+            minors = [M.extract(list(rs), list(cs)).det() for rs in combinations(range(3), k)
+                      for cs in combinations(range(4), k)]
+            if (k > r) != all(m == 0 for m in minors):
+                return False
+    return True
+
+
+#: the cited lemma behind every rank genericity argument, spot-checked exactly
+DETERMINANTAL_STEP = ProofStep(r"\operatorname{rank}M\le r\iff\text{every }(r+1)\times(r+1)\text{ minor of }M\text{ vanishes}",
+                               "the determinantal characterisation of rank (spot-checked exactly on 3 x 4 matrices "
+                               "of rank 1, 2, 3)", "lemma", _determinantal_spot_check)
+
+
+def rank_genericity(what: str, *, P: str, witness: str, witness_holds: bool | None, arithmetic: str,
+                    analytic: bool = False, interval: bool = False, regime: str = "all", numbers=None) -> Evidence:
+    """The genericity argument of a rank statement: the failure (a rank at most r) forces the minor ``P`` — a
+    polynomial, or a real-analytic function on a connected domain (``analytic``), of the generic variables — to
+    vanish (:data:`DETERMINANTAL_STEP`); ``witness``: the point where P != 0 was computed (exactly, or with
+    certified enclosures: ``interval``). It supports (cited null-set lemma) and never decides alone."""
+    vanishing = derivation([DETERMINANTAL_STEP], f"the failure forces P = {P} to vanish",
+                           arithmetic="exact (sympy, the lemma spot-checked)", regime=regime)
+    make = interval_witness if interval else exact_complete
+    w = make(f"P != 0 at {witness}", witness_holds, arithmetic=arithmetic, regime=regime,
+             reason=None if witness_holds else "the witness does not show P != 0")
+    return genericity_argument(what, vanishing=vanishing, witness=w, null_set="analytic" if analytic else "polynomial",
+                               regime=regime, numbers=numbers)
