@@ -8,8 +8,9 @@ refined by halving the argument and squaring back, rounded outward), so softmax 
 
 A function written with ``+``, ``-`` and ``*`` only (a polynomial in the parameters, a matrix product) runs
 unchanged on intervals: :func:`box` widens exact parameters into intervals of radius ``r``, :func:`mat_mul` and
-:func:`det` enclose products and determinants, and a determinant enclosure that excludes 0 proves the minor
-non-zero at *every* point of the box — an open failure condition certified on a set of positive measure.
+:func:`det` enclose products and determinants, and :func:`minor_certificate` proves a minor non-singular at *every*
+point of the box (an exact perturbation bound around its centre) — an open failure condition certified on a set of
+positive measure.
 
 >>> from fractions import Fraction as F
 >>> x = QI(F(1), F(2)); (x * x - x).lo, (x * x - x).hi
@@ -235,16 +236,66 @@ def _pivots(M: list[list[Fraction]]) -> list[tuple[int, int]]:
     return piv
 
 
+def _inverse(C: list[list[Fraction]]) -> list[list[Fraction]] | None:
+    """The exact inverse of a square rational matrix (Gauss-Jordan), None if singular."""
+    k = len(C)
+    A = [list(r) + [Fraction(int(i == j)) for j in range(k)] for i, r in enumerate(C)]
+    for c in range(k):
+        p = next((i for i in range(c, k) if A[i][c] != 0), None)
+        if p is None:
+            return None
+        A[c], A[p] = A[p], A[c]
+        pv = A[c][c]
+        A[c] = [v / pv for v in A[c]]
+        for i in range(k):
+            if i != c and A[i][c] != 0:
+                f = A[i][c]
+                A[i] = [a - f * b for a, b in zip(A[i], A[c])]
+    return [r[k:] for r in A]
+
+
 def minor_certificate(M, k: int) -> tuple[list[int], list[int], QI] | None:
-    """A k x k minor of the interval matrix ``M`` whose determinant enclosure excludes 0 (so every matrix in the
-    box has rank >= k), chosen at the pivots of its exact centre; None when none is certified."""
+    """A k x k minor of the interval matrix ``M`` certified non-singular at every point of the box (so every matrix
+    in it has rank >= k), chosen at the pivots of its exact centre C; None when not certified.
+
+    Criterion (exact): with R the entrywise radii, q = || |C^-1| R ||_inf < 1 makes every C + E, |E| <= R,
+    invertible (C^-1 (C + E) = I + F with ||F||_inf <= q < 1). The determinant then lies in det C [(1-q)^k, (1+q)^k]
+    (every eigenvalue of I + F is within q of 1, and the sign cannot change on the connected box)."""
     piv = _pivots(midpoint(M))
-    if len(piv) < k:
+    if len(piv) < k or k == 0:
         return None
     rows = sorted(i for i, _ in piv[:k])
     cols = sorted(j for _, j in piv[:k])
-    D = det([[M[i][j] for j in cols] for i in rows])
-    return (rows, cols, D) if D.excludes_zero() else None
+    sub = [[QI.of(M[i][j]) for j in cols] for i in rows]
+    C = [[(v.lo + v.hi) / 2 for v in r] for r in sub]
+    R = [[(v.hi - v.lo) / 2 for v in r] for r in sub]
+    Ci = _inverse(C)
+    if Ci is None:
+        return None
+    q = max(sum(sum(abs(Ci[i][t]) * R[t][j] for t in range(k)) for j in range(k)) for i in range(k))
+    if q >= 1:
+        return None
+    dC = _det_exact(C)
+    lo, hi = dC * (1 - q) ** k, dC * (1 + q) ** k
+    return rows, cols, QI(min(lo, hi), max(lo, hi))
+
+
+def _det_exact(C: list[list[Fraction]]) -> Fraction:
+    A = [list(r) for r in C]
+    k, det_ = len(A), Fraction(1)
+    for c in range(k):
+        p = next((i for i in range(c, k) if A[i][c] != 0), None)
+        if p is None:
+            return Fraction(0)
+        if p != c:
+            A[c], A[p] = A[p], A[c]
+            det_ = -det_
+        det_ *= A[c][c]
+        for i in range(c + 1, k):
+            f = A[i][c] / A[c][c]
+            if f:
+                A[i] = [a - f * b for a, b in zip(A[i], A[c])]
+    return det_
 
 
 def box_text(names_radius: dict) -> str:
