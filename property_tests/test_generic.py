@@ -10,7 +10,8 @@ import pytest
 import sympy
 from sympy import Matrix, Rational
 
-from theorems.exact.qinterval import QI, box, det, mat_mul, pow2
+from proofs_numeric.ledger import registry
+from theorems.exact.qinterval import QI, box, det, mat_mul, minor_certificate, pow2
 from theorems.framework import (
     COLLAPSE_NOTIONS,
     NULL_SET_LEMMAS,
@@ -43,6 +44,8 @@ from theorems.framework import (
 from theorems.framework import verdict as V
 
 QQ = "QQ"
+CLAIMS = registry()  # the paper's claims (and their searches) are registered
+_QUICK = CheckContext(dps=30, quick=True)
 
 
 def vanishing(ok=True):
@@ -393,3 +396,59 @@ def test_qinterval_enclosures_contain_every_value_and_certify_minors():
         QI(-1, 1).reciprocal()
     assert pow2(QI(3)).lo == 8 == pow2(QI(3)).hi
     assert pow2(QI(Fraction(1, 2))).lo > 1 and pow2(QI(Fraction(1, 2))).hi < 2
+
+
+# --- the registry: one statement, one evidence; notions named; generic claims declared -------------------------------
+
+def test_same_as_references_resolve_and_groups_are_the_accepted_pairs():
+    groups = same_as_groups()
+    flat = {m for g in groups for m in g}
+    assert ("RN.plus-one", "bound-only") in flat and ("RN.exceeds-by-at-most-one", "literal") in flat
+    assert [("HC.main", "b-no-output-projection"), ("RA.main", "b-no-output-projection"),
+            ("RA.single-head", "whole-tuple")] in groups
+    for g in groups:  # the members of a group state one statement: one form and one set of regimes
+        forms = {REGISTRY[c].reading_of(k).form or REGISTRY[c].form for c, k in g}
+        regimes = {tuple(REGISTRY[c].reading_of(k).regimes or REGISTRY[c].regimes) for c, k in g}
+        assert len(forms) == 1 and len(regimes) == 1, g
+
+
+@pytest.mark.parametrize("group", same_as_groups(), ids=lambda g: "=".join(f"{c}:{k}" for c, k in g))
+def test_every_same_as_group_has_one_verdict_and_one_strength(group):
+    results = {(c, k): run_claim(REGISTRY[c], _QUICK) for c, k in group}
+    got = {(r.reading(k).verdict, r.reading(k).strength) for (c, k), r in results.items()}
+    assert all(r.error is None for r in results.values())
+    assert len(got) == 1, {m: (r.reading(m[1]).verdict, r.reading(m[1]).strength) for m, r in results.items()}
+
+
+_RANKISH = ("rank", "\\rho", "collapse", "\\dim", "\\ker")
+
+
+@pytest.mark.parametrize("claim_", CLAIMS, ids=lambda c: c.id)
+def test_every_rank_or_collapse_statement_names_the_notion_that_decides_it(claim_):
+    for r in claim_.all_readings():
+        text = r.statement.lower()  # the formal statement (a quote may mention collapse without stating one)
+        if any(w in text for w in _RANKISH):
+            notion = r.notion if r.notion is not None else claim_.notion
+            assert notion is not None, f"{claim_.id}:{r.key} states a rank or collapse property but names no notion"
+            parts = notion.values() if isinstance(notion, dict) else [notion]
+            assert all(check_notion(p) for p in parts)
+
+
+def test_the_generic_claims_are_the_classified_ones():
+    """The classification in the note: which claims and readings are generic (form "generic", a parameter space)."""
+    generic = sorted(f"{c.id}:{r.key}" for c in CLAIMS for r in c.all_readings() if c.spec_of(r) is not None)
+    assert generic == sorted(GENERIC_READINGS)
+
+
+#: the generic claims and readings (the paper says "generic", "generically", "almost every", "a.s." or its proof
+#: relies on it); see the note for the parameter spaces and the ones left universal
+GENERIC_READINGS = [
+    "RRO.prop51:literal", "RRO.main:literal", "RRO.main:for-all-weights", "RRO.main:lebesgue-on-all-matrices",
+    "RRO.witness:literal", "RRO.witness-wo-choice:corrected", "RRO.bad-set-nowhere-dense:literal",
+    "RRO.bad-set-nowhere-dense:corrected", "RRO.only-increase:literal",
+    "RC.prop63:literal", "RC.attention-rank:literal", "RC.attention-rank:corrected", "RC.rank-equals-sum:generic-value",
+    "RC.generic-wv:literal", "RC.dim-dk:literal", "RC.dim-dk:rank-X-at-least-d_k", "RC.alpha-independent:literal",
+    "RN.H4-generic:corrected", "RN.hypotheses-at-init:literal", "RN.hypotheses-at-init:corrected",
+    "HC.main:iii-single-head-projected", "RA.main:iii-single-head-projected", "RA.single-head:with-output-projection",
+    "DONG.skip-full-rank:generic-weights",
+]

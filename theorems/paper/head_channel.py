@@ -223,6 +223,7 @@ claim(
                       checks=[lambda ctx: [proof_evidence((0,), "the kernel formula of reading (a)")]],
                       condition="only a rank-deficient W_O (e.g. H d_k > d) leaves per-head outputs ambiguous"),
     chapter="head_channel",
+    notion="exact-rank: kernel dimensions over Q",
 )
 
 
@@ -323,6 +324,7 @@ claim(
                       regimes=("all",),
                       note="the residual adds X before the MLP; the sum still identifies (Y_h) up to ker Phi")],
     chapter="head_channel",
+    notion="exact-rank: kernel dimensions over Q",
 )
 
 
@@ -376,6 +378,7 @@ claim(
                       checks=[lambda ctx: [not_checkable("the remedy is PG-OP (§8) and the cause is argued in §7; "
                                                           "neither section is in the available text")]])],
     chapter="head_channel",
+    notion="exact-rank",
 )
 
 
@@ -425,4 +428,5 @@ claim(
                       instances=GENERIC_WO, regimes=("generic-weights",),
                       note="reading (a) of HC.main: with W_O known and generic, nothing is ambiguous")],
     chapter="head_channel",
+    notion="exact-rank: kernel dimensions over Q",
 )

@@ -374,6 +374,7 @@ claim(
     checks=[],  # the certified evidence is attached by the numeric layer
     readings=[Reading("trained-model", r"\text{MiniLM: }\alpha_h\uparrow\Rightarrow\text{alignment}\uparrow", checks=[], note='')],
     chapter="rank_contraction",
+    notion="numerical-rank: dim R_h from an SVD at tolerance 1e-10 (float64 principal angles)",
 )
 
 
@@ -392,6 +393,7 @@ claim(
       Reading("bert-values", r"d-\operatorname{rank}\mathrm{MHA}(X)\le d_{\mathrm{ff}}=3072\ \text{(BERT-base, generic)}",
               checks=[_dff_bert_values])],
     chapter="rank_contraction",
+    notion="exact-rank",
 )
 
 
@@ -471,6 +473,7 @@ claim(
                       regimes=("all",), form="concrete",
                       note="a convention of BERT-like models (d_k = d / H), not a consequence of subadditivity")],
     chapter="rank_contraction",
+    notion="exact-rank",
 )
 
 
@@ -529,6 +532,7 @@ claim(
                       checks=[_alpha_mha_alignment], regimes=("n<d",),
                       note="what the index would need to measure head alignment; n < H d_k alone makes it positive")],
     chapter="rank_contraction",
+    notion="exact-rank",
 )
 
 
@@ -630,6 +634,7 @@ claim(
                                       "so Y -> Y W_O is injective", "lemma", _step_right_inverse)],
                                     "rank(Y W_O) = rank Y when rank W_O = d_k")]],
     chapter="rank_contraction",
+    notion="exact-rank",
 )
 
 
@@ -678,6 +683,7 @@ claim(
                                       _step_invertible_rows)], "'R_h = row(X W_V W_O) does not depend on alpha_h when "
                                       "A_h is invertible (generic)'", concludes=False)]],
     chapter="rank_contraction",
+    notion="exact-rank",
 )
 
 
@@ -707,6 +713,7 @@ claim(
     instances=_stored_heads_pool(_decode_heads), counterexamples=("RC.contraction-mechanism",),
     regimes=("n<d", "n=d", "n>d"),
     chapter="rank_contraction",
+    notion="exact-rank",
 )
 
 
@@ -722,6 +729,7 @@ claim(
                       checks=[lambda ctx: [not_checkable("'first' is a claim about the literature, and the bound "
                                                          "itself (§6, truncated) is RC.dff-lower-bound")]])],
     chapter="rank_contraction",
+    notion="exact-rank",
 )
 
 

@@ -293,6 +293,7 @@ claim(
                                                 lambda a: a.arank_LN_X - a.arank_X == characterisation(a)))],
         condition="extra hypothesis: 1_n notin colspace(X), i.e. arank(X) = rank(X)"),
     chapter="rank_neutrality",
+    notion="exact-rank",
 )
 
 
@@ -324,6 +325,7 @@ claim(
         hypotheses=given("H1"), conclusion=_two_sided_step2,
         checks=[lambda ctx: [proof_evidence(uses=(2, 3, 4), what="the two-sided Step 2")]]),
     chapter="rank_neutrality",
+    notion="exact-rank",
 )
 
 
@@ -341,6 +343,7 @@ claim(
         conclusion=("rank(LN X) = rank(X) - [1 in row X]", lambda a: a.rank_LN_X == a.rank_X - int(a.ones_d_in_rowspace)),
         note="H4 is not needed; H2 is: without it the matrix rank drops by exactly one.")],
     chapter="rank_neutrality",
+    notion="exact-rank",
 )
 
 
@@ -374,6 +377,7 @@ claim(
         checks=[lambda ctx: [proof_evidence(uses=(1, 5), what="the rank-one update under H1-H4")]],
         condition="the excess is decided by beta/gamma (elementwise) against row(X~), not by the mean of beta"),
     chapter="rank_neutrality",
+    notion="exact-rank",
 )
 
 
@@ -622,6 +626,7 @@ claim(
                       instances=POOL.only_stored(), counterexamples=("RN.main",), same_as="RN.main",
                       note="the abstract omits the hypotheses of Thm 4.2; with them it is RN.main")],
     chapter="rank_neutrality",
+    notion="exact-rank",
 )
 
 
@@ -644,6 +649,7 @@ claim(
                       r"H1\wedge H2\wedge H3\wedge\beta=0\Rightarrow\operatorname{rank}\mathrm{LN}(X)=\operatorname{rank}X",
                       hypotheses=given("H1", "H2", "H3", also={"beta = 0": _zero_bias}), conclusion=_rank_kept)],
     chapter="rank_neutrality",
+    notion="exact-rank",
 )
 
 
@@ -735,6 +741,7 @@ claim(
     checks=[lambda ctx: [proof_evidence(uses=(3,), what="arank = rank [X | 1] - 1")],
             EDGES.decide({}, _two_formulas_agree)],
     chapter="rank_neutrality",
+    notion="exact-rank",
 )
 
 
@@ -761,6 +768,7 @@ claim(
                       conclusion=("rank(XP) = rank X - 1", lambda a: a.rank_Xt == a.rank_X - 1),
                       note="the edge: H2 is exactly what Step 1 needs")],
     chapter="rank_neutrality",
+    notion="exact-rank",
 )
 
 
@@ -797,6 +805,7 @@ claim(
                       checks=[_step3_zero_gamma_witness], form="existential", regimes=("all",),
                       note="the edge: H3 is needed (a zero gamma_j projects out a coordinate)")],
     chapter="rank_neutrality",
+    notion="exact-rank",
 )
 
 
@@ -820,6 +829,7 @@ claim(
     regimes=("n<d", "n=d", "n>d"),
     checks=[lambda ctx: [proof_evidence(uses=(2, 3, 4), what="arank(D X~) - arank(X~) = [1 in col X~] - [sigma in col X~]")]],
     chapter="rank_neutrality",
+    notion="exact-rank",
 )
 
 
@@ -833,4 +843,5 @@ claim(
                       checks=[lambda ctx: [not_checkable("no training trajectory (checkpoints) is available; the "
                                                          "headline checks the trained end point (all-MiniLM-L6-v2)")]])],
     chapter="rank_neutrality",
+    notion="exact-rank",
 )

@@ -221,6 +221,7 @@ claim(
                           "n (H d_k - rho) - n (H - 1) d_k = n (d_k - rho), so the two agree iff rank W_O = rho = d_k "
                           "(n > 0): every head would have to write into the same d_k-dimensional subspace")]])],
     chapter="recovery_ambiguity",
+    notion="exact-rank: kernel dimensions over Q",
 )
 
 claim(
@@ -294,6 +295,7 @@ claim(
                                         r"<\dim\ker\Phi\ \text{(gates known)}", checks=[_pgop_ambiguity],
                       note="one plausible reading of 'position-gated': a known per-position scalar gate per head")],
     chapter="recovery_ambiguity",
+    notion="exact-rank: kernel dimensions over Q",
 )
 
 
@@ -342,6 +344,7 @@ claim(
                       note="the single-head sentence with the output projection applied (the standard architecture)",
                       **_READING_III)],
     chapter="recovery_ambiguity",
+    notion="exact-rank: kernel dimensions over Q",
 )
 
 claim(

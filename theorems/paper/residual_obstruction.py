@@ -297,6 +297,7 @@ claim(
                       checks=[lambda ctx: [proof_evidence((3,), "the Marsaglia-Styan rank additivity")]],
                       condition="both the row spaces and the column spaces must meet only in 0"),
     chapter="residual_obstruction",
+    notion="exact-rank",
 )
 
 #: Thm 5.3: the weights and X in the rank-r stratum, both generic
@@ -467,6 +468,7 @@ claim(
                       note="true, but S = R^d for generic weights (the Krylov space of row(X) fills R^d), "
                            "so 'directions outside S' exist only for structured weights")],
     chapter="residual_obstruction",
+    notion="exact-rank: row spaces over Q",
 )
 
 
@@ -558,6 +560,7 @@ claim(
     hypotheses={"rank A = min(n, d)": lambda x: rank(x["A"]) == min(x["A"].shape)},
     conclusion=("rank(A + B) <= rank A", lambda x: remark_ii_holds(x["A"], x["B"])), instances=REMARK_II,
     regimes=("n<d", "n=d", "n>d"), chapter="residual_obstruction",
+    notion="exact-rank",
 )
 
 
@@ -619,6 +622,7 @@ claim(
                            "'recovered as a special case of the argument above' is not checked (the argument is "
                            "not in the text)")],
     chapter="residual_obstruction",
+    notion="exact-rank",
 )
 
 
@@ -653,6 +657,7 @@ claim(
               r"\le\operatorname{rank}X\ \forall c",
     hypotheses=(), conclusion="the a.c. argument does not transfer", regimes=("all",), form="existential",
     checks=[_remark_iv], chapter="residual_obstruction",
+    notion="exact-rank",
 )
 
 
@@ -932,6 +937,7 @@ claim(
                                                _step_rows_inside_no_increase)], "the forward implication")],
             strengthens_instances, _converse_fails],
     chapter="residual_obstruction",
+    notion="exact-rank",
 )
 
 
