@@ -34,6 +34,7 @@ from theorems.framework import (
     genericity_argument,
     identical_failure,
     interval_witness,
+    label_failure,
     labelled_failure,
     perturbation_probe,
     probe_failure,
@@ -270,6 +271,18 @@ def test_generic_verdict_rule_boundaries():
     assert assess([good, probe(4, 0)], form="universal").verdict == "refuted"  # labels mean nothing elsewhere
     with pytest.raises(V.ContradictionError):
         assess([symbolic_general(), box_], form="generic")
+
+
+def test_label_failure_labels_one_instance_as_check_reports_it():
+    """The label of one user's failing instance: robust (a box), exceptional point, or persistent."""
+    spec = Generic(space="(a, b)", variables=("a", "b"))
+    lab, e = label_failure(spec, {"a": Rational(1), "b": Rational(-1)}, {}, lambda y: y["a"] + y["b"] != 0)
+    assert lab == "exceptional-point" and "exceptional set met at" in e.summary
+    lab, e = label_failure(spec, {"a": Rational(1), "b": Rational(-1)}, {}, lambda y: False)
+    assert lab == "persistent"
+    boxed = Generic(space="x", variables=("x",), certify=_box_around)
+    lab, e = label_failure(boxed, {"x": Rational(0)}, {}, lambda v: v["x"] ** 2 > 1)
+    assert (lab, e.scope) == ("robust", "positive-measure")
 
 
 def test_probe_failure_counts_and_is_seeded():

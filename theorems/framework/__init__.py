@@ -25,7 +25,7 @@ Everything public is importable from here: ``from theorems.framework import clai
 """
 from __future__ import annotations
 
-from .declare import CONJECTURES, Conjecture, Pool, claim, conjecture
+from .declare import CONJECTURES, Conjecture, Pool, claim, conjecture, label_failure
 from .evidence import (
                        EVIDENCE_KINDS,
                        FAILURE_LABELS,
@@ -100,7 +100,7 @@ from .storage import (
 from .verdict import FORMS, VERDICTS, Assessment, ContradictionError, assess, verdict_from
 
 __all__ = [
-    "claim", "conjecture", "Pool", "Conjecture", "CONJECTURES",
+    "claim", "conjecture", "Pool", "Conjecture", "CONJECTURES", "label_failure",
     "Evidence", "ProofStep", "tri", "EVIDENCE_KINDS", "SCOPES", "STRENGTHS",
     "formal_proof", "has_symbolic_size", "symbolic_identity", "derivation", "exact_instances", "exact_complete",
     "stored_counterexample", "found_counterexample", "interval_witness", "interval_instances", "float_statistic",

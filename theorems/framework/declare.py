@@ -81,7 +81,7 @@ from .storage import (
     typeset,
 )
 
-__all__ = ["claim", "Pool", "conjecture", "Conjecture", "CONJECTURES"]
+__all__ = ["claim", "Pool", "conjecture", "Conjecture", "CONJECTURES", "label_failure"]
 
 #: every conjecture made through this API, by claim id
 CONJECTURES: dict[str, "Conjecture"] = {}
@@ -421,6 +421,17 @@ def _label_failures(spec: Generic, fails: list, preds: dict, conclude: Callable,
         first = next(e for e in out if e.scope == "positive-measure")
         first.summary += f" [{boxes} failures certified on boxes or identities; the first {_SHOWN_PROBES} shown]"
     return persistent, aside, out
+
+
+def label_failure(spec: Generic, x, hypotheses: dict, conclusion: Callable, owner: str = "", describe=plain,
+                  arithmetic: str = "exact") -> tuple[str, Evidence]:
+    """How one failing instance of a generic statement is labelled — ``robust`` (its box or identity),
+    ``exceptional-point`` or ``persistent`` (the seeded perturbation probe) — with the evidence that says so: what
+    ``collapse-verify check`` reports for a user's instance of a generic claim (``on_this_instance``)."""
+    _, aside, out = _label_failures(spec, [("", x)], dict(hypotheses), conclusion, owner or "check", "all", describe,
+                                    arithmetic)
+    e = out[0]
+    return ("robust" if e.scope == "positive-measure" else e.label), e
 
 
 def _pool_check(pool: Pool, names, preds: dict, text: str, conclude: Callable, owner: str = "",

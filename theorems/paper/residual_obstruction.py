@@ -1014,6 +1014,8 @@ def _draw_no_increase(rng):
     """Rank-deficient X (1 notin col X) and W = c I or a random integer matrix, eps in {1/10, 1/1000, 1/10^9}."""
     n, d = rng.choice([s for ss in SHAPES.values() for s in ss])
     X = _low_rank(rng, n, d, rng.randint(1, min(n, d) - 1))
+    while ones(1, n) * X == zeros(1, d) and rank(X) > 0:  # a zero mean row makes the uniform-attention update 0
+        X = _low_rank(rng, n, d, rng.randint(1, min(n, d) - 1))
     W = Rational(rng.randint(1, 3)) * eye(d) if rng.random() < 0.5 else _rand_matrix(rng, d, d)
     return {"X": X, "W": W, "eps": rng.choice([Rational(1, 10), Rational(1, 1000), Rational(1, 10 ** 9)])}
 
@@ -1021,6 +1023,7 @@ def _draw_no_increase(rng):
 def _in_no_increase_region(v) -> bool:
     X, W = v["X"], v["W"]
     return 0 < rank(X) < min(X.shape) and not in_colspace(X, ones(X.shape[0], 1)) and W.shape == (X.shape[1],) * 2 \
+        and ones(1, X.shape[0]) * X != zeros(1, X.shape[1]) \
         and v["eps"] in (Rational(1, 10), Rational(1, 1000), Rational(1, 10 ** 9))
 
 
@@ -1036,7 +1039,8 @@ def _no_increase_example():
 #: the strict-increase search: 1 notin col X, W scalar or random
 NO_INCREASE_SEARCH = register_search("RRO.near-zero-weights:increase-fails-near-zero", Search(
     region="uniform attention (W_Q = 0), W_V W_O = eps W with eps in {1/10, 1/1000, 1/10^9}; X rank-deficient, "
-           "non-zero, 1 notin col X, from the suite's shapes; W = c I (c in 1..3) or random integers in [-3, 3]",
+           "1 notin col X, mean row non-zero (else the update is 0 for every W), from the suite's shapes; W = c I "
+           "(c in 1..3) or random integers in [-3, 3]",
     draw=_draw_no_increase, inside=_in_no_increase_region, counts=_no_increase_counts, example=_no_increase_example,
     describe=lambda v: f"X = {v['X'].tolist()}, W_V W_O = {v['eps']} {v['W'].tolist()}"))
 
