@@ -311,7 +311,7 @@ def generic_examples_markdown(dps: int = 50) -> str:
                                                  e.scope == marker)), None)
         ev = "" if pick is None else f"{pick.kind} / {pick.scope}: {_esc(pick.summary)[:600]}"
         space = _esc(rr.generic.space) if rr.generic is not None else ""
-        cited = f" Cited: {_esc(rr.cites[0])}" if rr.cites else ""
+        cited = f" Cited: {_esc(rr.cites[0])}" if rr.cites and (pick is None or rr.cites[0] not in pick.summary) else ""
         rows.append([_esc(what), f"`{cid}` *{key}*", f"**{rr.verdict}** ({rr.strength})", space, ev + cited])
     return list_table(["outcome", "reading", "verdict", "parameter space", "the deciding evidence"], rows,
                       [16, 14, 10, 18, 42])
