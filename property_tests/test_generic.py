@@ -194,6 +194,14 @@ def test_genericity_argument_steps_and_refusals():
     # a null-set lemma that Coq did not close is cited, not formal
     open_ = formal_proof("N", None, statement="null")
     assert genericity_argument("s", vanishing=symbolic_general(), witness=witness(), null_set=open_).scope == "generic"
+    # every step formal: a formal proof of the generic statement; one exact step: exact
+    fv = formal_proof("V", True, statement="failure forces P = 0")
+    fw = formal_proof("W", True, statement="P(w) != 0", concrete=True)
+    allf = genericity_argument("s", vanishing=fv, witness=fw, null_set=closed)
+    assert (allf.kind, allf.scope, allf.holds) == ("formal", "general", True)
+    assert genericity_argument("s", vanishing=fv, witness=witness(), null_set=closed).kind == "exact"
+    assert genericity_argument("s", vanishing=fv, witness=fw).kind == "exact"  # the lemma cited: not a proof
+    assert "analytic" in genericity_argument("s", vanishing=fv, witness=fw, null_set="analytic").numbers["P"]
     with pytest.raises(ValueError):
         genericity_argument("s", vanishing=exact_instances("v", met=2, held=2, arithmetic=QQ), witness=witness())
     with pytest.raises(ValueError):
@@ -219,6 +227,11 @@ def test_failure_constructors_label_only_what_they_certify():
     assert probe(3, 0).label == "persistent"  # one probe undecided: not shown to be exceptional
     assert probe(3, 1).label == "persistent" and probe(0, 4).label == "persistent" and probe(0, 0).label == "persistent"
     assert probe(1, 0, probes=1).label == "exceptional-point"
+    assert probe(4, 0).kind == "exact" and probe(4, 0).holds is False and probe(4, 0).scope == "instances"
+    cert = perturbation_probe("s", point="p", probes=2, restored=2, failed=0, seed=1, scale="1", arithmetic="iv",
+                              certified=True)
+    assert cert.kind == "interval-certified" and cert.numbers == {"probes": 2, "restored": 2, "failed": 0, "seed": 1,
+                                                                  "scale": "1"}
     with pytest.raises(ValueError):
         probe(3, 2)
     with pytest.raises(ValueError):
