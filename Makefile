@@ -61,9 +61,10 @@ book: venv
 
 ## mutation testing of the verdict rule and evidence validation in theorems/framework/ (verdict.py, evidence.py)
 ## (README, "Mutation testing"; about 3 minutes on 2 cores); `$(BIN)/mutmut results` lists survivors
-MUTATE_VERDICT := assess _decisive_failure _level_of _strongest _weakest verdict_from
+MUTATE_VERDICT := assess _assess _decisive_failure _level_of _exceptional _set_aside _strongest _weakest verdict_from
 MUTATE_EVIDENCE := derivation exact_instances symbolic_identity has_symbolic_size _refuting_instance predicted \
-                   stored_counterexample found_counterexample formal_proof
+                   stored_counterexample found_counterexample formal_proof genericity_argument failing_box \
+                   identical_failure perturbation_probe labelled_failure
 mutmut: venv
 	$(BIN)/python -m pip install --quiet 'mutmut>=3.8,<4'
 	rm -rf mutants

@@ -20,12 +20,14 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
+from theorems.exact import transformer as T
 from theorems.exact.input import exact_matrix
 from theorems.exact.instances import Shape
 from theorems.exact.linalg import rank
 from theorems.framework import (
     CheckContext,
     Evidence,
+    failing_box,
     float_statistic,
     interval_instances,
     interval_witness,
@@ -163,8 +165,28 @@ def _compute_certified(ctx):
             heads = [Head(*(rng.normal(size=s) for s in [(d, dk), (d, dk), (d, dk), (dk, d)])) for _ in range(H)]
             for r in sorted({min(n, d), max(1, min(n, d) - 2)}):
                 X = input_of_rank(rng, n, r, d)
-                rows.append((regime, (n, d, H, dk, r), certified_ranks(X, heads, dps=ctx.dps)))
+                c = certified_ranks(X, heads, dps=ctx.dps)
+                c["X"], c["heads"] = X, heads  # kept for the box certificates of the generic claims
+                rows.append((regime, (n, d, H, dk, r), c))
     return rows
+
+
+def attention_rank_on_box(X, head: Head, dps: int, radius_bits: int = 30) -> dict | None:
+    """rank A_h = n certified on the box |X' - X|, |W_Q' - W_Q|, |W_K' - W_K| <= 2^-radius_bits (entrywise): the
+    attention matrix enclosed in mpmath iv over the whole box, a non-zero n x n minor certified. None otherwise."""
+    iv = mpmath.iv
+    ctx = T.iv(dps)
+    r = mpmath.mpf(2) ** -radius_bits
+
+    def widen(M):
+        return iv.matrix([[iv.mpf([mpmath.mpf(float(v)) - r, mpmath.mpf(float(v)) + r]) for v in row]
+                          for row in np.asarray(M).tolist()])
+
+    with ctx.local():
+        A = T.softmax_rows(ctx, T.scores(ctx, widen(X), Head(widen(head.W_Q), widen(head.W_K), head.W_V, head.W_O)))
+        rows = [[A[i, j] for j in range(A.cols)] for i in range(A.rows)]
+    lb = certified_rank_lower_bound(rows, dps)
+    return {"radius": f"2^-{radius_bits}", **lb} if lb["lower"] == len(rows) else None
 
 
 def prop63_evidence(ctx: CheckContext) -> list[Evidence]:
@@ -247,13 +269,19 @@ def alignment_random_heads(ctx: CheckContext) -> list[Evidence]:
                                    "reading uses all-MiniLM-L6-v2)")]
 
 def attention_rank_literal(ctx: CheckContext) -> list[Evidence]:
-    """RC.attention-rank: random heads whose attention rank is certified n > d_k (certified failures)."""
+    """RC.attention-rank (a generic claim): random heads whose attention rank n > d_k is certified on a whole box of
+    (X, W_Q, W_K) around the draw (a failure of positive measure); a point certificate alone would not decide it."""
     out = []
     for regime, shape, c in certified_shapes(ctx):
         ranks = [lo for lo, _ in c["attention_rank"]]
         if c["n"] > c["d_k"] and all(r == c["n"] for r in ranks):
-            out.append(iv_evidence(ctx, False, True, regime,
-                                   f"{shape}: certified rank A_h = {ranks} = n > d_k = {c['d_k']}"))
+            boxes = [attention_rank_on_box(c["X"], h, ctx.dps) for h in c["heads"]]
+            ok = all(b is not None for b in boxes)
+            out.append(failing_box(f"{shape}: rank A_h = n = {c['n']} > d_k = {c['d_k']} for every head",
+                                   certified=True if ok else None,
+                                   box="|X' - X|, |W_Q' - W_Q|, |W_K' - W_K| <= 2^-30 entrywise",
+                                   arithmetic=f"mpmath iv at {ctx.dps} digits over the box", exact=False,
+                                   regime=regime, reason=None if ok else "the rank enclosure over the box did not close"))
     return out
 
 

@@ -42,11 +42,15 @@ from theorems.framework import (
     derivation,
     exact_complete,
     exact_instances,
+    failing_box,
     float_statistic,
     formal_proof,
+    genericity_argument,
+    identical_failure,
     interval_instances,
     interval_witness,
     not_checkable,
+    perturbation_probe,
 )
 
 __all__ = [
@@ -794,7 +798,7 @@ def _attention_setups(draw, min_n, max_n, min_d, max_d, max_dk, max_heads, m):
 
 #: evidence constructors :func:`evidence_lists` draws from (``"none"``: not checkable)
 EVIDENCE_KINDS = ("general", "derivation", "instances", "complete", "interval-witness", "interval-instances",
-                  "float", "none")
+                  "float", "none", "genericity", "box", "interval-box", "identity", "exceptional", "persistent")
 
 
 def _evidence(kind: str, holds, regime="all"):
@@ -816,6 +820,19 @@ def _evidence(kind: str, holds, regime="all"):
         return interval_instances("s", holds, arithmetic=a, regime=regime)
     if kind == "float":
         return float_statistic("s", holds, arithmetic=a, regime=regime)
+    if kind == "genericity":  # holds True or undecided (an argument never fails)
+        return genericity_argument("s", vanishing=derivation([ProofStep("x", "y", "lemma", lambda: True)], "v"),
+                                   witness=exact_complete("w", True if holds is not None else None, arithmetic=a),
+                                   regime=regime)
+    if kind in ("box", "interval-box"):  # fails on a box, or undecided
+        return failing_box("s", certified=True if holds is False else None, box="[0, 1]", arithmetic=a,
+                           exact=kind == "box", regime=regime)
+    if kind == "identity":
+        return identical_failure("s", identity_holds=True if holds is False else None, regime=regime)
+    if kind in ("exceptional", "persistent"):  # a failing instance of a generic claim, probed
+        return perturbation_probe("s", point="p", probes=4, restored=4 if kind == "exceptional" else 1,
+                                  failed=0 if kind == "exceptional" else 3, seed=0, scale="1/1000", arithmetic=a,
+                                  regime=regime)
     return not_checkable("s", regime=regime)
 
 

@@ -10,6 +10,7 @@ numeric provider installed.
 from __future__ import annotations
 
 import fnmatch
+import importlib.metadata
 import sys
 import importlib.metadata  # called through the module: tests replace importlib.metadata.entry_points
 
@@ -31,6 +32,7 @@ def load_entry_points() -> list[str]:
         return loaded
 
 
+    # looked up on the module at call time, so a test (or a tool) that patches importlib.metadata.entry_points is seen
     for ep in importlib.metadata.entry_points(group="collapse_verify.claims"):
         try:
             ep.load()

@@ -20,6 +20,8 @@ def _wrap(text: str, width: int, indent: str, first: str | None = None) -> list[
 
 def _evidence_line(e) -> str:
     holds = {True: "holds", False: "FAILS", None: "undecided"}[e.holds]
+    if e.label:
+        holds += f" ({e.label})"
     text = f"{e.kind}/{e.scope} [{e.regime}] {holds}: {e.summary}"
     if e.holds is None and e.reason and e.reason not in e.summary:
         text += f" (undecided: {e.reason})"
@@ -49,6 +51,9 @@ def render_claim(r: ClaimResult, width: int = 80) -> list[tuple[str, str | None]
         return out
     lit = r.literal
     items: list[tuple[str, str, str, str | None]] = []  # (text, first indent, indent, style): deduplicated
+    if lit.generic is not None:
+        items.append((f"generic: for almost every point of {lit.generic.space} ({lit.generic.measure})", "  ", "    ",
+                      None))
     if lit.verdict in ("conditional", "unsupported") and lit.condition:
         items.append((f"condition: {lit.condition}", "  ", "    ", "yellow"))
     elif lit.reason:

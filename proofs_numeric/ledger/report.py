@@ -33,7 +33,8 @@ from .run import ledger_json, run_ledger
 
 __all__ = ["verdict_admonition", "ledger_markdown", "evidence_markdown", "run", "book_ledger", "provenance_markdown",
            "proof_steps_markdown",
-           "verdict_model_markdown", "VERDICT_MODEL", "conjecture_markdown", "findings_markdown", "CHAPTER_TITLES",
+           "verdict_model_markdown", "VERDICT_MODEL", "GENERIC_EXAMPLES", "generic_examples_markdown",
+           "conjecture_markdown", "findings_markdown", "CHAPTER_TITLES",
            "formal_lemmas_markdown",
            "chapter_claims", "chapter_verdicts_markdown"]
 
@@ -132,6 +133,8 @@ def evidence_markdown(evidence) -> str:
     rows = []
     for e in evidence:
         holds = {True: "yes", False: "**no**", None: "undecided"}[e.holds]
+        if e.label:
+            holds += f" ({e.label})"
         what = _esc(e.summary) + (f" (`{e.counterexample}`)" if e.counterexample else "")
         if e.holds is None and e.reason and e.reason not in e.summary:
             what += f" — undecided: {_esc(e.reason)}"
@@ -151,6 +154,10 @@ def verdict_admonition(claim_id: str, dps: int = 50) -> str:
     parts = [f":::{{admonition}} {c.id}: {r.verdict} ({r.strength})", f":class: {kind}", "",
              f"*{c.section}*, a {c.form} claim, verdict computed from its evidence (see the ledger page for when): “{_esc(c.quote)}”", "",
              f"Formal statement: ${c.statement}$", ""]
+    if lit.generic is not None:
+        parts += [f"For almost every point of: {_esc(lit.generic.space)} ({_esc(lit.generic.measure)})", ""]
+    if lit.exceptional:
+        parts += [f"Exceptional set met at {len(lit.exceptional)} point(s), never decisive.", ""]
     if why:
         parts += [f"{'Condition' if lit.verdict in ('conditional', 'unsupported') else 'Why'}: {_esc(why)}", ""]
     parts.append(evidence_markdown(lit.evidence))
@@ -189,12 +196,14 @@ def ledger_markdown(dps: int = 50) -> str:
         ce = [e for e in r.literal.evidence if e.kind == "counterexample"]
         if ce:
             extra.append(f"counterexample: {_esc(ce[0].summary)} (`{ce[0].counterexample}`)")
+        if r.literal.form == "generic" and r.literal.generic is not None:
+            extra.append(f"generic, for almost every point of {_esc(r.literal.generic.space)}")
         if r.literal.condition:
             extra.append(f"condition: {_esc(r.literal.condition)}")
         elif r.verdict == "not-checkable" and r.literal.reason:
             extra.append(f"reason: {_esc(r.literal.reason)}")
         for rr in r.readings[1:]:
-            extra.append(f"*{rr.key}*: {rr.verdict} ({rr.strength})")
+            extra.append(f"*{rr.key}*{' (generic)' if rr.form == 'generic' else ''}: {rr.verdict} ({rr.strength})")
         rows.append([name, f"**{r.verdict}** ({r.strength})", "; ".join(extra)])
     return head + list_table(["claim (section)", "verdict (strength)", "condition, counterexample, reason; readings"],
                              rows, [28, 17, 55])
@@ -349,16 +358,23 @@ def findings_markdown(dps: int = 50) -> str:
 #: the verdict model as a table (README and book): verdict, what earns it, its strength
 VERDICT_MODEL = [
     ("proved", "formal (Coq kernel) or exact evidence of scope *general* covering every listed regime; for a "
-               "concrete or existential claim, formal or exact evidence of scope *complete*", "formal or exact"),
+               "concrete or existential claim, formal or exact evidence of scope *complete*; for a *generic* claim, "
+               "only a general argument (a genericity argument whose null-set lemma is formal)", "formal or exact"),
     ("certified", "interval evidence of scope *complete*: a certified witness of an existential claim, or an "
                   "enclosure settling a concrete inequality", "interval"),
     ("supported", "holds on everything checked, nothing settles it (derivations at fixed sizes, instances, "
-                  "float statistics), or settled only in some regimes", "the weakest kind used"),
+                  "float statistics), or settled only in some regimes; a *generic* claim's genericity argument "
+                  "(failure forces a non-zero P to vanish, the null-set lemma cited) and its exceptional points "
+                  "(failures that perturbations restore, shown) land here", "the weakest kind used"),
     ("conditional", "established in some listed regime and failing exactly or certifiably in another; the "
                     "condition says where", "the weakest kind used"),
     ("refuted", "fails in every regime with deciding evidence: an exact counterexample re-checked on this run, a "
-                "rigorous interval certificate of failure, or an exact general negation", "exact or interval"),
-    ("unsupported", "float evidence (or a derivation) against, nothing exact or certified against", "float"),
+                "rigorous interval certificate of failure, or an exact general negation; for a *generic* claim only a "
+                "failure on a set of positive measure (a certified box, or an identity on an open set)",
+     "exact or interval"),
+    ("unsupported", "float evidence (or a derivation) against, nothing exact or certified against; for a "
+                    "*generic* claim, a persistent failure (perturbations did not restore it, no box certified)",
+     "float (or exact, for a persistent failure)"),
     ("not-checkable", "nothing decides it; the reason is recorded", "none"),
 ]
 
@@ -367,3 +383,29 @@ def verdict_model_markdown() -> str:
     rows = ["| verdict | what earns it | strength |", "|---|---|---|"]
     rows += [f"| **{v}** | {w} | {s} |" for v, w, s in VERDICT_MODEL]
     return "\n".join(rows)
+
+
+#: one ledger reading per outcome of the generic form, and the evidence that earns it (the verdict-model page)
+GENERIC_EXAMPLES = [
+    ("failures only on a null set: exceptional points shown, supported", "RRO.bad-set-nowhere-dense", "corrected",
+     "exceptional-point"),
+    ("a certified failing box: refuted", "RC.attention-rank", "literal", "positive-measure"),
+    ("an identity on the whole parameter space: refuted (exact)", "RRO.main", "for-all-weights", "positive-measure"),
+    ("a genericity argument with a witness: supported, the null-set lemma named", "RRO.prop51", "literal", "generic"),
+]
+
+
+def generic_examples_markdown(dps: int = 50) -> str:
+    """The four outcomes of the generic form on the suite's own readings, each with the evidence that earns it."""
+    rows = []
+    for what, cid, key, marker in GENERIC_EXAMPLES:
+        r = run(cid, dps)
+        rr = r.reading(key)
+        pick = next((e for e in rr.evidence if (e.label == marker if marker == "exceptional-point" else
+                                                 e.scope == marker)), None)
+        ev = "" if pick is None else f"{pick.kind} / {pick.scope}: {_esc(pick.summary)[:600]}"
+        space = _esc(rr.generic.space) if rr.generic is not None else ""
+        cited = f" Cited: {_esc(rr.cites[0])}" if rr.cites and (pick is None or rr.cites[0] not in pick.summary) else ""
+        rows.append([_esc(what), f"`{cid}` *{key}*", f"**{rr.verdict}** ({rr.strength})", space, ev + cited])
+    return list_table(["outcome", "reading", "verdict", "parameter space", "the deciding evidence"], rows,
+                      [16, 14, 10, 18, 42])

@@ -83,7 +83,15 @@ def test_claims_verdict_is_total_and_never_stronger_than_its_evidence(ev, regime
     if a.verdict in ("proved", "certified", "supported"):
         assert not any(e.holds is False for e in decided if e.kind in ("exact", "counterexample", "formal",
                                                                        "interval-certified")
-                       and e.scope != "derivation" and form != "existential")
+                       and e.scope != "derivation" and form != "existential"
+                       and (form != "generic" or e.scope in ("positive-measure", "general")))
+    if form == "generic":  # only a positive-measure failure (or a general negation) refutes a generic claim
+        if a.verdict in ("refuted", "conditional"):
+            assert any(e.holds is False and (e.scope == "positive-measure" or (e.scope == "general" and e.kind in
+                                                                                ("formal", "exact"))) for e in decided)
+        if a.verdict == "proved":
+            assert any(e.holds is True and e.scope == "general" for e in decided)
+        assert a.verdict != "certified"  # one certified point never certifies "almost every"
     if a.verdict == "unsupported":
         assert a.strength in ("float", "exact", "interval")
     # strength never exceeds the strongest evidence present
@@ -209,6 +217,13 @@ def test_claims_every_registered_claim_runs_and_gets_a_computed_verdict(claim):
                 assert (ROOT / e.counterexample).is_file(), "a stored counterexample names its file"
         if rr.verdict == "not-checkable":
             assert rr.reason
+        if rr.form == "generic":  # "for almost every point of a stated parameter space"
+            assert rr.generic is not None and rr.to_json()["parameter_space"]["space"]
+            for e in rr.evidence:  # every exact failure is labelled robust (with its certificate), persistent or
+                if e.holds is False and e.kind in ("exact", "counterexample") and e.scope in ("instances", "complete"):
+                    assert e.label in C.FAILURE_LABELS, f"{claim.id} {rr.key}: unlabelled exact failure {e.summary}"
+            if rr.verdict in ("refuted", "conditional"):  # never on an exceptional point alone
+                assert any(e.holds is False and e.scope in ("positive-measure", "general") for e in rr.evidence)
     js = r.to_json()
     assert {"verdict", "strength", "form", "evidence", "readings", "reason"} <= set(js)
     for e in js["evidence"]:

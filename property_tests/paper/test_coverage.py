@@ -32,7 +32,7 @@ NEW = {
     "RN.step3": "supported", "RN.H4-unique": "supported",
     "RRO.remark-ii": "supported", "RRO.remark-iii-generic": "supported", "RRO.remark-iv": "proved",
     "RRO.witness-wo-choice": "refuted", "RRO.bad-set-nowhere-dense": "refuted", "RRO.strengthens": "supported",
-    "RRO.near-zero-weights": "unsupported", "RRO.only-increase": "supported", "RRO.contribution-2": "refuted",
+    "RRO.near-zero-weights": "proved", "RRO.only-increase": "supported", "RRO.contribution-2": "refuted",
     "MLP.not-globally-affine": "proved", "MLP.first-order-form": "conditional", "MLP.function": "refuted",
     "DONG.regime-collapse": "supported", "DONG.identical-vector": "supported",
     "DONG.setup-stochastic-product": "refuted", "DONG.setup-maintained": "supported",

@@ -33,4 +33,5 @@ CLAIM = conjecture(
     conclusion=affine_rank_preserved,
     instances=build_instance,
     chapter="rmsnorm_affine_rank",
+    notion="exact-rank",
 )

@@ -64,4 +64,5 @@ CLAIM = conjecture(
     conclusion=rank_preserved,
     instances=build_instance,
     chapter="rmsnorm_matrix_rank",
+    notion="exact-rank",
 )

@@ -17,11 +17,14 @@ from sympy import Matrix, Rational, symbols
 
 from .input import exact_matrix
 from .instances import Shape, random_int_matrix
-from .linalg import left_kernel, rank
+from .linalg import left_kernel, nullspace, rank
+from .qinterval import box, minor_certificate
 
 __all__ = ["n", "H", "d_k", "d", "rho", "KERNEL_FORMULAS", "Phi_a", "kernel_dim_a", "kernel_dim_b", "kernel_basis_a",
            "recover_heads_exact", "map_matrix", "map_nullity", "step_kernel_a", "PROOF_STEPS", "deficient_witness",
-           "HEAD_SHAPES", "sum_map_nullity_is_formula", "sum_shape_rows", "generic_wo_rows"]
+           "HEAD_SHAPES", "sum_map_nullity_is_formula", "sum_shape_rows", "generic_wo_rows", "head_ambiguity",
+           "single_head_ambiguity_formula", "weights_unknown_nullity", "weights_unknown_formula", "single_head_box",
+           "head_wo_rows", "weights_unknown_rows"]
 
 n, H, d_k, d, rho = symbols("n H d_k d rho", positive=True, integer=True)
 
@@ -167,3 +170,80 @@ def generic_wo_rows(rng, keep_skipped: bool = False):
 def sum_shape_rows(ctx=None):
     """Pool rows ("all", "", {n, H, d_k}) for the (n, H, d_k) of HEAD_SHAPES (reading b: heads summed, no W_O)."""
     return [("all", "", {"n": nn, "H": HH, "d_k": dk}) for (nn, _dd, HH, dk) in HEAD_SHAPES]
+
+
+def head_ambiguity(phi, n: int, H: int, d_k: int) -> int:
+    """dim {Y_1 : (Y_1, Y_2, ..., Y_H) in ker phi for some Y_2..Y_H}: the ambiguity left in head 1 when the mixed
+    signal phi(Y) is observed, from the kernel of the map's own matrix (the coordinates of Y_1 come first)."""
+    K = nullspace(map_matrix(phi, n, H, d_k))
+    if not K:
+        return 0
+    return rank(Matrix.hstack(*K)[: n * d_k, :])
+
+
+def single_head_ambiguity_formula(n: int, d_k: int, W_O: Matrix) -> int:
+    """n (d_k - rank W_O + rank W_O^{2..H}): y_1 is ambiguous exactly when y_1 W_O^1 lies in the row space of the other
+    heads' blocks (the ambiguity of head 1 with W_O known, per token, times n)."""
+    return n * (d_k - rank(W_O) + rank(W_O[d_k:, :]))
+
+
+def weights_unknown_nullity(Ys: list[Matrix], W_O: Matrix) -> int:
+    """The nullity of the differential of (Y, W_O) -> [Y_1 ... Y_H] W_O at a point: (dY, dW) -> dY W_O + Y dW, its
+    matrix built from a basis (exact). At a point where the rank is maximal this is the dimension of the fibre: the
+    degrees of freedom left ambiguous when only the mixed output is observed and the weights are unknown."""
+    Y = Matrix.hstack(*Ys)
+    n, K = Y.shape
+    d = W_O.shape[1]
+    cols = []
+    for i in range(n):
+        for j in range(K):
+            E = Matrix.zeros(n, K)
+            E[i, j] = 1
+            cols.append(list(E * W_O))
+    for i in range(K):
+        for j in range(d):
+            E = Matrix.zeros(K, d)
+            E[i, j] = 1
+            cols.append(list(Y * E))
+    return n * K + K * d - rank(Matrix(cols).T)
+
+
+def weights_unknown_formula(n: int, K: int, d: int) -> int:
+    """n K + K d - m (n + d - m), m = min(n, d, K): domain dimension minus the dimension of the n x d matrices of rank
+    at most m (the generic fibre of (Y, W) -> Y W, K = H d_k)."""
+    m = min(n, d, K)
+    return n * K + K * d - m * (n + d - m)
+
+
+def single_head_box(n: int, d_k: int, W_O: Matrix) -> tuple[int, str, str] | None:
+    """(value, box, why) when the ambiguity of head 1 is certified constant on a box around W_O: rank W_O and rank of
+    the other heads' blocks W_O^{2..H} are maximal at every point of the box (minor enclosures excluding 0, exact
+    rational intervals), so :func:`single_head_ambiguity_formula` takes one value there; None otherwise."""
+    K, d = W_O.shape
+    rest = W_O[d_k:, :]
+    r1, r2 = rank(W_O), rank(rest) if rest.shape[0] else 0
+    if r1 != min(K, d) or r2 != (min(rest.shape) if rest.shape[0] else 0):
+        return None
+    for e in (3, 6, 9, 12):
+        rad = Rational(1, 10 ** e)
+        c1 = minor_certificate(box(W_O, rad), r1)
+        c2 = minor_certificate(box(rest, rad), r2) if r2 else (None, None, None)
+        if c1 is not None and c2 is not None:
+            return (n * (d_k - r1 + r2), f"|W_O' - W_O|_max <= 1/10^{e}",
+                    f"rank W_O' = {r1} and rank W_O'^(2..H) = {r2} at every point (minors certified non-zero), so the "
+                    f"ambiguity of head 1 is n (d_k - {r1} + {r2}) = {n * (d_k - r1 + r2)} on the whole box")
+    return None
+
+
+def head_wo_rows(rng):
+    """Pool rows (regime "Hd_k<=d" or "Hd_k>d", "", {n, H, d_k, d, W_O}): a random integer W_O per shape of HEAD_SHAPES."""
+    for (nn, dd, HH, dk) in HEAD_SHAPES:
+        yield ("Hd_k<=d" if HH * dk <= dd else "Hd_k>d"), "", {"n": nn, "H": HH, "d_k": dk, "d": dd,
+                                                               "W_O": random_int_matrix(rng, HH * dk, dd)}
+
+
+def weights_unknown_rows(rng):
+    """Pool rows ("all", "", {n, H, d_k, d, Y, W_O}): random integer head outputs and W_O per shape of HEAD_SHAPES."""
+    for (nn, dd, HH, dk) in HEAD_SHAPES:
+        yield "all", "", {"n": nn, "H": HH, "d_k": dk, "d": dd, "Y": [random_int_matrix(rng, nn, dk) for _ in range(HH)],
+                          "W_O": random_int_matrix(rng, HH * dk, dd)}

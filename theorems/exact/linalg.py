@@ -27,7 +27,7 @@ import sympy
 from sympy import Matrix, Rational
 
 __all__ = ["to_fmpq_mat", "rank", "ones", "affine_rank", "in_colspace", "in_rowspace", "centring_projector",
-           "nullspace", "left_kernel", "rational_sqrt", "is_rational_square"]
+           "nullspace", "left_kernel", "rational_sqrt", "is_rational_square", "nonzero_minor"]
 
 
 def to_fmpq_mat(M: Matrix) -> flint.fmpq_mat:
@@ -43,6 +43,24 @@ def rank(M: Matrix) -> int:
         return 0
     A = to_fmpq_mat(M.T if r < c else M)
     return int(A.rank())
+
+
+def nonzero_minor(M: Matrix, k: int) -> tuple[list[int], list[int], Rational] | None:
+    """(rows, columns, value) of a non-zero k x k minor of an exact matrix (None when rank M < k): the first k
+    independent rows, then the first k independent columns of those rows (greedy, exact ranks)."""
+    rows: list[int] = []
+    for i in range(M.shape[0]):
+        if len(rows) < k and rank(M.extract(rows + [i], list(range(M.shape[1])))) == len(rows) + 1:
+            rows.append(i)
+    if len(rows) < k:
+        return None
+    sub = M.extract(rows, list(range(M.shape[1])))
+    cols: list[int] = []
+    for j in range(M.shape[1]):
+        if len(cols) < k and rank(sub.extract(list(range(k)), cols + [j])) == len(cols) + 1:
+            cols.append(j)
+    value = sub.extract(list(range(k)), cols).det()
+    return rows, cols, Rational(value)
 
 
 def ones(n: int) -> Matrix:

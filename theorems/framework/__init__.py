@@ -16,15 +16,20 @@ module                                        what it holds
 :mod:`~theorems.framework.registry`           every declared claim by id
 :mod:`~theorems.framework.storage`            counterexample files and the exact instance codec
 :mod:`~theorems.framework.declare`            :func:`claim`, :func:`conjecture`, :class:`Pool` (the public API)
+:mod:`~theorems.framework.generic`            a generic claim's parameter space (:class:`Generic`), the
+                                              perturbation probe, searches that state their region, the
+                                              collapse notions
 ============================================  ==============================================================
 
 Everything public is importable from here: ``from theorems.framework import claim, Pool, exact_instances``.
 """
 from __future__ import annotations
 
-from .declare import CONJECTURES, Conjecture, Pool, claim, conjecture
+from .declare import CONJECTURES, Conjecture, Pool, claim, conjecture, label_failure
 from .evidence import (
                        EVIDENCE_KINDS,
+                       FAILURE_LABELS,
+                       NULL_SET_LEMMAS,
                        REFERENCED_COUNTEREXAMPLES,
                        SCOPES,
                        STRENGTHS,
@@ -34,17 +39,35 @@ from .evidence import (
     evidence_from_record,
                        exact_complete,
                        exact_instances,
+                       failing_box,
                        float_statistic,
                        formal_proof,
                        found_counterexample,
+                       genericity_argument,
                        has_symbolic_size,
+                       identical_failure,
                        interval_instances,
                        interval_witness,
+                       labelled_failure,
                        not_checkable,
+                       perturbation_probe,
                        predicted,
                        stored_counterexample,
                        symbolic_identity,
                        tri,
+)
+from .generic import (
+                       COLLAPSE_NOTIONS,
+                       DETERMINANTAL_STEP,
+                       SEARCHES,
+                       Generic,
+                       Probe,
+                       Search,
+                       check_notion,
+                       perturb_value,
+                       probe_failure,
+                       rank_genericity,
+                       register_search,
 )
 from .records import (
                        EVIDENCE_PROVIDERS,
@@ -60,7 +83,7 @@ from .records import (
                        run_claim,
                        stable_seed,
 )
-from .registry import REGISTRY, DuplicateClaim, register, unregister
+from .registry import REGISTRY, DuplicateClaim, parse_ref, register, same_as_group, same_as_groups, unregister
 from .storage import (
                        COUNTEREXAMPLE_DIR,
                        REPO_ROOT,
@@ -78,11 +101,16 @@ from .storage import (
 from .verdict import FORMS, VERDICTS, Assessment, ContradictionError, assess, verdict_from
 
 __all__ = [
-    "claim", "conjecture", "Pool", "Conjecture", "CONJECTURES",
+    "claim", "conjecture", "Pool", "Conjecture", "CONJECTURES", "label_failure",
     "Evidence", "ProofStep", "tri", "EVIDENCE_KINDS", "SCOPES", "STRENGTHS",
     "formal_proof", "has_symbolic_size", "symbolic_identity", "derivation", "exact_instances", "exact_complete",
     "stored_counterexample", "found_counterexample", "interval_witness", "interval_instances", "float_statistic",
     "not_checkable", "predicted", "REFERENCED_COUNTEREXAMPLES", "evidence_from_record",
+    "FAILURE_LABELS", "NULL_SET_LEMMAS", "genericity_argument", "failing_box", "identical_failure",
+    "perturbation_probe", "labelled_failure",
+    "Generic", "Probe", "probe_failure", "Search", "SEARCHES", "register_search", "COLLAPSE_NOTIONS", "check_notion",
+    "DETERMINANTAL_STEP", "rank_genericity", "perturb_value",
+    "parse_ref", "same_as_groups", "same_as_group",
     "REGIMES", "SEEDS", "stable_seed", "Check", "CheckContext", "Claim", "ClaimResult", "PredicateError", "Reading",
     "ReadingResult", "run_claim",
     "EVIDENCE_PROVIDERS", "REGISTRY", "DuplicateClaim", "register", "unregister",

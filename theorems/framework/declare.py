@@ -58,8 +58,16 @@ from typing import Any, Callable
 import numpy as np
 import sympy
 
-from .evidence import Evidence, derivation, exact_instances, found_counterexample, stored_counterexample
+from .evidence import (
+    Evidence,
+    derivation,
+    exact_instances,
+    found_counterexample,
+    perturbation_probe,
+    stored_counterexample,
+)
 from .evidence import tri as _tri
+from .generic import Generic, probe_failure
 from .records import CheckContext, Claim, PredicateError, Reading, stable_seed
 from .registry import register
 from .storage import (
@@ -73,7 +81,7 @@ from .storage import (
     typeset,
 )
 
-__all__ = ["claim", "Pool", "conjecture", "Conjecture", "CONJECTURES"]
+__all__ = ["claim", "Pool", "conjecture", "Conjecture", "CONJECTURES", "label_failure"]
 
 #: every conjecture made through this API, by claim id
 CONJECTURES: dict[str, "Conjecture"] = {}
@@ -294,14 +302,15 @@ class Pool:
         (for a statement the seeded instances do not speak to, e.g. one that fails on a null set)."""
         return replace(self, rows=None)
 
-    def decide(self, hypotheses, conclusion) -> Callable[[CheckContext], list[Evidence]]:
+    def decide(self, hypotheses, conclusion, generic: Generic | None = None) -> Callable[[CheckContext], list[Evidence]]:
         """A further statement decided on these instances, as an explicit check (e.g. the exact
-        characterisation a corrected reading rests on beside its own conclusion)."""
+        characterisation a corrected reading rests on beside its own conclusion); ``generic``: the statement
+        is generic over that parameter space (its failures are probed and labelled)."""
         names, preds = _hypotheses(hypotheses)
         text, conclude = _named(conclusion)
         if conclude is None:
             raise ValueError("decide() needs a predicate conclusion")
-        return _pool_check(self, names, preds, text, conclude)
+        return _pool_check(self, names, preds, text, conclude, spec=generic)
 
 
 def _named(conclusion, strict: bool = False) -> tuple[str, Callable | None]:
@@ -370,9 +379,67 @@ def _rows_of(pool: Pool, ctx: CheckContext, owner: str) -> list:
     return rows
 
 
-def _pool_check(pool: Pool, names, preds: dict, text: str, conclude: Callable, owner: str = ""):
+#: at most this many probe records are shown per regime (the counts cover every failure)
+_SHOWN_PROBES = 5
+
+
+def _label_failures(spec: Generic, fails: list, preds: dict, conclude: Callable, owner: str, regime: str,
+                    describe, arithmetic: str) -> tuple[list, list, list[Evidence]]:
+    """A generic statement's failing instances labelled: (persistent, set aside, evidence). A failure the spec's
+    ``certify`` covers with a box or identity is robust (the certificate is the evidence); the others are probed
+    at seeded perturbations: exceptional points (set aside, shown) or persistent (kept as failures, shown)."""
+    persistent, aside, out = [], [], []
+    shown = boxes = 0
+    for k, (lab, x) in enumerate(fails):
+        point = f"{lab} {describe(x)}".strip()
+        cert = spec.certify(x) if spec.certify is not None else None
+        if cert is not None:
+            if not isinstance(cert, Evidence) or cert.scope != "positive-measure":
+                raise PredicateError(f"{owner}: Generic.certify must return a failing_box or identical_failure "
+                                     f"(positive-measure evidence) or None, not {cert!r}")
+            if cert.holds is False:
+                aside.append((lab, x))
+                boxes += 1
+                if boxes <= _SHOWN_PROBES:  # the counts of the instances check cover the rest
+                    out.append(cert)
+                continue
+        seed = stable_seed(f"{owner}:probe:{regime}:{k}")
+        pr = probe_failure(spec, x, lambda y: _premise(preds, y, owner, describe),
+                           lambda y: _decide(conclude, f"{owner}: the conclusion (probe)", y, describe), seed)
+        if pr.label == "exceptional-point":
+            aside.append((lab, x))
+        else:
+            persistent.append((lab, x))
+        if pr.label == "exceptional-point" or shown < _SHOWN_PROBES:
+            shown += pr.label != "exceptional-point"
+            out.append(perturbation_probe(
+                owner, point=point[:400], probes=pr.probes, restored=pr.restored, failed=pr.failed, seed=pr.seed,
+                scale=str(spec.scale), regime=regime, certified=spec.certified,
+                arithmetic=arithmetic + (f" (probes: {spec.probe_arithmetic})" if spec.probe_arithmetic else
+                                         " (probes: certified enclosures)" if spec.certified else "")))
+    if boxes > _SHOWN_PROBES:
+        first = next(e for e in out if e.scope == "positive-measure")
+        first.summary += f" [{boxes} failures certified on boxes or identities; the first {_SHOWN_PROBES} shown]"
+    return persistent, aside, out
+
+
+def label_failure(spec: Generic, x, hypotheses: dict, conclusion: Callable, owner: str = "", describe=plain,
+                  arithmetic: str = "exact") -> tuple[str, Evidence]:
+    """How one failing instance of a generic statement is labelled — ``robust`` (its box or identity),
+    ``exceptional-point`` or ``persistent`` (the seeded perturbation probe) — with the evidence that says so: what
+    ``collapse-verify check`` reports for a user's instance of a generic claim (``on_this_instance``)."""
+    _, aside, out = _label_failures(spec, [("", x)], dict(hypotheses), conclusion, owner or "check", "all", describe,
+                                    arithmetic)
+    e = out[0]
+    return ("robust" if e.scope == "positive-measure" else e.label), e
+
+
+def _pool_check(pool: Pool, names, preds: dict, text: str, conclude: Callable, owner: str = "",
+                spec: Generic | None = None):
     """The derived check: per regime, how many pool instances meet every hypothesis and how many of
-    those satisfy the conclusion (three-valued: an undecided conclusion is left out and said)."""
+    those satisfy the conclusion (three-valued: an undecided conclusion is left out and said). For a generic
+    statement (``spec``) each failure is labelled: robust (a certified box or identity), an exceptional point
+    (set aside, shown) or persistent (a failure, evidence against)."""
     def check(ctx: CheckContext) -> list[Evidence]:
         by: dict[str, list] = {}
         for regime, label, x in _rows_of(pool, ctx, owner):
@@ -384,18 +451,33 @@ def _pool_check(pool: Pool, names, preds: dict, text: str, conclude: Callable, o
             fails = [(lab, x) for lab, x, v in val if v is False]
             undecided = sum(v is None for _, _, v in val)
             labels = sorted({lab for lab, _ in met if lab})
-            out.append(exact_instances(
-                f"{text}{_given(names)}" + (f" (families: {', '.join(labels) or 'none'})" if any(lab for lab, _ in rows) else "")
-                + (f" (undecided, left out: {undecided})" if undecided else ""),
-                met=len(met) - undecided, held=len(met) - undecided - len(fails), drawn=len(rows), regime=regime,
-                arithmetic=pool.arithmetic,
-                first_failure=(f"{fails[0][0]} {pool.describe(fails[0][1])}".strip() if fails else None)))
+            extra: list[Evidence] = []
+            aside: list = []
+            if spec is not None and fails:
+                fails, aside, extra = _label_failures(spec, fails, preds, conclude, owner, regime, pool.describe,
+                                                      pool.arithmetic)
+            counted = len(met) - undecided - len(aside)
+            if counted > 0 or not aside:
+                out.append(exact_instances(
+                    f"{text}{_given(names)}" + (f" (families: {', '.join(labels) or 'none'})" if any(lab for lab, _ in rows) else "")
+                    + (f" (undecided, left out: {undecided})" if undecided else "")
+                    + (f" ({len(aside)} failure(s) set aside as exceptional points or robust failures; the first "
+                       f"{_SHOWN_PROBES} of each kind shown below)" if aside else ""),
+                    met=counted, held=counted - len(fails), drawn=len(rows), regime=regime,
+                    arithmetic=pool.arithmetic,
+                    first_failure=(f"{fails[0][0]} {pool.describe(fails[0][1])}".strip() if fails else None),
+                    label="persistent" if spec is not None and fails else None,
+                    numbers={"set_aside": len(aside)} if aside else None))
+            out.extend(extra)
         return out
     return check
 
 
-def _stored_check(pool: Pool, ref, names, preds: dict, text: str, conclude: Callable, owner: str = ""):
-    """The derived re-check of a stored counterexample: it meets every hypothesis and breaks the conclusion."""
+def _stored_check(pool: Pool, ref, names, preds: dict, text: str, conclude: Callable, owner: str = "",
+                  spec: Generic | None = None):
+    """The derived re-check of a stored counterexample: it meets every hypothesis and breaks the conclusion.
+    A generic statement's stored failure is labelled (robust with its box or identity, shown beside it; else
+    probed: exceptional point or persistent)."""
     if isinstance(ref, str):
         cid, name = ref, ""
     elif isinstance(ref, tuple) and len(ref) == 2 and all(isinstance(v, str) for v in ref):
@@ -414,11 +496,32 @@ def _stored_check(pool: Pool, ref, names, preds: dict, text: str, conclude: Call
         why = (f"{pool.describe(x)}: every hypothesis ({', '.join(names) or 'none'}) holds and the conclusion "
                f"«{text}» fails") if ok else None
         return why, (pool.regime(x) if pool.regime is not None else "all"), {}
-    return lambda ctx: [stored_counterexample(cid, recheck, name=name, arithmetic=pool.arithmetic)]
+
+    if spec is None:
+        return lambda ctx: [stored_counterexample(cid, recheck, name=name, arithmetic=pool.arithmetic)]
+
+    def generic_check(ctx: CheckContext) -> list[Evidence]:
+        found: dict = {}
+
+        def label(data):
+            x = pool.decode(data)
+            regime = pool.regime(x) if pool.regime is not None else "all"
+            _, aside, extra = _label_failures(spec, [("stored", x)], preds, conclude, f"{owner} [{cid}]", regime,
+                                              pool.describe, pool.arithmetic)
+            found["extra"] = extra
+            cert = next((e for e in extra if e.scope == "positive-measure"), None)
+            if cert is not None:
+                return "robust", cert.summary
+            probe = extra[0]
+            return probe.label, probe.summary.split(": ", 1)[-1]
+
+        e = stored_counterexample(cid, recheck, name=name, arithmetic=pool.arithmetic, label=label)
+        return [e, *[x for x in found.get("extra", []) if x.scope == "positive-measure"]]
+    return generic_check
 
 
 def _derived(pool: Pool | None, hypotheses, conclusion, counterexamples, owner: str,
-             regimes=("all",)) -> tuple[tuple, str, list]:
+             regimes=("all",), spec: Generic | None = None) -> tuple[tuple, str, list]:
     """(hypothesis names, conclusion text, derived checks) of one statement."""
     names, preds = _hypotheses(hypotheses)
     if isinstance(counterexamples, str):
@@ -437,15 +540,16 @@ def _derived(pool: Pool | None, hypotheses, conclusion, counterexamples, owner: 
     if counterexamples and pool.regime is None and tuple(regimes) != ("all",):
         raise ValueError(f"{owner}: a stored counterexample must be placed in one of the regimes {tuple(regimes)}: "
                          "give the Pool a regime(instance) function")
-    checks = [_pool_check(pool, names, preds, text, conclude, owner)] if pool.rows is not None else []
-    checks += [_stored_check(pool, ref, names, preds, text, conclude, owner) for ref in counterexamples]
+    checks = [_pool_check(pool, names, preds, text, conclude, owner, spec)] if pool.rows is not None else []
+    checks += [_stored_check(pool, ref, names, preds, text, conclude, owner, spec) for ref in counterexamples]
     return names, text, checks
 
 
 def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusion=None, instances=None,
           checks=(), counterexamples=(), readings=(), corrected: Reading | None = None, section: str = "",
           quote: str = "", chapter: str = "", source: str = "collapse-verify", form: str = "universal",
-          proof_steps=(), samples: int = 40, search_examples: int = 1000, register_claim: bool = True) -> Claim:
+          proof_steps=(), samples: int = 40, search_examples: int = 1000, register_claim: bool = True,
+          generic: Generic | None = None, same_as: str | None = None, notion=None) -> Claim:
     """Declare a claim: the one form for the paper's claims and users' conjectures (see the module docstring).
 
     * ``hypotheses``: ``{name: predicate}`` on an instance, or names only (when the checks are explicit);
@@ -455,7 +559,12 @@ def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusio
       (a per-regime check, plus a re-check of each stored file named in ``counterexamples``);
     * ``checks``: explicit checks (proofs, witnesses, studies), run beside the derived ones;
     * ``readings`` / ``corrected``: :class:`~theorems.framework.records.Reading` s; a reading's own ``hypotheses``,
-      ``conclusion`` and ``counterexamples`` are decided on the same instances.
+      ``conclusion`` and ``counterexamples`` are decided on the same instances;
+    * ``form="generic"`` with ``generic=Generic(space=..., variables=...)``: "for almost every point of" that
+      parameter space; failures on the Pool are probed and labelled (:mod:`theorems.framework.generic`), and
+      only a failure on a set of positive measure refutes;
+    * ``same_as="CLAIM.ID[:reading]"``: the headline states the same statement as that one (they share their
+      evidence, hence their verdict); ``notion``: which notion decides a rank or collapse statement.
 
     A second claim with an id already registered raises :class:`~theorems.framework.registry.DuplicateClaim`.
     """
@@ -468,6 +577,21 @@ def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusio
         raise ValueError(f"{id}: reading keys {twice} appear twice ('literal' is the headline's key)")
     pool = instances if isinstance(instances, Pool) else None
     builder = instances if instances is not None and pool is None else None
+    if generic is not None and not isinstance(generic, Generic):
+        raise TypeError(f"{id}: generic= is a Generic(space=..., variables=...), not {type(generic).__name__}")
+    if form == "generic" and generic is None:
+        raise ValueError(f"{id}: a generic claim states its parameter space (generic=Generic(space=..., "
+                         "variables=...))")
+    if builder is not None and "generic" in (form, *(r.form for r in (*readings, *([corrected] if corrected else []))
+                                                    if r.form)):
+        raise ValueError(f"{id}: a generic statement is decided on a Pool (its failures are probed at perturbations "
+                         "of the Pool's instances); a builder claim is universal")
+
+    def spec_of(r: Reading | None) -> Generic | None:
+        f = form if r is None or r.form is None else r.form
+        return ((r.generic if r is not None and r.generic is not None else None) or generic) if f == "generic" \
+            else None
+
     if builder is not None:  # a user's builder: seeded stress and a Hypothesis counterexample search
         if not callable(builder):
             raise TypeError(f"{id}: instances is a builder instances(draw, regime) or a Pool, not "
@@ -486,7 +610,7 @@ def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusio
                              "a builder claim's readings take explicit checks")
         derived: list = []
     else:
-        names, text, derived = _derived(pool, hypotheses, conclusion, counterexamples, id, regimes)
+        names, text, derived = _derived(pool, hypotheses, conclusion, counterexamples, id, regimes, spec_of(None))
     all_checks = [*derived, *checks]
 
     def build(r: Reading | None) -> Reading | None:
@@ -494,14 +618,14 @@ def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusio
             return r
         _, _, more = _derived(pool if r.instances is None else r.instances, r.hypotheses, r.conclusion,
                               r.counterexamples, f"{id} reading {r.key}",
-                              regimes if r.regimes is None else r.regimes)
+                              regimes if r.regimes is None else r.regimes, spec_of(r))
         return replace(r, checks=(*more, *r.checks), hypotheses=(), conclusion=None, counterexamples=(),
                        instances=None)
 
     c = Claim(id=id, section=section, quote=quote or statement, statement=statement, hypotheses=names,
               conclusion=text, regimes=tuple(regimes), checks=all_checks,
               readings=[build(r) for r in readings], corrected=build(corrected), chapter=chapter, source=source,
-              form=form)
+              form=form, generic=generic, same_as=same_as, notion=notion)
     if builder is not None:
         conj = Conjecture(c, preds, conclude, builder, tuple(regimes), samples, search_examples)
         c.checks = [conj.stress, conj.counterexample, *checks]

@@ -30,10 +30,27 @@ constructor                        kind                   scope         what was
 :func:`float_statistic`            ``float-evidence``     instances     a fit, median, threshold,
                                                                         correlation, or float64 runs
 :func:`not_checkable`              ``none``               none          nothing decides it (with a reason)
+:func:`genericity_argument`        ``exact`` / ``formal``  generic /     failure forces a non-zero polynomial
+                                   ``interval-certified`` general       (or real-analytic function) P to
+                                                                        vanish, and P != 0 at a witness
+:func:`failing_box`                ``exact`` /            positive-     every point of a box of parameters
+                                   ``interval-certified`` measure       fails (rational or iv enclosures)
+:func:`identical_failure`          ``exact``              positive-     the failure holds identically on an
+                                                                        measure open set (a symbolic identity)
+:func:`perturbation_probe`         ``exact`` /            instances     a failing instance of a generic
+                                   ``interval-certified``               claim, re-decided at seeded random
+                                                                        perturbations: exceptional or
+                                                                        persistent
 =================================  =====================  ============  ==================================
 
 A stored counterexample (:func:`stored_counterexample`) is re-read from its file under
 ``theorems/counterexamples/`` (:mod:`theorems.framework.storage`) and re-checked on every run.
+
+Failures of a generic claim ("for almost every point of a stated parameter space") carry a ``label``
+(:data:`FAILURE_LABELS`): ``robust`` (failure on a set of positive measure: a certified box or an identity,
+the only failure that decides a generic claim), ``persistent`` (a perturbation did not restore the conclusion,
+but nothing certifies a box: evidence against) or ``exceptional-point`` (perturbations restore the
+conclusion: a point of the exceptional null set, shown and never decisive).
 """
 from __future__ import annotations
 
@@ -53,11 +70,26 @@ __all__ = [
     "EVIDENCE_KINDS", "SCOPES", "STRENGTHS", "Evidence", "ProofStep", "tri",
     "formal_proof", "has_symbolic_size", "symbolic_identity", "derivation", "exact_instances", "exact_complete",
     "stored_counterexample", "found_counterexample", "interval_witness", "interval_instances", "float_statistic",
-    "not_checkable", "predicted", "REFERENCED_COUNTEREXAMPLES", "evidence_from_record",
+    "not_checkable", "predicted", "REFERENCED_COUNTEREXAMPLES", "evidence_from_record", "FAILURE_LABELS", "NULL_SET_LEMMAS",
+    "genericity_argument", "failing_box", "identical_failure", "perturbation_probe", "labelled_failure",
 ]
 
 EVIDENCE_KINDS = ("formal", "exact", "interval-certified", "float-evidence", "counterexample", "none")
-SCOPES = ("general", "complete", "derivation", "instances", "none")
+#: ``generic``: a genericity argument resting on a cited lemma (the zero set of a non-zero polynomial, or of a
+#: non-zero real-analytic function on a connected domain, is null); ``positive-measure``: a failure on a set of
+#: positive measure (a certified box, or an identity on an open set)
+SCOPES = ("general", "complete", "derivation", "instances", "generic", "positive-measure", "none")
+#: how a failure of a generic claim is labelled (robust decides; persistent is evidence against; an
+#: exceptional point is shown, never decisive)
+FAILURE_LABELS = ("robust", "persistent", "exceptional-point")
+#: the cited lemmas a genericity argument rests on (not in MathComp-Analysis 0.6.0: cited, not formal)
+NULL_SET_LEMMAS = {
+    "polynomial": "the zero set of a non-zero real polynomial on R^N is Lebesgue-null (cited: e.g. Caron and "
+                  "Traynor 2005; not formal in MathComp-Analysis 0.6.0)",
+    "analytic": "the zero set of a real-analytic function on a connected open set, not identically zero, is "
+                "Lebesgue-null (identity theorem; cited: Krantz and Parks, A Primer of Real Analytic Functions, "
+                "Ch. 1; not formal in MathComp-Analysis 0.6.0)",
+}
 #: strongest first
 STRENGTHS = ("formal", "exact", "interval", "float", "none")
 _KIND_STRENGTH = {"formal": "formal", "exact": "exact", "counterexample": "exact",
@@ -98,6 +130,8 @@ class Evidence:
     numbers: dict = field(default_factory=dict)
     counterexample: str | None = None  # path of the stored exact instance, relative to the repository
     reason: str | None = None          # why it is undecided (holds is None)
+    label: str | None = None           # a failure of a generic claim: robust / persistent / exceptional-point
+    cites: str | None = None           # the lemma a genericity argument cites (not formal)
     _token: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
@@ -117,6 +151,14 @@ class Evidence:
             self.reason = self.summary
         if not self.arithmetic:
             raise ValueError("every piece of evidence says which arithmetic decided it")
+        if self.label is not None:
+            if self.label not in FAILURE_LABELS:
+                raise ValueError(f"failure label {self.label!r} not in {FAILURE_LABELS}")
+            if self.holds is not False:
+                raise ValueError("only a failure (holds=False) carries a failure label")
+            if self.label == "robust" and self.scope != "positive-measure" and not self.numbers.get("certificate"):
+                raise ValueError("a robust failure is a failure on a set of positive measure: a certified box or an "
+                                 "identity (failing_box, identical_failure) or an instance carrying one")
 
     @property
     def strength(self) -> str:
@@ -125,15 +167,18 @@ class Evidence:
     def to_json(self) -> dict:
         d = asdict(self)
         d.pop("_token", None)
+        for k in ("label", "cites"):  # only where set (a generic claim's failures and arguments)
+            if d[k] is None:
+                d.pop(k)
         d["strength"] = self.strength
         return d
 
 
 def _ev(kind, scope, holds, summary, arithmetic, regime="all", numbers=None, counterexample=None,
-        reason=None) -> Evidence:
+        reason=None, label=None, cites=None) -> Evidence:
     return Evidence(kind=kind, holds=holds, summary=summary, arithmetic=arithmetic, scope=scope,
                     regime=regime, numbers=dict(numbers or {}), counterexample=counterexample, reason=reason,
-                    _token=_FRAMEWORK)
+                    label=label, cites=cites, _token=_FRAMEWORK)
 
 
 def evidence_from_record(record: dict) -> Evidence:
@@ -311,8 +356,12 @@ def derivation(steps, what: str, *, uses: Sequence[int] | None = None, regime: s
 
 
 def exact_instances(what: str, *, met: int, held: int, arithmetic: str, regime: str = "all",
-                    drawn: int | None = None, numbers=None, first_failure: str | None = None) -> Evidence:
-    """Finitely many exact instances: ``met`` met the premise, ``held`` of them satisfied the statement."""
+                    drawn: int | None = None, numbers=None, first_failure: str | None = None,
+                    label: str | None = None) -> Evidence:
+    """Finitely many exact instances: ``met`` met the premise, ``held`` of them satisfied the statement.
+
+    ``label`` labels the failures of a generic claim (``persistent``: perturbing them did not restore the
+    conclusion); it is dropped when every instance held."""
     if held > met or met < 0:
         raise ValueError("held <= met")
     nums = {"premise_met": met, "held": held, **({"drawn": drawn} if drawn is not None else {}), **(numbers or {})}
@@ -324,8 +373,9 @@ def exact_instances(what: str, *, met: int, held: int, arithmetic: str, regime: 
     return _ev("exact", "instances", ok,
                f"{what}: held on {held}/{met} instances meeting the premise"
                + (f" ({drawn} drawn)" if drawn is not None else "")
-               + ("" if ok or not first_failure else f"; first failure: {first_failure}"),
-               arithmetic, regime, nums)
+               + ("" if ok or not first_failure else f"; first failure: {first_failure}")
+               + ("" if ok or not label else f" ({label}: {_LABEL_WORDS[label]})"),
+               arithmetic, regime, nums, label=None if ok else label)
 
 
 def exact_complete(what: str, holds: bool | None, *, arithmetic: str, regime: str = "all", numbers=None,
@@ -378,22 +428,29 @@ def predicted(e: Evidence, what: str = "predicted") -> Evidence:
 REFERENCED_COUNTEREXAMPLES: set[str] = set()
 
 
-def found_counterexample(what: str, *, path: Path, arithmetic: str, regime: str = "all", numbers=None) -> Evidence:
+def found_counterexample(what: str, *, path: Path, arithmetic: str, regime: str = "all", numbers=None,
+                         label: str | None = None) -> Evidence:
     """An exact counterexample found and re-checked on this run, whose stored form is (or will be) ``path``.
 
     Gives the same evidence :func:`stored_counterexample` gives once the instance is stored there
     (``collapse-verify verify --store``), so a run never depends on whether the file was written.
     """
-    return _ev("counterexample", "complete", False, what, arithmetic, regime, numbers, counterexample=relative_path(path))
+    return _ev("counterexample", "complete", False, what, arithmetic, regime, numbers, counterexample=relative_path(path),
+               label=label)
 
 
 def stored_counterexample(claim_id: str, recheck: Callable[[dict], tuple[str | None, str, dict]], *,
-                          name: str = "", arithmetic: str) -> Evidence:
+                          name: str = "", arithmetic: str, label: Callable[[dict], tuple[str, str]] | None = None
+                          ) -> Evidence:
     """Load a stored counterexample and re-check it exactly from the file's data, on every run.
 
     ``recheck(instance)`` returns ``(why, regime, numbers)``; ``why`` is None when the stored data no
     longer refutes the claim, which raises :class:`CounterexampleError` (the run fails loudly; a
     counterexample never quietly disappears from the evidence).
+
+    ``label(instance)`` (a generic claim's stored failure) returns ``(label, words)``: how the failure is
+    labelled (:data:`FAILURE_LABELS`) and why (the box or identity, or the perturbation probe); a ``robust``
+    label needs ``numbers["certificate"]`` from ``recheck`` (the box or the identity, re-checked).
     """
     data, path = load_counterexample(claim_id, name)
     rel = relative_path(path)
@@ -407,6 +464,143 @@ def stored_counterexample(claim_id: str, recheck: Callable[[dict], tuple[str | N
     if why is None:
         raise CounterexampleError(f"stored counterexample {rel} no longer refutes {claim_id}")
     REFERENCED_COUNTEREXAMPLES.add(rel)
-    return _ev("counterexample", "complete", False, why, arithmetic, regime, numbers, counterexample=rel)
+    tag = None
+    if label is not None:
+        tag, words = label(data)
+        why = f"{why} [{tag}: {words}]"
+        if tag == "robust":
+            numbers = {**(numbers or {}), "certificate": words}
+    return _ev("counterexample", "complete", False, why, arithmetic, regime, numbers, counterexample=rel, label=tag)
 
 
+
+
+# --- generic claims: "for almost every point of a stated parameter space" ---------------------------------
+
+_LABEL_WORDS = {
+    "robust": "the failure holds on a set of positive measure",
+    "persistent": "seeded perturbations did not restore the conclusion, but no box is certified",
+    "exceptional-point": "seeded perturbations restore the conclusion: a point of the exceptional null set",
+}
+
+
+def genericity_argument(what: str, *, vanishing: Evidence, witness: Evidence, null_set: str | Evidence = "polynomial",
+                        regime: str = "all", numbers=None) -> Evidence:
+    """A genericity argument for a generic claim: failure forces a function P to vanish, and P != 0 at a witness.
+
+    ``vanishing``: formal or exact evidence (scope ``general``, or a ``derivation`` citing e.g. the determinantal
+    characterisation of rank) that the failure set lies in the zero set of P; ``witness``: formal, exact or
+    interval evidence that P != 0 at one point (so P is not identically zero); ``null_set``: ``"polynomial"``
+    or ``"analytic"`` (the cited lemma of :data:`NULL_SET_LEMMAS`), or a closed :func:`formal_proof` of it.
+
+    The argument is a proof (scope ``general``) only when the vanishing step is general, the witness exact or
+    formal, and the null-set lemma formal; until then (MathComp-Analysis 0.6.0 has no such lemma) it is scope
+    ``generic`` — it supports, with the strength of its witness (exact, or interval for a certified analytic
+    witness), and names the lemma it cites. It holds only if both steps hold; otherwise it is undecided.
+    """
+    for e, role in ((vanishing, "vanishing"), (witness, "witness")):
+        if not isinstance(e, Evidence):
+            raise TypeError(f"the {role} step of a genericity argument is Evidence, not {type(e).__name__}")
+    if vanishing.kind not in ("formal", "exact") or vanishing.scope not in ("general", "derivation"):
+        raise ValueError("the vanishing step (failure forces P = 0) is formal or exact evidence of scope general or "
+                         f"derivation, not {vanishing.kind}/{vanishing.scope}")
+    if witness.kind not in ("formal", "exact", "interval-certified") or witness.scope not in ("complete", "general"):
+        raise ValueError("the witness (P != 0 at one point) is formal, exact or interval evidence of scope complete, "
+                         f"not {witness.kind}/{witness.scope}")
+    if isinstance(null_set, Evidence):
+        if null_set.kind != "formal":
+            raise ValueError("the null-set lemma is cited by name or proved formally")
+        lemma, formal_null = null_set.summary, null_set.holds is True
+        analytic = "analytic" in null_set.summary
+    elif null_set in NULL_SET_LEMMAS:
+        lemma, formal_null, analytic = NULL_SET_LEMMAS[null_set], False, null_set == "analytic"
+    else:
+        raise ValueError(f"null_set is {sorted(NULL_SET_LEMMAS)} or a formal proof, not {null_set!r}")
+    steps_hold = vanishing.holds is True and witness.holds is True
+    interval = witness.kind == "interval-certified"
+    proves = steps_hold and formal_null and vanishing.scope == "general" and not interval
+    kind = "formal" if proves and vanishing.kind == witness.kind == "formal" else (
+        "interval-certified" if interval else "exact")
+    why = None
+    if vanishing.holds is not True:
+        why = f"the vanishing step did not check: {vanishing.reason or vanishing.summary}"
+    elif witness.holds is not True:
+        why = f"the witness does not show P != 0: {witness.reason or witness.summary}"
+    arith = f"{vanishing.arithmetic}; witness: {witness.arithmetic}"
+    summary = (f"{what}: failure forces P = 0 ({vanishing.summary}); P != 0 at a witness ({witness.summary}); "
+               f"so the failure set is null: {lemma}" + ("" if formal_null else " [cited, not formal]"))
+    nums = {"vanishing": vanishing.summary, "witness": witness.summary, "null_set_lemma": lemma,
+            "null_set_formal": formal_null, "P": "real-analytic" if analytic else "polynomial", **(numbers or {})}
+    return _ev(kind, "general" if proves else "generic", True if steps_hold else None, summary, arith, regime, nums,
+               reason=why, cites=None if formal_null else lemma)
+
+
+def failing_box(what: str, *, certified: bool | None, box: str, arithmetic: str, exact: bool, regime: str = "all",
+                numbers=None, reason: str | None = None) -> Evidence:
+    """A certified failure on a box of parameters: at every point of ``box`` the statement fails.
+
+    For an open failure condition (a strict inequality, a non-zero minor): the enclosures of the failure's
+    witness function over the whole box exclude the boundary value. ``exact``: the enclosures were computed in
+    exact rational interval arithmetic (a polynomial, or rational bounds on 2^t): kind ``exact``; otherwise
+    (mpmath ``iv``, arb): ``interval-certified``. A box has positive Lebesgue measure, so this decides a generic
+    claim (label ``robust``). ``certified=None``: the enclosure did not settle it (undecided).
+    """
+    ok = tri(certified)
+    holds = False if ok is True else None
+    return _ev("exact" if exact else "interval-certified", "positive-measure", holds,
+               f"{what}: fails at every point of the box {box}" if holds is False else f"{what}: box {box} not "
+               "certified", arithmetic, regime, {"box": box, **(numbers or {})},
+               reason=None if holds is False else (reason or "the enclosure over the box did not settle the failure"),
+               label="robust" if holds is False else None)
+
+
+def identical_failure(what: str, *, identity_holds: bool | None, arithmetic: str = "sympy symbolic",
+                      regime: str = "all", numbers=None) -> Evidence:
+    """A failure that holds identically on an open set of the parameter space: an exact symbolic identity.
+
+    E.g. every (r+1)-minor of F(X) vanishes as a polynomial in the parameters of the rank-r stratum, so the
+    rank never rises there. ``identity_holds``: the identity checked (True), refuted (False, no evidence of
+    failure) or undecided (None). Kind ``exact``, scope ``positive-measure``, label ``robust``.
+    """
+    ok = tri(identity_holds)
+    holds = False if ok is True else None
+    return _ev("exact", "positive-measure", holds,
+               f"{what}: the failure holds identically (symbolic identity)" if holds is False else
+               f"{what}: the identity did not check", arithmetic, regime, numbers,
+               reason=None if holds is False else "the symbolic identity did not reduce to zero",
+               label="robust" if holds is False else None)
+
+
+def perturbation_probe(what: str, *, point: str, probes: int, restored: int, failed: int, seed: int,
+                       scale: str, arithmetic: str, regime: str = "all", certified: bool = False) -> Evidence:
+    """A failing instance of a generic claim, re-decided at ``probes`` seeded random perturbations of its generic
+    variables (``restored`` of them satisfy the conclusion, ``failed`` fail, the rest were undecided or left the
+    premise). Every decided probe restored the conclusion (at least one): an ``exceptional-point``; otherwise
+    ``persistent``. Either way a failure at one point: it never decides a generic claim (only a box or an
+    identity does); a persistent one is evidence against.
+
+    Kind ``exact`` (re-decided exactly) or ``interval-certified`` (``certified``: the restored conclusion is
+    certified by interval enclosures), scope ``instances``.
+    """
+    if min(probes, restored, failed) < 0 or restored + failed > probes:
+        raise ValueError("restored + failed <= probes, all non-negative")
+    label = "exceptional-point" if restored >= 1 and failed == 0 and restored == probes else "persistent"
+    words = (f"exceptional set met at {point}: the conclusion fails there, and every one of {probes} seeded random "
+             f"perturbations (scale {scale}, seed {seed}) restores it" if label == "exceptional-point" else
+             f"persistent failure at {point}: {failed} of {probes} seeded random perturbations (scale {scale}, seed "
+             f"{seed}) still fail, {restored} restore it, {probes - restored - failed} undecided or off the premise; "
+             "no box is certified")
+    return _ev("interval-certified" if certified else "exact", "instances", False, f"{what}: {words}", arithmetic,
+               regime, {"probes": probes, "restored": restored, "failed": failed, "seed": seed, "scale": scale},
+               label=label)
+
+
+def labelled_failure(e: Evidence, certificate: Evidence) -> Evidence:
+    """An exact failing instance (or counterexample) labelled ``robust`` by a positive-measure certificate
+    (:func:`failing_box` or :func:`identical_failure` that fails) around it."""
+    if e.holds is not False:
+        raise ValueError("only a failure is labelled")
+    if certificate.scope != "positive-measure" or certificate.holds is not False:
+        raise ValueError("a robust label needs a certified box or identity (a positive-measure failure)")
+    return _ev(e.kind, e.scope, False, f"{e.summary} [robust: {certificate.summary}]", e.arithmetic, e.regime,
+               {**e.numbers, "certificate": certificate.summary}, counterexample=e.counterexample, label="robust")

@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
 from .evidence import Evidence, evidence_from_record
+from .generic import Generic, check_notion
 from .storage import CounterexampleError
 from .verdict import FORMS, ContradictionError, assess
 
 __all__ = ["REGIMES", "SEEDS", "stable_seed", "CheckContext", "Check", "Reading", "Claim", "ReadingResult",
-           "ClaimResult", "PredicateError", "EVIDENCE_PROVIDERS", "run_claim"]
+           "ClaimResult", "PredicateError", "EVIDENCE_PROVIDERS", "SAME_AS_GROUP", "run_claim"]
 
 #: Regimes a claim is checked in: token count n against width d, and weights.
 REGIMES = ("n<d", "n=d", "n>d", "all", "generic-weights", "degenerate-weights")
@@ -84,6 +85,12 @@ class Reading:
     condition: str | None = None
     regimes: Sequence[str] | None = None
     form: str | None = None
+    #: a generic reading's parameter space (None: the claim's, when the form is generic)
+    generic: Generic | None = None
+    #: "CLAIM.ID" or "CLAIM.ID:reading": the same mathematical statement registered there (shares its evidence)
+    same_as: str | None = None
+    #: which notion decides a rank or collapse statement (None: the claim's); see COLLAPSE_NOTIONS
+    notion: Any = None
     #: declared predicates on the claim's instances ({name: predicate}, a conclusion predicate, stored
     #: counterexample files): ``theorems.conjecture.claim`` turns them into checks
     hypotheses: Any = ()
@@ -109,17 +116,43 @@ class Claim:
     form: str = "universal"
     #: the derivation's steps ((LaTeX, words, kind, check) tuples), shown by ``show`` and the book
     proof_steps: tuple = ()
+    #: a generic claim's parameter space (required with form "generic"; readings inherit it)
+    generic: Generic | None = None
+    #: the headline is the same statement as "CLAIM.ID[:reading]" (their evidence is shared)
+    same_as: str | None = None
+    #: which notion decides a rank or collapse statement (COLLAPSE_NOTIONS key, or {part: notion})
+    notion: Any = None
 
     def __post_init__(self):
         if self.form not in FORMS:
             raise ValueError(f"claim {self.id}: form {self.form!r} not in {FORMS}")
+        if self.generic is not None and not isinstance(self.generic, Generic):
+            raise TypeError(f"claim {self.id}: generic= is a Generic(space=..., variables=...), not "
+                            f"{type(self.generic).__name__}")
+        self.notion = check_notion(self.notion, f"claim {self.id}")
+        for r in self.all_readings():
+            r.notion = check_notion(r.notion, f"claim {self.id} reading {r.key}")
+            if (r.form or self.form) == "generic" and (r.generic or self.generic) is None:
+                raise ValueError(f"claim {self.id} reading {r.key}: a generic statement states its parameter space "
+                                 "(generic=Generic(space=..., variables=...))")
 
     def all_readings(self) -> list[Reading]:
-        lit = Reading("literal", self.statement, self.checks)
+        lit = Reading("literal", self.statement, self.checks, generic=self.generic, same_as=self.same_as,
+                      notion=self.notion)
         out = [lit, *self.readings]
         if self.corrected is not None:
             out.append(self.corrected)
         return out
+
+    def reading_of(self, key: str) -> Reading:
+        for r in self.all_readings():
+            if r.key == key:
+                return r
+        raise KeyError(f"claim {self.id} has no reading {key!r}")
+
+    def spec_of(self, r: Reading) -> Generic | None:
+        """The parameter space a reading is generic over (None unless its form is generic)."""
+        return (r.generic or self.generic) if (r.form or self.form) == "generic" else None
 
 
 @dataclass
@@ -136,6 +169,11 @@ class ReadingResult:
     reason: str | None = None
     adds: str | None = None
     note: str = ""
+    generic: Generic | None = None
+    same_as: tuple = ()
+    notion: Any = None
+    exceptional: tuple = ()
+    cites: tuple = ()
 
     @classmethod
     def from_json(cls, d: dict) -> "ReadingResult":
@@ -155,6 +193,9 @@ class ReadingResult:
         return {"key": self.key, "statement": self.statement, "verdict": self.verdict, "strength": self.strength,
                 "form": self.form, "regimes": list(self.regimes), "condition": self.condition,
                 "adds": self.adds, "reason": self.reason, "note": self.note,
+                "parameter_space": self.generic.to_json() if self.generic is not None else None,
+                "same_as": list(self.same_as), "notion": self.notion, "exceptional": list(self.exceptional),
+                "cites": list(self.cites),
                 "evidence": [e.to_json() for e in self.evidence], "seconds": round(self.seconds, 3)}
 
 
@@ -212,6 +253,9 @@ class ClaimResult:
             "verdict": None if self.error else self.verdict, "strength": self.strength,
             "statement": c.statement, "hypotheses": list(c.hypotheses), "conclusion": c.conclusion,
             "regimes": list(c.regimes),
+            "parameter_space": c.generic.to_json() if c.generic is not None and c.form == "generic" else None,
+            "same_as": list(lit.same_as) if lit else [], "notion": c.notion,
+            "exceptional": list(lit.exceptional) if lit else [], "cites": list(lit.cites) if lit else [],
             "evidence": [e.to_json() for e in lit.evidence] if lit else [],
             "condition": lit.condition if lit else None,
             "reason": (lit.reason if lit else None) if not self.error else self.error,
@@ -226,8 +270,12 @@ class ClaimResult:
 EVIDENCE_PROVIDERS: list[Callable[[str, str, CheckContext], list[Evidence]]] = []
 
 
-def _run_reading(claim: Claim, r: Reading, ctx: CheckContext) -> ReadingResult:
-    t0 = time.perf_counter()
+#: resolves the same-as group of a (claim, reading): every (Claim, Reading) stating the same statement, itself
+#: first; the registry installs the resolver (records does not import the registry)
+SAME_AS_GROUP: list[Callable[[Claim, Reading], list]] = []
+
+
+def _own_evidence(claim: Claim, r: Reading, ctx: CheckContext) -> list[Evidence]:
     ev: list[Evidence] = []
     for check in [*r.checks, *(lambda c, p=p: p(claim.id, r.key, c) for p in EVIDENCE_PROVIDERS)]:
         got = list(check(ctx))
@@ -235,12 +283,39 @@ def _run_reading(claim: Claim, r: Reading, ctx: CheckContext) -> ReadingResult:
             if not isinstance(e, Evidence):
                 raise TypeError(f"{claim.id} reading {r.key}: a check returned {type(e).__name__}, not Evidence")
         ev.extend(got)
+    return ev
+
+
+def _evidence(claim: Claim, r: Reading, ctx: CheckContext) -> tuple[list[Evidence], tuple]:
+    """The reading's evidence, and the other members of its same-as group: one statement, one evidence (the
+    union of every member's checks and attached evidence, each piece once, in one order for every member;
+    recomputed per member, so a spoiled stored file fails every member loudly)."""
+    group = SAME_AS_GROUP[0](claim, r) if SAME_AS_GROUP else [(claim, r)]
+    others = tuple(f"{c.id}:{m.key}" for c, m in group[1:])
+    if len(group) == 1:
+        return _own_evidence(claim, r, ctx), others
+    ev, seen = [], set()
+    for c, m in sorted(group, key=lambda cm: (cm[0].id, cm[1].key)):  # one order for every member
+        for e in _own_evidence(c, m, CheckContext(dps=ctx.dps, quick=ctx.quick, claim_id=c.id)):
+            sig = repr(sorted(e.to_json().items(), key=lambda kv: kv[0]))
+            if sig not in seen:
+                seen.add(sig)
+                ev.append(e)
+    return ev, others
+
+
+def _run_reading(claim: Claim, r: Reading, ctx: CheckContext) -> ReadingResult:
+    t0 = time.perf_counter()
+    ev, others = _evidence(claim, r, ctx)
     regimes = tuple(r.regimes) if r.regimes is not None else tuple(claim.regimes)
     form = r.form or claim.form
     a = assess(ev, regimes, form)
     cond = a.condition if a.verdict in ("conditional", "unsupported") else r.condition
+    cites = tuple(dict.fromkeys(e.cites for e in ev if e.cites and e.holds is True))
     return ReadingResult(r.key, r.statement, a.verdict, ev, cond, time.perf_counter() - t0, a.strength, form,
-                         regimes, a.reason, r.condition, r.note)
+                         regimes, a.reason, r.condition, r.note, generic=claim.spec_of(r), same_as=others,
+                         notion=r.notion if r.notion is not None else claim.notion,
+                         exceptional=tuple(a.exceptional), cites=cites)
 
 
 def run_claim(claim: Claim, ctx: CheckContext | None = None) -> ClaimResult:

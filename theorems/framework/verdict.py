@@ -29,6 +29,17 @@ Verdicts (first match wins), per reading, over the regimes it lists
 ``strength`` is the weakest kind within the strongest set of evidence sufficient
 for the verdict: ``formal`` > ``exact`` > ``interval`` > ``float`` > ``none``.
 
+Generic claims ("for almost every point of a stated parameter space")
+=====================================================================
+Form ``generic``: a failure decides only if it holds on a set of positive measure — a certified box or an
+identity (scope ``positive-measure``), a failure labelled ``robust``, or a general negation. A failure labelled
+``exceptional-point`` (perturbations restore the conclusion) is shown (``Assessment.exceptional``, "exceptional
+set met at ...") and never decisive; an instance labelled ``robust`` is shown beside the box or identity that
+decides; any other failing instance (``persistent``, or unlabelled) is evidence against, so at most
+``unsupported``. A genericity argument (scope ``generic``: failure forces a non-zero P to
+vanish, the null-set lemma cited) supports; with that lemma formal it is scope ``general`` and proves. A
+witness at one point never proves or certifies a generic claim.
+
 A contradiction within one reading (general formal/exact evidence that holds
 beside an exact failure in an overlapping regime) raises
 :class:`ContradictionError`: the claim is an ERROR, never a verdict.
@@ -52,7 +63,7 @@ from .evidence import STRENGTHS, Evidence
 
 __all__ = ["FORMS", "VERDICTS", "Assessment", "ContradictionError", "assess", "verdict_from"]
 
-FORMS = ("universal", "existential", "concrete")
+FORMS = ("universal", "existential", "concrete", "generic")
 VERDICTS = ("proved", "certified", "supported", "conditional", "refuted", "unsupported", "not-checkable")
 
 
@@ -67,6 +78,8 @@ class Assessment:
     condition: str | None = None
     reason: str | None = None
     by_regime: dict = field(default_factory=dict)
+    #: a generic claim's exceptional points met (failures perturbations restore): shown, never decisive
+    exceptional: list = field(default_factory=list)
 
 
 _LEVEL = {"proved": 3, "certified": 2, "supported": 1}
@@ -85,6 +98,10 @@ def _decisive_failure(e: Evidence, form: str) -> bool:
         return False
     if form == "existential":  # only a general negation refutes "there is an instance"
         return e.kind in ("formal", "exact") and e.scope == "general"
+    if form == "generic":  # only a failure on a set of positive measure refutes "for almost every point"
+        if e.kind not in ("formal", "exact", "interval-certified"):
+            return False
+        return e.scope == "positive-measure" or (e.kind in ("formal", "exact") and e.scope == "general")
     if e.kind == "counterexample":
         return True
     if e.kind in ("formal", "exact"):
@@ -94,9 +111,23 @@ def _decisive_failure(e: Evidence, form: str) -> bool:
     return False
 
 
+def _exceptional(e: Evidence, form: str) -> bool:
+    """A generic claim's failure at a point of its exceptional set: shown, never evidence either way."""
+    return form == "generic" and e.holds is False and e.label == "exceptional-point"
+
+
+def _set_aside(e: Evidence, form: str) -> bool:
+    """A generic claim's failing instance that is not itself decisive and not evidence against: an exceptional
+    point, or an instance labelled robust (its box or identity, a separate piece of evidence, decides)."""
+    return form == "generic" and e.holds is False and e.label in ("exceptional-point", "robust") \
+        and e.scope != "positive-measure"
+
+
 def _level_of(e: Evidence, form: str) -> int:
     if e.holds is not True:
         return 0
+    if form == "generic":  # only a general argument proves "almost every"; one point never certifies it
+        return 3 if e.kind in ("formal", "exact") and e.scope == "general" else 1
     if e.kind in ("formal", "exact") and (e.scope == "general" or (form != "universal" and e.scope == "complete")):
         return 3
     if e.kind == "interval-certified" and form != "universal" and e.scope == "complete":
@@ -108,18 +139,28 @@ def assess(evidence: Sequence[Evidence], regimes: Sequence[str] = ("all",), form
     """The verdict, strength and condition the evidence earns (see the module docstring)."""
     if form not in FORMS:
         raise ValueError(f"form {form!r} not in {FORMS}")
-    ev = [e for e in evidence if e.holds is not None]
+    exceptional = [e.summary for e in evidence if _exceptional(e, form)]
+    ev = [e for e in evidence if e.holds is not None and not _set_aside(e, form)]
     listed = [r for r in regimes if r != "all"] or ["all"]
+    if not ev:
+        reasons = [e.reason for e in evidence if e.reason] + [f"only exceptional points met: {x}" for x in exceptional]
+        return Assessment("not-checkable", "none", reason="; ".join(dict.fromkeys(reasons)) or "no evidence",
+                          exceptional=exceptional)
+    a = _assess(ev, listed, form)
+    a.exceptional = exceptional
+    if exceptional and a.verdict in ("supported", "proved", "certified", "unsupported", "not-checkable"):
+        met = f"exceptional set met at {len(exceptional)} point(s), never decisive (perturbations restore the conclusion)"
+        a.reason = f"{a.reason}; {met}" if a.reason else met
+    return a
+
+
+def _assess(ev: list[Evidence], listed: list[str], form: str) -> Assessment:
     universe = list(listed)
     if listed != ["all"]:
         universe += sorted({e.regime for e in ev if e.regime not in listed and e.regime != "all"})
 
     def applies(e: Evidence, r: str) -> bool:
         return listed == ["all"] or e.regime == "all" or e.regime == r
-
-    if not ev:
-        reasons = [e.reason for e in evidence if e.reason]
-        return Assessment("not-checkable", "none", reason="; ".join(dict.fromkeys(reasons)) or "no evidence")
 
     status: dict[str, str] = {}
     strength: dict[str, str] = {}

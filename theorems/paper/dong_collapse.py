@@ -34,6 +34,7 @@ from ..exact.residual import recheck_curvature, recheck_one_layer_collapse, rech
 from ..exact.transformer import SYMPY, mha, softmax_rows, uniform_heads
 from ..framework import (
     Evidence,
+    Generic,
     Pool,
     ProofStep,
     Reading,
@@ -91,6 +92,7 @@ claim(
                       note="the explainer drops a column-dependent term with a shift invariance that softmax does "
                            "not have; the rate survives because that term only moves a row constant of A R W")],
     chapter="dong_collapse",
+    notion="residual: the fitted exponent of rho_l",
 )
 
 claim(
@@ -100,6 +102,7 @@ claim(
     statement=r"\min\{l:\rho_l<2^{-52}\}\in\{5,6,7\}",
     hypotheses=("pure attention", "12 layers", "standard-scale random weights"), conclusion="layer in 5..7",
     regimes=("n<d", "n>d"), checks=[], chapter="dong_collapse",  # the depth study (numeric layer)
+    notion="residual: rho_l < 2^-52, certified",
 )
 
 claim(
@@ -116,6 +119,7 @@ claim(
                       note="gamma defined from the weights (a rigorous bound on the contraction), so the "
                            "inequality can fail; vacuous when gamma_W >= 1 (standard-scale weights)")],
     chapter="dong_collapse",
+    notion="residual: ||R^(l)||_F",
 )
 
 claim(
@@ -126,6 +130,7 @@ claim(
     hypotheses=("MLP", "no skip"), conclusion="singly exponential", regimes=("n<d", "n>d"),
     checks=[],  # the depth study's exponent (numeric layer)
     chapter="dong_collapse",
+    notion="residual: the fitted exponent of rho_l",
 )
 
 claim(
@@ -168,6 +173,10 @@ claim(
                       checks=[],  # the depth study's exponents (numeric layer)
                       note="the conclusion alone, on the depth study: a fit over layers (float evidence)")],
     chapter="dong_collapse",
+    notion={
+        "premise (rank never decreases)": "exact-rank: certified ranks of the depth study",
+        "conclusion (no doubly exponential collapse)": "residual: rho_l and the fitted exponent",
+    },
 )
 
 
@@ -188,16 +197,21 @@ claim(
     regimes=("n<d", "n>d"),
     checks=[],  # the depth study (numeric layer), as in every reading below
     readings=[Reading("with-residual", r"\text{attention + skip, and the full block: certified rank}\ge2\ \text{at every layer}",
-                      checks=[]),
+                      checks=[], notion="exact-rank: certified rank >= 2 at every layer"),
               Reading("mlp-sufficient", r"\text{attention + MLP, no skip: }\rho_l\ge2^{-52}\ \forall l\le12",
-                      checks=[],
+                      checks=[], notion="residual: rho_l >= 2^-52, certified",
                       note="the depth study: without the skip the MLP does not stop Dong's collapse (exponent ~3)"),
               Reading("mlp-not-necessary", r"\text{attention + skip, no MLP: no collapse (rank and }\rho)",
-                      checks=[]),
+                      checks=[], notion={"rank": "exact-rank: certified", "rho": "residual: rho_l bounded below"}),
               Reading("dong-residual-full-block", r"\text{full block: }\rho_l\text{ does not decay geometrically}",
-                      checks=[],
+                      checks=[], notion="residual: the slope of log rho_l (a float fit)",
                       note="exact rank is kept, but Dong's token-diversity ratio still decays, slowly")],
     chapter="dong_collapse",
+    notion={
+        "(a) residual": "exact-rank: certified rank >= 2 at every layer",
+        "(b) MLP without residual": "residual: rho_l >= 2^-52, certified",
+        "(c) residual without MLP": "exact-rank: certified rank, and residual rho_l",
+    },
 )
 
 
@@ -219,9 +233,16 @@ claim(
                       r"\text{attention + residual is affine and stays in the span of the embeddings}",
                       checks=[_mlp_nonlinear_counterexamples], regimes=("all",),
                       note="refuted by the suite's own stored instances (MLP.curvature, MLP.span)"),
-              Reading("sufficient", r"\text{attention + MLP, no skip: no collapse}", checks=[]),
-              Reading("not-necessary", r"\text{attention + skip, no MLP: no rank collapse}", checks=[])],
+              Reading("sufficient", r"\text{attention + MLP, no skip: no collapse}", checks=[],
+                      notion="residual: rho_l >= 2^-52, certified", same_as="RRO.contribution-2:mlp-sufficient"),
+              Reading("not-necessary", r"\text{attention + skip, no MLP: no rank collapse}", checks=[],
+                      notion="exact-rank: certified rank")],
     chapter="dong_collapse",
+    notion={
+        "(a) non-linear features": "exact-rank: row spaces over Q (MLP.span) and exact second derivatives",
+        "(b) MLP alone prevents collapse": "residual: rho_l >= 2^-52, certified",
+        "(c) collapse prevented without MLP": "exact-rank: certified rank",
+    },
 )
 
 
@@ -232,11 +253,13 @@ claim(
     statement=r"\text{pure attention: }\rho_l\to0\ (\text{certified }\rho_l<2^{-52}\text{ within 12 layers})",
     hypotheses=("pure attention",), conclusion="collapse", regimes=("n<d", "n>d"),
     checks=[],  # the depth study (numeric layer)
+    same_as="DONG.identical-vector",
     readings=[Reading("exact-rank", r"\text{pure attention: }\operatorname{rank}X^{(l)}\to1",
-                      checks=[],
+                      checks=[], notion="exact-rank: certified ranks of the depth study",
                       note="the paper's own notion (exact rank, §5): exact rank never falls; Dong's collapse is "
                            "invisible to it")],
     chapter="dong_collapse",
+    notion="residual: rho_l < 2^-52, certified",
 )
 
 
@@ -248,9 +271,10 @@ claim(
     hypotheses=("pure attention",), conclusion="tokens converge to one vector", regimes=("n<d", "n>d"),
     checks=[],  # the depth study (numeric layer)
     readings=[Reading("eliminated-exactly", r"\exists l\le12:\ R^{(l)}=0\ (\text{tokens identical})",
-                      checks=[],
+                      checks=[], notion="residual: ||R^(l)||_F certified non-zero",
                       note="convergence, not equality: ||R|| is certified non-zero at every layer")],
     chapter="dong_collapse",
+    notion="residual: rho_l < 2^-52, certified",
 )
 
 
@@ -312,9 +336,10 @@ claim(
                 "P^L = (J + 2^-L (2I - J)) / 2 for P = [[3/4, 1/4], [1/4, 3/4]]: sigma_2(P^L) = 2^-L"),
                 "a constant stochastic product converges singly exponentially")]],
     readings=[Reading("uniform-attention", r"A^{(l)}=J/n:\ \operatorname{rank}(A XW)\le1\ \text{after one layer}",
-                      hypotheses={}, conclusion=_uniform_rank_one, instances=UNIFORM_ONE_STEP,
+                      hypotheses={}, conclusion=_uniform_rank_one, instances=UNIFORM_ONE_STEP, notion="exact-rank",
                       note="with uniform attention (the parenthesis) the product is rank 1 at once: no rate at all")],
     chapter="dong_collapse",
+    notion="residual: sigma_2(P^L), the exact spectral distance of the product to the rank-one matrices",
 )
 
 
@@ -326,12 +351,13 @@ claim(
     hypotheses=("attention + MLP + residual (+ LayerNorm)",), conclusion="rank maintained", regimes=("n<d", "n>d"),
     checks=[],  # the depth study (numeric layer)
     readings=[Reading("dong-residual", r"\text{full block: }\rho_l\text{ does not decay}",
-                      checks=[],
+                      checks=[], notion="residual: the slope of log rho_l (a float fit)",
                       note="'suppressed entirely' read in Dong's measure: the token-diversity ratio still decays"),
               Reading("maximal-rank", r"\text{full block: }\operatorname{rank}X^{(l)}=\min(n,d)",
                       checks=[lambda ctx: _maximal_rank(ctx)], regimes=("n>d",),
                       note="the explainer's 'Full Transformer: Maintains maximal rank'; post-LN rows are centred")],
     chapter="dong_collapse",
+    notion="exact-rank: certified ranks of the depth study",
 )
 
 
@@ -465,6 +491,7 @@ claim(
                       note="false even for strictly positive (softmax-like) P: averaging towards one token moves "
                            "the others away from the centroid")],
     chapter="dong_collapse",
+    notion="residual: ||R(PX)||_F against ||R(X)||_F",
 )
 
 
@@ -490,6 +517,7 @@ claim(
     readings=[Reading("generic-weights", r"\text{median over Gaussian MLPs of }\rho(\mathrm{MLP}X)/\rho(X)>1",
                       checks=[])],  # float64 draws (numeric layer)
     chapter="dong_collapse",
+    notion="residual: rho(MLP X) / rho(X)",
 )
 
 
@@ -500,6 +528,7 @@ claim(
     statement=r"\sup_l\|R^{(l+1)}\|_F/\|R^{(l)}\|_F^3<\infty\ \text{(pure attention)}",
     hypotheses=("pure attention",), conclusion="a constant C", regimes=("n<d", "n>d"),
     checks=[], chapter="dong_collapse",  # the depth study (numeric layer)
+    notion="residual: ||R^(l)||_F",
 )
 
 
@@ -512,8 +541,16 @@ claim(
     checks=[lambda ctx: [stored_counterexample("DONG.skip-full-rank", _recheck_one_layer_collapse_lazy,
                                                arithmetic=_EXACT + " (2^k softmax)")]],
     readings=[Reading("generic-weights", r"\text{Gaussian weights: full rank and }R\ne0\text{ for 12 layers}",
-                      checks=[], regimes=("n<d", "n>d"))],  # the depth study (numeric layer)
+                      checks=[], regimes=("n<d", "n>d"), form="generic",  # the depth study (numeric layer)
+                      generic=Generic(space="the weights of the 12-layer attention + skip stack (and the input)",
+                                      measure="the Gaussian initialisation law (its null sets are Lebesgue-null)"),
+                      note="'preserving full rank' read for generic weights: the universal headline fails on the "
+                           "null set W_V W_O = c I")],
     chapter="dong_collapse",
+    notion={
+        "R != 0": "residual: ||R||_F > 0",
+        "full rank": "exact-rank",
+    },
 )
 
 
@@ -608,6 +645,7 @@ claim(
                       instances=TWO_BY_TWO,
                       note="with a defective (Jordan) P the rate is l lambda^l: geometric only up to a constant")],
     chapter="dong_collapse",
+    notion="residual: ||X^(l) - 1 x^T||",
 )
 
 
@@ -630,6 +668,7 @@ claim(
     statement=r"r_{l+1}\le Cr_l^3\Rightarrow r_l\le C^{-1/2}(\sqrt Cr_0)^{3^l}",
     hypotheses=("the cubic recurrence",), conclusion="the closed form", regimes=("all",),
     checks=[cubic_solution], chapter="dong_collapse",
+    notion="residual: ||R^(l)||_F",
 )
 
 

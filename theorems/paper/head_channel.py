@@ -39,6 +39,12 @@ from ..exact.heads import (
     PROOF_STEPS,
     Phi_a,
     generic_wo_rows,
+    head_ambiguity,
+    head_wo_rows,
+    single_head_box,
+    weights_unknown_formula,
+    weights_unknown_nullity,
+    weights_unknown_rows,
     kernel_basis_a,
     kernel_dim_a,
     map_nullity,
@@ -50,9 +56,11 @@ from ..exact.instances import random_int_matrix
 from ..exact.linalg import rank
 from ..framework import (
     Evidence,
+    Generic,
     Pool,
     Reading,
     claim,
+    failing_box,
     derivation,
     exact_complete,
     exact_instances,
@@ -139,6 +147,40 @@ def _nullity_a_is_formula(v) -> bool:
 KERNEL_FORMULA = Pool(rows=_kernel_formula_rows, arithmetic=_ARITH)
 
 
+def _generic_point(v) -> bool:
+    """the point is generic: the differential of (Y, W_O) -> sum_h Y_h W_O^h has its maximal rank m (n + d - m),
+    m = min(n, d, H d_k)"""
+    return weights_unknown_nullity(v["Y"], v["W_O"]) == weights_unknown_formula(v["n"], v["H"] * v["d_k"], v["d"])
+
+
+#: random integer head outputs and W_O per shape (reading ii: only the mixed output observed)
+WEIGHTS_UNKNOWN = Pool(rows=lambda ctx: weights_unknown_rows(random.Random(stable_seed("HC.main:weights unknown"))),
+                       arithmetic=_ARITH + " (the differential's matrix, built from a basis)")
+#: random integer W_O per shape, regimes H d_k <= d and H d_k > d (reading iii: one head, W_O known)
+SINGLE_HEAD_WO = Pool(rows=lambda ctx: head_wo_rows(random.Random(stable_seed("HC.main:single head"))), arithmetic=_ARITH,
+                      describe=lambda v: f"n = {v['n']}, d = {v['d']}, H = {v['H']}, d_k = {v['d_k']}, W_O = "
+                                         f"{v['W_O'].tolist()}")
+
+
+def _single_head_ambiguity(v) -> int:
+    return head_ambiguity(lambda Ys: Phi_a(Ys, v["W_O"]), v["n"], v["H"], v["d_k"])
+
+
+def _head_one_identified_box(v) -> Evidence | None:
+    """Head 1 identified (ambiguity 0) on a whole box of W_O: a robust failure of 'head 1 is irrecoverable'."""
+    got = single_head_box(v["n"], v["d_k"], v["W_O"])
+    if got is None or got[0] != 0:
+        return None
+    return failing_box(f"n = {v['n']}, d = {v['d']}, H = {v['H']}, d_k = {v['d_k']}: {got[2]}", certified=True,
+                       box=got[1], arithmetic="exact rational interval arithmetic (theorems.exact.qinterval)",
+                       exact=True, regime="Hd_k<=d" if v["H"] * v["d_k"] <= v["d"] else "Hd_k>d")
+
+
+#: reading (iii): W_O generic (known); a failure is robust when the ranks are certified maximal on a box
+SINGLE_HEAD_SPACE = Generic(space="W_O = [W_O^1; ...; W_O^H] in R^{H d_k x d} (known to the observer)", variables=("W_O",),
+                            measure="Lebesgue", certify=_head_one_identified_box)
+
+
 claim(
     id="HC.main", section="§7, Thm 7.3 (text not available; contributions list)",
     quote="the per-head contributions to multi-head attention output are irrecoverable from their sum",
@@ -151,12 +193,29 @@ claim(
          lambda v: map_nullity(lambda Ys: Phi_a(Ys, v["W_O"]), v["n"], v["H"], v["d_k"]) > 0))],
     readings=[
         Reading("b-no-output-projection", r"\ker\bigl[(Y_h)_h\mapsto\textstyle\sum_hY_h\bigr]=n(H-1)d_k>0\ (H\ge2)",
-                hypotheses={}, conclusion=sum_map_nullity_is_formula, instances=SUM_SHAPES,
+                hypotheses={}, conclusion=sum_map_nullity_is_formula, instances=SUM_SHAPES, regimes=("all",),
+                same_as="RA.main:b-no-output-projection",
                 checks=[lambda ctx: [proof_evidence((3,), "dim ker Phi_b = n (H - 1) d_k")]],
                 note="the paper's n(H-1)d_k is this reading's kernel dimension"),
         Reading("c-gauge", r"Y_h\ \text{identifiable only up to }Y_h\mapsto Y_hM_h,\ M_h\in GL(d_k)",
                 checks=[lambda ctx: [proof_evidence((1,), "the value-output gauge invariance")]],
                 note="with learned weights, Y_h has no canonical coordinates; Z_h = Y_h W_O^h does"),
+        Reading("ii-weights-unknown",
+                r"\text{only }M=\textstyle\sum_hY_hW_O^h\text{ observed, }Y,W_O\text{ unknown: the generic fibre of }"
+                r"(Y,W_O)\mapsto M\text{ has dimension }nHd_k+Hd_kd-m(n+d-m)>0,\ m=\min(n,d,Hd_k)",
+                hypotheses={"the point is generic (maximal rank of the differential)": _generic_point},
+                conclusion=("the fibre dimension (nullity of the differential, from its matrix) is positive",
+                            lambda v: weights_unknown_nullity(v["Y"], v["W_O"]) > 0),
+                instances=WEIGHTS_UNKNOWN, regimes=("all",),
+                note="reading (ii): nothing fixes W_O, so even H = 1 is ambiguous (Y G, G^-1 W_O); the count of "
+                     "ambiguous degrees of freedom is RA.main reading ii-weights-unknown"),
+        Reading("iii-single-head-projected",
+                r"W_O\text{ known (generic): head 1 is irrecoverable, }\dim\{Y_1:(Y_1,\dots)\in\ker\Phi_a\}>0",
+                hypotheses={}, conclusion=("the ambiguity left in Y_1 (from ker Phi_a's own matrix) is positive",
+                                           lambda v: _single_head_ambiguity(v) > 0),
+                instances=SINGLE_HEAD_WO, regimes=("Hd_k<=d", "Hd_k>d"), form="generic", generic=SINGLE_HEAD_SPACE,
+                note="reading (iii): one head recovered from the projected sum; for generic W_O it is identified "
+                     "exactly when H d_k <= d (BERT: H d_k = d)"),
         Reading("trained-model", r"\text{(a) on MiniLM: }\operatorname{rank}W_O<Hd_k", checks=[], note='exact rank of the trained W_O'),
     ],
     corrected=Reading("corrected", r"\text{(a) is ambiguous iff }\operatorname{rank}W_O<Hd_k;\ \dim\ker\Phi_a=n(Hd_k-\operatorname{rank}W_O)",
@@ -164,6 +223,7 @@ claim(
                       checks=[lambda ctx: [proof_evidence((0,), "the kernel formula of reading (a)")]],
                       condition="only a rank-deficient W_O (e.g. H d_k > d) leaves per-head outputs ambiguous"),
     chapter="head_channel",
+    notion="exact-rank: kernel dimensions over Q",
 )
 
 
@@ -264,6 +324,7 @@ claim(
                       regimes=("all",),
                       note="the residual adds X before the MLP; the sum still identifies (Y_h) up to ker Phi")],
     chapter="head_channel",
+    notion="exact-rank: kernel dimensions over Q",
 )
 
 
@@ -317,6 +378,7 @@ claim(
                       checks=[lambda ctx: [not_checkable("the remedy is PG-OP (§8) and the cause is argued in §7; "
                                                           "neither section is in the available text")]])],
     chapter="head_channel",
+    notion="exact-rank",
 )
 
 
@@ -366,4 +428,5 @@ claim(
                       instances=GENERIC_WO, regimes=("generic-weights",),
                       note="reading (a) of HC.main: with W_O known and generic, nothing is ambiguous")],
     chapter="head_channel",
+    notion="exact-rank: kernel dimensions over Q",
 )

@@ -29,15 +29,21 @@ from ..exact import transformer as tf
 from ..exact.attention import exact_head, exact_softmax, head_terms
 from ..exact.input import exact_matrix
 from ..exact.instances import Shape, random_int_matrix, regime_of
-from ..exact.linalg import rank
+from ..exact.linalg import nonzero_minor, rank
+from ..exact.qinterval import box, mat_mul, minor_certificate, softmax_log2_rows, transpose
 from ..framework import (
     Evidence,
+    Generic,
     Pool,
     Reading,
     claim,
     derivation,
     exact_complete,
+    failing_box,
+    identical_failure,
     not_checkable,
+    perturb_value,
+    rank_genericity,
     stable_seed,
     symbolic_identity,
 )
@@ -119,20 +125,80 @@ def _proof(uses, what) -> Evidence:
     return derivation(PROOF_STEPS, what, uses=uses)
 
 
+def _attention_instance(X: Matrix, Q: Matrix, K: Matrix) -> dict:
+    """Softmax attention with W_Q W_K^T / sqrt(d_k) = log 2 Q K^T (d_k = Q's columns), exactly: A = softmax(log 2 S),
+    S = X Q K^T X^T an integer matrix."""
+    return {"X": X, "Q": Q, "K": K, "d_k": Q.shape[1], "A": exact_softmax(X, Q * K.T)}
+
+
 def _decode_vandermonde(data) -> dict:
     """The stored instance: x_i (d = 1), W_Q W_K^T / sqrt(d_k) = log 2, so A_ij = 2^(x_i x_j) / sum_k 2^(x_i x_k)."""
     if data.get("W_QK_over_sqrt_dk") != "log(2)":
         raise ValueError("the stored scores must be W_Q W_K^T / sqrt(d_k) = log(2) (exp of them is a power of 2)")
     x = [int(v) for v in data["x"]]
-    A = tf.softmax_rows(tf.SYMPY_LOG2, Matrix(x) * Matrix(x).T)  # logits in units of log 2: exp(s) = 2^s
-    return {"x": x, "d_k": int(data.get("d_k", 1)), "A": A}
+    return _attention_instance(Matrix(x), Matrix([[1]]), Matrix([[1]]))
 
 
-#: the stored Vandermonde attention (d = d_k = 1; the numeric layer adds the certified ranks of random heads)
-VANDERMONDE = Pool(rows=None, arithmetic="exact over QQ (exp(i j log 2) = 2^(ij))", decode=_decode_vandermonde,
-                   describe=lambda v: f"d = d_k = {v['d_k']}, x = {v['x']}, W_Q W_K^T = log 2, "
-                                      f"A = [2^(x_i x_j) / sum_k 2^(x_i x_k)] of rank {rank(v['A'])}",
-                   regime=lambda v: regime_of(len(v["x"]), 1))
+def _attention_rows(ctx):
+    """Per regime, d_k = 1 heads Q = K = e_1 (scores x_i1 x_j1 log 2) over X whose first column has distinct positive
+    entries: exp(S) is a generalized Vandermonde matrix, so rank A = n (totally positive)."""
+    rng = random.Random(stable_seed("RC.attention-rank:vandermonde per regime"))
+    for (n, d) in ((2, 3), (3, 5), (2, 2), (3, 3), (4, 2), (3, 1)):
+        for _ in range(1 if ctx.quick else 2):
+            X = random_int_matrix(rng, n, d, 2)
+            for i, v in enumerate(rng.sample(range(1, 5), n)):
+                X[i, 0] = v
+            e1 = Matrix([1] + [0] * (d - 1))
+            yield regime_of(n, d), "", _attention_instance(X, e1, e1)
+
+
+def _attention_box(v) -> Evidence | None:
+    """rank A = n on a box around (X, Q, K): an n x n minor of softmax(log 2 X Q K^T X^T) certified non-zero at
+    every point (exact rational interval arithmetic, 2^s enclosed by rational bounds)."""
+    n = v["X"].shape[0]
+    for e in (4, 8, 12):
+        r = Rational(1, 10 ** e)
+        Xb, Qb, Kb = box(v["X"], r), box(v["Q"], r), box(v["K"], r)
+        S = mat_mul(mat_mul(mat_mul(Xb, Qb), transpose(Kb)), transpose(Xb))
+        cert = minor_certificate(softmax_log2_rows(S), n)
+        if cert is not None:
+            return failing_box(f"{n}x{v['X'].shape[1]} X, d_k = {v['d_k']}: det A lies in [{float(cert[2].lo):.4g}, "
+                               f"{float(cert[2].hi):.4g}] over the box, so rank A = n = {n} > d_k at every point",
+                               certified=True, box=f"|X' - X|, |Q' - Q|, |K' - K| <= 1/10^{e} entrywise",
+                               arithmetic="exact rational interval arithmetic (theorems.exact.qinterval)", exact=True,
+                               regime=regime_of(*v["X"].shape))
+    return None
+
+
+def _describe_attention(v) -> str:
+    return (f"{v['X'].shape[0]}x{v['X'].shape[1]} X = {v['X'].tolist()}, d_k = {v['d_k']}, W_Q W_K^T / sqrt(d_k) = "
+            f"log 2 Q K^T with Q = {v['Q'].T.tolist()}^T, K = {v['K'].T.tolist()}^T: rank A = {rank(v['A'])}")
+
+
+#: exact softmax attention with d_k = 1 per regime (the stored Vandermonde instance: d = d_k = 1); the numeric layer
+#: adds the certified ranks of random heads
+VANDERMONDE = Pool(rows=_attention_rows, arithmetic="exact over QQ (exp(s log 2) = 2^s on integer scores)",
+                   decode=_decode_vandermonde, describe=_describe_attention, regime=lambda v: regime_of(*v["X"].shape))
+#: the attention rank is generic in (X, W_Q, W_K); a failure with rank A = n > d_k is open: a certified box decides it
+ATTENTION_SPACE = Generic(space="(X, W_Q, W_K) in R^{n x d} x R^{d x d_k} x R^{d x d_k} (W_Q W_K^T / sqrt(d_k) = "
+                                "log 2 Q K^T)", variables=("X", "Q", "K"), measure="Lebesgue",
+                          certify=_attention_box)
+
+
+def _attention_rank_argument(ctx) -> list[Evidence]:
+    """rank A < n forces det exp(S) (real-analytic in X, W_Q, W_K) to vanish; the pool's exact instance of each regime
+    has det A != 0."""
+    out, seen = [], set()
+    for regime, _, v in VANDERMONDE.rows(ctx):
+        if regime in seen:
+            continue
+        seen.add(regime)
+        n = v["X"].shape[0]
+        out.append(rank_genericity("rank A_h = n for a.e. (X, W_Q, W_K)", P="det exp(X W_Q W_K^T X^T / sqrt(d_k)) "
+                                   "(real-analytic)", witness=_describe_attention(v) + f" (det A = {v['A'].det()})",
+                                   witness_holds=rank(v["A"]) == n, arithmetic="exact over QQ (2^s softmax)",
+                                   analytic=True, regime=regime))
+    return out
 
 
 def _decode_uniform_heads(data) -> dict:
@@ -146,8 +212,19 @@ def _rank_is_dim_sum(v) -> bool:
     return rank(sum(T[1:], T[0])) == rank(Matrix.vstack(*T))
 
 
-#: the stored uniform-attention heads (the numeric layer adds the certified ranks)
-UNIFORM_HEADS = Pool(rows=None, arithmetic="exact over QQ (W_Q = 0: uniform attention)", decode=_decode_uniform_heads,
+def _uniform_heads_rows(ctx):
+    """Per regime, two heads with uniform attention (W_Q = 0) and random integer W_V W_O: MHA(X) = (J/n) X (W_1 + W_2)
+    has rank <= 1 while R_1 + R_2 = span(xbar W_1, xbar W_2) is generically 2-dimensional."""
+    rng = random.Random(stable_seed("RC.rank-equals-sum:uniform heads"))
+    for (n, d) in ((2, 3), (3, 5), (2, 2), (3, 3), (4, 2), (5, 3)):
+        for _ in range(1 if ctx.quick else 2):
+            yield regime_of(n, d), "", {"X": random_int_matrix(rng, n, d, 3),
+                                        "W_VO": [random_int_matrix(rng, d, d, 3) for _ in range(2)]}
+
+
+#: two uniform-attention heads per regime, and the stored instance (the numeric layer adds the certified ranks)
+UNIFORM_HEADS = Pool(rows=_uniform_heads_rows, arithmetic="exact over QQ (W_Q = 0: uniform attention)",
+                     decode=_decode_uniform_heads,
                      describe=lambda v: f"{v['X'].shape[0]}x{v['X'].shape[1]}, {len(v['W_VO'])} heads with uniform "
                                         "attention", regime=lambda v: regime_of(*v["X"].shape))
 
@@ -181,16 +258,39 @@ def _dff_bert_values(ctx) -> list[Evidence]:
     return out
 
 
+#: Prop 6.3: the head's weights generic for a fixed X
+HEAD_WEIGHTS = Generic(space="the head's weights (W_Q^h, W_K^h, W_V^h, W_O^h) in R^{d x d_k}^3 x R^{d_k x d}, X fixed",
+                       measure="Lebesgue on the weights", fixed="X")
+
+
+def _prop63_argument(ctx) -> list[Evidence]:
+    """dim R_h < m = min(rank X, d_k) forces every m-minor of A_h X W_V W_O (real-analytic in the weights) to vanish;
+    an exact head (2^s softmax) with dim R_h = m is the witness, per regime."""
+    out, seen = [], set()
+    for regime, _, v in SUBADDITIVITY.rows(ctx):
+        r = _ranks(v)
+        m = min(rank(v["X"]), v["d_k"])
+        if regime in seen or r["rank_T"][0] != m or m == 0:
+            continue
+        seen.add(regime)
+        out.append(rank_genericity("dim R_h = min(rank X, d_k) for a.e. head weights", P="an m-minor of "
+                                   "A_h X W_V^h W_O^h, m = min(rank X, d_k) (real-analytic in the weights)",
+                                   witness=_describe_heads(v), witness_holds=True, arithmetic=_EXACT, analytic=True,
+                                   regime=regime))
+    return out
+
+
 claim(
     id="RC.prop63", section="§6",
     quote="dim(R_h) = min(rank(X), d_k)",
     statement=r"\dim\operatorname{row}(Y_hW_O^h)=\min(\operatorname{rank}X,d_k)\ \text{(generic weights)}",
-    regimes=("n<d", "n=d", "n>d"),
+    regimes=("n<d", "n=d", "n>d"), form="generic", generic=HEAD_WEIGHTS, notion="exact-rank",
     hypotheses=(), conclusion="",
-    checks=[],  # the certified evidence is attached by the numeric layer
+    checks=[lambda ctx: _prop63_argument(ctx)],  # + the certified evidence attached by the numeric layer
     readings=[Reading("algebraic-genericity", r"A_h\in GL_n,\ \operatorname{rank}(XW_V^h)=\min(\operatorname{rank}X,d_k),\ "
                                       r"\operatorname{rank}W_O^h=d_k\Rightarrow\dim R_h=\min(\operatorname{rank}X,d_k)",
-              checks=[], note="the genericity is in the premises (rank(X W_V) = min(rank X, d_k), A_h invertible, "
+              checks=[], form="universal",
+              note="the genericity is in the premises (rank(X W_V) = min(rank X, d_k), A_h invertible, "
                               "rank W_O^h = d_k); what is proved under them is the rank-invariance step of the proof, "
                               "not that generic weights meet them (A_h is singular for every weight when two tokens "
                               "are equal)")],
@@ -202,13 +302,13 @@ claim(
     id="RC.attention-rank", section="§6",
     quote="The attention matrix A^(h) is a row-stochastic matrix of rank min(n, d_k) = d_k generically (when n > d_k)",
     statement=r"\operatorname{rank}A_h=\min(n,d_k)\ \text{generically}",
-    regimes=("n<d", "n=d", "n>d"),
-    hypotheses={"n > d_k": lambda v: len(v["x"]) > v["d_k"]},
-    conclusion=("rank A = min(n, d_k)", lambda v: rank(v["A"]) == min(len(v["x"]), v["d_k"])),
+    regimes=("n<d", "n=d", "n>d"), form="generic", generic=ATTENTION_SPACE, notion="exact-rank",
+    hypotheses={"n > d_k": lambda v: v["X"].shape[0] > v["d_k"]},
+    conclusion=("rank A = min(n, d_k)", lambda v: rank(v["A"]) == min(v["X"].shape[0], v["d_k"])),
     instances=VANDERMONDE,
     counterexamples=("RC.attention-rank",),
     checks=[],
-    corrected=Reading("corrected", r"\operatorname{rank}A_h=n\ \text{generically}", checks=[],
+    corrected=Reading("corrected", r"\operatorname{rank}A_h=n\ \text{generically}", checks=[_attention_rank_argument],
              condition="softmax attention is generically invertible; Prop 6.3 survives because it only needs "
                        "left-multiplication by A_h to preserve rank"),
     chapter="rank_contraction",
@@ -225,8 +325,13 @@ claim(
     instances=UNIFORM_HEADS,
     counterexamples=("RC.rank-equals-sum",),
     checks=[],
+    notion="exact-rank",
     readings=[Reading("generic-value", r"\operatorname{rank}\mathrm{MHA}(X)=\min(n,\dim\textstyle\sum_hR_h)\ \text{generically}",
-              checks=[])],
+              checks=[], form="generic",
+              generic=Generic(space="(X, (W_Q^h, W_K^h, W_V^h, W_O^h)_h) in R^{n x d} x weight space",
+                              measure="Lebesgue"),
+              note="decided on certified random heads (numeric layer); the uniform-attention instances lie on the "
+                   "null set W_Q = 0 and are not evidence either way")],
     corrected=Reading("corrected", r"\operatorname{rank}\mathrm{MHA}(X)\le\dim\textstyle\sum_hR_h",
              checks=[_rank_equals_sum_corrected],
              condition="only an inequality; generically rank MHA = min(n, dim sum R_h), so equality needs n >= dim sum R_h"),
@@ -251,7 +356,9 @@ claim(
     quote="Since alpha_h affects only A^(h), and A^(h) does not appear in the rank formula, the "
                               "result is independent of alpha_h",
     statement=r"\dim R_h=\min(\operatorname{rank}X,d_k)\ \text{for every }\alpha_h",
-    regimes=("n<d", "n=d", "n>d"),
+    regimes=("n<d", "n=d", "n>d"), form="generic", notion="exact-rank",
+    generic=Generic(space="for each alpha_h: the head's weights with that asymmetry, and X", measure="Lebesgue",
+                    fixed="alpha_h"),
     hypotheses=(), conclusion="",
     checks=[],  # the certified evidence is attached by the numeric layer
     chapter="rank_contraction",
@@ -267,6 +374,7 @@ claim(
     checks=[],  # the certified evidence is attached by the numeric layer
     readings=[Reading("trained-model", r"\text{MiniLM: }\alpha_h\uparrow\Rightarrow\text{alignment}\uparrow", checks=[], note='')],
     chapter="rank_contraction",
+    notion="numerical-rank: dim R_h from an SVD at tolerance 1e-10 (float64 principal angles)",
 )
 
 
@@ -285,6 +393,7 @@ claim(
       Reading("bert-values", r"d-\operatorname{rank}\mathrm{MHA}(X)\le d_{\mathrm{ff}}=3072\ \text{(BERT-base, generic)}",
               checks=[_dff_bert_values])],
     chapter="rank_contraction",
+    notion="exact-rank",
 )
 
 
@@ -364,6 +473,7 @@ claim(
                       regimes=("all",), form="concrete",
                       note="a convention of BERT-like models (d_k = d / H), not a consequence of subadditivity")],
     chapter="rank_contraction",
+    notion="exact-rank",
 )
 
 
@@ -422,6 +532,7 @@ claim(
                       checks=[_alpha_mha_alignment], regimes=("n<d",),
                       note="what the index would need to measure head alignment; n < H d_k alone makes it positive")],
     chapter="rank_contraction",
+    notion="exact-rank",
 )
 
 
@@ -450,16 +561,36 @@ GENERIC_WV = Pool(rows=lambda ctx: _generic_wv_rows(ctx, False), arithmetic="exa
 RANK_ONE_WV = Pool(rows=lambda ctx: _generic_wv_rows(ctx, True), arithmetic="exact over QQ (python-flint)")
 
 
+def _wv_argument(ctx) -> list[Evidence]:
+    """rank(X W_V) < m = min(rank X, d_k) forces every m-minor of X W_V (a polynomial in W_V) to vanish; the first
+    drawn W_V of each regime is the witness."""
+    out, seen = [], set()
+    for regime, _, v in GENERIC_WV.rows(ctx):
+        m = min(rank(v["X"]), v["d_k"])
+        got = nonzero_minor(v["X"] * v["W_V"], m) if m else None
+        if regime in seen or got is None:
+            continue
+        seen.add(regime)
+        out.append(rank_genericity("rank(X W_V) = min(rank X, d_k) for a.e. W_V", P=f"the {m}-minor (rows {got[0]}, "
+                                   f"cols {got[1]}) of X W_V", witness=f"the first drawn {v['X'].shape[0]}x"
+                                   f"{v['X'].shape[1]} X (rank {rank(v['X'])}), d_k = {v['d_k']}: minor = {got[2]}",
+                                   witness_holds=True, arithmetic="exact over QQ (python-flint)", regime=regime))
+    return out
+
+
 claim(
     id="RC.generic-wv", section="§6.1, proof of Prop 6.3",
     quote="For generic W_V^(h): rank(X W_V^(h)) = min(rank(X), d_k)",
     statement=r"W_V\ \text{generic}\Rightarrow\operatorname{rank}(XW_V)=\min(\operatorname{rank}X,d_k)",
     # genericity is not decidable on one instance: the Pool marks the W_V it draws from a wide range
     hypotheses={"generic W_V": lambda v: v["generic"] is True}, conclusion=_wv_rank, instances=GENERIC_WV,
-    regimes=("n<d", "n=d", "n>d"),
+    regimes=("n<d", "n=d", "n>d"), form="generic", notion="exact-rank",
+    generic=Generic(space="W_V in R^{d x d_k} (X fixed)", variables=("W_V",), measure="Lebesgue", fixed="X"),
+    checks=[lambda ctx: _wv_argument(ctx)],
     readings=[Reading("every-W_V", r"\forall W_V:\ \operatorname{rank}(XW_V)=\min(\operatorname{rank}X,d_k)",
                       hypotheses={"d_k >= 2": lambda v: v["d_k"] >= 2, "rank X >= 2": lambda v: rank(v["X"]) >= 2},
-                      conclusion=_wv_rank, instances=RANK_ONE_WV, note="the edge: a rank-deficient W_V")],
+                      conclusion=_wv_rank, instances=RANK_ONE_WV, form="universal",
+                      note="the edge: a rank-deficient W_V")],
     chapter="rank_contraction",
 )
 
@@ -503,6 +634,7 @@ claim(
                                       "so Y -> Y W_O is injective", "lemma", _step_right_inverse)],
                                     "rank(Y W_O) = rank Y when rank W_O = d_k")]],
     chapter="rank_contraction",
+    notion="exact-rank",
 )
 
 
@@ -551,6 +683,7 @@ claim(
                                       _step_invertible_rows)], "'R_h = row(X W_V W_O) does not depend on alpha_h when "
                                       "A_h is invertible (generic)'", concludes=False)]],
     chapter="rank_contraction",
+    notion="exact-rank",
 )
 
 
@@ -580,6 +713,7 @@ claim(
     instances=_stored_heads_pool(_decode_heads), counterexamples=("RC.contraction-mechanism",),
     regimes=("n<d", "n=d", "n>d"),
     chapter="rank_contraction",
+    notion="exact-rank",
 )
 
 
@@ -595,6 +729,7 @@ claim(
                       checks=[lambda ctx: [not_checkable("'first' is a claim about the literature, and the bound "
                                                          "itself (§6, truncated) is RC.dff-lower-bound")]])],
     chapter="rank_contraction",
+    notion="exact-rank",
 )
 
 
@@ -663,6 +798,34 @@ def _dim_is_dk(v) -> bool:
     return _ranks(v)["rank_T"][0] == v["d_k"]
 
 
+def _rank_below_dk_identity(v) -> Evidence | None:
+    """rank X = r < d_k: X = C F exactly (C its r independent columns), so T_h = (A_h C)(F W_V W_O) factors through
+    r < d_k dimensions for every weight: dim R_h <= r < d_k identically on the weight space."""
+    X = v["X"]
+    r = rank(X)
+    if r >= v["d_k"] or r == 0:
+        return None
+    got = nonzero_minor(X, r)
+    C = X.extract(list(range(X.shape[0])), got[1])
+    F = (C.T * C).inv() * C.T * X
+    return identical_failure(f"{X.shape[0]}x{X.shape[1]} X of rank {r} < d_k = {v['d_k']}: X = C F with C the columns "
+                             f"{got[1]} (n x {r}), so T_h = (A_h C)(F W_V W_O) has rank <= {r} < d_k for every weight",
+                             identity_holds=C * F == X, arithmetic="exact over QQ (the factorisation checked)",
+                             regime=regime_of(*X.shape))
+
+
+def _perturb_value_output(v, rng, scale):
+    """Perturb W_V and W_O of every head (M0 kept: the 2^s softmax stays exact); the cached ranks are dropped."""
+    heads = [(M0, perturb_value(WV, rng, scale), perturb_value(WO, rng, scale)) for M0, WV, WO in v["heads"]]
+    return {**{k: x for k, x in v.items() if k != "ranks"}, "heads": heads}
+
+
+#: X fixed, the head's weights generic (a failure with rank X < d_k holds identically in the weights)
+DIM_DK_SPACE = Generic(space="the head's weights (W_Q, W_K, W_V, W_O), X fixed", variables=("heads",),
+                       measure="Lebesgue on the weights", fixed="X (and, in probes, M0: W_V and W_O are perturbed)",
+                       perturb=_perturb_value_output, certify=_rank_below_dk_identity)
+
+
 #: X of rank r < d_k (the claim) and of rank d_k (the reading), one head with W_V, W_O in [-50, 50]
 RANK_BELOW_DK = Pool(rows=lambda ctx: _dim_dk_rows(ctx, False), arithmetic=_EXACT, describe=_describe_heads)
 RANK_DK = Pool(rows=lambda ctx: _dim_dk_rows(ctx, True), arithmetic=_EXACT, describe=_describe_heads)
@@ -673,11 +836,11 @@ claim(
     quote="Since dim(R_h) = d_k for each head individually (Proposition 6.3)",
     statement=r"\dim R_h=d_k\ \text{for every head}",
     hypotheses={"generic head (invertible attention)": _invertible_attention}, conclusion=_dim_is_dk,
-    instances=RANK_BELOW_DK, regimes=("n<d", "n=d", "n>d"),
+    instances=RANK_BELOW_DK, regimes=("n<d", "n=d", "n>d"), form="generic", generic=DIM_DK_SPACE, notion="exact-rank",
     readings=[Reading("rank-X-at-least-d_k", r"\operatorname{rank}X\ge d_k\Rightarrow\dim R_h=d_k",
                       hypotheses={"rank X >= d_k": lambda v: rank(v["X"]) >= v["d_k"],
                                   "generic head (invertible attention)": _invertible_attention},
-                      conclusion=_dim_is_dk, instances=RANK_DK,
+                      conclusion=_dim_is_dk, instances=RANK_DK, generic=DIM_DK_SPACE,
                       note="Prop 6.3 gives min(rank X, d_k): d_k needs rank X >= d_k")],
     chapter="rank_contraction",
 )

@@ -72,9 +72,11 @@ from ..exact.layernorm import (
     is_H1_nonconstant_rows,
 )
 from ..exact.linalg import affine_rank, centring_projector, in_colspace, in_rowspace, ones, rank
+from ..exact.qinterval import box, identity, mat_mul, minor_certificate
 from ..framework import (
     CheckContext,
     Evidence,
+    Generic,
     Pool,
     ProofStep,
     Reading,
@@ -82,6 +84,7 @@ from ..framework import (
     derivation,
     exact_complete,
     exact_instances,
+    failing_box,
     not_checkable,
     predicted,
     stable_seed,
@@ -290,6 +293,7 @@ claim(
                                                 lambda a: a.arank_LN_X - a.arank_X == characterisation(a)))],
         condition="extra hypothesis: 1_n notin colspace(X), i.e. arank(X) = rank(X)"),
     chapter="rank_neutrality",
+    notion="exact-rank",
 )
 
 
@@ -321,6 +325,7 @@ claim(
         hypotheses=given("H1"), conclusion=_two_sided_step2,
         checks=[lambda ctx: [proof_evidence(uses=(2, 3, 4), what="the two-sided Step 2")]]),
     chapter="rank_neutrality",
+    notion="exact-rank",
 )
 
 
@@ -338,6 +343,7 @@ claim(
         conclusion=("rank(LN X) = rank(X) - [1 in row X]", lambda a: a.rank_LN_X == a.rank_X - int(a.ones_d_in_rowspace)),
         note="H4 is not needed; H2 is: without it the matrix rank drops by exactly one.")],
     chapter="rank_neutrality",
+    notion="exact-rank",
 )
 
 
@@ -371,6 +377,7 @@ claim(
         checks=[lambda ctx: [proof_evidence(uses=(1, 5), what="the rank-one update under H1-H4")]],
         condition="the excess is decided by beta/gamma (elementwise) against row(X~), not by the mean of beta"),
     chapter="rank_neutrality",
+    notion="exact-rank",
 )
 
 
@@ -478,8 +485,10 @@ claim(
         "width-two", r"d=2:\ H4\iff x_{i1}-x_{i2}\text{ do not all share one sign (fails with probability }2^{1-n})",
         checks=[_h4_width_two], regimes=("n=d", "n>d"),
         note="found by the edge shapes (d = 2): at d = 2, H4 fails on a set of positive measure even for n >= d")],
+    notion="exact-rank",
     corrected=Reading(
         "corrected", r"d\ge3:\ H4\text{ holds for Lebesgue-a.e. }X\iff n\ge d",
+        form="generic", generic=Generic(space="X in R^{n x d}, d >= 3", variables=("X",), measure="Lebesgue"),
         checks=[lambda ctx: [_as_prediction(_generic_rank_argument(ctx, "n<d"))],
                 lambda ctx: [e for e in _h4_generic_regimes(ctx) if e.regime != "n<d"]],
         condition="n >= d and d >= 3; for n < d H4 fails for almost every X, and at d = 2 on a set of positive "
@@ -502,6 +511,7 @@ def _init_draws(ctx) -> dict:
     for regime, shapes in SHAPES.items():
         total = all4 = pattern = 0
         fails = {"H1": 0, "H2": 0, "H3": 0, "H4": 0}
+        failing = []
         for (nn, dd) in shapes:
             for _ in range(2 if ctx.quick else 5):
                 X = rng.normal(0.0, 0.02, size=(nn, dd))
@@ -509,25 +519,65 @@ def _init_draws(ctx) -> dict:
                 a = analyse(inst)
                 total += 1
                 all4 += a.all_hypotheses
+                if not a.all_hypotheses:
+                    failing.append(a)
                 for k, v in a.hypotheses.items():
                     fails[k] += v is not True
                 h4 = (regime != "n<d") if dd >= 3 else (regime != "n<d" and h4_width_two(inst.X))
                 want = {"H1": True, "H3": True, "H2": regime == "n<d", "H4": h4}
                 pattern += all(a.hypotheses[k] is v for k, v in want.items())
-        out[regime] = {"instances": total, "all_hold": all4, "pattern": pattern,
+        out[regime] = {"instances": total, "all_hold": all4, "pattern": pattern, "failing": failing,
                        **{f"{k}_failed": v for k, v in fails.items()}}
     return out
 
 
+def hypotheses_fail_on_box(a: Analysis) -> Evidence | None:
+    """The failure of H1-H4 at a draw is robust: rank X = d (so 1_d in row X: H2 fails) or rank XP = n (so sigma in
+    col XP = R^n: H4 fails) certified on a box around it by a minor enclosure (exact rational intervals)."""
+    X = a.inst.X
+    nn, dd = X.shape
+    for e in range(4, 16, 3):
+        r = Rational(1, 10 ** e)
+        if a.hypotheses["H2"] is False:
+            cert, what = minor_certificate(box(X, r), dd), f"rank X' = d = {dd}, so 1_d in row X': H2 fails"
+        elif a.hypotheses["H4"] is False:
+            XP = mat_mul(box(X, r), identity(centring_projector(dd)))
+            cert, what = minor_certificate(XP, nn), f"rank X'P = n = {nn}, so sigma in col X'P = R^n: H4 fails"
+        else:
+            return None
+        if cert is not None:
+            return failing_box(f"{nn}x{dd} draw: a minor ({cert[0]}, {cert[1]}) lies in [{float(cert[2].lo):.3g}, "
+                               f"{float(cert[2].hi):.3g}] over the box, so {what} at every point",
+                               certified=True, box=f"|X' - X|_max <= 1/10^{e}",
+                               arithmetic="exact rational interval arithmetic (theorems.exact.qinterval)", exact=True,
+                               regime=_inst.regime_of(nn, dd))
+    return None
+
+
 def _init_evidence(ctx) -> list[Evidence]:
+    """Per regime: H1-H4 jointly on the draws; every failing draw is certified on a box (the failure is robust: an
+    open condition, a non-zero minor), the first shown; the generic-rank derivations."""
     out = []
     for regime, c in _init_draws(ctx).items():
         fails = ", ".join(f"{k} {c[f'{k}_failed']}" for k in ("H1", "H2", "H3", "H4"))
+        boxes = [hypotheses_fail_on_box(a) for a in c["failing"]]
+        certified = [b for b in boxes if b is not None]
+        robust = bool(c["failing"]) and len(certified) == len(c["failing"])
         out.append(exact_instances(f"H1-H4 jointly at standard initialisation (failures by hypothesis: {fails})",
                                    met=c["instances"], held=c["all_hold"], regime=regime, arithmetic=_INIT_ARITH,
-                                   numbers={k: v for k, v in c.items() if k.endswith("_failed")}))
+                                   numbers={**{k: v for k, v in c.items() if k.endswith("_failed")},
+                                            **({"certificate": f"each of the {len(certified)} failing draws certified "
+                                                              "on a box (the first shown)"} if robust else {})},
+                                   label="robust" if robust else "persistent"))
+        out.extend(certified[:1])
     out.extend(_generic_rank_argument(ctx, r) for r in SHAPES)
     return out
+
+
+#: the initialisation law: X with i.i.d. Gaussian entries (equivalent to Lebesgue: the same null sets)
+INIT_SPACE = Generic(space="X in R^{n x d} with i.i.d. N(0, 0.02^2) entries, gamma = 1, beta = 0", variables=("X",),
+                     measure="the Gaussian initialisation law (its null sets are the Lebesgue-null sets)",
+                     fixed="gamma = 1, beta = 0")
 
 
 def _init_pattern(ctx) -> list[Evidence]:
@@ -542,14 +592,18 @@ claim(
     quote="All four hypotheses H1-H4 are mild non-degeneracy conditions that hold at standard initialisation",
     statement=r"X_{ij}\overset{iid}{\sim}\mathcal N(0,0.02^2),\ \gamma=\mathbf 1,\ \beta=0\ \Rightarrow\ H1\wedge H2\wedge H3\wedge H4\ \text{a.s.}",
     hypotheses=("standard initialisation",), conclusion="H1-H4 all hold", regimes=("n<d", "n=d", "n>d"),
+    form="generic", generic=INIT_SPACE, notion="exact-rank",
     checks=[_init_evidence],
-    readings=[Reading("trained-model", r"\text{H1-H4 at every LayerNorm of a trained BERT (MiniLM-L6)}", checks=[], note='trained weights instead of initialisation')],
+    readings=[Reading("trained-model", r"\text{H1-H4 at every LayerNorm of a trained BERT (MiniLM-L6)}", checks=[],
+                      form="universal", same_as="RN.hypotheses-in-training",
+                      note='trained weights instead of initialisation')],
     corrected=Reading(
         "corrected", r"\text{a.s. at init: }H1,H3\text{ always; }H2\iff n<d;\ H4\iff n\ge d\ (d\ge3;\ "
                      r"\text{at }d=2\text{ see RN.H4-generic, width-two})",
         checks=[lambda ctx: [_as_prediction(_generic_rank_argument(ctx, r)) for r in SHAPES],
                 _init_pattern],
         condition="H1-H4 hold jointly only on rank-deficient inputs (rank X < min(n, d)), the collapse regime"),
+    # the corrected reading is generic too (INIT_SPACE, inherited)
     chapter="rank_neutrality",
 )
 
@@ -569,9 +623,10 @@ claim(
     instances=POOL, counterexamples=("RN.main",), regimes=("n<d", "n=d", "n>d"),
     readings=[Reading("with-H1-H4", r"H1\wedge H2\wedge H3\wedge H4\Rightarrow\operatorname{arank}\mathrm{LN}(X)=\operatorname{arank}X",
                       hypotheses=H1_H4, conclusion=("arank(LN X) = arank(X)", lambda a: a.conclusion_holds),
-                      instances=POOL.only_stored(), counterexamples=("RN.main",),
+                      instances=POOL.only_stored(), counterexamples=("RN.main",), same_as="RN.main",
                       note="the abstract omits the hypotheses of Thm 4.2; with them it is RN.main")],
     chapter="rank_neutrality",
+    notion="exact-rank",
 )
 
 
@@ -594,6 +649,7 @@ claim(
                       r"H1\wedge H2\wedge H3\wedge\beta=0\Rightarrow\operatorname{rank}\mathrm{LN}(X)=\operatorname{rank}X",
                       hypotheses=given("H1", "H2", "H3", also={"beta = 0": _zero_bias}), conclusion=_rank_kept)],
     chapter="rank_neutrality",
+    notion="exact-rank",
 )
 
 
@@ -614,7 +670,7 @@ claim(
     statement=r"H1\text{-}H4\Rightarrow\operatorname{arank}\mathrm{LN}(X)\le\operatorname{arank}X\ (\text{never helps})"
               r"\ \wedge\ \operatorname{arank}\mathrm{LN}(X)\ge\operatorname{arank}X\ (\text{never hinders})",
     hypotheses=H1_H4, conclusion=("arank unchanged in both directions", lambda a: a.conclusion_holds),
-    instances=POOL, counterexamples=("RN.main",), regimes=("n<d", "n=d", "n>d"),
+    instances=POOL, counterexamples=("RN.main",), regimes=("n<d", "n=d", "n>d"), same_as="RN.main", notion="exact-rank",
     readings=[Reading("never-hinders", r"H1\text{-}H4\Rightarrow\operatorname{arank}\mathrm{LN}(X)\ge\operatorname{arank}X",
                       hypotheses=H1_H4, conclusion=_never_hinders,
                       checks=[lambda ctx: [proof_evidence(what="arank(LN X) = rank X >= arank X under H1-H4")]],
@@ -660,6 +716,7 @@ claim(
     quote="The matrix rank rank(LN(X)) can exceed rank(X) by at most one",
     statement=r"H1\Rightarrow\operatorname{rank}\mathrm{LN}(X)\le\operatorname{rank}X+1\ \text{(any }\gamma,\beta)",
     hypotheses=given("H1"), conclusion=_at_most_one_more, instances=POOL, regimes=("n<d", "n=d", "n>d"),
+    same_as="RN.plus-one:bound-only", notion="exact-rank",
     checks=[lambda ctx: [proof_evidence(uses=(1, 5), what="rank(D X~ Gamma + 1 beta^T) <= rank(X~) + 1 <= rank X + 1")],
             EDGES.decide(given("H1"), _at_most_one_more)],
     chapter="rank_neutrality",
@@ -684,6 +741,7 @@ claim(
     checks=[lambda ctx: [proof_evidence(uses=(3,), what="arank = rank [X | 1] - 1")],
             EDGES.decide({}, _two_formulas_agree)],
     chapter="rank_neutrality",
+    notion="exact-rank",
 )
 
 
@@ -710,6 +768,7 @@ claim(
                       conclusion=("rank(XP) = rank X - 1", lambda a: a.rank_Xt == a.rank_X - 1),
                       note="the edge: H2 is exactly what Step 1 needs")],
     chapter="rank_neutrality",
+    notion="exact-rank",
 )
 
 
@@ -746,6 +805,7 @@ claim(
                       checks=[_step3_zero_gamma_witness], form="existential", regimes=("all",),
                       note="the edge: H3 is needed (a zero gamma_j projects out a coordinate)")],
     chapter="rank_neutrality",
+    notion="exact-rank",
 )
 
 
@@ -769,6 +829,7 @@ claim(
     regimes=("n<d", "n=d", "n>d"),
     checks=[lambda ctx: [proof_evidence(uses=(2, 3, 4), what="arank(D X~) - arank(X~) = [1 in col X~] - [sigma in col X~]")]],
     chapter="rank_neutrality",
+    notion="exact-rank",
 )
 
 
@@ -782,4 +843,5 @@ claim(
                       checks=[lambda ctx: [not_checkable("no training trajectory (checkpoints) is available; the "
                                                          "headline checks the trained end point (all-MiniLM-L6-v2)")]])],
     chapter="rank_neutrality",
+    notion="exact-rank",
 )

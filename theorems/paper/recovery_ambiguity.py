@@ -35,6 +35,12 @@ from ..exact.heads import (
     KERNEL_FORMULAS,
     Phi_a,
     generic_wo_rows,
+    head_ambiguity,
+    head_wo_rows,
+    single_head_box,
+    weights_unknown_formula,
+    weights_unknown_nullity,
+    weights_unknown_rows,
     map_matrix,
     map_nullity,
     sum_map_nullity_is_formula,
@@ -45,9 +51,11 @@ from ..exact.instances import random_int_matrix
 from ..exact.linalg import nullspace, rank
 from ..framework import (
     Evidence,
+    Generic,
     Pool,
     Reading,
     claim,
+    failing_box,
     derivation,
     exact_complete,
     exact_instances,
@@ -136,6 +144,53 @@ def _ra_reading_b(ctx) -> list[Evidence]:
     return [derivation(HC_PROOF_STEPS, "dim ker Phi_b = n (H - 1) d_k", uses=(3,))]
 
 
+def _n_H1_dk(v) -> int:
+    return v["n"] * (v["H"] - 1) * v["d_k"]
+
+
+def _generic_point(v) -> bool:
+    """the point is generic: the differential of (Y, W_O) -> sum_h Y_h W_O^h has its maximal rank m (n + d - m)"""
+    return weights_unknown_nullity(v["Y"], v["W_O"]) == weights_unknown_formula(v["n"], v["H"] * v["d_k"], v["d"])
+
+
+def _describe_weights_unknown(v) -> str:
+    return (f"n = {v['n']}, d = {v['d']}, H = {v['H']}, d_k = {v['d_k']}: fibre dimension "
+            f"{weights_unknown_nullity(v['Y'], v['W_O'])} vs n (H - 1) d_k = {_n_H1_dk(v)}")
+
+
+#: random integer head outputs and W_O per shape (reading ii: only the mixed output observed, weights unknown)
+WEIGHTS_UNKNOWN = Pool(rows=lambda ctx: weights_unknown_rows(random.Random(stable_seed("RA.main:weights unknown"))),
+                       arithmetic="exact over QQ (the differential's matrix, built from a basis)",
+                       describe=_describe_weights_unknown)
+#: random integer W_O per shape (reading iii: one head, W_O known), regimes H d_k <= d and H d_k > d
+SINGLE_HEAD_WO = Pool(rows=lambda ctx: head_wo_rows(random.Random(stable_seed("RA.main:single head"))),
+                      arithmetic="exact over QQ (python-flint)",
+                      describe=lambda v: f"n = {v['n']}, d = {v['d']}, H = {v['H']}, d_k = {v['d_k']}, W_O = "
+                                         f"{v['W_O'].tolist()}")
+
+
+def _single_head_value_box(v) -> Evidence | None:
+    """The ambiguity of head 1 is constant on a box of W_O and differs from n (H - 1) d_k: a robust failure."""
+    got = single_head_box(v["n"], v["d_k"], v["W_O"])
+    if got is None or got[0] == _n_H1_dk(v):
+        return None
+    return failing_box(f"n = {v['n']}, d = {v['d']}, H = {v['H']}, d_k = {v['d_k']}: {got[2]} != n (H - 1) d_k = "
+                       f"{_n_H1_dk(v)}", certified=True, box=got[1],
+                       arithmetic="exact rational interval arithmetic (theorems.exact.qinterval)", exact=True,
+                       regime="Hd_k<=d" if v["H"] * v["d_k"] <= v["d"] else "Hd_k>d")
+
+
+#: reading (iii): W_O generic (known); the value is certified constant on a box around each failing draw
+SINGLE_HEAD_SPACE = Generic(space="W_O = [W_O^1; ...; W_O^H] in R^{H d_k x d} (known to the observer)", variables=("W_O",),
+                            measure="Lebesgue", certify=_single_head_value_box)
+
+_READING_III = dict(
+    hypotheses={}, conclusion=("the ambiguity left in Y_1 (from ker Phi_a's own matrix) = n (H - 1) d_k",
+                               lambda v: head_ambiguity(lambda Ys: Phi_a(Ys, v["W_O"]), v["n"], v["H"], v["d_k"])
+                               == _n_H1_dk(v)),
+    instances=SINGLE_HEAD_WO, regimes=("Hd_k<=d", "Hd_k>d"), form="generic", generic=SINGLE_HEAD_SPACE)
+
+
 claim(
     id="RA.main", section="§7.3, Recovery Ambiguity Theorem (contributions list)",
     quote="the exact recovery ambiguity dimension of head-channel non-identifiability is n(H-1)d_k degrees of freedom per layer",
@@ -143,14 +198,30 @@ claim(
     hypotheses=("standard MHA", "W_O known"), conclusion="ambiguity n(H-1)d_k", regimes=("generic-weights",),
     checks=[GENERIC_W_O.decide({}, (_ra_literal_text(), _nullity_a_is_n_H_minus_1_dk))],
     readings=[Reading("b-no-output-projection", r"\dim\ker\bigl[(Y_h)\mapsto\textstyle\sum_hY_h\bigr]=n(H-1)d_k",
-                      hypotheses={}, conclusion=sum_map_nullity_is_formula, instances=SUM_SHAPES,
+                      hypotheses={}, conclusion=sum_map_nullity_is_formula, instances=SUM_SHAPES, regimes=("all",),
                       checks=[_ra_reading_b], note="the number is exactly this reading's kernel dimension"),
+              Reading("ii-weights-unknown",
+                      r"\text{only }M=\textstyle\sum_hY_hW_O^h\text{ observed, weights unknown: }"
+                      r"\dim(\text{generic fibre of }(Y,W_O)\mapsto M)=n(H-1)d_k",
+                      hypotheses={"the point is generic (maximal rank of the differential)": _generic_point},
+                      conclusion=("the fibre dimension (nullity of the differential, from its matrix) = n (H - 1) d_k",
+                                  lambda v: weights_unknown_nullity(v["Y"], v["W_O"]) == _n_H1_dk(v)),
+                      instances=WEIGHTS_UNKNOWN, regimes=("all",),
+                      note="reading (ii), a count of the ambiguous degrees of freedom: n H d_k + H d_k d - m (n + d - "
+                           "m), m = min(n, d, H d_k); BERT-base (n = 512, H d_k = d = 768): 768^2 = 589824, not "
+                           "360448"),
+              Reading("iii-single-head-projected",
+                      r"W_O\text{ known (generic): }\dim\{Y_1:(Y_1,\dots,Y_H)\in\ker\Phi_a\}=n(H-1)d_k",
+                      note="reading (iii): the ambiguity left in one head with the output projection applied, "
+                           "n (d_k - rank W_O + rank W_O^(2..H)): 0 for generic W_O when H d_k <= d",
+                      **_READING_III),
               Reading("a-rank-condition", r"n,H>0:\ \dim\ker\Phi_a=n(H-1)d_k\iff\operatorname{rank}W_O=d_k",
                       checks=[lambda ctx: [symbolic_identity(
                           KERNEL_FORMULAS["a"] - KERNEL_FORMULAS["b"], n * (d_k - rho),
                           "n (H d_k - rho) - n (H - 1) d_k = n (d_k - rho), so the two agree iff rank W_O = rho = d_k "
                           "(n > 0): every head would have to write into the same d_k-dimensional subspace")]])],
     chapter="recovery_ambiguity",
+    notion="exact-rank: kernel dimensions over Q",
 )
 
 claim(
@@ -224,6 +295,7 @@ claim(
                                         r"<\dim\ker\Phi\ \text{(gates known)}", checks=[_pgop_ambiguity],
                       note="one plausible reading of 'position-gated': a known per-position scalar gate per head")],
     chapter="recovery_ambiguity",
+    notion="exact-rank: kernel dimensions over Q",
 )
 
 
@@ -264,9 +336,15 @@ claim(
     readings=[Reading("whole-tuple", r"\dim\ker\Phi_b=n(H-1)d_k",
                       hypotheses={}, conclusion=("nullity of the sum map (from its matrix) = n (H - 1) d_k",
                                                  sum_map_nullity_is_formula),
-                      instances=WHOLE_TUPLE, regimes=("all",),
-                      note="the number counts the ambiguity of all H heads together (RA.main reading b)")],
+                      instances=WHOLE_TUPLE, regimes=("all",), same_as="RA.main:b-no-output-projection",
+                      note="the number counts the ambiguity of all H heads together (RA.main reading b)"),
+              Reading("with-output-projection",
+                      r"W_O\text{ known (generic): }\dim\{Y_1:(Y_1,\dots,Y_H)\in\ker\Phi_a\}=n(H-1)d_k",
+                      same_as="RA.main:iii-single-head-projected",
+                      note="the single-head sentence with the output projection applied (the standard architecture)",
+                      **_READING_III)],
     chapter="recovery_ambiguity",
+    notion="exact-rank: kernel dimensions over Q",
 )
 
 claim(

@@ -46,7 +46,8 @@ from ..exact import transformer as T
 from ..exact.attention import F_exact, exact_softmax
 from ..exact.input import exact_matrix
 from ..exact.instances import regime_of
-from ..exact.linalg import in_colspace, in_rowspace, nullspace, rank
+from ..exact.linalg import in_colspace, in_rowspace, nonzero_minor, nullspace, rank
+from ..exact.qinterval import QI, box, det, mat_add, mat_mul, minor_certificate, softmax_log2_rows, transpose
 from ..exact.residual import (
     PROOF_STEPS,
     F_uniform,
@@ -57,15 +58,22 @@ from ..exact.residual import (
 )
 from ..framework import (
     Evidence,
+    Generic,
     Pool,
     ProofStep,
     Reading,
+    Search,
     claim,
     derivation,
     exact_complete,
     exact_instances,
+    failing_box,
+    identical_failure,
     load_counterexample,
     not_checkable,
+    perturb_value,
+    rank_genericity,
+    register_search,
     stable_seed,
     stored_counterexample,
 )
@@ -230,18 +238,46 @@ def _witness_exact_uniform(ctx) -> list[Evidence]:
     return out
 
 
+#: Prop 5.1: B generic for a fixed rank-deficient A (mu absolutely continuous: its null sets are Lebesgue-null)
+PROP51_SPACE = Generic(space="B in R^{n x d}, for a fixed A of rank r < min(n, d)", variables=("B",),
+                       measure="any absolutely continuous law mu (its null sets are the Lebesgue-null sets)",
+                       fixed="A")
+
+
+def _prop51_argument(ctx) -> list[Evidence]:
+    """Per regime: rank(A + B) <= r forces every (r+1)-minor of A + B (a polynomial in B) to vanish; the first drawn
+    B with rank(A + B) > r is the witness that one of them is not identically zero."""
+    out = []
+    seen = set()
+    for regime, _, x in PROP51.rows(ctx):
+        if regime in seen or not _rank_A_deficient(x):
+            continue
+        r = rank(x["A"])
+        m = nonzero_minor(x["A"] + x["B"], r + 1)
+        if m is None:
+            continue
+        seen.add(regime)
+        rows, cols, val = m
+        out.append(rank_genericity(
+            "rank(A + B) > r for Lebesgue-a.e. B", P=f"the minor (rows {rows}, cols {cols}) of A + B",
+            witness=f"the drawn {x['A'].shape[0]}x{x['A'].shape[1]} (A, B) with rank A = {r} (minor = {val})",
+            witness_holds=val != 0, arithmetic=_ARITH, regime=regime))
+    return out
+
+
 claim(
     id="RRO.prop51", section="§5.1, Prop 5.1",
     quote="|rank(A) - rank(B)| <= rank(A + B) <= rank(A) + rank(B); Pr_{B~mu}[rank(A + B) > r] = 1",
     statement=r"\operatorname{rank}A=r<\min(n,d),\ B\sim\mu\ \text{abs. continuous}\Rightarrow\Pr[\operatorname{rank}(A+B)>r]=1",
     hypotheses=("rank A = r < min(n, d)", "B absolutely continuous"), conclusion="rank(A + B) > r a.s.",
-    regimes=("n<d", "n=d", "n>d"),
+    regimes=("n<d", "n=d", "n>d"), form="generic", generic=PROP51_SPACE, notion="exact-rank",
     checks=[lambda ctx: [proof_evidence((0,), "A + B is absolutely continuous and rank-deficient matrices are null")],
-            PROP51.decide({"rank A < min(n, d)": _rank_A_deficient}, _rank_rises_AB)],
+            PROP51.decide({"rank A < min(n, d)": _rank_A_deficient}, _rank_rises_AB, generic=PROP51_SPACE),
+            _prop51_argument],
     readings=[Reading("rank-inequalities",
                       r"|\operatorname{rank}A-\operatorname{rank}B|\le\operatorname{rank}(A+B)\le"
                       r"\operatorname{rank}A+\operatorname{rank}B",
-                      hypotheses={}, conclusion=_rank_bounds, instances=PROP51,
+                      hypotheses={}, conclusion=_rank_bounds, instances=PROP51, form="universal",
                       note="the deterministic first line of Prop 5.1")],
     chapter="residual_obstruction",
 )
@@ -261,7 +297,67 @@ claim(
                       checks=[lambda ctx: [proof_evidence((3,), "the Marsaglia-Styan rank additivity")]],
                       condition="both the row spaces and the column spaces must meet only in 0"),
     chapter="residual_obstruction",
+    notion="exact-rank",
 )
+
+#: Thm 5.3: the weights and X in the rank-r stratum, both generic
+MAIN_SPACE = Generic(space="the weights (W_Q^h, W_K^h, W_V^h, W_O^h)_h and X = U V^T with U in R^{n x r}, V in "
+                           "R^{d x r} (the rank-r stratum), r < min(n, d)",
+                     measure="Lebesgue on the weights and on (U, V)")
+#: the Lebesgue reading: X over all of R^{n x d}
+ALL_X = Generic(space="X in R^{n x d}", variables=("X",), measure="Lebesgue on R^{n x d}", fixed="the weights")
+
+
+def _main_argument(ctx, what: str = "rank F(X) > rank X for a.e. (weights, X = U V^T)") -> list[Evidence]:
+    """rank F(X) <= r forces every (r+1)-minor of F(U V^T) to vanish: real-analytic in (W, U, V) (softmax) on a
+    connected domain; X*_r with W_Q = 0 and the first random W_V W_O has a non-zero one (exact)."""
+    rng = random.Random(stable_seed("RRO.main:genericity witness"))
+    out = []
+    for regime, shapes in SHAPES.items():
+        n, d = shapes[0]
+        r = 1
+        Xr = zeros(n, d)
+        Xr[0, 0] = 1
+        Ws = [_rand_matrix(rng, d, d) for _ in range(2)]
+        m = nonzero_minor(F_uniform(Xr, Ws), r + 1)
+        out.append(rank_genericity(
+            what,
+            P="an (r+1)-minor of F(U V^T) = U V^T + sum_h A_h(U V^T) U V^T W_V^h W_O^h (softmax: real-analytic)",
+            witness=f"X*_1 (n = {n}, d = {d}), W_Q = 0, H = 2 random integer W_V W_O: minor (rows {m[0]}, cols "
+                    f"{m[1]}) = {m[2]}" if m else f"X*_1 (n = {n}, d = {d}): no non-zero 2-minor",
+            witness_holds=m is not None, arithmetic=_ARITH + ", uniform attention", analytic=True, regime=regime))
+    return out
+
+
+def _identically_no_increase(x) -> Evidence | None:
+    """W_V W_O = c_h I in every head: F(X) = (I + sum_h c_h J/n) X identically in X (uniform attention), so
+    rank F(X) <= rank X on the whole stratum: an identity over the parameter space (exact, symbolic X)."""
+    Ws = x["W_VO"]
+    n, d = x["X"].shape
+    cs = [W[0, 0] for W in Ws]
+    if any(W != c * eye(d) for W, c in zip(Ws, cs)):
+        return None
+    Xs = Matrix(n, d, lambda i, j: sympy.Symbol(f"x{i}{j}"))
+    M = eye(n) + sum(cs, Rational(0)) * ones(n, n) / n
+    same = (F_uniform(Xs, Ws) - M * Xs).applyfunc(sympy.expand) == zeros(n, d)
+    return identical_failure(f"W_Q = 0, W_V W_O = c I with c = {cs}: F(X) = (I + {sum(cs, Rational(0))} J/{n}) X for "
+                             f"a symbolic {n}x{d} X, so rank F(X) <= rank X for every X (every point of the stratum "
+                             "fails)", identity_holds=same, arithmetic="sympy symbolic (entries of X free)",
+                             regime="degenerate-weights")
+
+
+#: the for-all-weights reading: X generic in its stratum, every weight configuration (a stored failure is robust
+#: when the weights make F(X) = M X identically)
+STRATUM_ONLY = Generic(space="X = U V^T in the rank-r stratum (U, V Lebesgue), for every weight configuration",
+                       variables=("X",), measure="Lebesgue on (U, V)", fixed="the weights (universally quantified)",
+                       certify=_identically_no_increase)
+
+
+def _lebesgue_argument(ctx) -> list[Evidence]:
+    return [rank_genericity("the premise rank X < min(n, d) holds for Lebesgue-a.e. X only vacuously",
+                            P="a maximal minor of X (the premise forces every one to vanish)",
+                            witness="X = I (3 x 3): det = 1", witness_holds=rank(eye(3)) == 3, arithmetic=_ARITH)]
+
 
 claim(
     id="RRO.main", section="§5.2, Thm 5.3",
@@ -272,30 +368,41 @@ claim(
               r"\operatorname{rank}(X+\mathrm{MHA}(X))>r",
     hypotheses=("rank X < min(n, d)", "generic weights (as the proof's step (b) assumes)"),
     conclusion="rank(X + MHA(X)) > rank(X)",
-    regimes=("n<d", "n=d", "n>d"),
-    checks=[_witness_exact_uniform],  # + the interval witnesses (numeric layer)
+    regimes=("n<d", "n=d", "n>d"), form="generic", generic=MAIN_SPACE, notion="exact-rank",
+    checks=[_witness_exact_uniform, _main_argument],  # + the interval witnesses (numeric layer)
     readings=[Reading("for-all-weights",
                       r"\forall W,\ \text{a.e. }X\text{ with }\operatorname{rank}X=r<\min(n,d):\ "
                       r"\operatorname{rank}(X+\mathrm{MHA}(X))>r",
                       hypotheses={"rank X < min(n, d)": lambda x: rank(x["X"]) < min(x["X"].shape)},
                       conclusion=("rank F(X) > rank X", lambda x: rank(F_uniform(x["X"], x["W_VO"])) > rank(x["X"])),
-                      instances=DEGENERATE, counterexamples=("RRO.main",),
+                      instances=DEGENERATE, counterexamples=("RRO.main",), form="generic", generic=STRATUM_ONLY,
                       checks=[_degenerate_weights], regimes=("degenerate-weights",),
                       note="the theorem's sentence names no condition on the weights; its proof assumes generic "
-                           "weights. Read for every weight configuration it fails: W_V W_O = c I never raises the rank"),
+                           "weights. Read for every weight configuration it fails: W_V W_O = c I never raises the rank, "
+                           "identically in X (the stored instance is robust: the identity covers the stratum)"),
               Reading("lebesgue-on-all-matrices",
                       r"\text{Lebesgue-a.e. }X\in\mathbb R^{n\times d}:\ \operatorname{rank}X<\min(n,d)\Rightarrow"
                       r"\operatorname{rank}F(X)>\operatorname{rank}X",
-                      checks=[_lebesgue_vacuous], note="vacuous: the premise set is null")],
+                      checks=[_lebesgue_vacuous, _lebesgue_argument], form="generic", generic=ALL_X,
+                      note="vacuous: the premise set is null")],
     chapter="residual_obstruction",
 )
+
+def _witness_argument(ctx) -> list[Evidence]:
+    """rank F(X*) <= 1 forces every 2-minor of F(X*) (real-analytic in the weights) to vanish; W_Q = 0 with random
+    W_V W_O gives a non-zero one, exactly."""
+    return _main_argument(ctx, "rank F(X*) = 2 for a.e. weights (X* = e_1 f_1^T)")
+
 
 claim(
     id="RRO.witness", section="§5.2, proof of Thm 5.3, step (b)",
     quote="rank(X* + MHA(X*)) = 2 > 1 for almost every choice of W_V, W_O",
     statement=r"X^\star=e_1f_1^\top:\ \operatorname{rank}(X^\star+\mathrm{MHA}(X^\star))=2\ \text{for a.e. }W_V,W_O",
     hypotheses=("n >= 2", "generic W_V, W_O"), conclusion="rank F(X*) = 2", regimes=("n<d", "n=d", "n>d"),
-    checks=[_witness_exact_uniform],  # + the rank-1 interval witnesses
+    form="generic", notion="exact-rank",
+    generic=Generic(space="the weights (W_Q^h, W_K^h, W_V^h, W_O^h)_h at the fixed input X* = e_1 f_1^T",
+                    measure="Lebesgue on the weights", fixed="X* = e_1 f_1^T"),
+    checks=[_witness_exact_uniform, _witness_argument],  # + the rank-1 interval witnesses
     readings=[Reading("a-witness-exists",
                       r"\text{for each shape checked, some }(W_Q,W_K,W_V,W_O):\ "
                       r"\operatorname{rank}(X^\star+\mathrm{MHA}(X^\star))=2",
@@ -361,6 +468,7 @@ claim(
                       note="true, but S = R^d for generic weights (the Krylov space of row(X) fills R^d), "
                            "so 'directions outside S' exist only for structured weights")],
     chapter="residual_obstruction",
+    notion="exact-rank: row spaces over Q",
 )
 
 
@@ -452,6 +560,7 @@ claim(
     hypotheses={"rank A = min(n, d)": lambda x: rank(x["A"]) == min(x["A"].shape)},
     conclusion=("rank(A + B) <= rank A", lambda x: remark_ii_holds(x["A"], x["B"])), instances=REMARK_II,
     regimes=("n<d", "n=d", "n>d"), chapter="residual_obstruction",
+    notion="exact-rank",
 )
 
 
@@ -513,6 +622,7 @@ claim(
                            "'recovered as a special case of the argument above' is not checked (the argument is "
                            "not in the text)")],
     chapter="residual_obstruction",
+    notion="exact-rank",
 )
 
 
@@ -547,6 +657,7 @@ claim(
               r"\le\operatorname{rank}X\ \forall c",
     hypotheses=(), conclusion="the a.c. argument does not transfer", regimes=("all",), form="existential",
     checks=[_remark_iv], chapter="residual_obstruction",
+    notion="exact-rank",
 )
 
 
@@ -599,6 +710,26 @@ def _leaves_span_f1_rank_2(x) -> bool:
     return (not rows_inside(x["X"].row(0), M)) and rank(x["X"] + M) == 2
 
 
+def _wo_argument(ctx) -> list[Evidence]:
+    """rank(X* + MHA(X*)) <= 1 forces every 2-minor (a polynomial in W_V, W_O at W_Q = 0) to vanish; the first
+    pool instance of each regime with a non-zero one is the witness."""
+    out, seen = [], set()
+    for regime, _, x in WO_CHOICE.rows(ctx):
+        if regime in seen:
+            continue
+        m = nonzero_minor(x["X"] + _mha_uniform(x["X"], x["W_V"], x["W_O"]), 2)
+        if m is None:
+            continue
+        seen.add(regime)
+        n, d = x["X"].shape
+        out.append(rank_genericity("rank(X* + MHA(X*)) = 2 for a.e. (W_V, W_O)",
+                                   P="a 2-minor of X* + sum_h (J/n) X* W_V^h W_O^h (a polynomial in W_V, W_O)",
+                                   witness=f"the first {n}x{d} pool instance (H = {len(x['W_V'])}): minor (rows "
+                                           f"{m[0]}, cols {m[1]}) = {m[2]}", witness_holds=True, arithmetic=_ARITH,
+                                   regime=regime))
+    return out
+
+
 claim(
     id="RRO.witness-wo-choice", section="§5.2, proof of Thm 5.3, step (b)",
     quote="choosing W_O^(1) whose first row has a non-zero entry in the second coordinate of R^{d_model} ensures that "
@@ -609,10 +740,13 @@ claim(
     corrected=Reading("corrected", r"\text{for generic }W_V,W_O\text{ (with }(W_O^{(1)})_{12}\neq0):\ "
                                    r"\operatorname{row}\mathrm{MHA}(X^\star)\not\subseteq\operatorname{span}(f_1)",
                       hypotheses={"(W_O^(1))_{12} != 0": _wo_12_nonzero}, conclusion=_leaves_span_f1_rank_2,
-                      instances=WO_CHOICE,
+                      instances=WO_CHOICE, form="generic", checks=[_wo_argument],
+                      generic=Generic(space="(W_V^h, W_O^h)_h in R^{d x d_k} x R^{d_k x d} with (W_O^(1))_{12} != 0, "
+                                            "at X* = e_1 f_1^T", variables=("W_V", "W_O"),
+                                      measure="Lebesgue on (W_V, W_O)", fixed="W_Q = 0 (uniform attention), X*"),
                       condition="the choice of W_O alone ensures nothing: W_V^(1) may kill e_1 (the stored instance) "
                                 "or heads may cancel; generic W_V, W_O are needed"),
-    chapter="residual_obstruction",
+    notion="exact-rank", chapter="residual_obstruction",
 )
 
 
@@ -643,11 +777,40 @@ def _stratum_rows(ctx):
         for (n, d) in shapes:
             for _ in range(3 if ctx.quick else 8):
                 r = rng.randint(1, min(n, d) - 1)
-                X = _rand_matrix(rng, n, r, k=3) * _rand_matrix(rng, r, d, k=2)
+                U, V = _rand_matrix(rng, n, r, k=3), _rand_matrix(rng, r, d, k=2)
+                X = U * V
                 if rank(X) != r or len({tuple(X.row(i)) for i in range(n)}) < n:
-                    yield regime, "", {"X": X, "r": r, "head": None}  # no head drawn: outside the premise
+                    yield regime, "", {"X": X, "U": U, "V": V, "r": r, "head": None}  # no head: outside the premise
                     continue
-                yield regime, "", {"X": X, "r": r, "head": (_rand_matrix(rng, d, d, k=1), _rand_matrix(rng, d, d))}
+                yield regime, "", {"X": X, "U": U, "V": V, "r": r,
+                                   "head": (_rand_matrix(rng, d, d, k=1), _rand_matrix(rng, d, d))}
+
+
+def _perturb_in_stratum(v, rng, scale):
+    """A perturbation inside the rank-r stratum: U, V and the head (M0, W_V W_O) perturbed, X = U V rebuilt."""
+    if v["head"] is None:
+        return v
+    U, V = perturb_value(v["U"], rng, scale), perturb_value(v["V"], rng, scale)
+    return {**v, "U": U, "V": V, "X": U * V, "head": perturb_value(v["head"], rng, scale)}
+
+
+def _F_enclosure(X: Matrix, M0: Matrix, W: Matrix, radius=0, bits: int = 64):
+    """Exact rational enclosures of F(X) = X + softmax(log 2 X M0 X^T) X W over the box of radius ``radius`` around
+    (X, M0, W) (radius 0: at the point itself; the scores are rational, 2^s is enclosed by rational bounds)."""
+    Xb, Mb, Wb = box(X, radius), box(M0, radius), box(W, radius)
+    S = mat_mul(mat_mul(Xb, Mb), transpose(Xb))
+    A = softmax_log2_rows(S, bits)
+    return mat_add(Xb, mat_mul(mat_mul(A, Xb), Wb))
+
+
+def _rank_rises_certified(v) -> bool | None:
+    """rank F(X) > r, certified by a non-zero (r+1)-minor enclosure of F (exact rational enclosures, 2^s to 64 and
+    then 320 bits); None when no enclosure excludes 0"""
+    M0, W = v["head"]
+    for bits in (64, 320):
+        if minor_certificate(_F_enclosure(v["X"], M0, W, bits=bits), v["r"] + 1) is not None:
+            return True
+    return None
 
 
 def _outside_bad_set(v) -> bool:
@@ -655,8 +818,40 @@ def _outside_bad_set(v) -> bool:
     return not _in_bad_set(v["X"], v["W"])
 
 
+def _full_rank_box(v) -> Evidence | None:
+    """A full-rank X: a maximal minor of X certified non-zero on a box around it (exact rational intervals), so every
+    X' in the box is of full rank and rank F(X') <= min(n, d) = rank X': the whole box lies in B_l."""
+    X = v["X"]
+    n, d = X.shape
+    k = min(n, d)
+    if rank(X) < k:
+        return None
+    for e in range(3, 19, 3):
+        radius = Rational(1, 10 ** e)
+        cert = minor_certificate(box(X, radius), k)
+        if cert is not None:
+            rows, cols, D = cert
+            return failing_box(f"{n}x{d} X of full rank {k}: the minor (rows {rows}, cols {cols}) lies in "
+                               f"[{float(D.lo):.4g}, {float(D.hi):.4g}] over the box, so every X' there has rank {k} "
+                               f">= rank F(X'): X' in B_l", certified=True, box=f"|X' - X|_max <= 1/10^{e}",
+                               arithmetic="exact rational interval arithmetic (theorems.exact.qinterval)", exact=True,
+                               regime=regime_of(n, d))
+    return None
+
+
 #: X from a wide integer range and perturbed collapsed X, one random integer W_V W_O (uniform attention)
 BAD_SET = Pool(rows=_bad_set_rows, arithmetic=_ARITH + ", uniform attention")
+#: the literal: X generic in R^{n x d} for the fixed weights; a full-rank failure is robust (a certified box)
+BAD_SET_SPACE = Generic(space="X in R^{n x d} (the weights fixed: one random integer W_V W_O, uniform attention)",
+                        variables=("X",), measure="Lebesgue on R^{n x d}", fixed="W_V W_O, W_Q = 0",
+                        certify=_full_rank_box)
+#: the corrected reading: (U, V) of the rank-r stratum and the head generic; probes decided by exact enclosures
+STRATUM_SPACE = Generic(space="X = U V in the rank-r stratum (U in R^{n x r}, V in R^{r x d}) and the head (M0, W_V W_O)",
+                        variables=("U", "V", "head"), measure="Lebesgue on (U, V, M0, W_V W_O)",
+                        fixed="one softmax head, scores log 2 X M0 X^T", perturb=_perturb_in_stratum,
+                        conclusion=_rank_rises_certified,
+                        probe_arithmetic="rank F(X') >= r + 1 certified by a non-zero minor enclosure in exact rational "
+                                         "interval arithmetic (2^s enclosed by rational bounds)")
 #: rank-r X = U V^T with one softmax head (exact 2^k scores) and random W_V W_O
 STRATUM = Pool(rows=_stratum_rows, arithmetic=_ARITH + ", softmax with scores log 2 X M0 X^T")
 
@@ -675,7 +870,8 @@ claim(
     statement=r"\mathcal B_l=\{X:\operatorname{rank}F(X)\le\operatorname{rank}X\}\ \text{is nowhere dense; }"
               r"X\in\mathcal B_l\Rightarrow X+\varepsilon E\notin\mathcal B_l\ \text{a.s.}",
     hypotheses=("generic weights",), conclusion="B_l nowhere dense", regimes=("n<d", "n=d", "n>d"),
-    checks=[BAD_SET.decide({}, _outside_bad_set),
+    form="generic", generic=BAD_SET_SPACE, notion="exact-rank",
+    checks=[BAD_SET.decide({}, _outside_bad_set, generic=BAD_SET_SPACE),
             lambda ctx: [derivation([ProofStep(r"\operatorname{rank}X=\min(n,d)\Rightarrow\operatorname{rank}F(X)\le"
                                                r"\operatorname{rank}X", "every full-rank X lies in B_l, and the "
                                                "full-rank matrices form an open dense set of full measure", "lemma",
@@ -689,7 +885,7 @@ claim(
                                       == v["X"].shape[0]},
                       conclusion=("X outside B_l (random softmax head, exact 2^k scores, random W_V W_O)",
                                   lambda v: rank(F_exact(v["X"], [v["head"]])) > v["r"]),
-                      instances=STRATUM,
+                      instances=STRATUM, form="generic", generic=STRATUM_SPACE,
                       condition="B_l must be restricted to rank-deficient X (and measured on each stratum); as defined "
                                 "it contains every full-rank X"),
     chapter="residual_obstruction",
@@ -741,49 +937,125 @@ claim(
                                                _step_rows_inside_no_increase)], "the forward implication")],
             strengthens_instances, _converse_fails],
     chapter="residual_obstruction",
+    notion="exact-rank",
 )
 
 
 # §3: "which can fail if weights are near zero"
 
-def _near_zero(ctx, strict: bool) -> list[Evidence]:
-    """Uniform attention (the small-weight limit of softmax) and W_V W_O = eps W. Premise X != 0 and 1_n notin
-    col(X): with 1_n in col(X) the update X + 1 (x-bar^T W) may fail to raise the rank for every eps, and X = 0 stays
-    0 (neither is a near-zero effect).
+_NEAR_ZERO = Rational(1, 100)  # "near zero": every entry of W_V W_O at most 1/100 in absolute value
 
-    The readings are existential: an exact witness (rank lowered, or with ``strict`` not raised, at eps != 0)
-    establishes one in its regime (``exact_complete``); none among the draws is evidence against. F(X) = X + 1 u
-    with u = eps x-bar^T W, so (rank-one update) the rank is not raised exactly when u lies in row(X): a witness
-    needs a W that maps the mean row into row(X), a non-generic W."""
-    rng = random.Random(stable_seed(f"RRO.near-zero-weights:{strict}"))
-    what = "strict increase" if strict else "rank non-decrease"
-    out = []
-    for regime, shapes in SHAPES.items():
-        met = drawn = 0
-        witness = None
-        for (n, d) in shapes:
-            for eps in (Rational(1, 10), Rational(1, 1000), Rational(1, 10 ** 9)):
-                X = _low_rank(rng, n, d, rng.randint(1, min(n, d) - 1))
-                drawn += 1
-                if rank(X) == 0 or in_colspace(X, ones(n, 1)):
-                    continue  # X = 0 (the factors can cancel) keeps F(X) = 0 for every weight: not a near-zero effect
-                W = _rand_matrix(rng, d, d)
-                FX = F_uniform(X, [eps * W])
-                met += 1
-                if witness is None and ((rank(FX) <= rank(X)) if strict else (rank(FX) < rank(X))):
-                    u = ones(1, n) * X * W
-                    witness = (f"{n}x{d} X of rank {rank(X)}, eps = {eps}, W = {W.tolist()}: rank F(X) = "
-                               f"{rank(FX)}, so {what} fails at eps != 0; the mean row maps into row(X) "
-                               f"({'yes' if in_rowspace(X, u.T) else 'no'}): a non-generic W")
-        if witness:
-            out.append(exact_complete(f"an exact witness: {witness}", True, regime=regime,
-                                      arithmetic=_ARITH + ", uniform attention"))
-        else:
-            out.append(exact_instances(f"W_V W_O = eps W (eps = 1/10, 1/1000, 1e-9; W random integers), rank-deficient "
-                                       f"X != 0 with 1 notin col X: no draw is a witness ({what} held on every one)",
-                                       met=met, held=0, drawn=drawn, regime=regime,
-                                       arithmetic=_ARITH + ", uniform attention"))
-    return out
+
+def _solve_eps(X: Matrix, W: Matrix):
+    """The eps making rank(X + (J/n) X (eps W)) < rank X for an invertible square X: F = X + 1 (eps xbar W), a
+    rank-one update, drops the rank exactly when eps (xbar W) X^{-1} 1 = -1. None when X is singular or
+    (xbar W) X^{-1} 1 = 0."""
+    n, d = X.shape
+    if n != d or rank(X) < n:
+        return None
+    z = X.LUsolve(ones(n, 1))
+    s_ = (ones(1, n) * X / n * W * z)[0, 0]
+    return None if s_ == 0 else -1 / s_
+
+
+def _draw_decrease(rng):
+    """A square X (n = d in 2..4) of random integers in [-3, 3] with one column scaled by delta in {1/100, 1/1000},
+    W random integers in [-2, 2], eps solved from the rank-one update condition."""
+    n = rng.randint(2, 4)
+    X = _rand_matrix(rng, n, n)
+    j = rng.randrange(n)
+    delta = rng.choice([Rational(1, 100), Rational(1, 1000)])
+    for i in range(n):
+        X[i, j] *= delta
+    W = _rand_matrix(rng, n, n, k=2)
+    return {"X": X, "W": W, "eps": _solve_eps(X, W), "delta": delta}
+
+
+def _in_decrease_region(v) -> bool:
+    X, W = v["X"], v["W"]
+    n = X.shape[0]
+    return (X.shape == W.shape and 2 <= n <= 4 and all(abs(w) <= 2 and w.is_integer for w in W)
+            and v["eps"] == _solve_eps(X, W))
+
+
+def _decrease_counts(v) -> bool:
+    """a rank decrease at near-zero weights: |eps W|_max <= 1/100 and rank(X + MHA(X)) < rank X, exactly"""
+    eps = v["eps"]
+    if eps is None or max(abs(eps * w) for w in v["W"]) > _NEAR_ZERO:
+        return False
+    return rank(F_uniform(v["X"], [eps * v["W"]])) < rank(v["X"])
+
+
+def _describe_decrease(v) -> str:
+    eps = v["eps"]
+    FX = F_uniform(v["X"], [eps * v["W"]]) if eps is not None else None
+    return (f"X = {v['X'].tolist()} (rank {rank(v['X'])}), W_V W_O = eps W with eps = {eps}, W = {v['W'].tolist()}"
+            + (f": rank(X + MHA(X)) = {rank(FX)}" if FX is not None else ""))
+
+
+def _decrease_example():
+    """X = [[1/1000, 0], [1/1000, 1]] ... the 2 x 2 case: X = diag(1, delta) shape, W = [[0, -1], [0, 0]]."""
+    X = Matrix([[1, 0], [0, Rational(1, 1000)]])
+    W = Matrix([[0, -1], [0, 0]])
+    return {"X": X, "W": W, "eps": _solve_eps(X, W), "delta": Rational(1, 1000)}
+
+
+#: the rank-decrease search: uniform attention, square X with a small column, eps solved exactly
+DECREASE_SEARCH = register_search("RRO.near-zero-weights:literal", Search(
+    region="uniform attention (W_Q = 0), one head W_V W_O = eps W; X square (n = d in 2..4) with random integer "
+           "entries in [-3, 3] and one column scaled by delta in {1/100, 1/1000}; W random integers in [-2, 2]; eps "
+           "solved exactly from eps (xbar W) X^-1 1 = -1 (the rank-one update condition); counts when every entry "
+           "of eps W is at most 1/100",
+    draw=_draw_decrease, inside=_in_decrease_region, counts=_decrease_counts, example=_decrease_example,
+    describe=_describe_decrease))
+
+
+def _draw_no_increase(rng):
+    """Rank-deficient X (1 notin col X) and W = c I or a random integer matrix, eps in {1/10, 1/1000, 1/10^9}."""
+    n, d = rng.choice([s for ss in SHAPES.values() for s in ss])
+    X = _low_rank(rng, n, d, rng.randint(1, min(n, d) - 1))
+    while ones(1, n) * X == zeros(1, d) and rank(X) > 0:  # a zero mean row makes the uniform-attention update 0
+        X = _low_rank(rng, n, d, rng.randint(1, min(n, d) - 1))
+    W = Rational(rng.randint(1, 3)) * eye(d) if rng.random() < 0.5 else _rand_matrix(rng, d, d)
+    return {"X": X, "W": W, "eps": rng.choice([Rational(1, 10), Rational(1, 1000), Rational(1, 10 ** 9)])}
+
+
+def _in_no_increase_region(v) -> bool:
+    X, W = v["X"], v["W"]
+    return 0 < rank(X) < min(X.shape) and not in_colspace(X, ones(X.shape[0], 1)) and W.shape == (X.shape[1],) * 2 \
+        and ones(1, X.shape[0]) * X != zeros(1, X.shape[1]) \
+        and v["eps"] in (Rational(1, 10), Rational(1, 1000), Rational(1, 10 ** 9))
+
+
+def _no_increase_counts(v) -> bool:
+    """rank(X + MHA(X)) = rank X at eps != 0 (1 notin col X, X != 0)"""
+    return _in_no_increase_region(v) and rank(F_uniform(v["X"], [v["eps"] * v["W"]])) == rank(v["X"])
+
+
+def _no_increase_example():
+    return {"X": Matrix([[1, 0], [0, 0], [2, 0]]), "W": eye(2), "eps": Rational(1, 1000)}
+
+
+#: the strict-increase search: 1 notin col X, W scalar or random
+NO_INCREASE_SEARCH = register_search("RRO.near-zero-weights:increase-fails-near-zero", Search(
+    region="uniform attention (W_Q = 0), W_V W_O = eps W with eps in {1/10, 1/1000, 1/10^9}; X rank-deficient, "
+           "1 notin col X, mean row non-zero (else the update is 0 for every W), from the suite's shapes; W = c I "
+           "(c in 1..3) or random integers in [-3, 3]",
+    draw=_draw_no_increase, inside=_in_no_increase_region, counts=_no_increase_counts, example=_no_increase_example,
+    describe=lambda v: f"X = {v['X'].tolist()}, W_V W_O = {v['eps']} {v['W'].tolist()}"))
+
+
+def _near_zero(ctx, strict: bool) -> list[Evidence]:
+    """The existential readings, each a search that states its region (see DECREASE_SEARCH, NO_INCREASE_SEARCH).
+
+    A rank decrease needs 1_n in col X (with 1 notin col X the rank-one update X + 1 u, u = eps xbar^T W, never
+    lowers the rank: rank(X + 1 u) >= rank [X | 1] - 1 = rank X) and, at near-zero weights, an X with a small
+    column: the old search (rank-deficient X with 1 notin col X) could not succeed. A strict-increase failure needs
+    u in row(X), which W = c I gives."""
+    search = NO_INCREASE_SEARCH if strict else DECREASE_SEARCH
+    what = "rank not raised at eps != 0" if strict else "a rank decrease at near-zero weights"
+    return [search.run(what, seed=stable_seed(f"RRO.near-zero-weights:{strict}:search"), draws=8 if ctx.quick else 40,
+                       arithmetic=_ARITH + ", uniform attention")]
 
 
 def _zero_weights_witness(ctx) -> list[Evidence]:
@@ -806,21 +1078,28 @@ claim(
     id="RRO.near-zero-weights", section="§3 (skip connections and large weights)",
     quote="rank non-decrease holds generically (Proposition 5.1), which can fail if weights are near zero",
     statement=r"\exists\ \text{near-zero weights}:\ \operatorname{rank}(X+\mathrm{MHA}(X))<\operatorname{rank}X",
-    hypotheses=("weights near zero",), conclusion="rank decreases", regimes=("n<d", "n=d", "n>d"), form="existential",
-    checks=[lambda ctx: _near_zero(ctx, False),
-            lambda ctx: [derivation([ProofStep(r"\operatorname{rank}(X+\varepsilon D)\ge\operatorname{rank}X\ "
-                                               r"\text{for small }\varepsilon", "rank is lower semicontinuous "
-                                               "(a non-zero minor stays non-zero)", "lemma", _step_semicontinuity)],
-                                    "'near-zero weights cannot lower the rank'", concludes=False)]],
-    readings=[Reading("increase-fails-at-zero", r"W_V=0\Rightarrow\operatorname{rank}F(X)=\operatorname{rank}X",
-                      checks=[_zero_weights_witness], regimes=("all",),
+    hypotheses=("weights near zero",), conclusion="rank decreases", regimes=("all",), form="existential",
+    notion="exact-rank",
+    checks=[lambda ctx: _near_zero(ctx, False)],
+    readings=[Reading("fixed-X", r"\forall X\ \exists\varepsilon_0>0:\ \|W_VW_O\|<\varepsilon_0\Rightarrow"
+                                 r"\operatorname{rank}(X+\mathrm{MHA}(X))\ge\operatorname{rank}X",
+                      checks=[lambda ctx: [derivation([ProofStep(r"\operatorname{rank}(X+\varepsilon D)\ge\operatorname{rank}X\ "
+                                                                 r"\text{for small }\varepsilon", "rank is lower "
+                                                                 "semicontinuous (a non-zero minor stays non-zero)", "lemma",
+                                                                 _step_semicontinuity)],
+                                                      "'for a fixed X, small enough weights cannot lower the rank'")]],
+                      form="universal",
+                      note="the other quantifier order: the near-zero threshold depends on X (its smallest non-zero "
+                           "singular value); the literal's witness has weights of size 1/1000 against a column of size "
+                           "1/1000"),
+              Reading("increase-fails-at-zero", r"W_V=0\Rightarrow\operatorname{rank}F(X)=\operatorname{rank}X",
+                      checks=[_zero_weights_witness],
                       note="what is true: at zero weights rank increase (not non-decrease) fails"),
               Reading("increase-fails-near-zero", r"\exists\varepsilon\ne0\text{ small}:\ \operatorname{rank}F_\varepsilon(X)"
                                                   r"=\operatorname{rank}X",
                       checks=[lambda ctx: _near_zero(ctx, True)],
-                      note="exactly, for generic W any eps != 0 still increases the rank (a rank-one update "
-                           "u = eps x-bar^T W leaves row(X)); a witness at eps != 0 needs a W mapping the mean row "
-                           "into row(X), which a random integer W sometimes does at small d")],
+                      note="for generic W any eps != 0 still increases the rank (a rank-one update u = eps x-bar^T W "
+                           "leaves row(X)); W = c I keeps u in row(X), so the rank is not raised at any eps")],
     chapter="residual_obstruction",
 )
 
@@ -859,18 +1138,38 @@ def _rank_kept(x) -> bool:
     return rank(x["X"] + x["Delta"]) >= rank(x["X"])
 
 
+def _only_increase_argument(ctx) -> list[Evidence]:
+    """rank(X + Delta) < rank X = k forces every k-minor of X + Delta (a polynomial in Delta) to vanish; Delta = 0 is
+    the witness: X itself has a non-zero k-minor."""
+    out, seen = [], set()
+    for regime, _, x in INCREMENTS.rows(ctx):
+        if regime in seen or rank(x["X"]) == 0:
+            continue
+        seen.add(regime)
+        k = rank(x["X"])
+        rows, cols, val = nonzero_minor(x["X"], k)
+        out.append(rank_genericity("rank(X + Delta) >= rank X for Lebesgue-a.e. Delta",
+                                   P=f"the {k}-minor (rows {rows}, cols {cols}) of X + Delta",
+                                   witness=f"Delta = 0 ({x['X'].shape[0]}x{x['X'].shape[1]} X of rank {k}: minor = {val})",
+                                   witness_holds=val != 0, arithmetic=_ARITH, regime=regime))
+    return out
+
+
 claim(
     id="RRO.only-increase", section="§1, gap (ii)",
     quote="The residual update X^(l+1) = X^(l) + Delta^(l) can only increase rank in the generic case",
     statement=r"\Delta\ \text{generic}\Rightarrow\operatorname{rank}(X+\Delta)\ge\operatorname{rank}X",
     # genericity is not decidable on one instance: the Pool marks the increments it draws generically
     hypotheses={"generic Delta": lambda x: x["generic"] is True}, conclusion=_rank_kept, instances=INCREMENTS,
-    regimes=("n<d", "n=d", "n>d"),
-    checks=[lambda ctx: [proof_evidence((0,), "rank-deficient matrices are null, so X + Delta is generic")]],
+    regimes=("n<d", "n=d", "n>d"), form="generic", notion="exact-rank",
+    generic=Generic(space="Delta in R^{n x d} (X fixed)", variables=("Delta",), measure="Lebesgue on R^{n x d}",
+                    fixed="X"),
+    checks=[lambda ctx: [proof_evidence((0,), "rank-deficient matrices are null, so X + Delta is generic")],
+            _only_increase_argument],
     readings=[Reading("every-increment", r"\forall\Delta=\mathrm{MHA}(X):\ \operatorname{rank}(X+\Delta)\ge\operatorname{rank}X",
                       hypotheses={}, conclusion=_rank_kept,
                       instances=replace(INCREMENTS.only_stored(), arithmetic=_ARITH + " (2^k softmax)"),
-                      counterexamples=("DONG.skip-full-rank",),
+                      counterexamples=("DONG.skip-full-rank",), form="universal",
                       regimes=("all",), note="the edge: degenerate weights (W_V W_O = c I) can lower the rank")],
     chapter="residual_obstruction",
 )

@@ -230,8 +230,12 @@ claim(
     readings=[Reading("G-is-a-symmetry-group", r"G=S_H\ltimes\prod_h(GL(d_k)\times GL(d_k))\ \text{leaves MHA invariant}",
                       checks=[_framework_invariances]),
               Reading("head-channel-is-an-orbit", r"\ker\Phi_b\ \text{is a }G\text{-orbit}",
-                      checks=[_framework_hc_not_orbit])],
+                      checks=[_framework_hc_not_orbit], notion="exact-rank: kernel dimensions over Q")],
     chapter="symmetries",
+    notion={
+        "rank collapse (depth, width)": "residual: Dong's notion (the paper's own, exact rank, sees no collapse)",
+        "head-channel non-identifiability": "exact-rank: kernel dimensions over Q",
+    },
 )
 
 
