@@ -11,6 +11,7 @@ from collections import Counter, defaultdict
 from theorems import formal as F
 from theorems.framework import (
     CONJECTURES,
+    SUITE_READING,
     CheckContext,
     ClaimResult,
     decode_instance,
@@ -22,7 +23,7 @@ from theorems.framework import (
 
 from .load import get, registry
 
-__all__ = ["verdict_admonition", "ledger_markdown", "evidence_markdown", "run", "proof_steps_markdown",
+__all__ = ["verdict_admonition", "words_markdown", "ledger_markdown", "evidence_markdown", "run", "proof_steps_markdown",
            "verdict_model_markdown", "VERDICT_MODEL", "conjecture_markdown", "findings_markdown", "CHAPTER_TITLES",
            "formal_lemmas_markdown",
            "chapter_claims", "chapter_verdicts_markdown"]
@@ -73,6 +74,14 @@ def evidence_markdown(evidence) -> str:
     return list_table(["kind (scope)", "regime", "holds", "arithmetic", "what"], rows, [16, 10, 9, 22, 43])
 
 
+def words_markdown(c) -> str:
+    """The claim's words as the book shows them: the source's own words in quotation marks, or, for the suite's own
+    framing (no quote), a visibly different label saying what it stands for, never in quotation marks."""
+    if c.quoted:
+        return f"“{_esc(c.quote)}”"
+    return f"**{SUITE_READING.capitalize()}**, not the paper's words ({_esc(c.source)})"
+
+
 def verdict_admonition(claim_id: str, dps: int = 50) -> str:
     """A MyST admonition with the computed verdict of every reading and its evidence."""
     r = run(claim_id, dps)
@@ -83,7 +92,7 @@ def verdict_admonition(claim_id: str, dps: int = 50) -> str:
     lit = r.literal
     why = lit.condition or lit.reason
     parts = [f":::{{admonition}} {c.id}: {r.verdict} ({r.strength})", f":class: {kind}", "",
-             f"*{c.section}*, a {c.form} claim, verdict computed while this page was built: “{_esc(c.quote)}”", "",
+             f"*{c.section}*, a {c.form} claim, verdict computed while this page was built: {words_markdown(c)}", "",
              f"Formal statement: ${c.statement}$", ""]
     if why:
         parts += [f"{'Condition' if lit.verdict in ('conditional', 'unsupported') else 'Why'}: {_esc(why)}", ""]
@@ -115,7 +124,7 @@ def ledger_markdown(dps: int = 50) -> str:
     for c in claims:
         r = run(c.id, dps)
         name = f"[`{c.id}`](chapters/{c.chapter}.md)" if c.chapter else f"`{c.id}`"
-        name += f" ({_esc(c.section)})"
+        name += f" ({_esc(c.section)})" + ("" if c.quoted else f" — *{SUITE_READING}*")
         if r.error:
             rows.append([name, "**ERROR**", _esc(r.error)])
             continue

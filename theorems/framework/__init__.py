@@ -16,6 +16,7 @@ module                                        what it holds
 :mod:`~theorems.framework.registry`           every declared claim by id
 :mod:`~theorems.framework.storage`            counterexample files and the exact instance codec
 :mod:`~theorems.framework.declare`            :func:`claim`, :func:`conjecture`, :class:`Pool` (the public API)
+:mod:`~theorems.framework.quotes`             :func:`check_quote`: is a claim's quotation verbatim in its source?
 ============================================  ==============================================================
 
 Everything public is importable from here: ``from theorems.framework import claim, Pool, exact_instances``.
@@ -59,6 +60,7 @@ from .records import (
                        run_claim,
                        stable_seed,
 )
+from .quotes import SOURCE_DIR, SOURCE_FILES, SUITE_READING, QuoteCheck, check_quote, load_sources, sources_available
 from .registry import REGISTRY, DuplicateClaim, register, unregister
 from .storage import (
                        COUNTEREXAMPLE_DIR,
@@ -89,4 +91,5 @@ __all__ = [
     "decode_instance", "encode_instance", "load_counterexample", "plain", "relative_path", "save_counterexample",
     "typeset",
     "FORMS", "VERDICTS", "Assessment", "ContradictionError", "assess", "verdict_from",
+    "SOURCE_DIR", "SOURCE_FILES", "SUITE_READING", "QuoteCheck", "check_quote", "load_sources", "sources_available",
 ]

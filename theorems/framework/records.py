@@ -109,10 +109,19 @@ class Claim:
     form: str = "universal"
     #: the derivation's steps ((LaTeX, words, kind, check) tuples), shown by ``show`` and the book
     proof_steps: tuple = ()
+    #: the ids of the claims this one rests on (the steps of its proof, the premise of its inference): the edges
+    #: of the book's dependency graph, declared here and never drawn by hand
+    depends_on: tuple = ()
 
     def __post_init__(self):
         if self.form not in FORMS:
             raise ValueError(f"claim {self.id}: form {self.form!r} not in {FORMS}")
+
+    @property
+    def quoted(self) -> bool:
+        """True when the claim quotes its source's words; False for the suite's own framing (an empty quote:
+        ``source`` then says what the claim stands for), shown as the suite's reading, without quotation marks."""
+        return bool(self.quote.strip())
 
     def all_readings(self) -> list[Reading]:
         lit = Reading("literal", self.statement, self.checks)
@@ -181,7 +190,7 @@ class ClaimResult:
         c = self.claim
         lit = self.readings[0] if self.readings else None
         return {
-            "id": c.id, "section": c.section, "quote": c.quote, "form": c.form,
+            "id": c.id, "section": c.section, "quote": c.quote, "quoted": c.quoted, "form": c.form,
             "verdict": None if self.error else self.verdict, "strength": self.strength,
             "statement": c.statement, "hypotheses": list(c.hypotheses), "conclusion": c.conclusion,
             "regimes": list(c.regimes),
@@ -190,6 +199,7 @@ class ClaimResult:
             "reason": (lit.reason if lit else None) if not self.error else self.error,
             "readings": [r.to_json() for r in self.readings[1:]],
             "seconds": round(self.seconds, 3), "error": self.error, "source": c.source, "chapter": c.chapter,
+            "depends_on": list(c.depends_on),
         }
 
 

@@ -95,8 +95,8 @@ claim(
 
 claim(
     id="DONG.machine-precision-5-7", section="Dong explainer",
-    quote="In a 12-layer pure self-attention network without skip connections, token diversity drops to machine "
-          "precision within 5 to 7 layers",
+    quote="In a 12-layer pure self-attention network without skip connections, token diversity ‖R‖_F drops to "
+          "machine precision within 5 to 7 layers",
     statement=r"\min\{l:\rho_l<2^{-52}\}\in\{5,6,7\}",
     hypotheses=("pure attention", "12 layers", "standard-scale random weights"), conclusion="layer in 5..7",
     regimes=("n<d", "n>d"), checks=[], chapter="dong_collapse",  # the depth study (numeric layer)
@@ -156,8 +156,8 @@ def rank_blind_to_collapse(layers: list[dict], full: int, below: float = -52 * m
 
 claim(
     id="RRO.no-dong-collapse", section="§5.2, after Thm 5.3",
-    quote="For Lebesgue-almost-every X^(l) with rank(X^(l)) < min(n, d_model), ... rank(X^(l+1)) > rank(X^(l)). "
-          "The doubly-exponential collapse of Dong et al. cannot occur.",
+    quote="For Lebesgue-almost-every X^(l) with rank(X^(l)) < min(n, d_model), ... rank(X^(l+1)) > "
+          "rank(X^(l)). The doubly-exponential collapse of Dong et al. [4] cannot occur.",
     statement=r"\bigl(\operatorname{rank}X^{(l+1)}\ge\operatorname{rank}X^{(l)}\ \forall l\bigr)\Rightarrow"
               r"\rho_l\not\to0\ \text{doubly exponentially}",
     hypotheses=("exact rank never decreases across layers",), conclusion="no doubly exponential collapse of rho",
@@ -625,8 +625,8 @@ def cubic_solution(ctx, power: int = 3) -> list[Evidence]:
 
 claim(
     id="DONG.cubic-solution", section="Dong explainer: why self-attention collapses doubly exponentially",
-    quote="Solving this cubic recurrence demonstrates that the residual norm decays according to: ‖R^(l)‖_F ≤ "
-          "(1/√C)(√C ‖R^(0)‖_F)^(3^l)",
+    quote="Solving this cubic recurrence demonstrates that the residual norm decays according to: "
+          r"$\|R^{(l)}\|_F \le \frac{1}{\sqrt{C}} \left( \sqrt{C} \|R^{(0)}\|_F \right)^{3^l}$",
     statement=r"r_{l+1}\le Cr_l^3\Rightarrow r_l\le C^{-1/2}(\sqrt Cr_0)^{3^l}",
     hypotheses=("the cubic recurrence",), conclusion="the closed form", regimes=("all",),
     checks=[cubic_solution], chapter="dong_collapse",

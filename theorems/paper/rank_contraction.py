@@ -217,7 +217,7 @@ claim(
 
 claim(
     id="RC.rank-equals-sum", section="§6",
-    quote="rank(MHA(X)) = dim(R_1 + ... + R_H)",
+    quote="rank(MHA(X)) = dim(sum_{h=1}^H R_h) = dim(R_1 + ... + R_H)",
     statement=r"\operatorname{rank}\mathrm{MHA}(X)=\dim(R_1+\cdots+R_H)",
     regimes=("n<d", "n=d", "n>d"),
     hypotheses={},
@@ -235,8 +235,8 @@ claim(
 
 
 claim(
-    id="RC.alpha-range", section="§6",
-    quote="alpha_h in [0, 1]",
+    id="RC.alpha-range", section="§2, notation",
+    quote="α_h^(l) = ‖M_a^(l,h)‖_F/‖M^(l,h)‖_F ∈[0,1]",
     statement=r"\alpha_h=\|M_a\|_F/\|M\|_F\in[0,1]",
     regimes=("n<d", "n=d", "n>d"),
     hypotheses=(), conclusion="",
@@ -260,7 +260,7 @@ claim(
 
 claim(
     id="RC.alignment", section="§6",
-    quote="When heads are directional (high alpha_h), their output subspaces R_h tend to become aligned",
+    quote="When heads are directional (high α_h^(l)), their output subspaces R_h tend to become aligned",
     statement=r"\alpha_h\uparrow\Rightarrow\text{principal angles between }R_h\text{ shrink}",
     regimes=("n<d", "n=d", "n>d"),
     hypotheses=(), conclusion="",
@@ -410,7 +410,7 @@ def _alpha_mha_alignment(ctx) -> list[Evidence]:
 
 claim(
     id="RC.alpha-mha", section="§6.1 (definition of alpha_MHA)",
-    quote="alpha_MHA = 1 − rank(MHA(X)) / (H · max_h rank(Y^(h) W_O^(h)))",
+    quote=r"\alpha_{\mathrm{MHA}}=1-\frac{\operatorname{rank}(\operatorname{MHA}(X))}{H\cdot\max_{h}\operatorname{rank}(Y^{(h)}W_{O}^{(h)})}",
     statement=r"0\le\alpha_{\mathrm{MHA}}\le1\ \text{whenever some }Y_hW_O^h\neq0",
     hypotheses={"some head output non-zero": lambda v: max(_ranks(v)["rank_T"]) > 0},
     conclusion=("alpha_MHA in [0, 1]", lambda v: bool(0 <= _alpha_mha_of(v) <= 1)), instances=ALPHA_MHA,
@@ -572,8 +572,8 @@ def _contracts(v) -> bool:
 
 claim(
     id="RC.contraction-mechanism", section="§6.1, after Prop 6.3",
-    quote="Rank contraction of MHA(X) therefore arises from subspace alignment (the R_h become parallel) rather than "
-          "from dimensional reduction of individual subspaces",
+    quote="Rank contraction of MHA(X) = sum_h Y^(h) W_O^(h) therefore arises from subspace alignment (the R_h "
+          "become parallel) rather than from dimensional reduction of individual subspaces",
     statement=r"\alpha_{\mathrm{MHA}}>0\Rightarrow\dim\textstyle\sum_hR_h<\sum_h\dim R_h",
     hypotheses={"alpha_MHA > 0": _contracts},
     conclusion=("dim(R_1 + ... + R_H) < sum_h dim R_h", lambda v: _ranks(v)["dim_sum"] < sum(_ranks(v)["rank_T"])),

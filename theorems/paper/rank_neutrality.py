@@ -310,8 +310,8 @@ def _two_sided_step2(a: Analysis) -> bool:
 
 claim(
     id="RN.step2", section="§4, proof of Thm 4.2, Step 2",
-    quote="The affine rank decreases under D if and only if sigma in colspace(X~) ... By H4, this does not hold, "
-          "so arank(D X~) = arank(X~)",
+    quote=r"The affine rank decreases under D if and only if σ = (σ_1, ..., σ_n)^T ∈ colspace(\tilde X) ... "
+          r"By H4, this does not hold, so arank(D \tilde X) = arank(\tilde X)",
     statement=r"H1\wedge H4\Rightarrow\operatorname{arank}(D\tilde X)=\operatorname{arank}(\tilde X)",
     hypotheses=given("H1", "H4"), conclusion=_row_scaling_keeps_arank, regimes=("n<d", "n=d", "n>d"),
     instances=POOL.only_stored(), counterexamples=("RN.main",),
@@ -697,8 +697,8 @@ def _step1_holds(a: Analysis) -> bool:
 
 claim(
     id="RN.step1", section="§4, proof of Thm 4.2, Step 1",
-    quote="the affine span of {x~_i} is a subset of 1^⊥. By H2, 1 ∉ rowspace(X), so rank(XP) = rank(X) (the "
-          "projection is injective on rowspace(X)). Hence arank(S~) = arank(S)",
+    quote=r"the affine span of {\tilde x_i} is a subset of 1^⊥. By H2, 1 ∉ rowspace(X), so rank(XP) = rank(X) "
+          r"(the projection is injective on rowspace(X)). Hence arank(\tilde S) = arank(S)",
     statement=r"H2\Rightarrow\tilde x_i\perp\mathbf 1,\ \operatorname{rank}(XP)=\operatorname{rank}X,\ "
               r"\operatorname{arank}(XP)=\operatorname{arank}X",
     hypotheses=given("H2"), conclusion=_step1_holds, instances=POOL, regimes=("n<d", "n=d", "n>d"),

@@ -177,8 +177,9 @@ _PGOP_MISSING = ("§8, which defines PG-OP, is not in the available text: the su
 
 
 claim(
-    id="PGOP.overhead", section="§8 (contributions list)",
-    quote="a position-gated output projection (PG-OP) at parameter overhead below 1.6% of W_O's parameter count",
+    id="PGOP.overhead", section="Abstract; §1 contribution 5 (§8)",
+    quote="a position-gated output projection (PG-OP) at parameter overhead below 1.6% of the standard output "
+          "projection [§1, contribution 5:] ... at less than 1.6% of W_O’s parameter count",
     statement=r"\#\text{params}(\text{PG-OP})<0.016\cdot\#\text{params}(W_O)\ \text{(BERT-base)}",
     hypotheses=("BERT-base",), conclusion="overhead < 1.6%", regimes=("all",), form="concrete",
     checks=[lambda ctx: [not_checkable(_PGOP_MISSING)]],

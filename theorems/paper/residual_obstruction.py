@@ -232,7 +232,7 @@ def _witness_exact_uniform(ctx) -> list[Evidence]:
 
 claim(
     id="RRO.prop51", section="§5.1, Prop 5.1",
-    quote="|rank(A) - rank(B)| <= rank(A + B) <= rank(A) + rank(B); Pr_{B~mu}[rank(A + B) > r] = 1",
+    quote="|rank(A) - rank(B)| ≤ rank(A + B) ≤ rank(A) + rank(B) ... Pr_{B~μ}[rank(A + B) > r] = 1",
     statement=r"\operatorname{rank}A=r<\min(n,d),\ B\sim\mu\ \text{abs. continuous}\Rightarrow\Pr[\operatorname{rank}(A+B)>r]=1",
     hypotheses=("rank A = r < min(n, d)", "B absolutely continuous"), conclusion="rank(A + B) > r a.s.",
     regimes=("n<d", "n=d", "n>d"),
@@ -248,7 +248,8 @@ claim(
 
 claim(
     id="RRO.rowspace-remark", section="§5.1, remark (iii)",
-    quote="The condition rowspace(Delta) not subset of rowspace(X) is sufficient but not necessary for rank to strictly increase",
+    quote="The condition rowspace(Δ^(l)) ⊈ rowspace(X^(l)) is sufficient but not necessary for rank to "
+          "strictly increase",
     statement=r"\operatorname{row}(\Delta)\not\subseteq\operatorname{row}(X)\Rightarrow\operatorname{rank}(X+\Delta)>\operatorname{rank}X",
     hypotheses={"row(Delta) not in row(X)": _row_not_inside}, conclusion=_rank_rises, regimes=("all",),
     instances=REMARK_III.only_stored(), counterexamples=("RRO.rowspace-remark",),
@@ -265,9 +266,10 @@ claim(
 
 claim(
     id="RRO.main", section="§5.2, Thm 5.3",
-    quote="For Lebesgue-almost-every X with rank(X) < min(n, d_model): rank(X + MHA(X)) > rank(X) ... for almost "
-          "every choice of W_V, W_O (the configurations on which equality holds form a proper algebraic subset of "
-          "weight space)",
+    quote="rank(X^(l) + MHA(X^(l))) > rank(X^(l)) [§5.2, proof, step (b):] ... for almost every choice of "
+          "W_V^(h), W_O^(h) (the configurations on which equality holds form a proper algebraic subset of "
+          "weight space) ... For Lebesgue-almost-every X^(l) with rank(X^(l)) < min(n, d_model), we have "
+          "X^(l) ∉ B_l, i.e. rank(X^(l+1)) > rank(X^(l))",
     statement=r"\text{a.e. }(W_Q,W_K,W_V,W_O),\ \text{a.e. }X=UV^\top\ (\operatorname{rank}X=r<\min(n,d)):\ "
               r"\operatorname{rank}(X+\mathrm{MHA}(X))>r",
     hypotheses=("rank X < min(n, d)", "generic weights (as the proof's step (b) assumes)"),
@@ -292,7 +294,7 @@ claim(
 
 claim(
     id="RRO.witness", section="§5.2, proof of Thm 5.3, step (b)",
-    quote="rank(X* + MHA(X*)) = 2 > 1 for almost every choice of W_V, W_O",
+    quote="rank(X^* + MHA(X^*)) = 2 > 1 for almost every choice of W_V^(h), W_O^(h)",
     statement=r"X^\star=e_1f_1^\top:\ \operatorname{rank}(X^\star+\mathrm{MHA}(X^\star))=2\ \text{for a.e. }W_V,W_O",
     hypotheses=("n >= 2", "generic W_V, W_O"), conclusion="rank F(X*) = 2", regimes=("n<d", "n=d", "n>d"),
     checks=[_witness_exact_uniform],  # + the rank-1 interval witnesses
@@ -601,8 +603,8 @@ def _leaves_span_f1_rank_2(x) -> bool:
 
 claim(
     id="RRO.witness-wo-choice", section="§5.2, proof of Thm 5.3, step (b)",
-    quote="choosing W_O^(1) whose first row has a non-zero entry in the second coordinate of R^{d_model} ensures that "
-          "MHA(X*) is not contained in span(f_1) row-wise",
+    quote="choosing W_O^(1) whose first row has a non-zero entry in the second coordinate of R^{d_model} "
+          "ensures that MHA(X^*) is not contained in span(f_1) row-wise",
     statement=r"(W_O^{(1)})_{12}\neq0\Rightarrow\operatorname{row}\mathrm{MHA}(X^\star)\not\subseteq\operatorname{span}(f_1)",
     hypotheses={"(W_O^(1))_{12} != 0": _wo_12_nonzero}, conclusion=_leaves_span_f1, regimes=("n<d", "n=d", "n>d"),
     instances=WO_CHOICE.only_stored(), counterexamples=("RRO.witness-wo-choice",),
@@ -670,8 +672,9 @@ def _step_full_rank_in_bad_set() -> bool:
 
 claim(
     id="RRO.bad-set-nowhere-dense", section="§5.2, proof of Thm 5.3",
-    quote="B_l = {X : rank(F(X)) <= rank(X)} ... The result is also quantitative: the bad set is nowhere dense, so a "
-          "small absolutely continuous perturbation of any X in B_l exits the bad set with probability one",
+    quote="B_l = {X ∈ R^{n×d_model} : rank(F(X)) ≤ rank(X)} [§5.2, after the proof:] The result is also "
+          "quantitative: the bad set is nowhere dense, so a small absolutely continuous perturbation of any X "
+          "∈ B_l exits the bad set with probability one",
     statement=r"\mathcal B_l=\{X:\operatorname{rank}F(X)\le\operatorname{rank}X\}\ \text{is nowhere dense; }"
               r"X\in\mathcal B_l\Rightarrow X+\varepsilon E\notin\mathcal B_l\ \text{a.s.}",
     hypotheses=("generic weights",), conclusion="B_l nowhere dense", regimes=("n<d", "n=d", "n>d"),
@@ -889,7 +892,7 @@ def not_affine_evidence(ctx) -> list[Evidence]:
 
 claim(
     id="MLP.not-globally-affine", section="§5.3",
-    quote="The global map X^(0) -> X^(L) is not globally affine: softmax attention is non-linear in X^(0)",
+    quote="The global map X^(0) ↦ X^(L) is not globally affine: softmax attention is non-linear in X^(0)",
     statement=r"\exists X_0,V:\ \tfrac{d^2}{dt^2}\bigl[X+\mathrm{MHA}(X)\bigr]_{X=X_0+tV}\neq0",
     hypotheses=("attention + residual, no MLP",), conclusion="not affine", regimes=("all",), form="existential",
     checks=[not_affine_evidence],
@@ -993,8 +996,8 @@ def layer_jacobian_matches(n: int = 2, d: int = 2, product_rule=True) -> bool:
 
 claim(
     id="MLP.layer-jacobian", section="§5.3, proof of the first-order proposition",
-    quote="Df_l(X_0) = I + D[MHA](X_0), ... D[Y^(h) W_O^(h)](X_0)[δX] = (D[A^(h)](X_0)[δX]) X_0 W_V W_O + "
-          "A_0^(h) (δX) W_V W_O",
+    quote="Df_l(X_0) = I + D[MHA](X_0), ... D[Y^(h) W_O^(h)](X_0)[δX] = (D[A^(h)](X_0)[δX]) X_0 W_V^(h) "
+          "W_O^(h) + A_0^(h) (δX) W_V^(h) W_O^(h)",
     statement=r"\tfrac{d}{dt}\bigl[X+A(X)XW\bigr]_{X_0+tV}=V+(DA[V])X_0W+A_0VW",
     hypotheses=("attention + residual",), conclusion="the product rule", regimes=("all",),
     checks=[lambda ctx: [derivation([ProofStep(r"\tfrac{d}{dt}[X+A(X)XW]=V+(DA[V])X_0W+A_0VW",

@@ -148,12 +148,17 @@ _SINGLE_HEAD = {
 }
 
 
+#: what the five invariances stand for: the suite's framing (no quotation marks), not the paper's words
+_STANDARD = "standard symmetry; §9's group G is not in the available text"
+
+
 _SINGLE_HEAD_NOTE = ("the formal proof covers one head; MHA sums the heads (the step from one head to their sum is "
                      "the headline's derivation, not formalised)")
 
 
 claim(
-    id="SYM.head-permutation", section="§9 (contributions list); standard", quote="the invariance group G of the Transformer's forward pass (head permutations)",
+    id="SYM.head-permutation", section="§9 (contributions list: the invariance group G)", quote="",
+    source=_STANDARD,
     statement=r"\mathrm{MHA}\ \text{invariant under permuting heads}",
     hypotheses=(), conclusion="invariance", regimes=("all",),
     checks=[lambda ctx: [_proof(0, r"\mathrm{MHA}\ \text{invariant under permuting heads}")]],
@@ -162,7 +167,8 @@ claim(
 
 
 claim(
-    id="SYM.value-output-gauge", section="§9 (contributions list); standard", quote="per-head value-output gauge",
+    id="SYM.value-output-gauge", section="§9 (contributions list: the invariance group G)", quote="",
+    source=_STANDARD,
     statement=r"(W_V^h,W_O^h)\mapsto(W_V^hM,M^{-1}W_O^h)\ \text{leaves MHA invariant}",
     hypotheses=(), conclusion="invariance", regimes=("all",),
     checks=[lambda ctx: [_proof(1, r"(W_V^h,W_O^h)\mapsto(W_V^hM,M^{-1}W_O^h)\ \text{leaves MHA invariant}")]],
@@ -171,7 +177,8 @@ claim(
 
 
 claim(
-    id="SYM.query-key-gauge", section="§9 (contributions list); standard", quote="per-head query-key gauge",
+    id="SYM.query-key-gauge", section="§9 (contributions list: the invariance group G)", quote="",
+    source=_STANDARD,
     statement=r"(W_Q^h,W_K^h)\mapsto(W_Q^hN,W_K^hN^{-\top})\ \text{leaves MHA invariant}",
     hypotheses=(), conclusion="invariance", regimes=("all",),
     checks=[lambda ctx: [_proof(2, r"(W_Q^h,W_K^h)\mapsto(W_Q^hN,W_K^hN^{-\top})\ \text{leaves MHA invariant}")]],
@@ -181,7 +188,8 @@ claim(
 
 
 claim(
-    id="SYM.token-permutation", section="§9 (contributions list); standard", quote="token-permutation equivariance",
+    id="SYM.token-permutation", section="§9 (contributions list: the invariance group G)", quote="",
+    source=_STANDARD,
     statement=r"\mathrm{MHA}(\Pi X)=\Pi\,\mathrm{MHA}(X)",
     hypotheses=(), conclusion="invariance", regimes=("all",),
     checks=[lambda ctx: [_proof(3, r"\mathrm{MHA}(\Pi X)=\Pi\,\mathrm{MHA}(X)")]],
@@ -193,7 +201,8 @@ claim(
 
 
 claim(
-    id="SYM.ln-shift-scale", section="§9 (contributions list); standard", quote="LayerNorm invariance to x -> a x + c 1",
+    id="SYM.ln-shift-scale", section="§9 (contributions list: the invariance group G)", quote="",
+    source=_STANDARD,
     statement=r"\mathrm{LN}(ax+c\mathbf 1)=\mathrm{LN}(x)\ (a>0,\ \varepsilon=0)",
     hypotheses=(), conclusion="invariance", regimes=("all",),
     checks=[lambda ctx: [_proof(4, r"\mathrm{LN}(ax+c\mathbf 1)=\mathrm{LN}(x)\ (a>0,\ \varepsilon=0)")]],
