@@ -622,10 +622,29 @@ claim(
               Reading("never-helps", r"H1\text{-}H4\Rightarrow\operatorname{arank}\mathrm{LN}(X)\le\operatorname{arank}X",
                       hypotheses=H1_H4, conclusion=_never_helps, instances=POOL.only_stored(),
                       counterexamples=("RN.main",)),
-              Reading("rate", r"\text{LN does not change the rate of Dong's collapse}",
-                      checks=[lambda ctx: [not_checkable(
-                          "the rate half rests on Wu et al. (not reproduced here), and the suite's depth study has no "
-                          "attention + LayerNorm regime without skip and MLP to compare rates")]])],
+              Reading("rate", r"\text{pure attention: }\lim\log\rho_{l+1}/\log\rho_l\ \text{is the same with and "
+                              r"without LN after every layer (same weights and inputs)}",
+                      checks=[], regimes=("n<d", "n>d"),  # the depth study's exponents with and without LN: fits
+                      note="'the collapse rate is controlled by other factors': the rate, the exponent of the doubly "
+                           "exponential decay of Dong's relative residual rho_l, is compared on the depth study's "
+                           "attention + LN regime; a comparison of two fits is float evidence"),
+              Reading("ln-does-not-prevent-collapse",
+                      r"\rho_l^{\text{no LN}}<2^{-52}\text{ within 12 layers}\Rightarrow\rho_l^{\text{LN}}<2^{-52}"
+                      r"\text{ within 12 layers (pure attention, same weights and inputs)}",
+                      checks=[], regimes=("n<d", "n>d"),  # certified rho_l with and without LN (numeric layer)
+                      note="collapse in Dong's sense (rho_l certainly below 2^-52), decided by certified per-layer "
+                           "enclosures: interval evidence"),
+              Reading("ln-does-not-accelerate-collapse",
+                      r"\min\{l:\rho_l^{\text{LN}}<2^{-52}\}\ge\min\{l:\rho_l^{\text{no LN}}<2^{-52}\}"
+                      r"\ \text{(pure attention, same weights and inputs)}",
+                      checks=[], regimes=("n<d", "n>d"),  # certified first layers below 2^-52 (numeric layer)
+                      note="'nor accelerates it', read as 'collapse is not reached at an earlier layer'; certified "
+                           "layer indices from per-layer enclosures: interval evidence"),
+              Reading("ln-does-not-delay-collapse",
+                      r"\min\{l:\rho_l^{\text{LN}}<2^{-52}\}\le\min\{l:\rho_l^{\text{no LN}}<2^{-52}\}"
+                      r"\ \text{(pure attention, same weights and inputs)}",
+                      checks=[], regimes=("n<d", "n>d"),  # certified first layers below 2^-52 (numeric layer)
+                      note="'neither helping', read for Dong's collapse: LN does not postpone it to a later layer")],
     chapter="rank_neutrality",
 )
 
