@@ -55,7 +55,10 @@ from theorems.paper.dong_collapse import rank_blind_to_collapse, skip_bound_hold
 
 from .transformer import Block, Head, block_forward, workdps
 
-__all__ = ["DepthRangeError", "DepthConfig", "run", "run_all", "SHAPES", "REGIMES", "exponent_estimate", "float64_run", "mp_run",
+__all__ = ["DepthRangeError", "DepthConfig", "run", "run_all", "SHAPES", "REGIMES", "DELTA_REGIMES", "WEIGHTS",
+           "layer_norm_delta", "LN_CONFIGS", "LN_COLLAPSE", "ln_does_not_prevent", "ln_does_not_accelerate",
+           "ln_does_not_delay", "ln_rate_unchanged", "ln_collapses", "ln_collapses_orthogonal",
+           "exponent_estimate", "float64_run", "mp_run",
            "depth_results", "DEPTH_DPS", "EXPONENT_TOL", "SINGLY_EXPONENTIAL_BELOW", "NO_DECAY_SLOPE", "is_base_three",
            "is_singly_exponential", "weight_gamma", "SKIP_TARGET_GAMMAS", "EVIDENCE"]
 
@@ -840,10 +843,10 @@ def ln_collapses(ctx, only: str | None = None) -> list[Evidence]:
         b = pair["attention_ln"]
         lb = _first_below(b)
         h = True if lb is not None else (False if all(x["rho_below_2^-52"] is False for x in b["layers"]) else None)
+        e = b["exponent"] if b["exponent"] is None else round(b["exponent"], 4)
         out.append(interval_instances(
             f"{_ln_where(shape, label)}, attention + LN: rho first certainly below 2^-52 at layer {lb} (rho_12 = "
-            f"{b['layers'][-1]['rho']}; exponent estimate {b['exponent'] if b['exponent'] is None else round(b['exponent'], 4)}"
-            f"); {LN_COLLAPSE}", h, regime=regime_of(shape["n"], shape["d"]), arithmetic=_ARB,
+            f"{b['layers'][-1]['rho']}; exponent estimate {e}, a fit); {LN_COLLAPSE}", h, regime=regime_of(shape["n"], shape["d"]), arithmetic=_ARB,
             numbers={**shape, "weights": label, "layer_with_ln": lb},
             reason=None if h is not None else "an enclosure straddles 2^-52"))
     return out
