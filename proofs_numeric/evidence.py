@@ -19,6 +19,7 @@ from . import (
     rank_neutrality,
     real_model,
     recovery_ambiguity,
+    related_work,
     residual_obstruction,
     symmetries,
 )
@@ -27,7 +28,7 @@ __all__ = ["NUMERIC_MODULES", "NUMERIC_CHECKS", "numeric_evidence", "install", "
 
 #: the numeric modules whose ``EVIDENCE`` tables are attached, in the order their evidence is appended
 NUMERIC_MODULES = (rank_neutrality, residual_obstruction, head_channel, recovery_ambiguity, rank_contraction,
-                   symmetries, dong_collapse, real_model)
+                   symmetries, dong_collapse, real_model, related_work)
 
 
 def _collect() -> dict[tuple[str, str], list[Check]]:
