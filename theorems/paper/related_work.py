@@ -5,8 +5,8 @@ r"""§3, Related Work: the paper's comparative sentences, each a claim.
 the suite can compute, that content decides it:
 
 * the LayerNorm sentences by the depth study's attention + LayerNorm regime (pure attention with LN after every
-  layer, no skip, no MLP), run beside pure attention on the same weights and inputs (:mod:`proofs_numeric.dong_collapse`:
-  certified per-layer enclosures of Dong's relative residual are interval evidence, a comparison of fitted rates is
+  layer, no skip, no MLP), run beside pure attention on the same weights and inputs
+  (:mod:`proofs_numeric.dong_collapse`: certified per-layer enclosures of Dong's relative residual are interval evidence, a comparison of fitted rates is
   float evidence); the sentence registered before this module, "LN neither prevents collapse (our theorem) nor
   accelerates it", is ``RN.neither-helps-nor-hinders`` (its readings carry that evidence);
 * the width-collapse sentences by a float study of the attention matrix's two largest singular values;
@@ -73,7 +73,8 @@ claim(
     statement=r"\text{(how Dong et al. treat skip connections)}",
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[_nc("a statement about how Dong et al. treat an effect (approximately), not about the network")],
-    readings=[Reading("skip-mitigates", r"\text{attention + skip: }\rho_l\ge2^{-52}\ \forall l\le12\ \text{(certified)}",
+    readings=[Reading("skip-mitigates",
+                      r"\text{attention + skip: }\rho_l\ge2^{-52}\ \forall l\le12\ \text{(certified)}",
                       checks=[], regimes=_DEPTH, note="the checkable half: with skips, no collapse in Dong's sense "
                                                       "on the depth study")],
     chapter="related_work",
@@ -108,7 +109,8 @@ claim(
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[_nc("[21]'s conditions and its notion of 'the perils of rank collapse' are not in the available text; "
                 "the suite does not reproduce that preprint")],
-    readings=[Reading("skip-alone-can-fail", r"\exists X,W:\ \operatorname{rank}(X+\mathrm{MHA}(X))<\operatorname{rank}X",
+    readings=[Reading("skip-alone-can-fail",
+                      r"\exists X,W:\ \operatorname{rank}(X+\mathrm{MHA}(X))<\operatorname{rank}X",
                       checks=[_skip_alone_can_fail], form="existential",
                       note="the part the suite can compute: skip connections alone do not protect every weight")],
     depends_on=("DONG.skip-full-rank",), chapter="related_work",
