@@ -21,6 +21,7 @@ from theorems.framework import (
     typeset,
 )
 
+from .graph import anchor
 from .load import get, registry
 
 __all__ = ["verdict_admonition", "words_markdown", "ledger_markdown", "evidence_markdown", "run", "proof_steps_markdown",
@@ -92,10 +93,13 @@ def verdict_admonition(claim_id: str, dps: int = 50) -> str:
     lit = r.literal
     why = lit.condition or lit.reason
     parts = [f":::{{admonition}} {c.id}: {r.verdict} ({r.strength})", f":class: {kind}", "",
+             f'<span id="{anchor(c.id)}"></span>'
              f"*{c.section}*, a {c.form} claim, verdict computed while this page was built: {words_markdown(c)}", "",
              f"Formal statement: ${c.statement}$", ""]
     if why:
         parts += [f"{'Condition' if lit.verdict in ('conditional', 'unsupported') else 'Why'}: {_esc(why)}", ""]
+    if c.depends_on:
+        parts += ["Rests on: " + ", ".join(f"`{d}`" for d in c.depends_on) + " (the paper as a graph)", ""]
     parts.append(evidence_markdown(lit.evidence))
     for rr in r.readings[1:]:
         parts += ["", f"Reading **{rr.key}**: ${rr.statement}$ — **{rr.verdict}** ({rr.strength})"

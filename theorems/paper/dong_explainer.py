@@ -30,6 +30,7 @@ from sympy import Matrix, Rational, ones, zeros
 from ..exact import transformer as T
 from ..exact.attention import exact_softmax
 from ..framework import (
+    CheckContext,
     Evidence,
     Pool,
     Reading,
@@ -41,7 +42,7 @@ from ..framework import (
     symbolic_identity,
 )
 
-__all__ = ["path_sum", "forward_with", "paths_match", "one_hot_limits", "adjacency_walk", "walk_converges",
+__all__ = ["path_sum", "forward_with", "paths_match", "path_instances", "one_hot_limits", "adjacency_walk", "walk_converges",
            "gelu_affine_gap", "PATH_SHAPES"]
 
 _EXACT = "exact (sympy rationals; 2^k softmax)"
@@ -79,6 +80,11 @@ def path_sum(X0: Matrix, layers) -> tuple[Matrix, int]:
 
 #: (n, d, L) of the path-expansion instances
 PATH_SHAPES = ((2, 2, 1), (2, 2, 3), (3, 2, 2), (2, 3, 4), (3, 3, 3))
+
+
+def path_instances(quick: bool = False) -> list[dict]:
+    """The exact instances of the path expansion: X^(0) and, per layer, (A_l, W_l)."""
+    return [v for _, _, v in _path_rows(CheckContext(quick=quick))]
 
 
 def _path_rows(ctx):
@@ -327,6 +333,7 @@ claim(
     id="DONG.convex-combination", section=_SEC + "the geometry of self-attention",
     quote="When $X$ is multiplied on the left by a row-stochastic matrix $P$, the $i$-th row of the resulting matrix "
           "is a convex combination (weighted average) of all row vectors in $X$",
+    depends_on=("DONG.row-stochastic",),
     statement=r"(PX)_i=\sum_jP_{ij}X_j,\ P_{ij}\ge0,\ \sum_jP_{ij}=1",
     hypotheses={}, conclusion=_is_convex_combination, instances=Pool(rows=_convex_rows, arithmetic=_EXACT),
     regimes=("all",), chapter="dong_explainer",
@@ -559,6 +566,7 @@ claim(
     id="DONG.qk-norm", section=_SEC + "signal propagation: the remedies",
     quote="QK-Normalization (QK-Norm): Explicitly applying $L_2$ or RMS normalization to query and key vectors "
           "(Dehghani et al., 2023) prevents attention logits from growing with depth, eliminating entropy collapse",
+    depends_on=("DONG.one-hot-softmax",),
     statement=r"\hat q_i=q_i/\|q_i\|,\ \hat k_j=k_j/\|k_j\|:\ |s\,\hat q_i\cdot\hat k_j|\le s\Rightarrow\max_jA_{ij}"
               r"\le\frac1{1+(n-1)e^{-2s}}<1\ \text{(fixed scale }s)",
     hypotheses={"non-zero queries and keys": _nonzero_rows}, conclusion=_bounded_logits,

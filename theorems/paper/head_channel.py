@@ -245,6 +245,7 @@ MLP_B = Pool(rows=lambda ctx: _mlp_remedy_rows(ctx, "b"), arithmetic=_MLP_ARITH,
 claim(
     id="HC.mlp-cannot-remedy", section="§7 (contributions list)",
     quote="The MLP cannot remedy this because it acts on the post-summation signal",
+    depends_on=("HC.main",),
     statement=r"\exists Y\neq Y':\ \Phi_a(Y)=\Phi_a(Y'),\ \text{and then }\mathrm{MLP}(\Phi_a(Y))=\mathrm{MLP}(\Phi_a(Y'))",
     hypotheses=("the MLP sees only the post-summation signal",), conclusion="no recovery",
     regimes=("generic-weights", "degenerate-weights"),

@@ -184,6 +184,7 @@ def _dff_bert_values(ctx) -> list[Evidence]:
 claim(
     id="RC.prop63", section="§6",
     quote="dim(R_h) = min(rank(X), d_k)",
+    depends_on=("RC.generic-wv", "RC.attention-rank", "RC.generic-wo"),
     statement=r"\dim\operatorname{row}(Y_hW_O^h)=\min(\operatorname{rank}X,d_k)\ \text{(generic weights)}",
     regimes=("n<d", "n=d", "n>d"),
     hypotheses=(), conclusion="",
@@ -250,6 +251,7 @@ claim(
     id="RC.alpha-independent", section="§6",
     quote="Since alpha_h affects only A^(h), and A^(h) does not appear in the rank formula, the "
                               "result is independent of alpha_h",
+    depends_on=("RC.prop63",),
     statement=r"\dim R_h=\min(\operatorname{rank}X,d_k)\ \text{for every }\alpha_h",
     regimes=("n<d", "n=d", "n>d"),
     hypotheses=(), conclusion="",
@@ -274,6 +276,7 @@ claim(
     id="RC.dff-lower-bound", section="§6",
     quote="the MLP must expand exactly the directions the heads contracted. This gives the first "
                             "principled lower bound on d_ff",
+    depends_on=("RC.specialisation-contraction",),
     statement=r"d_{\mathrm{ff}}\ge d-\operatorname{rank}\mathrm{MHA}(X)\ \text{(plausible reading; §6 truncated)}",
     regimes=("n<d", "n=d", "n>d"),
     hypotheses=(), conclusion="",
@@ -540,6 +543,7 @@ claim(
     id="RC.orientation", section="§6.1, after Prop 6.3",
     quote="What specialisation changes is the orientation of R_h: directional and reciprocal heads write into "
           "equally-sized subspaces, but in different directions",
+    depends_on=("RC.prop63",),
     statement=r"\alpha_h\ \text{changes (via }W_Q,W_K)\Rightarrow R_h=\operatorname{row}(A_hXW_V^hW_O^h)\ \text{changes}",
     hypotheses={"W_V, W_O fixed, alpha_h changed from 0 to 1":
                 lambda v: v["heads"][0][1:] == v["heads"][1][1:]
@@ -574,6 +578,7 @@ claim(
     id="RC.contraction-mechanism", section="§6.1, after Prop 6.3",
     quote="Rank contraction of MHA(X) = sum_h Y^(h) W_O^(h) therefore arises from subspace alignment (the R_h "
           "become parallel) rather than from dimensional reduction of individual subspaces",
+    depends_on=("RC.prop63", "RC.rank-equals-sum"),
     statement=r"\alpha_{\mathrm{MHA}}>0\Rightarrow\dim\textstyle\sum_hR_h<\sum_h\dim R_h",
     hypotheses={"alpha_MHA > 0": _contracts},
     conclusion=("dim(R_1 + ... + R_H) < sum_h dim R_h", lambda v: _ranks(v)["dim_sum"] < sum(_ranks(v)["rank_T"])),
@@ -586,6 +591,7 @@ claim(
 claim(
     id="RC.specialisation-contraction", section="§1 contribution 7 (§6)",
     quote="head specialisation causes rank contraction in MHA(X)",
+    depends_on=("RC.contraction-mechanism", "RC.alignment"),
     statement=r"\alpha_h=1\ \forall h\Rightarrow\alpha_{\mathrm{MHA}}>0",
     hypotheses={"directional heads (alpha_h = 1 for every h)":
                 lambda v: all(alpha_exact(M0) == 1 for M0, _, _ in v["heads"])},
@@ -669,6 +675,7 @@ RANK_DK = Pool(rows=lambda ctx: _dim_dk_rows(ctx, True), arithmetic=_EXACT, desc
 claim(
     id="RC.dim-dk", section="§6.1, after Prop 6.3",
     quote="Since dim(R_h) = d_k for each head individually (Proposition 6.3)",
+    depends_on=("RC.prop63",),
     statement=r"\dim R_h=d_k\ \text{for every head}",
     hypotheses={"generic head (invertible attention)": _invertible_attention}, conclusion=_dim_is_dk,
     instances=RANK_BELOW_DK, regimes=("n<d", "n=d", "n>d"),

@@ -270,6 +270,7 @@ H1_H4 = given("H1", "H2", "H3", "H4")
 claim(
     id="RN.main", section="§4, Thm 4.2",
     quote="arank(LN(X)) = arank(X) under non-degeneracy hypotheses [H1-H4]",
+    depends_on=("RN.step1", "RN.step2", "RN.step3", "RN.arank-definition"),
     statement=r"H1\wedge H2\wedge H3\wedge H4\ \Rightarrow\ \operatorname{arank}(\mathrm{LN}(X))=\operatorname{arank}(X)",
     hypotheses=H1_H4, conclusion=("arank(LN X) = arank(X)", lambda a: a.conclusion_holds),
     instances=POOL, counterexamples=("RN.main",), regimes=("n<d", "n=d", "n>d"),
@@ -312,6 +313,7 @@ claim(
     id="RN.step2", section="§4, proof of Thm 4.2, Step 2",
     quote=r"The affine rank decreases under D if and only if σ = (σ_1, ..., σ_n)^T ∈ colspace(\tilde X) ... "
           r"By H4, this does not hold, so arank(D \tilde X) = arank(\tilde X)",
+    depends_on=("RN.H4-unique",),
     statement=r"H1\wedge H4\Rightarrow\operatorname{arank}(D\tilde X)=\operatorname{arank}(\tilde X)",
     hypotheses=given("H1", "H4"), conclusion=_row_scaling_keeps_arank, regimes=("n<d", "n=d", "n>d"),
     instances=POOL.only_stored(), counterexamples=("RN.main",),
@@ -327,6 +329,7 @@ claim(
 claim(
     id="RN.matrix-rank", section="§1 contribution 1; §4 end of proof",
     quote="matrix rank is preserved in the zero-bias case",
+    depends_on=("RN.step1", "RN.step2", "RN.step3"),
     statement=r"H1\wedge H2\wedge H3\wedge H4\wedge\beta=0\Rightarrow\operatorname{rank}(\mathrm{LN}(X))=\operatorname{rank}(X)",
     hypotheses=given("H1", "H2", "H3", "H4", also={"beta = 0": _zero_bias}),
     conclusion=("rank(LN X) = rank(X)", lambda a: a.rank_LN_X == a.rank_X), instances=POOL,
@@ -470,6 +473,7 @@ def _h4(a: Analysis) -> bool | None:
 claim(
     id="RN.H4-generic", section="§4, after Thm 4.2",
     quote="The condition [H4] holds for all inputs satisfying n > d ..., and generically for n <= d",
+    depends_on=("RN.step2",),
     statement=r"(n>d\Rightarrow H4\ \forall X\text{ with }H1)\ \wedge\ (n\le d\Rightarrow H4\text{ for Lebesgue-a.e. }X)",
     hypotheses=given("H1", also={"n > d": lambda a: a.n > a.d}), conclusion=_h4, regimes=("n<d", "n=d", "n>d"),
     instances=POOL.only_stored(), counterexamples=("RN.H4-generic",),
@@ -564,6 +568,7 @@ claim(
     id="RN.abstract-neutral", section="Abstract",
     quote="layer normalisation is precisely affine-rank-neutral: it preserves the affine rank of the token "
           "representation set exactly",
+    depends_on=("RN.main",),
     statement=r"\operatorname{arank}(\mathrm{LN}(X))=\operatorname{arank}(X)\ \text{for every }X\text{ on which LN is defined (H1)}",
     hypotheses=given("H1"), conclusion=("arank(LN X) = arank(X)", lambda a: a.conclusion_holds),
     instances=POOL, counterexamples=("RN.main",), regimes=("n<d", "n=d", "n>d"),
@@ -583,6 +588,7 @@ def _rank_kept(a: Analysis) -> bool:
 claim(
     id="RN.transparent-H1-H2", section="§3 (Wu et al. paragraph)",
     quote="LayerNorm is exactly transparent under H1–H2 — it preserves rank precisely",
+    depends_on=("RN.main",),
     statement=r"H1\wedge H2\Rightarrow\operatorname{arank}\mathrm{LN}(X)=\operatorname{arank}X",
     hypotheses=given("H1", "H2"), conclusion=("arank(LN X) = arank(X)", lambda a: a.conclusion_holds),
     instances=POOL, counterexamples=("RN.main",), regimes=("n<d", "n=d", "n>d"),
@@ -611,6 +617,7 @@ claim(
     id="RN.neither-helps-nor-hinders", section="§1 gap (i); §3 (Wu, Joudaki); §4 comparisons",
     quote="LN is not passive, it is exactly neutral — it preserves rank precisely, neither helping nor hindering. "
           "[§3:] LN neither prevents collapse (our theorem) nor accelerates it",
+    depends_on=("RN.main",),
     statement=r"H1\text{-}H4\Rightarrow\operatorname{arank}\mathrm{LN}(X)\le\operatorname{arank}X\ (\text{never helps})"
               r"\ \wedge\ \operatorname{arank}\mathrm{LN}(X)\ge\operatorname{arank}X\ (\text{never hinders})",
     hypotheses=H1_H4, conclusion=("arank unchanged in both directions", lambda a: a.conclusion_holds),

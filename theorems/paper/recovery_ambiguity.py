@@ -139,6 +139,7 @@ def _ra_reading_b(ctx) -> list[Evidence]:
 claim(
     id="RA.main", section="§7.3, Recovery Ambiguity Theorem (contributions list)",
     quote="the exact recovery ambiguity dimension of head-channel non-identifiability is n(H-1)d_k degrees of freedom per layer",
+    depends_on=("HC.main",),
     statement=r"\dim\ker\Phi_a=n(H-1)d_k\quad(W_O\text{ known, standard MHA})",
     hypotheses=("standard MHA", "W_O known"), conclusion="ambiguity n(H-1)d_k", regimes=("generic-weights",),
     checks=[GENERIC_W_O.decide({}, (_ra_literal_text(), _nullity_a_is_n_H_minus_1_dk))],
@@ -156,6 +157,7 @@ claim(
 claim(
     id="RA.bert-figures", section="§1 contribution 6",
     quote="For BertBase: 360,448 per sequence (or 704 per token) per layer",
+    depends_on=("RA.main",),
     statement=r"n(H-1)d_k\big|_{n=512,H=12,d_k=64}=360448,\quad(H-1)d_k=704",
     hypotheses=("n = 512", "H = 12", "d_k = 64"), conclusion="the arithmetic", regimes=("all",), form="concrete",
     checks=[_bert_arithmetic], chapter="recovery_ambiguity",
@@ -218,6 +220,7 @@ def _pgop_ambiguity(ctx) -> list[Evidence]:
 claim(
     id="PGOP.partial-remedy", section="§8 (contributions list)",
     quote="A constructive partial remedy is proposed: a position-gated output projection (PG-OP)",
+    depends_on=("HC.main",),
     statement=r"\dim\ker\Phi^{\text{PG-OP}}<\dim\ker\Phi\ \text{(readings a and b, gates known)}",
     hypotheses=("gates known",), conclusion="smaller recovery ambiguity", regimes=("all",),
     checks=[lambda ctx: [not_checkable(_PGOP_MISSING)]],
@@ -259,6 +262,7 @@ WHOLE_TUPLE = Pool(rows=lambda ctx: [("all", "", {"n": nn, "H": HH, "d_k": dk}) 
 claim(
     id="RA.single-head", section="Abstract",
     quote="n(H-1)d_k degrees of freedom per layer remain ambiguous when recovering a single head from the mixed signal",
+    depends_on=("RA.main",),
     statement=r"\dim\{Y_1:\exists Y_2..Y_H,\ \textstyle\sum_hY_h=M\}-\text{ambiguity}=n(H-1)d_k",
     hypotheses=("heads summed (reading b)",), conclusion="single-head ambiguity n(H-1)d_k", regimes=("H=2", "H>=3"),
     checks=[SINGLE_HEAD.decide({}, _single_head_is_n_H_minus_1_dk)],
@@ -273,6 +277,7 @@ claim(
 claim(
     id="PGOP.empirical-prediction", section="§1 contribution 5 (§8)",
     quote="PG-OP (§8): a position-gated output projection ... with a verifiable empirical prediction",
+    depends_on=("PGOP.partial-remedy",),
     statement=r"\text{(no formal content available)}",
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[lambda ctx: [not_checkable(_PGOP_MISSING + "; the prediction itself is not stated in the available text")]],

@@ -250,6 +250,7 @@ claim(
     id="RRO.rowspace-remark", section="§5.1, remark (iii)",
     quote="The condition rowspace(Δ^(l)) ⊈ rowspace(X^(l)) is sufficient but not necessary for rank to "
           "strictly increase",
+    depends_on=("RRO.prop51",),
     statement=r"\operatorname{row}(\Delta)\not\subseteq\operatorname{row}(X)\Rightarrow\operatorname{rank}(X+\Delta)>\operatorname{rank}X",
     hypotheses={"row(Delta) not in row(X)": _row_not_inside}, conclusion=_rank_rises, regimes=("all",),
     instances=REMARK_III.only_stored(), counterexamples=("RRO.rowspace-remark",),
@@ -270,6 +271,7 @@ claim(
           "W_V^(h), W_O^(h) (the configurations on which equality holds form a proper algebraic subset of "
           "weight space) ... For Lebesgue-almost-every X^(l) with rank(X^(l)) < min(n, d_model), we have "
           "X^(l) ∉ B_l, i.e. rank(X^(l+1)) > rank(X^(l))",
+    depends_on=("RRO.witness", "RRO.witness-wo-choice", "RRO.remark-iv"),
     statement=r"\text{a.e. }(W_Q,W_K,W_V,W_O),\ \text{a.e. }X=UV^\top\ (\operatorname{rank}X=r<\min(n,d)):\ "
               r"\operatorname{rank}(X+\mathrm{MHA}(X))>r",
     hypotheses=("rank X < min(n, d)", "generic weights (as the proof's step (b) assumes)"),
@@ -295,6 +297,7 @@ claim(
 claim(
     id="RRO.witness", section="§5.2, proof of Thm 5.3, step (b)",
     quote="rank(X^* + MHA(X^*)) = 2 > 1 for almost every choice of W_V^(h), W_O^(h)",
+    depends_on=("RRO.witness-wo-choice",),
     statement=r"X^\star=e_1f_1^\top:\ \operatorname{rank}(X^\star+\mathrm{MHA}(X^\star))=2\ \text{for a.e. }W_V,W_O",
     hypotheses=("n >= 2", "generic W_V, W_O"), conclusion="rank F(X*) = 2", regimes=("n<d", "n=d", "n>d"),
     checks=[_witness_exact_uniform],  # + the rank-1 interval witnesses
@@ -375,6 +378,7 @@ claim(
     id="MLP.curvature", section="§5.3",
     quote="The GeLU non-linearity of the MLP introduces curvature that is unavailable to any composition of attention "
           "and residual connections",
+    depends_on=("MLP.first-order-form",),
     statement=r"D^2[X\mapsto X+\mathrm{MHA}(X)]\equiv0\ \text{(attention + residual is affine)}",
     hypotheses=("no MLP",), conclusion="second derivative vanishes", regimes=("all",),
     checks=[_curvature],
@@ -450,6 +454,7 @@ claim(
     id="RRO.remark-ii", section="§5.1, remark (ii)",
     quote="If A is already full-rank, r = min(n, d_model) and the proposition is vacuous: the rank cannot increase "
           "further",
+    depends_on=("RRO.prop51",),
     statement=r"\operatorname{rank}A=\min(n,d)\Rightarrow\operatorname{rank}(A+B)\le\operatorname{rank}A\ \forall B",
     hypotheses={"rank A = min(n, d)": lambda x: rank(x["A"]) == min(x["A"].shape)},
     conclusion=("rank(A + B) <= rank A", lambda x: remark_ii_holds(x["A"], x["B"])), instances=REMARK_II,
@@ -503,6 +508,7 @@ claim(
     id="RRO.remark-iii-generic", section="§5.1, remark (iii)",
     quote="and is itself generic: its negation defines an algebraic variety of Lebesgue measure zero, recovered as a "
           "special case of the argument above",
+    depends_on=("RRO.prop51",),
     statement=r"\operatorname{rank}X<\min(n,d)\Rightarrow\{\Delta:\operatorname{row}\Delta\subseteq\operatorname{row}X\}"
               r"\ \text{is a linear subspace of dimension }n\operatorname{rank}X<nd",
     hypotheses={"rank X < min(n, d)": lambda X: rank(X) < min(X.shape), "X != 0": lambda X: rank(X) > 0},
@@ -675,6 +681,7 @@ claim(
     quote="B_l = {X ∈ R^{n×d_model} : rank(F(X)) ≤ rank(X)} [§5.2, after the proof:] The result is also "
           "quantitative: the bad set is nowhere dense, so a small absolutely continuous perturbation of any X "
           "∈ B_l exits the bad set with probability one",
+    depends_on=("RRO.main",),
     statement=r"\mathcal B_l=\{X:\operatorname{rank}F(X)\le\operatorname{rank}X\}\ \text{is nowhere dense; }"
               r"X\in\mathcal B_l\Rightarrow X+\varepsilon E\notin\mathcal B_l\ \text{a.s.}",
     hypotheses=("generic weights",), conclusion="B_l nowhere dense", regimes=("n<d", "n=d", "n>d"),
@@ -735,6 +742,7 @@ claim(
     id="RRO.strengthens", section="§5.2, after Thm 5.3",
     quote="This both strengthens the statement (rank strictly increases, not merely “rowspace not contained in "
           "rowspace”)",
+    depends_on=("RRO.main",),
     statement=r"\operatorname{rank}(X+\Delta)>\operatorname{rank}X\Rightarrow\operatorname{row}\Delta\not\subseteq"
               r"\operatorname{row}X,\ \text{and not conversely}",
     hypotheses=(), conclusion="strictly stronger", regimes=("n<d", "n=d", "n>d"),
@@ -808,6 +816,7 @@ def _step_semicontinuity() -> bool:
 claim(
     id="RRO.near-zero-weights", section="§3 (skip connections and large weights)",
     quote="rank non-decrease holds generically (Proposition 5.1), which can fail if weights are near zero",
+    depends_on=("RRO.prop51",),
     statement=r"\exists\ \text{near-zero weights}:\ \operatorname{rank}(X+\mathrm{MHA}(X))<\operatorname{rank}X",
     hypotheses=("weights near zero",), conclusion="rank decreases", regimes=("n<d", "n=d", "n>d"), form="existential",
     checks=[lambda ctx: _near_zero(ctx, False),
@@ -865,6 +874,7 @@ def _rank_kept(x) -> bool:
 claim(
     id="RRO.only-increase", section="§1, gap (ii)",
     quote="The residual update X^(l+1) = X^(l) + Delta^(l) can only increase rank in the generic case",
+    depends_on=("RRO.prop51",),
     statement=r"\Delta\ \text{generic}\Rightarrow\operatorname{rank}(X+\Delta)\ge\operatorname{rank}X",
     # genericity is not decidable on one instance: the Pool marks the increments it draws generically
     hypotheses={"generic Delta": lambda x: x["generic"] is True}, conclusion=_rank_kept, instances=INCREMENTS,
@@ -964,6 +974,7 @@ FIRST_ORDER_RIGHT = Pool(rows=lambda ctx: _first_order_rows(ctx, "right"), arith
 claim(
     id="MLP.first-order-form", section="§5.3, Prop (first-order behaviour)",
     quote="X^(L)(X^(0) + δX) = X^(L)(X^(0)) + Φ(X^(0)) δX + O(‖δX‖^2)",
+    depends_on=("MLP.layer-jacobian",),
     statement=r"D X^{(L)}(X^{(0)})[\delta X]=\Phi(X^{(0)})\,\delta X\ \text{for a matrix }\Phi\in\mathbb R^{n\times n}",
     hypotheses=("attention + residual",), conclusion="the first-order term is a left matrix product",
     regimes=("generic-weights", "degenerate-weights"),
@@ -1010,6 +1021,7 @@ claim(
     id="MLP.tangent-space", section="§5.3",
     quote="the GeLU activation generates feature directions that lie outside the tangent space of the current "
           "representation, which attention layers alone cannot do efficiently",
+    depends_on=("MLP.first-order-form",),
     statement=r"\text{(no formal content available)}",
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[lambda ctx: [not_checkable("'the tangent space of the current representation' is not defined and "

@@ -234,6 +234,7 @@ def _framework_hc_not_orbit(ctx) -> list[Evidence]:
 claim(
     id="SYM.framework", section="§9 (contributions list)",
     quote="all four collapse phenomena are orbits of the invariance group G of the Transformer",
+    depends_on=("SYM.head-permutation", "SYM.value-output-gauge", "SYM.query-key-gauge", "SYM.token-permutation", "SYM.ln-shift-scale"),
     statement=r"\text{rank collapse (depth, width), head-channel non-identifiability, entropy collapse are }G\text{-orbits}",
     hypotheses=(), conclusion="orbits", regimes=("all",), checks=[_framework],
     readings=[Reading("G-is-a-symmetry-group", r"G=S_H\ltimes\prod_h(GL(d_k)\times GL(d_k))\ \text{leaves MHA invariant}",
@@ -250,6 +251,7 @@ claim(
     id="SYM.distinct-symmetries", section="Abstract; §9 (not available)",
     quote="The four collapse phenomena ... are unified under a symmetry-breaking framework, each corresponding to a "
           "distinct symmetry of the Transformer's forward pass",
+    depends_on=("SYM.framework",),
     statement=r"\text{(no formal content available)}",
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[lambda ctx: [not_checkable("§9 is not in the available text: which symmetry corresponds to which phenomenon "
@@ -261,6 +263,7 @@ claim(
 claim(
     id="SYM.design-reduction", section="§1 contribution 8 (§9)",
     quote="The design question “what components are needed?” reduces to “what symmetries must be broken?”",
+    depends_on=("SYM.framework",),
     statement=r"\text{(no formal content available)}",
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[lambda ctx: [not_checkable("a programme, not a statement: §9 is missing and 'reduces to' is not defined")]],
