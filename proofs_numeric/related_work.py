@@ -16,6 +16,7 @@ from theorems.framework import Evidence, float_statistic, interval_witness, stab
 
 from .dong_collapse import (
     DEPTH_DPS,
+    EXPONENT_TOL,
     LN_COLLAPSE,
     depth_results,
     dong_collapse_evidence,
@@ -27,8 +28,10 @@ from .dong_collapse import (
     no_rank_collapse_as_claim,
 )
 
-__all__ = ["WIDTH_NS", "WIDTH_D", "width_spectra", "width_evidence", "ln_can_slow", "ln_both_directions", "EVIDENCE"]
+__all__ = ["WIDTH_NS", "WIDTH_D", "width_spectra", "width_evidence", "ln_can_slow", "ln_both_directions", "ln_rate_slower",
+           "EVIDENCE"]
 
+_FIT_RATE = "medians of log rho_(l+1) / log rho_l from arb enclosures (fits: float evidence)"
 _ARB = f"python-flint arb balls at {DEPTH_DPS} digits ((m, R) form): certified first layers below 2^-52"
 
 #: context lengths of the width study, and the width of its token model
@@ -69,6 +72,19 @@ def ln_both_directions(ctx) -> list[Evidence]:
         f"{later[0][2]}), of {len(moved)}; {LN_COLLAPSE}" if ok else
         f"LN moved the collapse in one direction only ({len(earlier)} earlier, {len(later)} later)",
         True if ok else None, arithmetic=_ARB, reason=None if ok else "only one direction was seen")]
+
+
+def ln_rate_slower(ctx) -> list[Evidence]:
+    """A configuration where the fitted exponent is smaller with LN than without (by more than EXPONENT_TOL)."""
+    pairs = [(f"n={s['n']}, d={s['d']}, H={s['H']}, d_k={s['d_k']}, {lab}", p["pure_attention"]["exponent"],
+              p["attention_ln"]["exponent"]) for s, lab, p in depth_results(ctx.quick)["ln_study"]]
+    pairs = [(w, a, b) for w, a, b in pairs if a is not None and b is not None]
+    slower = [(w, a, b) for w, a, b in pairs if a - b > EXPONENT_TOL]
+    diffs = [b - a for _, a, b in pairs]
+    return [float_statistic(f"exponents with LN minus without, over {len(pairs)} configurations: from "
+                            f"{min(diffs):+.4f} to {max(diffs):+.4f}; smaller by more than {EXPONENT_TOL} in "
+                            f"{len(slower)}", None if not pairs else bool(slower), arithmetic=_FIT_RATE,
+                            reason=None if pairs else "no exponent measured")]
 
 
 def width_spectra(model: str, quick: bool = False) -> dict:
@@ -132,6 +148,8 @@ EVIDENCE = {
     ("RW.wu-ln-can-slow", "dense-attention"): [ln_can_slow],
     ("RW.wu-regime-dependent", "on-the-suites-data"): [ln_both_directions],
     ("RW.joudaki-not-self-attention", "literal"): [ln_collapses],
+    ("RW.wu-comparison-rate", "literal"): [ln_can_slow],
+    ("RW.wu-comparison-rate", "convergence-rate"): [ln_rate_slower],
     ("RW.width-collapse", "iid-logits"): [width_evidence("iid-logits", "ratio")],
     ("RW.width-collapse", "token-logits"): [width_evidence("token-logits", "ratio")],
     ("RW.width-spectral-gap", "iid-logits"): [width_evidence("iid-logits", "gap")],

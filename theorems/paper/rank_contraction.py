@@ -249,8 +249,9 @@ claim(
 
 claim(
     id="RC.alpha-independent", section="§6",
-    quote="Since alpha_h affects only A^(h), and A^(h) does not appear in the rank formula, the "
-                              "result is independent of alpha_h",
+    quote="Since alpha_h affects only A^(h), and A^(h) does not appear in the rank formula, the result is "
+          "independent of alpha_h [§6.1, after Prop 6.3:] Proposition 6.3 shows that head specialisation does "
+          "not reduce the dimension of individual head output subspaces",
     depends_on=("RC.prop63",),
     statement=r"\dim R_h=\min(\operatorname{rank}X,d_k)\ \text{for every }\alpha_h",
     regimes=("n<d", "n=d", "n>d"),
@@ -685,4 +686,39 @@ claim(
                       conclusion=_dim_is_dk, instances=RANK_DK,
                       note="Prop 6.3 gives min(rank X, d_k): d_k needs rank X >= d_k")],
     chapter="rank_contraction",
+)
+
+
+# --- further sentences of §6.1 (issue 33) ---
+
+def _left_multiplication_rows(ctx):
+    rng = random.Random(stable_seed("RC.left-multiplication:softmax"))
+    for (n, d, dk) in ((2, 3, 1), (3, 5, 2), (3, 2, 1), (4, 3, 2), (5, 3, 2), (4, 4, 3), (6, 3, 3)):
+        for _ in range(2 if ctx.quick else 4):
+            X = Matrix(n, d, lambda i, j: Rational(rng.randint(-2, 2)))
+            M0 = Matrix(d, d, lambda i, j: Rational(rng.choice((-1, 1))))
+            W_V = Matrix(d, dk, lambda i, j: Rational(rng.randint(-3, 3)))
+            yield regime_of(n, d), "", {"A": exact_softmax(X, M0), "Y": X * W_V}
+
+
+def _uniform_reduces_rank(ctx) -> list[Evidence]:
+    X = Matrix([[1, 0], [0, 1], [1, 1]])
+    A, Y = exact_softmax(X, zeros(2, 2)), X
+    return [exact_complete(f"uniform attention (W_Q = 0): A = J/3, rank(A X) = {rank(A * Y)} < rank X = {rank(Y)}",
+                           rank(A * Y) == rank(Y), arithmetic="exact (2^k softmax)")]
+
+
+claim(
+    id="RC.left-multiplication", section="§6.1, proof of Prop 6.3",
+    quote=r"so left-multiplication by $A^{(h)}$ does not reduce rank",
+    statement=r"\operatorname{rank}(A^{(h)}XW_V^{(h)})=\operatorname{rank}(XW_V^{(h)})\ \text{(softmax }A^{(h)}"
+              r"\text{, generic scores)}",
+    form="universal",  # generic (issue 32)
+    hypotheses={}, conclusion=("rank(A Y) = rank(Y)", lambda v: rank(v["A"] * v["Y"]) == rank(v["Y"])),
+    instances=Pool(rows=_left_multiplication_rows, arithmetic="exact over QQ (2^k softmax)"),
+    regimes=("n<d", "n=d", "n>d"),
+    readings=[Reading("uniform-attention", r"A=J/n:\ \operatorname{rank}(AY)=\operatorname{rank}Y",
+                      checks=[_uniform_reduces_rank], regimes=("all",),
+                      note="the measure-zero exception: zero scores give a rank-one A")],
+    depends_on=("RC.attention-rank",), chapter="rank_contraction",
 )

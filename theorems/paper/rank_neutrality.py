@@ -61,6 +61,7 @@ import sympy
 from sympy import Matrix, Rational, symbols
 
 from ..exact import instances as _inst
+from ..exact import transformer as T
 from ..exact.blocks import centred
 from ..exact.layernorm import (
     Analysis,
@@ -82,6 +83,7 @@ from ..framework import (
     derivation,
     exact_complete,
     exact_instances,
+    float_statistic,
     not_checkable,
     predicted,
     stable_seed,
@@ -808,4 +810,76 @@ claim(
                       checks=[lambda ctx: [not_checkable("no training trajectory (checkpoints) is available; the "
                                                          "headline checks the trained end point (all-MiniLM-L6-v2)")]])],
     chapter="rank_neutrality",
+)
+
+
+# --- further sentences of §4 (issue 33) ---
+
+#: (maximal sequence length, d_model) of the models the sentence can mean: BERT-base (the paper's running example),
+#: GPT-2 small, and all-MiniLM-L6-v2 (the suite's trained model)
+MODEL_SIZES = {"BERT-base": (512, 768), "GPT-2 small": (1024, 768), "all-MiniLM-L6-v2": (512, 384)}
+
+
+def _longer_than_width(model: str):
+    def check(ctx) -> list[Evidence]:
+        n_max, d_model = MODEL_SIZES[model]
+        return [exact_complete(f"{model}: the longest sequence has n = {n_max} tokens, d_model = {d_model}: "
+                               + ("n can exceed d" if n_max > d_model else "n <= d for every sequence"),
+                               n_max > d_model, arithmetic="exact integers (published configurations)")]
+    return check
+
+
+claim(
+    id="RN.n-greater-than-d-common", section="§4, after Thm 4.2",
+    quote="(the common case, since sequences are longer than the embedding dimension)",
+    statement=r"\text{BERT-base: }n_{\max}=512>d_{\mathrm{model}}=768",
+    hypotheses=("BERT-base",), conclusion="sequences longer than the width", regimes=("all",), form="concrete",
+    checks=[_longer_than_width("BERT-base")],
+    readings=[Reading("gpt2-small", r"\text{GPT-2 small: }n_{\max}=1024>768", checks=[_longer_than_width("GPT-2 small")],
+                      form="concrete"),
+              Reading("minilm", r"\text{all-MiniLM-L6-v2: }n_{\max}=512>384",
+                      checks=[_longer_than_width("all-MiniLM-L6-v2")], form="concrete")],
+    depends_on=("RN.H4-generic",), chapter="rank_neutrality",
+)
+
+
+def _effective_rank(M: np.ndarray) -> float:
+    s = np.linalg.svd(M, compute_uv=False)
+    p = s[s > 1e-12 * s[0]] / s[s > 1e-12 * s[0]].sum()
+    return float(np.exp(-(p * np.log(p)).sum()))
+
+
+def _effective_rank_changes(ctx) -> list[Evidence]:
+    """Effective rank (Roy-Vetterli) of X and LN(X) on pool instances meeting H1-H4 (float64 SVDs)."""
+    moved = total = 0
+    first = None
+    for regime, fam, inst, a in cached_stress(ctx):
+        if not all(a.hypotheses[h] for h in ("H1", "H2", "H3", "H4")):
+            continue
+        X = np.array(inst.X.tolist(), dtype=float)
+        Y = T.layer_norm(T.FP, X, [float(g) for g in inst.gamma], [float(b) for b in inst.beta])
+        total += 1
+        e0, e1 = _effective_rank(X), _effective_rank(Y)
+        if abs(e0 - e1) > 1e-6:
+            moved += 1
+            first = first or f"{fam} {inst.n}x{inst.d}: {e0:.4f} -> {e1:.4f}"
+    return [float_statistic(f"effective rank exp H(sigma / sum sigma) of X and LN(X) on {total} instances meeting "
+                            f"H1-H4: changed on {moved}" + (f" (e.g. {first})" if first else ""),
+                            None if total == 0 else moved == 0, arithmetic="float64 SVD of exact values",
+                            reason="no instance met H1-H4" if total == 0 else None)]
+
+
+claim(
+    id="RN.effective-dimensionality", section="§4, after Thm 4.2",
+    quote="This is the statement that matters for representational capacity: the effective dimensionality of the "
+          "token representation set is unchanged by layer normalisation",
+    statement=r"H1\wedge H2\wedge H3\wedge H4\ \Rightarrow\ \operatorname{arank}(\mathrm{LN}(X))=\operatorname{arank}(X)"
+              r"\ \text{(the effective dimensionality: the affine rank)}",
+    hypotheses=H1_H4, conclusion=("arank(LN X) = arank(X)", lambda a: a.conclusion_holds),
+    instances=POOL, counterexamples=("RN.main",), regimes=("n<d", "n=d", "n>d"),
+    readings=[Reading("effective-rank", r"\exp H\bigl(\sigma(\mathrm{LN}X)/\textstyle\sum\sigma\bigr)="
+                                        r"\exp H\bigl(\sigma(X)/\textstyle\sum\sigma\bigr)",
+                      checks=[_effective_rank_changes], regimes=("all",),
+                      note="'effective dimensionality' read as the effective rank (Roy and Vetterli 2007)")],
+    depends_on=("RN.main",), chapter="rank_neutrality",
 )

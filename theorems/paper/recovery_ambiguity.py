@@ -218,7 +218,7 @@ def _pgop_ambiguity(ctx) -> list[Evidence]:
 
 
 claim(
-    id="PGOP.partial-remedy", section="§8 (contributions list)",
+    id="PGOP.partial-remedy", section="Abstract (§8 not available)",
     quote="A constructive partial remedy is proposed: a position-gated output projection (PG-OP)",
     depends_on=("HC.main",),
     statement=r"\dim\ker\Phi^{\text{PG-OP}}<\dim\ker\Phi\ \text{(readings a and b, gates known)}",

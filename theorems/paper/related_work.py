@@ -51,9 +51,10 @@ def _nc(reason: str):
 # --- rank collapse in depth (Dong et al., 2021) -------------------------------------------------------------
 
 claim(
-    id="RW.dong-proved", section="§3, rank collapse in depth (Dong et al., 2021)",
+    id="RW.dong-proved", section="§3, rank collapse in depth (Dong et al., 2021); §1",
     quote="Dong et al. [4] proved that pure self-attention without residual connections converges to rank 1 "
-          "doubly-exponentially in depth",
+          "doubly-exponentially in depth [§1:] iterating the attention operation without any other mechanism "
+          "causes the hidden states to collapse to a rank-1 matrix doubly exponentially in depth",
     statement=r"\text{pure attention: }\rho_l\to0\ (\rho_l<2^{-52}\text{ certified within 12 layers}),\ "
               r"\log\rho_{l+1}/\log\rho_l\to3",
     hypotheses=("pure attention",), conclusion="doubly exponential collapse", regimes=_DEPTH,
@@ -193,8 +194,9 @@ claim(
 # --- LayerNorm in MLPs (Joudaki et al., NeurIPS 2023) ------------------------------------------------------------
 
 claim(
-    id="RW.joudaki-mlp", section="§3, LayerNorm in MLPs (Joudaki et al.)",
-    quote="Joudaki et al. [17] show LN can generically obstruct rank collapse in MLP networks",
+    id="RW.joudaki-mlp", section="§3, LayerNorm in MLPs (Joudaki et al.); §4, comparisons",
+    quote="Joudaki et al. [17] show LN can generically obstruct rank collapse in MLP networks [§4, "
+          "comparisons:] Joudaki et al. [17]: LN prevents rank collapse in MLPs. (True there",
     statement=r"\text{(MLP networks with LN: rank collapse generically obstructed)}",
     hypotheses=(), conclusion="", regimes=("all",),
     form="universal",  # generic (issue 32)
@@ -420,3 +422,22 @@ claim(
     depends_on=("HC.distinct-from-rank-collapse",), chapter="related_work",
 )
 
+
+
+# --- §4's comparison with Wu et al. (issue 33) ---
+
+claim(
+    id="RW.wu-comparison-rate", section="§4, comparisons (Wu et al.)",
+    quote="Wu et al. [16]: LN can slow collapse in certain regimes. (True for convergence rate; our result concerns "
+          "rank preservation at each step.)",
+    statement=r"\exists\text{ weights}:\ \min\{l:\rho_l^{\text{LN}}<2^{-52}\}>\min\{l:\rho_l^{\text{no LN}}<2^{-52}\}"
+              r"\ \text{(pure attention, same weights and inputs)}",
+    hypotheses=(), conclusion="LN postpones Dong's collapse somewhere", regimes=("all",), form="existential",
+    checks=[],  # the depth study's LN comparison (numeric layer)
+    readings=[Reading("convergence-rate", r"\exists\text{ weights}:\ \lim\log\rho^{\text{LN}}_{l+1}/\log\rho^{\text{LN}}_l"
+                                          r"<\lim\log\rho^{\text{no LN}}_{l+1}/\log\rho^{\text{no LN}}_l",
+                      checks=[], form="existential",
+                      note="'true for convergence rate', read as a slower rate (a smaller exponent) with LN: a "
+                           "comparison of fits, float evidence")],
+    depends_on=("RN.neither-helps-nor-hinders",), chapter="related_work",
+)

@@ -66,6 +66,7 @@ from ..framework import (
     exact_instances,
     load_counterexample,
     not_checkable,
+    predicted,
     stable_seed,
     stored_counterexample,
 )
@@ -271,7 +272,7 @@ claim(
           "W_V^(h), W_O^(h) (the configurations on which equality holds form a proper algebraic subset of "
           "weight space) ... For Lebesgue-almost-every X^(l) with rank(X^(l)) < min(n, d_model), we have "
           "X^(l) ∉ B_l, i.e. rank(X^(l+1)) > rank(X^(l))",
-    depends_on=("RRO.witness", "RRO.witness-wo-choice", "RRO.remark-iv"),
+    depends_on=("RRO.witness", "RRO.witness-wo-choice", "RRO.remark-iv", "RRO.rank-r-witness", "RRO.analytic-measure-zero"),
     statement=r"\text{a.e. }(W_Q,W_K,W_V,W_O),\ \text{a.e. }X=UV^\top\ (\operatorname{rank}X=r<\min(n,d)):\ "
               r"\operatorname{rank}(X+\mathrm{MHA}(X))>r",
     hypotheses=("rank X < min(n, d)", "generic weights (as the proof's step (b) assumes)"),
@@ -351,7 +352,7 @@ HULL = Pool(rows=_hull_rows, arithmetic=_ARITH)
 
 
 claim(
-    id="MLP.span", section="§1 abstract; §5.3",
+    id="MLP.span", section="Abstract",
     quote="generating feature directions outside the linear span of the original token embeddings, which no stack "
           "of attention layers can produce",
     statement=r"\text{for every attention stack }\Phi:\ \operatorname{row}\Phi(X^{(0)})\subseteq\operatorname{row}X^{(0)}",
@@ -973,7 +974,8 @@ FIRST_ORDER_RIGHT = Pool(rows=lambda ctx: _first_order_rows(ctx, "right"), arith
 
 claim(
     id="MLP.first-order-form", section="§5.3, Prop (first-order behaviour)",
-    quote="X^(L)(X^(0) + δX) = X^(L)(X^(0)) + Φ(X^(0)) δX + O(‖δX‖^2)",
+    quote="X^(L)(X^(0) + δX) = X^(L)(X^(0)) + Φ(X^(0)) δX + O(‖δX‖^2) [§5.3, the displayed form:] X^(L) ≈ "
+          "X^(0) Φ(X^(0)) + B(X^(0))",
     depends_on=("MLP.layer-jacobian",),
     statement=r"D X^{(L)}(X^{(0)})[\delta X]=\Phi(X^{(0)})\,\delta X\ \text{for a matrix }\Phi\in\mathbb R^{n\times n}",
     hypotheses=("attention + residual",), conclusion="the first-order term is a left matrix product",
@@ -1028,4 +1030,153 @@ claim(
                                        "'efficiently' is not quantified; the checkable neighbours are MLP.span, "
                                        "MLP.curvature and MLP.not-globally-affine")]],
     chapter="residual_obstruction",
+)
+
+
+# --- further sentences of the abstract, §1, §5.2 and §6 (issue 33) ---
+
+claim(
+    id="RRO.generic-obstruction", section="Abstract; §1 gap (ii); §6",
+    quote="residual connections generically obstruct rank collapse in real Transformers such as BERT-base, in a "
+          "measure-theoretic sense, without contribution from the MLP [§1, gap (ii):] Residual connections "
+          "generically obstruct collapse. [§6:] The results of §5 show that residual connections generically "
+          "obstruct rank collapse",
+    statement=r"\text{attention + residual, no MLP; a.e. weights, a.e. }X\text{ with }\operatorname{rank}X<\min(n,d):"
+              r"\ \operatorname{rank}(X+\mathrm{MHA}(X))>\operatorname{rank}X",
+    form="universal",  # generic (issue 32)
+    hypotheses=("rank X < min(n, d)", "generic weights", "no MLP"), conclusion="rank(X + MHA(X)) > rank(X)",
+    regimes=("n<d", "n=d", "n>d"),
+    checks=[_witness_exact_uniform],  # the evidence of RRO.main (the same statement), + its interval witnesses
+    readings=[Reading("in-depth", r"\text{attention + skip, no MLP: certified rank}\ge2\text{ at every one of 12 "
+                                  r"layers (depth study)}", checks=[], regimes=("n<d", "n>d"),
+                      note="'obstruct rank collapse' across layers, on the depth study's Gaussian weights")],
+    depends_on=("RRO.main",), chapter="residual_obstruction",
+)
+
+
+def _not_bilinear(ctx) -> list[Evidence]:
+    """MHA(2X) against 2 MHA(X) and 4 MHA(X): softmax attention is homogeneous of neither degree (2^k softmax)."""
+    X = Matrix([[1, 0], [0, 1], [1, 1]])
+    M0, W = Matrix([[1, 0], [0, -1]]), Matrix([[1, 2], [0, 1]])
+    f = lambda Y: exact_softmax(Y, M0) * Y * W
+    a, b = f(2 * X), f(X)
+    return [exact_complete(f"MHA(2X) = {a.tolist()}, while 2 MHA(X) = {(2 * b).tolist()} and 4 MHA(X) = "
+                           f"{(4 * b).tolist()}: attention is neither linear nor bilinear (quadratic) in X",
+                           a == 2 * b or a == 4 * b, arithmetic="exact (2^k softmax)")]
+
+
+def _attention_makes_non_linear_features(ctx) -> list[Evidence]:
+    return [predicted(e, "attention + residual generates a non-linear feature") for e in not_affine_evidence(ctx)]
+
+
+def _scores_bilinear(ctx) -> list[Evidence]:
+    X, Y, Z = (Matrix(2, 2, lambda i, j: sympy.Symbol(f"{s}{i}{j}", real=True)) for s in "xyz")
+    M = Matrix(2, 2, lambda i, j: sympy.Symbol(f"m{i}{j}", real=True))
+    c = sympy.Symbol("c", real=True)
+    S = lambda A, B: A * M * B.T
+    return [exact_complete("S(X, Y) = X M Y^T is linear in each argument (sympy, 2 x 2 symbolic): S(X + cZ, Y) = "
+                           "S(X, Y) + c S(Z, Y) and S(X, Y + cZ) = S(X, Y) + c S(X, Z)",
+                           (S(X + c * Z, Y) - S(X, Y) - c * S(Z, Y)).expand() == zeros(2, 2)
+                           and (S(X, Y + c * Z) - S(X, Y) - c * S(X, Z)).expand() == zeros(2, 2),
+                           arithmetic="sympy symbolic")]
+
+
+claim(
+    id="MLP.bilinear-attention", section="§1, gap (ii)",
+    quote="The MLP’s necessary function is therefore something else entirely: generating non-linear features that "
+          "the bilinear attention mechanism cannot reach",
+    statement=r"X\mapsto X+\mathrm{MHA}(X)\ \text{is bilinear in }X\text{ and generates no non-linear feature}",
+    hypotheses=("attention + residual, no MLP",), conclusion="no non-linear feature", regimes=("all",),
+    checks=[_not_bilinear, _attention_makes_non_linear_features],
+    readings=[Reading("scores-bilinear", r"S(X,Y)=XW_QW_K^\top Y^\top\ \text{is bilinear}", checks=[_scores_bilinear],
+                      note="what is bilinear: the scores, before the softmax")],
+    depends_on=("MLP.not-globally-affine", "MLP.curvature"), chapter="residual_obstruction",
+)
+
+claim(
+    id="RRO.analytic-measure-zero", section="§5.2, proof of Thm 5.3, step (b)",
+    quote=r"A real-analytic subset of $\mathbb{R}^{n\times d_{\mathrm{model}}}$ either equals the entire space or has "
+          "Lebesgue measure zero (Krantz and Parks [7], Chapter 1)",
+    statement=r"f\ \text{real-analytic on }\mathbb R^N,\ f\not\equiv0\Rightarrow\lambda(\{f=0\})=0",
+    hypotheses=(), conclusion="", regimes=("all",),
+    checks=[lambda ctx: [not_checkable("a cited theorem of measure theory (the zero set of a real-analytic function "
+                                       "that is not identically zero is null); no finite computation decides it, and "
+                                       "the suite has no formal proof of it")]],
+    chapter="residual_obstruction",
+)
+
+
+def _softmax_rank_r_rows(ctx):
+    rng = random.Random(stable_seed("RRO.rank-r-witness:softmax"))
+    for regime, shapes in SHAPES.items():
+        for (n, d) in shapes:
+            for r in range(1, min(n, d)):
+                X = zeros(n, d)
+                for i in range(r):
+                    X[i, i] = 1
+                M0 = Matrix(d, d, lambda i, j: Rational(rng.randint(-1, 1)))
+                # wide integer weights: small-integer draws hit the null set where the witness fails (see the
+                # reading "exceptional-point") about one time in seven at d = 2
+                yield regime, f"r={r}", {"X": X, "M0": M0, "W": _rand_matrix(rng, d, d, k=50)}
+
+
+def _exceptional_point(ctx) -> list[Evidence]:
+    """The null set exists: at n = d = 2, r = 1, a W whose first row is parallel to e_1 keeps rank F(X*_1) = 1."""
+    X = Matrix([[1, 0], [0, 0]])
+    M0, W = Matrix([[-1, 0], [-1, -1]]), Matrix([[-1, 0], [3, 3]])
+    rk = rank(F_exact(X, [(M0, W)]))
+    return [exact_complete(f"n = d = 2, r = 1, M0 = {M0.tolist()}, W_V W_O = {W.tolist()} (e_1^T W parallel to e_1): "
+                           f"rank(X*_1 + MHA(X*_1)) = {rk}: the witness fails on this measure-zero set of weights",
+                           rk > 1, arithmetic=_ARITH + " (2^k softmax)")]
+
+
+def _rank_r_raised(v) -> bool:
+    """rank(X*_r + A X*_r W) > r (softmax attention, 2^k softmax)"""
+    return rank(F_exact(v["X"], [(v["M0"], v["W"])])) > rank(v["X"])
+
+
+claim(
+    id="RRO.rank-r-witness", section="§5.2, proof of Thm 5.3, step (b)",
+    quote=r"an analogous rank-$r$ witness $X^{\star}_{r}=\sum_{i=1}^{r}\mathbf{e}_{i}\mathbf{f}_{i}^{\top}$ handles "
+          "the other strata",
+    statement=r"r<\min(n,d),\ \text{generic weights}:\ \operatorname{rank}(X^\star_r+\mathrm{MHA}(X^\star_r))>r",
+    form="universal",  # generic (issue 32)
+    hypotheses={}, conclusion=_rank_r_raised,
+    instances=Pool(rows=_softmax_rank_r_rows, arithmetic=_ARITH + " (2^k softmax)"),
+    regimes=("n<d", "n=d", "n>d"),
+    checks=[_witness_exact_uniform],  # the same witnesses with uniform attention
+    readings=[Reading("every-weight", r"\forall W:\ \operatorname{rank}(X^\star_r+\mathrm{MHA}(X^\star_r))>r",
+                      checks=[_exceptional_point], regimes=("all",),
+                      note="an exceptional point of the generic statement (a null set of weights), shown, not "
+                           "decisive for 'generic weights'")],
+    chapter="residual_obstruction",
+)
+
+
+def _minor_rows(ctx):
+    rng = random.Random(stable_seed("RRO.determinantal:instances"))
+    for (n, d) in ((2, 2), (3, 2), (3, 3), (4, 3), (3, 4)):
+        for _ in range(2 if ctx.quick else 4):
+            r = rng.randint(0, min(n, d))
+            yield "all", f"rank {r}", _low_rank(rng, n, d, r) if r else zeros(n, d)
+
+
+def minors_decide_rank(M: Matrix) -> bool:
+    """for every r: rank M <= r exactly when every (r+1) x (r+1) minor vanishes"""
+    n, d = M.shape
+    rk = rank(M)
+    for r in range(min(n, d)):
+        vanish = all(M.extract(list(rows), list(cols)).det() == 0 for rows in combinations(range(n), r + 1)
+                     for cols in combinations(range(d), r + 1))
+        if vanish != (rk <= r):
+            return False
+    return True
+
+
+claim(
+    id="RRO.determinantal", section="§5.2, after the proof of Thm 5.3",
+    quote=r"the determinantal characterisation of $\operatorname{rank}(F(X))\leq r$ via $(r{+}1)\times(r{+}1)$ minors",
+    statement=r"\operatorname{rank}M\le r\iff\text{every }(r+1)\times(r+1)\text{ minor of }M\text{ vanishes}",
+    hypotheses={}, conclusion=minors_decide_rank, instances=Pool(rows=_minor_rows, arithmetic=_ARITH),
+    regimes=("all",), chapter="residual_obstruction",
 )

@@ -232,7 +232,7 @@ def _framework_hc_not_orbit(ctx) -> list[Evidence]:
 
 
 claim(
-    id="SYM.framework", section="§9 (contributions list)",
+    id="SYM.framework", section="§1 contribution 8 (§9)",
     quote="all four collapse phenomena are orbits of the invariance group G of the Transformer",
     depends_on=("SYM.head-permutation", "SYM.value-output-gauge", "SYM.query-key-gauge", "SYM.token-permutation", "SYM.ln-shift-scale"),
     statement=r"\text{rank collapse (depth, width), head-channel non-identifiability, entropy collapse are }G\text{-orbits}",
