@@ -301,7 +301,8 @@ claim(
           "feature generation, not its functional role in storing factual knowledge",
     statement=r"\text{(the scope of §5)}",
     hypotheses=(), conclusion="", regimes=("all",),
-    checks=[_nc("a statement of scope")], depends_on=("MLP.function",), chapter="related_work",
+    checks=[_nc("a statement of scope (what §5 addresses), not a mathematical claim")], depends_on=("MLP.function",),
+    chapter="related_work",
 )
 
 
