@@ -26,7 +26,8 @@ NEW = {
     "DONG.stable-signal-flow": "not-checkable", "DONG.pre-ln-variance": "supported", "DONG.qk-norm": "supported",
     "DONG.residual-scaling": "proved",
 }
-READINGS = {("DONG.one-hot-softmax", "any-logits"): "refuted", ("DONG.gnn-oversmoothing", "without-self-loops"): "refuted",
+READINGS = {("DONG.one-hot-softmax", "any-logits"): "refuted",
+            ("DONG.gnn-oversmoothing", "without-self-loops"): "refuted",
             ("DONG.qk-norm", "learned-gain"): "refuted", ("DONG.residual-scaling", "aligned-branch"): "refuted",
             ("DONG.breaks-affine-invariance", "outside-the-hull"): "certified"}
 
