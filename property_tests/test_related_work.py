@@ -102,7 +102,7 @@ def test_related_work_exact_checks_can_fail(monkeypatch):
     assert RC.rank(Matrix([[1, 0], [0, 0]])) == 1
     X = zeros(2, 2)
     X[0, 0] = 1
-    assert not RO._rank_r_raised({"X": X, "M0": Matrix([[-1, 0], [-1, -1]]), "W": Matrix([[-1, 0], [3, 3]])})
+    assert not RO.rank_r_raised({"X": X, "M0": Matrix([[-1, 0], [-1, -1]]), "W": Matrix([[-1, 0], [3, 3]])})
     assert RN.MODEL_SIZES["BERT-base"][0] < RN.MODEL_SIZES["BERT-base"][1]
     monkeypatch.setattr(RO, "rank", lambda M: 2)  # a wrong rank: the minors disagree with it
     assert not RO.minors_decide_rank(Matrix([[1, 2], [2, 4]]))

@@ -16,7 +16,7 @@ collapse-rate sentences are :mod:`theorems.paper.dong_collapse` (the depth study
 
 Sentences about other works' empirical findings (ViTs, graph transformers, "100+ layer models") are not-checkable,
 with the reason. The one numeric check (cosine similarity in the depth study) is attached by
-:mod:`proofs_numeric.dong_explainer`.
+the numeric layer (its module of the same name).
 """
 from __future__ import annotations
 

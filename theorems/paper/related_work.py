@@ -6,7 +6,7 @@ the suite can compute, that content decides it:
 
 * the LayerNorm sentences by the depth study's attention + LayerNorm regime (pure attention with LN after every
   layer, no skip, no MLP), run beside pure attention on the same weights and inputs
-  (:mod:`proofs_numeric.dong_collapse`: certified per-layer enclosures of Dong's relative residual are interval evidence, a comparison of fitted rates is
+  (the numeric layer's depth study: certified per-layer enclosures of Dong's relative residual are interval evidence, a comparison of fitted rates is
   float evidence); the sentence registered before this module, "LN neither prevents collapse (our theorem) nor
   accelerates it", is ``RN.neither-helps-nor-hinders`` (its readings carry that evidence);
 * the width-collapse sentences by a float study of the attention matrix's two largest singular values;
@@ -17,7 +17,7 @@ the suite can compute, that content decides it:
 
 A sentence about another paper's result that the suite cannot compute is not-checkable, and says why; a sentence
 that only places the paper (orthogonal to, makes precise, gives the exact result) is not-checkable and names, in
-``depends_on``, the claims it rests on. The numeric evidence is attached by :mod:`proofs_numeric.related_work`.
+``depends_on``, the claims it rests on. The numeric evidence is attached by the numeric layer (its module of the same name).
 """
 from __future__ import annotations
 

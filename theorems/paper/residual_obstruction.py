@@ -71,7 +71,7 @@ from ..framework import (
     stored_counterexample,
 )
 
-__all__ = ["F_uniform", "invariant_hull", "remark_iii_counterexample", "softmax_shift_column_counterexample",
+__all__ = ["rank_r_raised", "minors_decide_rank", "F_uniform", "invariant_hull", "remark_iii_counterexample", "softmax_shift_column_counterexample",
            "attention_second_derivative", "PROOF_STEPS"]
 
 _ARITH = "exact over QQ (python-flint fmpq_mat)"
@@ -1130,7 +1130,7 @@ def _exceptional_point(ctx) -> list[Evidence]:
                            rk > 1, arithmetic=_ARITH + " (2^k softmax)")]
 
 
-def _rank_r_raised(v) -> bool:
+def rank_r_raised(v) -> bool:
     """rank(X*_r + A X*_r W) > r (softmax attention, 2^k softmax)"""
     return rank(F_exact(v["X"], [(v["M0"], v["W"])])) > rank(v["X"])
 
@@ -1141,7 +1141,7 @@ claim(
           "the other strata",
     statement=r"r<\min(n,d),\ \text{generic weights}:\ \operatorname{rank}(X^\star_r+\mathrm{MHA}(X^\star_r))>r",
     form="universal",  # generic (issue 32)
-    hypotheses={}, conclusion=_rank_r_raised,
+    hypotheses={}, conclusion=rank_r_raised,
     instances=Pool(rows=_softmax_rank_r_rows, arithmetic=_ARITH + " (2^k softmax)"),
     regimes=("n<d", "n=d", "n>d"),
     checks=[_witness_exact_uniform],  # the same witnesses with uniform attention
