@@ -2,7 +2,9 @@ r"""The depth study: Dong's rank collapse measured layer by layer, certified, de
 
 Four regimes (the Dong explainer): ``pure_attention`` (X -> MHA(X)), ``attention_skip``
 (X -> X + MHA(X)), ``attention_mlp`` (X -> FFN(MHA(X)), no skip) and ``full_block``
-(post-LN BERT block: attention, skip, LayerNorm, GELU FFN, skip, LayerNorm).
+(post-LN BERT block: attention, skip, LayerNorm, GELU FFN, skip, LayerNorm); and a fifth for the paper's §3,
+``attention_ln`` (X -> LN(MHA(X)): pure attention with LayerNorm after every layer, no skip, no MLP), run on the
+same weights and inputs as ``pure_attention`` so that the two trajectories compare LN's effect on the collapse.
 
 Arithmetic: python-flint ``arb`` balls at ``dps`` digits (default 1000). Every number
 is an enclosure, so a reported residual is certified.
@@ -15,9 +17,9 @@ instead of X. Row-wise softmax ignores row constants, so the logits reduce to
 :math:`A=J/n+D` with :math:`D_{ij}=(\mathrm{expm1}(L_{ij})-\overline{\mathrm{expm1}(L_{i\cdot})})/\sum_k e^{L_{ik}}`.
 Since :math:`D\mathbf 1=0` and :math:`JR=0`: :math:`AXW=\mathbf 1(W^\top m)^\top+DRW`. No step
 subtracts two nearly equal numbers, and arb's exponent range is unbounded, so the
-residual keeps all its digits at :math:`10^{-10^5}`. The two attention regimes use this
-form; the MLP regimes use the plain form (a ball that contains 0 is reported as
-"below resolution", never as 0).
+residual keeps all its digits at :math:`10^{-10^5}`. The three attention regimes use this
+form (LayerNorm in it: :func:`layer_norm_delta`); the MLP regimes use the plain form (a ball that contains 0 is
+reported as "below resolution", never as 0).
 
 Per layer: the Dong residual :math:`\rho_l=\|X-\mathbf 1\bar x^\top\|_F/\|X\|_F`, the ratio
 :math:`\log\rho_{l+1}/\log\rho_l` (tends to b for doubly exponential decay with base b,
@@ -53,11 +55,16 @@ from theorems.paper.dong_collapse import rank_blind_to_collapse, skip_bound_hold
 
 from .transformer import Block, Head, block_forward, workdps
 
-__all__ = ["DepthRangeError", "DepthConfig", "run", "run_all", "SHAPES", "REGIMES", "exponent_estimate", "float64_run", "mp_run",
+__all__ = ["DepthRangeError", "DepthConfig", "run", "run_all", "SHAPES", "REGIMES", "DELTA_REGIMES", "WEIGHTS",
+           "layer_norm_delta", "LN_CONFIGS", "LN_COLLAPSE", "ln_does_not_prevent", "ln_does_not_accelerate",
+           "ln_does_not_delay", "ln_rate_unchanged", "ln_collapses", "ln_collapses_orthogonal",
+           "exponent_estimate", "float64_run", "mp_run",
            "depth_results", "DEPTH_DPS", "EXPONENT_TOL", "SINGLY_EXPONENTIAL_BELOW", "NO_DECAY_SLOPE", "is_base_three",
            "is_singly_exponential", "weight_gamma", "SKIP_TARGET_GAMMAS", "EVIDENCE"]
 
-REGIMES = ("pure_attention", "attention_skip", "attention_mlp", "full_block")
+REGIMES = ("pure_attention", "attention_skip", "attention_mlp", "full_block", "attention_ln")
+#: the regimes propagated in (m, R) form
+DELTA_REGIMES = ("pure_attention", "attention_skip", "attention_ln")
 #: single and multi-head, d_k < d and d_k = d, n < d and n > d
 SHAPES = [Shape(n=8, d=6, H=2, d_k=3), Shape(n=8, d=6, H=1, d_k=6), Shape(n=4, d=6, H=1, d_k=6),
           Shape(n=4, d=6, H=3, d_k=2)]
@@ -81,7 +88,9 @@ class DepthConfig:
     qk_scale: float = 1.0
     vo_scale: float = 1.0
     #: "negative-identity": W_Q = W_K = sqrt(qk_scale) I, W_V = I, W_O = -I (d_k = d): sharp,
-    #: near-identity attention with W_V W_O = -I, the adversary of the skip-connection bound
+    #: near-identity attention with W_V W_O = -I, the adversary of the skip-connection bound;
+    #: "orthogonal": Gaussian W_Q, W_K and W_V^h = Q[:, head h], W_O^h = P[head h, :] for random orthogonal
+    #: Q, P (H d_k = d), so sum_h W_V^h W_O^h = vo_scale Q P is orthogonal (the value maps of Wu et al. 2024)
     weights: str = "gaussian"
 
     def __post_init__(self):
@@ -97,15 +106,29 @@ def arb_context(dps: int) -> T.ArbContext:
     return T.arb(dps)
 
 
+#: the weight families of :class:`DepthConfig`
+WEIGHTS = ("gaussian", "negative-identity", "orthogonal")
+
+
 def draw_weights(cfg: DepthConfig):
     rng = np.random.default_rng(cfg.seed)
     d, dk = cfg.d, cfg.d_k
     heads = []
+    if cfg.weights not in WEIGHTS:
+        raise ValueError(f"weights {cfg.weights!r} not in {WEIGHTS}")
     if cfg.weights == "negative-identity":
         if dk != d:
             raise ValueError("negative-identity weights need d_k = d")
         I = np.eye(d)
         heads = [(math.sqrt(cfg.qk_scale) * I, math.sqrt(cfg.qk_scale) * I, I, -I / cfg.H) for _ in range(cfg.H)]
+    if cfg.weights == "orthogonal":
+        if cfg.H * dk != d:
+            raise ValueError("orthogonal value maps need H d_k = d")
+        Q, P = (np.linalg.qr(rng.normal(0, 1, (d, d)))[0] for _ in range(2))
+        for h in range(cfg.H):
+            WQ, WK = (rng.normal(0, 1 / math.sqrt(d), (d, dk)) for _ in range(2))
+            heads.append((WQ * math.sqrt(cfg.qk_scale), WK * math.sqrt(cfg.qk_scale),
+                          Q[:, h * dk:(h + 1) * dk] * cfg.vo_scale, P[h * dk:(h + 1) * dk, :]))
     for _ in range(cfg.H if cfg.weights == "gaussian" else 0):
         WQ, WK, WV = (rng.normal(0, 1 / math.sqrt(d), (d, dk)) for _ in range(3))
         WO = rng.normal(0, 1 / math.sqrt(dk), (dk, d))
@@ -170,6 +193,45 @@ def attention_delta(m, R, heads_a, dk, ctx: T.ArbContext | None = None):
         new_m = [new_m[j] + const[0, j] for j in range(d)]
     Tc, mu = center_rows(T_)
     return [new_m[j] + mu[j] for j in range(d)], Tc
+
+
+def layer_norm_delta(m, R, ctx: T.ArbContext | None = None):
+    """LayerNorm (gamma = 1, beta = 0, eps = 0) of X = 1 m^T + R in (m, R) form: (m', R') with 1 m'^T + R' = LN(X).
+
+    With u = P m and v_i = P r_i (P centres the features), sigma_i^2 = ||u + v_i||^2 / d = s_0 (1 + e_i),
+    s_0 = ||u||^2 / d, e_i = (2 <u, v_i> + ||v_i||^2) / ||u||^2; with g_i = (1 + e_i)^(-1/2) - 1 =
+    expm1(-log1p(e_i) / 2), LN(x_i) = s_0^(-1/2) (1 + g_i)(u + v_i), so (the v_i sum to 0)
+    m' = s_0^(-1/2) ((1 + mean g) u + mean(g v)) and r'_i = s_0^(-1/2) ((g_i - mean g) u + (1 + g_i) v_i - mean(g v)):
+    every term is computed with its own relative precision (log1p, expm1), none as a difference of nearly equal
+    numbers, so the residual keeps its digits deep in the collapse. A different algorithm from
+    :func:`theorems.transformer.layer_norm` (a property test checks that the two enclosures overlap).
+    H1 (sigma_i > 0) is needed: a mean row m constant across features (u certainly 0, or not certainly
+    non-zero at this precision) raises ValueError naming H1.
+    """
+    ctx = ctx or T.ArbContext(bits=flint.ctx.prec)
+    n, d = R.nrows(), R.ncols()
+    mbar = sum(m, flint.arb(0)) / d
+    u = [mj - mbar for mj in m]
+    V = flint.arb_mat(n, d, [R[i, j] - sum((R[i, k] for k in range(d)), flint.arb(0)) / d
+                             for i in range(n) for j in range(d)])
+    uu = sum((x * x for x in u), flint.arb(0))
+    if uu.contains(0):
+        raise ValueError("H1 undecided: the mean token is (or may be, at this precision) constant across features, "
+                         "so LayerNorm of the collapsing tokens is not certified to be defined")
+    g = []
+    for i in range(n):
+        e = (2 * sum((u[j] * V[i, j] for j in range(d)), flint.arb(0))
+             + sum((V[i, j] ** 2 for j in range(d)), flint.arb(0))) / uu
+        if not e > -1:
+            raise ValueError(f"H1 undecided: row {i} of X may be constant (sigma = 0)")
+        g.append((-e.log1p() / 2).expm1())
+    inv = (uu / d).rsqrt()
+    gbar = sum(g, flint.arb(0)) / n
+    gv = [sum((g[i] * V[i, j] for i in range(n)), flint.arb(0)) / n for j in range(d)]
+    m2 = [inv * ((1 + gbar) * u[j] + gv[j]) for j in range(d)]
+    R2 = flint.arb_mat(n, d, [inv * ((g[i] - gbar) * u[j] + (1 + g[i]) * V[i, j] - gv[j])
+                              for i in range(n) for j in range(d)])
+    return m2, R2
 
 
 def _rank_interval(m, R, upper: int) -> list[int]:
@@ -275,7 +337,7 @@ def run(cfg: DepthConfig, regime: str) -> dict:
         heads_p = [T.Head(*(A_(w) for w in h)) for h in heads]
         ffn = (A_(W1), ctx.asvector(b1), A_(W2), ctx.asvector(b2))
         R, m = center_rows(A_(X0))
-        delta = regime in ("pure_attention", "attention_skip")
+        delta = regime in DELTA_REGIMES
         recs = []
         for layer in range(cfg.layers + 1):
             if layer:
@@ -284,6 +346,8 @@ def run(cfg: DepthConfig, regime: str) -> dict:
                     if regime == "attention_skip":
                         m2 = [m2[j] + m[j] for j in range(d)]
                         R2 = R2 + R
+                    if regime == "attention_ln":
+                        m2, R2 = layer_norm_delta(m2, R2, ctx)
                     m, R = m2, R2
                 else:
                     X = ones_times(m, n) + R
@@ -296,7 +360,8 @@ def run(cfg: DepthConfig, regime: str) -> dict:
                     R, m = center_rows(X)
             nr2, nm2 = _fro2(R), _fro2(_row(m))
             rho = (nr2 / (n * nm2 + nr2)).sqrt() if not (n * nm2 + nr2).contains(0) else flint.arb(0, 1)
-            upper = min(n, d) if regime != "pure_attention" or layer == 0 else min(n, d, cfg.H * cfg.d_k)
+            upper = min(n, d) if regime not in ("pure_attention", "attention_ln") or layer == 0 else \
+                min(n, d, cfg.H * cfg.d_k) if regime == "pure_attention" else min(n, d - 1, cfg.H * cfg.d_k)
             Xf = np.array([[float((m[j] + R[i, j]).mid()) for j in range(d)] for i in range(n)])
             if not np.all(np.isfinite(Xf)) or float(np.abs(Xf).max()) > 1e150:  # SVD squares: keep it finite
                 big = float(np.abs(Xf).max()) if np.all(np.isfinite(Xf)) else float("inf")
@@ -319,7 +384,7 @@ def run(cfg: DepthConfig, regime: str) -> dict:
         r["float64"] = f
     return {"layers": recs, "exponent": exponent_estimate(recs), "seconds": time.perf_counter() - t0,
             "arithmetic": f"python-flint arb balls at {cfg.dps} digits" + (" ((m, R) form)" if regime in
-                                                                              ("pure_attention", "attention_skip") else ""),
+                                                                              DELTA_REGIMES else ""),
             "float64_first_collapse_layer": next((f["layer"] for f in f64 if f["numerical_rank"] is not None
                                                   and f["numerical_rank"] <= 1), None),
             "machine_precision_layer": next((r["layer"] for r in recs if r["log10_rho"] is not None
@@ -371,18 +436,39 @@ _CACHE: dict = {}
 _ARB = f"python-flint arb balls at {DEPTH_DPS} digits ((m, R) form for the attention regimes)"
 
 
+#: the weights of the LayerNorm comparison (pure attention with and without LN after every layer, same weights and
+#: inputs): the study's Gaussian weights, the value maps scaled by 1/2 and by 2 (LN removes any scale of the layer's
+#: output, so these differ without LN only), and orthogonal value maps (Wu et al. 2024's class)
+LN_CONFIGS = (("Gaussian weights", {}), ("Gaussian, W_V scaled by 1/2", {"vo_scale": 0.5}),
+              ("Gaussian, W_V scaled by 2", {"vo_scale": 2.0}), ("orthogonal value maps", {"weights": "orthogonal"}))
+#: the collapse notion of the LayerNorm comparison, named in every piece of its evidence
+LN_COLLAPSE = ("collapse in Dong's sense: the relative residual rho_l = ||X - 1 xbar^T||_F / ||X||_F certainly below "
+               "2^-52 within 12 layers")
+
+
 def depth_results(quick: bool = False) -> dict:
-    """The depth study over every shape (cached per process)."""
+    """The depth study over every shape (cached per process); ``ln_study``: per shape and weight family of
+    :data:`LN_CONFIGS`, pure attention with and without LayerNorm on the same weights and inputs."""
     key = quick
     if key not in _CACHE:
         shapes = SHAPES[:2] if quick else SHAPES
-        res = []
+        res, ln = [], []
         for (n, d, H, dk) in shapes:
             cfg = DepthConfig(n=n, d=d, H=H, d_k=dk, dps=DEPTH_DPS)
-            res.append(({"n": n, "d": d, "H": H, "d_k": dk},
-                        {r: run(cfg, r) for r in ("pure_attention", "attention_skip", "attention_mlp", "full_block")}))
+            shape = {"n": n, "d": d, "H": H, "d_k": dk}
+            runs = {r: run(cfg, r) for r in ("pure_attention", "attention_skip", "attention_mlp", "full_block",
+                                             "attention_ln")}
+            res.append((shape, runs))
+            for label, kw in LN_CONFIGS:
+                if not kw:
+                    pair = {r: runs[r] for r in ("pure_attention", "attention_ln")}
+                else:
+                    c = DepthConfig(n=n, d=d, H=H, d_k=dk, dps=DEPTH_DPS, **kw)
+                    pair = {r: run(c, r) for r in ("pure_attention", "attention_ln")}
+                ln.append((shape, label, pair))
         adv = DepthConfig(n=8, d=6, H=1, d_k=6, dps=DEPTH_DPS, weights="negative-identity", qk_scale=100)
-        _CACHE[key] = {"shapes": res, "adversarial_skip": run(adv, "attention_skip"), "adversarial_cfg": adv}
+        _CACHE[key] = {"shapes": res, "adversarial_skip": run(adv, "attention_skip"), "adversarial_cfg": adv,
+                       "ln_study": ln}
     return _CACHE[key]
 
 
@@ -676,6 +762,101 @@ def skip_generic(ctx) -> list[Evidence]:
     return out
 
 
+# --- LayerNorm in pure attention (§3: "LN neither prevents collapse ... nor accelerates it") ----------------
+
+def _ln_where(shape: dict, label: str) -> str:
+    return f"{_shape_str(shape)}, {label}"
+
+
+def _first_below(r: dict) -> int | None:
+    return r["machine_precision_layer_certified"]
+
+
+def ln_does_not_prevent(ctx) -> list[Evidence]:
+    """Wherever pure attention collapses, attention + LN on the same weights and inputs collapses too (certified
+    per-layer enclosures: interval evidence)."""
+    out = []
+    for shape, label, pair in depth_results(ctx.quick)["ln_study"]:
+        a, b = pair["pure_attention"], pair["attention_ln"]
+        if _first_below(a) is None:
+            continue  # nothing to prevent: pure attention does not collapse (certifiably) within 12 layers here
+        lb = _first_below(b)
+        h = True if lb is not None else (False if all(x["rho_below_2^-52"] is False for x in b["layers"]) else None)
+        out.append(interval_instances(
+            f"{_ln_where(shape, label)}: without LN rho first certainly below 2^-52 at layer {_first_below(a)}; "
+            f"with LN " + (f"at layer {lb}" if lb is not None else "never within 12 layers")
+            + f" (rho_12 = {a['layers'][-1]['rho']} without, {b['layers'][-1]['rho']} with LN; {LN_COLLAPSE})",
+            h, regime=regime_of(shape["n"], shape["d"]), arithmetic=_ARB,
+            numbers={**shape, "weights": label, "layer_without_ln": _first_below(a), "layer_with_ln": lb},
+            reason=None if h is not None else "an LN enclosure straddles 2^-52"))
+    if not out:
+        out.append(interval_instances("no configuration where pure attention collapses: nothing for LN to prevent",
+                                      None, arithmetic=_ARB, reason="pure attention did not collapse in any run"))
+    return out
+
+
+def ln_does_not_accelerate(ctx, later: bool = False) -> list[Evidence]:
+    """LN never makes the collapse reach 2^-52 at an earlier layer than without LN (``later``: at a later layer)
+    (certified first layers, from per-layer enclosures: interval evidence; holds False where LN moves it)."""
+    out = []
+    word, moved = ("later", "postpones the collapse") if later else ("earlier", "brings the collapse earlier")
+    for shape, label, pair in depth_results(ctx.quick)["ln_study"]:
+        la, lb = _first_below(pair["pure_attention"]), _first_below(pair["attention_ln"])
+        h = None if la is None or lb is None else (lb <= la if later else lb >= la)
+        out.append(interval_instances(
+            f"{_ln_where(shape, label)}: rho first certainly below 2^-52 at layer {la} without LN, {lb} with LN"
+            + ("" if h is None else (f" (LN does not move it {word})" if h else f" (LN {moved})"))
+            + f"; {LN_COLLAPSE}", h, regime=regime_of(shape["n"], shape["d"]), arithmetic=_ARB,
+            numbers={**shape, "weights": label, "layer_without_ln": la, "layer_with_ln": lb},
+            reason=None if h is not None else "one of the runs has no certified first layer below 2^-52"))
+    return out
+
+
+def ln_does_not_delay(ctx) -> list[Evidence]:
+    """LN never postpones the collapse to a later layer (certified first layers: interval evidence)."""
+    return ln_does_not_accelerate(ctx, later=True)
+
+
+def ln_rate_unchanged(ctx) -> list[Evidence]:
+    """The exponent of the doubly exponential decay (median of log rho_(l+1) / log rho_l) is the same with and
+    without LN, within EXPONENT_TOL: a comparison of two fits, so float evidence."""
+    out = []
+    for shape, label, pair in depth_results(ctx.quick)["ln_study"]:
+        ea, eb = pair["pure_attention"]["exponent"], pair["attention_ln"]["exponent"]
+        h = None if ea is None or eb is None else abs(ea - eb) < EXPONENT_TOL
+        out.append(float_statistic(
+            f"{_ln_where(shape, label)}: exponent {ea if ea is None else round(ea, 4)} without LN, "
+            f"{eb if eb is None else round(eb, 4)} with LN (the same rate: |difference| < {EXPONENT_TOL})",
+            h, regime=regime_of(shape["n"], shape["d"]), arithmetic=_FIT,
+            numbers={**shape, "weights": label, "exponent_without_ln": ea, "exponent_with_ln": eb},
+            reason=None if h is not None else "no exponent to measure in one of the runs"))
+    return out
+
+
+def ln_collapses(ctx, only: str | None = None) -> list[Evidence]:
+    """Attention + LN collapses (certified rho below 2^-52 within 12 layers), on every weight family or ``only``
+    one (e.g. "orthogonal value maps")."""
+    out = []
+    for shape, label, pair in depth_results(ctx.quick)["ln_study"]:
+        if only is not None and label != only:
+            continue
+        b = pair["attention_ln"]
+        lb = _first_below(b)
+        h = True if lb is not None else (False if all(x["rho_below_2^-52"] is False for x in b["layers"]) else None)
+        e = b["exponent"] if b["exponent"] is None else round(b["exponent"], 4)
+        out.append(interval_instances(
+            f"{_ln_where(shape, label)}, attention + LN: rho first certainly below 2^-52 at layer {lb} (rho_12 = "
+            f"{b['layers'][-1]['rho']}; exponent estimate {e}, a fit); {LN_COLLAPSE}", h, regime=regime_of(shape["n"], shape["d"]), arithmetic=_ARB,
+            numbers={**shape, "weights": label, "layer_with_ln": lb},
+            reason=None if h is not None else "an enclosure straddles 2^-52"))
+    return out
+
+
+def ln_collapses_orthogonal(ctx) -> list[Evidence]:
+    """Attention + LN with orthogonal value maps collapses (certified)."""
+    return ln_collapses(ctx, only="orthogonal value maps")
+
+
 def _exponent_check(regime_key: str, ok, what: str, no_collapse_holds: bool | None = None):
     def check(ctx: CheckContext) -> list[Evidence]:
         return exponent_evidence(ctx, regime_key, ok, what, no_collapse_holds)
@@ -738,4 +919,8 @@ EVIDENCE = {
     ("DONG.mlp-pushes-outward", "generic-weights"): [mlp_outward_generic],
     ("DONG.cubic-constant", "literal"): [cubic_constant],
     ("DONG.skip-full-rank", "generic-weights"): [skip_generic],
+    ("RN.neither-helps-nor-hinders", "rate"): [ln_rate_unchanged],
+    ("RN.neither-helps-nor-hinders", "ln-does-not-prevent-collapse"): [ln_does_not_prevent],
+    ("RN.neither-helps-nor-hinders", "ln-does-not-accelerate-collapse"): [ln_does_not_accelerate],
+    ("RN.neither-helps-nor-hinders", "ln-does-not-delay-collapse"): [ln_does_not_delay],
 }

@@ -14,11 +14,13 @@ from theorems.framework import EVIDENCE_PROVIDERS, Check, CheckContext, Evidence
 
 from . import (
     dong_collapse,
+    dong_explainer,
     head_channel,
     rank_contraction,
     rank_neutrality,
     real_model,
     recovery_ambiguity,
+    related_work,
     residual_obstruction,
     symmetries,
 )
@@ -27,7 +29,7 @@ __all__ = ["NUMERIC_MODULES", "NUMERIC_CHECKS", "numeric_evidence", "install", "
 
 #: the numeric modules whose ``EVIDENCE`` tables are attached, in the order their evidence is appended
 NUMERIC_MODULES = (rank_neutrality, residual_obstruction, head_channel, recovery_ambiguity, rank_contraction,
-                   symmetries, dong_collapse, real_model)
+                   symmetries, dong_collapse, real_model, related_work, dong_explainer)
 
 
 def _collect() -> dict[tuple[str, str], list[Check]]:

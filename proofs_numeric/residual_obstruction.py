@@ -30,6 +30,7 @@ from theorems.exact.instances import Shape
 from theorems.framework import CheckContext, Evidence, interval_witness
 
 from .certify import certified_rank_lower_bound
+from .dong_collapse import no_rank_collapse
 from .transformer import Head, mha, workdps
 
 __all__ = ["witness", "certify_shapes", "SHAPES", "random_heads", "exact_attention_rows_rank1", "EVIDENCE"]
@@ -126,6 +127,9 @@ def _rank_one_witnesses(ctx: CheckContext) -> list[Evidence]:
 #: numeric evidence attached by (claim id, reading key) (collected by :mod:`proofs_numeric.evidence`)
 EVIDENCE = {
     ("RRO.main", "literal"): [_witnesses],
+    # the same statement in the abstract's words: the same evidence (one statement, one truth)
+    ("RRO.generic-obstruction", "literal"): [_witnesses],
+    ("RRO.generic-obstruction", "in-depth"): [lambda ctx: no_rank_collapse(ctx, "attention_skip")],
     ("RRO.witness", "literal"): [_rank_one_witnesses],
     ("RRO.witness", "a-witness-exists"): [_rank_one_witnesses],
 }

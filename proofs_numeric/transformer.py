@@ -98,5 +98,5 @@ def ffn(X, W1, b1, W2, b2, backend: str = "float64", dps: int = 50):
 
 
 def block_forward(X, blk: Block, regime: str, backend: str = "float64", dps: int = 50):
-    """One layer in one of the four regimes of the Dong explainer (:func:`theorems.transformer.block_forward`)."""
+    """One layer in one of the regimes of the depth study (:func:`theorems.transformer.block_forward`)."""
     return T.block_forward(context(backend, dps), X, blk, regime)

@@ -1012,7 +1012,8 @@ def _depth_argv_(draw, outdir):
              "--layers": ["1", "2", "0", "-1", "70", "201", "1000000000"],
              "--dps": ["30", "40", "29", "0", "-5", "10001", "4400", "99999999999"],
              "--seed": ["0", "3", "-1", str(2 ** 63), str(2 ** 64), "1e3"],
-             "--regime": ["pure_attention", "attention_skip", "full_block", "attention_mlp", "nope", ""]}
+             "--regime": ["pure_attention", "attention_skip", "full_block", "attention_mlp", "attention_ln", "nope",
+                           ""]}
     argv = ["depth"]
     chosen = draw(st.dictionaries(st.sampled_from(sorted(small)), st.just(None), max_size=5))
     for k in chosen:

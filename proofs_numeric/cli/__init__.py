@@ -22,7 +22,7 @@ examples:
 ``collapse-verify show CLAIM [--json]``
     the whole record of one claim.
 ``collapse-verify depth [--n N --d D --heads H --d-k K --layers L --dps P] [--json PATH]``
-    the depth study (four regimes, certified residuals deep into the collapse).
+    the depth study (five regimes, certified residuals deep into the collapse).
 ``collapse-verify rank MATRIX [--upper K] [--exact auto|always|never] [--json]``
     certified exact rank of a rational or float matrix.
 ``collapse-verify real-model [--model DIR] [--text T ... | --ids JSON | --seed N --length N] [--json PATH]``

@@ -121,7 +121,7 @@ def cmd_show(args) -> int:
     from rich.console import Console
     from rich.markup import escape
 
-    from theorems.framework import CheckContext, run_claim
+    from theorems.framework import SUITE_READING, CheckContext, run_claim
 
     from ..ledger import registry
 
@@ -138,7 +138,10 @@ def cmd_show(args) -> int:
         return 1 if r.error else 0
     c = Console(highlight=False)
     c.print(f"[bold]{escape(rec['id'])}[/] ({escape(rec['section'])}), {rec['form']} claim")
-    c.print(f"quote: “{escape(rec['quote'])}”")
+    if rec["quoted"]:
+        c.print(f"quote: “{escape(rec['quote'])}”")
+    else:
+        c.print(f"quote: none — [italic]{SUITE_READING}[/], not the paper's words: {escape(rec['source'])}")
     c.print(f"statement: {escape(rec['statement'])}")
     c.print(f"hypotheses: {escape(', '.join(rec['hypotheses']) or '(none)')}; conclusion: {escape(rec['conclusion'])}")
     c.print(f"regimes: {', '.join(rec['regimes'])}")

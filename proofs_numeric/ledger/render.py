@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from collections import Counter
 
-from theorems.framework import ClaimResult
+from theorems.framework import SUITE_READING, ClaimResult
 
 __all__ = ["VERDICT_STYLE", "render_claim", "render_summary"]
 
@@ -45,7 +45,8 @@ def render_claim(r: ClaimResult, width: int = 80) -> list[tuple[str, str | None]
     else:
         out.append((head, VERDICT_STYLE.get(r.verdict if not r.error else "error")))
         out += [(ln, "dim") for ln in _wrap(sec, width, "  ")]
-    out += [(ln, None) for ln in _wrap(f"“{c.quote}”", width, "  ")]
+    words = f"“{c.quote}”" if c.quoted else f"{SUITE_READING} (no quotation): {c.source}"
+    out += [(ln, None if c.quoted else "italic") for ln in _wrap(words, width, "  ")]
     if r.error:
         out += [(ln, "bold magenta") for ln in _wrap(f"error: {r.error}", width, "    ", "  ")]
         return out

@@ -18,6 +18,7 @@ from theorems import formal as F
 from theorems.framework import (
     CONJECTURES,
     REPO_ROOT,
+    SUITE_READING,
     CheckContext,
     ClaimResult,
     decode_instance,
@@ -28,10 +29,11 @@ from theorems.framework import (
 )
 
 from .cache import LedgerMismatch, default_ledger_paths, ledger_key, read_ledger
+from .graph import anchor
 from .load import get, registry
 from .run import ledger_json, run_ledger
 
-__all__ = ["verdict_admonition", "ledger_markdown", "evidence_markdown", "run", "book_ledger", "provenance_markdown",
+__all__ = ["verdict_admonition", "words_markdown", "ledger_markdown", "evidence_markdown", "run", "book_ledger", "provenance_markdown",
            "proof_steps_markdown",
            "verdict_model_markdown", "VERDICT_MODEL", "GENERIC_EXAMPLES", "generic_examples_markdown",
            "conjecture_markdown", "findings_markdown", "CHAPTER_TITLES",
@@ -142,6 +144,14 @@ def evidence_markdown(evidence) -> str:
     return list_table(["kind (scope)", "regime", "holds", "arithmetic", "what"], rows, [16, 10, 9, 22, 43])
 
 
+def words_markdown(c) -> str:
+    """The claim's words as the book shows them: the source's own words in quotation marks, or, for the suite's own
+    framing (no quote), a visibly different label saying what it stands for, never in quotation marks."""
+    if c.quoted:
+        return f"“{_esc(c.quote)}”"
+    return f"**{SUITE_READING.capitalize()}**, not the paper's words ({_esc(c.source)})"
+
+
 def verdict_admonition(claim_id: str, dps: int = 50) -> str:
     """A MyST admonition with the computed verdict of every reading and its evidence."""
     r = run(claim_id, dps)
@@ -152,7 +162,8 @@ def verdict_admonition(claim_id: str, dps: int = 50) -> str:
     lit = r.literal
     why = lit.condition or lit.reason
     parts = [f":::{{admonition}} {c.id}: {r.verdict} ({r.strength})", f":class: {kind}", "",
-             f"*{c.section}*, a {c.form} claim, verdict computed from its evidence (see the ledger page for when): “{_esc(c.quote)}”", "",
+             f'<span id="{anchor(c.id)}"></span>'
+             f"*{c.section}*, a {c.form} claim, verdict computed from its evidence (see the ledger page for when): {words_markdown(c)}", "",
              f"Formal statement: ${c.statement}$", ""]
     if lit.generic is not None:
         parts += [f"For almost every point of: {_esc(lit.generic.space)} ({_esc(lit.generic.measure)})", ""]
@@ -160,6 +171,8 @@ def verdict_admonition(claim_id: str, dps: int = 50) -> str:
         parts += [f"Exceptional set met at {len(lit.exceptional)} point(s), never decisive.", ""]
     if why:
         parts += [f"{'Condition' if lit.verdict in ('conditional', 'unsupported') else 'Why'}: {_esc(why)}", ""]
+    if c.depends_on:
+        parts += ["Rests on: " + ", ".join(f"`{d}`" for d in c.depends_on) + " (the paper as a graph)", ""]
     parts.append(evidence_markdown(lit.evidence))
     for rr in r.readings[1:]:
         parts += ["", f"Reading **{rr.key}**: ${rr.statement}$ — **{rr.verdict}** ({rr.strength})"
@@ -188,7 +201,7 @@ def ledger_markdown(dps: int = 50) -> str:
     for c in claims:
         r = run(c.id, dps)
         name = f"[`{c.id}`](chapters/{c.chapter}.md)" if c.chapter else f"`{c.id}`"
-        name += f" ({_esc(c.section)})"
+        name += f" ({_esc(c.section)})" + ("" if c.quoted else f" — *{SUITE_READING}*")
         if r.error:
             rows.append([name, "**ERROR**", _esc(r.error)])
             continue

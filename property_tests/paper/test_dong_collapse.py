@@ -3,13 +3,16 @@ from __future__ import annotations
 
 import json
 
+import flint
+import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from proofs_numeric import dong_collapse as D
 from proofs_numeric.cli import main
-from theorems.exact.transformer import Head, mha
+from theorems.exact.transformer import FP, Head, layer_norm, mha
+from theorems.framework import CheckContext
 
 #: the premise "rho has converged": two consecutive deep log-ratios (log10 rho < -30) agree to this
 _CONVERGED = 1e-2
@@ -80,3 +83,108 @@ def test_depth_cli_json(tmp_path, capsys):
     data = json.loads(p.read_text())
     assert set(data["regimes"]["pure_attention"]) >= {"layers", "exponent"}
     assert main(["depth", "--regime", "nope"]) == 2
+
+
+# --- the attention + LayerNorm regime (issue 33: §3's "LN neither prevents collapse ... nor accelerates it") ---
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 10 ** 6), st.sampled_from([(5, 4, 1, 4), (3, 6, 2, 3), (6, 3, 1, 3)]),
+       st.sampled_from([1, 4]))
+def test_depth_layer_norm_delta_matches_the_one_layer_norm(seed, shape, steps):
+    """LN in (m, R) form (expm1 / log1p, no cancellation) against the one LayerNorm of theorems.transformer, on the
+    same enclosures after a few attention layers: the balls overlap, and the new R is centred over tokens."""
+    n, d, H, dk = shape
+    cfg = D.DepthConfig(n=n, d=d, H=H, d_k=dk, dps=120, seed=seed)
+    heads, _, X0 = D.draw_weights(cfg)
+    ctx = D.arb_context(cfg.dps)
+    with ctx.local():
+        A = ctx.asmatrix
+        heads_a = [(A(q) * A(k).transpose(), A(v) * A(o)) for q, k, v, o in heads]
+        R, m = D.center_rows(A(X0))
+        for _ in range(steps):
+            m, R = D.attention_delta(m, R, heads_a, dk, ctx)
+        X = D.ones_times(m, n) + R
+        m2, R2 = D.layer_norm_delta(m, R, ctx)
+        Y = D.ones_times(m2, n) + R2
+        Z = layer_norm(ctx, X)  # the one definition
+        for i in range(n):
+            for j in range(d):
+                assert Y[i, j].overlaps(Z[i, j])
+        for j in range(d):
+            assert sum((R2[i, j] for i in range(n)), flint.arb(0)).contains(0)
+
+
+def test_depth_layer_norm_delta_keeps_digits_deep_in_the_collapse():
+    """At rho ~ 1e-1900 the (m, R) LayerNorm still resolves rho (a plain LN at 1000 digits would give 0 +- 1e-1000)."""
+    r = D.run(D.DepthConfig(layers=9, dps=1000), "attention_ln")
+    assert r["layers"][-1]["log10_rho"] is not None and r["layers"][-1]["log10_rho"] < -1500
+    assert r["exponent"] is not None and abs(r["exponent"] - 3) < D.EXPONENT_TOL
+    assert all(x["certified_rank"][1] <= 5 for x in r["layers"][1:])  # post-LN rows lie in 1-perp: rank <= d - 1
+
+
+def test_depth_layer_norm_delta_refuses_a_constant_mean_token():
+    ctx = D.arb_context(60)
+    with ctx.local():
+        m = [flint.arb(2)] * 3
+        R = flint.arb_mat(2, 3)
+        with pytest.raises(ValueError, match="H1"):
+            D.layer_norm_delta(m, R, ctx)
+
+
+def test_depth_attention_ln_is_pure_attention_followed_by_layer_norm_in_float64():
+    """The float64 companion run of attention_ln is LN(MHA(X)) of the same weights as pure_attention."""
+    cfg = D.DepthConfig(n=5, d=4, H=1, d_k=4, layers=2, dps=60, seed=1)
+    heads, _, X0 = D.draw_weights(cfg)
+    f = D.float64_run(cfg, "attention_ln")
+    M = mha(FP, X0, [Head(*h) for h in heads])
+    Y = layer_norm(FP, M)
+    R = Y - Y.mean(axis=0, keepdims=True)
+    assert abs(f[1]["rho"] - float(np.linalg.norm(R) / np.linalg.norm(Y))) < 1e-12
+    cert = D.run(cfg, "attention_ln")
+    assert abs(10 ** cert["layers"][1]["log10_rho"] - f[1]["rho"]) < 1e-12
+
+
+def test_depth_orthogonal_value_maps_sum_to_an_orthogonal_matrix():
+    for (n, d, H, dk) in D.SHAPES:
+        heads, _, _ = D.draw_weights(D.DepthConfig(n=n, d=d, H=H, d_k=dk, weights="orthogonal"))
+        W = sum(v @ o for _, _, v, o in heads)
+        assert np.allclose(W.T @ W, np.eye(d), atol=1e-12)
+    with pytest.raises(ValueError, match="H d_k = d"):
+        D.draw_weights(D.DepthConfig(n=4, d=6, H=1, d_k=3, weights="orthogonal"))
+    with pytest.raises(ValueError, match="weights"):
+        D.draw_weights(D.DepthConfig(weights="nope"))
+
+
+def test_depth_ln_comparison_uses_the_same_weights_and_inputs():
+    """With and without LN: the same draw (so the comparison isolates LayerNorm); LN removes the value maps' scale."""
+    for kw in ({}, {"vo_scale": 2.0}, {"weights": "orthogonal"}):
+        cfg = D.DepthConfig(layers=3, dps=200, **kw)
+        a, b = D.float64_run(cfg, "pure_attention"), D.float64_run(cfg, "attention_ln")
+        assert a[0] == b[0]  # the same input
+    r1 = D.run(D.DepthConfig(layers=5, dps=300), "attention_ln")
+    r2 = D.run(D.DepthConfig(layers=5, dps=300, vo_scale=2.0), "attention_ln")
+    assert [x["rho"] for x in r1["layers"]] == [x["rho"] for x in r2["layers"]]  # LN(2 Y) = LN(Y)
+
+
+def _ln_pair(la, lb, ea=3.0, eb=3.0, stays=False):
+    def rec(first, e, above=False):
+        layers = [{"layer": k, "rho": "x", "rho_below_2^-52": (False if (above or first is None or k < first)
+                                                                 else True)} for k in range(13)]
+        return {"layers": layers, "machine_precision_layer_certified": None if above else first, "exponent": e}
+    return {"ln_study": [({"n": 8, "d": 6, "H": 1, "d_k": 6}, "fabricated",
+                          {"pure_attention": rec(la, ea), "attention_ln": rec(lb, eb, above=stays)})]}
+
+
+def test_depth_ln_checks_can_fail(monkeypatch):
+    """Each LN comparison returns False on a fabricated study where LN does what the sentence denies."""
+    monkeypatch.setattr(D, "depth_results", lambda quick=False: _ln_pair(5, None, stays=True))
+    assert [e.holds for e in D.ln_does_not_prevent(CheckContext())] == [False]  # LN stops the collapse
+    assert [e.holds for e in D.ln_collapses(CheckContext())] == [False]
+    monkeypatch.setattr(D, "depth_results", lambda quick=False: _ln_pair(6, 4))
+    assert [e.holds for e in D.ln_does_not_accelerate(CheckContext())] == [False]
+    assert [e.holds for e in D.ln_does_not_delay(CheckContext())] == [True]
+    monkeypatch.setattr(D, "depth_results", lambda quick=False: _ln_pair(4, 6, eb=2.0))
+    assert [e.holds for e in D.ln_does_not_delay(CheckContext())] == [False]
+    assert [e.holds for e in D.ln_rate_unchanged(CheckContext())] == [False]
+    assert D.ln_rate_unchanged(CheckContext())[0].kind == "float-evidence"  # a comparison of fits
+    assert D.ln_does_not_prevent(CheckContext())[0].kind == "interval-certified"  # per-layer enclosures

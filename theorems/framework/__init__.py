@@ -19,6 +19,7 @@ module                                        what it holds
 :mod:`~theorems.framework.generic`            a generic claim's parameter space (:class:`Generic`), the
                                               perturbation probe, searches that state their region, the
                                               collapse notions
+:mod:`~theorems.framework.quotes`             :func:`check_quote`: is a claim's quotation verbatim in its source?
 ============================================  ==============================================================
 
 Everything public is importable from here: ``from theorems.framework import claim, Pool, exact_instances``.
@@ -83,6 +84,7 @@ from .records import (
                        run_claim,
                        stable_seed,
 )
+from .quotes import SOURCE_DIR, SOURCE_FILES, SUITE_READING, QuoteCheck, check_quote, load_sources, sources_available
 from .registry import REGISTRY, DuplicateClaim, parse_ref, register, same_as_group, same_as_groups, unregister
 from .storage import (
                        COUNTEREXAMPLE_DIR,
@@ -118,4 +120,5 @@ __all__ = [
     "decode_instance", "encode_instance", "load_counterexample", "plain", "relative_path", "save_counterexample",
     "typeset",
     "FORMS", "VERDICTS", "Assessment", "ContradictionError", "assess", "verdict_from",
+    "SOURCE_DIR", "SOURCE_FILES", "SUITE_READING", "QuoteCheck", "check_quote", "load_sources", "sources_available",
 ]

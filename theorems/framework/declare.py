@@ -549,7 +549,8 @@ def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusio
           checks=(), counterexamples=(), readings=(), corrected: Reading | None = None, section: str = "",
           quote: str = "", chapter: str = "", source: str = "collapse-verify", form: str = "universal",
           proof_steps=(), samples: int = 40, search_examples: int = 1000, register_claim: bool = True,
-          generic: Generic | None = None, same_as: str | None = None, notion=None) -> Claim:
+          generic: Generic | None = None, same_as: str | None = None, notion=None,
+          depends_on=()) -> Claim:
     """Declare a claim: the one form for the paper's claims and users' conjectures (see the module docstring).
 
     * ``hypotheses``: ``{name: predicate}`` on an instance, or names only (when the checks are explicit);
@@ -565,6 +566,9 @@ def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusio
       only a failure on a set of positive measure refutes;
     * ``same_as="CLAIM.ID[:reading]"``: the headline states the same statement as that one (they share their
       evidence, hence their verdict); ``notion``: which notion decides a rank or collapse statement.
+    * ``quote``: the source's own words, verbatim (``...`` for an omission, ``[label:]`` for a second passage); empty
+      for the suite's own framing, which is never given quotation marks (``source`` then says what it stands for);
+    * ``depends_on``: the ids of the claims this one rests on (its proof steps, the premise of its inference).
 
     A second claim with an id already registered raises :class:`~theorems.framework.registry.DuplicateClaim`.
     """
@@ -575,6 +579,10 @@ def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusio
     twice = sorted({k for k in keys if keys.count(k) > 1})
     if twice:
         raise ValueError(f"{id}: reading keys {twice} appear twice ('literal' is the headline's key)")
+    if isinstance(depends_on, str) or not all(isinstance(x, str) and x for x in depends_on):
+        raise TypeError(f"{id}: depends_on is a tuple of claim ids, e.g. ('RN.step1', 'RN.step2'), not {depends_on!r}")
+    if id in depends_on:
+        raise ValueError(f"{id}: a claim cannot rest on itself")
     pool = instances if isinstance(instances, Pool) else None
     builder = instances if instances is not None and pool is None else None
     if generic is not None and not isinstance(generic, Generic):
@@ -622,10 +630,11 @@ def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusio
         return replace(r, checks=(*more, *r.checks), hypotheses=(), conclusion=None, counterexamples=(),
                        instances=None)
 
-    c = Claim(id=id, section=section, quote=quote or statement, statement=statement, hypotheses=names,
+    c = Claim(id=id, section=section, quote=quote, statement=statement, hypotheses=names,
               conclusion=text, regimes=tuple(regimes), checks=all_checks,
               readings=[build(r) for r in readings], corrected=build(corrected), chapter=chapter, source=source,
-              form=form, generic=generic, same_as=same_as, notion=notion)
+              form=form, generic=generic, same_as=same_as, notion=notion,
+              depends_on=tuple(dict.fromkeys(depends_on)))
     if builder is not None:
         conj = Conjecture(c, preds, conclude, builder, tuple(regimes), samples, search_examples)
         c.checks = [conj.stress, conj.counterexample, *checks]

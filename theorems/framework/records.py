@@ -122,6 +122,9 @@ class Claim:
     same_as: str | None = None
     #: which notion decides a rank or collapse statement (COLLAPSE_NOTIONS key, or {part: notion})
     notion: Any = None
+    #: the ids of the claims this one rests on (the steps of its proof, the premise of its inference): the edges
+    #: of the book's dependency graph, declared here and never drawn by hand
+    depends_on: tuple = ()
 
     def __post_init__(self):
         if self.form not in FORMS:
@@ -135,6 +138,12 @@ class Claim:
             if (r.form or self.form) == "generic" and (r.generic or self.generic) is None:
                 raise ValueError(f"claim {self.id} reading {r.key}: a generic statement states its parameter space "
                                  "(generic=Generic(space=..., variables=...))")
+
+    @property
+    def quoted(self) -> bool:
+        """True when the claim quotes its source's words; False for the suite's own framing (an empty quote:
+        ``source`` then says what the claim stands for), shown as the suite's reading, without quotation marks."""
+        return bool(self.quote.strip())
 
     def all_readings(self) -> list[Reading]:
         lit = Reading("literal", self.statement, self.checks, generic=self.generic, same_as=self.same_as,
@@ -249,7 +258,7 @@ class ClaimResult:
         c = self.claim
         lit = self.readings[0] if self.readings else None
         return {
-            "id": c.id, "section": c.section, "quote": c.quote, "form": c.form,
+            "id": c.id, "section": c.section, "quote": c.quote, "quoted": c.quoted, "form": c.form,
             "verdict": None if self.error else self.verdict, "strength": self.strength,
             "statement": c.statement, "hypotheses": list(c.hypotheses), "conclusion": c.conclusion,
             "regimes": list(c.regimes),
@@ -261,6 +270,7 @@ class ClaimResult:
             "reason": (lit.reason if lit else None) if not self.error else self.error,
             "readings": [r.to_json() for r in self.readings[1:]],
             "seconds": round(self.seconds, 3), "error": self.error, "source": c.source, "chapter": c.chapter,
+            "depends_on": list(c.depends_on),
         }
 
 

@@ -137,6 +137,7 @@ claim(
 claim(
     id="DC.dff-justification", section="§5.3",
     quote="The canonical choice d_ff = 4 d_model ... is justified by the first function, not the second",
+    depends_on=("MLP.function",),
     statement=r"\text{(no formal content available)}",
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[lambda ctx: [not_checkable("a claim about why a design choice was made; 'non-linear feature generation' "

@@ -83,6 +83,7 @@ def _softmax_row_shift_proof(ctx) -> list[Evidence]:
 claim(
     id="DONG.collapse-rate", section="Dong et al. 2021 (explainer): pure attention",
     quote="the residual norm decays ... doubly exponential convergence rate with base 3",
+    depends_on=("DONG.cubic-solution", "DONG.softmax-shift"),
     statement=r"\text{pure attention: }\|R^{(l+1)}\|\le C\|R^{(l)}\|^3,\ \log\rho_{l+1}/\log\rho_l\to3",
     hypotheses=("no skip", "no MLP"), conclusion="exponent 3", regimes=("n<d", "n>d"),
     checks=[],  # the depth study's exponent (numeric layer)
@@ -97,8 +98,9 @@ claim(
 
 claim(
     id="DONG.machine-precision-5-7", section="Dong explainer",
-    quote="In a 12-layer pure self-attention network without skip connections, token diversity drops to machine "
-          "precision within 5 to 7 layers",
+    quote="In a 12-layer pure self-attention network without skip connections, token diversity ‖R‖_F drops to "
+          "machine precision within 5 to 7 layers",
+    depends_on=("DONG.collapse-rate",),
     statement=r"\min\{l:\rho_l<2^{-52}\}\in\{5,6,7\}",
     hypotheses=("pure attention", "12 layers", "standard-scale random weights"), conclusion="layer in 5..7",
     regimes=("n<d", "n>d"), checks=[], chapter="dong_collapse",  # the depth study (numeric layer)
@@ -161,8 +163,9 @@ def rank_blind_to_collapse(layers: list[dict], full: int, below: float = -52 * m
 
 claim(
     id="RRO.no-dong-collapse", section="§5.2, after Thm 5.3",
-    quote="For Lebesgue-almost-every X^(l) with rank(X^(l)) < min(n, d_model), ... rank(X^(l+1)) > rank(X^(l)). "
-          "The doubly-exponential collapse of Dong et al. cannot occur.",
+    quote="For Lebesgue-almost-every X^(l) with rank(X^(l)) < min(n, d_model), ... rank(X^(l+1)) > "
+          "rank(X^(l)). The doubly-exponential collapse of Dong et al. [4] cannot occur.",
+    depends_on=("RRO.main", "RRO.only-increase"),
     statement=r"\bigl(\operatorname{rank}X^{(l+1)}\ge\operatorname{rank}X^{(l)}\ \forall l\bigr)\Rightarrow"
               r"\rho_l\not\to0\ \text{doubly exponentially}",
     hypotheses=("exact rank never decreases across layers",), conclusion="no doubly exponential collapse of rho",
@@ -191,6 +194,7 @@ claim(
     id="RRO.contribution-2", section="§1 contribution 2; §5",
     quote="rank collapse does not occur in BERT-like architectures with residual connections; the MLP is sufficient "
           "but not necessary for this purpose",
+    depends_on=("RRO.main", "RRO.no-dong-collapse"),
     statement=r"\text{(a) residual: no collapse; (b) MLP without residual: no collapse; (c) residual without MLP: no "
               r"collapse}",
     hypotheses=("BERT-like blocks, 12 layers, Gaussian weights",), conclusion="(a), (b), (c)",
@@ -225,6 +229,7 @@ claim(
     id="MLP.function", section="§5.3 (boxed statement)",
     quote="The MLP is necessary for non-linear feature generation and sufficient but not necessary for preventing "
           "rank collapse",
+    depends_on=("MLP.curvature", "MLP.span", "RRO.contribution-2"),
     statement=r"\text{(a) without MLP no non-linear features; (b) MLP alone prevents collapse; (c) collapse is "
               r"prevented without MLP}",
     hypotheses=(), conclusion="(a), (b), (c)", regimes=("n<d", "n>d"),
@@ -267,6 +272,7 @@ claim(
     id="DONG.identical-vector", section="Dong explainer: introduction",
     quote="every token in the sequence converges to an identical vector, eliminating all positional and semantic "
           "distinctions within a handful of layers",
+    depends_on=("DONG.collapse-rate",),
     statement=r"\text{pure attention: }\rho_l\to0\ (\rho_l<2^{-52}\text{ within 12 layers, certified})",
     hypotheses=("pure attention",), conclusion="tokens converge to one vector", regimes=("n<d", "n>d"),
     checks=[],  # the depth study (numeric layer)
@@ -410,6 +416,7 @@ HULL_POINTS = Pool(rows=_hull_rows, arithmetic="exact (sympy)")
 claim(
     id="DONG.strictly-within-hull", section="Dong explainer: row-stochastic contraction",
     quote="In convex geometry, any weighted average of a set of points lies strictly within their convex hull",
+    depends_on=("DONG.convex-combination",),
     statement=r"w\ge0,\ \textstyle\sum w=1\Rightarrow\sum_iw_ix_i\in\operatorname{relint}\operatorname{conv}\{x_i\}",
     hypotheses=("convex weights",), conclusion="relative interior", regimes=("all",),
     checks=[_hull_literal],
@@ -479,6 +486,7 @@ claim(
     id="DONG.non-expansive", section="Dong explainer: row-stochastic contraction",
     quote="applying a row-stochastic matrix is a non-expansive contraction mapping that pulls all token vectors toward "
           "the geometric center of the sequence representation",
+    depends_on=("DONG.strictly-within-hull",),
     statement=r"\|P(X-Y)\|_F\le\|X-Y\|_F\ \wedge\ \|R(PX)\|_F\le\|R(X)\|_F\ \ (P\ \text{row-stochastic})",
     hypotheses=("P row-stochastic",), conclusion="non-expansive, diversity non-increasing", regimes=("all",),
     checks=[_nonexpansive_fro, _toward_center],
@@ -511,6 +519,7 @@ claim(
     id="DONG.mlp-pushes-outward", section="Dong explainer: MLPs break convex hulls",
     quote="The MLP expands, rotates, and disperses the token vectors across high-dimensional space, pushing points "
           "outward from the sequence centroid",
+    depends_on=("DONG.breaks-affine-invariance",),
     statement=r"\|R(\mathrm{MLP}(X))\|_F\ge\|R(X)\|_F\ \text{for every MLP}",
     hypotheses=(), conclusion="diversity grows", regimes=("all",),
     checks=[_mlp_outward_literal],
@@ -536,6 +545,7 @@ claim(
     id="DONG.skip-full-rank", section="Dong explainer: summary",
     quote="Attention + Skip Connections: Establishes a strictly positive lower bound on representation variance, "
           "preserving full rank across arbitrary depth",
+    depends_on=("DONG.skip-lower-bound",),
     statement=r"\forall\text{ weights}:\ X\mapsto X+\mathrm{MHA}(X)\ \text{keeps }R\ne0\text{ and full rank}",
     hypotheses=("skip connections",), conclusion="variance bounded below, full rank", regimes=("all",),
     checks=[lambda ctx: [stored_counterexample("DONG.skip-full-rank", _recheck_one_layer_collapse_lazy,
@@ -663,8 +673,9 @@ def cubic_solution(ctx, power: int = 3) -> list[Evidence]:
 
 claim(
     id="DONG.cubic-solution", section="Dong explainer: why self-attention collapses doubly exponentially",
-    quote="Solving this cubic recurrence demonstrates that the residual norm decays according to: ‖R^(l)‖_F ≤ "
-          "(1/√C)(√C ‖R^(0)‖_F)^(3^l)",
+    quote="Solving this cubic recurrence demonstrates that the residual norm decays according to: "
+          r"$\|R^{(l)}\|_F \le \frac{1}{\sqrt{C}} \left( \sqrt{C} \|R^{(0)}\|_F \right)^{3^l}$",
+    depends_on=("DONG.cubic-constant",),
     statement=r"r_{l+1}\le Cr_l^3\Rightarrow r_l\le C^{-1/2}(\sqrt Cr_0)^{3^l}",
     hypotheses=("the cubic recurrence",), conclusion="the closed form", regimes=("all",),
     checks=[cubic_solution], chapter="dong_collapse",

@@ -182,8 +182,11 @@ SINGLE_HEAD_SPACE = Generic(space="W_O = [W_O^1; ...; W_O^H] in R^{H d_k x d} (k
 
 
 claim(
-    id="HC.main", section="§7, Thm 7.3 (text not available; contributions list)",
-    quote="the per-head contributions to multi-head attention output are irrecoverable from their sum",
+    id="HC.main", section="§7, Thm 7.3 (text not available; contributions list); Abstract; §1 gap (iii)",
+    quote="the per-head contributions to multi-head attention output are irrecoverable from their sum "
+          "[Abstract:] individual contributions cannot be canonically attributed to a specific head [§1, gap "
+          "(iii):] their individual contributions can no longer be canonically attributed to a specific "
+          "functional head",
     statement=r"\text{(a) }W_O\text{ known: }\ker\bigl[(Y_h)_h\mapsto\textstyle\sum_hY_hW_O^h\bigr]\neq0",
     hypotheses=("standard MHA", "W_O known"), conclusion="kernel non-trivial",
     regimes=("generic-weights", "degenerate-weights"),
@@ -303,8 +306,10 @@ MLP_B = Pool(rows=lambda ctx: _mlp_remedy_rows(ctx, "b"), arithmetic=_MLP_ARITH,
 
 
 claim(
-    id="HC.mlp-cannot-remedy", section="§7 (contributions list)",
-    quote="The MLP cannot remedy this because it acts on the post-summation signal",
+    id="HC.mlp-cannot-remedy", section="Abstract; §1 gap (iii)",
+    quote="The MLP cannot remedy this because it acts on the post-summation signal [§1, gap (iii):] The MLP "
+          "operates on this already-mixed representation and cannot recover the per-head decomposition",
+    depends_on=("HC.main",),
     statement=r"\exists Y\neq Y':\ \Phi_a(Y)=\Phi_a(Y'),\ \text{and then }\mathrm{MLP}(\Phi_a(Y))=\mathrm{MLP}(\Phi_a(Y'))",
     hypotheses=("the MLP sees only the post-summation signal",), conclusion="no recovery",
     regimes=("generic-weights", "degenerate-weights"),

@@ -283,6 +283,7 @@ def _prop63_argument(ctx) -> list[Evidence]:
 claim(
     id="RC.prop63", section="§6",
     quote="dim(R_h) = min(rank(X), d_k)",
+    depends_on=("RC.generic-wv", "RC.attention-rank", "RC.generic-wo"),
     statement=r"\dim\operatorname{row}(Y_hW_O^h)=\min(\operatorname{rank}X,d_k)\ \text{(generic weights)}",
     regimes=("n<d", "n=d", "n>d"), form="generic", generic=HEAD_WEIGHTS, notion="exact-rank",
     hypotheses=(), conclusion="",
@@ -317,7 +318,7 @@ claim(
 
 claim(
     id="RC.rank-equals-sum", section="§6",
-    quote="rank(MHA(X)) = dim(R_1 + ... + R_H)",
+    quote="rank(MHA(X)) = dim(sum_{h=1}^H R_h) = dim(R_1 + ... + R_H)",
     statement=r"\operatorname{rank}\mathrm{MHA}(X)=\dim(R_1+\cdots+R_H)",
     regimes=("n<d", "n=d", "n>d"),
     hypotheses={},
@@ -340,8 +341,8 @@ claim(
 
 
 claim(
-    id="RC.alpha-range", section="§6",
-    quote="alpha_h in [0, 1]",
+    id="RC.alpha-range", section="§2, notation",
+    quote="α_h^(l) = ‖M_a^(l,h)‖_F/‖M^(l,h)‖_F ∈[0,1]",
     statement=r"\alpha_h=\|M_a\|_F/\|M\|_F\in[0,1]",
     regimes=("n<d", "n=d", "n>d"),
     hypotheses=(), conclusion="",
@@ -353,8 +354,10 @@ claim(
 
 claim(
     id="RC.alpha-independent", section="§6",
-    quote="Since alpha_h affects only A^(h), and A^(h) does not appear in the rank formula, the "
-                              "result is independent of alpha_h",
+    quote="Since alpha_h affects only A^(h), and A^(h) does not appear in the rank formula, the result is "
+          "independent of alpha_h [§6.1, after Prop 6.3:] Proposition 6.3 shows that head specialisation does "
+          "not reduce the dimension of individual head output subspaces",
+    depends_on=("RC.prop63",),
     statement=r"\dim R_h=\min(\operatorname{rank}X,d_k)\ \text{for every }\alpha_h",
     regimes=("n<d", "n=d", "n>d"), form="generic", notion="exact-rank",
     generic=Generic(space="for each alpha_h: the head's weights with that asymmetry, and X", measure="Lebesgue",
@@ -367,7 +370,7 @@ claim(
 
 claim(
     id="RC.alignment", section="§6",
-    quote="When heads are directional (high alpha_h), their output subspaces R_h tend to become aligned",
+    quote="When heads are directional (high α_h^(l)), their output subspaces R_h tend to become aligned",
     statement=r"\alpha_h\uparrow\Rightarrow\text{principal angles between }R_h\text{ shrink}",
     regimes=("n<d", "n=d", "n>d"),
     hypotheses=(), conclusion="",
@@ -382,6 +385,7 @@ claim(
     id="RC.dff-lower-bound", section="§6",
     quote="the MLP must expand exactly the directions the heads contracted. This gives the first "
                             "principled lower bound on d_ff",
+    depends_on=("RC.specialisation-contraction",),
     statement=r"d_{\mathrm{ff}}\ge d-\operatorname{rank}\mathrm{MHA}(X)\ \text{(plausible reading; §6 truncated)}",
     regimes=("n<d", "n=d", "n>d"),
     hypotheses=(), conclusion="",
@@ -520,7 +524,7 @@ def _alpha_mha_alignment(ctx) -> list[Evidence]:
 
 claim(
     id="RC.alpha-mha", section="§6.1 (definition of alpha_MHA)",
-    quote="alpha_MHA = 1 − rank(MHA(X)) / (H · max_h rank(Y^(h) W_O^(h)))",
+    quote=r"\alpha_{\mathrm{MHA}}=1-\frac{\operatorname{rank}(\operatorname{MHA}(X))}{H\cdot\max_{h}\operatorname{rank}(Y^{(h)}W_{O}^{(h)})}",
     statement=r"0\le\alpha_{\mathrm{MHA}}\le1\ \text{whenever some }Y_hW_O^h\neq0",
     hypotheses={"some head output non-zero": lambda v: max(_ranks(v)["rank_T"]) > 0},
     conclusion=("alpha_MHA in [0, 1]", lambda v: bool(0 <= _alpha_mha_of(v) <= 1)), instances=ALPHA_MHA,
@@ -672,6 +676,7 @@ claim(
     id="RC.orientation", section="§6.1, after Prop 6.3",
     quote="What specialisation changes is the orientation of R_h: directional and reciprocal heads write into "
           "equally-sized subspaces, but in different directions",
+    depends_on=("RC.prop63",),
     statement=r"\alpha_h\ \text{changes (via }W_Q,W_K)\Rightarrow R_h=\operatorname{row}(A_hXW_V^hW_O^h)\ \text{changes}",
     hypotheses={"W_V, W_O fixed, alpha_h changed from 0 to 1":
                 lambda v: v["heads"][0][1:] == v["heads"][1][1:]
@@ -705,8 +710,9 @@ def _contracts(v) -> bool:
 
 claim(
     id="RC.contraction-mechanism", section="§6.1, after Prop 6.3",
-    quote="Rank contraction of MHA(X) therefore arises from subspace alignment (the R_h become parallel) rather than "
-          "from dimensional reduction of individual subspaces",
+    quote="Rank contraction of MHA(X) = sum_h Y^(h) W_O^(h) therefore arises from subspace alignment (the R_h "
+          "become parallel) rather than from dimensional reduction of individual subspaces",
+    depends_on=("RC.prop63", "RC.rank-equals-sum"),
     statement=r"\alpha_{\mathrm{MHA}}>0\Rightarrow\dim\textstyle\sum_hR_h<\sum_h\dim R_h",
     hypotheses={"alpha_MHA > 0": _contracts},
     conclusion=("dim(R_1 + ... + R_H) < sum_h dim R_h", lambda v: _ranks(v)["dim_sum"] < sum(_ranks(v)["rank_T"])),
@@ -720,6 +726,7 @@ claim(
 claim(
     id="RC.specialisation-contraction", section="§1 contribution 7 (§6)",
     quote="head specialisation causes rank contraction in MHA(X)",
+    depends_on=("RC.contraction-mechanism", "RC.alignment"),
     statement=r"\alpha_h=1\ \forall h\Rightarrow\alpha_{\mathrm{MHA}}>0",
     hypotheses={"directional heads (alpha_h = 1 for every h)":
                 lambda v: all(alpha_exact(M0) == 1 for M0, _, _ in v["heads"])},
@@ -834,6 +841,7 @@ RANK_DK = Pool(rows=lambda ctx: _dim_dk_rows(ctx, True), arithmetic=_EXACT, desc
 claim(
     id="RC.dim-dk", section="§6.1, after Prop 6.3",
     quote="Since dim(R_h) = d_k for each head individually (Proposition 6.3)",
+    depends_on=("RC.prop63",),
     statement=r"\dim R_h=d_k\ \text{for every head}",
     hypotheses={"generic head (invertible attention)": _invertible_attention}, conclusion=_dim_is_dk,
     instances=RANK_BELOW_DK, regimes=("n<d", "n=d", "n>d"), form="generic", generic=DIM_DK_SPACE, notion="exact-rank",
@@ -843,4 +851,39 @@ claim(
                       conclusion=_dim_is_dk, instances=RANK_DK, generic=DIM_DK_SPACE,
                       note="Prop 6.3 gives min(rank X, d_k): d_k needs rank X >= d_k")],
     chapter="rank_contraction",
+)
+
+
+# --- further sentences of §6.1 (issue 33) ---
+
+def _left_multiplication_rows(ctx):
+    rng = random.Random(stable_seed("RC.left-multiplication:softmax"))
+    for (n, d, dk) in ((2, 3, 1), (3, 5, 2), (3, 2, 1), (4, 3, 2), (5, 3, 2), (4, 4, 3), (6, 3, 3)):
+        for _ in range(2 if ctx.quick else 4):
+            X = Matrix(n, d, lambda i, j: Rational(rng.randint(-2, 2)))
+            M0 = Matrix(d, d, lambda i, j: Rational(rng.choice((-1, 1))))
+            W_V = Matrix(d, dk, lambda i, j: Rational(rng.randint(-3, 3)))
+            yield regime_of(n, d), "", {"A": exact_softmax(X, M0), "Y": X * W_V}
+
+
+def _uniform_reduces_rank(ctx) -> list[Evidence]:
+    X = Matrix([[1, 0], [0, 1], [1, 1]])
+    A, Y = exact_softmax(X, zeros(2, 2)), X
+    return [exact_complete(f"uniform attention (W_Q = 0): A = J/3, rank(A X) = {rank(A * Y)} < rank X = {rank(Y)}",
+                           rank(A * Y) == rank(Y), arithmetic="exact (2^k softmax)")]
+
+
+claim(
+    id="RC.left-multiplication", section="§6.1, proof of Prop 6.3",
+    quote=r"so left-multiplication by $A^{(h)}$ does not reduce rank",
+    statement=r"\operatorname{rank}(A^{(h)}XW_V^{(h)})=\operatorname{rank}(XW_V^{(h)})\ \text{(softmax }A^{(h)}"
+              r"\text{, generic scores)}",
+    form="universal",  # generic (issue 32)
+    hypotheses={}, conclusion=("rank(A Y) = rank(Y)", lambda v: rank(v["A"] * v["Y"]) == rank(v["Y"])),
+    instances=Pool(rows=_left_multiplication_rows, arithmetic="exact over QQ (2^k softmax)"),
+    regimes=("n<d", "n=d", "n>d"),
+    readings=[Reading("uniform-attention", r"A=J/n:\ \operatorname{rank}(AY)=\operatorname{rank}Y",
+                      checks=[_uniform_reduces_rank], regimes=("all",),
+                      note="the measure-zero exception: zero scores give a rank-one A")],
+    depends_on=("RC.attention-rank",), chapter="rank_contraction",
 )

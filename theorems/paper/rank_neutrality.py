@@ -61,6 +61,7 @@ import sympy
 from sympy import Matrix, Rational, symbols
 
 from ..exact import instances as _inst
+from ..exact import transformer as T
 from ..exact.blocks import centred
 from ..exact.layernorm import (
     Analysis,
@@ -85,6 +86,7 @@ from ..framework import (
     exact_complete,
     exact_instances,
     failing_box,
+    float_statistic,
     not_checkable,
     predicted,
     stable_seed,
@@ -273,6 +275,7 @@ H1_H4 = given("H1", "H2", "H3", "H4")
 claim(
     id="RN.main", section="§4, Thm 4.2",
     quote="arank(LN(X)) = arank(X) under non-degeneracy hypotheses [H1-H4]",
+    depends_on=("RN.step1", "RN.step2", "RN.step3", "RN.arank-definition"),
     statement=r"H1\wedge H2\wedge H3\wedge H4\ \Rightarrow\ \operatorname{arank}(\mathrm{LN}(X))=\operatorname{arank}(X)",
     hypotheses=H1_H4, conclusion=("arank(LN X) = arank(X)", lambda a: a.conclusion_holds),
     instances=POOL, counterexamples=("RN.main",), regimes=("n<d", "n=d", "n>d"),
@@ -314,8 +317,9 @@ def _two_sided_step2(a: Analysis) -> bool:
 
 claim(
     id="RN.step2", section="§4, proof of Thm 4.2, Step 2",
-    quote="The affine rank decreases under D if and only if sigma in colspace(X~) ... By H4, this does not hold, "
-          "so arank(D X~) = arank(X~)",
+    quote=r"The affine rank decreases under D if and only if σ = (σ_1, ..., σ_n)^T ∈ colspace(\tilde X) ... "
+          r"By H4, this does not hold, so arank(D \tilde X) = arank(\tilde X)",
+    depends_on=("RN.H4-unique",),
     statement=r"H1\wedge H4\Rightarrow\operatorname{arank}(D\tilde X)=\operatorname{arank}(\tilde X)",
     hypotheses=given("H1", "H4"), conclusion=_row_scaling_keeps_arank, regimes=("n<d", "n=d", "n>d"),
     instances=POOL.only_stored(), counterexamples=("RN.main",),
@@ -332,6 +336,7 @@ claim(
 claim(
     id="RN.matrix-rank", section="§1 contribution 1; §4 end of proof",
     quote="matrix rank is preserved in the zero-bias case",
+    depends_on=("RN.step1", "RN.step2", "RN.step3"),
     statement=r"H1\wedge H2\wedge H3\wedge H4\wedge\beta=0\Rightarrow\operatorname{rank}(\mathrm{LN}(X))=\operatorname{rank}(X)",
     hypotheses=given("H1", "H2", "H3", "H4", also={"beta = 0": _zero_bias}),
     conclusion=("rank(LN X) = rank(X)", lambda a: a.rank_LN_X == a.rank_X), instances=POOL,
@@ -477,6 +482,7 @@ def _h4(a: Analysis) -> bool | None:
 claim(
     id="RN.H4-generic", section="§4, after Thm 4.2",
     quote="The condition [H4] holds for all inputs satisfying n > d ..., and generically for n <= d",
+    depends_on=("RN.step2",),
     statement=r"(n>d\Rightarrow H4\ \forall X\text{ with }H1)\ \wedge\ (n\le d\Rightarrow H4\text{ for Lebesgue-a.e. }X)",
     hypotheses=given("H1", also={"n > d": lambda a: a.n > a.d}), conclusion=_h4, regimes=("n<d", "n=d", "n>d"),
     instances=POOL.only_stored(), counterexamples=("RN.H4-generic",),
@@ -618,6 +624,7 @@ claim(
     id="RN.abstract-neutral", section="Abstract",
     quote="layer normalisation is precisely affine-rank-neutral: it preserves the affine rank of the token "
           "representation set exactly",
+    depends_on=("RN.main",),
     statement=r"\operatorname{arank}(\mathrm{LN}(X))=\operatorname{arank}(X)\ \text{for every }X\text{ on which LN is defined (H1)}",
     hypotheses=given("H1"), conclusion=("arank(LN X) = arank(X)", lambda a: a.conclusion_holds),
     instances=POOL, counterexamples=("RN.main",), regimes=("n<d", "n=d", "n>d"),
@@ -638,6 +645,7 @@ def _rank_kept(a: Analysis) -> bool:
 claim(
     id="RN.transparent-H1-H2", section="§3 (Wu et al. paragraph)",
     quote="LayerNorm is exactly transparent under H1–H2 — it preserves rank precisely",
+    depends_on=("RN.main",),
     statement=r"H1\wedge H2\Rightarrow\operatorname{arank}\mathrm{LN}(X)=\operatorname{arank}X",
     hypotheses=given("H1", "H2"), conclusion=("arank(LN X) = arank(X)", lambda a: a.conclusion_holds),
     instances=POOL, counterexamples=("RN.main",), regimes=("n<d", "n=d", "n>d"),
@@ -667,6 +675,7 @@ claim(
     id="RN.neither-helps-nor-hinders", section="§1 gap (i); §3 (Wu, Joudaki); §4 comparisons",
     quote="LN is not passive, it is exactly neutral — it preserves rank precisely, neither helping nor hindering. "
           "[§3:] LN neither prevents collapse (our theorem) nor accelerates it",
+    depends_on=("RN.main",),
     statement=r"H1\text{-}H4\Rightarrow\operatorname{arank}\mathrm{LN}(X)\le\operatorname{arank}X\ (\text{never helps})"
               r"\ \wedge\ \operatorname{arank}\mathrm{LN}(X)\ge\operatorname{arank}X\ (\text{never hinders})",
     hypotheses=H1_H4, conclusion=("arank unchanged in both directions", lambda a: a.conclusion_holds),
@@ -678,10 +687,29 @@ claim(
               Reading("never-helps", r"H1\text{-}H4\Rightarrow\operatorname{arank}\mathrm{LN}(X)\le\operatorname{arank}X",
                       hypotheses=H1_H4, conclusion=_never_helps, instances=POOL.only_stored(),
                       counterexamples=("RN.main",)),
-              Reading("rate", r"\text{LN does not change the rate of Dong's collapse}",
-                      checks=[lambda ctx: [not_checkable(
-                          "the rate half rests on Wu et al. (not reproduced here), and the suite's depth study has no "
-                          "attention + LayerNorm regime without skip and MLP to compare rates")]])],
+              Reading("rate", r"\text{pure attention: }\lim\log\rho_{l+1}/\log\rho_l\ \text{is the same with and "
+                              r"without LN after every layer (same weights and inputs)}",
+                      checks=[], regimes=("n<d", "n>d"),  # the depth study's exponents with and without LN: fits
+                      note="'the collapse rate is controlled by other factors': the rate, the exponent of the doubly "
+                           "exponential decay of Dong's relative residual rho_l, is compared on the depth study's "
+                           "attention + LN regime; a comparison of two fits is float evidence"),
+              Reading("ln-does-not-prevent-collapse",
+                      r"\rho_l^{\text{no LN}}<2^{-52}\text{ within 12 layers}\Rightarrow\rho_l^{\text{LN}}<2^{-52}"
+                      r"\text{ within 12 layers (pure attention, same weights and inputs)}",
+                      checks=[], regimes=("n<d", "n>d"),  # certified rho_l with and without LN (numeric layer)
+                      note="collapse in Dong's sense (rho_l certainly below 2^-52), decided by certified per-layer "
+                           "enclosures: interval evidence"),
+              Reading("ln-does-not-accelerate-collapse",
+                      r"\min\{l:\rho_l^{\text{LN}}<2^{-52}\}\ge\min\{l:\rho_l^{\text{no LN}}<2^{-52}\}"
+                      r"\ \text{(pure attention, same weights and inputs)}",
+                      checks=[], regimes=("n<d", "n>d"),  # certified first layers below 2^-52 (numeric layer)
+                      note="'nor accelerates it', read as 'collapse is not reached at an earlier layer'; certified "
+                           "layer indices from per-layer enclosures: interval evidence"),
+              Reading("ln-does-not-delay-collapse",
+                      r"\min\{l:\rho_l^{\text{LN}}<2^{-52}\}\le\min\{l:\rho_l^{\text{no LN}}<2^{-52}\}"
+                      r"\ \text{(pure attention, same weights and inputs)}",
+                      checks=[], regimes=("n<d", "n>d"),  # certified first layers below 2^-52 (numeric layer)
+                      note="'neither helping', read for Dong's collapse: LN does not postpone it to a later layer")],
     chapter="rank_neutrality",
 )
 
@@ -755,8 +783,8 @@ def _step1_holds(a: Analysis) -> bool:
 
 claim(
     id="RN.step1", section="§4, proof of Thm 4.2, Step 1",
-    quote="the affine span of {x~_i} is a subset of 1^⊥. By H2, 1 ∉ rowspace(X), so rank(XP) = rank(X) (the "
-          "projection is injective on rowspace(X)). Hence arank(S~) = arank(S)",
+    quote=r"the affine span of {\tilde x_i} is a subset of 1^⊥. By H2, 1 ∉ rowspace(X), so rank(XP) = rank(X) "
+          r"(the projection is injective on rowspace(X)). Hence arank(\tilde S) = arank(S)",
     statement=r"H2\Rightarrow\tilde x_i\perp\mathbf 1,\ \operatorname{rank}(XP)=\operatorname{rank}X,\ "
               r"\operatorname{arank}(XP)=\operatorname{arank}X",
     hypotheses=given("H2"), conclusion=_step1_holds, instances=POOL, regimes=("n<d", "n=d", "n>d"),
@@ -844,4 +872,76 @@ claim(
                                                          "headline checks the trained end point (all-MiniLM-L6-v2)")]])],
     chapter="rank_neutrality",
     notion="exact-rank",
+)
+
+
+# --- further sentences of §4 (issue 33) ---
+
+#: (maximal sequence length, d_model) of the models the sentence can mean: BERT-base (the paper's running example),
+#: GPT-2 small, and all-MiniLM-L6-v2 (the suite's trained model)
+MODEL_SIZES = {"BERT-base": (512, 768), "GPT-2 small": (1024, 768), "all-MiniLM-L6-v2": (512, 384)}
+
+
+def _longer_than_width(model: str):
+    def check(ctx) -> list[Evidence]:
+        n_max, d_model = MODEL_SIZES[model]
+        return [exact_complete(f"{model}: the longest sequence has n = {n_max} tokens, d_model = {d_model}: "
+                               + ("n can exceed d" if n_max > d_model else "n <= d for every sequence"),
+                               n_max > d_model, arithmetic="exact integers (published configurations)")]
+    return check
+
+
+claim(
+    id="RN.n-greater-than-d-common", section="§4, after Thm 4.2",
+    quote="(the common case, since sequences are longer than the embedding dimension)",
+    statement=r"\text{BERT-base: }n_{\max}=512>d_{\mathrm{model}}=768",
+    hypotheses=("BERT-base",), conclusion="sequences longer than the width", regimes=("all",), form="concrete",
+    checks=[_longer_than_width("BERT-base")],
+    readings=[Reading("gpt2-small", r"\text{GPT-2 small: }n_{\max}=1024>768", checks=[_longer_than_width("GPT-2 small")],
+                      form="concrete"),
+              Reading("minilm", r"\text{all-MiniLM-L6-v2: }n_{\max}=512>384",
+                      checks=[_longer_than_width("all-MiniLM-L6-v2")], form="concrete")],
+    depends_on=("RN.H4-generic",), chapter="rank_neutrality",
+)
+
+
+def _effective_rank(M: np.ndarray) -> float:
+    s = np.linalg.svd(M, compute_uv=False)
+    p = s[s > 1e-12 * s[0]] / s[s > 1e-12 * s[0]].sum()
+    return float(np.exp(-(p * np.log(p)).sum()))
+
+
+def _effective_rank_changes(ctx) -> list[Evidence]:
+    """Effective rank (Roy-Vetterli) of X and LN(X) on pool instances meeting H1-H4 (float64 SVDs)."""
+    moved = total = 0
+    first = None
+    for regime, fam, inst, a in cached_stress(ctx):
+        if not all(a.hypotheses[h] for h in ("H1", "H2", "H3", "H4")):
+            continue
+        X = np.array(inst.X.tolist(), dtype=float)
+        Y = T.layer_norm(T.FP, X, [float(g) for g in inst.gamma], [float(b) for b in inst.beta])
+        total += 1
+        e0, e1 = _effective_rank(X), _effective_rank(Y)
+        if abs(e0 - e1) > 1e-6:
+            moved += 1
+            first = first or f"{fam} {inst.n}x{inst.d}: {e0:.4f} -> {e1:.4f}"
+    return [float_statistic(f"effective rank exp H(sigma / sum sigma) of X and LN(X) on {total} instances meeting "
+                            f"H1-H4: changed on {moved}" + (f" (e.g. {first})" if first else ""),
+                            None if total == 0 else moved == 0, arithmetic="float64 SVD of exact values",
+                            reason="no instance met H1-H4" if total == 0 else None)]
+
+
+claim(
+    id="RN.effective-dimensionality", section="§4, after Thm 4.2",
+    quote="This is the statement that matters for representational capacity: the effective dimensionality of the "
+          "token representation set is unchanged by layer normalisation",
+    statement=r"H1\wedge H2\wedge H3\wedge H4\ \Rightarrow\ \operatorname{arank}(\mathrm{LN}(X))=\operatorname{arank}(X)"
+              r"\ \text{(the effective dimensionality: the affine rank)}",
+    hypotheses=H1_H4, conclusion=("arank(LN X) = arank(X)", lambda a: a.conclusion_holds),
+    instances=POOL, counterexamples=("RN.main",), regimes=("n<d", "n=d", "n>d"),
+    readings=[Reading("effective-rank", r"\exp H\bigl(\sigma(\mathrm{LN}X)/\textstyle\sum\sigma\bigr)="
+                                        r"\exp H\bigl(\sigma(X)/\textstyle\sum\sigma\bigr)",
+                      checks=[_effective_rank_changes], regimes=("all",),
+                      note="'effective dimensionality' read as the effective rank (Roy and Vetterli 2007)")],
+    depends_on=("RN.main",), chapter="rank_neutrality",
 )

@@ -194,6 +194,7 @@ _READING_III = dict(
 claim(
     id="RA.main", section="§7.3, Recovery Ambiguity Theorem (contributions list)",
     quote="the exact recovery ambiguity dimension of head-channel non-identifiability is n(H-1)d_k degrees of freedom per layer",
+    depends_on=("HC.main",),
     statement=r"\dim\ker\Phi_a=n(H-1)d_k\quad(W_O\text{ known, standard MHA})",
     hypotheses=("standard MHA", "W_O known"), conclusion="ambiguity n(H-1)d_k", regimes=("generic-weights",),
     checks=[GENERIC_W_O.decide({}, (_ra_literal_text(), _nullity_a_is_n_H_minus_1_dk))],
@@ -227,6 +228,7 @@ claim(
 claim(
     id="RA.bert-figures", section="§1 contribution 6",
     quote="For BertBase: 360,448 per sequence (or 704 per token) per layer",
+    depends_on=("RA.main",),
     statement=r"n(H-1)d_k\big|_{n=512,H=12,d_k=64}=360448,\quad(H-1)d_k=704",
     hypotheses=("n = 512", "H = 12", "d_k = 64"), conclusion="the arithmetic", regimes=("all",), form="concrete",
     checks=[_bert_arithmetic], chapter="recovery_ambiguity",
@@ -248,8 +250,9 @@ _PGOP_MISSING = ("§8, which defines PG-OP, is not in the available text: the su
 
 
 claim(
-    id="PGOP.overhead", section="§8 (contributions list)",
-    quote="a position-gated output projection (PG-OP) at parameter overhead below 1.6% of W_O's parameter count",
+    id="PGOP.overhead", section="Abstract; §1 contribution 5 (§8)",
+    quote="a position-gated output projection (PG-OP) at parameter overhead below 1.6% of the standard output "
+          "projection [§1, contribution 5:] ... at less than 1.6% of W_O’s parameter count",
     statement=r"\#\text{params}(\text{PG-OP})<0.016\cdot\#\text{params}(W_O)\ \text{(BERT-base)}",
     hypotheses=("BERT-base",), conclusion="overhead < 1.6%", regimes=("all",), form="concrete",
     checks=[lambda ctx: [not_checkable(_PGOP_MISSING)]],
@@ -286,8 +289,9 @@ def _pgop_ambiguity(ctx) -> list[Evidence]:
 
 
 claim(
-    id="PGOP.partial-remedy", section="§8 (contributions list)",
+    id="PGOP.partial-remedy", section="Abstract (§8 not available)",
     quote="A constructive partial remedy is proposed: a position-gated output projection (PG-OP)",
+    depends_on=("HC.main",),
     statement=r"\dim\ker\Phi^{\text{PG-OP}}<\dim\ker\Phi\ \text{(readings a and b, gates known)}",
     hypotheses=("gates known",), conclusion="smaller recovery ambiguity", regimes=("all",),
     checks=[lambda ctx: [not_checkable(_PGOP_MISSING)]],
@@ -330,6 +334,7 @@ WHOLE_TUPLE = Pool(rows=lambda ctx: [("all", "", {"n": nn, "H": HH, "d_k": dk}) 
 claim(
     id="RA.single-head", section="Abstract",
     quote="n(H-1)d_k degrees of freedom per layer remain ambiguous when recovering a single head from the mixed signal",
+    depends_on=("RA.main",),
     statement=r"\dim\{Y_1:\exists Y_2..Y_H,\ \textstyle\sum_hY_h=M\}-\text{ambiguity}=n(H-1)d_k",
     hypotheses=("heads summed (reading b)",), conclusion="single-head ambiguity n(H-1)d_k", regimes=("H=2", "H>=3"),
     checks=[SINGLE_HEAD.decide({}, _single_head_is_n_H_minus_1_dk)],
@@ -350,6 +355,7 @@ claim(
 claim(
     id="PGOP.empirical-prediction", section="§1 contribution 5 (§8)",
     quote="PG-OP (§8): a position-gated output projection ... with a verifiable empirical prediction",
+    depends_on=("PGOP.partial-remedy",),
     statement=r"\text{(no formal content available)}",
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[lambda ctx: [not_checkable(_PGOP_MISSING + "; the prediction itself is not stated in the available text")]],

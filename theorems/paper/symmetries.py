@@ -148,12 +148,17 @@ _SINGLE_HEAD = {
 }
 
 
+#: what the five invariances stand for: the suite's framing (no quotation marks), not the paper's words
+_STANDARD = "standard symmetry; §9's group G is not in the available text"
+
+
 _SINGLE_HEAD_NOTE = ("one head; the H-head sum (the headline) has its own Coq lemma "
                      "(theorems/formal/softmax_attention.v)")
 
 
 claim(
-    id="SYM.head-permutation", section="§9 (contributions list); standard", quote="the invariance group G of the Transformer's forward pass (head permutations)",
+    id="SYM.head-permutation", section="§9 (contributions list: the invariance group G)", quote="",
+    source=_STANDARD,
     statement=r"\mathrm{MHA}\ \text{invariant under permuting heads}",
     hypotheses=(), conclusion="invariance", regimes=("all",),
     checks=[lambda ctx: [_proof(0, r"\mathrm{MHA}\ \text{invariant under permuting heads}")]],
@@ -162,7 +167,8 @@ claim(
 
 
 claim(
-    id="SYM.value-output-gauge", section="§9 (contributions list); standard", quote="per-head value-output gauge",
+    id="SYM.value-output-gauge", section="§9 (contributions list: the invariance group G)", quote="",
+    source=_STANDARD,
     statement=r"(W_V^h,W_O^h)\mapsto(W_V^hM,M^{-1}W_O^h)\ \text{leaves MHA invariant}",
     hypotheses=(), conclusion="invariance", regimes=("all",),
     checks=[lambda ctx: [_proof(1, r"(W_V^h,W_O^h)\mapsto(W_V^hM,M^{-1}W_O^h)\ \text{leaves MHA invariant}")]],
@@ -171,7 +177,8 @@ claim(
 
 
 claim(
-    id="SYM.query-key-gauge", section="§9 (contributions list); standard", quote="per-head query-key gauge",
+    id="SYM.query-key-gauge", section="§9 (contributions list: the invariance group G)", quote="",
+    source=_STANDARD,
     statement=r"(W_Q^h,W_K^h)\mapsto(W_Q^hN,W_K^hN^{-\top})\ \text{leaves MHA invariant}",
     hypotheses=(), conclusion="invariance", regimes=("all",),
     checks=[lambda ctx: [_proof(2, r"(W_Q^h,W_K^h)\mapsto(W_Q^hN,W_K^hN^{-\top})\ \text{leaves MHA invariant}")]],
@@ -181,7 +188,8 @@ claim(
 
 
 claim(
-    id="SYM.token-permutation", section="§9 (contributions list); standard", quote="token-permutation equivariance",
+    id="SYM.token-permutation", section="§9 (contributions list: the invariance group G)", quote="",
+    source=_STANDARD,
     statement=r"\mathrm{MHA}(\Pi X)=\Pi\,\mathrm{MHA}(X)",
     hypotheses=(), conclusion="invariance", regimes=("all",),
     checks=[lambda ctx: [_proof(3, r"\mathrm{MHA}(\Pi X)=\Pi\,\mathrm{MHA}(X)")]],
@@ -193,7 +201,8 @@ claim(
 
 
 claim(
-    id="SYM.ln-shift-scale", section="§9 (contributions list); standard", quote="LayerNorm invariance to x -> a x + c 1",
+    id="SYM.ln-shift-scale", section="§9 (contributions list: the invariance group G)", quote="",
+    source=_STANDARD,
     statement=r"\mathrm{LN}(ax+c\mathbf 1)=\mathrm{LN}(x)\ (a>0,\ \varepsilon=0)",
     hypotheses=(), conclusion="invariance", regimes=("all",),
     checks=[lambda ctx: [_proof(4, r"\mathrm{LN}(ax+c\mathbf 1)=\mathrm{LN}(x)\ (a>0,\ \varepsilon=0)")]],
@@ -223,8 +232,9 @@ def _framework_hc_not_orbit(ctx) -> list[Evidence]:
 
 
 claim(
-    id="SYM.framework", section="§9 (contributions list)",
+    id="SYM.framework", section="§1 contribution 8 (§9)",
     quote="all four collapse phenomena are orbits of the invariance group G of the Transformer",
+    depends_on=("SYM.head-permutation", "SYM.value-output-gauge", "SYM.query-key-gauge", "SYM.token-permutation", "SYM.ln-shift-scale"),
     statement=r"\text{rank collapse (depth, width), head-channel non-identifiability, entropy collapse are }G\text{-orbits}",
     hypotheses=(), conclusion="orbits", regimes=("all",), checks=[_framework],
     readings=[Reading("G-is-a-symmetry-group", r"G=S_H\ltimes\prod_h(GL(d_k)\times GL(d_k))\ \text{leaves MHA invariant}",
@@ -245,6 +255,7 @@ claim(
     id="SYM.distinct-symmetries", section="Abstract; §9 (not available)",
     quote="The four collapse phenomena ... are unified under a symmetry-breaking framework, each corresponding to a "
           "distinct symmetry of the Transformer's forward pass",
+    depends_on=("SYM.framework",),
     statement=r"\text{(no formal content available)}",
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[lambda ctx: [not_checkable("§9 is not in the available text: which symmetry corresponds to which phenomenon "
@@ -256,6 +267,7 @@ claim(
 claim(
     id="SYM.design-reduction", section="§1 contribution 8 (§9)",
     quote="The design question “what components are needed?” reduces to “what symmetries must be broken?”",
+    depends_on=("SYM.framework",),
     statement=r"\text{(no formal content available)}",
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[lambda ctx: [not_checkable("a programme, not a statement: §9 is missing and 'reduces to' is not defined")]],

@@ -38,7 +38,7 @@ class Block:
     eps: float = 0
 
 
-REGIMES = ("pure_attention", "attention_skip", "attention_mlp", "full_block")
+REGIMES = ("pure_attention", "attention_skip", "attention_mlp", "full_block", "attention_ln")
 
 
 def fraction_of(v) -> Fraction | None:

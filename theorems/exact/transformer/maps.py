@@ -168,12 +168,13 @@ def ffn(ctx, X, W1, b1, W2, b2, act=gelu):
 
 
 def block_forward(ctx, X, blk: Block, regime: str):
-    """One layer in one of the four regimes of the Dong explainer.
+    """One layer in one of the four regimes of the Dong explainer, or attention with LayerNorm.
 
     ``pure_attention``  X -> MHA(X)
     ``attention_skip``  X -> X + MHA(X)
     ``attention_mlp``   X -> FFN(MHA(X))            (no skip)
     ``full_block``      X -> LN2(Z + FFN(Z)), Z = LN1(X + MHA(X))   (post-LN BERT block)
+    ``attention_ln``    X -> LN1(MHA(X))            (no skip, no MLP: pure attention with LayerNorm, §3)
     """
     if regime not in REGIMES:
         raise ValueError(f"regime {regime!r} not in {REGIMES}")
@@ -186,6 +187,8 @@ def block_forward(ctx, X, blk: Block, regime: str):
             return ctx.add(X, M)
         if regime == "attention_mlp":
             return ffn(ctx, M, blk.W1, blk.b1, blk.W2, blk.b2)
+        if regime == "attention_ln":
+            return layer_norm(ctx, M, *blk.ln1, eps=blk.eps)
         Z = layer_norm(ctx, ctx.add(X, M), *blk.ln1, eps=blk.eps)
         F = ffn(ctx, Z, blk.W1, blk.b1, blk.W2, blk.b2)
         return layer_norm(ctx, ctx.add(Z, F), *blk.ln2, eps=blk.eps)

@@ -1,0 +1,157 @@
+"""Numeric evidence for §3 (:mod:`theorems.paper.related_work`), attached by claim id.
+
+* Dong's collapse and the LayerNorm sentences: the depth study (:mod:`proofs_numeric.dong_collapse`), whose
+  certified per-layer enclosures of Dong's relative residual are interval evidence and whose fitted exponents are
+  float evidence; the LayerNorm comparison runs pure attention with and without LN on the same weights and inputs.
+* Rank collapse in width: the two largest singular values of the attention matrix of one layer, float64 SVDs of
+  seeded draws, as n grows (float evidence), in two models of the logits: i.i.d. Gaussian logits (a random-matrix
+  model) and standard attention on Gaussian tokens at a fixed width.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from theorems.exact import transformer as T
+from theorems.framework import Evidence, float_statistic, interval_witness, stable_seed
+
+from .dong_collapse import (
+    DEPTH_DPS,
+    EXPONENT_TOL,
+    LN_COLLAPSE,
+    depth_results,
+    dong_collapse_evidence,
+    exponent_evidence,
+    is_base_three,
+    ln_collapses,
+    ln_collapses_orthogonal,
+    no_dong_collapse,
+    no_rank_collapse_as_claim,
+)
+
+__all__ = ["WIDTH_NS", "WIDTH_D", "width_spectra", "width_evidence", "ln_can_slow", "ln_both_directions", "ln_rate_slower",
+           "EVIDENCE"]
+
+_FIT_RATE = "medians of log rho_(l+1) / log rho_l from arb enclosures (fits: float evidence)"
+_ARB = f"python-flint arb balls at {DEPTH_DPS} digits ((m, R) form): certified first layers below 2^-52"
+
+#: context lengths of the width study, and the width of its token model
+WIDTH_NS = (8, 32, 128, 512)
+WIDTH_D = 8
+
+
+def _moved(quick: bool):
+    """(label, first layer without LN, with LN) for every LN comparison where both are certified."""
+    out = []
+    for shape, label, pair in depth_results(quick)["ln_study"]:
+        la = pair["pure_attention"]["machine_precision_layer_certified"]
+        lb = pair["attention_ln"]["machine_precision_layer_certified"]
+        if la is not None and lb is not None:
+            out.append((f"n={shape['n']}, d={shape['d']}, H={shape['H']}, d_k={shape['d_k']}, {label}", la, lb))
+    return out
+
+
+def ln_can_slow(ctx) -> list[Evidence]:
+    """A configuration where LN postpones Dong's collapse to a later layer (certified first layers)."""
+    later = [m for m in _moved(ctx.quick) if m[2] > m[1]]
+    w = later[0] if later else None
+    return [interval_witness(f"{w[0]}: rho first certainly below 2^-52 at layer {w[1]} without LN, {w[2]} with LN "
+                             f"(LN postpones the collapse; {len(later)} such configurations); {LN_COLLAPSE}" if w else
+                             "no configuration where LN postpones the collapse", True if w else None, arithmetic=_ARB,
+                             reason=None if w else "LN never postponed the collapse in the depth study")]
+
+
+def ln_both_directions(ctx) -> list[Evidence]:
+    """Configurations where LN brings Dong's collapse earlier and others where it postpones it (certified)."""
+    moved = _moved(ctx.quick)
+    earlier = [m for m in moved if m[2] < m[1]]
+    later = [m for m in moved if m[2] > m[1]]
+    ok = bool(earlier and later)
+    return [interval_witness(
+        f"LN brings the collapse earlier in {len(earlier)} configurations (e.g. {earlier[0][0]}: layer {earlier[0][1]} "
+        f"-> {earlier[0][2]}) and postpones it in {len(later)} (e.g. {later[0][0]}: layer {later[0][1]} -> "
+        f"{later[0][2]}), of {len(moved)}; {LN_COLLAPSE}" if ok else
+        f"LN moved the collapse in one direction only ({len(earlier)} earlier, {len(later)} later)",
+        True if ok else None, arithmetic=_ARB, reason=None if ok else "only one direction was seen")]
+
+
+def ln_rate_slower(ctx) -> list[Evidence]:
+    """A configuration where the fitted exponent is smaller with LN than without (by more than EXPONENT_TOL)."""
+    pairs = [(f"n={s['n']}, d={s['d']}, H={s['H']}, d_k={s['d_k']}, {lab}", p["pure_attention"]["exponent"],
+              p["attention_ln"]["exponent"]) for s, lab, p in depth_results(ctx.quick)["ln_study"]]
+    pairs = [(w, a, b) for w, a, b in pairs if a is not None and b is not None]
+    slower = [(w, a, b) for w, a, b in pairs if a - b > EXPONENT_TOL]
+    diffs = [b - a for _, a, b in pairs]
+    return [float_statistic(f"exponents with LN minus without, over {len(pairs)} configurations: from "
+                            f"{min(diffs):+.4f} to {max(diffs):+.4f}; smaller by more than {EXPONENT_TOL} in "
+                            f"{len(slower)}", None if not pairs else bool(slower), arithmetic=_FIT_RATE,
+                            reason=None if pairs else "no exponent measured")]
+
+
+def width_spectra(model: str, quick: bool = False) -> dict:
+    """n -> (median sigma_2 / sigma_1, median sigma_1 - sigma_2) of the attention matrix of one layer, float64.
+
+    ``model``: "iid-logits" (A = softmax(G), G i.i.d. standard Gaussian) or "token-logits" (A = softmax(X W_Q W_K^T
+    X^T / sqrt(d_k)), X rows standard Gaussian, W entries N(0, 1/d), d = d_k = WIDTH_D).
+    """
+    rng = np.random.default_rng(stable_seed(f"RW.width:{model}"))
+    draws = 6 if quick else 16
+    out = {}
+    for n in WIDTH_NS[:3] if quick else WIDTH_NS:
+        ratios, gaps = [], []
+        for _ in range(draws):
+            if model == "iid-logits":
+                S = rng.normal(size=(n, n))
+            else:
+                d = WIDTH_D
+                X = rng.normal(size=(n, d))
+                WQ, WK = rng.normal(0, 1 / np.sqrt(d), (d, d)), rng.normal(0, 1 / np.sqrt(d), (d, d))
+                S = X @ WQ @ WK.T @ X.T / np.sqrt(d)
+            sv = np.linalg.svd(T.softmax_rows(T.FP, S), compute_uv=False)
+            ratios.append(sv[1] / sv[0])
+            gaps.append(sv[0] - sv[1])
+        out[n] = (float(np.median(ratios)), float(np.median(gaps)))
+    return out
+
+
+def width_evidence(model: str, quantity: str):
+    """The check: the median ratio sigma_2/sigma_1 decreases (``quantity="ratio"``) or the median gap increases
+    (``"gap"``) at every step of n."""
+    def check(ctx) -> list[Evidence]:
+        sp = width_spectra(model, ctx.quick)
+        ns = sorted(sp)
+        k = 0 if quantity == "ratio" else 1
+        vals = [sp[n][k] for n in ns]
+        ok = all(b < a for a, b in zip(vals, vals[1:])) if quantity == "ratio" else \
+            all(b > a for a, b in zip(vals, vals[1:]))
+        what = "sigma_2/sigma_1" if quantity == "ratio" else "sigma_1 - sigma_2"
+        return [float_statistic(f"{model}: median {what} of the attention matrix at n = {ns}: "
+                                + ", ".join(f"{v:.3f}" for v in vals)
+                                + (" (decreasing)" if quantity == "ratio" and ok else
+                                   " (increasing)" if ok else " (not monotone in n)"), ok,
+                                arithmetic="float64 SVD, medians over seeded draws (float evidence)",
+                                numbers={"n": ns, quantity: vals})]
+    check.__name__ = f"width_{model}_{quantity}"
+    return check
+
+
+def _dong_exponent(ctx) -> list[Evidence]:
+    return exponent_evidence(ctx, "pure_attention", is_base_three, "pure attention")
+
+
+EVIDENCE = {
+    ("RW.dong-proved", "literal"): [_dong_exponent],
+    ("RW.dong-proved", "converges"): [dong_collapse_evidence],
+    ("RW.dong-proved", "exact-rank"): [lambda ctx: no_rank_collapse_as_claim(ctx, "pure_attention")],
+    ("RW.dong-skip-approximate", "skip-mitigates"): [lambda ctx: no_dong_collapse(ctx, "attention_skip")],
+    ("RW.wu-ln-still-collapses", "literal"): [ln_collapses_orthogonal],
+    ("RW.wu-ln-still-collapses", "every-weight-family"): [ln_collapses],
+    ("RW.wu-ln-can-slow", "dense-attention"): [ln_can_slow],
+    ("RW.wu-regime-dependent", "on-the-suites-data"): [ln_both_directions],
+    ("RW.joudaki-not-self-attention", "literal"): [ln_collapses],
+    ("RW.wu-comparison-rate", "literal"): [ln_can_slow],
+    ("RW.wu-comparison-rate", "convergence-rate"): [ln_rate_slower],
+    ("RW.width-collapse", "iid-logits"): [width_evidence("iid-logits", "ratio")],
+    ("RW.width-collapse", "token-logits"): [width_evidence("token-logits", "ratio")],
+    ("RW.width-spectral-gap", "iid-logits"): [width_evidence("iid-logits", "gap")],
+    ("RW.width-spectral-gap", "token-logits"): [width_evidence("token-logits", "gap")],
+}

@@ -1,0 +1,167 @@
+"""Issue 33: the paper's words, exactly.
+
+Every registered quote is a verbatim passage of its source (the paper, its abstract or the Dong explainer, in
+``../shared/paper/``), compared whitespace- and LaTeX-tolerantly by :func:`theorems.framework.check_quote`; a claim
+that is the suite's own framing has no quote, says in ``source`` what it stands for, and is shown as the suite's
+reading (no quotation marks) by the ledger, the book and ``show``. The comparison with the source texts runs
+wherever ``../shared/paper`` exists (the developers' machines and CI) and is skipped, with the reason, in a user's
+clone; the matcher's own tests run everywhere on texts written here.
+"""
+from __future__ import annotations
+
+import io
+import json
+from contextlib import redirect_stdout
+
+import pytest
+
+from proofs_numeric.cli import main
+from proofs_numeric.ledger import get, registry, report
+from proofs_numeric.ledger.render import render_claim
+from proofs_numeric.ledger.report import verdict_admonition, words_markdown
+from theorems.framework import (
+    SOURCE_DIR,
+    SUITE_READING,
+    CheckContext,
+    check_quote,
+    claim,
+    load_sources,
+    run_claim,
+    sources_available,
+)
+from theorems.framework.quotes import canonical, passages
+
+_HAVE_SOURCES = sources_available()
+needs_sources = pytest.mark.skipif(not _HAVE_SOURCES, reason=f"the source texts are not here ({SOURCE_DIR}): a "
+                                   "user's clone has no ../shared/paper, so quotes cannot be compared with them")
+
+#: the suite's claims: the paper's words (source "collapse-verify") or the suite's own framing (empty quote)
+SUITE = [c for c in registry() if c.source != "user"]
+#: the claims that are the suite's own framing (issue 33): no quotation marks
+FRAMING = {"SYM.head-permutation", "SYM.value-output-gauge", "SYM.query-key-gauge", "SYM.token-permutation",
+           "SYM.ln-shift-scale"}
+
+
+def unverbatim(claims, sources) -> list[tuple[str, str]]:
+    """(claim id, problem) for every claim whose quote is not verbatim in ``sources``, or that has no quote and
+    does not say what it stands for."""
+    out = []
+    for c in claims:
+        if not c.quoted:
+            if c.source in ("", "collapse-verify"):
+                out.append((c.id, "no quote, and its source does not say what the suite's reading stands for"))
+            continue
+        r = check_quote(c.quote, sources)
+        if not r.ok:
+            out.append((c.id, r.problem))
+    return out
+
+
+@pytest.fixture(scope="module")
+def sources():
+    return load_sources()
+
+
+@needs_sources
+@pytest.mark.parametrize("cid", [c.id for c in SUITE], ids=str)
+def test_paper_words_every_quote_is_verbatim_in_its_source(cid, sources):
+    bad = unverbatim([get(cid)], sources)
+    assert not bad, f"{cid}: the quote is not the source's words: {bad[0][1]}"
+
+
+def _made_up(cid, quote, source="collapse-verify"):
+    return claim(id=cid, section="§3", quote=quote, statement=r"x", hypotheses=(), conclusion="", regimes=("all",),
+                 source=source, register_claim=False)
+
+
+@needs_sources
+def test_paper_words_the_test_fails_on_a_spliced_and_on_an_invented_quote(sources):
+    real = _made_up("MADE.real", "LN neither prevents collapse (our theorem) nor accelerates it")
+    spliced = _made_up("MADE.spliced", "LN is not passive, it is exactly neutral — it preserves rank precisely, "
+                                       "neither helping nor hindering. LN neither prevents collapse (our theorem)")
+    invented = _made_up("MADE.invented", "the invariance group G of the Transformer's forward pass (head permutations)")
+    reordered = _made_up("MADE.reordered", "nor accelerates it ... LN neither prevents collapse")
+    far = _made_up("MADE.far", "Three results are established ... four collapse phenomena")  # "..." over a page
+    framing = _made_up("MADE.framing", "")  # an empty quote must say what it stands for
+    bad = dict(unverbatim([real, spliced, invented, reordered, far, framing], sources))
+    assert set(bad) == {"MADE.spliced", "MADE.invented", "MADE.reordered", "MADE.far", "MADE.framing"}
+    assert "LN neither prevents collapse" in bad["MADE.spliced"]  # the part that was not found, named
+    assert "not within" in bad["MADE.far"]
+    # the same two passages, labelled as two passages, are verbatim
+    labelled = _made_up("MADE.labelled", "LN is not passive, it is exactly neutral — it preserves rank precisely, "
+                                         "neither helping nor hindering. [§3:] LN neither prevents collapse")
+    assert unverbatim([labelled, _made_up("MADE.suite", "", source="standard symmetry")], sources) == []
+
+
+def test_paper_words_the_comparison_is_whitespace_and_latex_tolerant_but_not_blind_to_words():
+    src = {"paper": r"Take $X^{\star}=\mathbf{e}_{1}\mathbf{f}_{1}^{\top}$, so $\operatorname{rank}(X)\leq d_{k}$"
+                    r" and $\alpha_{h}\in[0,1]$ — “plays no role.”"}
+    for ok in ("Take X^* = e_1 f_1^T, so rank(X) <= d_k", "so rank(X) ≤ d_k and α_h ∈[0,1]",
+               "rank(X)\\le d_k and \\alpha_h\\in[0,1] - \"plays no role.\"", "TAKE   x^⋆=e_1f_1^⊤"):
+        assert check_quote(ok, src).ok, ok
+    for bad in ("so rank(X) < d_k", "rank(X) ≤ d_k and β_h", "Take X^* = e_1 f_1^T and α_h",
+                "plays a role"):
+        assert not check_quote(bad, src).ok, bad
+    assert canonical(r"\operatorname{rowspace}(\Delta)\not\subseteq\operatorname{rowspace}(X)") == \
+        canonical("rowspace(Δ) ⊈ rowspace(X)")
+
+
+def test_paper_words_quote_syntax_omissions_insertions_and_labels():
+    ps = passages("arank(LN(X)) = arank(X) under non-degeneracy hypotheses [H1-H4] ... matrix rank "
+                  "[§3:] LN neither prevents collapse D[A](X_0)[δX]")
+    assert [p.label for p in ps] == ["", "§3"]
+    assert [f.strip() for f in ps[0].fragments] == ["arank(LN(X)) = arank(X) under non-degeneracy hypotheses",
+                                                     "matrix rank"]
+    assert ps[1].fragments == [" LN neither prevents collapse D[A](X_0)[δX]"]  # math brackets are not insertions
+    src = {"abstract": "alpha beta gamma", "explainer": "delta epsilon"}
+    assert not check_quote("alpha [Explainer:] alpha", src).ok  # a label restricts the passage to its source
+    assert check_quote("alpha [Explainer:] delta", src).ok
+
+
+# --- the suite's own framing: no quotation marks anywhere -----------------------------------------------------
+
+@pytest.mark.parametrize("cid", sorted(FRAMING))
+def test_paper_words_the_suites_framing_has_no_quote_and_says_what_it_stands_for(cid):
+    c = get(cid)
+    assert not c.quoted and c.quote == ""
+    assert "§9" in c.source and "not in the available text" in c.source
+    assert words_markdown(c).startswith(f"**{SUITE_READING.capitalize()}**") and "“" not in words_markdown(c)
+
+
+def test_paper_words_only_the_listed_claims_are_framing():
+    assert {c.id for c in SUITE if not c.quoted} == FRAMING
+
+
+def test_paper_words_an_empty_quote_stays_empty():
+    c = _made_up("MADE.empty", "")
+    assert c.quote == "" and not c.quoted  # no fallback to the statement, which is not anyone's words
+
+
+def test_paper_words_ledger_book_and_show_mark_the_suites_reading():
+    cid = "SYM.head-permutation"
+    r = run_claim(get(cid), CheckContext(dps=30, quick=True))
+    text = "\n".join(t for t, _ in render_claim(r))
+    assert SUITE_READING in text and "“" not in text
+    adm = verdict_admonition(cid, dps=30)
+    assert "The suite's reading" in adm and "“" not in adm
+    quoted = verdict_admonition("RN.step1", dps=30)
+    assert "“" in quoted and SUITE_READING not in quoted
+    rec = r.to_json()
+    assert rec["quoted"] is False and rec["quote"] == "" and "§9" in rec["source"]
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        assert main(["show", cid, "--quick", "--dps", "30"]) == 0
+    out = buf.getvalue()
+    assert "the suite's reading" in out and "“" not in out
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        assert main(["show", cid, "--quick", "--dps", "30", "--json"]) == 0
+    assert json.loads(buf.getvalue())["quoted"] is False
+
+
+def test_paper_words_the_ledger_table_marks_the_suites_reading(monkeypatch):
+    monkeypatch.setattr(report, "registry", lambda: [get("SYM.value-output-gauge"), get("DC.bert-config")])
+    md = report.ledger_markdown(dps=30)
+    rows = md.split("* - ")
+    assert SUITE_READING in next(r for r in rows if "SYM.value-output-gauge" in r)
+    assert SUITE_READING not in next(r for r in rows if "DC.bert-config" in r)

@@ -1,0 +1,611 @@
+r"""The Dong et al. (2021) explainer, the sentences not yet registered: paths, graphs, MLPs, signal propagation.
+
+The explainer (``../shared/paper/dong-2021-rank-collapse-explainer.md``) is registered sentence by sentence; its
+collapse-rate sentences are :mod:`theorems.paper.dong_collapse` (the depth study). This module holds the rest:
+
+* the path-ensemble expansion of an L-layer network with skips (2^L paths), checked exactly: the forward pass with
+  the attention matrices of each layer equals the sum over the 2^L paths;
+* "self-attention is equivalent to a fully connected graph with dynamic edge weights" (every softmax weight is
+  positive, and the weights change with the tokens), exactly;
+* "breaks the affine invariance of convex combinations" (GELU, certified by arb balls; ReLU exactly);
+* the signal-propagation sentences: one-hot softmax under large logits and the vanishing gradients of the
+  non-attended tokens (sympy limits, exact), pre-LN inputs of unit variance at every depth, QK normalisation
+  bounding the logits (and a learned gain undoing it), the 1/sqrt(2L) residual scaling (a symbolic sum in L),
+  cosine similarity tending to 1 under rank collapse (the depth study, numeric layer);
+* the over-smoothing sentences: a GNN's repeated normalised-adjacency products (exact spectra).
+
+Sentences about other works' empirical findings (ViTs, graph transformers, "100+ layer models") are not-checkable,
+with the reason. The one numeric check (cosine similarity in the depth study) is attached by
+the numeric layer (its module of the same name).
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+import random
+
+import sympy
+from sympy import Matrix, Rational, ones, zeros
+
+from ..exact import transformer as T
+from ..exact.attention import exact_softmax
+from ..framework import (
+    CheckContext,
+    Evidence,
+    Pool,
+    Reading,
+    claim,
+    exact_complete,
+    interval_witness,
+    not_checkable,
+    stable_seed,
+    symbolic_identity,
+)
+
+__all__ = ["path_sum", "forward_with", "paths_match", "path_instances", "one_hot_limits", "adjacency_walk", "walk_converges",
+           "gelu_affine_gap", "PATH_SHAPES"]
+
+_EXACT = "exact (sympy rationals; 2^k softmax)"
+_SEC = "Dong explainer: "
+
+
+def _nc(reason: str):
+    return lambda ctx: [not_checkable(reason)]
+
+
+# --- the path-ensemble expansion ---------------------------------------------------------------------------
+
+def forward_with(X0: Matrix, layers) -> Matrix:
+    """X^(L) of X^(l+1) = X^(l) + A_l X^(l) W_l, with the layers' attention matrices A_l given (``layers``: (A, W))."""
+    X = X0
+    for A, W in layers:
+        X = X + A * X * W
+    return X
+
+
+def path_sum(X0: Matrix, layers) -> tuple[Matrix, int]:
+    """The sum over the 2^L paths (subsets S of the layers): (prod_{l in S, last first} A_l) X0 (prod_{l in S} W_l);
+    returns (the sum, the number of paths)."""
+    L = len(layers)
+    total, count = zeros(*X0.shape), 0
+    for S in itertools.product((0, 1), repeat=L):
+        left, right = sympy.eye(X0.shape[0]), sympy.eye(X0.shape[1])
+        for (A, W), used in zip(layers, S):
+            if used:
+                left, right = A * left, right * W
+        total += left * X0 * right
+        count += 1
+    return total, count
+
+
+#: (n, d, L) of the path-expansion instances
+PATH_SHAPES = ((2, 2, 1), (2, 2, 3), (3, 2, 2), (2, 3, 4), (3, 3, 3))
+
+
+def path_instances(quick: bool = False) -> list[dict]:
+    """The exact instances of the path expansion: X^(0) and, per layer, (A_l, W_l)."""
+    return [v for _, _, v in _path_rows(CheckContext(quick=quick))]
+
+
+def _path_rows(ctx):
+    rng = random.Random(stable_seed("DONG.path-expansion:instances"))
+    for (n, d, L) in PATH_SHAPES[:3] if ctx.quick else PATH_SHAPES:
+        X0 = Matrix(n, d, lambda i, j: Rational(rng.randint(-3, 3)))
+        X = X0
+        layers = []
+        for _ in range(L):  # the attention matrices are those of the trajectory's own integer-rounded tokens
+            Xi = X.applyfunc(lambda v: sympy.floor(v))
+            M0 = Matrix(d, d, lambda i, j: Rational(rng.randint(-1, 1)))
+            A = exact_softmax(Xi, M0)
+            W = Matrix(d, d, lambda i, j: Rational(rng.randint(-2, 2), 2))
+            layers.append((A, W))
+            X = X + A * X * W
+        yield "all", f"L={L}", {"X0": X0, "layers": layers}
+
+
+def paths_match(v) -> bool:
+    """the forward pass equals the sum over the 2^L paths, the empty path is X^(0), and there are 2^L paths"""
+    total, count = path_sum(v["X0"], v["layers"])
+    return total == forward_with(v["X0"], v["layers"]) and count == 2 ** len(v["layers"])
+
+
+PATHS = Pool(rows=_path_rows, arithmetic=_EXACT,
+             describe=lambda v: f"{v['X0'].shape[0]}x{v['X0'].shape[1]}, L = {len(v['layers'])}")
+
+
+claim(
+    id="DONG.path-expansion", section=_SEC + "residual connections as information highways",
+    quote="Through the lens of ensemble path expansion (Veit et al., 2016), an $L$-layer Transformer can be "
+          "represented as an unrolled summation over $2^L$ distinct paths of varying length. The shortest paths—those "
+          "composed primarily of identity skip connections—bypass the contractive attention operators entirely.",
+    statement=r"X^{(L)}=\sum_{S\subseteq\{1..L\}}\Bigl(\prod_{l\in S}^{\leftarrow}A_l\Bigr)X^{(0)}\Bigl(\prod_{l\in S}"
+              r"^{\rightarrow}W_l\Bigr),\ 2^L\text{ terms},\ S=\emptyset\text{ gives }X^{(0)}",
+    hypotheses={}, conclusion=paths_match, instances=PATHS, regimes=("all",),
+    readings=[Reading("attention-frozen", r"\text{the paths are fixed linear maps of }X^{(0)}",
+                      checks=[_nc("with softmax attention each A_l depends on X^(l), so a path is not a fixed linear "
+                                  "map of X^(0); the expansion holds with the A_l of the trajectory (the headline)")])],
+    chapter="dong_explainer",
+)
+
+
+# --- a fully connected graph with dynamic edge weights ------------------------------------------------------
+
+def _graph_rows(ctx):
+    rng = random.Random(stable_seed("DONG.fully-connected-graph:instances"))
+    for (n, d) in ((2, 2), (3, 2), (4, 3), (5, 2)):
+        for _ in range(2 if ctx.quick else 4):
+            X = Matrix(n, d, lambda i, j: Rational(rng.randint(-2, 2)))
+            yield "all", "", {"X": X, "M0": Matrix(d, d, lambda i, j: Rational(rng.randint(-1, 1)))}
+
+
+def _all_edges_positive(v) -> bool:
+    """every attention weight A_ij is > 0: each token is joined to every token (a complete graph with self-loops)"""
+    return all(a > 0 for a in exact_softmax(v["X"], v["M0"]))
+
+
+def _dynamic(ctx) -> list[Evidence]:
+    M0 = Matrix([[1, 0], [0, 1]])
+    X1, X2 = Matrix([[1, 0], [0, 1], [1, 1]]), Matrix([[1, 0], [0, 1], [2, 0]])
+    A1, A2 = exact_softmax(X1, M0), exact_softmax(X2, M0)
+    return [exact_complete(f"the same weights (M0 = I), two inputs differing in the third token: A_12 = {A1[0, 1]} "
+                           f"vs {A2[0, 1]}, so the edge weights are functions of the tokens", A1 != A2,
+                           arithmetic=_EXACT)]
+
+
+claim(
+    id="DONG.fully-connected-graph", section=_SEC + "over-smoothing in vision and graph transformers",
+    quote="dense self-attention is mathematically equivalent to a fully connected graph with dynamic edge weights",
+    statement=r"A_{ij}=\operatorname{softmax}(XW_QW_K^\top X^\top/\sqrt{d_k})_{ij}>0\ \forall i,j,\ "
+              r"\text{and }A\text{ depends on }X",
+    hypotheses={}, conclusion=_all_edges_positive,
+    instances=Pool(rows=_graph_rows, arithmetic=_EXACT), regimes=("all",), checks=[_dynamic],
+    chapter="dong_explainer",
+)
+
+claim(
+    id="DONG.graph-transformers", section=_SEC + "over-smoothing in vision and graph transformers",
+    quote="graph transformers exhibit accelerated rank collapse unless augmented with virtual nodes, structural "
+          "encodings, or strong residual scaling",
+    statement=r"\text{(graph transformers collapse faster)}",
+    hypotheses=(), conclusion="", regimes=("all",),
+    checks=[_nc("graph transformers, virtual nodes and structural encodings are not modelled by the suite")],
+    depends_on=("DONG.fully-connected-graph",), chapter="dong_explainer",
+)
+
+claim(
+    id="DONG.vit-oversmoothing", section=_SEC + "over-smoothing in vision and graph transformers",
+    quote="over-smoothing manifests as patch representation collapse in deeper layers (Gong et al., 2021). Without "
+          "proper architectural constraints, background patches and fine-grained visual features merge into a "
+          "single global background vector.",
+    statement=r"\text{(trained ViTs: patch representations collapse)}",
+    hypotheses=(), conclusion="", regimes=("all",),
+    checks=[_nc("an empirical finding about trained vision transformers, which the suite does not have")],
+    chapter="dong_explainer",
+)
+
+
+def adjacency_walk(edges, n: int, self_loops: bool = True) -> Matrix:
+    """The random-walk normalised adjacency D^-1 (A [+ I]) of an undirected graph (GCN propagation)."""
+    A = zeros(n, n)
+    for i, j in edges:
+        A[i, j] = A[j, i] = 1
+    if self_loops:
+        A += sympy.eye(n)
+    return Matrix(n, n, lambda i, j: A[i, j] / sum(A.row(i)))
+
+
+def walk_converges(P: Matrix) -> bool:
+    """P^k tends to a rank-one matrix 1 pi^T: eigenvalue 1 simple and every other |lambda| < 1 (exact spectrum)."""
+    ev = P.eigenvals()
+    ones_mult = sum(m for lam, m in ev.items() if sympy.simplify(lam - 1) == 0)
+    others = [lam for lam in ev if sympy.simplify(lam - 1) != 0]
+    return ones_mult == 1 and all(bool(sympy.Abs(lam) < 1) for lam in others)
+
+
+_GRAPHS = {"path P3": ([(0, 1), (1, 2)], 3), "star K_{1,3}": ([(0, 1), (0, 2), (0, 3)], 4),
+           "cycle C4": ([(0, 1), (1, 2), (2, 3), (3, 0)], 4), "triangle": ([(0, 1), (1, 2), (2, 0)], 3),
+           "path P2": ([(0, 1)], 2)}
+
+
+def _gnn_rows(ctx):
+    for name, (edges, n) in _GRAPHS.items():
+        yield "all", name, {"P": adjacency_walk(edges, n), "graph": name}
+
+
+def _bipartite_no_loops(ctx) -> list[Evidence]:
+    P = adjacency_walk([(0, 1)], 2, self_loops=False)
+    ok = walk_converges(P)
+    return [exact_complete(f"path P2 without self-loops: P = {P.tolist()}, eigenvalues {sorted(P.eigenvals())}: P^k "
+                           "alternates between I and P, it does not over-smooth", ok,
+                           arithmetic="exact (sympy spectra)")]
+
+
+claim(
+    id="DONG.gnn-oversmoothing", section=_SEC + "over-smoothing in vision and graph transformers",
+    quote="Standard Graph Neural Networks suffer from graph over-smoothing due to repeated Laplacian matrix "
+          "multiplications",
+    statement=r"G\text{ connected},\ P=\tilde D^{-1}(A+I):\ P^k\to\mathbf 1\pi^\top\ (\text{rank one})",
+    hypotheses={}, conclusion=("P^k tends to a rank-one matrix (eigenvalue 1 simple, every other |lambda| < 1)",
+                               lambda v: walk_converges(v["P"])),
+    instances=Pool(rows=_gnn_rows, arithmetic="exact (sympy spectra)"), regimes=("all",),
+    readings=[Reading("without-self-loops", r"P=D^{-1}A:\ P^k\to\mathbf 1\pi^\top", checks=[_bipartite_no_loops],
+                      note="a bipartite graph without self-loops has eigenvalue -1: the products oscillate")],
+    chapter="dong_explainer",
+)
+
+
+# --- MLPs break convex hulls ---------------------------------------------------------------------------------
+
+def gelu_affine_gap(dps: int = 50):
+    """GELU((a + b)/2) - (GELU(a) + GELU(b))/2 at a = -1, b = 1, and GELU(-3/4) against GELU(-3/2), GELU(0) (arb)."""
+    ctx = T.arb(dps)
+    g = T.gelu(ctx, [[0, -1, 1, Rational(-3, 4), Rational(-3, 2)]])
+    with ctx.local():
+        gap = g[0, 0] - (g[0, 1] + g[0, 2]) / 2
+        below = min(g[0, 4], g[0, 0]) - g[0, 3]  # > 0: the image of the midpoint leaves the hull of the images
+    return gap, below
+
+
+def _affine_invariance(ctx) -> list[Evidence]:
+    gap, _ = gelu_affine_gap(max(ctx.dps, 30))
+    relu = max(Rational(0), (Rational(-1) + 1) / 2) - (max(0, -1) + max(0, 1)) / Rational(2)
+    return [interval_witness(f"GELU(0) - (GELU(-1) + GELU(1))/2 = {gap.str(10)} (a ball excluding 0): GELU does not "
+                             "commute with the convex combination (1/2, 1/2)", True if not gap.contains(0) else None,
+                             arithmetic=f"python-flint arb balls at {max(ctx.dps, 30)} digits (erf)",
+                             reason=None if not gap.contains(0) else "the ball contains 0"),
+            exact_complete(f"ReLU(0) - (ReLU(-1) + ReLU(1))/2 = {relu}: ReLU does not either", relu != 0,
+                           arithmetic="exact rationals")]
+
+
+def _outside_hull(ctx) -> list[Evidence]:
+    _, below = gelu_affine_gap(max(ctx.dps, 30))
+    return [interval_witness(f"points -3/2 and 0, midpoint -3/4: min(GELU(-3/2), GELU(0)) - GELU(-3/4) = "
+                             f"{below.str(10)} > 0, so the image of the convex combination lies outside the convex "
+                             "hull of the images", True if below > 0 else None,
+                             arithmetic=f"python-flint arb balls at {max(ctx.dps, 30)} digits (erf)",
+                             reason=None if below > 0 else "the ball is not certainly positive")]
+
+
+claim(
+    id="DONG.breaks-affine-invariance", section=_SEC + "non-linear MLPs break convex hulls",
+    quote=r"Because the activation function $\sigma$ (such as GELU or SwiGLU) is non-linear, it breaks the affine "
+          "invariance of convex combinations",
+    statement=r"\exists p\in\Delta,\ x:\ \sigma\bigl(\textstyle\sum_jp_jx_j\bigr)\ne\sum_jp_j\sigma(x_j)\ "
+              r"(\sigma=\mathrm{GELU},\mathrm{ReLU})",
+    hypotheses=(), conclusion="not affine on convex combinations", regimes=("all",), form="existential",
+    checks=[_affine_invariance],
+    readings=[Reading("outside-the-hull", r"\exists x,p:\ \sigma(\textstyle\sum_jp_jx_j)\notin\operatorname{conv}"
+                                          r"\{\sigma(x_j)\}", checks=[_outside_hull],
+                      note="the explainer's 'MLPs break convex hulls': certified for GELU at -3/2, 0")],
+    chapter="dong_explainer",
+)
+
+
+def _per_token(ctx) -> list[Evidence]:
+    X = Matrix([[1, 0], [0, 2], [-1, 1]])
+    X2 = X.copy()
+    X2[2, :] = Matrix([[5, -3]])
+    W1, W2 = Matrix([[1, -1, 2], [0, 1, 1]]), Matrix([[1, 0], [2, -1], [0, 1]])
+    f = lambda Y: T.ffn(T.SYMPY, Y, W1, None, W2, None)
+    same = all(sympy.simplify(a - b) == 0 for a, b in zip(f(X)[:2, :], f(X2)[:2, :]))
+    heads = [T.Head(Matrix([[1], [0]]), Matrix([[0], [1]]), Matrix([[1], [1]]), Matrix([[1, 0]]))]
+    M1, M2 = (T.mha(T.SYMPY, Y, heads, scale=1) for Y in (X, X2))
+    mixes = any(sympy.simplify(a - b) != 0 for a, b in zip(M1[:2, :], M2[:2, :]))
+    return [exact_complete("changing token 3 leaves the MLP's outputs for tokens 1 and 2 unchanged (GELU, exact): the "
+                           "MLP acts on each token independently", same, arithmetic="sympy symbolic (erf kept exact)"),
+            exact_complete("changing token 3 changes the attention outputs of tokens 1 and 2: attention mixes tokens",
+                           mixes, arithmetic="sympy symbolic (exp kept exact)")]
+
+
+claim(
+    id="DONG.mlp-per-token", section=_SEC + "non-linear MLPs break convex hulls",
+    quote="While self-attention mixes representations across tokens (row-wise operations), feed-forward networks "
+          "apply non-linear transformations independently to each token (column-wise operations)",
+    statement=r"\mathrm{MLP}(X)_i=\mathrm{MLP}(x_i)\ \forall i,\ \text{while }\mathrm{MHA}(X)_i\text{ depends on every "
+              r"token}",
+    hypotheses=(), conclusion="the MLP is per token, attention mixes tokens", regimes=("all",), checks=[_per_token],
+    readings=[Reading("naming", r"\text{'row-wise' (attention), 'column-wise' (MLP)}",
+                      checks=[_nc("a naming convention: with tokens as rows, the MLP acts on each row and attention "
+                                  "combines rows; the explainer's 'row-wise'/'column-wise' labels are not a fact")])],
+    chapter="dong_explainer",
+)
+
+
+# --- the geometry of self-attention: convex combinations, the residual as variance --------------------------
+
+def _convex_rows(ctx):
+    rng = random.Random(stable_seed("DONG.convex-combination:instances"))
+    for (n, d) in ((2, 2), (3, 2), (4, 3)):
+        for _ in range(2 if ctx.quick else 4):
+            X = Matrix(n, d, lambda i, j: Rational(rng.randint(-3, 3)))
+            yield "all", "", {"X": X, "P": exact_softmax(X, Matrix(d, d, lambda i, j: Rational(rng.randint(-1, 1))))}
+
+
+def _is_convex_combination(v) -> bool:
+    """(P X)_i = sum_j P_ij X_j with P_ij >= 0 and sum_j P_ij = 1: each output row is a weighted average"""
+    P, X = v["P"], v["X"]
+    rows_ok = all((P * X).row(i) == sum((P[i, j] * X.row(j) for j in range(X.shape[0])), zeros(1, X.shape[1]))
+                  for i in range(X.shape[0]))
+    return rows_ok and all(p >= 0 for p in P) and all(sum(P.row(i)) == 1 for i in range(P.shape[0]))
+
+
+claim(
+    id="DONG.convex-combination", section=_SEC + "the geometry of self-attention",
+    quote="When $X$ is multiplied on the left by a row-stochastic matrix $P$, the $i$-th row of the resulting matrix "
+          "is a convex combination (weighted average) of all row vectors in $X$",
+    depends_on=("DONG.row-stochastic",),
+    statement=r"(PX)_i=\sum_jP_{ij}X_j,\ P_{ij}\ge0,\ \sum_jP_{ij}=1",
+    hypotheses={}, conclusion=_is_convex_combination, instances=Pool(rows=_convex_rows, arithmetic=_EXACT),
+    regimes=("all",), chapter="dong_explainer",
+)
+
+
+def _variance_rows(ctx):
+    rng = random.Random(stable_seed("DONG.residual-variance:instances"))
+    for (n, d) in ((2, 1), (3, 2), (5, 3), (4, 4)):
+        for _ in range(2 if ctx.quick else 4):
+            yield "all", "", Matrix(n, d, lambda i, j: Rational(rng.randint(-5, 5), rng.randint(1, 3)))
+
+
+def _residual_is_variance(X) -> bool:
+    """||R||_F^2 = n tr Cov(X) (population) = (1/n) sum_{i<j} ||x_i - x_j||^2"""
+    n = X.shape[0]
+    R = X - ones(n, n) / n * X
+    fro = sum(v ** 2 for v in R)
+    var = sum(sum((X[i, j] - sum(X.col(j)) / n) ** 2 for i in range(n)) / n for j in range(X.shape[1]))
+    pairs = sum(sum(v ** 2 for v in X.row(i) - X.row(k)) for i in range(n) for k in range(i + 1, n)) / n
+    return fro == n * var == pairs
+
+
+claim(
+    id="DONG.residual-variance", section=_SEC + "why self-attention collapses doubly exponentially",
+    quote=r"The Frobenius norm $\|R\|_F$ directly measures the total variance and distinctiveness among tokens",
+    statement=r"\|R\|_F^2=n\operatorname{tr}\operatorname{Cov}(X)=\tfrac1n\sum_{i<j}\|x_i-x_j\|^2",
+    hypotheses={}, conclusion=_residual_is_variance, instances=Pool(rows=_variance_rows, arithmetic="exact rationals"),
+    regimes=("all",), chapter="dong_explainer",
+)
+
+
+def _zero_logit_rows(ctx):
+    rng = random.Random(stable_seed("DONG.zero-logit-uniform:instances"))
+    for n in (2, 3, 5):
+        yield "all", "", Matrix(n, n, lambda i, j: Rational(rng.randint(-4, 4), rng.randint(1, 3)))
+
+
+def _tends_to_uniform(S) -> bool:
+    """softmax(t S) -> J/n as t -> 0, and softmax(0) = J/n exactly"""
+    t = sympy.Symbol("t", positive=True)
+    n = S.shape[0]
+    P = T.softmax_rows(T.SYMPY, S * t)
+    P0 = T.softmax_rows(T.SYMPY, zeros(n, n))
+    return all(sympy.limit(p, t, 0) == Rational(1, n) for p in P) and all(p == Rational(1, n) for p in P0)
+
+
+claim(
+    id="DONG.zero-logit-uniform", section=_SEC + "why self-attention collapses doubly exponentially",
+    quote=r"In the zero-logit limit, the softmax output $P$ approaches the uniform matrix $\frac{1}{n} \mathbf{1} "
+          r"\mathbf{1}^\top$",
+    statement=r"\lim_{t\to0}\operatorname{softmax}(tS)=\tfrac1n\mathbf 1\mathbf 1^\top",
+    hypotheses={}, conclusion=_tends_to_uniform,
+    instances=Pool(rows=_zero_logit_rows, arithmetic="exact (sympy limits)"),
+    regimes=("all",), chapter="dong_explainer",
+)
+
+
+# --- signal propagation: entropy collapse -------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def _limits(z: tuple) -> tuple:
+    t = sympy.Symbol("t", positive=True)
+    P = T.softmax_rows(T.SYMPY, Matrix([[t * v for v in z]]))
+    return tuple(sympy.limit(p, t, sympy.oo) for p in P)
+
+
+def one_hot_limits(z):
+    """lim_{t->oo} softmax(t z) (sympy limits of the one softmax, exact), and the limits of the softmax Jacobian's
+    entries p_i (delta_ij - p_j), the products of those limits (each exists)."""
+    lim_p = list(_limits(tuple(z)))
+    lim_J = [lim_p[i] * ((1 if i == j else 0) - lim_p[j]) for i in range(len(z)) for j in range(len(z))]
+    return lim_p, lim_J
+
+
+def _logit_rows(ctx):
+    rng = random.Random(stable_seed("DONG.one-hot-softmax:logits"))
+    for n in (2, 3, 4):
+        for _ in range(1 if ctx.quick else 2):
+            z = [Rational(rng.randint(-6, 6), rng.randint(1, 3)) for _ in range(n)]
+            yield "all", "random", z
+    yield "all", "tie", [Rational(2), Rational(2), Rational(-1)]  # the exception: two maximal logits
+
+
+def _unique_max(z) -> bool:
+    return sum(v == max(z) for v in z) == 1
+
+
+def _one_hot(z) -> bool:
+    """lim_{t->oo} softmax(t z) is the indicator of the argmax"""
+    lim, _ = one_hot_limits(z)
+    k = z.index(max(z))
+    return all(v == (1 if i == k else 0) for i, v in enumerate(lim))
+
+
+def _gradients_vanish(z) -> bool:
+    """the limits of dp_i/dz_j = p_i (delta_ij - p_j) are all 0, and of the weight p_j of every non-attended token"""
+    lim_p, lim_J = one_hot_limits(z)
+    k = z.index(max(z))
+    return all(v == 0 for v in lim_J) and all(v == 0 for i, v in enumerate(lim_p) if i != k)
+
+
+LOGITS = Pool(rows=_logit_rows, arithmetic="exact (sympy limits of the one softmax)",
+              describe=lambda z: f"z = {[str(v) for v in z]}")
+
+
+claim(
+    id="DONG.one-hot-softmax", section=_SEC + "signal propagation: entropy collapse",
+    quote="Under large logit variance, the softmax function approaches an indicator (one-hot argmax) function, "
+          "concentrating the entire attention distribution onto a single token",
+    statement=r"z\text{ with a unique maximum}:\ \lim_{t\to\infty}\operatorname{softmax}(tz)=e_{\arg\max z}",
+    form="universal",  # generic (issue 32): ties (a null set of logits) are the exception
+    hypotheses={"a unique maximal logit": _unique_max}, conclusion=_one_hot, instances=LOGITS, regimes=("all",),
+    readings=[Reading("any-logits", r"\lim_{t\to\infty}\operatorname{softmax}(tz)=e_{\arg\max z}\ \forall z",
+                      hypotheses={}, conclusion=_one_hot,
+                      note="with tied maximal logits the limit spreads the mass evenly over them: not one-hot")],
+    chapter="dong_explainer",
+)
+
+claim(
+    id="DONG.non-attended-gradients", section=_SEC + "signal propagation: entropy collapse",
+    quote="In this regime, gradients for all non-attended tokens vanish",
+    statement=r"z\text{ unique max}:\ \lim_{t\to\infty}\partial\operatorname{softmax}(tz)_i/\partial z_j=0,\ "
+              r"\lim_{t\to\infty}\operatorname{softmax}(tz)_j=0\ (j\ne\arg\max)",
+    form="universal",  # generic (issue 32)
+    hypotheses={"a unique maximal logit": _unique_max}, conclusion=_gradients_vanish, instances=LOGITS,
+    regimes=("all",), depends_on=("DONG.one-hot-softmax",), chapter="dong_explainer",
+)
+
+claim(
+    id="DONG.cosine-to-one", section=_SEC + "signal propagation: rank collapse",
+    quote="Rank Collapse (Token Uniformity): Occurs when skip connection strength is insufficient relative to "
+          r"attention layer depth, causing pairwise cosine similarity $\frac{\langle x_i, x_j \rangle}{\|x_i\| "
+          r"\|x_j\|} \to 1$",
+    statement=r"\text{pure attention (skip strength 0): }1-\min_{i,j}\cos(x_i,x_j)\le\frac{2\varepsilon^2}"
+              r"{1-\varepsilon^2},\ \varepsilon^2=\frac{n\rho_l^2}{1-\rho_l^2}\to0",
+    hypotheses=("no skip connection",), conclusion="cosine similarity tends to 1", regimes=("n<d", "n>d"),
+    checks=[],  # the depth study's certified rho_l (numeric layer)
+    readings=[Reading("with-skip", r"\text{attention + skip: }\rho_l\ge2^{-52}\ \forall l\le12",
+                      checks=[], note="'insufficient' skip strength: with a full-strength skip the depth study does "
+                                      "not collapse")],
+    depends_on=("DONG.identical-vector",), chapter="dong_explainer",
+)
+
+claim(
+    id="DONG.stable-signal-flow", section=_SEC + "signal propagation",
+    quote="Signal propagation theory demonstrates that maintaining stable forward and backward signal flow in 100+ "
+          "layer models requires bounding both token similarity and attention entropy",
+    statement=r"\text{(a requirement for 100+ layer models)}",
+    hypotheses=(), conclusion="", regimes=("all",),
+    checks=[_nc("'stable signal flow' is not defined, and a requirement on trained 100+ layer models is not a "
+                "computation the suite can make")],
+    chapter="dong_explainer",
+)
+
+
+# --- signal propagation: the remedies --------------------------------------------------------------------------
+
+def _ln_rows(ctx):
+    rng = random.Random(stable_seed("DONG.pre-ln-variance:instances"))
+    for (n, d) in ((2, 2), (3, 3), (2, 4)):
+        for _ in range(2 if ctx.quick else 3):
+            X = Matrix(n, d, lambda i, j: Rational(rng.randint(-5, 5)))
+            if all(len(set(X.row(i))) > 1 for i in range(n)):
+                yield "all", "", X
+
+
+def _unit_variance_at_any_scale(X) -> bool:
+    """each row of LN(X) has mean 0 and variance 1, each row of RMSNorm(X) mean square 1, and both are unchanged when
+    the stream is scaled by 1000 (a deep, grown residual stream)"""
+    d = X.shape[1]
+    ok = True
+    for Y in (T.layer_norm(T.SYMPY, X), T.layer_norm(T.SYMPY, 1000 * X)):
+        for i in range(Y.shape[0]):
+            r = list(Y.row(i))
+            ok = ok and sympy.simplify(sum(r)) == 0 and sympy.simplify(sum(v ** 2 for v in r) / d - 1) == 0
+    for Y in (T.rms_norm(T.SYMPY, X), T.rms_norm(T.SYMPY, 1000 * X)):
+        ok = ok and all(sympy.simplify(sum(v ** 2 for v in Y.row(i)) / d - 1) == 0 for i in range(Y.shape[0]))
+    return ok
+
+
+claim(
+    id="DONG.pre-ln-variance", section=_SEC + "signal propagation: the remedies",
+    quote="Pre-Layer Normalization and RMSNorm: Normalizing inputs prior to attention blocks ensures input variances "
+          "do not scale exponentially with depth",
+    statement=r"\operatorname{Var}_j\mathrm{LN}(cX)_{ij}=1,\ \tfrac1d\|\mathrm{RMSNorm}(cX)_i\|^2=1\ \forall c>0\ "
+              r"(\gamma=\mathbf 1,\beta=0,\varepsilon=0)",
+    hypotheses={"H1 (no constant row)": lambda X: all(len(set(X.row(i))) > 1 for i in range(X.shape[0]))},
+    conclusion=_unit_variance_at_any_scale, instances=Pool(rows=_ln_rows, arithmetic="exact (sympy, square roots)"),
+    regimes=("all",),
+    readings=[Reading("the-residual-stream", r"\text{pre-LN: the residual stream's variance does not grow with depth}",
+                      checks=[_nc("the sentence is about the normalised inputs to the attention blocks; the residual "
+                                  "stream of a pre-LN network itself is not normalised and the suite runs no pre-LN "
+                                  "depth study")])],
+    chapter="dong_explainer",
+)
+
+
+def _qk_rows(ctx):
+    rng = random.Random(stable_seed("DONG.qk-norm:instances"))
+    for (n, dk) in ((2, 1), (3, 2), (4, 3)):
+        for _ in range(3 if ctx.quick else 6):
+            Q = Matrix(n, dk, lambda i, j: Rational(rng.randint(-9, 9), rng.randint(1, 4)))
+            K = Matrix(n, dk, lambda i, j: Rational(rng.randint(-9, 9), rng.randint(1, 4)))
+            yield "all", "", {"Q": Q, "K": K}
+
+
+def _bounded_logits(v) -> bool:
+    """with q and k L2-normalised, every logit q.k/(|q||k|) lies in [-1, 1] (exactly: (q.k)^2 <= |q|^2 |k|^2), so
+    at a fixed scale s no row of softmax can put more than 1/(1 + (n-1) e^(-2s)) < 1 on one token"""
+    Q, K = v["Q"], v["K"]
+    return all((Q.row(i).dot(K.row(j))) ** 2 <= Q.row(i).dot(Q.row(i)) * K.row(j).dot(K.row(j))
+               for i in range(Q.shape[0]) for j in range(K.shape[0]))
+
+
+def _nonzero_rows(v) -> bool:
+    return all(any(x != 0 for x in M.row(i)) for M in (v["Q"], v["K"]) for i in range(M.shape[0]))
+
+
+def _learned_gain(ctx) -> list[Evidence]:
+    # normalised q_1 = k_1 = e_1, k_2 = e_2; gain g with g^2 = 10 (logits in units of log 2): weights 2^10 : 2^0
+    A = exact_softmax(Matrix([[1, 0], [0, 1]]), 10 * sympy.eye(2))
+    peak = A[0, 0]
+    return [exact_complete(f"L2-normalised q, k with a learned gain g (g^2 = 10 log 2): the first row of A is "
+                           f"{list(A.row(0))}, {float(peak):.4f} on one token: the gain restores entropy collapse",
+                           not peak > Rational(99, 100), arithmetic=_EXACT)]
+
+
+claim(
+    id="DONG.qk-norm", section=_SEC + "signal propagation: the remedies",
+    quote="QK-Normalization (QK-Norm): Explicitly applying $L_2$ or RMS normalization to query and key vectors "
+          "(Dehghani et al., 2023) prevents attention logits from growing with depth, eliminating entropy collapse",
+    depends_on=("DONG.one-hot-softmax",),
+    statement=r"\hat q_i=q_i/\|q_i\|,\ \hat k_j=k_j/\|k_j\|:\ |s\,\hat q_i\cdot\hat k_j|\le s\Rightarrow\max_jA_{ij}"
+              r"\le\frac1{1+(n-1)e^{-2s}}<1\ \text{(fixed scale }s)",
+    hypotheses={"non-zero queries and keys": _nonzero_rows}, conclusion=_bounded_logits,
+    instances=Pool(rows=_qk_rows, arithmetic="exact rationals (Cauchy-Schwarz squared)"), regimes=("all",),
+    readings=[Reading("learned-gain", r"\text{QK-norm with a learned gain }g:\ \max_jA_{ij}\le0.99\ \forall g",
+                      checks=[_learned_gain],
+                      note="Dehghani et al. normalise q and k with a learned scale; a large gain makes the logits "
+                           "large again")],
+    chapter="dong_explainer",
+)
+
+
+def _scaled_variance(ctx) -> list[Evidence]:
+    L = sympy.Symbol("L", integer=True, positive=True)
+    k = sympy.Symbol("k", integer=True, positive=True)
+    var = 1 + sympy.Sum((1 / sympy.sqrt(2 * L)) ** 2, (k, 1, L))
+    return [symbolic_identity(var, Rational(3, 2), "Var x_L = Var x_0 + sum_{l=1}^{L} alpha^2 Var f_l = 1 + L/(2L) "
+                              "= 3/2 for every depth L (uncorrelated unit-variance branches, alpha = 1/sqrt(2L))")]
+
+
+def _aligned_branch(ctx) -> list[Evidence]:
+    L = sympy.Symbol("L", integer=True, positive=True)
+    growth = sympy.limit((1 + 1 / sympy.sqrt(2 * L)) ** (2 * L), L, sympy.oo)
+    return [exact_complete(f"branch f_l(x) = x (aligned with the stream): Var x_L = (1 + 1/sqrt(2L))^(2L) Var x_0, "
+                           f"whose limit as L -> oo is {growth}: the variance is not preserved", growth != sympy.oo,
+                           arithmetic="sympy limit")]
+
+
+claim(
+    id="DONG.residual-scaling", section=_SEC + "signal propagation: the remedies",
+    quote=r"Residual Stream Scaling ($\alpha$-Scaling / DeepNorm): Down-scaling residual branches by factors "
+          r"proportional to $1/\sqrt{2L}$ (Wang et al., 2022) preserves signal variance across extreme depths",
+    statement=r"x_{l+1}=x_l+\tfrac{1}{\sqrt{2L}}f_l,\ f_l\perp x_l,\ \operatorname{Var}f_l=1:\ "
+              r"\operatorname{Var}x_L=\operatorname{Var}x_0+\tfrac12\ \forall L",
+    hypotheses=("branches uncorrelated with the stream, unit variance",), conclusion="variance bounded in L",
+    regimes=("all",), checks=[_scaled_variance],
+    readings=[Reading("aligned-branch", r"f_l(x)=x:\ \operatorname{Var}x_L\ \text{bounded in }L",
+                      checks=[_aligned_branch],
+                      note="a branch correlated with the stream: (1 + 1/sqrt(2L))^(2L) ~ e^sqrt(2L) grows without "
+                           "bound")],
+    chapter="dong_explainer",
+)

@@ -1,0 +1,444 @@
+r"""§3, Related Work: the paper's comparative sentences, each a claim.
+
+§3 positions the paper against Dong et al. 2021, the "large weights" preprint [21], Wu et al. 2024, Joudaki et al.
+2023, Nait Saada et al. 2024, Geva et al. 2021, Noci et al. 2022 and Zhai et al. 2023. Where a sentence has content
+the suite can compute, that content decides it:
+
+* the LayerNorm sentences by the depth study's attention + LayerNorm regime (pure attention with LN after every
+  layer, no skip, no MLP), run beside pure attention on the same weights and inputs
+  (the numeric layer's depth study: certified per-layer enclosures of Dong's relative residual are interval evidence, a comparison of fitted rates is
+  float evidence); the sentence registered before this module, "LN neither prevents collapse (our theorem) nor
+  accelerates it", is ``RN.neither-helps-nor-hinders`` (its readings carry that evidence);
+* the width-collapse sentences by a float study of the attention matrix's two largest singular values;
+* "rank collapse at initialisation causes vanishing gradients" and "entropy collapse ... a distinct failure mode"
+  exactly (sympy; rational softmax in units of log 2);
+* "rank increase under residual updates is generic but not unconditional" and "skip connections alone fail" by exact
+  witnesses (the second re-read from the stored instance of ``DONG.skip-full-rank``).
+
+A sentence about another paper's result that the suite cannot compute is not-checkable, and says why; a sentence
+that only places the paper (orthogonal to, makes precise, gives the exact result) is not-checkable and names, in
+``depends_on``, the claims it rests on. The numeric evidence is attached by the numeric layer (its module of the same name).
+"""
+from __future__ import annotations
+
+import sympy
+from sympy import Matrix, Rational, ones, zeros
+
+from ..exact import transformer as T
+from ..exact.attention import exact_softmax
+from ..exact.linalg import rank
+from ..exact.residual import recheck_one_layer_collapse
+from ..framework import (
+    Evidence,
+    Reading,
+    claim,
+    derivation,
+    exact_complete,
+    load_counterexample,
+    not_checkable,
+)
+
+__all__ = ["collapsed_attention_is_constant", "value_gradient_at_collapse", "entropy_and_rank", "PROOF_STEPS"]
+
+_EXACT = "exact (sympy)"
+_DEPTH = ("n<d", "n>d")  # the depth study's shapes (numeric layer)
+
+
+def _nc(reason: str):
+    return lambda ctx: [not_checkable(reason)]
+
+
+# --- rank collapse in depth (Dong et al., 2021) -------------------------------------------------------------
+
+claim(
+    id="RW.dong-proved", section="§3, rank collapse in depth (Dong et al., 2021); §1",
+    quote="Dong et al. [4] proved that pure self-attention without residual connections converges to rank 1 "
+          "doubly-exponentially in depth [§1:] iterating the attention operation without any other mechanism "
+          "causes the hidden states to collapse to a rank-1 matrix doubly exponentially in depth",
+    statement=r"\text{pure attention: }\rho_l\to0\ (\rho_l<2^{-52}\text{ certified within 12 layers}),\ "
+              r"\log\rho_{l+1}/\log\rho_l\to3",
+    hypotheses=("pure attention",), conclusion="doubly exponential collapse", regimes=_DEPTH,
+    checks=[],  # the depth study's exponent (a fit: float); the certified collapse is the reading "converges"
+    readings=[Reading("converges", r"\text{pure attention: }\rho_l<2^{-52}\text{ within 12 layers (certified)}",
+                      checks=[], note="the convergence alone, from certified per-layer enclosures (interval); the "
+                                      "headline's 'doubly-exponentially' rests on a fit (float)"),
+              Reading("exact-rank", r"\text{pure attention: }\operatorname{rank}X^{(l)}\to1",
+                      checks=[], note="exact rank never falls in the depth study: 'rank 1' is Dong's residual "
+                                      "notion, not the exact rank")],
+    depends_on=("DONG.regime-collapse", "DONG.collapse-rate"), chapter="related_work",
+)
+
+claim(
+    id="RW.dong-skip-approximate", section="§3, rank collapse in depth (Dong et al., 2021)",
+    quote="They note that skip connections mitigate collapse, but treat the effect as approximate",
+    statement=r"\text{(how Dong et al. treat skip connections)}",
+    hypotheses=(), conclusion="", regimes=("all",),
+    checks=[_nc("a statement about how Dong et al. treat an effect (approximately), not about the network")],
+    readings=[Reading("skip-mitigates",
+                      r"\text{attention + skip: }\rho_l\ge2^{-52}\ \forall l\le12\ \text{(certified)}",
+                      checks=[], regimes=_DEPTH, note="the checkable half: with skips, no collapse in Dong's sense "
+                                                      "on the depth study")],
+    chapter="related_work",
+)
+
+claim(
+    id="RW.thm53-precise", section="§3, rank collapse in depth (Dong et al., 2021)",
+    quote="Theorem 5.3 (Residual Rank Obstruction) makes the generic obstruction statement precise",
+    statement=r"\text{(a statement about Theorem 5.3)}",
+    hypotheses=(), conclusion="", regimes=("all",),
+    checks=[_nc("'makes precise' judges a presentation; the mathematics is Theorem 5.3 itself (RRO.main)")],
+    depends_on=("RRO.main",), chapter="related_work",
+)
+
+
+# --- skip connections and large weights ([21]) ----------------------------------------------------------------
+
+def _skip_alone_can_fail(ctx) -> list[Evidence]:
+    """The stored one-layer collapse of DONG.skip-full-rank, re-read from its file and re-checked exactly."""
+    data, _ = load_counterexample("DONG.skip-full-rank")
+    why, regime, _nums = recheck_one_layer_collapse(data)
+    return [exact_complete(f"skip connections alone fail for some weights: {why}" if why else
+                           "the stored instance no longer collapses", True if why else None, regime="all",
+                           arithmetic=_EXACT + ", 2^k softmax", reason=None if why else "the witness did not re-check")]
+
+
+claim(
+    id="RW.large-weights", section="§3, skip connections and large weights",
+    quote="A recent preprint [21] shows that only large weights (together with skip connections) can prevent the "
+          "perils of rank collapse, providing conditions under which skip connections alone fail",
+    statement=r"\text{([21]: only large weights, with skips, prevent rank collapse)}",
+    hypotheses=(), conclusion="", regimes=("all",),
+    checks=[_nc("[21]'s conditions and its notion of 'the perils of rank collapse' are not in the available text; "
+                "the suite does not reproduce that preprint")],
+    readings=[Reading("skip-alone-can-fail",
+                      r"\exists X,W:\ \operatorname{rank}(X+\mathrm{MHA}(X))<\operatorname{rank}X",
+                      checks=[_skip_alone_can_fail], form="existential",
+                      note="the part the suite can compute: skip connections alone do not protect every weight")],
+    depends_on=("DONG.skip-full-rank",), chapter="related_work",
+)
+
+
+def _not_unconditional(ctx) -> list[Evidence]:
+    A = Matrix([[1, 0, 0], [0, 0, 0]])
+    out = []
+    for label, B in (("B = -A", -A), ("B = A (row(B) inside row(A))", A), ("B = 0", zeros(2, 3))):
+        r, rs = rank(A), rank(A + B)
+        out.append(exact_complete(f"A = {A.tolist()} (rank {r} < min(n, d) = 2), {label}: rank(A + B) = {rs} <= rank A",
+                                  rs <= r < 2, arithmetic="exact over QQ"))
+    return out
+
+
+claim(
+    id="RW.increase-not-unconditional", section="§3, skip connections and large weights",
+    quote="This is consistent with our Proposition 5.1: rank increase under residual updates is generic but not "
+          "unconditional",
+    statement=r"\exists A,B:\ \operatorname{rank}A<\min(n,d)\ \wedge\ \operatorname{rank}(A+B)\le\operatorname{rank}A",
+    hypotheses=(), conclusion="a residual update that does not increase the rank", regimes=("all",),
+    form="existential", checks=[_not_unconditional],
+    # the 'generic' half is Proposition 5.1 (RRO.prop51): an edge of the graph, not a second check
+    depends_on=("RRO.prop51",), chapter="related_work",
+)
+
+
+# --- LayerNorm and rank collapse (Wu et al., NeurIPS 2024) -----------------------------------------------------
+
+claim(
+    id="RW.wu-most-precise", section="§3, LayerNorm and rank collapse (Wu et al.)",
+    quote="Wu et al. [16] provide the most precise treatment of LayerNorm prior to this work",
+    statement=r"\text{(a judgement of the literature)}",
+    hypotheses=(), conclusion="", regimes=("all",),
+    checks=[_nc("a judgement of the literature, not a mathematical statement")], chapter="related_work",
+)
+
+claim(
+    id="RW.wu-ln-still-collapses", section="§3, LayerNorm and rank collapse (Wu et al.)",
+    quote="They prove that for certain classes of value matrices, attention with LayerNorm still collapses "
+          "exponentially",
+    statement=r"W_VW_O\ \text{orthogonal}:\ \rho_l\bigl(X\mapsto\mathrm{LN}(\mathrm{MHA}(X))\bigr)<2^{-52}\ "
+              r"\text{within 12 layers (certified)}",
+    hypotheses=("orthogonal value maps", "pure attention with LayerNorm"), conclusion="collapse", regimes=_DEPTH,
+    checks=[],  # the depth study's attention + LN regime with orthogonal value maps (numeric layer)
+    readings=[Reading("every-weight-family", r"\text{every weight family of the depth study: }\rho_l^{\text{LN}}"
+                                             r"<2^{-52}\text{ within 12 layers}", checks=[],
+                      note="Gaussian weights, value maps scaled by 1/2 and by 2, orthogonal value maps")],
+    chapter="related_work",
+)
+
+claim(
+    id="RW.wu-ln-can-slow", section="§3, LayerNorm and rank collapse (Wu et al.)",
+    quote="For masked and sparse attention, they show LayerNorm can slow collapse",
+    statement=r"\text{(masked or sparse attention: LN can slow collapse)}",
+    hypotheses=("masked or sparse attention",), conclusion="", regimes=("all",),
+    checks=[_nc("the depth study has no masked or sparse attention regime, and Wu et al.'s masks are not in the "
+                "available text")],
+    readings=[Reading("dense-attention", r"\exists\text{ weights}:\ \min\{l:\rho_l^{\text{LN}}<2^{-52}\}>"
+                                         r"\min\{l:\rho_l^{\text{no LN}}<2^{-52}\}", checks=[], form="existential",
+                      regimes=("all",), note="even dense attention: certified first layers below 2^-52")],
+    chapter="related_work",
+)
+
+claim(
+    id="RW.wu-regime-dependent", section="§3, LayerNorm and rank collapse (Wu et al.)",
+    quote="Their conclusion is that LayerNorm has a complex, regime-dependent effect on rank",
+    statement=r"\text{(Wu et al.'s conclusion)}",
+    hypotheses=(), conclusion="", regimes=("all",),
+    checks=[_nc("a summary of another paper's conclusion; 'complex' is not a mathematical property")],
+    readings=[Reading("on-the-suites-data", r"\exists\text{ weights where LN brings Dong's collapse earlier}\ \wedge\ "
+                                            r"\exists\text{ weights where it postpones it}",
+                      checks=[], form="existential", regimes=("all",),
+                      note="Dong's residual, not the exact rank (which LN keeps full, as without LN)")],
+    chapter="related_work",
+)
+
+
+# --- LayerNorm in MLPs (Joudaki et al., NeurIPS 2023) ------------------------------------------------------------
+
+claim(
+    id="RW.joudaki-mlp", section="§3, LayerNorm in MLPs (Joudaki et al.); §4, comparisons",
+    quote="Joudaki et al. [17] show LN can generically obstruct rank collapse in MLP networks [§4, "
+          "comparisons:] Joudaki et al. [17]: LN prevents rank collapse in MLPs. (True there",
+    statement=r"\text{(MLP networks with LN: rank collapse generically obstructed)}",
+    hypotheses=(), conclusion="", regimes=("all",),
+    form="universal",  # generic (issue 32)
+    checks=[_nc("a result about MLP networks with LayerNorm (Joudaki et al.), which the suite does not model")],
+    chapter="related_work",
+)
+
+claim(
+    id="RW.joudaki-not-self-attention", section="§3, LayerNorm in MLPs (Joudaki et al.)",
+    quote="this does not extend to self-attention due to softmax coupling",
+    statement=r"\text{pure attention with LayerNorm: }\rho_l<2^{-52}\text{ within 12 layers (certified), every "
+              r"weight family}",
+    hypotheses=("pure attention with LayerNorm",), conclusion="LN does not obstruct collapse", regimes=_DEPTH,
+    checks=[],  # the depth study's attention + LN regime (numeric layer)
+    readings=[Reading("due-to-softmax-coupling", r"\text{the cause: softmax coupling}",
+                      checks=[_nc("a cause; the suite checks the effect (collapse with LN), not why")],
+                      regimes=("all",))],
+    chapter="related_work",
+)
+
+claim(
+    id="RW.rn-exact-self-attention", section="§3, LayerNorm in MLPs (Joudaki et al.)",
+    quote="The Rank-Neutrality Theorem gives the exact self-attention result",
+    statement=r"\text{(a statement about Theorem 4.2)}",
+    hypotheses=(), conclusion="", regimes=("all",),
+    checks=[_nc("it places Theorem 4.2 (RN.main); the mathematics is that theorem")],
+    depends_on=("RN.main",), chapter="related_work",
+)
+
+
+# --- rank collapse in width (Nait Saada et al., 2024) -------------------------------------------------------------
+
+_NAIT_SAADA = ("Nait Saada et al.'s random-matrix model (the law of the logits, the scaling with n and d) is not in "
+               "the available text")
+
+claim(
+    id="RW.width-collapse", section="§3, rank collapse in width (Nait Saada et al., 2024)",
+    quote="Nait Saada et al. [18] identify a third type of rank collapse, distinct from depth collapse and from "
+          "head-channel non-identifiability: rank collapse in width, occurring as context length n increases "
+          "within a single attention layer",
+    statement=r"\text{one attention layer: }\sigma_2(A)/\sigma_1(A)\to0\text{ as }n\to\infty",
+    hypotheses=("one attention layer, random inputs and weights",), conclusion="A tends to rank one",
+    regimes=("all",), checks=[_nc(_NAIT_SAADA + "; the readings say what the suite finds in two models")],
+    readings=[Reading("iid-logits", r"A=\operatorname{softmax}(G),\ G_{ij}\overset{iid}{\sim}\mathcal N(0,1):\ "
+                                    r"\operatorname{median}\sigma_2(A)/\sigma_1(A)\ \text{decreases in }n", checks=[],
+                      note="float64 SVDs of seeded draws (float evidence)"),
+              Reading("token-logits", r"A=\operatorname{softmax}(XW_QW_K^\top X^\top/\sqrt{d_k}),\ X,W\ \text{Gaussian},"
+                                      r"\ d=8:\ \operatorname{median}\sigma_2(A)/\sigma_1(A)\ \text{decreases in }n",
+                      checks=[], note="standard attention on Gaussian tokens at a fixed width (float evidence)")],
+    chapter="related_work",
+)
+
+claim(
+    id="RW.width-spectral-gap", section="§3, rank collapse in width (Nait Saada et al., 2024)",
+    quote="Using random matrix theory, they show that a spectral gap between the two largest singular values of the "
+          "attention matrix drives this phenomenon",
+    statement=r"\sigma_1(A)-\sigma_2(A)\ \text{grows with }n",
+    hypotheses=("one attention layer, random inputs and weights",), conclusion="a spectral gap", regimes=("all",),
+    checks=[_nc(_NAIT_SAADA + "; 'drives' is a cause")],
+    readings=[Reading("iid-logits", r"A=\operatorname{softmax}(G),\ G_{ij}\overset{iid}{\sim}\mathcal N(0,1):\ "
+                                    r"\operatorname{median}(\sigma_1-\sigma_2)(A)\ \text{increases in }n", checks=[],
+                      note="float64 SVDs of seeded draws (float evidence)"),
+              Reading("token-logits", r"\text{standard attention on Gaussian tokens, }d=8:\ "
+                                      r"\operatorname{median}(\sigma_1-\sigma_2)(A)\ \text{increases in }n", checks=[])],
+    depends_on=("RW.width-collapse",), chapter="related_work",
+)
+
+claim(
+    id="RW.width-orthogonal", section="§3, rank collapse in width (Nait Saada et al., 2024)",
+    quote="This is orthogonal to all three contributions of the present paper: depth collapse is addressed by "
+          "Theorem 5.3 (Residual Rank Obstruction), head-channel non-identifiability by Theorem 7.3, and neither "
+          "concerns width collapse",
+    statement=r"\text{(the scope of Theorems 5.3 and 7.3)}",
+    hypotheses=(), conclusion="", regimes=("all",),
+    checks=[_nc("a statement of scope: which phenomenon each theorem addresses")],
+    depends_on=("RRO.main", "HC.main"), chapter="related_work",
+)
+
+claim(
+    id="RW.taxonomy", section="§3, rank collapse in width (Nait Saada et al., 2024)",
+    quote="We discuss the taxonomy of all four collapse types in §10 and §11",
+    statement=r"\text{(a pointer to §10 and §11)}",
+    hypotheses=(), conclusion="", regimes=("all",),
+    checks=[_nc("§10 and §11 are not in the available text")], depends_on=("SYM.framework",), chapter="related_work",
+)
+
+
+# --- MLP as key-value memory (Geva et al., 2021) -----------------------------------------------------------------
+
+claim(
+    id="RW.geva", section="§3, MLP as key-value memory (Geva et al., 2021)",
+    quote="Geva et al. [6] show that MLP layers function as key-value memories storing factual associations",
+    statement=r"\text{(trained MLP layers store factual associations)}",
+    hypotheses=(), conclusion="", regimes=("all",),
+    checks=[_nc("an empirical finding about trained language models' MLPs and facts; the suite has no fact probes")],
+    chapter="related_work",
+)
+
+claim(
+    id="RW.geva-orthogonal", section="§3, MLP as key-value memory (Geva et al., 2021)",
+    quote="The analysis is orthogonal: we address the structural role of the MLP in rank maintenance and non-linear "
+          "feature generation, not its functional role in storing factual knowledge",
+    statement=r"\text{(the scope of §5)}",
+    hypotheses=(), conclusion="", regimes=("all",),
+    checks=[_nc("a statement of scope (what §5 addresses), not a mathematical claim")], depends_on=("MLP.function",),
+    chapter="related_work",
+)
+
+
+# --- signal propagation and entropy collapse (Noci et al., Zhai et al.) -----------------------------------------
+
+def _collapsed_setup(n: int = 3, d: int = 2, dk: int = 2):
+    x = sympy.symbols(f"x0:{d}", real=True)
+    X = ones(n, 1) * Matrix([list(x)])
+    Q = Matrix(d, dk, lambda i, j: sympy.Symbol(f"q{i}{j}", real=True))
+    K = Matrix(d, dk, lambda i, j: sympy.Symbol(f"k{i}{j}", real=True))
+    V = Matrix(d, dk, lambda i, j: sympy.Symbol(f"v{i}{j}", real=True))
+    return X, Q, K, V
+
+
+def collapsed_attention_is_constant(n: int = 3, d: int = 2, dk: int = 2, collapsed: bool = True) -> bool:
+    """At a collapsed input X = 1 x^T the attention matrix is J/n for every W_Q, W_K (symbolic entries), so its
+    derivative in every entry of W_Q and W_K is 0. ``collapsed=False`` perturbs one row (the check then fails)."""
+    X, Q, K, V = _collapsed_setup(n, d, dk)
+    if not collapsed:
+        X = X.copy()
+        X[0, 0] += 1
+    A, _ = T.attention(T.SYMPY, X, T.Head(Q, K, V, V.T), scale=1)
+    if any(sympy.simplify(a - Rational(1, n)) != 0 for a in A):
+        return False
+    return all(sympy.simplify(sympy.diff(a, w)) == 0 for a in A for w in (*Q, *K))
+
+
+def value_gradient_at_collapse(n: int = 3, d: int = 2, dk: int = 2):
+    """d(A X W_V)/d(W_V)_{00} at X = 1 x^T: the values still get a gradient (x_0 in every row of column 0)."""
+    X, Q, K, V = _collapsed_setup(n, d, dk)
+    _, Y = T.attention(T.SYMPY, X, T.Head(Q, K, V, V.T), scale=1)
+    return Y.applyfunc(lambda y: sympy.simplify(sympy.diff(y, V[0, 0])))
+
+
+PROOF_STEPS = [
+    (r"X=\mathbf 1x^\top\Rightarrow XW_QW_K^\top X^\top=(x^\top W_QW_K^\top x)\,\mathbf 1\mathbf 1^\top",
+     "collapsed tokens give constant logits, so softmax gives J/n for every W_Q, W_K (n = 3, d = d_k = 2; n = 2, "
+     "d = 3, d_k = 1: symbolic entries)", "identity",
+     lambda: collapsed_attention_is_constant() and collapsed_attention_is_constant(2, 3, 1)),
+    (r"\partial A/\partial(W_Q)_{ab}=\partial A/\partial(W_K)_{ab}=0",
+     "so the gradient of any loss through A with respect to W_Q and W_K is 0", "identity",
+     lambda: collapsed_attention_is_constant()),
+]
+
+
+def _noci_evidence(ctx) -> list[Evidence]:
+    return [derivation(PROOF_STEPS, "'at a collapsed input the query and key gradients vanish'",
+                       arithmetic="sympy symbolic (exp kept exact)")]
+
+
+def _values_still_learn(ctx) -> list[Evidence]:
+    G = value_gradient_at_collapse()
+    nz = any(g != 0 for g in G)
+    return [exact_complete(f"d(A X W_V)/d(W_V)_00 at X = 1 x^T is {G.tolist()}: not 0, so only the query and key "
+                           "gradients vanish", nz, arithmetic="sympy symbolic")]
+
+
+claim(
+    id="RW.noci-vanishing-gradients", section="§3, signal propagation and entropy collapse",
+    quote="Noci et al. [19] extend Dong's analysis to the training dynamics, showing that rank collapse at "
+          "initialisation causes vanishing gradients",
+    statement=r"X=\mathbf 1x^\top\Rightarrow\partial A/\partial W_Q=\partial A/\partial W_K=0",
+    hypotheses=("tokens collapsed (X = 1 x^T)",), conclusion="query and key gradients vanish", regimes=("all",),
+    checks=[_noci_evidence],
+    readings=[Reading("values-still-learn", r"\exists x,W:\ \partial(AXW_V)/\partial W_V\ne0\ \text{at }X=\mathbf 1x^\top",
+                      checks=[_values_still_learn], form="existential",
+                      note="'vanishing gradients' holds for the queries and keys, not for every parameter"),
+              Reading("training-dynamics", r"\text{(the training dynamics of Noci et al.)}",
+                      checks=[_nc("the training-dynamics analysis of Noci et al. is not reproduced: the suite checks "
+                                  "the gradient at a collapsed input")])],
+    depends_on=("DONG.regime-collapse",), chapter="related_work",
+)
+
+
+#: tokens whose attention to themselves dominates: self-scores 9, 9, 8 against cross-scores at most 6
+_PEAKED_X = Matrix([[3, 0], [0, 3], [2, 2]])
+_PEAK = Rational(99, 100)
+
+
+def entropy_and_rank(X: Matrix, M0: Matrix, W: Matrix):
+    """(max_j A_ij per row, rank of A X W, rank of X) with A = softmax(log 2 X M0 X^T), exactly."""
+    A = exact_softmax(X, M0)
+    return [max(A.row(i)) for i in range(A.shape[0])], rank(A * X * W), rank(X), A
+
+
+def _entropy_distinct(ctx) -> list[Evidence]:
+    W = sympy.eye(2)
+    peaks, rk, rx, _ = entropy_and_rank(_PEAKED_X, 10 * sympy.eye(2), W)
+    a = exact_complete(f"entropy collapse without rank collapse: X = {_PEAKED_X.tolist()}, W_Q W_K^T / sqrt(d_k) = "
+                       f"10 log 2 I: every row of A puts at least {_PEAK} on one token (min {min(peaks)} = "
+                       f"{float(min(peaks)):.6f}), and rank(A X W) = {rk} = rank X = {rx}",
+                       min(peaks) >= _PEAK and rk == rx == min(_PEAKED_X.shape), arithmetic=_EXACT + ", 2^k softmax")
+    peaks0, rk0, rx0, A0 = entropy_and_rank(_PEAKED_X, zeros(2, 2), W)
+    uniform = all(v == Rational(1, 3) for v in A0)
+    b = exact_complete(f"rank collapse without entropy collapse: W_Q = 0 gives A = J/3 (maximal entropy log 3) and "
+                       f"rank(A X W) = {rk0} < rank X = {rx0} (identical rows)", uniform and rk0 == 1 < rx0,
+                       arithmetic=_EXACT)
+    return [a, b]
+
+
+claim(
+    id="RW.zhai-entropy-distinct", section="§3, signal propagation and entropy collapse",
+    quote="Zhai et al. [20] identify entropy collapse (attention concentrating on too few tokens) as a distinct "
+          "failure mode",
+    statement=r"\exists\ A\text{ concentrated on one token per row with }\operatorname{rank}AXW=\operatorname{rank}X"
+              r"\ \wedge\ \exists\ A=J/n\text{ (maximal entropy) with }\operatorname{rank}AXW=1",
+    hypotheses=(), conclusion="entropy collapse and rank collapse occur independently", regimes=("all",),
+    form="existential", checks=[_entropy_distinct], chapter="related_work",
+)
+
+claim(
+    id="RW.orthogonal-to-hc", section="§3, signal propagation and entropy collapse",
+    quote="Both are orthogonal to head-channel non-identifiability",
+    statement=r"\text{(the scope of §7)}",
+    hypotheses=(), conclusion="", regimes=("all",),
+    checks=[_nc("'orthogonal' is not defined; that head-channel non-identifiability and rank collapse occur "
+                "independently is HC.distinct-from-rank-collapse")],
+    depends_on=("HC.distinct-from-rank-collapse",), chapter="related_work",
+)
+
+
+
+# --- §4's comparison with Wu et al. (issue 33) ---
+
+claim(
+    id="RW.wu-comparison-rate", section="§4, comparisons (Wu et al.)",
+    quote="Wu et al. [16]: LN can slow collapse in certain regimes. (True for convergence rate; our result concerns "
+          "rank preservation at each step.)",
+    statement=r"\exists\text{ weights}:\ \min\{l:\rho_l^{\text{LN}}<2^{-52}\}>\min\{l:\rho_l^{\text{no LN}}<2^{-52}\}"
+              r"\ \text{(pure attention, same weights and inputs)}",
+    hypotheses=(), conclusion="LN postpones Dong's collapse somewhere", regimes=("all",), form="existential",
+    checks=[],  # the depth study's LN comparison (numeric layer)
+    readings=[Reading("convergence-rate", r"\exists\text{ weights}:\ \lim\log\rho^{\text{LN}}_{l+1}/\log\rho^{\text{LN}}_l"
+                                          r"<\lim\log\rho^{\text{no LN}}_{l+1}/\log\rho^{\text{no LN}}_l",
+                      checks=[], form="existential",
+                      note="'true for convergence rate', read as a slower rate (a smaller exponent) with LN: a "
+                           "comparison of fits, float evidence")],
+    depends_on=("RN.neither-helps-nor-hinders",), chapter="related_work",
+)
