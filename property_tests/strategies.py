@@ -927,27 +927,49 @@ def _out_paths_(draw, outdir: Path):
                                  "/dev/full", "/proc/version", "", str(outdir / "out.json") + "\x00x"]))
 
 
+def _checkable_claim_ids() -> list[str]:
+    """Every claim `check` can decide on a user's input (a walk of the registry), then the aliases."""
+    from proofs_numeric.ledger.check import checkable  # lazy: the registry loads every claim
+    return sorted(c.claim.id for c in checkable() if c.checkable)
+
+
+_CHECK_TARGETS: list[str] = []
+
+
 @st.composite
 def _check_argv_(draw, files):
-    theorem = draw(st.sampled_from(["rank-neutrality", "rank-neutrality", "residual-obstruction", "rank-contraction",
-                                    "head-channel", "recovery-ambiguity", "nope", ""]))
-    argv = ["check", theorem]
-    if theorem in ("head-channel", "recovery-ambiguity") and draw(st.booleans()):
-        argv += ["--W-O", draw(_matrix_args_(files))]
-    elif draw(st.integers(0, 9)):
+    """`check CLAIM` for every checkable claim (and the aliases, --list, and bogus names), with every input flag drawn
+    valid or hostile; --save only to the one allowed path (``saved.json``: written once, then refused)."""
+    if not _CHECK_TARGETS:
+        _CHECK_TARGETS.extend(_checkable_claim_ids())
+    claim = draw(st.one_of(st.sampled_from(_CHECK_TARGETS),
+                           st.sampled_from(["rank-neutrality", "residual-obstruction", "rank-contraction",
+                                            "head-channel", "recovery-ambiguity", "DC.bert-config", "nope", "",
+                                            "RN.mian", "[/b]", "RN.main\x00"])))
+    argv = ["check", claim]
+    if draw(st.integers(0, 19)) == 0:
+        argv = ["check", "--list"]
+    if draw(st.integers(0, 9)):
         argv += ["--X", draw(_matrix_args_(files))]
+    for opt, p in (("--Delta", 3), ("--W-O", 3)):
+        if draw(st.integers(0, p)) == 0:
+            argv += [opt, draw(_matrix_args_(files))]
     for opt in ("--gamma", "--beta"):
-        if draw(st.booleans()):
+        if draw(st.integers(0, 3)) == 0:
             argv += [opt, draw(st.sampled_from(["", "[1, 1, 1]", "[1, 2]", "[[1]]", "[1e1000000, 1, 1]",
                                                 '["1/2", 0, 1]', str(files / "vec3.npy"), str(files / "cube.npy"),
-                                                str(files / "dir.npy"), "[0, 0, 0]"]))]
-    for opt, vals in (("--heads", ["1", "2", "3", "0", "-1", "x", "99999999999"]),
-                      ("--n", ["1", "512", "0", "-5", "x"]),
-                      ("--weights", [str(files / "ok.json"), str(files / "dir.npy"), str(files / "fifo.npy"),
-                                     "missing.npz", "", "/dev/zero"]),
+                                                str(files / "dir.npy"), "[0, 0, 0]", "[0.1, 0.2, 0.3, 0.4]"]))]
+    for opt, vals in (("--heads", ["1", "2", "3", "0", "-1", "-2", "x", "99999999999"]),
+                      ("--n", ["1", "2", "512", "0", "-5", "x"]),
+                      ("--weights", [str(files / "w_ok.npz"), str(files / "w_uniform.npz"), str(files / "w_bad.npz"),
+                                     str(files / "ok.json"), str(files / "dir.npy"), str(files / "fifo.npy"),
+                                     str(files / "f64.npy"), "missing.npz", "", "/dev/zero"]),
                       ("--norm", ["layernorm", "rmsnorm", "batchnorm", ""]),
-                      ("--seed", ["0", "1", "-1", "x"]),
-                      ("--dps", ["30", "50", "0", "-1", "x"])):
+                      ("--seed", ["0", "1", "-1", str(2 ** 63), "x"]),
+                      ("--dps", ["15", "30", "50", "0", "-1", "14", "5001", "100000", "x"]),
+                      ("--reading", ["literal", "corrected", "nope", ""]),
+                      ("--save", ["saved.json", str(files / "ok.json"), "missing/dir/x.json", str(files), "/dev/full",
+                                  ""])):
         if draw(st.integers(0, 3)) == 0:
             argv += [opt, draw(st.sampled_from(vals))]
     if draw(st.booleans()):

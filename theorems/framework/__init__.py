@@ -16,6 +16,8 @@ module                                        what it holds
 :mod:`~theorems.framework.registry`           every declared claim by id
 :mod:`~theorems.framework.storage`            counterexample files and the exact instance codec
 :mod:`~theorems.framework.declare`            :func:`claim`, :func:`conjecture`, :class:`Pool` (the public API)
+:mod:`~theorems.framework.instance`           one claim on one instance: the kept declaration, how a user's
+                                              input becomes an instance (:class:`InstanceForm`), the truth words
 ============================================  ==============================================================
 
 Everything public is importable from here: ``from theorems.framework import claim, Pool, exact_instances``.
@@ -44,6 +46,22 @@ from .evidence import (
                        stored_counterexample,
                        symbolic_identity,
                        tri,
+)
+from .instance import (
+                       INSTANCE_FORMS,
+                       ON_THIS_INSTANCE,
+                       TRUTH,
+                       TRUTH_VALUE,
+                       Decided,
+                       Declaration,
+                       InstanceForm,
+                       Undecidable,
+                       build_instance,
+                       decide_on_instance,
+                       definition_of,
+                       instance_form,
+                       not_on_user_input,
+                       register_instance_form,
 )
 from .records import (
                        EVIDENCE_PROVIDERS,
@@ -89,4 +107,7 @@ __all__ = [
     "decode_instance", "encode_instance", "load_counterexample", "plain", "relative_path", "save_counterexample",
     "typeset",
     "FORMS", "VERDICTS", "Assessment", "ContradictionError", "assess", "verdict_from",
+    "TRUTH", "TRUTH_VALUE", "ON_THIS_INSTANCE", "Decided", "Declaration", "InstanceForm", "Undecidable",
+    "INSTANCE_FORMS", "register_instance_form", "instance_form", "decide_on_instance", "definition_of",
+    "build_instance", "not_on_user_input",
 ]

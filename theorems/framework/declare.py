@@ -60,6 +60,7 @@ import sympy
 
 from .evidence import Evidence, derivation, exact_instances, found_counterexample, stored_counterexample
 from .evidence import tri as _tri
+from .instance import Decided, Declaration, InstanceForm
 from .records import CheckContext, Claim, PredicateError, Reading, stable_seed
 from .registry import register
 from .storage import (
@@ -85,7 +86,8 @@ def _decide(pred, what: str, x, describe=None):
     """A declared predicate on one instance, three-valued; one that raises or returns something other than
     True / False / None is a PredicateError naming the predicate and the instance."""
     try:
-        return _tri(pred(x))
+        got = pred(x)
+        return _tri(got.value if isinstance(got, Decided) else got)
     except PredicateError:
         raise
     except Exception as e:
@@ -280,7 +282,9 @@ class Pool:
     ``rows(ctx)``: iterable of ``(regime, label, instance)`` (``label``: the family an instance was drawn
     from, shown in the evidence); ``decode(data)``: the instance a stored counterexample file describes;
     ``describe(instance)``: one line naming it (shape and the quantities the claim talks about);
-    ``regime(instance)``: its regime; ``arithmetic``: what decided the predicates.
+    ``regime(instance)``: its regime; ``arithmetic``: what decided the predicates; ``instance_from``: how a
+    user's input becomes an instance (an :class:`~theorems.framework.instance.InstanceForm`; ``collapse-verify
+    check CLAIM`` evaluates the claim's own predicates on it).
     """
 
     rows: Callable[[CheckContext], Any]
@@ -288,6 +292,7 @@ class Pool:
     decode: Callable[[dict], Any] | None = None
     describe: Callable[[Any], str] = plain
     regime: Callable[[Any], str] | None = None  # needed to place a stored counterexample in a listed regime
+    instance_from: InstanceForm | None = None
 
     def only_stored(self) -> "Pool":
         """The same instances, but a claim declared on it is decided on its stored counterexamples alone
@@ -442,10 +447,21 @@ def _derived(pool: Pool | None, hypotheses, conclusion, counterexamples, owner: 
     return names, text, checks
 
 
+def _declaration(pool, hypotheses, conclusion, regimes) -> Declaration | None:
+    """The declaration of a statement decided on a Pool (None when it has no predicate conclusion)."""
+    names, preds = _hypotheses(hypotheses)
+    text, conclude = _named(conclusion)
+    if conclude is None or not isinstance(pool, Pool):
+        return None
+    return Declaration(names, dict(preds), (text, conclude), pool=pool, arithmetic=pool.arithmetic,
+                       regimes=tuple(regimes))
+
+
 def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusion=None, instances=None,
           checks=(), counterexamples=(), readings=(), corrected: Reading | None = None, section: str = "",
           quote: str = "", chapter: str = "", source: str = "collapse-verify", form: str = "universal",
-          proof_steps=(), samples: int = 40, search_examples: int = 1000, register_claim: bool = True) -> Claim:
+          proof_steps=(), samples: int = 40, search_examples: int = 1000, register_claim: bool = True,
+          instance_from: InstanceForm | None = None) -> Claim:
     """Declare a claim: the one form for the paper's claims and users' conjectures (see the module docstring).
 
     * ``hypotheses``: ``{name: predicate}`` on an instance, or names only (when the checks are explicit);
@@ -455,7 +471,11 @@ def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusio
       (a per-regime check, plus a re-check of each stored file named in ``counterexamples``);
     * ``checks``: explicit checks (proofs, witnesses, studies), run beside the derived ones;
     * ``readings`` / ``corrected``: :class:`~theorems.framework.records.Reading` s; a reading's own ``hypotheses``,
-      ``conclusion`` and ``counterexamples`` are decided on the same instances.
+      ``conclusion`` and ``counterexamples`` are decided on the same instances;
+    * ``instance_from``: for a builder, how a user's input becomes an instance (a Pool carries its own).
+
+    The declaration is kept on ``Claim.decl`` and ``Reading.decl`` (:class:`~theorems.framework.instance.Declaration`),
+    so ``collapse-verify check`` decides one instance with the predicates the ledger uses.
 
     A second claim with an id already registered raises :class:`~theorems.framework.registry.DuplicateClaim`.
     """
@@ -468,6 +488,10 @@ def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusio
         raise ValueError(f"{id}: reading keys {twice} appear twice ('literal' is the headline's key)")
     pool = instances if isinstance(instances, Pool) else None
     builder = instances if instances is not None and pool is None else None
+    if instance_from is not None and builder is None:
+        raise ValueError(f"{id}: instance_from= is a builder's adapter; a Pool carries its own (Pool(instance_from=...))")
+    if instance_from is not None and not isinstance(instance_from, InstanceForm):
+        raise TypeError(f"{id}: instance_from is an InstanceForm, not {type(instance_from).__name__}")
     if builder is not None:  # a user's builder: seeded stress and a Hypothesis counterexample search
         if not callable(builder):
             raise TypeError(f"{id}: instances is a builder instances(draw, regime) or a Pool, not "
@@ -485,23 +509,26 @@ def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusio
             raise ValueError(f"{id}: readings {bad} declare predicates, which are decided on a Pool of instances; "
                              "a builder claim's readings take explicit checks")
         derived: list = []
+        decl = Declaration(names, dict(preds), (text, conclude), builder=builder, instance_from=instance_from,
+                           arithmetic=_ARITH, regimes=tuple(regimes))
     else:
         names, text, derived = _derived(pool, hypotheses, conclusion, counterexamples, id, regimes)
+        decl = _declaration(pool, hypotheses, conclusion, regimes)
     all_checks = [*derived, *checks]
 
     def build(r: Reading | None) -> Reading | None:
         if r is None or (r.conclusion is None and not r.hypotheses):
             return r
-        _, _, more = _derived(pool if r.instances is None else r.instances, r.hypotheses, r.conclusion,
-                              r.counterexamples, f"{id} reading {r.key}",
-                              regimes if r.regimes is None else r.regimes)
+        inst = pool if r.instances is None else r.instances
+        regs = regimes if r.regimes is None else r.regimes
+        _, _, more = _derived(inst, r.hypotheses, r.conclusion, r.counterexamples, f"{id} reading {r.key}", regs)
         return replace(r, checks=(*more, *r.checks), hypotheses=(), conclusion=None, counterexamples=(),
-                       instances=None)
+                       instances=None, decl=_declaration(inst, r.hypotheses, r.conclusion, regs))
 
     c = Claim(id=id, section=section, quote=quote or statement, statement=statement, hypotheses=names,
               conclusion=text, regimes=tuple(regimes), checks=all_checks,
               readings=[build(r) for r in readings], corrected=build(corrected), chapter=chapter, source=source,
-              form=form)
+              form=form, decl=decl)
     if builder is not None:
         conj = Conjecture(c, preds, conclude, builder, tuple(regimes), samples, search_examples)
         c.checks = [conj.stress, conj.counterexample, *checks]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
 from .evidence import Evidence
@@ -90,6 +90,9 @@ class Reading:
     conclusion: Any = None
     counterexamples: Sequence = ()
     instances: Any = None  # None: the claim's instances
+    #: the declared predicates, kept after ``claim()`` turned them into checks (a
+    #: :class:`~theorems.framework.instance.Declaration`; None for a reading with explicit checks only)
+    decl: Any = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -109,13 +112,15 @@ class Claim:
     form: str = "universal"
     #: the derivation's steps ((LaTeX, words, kind, check) tuples), shown by ``show`` and the book
     proof_steps: tuple = ()
+    #: the headline's declared predicates (a :class:`~theorems.framework.instance.Declaration`, or None)
+    decl: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         if self.form not in FORMS:
             raise ValueError(f"claim {self.id}: form {self.form!r} not in {FORMS}")
 
     def all_readings(self) -> list[Reading]:
-        lit = Reading("literal", self.statement, self.checks)
+        lit = Reading("literal", self.statement, self.checks, decl=self.decl)
         out = [lit, *self.readings]
         if self.corrected is not None:
             out.append(self.corrected)
