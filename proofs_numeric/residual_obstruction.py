@@ -243,7 +243,8 @@ def _float_hint(user, x) -> dict:
         with np.errstate(all="ignore"):
             F = Xf + mha(Xf, x["heads"], backend="float64")
     except (OverflowError, FloatingPointError, ValueError) as e:
-        return {"X + MHA(X)": {"skipped": f"float64 forward failed ({type(e).__name__}: {str(e)[:120]})"}}
+        return {"X + MHA(X)": {"skipped": f"the float64 forward overflows ({type(e).__name__}: {str(e)[:100]}); the "
+                                          "certified path above does not use float64"}}
     if not np.all(np.isfinite(F)):
         return {"X + MHA(X)": {"skipped": "the float64 forward overflowed (entries beyond 1.8e308); the certified path "
                                           "above does not use float64"}}

@@ -58,15 +58,16 @@ def test_check_rn_main_counterexample_with_h1_to_h4_holding(capsys):
 
 def test_check_one_true_instance_one_counterexample_one_premise_failure(capsys):
     """The three answers of the README's examples."""
-    X_ok, X_bad, X_h4 = "[[1,0,0],[0,1,0],[0,0,2]]", "[[1,0,0],[1,1,0],[1,2,0]]", "[[0,1,2],[1,3,2],[2,2,5]]"
+    X_ok, X_bad, X_h2 = "[[0,0,1],[0,1,0],[0,1,1]]", "[[1,0,0],[1,1,0],[1,2,0]]", "[[1,0,0],[0,1,0],[0,0,1]]"
+    assert _reading(_json(capsys, "check", "RN.main", "--X", X_ok))["on_this_instance"] == "holds"
     assert _reading(_json(capsys, "check", "RN.main", "--X", X_bad))["on_this_instance"] == "counterexample"
-    r = _reading(_json(capsys, "check", "RN.main", "--X", X_h4))
-    assert r["on_this_instance"] == "premise-fails" and "H4" in r["reason"]
+    r = _reading(_json(capsys, "check", "RN.main", "--X", X_h2))
+    assert r["on_this_instance"] == "premise-fails" and r["reason"] == "H2 fails"
     r = _json(capsys, "check", "RRO.rowspace-remark", "--X", "[[1,0],[0,1]]", "--Delta", "[[0,0],[0,0]]")
     assert _reading(r)["on_this_instance"] == "premise-fails"
     r = _json(capsys, "check", "HC.main", "--W-O", "[[1,0,0],[0,1,0]]", "--heads", "2")
     assert _reading(r)["on_this_instance"] == "counterexample"  # full row rank: every head is recoverable
-    r = _json(capsys, "check", "RN.exceeds-by-at-most-one", "--X", X_ok)
+    r = _json(capsys, "check", "RN.exceeds-by-at-most-one", "--X", "[[1,0,0],[0,1,0],[0,0,2]]")
     assert _reading(r)["on_this_instance"] == "holds"
 
 
@@ -153,7 +154,7 @@ def test_check_bool_npy_is_read_as_0_1_by_rank_and_check(tmp_path, capsys):
     p = tmp_path / "b.npy"
     np.save(p, np.array([[True, False, False], [True, True, False], [True, False, True]]))
     r = _json(capsys, "rank", str(p))
-    assert r["value"] == 3 and "bool .npy values taken as 0 and 1" in r["input"]
+    assert r["lower"] == r["upper"] == 3 and "bool .npy values taken as 0 and 1" in r["input"]
     rec = _json(capsys, "check", "RN.main", "--X", str(p))
     assert "bool .npy values taken as 0 and 1" in rec["input"]["X"]
     assert "rank X = 3" in _reading(rec)["conclusion"]["how"]
@@ -232,7 +233,7 @@ def test_check_rank_neutrality_h4_numbers_are_the_bordered_ranks(capsys):
     (["check", "HC.main", "--W-O", "[[1,0],[0,1]]"], "needs --heads"),
     (["check", "RA.main", "--W-O", "[[1,0],[0,1]]", "--heads", "2"], "needs --n"),
     (["check", "RRO.main", "--X", "[[1,0,0],[0,0,0]]", "--heads", "2"], "does not divide"),
-    (["check", "DC.bert-config", "--X", "[[1]]"], "no instance form"),
+    (["check", "DC.bert-config", "--X", "[[1]]"], "no instance form yet"),
     (["check", "DONG.non-expansive", "--X", "[[1]]"], "no input flag spells P"),
     (["check", "nope", "--X", "[[1]]"], "unknown claim"),
     (["check", "RN.mian", "--X", "[[1]]"], "did you mean RN.main"),

@@ -29,7 +29,8 @@ RMSNORM_ALIAS = [("USER.rmsnorm-matrix-rank", None), ("USER.rmsnorm-affine-rank"
 _CHECK_EPILOG = """examples:
   collapse-verify check --list                      # every checkable claim with the inputs it takes
   collapse-verify check RN.main --X '[[1,0,0],[1,1,0],[1,2,0]]'            # a counterexample (H1-H4 hold)
-  collapse-verify check RN.main --X '[[0,1,2],[1,3,2],[2,2,5]]'            # premise fails (H4)
+  collapse-verify check RN.main --X '[[1,0,0],[0,1,0],[0,0,1]]'            # premise fails (H2)
+  collapse-verify check RN.main --X '[[0,0,1],[0,1,0],[0,1,1]]'            # holds
   collapse-verify check RN.main --X tokens.npy --gamma gamma.npy --json
   collapse-verify check RRO.rowspace-remark --X '[[1,0],[0,0]]' --Delta '[[-1,1],[0,0]]'
   collapse-verify check RRO.main --X '[[1,0,0],[0,0,0],[0,0,0],[0,0,0]]' --heads 1 --seed 1
@@ -132,7 +133,7 @@ def _list(args) -> int:
     if listed_no:
         con.print(f"\n[bold]{len(listed_no)} declared on instances but not checkable on user input[/]:")
         for c in listed_no:
-            con.print(escape(f"  {c.claim.id}: {next(iter(set(c.reasons.values())))}"), soft_wrap=True)
+            con.print(escape(f"  {c.claim.id}: {c.reason()}"), soft_wrap=True)
     con.print(f"\n[bold]{len(no_form)} with no instance form yet[/] (declared with explicit checks only):")
     con.print(escape("  " + ", ".join(c.claim.id for c in no_form)), soft_wrap=True)
     con.print("\naliases: " + escape(", ".join(f"{k} -> {v[0][0]}" for k, v in ALIASES.items())), soft_wrap=True)

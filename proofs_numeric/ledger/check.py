@@ -51,6 +51,11 @@ class CheckableClaim:
             else:
                 self.reasons[r.key] = why
 
+    def reason(self) -> str:
+        """Why a claim is not checkable: the reason of a reading declared on instances first."""
+        declared = [k for k in self.reasons for r in self.claim.all_readings() if r.key == k and r.decl is not None]
+        return self.reasons[declared[0]] if declared else next(iter(self.reasons.values()))
+
     @property
     def checkable(self) -> bool:
         return bool(self.forms)
@@ -121,7 +126,7 @@ def check_claim(claim: Claim, user, readings=None) -> dict:
         todo.append((r, form))
     if not todo:
         if not cc.forms:
-            raise ValueError(f"{claim.id} has no instance form: {next(iter(cc.reasons.values()))}")
+            raise ValueError(f"{claim.id} is not checkable on a user's input: {cc.reason()}")
         key = next((k for k in wanted if k in missing_of), None)
         if key is None:
             raise ValueError(f"{claim.id}: none of the readings asked for can be checked on a user's input")

@@ -523,9 +523,10 @@ def read_weights(path: str, name: str = "--weights", max_entries: int | None = N
         raise BadInput(f"{name} contains a NUL character")
     p = _regular_file(path, name)
     try:
-        with np.load(p, allow_pickle=False) as z:
-            if not hasattr(z, "files"):
-                raise BadInput(f"{name}: {path} is a .npy array, not a .npz archive of W_Q, W_K, W_V, W_O")
+        z = np.load(p, allow_pickle=False)
+        if not isinstance(z, np.lib.npyio.NpzFile):
+            raise BadInput(f"{name}: {path} is a .npy array, not a .npz archive of W_Q, W_K, W_V, W_O")
+        with z:
             missing = [k for k in _WEIGHT_KEYS if k not in z.files]
             if missing:
                 raise BadInput(f"{name}: {path} lacks {', '.join(missing)} (expected W_Q, W_K, W_V of shape (H, d, d_k) "
