@@ -13,6 +13,8 @@ import time
 import numpy as np
 import pytest
 import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from proofs_numeric.cli import main
 from proofs_numeric.ledger import get, registry
@@ -327,3 +329,23 @@ def test_check_every_checkable_claim_answers_in_the_fixed_vocabulary(tmp_path, c
             assert all(h["value"] in TRUTH.values() and h["definition"] for h in r["hypotheses"].values())
         seen += 1
     assert seen >= 33
+
+
+# --- the float hint: the Gram shortcut never disagrees with the SVD -------------------------------------------
+
+@settings(max_examples=40)
+@given(st.integers(1, 12), st.integers(1, 12), st.integers(0, 12), st.integers(0, 2 ** 32 - 1), st.integers(-30, 30))
+def test_check_float_hint_gram_shortcut_agrees_with_the_svd(n, d, r, seed, e):
+    """The hint takes the Gram matrix's eigenvalues only for well-conditioned data (full numerical rank); there it
+    gives the SVD's numerical rank and sigma_min to 1e-4 relative, at every scale."""
+    from proofs_numeric.float_hints import _well_conditioned, numerical_rank
+    rng = np.random.default_rng(seed)
+    r = min(r, n, d)
+    F = (rng.normal(size=(n, r)) @ rng.normal(size=(r, d)) if r < min(n, d) else rng.normal(size=(n, d))) * 2.0 ** e
+    got = numerical_rank(F)
+    s = np.linalg.svd(F, compute_uv=False)
+    want = int(np.sum(s > got["rtol"] * s[0])) if s[0] > 0 else 0
+    assert got["rank"] == want
+    if "Gram" in got["arithmetic"]:
+        assert got["rank"] == min(n, d) and abs(got["sigma_last"] - s[-1]) <= 1e-4 * s[-1]
+    assert _well_conditioned(np.ones((3, 3))) is None  # rank one: the SVD path
