@@ -5,7 +5,7 @@ import json
 import sys
 from pathlib import Path
 
-from .inputs import LIMITS, UsageError, check_writable, write_text
+from .inputs import LIMITS, SEED_MAX, UsageError, check_range, check_writable, write_text
 
 __all__ = ["add_parsers", "cmd_real_model"]
 
@@ -24,6 +24,8 @@ def cmd_real_model(args) -> int:
         if len(t) > LIMITS["TEXT_MAX_CHARS"]:
             raise UsageError(f"--text number {i + 1} has {len(t)} characters, above TEXT_MAX_CHARS = "
                              f"{LIMITS['TEXT_MAX_CHARS']}")
+    check_range("--seed", args.seed, 0, SEED_MAX, "seeds are 0 <= seed < 2^63")
+    check_range("--length", args.length, 1, SEED_MAX, "tokens of the random input, capped at the model's positions")
     check_writable(args.json)
     from .. import checkpoint as CK
     from .. import real_model as RM
