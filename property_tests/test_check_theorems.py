@@ -349,3 +349,21 @@ def test_check_float_hint_gram_shortcut_agrees_with_the_svd(n, d, r, seed, e):
     if "Gram" in got["arithmetic"]:
         assert got["rank"] == min(n, d) and abs(got["sigma_last"] - s[-1]) <= 1e-4 * s[-1]
     assert _well_conditioned(np.ones((3, 3))) is None  # rank one: the SVD path
+
+
+def test_check_readme_and_book_examples_give_the_answers_they_state(capsys):
+    """Each `check` example in the README and the book's command-line page that names its answer in a comment
+    (holds, counterexample, premise-fails) gives that answer on its literal reading."""
+    import shlex
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    seen = 0
+    for page in (root / "README.md", root / "book" / "cli.md"):
+        for line in page.read_text().splitlines():
+            m = re.search(r"collapse-verify (check [^#]*)#\s*(?:literal:\s*)?(holds|counterexample|premise-fails)", line)
+            if not m:
+                continue
+            rec = _json(capsys, *shlex.split(m.group(1)))
+            assert rec["readings"][0]["on_this_instance"] == m.group(2), line
+            seen += 1
+    assert seen >= 6
