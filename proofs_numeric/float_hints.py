@@ -11,7 +11,7 @@ import numpy as np
 
 from theorems.exact.norm_exact import single_threaded_blas
 
-__all__ = ["numerical_rank", "SVD_MAX_ENTRIES", "describe_hint"]
+__all__ = ["numerical_rank", "SVD_MAX_ENTRIES", "describe_hint", "well_conditioned_sigma_min", "GRAM_MIN_RATIO"]
 
 #: the float64 SVD is computed up to this many entries (overridable by the caller's limit)
 SVD_MAX_ENTRIES = 2 ** 22
@@ -35,7 +35,7 @@ def numerical_rank(F, rtol: float | None = None, max_entries: int = SVD_MAX_ENTR
             if scale == 0:
                 return {**base, "rank": 0, "sigma_last": None, "sigma_next": None, "gap": None}
             with single_threaded_blas():  # two BLAS threads on this shared 2-core machine made it 5-10x slower
-                full = _well_conditioned(F / scale)
+                full = well_conditioned_sigma_min(F / scale)
                 if full is not None:  # full numerical rank, shown by the Gram matrix: no SVD needed
                     return {**base, "arithmetic": _GRAM, "rank": min(n, d), "sigma_last": full * scale,
                             "sigma_next": None, "gap": None}
@@ -60,7 +60,7 @@ _GRAM = ("float64 singular values from the eigenvalues of the Gram matrix (sigma
          "singular value is far above the tolerance; float evidence, not certified)")
 
 
-def _well_conditioned(F: np.ndarray) -> float | None:
+def well_conditioned_sigma_min(F: np.ndarray) -> float | None:
     """sigma_min of F (scaled to max |entry| = 1) when sigma_min / sigma_max > GRAM_MIN_RATIO, else None.
 
     The eigenvalues of the Gram matrix G = F F^T (the smaller side) are the sigma_i^2, each computed with an absolute

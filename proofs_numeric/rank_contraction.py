@@ -33,7 +33,6 @@ from theorems.framework import (
     interval_witness,
     stable_seed,
 )
-
 from theorems.paper.rank_contraction import alpha_exact
 
 from .certify import certified_rank_lower_bound, interval_size_check

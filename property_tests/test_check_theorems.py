@@ -228,7 +228,7 @@ def test_check_rank_neutrality_h4_numbers_are_the_bordered_ranks(capsys):
 @pytest.mark.parametrize("argv, needle", [
     (["check", "RN.main"], "RN.main needs --X"),
     (["check", "RN.main", "--X", "[[1,2],[3,4]]", "--W-O", "[[1]]", "--heads", "1"], "does not take --W-O"),
-    (["check", "RN.main", "--X", "[[1,2],[3,4]]", "--heads", "2"], "does not take --weights"),
+    (["check", "RN.main", "--X", "[[1,2],[3,4]]", "--heads", "2"], "does not take (--weights W.npz | --heads H"),
     (["check", "RRO.rowspace-remark", "--X", "[[1,0],[0,0]]"], "needs --Delta"),
     (["check", "RRO.rowspace-remark", "--X", "[[1,0],[0,0]]", "--Delta", "[[1,0,0]]"], "must agree"),
     (["check", "HC.main", "--W-O", "[[1,0],[0,1],[1,1]]", "--heads", "2"], "does not divide"),
@@ -258,7 +258,7 @@ def test_check_rmsnorm_alias_runs_the_rmsnorm_conjectures(capsys):
 # --- --save: the stored-counterexample format, never over a file ----------------------------------------------
 
 def test_check_save_writes_a_stored_counterexample_that_decodes_and_refutes(tmp_path, capsys):
-    from theorems.paper.rank_neutrality import POOL, HYPOTHESIS
+    from theorems.paper.rank_neutrality import HYPOTHESIS, POOL
     p = tmp_path / "ce.json"
     code, out, err = _run(capsys, "check", "RN.main", "--X", "[[0, 2, -2], [1, 1, -2], [2, 0, -2]]",
                           "--gamma", '["1/2", 1, 1]', "--save", str(p))
@@ -338,7 +338,7 @@ def test_check_every_checkable_claim_answers_in_the_fixed_vocabulary(tmp_path, c
 def test_check_float_hint_gram_shortcut_agrees_with_the_svd(n, d, r, seed, e):
     """The hint takes the Gram matrix's eigenvalues only for well-conditioned data (full numerical rank); there it
     gives the SVD's numerical rank and sigma_min to 1e-4 relative, at every scale."""
-    from proofs_numeric.float_hints import _well_conditioned, numerical_rank
+    from proofs_numeric.float_hints import well_conditioned_sigma_min, numerical_rank
     rng = np.random.default_rng(seed)
     r = min(r, n, d)
     F = (rng.normal(size=(n, r)) @ rng.normal(size=(r, d)) if r < min(n, d) else rng.normal(size=(n, d))) * 2.0 ** e
@@ -348,7 +348,7 @@ def test_check_float_hint_gram_shortcut_agrees_with_the_svd(n, d, r, seed, e):
     assert got["rank"] == want
     if "Gram" in got["arithmetic"]:
         assert got["rank"] == min(n, d) and abs(got["sigma_last"] - s[-1]) <= 1e-4 * s[-1]
-    assert _well_conditioned(np.ones((3, 3))) is None  # rank one: the SVD path
+    assert well_conditioned_sigma_min(np.ones((3, 3))) is None  # rank one: the SVD path
 
 
 def test_check_readme_and_book_examples_give_the_answers_they_state(capsys):
@@ -360,10 +360,37 @@ def test_check_readme_and_book_examples_give_the_answers_they_state(capsys):
     seen = 0
     for page in (root / "README.md", root / "book" / "cli.md"):
         for line in page.read_text().splitlines():
-            m = re.search(r"collapse-verify (check [^#]*)#\s*(?:literal:\s*)?(holds|counterexample|premise-fails)", line)
+            m = re.search(r"collapse-verify (check [^#]*)#\s*(?:literal:\s*)?(holds|counterexample|premise-fails)",
+                          line)
             if not m:
                 continue
             rec = _json(capsys, *shlex.split(m.group(1)))
             assert rec["readings"][0]["on_this_instance"] == m.group(2), line
             seen += 1
     assert seen >= 6
+
+
+def test_check_a_pool_based_plugin_gets_check_from_its_decode():
+    """A conjecture on a Pool with a decode is checkable with `decoded(decode, takes)`: the user's inputs decode as a
+    stored file would, and its own predicates decide them."""
+    from proofs_numeric.cli import build_parser
+    from proofs_numeric.cli.check import read_user_input
+    from proofs_numeric.ledger.check import check_claim
+    from theorems.conjecture import Pool, claim, decoded
+    from theorems.exact.linalg import rank
+
+    def decode(data):
+        return sympy.Matrix([[sympy.Rational(v) for v in r] for r in data["X"]])
+
+    def square(X):
+        """X is square"""
+        return X.shape[0] == X.shape[1]
+
+    c = claim(id="PLUGIN.square-full-rank", statement=r"X\\ \\text{square}\\Rightarrow\\operatorname{rank}X=n",
+              hypotheses={"square": square}, conclusion=("rank X = n", lambda X: rank(X) == X.shape[0]),
+              instances=Pool(rows=lambda ctx: [("all", "", sympy.eye(2))], arithmetic="exact", decode=decode,
+                             instance_from=decoded(decode, ("X",))), register_claim=False)
+    user = read_user_input(build_parser().parse_args(["check", "x", "--X", "[[0.5, 1], [1, 2]]"]))
+    lit = check_claim(c, user)["readings"][0]
+    assert lit["hypotheses"]["square"] == {"value": "holds", "how": "", "definition": "X is square"}
+    assert lit["on_this_instance"] == "counterexample"  # rank [[1/2, 1], [1, 2]] = 1: read exactly

@@ -37,9 +37,11 @@ from .framework import (
                         Pool,
                         ProofStep,
                         Reading,
+                        Undecidable,
                         claim,
                         conjecture,
                         decode_instance,
+                        decoded,
                         derivation,
                         encode_instance,
                         exact_complete,
@@ -48,16 +50,16 @@ from .framework import (
                         interval_instances,
                         interval_witness,
                         not_checkable,
+                        not_on_user_input,
                         run_claim,
                         stable_seed,
                         symbolic_identity,
                         typeset,
-                        Undecidable,
-                        not_on_user_input,
 )
 
 __all__ = ["claim", "conjecture", "Pool", "Reading", "Conjecture", "CONJECTURES", "CheckContext", "Evidence",
            "ProofStep", "run_claim", "stable_seed", "exact_instances", "exact_complete", "derivation",
            "symbolic_identity", "interval_witness", "interval_instances", "float_statistic", "not_checkable",
            "encode_instance", "decode_instance", "typeset", "InstanceForm", "Decided", "Undecidable",
-           "not_on_user_input", "UserInput", "ExactMatrix", "ExactVector", "read_matrix", "read_vector", "matrix_from"]
+           "not_on_user_input", "decoded", "UserInput", "ExactMatrix", "ExactVector", "read_matrix", "read_vector",
+           "matrix_from"]

@@ -185,7 +185,7 @@ def cmd_check(args) -> int:
     from ..ledger import render_check
     con = Console(highlight=False)
     width = max(60, min(con.width, 120))
-    for k, ((claim, _), rec) in enumerate(zip(records, clean)):
+    for k, ((claim, _), rec) in enumerate(zip(records, clean, strict=True)):
         if k:
             con.print("")
         for line, style in render_check(rec, _header(claim), width):
@@ -221,7 +221,8 @@ def add_parsers(sub) -> None:
     c.add_argument("--seed", type=int, help="seed of the seeded weights (default 0) and of the random primes of the "
                    "certified ranks (default: fresh entropy; the results do not depend on it)")
     c.add_argument("--max-entries", type=int, metavar="N",
-                   help=f"refuse an input with more than N entries (default CHECK_MAX_ENTRIES = {LIMITS['CHECK_MAX_ENTRIES']})")
+                   help="refuse an input with more than N entries (default CHECK_MAX_ENTRIES = "
+                        f"{LIMITS['CHECK_MAX_ENTRIES']})")
     c.add_argument("--save", metavar="PATH", help="write the instance in the stored-counterexample format (never over "
                    "an existing file), ready to be added to a claim or a conjecture")
     c.add_argument("--json", action="store_true", help="print the record as JSON (fixed keys)")

@@ -62,7 +62,7 @@ class CheckableClaim:
 
     @property
     def declared_on_instances(self) -> bool:
-        """Declared on instances (a Pool or a builder) for at least one reading, or given a form by the numeric layer."""
+        """Declared on instances (a Pool or a builder) for some reading, or given a form by the numeric layer."""
         return self.checkable or any(getattr(r, "decl", None) is not None for r in self.claim.all_readings())
 
     def inputs(self) -> str:

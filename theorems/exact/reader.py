@@ -73,7 +73,7 @@ INPUT_NAMES = {"X": "--X", "gamma": "--gamma", "beta": "--beta", "Delta": "--Del
 def input_flag(name: str) -> str:
     """The flag that gives the input ``name`` (``weights``: ``--weights W.npz`` or ``--seed N --heads H``)."""
     if name == "weights":
-        return "--weights W.npz (or --heads H [--seed N] for seeded Gaussian weights)"
+        return "(--weights W.npz | --heads H [--seed N])"
     if name == "W_O":
         return "--W-O MATRIX --heads H"
     return INPUT_NAMES.get(name, f"--{name}")
@@ -529,8 +529,8 @@ def read_weights(path: str, name: str = "--weights", max_entries: int | None = N
         with z:
             missing = [k for k in _WEIGHT_KEYS if k not in z.files]
             if missing:
-                raise BadInput(f"{name}: {path} lacks {', '.join(missing)} (expected W_Q, W_K, W_V of shape (H, d, d_k) "
-                               "and W_O of shape (H, d_k, d))")
+                raise BadInput(f"{name}: {path} lacks {', '.join(missing)} (expected W_Q, W_K, W_V of shape "
+                               "(H, d, d_k) and W_O of shape (H, d_k, d))")
             data = {k: z[k] for k in _WEIGHT_KEYS}
     except BadInput:
         raise
@@ -571,7 +571,7 @@ def gaussian_weights(d: int, heads: int, seed: int, d_k: int | None = None) -> E
     for h in range(heads):
         mats = (rng.normal(0, 1 / math.sqrt(d), (d, d_k)), rng.normal(0, 1 / math.sqrt(d), (d, d_k)),
                 rng.normal(0, 1 / math.sqrt(d), (d, d_k)), rng.normal(0, 1 / math.sqrt(d_k), (d_k, d)))
-        out.append(tuple(matrix_from(M, f"{k}[{h}]") for k, M in zip(_WEIGHT_KEYS, mats)))
+        out.append(tuple(matrix_from(M, f"{k}[{h}]") for k, M in zip(_WEIGHT_KEYS, mats, strict=True)))
     how = (f"seeded Gaussian weights (numpy default_rng({seed}); W_Q, W_K, W_V ~ N(0, 1/d), W_O ~ N(0, 1/d_k)), "
            f"float64 values taken exactly; H = {heads}, d = {d}, d_k = {d_k}")
     return ExactWeights(out, how, {"seed": seed, "heads": heads})

@@ -58,6 +58,7 @@ from .instance import (
                        Undecidable,
                        build_instance,
                        decide_on_instance,
+                       decoded,
                        definition_of,
                        instance_form,
                        not_on_user_input,
@@ -109,5 +110,5 @@ __all__ = [
     "FORMS", "VERDICTS", "Assessment", "ContradictionError", "assess", "verdict_from",
     "TRUTH", "TRUTH_VALUE", "ON_THIS_INSTANCE", "Decided", "Declaration", "InstanceForm", "Undecidable",
     "INSTANCE_FORMS", "register_instance_form", "instance_form", "decide_on_instance", "definition_of",
-    "build_instance", "not_on_user_input",
+    "build_instance", "not_on_user_input", "decoded",
 ]

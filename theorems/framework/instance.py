@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping
 
 __all__ = ["TRUTH", "TRUTH_VALUE", "ON_THIS_INSTANCE", "Decided", "Declaration", "InstanceForm", "Undecidable",
            "not_on_user_input", "INSTANCE_FORMS", "register_instance_form", "instance_form", "decide_on_instance",
-           "definition_of", "build_instance"]
+           "definition_of", "build_instance", "decoded"]
 
 #: the truth words of every output (check, show, real-model); verify --json writes the same as true / false / null
 TRUTH = {True: "holds", False: "fails", None: "undecided"}
@@ -77,6 +77,15 @@ class InstanceForm:
 
     def inputs(self) -> tuple:
         return tuple(self.takes) + tuple(self.optional)
+
+
+def decoded(decode: Callable[[dict], Any], takes: tuple, optional: tuple = (), **kw) -> InstanceForm:
+    """The instance form of a Pool with a ``decode``: the user's inputs, as exact strings under their names (the
+    stored-counterexample format, ``user.record(...)``), decoded as a stored file would be. A Pool-based conjecture or
+    plug-in gets ``check`` from its ``decode`` this way: ``Pool(..., decode=d, instance_from=decoded(d, ("X",)))``."""
+    names = tuple(takes) + tuple(optional)
+    return InstanceForm(takes=tuple(takes), optional=tuple(optional),
+                        build=lambda user: decode(user.record([k for k in names if k in user.given()])), **kw)
 
 
 def not_on_user_input(reason: str) -> InstanceForm:

@@ -28,11 +28,11 @@ from sympy import Rational
 
 from ..exact.attention import exact_softmax
 from ..exact.blocks import centred
+from ..exact.input import BadInput
 from ..exact.linalg import rank as _rank
+from ..exact.reader import SYMPY_MAX_ENTRIES
 from ..exact.residual import PROOF_STEPS as RESIDUAL_PROOF_STEPS
 from ..exact.residual import recheck_curvature, recheck_one_layer_collapse, recheck_span
-from ..exact.input import BadInput
-from ..exact.reader import SYMPY_MAX_ENTRIES
 from ..exact.transformer import SYMPY, mha, softmax_rows, uniform_heads
 from ..framework import (
     Evidence,

@@ -80,6 +80,7 @@ from ..framework import (
     Pool,
     ProofStep,
     Reading,
+    Undecidable,
     claim,
     derivation,
     exact_complete,
@@ -87,7 +88,6 @@ from ..framework import (
     not_checkable,
     predicted,
     stable_seed,
-    Undecidable,
 )
 
 __all__ = ["PROOF_STEPS", "PAPER_PROOF_AUDIT", "stress", "SHAPES", "FAMILIES", "POOL", "USER_INSTANCE",
