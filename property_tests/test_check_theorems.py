@@ -95,7 +95,7 @@ def test_check_list_lists_every_claim_declared_on_instances(capsys):
     assert set(rec["no_instance_form_yet"]).isdisjoint(listed)
     assert len(listed) + len(rec["no_instance_form_yet"]) == len(registry())
     for c in rec["checkable"]:
-        assert c["inputs"].startswith("--") or c["inputs"].startswith("[--"), c
+        assert c["inputs"].startswith(("--", "[--", "(--")), c
 
 
 def test_check_instance_forms_decide_the_declared_names():

@@ -142,7 +142,10 @@ def check_claim(claim: Claim, user, readings=None) -> dict:
     hints: dict = {}
     for r, form in todo:
         if id(form) not in built:
-            inst, why = build_instance(form, user)
+            try:
+                inst, why = build_instance(form, user)
+            except ValueError as e:  # a named input error (BadInput): say which claim refused it
+                raise ValueError(str(e) if str(e).startswith(claim.id) else f"{claim.id}: {e}") from None
             built[id(form)] = (inst, why)
             if why is None and form.hints is not None:
                 hints.update(form.hints(user, inst))

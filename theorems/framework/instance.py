@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
+from .evidence import tri as _tri
+
 __all__ = ["TRUTH", "TRUTH_VALUE", "ON_THIS_INSTANCE", "Decided", "Declaration", "InstanceForm", "Undecidable",
            "not_on_user_input", "INSTANCE_FORMS", "register_instance_form", "instance_form", "decide_on_instance",
            "definition_of", "build_instance", "decoded"]
@@ -155,16 +157,6 @@ def definition_of(pred, name: str) -> str:
     return name
 
 
-def _tri(v) -> bool | None:
-    if v is None or isinstance(v, bool):
-        return v
-    if type(v).__module__.startswith("numpy") and getattr(v, "dtype", None) is not None and v.dtype == bool:
-        return bool(v)
-    if type(v).__module__.startswith("sympy") and str(v) in ("True", "False"):
-        return str(v) == "True"
-    raise TypeError(f"a predicate returned {v!r} ({type(v).__name__}); return True, False or None")
-
-
 def _evaluate(pred, inst, explain, name: str, strict: bool) -> tuple[bool | None, str]:
     """(value, how) of one predicate on the instance; ``strict``: an exception is an error, else undecided."""
     try:
@@ -172,7 +164,9 @@ def _evaluate(pred, inst, explain, name: str, strict: bool) -> tuple[bool | None
     except Undecidable as e:
         return None, f"undecided: {e}"
     except Exception as e:
-        if strict:
+        # a predicate may be undefined where the premise fails (ValueError: the exact layer's BadInput, e.g. a norm
+        # of a constant row); where the premise holds any other exception is the suite's error, not the input's
+        if strict and not isinstance(e, ValueError):
             raise
         return None, f"undecided: not defined on this instance ({type(e).__name__}: {str(e)[:200]})"
     if isinstance(got, Decided):
@@ -214,8 +208,9 @@ def decide_on_instance(claim, reading, form: InstanceForm, inst) -> dict:
     if form.conclusion is not None:
         conclude = form.conclusion
     hyps = {}
-    for k in names:
-        v, how = _evaluate(preds[k], inst, form.explain, k, strict=True)
+    for k in names:  # strict while every earlier hypothesis holds (the ledger evaluates them in order, lazily)
+        strict = all(h["value"] == "holds" for h in hyps.values())
+        v, how = _evaluate(preds[k], inst, form.explain, k, strict=strict)
         hyps[k] = {"value": TRUTH[v], "how": how, "definition": definition_of(preds[k], k)}
     failed = [k for k in names if hyps[k]["value"] == "fails"]
     open_ = [k for k in names if hyps[k]["value"] == "undecided"]
