@@ -304,6 +304,10 @@ def explain(a: Analysis, name: str) -> str | None:
         return a.how[name]
     if name == "conclusion":
         return _ranks_line(a)
+    if name == "beta = 0" and a.inst is not None:
+        return f"beta = ({', '.join(str(v) for v in a.inst.beta)})"
+    if name == "n > d":
+        return f"n = {a.n}, d = {a.d}"
     if name.startswith("1_n") and a.ones_n_in_colspace is not None:
         return (f"1_n {'in' if a.ones_n_in_colspace else 'notin'} col(X)"
                 + (f": arank X = {a.how['arank_X']}" if "arank_X" in a.how else f" (rank X = {a.rank_X}, arank X = "
