@@ -175,7 +175,7 @@ def _undecidable(claim, r, form, why: str) -> dict:
     return {"key": r.key, "statement": r.statement,
             "hypotheses": {k: {"value": "undecided", "how": f"undecided: {why}", "definition": k} for k in names},
             "conclusion": {"value": "undecided", "how": f"undecided: {why}", "words": words},
-            "on_this_instance": "undecided", "reason": why, "arithmetic": form.arithmetic or arith}
+            "on_this_instance": "undecided", "reason": why, "arithmetic": form.arithmetic or arith, "note": form.note}
 
 
 def stored_instance(claim: Claim, rec: dict, user) -> dict:

@@ -149,6 +149,8 @@ def render_check(rec: dict, header: dict, width: int = 80) -> list[tuple[str, st
         why = f"{rr['reason']}: " if rr.get("reason") and verdict in ("premise-fails", "undecided") else ""
         add(f"on this instance: {verdict} ({why}{ON_THIS_WORDS[verdict]})", _ON_THIS_STYLE[verdict], "      ", "  ")
         add(f"arithmetic: {rr['arithmetic']}", "dim", "      ", "  ")
+        if rr.get("note"):
+            add(f"note: {rr['note']}", "dim", "      ", "  ")
     if rec.get("not_checked"):
         out.append(("", None))
         for nc in rec["not_checked"]:

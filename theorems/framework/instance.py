@@ -230,7 +230,7 @@ def decide_on_instance(claim, reading, form: InstanceForm, inst) -> dict:
             "hypotheses": hyps,
             "conclusion": {"value": TRUTH[cv], "how": chow, "words": words},
             "on_this_instance": verdict, "reason": reason,
-            "arithmetic": form.arithmetic or decl.arithmetic}
+            "arithmetic": form.arithmetic or decl.arithmetic, "note": form.note}
 
 
 def build_instance(form: InstanceForm, user) -> tuple[Any, str | None]:
