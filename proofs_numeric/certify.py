@@ -18,11 +18,29 @@ from __future__ import annotations
 
 import mpmath
 
+from theorems.exact.input import BadInput
 from theorems.exact.padic_rank import complete_pivoting
 
 from .transformer import workdps
 
-__all__ = ["certified_rank_lower_bound", "pivots", "PrecisionExhausted"]
+__all__ = ["certified_rank_lower_bound", "pivots", "PrecisionExhausted", "MAX_INTERVAL_ENTRIES", "INTERVAL_MAX_WORK",
+           "interval_size_check"]
+
+#: interval (mpmath iv) work grows fast: the interval checks of a user's input refuse larger X
+MAX_INTERVAL_ENTRIES = 4096
+#: and an estimated work n d (n + d + H d_k) (dps / 100)^2 above this (about a minute on 2 cores)
+INTERVAL_MAX_WORK = 4_000_000
+
+
+def interval_size_check(n: int, d: int, H: int, d_k: int, dps: int) -> None:
+    """Refuse, by name, an interval computation on a user's input that would take too long."""
+    if n * d > MAX_INTERVAL_ENTRIES:
+        raise BadInput(f"X has {n * d} entries; the interval checks accept at most {MAX_INTERVAL_ENTRIES} (n x d), "
+                       "e.g. 64 x 64")
+    work = n * d * (n + d + H * d_k) * (dps / 100) ** 2
+    if work > INTERVAL_MAX_WORK:
+        raise BadInput(f"the interval check with these sizes would take too long: estimated work {work:.3g} "
+                       f"(n d (n + d + H d_k) (dps/100)^2) is above {INTERVAL_MAX_WORK}; lower --dps or the sizes")
 
 
 class PrecisionExhausted(RuntimeError):

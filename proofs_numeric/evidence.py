@@ -10,7 +10,7 @@ claims, so the numeric evidence is there whatever the import order.
 """
 from __future__ import annotations
 
-from theorems.framework import EVIDENCE_PROVIDERS, Check, CheckContext, Evidence
+from theorems.framework import EVIDENCE_PROVIDERS, INSTANCE_FORMS, Check, CheckContext, Evidence, InstanceForm
 
 from . import (
     dong_collapse,
@@ -25,7 +25,8 @@ from . import (
     symmetries,
 )
 
-__all__ = ["NUMERIC_MODULES", "NUMERIC_CHECKS", "numeric_evidence", "install", "attached_readings"]
+__all__ = ["NUMERIC_MODULES", "NUMERIC_CHECKS", "NUMERIC_INSTANCE_FORMS", "numeric_evidence", "install",
+           "attached_readings"]
 
 #: the numeric modules whose ``EVIDENCE`` tables are attached, in the order their evidence is appended
 NUMERIC_MODULES = (rank_neutrality, residual_obstruction, head_channel, recovery_ambiguity, rank_contraction,
@@ -44,6 +45,21 @@ def _collect() -> dict[tuple[str, str], list[Check]]:
 NUMERIC_CHECKS: dict[tuple[str, str], list[Check]] = _collect()
 
 
+def _collect_forms() -> dict[tuple[str, str], InstanceForm]:
+    table: dict[tuple[str, str], InstanceForm] = {}
+    for mod in NUMERIC_MODULES:
+        for key, form in getattr(mod, "INSTANCE_FORMS", {}).items():
+            if key in table:
+                raise ValueError(f"two numeric modules give an instance form for {key}")
+            table[key] = form
+    return table
+
+
+#: (claim id, reading key) -> how a user's input becomes an instance, with predicates decided in interval
+#: arithmetic (``collapse-verify check``); the modules' ``INSTANCE_FORMS`` tables, registered by :func:`install`
+NUMERIC_INSTANCE_FORMS: dict[tuple[str, str], InstanceForm] = _collect_forms()
+
+
 def numeric_evidence(claim_id: str, reading_key: str, ctx: CheckContext) -> list[Evidence]:
     """The evidence of every numeric check attached to (claim, reading); the provider of :func:`install`."""
     out: list[Evidence] = []
@@ -58,6 +74,8 @@ def attached_readings() -> set[tuple[str, str]]:
 
 
 def install() -> None:
-    """Register :func:`numeric_evidence` in :data:`theorems.framework.EVIDENCE_PROVIDERS` (idempotent)."""
+    """Register :func:`numeric_evidence` in :data:`theorems.framework.EVIDENCE_PROVIDERS` and the numeric instance
+    forms in :data:`theorems.framework.INSTANCE_FORMS` (idempotent)."""
     if numeric_evidence not in EVIDENCE_PROVIDERS:
         EVIDENCE_PROVIDERS.append(numeric_evidence)
+    INSTANCE_FORMS.update(NUMERIC_INSTANCE_FORMS)

@@ -21,26 +21,29 @@ import mpmath
 import numpy as np
 
 from theorems.exact import transformer as T
-from theorems.exact.input import exact_matrix
+from theorems.exact.input import BadInput, exact_matrix
 from theorems.exact.instances import Shape
 from theorems.exact.linalg import rank
 from theorems.framework import (
     CheckContext,
+    Decided,
     Evidence,
     failing_box,
+    InstanceForm,
     float_statistic,
     interval_instances,
     interval_witness,
     stable_seed,
 )
+from theorems.paper.rank_contraction import alpha_exact
 
-from .certify import certified_rank_lower_bound
+from .certify import certified_rank_lower_bound, interval_size_check
 from .transformer import Head, attention, workdps
 
 __all__ = ["certified_ranks", "alpha", "alpha_mha", "alignment", "spearman", "head_with_alpha", "input_of_rank",
            "CERTIFIED_SHAPES", "certified_shapes", "iv_evidence", "prop63_evidence", "attention_rank_literal",
            "attention_rank_corrected", "rank_equals_sum_literal", "rank_equals_sum_generic", "alpha_independent",
-           "alignment_random_heads", "EVIDENCE"]
+           "alignment_random_heads", "EVIDENCE", "INSTANCE_FORMS", "user_heads_instance"]
 
 
 def input_of_rank(rng, n: int, r: int, d: int) -> np.ndarray:
@@ -57,8 +60,10 @@ def _rows(M):
 
 
 def certified_ranks(X, heads: list[Head], dps: int = 50) -> dict:
-    X = np.asarray(X, dtype=np.float64)
-    n, d = X.shape
+    """X: a float array (its values taken exactly) or rows of exact rationals (entering the intervals exactly)."""
+    if not isinstance(X, list):
+        X = np.asarray(X, dtype=np.float64) if np.asarray(X).dtype.kind != "O" else np.asarray(X).tolist()
+    n, d = (len(X), len(X[0])) if isinstance(X, list) else X.shape
     rX = rank(exact_matrix(X))
     iv = mpmath.iv
     out = {"n": n, "d": d, "H": len(heads), "d_k": heads[0].W_Q.shape[1], "rank_X": rX,
@@ -306,4 +311,183 @@ EVIDENCE = {
     ("RC.rank-equals-sum", "generic-value"): [rank_equals_sum_generic],
     ("RC.alpha-independent", "literal"): [alpha_independent],
     ("RC.alignment", "literal"): [alignment_random_heads],
+}
+
+
+# --- a user's X and weights: the RC claims' own hypotheses and conclusions, decided from certified ranks ----------
+
+def user_heads_instance(user) -> dict:
+    """{X, heads, weights, d_k, c}: c = :func:`certified_ranks` of the user's X (exact) and weights (float64 values)."""
+    X, W = user.matrix("X"), user.weights
+    if W is None:
+        raise BadInput("this claim needs weights: --weights W.npz or --heads H [--seed N] (seeded Gaussian)")
+    n, d = X.shape
+    if W.d != d:
+        raise BadInput(f"--weights: d = {W.d} in the weights but X has d = {d} columns")
+    interval_size_check(n, d, W.H, W.d_k, user.dps)
+    heads = [Head(*m) for m in W.float64_heads("--weights")]
+    return {"X": X, "heads": heads, "weights": W, "d_k": W.d_k, "H": W.H,
+            "c": certified_ranks(X.kernel() if not isinstance(X.kernel(), list) else X.rows(), heads, dps=user.dps)}
+
+
+def _iv(lo, hi) -> str:
+    return str(lo) if lo == hi else f"[{lo}, {hi}]"
+
+
+def _ranks_text(v) -> str:
+    c = v["c"]
+    per = lambda rs: "[" + ", ".join(_iv(*r) for r in rs) + "]"  # noqa: E731
+    return (f"rank X = {c['rank_X']}; rank A_h = {per(c['attention_rank'])}; dim R_h = {per(c['dim_R'])}; "
+            f"dim sum R_h = {_iv(*c['dim_sum_R'])}; rank MHA = {_iv(*c['rank_mha'])} "
+            f"(certified: lower bounds from mpmath iv minors at {c['dps']} digits, upper bounds from structure)")
+
+
+def _decide(ok: bool, bad: bool, v, what: str) -> Decided:
+    if ok:
+        return Decided(True, f"certified: {what}; {_ranks_text(v)}")
+    if bad:
+        return Decided(False, f"certified: not {what}; {_ranks_text(v)}")
+    return Decided(None, f"undecided: the enclosures do not settle {what}; {_ranks_text(v)}")
+
+
+def _n_gt_dk(v) -> Decided:
+    """n > d_k"""
+    n = v["X"].shape[0]
+    return Decided(n > v["d_k"], f"n = {n}, d_k = {v['d_k']}")
+
+
+def _attention_rank_min(v) -> Decided:
+    """rank A = min(n, d_k)"""
+    t = min(v["X"].shape[0], v["d_k"])
+    A = v["c"]["attention_rank"]
+    return _decide(all(lo == hi == t for lo, hi in A), any(lo > t or hi < t for lo, hi in A), v,
+                   f"rank A_h = min(n, d_k) = {t} for every head")
+
+
+def _rank_is_dim_sum(v) -> Decided:
+    """rank MHA(X) = dim(R_1 + ... + R_H)"""
+    (lm, hm), (ls, hs) = v["c"]["rank_mha"], v["c"]["dim_sum_R"]
+    return _decide(lm == hm == ls == hs, hm < ls or lm > hs, v, "rank MHA(X) = dim(R_1 + ... + R_H)")
+
+
+def _subadditive(v) -> Decided:
+    """rank(Y_h W_O^h) <= d_k and rank MHA(X) <= sum_h rank <= H d_k"""
+    c, dk, H = v["c"], v["d_k"], v["H"]
+    lo_T, hi_T = sum(lo for lo, _ in c["dim_R"]), sum(hi for _, hi in c["dim_R"])
+    lm, hm = c["rank_mha"]
+    ok = all(hi <= dk for _, hi in c["dim_R"]) and hm <= lo_T and hi_T <= H * dk
+    bad = any(lo > dk for lo, _ in c["dim_R"]) or lm > hi_T or lo_T > H * dk
+    return _decide(ok, bad, v, "rank(Y_h W_O^h) <= d_k and rank MHA <= sum_h rank <= H d_k")
+
+
+def _some_head_nonzero(v) -> Decided:
+    """some head output non-zero"""
+    R = v["c"]["dim_R"]
+    return _decide(any(lo > 0 for lo, _ in R), all(hi == 0 for _, hi in R), v, "some Y_h W_O^h != 0")
+
+
+def _alpha_in_range(v) -> Decided:
+    """alpha_MHA in [0, 1]"""
+    c, H = v["c"], v["H"]
+    lm, hm = c["rank_mha"]
+    mlo, mhi = max(lo for lo, _ in c["dim_R"]), max(hi for _, hi in c["dim_R"])
+    return _decide(mlo > 0 and hm <= H * mlo, lm > H * mhi, v,
+                   "0 <= alpha_MHA = 1 - rank MHA / (H max_h rank(Y_h W_O^h)) <= 1")
+
+
+def _alpha_positive(v) -> Decided:
+    """alpha_MHA > 0"""
+    c, H = v["c"], v["H"]
+    lm, hm = c["rank_mha"]
+    mlo, mhi = max(lo for lo, _ in c["dim_R"]), max(hi for _, hi in c["dim_R"])
+    return _decide(mlo > 0 and hm < H * mlo, mhi == 0 or lm >= H * mhi, v,
+                   "alpha_MHA > 0 (rank MHA < H max_h rank(Y_h W_O^h))")
+
+
+def _sum_dims_drop(v) -> Decided:
+    """dim(R_1 + ... + R_H) < sum_h dim R_h"""
+    c = v["c"]
+    ls, hs = c["dim_sum_R"]
+    return _decide(hs < sum(lo for lo, _ in c["dim_R"]), ls >= sum(hi for _, hi in c["dim_R"]), v,
+                   "dim(R_1 + ... + R_H) < sum_h dim R_h")
+
+
+def _alphas(v) -> list:
+    return [alpha_exact((M[0].sympy() * M[1].sympy().T).tolist()) for M in v["weights"].heads]
+
+
+def _directional(v) -> Decided:
+    """directional heads (alpha_h = 1 for every h)"""
+    a = _alphas(v)
+    return Decided(all(x == 1 for x in a), f"exact: alpha_h = {a} (M = W_Q W_K^T; alpha does not depend on the "
+                                           "score scale)")
+
+
+def _fixed_wv_wo(v) -> Decided:
+    """W_V, W_O fixed, alpha_h changed from 0 to 1"""
+    hs = v["weights"].heads
+    a = _alphas(v)
+    same = len(hs) == 2 and hs[0][2].fractions() == hs[1][2].fractions() and hs[0][3].fractions() == hs[1][3].fractions()
+    return Decided(same and a == [0, 1], f"exact: H = {len(hs)}, the two heads share W_V and W_O: {same}; alpha_h = {a}")
+
+
+def _r_h_moves(v) -> Decided:
+    """R_h moves with alpha_h"""
+    c = v["c"]
+    (l1, h1), (l2, h2) = c["dim_R"][:2]
+    ls, hs = c["dim_sum_R"]
+    closed = l1 == h1 and l2 == h2 and ls == hs
+    return _decide(ls > max(h1, h2) or (closed and not l1 == l2 == ls), closed and l1 == l2 == ls, v,
+                   "R_1 != R_2 (dim(R_1 + R_2) > dim R_h, or unequal dims)")
+
+
+def _invertible_attention(v) -> Decided:
+    """generic head (invertible attention)"""
+    lo, hi = v["c"]["attention_rank"][0]
+    n = v["X"].shape[0]
+    return _decide(lo == n, hi < n, v, f"rank A_1 = n = {n} (the first head's attention is invertible)")
+
+
+def _dim_is_dk(v) -> Decided:
+    """dim R_h = d_k"""
+    lo, hi = v["c"]["dim_R"][0]
+    dk = v["d_k"]
+    return _decide(lo == hi == dk, hi < dk or lo > dk, v, f"dim R_1 = d_k = {dk} (the first head)")
+
+
+def _rank_x_ge_dk(v) -> Decided:
+    """rank X >= d_k"""
+    r = v["c"]["rank_X"]
+    return Decided(r >= v["d_k"], f"exact: rank X = {r}, d_k = {v['d_k']}")
+
+
+def _save(user, v) -> dict:
+    return {**user.record(("X",)), **v["weights"].strings()}
+
+
+_ARITH = ("certified ranks: lower bounds from mpmath iv minors, upper bounds from structure (exact rank of X over Q); "
+          "X enters exactly, the weights as the float64 values they hold")
+
+
+def _form(hypotheses: dict, conclusion, note: str = "") -> InstanceForm:
+    return InstanceForm(takes=("X", "weights"), build=user_heads_instance, hypotheses=hypotheses,
+                        conclusion=conclusion, save=_save, arithmetic=_ARITH, note=note)
+
+
+#: (claim id, reading key) -> how a user's input becomes an instance, the declared predicates decided from certified
+#: ranks of the user's softmax heads (the ledger's instances use exact 2^k softmax heads instead)
+INSTANCE_FORMS = {
+    ("RC.attention-rank", "literal"): _form({"n > d_k": _n_gt_dk}, _attention_rank_min),
+    ("RC.rank-equals-sum", "literal"): _form({}, _rank_is_dim_sum),
+    ("RC.subadditivity", "literal"): _form({}, _subadditive),
+    ("RC.alpha-mha", "literal"): _form({"some head output non-zero": _some_head_nonzero}, _alpha_in_range),
+    ("RC.contraction-mechanism", "literal"): _form({"alpha_MHA > 0": _alpha_positive}, _sum_dims_drop),
+    ("RC.specialisation-contraction", "literal"): _form(
+        {"directional heads (alpha_h = 1 for every h)": _directional}, _alpha_positive),
+    ("RC.orientation", "literal"): _form({"W_V, W_O fixed, alpha_h changed from 0 to 1": _fixed_wv_wo}, _r_h_moves),
+    ("RC.dim-dk", "literal"): _form({"generic head (invertible attention)": _invertible_attention}, _dim_is_dk,
+                                    note="the first head"),
+    ("RC.dim-dk", "rank-X-at-least-d_k"): _form({"rank X >= d_k": _rank_x_ge_dk,
+                                                 "generic head (invertible attention)": _invertible_attention},
+                                                _dim_is_dk, note="the first head"),
 }

@@ -26,14 +26,20 @@ import numpy as np
 import sympy
 
 from theorems.exact import transformer as T
+from theorems.exact.certified_rank import certified_rank
+from theorems.exact.input import BadInput
 from theorems.exact.instances import Shape
-from theorems.framework import CheckContext, Evidence, interval_witness
+from theorems.exact.linalg import rank
+from theorems.exact.residual import F_uniform
+from theorems.framework import CheckContext, Decided, Evidence, InstanceForm, interval_witness
 
-from .certify import certified_rank_lower_bound
 from .dong_collapse import no_rank_collapse
+from .certify import certified_rank_lower_bound, interval_size_check
+from .float_hints import numerical_rank
 from .transformer import Head, mha, workdps
 
-__all__ = ["witness", "certify_shapes", "SHAPES", "random_heads", "exact_attention_rows_rank1", "EVIDENCE"]
+__all__ = ["witness", "certify_shapes", "SHAPES", "random_heads", "exact_attention_rows_rank1", "EVIDENCE",
+           "INSTANCE_FORMS", "user_instance", "rank_rises"]
 
 #: per regime: single and multi-head, d_k < d and d_k = d
 SHAPES = {"n<d": [Shape(n=3, d=5, H=1, d_k=5), Shape(n=4, d=6, H=2, d_k=3)],
@@ -132,4 +138,142 @@ EVIDENCE = {
     ("RRO.generic-obstruction", "in-depth"): [lambda ctx: no_rank_collapse(ctx, "attention_skip")],
     ("RRO.witness", "literal"): [_rank_one_witnesses],
     ("RRO.witness", "a-witness-exists"): [_rank_one_witnesses],
+}
+
+
+# --- a user's X and weights: the claims' own hypotheses and conclusion, decided in interval arithmetic ----------
+
+def user_instance(user) -> dict:
+    """{X, rank_X, heads, weights, dps} from --X and the weights (--weights or seeded), exactly: X enters the
+    intervals as exact rationals (rounded once, outward), the weights as the float64 values they hold."""
+    X, W = user.matrix("X"), user.weights
+    if W is None:
+        raise BadInput("this claim needs weights: --weights W.npz or --heads H [--seed N] (seeded Gaussian)")
+    n, d = X.shape
+    if W.d != d:
+        raise BadInput(f"--weights: d = {W.d} in the weights but X has d = {d} columns")
+    interval_size_check(n, d, W.H, W.d_k, user.dps)
+    rX = certified_rank(X.kernel(), seed=user.seed if user.seed is not None else 0)
+    return {"X": X, "rank_X": rX.lower if rX.certified else None, "rank_X_how": str(rX), "n": n, "d": d,
+            "heads": [Head(*m) for m in W.float64_heads("--weights")], "weights": W, "dps": user.dps}
+
+
+def _rank_deficient(x) -> Decided:
+    """rank X < min(n, d)"""
+    r, m = x["rank_X"], min(x["n"], x["d"])
+    if r is None:
+        return Decided(None, f"undecided: {x['rank_X_how']}")
+    return Decided(r < m, f"exact: rank X = {r} {'<' if r < m else '='} min(n, d) = {m} ({x['rank_X_how']})")
+
+
+def _generic_weights(x) -> Decided:
+    """the weights lie outside the proper algebraic subset of weight space where rank F(X) <= rank X"""
+    W = x["weights"]
+    cI = []
+    for M in W.value_output():
+        c = M[0, 0]
+        cI.append(M.is_square and M == c * sympy.eye(M.shape[0]))
+    if all(cI):
+        return Decided(False, "W_V^h W_O^h = c_h I in every head: F(X) = (I + sum_h c_h A_h) X, so rank F(X) <= rank X "
+                              "for every X (a point of the exceptional algebraic set)")
+    return Decided(None, "undecided: genericity is a property of almost every weight, not of one point (these weights "
+                         "are not in the known exceptional set W_V W_O = c I)")
+
+
+def _row_bound(x) -> tuple[int, str]:
+    """An exact upper bound on rank F(X): row(X + sum_h A_h X W_h) lies in row X + sum_h row(X W_h)."""
+    Xs = x["X"].sympy()
+    stack = Xs.col_join(sympy.Matrix.vstack(*[Xs * M for M in x["weights"].value_output()]))
+    r = rank(stack)
+    return min(r, x["n"]), (f"rank F(X) <= min(n, rank[X; X W_V^1 W_O^1; ...; X W_V^H W_O^H]) = {min(r, x['n'])} "
+                            "(row F(X) lies in row X + sum_h row(X W_V^h W_O^h); exact)")
+
+
+def _F_rank(x) -> tuple[int | None, int | None, str]:
+    """(lower, upper, how) for rank F(X), F(X) = X + MHA(X): exact when the scores vanish (uniform attention), else
+    a certified interval lower bound and the exact row-space upper bound."""
+    if "F_rank" in x:
+        return x["F_rank"]
+    W = x["weights"]
+    if W.scores_vanish():
+        F = F_uniform(x["X"].sympy(), W.value_output())
+        r = rank(F)
+        out = (r, r, f"exact: W_Q W_K^T = 0, so attention is uniform (A = J/n) and F(X) is rational: rank F(X) = {r}")
+    else:
+        dps = x["dps"]
+        iv = mpmath.iv
+        Xq = x["X"].rows()
+        n, d = x["n"], x["d"]
+        with workdps(iv, dps):
+            M = mha(Xq, x["heads"], backend="iv", dps=dps)
+            cx = T.iv(dps)
+            F = [[cx.num(Xq[i][j]) + M[i, j] for j in range(d)] for i in range(n)]
+        low = certified_rank_lower_bound(F, dps)
+        hi, hi_how = _row_bound(x)
+        lo = min(low["lower"], hi)
+        how = (f"rank F(X) >= {lo} (an interval determinant of a {lo} x {lo} minor excludes 0, mpmath iv at {dps} "
+               f"digits); {hi_how}")
+        out = (lo, hi, how)
+    x["F_rank"] = out
+    return out
+
+
+def rank_rises(x) -> Decided:
+    """rank(X + MHA(X)) > rank(X)"""
+    r = x["rank_X"]
+    if r is None:
+        return Decided(None, f"undecided: rank X is not certified ({x['rank_X_how']})")
+    lo, hi, how = _F_rank(x)
+    if lo > r:
+        return Decided(True, f"certified: rank F(X) >= {lo} > rank X = {r}; {how}")
+    if hi <= r:
+        return Decided(False, f"certified: rank F(X) <= {hi} <= rank X = {r}; {how}")
+    return Decided(None, f"undecided: rank F(X) in [{lo}, {hi}] and rank X = {r}: softmax is transcendental, so "
+                         f"equality is not certified by intervals; {how}")
+
+
+def _distinct_tokens(x) -> bool:
+    """distinct tokens (identical rows stay identical: a null subset)"""
+    rows = x["X"].fractions()
+    return len(set(rows)) == len(rows)
+
+
+def _float_hint(user, x) -> dict:
+    """The float64 numerical rank of X + MHA(X) (a hint; omitted with the reason when float64 overflows)."""
+    Xf, why = x["X"].float64()
+    if Xf is None:
+        return {"X + MHA(X)": {"skipped": why + "; the certified path above does not use float64"}}
+    try:
+        with np.errstate(all="ignore"):
+            F = Xf + mha(Xf, x["heads"], backend="float64")
+    except (OverflowError, FloatingPointError, ValueError) as e:
+        return {"X + MHA(X)": {"skipped": f"the float64 forward overflows ({type(e).__name__}: {str(e)[:100]}); the "
+                                          "certified path above does not use float64"}}
+    if not np.all(np.isfinite(F)):
+        return {"X + MHA(X)": {"skipped": "the float64 forward overflowed (entries beyond 1.8e308); the certified path "
+                                          "above does not use float64"}}
+    return {"X + MHA(X)": numerical_rank(F)}
+
+
+def _save(user, x) -> dict:
+    return {**user.record(("X",)), **x["weights"].strings()}
+
+
+_ARITH = ("exact rank of X over Q (certified); rank F(X) exact when attention is uniform, else a certified interval "
+          "lower bound (mpmath iv) against the exact row-space upper bound")
+_RRO = dict(takes=("X", "weights"), build=user_instance, hints=_float_hint, save=_save, arithmetic=_ARITH)
+
+#: (claim id, reading key) -> how a user's input becomes an instance, with the predicates decided in intervals
+#: (the declared names; collected by :mod:`proofs_numeric.evidence` and registered like the EVIDENCE tables)
+INSTANCE_FORMS = {
+    ("RRO.main", "literal"): InstanceForm(
+        **_RRO, hypotheses={"rank X < min(n, d)": _rank_deficient,
+                            "generic weights (as the proof's step (b) assumes)": _generic_weights},
+        conclusion=rank_rises),
+    ("RRO.main", "for-all-weights"): InstanceForm(
+        **_RRO, hypotheses={"rank X < min(n, d)": _rank_deficient}, conclusion=rank_rises),
+    ("RRO.bad-set-nowhere-dense", "corrected"): InstanceForm(
+        **_RRO, hypotheses={"rank X = r < min(n, d)": _rank_deficient,
+                            "distinct tokens (identical rows stay identical: a null subset)": _distinct_tokens},
+        conclusion=rank_rises, note="r is rank X; the head is the user's, not a random one"),
 }

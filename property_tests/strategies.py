@@ -944,30 +944,86 @@ def _out_paths_(draw, outdir: Path):
                                  "/dev/full", "/proc/version", "", str(outdir / "out.json") + "\x00x"]))
 
 
+def _checkable_claims() -> dict[str, set]:
+    """Every claim `check` can decide on a user's input (a walk of the registry) -> the inputs its readings take."""
+    from proofs_numeric.ledger.check import checkable  # lazy: the registry loads every claim
+    return {c.claim.id: {k for _, f in c.forms.values() for k in f.inputs()} for c in checkable() if c.checkable}
+
+
+_CHECK_TARGETS: dict[str, set] = {}
+#: valid inputs that fit each other: (X, Delta of X's shape, weights of X's width)
+_CHECK_X = [("[[1,0,2,1],[0,1,1,0],[1,1,3,1]]", "[[0,0,1,0],[0,0,0,0],[1,0,0,0]]", "w_ok.npz"),
+            ("[[1,0,0],[1,1,0],[1,2,0]]", "[[0,0,1],[0,0,0],[1,0,0]]", "w_uniform.npz"),
+            ('[[0.1, 0.3, "1/3"], [1, 3, 0], [0, 0, 0]]', "[[-1,1,0],[0,0,0],[0,0,1]]", "w_uniform.npz"),
+            ("f64.npy", "[[1,0,0,0],[0,0,0,0],[0,0,1,0]]", "w_ok.npz"),
+            ("bool.npy", "[[0,1],[0,0]]", None), ("u64.npy", "[[1,0],[0,0]]", None), ("ld.npy", "[[0,0],[0,1]]", None),
+            ("[[1e200, 0, 0], [0, 0, 0], [0, 0, 0]]", "[[0,0,0],[0,1,0],[0,0,0]]", "w_uniform.npz")]
+_CHECK_WO = [("[[1,0,0],[0,1,0],[0,0,1],[1,1,0]]", "2"), ("[[0.1,0.3],[1,3]]", "1"), ("f32.npy", "1"),
+             ("[[1,0],[0,1],[1,1],[2,0]]", "2"), ("i8.npy", "2")]
+
+
 @st.composite
 def _check_argv_(draw, files):
-    theorem = draw(st.sampled_from(["rank-neutrality", "rank-neutrality", "residual-obstruction", "rank-contraction",
-                                    "head-channel", "recovery-ambiguity", "nope", ""]))
-    argv = ["check", theorem]
-    if theorem in ("head-channel", "recovery-ambiguity") and draw(st.booleans()):
-        argv += ["--W-O", draw(_matrix_args_(files))]
-    elif draw(st.integers(0, 9)):
-        argv += ["--X", draw(_matrix_args_(files))]
-    for opt in ("--gamma", "--beta"):
-        if draw(st.booleans()):
-            argv += [opt, draw(st.sampled_from(["", "[1, 1, 1]", "[1, 2]", "[[1]]", "[1e1000000, 1, 1]",
-                                                '["1/2", 0, 1]', str(files / "vec3.npy"), str(files / "cube.npy"),
-                                                str(files / "dir.npy"), "[0, 0, 0]"]))]
-    for opt, vals in (("--heads", ["1", "2", "3", "0", "-1", "x", "99999999999"]),
-                      ("--n", ["1", "512", "0", "-5", "x"]),
-                      ("--weights", [str(files / "ok.json"), str(files / "dir.npy"), str(files / "fifo.npy"),
-                                     "missing.npz", "", "/dev/zero"]),
-                      ("--norm", ["layernorm", "rmsnorm", "batchnorm", ""]),
-                      ("--seed", ["0", "1", "-1", "x"]),
-                      ("--dps", ["30", "50", "0", "-1", "x"])):
-        if draw(st.integers(0, 3)) == 0:
+    """`check CLAIM` for every checkable claim (also the aliases, --list and bogus names): the inputs the claim takes,
+    mostly valid and fitting each other, each sometimes replaced by a hostile value, plus the odd extra flag;
+    --save only to the one allowed path (``saved.json``: written once, then refused)."""
+    if not _CHECK_TARGETS:
+        _CHECK_TARGETS.update(_checkable_claims())
+    f = lambda name: str(files / name) if name.endswith((".npy", ".npz")) else name  # noqa: E731
+    hostile = lambda: draw(st.integers(0, 7)) == 0  # noqa: E731
+    kind = draw(st.integers(0, 7))
+    claim = draw(st.sampled_from(["rank-neutrality", "residual-obstruction", "rank-contraction", "head-channel",
+                                  "recovery-ambiguity"]) if kind == 0 else
+                 st.sampled_from(["DC.bert-config", "nope", "", "RN.mian", "[/b]", "RN.main\x00"]) if kind == 1 else
+                 st.sampled_from(sorted(_CHECK_TARGETS)))
+    if draw(st.integers(0, 29)) == 0:
+        return ["check", "--list"] + (["--json"] if draw(st.booleans()) else [])
+    alias = {"rank-neutrality": "RN.main", "residual-obstruction": "RRO.main", "rank-contraction": "RC.rank-equals-sum",
+             "head-channel": "HC.main", "recovery-ambiguity": "RA.main"}
+    takes = _CHECK_TARGETS.get(alias.get(claim, claim), {"X"})
+    argv = ["check", claim]
+    X, D, W = draw(st.sampled_from(_CHECK_X))
+    if "weights" in takes and W is None:
+        X, D, W = _CHECK_X[0]
+    if "X" in takes or draw(st.integers(0, 9)) == 0:
+        argv += ["--X", draw(_matrix_args_(files)) if hostile() else f(X)]
+    if "Delta" in takes or draw(st.integers(0, 9)) == 0:
+        argv += ["--Delta", draw(_matrix_args_(files)) if hostile() else f(D)]
+    if "W_O" in takes or draw(st.integers(0, 9)) == 0:
+        WO, H = draw(st.sampled_from(_CHECK_WO))
+        argv += ["--W-O", draw(_matrix_args_(files)) if hostile() else f(WO),
+                 "--heads", draw(st.sampled_from(["0", "-2", "3", "x", "99999999999"])) if hostile() else H]
+    if "weights" in takes or draw(st.integers(0, 9)) == 0:
+        if hostile():
+            argv += draw(st.sampled_from([["--weights", str(files / "w_bad.npz")], ["--weights", str(files / "ok.json")],
+                                          ["--weights", str(files / "dir.npy")], ["--weights", str(files / "fifo.npy")],
+                                          ["--weights", str(files / "f64.npy")], ["--weights", "missing.npz"],
+                                          ["--weights", ""], ["--weights", "/dev/zero"], ["--heads", "0"],
+                                          ["--heads", "-1"], ["--heads", "2", "--seed", "-1"]]))
+        elif draw(st.booleans()) and "--W-O" not in argv:
+            argv += ["--heads", draw(st.sampled_from(["1", "2"])), "--seed", draw(st.sampled_from(["0", "7"]))]
+        else:
+            argv += ["--weights", str(files / (W or "w_ok.npz"))]
+    if "n" in takes or draw(st.integers(0, 9)) == 0:
+        argv += ["--n", draw(st.sampled_from(["0", "-5", "x", "2" * 30])) if hostile() else
+                 draw(st.sampled_from(["1", "2", "3", "512"]))]
+    if "gamma" in takes and draw(st.integers(0, 2)) == 0:
+        argv += ["--gamma", draw(st.sampled_from(["", "[1, 2]", "[[1]]", "[1e1000000, 1, 1]", str(files / "cube.npy"),
+                                                  str(files / "dir.npy")])) if hostile() else
+                 draw(st.sampled_from(['["1/2", 0, 1]', "[1, 1, 1]", "[0.5, 2, -1]", str(files / "vec3.npy"),
+                                       "[1, 2, 3, 4]", "[0, 0, 0]"]))]
+    if "beta" in takes and draw(st.integers(0, 2)) == 0:
+        argv += ["--beta", draw(st.sampled_from(["[0, 0, 1]", "[1, 1, 1]", "[0.1, 0, 0, 2]", "", "[1]"]))]
+    if claim == "rank-neutrality" and draw(st.booleans()):
+        argv += ["--norm", draw(st.sampled_from(["layernorm", "rmsnorm", "rmsnorm", "batchnorm", ""]))]
+    for opt, vals in (("--seed", ["0", "1", "-1", str(2 ** 63), "x"]),
+                      ("--dps", ["15", "30", "0", "-1", "14", "5001", "100000", "x"]),
+                      ("--reading", ["literal", "corrected", "nope", ""]),
+                      ("--save", ["saved.json", str(files / "ok.json"), "missing/dir/x.json", str(files), "/dev/full",
+                                  ""])):
+        if draw(st.integers(0, 11)) == 0 and opt not in argv:
             argv += [opt, draw(st.sampled_from(vals))]
-    if draw(st.booleans()):
+    if draw(st.integers(0, 9)) == 0:
         argv += ["--max-entries", draw(st.sampled_from(["1", "4", "0", "-1", "x", "99999999999999999999"]))]
     if draw(st.booleans()):
         argv.append("--json")

@@ -16,6 +16,9 @@ Declare it in one file under ``theorems/conjectures/`` (``collapse-verify new NA
 'supported'
 
 :func:`conjecture` is :func:`claim` with a user's defaults; :class:`Pool` is a fixed set of exact instances;
+:class:`InstanceForm` says how a user's input (read exactly by :mod:`theorems.exact.reader`:
+``user.matrix("X").sympy()``) becomes an instance, so ``collapse-verify check ID --X ...`` decides your
+predicates on it (``instance_from=`` beside the builder, or ``Pool(instance_from=...)``);
 :class:`Reading` is an alternative reading; the evidence constructors (``exact_instances``, ``derivation``,
 ``interval_witness``, ...) label what an explicit check computed. See :mod:`theorems.framework.declare`
 for what one call gives you. Exact building blocks are in :mod:`theorems.blocks` (centring, ranks,
@@ -23,17 +26,22 @@ LayerNorm / RMSNorm ranks), the one transformer in :mod:`theorems.transformer`.
 """
 from __future__ import annotations
 
+from .exact.reader import ExactMatrix, ExactVector, UserInput, matrix_from, read_matrix, read_vector
 from .framework import (
                         CONJECTURES,
                         CheckContext,
                         Conjecture,
+                        Decided,
                         Evidence,
+                        InstanceForm,
                         Pool,
                         ProofStep,
                         Reading,
+                        Undecidable,
                         claim,
                         conjecture,
                         decode_instance,
+                        decoded,
                         derivation,
                         encode_instance,
                         exact_complete,
@@ -42,6 +50,7 @@ from .framework import (
                         interval_instances,
                         interval_witness,
                         not_checkable,
+                        not_on_user_input,
                         run_claim,
                         stable_seed,
                         symbolic_identity,
@@ -51,4 +60,6 @@ from .framework import (
 __all__ = ["claim", "conjecture", "Pool", "Reading", "Conjecture", "CONJECTURES", "CheckContext", "Evidence",
            "ProofStep", "run_claim", "stable_seed", "exact_instances", "exact_complete", "derivation",
            "symbolic_identity", "interval_witness", "interval_instances", "float_statistic", "not_checkable",
-           "encode_instance", "decode_instance", "typeset"]
+           "encode_instance", "decode_instance", "typeset", "InstanceForm", "Decided", "Undecidable",
+           "not_on_user_input", "decoded", "UserInput", "ExactMatrix", "ExactVector", "read_matrix", "read_vector",
+           "matrix_from"]

@@ -6,8 +6,9 @@ examples:
   collapse-verify verify                      # every claim: verdict, strength, evidence, counterexamples
   collapse-verify verify --claims 'RN.*' --json ledger.json
   collapse-verify show RN.main                # the whole record of one claim
-  collapse-verify check rank-neutrality --X '[[0,2,-2],[1,1,-2],[2,0,-2]]'
-  collapse-verify check head-channel --W-O W_O.npy --heads 12
+  collapse-verify check RN.main --X '[[0,2,-2],[1,1,-2],[2,0,-2]]'
+  collapse-verify check --list                # every claim checkable on your input
+  collapse-verify check HC.main --W-O W_O.npy --heads 12
   collapse-verify rank matrix.npy             # certified exact rank of your matrix
   collapse-verify depth --regime pure_attention
   collapse-verify real-model --model path/to/checkpoint
@@ -15,10 +16,10 @@ examples:
 
 ``collapse-verify verify [--json PATH] [--claims GLOB] [--dps N] [--quick] [--store]``
     run every registered claim and print the ledger.
-``collapse-verify check THEOREM ...``
-    a theorem's hypotheses and conclusion on your own input: rank-neutrality (--X, exactly, at full model
-    width), residual-obstruction and rank-contraction (--X, --weights or --seed), head-channel and
-    recovery-ambiguity (--W-O, --heads, --n).
+``collapse-verify check CLAIM ... | check --list``
+    a claim's own declared hypotheses and conclusion on your input (--X, --gamma, --beta, --Delta, --W-O with
+    --heads, --weights or --heads/--seed, --n, as the claim needs), the answer holds / counterexample /
+    premise-fails / undecided per reading; the old theorem names (rank-neutrality, ...) are aliases.
 ``collapse-verify show CLAIM [--json]``
     the whole record of one claim.
 ``collapse-verify depth [--n N --d D --heads H --d-k K --layers L --dps P] [--json PATH]``
@@ -46,9 +47,9 @@ from theorems.exact.input import BadInput
 
 from . import check, depth, new, rank, real_model, verify
 from .common import EPILOG, version_text
-from .inputs import UsageError, read_matrix, read_vector
+from .inputs import UsageError
 
-__all__ = ["main", "build_parser", "read_matrix", "read_vector", "UsageError"]
+__all__ = ["main", "build_parser", "UsageError"]
 
 #: the subcommand modules, in the order `--help` lists them
 SUBCOMMANDS = (verify, check, depth, real_model, rank, new)

@@ -1,233 +1,229 @@
-"""``check``: a theorem's hypotheses and conclusion on the user's own input."""
+"""``check CLAIM``: a claim's own declared hypotheses and conclusion on the user's input (one exact reader)."""
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
+from pathlib import Path
 
-from theorems.exact.input import BadInput
+from theorems.exact.reader import UserInput, gaussian_weights, read_matrix, read_vector, read_weights
 
 from .common import READING
-from .inputs import LIMITS, UsageError, read_matrix, read_vector
+from .inputs import LIMITS, SEED_MAX, UsageError, check_range, check_writable
 
-__all__ = ["add_parsers", "cmd_check", "CHECK_THEOREMS"]
-
-
-#: inputs up to this many entries are also analysed by the sympy reference path and compared
-CHECK_CROSS_MAX_ENTRIES = 64
+__all__ = ["add_parsers", "cmd_check", "ALIASES", "read_user_input"]
 
 
-#: the theorems `check` knows
-CHECK_THEOREMS = ("rank-neutrality", "residual-obstruction", "head-channel", "recovery-ambiguity", "rank-contraction")
+#: the five theorem names of earlier versions, kept as aliases: name -> [(claim id, reading keys or None)]
+ALIASES = {
+    "rank-neutrality": [("RN.main", None)],
+    "head-channel": [("HC.main", ("literal", "corrected"))],  # reading (a): W_O known
+    "recovery-ambiguity": [("RA.main", None)],
+    "residual-obstruction": [("RRO.main", None)],
+    "rank-contraction": [("RC.rank-equals-sum", None)],
+}
+#: `check rank-neutrality --norm rmsnorm`: the RMSNorm conjectures
+RMSNORM_ALIAS = [("USER.rmsnorm-matrix-rank", None), ("USER.rmsnorm-affine-rank", None)]
 
 
 _CHECK_EPILOG = """examples:
-  collapse-verify check rank-neutrality --X '[[0,2,-2],[1,1,-2],[2,0,-2]]'
-  collapse-verify check rank-neutrality --X tokens.npy --gamma gamma.npy --norm layernorm --json
-  collapse-verify check residual-obstruction --X '[[1,0,0],[0,0,0],[0,0,0],[0,0,0]]' --seed 1
-  collapse-verify check rank-contraction --X '[[1,2,0,1],[0,1,1,0],[2,0,1,1]]' --weights W.npz
-  collapse-verify check head-channel --W-O '[[1,0],[0,1],[1,1],[2,0]]' --heads 2
-  collapse-verify check recovery-ambiguity --W-O '[[1,0],[0,1],[1,1],[2,0]]' --heads 2 --n 512
+  collapse-verify check --list                      # every checkable claim with the inputs it takes
+  collapse-verify check RN.main --X '[[1,0,0],[1,1,0],[1,2,0]]'            # a counterexample (H1-H4 hold)
+  collapse-verify check RN.main --X '[[1,0,0],[0,1,0],[0,0,1]]'            # premise fails (H2)
+  collapse-verify check RN.main --X '[[0,0,1],[0,1,0],[0,1,1]]'            # holds
+  collapse-verify check RN.main --X tokens.npy --gamma gamma.npy --json
+  collapse-verify check RRO.rowspace-remark --X '[[1,0],[0,0]]' --Delta '[[-1,1],[0,0]]'
+  collapse-verify check RRO.main --X '[[1,0,0],[0,0,0],[0,0,0],[0,0,0]]' --heads 1 --seed 1
+  collapse-verify check HC.main --W-O '[[0.1,0.3],[1,3]]' --heads 1
+  collapse-verify check RA.main --W-O W_O.npy --heads 12 --n 512
 
-what each decides:
-  rank-neutrality       H1-H4 (exactly, with the numbers that decided each), rank/arank of X and LN(X)
-  residual-obstruction  rank X < min(n, d) (exact) and rank(X + MHA(X)) > rank X (certified lower bound;
-                        softmax is transcendental: equality stays undecided unless the bounds meet)
-  head-channel          rank W_O (certified) and whether the heads are recoverable (reading (a))
-  recovery-ambiguity    the ambiguity dimension under each reading, for n tokens
-  rank-contraction      dim R_h per head, rank MHA(X) against dim sum R_h (certified), alpha per head"""
+aliases (the theorem names of earlier versions):
+  rank-neutrality       RN.main (with --norm rmsnorm: the RMSNorm conjectures USER.rmsnorm-*)
+  head-channel          HC.main, reading (a): W_O known (readings literal and corrected)
+  recovery-ambiguity    RA.main
+  residual-obstruction  RRO.main
+  rank-contraction      RC.rank-equals-sum
 
+inputs (a claim names which it needs; a missing or extra one is a named error):
+  --X MATRIX, --gamma VEC, --beta VEC, --Delta MATRIX, --W-O MATRIX with --heads H, --n N,
+  --weights W.npz (W_Q, W_K, W_V of shape (H, d, d_k), W_O of shape (H, d_k, d)), or
+  --heads H [--seed N] (seeded Gaussian weights, d_k = d / H).
 
-#: the definitions of H1-H4, printed once by `check rank-neutrality`
-H_DEFINITIONS = (
-    "H1: no row of X is constant (sigma_i > 0; LayerNorm without epsilon is defined)",
-    "H2: 1_d is not in the row space of X (<=> rank [X; 1^T] = rank X + 1)",
-    "H3: every gamma_j is non-zero",
-    "H4: sigma = (sigma_i) is not in the column space of X P (P = I - 11^T/d: each row centred)",
-)
-
-
-#: one vocabulary for truth values in every command's output (check and real-model)
-TRUTH = {True: "holds", False: "fails", None: "undecided"}
+answers on one instance: holds (premise met, conclusion holds), counterexample (premise met,
+conclusion fails), premise-fails (which hypothesis), undecided (with the reason)."""
 
 
-def _hypothesis_numbers(a) -> dict:
-    """The numbers that decided each hypothesis, in words (e.g. rank [X; 1^T] = 3 != rank X = 2)."""
-    out = {}
-    if a.rank_X is not None:
-        if a.hypotheses.get("H2") is not None and getattr(a, "ones_d_in_rowspace", None) is not None:
-            r1 = a.rank_X + (0 if a.ones_d_in_rowspace else 1)
-            out["H2"] = (f"rank([X; 1^T]) = {r1} {'=' if a.ones_d_in_rowspace else '!='} rank X = {a.rank_X}, "
-                         f"so 1_d is {'in' if a.ones_d_in_rowspace else 'not in'} row X")
-    if getattr(a, "sigma_in_colspace_Xt", None) is not None and a.rank_Xt is not None:
-        inside = a.sigma_in_colspace_Xt
-        out["H4"] = (f"rank([XP | sigma]) = {a.rank_Xt + (0 if inside else 1)} {'=' if inside else '!='} "
-                     f"rank(XP) = {a.rank_Xt}, so sigma is {'in' if inside else 'not in'} col(XP)"
-                     + (f" ({a.sqrt_classes} square class(es) of the row variances)" if a.sqrt_classes else ""))
+def read_user_input(args) -> UserInput:
+    """Every input flag of `check`, read once by the one exact reader; numeric arguments validated."""
+    L = LIMITS
+    check_range("--heads", args.heads, 1, L["CHECK_MAX_HEADS"], "heads", "CHECK_MAX_HEADS")
+    check_range("--n", args.n, 1, L["CHECK_MAX_N"], "tokens per sequence", "CHECK_MAX_N")
+    check_range("--dps", args.dps, 15, L["VERIFY_MAX_DPS"], "digits of the interval checks", "VERIFY_MAX_DPS")
+    check_range("--seed", args.seed, 0, SEED_MAX, "seeds are 0 <= seed < 2^63")
+    check_range("--max-entries", args.max_entries, 1, 2 ** 62, "entries")
+    limit = args.max_entries or L["CHECK_MAX_ENTRIES"]
+    user = UserInput(n=args.n, seed=args.seed, dps=args.dps, heads=args.heads)
+    for name, flag, text in (("X", "--X", args.X), ("Delta", "--Delta", args.Delta), ("W_O", "--W-O", args.W_O)):
+        if text is not None:
+            user.matrices[name] = read_matrix(text, flag, max_entries=limit)
+    for name, flag, text in (("gamma", "--gamma", args.gamma), ("beta", "--beta", args.beta)):
+        if text is not None:
+            user.vectors[name] = read_vector(text, flag)
+    if "W_O" in user.matrices and args.heads is None:
+        raise UsageError("--W-O needs --heads H (W_O is H d_k x d)")
+    if args.weights is not None:
+        if args.heads is not None and "W_O" not in user.matrices:
+            raise UsageError("--heads with --weights: the weights file says H (give one of them)")
+        user.weights = read_weights(args.weights, "--weights", max_entries=limit)
+    elif args.heads is not None and "W_O" not in user.matrices:
+        if "X" not in user.matrices:
+            raise UsageError("--heads H (seeded Gaussian weights) needs --X for d; or give --weights W.npz")
+        d = user.matrices["X"].shape[1]
+        user.weights = gaussian_weights(d, args.heads, args.seed if args.seed is not None else 0)
+    return user
+
+
+def _targets(args) -> list[tuple]:
+    """[(claim, reading keys or None)] named by CLAIM (an id or an alias)."""
+    from ..ledger import registry
+    claims = {c.id: c for c in registry()}
+    name = args.claim
+    if args.norm is not None and name != "rank-neutrality":
+        raise UsageError("--norm applies to the alias rank-neutrality only (name a claim id instead, e.g. "
+                         "USER.rmsnorm-matrix-rank)")
+    if name in ALIASES:
+        spec = RMSNORM_ALIAS if (name == "rank-neutrality" and args.norm == "rmsnorm") else ALIASES[name]
+    elif name in claims:
+        spec = [(name, None)]
+    else:
+        close = difflib.get_close_matches(name, list(claims) + list(ALIASES), n=5, cutoff=0.5)
+        hint = f"; did you mean {', '.join(close)}?" if close else "; `collapse-verify check --list` lists them"
+        raise UsageError(f"unknown claim {name[:80]!r}{hint}")
+    out = []
+    for cid, keys in spec:
+        if cid not in claims:
+            raise UsageError(f"{name} names {cid}, which is not registered (is theorems/conjectures/ there?)")
+        if args.reading:
+            keys = tuple(args.reading)
+        out.append((claims[cid], keys))
     return out
 
 
-def _check_rank_neutrality(args, X, how_read) -> int:
-    from rich.console import Console
-    from rich.markup import escape
-
-    from theorems.exact import layernorm as RN
-    from theorems.exact.norm_exact import analyse_array
-    g = read_vector(args.gamma, "--gamma") if args.gamma is not None else None
-    b = read_vector(args.beta, "--beta") if args.beta is not None else None
-    try:
-        a = analyse_array(X, g, b, norm=args.norm, seed=args.seed)
-    except BadInput as e:
-        raise UsageError(str(e)) from None
-    if args.norm == "layernorm" and a.n * a.d <= CHECK_CROSS_MAX_ENTRIES:  # two independent exact paths must agree
-        ref = RN.analyse(RN.instance(X.tolist() if hasattr(X, "tolist") else X, g, b))
-        for k in ("hypotheses", "rank_X", "arank_X", "arank_LN_X", "rank_LN_X", "sigma_in_colspace_Xt"):
-            if getattr(ref, k) != getattr(a, k):
-                raise RuntimeError(f"internal error: {k} = {getattr(ref, k)} (sympy path) != {getattr(a, k)} (norm_exact)")
-    out = a.to_json()
-    out["rank_X_certificate"] = a.certificates["rank_X"]
-    out["input"] = how_read
-    numbers = _hypothesis_numbers(a)
-    out["decided_by"] = numbers
-    err = a.h1_message()
-    if err:
-        out["error"] = err
-    name = "LayerNorm" if args.norm == "layernorm" else "RMSNorm"
+def _list(args) -> int:
+    from ..ledger.check import checkable
+    rows = checkable()
+    yes = [c for c in rows if c.checkable]
+    listed_no = [c for c in rows if not c.checkable and c.declared_on_instances]
+    no_form = [c for c in rows if not c.declared_on_instances]
     if args.json:
-        print(json.dumps(out, indent=1))
-        return 2 if err else 0
-    c = Console(highlight=False)
-    title = (f"Rank-Neutrality (Thm 4.2) on X of shape {a.n} x {a.d} ({a.regime})" if args.norm == "layernorm"
-             else f"RMSNorm on X of shape {a.n} x {a.d} ({a.regime})")
-    c.print(escape(title), soft_wrap=True)
-    c.print(escape(f"input: {how_read}"), soft_wrap=True)
-    if args.norm == "layernorm":
-        c.print("definitions:")
-        for line in H_DEFINITIONS:
-            c.print(escape(f"  {line}"), soft_wrap=True)
-    for k, v in a.hypotheses.items():
-        c.print(escape(f"{k} {TRUTH[v]}: {numbers.get(k) or a.how[k]}"), soft_wrap=True)
-        if numbers.get(k):
-            c.print(escape(f"    ({a.how[k]})"), style="dim", soft_wrap=True)
-    cr = a.certificates["rank_X"]
-    cert = (f"rank = {cr['lower']} ({cr['method']}; upper: {cr['upper_method']})" if cr["certified"]
-            else f"{cr['lower']} <= rank <= {cr['upper']} ({cr['upper_method']})")
-    c.print(escape(f"rank(X) = {a.rank_X}, arank(X) = {a.arank_X}   [certified: {cert}]"), soft_wrap=True)
-    if err:
-        c.print(escape(f"error: {err}"), style="bold red", soft_wrap=True)
-    else:
-        c.print(escape(f"rank({name} X) = {a.rank_LN_X}, arank({name} X) = {a.arank_LN_X}"), soft_wrap=True)
-        ch = a.conclusion_holds
-        c.print(escape(f"conclusion arank({name} X) = arank(X): {TRUTH[ch]}"
-                       + ("" if a.all_hypotheses else " (not every hypothesis holds)")), soft_wrap=True)
-        if args.norm == "layernorm" and a.all_hypotheses and ch is False:
-            c.print("H1-H4 hold but the conclusion fails: 1_n is in col(X) (tokens on an affine hyperplane "
-                    "missing 0); see `collapse-verify show RN.main`.", style="yellow", soft_wrap=True)
-    for k, v in out["undecided"].items():
-        c.print(escape(f"{k}: {v}"), style="yellow", soft_wrap=True)
-    c.print(escape(f"arithmetic: {out['arithmetic']} ({a.seconds:.2f} s)"), style="dim", soft_wrap=True)
-    return 2 if err else 0
-
-
-def _heads_for(args, d: int):
-    from .user_checks import load_weights, random_weights
-    try:
-        if args.weights:
-            return load_weights(args.weights, d)
-        return random_weights(d, args.heads or 2, args.seed if args.seed is not None else 0)
-    except BadInput as e:
-        raise UsageError(str(e)) from None
-
-
-def _print_record(rec: dict, as_json: bool) -> None:
-    if as_json:
-        print(json.dumps(rec, indent=1, default=str))
-        return
+        print(json.dumps({
+            "checkable": [{"claim": c.claim.id, "inputs": c.inputs(), "readings": list(c.forms),
+                           "not_checkable": c.reasons} for c in yes],
+            "not_checkable_on_user_input": [{"claim": c.claim.id, "reasons": c.reasons} for c in listed_no],
+            "no_instance_form_yet": [c.claim.id for c in no_form]}, indent=1))
+        return 0
     from rich.console import Console
     from rich.markup import escape
-    c = Console(highlight=False)
+    con = Console(highlight=False)
+    con.print(f"[bold]{len(yes)} claims checkable on your input[/] (collapse-verify check CLAIM ...):")
+    w = max(len(c.claim.id) for c in yes)
+    for c in yes:
+        more = f"  readings: {', '.join(c.forms)}" if len(c.forms) > 1 else ""
+        con.print(escape(f"  {c.claim.id:<{w}}  {c.inputs()}{more}"), soft_wrap=True)
+    if listed_no:
+        con.print(f"\n[bold]{len(listed_no)} declared on instances but not checkable on user input[/]:")
+        for c in listed_no:
+            con.print(escape(f"  {c.claim.id}: {c.reason()}"), soft_wrap=True)
+    con.print(f"\n[bold]{len(no_form)} with no instance form yet[/] (declared with explicit checks only):")
+    con.print(escape("  " + ", ".join(c.claim.id for c in no_form)), soft_wrap=True)
+    con.print("\naliases: " + escape(", ".join(f"{k} -> {v[0][0]}" for k, v in ALIASES.items())), soft_wrap=True)
+    return 0
 
-    def show(k, v, indent=""):
-        if isinstance(v, dict):
-            c.print(escape(f"{indent}{k}:"), soft_wrap=True)
-            for k2, v2 in v.items():
-                show(k2, v2, indent + "  ")
-        else:
-            if isinstance(v, bool) or v is None:
-                v = TRUTH[v]
-            c.print(escape(f"{indent}{k}: {v}"), soft_wrap=True)
-    for k, v in rec.items():
-        show(k, v)
+
+def _header(claim) -> dict:
+    return {"id": claim.id, "section": claim.section, "quote": claim.quote, "form": claim.form,
+            "statement": claim.statement, "hypotheses": list(claim.hypotheses), "conclusion": claim.conclusion,
+            "regimes": list(claim.regimes)}
 
 
 def cmd_check(args) -> int:
-    if args.theorem not in CHECK_THEOREMS:
-        raise UsageError(f"unknown theorem {args.theorem!r}; available: {', '.join(CHECK_THEOREMS)}")
-    if args.max_entries is not None and args.max_entries < 1:
-        raise UsageError(f"--max-entries {args.max_entries} must be positive")
-    if args.seed is not None and not 0 <= args.seed < 2 ** 63:
-        raise UsageError(f"--seed {args.seed} must be a non-negative integer below 2^63")
-    limit = args.max_entries or LIMITS["CHECK_MAX_ENTRIES"]
-    from . import user_checks as U
-    try:
-        if args.theorem in ("rank-neutrality", "residual-obstruction", "rank-contraction"):
-            if not args.X:
-                raise UsageError(f"check {args.theorem} needs --X MATRIX")
-            X, how_read = read_matrix(args.X, "--X", as_array=True, max_entries=limit, with_how=True)
-            if args.theorem == "rank-neutrality":
-                return _check_rank_neutrality(args, X, how_read)
-            import numpy as np
-            Xa = X  # exact rows (JSON) or an array (.npy): user_checks takes both exactly
-            heads = _heads_for(args, X.shape[1] if hasattr(X, "shape") else len(X[0]))
-            fn = U.check_residual_obstruction if args.theorem == "residual-obstruction" else U.check_rank_contraction
-            rec = fn(Xa, heads, dps=args.dps, seed=args.seed or 0)
-            rec["input"] = how_read
-            rec["weights"] = args.weights or f"seeded Gaussian (seed {args.seed or 0}, H = {args.heads or 2})"
-        else:
-            if not args.W_O:
-                raise UsageError(f"check {args.theorem} needs --W-O MATRIX")
-            if not args.heads:
-                raise UsageError(f"check {args.theorem} needs --heads H (W_O is H d_k x d)")
-            import numpy as np
-            W, how_read = read_matrix(args.W_O, "--W-O", as_array=True, max_entries=limit, with_how=True)
-            from theorems.exact.input import exact_number
-            W = np.asarray(W if hasattr(W, "ndim") else [[float(exact_number(v)) for v in r] for r in W])
-            if args.theorem == "head-channel":
-                rec = U.check_head_channel(W, args.heads, seed=args.seed or 0)
-            else:
-                if not args.n:
-                    raise UsageError("check recovery-ambiguity needs --n N (tokens per sequence)")
-                rec = U.check_recovery_ambiguity(W, args.heads, args.n, seed=args.seed or 0)
-            rec["input"] = how_read
-    except BadInput as e:
-        raise UsageError(str(e)) from None
-    _print_record(rec, args.json)
+    if args.list:
+        return _list(args)
+    if args.claim is None:
+        raise UsageError("check needs a CLAIM (an id such as RN.main, or an alias); `collapse-verify check --list` "
+                         "lists them")
+    targets = _targets(args)
+    if args.save is not None:
+        if len(targets) > 1:
+            raise UsageError("--save writes one claim's instance; this alias names several claims")
+        check_writable(args.save, "--save")
+        if Path(args.save).exists():
+            raise UsageError(f"--save {args.save} exists; check never writes over a file")
+    user = read_user_input(args)
+    from ..ledger.check import check_claim, save_instance
+    records = []
+    for claim, keys in targets:
+        try:
+            rec = check_claim(claim, user, keys)
+        except ValueError as e:  # a named input error (BadInput included): exit 2
+            raise UsageError(str(e)) from None
+        if args.save is not None:
+            try:
+                rec["saved"] = str(save_instance(args.save, claim, rec, user))
+            except FileExistsError:
+                raise UsageError(f"--save {args.save} exists; check never writes over a file") from None
+            except OSError as e:
+                raise UsageError(f"--save {args.save}: could not write ({e.strerror or e})") from None
+        records.append((claim, rec))
+    clean = [{k: v for k, v in rec.items() if not k.startswith("_")} for _, rec in records]
+    if args.json:
+        print(json.dumps(clean[0] if len(clean) == 1 else clean, indent=1, default=str))
+        return 0
+    from rich.console import Console
+    from rich.text import Text
+
+    from ..ledger import render_check
+    con = Console(highlight=False)
+    width = max(60, min(con.width, 120))
+    for k, ((claim, _), rec) in enumerate(zip(records, clean, strict=True)):
+        if k:
+            con.print("")
+        for line, style in render_check(rec, _header(claim), width):
+            con.print(Text(line, style=style or ""), soft_wrap=True)
     return 0
 
 
 def add_parsers(sub) -> None:
     """Add this module's subcommand(s) to the parser's subparsers."""
-    c = sub.add_parser("check", help="check a theorem's hypotheses and conclusion on your own input",
+    c = sub.add_parser("check", help="a claim's own hypotheses and conclusion on your own input",
                        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_CHECK_EPILOG + "\n\n" + READING)
-    c.add_argument("theorem", metavar="THEOREM", help="one of: " + ", ".join(CHECK_THEOREMS))
-    c.add_argument("--X", metavar="MATRIX",
-                   help="the tokens (rank-neutrality, residual-obstruction, rank-contraction): a JSON list of rows "
-                        "(ints, decimals or 'p/q' strings are exact), a .json or a .npy file")
-    c.add_argument("--gamma", metavar="VEC", help="LayerNorm scale (default: all ones; an empty value is refused)")
-    c.add_argument("--beta", metavar="VEC", help="LayerNorm shift (default: zeros; an empty value is refused)")
-    c.add_argument("--norm", choices=["layernorm", "rmsnorm"], default="layernorm",
-                   help="rank-neutrality: the normalisation analysed (default layernorm; rmsnorm: no centring, "
-                        "H1 = rows non-zero)")
-    c.add_argument("--weights", metavar="W.npz", help="residual-obstruction, rank-contraction: W_Q, W_K, W_V of "
-                   "shape (H, d, d_k) and W_O of shape (H, d_k, d) (default: seeded Gaussian weights)")
-    c.add_argument("--W-O", dest="W_O", metavar="MATRIX", help="head-channel, recovery-ambiguity: the output "
-                   "projection, H d_k x d (JSON or .npy)")
-    c.add_argument("--heads", type=int, metavar="H", help="heads: how W_O's rows split (head-channel, "
-                   "recovery-ambiguity), or the seeded weights' H (default 2)")
-    c.add_argument("--n", type=int, metavar="N", help="recovery-ambiguity: tokens per sequence")
-    c.add_argument("--dps", type=int, default=50, help="digits of the interval checks (default 50)")
-    c.add_argument("--seed", type=int, help="seed for the random primes and for seeded weights (default: 0 for "
-                   "weights; fresh entropy for the primes of rank-neutrality, recorded in the JSON)")
+    c.add_argument("claim", metavar="CLAIM", nargs="?",
+                   help="a claim id (RN.main, RRO.rowspace-remark, ...; see --list) or an alias (rank-neutrality, "
+                        "head-channel, recovery-ambiguity, residual-obstruction, rank-contraction)")
+    c.add_argument("--list", action="store_true", help="list every checkable claim with the inputs it takes")
+    c.add_argument("--reading", action="append", metavar="KEY", help="check only this reading (repeatable; default: "
+                   "every reading whose inputs are given)")
+    c.add_argument("--X", metavar="MATRIX", help="the tokens: a JSON list of rows (ints, decimals or 'p/q' strings, "
+                   "all exact), a .json or a .npy file")
+    c.add_argument("--gamma", metavar="VEC", help="LayerNorm / RMSNorm scale (default: all ones)")
+    c.add_argument("--beta", metavar="VEC", help="LayerNorm shift (default: zeros)")
+    c.add_argument("--Delta", metavar="MATRIX", help="a perturbation or increment of X (same shape)")
+    c.add_argument("--W-O", dest="W_O", metavar="MATRIX", help="the output projection, H d_k x d (with --heads)")
+    c.add_argument("--heads", type=int, metavar="H", help="how W_O's rows split (with --W-O), or the seeded Gaussian "
+                   "weights' H (without --weights)")
+    c.add_argument("--weights", metavar="W.npz", help="W_Q, W_K, W_V of shape (H, d, d_k) and W_O of shape (H, d_k, d)")
+    c.add_argument("--n", type=int, metavar="N", help="tokens per sequence")
+    c.add_argument("--norm", choices=["layernorm", "rmsnorm"], default=None,
+                   help="with the alias rank-neutrality: layernorm (RN.main, default) or rmsnorm (the RMSNorm "
+                        "conjectures)")
+    c.add_argument("--dps", type=int, default=50, help=f"digits of the interval checks (15 to VERIFY_MAX_DPS = "
+                   f"{LIMITS['VERIFY_MAX_DPS']}; default 50)")
+    c.add_argument("--seed", type=int, help="seed of the seeded weights (default 0) and of the random primes of the "
+                   "certified ranks (default: fresh entropy; the results do not depend on it)")
     c.add_argument("--max-entries", type=int, metavar="N",
-                   help=f"refuse an input with more than N entries (default CHECK_MAX_ENTRIES = {LIMITS['CHECK_MAX_ENTRIES']})")
-    c.add_argument("--json", action="store_true", help="print JSON")
+                   help="refuse an input with more than N entries (default CHECK_MAX_ENTRIES = "
+                        f"{LIMITS['CHECK_MAX_ENTRIES']})")
+    c.add_argument("--save", metavar="PATH", help="write the instance in the stored-counterexample format (never over "
+                   "an existing file), ready to be added to a claim or a conjecture")
+    c.add_argument("--json", action="store_true", help="print the record as JSON (fixed keys)")
     c.set_defaults(run=cmd_check)

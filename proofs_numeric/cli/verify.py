@@ -9,14 +9,13 @@ import time
 from theorems.exact.input import int_digits_unlimited
 
 from .common import report_import_errors, wrap_plain
-from .inputs import LIMITS, UsageError, check_writable, write_text
+from .inputs import LIMITS, UsageError, check_range, check_writable, write_text
 
 __all__ = ["add_parsers", "cmd_verify", "cmd_show"]
 
 
 def cmd_verify(args) -> int:
-    if not 15 <= args.dps <= LIMITS["VERIFY_MAX_DPS"]:
-        raise UsageError(f"--dps {args.dps} is outside [15, {LIMITS['VERIFY_MAX_DPS']}] (VERIFY_MAX_DPS, see --help)")
+    check_range("--dps", args.dps, 15, LIMITS["VERIFY_MAX_DPS"], "digits of the interval witnesses", "VERIFY_MAX_DPS")
     if args.claims is not None and not args.claims.strip():
         raise UsageError("--claims is empty: give a glob such as 'RN.*' (omit it for every claim)")
     check_writable(args.json)
@@ -121,10 +120,11 @@ def cmd_show(args) -> int:
     from rich.console import Console
     from rich.markup import escape
 
-    from theorems.framework import SUITE_READING, CheckContext, run_claim
+    from theorems.framework import CheckContext, run_claim
 
-    from ..ledger import registry
+    from ..ledger import claim_header, registry, said
 
+    check_range("--dps", args.dps, 15, LIMITS["VERIFY_MAX_DPS"], "digits of the interval witnesses", "VERIFY_MAX_DPS")
     claims = {c.id: c for c in registry()}
     if args.claim not in claims:
         close = difflib.get_close_matches(args.claim, list(claims), n=5, cutoff=0.4)
@@ -137,14 +137,8 @@ def cmd_show(args) -> int:
         print(json.dumps(rec, indent=1, default=str))
         return 1 if r.error else 0
     c = Console(highlight=False)
-    c.print(f"[bold]{escape(rec['id'])}[/] ({escape(rec['section'])}), {rec['form']} claim")
-    if rec["quoted"]:
-        c.print(f"quote: “{escape(rec['quote'])}”")
-    else:
-        c.print(f"quote: none — [italic]{SUITE_READING}[/], not the paper's words: {escape(rec['source'])}")
-    c.print(f"statement: {escape(rec['statement'])}")
-    c.print(f"hypotheses: {escape(', '.join(rec['hypotheses']) or '(none)')}; conclusion: {escape(rec['conclusion'])}")
-    c.print(f"regimes: {', '.join(rec['regimes'])}")
+    for line, style in claim_header(rec):  # the same head as `check CLAIM` prints
+        c.print(f"[{style}]{escape(line)}[/]" if style else escape(line))
     if r.error:
         c.print(f"[bold magenta]ERROR[/]: {escape(r.error)}")
         return 1
@@ -156,7 +150,7 @@ def cmd_show(args) -> int:
             if v:
                 c.print(f"  {label}: {escape(v)}")
         for e in rr.evidence:
-            holds = {True: "holds", False: "FAILS", None: "undecided"}[e.holds]
+            holds = said(e.holds)
             c.print(f"  - {escape(f'[{e.kind}/{e.scope}/{e.strength}]')} {e.regime}: {holds}: {escape(e.summary)}")
             c.print(f"      arithmetic: {escape(e.arithmetic)}" + (f"; file: {escape(e.counterexample)}"
                                                                   if e.counterexample else ""))
@@ -177,7 +171,7 @@ def cmd_show(args) -> int:
         c.print("proof steps:")
         for k, (tex, words, kind, check) in enumerate(steps, 1):
             c.print(f"  {k}. {escape(f'[{kind}]')} {escape(tex)} — {escape(words)}: "
-                    f"{ {True: 'holds', False: 'FAILS', None: 'undecided'}[tri(check())] }")
+                    f"{said(tri(check()))}")
     return 0
 
 

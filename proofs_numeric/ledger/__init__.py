@@ -9,8 +9,9 @@ only through it.
 from __future__ import annotations
 
 from .load import get, load, load_entry_points, registry, reset_entry_points, select
-from .render import VERDICT_STYLE, render_claim, render_summary
+from .render import VERDICT_STYLE, claim_header, render_check, render_claim, render_summary, said
 from .run import ledger_json, provenance, run_ledger
 
 __all__ = ["get", "load", "load_entry_points", "registry", "reset_entry_points", "select", "VERDICT_STYLE",
-           "ledger_json", "provenance", "render_claim", "render_summary", "run_ledger"]
+           "ledger_json", "provenance", "render_claim", "render_summary", "run_ledger", "claim_header", "render_check",
+           "said"]

@@ -10,9 +10,8 @@ numeric provider installed.
 from __future__ import annotations
 
 import fnmatch
-import importlib.metadata
-import sys
 import importlib.metadata  # called through the module: tests replace importlib.metadata.entry_points
+import sys
 
 import theorems
 from theorems.framework import REGISTRY, Claim

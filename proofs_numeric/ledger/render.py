@@ -5,9 +5,12 @@ from __future__ import annotations
 import textwrap
 from collections import Counter
 
-from theorems.framework import SUITE_READING, ClaimResult
+from theorems.framework import SUITE_READING, TRUTH, ClaimResult
 
-__all__ = ["VERDICT_STYLE", "render_claim", "render_summary"]
+from ..float_hints import describe_hint
+
+__all__ = ["VERDICT_STYLE", "render_claim", "render_summary", "SAID", "said", "claim_header", "render_check",
+           "ON_THIS_WORDS"]
 
 VERDICT_STYLE = {"proved": "bold green", "certified": "green", "supported": "cyan", "conditional": "yellow",
                  "refuted": "bold red", "unsupported": "magenta", "not-checkable": "dim", "error": "bold magenta"}
@@ -18,8 +21,17 @@ def _wrap(text: str, width: int, indent: str, first: str | None = None) -> list[
                          subsequent_indent=indent, break_long_words=True, break_on_hyphens=False) or [indent.rstrip()]
 
 
+#: a truth word as a terminal prints it (``fails`` stands out); the words themselves are theorems.framework.TRUTH
+SAID = {"holds": "holds", "fails": "FAILS", "undecided": "undecided"}
+
+
+def said(value) -> str:
+    """True / False / None (or a truth word) as the terminal prints it: holds, FAILS, undecided."""
+    return SAID[value if isinstance(value, str) else TRUTH[value]]
+
+
 def _evidence_line(e) -> str:
-    holds = {True: "holds", False: "FAILS", None: "undecided"}[e.holds]
+    holds = said(e.holds)
     if e.label:
         holds += f" ({e.label})"
     text = f"{e.kind}/{e.scope} [{e.regime}] {holds}: {e.summary}"
@@ -85,3 +97,73 @@ def render_summary(results: list[ClaimResult]) -> str:
     counts = Counter("error" if r.error else r.verdict for r in results)
     order = ["proved", "certified", "supported", "conditional", "refuted", "unsupported", "not-checkable", "error"]
     return ", ".join(f"{counts[v]} {v}" for v in order if counts[v])
+
+
+def claim_header(rec: dict) -> list[tuple[str, str | None]]:
+    """The head of one claim's record (``show`` and ``check``): id, section and form, the quote, the statement, the
+    hypotheses and the conclusion, the regimes. ``rec``: a claim's ``verify --json`` entry (or its first keys)."""
+    return [(f"{rec['id']} ({rec['section']}), {rec['form']} claim", "bold"),
+            ((f"quote: “{rec['quote']}”" if rec.get("quoted", bool(rec.get("quote"))) else
+              f"quote: none — {SUITE_READING}, not the paper's words: {rec.get('source', '')}"), None),
+            (f"statement: {rec['statement']}", None),
+            (f"hypotheses: {', '.join(rec['hypotheses']) or '(none)'}; conclusion: {rec['conclusion']}", None),
+            (f"regimes: {', '.join(rec['regimes'])}", None)]
+
+
+#: what each answer on one instance means, in words
+ON_THIS_WORDS = {
+    "holds": "every hypothesis holds and so does the conclusion",
+    "counterexample": "every hypothesis holds and the conclusion fails: this instance refutes the reading",
+    "premise-fails": "the reading says nothing about this instance",
+    "undecided": "not decided on this instance",
+    "exceptional-point": "a failure of an almost-everywhere statement not shown to be robust (a point, not a set)",
+}
+_ON_THIS_STYLE = {"holds": "green", "counterexample": "bold red", "premise-fails": "yellow", "undecided": "magenta",
+                  "exceptional-point": "yellow"}
+
+
+def render_check(rec: dict, header: dict, width: int = 80) -> list[tuple[str, str | None]]:
+    """Lines (text, style) for ``check CLAIM`` on one instance: the claim's head (as ``show`` prints it), how each
+    input was read, then per reading each hypothesis with its definition and how it was decided, the conclusion, the
+    answer on this instance and the arithmetic; float hints last."""
+    out: list[tuple[str, str | None]] = []
+
+    def add(text, style=None, indent="", first=None):
+        out.extend((ln, style) for ln in _wrap(text, width, indent, first))
+
+    for text, style in claim_header(header):
+        add(text, style, "  ", "")
+    for k, how in rec["input"].items():
+        add(f"input {k}: {how}", "dim", "    ", "")
+    seen: set = set()
+    for rr in rec["readings"]:
+        out.append(("", None))
+        add(f"reading {rr['key']}: {rr['statement']}", "bold", "    ", "")
+        for name, h in rr["hypotheses"].items():
+            if (name, h["value"], h["how"]) in seen:
+                add(f"{name}: {said(h['value'])} (as above)", None, "      ", "  ")
+                continue
+            seen.add((name, h["value"], h["how"]))
+            meaning = "" if h["definition"] == name else f" ({h['definition']})"
+            add(f"{name}{meaning}: {said(h['value'])}", None, "      ", "  ")
+            if h["how"]:
+                add(h["how"], "dim", "      ", "      ")
+        c = rr["conclusion"]
+        add(f"conclusion «{c['words']}»: {said(c['value'])}", None, "      ", "  ")
+        if c["how"]:
+            add(c["how"], "dim", "      ", "      ")
+        verdict = rr["on_this_instance"]
+        why = f"{rr['reason']}: " if rr.get("reason") and verdict in ("premise-fails", "undecided") else ""
+        add(f"on this instance: {verdict} ({why}{ON_THIS_WORDS[verdict]})", _ON_THIS_STYLE[verdict], "      ", "  ")
+        add(f"arithmetic: {rr['arithmetic']}", "dim", "      ", "  ")
+        if rr.get("note"):
+            add(f"note: {rr['note']}", "dim", "      ", "  ")
+    if rec.get("not_checked"):
+        out.append(("", None))
+        for nc in rec["not_checked"]:
+            add(f"reading {nc['key']} not checked on this instance: {nc['reason']}", "dim", "    ", "")
+    for k, num in (rec.get("numerical") or {}).items():
+        add(f"{k}: {describe_hint(num)}", "dim", "    ", "")
+    if rec.get("saved"):
+        add(f"saved the instance to {rec['saved']} (stored-counterexample format)", None, "    ", "")
+    return out

@@ -46,7 +46,7 @@ from __future__ import annotations
 from sympy import Matrix, Rational
 
 from theorems.blocks import rank  # exact building blocks: centred, layer_norm_ranks, rms_norm_ranks, ...
-from theorems.conjecture import conjecture
+from theorems.conjecture import InstanceForm, conjecture
 
 #: the name given to `collapse-verify new`, as a Python string literal
 TITLE = {title_repr}
@@ -63,6 +63,12 @@ def build_instance(draw, regime: str) -> Matrix:
     if regime == "n>d" and n == 1:
         n, d = 2, 1
     return Matrix(n, d, lambda i, j: Rational(draw(-5, 5)))
+
+
+def from_user(user) -> Matrix:
+    """The instance from a user's input (`collapse-verify check {claim_id} --X ...`), read exactly by the one exact
+    reader: decimals are the fractions they spell, floats the dyadic rationals they store."""
+    return user.matrix("X").sympy(limit=40_000, who="{claim_id}")
 
 
 def {h1}(X: Matrix) -> bool | None:
@@ -83,6 +89,7 @@ CLAIM = conjecture(
     hypotheses={{"{h1}": {h1}}},
     conclusion=conclusion,
     instances=build_instance,
+    instance_from=InstanceForm(takes=("X",), build=from_user),
     regimes=("n<d", "n=d", "n>d"),
     chapter="{slug}",
 )

@@ -11,7 +11,7 @@ import sympy
 from sympy import Matrix, Rational
 
 from proofs_numeric.ledger import registry
-from theorems.exact.qinterval import QI, box, det, mat_mul, minor_certificate, pow2
+from theorems.exact.qinterval import QI, box, det, mat_mul, pow2
 from theorems.framework import (
     COLLAPSE_NOTIONS,
     NULL_SET_LEMMAS,

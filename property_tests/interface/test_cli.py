@@ -39,36 +39,53 @@ def test_cli_verify_unknown_glob_is_usage_error(capsys):
     assert code == 2 and "no claim matches" in err
 
 
+def _reading(r, key="literal"):
+    return next(x for x in r["readings"] if x["key"] == key)
+
+
 def test_cli_check_json_on_counterexample(capsys):
     code, out, _ = _run(capsys, "check", "rank-neutrality", "--X", '[[0,2,-2],[1,1,-2],[2,0,-2]]', "--json")
     assert code == 0
-    r = json.loads(out)
-    assert {k: v["holds"] for k, v in r["hypotheses"].items()} == {"H1": True, "H2": True, "H3": True, "H4": True}
-    assert (r["arank_X"], r["arank_LN_X"], r["conclusion_holds"]) == (1, 2, False)
-    assert all("how" in v for v in r["hypotheses"].values())
+    lit = _reading(json.loads(out))
+    assert {k: v["value"] for k, v in lit["hypotheses"].items()} == {"H1": "holds", "H2": "holds", "H3": "holds",
+                                                                      "H4": "holds"}
+    assert lit["conclusion"]["value"] == "fails" and lit["on_this_instance"] == "counterexample"
+    assert "arank X = 1, arank LN(X) = 2" in lit["conclusion"]["how"]
+    assert all(v["how"] and v["definition"] for v in lit["hypotheses"].values())
 
 
 def test_cli_check_exact_strings_and_gamma_beta(capsys):
-    code, out, _ = _run(capsys, "check", "rank-neutrality", "--X", '[["1/2", "0.25", 3], [1, 0, -1]]',
+    code, out, _ = _run(capsys, "check", "RN.main", "--X", '[["1/2", "0.25", 3], [1, 0, -1]]',
                         "--gamma", '[1, 2, "3/2"]', "--beta", "[0, 0, 1]", "--json")
     assert code == 0
-    assert json.loads(out)["arank_X"] == 1
+    assert "arank X = 1," in _reading(json.loads(out))["conclusion"]["how"]
 
 
 def test_cli_check_npy_float_matrix_taken_exactly(tmp_path, capsys):
     X = np.random.default_rng(0).normal(size=(4, 6))
     p = tmp_path / "X.npy"
     np.save(p, X)
-    code, out, _ = _run(capsys, "check", "rank-neutrality", "--X", str(p), "--json")
+    code, out, _ = _run(capsys, "check", "RN.main", "--X", str(p), "--json")
     assert code == 0
     r = json.loads(out)
-    assert r["arank_X"] == 3 and r["hypotheses"]["H4"]["holds"] is False  # n < d: H4 fails generically
+    lit = _reading(r)
+    assert "arank X = 3," in lit["conclusion"]["how"]
+    assert lit["hypotheses"]["H4"]["value"] == "fails" and lit["on_this_instance"] == "premise-fails"  # n < d
+    assert r["numerical"]["X"]["rank"] == 4  # float data: the numerical rank stands beside the exact one
 
 
 def test_cli_check_human_output(capsys):
     code, out, _ = _run(capsys, "check", "rank-neutrality", "--X", "[[0,2,-2],[1,1,-2],[2,0,-2]]")
-    assert code == 0 and "conclusion arank(LayerNorm X) = arank(X): fails" in out and "H1-H4 hold" in out
-    assert "H2 holds: rank([X; 1^T]) = 3 != rank X = 2, so 1_d is not in row X" in out  # the numbers that decided it
+    assert code == 0 and "conclusion «arank(LN X) = arank(X)»: FAILS" in out
+    assert "on this instance: counterexample" in out
+    assert "rank([X; 1^T]) = 3 != rank(X) = 2, so 1_d is not in row(X)" in out  # the numbers that decided H2
+
+
+def test_cli_check_constant_row_is_a_premise_failure_not_an_error(capsys):
+    code, out, _ = _run(capsys, "check", "RN.main", "--X", "[[1, 2, 3], [4, 4, 4]]", "--json")
+    lit = _reading(json.loads(out))
+    assert code == 0 and lit["hypotheses"]["H1"]["value"] == "fails" and lit["on_this_instance"] == "premise-fails"
+    assert "row(s) [1] of X are constant" in lit["hypotheses"]["H1"]["how"]
 
 
 @pytest.mark.parametrize("X, needle", [
@@ -79,7 +96,6 @@ def test_cli_check_human_output(capsys):
     ('[[1, "abc"], [2, 3]]', "not an exact number"),
     ('[[1, true], [2, 3]]', "boolean"),
     ('{"a": 1}', "non-empty list of rows"),
-    ('[[1, 2, 3], [4, 4, 4]]', "H1 fails"),
 ])
 def test_cli_bad_input_exits_2_with_a_clear_message(capsys, X, needle):
     code, out, err = _run(capsys, "check", "rank-neutrality", "--X", X)

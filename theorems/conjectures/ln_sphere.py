@@ -11,7 +11,7 @@ import sympy
 from sympy import Matrix, Rational
 
 from theorems.blocks import centred, row_variances
-from theorems.conjecture import conjecture
+from theorems.conjecture import InstanceForm, conjecture
 
 STATEMENT = (r"\sigma_i>0\ \forall i\ \Rightarrow\ \mathbf 1^\top\hat x_i=0\ \text{and}\ "
              r"\|\hat x_i\|^2=d\ \text{for }\hat x_i=(x_i-\bar x_i\mathbf 1)/\sigma_i")
@@ -21,6 +21,11 @@ def build_instance(draw, regime: str) -> Matrix:
     d = draw(2, 6)
     n = {"n<d": draw(1, d - 1), "n=d": d, "n>d": draw(d + 1, d + 4)}[regime]
     return Matrix(n, d, lambda i, j: Rational(draw(-9, 9), draw(1, 4)))
+
+
+def from_user(user) -> Matrix:
+    """A user's --X, read exactly (decimals as the fractions they spell), as the instance."""
+    return user.matrix("X").sympy(limit=40_000, who="USER.ln-sphere")
 
 
 def is_H1_nonconstant_rows(X: Matrix) -> bool:
@@ -52,6 +57,7 @@ CLAIM = conjecture(
     hypotheses={"is_H1_nonconstant_rows": is_H1_nonconstant_rows},
     conclusion=on_sphere_in_hyperplane,
     instances=build_instance,
+    instance_from=InstanceForm(takes=("X",), build=from_user, arithmetic="exact (sympy rationals)"),
     proof_steps=[(r"\sum_j\tilde x_j=0,\ \sum_j\tilde x_j^2/s=d", "d = 4, symbolic entries", "identity", _identity)],
     chapter="ln_sphere",
 )

@@ -11,7 +11,13 @@ from __future__ import annotations
 
 from theorems.blocks import affine_rank
 from theorems.conjecture import conjecture
-from theorems.conjectures.rmsnorm_matrix_rank import build_instance, field_ranks, gamma_nonzero, rows_nonzero
+from theorems.conjectures.rmsnorm_matrix_rank import (
+    USER_INSTANCE,
+    build_instance,
+    field_ranks,
+    gamma_nonzero,
+    rows_nonzero,
+)
 
 STATEMENT = (r"x_i\neq0\ \forall i,\ \gamma_j\neq0\ \forall j\ \Rightarrow\ "
              r"\operatorname{arank}\,\mathrm{RMSNorm}(X)=\operatorname{arank}X")
@@ -32,6 +38,7 @@ CLAIM = conjecture(
     hypotheses={"rows_nonzero": rows_nonzero, "gamma_nonzero": gamma_nonzero},
     conclusion=affine_rank_preserved,
     instances=build_instance,
+    instance_from=USER_INSTANCE,
     chapter="rmsnorm_affine_rank",
     notion="exact-rank",
 )

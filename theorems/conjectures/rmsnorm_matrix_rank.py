@@ -12,7 +12,7 @@ from __future__ import annotations
 from sympy import Matrix, Rational
 
 from theorems.blocks import FieldTooLarge, rank, rms_norm_ranks, row_mean_squares
-from theorems.conjecture import conjecture
+from theorems.conjecture import InstanceForm, conjecture
 
 STATEMENT = (r"x_i\neq0\ \forall i,\ \gamma_j\neq0\ \forall j\ \Rightarrow\ "
              r"\operatorname{rank}\,\mathrm{RMSNorm}(X)=\operatorname{rank}X")
@@ -27,6 +27,19 @@ def build_instance(draw, regime: str) -> dict:
     X = Matrix(n, d, lambda i, j: Rational(draw(-2, 2)))
     gamma = [Rational(draw(-2, 2)) for _ in range(d)]
     return {"X": X, "gamma": gamma}
+
+
+def from_user(user) -> dict:
+    """A user's --X (and --gamma, default ones), read exactly, as the instance {X, gamma}."""
+    X = user.matrix("X").sympy(limit=40_000, who="the RMSNorm conjectures")
+    g = user.vector("gamma", X.shape[1])
+    gamma = [Rational(v.numerator, v.denominator) for v in g.fractions()] if g is not None else [Rational(1)] * X.shape[1]
+    return {"X": X, "gamma": gamma}
+
+
+#: how a user's input becomes an instance (``collapse-verify check USER.rmsnorm-matrix-rank --X ...``)
+USER_INSTANCE = InstanceForm(takes=("X",), optional=("gamma",), build=from_user,
+                             arithmetic="exact (sympy; ranks of RMSNorm(X) in the field Q(sqrt p_1, ...))")
 
 
 def rows_nonzero(inst) -> bool:
@@ -63,6 +76,7 @@ CLAIM = conjecture(
     hypotheses={"rows_nonzero": rows_nonzero, "gamma_nonzero": gamma_nonzero},
     conclusion=rank_preserved,
     instances=build_instance,
+    instance_from=USER_INSTANCE,
     chapter="rmsnorm_matrix_rank",
     notion="exact-rank",
 )

@@ -15,7 +15,8 @@ from __future__ import annotations
 import sympy
 from sympy import Matrix, Rational, symbols
 
-from .input import exact_matrix
+from .certified_rank import certified_rank
+from .input import BadInput, exact_matrix
 from .instances import Shape, random_int_matrix
 from .linalg import left_kernel, nullspace, rank
 from .qinterval import box, minor_certificate
@@ -150,9 +151,11 @@ HEAD_SHAPES = [Shape(n=3, d=4, H=2, d_k=2), Shape(n=4, d=6, H=3, d_k=2), Shape(n
           Shape(n=2, d=2, H=2, d_k=1)]
 
 
-def sum_map_nullity_is_formula(v) -> bool:
+def sum_map_nullity_is_formula(v) -> bool | None:
     """nullity of the sum map (its matrix built from a basis) = n (H - 1) d_k"""
     nn, HH, dk = v["n"], v["H"], v["d_k"]
+    if nn * HH * dk > MAP_MAX_COLUMNS:
+        return None  # the map's matrix is too large to build here: undecided, never the formula against itself
     return map_nullity(lambda Ys: sum(Ys[1:], Ys[0]), nn, HH, dk) == KERNEL_FORMULAS["b"].subs({n: nn, H: HH, d_k: dk})
 
 
@@ -247,3 +250,84 @@ def weights_unknown_rows(rng):
     for (nn, dd, HH, dk) in HEAD_SHAPES:
         yield "all", "", {"n": nn, "H": HH, "d_k": dk, "d": dd, "Y": [random_int_matrix(rng, nn, dk) for _ in range(HH)],
                           "W_O": random_int_matrix(rng, HH * dk, dd)}
+# --- a user's W_O (one exact reader) and what the head-channel predicates read from it -----------------------------
+
+#: a map's matrix (images of a basis) is built only up to n H d_k columns; beyond, what needs it is undecided
+MAP_MAX_COLUMNS = 400
+#: a user's W_O is also made a sympy matrix (for the predicates that multiply by it) up to this many entries
+W_O_SYMPY_MAX_ENTRIES = 10_000
+
+
+def rank_of_W_O(v) -> int | None:
+    """rank W_O of an instance: the certified rank a user's instance carries, else the exact rank of its matrix."""
+    if "rank_W_O" in v:
+        return v["rank_W_O"]
+    return rank(v["W_O"])
+
+
+def _map_ok(v) -> bool:
+    return v["n"] * v["H"] * v["d_k"] <= MAP_MAX_COLUMNS and v.get("W_O") is not None
+
+
+def nullity_a(v) -> tuple[int | None, str]:
+    """(dim ker Phi_a, how): from the map's own matrix when it is small enough, else n times the nullity of the
+    per-token map y -> y W_O (Phi_a acts on each token's row independently), with rank W_O exact."""
+    nn, HH, dk = v["n"], v["H"], v["d_k"]
+    if _map_ok(v):
+        W = v["W_O"]
+        return map_nullity(lambda Ys: Phi_a(Ys, W), nn, HH, dk), "from the matrix of Phi_a (images of a basis)"
+    r = rank_of_W_O(v)
+    if r is None:
+        return None, f"undecided: rank W_O not certified ({v.get('rank_how', '')})"
+    return nn * (HH * dk - r), (f"n x (nullity of y -> y W_O) = {nn} x ({HH * dk} - rank W_O) with rank W_O = {r} "
+                                f"exact (Phi_a acts on each token's row; the map's matrix, {nn * HH * dk} columns, is "
+                                f"above {MAP_MAX_COLUMNS})")
+
+
+def standard_mha(v) -> bool:
+    """W_O stacks the H heads' output projections: H d_k rows (standard multi-head attention)"""
+    shape = v["W_O"].shape if v.get("W_O") is not None else v.get("W_O_shape")
+    return shape is not None and shape[0] == v["H"] * v["d_k"]
+
+
+def w_o_known(v) -> bool:
+    """W_O is known (given), so the per-head outputs Y_h are to be recovered from MHA(X) = [Y_1 ... Y_H] W_O"""
+    return v.get("W_O") is not None or v.get("rank_W_O") is not None or "rank_how" in v
+
+
+def w_o_instance(user, need_n: bool = False) -> dict:
+    """{n, H, d_k, d, W_O, rank_W_O, rank_how} from the user's --W-O and --heads (and --n): rank W_O certified on the
+    exact values (never a float64 rounding); W_O as a sympy matrix when it is small enough to multiply by."""
+    W = user.matrix("W_O")
+    H, dk = user.heads_of_W_O()
+    if need_n and user.n is None:
+        raise BadInput("--n N (tokens per sequence) is needed")
+    n = user.n if user.n is not None else 1
+    r = certified_rank(W.kernel(), seed=user.seed if user.seed is not None else 0)
+    small = W.shape[0] * W.shape[1] <= W_O_SYMPY_MAX_ENTRIES
+    return {"n": n, "H": H, "d_k": dk, "d": W.shape[1], "W_O": W.sympy() if small else None,
+            "W_O_shape": W.shape, "rank_W_O": r.lower if r.certified else None, "rank_how": str(r),
+            "n_given": user.n is not None}
+
+
+def w_o_instance_with_n(user) -> dict:
+    return w_o_instance(user, need_n=True)
+
+
+def explain_w_o(v, name: str) -> str:
+    """How a head-channel predicate was decided on a W_O instance: the shape, and the certified rank of W_O."""
+    shape = v["W_O"].shape if v.get("W_O") is not None else v.get("W_O_shape")
+    sizes = f"H = {v['H']}, d_k = {v['d_k']}" + (f", n = {v['n']}" if v.get("n_given", True) else "")
+    if name == "standard MHA":
+        return f"W_O is {shape[0]} x {shape[1]}: {shape[0]} rows = H d_k ({sizes})" if shape else sizes
+    if name == "W_O known":
+        return "W_O given" + (f" ({shape[0]} x {shape[1]})" if shape else "")
+    parts = [sizes]
+    if "rank_how" in v:
+        parts.append(f"rank W_O: {v['rank_how']}")
+    elif v.get("W_O") is not None:
+        parts.append(f"rank W_O = {rank(v['W_O'])}")
+    if v["n"] * v["H"] * v["d_k"] > MAP_MAX_COLUMNS:
+        parts.append(f"the map's matrix would have n H d_k = {v['n'] * v['H'] * v['d_k']} columns, above "
+                     f"{MAP_MAX_COLUMNS}")
+    return "; ".join(parts)

@@ -490,8 +490,8 @@ class _Ranker:
         Rr, rho = flint.nmod_mat(A.tolist(), p).rref()
         rho = int(rho)
         border = rho > 0 and all(int(Rr[rho - 1, j]) == 0 for j in range(k))
-        what = f"{U.shape[0]} random rows of" if sub else ""
-        return rho - int(border), rho, f"rank mod p (echelon form of {what} {'[X^T | 1]' if E.n <= E.d else '[X | 1]'})"
+        what = f"{U.shape[0]} random rows of " if sub else ""
+        return rho - int(border), rho, f"rank mod p (echelon form of {what}{'[X^T | 1]' if E.n <= E.d else '[X | 1]'})"
 
     def rank(self, M: _Bordered, lo: int = 0, hi: int | None = None, hi_how: str = "",
              lo_how: str = "structural lower bound", lo_is_mod_p: bool = False) -> CertifiedRank:
@@ -692,9 +692,11 @@ def analyse_array(X, gamma=None, beta=None, norm: str = "layernorm", seed: int |
     how["rank_X"] = f"rank(X) = {_fmt(rX)}"
     ones_d_in_row = _eq(rXrow, rX)
     ones_n_in_col = _eq(rXcol, rX)
-    how["H2"] = f"exact: rank([X; 1^T]) = {_fmt(rXrow)} against rank(X)"
     if ones_d_in_row is None:
-        how["H2"] = "undecided: " + how["H2"]
+        how["H2"] = f"undecided: rank([X; 1^T]) = {_fmt(rXrow)} against rank(X) = {_fmt(rX)}"
+    else:
+        how["H2"] = (f"exact: rank([X; 1^T]) = {rXrow.lower} {'=' if ones_d_in_row else '!='} rank(X) = {rX.lower}, so "
+                     f"1_d is {'in' if ones_d_in_row else 'not in'} row(X) (rank([X; 1^T]): {_fmt(rXrow)})")
     how["arank_X"] = f"rank([X | 1]) - 1 with rank([X | 1]) = {_fmt(rXcol)}"
     arank_X = None if r_col is None else r_col - 1
 
@@ -748,7 +750,9 @@ def analyse_array(X, gamma=None, beta=None, norm: str = "layernorm", seed: int |
         r = rk.rank(M, lo=rb.lower, hi=rb.lower + len(classes), hi_how=f"rank + {len(classes)} classes")
         cert[f"sigma_in_col({label})"] = r
         if r.lower > rb.lower:
-            return False, f"exact: rank([{label} | tau_1..tau_c]) >= {r.lower} > rank({label}) = {rA} ({r.method})"
+            # M borders Z by the rC rows of C, which add rC to every rank: rank([A | tau]) = rank(M) - rC
+            return False, (f"exact: rank([{label} | tau_1..tau_{len(classes)}]) >= {r.lower - rC} > rank({label}) = {rA} "
+                           f"({len(classes)} square class(es) of the row variances; {r.method})")
         if r.certified:
             return True, (f"exact: every square-class component tau_k is in col({label}): rank unchanged "
                           f"({r.method}; upper: {r.upper_method})")

@@ -20,6 +20,8 @@ module                                        what it holds
                                               perturbation probe, searches that state their region, the
                                               collapse notions
 :mod:`~theorems.framework.quotes`             :func:`check_quote`: is a claim's quotation verbatim in its source?
+:mod:`~theorems.framework.instance`           one claim on one instance: the kept declaration, how a user's
+                                              input becomes an instance (:class:`InstanceForm`), the truth words
 ============================================  ==============================================================
 
 Everything public is importable from here: ``from theorems.framework import claim, Pool, exact_instances``.
@@ -69,6 +71,23 @@ from .generic import (
                        probe_failure,
                        rank_genericity,
                        register_search,
+)
+from .instance import (
+                       INSTANCE_FORMS,
+                       ON_THIS_INSTANCE,
+                       TRUTH,
+                       TRUTH_VALUE,
+                       Decided,
+                       Declaration,
+                       InstanceForm,
+                       Undecidable,
+                       build_instance,
+                       decide_on_instance,
+                       decoded,
+                       definition_of,
+                       instance_form,
+                       not_on_user_input,
+                       register_instance_form,
 )
 from .records import (
                        EVIDENCE_PROVIDERS,
@@ -121,4 +140,7 @@ __all__ = [
     "typeset",
     "FORMS", "VERDICTS", "Assessment", "ContradictionError", "assess", "verdict_from",
     "SOURCE_DIR", "SOURCE_FILES", "SUITE_READING", "QuoteCheck", "check_quote", "load_sources", "sources_available",
+    "TRUTH", "TRUTH_VALUE", "ON_THIS_INSTANCE", "Decided", "Declaration", "InstanceForm", "Undecidable",
+    "INSTANCE_FORMS", "register_instance_form", "instance_form", "decide_on_instance", "definition_of",
+    "build_instance", "not_on_user_input", "decoded",
 ]

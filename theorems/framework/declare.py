@@ -68,6 +68,7 @@ from .evidence import (
 )
 from .evidence import tri as _tri
 from .generic import Generic, probe_failure
+from .instance import Decided, Declaration, InstanceForm
 from .records import CheckContext, Claim, PredicateError, Reading, stable_seed
 from .registry import register
 from .storage import (
@@ -93,7 +94,8 @@ def _decide(pred, what: str, x, describe=None):
     """A declared predicate on one instance, three-valued; one that raises or returns something other than
     True / False / None is a PredicateError naming the predicate and the instance."""
     try:
-        return _tri(pred(x))
+        got = pred(x)
+        return _tri(got.value if isinstance(got, Decided) else got)
     except PredicateError:
         raise
     except Exception as e:
@@ -288,7 +290,9 @@ class Pool:
     ``rows(ctx)``: iterable of ``(regime, label, instance)`` (``label``: the family an instance was drawn
     from, shown in the evidence); ``decode(data)``: the instance a stored counterexample file describes;
     ``describe(instance)``: one line naming it (shape and the quantities the claim talks about);
-    ``regime(instance)``: its regime; ``arithmetic``: what decided the predicates.
+    ``regime(instance)``: its regime; ``arithmetic``: what decided the predicates; ``instance_from``: how a
+    user's input becomes an instance (an :class:`~theorems.framework.instance.InstanceForm`; ``collapse-verify
+    check CLAIM`` evaluates the claim's own predicates on it).
     """
 
     rows: Callable[[CheckContext], Any]
@@ -296,6 +300,7 @@ class Pool:
     decode: Callable[[dict], Any] | None = None
     describe: Callable[[Any], str] = plain
     regime: Callable[[Any], str] | None = None  # needed to place a stored counterexample in a listed regime
+    instance_from: InstanceForm | None = None
 
     def only_stored(self) -> "Pool":
         """The same instances, but a claim declared on it is decided on its stored counterexamples alone
@@ -545,12 +550,22 @@ def _derived(pool: Pool | None, hypotheses, conclusion, counterexamples, owner: 
     return names, text, checks
 
 
+def _declaration(pool, hypotheses, conclusion, regimes) -> Declaration | None:
+    """The declaration of a statement decided on a Pool (None when it has no predicate conclusion)."""
+    names, preds = _hypotheses(hypotheses)
+    text, conclude = _named(conclusion)
+    if conclude is None or not isinstance(pool, Pool):
+        return None
+    return Declaration(names, dict(preds), (text, conclude), pool=pool, arithmetic=pool.arithmetic,
+                       regimes=tuple(regimes))
+
+
 def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusion=None, instances=None,
           checks=(), counterexamples=(), readings=(), corrected: Reading | None = None, section: str = "",
           quote: str = "", chapter: str = "", source: str = "collapse-verify", form: str = "universal",
           proof_steps=(), samples: int = 40, search_examples: int = 1000, register_claim: bool = True,
           generic: Generic | None = None, same_as: str | None = None, notion=None,
-          depends_on=()) -> Claim:
+          depends_on=(), instance_from: InstanceForm | None = None) -> Claim:
     """Declare a claim: the one form for the paper's claims and users' conjectures (see the module docstring).
 
     * ``hypotheses``: ``{name: predicate}`` on an instance, or names only (when the checks are explicit);
@@ -569,6 +584,10 @@ def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusio
     * ``quote``: the source's own words, verbatim (``...`` for an omission, ``[label:]`` for a second passage); empty
       for the suite's own framing, which is never given quotation marks (``source`` then says what it stands for);
     * ``depends_on``: the ids of the claims this one rests on (its proof steps, the premise of its inference).
+    * ``instance_from``: for a builder, how a user's input becomes an instance (a Pool carries its own).
+
+    The declaration is kept on ``Claim.decl`` and ``Reading.decl`` (:class:`~theorems.framework.instance.Declaration`),
+    so ``collapse-verify check`` decides one instance with the predicates the ledger uses.
 
     A second claim with an id already registered raises :class:`~theorems.framework.registry.DuplicateClaim`.
     """
@@ -600,6 +619,10 @@ def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusio
         return ((r.generic if r is not None and r.generic is not None else None) or generic) if f == "generic" \
             else None
 
+    if instance_from is not None and builder is None:
+        raise ValueError(f"{id}: instance_from= is a builder's adapter; a Pool carries its own (Pool(instance_from=...))")
+    if instance_from is not None and not isinstance(instance_from, InstanceForm):
+        raise TypeError(f"{id}: instance_from is an InstanceForm, not {type(instance_from).__name__}")
     if builder is not None:  # a user's builder: seeded stress and a Hypothesis counterexample search
         if not callable(builder):
             raise TypeError(f"{id}: instances is a builder instances(draw, regime) or a Pool, not "
@@ -617,24 +640,28 @@ def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusio
             raise ValueError(f"{id}: readings {bad} declare predicates, which are decided on a Pool of instances; "
                              "a builder claim's readings take explicit checks")
         derived: list = []
+        decl = Declaration(names, dict(preds), (text, conclude), builder=builder, instance_from=instance_from,
+                           arithmetic=_ARITH, regimes=tuple(regimes))
     else:
         names, text, derived = _derived(pool, hypotheses, conclusion, counterexamples, id, regimes, spec_of(None))
+        decl = _declaration(pool, hypotheses, conclusion, regimes)
     all_checks = [*derived, *checks]
 
     def build(r: Reading | None) -> Reading | None:
         if r is None or (r.conclusion is None and not r.hypotheses):
             return r
-        _, _, more = _derived(pool if r.instances is None else r.instances, r.hypotheses, r.conclusion,
-                              r.counterexamples, f"{id} reading {r.key}",
-                              regimes if r.regimes is None else r.regimes, spec_of(r))
+        inst = pool if r.instances is None else r.instances
+        regs = regimes if r.regimes is None else r.regimes
+        _, _, more = _derived(inst, r.hypotheses, r.conclusion, r.counterexamples, f"{id} reading {r.key}", regs,
+                              spec_of(r))
         return replace(r, checks=(*more, *r.checks), hypotheses=(), conclusion=None, counterexamples=(),
-                       instances=None)
+                       instances=None, decl=_declaration(inst, r.hypotheses, r.conclusion, regs))
 
     c = Claim(id=id, section=section, quote=quote, statement=statement, hypotheses=names,
               conclusion=text, regimes=tuple(regimes), checks=all_checks,
               readings=[build(r) for r in readings], corrected=build(corrected), chapter=chapter, source=source,
               form=form, generic=generic, same_as=same_as, notion=notion,
-              depends_on=tuple(dict.fromkeys(depends_on)))
+              depends_on=tuple(dict.fromkeys(depends_on)), decl=decl)
     if builder is not None:
         conj = Conjecture(c, preds, conclude, builder, tuple(regimes), samples, search_examples)
         c.checks = [conj.stress, conj.counterexample, *checks]

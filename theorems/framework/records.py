@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
 from .evidence import Evidence, evidence_from_record
@@ -97,6 +97,9 @@ class Reading:
     conclusion: Any = None
     counterexamples: Sequence = ()
     instances: Any = None  # None: the claim's instances
+    #: the declared predicates, kept after ``claim()`` turned them into checks (a
+    #: :class:`~theorems.framework.instance.Declaration`; None for a reading with explicit checks only)
+    decl: Any = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -125,6 +128,8 @@ class Claim:
     #: the ids of the claims this one rests on (the steps of its proof, the premise of its inference): the edges
     #: of the book's dependency graph, declared here and never drawn by hand
     depends_on: tuple = ()
+    #: the headline's declared predicates (a :class:`~theorems.framework.instance.Declaration`, or None)
+    decl: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         if self.form not in FORMS:
@@ -147,7 +152,7 @@ class Claim:
 
     def all_readings(self) -> list[Reading]:
         lit = Reading("literal", self.statement, self.checks, generic=self.generic, same_as=self.same_as,
-                      notion=self.notion)
+                      notion=self.notion, decl=self.decl)
         out = [lit, *self.readings]
         if self.corrected is not None:
             out.append(self.corrected)

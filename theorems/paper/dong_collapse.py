@@ -28,19 +28,23 @@ from sympy import Rational
 
 from ..exact.attention import exact_softmax
 from ..exact.blocks import centred
+from ..exact.input import BadInput
 from ..exact.linalg import rank as _rank
+from ..exact.reader import SYMPY_MAX_ENTRIES
 from ..exact.residual import PROOF_STEPS as RESIDUAL_PROOF_STEPS
 from ..exact.residual import recheck_curvature, recheck_one_layer_collapse, recheck_span
 from ..exact.transformer import SYMPY, mha, softmax_rows, uniform_heads
 from ..framework import (
     Evidence,
     Generic,
+    InstanceForm,
     Pool,
     ProofStep,
     Reading,
     claim,
     derivation,
     exact_complete,
+    not_on_user_input,
     predicted,
     stable_seed,
     stored_counterexample,
@@ -320,8 +324,21 @@ def _uniform_rank_one(v) -> bool:
     return _rank(mha(SYMPY, X, uniform_heads(X.shape[1], [v["W_VO"]]), scale=1)) <= 1  # W_Q = 0: A = J/n
 
 
+def _uniform_from_user(user) -> dict:
+    """--X and uniform-attention weights: {X, W_VO = sum_h W_V^h W_O^h} (uniform heads add up to one)."""
+    X = user.matrix("X").sympy(SYMPY_MAX_ENTRIES, "DONG.setup-stochastic-product")
+    if user.weights is None:
+        raise BadInput("this claim needs weights: --weights W.npz (with W_Q = 0) or --heads H [--seed N]")
+    if user.weights.d != X.shape[1]:
+        raise BadInput(f"--weights: d = {user.weights.d} in the weights but X has d = {X.shape[1]} columns")
+    Ws = user.weights.uniform_value_outputs("this reading")
+    return {"X": X, "W_VO": sum(Ws[1:], Ws[0])}
+
+
 #: random integer X and W_V W_O, four shapes (n = d, n < d, n > d)
-UNIFORM_ONE_STEP = Pool(rows=_uniform_one_step_rows, arithmetic=_EXACT)
+UNIFORM_ONE_STEP = Pool(rows=_uniform_one_step_rows, arithmetic=_EXACT, instance_from=InstanceForm(
+    takes=("X", "weights"), build=_uniform_from_user, arithmetic=_EXACT + ", uniform attention",
+    explain=lambda v, name: f"{v['X'].shape[0]} x {v['X'].shape[1]}, rank X = {_rank(v['X'])}"))
 
 
 claim(
@@ -410,7 +427,8 @@ def _in_relative_interior(v) -> bool:
     return bc is not None and all(c > 0 for c in bc)
 
 
-HULL_POINTS = Pool(rows=_hull_rows, arithmetic="exact (sympy)")
+HULL_POINTS = Pool(rows=_hull_rows, arithmetic="exact (sympy)", instance_from=not_on_user_input(
+    "its instances are three points in the plane and convex weights; no input flag spells them"))
 
 
 claim(
@@ -465,7 +483,8 @@ def _max_nonexpansive(v) -> bool:
     return bool(max(abs(x) for x in v["P"] * v["D"]) <= max(abs(x) for x in v["D"]))
 
 
-STOCHASTIC = Pool(rows=_stochastic_rows, arithmetic="exact (sympy rationals)")
+STOCHASTIC = Pool(rows=_stochastic_rows, arithmetic="exact (sympy rationals)", instance_from=not_on_user_input(
+    "its instances are a row-stochastic P and a matrix D; no input flag spells P"))
 
 
 def _toward_center(ctx) -> list[Evidence]:
@@ -583,7 +602,9 @@ def _softmax_positive_stochastic(v) -> bool:
 
 
 #: random integer X and scores log 2 X M0 X^T (M0 in {-1, 0, 1}), so the softmax is rational
-SOFTMAX = Pool(rows=_softmax_rows, arithmetic="exact (2^k softmax)")
+SOFTMAX = Pool(rows=_softmax_rows, arithmetic="exact (2^k softmax)", instance_from=not_on_user_input(
+    "its scores are exact multiples of log 2 (so the softmax is rational); a user's softmax is transcendental, and "
+    "'each row sums exactly to one' is an equality intervals cannot certify"))
 
 
 def _uniform_attention_is_uniform(ctx) -> list[Evidence]:
@@ -638,7 +659,8 @@ def _two_by_two_rows(ctx):
 
 
 #: 2 x 2 stochastic P = [[1 - a, a], [b, 1 - b]] (a, b in 1/10 .. 9/10) and a random integer X0
-TWO_BY_TWO = Pool(rows=_two_by_two_rows, arithmetic="exact rationals")
+TWO_BY_TWO = Pool(rows=_two_by_two_rows, arithmetic="exact rationals", instance_from=not_on_user_input(
+    "its instances are a 2 x 2 stochastic P and a start X0; no input flag spells P"))
 
 
 claim(

@@ -36,8 +36,10 @@ from ..exact.attention import exact_head, head_terms
 from ..exact.heads import (
     HEAD_SHAPES,
     KERNEL_FORMULAS,
+    MAP_MAX_COLUMNS,
     PROOF_STEPS,
     Phi_a,
+    explain_w_o,
     generic_wo_rows,
     head_ambiguity,
     head_wo_rows,
@@ -48,15 +50,23 @@ from ..exact.heads import (
     kernel_basis_a,
     kernel_dim_a,
     map_nullity,
+    nullity_a,
+    rank_of_W_O,
     recover_heads_exact,
+    standard_mha,
     sum_map_nullity_is_formula,
     sum_shape_rows,
+    w_o_instance,
+    w_o_instance_with_n,
+    w_o_known,
 )
 from ..exact.instances import random_int_matrix
 from ..exact.linalg import rank
 from ..framework import (
+    Decided,
     Evidence,
     Generic,
+    InstanceForm,
     Pool,
     Reading,
     claim,
@@ -65,6 +75,7 @@ from ..framework import (
     exact_complete,
     exact_instances,
     not_checkable,
+    not_on_user_input,
     stable_seed,
 )
 
@@ -72,6 +83,14 @@ __all__ = ["kernel_dim_a", "kernel_basis_a", "recover_heads_exact", "Phi_a", "PR
 
 n, H, d_k, d, rho = symbols("n H d_k d rho", positive=True, integer=True)
 _ARITH = "exact over QQ (python-flint fmpq_mat)"
+_USER_ARITH = ("exact over Q: rank W_O certified on the exact values (python-flint: rank mod random primes, "
+               "p-adic / kernel certificates, FLINT's exact rank)")
+#: how a user's --W-O and --heads become an instance {n, H, d_k, d, W_O} (reading a: per token, n = 1 unless --n)
+W_O_INSTANCE = InstanceForm(takes=("W_O",), optional=("n",), build=w_o_instance, explain=explain_w_o,
+                            arithmetic=_USER_ARITH)
+#: the same, with the n tokens of one sequence (--n), for the statements about the map on a whole sequence
+W_O_N_INSTANCE = InstanceForm(takes=("W_O", "n"), build=w_o_instance_with_n, explain=explain_w_o,
+                              arithmetic=_USER_ARITH)
 
 
 def proof_evidence(uses, what, concludes: bool = True) -> Evidence:
@@ -108,6 +127,18 @@ def _literal_evidence(ctx) -> list[Evidence]:
     return out
 
 
+def _kernel_nontrivial(v) -> Decided:
+    """ker Phi_a is non-trivial: some head's output is irrecoverable from MHA(X) (iff rank W_O < H d_k)"""
+    r, Hdk = rank_of_W_O(v), v["H"] * v["d_k"]
+    if r is None:
+        return Decided(None, f"undecided: rank W_O is not certified ({v.get('rank_how', '')})")
+    if r < Hdk:
+        return Decided(True, f"exact: rank W_O = {r} < H d_k = {Hdk}: not recoverable; dim ker Phi_a = n (H d_k - "
+                             f"rank W_O) = {Hdk - r} per token")
+    return Decided(False, f"exact: rank W_O = {r} = H d_k: recoverable, Y = MHA(X) W_O^+ gives every head exactly; "
+                          "dim ker Phi_a = 0")
+
+
 def _degenerate_rows(ctx):
     """W_O = U V of rank min(H d_k, d) - 1 over HEAD_SHAPES (n H d_k <= 40: the nullity's matrix is built exactly)."""
     rng = random.Random(stable_seed("HC.main:rank-deficient W_O"))
@@ -123,7 +154,7 @@ DEGENERATE_W_O = Pool(rows=_degenerate_rows, arithmetic=_ARITH)
 
 
 #: the (n, H, d_k) of HEAD_SHAPES (reading b: heads summed, no W_O)
-SUM_SHAPES = Pool(rows=sum_shape_rows, arithmetic=_ARITH)
+SUM_SHAPES = Pool(rows=sum_shape_rows, arithmetic=_ARITH, instance_from=W_O_N_INSTANCE)
 
 
 def _kernel_formula_rows(ctx):
@@ -136,15 +167,20 @@ def _kernel_formula_rows(ctx):
                 yield "all", "", {"n": nn, "H": HH, "d_k": dk, "W_O": W}
 
 
-def _nullity_a_is_formula(v) -> bool:
+def _nullity_a_is_formula(v) -> bool | Decided:
     """nullity of Phi_a (its matrix built from a basis) = n (H d_k - rank W_O)"""
     nn, HH, dk, W = v["n"], v["H"], v["d_k"], v["W_O"]
+    if W is None or nn * HH * dk > MAP_MAX_COLUMNS:
+        return Decided(None, f"undecided: the matrix of Phi_a would have n H d_k = {nn * HH * dk} columns, above "
+                             f"{MAP_MAX_COLUMNS} (the formula against itself would decide nothing)")
     return map_nullity(lambda Ys: Phi_a(Ys, W), nn, HH, dk) == KERNEL_FORMULAS["a"].subs(
-        {n: nn, H: HH, d_k: dk, rho: rank(W)})
+        {n: nn, H: HH, d_k: dk, rho: rank_of_W_O(v)})
 
 
 #: (shape, rank W_O) pairs over HEAD_SHAPES
-KERNEL_FORMULA = Pool(rows=_kernel_formula_rows, arithmetic=_ARITH)
+KERNEL_FORMULA = Pool(rows=_kernel_formula_rows, arithmetic=_ARITH, instance_from=W_O_N_INSTANCE)
+#: reading (a) on a user's W_O alone: decided on no seeded instance (the ledger's evidence is the explicit checks)
+W_O_KNOWN = Pool(rows=None, arithmetic=_ARITH, instance_from=W_O_INSTANCE)
 
 
 def _generic_point(v) -> bool:
@@ -188,7 +224,8 @@ claim(
           "(iii):] their individual contributions can no longer be canonically attributed to a specific "
           "functional head",
     statement=r"\text{(a) }W_O\text{ known: }\ker\bigl[(Y_h)_h\mapsto\textstyle\sum_hY_hW_O^h\bigr]\neq0",
-    hypotheses=("standard MHA", "W_O known"), conclusion="kernel non-trivial",
+    hypotheses={"standard MHA": standard_mha, "W_O known": w_o_known},
+    conclusion=("kernel non-trivial", _kernel_nontrivial), instances=W_O_KNOWN,
     regimes=("generic-weights", "degenerate-weights"),
     checks=[_literal_evidence, DEGENERATE_W_O.decide(
         {"rank W_O < H d_k": lambda v: rank(v["W_O"]) < v["H"] * v["d_k"]},
@@ -299,10 +336,13 @@ def _describe_collision(v) -> str:
 _MLP_ARITH = _ARITH + " (polynomial MLP)"
 #: W_O known (generic, and of rank min(H d_k, d) - 1), pairs identified by Phi_a, through an exact MLP
 MLP_A = Pool(rows=lambda ctx: _mlp_remedy_rows(ctx, "a"), arithmetic=_MLP_ARITH, describe=_describe_collision)
+_NO_MLP_INPUT = not_on_user_input("its instances are head outputs Y_h, a kernel element K of the mixing and a fixed "
+                                  "polynomial MLP; no input flag spells Y_h or K")
 MLP_A_DEGENERATE = Pool(rows=lambda ctx: _mlp_remedy_rows(ctx, "a", "degenerate-weights"), arithmetic=_MLP_ARITH,
-                        describe=_describe_collision)
+                        describe=_describe_collision, instance_from=_NO_MLP_INPUT)
 #: heads summed (no projection), the MLP fed the residual stream X + sum_h Y_h
-MLP_B = Pool(rows=lambda ctx: _mlp_remedy_rows(ctx, "b"), arithmetic=_MLP_ARITH, describe=_describe_collision)
+MLP_B = Pool(rows=lambda ctx: _mlp_remedy_rows(ctx, "b"), arithmetic=_MLP_ARITH, describe=_describe_collision,
+             instance_from=_NO_MLP_INPUT)
 
 
 claim(
@@ -412,9 +452,15 @@ WO_GENERIC = Pool(rows=lambda ctx: _wo_vs_sum_rows(ctx, True), arithmetic=_ARITH
 WO_LOW_RANK = Pool(rows=lambda ctx: _wo_vs_sum_rows(ctx, False), arithmetic=_ARITH)
 
 
+def _nullity_a_positive(v) -> bool | Decided:
+    """ker Phi_a is non-trivial (its nullity, from the map's matrix, is positive)"""
+    k, how = nullity_a(v)
+    return Decided(None if k is None else k > 0, f"dim ker Phi_a = {k}: {how}" if k is not None else how)
+
+
 #: random integer W_O over HEAD_SHAPES (none drawn when H d_k > d, or n H d_k > 40)
 GENERIC_WO = Pool(rows=lambda ctx: generic_wo_rows(random.Random(stable_seed("HC.wo-induces:generic kernel")), keep_skipped=True),
-                  arithmetic=_ARITH)
+                  arithmetic=_ARITH, instance_from=W_O_N_INSTANCE)
 
 
 claim(
@@ -428,8 +474,7 @@ claim(
                       hypotheses={"H d_k <= d": lambda v: v["H"] * v["d_k"] <= v["d"],
                                   "n H d_k <= 40 (size of the exact nullity computation)":
                                       lambda v: v["n"] * v["H"] * v["d_k"] <= 40},
-                      conclusion=("ker Phi_a is non-trivial", lambda v: map_nullity(
-                          lambda Ys: Phi_a(Ys, v["W_O"]), v["n"], v["H"], v["d_k"]) > 0),
+                      conclusion=("ker Phi_a is non-trivial", _nullity_a_positive),
                       instances=GENERIC_WO, regimes=("generic-weights",),
                       note="reading (a) of HC.main: with W_O known and generic, nothing is ambiguous")],
     chapter="head_channel",

@@ -27,13 +27,16 @@ from sympy import Matrix, Rational, eye, symbols, zeros
 
 from ..exact import transformer as tf
 from ..exact.attention import exact_head, exact_softmax, head_terms
-from ..exact.input import exact_matrix
+from ..exact.input import BadInput, exact_matrix
 from ..exact.instances import Shape, random_int_matrix, regime_of
 from ..exact.linalg import nonzero_minor, rank
 from ..exact.qinterval import box, mat_mul, minor_certificate, softmax_log2_rows, transpose
+from ..exact.reader import SYMPY_MAX_ENTRIES
 from ..framework import (
+    Decided,
     Evidence,
     Generic,
+    InstanceForm,
     Pool,
     Reading,
     claim,
@@ -560,9 +563,39 @@ def _wv_rank(v) -> bool:
     return rank(v["X"] * v["W_V"]) == min(rank(v["X"]), v["d_k"])
 
 
+def _one_head(user, who: str):
+    W = user.weights
+    if W is None:
+        raise BadInput(f"{who} needs weights: --weights W.npz or --heads 1 [--seed N]")
+    if W.H != 1:
+        raise BadInput(f"{who} is a statement about one head; the weights have H = {W.H} (give one head)")
+    return W.heads[0]
+
+
+def _wv_from_user(user) -> dict:
+    """--X and one head's W_V: {X, W_V, d_k, generic}; genericity is not decided on one given W_V."""
+    X = user.matrix("X").sympy(SYMPY_MAX_ENTRIES, "RC.generic-wv")
+    h = _one_head(user, "RC.generic-wv")
+    if h[2].shape[0] != X.shape[1]:
+        raise BadInput(f"--weights: d = {h[2].shape[0]} in the weights but X has d = {X.shape[1]} columns")
+    return {"X": X, "W_V": h[2].sympy(SYMPY_MAX_ENTRIES, "RC.generic-wv"), "d_k": h[2].shape[1], "generic": None}
+
+
+def _generic_wv(v) -> bool | Decided:
+    """W_V is generic (outside a null set: the seeded instances mark the W_V drawn from a wide range)"""
+    if v["generic"] is None:
+        return Decided(None, "undecided: genericity is a property of almost every W_V, not decidable on one given W_V")
+    return v["generic"] is True
+
+
+_WV_FORM = InstanceForm(takes=("X", "weights"), build=_wv_from_user, arithmetic="exact over QQ (python-flint)",
+                        explain=lambda v, name: f"rank X = {rank(v['X'])}, d_k = {v['d_k']}, rank(X W_V) = "
+                                                f"{rank(v['X'] * v['W_V'])}")
 #: rank-r integer X with W_V random in [-50, 50] (generic), and with a rank-1 W_V (the edge), d_k = 1, 2, d
-GENERIC_WV = Pool(rows=lambda ctx: _generic_wv_rows(ctx, False), arithmetic="exact over QQ (python-flint)")
-RANK_ONE_WV = Pool(rows=lambda ctx: _generic_wv_rows(ctx, True), arithmetic="exact over QQ (python-flint)")
+GENERIC_WV = Pool(rows=lambda ctx: _generic_wv_rows(ctx, False), arithmetic="exact over QQ (python-flint)",
+                  instance_from=_WV_FORM)
+RANK_ONE_WV = Pool(rows=lambda ctx: _generic_wv_rows(ctx, True), arithmetic="exact over QQ (python-flint)",
+                   instance_from=_WV_FORM)
 
 
 def _wv_argument(ctx) -> list[Evidence]:
@@ -587,7 +620,7 @@ claim(
     quote="For generic W_V^(h): rank(X W_V^(h)) = min(rank(X), d_k)",
     statement=r"W_V\ \text{generic}\Rightarrow\operatorname{rank}(XW_V)=\min(\operatorname{rank}X,d_k)",
     # genericity is not decidable on one instance: the Pool marks the W_V it draws from a wide range
-    hypotheses={"generic W_V": lambda v: v["generic"] is True}, conclusion=_wv_rank, instances=GENERIC_WV,
+    hypotheses={"generic W_V": _generic_wv}, conclusion=_wv_rank, instances=GENERIC_WV,
     regimes=("n<d", "n=d", "n>d"), form="generic", notion="exact-rank",
     generic=Generic(space="W_V in R^{d x d_k} (X fixed)", variables=("W_V",), measure="Lebesgue", fixed="X"),
     checks=[lambda ctx: _wv_argument(ctx)],
@@ -617,8 +650,23 @@ def _generic_wo_rows(ctx):
                 yield "all", "", {"Y": Y, "W_O": WO}
 
 
+def _y_wo_from_user(user) -> dict:
+    """--X as Y (n x d_k) and --W-O with --heads 1 (d_k x d): {Y, W_O}."""
+    Y, W = user.matrix("X"), user.matrix("W_O")
+    H, _ = user.heads_of_W_O()
+    if H != 1:
+        raise BadInput(f"RC.generic-wo is about one head's W_O (d_k x d): give --heads 1 (got --heads {H})")
+    if Y.shape[1] != W.shape[0]:
+        raise BadInput(f"--X (as Y) has {Y.shape[1]} columns but W_O has {W.shape[0]} rows (Y is n x d_k, W_O d_k x d)")
+    return {"Y": Y.sympy(SYMPY_MAX_ENTRIES, "RC.generic-wo"), "W_O": W.sympy(SYMPY_MAX_ENTRIES, "RC.generic-wo")}
+
+
 #: W_O (random, and [I | 0]; d_k = d and d_k = 1 included) with Y of every rank
-GENERIC_WO = Pool(rows=_generic_wo_rows, arithmetic="exact over QQ (python-flint)")
+GENERIC_WO = Pool(rows=_generic_wo_rows, arithmetic="exact over QQ (python-flint)", instance_from=InstanceForm(
+    takes=("X", "W_O"), build=_y_wo_from_user, arithmetic="exact over QQ (python-flint)",
+    note="--X is Y (one head's output, n x d_k)",
+    explain=lambda v, name: f"rank Y = {rank(v['Y'])}, rank W_O = {rank(v['W_O'])} (d_k = {v['W_O'].shape[0]}), "
+                            f"rank(Y W_O) = {rank(v['Y'] * v['W_O'])}"))
 
 
 def _step_right_inverse() -> bool:

@@ -73,14 +73,17 @@ from ..exact.layernorm import (
     is_H1_nonconstant_rows,
 )
 from ..exact.linalg import affine_rank, centring_projector, in_colspace, in_rowspace, ones, rank
+from ..exact.norm_exact import analyse_array
 from ..exact.qinterval import box, identity, mat_mul, minor_certificate
 from ..framework import (
     CheckContext,
     Evidence,
     Generic,
+    InstanceForm,
     Pool,
     ProofStep,
     Reading,
+    Undecidable,
     claim,
     derivation,
     exact_complete,
@@ -92,7 +95,8 @@ from ..framework import (
     stable_seed,
 )
 
-__all__ = ["PROOF_STEPS", "PAPER_PROOF_AUDIT", "stress", "SHAPES", "FAMILIES", "POOL"]
+__all__ = ["PROOF_STEPS", "PAPER_PROOF_AUDIT", "stress", "SHAPES", "FAMILIES", "POOL", "USER_INSTANCE",
+           "from_user", "HYPOTHESIS"]
 
 n, d = symbols("n d", positive=True, integer=True)
 
@@ -252,11 +256,118 @@ def describe(a: Analysis) -> str:
             f"arank LN X = {a.arank_LN_X})")
 
 
+# --- a user's instance: X (and gamma, beta) through the one exact reader, analysed at full width --------------
+
+#: a predicate that reads the instance itself (a.inst.X) computes in sympy; larger user inputs stay undecided there
+SYMPY_MAX_ENTRIES = 40_000
+
+
+class UserLNInstance:
+    """A user's LayerNorm instance: n, d, gamma and beta at once, the sympy matrix X only when a predicate reads it."""
+
+    def __init__(self, X, gamma, beta):
+        self._X, self.n, self.d = X, X.shape[0], X.shape[1]
+        self.gamma = tuple(Rational(v.numerator, v.denominator) for v in gamma.fractions()) if gamma is not None \
+            else (Rational(1),) * self.d
+        self.beta = tuple(Rational(v.numerator, v.denominator) for v in beta.fractions()) if beta is not None \
+            else (Rational(0),) * self.d
+        self._sympy = None
+
+    @property
+    def X(self) -> Matrix:
+        if self._sympy is None:
+            if self.n * self.d > SYMPY_MAX_ENTRIES:
+                raise Undecidable(f"this predicate computes on X itself in sympy; X has {self.n * self.d} entries, above "
+                                  f"{SYMPY_MAX_ENTRIES}")
+            self._sympy = self._X.sympy()
+        return self._sympy
+
+
+def from_user(user) -> Analysis:
+    """The analysis of the user's X (gamma, beta): :func:`theorems.exact.norm_exact.analyse_array`, the record the
+    claims' predicates read (``a.inst`` is the instance, its sympy matrix built only if a predicate asks)."""
+    X = user.matrix("X")
+    d = X.shape[1]
+    g, b = user.vector("gamma", d), user.vector("beta", d)
+    a = analyse_array(X.kernel(), None if g is None else list(g.values), None if b is None else list(b.values),
+                      seed=user.seed)
+    a.inst = UserLNInstance(X, g, b)
+    return a
+
+
+def _ranks_line(a: Analysis) -> str:
+    return (f"arank X = {a.arank_X}, arank LN(X) = {a.arank_LN_X}; rank X = {a.rank_X}, rank LN(X) = {a.rank_LN_X}"
+            + ("" if a.ones_n_in_colspace is None else
+               f"; 1_n {'in' if a.ones_n_in_colspace else 'notin'} col(X)"))
+
+
+def explain(a: Analysis, name: str) -> str | None:
+    """How a named hypothesis or the conclusion was decided on an analysed instance, in words."""
+    if name == "H1" and getattr(a, "undefined_rows", None):
+        return a.h1_message()
+    if name in a.how and name in ("H1", "H2", "H3", "H4"):
+        return a.how[name]
+    if name == "conclusion":
+        return _ranks_line(a)
+    if name == "beta = 0" and a.inst is not None:
+        return f"beta = ({', '.join(str(v) for v in a.inst.beta)})"
+    if name == "n > d":
+        return f"n = {a.n}, d = {a.d}"
+    if name.startswith("1_n") and a.ones_n_in_colspace is not None:
+        return (f"1_n {'in' if a.ones_n_in_colspace else 'notin'} col(X)"
+                + (f": arank X = {a.how['arank_X']}" if "arank_X" in a.how else f" (rank X = {a.rank_X}, arank X = "
+                                                                                 f"{a.arank_X})"))
+    return describe(a)
+
+
+_USER_ARITH = ("exact over Q: X scaled exactly to integers, ranks certified (python-flint: rank mod random primes; "
+               "p-adic bordering, kernel certificates or FLINT's exact rank); sigma by square classes")
+#: how a user's --X (--gamma, --beta) becomes an instance of the RN claims
+USER_INSTANCE = InstanceForm(takes=("X",), optional=("gamma", "beta"), build=from_user, explain=explain,
+                             arithmetic=_USER_ARITH, regime=lambda a: a.regime)
+
+
 #: the seeded exact stress (every shape, family and regime): what the RN claims' predicates are decided on;
 #: a predicate takes the instance's :class:`Analysis` (``a.inst`` is the instance)
-POOL = Pool(rows=_pool_rows, arithmetic=_ARITH, decode=decode, describe=describe, regime=lambda a: a.regime)
-#: H1-H4 as predicates on an analysed instance (H4 is undefined, so not met, when H1 fails)
-HYPOTHESIS = {k: (lambda a, k=k: a.hypotheses[k] is True) for k in ("H1", "H2", "H3", "H4")}
+POOL = Pool(rows=_pool_rows, arithmetic=_ARITH, decode=decode, describe=describe, regime=lambda a: a.regime,
+            instance_from=USER_INSTANCE)
+
+
+def _H1(a: Analysis) -> bool | None:
+    """no row of X is constant: sigma_i > 0 (LayerNorm without epsilon is defined)"""
+    return a.hypotheses["H1"]
+
+
+def _H2(a: Analysis) -> bool | None:
+    """1_d is not in the row space of X: rank [X; 1^T] = rank X + 1"""
+    return a.hypotheses["H2"]
+
+
+def _H3(a: Analysis) -> bool | None:
+    """every gamma_j is non-zero"""
+    return a.hypotheses["H3"]
+
+
+def _H4(a: Analysis) -> bool | None:
+    """sigma = (sigma_i) is not in the column space of X P (P = I - 1 1^T / d centres each row)"""
+    return a.hypotheses["H4"]
+
+
+#: H1-H4 as predicates on an analysed instance (H4 is undefined, so undecided and the premise not met, when H1 fails)
+HYPOTHESIS = {"H1": _H1, "H2": _H2, "H3": _H3, "H4": _H4}
+
+
+def _not(v: bool | None) -> bool | None:
+    return None if v is None else not v
+
+
+def _eq(x, y) -> bool | None:
+    """x == y, undecided when either is (a field the full-width analysis left undecided)."""
+    return None if x is None or y is None else x == y
+
+
+def _le(x, y) -> bool | None:
+    return None if x is None or y is None else x <= y
 
 
 def given(*names: str, also: dict | None = None) -> dict:
@@ -272,6 +383,11 @@ def _zero_bias(a: Analysis) -> bool:
 H1_H4 = given("H1", "H2", "H3", "H4")
 
 
+def _ones_n_notin_col(a: Analysis) -> bool | None:
+    """1_n is not in the column space of X (the tokens do not lie on an affine hyperplane missing 0)"""
+    return _not(a.ones_n_in_colspace)
+
+
 claim(
     id="RN.main", section="§4, Thm 4.2",
     quote="arank(LN(X)) = arank(X) under non-degeneracy hypotheses [H1-H4]",
@@ -282,14 +398,14 @@ claim(
     readings=[Reading(
         "what-LN-preserves",
         r"H1\wedge H2\wedge H3\wedge H4\Rightarrow\operatorname{arank}(\mathrm{LN}(X))=\operatorname{rank}(X)",
-        hypotheses=H1_H4, conclusion=("arank(LN X) = rank(X)", lambda a: a.arank_LN_X == a.rank_X),
+        hypotheses=H1_H4, conclusion=("arank(LN X) = rank(X)", lambda a: _eq(a.arank_LN_X, a.rank_X)),
         checks=[lambda ctx: [proof_evidence(what="arank(LN X) = rank(X) under H1-H4")]],
         note="Under H1-H4 LayerNorm preserves the matrix rank of X as an affine rank."),
         Reading("trained-model", r"\operatorname{arank}\mathrm{LN}(X)=\operatorname{arank}X\ \text{at MiniLM's LayerNorms}", checks=[], note='')],
     corrected=Reading(
         "corrected",
         r"H1\wedge H2\wedge H3\wedge H4\wedge\mathbf 1_n\notin\operatorname{col}(X)\Rightarrow\operatorname{arank}(\mathrm{LN}(X))=\operatorname{arank}(X)",
-        hypotheses=given("H1", "H2", "H3", "H4", also={"1_n notin col(X)": lambda a: not a.ones_n_in_colspace}),
+        hypotheses=given("H1", "H2", "H3", "H4", also={"1_n notin col(X)": _ones_n_notin_col}),
         conclusion=("arank(LN X) = arank(X)", lambda a: a.conclusion_holds),
         checks=[lambda ctx: [proof_evidence(what="the exact characterisation")],
                 POOL.decide(given("H1", "H3"), ("the exact characterisation of arank(LN X) - arank(X)",
@@ -339,13 +455,15 @@ claim(
     depends_on=("RN.step1", "RN.step2", "RN.step3"),
     statement=r"H1\wedge H2\wedge H3\wedge H4\wedge\beta=0\Rightarrow\operatorname{rank}(\mathrm{LN}(X))=\operatorname{rank}(X)",
     hypotheses=given("H1", "H2", "H3", "H4", also={"beta = 0": _zero_bias}),
-    conclusion=("rank(LN X) = rank(X)", lambda a: a.rank_LN_X == a.rank_X), instances=POOL,
+    conclusion=("rank(LN X) = rank(X)", lambda a: _eq(a.rank_LN_X, a.rank_X)), instances=POOL,
     regimes=("n<d", "n=d", "n>d"),
     checks=[lambda ctx: [proof_evidence(uses=(0, 1), what="rank(D X~ Gamma) = rank(X~) = rank(X) under H1-H3")]],
     readings=[Reading(
         "without-H2", r"H1\wedge H3\wedge\beta=0\Rightarrow\operatorname{rank}\mathrm{LN}(X)=\operatorname{rank}X-[\mathbf 1_d\in\operatorname{row}X]",
         hypotheses=given("H1", "H3", also={"beta = 0": _zero_bias}),
-        conclusion=("rank(LN X) = rank(X) - [1 in row X]", lambda a: a.rank_LN_X == a.rank_X - int(a.ones_d_in_rowspace)),
+        conclusion=("rank(LN X) = rank(X) - [1 in row X]",
+                    lambda a: None if a.ones_d_in_rowspace is None or a.rank_X is None
+                    else _eq(a.rank_LN_X, a.rank_X - int(a.ones_d_in_rowspace))),
         note="H4 is not needed; H2 is: without it the matrix rank drops by exactly one.")],
     chapter="rank_neutrality",
     notion="exact-rank",
@@ -354,6 +472,8 @@ claim(
 
 def _excess_needs_mean_beta(a: Analysis) -> bool:
     """rank(LN X) - rank(X) in {0, 1}, and 1 only if mean(beta) != 0"""
+    if a.rank_LN_X is None or a.rank_X is None:
+        return None
     excess = a.rank_LN_X - a.rank_X
     return excess in (0, 1) and (excess == 0 or sum(a.inst.beta) != 0)
 
@@ -372,13 +492,15 @@ claim(
     instances=POOL.only_stored(), counterexamples=("RN.plus-one",),
     readings=[Reading(
         "bound-only", r"H1\Rightarrow\operatorname{rank}\mathrm{LN}(X)\le\operatorname{rank}X+1",
-        hypotheses=given("H1"), conclusion=("rank(LN X) <= rank(X) + 1", lambda a: a.rank_LN_X <= a.rank_X + 1),
+        hypotheses=given("H1"), conclusion=("rank(LN X) <= rank(X) + 1",
+                                            lambda a: None if a.rank_X is None else _le(a.rank_LN_X, a.rank_X + 1)),
         checks=[lambda ctx: [proof_evidence(uses=(1, 5), what="rank(D X~ Gamma + 1 beta^T) <= rank(X~) + 1 <= rank(X) + 1")]])],
     corrected=Reading(
         "corrected",
         r"H1\text{-}H4\Rightarrow\operatorname{rank}\mathrm{LN}(X)=\operatorname{rank}X+[\beta\oslash\gamma\notin\operatorname{row}(\tilde X)]",
         hypotheses=H1_H4, conclusion=("rank(LN X) = rank(X) + [beta/gamma notin row(X~)]",
-                                      lambda a: a.rank_LN_X == a.rank_X + int(beta_over_gamma_notin_row(a.inst))),
+                                      lambda a: None if a.rank_X is None
+                                      else _eq(a.rank_LN_X, a.rank_X + int(beta_over_gamma_notin_row(a.inst)))),
         checks=[lambda ctx: [proof_evidence(uses=(1, 5), what="the rank-one update under H1-H4")]],
         condition="the excess is decided by beta/gamma (elementwise) against row(X~), not by the mean of beta"),
     chapter="rank_neutrality",
@@ -639,7 +761,7 @@ claim(
 
 def _rank_kept(a: Analysis) -> bool:
     """rank(LN X) = rank(X)"""
-    return a.rank_LN_X == a.rank_X
+    return _eq(a.rank_LN_X, a.rank_X)
 
 
 claim(
@@ -663,12 +785,12 @@ claim(
 
 def _never_hinders(a: Analysis) -> bool:
     """arank(LN X) >= arank(X)"""
-    return a.arank_LN_X >= a.arank_X
+    return _le(a.arank_X, a.arank_LN_X)
 
 
 def _never_helps(a: Analysis) -> bool:
     """arank(LN X) <= arank(X)"""
-    return a.arank_LN_X <= a.arank_X
+    return _le(a.arank_LN_X, a.arank_X)
 
 
 claim(
@@ -731,12 +853,12 @@ def _edge_instances() -> list[LNInstance]:
 
 #: edge instances (n = 2 with d = 2, 3, 4; X = I; a zero gamma_1; beta = e_1 or 2 1), regime "all"
 EDGES = Pool(rows=lambda ctx: [("all", "edge", analyse(i)) for i in _edge_instances()], arithmetic=_ARITH,
-             decode=decode, describe=describe)
+             decode=decode, describe=describe, instance_from=USER_INSTANCE)
 
 
 def _at_most_one_more(a: Analysis) -> bool:
     """rank(LN X) <= rank(X) + 1"""
-    return a.rank_LN_X <= a.rank_X + 1
+    return None if a.rank_X is None else _le(a.rank_LN_X, a.rank_X + 1)
 
 
 claim(
@@ -758,7 +880,7 @@ def _arank_by_shift(X: Matrix) -> int:
 
 def _two_formulas_agree(a: Analysis) -> bool:
     """rank(X - 1 x_1^T) = rank([X | 1]) - 1"""
-    return _arank_by_shift(a.inst.X) == a.arank_X
+    return _eq(_arank_by_shift(a.inst.X), a.arank_X)
 
 
 claim(
@@ -778,6 +900,8 @@ def _step1_holds(a: Analysis) -> bool:
     i = a.inst
     Xt = centred(i.X)
     in_perp = all(sum(Xt.row(k)) == 0 for k in range(i.n))
+    if a.rank_Xt is None or a.rank_X is None or a.arank_X is None:
+        return None if in_perp else False
     return in_perp and a.rank_Xt == a.rank_X and affine_rank(Xt) == a.arank_X
 
 
@@ -792,8 +916,9 @@ claim(
                                                           "1 notin row X")],
             EDGES.decide(given("H2"), _step1_holds)],
     readings=[Reading("without-H2", r"\mathbf 1\in\operatorname{row}X\Rightarrow\operatorname{rank}(XP)=\operatorname{rank}X-1",
-                      hypotheses={"1 in row X": lambda a: not a.hypotheses["H2"]},
-                      conclusion=("rank(XP) = rank X - 1", lambda a: a.rank_Xt == a.rank_X - 1),
+                      hypotheses={"1 in row X": lambda a: _not(a.hypotheses["H2"])},
+                      conclusion=("rank(XP) = rank X - 1",
+                                  lambda a: None if a.rank_X is None else _eq(a.rank_Xt, a.rank_X - 1)),
                       note="the edge: H2 is exactly what Step 1 needs")],
     chapter="rank_neutrality",
     notion="exact-rank",
@@ -853,7 +978,7 @@ claim(
           "relation",
     statement=r"\operatorname{arank}(D\tilde X)<\operatorname{arank}(\tilde X)\Rightarrow\sigma\in\operatorname{col}(\tilde X)",
     hypotheses=given("H1", also={"row scaling lowers arank(X~)": lambda a: _scaling_drops(a.inst)}),
-    conclusion=("sigma in col(X~)", lambda a: bool(a.sigma_in_colspace_Xt)), instances=POOL,
+    conclusion=("sigma in col(X~)", lambda a: a.sigma_in_colspace_Xt), instances=POOL,
     regimes=("n<d", "n=d", "n>d"),
     checks=[lambda ctx: [proof_evidence(uses=(2, 3, 4), what="arank(D X~) - arank(X~) = [1 in col X~] - [sigma in col X~]")]],
     chapter="rank_neutrality",

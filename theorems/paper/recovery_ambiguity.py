@@ -33,7 +33,9 @@ from sympy import Matrix, Rational, symbols
 from ..exact.heads import (
     HEAD_SHAPES,
     KERNEL_FORMULAS,
+    MAP_MAX_COLUMNS,
     Phi_a,
+    explain_w_o,
     generic_wo_rows,
     head_ambiguity,
     head_wo_rows,
@@ -43,15 +45,21 @@ from ..exact.heads import (
     weights_unknown_rows,
     map_matrix,
     map_nullity,
+    nullity_a,
+    standard_mha,
     sum_map_nullity_is_formula,
     sum_shape_rows,
+    w_o_instance_with_n,
+    w_o_known,
 )
 from ..exact.heads import PROOF_STEPS as HC_PROOF_STEPS
 from ..exact.instances import random_int_matrix
 from ..exact.linalg import nullspace, rank
 from ..framework import (
+    Decided,
     Evidence,
     Generic,
+    InstanceForm,
     Pool,
     Reading,
     claim,
@@ -120,18 +128,30 @@ def _bert_arithmetic(ctx) -> list[Evidence]:
                            f"{f['per_token']}", ok, arithmetic="exact integer arithmetic (sympy)")]
 
 
-def _nullity_a_is_n_H_minus_1_dk(v) -> bool:
+def _nullity_a_is_n_H_minus_1_dk(v) -> bool | Decided:
+    """dim ker Phi_a (W_O known) equals n (H - 1) d_k"""
     nn, HH, dk = v["n"], v["H"], v["d_k"]
-    return map_nullity(lambda Ys: Phi_a(Ys, v["W_O"]), nn, HH, dk) == KERNEL_FORMULAS["b"].subs(
-        {n: nn, H: HH, d_k: dk})
+    k, how = nullity_a(v)
+    want = int(KERNEL_FORMULAS["b"].subs({n: nn, H: HH, d_k: dk}))
+    if k is None:
+        return Decided(None, how)
+    return Decided(k == want, f"dim ker Phi_a = {k} {'=' if k == want else '!='} n (H - 1) d_k = {want}; {how}")
 
+
+_USER_ARITH = ("exact over Q: rank W_O certified on the exact values (python-flint); nullities from the map's "
+               f"matrix up to n H d_k = {MAP_MAX_COLUMNS} columns")
+#: how a user's --W-O, --heads and --n become an instance {n, H, d_k, d, W_O}
+W_O_N_INSTANCE = InstanceForm(takes=("W_O", "n"), build=w_o_instance_with_n, explain=explain_w_o,
+                              arithmetic=_USER_ARITH)
 
 #: the (n, H, d_k) of HEAD_SHAPES (reading b: heads summed, no W_O)
-SUM_SHAPES = Pool(rows=sum_shape_rows, arithmetic="exact over QQ (python-flint fmpq_mat)")
+SUM_SHAPES = Pool(rows=sum_shape_rows, arithmetic="exact over QQ (python-flint fmpq_mat)", instance_from=W_O_N_INSTANCE)
 
 
 #: W_O known and generic (reading a, the standard architecture)
 GENERIC_W_O = Pool(rows=lambda ctx: generic_wo_rows(random.Random(stable_seed("RA.main:generic W_O"))), arithmetic="exact over QQ (python-flint)")
+#: a user's W_O (reading a): decided on no seeded instance (the ledger's evidence is the explicit check on GENERIC_W_O)
+W_O_KNOWN = Pool(rows=None, arithmetic="exact over QQ (python-flint)", instance_from=W_O_N_INSTANCE)
 
 
 def _ra_literal_text() -> str:
@@ -196,7 +216,8 @@ claim(
     quote="the exact recovery ambiguity dimension of head-channel non-identifiability is n(H-1)d_k degrees of freedom per layer",
     depends_on=("HC.main",),
     statement=r"\dim\ker\Phi_a=n(H-1)d_k\quad(W_O\text{ known, standard MHA})",
-    hypotheses=("standard MHA", "W_O known"), conclusion="ambiguity n(H-1)d_k", regimes=("generic-weights",),
+    hypotheses={"standard MHA": standard_mha, "W_O known": w_o_known},
+    conclusion=("ambiguity n(H-1)d_k", _nullity_a_is_n_H_minus_1_dk), instances=W_O_KNOWN, regimes=("generic-weights",),
     checks=[GENERIC_W_O.decide({}, (_ra_literal_text(), _nullity_a_is_n_H_minus_1_dk))],
     readings=[Reading("b-no-output-projection", r"\dim\ker\bigl[(Y_h)\mapsto\textstyle\sum_hY_h\bigr]=n(H-1)d_k",
                       hypotheses={}, conclusion=sum_map_nullity_is_formula, instances=SUM_SHAPES, regimes=("all",),
@@ -328,7 +349,7 @@ def _single_head_is_n_H_minus_1_dk(v) -> bool:
 #: (n, H, d_k) with H = 2, 3, 4 (reading whole-tuple: heads summed)
 WHOLE_TUPLE = Pool(rows=lambda ctx: [("all", "", {"n": nn, "H": HH, "d_k": dk}) for (nn, HH, dk) in
                                      ((2, 2, 1), (3, 2, 2), (2, 3, 1), (3, 3, 2), (2, 4, 2))],
-                   arithmetic="exact over QQ (python-flint)")
+                   arithmetic="exact over QQ (python-flint)", instance_from=W_O_N_INSTANCE)
 
 
 claim(

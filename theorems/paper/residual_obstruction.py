@@ -44,10 +44,11 @@ from sympy import Matrix, Rational, eye, ones, zeros
 
 from ..exact import transformer as T
 from ..exact.attention import F_exact, exact_softmax
-from ..exact.input import exact_matrix
+from ..exact.input import BadInput, exact_matrix
 from ..exact.instances import regime_of
 from ..exact.linalg import in_colspace, in_rowspace, nonzero_minor, nullspace, rank
-from ..exact.qinterval import QI, box, det, mat_add, mat_mul, minor_certificate, softmax_log2_rows, transpose
+from ..exact.qinterval import box, mat_add, mat_mul, minor_certificate, softmax_log2_rows, transpose
+from ..exact.reader import SYMPY_MAX_ENTRIES
 from ..exact.residual import (
     PROOF_STEPS,
     F_uniform,
@@ -57,8 +58,10 @@ from ..exact.residual import (
     recheck_span,
 )
 from ..framework import (
+    Decided,
     Evidence,
     Generic,
+    InstanceForm,
     Pool,
     ProofStep,
     Reading,
@@ -83,6 +86,112 @@ __all__ = ["rank_r_raised", "minors_decide_rank", "F_uniform", "invariant_hull",
            "attention_second_derivative", "PROOF_STEPS"]
 
 _ARITH = "exact over QQ (python-flint fmpq_mat)"
+
+
+# --- a user's instance: X, Delta (and uniform-attention weights) through the one exact reader ------------------
+
+def _pair(user, who: str) -> tuple[Matrix, Matrix]:
+    X, D = user.matrix("X"), user.matrix("Delta")
+    if X.shape != D.shape:
+        raise BadInput(f"--Delta has shape {D.shape[0]} x {D.shape[1]}; X has {X.shape[0]} x {X.shape[1]} and they must "
+                       "agree")
+    return X.sympy(SYMPY_MAX_ENTRIES, who), D.sympy(SYMPY_MAX_ENTRIES, who)
+
+
+def _x_delta(user) -> dict:
+    X, D = _pair(user, "this claim")
+    return {"X": X, "Delta": D}
+
+
+def _a_b(user) -> dict:
+    X, D = _pair(user, "this claim")
+    return {"A": X, "B": D}
+
+
+def _x_only(user) -> Matrix:
+    return user.matrix("X").sympy(SYMPY_MAX_ENTRIES, "this claim")
+
+
+def _x_delta_generic(user) -> dict:
+    X, D = _pair(user, "this claim")
+    return {"X": X, "Delta": D, "generic": None}  # genericity is not a property of one given instance
+
+
+def _explain_pair(x, name: str) -> str:
+    X, D = (x["X"], x["Delta"]) if "X" in x else (x["A"], x["B"])
+    a, b = ("X", "Delta") if "X" in x else ("A", "B")
+    return (f"rank {a} = {rank(X)}, rank {b} = {rank(D)}, rank({a} + {b}) = {rank(X + D)}, "
+            f"rank[{a}; {b}] = {rank(X.col_join(D))}, rank[{a} | {b}] = {rank(X.row_join(D))}")
+
+
+def _explain_x(X, name: str) -> str:
+    return f"{X.shape[0]} x {X.shape[1]}, rank X = {rank(X)}"
+
+
+_USER_ARITH = "exact over QQ (python-flint fmpq_mat); the inputs read exactly (decimals as the fractions they spell)"
+#: --X and --Delta (same shape) as {X, Delta}
+X_DELTA = InstanceForm(takes=("X", "Delta"), build=_x_delta, explain=_explain_pair, arithmetic=_USER_ARITH,
+                       regime=lambda x: regime_of(*x["X"].shape))
+#: --X and --Delta as {A, B} (A the matrix, B the perturbation)
+A_B = InstanceForm(takes=("X", "Delta"), build=_a_b, explain=_explain_pair, arithmetic=_USER_ARITH,
+                   save=lambda user, x: {"A": user.matrix("X").strings(), "B": user.matrix("Delta").strings()})
+#: --X and --Delta as an increment {X, Delta} whose genericity is not decided on one instance
+X_DELTA_GENERIC = InstanceForm(takes=("X", "Delta"), build=_x_delta_generic, explain=_explain_pair,
+                               arithmetic=_USER_ARITH, regime=lambda x: regime_of(*x["X"].shape))
+#: --X alone
+X_ALONE = InstanceForm(takes=("X",), build=_x_only, explain=_explain_x, arithmetic=_USER_ARITH)
+
+
+def _uniform(user, who: str) -> tuple[Matrix, list[Matrix]]:
+    X = _x_only(user)
+    W = user.weights
+    if W is None:
+        raise BadInput(f"{who} needs weights: --weights W.npz (with W_Q = 0) or --heads H [--seed N]")
+    if W.d != X.shape[1]:
+        raise BadInput(f"--weights: d = {W.d} in the weights but X has d = {X.shape[1]} columns")
+    return X, W.uniform_value_outputs(who)
+
+
+def _uniform_x_w(user) -> dict:
+    X, Ws = _uniform(user, "this claim")
+    return {"X": X, "W": Ws}
+
+
+def _uniform_wo_choice(user) -> dict:
+    X, _ = _uniform(user, "this claim")
+    heads = user.weights.heads
+    return {"X": X, "W_V": [h[2].sympy(SYMPY_MAX_ENTRIES) for h in heads],
+            "W_O": [h[3].sympy(SYMPY_MAX_ENTRIES) for h in heads]}
+
+
+def _uniform_first_order(user) -> dict:
+    W = user.weights
+    if W is None:
+        raise BadInput("this claim needs weights: --weights W.npz (with W_Q = 0) or --heads H [--seed N]")
+    if user.n is None:
+        raise BadInput("--n N (tokens) is needed")
+    Ws = W.uniform_value_outputs("this claim")
+    if user.n * W.d > 64:
+        raise BadInput(f"the derivative is built from the images of the n d = {user.n * W.d} basis matrices; this claim "
+                       "takes n d <= 64")
+    return {"n": user.n, "d": W.d, "W": sum(Ws[1:], Ws[0])}  # uniform heads: MHA(X) = (J/n) X sum_h W_h
+
+
+def _save_uniform(user, x) -> dict:
+    return {**user.record(("X",)), **user.weights.strings(), "W_Q": "0"} if user.weights else user.record(("X",))
+
+
+#: --X with uniform-attention weights (W_Q W_K^T = 0): {X, W = [W_V^h W_O^h]}
+UNIFORM_X_W = InstanceForm(takes=("X", "weights"), build=_uniform_x_w, arithmetic=_USER_ARITH + ", uniform attention",
+                           explain=lambda x, name: f"{x['X'].shape[0]} x {x['X'].shape[1]}, rank X = {rank(x['X'])}, "
+                                                   f"H = {len(x['W'])} uniform heads")
+#: --X with uniform-attention weights as {X, W_V, W_O} (per head)
+UNIFORM_WO_CHOICE = InstanceForm(takes=("X", "weights"), build=_uniform_wo_choice, save=_save_uniform,
+                                 arithmetic=_USER_ARITH + ", uniform attention", regime=lambda x: regime_of(*x["X"].shape),
+                                 explain=lambda x, name: f"X row 1 = {list(x['X'].row(0))}, H = {len(x['W_V'])}")
+#: uniform-attention weights and --n: {n, d, W = sum_h W_V^h W_O^h}
+UNIFORM_FIRST_ORDER = InstanceForm(takes=("weights", "n"), build=_uniform_first_order,
+                                   arithmetic="exact over QQ (images of a basis), uniform attention")
 
 
 def remark_iii_counterexample(X: Matrix, D: Matrix) -> bool:
@@ -130,7 +239,7 @@ def _prop51_rows(ctx):
 
 
 #: rank-deficient integer A and a wide-range integer B (a discretised absolutely continuous law), per regime
-PROP51 = Pool(rows=_prop51_rows, arithmetic=_ARITH)
+PROP51 = Pool(rows=_prop51_rows, arithmetic=_ARITH, instance_from=A_B)
 
 
 def _rank_A_deficient(x) -> bool:
@@ -169,7 +278,8 @@ def _remark_iii_rows(ctx):
 
 
 #: low-rank integer X and Delta per regime (the corrected reading's instances); decode: the stored (X, Delta)
-REMARK_III = Pool(rows=_remark_iii_rows, arithmetic=_ARITH, decode=_decode_X_Delta, regime=_X_regime)
+REMARK_III = Pool(rows=_remark_iii_rows, arithmetic=_ARITH, decode=_decode_X_Delta, regime=_X_regime,
+                  instance_from=X_DELTA)
 
 
 def _rows_meet_trivially(x) -> bool:
@@ -455,7 +565,7 @@ def _stack_stays_in_hull(x) -> bool:
 
 
 #: rank-one X inside a common invariant subspace of two random integer W_h (so that S(X, W) is proper)
-HULL = Pool(rows=_hull_rows, arithmetic=_ARITH)
+HULL = Pool(rows=_hull_rows, arithmetic=_ARITH, instance_from=UNIFORM_X_W)
 
 
 claim(
@@ -556,7 +666,7 @@ def _remark_ii_rows(ctx):
                     yield regime, lab, {"A": A, "B": B}
 
 
-REMARK_II = Pool(rows=_remark_ii_rows, arithmetic=_ARITH)
+REMARK_II = Pool(rows=_remark_ii_rows, arithmetic=_ARITH, instance_from=A_B)
 
 
 claim(
@@ -602,16 +712,23 @@ def _remark_iii_generic_rows(ctx, deficient: bool):
                 yield regime, "", X
 
 
-def _negation_is_proper(X: Matrix) -> bool:
+#: negation_dim builds an (n d) x (n dim ker X) matrix: up to this n d
+NEGATION_MAX_ND = 400
+
+
+def _negation_is_proper(X: Matrix) -> bool | Decided:
     """{Delta : row Delta in row X} is a linear subspace of dimension n rank X < n d (a proper algebraic set,
     Lebesgue-null)"""
+    if X.shape[0] * X.shape[1] > NEGATION_MAX_ND:
+        return Decided(None, f"undecided: the matrix of Delta -> Delta K has n d = {X.shape[0] * X.shape[1]} columns, "
+                             f"above {NEGATION_MAX_ND}")
     nd = negation_dim(X)
     return nd == X.shape[0] * rank(X) and nd < X.shape[0] * X.shape[1]
 
 
 #: low-rank integer X (the claim) and random integer X, mostly of full rank (the any-X reading)
-DEFICIENT_X = Pool(rows=lambda ctx: _remark_iii_generic_rows(ctx, True), arithmetic=_ARITH)
-GENERIC_X = Pool(rows=lambda ctx: _remark_iii_generic_rows(ctx, False), arithmetic=_ARITH)
+DEFICIENT_X = Pool(rows=lambda ctx: _remark_iii_generic_rows(ctx, True), arithmetic=_ARITH, instance_from=X_ALONE)
+GENERIC_X = Pool(rows=lambda ctx: _remark_iii_generic_rows(ctx, False), arithmetic=_ARITH, instance_from=X_ALONE)
 
 
 claim(
@@ -700,7 +817,8 @@ def _wo_choice_rows(ctx):
 
 #: X* = e_1 f_1^T with random integer W_V, W_O (H, d_k) = (1, 1), (2, 1), (2, 2), uniform attention;
 #: decode: the stored instance (W_Q = 0)
-WO_CHOICE = Pool(rows=_wo_choice_rows, arithmetic=_ARITH, decode=_decode_wo_choice, regime=_X_regime)
+WO_CHOICE = Pool(rows=_wo_choice_rows, arithmetic=_ARITH, decode=_decode_wo_choice, regime=_X_regime,
+                 instance_from=UNIFORM_WO_CHOICE)
 
 
 def _wo_12_nonzero(x) -> bool:
@@ -1143,7 +1261,15 @@ def _describe_increment(x) -> str:
 #: rank-deficient integer X with a generic increment (two families); decode: the stored one-layer collapse
 #: (DONG.skip-full-rank: softmax attention, W_V W_O = c I)
 INCREMENTS = Pool(rows=_only_increase_rows, arithmetic=_ARITH, decode=_decode_one_layer_collapse,
-                  describe=_describe_increment, regime=_X_regime)
+                  describe=_describe_increment, regime=_X_regime, instance_from=X_DELTA_GENERIC)
+
+
+def _generic_delta(x) -> bool | Decided:
+    """Delta is generic (outside a null set: the seeded instances mark the increments drawn generically)"""
+    if x["generic"] is None:
+        return Decided(None, "undecided: genericity is a property of almost every Delta, not decidable on one given "
+                             "instance")
+    return x["generic"] is True
 
 
 def _rank_kept(x) -> bool:
@@ -1174,7 +1300,7 @@ claim(
     depends_on=("RRO.prop51",),
     statement=r"\Delta\ \text{generic}\Rightarrow\operatorname{rank}(X+\Delta)\ge\operatorname{rank}X",
     # genericity is not decidable on one instance: the Pool marks the increments it draws generically
-    hypotheses={"generic Delta": lambda x: x["generic"] is True}, conclusion=_rank_kept, instances=INCREMENTS,
+    hypotheses={"generic Delta": _generic_delta}, conclusion=_rank_kept, instances=INCREMENTS,
     regimes=("n<d", "n=d", "n>d"), form="generic", notion="exact-rank",
     generic=Generic(space="Delta in R^{n x d} (X fixed)", variables=("Delta",), measure="Lebesgue on R^{n x d}",
                     fixed="X"),
@@ -1268,7 +1394,8 @@ def _is_right_product(v) -> bool:
 _JACOBIAN_ARITH = "exact over QQ (images of a basis)"
 #: random integer W (generic) and W = c I (degenerate), n, d in {2, 3}; one Pool per reading (own seeds)
 FIRST_ORDER_LEFT = Pool(rows=lambda ctx: _first_order_rows(ctx, "left"), arithmetic=_JACOBIAN_ARITH)
-FIRST_ORDER_RIGHT = Pool(rows=lambda ctx: _first_order_rows(ctx, "right"), arithmetic=_JACOBIAN_ARITH)
+FIRST_ORDER_RIGHT = Pool(rows=lambda ctx: _first_order_rows(ctx, "right"), arithmetic=_JACOBIAN_ARITH,
+                         instance_from=UNIFORM_FIRST_ORDER)
 
 
 claim(

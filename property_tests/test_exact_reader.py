@@ -1,0 +1,145 @@
+"""The one exact reader: the same exact instance, written in every accepted form, is read as the same exact values by
+every entry point (rank, check, the conjecture API), and check's answer for the RN claims agrees with the
+independent sympy path (:func:`theorems.exact.layernorm.analyse`) on every draw."""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from proofs_numeric.cli import build_parser, main
+from proofs_numeric.cli.check import read_user_input
+from proofs_numeric.ledger import get
+from proofs_numeric.ledger.check import check_claim
+from theorems import conjecture as api
+from theorems.conjectures.ln_sphere import from_user as ln_sphere_instance
+from theorems.exact.input import BadInput
+from theorems.exact.layernorm import analyse, instance
+from theorems.exact.reader import read_matrix, read_vector
+from theorems.framework import TRUTH
+
+
+def _decimal(q: Fraction) -> str:
+    """The exact decimal of a dyadic rational (p / 2^k = p 5^k / 10^k), as a JSON number literal."""
+    k = 0
+    while (q.denominator >> k) > 1:
+        k += 1
+    m = q.numerator * 5 ** k
+    s = str(abs(m)).rjust(k + 1, "0")
+    body = (s[:-k] + "." + s[-k:]) if k else s
+    return ("-" if m < 0 else "") + body
+
+
+@st.composite
+def _instances(draw):
+    """An exact dyadic matrix A / 2^k (2 <= n, d <= 4), so that every form below can spell it exactly."""
+    n, d = draw(st.integers(2, 4)), draw(st.integers(2, 4))
+    zero_one = draw(st.booleans())
+    lo, hi = (0, 1) if zero_one else (-6, 6)
+    A = [[draw(st.integers(lo, hi)) for _ in range(d)] for _ in range(n)]
+    k = 0 if zero_one else draw(st.integers(0, 3))
+    return [[Fraction(v, 2 ** k) for v in row] for row in A], k
+
+
+def _forms(M, k, folder) -> dict[str, str]:
+    """The instance in every accepted form: decimal JSON text, "p/q" strings, a .json file, float .npy (float64,
+    float32, float16, big-endian, long double), integer .npy and bool .npy where the values allow them."""
+    out = {"decimal text": "[" + ", ".join("[" + ", ".join(_decimal(v) for v in r) + "]" for r in M) + "]",
+           "p/q strings": json.dumps([[f"{v.numerator}/{v.denominator}" for v in r] for r in M])}
+    path = os.path.join(folder, "m.json")
+    with open(path, "w") as f:
+        f.write(out["p/q strings"])
+    out["json file"] = path
+    F = np.array([[float(v) for v in r] for r in M])
+    for name, dt in (("float64", np.float64), ("float32", np.float32), ("float16", np.float16), (">f8", ">f8"),
+                     ("longdouble", np.longdouble)):
+        p = os.path.join(folder, f"m_{name}.npy")
+        np.save(p, F.astype(dt))
+        out[f"{name} .npy"] = p
+    if k == 0:
+        for name, dt in (("int8", np.int8), ("int64", np.int64), (">i4", ">i4")):
+            p = os.path.join(folder, f"m_{name}.npy")
+            np.save(p, F.astype(dt))
+            out[f"{name} .npy"] = p
+        if all(v in (0, 1) for r in M for v in r):
+            p = os.path.join(folder, "m_bool.npy")
+            np.save(p, F.astype(bool))
+            out["bool .npy"] = p
+            p = os.path.join(folder, "m_u64.npy")
+            np.save(p, F.astype(np.uint64))
+            out["uint64 .npy"] = p
+    return out
+
+
+def _check_args(X: str):
+    return build_parser().parse_args(["check", "RN.main", "--X", X, "--seed", "0"])
+
+
+@settings(max_examples=30)
+@given(_instances())
+def test_exact_reader_every_form_every_entry_point_same_values(drawn):
+    M, k = drawn
+    want = tuple(tuple(r) for r in M)
+    ref = analyse(instance([[str(v) for v in r] for r in M]))  # the independent sympy path
+    with tempfile.TemporaryDirectory() as folder:
+        forms = _forms(M, k, folder)
+        ranks = set()
+        for form, text in forms.items():
+            assert read_matrix(text, "--X").fractions() == want, form
+            user = read_user_input(_check_args(text))  # what `check` reads
+            assert user.matrices["X"].fractions() == want, form
+            assert api.read_matrix(text, "X").fractions() == want, form  # the conjecture API
+            assert tuple(tuple(Fraction(int(v.p), int(v.q)) for v in ln_sphere_instance(user).row(i))
+                         for i in range(len(M))) == want, form  # a conjecture's instance_from
+            rec = check_claim(get("RN.main"), user)
+            lit = next(r for r in rec["readings"] if r["key"] == "literal")
+            assert {h: v["value"] for h, v in lit["hypotheses"].items()} == {
+                h: TRUTH[ref.hypotheses[h]] for h in ("H1", "H2", "H3", "H4")}, form
+            assert lit["conclusion"]["value"] == TRUTH[ref.conclusion_holds], form
+            wlp = next(r for r in rec["readings"] if r["key"] == "what-LN-preserves")
+            assert wlp["conclusion"]["value"] == TRUTH[None if ref.arank_LN_X is None else
+                                                       ref.arank_LN_X == ref.rank_X], form
+            out = _rank_json(text)
+            assert out["certified"] and out["lower"] == ref.rank_X, form
+            ranks.add(out["lower"])
+        assert ranks == {ref.rank_X}
+
+
+def _rank_json(text: str) -> dict:
+    import contextlib
+    import io
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main(["rank", text, "--json", "--seed", "0"]) == 0
+    return json.loads(buf.getvalue())
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("[[true, 1]]", "boolean"), ("[[null, 1]]", "not a number"), ("[[NaN, 1]]", "not a finite number"),
+    ('[["1/0", 1]]', "not an exact number"), ("[[1e1000000, 1]]", "MAX_EXPONENT"), ("[[1, 2], [3]]", "ragged"),
+])
+def test_exact_reader_refuses_by_name(text, needle):
+    with pytest.raises(BadInput, match=needle.replace("(", r"\(")):
+        read_matrix(text, "--X")
+
+
+def test_exact_reader_decimals_are_the_fractions_they_spell():
+    assert read_matrix("[[0.1, 1e-3, -2.5e2]]").rows() == [[Fraction(1, 10), Fraction(1, 1000), -250]]
+    assert read_vector('["1/3", 0.5, 2]', "--gamma").values == [Fraction(1, 3), Fraction(1, 2), 2]
+
+
+def test_exact_reader_uint64_above_2_63_and_long_double_are_exact(tmp_path):
+    p = tmp_path / "u.npy"
+    np.save(p, np.array([[2 ** 64 - 1, 1], [2 ** 63, 0]], dtype=np.uint64))
+    assert read_matrix(str(p)).rows() == [[2 ** 64 - 1, 1], [2 ** 63, 0]]
+    q = tmp_path / "ld.npy"
+    x = np.longdouble(1) + np.longdouble(2) ** -60
+    np.save(q, np.array([[x, 1]], dtype=np.longdouble))
+    got = read_matrix(str(q)).rows()[0][0]
+    assert got == Fraction(*map(int, x.as_integer_ratio())) and (got != 1) == (np.finfo(np.longdouble).nmant > 52)

@@ -1,0 +1,242 @@
+r"""One claim on one instance: the declared hypotheses and conclusion of a claim (or of one of its readings)
+evaluated on a single instance, in the vocabulary ``show`` and ``verify --json`` use.
+
+A claim declared on instances keeps its declaration (:class:`Declaration`: the hypotheses ``{name: predicate}``,
+the conclusion ``(words, predicate)``, the Pool or builder) on ``Claim.decl`` / ``Reading.decl``: the ledger
+derives its checks from it, and :func:`decide_on_instance` evaluates *the same predicates* on one instance. An
+:class:`InstanceForm` says how a user's input becomes an instance: declared beside a Pool's ``decode``
+(``Pool(instance_from=...)``) or a builder (``claim(instance_from=...)``), or registered by the numeric layer
+by claim id in :data:`INSTANCE_FORMS` (interval-based predicates, like the EVIDENCE tables), so that arrows still
+point down.
+
+Truth words (fixed; the mapping to ``verify --json`` evidence ``holds`` is true / false / null):
+:data:`TRUTH` ``{True: "holds", False: "fails", None: "undecided"}``. On one instance a reading is
+``holds`` (premise met, conclusion holds), ``counterexample`` (premise met, conclusion fails),
+``premise-fails`` (which hypothesis), ``undecided`` (with the reason), or ``exceptional-point`` (reserved: a
+failure of an almost-everywhere claim not shown to be robust).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+from .evidence import tri as _tri
+
+__all__ = ["TRUTH", "TRUTH_VALUE", "ON_THIS_INSTANCE", "Decided", "Declaration", "InstanceForm", "Undecidable",
+           "not_on_user_input", "INSTANCE_FORMS", "register_instance_form", "instance_form", "decide_on_instance",
+           "definition_of", "build_instance", "decoded"]
+
+#: the truth words of every output (check, show, real-model); verify --json writes the same as true / false / null
+TRUTH = {True: "holds", False: "fails", None: "undecided"}
+#: a truth word back to the value verify --json writes
+TRUTH_VALUE = {v: k for k, v in TRUTH.items()}
+#: what one instance says about a reading
+ON_THIS_INSTANCE = ("holds", "counterexample", "exceptional-point", "premise-fails", "undecided")
+
+
+@dataclass(frozen=True)
+class Decided:
+    """A predicate's value with the words saying how it was decided (a predicate may return one instead of a
+    bare True / False / None; the ledger reads ``value``, ``check`` prints ``how``)."""
+
+    value: bool | None
+    how: str = ""
+
+
+class Undecidable(Exception):
+    """Raised by an instance adapter when the instance cannot be decided at all (e.g. enclosures that did not close):
+    every predicate of the reading is undecided, with this reason."""
+
+
+@dataclass(frozen=True)
+class InstanceForm:
+    """How a user's input becomes one instance of a claim (the adapter beside a Pool's ``decode``).
+
+    ``takes`` / ``optional``: input names (``X``, ``gamma``, ``beta``, ``Delta``, ``W_O`` (with ``--heads``),
+    ``weights`` (``--weights`` or seeded), ``n``); ``build(user)``: the instance, from a
+    :class:`theorems.exact.reader.UserInput`; ``explain(instance, name)``: how the named hypothesis (or
+    ``"conclusion"``) was decided on it, in words (optional); ``hints(user, instance)``: labelled float hints
+    ``{name: record}`` shown beside exact results (optional); ``save(user, instance)``: the ``instance`` record of a
+    stored-counterexample file (default: the inputs taken, as exact strings).
+
+    The numeric layer may also give ``hypotheses`` (``{name: predicate}``) and ``conclusion`` (a predicate) for a
+    declaration whose names it decides in interval arithmetic; their names are the declaration's own.
+    ``unavailable``: why this claim's instances cannot be read from user input (then it is listed, not checked).
+    """
+
+    takes: tuple = ()
+    build: Callable[[Any], Any] | None = None
+    optional: tuple = ()
+    explain: Callable[[Any, str], str | None] | None = None
+    hints: Callable[[Any, Any], dict] | None = None
+    save: Callable[[Any, Any], dict] | None = None
+    hypotheses: Mapping[str, Callable] | None = None
+    conclusion: Callable | None = None
+    arithmetic: str | None = None
+    regime: Callable[[Any], str] | None = None
+    unavailable: str | None = None
+    note: str = ""
+
+    def inputs(self) -> tuple:
+        return tuple(self.takes) + tuple(self.optional)
+
+
+def decoded(decode: Callable[[dict], Any], takes: tuple, optional: tuple = (), **kw) -> InstanceForm:
+    """The instance form of a Pool with a ``decode``: the user's inputs, as exact strings under their names (the
+    stored-counterexample format, ``user.record(...)``), decoded as a stored file would be. A Pool-based conjecture or
+    plug-in gets ``check`` from its ``decode`` this way: ``Pool(..., decode=d, instance_from=decoded(d, ("X",)))``."""
+    names = tuple(takes) + tuple(optional)
+    return InstanceForm(takes=tuple(takes), optional=tuple(optional),
+                        build=lambda user: decode(user.record([k for k in names if k in user.given()])), **kw)
+
+
+def not_on_user_input(reason: str) -> InstanceForm:
+    """An instance form saying why the claim's instances cannot be read from a user's input."""
+    return InstanceForm(unavailable=reason)
+
+
+@dataclass
+class Declaration:
+    """What a claim or reading was declared with, kept so that one instance can be decided by the same predicates.
+
+    ``names``: the hypothesis names (in order); ``hypotheses``: ``{name: predicate}`` (empty when named only);
+    ``conclusion``: ``(words, predicate or None)``; ``pool`` / ``builder``: the instances it is decided on;
+    ``instance_from``: a builder's adapter (a Pool carries its own).
+    """
+
+    names: tuple
+    hypotheses: dict
+    conclusion: tuple
+    pool: Any = None
+    builder: Callable | None = None
+    instance_from: InstanceForm | None = None
+    arithmetic: str = ""
+    regimes: tuple = ()
+
+    @property
+    def form(self) -> InstanceForm | None:
+        if self.pool is not None:
+            return getattr(self.pool, "instance_from", None)
+        return self.instance_from
+
+
+#: (claim id, reading key) -> InstanceForm registered by the numeric layer (interval-based predicates)
+INSTANCE_FORMS: dict[tuple[str, str], InstanceForm] = {}
+
+
+def register_instance_form(claim_id: str, reading_key: str, form: InstanceForm) -> None:
+    INSTANCE_FORMS[(claim_id, reading_key)] = form
+
+
+def instance_form(claim, reading) -> tuple[InstanceForm | None, str | None]:
+    """(the form a reading's instance is read with, or None; why not, when None)."""
+    registered = INSTANCE_FORMS.get((claim.id, reading.key))
+    decl = getattr(reading, "decl", None)
+    if registered is not None:
+        if registered.unavailable:
+            return None, registered.unavailable
+        return registered, None
+    if decl is None:
+        return None, "no instance form yet (declared with explicit checks only)"
+    form = decl.form
+    if form is None:
+        what = "Pool" if decl.pool is not None else "builder"
+        return None, f"not checkable on user input: its {what} states no instance_from"
+    if form.unavailable:
+        return None, form.unavailable
+    if decl.conclusion[1] is None and form.conclusion is None:
+        return None, "no instance form yet (the conclusion is words only)"
+    return form, None
+
+
+def definition_of(pred, name: str) -> str:
+    """What a named hypothesis means, from its declaration: the predicate's docstring, else its name."""
+    doc = (getattr(pred, "__doc__", None) or "").strip().splitlines()
+    if doc and getattr(pred, "__name__", "") != "<lambda>" and not doc[0].startswith(("Built-in", "bool(")):
+        return doc[0]
+    return name
+
+
+def _evaluate(pred, inst, explain, name: str, strict: bool) -> tuple[bool | None, str]:
+    """(value, how) of one predicate on the instance; ``strict``: an exception is an error, else undecided."""
+    try:
+        got = pred(inst)
+    except Undecidable as e:
+        return None, f"undecided: {e}"
+    except Exception as e:
+        # a predicate may be undefined where the premise fails (ValueError: the exact layer's BadInput, e.g. a norm
+        # of a constant row); where the premise holds any other exception is the suite's error, not the input's
+        if strict and not isinstance(e, ValueError):
+            raise
+        return None, f"undecided: not defined on this instance ({type(e).__name__}: {str(e)[:200]})"
+    if isinstance(got, Decided):
+        value, how = _tri(got.value), got.how
+    else:
+        value, how = _tri(got), ""
+    if not how and explain is not None:
+        how = explain(inst, name) or ""
+    return value, how
+
+
+def _declaration_of_form(claim, reading, form: InstanceForm) -> Declaration:
+    """The declaration of a statement declared by names only, whose predicates the numeric layer gives by name:
+    the names and words are the claim's (headline) or the form's."""
+    if form.hypotheses is None or form.conclusion is None:
+        raise ValueError(f"{claim.id} reading {reading.key}: declared by names only, so its instance form must give "
+                         "the hypotheses and the conclusion as predicates")
+    if reading.key == "literal":
+        names, words = tuple(claim.hypotheses), claim.conclusion
+    else:
+        names, words = tuple(form.hypotheses), definition_of(form.conclusion, "conclusion")
+    return Declaration(names, {}, (words, None), arithmetic=form.arithmetic or "")
+
+
+def decide_on_instance(claim, reading, form: InstanceForm, inst) -> dict:
+    """The reading's declared hypotheses and conclusion on one instance, as the ``check --json`` reading record."""
+    decl = reading.decl or _declaration_of_form(claim, reading, form)
+    names = tuple(decl.names)
+    preds = dict(decl.hypotheses)
+    if form.hypotheses is not None:
+        if set(form.hypotheses) != set(names):
+            raise ValueError(f"{claim.id} reading {reading.key}: the instance form decides hypotheses "
+                             f"{sorted(form.hypotheses)}, the declaration names {sorted(names)}")
+        preds = dict(form.hypotheses)
+    missing = [k for k in names if k not in preds]
+    if missing:
+        raise ValueError(f"{claim.id} reading {reading.key}: hypotheses {missing} have no predicate on an instance")
+    words, conclude = decl.conclusion
+    if form.conclusion is not None:
+        conclude = form.conclusion
+    hyps = {}
+    for k in names:  # strict while every earlier hypothesis holds (the ledger evaluates them in order, lazily)
+        strict = all(h["value"] == "holds" for h in hyps.values())
+        v, how = _evaluate(preds[k], inst, form.explain, k, strict=strict)
+        hyps[k] = {"value": TRUTH[v], "how": how, "definition": definition_of(preds[k], k)}
+    failed = [k for k in names if hyps[k]["value"] == "fails"]
+    open_ = [k for k in names if hyps[k]["value"] == "undecided"]
+    met = not failed and not open_
+    cv, chow = _evaluate(conclude, inst, form.explain, "conclusion", strict=met)
+    if failed:
+        verdict, reason = "premise-fails", f"{', '.join(failed)} {'fails' if len(failed) == 1 else 'fail'}"
+    elif open_:
+        verdict, reason = "undecided", f"{', '.join(open_)} undecided"
+    elif cv is True:
+        verdict, reason = "holds", None
+    elif cv is False:
+        verdict, reason = "counterexample", None
+    else:
+        verdict, reason = "undecided", "the conclusion is undecided"
+    return {"key": reading.key, "statement": reading.statement,
+            "hypotheses": hyps,
+            "conclusion": {"value": TRUTH[cv], "how": chow, "words": words},
+            "on_this_instance": verdict, "reason": reason,
+            "arithmetic": form.arithmetic or decl.arithmetic, "note": form.note}
+
+
+def build_instance(form: InstanceForm, user) -> tuple[Any, str | None]:
+    """(instance, None), or (None, why it cannot be decided) when the adapter raises :class:`Undecidable`."""
+    try:
+        return form.build(user), None
+    except Undecidable as e:
+        return None, str(e)
+
