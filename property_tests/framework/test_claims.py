@@ -301,7 +301,7 @@ def test_claims_ledger_is_identical_under_different_hash_seeds(tmp_path):
     a, b = (json.loads((tmp_path / f"l{s}.json").read_text()) for s in ("1", "2"))
     assert _strip_seconds(a) == _strip_seconds(b)
     prov = a["provenance"]
-    assert set(prov) == {"commit", "versions", "seeds", "started", "duration_seconds"}
+    assert set(prov) == {"commit", "versions", "seeds", "started", "duration_seconds", "key"}
     assert {"python", "sympy", "python-flint", "mpmath", "numpy", "hypothesis", "coq"} <= set(prov["versions"])
     assert prov["seeds"], "the seeds used are recorded"
 

@@ -179,6 +179,7 @@ claim(
           "single global background vector.",
     statement=r"\text{(trained ViTs: patch representations collapse)}",
     hypotheses=(), conclusion="", regimes=("all",),
+    notion="residual",  # collapse of patches to one vector: rho -> 0 (Gong et al. measure it by cosine similarity)
     checks=[_nc("an empirical finding about trained vision transformers, which the suite does not have")],
     chapter="dong_explainer",
 )
@@ -471,6 +472,7 @@ claim(
     statement=r"\text{pure attention (skip strength 0): }1-\min_{i,j}\cos(x_i,x_j)\le\frac{2\varepsilon^2}"
               r"{1-\varepsilon^2},\ \varepsilon^2=\frac{n\rho_l^2}{1-\rho_l^2}\to0",
     hypotheses=("no skip connection",), conclusion="cosine similarity tends to 1", regimes=("n<d", "n>d"),
+    notion="residual",  # the bound is in Dong's residual rho_l
     checks=[],  # the depth study's certified rho_l (numeric layer)
     readings=[Reading("with-skip", r"\text{attention + skip: }\rho_l\ge2^{-52}\ \forall l\le12",
                       checks=[], note="'insufficient' skip strength: with a full-strength skip the depth study does "
