@@ -9,9 +9,9 @@ import time
 from theorems.exact.input import int_digits_unlimited
 
 from .common import report_import_errors, wrap_plain
-from .inputs import LIMITS, UsageError, check_writable, write_text
+from .inputs import LIMITS, UsageError, check_output, write_json_output, write_output
 
-__all__ = ["add_parsers", "cmd_verify", "cmd_show"]
+__all__ = ["add_parsers", "cmd_verify", "cmd_show", "store_writer"]
 
 
 def cmd_verify(args) -> int:
@@ -19,7 +19,7 @@ def cmd_verify(args) -> int:
         raise UsageError(f"--dps {args.dps} is outside [15, {LIMITS['VERIFY_MAX_DPS']}] (VERIFY_MAX_DPS, see --help)")
     if args.claims is not None and not args.claims.strip():
         raise UsageError("--claims is empty: give a glob such as 'RN.*' (omit it for every claim)")
-    check_writable(args.json)
+    check_output(args.json, kind="ledger", force=args.force)
     with int_digits_unlimited():  # witnesses above 4300 digits print exact integers
         return _verify(args)
 
@@ -62,10 +62,10 @@ def _verify(args) -> int:
             console.print(Text(line, style=style or ""), soft_wrap=True)
     for e in errors:
         print(f"collapse-verify: error: {e}", file=sys.stderr)
-    _report_found_counterexamples(results, store=args.store)
+    _report_found_counterexamples(results, store=args.store, force=args.force)
     if args.json:
         out = ledger_json(results, ctx, started, errors)
-        write_text(args.json, json.dumps(out, indent=1, default=str) + "\n")
+        write_json_output(args.json, out, kind="ledger", force=args.force)
         console.print(escape(f"wrote {args.json}"), soft_wrap=True)
     failed = report_import_errors() or bool(errors)
     return 1 if failed else 0
@@ -178,7 +178,12 @@ def cmd_show(args) -> int:
     return 0
 
 
-def _report_found_counterexamples(results, store: bool) -> None:
+def store_writer(force: bool = False):
+    """How ``verify --store`` writes a counterexample file: the command line's write rule, kind ``counterexample``."""
+    return lambda path, text: write_output(path, text, what="--store", kind="counterexample", force=force)
+
+
+def _report_found_counterexamples(results, store: bool, force: bool = False) -> None:
     """Counterexamples to user conjectures found (and shrunk) on this run: stored with --store, else a hint."""
     from theorems.framework import CONJECTURES
     for r in results:
@@ -186,7 +191,7 @@ def _report_found_counterexamples(results, store: bool) -> None:
         if conj is None or not conj.found or conj.stored_path().exists():
             continue
         if store:
-            for p in conj.store():
+            for p in conj.store(write=store_writer(force)):
                 print(f"stored the counterexample of {r.claim.id} in {p}", file=sys.stderr)
         else:
             print(f"note: {r.claim.id} has a counterexample found on this run; `collapse-verify verify --store` "
@@ -196,7 +201,8 @@ def _report_found_counterexamples(results, store: bool) -> None:
 def add_parsers(sub) -> None:
     """Add this module's subcommand(s) to the parser's subparsers."""
     v = sub.add_parser("verify", help="run every registered claim and print the ledger")
-    v.add_argument("--json", metavar="PATH", help="also write the ledger as JSON")
+    v.add_argument("--json", metavar="PATH", help="also write the ledger as JSON (a file that exists is replaced only "
+                   "if it is a ledger this tool wrote; written through a temporary file)")
     v.add_argument("--claims", metavar="GLOB", help="only claims whose id matches, e.g. 'RN.*'")
     v.add_argument("--dps", type=int, default=50, help="decimal digits for the interval witnesses "
                    f"(15 to VERIFY_MAX_DPS = {LIMITS['VERIFY_MAX_DPS']})")
@@ -204,6 +210,8 @@ def add_parsers(sub) -> None:
     v.add_argument("--store", action="store_true",
                    help="write counterexamples found for user conjectures under theorems/counterexamples/ "
                         "(plain verify never writes into the source tree)")
+    v.add_argument("--force", action="store_true",
+                   help="replace an existing --json file even if it is not a ledger this tool wrote")
     v.set_defaults(run=cmd_verify)
     sh = sub.add_parser("show", help="the whole record of one claim (quote, statement, every piece of evidence, "
                                      "readings, counterexamples typeset)")
