@@ -103,6 +103,6 @@ def pytest_terminal_summary(terminalreporter):
             if legend:
                 tr.write_line("  (" + "; ".join(legend) + ")")
             tr.write_line("  " + "regime".ljust(8) + "".join(col.rjust(12) for col in cols))
-            for regime in ("n<d", "n=d", "n>d"):
+            for regime in [r for r in ("n<d", "n=d", "n>d") if any(k.startswith(r + "|") for k in table)]:
                 tr.write_line("  " + regime.ljust(8) + "".join(str(table.get(f"{regime}|{col}", 0)).rjust(12)
                                                                for col in cols))

@@ -279,7 +279,8 @@ def test_checkpoints_non_finite_weights_exit_2(tmp_path, capsys):
     t["h.0.mlp.c_fc.weight"][0, 0] = np.inf
     folder = _write(tmp_path / "inf", gpt2_config(), t)
     code, _, err = _cli(capsys, "real-model", "--model", str(folder))
-    assert code == 2 and "non-finite activations at layer 1 attention input" in err
+    # named where it is: the tensor and its file (issue 29), not only the activations it spoils
+    assert code == 2 and "tensor h.0.mlp.c_fc.weight holds an infinity" in err and str(folder) in err
 
 
 # --- the forward, through invariances ----------------------------------------------------------

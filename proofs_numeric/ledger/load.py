@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import fnmatch
 import sys
-from importlib.metadata import entry_points
+from importlib import metadata  # looked up on each call (a test installs a plug-in by patching it)
 
 import theorems
 from theorems.framework import REGISTRY, Claim
@@ -29,9 +29,7 @@ def load_entry_points() -> list[str]:
     loaded: list[str] = []
     if _ENTRY_POINTS_LOADED:
         return loaded
-
-
-    for ep in entry_points(group="collapse_verify.claims"):
+    for ep in metadata.entry_points(group="collapse_verify.claims"):
         try:
             ep.load()
         except (Exception, SystemExit) as e:  # a plug-in may raise anything (a duplicate id, a bad declaration)

@@ -110,7 +110,7 @@ def require_H1(inst: LNInstance) -> list[Rational]:
     bad = [i for i, si in enumerate(s) if si == 0]
     if bad:
         raise HypothesisViolation(
-            "H1", f"row(s) {cap_list(bad)} of X are constant (sigma = 0), so LayerNorm without epsilon "
+            "H1", f"row(s) [{cap_list(bad)}] of X are constant (sigma = 0), so LayerNorm without epsilon "
                   "divides by zero and is undefined")
     return s
 
