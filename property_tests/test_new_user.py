@@ -436,13 +436,12 @@ def test_new_user_show_wraps_at_spaces_never_inside_latex_and_indents(monkeypatc
             "proof steps:")
     for x in lines:
         assert not x or x.startswith(" ") or x.startswith(tops), f"continuation at column 0: {x!r}"
-    from theorems.framework import registry as R
-    c = R.REGISTRY["RN.main"] if hasattr(R, "REGISTRY") else None
-    texts = [c.statement] if c is not None else []
-    for tex in texts:
-        for cmd in re.findall(r"\\[A-Za-z]+(?:\{[^{}]*\})?", tex):
-            assert any(cmd in x for x in lines), f"{cmd} split across lines"
-    assert not re.search(r"\\[A-Za-z]*$", "\n".join(x.rstrip() for x in lines), re.M)
+    assert main(["show", "RN.main", "--quick", "--json"]) == 0
+    record = capsys.readouterr().out
+    commands = set(re.findall(r"\\\\([A-Za-z]+)", record))  # every command the record holds (JSON-escaped)
+    shown = set(re.findall(r"\\([A-Za-z]+)", out))
+    assert shown <= commands, f"commands cut mid-name: {sorted(shown - commands)}"
+    assert "operatorname" in shown
 
 
 def test_new_user_front_page_and_ledger_title_conjectures_by_their_title():

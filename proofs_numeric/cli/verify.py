@@ -8,7 +8,7 @@ import time
 
 from theorems.exact.input import int_digits_unlimited
 
-from .common import report_import_errors, wrap_plain
+from .common import report_import_errors, wrap_plain, wrap_tex
 from .inputs import LIMITS, UsageError, check_output, write_json_output, write_output
 
 __all__ = ["add_parsers", "cmd_verify", "cmd_show", "store_writer"]
@@ -119,7 +119,6 @@ def _latex_of_instance(inst) -> dict:
 def cmd_show(args) -> int:
     """The whole record of one claim: what `verify --json` writes for it, plus its counterexamples typeset."""
     from rich.console import Console
-    from rich.markup import escape
 
     from theorems.framework import CheckContext, run_claim
 
@@ -137,45 +136,60 @@ def cmd_show(args) -> int:
         print(json.dumps(rec, indent=1, default=str))
         return 1 if r.error else 0
     c = Console(highlight=False)
-    c.print(f"[bold]{escape(rec['id'])}[/] ({escape(rec['section'])}), {rec['form']} claim")
-    c.print(f"quote: “{escape(rec['quote'])}”")
-    c.print(f"statement: {escape(rec['statement'])}")
-    c.print(f"hypotheses: {escape(', '.join(rec['hypotheses']) or '(none)')}; conclusion: {escape(rec['conclusion'])}")
-    c.print(f"regimes: {', '.join(rec['regimes'])}")
+    width = max(40, c.width)
+    out: list[tuple[str, str | None]] = []
+
+    def say(text: str, first: str = "", indent: str | None = None, style: str | None = None) -> None:
+        """One logical line, wrapped at spaces outside LaTeX groups, continuation lines indented (as in verify)."""
+        out.extend((ln, style) for ln in wrap_tex(text, width, first, indent if indent is not None else first + "  "))
+
+    say(f"{rec['id']} ({rec['section']}), {rec['form']} claim", style="bold")
+    say(f"quote: “{rec['quote']}”")
+    say(f"statement: {rec['statement']}")
+    say(f"hypotheses: {', '.join(rec['hypotheses']) or '(none)'}; conclusion: {rec['conclusion']}")
+    say(f"regimes: {', '.join(rec['regimes'])}")
     if r.error:
-        c.print(f"[bold magenta]ERROR[/]: {escape(r.error)}")
+        say(f"ERROR: {r.error}", style="bold magenta")
+        _print_lines(c, out)
         return 1
     for rr in r.readings:
-        c.print("")
-        c.print(f"[bold]reading {escape(rr.key)}[/]: {escape(rr.statement)}")
-        c.print(f"  verdict: [bold]{rr.verdict}[/] (strength {rr.strength}; {rr.form}; regimes {', '.join(rr.regimes)})")
+        out.append(("", None))
+        say(f"reading {rr.key}: {rr.statement}", style="bold")
+        say(f"verdict: {rr.verdict} (strength {rr.strength}; {rr.form}; regimes {', '.join(rr.regimes)})", "  ")
         for label, v in (("condition", rr.condition), ("reason", rr.reason), ("note", rr.note)):
             if v:
-                c.print(f"  {label}: {escape(v)}")
+                say(f"{label}: {v}", "  ")
         for e in rr.evidence:
             holds = {True: "holds", False: "FAILS", None: "undecided"}[e.holds]
-            c.print(f"  - {escape(f'[{e.kind}/{e.scope}/{e.strength}]')} {e.regime}: {holds}: {escape(e.summary)}")
-            c.print(f"      arithmetic: {escape(e.arithmetic)}" + (f"; file: {escape(e.counterexample)}"
-                                                                  if e.counterexample else ""))
+            say(f"[{e.kind}/{e.scope}/{e.strength}] {e.regime}: {holds}: {e.summary}", "  - ", "      ")
+            say(f"arithmetic: {e.arithmetic}" + (f"; file: {e.counterexample}" if e.counterexample else ""),
+                "      ", "        ")
             if e.holds is None and e.reason and e.reason not in e.summary:
-                c.print(f"      why undecided: {escape(e.reason)}")
+                say(f"why undecided: {e.reason}", "      ", "        ")
             if e.numbers.get("failed_steps"):
-                c.print(f"      failed steps: {e.numbers['failed_steps']}")
+                say(f"failed steps: {e.numbers['failed_steps']}", "      ", "        ")
     for ce in rec["counterexamples_typeset"]:
-        c.print("")
-        c.print(f"counterexample file {escape(ce['file'])} (reading {escape(ce['reading'])})"
-                + ("" if ce["stored"] else " — found on this run, not stored yet (verify --store)"))
+        out.append(("", None))
+        say(f"counterexample file {ce['file']} (reading {ce['reading']})"
+            + ("" if ce["stored"] else " — found on this run, not stored yet (verify --store)"))
         for k, tex in ce.get("latex", {}).items():
-            c.print(f"  {escape(k)} = {escape(tex)}")
+            say(f"{k} = {tex}", "  ", "    ")
     steps = r.claim.proof_steps
     if steps:
         from theorems.framework import tri
-        c.print("")
-        c.print("proof steps:")
+        out.append(("", None))
+        say("proof steps:")
         for k, (tex, words, kind, check) in enumerate(steps, 1):
-            c.print(f"  {k}. {escape(f'[{kind}]')} {escape(tex)} — {escape(words)}: "
-                    f"{ {True: 'holds', False: 'FAILS', None: 'undecided'}[tri(check())] }")
+            say(f"{k}. [{kind}] {tex} — {words}: {({True: 'holds', False: 'FAILS', None: 'undecided'}[tri(check())])}",
+                "  ", "     ")
+    _print_lines(c, out)
     return 0
+
+
+def _print_lines(console, lines) -> None:
+    from rich.text import Text
+    for line, style in lines:
+        console.print(Text(line, style=style or ""), soft_wrap=True)
 
 
 def store_writer(force: bool = False):
