@@ -464,3 +464,58 @@ def test_new_user_paper_proof_audit_is_text_with_math_not_math_with_text():
     assert "preserve affine rank under H3" in md and "$\\operatorname{diag}(\\gamma)$" in md
     for line in md.splitlines():
         assert line.count("$") % 2 == 0, line
+
+
+# ================================================================ figures where people look
+
+def test_new_user_front_page_verdicts_are_a_stacked_bar_per_chapter():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from proofs_numeric.ledger import figures
+    rows = [("Rank-Neutrality of LayerNorm (§4)", {"refuted": 3, "proved": 2}), ("Symmetries (§9)", {"supported": 4})]
+    fig = figures.verdicts_per_chapter(rows)
+    ax = fig.axes[0]
+    per_chapter: dict = {}
+    for bar in ax.patches:
+        y = round(bar.get_y() + bar.get_height() / 2)
+        per_chapter[y] = per_chapter.get(y, 0) + bar.get_width()
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert {labels[y]: w for y, w in per_chapter.items()} == {"Rank-Neutrality of LayerNorm (§4)": 5,
+                                                              "Symmetries (§9)": 4}
+    assert {t.get_text() for t in ax.get_legend().get_texts()} == {"refuted", "proved", "supported"}
+    plt.close(fig)
+
+
+def test_new_user_rank_neutrality_stress_is_a_chart_per_regime():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from proofs_numeric.ledger import figures, report
+    stats = report.rank_neutrality_stress(seed=1, per_shape=1)
+    fig = figures.stress_per_regime(stats)
+    assert [ax.get_title() for ax in fig.axes] == ["regime n < d", "regime n = d", "regime n > d"]
+    for ax, regime in zip(fig.axes, ("n<d", "n=d", "n>d")):
+        families = sorted({f for _, f in stats})
+        heights = [b.get_height() for b in ax.patches]
+        want = [stats.get((regime, f), {}).get(key, 0) for key, _ in figures.STRESS_SERIES for f in families]
+        assert heights == want
+    plt.close(fig)
+
+
+def test_new_user_real_model_cond_and_recovery_error_are_a_line_plot_per_layer():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from proofs_numeric.ledger import figures
+    res = {"model": "tiny", "layers": [{"layer": k, "W_O_condition": 10.0 * (k + 1),
+                                        "head_recovery_rel_error": 1e-15 * (k + 1)} for k in range(4)]}
+    fig = figures.real_model_layers(res)
+    lines = [ln for ax in fig.axes for ln in ax.get_lines()]
+    got = {ln.get_label(): list(ln.get_ydata()) for ln in lines}
+    assert got == {"cond(W_O)": [L["W_O_condition"] for L in res["layers"]],
+                   "head recovery rel. error": [L["head_recovery_rel_error"] for L in res["layers"]]}
+    plt.close(fig)
