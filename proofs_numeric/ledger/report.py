@@ -6,6 +6,7 @@ claim's checks at build time.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections import Counter, defaultdict
 
@@ -64,15 +65,54 @@ def list_table(header: list[str], rows: list[list[str]], widths: list[int]) -> s
     return "\n".join(out)
 
 
+#: in a long word of a table cell a line may break after these characters (and before a backslash): a <wbr> there,
+#: so a path, an identifier or LaTeX source wraps at its punctuation and never between two letters
+_BREAK_AFTER = set("/._,=():;-^}]")
+_LONG_WORD = 12
+
+
+def _cell(s) -> str:
+    """Plain text for a table cell: escaped as :func:`_esc`, with a ``<wbr>`` break opportunity at the punctuation
+    of every word longer than 12 characters (never between two letters or digits)."""
+    out = []
+    for tok in re.split(r"(\s+)", str(s).replace("\n", " ")):
+        if tok.isspace() or len(tok) <= _LONG_WORD:
+            out.append(_esc(tok))
+            continue
+        pieces, cur = [], ""
+        for i, ch in enumerate(tok):
+            if ch == "\\" and cur:
+                pieces.append(cur)
+                cur = ""
+            cur += ch
+            if ch in _BREAK_AFTER and i + 1 < len(tok):
+                pieces.append(cur)
+                cur = ""
+        if cur:
+            pieces.append(cur)
+        out.append("<wbr>".join(_esc(x) for x in pieces))
+    return "".join(out)
+
+
+def _path(path: str) -> str:
+    """A file path in a table cell: code, breakable after each ``/`` and ``.``."""
+    import html
+    parts = re.split(r"(?<=[/.])", str(path))
+    return '<code class="docutils literal notranslate">' + "<wbr>".join(html.escape(x) for x in parts if x) + "</code>"
+
+
 def evidence_markdown(evidence) -> str:
+    """Every piece of evidence in three columns (what it is, where it decided what, and what was computed in which
+    arithmetic): short headers, and no word in the table can be broken mid-word."""
     rows = []
     for e in evidence:
-        holds = {True: "yes", False: "**no**", None: "undecided"}[e.holds]
-        what = _esc(e.summary) + (f" (`{e.counterexample}`)" if e.counterexample else "")
+        holds = {True: "holds", False: "**fails**", None: "undecided"}[e.holds]
+        what = _cell(e.summary) + (f" ({_path(e.counterexample)})" if e.counterexample else "")
         if e.holds is None and e.reason and e.reason not in e.summary:
-            what += f" — undecided: {_esc(e.reason)}"
-        rows.append([f"{e.kind} ({e.scope})", _esc(e.regime), holds, _esc(e.arithmetic), what])
-    return list_table(["kind (scope)", "regime", "holds", "arithmetic", "what"], rows, [16, 10, 9, 22, 43])
+            what += f" — undecided: {_cell(e.reason)}"
+        what += f"; *arithmetic*: {_cell(e.arithmetic)}"
+        rows.append([f"{_esc(e.kind)} ({_esc(e.scope)})", f"{_cell(e.regime)}: {holds}", what])
+    return list_table(["evidence", "regime", "what was computed"], rows, [17, 13, 70])
 
 
 def verdict_admonition(claim_id: str, dps: int = 50) -> str:
@@ -137,13 +177,13 @@ def ledger_markdown(dps: int = 50) -> str:
 
 
 def proof_steps_markdown(steps) -> str:
-    """A table of a module's PROOF_STEPS, each check run now."""
-    rows = ["| # | step | why | kind | checked now |", "|---|---|---|---|---|"]
+    """A module's PROOF_STEPS, each check run now: one block per step, its formula as display math with the full
+    column (a table cell cannot wrap typeset math), the words and the outcome as prose."""
+    out = []
     for k, (tex, words, kind, check) in enumerate(steps, 1):
-        tex = tex.replace(r"\|", r"\Vert ").replace("|", r"\vert ")  # a bar would end the table cell
         outcome = {True: "holds", False: "**fails**", None: "undecided"}[tri(check())]
-        rows.append(f"| {k} | ${tex}$ | {_esc(words)} | {kind} | {outcome} |")
-    return "\n".join(rows)
+        out += [f"**{k}.** {_esc(words)} (*{_esc(kind)}*; checked now: {outcome})", "", "$$", tex, "$$", ""]
+    return "\n".join(out).rstrip() + "\n"
 
 
 def conjecture_markdown(claim_id: str, dps: int = 50) -> str:
@@ -164,7 +204,7 @@ def conjecture_markdown(claim_id: str, dps: int = 50) -> str:
     parts += [proof_steps_markdown(steps), "",
               "These steps are checked at fixed sizes (a *derivation*): evidence, not a proof."] if steps else         ["No derivation is attached: the evidence below is the exact stress and the counterexample search."]
     parts += ["", "### Stress, per regime", "", "| regime | drawn | met every hypothesis | conclusion held |",
-              "|---|---|---|---|"]
+              "|---|---:|---:|---:|"]
     if not r.error:
         for e in r.literal.evidence:
             if e.kind == "exact" and e.scope == "instances":
