@@ -55,8 +55,8 @@ from theorems.paper.dong_collapse import rank_blind_to_collapse, skip_bound_hold
 
 from .transformer import Block, Head, block_forward, workdps
 
-__all__ = ["DepthRangeError", "DepthConfig", "run", "run_all", "SHAPES", "REGIMES", "exponent_estimate", "exponent_note",
-           "float64_run", "mp_run",
+__all__ = ["DepthRangeError", "DepthConfig", "run", "run_all", "SHAPES", "REGIMES", "exponent_estimate",
+           "exponent_note", "float64_run", "mp_run",
            "depth_results", "DEPTH_DPS", "EXPONENT_TOL", "SINGLY_EXPONENTIAL_BELOW", "NO_DECAY_SLOPE", "is_base_three",
            "is_singly_exponential", "weight_gamma", "SKIP_TARGET_GAMMAS", "EVIDENCE"]
 

@@ -91,8 +91,8 @@ def test_new_user_depth_json_refuses_a_foreign_file_and_another_kind(tmp_path, c
 
 @pytest.fixture(scope="module")
 def tiny_bert(tmp_path_factory):
-    from property_tests.test_checkpoints import _write, bert_config, bert_tensors
-    return _write(tmp_path_factory.mktemp("ck") / "CK", bert_config(), bert_tensors(np.random.default_rng(1)))
+    from property_tests.test_checkpoints import bert_config, bert_tensors, write_checkpoint
+    return write_checkpoint(tmp_path_factory.mktemp("ck") / "CK", bert_config(), bert_tensors(np.random.default_rng(1)))
 
 
 def test_new_user_real_model_json_never_turns_the_checkpoint_into_json(tiny_bert, capsys):
@@ -202,7 +202,8 @@ def _project(tmp_path) -> Path:
 
 
 def test_new_user_slug_keeps_the_meaning_of_comparison_symbols():
-    gt, lt = S.slugify("LayerNorm preserves matrix rank when n > d"), S.slugify("LayerNorm preserves matrix rank when n < d")
+    gt = S.slugify("LayerNorm preserves matrix rank when n > d")
+    lt = S.slugify("LayerNorm preserves matrix rank when n < d")
     assert gt != lt
     assert gt.endswith("when_n_gt_d") and lt.endswith("when_n_lt_d")
     assert S.slugify("rank ≥ 1") == "rank_ge_1" and S.slugify("rank ≤ 1") == "rank_le_1"
@@ -247,7 +248,8 @@ def test_new_user_an_unedited_scaffold_is_not_checkable_not_filled_in(tmp_path):
     """`new "None"` showed as `USER.none supported (exact)` with the placeholder statement."""
     import importlib.util
 
-    from theorems.framework import CONJECTURES, CheckContext, registry as R, run_claim
+    from theorems.framework import CONJECTURES, CheckContext, run_claim
+    from theorems.framework import registry as R
     root = _project(tmp_path)
     S.scaffold("Placeholder probe", root=root)
     mod_path = root / "theorems" / "conjectures" / "placeholder_probe.py"
@@ -337,12 +339,12 @@ def test_new_user_lists_in_the_exact_layer_errors_are_capped():
 
 
 def _ckpt(folder, layers_in_config=2, nan_at=None):
-    from property_tests.test_checkpoints import _write, bert_config, bert_tensors
+    from property_tests.test_checkpoints import bert_config, bert_tensors, write_checkpoint
     t = bert_tensors(np.random.default_rng(4))
     if nan_at:
         t[nan_at] = t[nan_at].copy()
         t[nan_at].flat[3] = np.nan
-    return _write(folder, bert_config(layers=layers_in_config), t)
+    return write_checkpoint(folder, bert_config(layers=layers_in_config), t)
 
 
 def test_new_user_a_nan_weight_is_named_with_its_tensor_and_checkpoint(tmp_path, capsys):

@@ -51,7 +51,7 @@ _ARGUMENT_COMMANDS = ("mathbf", "mathrm", "mathit", "mathcal", "mathbb", "mathsf
 
 
 def _tex_tokens(text: str) -> list[str]:
-    """Words of ``text`` split at the spaces where a line may break: outside every ``{...}`` group and not after a
+    r"""Words of ``text`` split at the spaces where a line may break: outside every ``{...}`` group and not after a
     backslash (``\ `` is TeX's control space), so ``\operatorname{arank}`` or ``\text{so H4}`` is never cut."""
     out, cur, depth, prev = [], [], 0, ""
     for ch in text:
@@ -102,7 +102,7 @@ def _split_long(tok: str, room: int) -> list[str]:
 
 
 def wrap_tex(text: str, width: int, first: str = "", indent: str = "  ") -> list[str]:
-    """Wrap text that may hold LaTeX: breaks only at spaces outside ``{...}`` (never inside ``\\command{...}``),
+    r"""Wrap text that may hold LaTeX: breaks only at spaces outside ``{...}`` (never inside ``\command{...}``),
     continuation lines indented by ``indent``; no line wider than ``width``."""
     lines, cur, fresh = [], first, True  # fresh: nothing but the indent on the current line
     room = max(8, width - len(indent))

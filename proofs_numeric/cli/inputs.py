@@ -32,7 +32,7 @@ import stat
 from pathlib import Path
 
 from theorems.exact.input import LIMITS as EXACT_LIMITS
-from theorems.exact.input import BadInput, check_literal, env_int, exact_entries, int_digits_unlimited
+from theorems.exact.input import BadInput, cap_list, check_literal, env_int, exact_entries, int_digits_unlimited
 
 __all__ = ["UsageError", "LIMITS", "read_matrix", "read_vector", "read_how", "check_writable", "write_text",
            "limits_text", "check_output", "write_output", "write_json_output", "RecordStream", "written_kind", "marked",

@@ -341,7 +341,8 @@ def scaffold(name: str, root: Path | str | None = None, force: bool = False,
         if MARKER in head:
             other = title_of(module)
             if other != title:
-                held = f"the conjecture titled {other!r}" if other is not None else "a conjecture whose TITLE cannot be read"
+                held = (f"the conjecture titled {other!r}" if other is not None
+                        else "a conjecture whose TITLE cannot be read")
                 raise ScaffoldError(f"{module_rel} already holds {held}; {title!r} makes the same module name "
                                     f"{slug!r}: choose another name (--force never replaces another conjecture)")
     targets, edited = {}, []

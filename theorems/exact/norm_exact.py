@@ -637,10 +637,10 @@ class NormAnalysis(Analysis):
         if not self.undefined_rows:
             return None
         if self.norm == "layernorm":
-            return (f"H1 fails: row(s) [{cap_list(self.undefined_rows)}] of X are constant (sigma = 0), so LayerNorm without "
-                    "epsilon divides by zero and is undefined")
-        return (f"H1 fails: row(s) [{cap_list(self.undefined_rows)}] of X are zero (rms = 0), so RMSNorm without epsilon "
-                "divides by zero and is undefined")
+            return (f"H1 fails: row(s) [{cap_list(self.undefined_rows)}] of X are constant (sigma = 0), so LayerNorm "
+                    "without epsilon divides by zero and is undefined")
+        return (f"H1 fails: row(s) [{cap_list(self.undefined_rows)}] of X are zero (rms = 0), so RMSNorm without "
+                "epsilon divides by zero and is undefined")
 
 
 def analyse_array(X, gamma=None, beta=None, norm: str = "layernorm", seed: int | None = None,
