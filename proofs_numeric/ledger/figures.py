@@ -11,6 +11,8 @@ figure with ``matplotlib.pyplot`` and returns it; a chapter shows it with ``plt.
 """
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib.pyplot as plt
 
 from .report import VERDICT_ORDER, verdicts_by_chapter
@@ -26,9 +28,10 @@ def verdicts_per_chapter(rows: list[tuple[str, dict]] | None = None, dps: int = 
     """A stacked horizontal bar per chapter: how many of its claims earned each verdict (computed now, or ``rows`` as
     :func:`proofs_numeric.ledger.report.verdicts_by_chapter` gives them: ``[(title, {verdict: count})]``)."""
     rows = verdicts_by_chapter(dps) if rows is None else rows
-    titles = [t for t, _ in rows][::-1]
+    titles = [textwrap.shorten(t, 60, placeholder=" …") for t, _ in rows][::-1]  # a conjecture's title may be long
     counts = [c for _, c in rows][::-1]
-    fig, ax = plt.subplots(figsize=(9, 0.42 * len(rows) + 1.4))
+    height = 0.42 * len(rows) + 1.8
+    fig, ax = plt.subplots(figsize=(9, height))
     left = [0] * len(rows)
     for v in VERDICT_ORDER:
         widths = [c.get(v, 0) for c in counts]
@@ -41,10 +44,12 @@ def verdicts_per_chapter(rows: list[tuple[str, dict]] | None = None, dps: int = 
                         va="center", fontsize=8, color="white")
         left = [a + w for a, w in zip(left, widths)]
     ax.set_xlabel("claims")
-    ax.set_title("Verdicts per chapter (computed while this page was built)")
-    ax.legend(ncol=4, fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.08), frameon=False)
+    fig.suptitle("Verdicts per chapter (computed while this page was built)", fontsize=11)
+    handles, labels = ax.get_legend_handles_labels()
+    ax.legend(handles, labels, ncol=len(labels), fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0),
+              frameon=False)
     ax.spines[["top", "right"]].set_visible(False)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.45 / height))
     return fig
 
 
@@ -74,9 +79,11 @@ def stress_per_regime(stats: dict):
         ax.set_title(f"regime {regime.replace('<', ' < ').replace('>', ' > ').replace('=', ' = ')}")
         ax.spines[["top", "right"]].set_visible(False)
     axes[0][0].set_ylabel("inputs")
-    axes[0][0].legend(fontsize=7, loc="upper left")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, ncol=len(STRESS_SERIES), fontsize=8, loc="upper center", bbox_to_anchor=(0.5, 0.93),
+               frameon=False)
     fig.suptitle("Seeded exact stress of Thm 4.2, per regime and family")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 0.86))
     return fig
 
 

@@ -67,7 +67,7 @@ def list_table(header: list[str], rows: list[list[str]], widths: list[int]) -> s
 
 #: in a long word of a table cell a line may break after these characters (and before a backslash): a <wbr> there,
 #: so a path, an identifier or LaTeX source wraps at its punctuation and never between two letters
-_BREAK_AFTER = set("/._,=():;-^}]")
+_BREAK_AFTER = set("/._,=);:-^}]")
 _LONG_WORD = 12
 
 
