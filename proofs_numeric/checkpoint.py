@@ -184,11 +184,22 @@ class TensorStore:
         return self._maps[p][start + b:start + e].view(dt).reshape(info["shape"])
 
     def get(self, name, dtype=np.float64, rows=None) -> np.ndarray:
-        """Tensor ``name`` (only ``rows`` of it, if given) widened exactly to ``dtype``."""
+        """Tensor ``name`` (only ``rows`` of it, if given) widened exactly to ``dtype``; a NaN or an infinity in
+        it is a :class:`BadCheckpoint` naming the tensor, its file and the first bad entry."""
         r = self.raw(name)
         if rows is not None:
             r = r[np.asarray(rows, dtype=np.int64)]
-        return widen(r, self.dtype(name), dtype)
+        out = widen(r, self.dtype(name), dtype)
+        if out.dtype.kind == "f" and not np.all(np.isfinite(out)):
+            bad = ~np.isfinite(out)
+            first = tuple(int(i) for i in np.argwhere(bad)[0]) if out.ndim else ()
+            what = "NaN" if np.isnan(out[bad]).any() else "an infinity"
+            if np.isnan(out[bad]).any() and np.isinf(out[bad]).any():
+                what = "NaN and infinities"
+            raise BadCheckpoint(f"{self._where[name][0]}: tensor {name} holds {what} ({int(bad.sum())} of "
+                                f"{out.size} entries{'' if rows is None else ' read'}, the first at index "
+                                f"{list(first)}); the checkpoint's weights must be finite")
+        return out
 
 
 # --- config -----------------------------------------------------------------------------------
@@ -524,9 +535,11 @@ class Checkpoint:
         held = sum(1 for n in self.store.names() if n.startswith(self.prefix) and
                    n[len(self.prefix):].endswith(first.split("{i}", 1)[1]) and
                    n[len(self.prefix):].startswith(first.split("{i}", 1)[0]))
-        if L > held:  # before listing L x (tensors per layer) names: config.json may claim absurd depth
-            raise MissingTensor(f"{self.path}: config.json says {L} layers, the files hold {held} "
-                                f"(counting {self.prefix + first.format(i='*')})")
+        if L != held:  # before listing L x (tensors per layer) names: config.json may claim absurd depth
+            cls = MissingTensor if L > held else BadCheckpoint  # fewer would silently run a shallower model
+            raise cls(f"{self.path}: {self.path / 'config.json'} says {L} {'layer' if L == 1 else 'layers'}, the "
+                      f"files hold {held} (counting {self.prefix + first.format(i='*')}); fix the config's layer "
+                      "count or the files")
         want = [self.prefix + n for n in self._names["global"].values()]
         for i in range(self.config.n_layers):
             want += [self.prefix + n.format(i=i) for n in self._names["layer"].values()]
@@ -621,8 +634,8 @@ class Checkpoint:
 
         Non-finite activations (from wrong weights or sizes) are named with ``where`` they appeared."""
         if not np.all(np.isfinite(X)):
-            raise ValueError(f"the forward produced non-finite activations at {where}: the weights or the config's "
-                             "sizes are wrong")
+            raise ValueError(f"{self.path}: the forward produced non-finite activations at {where}: the weights or "
+                             "the config's sizes are wrong")
         eps = self.eps if eps is None else eps
         g, b = params
         if b is None:

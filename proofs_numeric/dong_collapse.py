@@ -31,6 +31,7 @@ network run in float64 (to show where float64 reports collapse).
 """
 from __future__ import annotations
 
+import decimal
 import math
 import time
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ import mpmath
 import numpy as np
 
 from theorems.exact import transformer as T
+from theorems.exact.input import cap_list
 from theorems.exact.instances import Shape, regime_of
 from theorems.exact.padic_rank import complete_pivoting
 from theorems.framework import (
@@ -58,7 +60,7 @@ from .transformer import Block, Head, block_forward, workdps
 __all__ = ["DepthRangeError", "DepthConfig", "run", "run_all", "SHAPES", "REGIMES", "DELTA_REGIMES", "WEIGHTS",
            "layer_norm_delta", "LN_CONFIGS", "LN_COLLAPSE", "ln_does_not_prevent", "ln_does_not_accelerate",
            "ln_does_not_delay", "ln_rate_unchanged", "ln_collapses", "ln_collapses_orthogonal",
-           "exponent_estimate", "float64_run", "mp_run",
+           "exponent_estimate", "exponent_note", "float64_run", "mp_run",
            "depth_results", "DEPTH_DPS", "EXPONENT_TOL", "SINGLY_EXPONENTIAL_BELOW", "NO_DECAY_SLOPE", "is_base_three",
            "is_singly_exponential", "weight_gamma", "SKIP_TARGET_GAMMAS", "EVIDENCE"]
 
@@ -282,6 +284,23 @@ def _fmt(a: flint.arb) -> str:
     return a.mid().str(6, radius=False)
 
 
+def _ball(a: flint.arb, digits: int) -> tuple[dict, list[str]]:
+    """The ball as decimal text that certifies and reproduces it: ``({"mid", "rad"}, [lower, upper])``.
+
+    arb prints a ball at ``digits`` digits as ``[m +/- r]`` containing the ball itself; the enclosure is
+    ``[m - r, m + r]`` rounded outward in exact decimal arithmetic, so it contains the ball too."""
+    s = a.str(max(digits, 10)).strip()
+    if s.startswith("["):
+        s = s[1:-1]
+    m, _, r = s.partition("+/-")
+    m, r = (m.strip() or "0"), (r.strip() or "0")
+    D = decimal.Decimal
+    prec = max(digits, 10) + 60
+    lo = decimal.Context(prec=prec, rounding=decimal.ROUND_FLOOR).subtract(D(m), D(r))
+    hi = decimal.Context(prec=prec, rounding=decimal.ROUND_CEILING).add(D(m), D(r))
+    return {"mid": m, "rad": r}, [str(lo), str(hi)]
+
+
 def float64_run(cfg: DepthConfig, regime: str) -> list[dict]:
     """The same network in float64 (numpy), plain formulation: what float64 reports."""
     heads, (W1, b1, W2, b2), X = draw_weights(cfg)
@@ -372,7 +391,9 @@ def run(cfg: DepthConfig, regime: str) -> dict:
             num, eff = _spectrum(Xf)
             eps52 = flint.arb(2) ** -52
             below = True if rho < eps52 else (False if rho > eps52 else None)  # arb: True only when certain
-            recs.append({"layer": layer, "rho": _fmt(rho), "log10_rho": _log10(rho), "rho_below_2^-52": below,
+            ball, enclosure = _ball(rho, cfg.dps)
+            recs.append({"layer": layer, "rho": _fmt(rho), "rho_ball": ball, "rho_enclosure": enclosure,
+                         "log10_rho": _log10(rho), "rho_below_2^-52": below,
                          "log10_norm_R": _log10(nr2.sqrt()) if not nr2.contains(0) else None,
                          "certified_rank": _rank_interval(m, R, upper), "numerical_rank": num,
                          "numerical_rank_rtol": NUMERICAL_RANK_RTOL, "effective_rank": eff})
@@ -402,19 +423,42 @@ def _first_certified_below(recs: list[dict]) -> int | None:
     return None
 
 
+def _collapsing_ratios(recs: list[dict], below: float = -3.0) -> list[float]:
+    return [b["log_ratio"] for a, b in zip(recs, recs[1:])
+            if b.get("log_ratio") is not None and a["log10_rho"] is not None and a["log10_rho"] < below]
+
+
 def exponent_estimate(recs: list[dict], below: float = -3.0) -> float | None:
-    """Median of log rho_{l+1} / log rho_l over the layers already collapsing (log10 rho_l < -3)."""
-    ratios = [b["log_ratio"] for a, b in zip(recs, recs[1:])
-              if b.get("log_ratio") is not None and a["log10_rho"] is not None and a["log10_rho"] < below]
+    """Median of log rho_{l+1} / log rho_l over the layers already collapsing (log10 rho_l < -3); None with fewer
+    than two such ratios (:func:`exponent_note` says why in the words of the table)."""
+    ratios = _collapsing_ratios(recs, below)
     if len(ratios) < 2:
         return None
     return float(np.median(ratios[-4:]))
 
 
+def exponent_note(recs: list[dict], below: float = -3.0) -> str:
+    """The exponent estimate, or why there is none, counted from the same layers the table shows."""
+    e = exponent_estimate(recs, below)
+    if e is not None:
+        return f"exponent estimate {round(e, 4)} (median of the last log-ratios: float evidence)"
+    under = [r["layer"] for r in recs if r.get("log10_rho") is not None and r["log10_rho"] < below]
+    lost = [r["layer"] for r in recs[1:] if r.get("log10_rho") is None]
+    n = len(_collapsing_ratios(recs, below))
+    text = (f"no exponent estimate: it needs two ratios log rho_(l+1) / log rho_l with rho_l < 1e-{-int(below)}, "
+            f"found {n}; {len(under)} {'layer' if len(under) == 1 else 'layers'} with rho < 1e-{-int(below)}"
+            + (f" (layer{'s' if len(under) > 1 else ''} {cap_list(under)})" if under else ""))
+    if lost:
+        text += f"; below resolution (no logarithm) at layer{'s' if len(lost) > 1 else ''} {cap_list(lost)}"
+    return text
+
+
 def run_all(cfg: DepthConfig | None = None, shapes=None, regimes=REGIMES) -> dict:
     """Every regime for the default shape, and every regime for each shape in ``shapes``."""
     cfg = cfg or DepthConfig()
-    out = {"dps": cfg.dps, "layers": cfg.layers, "shape": {"n": cfg.n, "d": cfg.d, "H": cfg.H, "d_k": cfg.d_k},
+    out = {"config": {"n": cfg.n, "d": cfg.d, "H": cfg.H, "d_k": cfg.d_k, "layers": cfg.layers, "dps": cfg.dps,
+                      "seed": cfg.seed},
+           "dps": cfg.dps, "layers": cfg.layers, "shape": {"n": cfg.n, "d": cfg.d, "H": cfg.H, "d_k": cfg.d_k},
            "regimes": {r: run(cfg, r) for r in regimes}, "shapes": []}
     for (n, d, H, dk) in (shapes or []):
         c = DepthConfig(n=n, d=d, H=H, d_k=dk, layers=cfg.layers, dps=cfg.dps, seed=cfg.seed)
@@ -505,12 +549,13 @@ def exponent_evidence(ctx, regime_key: str, ok, what: str, no_collapse_holds: bo
         r = runs[regime_key]
         e = r["exponent"]
         holds = no_collapse_holds if e is None else bool(ok(e))
+        why = None if e is not None else exponent_note(r["layers"]).removeprefix("no exponent estimate: ")
         out.append(float_statistic(
             f"{_shape_str(shape)}: {what} exponent estimate "
-            f"{'n/a (fewer than two layers with rho < 1e-3: no collapse to measure)' if e is None else f'{e:.4f}'}; "
+            f"{f'n/a ({why})' if e is None else f'{e:.4f}'}; "
             f"rho_12 = {r['layers'][-1]['rho']}", holds, regime=regime_of(shape["n"], shape["d"]), arithmetic=_FIT,
             numbers={**shape, "exponent": e},
-            reason=None if holds is not None else "fewer than two layers with rho < 1e-3: no exponent to measure"))
+            reason=None if holds is not None else f"no exponent to measure: {why}"))
     return out
 
 

@@ -255,6 +255,9 @@ def measure(texts: dict | None = None, exact_ln: bool = True, model: Checkpoint 
     else:
         out["cosine"] = None
     runs, capped = prepare_inputs(m, texts, ids, seed, length)
+    out["request"] = {"seed": seed, "length": length, "ids": None if ids is None else list(ids),
+                      "texts": None if texts is None else dict(texts)}
+    out["token_ids"] = {k: [int(v) for v in r] for k, r in runs.items()}  # what ran: reproduces every number below
     out["inputs"] = {k: len(r) for k, r in runs.items()}
     out["inputs_capped"] = {k: {"requested": v, "used": m.max_len} for k, v in capped.items()}
     out["max_positions"] = m.max_len

@@ -31,7 +31,23 @@ settings.register_profile("ci", max_examples=100, deadline=None, print_blob=True
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("thorough", max_examples=2000, deadline=None, print_blob=True,
                           suppress_health_check=[HealthCheck.too_slow], **_db)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+PROFILES = ("dev", "ci", "thorough")
+
+
+def profile_from_env(env=os.environ) -> str:
+    """The profile ``HYPOTHESIS_PROFILE`` names (``dev`` when unset); anything else is one line naming the three."""
+    if "HYPOTHESIS_PROFILE" not in env:
+        return "dev"
+    name = env["HYPOTHESIS_PROFILE"]
+    if name not in PROFILES:
+        raise pytest.UsageError(f"HYPOTHESIS_PROFILE={name!r} is not a profile of this suite: choose dev, ci or "
+                                "thorough (unset means dev; names are lower case)")
+    return name
+
+
+def pytest_configure(config):
+    # here, not at import: a UsageError raised while pytest configures is its one-line "ERROR: ...", not a traceback
+    settings.load_profile(profile_from_env())
 
 #: test name -> Counter of how many drawn instances met each premise
 VACUITY: dict[str, Counter] = {}
@@ -61,6 +77,15 @@ def pytest_runtest_logreport(report):
                 VACUITY.setdefault(report.nodeid.split("::")[-1], Counter()).update(value)
 
 
+#: what a column of the per-regime table counts (printed under the table's name)
+_COLUMN_MEANING = {
+    "drawn": "drawn: draws in the regime",
+    "H1-H4": "H1-H4: draws meeting all four hypotheses",
+    "conclusion": "conclusion: of the draws meeting H1-H4, those where the paper's conclusion "
+                  "arank LN(X) = arank X held",
+}
+
+
 def pytest_terminal_summary(terminalreporter):
     if not VACUITY:
         return
@@ -74,7 +99,10 @@ def pytest_terminal_summary(terminalreporter):
         if table:  # per regime (rows, zero counts shown) and per premise (columns)
             cols = list(dict.fromkeys(k.split("|", 1)[1] for k in table))
             tr.write_line(f"{name}:")
+            legend = [_COLUMN_MEANING[c] for c in cols if c in _COLUMN_MEANING]
+            if legend:
+                tr.write_line("  (" + "; ".join(legend) + ")")
             tr.write_line("  " + "regime".ljust(8) + "".join(col.rjust(12) for col in cols))
-            for regime in ("n<d", "n=d", "n>d"):
+            for regime in [r for r in ("n<d", "n=d", "n>d") if any(k.startswith(r + "|") for k in table)]:
                 tr.write_line("  " + regime.ljust(8) + "".join(str(table.get(f"{regime}|{col}", 0)).rjust(12)
                                                                for col in cols))

@@ -37,6 +37,7 @@ from sympy import Matrix, Rational, eye, zeros
 from proofs_numeric.transformer import Head
 from theorems.exact import instances
 from theorems.exact.layernorm import LNInstance
+from theorems.exact.layernorm import instance as _ln_instance
 from theorems.framework import (
     ProofStep,
     derivation,
@@ -56,6 +57,7 @@ from theorems.framework import (
 __all__ = [
     # rank neutrality / LayerNorm
     "REGIMES", "shapes", "token_matrices", "gammas", "betas", "ln_inputs", "ln_inputs_meeting_all_hypotheses",
+    "LN_PREMISE_EXAMPLES",
     "ln_inputs_breaking", "rms_inputs",
     # exact matrices
     "low_rank_matrices", "low_rank_matrix_pairs", "value_output_maps", "EDGE_MAPS", "w_o_of_rank",
@@ -238,6 +240,19 @@ def ln_inputs_meeting_all_hypotheses(*, regime: str | None = None):
     """
     return ln_inputs(regime=regime, families=("low_rank", "collinear", "coplanar"))
 
+
+#: per regime, instances constructed to meet H1-H4 (found once by a seeded search over the collinear, low-rank and
+#: coplanar families, smallest entries kept), with the paper's conclusion holding and failing: a per-regime stress
+#: runs them as explicit examples, so the regime meets its premise on every run, in every profile
+LN_PREMISE_EXAMPLES = {
+    "n<d": [_ln_instance([[0, 0, 0, -1, 0], [0, 0, 0, 2, 0]]),  # conclusion holds
+            _ln_instance([[-1, 0, 0, 0], [-2, 0, 2, 0], [0, 0, -2, 0]])],  # conclusion fails (1_n in col X)
+    "n=d": [_ln_instance([[0, 1], [0, -1]]),
+            _ln_instance([[0, -1, 0], [0, 1, -2], [0, 0, -1]]),
+            _ln_instance([[0, 2, -2], [1, 1, -2], [2, 0, -2]])],  # the stored counterexample RN.main (gamma 1, beta 0)
+    "n>d": [_ln_instance([[0, 1], [0, -1], [0, 1]]),
+            _ln_instance([[0, 0, -1], [1, 0, -1], [-1, 0, -1], [-3, 0, -1]])],
+}
 
 _BREAKABLE = ("H1", "H2", "H3", "H4")
 

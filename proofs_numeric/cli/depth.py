@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from theorems.exact.input import int_digits_unlimited
 
-from .inputs import LIMITS, SEED_MAX, UsageError, check_range, check_writable, write_text
+from .inputs import LIMITS, SEED_MAX, UsageError, check_output, check_range, write_json_output
 
 __all__ = ["add_parsers", "cmd_depth", "depth_work"]
 
@@ -20,10 +19,10 @@ def _depth(args) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from ..dong_collapse import REGIMES, SHAPES, DepthConfig, run_all
+    from ..dong_collapse import REGIMES, SHAPES, DepthConfig, exponent_note, run_all
 
     _validate_depth(args, REGIMES)
-    check_writable(args.json)
+    check_output(args.json, kind="depth", force=args.force)
     try:
         cfg = DepthConfig(n=args.n, d=args.d, H=args.heads, d_k=args.d_k, layers=args.layers, dps=args.dps,
                           seed=args.seed)
@@ -44,9 +43,7 @@ def _depth(args) -> int:
         raise UsageError(f"attention_ln: {e}") from None
     c = Console(width=max(120, Console().width))
     for reg, r in res["regimes"].items():
-        expo = ("no exponent estimate (fewer than two layers with rho < 1e-3: no collapse to fit)"
-                if r["exponent"] is None else
-                f"exponent estimate {round(r['exponent'], 4)} (median of the last log-ratios: float evidence)")
+        expo = exponent_note(r["layers"])
         t = Table(title=f"{reg}: n={cfg.n}, d={cfg.d}, H={cfg.H}, d_k={cfg.d_k}; {r['arithmetic']}; {expo}")
         for col in ("layer", "rho (certified)", "log rho ratio", "certified rank", "num. rank (rtol 1e-12)",
                     "eff. rank", "float64 rho", "float64 rank"):
@@ -58,7 +55,7 @@ def _depth(args) -> int:
                       f"{f['rho']:.3g}", str(f["numerical_rank"]))
         c.print(t)
     if args.json:
-        write_text(args.json, json.dumps(res, indent=1, default=str) + "\n")
+        write_json_output(args.json, res, kind="depth", force=args.force)
         c.print(f"wrote {args.json}", markup=False, highlight=False)
     return 0
 
@@ -115,5 +112,9 @@ def add_parsers(sub) -> None:
                          "with LayerNorm after every layer, no skip, no MLP) (repeatable; default all five)")
     dp.add_argument("--all-shapes", action="store_true", help="also run the study's standard shapes")
     dp.add_argument("--json", metavar="PATH",
-                    help='write {"regimes": {"pure_attention": {"layers": [...], "exponent": float}, ...}}')
+                    help='write {"config": {...}, "regimes": {"pure_attention": {"layers": [...], "exponent": float}, '
+                         '...}}; each layer\'s rho as its arb ball and enclosure (a file that exists is replaced only '
+                         'if it is a depth record this tool wrote)')
+    dp.add_argument("--force", action="store_true",
+                    help="replace an existing --json file even if it is not a depth record this tool wrote")
     dp.set_defaults(run=cmd_depth)

@@ -5,7 +5,7 @@ import json
 import sys
 from pathlib import Path
 
-from .inputs import LIMITS, SEED_MAX, UsageError, check_range, check_writable, write_text
+from .inputs import LIMITS, SEED_MAX, UsageError, check_output, check_range, write_json_output
 
 __all__ = ["add_parsers", "cmd_real_model"]
 
@@ -26,7 +26,7 @@ def cmd_real_model(args) -> int:
                              f"{LIMITS['TEXT_MAX_CHARS']}")
     check_range("--seed", args.seed, 0, SEED_MAX, "seeds are 0 <= seed < 2^63")
     check_range("--length", args.length, 1, SEED_MAX, "tokens of the random input, capped at the model's positions")
-    check_writable(args.json)
+    check_output(args.json, kind="real-model", force=args.force, inputs=[args.model])
     from .. import checkpoint as CK
     from .. import real_model as RM
     from ..ledger import said  # the truth words of check and show
@@ -37,6 +37,7 @@ def cmd_real_model(args) -> int:
                   file=sys.stderr)
             return 2
         model = RM.load()
+        check_output(args.json, kind="real-model", force=args.force, inputs=[model.path])  # the packaged folder
     else:
         p = Path(args.model)
         if not p.exists():
@@ -124,7 +125,7 @@ def cmd_real_model(args) -> int:
             t.add_row(k, "yes" if v["kept"] else "no", f"{v['max_rel_diff']:.1e}", v["note"])
     c.print(t)
     if args.json:
-        write_text(args.json, json.dumps(res, indent=1, default=str) + "\n")
+        write_json_output(args.json, res, kind="real-model", force=args.force, inputs=[model.path])
         c.print(f"wrote {args.json}", markup=False, highlight=False)
     return 0
 
@@ -142,5 +143,9 @@ def add_parsers(sub) -> None:
     rm.add_argument("--seed", type=int, help="seed of the random token ids (no tokenizer.json and no --ids; default 0)")
     rm.add_argument("--length", type=int, help="number of random token ids (default 16; capped at the model's "
                     "positions)")
-    rm.add_argument("--json", metavar="PATH", help="also write the measurements as JSON (checked writable first)")
+    rm.add_argument("--json", metavar="PATH", help="also write the measurements as JSON, with the token ids that ran "
+                    "(checked first: never inside the checkpoint folder, and a file that exists is replaced only if it "
+                    "is a real-model record this tool wrote)")
+    rm.add_argument("--force", action="store_true",
+                    help="write --json even over a file this tool did not write, or inside the checkpoint folder")
     rm.set_defaults(run=cmd_real_model)

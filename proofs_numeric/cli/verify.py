@@ -8,17 +8,17 @@ import time
 
 from theorems.exact.input import int_digits_unlimited
 
-from .common import report_import_errors, wrap_plain
-from .inputs import LIMITS, UsageError, check_range, check_writable, write_text
+from .common import report_import_errors, wrap_plain, wrap_tex
+from .inputs import LIMITS, UsageError, check_output, check_range, write_json_output, write_output
 
-__all__ = ["add_parsers", "cmd_verify", "cmd_show"]
+__all__ = ["add_parsers", "cmd_verify", "cmd_show", "store_writer"]
 
 
 def cmd_verify(args) -> int:
     check_range("--dps", args.dps, 15, LIMITS["VERIFY_MAX_DPS"], "digits of the interval witnesses", "VERIFY_MAX_DPS")
     if args.claims is not None and not args.claims.strip():
         raise UsageError("--claims is empty: give a glob such as 'RN.*' (omit it for every claim)")
-    check_writable(args.json)
+    check_output(args.json, kind="ledger", force=args.force)
     with int_digits_unlimited():  # witnesses above 4300 digits print exact integers
         return _verify(args)
 
@@ -61,10 +61,10 @@ def _verify(args) -> int:
             console.print(Text(line, style=style or ""), soft_wrap=True)
     for e in errors:
         print(f"collapse-verify: error: {e}", file=sys.stderr)
-    _report_found_counterexamples(results, store=args.store)
+    _report_found_counterexamples(results, store=args.store, force=args.force)
     if args.json:
         out = ledger_json(results, ctx, started, errors)
-        write_text(args.json, json.dumps(out, indent=1, default=str) + "\n")
+        write_json_output(args.json, out, kind="ledger", force=args.force)
         console.print(escape(f"wrote {args.json}"), soft_wrap=True)
     failed = report_import_errors() or bool(errors)
     return 1 if failed else 0
@@ -118,7 +118,6 @@ def _latex_of_instance(inst) -> dict:
 def cmd_show(args) -> int:
     """The whole record of one claim: what `verify --json` writes for it, plus its counterexamples typeset."""
     from rich.console import Console
-    from rich.markup import escape
 
     from theorems.framework import CheckContext, run_claim
 
@@ -137,45 +136,64 @@ def cmd_show(args) -> int:
         print(json.dumps(rec, indent=1, default=str))
         return 1 if r.error else 0
     c = Console(highlight=False)
+    width = max(40, c.width)
+    out: list[tuple[str, str | None]] = []
+
+    def say(text: str, first: str = "", indent: str | None = None, style: str | None = None) -> None:
+        """One logical line, wrapped at spaces outside LaTeX groups, continuation lines indented (as in verify)."""
+        out.extend((ln, style) for ln in wrap_tex(text, width, first, indent if indent is not None else first + "  "))
+
     for line, style in claim_header(rec):  # the same head as `check CLAIM` prints
-        c.print(f"[{style}]{escape(line)}[/]" if style else escape(line))
+        say(line, style=style)
     if r.error:
-        c.print(f"[bold magenta]ERROR[/]: {escape(r.error)}")
+        say(f"ERROR: {r.error}", style="bold magenta")
+        _print_lines(c, out)
         return 1
     for rr in r.readings:
-        c.print("")
-        c.print(f"[bold]reading {escape(rr.key)}[/]: {escape(rr.statement)}")
-        c.print(f"  verdict: [bold]{rr.verdict}[/] (strength {rr.strength}; {rr.form}; regimes {', '.join(rr.regimes)})")
+        out.append(("", None))
+        say(f"reading {rr.key}: {rr.statement}", style="bold")
+        say(f"verdict: {rr.verdict} (strength {rr.strength}; {rr.form}; regimes {', '.join(rr.regimes)})", "  ")
         for label, v in (("condition", rr.condition), ("reason", rr.reason), ("note", rr.note)):
             if v:
-                c.print(f"  {label}: {escape(v)}")
+                say(f"{label}: {v}", "  ")
         for e in rr.evidence:
             holds = said(e.holds)
-            c.print(f"  - {escape(f'[{e.kind}/{e.scope}/{e.strength}]')} {e.regime}: {holds}: {escape(e.summary)}")
-            c.print(f"      arithmetic: {escape(e.arithmetic)}" + (f"; file: {escape(e.counterexample)}"
-                                                                  if e.counterexample else ""))
+            say(f"[{e.kind}/{e.scope}/{e.strength}] {e.regime}: {holds}: {e.summary}", "  - ", "      ")
+            say(f"arithmetic: {e.arithmetic}" + (f"; file: {e.counterexample}" if e.counterexample else ""),
+                "      ", "        ")
             if e.holds is None and e.reason and e.reason not in e.summary:
-                c.print(f"      why undecided: {escape(e.reason)}")
+                say(f"why undecided: {e.reason}", "      ", "        ")
             if e.numbers.get("failed_steps"):
-                c.print(f"      failed steps: {e.numbers['failed_steps']}")
+                say(f"failed steps: {e.numbers['failed_steps']}", "      ", "        ")
     for ce in rec["counterexamples_typeset"]:
-        c.print("")
-        c.print(f"counterexample file {escape(ce['file'])} (reading {escape(ce['reading'])})"
-                + ("" if ce["stored"] else " — found on this run, not stored yet (verify --store)"))
+        out.append(("", None))
+        say(f"counterexample file {ce['file']} (reading {ce['reading']})"
+            + ("" if ce["stored"] else " — found on this run, not stored yet (verify --store)"))
         for k, tex in ce.get("latex", {}).items():
-            c.print(f"  {escape(k)} = {escape(tex)}")
+            say(f"{k} = {tex}", "  ", "    ")
     steps = r.claim.proof_steps
     if steps:
         from theorems.framework import tri
-        c.print("")
-        c.print("proof steps:")
+        out.append(("", None))
+        say("proof steps:")
         for k, (tex, words, kind, check) in enumerate(steps, 1):
-            c.print(f"  {k}. {escape(f'[{kind}]')} {escape(tex)} — {escape(words)}: "
-                    f"{said(tri(check()))}")
+            say(f"{k}. [{kind}] {tex} — {words}: {said(tri(check()))}", "  ", "     ")
+    _print_lines(c, out)
     return 0
 
 
-def _report_found_counterexamples(results, store: bool) -> None:
+def _print_lines(console, lines) -> None:
+    from rich.text import Text
+    for line, style in lines:
+        console.print(Text(line, style=style or ""), soft_wrap=True)
+
+
+def store_writer(force: bool = False):
+    """How ``verify --store`` writes a counterexample file: the command line's write rule, kind ``counterexample``."""
+    return lambda path, text: write_output(path, text, what="--store", kind="counterexample", force=force)
+
+
+def _report_found_counterexamples(results, store: bool, force: bool = False) -> None:
     """Counterexamples to user conjectures found (and shrunk) on this run: stored with --store, else a hint."""
     from theorems.framework import CONJECTURES
     for r in results:
@@ -183,7 +201,7 @@ def _report_found_counterexamples(results, store: bool) -> None:
         if conj is None or not conj.found or conj.stored_path().exists():
             continue
         if store:
-            for p in conj.store():
+            for p in conj.store(write=store_writer(force)):
                 print(f"stored the counterexample of {r.claim.id} in {p}", file=sys.stderr)
         else:
             print(f"note: {r.claim.id} has a counterexample found on this run; `collapse-verify verify --store` "
@@ -193,7 +211,8 @@ def _report_found_counterexamples(results, store: bool) -> None:
 def add_parsers(sub) -> None:
     """Add this module's subcommand(s) to the parser's subparsers."""
     v = sub.add_parser("verify", help="run every registered claim and print the ledger")
-    v.add_argument("--json", metavar="PATH", help="also write the ledger as JSON")
+    v.add_argument("--json", metavar="PATH", help="also write the ledger as JSON (a file that exists is replaced only "
+                   "if it is a ledger this tool wrote; written through a temporary file)")
     v.add_argument("--claims", metavar="GLOB", help="only claims whose id matches, e.g. 'RN.*'")
     v.add_argument("--dps", type=int, default=50, help="decimal digits for the interval witnesses "
                    f"(15 to VERIFY_MAX_DPS = {LIMITS['VERIFY_MAX_DPS']})")
@@ -201,6 +220,8 @@ def add_parsers(sub) -> None:
     v.add_argument("--store", action="store_true",
                    help="write counterexamples found for user conjectures under theorems/counterexamples/ "
                         "(plain verify never writes into the source tree)")
+    v.add_argument("--force", action="store_true",
+                   help="replace an existing --json file even if it is not a ledger this tool wrote")
     v.set_defaults(run=cmd_verify)
     sh = sub.add_parser("show", help="the whole record of one claim (quote, statement, every piece of evidence, "
                                      "readings, counterexamples typeset)")

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import time
+import re
+import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -33,11 +35,11 @@ from .graph import anchor
 from .load import get, registry
 from .run import ledger_json, run_ledger
 
-__all__ = ["verdict_admonition", "words_markdown", "ledger_markdown", "evidence_markdown", "run", "book_ledger", "provenance_markdown",
-           "proof_steps_markdown",
-           "verdict_model_markdown", "VERDICT_MODEL", "GENERIC_EXAMPLES", "generic_examples_markdown",
-           "conjecture_markdown", "findings_markdown", "CHAPTER_TITLES",
-           "formal_lemmas_markdown",
+__all__ = ["verdict_admonition", "words_markdown", "ledger_markdown", "evidence_markdown", "run", "book_ledger",
+           "provenance_markdown", "proof_steps_markdown", "verdict_model_markdown", "VERDICT_MODEL", "GENERIC_EXAMPLES",
+           "generic_examples_markdown", "conjecture_markdown", "findings_markdown", "CHAPTER_TITLES",
+           "formal_lemmas_markdown", "VERDICT_ORDER", "verdicts_by_chapter", "chapter_title", "conjecture_title",
+           "paper_proof_audit_markdown", "tex_with_text_markdown", "rank_neutrality_stress",
            "chapter_claims", "chapter_verdicts_markdown"]
 
 _ADMONITION = {"proved": "tip", "certified": "tip", "supported": "note", "conditional": "warning",
@@ -131,17 +133,56 @@ def list_table(header: list[str], rows: list[list[str]], widths: list[int]) -> s
     return "\n".join(out)
 
 
+#: in a long word of a table cell a line may break after these characters (and before a backslash): a <wbr> there,
+#: so a path, an identifier or LaTeX source wraps at its punctuation and never between two letters
+_BREAK_AFTER = set("/._,=);:-^}]")
+_LONG_WORD = 12
+
+
+def _cell(s) -> str:
+    """Plain text for a table cell: escaped as :func:`_esc`, with a ``<wbr>`` break opportunity at the punctuation
+    of every word longer than 12 characters (never between two letters or digits)."""
+    out = []
+    for tok in re.split(r"(\s+)", str(s).replace("\n", " ")):
+        if tok.isspace() or len(tok) <= _LONG_WORD:
+            out.append(_esc(tok))
+            continue
+        pieces, cur = [], ""
+        for i, ch in enumerate(tok):
+            if ch == "\\" and cur:
+                pieces.append(cur)
+                cur = ""
+            cur += ch
+            if ch in _BREAK_AFTER and i + 1 < len(tok):
+                pieces.append(cur)
+                cur = ""
+        if cur:
+            pieces.append(cur)
+        out.append("<wbr>".join(_esc(x) for x in pieces))
+    return "".join(out)
+
+
+def _path(path: str) -> str:
+    """A file path in a table cell: code, breakable after each ``/`` and ``.``."""
+    import html
+    parts = re.split(r"(?<=[/.])", str(path))
+    return '<code class="docutils literal notranslate">' + "<wbr>".join(html.escape(x) for x in parts if x) + "</code>"
+
+
 def evidence_markdown(evidence) -> str:
+    """Every piece of evidence in three columns (what it is, where it decided what, and what was computed in which
+    arithmetic): short headers, and no word in the table can be broken mid-word."""
     rows = []
     for e in evidence:
-        holds = {True: "yes", False: "**no**", None: "undecided"}[e.holds]
+        holds = {True: "holds", False: "**fails**", None: "undecided"}[e.holds]
         if e.label:
             holds += f" ({e.label})"
-        what = _esc(e.summary) + (f" (`{e.counterexample}`)" if e.counterexample else "")
+        what = _cell(e.summary) + (f" ({_path(e.counterexample)})" if e.counterexample else "")
         if e.holds is None and e.reason and e.reason not in e.summary:
-            what += f" — undecided: {_esc(e.reason)}"
-        rows.append([f"{e.kind} ({e.scope})", _esc(e.regime), holds, _esc(e.arithmetic), what])
-    return list_table(["kind (scope)", "regime", "holds", "arithmetic", "what"], rows, [16, 10, 9, 22, 43])
+            what += f" — undecided: {_cell(e.reason)}"
+        what += f"; *arithmetic*: {_cell(e.arithmetic)}"
+        rows.append([f"{_esc(e.kind)} ({_esc(e.scope)})", f"{_cell(e.regime)}: {holds}", what])
+    return list_table(["evidence", "regime", "what was computed"], rows, [17, 13, 70])
 
 
 def words_markdown(c) -> str:
@@ -201,7 +242,8 @@ def ledger_markdown(dps: int = 50) -> str:
     for c in claims:
         r = run(c.id, dps)
         name = f"[`{c.id}`](chapters/{c.chapter}.md)" if c.chapter else f"`{c.id}`"
-        name += f" ({_esc(c.section)})" + ("" if c.quoted else f" — *{SUITE_READING}*")
+        name += f" ({_esc(c.section)}" + (f": “{_esc(conjecture_title(c))}”)" if c.id in CONJECTURES else ")")
+        name += "" if c.quoted else f" — *{SUITE_READING}*"
         if r.error:
             rows.append([name, "**ERROR**", _esc(r.error)])
             continue
@@ -223,13 +265,13 @@ def ledger_markdown(dps: int = 50) -> str:
 
 
 def proof_steps_markdown(steps) -> str:
-    """A table of a module's PROOF_STEPS, each check run now."""
-    rows = ["| # | step | why | kind | checked now |", "|---|---|---|---|---|"]
+    """A module's PROOF_STEPS, each check run now: one block per step, its formula as display math with the full
+    column (a table cell cannot wrap typeset math), the words and the outcome as prose."""
+    out = []
     for k, (tex, words, kind, check) in enumerate(steps, 1):
-        tex = tex.replace(r"\|", r"\Vert ").replace("|", r"\vert ")  # a bar would end the table cell
         outcome = {True: "holds", False: "**fails**", None: "undecided"}[tri(check())]
-        rows.append(f"| {k} | ${tex}$ | {_esc(words)} | {kind} | {outcome} |")
-    return "\n".join(rows)
+        out += [f"**{k}.** {_esc(words)} (*{_esc(kind)}*; checked now: {outcome})", "", "$$", tex, "$$", ""]
+    return "\n".join(out).rstrip() + "\n"
 
 
 def conjecture_markdown(claim_id: str, dps: int = 50) -> str:
@@ -250,7 +292,7 @@ def conjecture_markdown(claim_id: str, dps: int = 50) -> str:
     parts += [proof_steps_markdown(steps), "",
               "These steps are checked at fixed sizes (a *derivation*): evidence, not a proof."] if steps else         ["No derivation is attached: the evidence below is the exact stress and the counterexample search."]
     parts += ["", "### Stress, per regime", "", "| regime | drawn | met every hypothesis | conclusion held |",
-              "|---|---|---|---|"]
+              "|---|---:|---:|---:|"]
     if not r.error:
         for e in r.literal.evidence:
             if e.kind == "exact" and e.scope == "instances":
@@ -341,24 +383,57 @@ CHAPTER_TITLES = {
 }
 
 
-def findings_markdown(dps: int = 50) -> str:
-    """The front page's findings: per chapter, how many claims earned each verdict (computed now), linked; then
-    every claim with its verdict and strength in a collapsible block."""
+#: verdicts in the order the front page lists them (worst news first)
+VERDICT_ORDER = ("refuted", "conditional", "unsupported", "proved", "certified", "supported", "not-checkable",
+                 "error")
+
+
+def conjecture_title(c) -> str:
+    """A user conjecture's display name: its module's ``TITLE`` (what was given to `collapse-verify new`), else its
+    quote; the module name is never used (it drops what symbols mean)."""
+    conj = CONJECTURES.get(c.id)
+    mod = sys.modules.get(getattr(getattr(conj, "instances", None), "__module__", "") or "")
+    title = getattr(mod, "TITLE", None)
+    return title if isinstance(title, str) and title.strip() else c.quote
+
+
+def chapter_title(chapter: str, claims=()) -> str:
+    """The front page's title for a chapter: the paper's chapters by name; a conjecture's chapter by the
+    conjecture's title."""
+    if chapter in CHAPTER_TITLES:
+        return CHAPTER_TITLES[chapter]
+    conj = [c for c in claims if c.id in CONJECTURES]
+    if conj:
+        return conjecture_title(conj[0])
+    return chapter.replace("_", " ").capitalize()
+
+
+def _chapters(dps: int):
+    """[(chapter slug, title, [(claim, result)])] in the front page's order, every verdict computed now."""
     by_chapter = defaultdict(list)
     for c in registry():
         by_chapter[c.chapter or "other"].append(c)
     order = [k for k in CHAPTER_TITLES if k in by_chapter] + sorted(k for k in by_chapter if k not in CHAPTER_TITLES)
+    return [(ch, chapter_title(ch, by_chapter[ch]), [(c, run(c.id, dps)) for c in by_chapter[ch]]) for ch in order]
+
+
+def verdicts_by_chapter(dps: int = 50) -> list[tuple[str, dict]]:
+    """[(chapter title, {verdict: how many of its claims earned it})], computed now (the front page's figure)."""
+    return [(title, dict(Counter("error" if r.error else r.verdict for _, r in results)))
+            for _, title, results in _chapters(dps)]
+
+
+def findings_markdown(dps: int = 50) -> str:
+    """The front page's findings: per chapter, how many claims earned each verdict (computed now), linked; then
+    every claim with its verdict and strength in a collapsible block."""
     total = Counter()
     rows = ["| chapter | verdicts (computed now) |", "|---|---|"]
     detail = []
-    rank = {"refuted": 0, "conditional": 1, "unsupported": 2, "proved": 3, "certified": 4, "supported": 5,
-            "not-checkable": 6, "error": -1}
-    for ch in order:
-        results = [(c, run(c.id, dps)) for c in by_chapter[ch]]
+    rank = {v: k for k, v in enumerate(VERDICT_ORDER)}
+    for ch, title, results in _chapters(dps):
         verdicts = Counter("error" if r.error else r.verdict for _, r in results)
         total.update(verdicts)
-        title = CHAPTER_TITLES.get(ch, ch.replace("_", " ").capitalize())
-        link = f"[{title}](chapters/{ch}.md)" if ch != "other" else title
+        link = f"[{_esc(title)}](chapters/{ch}.md)" if ch != "other" else _esc(title)
         rows.append(f"| {link} | " + ", ".join(f"{n} **{v}**" for v, n in sorted(verdicts.items(),
                                                                                  key=lambda vn: rank[vn[0]])) + " |")
         detail.append(f"- {link}: " + "; ".join(f"`{c.id}` {'ERROR' if r.error else r.verdict} ({r.strength})"
@@ -366,6 +441,78 @@ def findings_markdown(dps: int = 50) -> str:
     head = (f"**{sum(total.values())} claims**: " + ", ".join(f"{n} {v}" for v, n in total.most_common()) + ".")
     return "\n".join([head, "", *rows, "", ":::{admonition} Every claim, with its verdict and strength",
                       ":class: dropdown", "", *detail, ":::"])
+
+
+def _text_groups(tex: str) -> list[tuple[str, str]]:
+    """``[("math" | "text", piece)]``: the top-level ``\\text{...}`` groups of a LaTeX string as prose, the rest as
+    math (``\\ `` spacing around the prose dropped)."""
+    out, i, start = [], 0, 0
+    while True:
+        j = tex.find("\\text{", i)
+        if j < 0:
+            break
+        depth, k = 0, j + 5
+        while k < len(tex):
+            if tex[k] == "{":
+                depth += 1
+            elif tex[k] == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            k += 1
+        out.append(("math", tex[start:j]))
+        out.append(("text", tex[j + 6:k]))
+        i = start = k + 1
+    out.append(("math", tex[start:]))
+    cleaned = []
+    for kind, piece in out:
+        if kind == "math":
+            piece = piece.strip()
+            while piece.endswith("\\ ") or piece.endswith("\\"):
+                piece = piece[:-2].rstrip() if piece.endswith("\\ ") else piece[:-1].rstrip()
+            while piece.startswith("\\ "):
+                piece = piece[2:].lstrip()
+        if piece.strip():
+            cleaned.append((kind, piece.strip()))
+    return cleaned
+
+
+def tex_with_text_markdown(tex: str) -> str:
+    """A LaTeX string holding prose (``\\text{...}``) as Markdown prose with inline math: prose is never typeset as
+    math and no ``$`` is left unpaired."""
+    parts = []
+    for kind, piece in _text_groups(tex):
+        if kind == "text":
+            parts.append(_esc(piece))
+        elif piece.endswith(",") and not piece.endswith("\\,"):  # the sentence's comma, outside the math
+            parts.append(f"${piece[:-1]}$,")
+        else:
+            parts.append(f"${piece}$")
+    return " ".join(parts)
+
+
+def paper_proof_audit_markdown(audit) -> str:
+    """The paper's proof audited step by step (``(step, what the paper says in LaTeX, the audit)``): one paragraph per
+    step, the paper's formula as inline math with its prose as prose."""
+    return "\n\n".join(f"**{_esc(step)}.** The paper says: {tex_with_text_markdown(says)}. *Audit*: {_esc(audit)}."
+                        for step, says, audit in audit)
+
+
+def rank_neutrality_stress(seed: int = 20260426, per_shape: int = 6) -> dict:
+    """The Rank-Neutrality chapter's stress counts, ``{(regime, family): {count: value}}`` (seeded, exact)."""
+    from theorems.exact import layernorm as LN
+    from theorems.paper import rank_neutrality as RN
+    stats: dict = defaultdict(lambda: defaultdict(int))
+    for regime, fam, _inst, an in RN.stress(seed=seed, per_shape=per_shape):
+        st = stats[(regime, fam)]
+        st["drawn"] += 1
+        if an.hypotheses["H1"]:
+            st["H1-H4"] += an.all_hypotheses
+            st["H1-H4, conclusion fails"] += an.all_hypotheses and not an.conclusion_holds
+            st["characterisation holds"] += ((not an.hypotheses["H3"])
+                                             or an.arank_LN_X - an.arank_X == LN.characterisation(an))
+            st["LN defined"] += 1
+    return {k: dict(v) for k, v in stats.items()}
 
 
 #: the verdict model as a table (README and book): verdict, what earns it, its strength

@@ -5,8 +5,10 @@ folder (``jupyter-book build -W -n --keep-going``: a failing cell or a warning
 fails it) and checks the HTML. ``test_book_in_headless_chromium`` opens the
 pages in Debian's ``chromium`` (installed by ``.ci/run``) through
 playwright-python at 1400 px and checks that MathJax typeset every math element,
-every image loaded, and every table, code block and display formula fits the text
-column (no horizontal scrolling); it saves a screenshot of each page under
+every image loaded, every table, code block and display formula fits the text
+column (no horizontal scrolling), and no word in a table cell is broken across lines between two letters or
+digits; ``test_book_browser_test_catches_a_word_broken_in_a_table`` shows that last check failing on a planted
+table. It saves a screenshot of each page under
 ``book/_build/screenshots/``. Without Chromium it is skipped with the reason.
 """
 from __future__ import annotations
@@ -139,6 +141,81 @@ _OVERFLOW_JS = r"""
 """
 
 
+#: every word of a table cell that the browser broke across two lines between two letters or digits ("ki/nd",
+#: "100/0"): per text node, the characters' line boxes (a Range per character); a break after a hyphen, a slash, a
+#: dot or any other non-alphanumeric character is where a line may break, and is not reported
+_BROKEN_WORD_JS = r"""
+(() => {
+  const art = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
+  const out = [];
+  const alnum = /[\p{L}\p{N}]/u;
+  for (const cell of art.querySelectorAll('td, th')) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT, {
+      acceptNode: n => n.parentElement.closest('mjx-container, script, style') ? NodeFilter.FILTER_REJECT
+                                                                                : NodeFilter.FILTER_ACCEPT});
+    let node, prev = null, prevCh = '', word = '';
+    const range = document.createRange();
+    while ((node = walker.nextNode())) {
+      const t = node.textContent;
+      for (let i = 0; i < t.length; i++) {
+        const ch = t[i];
+        if (/\s/.test(ch)) { prev = null; prevCh = ''; word = ''; continue; }
+        range.setStart(node, i); range.setEnd(node, i + 1);
+        const rs = range.getClientRects();
+        if (!rs.length) continue;
+        const r = rs[rs.length - 1];  // on a later line: below the previous character and left of it
+        if (prev !== null && r.top >= prev.bottom - 1 && r.left < prev.left && alnum.test(prevCh) && alnum.test(ch)) {
+          let j = i; let rest = '';
+          while (j < t.length && !/\s/.test(t[j]) && rest.length < 30) rest += t[j++];
+          out.push('word broken across lines in a table cell: "' + word + '/' + rest + '" in: '
+                   + (cell.textContent || '').trim().slice(0, 60).replace(/\s+/g, ' '));
+        }
+        prev = r; prevCh = ch; word = (word + ch).slice(-30);
+      }
+    }
+  }
+  return out;
+})()
+"""
+
+
+def _launch(sync_api, p):
+    return p.chromium.launch(executable_path=CHROMIUM, args=[
+        "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"])
+
+
+@pytest.mark.browser
+def test_book_browser_test_catches_a_word_broken_in_a_table(tmp_path):
+    """The detector fails on a planted table whose narrow column breaks a word mid-letters (the book's own CSS once
+    did this: overflow-wrap anywhere gave "ki/nd", "regim/e", "100/0"), and passes on one that only wraps at spaces
+    and after punctuation."""
+    if CHROMIUM is None:
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium; .ci/run does this)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright-python not installed")
+    planted = tmp_path / "planted.html"
+    planted.write_text("""<html><body><article class="bd-article" style="width: 600px">
+      <table style="table-layout: fixed; width: 300px"><tr>
+        <td style="width: 40px; overflow-wrap: anywhere">counterexample</td>
+        <td style="width: 260px">kind regime identity</td></tr></table></article></body></html>""")
+    fine = tmp_path / "fine.html"
+    fine.write_text("""<html><body><article class="bd-article" style="width: 600px">
+      <table style="width: 120px"><tr><td>kind regime identity of a claim, wrapped only at spaces;
+        theorems/counterexamples/RN.main.json</td></tr></table></article></body></html>""")
+    with sync_api.sync_playwright() as p:
+        browser = _launch(sync_api, p)
+        try:
+            page = browser.new_page()
+            page.set_viewport_size({"width": 1400, "height": 1000})
+            page.goto(planted.as_uri())
+            found = page.evaluate(_BROKEN_WORD_JS)
+            assert found and "counterexample" in found[0].replace("/", ""), found
+            page.goto(fine.as_uri())
+            assert page.evaluate(_BROKEN_WORD_JS) == []
+        finally:
+            browser.close()
+
+
 def test_book_every_claim_is_shown_in_its_chapter(built_book):
     """Chapters select their claims from the registry: a claim registered later appears by itself."""
     for c in registry():
@@ -154,9 +231,7 @@ def test_book_in_headless_chromium(built_book, tmp_path):
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright-python not installed")
     pages = [built_book / f"{f}.html" for f in _toc_files()]
     with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync"])
+        browser = _launch(sync_api, p)
         try:
             page = browser.new_page()
             outside = []
@@ -164,7 +239,7 @@ def test_book_in_headless_chromium(built_book, tmp_path):
             page.set_viewport_size({"width": 1400, "height": 1000})
             shots = BOOK / "_build" / "screenshots"
             shots.mkdir(parents=True, exist_ok=True)
-            overflow = []
+            overflow, broken_words = [], []
             for f in pages:
                 page.goto(f.as_uri())
                 n_math = page.evaluate("document.querySelectorAll('.math').length")
@@ -181,9 +256,12 @@ def test_book_in_headless_chromium(built_book, tmp_path):
                 broken = page.evaluate("[...document.images].filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
                 assert broken == [], f"{f.name}: images not loaded: {broken}"
                 overflow += [f"{f.relative_to(built_book)}: {o}" for o in page.evaluate(_OVERFLOW_JS)]
+                broken_words += [f"{f.relative_to(built_book)}: {o}" for o in page.evaluate(_BROKEN_WORD_JS)]
                 page.screenshot(path=str(shots / (f.relative_to(built_book).as_posix().replace("/", "__")
                                                    .removesuffix(".html") + ".png")), full_page=True)
             assert outside == [], f"requests to outside hosts: {outside[:5]}"
             assert overflow == [], "content wider than the text column at 1400 px:\n" + "\n".join(overflow[:20])
+            assert broken_words == [], (f"{len(broken_words)} words broken mid-word at 1400 px:\n"
+                                        + "\n".join(broken_words[:30]))
         finally:
             browser.close()

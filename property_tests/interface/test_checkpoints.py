@@ -58,7 +58,8 @@ def _write_safetensors(path, tensors: dict, dt: str) -> None:
         f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
 
 
-def _write(folder, config: dict, tensors: dict, dt: str = "F32", shards: int = 1):
+def write_checkpoint(folder, config: dict, tensors: dict, dt: str = "F32", shards: int = 1):
+    """A checkpoint folder (config.json, safetensors in one file or `shards` shards) from the independent writer."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "config.json").write_text(json.dumps(config))
     if shards == 1:
@@ -149,10 +150,11 @@ def llama_config(d=D_LLAMA, H=4, H_kv=2, f=64, layers=2):
 def tiny(tmp_path_factory):
     """The three families (bert f32 prefixed; gpt2 f32 sharded; llama bf16 GQA) and a GQA-free llama twin."""
     root = tmp_path_factory.mktemp("ckpt")
-    out = {"bert": _write(root / "bert", bert_config(), bert_tensors(np.random.default_rng(1))),
-           "gpt2": _write(root / "gpt2", gpt2_config(), gpt2_tensors(np.random.default_rng(2)), shards=2),
-           "llama": _write(root / "llama", llama_config(), llama_tensors(np.random.default_rng(3)), dt="BF16")}
-    out["llama_mha"] = _write(root / "llama_mha", llama_config(H_kv=4),
+    out = {"bert": write_checkpoint(root / "bert", bert_config(), bert_tensors(np.random.default_rng(1))),
+           "gpt2": write_checkpoint(root / "gpt2", gpt2_config(), gpt2_tensors(np.random.default_rng(2)), shards=2),
+           "llama": write_checkpoint(root / "llama", llama_config(), llama_tensors(np.random.default_rng(3)),
+                                     dt="BF16")}
+    out["llama_mha"] = write_checkpoint(root / "llama_mha", llama_config(H_kv=4),
                               llama_tensors(np.random.default_rng(3), repeat_kv=True), dt="BF16")
     return out
 
@@ -205,27 +207,28 @@ def test_checkpoints_families_and_prefixes_recognised(tiny):
 def test_checkpoints_family_from_tensor_names_when_model_type_absent(tmp_path):
     cfg = gpt2_config()
     del cfg["model_type"]
-    m = CK.load_checkpoint(_write(tmp_path / "g", cfg, gpt2_tensors(np.random.default_rng(2), prefix="transformer.")))
+    m = CK.load_checkpoint(write_checkpoint(tmp_path / "g", cfg,
+                                            gpt2_tensors(np.random.default_rng(2), prefix="transformer.")))
     assert m.family == "gpt2" and m.prefix == "transformer."
 
 
 def test_checkpoints_named_errors(tmp_path):
     with pytest.raises(CK.UnknownFamily, match="model_type 't5' is not supported; expected one of bert, gpt2, llama"):
-        CK.load_checkpoint(_write(tmp_path / "t5", {**bert_config(), "model_type": "t5"},
+        CK.load_checkpoint(write_checkpoint(tmp_path / "t5", {**bert_config(), "model_type": "t5"},
                                   bert_tensors(np.random.default_rng(0))))
     t = bert_tensors(np.random.default_rng(0))
     del t["bert.encoder.layer.1.attention.self.key.weight"]
     with pytest.raises(CK.MissingTensor, match=r"needs \d+ tensors; missing 1: bert\.encoder\.layer\.1\.attention"
                                                r"\.self\.key\.weight"):
-        CK.load_checkpoint(_write(tmp_path / "hole", bert_config(), t))
+        CK.load_checkpoint(write_checkpoint(tmp_path / "hole", bert_config(), t))
     with pytest.raises(CK.MissingTensor, match="needs 'wte.weight'"):
-        CK.load_checkpoint(_write(tmp_path / "mixed", gpt2_config(), bert_tensors(np.random.default_rng(0))))
+        CK.load_checkpoint(write_checkpoint(tmp_path / "mixed", gpt2_config(), bert_tensors(np.random.default_rng(0))))
     (tmp_path / "noconf").mkdir()
     _write_safetensors(tmp_path / "noconf" / "model.safetensors", bert_tensors(np.random.default_rng(0)), "F32")
     with pytest.raises(CK.MissingConfig, match="no config.json"):
         CK.load_checkpoint(tmp_path / "noconf")
     with pytest.raises(CK.UnknownFamily, match="activation 'relu6' is not supported"):
-        CK.load_checkpoint(_write(tmp_path / "act", {**bert_config(), "hidden_act": "relu6"},
+        CK.load_checkpoint(write_checkpoint(tmp_path / "act", {**bert_config(), "hidden_act": "relu6"},
                                   bert_tensors(np.random.default_rng(0))))
     bad = tmp_path / "bad"
     bad.mkdir()
@@ -239,8 +242,8 @@ def test_checkpoints_hostile_files_are_named_errors(tmp_path):
     t = bert_tensors(np.random.default_rng(0))
     t["bert.encoder.layer.0.attention.self.query.bias"] = np.zeros(7, np.float32)
     with pytest.raises(CK.MissingTensor, match=r"query\.bias has shape \[7\], expected \[32\]"):
-        CK.load_checkpoint(_write(tmp_path / "shape", bert_config(), t))
-    folder = _write(tmp_path / "offsets", bert_config(), bert_tensors(np.random.default_rng(0)))
+        CK.load_checkpoint(write_checkpoint(tmp_path / "shape", bert_config(), t))
+    folder = write_checkpoint(tmp_path / "offsets", bert_config(), bert_tensors(np.random.default_rng(0)))
     raw = (folder / "model.safetensors").read_bytes()
     n = struct.unpack("<Q", raw[:8])[0]
     header = json.loads(raw[8:8 + n])
@@ -255,11 +258,11 @@ def test_checkpoints_hostile_files_are_named_errors(tmp_path):
     (folder / "model.safetensors").write_bytes(struct.pack("<Q", len(h)) + h + raw[8 + n:])
     with pytest.raises(CK.BadCheckpoint, match="inconsistent with its size"):
         CK.load_checkpoint(folder)
-    deep = _write(tmp_path / "deep", {**bert_config(), "num_hidden_layers": 10 ** 12},
+    deep = write_checkpoint(tmp_path / "deep", {**bert_config(), "num_hidden_layers": 10 ** 12},
                   bert_tensors(np.random.default_rng(0)))
     with pytest.raises(CK.MissingTensor, match="config.json says 1000000000000 layers, the files hold 2"):
         CK.load_checkpoint(deep)
-    tok = _write(tmp_path / "tok", bert_config(), bert_tensors(np.random.default_rng(0)))
+    tok = write_checkpoint(tmp_path / "tok", bert_config(), bert_tensors(np.random.default_rng(0)))
     (tok / "tokenizer.json").write_text("{not json")
     with pytest.raises(CK.CheckpointError, match="tokenizer.json could not be read"):
         CK.load_checkpoint(tok)
@@ -277,9 +280,10 @@ def test_checkpoints_layers_are_built_on_access(tiny):
 def test_checkpoints_non_finite_weights_exit_2(tmp_path, capsys):
     t = gpt2_tensors(np.random.default_rng(2))
     t["h.0.mlp.c_fc.weight"][0, 0] = np.inf
-    folder = _write(tmp_path / "inf", gpt2_config(), t)
+    folder = write_checkpoint(tmp_path / "inf", gpt2_config(), t)
     code, _, err = _cli(capsys, "real-model", "--model", str(folder))
-    assert code == 2 and "non-finite activations at layer 1 attention input" in err
+    # named where it is: the tensor and its file (issue 29), not only the activations it spoils
+    assert code == 2 and "tensor h.0.mlp.c_fc.weight holds an infinity" in err and str(folder) in err
 
 
 # --- the forward, through invariances ----------------------------------------------------------
@@ -339,18 +343,18 @@ def test_checkpoints_llama3_rope_scaling_against_the_reference_loop():
 def test_checkpoints_rope_scaling_from_config(tmp_path):
     rs = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
           "original_max_position_embeddings": 32}
-    m = CK.load_checkpoint(_write(tmp_path / "l3", {**llama_config(), "rope_scaling": rs},
+    m = CK.load_checkpoint(write_checkpoint(tmp_path / "l3", {**llama_config(), "rope_scaling": rs},
                                   llama_tensors(np.random.default_rng(3)), dt="BF16"))
     assert dict(m.config.rope_scaling)["factor"] == 8.0
     X = m.norm_apply(m.embeddings(IDS), m.layers[0].ln1)
     A0, _, _ = m.attend(X, m.layers[0])
     A1, _, _ = m.attend(X, m.layers[0], positions=np.arange(len(IDS)) + 17)
     assert max(np.abs(a - b).max() for a, b in zip(A0, A1)) < 1e-12  # still relative positions only
-    plain = CK.load_checkpoint(_write(tmp_path / "l2", llama_config(), llama_tensors(np.random.default_rng(3)),
-                                      dt="BF16"))
+    plain = CK.load_checkpoint(write_checkpoint(tmp_path / "l2", llama_config(),
+                                                llama_tensors(np.random.default_rng(3)), dt="BF16"))
     assert np.abs(m.forward(IDS, record=False)["output"] - plain.forward(IDS, record=False)["output"]).max() > 1e-6
     with pytest.raises(CK.UnknownFamily, match="rope_scaling .* is not supported"):
-        CK.load_checkpoint(_write(tmp_path / "yarn", {**llama_config(), "rope_scaling": {"rope_type": "yarn",
+        CK.load_checkpoint(write_checkpoint(tmp_path / "yarn", {**llama_config(), "rope_scaling": {"rope_type": "yarn",
                                                                                         "factor": 4.0}},
                                   llama_tensors(np.random.default_rng(3)), dt="BF16"))
 
@@ -534,7 +538,7 @@ def test_checkpoints_rank_deficient_w_o_gets_an_exact_integer_rank(tmp_path, cap
     W = t["bert.encoder.layer.1.attention.output.dense.weight"]  # [out, in]
     W[:, 5] = W[:, 3]  # two rows of W_O (x @ W layout) equal: rank d - 1 exactly
     p = tmp_path / "r.json"
-    code, _, err = _cli(capsys, "real-model", "--model", str(_write(tmp_path / "b", bert_config(), t)),
+    code, _, err = _cli(capsys, "real-model", "--model", str(write_checkpoint(tmp_path / "b", bert_config(), t)),
                         "--length", "8", "--json", str(p))
     assert code == 0, err
     L = json.loads(p.read_text())["layers"]
@@ -592,7 +596,7 @@ def test_checkpoints_cli_bad_input_exits_2(tiny, tmp_path, capsys, argv, needle)
 
 def test_checkpoints_cli_text_with_a_tokenizer_and_the_cap(tmp_path, capsys):
     tokenizers = pytest.importorskip("tokenizers")
-    folder = _write(tmp_path / "bt", bert_config(), bert_tensors(np.random.default_rng(1)))
+    folder = write_checkpoint(tmp_path / "bt", bert_config(), bert_tensors(np.random.default_rng(1)))
     words = [f"w{i}" for i in range(VOCAB - 1)]
     tok = tokenizers.Tokenizer(tokenizers.models.WordLevel({"[UNK]": 0, **{w: i + 1 for i, w in enumerate(words)}},
                                                            unk_token="[UNK]"))

@@ -25,11 +25,31 @@ from sympy import Matrix, Rational
 
 __all__ = ["BadInput", "env_int", "LIMITS", "MAX_INT_DIGITS", "MAX_EXPONENT", "check_literal",
            "int_digits_unlimited", "exact_number", "to_rational", "exact_entries", "exact_rows", "exact_matrix",
-           "exact_vector"]
+           "exact_vector", "cap_list"]
 
 
 class BadInput(ValueError):
     """Input that the suite refuses rather than silently mis-handle."""
+
+
+def cap_list(items, k: int = 5) -> str:
+    """At most ``k`` items of a list for a message, then how many more: a message about a million rows stays one
+    short line.
+
+    >>> cap_list(range(10 ** 6))
+    '0, 1, 2, 3, 4, … (999,995 more)'
+    >>> cap_list([2, 7])
+    '2, 7'
+    """
+    shown, more = [], 0
+    for i, x in enumerate(items):
+        if i < k:
+            shown.append(str(x))
+        else:
+            more += 1
+    if not shown:
+        return "none"
+    return ", ".join(shown) + (f", … ({more:,} more)" if more else "")
 
 
 def env_int(name: str, default: int) -> int:

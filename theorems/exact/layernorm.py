@@ -19,7 +19,7 @@ import sympy
 from sympy import Matrix, Rational
 
 from .blocks import centred, row_variances, sigma_in_colspace, sqrt_decomposition, sqrt_scaled_rank
-from .input import BadInput, exact_matrix, exact_vector
+from .input import BadInput, cap_list, exact_matrix, exact_vector
 from .instances import regime_of
 from .linalg import affine_rank, in_colspace, in_rowspace, ones, rank, to_fmpq_mat
 
@@ -110,7 +110,7 @@ def require_H1(inst: LNInstance) -> list[Rational]:
     bad = [i for i, si in enumerate(s) if si == 0]
     if bad:
         raise HypothesisViolation(
-            "H1", f"row(s) {bad} of X are constant (sigma = 0), so LayerNorm without epsilon "
+            "H1", f"row(s) [{cap_list(bad)}] of X are constant (sigma = 0), so LayerNorm without epsilon "
                   "divides by zero and is undefined")
     return s
 

@@ -87,7 +87,7 @@ import flint
 import numpy as np
 
 from .certified_rank import CertifiedRank, dyadic_scale, kernel_certificate, random_primes, rump_full_rank
-from .input import BadInput, exact_entries, exact_rows, exact_vector
+from .input import BadInput, cap_list, exact_entries, exact_rows, exact_vector
 from .layernorm import Analysis
 from .padic_rank import MAX_ENTRY_BITS, modp_pivots, padic_rank_certificate
 
@@ -637,10 +637,10 @@ class NormAnalysis(Analysis):
         if not self.undefined_rows:
             return None
         if self.norm == "layernorm":
-            return (f"H1 fails: row(s) {self.undefined_rows} of X are constant (sigma = 0), so LayerNorm without "
-                    "epsilon divides by zero and is undefined")
-        return (f"H1 fails: row(s) {self.undefined_rows} of X are zero (rms = 0), so RMSNorm without epsilon "
-                "divides by zero and is undefined")
+            return (f"H1 fails: row(s) [{cap_list(self.undefined_rows)}] of X are constant (sigma = 0), so LayerNorm "
+                    "without epsilon divides by zero and is undefined")
+        return (f"H1 fails: row(s) [{cap_list(self.undefined_rows)}] of X are zero (rms = 0), so RMSNorm without "
+                "epsilon divides by zero and is undefined")
 
 
 def analyse_array(X, gamma=None, beta=None, norm: str = "layernorm", seed: int | None = None,

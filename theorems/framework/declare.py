@@ -52,7 +52,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+import sys
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
@@ -64,6 +66,7 @@ from .evidence import (
     exact_instances,
     found_counterexample,
     perturbation_probe,
+    not_checkable,
     stored_counterexample,
 )
 from .evidence import tri as _tri
@@ -267,17 +270,28 @@ class Conjecture:
         """The smallest counterexample found on this run (fewest rows, columns, smallest entries), or None."""
         return min(self.found.values(), key=_size_key) if self.found else None
 
-    def store(self) -> list:
-        """Write the counterexamples found on this run (``collapse-verify verify --store``), one per regime."""
+    def stored_record(self) -> dict:
+        """The file ``verify --store`` writes for the counterexamples found on this run, marked as a counterexample
+        collapse-verify wrote (the command line's write rule recognises the marker)."""
+        return {"collapse_verify": {"kind": "counterexample", "version": 1}, "claim": self.claim.id,
+                "note": f"minimal counterexamples to {self.claim.id}, found and shrunk by Hypothesis (per regime)",
+                "instance": {"regimes": {r: {"value": encode_instance(i), "latex": typeset(i)}
+                                         for r, i in self.found.items()}}}
+
+    def store(self, write: Callable[[Any, str], Any] | None = None) -> list:
+        """Write the counterexamples found on this run (``collapse-verify verify --store``), one per regime.
+
+        ``write(path, text)`` writes the file (the command line passes its write rule: atomic, never over a file it
+        did not write); without it the file is written directly."""
         if not self.found:
             return []
         p = self.stored_path()
         p.parent.mkdir(parents=True, exist_ok=True)
-        record = {"claim": self.claim.id,
-                  "note": f"minimal counterexamples to {self.claim.id}, found and shrunk by Hypothesis (per regime)",
-                  "instance": {"regimes": {r: {"value": encode_instance(i), "latex": typeset(i)}
-                                           for r, i in self.found.items()}}}
-        p.write_text(json.dumps(record, indent=1) + "\n")
+        text = json.dumps(self.stored_record(), indent=1) + "\n"
+        if write is None:
+            p.write_text(text)
+        else:
+            write(p, text)
         return [p]
 
 
@@ -565,7 +579,7 @@ def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusio
           quote: str = "", chapter: str = "", source: str = "collapse-verify", form: str = "universal",
           proof_steps=(), samples: int = 40, search_examples: int = 1000, register_claim: bool = True,
           generic: Generic | None = None, same_as: str | None = None, notion=None,
-          depends_on=(), instance_from: InstanceForm | None = None) -> Claim:
+          depends_on=(), instance_from: InstanceForm | None = None, placeholder: bool = False) -> Claim:
     """Declare a claim: the one form for the paper's claims and users' conjectures (see the module docstring).
 
     * ``hypotheses``: ``{name: predicate}`` on an instance, or names only (when the checks are explicit);
@@ -588,6 +602,9 @@ def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusio
 
     The declaration is kept on ``Claim.decl`` and ``Reading.decl`` (:class:`~theorems.framework.instance.Declaration`),
     so ``collapse-verify check`` decides one instance with the predicates the ledger uses.
+
+    * ``placeholder``: the statement and predicates are still the template ``collapse-verify new`` wrote: nothing
+      is checked and the claim is not-checkable, "not filled in yet" (the module's ``PLACEHOLDER = True``).
 
     A second claim with an id already registered raises :class:`~theorems.framework.registry.DuplicateClaim`.
     """
@@ -665,6 +682,9 @@ def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusio
     if builder is not None:
         conj = Conjecture(c, preds, conclude, builder, tuple(regimes), samples, search_examples)
         c.checks = [conj.stress, conj.counterexample, *checks]
+    if placeholder:
+        why = _placeholder_reason(id, builder or conclusion)
+        c.checks = [lambda ctx: [not_checkable(why)]]
     if proof_steps:
         c.checks = [*c.checks, lambda ctx: [derivation(proof_steps, id)]]
     c.proof_steps = tuple(proof_steps)
@@ -673,6 +693,14 @@ def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusio
         if builder is not None:
             CONJECTURES[id] = conj
     return c
+
+
+def _placeholder_reason(id: str, owner) -> str:
+    """Why a claim still holding ``collapse-verify new``'s template is not checked, naming its module's file."""
+    mod = sys.modules.get(getattr(owner, "__module__", "") or "")
+    where = Path(getattr(mod, "__file__", "") or "").name or "its module"
+    return (f"not filled in yet: {where} still holds the placeholder statement and predicates `collapse-verify new` "
+            f"wrote; write yours and set PLACEHOLDER = False there, then `collapse-verify verify --claims '{id}'`")
 
 
 def conjecture(*, id: str, statement: str, hypotheses: dict, conclusion: Callable, instances: Callable,
