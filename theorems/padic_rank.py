@@ -294,9 +294,11 @@ def bordered_hadamard_bound_sq(Z: np.ndarray, rows, cols) -> int:
     return min(by_rows, by_cols)
 
 
-def _float_ceil(x: float) -> int:
-    """The exact ceiling of a finite float."""
-    return -(-Fraction(x).numerator // Fraction(x).denominator)
+def _complement(idx, size: int) -> np.ndarray:
+    """The indices in range(size) not in idx, sorted."""
+    keep = np.ones(size, dtype=bool)
+    keep[idx] = False
+    return np.flatnonzero(keep)
 
 
 def det_bound_sq(A: np.ndarray) -> int | None:
@@ -388,8 +390,8 @@ def schur_bound_sq(Z: np.ndarray, rows, cols) -> int | None:
     n, d = Z.shape
     rows, cols = np.asarray(rows, dtype=np.intp), np.asarray(cols, dtype=np.intp)
     W, I, J = (Z, rows, cols) if n >= d else (Z.T, cols, rows)
-    Ibar = np.setdiff1d(np.arange(W.shape[0]), I)
-    Jbar = np.setdiff1d(np.arange(W.shape[1]), J)
+    Ibar = _complement(I, W.shape[0])
+    Jbar = _complement(J, W.shape[1])
     if Ibar.size == 0 or Jbar.size == 0:
         return 0  # no bordering minor
     A = W[np.ix_(I, J)]
@@ -656,12 +658,15 @@ def _bounds(m: int, cs: int, es: int, amax: int, bmax: int, sa: int, tmax: int):
 
 
 def _largest_modulus(fits) -> int:
-    """The largest m in [2, 2^53) with fits(m) (fits is monotone), or 1 if none."""
-    lo, hi = 1, _EXACT
+    """A modulus m within 1/16 bit of the largest in [2, 2^53) with fits(m) (fits is monotone), or 1 if none."""
+    lo, hi = 0, 53 * 16          # exponents k of m = floor(2^(k / 16)); fits(2^0) is not required
+    if not fits(2):
+        return 1
+    lo = 16
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
-    return lo
+        lo, hi = (mid, hi) if fits(int(2.0 ** (mid / 16))) else (lo, mid)
+    return max(2, int(2.0 ** (lo / 16)))
 
 
 def _random_prime(top: int, rng) -> int:
@@ -701,8 +706,8 @@ def padic_rank_certificate(Z: np.ndarray, rows=None, cols=None, prime: int | Non
     r = len(rows)
     tall = n >= d
     W, I, J = (Z, rows, cols) if tall else (Z.T, cols, rows)
-    Ibar = np.setdiff1d(np.arange(W.shape[0]), I)
-    Jbar = np.setdiff1d(np.arange(W.shape[1]), J)
+    Ibar = _complement(I, W.shape[0])
+    Jbar = _complement(J, W.shape[1])
     A = W[np.ix_(I, J)]                      # [r, r]
     B = W[np.ix_(I, Jbar)]                   # [r, c]
     MJ = W[np.ix_(Ibar, J)]                  # [n - r, r]
