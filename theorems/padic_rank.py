@@ -305,19 +305,21 @@ def det_bound_sq(A: np.ndarray) -> int | None:
     r"""An integer D2 >= det(A)^2 for a square float64 matrix A of integers, or None (no bound found).
 
     G = A^T A is computed exactly (integers: every partial sum is at most r max|a|^2, required below
-    2^53), L is numpy's Cholesky factor of G + tau I (tau a power of two >= 1, so G + tau I is exact),
-    and L L^T - G >= 0 is *verified*: with P = fl(L L^T) and W = fl(P - G),
+    2^53, and BLAS is exact on such products, :func:`blas_is_exact`), L is numpy's Cholesky factor of
+    G + tau I (tau a power of two >= 1, so G + tau I is exact; L's upper triangle is zeroed), and
+    L L^T - G >= 0 is *verified*: with P = fl(L L^T) and W = fl(P - G),
     |P - L L^T| <= gamma_r |L||L|^T <= gamma_r fl(|L||L|^T) / (1 - gamma_r) (any summation order) and
     |W - (P - G)| <= u |W| / (1 - u), so S = L L^T - G satisfies |S_ij - W_ij| <= F_ij with F computed
-    from those bounds; Gershgorin's theorem gives lambda_min(S) >= min_i (W_ii - sum_{j != i} |W_ij| -
-    sum_j F_ij) > 0 (checked with upward-inflated sums). Then G <= L L^T in the Loewner order, so
-    det(A)^2 = det G <= det(L L^T) = prod_k L_kk^2, evaluated exactly in rationals.
+    from those bounds (and inflated by 1 + 2^-40 for the few roundings in F itself); Gershgorin's
+    theorem gives lambda_min(S) >= min_i (W_ii - sum_{j != i} |W_ij| - sum_j F_ij) > 0 (checked with
+    the row sums inflated by 1 + (2r + 8) u + 2^-40). Then G <= L L^T in the Loewner order and G >= 0,
+    so det(A)^2 = det G <= det(L L^T) = prod_k L_kk^2, evaluated exactly in rationals.
     """
     r = A.shape[0]
     if r == 0:
         return 1
     amax = float(np.abs(A).max())
-    if not amax * amax * r < _EXACT:
+    if not amax * amax * r < _EXACT or not blas_is_exact():
         return None
     with np.errstate(all="ignore"):
         G = A.T @ A                                   # exact integers
@@ -329,7 +331,7 @@ def det_bound_sq(A: np.ndarray) -> int | None:
             return None
         H = G + tau * np.eye(r)                       # exact: integers below 2^53
         try:
-            L = np.linalg.cholesky(H)
+            L = np.tril(np.linalg.cholesky(H))
         except np.linalg.LinAlgError:
             return None
         if not np.all(np.isfinite(L)):
@@ -337,11 +339,11 @@ def det_bound_sq(A: np.ndarray) -> int | None:
         W = L @ L.T - G
         absL = np.abs(L)
         F = np.abs(W) * (_U / (1 - _U)) + (absL @ absL.T) * (gr / (1 - gr))
-        F *= 1 + 4 * _U                               # the rounding of F itself
+        F *= 1 + 2.0 ** -40                           # the roundings of F itself
         off = np.abs(W)
         off[np.diag_indices(r)] = 0.0
-        rows = (off.sum(axis=1) + F.sum(axis=1)) * (1 + (2 * r + 4) * _U)
-        if not np.all(W.diagonal() > rows * (1 + 2 * _U)):
+        rows = (off.sum(axis=1) + F.sum(axis=1)) * (1 + (2 * r + 8) * _U + 2.0 ** -40)
+        if not np.all(W.diagonal() > rows):
             return None
     out = Fraction(1)
     for v in L.diagonal().tolist():
@@ -355,8 +357,8 @@ def inverse_norm_bound(A: np.ndarray) -> float | None:
     R = inv(A) in float64 and delta >= ||I - RA||_inf rigorously (Rump's bound,
     :func:`theorems.certified_rank.rump_residual_bound`); if delta < 1 then RA is invertible,
     A^{-1} = (RA)^{-1} R and ||(RA)^{-1}||_inf <= 1 / (1 - delta), so ||A^{-1}||_inf <=
-    ||R||_inf / (1 - delta). The float row sums of |R| are inflated by 1 / (1 - gamma_r) and the
-    quotient by (1 + 8u) for their rounding.
+    ||R||_inf / (1 - delta). The float row sums of |R| are at least (1 - gamma_r) times the exact
+    ones; the three further roundings are covered by the factor 1 + 2^-40.
     """
     from .certified_rank import rump_residual_bound
     r = A.shape[0]
@@ -374,7 +376,7 @@ def inverse_norm_bound(A: np.ndarray) -> float | None:
             return None
         gr = r * _U / (1 - r * _U)
         rowsum = float(np.abs(R).sum(axis=1).max()) / (1 - gr)
-        N = rowsum / (1 - delta) * (1 + 8 * _U)
+        N = rowsum / (1 - delta) * (1 + 2.0 ** -40)
     return N if math.isfinite(N) else None
 
 
