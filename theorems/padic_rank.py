@@ -693,6 +693,11 @@ def padic_rank_certificate(Z: np.ndarray, rows=None, cols=None, prime: int | Non
     for which every integer of the lifting stays below 2^53, so that an adversary cannot make the
     minor singular mod every modulus tried. See the module docstring for the proof.
     """
+    with single_threaded_blas():  # one BLAS thread throughout: robust on a shared machine (the lifting threads itself)
+        return _padic_rank_certificate(Z, rows, cols, prime, rng)
+
+
+def _padic_rank_certificate(Z, rows, cols, prime, rng) -> PadicCertificate | None:
     Z = np.asarray(Z, dtype=np.float64)  # [n, d]
     n, d = Z.shape
     amax = float(np.abs(Z).max()) if Z.size else 0.0
