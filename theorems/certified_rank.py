@@ -604,7 +604,7 @@ def rank_certificate(src, *, primes, rng: np.random.Generator, lo: int = 0, hi: 
             used.append(p)
             count -= 1
             count_mod_p += 1
-            S = _submatrix(src, R, hi + SUBSET_SLACK, rng) if hi < full else None
+            S = _submatrix(src, R, hi + SUBSET_SLACK, rng)
             if S is not None:
                 raise_lo(_rank_mod_p(S, p), f"rank mod p of a {S.shape[0]} x {S.shape[1]} submatrix")
                 if lo >= hi:
