@@ -571,6 +571,15 @@ def rank_certificate(src, *, primes, rng: np.random.Generator, lo: int = 0, hi: 
     ``exact_max_entries`` entries and the bit limits); the remaining primes; Rump's test if not
     tried; else the interval, with the reason. Every step is a proof; the order only decides speed.
     """
+    from .padic_rank import single_threaded_blas
+    with single_threaded_blas():  # one BLAS thread: robust on a shared machine (the p-adic lifting threads itself)
+        return _rank_certificate(src, primes, rng, lo, hi, lo_how, hi_how, lo_is_mod_p, exact, exact_max_entries,
+                                 kernel_max_entries, read_as, t0)
+
+
+def _rank_certificate(src, primes, rng, lo, hi, lo_how, hi_how, lo_is_mod_p, exact, exact_max_entries,
+                      kernel_max_entries, read_as, t0) -> CertifiedRank:
+    """The body of :func:`rank_certificate`."""
     from .padic_rank import blas_is_exact, modp_pivots, padic_rank_certificate
     t0 = time.perf_counter() if t0 is None else t0
     n, d = src.shape

@@ -178,33 +178,37 @@ def _pivoted_cholesky(G: np.ndarray, rtol: float = _GRAM_RTOL, nb: int = 32) -> 
     """
     m = G.shape[0]
     S = np.array(G, dtype=np.float64)  # [m, m] residual, updated once per block of nb pivots
-    diag = np.diag(S).copy()
+    diag = np.diag(S).copy()           # residual diagonal; -inf marks an index taken or dropped
     top = float(diag.max()) if m else 0.0
     if not top > 0:
         return []
     tol = rtol * top
-    alive = np.ones(m, dtype=bool)
     piv: list[int] = []
     Lb = np.empty((m, nb))
+    sq = np.empty(m)
     while True:
         t = 0
         while t < nb:
-            cand = np.where(alive, diag, -np.inf)
-            j = int(np.argmax(cand))
-            if not cand[j] > tol:
+            j = int(np.argmax(diag))
+            if not diag[j] > tol:
                 break
-            col = S[:, j] - Lb[:, :t] @ Lb[j, :t]
-            alive[j] = False
-            if not col[j] > tol:  # rounding made the residual inconsistent: skip this index
+            col = Lb[:, t]
+            np.subtract(S[:, j], Lb[:, :t] @ Lb[j, :t], out=col)
+            pj = col[j]
+            diag[j] = -np.inf
+            if not pj > tol:  # rounding made the residual inconsistent: drop this index
                 continue
-            col /= math.sqrt(col[j])
-            Lb[:, t] = col
-            diag -= col * col
+            col *= 1.0 / math.sqrt(pj)
+            np.multiply(col, col, out=sq)
+            diag -= sq
+            diag[j] = -np.inf
             piv.append(j)
             t += 1
         if t:
             S -= Lb[:, :t] @ Lb[:, :t].T
+            taken = np.isneginf(diag)
             diag = np.diag(S).copy()
+            diag[taken] = -np.inf
         if t < nb:
             return piv
 
@@ -623,6 +627,16 @@ def _lift_block(EM: np.ndarray, r: int, y: np.ndarray, T: np.ndarray, m: int, K:
     return K, None
 
 
+_EXECUTOR: list = []
+
+
+def _executor(nt: int) -> ThreadPoolExecutor:
+    """A process-wide pool of nt worker threads for the lifting (created once; threads idle between calls)."""
+    if not _EXECUTOR or _EXECUTOR[0][0] != nt:
+        _EXECUTOR[:] = [(nt, ThreadPoolExecutor(max_workers=nt, thread_name_prefix="padic-lift"))]
+    return _EXECUTOR[0][1]
+
+
 def _lift(EM, r, y, T, m, K, xb, yb):
     """:func:`_lift_block` over column blocks, on up to LIFT_THREADS threads; (k, why) of the first failure."""
     c = y.shape[1]
@@ -631,10 +645,10 @@ def _lift(EM, r, y, T, m, K, xb, yb):
         if nt == 1:
             return _lift_block(EM, r, y.copy(), T.copy(), m, K, xb, yb)
         cuts = np.linspace(0, c, nt + 1).astype(int)
-        with ThreadPoolExecutor(max_workers=nt) as ex:
-            futs = [ex.submit(_lift_block, EM, r, np.ascontiguousarray(y[:, a:b]), np.ascontiguousarray(T[:, a:b]),
-                              m, K, xb, yb) for a, b in zip(cuts[:-1], cuts[1:])]
-            res = [f.result() for f in futs]
+        ex = _executor(nt)
+        futs = [ex.submit(_lift_block, EM, r, np.ascontiguousarray(y[:, a:b]), np.ascontiguousarray(T[:, a:b]),
+                          m, K, xb, yb) for a, b in zip(cuts[:-1], cuts[1:])]
+        res = [f.result() for f in futs]
     fails = [kw for kw in res if kw[1] is not None]
     return min(fails) if fails else (K, None)
 
