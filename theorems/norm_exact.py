@@ -4,10 +4,11 @@ The same quantities as :func:`theorems.rank_neutrality.analyse` (H1-H4, rank and
 and of LN(X), the memberships behind them), decided without building a sympy matrix: every
 quantity is reduced to the rank of an exact integer matrix (the input scaled exactly, bordered by
 small integer rows and columns) and to the square classes of the row variances, and each rank is
-decided by the certified-rank machinery of :mod:`theorems.certified_rank` (a rank modulo a random
-prime is a lower bound; upper bounds come from structure, the p-adic bordering certificate, a
-kernel certificate, or FLINT's exact rank on small matrices). Nothing is decided in floating point;
-numpy is used only on exactly representable integers.
+decided by :func:`theorems.certified_rank.rank_certificate`, the one certified-rank procedure that
+``certified_rank`` runs too (a rank modulo a random prime is a lower bound; upper bounds come from
+structure, the p-adic bordering certificate, a kernel certificate, or FLINT's exact rank on small
+matrices). Nothing is decided in floating point without a verified error bound; numpy is used on
+exactly representable integers, and in Rump's and the p-adic certificate's verified bounds.
 
 The reduction
 =============
@@ -86,7 +87,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from .certified_rank import SUBSET_MAX_FRACTION, SUBSET_SLACK, CertifiedRank, dyadic_scale, random_primes, rank_certificate
+from .certified_rank import SUBSET_SLACK, CertifiedRank, dyadic_scale, random_primes, rank_certificate
 from .linalg import BadInput, exact_rows, exact_vector
 from .padic_rank import MAX_ENTRY_BITS, single_threaded_blas  # noqa: F401  (re-exported: benchmarks pin BLAS with it)
 from .rank_neutrality import Analysis
