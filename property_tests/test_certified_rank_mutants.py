@@ -680,3 +680,16 @@ def test_a_submatrix_rank_mod_p_closes_against_a_small_bound():
     rng = np.random.default_rng(1)
     r = rank_certificate(MatrixSource("int", A), primes=random_primes(2, rng), rng=rng, hi=10)
     assert r.value == 10 and "submatrix" in r.method
+
+
+def test_a_forced_large_prime_uses_flint_and_still_certifies():
+    """A 31-bit forced prime (r (p - 1)^2 >= 2^53: the inverse comes from FLINT, balanced residues)
+    still closes a small product, with the exact rank; a pivot block singular mod p gives None."""
+    g = np.random.default_rng(12)
+    A = g.integers(-3, 4, size=(9, 3)) @ g.integers(-3, 4, size=(3, 8))
+    p = PRIMES[0]
+    c = padic_rank_certificate(A.astype(float), prime=p)
+    assert (c.lower, c.upper, c.modulus, c.exponent) == (3, 3, p, 1) == (exact_rank(A), 3, p, 1)
+    _assert_lifting_was_exact(A.astype(float), c)
+    S = np.array([[p, 0.0, 1.0], [0.0, 1.0, 1.0], [1.0, 1.0, 2.0]])
+    assert padic_rank_certificate(S, [0, 1], [0, 1], prime=p) is None  # det [[p, 0], [0, 1]] = 0 mod p
