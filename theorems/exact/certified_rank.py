@@ -49,9 +49,10 @@ import flint
 import numpy as np
 
 from .input import BadInput, exact_entries, exact_rows
-from .padic_rank import MAX_ENTRY_BITS, modp_pivots, padic_rank_certificate
+from .padic_rank import MAX_ENTRY_BITS, blas_is_exact, modp_pivots, padic_rank_certificate, single_threaded_blas
 
-__all__ = ["certified_rank", "CertifiedRank", "PRIMES", "validate_primes", "MAX_USER_PRIME", "random_primes", "dyadic_scale", "rump_full_rank", "residues_mod_p", "kernel_certificate"]
+__all__ = ["certified_rank", "rank_certificate", "MatrixSource", "CertifiedRank", "PRIMES", "validate_primes", "MAX_USER_PRIME", "random_primes", "dyadic_scale", "rump_full_rank", "residues_mod_p", "kernel_certificate",
+           "rump_residual_bound"]
 
 #: fixed primes below 2^31 (products of residues fit in int64), for callers that want determinism
 PRIMES = (2147483629, 2147483587, 2147483579)
@@ -309,13 +310,40 @@ def residues_mod_p(kind: str, M, p: int) -> np.ndarray:
 
 
 def _rank_mod_p(R: np.ndarray, p: int) -> int:
+    """The rank of the residue matrix R (int64 in [0, p)) modulo p: FLINT, tall orientation (a
+    minor that vanishes over Z vanishes mod p, so this is a lower bound on the rank over Q)."""
     if R.shape[0] < R.shape[1]:
         R = R.T
-    return int(flint.nmod_mat(R.tolist(), p).rank())
+    n, d = R.shape
+    return int(flint.nmod_mat(flint.fmpz_mat(n, d, np.ascontiguousarray(R).ravel().tolist()), p).rank())
+
+
+def rump_residual_bound(R: np.ndarray, B: np.ndarray) -> float:
+    r"""A rigorous upper bound on :math:`\|I - RB\|_\infty` for square float64 matrices R, B (exact values).
+
+    :math:`|fl(RB) - RB| \le \gamma_k|R||B|` in any summation order, the subtraction of I, the
+    absolute values, the product :math:`|R||B|` (computed, so at least :math:`(1-\gamma_k)` times the
+    exact one) and the row sums are each bounded the same way; ``k 2^-1000`` covers underflow.
+    """
+    k = B.shape[0]
+    with np.errstate(all="ignore"):
+        g = k * _U / (1 - k * _U)
+        D = R @ B
+        D[np.diag_indices(k)] -= 1.0
+        absRB = np.abs(R) @ np.abs(B)
+        entries = np.abs(D) * (1 + 2 * _U) + (g / (1 - g)) * absRB
+        entries *= 1 + 3 * _U
+        rows = entries.sum(axis=1) / (1 - g) + k * 2.0 ** -1000  # absolute slack for underflow
+        return float(rows.max())
 
 
 def rump_full_rank(A: np.ndarray) -> tuple[bool, float]:
-    """Rigorous full-rank test of a float64 matrix (see the module docstring)."""
+    """Rigorous full-rank test of a float64 matrix (see the module docstring).
+
+    Fails fast (bound reported as inf) when R is visibly no inverse of B: some entry of
+    R B[:, :8] - I[:, :8] above 1 means ||I - RB||_inf > 1 up to rounding, so the full bound would
+    fail too (skipping a certificate is always sound; it saves the two k^3 products on singular input).
+    """
     T = A if A.shape[0] <= A.shape[1] else A.T
     k = T.shape[0]
     B = T[:, :k]
@@ -326,14 +354,11 @@ def rump_full_rank(A: np.ndarray) -> tuple[bool, float]:
             return False, float("inf")
         if not np.all(np.isfinite(R)):
             return False, float("inf")
-        g = k * _U / (1 - k * _U)
-        D = R @ B
-        D[np.diag_indices(k)] -= 1.0
-        absRB = np.abs(R) @ np.abs(B)
-        entries = np.abs(D) * (1 + 2 * _U) + (g / (1 - g)) * absRB
-        entries *= 1 + 3 * _U
-        rows = entries.sum(axis=1) / (1 - g) + k * 2.0 ** -1000  # absolute slack for underflow
-        bound = float(rows.max())
+        probe = R @ B[:, :8]
+        probe[np.arange(probe.shape[1]), np.arange(probe.shape[1])] -= 1.0
+        if not float(np.abs(probe).max()) <= 1.0:
+            return False, float("inf")
+        bound = rump_residual_bound(R, B)
     return bool(bound < 1.0), bound
 
 
@@ -365,13 +390,6 @@ def _exact_ints(kind: str, M) -> list[list[int]]:
     else:
         ints = _row_scaled_ints(M)
     return ints
-
-
-def _exact_rank(kind: str, M) -> int:
-    Z = flint.fmpz_mat(_exact_ints(kind, M))
-    if Z.nrows() < Z.ncols():
-        Z = Z.transpose()
-    return int(Z.rank())
 
 
 #: a 62-bit prime for kernel certificates (nmod_mat takes moduli below 2^64)
@@ -475,6 +493,208 @@ def _small_int_float(kind: str, A) -> np.ndarray | None:
     return np.array(ints, dtype=np.float64)
 
 
+#: a rank mod p of a random (bound + SUBSET_SLACK)-square submatrix is tried first when the caller's
+#: upper bound leaves a submatrix with at most SUBSET_MAX_FRACTION of the entries
+SUBSET_SLACK = 8
+SUBSET_MAX_FRACTION = 0.5
+
+
+class MatrixSource:
+    """A matrix as :func:`rank_certificate` reads it: every view holds a matrix of the same rank
+    (the input scaled exactly by positive rationals, row by row).
+
+    ``shape``; ``core_shape`` (rows/columns that a random submatrix samples; the others, a border,
+    are always kept); ``residues(p)`` (int64 residues, or None when p divides a denominator);
+    ``float_exact()`` (float64 holding the values exactly, for Rump; or None); ``small_ints()``
+    (float64 integers below 2^MAX_ENTRY_BITS, for the p-adic certificate; or None);
+    ``exact_ints()`` (Python ints, same rank and right kernel); ``exact_bits()`` and
+    ``max_entry_bits()`` (sizes that gate the kernel certificate and the automatic exact rank).
+    :class:`theorems.exact.norm_exact._Bordered` implements the same methods for bordered matrices.
+    """
+
+    def __init__(self, kind: str, A):
+        self.kind, self.A = kind, A
+        self.shape = (A.shape if isinstance(A, np.ndarray) else (len(A), len(A[0])))
+        self.core_shape = self.shape
+
+    def residues(self, p: int):
+        return residues_mod_p(self.kind, self.A, p)
+
+    def float_exact(self):
+        return _float_exact(self.kind, self.A)
+
+    def small_ints(self):
+        return _small_int_float(self.kind, self.A)
+
+    def exact_ints(self):
+        return _exact_ints(self.kind, self.A)
+
+    def exact_bits(self) -> int:
+        return _exact_bits(self.kind, self.A)
+
+    def max_entry_bits(self) -> int:
+        return _max_entry_bits(self.kind, self.A)
+
+
+def _submatrix(src, R: np.ndarray, m: int, rng: np.random.Generator) -> np.ndarray | None:
+    """m random rows and m random columns of the core of R (every border row and column kept), or
+    None if that is not much smaller (a submatrix's rank mod p is still a lower bound on the rank)."""
+    n, d = src.core_shape
+    if min(n, m) * min(d, m) > SUBSET_MAX_FRACTION * n * d:
+        return None
+    rows = np.sort(rng.choice(n, m, replace=False)) if m < n else np.arange(n)
+    cols = np.sort(rng.choice(d, m, replace=False)) if m < d else np.arange(d)
+    rows = np.concatenate([rows, np.arange(n, R.shape[0])])
+    cols = np.concatenate([cols, np.arange(d, R.shape[1])])
+    return np.ascontiguousarray(R[np.ix_(rows, cols)])
+
+
+def rank_certificate(src, *, primes, rng: np.random.Generator, lo: int = 0, hi: int | None = None,
+                     lo_how: str = "", hi_how: str = "structural bound supplied by the caller",
+                     lo_is_mod_p: bool = False, exact: str = "auto",
+                     exact_max_entries: int = EXACT_AUTO_MAX_ENTRIES, kernel_max_entries: int | None = None,
+                     read_as: str = "", t0: float | None = None) -> CertifiedRank:
+    """The one certified-rank procedure (``certified_rank`` and the full-width norm analysis).
+
+    ``src`` is a :class:`MatrixSource` (or a bordered matrix with the same methods); ``lo`` and
+    ``hi`` are bounds the caller has proved (``lo_is_mod_p``: ``lo`` is already a rank mod a prime
+    of ``primes``, so no rank mod p is recomputed and Rump's test is skipped when ``lo`` is below
+    full rank). Raises ValueError when a certified lower bound exceeds ``hi``.
+
+    Order: Rump's full-rank test (float-exact values, ``hi`` = min(n, d)); a rank mod p first when
+    ``hi`` < min(n, d) or no p-adic route (a random submatrix before the whole matrix); the p-adic
+    bordering certificate (entries below 2^40; exact pivots mod a prime when float pivots miss
+    rank); a rank mod p; the kernel certificate (at most ``kernel_max_entries`` entries and
+    EXACT_MAX_BITS bits); FLINT's exact rank (``exact`` "always", or "auto" within
+    ``exact_max_entries`` entries and the bit limits); the remaining primes; Rump's test if not
+    tried; else the interval, with the reason. Every step is a proof; the order only decides speed.
+    """
+    with single_threaded_blas():  # one BLAS thread: robust on a shared machine (the p-adic lifting threads itself)
+        return _rank_certificate(src, primes, rng, lo, hi, lo_how, hi_how, lo_is_mod_p, exact, exact_max_entries,
+                                 kernel_max_entries, read_as, t0)
+
+
+def _rank_certificate(src, primes, rng, lo, hi, lo_how, hi_how, lo_is_mod_p, exact, exact_max_entries,
+                      kernel_max_entries, read_as, t0) -> CertifiedRank:
+    """The body of :func:`rank_certificate`."""
+    t0 = time.perf_counter() if t0 is None else t0
+    n, d = src.shape
+    full = min(n, d)
+    if hi is None or hi >= full:
+        hi, hi_how = full, "min(n, d)"
+    used: list[int] = []
+    pending = list(primes)
+    method = lo_how
+
+    def done(lower, upper, how, upper_method, notes=()):
+        return CertifiedRank(lower, upper, how, (n, d), list(used), time.perf_counter() - t0, upper_method,
+                             list(notes), read_as=read_as)
+
+    def raise_lo(r: int, how: str):
+        nonlocal lo, method
+        if r > lo:
+            lo, method = r, how
+        if lo > hi:
+            raise ValueError(f"upper_bound {hi} is below the certified lower bound {lo}: "
+                             "the structural bound you supplied is wrong")
+
+    def mod_p(count: int = 1) -> bool:
+        """Ranks mod the next ``count`` usable primes (a random submatrix first): True when lo reaches hi."""
+        nonlocal count_mod_p
+        while pending and count:
+            p = pending.pop(0)
+            R = src.residues(p)
+            if R is None:  # p divides a denominator: no information from this prime
+                continue
+            used.append(p)
+            count -= 1
+            count_mod_p += 1
+            S = _submatrix(src, R, hi + SUBSET_SLACK, rng)
+            if S is not None:
+                raise_lo(_rank_mod_p(S, p), f"rank mod p of a {S.shape[0]} x {S.shape[1]} submatrix")
+                if lo >= hi:
+                    return True
+            method_p = f"rank mod p ({count_mod_p} prime{'s' if count_mod_p > 1 else ''})"
+            raise_lo(_rank_mod_p(R, p), method_p)
+            if lo >= hi:
+                return True
+        return lo >= hi
+
+    count_mod_p = 0
+    raise_lo(lo, method)
+    if lo >= hi:
+        return done(hi, hi, method, hi_how)
+    tried_rump = False
+    if hi == full and not (lo_is_mod_p and lo < full):
+        X = src.float_exact()
+        if X is not None:
+            tried_rump = True
+            ok, bound = rump_full_rank(X)
+            if ok:
+                raise_lo(full, "rump-full-rank")
+                return done(full, full, "rump-full-rank", "min(n, d)", [f"||I - RB||_inf <= {bound:.3e} < 1"])
+    Z = src.small_ints()
+    if not lo_is_mod_p and (hi < full or Z is None):
+        if mod_p():
+            return done(hi, hi, method, hi_how)
+        lo_is_mod_p = True
+    if Z is not None:
+        cert = padic_rank_certificate(Z, rng=rng)
+        if (cert is None or cert.upper is None) and blas_is_exact():
+            # float pivoting missed rank (ill-conditioning, or a singular minor): exact pivots mod a prime
+            rows, cols = modp_pivots(Z, random_primes(1, rng)[0])
+            if len(rows) > (cert.lower if cert is not None else 0):
+                cert = padic_rank_certificate(Z, rows, cols, rng=rng) or cert
+        if cert is not None:
+            if cert.prime:
+                used.append(cert.prime)
+            minor = (f"non-singular {cert.lower} x {cert.lower} minor mod {cert.prime}^{cert.exponent}" if cert.lower
+                     else "the zero matrix")
+            raise_lo(cert.lower, minor)
+            if cert.upper is not None and cert.upper == cert.lower:
+                up = ("min(n, d)" if cert.lower == full else f"p-adic bordering certificate: {cert.note}")
+                return done(cert.lower, cert.lower, method, up)
+    if not lo_is_mod_p and mod_p():
+        return done(hi, hi, method, hi_how)
+    if lo >= hi:
+        return done(hi, hi, method, hi_how)
+    # cheap: one nullspace mod p; aborts at the first entry that does not reconstruct. Skipped when the
+    # exactly scaled integers would be huge (float data of enormous dynamic range): still sound
+    big = src.exact_bits() > EXACT_MAX_BITS
+    if not big and (kernel_max_entries is None or n * d <= kernel_max_entries):
+        ub = kernel_certificate(src.exact_ints(), lo)
+        if ub is not None and ub < hi:
+            hi, hi_how = ub, "kernel certificate (found mod p, lifted by rational reconstruction, verified over Z)"
+            raise_lo(lo, method)
+            if lo >= hi:
+                return done(lo, lo, method, hi_how)
+    wide = not big and exact == "auto" and src.max_entry_bits() > EXACT_AUTO_MAX_ENTRY_BITS
+    if exact == "always" or (exact == "auto" and n * d <= exact_max_entries and not big and not wide):
+        r = _exact_rank_of_ints(src.exact_ints())
+        raise_lo(r, "exact fraction-free rank (FLINT fmpz_mat)")
+        return done(r, r, "exact fraction-free rank (FLINT fmpz_mat)", "exact fraction-free rank (FLINT fmpz_mat)")
+    if pending and mod_p(len(pending)):  # the other primes, in case the first was unlucky
+        return done(hi, hi, method, hi_how)
+    if hi == full and not tried_rump:
+        X = src.float_exact()
+        if X is not None and rump_full_rank(X)[0]:
+            raise_lo(full, "rump-full-rank")
+            return done(full, full, "rump-full-rank", "min(n, d)")
+    return done(lo, hi, method, "none found: min(n, d)" if hi == full else hi_how,
+                [f"no upper-bound certificate found within the budgets (kernel certificate: "
+                 f"{'any size' if kernel_max_entries is None else f'<= {kernel_max_entries} entries'}, exact rank: "
+                 f"{exact}, <= {exact_max_entries} entries); the rank is only known to lie in the interval [{lo}, {hi}]"]
+                + (["entries too large for the automatic exact rank (EXACT_AUTO_MAX_ENTRY_BITS / EXACT_MAX_BITS); "
+                    "exact='always' (--exact always) computes it, possibly slowly"] if (big or wide) else []))
+
+
+def _exact_rank_of_ints(ints) -> int:
+    Z = flint.fmpz_mat(ints)
+    if Z.nrows() < Z.ncols():
+        Z = Z.transpose()
+    return int(Z.rank())
+
+
 def certified_rank(M, upper_bound: int | None = None, exact: str = "auto", primes=None,
                    seed: int | None = None) -> CertifiedRank:
     """Certified bounds on the exact rank of ``M`` (see the module docstring).
@@ -483,9 +703,10 @@ def certified_rank(M, upper_bound: int | None = None, exact: str = "auto", prime
     ``exact``: "auto" (fraction-free exact rank when n d <= EXACT_AUTO_MAX_ENTRIES and no
     other certificate closes the interval), "always", or "never".
     ``primes``: the primes for the mod-p lower bound; by default two random primes in
-    [2^30, 2^31) (and a random lifting prime), drawn from ``seed`` (fresh entropy when None). The
+    [2^30, 2^31) (and a random lifting modulus), drawn from ``seed`` (fresh entropy when None). The
     record lists every prime used, so any result can be re-checked; the certificates are sound for
     every choice of prime, randomness only keeps an adversarial matrix from defeating the bounds.
+    The order of the certificates is :func:`rank_certificate`'s.
     """
     t0 = time.perf_counter()
     if exact not in ("auto", "always", "never"):
@@ -509,86 +730,5 @@ def certified_rank(M, upper_bound: int | None = None, exact: str = "auto", prime
                              ["a matrix with no rows or no columns has rank 0"], read_as=_read_as(M, "empty"))
     read_as = _read_as(M, None)
     kind, A = _classify(M)
-    n, d = (A.shape if isinstance(A, np.ndarray) else (len(A), len(A[0])))
-    full = min(n, d)
-
-    def done(lo, hi, method, used, upper_method, notes=()):
-        return CertifiedRank(lo, hi, method, (n, d), list(used), time.perf_counter() - t0, upper_method, list(notes),
-                             read_as=read_as)
-
-    lower = 0
-
-    def check_supplied_bound():
-        if upper_bound is not None and int(upper_bound) < lower:
-            raise ValueError(f"upper_bound {upper_bound} is below the certified lower bound {lower}: "
-                             "the structural bound you supplied is wrong")
-
-    X = _float_exact(kind, A)
-    if X is not None:
-        ok, bound = rump_full_rank(X)
-        if ok:
-            lower = full
-            check_supplied_bound()
-            return done(full, full, "rump-full-rank", [], "min(n, d)", [f"||I - RB||_inf <= {bound:.3e} < 1"])
-    used = []
-    method = ""
-
-    def mod_p_lower_bound():
-        nonlocal lower, method
-        for p in primes:
-            R = residues_mod_p(kind, A, p)
-            if R is None:  # p divides a denominator: no information from this prime
-                continue
-            lower = max(lower, _rank_mod_p(R, p))
-            used.append(p)
-            if lower == full:
-                break
-        method = f"rank mod p ({len(used)} prime{'s' if len(used) > 1 else ''})"
-
-    if upper_bound is not None:  # instant route: one rank mod p against the caller's bound
-        mod_p_lower_bound()
-        check_supplied_bound()
-        if lower == full or min(full, int(upper_bound)) == lower:
-            return done(lower, lower, method, used,
-                        "min(n, d)" if lower == full else "structural bound supplied by the caller")
-    Z = _small_int_float(kind, A)
-    cert = padic_rank_certificate(Z, rng=rng) if Z is not None else None
-    if cert is not None and cert.upper is None and cert.prime:
-        # float pivoting missed rank (ill-conditioning): pivots from an exact elimination mod p
-        rows, cols = modp_pivots(Z, cert.prime)
-        if len(rows) > cert.lower:
-            cert = padic_rank_certificate(Z, rows, cols, rng=rng) or cert
-    if cert is not None:
-        minor = (f"non-singular {cert.lower} x {cert.lower} minor mod {cert.prime}" if cert.lower
-                 else "the zero matrix")
-        if cert.upper == cert.lower:
-            lower = max(lower, cert.lower)
-            check_supplied_bound()
-            up = ("min(n, d)" if cert.lower == full else
-                  f"p-adic bordering certificate: {cert.note}")
-            return done(cert.lower, cert.lower, minor, used + ([cert.prime] if cert.prime else []), up)
-    if upper_bound is None:
-        mod_p_lower_bound()
-    if cert is not None and cert.lower > lower:  # heuristic pivots found more rank than the primes did
-        lower, method = cert.lower, minor
-        used.append(cert.prime)
-    check_supplied_bound()
-    if lower == full:
-        return done(lower, full, method, used, "min(n, d)")
-    # cheap: one nullspace mod p; aborts at the first entry that does not reconstruct. Skipped when the
-    # exactly scaled integers would be huge (float data of enormous dynamic range): still sound
-    big = _exact_bits(kind, A) > EXACT_MAX_BITS
-    ub = None if big else kernel_certificate(_exact_ints(kind, A), lower)
-    if ub is not None and ub == lower:
-        return done(lower, ub, method, used,
-                    "kernel certificate (found mod p, lifted by rational reconstruction, verified over Z)")
-    wide = not big and exact == "auto" and _max_entry_bits(kind, A) > EXACT_AUTO_MAX_ENTRY_BITS
-    if exact == "always" or (exact == "auto" and n * d <= EXACT_AUTO_MAX_ENTRIES and not big and not wide):
-        r = _exact_rank(kind, A)
-        return done(r, r, "exact fraction-free rank (FLINT fmpz_mat)", used, "exact fraction-free rank (FLINT fmpz_mat)")
-    ub = full if upper_bound is None else min(full, int(upper_bound))
-    return done(lower, ub, method, used,
-                "none found: min(n, d)" if upper_bound is None else "structural bound supplied by the caller",
-                ["no upper-bound certificate found; the rank is only known to lie in this interval"]
-                + (["entries too large for the automatic exact rank (EXACT_AUTO_MAX_ENTRY_BITS / EXACT_MAX_BITS); "
-                    "exact='always' (--exact always) computes it, possibly slowly"] if (big or wide) else []))
+    return rank_certificate(MatrixSource(kind, A), primes=primes, rng=rng,
+                            hi=None if upper_bound is None else int(upper_bound), exact=exact, read_as=read_as, t0=t0)

@@ -4,10 +4,11 @@ The same quantities as :func:`theorems.paper.rank_neutrality.analyse` (H1-H4, ra
 and of LN(X), the memberships behind them), decided without building a sympy matrix: every
 quantity is reduced to the rank of an exact integer matrix (the input scaled exactly, bordered by
 small integer rows and columns) and to the square classes of the row variances, and each rank is
-decided by the certified-rank machinery of :mod:`theorems.exact.certified_rank` (a rank modulo a random
-prime is a lower bound; upper bounds come from structure, the p-adic bordering certificate, a
-kernel certificate, or FLINT's exact rank on small matrices). Nothing is decided in floating point;
-numpy is used only on exactly representable integers.
+decided by :func:`theorems.exact.certified_rank.rank_certificate`, the one certified-rank procedure that
+``certified_rank`` runs too (a rank modulo a random prime is a lower bound; upper bounds come from
+structure, the p-adic bordering certificate, a kernel certificate, or FLINT's exact rank on small
+matrices). Nothing is decided in floating point without a verified error bound; numpy is used on
+exactly representable integers, and in Rump's and the p-adic certificate's verified bounds.
 
 The reduction
 =============
@@ -86,10 +87,10 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from .certified_rank import CertifiedRank, dyadic_scale, kernel_certificate, random_primes, rump_full_rank
+from .certified_rank import SUBSET_SLACK, CertifiedRank, dyadic_scale, random_primes, rank_certificate
 from .input import BadInput, cap_list, exact_entries, exact_rows, exact_vector
 from .layernorm import Analysis
-from .padic_rank import MAX_ENTRY_BITS, modp_pivots, padic_rank_certificate
+from .padic_rank import MAX_ENTRY_BITS, single_threaded_blas  # noqa: F401  (re-exported: benchmarks pin BLAS with it)
 
 __all__ = ["analyse_array", "NormAnalysis", "NORMS", "square_classes", "row_norm_integers",
            "MAX_SQUARE_TESTS", "EXACT_MAX_ENTRIES", "KERNEL_MAX_ENTRIES"]
@@ -105,8 +106,6 @@ KERNEL_MAX_ENTRIES = 1_000_000
 _SIG_PRIMES = (3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97)
 _SIG_PRIMORIAL = math.prod(_SIG_PRIMES)
 _LIMB = 26                  # limb width for exact int64 row sums (products < 2^52)
-SUBSET_SLACK = 8           # extra random rows/columns in the first, submatrix, rank mod p
-SUBSET_MAX_FRACTION = 0.5  # a submatrix is tried first only when it has at most this fraction of the entries
 _MAX_LIMBS = 8              # past 8 limbs (208-bit integers) row sums are done with Python integers
 _ROW_CHUNK = 1024           # columns summed at once in int64 (1024 * 2^52 < 2^63)
 
@@ -199,7 +198,7 @@ def _classify(X):
 
 
 def _vector(v, d: int, name: str) -> list[Fraction]:
-    """gamma / beta as exact Fractions, validated by :func:`theorems.linalg.exact_vector`."""
+    """gamma / beta as exact Fractions, validated by :func:`theorems.exact.input.exact_vector`."""
     return [Fraction(int(r.p), int(r.q)) for r in exact_vector(v, d, name)]
 
 
@@ -381,6 +380,31 @@ class _Bordered:
             parts.append(np.array(Ri, dtype=np.float64))
         return np.vstack(parts)
 
+    # the methods :func:`theorems.exact.certified_rank.rank_certificate` reads (see MatrixSource)
+
+    @property
+    def core_shape(self) -> tuple[int, int]:
+        return (self.E.n, self.E.d)
+
+    def residues(self, p: int) -> np.ndarray | None:
+        return self.res(p)
+
+    def float_exact(self) -> np.ndarray | None:
+        return self.any_floats()
+
+    def small_ints(self) -> np.ndarray | None:
+        F = self.int_floats()
+        return F if F is not None and float(np.abs(F).max()) < 2.0 ** MAX_ENTRY_BITS else None
+
+    def exact_ints(self) -> list[list[int]]:
+        return self.ints()
+
+    def exact_bits(self) -> int:
+        return 0  # budgets here are counts of entries (KERNEL_MAX_ENTRIES, EXACT_MAX_ENTRIES)
+
+    def max_entry_bits(self) -> int:
+        return 0
+
     def any_floats(self) -> np.ndarray | None:
         """A float64 matrix with the same rank (rows scaled by powers of two), exact, or None."""
         F = self.int_floats()
@@ -403,48 +427,6 @@ class _Bordered:
         return np.vstack([top, np.array(Ri, dtype=np.float64)])
 
 
-def _openblas():
-    """(get, set) for the thread count of the OpenBLAS numpy loaded, or None (other BLAS, not Linux)."""
-    try:
-        import ctypes
-        with open("/proc/self/maps") as f:
-            libs = sorted({ln.split()[-1] for ln in f if "openblas" in ln.lower() and ln.split()[-1].startswith("/")})
-        for path in libs:
-            lib = ctypes.CDLL(path)
-            for pre in ("scipy_openblas", "openblas"):
-                for suf in ("64_", ""):
-                    get, set_ = getattr(lib, f"{pre}_get_num_threads{suf}", None), getattr(lib, f"{pre}_set_num_threads{suf}", None)
-                    if get is not None and set_ is not None:
-                        return get, set_
-    except OSError:
-        pass
-    return None
-
-
-class single_threaded_blas:
-    """One BLAS thread inside the block: on this 2-core machine, shared with other jobs, the p-adic
-    lifting ran 5x faster on one thread than on two (0.7-0.9 s against 3.7-5.2 s at load 3); the
-    results do not depend on it (the lifting is exact in any summation order)."""
-
-    def __enter__(self):
-        self.api = _openblas()
-        if self.api is not None:
-            self.before = self.api[0]()
-            self.api[1](1)
-        return self
-
-    def __exit__(self, *exc):
-        if self.api is not None:
-            self.api[1](self.before)
-        return False
-
-
-def _rank_mod_p(R: np.ndarray, p: int) -> int:
-    if R.shape[0] < R.shape[1]:
-        R = R.T
-    return int(flint.nmod_mat(R.tolist(), p).rank())
-
-
 class _Ranker:
     """Certified ranks with a shared stock of random primes (see the module docstring)."""
 
@@ -461,18 +443,6 @@ class _Ranker:
                 self.used.add(p)
                 return R, p
         return None, None
-
-    def _subset(self, M: _Bordered, R: np.ndarray, m: int) -> np.ndarray | None:
-        """m random rows and m random columns of Z (every bordering row and column kept), or None if not
-        much smaller than M (a submatrix's rank mod p is still a lower bound on rank M)."""
-        n, d, k = M.E.n, M.E.d, M.k
-        if min(n, m) * min(d, m) > SUBSET_MAX_FRACTION * n * d:
-            return None
-        rows = np.sort(self.rng.choice(n, m, replace=False)) if m < n else np.arange(n)
-        cols = np.sort(self.rng.choice(d, m, replace=False)) if m < d else np.arange(d)
-        rows = np.concatenate([rows, np.arange(n, R.shape[0])])
-        cols = np.concatenate([cols, np.arange(d, d + k)])
-        return np.ascontiguousarray(R[np.ix_(rows, cols)])
 
     def paired(self, E: ExactRows) -> tuple[int, int, str]:
         """Lower bounds on rank Z and on rank of Z bordered on its short side ([Z; 1^T] if n <= d, else
@@ -497,85 +467,17 @@ class _Ranker:
              lo_how: str = "structural lower bound", lo_is_mod_p: bool = False) -> CertifiedRank:
         """Certified [lower, upper] for rank M; ``lo``/``hi`` are bounds the caller has proved.
 
-        Order: a rank mod p of a random submatrix (when much smaller than M); the rank of M mod p
-        (skipped when ``lo_is_mod_p``: the caller's ``lo`` is one); the p-adic bordering certificate
-        (small integer entries); a kernel certificate; FLINT's exact rank (small M); another prime;
-        Rump's full-rank test; else the interval, with the reason.
+        :func:`theorems.exact.certified_rank.rank_certificate` (the one order of certificates, shared with
+        ``certified_rank``) with this analysis' primes and budgets: the kernel certificate up to
+        KERNEL_MAX_ENTRIES entries, FLINT's exact rank up to EXACT_MAX_ENTRIES.
         """
-        t0 = time.perf_counter()
-        n, d = M.shape
-        full = min(n, d)
-        if hi is None or hi >= full:
-            hi, hi_how = full, "min(rows, columns)"
-        used: list[int] = []
-        method = lo_how
-
-        def done(lower, upper, method, upper_method, notes=()):
-            return CertifiedRank(lower, upper, method, (n, d), used, time.perf_counter() - t0, upper_method, list(notes))
-
-        def raise_lo(r, how):
-            nonlocal lo, method
-            if r > lo:
-                lo, method = r, how
-
-        if lo > hi:
+        if hi is not None and lo > hi:
             raise RuntimeError(f"internal error: proved bounds {lo} > {hi} on a rank")
-        if lo == hi:
-            return done(hi, hi, method, hi_how)
-        R, p = self._residues(M)
-        if R is not None:
-            S = self._subset(M, R, hi + SUBSET_SLACK)
-            if S is not None:
-                used.append(p)
-                raise_lo(_rank_mod_p(S, p), f"rank mod p of a {S.shape[0]} x {S.shape[1]} submatrix")
-                if lo >= hi:
-                    return done(hi, hi, method, hi_how)
-        if R is not None and not lo_is_mod_p:
-            used.append(p)
-            raise_lo(_rank_mod_p(R, p), "rank mod p")
-            if lo >= hi:
-                return done(hi, hi, method, hi_how)
-        F = M.int_floats()
-        if F is not None and float(np.abs(F).max()) < 2.0 ** MAX_ENTRY_BITS:
-            if F.shape[0] * (F.shape[1] - lo) > F.shape[1] * (F.shape[0] - lo):
-                F = np.ascontiguousarray(F.T)  # the lifting costs about rows x r x (columns - r) per step
-            with single_threaded_blas():
-                cert = padic_rank_certificate(F, rng=self.rng)
-                if cert is not None and cert.upper is None and cert.prime:
-                    rows, cols = modp_pivots(F, cert.prime)
-                    if len(rows) > cert.lower:
-                        cert = padic_rank_certificate(F, rows, cols, rng=self.rng) or cert
-            if cert is not None:
-                if cert.prime:
-                    used.append(cert.prime)
-                raise_lo(cert.lower, f"non-singular {cert.lower} x {cert.lower} minor mod {cert.prime}")
-                if cert.upper is not None and cert.upper == cert.lower:
-                    return done(cert.lower, cert.lower, method, f"p-adic bordering certificate: {cert.note}")
-        if n * d <= KERNEL_MAX_ENTRIES:
-            ub = kernel_certificate(M.ints(), lo)
-            if ub is not None and ub < hi:
-                hi, hi_how = ub, "kernel certificate (found mod p, lifted, verified over Z)"
-                if lo >= hi:
-                    return done(lo, lo, method, hi_how)
-        if n * d <= EXACT_MAX_ENTRIES:
-            Zm = flint.fmpz_mat(M.ints())
-            if Zm.nrows() < Zm.ncols():
-                Zm = Zm.transpose()
-            r = int(Zm.rank())
-            return done(r, r, "exact fraction-free rank (FLINT fmpz_mat)", "exact fraction-free rank (FLINT fmpz_mat)")
-        R2, p2 = self._residues(M, skip=self.primes.index(p) + 1 if p else 0)  # another prime, in case p was unlucky
-        if R2 is not None:
-            used.append(p2)
-            raise_lo(_rank_mod_p(R2, p2), "rank mod p")
-            if lo >= hi:
-                return done(hi, hi, method, hi_how)
-        if hi == full:
-            F = M.any_floats()
-            if F is not None and rump_full_rank(F)[0]:
-                return done(full, full, "Rump's full-rank certificate", "min(rows, columns)")
-        return done(lo, hi, method, f"none found: {hi_how}",
-                    [f"no upper-bound certificate within the budgets (kernel <= {KERNEL_MAX_ENTRIES} entries, "
-                     f"exact <= {EXACT_MAX_ENTRIES}); the rank is only known to lie in [{lo}, {hi}]"])
+        r = rank_certificate(M, primes=self.primes, rng=self.rng, lo=lo, hi=hi, lo_how=lo_how, hi_how=hi_how,
+                             lo_is_mod_p=lo_is_mod_p, exact="auto", exact_max_entries=EXACT_MAX_ENTRIES,
+                             kernel_max_entries=KERNEL_MAX_ENTRIES)
+        self.used.update(r.primes)
+        return r
 
 
 def _val(r: CertifiedRank) -> int | None:

@@ -3,39 +3,76 @@ r"""Exact rank of a rank-deficient integer matrix by a p-adic bordering certific
 The certificate
 ===============
 Let :math:`M \in \mathbb Z^{n\times d}`, let :math:`I, J` be row and column index sets of size
-:math:`r` and :math:`A = M_{IJ}`.
+:math:`r`, :math:`A = M_{IJ}`, :math:`B = M_{I\bar J}`, and let :math:`m \ge 2` be an integer (the
+*modulus*: a prime :math:`q`, or :math:`q^2`).
 
-* **Lower bound.** If :math:`A` is invertible modulo a prime :math:`p`, then
-  :math:`\det A \ne 0` over :math:`\mathbb Z`, so :math:`\operatorname{rank} M \ge r`.
+* **Lower bound.** If :math:`CA \equiv I_r \pmod m` for some integer matrix :math:`C` (checked
+  exactly), then :math:`\det C \det A \equiv 1`, so :math:`\det A \ne 0` and
+  :math:`\operatorname{rank} M \ge r`.
 * **Upper bound (Kronecker's bordering theorem).** If moreover every :math:`(r+1)`-minor
   :math:`k_{ij} = \det M_{I\cup i,\,J\cup j}` that borders :math:`A` vanishes, then
-  :math:`\operatorname{rank} M = r`: by Schur, :math:`k_{ij} = \det A\cdot s_{ij}` with
-  :math:`S = M_{\bar I\bar J} - M_{\bar I J}A^{-1}M_{I\bar J}` and
-  :math:`\operatorname{rank} M = r + \operatorname{rank} S`.
-* **Proving** :math:`k_{ij} = 0`. Hadamard's inequality gives :math:`|k_{ij}| \le H` (product of
-  the row norms of the bordered submatrix, or of its column norms, whichever is smaller). p-adic
-  (Dixon) lifting computes digits :math:`x_0, x_1, \dots` with :math:`x_k = C R_k \bmod p`,
-  :math:`C \equiv A^{-1}`, :math:`R_0 = M_{:,\bar J}` and :math:`R_{k+1} = (R_k - M_{:,J}x_k)/p`,
-  and *checks* that every division is exact. Then
-  :math:`M_{:,\bar J} - M_{:,J}X_K = p^K R_K` with :math:`X_K=\sum_{k<K} x_k p^k`: the rows in
-  :math:`I` give :math:`X_K \equiv A^{-1}M_{I\bar J}` and the rows outside :math:`I` give
-  :math:`S \equiv 0 \pmod{p^K}` (:math:`\det A` is a unit mod :math:`p`), so
-  :math:`k_{ij} \equiv 0 \pmod{p^K}`. Once :math:`p^K > H`, every :math:`k_{ij} = 0`.
+  :math:`\operatorname{rank} M = r` (Schur: :math:`k_{ij} = \det A\cdot s_{ij}` with
+  :math:`S = M_{\bar I\bar J} - M_{\bar I J}A^{-1}B` and :math:`\operatorname{rank} M = r + \operatorname{rank} S`).
+* **Proving** :math:`k_{ij} = 0`. The lifting below constructs integer matrices :math:`X_K`,
+  :math:`R_K`, :math:`T_K` with :math:`B - AX_K = m^KR_K` and
+  :math:`M_{\bar I\bar J} - M_{\bar IJ}X_K = m^KT_K`. Then, with
+  :math:`\operatorname{adj}A = \det A\cdot A^{-1}` (an integer matrix),
+  :math:`k = \det A\,M_{\bar I\bar J} - M_{\bar IJ}\operatorname{adj}(A)B
+  = m^K(\det A\,T_K - M_{\bar IJ}\operatorname{adj}(A)R_K) \equiv 0 \pmod{m^K}`. Once :math:`m^K`
+  exceeds a proved bound on every :math:`|k_{ij}|`, every :math:`k_{ij} = 0`.
 
-Arithmetic
-==========
-All lifting arithmetic is float64 BLAS on integers. Every product and partial sum is an integer
-bounded in magnitude by a bound computed beforehand from the data (the prime is chosen so that the
-bound is below :math:`2^{53}`), so a classical ``dgemm`` (OpenBLAS, MKL: no Strassen-type
-algorithm) computes it exactly in any summation order; :func:`blas_is_exact` checks this once per
-process against numpy's exact int64 product (and the certificate is not used if it fails), and
-the code checks the digit bound at every step. Only :math:`A^{-1} \bmod p` and the ``r x r`` invertibility test use FLINT. The pivots
-:math:`I, J` come from float Gaussian elimination with complete pivoting: a heuristic, which the
-certificate then checks; when it fails the caller falls back to other certificates.
+Bounds on the bordering minors (the smaller one is used)
+--------------------------------------------------------
+* Hadamard: :math:`|k_{ij}|` is at most the product of the row norms of the bordered submatrix,
+  or of its column norms (:func:`bordered_hadamard_bound_sq`).
+* Schur (:func:`schur_bound_sq`): :math:`|k_{ij}| = |\det A|\,|s_{ij}|` with
+  :math:`|s_{ij}| \le |m_{ij}| + \|c_i\|_1\,\|A^{-1}\|_\infty\,\|b_j\|_\infty` (:math:`c_i` row
+  :math:`i` of :math:`M_{\bar IJ}`, :math:`b_j` column :math:`j` of :math:`B`). :math:`|\det A|^2 =
+  \det A^\top A \le \prod_k L_{kk}^2` for any lower-triangular float matrix :math:`L` with
+  :math:`LL^\top \succeq A^\top A`, which is *verified* (a float Cholesky factor of
+  :math:`A^\top A + \tau I`, then Gershgorin's theorem on :math:`LL^\top - A^\top A` with rigorous
+  bounds on the rounding of the two float products, :math:`|fl(XY) - XY| \le \gamma_k|X||Y|`);
+  :math:`\|A^{-1}\|_\infty \le \|R\|_\infty/(1-\|I-RA\|_\infty)` with Rump's rigorous bound on
+  :math:`\|I-RA\|_\infty` (:func:`theorems.exact.certified_rank.rump_residual_bound`). On products
+  :math:`UV` of small factors :math:`|\det A|` lies far below Hadamard's bound (2^3508 against 2^3960
+  at 512 x 768, rank 300): about 11 % fewer lifting steps.
 
-On a 512 x 768 integer matrix of rank 300 (entries of a product of factors in [-9, 9], about 2,700
-at most) the Hadamard bound is about :math:`2^{3968}`; 135 lifting steps with a 29.6-bit prime take
-about 0.6 s on two cores (see ``benchmarks/test_bench_rank.py``).
+The lifting (exact in float64)
+------------------------------
+:math:`C \equiv A^{-1} \pmod m` is computed by exact blocked Gauss-Jordan elimination modulo a prime
+:math:`q < 2^{26}` in float64 (every residue product sums at most :math:`r(q-1)^2 < 2^{53}`), then one
+Newton step to :math:`q^2` (:math:`C \leftarrow C(2I - AC)`); nothing in it is trusted: the caller
+computes :math:`E = (CA - I)/m` and checks that the division is exact. With
+:math:`y_0 = CB`, each step takes :math:`t_k = \operatorname{rint}(y_k/m)`,
+:math:`x_k = y_k - m t_k` (a residue, :math:`|x_k| \le m/2 + 1`),
+:math:`y_{k+1} = t_k - E x_k` and :math:`T_{k+1} = (T_k - M_{\bar IJ}x_k)/m`, *checking* that this
+division is exact. Rows :math:`I` need no product with :math:`A`: by induction
+:math:`y_k = CR_k` for the integer matrices :math:`R_{k+1} = (R_k - Ax_k)/m = At_k - E'R_k`,
+:math:`E' = (AC-I)/m` (:math:`AC \equiv I` because :math:`CA \equiv I`, and
+:math:`CE' = EC`), so the one product per step is :math:`[E; M_{\bar IJ}]\,x_k`.
+
+All of it is float64 arithmetic on integers. Before the loop the modulus is chosen, and checked
+with the actual :math:`C` and :math:`E`, so that every product and partial sum is an integer below
+:math:`2^{53}`: :math:`\max_i\sum_l|C_{il}|\cdot\max(|A|,|B|)`, :math:`|y_k| \le Y`,
+:math:`\max_i\sum_l|E_{il}|\cdot x_b`, :math:`\max_i\sum_l|(M_{\bar IJ})_{il}|\cdot x_b + T_b`
+(:math:`x_b = \lfloor m/2\rfloor + 1`; :math:`Y`, :math:`T_b` fixed points of the recurrences).
+A classical ``dgemm`` (OpenBLAS, MKL: no Strassen-type algorithm) computes such products exactly in
+any summation order; :func:`blas_is_exact` checks this once per process against numpy's exact
+int64 product (the certificate is not used if it fails), and every step checks
+:math:`|x_k| \le x_b` and :math:`|y_{k+1}| \le Y`, so an integer that would leave the exact range
+stops the certificate instead of being rounded. An exact division is checked as
+:math:`fl(m\,\operatorname{rint}(D/m)) = D` with :math:`|D| < 2^{53}`, which holds only if
+:math:`m` divides :math:`D`.
+
+The pivots :math:`I, J` come from float pivoted Cholesky factorisations of Gram matrices
+(:func:`gram_pivots`, a heuristic which the certificate then checks); when they miss rank the
+caller falls back to exact pivots modulo a prime (:func:`modp_pivots`). The lifting runs on the
+tall orientation (columns :math:`\bar J` are the short side), in column blocks on up to
+``LIFT_THREADS`` threads with one BLAS thread each.
+
+On a 512 x 768 integer matrix of rank 300 (entries of a product of factors in [-9, 9]) the bound is
+about :math:`2^{3530}` and the modulus about :math:`2^{34}`: about 104 steps of one
+768 x 300 x 212 product (see ``benchmarks/test_bench_rank.py``).
 
 Examples
 ========
@@ -48,26 +85,43 @@ Examples
 """
 from __future__ import annotations
 
+import math
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import flint
 import numpy as np
 
-__all__ = ["PadicCertificate", "padic_rank_certificate", "complete_pivoting", "modp_pivots", "bordered_hadamard_bound_sq",
-           "blas_is_exact",
-           "MAX_ENTRY_BITS"]
+__all__ = ["PadicCertificate", "padic_rank_certificate", "complete_pivoting", "gram_pivots", "modp_pivots",
+           "bordered_hadamard_bound_sq", "schur_bound_sq", "blas_is_exact", "single_threaded_blas",
+           "MAX_ENTRY_BITS", "LIFT_THREADS"]
 
 _EXACT = 2 ** 53          # integers of magnitude below this are exact in float64
-#: entries above 2^MAX_ENTRY_BITS leave no room for a useful prime: the certificate is not tried
+_U = 2.0 ** -53           # unit roundoff of float64
+#: entries above 2^MAX_ENTRY_BITS leave no room for a useful modulus: the certificate is not tried
 MAX_ENTRY_BITS = 40
-_MIN_PRIME = 2 ** 8
+_MIN_MODULUS = 2 ** 8
 #: complete pivoting stops when the largest remaining entry is below this times the largest entry
 _PIVOT_RTOL = 1e-9  # heuristic only: the certificate checks the pivots it is given
+#: pivoted Cholesky of a Gram matrix stops when every residual diagonal entry is below this times the largest
+_GRAM_RTOL = 1e-10  # heuristic only
+#: moduli m >= this are q^2 (q prime, inverse by Gauss-Jordan mod q and one Newton step); below, a prime
+_SQUARE_MODULUS_MIN = 2 ** 20
+#: threads for the lifting (column blocks, one BLAS thread each); 1 below _THREAD_MIN_WORK multiply-adds per step
+LIFT_THREADS = max(1, min(2, os.cpu_count() or 1))
+_THREAD_MIN_WORK = 2 ** 22
 
 
 @dataclass
 class PadicCertificate:
-    """``lower`` is certified by a non-singular minor; ``upper == lower`` when the lifting closed."""
+    """``lower`` is certified by a non-singular minor; ``upper == lower`` when the lifting closed.
+
+    ``prime`` is the prime q, ``modulus`` the lifting modulus m = q^exponent, ``steps`` the digits
+    lifted (the bordering minors are 0 mod m^steps), ``bound_bits`` log2 of the proved bound on them
+    (``bound`` says which: "Hadamard" or "Schur"), ``rows``/``cols`` the pivots (indices of the
+    matrix as given), ``transposed`` whether the lifting ran on its transpose."""
     lower: int
     upper: int | None
     prime: int = 0
@@ -76,6 +130,11 @@ class PadicCertificate:
     rows: list = field(default_factory=list)
     cols: list = field(default_factory=list)
     note: str = ""
+    exponent: int = 1
+    modulus: int = 0
+    bound: str = ""
+    bound_bits: float = 0.0
+    transposed: bool = False
 
 
 def complete_pivoting(X, rtol=_PIVOT_RTOL, *, atol=0.0, dtype=np.float64) -> tuple[np.ndarray, np.ndarray]:
@@ -108,6 +167,87 @@ def complete_pivoting(X, rtol=_PIVOT_RTOL, *, atol=0.0, dtype=np.float64) -> tup
         W[k + 1:, k + 1:] -= np.outer(W[k + 1:, k] / W[k, k], W[k, k + 1:])
         k += 1
     return rows[:k], cols[:k]
+
+
+def _pivoted_cholesky(G: np.ndarray, rtol: float = _GRAM_RTOL, nb: int = 32) -> list[int]:
+    """Greedy pivots of the positive semidefinite float matrix G (blocked outer-product pivoted Cholesky).
+
+    Step k takes the index of the largest residual diagonal entry (the vector farthest from the span
+    of those taken, like QR with column pivoting on a factor of G) and stops when every residual is
+    at most ``rtol`` times the largest diagonal entry of G. Heuristic: the caller certifies the result.
+    """
+    m = G.shape[0]
+    S = np.array(G, dtype=np.float64)  # [m, m] residual, updated once per block of nb pivots
+    diag = np.diag(S).copy()           # residual diagonal; -inf marks an index taken or dropped
+    top = float(diag.max()) if m else 0.0
+    if not top > 0:
+        return []
+    tol = rtol * top
+    piv: list[int] = []
+    Lb = np.empty((m, nb))
+    sq = np.empty(m)
+    while True:
+        t = 0
+        while t < nb:
+            j = int(np.argmax(diag))
+            if not diag[j] > tol:
+                break
+            col = Lb[:, t]
+            np.subtract(S[:, j], Lb[:, :t] @ Lb[j, :t], out=col)
+            pj = col[j]
+            diag[j] = -np.inf
+            if not pj > tol:  # rounding made the residual inconsistent: drop this index
+                continue
+            col *= 1.0 / math.sqrt(pj)
+            np.multiply(col, col, out=sq)
+            diag -= sq
+            diag[j] = -np.inf
+            piv.append(j)
+            t += 1
+        if t:
+            S -= Lb[:, :t] @ Lb[:, :t].T
+            taken = np.isneginf(diag)
+            diag = np.diag(S).copy()
+            diag[taken] = -np.inf
+        if t < nb:
+            return piv
+
+
+def gram_pivots(Z: np.ndarray, rng: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Rows I and columns J of Z with Z[I, J] non-singular in floating point and |I| = |J| its
+    numerical rank (a heuristic: the certificate checks the minor it is given).
+
+    On the tall orientation W (rows >= columns): J from the pivoted Cholesky factorisation of the
+    small Gram matrix W^T W, then I from that of W[S, J] W[S, J]^T for 2 |J| + 32 random rows S
+    (all rows if those do not reach rank |J|). Greedy rows of W[:, J] span its row space, so W[I, J]
+    is non-singular when both steps are exact. One Gram product and two factorisations: much cheaper
+    than complete pivoting.
+    """
+    Z = np.asarray(Z, dtype=np.float64)
+    n, d = Z.shape
+    tall = n >= d
+    W = Z if tall else Z.T
+    J = np.asarray(_pivoted_cholesky(W.T @ W), dtype=np.intp)
+    r = len(J)
+    if r == 0:
+        empty = np.zeros(0, dtype=np.intp)
+        return empty, empty
+    T = W[:, J]
+    nW = W.shape[0]
+    I = None
+    m = 2 * r + 32
+    if m < nW:
+        g = rng if rng is not None else np.random.default_rng(0)
+        sub = np.sort(g.choice(nW, m, replace=False))
+        Ts = T[sub]
+        Is = _pivoted_cholesky(Ts @ Ts.T)
+        if len(Is) == r:
+            I = sub[np.asarray(Is, dtype=np.intp)]
+    if I is None:
+        I = np.asarray(_pivoted_cholesky(T @ T.T), dtype=np.intp)
+    k = min(len(I), r)
+    I, J = I[:k], J[:k]
+    return (I, J) if tall else (J, I)
 
 
 def _nmod(A: np.ndarray, p: int) -> flint.nmod_mat:
@@ -158,6 +298,121 @@ def bordered_hadamard_bound_sq(Z: np.ndarray, rows, cols) -> int:
     return min(by_rows, by_cols)
 
 
+def _complement(idx, size: int) -> np.ndarray:
+    """The indices in range(size) not in idx, sorted."""
+    keep = np.ones(size, dtype=bool)
+    keep[idx] = False
+    return np.flatnonzero(keep)
+
+
+def det_bound_sq(A: np.ndarray) -> int | None:
+    r"""An integer D2 >= det(A)^2 for a square float64 matrix A of integers, or None (no bound found).
+
+    G = A^T A is computed exactly (integers: every partial sum is at most r max|a|^2, required below
+    2^53, and BLAS is exact on such products, :func:`blas_is_exact`), L is numpy's Cholesky factor of
+    G + tau I (tau a power of two >= 1, so G + tau I is exact; L's upper triangle is zeroed), and
+    L L^T - G >= 0 is *verified*: with P = fl(L L^T) and W = fl(P - G),
+    |P - L L^T| <= gamma_r |L||L|^T <= gamma_r fl(|L||L|^T) / (1 - gamma_r) (any summation order) and
+    |W - (P - G)| <= u |W| / (1 - u), so S = L L^T - G satisfies |S_ij - W_ij| <= F_ij with F computed
+    from those bounds (and inflated by 1 + 2^-40 for the few roundings in F itself); Gershgorin's
+    theorem gives lambda_min(S) >= min_i (W_ii - sum_{j != i} |W_ij| - sum_j F_ij) > 0 (checked with
+    the row sums inflated by 1 + (2r + 8) u + 2^-40). Then G <= L L^T in the Loewner order and G >= 0,
+    so det(A)^2 = det G <= det(L L^T) = prod_k L_kk^2, evaluated exactly in rationals.
+    """
+    r = A.shape[0]
+    if r == 0:
+        return 1
+    amax = float(np.abs(A).max())
+    if not amax * amax * r < _EXACT or not blas_is_exact():
+        return None
+    with np.errstate(all="ignore"):
+        G = A.T @ A                                   # exact integers
+        gr = r * _U / (1 - r * _U)
+        gmax = float(G.diagonal().max())
+        want = 8.0 * r * gr * gmax
+        tau = 2.0 ** max(0, math.ceil(math.log2(want))) if want > 0 else 1.0
+        if not gmax + tau < _EXACT:
+            return None
+        H = G + tau * np.eye(r)                       # exact: integers below 2^53
+        try:
+            L = np.tril(np.linalg.cholesky(H))
+        except np.linalg.LinAlgError:
+            return None
+        if not np.all(np.isfinite(L)):
+            return None
+        W = L @ L.T - G
+        absL = np.abs(L)
+        F = np.abs(W) * (_U / (1 - _U)) + (absL @ absL.T) * (gr / (1 - gr))
+        F *= 1 + 2.0 ** -40                           # the roundings of F itself
+        off = np.abs(W)
+        off[np.diag_indices(r)] = 0.0
+        rows = (off.sum(axis=1) + F.sum(axis=1)) * (1 + (2 * r + 8) * _U + 2.0 ** -40)
+        if not np.all(W.diagonal() > rows):
+            return None
+    out = Fraction(1)
+    for v in L.diagonal().tolist():
+        out *= Fraction(v) ** 2
+    return -(-out.numerator // out.denominator)
+
+
+def inverse_norm_bound(A: np.ndarray) -> float | None:
+    r"""A float N >= ||A^{-1}||_inf for a square float64 matrix A (exact values), or None.
+
+    R = inv(A) in float64 and delta >= ||I - RA||_inf rigorously (Rump's bound,
+    :func:`theorems.exact.certified_rank.rump_residual_bound`); if delta < 1 then RA is invertible,
+    A^{-1} = (RA)^{-1} R and ||(RA)^{-1}||_inf <= 1 / (1 - delta), so ||A^{-1}||_inf <=
+    ||R||_inf / (1 - delta). The float row sums of |R| are at least (1 - gamma_r) times the exact
+    ones; the three further roundings are covered by the factor 1 + 2^-40.
+    """
+    from .certified_rank import rump_residual_bound  # lazy: certified_rank imports this module at its top
+    r = A.shape[0]
+    if r == 0:
+        return 0.0
+    with np.errstate(all="ignore"):
+        try:
+            R = np.linalg.inv(A)
+        except np.linalg.LinAlgError:
+            return None
+        if not np.all(np.isfinite(R)):
+            return None
+        delta = rump_residual_bound(R, A)
+        if not delta < 1.0:
+            return None
+        gr = r * _U / (1 - r * _U)
+        rowsum = float(np.abs(R).sum(axis=1).max()) / (1 - gr)
+        N = rowsum / (1 - delta) * (1 + 2.0 ** -40)
+    return N if math.isfinite(N) else None
+
+
+def schur_bound_sq(Z: np.ndarray, rows, cols) -> int | None:
+    r"""An integer S2 >= k^2 for every (r+1)-minor k bordering Z[rows, cols], or None (no bound found).
+
+    On the tall orientation W with pivots I, J and A = W[I, J]: k_ij = det A * s_ij with
+    s_ij = w_ij - c_i^T A^{-1} b_j, so |k_ij| <= |det A| (|w_ij| + ||c_i||_1 ||A^{-1}||_inf ||b_j||_inf),
+    with :func:`det_bound_sq` and :func:`inverse_norm_bound` (both verified in floating point) and the
+    maxima over i, j of the exact integer norms. The products are evaluated in exact rationals.
+    """
+    Z = np.asarray(Z, dtype=np.float64)
+    n, d = Z.shape
+    rows, cols = np.asarray(rows, dtype=np.intp), np.asarray(cols, dtype=np.intp)
+    W, I, J = (Z, rows, cols) if n >= d else (Z.T, cols, rows)
+    Ibar = _complement(I, W.shape[0])
+    Jbar = _complement(J, W.shape[1])
+    if Ibar.size == 0 or Jbar.size == 0:
+        return 0  # no bordering minor
+    A = W[np.ix_(I, J)]
+    D2 = det_bound_sq(A)
+    N = inverse_norm_bound(A)
+    if D2 is None or N is None:
+        return None
+    wmax = int(np.abs(W[np.ix_(Ibar, Jbar)]).max())
+    c1 = int(np.abs(W[np.ix_(Ibar, J)]).astype(np.int64).sum(axis=1).max()) if len(J) else 0  # exact int64
+    binf = int(np.abs(W[np.ix_(I, Jbar)]).max()) if len(I) else 0
+    s = Fraction(wmax) + Fraction(c1) * Fraction(N) * Fraction(binf)
+    s_up = -(-s.numerator // s.denominator)
+    return D2 * s_up * s_up
+
+
 _BLAS_EXACT: bool | None = None
 
 
@@ -180,6 +435,50 @@ def blas_is_exact() -> bool:
     return _BLAS_EXACT
 
 
+_OPENBLAS: list = []
+
+
+def _openblas():
+    """(get, set) for the thread count of the OpenBLAS numpy loaded, or None (other BLAS, not Linux)."""
+    if _OPENBLAS:
+        return _OPENBLAS[0]
+    api = None
+    try:
+        import ctypes
+        with open("/proc/self/maps") as f:
+            libs = sorted({ln.split()[-1] for ln in f if "openblas" in ln.lower() and ln.split()[-1].startswith("/")})
+        for path in libs:
+            lib = ctypes.CDLL(path)
+            for pre in ("scipy_openblas", "openblas"):
+                for suf in ("64_", ""):
+                    get, set_ = getattr(lib, f"{pre}_get_num_threads{suf}", None), getattr(lib, f"{pre}_set_num_threads{suf}", None)
+                    if get is not None and set_ is not None and api is None:
+                        api = (get, set_)
+    except OSError:
+        pass
+    _OPENBLAS.append(api)
+    return api
+
+
+class single_threaded_blas:
+    """One BLAS thread inside the block: on this 2-core machine, shared with other jobs, the p-adic
+    lifting ran 5x faster on one thread than on two (0.7-0.9 s against 3.7-5.2 s at load 3); the
+    results do not depend on it (the lifting is exact in any summation order). The lifting itself
+    runs column blocks on ``LIFT_THREADS`` Python threads inside this block."""
+
+    def __enter__(self):
+        self.api = _openblas()
+        if self.api is not None:
+            self.before = self.api[0]()
+            self.api[1](1)
+        return self
+
+    def __exit__(self, *exc):
+        if self.api is not None:
+            self.api[1](self.before)
+        return False
+
+
 def _prime_below(bound: int) -> int:
     p = int(bound) - 1
     while p >= 2 and not flint.fmpz(p).is_prime():
@@ -198,96 +497,316 @@ def _inverse_mod_p(A: np.ndarray, p: int) -> np.ndarray | None:
     return C.astype(np.float64)
 
 
+def _gauss_jordan_small(D: np.ndarray, q: int) -> np.ndarray | None:
+    """D^{-1} mod q (residues in [0, q)) for a small float64 matrix of residues, or None if singular mod q."""
+    b = D.shape[0]
+    fq = float(q)
+    M = np.hstack([D, np.eye(b)])
+    for j in range(b):
+        nz = np.flatnonzero(M[j:, j])
+        if nz.size == 0:
+            return None
+        i = j + int(nz[0])
+        if i != j:
+            M[[j, i]] = M[[i, j]]
+        M[j] = np.remainder(M[j] * float(pow(int(M[j, j]), -1, q)), fq)   # products below q^2
+        col = M[:, j].copy()
+        col[j] = 0.0
+        M = np.remainder(M - np.outer(col, M[j]), fq)                       # |.| below q^2
+    return M[:, b:]
+
+
+def inverse_mod_prime(A: np.ndarray, q: int, nb: int = 64) -> np.ndarray | None:
+    """A^{-1} mod the prime q (residues in [0, q), float64) by blocked Gauss-Jordan elimination on
+    [A | I] in float64, or None if A is singular mod q.
+
+    Needs r (q - 1)^2 < 2^53: every entry is a residue in [0, q), so every product, outer product and
+    block product of residues sums to an integer below 2^53 and is exact (BLAS as in
+    :func:`blas_is_exact`), and ``np.remainder`` of an exact integer is exact. The result is not
+    trusted: callers check C A = I mod q (or mod q^2) exactly.
+    """
+    r = A.shape[0]
+    if r == 0:
+        return np.zeros((0, 0))
+    if not r * (q - 1) ** 2 < _EXACT:
+        raise ValueError(f"inverse_mod_prime: r (q-1)^2 = {r * (q - 1) ** 2} is not below 2^53")
+    fq = float(q)
+    W = np.zeros((r, 2 * r))
+    W[:, :r] = np.remainder(A, fq)
+    W[np.arange(r), r + np.arange(r)] = 1.0
+    for k0 in range(0, r, nb):
+        k1 = min(r, k0 + nb)
+        b = k1 - k0
+        P = W[k0:, k0:k1].copy()                       # the panel, eliminated below its pivots
+        for j in range(b):
+            nz = np.flatnonzero(P[j:, j])
+            if nz.size == 0:
+                return None
+            i = j + int(nz[0])
+            if i != j:
+                P[[j, i]] = P[[i, j]]
+                W[[k0 + j, k0 + i]] = W[[k0 + i, k0 + j]]
+            if j + 1 < b and j + 1 < P.shape[0]:
+                ell = np.remainder(P[j + 1:, j] * float(pow(int(P[j, j]), -1, q)), fq)
+                P[j + 1:, j + 1:] = np.remainder(P[j + 1:, j + 1:] - np.outer(ell, P[j, j + 1:]), fq)
+        Dinv = _gauss_jordan_small(W[k0:k1, k0:k1], q)
+        if Dinv is None:
+            return None
+        W[k0:k1, k0:] = np.remainder(Dinv @ W[k0:k1, k0:], fq)
+        piv = W[k0:k1, k0:]
+        for lo, hi in ((0, k0), (k1, r)):
+            if hi > lo:
+                W[lo:hi, k0:] = np.remainder(W[lo:hi, k0:] - W[lo:hi, k0:k1] @ piv, fq)
+    return W[:, r:].copy()
+
+
+def _inverse_mod_power(A: np.ndarray, q: int, e: int) -> np.ndarray | None:
+    """C with C A = I mod q^e expected (e = 1 or 2; balanced residues, float64), or None if A is
+    singular mod q. Not trusted: the caller checks C A = I mod q^e exactly.
+
+    e = 2: C1 = A^{-1} mod q, A C1 = I + q F (F computed exactly from A = A_lo + q A_hi mod q^2),
+    then C = C1 (I - q F) = C1 - q (C1 F mod q) mod q^2, so A C = (I + qF)(I - qF) = I mod q^2.
+    """
+    r = A.shape[0]
+    if r * (q - 1) ** 2 >= _EXACT:
+        if e != 1:
+            raise ValueError("a square modulus needs r (q-1)^2 < 2^53")
+        return _inverse_mod_p(A, q)
+    C1 = inverse_mod_prime(A, q)
+    if C1 is None:
+        return None
+    m, fq = q ** e, float(q)
+    if e == 2:
+        A2 = np.remainder(A, float(m))
+        Alo = np.remainder(A2, fq)
+        Ahi = (A2 - Alo) / fq                        # exact: integers below q
+        S = Alo @ C1
+        S[np.diag_indices(r)] -= 1.0
+        F1 = np.rint(S / fq)
+        if not np.array_equal(F1 * fq, S):           # C1 is not an inverse mod q
+            return None
+        F = np.remainder(F1 + Ahi @ C1, fq)
+        C1 = np.remainder(C1 - fq * np.remainder(C1 @ F, fq), float(m))
+    C = C1
+    C[C > m // 2] -= m
+    return C
+
+
+def _lift_block(EM: np.ndarray, r: int, y: np.ndarray, T: np.ndarray, m: int, K: int, xb: int, yb: int):
+    """K lifting steps on one block of columns (see the module docstring); y and T are overwritten.
+
+    Returns (k, why): k digits lifted; why None (all K), "minor" (the division of step k + 1 was not
+    exact: a bordering minor is not 0 mod m^(k+1)) or "range" (an integer left its proved range).
+    """
+    fm, inv_m = float(m), 1.0 / m
+    t, x = np.empty_like(y), np.empty_like(y)
+    P = np.empty((EM.shape[0], y.shape[1]))
+    Q = np.empty_like(T)
+    ne = np.empty(T.shape, dtype=bool)
+    fxb, fyb = float(xb), float(yb)
+    for k in range(K):
+        np.multiply(y, inv_m, out=t)
+        np.rint(t, out=t)                            # t = rint(y / m)
+        np.multiply(t, fm, out=x)
+        np.subtract(y, x, out=x)                     # x = y - m t, exact: |m t| <= |y| + m < 2^53
+        if x.size and not (x.max() <= fxb and x.min() >= -fxb):
+            return k, "range"
+        np.matmul(EM, x, out=P)                      # [E x; M x], exact (row sums * xb < 2^53)
+        np.subtract(t, P[:r], out=y)                 # y_{k+1} = t - E x
+        if y.size and not (y.max() <= fyb and y.min() >= -fyb):
+            return k, "range"
+        D = P[r:]
+        np.subtract(T, D, out=D)                     # T - M x, exact: |.| <= Tb + SA xb < 2^53
+        np.multiply(D, inv_m, out=Q)
+        np.rint(Q, out=Q)
+        np.multiply(Q, fm, out=T)
+        np.not_equal(T, D, out=ne)
+        if ne.any():                                 # not divisible by m
+            return k, "minor"
+        T, Q = Q, T                                  # T_{k+1} = (T_k - M x) / m exactly
+    return K, None
+
+
+_EXECUTOR: list = []
+
+
+def _executor(nt: int) -> ThreadPoolExecutor:
+    """A process-wide pool of nt worker threads for the lifting (created once; threads idle between calls)."""
+    if not _EXECUTOR or _EXECUTOR[0][0] != nt:
+        _EXECUTOR[:] = [(nt, ThreadPoolExecutor(max_workers=nt, thread_name_prefix="padic-lift"))]
+    return _EXECUTOR[0][1]
+
+
+def _lift(EM, r, y, T, m, K, xb, yb):
+    """:func:`_lift_block` over column blocks, on up to LIFT_THREADS threads; (k, why) of the first failure."""
+    c = y.shape[1]
+    nt = LIFT_THREADS if EM.shape[0] * r * c >= _THREAD_MIN_WORK and c >= 32 else 1
+    with single_threaded_blas():
+        if nt == 1:
+            return _lift_block(EM, r, y.copy(), T.copy(), m, K, xb, yb)
+        cuts = np.linspace(0, c, nt + 1).astype(int)
+        ex = _executor(nt)
+        futs = [ex.submit(_lift_block, EM, r, np.ascontiguousarray(y[:, a:b]), np.ascontiguousarray(T[:, a:b]),
+                          m, K, xb, yb) for a, b in zip(cuts[:-1], cuts[1:])]
+        res = [f.result() for f in futs]
+    fails = [kw for kw in res if kw[1] is not None]
+    return min(fails) if fails else (K, None)
+
+
+def _rowsum_bound(X: np.ndarray) -> int:
+    """An integer >= max_i sum_l |X_il| (float sums inflated for their rounding; exact below 2^53)."""
+    if X.size == 0:
+        return 0
+    s = float(np.abs(X).sum(axis=1).max())
+    return math.ceil(s * (1 + 2 * (X.shape[1] + 2) * _U))
+
+
+def _bounds(m: int, cs: int, es: int, amax: int, bmax: int, sa: int, tmax: int):
+    """(ok, xb, Y) for modulus m given the row-sum bounds cs >= max_i sum |C_i.|, es >= max_i sum |E_i.|:
+    every integer of the lifting below 2^53 (see the module docstring)."""
+    xb = m // 2 + 2
+    y0 = cs * bmax
+    ystar = -(-(es * xb + 1) * m // (m - 1))
+    yb = max(y0, ystar)
+    tb = max(tmax, -(-sa * xb // (m - 1)))
+    ok = cs * max(amax, bmax) < _EXACT and yb + m < _EXACT and sa * xb + tb < _EXACT
+    return ok, xb, yb
+
+
+def _largest_modulus(fits) -> int:
+    """A modulus m within 1/16 bit of the largest in [2, 2^53) with fits(m) (fits is monotone), or 1 if none."""
+    lo, hi = 0, 53 * 16          # exponents k of m = floor(2^(k / 16)); fits(2^0) is not required
+    if not fits(2):
+        return 1
+    lo = 16
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if fits(int(2.0 ** (mid / 16))) else (lo, mid)
+    return max(2, int(2.0 ** (lo / 16)))
+
+
+def _random_prime(top: int, rng) -> int:
+    """The largest prime <= top, or with rng a random prime in [7 top / 8, top] (falls back to the largest)."""
+    if rng is not None and top > 64:
+        p = _prime_below(int(rng.integers(top - top // 8, top + 1)) + 1)
+        if p >= top - top // 8:
+            return p
+    return _prime_below(top + 1)
+
+
 def padic_rank_certificate(Z: np.ndarray, rows=None, cols=None, prime: int | None = None,
                            rng: np.random.Generator | None = None) -> PadicCertificate | None:
     """Certify rank Z (``Z``: float64 holding integers below 2^MAX_ENTRY_BITS) by a bordering minor.
 
-    Returns None when the certificate cannot be tried (entries too large, or no invertible minor
-    at the chosen pivots); otherwise a :class:`PadicCertificate` whose ``lower`` is certified and
-    whose ``upper`` equals ``lower`` when every bordering minor was proved zero (``None`` when the
-    lifting found one that is not zero mod p^k, i.e. the heuristic pivots missed rank). ``prime``
-    forces the lifting prime (tests use small ones); by default it is the largest prime for which
-    every intermediate integer stays below 2^53, or with ``rng`` a random prime in the upper half
-    of that range (an adversary then cannot make the minor singular mod every prime tried).
+    Returns None when the certificate cannot be tried (entries too large, no usable modulus, or no
+    invertible minor at the chosen pivots); otherwise a :class:`PadicCertificate` whose ``lower``
+    is certified and whose ``upper`` equals ``lower`` when every bordering minor was proved zero
+    (``None`` when the lifting found one that is not zero mod m^k, i.e. the heuristic pivots missed
+    rank). ``prime`` forces the modulus to that prime (tests use small ones); by default the modulus
+    is m = q^2 for the largest prime q (with ``rng``: a random prime in the top eighth of the range)
+    for which every integer of the lifting stays below 2^53, so that an adversary cannot make the
+    minor singular mod every modulus tried. See the module docstring for the proof.
     """
+    with single_threaded_blas():  # one BLAS thread throughout: robust on a shared machine (the lifting threads itself)
+        return _padic_rank_certificate(Z, rows, cols, prime, rng)
+
+
+def _padic_rank_certificate(Z, rows, cols, prime, rng) -> PadicCertificate | None:
     Z = np.asarray(Z, dtype=np.float64)  # [n, d]
     n, d = Z.shape
-    amax = float(np.abs(Z).max())
+    amax = float(np.abs(Z).max()) if Z.size else 0.0
     if amax >= 2.0 ** MAX_ENTRY_BITS or not np.array_equal(Z, np.rint(Z)) or not blas_is_exact():
         return None
+    if prime is not None and not (int(prime) >= 2 and flint.fmpz(int(prime)).is_prime()):
+        raise ValueError(f"prime {prime} is not a prime for which the float64 lifting is exact")
     if amax == 0:
         return PadicCertificate(0, 0, note="the zero matrix")
     if rows is None or cols is None:
-        rows, cols = complete_pivoting(Z)
+        rows, cols = gram_pivots(Z, rng)
     rows, cols = np.asarray(rows, dtype=np.intp), np.asarray(cols, dtype=np.intp)
     r = len(rows)
-    other_rows = np.setdiff1d(np.arange(n), rows)
-    other_cols = np.setdiff1d(np.arange(d), cols)
-    order = np.concatenate([rows, other_rows])
-    AJ = Z[np.ix_(order, cols)]             # [n, r], the pivot rows first
-    R = Z[np.ix_(order, other_cols)]        # [n, d - r]
-    SA = int(np.abs(AJ).sum(axis=1).max())  # exact: integer sums below 2^53
-    maxB = int(np.abs(R).max()) if R.size else 0
-
-    def residual_bound(p):   # |R_k| <= Rb for all k (induction: (Rb + SA*xb)/p <= Rb)
-        return max(maxB, -(-SA * (p // 2 + 1) // (p - 1)))
-
-    def fits(p):
-        xb = p // 2 + 1
-        return r * xb * residual_bound(p) < _EXACT and SA * xb + residual_bound(p) < _EXACT
-
-    lo, hi = 2, 2 ** 31
-    while hi - lo > 1:  # the largest p with fits(p) (fits is monotone in p)
-        mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
-    p = _prime_below(lo + 1)
-    if rng is not None and lo > 4 * _MIN_PRIME:
-        p = _prime_below(int(rng.integers(lo // 2, lo)) + 1)
-    if prime is not None:
-        if not (flint.fmpz(prime).is_prime() and fits(prime)):
-            raise ValueError(f"prime {prime} is not a prime for which the float64 lifting is exact")
-        p = int(prime)
-    C = None
-    for _ in range(1 if prime is not None else 8):
-        if p < _MIN_PRIME and prime is None:
+    tall = n >= d
+    W, I, J = (Z, rows, cols) if tall else (Z.T, cols, rows)
+    Ibar = _complement(I, W.shape[0])
+    Jbar = _complement(J, W.shape[1])
+    A = W[np.ix_(I, J)]                      # [r, r]
+    B = W[np.ix_(I, Jbar)]                   # [r, c]
+    MJ = W[np.ix_(Ibar, J)]                  # [n - r, r]
+    T0 = W[np.ix_(Ibar, Jbar)]               # [n - r, c]
+    amaxA = int(np.abs(A).max()) if A.size else 0
+    bmax = int(np.abs(B).max()) if B.size else 0
+    sa = _rowsum_bound(MJ)
+    tmax = int(np.abs(T0).max()) if T0.size else 0
+    # estimates of max_i sum_l |C_il| (C uniform residues) and max_i sum_l |E_il| (E_ij ~ N(0, |a_j|^2 / 12));
+    # a failed estimate is retried with the actual row sums, then with worst-case bounds (always valid)
+    colnorms = float(np.sqrt((A * A).sum(axis=0)).sum()) if A.size else 0.0
+    es_worst = _rowsum_bound(np.abs(A).sum(axis=0, keepdims=True)) // 2 + r + 1  # |E_ij| <= (m/2 colsum_j|A| + 1)/m
+    plan = [(r // 4 + math.isqrt(r) + 1, int(0.3 * colnorms) + 1), None, (r // 2 + 1, es_worst)]
+    C = E = None
+    q = e = m = 0
+    cs = es_actual = 0  # no row sums measured yet: the retry falls back to the worst-case bounds
+    for step, coef in enumerate(plan):
+        if coef is None:  # the actual row sums of the last attempt, 5 % up
+            coef = (int(1.05 * cs / m) + 1, int(1.05 * es_actual) + 1) if es_actual else plan[2]
+        cs_coef, es = coef
+        if prime is not None:
+            q, e = int(prime), 1
+        else:
+            top = _largest_modulus(lambda mm: _bounds(mm, cs_coef * mm, es, amaxA, bmax, sa, tmax)[0])
+            if top < _MIN_MODULUS:
+                return None
+            e = 2 if top >= _SQUARE_MODULUS_MIN else 1
+            # a square modulus: the Gauss-Jordan elimination mod q needs r (q - 1)^2 < 2^53
+            q = _random_prime(min(math.isqrt(top), math.isqrt((_EXACT - 1) // max(r, 1))) if e == 2 else top, rng)
+        for _ in range(1 if prime is not None else 8):
+            C = _inverse_mod_power(A, q, e)
+            if C is not None:
+                break
+            if prime is not None:
+                return None
+            q = _random_prime(q - 1, rng)
+        if C is None:
             return None
-        C = _inverse_mod_p(Z[np.ix_(rows, cols)], p)
-        if C is not None:
-            break
-        p = _prime_below(p if rng is None else int(rng.integers(p // 2, p)) + 1)
-    if C is None:
+        m = q ** e
+        cs, es_actual = _rowsum_bound(C), 0
+        if cs * max(amaxA, bmax) < _EXACT:
+            CA = C @ A                                           # exact: |.| <= cs max|A| < 2^53
+            CA[np.diag_indices(r)] -= 1.0
+            Em = np.rint(CA / float(m))
+            if not np.array_equal(Em * float(m), CA):            # C A != I mod m: C is no inverse
+                return None
+            es_actual = _rowsum_bound(Em)
+            ok, xb, yb = _bounds(m, cs, es_actual, amaxA, bmax, sa, tmax)
+            if ok:
+                E = Em
+                break
+        if prime is not None:
+            raise ValueError(f"prime {prime} is not a prime for which the float64 lifting is exact")
+    if E is None:
         return None
-    cert = PadicCertificate(r, None, prime=p, rows=rows.tolist(), cols=cols.tolist())
+    cert = PadicCertificate(r, None, prime=q, exponent=e, modulus=m, rows=rows.tolist(), cols=cols.tolist(),
+                            transposed=not tall)
     if r == min(n, d):
         cert.upper = r
-        cert.note = f"an r x r minor is non-singular mod {p} and r = min(n, d)"
+        cert.note = f"an r x r minor is invertible mod {q}^{e} (C A = I checked) and r = min(n, d)"
         return cert
     H2 = bordered_hadamard_bound_sq(Z, rows, cols)
     cert.hadamard_bits = H2.bit_length() / 2
-    K, pK2 = 1, p * p
-    while pK2 <= H2:
-        K, pK2 = K + 1, pK2 * p * p
-    Rb, xb = residual_bound(p), p // 2 + 1
-    if not (int(np.abs(C).sum(axis=1).max()) * Rb < _EXACT):
+    S2 = schur_bound_sq(Z, rows, cols)
+    bound2, cert.bound = (S2, "Schur") if S2 is not None and S2 < H2 else (H2, "Hadamard")
+    cert.bound_bits = bound2.bit_length() / 2
+    K, mK2 = 1, m * m
+    while mK2 <= bound2:
+        K, mK2 = K + 1, mK2 * m * m
+    y0 = C @ B                               # exact: |.| <= cs bmax < 2^53
+    EM = np.vstack([E, MJ])                  # [n, r]: E x gives y, M x the check rows
+    k, why = _lift(EM, r, y0, T0, m, K, xb, yb)
+    if why == "range":
         return None
-    fp, inv_p = float(p), 1.0 / p
-    y = np.empty((r, R.shape[1]))
-    q, diff, prod = np.empty_like(R), np.empty_like(R), np.empty_like(R)
-    for k in range(K):
-        np.matmul(C, R[:r], out=y)             # |.| <= rowsum|C| * Rb < 2^53
-        x = y - fp * np.rint(y * inv_p)        # a residue of y mod p (exact integer arithmetic)
-        if float(np.abs(x).max()) > xb:
-            return None
-        np.matmul(AJ, x, out=prod)             # |.| <= SA * xb
-        np.subtract(R, prod, out=diff)         # |.| <= Rb + SA * xb < 2^53
-        np.multiply(diff, inv_p, out=q)
-        np.rint(q, out=q)
-        np.multiply(q, fp, out=prod)
-        if not np.array_equal(prod, diff):     # not divisible: some bordering minor is not 0 mod p^(k+1)
-            cert.steps = k
-            cert.note = f"bordering minor nonzero mod {p}^{k + 1}: the pivots miss rank"
-            return cert
-        R, q = q, R                            # R_{k+1} = diff / p exactly
+    if why == "minor":
+        cert.steps = k
+        cert.note = f"bordering minor nonzero mod {q}^{e * (k + 1)}: the pivots miss rank"
+        return cert
     cert.upper, cert.steps = r, K
-    cert.note = (f"all bordering {r + 1}-minors = 0 mod {p}^{K} > Hadamard bound 2^{cert.hadamard_bits:.0f}")
+    cert.note = (f"all bordering {r + 1}-minors = 0 mod {q}^{e * K} > {cert.bound} bound 2^{cert.bound_bits:.0f}")
     return cert
