@@ -99,54 +99,6 @@ def _seed(*parts) -> int:
     return zlib.crc32(repr(parts).encode())
 
 
-# --- exact LayerNorm-site analysis on float data --------------------------------------------
-
-def exact_ln_site(X: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> dict:
-    """H1-H4, arank(X), arank(LN X) for float data taken exactly: :func:`theorems.exact.norm_exact.analyse_array`.
-
-    Every field is decided exactly (or ``None`` with the reason in ``how``); the primes are drawn
-    from a fixed seed so the record is reproducible.
-    """
-    a = analyse_array(X, gamma, beta, seed=0)
-    return {"n": a.n, **a.hypotheses, "how": a.how,
-            "arank_X": a.arank_X, "arank_LN_X": a.arank_LN_X, "min_abs_gamma": float(np.min(np.abs(gamma))),
-            "rank_X": a.rank_X, "rank_XP": a.rank_Xt, "rank_LN_X": a.rank_LN_X,
-            "ones_d_in_rowspace": a.ones_d_in_rowspace, "ones_n_in_colspace": a.ones_n_in_colspace,
-            "sigma_in_colspace_XP": a.sigma_in_colspace_Xt, "sqrt_classes": a.sqrt_classes,
-            "conclusion_holds": a.conclusion_holds, "seconds": a.seconds,
-            "arithmetic": "exact (float64 values as dyadic rationals; theorems.exact.norm_exact: certified ranks, "
-                          "square classes of exact integer variances)"}
-
-
-# --- exact RMSNorm-site analysis on float data ----------------------------------------------
-
-def exact_rms_site(X: np.ndarray, gamma: np.ndarray) -> dict:
-    r"""Rank and affine rank of X and of RMSNorm(X) = diag(1/rms(x_i)) X diag(gamma), eps = 0, decided exactly.
-
-    Hypotheses: R1 every row of X is non-zero (rms(x_i) > 0), R2 every gamma_j != 0. Decided by
-    :func:`theorems.exact.norm_exact.analyse_array` (``norm="rmsnorm"``): certified ranks of the exactly scaled
-    integer matrix and the square classes of the exact integer mean squares; undecided fields are
-    ``None`` with the reason in ``how``.
-    """
-    X = np.asarray(X, dtype=np.float64)
-    gamma = np.asarray(gamma, dtype=np.float64)
-    n, d = X.shape
-    a = analyse_array(X, gamma, None, norm="rmsnorm", seed=_seed("rms site", n, d))
-    rename = {"H1": "R1", "H3": "R2", "rank_LN_X": "rank_RMS_X", "arank_LN_X": "arank_RMS_X"}
-    how = {rename.get(k, k): v for k, v in a.how.items()}
-    if a.hypotheses.get("H1") is False:
-        how["rank_RMS_X"] = how["arank_RMS_X"] = "undefined: a row of X is zero (rms = 0, eps = 0)"
-    elif a.hypotheses.get("H3") is False:
-        for k in ("rank_RMS_X", "arank_RMS_X"):
-            how[k] = f"{how.get(k, '')} (R2 fails: some gamma_j = 0; RMSNorm is still defined)".strip()
-    return {"n": n, "norm": "rmsnorm", "R1": a.hypotheses.get("H1"), "R2": a.hypotheses.get("H3"), "how": how,
-            "rank_X": a.rank_X, "rank_RMS_X": a.rank_LN_X, "arank_X": a.arank_X, "arank_RMS_X": a.arank_LN_X,
-            "min_abs_gamma": float(np.min(np.abs(gamma))),
-            "conclusion_holds": a.conclusion_holds,
-            "arithmetic": "exact (float64 values as dyadic rationals; theorems.exact.norm_exact: certified ranks, square "
-                          "classes of the exact integer mean squares); eps = 0"}
-
-
 # --- the measurements -------------------------------------------------------------------------
 
 def _numrank(M: np.ndarray) -> int:

@@ -50,6 +50,7 @@ from .evidence import (
 from .instance import (
                        INSTANCE_FORMS,
                        ON_THIS_INSTANCE,
+                       SITE_KINDS,
                        TRUTH,
                        TRUTH_VALUE,
                        Decided,
@@ -107,7 +108,7 @@ __all__ = [
     "decode_instance", "encode_instance", "load_counterexample", "plain", "relative_path", "save_counterexample",
     "typeset",
     "FORMS", "VERDICTS", "Assessment", "ContradictionError", "assess", "verdict_from",
-    "TRUTH", "TRUTH_VALUE", "ON_THIS_INSTANCE", "Decided", "Declaration", "InstanceForm", "Undecidable",
+    "TRUTH", "TRUTH_VALUE", "ON_THIS_INSTANCE", "SITE_KINDS", "Decided", "Declaration", "InstanceForm", "Undecidable",
     "INSTANCE_FORMS", "register_instance_form", "instance_form", "decide_on_instance", "definition_of",
     "build_instance", "not_on_user_input",
 ]
