@@ -349,10 +349,10 @@ def forward_enclosures(m: Checkpoint, ids, layers: int, dps: int = 50):
             act = _act(c.act)
             W1, W2 = _arb_mat(L.W1), _arb_mat(L.W2)
 
-            def attn(A):
+            def attn(A, fold=fold, heads=heads):
                 return T.mha(ctx, _append_ones(A) if fold else A, heads, causal=c.causal)
 
-            def mlp(Z):
+            def mlp(Z, W1=W1, W2=W2, L=L, act=act):
                 return T.ffn(ctx, Z, W1, list(L.b1), W2, list(L.b2), act=act)
 
             if c.post_ln:

@@ -62,7 +62,7 @@ __all__ = ["SITE_KINDS", "RANK_RTOL", "Site", "WeightRef", "config_hash", "forwa
            "record_key", "LEVELS", "model_kinds", "NOT_A_SITE", "exact_ln_site", "exact_rms_site", "site_tasks",
            "site_plan", "run_serial", "network_builder", "common_fields", "group_items", "open_model", "NETWORK_LAYERS",
            "network_ok", "instance_summary", "embeddings_site_name",
-           "items_by_kind", "NORM_KINDS"]
+           "items_by_kind", "NORM_KINDS", "RECORD_KEYS"]
 
 #: numerical rank of float64 activations: singular values above RANK_RTOL * sigma_max
 RANK_RTOL = 1e-8
@@ -372,7 +372,7 @@ def evaluate(site: Site, items, common: dict, seed: int | None = None, dps: int 
         base = {**common, "input": site.input, "site": site.id, "site_kind": site.kind, "layer": site.layer,
                 "claim": cid, "reading": key, "statement": r.statement}
         if form is None:
-            out.append({**base, "on_this_instance": None, "not_checked": why, "about": about, "seconds": 0.0})
+            out.append(_record(base, None, about, "", {}, 0.0, not_checked=why))
             continue
         bkey = _build_key(form)
         if bkey not in built:
@@ -393,8 +393,8 @@ def evaluate(site: Site, items, common: dict, seed: int | None = None, dps: int 
         if isinstance(reason, tuple):
             rec = _undecidable_reading(claim, r, form, reason[1])
         elif reason is not None:
-            out.append({**base, "on_this_instance": None, "not_checked": reason, "about": about,
-                        "arithmetic": form.arithmetic, "seconds": round(time.perf_counter() - t0, 6)})
+            out.append(_record(base, None, about, form.arithmetic, site.numbers, time.perf_counter() - t0,
+                               not_checked=reason))
             continue
         else:
             rec = decide_on_instance(claim, r, form, inst)
@@ -405,11 +405,26 @@ def evaluate(site: Site, items, common: dict, seed: int | None = None, dps: int 
             except Exception as e:  # a float hint never decides anything: omitted with the reason
                 numbers["hints_skipped"] = f"{type(e).__name__}: {str(e)[:200]}"
         secs = time.perf_counter() - t0 + (t_about if not out else 0.0)
-        out.append({**base, "on_this_instance": rec["on_this_instance"], "reason": rec["reason"],
-                    "hypotheses": rec["hypotheses"], "conclusion": rec["conclusion"], "about": about,
-                    "arithmetic": rec["arithmetic"], "instance": instance_summary(inst), "numbers": _rounded(numbers),
-                    "seconds": round(secs, 6)})
+        out.append(_record(base, rec, about, rec["arithmetic"], numbers, secs, instance=instance_summary(inst)))
     return out
+
+
+#: the keys of every record, in order
+RECORD_KEYS = ("checkpoint", "config_hash", "family", "token_ids", "input", "site", "site_kind", "layer", "claim",
+               "reading", "statement", "on_this_instance", "reason", "not_checked", "hypotheses", "conclusion",
+               "about", "arithmetic", "instance", "numbers", "seconds")
+
+
+def _record(base: dict, rec: dict | None, about: dict, arithmetic: str, numbers: dict, seconds: float,
+            instance=None, not_checked: str | None = None) -> dict:
+    """A record with the fixed keys :data:`RECORD_KEYS` (a reading not checked at this site has ``on_this_instance``
+    None, empty ``hypotheses``, no ``conclusion`` and the reason in ``not_checked``)."""
+    out = {**base, "on_this_instance": rec["on_this_instance"] if rec else None,
+           "reason": rec["reason"] if rec else None, "not_checked": not_checked,
+           "hypotheses": rec["hypotheses"] if rec else {}, "conclusion": rec["conclusion"] if rec else None,
+           "about": about, "arithmetic": arithmetic or "", "instance": instance, "numbers": _rounded(dict(numbers)),
+           "seconds": round(seconds, 6)}
+    return {k: out[k] for k in RECORD_KEYS}
 
 
 def _build_key(form) -> tuple:
@@ -726,13 +741,15 @@ def common_fields(m: Checkpoint, label: str, ids) -> dict:
 
 
 def run_serial(m: Checkpoint, label: str, runs: dict, claims, measure: bool = False,
-               network_layers: int = NETWORK_LAYERS, dps: int = 50, seed: int = 0) -> list[dict]:
+               network_layers: int | dict = NETWORK_LAYERS, dps: int = 50, seed: int = 0) -> list[dict]:
     """Every record of ``claims`` at every site of ``m`` on the inputs ``runs`` ({name: token ids}), in one process
-    (the ledger's trained-model readings read these; ``check --model`` runs the same tasks on workers)."""
+    (the ledger's trained-model readings read these; ``check --model`` runs the same tasks on workers).
+    ``network_layers``: layers of the interval forward, or {input name: layers} (missing inputs: none)."""
     out = []
     for name, ids in runs.items():
         common = common_fields(m, label, ids)
-        for site, items in site_tasks(m, label, name, ids, claims, measure=measure, network_layers=network_layers,
+        nl = network_layers.get(name, 0) if isinstance(network_layers, dict) else network_layers
+        for site, items in site_tasks(m, label, name, ids, claims, measure=measure, network_layers=nl,
                                       dps=dps, weight_refs=False):
             out.extend(evaluate(site, items, common, seed=seed, dps=dps, network_build=network_builder))
     return out
@@ -761,14 +778,17 @@ def site_plan(m: Checkpoint, ids, claims, network_layers: int = NETWORK_LAYERS) 
 
     norms = lambda li: ([f"layer {li} attention output", f"layer {li} output"] if c.post_ln else
                         [f"layer {li} attention input", f"layer {li} MLP input"])
+    exact = _exact_sum(*m.embedding_parts(ids))
+    first = embeddings_site_name(m)
+    emb_level = "network" if exact else "float-computation"
     if c.post_ln and norm_kind in kinds:
-        add("norm: embeddings", norm_kind)
+        add("norm: embeddings", norm_kind, emb_level)
     for li in range(c.n_layers):
         if norm_kind in kinds:
             for w in norms(li):
-                add(f"norm: {w}", norm_kind)
+                add(f"norm: {w}", norm_kind, emb_level if w == first else "float-computation")
         if "output-projection" in kinds:
-            add(f"W_O: layer {li}", "output-projection")
+            add(f"W_O: layer {li}", "output-projection", "network")
         if "head-output" in kinds:
             for h in range(c.H):
                 add(f"head: layer {li} head {h}", "head-output")
@@ -782,8 +802,6 @@ def site_plan(m: Checkpoint, ids, claims, network_layers: int = NETWORK_LAYERS) 
     items = [it for it in by_kind.get("layernorm-input", [])
              if id(instance_form(REGISTRY[it[0]], _reading(REGISTRY[it[0]], it[1]))[0]) in NW.NETWORK_FORMS]
     if items and network_layers > 0 and c.family in NW.NETWORK_FAMILIES and n_tokens <= NW.NETWORK_MAX_TOKENS:
-        exact = _exact_sum(*m.embedding_parts(ids))
-        first = embeddings_site_name(m)
         if c.post_ln and not exact:
             add("norm: embeddings", "layernorm-input", "network", items)
         for li in range(min(network_layers, c.n_layers)):

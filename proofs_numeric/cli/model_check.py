@@ -6,7 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from .inputs import LIMITS, SEED_MAX, UsageError, check_range, check_writable, write_text
+from .inputs import LIMITS, UsageError, check_range, check_writable, write_text
 
 __all__ = ["add_model_arguments", "cmd_check_model", "spec_from_args", "render_summary", "MODEL_EPILOG",
            "token_inputs"]
@@ -78,10 +78,9 @@ def token_inputs(args, seed_attr: str = "token_seed") -> tuple:
             raise UsageError(f"--ids is not valid JSON ({e.msg} at column {e.colno}): give a list such as "
                              f"'[1, 5, 9]'") from None
     texts = {f"text{i}": t for i, t in enumerate(texts_in)} if texts_in else None
-    seed = getattr(args, seed_attr, None)
-    if seed is not None:
-        check_range("--token-seed" if seed_attr == "token_seed" else "--seed", seed, 0, SEED_MAX, "seeds are 0 <= "
-                    "seed < 2^63")
+    seed = getattr(args, seed_attr, None)  # --seed of real-model is validated with the token inputs (prepare_inputs)
+    if seed is not None and seed_attr == "token_seed" and not 0 <= seed <= 2 ** 63 - 1:
+        raise UsageError(f"--token-seed {seed} is outside [0, 2^63)")
     if args.length is not None and args.length < 1:
         raise UsageError(f"--length must be at least 1, got {args.length}")
     return texts, ids, args.length, seed
@@ -172,7 +171,7 @@ def render_summary(data: dict, console=None) -> None:
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
-    con = console or Console(highlight=False, width=max(140, Console().width))
+    con = Console(highlight=False, width=max(140, Console().width), file=getattr(console, "file", None))
     for c in data["checkpoints"]:
         if c.get("error"):
             con.print(f"[red]{escape(c['checkpoint'])}: {escape(c['error'])}[/]", soft_wrap=True)

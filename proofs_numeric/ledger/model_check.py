@@ -54,8 +54,7 @@ __all__ = ["DEFAULT_CLAIMS", "RunSpec", "Summary", "select_claims", "plan_claims
            "DaskPool", "SerialPool", "summary_json", "CheckpointFailure"]
 
 #: the claims `real-model` runs (today's real-model measurements, now claims at sites)
-DEFAULT_CLAIMS = ("RN.main", "USER.rmsnorm-affine-rank", "HC.main", "RA.main", "RC.rank-equals-sum", "RRO.main",
-                  "RRO.only-increase")
+DEFAULT_CLAIMS = RM.DEFAULT_CLAIMS
 #: the marker line of a record stream (the same form as the write rule's RecordStream)
 RECORD_KIND = "model-check"
 #: the columns of the summary: what one site says about a reading
@@ -169,7 +168,7 @@ class SerialPool:
         f: Future = Future()
         try:
             f.set_result(fn(*args))
-        except BaseException as e:  # noqa: B902 - handed to the consumer as the task's error
+        except Exception as e:  # handed to the consumer as the task's error
             f.set_exception(e)
         return f
 
