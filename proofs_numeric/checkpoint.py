@@ -614,6 +614,23 @@ class Checkpoint:
         self.tokenizer.enable_truncation(min(max_len or self.max_len, self.max_len))
         return self.tokenizer.encode(text).ids
 
+    def embedding_parts(self, ids) -> list:
+        """The stored rows whose float64 sum (left to right) :meth:`embeddings` is: word, then position, then token
+        type (only the rows of ``ids`` are read)."""
+        word = self._get("word", rows=ids)
+        if self.family == "llama":
+            return [word]
+        pos = self._get("pos", rows=range(len(ids)))
+        if self.family == "gpt2":
+            return [word, pos]
+        return [word, pos, np.broadcast_to(self._get("typ", rows=[0])[0], word.shape)]
+
+    def embedding_norm(self):
+        """(gamma, beta) of the embeddings' LayerNorm (post-LN families), else None."""
+        if not self.config.post_ln:
+            return None
+        return (self._get("ln_emb.w"), self._get("ln_emb.b"))
+
     def embeddings(self, ids) -> np.ndarray:
         """Token (+ position, + token type) embeddings of ``ids``; only those rows are read.  # [n, d]"""
         n = len(ids)
@@ -677,10 +694,15 @@ class Checkpoint:
             pre1 = X + mha + L.bo
             if rec is not None:
                 rec["ln_inputs"].append((f"layer {li} attention output", pre1.copy(), L.ln1))
+                if "updates" in rec:  # the residual updates X -> X + Delta, Delta as the layer defines it
+                    rec["updates"].append((f"layer {li} attention", X, mha + L.bo))
             Z = self.norm_apply(pre1, L.ln1, where=f"layer {li} attention output")
-            pre2 = Z + self.mlp(Z, L)
+            F = self.mlp(Z, L)
+            pre2 = Z + F
             if rec is not None:
                 rec["ln_inputs"].append((f"layer {li} output", pre2.copy(), L.ln2))
+                if "updates" in rec:
+                    rec["updates"].append((f"layer {li} MLP", Z, F))
             return self.norm_apply(pre2, L.ln2, where=f"layer {li} output")
         if pure_attention:
             As, Ys, mha = self.attend(X, L)
@@ -693,10 +715,15 @@ class Checkpoint:
         As, Ys, mha = self.attend(a, L)
         if rec is not None:
             rec["layers"].append({"A": As, "Y": Ys, "mha": mha, "X_in": a})
-        X = X + mha + L.bo
+        X0, X = X, X + mha + L.bo
         if rec is not None:
             rec["ln_inputs"].append((f"layer {li} MLP input", X.copy(), L.ln2))
-        return X + self.mlp(self.norm_apply(X, L.ln2, where=f"layer {li} MLP input"), L)
+            if "updates" in rec:  # the residual updates X -> X + Delta, Delta as the layer defines it
+                rec["updates"].append((f"layer {li} attention", X0, mha + L.bo))
+        F = self.mlp(self.norm_apply(X, L.ln2, where=f"layer {li} MLP input"), L)
+        if rec is not None and "updates" in rec:
+            rec["updates"].append((f"layer {li} MLP", X, F))
+        return X + F
 
     def final_norm(self):
         if self.config.post_ln:

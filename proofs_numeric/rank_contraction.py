@@ -471,7 +471,7 @@ _ARITH = ("certified ranks: lower bounds from mpmath iv minors, upper bounds fro
 
 def _form(hypotheses: dict, conclusion, note: str = "") -> InstanceForm:
     return InstanceForm(takes=("X", "weights"), build=user_heads_instance, hypotheses=hypotheses,
-                        conclusion=conclusion, save=_save, arithmetic=_ARITH, note=note)
+                        conclusion=conclusion, save=_save, arithmetic=_ARITH, note=note, sites=("attention",))
 
 
 #: (claim id, reading key) -> how a user's input becomes an instance, the declared predicates decided from certified

@@ -26,26 +26,25 @@ Arithmetic of each measurement (stated again in every record):
 from __future__ import annotations
 
 import math
-import zlib
 from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
 
-from theorems.exact.certified_rank import certified_rank
 from theorems.exact.instances import regime_of
-from theorems.exact.norm_exact import analyse_array
-from theorems.framework import Evidence, exact_instances, float_statistic, not_checkable
+from theorems.framework import REGISTRY, Evidence, exact_instances, float_statistic, not_checkable
 
+from . import sites as S
 from .checkpoint import Checkpoint, load_checkpoint
-from .rank_contraction import alpha, spearman
+from .rank_contraction import spearman
+from .sites import RANK_RTOL, exact_ln_site, exact_rms_site
 
 __all__ = ["available", "load", "load_model", "MiniLM", "SENTENCES", "TEXTS", "measure", "cached_measure",
            "exact_ln_site", "exact_rms_site", "layer_symmetries", "prepare_inputs", "RANK_RTOL", "SYM_TOL",
            "ModelNotInstalled", "DEFAULT_MODEL", "ALIGNMENT_SUPPORT", "ALIGNMENT_AGAINST", "ln_sites", "ln_conclusion",
-           "w_o_deficient", "alignment_trained", "EVIDENCE"]
+           "w_o_deficient", "alignment_trained", "EVIDENCE", "DEFAULT_CLAIMS", "default_claims", "measurements", "header",
+           "layers_input", "ln_records_by_input"]
 
-RANK_RTOL = 1e-8  # numerical rank of float64 activations: singular values above 1e-8 sigma_max
 #: a symmetry is "kept" when the transformed run differs from the original by at most this,
 #: relative to the output's norm: one float64 layer is O(10^3) roundings of O(1) values (about 1e-13
 #: relative), while a broken symmetry moves the output by O(1e-3) or more on random inputs
@@ -92,72 +91,6 @@ def load() -> Checkpoint:
 def load_model(folder=None) -> Checkpoint:
     """A local checkpoint folder (see :mod:`proofs_numeric.checkpoint`), or the packaged MiniLM."""
     return load() if folder is None else load_checkpoint(folder)
-
-
-def _seed(*parts) -> int:
-    """A stable seed for :func:`certified_rank` (crc32 of the parts; not Python's salted ``hash``)."""
-    return zlib.crc32(repr(parts).encode())
-
-
-# --- exact LayerNorm-site analysis on float data --------------------------------------------
-
-def exact_ln_site(X: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> dict:
-    """H1-H4, arank(X), arank(LN X) for float data taken exactly: :func:`theorems.exact.norm_exact.analyse_array`.
-
-    Every field is decided exactly (or ``None`` with the reason in ``how``); the primes are drawn
-    from a fixed seed so the record is reproducible.
-    """
-    a = analyse_array(X, gamma, beta, seed=0)
-    return {"n": a.n, **a.hypotheses, "how": a.how,
-            "arank_X": a.arank_X, "arank_LN_X": a.arank_LN_X, "min_abs_gamma": float(np.min(np.abs(gamma))),
-            "rank_X": a.rank_X, "rank_XP": a.rank_Xt, "rank_LN_X": a.rank_LN_X,
-            "ones_d_in_rowspace": a.ones_d_in_rowspace, "ones_n_in_colspace": a.ones_n_in_colspace,
-            "sigma_in_colspace_XP": a.sigma_in_colspace_Xt, "sqrt_classes": a.sqrt_classes,
-            "conclusion_holds": a.conclusion_holds, "seconds": a.seconds,
-            "arithmetic": "exact (float64 values as dyadic rationals; theorems.exact.norm_exact: certified ranks, "
-                          "square classes of exact integer variances)"}
-
-
-# --- exact RMSNorm-site analysis on float data ----------------------------------------------
-
-def exact_rms_site(X: np.ndarray, gamma: np.ndarray) -> dict:
-    r"""Rank and affine rank of X and of RMSNorm(X) = diag(1/rms(x_i)) X diag(gamma), eps = 0, decided exactly.
-
-    Hypotheses: R1 every row of X is non-zero (rms(x_i) > 0), R2 every gamma_j != 0. Decided by
-    :func:`theorems.exact.norm_exact.analyse_array` (``norm="rmsnorm"``): certified ranks of the exactly scaled
-    integer matrix and the square classes of the exact integer mean squares; undecided fields are
-    ``None`` with the reason in ``how``.
-    """
-    X = np.asarray(X, dtype=np.float64)
-    gamma = np.asarray(gamma, dtype=np.float64)
-    n, d = X.shape
-    a = analyse_array(X, gamma, None, norm="rmsnorm", seed=_seed("rms site", n, d))
-    rename = {"H1": "R1", "H3": "R2", "rank_LN_X": "rank_RMS_X", "arank_LN_X": "arank_RMS_X"}
-    how = {rename.get(k, k): v for k, v in a.how.items()}
-    if a.hypotheses.get("H1") is False:
-        how["rank_RMS_X"] = how["arank_RMS_X"] = "undefined: a row of X is zero (rms = 0, eps = 0)"
-    elif a.hypotheses.get("H3") is False:
-        for k in ("rank_RMS_X", "arank_RMS_X"):
-            how[k] = f"{how.get(k, '')} (R2 fails: some gamma_j = 0; RMSNorm is still defined)".strip()
-    return {"n": n, "norm": "rmsnorm", "R1": a.hypotheses.get("H1"), "R2": a.hypotheses.get("H3"), "how": how,
-            "rank_X": a.rank_X, "rank_RMS_X": a.rank_LN_X, "arank_X": a.arank_X, "arank_RMS_X": a.arank_LN_X,
-            "min_abs_gamma": float(np.min(np.abs(gamma))),
-            "conclusion_holds": a.conclusion_holds,
-            "arithmetic": "exact (float64 values as dyadic rationals; theorems.exact.norm_exact: certified ranks, square "
-                          "classes of the exact integer mean squares); eps = 0"}
-
-
-# --- the measurements -------------------------------------------------------------------------
-
-def _numrank(M: np.ndarray) -> int:
-    s = np.linalg.svd(M, compute_uv=False)
-    return int(np.sum(s > RANK_RTOL * s[0])) if s.size and s[0] > 0 else 0
-
-
-def _basis(M: np.ndarray) -> np.ndarray:
-    U, s, Vt = np.linalg.svd(M, full_matrices=False)
-    k = int(np.sum(s > RANK_RTOL * s[0])) if s[0] > 0 else 0
-    return Vt[:k].T
 
 
 def _eff_rank(M: np.ndarray) -> float:
@@ -235,96 +168,121 @@ def _alpha_definition(m: Checkpoint) -> str:
     return base
 
 
-def measure(texts: dict | None = None, exact_ln: bool = True, model: Checkpoint | None = None, ids=None,
-            seed: int | None = None, length: int | None = None) -> dict:
-    """Every measurement of the real-model issues on ``model`` (default: the packaged MiniLM).
+#: the claims whose records make the real-model measurements (real-model runs these at every site)
+DEFAULT_CLAIMS = ("RN.main", "HC.main", "RA.main", "RC.rank-equals-sum", "RRO.main", "RRO.only-increase")
 
-    See the module docstring for the arithmetic of each measurement.
-    """
-    m = model if model is not None else load()
+
+def default_claims() -> list:
+    """The registered claims of :data:`DEFAULT_CLAIMS` (the registry is loaded by whoever runs this)."""
+    return [REGISTRY[c] for c in DEFAULT_CLAIMS if c in REGISTRY]
+
+
+def header(m: Checkpoint) -> dict:
     c = m.config
-    out = {"model": m.name, "path": str(m.path), "family": c.family, "norm": c.norm, "d": m.d, "H": m.H,
-           "H_kv": c.H_kv, "d_k": m.d_k, "d_ff": c.d_ff, "n_layers": c.n_layers, "activation": c.act,
-           "causal": c.causal, "rotary": c.rotary, "rank_rtol": RANK_RTOL, "forward_eps": c.eps,
-           "analysis_eps": 0,
-           "eps_note": (f"the forward uses the config's eps = {c.eps:g}; the theorem checks analyse the "
-                        f"activations it produced with the paper's {c.norm} (eps = 0)")}
-    if m.tokenizer is not None and c.family == "bert":  # the sentence-embedding sanity check
-        E = np.array([m.embed(s) for s in SENTENCES])
-        out["cosine"] = {"sentences": SENTENCES, "matrix": (E @ E.T).round(6).tolist()}
-    else:
-        out["cosine"] = None
-    runs, capped = prepare_inputs(m, texts, ids, seed, length)
-    out["request"] = {"seed": seed, "length": length, "ids": None if ids is None else list(ids),
-                      "texts": None if texts is None else dict(texts)}
+    return {"model": m.name, "path": str(m.path), "family": c.family, "norm": c.norm, "d": m.d, "H": m.H,
+            "H_kv": c.H_kv, "d_k": m.d_k, "d_ff": c.d_ff, "n_layers": c.n_layers, "activation": c.act,
+            "causal": c.causal, "rotary": c.rotary, "rank_rtol": RANK_RTOL, "forward_eps": c.eps,
+            "analysis_eps": 0, "config_hash": S.config_hash(m.path),
+            "eps_note": (f"the forward uses the config's eps = {c.eps:g}; the theorem checks analyse the "
+                         f"activations it produced with the paper's {c.norm} (eps = 0)")}
+
+
+def layers_input(runs: dict) -> str:
+    """The input of the per-layer measurements: the medium text when there is one, else the first input."""
+    return "medium" if "medium" in runs else next(iter(runs))
+
+
+def _ln_site_of(rec: dict) -> dict:
+    """An ``ln_sites`` entry (the old real-model keys) from an RN.main record at a LayerNorm site."""
+    inst = rec.get("instance") or {}
+    hyp = {k: {"holds": True, "fails": False}.get(v["value"]) for k, v in rec["hypotheses"].items()}
+    return {"n": inst.get("n"), **hyp, "how": {k: v["how"] for k, v in rec["hypotheses"].items()},
+            "arank_X": inst.get("arank_X"), "arank_LN_X": inst.get("arank_LN_X"), "rank_X": inst.get("rank_X"),
+            "rank_XP": inst.get("rank_XP"), "rank_LN_X": inst.get("rank_LN_X"),
+            "ones_n_in_colspace": inst.get("ones_n_in_colspace"), "conclusion_holds": inst.get("conclusion_holds"),
+            "min_abs_gamma": (rec.get("numbers") or {}).get("min_abs_gamma"), "norm": "layernorm",
+            "about": rec["about"]["level"], "arithmetic": rec["arithmetic"]}
+
+
+def measurements(m: Checkpoint, runs: dict, capped: dict, records: list, depth: dict | None = None,
+                 extras: bool = True) -> dict:
+    """The real-model record (the keys of earlier versions) made from the site records of :data:`DEFAULT_CLAIMS`:
+    ``ln_sites`` from RN.main at every LayerNorm site (float-computation records; ``network`` beside them where a
+    network-level record exists) or the exact RMSNorm analysis at every RMSNorm site, ``layers`` from the
+    output-projection sites; then, with ``extras``, what is not a claim at a site: the sentence-embedding sanity
+    check, the depth study against the pure-attention counterfactual and the symmetries of layer 0."""
+    out = header(m)
     out["token_ids"] = {k: [int(v) for v in r] for k, r in runs.items()}  # what ran: reproduces every number below
     out["inputs"] = {k: len(r) for k, r in runs.items()}
     out["inputs_capped"] = {k: {"requested": v, "used": m.max_len} for k, v in capped.items()}
     out["max_positions"] = m.max_len
+    by_site: dict = {}
+    for r in records:
+        by_site.setdefault((r["input"], r["site"]), []).append(r)
     out["ln_sites"] = []
-    key = "medium" if "medium" in runs else next(iter(runs))  # the input of the per-layer measurements
-    for k, r in runs.items():
-        with np.errstate(over="ignore", invalid="ignore"):  # non-finite activations are caught just below
-            rec_k = m.forward(r)
-        if k == key:
-            rec = rec_k  # only this record's activations are kept (memory: one input's activations)
-        for where, X, (g, b) in rec_k["ln_inputs"]:
-            if not np.all(np.isfinite(X)):
-                raise ValueError(f"the forward produced non-finite activations at {where} (input {k!r}): "
-                                 f"the weights or the config's sizes are wrong")
-            site = {"input": k, "where": where}
-            if exact_ln:
-                site.update(exact_ln_site(X, g, b) if b is not None else exact_rms_site(X, g))
-                site.setdefault("norm", "layernorm" if b is not None else "rmsnorm")
-            out["ln_sites"].append(site)
-        del rec_k
-    # per-layer measurements on the medium input (and W_O once)
+    for (inp, sid), recs in by_site.items():
+        if not sid.startswith("norm: "):
+            continue
+        where = sid[len("norm: "):]
+        if recs[0]["site_kind"] == "layernorm-input":
+            flt = [r for r in recs if r["claim"] == "RN.main" and r["reading"] == "literal" and r.get("hypotheses")]
+            if not flt:
+                continue
+            fl = [r for r in flt if r["about"]["level"] == "float-computation"] or flt
+            net = [r for r in flt if r["about"]["level"] == "network"]
+            site = {"input": inp, "where": where, **_ln_site_of(fl[0])}
+            if net:
+                site["network"] = {k: v for k, v in _ln_site_of(net[0]).items() if k not in ("how",)}
+            if site not in out["ln_sites"]:
+                out["ln_sites"].append(site)
+        else:
+            num = next((r["numbers"]["rms_analysis"] for r in recs if (r.get("numbers") or {}).get("rms_analysis")),
+                       None)
+            if num is not None:
+                out["ln_sites"].append({"input": inp, "where": where, **num})
+    key = layers_input(runs)
     out["layers_input"] = key
-    layers = []
-    dk, H, rep = m.d_k, m.H, m.H // c.H_kv
-    for li, r in enumerate(rec["layers"]):
-        L = m.layers[li]
-        Wraw = m.f32[li].astype(np.float64)
-        cr = certified_rank(Wraw, seed=_seed("W_O", li))
-        if not cr.certified:
-            cr = certified_rank(Wraw, exact="always", seed=_seed("W_O", li))
-        s = np.linalg.svd(L.Wo, compute_uv=False)
-        Y = np.hstack(r["Y"])
-        if L.Wo.shape[0] == L.Wo.shape[1] == cr.value:
-            Yhat = np.linalg.solve(L.Wo.T, r["mha"].T).T  # W_O square and invertible: Y = MHA W_O^{-1}
-        else:  # least squares: exact recovery iff W_O has full row rank H d_k
-            Yhat = np.linalg.lstsq(L.Wo.T, r["mha"].T, rcond=None)[0].T
-        rel = float(np.linalg.norm(Yhat - Y) / np.linalg.norm(Y))
-        terms = [r["Y"][h] @ L.Wo[h * dk:(h + 1) * dk] for h in range(H)]
-        bases = [_basis(T) for T in terms]
-        sum_dim = _numrank(np.hstack(bases).T) if bases else 0
-        alphas = [alpha(L.Wq[:, h * dk:(h + 1) * dk], L.Wk[:, (h // rep) * dk:(h // rep + 1) * dk])
-                  for h in range(H)]
-        align = []
-        for h in range(H):
-            cs = []
-            for g in range(H):
-                if g != h and bases[h].size and bases[g].size:
-                    cc = np.linalg.svd(bases[h].T @ bases[g], compute_uv=False)
-                    cs.append(float(np.mean(cc ** 2)))
-            align.append(float(np.mean(cs)) if cs else 0.0)
-        layers.append({"layer": li, "W_O_exact_rank": int(cr.value), "W_O_shape": list(Wraw.shape),
-                       "W_O_rank_method": cr.method, "W_O_condition": float(s[0] / s[-1]) if s[-1] > 0 else None,
-                       "alpha": alphas, "head_recovery_rel_error": rel,
-                       "mha_rank": _numrank(r["mha"]), "sum_rowspace_dim": sum_dim,
-                       "head_dims": [int(b.shape[1]) for b in bases], "alignment": align, "n": len(rec["hidden"][0])})
-    out["layers"] = layers
+    layers = {}
+    for (inp, sid), recs in by_site.items():
+        if inp == key and sid.startswith("W_O: layer "):
+            num = next((r["numbers"] for r in recs if (r.get("numbers") or {}).get("W_O_exact_rank") is not None), None)
+            if num is not None:
+                layers[int(sid.split()[-1])] = {"layer": int(sid.split()[-1]),
+                                                **{k: v for k, v in num.items() if k != "arithmetic"}}
+    out["layers"] = [layers[k] for k in sorted(layers)]
     out["alpha_definition"] = _alpha_definition(m)
-    # depth: the real model against the pure-attention counterfactual (same weights)
+    if not extras:
+        return out
+    if m.tokenizer is not None and m.config.family == "bert":  # the sentence-embedding sanity check
+        E = np.array([m.embed(s) for s in SENTENCES])
+        out["cosine"] = {"sentences": SENTENCES, "matrix": (E @ E.T).round(6).tolist()}
+    else:
+        out["cosine"] = None
     ids_d = runs[key]
-    real = rec["hidden"]
-    pure = m.forward(ids_d, record=False, pure_attention=True)["hidden"]
+    with np.errstate(over="ignore", invalid="ignore"):
+        real = m.forward(ids_d, record=False)["hidden"]
+        pure = m.forward(ids_d, record=False, pure_attention=True)["hidden"]
     out["depth"] = {"residual": [_rho(X) for X in real], "effective_rank": [_eff_rank(X) for X in real],
                     "pure_attention_residual": [_rho(X) for X in pure],
                     "pure_attention_effective_rank": [_eff_rank(X) for X in pure],
                     "arithmetic": "float64"}
-    out["symmetries"] = layer_symmetries(m, rec["hidden"][0], m.layers[0])
+    out["symmetries"] = layer_symmetries(m, real[0], m.layers[0])
     return out
+
+
+def measure(texts: dict | None = None, model: Checkpoint | None = None, ids=None, seed: int | None = None,
+            length: int | None = None, network_layers: int = S.NETWORK_LAYERS, records: list | None = None) -> dict:
+    """Every measurement of the real-model issues on ``model`` (default: the packaged MiniLM), from the records of
+    :data:`DEFAULT_CLAIMS` at its sites (run in this process; ``records`` given: made from them)."""
+    m = model if model is not None else load()
+    runs, capped = prepare_inputs(m, texts, ids, seed, length)
+    if records is None:
+        records = S.run_serial(m, m.name, runs, default_claims(), measure=True, network_layers=network_layers)
+    res = measurements(m, runs, capped, records)
+    res["request"] = {"seed": seed, "length": length, "ids": None if ids is None else list(ids),
+                      "texts": None if texts is None else dict(texts)}
+    res["records"] = records
+    return res
 
 
 # --- which symmetries a layer keeps ------------------------------------------------------------
@@ -435,18 +393,22 @@ _MEASURE_CACHE: dict = {}
 
 
 def cached_measure(quick: bool = False) -> dict:
-    """``measure`` of the packaged MiniLM once per process (quick: the short input only)."""
+    """``measure`` of the packaged MiniLM once per process (quick: the short input only); network-level records for
+    the short input's first :data:`proofs_numeric.sites.NETWORK_LAYERS` layers."""
     if quick not in _MEASURE_CACHE:
         texts = {"short": TEXTS["short"]} if quick else TEXTS
-        _MEASURE_CACHE[quick] = measure(texts)
+        _MEASURE_CACHE[quick] = measure(texts, network_layers={"short": S.NETWORK_LAYERS})
     return _MEASURE_CACHE[quick]
 
 
 # --- numeric evidence: the trained-model readings of theorems.paper.real_model, attached by id ---
-# Each check runs :func:`cached_measure`; when the model package is not installed the evidence says so
-# (holds = None) instead of pretending.
+# Each check reads the site records of :func:`cached_measure` (the default claims at every site of the packaged
+# MiniLM); a LayerNorm site is read from its network-level record where there is one (the network itself: an arb
+# forward's enclosures), else from its float-computation record (the stored float64 activations taken exactly), and
+# the evidence says how many of each. When the model package is not installed the evidence says so (holds = None).
 
 _ARITH_LN = "exact (float64 activations as dyadic rationals; certified ranks; square classes)"
+_ARITH_NET = "arb enclosures of the network's activations (python-flint), ranks certified by minors"
 
 
 def _measure(ctx):
@@ -474,54 +436,83 @@ def _missing() -> list[Evidence]:
 ALIGNMENT_SUPPORT, ALIGNMENT_AGAINST = 0.3, 0.1
 
 
-def _sites_by_input(res: dict) -> dict:
-    """LayerNorm-site records grouped by input text (short, medium, long)."""
-    by_input: dict = {}
-    for s in res["ln_sites"]:
-        by_input.setdefault(s["input"], []).append(s)
-    return by_input
+def ln_records_by_input(records: list, claim: str = "RN.main", reading: str = "literal") -> dict:
+    """{input: [the record each LayerNorm site is read from]}: the network-level record of a site where there is one,
+    else its float-computation record (site order kept)."""
+    sites: dict = {}
+    for r in records:
+        if r["claim"] == claim and r["reading"] == reading and r["site_kind"] == "layernorm-input" \
+                and r.get("on_this_instance") is not None:
+            sites.setdefault((r["input"], r["site"]), {})[r["about"]["level"]] = r
+    out: dict = {}
+    for (inp, _), by_level in sites.items():
+        out.setdefault(inp, []).append(by_level.get("network") or by_level["float-computation"])
+    return out
+
+
+def _levels(recs: list) -> tuple[int, str]:
+    net = sum(r["about"]["level"] == "network" for r in recs)
+    words = (f"{net} of {len(recs)} sites read from network-level records (the network's real activations: stored "
+             f"weights exactly, arb enclosures), {len(recs) - net} from float-computation records (the stored float64 "
+             "activations taken exactly)")
+    return net, words
+
+
+def _truth(v: str):
+    return {"holds": True, "fails": False}.get(v)
 
 
 @_with_measurements
 def ln_sites(ctx, res) -> list[Evidence]:
     out = []
-    for key, sites in _sites_by_input(res).items():
-        n = sites[0]["n"]
-        all4 = sum(all(s[h] is True for h in ("H1", "H2", "H3", "H4")) for s in sites)
-        fails = {h: sum(s[h] is False for s in sites) for h in ("H1", "H2", "H3", "H4")}
-        decided = [s for s in sites if all(s[h] is not None for h in ("H1", "H2", "H3", "H4")) or
-                   any(s[h] is False for h in ("H1", "H2", "H3", "H4"))]
+    H = ("H1", "H2", "H3", "H4")
+    for key, recs in ln_records_by_input(res["records"]).items():
+        n = recs[0]["instance"]["n"]
+        vals = [{h: _truth(r["hypotheses"][h]["value"]) for h in H} for r in recs]
+        all4 = sum(all(v[h] is True for h in H) for v in vals)
+        fails = {h: sum(v[h] is False for v in vals) for h in H}
+        decided = [v for v in vals if all(v[h] is not None for h in H) or any(v[h] is False for h in H)]
         fail_txt = ", ".join(f"{h} {v}" for h, v in fails.items())
+        net, words = _levels(recs)
         out.append(exact_instances(f"trained all-MiniLM-L6-v2, {key} input (n = {n}, d = {res['d']}): H1-H4 jointly "
-                                   f"at the LayerNorm sites (failures by hypothesis: {fail_txt})",
-                                   met=len(decided), held=all4, regime=regime_of(n, res["d"]), arithmetic=_ARITH_LN,
-                                   numbers={"n": n, "sites": len(sites), **{f"{h}_failed": v for h, v in fails.items()}}))
+                                   f"at the LayerNorm sites (failures by hypothesis: {fail_txt}; {words})",
+                                   met=len(decided), held=all4, regime=regime_of(n, res["d"]),
+                                   arithmetic=_ARITH_NET + "; " + _ARITH_LN if net else _ARITH_LN,
+                                   numbers={"n": n, "sites": len(recs), "network_sites": net,
+                                            **{f"{h}_failed": v for h, v in fails.items()}}))
     return out
 
 
 @_with_measurements
 def ln_conclusion(ctx, res) -> list[Evidence]:
     out = []
-    for key, sites in _sites_by_input(res).items():
-        n = sites[0]["n"]
-        ok = sum(s["conclusion_holds"] is True for s in sites)
-        decided = sum(s["conclusion_holds"] is not None for s in sites)
+    for key, recs in ln_records_by_input(res["records"]).items():
+        n = recs[0]["instance"]["n"]
+        ok = sum(r["conclusion"]["value"] == "holds" for r in recs)
+        decided = sum(r["conclusion"]["value"] != "undecided" for r in recs)
+        i0 = recs[0]["instance"]
+        net, words = _levels(recs)
         out.append(exact_instances(f"trained model, {key} input (n = {n}): arank(LN X) = arank(X) at the LayerNorm "
-                                   f"sites (e.g. arank {sites[0]['arank_X']} -> {sites[0]['arank_LN_X']})",
-                                   met=decided, held=ok, regime=regime_of(n, res["d"]), arithmetic=_ARITH_LN,
-                                   numbers={"sites": len(sites)}))
+                                   f"sites (e.g. arank {i0['arank_X']} -> {i0['arank_LN_X']}; {words})",
+                                   met=decided, held=ok, regime=regime_of(n, res["d"]),
+                                   arithmetic=_ARITH_NET + "; " + _ARITH_LN if net else _ARITH_LN,
+                                   numbers={"sites": len(recs), "network_sites": net}))
     return out
 
 
 @_with_measurements
 def w_o_deficient(ctx, res) -> list[Evidence]:
-    ranks = [L["W_O_exact_rank"] for L in res["layers"]]
+    key = next(iter(res["inputs"]))
+    recs = [r for r in res["records"] if r["claim"] == "HC.main" and r["reading"] == "literal"
+            and r["site_kind"] == "output-projection" and r["input"] == key and r.get("instance")]
+    recs.sort(key=lambda r: r["layer"])
+    ranks = [r["instance"]["rank_W_O"] for r in recs]
     errs = [L["head_recovery_rel_error"] for L in res["layers"]]
-    full = all(r == res["d"] for r in ranks)
     return [exact_instances(f"trained all-MiniLM-L6-v2: W_O rank-deficient, so head outputs irrecoverable (exact "
-                            f"ranks {ranks} of {res['d']} in the {len(ranks)} layers; float64 recovery errors "
-                            f"{', '.join(f'{e:.1e}' for e in errs)})", met=len(ranks),
-                            held=sum(r < res["d"] for r in ranks), regime="generic-weights",
+                            f"ranks {ranks} of {res['d']} in the {len(ranks)} layers, from the HC.main records at the "
+                            f"output-projection sites: the stored W_O is the network's parameter, so these ranks are "
+                            f"the network's; float64 recovery errors {', '.join(f'{e:.1e}' for e in errs)})",
+                            met=len(ranks), held=sum(r < res["d"] for r in ranks), regime="generic-weights",
                             arithmetic="exact rank of the float32 W_O over QQ (certified)",
                             numbers={"ranks": ranks, "max_rel_error": max(errs)})]
 

@@ -261,7 +261,8 @@ def _save(user, x) -> dict:
 
 _ARITH = ("exact rank of X over Q (certified); rank F(X) exact when attention is uniform, else a certified interval "
           "lower bound (mpmath iv) against the exact row-space upper bound")
-_RRO = dict(takes=("X", "weights"), build=user_instance, hints=_float_hint, save=_save, arithmetic=_ARITH)
+_RRO = dict(takes=("X", "weights"), build=user_instance, hints=_float_hint, save=_save, arithmetic=_ARITH,
+            sites=("attention",))
 
 #: (claim id, reading key) -> how a user's input becomes an instance, with the predicates decided in intervals
 #: (the declared names; collected by :mod:`proofs_numeric.evidence` and registered like the EVIDENCE tables)

@@ -10,6 +10,7 @@ from theorems.exact.reader import UserInput, gaussian_weights, read_matrix, read
 
 from .common import READING
 from .inputs import LIMITS, SEED_MAX, UsageError, check_range, check_writable
+from .model_check import MODEL_EPILOG, add_model_arguments, cmd_check_model
 
 __all__ = ["add_parsers", "cmd_check", "ALIASES", "read_user_input"]
 
@@ -149,6 +150,8 @@ def _header(claim) -> dict:
 def cmd_check(args) -> int:
     if args.list:
         return _list(args)
+    if getattr(args, "model", None) is not None:  # claims at the sites of a model (cli/model_check.py)
+        return cmd_check_model(args)
     if args.claim is None:
         raise UsageError("check needs a CLAIM (an id such as RN.main, or an alias); `collapse-verify check --list` "
                          "lists them")
@@ -196,7 +199,8 @@ def cmd_check(args) -> int:
 def add_parsers(sub) -> None:
     """Add this module's subcommand(s) to the parser's subparsers."""
     c = sub.add_parser("check", help="a claim's own hypotheses and conclusion on your own input",
-                       formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_CHECK_EPILOG + "\n\n" + READING)
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       epilog=_CHECK_EPILOG + "\n\n" + MODEL_EPILOG + "\n\n" + READING)
     c.add_argument("claim", metavar="CLAIM", nargs="?",
                    help="a claim id (RN.main, RRO.rowspace-remark, ...; see --list) or an alias (rank-neutrality, "
                         "head-channel, recovery-ambiguity, residual-obstruction, rank-contraction)")
@@ -225,5 +229,7 @@ def add_parsers(sub) -> None:
                         f"{LIMITS['CHECK_MAX_ENTRIES']})")
     c.add_argument("--save", metavar="PATH", help="write the instance in the stored-counterexample format (never over "
                    "an existing file), ready to be added to a claim or a conjecture")
-    c.add_argument("--json", action="store_true", help="print the record as JSON (fixed keys)")
+    c.add_argument("--json", action="store_true", help="print the record as JSON (fixed keys); with --model, the "
+                   "summary")
+    add_model_arguments(c)
     c.set_defaults(run=cmd_check)

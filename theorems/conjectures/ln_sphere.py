@@ -57,7 +57,8 @@ CLAIM = conjecture(
     hypotheses={"is_H1_nonconstant_rows": is_H1_nonconstant_rows},
     conclusion=on_sphere_in_hyperplane,
     instances=build_instance,
-    instance_from=InstanceForm(takes=("X",), build=from_user, arithmetic="exact (sympy rationals)"),
+    instance_from=InstanceForm(takes=("X",), build=from_user, arithmetic="exact (sympy rationals)",
+                               sites=("layernorm-input",)),
     proof_steps=[(r"\sum_j\tilde x_j=0,\ \sum_j\tilde x_j^2/s=d", "d = 4, symbolic entries", "identity", _identity)],
     chapter="ln_sphere",
 )

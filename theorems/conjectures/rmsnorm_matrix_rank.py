@@ -39,7 +39,8 @@ def from_user(user) -> dict:
 
 #: how a user's input becomes an instance (``collapse-verify check USER.rmsnorm-matrix-rank --X ...``)
 USER_INSTANCE = InstanceForm(takes=("X",), optional=("gamma",), build=from_user,
-                             arithmetic="exact (sympy; ranks of RMSNorm(X) in the field Q(sqrt p_1, ...))")
+                             arithmetic="exact (sympy; ranks of RMSNorm(X) in the field Q(sqrt p_1, ...))",
+                             sites=("rmsnorm-input",))
 
 
 def rows_nonzero(inst) -> bool:

@@ -75,6 +75,7 @@ from .generic import (
 from .instance import (
                        INSTANCE_FORMS,
                        ON_THIS_INSTANCE,
+                       SITE_KINDS,
                        TRUTH,
                        TRUTH_VALUE,
                        Decided,
@@ -140,7 +141,7 @@ __all__ = [
     "typeset",
     "FORMS", "VERDICTS", "Assessment", "ContradictionError", "assess", "verdict_from",
     "SOURCE_DIR", "SOURCE_FILES", "SUITE_READING", "QuoteCheck", "check_quote", "load_sources", "sources_available",
-    "TRUTH", "TRUTH_VALUE", "ON_THIS_INSTANCE", "Decided", "Declaration", "InstanceForm", "Undecidable",
+    "TRUTH", "TRUTH_VALUE", "ON_THIS_INSTANCE", "SITE_KINDS", "Decided", "Declaration", "InstanceForm", "Undecidable",
     "INSTANCE_FORMS", "register_instance_form", "instance_form", "decide_on_instance", "definition_of",
     "build_instance", "not_on_user_input", "decoded",
 ]

@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping
 
 from .evidence import tri as _tri
 
-__all__ = ["TRUTH", "TRUTH_VALUE", "ON_THIS_INSTANCE", "Decided", "Declaration", "InstanceForm", "Undecidable",
+__all__ = ["TRUTH", "TRUTH_VALUE", "ON_THIS_INSTANCE", "SITE_KINDS", "Decided", "Declaration", "InstanceForm", "Undecidable",
            "not_on_user_input", "INSTANCE_FORMS", "register_instance_form", "instance_form", "decide_on_instance",
            "definition_of", "build_instance", "decoded"]
 
@@ -32,6 +32,18 @@ TRUTH = {True: "holds", False: "fails", None: "undecided"}
 TRUTH_VALUE = {v: k for k, v in TRUTH.items()}
 #: what one instance says about a reading
 ON_THIS_INSTANCE = ("holds", "counterexample", "exceptional-point", "premise-fails", "undecided")
+#: the kinds of site of a model a claim's instance form may declare (``InstanceForm(sites=...)``), with the inputs
+#: each gives; the numeric layer enumerates them on a checkpoint's forward pass
+SITE_KINDS = {
+    "layernorm-input": "the input X of a LayerNorm with its gamma and beta (X, gamma, beta)",
+    "rmsnorm-input": "the input X of an RMSNorm with its gamma (X, gamma)",
+    "output-projection": "a layer's output projection W_O (H d_k x d) split into its H query heads, and the n tokens "
+                         "of the input (W_O, heads, n)",
+    "head-output": "one head's output Y_h (n x d_k) and its block W_O^h of the output projection (X = Y_h, W_O = "
+                   "W_O^h, heads = 1)",
+    "attention": "a layer's attention input X and its heads W_Q, W_K, W_V, W_O (X, weights, W_O, heads, n)",
+    "residual-update": "a residual update X -> X + Delta of the residual stream (X, Delta)",
+}
 
 
 @dataclass(frozen=True)
@@ -62,6 +74,8 @@ class InstanceForm:
     The numeric layer may also give ``hypotheses`` (``{name: predicate}``) and ``conclusion`` (a predicate) for a
     declaration whose names it decides in interval arithmetic; their names are the declaration's own.
     ``unavailable``: why this claim's instances cannot be read from user input (then it is listed, not checked).
+    ``sites``: the kinds of model site whose activations or weights give these inputs (``check CLAIM --model DIR``
+    evaluates the claim at every site of those kinds; :data:`SITE_KINDS` names them); none: not checked at sites.
     """
 
     takes: tuple = ()
@@ -76,6 +90,7 @@ class InstanceForm:
     regime: Callable[[Any], str] | None = None
     unavailable: str | None = None
     note: str = ""
+    sites: tuple = ()
 
     def inputs(self) -> tuple:
         return tuple(self.takes) + tuple(self.optional)

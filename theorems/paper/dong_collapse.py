@@ -337,7 +337,7 @@ def _uniform_from_user(user) -> dict:
 
 #: random integer X and W_V W_O, four shapes (n = d, n < d, n > d)
 UNIFORM_ONE_STEP = Pool(rows=_uniform_one_step_rows, arithmetic=_EXACT, instance_from=InstanceForm(
-    takes=("X", "weights"), build=_uniform_from_user, arithmetic=_EXACT + ", uniform attention",
+    takes=("X", "weights"), build=_uniform_from_user, arithmetic=_EXACT + ", uniform attention", sites=("attention",),
     explain=lambda v, name: f"{v['X'].shape[0]} x {v['X'].shape[1]}, rank X = {_rank(v['X'])}"))
 
 

@@ -87,10 +87,10 @@ _USER_ARITH = ("exact over Q: rank W_O certified on the exact values (python-fli
                "p-adic / kernel certificates, FLINT's exact rank)")
 #: how a user's --W-O and --heads become an instance {n, H, d_k, d, W_O} (reading a: per token, n = 1 unless --n)
 W_O_INSTANCE = InstanceForm(takes=("W_O",), optional=("n",), build=w_o_instance, explain=explain_w_o,
-                            arithmetic=_USER_ARITH)
+                            arithmetic=_USER_ARITH, sites=("output-projection",))
 #: the same, with the n tokens of one sequence (--n), for the statements about the map on a whole sequence
 W_O_N_INSTANCE = InstanceForm(takes=("W_O", "n"), build=w_o_instance_with_n, explain=explain_w_o,
-                              arithmetic=_USER_ARITH)
+                              arithmetic=_USER_ARITH, sites=("output-projection",))
 
 
 def proof_evidence(uses, what, concludes: bool = True) -> Evidence:

@@ -589,6 +589,7 @@ def _generic_wv(v) -> bool | Decided:
 
 
 _WV_FORM = InstanceForm(takes=("X", "weights"), build=_wv_from_user, arithmetic="exact over QQ (python-flint)",
+                        sites=("attention",),
                         explain=lambda v, name: f"rank X = {rank(v['X'])}, d_k = {v['d_k']}, rank(X W_V) = "
                                                 f"{rank(v['X'] * v['W_V'])}")
 #: rank-r integer X with W_V random in [-50, 50] (generic), and with a rank-1 W_V (the edge), d_k = 1, 2, d
@@ -663,7 +664,7 @@ def _y_wo_from_user(user) -> dict:
 
 #: W_O (random, and [I | 0]; d_k = d and d_k = 1 included) with Y of every rank
 GENERIC_WO = Pool(rows=_generic_wo_rows, arithmetic="exact over QQ (python-flint)", instance_from=InstanceForm(
-    takes=("X", "W_O"), build=_y_wo_from_user, arithmetic="exact over QQ (python-flint)",
+    takes=("X", "W_O"), build=_y_wo_from_user, arithmetic="exact over QQ (python-flint)", sites=("head-output",),
     note="--X is Y (one head's output, n x d_k)",
     explain=lambda v, name: f"rank Y = {rank(v['Y'])}, rank W_O = {rank(v['W_O'])} (d_k = {v['W_O'].shape[0]}), "
                             f"rank(Y W_O) = {rank(v['Y'] * v['W_O'])}"))

@@ -324,7 +324,8 @@ _USER_ARITH = ("exact over Q: X scaled exactly to integers, ranks certified (pyt
                "p-adic bordering, kernel certificates or FLINT's exact rank); sigma by square classes")
 #: how a user's --X (--gamma, --beta) becomes an instance of the RN claims
 USER_INSTANCE = InstanceForm(takes=("X",), optional=("gamma", "beta"), build=from_user, explain=explain,
-                             arithmetic=_USER_ARITH, regime=lambda a: a.regime)
+                             arithmetic=_USER_ARITH, regime=lambda a: a.regime,
+                             sites=("layernorm-input",))
 
 
 #: the seeded exact stress (every shape, family and regime): what the RN claims' predicates are decided on;

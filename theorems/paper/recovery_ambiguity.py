@@ -142,7 +142,7 @@ _USER_ARITH = ("exact over Q: rank W_O certified on the exact values (python-fli
                f"matrix up to n H d_k = {MAP_MAX_COLUMNS} columns")
 #: how a user's --W-O, --heads and --n become an instance {n, H, d_k, d, W_O}
 W_O_N_INSTANCE = InstanceForm(takes=("W_O", "n"), build=w_o_instance_with_n, explain=explain_w_o,
-                              arithmetic=_USER_ARITH)
+                              arithmetic=_USER_ARITH, sites=("output-projection",))
 
 #: the (n, H, d_k) of HEAD_SHAPES (reading b: heads summed, no W_O)
 SUM_SHAPES = Pool(rows=sum_shape_rows, arithmetic="exact over QQ (python-flint fmpq_mat)", instance_from=W_O_N_INSTANCE)

@@ -131,15 +131,19 @@ def _explain_x(X, name: str) -> str:
 _USER_ARITH = "exact over QQ (python-flint fmpq_mat); the inputs read exactly (decimals as the fractions they spell)"
 #: --X and --Delta (same shape) as {X, Delta}
 X_DELTA = InstanceForm(takes=("X", "Delta"), build=_x_delta, explain=_explain_pair, arithmetic=_USER_ARITH,
+                       sites=("residual-update",),
                        regime=lambda x: regime_of(*x["X"].shape))
 #: --X and --Delta as {A, B} (A the matrix, B the perturbation)
 A_B = InstanceForm(takes=("X", "Delta"), build=_a_b, explain=_explain_pair, arithmetic=_USER_ARITH,
+                   sites=("residual-update",),
                    save=lambda user, x: {"A": user.matrix("X").strings(), "B": user.matrix("Delta").strings()})
 #: --X and --Delta as an increment {X, Delta} whose genericity is not decided on one instance
 X_DELTA_GENERIC = InstanceForm(takes=("X", "Delta"), build=_x_delta_generic, explain=_explain_pair,
+                               sites=("residual-update",),
                                arithmetic=_USER_ARITH, regime=lambda x: regime_of(*x["X"].shape))
 #: --X alone
-X_ALONE = InstanceForm(takes=("X",), build=_x_only, explain=_explain_x, arithmetic=_USER_ARITH)
+X_ALONE = InstanceForm(takes=("X",), build=_x_only, explain=_explain_x, arithmetic=_USER_ARITH,
+                       sites=("residual-update",))
 
 
 def _uniform(user, who: str) -> tuple[Matrix, list[Matrix]]:
@@ -183,14 +187,16 @@ def _save_uniform(user, x) -> dict:
 
 #: --X with uniform-attention weights (W_Q W_K^T = 0): {X, W = [W_V^h W_O^h]}
 UNIFORM_X_W = InstanceForm(takes=("X", "weights"), build=_uniform_x_w, arithmetic=_USER_ARITH + ", uniform attention",
+                           sites=("attention",),
                            explain=lambda x, name: f"{x['X'].shape[0]} x {x['X'].shape[1]}, rank X = {rank(x['X'])}, "
                                                    f"H = {len(x['W'])} uniform heads")
 #: --X with uniform-attention weights as {X, W_V, W_O} (per head)
 UNIFORM_WO_CHOICE = InstanceForm(takes=("X", "weights"), build=_uniform_wo_choice, save=_save_uniform,
+                                 sites=("attention",),
                                  arithmetic=_USER_ARITH + ", uniform attention", regime=lambda x: regime_of(*x["X"].shape),
                                  explain=lambda x, name: f"X row 1 = {list(x['X'].row(0))}, H = {len(x['W_V'])}")
 #: uniform-attention weights and --n: {n, d, W = sum_h W_V^h W_O^h}
-UNIFORM_FIRST_ORDER = InstanceForm(takes=("weights", "n"), build=_uniform_first_order,
+UNIFORM_FIRST_ORDER = InstanceForm(takes=("weights", "n"), build=_uniform_first_order, sites=("attention",),
                                    arithmetic="exact over QQ (images of a basis), uniform attention")
 
 

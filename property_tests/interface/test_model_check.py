@@ -1,0 +1,358 @@
+"""Claims at the sites of a model (``check CLAIM --model DIR``): records, resume, what a verdict is about, workers.
+
+Tiny checkpoints of each family are written here with the independent safetensors writer of
+``test_checkpoints.py`` (deterministic: fixed seeds, d = 32-48, 2 layers). The per-site decision is the claims' own
+predicates; these tests check what the driver adds: one record per (site, claim, reading) with the fixed fields, the
+same set of records after an interruption and ``--resume``, on local worker processes and on a Dask LocalCluster
+(marker slow), with a worker killed mid-run; what a record is about (float computation vs the network), and that
+rounding noise is not called a rank.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from property_tests.test_checkpoints import (
+    _write,
+    bert_config,
+    bert_tensors,
+    gpt2_config,
+    gpt2_tensors,
+    llama_config,
+    llama_tensors,
+)
+from proofs_numeric import network as NW
+from proofs_numeric import sites as S
+from proofs_numeric.cli import main
+from proofs_numeric.ledger import get, registry
+from proofs_numeric.ledger import model_check as MC
+from theorems.exact.norm_exact import analyse_array
+
+FIELDS = {"checkpoint", "site", "claim", "reading", "on_this_instance", "hypotheses", "conclusion", "about",
+          "arithmetic", "seconds", "token_ids", "config_hash", "input"}
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    root = tmp_path_factory.mktemp("sites")
+    return {"bert": _write(root / "bert", bert_config(), bert_tensors(np.random.default_rng(1))),
+            "gpt2": _write(root / "gpt2", gpt2_config(), gpt2_tensors(np.random.default_rng(2)), shards=2),
+            "llama": _write(root / "llama", llama_config(), llama_tensors(np.random.default_rng(3)), dt="BF16")}
+
+
+def _records(path) -> list[dict]:
+    return MC.read_records(path)
+
+
+def _strip(rec):
+    """A record without the keys that hold timings (they differ between runs)."""
+    if isinstance(rec, dict):
+        return {k: _strip(v) for k, v in rec.items() if "seconds" not in k}
+    if isinstance(rec, list):
+        return [_strip(v) for v in rec]
+    return rec
+
+
+def _canon(records) -> list[str]:
+    return sorted(json.dumps(_strip(r), sort_keys=True) for r in records)
+
+
+def _run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+NORM_SITES = {"bert": 5, "gpt2": 5, "llama": 5}  # post-LN: embeddings + 2 per layer; pre-LN: 2 per layer + final
+
+
+@pytest.mark.parametrize("fam", ["bert", "gpt2", "llama"])
+def test_model_check_one_record_per_norm_site_and_reading(tiny, tmp_path, capsys, fam):
+    """`check 'RN.*' --model` gives, for every norm site, one record per RN reading with the fixed fields; at an
+    RMSNorm site (llama) each says why it does not apply."""
+    p = tmp_path / "rn.jsonl"
+    code, out, err = _run(capsys, "check", "RN.main", "--model", str(tiny[fam]), "--length", "8", "--workers", "1",
+                          "--jsonl", str(p), "--network-layers", "0")
+    assert code == 0, err
+    recs = _records(p)
+    readings = [r.key for r in get("RN.main").all_readings() if r.key in S.site_kinds_of(get("RN.main"))]
+    sites = {r["site"] for r in recs}
+    assert len(sites) == NORM_SITES[fam] and all(s.startswith("norm: ") for s in sites)
+    assert len(recs) == NORM_SITES[fam] * len(readings)
+    for r in recs:
+        assert FIELDS <= set(r), FIELDS - set(r)
+        assert r["about"]["level"] in S.LEVELS and r["token_ids"] == recs[0]["token_ids"]
+        assert r["config_hash"].startswith("sha256:") and len(r["config_hash"]) == 71
+    if fam == "llama":
+        assert all(r["on_this_instance"] is None and "rmsnorm-input" in r["not_checked"] for r in recs)
+    else:
+        assert all(r["on_this_instance"] in ("holds", "counterexample", "premise-fails", "undecided") for r in recs)
+        assert {h for r in recs for h in r["hypotheses"]} == {"H1", "H2", "H3", "H4", "1_n notin col(X)"}
+    assert "claims at the sites" in out
+
+
+def test_model_check_rmsnorm_claims_at_llama_norm_sites(tiny, tmp_path, capsys):
+    p = tmp_path / "rms.jsonl"
+    code, _, err = _run(capsys, "check", "USER.rmsnorm-*", "--model", str(tiny["llama"]), "--length", "4",
+                        "--workers", "1", "--jsonl", str(p))
+    assert code == 0, err
+    recs = _records(p)
+    assert len({r["site"] for r in recs}) == 5 and len(recs) == 10
+    assert all(r["on_this_instance"] in ("holds", "counterexample", "premise-fails", "undecided") for r in recs)
+
+
+def test_model_check_resume_after_an_interruption_gives_the_same_records(tiny, tmp_path, monkeypatch):
+    """A run interrupted mid-way (Ctrl-C in a task) leaves a valid stream; a torn last line is dropped; --resume
+    then writes exactly the missing records: the same set as an uninterrupted run."""
+    registry()
+    claims = MC.select_claims("RN.main,HC.main,RRO.only-increase")
+    full = tmp_path / "full.jsonl"
+    spec = lambda path, resume=False: MC.RunSpec(models=[str(tiny["bert"])], claims=claims, length=8, jsonl=str(path),
+                                                resume=resume, workers=1, progress=False)
+    MC.run(spec(full))
+    want = _canon(_records(full))
+    part = tmp_path / "part.jsonl"
+    calls = {"n": 0}
+    real = MC._consume
+
+    def interrupted(*a, **k):  # Ctrl-C reaches the main thread while it writes the records of the 6th task
+        calls["n"] += 1
+        if calls["n"] == 6:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    monkeypatch.setattr(MC, "_consume", interrupted)
+    out = MC.run(spec(part))
+    monkeypatch.setattr(MC, "_consume", real)
+    assert out.interrupted and 0 < len(_records(part)) < len(want)
+    with open(part, "a") as f:
+        f.write('{"checkpoint": "torn')  # an interrupted write
+    assert len(_records(part)) == out.written
+    again = MC.run(spec(part, resume=True))
+    assert again.skipped == out.written and again.written == len(want) - out.written
+    assert _canon(_records(part)) == want
+    assert MC.run(spec(part, resume=True)).written == 0  # nothing left to do; no forward pass either
+
+
+def test_model_check_jsonl_exists_without_resume_is_refused(tiny, tmp_path, capsys):
+    p = tmp_path / "x.jsonl"
+    p.write_text('{"collapse_verify": {"kind": "model-check", "version": 1}}\n')
+    code, _, err = _run(capsys, "check", "RN.main", "--model", str(tiny["bert"]), "--length", "4", "--jsonl", str(p))
+    assert code == 2 and "--resume" in err
+    code, _, err = _run(capsys, "check", "RN.main", "--model", str(tiny["bert"]), "--X", "[[1]]")
+    assert code == 2 and "--X" in err
+
+
+def test_model_check_identical_rows_are_numerical_rank_one_not_a_rounding_rank(tiny, tmp_path):
+    """LLaMA on one repeated token: every row of every activation is the same real vector (the values are identical,
+    the attention rows sum to 1). The float forward's rows differ by rounding, so the stored values have a larger
+    exact rank; the record says numerical rank 1 and that the excess is rounding noise, about the float computation."""
+    registry()
+    ids = [7] * 8
+    m = S.open_model(tiny["llama"])
+    recs = S.run_serial(m, "llama", {"same": ids}, [get("RN.main")], network_layers=0)  # records not checked here,
+    # their `about` says what the site's values are
+    site = {r["site"]: r for r in recs}
+    emb = site["norm: layer 0 attention input"]["about"]
+    assert emb["level"] == "network" and "stored embedding rows" in emb["how"]  # identical rows, exactly
+    mid = site["norm: layer 0 MLP input"]["about"]
+    X = mid["matrices"]["X"]
+    assert mid["level"] == "float-computation"
+    assert X["numerical_rank"] == 1 and X["gap"] > 1e8
+    assert X["exact_rank_of_stored_values"] > 1  # today's "rank 4": the rounding of the float forward
+    assert "rounding noise" in mid["caution"] and "not a rank of the network" in mid["caution"]
+
+
+def test_model_check_network_records_agree_with_the_float_ones_where_both_decide(tiny):
+    """The interval forward's enclosures contain the float forward's values (to rounding), and every hypothesis the
+    network-level record decides agrees with the float-level record at the same site."""
+    registry()
+    m = S.open_model(tiny["bert"])
+    ids = list(range(3, 11))
+    recs = S.run_serial(m, "bert", {"x": ids}, [get("RN.main")], network_layers=2)
+    by = {}
+    for r in recs:
+        by.setdefault((r["site"], r["reading"]), {})[r["about"]["level"]] = r
+    both = [v for v in by.values() if len(v) == 2]
+    assert len(both) == 4 * 3  # 2 layers x 2 sites x 3 readings (the embeddings are exact: one record)
+    for v in both:
+        f, n = v["float-computation"], v["network"]
+        for h, hv in n["hypotheses"].items():
+            if hv["value"] != "undecided":
+                assert hv["value"] == f["hypotheses"][h]["value"], h
+        assert n["about"]["how"].startswith("the network itself")
+    rec = m.forward(ids)
+    fl = {w: X for w, X, _ in rec["ln_inputs"]}
+    for where, li, X, _, _ in NW.forward_enclosures(m, ids, 2):
+        mid = np.array([[float(X[i, j].mid()) for j in range(X.ncols())] for i in range(X.nrows())])
+        assert np.allclose(mid, fl[where], rtol=1e-12, atol=1e-12), where
+
+
+def test_model_check_enclosure_analysis_of_exact_points_is_the_exact_analysis():
+    """On enclosures of radius 0 (exact float data), whatever the interval analysis decides is what the exact analysis
+    of the same numbers says (it may leave more undecided, never decide differently)."""
+    import flint
+    rng = np.random.default_rng(0)
+    for n, d in [(3, 5), (5, 5), (7, 4), (4, 6)]:
+        X = rng.standard_normal((n, d))
+        X[:, 0] = X[:, 1] if n == 5 else X[:, 0]
+        g = rng.standard_normal(d)
+        b = rng.standard_normal(d)
+        A = flint.arb_mat(n, d, X.ravel().tolist())
+        a = NW.enclosure_analysis(A, g, b)
+        e = analyse_array(X, g, b, seed=0)
+        for h in ("H1", "H2", "H3", "H4"):
+            assert a.hypotheses[h] in (e.hypotheses[h], None)
+        for k in ("rank_X", "arank_X", "rank_LN_X", "arank_LN_X"):
+            assert getattr(a, k) in (getattr(e, k), None), k
+        if n != 5:
+            assert a.rank_X == e.rank_X  # full-rank random data: certified against the shape's bound
+
+
+def test_model_check_wire_form_keeps_the_balls():
+    import flint
+    old = flint.ctx.prec
+    flint.ctx.prec = 200
+    try:
+        M = flint.arb_mat(2, 2, [flint.arb(1) / 3, flint.arb(2).sqrt(), -flint.arb(7) / 11, 0])
+    finally:
+        flint.ctx.prec = old
+    back = NW.from_wire(NW.to_wire(M))
+    assert all(b.contains(a) for a, b in zip(M.entries(), back.entries()))
+    assert max(float(b.rad()) for b in back.entries()) < 1e-55
+
+
+@pytest.mark.parametrize("fam", ["bert", "gpt2", "llama"])
+def test_model_check_site_plan_is_what_the_forward_yields(tiny, fam):
+    registry()
+    m = S.open_model(tiny[fam])
+    claims = MC.select_claims("RN.main,HC.main,RA.main,RC.rank-equals-sum,RRO.only-increase,USER.rmsnorm-*")
+    ids = [3, 1, 4, 1, 5, 9]
+    got = [(s.id, s.kind, s.level, items) for s, items in S.site_tasks(m, "x", "in", ids, claims)]
+    assert got == S.site_plan(m, ids, claims)
+
+
+def test_model_check_workers_give_the_serial_records(tiny, tmp_path):
+    """--workers 2 (local processes) gives the same set of records as the serial run, apart from timings."""
+    registry()
+    claims = MC.select_claims("RN.main,HC.main,RA.main,RRO.only-increase")
+    models = [str(tiny["bert"]), str(tiny["gpt2"]), str(tiny["llama"])]
+    runs = {}
+    for w in (1, 2):
+        p = tmp_path / f"w{w}.jsonl"
+        out = MC.run(MC.RunSpec(models=models, claims=claims, length=6, jsonl=str(p), workers=w, progress=False))
+        assert not out.errors and not out.failures
+        runs[w] = _canon(_records(p))
+    assert runs[1] == runs[2] and len(runs[1]) > 50
+
+
+def test_model_check_a_killed_local_worker_loses_nothing(tiny, tmp_path):
+    """A worker process killed mid-run breaks the pool; the pool is replaced, the lost tasks resubmitted, and every
+    record is written exactly once."""
+    registry()
+    claims = MC.select_claims("RN.main,HC.main,RRO.only-increase")
+    want_p = tmp_path / "serial.jsonl"
+    MC.run(MC.RunSpec(models=[str(tiny["bert"])], claims=claims, length=6, jsonl=str(want_p), workers=1,
+                      progress=False))
+    want = _canon(_records(want_p))
+    p = tmp_path / "killed.jsonl"
+    pools = []
+    real_pool = MC.LocalPool
+
+    class Spy(real_pool):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            pools.append(self)
+
+    def killer():
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            if pools and pools[0].pids() and len(_records(p)) >= 3:
+                os.kill(pools[0].pids()[0], signal.SIGKILL)
+                return
+            time.sleep(0.05)
+
+    MC.LocalPool = Spy
+    try:
+        th = threading.Thread(target=killer, daemon=True)
+        th.start()
+        out = MC.run(MC.RunSpec(models=[str(tiny["bert"])], claims=claims, length=6, jsonl=str(p), workers=2,
+                                progress=False))
+        th.join(1)
+    finally:
+        MC.LocalPool = real_pool
+    recs = _records(p)
+    assert not out.errors
+    assert len(recs) == len({S.record_key(r) for r in recs})  # exactly once
+    assert _canon(recs) == want
+    assert pools[0].restarts >= 1
+
+
+def test_model_check_corrupted_shard_is_a_named_error_and_the_others_run(tiny, tmp_path, capsys):
+    import shutil
+    bad = tmp_path / "gpt2-bad"
+    shutil.copytree(tiny["gpt2"], bad)
+    shard = sorted(bad.glob("model-*.safetensors"))[1]
+    data = shard.read_bytes()
+    shard.write_bytes(data[: len(data) // 2])  # a truncated download
+    p = tmp_path / "r.jsonl"
+    code, out, err = _run(capsys, "check", "RN.main", "--model", str(bad), str(tiny["bert"]), "--length", "4",
+                          "--workers", "1", "--jsonl", str(p), "--json")
+    assert code == 2
+    summary = json.loads(out)
+    assert str(bad) in summary["failures"] and "inconsistent" in summary["failures"][str(bad)]
+    assert {r["checkpoint"] for r in _records(p)} == {str(tiny["bert"])}
+
+
+def test_model_check_progress_lines_when_piped(tiny, tmp_path, capsys):
+    code, _, err = _run(capsys, "check", "RN.main", "--model", str(tiny["bert"]), str(tiny["gpt2"]), "--length", "4",
+                        "--workers", "1", "--progress", "lines", "--network-layers", "0")
+    assert code == 0
+    lines = [ln for ln in err.splitlines() if " records (" in ln]
+    assert len(lines) == 2 and all(" in " in ln for ln in lines)
+
+
+@pytest.mark.slow
+def test_model_check_dask_local_cluster_gives_the_serial_records_even_when_a_worker_dies(tiny, tmp_path):
+    """--scheduler on a 2-worker LocalCluster: the same records as the serial run; a worker killed mid-run is replaced
+    by its nanny and its tasks rescheduled, and every record is written exactly once."""
+    from dask.distributed import Client, LocalCluster
+    registry()
+    claims = MC.select_claims("RN.main,HC.main,RRO.only-increase")
+    models = [str(tiny["bert"]), str(tiny["gpt2"])]
+    sp = tmp_path / "serial.jsonl"
+    MC.run(MC.RunSpec(models=models, claims=claims, length=6, jsonl=str(sp), workers=1, progress=False))
+    want = _canon(_records(sp))
+    p1 = tmp_path / "local.jsonl"
+    out = MC.run(MC.RunSpec(models=models, claims=claims, length=6, jsonl=str(p1), workers=2, scheduler="local",
+                            progress=False))
+    assert not out.errors and _canon(_records(p1)) == want
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        p2 = tmp_path / "killed.jsonl"
+        killed = {}
+
+        def killer():
+            deadline = time.time() + 300
+            while time.time() < deadline:
+                if len(_records(p2)) >= 3:
+                    pid = next(iter(client.run(os.getpid).values()))
+                    os.kill(pid, signal.SIGKILL)
+                    killed["at"] = len(_records(p2))
+                    return
+                time.sleep(0.05)
+
+        th = threading.Thread(target=killer, daemon=True)
+        th.start()
+        out = MC.run(MC.RunSpec(models=models, claims=claims, length=6, jsonl=str(p2), workers=2,
+                                scheduler=cluster.scheduler_address, progress=False))
+        th.join(1)
+    recs = _records(p2)
+    assert not out.errors and killed["at"] < len(want)  # the worker died mid-run
+    assert len(recs) == len({S.record_key(r) for r in recs}) and _canon(recs) == want
