@@ -33,8 +33,8 @@ from theorems.exact.linalg import rank
 from theorems.exact.residual import F_uniform
 from theorems.framework import CheckContext, Decided, Evidence, InstanceForm, interval_witness
 
-from .dong_collapse import no_rank_collapse
 from .certify import certified_rank_lower_bound, interval_size_check
+from .dong_collapse import no_rank_collapse
 from .float_hints import numerical_rank
 from .transformer import Head, mha, workdps
 

@@ -16,10 +16,10 @@ ledger once and leaves it in ``book/_build/ledger-cache.json`` for the other pag
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
 import os
 import sys
-import importlib.metadata
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 

@@ -10,9 +10,9 @@ precisions, stress tables, figures) the page computes itself.
 from __future__ import annotations
 
 import json
-import time
 import re
 import sys
+import time
 from collections import Counter, defaultdict
 from pathlib import Path
 

@@ -18,6 +18,11 @@ import time
 import numpy as np
 import pytest
 
+from proofs_numeric import network as NW
+from proofs_numeric import sites as S
+from proofs_numeric.cli import main
+from proofs_numeric.ledger import get, registry
+from proofs_numeric.ledger import model_check as MC
 from property_tests.test_checkpoints import (
     _write,
     bert_config,
@@ -27,11 +32,6 @@ from property_tests.test_checkpoints import (
     llama_config,
     llama_tensors,
 )
-from proofs_numeric import network as NW
-from proofs_numeric import sites as S
-from proofs_numeric.cli import main
-from proofs_numeric.ledger import get, registry
-from proofs_numeric.ledger import model_check as MC
 from theorems.exact.norm_exact import analyse_array
 
 FIELDS = {"checkpoint", "site", "claim", "reading", "on_this_instance", "hypotheses", "conclusion", "about",

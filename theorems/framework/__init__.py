@@ -39,7 +39,7 @@ from .evidence import (
                        Evidence,
                        ProofStep,
                        derivation,
-    evidence_from_record,
+                       evidence_from_record,
                        exact_complete,
                        exact_instances,
                        failing_box,
@@ -90,6 +90,7 @@ from .instance import (
                        not_on_user_input,
                        register_instance_form,
 )
+from .quotes import SOURCE_DIR, SOURCE_FILES, SUITE_READING, QuoteCheck, check_quote, load_sources, sources_available
 from .records import (
                        EVIDENCE_PROVIDERS,
                        REGIMES,
@@ -104,7 +105,6 @@ from .records import (
                        run_claim,
                        stable_seed,
 )
-from .quotes import SOURCE_DIR, SOURCE_FILES, SUITE_READING, QuoteCheck, check_quote, load_sources, sources_available
 from .registry import REGISTRY, DuplicateClaim, parse_ref, register, same_as_group, same_as_groups, unregister
 from .storage import (
                        COUNTEREXAMPLE_DIR,

@@ -65,8 +65,8 @@ from .evidence import (
     derivation,
     exact_instances,
     found_counterexample,
-    perturbation_probe,
     not_checkable,
+    perturbation_probe,
     stored_counterexample,
 )
 from .evidence import tri as _tri

@@ -75,9 +75,9 @@ from ..framework import (
     load_counterexample,
     not_checkable,
     perturb_value,
+    predicted,
     rank_genericity,
     register_search,
-    predicted,
     stable_seed,
     stored_counterexample,
 )
