@@ -89,7 +89,8 @@ def test_generic_failures_only_on_a_hyperplane_are_exceptional_points_and_the_cl
     assert j["form"] == "generic" and j["parameter_space"]["space"] == "(a, b) in R^2"
     assert j["parameter_space"]["variables"] == ["a", "b"] and len(j["exceptional"]) == 5
     # the same instances read as a universal claim: the exact failures refute it
-    u = claim(id="T.hyperplane-universal", statement="a + b != 0", conclusion=("a + b != 0", lambda x: x["a"] + x["b"] != 0),
+    u = claim(id="T.hyperplane-universal", statement="a + b != 0",
+              conclusion=("a + b != 0", lambda x: x["a"] + x["b"] != 0),
               instances=Pool(rows=_pairs, arithmetic=QQ), register_claim=False)
     assert run_claim(u).verdict == "refuted"
 
@@ -126,7 +127,8 @@ def _rank_one(ctx):
 
 
 def _identically_singular(x):
-    u = Matrix(sympy.symbols("u0:2")); v = Matrix(sympy.symbols("v0:2"))
+    u = Matrix(sympy.symbols("u0:2"))
+    v = Matrix(sympy.symbols("v0:2"))
     return identical_failure("every 2x2 minor of u v^T vanishes as a polynomial in (u, v)",
                              identity_holds=sympy.expand((u * v.T).det()) == 0)
 
@@ -340,14 +342,62 @@ def test_generic_spec_is_validated():
 
 
 def test_notions_are_validated():
-    assert check_notion("exact-rank") == "exact-rank" and check_notion("residual: rho < 2^-52") == "residual: rho < 2^-52"
+    assert check_notion("exact-rank") == "exact-rank"
+    assert check_notion("residual: rho < 2^-52") == "residual: rho < 2^-52"
     assert check_notion({"(a)": "exact-rank", "(b)": "numerical-rank: tol 1e-10"})["(a)"] == "exact-rank"
     for bad in ("rank", "exact rank", 3, {}):
         with pytest.raises(ValueError):
             check_notion(bad)
-    assert set(COLLAPSE_NOTIONS) == {"exact-rank", "numerical-rank", "residual"}
+    assert set(COLLAPSE_NOTIONS) == {"exact-rank", "numerical-rank", "residual", "effective-rank"}
     with pytest.raises(ValueError):
         claim(id="T.notion", statement="s", notion="dimension", register_claim=False)
+
+
+def test_the_effective_rank_notion_is_what_its_description_says():
+    """effective-rank (Roy and Vetterli): exp H(sigma / sum sigma), in [1, rank M], equal to rank M exactly when the
+    non-zero singular values are equal, scale-invariant; RN.effective-dimensionality's reading is decided by it."""
+    import numpy as np
+
+    from theorems.paper.rank_neutrality import effective_rank
+    assert check_notion("effective-rank: float64 SVD") == "effective-rank: float64 SVD"
+    words = COLLAPSE_NOTIONS["effective-rank"]
+    assert "exp(-sum_i p_i log p_i)" in words and "[1, rank M]" in words and "float" in words
+    assert effective_rank(np.diag([3.0, 3.0, 0.0])) == pytest.approx(2.0)  # equal non-zero values: the rank
+    assert effective_rank(np.eye(4)) == pytest.approx(4.0)
+    unequal = np.diag([4.0, 1.0, 0.0])
+    assert 1.0 < effective_rank(unequal) < 2.0  # rank 2, unequal singular values: strictly below the rank
+    assert effective_rank(7.5 * unequal) == pytest.approx(effective_rank(unequal))  # scale-invariant
+    p = np.array([0.8, 0.2])
+    assert effective_rank(unequal) == pytest.approx(float(np.exp(-(p * np.log(p)).sum())))
+    assert effective_rank(np.outer([1.0, 2.0], [3.0, -1.0, 1.0])) == pytest.approx(1.0)
+    c = REGISTRY["RN.effective-dimensionality"]
+    assert c.reading_of("effective-rank").notion.split(":")[0] == "effective-rank"
+    assert c.reading_of("literal").notion.split(":")[0] == "exact-rank"  # the affine rank, exactly
+
+
+def test_the_issue_32_claims_probe_their_failures_at_perturbations():
+    """RC.left-multiplication and RRO.rank-r-witness are generic: a failing instance on the null set (zero scores;
+    a W whose first row is parallel to e_1) is an exceptional point, restored by every certified perturbation; a
+    failure that every perturbation keeps is persistent."""
+    lm = REGISTRY["RC.left-multiplication"]
+    X = Matrix([[1, 0], [0, 1], [1, 1]])
+    zero_scores = {"X": X, "M0": sympy.zeros(2, 2), "W_V": sympy.eye(2)}  # A = J/3: rank(A X) = 1 < 2
+    decide = lm.decl.conclusion[1]
+    assert decide(zero_scores) is False
+    lab, e = label_failure(lm.generic, zero_scores, {}, decide)
+    assert lab == "exceptional-point" and e.kind == "interval-certified", e.summary
+    assert lm.spec_of(lm.reading_of("uniform-attention")) is None  # the universal reading keeps its refutation
+    rr = REGISTRY["RRO.rank-r-witness"]
+    point = {"X": Matrix([[1, 0], [0, 0]]), "M0": Matrix([[-1, 0], [-1, -1]]), "W": Matrix([[-1, 0], [3, 3]])}
+    assert rr.decl.conclusion[1](point) is False
+    lab, _ = label_failure(rr.generic, point, {}, rr.decl.conclusion[1])
+    assert lab == "exceptional-point"
+    stuck = Generic(space=rr.generic.space, variables=("M0", "W"), conclusion=lambda y: False, certified=True)
+    assert label_failure(stuck, point, {}, rr.decl.conclusion[1])[0] == "persistent"
+    assert rr.spec_of(rr.reading_of("every-weight")) is None
+    for cid in ("DONG.one-hot-softmax", "DONG.non-attended-gradients"):  # the hypothesis excludes the ties
+        c = REGISTRY[cid]
+        assert c.form == "universal" and "a unique maximal logit" in c.hypotheses
 
 
 def test_same_as_groups_share_evidence_and_verdict():
@@ -410,7 +460,8 @@ def test_qinterval_enclosures_contain_every_value_and_certify_minors():
         I = QI(a, b)
         assert x * x - 3 * x in I * I - 3 * I
         e = pow2(QI(a / 8, b / 8))
-        assert e.lo <= Fraction(2 ** (float(x) / 8)) * Fraction(1 + 10 ** -12) and e.hi >= Fraction(2 ** (float(x) / 8)) * Fraction(1 - 10 ** -12)
+        p = Fraction(2 ** (float(x) / 8))
+        assert e.lo <= p * Fraction(1 + 10 ** -12) and e.hi >= p * Fraction(1 - 10 ** -12)
     assert not det(box([[1, 2], [2, 4]], Fraction(1, 100))).excludes_zero()  # singular at the centre
     assert det(box([[1, 2], [3, 4]], Fraction(1, 100))).excludes_zero()
     assert det(box([[1, 2], [3, 4]], 0)).lo == -2
@@ -477,4 +528,7 @@ GENERIC_READINGS = [
     "RN.H4-generic:corrected", "RN.hypotheses-at-init:literal", "RN.hypotheses-at-init:corrected",
     "HC.main:iii-single-head-projected", "RA.main:iii-single-head-projected", "RA.single-head:with-output-projection",
     "DONG.skip-full-rank:generic-weights",
+    # issue 32, second pass (see the note): the quote says "generic(ally)" and the hypotheses exclude no null set
+    "RC.left-multiplication:literal", "RRO.rank-r-witness:literal", "RRO.generic-obstruction:literal",
+    "RW.joudaki-mlp:literal",
 ]

@@ -53,6 +53,10 @@ COLLAPSE_NOTIONS = {
     "numerical-rank": "numerical rank: the number of singular values above a stated tolerance (float evidence)",
     "residual": "Dong's residual rho = ||X - 1 xbar^T||_F / ||X||_F, the relative distance to the rank-one "
                 "matrices 1 x^T",
+    "effective-rank": "Roy and Vetterli's effective rank erank M = exp(-sum_i p_i log p_i), p_i = sigma_i / sum_j "
+                      "sigma_j over the non-zero singular values sigma_i of M: a real number in [1, rank M] for "
+                      "M != 0, equal to rank M exactly when the non-zero singular values are equal, unchanged by "
+                      "M -> c M; computed from float64 SVDs (float evidence)",
 }
 
 
@@ -234,7 +238,8 @@ def _determinantal_spot_check() -> bool:
 
 
 #: the cited lemma behind every rank genericity argument, spot-checked exactly
-DETERMINANTAL_STEP = ProofStep(r"\operatorname{rank}M\le r\iff\text{every }(r+1)\times(r+1)\text{ minor of }M\text{ vanishes}",
+DETERMINANTAL_STEP = ProofStep(r"\operatorname{rank}M\le r\iff\text{every }(r+1)\times(r+1)\text{ minor of }M"
+                               r"\text{ vanishes}",
                                "the determinantal characterisation of rank (spot-checked exactly on 3 x 4 matrices "
                                "of rank 1, 2, 3)", "lemma", _determinantal_spot_check)
 

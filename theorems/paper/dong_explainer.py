@@ -169,6 +169,7 @@ claim(
     statement=r"\text{(graph transformers collapse faster)}",
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[_nc("graph transformers, virtual nodes and structural encodings are not modelled by the suite")],
+    notion="residual: the explainer's rank collapse, ||R|| = ||X - 1 x^T|| -> 0 (not computed here)",
     depends_on=("DONG.fully-connected-graph",), chapter="dong_explainer",
 )
 
@@ -229,6 +230,9 @@ claim(
     hypotheses={}, conclusion=("P^k tends to a rank-one matrix (eigenvalue 1 simple, every other |lambda| < 1)",
                                lambda v: walk_converges(v["P"])),
     instances=Pool(rows=_gnn_rows, arithmetic="exact (sympy spectra)"), regimes=("all",),
+    # P^k -> 1 pi^T is the residual of P^k X tending to 0 (over-smoothing); the exact rank of P^k stays rank P
+    notion="residual: P^k -> 1 pi^T, decided by the exact spectrum of P (eigenvalue 1 simple, every other "
+           "|lambda| < 1)",
     readings=[Reading("without-self-loops", r"P=D^{-1}A:\ P^k\to\mathbf 1\pi^\top", checks=[_bipartite_no_loops],
                       note="a bipartite graph without self-loops has eigenvalue -1: the products oscillate")],
     chapter="dong_explainer",
@@ -446,7 +450,9 @@ claim(
     quote="Under large logit variance, the softmax function approaches an indicator (one-hot argmax) function, "
           "concentrating the entire attention distribution onto a single token",
     statement=r"z\text{ with a unique maximum}:\ \lim_{t\to\infty}\operatorname{softmax}(tz)=e_{\arg\max z}",
-    form="universal",  # generic (issue 32): ties (a null set of logits) are the exception
+    # universal, not generic: "a unique maximal logit" is a hypothesis, and it excludes exactly the exceptional
+    # (null) set of tied maxima, so every instance meeting it must hold (ties: the reading any-logits)
+    form="universal",
     hypotheses={"a unique maximal logit": _unique_max}, conclusion=_one_hot, instances=LOGITS, regimes=("all",),
     readings=[Reading("any-logits", r"\lim_{t\to\infty}\operatorname{softmax}(tz)=e_{\arg\max z}\ \forall z",
                       hypotheses={}, conclusion=_one_hot,
@@ -459,7 +465,9 @@ claim(
     quote="In this regime, gradients for all non-attended tokens vanish",
     statement=r"z\text{ unique max}:\ \lim_{t\to\infty}\partial\operatorname{softmax}(tz)_i/\partial z_j=0,\ "
               r"\lim_{t\to\infty}\operatorname{softmax}(tz)_j=0\ (j\ne\arg\max)",
-    form="universal",  # generic (issue 32)
+    # universal, not generic: "in this regime" is the one-hot limit of DONG.one-hot-softmax, whose hypothesis (a
+    # unique maximal logit) already excludes the null set of ties
+    form="universal",
     hypotheses={"a unique maximal logit": _unique_max}, conclusion=_gradients_vanish, instances=LOGITS,
     regimes=("all",), depends_on=("DONG.one-hot-softmax",), chapter="dong_explainer",
 )

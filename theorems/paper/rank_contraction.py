@@ -239,7 +239,6 @@ def _rank_equals_sum_corrected(ctx) -> list[Evidence]:
 def _alpha_range_attained(ctx) -> list[Evidence]:
     anti = alpha_exact([[0, 1], [-1, 0]])
     sym = alpha_exact([[2, 1], [1, 3]])
-    ok = _step_rank_one_alpha() and anti == 1 and sym == 0
     return [exact_complete("alpha = 0 for symmetric M and 1 for M = Q J Q^T (rank 2, d_k >= 2): both ends are "
                            "attained exactly", anti == 1 and sym == 0, arithmetic="sympy / QQ"),
             _proof((1,), "alpha <= 1/sqrt 2 when d_k = 1, so alpha = 1 needs d_k >= 2")]
@@ -912,7 +911,30 @@ def _left_multiplication_rows(ctx):
             X = Matrix(n, d, lambda i, j: Rational(rng.randint(-2, 2)))
             M0 = Matrix(d, d, lambda i, j: Rational(rng.choice((-1, 1))))
             W_V = Matrix(d, dk, lambda i, j: Rational(rng.randint(-3, 3)))
-            yield regime_of(n, d), "", {"A": exact_softmax(X, M0), "Y": X * W_V}
+            yield regime_of(n, d), "", {"X": X, "M0": M0, "W_V": W_V}
+
+
+def _left_multiplication_keeps_rank(v) -> bool:
+    """rank(A X W_V) = rank(X W_V), A = softmax(log 2 X M0 X^T) (exact 2^k softmax)"""
+    Y = v["X"] * v["W_V"]
+    return rank(exact_softmax(v["X"], v["M0"]) * Y) == rank(Y)
+
+
+def _left_multiplication_certified(v) -> bool | None:
+    """rank(A Y) = rank Y at a perturbed (X, M0, W_V), where the scores are rational and A irrational: rank(A Y) <=
+    rank Y always, and a non-zero rank(Y)-minor of an exact rational enclosure of A Y (2^s to 64, then 320 bits)
+    certifies >=; None when no enclosure excludes 0"""
+    X = v["X"]
+    Y = X * v["W_V"]
+    k = rank(Y)
+    if k == 0:
+        return True
+    Xb = box(X, 0)
+    S = mat_mul(mat_mul(Xb, box(v["M0"], 0)), transpose(Xb))
+    for bits in (64, 320):
+        if minor_certificate(mat_mul(softmax_log2_rows(S, bits), box(Y, 0)), k) is not None:
+            return True
+    return None
 
 
 def _uniform_reduces_rank(ctx) -> list[Evidence]:
@@ -922,17 +944,30 @@ def _uniform_reduces_rank(ctx) -> list[Evidence]:
                            rank(A * Y) == rank(Y), arithmetic="exact (2^k softmax)")]
 
 
+#: "generic scores": the null set is where A is singular and meets col(X W_V) (e.g. zero scores, A = J/n); a
+#: failure is probed at perturbations of X, M0 and W_V, decided by certified enclosures (the scores leave the
+#: integers, so A is irrational there)
+LEFT_MULTIPLICATION_SPACE = Generic(
+    space="(X, M0, W_V) in R^{n x d} x R^{d x d} x R^{d x d_k}, A = softmax(log 2 X M0 X^T) (M0 = W_Q W_K^T / "
+          "(sqrt(d_k) log 2))", variables=("X", "M0", "W_V"), measure="Lebesgue",
+    conclusion=_left_multiplication_certified, certified=True,
+    probe_arithmetic="rank(A Y) >= rank Y certified by a non-zero minor enclosure in exact rational interval "
+                     "arithmetic (2^s enclosed by rational bounds)")
+
+
 claim(
     id="RC.left-multiplication", section="§6.1, proof of Prop 6.3",
     quote=r"so left-multiplication by $A^{(h)}$ does not reduce rank",
     statement=r"\operatorname{rank}(A^{(h)}XW_V^{(h)})=\operatorname{rank}(XW_V^{(h)})\ \text{(softmax }A^{(h)}"
               r"\text{, generic scores)}",
-    form="universal",  # generic (issue 32)
-    hypotheses={}, conclusion=("rank(A Y) = rank(Y)", lambda v: rank(v["A"] * v["Y"]) == rank(v["Y"])),
+    # the paper's "generically" (A^(h) of maximal rank generically): for a.e. (X, M0, W_V); the hypotheses do not
+    # exclude the null set (zero scores give A = J/n), so failures are probed, not decisive
+    form="generic", generic=LEFT_MULTIPLICATION_SPACE,
+    hypotheses={}, conclusion=_left_multiplication_keeps_rank,
     instances=Pool(rows=_left_multiplication_rows, arithmetic="exact over QQ (2^k softmax)"),
-    regimes=("n<d", "n=d", "n>d"),
+    regimes=("n<d", "n=d", "n>d"), notion="exact-rank",
     readings=[Reading("uniform-attention", r"A=J/n:\ \operatorname{rank}(AY)=\operatorname{rank}Y",
-                      checks=[_uniform_reduces_rank], regimes=("all",),
+                      checks=[_uniform_reduces_rank], regimes=("all",), form="universal",
                       note="the measure-zero exception: zero scores give a rank-one A")],
     depends_on=("RC.attention-rank",), chapter="rank_contraction",
 )

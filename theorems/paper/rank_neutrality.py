@@ -96,7 +96,7 @@ from ..framework import (
 )
 
 __all__ = ["PROOF_STEPS", "PAPER_PROOF_AUDIT", "stress", "SHAPES", "FAMILIES", "POOL", "USER_INSTANCE",
-           "from_user", "HYPOTHESIS"]
+           "from_user", "HYPOTHESIS", "effective_rank"]
 
 n, d = symbols("n d", positive=True, integer=True)
 
@@ -160,7 +160,8 @@ def _step_sqrt_independence() -> bool:
 def _step_rank_one_update() -> bool:
     # rank(A + u v^T) = rank(A) + 1 when u notin col(A), v notin row(A): spot check exactly
     A = Matrix([[1, 0, 0], [0, 1, 0], [0, 0, 0]])
-    u = Matrix([0, 0, 1]); v = Matrix([0, 0, 1])
+    u = Matrix([0, 0, 1])
+    v = Matrix([0, 0, 1])
     return rank(A + u * v.T) == 3 and rank(A + Matrix([1, 0, 0]) * v.T) == 2
 
 
@@ -938,7 +939,7 @@ def _step3_on(a: Analysis) -> bool:
 
 def _step3_zero_gamma_witness(ctx) -> list[Evidence]:
     """The edge: a zero gamma_1 (H3 fails) can lower the affine rank; an exact witness from the stress rows."""
-    for regime, fam, i, a in cached_stress(ctx):
+    for regime, fam, i, _a in cached_stress(ctx):
         g = [Rational(0)] + list(i.gamma[1:])
         if not step3_holds(i.X, g, i.beta):
             Y = i.X * sympy.diag(*g)
@@ -1031,7 +1032,9 @@ claim(
 )
 
 
-def _effective_rank(M: np.ndarray) -> float:
+def effective_rank(M: np.ndarray) -> float:
+    """Roy and Vetterli's effective rank exp H(p), p = sigma / sum sigma over the singular values above
+    1e-12 sigma_1 (float64 SVD; 1 for M = 0)."""
     s = np.linalg.svd(M, compute_uv=False)
     p = s[s > 1e-12 * s[0]] / s[s > 1e-12 * s[0]].sum()
     return float(np.exp(-(p * np.log(p)).sum()))
@@ -1041,13 +1044,13 @@ def _effective_rank_changes(ctx) -> list[Evidence]:
     """Effective rank (Roy-Vetterli) of X and LN(X) on pool instances meeting H1-H4 (float64 SVDs)."""
     moved = total = 0
     first = None
-    for regime, fam, inst, a in cached_stress(ctx):
+    for _regime, fam, inst, a in cached_stress(ctx):
         if not all(a.hypotheses[h] for h in ("H1", "H2", "H3", "H4")):
             continue
         X = np.array(inst.X.tolist(), dtype=float)
         Y = T.layer_norm(T.FP, X, [float(g) for g in inst.gamma], [float(b) for b in inst.beta])
         total += 1
-        e0, e1 = _effective_rank(X), _effective_rank(Y)
+        e0, e1 = effective_rank(X), effective_rank(Y)
         if abs(e0 - e1) > 1e-6:
             moved += 1
             first = first or f"{fam} {inst.n}x{inst.d}: {e0:.4f} -> {e1:.4f}"
@@ -1065,9 +1068,11 @@ claim(
               r"\ \text{(the effective dimensionality: the affine rank)}",
     hypotheses=H1_H4, conclusion=("arank(LN X) = arank(X)", lambda a: a.conclusion_holds),
     instances=POOL, counterexamples=("RN.main",), regimes=("n<d", "n=d", "n>d"),
+    notion="exact-rank: the affine rank arank M = rank[M | 1] - 1, over Q",
     readings=[Reading("effective-rank", r"\exp H\bigl(\sigma(\mathrm{LN}X)/\textstyle\sum\sigma\bigr)="
                                         r"\exp H\bigl(\sigma(X)/\textstyle\sum\sigma\bigr)",
                       checks=[_effective_rank_changes], regimes=("all",),
+                      notion="effective-rank: float64 SVDs, singular values below 1e-12 sigma_1 dropped",
                       note="'effective dimensionality' read as the effective rank (Roy and Vetterli 2007)")],
     depends_on=("RN.main",), chapter="rank_neutrality",
 )

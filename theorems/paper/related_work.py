@@ -30,6 +30,7 @@ from ..exact.linalg import rank
 from ..exact.residual import recheck_one_layer_collapse
 from ..framework import (
     Evidence,
+    Generic,
     Reading,
     claim,
     derivation,
@@ -59,11 +60,12 @@ claim(
               r"\log\rho_{l+1}/\log\rho_l\to3",
     hypotheses=("pure attention",), conclusion="doubly exponential collapse", regimes=_DEPTH,
     checks=[],  # the depth study's exponent (a fit: float); the certified collapse is the reading "converges"
+    notion="residual: the fitted exponent of rho_l (a float fit of certified per-layer enclosures)",
     readings=[Reading("converges", r"\text{pure attention: }\rho_l<2^{-52}\text{ within 12 layers (certified)}",
-                      checks=[], note="the convergence alone, from certified per-layer enclosures (interval); the "
+                      checks=[], notion="residual: rho_l < 2^-52, certified", note="the convergence alone, from certified per-layer enclosures (interval); the "
                                       "headline's 'doubly-exponentially' rests on a fit (float)"),
               Reading("exact-rank", r"\text{pure attention: }\operatorname{rank}X^{(l)}\to1",
-                      checks=[], note="exact rank never falls in the depth study: 'rank 1' is Dong's residual "
+                      checks=[], notion="exact-rank: certified ranks of the depth study", note="exact rank never falls in the depth study: 'rank 1' is Dong's residual "
                                       "notion, not the exact rank")],
     depends_on=("DONG.regime-collapse", "DONG.collapse-rate"), chapter="related_work",
 )
@@ -76,7 +78,8 @@ claim(
     checks=[_nc("a statement about how Dong et al. treat an effect (approximately), not about the network")],
     readings=[Reading("skip-mitigates",
                       r"\text{attention + skip: }\rho_l\ge2^{-52}\ \forall l\le12\ \text{(certified)}",
-                      checks=[], regimes=_DEPTH, note="the checkable half: with skips, no collapse in Dong's sense "
+                      checks=[], regimes=_DEPTH, notion="residual: rho_l >= 2^-52, certified",
+                      note="the checkable half: with skips, no collapse in Dong's sense "
                                                       "on the depth study")],
     chapter="related_work",
 )
@@ -110,9 +113,11 @@ claim(
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[_nc("[21]'s conditions and its notion of 'the perils of rank collapse' are not in the available text; "
                 "the suite does not reproduce that preprint")],
+    notion="residual: the sense of Dong et al. that §3 discusses ([21]'s own measure is not in the available text; "
+           "not computed)",
     readings=[Reading("skip-alone-can-fail",
                       r"\exists X,W:\ \operatorname{rank}(X+\mathrm{MHA}(X))<\operatorname{rank}X",
-                      checks=[_skip_alone_can_fail], form="existential",
+                      checks=[_skip_alone_can_fail], form="existential", notion="exact-rank",
                       note="the part the suite can compute: skip connections alone do not protect every weight")],
     depends_on=("DONG.skip-full-rank",), chapter="related_work",
 )
@@ -134,7 +139,7 @@ claim(
           "unconditional",
     statement=r"\exists A,B:\ \operatorname{rank}A<\min(n,d)\ \wedge\ \operatorname{rank}(A+B)\le\operatorname{rank}A",
     hypotheses=(), conclusion="a residual update that does not increase the rank", regimes=("all",),
-    form="existential", checks=[_not_unconditional],
+    form="existential", checks=[_not_unconditional], notion="exact-rank",
     # the 'generic' half is Proposition 5.1 (RRO.prop51): an edge of the graph, not a second check
     depends_on=("RRO.prop51",), chapter="related_work",
 )
@@ -158,6 +163,7 @@ claim(
               r"\text{within 12 layers (certified)}",
     hypotheses=("orthogonal value maps", "pure attention with LayerNorm"), conclusion="collapse", regimes=_DEPTH,
     checks=[],  # the depth study's attention + LN regime with orthogonal value maps (numeric layer)
+    notion="residual: rho_l < 2^-52, certified",
     readings=[Reading("every-weight-family", r"\text{every weight family of the depth study: }\rho_l^{\text{LN}}"
                                              r"<2^{-52}\text{ within 12 layers}", checks=[],
                       note="Gaussian weights, value maps scaled by 1/2 and by 2, orthogonal value maps")],
@@ -171,9 +177,12 @@ claim(
     hypotheses=("masked or sparse attention",), conclusion="", regimes=("all",),
     checks=[_nc("the depth study has no masked or sparse attention regime, and Wu et al.'s masks are not in the "
                 "available text")],
+    notion="residual: the distance to the rank-one matrices 1 x^T, as the depth study measures it (Wu et al.'s "
+           "own measure is not in the available text; not computed for masked or sparse attention)",
     readings=[Reading("dense-attention", r"\exists\text{ weights}:\ \min\{l:\rho_l^{\text{LN}}<2^{-52}\}>"
                                          r"\min\{l:\rho_l^{\text{no LN}}<2^{-52}\}", checks=[], form="existential",
-                      regimes=("all",), note="even dense attention: certified first layers below 2^-52")],
+                      regimes=("all",), notion="residual: the first layer with rho_l < 2^-52, certified",
+                      note="even dense attention: certified first layers below 2^-52")],
     chapter="related_work",
 )
 
@@ -186,6 +195,7 @@ claim(
     readings=[Reading("on-the-suites-data", r"\exists\text{ weights where LN brings Dong's collapse earlier}\ \wedge\ "
                                             r"\exists\text{ weights where it postpones it}",
                       checks=[], form="existential", regimes=("all",),
+                      notion="residual: the first layer with rho_l < 2^-52, certified, with and without LN",
                       note="Dong's residual, not the exact rank (which LN keeps full, as without LN)")],
     chapter="related_work",
 )
@@ -199,7 +209,13 @@ claim(
           "comparisons:] Joudaki et al. [17]: LN prevents rank collapse in MLPs. (True there",
     statement=r"\text{(MLP networks with LN: rank collapse generically obstructed)}",
     hypotheses=(), conclusion="", regimes=("all",),
-    form="universal",  # generic (issue 32)
+    # "generically": for almost every point of Joudaki et al.'s parameter space; the suite models no such network,
+    # so the space is named and nothing is probed
+    form="generic", generic=Generic(space="the weights (and inputs) of an MLP network with LayerNorm, Joudaki et al.'s "
+                                          "setting (not modelled by the suite)",
+                                    measure="Lebesgue (Joudaki et al.'s law is not in the available text)"),
+    notion="exact-rank: the paper's own sense (rank preservation, as it contrasts Thm 4.2 with it); Joudaki et al.'s "
+           "measure is not in the available text, and nothing is computed",
     checks=[_nc("a result about MLP networks with LayerNorm (Joudaki et al.), which the suite does not model")],
     chapter="related_work",
 )
@@ -211,6 +227,7 @@ claim(
               r"weight family}",
     hypotheses=("pure attention with LayerNorm",), conclusion="LN does not obstruct collapse", regimes=_DEPTH,
     checks=[],  # the depth study's attention + LN regime (numeric layer)
+    notion="residual: rho_l < 2^-52, certified",
     readings=[Reading("due-to-softmax-coupling", r"\text{the cause: softmax coupling}",
                       checks=[_nc("a cause; the suite checks the effect (collapse with LN), not why")],
                       regimes=("all",))],
@@ -410,7 +427,7 @@ claim(
     statement=r"\exists\ A\text{ concentrated on one token per row with }\operatorname{rank}AXW=\operatorname{rank}X"
               r"\ \wedge\ \exists\ A=J/n\text{ (maximal entropy) with }\operatorname{rank}AXW=1",
     hypotheses=(), conclusion="entropy collapse and rank collapse occur independently", regimes=("all",),
-    form="existential", checks=[_entropy_distinct], chapter="related_work",
+    form="existential", checks=[_entropy_distinct], notion="exact-rank", chapter="related_work",
 )
 
 claim(
@@ -435,9 +452,10 @@ claim(
               r"\ \text{(pure attention, same weights and inputs)}",
     hypotheses=(), conclusion="LN postpones Dong's collapse somewhere", regimes=("all",), form="existential",
     checks=[],  # the depth study's LN comparison (numeric layer)
+    notion="residual: the first layer with rho_l < 2^-52, certified, with and without LN",
     readings=[Reading("convergence-rate", r"\exists\text{ weights}:\ \lim\log\rho^{\text{LN}}_{l+1}/\log\rho^{\text{LN}}_l"
                                           r"<\lim\log\rho^{\text{no LN}}_{l+1}/\log\rho^{\text{no LN}}_l",
-                      checks=[], form="existential",
+                      checks=[], form="existential", notion="residual: the fitted exponent of rho_l (float)",
                       note="'true for convergence rate', read as a slower rate (a smaller exponent) with LN: a "
                            "comparison of fits, float evidence")],
     depends_on=("RN.neither-helps-nor-hinders",), chapter="related_work",

@@ -1475,13 +1475,17 @@ claim(
           "obstruct rank collapse",
     statement=r"\text{attention + residual, no MLP; a.e. weights, a.e. }X\text{ with }\operatorname{rank}X<\min(n,d):"
               r"\ \operatorname{rank}(X+\mathrm{MHA}(X))>\operatorname{rank}X",
-    form="universal",  # generic (issue 32)
+    # "generically ... in a measure-theoretic sense": Thm 5.3's statement, over RRO.main's parameter space; the
+    # hypotheses exclude no null set, so it is generic, and it shares RRO.main's evidence (the same statement)
+    form="generic", generic=MAIN_SPACE, same_as="RRO.main", notion="exact-rank",
     hypotheses=("rank X < min(n, d)", "generic weights", "no MLP"), conclusion="rank(X + MHA(X)) > rank(X)",
     regimes=("n<d", "n=d", "n>d"),
     checks=[_witness_exact_uniform],  # the evidence of RRO.main (the same statement), + its interval witnesses
     readings=[Reading("in-depth", r"\text{attention + skip, no MLP: certified rank}\ge2\text{ at every one of 12 "
-                                  r"layers (depth study)}", checks=[], regimes=("n<d", "n>d"),
-                      note="'obstruct rank collapse' across layers, on the depth study's Gaussian weights")],
+                                  r"layers (depth study)}", checks=[], regimes=("n<d", "n>d"), form="universal",
+                      notion="exact-rank: certified ranks of the depth study",
+                      note="'obstruct rank collapse' across layers, on the depth study's Gaussian weights (a "
+                           "statement about those seeded weights, not an almost-every one)")],
     depends_on=("RRO.main",), chapter="residual_obstruction",
 )
 
@@ -1502,7 +1506,7 @@ def _attention_makes_non_linear_features(ctx) -> list[Evidence]:
 
 
 def _scores_bilinear(ctx) -> list[Evidence]:
-    X, Y, Z = (Matrix(2, 2, lambda i, j: sympy.Symbol(f"{s}{i}{j}", real=True)) for s in "xyz")
+    X, Y, Z = (Matrix(2, 2, lambda i, j, s=s: sympy.Symbol(f"{s}{i}{j}", real=True)) for s in "xyz")
     M = Matrix(2, 2, lambda i, j: sympy.Symbol(f"m{i}{j}", real=True))
     c = sympy.Symbol("c", real=True)
     S = lambda A, B: A * M * B.T
@@ -1567,18 +1571,40 @@ def rank_r_raised(v) -> bool:
     return rank(F_exact(v["X"], [(v["M0"], v["W"])])) > rank(v["X"])
 
 
+def _rank_r_raised_certified(v) -> bool | None:
+    """rank F(X*_r) > r at a perturbed head (M0, W), where the scores leave the integers: a non-zero (r+1)-minor of an
+    exact rational enclosure of F (2^s to 64, then 320 bits); None when no enclosure excludes 0"""
+    r = rank(v["X"])
+    for bits in (64, 320):
+        if minor_certificate(_F_enclosure(v["X"], v["M0"], v["W"], bits=bits), r + 1) is not None:
+            return True
+    return None
+
+
+#: the weights at the fixed witness X*_r (one softmax head, W = W_V W_O); probes perturb M0 and W, decided by
+#: certified enclosures
+RANK_R_WITNESS_SPACE = Generic(
+    space="the head (M0, W) in R^{d x d} x R^{d x d} at the fixed input X*_r = sum_{i<=r} e_i f_i^T (scores "
+          "log 2 X M0 X^T, W = W_V W_O)", variables=("M0", "W"), measure="Lebesgue on the weights",
+    fixed="X*_r", conclusion=_rank_r_raised_certified, certified=True,
+    probe_arithmetic="rank F(X*_r) >= r + 1 certified by a non-zero minor enclosure in exact rational interval "
+                     "arithmetic (2^s enclosed by rational bounds)")
+
+
 claim(
     id="RRO.rank-r-witness", section="§5.2, proof of Thm 5.3, step (b)",
     quote=r"an analogous rank-$r$ witness $X^{\star}_{r}=\sum_{i=1}^{r}\mathbf{e}_{i}\mathbf{f}_{i}^{\top}$ handles "
           "the other strata",
     statement=r"r<\min(n,d),\ \text{generic weights}:\ \operatorname{rank}(X^\star_r+\mathrm{MHA}(X^\star_r))>r",
-    form="universal",  # generic (issue 32)
+    # "generic weights" (the proof's "for almost every choice"): nothing in the hypotheses excludes the null set of
+    # weights (the reading every-weight shows one), so failures are probed, not decisive
+    form="generic", generic=RANK_R_WITNESS_SPACE, notion="exact-rank",
     hypotheses={}, conclusion=rank_r_raised,
     instances=Pool(rows=_softmax_rank_r_rows, arithmetic=_ARITH + " (2^k softmax)"),
     regimes=("n<d", "n=d", "n>d"),
     checks=[_witness_exact_uniform],  # the same witnesses with uniform attention
     readings=[Reading("every-weight", r"\forall W:\ \operatorname{rank}(X^\star_r+\mathrm{MHA}(X^\star_r))>r",
-                      checks=[_exceptional_point], regimes=("all",),
+                      checks=[_exceptional_point], regimes=("all",), form="universal",
                       note="an exceptional point of the generic statement (a null set of weights), shown, not "
                            "decisive for 'generic weights'")],
     chapter="residual_obstruction",
@@ -1610,5 +1636,5 @@ claim(
     quote=r"the determinantal characterisation of $\operatorname{rank}(F(X))\leq r$ via $(r{+}1)\times(r{+}1)$ minors",
     statement=r"\operatorname{rank}M\le r\iff\text{every }(r+1)\times(r+1)\text{ minor of }M\text{ vanishes}",
     hypotheses={}, conclusion=minors_decide_rank, instances=Pool(rows=_minor_rows, arithmetic=_ARITH),
-    regimes=("all",), chapter="residual_obstruction",
+    regimes=("all",), notion="exact-rank", chapter="residual_obstruction",
 )
