@@ -286,7 +286,8 @@ def attention_rank_literal(ctx: CheckContext) -> list[Evidence]:
                                    certified=True if ok else None,
                                    box="|X' - X|, |W_Q' - W_Q|, |W_K' - W_K| <= 2^-30 entrywise",
                                    arithmetic=f"mpmath iv at {ctx.dps} digits over the box", exact=False,
-                                   regime=regime, reason=None if ok else "the rank enclosure over the box did not close"))
+                                   regime=regime,
+                                   reason=None if ok else "the rank enclosure over the box did not close"))
     return out
 
 
@@ -427,8 +428,10 @@ def _fixed_wv_wo(v) -> Decided:
     """W_V, W_O fixed, alpha_h changed from 0 to 1"""
     hs = v["weights"].heads
     a = _alphas(v)
-    same = len(hs) == 2 and hs[0][2].fractions() == hs[1][2].fractions() and hs[0][3].fractions() == hs[1][3].fractions()
-    return Decided(same and a == [0, 1], f"exact: H = {len(hs)}, the two heads share W_V and W_O: {same}; alpha_h = {a}")
+    same = (len(hs) == 2 and hs[0][2].fractions() == hs[1][2].fractions()
+            and hs[0][3].fractions() == hs[1][3].fractions())
+    return Decided(same and a == [0, 1],
+                   f"exact: H = {len(hs)}, the two heads share W_V and W_O: {same}; alpha_h = {a}")
 
 
 def _r_h_moves(v) -> Decided:
@@ -461,6 +464,21 @@ def _rank_x_ge_dk(v) -> Decided:
     return Decided(r >= v["d_k"], f"exact: rank X = {r}, d_k = {v['d_k']}")
 
 
+def _wv_generic_rank(v) -> Decided:
+    """rank(X W_V) = min(rank X, d_k)"""
+    X = exact_matrix(v["X"].rows())
+    W_V = exact_matrix(v["weights"].heads[0][2].rows(), "W_V")
+    r, m = rank(X * W_V), min(v["c"]["rank_X"], v["d_k"])
+    return Decided(r == m, f"exact: rank(X W_V) = {r}, min(rank X, d_k) = {m} (the first head; W_V as the float64 "
+                           "values it holds)")
+
+
+def _wo_full_row_rank(v) -> Decided:
+    """rank W_O = d_k"""
+    r = rank(exact_matrix(v["weights"].heads[0][3].rows(), "W_O"))
+    return Decided(r == v["d_k"], f"exact: rank W_O = {r}, d_k = {v['d_k']} (the first head)")
+
+
 def _save(user, v) -> dict:
     return {**user.record(("X",)), **v["weights"].strings()}
 
@@ -488,6 +506,11 @@ INSTANCE_FORMS = {
     ("RC.dim-dk", "literal"): _form({"generic head (invertible attention)": _invertible_attention}, _dim_is_dk,
                                     note="the first head"),
     ("RC.dim-dk", "rank-X-at-least-d_k"): _form({"rank X >= d_k": _rank_x_ge_dk,
-                                                 "generic head (invertible attention)": _invertible_attention},
+                                                 "generic head (invertible attention)": _invertible_attention,
+                                                 "rank(X W_V) = min(rank X, d_k)": _wv_generic_rank,
+                                                 "rank W_O = d_k": _wo_full_row_rank},
                                                 _dim_is_dk, note="the first head"),
+    ("RC.dim-dk", "generic-weights"): _form({"rank X >= d_k": _rank_x_ge_dk,
+                                             "generic head (invertible attention)": _invertible_attention},
+                                            _dim_is_dk, note="the first head"),
 }

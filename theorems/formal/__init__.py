@@ -178,7 +178,8 @@ LEMMAS: tuple[FormalLemma, ...] = (
        r"\Rightarrow\operatorname{arank}(\mathrm{LN}(X))=\operatorname{arank}(X)",
        "Under H1-H4 and the extra hypothesis 1_n notin col(X), LayerNorm preserves the affine rank."),
     _L("rank_neutrality", "arank_LN_eq_rank", "RN.main", "what-LN-preserves", "general",
-       rf"n>0,\ {_H1},\ {_H2},\ {_H3},\ {_H4}\Rightarrow\operatorname{{arank}}(\mathrm{{LN}}(X))=\operatorname{{rank}}(X)",
+       rf"n>0,\ {_H1},\ {_H2},\ {_H3},\ {_H4}\Rightarrow\operatorname{{arank}}(\mathrm{{LN}}(X))="
+       r"\operatorname{rank}(X)",
        "Under H1-H4 the affine rank of LN(X) equals the matrix rank of X."),
     _L("rank_neutrality", "arank_row_scaling", "RN.step2", "corrected", "general",
        rf"n>0,\ {_H1}\Rightarrow\operatorname{{arank}}(D\tilde X)+[\sigma\in\operatorname{{col}}\tilde X]"
@@ -198,6 +199,13 @@ LEMMAS: tuple[FormalLemma, ...] = (
        r"|\operatorname{rank}A-\operatorname{rank}B|\le\operatorname{rank}(A+B)\le\operatorname{rank}A"
        r"+\operatorname{rank}B",
        "The deterministic rank inequalities of Proposition 5.1, for any two matrices of one shape over any field."),
+    _L("genericity", "prop51_algebraic", "RRO.prop51", "algebraic-genericity", "general",
+       r"\operatorname{rank}A=r<\min(n,d)\Rightarrow\exists B^\star:\ m_{r+1}(A+B^\star)\neq0,\ "
+       r"\operatorname{rank}(A+B)\le r\Rightarrow m_{r+1}(A+B)=0",
+       "Proposition 5.1's algebraic step: failure forces the leading (r+1)-minor m_(r+1)(A + B), a polynomial in "
+       "B, to vanish, and B* = I_(r+1) - A makes it 1 (so the bad set lies in the zero set of a non-zero "
+       "polynomial). Gap: that this set is null (the literal 'Pr = 1 for absolutely continuous B') is not proved "
+       "(MathComp-Analysis 0.6.0)."),
     _L("residual_obstruction", "rank_additivity_iff", "RRO.rowspace-remark", "corrected", "general",
        r"\operatorname{rank}(X+\Delta)=\operatorname{rank}X+\operatorname{rank}\Delta\iff"
        r"\operatorname{row}X\cap\operatorname{row}\Delta=0\ \wedge\ \operatorname{col}X\cap\operatorname{col}\Delta=0",
@@ -213,9 +221,11 @@ LEMMAS: tuple[FormalLemma, ...] = (
        r"\operatorname{rank}\Bigl(\textstyle\sum_hY_hW_O^h\Bigr)\le\dim(R_1+\cdots+R_H),"
        r"\ R_h=\operatorname{row}(Y_hW_O^h)",
        "The rank of the multi-head output is at most the dimension of the sum of the heads' row spaces."),
-    _L("rank_contraction", "rank_MHA_le_H_dk", "RC.subadditivity", None, "general",
-       r"\operatorname{rank}\Bigl(\textstyle\sum_{h=1}^HY_hW_O^h\Bigr)\le Hd_k",
-       "Subadditivity: each summand has rank at most d_k, so rank(MHA(X)) <= H d_k."),
+    _L("rank_contraction", "subadditivity", "RC.subadditivity", None, "general",
+       r"\operatorname{rank}(Y_hW_O^h)\le d_k\ \forall h,\ \operatorname{rank}\Bigl(\textstyle\sum_{h=1}^HY_hW_O^h"
+       r"\Bigr)\le Hd_k",
+       "Both conjuncts of the sentence: each summand Y_h W_O^h (Y_h of d_k columns) has rank at most d_k, and by "
+       "subadditivity rank(MHA(X)) <= H d_k."),
     _L("rank_contraction", "dim_R_h_generic", "RC.prop63", "algebraic-genericity", "general",
        r"A_h\in GL_n,\ \operatorname{rank}(XW_V^h)=\min(\operatorname{rank}X,d_k),\ \operatorname{rank}W_O^h=d_k"
        r"\Rightarrow\dim R_h=\min(\operatorname{rank}X,d_k)",
@@ -324,8 +334,21 @@ LEMMAS: tuple[FormalLemma, ...] = (
        r"\mathrm{MHA}\bigl(X;W_Q^{s(h)}N_h,W_K^{s(h)}N_h^{-\top},W_V^{s(h)}G_h,G_h^{-1}W_O^{s(h)}\bigr)"
        r"=\mathrm{MHA}(X)",
        "Every element of S_H x| prod_h (GL(d_k) x GL(d_k)) (head relabelling with both gauges per head) leaves "
-       "H-head softmax attention unchanged; that these transformations form a group (the semidirect product law) "
-       "is not part of the lemma."),
+       "H-head softmax attention unchanged (the group law is act_id, act_comp, act_inv)."),
+    _L("softmax_attention", "act_id", "SYM.framework", "G-is-a-symmetry-group", "general",
+       r"(1,(I)_h,(I)_h)\cdot W=W",
+       "The identity of S_H x| prod_h (GL(d_k) x GL(d_k)) acts trivially on the weights (head by head, so no "
+       "functional extensionality)."),
+    _L("softmax_attention", "act_comp", "SYM.framework", "G-is-a-symmetry-group", "general",
+       r"(s_1,N^1,G^1)\cdot\bigl((s_2,N^2,G^2)\cdot W\bigr)=\bigl(s_1s_2,(N^2_{s_1(h)}N^1_h)_h,"
+       r"(G^2_{s_1(h)}G^1_h)_h\bigr)\cdot W,\ N^2_{s_1(h)}N^1_h,G^2_{s_1(h)}G^1_h\in GL_{d_k}",
+       "Acting twice is acting by the product, the semidirect-product law, and the product's matrices are "
+       "invertible again: the action is closed under composition."),
+    _L("softmax_attention", "act_inv", "SYM.framework", "G-is-a-symmetry-group", "general",
+       r"g^{-1}=\bigl(s^{-1},(N_{s^{-1}(h)}^{-1})_h,(G_{s^{-1}(h)}^{-1})_h\bigr):\ g\cdot(g^{-1}\cdot W)=W="
+       r"g^{-1}\cdot(g\cdot W)",
+       "Every element has an inverse in the set (its matrices invertible), on both sides: with act_id and act_comp "
+       "the transformations W -> g . W form a group acting on the weights."),
     _L("softmax_attention", "softmax_row_stochastic", "DONG.row-stochastic", None, "general",
        r"\exp>0,\ m>0\Rightarrow\operatorname{softmax}(S)_{ij}>0,\ \operatorname{softmax}(S)\mathbf 1=\mathbf 1",
        "Softmax built from any exp with exp(a) > 0 (a hypothesis) on any ordered field is strictly "
@@ -372,7 +395,8 @@ LEMMAS: tuple[FormalLemma, ...] = (
        "Row scaling can lower the affine rank only when sigma lies in col(X~), for every X~ (so for X~ = X P) "
        "and every sigma of non-zero entries (the standard deviations among them)."),
     _L("rn_steps", "arank_LN_never_hinders", "RN.neither-helps-nor-hinders", "never-hinders", "general",
-       rf"n>0,\ {_H1},\ {_H2},\ {_H3},\ {_H4}\Rightarrow\operatorname{{arank}}\mathrm{{LN}}(X)\ge\operatorname{{arank}}X",
+       rf"n>0,\ {_H1},\ {_H2},\ {_H3},\ {_H4}\Rightarrow\operatorname{{arank}}\mathrm{{LN}}(X)\ge"
+       r"\operatorname{arank}X",
        "Under H1-H4 LayerNorm never lowers the affine rank (sigma any vector of non-zero scalars, Gamma any "
        "invertible matrix; n > 0, as arank needs a row)."),
     _L("rank_neutrality", "zero_bias_rank", "RN.transparent-H1-H2", "matrix-rank-H3-zero-bias", "general",
@@ -396,13 +420,13 @@ LEMMAS: tuple[FormalLemma, ...] = (
        r"\operatorname{rank}(X+\Delta)\le\operatorname{rank}X",
        "'... and not conversely': for every n >= 1, d >= 2 some Delta leaves row(X) without raising the rank "
        "(X = e_1 f_1^T, Delta = e_1 (f_2 - f_1)^T)."),
-    _L("genericity", "rowspace_perturbations_proper", "RRO.remark-iii-generic", None, "general",
+    _L("genericity", "rowspace_perturbations_proper", "RRO.remark-iii-generic", "algebraic-genericity", "general",
        r"\operatorname{rank}X<\min(n,d)\Rightarrow\{\Delta:\operatorname{row}\Delta\subseteq\operatorname{row}X\}"
        r"\text{ is a subspace of dimension }n\operatorname{rank}X<nd",
        "The set of Delta with row(Delta) in row(X) is a linear subspace of the n x d matrices of dimension "
        "n rank X < n d (a proper linear, so algebraic, set); that such a set is Lebesgue-null is not proved "
        "(MathComp-Analysis lacks it); X != 0 is not needed."),
-    _L("genericity", "residual_rank_generic", "RRO.only-increase", None, "general",
+    _L("genericity", "residual_rank_generic", "RRO.only-increase", "algebraic-genericity", "general",
        r"\exists L,R:\ \det(LXR)\neq0,\ \operatorname{rank}(X+\Delta)<\operatorname{rank}X\Rightarrow"
        r"\det(L(X+\Delta)R)=0",
        "'Generic' read algebraically (the paper's 'proper algebraic subset'): a rank drop forces the polynomial "
@@ -414,9 +438,10 @@ LEMMAS: tuple[FormalLemma, ...] = (
        "For every shape (not only those checked) some weights give rank 2: W_Q = W_K = 0 (uniform attention "
        "J/n), head 1 maps f_1 to f_2, the other heads W_V = 0; softmax from any exp with exp(0) != 0 on any "
        "ordered field."),
-    _L("residual_witness", "wo_choice_generic", "RRO.witness-wo-choice", "corrected", "general",
-       r"\operatorname{row}\mathrm{MHA}(X^\star)\subseteq\operatorname{span}f_1\Rightarrow p(W_V,W_O)=0,\ "
-       r"p=\mathrm{MHA}(X^\star)_{12};\ \exists W:\ (W_O^{(1)})_{12}\neq0,\ p(W)\neq0",
+    _L("residual_witness", "wo_choice_generic", "RRO.witness-wo-choice", "algebraic-genericity", "general",
+       r"n\ge1,\ d\ge2,\ d_k,H\ge1,\ \exp>0,\ W_Q,W_K\text{ fixed}:\ \operatorname{row}\mathrm{MHA}(X^\star)\subseteq"
+       r"\operatorname{span}f_1\Rightarrow p(W_V,W_O)=0,\ p=\mathrm{MHA}(X^\star)_{12};\ \exists W:\ "
+       r"(W_O^{(1)})_{12}\neq0,\ p(W)\neq0",
        "'Generic W_V, W_O' read algebraically, for every fixed W_Q, W_K (softmax from any exp > 0): MHA(X*) "
        "staying in span(f_1) forces the polynomial p(W_V, W_O) = MHA(X*)_12 to vanish, and p != 0 at a witness "
        "with (W_O^(1))_12 = 1, every n >= 1, d >= 2. Gap: the zero set of a non-zero polynomial being "
@@ -428,7 +453,7 @@ LEMMAS: tuple[FormalLemma, ...] = (
        r"W_V^h=0\ \forall h\Rightarrow\operatorname{rank}(X+\mathrm{MHA}(X))=\operatorname{rank}X",
        "With every W_V = 0 the attention output vanishes and the residual map is the identity: no rank increase."),
     # --- section 6.1 (genericity.v, head_rank.v, bert_config.v) ----------------------------------------
-    _L("genericity", "generic_WV", "RC.generic-wv", None, "general",
+    _L("genericity", "generic_WV", "RC.generic-wv", "algebraic-genericity", "general",
        r"\exists L,R,W^\star:\ \det(LXW^\star R)\neq0,\ \operatorname{rank}(XW_V)\neq\min(\operatorname{rank}X,d_k)"
        r"\Rightarrow\det(LXW_VR)=0",
        "'Generic W_V' read algebraically: rank(X W_V) = min(rank X, d_k) fails only where the polynomial "
@@ -466,11 +491,13 @@ LEMMAS: tuple[FormalLemma, ...] = (
        r"d-\operatorname{rank}M\le3072\ \forall M\in F^{n\times768}",
        "At BERT-base's d_model = 768, d - rank MHA(X) <= 768 <= d_ff = 3072 for every n and every n x 768 "
        "matrix over any field (so for every input; no genericity needed)."),
-    _L("head_rank", "alpha_attained", "RC.alpha-range", "attained", "general",
-       r"\bigl(\forall t\in[0,1]\ \exists M\in R^{d_k\times d_k}:\ \alpha(M)=t\bigr)\iff d_k\ge2",
-       "With alpha_range (alpha in [0, 1]) this is {alpha_h} = [0, 1] iff d_k >= 2, over a real closed field: "
-       "for d_k >= 2, M = sqrt(2 (1 - t^2)) E_11 + t (E_12 - E_21) has alpha = t; for d_k <= 1 every M is "
-       "symmetric and alpha = 0."),
+    _L("head_rank", "alpha_attained_scores", "RC.alpha-range", "attained", "general",
+       r"d\ge2:\ \bigl(\forall t\in[0,1]\ \exists W_Q,W_K\in R^{d\times d_k}:\ \alpha(W_QW_K^\top)=t\bigr)"
+       r"\iff d_k\ge2",
+       "For the paper's score matrix M = W_Q W_K^T (d x d, of rank <= d_k) over a real closed field, with d >= 2: "
+       "for d_k >= 2, M = sqrt(2 (1 - t^2)) E_11 + t (E_12 - E_21) factors through d_k columns and has alpha = t; "
+       "for d_k <= 1, M = q k^T, an antisymmetric q k^T is 0, so alpha = 1 is never reached. With alpha_range this "
+       "is {alpha_h} = [0, 1] iff d_k >= 2 (the scale 1/sqrt d_k leaves alpha unchanged)."),
     # --- section 7 (recovery_kernel.v, head_channel.v) -------------------------------------------------
     _L("recovery_kernel", "dim_ker_Phi_a_iff", "RA.main", "a-rank-condition", "general",
        r"n,H>0:\ \dim\ker\Phi_a=n(H-1)d_k\iff\operatorname{rank}W_O=d_k",
@@ -479,13 +506,15 @@ LEMMAS: tuple[FormalLemma, ...] = (
     _L("head_channel", "dim_ker_sum_heads", "RA.single-head", "whole-tuple", "general",
        _KER_SUM_HEADS,
        "n (H - 1) d_k counts the ambiguity of the whole tuple: the kernel of the head sum (reading b)."),
-    _L("recovery_kernel", "residual_stream_same_sum", "HC.mlp-cannot-remedy", "residual-stream", "general",
-       r"\textstyle\sum_hY_h=\sum_hY'_h\Rightarrow\mathrm{MLP}(X+\sum_hY_h)=\mathrm{MLP}(X+\sum_hY'_h)",
-       "On the residual stream the MLP sees X + sum_h Y_h only, so tuples with one sum give one output, for "
-       "every map MLP."),
     _L("recovery_kernel", "residual_stream_ambiguous", "HC.mlp-cannot-remedy", "residual-stream", "general",
        r"H\ge2,\ n,d>0\Rightarrow\exists(Y_h)\neq(Y'_h):\ \textstyle\sum_hY_h=\sum_hY'_h",
-       "Such pairs exist as soon as there are two heads: (E, -E, 0, ...) and 0."),
+       "Distinct tuples with one sum exist as soon as there are two heads: (E, -E, 0, ...) and 0."),
+    _L("recovery_kernel", "residual_stream_no_recovery", "HC.mlp-cannot-remedy", "residual-stream", "general",
+       r"H\ge2,\ n,d>0,\ X\text{ fixed}\Rightarrow\nexists g:\ g\bigl(X+\textstyle\sum_hY_h\bigr)=(Y_h)_h"
+       r"\ \forall(Y_h)_h",
+       "Hence no map g of the residual stream X + sum_h Y_h (the MLP among them) recovers every tuple (Y_h), X "
+       "fixed and the Y_h free; the residual stream X + MHA(X), where Y_h = A_h(X) X W_V^h depends on X, is not "
+       "covered."),
     # --- section 5.3 (layer_jacobian.v, MathComp-Analysis) ----------------------------------------------
     _L("layer_jacobian", "layer_jacobian", "MLP.layer-jacobian", None, "general",
        r"\tfrac{d}{dt}\bigl[X+A(X)XW\bigr]_{X_0+tV}\big|_{t=0}=V+(DA[V])X_0W+A_0VW",
@@ -532,14 +561,7 @@ LEMMAS: tuple[FormalLemma, ...] = (
 
 #: Proved and checked by ``make formal``, but not evidence yet: the reading each one proves is not registered
 #: (a claim-side change; see the words). formal_evidence ignores them; the registry test checks them too.
-PENDING: tuple[FormalLemma, ...] = (
-    _L("genericity", "prop51_algebraic", "RRO.prop51", "algebraic-genericity", "general",
-       r"\operatorname{rank}A=r<\min(n,d)\Rightarrow\exists B^\star:\ m_{r+1}(A+B^\star)\neq0,\ "
-       r"\operatorname{rank}(A+B)\le r\Rightarrow m_{r+1}(A+B)=0",
-       "Proposition 5.1's algebraic step: failure forces the leading (r+1)-minor m_(r+1)(A + B), a polynomial in "
-       "B, to vanish, and B* = I_(r+1) - A makes it 1. Proposed reading RRO.prop51 'algebraic-genericity' (the "
-       "literal 'Pr = 1 for absolutely continuous B' needs the null-set lemma)."),
-)
+PENDING: tuple[FormalLemma, ...] = ()
 
 
 def lemmas_for(claim: str, reading: str | None = ...) -> tuple[FormalLemma, ...]:
@@ -1076,7 +1098,8 @@ def check(lemmas: tuple[FormalLemma, ...] | list[FormalLemma] = LEMMAS,
             # two groups, queried in parallel: lemmas of files that load MathComp-Analysis (or any classical
             # library) are asked lemma by lemma; the others first through one Print Assumptions of their tuple
             classical = _classical_modules(texts)
-            groups = [[l for l in to_query if l.module not in classical], [l for l in to_query if l.module in classical]]
+            groups = [[l for l in to_query if l.module not in classical],
+                      [l for l in to_query if l.module in classical]]
             with ThreadPoolExecutor(max_workers=2) as pool:
                 answers = list(pool.map(lambda ig: _query_group(build, ig[1], try_tuple=ig[0] == 0),
                                         [(i, g) for i, g in enumerate(groups) if g]))

@@ -9,7 +9,10 @@
                         rank_contraction.dim_R_h_generic);
      RC.dff-lower-bound necessary-rank   row FFN in row W_2 and k new
                         directions => d_ff >= k;
-     RC.alpha-reciprocal symmetric-scores / antisymmetric-scores. *)
+     RC.alpha-reciprocal symmetric-scores / antisymmetric-scores;
+     RC.alpha-range attained   for d >= 2: every t in [0, 1] is
+                        alpha(W_Q W_K^T) for some W_Q, W_K in R^(d x d_k)
+                        exactly when d_k >= 2 (alpha_attained_scores). *)
 From Coq Require Import Lia.
 From mathcomp Require Import all_ssreflect all_algebra.
 From CollapseVerify Require Import rank_contraction preamble.
@@ -224,6 +227,73 @@ split=> [all | d2]; last first.
   by rewrite lt0r_neq0 // sqrtr_gt0 ltr0n.
 rewrite ltnNge; apply/negP => d1; have := all 1; rewrite ler01 Order.POrderTheory.lexx /= => /(_ isT) [M].
 by rewrite alpha_small // => /eqP; rewrite eq_sym oner_eq0.
+Qed.
+
+(* The same for the paper's score matrix M = W_Q W_K^T with W_Q, W_K in
+   R^(d x d_k) (so of rank <= d_k; the scale 1/sqrt d_k does not change
+   alpha): for d >= 2, every t in [0, 1] is attained exactly when d_k >= 2.
+   For d_k >= 2 the witness above factors through d_k columns; for d_k <= 1,
+   M = q k^T and an antisymmetric q k^T is 0, so alpha = 1 is never reached. *)
+Lemma sum_two_k (k : nat) (f : 'I_k -> R) (k0 k1 : 'I_k) : k0 != k1 ->
+  (forall j, j != k0 -> j != k1 -> f j = 0) -> \sum_j f j = f k0 + f k1.
+Proof.
+move=> ne z; rewrite (bigD1 k0) //= (bigD1 k1) 1?eq_sym //= big1 ?addr0 // => j /andP[? ?].
+exact: z.
+Qed.
+
+Lemma witness_factors (dk : nat) (i0 i1 : 'I_d) (k0 k1 : 'I_dk) (a b : R) : i0 != i1 -> k0 != k1 ->
+  exists W_Q W_K : 'M[R]_(d, dk), W_Q *m W_K^T = alpha_witness i0 i1 a b.
+Proof.
+move=> ne kne; set M := alpha_witness i0 i1 a b.
+exists (\matrix_(i, k) (((i == i0) && (k == k0))%:R + ((i == i1) && (k == k1))%:R)),
+       (\matrix_(j, k) (if k == k0 then M i0 j else if k == k1 then M i1 j else 0)).
+have kn : (k1 == k0) = false by rewrite eq_sym; apply/negbTE.
+apply/matrixP => i j; rewrite !mxE (sum_two_k kne) => [|k nk0 nk1]; last first.
+  by rewrite !mxE (negbTE nk0) (negbTE nk1) !andbF add0r mul0r.
+rewrite !mxE !eqxx kn (negbTE kne) /= !andbT !andbF /= !addr0 !add0r.
+have en : (i1 == i0) = false by rewrite eq_sym; apply/negbTE.
+have [-> | n0] := eqVneq i i0.
+  by rewrite ?eqxx ?(negbTE ne) /= ?mul1r ?mul0r ?addr0.
+have [_ | n1] := eqVneq i i1.
+  by rewrite ?eqxx ?en /= ?mul0r ?mul1r ?add0r.
+by rewrite /= ?mul0r ?addr0.
+Qed.
+
+Lemma rank_one_antisym_eq0 (q k : 'cV[R]_d) : q *m k^T = - (q *m k^T)^T -> q *m k^T = 0.
+Proof.
+move=> E; have e i j : (q *m k^T) i j = q i 0 * k j 0 by rewrite !mxE big_ord1 mxE.
+have anti i j : q i 0 * k j 0 = - (q j 0 * k i 0) by rewrite -!e {1}E !mxE.
+have diag i : q i 0 * k i 0 = 0.
+  by apply/eqP; move/eqP: (anti i i); rewrite -subr_eq0 opprK -mulr2n mulrn_eq0.
+apply/matrixP => i j; rewrite e mxE; apply/eqP; rewrite -sqrf_eq0 expr2 {2}anti.
+by rewrite mulrN [q j 0 * _]mulrC mulrACA diag mul0r oppr0.
+Qed.
+
+Lemma alpha_attained_scores (dk : nat) : (2 <= d)%N ->
+  (forall t : R, 0 <= t <= 1 -> exists W_Q W_K : 'M[R]_(d, dk), alpha (W_Q *m W_K^T) = t) <-> (2 <= dk)%N.
+Proof.
+move=> d2; split=> [all | dk2]; last first.
+  move=> t t01.
+  set i0 : 'I_d := Ordinal (ltnW d2); set i1 : 'I_d := Ordinal d2.
+  set k0 : 'I_dk := Ordinal (ltnW dk2); set k1 : 'I_dk := Ordinal dk2.
+  have [t0 t1] := andP t01.
+  have [W_Q [W_K E]] := witness_factors (Num.sqrt ((1 - t ^+ 2) *+ 2)) t (isT : i0 != i1) (isT : k0 != k1).
+  exists W_Q, W_K; rewrite E.
+  have [F2 F2'] := frob2_witness (Num.sqrt ((1 - t ^+ 2) *+ 2)) t (isT : i0 != i1).
+  have t2 : 0 <= 1 - t ^+ 2 by rewrite subr_ge0 exprn_ile1.
+  rewrite /alpha /frob F2 F2' sqr_sqrtr ?mulrn_wge0 // -mulrnDl subrK.
+  rewrite -mulr_natr sqrtrM ?sqr_ge0 // sqrtr_sqr ger0_norm // mulfK //.
+  by rewrite lt0r_neq0 // sqrtr_gt0 ltr0n.
+rewrite ltnNge; apply/negP => dk1; have := all 1; rewrite ler01 Order.POrderTheory.lexx /= => /(_ isT) [W_Q [W_K]].
+have [q [k E]] : exists q k : 'cV[R]_d, W_Q *m W_K^T = q *m k^T.
+  move: W_Q W_K; clear all; case: dk dk1 => [|[|//]] _ W_Q W_K.
+    by exists 0, 0; rewrite (thinmx0 W_Q) !mul0mx.
+  by exists W_Q, W_K.
+rewrite E; have [-> | M0] := eqVneq (q *m k^T) 0.
+  have a0 : alpha (0 : 'M[R]_d) = 0 by apply: (proj2 (proj1 (alpha_eq0_symmetric 0))); rewrite trmx0.
+  by rewrite a0 => /eqP; rewrite eq_sym oner_eq0.
+move/(proj1 (proj1 (alpha_eq1_antisymmetric M0))) => /rank_one_antisym_eq0 Z.
+by move: M0; rewrite Z eqxx.
 Qed.
 
 End AlphaAttained.

@@ -2,7 +2,8 @@
      rank(MHA(X)) = dim(R_1 + ... + R_H),  R_h = rowspace(Y^(h) W_O^(h)).
    What always holds (reading `corrected` of RC.rank-equals-sum) is the
    inequality rank(MHA(X)) <= dim(R_1 + ... + R_H); with it, the
-   subadditivity bound rank(MHA(X)) <= H d_k of the same section. *)
+   subadditivity bound rank(MHA(X)) <= H d_k of the same section, beside
+   its first step rank(Y^(h) W_O^(h)) <= d_k (lemma subadditivity). *)
 From mathcomp Require Import all_ssreflect all_algebra.
 From CollapseVerify Require Import preamble.
 Import GRing.Theory Num.Theory.
@@ -41,6 +42,15 @@ apply: leq_trans rank_MHA_le_dim_sum_R _.
 apply: leq_trans dim_sum_R_le_sum_rank _.
 rewrite -[H in (_ <= H * _)%N]card_ord -sum_nat_const.
 by apply: leq_sum => h _; exact: leq_trans (mxrankM_maxr _ _) (rank_leq_row _).
+Qed.
+
+(* RC.subadditivity, both conjuncts: "Each summand Y^(h) W_O^(h) has rank
+   <= d_k. By subadditivity, rank(MHA(X)) <= H d_k" *)
+Lemma subadditivity :
+  (forall h, \rank (Y h *m W_O h) <= d_k)%N /\ (\rank MHA <= H * d_k)%N.
+Proof.
+split; last exact: rank_MHA_le_H_dk.
+by move=> h; exact: leq_trans (mxrankM_maxr _ _) (rank_leq_row _).
 Qed.
 
 End MultiHeadRank.

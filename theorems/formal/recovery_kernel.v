@@ -5,8 +5,11 @@
      RA.main a-rank-condition   n > 0, H > 0:
                        dim ker Phi_a = n (H - 1) d_k  <=>  rank W_O = d_k;
      HC.mlp-cannot-remedy residual-stream   heads summed and the MLP fed
-                       X + sum_h Y_h: tuples with the same sum give the same
-                       MLP output (and such distinct tuples exist, H >= 2). *)
+                       X + sum_h Y_h (X fixed, the Y_h free): distinct
+                       tuples with one sum exist (H >= 2), so no map of
+                       X + sum_h Y_h recovers every tuple
+                       (residual_stream_no_recovery; that tuples with the
+                       same sum give the same MLP output is congruence). *)
 From Coq Require Import Lia.
 From mathcomp Require Import all_ssreflect all_algebra.
 From CollapseVerify Require Import head_channel preamble.
@@ -61,6 +64,18 @@ exists (fun h => if h == h0 then E else if h == h1 then - E else 0), (fun=> 0); 
 rewrite big1_eq (bigD1 h0) //= (bigD1 h1) //= big1 => [|h /andP[hh0 hh1]]; last first.
   by rewrite (negbTE hh0) (negbTE hh1).
 by rewrite addr0 subrr.
+Qed.
+
+(* HC.mlp-cannot-remedy, reading residual-stream, without the vacuous step:
+   for H >= 2 heads and non-empty outputs, no map g of the residual stream
+   X + sum_h Y_h (X fixed, the Y_h free) recovers the tuple (Y_h) for every
+   tuple; the MLP is such a map *)
+Lemma residual_stream_no_recovery (X : 'M[F]_(n, d)) : (1 < H)%N -> (0 < n)%N -> (0 < d)%N ->
+  ~ exists g : 'M[F]_(n, d) -> 'I_H -> 'M[F]_(n, d),
+      forall Y : 'I_H -> 'M[F]_(n, d), forall h, g (X + \sum_(h' < H) Y h') h = Y h.
+Proof.
+move=> H2 n0 d0 [g rec]; have [Y [Y' [[h ne] same]]] := residual_stream_ambiguous H2 n0 d0.
+by move: ne; rewrite -(rec Y h) -(rec Y' h) same eqxx.
 Qed.
 
 End ResidualStream.

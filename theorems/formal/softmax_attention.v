@@ -12,7 +12,10 @@
                             leaves MHA unchanged;
      SYM.framework          the group S_H x| prod_h (GL(d_k) x GL(d_k))
                             (head relabelling, query-key and value-output
-                            gauges together) leaves MHA unchanged. *)
+                            gauges together) leaves MHA unchanged, and its
+                            action on the weights is a group action
+                            (identity, the semidirect-product law,
+                            inverses; act_id, act_comp, act_inv). *)
 From mathcomp Require Import all_ssreflect fingroup perm all_algebra.
 From CollapseVerify Require Import dong_collapse preamble.
 Import GRing.Theory Num.Theory.
@@ -118,6 +121,66 @@ Proof.
 move=> uN uG /=; rewrite /MHA [RHS](reindex_inj (@perm_inj _ s)) /=.
 apply: eq_bigr => h _; rewrite scores_query_key_gauge //.
 by rewrite -!mulmxA mulKVmx.
+Qed.
+
+(* ... and these transformations form a group acting on the weights (the
+   group law of S_H x| prod_h (GL(d_k) x GL(d_k)), componentwise, so no
+   functional extensionality is needed): the identity (1, (I)_h, (I)_h) acts
+   trivially; acting by (s2, N2, G2) and then by (s1, N1, G1) is acting by
+   the product (s1 s2, (N2_(s1 h) N1_h)_h, (G2_(s1 h) G1_h)_h), whose matrices
+   are invertible again; (s^-1, (N_(s^-1 h)^-1)_h, (G_(s^-1 h)^-1)_h) is an
+   inverse on both sides. *)
+Lemma invmx_mulmx m (A B : 'M[F]_m) :
+  A \in unitmx -> B \in unitmx -> invmx (A *m B) = invmx B *m invmx A.
+Proof.
+move=> uA uB; have uAB : A *m B \in unitmx by rewrite unitmx_mul uA.
+rewrite -[RHS](mulKmx uAB) -!mulmxA (mulmxA B) mulmxV // mul1mx mulmxV //.
+by rewrite mulmx1.
+Qed.
+
+(* two weight tuples are equal head by head *)
+Definition same_weights (W W' : ('I_H -> 'M[F]_(d_model, d_k)) * ('I_H -> 'M[F]_(d_model, d_k))
+                                 * ('I_H -> 'M[F]_(d_model, d_k)) * ('I_H -> 'M[F]_(d_k, d_model))) :=
+  let: (Q, K, V, Wo) := W in let: (Q', K', V', Wo') := W' in
+  forall h, [/\ Q h = Q' h, K h = K' h, V h = V' h & Wo h = Wo' h].
+
+Lemma act_id W_Q W_K W_V W_O :
+  same_weights (act 1 (fun=> 1%:M) (fun=> 1%:M) W_Q W_K W_V W_O) (W_Q, W_K, W_V, W_O).
+Proof. by move=> h; rewrite perm1 invmx1 trmx1 !mulmx1 mul1mx. Qed.
+
+Lemma act_comp (s1 s2 : 'S_H) (N1 G1 N2 G2 : 'I_H -> 'M[F]_d_k) W_Q W_K W_V W_O :
+  (forall h, N1 h \in unitmx) -> (forall h, G1 h \in unitmx) ->
+  (forall h, N2 h \in unitmx) -> (forall h, G2 h \in unitmx) ->
+  (forall h, N2 (s1 h) *m N1 h \in unitmx /\ G2 (s1 h) *m G1 h \in unitmx) /\
+  let: (Q, K, V, Wo) := act s2 N2 G2 W_Q W_K W_V W_O in
+  same_weights (act s1 N1 G1 Q K V Wo)
+               (act (s1 * s2) (fun h => N2 (s1 h) *m N1 h) (fun h => G2 (s1 h) *m G1 h) W_Q W_K W_V W_O).
+Proof.
+move=> uN1 uG1 uN2 uG2; split=> [h | h]; first by rewrite !unitmx_mul uN1 uG1 uN2 uG2.
+rewrite permM !mulmxA invmx_mulmx // invmx_mulmx // trmx_mul; split=> //.
+by rewrite mulmxA.
+Qed.
+
+Lemma act_inv (s : 'S_H) (N G : 'I_H -> 'M[F]_d_k) W_Q W_K W_V W_O :
+  (forall h, N h \in unitmx) -> (forall h, G h \in unitmx) ->
+  (forall h, invmx (N ((s^-1)%g h)) \in unitmx /\ invmx (G ((s^-1)%g h)) \in unitmx) /\
+  (let: (Q, K, V, Wo) := act (s^-1)%g (fun h => invmx (N ((s^-1)%g h))) (fun h => invmx (G ((s^-1)%g h)))
+                            W_Q W_K W_V W_O in
+   same_weights (act s N G Q K V Wo) (W_Q, W_K, W_V, W_O)) /\
+  (let: (Q, K, V, Wo) := act s N G W_Q W_K W_V W_O in
+   same_weights (act (s^-1)%g (fun h => invmx (N ((s^-1)%g h))) (fun h => invmx (G ((s^-1)%g h))) Q K V Wo)
+                (W_Q, W_K, W_V, W_O)).
+Proof.
+move=> uN uG; split; first by move=> h; rewrite !unitmx_inv.
+split=> h; rewrite ?permK ?permKV !invmxK; split.
+- by rewrite mulmxKV.
+- by rewrite -mulmxA -trmx_mul mulVmx ?trmx1 ?mulmx1.
+- by rewrite mulmxKV.
+- by rewrite mulKmx.
+- by rewrite mulmxK.
+- by rewrite -mulmxA -trmx_mul mulmxV ?trmx1 ?mulmx1.
+- by rewrite mulmxK.
+- by rewrite mulKVmx.
 Qed.
 
 End MultiHeadSoftmax.

@@ -386,7 +386,6 @@ claim(
 
 def barycentric(points: list, p) -> list | None:
     """Barycentric coordinates of p w.r.t. affinely independent points (exact), or None."""
-    k = len(points)
     A = sympy.Matrix([[*pt, 1] for pt in points]).T
     b = sympy.Matrix([*p, 1])
     try:
@@ -469,7 +468,7 @@ def _stochastic_rows(ctx):
         P = sympy.Matrix(n, n, lambda i, j: Rational(rng.randint(0, 5)))
         for i in range(n):
             s = sum(P.row(i))
-            P[i, :] = P.row(i) / s if s else sympy.Matrix(1, n, lambda a, j: Rational(1, n))
+            P[i, :] = P.row(i) / s if s else sympy.Matrix(1, n, lambda a, j, n=n: Rational(1, n))
         D = sympy.Matrix(n, d, lambda i, j: Rational(rng.randint(-9, 9)))
         yield "all", "", {"P": P, "D": D}
 
@@ -670,8 +669,9 @@ claim(
     statement=r"\|P^lX^{(0)}-\mathbf 1x^\top\|\le|\lambda_2|^l\|X^{(0)}-\mathbf 1x^\top\|\ \forall l",
     hypotheses=("P fixed, row-stochastic",), conclusion="geometric bound with constant 1", regimes=("all",),
     checks=[_markov_literal],
-    readings=[Reading("two-by-two", r"n=2:\ \text{the bound holds with equality}",
-                      hypotheses={"P row-stochastic": lambda v: _is_row_stochastic(v["P"])},
+    readings=[Reading("two-by-two", r"n=2,\ P\neq I:\ \text{the bound holds with equality}",
+                      hypotheses={"P row-stochastic": lambda v: _is_row_stochastic(v["P"]),
+                                  "P != I (a + b != 0)": lambda v: v["P"] != sympy.eye(2)},
                       conclusion=("2 x 2 stochastic P (P^l = 1 pi^T + lambda^l (I - 1 pi^T)): the bound holds",
                                   lambda v: markov_bound_holds(v["P"], v["X0"])[0]),
                       instances=TWO_BY_TWO,
@@ -698,8 +698,9 @@ claim(
     quote="Solving this cubic recurrence demonstrates that the residual norm decays according to: "
           r"$\|R^{(l)}\|_F \le \frac{1}{\sqrt{C}} \left( \sqrt{C} \|R^{(0)}\|_F \right)^{3^l}$",
     depends_on=("DONG.cubic-constant",),
-    statement=r"r_{l+1}\le Cr_l^3\Rightarrow r_l\le C^{-1/2}(\sqrt Cr_0)^{3^l}",
-    hypotheses=("the cubic recurrence",), conclusion="the closed form", regimes=("all",),
+    statement=r"C>0,\ r_l=\|R^{(l)}\|_F,\ r_{l+1}\le Cr_l^3\ \forall l\Rightarrow r_l\le C^{-1/2}(\sqrt Cr_0)^{3^l}",
+    hypotheses=("C > 0", "r_l = ||R^(l)||_F (so r_l >= 0)", "the cubic recurrence"), conclusion="the closed form",
+    regimes=("all",),
     checks=[cubic_solution], chapter="dong_collapse",
     notion="residual: ||R^(l)||_F",
 )

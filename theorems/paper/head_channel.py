@@ -232,7 +232,7 @@ claim(
         ("Phi_a has a non-trivial kernel (nullity from its matrix)",
          lambda v: map_nullity(lambda Ys: Phi_a(Ys, v["W_O"]), v["n"], v["H"], v["d_k"]) > 0))],
     readings=[
-        Reading("b-no-output-projection", r"\ker\bigl[(Y_h)_h\mapsto\textstyle\sum_hY_h\bigr]=n(H-1)d_k>0\ (H\ge2)",
+        Reading("b-no-output-projection", r"\dim\ker\bigl[(Y_h)_h\mapsto\textstyle\sum_hY_h\bigr]=n(H-1)d_k\ (H\ge1)",
                 hypotheses={}, conclusion=sum_map_nullity_is_formula, instances=SUM_SHAPES, regimes=("all",),
                 same_as="RA.main:b-no-output-projection",
                 checks=[lambda ctx: [proof_evidence((3,), "dim ker Phi_b = n (H - 1) d_k")]],
@@ -363,11 +363,13 @@ claim(
                       note="the premise the headline needs (a collision exists) made a hypothesis; R is a fixed term, "
                            "so the residual stream X + MHA(X), where Y_h depends on X, is not covered"),
               Reading("residual-stream",
-                      r"\text{heads summed, MLP sees }X+\textstyle\sum_hY_h:\ \text{pairs identified by the sum "
-                      r"give equal MLP outputs}",
+                      r"H\ge2,\ n,d>0,\ X\text{ fixed}:\ \exists(Y_h)\neq(Y'_h),\ \textstyle\sum_hY_h=\sum_hY'_h,"
+                      r"\ \text{so }\nexists g:\ g\bigl(X+\sum_hY_h\bigr)=(Y_h)_h\ \forall(Y_h)_h",
                       hypotheses={"a collision exists": _collision}, conclusion=_mlp_agrees, instances=MLP_B,
                       regimes=("all",),
-                      note="the residual adds X before the MLP; the sum still identifies (Y_h) up to ker Phi")],
+                      note="the residual adds X before the MLP; the sum still identifies (Y_h) up to ker Phi. X is "
+                           "fixed and the Y_h free: the residual stream X + MHA(X), where Y_h = A_h(X) X W_V^h "
+                           "depends on X, is not covered")],
     chapter="head_channel",
     notion="exact-rank: kernel dimensions over Q",
 )
@@ -386,7 +388,7 @@ def _full_rank_yet_ambiguous():
         T = head_terms(X, heads)
         W = Matrix.vstack(*[WO for _, _, WO in heads])
         if rank(sum(T[1:], T[0])) == 2:
-            return rank(sum(T[1:], T[0])), kernel_dim_a(3, 2, 2, W), map_nullity(lambda Ys: Phi_a(Ys, W), 3, 2, 2)
+            return rank(sum(T[1:], T[0])), kernel_dim_a(3, 2, 2, W), map_nullity(lambda Ys, W=W: Phi_a(Ys, W), 3, 2, 2)
     return None
 
 

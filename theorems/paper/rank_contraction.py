@@ -349,7 +349,11 @@ claim(
     regimes=("n<d", "n=d", "n>d"),
     hypotheses=(), conclusion="",
     checks=[lambda ctx: [_proof((0,), "alpha in [0, 1]")]],
-    readings=[Reading("attained", r"\{\alpha_h\}=[0,1]\iff d_k\ge2", checks=[_alpha_range_attained])],
+    readings=[Reading("attained", r"d\ge2:\ \bigl(\forall t\in[0,1]\ \exists W_Q,W_K\in\mathbb R^{d\times d_k}:\ "
+                                  r"\alpha(W_QW_K^\top)=t\bigr)\iff d_k\ge2",
+                      checks=[_alpha_range_attained],
+                      note="alpha of the score matrix M = W_Q W_K^T (rank <= d_k; the scale 1/sqrt d_k does not "
+                           "change alpha); with the literal (alpha in [0, 1]) it says {alpha_h} = [0, 1] iff d_k >= 2")],
     chapter="rank_contraction",
 )
 
@@ -627,7 +631,14 @@ claim(
     readings=[Reading("every-W_V", r"\forall W_V:\ \operatorname{rank}(XW_V)=\min(\operatorname{rank}X,d_k)",
                       hypotheses={"d_k >= 2": lambda v: v["d_k"] >= 2, "rank X >= 2": lambda v: rank(v["X"]) >= 2},
                       conclusion=_wv_rank, instances=RANK_ONE_WV, form="universal",
-                      note="the edge: a rank-deficient W_V")],
+                      note="the edge: a rank-deficient W_V"),
+              Reading("algebraic-genericity",
+                      r"\exists L,R,W^\star:\ p(W_V)=\det(LXW_VR),\ p(W^\star)\neq0,\ \{W_V:\operatorname{rank}(XW_V)"
+                      r"\neq\min(\operatorname{rank}X,d_k)\}\subseteq\{p=0\}",
+                      checks=[], form="universal",
+                      note="'generic W_V' read algebraically: the bad set lies in the zero set of a non-zero "
+                           "polynomial in W_V; that this zero set is Lebesgue-null (the literal's 'generic') is a "
+                           "cited lemma, not proved here")],
     chapter="rank_contraction",
 )
 
@@ -848,6 +859,16 @@ def _invertible_attention(v) -> bool:
     return rank(exact_softmax(v["X"], v["heads"][0][0])) == v["X"].shape[0]
 
 
+def _wv_generic_rank(v) -> bool:
+    """rank(X W_V) = min(rank X, d_k) (the premise 'generic W_V' of Prop 6.3, stated algebraically)"""
+    return rank(v["X"] * v["heads"][0][1]) == min(rank(v["X"]), v["d_k"])
+
+
+def _wo_full_row_rank(v) -> bool:
+    """rank W_O = d_k (the premise 'generic W_O of rank d_k')"""
+    return rank(v["heads"][0][2]) == v["d_k"]
+
+
 def _dim_is_dk(v) -> bool:
     """dim R_h = d_k"""
     return _ranks(v)["rank_T"][0] == v["d_k"]
@@ -893,11 +914,24 @@ claim(
     statement=r"\dim R_h=d_k\ \text{for every head}",
     hypotheses={"generic head (invertible attention)": _invertible_attention}, conclusion=_dim_is_dk,
     instances=RANK_BELOW_DK, regimes=("n<d", "n=d", "n>d"), form="generic", generic=DIM_DK_SPACE, notion="exact-rank",
-    readings=[Reading("rank-X-at-least-d_k", r"\operatorname{rank}X\ge d_k\Rightarrow\dim R_h=d_k",
+    readings=[Reading("rank-X-at-least-d_k",
+                      r"A_h\in GL_n,\ \operatorname{rank}(XW_V)=\min(\operatorname{rank}X,d_k),\ "
+                      r"\operatorname{rank}W_O=d_k,\ \operatorname{rank}X\ge d_k\Rightarrow\dim R_h=d_k",
+                      hypotheses={"rank X >= d_k": lambda v: rank(v["X"]) >= v["d_k"],
+                                  "generic head (invertible attention)": _invertible_attention,
+                                  "rank(X W_V) = min(rank X, d_k)": _wv_generic_rank,
+                                  "rank W_O = d_k": _wo_full_row_rank},
+                      conclusion=_dim_is_dk, instances=RANK_DK, form="universal",
+                      note="Prop 6.3 gives min(rank X, d_k): d_k needs rank X >= d_k; here Prop 6.3's genericity is "
+                           "stated as its premises (invertible attention, generic-rank W_V, full-row-rank W_O), as in "
+                           "RC.prop63 algebraic-genericity"),
+              Reading("generic-weights", r"\operatorname{rank}X\ge d_k\Rightarrow\dim R_h=d_k\ \text{for a.e. head "
+                                         r"weights}",
                       hypotheses={"rank X >= d_k": lambda v: rank(v["X"]) >= v["d_k"],
                                   "generic head (invertible attention)": _invertible_attention},
                       conclusion=_dim_is_dk, instances=RANK_DK, generic=DIM_DK_SPACE,
-                      note="Prop 6.3 gives min(rank X, d_k): d_k needs rank X >= d_k")],
+                      note="the same repair read as the paper does, for almost every head weight (X fixed): decided "
+                           "on the drawn heads, failures probed")],
     chapter="rank_contraction",
 )
 

@@ -956,7 +956,7 @@ claim(
     statement=r"H3\Rightarrow\operatorname{arank}(M\operatorname{diag}\gamma+\mathbf 1\beta^\top)=\operatorname{arank}M\ \forall M,\beta",
     hypotheses=given("H3"), conclusion=_step3_on, instances=POOL, regimes=("n<d", "n=d", "n>d"),
     checks=[lambda ctx: [proof_evidence(uses=(2, 3), what="[M Gamma + 1 beta^T | 1] = [M | 1] diag(Gamma, 1) C")]],
-    readings=[Reading("without-H3", r"\exists X:\ \gamma_1=0\Rightarrow\operatorname{arank}(X\operatorname{diag}\gamma)<\operatorname{arank}X",
+    readings=[Reading("without-H3", r"n\ge2,\ d\ge1,\ \gamma_1=0\Rightarrow\exists X:\ \operatorname{arank}(X\operatorname{diag}\gamma)<\operatorname{arank}X",
                       checks=[_step3_zero_gamma_witness], form="existential", regimes=("all",),
                       note="the edge: H3 is needed (a zero gamma_j projects out a coordinate)")],
     chapter="rank_neutrality",

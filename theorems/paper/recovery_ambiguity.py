@@ -219,7 +219,7 @@ claim(
     hypotheses={"standard MHA": standard_mha, "W_O known": w_o_known},
     conclusion=("ambiguity n(H-1)d_k", _nullity_a_is_n_H_minus_1_dk), instances=W_O_KNOWN, regimes=("generic-weights",),
     checks=[GENERIC_W_O.decide({}, (_ra_literal_text(), _nullity_a_is_n_H_minus_1_dk))],
-    readings=[Reading("b-no-output-projection", r"\dim\ker\bigl[(Y_h)\mapsto\textstyle\sum_hY_h\bigr]=n(H-1)d_k",
+    readings=[Reading("b-no-output-projection", r"\dim\ker\bigl[(Y_h)\mapsto\textstyle\sum_hY_h\bigr]=n(H-1)d_k\ (H\ge1)",
                       hypotheses={}, conclusion=sum_map_nullity_is_formula, instances=SUM_SHAPES, regimes=("all",),
                       checks=[_ra_reading_b], note="the number is exactly this reading's kernel dimension"),
               Reading("ii-weights-unknown",
@@ -295,14 +295,14 @@ def _pgop_ambiguity(ctx) -> list[Evidence]:
             continue
         W = random_int_matrix(rng, HH * dk, dd)
         gates = [[Rational(rng.choice([1, 2, -1, 3])) for _ in range(nn)] for _ in range(HH)]
-        base_a = map_nullity(lambda Ys: Phi_a(Ys, W), nn, HH, dk)
-        pg_a = map_nullity(lambda Ys: Phi_a_gated(Ys, W, gates), nn, HH, dk)
+        base_a = map_nullity(lambda Ys, W=W: Phi_a(Ys, W), nn, HH, dk)
+        pg_a = map_nullity(lambda Ys, W=W, gates=gates: Phi_a_gated(Ys, W, gates), nn, HH, dk)
         base_b = map_nullity(lambda Ys: sum(Ys[1:], Ys[0]), nn, HH, dk)
-        pg_b = map_nullity(lambda Ys: Phi_b_gated(Ys, gates), nn, HH, dk)
+        pg_b = map_nullity(lambda Ys, gates=gates: Phi_b_gated(Ys, gates), nn, HH, dk)
         total += 1
         same += (base_a == pg_a) and (base_b == pg_b)
         gates[0][0] = Rational(0)
-        grows += map_nullity(lambda Ys: Phi_a_gated(Ys, W, gates), nn, HH, dk) >= base_a
+        grows += map_nullity(lambda Ys, W=W, gates=gates: Phi_a_gated(Ys, W, gates), nn, HH, dk) >= base_a
     return [exact_instances(f"diag(g_h) gates known and non-zero shrink the kernel dimension (unchanged on {same}/"
                             f"{total} shapes; a zero gate never shrinks it: {grows}/{total}): per token the gated "
                             "system has the same rank", met=total, held=total - same,
@@ -359,7 +359,7 @@ claim(
     statement=r"\dim\{Y_1:\exists Y_2..Y_H,\ \textstyle\sum_hY_h=M\}-\text{ambiguity}=n(H-1)d_k",
     hypotheses=("heads summed (reading b)",), conclusion="single-head ambiguity n(H-1)d_k", regimes=("H=2", "H>=3"),
     checks=[SINGLE_HEAD.decide({}, _single_head_is_n_H_minus_1_dk)],
-    readings=[Reading("whole-tuple", r"\dim\ker\Phi_b=n(H-1)d_k",
+    readings=[Reading("whole-tuple", r"\dim\ker\Phi_b=n(H-1)d_k\ (H\ge1)",
                       hypotheses={}, conclusion=("nullity of the sum map (from its matrix) = n (H - 1) d_k",
                                                  sum_map_nullity_is_formula),
                       instances=WHOLE_TUPLE, regimes=("all",), same_as="RA.main:b-no-output-projection",

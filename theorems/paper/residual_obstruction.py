@@ -395,7 +395,14 @@ claim(
                       r"|\operatorname{rank}A-\operatorname{rank}B|\le\operatorname{rank}(A+B)\le"
                       r"\operatorname{rank}A+\operatorname{rank}B",
                       hypotheses={}, conclusion=_rank_bounds, instances=PROP51, form="universal",
-                      note="the deterministic first line of Prop 5.1")],
+                      note="the deterministic first line of Prop 5.1"),
+              Reading("algebraic-genericity",
+                      r"\operatorname{rank}A=r<\min(n,d)\Rightarrow\exists B^\star:\ m_{r+1}(A+B^\star)\neq0,\ "
+                      r"\{B:\operatorname{rank}(A+B)\le r\}\subseteq\{m_{r+1}(A+B)=0\}",
+                      checks=[], form="universal",
+                      note="the proof's algebraic step: the bad set lies in the zero set of the leading "
+                           "(r+1)-minor, a polynomial in B that is not identically zero; that this zero set is null "
+                           "for an absolutely continuous B (the literal) is a cited lemma, not proved here")],
     chapter="residual_obstruction",
 )
 
@@ -742,11 +749,19 @@ claim(
     quote="and is itself generic: its negation defines an algebraic variety of Lebesgue measure zero, recovered as a "
           "special case of the argument above",
     depends_on=("RRO.prop51",),
-    statement=r"\operatorname{rank}X<\min(n,d)\Rightarrow\{\Delta:\operatorname{row}\Delta\subseteq\operatorname{row}X\}"
-              r"\ \text{is a linear subspace of dimension }n\operatorname{rank}X<nd",
+    # the sentence's measure statement; its algebraic half (the dimension count) is the reading algebraic-genericity
+    statement=r"\operatorname{rank}X<\min(n,d)\Rightarrow\lambda\bigl(\{\Delta:\operatorname{row}\Delta\subseteq"
+              r"\operatorname{row}X\}\bigr)=0\ \text{(a linear subspace of dimension }n\operatorname{rank}X<nd)",
     hypotheses={"rank X < min(n, d)": lambda X: rank(X) < min(X.shape), "X != 0": lambda X: rank(X) > 0},
     conclusion=_negation_is_proper, instances=DEFICIENT_X, regimes=("n<d", "n=d", "n>d"),
-    readings=[Reading("any-X", r"\forall X:\ \{\Delta:\operatorname{row}\Delta\subseteq\operatorname{row}X\}\ \text{is null}",
+    readings=[Reading("algebraic-genericity",
+                      r"\operatorname{rank}X<\min(n,d)\Rightarrow\{\Delta:\operatorname{row}\Delta\subseteq"
+                      r"\operatorname{row}X\}\ \text{is a linear subspace of dimension }n\operatorname{rank}X<nd",
+                      hypotheses={"rank X < min(n, d)": lambda X: rank(X) < min(X.shape)},
+                      conclusion=_negation_is_proper, instances=DEFICIENT_X,
+                      note="the algebraic statement (a proper linear, so algebraic, subset); the literal adds that "
+                           "such a subspace is Lebesgue-null, a cited fact of measure theory, not proved here"),
+              Reading("any-X", r"\forall X:\ \{\Delta:\operatorname{row}\Delta\subseteq\operatorname{row}X\}\ \text{is null}",
                       hypotheses={"rank X = min(n, d)": lambda X: rank(X) == min(X.shape),
                                   "X != 0": lambda X: rank(X) > 0},
                       conclusion=_negation_is_proper, instances=GENERIC_X,
@@ -879,6 +894,14 @@ claim(
                                       measure="Lebesgue on (W_V, W_O)", fixed="W_Q = 0 (uniform attention), X*"),
                       condition="the choice of W_O alone ensures nothing: W_V^(1) may kill e_1 (the stored instance) "
                                 "or heads may cancel; generic W_V, W_O are needed"),
+    readings=[Reading("algebraic-genericity",
+                      r"n\ge1,\ d\ge2,\ d_k,H\ge1,\ \exp>0,\ W_Q,W_K\text{ fixed}:\ \{(W_V,W_O):\operatorname{row}"
+                      r"\mathrm{MHA}(X^\star)\subseteq\operatorname{span}f_1\}\subseteq\{p=0\},\ p=\mathrm{MHA}"
+                      r"(X^\star)_{12},\ p\neq0\text{ at some }(W_V,W_O)\text{ with }(W_O^{(1)})_{12}\neq0",
+                      checks=[],
+                      note="the corrected reading's 'generic W_V, W_O' read algebraically: the bad set lies in the "
+                           "zero set of p (bilinear in W_V, W_O for fixed attention), which is not identically zero; "
+                           "that this zero set is Lebesgue-null is a cited lemma, not proved here")],
     notion="exact-rank", chapter="residual_obstruction",
 )
 
@@ -1316,7 +1339,14 @@ claim(
                       hypotheses={}, conclusion=_rank_kept,
                       instances=replace(INCREMENTS.only_stored(), arithmetic=_ARITH + " (2^k softmax)"),
                       counterexamples=("DONG.skip-full-rank",), form="universal",
-                      regimes=("all",), note="the edge: degenerate weights (W_V W_O = c I) can lower the rank")],
+                      regimes=("all",), note="the edge: degenerate weights (W_V W_O = c I) can lower the rank"),
+              Reading("algebraic-genericity",
+                      r"\exists L,R:\ p(\Delta)=\det(L(X+\Delta)R),\ p(0)\neq0,\ \{\Delta:\operatorname{rank}(X+\Delta)"
+                      r"<\operatorname{rank}X\}\subseteq\{p=0\}",
+                      checks=[], form="universal",
+                      note="'generic' read algebraically: the bad set lies in the zero set of a non-zero polynomial "
+                           "in Delta; that this zero set is Lebesgue-null (what makes it the literal's 'almost "
+                           "every') is a cited lemma, not proved here")],
     chapter="residual_obstruction",
 )
 
@@ -1443,8 +1473,10 @@ claim(
     id="MLP.layer-jacobian", section="§5.3, proof of the first-order proposition",
     quote="Df_l(X_0) = I + D[MHA](X_0), ... D[Y^(h) W_O^(h)](X_0)[δX] = (D[A^(h)](X_0)[δX]) X_0 W_V^(h) "
           "W_O^(h) + A_0^(h) (δX) W_V^(h) W_O^(h)",
-    statement=r"\tfrac{d}{dt}\bigl[X+A(X)XW\bigr]_{X_0+tV}=V+(DA[V])X_0W+A_0VW",
-    hypotheses=("attention + residual",), conclusion="the product rule", regimes=("all",),
+    # one head (W = W_V W_O): the quoted per-head term D[Y^(h) W_O^(h)], inside Df_l = I + D[MHA] for H = 1; the
+    # sum over H heads (linearity of D) is not what is checked or proved
+    statement=r"H=1:\ \tfrac{d}{dt}\bigl[X+A(X)XW\bigr]_{X_0+tV}=V+(DA[V])X_0W+A_0VW,\ W=W_VW_O",
+    hypotheses=("attention + residual, one head",), conclusion="the product rule", regimes=("all",),
     checks=[lambda ctx: [derivation([ProofStep(r"\tfrac{d}{dt}[X+A(X)XW]=V+(DA[V])X_0W+A_0VW",
                                                "symbolic in X0 and V (2 x 2, one head, softmax kept as exp)",
                                                "identity", layer_jacobian_matches)], "the layer Jacobian")]],

@@ -237,7 +237,10 @@ claim(
     depends_on=("SYM.head-permutation", "SYM.value-output-gauge", "SYM.query-key-gauge", "SYM.token-permutation", "SYM.ln-shift-scale"),
     statement=r"\text{rank collapse (depth, width), head-channel non-identifiability, entropy collapse are }G\text{-orbits}",
     hypotheses=(), conclusion="orbits", regimes=("all",), checks=[_framework],
-    readings=[Reading("G-is-a-symmetry-group", r"G=S_H\ltimes\prod_h(GL(d_k)\times GL(d_k))\ \text{leaves MHA invariant}",
+    readings=[Reading("G-is-a-symmetry-group",
+                      r"G=S_H\ltimes\prod_h(GL(d_k)\times GL(d_k))\text{ acts on the weights by }(s,N,G)\cdot W="
+                      r"(W_Q^{s(h)}N_h,W_K^{s(h)}N_h^{-\top},W_V^{s(h)}G_h,G_h^{-1}W_O^{s(h)})_h\text{ (identity, "
+                      r"composition by the semidirect-product law, inverses) and leaves MHA invariant}",
                       checks=[_framework_invariances]),
               Reading("head-channel-is-an-orbit", r"\ker\Phi_b\ \text{is a }G\text{-orbit}",
                       checks=[_framework_hc_not_orbit], notion="exact-rank: kernel dimensions over Q")],
