@@ -296,8 +296,14 @@ def _ball(a: flint.arb, digits: int) -> tuple[dict, list[str]]:
     m, r = (m.strip() or "0"), (r.strip() or "0")
     D = decimal.Decimal
     prec = max(digits, 10) + 60
-    lo = decimal.Context(prec=prec, rounding=decimal.ROUND_FLOOR).subtract(D(m), D(r))
-    hi = decimal.Context(prec=prec, rounding=decimal.ROUND_CEILING).add(D(m), D(r))
+    wide = {"Emin": decimal.MIN_EMIN, "Emax": decimal.MAX_EMAX}
+    try:
+        lo = decimal.Context(prec=prec, rounding=decimal.ROUND_FLOOR, **wide).subtract(D(m), D(r))
+        hi = decimal.Context(prec=prec, rounding=decimal.ROUND_CEILING, **wide).add(D(m), D(r))
+    except decimal.InvalidOperation:  # an exponent beyond decimal's range (rho ~ 10^(-2 x 10^18) at depth 70):
+        # arb's own exact decimal ball (mid +/- rad) 10^exp, which contains the ball
+        mi, ra, ex = a.mid_rad_10exp(max(digits, 10))
+        return {"mid": f"{mi}e{ex}", "rad": f"{ra}e{ex}"}, [f"{mi - ra}e{ex}", f"{mi + ra}e{ex}"]
     return {"mid": m, "rad": r}, [str(lo), str(hi)]
 
 

@@ -81,8 +81,9 @@ def token_inputs(args, seed_attr: str = "token_seed") -> tuple:
     seed = getattr(args, seed_attr, None)  # --seed of real-model is validated with the token inputs (prepare_inputs)
     if seed is not None and seed_attr == "token_seed" and not 0 <= seed <= 2 ** 63 - 1:
         raise UsageError(f"--token-seed {seed} is outside [0, 2^63)")
-    if args.length is not None and args.length < 1:
-        raise UsageError(f"--length must be at least 1, got {args.length}")
+    if args.length is not None:
+        check_range("--length", args.length, 1, 2 ** 63 - 1, "tokens of the random input, capped at the model's "
+                    "positions")
     return texts, ids, args.length, seed
 
 

@@ -189,6 +189,8 @@ def _calls_outside_framework():
                         out.append((path.relative_to(ROOT).as_posix(), node.lineno, "Evidence(...)"))
                     if fn == "FormalLemma":
                         continue  # a Coq lemma's declared statement scope, not a piece of evidence
+                    if fn in ("write_output", "check_output", "write_json_output", "write_text", "marked"):
+                        continue  # the kind of a file the write rule guards (e.g. a counterexample file)
                     for kw in node.keywords:
                         if kw.arg in ("kind", "scope") and isinstance(kw.value, ast.Constant) \
                                 and isinstance(kw.value.value, str) and kw.value.value in C.EVIDENCE_KINDS + C.SCOPES:
@@ -488,3 +490,16 @@ def test_claims_float_instances_and_bad_predicates_are_errors_not_verdicts():
 def test_claims_a_reading_key_used_twice_is_refused():
     with pytest.raises(ValueError, match="appear twice"):
         claim(id="T.keys", statement="x", conclusion="c", readings=[C.Reading("literal", "y")], register_claim=False)
+
+
+def test_claims_a_certified_failing_box_refutes_a_universal_claim_and_contradicts_a_proof():
+    """A failing box (exact or interval-certified) is a set of counterexamples: it refutes a universal claim, and
+    beside a general proof it is a contradiction (found by the dev profile: a box was once outvoted by a proof)."""
+    from theorems.framework.evidence import failing_box, formal_proof
+    from theorems.framework.verdict import ContradictionError
+    for exact in (True, False):
+        box = failing_box("w", certified=True, box="|x - 1| <= 1/10", arithmetic="QQ", exact=exact)
+        assert assess([exact_instances("x", met=3, held=3, arithmetic="QQ"), box], ["all"], "universal").verdict \
+            == "refuted"
+        with pytest.raises(ContradictionError):
+            assess([formal_proof("lemma", True, statement="s"), box], ["all"], "universal")

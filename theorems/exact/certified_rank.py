@@ -49,7 +49,14 @@ import flint
 import numpy as np
 
 from .input import BadInput, exact_entries, exact_rows
-from .padic_rank import MAX_ENTRY_BITS, blas_is_exact, modp_pivots, padic_rank_certificate, single_threaded_blas
+from .padic_rank import (
+    MAX_ENTRY_BITS,
+    blas_is_exact,
+    modp_pivots,
+    padic_rank_certificate,
+    rump_residual_bound,
+    single_threaded_blas,
+)
 
 __all__ = ["certified_rank", "rank_certificate", "MatrixSource", "CertifiedRank", "PRIMES", "validate_primes", "MAX_USER_PRIME", "random_primes", "dyadic_scale", "rump_full_rank", "residues_mod_p", "kernel_certificate",
            "rump_residual_bound"]
@@ -316,25 +323,6 @@ def _rank_mod_p(R: np.ndarray, p: int) -> int:
         R = R.T
     n, d = R.shape
     return int(flint.nmod_mat(flint.fmpz_mat(n, d, np.ascontiguousarray(R).ravel().tolist()), p).rank())
-
-
-def rump_residual_bound(R: np.ndarray, B: np.ndarray) -> float:
-    r"""A rigorous upper bound on :math:`\|I - RB\|_\infty` for square float64 matrices R, B (exact values).
-
-    :math:`|fl(RB) - RB| \le \gamma_k|R||B|` in any summation order, the subtraction of I, the
-    absolute values, the product :math:`|R||B|` (computed, so at least :math:`(1-\gamma_k)` times the
-    exact one) and the row sums are each bounded the same way; ``k 2^-1000`` covers underflow.
-    """
-    k = B.shape[0]
-    with np.errstate(all="ignore"):
-        g = k * _U / (1 - k * _U)
-        D = R @ B
-        D[np.diag_indices(k)] -= 1.0
-        absRB = np.abs(R) @ np.abs(B)
-        entries = np.abs(D) * (1 + 2 * _U) + (g / (1 - g)) * absRB
-        entries *= 1 + 3 * _U
-        rows = entries.sum(axis=1) / (1 - g) + k * 2.0 ** -1000  # absolute slack for underflow
-        return float(rows.max())
 
 
 def rump_full_rank(A: np.ndarray) -> tuple[bool, float]:

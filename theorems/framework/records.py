@@ -201,7 +201,9 @@ class ReadingResult:
             raise ValueError(f"reading {d.get('key')!r}: the stored verdict {d['verdict']} ({d['strength']}) is not "
                              f"what its evidence earns ({a.verdict}, {a.strength})")
         return cls(d["key"], d["statement"], d["verdict"], ev, d.get("condition"), float(d.get("seconds") or 0.0),
-                   d["strength"], form, regimes, d.get("reason"), d.get("adds"), d.get("note") or "")
+                   d["strength"], form, regimes, d.get("reason"), d.get("adds"), d.get("note") or "",
+                   same_as=tuple(d.get("same_as") or ()), notion=d.get("notion"),
+                   exceptional=tuple(d.get("exceptional") or ()), cites=tuple(d.get("cites") or ()))
 
     def to_json(self) -> dict:
         return {"key": self.key, "statement": self.statement, "verdict": self.verdict, "strength": self.strength,
@@ -255,8 +257,14 @@ class ClaimResult:
             return cls(claim, [], float(d.get("seconds") or 0.0), error=d["error"])
         lit = {"key": "literal", "statement": d["statement"], "verdict": d["verdict"], "strength": d["strength"],
                "form": d.get("form"), "regimes": d.get("regimes"), "condition": d.get("condition"),
-               "reason": d.get("reason"), "evidence": d["evidence"], "seconds": 0.0}
+               "reason": d.get("reason"), "evidence": d["evidence"], "seconds": 0.0,
+               "same_as": d.get("same_as"), "notion": d.get("notion"), "exceptional": d.get("exceptional"),
+               "cites": d.get("cites")}
         readings = [ReadingResult.from_json(lit), *(ReadingResult.from_json(r) for r in d.get("readings", []))]
+        declared = {r.key: r for r in claim.all_readings()}
+        for rr in readings:  # the parameter space is the registered claim's (the ledger keeps only its text)
+            if rr.key in declared:
+                rr.generic = claim.spec_of(declared[rr.key])
         return cls(claim, readings, float(d.get("seconds") or 0.0))
 
     def to_json(self) -> dict:
