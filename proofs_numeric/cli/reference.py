@@ -77,7 +77,7 @@ def _argument(action: argparse.Action) -> str:
     if action.nargs == 0:
         return ""
     if action.choices is not None and not isinstance(action.choices, dict):
-        text = "{" + ",".join(str(c) for c in action.choices) + "}"
+        text = "{" + ", ".join(str(c) for c in action.choices) + "}"  # spaced: a table cell may wrap there
     else:
         text = action.metavar if isinstance(action.metavar, str) else action.dest.upper()
     if action.nargs in ("+", "*"):

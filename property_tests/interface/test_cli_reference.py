@@ -97,7 +97,7 @@ def test_cli_reference_renders_a_nested_parser_with_aliases():
     text = R.markdown(p)
     assert [(name, al) for name, _, _, al in R.subcommands(p)] == [("outer", ["o"]), ("outer inner", [])]
     assert "Also spelled `o`." in text and "## `tool outer inner`" in text
-    assert "`{x,y}`" in text and "pick (default x)" in text
+    assert "`{x, y}`" in text and "pick (default x)" in text
     assert _missing(text, p) == []
 
 
