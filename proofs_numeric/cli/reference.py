@@ -1,8 +1,8 @@
 """The command-line reference as Markdown, generated from the argparse parser (never written by hand).
 
 :func:`markdown` walks the parser :func:`proofs_numeric.cli.build_parser` builds: the program, then every
-subcommand in the order ``--help`` lists them, each with its one-line help, its usage, one table per argument
-group (every option string, its argument, its default, its help text as ``--help`` prints it) and its epilog
+subcommand in the order ``--help`` lists them, each with its one-line help, its usage, one definition list per
+argument group (every option string, its argument, its default, its help text as ``--help`` prints it) and its epilog
 (examples, how inputs are read, the limits in force). The book's page ``book/reference/cli_reference.md``
 renders it while the book is built, so the reference cannot drift from the code; a test
 (``property_tests/interface/test_cli_reference.py``) checks that every subcommand and every option appears.
@@ -14,6 +14,7 @@ True
 from __future__ import annotations
 
 import argparse
+import re
 import textwrap
 from collections.abc import Iterator
 
@@ -21,7 +22,7 @@ __all__ = ["markdown", "subcommands", "options", "limits_markdown", "WIDTH"]
 
 #: the width usage lines and epilogs are formatted to: fixed, so the page does not depend on the terminal
 #: (``COLUMNS``) of whoever builds the book
-WIDTH = 110
+WIDTH = 86
 
 
 def subcommands(parser: argparse.ArgumentParser) -> Iterator[tuple[str, str, argparse.ArgumentParser, list[str]]]:
@@ -63,35 +64,45 @@ def _usage(parser: argparse.ArgumentParser) -> str:
 
 
 def _cell(text: str) -> str:
-    """Table-cell text: one line, pipes escaped."""
+    """One line of text, pipes escaped (safe in a table cell)."""
     return " ".join(str(text).split()).replace("|", "\\|")
+
+
+#: an option spelled in prose (``--json``, ``-h``): shown as code, so Markdown's typography leaves its dashes alone
+_OPTION_WORD = re.compile(r"(?<![\w`-])(--?[A-Za-z][\w-]*)")
+
+
+def _prose(text: str) -> str:
+    """Help text as Markdown: one line, option names outside existing code spans made code spans."""
+    parts = " ".join(str(text).split()).split("`")
+    return "`".join(p if k % 2 else _OPTION_WORD.sub(r"`\1`", p) for k, p in enumerate(parts))
 
 
 def _help_text(parser: argparse.ArgumentParser, action: argparse.Action) -> str:
     if not action.help:
         return ""
-    return _cell(_formatter(parser)._expand_help(action))  # %(default)s and friends, as --help prints them
+    return _prose(_formatter(parser)._expand_help(action))  # %(default)s and friends, as --help prints them
 
 
 def _argument(action: argparse.Action) -> str:
     if action.nargs == 0:
         return ""
     if action.choices is not None and not isinstance(action.choices, dict):
-        text = "{" + ", ".join(str(c) for c in action.choices) + "}"  # spaced: a table cell may wrap there
+        text = "{" + ", ".join(str(c) for c in action.choices) + "}"  # spaced: the line may wrap there
     else:
         text = action.metavar if isinstance(action.metavar, str) else action.dest.upper()
     if action.nargs in ("+", "*"):
         text += " ..."
     elif action.nargs == "?":
         text = f"[{text}]"
-    return f"`{_cell(text)}`"
+    return f"`{text}`"
 
 
 def _default(action: argparse.Action) -> str:
     d = action.default
     if d is None or d is False or d is argparse.SUPPRESS or action.nargs == 0 or d == []:
         return ""
-    return f"`{_cell(repr(d) if isinstance(d, str) else d)}`"
+    return f"`{repr(d) if isinstance(d, str) else d}`"
 
 
 def _names(action: argparse.Action) -> str:
@@ -100,10 +111,14 @@ def _names(action: argparse.Action) -> str:
     return f"`{action.metavar or action.dest}` (positional)"
 
 
-def _table(parser: argparse.ArgumentParser, actions: list[argparse.Action]) -> list[str]:
-    rows = ["| option | argument | default | what it does |", "|---|---|---|---|"]
-    rows += [f"| {_names(a)} | {_argument(a)} | {_default(a)} | {_help_text(parser, a)} |" for a in actions]
-    return rows
+def _options(parser: argparse.ArgumentParser, actions: list[argparse.Action]) -> list[str]:
+    """The arguments as a definition list: names, argument and default on the term line, the help below."""
+    out = []
+    for a in actions:
+        term = " ".join(x for x in (_names(a), _argument(a) if a.option_strings else "") if x)
+        default = _default(a)
+        out += [term + (f" (default {default})" if default else ""), f": {_help_text(parser, a) or '(no help)'}", ""]
+    return out
 
 
 def _block(text: str) -> list[str]:
@@ -144,7 +159,7 @@ def _section(title: str, summary: str, parser: argparse.ArgumentParser, level: i
         if not actions:
             continue
         out += [f"**{group.title}**", ""] if group.title else []
-        out += _table(parser, actions) + [""]
+        out += _options(parser, actions)
     if parser.epilog:
         out += _block(parser.epilog)
     return out
@@ -162,7 +177,7 @@ def markdown(parser: argparse.ArgumentParser | None = None, level: int = 2) -> s
     if parser.description:
         out += _description(parser.description)
     out += ["```text", _usage(parser), "```", ""]
-    out += _table(parser, list(options(parser))) + [""]
+    out += _options(parser, list(options(parser)))
     subs = list(subcommands(parser))
     if subs:
         out += ["Subcommands: " + ", ".join(f"`{name}`" for name, *_ in subs) + ".", ""]
@@ -182,6 +197,6 @@ def limits_markdown() -> str:
     from .inputs import _LIMIT_DOCS, LIMITS
 
     rows = ["| name | value in force | what it bounds |", "|---|---:|---|"]
-    rows += [f"| `{k}` | {LIMITS[k]:,} | {_cell(doc)} |" for k, (_, doc) in _LIMIT_DOCS.items()]
-    rows += [f"| `{k}` | {v:,} | {_cell(doc)} |" for k, (v, doc) in {**READER_LIMITS, **EXACT_LIMITS}.items()]
+    rows += [f"| `{k}` | {LIMITS[k]:,} | {_cell(_prose(doc))} |" for k, (_, doc) in _LIMIT_DOCS.items()]
+    rows += [f"| `{k}` | {v:,} | {_cell(_prose(doc))} |" for k, (v, doc) in {**READER_LIMITS, **EXACT_LIMITS}.items()]
     return "\n".join(rows)
