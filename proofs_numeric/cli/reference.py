@@ -190,13 +190,13 @@ def markdown(parser: argparse.ArgumentParser | None = None, level: int = 2) -> s
 
 def limits_markdown() -> str:
     """The limits in force (defaults, or the values set with ``COLLAPSE_VERIFY_<NAME>``) as a table: name, value,
-    what it bounds; from the same dictionaries ``--help`` prints them from."""
-    from theorems.exact.input import LIMITS as EXACT_LIMITS
-    from theorems.exact.reader import READER_LIMITS
-
-    from .inputs import _LIMIT_DOCS, LIMITS
+    what it bounds; read from :func:`proofs_numeric.cli.inputs.limits_text`, the lines ``--help`` prints."""
+    from .inputs import limits_text
 
     rows = ["| name | value in force | what it bounds |", "|---|---:|---|"]
-    rows += [f"| `{k}` | {LIMITS[k]:,} | {_cell(_prose(doc))} |" for k, (_, doc) in _LIMIT_DOCS.items()]
-    rows += [f"| `{k}` | {v:,} | {_cell(_prose(doc))} |" for k, (v, doc) in {**READER_LIMITS, **EXACT_LIMITS}.items()]
+    for line in limits_text().splitlines():
+        m = re.fullmatch(r"\s*(\w+) = (\d+): (.*)", line)
+        if m is None:
+            raise ValueError(f"a limit line not of the form 'NAME = value: what': {line!r}")
+        rows.append(f"| `{m.group(1)}` | {int(m.group(2)):,} | {_cell(_prose(m.group(3)))} |")
     return "\n".join(rows)
