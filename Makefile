@@ -60,7 +60,7 @@ book: venv
 	$(BIN)/jupyter-book build -W -n --keep-going book/
 
 ## mutation testing of the verdict rule and evidence validation in theorems/framework/ (verdict.py, evidence.py)
-## (README, "Mutation testing"; about 3 minutes on 2 cores); `$(BIN)/mutmut results` lists survivors
+## (book/reference/testing.md, "Mutation testing"; about 3 minutes on 2 cores); `$(BIN)/mutmut results` lists survivors
 MUTATE_VERDICT := assess _assess _decisive_failure _level_of _exceptional _set_aside _strongest _weakest verdict_from
 MUTATE_EVIDENCE := derivation exact_instances symbolic_identity has_symbolic_size _refuting_instance predicted \
                    stored_counterexample found_counterexample formal_proof genericity_argument failing_box \
@@ -74,7 +74,7 @@ mutmut: venv
 	    'theorems.framework.evidence.xǁEvidenceǁ__post_init____mutmut_*'
 
 ## mutation testing of the certified exact rank's decision paths (bounds, certificate acceptance,
-## conversions; README, "Mutation testing"); restrict with mutant-name globs for a partial run
+## conversions; book/reference/testing.md, "Mutation testing"); restrict with mutant-name globs for a partial run
 MUTATE_RANK := certified_rank rank_certificate _rank_certificate _submatrix rump_full_rank _float_exact \
                _small_int_float kernel_certificate rational_reconstruction residues_mod_p dyadic_scale _rank_mod_p \
                _exact_ints _row_scaled_ints _exact_rank_of_ints

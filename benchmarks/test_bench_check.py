@@ -2,7 +2,7 @@
 issue 28 (same run; ratio = figure / baseline; target <= 1.2, end to end).
 
 End to end (the target): both commands run as real processes, interpreter start included, as a user runs them
-(the README's performance table measures commands the same way). The baseline is the command of the commit this
+(book/reference/performance.md measures commands the same way). The baseline is the command of the commit this
 work started from (:data:`BASE`, extracted with ``git archive`` into a temporary folder and run with the same
 interpreter); skipped when git or that commit is not at hand.
 

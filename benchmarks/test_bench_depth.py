@@ -1,6 +1,6 @@
 """Benchmarks (``make bench``): the depth study and the certified witnesses.
 
-Targets are recorded here and in README's performance section; they are not
+Targets are recorded here and in book/reference/performance.md; they are not
 asserted in ``make test`` (the machine has 2 noisy cores). Each figure is shown
 next to a baseline measured in the same run.
 """

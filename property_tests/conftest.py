@@ -9,7 +9,7 @@ Profiles (pick one with ``HYPOTHESIS_PROFILE``):
 ``thorough``  long stress runs (2000 examples, no deadline): ``make stress``
 
 ``HYPOTHESIS_DB_DIR=/shared/dir`` points ``dev`` and ``thorough`` at a shared example database
-(several machines, or several CI jobs); see README, "Run in parallel".
+(several machines, or several CI jobs); see book/reference/testing.md.
 """
 from __future__ import annotations
 

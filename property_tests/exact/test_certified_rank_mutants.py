@@ -1,4 +1,4 @@
-"""Tests that kill mutants of the certified exact rank (README, "Mutation testing", `make mutmut-rank`).
+"""Tests that kill mutants of the certified exact rank (book/reference/testing.md, `make mutmut-rank`).
 
 Each test asserts a property of the certificates, never an implementation detail: a certified
 interval contains the exact rank FLINT computes on the exact stored values; a certificate that

@@ -1,4 +1,4 @@
-"""Properties of the verdict model that mutation testing (mutmut, README "Mutation testing") found
+"""Properties of the verdict model that mutation testing (mutmut, book/reference/testing.md) found
 unchecked by the other tests: each test states one property of the verdict rule or of evidence
 validation, exactly, on small hand-built evidence."""
 from __future__ import annotations
