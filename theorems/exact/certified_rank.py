@@ -49,9 +49,17 @@ import flint
 import numpy as np
 
 from .input import BadInput, exact_entries, exact_rows
-from .padic_rank import MAX_ENTRY_BITS, blas_is_exact, modp_pivots, padic_rank_certificate, single_threaded_blas
+from .padic_rank import (  # rump_residual_bound lives there (the p-adic certificate uses it too), re-exported
+    MAX_ENTRY_BITS,
+    blas_is_exact,
+    modp_pivots,
+    padic_rank_certificate,
+    rump_residual_bound,
+    single_threaded_blas,
+)
 
-__all__ = ["certified_rank", "rank_certificate", "MatrixSource", "CertifiedRank", "PRIMES", "validate_primes", "MAX_USER_PRIME", "random_primes", "dyadic_scale", "rump_full_rank", "residues_mod_p", "kernel_certificate",
+__all__ = ["certified_rank", "rank_certificate", "MatrixSource", "CertifiedRank", "PRIMES", "validate_primes",
+           "MAX_USER_PRIME", "random_primes", "dyadic_scale", "rump_full_rank", "residues_mod_p", "kernel_certificate",
            "rump_residual_bound"]
 
 #: fixed primes below 2^31 (products of residues fit in int64), for callers that want determinism
@@ -66,7 +74,8 @@ def random_primes(k: int, rng: np.random.Generator, lo: int = 2 ** 30, hi: int =
         if c < hi and c not in out and flint.fmpz(c).is_prime():
             out.append(c)
     return out
-_U = 2.0 ** -53
+
+
 #: exact fraction-free rank is attempted when n * d is at most this (``exact="auto"``)
 EXACT_AUTO_MAX_ENTRIES = 200_000
 #: ... and when no exactly scaled entry has more bits than this (fraction-free elimination on a 40 x 40
@@ -287,7 +296,7 @@ def _lcm_denominators(M) -> int:
     return L
 
 
-def residues_mod_p(kind: str, M, p: int) -> np.ndarray:
+def residues_mod_p(kind: str, M, p: int) -> np.ndarray | None:
     """The exactly scaled integer matrix modulo p, vectorised for float and int input.
 
     Floats are scaled by 2^-e0 with e0 from :func:`dyadic_scale`; rationals by the lcm of the
@@ -316,25 +325,6 @@ def _rank_mod_p(R: np.ndarray, p: int) -> int:
         R = R.T
     n, d = R.shape
     return int(flint.nmod_mat(flint.fmpz_mat(n, d, np.ascontiguousarray(R).ravel().tolist()), p).rank())
-
-
-def rump_residual_bound(R: np.ndarray, B: np.ndarray) -> float:
-    r"""A rigorous upper bound on :math:`\|I - RB\|_\infty` for square float64 matrices R, B (exact values).
-
-    :math:`|fl(RB) - RB| \le \gamma_k|R||B|` in any summation order, the subtraction of I, the
-    absolute values, the product :math:`|R||B|` (computed, so at least :math:`(1-\gamma_k)` times the
-    exact one) and the row sums are each bounded the same way; ``k 2^-1000`` covers underflow.
-    """
-    k = B.shape[0]
-    with np.errstate(all="ignore"):
-        g = k * _U / (1 - k * _U)
-        D = R @ B
-        D[np.diag_indices(k)] -= 1.0
-        absRB = np.abs(R) @ np.abs(B)
-        entries = np.abs(D) * (1 + 2 * _U) + (g / (1 - g)) * absRB
-        entries *= 1 + 3 * _U
-        rows = entries.sum(axis=1) / (1 - g) + k * 2.0 ** -1000  # absolute slack for underflow
-        return float(rows.max())
 
 
 def rump_full_rank(A: np.ndarray) -> tuple[bool, float]:
@@ -388,7 +378,9 @@ def _exact_ints(kind: str, M) -> list[list[int]]:
     elif kind == "int":
         ints = M.tolist() if isinstance(M, np.ndarray) else M
     else:
-        ints = _row_scaled_ints(M)
+        scaled = _row_scaled_ints(M)
+        assert scaled is not None  # no bit limit given: never refused
+        ints = scaled
     return ints
 
 
@@ -423,7 +415,7 @@ def kernel_certificate(ints: list[list[int]], lower: int) -> int | None:
     A = flint.fmpz_mat(ints)
     if n - lower < d - lower:  # left kernel is smaller: work with A^T
         A = A.transpose()
-    rows, cols = A.nrows(), A.ncols()
+    cols = A.ncols()
     p = KERNEL_PRIME
     Kp, nullity = _nullspace_mod_p(A, p)
     if nullity == 0:
@@ -585,6 +577,7 @@ def _rank_certificate(src, primes, rng, lo, hi, lo_how, hi_how, lo_is_mod_p, exa
     used: list[int] = []
     pending = list(primes)
     method = lo_how
+    count_mod_p = 0
 
     def done(lower, upper, how, upper_method, notes=()):
         return CertifiedRank(lower, upper, how, (n, d), list(used), time.perf_counter() - t0, upper_method,
@@ -620,7 +613,6 @@ def _rank_certificate(src, primes, rng, lo, hi, lo_how, hi_how, lo_is_mod_p, exa
                 return True
         return lo >= hi
 
-    count_mod_p = 0
     raise_lo(lo, method)
     if lo >= hi:
         return done(hi, hi, method, hi_how)
@@ -683,7 +675,8 @@ def _rank_certificate(src, primes, rng, lo, hi, lo_how, hi_how, lo_is_mod_p, exa
     return done(lo, hi, method, "none found: min(n, d)" if hi == full else hi_how,
                 [f"no upper-bound certificate found within the budgets (kernel certificate: "
                  f"{'any size' if kernel_max_entries is None else f'<= {kernel_max_entries} entries'}, exact rank: "
-                 f"{exact}, <= {exact_max_entries} entries); the rank is only known to lie in the interval [{lo}, {hi}]"]
+                 f"{exact}, <= {exact_max_entries} entries); the rank is only known to lie in the interval "
+                 f"[{lo}, {hi}]"]
                 + (["entries too large for the automatic exact rank (EXACT_AUTO_MAX_ENTRY_BITS / EXACT_MAX_BITS); "
                     "exact='always' (--exact always) computes it, possibly slowly"] if (big or wide) else []))
 

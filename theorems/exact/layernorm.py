@@ -159,13 +159,15 @@ class Analysis:
     n: int
     d: int
     hypotheses: dict
-    rank_X: int
-    arank_X: int
-    rank_Xt: int
+    #: None: undecided (only :class:`theorems.exact.norm_exact.NormAnalysis`, on float input, leaves ranks and
+    #: memberships undecided; this module's exact analysis decides every one)
+    rank_X: int | None
+    arank_X: int | None
+    rank_Xt: int | None
     arank_LN_X: int | None
     rank_LN_X: int | None
-    ones_d_in_rowspace: bool
-    ones_n_in_colspace: bool
+    ones_d_in_rowspace: bool | None
+    ones_n_in_colspace: bool | None
     sigma_in_colspace_Xt: bool | None
     sqrt_classes: int | None
     how: dict = field(default_factory=dict)

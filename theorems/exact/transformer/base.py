@@ -11,7 +11,8 @@ import flint
 import numpy as np
 import sympy
 
-__all__ = ["Head", "Block", "REGIMES", "fraction_of", "rows_of", "Operators", "EntrywiseContext", "workprec", "arb_from_mpf"]
+__all__ = ["Head", "Block", "REGIMES", "fraction_of", "rows_of", "Operators", "EntrywiseContext", "workprec",
+           "arb_from_mpf"]
 
 
 @dataclass
@@ -33,8 +34,8 @@ class Block:
     b1: object = None  # [d_ff]
     W2: object = None  # [d_ff, d_model]
     b2: object = None  # [d_model]
-    ln1: tuple = (None, None)  # (gamma, beta)
-    ln2: tuple = (None, None)
+    ln1: tuple[object, object] = (None, None)  # (gamma, beta)
+    ln2: tuple[object, object] = (None, None)
     eps: float = 0
 
 
