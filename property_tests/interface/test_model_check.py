@@ -23,14 +23,14 @@ from proofs_numeric import sites as S
 from proofs_numeric.cli import main
 from proofs_numeric.ledger import get, registry
 from proofs_numeric.ledger import model_check as MC
-from property_tests.test_checkpoints import (
-    _write,
+from property_tests.interface.test_checkpoints import (
     bert_config,
     bert_tensors,
     gpt2_config,
     gpt2_tensors,
     llama_config,
     llama_tensors,
+    write_checkpoint,
 )
 from theorems.exact.norm_exact import analyse_array
 
@@ -41,9 +41,10 @@ FIELDS = {"checkpoint", "site", "claim", "reading", "on_this_instance", "hypothe
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     root = tmp_path_factory.mktemp("sites")
-    return {"bert": _write(root / "bert", bert_config(), bert_tensors(np.random.default_rng(1))),
-            "gpt2": _write(root / "gpt2", gpt2_config(), gpt2_tensors(np.random.default_rng(2)), shards=2),
-            "llama": _write(root / "llama", llama_config(), llama_tensors(np.random.default_rng(3)), dt="BF16")}
+    return {"bert": write_checkpoint(root / "bert", bert_config(), bert_tensors(np.random.default_rng(1))),
+            "gpt2": write_checkpoint(root / "gpt2", gpt2_config(), gpt2_tensors(np.random.default_rng(2)), shards=2),
+            "llama": write_checkpoint(root / "llama", llama_config(), llama_tensors(np.random.default_rng(3)),
+                                      dt="BF16")}
 
 
 def _records(path) -> list[dict]:
@@ -189,7 +190,7 @@ def test_model_check_network_records_agree_with_the_float_ones_where_both_decide
         assert n["about"]["how"].startswith("the network itself")
     rec = m.forward(ids)
     fl = {w: X for w, X, _ in rec["ln_inputs"]}
-    for where, li, X, _, _ in NW.forward_enclosures(m, ids, 2):
+    for where, _li, X, _, _ in NW.forward_enclosures(m, ids, 2):
         mid = np.array([[float(X[i, j].mid()) for j in range(X.ncols())] for i in range(X.nrows())])
         assert np.allclose(mid, fl[where], rtol=1e-12, atol=1e-12), where
 
