@@ -383,6 +383,17 @@ def test_new_user_an_unknown_hypothesis_profile_gives_no_traceback():
     assert "Traceback" not in text and "dev, ci or thorough" in text
 
 
+@pytest.mark.slow
+def test_new_user_the_scaffold_module_imports_first():
+    """``import proofs_numeric.ledger.scaffold`` in a fresh interpreter (the doctests collect it so, a user's script may
+    import it so): it imports the command line's write rule, whose package imports ``new``, which imported the scaffold
+    back at its top (a cycle: ImportError); ``new`` now imports it when it runs."""
+    proc = subprocess.run([sys.executable, "-c", "import proofs_numeric.ledger.scaffold as S; print(S.MARKER)"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == S.MARKER
+
+
 def test_new_user_the_end_of_run_table_says_what_conclusion_counts():
     from property_tests import conftest
 
