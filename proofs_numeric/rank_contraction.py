@@ -286,7 +286,8 @@ def attention_rank_literal(ctx: CheckContext) -> list[Evidence]:
                                    certified=True if ok else None,
                                    box="|X' - X|, |W_Q' - W_Q|, |W_K' - W_K| <= 2^-30 entrywise",
                                    arithmetic=f"mpmath iv at {ctx.dps} digits over the box", exact=False,
-                                   regime=regime, reason=None if ok else "the rank enclosure over the box did not close"))
+                                   regime=regime,
+                                   reason=None if ok else "the rank enclosure over the box did not close"))
     return out
 
 
@@ -427,8 +428,10 @@ def _fixed_wv_wo(v) -> Decided:
     """W_V, W_O fixed, alpha_h changed from 0 to 1"""
     hs = v["weights"].heads
     a = _alphas(v)
-    same = len(hs) == 2 and hs[0][2].fractions() == hs[1][2].fractions() and hs[0][3].fractions() == hs[1][3].fractions()
-    return Decided(same and a == [0, 1], f"exact: H = {len(hs)}, the two heads share W_V and W_O: {same}; alpha_h = {a}")
+    same = (len(hs) == 2 and hs[0][2].fractions() == hs[1][2].fractions()
+            and hs[0][3].fractions() == hs[1][3].fractions())
+    return Decided(same and a == [0, 1],
+                   f"exact: H = {len(hs)}, the two heads share W_V and W_O: {same}; alpha_h = {a}")
 
 
 def _r_h_moves(v) -> Decided:

@@ -6,6 +6,7 @@ import math
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import flint
 import numpy as np
@@ -17,12 +18,15 @@ __all__ = ["Head", "Block", "REGIMES", "fraction_of", "rows_of", "Operators", "E
 
 @dataclass
 class Head:
-    """One attention head. Shapes: W_Q, W_K, W_V  # [d_model, d_k];  W_O  # [d_k, d_model]."""
+    """One attention head. Shapes: W_Q, W_K, W_V  # [d_model, d_k];  W_O  # [d_k, d_model].
 
-    W_Q: object
-    W_K: object
-    W_V: object
-    W_O: object
+    Each is a matrix of whichever context the head runs in (a numpy array, an mpmath or sympy matrix, rows of
+    exact numbers), hence ``Any``: the context's operators, not this record, know what it is."""
+
+    W_Q: Any
+    W_K: Any
+    W_V: Any
+    W_O: Any
 
 
 @dataclass
