@@ -386,7 +386,6 @@ claim(
 
 def barycentric(points: list, p) -> list | None:
     """Barycentric coordinates of p w.r.t. affinely independent points (exact), or None."""
-    k = len(points)
     A = sympy.Matrix([[*pt, 1] for pt in points]).T
     b = sympy.Matrix([*p, 1])
     try:
@@ -469,7 +468,7 @@ def _stochastic_rows(ctx):
         P = sympy.Matrix(n, n, lambda i, j: Rational(rng.randint(0, 5)))
         for i in range(n):
             s = sum(P.row(i))
-            P[i, :] = P.row(i) / s if s else sympy.Matrix(1, n, lambda a, j: Rational(1, n))
+            P[i, :] = P.row(i) / s if s else sympy.Matrix(1, n, lambda a, j, n=n: Rational(1, n))
         D = sympy.Matrix(n, d, lambda i, j: Rational(rng.randint(-9, 9)))
         yield "all", "", {"P": P, "D": D}
 

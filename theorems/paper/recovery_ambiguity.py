@@ -26,6 +26,7 @@ Examples
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import sympy
 from sympy import Matrix, Rational, symbols
@@ -204,7 +205,8 @@ def _single_head_value_box(v) -> Evidence | None:
 SINGLE_HEAD_SPACE = Generic(space="W_O = [W_O^1; ...; W_O^H] in R^{H d_k x d} (known to the observer)", variables=("W_O",),
                             measure="Lebesgue", certify=_single_head_value_box)
 
-_READING_III = dict(
+#: the arguments of reading (iii), shared by RA.main and RA.single-head (keyword arguments of mixed types)
+_READING_III: dict[str, Any] = dict(
     hypotheses={}, conclusion=("the ambiguity left in Y_1 (from ker Phi_a's own matrix) = n (H - 1) d_k",
                                lambda v: head_ambiguity(lambda Ys: Phi_a(Ys, v["W_O"]), v["n"], v["H"], v["d_k"])
                                == _n_H1_dk(v)),
@@ -295,14 +297,14 @@ def _pgop_ambiguity(ctx) -> list[Evidence]:
             continue
         W = random_int_matrix(rng, HH * dk, dd)
         gates = [[Rational(rng.choice([1, 2, -1, 3])) for _ in range(nn)] for _ in range(HH)]
-        base_a = map_nullity(lambda Ys: Phi_a(Ys, W), nn, HH, dk)
-        pg_a = map_nullity(lambda Ys: Phi_a_gated(Ys, W, gates), nn, HH, dk)
+        base_a = map_nullity(lambda Ys, W=W: Phi_a(Ys, W), nn, HH, dk)
+        pg_a = map_nullity(lambda Ys, W=W, gates=gates: Phi_a_gated(Ys, W, gates), nn, HH, dk)
         base_b = map_nullity(lambda Ys: sum(Ys[1:], Ys[0]), nn, HH, dk)
-        pg_b = map_nullity(lambda Ys: Phi_b_gated(Ys, gates), nn, HH, dk)
+        pg_b = map_nullity(lambda Ys, gates=gates: Phi_b_gated(Ys, gates), nn, HH, dk)
         total += 1
         same += (base_a == pg_a) and (base_b == pg_b)
         gates[0][0] = Rational(0)
-        grows += map_nullity(lambda Ys: Phi_a_gated(Ys, W, gates), nn, HH, dk) >= base_a
+        grows += map_nullity(lambda Ys, W=W, gates=gates: Phi_a_gated(Ys, W, gates), nn, HH, dk) >= base_a
     return [exact_instances(f"diag(g_h) gates known and non-zero shrink the kernel dimension (unchanged on {same}/"
                             f"{total} shapes; a zero gate never shrinks it: {grows}/{total}): per token the gated "
                             "system has the same rank", met=total, held=total - same,
