@@ -89,7 +89,8 @@ def test_generic_failures_only_on_a_hyperplane_are_exceptional_points_and_the_cl
     assert j["form"] == "generic" and j["parameter_space"]["space"] == "(a, b) in R^2"
     assert j["parameter_space"]["variables"] == ["a", "b"] and len(j["exceptional"]) == 5
     # the same instances read as a universal claim: the exact failures refute it
-    u = claim(id="T.hyperplane-universal", statement="a + b != 0", conclusion=("a + b != 0", lambda x: x["a"] + x["b"] != 0),
+    u = claim(id="T.hyperplane-universal", statement="a + b != 0",
+              conclusion=("a + b != 0", lambda x: x["a"] + x["b"] != 0),
               instances=Pool(rows=_pairs, arithmetic=QQ), register_claim=False)
     assert run_claim(u).verdict == "refuted"
 
@@ -126,7 +127,8 @@ def _rank_one(ctx):
 
 
 def _identically_singular(x):
-    u = Matrix(sympy.symbols("u0:2")); v = Matrix(sympy.symbols("v0:2"))
+    u = Matrix(sympy.symbols("u0:2"))
+    v = Matrix(sympy.symbols("v0:2"))
     return identical_failure("every 2x2 minor of u v^T vanishes as a polynomial in (u, v)",
                              identity_holds=sympy.expand((u * v.T).det()) == 0)
 
@@ -340,7 +342,8 @@ def test_generic_spec_is_validated():
 
 
 def test_notions_are_validated():
-    assert check_notion("exact-rank") == "exact-rank" and check_notion("residual: rho < 2^-52") == "residual: rho < 2^-52"
+    assert check_notion("exact-rank") == "exact-rank"
+    assert check_notion("residual: rho < 2^-52") == "residual: rho < 2^-52"
     assert check_notion({"(a)": "exact-rank", "(b)": "numerical-rank: tol 1e-10"})["(a)"] == "exact-rank"
     for bad in ("rank", "exact rank", 3, {}):
         with pytest.raises(ValueError):
@@ -410,7 +413,8 @@ def test_qinterval_enclosures_contain_every_value_and_certify_minors():
         I = QI(a, b)
         assert x * x - 3 * x in I * I - 3 * I
         e = pow2(QI(a / 8, b / 8))
-        assert e.lo <= Fraction(2 ** (float(x) / 8)) * Fraction(1 + 10 ** -12) and e.hi >= Fraction(2 ** (float(x) / 8)) * Fraction(1 - 10 ** -12)
+        assert e.lo <= Fraction(2 ** (float(x) / 8)) * Fraction(1 + 10 ** -12)
+        assert e.hi >= Fraction(2 ** (float(x) / 8)) * Fraction(1 - 10 ** -12)
     assert not det(box([[1, 2], [2, 4]], Fraction(1, 100))).excludes_zero()  # singular at the centre
     assert det(box([[1, 2], [3, 4]], Fraction(1, 100))).excludes_zero()
     assert det(box([[1, 2], [3, 4]], 0)).lo == -2

@@ -356,7 +356,7 @@ def test_check_readme_and_book_examples_give_the_answers_they_state(capsys):
     (holds, counterexample, premise-fails) gives that answer on its literal reading."""
     import shlex
     from pathlib import Path
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     seen = 0
     for page in (root / "README.md", root / "book" / "cli.md"):
         for line in page.read_text().splitlines():

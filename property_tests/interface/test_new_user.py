@@ -462,7 +462,7 @@ def test_new_user_front_page_and_ledger_title_conjectures_by_their_title():
     from theorems.framework import CONJECTURES
     cid = "USER.ln-sphere"
     title = CONJECTURES[cid].claim.quote
-    plain = lambda md: md.replace("\\", "")  # noqa: E731  (Markdown escapes removed)
+    plain = lambda md: md.replace("\\", "")  # Markdown escapes removed
     assert title in plain(report.findings_markdown())
     assert "Ln sphere" not in report.findings_markdown()
     assert title in plain(report.ledger_markdown())
