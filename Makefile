@@ -78,8 +78,8 @@ mutmut: venv
 MUTATE_RANK := certified_rank rank_certificate _rank_certificate _submatrix rump_full_rank _float_exact \
                _small_int_float kernel_certificate rational_reconstruction residues_mod_p dyadic_scale _rank_mod_p \
                _exact_ints _row_scaled_ints _exact_rank_of_ints
-MUTATE_PADIC := rump_residual_bound padic_rank_certificate bordered_hadamard_bound_sq schur_bound_sq det_bound_sq inverse_norm_bound \
-                inverse_mod_prime _gauss_jordan_small _inverse_mod_power _inverse_mod_p _padic_rank_certificate _lift_block _lift _bounds \
+MUTATE_PADIC := padic_rank_certificate bordered_hadamard_bound_sq schur_bound_sq det_bound_sq inverse_norm_bound \
+                rump_residual_bound inverse_mod_prime _gauss_jordan_small _inverse_mod_power _inverse_mod_p _padic_rank_certificate _lift_block _lift _bounds \
                 _largest_modulus _random_prime _rowsum_bound _complement _prod
 mutmut-rank: venv
 	$(BIN)/python -m pip install --quiet 'mutmut>=3.8,<4'

@@ -25,7 +25,8 @@ pytestmark = pytest.mark.benchmark
 #: name -> (rows, columns, rank)
 CASES = {"512x768-r300": (512, 768, 300), "768x3072-r500": (768, 3072, 500), "2048x2048-r1000": (2048, 2048, 1000)}
 _rng = np.random.default_rng(35)
-MATRICES = {k: _rng.integers(-9, 10, size=(n, r)) @ _rng.integers(-9, 10, size=(r, d)) for k, (n, d, r) in CASES.items()}
+MATRICES = {k: _rng.integers(-9, 10, size=(n, r)) @ _rng.integers(-9, 10, size=(r, d))
+            for k, (n, d, r) in CASES.items()}
 TARGET = {"512x768-r300": 3.0}
 #: FLINT's exact rank where it is not run by ``make bench`` (time box), with what was measured once
 FLINT_NOT_RUN = {

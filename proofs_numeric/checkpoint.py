@@ -40,6 +40,7 @@ import struct
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any, Callable, Generic, Iterator, TypeVar, overload
 
 import numpy as np
 
@@ -104,13 +105,13 @@ def read_header(path) -> tuple[dict, int]:
             continue
         try:
             dt, shape = info["dtype"], [int(s) for s in info["shape"]]
-            b, e = (int(v) for v in info["data_offsets"])
+            begin, end = (int(v) for v in info["data_offsets"])
         except (KeyError, TypeError, ValueError):
             raise BadCheckpoint(f"{path}: tensor {name!r} lacks dtype/shape/data_offsets") from None
         if dt in _NP_DTYPES:
             want = math.prod(shape) * np.dtype(_NP_DTYPES[dt]).itemsize
-            if min(shape, default=0) < 0 or not (0 <= b <= e <= data) or e - b != want:
-                raise BadCheckpoint(f"{path}: tensor {name!r} ({dt} {shape}) has data_offsets [{b}, {e}] "
+            if min(shape, default=0) < 0 or not (0 <= begin <= end <= data) or end - begin != want:
+                raise BadCheckpoint(f"{path}: tensor {name!r} ({dt} {shape}) has data_offsets [{begin}, {end}] "
                                     f"inconsistent with its size {want} or the file")
     return header, 8 + n
 
@@ -132,6 +133,9 @@ def widen(raw: np.ndarray, st_dtype: str, dtype=np.float64) -> np.ndarray:
 class TensorStore:
     """Every tensor of a checkpoint folder, by name, read lazily through memory maps."""
 
+    _where: dict[str, tuple[Path, int, dict[str, Any]]]  # name -> (file, start of its data, header record)
+    _maps: dict[Path, np.memmap]  # file -> its memory map, opened once
+
     def __init__(self, folder):
         self.folder = Path(folder)
         index = self.folder / "model.safetensors.index.json"
@@ -148,8 +152,8 @@ class TensorStore:
         if not files:
             raise MissingTensor(f"{self.folder}: no model.safetensors, no model.safetensors.index.json and no "
                                 f"*.safetensors file")
-        self._where: dict = {}
-        self._maps: dict = {}
+        self._where = {}
+        self._maps = {}
         for fn in files:
             p = self.folder / fn
             if not p.exists():
@@ -294,7 +298,8 @@ def read_config(folder, names=None) -> Config:
             cfg = dict(d=d, H=H, H_kv=H, d_k=d // H, d_ff=int(need("n_inner", default=4 * d)), n_layers=L,
                        eps=float(need("layer_norm_epsilon", default=1e-5)),
                        act=need("activation_function", default="gelu_new"),
-                       max_pos=int(need("n_positions", "n_ctx", "max_position_embeddings")), vocab=int(need("vocab_size")))
+                       max_pos=int(need("n_positions", "n_ctx", "max_position_embeddings")),
+                       vocab=int(need("vocab_size")))
         else:
             d, H, L = int(need("hidden_size")), int(need("num_attention_heads")), int(need("num_hidden_layers"))
             cfg = dict(d=d, H=H, H_kv=int(need("num_key_value_heads", default=H)) if fam == "llama" else H,
@@ -393,6 +398,9 @@ def _expected_shapes(cfg: Config) -> dict:
             "o.w": (d, H * dk), "gate.w": (f, d), "up.w": (f, d), "proj.w": (d, f)}
 
 
+_Item = TypeVar("_Item")
+
+
 @dataclass
 class LayerWeights:
     """One layer in the ``x @ W`` convention (biases are zero vectors where the family has none)."""
@@ -404,33 +412,37 @@ class LayerWeights:
     bv: np.ndarray
     Wo: np.ndarray  # [H d_k, d]
     bo: np.ndarray
-    ln1: tuple  # (gamma, beta) for LayerNorm, (gamma, None) for RMSNorm
+    ln1: tuple[np.ndarray, np.ndarray | None]  # (gamma, beta) for LayerNorm, (gamma, None) for RMSNorm
     W1: np.ndarray  # [d, d_ff] (llama: up_proj)
     b1: np.ndarray
     W2: np.ndarray  # [d_ff, d]
     b2: np.ndarray
-    ln2: tuple
+    ln2: tuple[np.ndarray, np.ndarray | None]
     Wg: np.ndarray | None = None  # [d, d_ff] llama gate_proj
     bg: np.ndarray | None = None
 
 
-class _Lazy:
+class _Lazy(Generic[_Item]):
     """A read-only sequence whose items are built on access (nothing kept)."""
 
-    def __init__(self, n, build):
+    def __init__(self, n: int, build: Callable[[int], _Item]) -> None:
         self._n, self._build = n, build
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self._n
 
-    def __getitem__(self, i):
+    @overload
+    def __getitem__(self, i: int) -> _Item: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[_Item]: ...
+    def __getitem__(self, i: int | slice) -> _Item | list[_Item]:
         if isinstance(i, slice):
             return [self._build(j) for j in range(*i.indices(self._n))]
         if not -self._n <= i < self._n:
             raise IndexError(i)
         return self._build(i % self._n)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[_Item]:
         return (self._build(i) for i in range(self._n))
 
 
@@ -465,7 +477,8 @@ def rope_inv_freq(dk: int, theta: float, scaling: dict | tuple = ()) -> np.ndarr
     if kind == "linear":
         return inv / sc["factor"]
     if kind == "llama3":
-        f, lo, hi, old = sc["factor"], sc["low_freq_factor"], sc["high_freq_factor"], sc["original_max_position_embeddings"]
+        f, lo, hi = sc["factor"], sc["low_freq_factor"], sc["high_freq_factor"]
+        old = sc["original_max_position_embeddings"]
         wavelen = 2 * math.pi / inv
         smooth = (old / wavelen - lo) / (hi - lo) if hi != lo else np.zeros_like(inv)
         blended = (1 - smooth) * inv / f + smooth * inv
@@ -501,10 +514,10 @@ class Checkpoint:
         self.tokenizer = tokenizer
         if tokenizer is None and (self.path / "tokenizer.json").is_file():
             try:
-                import tokenizers
-            except ImportError:
-                tokenizers = None
-            if tokenizers is not None:
+                import tokenizers  # lazy: an optional dependency (the model extra), only for a folder with a tokenizer
+            except ImportError:  # not installed: the model runs on token ids only
+                pass
+            else:
                 try:
                     self.tokenizer = tokenizers.Tokenizer.from_file(str(self.path / "tokenizer.json"))
                 except Exception as e:  # the Rust tokenizer raises its own exception type
@@ -528,7 +541,8 @@ class Checkpoint:
                 return p
         raise MissingTensor(f"{self.path}: a {self.family} checkpoint needs {first!r} (bare or prefixed with "
                             f"{', '.join(repr(p) for p in PREFIXES if p)}); the files hold "
-                            f"{', '.join(sorted(self.store.names())[:8])}{' ...' if len(self.store.names()) > 8 else ''}")
+                            f"{', '.join(sorted(self.store.names())[:8])}"
+                            f"{' ...' if len(self.store.names()) > 8 else ''}")
 
     def _check_tensors(self) -> None:
         L, first = self.config.n_layers, next(iter(self._names["layer"].values()))
@@ -670,6 +684,7 @@ class Checkpoint:
             s, t = slice(h * dk, (h + 1) * dk), slice((h // rep) * dk, (h // rep + 1) * dk)
             q, k = Q[:, s], K[:, t]
             if c.rotary:
+                assert c.rope_theta is not None  # read_config sets it for every rotary family
                 q, k = rope(q, pos, c.rope_theta, c.rope_scaling), rope(k, pos, c.rope_theta, c.rope_scaling)
             S = q @ k.T / math.sqrt(dk)
             A = softmax_rows(S, causal=c.causal)
@@ -737,7 +752,7 @@ class Checkpoint:
         ``hidden`` is the residual stream: the embedding output and each layer's output; ``output``
         adds the final norm of pre-LN families.
         """
-        rec = {"ln_inputs": [], "layers": []}
+        rec: dict[str, Any] = {"ln_inputs": [], "layers": []}
         X = self.embeddings(ids)
         if self.config.post_ln:
             ln_emb = (self._get("ln_emb.w"), self._get("ln_emb.b"))

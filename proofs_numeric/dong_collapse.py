@@ -35,6 +35,7 @@ import decimal
 import math
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import flint
 import mpmath
@@ -135,8 +136,10 @@ def draw_weights(cfg: DepthConfig):
         WQ, WK, WV = (rng.normal(0, 1 / math.sqrt(d), (d, dk)) for _ in range(3))
         WO = rng.normal(0, 1 / math.sqrt(dk), (dk, d))
         heads.append((WQ * math.sqrt(cfg.qk_scale), WK * math.sqrt(cfg.qk_scale), WV * cfg.vo_scale, WO))
-    ffn = (rng.normal(0, 1 / math.sqrt(d), (d, cfg.d_ff)), rng.normal(0, 0.1, cfg.d_ff),
-           rng.normal(0, 1 / math.sqrt(cfg.d_ff), (cfg.d_ff, d)), rng.normal(0, 0.1, d))
+    d_ff = cfg.d_ff
+    assert d_ff is not None  # DepthConfig.__post_init__ sets it
+    ffn = (rng.normal(0, 1 / math.sqrt(d), (d, d_ff)), rng.normal(0, 0.1, d_ff),
+           rng.normal(0, 1 / math.sqrt(d_ff), (d_ff, d)), rng.normal(0, 0.1, d))
     X0 = rng.normal(0, 1, (cfg.n, d))
     return heads, ffn, X0
 
@@ -296,10 +299,11 @@ def _ball(a: flint.arb, digits: int) -> tuple[dict, list[str]]:
     m, r = (m.strip() or "0"), (r.strip() or "0")
     D = decimal.Decimal
     prec = max(digits, 10) + 60
-    wide = {"Emin": decimal.MIN_EMIN, "Emax": decimal.MAX_EMAX}
     try:
-        lo = decimal.Context(prec=prec, rounding=decimal.ROUND_FLOOR, **wide).subtract(D(m), D(r))
-        hi = decimal.Context(prec=prec, rounding=decimal.ROUND_CEILING, **wide).add(D(m), D(r))
+        lo = decimal.Context(prec=prec, rounding=decimal.ROUND_FLOOR, Emin=decimal.MIN_EMIN,
+                             Emax=decimal.MAX_EMAX).subtract(D(m), D(r))
+        hi = decimal.Context(prec=prec, rounding=decimal.ROUND_CEILING, Emin=decimal.MIN_EMIN,
+                             Emax=decimal.MAX_EMAX).add(D(m), D(r))
     except decimal.InvalidOperation:  # an exponent beyond decimal's range (rho ~ 10^(-2 x 10^18) at depth 70):
         # arb's own exact decimal ball (mid +/- rad) 10^exp, which contains the ball
         mi, ra, ex = a.mid_rad_10exp(max(digits, 10))
@@ -462,10 +466,11 @@ def exponent_note(recs: list[dict], below: float = -3.0) -> str:
 def run_all(cfg: DepthConfig | None = None, shapes=None, regimes=REGIMES) -> dict:
     """Every regime for the default shape, and every regime for each shape in ``shapes``."""
     cfg = cfg or DepthConfig()
-    out = {"config": {"n": cfg.n, "d": cfg.d, "H": cfg.H, "d_k": cfg.d_k, "layers": cfg.layers, "dps": cfg.dps,
-                      "seed": cfg.seed},
-           "dps": cfg.dps, "layers": cfg.layers, "shape": {"n": cfg.n, "d": cfg.d, "H": cfg.H, "d_k": cfg.d_k},
-           "regimes": {r: run(cfg, r) for r in regimes}, "shapes": []}
+    out: dict[str, Any] = {
+        "config": {"n": cfg.n, "d": cfg.d, "H": cfg.H, "d_k": cfg.d_k, "layers": cfg.layers, "dps": cfg.dps,
+                   "seed": cfg.seed},
+        "dps": cfg.dps, "layers": cfg.layers, "shape": {"n": cfg.n, "d": cfg.d, "H": cfg.H, "d_k": cfg.d_k},
+        "regimes": {r: run(cfg, r) for r in regimes}, "shapes": []}
     for (n, d, H, dk) in (shapes or []):
         c = DepthConfig(n=n, d=d, H=H, d_k=dk, layers=cfg.layers, dps=cfg.dps, seed=cfg.seed)
         out["shapes"].append({"n": n, "d": d, "H": H, "d_k": dk, "regimes": {r: run(c, r) for r in regimes}})
@@ -489,8 +494,9 @@ _ARB = f"python-flint arb balls at {DEPTH_DPS} digits ((m, R) form for the atten
 #: the weights of the LayerNorm comparison (pure attention with and without LN after every layer, same weights and
 #: inputs): the study's Gaussian weights, the value maps scaled by 1/2 and by 2 (LN removes any scale of the layer's
 #: output, so these differ without LN only), and orthogonal value maps (Wu et al. 2024's class)
-LN_CONFIGS = (("Gaussian weights", {}), ("Gaussian, W_V scaled by 1/2", {"vo_scale": 0.5}),
-              ("Gaussian, W_V scaled by 2", {"vo_scale": 2.0}), ("orthogonal value maps", {"weights": "orthogonal"}))
+LN_CONFIGS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("Gaussian weights", {}), ("Gaussian, W_V scaled by 1/2", {"vo_scale": 0.5}),
+    ("Gaussian, W_V scaled by 2", {"vo_scale": 2.0}), ("orthogonal value maps", {"weights": "orthogonal"}))
 #: the collapse notion of the LayerNorm comparison, named in every piece of its evidence
 LN_COLLAPSE = ("collapse in Dong's sense: the relative residual rho_l = ||X - 1 xbar^T||_F / ||X||_F certainly below "
                "2^-52 within 12 layers")
@@ -719,7 +725,8 @@ def rho_slope(ctx, regime_key: str) -> list[Evidence]:
             continue
         slope = float(np.polyfit(np.arange(len(ys)), np.array(ys), 1)[0])
         out.append(float_statistic(f"{_shape_str(shape)}, {regime_key.replace('_', ' ')}: log10 rho changes by "
-                                   f"{slope:+.3f} per layer over the last 6 layers (no decay: slope >= {NO_DECAY_SLOPE})",
+                                   f"{slope:+.3f} per layer over the last 6 layers (no decay: slope >= "
+                                   f"{NO_DECAY_SLOPE})",
                                    slope >= NO_DECAY_SLOPE, regime=regime_of(shape["n"], shape["d"]),
                                    arithmetic="least-squares slope of log10 of arb enclosures (float statistic)",
                                    numbers={**shape, "slope": slope}))
@@ -897,7 +904,8 @@ def ln_collapses(ctx, only: str | None = None) -> list[Evidence]:
         e = b["exponent"] if b["exponent"] is None else round(b["exponent"], 4)
         out.append(interval_instances(
             f"{_ln_where(shape, label)}, attention + LN: rho first certainly below 2^-52 at layer {lb} (rho_12 = "
-            f"{b['layers'][-1]['rho']}; exponent estimate {e}, a fit); {LN_COLLAPSE}", h, regime=regime_of(shape["n"], shape["d"]), arithmetic=_ARB,
+            f"{b['layers'][-1]['rho']}; exponent estimate {e}, a fit); {LN_COLLAPSE}", h,
+            regime=regime_of(shape["n"], shape["d"]), arithmetic=_ARB,
             numbers={**shape, "weights": label, "layer_with_ln": lb},
             reason=None if h is not None else "an enclosure straddles 2^-52"))
     return out

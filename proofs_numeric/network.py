@@ -65,7 +65,8 @@ def _mid(M: flint.arb_mat) -> np.ndarray:
 
 
 def _bits(x) -> tuple[int, int]:
-    return tuple(int(v) for v in x.man_exp())
+    m, e = x.man_exp()
+    return int(m), int(e)
 
 
 def to_wire(M: flint.arb_mat) -> dict:
@@ -236,6 +237,7 @@ def _enclosure_analysis(X, g, b, t0) -> NormAnalysis:
         sig_in, h4 = True, False
         how["H4"] = f"certified (arb): rank XP = n = {n}, so col(XP) = R^n contains sigma"
     else:
+        assert sigma is not None  # h1 is True here (it is True or None)
         rs = rank_bounds(_build([r + [s] for r, s in zip(Xc, sigma)]), min(n, rank_Xt + 1))
         if rs["lower"] >= rank_Xt + 1:
             sig_in, h4 = False, True
@@ -246,6 +248,7 @@ def _enclosure_analysis(X, g, b, t0) -> NormAnalysis:
     # LN(X) with eps = 0: arank and rank
     arank_LN = rank_LN = None
     if h1:
+        assert sigma is not None  # set whenever h1 is
         gg = [flint.arb(float(v)) for v in g]
         bb = [flint.arb(float(v)) for v in b] if b is not None else [flint.arb(0)] * d
         LN = [[v / s * gj + bj for v, gj, bj in zip(r, gg, bb)] for r, s in zip(Xc, sigma)]

@@ -337,7 +337,7 @@ def _iv(lo, hi) -> str:
 
 def _ranks_text(v) -> str:
     c = v["c"]
-    per = lambda rs: "[" + ", ".join(_iv(*r) for r in rs) + "]"  # noqa: E731
+    per = lambda rs: "[" + ", ".join(_iv(*r) for r in rs) + "]"
     return (f"rank X = {c['rank_X']}; rank A_h = {per(c['attention_rank'])}; dim R_h = {per(c['dim_R'])}; "
             f"dim sum R_h = {_iv(*c['dim_sum_R'])}; rank MHA = {_iv(*c['rank_mha'])} "
             f"(certified: lower bounds from mpmath iv minors at {c['dps']} digits, upper bounds from structure)")

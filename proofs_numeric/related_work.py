@@ -28,8 +28,8 @@ from .dong_collapse import (
     no_rank_collapse_as_claim,
 )
 
-__all__ = ["WIDTH_NS", "WIDTH_D", "width_spectra", "width_evidence", "ln_can_slow", "ln_both_directions", "ln_rate_slower",
-           "EVIDENCE"]
+__all__ = ["WIDTH_NS", "WIDTH_D", "width_spectra", "width_evidence", "ln_can_slow", "ln_both_directions",
+           "ln_rate_slower", "EVIDENCE"]
 
 _FIT_RATE = "medians of log rho_(l+1) / log rho_l from arb enclosures (fits: float evidence)"
 _ARB = f"python-flint arb balls at {DEPTH_DPS} digits ((m, R) form): certified first layers below 2^-52"

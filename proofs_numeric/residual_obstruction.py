@@ -21,6 +21,8 @@ Examples
 """
 from __future__ import annotations
 
+from typing import Any
+
 import mpmath
 import numpy as np
 import sympy
@@ -261,8 +263,9 @@ def _save(user, x) -> dict:
 
 _ARITH = ("exact rank of X over Q (certified); rank F(X) exact when attention is uniform, else a certified interval "
           "lower bound (mpmath iv) against the exact row-space upper bound")
-_RRO = dict(takes=("X", "weights"), build=user_instance, hints=_float_hint, save=_save, arithmetic=_ARITH,
-            sites=("attention",))
+#: the InstanceForm arguments the readings share (keyword arguments of mixed types, hence Any)
+_RRO: dict[str, Any] = dict(takes=("X", "weights"), build=user_instance, hints=_float_hint, save=_save,
+                            arithmetic=_ARITH, sites=("attention",))
 
 #: (claim id, reading key) -> how a user's input becomes an instance, with the predicates decided in intervals
 #: (the declared names; collected by :mod:`proofs_numeric.evidence` and registered like the EVIDENCE tables)

@@ -76,7 +76,7 @@ class WeightRef:
     """A layer's weight by reference (checkpoint folder, layer, role): a worker on the same filesystem reads it by
     memory map when it needs it, instead of receiving the array."""
 
-    def __init__(self, folder: str, layer: int, role: str, head: int | None = None):
+    def __init__(self, folder: str | Path, layer: int, role: str, head: int | None = None):
         self.folder, self.layer, self.role, self.head = str(folder), int(layer), role, head
 
     def __repr__(self) -> str:
@@ -161,7 +161,7 @@ def claim_items(claims, kind: str) -> list[tuple[str, str]]:
 def model_kinds(m: Checkpoint) -> dict:
     """{site kind: None if this model has sites of that kind, else why not}."""
     c = m.config
-    out = {k: None for k in SITE_KINDS}
+    out: dict[str, str | None] = {k: None for k in SITE_KINDS}
     out["layernorm-input" if c.norm == "rmsnorm" else "rmsnorm-input"] = (
         f"a {c.family} model has {c.norm} sites, no {'LayerNorm' if c.norm == 'rmsnorm' else 'RMSNorm'} sites")
     if c.causal or c.rotary:
@@ -269,7 +269,7 @@ def matrix_about(M: np.ndarray, seed: int = 0) -> dict:
 
 def site_about(site: Site, seed: int = 0) -> dict:
     """What a verdict at this site is about (see the module docstring)."""
-    base = {"level": site.level, "how": site.how}
+    base: dict[str, object] = {"level": site.level, "how": site.how}
     if site.level == "network" or site.kind == "output-projection":
         return base
     mats = {}
@@ -285,7 +285,7 @@ def site_about(site: Site, seed: int = 0) -> dict:
     return base
 
 
-# --------------------------------------------------------------------------------------------- exact norm sites (measurements)
+# -------------------------------------------------------------------------------------- exact norm sites (measurements)
 
 def exact_ln_site(X: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> dict:
     """H1-H4, arank(X), arank(LN X) for float data taken exactly: :func:`theorems.exact.norm_exact.analyse_array`.
@@ -328,8 +328,8 @@ def exact_rms_site(X: np.ndarray, gamma: np.ndarray) -> dict:
             "rank_X": a.rank_X, "rank_RMS_X": a.rank_LN_X, "arank_X": a.arank_X, "arank_RMS_X": a.arank_LN_X,
             "min_abs_gamma": float(np.min(np.abs(gamma))),
             "conclusion_holds": a.conclusion_holds,
-            "arithmetic": "exact (float64 values as dyadic rationals; theorems.exact.norm_exact: certified ranks, square "
-                          "classes of the exact integer mean squares); eps = 0"}
+            "arithmetic": "exact (float64 values as dyadic rationals; theorems.exact.norm_exact: certified ranks, "
+                          "square classes of the exact integer mean squares); eps = 0"}
 
 
 # --------------------------------------------------------------------------------------------- evaluating a site
@@ -376,13 +376,14 @@ def evaluate(site: Site, items, common: dict, seed: int | None = None, dps: int 
             continue
         bkey = _build_key(form)
         if bkey not in built:
-            reason = applicable(site, form)
+            reason: str | tuple[str, str] | None = applicable(site, form)
             inst = None
             if reason is None:
                 try:
                     if site.enclosure:
                         inst = network_build(form, site)
                     else:
+                        assert form.build is not None  # a form that applies to a site's inputs builds from them
                         inst = form.build(user_input(site, form, seed, dps))
                 except Undecidable as e:
                     inst, reason = None, ("undecidable", str(e))
@@ -415,7 +416,7 @@ RECORD_KEYS = ("checkpoint", "config_hash", "family", "token_ids", "input", "sit
                "about", "arithmetic", "instance", "numbers", "seconds")
 
 
-def _record(base: dict, rec: dict | None, about: dict, arithmetic: str, numbers: dict, seconds: float,
+def _record(base: dict, rec: dict | None, about: dict, arithmetic: str | None, numbers: dict, seconds: float,
             instance=None, not_checked: str | None = None) -> dict:
     """A record with the fixed keys :data:`RECORD_KEYS` (a reading not checked at this site has ``on_this_instance``
     None, empty ``hypotheses``, no ``conclusion`` and the reason in ``not_checked``)."""
@@ -504,6 +505,7 @@ def layer_measurements(m: Checkpoint, L, layer_rec: dict, li: int, seed: int = 0
     cr = certified_rank(Wraw, seed=seed)
     if not cr.certified:
         cr = certified_rank(Wraw, exact="always", seed=seed)
+    assert cr.value is not None  # exact="always" computes the exact rank
     s = np.linalg.svd(L.Wo, compute_uv=False)
     Y = np.hstack(layer_rec["Y"])
     if L.Wo.shape[0] == L.Wo.shape[1] == cr.value:
@@ -592,7 +594,7 @@ def forward_sites(m: Checkpoint, ids, input_name: str, label: str, kinds=None, m
     todo = range(c.n_layers) if layers is None else [li for li in layers if 0 <= li < c.n_layers]
     for li in range(c.n_layers):
         L = m.layers[li]
-        rec = {"ln_inputs": [], "layers": [], "updates": []}
+        rec: dict[str, list] = {"ln_inputs": [], "layers": [], "updates": []}
         with np.errstate(over="ignore", invalid="ignore"):
             X_next = m.block(X, L, li, rec)
         if li not in todo:

@@ -12,6 +12,8 @@ Examples
 """
 from __future__ import annotations
 
+from typing import Any
+
 import mpmath
 import numpy as np
 
@@ -45,7 +47,7 @@ def witness(n: int = 4, d: int = 4, H: int = 2, d_k: int = 2, dps: int = 50, see
         perm[[0, 1]] = perm[[1, 0]]  # a non-trivial permutation, so that breaking can show
     P = np.eye(n)[perm]
     iv = mpmath.iv
-    out = {}
+    out: dict[str, Any] = {}
     base = mha(X, heads, "iv", dps)
     with workdps(iv, dps):
         Pm = iv.matrix(P.tolist())

@@ -451,7 +451,7 @@ def _value_output_maps(draw, d, heads, min_heads, max_heads, k, allow_edges):
             out.append(_antisymmetric(d, draw, k))
         elif kind == "permutation":
             perm = draw(st.permutations(list(range(d))))
-            out.append(Matrix(d, d, lambda i, j: 1 if perm[i] == j else 0))
+            out.append(Matrix(d, d, lambda i, j, perm=perm: 1 if perm[i] == j else 0))
         else:
             out.append(Matrix(d, d, draw(_ints(-k, k, d * d))))
     return out
@@ -938,7 +938,8 @@ def _hostile_matrix_texts_():
         "[[Infinity, 1], [1, 1]]", "[[1, 2], [3]]", "[]", "[[]]", "[[[1]]]", '{"a": 1}', "[[true, 1], [1, 0]]",
         "[[1, 2], [3, 4]", "[" * 5000 + "]" * 5000, "[[null, 1]]", '[["abc", 1]]', '[["1/0", 1]]', "", "   ",
         "[[1, 2, 3], [5, 5, 5]]", "nope", "nope.npy", "missing/dir/x.json", "/dev/null", "/", ".",
-        "\x00", "[[1,2],[3,4]]\x00", "/dev/zero", "/dev/stdin", "/dev/urandom", "/proc/kmsg", "/proc/self/status", '[["0x10", 1]]', '[["1_000", 1]]', "[[-0.0, 0.0], [0, 1]]",
+        "\x00", "[[1,2],[3,4]]\x00", "/dev/zero", "/dev/stdin", "/dev/urandom", "/proc/kmsg", "/proc/self/status",
+        '[["0x10", 1]]', '[["1_000", 1]]', "[[-0.0, 0.0], [0, 1]]",
     ])
 
 
@@ -984,8 +985,8 @@ def _check_argv_(draw, files):
     --save only to the one allowed path (``saved.json``: written once, then refused)."""
     if not _CHECK_TARGETS:
         _CHECK_TARGETS.update(_checkable_claims())
-    f = lambda name: str(files / name) if name.endswith((".npy", ".npz")) else name  # noqa: E731
-    hostile = lambda: draw(st.integers(0, 7)) == 0  # noqa: E731
+    f = lambda name: str(files / name) if name.endswith((".npy", ".npz")) else name
+    hostile = lambda: draw(st.integers(0, 7)) == 0
     kind = draw(st.integers(0, 7))
     claim = draw(st.sampled_from(["rank-neutrality", "residual-obstruction", "rank-contraction", "head-channel",
                                   "recovery-ambiguity"]) if kind == 0 else
@@ -1010,7 +1011,8 @@ def _check_argv_(draw, files):
                  "--heads", draw(st.sampled_from(["0", "-2", "3", "x", "99999999999"])) if hostile() else H]
     if "weights" in takes or draw(st.integers(0, 9)) == 0:
         if hostile():
-            argv += draw(st.sampled_from([["--weights", str(files / "w_bad.npz")], ["--weights", str(files / "ok.json")],
+            argv += draw(st.sampled_from([["--weights", str(files / "w_bad.npz")],
+                                          ["--weights", str(files / "ok.json")],
                                           ["--weights", str(files / "dir.npy")], ["--weights", str(files / "fifo.npy")],
                                           ["--weights", str(files / "f64.npy")], ["--weights", "missing.npz"],
                                           ["--weights", ""], ["--weights", "/dev/zero"], ["--heads", "0"],
@@ -1132,7 +1134,8 @@ def _real_model_argv_(draw, outdir):
                                                                              str(outdir), "/dev/full", ""]))]
 
 
-_SCAFFOLD_LIST = st.sampled_from(["x' + str(__import__('os')) + '", 'x" + str(__import__("os")) + "', '"""; import os; """',
+_SCAFFOLD_LIST = st.sampled_from(["x' + str(__import__('os')) + '", 'x" + str(__import__("os")) + "',
+                     '"""; import os; """',
                      "'''", "class", "def", "lambda", "import", "match", "_", "__init__", "claims",
                      "../../etc/passwd", "a/b", "..", ".", "", " ", "x" * 500, "Ünïcödé idea", "日本語", "ok name",
                      "two\nlines", "tab\there", "\u202eevil", "{slug}", "{title}", "}{", "$(rm -rf /)",

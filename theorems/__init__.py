@@ -24,28 +24,28 @@ packages arrive through the ``collapse_verify.claims`` entry point (loaded by th
 """
 from __future__ import annotations
 
+import importlib
 import os
+import pkgutil
 import sys
+import warnings
+from pathlib import Path
 
 if "sympy" not in sys.modules:
     os.environ.setdefault("SYMPY_GROUND_TYPES", "flint")
 
 # The imports below come after the environment variable on purpose: sympy reads it when first imported.
-import importlib  # noqa: E402
-import pkgutil  # noqa: E402
-import warnings  # noqa: E402
-from pathlib import Path  # noqa: E402
+from sympy.external.gmpy import GROUND_TYPES  # noqa: E402 - after SYMPY_GROUND_TYPES is set (see above)
 
-from sympy.external.gmpy import GROUND_TYPES  # noqa: E402
-
-from . import framework  # noqa: E402
-from .formal import evidence as _formal_evidence  # noqa: E402,F401  (registers the Coq lemmas as evidence)
+from . import framework  # noqa: E402 - imports sympy: after SYMPY_GROUND_TYPES is set
+from .formal import evidence as _formal_evidence  # noqa: E402,F401 - registers the Coq lemmas as evidence (after sympy)
 
 #: The ground types sympy actually uses ("flint" is what we ask for).
 SYMPY_GROUND_TYPES = GROUND_TYPES
 if SYMPY_GROUND_TYPES != "flint":  # exact ranks still go through python-flint directly
     warnings.warn(f"sympy uses {SYMPY_GROUND_TYPES!r} ground types, not 'flint' (sympy was imported before "
-                  "theorems, or SYMPY_GROUND_TYPES is set); symbolic steps will be slower", RuntimeWarning)
+                  "theorems, or SYMPY_GROUND_TYPES is set); symbolic steps will be slower", RuntimeWarning,
+                  stacklevel=2)  # the line that imported theorems
 
 _HERE = Path(__file__).resolve().parent
 #: the packages of this one (a name a conjecture may not take, and which is not a legacy conjecture)

@@ -4,4 +4,4 @@ MHA, GeLU, FFN and a block, written once over an arithmetic context (``FP``, ``m
 from __future__ import annotations
 
 from .exact.transformer import *  # noqa: F403  (the façade re-exports the package's public names)
-from .exact.transformer import __all__  # noqa: F401
+from .exact.transformer import __all__  # noqa: F401  (the façade's public names are the package's)

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from theorems.exact.reader import UserInput, gaussian_weights, read_matrix, read_vector, read_weights
 
+from ..ledger import registry, render_check
+from ..ledger.check import check_claim, checkable, save_instance
 from .common import READING
 from .inputs import LIMITS, SEED_MAX, UsageError, check_range, check_writable
 from .model_check import MODEL_EPILOG, add_model_arguments, cmd_check_model
@@ -15,8 +17,10 @@ from .model_check import MODEL_EPILOG, add_model_arguments, cmd_check_model
 __all__ = ["add_parsers", "cmd_check", "ALIASES", "read_user_input"]
 
 
+#: a claim a name stands for: (claim id, the reading keys to check, or None for every reading)
+Target = tuple[str, tuple[str, ...] | None]
 #: the five theorem names of earlier versions, kept as aliases: name -> [(claim id, reading keys or None)]
-ALIASES = {
+ALIASES: dict[str, list[Target]] = {
     "rank-neutrality": [("RN.main", None)],
     "head-channel": [("HC.main", ("literal", "corrected"))],  # reading (a): W_O known
     "recovery-ambiguity": [("RA.main", None)],
@@ -24,7 +28,7 @@ ALIASES = {
     "rank-contraction": [("RC.rank-equals-sum", None)],
 }
 #: `check rank-neutrality --norm rmsnorm`: the RMSNorm conjectures
-RMSNORM_ALIAS = [("USER.rmsnorm-matrix-rank", None), ("USER.rmsnorm-affine-rank", None)]
+RMSNORM_ALIAS: list[Target] = [("USER.rmsnorm-matrix-rank", None), ("USER.rmsnorm-affine-rank", None)]
 
 
 _CHECK_EPILOG = """examples:
@@ -86,7 +90,6 @@ def read_user_input(args) -> UserInput:
 
 def _targets(args) -> list[tuple]:
     """[(claim, reading keys or None)] named by CLAIM (an id or an alias)."""
-    from ..ledger import registry
     claims = {c.id: c for c in registry()}
     name = args.claim
     if args.norm is not None and name != "rank-neutrality":
@@ -111,7 +114,6 @@ def _targets(args) -> list[tuple]:
 
 
 def _list(args) -> int:
-    from ..ledger.check import checkable
     rows = checkable()
     yes = [c for c in rows if c.checkable]
     listed_no = [c for c in rows if not c.checkable and c.declared_on_instances]
@@ -123,6 +125,7 @@ def _list(args) -> int:
             "not_checkable_on_user_input": [{"claim": c.claim.id, "reasons": c.reasons} for c in listed_no],
             "no_instance_form_yet": [c.claim.id for c in no_form]}, indent=1))
         return 0
+    # lazy: rich is imported only by the subcommands that print (CLI start-up time)
     from rich.console import Console
     from rich.markup import escape
     con = Console(highlight=False)
@@ -163,7 +166,6 @@ def cmd_check(args) -> int:
         if Path(args.save).exists():
             raise UsageError(f"--save {args.save} exists; check never writes over a file")
     user = read_user_input(args)
-    from ..ledger.check import check_claim, save_instance
     records = []
     for claim, keys in targets:
         try:
@@ -182,10 +184,9 @@ def cmd_check(args) -> int:
     if args.json:
         print(json.dumps(clean[0] if len(clean) == 1 else clean, indent=1, default=str))
         return 0
+    # lazy: rich is imported only by the subcommands that print (CLI start-up time)
     from rich.console import Console
     from rich.text import Text
-
-    from ..ledger import render_check
     con = Console(highlight=False)
     width = max(60, min(con.width, 120))
     for k, ((claim, _), rec) in enumerate(zip(records, clean, strict=True)):

@@ -4,6 +4,14 @@ from __future__ import annotations
 import re
 import sys
 import textwrap
+from importlib.metadata import PackageNotFoundError, version
+
+import flint
+import mpmath
+import numpy
+import sympy
+
+import theorems  # every claim module is imported here; one that fails is skipped and listed in IMPORT_ERRORS
 
 from .inputs import limits_text
 
@@ -11,15 +19,6 @@ __all__ = ["version_text", "wrap_plain", "wrap_tex", "report_import_errors", "RE
 
 
 def version_text() -> str:
-    # lazy: `--version` must answer even when a module fails to import; these load the whole exact layer
-    from importlib.metadata import PackageNotFoundError, version
-
-    import flint
-    import mpmath
-    import numpy
-    import sympy
-
-    import theorems
     try:
         v = version("collapse-verify")
     except PackageNotFoundError:
@@ -33,7 +32,6 @@ def version_text() -> str:
 
 def report_import_errors() -> bool:
     """Theorem modules that failed to import (skipped): named on stderr; True if there are any."""
-    import theorems  # lazy: loading the claims is what may have failed
     errs = getattr(theorems, "IMPORT_ERRORS", {})
     for name, err in errs.items():
         print(f"collapse-verify: error: {name} failed to import and was skipped ({err})",
@@ -53,7 +51,9 @@ _ARGUMENT_COMMANDS = ("mathbf", "mathrm", "mathit", "mathcal", "mathbb", "mathsf
 def _tex_tokens(text: str) -> list[str]:
     r"""Words of ``text`` split at the spaces where a line may break: outside every ``{...}`` group and not after a
     backslash (``\ `` is TeX's control space), so ``\operatorname{arank}`` or ``\text{so H4}`` is never cut."""
-    out, cur, depth, prev = [], [], 0, ""
+    out: list[str] = []
+    cur: list[str] = []
+    depth, prev = 0, ""
     for ch in text:
         if ch.isspace() and depth == 0 and prev != "\\":
             if cur:

@@ -5,6 +5,7 @@ import argparse
 
 from theorems.exact.input import int_digits_unlimited
 
+from ..dong_collapse import REGIMES, SHAPES, DepthConfig, DepthRangeError, exponent_note, run_all
 from .inputs import LIMITS, SEED_MAX, UsageError, check_output, check_range, write_json_output
 
 __all__ = ["add_parsers", "cmd_depth", "depth_work"]
@@ -16,10 +17,9 @@ def cmd_depth(args) -> int:
 
 
 def _depth(args) -> int:
+    # lazy: rich is imported only by the subcommands that print (CLI start-up time)
     from rich.console import Console
     from rich.table import Table
-
-    from ..dong_collapse import REGIMES, SHAPES, DepthConfig, exponent_note, run_all
 
     _validate_depth(args, REGIMES)
     check_output(args.json, kind="depth", force=args.force)
@@ -32,7 +32,6 @@ def _depth(args) -> int:
     for r in regimes:
         if r not in REGIMES:
             raise UsageError(f"unknown regime {r!r}; choose from {', '.join(REGIMES)}")
-    from ..dong_collapse import DepthRangeError
     try:
         res = run_all(cfg, shapes=SHAPES if args.all_shapes else None, regimes=regimes)
     except DepthRangeError as e:

@@ -10,7 +10,8 @@ Limits
 ======
 Each limit below can be changed with the environment variable ``COLLAPSE_VERIFY_<NAME>`` (for
 example ``COLLAPSE_VERIFY_CHECK_MAX_ENTRIES=4000000``); some also have a command-line option.
-The digit and exponent limits live in :mod:`theorems.exact.input` (re-exported by :mod:`theorems.linalg`) (they also guard the Python API).
+The digit and exponent limits live in :mod:`theorems.exact.input` (re-exported by :mod:`theorems.linalg`) (they also
+guard the Python API).
 """
 from __future__ import annotations
 
@@ -18,15 +19,20 @@ import json
 import os
 import re
 import stat
+import tempfile
 from pathlib import Path
+from typing import Iterable, overload
 
 from theorems.exact.input import LIMITS as EXACT_LIMITS
 from theorems.exact.input import cap_list, env_int
 from theorems.exact.reader import READER_LIMITS
 
 __all__ = ["UsageError", "LIMITS", "check_range", "SEED_MAX", "check_writable", "write_text", "limits_text",
-           "check_output", "write_output", "write_json_output", "RecordStream", "written_kind", "marked", "OUTPUT_MARKER",
-           "cap_list"]
+           "check_output", "write_output", "write_json_output", "RecordStream", "written_kind", "marked",
+           "OUTPUT_MARKER", "cap_list"]
+
+#: an output path as the command line gives it
+PathArg = str | os.PathLike[str]
 
 
 class UsageError(Exception):
@@ -167,7 +173,14 @@ def _inside(child: Path, parent: Path) -> bool:
         return False
 
 
-def check_output(path, *, what: str = "--json", kind: str | None, force: bool = False, inputs=()) -> Path | None:
+@overload
+def check_output(path: None, *, what: str = ..., kind: str | None, force: bool = ...,
+                 inputs: Iterable[PathArg | None] = ...) -> None: ...
+@overload
+def check_output(path: PathArg, *, what: str = ..., kind: str | None, force: bool = ...,
+                 inputs: Iterable[PathArg | None] = ...) -> Path: ...
+def check_output(path: PathArg | None, *, what: str = "--json", kind: str | None, force: bool = False,
+                 inputs: Iterable[PathArg | None] = ()) -> Path | None:
     """Refuse, before any computation, an output path the write rule (above) forbids; returns the path to write
     (a symbolic link's target) or None when ``path`` is None. ``inputs``: files and folders this run reads."""
     if path is None:
@@ -199,7 +212,6 @@ def check_output(path, *, what: str = "--json", kind: str | None, force: bool = 
 def _atomic_write(target: Path, text: str) -> None:
     """``text`` into a temporary file beside ``target``, flushed to disk, then renamed over it (an interrupted run
     leaves the old file or the new one, never half of one). The new file keeps the old one's permissions."""
-    import tempfile
     try:
         mode = stat.S_IMODE(target.stat().st_mode)
     except FileNotFoundError:
@@ -219,8 +231,8 @@ def _atomic_write(target: Path, text: str) -> None:
         raise
 
 
-def write_output(path, text: str, *, what: str = "--json", kind: str | None, force: bool = False,
-                 inputs=()) -> Path:
+def write_output(path: PathArg, text: str, *, what: str = "--json", kind: str | None, force: bool = False,
+                 inputs: Iterable[PathArg | None] = ()) -> Path:
     """Write a whole output file under the write rule (checked again now: the run may have taken a while).
 
     Refusals and failures (disk full, ...) are :class:`UsageError` naming the path, never a traceback."""
@@ -252,7 +264,8 @@ class RecordStream:
     {'layer': 0}
     """
 
-    def __init__(self, path, *, what: str = "--json", kind: str, force: bool = False, inputs=()):
+    def __init__(self, path: PathArg, *, what: str = "--json", kind: str, force: bool = False,
+                 inputs: Iterable[PathArg | None] = ()):
         self.path, self.what, self.kind = path, what, kind
         target = check_output(path, what=what, kind=kind, force=force, inputs=inputs)
         try:
@@ -292,7 +305,7 @@ class RecordStream:
         return False
 
 
-def check_writable(path: str, what: str = "--json") -> Path:
+def check_writable(path: PathArg, what: str = "--json") -> Path:
     """Refuse an output path that cannot be written, before any computation (a directory, a device, a missing or
     read-only folder). Whether an existing file may be replaced is :func:`check_output`'s question."""
     if path is None:

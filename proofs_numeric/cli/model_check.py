@@ -32,8 +32,8 @@ def add_model_arguments(c) -> None:
     g.add_argument("--model", nargs="+", metavar="DIR", help="checkpoint folder(s): config.json + model.safetensors "
                    "(or shards); several folders (a training run) run as one job. CLAIM is then a glob, e.g. 'RN.*'")
     add_token_arguments(g)
-    g.add_argument("--jsonl", metavar="PATH", help="write one JSON Lines record per (checkpoint, site, claim, reading), "
-                   "appended and flushed as each finishes")
+    g.add_argument("--jsonl", metavar="PATH", help="write one JSON Lines record per (checkpoint, site, claim, "
+                   "reading), appended and flushed as each finishes")
     g.add_argument("--resume", metavar="PATH", help="continue the record stream PATH: records already there are "
                    "skipped (the result is the records of an uninterrupted run)")
     g.add_argument("--workers", type=int, metavar="N", help=f"local worker processes (default: the core count, "
@@ -48,8 +48,8 @@ def add_model_arguments(c) -> None:
 
 
 def add_token_arguments(g, token_seed: bool = True) -> None:
-    g.add_argument("--text", action="append", help="an input text (repeatable; needs tokenizer.json; default: the three "
-                   f"standard inputs; at most MAX_TEXTS = {LIMITS['MAX_TEXTS']} of TEXT_MAX_CHARS = "
+    g.add_argument("--text", action="append", help="an input text (repeatable; needs tokenizer.json; default: the "
+                   f"three standard inputs; at most MAX_TEXTS = {LIMITS['MAX_TEXTS']} of TEXT_MAX_CHARS = "
                    f"{LIMITS['TEXT_MAX_CHARS']} characters)")
     g.add_argument("--ids", metavar="JSON", help="token ids as a JSON list, e.g. '[1, 5, 9]'")
     g.add_argument("--length", type=int, metavar="N", help="number of seeded random token ids (default 16; capped at "

@@ -1,13 +1,16 @@
 """``new``: scaffold a conjecture (module, tests, chapter)."""
 from __future__ import annotations
 
-from ..ledger.scaffold import ScaffoldError, scaffold
 from .inputs import UsageError
 
 __all__ = ["add_parsers", "cmd_new"]
 
 
 def cmd_new(args) -> int:
+    # lazy: a genuine cycle through the package: ledger.scaffold imports cli.inputs, and importing that runs this
+    # package's __init__, which imports this module (so `import proofs_numeric.ledger.scaffold` first failed)
+    from ..ledger.scaffold import ScaffoldError, scaffold
+
     backups: list = []
     try:
         paths = scaffold(args.name, root=args.root, force=args.force, backups=backups)
@@ -27,7 +30,8 @@ def cmd_new(args) -> int:
 
 def add_parsers(sub) -> None:
     """Add this module's subcommand(s) to the parser's subparsers."""
-    nw = sub.add_parser("new", help="scaffold a conjecture: theorems/conjectures/<slug>.py, its tests and a book chapter")
+    nw = sub.add_parser("new", help="scaffold a conjecture: theorems/conjectures/<slug>.py, its tests and a book "
+                                    "chapter")
     nw.add_argument("name", help="a name, e.g. 'LayerNorm sphere'")
     nw.add_argument("--force", action="store_true", help="regenerate files an earlier `new` generated for the same "
                     "title (never others; a file you edited is backed up under .collapse-verify/backups/ first)")

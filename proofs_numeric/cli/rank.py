@@ -4,6 +4,9 @@ from __future__ import annotations
 import argparse
 import json
 
+from theorems.exact.certified_rank import certified_rank
+from theorems.exact.reader import read_matrix
+
 from ..float_hints import describe_hint
 from ..float_hints import numerical_rank as hint_rank
 from .common import READING
@@ -13,9 +16,6 @@ __all__ = ["add_parsers", "cmd_rank", "numerical_rank"]
 
 
 def cmd_rank(args) -> int:
-    from theorems.exact.certified_rank import certified_rank
-    from theorems.exact.reader import read_matrix
-
     check_range("--upper", args.upper, 0, 2 ** 62, "a rank is at least 0")
     check_range("--seed", args.seed, 0, SEED_MAX, "seeds are 0 <= seed < 2^63")
     if args.rtol is not None and not (0 < args.rtol < 1):
@@ -70,7 +70,8 @@ def add_parsers(sub) -> None:
                         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=READING)
     rk.add_argument("matrix", metavar="MATRIX", help="JSON list of rows, a .json file, or a .npy file (floats exact)")
     rk.add_argument("--max-entries", type=int, metavar="N",
-                    help=f"refuse a matrix with more than N entries (default RANK_MAX_ENTRIES = {LIMITS['RANK_MAX_ENTRIES']})")
+                    help="refuse a matrix with more than N entries (default RANK_MAX_ENTRIES = "
+                         f"{LIMITS['RANK_MAX_ENTRIES']})")
     rk.add_argument("--rtol", type=float, metavar="R", help="relative tolerance of the float64 numerical rank shown "
                     "for non-integer data (default max(n, d) * 2^-52, numpy's)")
     rk.add_argument("--upper", type=int, help="a structural upper bound you know (e.g. an inner dimension)")

@@ -6,8 +6,12 @@ import json
 import sys
 import time
 
-from theorems.exact.input import int_digits_unlimited
+import sympy
 
+from theorems.exact.input import int_digits_unlimited
+from theorems.framework import CONJECTURES, REPO_ROOT, CheckContext, run_claim, tri
+
+from ..ledger import claim_header, ledger_json, registry, render_claim, render_summary, run_ledger, said, select
 from .common import report_import_errors, wrap_plain, wrap_tex
 from .inputs import LIMITS, UsageError, check_output, check_range, write_json_output, write_output
 
@@ -24,13 +28,10 @@ def cmd_verify(args) -> int:
 
 
 def _verify(args) -> int:
+    # lazy: rich is imported only by the subcommands that print (CLI start-up time)
     from rich.console import Console
     from rich.markup import escape
     from rich.text import Text
-
-    from theorems.framework import CheckContext
-
-    from ..ledger import ledger_json, render_claim, render_summary, run_ledger, select
 
     claims = select(args.claims)
     if not claims:
@@ -72,7 +73,6 @@ def _verify(args) -> int:
 
 def _typeset_counterexamples(result) -> list[dict]:
     """The stored counterexamples of a claim's evidence, read from their files, as exact data and LaTeX."""
-    from theorems.framework import REPO_ROOT
     out = []
     seen = set()
     for rr in result.readings:
@@ -92,8 +92,7 @@ def _typeset_counterexamples(result) -> list[dict]:
 
 def _latex_of_instance(inst) -> dict:
     """LaTeX for each matrix-like field of a stored instance (lists of rows of exact numbers)."""
-    import sympy
-    out = {}
+    out: dict[str, str] = {}
     if not isinstance(inst, dict):
         return out
     if "regimes" in inst:  # a user conjecture: one instance per regime, LaTeX stored with it
@@ -117,11 +116,7 @@ def _latex_of_instance(inst) -> dict:
 
 def cmd_show(args) -> int:
     """The whole record of one claim: what `verify --json` writes for it, plus its counterexamples typeset."""
-    from rich.console import Console
-
-    from theorems.framework import CheckContext, run_claim
-
-    from ..ledger import claim_header, registry, said
+    from rich.console import Console  # lazy: rich only when printing (CLI start-up time)
 
     check_range("--dps", args.dps, 15, LIMITS["VERIFY_MAX_DPS"], "digits of the interval witnesses", "VERIFY_MAX_DPS")
     claims = {c.id: c for c in registry()}
@@ -173,7 +168,6 @@ def cmd_show(args) -> int:
             say(f"{k} = {tex}", "  ", "    ")
     steps = r.claim.proof_steps
     if steps:
-        from theorems.framework import tri
         out.append(("", None))
         say("proof steps:")
         for k, (tex, words, kind, check) in enumerate(steps, 1):
@@ -183,7 +177,7 @@ def cmd_show(args) -> int:
 
 
 def _print_lines(console, lines) -> None:
-    from rich.text import Text
+    from rich.text import Text  # lazy: rich only when printing (CLI start-up time)
     for line, style in lines:
         console.print(Text(line, style=style or ""), soft_wrap=True)
 
@@ -195,7 +189,6 @@ def store_writer(force: bool = False):
 
 def _report_found_counterexamples(results, store: bool, force: bool = False) -> None:
     """Counterexamples to user conjectures found (and shrunk) on this run: stored with --store, else a hint."""
-    from theorems.framework import CONJECTURES
     for r in results:
         conj = CONJECTURES.get(r.claim.id)
         if conj is None or not conj.found or conj.stored_path().exists():

@@ -88,7 +88,8 @@ def ledger_key(*, dps: int, quick: bool, claim_ids, root: Path = REPO_ROOT) -> s
 def default_ledger_paths() -> list[Path]:
     """Where the book looks for a ledger to reuse, in order."""
     env = os.environ.get("COLLAPSE_VERIFY_LEDGER")
-    return ([Path(env)] if env else []) + [REPO_ROOT / "ledger.json", REPO_ROOT / "book" / "_build" / "ledger-cache.json"]
+    return ([Path(env)] if env else []) + [REPO_ROOT / "ledger.json",
+                                           REPO_ROOT / "book" / "_build" / "ledger-cache.json"]
 
 
 def read_ledger(path: Path, key: str) -> dict:

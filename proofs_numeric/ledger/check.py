@@ -22,6 +22,8 @@ from theorems.exact.reader import input_flag
 from theorems.framework import (
     CONJECTURES,
     Claim,
+    InstanceForm,
+    Reading,
     build_instance,
     decide_on_instance,
     encode_instance,
@@ -42,13 +44,14 @@ class CheckableClaim:
 
     def __init__(self, claim: Claim):
         self.claim = claim
-        self.forms = {}
-        self.reasons = {}
+        self.forms: dict[str, tuple[Reading, InstanceForm]] = {}
+        self.reasons: dict[str, str] = {}
         for r in claim.all_readings():
             form, why = instance_form(claim, r)
             if form is not None:
                 self.forms[r.key] = (r, form)
             else:
+                assert why is not None  # instance_form says why whenever it gives no form
                 self.reasons[r.key] = why
 
     def reason(self) -> str:

@@ -106,6 +106,6 @@ def real_model_layers(res: dict):
     ax.set_xticks(xs)
     ax.set_title(f"{res['model']}: W_O per layer (float64; exact ranks in the table)")
     lines = ax.get_lines() + ax2.get_lines()
-    ax.legend(lines, [ln.get_label() for ln in lines], fontsize=8, loc="upper left")
+    ax.legend(lines, [str(ln.get_label()) for ln in lines], fontsize=8, loc="upper left")
     fig.tight_layout()
     return fig

@@ -9,6 +9,7 @@ written by :func:`proofs_numeric.ledger.report.verdict_admonition`).
 """
 from __future__ import annotations
 
+import io
 import re
 import shutil
 import subprocess
@@ -157,11 +158,10 @@ def graph_svg(results: list[ClaimResult], url=claim_url) -> tuple[str, str]:
 
 
 def _matplotlib_svg(results, url) -> str:
-    import io
-
+    # lazy: matplotlib is an optional dependency (the book extra), slow to import; only this fallback needs it
     import matplotlib
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # lazy: after matplotlib.use("Agg"), which must come first
 
     claims = [r.claim for r in results]
     verdicts = _verdicts(results)

@@ -41,6 +41,7 @@ from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from theorems.framework import REGISTRY
 
@@ -82,8 +83,7 @@ def plan_claims(claims) -> tuple[list, list]:
             at.append(c)
             continue
         from theorems.framework import instance_form
-        whys = {instance_form(c, r)[1] for r in c.all_readings()}
-        whys.discard(None)
+        whys = {why for _, why in (instance_form(c, r) for r in c.all_readings()) if why is not None}
         not_at.append((c.id, S.NOT_A_SITE if not whys else sorted(whys)[0]))
     return at, not_at
 
@@ -273,7 +273,7 @@ class DaskPool:
             except BaseException as e:  # noqa: B902 - handed to the consumer as the task's error
                 outer.set_exception(e)
         fut.add_done_callback(done)
-        outer._dask = fut  # keeps the dask future alive until it is done
+        outer._dask = fut  # type: ignore[attr-defined]  # a private attribute keeps the dask future alive until done
         return outer
 
     def shutdown(self, cancel: bool = False) -> None:
@@ -393,7 +393,7 @@ def run(spec: RunSpec) -> Summary:
     jobs = []
     for folder in spec.models:
         label = _label(folder)
-        info = {"checkpoint": label, "path": None, "error": None, "inputs": {}, "capped": {}}
+        info: dict[str, Any] = {"checkpoint": label, "path": None, "error": None, "inputs": {}, "capped": {}}
         out.checkpoints.append(info)
         try:
             m = _open(folder)
@@ -470,6 +470,7 @@ def run(spec: RunSpec) -> Summary:
                 forward_inline(job, forward, results, progress, out, sink, written, per_ckpt, slots, lock)
         else:
             for job in jobs:
+                assert threads is not None  # made whenever there are jobs
                 threads.submit(forward, job)
             outstanding_forwards = len(jobs)
             while outstanding_forwards or any(v["pending"] for v in per_ckpt.values()):

@@ -17,8 +17,9 @@ VERDICT_STYLE = {"proved": "bold green", "certified": "green", "supported": "cya
 
 
 def _wrap(text: str, width: int, indent: str, first: str | None = None) -> list[str]:
-    return textwrap.wrap(" ".join(str(text).split()), width=width, initial_indent=first if first is not None else indent,
-                         subsequent_indent=indent, break_long_words=True, break_on_hyphens=False) or [indent.rstrip()]
+    return textwrap.wrap(" ".join(str(text).split()), width=width,
+                         initial_indent=first if first is not None else indent, subsequent_indent=indent,
+                         break_long_words=True, break_on_hyphens=False) or [indent.rstrip()]
 
 
 #: a truth word as a terminal prints it (``fails`` stands out); the words themselves are theorems.framework.TRUTH

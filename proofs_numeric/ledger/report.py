@@ -9,6 +9,7 @@ precisions, stress tables, figures) the page computes itself.
 """
 from __future__ import annotations
 
+import html
 import json
 import re
 import sys
@@ -17,6 +18,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from theorems import formal as F
+from theorems.exact import layernorm as LN
 from theorems.framework import (
     CONJECTURES,
     REPO_ROOT,
@@ -29,6 +31,7 @@ from theorems.framework import (
     tri,
     typeset,
 )
+from theorems.paper import rank_neutrality as RN
 
 from .cache import LedgerMismatch, default_ledger_paths, ledger_key, read_ledger
 from .graph import anchor
@@ -164,7 +167,6 @@ def _cell(s) -> str:
 
 def _path(path: str) -> str:
     """A file path in a table cell: code, breakable after each ``/`` and ``.``."""
-    import html
     parts = re.split(r"(?<=[/.])", str(path))
     return '<code class="docutils literal notranslate">' + "<wbr>".join(html.escape(x) for x in parts if x) + "</code>"
 
@@ -204,7 +206,8 @@ def verdict_admonition(claim_id: str, dps: int = 50) -> str:
     why = lit.condition or lit.reason
     parts = [f":::{{admonition}} {c.id}: {r.verdict} ({r.strength})", f":class: {kind}", "",
              f'<span id="{anchor(c.id)}"></span>'
-             f"*{c.section}*, a {c.form} claim, verdict computed from its evidence (see the ledger page for when): {words_markdown(c)}", "",
+             f"*{c.section}*, a {c.form} claim, verdict computed from its evidence (see the ledger page for when): "
+             f"{words_markdown(c)}", "",
              f"Formal statement: ${c.statement}$", ""]
     if lit.generic is not None:
         parts += [f"For almost every point of: {_esc(lit.generic.space)} ({_esc(lit.generic.measure)})", ""]
@@ -236,8 +239,8 @@ def ledger_markdown(dps: int = 50) -> str:
     """The whole ledger as a Markdown table, every verdict computed now."""
     claims = registry()
     counts = Counter(run(c.id, dps).verdict for c in claims)
-    head = (f"**{len(claims)} claims**: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1]))
-            + ".\n\n")
+    head = (f"**{len(claims)} claims**: "
+            + ", ".join(f"{v} {k}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1])) + ".\n\n")
     rows = []
     for c in claims:
         r = run(c.id, dps)
@@ -283,14 +286,16 @@ def conjecture_markdown(claim_id: str, dps: int = 50) -> str:
     c = conj.claim
     r = run(claim_id, dps)
     parts = [f"**Statement** (`{c.id}`, {_esc(c.section)}): ${c.statement}$", "",
-             "**Hypotheses**: " + ", ".join(f"`{h}` ({_esc((p.__doc__ or '').strip().splitlines()[0] if p.__doc__ else h)})"
-                                          for h, p in conj.hypotheses.items()) + ".",
+             "**Hypotheses**: "
+             + ", ".join(f"`{h}` ({_esc((p.__doc__ or '').strip().splitlines()[0] if p.__doc__ else h)})"
+                         for h, p in conj.hypotheses.items()) + ".",
              f"**Conclusion**: `{getattr(conj.conclusion, '__name__', 'conclusion')}` "
              f"({_esc(c.conclusion.strip().splitlines()[0])}).", ""]
     steps = c.proof_steps
     parts += ["### Exact algebra", ""]
     parts += [proof_steps_markdown(steps), "",
-              "These steps are checked at fixed sizes (a *derivation*): evidence, not a proof."] if steps else         ["No derivation is attached: the evidence below is the exact stress and the counterexample search."]
+              "These steps are checked at fixed sizes (a *derivation*): evidence, not a proof."] if steps else \
+        ["No derivation is attached: the evidence below is the exact stress and the counterexample search."]
     parts += ["", "### Stress, per regime", "", "| regime | drawn | met every hypothesis | conclusion held |",
               "|---|---:|---:|---:|"]
     if not r.error:
@@ -336,7 +341,7 @@ def formal_lemmas_markdown(claim_id: str | None = None) -> str:
     n_classical = sum(bool(r and r.accepted and r.axioms) for r in rs)
     parts.append(f"{len(names)} lemmas, {len(lemmas)} claim attachments: {n_closed} closed under the global "
                  f"context (no axioms), {n_classical} resting on the allowed classical axioms only, "
-                 f"{sum(bool(r) and r.accepted is False for r in rs)} refused, "
+                 f"{sum(r is not None and r.accepted is False for r in rs)} refused, "
                  f"{sum(r is None or r.accepted is None for r in rs)} not run.")
     rows = []
     for lm, r in zip(lemmas, rs, strict=True):
@@ -426,7 +431,7 @@ def verdicts_by_chapter(dps: int = 50) -> list[tuple[str, dict]]:
 def findings_markdown(dps: int = 50) -> str:
     """The front page's findings: per chapter, how many claims earned each verdict (computed now), linked; then
     every claim with its verdict and strength in a collapsible block."""
-    total = Counter()
+    total: Counter[str] = Counter()
     rows = ["| chapter | verdicts (computed now) |", "|---|---|"]
     detail = []
     rank = {v: k for k, v in enumerate(VERDICT_ORDER)}
@@ -500,8 +505,6 @@ def paper_proof_audit_markdown(audit) -> str:
 
 def rank_neutrality_stress(seed: int = 20260426, per_shape: int = 6) -> dict:
     """The Rank-Neutrality chapter's stress counts, ``{(regime, family): {count: value}}`` (seeded, exact)."""
-    from theorems.exact import layernorm as LN
-    from theorems.paper import rank_neutrality as RN
     stats: dict = defaultdict(lambda: defaultdict(int))
     for regime, fam, _inst, an in RN.stress(seed=seed, per_shape=per_shape):
         st = stats[(regime, fam)]

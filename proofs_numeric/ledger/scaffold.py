@@ -11,9 +11,9 @@ Creates, relative to the project root (the folder holding ``pyproject.toml``):
   "Conjectures".
 
 ``proofs_numeric/<slug>.py``, the fourth place of a slug, is not written: the theorem module's docstring
-says why (a conjecture is decided exactly). ``theorems/__init__.py`` imports every module of ``theorems/conjectures/``, and
-``property_tests/test_registry.py`` stresses every registered conjecture, so nothing else
-needs an edit.
+says why (a conjecture is decided exactly). ``theorems/__init__.py`` imports every module of
+``theorems/conjectures/``, and ``property_tests/test_registry.py`` stresses every registered conjecture, so nothing
+else needs an edit.
 """
 from __future__ import annotations
 
@@ -211,10 +211,10 @@ def slugify(name: str) -> str:
     'layernorm_preserves_matrix_rank_when_n_gt_d'
     >>> slugify("x' + str(__import__('os')) + '")
     'x_plus_str_import_os_plus'
-    >>> slugify("class")
+    >>> slugify("class")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    proofs_numeric.ledger.scaffold.ScaffoldError: 'class' makes the module name 'class', a Python keyword; choose another name
+    proofs_numeric.ledger.scaffold.ScaffoldError: 'class' makes the module name 'class', a Python keyword; ...
     """
     if not isinstance(name, str) or not name.strip():
         raise ScaffoldError("the name is empty: give a name with at least one letter, e.g. 'LayerNorm sphere'")
@@ -222,7 +222,8 @@ def slugify(name: str) -> str:
         raise ScaffoldError(f"the name has {len(name)} characters, above the limit of {MAX_NAME_CHARS}")
     bad = [c for c in name if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")]
     if bad:
-        raise ScaffoldError(f"the name contains control or invisible characters ({', '.join(repr(c) for c in bad[:3])})")
+        raise ScaffoldError("the name contains control or invisible characters "
+                            f"({', '.join(repr(c) for c in bad[:3])})")
     ascii_name = unicodedata.normalize("NFKD", _symbol_words(name)).encode("ascii", "ignore").decode("ascii")
     s = re.sub(r"[^0-9a-zA-Z]+", "_", ascii_name).strip("_").lower()
     s = re.sub(r"_+", "_", s)

@@ -311,7 +311,8 @@ def test_padic_closed_certificate_meets_its_own_acceptance_condition(bits, n, d,
     (Hadamard's or the Schur bound, recomputed), and its modulus keeps every lifting integer below
     2^53 (recomputed in exact integers: C, E, the row sums and the fixed points)."""
     g = np.random.default_rng(bits)
-    A = g.integers(-2 ** (bits // 2), 2 ** (bits // 2), size=(n, r)) @ g.integers(-2 ** (bits // 2 - 4), 2 ** (bits // 2 - 4), size=(r, d))
+    A = g.integers(-2 ** (bits // 2), 2 ** (bits // 2), size=(n, r)) @ g.integers(-2 ** (bits // 2 - 4),
+                                                                                2 ** (bits // 2 - 4), size=(r, d))
     Z = A.astype(float)
     assert np.abs(A).max() < 2 ** MAX_ENTRY_BITS and np.array_equal(Z.astype(np.int64), A)
     for rng in (None, np.random.default_rng(0)):

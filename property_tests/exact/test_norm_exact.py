@@ -86,7 +86,7 @@ def test_norm_exact_agrees_with_reference_on_seeded_families(counts):
 
 def test_norm_exact_agrees_with_reference_on_edge_shapes():
     """One row, one or two columns, very wide or very tall."""
-    for fam, inst in _seeded(4, [(1, 1), (1, 3), (3, 1), (2, 2), (5, 2), (1, 6), (6, 2), (2, 9)], per=1):
+    for _fam, inst in _seeded(4, [(1, 1), (1, 3), (3, 1), (2, 2), (5, 2), (1, 6), (6, 2), (2, 9)], per=1):
         _assert_same(inst)
 
 
@@ -142,7 +142,8 @@ def test_norm_exact_sigma_in_colspace_with_several_square_classes(counts):
         d = rng.randint(3, 6)
         u = [rng.randint(-3, 3) for _ in range(d)]
         w = [rng.randint(-3, 3) for _ in range(d)]
-        rows = [[c * v for v in (u if rng.random() < 0.5 else w)] for c in [rng.randint(1, 3) for _ in range(rng.randint(2, 7))]]
+        rows = [[c * v for v in (u if rng.random() < 0.5 else w)]
+                for c in [rng.randint(1, 3) for _ in range(rng.randint(2, 7))]]
         if rng.random() < 0.5:
             rows.append([a + b for a, b in zip(u, w)])
         X = sympy.Matrix(rows)
@@ -300,7 +301,7 @@ def test_norm_exact_rmsnorm_structured_cases_match_field_embedding(counts):
 def test_norm_exact_layernorm_matches_field_embedding_directly():
     """LayerNorm(X) itself in the field (independent of both analyses) on small seeded families."""
     checked = 0
-    for fam, inst in _seeded(17, [(3, 4), (4, 3), (3, 3)], per=2):
+    for _fam, inst in _seeded(17, [(3, 4), (4, 3), (3, 3)], per=2):
         if not LN.is_H1_nonconstant_rows(inst):
             continue
         try:

@@ -233,8 +233,8 @@ def test_transformer_definitions_match_the_formulas(inst):
         assert close(ctx.entries(T.mha(ctx, X, heads)), total)
         # FFN = GeLU(X W1 + b1) W2 + b2
         H = [[v + mpmath.mpf(b.p) / b.q for v, b in zip(r, b1)] for r in mm(x, _mp_rows(W1))]
-        F = [[v + mpmath.mpf(b.p) / b.q for v, b in zip(r, b2)] for r in mm([[v * mpmath.ncdf(v) for v in r] for r in H],
-                                                                         _mp_rows(W2))]
+        F = [[v + mpmath.mpf(b.p) / b.q for v, b in zip(r, b2)]
+             for r in mm([[v * mpmath.ncdf(v) for v in r] for r in H], _mp_rows(W2))]
         assert close(ctx.entries(T.ffn(ctx, X, W1, b1, W2, b2)), F)
         # LayerNorm: (x - mean) / population std; RMSNorm: x / rms
         for r in x:

@@ -174,6 +174,10 @@ def test_claims_evidence_is_built_only_by_the_framework():
         Evidence(kind="exact", holds=True, summary="s", arithmetic="QQ", scope="general")
 
 
+#: the command line's write rule (proofs_numeric.cli.inputs): its ``kind=`` names an output file's kind
+_WRITE_RULE = ("write_output", "write_json_output", "check_output", "RecordStream", "marked")
+
+
 def _calls_outside_framework():
     """(file, line, what) for every kind=/scope= keyword and Evidence(...) call outside theorems/framework/."""
     out = []
@@ -189,8 +193,8 @@ def _calls_outside_framework():
                         out.append((path.relative_to(ROOT).as_posix(), node.lineno, "Evidence(...)"))
                     if fn == "FormalLemma":
                         continue  # a Coq lemma's declared statement scope, not a piece of evidence
-                    if fn in ("write_output", "check_output", "write_json_output", "write_text", "marked"):
-                        continue  # the kind of a file the write rule guards (e.g. a counterexample file)
+                    if fn in _WRITE_RULE:
+                        continue  # the kind of an output file (a stored counterexample file), not of evidence
                     for kw in node.keywords:
                         if kw.arg in ("kind", "scope") and isinstance(kw.value, ast.Constant) \
                                 and isinstance(kw.value.value, str) and kw.value.value in C.EVIDENCE_KINDS + C.SCOPES:
@@ -408,7 +412,8 @@ def _declarations_not_at_top_level(root: Path = ROOT):
     """(file, line) of every claim(...) / conjecture(...) call in a theorem module that is not a statement of
     the module itself (inside a loop, a function or a helper): claims read as data, one declaration each."""
     out = []
-    for path in sorted([*(root / "theorems" / "paper").glob("*.py"), *(root / "theorems" / "conjectures").glob("*.py")]):
+    for path in sorted([*(root / "theorems" / "paper").glob("*.py"),
+                        *(root / "theorems" / "conjectures").glob("*.py")]):
         tree = ast.parse(path.read_text(), str(path))
         top = {id(n.value) for n in tree.body if isinstance(n, (ast.Expr, ast.Assign))}
         for node in ast.walk(tree):

@@ -212,8 +212,8 @@ def test_refuted_says_where_it_fails():
     assert a.reason == "fails in n<d, n>d"
     a = assess([bad()])
     assert (a.reason, a.by_regime) == ("fails in every regime", {"all": "fails"})
-    assert assess([interval_instances("s", False, arithmetic="iv", regime=r) for r in THREE_REGIMES], THREE_REGIMES).strength \
-        == "interval"
+    assert assess([interval_instances("s", False, arithmetic="iv", regime=r) for r in THREE_REGIMES],
+                  THREE_REGIMES).strength == "interval"
 
 
 def test_unsupported_says_where_the_evidence_is_against():

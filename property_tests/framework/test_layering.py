@@ -272,9 +272,9 @@ ALLOWED_PRIVATE = {"property_tests.framework.test_claims_mutants: E._ev (theorem
                    # the generic form's rule, boundary by boundary (mutation-resistant tests of private predicates)
                    "property_tests.framework.test_generic: V._decisive_failure (theorems.framework.verdict)",
                    "property_tests.framework.test_generic: V._set_aside (theorems.framework.verdict)",
-                   # the p-adic certificate's inverse mod q^k, tested against FLINT (kills wrong-residue mutants)
+                   # the p-adic certificate's mutant tests check its private lifting step (as those of the verdict)
                    "property_tests.exact.test_certified_rank_mutants: P._inverse_mod_power (theorems.exact.padic_rank)",
-                   # the record consumer's resume logic, driven directly with a planted partial stream
+                   # the resume test wraps the private record consumer to interrupt a run in the middle of a write
                    "property_tests.interface.test_model_check: MC._consume (proofs_numeric.ledger.model_check)"}
 
 

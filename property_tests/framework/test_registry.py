@@ -109,8 +109,9 @@ def test_registry_scaffold_creates_module_tests_and_chapter(tmp_path):
     for sub in ("theorems", "property_tests", "book/chapters"):
         (tmp_path / sub).mkdir(parents=True)
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
-    (tmp_path / "book" / "_toc.yml").write_text("format: jb-book\nroot: intro\nparts:\n  - caption: Theorems\n    chapters:\n      - file: a\n")
-    paths = scaffold("Cool idea 2", root=tmp_path)
+    (tmp_path / "book" / "_toc.yml").write_text("format: jb-book\nroot: intro\nparts:\n  - caption: Theorems\n"
+                                                "    chapters:\n      - file: a\n")
+    scaffold("Cool idea 2", root=tmp_path)
     assert (tmp_path / "theorems" / "conjectures" / "cool_idea_2.py").exists()
     assert (tmp_path / "property_tests" / "user" / "test_cool_idea_2.py").exists()
     assert "chapters/cool_idea_2" in (tmp_path / "book" / "_toc.yml").read_text()
@@ -145,7 +146,8 @@ def test_registry_generated_test_reads_renamed_and_added_predicates(tmp_path, co
         mod = importlib.util.module_from_spec(spec)
         sys.modules[names[0]] = mod
         spec.loader.exec_module(mod)
-        spec = importlib.util.spec_from_file_location(names[1], root / "property_tests" / "user" / "test_renamed_idea.py")
+        spec = importlib.util.spec_from_file_location(names[1],
+                                                      root / "property_tests" / "user" / "test_renamed_idea.py")
         test_mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(test_mod)
         assert set(CONJECTURES["USER.renamed-idea"].hypotheses) == {"entry_is_nonzero", "at_most_four_rows"}

@@ -49,7 +49,8 @@ def built_book(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("book")
     jb = Path(sys.executable).with_name("jupyter-book")
     proc = subprocess.run([str(jb), "build", "-W", "-n", "--keep-going", str(BOOK), "--path-output", str(out)],
-                          capture_output=True, text=True, timeout=1800, env={**os.environ, "PYDEVD_DISABLE_FILE_VALIDATION": "1"})
+                          capture_output=True, text=True, timeout=1800,
+                          env={**os.environ, "PYDEVD_DISABLE_FILE_VALIDATION": "1"})
     if proc.returncode != 0:
         pytest.fail(f"book build failed:\n{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}")
     return out / "_build" / "html"
@@ -127,7 +128,9 @@ _OVERFLOW_JS = r"""
     const wide = r.right > right, scroll = el.scrollWidth > el.clientWidth + 1;
     let box = el.parentElement, clipped = false;
     while (box && box !== art) {
-      if (box.scrollWidth > box.clientWidth + 1 && getComputedStyle(box).overflowX !== 'visible') { clipped = true; break; }
+      if (box.scrollWidth > box.clientWidth + 1 && getComputedStyle(box).overflowX !== 'visible') {
+        clipped = true; break;
+      }
       box = box.parentElement;
     }
     if (wide || (scroll && el.tagName !== 'MJX-CONTAINER') || clipped) {
@@ -235,7 +238,8 @@ def test_book_in_headless_chromium(built_book, tmp_path):
         try:
             page = browser.new_page()
             outside = []
-            page.on("request", lambda r: outside.append(r.url) if not r.url.startswith(("file:", "data:", "blob:", "about:")) else None)
+            page.on("request", lambda r: outside.append(r.url)
+                    if not r.url.startswith(("file:", "data:", "blob:", "about:")) else None)
             page.set_viewport_size({"width": 1400, "height": 1000})
             shots = BOOK / "_build" / "screenshots"
             shots.mkdir(parents=True, exist_ok=True)
@@ -253,7 +257,8 @@ def test_book_in_headless_chromium(built_book, tmp_path):
                 assert n_typeset >= n_math, f"{f.name}: {n_math} math elements, {n_typeset} typeset"
                 errors = page.evaluate("document.querySelectorAll('mjx-merror').length")
                 assert errors == 0, f"{f.name}: {errors} MathJax errors"
-                broken = page.evaluate("[...document.images].filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
+                broken = page.evaluate("[...document.images].filter(i => !(i.complete && i.naturalWidth > 0))"
+                                       ".map(i => i.src)")
                 assert broken == [], f"{f.name}: images not loaded: {broken}"
                 overflow += [f"{f.relative_to(built_book)}: {o}" for o in page.evaluate(_OVERFLOW_JS)]
                 broken_words += [f"{f.relative_to(built_book)}: {o}" for o in page.evaluate(_BROKEN_WORD_JS)]

@@ -88,8 +88,9 @@ def bert_tensors(rng, d=D_BERT, f=64, layers=2, prefix="bert."):
          "pooler.dense.weight": _w(rng, d, d), "pooler.dense.bias": _w(rng, d, scale=0.1)}
     for i in range(layers):
         a = f"encoder.layer.{i}."
-        for n, (o, k) in {"attention.self.query": (d, d), "attention.self.key": (d, d), "attention.self.value": (d, d),
-                          "attention.output.dense": (d, d), "intermediate.dense": (f, d), "output.dense": (d, f)}.items():
+        for n, (o, k) in {"attention.self.query": (d, d), "attention.self.key": (d, d),
+                          "attention.self.value": (d, d), "attention.output.dense": (d, d),
+                          "intermediate.dense": (f, d), "output.dense": (d, f)}.items():
             t[a + n + ".weight"], t[a + n + ".bias"] = _w(rng, o, k), _w(rng, o, scale=0.1)  # Linear: [out, in]
         for n in ("attention.output.LayerNorm", "output.LayerNorm"):
             t[a + n + ".weight"], t[a + n + ".bias"] = 1 + _w(rng, d, scale=0.1), _w(rng, d, scale=0.1)
@@ -377,7 +378,8 @@ def _gpt2_reference_linear_layout(t: dict, ids, d=D_GPT2, H=4, eps=1e-5):
 
     def ln(x, name):
         mu = x.mean(-1, keepdims=True)
-        return (x - mu) / np.sqrt(((x - mu) ** 2).mean(-1, keepdims=True) + eps) * f[name + ".weight"] + f[name + ".bias"]
+        return ((x - mu) / np.sqrt(((x - mu) ** 2).mean(-1, keepdims=True) + eps) * f[name + ".weight"]
+                + f[name + ".bias"])
 
     n, dk = len(ids), d // H
     x = f["wte.weight"][ids] + f["wpe.weight"][:n]
@@ -551,7 +553,8 @@ def test_checkpoints_rank_deficient_w_o_gets_an_exact_integer_rank(tmp_path, cap
 
 def test_checkpoints_cli_caps_length_at_the_positions(tiny, tmp_path, capsys):
     p = tmp_path / "l.json"
-    code, out, _ = _cli(capsys, "real-model", "--model", str(tiny["llama"]), "--length", str(10 ** 12), "--json", str(p))
+    code, out, _ = _cli(capsys, "real-model", "--model", str(tiny["llama"]), "--length", str(10 ** 12),
+                        "--json", str(p))
     r = json.loads(p.read_text())
     assert code == 0 and r["inputs"] == {"random (seed 0)": MAX_POS}
     assert r["inputs_capped"] == {"random (seed 0)": {"requested": 10 ** 12, "used": MAX_POS}} and "capped" in out

@@ -233,7 +233,8 @@ def test_hostile_input_new_never_writes_code_from_a_name(project, name, twice):
     root = _make_root(Path(tempfile.mkdtemp(dir=base / "roots")))
     outside = _outside(base)
     fresh = _snapshot(root)
-    for argv in [["new", name, "--root", str(root)]] + ([["new", name, "--root", str(root), "--force"]] if twice else []):
+    runs = [["new", name, "--root", str(root)]] + ([["new", name, "--root", str(root), "--force"]] if twice else [])
+    for argv in runs:
         code, out, err = run_main(argv)
         _assert_clean(argv, code, out, err)
     assert _outside(base) == outside and (base / "sentinel.txt").read_text() == "outside the root"
@@ -279,7 +280,8 @@ def test_hostile_input_new_refuses_symlinks_out_of_the_root(tmp_path):
 
 
 def test_hostile_input_failed_module_is_reported_by_verify(monkeypatch, capsys):
-    monkeypatch.setattr(theorems, "IMPORT_ERRORS", {"theorems/conjectures/broken_user_idea.py": "NameError: name 'x' is not defined"})
+    monkeypatch.setattr(theorems, "IMPORT_ERRORS",
+                        {"theorems/conjectures/broken_user_idea.py": "NameError: name 'x' is not defined"})
     assert report_import_errors() is True
     assert "theorems/conjectures/broken_user_idea.py failed to import" in capsys.readouterr().err
 

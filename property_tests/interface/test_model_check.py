@@ -43,7 +43,8 @@ def tiny(tmp_path_factory):
     root = tmp_path_factory.mktemp("sites")
     return {"bert": write_checkpoint(root / "bert", bert_config(), bert_tensors(np.random.default_rng(1))),
             "gpt2": write_checkpoint(root / "gpt2", gpt2_config(), gpt2_tensors(np.random.default_rng(2)), shards=2),
-            "llama": write_checkpoint(root / "llama", llama_config(), llama_tensors(np.random.default_rng(3)), dt="BF16")}
+            "llama": write_checkpoint(root / "llama", llama_config(), llama_tensors(np.random.default_rng(3)),
+                                      dt="BF16")}
 
 
 def _records(path) -> list[dict]:
@@ -189,7 +190,7 @@ def test_model_check_network_records_agree_with_the_float_ones_where_both_decide
         assert n["about"]["how"].startswith("the network itself")
     rec = m.forward(ids)
     fl = {w: X for w, X, _ in rec["ln_inputs"]}
-    for where, li, X, _, _ in NW.forward_enclosures(m, ids, 2):
+    for where, _li, X, _, _ in NW.forward_enclosures(m, ids, 2):
         mid = np.array([[float(X[i, j].mid()) for j in range(X.ncols())] for i in range(X.nrows())])
         assert np.allclose(mid, fl[where], rtol=1e-12, atol=1e-12), where
 

@@ -376,11 +376,23 @@ def test_new_user_an_unknown_hypothesis_profile_is_one_line_naming_the_profiles(
 @pytest.mark.slow
 def test_new_user_an_unknown_hypothesis_profile_gives_no_traceback():
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--co",
-                           str(ROOT / "property_tests" / "framework" / "test_layering.py")], capture_output=True, text=True,
-                          env={**os.environ, "HYPOTHESIS_PROFILE": "bogus"}, cwd=ROOT, timeout=300)
+                           str(ROOT / "property_tests" / "framework" / "test_layering.py")],
+                          capture_output=True, text=True, env={**os.environ, "HYPOTHESIS_PROFILE": "bogus"},
+                          cwd=ROOT, timeout=300)
     assert proc.returncode != 0
     text = proc.stdout + proc.stderr
     assert "Traceback" not in text and "dev, ci or thorough" in text
+
+
+@pytest.mark.slow
+def test_new_user_the_scaffold_module_imports_first():
+    """``import proofs_numeric.ledger.scaffold`` in a fresh interpreter (the doctests collect it so, a user's script may
+    import it so): it imports the command line's write rule, whose package imports ``new``, which imported the scaffold
+    back at its top (a cycle: ImportError); ``new`` now imports it when it runs."""
+    proc = subprocess.run([sys.executable, "-c", "import proofs_numeric.ledger.scaffold as S; print(S.MARKER)"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == S.MARKER
 
 
 def test_new_user_the_end_of_run_table_says_what_conclusion_counts():
@@ -451,7 +463,7 @@ def test_new_user_front_page_and_ledger_title_conjectures_by_their_title():
     from theorems.framework import CONJECTURES
     cid = "USER.ln-sphere"
     title = CONJECTURES[cid].claim.quote
-    plain = lambda md: md.replace("\\", "")  # noqa: E731  (Markdown escapes removed)
+    plain = lambda md: md.replace("\\", "")  # Markdown escapes removed
     assert title in plain(report.findings_markdown())
     assert "Ln sphere" not in report.findings_markdown()
     assert title in plain(report.ledger_markdown())

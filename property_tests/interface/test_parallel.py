@@ -47,5 +47,6 @@ def test_parallel_premise_counts_reach_the_controller(tmp_path):
     r = _pytest(["-n", "2", "property_tests/paper/test_rank_neutrality.py", "-k", "not_vacuous"],
                 {"HYPOTHESIS_PROFILE": "dev"}, tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
-    line = next(l for l in r.stdout.splitlines() if l.startswith("test_rank_neutrality_corrected_statement_is_not_vacuous"))
+    line = next(ln for ln in r.stdout.splitlines()
+                if ln.startswith("test_rank_neutrality_corrected_statement_is_not_vacuous"))
     assert "drawn=25" in line and "met H1-H4=" in line

@@ -32,7 +32,8 @@ def test_rank_contraction_alpha_at_most_inv_sqrt2_when_dk_is_1(qk):
 def test_rank_contraction_prop63_and_attention_rank_certified(counts):
     """dim R_h = min(rank X, d_k) and rank A_h = n, interval-certified on random heads (counted)."""
     @settings(max_examples=15)
-    @given(st.tuples(st.integers(2, 6), st.integers(2, 6), st.integers(1, 3), st.integers(1, 3), st.integers(0, 10 ** 6)))
+    @given(st.tuples(st.integers(2, 6), st.integers(2, 6), st.integers(1, 3), st.integers(1, 3),
+                     st.integers(0, 10 ** 6)))
     def prop(shape):
         _prop63_case(shape, counts)
     prop()

@@ -29,7 +29,8 @@ def test_recovery_ambiguity_pgop_overheads_exact():
 @given(st.integers(1, 3), st.integers(2, 3), st.integers(1, 2), st.data())
 def test_recovery_ambiguity_pgop_nonzero_gates_leave_kernel_unchanged(n, H, dk, data):
     d = data.draw(st.integers(1, 5))
-    W = Matrix(H * dk, d, data.draw(st.lists(st.integers(-3, 3).map(Rational), min_size=H * dk * d, max_size=H * dk * d)))
+    W = Matrix(H * dk, d, data.draw(st.lists(st.integers(-3, 3).map(Rational), min_size=H * dk * d,
+                                             max_size=H * dk * d)))
     gates = [[Rational(data.draw(st.sampled_from([-2, -1, 1, 2, 3]))) for _ in range(n)] for _ in range(H)]
     base = HEADS.map_nullity(lambda Ys: HEADS.Phi_a(Ys, W), n, H, dk)
     assert HEADS.map_nullity(lambda Ys: RA.Phi_a_gated(Ys, W, gates), n, H, dk) == base

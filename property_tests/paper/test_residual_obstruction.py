@@ -41,7 +41,8 @@ def test_residual_obstruction_prop51_generic_perturbation_increases_rank(counts)
     def prop(data):
         A = data.draw(low_rank_matrices())
         n, d = A.shape
-        B = Matrix(n, d, data.draw(st.lists(st.integers(-10 ** 6, 10 ** 6).map(Rational), min_size=n * d, max_size=n * d)))
+        B = Matrix(n, d, data.draw(st.lists(st.integers(-10 ** 6, 10 ** 6).map(Rational), min_size=n * d,
+                                            max_size=n * d)))
         counts["drawn"] += 1
         if rank(B) < min(n, d):  # B itself degenerate: not a draw from an a.c. law in effect
             counts["B degenerate"] += 1
@@ -62,7 +63,8 @@ def test_residual_obstruction_counterexample_1():
 
 
 def test_residual_obstruction_remark_iii_counterexample_from_scratch():
-    X, D = find_from_scratch(low_rank_matrix_pairs(min_side=2, max_side=4, max_entry=2), lambda p: RRO.remark_iii_counterexample(*p))
+    X, D = find_from_scratch(low_rank_matrix_pairs(min_side=2, max_side=4, max_entry=2),
+                             lambda p: RRO.remark_iii_counterexample(*p))
     assert rank(X + D) <= rank(X)
 
 

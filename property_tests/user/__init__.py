@@ -1,1 +1,2 @@
-"""The tests `collapse-verify new` writes for users' conjectures (one per conjecture; each reads the predicates from the registered conjecture)."""
+"""The tests `collapse-verify new` writes for users' conjectures (one per conjecture; each reads the predicates from
+the registered conjecture)."""

@@ -10,13 +10,15 @@ Building blocks
 ===============
 ``centred(X)``                     each row minus its mean, ``X P``
 ``row_variances(Xc)``              :math:`s_i=\sigma_i^2` of the centred rows (rational)
-``row_mean_squares(X)``            :math:`\operatorname{ms}_i=\tfrac1d\sum_jx_{ij}^2` (RMSNorm's :math:`\mathrm{rms}_i^2`)
+``row_mean_squares(X)``            :math:`\operatorname{ms}_i=\tfrac1d\sum_jx_{ij}^2` (RMSNorm's
+                                   :math:`\mathrm{rms}_i^2`)
 ``sqrt_decomposition(s)``          :math:`(\sqrt{s_i})_i=\sum_k\sqrt{r_k}\tau_k` over square classes
 ``sigma_in_colspace(A, s)``        exact test of :math:`(\sqrt{s_i})_i\in\operatorname{col}(A)`
 ``sqrt_scaled_rank(M, s, ...)``    rank of :math:`\operatorname{diag}(1/\sqrt{s_i})M+\mathbf 1\beta^\top` (optionally
                                    bordered by :math:`\mathbf 1`) in the multiquadratic field
 ``layer_norm_ranks(X, g, b)``      (rank, affine rank) of LayerNorm(X), :math:`\varepsilon=0`
-``rms_norm_ranks(X, g)``           (rank, affine rank) of RMSNorm(X) :math:`=x_i/\mathrm{rms}(x_i)\odot\gamma`, :math:`\varepsilon=0`
+``rms_norm_ranks(X, g)``           (rank, affine rank) of RMSNorm(X) :math:`=x_i/\mathrm{rms}(x_i)\odot\gamma`,
+                                   :math:`\varepsilon=0`
 
 Examples
 ========
@@ -102,7 +104,8 @@ def _sqrt_parts(s: list[Rational]) -> list[tuple[Rational, int]]:
     out = []
     for si in s:
         if si <= 0:
-            raise BadInput("square roots of non-positive numbers are not scaled here (a zero row: the map is undefined)")
+            raise BadInput("square roots of non-positive numbers are not scaled here (a zero row: the map is "
+                           "undefined)")
         a, b = int(si.p), int(si.q)
         f, m = 1, 1
         for p, e in sympy.factorint(a * b).items():

@@ -49,7 +49,7 @@ import flint
 import numpy as np
 
 from .input import BadInput, exact_entries, exact_rows
-from .padic_rank import (
+from .padic_rank import (  # rump_residual_bound lives there (the p-adic certificate uses it too), re-exported
     MAX_ENTRY_BITS,
     blas_is_exact,
     modp_pivots,
@@ -58,7 +58,8 @@ from .padic_rank import (
     single_threaded_blas,
 )
 
-__all__ = ["certified_rank", "rank_certificate", "MatrixSource", "CertifiedRank", "PRIMES", "validate_primes", "MAX_USER_PRIME", "random_primes", "dyadic_scale", "rump_full_rank", "residues_mod_p", "kernel_certificate",
+__all__ = ["certified_rank", "rank_certificate", "MatrixSource", "CertifiedRank", "PRIMES", "validate_primes",
+           "MAX_USER_PRIME", "random_primes", "dyadic_scale", "rump_full_rank", "residues_mod_p", "kernel_certificate",
            "rump_residual_bound"]
 
 #: fixed primes below 2^31 (products of residues fit in int64), for callers that want determinism
@@ -73,7 +74,8 @@ def random_primes(k: int, rng: np.random.Generator, lo: int = 2 ** 30, hi: int =
         if c < hi and c not in out and flint.fmpz(c).is_prime():
             out.append(c)
     return out
-_U = 2.0 ** -53
+
+
 #: exact fraction-free rank is attempted when n * d is at most this (``exact="auto"``)
 EXACT_AUTO_MAX_ENTRIES = 200_000
 #: ... and when no exactly scaled entry has more bits than this (fraction-free elimination on a 40 x 40
@@ -294,7 +296,7 @@ def _lcm_denominators(M) -> int:
     return L
 
 
-def residues_mod_p(kind: str, M, p: int) -> np.ndarray:
+def residues_mod_p(kind: str, M, p: int) -> np.ndarray | None:
     """The exactly scaled integer matrix modulo p, vectorised for float and int input.
 
     Floats are scaled by 2^-e0 with e0 from :func:`dyadic_scale`; rationals by the lcm of the
@@ -376,7 +378,9 @@ def _exact_ints(kind: str, M) -> list[list[int]]:
     elif kind == "int":
         ints = M.tolist() if isinstance(M, np.ndarray) else M
     else:
-        ints = _row_scaled_ints(M)
+        scaled = _row_scaled_ints(M)
+        assert scaled is not None  # no bit limit given: never refused
+        ints = scaled
     return ints
 
 
@@ -411,7 +415,7 @@ def kernel_certificate(ints: list[list[int]], lower: int) -> int | None:
     A = flint.fmpz_mat(ints)
     if n - lower < d - lower:  # left kernel is smaller: work with A^T
         A = A.transpose()
-    rows, cols = A.nrows(), A.ncols()
+    cols = A.ncols()
     p = KERNEL_PRIME
     Kp, nullity = _nullspace_mod_p(A, p)
     if nullity == 0:
@@ -573,6 +577,7 @@ def _rank_certificate(src, primes, rng, lo, hi, lo_how, hi_how, lo_is_mod_p, exa
     used: list[int] = []
     pending = list(primes)
     method = lo_how
+    count_mod_p = 0
 
     def done(lower, upper, how, upper_method, notes=()):
         return CertifiedRank(lower, upper, how, (n, d), list(used), time.perf_counter() - t0, upper_method,
@@ -608,7 +613,6 @@ def _rank_certificate(src, primes, rng, lo, hi, lo_how, hi_how, lo_is_mod_p, exa
                 return True
         return lo >= hi
 
-    count_mod_p = 0
     raise_lo(lo, method)
     if lo >= hi:
         return done(hi, hi, method, hi_how)
@@ -671,7 +675,8 @@ def _rank_certificate(src, primes, rng, lo, hi, lo_how, hi_how, lo_is_mod_p, exa
     return done(lo, hi, method, "none found: min(n, d)" if hi == full else hi_how,
                 [f"no upper-bound certificate found within the budgets (kernel certificate: "
                  f"{'any size' if kernel_max_entries is None else f'<= {kernel_max_entries} entries'}, exact rank: "
-                 f"{exact}, <= {exact_max_entries} entries); the rank is only known to lie in the interval [{lo}, {hi}]"]
+                 f"{exact}, <= {exact_max_entries} entries); the rank is only known to lie in the interval "
+                 f"[{lo}, {hi}]"]
                 + (["entries too large for the automatic exact rank (EXACT_AUTO_MAX_ENTRY_BITS / EXACT_MAX_BITS); "
                     "exact='always' (--exact always) computes it, possibly slowly"] if (big or wide) else []))
 

@@ -1,6 +1,7 @@
-r"""The head-channel maps exactly: :math:`\Phi_a:(Y_h)\mapsto[Y_1\cdots Y_H]W_O` and :math:`\Phi_b:(Y_h)\mapsto\sum_hY_h`,
-their kernels (from the maps' own matrices, built from a basis), exact head recovery, the proof steps of the
-head-channel argument (sympy statements, checked when a claim runs) and the shapes the claims are checked at.
+r"""The head-channel maps exactly: :math:`\Phi_a:(Y_h)\mapsto[Y_1\cdots Y_H]W_O` and
+:math:`\Phi_b:(Y_h)\mapsto\sum_hY_h`, their kernels (from the maps' own matrices, built from a basis), exact head
+recovery, the proof steps of the head-channel argument (sympy statements, checked when a claim runs) and the shapes the
+claims are checked at.
 
 Shared by :mod:`theorems.paper.head_channel`, :mod:`theorems.paper.recovery_ambiguity` and
 :mod:`theorems.paper.symmetries` (the value-output gauge step).
@@ -136,7 +137,7 @@ def deficient_witness(n: int = 2, H: int = 2, d_k: int = 2, d: int = 3) -> dict:
     """H d_k > d forces rank W_O < H d_k: two different (Y_h) with the same MHA output, exactly."""
     W = Matrix(H * d_k, d, lambda i, j: Rational((i + 1) * (j + 2) % 5 - 2))
     K = kernel_basis_a(W)
-    Ys = [Matrix(n, d_k, lambda i, j: Rational(i + 2 * j + h)) for h in range(H)]
+    Ys = [Matrix(n, d_k, lambda i, j, h=h: Rational(i + 2 * j + h)) for h in range(H)]
     k = K[0].T
     Ys2 = [Ys[h] + Matrix.vstack(*([k[:, h * d_k:(h + 1) * d_k]] * n)) for h in range(H)]
     return {"W_O": W.tolist(), "rank_W_O": rank(W), "kernel_dim": kernel_dim_a(n, H, d_k, W),
@@ -239,7 +240,8 @@ def single_head_box(n: int, d_k: int, W_O: Matrix) -> tuple[int, str, str] | Non
 
 
 def head_wo_rows(rng):
-    """Pool rows (regime "Hd_k<=d" or "Hd_k>d", "", {n, H, d_k, d, W_O}): a random integer W_O per shape of HEAD_SHAPES."""
+    """Pool rows (regime "Hd_k<=d" or "Hd_k>d", "", {n, H, d_k, d, W_O}): a random integer W_O per shape of
+    HEAD_SHAPES."""
     for (nn, dd, HH, dk) in HEAD_SHAPES:
         yield ("Hd_k<=d" if HH * dk <= dd else "Hd_k>d"), "", {"n": nn, "H": HH, "d_k": dk, "d": dd,
                                                                "W_O": random_int_matrix(rng, HH * dk, dd)}
@@ -248,7 +250,8 @@ def head_wo_rows(rng):
 def weights_unknown_rows(rng):
     """Pool rows ("all", "", {n, H, d_k, d, Y, W_O}): random integer head outputs and W_O per shape of HEAD_SHAPES."""
     for (nn, dd, HH, dk) in HEAD_SHAPES:
-        yield "all", "", {"n": nn, "H": HH, "d_k": dk, "d": dd, "Y": [random_int_matrix(rng, nn, dk) for _ in range(HH)],
+        yield "all", "", {"n": nn, "H": HH, "d_k": dk, "d": dd,
+                          "Y": [random_int_matrix(rng, nn, dk) for _ in range(HH)],
                           "W_O": random_int_matrix(rng, HH * dk, dd)}
 # --- a user's W_O (one exact reader) and what the head-channel predicates read from it -----------------------------
 

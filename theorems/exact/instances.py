@@ -82,7 +82,7 @@ def radial(draw: Draw, n: int, d: int, k: int = 5) -> Matrix:
     return Matrix.vstack(*[Rational(draw(1, k)) * u for _ in range(n)])
 
 
-FAMILIES = {
+FAMILIES: dict[str, Callable[[Draw, int, int], Matrix]] = {
     "generic": generic,
     "low_rank": low_rank,
     "collinear": collinear,

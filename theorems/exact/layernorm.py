@@ -14,6 +14,7 @@ classes (:mod:`theorems.exact.blocks`), ranks through python-flint. The paper's 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import sympy
 from sympy import Matrix, Rational
@@ -23,7 +24,7 @@ from .input import BadInput, cap_list, exact_matrix, exact_vector
 from .instances import regime_of
 from .linalg import affine_rank, in_colspace, in_rowspace, ones, rank, to_fmpq_mat
 
-__all__ = ["HypothesisViolation", "LNInstance", "instance", "gamma_diag", "is_H1_nonconstant_rows",
+__all__ = ["HypothesisViolation", "LNInstance", "NormInstance", "instance", "gamma_diag", "is_H1_nonconstant_rows",
            "has_H2_ones_not_in_rowspace", "has_H3_nonzero_gamma", "has_H4_sigma_not_in_colspace", "require_H1",
            "arank_LN", "rank_LN", "Analysis", "analyse", "conclusion", "characterisation",
            "arank_LN_field_embedding", "rank_LN_field_embedding"]
@@ -50,6 +51,22 @@ class LNInstance:
     @property
     def d(self) -> int:
         return self.X.shape[1]
+
+
+class NormInstance(Protocol):
+    """What an :class:`Analysis` keeps of the instance it analysed: an :class:`LNInstance`, a user's instance (its
+    sympy X built on demand) or a network site's (X known only as enclosures: reading it raises ``Undecidable``)."""
+
+    @property
+    def X(self) -> Matrix: ...
+    @property
+    def gamma(self) -> tuple: ...
+    @property
+    def beta(self) -> tuple: ...
+    @property
+    def n(self) -> int: ...
+    @property
+    def d(self) -> int: ...
 
 
 def instance(X, gamma=None, beta=None) -> LNInstance:
@@ -159,17 +176,19 @@ class Analysis:
     n: int
     d: int
     hypotheses: dict
-    rank_X: int
-    arank_X: int
-    rank_Xt: int
+    #: None: undecided (only :class:`theorems.exact.norm_exact.NormAnalysis`, on float input, leaves ranks and
+    #: memberships undecided; this module's exact analysis decides every one)
+    rank_X: int | None
+    arank_X: int | None
+    rank_Xt: int | None
     arank_LN_X: int | None
     rank_LN_X: int | None
-    ones_d_in_rowspace: bool
-    ones_n_in_colspace: bool
+    ones_d_in_rowspace: bool | None
+    ones_n_in_colspace: bool | None
     sigma_in_colspace_Xt: bool | None
     sqrt_classes: int | None
     how: dict = field(default_factory=dict)
-    inst: "LNInstance | None" = field(default=None, repr=False, compare=False)  # the instance analysed
+    inst: "NormInstance | None" = field(default=None, repr=False, compare=False)  # the instance analysed
 
     @property
     def all_hypotheses(self) -> bool:

@@ -115,12 +115,14 @@ _ROW_CHUNK = 1024           # columns summed at once in int64 (1024 * 2^52 < 2^6
 class ExactRows:
     """X = c Z with Z an integer matrix; residues, floats and Python integers of Z on demand."""
 
+    _res: dict[int, np.ndarray]  # p -> Z mod p, computed once
+
     def __init__(self, X):
         self.kind, self.X = _classify(X)
         if self.kind == "float":
             self.m, self.shift, self.e0 = dyadic_scale(self.X)  # X = 2^e0 Z
         self.n, self.d = (self.X.shape if isinstance(self.X, np.ndarray) else (len(self.X), len(self.X[0])))
-        self._res: dict = {}
+        self._res = {}
         self._ints = None
         self._zfloat = False
 
@@ -325,7 +327,7 @@ class _Bordered:
         self.E, self.T, self.R = E, T or [], R or []
         self.k = len(self.T[0]) if self.T else 0
         self.shape = (E.n + len(self.R), E.d + self.k)
-        self._Rint = None
+        self._Rint: list[list[int]] | None = None
 
     def r_ints(self) -> list[list[int]]:
         if self._Rint is None:
@@ -653,8 +655,8 @@ def analyse_array(X, gamma=None, beta=None, norm: str = "layernorm", seed: int |
         cert[f"sigma_in_col({label})"] = r
         if r.lower > rb.lower:
             # M borders Z by the rC rows of C, which add rC to every rank: rank([A | tau]) = rank(M) - rC
-            return False, (f"exact: rank([{label} | tau_1..tau_{len(classes)}]) >= {r.lower - rC} > rank({label}) = {rA} "
-                           f"({len(classes)} square class(es) of the row variances; {r.method})")
+            return False, (f"exact: rank([{label} | tau_1..tau_{len(classes)}]) >= {r.lower - rC} > rank({label}) "
+                           f"= {rA} ({len(classes)} square class(es) of the row variances; {r.method})")
         if r.certified:
             return True, (f"exact: every square-class component tau_k is in col({label}): rank unchanged "
                           f"({r.method}; upper: {r.upper_method})")
@@ -675,6 +677,8 @@ def analyse_array(X, gamma=None, beta=None, norm: str = "layernorm", seed: int |
     arank_LN = rank_LN = None
     if h1:
         # A = XP Gamma (LN) or X Gamma (RMS)
+        rA: int | None
+        sig_A: bool | None
         if base_S is None:
             rA, sig_A, why_A = 0, False, "exact: gamma = 0, so A = 0 and sigma != 0 is not in col(A)"
         elif base_S is base_all:
@@ -703,7 +707,8 @@ def analyse_array(X, gamma=None, beta=None, norm: str = "layernorm", seed: int |
         ones_d_in_rowspace=ones_d_in_row, ones_n_in_colspace=ones_n_in_col,
         sigma_in_colspace_Xt=sig_Xt if h1 else None,
         sqrt_classes=(len(classes) if classes is not None else None) if h1 else None,
-        how=how, norm=norm, undefined_rows=[i for i, x in enumerate(q) if x == 0], certificates={k: v.to_json() for k, v in cert.items()},
+        how=how, norm=norm, undefined_rows=[i for i, x in enumerate(q) if x == 0],
+        certificates={k: v.to_json() for k, v in cert.items()},
         primes=sorted(rk.used | {p for v in cert.values() for p in v.primes}), seconds=time.perf_counter() - t0)
 
 

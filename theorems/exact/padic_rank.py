@@ -85,6 +85,7 @@ Examples
 """
 from __future__ import annotations
 
+import ctypes
 import math
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -96,7 +97,7 @@ import numpy as np
 
 __all__ = ["PadicCertificate", "padic_rank_certificate", "complete_pivoting", "gram_pivots", "modp_pivots",
            "bordered_hadamard_bound_sq", "schur_bound_sq", "blas_is_exact", "single_threaded_blas",
-           "MAX_ENTRY_BITS", "LIFT_THREADS"]
+           "MAX_ENTRY_BITS", "LIFT_THREADS", "rump_residual_bound"]
 
 _EXACT = 2 ** 53          # integers of magnitude below this are exact in float64
 _U = 2.0 ** -53           # unit roundoff of float64
@@ -135,25 +136,6 @@ class PadicCertificate:
     bound: str = ""
     bound_bits: float = 0.0
     transposed: bool = False
-
-
-def rump_residual_bound(R: np.ndarray, B: np.ndarray) -> float:
-    r"""A rigorous upper bound on :math:`\|I - RB\|_\infty` for square float64 matrices R, B (exact values).
-
-    :math:`|fl(RB) - RB| \le \gamma_k|R||B|` in any summation order, the subtraction of I, the
-    absolute values, the product :math:`|R||B|` (computed, so at least :math:`(1-\gamma_k)` times the
-    exact one) and the row sums are each bounded the same way; ``k 2^-1000`` covers underflow.
-    """
-    k = B.shape[0]
-    with np.errstate(all="ignore"):
-        g = k * _U / (1 - k * _U)
-        D = R @ B
-        D[np.diag_indices(k)] -= 1.0
-        absRB = np.abs(R) @ np.abs(B)
-        entries = np.abs(D) * (1 + 2 * _U) + (g / (1 - g)) * absRB
-        entries *= 1 + 3 * _U
-        rows = entries.sum(axis=1) / (1 - g) + k * 2.0 ** -1000  # absolute slack for underflow
-        return float(rows.max())
 
 
 def complete_pivoting(X, rtol=_PIVOT_RTOL, *, atol=0.0, dtype=np.float64) -> tuple[np.ndarray, np.ndarray]:
@@ -374,6 +356,25 @@ def det_bound_sq(A: np.ndarray) -> int | None:
     return -(-out.numerator // out.denominator)
 
 
+def rump_residual_bound(R: np.ndarray, B: np.ndarray) -> float:
+    r"""A rigorous upper bound on :math:`\|I - RB\|_\infty` for square float64 matrices R, B (exact values).
+
+    :math:`|fl(RB) - RB| \le \gamma_k|R||B|` in any summation order, the subtraction of I, the
+    absolute values, the product :math:`|R||B|` (computed, so at least :math:`(1-\gamma_k)` times the
+    exact one) and the row sums are each bounded the same way; ``k 2^-1000`` covers underflow.
+    """
+    k = B.shape[0]
+    with np.errstate(all="ignore"):
+        g = k * _U / (1 - k * _U)
+        D = R @ B
+        D[np.diag_indices(k)] -= 1.0
+        absRB = np.abs(R) @ np.abs(B)
+        entries = np.abs(D) * (1 + 2 * _U) + (g / (1 - g)) * absRB
+        entries *= 1 + 3 * _U
+        rows = entries.sum(axis=1) / (1 - g) + k * 2.0 ** -1000  # absolute slack for underflow
+        return float(rows.max())
+
+
 def inverse_norm_bound(A: np.ndarray) -> float | None:
     r"""A float N >= ||A^{-1}||_inf for a square float64 matrix A (exact values), or None.
 
@@ -462,14 +463,14 @@ def _openblas():
         return _OPENBLAS[0]
     api = None
     try:
-        import ctypes
         with open("/proc/self/maps") as f:
             libs = sorted({ln.split()[-1] for ln in f if "openblas" in ln.lower() and ln.split()[-1].startswith("/")})
         for path in libs:
             lib = ctypes.CDLL(path)
             for pre in ("scipy_openblas", "openblas"):
                 for suf in ("64_", ""):
-                    get, set_ = getattr(lib, f"{pre}_get_num_threads{suf}", None), getattr(lib, f"{pre}_set_num_threads{suf}", None)
+                    get = getattr(lib, f"{pre}_get_num_threads{suf}", None)
+                    set_ = getattr(lib, f"{pre}_set_num_threads{suf}", None)
                     if get is not None and set_ is not None and api is None:
                         api = (get, set_)
     except OSError:
@@ -759,18 +760,20 @@ def _padic_rank_certificate(Z, rows, cols, prime, rng) -> PadicCertificate | Non
     # a failed estimate is retried with the actual row sums, then with worst-case bounds (always valid)
     colnorms = float(np.sqrt((A * A).sum(axis=0)).sum()) if A.size else 0.0
     es_worst = _rowsum_bound(np.abs(A).sum(axis=0, keepdims=True)) // 2 + r + 1  # |E_ij| <= (m/2 colsum_j|A| + 1)/m
-    plan = [(r // 4 + math.isqrt(r) + 1, int(0.3 * colnorms) + 1), None, (r // 2 + 1, es_worst)]
+    worst = (r // 2 + 1, es_worst)
+    plan = [(r // 4 + math.isqrt(r) + 1, int(0.3 * colnorms) + 1), None, worst]
     C = E = None
     q = e = m = 0
     cs = es_actual = 0  # no row sums measured yet: the retry falls back to the worst-case bounds
-    for step, coef in enumerate(plan):
+    for coef in plan:
         if coef is None:  # the actual row sums of the last attempt, 5 % up
-            coef = (int(1.05 * cs / m) + 1, int(1.05 * es_actual) + 1) if es_actual else plan[2]
+            coef = (int(1.05 * cs / m) + 1, int(1.05 * es_actual) + 1) if es_actual else worst
         cs_coef, es = coef
         if prime is not None:
             q, e = int(prime), 1
         else:
-            top = _largest_modulus(lambda mm: _bounds(mm, cs_coef * mm, es, amaxA, bmax, sa, tmax)[0])
+            top = _largest_modulus(
+                lambda mm, cs_coef=cs_coef, es=es: _bounds(mm, cs_coef * mm, es, amaxA, bmax, sa, tmax)[0])
             if top < _MIN_MODULUS:
                 return None
             e = 2 if top >= _SQUARE_MODULUS_MIN else 1

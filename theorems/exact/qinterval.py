@@ -2,9 +2,10 @@ r"""Exact rational interval arithmetic: certified boxes of parameters on which a
 
 A :class:`QI` is a closed interval with :class:`fractions.Fraction` endpoints; sums, differences and products of
 intervals enclose every value the operation takes over the operands (no rounding anywhere: the enclosures are
-exact, except :func:`pow2`'s outward rounding, which only widens them). :func:`pow2` encloses :math:`2^t` over an interval of exponents by rational bounds
-(:math:`1+v\ln2\le2^v\le1/(1-v\ln2)` for a small :math:`v=u/2^{b}`, with rational bounds on :math:`\ln2`,
-refined by halving the argument and squaring back, rounded outward), so softmax attention with logits in units of :math:`\log2` is enclosed exactly too.
+exact, except :func:`pow2`'s outward rounding, which only widens them). :func:`pow2` encloses :math:`2^t` over an
+interval of exponents by rational bounds (:math:`1+v\ln2\le2^v\le1/(1-v\ln2)` for a small :math:`v=u/2^{b}`, with
+rational bounds on :math:`\ln2`, refined by halving the argument and squaring back, rounded outward), so softmax
+attention with logits in units of :math:`\log2` is enclosed exactly too.
 
 A function written with ``+``, ``-`` and ``*`` only (a polynomial in the parameters, a matrix product) runs
 unchanged on intervals: :func:`box` widens exact parameters into intervals of radius ``r``, :func:`mat_mul` and
@@ -168,7 +169,7 @@ def ln2_bounds(bits: int) -> tuple[Fraction, Fraction]:
     1/((K + 1) 2^K)."""
     if bits not in _LN2:
         K = bits + 2
-        lo = sum(Fraction(1, k * 2 ** k) for k in range(1, K + 1))
+        lo = sum((Fraction(1, k * 2 ** k) for k in range(1, K + 1)), Fraction(0))
         _LN2[bits] = (lo, lo + Fraction(1, (K + 1) * 2 ** K))
     return _LN2[bits]
 

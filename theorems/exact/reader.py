@@ -145,7 +145,7 @@ class ExactMatrix:
             self.shape = tuple(int(s) for s in data.shape)
         else:
             self.shape = (len(data), len(data[0]) if data else 0)
-        self._rows = None
+        self._rows: list[list[int | Fraction]] | None = None
 
     def __repr__(self) -> str:
         return f"ExactMatrix({self.name}, {self.shape[0]} x {self.shape[1]})"

@@ -54,8 +54,9 @@ def _softmax_row_shift_identity() -> bool:
 def attention_second_derivative(data: dict):
     """d^2/dt^2 at t = 0 of one entry of F(X0 + t V), single head, exact (rational).
 
-    ``data`` holds X0, V, M, W (the stored counterexample ``MLP.curvature``); X0 is chosen with X0 M X0^T = 0, so every exponential is exp(0) = 1 at t = 0 and
-    the derivative is a rational number: non-zero means attention + residual is curved.
+    ``data`` holds X0, V, M, W (the stored counterexample ``MLP.curvature``); X0 is chosen with X0 M X0^T = 0, so
+    every exponential is exp(0) = 1 at t = 0 and the derivative is a rational number: non-zero means attention +
+    residual is curved.
     """
     t = sympy.Symbol("t", real=True)
     X0, V, M, W = (exact_matrix(data[k], k) for k in ("X0", "V", "M", "W"))  # M = W_Q W_K^T / sqrt(d_k)
@@ -98,8 +99,8 @@ def _step_hull() -> bool:
     out = sympy.zeros(n, d)
     rhs = U
     for h in range(2):
-        A = Matrix(n, n, lambda i, j: sympy.Symbol(f"a{h}{i}{j}"))
-        C = Matrix(k, k, lambda i, j: sympy.Symbol(f"c{h}{i}{j}"))
+        A = Matrix(n, n, lambda i, j, h=h: sympy.Symbol(f"a{h}{i}{j}"))
+        C = Matrix(k, k, lambda i, j, h=h: sympy.Symbol(f"c{h}{i}{j}"))
         out += A * U * (C * B)  # A X W with B W replaced by C B
         rhs = rhs + A * U * C
     return sympy.expand(U * B + out - rhs * B) == sympy.zeros(n, d)
@@ -125,8 +126,8 @@ PROOF_STEPS = [
      "the rank-deficient set is a proper algebraic set, hence Lebesgue-null", "identity", _rank_deficient_set_is_null),
     (r"X+\sum_h A_hX(c_hI)=(I+\sum_hc_hA_h)X", "scalar value-output maps factor through X", "identity",
      _scalar_value_output_never_increases),
-    (r"\operatorname{softmax}(M+c\mathbf 1^\top)=\operatorname{softmax}(M)", "row-wise softmax ignores a constant added to a row",
-     "identity", _softmax_row_shift_identity),
+    (r"\operatorname{softmax}(M+c\mathbf 1^\top)=\operatorname{softmax}(M)",
+     "row-wise softmax ignores a constant added to a row", "identity", _softmax_row_shift_identity),
     (r"\operatorname{row}D\cap\operatorname{row}X=0=\operatorname{col}D\cap\operatorname{col}X\Rightarrow\operatorname{rank}(X+D)=\operatorname{rank}X+\operatorname{rank}D",
      "Marsaglia-Styan (1972)", "lemma", _marsaglia_styan_spot_check),
     (r"X=UB,\ BW_h=C_hB\Rightarrow X+\sum_hA_hXW_h=(U+\sum_hA_hUC_h)B",
@@ -142,7 +143,8 @@ def recheck_span(data):
     FX = F_uniform(X, [W])
     outside = [i for i in range(FX.shape[0]) if not in_rowspace(X, FX.row(i))]
     why = ("one attention layer with residual (W_Q = 0, W_V W_O a permutation) maps X = e1 f1^T to rows "
-           f"{outside} outside row(X) = span(f1): attention alone leaves the span of the embeddings") if outside else None
+           f"{outside} outside row(X) = span(f1): attention alone leaves the span of the embeddings"
+           ) if outside else None
     return why, regime_of(*X.shape), {"rows_outside": outside}
 
 

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -62,6 +63,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
+from types import EllipsisType
 
 __all__ = ["FormalLemma", "FormalResult", "LEMMAS", "PENDING", "SOURCE_DIR", "FORBIDDEN_WORDS", "ALLOWED_AXIOMS",
            "AXIOM_WORDS", "axiom_words", "parse_assumptions", "coq_version", "mathcomp_available", "build_dir",
@@ -178,8 +180,8 @@ LEMMAS: tuple[FormalLemma, ...] = (
        r"\Rightarrow\operatorname{arank}(\mathrm{LN}(X))=\operatorname{arank}(X)",
        "Under H1-H4 and the extra hypothesis 1_n notin col(X), LayerNorm preserves the affine rank."),
     _L("rank_neutrality", "arank_LN_eq_rank", "RN.main", "what-LN-preserves", "general",
-       rf"n>0,\ {_H1},\ {_H2},\ {_H3},\ {_H4}\Rightarrow\operatorname{{arank}}(\mathrm{{LN}}(X))="
-       r"\operatorname{rank}(X)",
+       rf"n>0,\ {_H1},\ {_H2},\ {_H3},\ {_H4}"
+       r"\Rightarrow\operatorname{arank}(\mathrm{LN}(X))=\operatorname{rank}(X)",
        "Under H1-H4 the affine rank of LN(X) equals the matrix rank of X."),
     _L("rank_neutrality", "arank_row_scaling", "RN.step2", "corrected", "general",
        rf"n>0,\ {_H1}\Rightarrow\operatorname{{arank}}(D\tilde X)+[\sigma\in\operatorname{{col}}\tilde X]"
@@ -395,8 +397,8 @@ LEMMAS: tuple[FormalLemma, ...] = (
        "Row scaling can lower the affine rank only when sigma lies in col(X~), for every X~ (so for X~ = X P) "
        "and every sigma of non-zero entries (the standard deviations among them)."),
     _L("rn_steps", "arank_LN_never_hinders", "RN.neither-helps-nor-hinders", "never-hinders", "general",
-       rf"n>0,\ {_H1},\ {_H2},\ {_H3},\ {_H4}\Rightarrow\operatorname{{arank}}\mathrm{{LN}}(X)\ge"
-       r"\operatorname{arank}X",
+       rf"n>0,\ {_H1},\ {_H2},\ {_H3},\ {_H4}"
+       r"\Rightarrow\operatorname{arank}\mathrm{LN}(X)\ge\operatorname{arank}X",
        "Under H1-H4 LayerNorm never lowers the affine rank (sigma any vector of non-zero scalars, Gamma any "
        "invertible matrix; n > 0, as arank needs a row)."),
     _L("rank_neutrality", "zero_bias_rank", "RN.transparent-H1-H2", "matrix-rank-H3-zero-bias", "general",
@@ -564,7 +566,7 @@ LEMMAS: tuple[FormalLemma, ...] = (
 PENDING: tuple[FormalLemma, ...] = ()
 
 
-def lemmas_for(claim: str, reading: str | None = ...) -> tuple[FormalLemma, ...]:
+def lemmas_for(claim: str, reading: str | None | EllipsisType = ...) -> tuple[FormalLemma, ...]:
     """The registered lemmas of a claim (and, if given, of one reading key; None = the headline)."""
     return tuple(l for l in LEMMAS if l.claim == claim and (reading is ... or l.reading == reading))
 
@@ -701,7 +703,7 @@ def parse_assumptions(text: str) -> tuple[list[str], list[str]]:
 
 def _requires(text: str) -> set[str]:
     """Modules of this project a .v file imports (From CollapseVerify Require [Import] a b ...)."""
-    out = set()
+    out: set[str] = set()
     for m in re.finditer(rf"From\s+{LOGICAL_ROOT}\s+Require\s+(?:Import\s+|Export\s+)?([^.]*)\.",
                          strip_comments(text)):
         out.update(m.group(1).split())
@@ -748,7 +750,7 @@ def build_dir(source_dir: Path | str | None = None) -> Path:
 def _locked(build: Path):
     """An exclusive lock on the build folder (parallel test workers must not compile the same file twice)."""
     try:
-        import fcntl
+        import fcntl  # lazy: POSIX only (an optional module): elsewhere the build folder is not locked
     except ImportError:  # not POSIX: no lock
         yield
         return
@@ -1020,7 +1022,6 @@ def _results_key(version: str, texts: dict[str, str], lemmas: list[FormalLemma])
 
 def _load_results(build: Path, key: str) -> dict[str, tuple] | None:
     """The stored verdicts when nothing they depend on changed (sources, coqc, lemma list, runner)."""
-    import json
     try:
         data = json.loads((build / _RESULTS_FILE).read_text())
     except (OSError, ValueError):
@@ -1032,7 +1033,6 @@ def _load_results(build: Path, key: str) -> dict[str, tuple] | None:
 
 
 def _store_results(build: Path, key: str, results: dict[str, tuple]) -> None:
-    import json
     data = {"key": key, "results": {name: dict(zip(("accepted", "reason", "about", "assumptions", "axioms"), r))
                                     for name, r in results.items()}}
     tmp = build / f".{_RESULTS_FILE}.tmp"
@@ -1168,7 +1168,8 @@ def main(argv: list[str] | None = None) -> int:
     for lemma in PENDING:
         r = results[lemma.name]
         mark = "closed" if r.closed else "accepted" if r.accepted else "NOT RUN" if r.accepted is None else "REFUSED"
-        print(f"{mark:9} {lemma.scope:8} {lemma.claim + ' [' + lemma.reading + ']':40} {lemma.name}")
+        where = lemma.claim + (f" [{lemma.reading}]" if lemma.reading else "")  # as for LEMMAS (a headline: None)
+        print(f"{mark:9} {lemma.scope:8} {where:40} {lemma.name}")
         if r.accepted is False:
             print("    " + r.reason.replace("\n", "\n    "))
             status = 1

@@ -22,6 +22,8 @@ module                                        what it holds
 :mod:`~theorems.framework.quotes`             :func:`check_quote`: is a claim's quotation verbatim in its source?
 :mod:`~theorems.framework.instance`           one claim on one instance: the kept declaration, how a user's
                                               input becomes an instance (:class:`InstanceForm`), the truth words
+:mod:`~theorems.framework.aliases`            the type aliases the signatures share (an instance, a predicate,
+                                              a JSON object, a builder)
 ============================================  ==============================================================
 
 Everything public is importable from here: ``from theorems.framework import claim, Pool, exact_instances``.

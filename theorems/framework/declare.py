@@ -55,13 +55,15 @@ import random
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import sympy
 
+from .aliases import Builder, Instance, JSONObject, Numbers, Predicate
 from .evidence import (
     Evidence,
+    StepLike,
     derivation,
     exact_instances,
     found_counterexample,
@@ -70,9 +72,19 @@ from .evidence import (
     stored_counterexample,
 )
 from .evidence import tri as _tri
-from .generic import Generic, probe_failure
+from .generic import Generic, Notion, probe_failure
 from .instance import Decided, Declaration, InstanceForm
-from .records import CheckContext, Claim, PredicateError, Reading, stable_seed
+from .records import (
+    Check,
+    CheckContext,
+    Claim,
+    Conclusion,
+    CounterexampleRef,
+    Hypotheses,
+    PredicateError,
+    Reading,
+    stable_seed,
+)
 from .registry import register
 from .storage import (
     CounterexampleError,
@@ -85,7 +97,19 @@ from .storage import (
     typeset,
 )
 
+if TYPE_CHECKING:  # annotations only: hypothesis is imported where a conjecture draws (see strategy())
+    from hypothesis.strategies import DrawFn, SearchStrategy
+
 __all__ = ["claim", "Pool", "conjecture", "Conjecture", "CONJECTURES", "label_failure"]
+
+#: one instance of a Pool with the family it was drawn from (its label, shown in the evidence)
+Labelled = tuple[str, Instance]
+#: a Pool row: (regime, family label, instance)
+PoolRow = tuple[str, str, Instance]
+#: a check derived from a declaration (it returns its evidence as a list)
+DerivedCheck = Callable[[CheckContext], list[Evidence]]
+#: one line naming an instance
+Describe = Callable[[Instance], str]
 
 #: every conjecture made through this API, by claim id
 CONJECTURES: dict[str, "Conjecture"] = {}
@@ -93,7 +117,7 @@ CONJECTURES: dict[str, "Conjecture"] = {}
 _ARITH = "exact (as the conjecture's predicates compute it)"
 
 
-def _decide(pred, what: str, x, describe=None):
+def _decide(pred: Predicate, what: str, x: Instance, describe: Describe | None = None) -> bool | None:
     """A declared predicate on one instance, three-valued; one that raises or returns something other than
     True / False / None is a PredicateError naming the predicate and the instance."""
     try:
@@ -106,7 +130,7 @@ def _decide(pred, what: str, x, describe=None):
                              f"{type(e).__name__}: {e}") from e
 
 
-def _inexact(x, depth: int = 0) -> str | None:
+def _inexact(x: object, depth: int = 0) -> str | None:
     """What in an instance is a float (so an exact verdict could not rest on it), or None."""
 
     if depth > 4:
@@ -122,6 +146,7 @@ def _inexact(x, depth: int = 0) -> str | None:
         return next((f"the sympy Float {v}" for v in x if isinstance(v, sympy.Basic) and v.has(sympy.Float)), None)
     if isinstance(x, sympy.Basic):
         return f"a sympy Float in {x}" if x.has(sympy.Float) else None
+    vals: Sequence[object]
     if isinstance(x, dict):
         vals = list(x.values())
     elif isinstance(x, (list, tuple)):
@@ -133,7 +158,7 @@ def _inexact(x, depth: int = 0) -> str | None:
     return next((w for w in (_inexact(v, depth + 1) for v in vals) if w), None)
 
 
-def _require_exact(x, owner: str, describe=None) -> None:
+def _require_exact(x: Instance, owner: str, describe: Describe | None = None) -> None:
     why = _inexact(x)
     if why:
         raise PredicateError(f"{owner}: instances must be exact (int, Fraction, sympy Rational or Matrix); {why} "
@@ -141,7 +166,7 @@ def _require_exact(x, owner: str, describe=None) -> None:
                              "(give float evidence through an explicit check with float_statistic)")
 
 
-def _size_key(inst):
+def _size_key(inst: Instance) -> tuple[int, int, int, str]:
     """Order for minimal counterexamples: fewest rows, then fewest columns, then smallest entries."""
     if isinstance(inst, sympy.MatrixBase):
         return (inst.rows, inst.cols, sum(abs(v.p) + v.q for v in inst), str(inst))
@@ -151,35 +176,38 @@ def _size_key(inst):
 @dataclass
 class Conjecture:
     claim: Claim
-    hypotheses: dict
-    conclusion: Callable[[Any], bool | None]
-    instances: Callable[[Callable[[int, int], int], str], Any]
-    regimes: tuple
+    hypotheses: dict[str, Predicate]
+    conclusion: Predicate
+    instances: Builder
+    regimes: tuple[str, ...]
     samples: int = 40
     search_examples: int = 1000
-    found: dict = field(default_factory=dict)  # regime -> minimal counterexample found on this run
-    failing: list = field(default_factory=list)  # regimes where the seeded stress met a failure (this run)
-    _shrunk: dict = field(default_factory=dict, repr=False)  # regime -> result of the derandomized search
+    #: regime -> minimal counterexample found on this run
+    found: dict[str, Instance] = field(default_factory=dict)
+    #: regimes where the seeded stress met a failure (this run)
+    failing: list[str] = field(default_factory=list)
+    #: regime -> result of the derandomized search (None: nothing found)
+    _shrunk: dict[str, Instance | None] = field(default_factory=dict, repr=False)
 
-    def premise(self, inst) -> bool:
+    def premise(self, inst: Instance) -> bool:
         return all(_decide(p, f"{self.claim.id}: hypothesis {k!r}", inst) is True for k, p in self.hypotheses.items())
 
-    def concludes(self, inst) -> bool | None:
+    def concludes(self, inst: Instance) -> bool | None:
         return _decide(self.conclusion, f"{self.claim.id}: the conclusion", inst)
 
-    def refutes(self, inst) -> bool:
+    def refutes(self, inst: Instance) -> bool:
         """Every hypothesis holds exactly and the conclusion fails exactly."""
         return self.premise(inst) and self.concludes(inst) is False
 
-    def strategy(self, regime: str | None = None, meeting: bool = False):
+    def strategy(self, regime: str | None = None, meeting: bool = False) -> SearchStrategy[Instance]:
         """A Hypothesis strategy drawing instances from the same builder (``meeting``: only instances
         meeting every hypothesis, by rejection)."""
-        # lazy: hypothesis costs 0.3 s to import, and only builder conjectures draw with it
+        # lazy: hypothesis costs 0.3-0.7 s to import, and only builder conjectures draw with it
         from hypothesis import assume
         from hypothesis import strategies as st
 
         @st.composite
-        def draw_instance(draw):
+        def draw_instance(draw: DrawFn) -> Instance:
             r = regime or draw(st.sampled_from(self.regimes))
             inst = self.instances(lambda lo, hi: draw(st.integers(lo, hi)), r)
             if meeting:
@@ -187,15 +215,15 @@ class Conjecture:
             return inst
         return draw_instance()
 
-    def shrink(self, regime: str):
+    def shrink(self, regime: str) -> Instance | None:
         """A minimal instance refuting the conjecture in ``regime`` (Hypothesis, derandomized, no database),
         or None if none is found within the search budget. Deterministic, so cached per process."""
         if regime not in self._shrunk:
             self._shrunk[regime] = self._search(regime)
         return self._shrunk[regime]
 
-    def _search(self, regime: str):
-        # lazy, as in strategy(): only a conjecture that met a failure searches
+    def _search(self, regime: str) -> Instance | None:
+        # lazy: as in strategy(), only a conjecture that met a failure searches
         from hypothesis import HealthCheck, find, settings
         from hypothesis.errors import NoSuchExample
         try:
@@ -206,21 +234,25 @@ class Conjecture:
             return None
         return best
 
-    def _recheck(self, stored: dict, regime: str):
+    def _recheck(self, stored: JSONObject, regime: str) -> tuple[str | None, str, Numbers]:
         """``stored``: the file's ``instance`` record, ``{"regimes": {regime: {"value": encoded, ...}}}``."""
         inst = decode_instance(stored["regimes"][regime]["value"])
         if not self.refutes(inst):
             return None, regime, {}
         return self._why(inst), regime, {"shape": list(getattr(inst, "shape", ()))}
 
-    def _why(self, inst) -> str:
+    def _why(self, inst: Instance) -> str:
         return f"every hypothesis holds and the conclusion fails on {plain(inst)}"
 
-    def stored_path(self):
+    def _recheck_in(self, regime: str) -> Callable[[JSONObject], tuple[str | None, str, Numbers]]:
+        """The re-check of a stored file's counterexample in ``regime`` (bound now, not when it is called)."""
+        return lambda stored: self._recheck(stored, regime)
+
+    def stored_path(self) -> Path:
         return counterexample_path(self.claim.id)
 
     def stress(self, ctx: CheckContext) -> list[Evidence]:
-        out = []
+        out: list[Evidence] = []
         rng = random.Random(stable_seed(f"{self.claim.id}:stress"))
         self.failing = []
         for regime in self.regimes:
@@ -251,10 +283,9 @@ class Conjecture:
             regimes = sorted((r for r in self.regimes if r in data.get("regimes", {})),
                              key=lambda r: _size_key(decode_instance(data["regimes"][r]["value"])))
             if not regimes:
-                raise CounterexampleError(f"{relative_path(self.stored_path())} holds no counterexample for the regimes "
-                                          f"{self.regimes} of {self.claim.id}")
-            return [stored_counterexample(self.claim.id, lambda d, r=r: self._recheck(d, r), arithmetic=_ARITH)
-                    for r in regimes]
+                raise CounterexampleError(f"{relative_path(self.stored_path())} holds no counterexample for the "
+                                          f"regimes {self.regimes} of {self.claim.id}")
+            return [stored_counterexample(self.claim.id, self._recheck_in(r), arithmetic=_ARITH) for r in regimes]
         self.found = {}
         if not self.failing:
             return []
@@ -266,11 +297,11 @@ class Conjecture:
                                      numbers={"shape": list(getattr(inst, "shape", ()))})
                 for regime, inst in sorted(self.found.items(), key=lambda ri: _size_key(ri[1]))]
 
-    def minimal(self):
+    def minimal(self) -> Instance | None:
         """The smallest counterexample found on this run (fewest rows, columns, smallest entries), or None."""
         return min(self.found.values(), key=_size_key) if self.found else None
 
-    def stored_record(self) -> dict:
+    def stored_record(self) -> JSONObject:
         """The file ``verify --store`` writes for the counterexamples found on this run, marked as a counterexample
         collapse-verify wrote (the command line's write rule recognises the marker)."""
         return {"collapse_verify": {"kind": "counterexample", "version": 1}, "claim": self.claim.id,
@@ -278,7 +309,7 @@ class Conjecture:
                 "instance": {"regimes": {r: {"value": encode_instance(i), "latex": typeset(i)}
                                          for r, i in self.found.items()}}}
 
-    def store(self, write: Callable[[Any, str], Any] | None = None) -> list:
+    def store(self, write: Callable[[Path, str], object] | None = None) -> list[Path]:
         """Write the counterexamples found on this run (``collapse-verify verify --store``), one per regime.
 
         ``write(path, text)`` writes the file (the command line passes its write rule: atomic, never over a file it
@@ -309,11 +340,12 @@ class Pool:
     check CLAIM`` evaluates the claim's own predicates on it).
     """
 
-    rows: Callable[[CheckContext], Any]
+    #: None: only the stored counterexamples decide (:meth:`only_stored`)
+    rows: Callable[[CheckContext], Iterable[PoolRow]] | None
     arithmetic: str
-    decode: Callable[[dict], Any] | None = None
-    describe: Callable[[Any], str] = plain
-    regime: Callable[[Any], str] | None = None  # needed to place a stored counterexample in a listed regime
+    decode: Callable[[JSONObject], Instance] | None = None
+    describe: Describe = plain
+    regime: Callable[[Instance], str] | None = None  # needed to place a stored counterexample in a listed regime
     instance_from: InstanceForm | None = None
 
     def only_stored(self) -> "Pool":
@@ -321,7 +353,7 @@ class Pool:
         (for a statement the seeded instances do not speak to, e.g. one that fails on a null set)."""
         return replace(self, rows=None)
 
-    def decide(self, hypotheses, conclusion, generic: Generic | None = None) -> Callable[[CheckContext], list[Evidence]]:
+    def decide(self, hypotheses: Hypotheses, conclusion: Conclusion, generic: Generic | None = None) -> DerivedCheck:
         """A further statement decided on these instances, as an explicit check (e.g. the exact
         characterisation a corrected reading rests on beside its own conclusion); ``generic``: the statement
         is generic over that parameter space (its failures are probed and labelled)."""
@@ -332,7 +364,7 @@ class Pool:
         return _pool_check(self, names, preds, text, conclude, spec=generic)
 
 
-def _named(conclusion, strict: bool = False) -> tuple[str, Callable | None]:
+def _named(conclusion: Conclusion, strict: bool = False) -> tuple[str, Predicate | None]:
     """(text, predicate) of a conclusion given as text, as ``(text, predicate)`` or as a documented function."""
     if conclusion is None or isinstance(conclusion, str):
         return conclusion or "conclusion", None
@@ -353,7 +385,7 @@ def _named(conclusion, strict: bool = False) -> tuple[str, Callable | None]:
                     f"{type(conclusion).__name__}")
 
 
-def _hypotheses(hypotheses) -> tuple[tuple[str, ...], dict]:
+def _hypotheses(hypotheses: Hypotheses) -> tuple[tuple[str, ...], dict[str, Predicate]]:
     """(names, predicates) of hypotheses given as ``{name: predicate}`` or as names only."""
     if isinstance(hypotheses, dict):
         bad = [k for k, v in hypotheses.items() if not callable(v)]
@@ -368,28 +400,31 @@ def _hypotheses(hypotheses) -> tuple[tuple[str, ...], dict]:
     return names, {}
 
 
-def _require_predicates(names, preds: dict, owner: str) -> None:
-    """Hypotheses beside a predicate conclusion must be predicates: named only, they would be shown and never checked."""
+def _require_predicates(names: Sequence[str], preds: Mapping[str, Predicate], owner: str) -> None:
+    """Hypotheses beside a predicate conclusion must be predicates: named only, they would be shown and never
+    checked."""
     if names and not preds:
         raise ValueError(f"{owner}: hypotheses {list(names)} are named but not given as predicates; a predicate "
                          "conclusion is decided on instances meeting {name: predicate} hypotheses")
 
 
-def _premise(preds: dict, x, owner: str = "", describe=None) -> bool:
+def _premise(preds: Mapping[str, Predicate], x: Instance, owner: str = "", describe: Describe | None = None) -> bool:
     return all(_decide(p, f"{owner}: hypothesis {k!r}", x, describe) is True for k, p in preds.items())
 
 
-def _given(names) -> str:
+def _given(names: Sequence[str]) -> str:
     return f" given {', '.join(names)}" if names else ""
 
 
-def _rows_of(pool: Pool, ctx: CheckContext, owner: str) -> list:
-    rows = pool.rows(ctx)
+def _rows_of(pool: Pool, ctx: CheckContext, owner: str) -> list[PoolRow]:
+    if pool.rows is None:  # calling it raised this TypeError before, without the reason
+        raise TypeError(f"{owner}: a Pool made by only_stored() has no rows to decide a statement on")
+    got = pool.rows(ctx)
     try:
-        rows = list(rows)
+        rows = list(got)
     except TypeError:
         raise PredicateError(f"{owner}: Pool.rows(ctx) must return an iterable of (regime, label, instance) "
-                             f"triples, not {type(rows).__name__}") from None
+                             f"triples, not {type(got).__name__}") from None
     for r in rows:
         if not (isinstance(r, tuple) and len(r) == 3 and isinstance(r[0], str) and isinstance(r[1], str)):
             raise PredicateError(f"{owner}: a Pool row must be a (regime, label, instance) triple with regime and "
@@ -402,12 +437,15 @@ def _rows_of(pool: Pool, ctx: CheckContext, owner: str) -> list:
 _SHOWN_PROBES = 5
 
 
-def _label_failures(spec: Generic, fails: list, preds: dict, conclude: Callable, owner: str, regime: str,
-                    describe, arithmetic: str) -> tuple[list, list, list[Evidence]]:
+def _label_failures(spec: Generic, fails: list[Labelled], preds: Mapping[str, Predicate], conclude: Predicate,
+                    owner: str, regime: str, describe: Describe, arithmetic: str
+                    ) -> tuple[list[Labelled], list[Labelled], list[Evidence]]:
     """A generic statement's failing instances labelled: (persistent, set aside, evidence). A failure the spec's
     ``certify`` covers with a box or identity is robust (the certificate is the evidence); the others are probed
     at seeded perturbations: exceptional points (set aside, shown) or persistent (kept as failures, shown)."""
-    persistent, aside, out = [], [], []
+    persistent: list[Labelled] = []
+    aside: list[Labelled] = []
+    out: list[Evidence] = []
     shown = boxes = 0
     for k, (lab, x) in enumerate(fails):
         point = f"{lab} {describe(x)}".strip()
@@ -442,28 +480,31 @@ def _label_failures(spec: Generic, fails: list, preds: dict, conclude: Callable,
     return persistent, aside, out
 
 
-def label_failure(spec: Generic, x, hypotheses: dict, conclusion: Callable, owner: str = "", describe=plain,
-                  arithmetic: str = "exact") -> tuple[str, Evidence]:
+def label_failure(spec: Generic, x: Instance, hypotheses: Mapping[str, Predicate], conclusion: Predicate,
+                  owner: str = "", describe: Describe = plain, arithmetic: str = "exact") -> tuple[str, Evidence]:
     """How one failing instance of a generic statement is labelled — ``robust`` (its box or identity),
     ``exceptional-point`` or ``persistent`` (the seeded perturbation probe) — with the evidence that says so: what
     ``collapse-verify check`` reports for a user's instance of a generic claim (``on_this_instance``)."""
     _, aside, out = _label_failures(spec, [("", x)], dict(hypotheses), conclusion, owner or "check", "all", describe,
                                     arithmetic)
     e = out[0]
-    return ("robust" if e.scope == "positive-measure" else e.label), e
+    if e.scope == "positive-measure":
+        return "robust", e
+    assert e.label is not None  # otherwise a perturbation probe, which always labels the failure
+    return e.label, e
 
 
-def _pool_check(pool: Pool, names, preds: dict, text: str, conclude: Callable, owner: str = "",
-                spec: Generic | None = None):
+def _pool_check(pool: Pool, names: Sequence[str], preds: Mapping[str, Predicate], text: str, conclude: Predicate,
+                owner: str = "", spec: Generic | None = None) -> DerivedCheck:
     """The derived check: per regime, how many pool instances meet every hypothesis and how many of
     those satisfy the conclusion (three-valued: an undecided conclusion is left out and said). For a generic
     statement (``spec``) each failure is labelled: robust (a certified box or identity), an exceptional point
     (set aside, shown) or persistent (a failure, evidence against)."""
     def check(ctx: CheckContext) -> list[Evidence]:
-        by: dict[str, list] = {}
+        by: dict[str, list[Labelled]] = {}
         for regime, label, x in _rows_of(pool, ctx, owner):
             by.setdefault(regime, []).append((label, x))
-        out = []
+        out: list[Evidence] = []
         for regime, rows in by.items():
             met = [(lab, x) for lab, x in rows if _premise(preds, x, owner, pool.describe)]
             val = [(lab, x, _decide(conclude, f"{owner}: the conclusion", x, pool.describe)) for lab, x in met]
@@ -471,14 +512,15 @@ def _pool_check(pool: Pool, names, preds: dict, text: str, conclude: Callable, o
             undecided = sum(v is None for _, _, v in val)
             labels = sorted({lab for lab, _ in met if lab})
             extra: list[Evidence] = []
-            aside: list = []
+            aside: list[Labelled] = []
             if spec is not None and fails:
                 fails, aside, extra = _label_failures(spec, fails, preds, conclude, owner, regime, pool.describe,
                                                       pool.arithmetic)
             counted = len(met) - undecided - len(aside)
             if counted > 0 or not aside:
                 out.append(exact_instances(
-                    f"{text}{_given(names)}" + (f" (families: {', '.join(labels) or 'none'})" if any(lab for lab, _ in rows) else "")
+                    f"{text}{_given(names)}"
+                    + (f" (families: {', '.join(labels) or 'none'})" if any(lab for lab, _ in rows) else "")
                     + (f" (undecided, left out: {undecided})" if undecided else "")
                     + (f" ({len(aside)} failure(s) set aside as exceptional points or robust failures; the first "
                        f"{_SHOWN_PROBES} of each kind shown below)" if aside else ""),
@@ -492,8 +534,8 @@ def _pool_check(pool: Pool, names, preds: dict, text: str, conclude: Callable, o
     return check
 
 
-def _stored_check(pool: Pool, ref, names, preds: dict, text: str, conclude: Callable, owner: str = "",
-                  spec: Generic | None = None):
+def _stored_check(pool: Pool, ref: CounterexampleRef, names: Sequence[str], preds: Mapping[str, Predicate],
+                  text: str, conclude: Predicate, owner: str = "", spec: Generic | None = None) -> DerivedCheck:
     """The derived re-check of a stored counterexample: it meets every hypothesis and breaks the conclusion.
     A generic statement's stored failure is labelled (robust with its box or identity, shown beside it; else
     probed: exceptional point or persistent)."""
@@ -504,11 +546,12 @@ def _stored_check(pool: Pool, ref, names, preds: dict, text: str, conclude: Call
     else:
         raise TypeError(f"{owner}: each stored counterexample is a file id 'CLAIM.ID' or a pair ('CLAIM.ID', "
                         f"'name'), not {ref!r}")
-    if pool.decode is None:
+    decode = pool.decode
+    if decode is None:
         raise ValueError(f"{owner}: stored counterexample {cid}: the claim's Pool has no decode()")
 
-    def recheck(data):
-        x = pool.decode(data)
+    def recheck(data: JSONObject) -> tuple[str | None, str, Numbers]:
+        x = decode(data)
         _require_exact(x, owner, pool.describe)
         ok = _premise(preds, x, owner, pool.describe) and \
             _decide(conclude, f"{owner}: the conclusion", x, pool.describe) is False
@@ -520,10 +563,10 @@ def _stored_check(pool: Pool, ref, names, preds: dict, text: str, conclude: Call
         return lambda ctx: [stored_counterexample(cid, recheck, name=name, arithmetic=pool.arithmetic)]
 
     def generic_check(ctx: CheckContext) -> list[Evidence]:
-        found: dict = {}
+        found: dict[str, list[Evidence]] = {}
 
-        def label(data):
-            x = pool.decode(data)
+        def label(data: JSONObject) -> tuple[str, str]:
+            x = decode(data)
             regime = pool.regime(x) if pool.regime is not None else "all"
             _, aside, extra = _label_failures(spec, [("stored", x)], preds, conclude, f"{owner} [{cid}]", regime,
                                               pool.describe, pool.arithmetic)
@@ -532,6 +575,7 @@ def _stored_check(pool: Pool, ref, names, preds: dict, text: str, conclude: Call
             if cert is not None:
                 return "robust", cert.summary
             probe = extra[0]
+            assert probe.label is not None  # a perturbation probe always labels the failure
             return probe.label, probe.summary.split(": ", 1)[-1]
 
         e = stored_counterexample(cid, recheck, name=name, arithmetic=pool.arithmetic, label=label)
@@ -539,8 +583,9 @@ def _stored_check(pool: Pool, ref, names, preds: dict, text: str, conclude: Call
     return generic_check
 
 
-def _derived(pool: Pool | None, hypotheses, conclusion, counterexamples, owner: str,
-             regimes=("all",), spec: Generic | None = None) -> tuple[tuple, str, list]:
+def _derived(pool: Pool | None, hypotheses: Hypotheses, conclusion: Conclusion,
+             counterexamples: Sequence[CounterexampleRef], owner: str, regimes: Sequence[str] = ("all",),
+             spec: Generic | None = None) -> tuple[tuple[str, ...], str, list[DerivedCheck]]:
     """(hypothesis names, conclusion text, derived checks) of one statement."""
     names, preds = _hypotheses(hypotheses)
     if isinstance(counterexamples, str):
@@ -564,7 +609,8 @@ def _derived(pool: Pool | None, hypotheses, conclusion, counterexamples, owner: 
     return names, text, checks
 
 
-def _declaration(pool, hypotheses, conclusion, regimes) -> Declaration | None:
+def _declaration(pool: object, hypotheses: Hypotheses, conclusion: Conclusion, regimes: Sequence[str]
+                 ) -> Declaration | None:
     """The declaration of a statement decided on a Pool (None when it has no predicate conclusion)."""
     names, preds = _hypotheses(hypotheses)
     text, conclude = _named(conclusion)
@@ -574,12 +620,15 @@ def _declaration(pool, hypotheses, conclusion, regimes) -> Declaration | None:
                        regimes=tuple(regimes))
 
 
-def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusion=None, instances=None,
-          checks=(), counterexamples=(), readings=(), corrected: Reading | None = None, section: str = "",
-          quote: str = "", chapter: str = "", source: str = "collapse-verify", form: str = "universal",
-          proof_steps=(), samples: int = 40, search_examples: int = 1000, register_claim: bool = True,
-          generic: Generic | None = None, same_as: str | None = None, notion=None,
-          depends_on=(), instance_from: InstanceForm | None = None, placeholder: bool = False) -> Claim:
+def claim(*, id: str, statement: str, regimes: Sequence[str] = ("all",), hypotheses: Hypotheses = (),
+          conclusion: Conclusion = None, instances: Pool | Builder | None = None, checks: Sequence[Check] = (),
+          counterexamples: Sequence[CounterexampleRef] = (), readings: Sequence[Reading] = (),
+          corrected: Reading | None = None, section: str = "", quote: str = "", chapter: str = "",
+          source: str = "collapse-verify", form: str = "universal", proof_steps: Sequence[StepLike] = (),
+          samples: int = 40, search_examples: int = 1000, register_claim: bool = True,
+          generic: Generic | None = None, same_as: str | None = None, notion: Notion | None = None,
+          depends_on: Sequence[str] = (), instance_from: InstanceForm | None = None,
+          placeholder: bool = False) -> Claim:
     """Declare a claim: the one form for the paper's claims and users' conjectures (see the module docstring).
 
     * ``hypotheses``: ``{name: predicate}`` on an instance, or names only (when the checks are explicit);
@@ -620,7 +669,7 @@ def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusio
     if id in depends_on:
         raise ValueError(f"{id}: a claim cannot rest on itself")
     pool = instances if isinstance(instances, Pool) else None
-    builder = instances if instances is not None and pool is None else None
+    builder = None if isinstance(instances, Pool) else instances
     if generic is not None and not isinstance(generic, Generic):
         raise TypeError(f"{id}: generic= is a Generic(space=..., variables=...), not {type(generic).__name__}")
     if form == "generic" and generic is None:
@@ -637,7 +686,8 @@ def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusio
             else None
 
     if instance_from is not None and builder is None:
-        raise ValueError(f"{id}: instance_from= is a builder's adapter; a Pool carries its own (Pool(instance_from=...))")
+        raise ValueError(f"{id}: instance_from= is a builder's adapter; a Pool carries its own "
+                         "(Pool(instance_from=...))")
     if instance_from is not None and not isinstance(instance_from, InstanceForm):
         raise TypeError(f"{id}: instance_from is an InstanceForm, not {type(instance_from).__name__}")
     if builder is not None:  # a user's builder: seeded stress and a Hypothesis counterexample search
@@ -652,20 +702,21 @@ def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusio
         if counterexamples:
             raise ValueError(f"{id}: a builder claim finds, shrinks and stores its own counterexamples "
                              "(collapse-verify verify --store); counterexamples= names files for a Pool")
-        bad = [r.key for r in (*readings, *([corrected] if corrected else [])) if r.conclusion is not None or r.hypotheses]
+        bad = [r.key for r in (*readings, *([corrected] if corrected else []))
+               if r.conclusion is not None or r.hypotheses]
         if bad:
             raise ValueError(f"{id}: readings {bad} declare predicates, which are decided on a Pool of instances; "
                              "a builder claim's readings take explicit checks")
-        derived: list = []
-        decl = Declaration(names, dict(preds), (text, conclude), builder=builder, instance_from=instance_from,
-                           arithmetic=_ARITH, regimes=tuple(regimes))
+        derived: list[DerivedCheck] = []
+        decl: Declaration | None = Declaration(names, dict(preds), (text, conclude), builder=builder,
+                                               instance_from=instance_from, arithmetic=_ARITH, regimes=tuple(regimes))
     else:
         names, text, derived = _derived(pool, hypotheses, conclusion, counterexamples, id, regimes, spec_of(None))
         decl = _declaration(pool, hypotheses, conclusion, regimes)
     all_checks = [*derived, *checks]
 
-    def build(r: Reading | None) -> Reading | None:
-        if r is None or (r.conclusion is None and not r.hypotheses):
+    def build(r: Reading) -> Reading:
+        if r.conclusion is None and not r.hypotheses:
             return r
         inst = pool if r.instances is None else r.instances
         regs = regimes if r.regimes is None else r.regimes
@@ -676,10 +727,12 @@ def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusio
 
     c = Claim(id=id, section=section, quote=quote, statement=statement, hypotheses=names,
               conclusion=text, regimes=tuple(regimes), checks=all_checks,
-              readings=[build(r) for r in readings], corrected=build(corrected), chapter=chapter, source=source,
+              readings=[build(r) for r in readings], corrected=build(corrected) if corrected is not None else None,
+              chapter=chapter, source=source,
               form=form, generic=generic, same_as=same_as, notion=notion,
               depends_on=tuple(dict.fromkeys(depends_on)), decl=decl)
     if builder is not None:
+        assert conclude is not None  # the builder branch above refused a conclusion in words only
         conj = Conjecture(c, preds, conclude, builder, tuple(regimes), samples, search_examples)
         c.checks = [conj.stress, conj.counterexample, *checks]
     if placeholder:
@@ -695,7 +748,7 @@ def claim(*, id: str, statement: str, regimes=("all",), hypotheses=(), conclusio
     return c
 
 
-def _placeholder_reason(id: str, owner) -> str:
+def _placeholder_reason(id: str, owner: object) -> str:
     """Why a claim still holding ``collapse-verify new``'s template is not checked, naming its module's file."""
     mod = sys.modules.get(getattr(owner, "__module__", "") or "")
     where = Path(getattr(mod, "__file__", "") or "").name or "its module"
@@ -703,9 +756,9 @@ def _placeholder_reason(id: str, owner) -> str:
             f"wrote; write yours and set PLACEHOLDER = False there, then `collapse-verify verify --claims '{id}'`")
 
 
-def conjecture(*, id: str, statement: str, hypotheses: dict, conclusion: Callable, instances: Callable,
-               regimes=("n<d", "n=d", "n>d"), section: str = "user conjecture", source: str = "user",
-               **kw) -> Claim:
+def conjecture(*, id: str, statement: str, hypotheses: Mapping[str, Predicate], conclusion: Conclusion,
+               instances: Builder, regimes: Sequence[str] = ("n<d", "n=d", "n>d"), section: str = "user conjecture",
+               source: str = "user", **kw: Any) -> Claim:
     """:func:`claim` with a user's defaults (regimes n < d, n = d, n > d; section "user conjecture")."""
     return claim(id=id, statement=statement, hypotheses=hypotheses, conclusion=conclusion, instances=instances,
                  regimes=regimes, section=section, source=source, **kw)

@@ -64,13 +64,15 @@ import sympy
 from sympy.core.assumptions import check_assumptions
 from sympy.matrices.expressions import MatrixExpr, MatrixSymbol, ZeroMatrix
 
+from .aliases import JSONObject, Numbers
 from .storage import CounterexampleError, load_counterexample, relative_path
 
 __all__ = [
     "EVIDENCE_KINDS", "SCOPES", "STRENGTHS", "Evidence", "ProofStep", "tri",
     "formal_proof", "has_symbolic_size", "symbolic_identity", "derivation", "exact_instances", "exact_complete",
     "stored_counterexample", "found_counterexample", "interval_witness", "interval_instances", "float_statistic",
-    "not_checkable", "predicted", "REFERENCED_COUNTEREXAMPLES", "evidence_from_record", "FAILURE_LABELS", "NULL_SET_LEMMAS",
+    "not_checkable", "predicted", "REFERENCED_COUNTEREXAMPLES", "evidence_from_record", "FAILURE_LABELS",
+    "NULL_SET_LEMMAS",
     "genericity_argument", "failing_box", "identical_failure", "perturbation_probe", "labelled_failure",
 ]
 
@@ -98,11 +100,12 @@ _KIND_STRENGTH = {"formal": "formal", "exact": "exact", "counterexample": "exact
 _FRAMEWORK = object()  # only this module's constructors may build Evidence
 
 
-def tri(v) -> bool | None:
+def tri(v: object) -> bool | None:
     """A check's value as True / False / None (sympy and numpy booleans accepted; never None -> False)."""
     if v is None or isinstance(v, bool):
         return v
-    if type(v).__module__.startswith("numpy") and getattr(v, "dtype", None) is not None and v.dtype == bool:
+    dtype = getattr(v, "dtype", None) if type(v).__module__.startswith("numpy") else None
+    if dtype is not None and dtype.kind == "b":  # numpy's one boolean dtype (np.bool_, or a 0-d bool array)
         return bool(v)
     if v is sympy.true or v is sympy.false:
         return bool(v)
@@ -127,14 +130,14 @@ class Evidence:
     arithmetic: str
     scope: str
     regime: str = "all"
-    numbers: dict = field(default_factory=dict)
+    numbers: dict[str, Any] = field(default_factory=dict)
     counterexample: str | None = None  # path of the stored exact instance, relative to the repository
     reason: str | None = None          # why it is undecided (holds is None)
     label: str | None = None           # a failure of a generic claim: robust / persistent / exceptional-point
     cites: str | None = None           # the lemma a genericity argument cites (not formal)
     _token: Any = field(default=None, repr=False, compare=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self._token is not _FRAMEWORK:
             raise TypeError("Evidence is built only by the constructors of theorems.framework "
                             "(exact_instances, derivation, interval_witness, ...), which label it")
@@ -164,7 +167,7 @@ class Evidence:
     def strength(self) -> str:
         return _KIND_STRENGTH[self.kind]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JSONObject:
         d = asdict(self)
         d.pop("_token", None)
         for k in ("label", "cites"):  # only where set (a generic claim's failures and arguments)
@@ -174,14 +177,15 @@ class Evidence:
         return d
 
 
-def _ev(kind, scope, holds, summary, arithmetic, regime="all", numbers=None, counterexample=None,
-        reason=None, label=None, cites=None) -> Evidence:
+def _ev(kind: str, scope: str, holds: bool | None, summary: str, arithmetic: str, regime: str = "all",
+        numbers: Numbers | None = None, counterexample: str | None = None, reason: str | None = None,
+        label: str | None = None, cites: str | None = None) -> Evidence:
     return Evidence(kind=kind, holds=holds, summary=summary, arithmetic=arithmetic, scope=scope,
                     regime=regime, numbers=dict(numbers or {}), counterexample=counterexample, reason=reason,
                     label=label, cites=cites, _token=_FRAMEWORK)
 
 
-def evidence_from_record(record: dict) -> Evidence:
+def evidence_from_record(record: JSONObject) -> Evidence:
     """Evidence read back from a ledger this framework wrote (:meth:`Evidence.to_json`): the labels it was given
     when it was computed, validated again (an unknown kind or scope, or a malformed record, raises)."""
     names = [f.name for f in fields(Evidence) if f.name != "_token"]
@@ -192,7 +196,7 @@ def evidence_from_record(record: dict) -> Evidence:
 
 
 def formal_proof(lemma: str, closed: bool | None, *, statement: str, concrete: bool = False,
-                 regime: str = "all", reason: str | None = None, numbers=None,
+                 regime: str = "all", reason: str | None = None, numbers: Numbers | None = None,
                  coq: str | None = None) -> Evidence:
     """A lemma checked by Coq's kernel: holds only if Coq reported it closed under the global context."""
     holds = True if closed is True else None
@@ -202,7 +206,7 @@ def formal_proof(lemma: str, closed: bool | None, *, statement: str, concrete: b
                f"Coq {coq or '(version unknown)'} + MathComp kernel", regime, numbers, reason=why)
 
 
-def has_symbolic_size(expr) -> bool | None:
+def has_symbolic_size(expr: object) -> bool | None:
     """True if expr is built from matrix symbols of symbolic size and no explicit matrix; None if no matrix."""
 
     if isinstance(expr, sympy.MatrixBase):
@@ -224,7 +228,7 @@ def has_symbolic_size(expr) -> bool | None:
     return any(not (getattr(dim, "is_Integer", False) or isinstance(dim, int)) for sh in shapes for dim in sh)
 
 
-def symbolic_identity(lhs, rhs, what: str, *, regime: str = "all") -> Evidence:
+def symbolic_identity(lhs: Any, rhs: Any, what: str, *, regime: str = "all") -> Evidence:
     """Check ``lhs == rhs`` in sympy; ``general`` only for matrix expressions of symbolic size.
 
     The framework decides the scope from the expressions: matrix symbols whose shape holds a free
@@ -270,7 +274,7 @@ def symbolic_identity(lhs, rhs, what: str, *, regime: str = "all") -> Evidence:
                "sympy did not reduce lhs - rhs to zero, and an exact instance did not refute it")
 
 
-def _refuting_instance(diff) -> str | None:
+def _refuting_instance(diff: Any) -> str | None:
     """An exact instance at which ``diff`` (lhs - rhs) is non-zero, described; None if none was found.
 
     Sizes (the free symbols of matrix shapes) become 3, 4, ... (or all 3, when the expression needs
@@ -286,7 +290,7 @@ def _refuting_instance(diff) -> str | None:
     others = sorted((s for s in diff.free_symbols if isinstance(s, sympy.Symbol) and s not in sizes), key=str)
     for equal in (False, True):
         rng = random.Random(zlib.crc32(sympy.srepr(diff).encode("utf-8")))
-        values: dict = {s: 3 if equal else 3 + i for i, s in enumerate(sizes)}
+        values: dict[sympy.Symbol, Any] = {s: 3 if equal else 3 + i for i, s in enumerate(sizes)}
         for s in others:
             pool = [rng.randint(2, 9), -rng.randint(2, 9), sympy.Rational(1, rng.randint(2, 9)), 0]
             fit = [v for v in pool if check_assumptions(sympy.Integer(v) if isinstance(v, int) else v, s) is True]
@@ -295,7 +299,7 @@ def _refuting_instance(diff) -> str | None:
             values[s] = fit[0]
         try:
             e = diff.xreplace({k: sympy.sympify(v) for k, v in values.items()})
-            explicit = {m: sympy.ImmutableMatrix(*m.shape, lambda i, j: rng.randint(-5, 5))
+            explicit = {m: sympy.ImmutableMatrix(*m.shape, lambda i, j, rng=rng: rng.randint(-5, 5))
                         for m in e.atoms(MatrixSymbol)}
             val = e.xreplace(explicit).doit()
             if isinstance(val, MatrixExpr):
@@ -318,10 +322,14 @@ class ProofStep(NamedTuple):
     latex: str
     words: str
     kind: str
-    check: Callable[[], bool | None]
+    check: Callable[[], object]  # True / False / None (or a sympy / numpy boolean): read by tri()
 
 
-def derivation(steps, what: str, *, uses: Sequence[int] | None = None, regime: str = "all",
+#: a proof step as declared: a :class:`ProofStep` or a plain ``(latex, words, kind, check)`` tuple
+StepLike = tuple[str, str, str, Callable[[], object]]
+
+
+def derivation(steps: Sequence[StepLike], what: str, *, uses: Sequence[int] | None = None, regime: str = "all",
                arithmetic: str = "sympy symbolic / QQ", concludes: bool = True) -> Evidence:
     """Run proof steps (three-valued): all True -> holds; a False step -> holds False; else None.
 
@@ -356,7 +364,7 @@ def derivation(steps, what: str, *, uses: Sequence[int] | None = None, regime: s
 
 
 def exact_instances(what: str, *, met: int, held: int, arithmetic: str, regime: str = "all",
-                    drawn: int | None = None, numbers=None, first_failure: str | None = None,
+                    drawn: int | None = None, numbers: Numbers | None = None, first_failure: str | None = None,
                     label: str | None = None) -> Evidence:
     """Finitely many exact instances: ``met`` met the premise, ``held`` of them satisfied the statement.
 
@@ -378,14 +386,14 @@ def exact_instances(what: str, *, met: int, held: int, arithmetic: str, regime: 
                arithmetic, regime, nums, label=None if ok else label)
 
 
-def exact_complete(what: str, holds: bool | None, *, arithmetic: str, regime: str = "all", numbers=None,
-                   reason: str | None = None) -> Evidence:
+def exact_complete(what: str, holds: bool | None, *, arithmetic: str, regime: str = "all",
+                   numbers: Numbers | None = None, reason: str | None = None) -> Evidence:
     """An exact computation that settles a concrete statement, or an exact witness of an existential one."""
     return _ev("exact", "complete", tri(holds), what, arithmetic, regime, numbers, reason=reason)
 
 
-def interval_witness(what: str, holds: bool | None, *, arithmetic: str, regime: str = "all", numbers=None,
-                     reason: str | None = None) -> Evidence:
+def interval_witness(what: str, holds: bool | None, *, arithmetic: str, regime: str = "all",
+                     numbers: Numbers | None = None, reason: str | None = None) -> Evidence:
     """Interval enclosures that settle a concrete inequality or certify an existential witness.
 
     Pass ``holds=None`` when the enclosures overlap the threshold (consistency, not certification).
@@ -393,8 +401,8 @@ def interval_witness(what: str, holds: bool | None, *, arithmetic: str, regime: 
     return _ev("interval-certified", "complete", tri(holds), what, arithmetic, regime, numbers, reason=reason)
 
 
-def interval_instances(what: str, holds: bool | None, *, arithmetic: str, regime: str = "all", numbers=None,
-                       reason: str | None = None) -> Evidence:
+def interval_instances(what: str, holds: bool | None, *, arithmetic: str, regime: str = "all",
+                       numbers: Numbers | None = None, reason: str | None = None) -> Evidence:
     """Certified enclosures on finitely many instances of a universal statement (support, not proof).
 
     ``holds=False`` is a certified failure on an instance: a rigorous counterexample.
@@ -402,8 +410,8 @@ def interval_instances(what: str, holds: bool | None, *, arithmetic: str, regime
     return _ev("interval-certified", "instances", tri(holds), what, arithmetic, regime, numbers, reason=reason)
 
 
-def float_statistic(what: str, holds: bool | None, *, arithmetic: str, regime: str = "all", numbers=None,
-                    reason: str | None = None) -> Evidence:
+def float_statistic(what: str, holds: bool | None, *, arithmetic: str, regime: str = "all",
+                    numbers: Numbers | None = None, reason: str | None = None) -> Evidence:
     """A float computation, fit, median, threshold or correlation: float evidence whatever its inputs."""
     return _ev("float-evidence", "instances", tri(holds), what, arithmetic, regime, numbers, reason=reason)
 
@@ -428,19 +436,19 @@ def predicted(e: Evidence, what: str = "predicted") -> Evidence:
 REFERENCED_COUNTEREXAMPLES: set[str] = set()
 
 
-def found_counterexample(what: str, *, path: Path, arithmetic: str, regime: str = "all", numbers=None,
-                         label: str | None = None) -> Evidence:
+def found_counterexample(what: str, *, path: Path, arithmetic: str, regime: str = "all",
+                         numbers: Numbers | None = None, label: str | None = None) -> Evidence:
     """An exact counterexample found and re-checked on this run, whose stored form is (or will be) ``path``.
 
     Gives the same evidence :func:`stored_counterexample` gives once the instance is stored there
     (``collapse-verify verify --store``), so a run never depends on whether the file was written.
     """
-    return _ev("counterexample", "complete", False, what, arithmetic, regime, numbers, counterexample=relative_path(path),
-               label=label)
+    return _ev("counterexample", "complete", False, what, arithmetic, regime, numbers,
+               counterexample=relative_path(path), label=label)
 
 
-def stored_counterexample(claim_id: str, recheck: Callable[[dict], tuple[str | None, str, dict]], *,
-                          name: str = "", arithmetic: str, label: Callable[[dict], tuple[str, str]] | None = None
+def stored_counterexample(claim_id: str, recheck: Callable[[JSONObject], tuple[str | None, str, Numbers | None]], *,
+                          name: str = "", arithmetic: str, label: Callable[[JSONObject], tuple[str, str]] | None = None
                           ) -> Evidence:
     """Load a stored counterexample and re-check it exactly from the file's data, on every run.
 
@@ -484,8 +492,9 @@ _LABEL_WORDS = {
 }
 
 
-def genericity_argument(what: str, *, vanishing: Evidence, witness: Evidence, null_set: str | Evidence = "polynomial",
-                        regime: str = "all", numbers=None) -> Evidence:
+def genericity_argument(what: str, *, vanishing: Evidence, witness: Evidence,
+                        null_set: str | Evidence = "polynomial", regime: str = "all",
+                        numbers: Numbers | None = None) -> Evidence:
     """A genericity argument for a generic claim: failure forces a function P to vanish, and P != 0 at a witness.
 
     ``vanishing``: formal or exact evidence (scope ``general``, or a ``derivation`` citing e.g. the determinantal
@@ -536,7 +545,7 @@ def genericity_argument(what: str, *, vanishing: Evidence, witness: Evidence, nu
 
 
 def failing_box(what: str, *, certified: bool | None, box: str, arithmetic: str, exact: bool, regime: str = "all",
-                numbers=None, reason: str | None = None) -> Evidence:
+                numbers: Numbers | None = None, reason: str | None = None) -> Evidence:
     """A certified failure on a box of parameters: at every point of ``box`` the statement fails.
 
     For an open failure condition (a strict inequality, a non-zero minor): the enclosures of the failure's
@@ -555,7 +564,7 @@ def failing_box(what: str, *, certified: bool | None, box: str, arithmetic: str,
 
 
 def identical_failure(what: str, *, identity_holds: bool | None, arithmetic: str = "sympy symbolic",
-                      regime: str = "all", numbers=None) -> Evidence:
+                      regime: str = "all", numbers: Numbers | None = None) -> Evidence:
     """A failure that holds identically on an open set of the parameter space: an exact symbolic identity.
 
     E.g. every (r+1)-minor of F(X) vanishes as a polynomial in the parameters of the rank-r stratum, so the

@@ -27,10 +27,12 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable
+from itertools import combinations
+from typing import Any, Callable, Mapping, Union
 
 import sympy
 
+from .aliases import Instance, JSONObject, Numbers, Predicate
 from .evidence import (
     Evidence,
     ProofStep,
@@ -43,7 +45,11 @@ from .evidence import (
 )
 
 __all__ = ["Generic", "Probe", "probe_failure", "perturb_value", "Search", "SEARCHES", "register_search",
-           "COLLAPSE_NOTIONS", "check_notion", "DETERMINANTAL_STEP", "rank_genericity"]
+           "COLLAPSE_NOTIONS", "Notion", "check_notion", "DETERMINANTAL_STEP", "rank_genericity"]
+
+#: a notion as declared on a claim or reading: a key of COLLAPSE_NOTIONS (optionally "key: detail"), or
+#: {part: notion} when its parts use different notions
+Notion = Union[str, Mapping[str, Union["Notion", None]]]  # a part declared None has no notion of its own
 
 #: the notions that decide a rank or collapse claim (``notion=`` on a claim or reading: a key, optionally
 #: followed by ``": detail"``, or ``{part: notion}`` when its parts use different notions)
@@ -60,7 +66,7 @@ COLLAPSE_NOTIONS = {
 }
 
 
-def check_notion(notion, owner: str = ""):
+def check_notion(notion: object, owner: str = "") -> Notion | None:
     """The notion as declared (a key of :data:`COLLAPSE_NOTIONS`, optionally ``"key: detail"``, or
     ``{part: notion}``); anything else is a ValueError naming the owner."""
     if notion is None:
@@ -75,7 +81,7 @@ def check_notion(notion, owner: str = ""):
     return notion
 
 
-def perturb_value(v, rng: random.Random, scale: Fraction):
+def perturb_value(v: Any, rng: random.Random, scale: Fraction) -> Any:
     """``v`` plus a random rational perturbation of size about ``scale`` (a sympy matrix entrywise, a list or
     tuple of them elementwise, a rational); other values unchanged. Entries r * scale, r uniform in [-1, 1] on a
     grid of 10^6 (a discretised continuous law: it meets a given proper algebraic set with probability ~0)."""
@@ -103,19 +109,19 @@ class Generic:
     """
 
     space: str
-    variables: tuple = ()
+    variables: tuple[str, ...] = ()
     measure: str = "Lebesgue"
     fixed: str = ""
-    perturb: Callable | None = None
-    conclusion: Callable | None = None
+    perturb: Callable[[Instance, random.Random, Fraction], Instance] | None = None
+    conclusion: Predicate | None = None
     certified: bool = False
-    certify: Callable | None = None
+    certify: Callable[[Instance], Evidence | None] | None = None
     probes: int = 4
     scale: Fraction = Fraction(1, 1000)
     #: how a probe's conclusion is decided, when not by the declared predicate (shown in the evidence)
     probe_arithmetic: str = ""
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not isinstance(self.space, str) or not self.space.strip():
             raise ValueError("a generic claim states its parameter space (Generic(space=...))")
         if isinstance(self.variables, str) or not all(isinstance(v, str) for v in self.variables):
@@ -123,13 +129,13 @@ class Generic:
         if self.probes < 1:
             raise ValueError("a probe perturbs at least once")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JSONObject:
         return {"space": self.space, "variables": list(self.variables), "measure": self.measure,
                 "fixed": self.fixed or None, "probes": self.probes, "scale": str(self.scale),
                 "probe_arithmetic": self.probe_arithmetic or ("interval-certified" if self.certified else "exact, the "
                                                                               "declared predicates")}
 
-    def perturbed(self, x, rng: random.Random):
+    def perturbed(self, x: Instance, rng: random.Random) -> Instance:
         """One seeded perturbation of the instance's generic variables."""
         if self.perturb is not None:
             return self.perturb(x, rng, self.scale)
@@ -155,7 +161,7 @@ class Probe:
         return "exceptional-point" if self.restored == self.probes and self.failed == 0 else "persistent"
 
 
-def probe_failure(spec: Generic, x, premise: Callable[[Any], bool], conclude: Callable[[Any], bool | None],
+def probe_failure(spec: Generic, x: Instance, premise: Callable[[Instance], bool], conclude: Predicate,
                   seed: int) -> Probe:
     """Re-decide a failing instance at ``spec.probes`` seeded perturbations of its generic variables.
 
@@ -193,7 +199,7 @@ class Search:
     describe: Callable[[Any], str] = str
 
     def run(self, what: str, *, seed: int, draws: int, arithmetic: str, regime: str = "all",
-            numbers=None) -> Evidence:
+            numbers: Numbers | None = None) -> Evidence:
         """Draw ``draws`` instances of the region: the first that counts is an exact witness (holds); none is
         evidence against, shown with the region it covered."""
         rng = random.Random(seed)
@@ -223,7 +229,6 @@ def register_search(name: str, search: Search) -> Search:
 
 def _determinantal_spot_check() -> bool:
     """rank M <= r iff every (r+1)-minor vanishes, on exact matrices of rank 1, 2 and 3 (3 x 4)."""
-    from itertools import combinations
     mats = [sympy.Matrix([[1, 2, 0, 1], [2, 4, 0, 2], [-1, -2, 0, -1]]), sympy.Matrix([[1, 0, 2, 1], [0, 1, 1, 1],
                                                                                      [1, 1, 3, 2]]),
             sympy.Matrix([[1, 0, 0, 2], [0, 1, 0, 3], [0, 0, 1, 4]])]
@@ -245,7 +250,8 @@ DETERMINANTAL_STEP = ProofStep(r"\operatorname{rank}M\le r\iff\text{every }(r+1)
 
 
 def rank_genericity(what: str, *, P: str, witness: str, witness_holds: bool | None, arithmetic: str,
-                    analytic: bool = False, interval: bool = False, regime: str = "all", numbers=None) -> Evidence:
+                    analytic: bool = False, interval: bool = False, regime: str = "all",
+                    numbers: Numbers | None = None) -> Evidence:
     """The genericity argument of a rank statement: the failure (a rank at most r) forces the minor ``P`` — a
     polynomial, or a real-analytic function on a connected domain (``analytic``), of the generic variables — to
     vanish (:data:`DETERMINANTAL_STEP`); ``witness``: the point where P != 0 was computed (exactly, or with

@@ -18,13 +18,17 @@ failure of an almost-everywhere claim not shown to be robust).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
+from .aliases import Builder, Instance, JSONObject, Predicate
 from .evidence import tri as _tri
 
-__all__ = ["TRUTH", "TRUTH_VALUE", "ON_THIS_INSTANCE", "SITE_KINDS", "Decided", "Declaration", "InstanceForm", "Undecidable",
-           "not_on_user_input", "INSTANCE_FORMS", "register_instance_form", "instance_form", "decide_on_instance",
-           "definition_of", "build_instance", "decoded"]
+__all__ = ["TRUTH", "TRUTH_VALUE", "ON_THIS_INSTANCE", "SITE_KINDS", "Decided", "Declaration", "InstanceForm",
+           "Undecidable", "not_on_user_input", "INSTANCE_FORMS", "register_instance_form", "instance_form",
+           "decide_on_instance", "definition_of", "build_instance", "decoded"]
+
+#: a user's input: a :class:`theorems.exact.reader.UserInput` (Any: the framework does not import the exact layer)
+UserInput = Any
 
 #: the truth words of every output (check, show, real-model); verify --json writes the same as true / false / null
 TRUTH = {True: "holds", False: "fails", None: "undecided"}
@@ -78,25 +82,26 @@ class InstanceForm:
     evaluates the claim at every site of those kinds; :data:`SITE_KINDS` names them); none: not checked at sites.
     """
 
-    takes: tuple = ()
-    build: Callable[[Any], Any] | None = None
-    optional: tuple = ()
-    explain: Callable[[Any, str], str | None] | None = None
-    hints: Callable[[Any, Any], dict] | None = None
-    save: Callable[[Any, Any], dict] | None = None
-    hypotheses: Mapping[str, Callable] | None = None
-    conclusion: Callable | None = None
+    takes: tuple[str, ...] = ()
+    build: Callable[[UserInput], Instance] | None = None
+    optional: tuple[str, ...] = ()
+    explain: Callable[[Instance, str], str | None] | None = None
+    hints: Callable[[UserInput, Instance], JSONObject] | None = None
+    save: Callable[[UserInput, Instance], JSONObject] | None = None
+    hypotheses: Mapping[str, Predicate] | None = None
+    conclusion: Predicate | None = None
     arithmetic: str | None = None
-    regime: Callable[[Any], str] | None = None
+    regime: Callable[[Instance], str] | None = None
     unavailable: str | None = None
     note: str = ""
-    sites: tuple = ()
+    sites: tuple[str, ...] = ()
 
-    def inputs(self) -> tuple:
+    def inputs(self) -> tuple[str, ...]:
         return tuple(self.takes) + tuple(self.optional)
 
 
-def decoded(decode: Callable[[dict], Any], takes: tuple, optional: tuple = (), **kw) -> InstanceForm:
+def decoded(decode: Callable[[JSONObject], Instance], takes: tuple[str, ...], optional: tuple[str, ...] = (),
+            **kw: Any) -> InstanceForm:
     """The instance form of a Pool with a ``decode``: the user's inputs, as exact strings under their names (the
     stored-counterexample format, ``user.record(...)``), decoded as a stored file would be. A Pool-based conjecture or
     plug-in gets ``check`` from its ``decode`` this way: ``Pool(..., decode=d, instance_from=decoded(d, ("X",)))``."""
@@ -119,20 +124,38 @@ class Declaration:
     ``instance_from``: a builder's adapter (a Pool carries its own).
     """
 
-    names: tuple
-    hypotheses: dict
-    conclusion: tuple
+    names: tuple[str, ...]
+    hypotheses: dict[str, Predicate]
+    conclusion: tuple[str, Predicate | None]
+    #: a :class:`~theorems.framework.declare.Pool` (Any: declare.py imports this module, not the reverse)
     pool: Any = None
-    builder: Callable | None = None
+    builder: Builder | None = None
     instance_from: InstanceForm | None = None
     arithmetic: str = ""
-    regimes: tuple = ()
+    regimes: tuple[str, ...] = ()
 
     @property
     def form(self) -> InstanceForm | None:
         if self.pool is not None:
-            return getattr(self.pool, "instance_from", None)
+            form: InstanceForm | None = getattr(self.pool, "instance_from", None)
+            return form
         return self.instance_from
+
+
+class ClaimLike(Protocol):
+    """What this module reads of a :class:`~theorems.framework.records.Claim` (records.py imports this module)."""
+
+    id: str
+    hypotheses: Sequence[str]
+    conclusion: str
+
+
+class ReadingLike(Protocol):
+    """What this module reads of a :class:`~theorems.framework.records.Reading`."""
+
+    key: str
+    statement: str
+    decl: Declaration | None
 
 
 #: (claim id, reading key) -> InstanceForm registered by the numeric layer (interval-based predicates)
@@ -143,10 +166,10 @@ def register_instance_form(claim_id: str, reading_key: str, form: InstanceForm) 
     INSTANCE_FORMS[(claim_id, reading_key)] = form
 
 
-def instance_form(claim, reading) -> tuple[InstanceForm | None, str | None]:
+def instance_form(claim: ClaimLike, reading: ReadingLike) -> tuple[InstanceForm | None, str | None]:
     """(the form a reading's instance is read with, or None; why not, when None)."""
     registered = INSTANCE_FORMS.get((claim.id, reading.key))
-    decl = getattr(reading, "decl", None)
+    decl: Declaration | None = getattr(reading, "decl", None)
     if registered is not None:
         if registered.unavailable:
             return None, registered.unavailable
@@ -164,7 +187,7 @@ def instance_form(claim, reading) -> tuple[InstanceForm | None, str | None]:
     return form, None
 
 
-def definition_of(pred, name: str) -> str:
+def definition_of(pred: object, name: str) -> str:
     """What a named hypothesis means, from its declaration: the predicate's docstring, else its name."""
     doc = (getattr(pred, "__doc__", None) or "").strip().splitlines()
     if doc and getattr(pred, "__name__", "") != "<lambda>" and not doc[0].startswith(("Built-in", "bool(")):
@@ -172,7 +195,8 @@ def definition_of(pred, name: str) -> str:
     return name
 
 
-def _evaluate(pred, inst, explain, name: str, strict: bool) -> tuple[bool | None, str]:
+def _evaluate(pred: Predicate, inst: Instance, explain: Callable[[Instance, str], str | None] | None, name: str,
+              strict: bool) -> tuple[bool | None, str]:
     """(value, how) of one predicate on the instance; ``strict``: an exception is an error, else undecided."""
     try:
         got = pred(inst)
@@ -193,7 +217,7 @@ def _evaluate(pred, inst, explain, name: str, strict: bool) -> tuple[bool | None
     return value, how
 
 
-def _declaration_of_form(claim, reading, form: InstanceForm) -> Declaration:
+def _declaration_of_form(claim: ClaimLike, reading: ReadingLike, form: InstanceForm) -> Declaration:
     """The declaration of a statement declared by names only, whose predicates the numeric layer gives by name:
     the names and words are the claim's (headline) or the form's."""
     if form.hypotheses is None or form.conclusion is None:
@@ -206,7 +230,7 @@ def _declaration_of_form(claim, reading, form: InstanceForm) -> Declaration:
     return Declaration(names, {}, (words, None), arithmetic=form.arithmetic or "")
 
 
-def decide_on_instance(claim, reading, form: InstanceForm, inst) -> dict:
+def decide_on_instance(claim: ClaimLike, reading: ReadingLike, form: InstanceForm, inst: Instance) -> JSONObject:
     """The reading's declared hypotheses and conclusion on one instance, as the ``check --json`` reading record."""
     decl = reading.decl or _declaration_of_form(claim, reading, form)
     names = tuple(decl.names)
@@ -222,7 +246,9 @@ def decide_on_instance(claim, reading, form: InstanceForm, inst) -> dict:
     words, conclude = decl.conclusion
     if form.conclusion is not None:
         conclude = form.conclusion
-    hyps = {}
+    if conclude is None:  # instance_form() offers no such form; a direct call is the caller's error
+        raise ValueError(f"{claim.id} reading {reading.key}: the conclusion has no predicate on an instance")
+    hyps: dict[str, dict[str, str]] = {}
     for k in names:  # strict while every earlier hypothesis holds (the ledger evaluates them in order, lazily)
         strict = all(h["value"] == "holds" for h in hyps.values())
         v, how = _evaluate(preds[k], inst, form.explain, k, strict=strict)
@@ -248,8 +274,10 @@ def decide_on_instance(claim, reading, form: InstanceForm, inst) -> dict:
             "arithmetic": form.arithmetic or decl.arithmetic, "note": form.note}
 
 
-def build_instance(form: InstanceForm, user) -> tuple[Any, str | None]:
+def build_instance(form: InstanceForm, user: UserInput) -> tuple[Instance, str | None]:
     """(instance, None), or (None, why it cannot be decided) when the adapter raises :class:`Undecidable`."""
+    if form.build is None:  # what calling None raised before, with the reason
+        raise TypeError("this instance form has no build(user): its claim is not read from user input")
     try:
         return form.build(user), None
     except Undecidable as e:

@@ -30,6 +30,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterable
 
 from .storage import REPO_ROOT
 
@@ -91,7 +92,7 @@ _DELETE = set('${}#"“”„«»\\') | {" ", "\t", "\n", "\r", "\u00a0"}
 _COMMAND = re.compile(r"\\([A-Za-z]+)\*?|\\(.)", re.S)
 
 
-def _command(m: re.Match) -> str:
+def _command(m: re.Match[str]) -> str:
     name, char = m.group(1), m.group(2)
     if name is not None:
         if name in _DROP:
@@ -157,7 +158,7 @@ class QuoteCheck:
     problem: str | None = None
 
 
-def _sources_for(label: str, names) -> list[str]:
+def _sources_for(label: str, names: Iterable[str]) -> list[str]:
     low = label.casefold()
     if "abstract" in low:
         return [n for n in names if n in ("abstract", "paper")]

@@ -13,10 +13,12 @@ from __future__ import annotations
 import time
 import zlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence, Union
 
-from .evidence import Evidence, evidence_from_record
-from .generic import Generic, check_notion
+from .aliases import JSONObject, Predicate
+from .evidence import Evidence, StepLike, evidence_from_record
+from .generic import Generic, Notion, check_notion
+from .instance import Declaration
 from .storage import CounterexampleError
 from .verdict import FORMS, ContradictionError, assess
 
@@ -68,6 +70,12 @@ class CheckContext:
 
 
 Check = Callable[[CheckContext], Iterable[Evidence]]
+#: hypotheses as declared: names only (explicit checks decide them) or {name: predicate}
+Hypotheses = Union[Sequence[str], Mapping[str, Predicate]]
+#: a conclusion as declared: words only, a documented predicate, or (words, predicate)
+Conclusion = Union[str, Predicate, tuple[str, Predicate], None]
+#: a stored counterexample named by its file id "CLAIM.ID", or ("CLAIM.ID", "name") for a second file
+CounterexampleRef = Union[str, tuple[str, str]]
 
 
 @dataclass
@@ -90,16 +98,18 @@ class Reading:
     #: "CLAIM.ID" or "CLAIM.ID:reading": the same mathematical statement registered there (shares its evidence)
     same_as: str | None = None
     #: which notion decides a rank or collapse statement (None: the claim's); see COLLAPSE_NOTIONS
-    notion: Any = None
+    notion: Notion | None = None
     #: declared predicates on the claim's instances ({name: predicate}, a conclusion predicate, stored
     #: counterexample files): ``theorems.conjecture.claim`` turns them into checks
-    hypotheses: Any = ()
-    conclusion: Any = None
-    counterexamples: Sequence = ()
-    instances: Any = None  # None: the claim's instances
+    hypotheses: Hypotheses = ()
+    conclusion: Conclusion = None
+    counterexamples: Sequence[CounterexampleRef] = ()
+    #: None: the claim's instances; else a Pool or a builder (Any: both live in declare.py, which imports this
+    #: module, and a layering test forbids the cycle even under TYPE_CHECKING)
+    instances: Any = None
     #: the declared predicates, kept after ``claim()`` turned them into checks (a
     #: :class:`~theorems.framework.instance.Declaration`; None for a reading with explicit checks only)
-    decl: Any = field(default=None, repr=False, compare=False)
+    decl: Declaration | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -118,20 +128,20 @@ class Claim:
     source: str = "collapse-verify"
     form: str = "universal"
     #: the derivation's steps ((LaTeX, words, kind, check) tuples), shown by ``show`` and the book
-    proof_steps: tuple = ()
+    proof_steps: tuple[StepLike, ...] = ()
     #: a generic claim's parameter space (required with form "generic"; readings inherit it)
     generic: Generic | None = None
     #: the headline is the same statement as "CLAIM.ID[:reading]" (their evidence is shared)
     same_as: str | None = None
     #: which notion decides a rank or collapse statement (COLLAPSE_NOTIONS key, or {part: notion})
-    notion: Any = None
+    notion: Notion | None = None
     #: the ids of the claims this one rests on (the steps of its proof, the premise of its inference): the edges
     #: of the book's dependency graph, declared here and never drawn by hand
-    depends_on: tuple = ()
+    depends_on: tuple[str, ...] = ()
     #: the headline's declared predicates (a :class:`~theorems.framework.instance.Declaration`, or None)
-    decl: Any = field(default=None, repr=False, compare=False)
+    decl: Declaration | None = field(default=None, repr=False, compare=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.form not in FORMS:
             raise ValueError(f"claim {self.id}: form {self.form!r} not in {FORMS}")
         if self.generic is not None and not isinstance(self.generic, Generic):
@@ -179,18 +189,18 @@ class ReadingResult:
     seconds: float
     strength: str = "none"
     form: str = "universal"
-    regimes: tuple = ()
+    regimes: tuple[str, ...] = ()
     reason: str | None = None
     adds: str | None = None
     note: str = ""
     generic: Generic | None = None
-    same_as: tuple = ()
-    notion: Any = None
-    exceptional: tuple = ()
-    cites: tuple = ()
+    same_as: tuple[str, ...] = ()
+    notion: Notion | None = None
+    exceptional: tuple[str, ...] = ()
+    cites: tuple[str, ...] = ()
 
     @classmethod
-    def from_json(cls, d: dict) -> "ReadingResult":
+    def from_json(cls, d: JSONObject) -> "ReadingResult":
         """A reading's result read back from a ledger; the verdict and strength are recomputed from the evidence
         by :func:`assess` and must agree with the stored ones (a stale or edited file raises ValueError)."""
         ev = [evidence_from_record(e) for e in d["evidence"]]
@@ -205,7 +215,7 @@ class ReadingResult:
                    same_as=tuple(d.get("same_as") or ()), notion=d.get("notion"),
                    exceptional=tuple(d.get("exceptional") or ()), cites=tuple(d.get("cites") or ()))
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JSONObject:
         return {"key": self.key, "statement": self.statement, "verdict": self.verdict, "strength": self.strength,
                 "form": self.form, "regimes": list(self.regimes), "condition": self.condition,
                 "adds": self.adds, "reason": self.reason, "note": self.note,
@@ -249,7 +259,7 @@ class ClaimResult:
         return sorted({e.regime for e in self.literal.evidence}) if self.readings else []
 
     @classmethod
-    def from_json(cls, d: dict, claim: Claim) -> "ClaimResult":
+    def from_json(cls, d: JSONObject, claim: Claim) -> "ClaimResult":
         """A claim's result read back from a ledger (``verify --json``), for the registered ``claim`` it names."""
         if d.get("id") != claim.id:
             raise ValueError(f"the record is for {d.get('id')!r}, not {claim.id!r}")
@@ -267,7 +277,7 @@ class ClaimResult:
                 rr.generic = claim.spec_of(declared[rr.key])
         return cls(claim, readings, float(d.get("seconds") or 0.0))
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JSONObject:
         c = self.claim
         lit = self.readings[0] if self.readings else None
         return {
@@ -295,7 +305,7 @@ EVIDENCE_PROVIDERS: list[Callable[[str, str, CheckContext], list[Evidence]]] = [
 
 #: resolves the same-as group of a (claim, reading): every (Claim, Reading) stating the same statement, itself
 #: first; the registry installs the resolver (records does not import the registry)
-SAME_AS_GROUP: list[Callable[[Claim, Reading], list]] = []
+SAME_AS_GROUP: list[Callable[[Claim, Reading], list[tuple[Claim, Reading]]]] = []
 
 
 def _own_evidence(claim: Claim, r: Reading, ctx: CheckContext) -> list[Evidence]:
@@ -309,7 +319,7 @@ def _own_evidence(claim: Claim, r: Reading, ctx: CheckContext) -> list[Evidence]
     return ev
 
 
-def _evidence(claim: Claim, r: Reading, ctx: CheckContext) -> tuple[list[Evidence], tuple]:
+def _evidence(claim: Claim, r: Reading, ctx: CheckContext) -> tuple[list[Evidence], tuple[str, ...]]:
     """The reading's evidence, and the other members of its same-as group: one statement, one evidence (the
     union of every member's checks and attached evidence, each piece once, in one order for every member;
     recomputed per member, so a spoiled stored file fails every member loudly)."""
@@ -317,7 +327,8 @@ def _evidence(claim: Claim, r: Reading, ctx: CheckContext) -> tuple[list[Evidenc
     others = tuple(f"{c.id}:{m.key}" for c, m in group[1:])
     if len(group) == 1:
         return _own_evidence(claim, r, ctx), others
-    ev, seen = [], set()
+    ev: list[Evidence] = []
+    seen: set[str] = set()
     for c, m in sorted(group, key=lambda cm: (cm[0].id, cm[1].key)):  # one order for every member
         for e in _own_evidence(c, m, CheckContext(dps=ctx.dps, quick=ctx.quick, claim_id=c.id)):
             sig = repr(sorted(e.to_json().items(), key=lambda kv: kv[0]))

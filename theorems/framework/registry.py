@@ -5,6 +5,9 @@ from .records import SAME_AS_GROUP, Claim, Reading
 
 __all__ = ["REGISTRY", "DuplicateClaim", "register", "unregister", "parse_ref", "same_as_groups", "same_as_group"]
 
+#: (claim id, reading key): one reading of a registered claim
+Ref = tuple[str, str]
+
 #: every registered claim by id (the top floor loads and lists them)
 REGISTRY: dict[str, Claim] = {}
 
@@ -28,7 +31,7 @@ def unregister(claim_id: str) -> None:
     REGISTRY.pop(claim_id, None)
 
 
-def parse_ref(ref: str) -> tuple[str, str]:
+def parse_ref(ref: str) -> Ref:
     """("CLAIM.ID", "reading") of a same-as reference "CLAIM.ID" (the headline) or "CLAIM.ID:reading"."""
     if not isinstance(ref, str) or not ref.strip():
         raise ValueError(f"a same-as reference is 'CLAIM.ID' or 'CLAIM.ID:reading', not {ref!r}")
@@ -36,13 +39,13 @@ def parse_ref(ref: str) -> tuple[str, str]:
     return cid, key or "literal"
 
 
-def same_as_groups() -> list[list[tuple[str, str]]]:
+def same_as_groups() -> list[list[Ref]]:
     """Every group of registered (claim id, reading key) that state one statement (``same_as=`` declarations,
     closed under symmetry and transitivity); groups of one are left out. An unresolved reference is a
     KeyError naming it."""
-    parent: dict = {}
+    parent: dict[Ref, Ref] = {}
 
-    def find(x):
+    def find(x: Ref) -> Ref:
         parent.setdefault(x, x)
         while parent[x] != x:
             parent[x] = parent[parent[x]]
@@ -57,7 +60,7 @@ def same_as_groups() -> list[list[tuple[str, str]]]:
                 if other is None or target[1] not in [m.key for m in other.all_readings()]:
                     raise KeyError(f"{c.id}:{r.key} same_as {r.same_as!r}: no such registered claim and reading")
                 parent[find((c.id, r.key))] = find(target)
-    groups: dict = {}
+    groups: dict[Ref, list[Ref]] = {}
     for x in list(parent):
         groups.setdefault(find(x), []).append(x)
     return sorted(sorted(g) for g in groups.values() if len(g) > 1)

@@ -13,6 +13,8 @@ from typing import Any
 
 import sympy
 
+from .aliases import Instance, JSONObject
+
 __all__ = ["REPO_ROOT", "COUNTEREXAMPLE_DIR", "CounterexampleError", "counterexample_path", "relative_path",
            "save_counterexample", "load_counterexample", "counterexample_files", "encode_instance",
            "decode_instance", "typeset", "plain"]
@@ -39,14 +41,14 @@ def relative_path(path: Path) -> str:
         return str(path)
 
 
-def save_counterexample(claim_id: str, instance: dict, note: str, name: str = "",
+def save_counterexample(claim_id: str, instance: JSONObject, note: str, name: str = "",
                         directory: Path | None = None) -> Path:
     """Store an exact instance (rationals as strings) for ``claim_id``."""
     base = Path(directory) if directory is not None else COUNTEREXAMPLE_DIR
     base.mkdir(parents=True, exist_ok=True)
     path = base / counterexample_path(claim_id, name).name
 
-    def enc(v):
+    def enc(v: Any) -> Any:  # nested lists of str (a matrix's entries as exact strings), or one str
         if isinstance(v, (list, tuple)):
             return [enc(x) for x in v]
         if hasattr(v, "tolist") and not isinstance(v, (int, str)):
@@ -58,7 +60,7 @@ def save_counterexample(claim_id: str, instance: dict, note: str, name: str = ""
     return path
 
 
-def load_counterexample(claim_id: str, name: str = "") -> tuple[dict, Path]:
+def load_counterexample(claim_id: str, name: str = "") -> tuple[JSONObject, Path]:
     path = counterexample_path(claim_id, name)
     try:
         data = json.loads(path.read_text())
@@ -79,7 +81,7 @@ def counterexample_files() -> list[str]:
 
 # --- exact instances to and from JSON --------------------------------------------------------
 
-def encode_instance(inst) -> Any:
+def encode_instance(inst: Instance) -> JSONObject:
     """An exact instance (sympy Matrix, Rational, int, list/tuple/dict of them) as JSON-able data."""
     if isinstance(inst, sympy.MatrixBase):
         return {"matrix": [[str(v) for v in inst.row(i)] for i in range(inst.rows)], "shape": list(inst.shape)}
@@ -93,7 +95,7 @@ def encode_instance(inst) -> Any:
                     "Rational, int, or lists/tuples/dicts of them")
 
 
-def decode_instance(data) -> Any:
+def decode_instance(data: JSONObject) -> Instance:
     if "matrix" in data:
         r, c = data["shape"]
         return sympy.Matrix(r, c, [sympy.Rational(v) for row in data["matrix"] for v in row])
@@ -108,16 +110,16 @@ def decode_instance(data) -> Any:
     raise ValueError(f"not an encoded instance: {sorted(data)}")
 
 
-def typeset(inst) -> str:
+def typeset(inst: Instance) -> str:
     """LaTeX of an exact instance: a matrix in brackets, a list as a row vector, a dict as ``k = ...`` pairs."""
     if isinstance(inst, dict):
         return r",\quad ".join(rf"\mathrm{{{k}}}={typeset(v)}" for k, v in inst.items())
     if isinstance(inst, (list, tuple)):
-        return sympy.latex(sympy.Matrix([list(inst)]), mat_delim="[")
-    return sympy.latex(inst, mat_delim="[")
+        return str(sympy.latex(sympy.Matrix([list(inst)]), mat_delim="["))  # sympy.latex is not annotated
+    return str(sympy.latex(inst, mat_delim="["))
 
 
-def plain(inst) -> str:
+def plain(inst: Instance) -> str:
     """A one-line exact rendering: ``X = [[1], [2]] (2x1)``, ``gamma = [1]``."""
     if isinstance(inst, sympy.MatrixBase):
         rows = "[" + ", ".join("[" + ", ".join(str(v) for v in inst.row(i)) + "]" for i in range(inst.rows)) + "]"

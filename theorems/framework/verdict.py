@@ -57,7 +57,7 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from .evidence import STRENGTHS, Evidence
 
@@ -77,19 +77,19 @@ class Assessment:
     strength: str
     condition: str | None = None
     reason: str | None = None
-    by_regime: dict = field(default_factory=dict)
+    by_regime: dict[str, str] = field(default_factory=dict)
     #: a generic claim's exceptional points met (failures perturbations restore): shown, never decisive
-    exceptional: list = field(default_factory=list)
+    exceptional: list[str] = field(default_factory=list)
 
 
 _LEVEL = {"proved": 3, "certified": 2, "supported": 1}
 
 
-def _strongest(evs) -> str:
+def _strongest(evs: Iterable[Evidence]) -> str:
     return min((e.strength for e in evs), key=STRENGTHS.index, default="none")
 
 
-def _weakest(strengths) -> str:
+def _weakest(strengths: Iterable[str]) -> str:
     return max(strengths, key=STRENGTHS.index, default="none")
 
 
@@ -149,7 +149,8 @@ def assess(evidence: Sequence[Evidence], regimes: Sequence[str] = ("all",), form
     a = _assess(ev, listed, form)
     a.exceptional = exceptional
     if exceptional and a.verdict in ("supported", "proved", "certified", "unsupported", "not-checkable"):
-        met = f"exceptional set met at {len(exceptional)} point(s), never decisive (perturbations restore the conclusion)"
+        met = (f"exceptional set met at {len(exceptional)} point(s), never decisive (perturbations restore the "
+               "conclusion)")
         a.reason = f"{a.reason}; {met}" if a.reason else met
     return a
 
@@ -177,13 +178,13 @@ def _assess(ev: list[Evidence], listed: list[str], form: str) -> Assessment:
             status[r], strength[r] = "fails", _strongest(fails)
             continue
         best = max((_level_of(e, form) for e in here), default=0)
-        against = [e for e in here if e.holds is False]
-        if best >= 2 or (best == 1 and not against):
+        contrary = [e for e in here if e.holds is False]
+        if best >= 2 or (best == 1 and not contrary):
             name = {3: "proved", 2: "certified", 1: "supported"}[best]
             status[r] = name
             strength[r] = _strongest([e for e in here if _level_of(e, form) == best])
-        elif against:
-            status[r], strength[r] = "against", _strongest(against)
+        elif contrary:
+            status[r], strength[r] = "against", _strongest(contrary)
         else:
             status[r], strength[r] = "none", "none"
 
@@ -192,7 +193,7 @@ def _assess(ev: list[Evidence], listed: list[str], form: str) -> Assessment:
     against = [r for r in universe if status[r] == "against"]
     unchecked = [r for r in universe if status[r] == "none"]
 
-    def where(rs):
+    def where(rs: list[str]) -> str:
         return ", ".join(rs) if rs != ["all"] else "every regime"
 
     if failed:

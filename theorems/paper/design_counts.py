@@ -54,7 +54,11 @@ def share_at(n_val: int = 128, convention: str = "matmul", dff_factor: int = 4) 
     return float(ffn_share(convention).subs({**BERT, d_ff: dff_factor * 768, n: n_val}))
 
 
-def n_range_for_share(target=Rational(648, 1000), convention: str = "matmul") -> tuple[int, int] | None:
+#: the FFN share the paper quotes (64.8 %)
+PAPER_SHARE = Rational(648, 1000)
+
+
+def n_range_for_share(target=PAPER_SHARE, convention: str = "matmul") -> tuple[int, int] | None:
     """Integer n whose share rounds to the target at 0.1% (exact arithmetic; the share decreases in n)."""
     s = ffn_share(convention).subs(BERT)
     lo, hi = target - Rational(5, 10000), target + Rational(5, 10000)

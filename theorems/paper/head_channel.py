@@ -26,6 +26,7 @@ ambiguity and the symmetries).
 from __future__ import annotations
 
 import random
+from typing import Callable
 
 import flint
 import numpy as np
@@ -306,6 +307,7 @@ def _mlp_remedy_rows(ctx, reading: str, only: str | None = None):
     rng = random.Random(stable_seed(f"HC.mlp-cannot-remedy:{reading}"))
     for regime in (("generic-weights", "degenerate-weights") if reading == "a" else ("all",)):
         for (nn, dd, HH, dk) in HEAD_SHAPES:
+            phi: Callable[..., Matrix]  # Ys -> the map's value (W bound as a default where it has one)
             if reading == "a":
                 rk = HH * dk if regime == "generic-weights" else min(HH * dk, dd) - 1
                 W = random_int_matrix(rng, HH * dk, rk) * random_int_matrix(rng, rk, dd) if rk < HH * dk else random_int_matrix(rng, HH * dk, dd)
@@ -388,7 +390,8 @@ def _full_rank_yet_ambiguous():
         T = head_terms(X, heads)
         W = Matrix.vstack(*[WO for _, _, WO in heads])
         if rank(sum(T[1:], T[0])) == 2:
-            return rank(sum(T[1:], T[0])), kernel_dim_a(3, 2, 2, W), map_nullity(lambda Ys, W=W: Phi_a(Ys, W), 3, 2, 2)
+            nullity = map_nullity(lambda Ys, W=W: Phi_a(Ys, W), 3, 2, 2)
+            return rank(sum(T[1:], T[0])), kernel_dim_a(3, 2, 2, W), nullity
     return None
 
 

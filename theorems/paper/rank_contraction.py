@@ -192,6 +192,7 @@ def _attention_rank_argument(ctx) -> list[Evidence]:
     """rank A < n forces det exp(S) (real-analytic in X, W_Q, W_K) to vanish; the pool's exact instance of each regime
     has det A != 0."""
     out, seen = [], set()
+    assert VANDERMONDE.rows is not None  # a Pool declared with its rows
     for regime, _, v in VANDERMONDE.rows(ctx):
         if regime in seen:
             continue
@@ -269,6 +270,7 @@ def _prop63_argument(ctx) -> list[Evidence]:
     """dim R_h < m = min(rank X, d_k) forces every m-minor of A_h X W_V W_O (real-analytic in the weights) to vanish;
     an exact head (2^s softmax) with dim R_h = m is the witness, per regime."""
     out, seen = [], set()
+    assert SUBADDITIVITY.rows is not None  # a Pool declared with its rows
     for regime, _, v in SUBADDITIVITY.rows(ctx):
         r = _ranks(v)
         m = min(rank(v["X"]), v["d_k"])
@@ -606,6 +608,7 @@ def _wv_argument(ctx) -> list[Evidence]:
     """rank(X W_V) < m = min(rank X, d_k) forces every m-minor of X W_V (a polynomial in W_V) to vanish; the first
     drawn W_V of each regime is the witness."""
     out, seen = [], set()
+    assert GENERIC_WV.rows is not None  # a Pool declared with its rows
     for regime, _, v in GENERIC_WV.rows(ctx):
         m = min(rank(v["X"]), v["d_k"])
         got = nonzero_minor(v["X"] * v["W_V"], m) if m else None
@@ -882,6 +885,7 @@ def _rank_below_dk_identity(v) -> Evidence | None:
     if r >= v["d_k"] or r == 0:
         return None
     got = nonzero_minor(X, r)
+    assert got is not None  # r = rank X: a non-zero r-minor exists
     C = X.extract(list(range(X.shape[0])), got[1])
     F = (C.T * C).inv() * C.T * X
     return identical_failure(f"{X.shape[0]}x{X.shape[1]} X of rank {r} < d_k = {v['d_k']}: X = C F with C the columns "

@@ -66,6 +66,7 @@ from ..exact.blocks import centred
 from ..exact.layernorm import (
     Analysis,
     LNInstance,
+    NormInstance,
     analyse,
     arank_LN,
     characterisation,
@@ -73,7 +74,7 @@ from ..exact.layernorm import (
     is_H1_nonconstant_rows,
 )
 from ..exact.linalg import affine_rank, centring_projector, in_colspace, in_rowspace, ones, rank
-from ..exact.norm_exact import analyse_array
+from ..exact.norm_exact import NormAnalysis, analyse_array
 from ..exact.qinterval import box, identity, mat_mul, minor_certificate
 from ..framework import (
     CheckContext,
@@ -304,7 +305,7 @@ def _ranks_line(a: Analysis) -> str:
 
 def explain(a: Analysis, name: str) -> str | None:
     """How a named hypothesis or the conclusion was decided on an analysed instance, in words."""
-    if name == "H1" and getattr(a, "undefined_rows", None):
+    if name == "H1" and isinstance(a, NormAnalysis) and a.undefined_rows:
         return a.h1_message()
     if name in a.how and name in ("H1", "H2", "H3", "H4"):
         return a.how[name]
@@ -372,6 +373,12 @@ def _le(x, y) -> bool | None:
     return None if x is None or y is None else x <= y
 
 
+def _instance_of(a: Analysis) -> NormInstance:
+    """The instance the analysis was made from (every analysis a predicate receives keeps it)."""
+    assert a.inst is not None, "an analysis made without its instance"
+    return a.inst
+
+
 def given(*names: str, also: dict | None = None) -> dict:
     """{name: predicate} for the named H1-H4, then the extra named predicates ``also``."""
     return {**{k: HYPOTHESIS[k] for k in names}, **(also or {})}
@@ -379,7 +386,7 @@ def given(*names: str, also: dict | None = None) -> dict:
 
 def _zero_bias(a: Analysis) -> bool:
     """beta = 0"""
-    return all(b == 0 for b in a.inst.beta)
+    return all(b == 0 for b in _instance_of(a).beta)
 
 
 H1_H4 = given("H1", "H2", "H3", "H4")
@@ -420,14 +427,14 @@ claim(
 
 def _row_scaling_keeps_arank(a: Analysis) -> bool:
     """arank(D X~) = arank(X~)"""
-    i = a.inst
+    i = _instance_of(a)
     Xt = centred(i.X)  # D X~ is LayerNorm of X~ with gamma = 1, beta = 0
     return arank_LN(LNInstance(Xt, (Rational(1),) * i.d, (Rational(0),) * i.d)) == affine_rank(Xt)
 
 
 def _two_sided_step2(a: Analysis) -> bool:
     """arank(D X~) - arank(X~) = [1_n in col X~] - [sigma in col X~]"""
-    i = a.inst
+    i = _instance_of(a)
     Xt = centred(i.X)
     return (arank_LN(LNInstance(Xt, (Rational(1),) * i.d, (Rational(0),) * i.d)) - affine_rank(Xt)
             == int(in_colspace(Xt, ones(i.n))) - int(bool(a.sigma_in_colspace_Xt)))
@@ -472,12 +479,12 @@ claim(
 )
 
 
-def _excess_needs_mean_beta(a: Analysis) -> bool:
+def _excess_needs_mean_beta(a: Analysis) -> bool | None:
     """rank(LN X) - rank(X) in {0, 1}, and 1 only if mean(beta) != 0"""
     if a.rank_LN_X is None or a.rank_X is None:
         return None
     excess = a.rank_LN_X - a.rank_X
-    return excess in (0, 1) and (excess == 0 or sum(a.inst.beta) != 0)
+    return excess in (0, 1) and (excess == 0 or sum(_instance_of(a).beta) != 0)
 
 
 def beta_over_gamma_notin_row(i: LNInstance) -> bool:
@@ -664,7 +671,7 @@ def _init_draws(ctx) -> dict:
 def hypotheses_fail_on_box(a: Analysis) -> Evidence | None:
     """The failure of H1-H4 at a draw is robust: rank X = d (so 1_d in row X: H2 fails) or rank XP = n (so sigma in
     col XP = R^n: H4 fails) certified on a box around it by a minor enclosure (exact rational intervals)."""
-    X = a.inst.X
+    X = _instance_of(a).X
     nn, dd = X.shape
     for e in range(4, 16, 3):
         r = Rational(1, 10 ** e)
@@ -761,7 +768,7 @@ claim(
 )
 
 
-def _rank_kept(a: Analysis) -> bool:
+def _rank_kept(a: Analysis) -> bool | None:
     """rank(LN X) = rank(X)"""
     return _eq(a.rank_LN_X, a.rank_X)
 
@@ -785,12 +792,12 @@ claim(
 )
 
 
-def _never_hinders(a: Analysis) -> bool:
+def _never_hinders(a: Analysis) -> bool | None:
     """arank(LN X) >= arank(X)"""
     return _le(a.arank_X, a.arank_LN_X)
 
 
-def _never_helps(a: Analysis) -> bool:
+def _never_helps(a: Analysis) -> bool | None:
     """arank(LN X) <= arank(X)"""
     return _le(a.arank_LN_X, a.arank_X)
 
@@ -858,7 +865,7 @@ EDGES = Pool(rows=lambda ctx: [("all", "edge", analyse(i)) for i in _edge_instan
              decode=decode, describe=describe, instance_from=USER_INSTANCE)
 
 
-def _at_most_one_more(a: Analysis) -> bool:
+def _at_most_one_more(a: Analysis) -> bool | None:
     """rank(LN X) <= rank(X) + 1"""
     return None if a.rank_X is None else _le(a.rank_LN_X, a.rank_X + 1)
 
@@ -880,9 +887,9 @@ def _arank_by_shift(X: Matrix) -> int:
     return rank(X - ones(X.shape[0]) * X.row(0))
 
 
-def _two_formulas_agree(a: Analysis) -> bool:
+def _two_formulas_agree(a: Analysis) -> bool | None:
     """rank(X - 1 x_1^T) = rank([X | 1]) - 1"""
-    return _eq(_arank_by_shift(a.inst.X), a.arank_X)
+    return _eq(_arank_by_shift(_instance_of(a).X), a.arank_X)
 
 
 claim(
@@ -897,9 +904,9 @@ claim(
 )
 
 
-def _step1_holds(a: Analysis) -> bool:
+def _step1_holds(a: Analysis) -> bool | None:
     """rows of XP in 1-perp, rank(XP) = rank X, arank(XP) = arank X"""
-    i = a.inst
+    i = _instance_of(a)
     Xt = centred(i.X)
     in_perp = all(sum(Xt.row(k)) == 0 for k in range(i.n))
     if a.rank_Xt is None or a.rank_X is None or a.arank_X is None:
@@ -934,7 +941,8 @@ def step3_holds(M: Matrix, gamma, beta) -> bool:
 
 def _step3_on(a: Analysis) -> bool:
     """arank(X diag(gamma) + 1 beta^T) = arank(X)"""
-    return step3_holds(a.inst.X, a.inst.gamma, a.inst.beta)
+    i = _instance_of(a)
+    return step3_holds(i.X, i.gamma, i.beta)
 
 
 def _step3_zero_gamma_witness(ctx) -> list[Evidence]:

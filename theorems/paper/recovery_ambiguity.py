@@ -26,6 +26,7 @@ Examples
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import sympy
 from sympy import Matrix, Rational, symbols
@@ -204,7 +205,8 @@ def _single_head_value_box(v) -> Evidence | None:
 SINGLE_HEAD_SPACE = Generic(space="W_O = [W_O^1; ...; W_O^H] in R^{H d_k x d} (known to the observer)", variables=("W_O",),
                             measure="Lebesgue", certify=_single_head_value_box)
 
-_READING_III = dict(
+#: the arguments of reading (iii), shared by RA.main and RA.single-head (keyword arguments of mixed types)
+_READING_III: dict[str, Any] = dict(
     hypotheses={}, conclusion=("the ambiguity left in Y_1 (from ker Phi_a's own matrix) = n (H - 1) d_k",
                                lambda v: head_ambiguity(lambda Ys: Phi_a(Ys, v["W_O"]), v["n"], v["H"], v["d_k"])
                                == _n_H1_dk(v)),

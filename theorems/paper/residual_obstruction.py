@@ -366,6 +366,7 @@ def _prop51_argument(ctx) -> list[Evidence]:
     B with rank(A + B) > r is the witness that one of them is not identically zero."""
     out = []
     seen = set()
+    assert PROP51.rows is not None  # a Pool declared with its rows
     for regime, _, x in PROP51.rows(ctx):
         if regime in seen or not _rank_A_deficient(x):
             continue
@@ -862,6 +863,7 @@ def _wo_argument(ctx) -> list[Evidence]:
     """rank(X* + MHA(X*)) <= 1 forces every 2-minor (a polynomial in W_V, W_O at W_Q = 0) to vanish; the first
     pool instance of each regime with a non-zero one is the witness."""
     out, seen = [], set()
+    assert WO_CHOICE.rows is not None  # a Pool declared with its rows
     for regime, _, x in WO_CHOICE.rows(ctx):
         if regime in seen:
             continue
@@ -1310,12 +1312,15 @@ def _only_increase_argument(ctx) -> list[Evidence]:
     """rank(X + Delta) < rank X = k forces every k-minor of X + Delta (a polynomial in Delta) to vanish; Delta = 0 is
     the witness: X itself has a non-zero k-minor."""
     out, seen = [], set()
+    assert INCREMENTS.rows is not None  # a Pool declared with its rows
     for regime, _, x in INCREMENTS.rows(ctx):
         if regime in seen or rank(x["X"]) == 0:
             continue
         seen.add(regime)
         k = rank(x["X"])
-        rows, cols, val = nonzero_minor(x["X"], k)
+        got = nonzero_minor(x["X"], k)
+        assert got is not None  # k = rank X: a non-zero k-minor exists
+        rows, cols, val = got
         out.append(rank_genericity("rank(X + Delta) >= rank X for Lebesgue-a.e. Delta",
                                    P=f"the {k}-minor (rows {rows}, cols {cols}) of X + Delta",
                                    witness=f"Delta = 0 ({x['X'].shape[0]}x{x['X'].shape[1]} X of rank {k}: minor = {val})",

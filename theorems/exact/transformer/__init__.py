@@ -43,7 +43,9 @@ Matrix([
 """
 from __future__ import annotations
 
-from .base import REGIMES, Block, Head, arb_from_mpf, workprec
+from typing import Callable
+
+from .base import REGIMES, Block, Head, Operators, arb_from_mpf, workprec
 from .ctx_arb import ArbContext, arb
 from .ctx_fp import FP, FloatContext
 from .ctx_iv import IvContext, iv, iv_erf
@@ -69,8 +71,9 @@ __all__ = ["Head", "Block", "REGIMES", "FP", "SYMPY", "SYMPY_LOG2", "mp", "iv", 
            "MpContext", "IvContext", "ArbContext", "SympyContext", "SympyLog2Context"]
 
 #: backend name -> context factory (takes dps); the numeric layer's wrappers look names up here
-CONTEXTS = {"float64": lambda dps=None: FP, "fp": lambda dps=None: FP, "mp": mp, "iv": iv, "arb": arb,
-            "sympy": lambda dps=None: SYMPY}
+CONTEXTS: dict[str, Callable[..., Operators]] = {
+    "float64": lambda dps=None: FP, "fp": lambda dps=None: FP, "mp": mp, "iv": iv, "arb": arb,
+    "sympy": lambda dps=None: SYMPY}
 
 
 def context(backend, dps: int = 50):

@@ -6,22 +6,27 @@ import math
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import flint
 import numpy as np
 import sympy
 
-__all__ = ["Head", "Block", "REGIMES", "fraction_of", "rows_of", "Operators", "EntrywiseContext", "workprec", "arb_from_mpf"]
+__all__ = ["Head", "Block", "REGIMES", "fraction_of", "rows_of", "Operators", "EntrywiseContext", "workprec",
+           "arb_from_mpf"]
 
 
 @dataclass
 class Head:
-    """One attention head. Shapes: W_Q, W_K, W_V  # [d_model, d_k];  W_O  # [d_k, d_model]."""
+    """One attention head. Shapes: W_Q, W_K, W_V  # [d_model, d_k];  W_O  # [d_k, d_model].
 
-    W_Q: object
-    W_K: object
-    W_V: object
-    W_O: object
+    Each is a matrix of whichever context the head runs in (a numpy array, an mpmath or sympy matrix, rows of
+    exact numbers), hence ``Any``: the context's operators, not this record, know what it is."""
+
+    W_Q: Any
+    W_K: Any
+    W_V: Any
+    W_O: Any
 
 
 @dataclass
@@ -33,8 +38,8 @@ class Block:
     b1: object = None  # [d_ff]
     W2: object = None  # [d_ff, d_model]
     b2: object = None  # [d_model]
-    ln1: tuple = (None, None)  # (gamma, beta)
-    ln2: tuple = (None, None)
+    ln1: tuple[object, object] = (None, None)  # (gamma, beta)
+    ln2: tuple[object, object] = (None, None)
     eps: float = 0
 
 

@@ -164,7 +164,9 @@ def ffn(ctx, X, W1, b1, W2, b2, act=gelu):
         if b1 is not None:
             H = ctx.add_cols(H, _vector(ctx, b1, ctx.shape(H)[1], "b1 (one entry per column of W1)"))
         O = ctx.matmul(act(ctx, H), ctx.asmatrix(W2))
-        return O if b2 is None else ctx.add_cols(O, _vector(ctx, b2, ctx.shape(O)[1], "b2 (one entry per column of W2)"))
+        if b2 is None:
+            return O
+        return ctx.add_cols(O, _vector(ctx, b2, ctx.shape(O)[1], "b2 (one entry per column of W2)"))
 
 
 def block_forward(ctx, X, blk: Block, regime: str):
