@@ -23,14 +23,14 @@ from proofs_numeric import sites as S
 from proofs_numeric.cli import main
 from proofs_numeric.ledger import get, registry
 from proofs_numeric.ledger import model_check as MC
-from property_tests.test_checkpoints import (
-    _write,
+from property_tests.interface.test_checkpoints import (
     bert_config,
     bert_tensors,
     gpt2_config,
     gpt2_tensors,
     llama_config,
     llama_tensors,
+    write_checkpoint,
 )
 from theorems.exact.norm_exact import analyse_array
 
@@ -41,9 +41,10 @@ FIELDS = {"checkpoint", "site", "claim", "reading", "on_this_instance", "hypothe
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     root = tmp_path_factory.mktemp("sites")
-    return {"bert": _write(root / "bert", bert_config(), bert_tensors(np.random.default_rng(1))),
-            "gpt2": _write(root / "gpt2", gpt2_config(), gpt2_tensors(np.random.default_rng(2)), shards=2),
-            "llama": _write(root / "llama", llama_config(), llama_tensors(np.random.default_rng(3)), dt="BF16")}
+    W = write_checkpoint
+    return {"bert": W(root / "bert", bert_config(), bert_tensors(np.random.default_rng(1))),
+            "gpt2": W(root / "gpt2", gpt2_config(), gpt2_tensors(np.random.default_rng(2)), shards=2),
+            "llama": W(root / "llama", llama_config(), llama_tensors(np.random.default_rng(3)), dt="BF16")}
 
 
 def _records(path) -> list[dict]:
@@ -189,9 +190,33 @@ def test_model_check_network_records_agree_with_the_float_ones_where_both_decide
         assert n["about"]["how"].startswith("the network itself")
     rec = m.forward(ids)
     fl = {w: X for w, X, _ in rec["ln_inputs"]}
-    for where, li, X, _, _ in NW.forward_enclosures(m, ids, 2):
+    for where, _li, X, _, _ in NW.forward_enclosures(m, ids, 2):
         mid = np.array([[float(X[i, j].mid()) for j in range(X.ncols())] for i in range(X.nrows())])
         assert np.allclose(mid, fl[where], rtol=1e-12, atol=1e-12), where
+
+
+def test_model_check_interleaved_interval_forwards_keep_their_precision(tiny):
+    """python-flint's precision is one value per process. Two interval forwards advanced in turn (as two checkpoints'
+    forward threads are) give the enclosures of a forward run alone, and leave the process's precision as it was, also
+    when one is abandoned mid-way. (Before the fix, the first to finish reset the precision to 53 bits under the other:
+    its radii grew from 1e-46 to 1e-9 and the records of `--workers 2` differed from the serial run's.)"""
+    import flint
+    m = S.open_model(tiny["bert"])
+    ids = list(range(3, 11))
+    before = flint.ctx.prec
+    radii = lambda items: [(w, NW.radius_stats(X)["max_radius"]) for w, _, X, _, _ in items]
+    solo = radii(NW.forward_enclosures(m, ids, 2))
+    A, B = NW.forward_enclosures(m, ids, 2), NW.forward_enclosures(m, ids, 2)
+    a, b = [next(A)], [next(B)]
+    a += list(A)  # A finishes while B is suspended
+    b += list(B)
+    assert radii(a) == solo and radii(b) == solo
+    assert max(r for _, r in solo) < 1e-40  # at 50 digits, not at float64's 53 bits
+    assert flint.ctx.prec == before
+    C = NW.forward_enclosures(m, ids, 2)
+    next(C), next(C)
+    C.close()  # abandoned mid-way
+    assert flint.ctx.prec == before
 
 
 def test_model_check_enclosure_analysis_of_exact_points_is_the_exact_analysis():

@@ -91,7 +91,7 @@ def test_new_user_depth_json_refuses_a_foreign_file_and_another_kind(tmp_path, c
 
 @pytest.fixture(scope="module")
 def tiny_bert(tmp_path_factory):
-    from property_tests.test_checkpoints import bert_config, bert_tensors, write_checkpoint
+    from property_tests.interface.test_checkpoints import bert_config, bert_tensors, write_checkpoint
     return write_checkpoint(tmp_path_factory.mktemp("ck") / "CK", bert_config(), bert_tensors(np.random.default_rng(1)))
 
 
@@ -339,7 +339,7 @@ def test_new_user_lists_in_the_exact_layer_errors_are_capped():
 
 
 def _ckpt(folder, layers_in_config=2, nan_at=None):
-    from property_tests.test_checkpoints import bert_config, bert_tensors, write_checkpoint
+    from property_tests.interface.test_checkpoints import bert_config, bert_tensors, write_checkpoint
     t = bert_tensors(np.random.default_rng(4))
     if nan_at:
         t[nan_at] = t[nan_at].copy()
