@@ -5,8 +5,10 @@ listed by ``model.safetensors.index.json``. Each safetensors file is read from i
 8-byte little-endian length, then a JSON header giving every tensor's ``dtype``, ``shape`` and
 ``data_offsets``) through one read-only ``numpy.memmap``: a tensor is touched only when it is asked
 for, and :class:`Checkpoint` builds the weights of one layer at a time, so memory stays near one
-layer's weights (plus the embedding rows of the input tokens). Values are widened **exactly**:
-F64 and F32 as stored, F16 by numpy, BF16 as the upper 16 bits of a float32
+layer's weights (plus the embedding rows of the input tokens). Once a tensor is copied out (widened), its
+pages of the map are released (``madvise(MADV_DONTNEED)``: they stay in the page cache, but no longer count in
+this process's resident memory), so the resident size does not grow with the layers read. Values are widened
+**exactly**: F64 and F32 as stored, F16 by numpy, BF16 as the upper 16 bits of a float32
 (``(u16.astype(uint32) << 16).view(float32)``).
 
 Families (from ``config.json``'s ``model_type``, or from the tensor names when it is absent; tensor
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import json
 import math
+import mmap
 import struct
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -183,6 +186,19 @@ class TensorStore:
         dt = np.dtype(_NP_DTYPES[info["dtype"]])
         return self._maps[p][start + b:start + e].view(dt).reshape(info["shape"])
 
+    def _release(self, name) -> None:
+        """Drop the pages of tensor ``name`` from this process's map (``MADV_DONTNEED`` on a read-only file map: a
+        later access reads them again from the page cache or the file; nothing is lost)."""
+        p, start, info = self._where[name]
+        mm = getattr(self._maps.get(p), "_mmap", None)
+        if mm is None or not hasattr(mm, "madvise") or not hasattr(mmap, "MADV_DONTNEED"):
+            return
+        b, e = info["data_offsets"]
+        lo = (start + b) // mmap.PAGESIZE * mmap.PAGESIZE
+        hi = min(len(mm), -(-(start + e) // mmap.PAGESIZE) * mmap.PAGESIZE)
+        if hi > lo:
+            mm.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
+
     def get(self, name, dtype=np.float64, rows=None) -> np.ndarray:
         """Tensor ``name`` (only ``rows`` of it, if given) widened exactly to ``dtype``; a NaN or an infinity in
         it is a :class:`BadCheckpoint` naming the tensor, its file and the first bad entry."""
@@ -190,6 +206,8 @@ class TensorStore:
         if rows is not None:
             r = r[np.asarray(rows, dtype=np.int64)]
         out = widen(r, self.dtype(name), dtype)
+        if isinstance(r, np.memmap) or rows is not None:  # `out` is a copy: the map's pages are not needed any more
+            self._release(name)
         if out.dtype.kind == "f" and not np.all(np.isfinite(out)):
             bad = ~np.isfinite(out)
             first = tuple(int(i) for i in np.argwhere(bad)[0]) if out.ndim else ()
@@ -294,7 +312,8 @@ def read_config(folder, names=None) -> Config:
             cfg = dict(d=d, H=H, H_kv=H, d_k=d // H, d_ff=int(need("n_inner", default=4 * d)), n_layers=L,
                        eps=float(need("layer_norm_epsilon", default=1e-5)),
                        act=need("activation_function", default="gelu_new"),
-                       max_pos=int(need("n_positions", "n_ctx", "max_position_embeddings")), vocab=int(need("vocab_size")))
+                       max_pos=int(need("n_positions", "n_ctx", "max_position_embeddings")),
+                       vocab=int(need("vocab_size")))
         else:
             d, H, L = int(need("hidden_size")), int(need("num_attention_heads")), int(need("num_hidden_layers"))
             cfg = dict(d=d, H=H, H_kv=int(need("num_key_value_heads", default=H)) if fam == "llama" else H,
@@ -465,7 +484,8 @@ def rope_inv_freq(dk: int, theta: float, scaling: dict | tuple = ()) -> np.ndarr
     if kind == "linear":
         return inv / sc["factor"]
     if kind == "llama3":
-        f, lo, hi, old = sc["factor"], sc["low_freq_factor"], sc["high_freq_factor"], sc["original_max_position_embeddings"]
+        f, lo, hi = sc["factor"], sc["low_freq_factor"], sc["high_freq_factor"]
+        old = sc["original_max_position_embeddings"]
         wavelen = 2 * math.pi / inv
         smooth = (old / wavelen - lo) / (hi - lo) if hi != lo else np.zeros_like(inv)
         blended = (1 - smooth) * inv / f + smooth * inv
@@ -528,7 +548,8 @@ class Checkpoint:
                 return p
         raise MissingTensor(f"{self.path}: a {self.family} checkpoint needs {first!r} (bare or prefixed with "
                             f"{', '.join(repr(p) for p in PREFIXES if p)}); the files hold "
-                            f"{', '.join(sorted(self.store.names())[:8])}{' ...' if len(self.store.names()) > 8 else ''}")
+                            f"{', '.join(sorted(self.store.names())[:8])}"
+                            f"{' ...' if len(self.store.names()) > 8 else ''}")
 
     def _check_tensors(self) -> None:
         L, first = self.config.n_layers, next(iter(self._names["layer"].values()))
