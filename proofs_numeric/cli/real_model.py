@@ -67,12 +67,15 @@ def cmd_real_model(args) -> int:
     except ValueError as e:
         raise UsageError(str(e)) from None
     from ..ledger.model_check import summary_json
+    res["request"] = {"seed": tseed, "length": length, "ids": None if ids is None else list(ids),
+                      "texts": None if texts is None else dict(texts)}  # as given (measure() records the same)
     res["claims"] = summary_json(out, spec)
     res["records"] = len(out.records)
     res["jsonl"] = spec.jsonl
     c = Console(width=max(120, Console().width))
-    c.print(f"[bold]{res['model']}[/]: family {res['family']}, {res['norm']}, {res['n_layers']} layers, d = {res['d']}, "
-            f"H = {res['H']} (K/V heads {res['H_kv']}), d_k = {res['d_k']}, activation {res['activation']}")
+    c.print(f"[bold]{res['model']}[/]: family {res['family']}, {res['norm']}, {res['n_layers']} layers, "
+            f"d = {res['d']}, H = {res['H']} (K/V heads {res['H_kv']}), d_k = {res['d_k']}, "
+            f"activation {res['activation']}")
     c.print(f"inputs (tokens): {res['inputs']}; positions available: {res['max_positions']}")
     for k, t in (texts or {}).items():
         c.print(f"text {k!r} ({res['inputs'].get(k, '?')} tokens): “{escape(t[:300])}”" + ("…" if len(t) > 300 else ""),
@@ -157,9 +160,9 @@ def add_parsers(sub) -> None:
                     "shards with model.safetensors.index.json); default: the packaged all-MiniLM-L6-v2")
     add_token_arguments(rm, token_seed=False)
     rm.add_argument("--seed", type=int, help="seed of the random token ids (no tokenizer.json and no --ids; default 0)")
-    rm.add_argument("--json", metavar="PATH", help="also write the measurements and the claims' summary as JSON, with the "
-                    "token ids that ran (checked first: never inside the checkpoint folder, and a file that exists is "
-                    "replaced only if it is a real-model record this tool wrote)")
+    rm.add_argument("--json", metavar="PATH", help="also write the measurements and the claims' summary as JSON, with "
+                    "the token ids that ran (checked first: never inside the checkpoint folder, and a file that exists "
+                    "is replaced only if it is a real-model record this tool wrote)")
     rm.add_argument("--force", action="store_true",
                     help="write --json even over a file this tool did not write, or inside the checkpoint folder")
     rm.add_argument("--jsonl", metavar="PATH", help="the records, one JSON line per (site, claim, reading)")
