@@ -9,7 +9,7 @@ from pathlib import Path
 from .inputs import LIMITS, UsageError, check_range, check_writable, write_text
 
 __all__ = ["add_model_arguments", "cmd_check_model", "spec_from_args", "render_summary", "MODEL_EPILOG",
-           "token_inputs"]
+           "token_inputs", "run_or_usage_error"]
 
 MODEL_EPILOG = """claims at the sites of your model (--model):
   collapse-verify check 'RN.*' --model ~/models/bert-base --text "A sentence." --jsonl rn.jsonl
@@ -32,8 +32,8 @@ def add_model_arguments(c) -> None:
     g.add_argument("--model", nargs="+", metavar="DIR", help="checkpoint folder(s): config.json + model.safetensors "
                    "(or shards); several folders (a training run) run as one job. CLAIM is then a glob, e.g. 'RN.*'")
     add_token_arguments(g)
-    g.add_argument("--jsonl", metavar="PATH", help="write one JSON Lines record per (checkpoint, site, claim, reading), "
-                   "appended and flushed as each finishes")
+    g.add_argument("--jsonl", metavar="PATH", help="write one JSON Lines record per (checkpoint, site, claim, "
+                   "reading), appended and flushed as each finishes")
     g.add_argument("--resume", metavar="PATH", help="continue the record stream PATH: records already there are "
                    "skipped (the result is the records of an uninterrupted run)")
     g.add_argument("--workers", type=int, metavar="N", help=f"local worker processes (default: the core count, "
@@ -48,8 +48,8 @@ def add_model_arguments(c) -> None:
 
 
 def add_token_arguments(g, token_seed: bool = True) -> None:
-    g.add_argument("--text", action="append", help="an input text (repeatable; needs tokenizer.json; default: the three "
-                   f"standard inputs; at most MAX_TEXTS = {LIMITS['MAX_TEXTS']} of TEXT_MAX_CHARS = "
+    g.add_argument("--text", action="append", help="an input text (repeatable; needs tokenizer.json; default: the "
+                   f"three standard inputs; at most MAX_TEXTS = {LIMITS['MAX_TEXTS']} of TEXT_MAX_CHARS = "
                    f"{LIMITS['TEXT_MAX_CHARS']} characters)")
     g.add_argument("--ids", metavar="JSON", help="token ids as a JSON list, e.g. '[1, 5, 9]'")
     g.add_argument("--length", type=int, metavar="N", help="number of seeded random token ids (default 16; capped at "
@@ -135,15 +135,24 @@ def cmd_check_model(args) -> int:
                          "it")
     if args.claim is None:
         raise UsageError("check --model needs a CLAIM (an id or a glob such as 'RN.*')")
-    from ..ledger.model_check import run, select_claims
+    from ..ledger.model_check import select_claims
     claims = select_claims(args.claim)
     if not claims:
         raise UsageError(f"no registered claim matches {args.claim!r} (`collapse-verify check --list` lists them)")
     spec = spec_from_args(args, claims, _models(args))
     if args.scheduler is not None and args.scheduler != "local":
         _check_scheduler(args.scheduler)
-    out = run(spec)
+    out = run_or_usage_error(spec)
     return _finish(out, spec, args.json, args.jsonl or args.resume)
+
+
+def run_or_usage_error(spec):
+    """:func:`proofs_numeric.ledger.model_check.run`, with a scheduler that cannot be reached as a usage error."""
+    from ..ledger.model_check import SchedulerError, run
+    try:
+        return run(spec)
+    except SchedulerError as e:
+        raise UsageError(str(e)) from None
 
 
 def _check_scheduler(address: str) -> None:

