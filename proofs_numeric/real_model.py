@@ -42,8 +42,8 @@ from .sites import RANK_RTOL, exact_ln_site, exact_rms_site
 __all__ = ["available", "load", "load_model", "MiniLM", "SENTENCES", "TEXTS", "measure", "cached_measure",
            "exact_ln_site", "exact_rms_site", "layer_symmetries", "prepare_inputs", "RANK_RTOL", "SYM_TOL",
            "ModelNotInstalled", "DEFAULT_MODEL", "ALIGNMENT_SUPPORT", "ALIGNMENT_AGAINST", "ln_sites", "ln_conclusion",
-           "w_o_deficient", "alignment_trained", "EVIDENCE", "DEFAULT_CLAIMS", "default_claims", "measurements", "header",
-           "layers_input", "ln_records_by_input"]
+           "w_o_deficient", "alignment_trained", "EVIDENCE", "DEFAULT_CLAIMS", "default_claims", "measurements",
+           "header", "layers_input", "ln_records_by_input"]
 
 #: a symmetry is "kept" when the transformed run differs from the original by at most this,
 #: relative to the output's norm: one float64 layer is O(10^3) roundings of O(1) values (about 1e-13
@@ -219,6 +219,13 @@ def measurements(m: Checkpoint, runs: dict, capped: dict, records: list, depth: 
     by_site: dict = {}
     for r in records:
         by_site.setdefault((r["input"], r["site"]), []).append(r)
+    # in the order of the forward (records from worker processes arrive in any order): inputs as given, sites as
+    # the site plan lists them
+    where = {}
+    for k, (name, ids) in enumerate(runs.items()):
+        for j, (sid, *_) in enumerate(S.site_plan(m, ids, default_claims())):
+            where.setdefault((name, sid), (k, j))
+    by_site = dict(sorted(by_site.items(), key=lambda kv: where.get(kv[0], (len(runs), 0))))
     out["ln_sites"] = []
     for (inp, sid), recs in by_site.items():
         if not sid.startswith("norm: "):

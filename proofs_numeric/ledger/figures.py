@@ -130,16 +130,32 @@ SITE_COLOURS = {"holds": "#1e8449", "counterexample": "#c0392b", "premise-fails"
 _KIND_SHORT = {"norm: ": "LN ", "W_O: ": "W_O ", "attention: ": "MHA ", "update: ": "+ ", "head: ": "head "}
 
 
-def site_label(site: str, level: str | None = None) -> str:
+def site_label(site: str, arb: bool = False) -> str:
     """A short column label for a site id (``norm: layer 0 attention output`` -> ``LN L0 attention output``), with
-    ``[arb]`` for a network-level record from the interval forward."""
+    ``[arb]`` for a record decided on the interval forward's enclosures (``arb``)."""
     out = site
     for k, v in _KIND_SHORT.items():
         if out.startswith(k):
             out = v + out[len(k):]
             break
     out = out.replace("layer ", "L")
-    return out + (" [arb]" if level == "network" and site.startswith("norm: ") else "")
+    return out + (" [arb]" if arb else "")
+
+
+def _is_arb(r: dict) -> bool:
+    return str((r.get("about") or {}).get("how", "")).startswith("the network itself")
+
+
+#: the order in which a layer's sites appear in the forward (proofs_numeric.sites.forward_sites)
+_KIND_RANK = {"layernorm-input": 0, "rmsnorm-input": 0, "output-projection": 1, "head-output": 2, "attention": 3,
+              "residual-update": 4}
+
+
+def _layer_key(r: dict) -> float:
+    """The embeddings' norm first, the final norm last, the layers between (records may arrive in any order)."""
+    if r.get("layer") is not None:
+        return float(r["layer"])
+    return -1.0 if "embeddings" in str(r.get("site")) else float("inf")
 
 
 def site_matrix(records: list[dict]) -> tuple[list, list, list]:
@@ -147,8 +163,9 @@ def site_matrix(records: list[dict]) -> tuple[list, list, list]:
     level)`` in the order of the forward (a site's network-level record beside its float record), ``cells[i][j]`` the
     record's ``on_this_instance`` (``"none"`` where that reading has no record at that site)."""
     first: dict = {}
-    for k, r in enumerate(records):
-        first.setdefault(r["site"], k)
+    for r in records:
+        first.setdefault(r["site"], (_layer_key(r), _KIND_RANK.get(r.get("site_kind"), len(_KIND_RANK)),
+                                     "attention" not in str(r["site"]), str(r["site"])))
     level_rank = {"float-computation": 0, "network": 1}
     cols = sorted({(r["site"], (r.get("about") or {}).get("level")) for r in records},
                   key=lambda c: (first[c[0]], level_rank.get(c[1], 2)))
@@ -174,15 +191,15 @@ def claims_at_sites(records: list[dict], title: str | None = None):
         for j, v in enumerate(row):
             if v != "none":
                 M[i, j] = idx[v]
-    cmap = ListedColormap([SITE_COLOURS[k] for k in keys])
-    cmap.set_bad("white")
+    cmap = ListedColormap([SITE_COLOURS[k] for k in keys]).with_extremes(bad="white")
     width = min(18.0, max(8.0, 2.6 + 0.24 * len(cols)))
     height = 2.3 + 0.3 * len(rows)
     fig, ax = plt.subplots(figsize=(width, height), layout="constrained")
     ax.imshow(np.ma.masked_invalid(M), cmap=cmap, vmin=-0.5, vmax=len(keys) - 0.5, aspect="auto",
               interpolation="nearest")
     ax.set_yticks(range(len(rows)), [f"{c} ({k})" for c, k in rows], fontsize=8)
-    ax.set_xticks(range(len(cols)), [site_label(s, lv) for s, lv in cols], rotation=90, fontsize=7)
+    arb = {(r["site"], (r.get("about") or {}).get("level")) for r in records if _is_arb(r)}
+    ax.set_xticks(range(len(cols)), [site_label(s, c in arb) for c in cols for s in c[:1]], rotation=90, fontsize=7)
     ax.set_xticks(np.arange(-0.5, len(cols)), minor=True)
     ax.set_yticks(np.arange(-0.5, len(rows)), minor=True)
     ax.grid(which="minor", color="white", linewidth=1)

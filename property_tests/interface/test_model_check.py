@@ -421,3 +421,42 @@ def test_model_check_dask_local_cluster_gives_the_serial_records_even_when_a_wor
     recs = _records(p2)
     assert not out.errors and killed["at"] < len(want)  # the worker died mid-run
     assert len(recs) == len({S.record_key(r) for r in recs}) and _canon(recs) == want
+
+
+def test_model_check_claim_by_site_figure_is_the_records(tiny):
+    """The chapter's claim x site figure: one cell per record, coloured by its own `on_this_instance`; the columns in
+    the order of the forward whatever order the records arrived in (workers deliver them in any order); the legend
+    counts every record; several checkpoints draw in one figure."""
+    import random
+
+    import matplotlib
+    matplotlib.use("Agg")
+    from proofs_numeric import real_model as RM
+    from proofs_numeric.ledger import figures as F
+    registry()
+    m = S.open_model(tiny["bert"])
+    runs = {"x": list(range(3, 11))}
+    recs = S.run_serial(m, "bert", runs, RM.default_claims(), measure=True, network_layers=1)
+    rows, cols, cells = F.site_matrix(recs)
+    assert sum(v != "none" for row in cells for v in row) == len(recs) == len({S.record_key(r) for r in recs})
+    for r in recs:
+        i = rows.index((r["claim"], r["reading"]))
+        j = cols.index((r["site"], r["about"]["level"]))
+        assert cells[i][j] == r["on_this_instance"]
+    forward = []
+    for s in S.site_plan(m, runs["x"], RM.default_claims(), network_layers=0):
+        if s[0] not in forward:
+            forward.append(s[0])
+    assert [c for c in dict.fromkeys(c for c, _ in cols)] == forward  # the forward's order
+    shuffled = recs[:]
+    random.Random(0).shuffle(shuffled)
+    assert F.site_matrix(shuffled) == (rows, cols, cells)
+    fig = F.claims_at_sites(recs, "tiny")
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert sum(int(t.rsplit("(", 1)[1].rstrip(")")) for t in labels) == len(recs)
+    assert any(lb.endswith("[arb]") for lb in (t.get_text() for t in fig.axes[0].get_xticklabels()))
+    layers = RM.measurements(m, runs, {}, recs, extras=False)["layers"]
+    assert [L["layer"] for L in layers] == [0, 1]
+    fig2 = F.across_checkpoints([("a", recs, layers), ("b", recs[: len(recs) // 2], layers)])
+    assert len(fig2.axes) == 3 and len(fig2.axes[1].get_lines()) == 2
+
