@@ -173,7 +173,11 @@ DEFAULT_CLAIMS = ("RN.main", "HC.main", "RA.main", "RC.rank-equals-sum", "RRO.ma
 
 
 def default_claims() -> list:
-    """The registered claims of :data:`DEFAULT_CLAIMS` (the registry is loaded by whoever runs this)."""
+    """The registered claims of :data:`DEFAULT_CLAIMS`, with the numeric layer's instance forms installed (the
+    interval forms of ``RC.rank-equals-sum`` and ``RRO.main`` declare their ``attention`` sites there: without them,
+    a caller that had not loaded the ledger, such as the book's chapter, silently ran no record of those two)."""
+    from .evidence import install  # here, not at the top: proofs_numeric.evidence imports this module
+    install()
     return [REGISTRY[c] for c in DEFAULT_CLAIMS if c in REGISTRY]
 
 

@@ -474,3 +474,19 @@ def test_model_check_interval_claims_refuse_sizes_that_take_minutes():
     for n, d, H, dk in [(63, 64, 4, 16), (64, 64, 4, 16), (16, 128, 4, 32), (3, 3, 1, 3)]:
         interval_size_check(n, d, H, dk, 50)  # measured 5-53 s, or tiny
 
+
+def test_model_check_default_claims_are_at_their_sites_in_a_fresh_process():
+    """`real_model.default_claims()` in a process that never loaded the ledger (the book's chapter calls
+    `cached_measure()` first): every default claim declares its site kinds, RC.rank-equals-sum and RRO.main at
+    `attention` (their interval instance forms come from the numeric layer; before, the chapter's records had none)."""
+    import subprocess
+    import sys
+    code = ("import json; from proofs_numeric import real_model as RM, sites as S; print(json.dumps("
+            "{c.id: sorted({k for _, ks in S.site_kinds_of(c).values() for k in ks}) for c in RM.default_claims()}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    kinds = json.loads(out.stdout)
+    assert set(kinds) == {"RN.main", "HC.main", "RA.main", "RC.rank-equals-sum", "RRO.main", "RRO.only-increase"}
+    assert kinds["RC.rank-equals-sum"] == kinds["RRO.main"] == ["attention"]
+    assert all(kinds.values())
+
