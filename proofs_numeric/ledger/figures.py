@@ -223,7 +223,7 @@ def across_checkpoints(runs: list[tuple[str, list[dict], list[dict]]], title: st
     labels = [lb for lb, _, _ in runs]
     rows = sorted({(r["claim"], r["reading"]) for _, recs, _ in runs for r in recs},
                   key=lambda rk: (rk[0], rk[1] != "literal", rk[1]))
-    fig = plt.figure(figsize=(13, 1.6 + max(3.2, 0.32 * len(rows))), layout="constrained")
+    fig = plt.figure(figsize=(11, 1.8 + max(3.2, 0.34 * len(rows))), layout="constrained")
     gs = fig.add_gridspec(2, 2, width_ratios=(1.5, 1))
     ax = fig.add_subplot(gs[:, 0])
     keys = [k for k, _ in SITE_VERDICTS]
