@@ -50,7 +50,7 @@ from .transformer import gelu, layer_norm, rms_norm, softmax_rows
 
 __all__ = ["CheckpointError", "MissingConfig", "UnknownFamily", "MissingTensor", "BadCheckpoint", "FAMILIES",
            "TensorStore", "Config", "read_config", "Checkpoint", "load_checkpoint", "widen", "read_header",
-           "rope", "rope_inv_freq", "ACTIVATIONS"]
+           "rope", "rope_inv_freq", "ACTIVATIONS", "required_tensors"]
 
 FAMILIES = ("bert", "gpt2", "llama")
 PREFIXES = ("", "bert.", "transformer.", "model.")
@@ -410,6 +410,16 @@ def _expected_shapes(cfg: Config) -> dict:
                 "o.w": (d, d), "fc.w": (d, f), "fc.b": (f,), "proj.w": (f, d)}
     return {**vec, "word": (cfg.vocab, d), "q.w": (H * dk, d), "k.w": (Hk * dk, d), "v.w": (Hk * dk, d),
             "o.w": (d, H * dk), "gate.w": (f, d), "up.w": (f, d), "proj.w": (d, f)}
+
+
+def required_tensors(cfg: Config) -> list[tuple[str, tuple]]:
+    """(name without prefix, shape) of every tensor a checkpoint of ``cfg`` needs, in the reader's names (what
+    :mod:`proofs_numeric.synthetic` writes)."""
+    names, shapes = _names(cfg), _expected_shapes(cfg)
+    out = [(n, shapes[r]) for r, n in names["global"].items() if r in shapes]
+    for i in range(cfg.n_layers):
+        out += [(n.format(i=i), shapes[r]) for r, n in names["layer"].items() if r in shapes]
+    return out
 
 
 @dataclass

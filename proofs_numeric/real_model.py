@@ -32,8 +32,10 @@ from functools import lru_cache
 import numpy as np
 
 from theorems.exact.instances import regime_of
-from theorems.framework import REGISTRY, Evidence, exact_instances, float_statistic, not_checkable
+from theorems.framework import INSTANCE_FORMS, REGISTRY, Evidence, exact_instances, float_statistic, not_checkable
 
+from . import rank_contraction as RC_NUMERIC
+from . import residual_obstruction as RRO_NUMERIC
 from . import sites as S
 from .checkpoint import Checkpoint, load_checkpoint
 from .rank_contraction import spearman
@@ -176,8 +178,9 @@ def default_claims() -> list:
     """The registered claims of :data:`DEFAULT_CLAIMS`, with the numeric layer's instance forms installed (the
     interval forms of ``RC.rank-equals-sum`` and ``RRO.main`` declare their ``attention`` sites there: without them,
     a caller that had not loaded the ledger, such as the book's chapter, silently ran no record of those two)."""
-    from .evidence import install  # here, not at the top: proofs_numeric.evidence imports this module
-    install()
+    for mod in (RC_NUMERIC, RRO_NUMERIC):  # what proofs_numeric.evidence.install registers for these two
+        for key, form in mod.INSTANCE_FORMS.items():
+            INSTANCE_FORMS.setdefault(key, form)
     return [REGISTRY[c] for c in DEFAULT_CLAIMS if c in REGISTRY]
 
 

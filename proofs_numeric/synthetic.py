@@ -5,8 +5,8 @@ folder, never committed) and the book (a sequence of checkpoints from a random i
 all-MiniLM-L6-v2). Each tensor is made and written one at a time (the header first: every shape is known from the
 config), so writing an 8 GB checkpoint holds one tensor in memory.
 
-The tensor names and shapes are the reader's own (:func:`proofs_numeric.checkpoint._names`,
-``_expected_shapes``): these files are inputs for measurements, not an independent test of the reader (the tests
+The tensor names and shapes are the reader's own (:func:`proofs_numeric.checkpoint.required_tensors`): these
+files are inputs for measurements, not an independent test of the reader (the tests
 have their own writer, ``property_tests/interface/test_checkpoints.py``).
 
 A random weight matrix is drawn N(0, 1/fan_in) (float32, then stored as F32, F16 or BF16: BF16 by truncating the
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .checkpoint import TensorStore, _expected_shapes, _names, read_config
+from .checkpoint import TensorStore, read_config, required_tensors
 
 __all__ = ["BERT_BASE", "LLAMA_LIKE", "bert_config", "llama_config", "write_random", "write_path_point",
            "DTYPES"]
@@ -53,12 +53,7 @@ LLAMA_LIKE = llama_config()
 
 def _tensor_list(folder: Path) -> list[tuple[str, tuple]]:
     """(name, shape) of every tensor a checkpoint of the config in ``folder`` needs, in the reader's names."""
-    cfg = read_config(folder)
-    names, shapes = _names(cfg), _expected_shapes(cfg)
-    out = [(n, shapes[r]) for r, n in names["global"].items() if r in shapes]
-    for i in range(cfg.n_layers):
-        out += [(n.format(i=i), shapes[r]) for r, n in names["layer"].items() if r in shapes]
-    return out
+    return required_tensors(read_config(folder))
 
 
 def _encode(a: np.ndarray, dt: str) -> bytes:

@@ -9,7 +9,7 @@ from pathlib import Path
 from .inputs import LIMITS, UsageError, check_range, check_writable, write_text
 
 __all__ = ["add_model_arguments", "cmd_check_model", "spec_from_args", "render_summary", "MODEL_EPILOG",
-           "token_inputs", "run_or_usage_error"]
+           "token_inputs", "run_or_usage_error", "check_scheduler"]
 
 MODEL_EPILOG = """claims at the sites of your model (--model):
   collapse-verify check 'RN.*' --model ~/models/bert-base --text "A sentence." --jsonl rn.jsonl
@@ -141,7 +141,7 @@ def cmd_check_model(args) -> int:
         raise UsageError(f"no registered claim matches {args.claim!r} (`collapse-verify check --list` lists them)")
     spec = spec_from_args(args, claims, _models(args))
     if args.scheduler is not None and args.scheduler != "local":
-        _check_scheduler(args.scheduler)
+        check_scheduler(args.scheduler)
     out = run_or_usage_error(spec)
     return _finish(out, spec, args.json, args.jsonl or args.resume)
 
@@ -155,7 +155,7 @@ def run_or_usage_error(spec):
         raise UsageError(str(e)) from None
 
 
-def _check_scheduler(address: str) -> None:
+def check_scheduler(address: str) -> None:
     if "://" not in address and ":" not in address:
         raise UsageError(f"--scheduler {address!r}: give a Dask scheduler address such as tcp://host:8786, or 'local'")
 

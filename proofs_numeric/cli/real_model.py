@@ -8,8 +8,8 @@ import numpy as np
 
 from .inputs import SEED_MAX, UsageError, check_output, check_range, write_json_output
 from .model_check import (
-    _check_scheduler,
     add_token_arguments,
+    check_scheduler,
     render_summary,
     run_or_usage_error,
     spec_from_args,
@@ -61,7 +61,7 @@ def cmd_real_model(args) -> int:
     registry()
     spec = spec_from_args(_as_check_args(args), RM.default_claims(), [args.model], measure=True)
     if args.scheduler is not None and args.scheduler != "local":
-        _check_scheduler(args.scheduler)
+        check_scheduler(args.scheduler)
     out = run_or_usage_error(spec)
     if out.failures:
         raise UsageError(f"--model: {next(iter(out.failures.values()))}")

@@ -51,7 +51,7 @@ from .load import load, registry
 
 __all__ = ["DEFAULT_CLAIMS", "RunSpec", "Summary", "select_claims", "plan_claims", "run", "run_task",
            "open_record_stream", "read_records", "RecordAppender", "RECORD_KIND", "VERDICT_COLUMNS", "LocalPool",
-           "DaskPool", "SerialPool", "summary_json", "CheckpointFailure", "SchedulerError"]
+           "DaskPool", "SerialPool", "summary_json", "CheckpointFailure", "SchedulerError", "consume_task"]
 
 #: the claims `real-model` runs (today's real-model measurements, now claims at sites)
 DEFAULT_CLAIMS = RM.DEFAULT_CLAIMS
@@ -491,7 +491,7 @@ def run(spec: RunSpec) -> Summary:
                     per_ckpt[label]["forwards"] -= 1
                     _maybe_finished(label, per_ckpt, progress)
                     continue
-                _consume(kind, label, name, items, payload, progress, out, sink, written, per_ckpt, slots, lock)
+                consume_task(kind, label, name, items, payload, progress, out, sink, written, per_ckpt, slots, lock)
                 _maybe_finished(label, per_ckpt, progress)
     except KeyboardInterrupt:
         stop.set()
@@ -521,12 +521,14 @@ def forward_inline(job, forward, results, progress, out, sink, written, per_ckpt
             per_ckpt[lb]["forwards"] -= 1
             _maybe_finished(lb, per_ckpt, progress)
             break
-        _consume(kind, lb, nm, items, payload, progress, out, sink, written, per_ckpt, slots, lock)
+        consume_task(kind, lb, nm, items, payload, progress, out, sink, written, per_ckpt, slots, lock)
         _maybe_finished(lb, per_ckpt, progress)
     th.join()
 
 
-def _consume(kind, label, name, items, payload, progress, out, sink, written, per_ckpt, slots, lock) -> None:
+def consume_task(kind, label, name, items, payload, progress, out, sink, written, per_ckpt, slots, lock) -> None:
+    """The main thread's handling of one finished task (or a checkpoint's failure): its records written once each
+    (by record key), counted, the slot released. Public so that a test can interrupt a run while it writes."""
     if kind == "failure":
         msg = f"{type(payload).__name__}: {payload}" if not isinstance(payload, (CheckpointError, ValueError)) \
             else str(payload)

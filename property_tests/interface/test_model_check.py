@@ -121,7 +121,7 @@ def test_model_check_resume_after_an_interruption_gives_the_same_records(tiny, t
     want = _canon(_records(full))
     part = tmp_path / "part.jsonl"
     calls = {"n": 0}
-    real = MC._consume
+    real = MC.consume_task
 
     def interrupted(*a, **k):  # Ctrl-C reaches the main thread while it writes the records of the 6th task
         calls["n"] += 1
@@ -129,9 +129,9 @@ def test_model_check_resume_after_an_interruption_gives_the_same_records(tiny, t
             raise KeyboardInterrupt
         return real(*a, **k)
 
-    monkeypatch.setattr(MC, "_consume", interrupted)
+    monkeypatch.setattr(MC, "consume_task", interrupted)
     out = MC.run(spec(part))
-    monkeypatch.setattr(MC, "_consume", real)
+    monkeypatch.setattr(MC, "consume_task", real)
     assert out.interrupted and 0 < len(_records(part)) < len(want)
     with open(part, "a") as f:
         f.write('{"checkpoint": "torn')  # an interrupted write
