@@ -6,7 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from .inputs import LIMITS, UsageError, check_range, check_writable, write_text
+from .inputs import LIMITS, SEED_MAX, UsageError, check_range, check_writable, write_text
 
 __all__ = ["add_model_arguments", "cmd_check_model", "spec_from_args", "render_summary", "MODEL_EPILOG",
            "token_inputs", "run_or_usage_error", "check_scheduler"]
@@ -79,10 +79,9 @@ def token_inputs(args, seed_attr: str = "token_seed") -> tuple:
                              f"'[1, 5, 9]'") from None
     texts = {f"text{i}": t for i, t in enumerate(texts_in)} if texts_in else None
     seed = getattr(args, seed_attr, None)  # --seed of real-model is validated with the token inputs (prepare_inputs)
-    if seed is not None and seed_attr == "token_seed" and not 0 <= seed <= 2 ** 63 - 1:
-        raise UsageError(f"--token-seed {seed} is outside [0, 2^63)")
-    if args.length is not None and args.length < 1:
-        raise UsageError(f"--length must be at least 1, got {args.length}")
+    if seed_attr == "token_seed":
+        check_range("--token-seed", seed, 0, SEED_MAX, "seeds are 0 <= seed < 2^63")
+    check_range("--length", args.length, 1, SEED_MAX, "tokens of the random input, capped at the model's positions")
     return texts, ids, args.length, seed
 
 
