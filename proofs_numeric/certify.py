@@ -28,8 +28,12 @@ __all__ = ["certified_rank_lower_bound", "pivots", "PrecisionExhausted", "MAX_IN
 
 #: interval (mpmath iv) work grows fast: the interval checks of a user's input refuse larger X
 MAX_INTERVAL_ENTRIES = 4096
-#: and an estimated work n d (n + d + H d_k) (dps / 100)^2 above this (about a minute on 2 cores)
-INTERVAL_MAX_WORK = 4_000_000
+#: and an estimated work (n d (n + d + H d_k) + d^2 H d_k / 25) (dps / 100)^2 above this: about a minute of one
+#: core. Measured (CPU seconds, RRO.main at a model's attention site, dps 50): n = 16, d = 64, H d_k = 64: 5.2 s
+#: (work 37k); n = 63, d = 64: 30 s (195k); n = 16, d = 128, H d_k = 128: 21 s (159k); n = 3, d = 384, H d_k = 384:
+#: 121 s (755k; the products W_V^h W_O^h, d^2 H d_k of them, dominate there). The earlier estimate without the
+#: second term and a budget of 4e6 accepted that last case (and n = 7 at d = 384, minutes per site).
+INTERVAL_MAX_WORK = 400_000
 
 
 def interval_size_check(n: int, d: int, H: int, d_k: int, dps: int) -> None:
@@ -37,10 +41,11 @@ def interval_size_check(n: int, d: int, H: int, d_k: int, dps: int) -> None:
     if n * d > MAX_INTERVAL_ENTRIES:
         raise BadInput(f"X has {n * d} entries; the interval checks accept at most {MAX_INTERVAL_ENTRIES} (n x d), "
                        "e.g. 64 x 64")
-    work = n * d * (n + d + H * d_k) * (dps / 100) ** 2
+    work = (n * d * (n + d + H * d_k) + d * d * H * d_k / 25) * (dps / 100) ** 2
     if work > INTERVAL_MAX_WORK:
         raise BadInput(f"the interval check with these sizes would take too long: estimated work {work:.3g} "
-                       f"(n d (n + d + H d_k) (dps/100)^2) is above {INTERVAL_MAX_WORK}; lower --dps or the sizes")
+                       f"((n d (n + d + H d_k) + d^2 H d_k / 25) (dps/100)^2) is above {INTERVAL_MAX_WORK}; lower "
+                       "--dps or the sizes")
 
 
 class PrecisionExhausted(RuntimeError):

@@ -5,8 +5,10 @@ listed by ``model.safetensors.index.json``. Each safetensors file is read from i
 8-byte little-endian length, then a JSON header giving every tensor's ``dtype``, ``shape`` and
 ``data_offsets``) through one read-only ``numpy.memmap``: a tensor is touched only when it is asked
 for, and :class:`Checkpoint` builds the weights of one layer at a time, so memory stays near one
-layer's weights (plus the embedding rows of the input tokens). Values are widened **exactly**:
-F64 and F32 as stored, F16 by numpy, BF16 as the upper 16 bits of a float32
+layer's weights (plus the embedding rows of the input tokens). Once a tensor is copied out (widened), its
+pages of the map are released (``madvise(MADV_DONTNEED)``: they stay in the page cache, but no longer count in
+this process's resident memory), so the resident size does not grow with the layers read. Values are widened
+**exactly**: F64 and F32 as stored, F16 by numpy, BF16 as the upper 16 bits of a float32
 (``(u16.astype(uint32) << 16).view(float32)``).
 
 Families (from ``config.json``'s ``model_type``, or from the tensor names when it is absent; tensor
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import json
 import math
+import mmap
 import struct
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -48,7 +51,7 @@ from .transformer import gelu, layer_norm, rms_norm, softmax_rows
 
 __all__ = ["CheckpointError", "MissingConfig", "UnknownFamily", "MissingTensor", "BadCheckpoint", "FAMILIES",
            "TensorStore", "Config", "read_config", "Checkpoint", "load_checkpoint", "widen", "read_header",
-           "rope", "rope_inv_freq", "ACTIVATIONS"]
+           "rope", "rope_inv_freq", "ACTIVATIONS", "required_tensors"]
 
 FAMILIES = ("bert", "gpt2", "llama")
 PREFIXES = ("", "bert.", "transformer.", "model.")
@@ -187,6 +190,19 @@ class TensorStore:
         dt = np.dtype(_NP_DTYPES[info["dtype"]])
         return self._maps[p][start + b:start + e].view(dt).reshape(info["shape"])
 
+    def _release(self, name) -> None:
+        """Drop the pages of tensor ``name`` from this process's map (``MADV_DONTNEED`` on a read-only file map: a
+        later access reads them again from the page cache or the file; nothing is lost)."""
+        p, start, info = self._where[name]
+        mm = getattr(self._maps.get(p), "_mmap", None)
+        if mm is None or not hasattr(mm, "madvise") or not hasattr(mmap, "MADV_DONTNEED"):
+            return
+        b, e = info["data_offsets"]
+        lo = (start + b) // mmap.PAGESIZE * mmap.PAGESIZE
+        hi = min(len(mm), -(-(start + e) // mmap.PAGESIZE) * mmap.PAGESIZE)
+        if hi > lo:
+            mm.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
+
     def get(self, name, dtype=np.float64, rows=None) -> np.ndarray:
         """Tensor ``name`` (only ``rows`` of it, if given) widened exactly to ``dtype``; a NaN or an infinity in
         it is a :class:`BadCheckpoint` naming the tensor, its file and the first bad entry."""
@@ -194,6 +210,8 @@ class TensorStore:
         if rows is not None:
             r = r[np.asarray(rows, dtype=np.int64)]
         out = widen(r, self.dtype(name), dtype)
+        if isinstance(r, np.memmap) or rows is not None:  # `out` is a copy: the map's pages are not needed any more
+            self._release(name)
         if out.dtype.kind == "f" and not np.all(np.isfinite(out)):
             bad = ~np.isfinite(out)
             first = tuple(int(i) for i in np.argwhere(bad)[0]) if out.ndim else ()
@@ -399,6 +417,14 @@ def _expected_shapes(cfg: Config) -> dict:
 
 
 _Item = TypeVar("_Item")
+def required_tensors(cfg: Config) -> list[tuple[str, tuple]]:
+    """(name without prefix, shape) of every tensor a checkpoint of ``cfg`` needs, in the reader's names (what
+    :mod:`proofs_numeric.synthetic` writes)."""
+    names, shapes = _names(cfg), _expected_shapes(cfg)
+    out = [(n, shapes[r]) for r, n in names["global"].items() if r in shapes]
+    for i in range(cfg.n_layers):
+        out += [(n.format(i=i), shapes[r]) for r, n in names["layer"].items() if r in shapes]
+    return out
 
 
 @dataclass

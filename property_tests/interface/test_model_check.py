@@ -32,6 +32,7 @@ from property_tests.interface.test_checkpoints import (
     llama_tensors,
     write_checkpoint,
 )
+from theorems.exact.input import BadInput
 from theorems.exact.norm_exact import analyse_array
 
 FIELDS = {"checkpoint", "site", "claim", "reading", "on_this_instance", "hypotheses", "conclusion", "about",
@@ -41,10 +42,10 @@ FIELDS = {"checkpoint", "site", "claim", "reading", "on_this_instance", "hypothe
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     root = tmp_path_factory.mktemp("sites")
-    return {"bert": write_checkpoint(root / "bert", bert_config(), bert_tensors(np.random.default_rng(1))),
-            "gpt2": write_checkpoint(root / "gpt2", gpt2_config(), gpt2_tensors(np.random.default_rng(2)), shards=2),
-            "llama": write_checkpoint(root / "llama", llama_config(), llama_tensors(np.random.default_rng(3)),
-                                      dt="BF16")}
+    W = write_checkpoint
+    return {"bert": W(root / "bert", bert_config(), bert_tensors(np.random.default_rng(1))),
+            "gpt2": W(root / "gpt2", gpt2_config(), gpt2_tensors(np.random.default_rng(2)), shards=2),
+            "llama": W(root / "llama", llama_config(), llama_tensors(np.random.default_rng(3)), dt="BF16")}
 
 
 def _records(path) -> list[dict]:
@@ -120,7 +121,7 @@ def test_model_check_resume_after_an_interruption_gives_the_same_records(tiny, t
     want = _canon(_records(full))
     part = tmp_path / "part.jsonl"
     calls = {"n": 0}
-    real = MC._consume
+    real = MC.consume_task
 
     def interrupted(*a, **k):  # Ctrl-C reaches the main thread while it writes the records of the 6th task
         calls["n"] += 1
@@ -128,9 +129,9 @@ def test_model_check_resume_after_an_interruption_gives_the_same_records(tiny, t
             raise KeyboardInterrupt
         return real(*a, **k)
 
-    monkeypatch.setattr(MC, "_consume", interrupted)
+    monkeypatch.setattr(MC, "consume_task", interrupted)
     out = MC.run(spec(part))
-    monkeypatch.setattr(MC, "_consume", real)
+    monkeypatch.setattr(MC, "consume_task", real)
     assert out.interrupted and 0 < len(_records(part)) < len(want)
     with open(part, "a") as f:
         f.write('{"checkpoint": "torn')  # an interrupted write
@@ -193,6 +194,59 @@ def test_model_check_network_records_agree_with_the_float_ones_where_both_decide
     for where, _li, X, _, _ in NW.forward_enclosures(m, ids, 2):
         mid = np.array([[float(X[i, j].mid()) for j in range(X.ncols())] for i in range(X.nrows())])
         assert np.allclose(mid, fl[where], rtol=1e-12, atol=1e-12), where
+
+
+def test_model_check_interleaved_interval_forwards_keep_their_precision(tiny):
+    """python-flint's precision is one value per process. Two interval forwards advanced in turn (as two checkpoints'
+    forward threads are) give the enclosures of a forward run alone, and leave the process's precision as it was, also
+    when one is abandoned mid-way. (Before the fix, the first to finish reset the precision to 53 bits under the other:
+    its radii grew from 1e-46 to 1e-9 and the records of `--workers 2` differed from the serial run's.)"""
+    import flint
+    m = S.open_model(tiny["bert"])
+    ids = list(range(3, 11))
+    before = flint.ctx.prec
+    radii = lambda items: [(w, NW.radius_stats(X)["max_radius"]) for w, _, X, _, _ in items]
+    solo = radii(NW.forward_enclosures(m, ids, 2))
+    A, B = NW.forward_enclosures(m, ids, 2), NW.forward_enclosures(m, ids, 2)
+    a, b = [next(A)], [next(B)]
+    a += list(A)  # A finishes while B is suspended
+    b += list(B)
+    assert radii(a) == solo and radii(b) == solo
+    assert max(r for _, r in solo) < 1e-40  # at 50 digits, not at float64's 53 bits
+    assert flint.ctx.prec == before
+    C = NW.forward_enclosures(m, ids, 2)
+    next(C), next(C)
+    C.close()  # abandoned mid-way
+    assert flint.ctx.prec == before
+
+
+def _mapped_kb(path) -> int:
+    """Resident kB of this process's maps of ``path`` (Linux /proc/self/smaps)."""
+    total, inside = 0, False
+    with open("/proc/self/smaps") as f:
+        for line in f:
+            head = line.split()
+            if head and "-" in head[0] and len(head) >= 5:  # a mapping's header line
+                inside = len(head) >= 6 and head[-1] == str(path)
+            elif inside and line.startswith("Rss:"):
+                total += int(head[1])
+    return total
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/smaps"), reason="reads /proc/self/smaps (Linux)")
+def test_model_check_forward_keeps_no_earlier_layer_resident(tmp_path):
+    """Bounded memory: after a forward through every layer (one at a time), the checkpoint's memory map holds none of
+    the layers' pages (each tensor's pages are released once it is widened), so the resident size does not grow with
+    the number of layers. 4 layers of 3 MB (d = 256, F32); before the release all 12 MB stayed resident."""
+    registry()
+    folder = write_checkpoint(tmp_path / "b4", bert_config(d=256, f=1024, layers=4),
+                              bert_tensors(np.random.default_rng(4), d=256, f=1024, layers=4))
+    m = S.open_model(folder)
+    sites = list(S.forward_sites(m, list(range(3, 19)), "x", "b4"))
+    assert len({s.layer for s in sites if s.layer is not None}) == 4
+    per_layer_kb = sum(m.store.raw(n).nbytes for n in m.store.names() if ".layer.0." in n) / 1024
+    assert per_layer_kb > 3000
+    assert _mapped_kb(folder / "model.safetensors") < 0.1 * per_layer_kb
 
 
 def test_model_check_enclosure_analysis_of_exact_points_is_the_exact_analysis():
@@ -319,6 +373,17 @@ def test_model_check_progress_lines_when_piped(tiny, tmp_path, capsys):
     assert len(lines) == 2 and all(" in " in ln for ln in lines)
 
 
+def test_model_check_unreachable_scheduler_is_a_usage_error_and_writes_nothing(tiny, tmp_path, capsys, monkeypatch):
+    """--scheduler at an address where no Dask scheduler listens: exit 2 naming the address, no traceback, and no
+    record stream left behind (the pool is opened before the stream)."""
+    monkeypatch.setattr(MC, "SCHEDULER_TIMEOUT", 2)
+    p = tmp_path / "r.jsonl"
+    code, _, err = _run(capsys, "check", "RN.main", "--model", str(tiny["bert"]), "--length", "4", "--scheduler",
+                        "tcp://127.0.0.1:1", "--jsonl", str(p))
+    assert code == 2 and "tcp://127.0.0.1:1" in err and "no Dask scheduler answered" in err
+    assert "Traceback" not in err and not p.exists()
+
+
 @pytest.mark.slow
 def test_model_check_dask_local_cluster_gives_the_serial_records_even_when_a_worker_dies(tiny, tmp_path):
     """--scheduler on a 2-worker LocalCluster: the same records as the serial run; a worker killed mid-run is replaced
@@ -357,3 +422,71 @@ def test_model_check_dask_local_cluster_gives_the_serial_records_even_when_a_wor
     recs = _records(p2)
     assert not out.errors and killed["at"] < len(want)  # the worker died mid-run
     assert len(recs) == len({S.record_key(r) for r in recs}) and _canon(recs) == want
+
+
+def test_model_check_claim_by_site_figure_is_the_records(tiny):
+    """The chapter's claim x site figure: one cell per record, coloured by its own `on_this_instance`; the columns in
+    the order of the forward whatever order the records arrived in (workers deliver them in any order); the legend
+    counts every record; several checkpoints draw in one figure."""
+    import random
+
+    import matplotlib
+    matplotlib.use("Agg")
+    from proofs_numeric import real_model as RM
+    from proofs_numeric.ledger import figures as F
+    registry()
+    m = S.open_model(tiny["bert"])
+    runs = {"x": list(range(3, 11))}
+    recs = S.run_serial(m, "bert", runs, RM.default_claims(), measure=True, network_layers=1)
+    rows, cols, cells = F.site_matrix(recs)
+    assert sum(v != "none" for row in cells for v in row) == len(recs) == len({S.record_key(r) for r in recs})
+    for r in recs:
+        i = rows.index((r["claim"], r["reading"]))
+        j = cols.index((r["site"], r["about"]["level"]))
+        assert cells[i][j] == r["on_this_instance"]
+    forward = []
+    for s in S.site_plan(m, runs["x"], RM.default_claims(), network_layers=0):
+        if s[0] not in forward:
+            forward.append(s[0])
+    assert [c for c in dict.fromkeys(c for c, _ in cols)] == forward  # the forward's order
+    shuffled = recs[:]
+    random.Random(0).shuffle(shuffled)
+    assert F.site_matrix(shuffled) == (rows, cols, cells)
+    fig = F.claims_at_sites(recs, "tiny")
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert sum(int(t.rsplit("(", 1)[1].rstrip(")")) for t in labels) == len(recs)
+    assert any(lb.endswith("[arb]") for lb in (t.get_text() for t in fig.axes[0].get_xticklabels()))
+    layers = RM.measurements(m, runs, {}, recs, extras=False)["layers"]
+    assert [L["layer"] for L in layers] == [0, 1]
+    fig2 = F.across_checkpoints([("a", recs, layers), ("b", recs[: len(recs) // 2], layers)])
+    assert len(fig2.axes) == 3 and len(fig2.axes[1].get_lines()) == 2
+
+
+def test_model_check_interval_claims_refuse_sizes_that_take_minutes():
+    """The interval claims (RRO.main, RC.*) at an attention site of a d = 384 model (MiniLM: H d_k = 384) took 38-121 s
+    of CPU per site at n = 3 and several minutes at n = 7 (every layer of `real-model --text "A short test sentence."`),
+    inside the old estimate's budget. The estimate now counts the d^2 H d_k products W_V^h W_O^h: those sizes are
+    refused by name (the record says not checked, at once); the sizes measured at about a minute or less still run."""
+    from proofs_numeric.certify import interval_size_check
+    for n in (2, 3, 7):
+        with pytest.raises(BadInput, match="would take too long"):
+            interval_size_check(n, 384, 12, 32, 50)
+    for n, d, H, dk in [(63, 64, 4, 16), (64, 64, 4, 16), (16, 128, 4, 32), (3, 3, 1, 3)]:
+        interval_size_check(n, d, H, dk, 50)  # measured 5-53 s, or tiny
+
+
+def test_model_check_default_claims_are_at_their_sites_in_a_fresh_process():
+    """`real_model.default_claims()` in a process that never loaded the ledger (the book's chapter calls
+    `cached_measure()` first): every default claim declares its site kinds, RC.rank-equals-sum and RRO.main at
+    `attention` (their interval instance forms come from the numeric layer; before, the chapter's records had none)."""
+    import subprocess
+    import sys
+    code = ("import json; from proofs_numeric import real_model as RM, sites as S; print(json.dumps("
+            "{c.id: sorted({k for _, ks in S.site_kinds_of(c).values() for k in ks}) for c in RM.default_claims()}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    kinds = json.loads(out.stdout)
+    assert set(kinds) == {"RN.main", "HC.main", "RA.main", "RC.rank-equals-sum", "RRO.main", "RRO.only-increase"}
+    assert kinds["RC.rank-equals-sum"] == kinds["RRO.main"] == ["attention"]
+    assert all(kinds.values())
+
