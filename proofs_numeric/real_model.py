@@ -229,7 +229,7 @@ def measurements(m: Checkpoint, runs: dict, capped: dict, records: list, depth: 
         by_site.setdefault((r["input"], r["site"]), []).append(r)
     # in the order of the forward (records from worker processes arrive in any order): inputs as given, sites as
     # the site plan lists them
-    where = {}
+    where: dict = {}
     for k, (name, ids) in enumerate(runs.items()):
         for j, (sid, *_) in enumerate(S.site_plan(m, ids, default_claims())):
             where.setdefault((name, sid), (k, j))

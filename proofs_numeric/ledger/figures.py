@@ -164,15 +164,15 @@ def site_matrix(records: list[dict]) -> tuple[list, list, list]:
     record's ``on_this_instance`` (``"none"`` where that reading has no record at that site)."""
     first: dict = {}
     for r in records:
-        first.setdefault(r["site"], (_layer_key(r), _KIND_RANK.get(r.get("site_kind"), len(_KIND_RANK)),
+        first.setdefault(r["site"], (_layer_key(r), _KIND_RANK.get(str(r.get("site_kind")), len(_KIND_RANK)),
                                      "attention" not in str(r["site"]), str(r["site"])))
     level_rank = {"float-computation": 0, "network": 1}
     cols = sorted({(r["site"], (r.get("about") or {}).get("level")) for r in records},
-                  key=lambda c: (first[c[0]], level_rank.get(c[1], 2)))
+                  key=lambda c: (first[c[0]], level_rank.get(str(c[1]), 2)))
     rows = sorted({(r["claim"], r["reading"]) for r in records}, key=lambda rk: (rk[0], rk[1] != "literal", rk[1]))
     ci = {c: j for j, c in enumerate(cols)}
     ri = {rk: i for i, rk in enumerate(rows)}
-    cells = [["none"] * len(cols) for _ in rows]
+    cells: list[list] = [["none"] * len(cols) for _ in rows]
     for r in records:
         cells[ri[(r["claim"], r["reading"])]][ci[(r["site"], (r.get("about") or {}).get("level"))]] = \
             r.get("on_this_instance")
@@ -231,7 +231,7 @@ def across_checkpoints(runs: list[tuple[str, list[dict], list[dict]]], title: st
         per = {rk: Counter(r.get("on_this_instance") for r in recs if (r["claim"], r["reading"]) == rk) for rk in rows}
         for i, rk in enumerate(rows):
             total = sum(per[rk].values())
-            left = j
+            left: float = j
             for k in keys:
                 w = per[rk].get(k, 0) / total * 0.9 if total else 0
                 if w:
