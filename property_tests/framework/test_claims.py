@@ -498,13 +498,17 @@ def test_claims_a_reading_key_used_twice_is_refused():
 
 
 def test_claims_a_certified_failing_box_refutes_a_universal_claim_and_contradicts_a_proof():
-    """A failing box (exact or interval-certified) is a set of counterexamples: it refutes a universal claim, and
-    beside a general proof it is a contradiction (found by the dev profile: a box was once outvoted by a proof)."""
+    """A failing box (exact or interval-certified) is a set of counterexamples: it refutes a universal claim; an
+    exact box beside a general proof is a contradiction (found by the dev profile: an exact box was outvoted by a
+    proof and the claim came out proved)."""
     from theorems.framework.evidence import failing_box, formal_proof
     from theorems.framework.verdict import ContradictionError
     for exact in (True, False):
         box = failing_box("w", certified=True, box="|x - 1| <= 1/10", arithmetic="QQ", exact=exact)
         assert assess([exact_instances("x", met=3, held=3, arithmetic="QQ"), box], ["all"], "universal").verdict \
             == "refuted"
-        with pytest.raises(ContradictionError):
-            assess([formal_proof("lemma", True, statement="s"), box], ["all"], "universal")
+        if exact:
+            with pytest.raises(ContradictionError):
+                assess([formal_proof("lemma", True, statement="s"), box], ["all"], "universal")
+        else:  # an interval-certified failure beside a proof: the failure wins (as for interval instances)
+            assert assess([formal_proof("lemma", True, statement="s"), box], ["all"], "universal").verdict == "refuted"

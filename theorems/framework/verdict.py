@@ -41,7 +41,7 @@ vanish, the null-set lemma cited) supports; with that lemma formal it is scope `
 witness at one point never proves or certifies a generic claim.
 
 A contradiction within one reading (general formal/exact evidence that holds
-beside an exact or interval-certified failure in an overlapping regime) raises
+beside an exact failure in an overlapping regime) raises
 :class:`ContradictionError`: the claim is an ERROR, never a verdict.
 
 Examples
@@ -169,8 +169,9 @@ def _assess(ev: list[Evidence], listed: list[str], form: str) -> Assessment:
         here = [e for e in ev if applies(e, r)]
         fails = [e for e in here if _decisive_failure(e, form)]
         general = [e for e in here if e.kind in ("formal", "exact") and e.scope == "general" and e.holds is True]
-        # a rigorous failure (exact, stored, formal, or a certified failing box) beside a general proof
-        exact_fail = [e for e in fails if e.kind in ("exact", "counterexample", "formal", "interval-certified")]
+        # an exact failure (exact instances or an exact failing box, stored, formal) beside a general proof; an
+        # interval-certified failure beside one refutes (the failure wins; see test_only_general_evidence...)
+        exact_fail = [e for e in fails if e.kind in ("exact", "counterexample", "formal")]
         if general and exact_fail:
             raise ContradictionError(f"regime {r}: general evidence «{general[0].summary}» holds, but exact "
                                      f"evidence «{exact_fail[0].summary}» fails")
