@@ -142,9 +142,18 @@ _BREAK_AFTER = set("/._,=);:-^}]")
 _LONG_WORD = 12
 
 
+_INLINE_MATH = re.compile(r"(\$[^$]+\$)")
+
+
 def _cell(s) -> str:
     """Plain text for a table cell: escaped as :func:`_esc`, with a ``<wbr>`` break opportunity at the punctuation
-    of every word longer than 12 characters (never between two letters or digits)."""
+    of every word longer than 12 characters (never between two letters or digits); inline math ``$...$`` is left
+    whole (a ``<wbr>`` inside it would leave the formula as raw text)."""
+    parts = _INLINE_MATH.split(str(s).replace("\n", " "))
+    return "".join(p if i % 2 else _cell_text(p) for i, p in enumerate(parts))
+
+
+def _cell_text(s) -> str:
     out = []
     for tok in re.split(r"(\s+)", str(s).replace("\n", " ")):
         if tok.isspace() or len(tok) <= _LONG_WORD:
@@ -191,7 +200,8 @@ def words_markdown(c) -> str:
     """The claim's words as the book shows them: the source's own words in quotation marks, or, for the suite's own
     framing (no quote), a visibly different label saying what it stands for, never in quotation marks."""
     if c.quoted:
-        return f"“{_esc(c.quote)}”"
+        # the quote's inline math ($...$, the paper's LaTeX) is kept as math; the text around it is escaped
+        return "“" + "".join(p if i % 2 else _esc(p) for i, p in enumerate(_INLINE_MATH.split(c.quote))) + "”"
     return f"**{SUITE_READING.capitalize()}**, not the paper's words ({_esc(c.source)})"
 
 
@@ -346,7 +356,8 @@ def formal_lemmas_markdown(claim_id: str | None = None) -> str:
     rows = []
     for lm, r in zip(lemmas, rs, strict=True):
         axioms = ("none (closed under the global context)" if r and r.closed else
-                  "classical: " + ", ".join(f"`{a.rsplit('.', 1)[1]}`" for a in r.axioms) if r and r.accepted else
+                  f"classical: {len(r.axioms)} allowed MathComp axiom{'s' if len(r.axioms) != 1 else ''} "
+                  "(named below)" if r and r.accepted else
                   f"REFUSED: {_esc(r.reason.splitlines()[0])}" if r and r.accepted is False else
                   f"not run: {_esc(r.reason) if r else 'no result'}")
         rows.append([f"`{lm.name.removeprefix('CollapseVerify.')}`",
