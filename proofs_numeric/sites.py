@@ -47,10 +47,10 @@ from theorems.exact.reader import ExactVector, ExactWeights, UserInput, matrix_f
 from theorems.framework import (
     REGISTRY,
     SITE_KINDS,
-    TRUTH,
     Undecidable,
     decide_on_instance,
     instance_form,
+    undecided_reading,
 )
 
 from .checkpoint import Checkpoint, CheckpointError, load_checkpoint
@@ -334,19 +334,6 @@ def exact_rms_site(X: np.ndarray, gamma: np.ndarray) -> dict:
 
 # --------------------------------------------------------------------------------------------- evaluating a site
 
-def _undecidable_reading(claim, r, form, why: str) -> dict:
-    decl = r.decl
-    if decl is None:
-        names = list(claim.hypotheses) if r.key == "literal" else list(form.hypotheses or ())
-        words, arith = (claim.conclusion if r.key == "literal" else "conclusion"), ""
-    else:
-        names, words, arith = list(decl.names), decl.conclusion[0], decl.arithmetic
-    return {"key": r.key, "statement": r.statement,
-            "hypotheses": {k: {"value": TRUTH[None], "how": f"undecided: {why}", "definition": k} for k in names},
-            "conclusion": {"value": TRUTH[None], "how": f"undecided: {why}", "words": words},
-            "on_this_instance": "undecided", "reason": why, "arithmetic": form.arithmetic or arith}
-
-
 def _reading(claim, key: str):
     return next(r for r in claim.all_readings() if r.key == key)
 
@@ -392,7 +379,7 @@ def evaluate(site: Site, items, common: dict, seed: int | None = None, dps: int 
             built[bkey] = (inst, reason, time.perf_counter() - t0)
         inst, reason, t_build = built[bkey]
         if isinstance(reason, tuple):
-            rec = _undecidable_reading(claim, r, form, reason[1])
+            rec = undecided_reading(claim, r, form, reason[1])
         elif reason is not None:
             out.append(_record(base, None, about, form.arithmetic, site.numbers, time.perf_counter() - t0,
                                not_checked=reason))

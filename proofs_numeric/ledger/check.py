@@ -29,6 +29,7 @@ from theorems.framework import (
     encode_instance,
     instance_form,
     typeset,
+    undecided_reading,
 )
 
 from ..float_hints import numerical_rank
@@ -154,7 +155,7 @@ def check_claim(claim: Claim, user, readings=None) -> dict:
                 hints.update(form.hints(user, inst))
         inst, why = built[id(form)]
         if why is not None:
-            out_readings.append(_undecidable(claim, r, form, why))
+            out_readings.append({**undecided_reading(claim, r, form, why), "note": form.note})
             continue
         out_readings.append(decide_on_instance(claim, r, form, inst))
     order = {r.key: i for i, r in enumerate(claim.all_readings())}
@@ -166,19 +167,6 @@ def check_claim(claim: Claim, user, readings=None) -> dict:
     rec["_instances"] = {r.key: built[id(f)][0] for r, f in todo}  # for --save; dropped before printing
     rec["_forms"] = {r.key: f for r, f in todo}
     return rec
-
-
-def _undecidable(claim, r, form, why: str) -> dict:
-    decl = r.decl
-    if decl is None:
-        names = list(claim.hypotheses) if r.key == "literal" else list(form.hypotheses or ())
-        words, arith = (claim.conclusion if r.key == "literal" else "conclusion"), ""
-    else:
-        names, words, arith = list(decl.names), decl.conclusion[0], decl.arithmetic
-    return {"key": r.key, "statement": r.statement,
-            "hypotheses": {k: {"value": "undecided", "how": f"undecided: {why}", "definition": k} for k in names},
-            "conclusion": {"value": "undecided", "how": f"undecided: {why}", "words": words},
-            "on_this_instance": "undecided", "reason": why, "arithmetic": form.arithmetic or arith, "note": form.note}
 
 
 def stored_instance(claim: Claim, rec: dict, user) -> dict:

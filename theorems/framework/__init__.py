@@ -91,6 +91,7 @@ from .instance import (
                        instance_form,
                        not_on_user_input,
                        register_instance_form,
+                       undecided_reading,
 )
 from .quotes import SOURCE_DIR, SOURCE_FILES, SUITE_READING, QuoteCheck, check_quote, load_sources, sources_available
 from .records import (
@@ -145,5 +146,5 @@ __all__ = [
     "SOURCE_DIR", "SOURCE_FILES", "SUITE_READING", "QuoteCheck", "check_quote", "load_sources", "sources_available",
     "TRUTH", "TRUTH_VALUE", "ON_THIS_INSTANCE", "SITE_KINDS", "Decided", "Declaration", "InstanceForm", "Undecidable",
     "INSTANCE_FORMS", "register_instance_form", "instance_form", "decide_on_instance", "definition_of",
-    "build_instance", "not_on_user_input", "decoded",
+    "build_instance", "not_on_user_input", "decoded", "undecided_reading",
 ]

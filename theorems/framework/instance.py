@@ -25,7 +25,7 @@ from .evidence import tri as _tri
 
 __all__ = ["TRUTH", "TRUTH_VALUE", "ON_THIS_INSTANCE", "SITE_KINDS", "Decided", "Declaration", "InstanceForm",
            "Undecidable", "not_on_user_input", "INSTANCE_FORMS", "register_instance_form", "instance_form",
-           "decide_on_instance", "definition_of", "build_instance", "decoded"]
+           "decide_on_instance", "definition_of", "build_instance", "decoded", "undecided_reading"]
 
 #: a user's input: a :class:`theorems.exact.reader.UserInput` (Any: the framework does not import the exact layer)
 UserInput = Any
@@ -185,6 +185,21 @@ def instance_form(claim: ClaimLike, reading: ReadingLike) -> tuple[InstanceForm 
     if decl.conclusion[1] is None and form.conclusion is None:
         return None, "no instance form yet (the conclusion is words only)"
     return form, None
+
+
+def undecided_reading(claim: Any, r: Any, form: Any, why: str) -> dict[str, Any]:
+    """One reading's record on an instance where nothing could be decided (``why``): every hypothesis and the
+    conclusion undecided, in the words of ``check`` and of the records at a model's sites."""
+    decl = r.decl
+    if decl is None:
+        names = list(claim.hypotheses) if r.key == "literal" else list(form.hypotheses or ())
+        words, arith = (claim.conclusion if r.key == "literal" else "conclusion"), ""
+    else:
+        names, words, arith = list(decl.names), decl.conclusion[0], decl.arithmetic
+    return {"key": r.key, "statement": r.statement,
+            "hypotheses": {k: {"value": TRUTH[None], "how": f"undecided: {why}", "definition": k} for k in names},
+            "conclusion": {"value": TRUTH[None], "how": f"undecided: {why}", "words": words},
+            "on_this_instance": "undecided", "reason": why, "arithmetic": form.arithmetic or arith}
 
 
 def definition_of(pred: object, name: str) -> str:
