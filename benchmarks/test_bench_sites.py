@@ -14,7 +14,6 @@ The checkpoints are written by :mod:`proofs_numeric.synthetic` (one tensor at a 
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -37,16 +36,8 @@ LLAMA_TOKENS = int(os.environ.get("COLLAPSE_BENCH_LLAMA_TOKENS", "512"))
 TIME = shutil.which("time") or "/usr/bin/time"
 
 
-def _strip(rec):
-    if isinstance(rec, dict):
-        return {k: _strip(v) for k, v in rec.items() if "seconds" not in k}
-    if isinstance(rec, list):
-        return [_strip(v) for v in rec]
-    return rec
-
-
 def _canon(records) -> list[str]:
-    return sorted(json.dumps(_strip(r), sort_keys=True) for r in records)
+    return MC.canonical_records(records)
 
 
 @pytest.fixture(scope="module")

@@ -50,7 +50,8 @@ from .. import sites as S
 from ..checkpoint import CheckpointError
 from .load import load, registry
 
-__all__ = ["DEFAULT_CLAIMS", "RunSpec", "Summary", "select_claims", "plan_claims", "run", "run_task",
+__all__ = ["canonical_records", "DEFAULT_CLAIMS",
+           "RunSpec", "Summary", "select_claims", "plan_claims", "run", "run_task",
            "open_record_stream", "read_records", "RecordAppender", "RECORD_KIND", "VERDICT_COLUMNS", "LocalPool",
            "DaskPool", "SerialPool", "summary_json", "CheckpointFailure", "SchedulerError", "consume_task"]
 
@@ -66,6 +67,20 @@ IN_FLIGHT_PER_WORKER = 2
 MAX_ATTEMPTS = 3
 #: seconds to wait for the Dask scheduler of --scheduler ADDRESS to answer
 SCHEDULER_TIMEOUT = 30
+
+
+def _without_timings(rec):
+    if isinstance(rec, dict):
+        return {k: _without_timings(v) for k, v in rec.items() if "seconds" not in k}
+    if isinstance(rec, list):
+        return [_without_timings(v) for v in rec]
+    return rec
+
+
+def canonical_records(records) -> list[str]:
+    """The records as sorted JSON texts without the keys that hold timings: two runs (serial, workers, Dask,
+    resumed) gave the same records exactly when these lists are equal."""
+    return sorted(json.dumps(_without_timings(r), sort_keys=True) for r in records)
 
 
 # --------------------------------------------------------------------------------------------- claims

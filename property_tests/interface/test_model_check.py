@@ -52,17 +52,8 @@ def _records(path) -> list[dict]:
     return MC.read_records(path)
 
 
-def _strip(rec):
-    """A record without the keys that hold timings (they differ between runs)."""
-    if isinstance(rec, dict):
-        return {k: _strip(v) for k, v in rec.items() if "seconds" not in k}
-    if isinstance(rec, list):
-        return [_strip(v) for v in rec]
-    return rec
-
-
 def _canon(records) -> list[str]:
-    return sorted(json.dumps(_strip(r), sort_keys=True) for r in records)
+    return MC.canonical_records(records)
 
 
 def _run(capsys, *argv):
