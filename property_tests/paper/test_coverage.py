@@ -13,9 +13,10 @@ from sympy import Matrix, Rational, zeros
 from proofs_numeric import dong_collapse as ND
 from proofs_numeric import real_model
 from proofs_numeric.ledger import get
+from property_tests.paper.quick_runs import quick_run
 from theorems import framework as C
 from theorems.exact import layernorm as LN
-from theorems.framework import CheckContext, assess, run_claim
+from theorems.framework import CheckContext, assess
 from theorems.paper import design_counts as DC
 from theorems.paper import dong_collapse as D
 from theorems.paper import head_channel as HC
@@ -54,13 +55,7 @@ NEW = {
 def _model_available() -> bool:
     return real_model.available()
 
-_RESULTS: dict = {}
-
-
-def _run(cid):
-    if cid not in _RESULTS:
-        _RESULTS[cid] = run_claim(get(cid), _QUICK)
-    return _RESULTS[cid]
+_run = quick_run
 
 
 def _all_evidence(r):

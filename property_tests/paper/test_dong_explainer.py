@@ -11,7 +11,8 @@ from sympy import Rational
 
 from proofs_numeric import dong_explainer as NE
 from proofs_numeric.ledger import get
-from theorems.framework import CheckContext, assess, run_claim
+from property_tests.paper.quick_runs import quick_run
+from theorems.framework import CheckContext, assess
 from theorems.paper import dong_explainer as E
 
 _QUICK = CheckContext(dps=30, quick=True)
@@ -31,13 +32,7 @@ READINGS = {("DONG.one-hot-softmax", "any-logits"): "refuted",
             ("DONG.qk-norm", "learned-gain"): "refuted", ("DONG.residual-scaling", "aligned-branch"): "refuted",
             ("DONG.breaks-affine-invariance", "outside-the-hull"): "certified"}
 
-_RESULTS: dict = {}
-
-
-def _run(cid):
-    if cid not in _RESULTS:
-        _RESULTS[cid] = run_claim(get(cid), _QUICK)
-    return _RESULTS[cid]
+_run = quick_run
 
 
 @pytest.mark.parametrize("cid", sorted(NEW), ids=str)

@@ -14,7 +14,8 @@ from proofs_numeric import related_work as NR
 from proofs_numeric.cli import main
 from proofs_numeric.ledger import get, registry
 from proofs_numeric.ledger import graph as G
-from theorems.framework import CheckContext, assess, claim, run_claim
+from property_tests.paper.quick_runs import quick_run
+from theorems.framework import CheckContext, assess, claim
 from theorems.paper import rank_contraction as RC
 from theorems.paper import rank_neutrality as RN
 from theorems.paper import related_work as RW
@@ -54,13 +55,7 @@ READINGS = {
     ("RN.effective-dimensionality", "effective-rank"): "unsupported",
 }
 
-_RESULTS: dict = {}
-
-
-def _run(cid):
-    if cid not in _RESULTS:
-        _RESULTS[cid] = run_claim(get(cid), _QUICK)
-    return _RESULTS[cid]
+_run = quick_run
 
 
 @pytest.mark.parametrize("cid", sorted(NEW), ids=str)
