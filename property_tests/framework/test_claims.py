@@ -19,6 +19,7 @@ from sympy import Identity, Matrix, MatrixSymbol, Rational, symbols
 
 from proofs_numeric.cli import main
 from proofs_numeric.ledger import get, registry
+from property_tests.paper.quick_runs import run_claim_reusing_quick
 from property_tests.strategies import evidence_lists
 from theorems import formal as F
 from theorems import framework as C
@@ -209,8 +210,9 @@ def test_claims_no_evidence_label_is_written_outside_the_framework():
 
 @pytest.mark.parametrize("claim", registry(), ids=lambda c: c.id)
 def test_claims_every_registered_claim_runs_and_gets_a_computed_verdict(claim):
-    """Every claim (the paper's, and any plug-in's) runs; its verdict follows from its evidence."""
-    r = run_claim(claim, _QUICK)
+    """Every claim (the paper's, and any plug-in's) runs; its verdict follows from its evidence (the quick run the
+    paper tests share: property_tests/paper/quick_runs.py, computed once per worker)."""
+    r = run_claim_reusing_quick(claim, _QUICK)
     assert r.error is None, r.error
     for rr in r.readings:
         assert rr.verdict == assess(rr.evidence, rr.regimes, rr.form).verdict

@@ -458,11 +458,18 @@ def test_new_user_show_wraps_at_spaces_never_inside_latex_and_indents(monkeypatc
     assert "operatorname" in shown
 
 
-def test_new_user_front_page_and_ledger_title_conjectures_by_their_title():
-    from proofs_numeric.ledger import report
+def test_new_user_front_page_and_ledger_title_conjectures_by_their_title(monkeypatch):
+    """The front page and the ledger table name a conjecture by its title. Both render every registered claim
+    from the book's ledger; here the registry is the conjecture and one paper claim, each with its quick run
+    (the whole ledger is the book build's: interface/test_book.py)."""
+    from proofs_numeric.ledger import get, report
+    from property_tests.paper.quick_runs import quick_run
     from theorems.framework import CONJECTURES
     cid = "USER.ln-sphere"
     title = CONJECTURES[cid].claim.quote
+    claims = [get("RRO.rowspace-remark"), get(cid)]
+    monkeypatch.setattr(report, "registry", lambda: claims)
+    monkeypatch.setattr(report, "run", lambda claim_id, dps=report.BOOK_DPS: quick_run(claim_id))
     plain = lambda md: md.replace("\\", "")  # Markdown escapes removed
     assert title in plain(report.findings_markdown())
     assert "Ln sphere" not in report.findings_markdown()

@@ -8,6 +8,8 @@ import pytest
 
 from proofs_numeric.cli import main
 from proofs_numeric.ledger import registry
+from proofs_numeric.ledger import run as ledger_run
+from property_tests.paper.quick_runs import QUICK, run_claim_reusing_quick
 
 pytestmark = pytest.mark.slow  # subprocesses / the whole ledger: make test runs it
 
@@ -21,15 +23,25 @@ def _strip(x):
 
 
 @pytest.fixture(scope="module")
-def ledger(tmp_path_factory):
+def shared_runs():
+    """verify renders the quick run the paper tests share (property_tests/paper/quick_runs.py: computed once per
+    worker); show computes its own, so each test also checks that a second run of the claim in the same process
+    gives the same record (no state left behind by the first)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ledger_run, "run_claim", run_claim_reusing_quick)
+        yield
+
+
+@pytest.fixture(scope="module")
+def ledger(tmp_path_factory, shared_runs):
     p = tmp_path_factory.mktemp("ledger") / "ledger.json"
-    assert main(["verify", "--quick", "--json", str(p)]) == 0
+    assert main(["verify", "--quick", "--dps", str(QUICK.dps), "--json", str(p)]) == 0
     return {c["id"]: c for c in json.loads(p.read_text())["claims"]}
 
 
 @pytest.mark.parametrize("cid", [c.id for c in registry()])
 def test_show_json_equals_the_verify_entry(cid, ledger, capsys):
-    assert main(["show", cid, "--json", "--quick"]) == 0
+    assert main(["show", cid, "--json", "--quick", "--dps", str(QUICK.dps)]) == 0
     rec = json.loads(capsys.readouterr().out)
     typeset = rec.pop("counterexamples_typeset")
     assert _strip(rec) == _strip(ledger[cid])

@@ -4,7 +4,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from proofs_numeric.ledger import get
-from theorems.framework import CheckContext, ClaimResult, run_claim
+from theorems.framework import CheckContext, Claim, ClaimResult, run_claim
 
 QUICK = CheckContext(dps=30, quick=True)
 
@@ -13,3 +13,11 @@ QUICK = CheckContext(dps=30, quick=True)
 def quick_run(cid: str) -> ClaimResult:
     """The claim's result at :data:`QUICK`, computed once per process."""
     return run_claim(get(cid), QUICK)
+
+
+def run_claim_reusing_quick(claim: Claim, ctx: CheckContext) -> ClaimResult:
+    """``run_claim(claim, ctx)``, reusing :func:`quick_run` when ``ctx`` is :data:`QUICK` and ``claim`` is the
+    registered one (tests that drive the CLI patch it in, so the CLI renders the results the paper tests use)."""
+    if (ctx.dps, ctx.quick) == (QUICK.dps, QUICK.quick) and ctx.claim_id in ("", claim.id) and get(claim.id) is claim:
+        return quick_run(claim.id)
+    return run_claim(claim, ctx)
