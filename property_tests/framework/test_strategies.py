@@ -1,6 +1,6 @@
-"""The strategies of property_tests/strategies.py: bounds are keyword-only and validated when the
-strategy is built (a clear InvalidArgument naming the argument, before anything is drawn), and
-what they draw respects the bounds."""
+"""The strategies of property_tests/strategies/ (a module per subject, every public name re-exported by the
+package): bounds are keyword-only and validated when the strategy is built (a clear InvalidArgument naming the
+argument, before anything is drawn), and what they draw respects the bounds."""
 from __future__ import annotations
 
 import inspect
