@@ -42,7 +42,7 @@ from .command_lines import (
     show_argv,
     verify_argv,
 )
-from .evidence import EVIDENCE_KINDS, evidence_lists
+from .evidence import EVIDENCE_CONSTRUCTORS, evidence_lists
 from .heads import (
     EDGE_MAPS,
     AttentionSetup,
@@ -54,7 +54,7 @@ from .heads import (
 )
 from .layernorm import (
     LN_PREMISE_EXAMPLES,
-    REGIMES,
+    SHAPE_REGIMES,
     betas,
     gammas,
     ln_inputs,
@@ -85,7 +85,7 @@ from .transformer import rational_matrices, small_rationals, transformer_instanc
 
 __all__ = [
     # layernorm: rank neutrality / LayerNorm
-    "REGIMES", "shapes", "token_matrices", "gammas", "betas", "ln_inputs", "ln_inputs_meeting_all_hypotheses",
+    "SHAPE_REGIMES", "shapes", "token_matrices", "gammas", "betas", "ln_inputs", "ln_inputs_meeting_all_hypotheses",
     "LN_PREMISE_EXAMPLES", "ln_inputs_breaking", "rms_inputs", "wide_rows",
     # matrices: exact low rank, float data
     "low_rank_matrices", "low_rank_matrix_pairs", "float_vectors", "float_matrices", "square_matrices_and_shifts",
@@ -98,7 +98,7 @@ __all__ = [
     # adversarial: hard inputs for the certified rank
     "adversarial_integer_matrices", "DTYPES", "stored_matrices", "longdouble_matrices",
     # evidence: the verdict model
-    "EVIDENCE_KINDS", "evidence_lists",
+    "EVIDENCE_CONSTRUCTORS", "evidence_lists",
     # command_lines: hostile command lines
     "hostile_matrix_texts", "matrix_args", "out_paths", "check_argv", "show_argv", "rank_argv", "depth_argv",
     "verify_argv", "real_model_argv", "scaffold_names",

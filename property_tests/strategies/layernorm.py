@@ -11,12 +11,11 @@ from hypothesis.extra import numpy as nps
 from sympy import Rational
 
 from theorems.exact import instances
+from theorems.exact.instances import SHAPE_REGIMES
 from theorems.exact.layernorm import LNInstance
 from theorems.exact.layernorm import instance as _ln_instance
 
 from .validation import check_bool, check_choice, check_int, check_order, check_subset, floats, int_arrays, ints
-
-REGIMES = ("n<d", "n=d", "n>d")
 
 
 def shapes(*, regime: str | None = None, min_side: int = 2, max_side: int = 6):
@@ -24,7 +23,7 @@ def shapes(*, regime: str | None = None, min_side: int = 2, max_side: int = 6):
 
     Sides lie in [min_side, max_side], except that n > d draws n up to ``max_side + 2``.
     """
-    check_choice("regime", regime, REGIMES, allow_none=True)
+    check_choice("regime", regime, SHAPE_REGIMES, allow_none=True)
     check_int("min_side", min_side, min_value=1)
     check_int("max_side", max_side, min_value=2)
     check_order("min_side", min_side, "max_side", max_side)
@@ -35,7 +34,7 @@ def shapes(*, regime: str | None = None, min_side: int = 2, max_side: int = 6):
 
 @st.composite
 def _shapes(draw, regime, min_side, max_side):
-    regime = regime or draw(st.sampled_from(REGIMES))
+    regime = regime or draw(st.sampled_from(SHAPE_REGIMES))
     if regime == "n<d":
         n = draw(st.integers(min_side, max_side - 1))
         d = draw(st.integers(n + 1, max_side))
@@ -57,7 +56,7 @@ def token_matrices(*, n: int | None = None, d: int | None = None, regime: str | 
     check_int("d", d, min_value=1, allow_none=True)
     if (n is None) != (d is None):
         raise InvalidArgument(f"give both n and d or neither (n={n!r}, d={d!r})")
-    check_choice("regime", regime, REGIMES, allow_none=True)
+    check_choice("regime", regime, SHAPE_REGIMES, allow_none=True)
     families = check_subset("families", families, instances.FAMILIES)
     return _token_matrices(n, d, regime, families)
 
@@ -94,7 +93,7 @@ def betas(*, d: int, allow_nonzero: bool = True, max_value: int = 3):
 def ln_inputs(*, regime: str | None = None, families=tuple(instances.FAMILIES),
               allow_zero_gamma: bool = False, allow_beta: bool = True):
     """An :class:`LNInstance` (X from :func:`token_matrices`, gamma, beta)."""
-    check_choice("regime", regime, REGIMES, allow_none=True)
+    check_choice("regime", regime, SHAPE_REGIMES, allow_none=True)
     families = check_subset("families", families, instances.FAMILIES)
     check_bool("allow_zero_gamma", allow_zero_gamma)
     check_bool("allow_beta", allow_beta)
@@ -138,7 +137,7 @@ _BREAKABLE = ("H1", "H2", "H3", "H4")
 def ln_inputs_breaking(*, hypothesis: str, regime: str | None = None):
     """Inputs built to break one hypothesis (``"H1"`` ... ``"H4"``; the others are left to chance)."""
     check_choice("hypothesis", hypothesis, _BREAKABLE)
-    check_choice("regime", regime, REGIMES, allow_none=True)
+    check_choice("regime", regime, SHAPE_REGIMES, allow_none=True)
     return _ln_inputs_breaking(hypothesis, regime)
 
 

@@ -95,8 +95,8 @@ from .instance import (
 )
 from .quotes import SOURCE_DIR, SOURCE_FILES, SUITE_READING, QuoteCheck, check_quote, load_sources, sources_available
 from .records import (
+                       CLAIM_REGIMES,
                        EVIDENCE_PROVIDERS,
-                       REGIMES,
                        SEEDS,
                        Check,
                        CheckContext,
@@ -136,8 +136,8 @@ __all__ = [
     "Generic", "Probe", "probe_failure", "Search", "SEARCHES", "register_search", "COLLAPSE_NOTIONS", "check_notion",
     "DETERMINANTAL_STEP", "rank_genericity", "perturb_value",
     "parse_ref", "same_as_groups", "same_as_group",
-    "REGIMES", "SEEDS", "stable_seed", "Check", "CheckContext", "Claim", "ClaimResult", "PredicateError", "Reading",
-    "ReadingResult", "run_claim",
+    "CLAIM_REGIMES", "SEEDS", "stable_seed", "Check", "CheckContext", "Claim", "ClaimResult", "PredicateError",
+    "Reading", "ReadingResult", "run_claim",
     "EVIDENCE_PROVIDERS", "REGISTRY", "DuplicateClaim", "register", "unregister",
     "COUNTEREXAMPLE_DIR", "REPO_ROOT", "CounterexampleError", "counterexample_files", "counterexample_path",
     "decode_instance", "encode_instance", "load_counterexample", "plain", "relative_path", "save_counterexample",

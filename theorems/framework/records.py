@@ -22,11 +22,11 @@ from .instance import Declaration
 from .storage import CounterexampleError
 from .verdict import FORMS, ContradictionError, assess
 
-__all__ = ["REGIMES", "SEEDS", "stable_seed", "CheckContext", "Check", "Reading", "Claim", "ReadingResult",
+__all__ = ["CLAIM_REGIMES", "SEEDS", "stable_seed", "CheckContext", "Check", "Reading", "Claim", "ReadingResult",
            "ClaimResult", "PredicateError", "EVIDENCE_PROVIDERS", "SAME_AS_GROUP", "run_claim"]
 
 #: Regimes a claim is checked in: token count n against width d, and weights.
-REGIMES = ("n<d", "n=d", "n>d", "all", "generic-weights", "degenerate-weights")
+CLAIM_REGIMES = ("n<d", "n=d", "n>d", "all", "generic-weights", "degenerate-weights")
 
 
 # --- seeds -------------------------------------------------------------------------------
