@@ -460,7 +460,6 @@ def test_found_counterexample_is_exact_complete_evidence_naming_its_file():
 
 def test_a_stored_instance_is_rechecked_from_its_file(tmp_path, monkeypatch):
     monkeypatch.setattr(storage, "COUNTEREXAMPLE_DIR", tmp_path)
-    monkeypatch.setattr(E, "REFERENCED_COUNTEREXAMPLES", set())
     path = save_counterexample("T.claim", {"x": 3}, "x = 3 breaks it")
     seen = []
 
@@ -468,11 +467,12 @@ def test_a_stored_instance_is_rechecked_from_its_file(tmp_path, monkeypatch):
         seen.append(inst)
         return f"x = {inst['x']} fails", "n>d", {"x": inst["x"]}
 
-    e = stored_counterexample("T.claim", recheck, arithmetic="QQ")
+    with C.recording() as rec:
+        e = stored_counterexample("T.claim", recheck, arithmetic="QQ")
     assert seen == [{"x": "3"}]
     assert (e.kind, e.scope, e.holds, e.summary, e.arithmetic, e.regime, e.numbers) == \
         ("counterexample", "complete", False, "x = 3 fails", "QQ", "n>d", {"x": "3"})
-    assert e.counterexample == str(path) and E.REFERENCED_COUNTEREXAMPLES == {str(path)}
+    assert e.counterexample == str(path) and rec.counterexamples == {str(path)}
     with pytest.raises(CounterexampleError, match=f"stored counterexample {path} no longer refutes T.claim"):
         stored_counterexample("T.claim", lambda inst: (None, "all", {}), arithmetic="QQ")
 
