@@ -9,7 +9,7 @@ from __future__ import annotations
 import mpmath
 import pytest
 
-from proofs_numeric.dong_collapse import REGIMES, DepthConfig, float64_run, mp_run, run
+from proofs_numeric.dong_collapse import ARCHITECTURES, DepthConfig, float64_run, mp_run, run
 from proofs_numeric.rank_neutrality import witness as rn_witness
 from proofs_numeric.residual_obstruction import random_heads, witness, x_star
 from proofs_numeric.transformer import layer_norm, mha, workdps
@@ -19,7 +19,7 @@ RN_X = [[0, 2, -2], [1, 1, -2], [2, 0, -2]]
 pytestmark = pytest.mark.benchmark
 
 
-@pytest.mark.parametrize("regime", REGIMES)
+@pytest.mark.parametrize("regime", ARCHITECTURES)
 def test_bench_depth_study_1000_digits(benchmark, regime):
     """12 layers, n = 8, d = 6 (H = 2, d_k = 3) at 1000 digits; target <= 30 s for the whole study."""
     cfg = DepthConfig(n=8, d=6, H=2, d_k=3, layers=12, dps=1000)
@@ -28,7 +28,7 @@ def test_bench_depth_study_1000_digits(benchmark, regime):
     assert len(r["layers"]) == 13
 
 
-@pytest.mark.parametrize("regime", REGIMES)
+@pytest.mark.parametrize("regime", ARCHITECTURES)
 def test_bench_depth_study_mpmath_baseline(benchmark, regime):
     """The same network in plain mpmath ``mp`` at 1000 digits (uncertified, loses the residual)."""
     cfg = DepthConfig(n=8, d=6, H=2, d_k=3, layers=12, dps=1000)

@@ -45,6 +45,7 @@ from theorems.exact import transformer as T
 from theorems.exact.input import cap_list
 from theorems.exact.instances import Shape, regime_of
 from theorems.exact.padic_rank import complete_pivoting
+from theorems.exact.transformer import ARCHITECTURES
 from theorems.framework import (
     CheckContext,
     Evidence,
@@ -58,18 +59,18 @@ from theorems.paper.dong_collapse import rank_blind_to_collapse, skip_bound_hold
 
 from .transformer import Block, Head, block_forward, workdps
 
-__all__ = ["DepthRangeError", "DepthConfig", "run", "run_all", "SHAPES", "REGIMES", "DELTA_REGIMES", "WEIGHTS",
+__all__ = ["DepthRangeError", "DepthConfig", "run", "run_all", "DEPTH_SHAPES", "ARCHITECTURES", "DELTA_ARCHITECTURES",
+           "WEIGHTS",
            "layer_norm_delta", "LN_CONFIGS", "LN_COLLAPSE", "ln_does_not_prevent", "ln_does_not_accelerate",
            "ln_does_not_delay", "ln_rate_unchanged", "ln_collapses", "ln_collapses_orthogonal",
            "exponent_estimate", "exponent_note", "float64_run", "mp_run",
            "depth_results", "DEPTH_DPS", "EXPONENT_TOL", "SINGLY_EXPONENTIAL_BELOW", "NO_DECAY_SLOPE", "is_base_three",
            "is_singly_exponential", "weight_gamma", "SKIP_TARGET_GAMMAS", "EVIDENCE"]
 
-REGIMES = ("pure_attention", "attention_skip", "attention_mlp", "full_block", "attention_ln")
-#: the regimes propagated in (m, R) form
-DELTA_REGIMES = ("pure_attention", "attention_skip", "attention_ln")
-#: single and multi-head, d_k < d and d_k = d, n < d and n > d
-SHAPES = [Shape(n=8, d=6, H=2, d_k=3), Shape(n=8, d=6, H=1, d_k=6), Shape(n=4, d=6, H=1, d_k=6),
+#: the architectures propagated in (m, R) form
+DELTA_ARCHITECTURES = ("pure_attention", "attention_skip", "attention_ln")
+#: the depth study's shapes: single and multi-head, d_k < d and d_k = d, n < d and n > d
+DEPTH_SHAPES = [Shape(n=8, d=6, H=2, d_k=3), Shape(n=8, d=6, H=1, d_k=6), Shape(n=4, d=6, H=1, d_k=6),
           Shape(n=4, d=6, H=3, d_k=2)]
 NUMERICAL_RANK_RTOL = 1e-12  # numerical rank counts sigma_i > 1e-12 sigma_max (stated in every record)
 
@@ -354,8 +355,8 @@ def mp_run(cfg: DepthConfig, regime: str) -> list[float]:
 
 def run(cfg: DepthConfig, regime: str) -> dict:
     """One regime, one shape: the layer records and the exponent estimate."""
-    if regime not in REGIMES:
-        raise ValueError(f"regime {regime!r} not in {REGIMES}")
+    if regime not in ARCHITECTURES:
+        raise ValueError(f"regime {regime!r} not in {ARCHITECTURES}")
     t0 = time.perf_counter()
     heads, (W1, b1, W2, b2), X0 = draw_weights(cfg)
     n, d = cfg.n, cfg.d
@@ -366,7 +367,7 @@ def run(cfg: DepthConfig, regime: str) -> dict:
         heads_p = [T.Head(*(A_(w) for w in h)) for h in heads]
         ffn = (A_(W1), ctx.asvector(b1), A_(W2), ctx.asvector(b2))
         R, m = center_rows(A_(X0))
-        delta = regime in DELTA_REGIMES
+        delta = regime in DELTA_ARCHITECTURES
         recs = []
         for layer in range(cfg.layers + 1):
             if layer:
@@ -415,7 +416,7 @@ def run(cfg: DepthConfig, regime: str) -> dict:
         r["float64"] = f
     return {"layers": recs, "exponent": exponent_estimate(recs), "seconds": time.perf_counter() - t0,
             "arithmetic": f"python-flint arb balls at {cfg.dps} digits" + (" ((m, R) form)" if regime in
-                                                                              DELTA_REGIMES else ""),
+                                                                              DELTA_ARCHITECTURES else ""),
             "float64_first_collapse_layer": next((f["layer"] for f in f64 if f["numerical_rank"] is not None
                                                   and f["numerical_rank"] <= 1), None),
             "machine_precision_layer": next((r["layer"] for r in recs if r["log10_rho"] is not None
@@ -463,7 +464,7 @@ def exponent_note(recs: list[dict], below: float = -3.0) -> str:
     return text
 
 
-def run_all(cfg: DepthConfig | None = None, shapes=None, regimes=REGIMES) -> dict:
+def run_all(cfg: DepthConfig | None = None, shapes=None, regimes=ARCHITECTURES) -> dict:
     """Every regime for the default shape, and every regime for each shape in ``shapes``."""
     cfg = cfg or DepthConfig()
     out: dict[str, Any] = {
@@ -507,7 +508,7 @@ def depth_results(quick: bool = False) -> dict:
     :data:`LN_CONFIGS`, pure attention with and without LayerNorm on the same weights and inputs."""
     key = quick
     if key not in _CACHE:
-        shapes = SHAPES[:2] if quick else SHAPES
+        shapes = DEPTH_SHAPES[:2] if quick else DEPTH_SHAPES
         res, ln = [], []
         for (n, d, H, dk) in shapes:
             cfg = DepthConfig(n=n, d=d, H=H, d_k=dk, dps=DEPTH_DPS)
@@ -611,7 +612,7 @@ SKIP_TARGET_GAMMAS = (0.3, 0.6, 0.9)
 
 def skip_weight_bound(ctx) -> list[Evidence]:
     out = []
-    for (n, d, H, dk) in SHAPES[: 2 if ctx.quick else None]:
+    for (n, d, H, dk) in DEPTH_SHAPES[: 2 if ctx.quick else None]:
         base = DepthConfig(n=n, d=d, H=H, d_k=dk, dps=60)
         g1 = weight_gamma(draw_weights(base)[0], n)
         held = met = 0

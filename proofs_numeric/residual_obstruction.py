@@ -40,11 +40,11 @@ from .dong_collapse import no_rank_collapse
 from .float_hints import numerical_rank
 from .transformer import Head, mha, workdps
 
-__all__ = ["witness", "certify_shapes", "SHAPES", "random_heads", "exact_attention_rows_rank1", "EVIDENCE",
+__all__ = ["witness", "certify_shapes", "WITNESS_SHAPES", "random_heads", "exact_attention_rows_rank1", "EVIDENCE",
            "INSTANCE_FORMS", "user_instance", "rank_rises"]
 
-#: per regime: single and multi-head, d_k < d and d_k = d
-SHAPES = {"n<d": [Shape(n=3, d=5, H=1, d_k=5), Shape(n=4, d=6, H=2, d_k=3)],
+#: the numeric witness's shapes, per shape regime: single and multi-head, d_k < d and d_k = d
+WITNESS_SHAPES = {"n<d": [Shape(n=3, d=5, H=1, d_k=5), Shape(n=4, d=6, H=2, d_k=3)],
           "n=d": [Shape(n=4, d=4, H=1, d_k=4), Shape(n=5, d=5, H=2, d_k=2)],
           "n>d": [Shape(n=6, d=4, H=2, d_k=2), Shape(n=7, d=3, H=1, d_k=3)]}
 
@@ -106,7 +106,7 @@ def witness(n: int, d: int, H: int, d_k: int, r: int = 1, dps: int = 50, seed: i
 
 def certify_shapes(dps: int = 50, quick: bool = False) -> list[Evidence]:
     out = []
-    for regime, shapes in SHAPES.items():
+    for regime, shapes in WITNESS_SHAPES.items():
         for (n, d, H, dk) in shapes[: 1 if quick else None]:
             rs = [1] if quick else list(range(1, min(n, d)))
             for r in rs:

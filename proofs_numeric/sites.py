@@ -53,6 +53,7 @@ from theorems.framework import (
     undecided_reading,
 )
 
+from . import network as NW
 from .checkpoint import Checkpoint, CheckpointError, load_checkpoint
 from .float_hints import numerical_rank
 from .rank_contraction import alpha
@@ -668,7 +669,6 @@ def site_tasks(m: Checkpoint, label: str, input_name: str, ids, claims, measure:
     declared, ``items`` the readings [(claim id, reading key)] that share one instance form; then, for a short input
     of a family the interval forward covers, the network-level LayerNorm sites of its first ``network_layers``
     layers (:mod:`proofs_numeric.network`)."""
-    from . import network as NW  # the interval layer (python-flint) only when network-level sites are asked for
     by_kind = items_by_kind(claims)
     kinds = set(by_kind)
     for site in forward_sites(m, ids, input_name, label, kinds, measure=measure, weight_refs=weight_refs,
@@ -681,7 +681,6 @@ def site_tasks(m: Checkpoint, label: str, input_name: str, ids, claims, measure:
 
 def network_ok(m: Checkpoint, ids, network_layers: int) -> str | None:
     """None when network-level sites are produced for this input, else why not."""
-    from . import network as NW
     if network_layers <= 0:
         return "network-level records not asked for (--network-layers 0)"
     if m.config.family not in NW.NETWORK_FAMILIES:
@@ -719,7 +718,6 @@ def network_tasks(m, label, input_name, ids, by_kind, network_layers, dps, NW):
 
 def network_builder(form, site):
     """The network-level instance of ``form`` at an enclosure site (see :mod:`proofs_numeric.network`)."""
-    from . import network as NW
     return NW.network_build(form, site)
 
 
@@ -753,7 +751,6 @@ def site_plan(m: Checkpoint, ids, claims, network_layers: int = NETWORK_LAYERS) 
     """The (site id, kind, level, items) of every task :func:`site_tasks` yields for the input ``ids``, in the same
     order, without running the forward (progress totals and resume use it)."""
     n_tokens = len(ids)
-    from . import network as NW
     c = m.config
     by_kind = items_by_kind(claims)
     have = model_kinds(m)

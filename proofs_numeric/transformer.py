@@ -26,15 +26,13 @@ from __future__ import annotations
 import mpmath
 
 from theorems.exact import transformer as T
-from theorems.exact.transformer import Block, Head, workprec
+from theorems.exact.transformer import Block, Head, workdps
 
 __all__ = ["layer_norm", "rms_norm", "to_backend", "BACKENDS", "workdps", "Head", "Block", "softmax_rows",
            "attention", "mha", "gelu", "ffn", "block_forward", "backend_matrix", "exact_to_ctx", "context"]
 
 BACKENDS = ("float64", "mp", "iv")
 
-#: local precision for ``mp`` or ``iv`` (``iv`` has no ``workdps``)
-workdps = workprec
 context = T.context
 
 

@@ -5,7 +5,7 @@ import argparse
 
 from theorems.exact.input import int_digits_unlimited
 
-from ..dong_collapse import REGIMES, SHAPES, DepthConfig, DepthRangeError, exponent_note, run_all
+from ..dong_collapse import ARCHITECTURES, DEPTH_SHAPES, DepthConfig, DepthRangeError, exponent_note, run_all
 from .inputs import LIMITS, SEED_MAX, UsageError, check_output, check_range, write_json_output
 
 __all__ = ["add_parsers", "cmd_depth", "depth_work"]
@@ -21,19 +21,19 @@ def _depth(args) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    _validate_depth(args, REGIMES)
+    _validate_depth(args, ARCHITECTURES)
     check_output(args.json, kind="depth", force=args.force)
     try:
         cfg = DepthConfig(n=args.n, d=args.d, H=args.heads, d_k=args.d_k, layers=args.layers, dps=args.dps,
                           seed=args.seed)
     except ValueError as e:
         raise UsageError(str(e)) from None
-    regimes = args.regime or list(REGIMES)
+    regimes = args.regime or list(ARCHITECTURES)
     for r in regimes:
-        if r not in REGIMES:
-            raise UsageError(f"unknown regime {r!r}; choose from {', '.join(REGIMES)}")
+        if r not in ARCHITECTURES:
+            raise UsageError(f"unknown regime {r!r}; choose from {', '.join(ARCHITECTURES)}")
     try:
-        res = run_all(cfg, shapes=SHAPES if args.all_shapes else None, regimes=regimes)
+        res = run_all(cfg, shapes=DEPTH_SHAPES if args.all_shapes else None, regimes=regimes)
     except DepthRangeError as e:
         raise UsageError(str(e)) from None
     except ValueError as e:  # LayerNorm of a row that is (or may be) constant: H1 fails, named

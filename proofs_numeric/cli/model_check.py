@@ -6,6 +6,8 @@ import json
 import os
 from pathlib import Path
 
+from ..ledger.model_check import RunSpec, SchedulerError, run, select_claims, summary_json
+from ..sites import NETWORK_LAYERS
 from .inputs import LIMITS, SEED_MAX, UsageError, check_range, check_writable, write_text
 
 __all__ = ["add_model_arguments", "cmd_check_model", "spec_from_args", "render_summary", "MODEL_EPILOG",
@@ -87,7 +89,6 @@ def token_inputs(args, seed_attr: str = "token_seed") -> tuple:
 
 def spec_from_args(args, claims, models, measure: bool = False):
     """A :class:`proofs_numeric.ledger.model_check.RunSpec` from the parsed arguments."""
-    from ..ledger.model_check import RunSpec
     texts, ids, length, tseed = token_inputs(args)
     workers = args.workers if args.workers is not None else (os.cpu_count() or 1)
     check_range("--workers", workers, 1, 1024, "worker processes")
@@ -104,7 +105,6 @@ def spec_from_args(args, claims, models, measure: bool = False):
         check_writable(jsonl, "--jsonl" if not resume else "--resume")
         if not resume and Path(jsonl).exists() and Path(jsonl).stat().st_size > 0:
             raise UsageError(f"--jsonl {jsonl} exists; give --resume {jsonl} to continue it, or another path")
-    from ..sites import NETWORK_LAYERS
     return RunSpec(models=models, claims=claims, texts=texts, ids=ids, length=length, token_seed=tseed, jsonl=jsonl,
                    resume=resume, workers=workers, scheduler=args.scheduler,
                    seed=args.seed if getattr(args, "seed", None) is not None else 0,
@@ -134,7 +134,6 @@ def cmd_check_model(args) -> int:
                          "it")
     if args.claim is None:
         raise UsageError("check --model needs a CLAIM (an id or a glob such as 'RN.*')")
-    from ..ledger.model_check import select_claims
     claims = select_claims(args.claim)
     if not claims:
         raise UsageError(f"no registered claim matches {args.claim!r} (`collapse-verify check --list` lists them)")
@@ -147,7 +146,6 @@ def cmd_check_model(args) -> int:
 
 def run_or_usage_error(spec):
     """:func:`proofs_numeric.ledger.model_check.run`, with a scheduler that cannot be reached as a usage error."""
-    from ..ledger.model_check import SchedulerError, run
     try:
         return run(spec)
     except SchedulerError as e:
@@ -160,7 +158,6 @@ def check_scheduler(address: str) -> None:
 
 
 def _finish(out, spec, as_json: bool, jsonl) -> int:
-    from ..ledger.model_check import summary_json
     data = summary_json(out, spec)
     if as_json:
         print(json.dumps(data, indent=1, default=str))
@@ -176,6 +173,7 @@ def _finish(out, spec, as_json: bool, jsonl) -> int:
 
 def render_summary(data: dict, console=None) -> None:
     """The per-claim table of a run on the terminal."""
+    # lazy: rich is imported only by the subcommands that print (CLI start-up time)
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table

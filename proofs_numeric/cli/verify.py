@@ -191,10 +191,10 @@ def _report_found_counterexamples(results, store: bool, force: bool = False) -> 
     """Counterexamples to user conjectures found (and shrunk) on this run: stored with --store, else a hint."""
     for r in results:
         conj = CONJECTURES.get(r.claim.id)
-        if conj is None or not conj.found or conj.stored_path().exists():
+        if conj is None or not r.found_counterexamples or conj.stored_path().exists():
             continue
         if store:
-            for p in conj.store(write=store_writer(force)):
+            for p in conj.store(r.found_counterexamples, write=store_writer(force)):
                 print(f"stored the counterexample of {r.claim.id} in {p}", file=sys.stderr)
         else:
             print(f"note: {r.claim.id} has a counterexample found on this run; `collapse-verify verify --store` "

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from theorems.framework import REGISTRY
+from theorems.framework import REGISTRY, instance_form
 
 from .. import real_model as RM
 from .. import sites as S
@@ -99,7 +99,6 @@ def plan_claims(claims) -> tuple[list, list]:
         if S.site_kinds_of(c):
             at.append(c)
             continue
-        from theorems.framework import instance_form
         whys = {why for _, why in (instance_form(c, r) for r in c.all_readings()) if why is not None}
         not_at.append((c.id, S.NOT_A_SITE if not whys else sorted(whys)[0]))
     return at, not_at
@@ -269,6 +268,7 @@ class DaskPool:
     processes (``address="local"``). The scheduler reschedules the tasks of a worker that died."""
 
     def __init__(self, address: str, workers: int, timeout: float | None = None):
+        # lazy: dask.distributed costs ~0.8 s to import and only a --scheduler run uses it
         from dask.distributed import Client, LocalCluster
         timeout = SCHEDULER_TIMEOUT if timeout is None else timeout
         self.cluster = None
@@ -382,6 +382,7 @@ class _Progress:
         self.total, self.done = total, 0
         self._p = None
         if self.bar and total:
+            # lazy: rich only when a progress bar is drawn (a terminal, or --progress bar)
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
             self._p = Progress(TextColumn("sites"), BarColumn(), MofNCompleteColumn(), TextColumn("ETA"),

@@ -319,7 +319,7 @@ def conjecture_markdown(claim_id: str, dps: int = 50) -> str:
         path = conj.stored_path()
         stored = json.loads(path.read_text())["instance"]["regimes"] if path.exists() else None
         for e in ces:
-            inst = decode_instance(stored[e.regime]["value"]) if stored else conj.found.get(e.regime)
+            inst = decode_instance(stored[e.regime]["value"]) if stored else r.found_counterexamples.get(e.regime)
             shown = f"${typeset(inst)}$"
             parts.append(f"- {e.regime}: {shown} — stored in `{e.counterexample}`"
                          + ("" if stored else " (found on this run; `collapse-verify verify --store` writes it)"))

@@ -17,20 +17,19 @@ from typing import Callable
 
 from theorems.formal import coq_version
 from theorems.framework import (
-    REFERENCED_COUNTEREXAMPLES,
     REPO_ROOT,
-    SEEDS,
     CheckContext,
     Claim,
     ClaimResult,
     counterexample_files,
+    recording,
     run_claim,
 )
 
 from .cache import ledger_key
 from .load import registry
 
-__all__ = ["provenance", "run_ledger", "ledger_json"]
+__all__ = ["provenance", "run_ledger", "ledger_json", "seeds_of", "referenced_counterexamples"]
 
 def _commit() -> str:
     try:
@@ -52,14 +51,14 @@ def _coq_version() -> str | None:
     return coq_version()
 
 
-def provenance(started: float, duration: float) -> dict:
-    """Where this ledger came from: commit, library versions, seeds, start time, duration."""
+def provenance(started: float, duration: float, seeds: dict[str, int]) -> dict:
+    """Where this ledger came from: commit, library versions, the seeds its claims drew, start time, duration."""
     return {
         "commit": _commit(),
         "versions": {"python": sys.version.split()[0], "sympy": _version("sympy"),
                      "python-flint": _version("python-flint"), "mpmath": _version("mpmath"),
                      "numpy": _version("numpy"), "hypothesis": _version("hypothesis"), "coq": _coq_version()},
-        "seeds": dict(sorted(SEEDS.items())),
+        "seeds": dict(sorted(seeds.items())),
         "started": _dt.datetime.fromtimestamp(started, _dt.timezone.utc).isoformat(timespec="seconds"),
         "duration_seconds": round(duration, 3),
     }
@@ -75,22 +74,34 @@ def run_ledger(claims: list[Claim], ctx: CheckContext,
     for k, c in enumerate(claims):
         if progress:
             progress(k, len(claims), c, None)
-        try:
-            r = run_claim(c, ctx)
-        except Exception as e:  # the suite itself failed on this claim
-            r = ClaimResult(c, [], 0.0, error=f"{type(e).__name__}: {e}")
-            print(traceback.format_exc(), file=sys.stderr)
+        with recording() as rec:  # what a claim that crashed drew and read is kept with its error
+            try:
+                r = run_claim(c, ctx)
+            except Exception as e:  # the suite itself failed on this claim
+                r = ClaimResult(c, [], 0.0, error=f"{type(e).__name__}: {e}", seeds=rec.seeds,
+                                referenced_counterexamples=rec.counterexamples)
+                print(traceback.format_exc(), file=sys.stderr)
         if r.error:
             errors.append(f"{c.id}: {r.error}")
         results.append(r)
         if progress:
             progress(k + 1, len(claims), c, r)
     if len(claims) and {c.id for c in claims} >= _paper_claim_ids(claims):
-        unread = sorted(set(counterexample_files()) - REFERENCED_COUNTEREXAMPLES)
+        unread = sorted(set(counterexample_files()) - referenced_counterexamples(results))
         ran_all = all(not r.error for r in results)
         if unread and ran_all:
             errors.append("stored counterexample files never re-read by any claim: " + ", ".join(unread))
     return results, errors
+
+
+def seeds_of(results: list[ClaimResult]) -> dict[str, int]:
+    """The seeds the results' claims drew (name -> seed; a name gives one seed, so the union is well defined)."""
+    return {name: s for r in results for name, s in r.seeds.items()}
+
+
+def referenced_counterexamples(results: list[ClaimResult]) -> set[str]:
+    """The stored counterexample files the results' claims re-checked."""
+    return {p for r in results for p in r.referenced_counterexamples}
 
 
 def _paper_claim_ids(claims: list[Claim]) -> set:
@@ -100,7 +111,7 @@ def _paper_claim_ids(claims: list[Claim]) -> set:
 def ledger_json(results: list[ClaimResult], ctx: CheckContext, started: float, errors: list[str]) -> dict:
     """The ledger as JSON; ``provenance.key`` says what decided it (:func:`.cache.ledger_key`), so the book can
     reuse it exactly when nothing has changed."""
-    prov = provenance(started, time.time() - started)
+    prov = provenance(started, time.time() - started, seeds_of(results))
     prov["key"] = ledger_key(dps=ctx.dps, quick=ctx.quick, claim_ids=[r.claim.id for r in results])
     return {"claims": [r.to_json() for r in results], "dps": ctx.dps, "quick": ctx.quick,
             "errors": errors, "provenance": prov}

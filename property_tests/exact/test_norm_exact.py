@@ -74,7 +74,7 @@ def _seeded(seed: int, shapes, per: int, allow_zero_gamma: bool = True):
 
 
 def test_norm_exact_agrees_with_reference_on_seeded_families(counts):
-    shapes = [s for ss in RN.SHAPES.values() for s in ss]
+    shapes = [s for ss in RN.TOKEN_SHAPES.values() for s in ss]
     for fam, inst in _seeded(20261130, shapes, per=2):
         a, f = _assert_same(inst)
         counts[f"{fam}"] += 1

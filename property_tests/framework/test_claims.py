@@ -23,6 +23,7 @@ from property_tests.paper.quick_runs import run_claim_reusing_quick
 from property_tests.strategies import evidence_lists
 from theorems import formal as F
 from theorems import framework as C
+from theorems.exact.instances import SHAPE_REGIMES
 from theorems.formal.evidence import attached_readings, formal_evidence
 from theorems.framework import (
     CONJECTURES,
@@ -53,7 +54,6 @@ from theorems.framework import (
 
 ROOT = Path(__file__).resolve().parents[2]
 _QUICK = CheckContext(dps=30, quick=True)
-THREE_REGIMES = ("n<d", "n=d", "n>d")
 
 
 def safe_assess(ev, regimes, form):
@@ -63,7 +63,7 @@ def safe_assess(ev, regimes, form):
         return None
 
 
-@given(evidence_lists(), st.sampled_from([("all",), THREE_REGIMES]), st.sampled_from(FORMS))
+@given(evidence_lists(), st.sampled_from([("all",), SHAPE_REGIMES]), st.sampled_from(FORMS))
 def test_claims_verdict_is_total_and_never_stronger_than_its_evidence(ev, regimes, form):
     a = safe_assess(ev, regimes, form)
     assume(a is not None)  # contradictory evidence: assess refuses it (tested separately)
@@ -101,8 +101,8 @@ def test_claims_verdict_is_total_and_never_stronger_than_its_evidence(ev, regime
 
 @given(evidence_lists())
 def test_claims_an_exact_failure_in_every_regime_refutes(ev):
-    fails = [exact_instances("f", met=2, held=1, arithmetic="QQ", regime=r) for r in THREE_REGIMES]
-    a = safe_assess([*ev, *fails], THREE_REGIMES, "universal")
+    fails = [exact_instances("f", met=2, held=1, arithmetic="QQ", regime=r) for r in SHAPE_REGIMES]
+    a = safe_assess([*ev, *fails], SHAPE_REGIMES, "universal")
     assert a is None or a.verdict == "refuted"
 
 
@@ -111,8 +111,8 @@ def test_claims_verdict_examples():
     bad = lambda r="all": exact_instances("s", met=3, held=2, arithmetic="QQ", regime=r)
     proof = lambda r="all": formal_proof("L", True, statement="s", regime=r)
     assert verdict_from([proof()]) == "proved"
-    assert verdict_from([proof("n<d"), ok("n>d")], THREE_REGIMES) == "supported"  # a proof must cover every regime
-    assert verdict_from([proof(r) for r in THREE_REGIMES], THREE_REGIMES) == "proved"
+    assert verdict_from([proof("n<d"), ok("n>d")], SHAPE_REGIMES) == "supported"  # a proof must cover every regime
+    assert verdict_from([proof(r) for r in SHAPE_REGIMES], SHAPE_REGIMES) == "proved"
     assert verdict_from([ok()]) == "supported"
     assert verdict_from([derivation([ProofStep("x", "y", "identity", lambda: True)], "s")]) == "supported"
     assert verdict_from([interval_witness("s", True, arithmetic="iv")], form="existential") == "certified"
@@ -280,10 +280,9 @@ def test_claims_stored_counterexample_that_no_longer_refutes_fails_loudly(tmp_pa
 
 @pytest.mark.slow
 def test_claims_every_stored_counterexample_is_reread_by_some_claim():
-    C.REFERENCED_COUNTEREXAMPLES.clear()
-    for c in registry():
-        run_claim(c, _QUICK)
-    assert set(C.counterexample_files()) == C.REFERENCED_COUNTEREXAMPLES
+    """Read from the results (each ClaimResult lists the files its claim re-checked), not from a global."""
+    read = {p for c in registry() for p in run_claim(c, _QUICK).referenced_counterexamples}
+    assert set(C.counterexample_files()) == read
 
 
 def _strip_seconds(x):

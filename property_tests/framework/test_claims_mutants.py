@@ -13,6 +13,7 @@ from sympy import Identity, ImmutableMatrix, Matrix, MatrixSymbol, Sum, Trace, s
 
 from property_tests.strategies import evidence_lists
 from theorems import framework as C
+from theorems.exact.instances import SHAPE_REGIMES
 from theorems.framework import (
     ContradictionError,
     CounterexampleError,
@@ -37,7 +38,7 @@ from theorems.framework import (
 )
 from theorems.framework import evidence as E
 
-from .test_claims import THREE_REGIMES, safe_assess
+from .test_claims import safe_assess
 
 N, D = symbols("n d", integer=True, positive=True)
 A, B = MatrixSymbol("A", N, N), MatrixSymbol("B", N, N)
@@ -135,7 +136,7 @@ def test_evidence_against_never_counts_toward_strength():
     assert (a.verdict, a.strength) == ("supported", "interval")
 
 
-@given(evidence_lists(), st.sampled_from([("all",), THREE_REGIMES]), st.sampled_from(C.FORMS))
+@given(evidence_lists(), st.sampled_from([("all",), SHAPE_REGIMES]), st.sampled_from(C.FORMS))
 def test_undecisive_evidence_against_does_not_change_an_established_verdict(ev, regimes, form):
     """Removing failing evidence that decided nothing leaves a proved/certified/supported verdict as it was."""
     a = safe_assess(ev, regimes, form)
@@ -159,10 +160,10 @@ def test_in_the_single_regime_all_every_piece_of_evidence_counts_whatever_its_la
 
 @given(evidence_lists(), st.sampled_from(C.FORMS))
 def test_all_among_named_regimes_adds_nothing(ev, form):
-    assert safe_assess(ev, ("all", *THREE_REGIMES), form) == safe_assess(ev, THREE_REGIMES, form)
+    assert safe_assess(ev, ("all", *SHAPE_REGIMES), form) == safe_assess(ev, SHAPE_REGIMES, form)
 
 
-@given(evidence_lists(), st.sampled_from([("all",), THREE_REGIMES, ("n<d",)]), st.sampled_from(C.FORMS))
+@given(evidence_lists(), st.sampled_from([("all",), SHAPE_REGIMES, ("n<d",)]), st.sampled_from(C.FORMS))
 def test_by_regime_reports_every_listed_regime(ev, regimes, form):
     a = safe_assess(ev, regimes, form)
     assume(a is not None and any(e.holds is not None for e in ev))
@@ -191,20 +192,20 @@ def test_a_regime_without_evidence_is_unchecked():
 
 
 def test_conditional_states_where_it_holds_fails_and_is_unchecked():
-    a = assess([ok("n<d"), bad("n>d")], THREE_REGIMES)
+    a = assess([ok("n<d"), bad("n>d")], SHAPE_REGIMES)
     assert (a.verdict, a.strength) == ("conditional", "exact")
     assert a.condition == "holds in n<d (supported); fails in n>d; unchecked in n=d"
     assert a.by_regime == {"n<d": "supported", "n=d": "none", "n>d": "fails"}
     a = assess([float_statistic("s", True, arithmetic="f", regime="n<d"), exact_complete("s", True, arithmetic="QQ",
                 regime="n<d"), interval_instances("s", False, arithmetic="iv", regime="n>d")], ("n<d", "n>d"))
     assert (a.verdict, a.strength) == ("conditional", "interval")
-    a = assess([proof("n<d"), general(r="n=d"), bad("n>d")], THREE_REGIMES)
+    a = assess([proof("n<d"), general(r="n=d"), bad("n>d")], SHAPE_REGIMES)
     assert (a.verdict, a.strength) == ("conditional", "exact")
     assert a.condition == "holds in n<d, n=d (proved, proved); fails in n>d"
 
 
 def test_refuted_says_where_it_fails():
-    a = assess([bad("n<d"), cex("n>d")], THREE_REGIMES)
+    a = assess([bad("n<d"), cex("n>d")], SHAPE_REGIMES)
     assert (a.verdict, a.strength, a.condition) == ("refuted", "exact", None)
     assert a.reason == "fails in n<d, n>d; unchecked in n=d"
     assert a.by_regime == {"n<d": "fails", "n=d": "none", "n>d": "fails"}
@@ -212,8 +213,8 @@ def test_refuted_says_where_it_fails():
     assert a.reason == "fails in n<d, n>d"
     a = assess([bad()])
     assert (a.reason, a.by_regime) == ("fails in every regime", {"all": "fails"})
-    assert assess([interval_instances("s", False, arithmetic="iv", regime=r) for r in THREE_REGIMES],
-                  THREE_REGIMES).strength == "interval"
+    assert assess([interval_instances("s", False, arithmetic="iv", regime=r) for r in SHAPE_REGIMES],
+                  SHAPE_REGIMES).strength == "interval"
 
 
 def test_unsupported_says_where_the_evidence_is_against():
@@ -459,7 +460,6 @@ def test_found_counterexample_is_exact_complete_evidence_naming_its_file():
 
 def test_a_stored_instance_is_rechecked_from_its_file(tmp_path, monkeypatch):
     monkeypatch.setattr(storage, "COUNTEREXAMPLE_DIR", tmp_path)
-    monkeypatch.setattr(E, "REFERENCED_COUNTEREXAMPLES", set())
     path = save_counterexample("T.claim", {"x": 3}, "x = 3 breaks it")
     seen = []
 
@@ -467,11 +467,12 @@ def test_a_stored_instance_is_rechecked_from_its_file(tmp_path, monkeypatch):
         seen.append(inst)
         return f"x = {inst['x']} fails", "n>d", {"x": inst["x"]}
 
-    e = stored_counterexample("T.claim", recheck, arithmetic="QQ")
+    with C.recording() as rec:
+        e = stored_counterexample("T.claim", recheck, arithmetic="QQ")
     assert seen == [{"x": "3"}]
     assert (e.kind, e.scope, e.holds, e.summary, e.arithmetic, e.regime, e.numbers) == \
         ("counterexample", "complete", False, "x = 3 fails", "QQ", "n>d", {"x": "3"})
-    assert e.counterexample == str(path) and E.REFERENCED_COUNTEREXAMPLES == {str(path)}
+    assert e.counterexample == str(path) and rec.counterexamples == {str(path)}
     with pytest.raises(CounterexampleError, match=f"stored counterexample {path} no longer refutes T.claim"):
         stored_counterexample("T.claim", lambda inst: (None, "all", {}), arithmetic="QQ")
 

@@ -54,6 +54,7 @@ def test_registry_plain_verify_never_writes_into_the_source_tree(tmp_path, monke
     assert main(["verify", "--quick", "--claims", "USER.rmsnorm-affine-rank"]) == 0
     assert sorted(p.name for p in ce.iterdir()) == before
     found = C.run_claim(L.get("USER.rmsnorm-affine-rank"), C.CheckContext(quick=True))
+    assert set(found.found_counterexamples) == {e.regime for e in found.literal.evidence if e.kind == "counterexample"}
     assert main(["verify", "--quick", "--store", "--claims", "USER.rmsnorm-affine-rank"]) == 0
     assert (ce / "USER.rmsnorm-affine-rank.json").exists()
     loaded = C.run_claim(L.get("USER.rmsnorm-affine-rank"), C.CheckContext(quick=True))

@@ -1,6 +1,6 @@
-"""The strategies of property_tests/strategies.py: bounds are keyword-only and validated when the
-strategy is built (a clear InvalidArgument naming the argument, before anything is drawn), and
-what they draw respects the bounds."""
+"""The strategies of property_tests/strategies/ (a module per subject, every public name re-exported by the
+package): bounds are keyword-only and validated when the strategy is built (a clear InvalidArgument naming the
+argument, before anything is drawn), and what they draw respects the bounds."""
 from __future__ import annotations
 
 import inspect
@@ -63,7 +63,7 @@ def test_strategies_take_keyword_only_arguments(name):
     (lambda: S.attention_setups(max_value=float("nan")), "max_value"),
     (lambda: S.attention_setups(max_dk=9), "max_dk"),
     (lambda: S.evidence_lists(min_size=3, max_size=1), "min_size"),
-    (lambda: S.evidence_lists(kinds=("proof-by-intimidation",)), "kinds"),
+    (lambda: S.evidence_lists(constructors=("proof-by-intimidation",)), "constructors"),
     (lambda: S.float_vectors(min_size=4, max_size=2), "min_size"),
     (lambda: S.float_vectors(max_value=-1.0), "max_value"),
     (lambda: S.float_matrices(min_side=0), "min_side"),

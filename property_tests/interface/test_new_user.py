@@ -174,16 +174,18 @@ def test_new_user_store_writes_through_the_rule(tmp_path, monkeypatch):
               conclusion=("rank 2", lambda X: X.rows == 2), instances=lambda draw, r: Matrix([[Rational(draw(1, 2))]]),
               regimes=("all",), register_claim=False, samples=5, search_examples=50)
     conj = next(f.__self__ for f in c.checks if hasattr(f, "__self__"))
-    from theorems.framework import CheckContext
-    conj.stress(CheckContext(quick=True))
-    conj.counterexample(CheckContext(quick=True))
-    assert conj.found
+    from theorems.framework import CheckContext, recording
+    with recording() as rec:
+        conj.stress(CheckContext(quick=True))
+        conj.counterexample(CheckContext(quick=True))
+    found = rec.found[conj.claim.id]  # the run's record carries what it found (no state left on the conjecture)
+    assert found
     foreign = conj.stored_path()
     _foreign(foreign)
     with pytest.raises(I.UsageError, match="not a file collapse-verify wrote"):
-        conj.store(write=V.store_writer(force=False))
+        conj.store(found, write=V.store_writer(force=False))
     foreign.unlink()
-    (p,) = conj.store(write=V.store_writer(force=False))
+    (p,) = conj.store(found, write=V.store_writer(force=False))
     data = json.loads(p.read_text())
     assert data["collapse_verify"]["kind"] == "counterexample" and data["claim"] == "USER.store-rule-example"
     assert sorted(q.name for q in tmp_path.iterdir()) == [p.name]

@@ -145,7 +145,7 @@ def test_depth_attention_ln_is_pure_attention_followed_by_layer_norm_in_float64(
 
 
 def test_depth_orthogonal_value_maps_sum_to_an_orthogonal_matrix():
-    for (n, d, H, dk) in D.SHAPES:
+    for (n, d, H, dk) in D.DEPTH_SHAPES:
         heads, _, _ = D.draw_weights(D.DepthConfig(n=n, d=d, H=H, d_k=dk, weights="orthogonal"))
         W = sum(v @ o for _, _, v, o in heads)
         assert np.allclose(W.T @ W, np.eye(d), atol=1e-12)

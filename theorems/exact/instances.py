@@ -25,20 +25,25 @@ from sympy import Matrix, Rational
 
 Draw = Callable[[int, int], int]
 
-__all__ = ["FAMILIES", "build", "generic", "low_rank", "collinear", "coplanar", "dong", "radial",
+__all__ = ["SHAPE_REGIMES", "FAMILIES", "build", "generic", "low_rank", "collinear", "coplanar", "dong", "radial",
            "regime_of", "Shape", "random_int_matrix"]
 
 
 class Shape(NamedTuple):
     """An attention shape, always in this order: n tokens, model width d, H heads of width d_k.
 
-    Every table of shapes (``SHAPES``, ``EDGE_SHAPES``, ``CERTIFIED_SHAPES``, ...) holds these, so
-    ``for (n, d, H, d_k) in SHAPES`` means the same everywhere.
+    Every table of attention shapes (``DEPTH_SHAPES``, ``WITNESS_SHAPES``, ``EDGE_SHAPES``, ``CERTIFIED_SHAPES``,
+    ``HEAD_SHAPES``, ...) holds these, so ``for (n, d, H, d_k) in DEPTH_SHAPES`` means the same everywhere; a table
+    of token-matrix shapes (n, d) by shape regime is a ``TOKEN_SHAPES``.
     """
     n: int
     d: int
     H: int
     d_k: int
+
+
+#: the shape regimes of an n x d input (the values of :func:`regime_of`)
+SHAPE_REGIMES = ("n<d", "n=d", "n>d")
 
 
 def regime_of(n: int, d: int) -> str:

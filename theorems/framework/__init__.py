@@ -11,8 +11,10 @@ module                                        what it holds
                                               build it: kind and scope are set by what was computed)
 :mod:`~theorems.framework.verdict`            :func:`assess`: verdict, strength and condition per reading
 :mod:`~theorems.framework.records`            :class:`Claim`, :class:`Reading`, their results,
-                                              :func:`run_claim`, seeds, the providers of evidence attached
-                                              by id (Coq lemmas, numeric witnesses)
+                                              :func:`run_claim`, :func:`stable_seed`, the providers of
+                                              evidence attached by id (Coq lemmas, numeric witnesses)
+:mod:`~theorems.framework.run_record`         what one run drew and read (seeds, stored counterexamples),
+                                              returned in its result
 :mod:`~theorems.framework.registry`           every declared claim by id
 :mod:`~theorems.framework.storage`            counterexample files and the exact instance codec
 :mod:`~theorems.framework.declare`            :func:`claim`, :func:`conjecture`, :class:`Pool` (the public API)
@@ -35,7 +37,6 @@ from .evidence import (
                        EVIDENCE_KINDS,
                        FAILURE_LABELS,
                        NULL_SET_LEMMAS,
-                       REFERENCED_COUNTEREXAMPLES,
                        SCOPES,
                        STRENGTHS,
                        Evidence,
@@ -95,9 +96,8 @@ from .instance import (
 )
 from .quotes import SOURCE_DIR, SOURCE_FILES, SUITE_READING, QuoteCheck, check_quote, load_sources, sources_available
 from .records import (
+                       CLAIM_REGIMES,
                        EVIDENCE_PROVIDERS,
-                       REGIMES,
-                       SEEDS,
                        Check,
                        CheckContext,
                        Claim,
@@ -109,6 +109,7 @@ from .records import (
                        stable_seed,
 )
 from .registry import REGISTRY, DuplicateClaim, parse_ref, register, same_as_group, same_as_groups, unregister
+from .run_record import RunRecord, recording
 from .storage import (
                        COUNTEREXAMPLE_DIR,
                        REPO_ROOT,
@@ -130,14 +131,14 @@ __all__ = [
     "Evidence", "ProofStep", "tri", "EVIDENCE_KINDS", "SCOPES", "STRENGTHS",
     "formal_proof", "has_symbolic_size", "symbolic_identity", "derivation", "exact_instances", "exact_complete",
     "stored_counterexample", "found_counterexample", "interval_witness", "interval_instances", "float_statistic",
-    "not_checkable", "predicted", "REFERENCED_COUNTEREXAMPLES", "evidence_from_record",
+    "not_checkable", "predicted", "evidence_from_record",
     "FAILURE_LABELS", "NULL_SET_LEMMAS", "genericity_argument", "failing_box", "identical_failure",
     "perturbation_probe", "labelled_failure",
     "Generic", "Probe", "probe_failure", "Search", "SEARCHES", "register_search", "COLLAPSE_NOTIONS", "check_notion",
     "DETERMINANTAL_STEP", "rank_genericity", "perturb_value",
     "parse_ref", "same_as_groups", "same_as_group",
-    "REGIMES", "SEEDS", "stable_seed", "Check", "CheckContext", "Claim", "ClaimResult", "PredicateError", "Reading",
-    "ReadingResult", "run_claim",
+    "CLAIM_REGIMES", "stable_seed", "Check", "CheckContext", "Claim", "ClaimResult", "PredicateError",
+    "Reading", "ReadingResult", "run_claim", "RunRecord", "recording",
     "EVIDENCE_PROVIDERS", "REGISTRY", "DuplicateClaim", "register", "unregister",
     "COUNTEREXAMPLE_DIR", "REPO_ROOT", "CounterexampleError", "counterexample_files", "counterexample_path",
     "decode_instance", "encode_instance", "load_counterexample", "plain", "relative_path", "save_counterexample",

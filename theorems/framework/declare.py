@@ -86,6 +86,7 @@ from .records import (
     stable_seed,
 )
 from .registry import register
+from .run_record import note_found
 from .storage import (
     CounterexampleError,
     counterexample_path,
@@ -182,9 +183,8 @@ class Conjecture:
     regimes: tuple[str, ...]
     samples: int = 40
     search_examples: int = 1000
-    #: regime -> minimal counterexample found on this run
-    found: dict[str, Instance] = field(default_factory=dict)
-    #: regimes where the seeded stress met a failure (this run)
+    #: regimes where the seeded stress met a failure (this run; read by :meth:`counterexample`, the next check of the
+    #: same claim, which searches only then)
     failing: list[str] = field(default_factory=list)
     #: regime -> result of the derandomized search (None: nothing found)
     _shrunk: dict[str, Instance | None] = field(default_factory=dict, repr=False)
@@ -286,39 +286,42 @@ class Conjecture:
                 raise CounterexampleError(f"{relative_path(self.stored_path())} holds no counterexample for the "
                                           f"regimes {self.regimes} of {self.claim.id}")
             return [stored_counterexample(self.claim.id, self._recheck_in(r), arithmetic=_ARITH) for r in regimes]
-        self.found = {}
         if not self.failing:
             return []
+        found: dict[str, Instance] = {}
         for regime in self.regimes:  # the claim is false somewhere: look for the smallest instance everywhere
             inst = self.shrink(regime)
             if inst is not None:
-                self.found[regime] = inst
+                found[regime] = inst
+                note_found(self.claim.id, regime, inst)  # the run's result carries it (found_counterexamples)
         return [found_counterexample(self._why(inst), path=self.stored_path(), arithmetic=_ARITH, regime=regime,
                                      numbers={"shape": list(getattr(inst, "shape", ()))})
-                for regime, inst in sorted(self.found.items(), key=lambda ri: _size_key(ri[1]))]
+                for regime, inst in sorted(found.items(), key=lambda ri: _size_key(ri[1]))]
 
-    def minimal(self) -> Instance | None:
-        """The smallest counterexample found on this run (fewest rows, columns, smallest entries), or None."""
-        return min(self.found.values(), key=_size_key) if self.found else None
+    @staticmethod
+    def minimal(found: dict[str, Instance]) -> Instance | None:
+        """The smallest of the counterexamples ``found`` (fewest rows, columns, smallest entries), or None."""
+        return min(found.values(), key=_size_key) if found else None
 
-    def stored_record(self) -> JSONObject:
-        """The file ``verify --store`` writes for the counterexamples found on this run, marked as a counterexample
-        collapse-verify wrote (the command line's write rule recognises the marker)."""
+    def stored_record(self, found: dict[str, Instance]) -> JSONObject:
+        """The file ``verify --store`` writes for the counterexamples ``found`` on a run (regime -> instance: the
+        run's ``ClaimResult.found_counterexamples``), marked as a counterexample collapse-verify wrote (the command
+        line's write rule recognises the marker)."""
         return {"collapse_verify": {"kind": "counterexample", "version": 1}, "claim": self.claim.id,
                 "note": f"minimal counterexamples to {self.claim.id}, found and shrunk by Hypothesis (per regime)",
                 "instance": {"regimes": {r: {"value": encode_instance(i), "latex": typeset(i)}
-                                         for r, i in self.found.items()}}}
+                                         for r, i in found.items()}}}
 
-    def store(self, write: Callable[[Path, str], object] | None = None) -> list[Path]:
-        """Write the counterexamples found on this run (``collapse-verify verify --store``), one per regime.
+    def store(self, found: dict[str, Instance], write: Callable[[Path, str], object] | None = None) -> list[Path]:
+        """Write the counterexamples ``found`` on a run (``collapse-verify verify --store``), one per regime.
 
         ``write(path, text)`` writes the file (the command line passes its write rule: atomic, never over a file it
         did not write); without it the file is written directly."""
-        if not self.found:
+        if not found:
             return []
         p = self.stored_path()
         p.parent.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(self.stored_record(), indent=1) + "\n"
+        text = json.dumps(self.stored_record(found), indent=1) + "\n"
         if write is None:
             p.write_text(text)
         else:

@@ -65,13 +65,14 @@ from sympy.core.assumptions import check_assumptions
 from sympy.matrices.expressions import MatrixExpr, MatrixSymbol, ZeroMatrix
 
 from .aliases import JSONObject, Numbers
+from .run_record import note_counterexample
 from .storage import CounterexampleError, load_counterexample, relative_path
 
 __all__ = [
     "EVIDENCE_KINDS", "SCOPES", "STRENGTHS", "Evidence", "ProofStep", "tri",
     "formal_proof", "has_symbolic_size", "symbolic_identity", "derivation", "exact_instances", "exact_complete",
     "stored_counterexample", "found_counterexample", "interval_witness", "interval_instances", "float_statistic",
-    "not_checkable", "predicted", "REFERENCED_COUNTEREXAMPLES", "evidence_from_record", "FAILURE_LABELS",
+    "not_checkable", "predicted", "evidence_from_record", "FAILURE_LABELS",
     "NULL_SET_LEMMAS",
     "genericity_argument", "failing_box", "identical_failure", "perturbation_probe", "labelled_failure",
 ]
@@ -432,10 +433,6 @@ def predicted(e: Evidence, what: str = "predicted") -> Evidence:
 
 
 
-#: stored counterexample files (repository-relative paths) re-checked in this process
-REFERENCED_COUNTEREXAMPLES: set[str] = set()
-
-
 def found_counterexample(what: str, *, path: Path, arithmetic: str, regime: str = "all",
                          numbers: Numbers | None = None, label: str | None = None) -> Evidence:
     """An exact counterexample found and re-checked on this run, whose stored form is (or will be) ``path``.
@@ -471,7 +468,7 @@ def stored_counterexample(claim_id: str, recheck: Callable[[JSONObject], tuple[s
                                   f"{type(e).__name__}: {e}") from e
     if why is None:
         raise CounterexampleError(f"stored counterexample {rel} no longer refutes {claim_id}")
-    REFERENCED_COUNTEREXAMPLES.add(rel)
+    note_counterexample(rel)  # the run's result lists it (ClaimResult.referenced_counterexamples)
     tag = None
     if label is not None:
         tag, words = label(data)

@@ -15,34 +15,32 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence, Union
 
-from .aliases import JSONObject, Predicate
+from .aliases import Instance, JSONObject, Predicate
 from .evidence import Evidence, StepLike, evidence_from_record
 from .generic import Generic, Notion, check_notion
 from .instance import Declaration
+from .run_record import note_seed, recording
 from .storage import CounterexampleError
 from .verdict import FORMS, ContradictionError, assess
 
-__all__ = ["REGIMES", "SEEDS", "stable_seed", "CheckContext", "Check", "Reading", "Claim", "ReadingResult",
+__all__ = ["CLAIM_REGIMES", "stable_seed", "CheckContext", "Check", "Reading", "Claim", "ReadingResult",
            "ClaimResult", "PredicateError", "EVIDENCE_PROVIDERS", "SAME_AS_GROUP", "run_claim"]
 
 #: Regimes a claim is checked in: token count n against width d, and weights.
-REGIMES = ("n<d", "n=d", "n>d", "all", "generic-weights", "degenerate-weights")
+CLAIM_REGIMES = ("n<d", "n=d", "n>d", "all", "generic-weights", "degenerate-weights")
 
 
 # --- seeds -------------------------------------------------------------------------------
 
-#: every seed drawn through :func:`stable_seed` in this process (name -> seed), for the ledger's provenance
-SEEDS: dict[str, int] = {}
-
-
 def stable_seed(name: str) -> int:
-    """A seed that depends only on ``name`` (CRC-32; never Python's per-process salted hash).
+    """A seed that depends only on ``name`` (CRC-32; never Python's per-process salted hash), noted in the open
+    :func:`~theorems.framework.run_record.recording` s (the run's result carries it: ``ClaimResult.seeds``).
 
     >>> stable_seed("RN.stress") == stable_seed("RN.stress")
     True
     """
     s = zlib.crc32(name.encode("utf-8"))
-    SEEDS[name] = s
+    note_seed(name, s)
     return s
 
 
@@ -231,6 +229,12 @@ class ClaimResult:
     readings: list[ReadingResult]
     seconds: float
     error: str | None = None
+    #: the seeds drawn while the claim ran (name -> seed; a result cached by an earlier claim draws none here)
+    seeds: dict[str, int] = field(default_factory=dict)
+    #: the stored counterexample files (repository-relative) re-checked while the claim ran
+    referenced_counterexamples: set[str] = field(default_factory=set)
+    #: a conjecture's counterexamples found (not read from a file) while it ran: regime -> minimal instance
+    found_counterexamples: dict[str, Instance] = field(default_factory=dict)
 
     @property
     def verdict(self) -> str:
@@ -361,8 +365,13 @@ def run_claim(claim: Claim, ctx: CheckContext | None = None) -> ClaimResult:
     base = ctx or CheckContext()
     ctx = CheckContext(dps=base.dps, quick=base.quick, claim_id=claim.id)
     t0 = time.perf_counter()
-    try:
-        results = [_run_reading(claim, r, ctx) for r in claim.all_readings()]
-    except (ContradictionError, CounterexampleError, PredicateError) as e:
-        return ClaimResult(claim, [], time.perf_counter() - t0, error=f"{type(e).__name__}: {e}")
-    return ClaimResult(claim, results, time.perf_counter() - t0)
+    with recording() as rec:
+        try:
+            results = [_run_reading(claim, r, ctx) for r in claim.all_readings()]
+        except (ContradictionError, CounterexampleError, PredicateError) as e:
+            return ClaimResult(claim, [], time.perf_counter() - t0, error=f"{type(e).__name__}: {e}",
+                               seeds=rec.seeds, referenced_counterexamples=rec.counterexamples,
+                               found_counterexamples=rec.found.get(claim.id, {}))
+    return ClaimResult(claim, results, time.perf_counter() - t0, seeds=rec.seeds,
+                       referenced_counterexamples=rec.counterexamples,
+                       found_counterexamples=rec.found.get(claim.id, {}))

@@ -96,7 +96,7 @@ from ..framework import (
     stable_seed,
 )
 
-__all__ = ["PROOF_STEPS", "PAPER_PROOF_AUDIT", "stress", "SHAPES", "FAMILIES", "POOL", "USER_INSTANCE",
+__all__ = ["PROOF_STEPS", "PAPER_PROOF_AUDIT", "stress", "TOKEN_SHAPES", "FAMILIES", "POOL", "USER_INSTANCE",
            "from_user", "HYPOTHESIS", "effective_rank"]
 
 n, d = symbols("n d", positive=True, integer=True)
@@ -204,7 +204,8 @@ PAPER_PROOF_AUDIT = [
 
 # --- exact stress over regimes and families (seeded; the ledger's evidence) ----------
 
-SHAPES = {"n<d": [(2, 3), (2, 4), (3, 5), (3, 6), (4, 7)], "n=d": [(2, 2), (3, 3), (4, 4), (5, 5)],
+#: per shape regime, the (n, d) of the token matrix X of the seeded stress
+TOKEN_SHAPES = {"n<d": [(2, 3), (2, 4), (3, 5), (3, 6), (4, 7)], "n=d": [(2, 2), (3, 3), (4, 4), (5, 5)],
           "n>d": [(3, 2), (4, 3), (6, 4), (7, 5), (9, 4)]}  # the smallest shapes (n or d = 2) are the edges
 FAMILIES = ("generic", "low_rank", "collinear", "coplanar", "dong", "radial")
 
@@ -212,7 +213,7 @@ FAMILIES = ("generic", "low_rank", "collinear", "coplanar", "dong", "radial")
 def stress(seed: int = 0, per_shape: int = 6, families=FAMILIES, with_beta: bool = True):
     """Yield (regime, family, instance, analysis) over every shape and family."""
     rng = random.Random(seed)
-    for regime, shapes in SHAPES.items():
+    for regime, shapes in TOKEN_SHAPES.items():
         for (nn, dd) in shapes:
             for fam in families:
                 for _ in range(per_shape):
@@ -521,7 +522,7 @@ def _h4_generic_regimes(ctx, min_d: int = 3) -> list[Evidence]:
     """H4 on generic inputs: exact counts over integer matrices of full rank, width d >= min_d."""
     out = []
     rng = random.Random(stable_seed("RN.H4-generic:full-rank draws"))
-    for regime, shapes in SHAPES.items():
+    for regime, shapes in TOKEN_SHAPES.items():
         total = held = 0
         for (nn, dd) in shapes:
             if dd < min_d:
@@ -585,7 +586,7 @@ def _generic_rank_argument(ctx, regime: str) -> Evidence:
     """
     rng = random.Random(stable_seed(f"RN.generic-rank-argument:{regime}"))
     draws = full = 0
-    for (nn, dd) in SHAPES[regime]:
+    for (nn, dd) in TOKEN_SHAPES[regime]:
         for _ in range(3):
             X = _inst.generic(rng.randint, nn, dd, k=50)
             draws += 1
@@ -645,7 +646,7 @@ def _init_draws(ctx) -> dict:
     """
     rng = np.random.default_rng(stable_seed("RN.hypotheses-at-init:draws"))
     out = {}
-    for regime, shapes in SHAPES.items():
+    for regime, shapes in TOKEN_SHAPES.items():
         total = all4 = pattern = 0
         fails = {"H1": 0, "H2": 0, "H3": 0, "H4": 0}
         failing = []
@@ -707,7 +708,7 @@ def _init_evidence(ctx) -> list[Evidence]:
                                                               "on a box (the first shown)"} if robust else {})},
                                    label="robust" if robust else "persistent"))
         out.extend(certified[:1])
-    out.extend(_generic_rank_argument(ctx, r) for r in SHAPES)
+    out.extend(_generic_rank_argument(ctx, r) for r in TOKEN_SHAPES)
     return out
 
 
@@ -737,7 +738,7 @@ claim(
     corrected=Reading(
         "corrected", r"\text{a.s. at init: }H1,H3\text{ always; }H2\iff n<d;\ H4\iff n\ge d\ (d\ge3;\ "
                      r"\text{at }d=2\text{ see RN.H4-generic, width-two})",
-        checks=[lambda ctx: [_as_prediction(_generic_rank_argument(ctx, r)) for r in SHAPES],
+        checks=[lambda ctx: [_as_prediction(_generic_rank_argument(ctx, r)) for r in TOKEN_SHAPES],
                 _init_pattern],
         condition="H1-H4 hold jointly only on rank-deficient inputs (rank X < min(n, d)), the collapse regime"),
     # the corrected reading is generic too (INIT_SPACE, inherited)

@@ -222,7 +222,8 @@ def proof_evidence(uses, what: str, regime: str = "all", concludes: bool = True)
 
 # --- seeded exact instances ------------------------------------------------------------
 
-SHAPES = {"n<d": [(3, 5), (4, 6), (2, 3)], "n=d": [(4, 4), (5, 5), (2, 2)], "n>d": [(6, 4), (7, 3), (3, 2)]}  # edges: n or d = 2
+#: per shape regime, the (n, d) of the token matrix X of the seeded exact instances
+TOKEN_SHAPES = {"n<d": [(3, 5), (4, 6), (2, 3)], "n=d": [(4, 4), (5, 5), (2, 2)], "n>d": [(6, 4), (7, 3), (3, 2)]}  # edges: n or d = 2
 
 
 def _rand_matrix(rng, n, d, k=3):
@@ -235,7 +236,7 @@ def _low_rank(rng, n, d, r):
 
 def _prop51_rows(ctx):
     rng = random.Random(stable_seed("RRO.prop51:instances"))
-    for regime, shapes in SHAPES.items():
+    for regime, shapes in TOKEN_SHAPES.items():
         for (n, d) in shapes:
             for _ in range(3 if ctx.quick else 10):
                 r = rng.randint(0, min(n, d) - 1)
@@ -274,7 +275,7 @@ def _X_regime(x) -> str:
 
 def _remark_iii_rows(ctx):
     rng = random.Random(stable_seed("RRO.rowspace-remark:corrected"))
-    for regime, shapes in SHAPES.items():
+    for regime, shapes in TOKEN_SHAPES.items():
         for (n, d) in shapes:
             for _ in range(4 if ctx.quick else 15):
                 r = rng.randint(1, max(1, min(n, d) - 1))
@@ -340,7 +341,7 @@ def _witness_exact_uniform(ctx) -> list[Evidence]:
     """X*_r with uniform attention (W_Q = 0) and random rational W_V W_O: exact rank(F(X*_r)) = r + 1."""
     rng = random.Random(stable_seed("RRO.witness:uniform attention"))
     out = []
-    for regime, shapes in SHAPES.items():
+    for regime, shapes in TOKEN_SHAPES.items():
         total = ok = 0
         for (n, d) in shapes:
             for r in range(1, min(n, d)):
@@ -440,7 +441,7 @@ def _main_argument(ctx, what: str = "rank F(X) > rank X for a.e. (weights, X = U
     connected domain; X*_r with W_Q = 0 and the first random W_V W_O has a non-zero one (exact)."""
     rng = random.Random(stable_seed("RRO.main:genericity witness"))
     out = []
-    for regime, shapes in SHAPES.items():
+    for regime, shapes in TOKEN_SHAPES.items():
         n, d = shapes[0]
         r = 1
         Xr = zeros(n, d)
@@ -668,7 +669,7 @@ def remark_ii_holds(A: Matrix, B: Matrix) -> bool:
 def _remark_ii_rows(ctx):
     """Random integer A; for a full-rank A, B random, -A, 0 and A (a rank-deficient A is paired with -A, 0, A)."""
     rng = random.Random(stable_seed("RRO.remark-ii:full-rank A"))
-    for regime, shapes in SHAPES.items():
+    for regime, shapes in TOKEN_SHAPES.items():
         for (n, d) in shapes + [(2, 2), (2, 3), (3, 2)]:
             if regime_of(n, d) != regime:
                 continue
@@ -716,7 +717,7 @@ def negation_dim(X: Matrix) -> int:
 
 def _remark_iii_generic_rows(ctx, deficient: bool):
     rng = random.Random(stable_seed(f"RRO.remark-iii-generic:{deficient}"))
-    for regime, shapes in SHAPES.items():
+    for regime, shapes in TOKEN_SHAPES.items():
         for (n, d) in shapes + [(2, 3), (2, 2), (3, 2)]:
             if regime_of(n, d) != regime:
                 continue
@@ -825,7 +826,7 @@ def _decode_wo_choice(data) -> dict:
 
 def _wo_choice_rows(ctx):
     rng = random.Random(stable_seed("RRO.witness-wo-choice:generic"))
-    for regime, shapes in SHAPES.items():
+    for regime, shapes in TOKEN_SHAPES.items():
         for (n, d) in shapes:
             for H, dk in ((1, 1), (2, 1), (2, 2)):
                 X = zeros(n, d)
@@ -918,7 +919,7 @@ def _bad_set_rows(ctx):
     """Draws from a wide integer range (a discretised absolutely continuous law) and small perturbations of a
     collapsed input: a null, nowhere dense B_l would contain almost none of them."""
     rng = random.Random(stable_seed("RRO.bad-set-nowhere-dense:draws"))
-    for regime, shapes in SHAPES.items():
+    for regime, shapes in TOKEN_SHAPES.items():
         for (n, d) in shapes:
             for _ in range(3 if ctx.quick else 8):
                 Ws = [_rand_matrix(rng, d, d)]
@@ -931,7 +932,7 @@ def _bad_set_rows(ctx):
 def _stratum_rows(ctx):
     """Rank-r X = U V^T and one softmax head (scores log 2 X M0 X^T, M0 random in [-1, 1]), random W_V W_O."""
     rng = random.Random(stable_seed("RRO.bad-set-nowhere-dense:stratum"))
-    for regime, shapes in SHAPES.items():
+    for regime, shapes in TOKEN_SHAPES.items():
         for (n, d) in shapes:
             for _ in range(3 if ctx.quick else 8):
                 r = rng.randint(1, min(n, d) - 1)
@@ -1062,7 +1063,7 @@ def _step_rows_inside_no_increase() -> bool:
 
 def _strengthens_rows(ctx):
     rng = random.Random(stable_seed("RRO.strengthens:instances"))
-    for regime, shapes in SHAPES.items():
+    for regime, shapes in TOKEN_SHAPES.items():
         for (n, d) in shapes:
             for _ in range(4 if ctx.quick else 12):
                 X = _low_rank(rng, n, d, rng.randint(1, min(n, d) - 1))
@@ -1173,7 +1174,7 @@ DECREASE_SEARCH = register_search("RRO.near-zero-weights:literal", Search(
 
 def _draw_no_increase(rng):
     """Rank-deficient X (1 notin col X) and W = c I or a random integer matrix, eps in {1/10, 1/1000, 1/10^9}."""
-    n, d = rng.choice([s for ss in SHAPES.values() for s in ss])
+    n, d = rng.choice([s for ss in TOKEN_SHAPES.values() for s in ss])
     X = _low_rank(rng, n, d, rng.randint(1, min(n, d) - 1))
     while ones(1, n) * X == zeros(1, d) and rank(X) > 0:  # a zero mean row makes the uniform-attention update 0
         X = _low_rank(rng, n, d, rng.randint(1, min(n, d) - 1))
@@ -1270,7 +1271,7 @@ claim(
 
 def _only_increase_rows(ctx):
     rng = random.Random(stable_seed("RRO.only-increase:generic"))
-    for regime, shapes in SHAPES.items():
+    for regime, shapes in TOKEN_SHAPES.items():
         for (n, d) in shapes:
             for _ in range(3 if ctx.quick else 10):
                 X = _low_rank(rng, n, d, rng.randint(1, min(n, d)))
@@ -1581,7 +1582,7 @@ claim(
 
 def _softmax_rank_r_rows(ctx):
     rng = random.Random(stable_seed("RRO.rank-r-witness:softmax"))
-    for regime, shapes in SHAPES.items():
+    for regime, shapes in TOKEN_SHAPES.items():
         for (n, d) in shapes:
             for r in range(1, min(n, d)):
                 X = zeros(n, d)

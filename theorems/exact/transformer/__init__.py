@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .base import REGIMES, Block, Head, Operators, arb_from_mpf, workprec
+from .base import ARCHITECTURES, Block, Head, Operators, arb_from_mpf, workdps
 from .ctx_arb import ArbContext, arb
 from .ctx_fp import FP, FloatContext
 from .ctx_iv import IvContext, iv, iv_erf
@@ -65,9 +65,9 @@ from .maps import (
     uniform_heads,
 )
 
-__all__ = ["Head", "Block", "REGIMES", "FP", "SYMPY", "SYMPY_LOG2", "mp", "iv", "arb", "context",
+__all__ = ["Head", "Block", "ARCHITECTURES", "FP", "SYMPY", "SYMPY_LOG2", "mp", "iv", "arb", "context",
            "CONTEXTS", "layer_norm", "rms_norm", "softmax_rows", "causal_keep", "scores", "attention", "mha",
-           "gelu", "ffn", "block_forward", "uniform_heads", "iv_erf", "arb_from_mpf", "workprec", "FloatContext",
+           "gelu", "ffn", "block_forward", "uniform_heads", "iv_erf", "arb_from_mpf", "workdps", "FloatContext",
            "MpContext", "IvContext", "ArbContext", "SympyContext", "SympyLog2Context"]
 
 #: backend name -> context factory (takes dps); the numeric layer's wrappers look names up here

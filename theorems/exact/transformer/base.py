@@ -12,7 +12,7 @@ import flint
 import numpy as np
 import sympy
 
-__all__ = ["Head", "Block", "REGIMES", "fraction_of", "rows_of", "Operators", "EntrywiseContext", "workprec",
+__all__ = ["Head", "Block", "ARCHITECTURES", "fraction_of", "rows_of", "Operators", "EntrywiseContext", "workdps",
            "arb_from_mpf"]
 
 
@@ -43,7 +43,9 @@ class Block:
     eps: float = 0
 
 
-REGIMES = ("pure_attention", "attention_skip", "attention_mlp", "full_block", "attention_ln")
+#: the block architectures the maps compose (block_forward's ``regime`` argument; the depth study's
+#: ``--regime``): see :func:`theorems.exact.transformer.maps.block_forward`
+ARCHITECTURES = ("pure_attention", "attention_skip", "attention_mlp", "full_block", "attention_ln")
 
 
 def fraction_of(v) -> Fraction | None:
@@ -199,8 +201,9 @@ class EntrywiseContext(Operators):
 
 
 @contextmanager
-def workprec(ctx, dps: int):
-    """Local precision for an mpmath context (``iv`` has no ``workdps``)."""
+def workdps(ctx, dps: int):
+    """Local precision of ``dps`` decimal digits for an mpmath context (as ``mpmath.workdps``, which ``iv`` lacks;
+    ``mpmath.workprec`` takes bits)."""
     old = ctx.prec
     try:
         ctx.dps = dps

@@ -7,7 +7,7 @@ import flint
 import mpmath
 from mpmath.libmp import from_man_exp, round_ceiling, round_floor
 
-from .base import arb_from_mpf, workprec
+from .base import arb_from_mpf, workdps
 from .ctx_mp import MpContext
 
 __all__ = ["IvContext", "iv", "iv_erf"]
@@ -28,7 +28,7 @@ def iv_erf(x, dps: int):
         hm, he = hi.man_exp()
     finally:
         flint.ctx.prec = old
-    with workprec(ivc, dps):
+    with workdps(ivc, dps):
         return ivc.make_mpf((from_man_exp(int(lm), int(le), ivc.prec, round_floor),
                              from_man_exp(int(hm), int(he), ivc.prec, round_ceiling)))
 

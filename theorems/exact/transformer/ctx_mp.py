@@ -5,7 +5,7 @@ from functools import lru_cache
 
 import mpmath
 
-from .base import EntrywiseContext, fraction_of, workprec
+from .base import EntrywiseContext, fraction_of, workdps
 
 __all__ = ["MpContext", "mp"]
 
@@ -21,7 +21,7 @@ class MpContext(EntrywiseContext):
         self.native = self.m.matrix
 
     def local(self):
-        return workprec(self.m, self.dps)
+        return workdps(self.m, self.dps)
 
     def num(self, v):
         if isinstance(v, self.m.mpf):

@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import sympy
 
-from .base import REGIMES, Block, Head
+from .base import ARCHITECTURES, Block, Head
 
 __all__ = ["layer_norm", "rms_norm", "causal_keep", "softmax_rows", "scores", "attention", "uniform_heads", "mha",
            "gelu", "ffn", "block_forward"]
@@ -178,8 +178,8 @@ def block_forward(ctx, X, blk: Block, regime: str):
     ``full_block``      X -> LN2(Z + FFN(Z)), Z = LN1(X + MHA(X))   (post-LN BERT block)
     ``attention_ln``    X -> LN1(MHA(X))            (no skip, no MLP: pure attention with LayerNorm, §3)
     """
-    if regime not in REGIMES:
-        raise ValueError(f"regime {regime!r} not in {REGIMES}")
+    if regime not in ARCHITECTURES:
+        raise ValueError(f"regime {regime!r} not in {ARCHITECTURES}")
     with ctx.local():
         X = ctx.asmatrix(X)
         M = mha(ctx, X, blk.heads)
