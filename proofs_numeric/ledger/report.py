@@ -43,7 +43,8 @@ from .run import ledger_json, run_ledger
 __all__ = ["verdict_admonition", "words_markdown", "ledger_markdown", "evidence_markdown", "run", "book_ledger",
            "provenance_markdown", "proof_steps_markdown", "verdict_model_markdown", "VERDICT_MODEL", "GENERIC_EXAMPLES",
            "generic_examples_markdown", "conjecture_markdown", "findings_markdown", "CHAPTER_TITLES",
-           "formal_lemmas_markdown", "formal_gaps", "formal_gaps_markdown", "VERDICT_ORDER", "verdicts_by_chapter", "chapter_title", "conjecture_title",
+           "formal_lemmas_markdown", "formal_gaps", "formal_gaps_markdown",
+           "VERDICT_ORDER", "verdicts_by_chapter", "chapter_title", "conjecture_title",
            "paper_proof_audit_markdown", "tex_with_text_markdown", "rank_neutrality_stress",
            "chapter_claims", "chapter_verdicts_markdown"]
 

@@ -411,7 +411,10 @@ claim(
         hypotheses=H1_H4, conclusion=("arank(LN X) = rank(X)", lambda a: _eq(a.arank_LN_X, a.rank_X)),
         checks=[lambda ctx: [proof_evidence(what="arank(LN X) = rank(X) under H1-H4")]],
         note="Under H1-H4 LayerNorm preserves the matrix rank of X as an affine rank."),
-        Reading("trained-model", r"\operatorname{arank}\mathrm{LN}(X)=\operatorname{arank}X\ \text{at MiniLM's LayerNorms}", checks=[], note='')],
+        Reading("trained-model", r"\operatorname{arank}\mathrm{LN}(X)=\operatorname{arank}X\ \text{at MiniLM's LayerNorms}", checks=[], note='',
+                formal_gap=FormalGap("finite-instance", "the LayerNorm sites of one trained checkpoint (MiniLM-L6) "
+                                     "on given inputs, decided by exact computation at each site (supported on the "
+                                     "quick run's sites; the full run finds the sites where it fails)"))],
     corrected=Reading(
         "corrected",
         r"H1\wedge H2\wedge H3\wedge H4\wedge\mathbf 1_n\notin\operatorname{col}(X)\Rightarrow\operatorname{arank}(\mathrm{LN}(X))=\operatorname{arank}(X)",
