@@ -562,9 +562,6 @@ claim(
                                   "stream of a pre-LN network itself is not normalised and the suite runs no pre-LN "
                                   "depth study")])],
     chapter="dong_explainer",
-    formal_gap=FormalGap("not-yet-proved", "LN's mean 0 / variance 1 and scale invariance are close to ln_real.v's "
-                         "and ln_sphere.v's lemmas, but not stated together with RMSNorm's mean square 1 for every c "
-                         "> 0"),
 )
 
 
