@@ -38,8 +38,12 @@ FORMAL_GAP_MEANING: dict[str, str] = {
     "not-mathematical": "not a mathematical statement (prose: a description, a design remark, a count of words)",
     "finite-instance": "a statement about finitely many concrete objects (given matrices, checkpoint floats, a "
                        "depth study's runs): a Coq proof would restate the exact computation that decides it",
-    "not-yet-proved": "true for every size and within MathComp's reach, but not proved yet (the detail says why)",
+    "not-yet-proved": "true for every size, but not proved here (the detail says what a proof needs)",
 }
+#: how :attr:`FormalGap.words` opens, before the detail, for the reasons whose detail is required
+_LEAD = {"needs-analysis": "needs analysis that MathComp-Analysis 0.6.0 lacks",
+         "finite-instance": "a statement about finitely many concrete objects",
+         "not-yet-proved": "true for every size, not proved here"}
 FORMAL_GAP_REASONS: tuple[str, ...] = tuple(FORMAL_GAP_MEANING)
 #: reasons whose detail is required (what the library lacks; what the finite objects are; why not yet)
 _NEEDS_DETAIL = ("needs-analysis", "finite-instance", "not-yet-proved", "false-in-general")
@@ -83,11 +87,10 @@ class FormalGap:
     @property
     def words(self) -> str:
         """The reason's meaning, then the detail (and the counterexample's claim)."""
-        out = FORMAL_GAP_MEANING[self.reason]
         if self.reason == "false-in-general":
             out = f"false in general (counterexample: {self.counterexample})"
-        elif self.reason in ("needs-analysis", "finite-instance", "not-yet-proved"):
-            out = out.split(" (", 1)[0].rstrip(":")
+        else:
+            out = _LEAD.get(self.reason, FORMAL_GAP_MEANING[self.reason])
         return f"{out}: {self.detail}" if self.detail else out
 
     def to_json(self) -> JSONObject:

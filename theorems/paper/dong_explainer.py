@@ -490,9 +490,9 @@ claim(
     form="universal",
     hypotheses={"a unique maximal logit": _unique_max}, conclusion=_gradients_vanish, instances=LOGITS,
     regimes=("all",), depends_on=("DONG.one-hot-softmax",), chapter="dong_explainer",
-    formal_gap=FormalGap("not-yet-proved", "a limit in t of softmax over the real exponential; MathComp-Analysis "
-                         "0.6.0 has what it needs (expR continuous, 1 + x <= expR x), the epsilon-delta proof is not "
-                         "written"),
+    formal_gap=FormalGap("not-yet-proved", "the softmax Jacobian p_i (delta_ij - p_j) (MathComp-Analysis's "
+                         "derivative of expR) and its limit as t -> oo, where the weight of every non-maximal logit "
+                         "tends to 0 (1 + x <= expR x bounds it); not written"),
 )
 
 claim(

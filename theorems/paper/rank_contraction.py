@@ -318,8 +318,9 @@ claim(
     corrected=Reading("corrected", r"\operatorname{rank}A_h=n\ \text{generically}", checks=[_attention_rank_argument],
              condition="softmax attention is generically invertible; Prop 6.3 survives because it only needs "
                        "left-multiplication by A_h to preserve rank",
-             formal_gap=FormalGap("needs-null-set", "rank A_h = n off the zero set of det A_h, a function of (X, W_Q, "
-                                  "W_K) that is not identically 0")),
+             formal_gap=FormalGap("needs-null-set", "rank A_h = n off the zero set of det A_h, a real-analytic "
+                                  "function of (X, W_Q, W_K) (softmax of polynomials) that is not identically 0: "
+                                  "the lemma in its analytic form")),
     chapter="rank_contraction",
 )
 
