@@ -399,13 +399,19 @@ def formal_gaps_markdown() -> str:
     per claim or reading with its verdict (from the book's ledger), its reason and the detail."""
     gaps = formal_gaps()
     counts = Counter(g.reason for _, _, g in gaps)
-    parts = [f"{len(gaps)} claims or readings are supported (exact) without a Coq proof; each says why, with one "
-             "reason from `theorems.framework.FORMAL_GAP_REASONS`:", ""]
+    verdicts = {(cid, key): run(cid).reading(key) for cid, key, _ in gaps}
+    exact = sum((rr.verdict, rr.strength) == ("supported", "exact") for rr in verdicts.values())
+    parts = [f"{len(gaps)} formal gaps: {exact} on the claims or readings that are supported (exact) without a Coq "
+             "proof (each of them has one)"
+             + (f", {len(gaps) - exact} on {'a statement' if len(gaps) - exact == 1 else 'statements'} supported "
+                "(exact) only on a smaller run (`--quick`: fewer sites of a checkpoint) and decided otherwise here"
+                if len(gaps) > exact else "")
+             + ". Each gives one reason from `theorems.framework.FORMAL_GAP_REASONS`:", ""]
     parts += [f"- **{reason}** ({counts.get(reason, 0)}): {_esc(meaning)}"
               for reason, meaning in FORMAL_GAP_MEANING.items()]
     rows = []
     for cid, key, gap in gaps:
-        rr = run(cid).reading(key)
+        rr = verdicts[(cid, key)]
         detail = gap.detail + (f" (counterexample: `{gap.counterexample}`)" if gap.counterexample else "")
         rows.append([f"`{cid}`" + ("" if key == "literal" else f" (`{key}`)"), f"{rr.verdict} ({rr.strength})",
                      f"`{gap.reason}`", _cell(detail)])
