@@ -6,10 +6,12 @@ evidence is "not run" and the proved claims fall to supported). The declaration 
 """
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
 
+from proofs_numeric.cli import main
 from proofs_numeric.ledger import registry
 from proofs_numeric.ledger.report import formal_gaps
 from property_tests.paper.quick_runs import quick_run
@@ -132,3 +134,12 @@ def test_formal_gaps_travel_with_the_reading_into_the_ledger_json():
     assert rr.to_json()["formal_gap"] == {"reason": "needs-analysis", "detail": gap.detail, "counterexample": None}
     assert FormalGap.from_json(rr.to_json()["formal_gap"]) == gap
     assert c.reading_of("r").formal_gap == FormalGap("not-mathematical")
+
+
+def test_formal_gaps_show_prints_the_gap_and_the_json_carries_it(capsys):
+    assert main(["show", "DONG.qk-norm", "--quick"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "formal gap [not-yet-proved]: true for every size, not proved here: Cauchy-Schwarz" in out
+    assert main(["show", "DONG.qk-norm", "--quick", "--json"]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["formal_gap"]["reason"] == "not-yet-proved" and rec["formal_gap"]["counterexample"] is None
