@@ -48,10 +48,13 @@ def _known() -> set[str]:
 
 @needs_proofs
 def test_formal_gaps_every_supported_exact_statement_is_proved_or_says_why():
+    """The suite's claims; a user's conjecture (``source="user"``) may carry a gap but is not asked for one, and a
+    stale gap is flagged wherever it is."""
     results = [(c.id, rr) for c in registry() for rr in quick_run(c.id).readings]
     problems = formal_gap_problems(results, _known())
-    assert not problems["missing"], ("supported (exact), neither proved (formal) nor with a formal_gap: "
-                                     + ", ".join(problems["missing"]))
+    users = {c.id for c in registry() if c.source == "user"}
+    missing = [w for w in problems["missing"] if w.partition(":")[0] not in users]
+    assert not missing, "supported (exact), neither proved (formal) nor with a formal_gap: " + ", ".join(missing)
     assert not problems["stale"], "formal_gap on a statement proved (formal): " + ", ".join(problems["stale"])
     assert not problems["unknown_counterexample"], ", ".join(problems["unknown_counterexample"])
 
