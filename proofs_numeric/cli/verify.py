@@ -151,6 +151,8 @@ def cmd_show(args) -> int:
         for label, v in (("condition", rr.condition), ("reason", rr.reason), ("note", rr.note)):
             if v:
                 say(f"{label}: {v}", "  ")
+        if rr.formal_gap is not None:
+            say(f"formal gap [{rr.formal_gap.reason}]: {rr.formal_gap.words}", "  ")
         for e in rr.evidence:
             holds = said(e.holds)
             say(f"[{e.kind}/{e.scope}/{e.strength}] {e.regime}: {holds}: {e.summary}", "  - ", "      ")

@@ -21,10 +21,12 @@ from theorems import formal as F
 from theorems.exact import layernorm as LN
 from theorems.framework import (
     CONJECTURES,
+    FORMAL_GAP_MEANING,
     REPO_ROOT,
     SUITE_READING,
     CheckContext,
     ClaimResult,
+    FormalGap,
     decode_instance,
     relative_path,
     run_claim,
@@ -41,7 +43,8 @@ from .run import ledger_json, run_ledger
 __all__ = ["verdict_admonition", "words_markdown", "ledger_markdown", "evidence_markdown", "run", "book_ledger",
            "provenance_markdown", "proof_steps_markdown", "verdict_model_markdown", "VERDICT_MODEL", "GENERIC_EXAMPLES",
            "generic_examples_markdown", "conjecture_markdown", "findings_markdown", "CHAPTER_TITLES",
-           "formal_lemmas_markdown", "VERDICT_ORDER", "verdicts_by_chapter", "chapter_title", "conjecture_title",
+           "formal_lemmas_markdown", "formal_gaps", "formal_gaps_markdown",
+           "VERDICT_ORDER", "verdicts_by_chapter", "chapter_title", "conjecture_title",
            "paper_proof_audit_markdown", "tex_with_text_markdown", "rank_neutrality_stress",
            "chapter_claims", "chapter_verdicts_markdown"]
 
@@ -383,6 +386,36 @@ def formal_lemmas_markdown(claim_id: str | None = None) -> str:
             state = "closed, no axioms" if r and r.closed else "accepted" if r and r.accepted else "not accepted"
             parts.append(f"- `{lm.name}` ({state}) for `{lm.claim}`, proposed reading `{lm.reading}`: "
                          f"{_esc(lm.words)}")
+    return "\n".join(parts)
+
+
+def formal_gaps() -> list[tuple[str, str, FormalGap]]:
+    """Every declared ``formal_gap``: (claim id, reading key, gap), in registry order ("literal": the headline)."""
+    return [(c.id, r.key, r.formal_gap) for c in registry() for r in c.all_readings() if r.formal_gap is not None]
+
+
+def formal_gaps_markdown() -> str:
+    """The formal gaps, read from the claims' declarations: a count per reason (with what it means), then one row
+    per claim or reading with its verdict (from the book's ledger), its reason and the detail."""
+    gaps = formal_gaps()
+    counts = Counter(g.reason for _, _, g in gaps)
+    verdicts = {(cid, key): run(cid).reading(key) for cid, key, _ in gaps}
+    exact = sum((rr.verdict, rr.strength) == ("supported", "exact") for rr in verdicts.values())
+    parts = [f"{len(gaps)} formal gaps: {exact} on the claims or readings that are supported (exact) without a Coq "
+             "proof (each of them has one)"
+             + (f", {len(gaps) - exact} on {'a statement' if len(gaps) - exact == 1 else 'statements'} supported "
+                "(exact) only on a smaller run (`--quick`: fewer sites of a checkpoint) and decided otherwise here"
+                if len(gaps) > exact else "")
+             + ". Each gives one reason from `theorems.framework.FORMAL_GAP_REASONS`:", ""]
+    parts += [f"- **{reason}** ({counts.get(reason, 0)}): {_esc(meaning)}"
+              for reason, meaning in FORMAL_GAP_MEANING.items()]
+    rows = []
+    for cid, key, gap in gaps:
+        rr = verdicts[(cid, key)]
+        detail = gap.detail + (f" (counterexample: `{gap.counterexample}`)" if gap.counterexample else "")
+        rows.append([f"`{cid}`" + ("" if key == "literal" else f" (`{key}`)"), f"{rr.verdict} ({rr.strength})",
+                     f"`{gap.reason}`", _cell(detail)])
+    parts += ["", list_table(["claim (reading)", "verdict", "reason", "detail"], rows, [26, 16, 16, 42])]
     return "\n".join(parts)
 
 

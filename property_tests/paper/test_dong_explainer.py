@@ -21,10 +21,10 @@ NEW = {
     "DONG.path-expansion": "supported", "DONG.fully-connected-graph": "supported",
     "DONG.graph-transformers": "not-checkable", "DONG.vit-oversmoothing": "not-checkable",
     "DONG.gnn-oversmoothing": "supported", "DONG.breaks-affine-invariance": "proved",
-    "DONG.mlp-per-token": "supported", "DONG.convex-combination": "supported", "DONG.residual-variance": "supported",
+    "DONG.mlp-per-token": "supported", "DONG.convex-combination": "proved", "DONG.residual-variance": "supported",
     "DONG.zero-logit-uniform": "supported", "DONG.one-hot-softmax": "supported",
     "DONG.non-attended-gradients": "supported", "DONG.cosine-to-one": "supported",
-    "DONG.stable-signal-flow": "not-checkable", "DONG.pre-ln-variance": "supported", "DONG.qk-norm": "supported",
+    "DONG.stable-signal-flow": "not-checkable", "DONG.pre-ln-variance": "proved", "DONG.qk-norm": "supported",
     "DONG.residual-scaling": "proved",
 }
 READINGS = {("DONG.one-hot-softmax", "any-logits"): "refuted",

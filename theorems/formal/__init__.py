@@ -218,6 +218,10 @@ LEMMAS: tuple[FormalLemma, ...] = (
        r"\operatorname{row}\Phi_L(X)\subseteq S,\ \Phi_{l+1}=\Phi_l+\textstyle\sum_hA_{l,h}(\Phi_l)\Phi_lW_{l,h}",
        "A stack of attention + residual layers keeps its rows in every W-invariant subspace containing row(X), "
        "so in the smallest one S(X, W), whatever the attention matrices."),
+    _L("residual_obstruction", "scores_bilinear", "MLP.bilinear-attention", "scores-bilinear", "general",
+       r"S(X,Y)=XW_QW_K^\top Y^\top:\ S(X+cZ,Y)=S(X,Y)+cS(Z,Y),\ S(X,Y+cZ')=S(X,Y)+cS(X,Z')",
+       "The attention scores before the softmax are bilinear: linear in X for fixed Y and in Y for fixed X, for "
+       "any W_Q, W_K over any field."),
     # --- section 6.1, rank of the multi-head output ----------------------------------------------
     _L("rank_contraction", "rank_MHA_le_dim_sum_R", "RC.rank-equals-sum", "corrected", "general",
        r"\operatorname{rank}\Bigl(\textstyle\sum_hY_hW_O^h\Bigr)\le\dim(R_1+\cdots+R_H),"
@@ -253,6 +257,12 @@ LEMMAS: tuple[FormalLemma, ...] = (
        "When the head sum loses information (rank W_O < H d_k), no map of the post-summation signal plus a fixed "
        "term R (the MLP included) recovers the per-head outputs of every tuple (Y_h); the residual stream X + MHA(X), "
        "where Y_h depends on X, is not covered."),
+    _L("head_channel", "head_output_gauge", "HC.main", "c-gauge", "general",
+       r"M_h\in GL_{d_k}\Rightarrow\textstyle\sum_h(Y_hM_h)(M_h^{-1}W_O^h)=\sum_hY_hW_O^h",
+       "With W_O learned, the head outputs Y_h M_h (any invertible M_h per head) and the re-gauged blocks "
+       "M_h^-1 W_O^h give the same projected sum as Y_h and W_O^h: nothing observed fixes Y_h's coordinates. Gap: "
+       "that this gauge is the only ambiguity is not stated (with W_O unknown the fibre is larger, reading "
+       "ii-weights-unknown)."),
     _L("head_channel", "dim_ker_Phi_a", "HC.main", "corrected", "general",
        r"\dim\ker\Phi_a=n(Hd_k-\operatorname{rank}W_O),\ \Phi_a:[Y_1\cdots Y_H]\mapsto\textstyle\sum_hY_hW_O^h",
        "The kernel of the projected head sum, as a subspace of the n x H d_k matrices, has dimension "
@@ -542,6 +552,16 @@ LEMMAS: tuple[FormalLemma, ...] = (
        r"\|P^lX_0-\mathbf 1x^\top\|_F^2=\lambda^{2l}\|X_0-\mathbf 1x^\top\|_F^2",
        "Hence the geometric bound holds with equality in the Frobenius norm, ||P^l X0 - 1 x^T|| = |lambda|^l "
        "||X0 - 1 x^T|| (stated squared, over a real closed field); P = I (a + b = 0) is excluded."),
+    _L("dong_bounds", "row_stochastic_convex_combination", "DONG.convex-combination", None, "general",
+       r"P_{ij}\ge0,\ \textstyle\sum_jP_{ij}=1\Rightarrow(PX)_i=\sum_jP_{ij}X_j,\ P_{ij}\ge0,\ \sum_jP_{ij}=1",
+       "Left multiplication by a row-stochastic P makes row i of P X the weighted average sum_j P_ij X_j of the rows "
+       "of X, with non-negative weights summing to 1 (over any ordered ring; n, d variables)."),
+    _L("dong_remedies", "pre_norm_unit_variance", "DONG.pre-ln-variance", None, "general",
+       r"c>0,\ \operatorname{Var}(x_i)>0\Rightarrow\operatorname{mean}\mathrm{LN}(cx_i)=0,\ "
+       r"\operatorname{Var}\mathrm{LN}(cx_i)=1,\ \tfrac1d\|\mathrm{RMSNorm}(cX)_i\|^2=1",
+       "With gamma = 1, beta = 0, epsilon = 0 and every c > 0, a row of c X that is not constant (H1: var > 0) has, "
+       "after LayerNorm, mean 0 and variance 1, and after RMSNorm mean square 1: the normalised inputs do not grow "
+       "with the scale of the stream (over a real closed field, sigma = Num.sqrt of the variance)."),
     _L("dong_bounds", "uniform_attention_rank_one", "DONG.setup-stochastic-product", "uniform-attention", "general",
        r"A=J/n\Rightarrow\operatorname{rank}\textstyle\sum_hAXW_h\le1",
        "Uniform attention J/n makes one layer's output rank at most 1, for any X, any number of heads and any "

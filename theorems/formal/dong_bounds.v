@@ -161,3 +161,21 @@ by [].
 Qed.
 
 End TwoByTwoNorm.
+
+(* DONG.convex-combination: "When X is multiplied on the left by a
+   row-stochastic matrix P, the i-th row of the resulting matrix is a convex
+   combination (weighted average) of all row vectors in X": row i of P X is
+   sum_j P_ij X_j, with weights P_ij >= 0 summing to 1 *)
+Section ConvexCombination.
+Variables (R : numDomainType) (n d : nat).
+
+Lemma row_stochastic_convex_combination (P : 'M[R]_n) (X : 'M[R]_(n, d)) :
+  (forall i j, 0 <= P i j) -> (forall i, \sum_(j < n) P i j = 1) ->
+  forall i, row i (P *m X) = \sum_(j < n) P i j *: row j X
+            /\ (forall j, 0 <= P i j) /\ \sum_(j < n) P i j = 1.
+Proof.
+move=> P_ge0 P_rows i; split; last by split.
+by rewrite row_mul mulmx_sum_row; apply: eq_bigr => j _; rewrite mxE.
+Qed.
+
+End ConvexCombination.

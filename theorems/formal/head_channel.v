@@ -142,3 +142,21 @@ by move=> H_gt0; rewrite dim_ker_mulmxr rank_I_stacked // sum_dk mulnBl mul1n.
 Qed.
 
 End HeadKernels.
+
+(* HC.main, reading c-gauge: "Y_h is identifiable only up to Y_h |-> Y_h M_h,
+   M_h in GL(d_k)": with W_O learned, Y_h M_h and the re-gauged block
+   M_h^-1 W_O^(h) give the same projected sum as Y_h and W_O^(h), so nothing
+   observed fixes Y_h's coordinates (that the gauge is the only ambiguity is
+   not stated: with W_O unknown the fibre is larger, reading ii) *)
+Section HeadGauge.
+Variables (F : fieldType) (n d_model d_k H : nat).
+
+Lemma head_output_gauge (Y : 'I_H -> 'M[F]_(n, d_k))
+    (W_O : 'I_H -> 'M[F]_(d_k, d_model)) (M : 'I_H -> 'M[F]_d_k) :
+  (forall h, M h \in unitmx) ->
+  \sum_(h < H) (Y h *m M h) *m (invmx (M h) *m W_O h) = \sum_(h < H) Y h *m W_O h.
+Proof.
+by move=> uM; apply: eq_bigr => h _; rewrite -mulmxA [M h *m _]mulmxA mulmxV // mul1mx.
+Qed.
+
+End HeadGauge.

@@ -125,3 +125,22 @@ Qed.
 
 End InvariantHull.
 
+
+(* MLP.bilinear-attention, reading scores-bilinear: "the bilinear attention
+   mechanism": the scores S(X, Y) = X W_Q W_K^T Y^T, before the softmax, are
+   linear in X for fixed Y and linear in Y for fixed X *)
+Section BilinearScores.
+Variables (F : fieldType) (n m d d_k : nat) (W_Q W_K : 'M[F]_(d, d_k)).
+
+Definition scores (X : 'M[F]_(n, d)) (Y : 'M[F]_(m, d)) : 'M[F]_(n, m) :=
+  X *m W_Q *m W_K^T *m Y^T.
+
+Lemma scores_bilinear (X Z : 'M[F]_(n, d)) (Y Z' : 'M[F]_(m, d)) (c : F) :
+  scores (X + c *: Z) Y = scores X Y + c *: scores Z Y /\
+  scores X (Y + c *: Z') = scores X Y + c *: scores X Z'.
+Proof.
+rewrite /scores; split; first by rewrite !mulmxDl !scalemxAl.
+by rewrite linearD linearZ /= mulmxDr scalemxAr.
+Qed.
+
+End BilinearScores.

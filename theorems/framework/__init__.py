@@ -21,6 +21,8 @@ module                                        what it holds
 :mod:`~theorems.framework.generic`            a generic claim's parameter space (:class:`Generic`), the
                                               perturbation probe, searches that state their region, the
                                               collapse notions
+:mod:`~theorems.framework.formal_gap`        :class:`FormalGap`: why a supported (exact) statement has no
+                                              Coq proof, one reason from :data:`FORMAL_GAP_REASONS`
 :mod:`~theorems.framework.quotes`             :func:`check_quote`: is a claim's quotation verbatim in its source?
 :mod:`~theorems.framework.instance`           one claim on one instance: the kept declaration, how a user's
                                               input becomes an instance (:class:`InstanceForm`), the truth words
@@ -62,6 +64,7 @@ from .evidence import (
                        symbolic_identity,
                        tri,
 )
+from .formal_gap import FORMAL_GAP_MEANING, FORMAL_GAP_REASONS, FormalGap, check_formal_gap, formal_gap_problems
 from .generic import (
                        COLLAPSE_NOTIONS,
                        DETERMINANTAL_STEP,
@@ -136,6 +139,7 @@ __all__ = [
     "perturbation_probe", "labelled_failure",
     "Generic", "Probe", "probe_failure", "Search", "SEARCHES", "register_search", "COLLAPSE_NOTIONS", "check_notion",
     "DETERMINANTAL_STEP", "rank_genericity", "perturb_value",
+    "FormalGap", "FORMAL_GAP_REASONS", "FORMAL_GAP_MEANING", "check_formal_gap", "formal_gap_problems",
     "parse_ref", "same_as_groups", "same_as_group",
     "CLAIM_REGIMES", "stable_seed", "Check", "CheckContext", "Claim", "ClaimResult", "PredicateError",
     "Reading", "ReadingResult", "run_claim", "RunRecord", "recording",

@@ -72,6 +72,7 @@ from .evidence import (
     stored_counterexample,
 )
 from .evidence import tri as _tri
+from .formal_gap import FormalGap
 from .generic import Generic, Notion, probe_failure
 from .instance import Decided, Declaration, InstanceForm
 from .records import (
@@ -631,7 +632,7 @@ def claim(*, id: str, statement: str, regimes: Sequence[str] = ("all",), hypothe
           samples: int = 40, search_examples: int = 1000, register_claim: bool = True,
           generic: Generic | None = None, same_as: str | None = None, notion: Notion | None = None,
           depends_on: Sequence[str] = (), instance_from: InstanceForm | None = None,
-          placeholder: bool = False) -> Claim:
+          placeholder: bool = False, formal_gap: FormalGap | None = None) -> Claim:
     """Declare a claim: the one form for the paper's claims and users' conjectures (see the module docstring).
 
     * ``hypotheses``: ``{name: predicate}`` on an instance, or names only (when the checks are explicit);
@@ -650,6 +651,8 @@ def claim(*, id: str, statement: str, regimes: Sequence[str] = ("all",), hypothe
     * ``quote``: the source's own words, verbatim (``...`` for an omission, ``[label:]`` for a second passage); empty
       for the suite's own framing, which is never given quotation marks (``source`` then says what it stands for);
     * ``depends_on``: the ids of the claims this one rests on (its proof steps, the premise of its inference).
+    * ``formal_gap``: why the headline has no Coq proof, when its verdict is supported (exact):
+      ``FormalGap(reason, detail)`` with reason one of ``FORMAL_GAP_REASONS`` (readings take their own).
     * ``instance_from``: for a builder, how a user's input becomes an instance (a Pool carries its own).
 
     The declaration is kept on ``Claim.decl`` and ``Reading.decl`` (:class:`~theorems.framework.instance.Declaration`),
@@ -733,7 +736,7 @@ def claim(*, id: str, statement: str, regimes: Sequence[str] = ("all",), hypothe
               readings=[build(r) for r in readings], corrected=build(corrected) if corrected is not None else None,
               chapter=chapter, source=source,
               form=form, generic=generic, same_as=same_as, notion=notion,
-              depends_on=tuple(dict.fromkeys(depends_on)), decl=decl)
+              depends_on=tuple(dict.fromkeys(depends_on)), decl=decl, formal_gap=formal_gap)
     if builder is not None:
         assert conclude is not None  # the builder branch above refused a conclusion in words only
         conj = Conjecture(c, preds, conclude, builder, tuple(regimes), samples, search_examples)

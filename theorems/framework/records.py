@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence, Union
 
 from .aliases import Instance, JSONObject, Predicate
 from .evidence import Evidence, StepLike, evidence_from_record
+from .formal_gap import FormalGap, check_formal_gap
 from .generic import Generic, Notion, check_notion
 from .instance import Declaration
 from .run_record import note_seed, recording
@@ -108,6 +109,8 @@ class Reading:
     #: the declared predicates, kept after ``claim()`` turned them into checks (a
     #: :class:`~theorems.framework.instance.Declaration`; None for a reading with explicit checks only)
     decl: Declaration | None = field(default=None, repr=False, compare=False)
+    #: why this reading has no Coq proof when its verdict is supported (exact) (see theorems.framework.formal_gap)
+    formal_gap: FormalGap | None = None
 
 
 @dataclass
@@ -138,6 +141,8 @@ class Claim:
     depends_on: tuple[str, ...] = ()
     #: the headline's declared predicates (a :class:`~theorems.framework.instance.Declaration`, or None)
     decl: Declaration | None = field(default=None, repr=False, compare=False)
+    #: why the headline has no Coq proof when its verdict is supported (exact) (see theorems.framework.formal_gap)
+    formal_gap: FormalGap | None = None
 
     def __post_init__(self) -> None:
         if self.form not in FORMS:
@@ -146,8 +151,10 @@ class Claim:
             raise TypeError(f"claim {self.id}: generic= is a Generic(space=..., variables=...), not "
                             f"{type(self.generic).__name__}")
         self.notion = check_notion(self.notion, f"claim {self.id}")
+        self.formal_gap = check_formal_gap(self.formal_gap, f"claim {self.id}")
         for r in self.all_readings():
             r.notion = check_notion(r.notion, f"claim {self.id} reading {r.key}")
+            r.formal_gap = check_formal_gap(r.formal_gap, f"claim {self.id} reading {r.key}")
             if (r.form or self.form) == "generic" and (r.generic or self.generic) is None:
                 raise ValueError(f"claim {self.id} reading {r.key}: a generic statement states its parameter space "
                                  "(generic=Generic(space=..., variables=...))")
@@ -160,7 +167,7 @@ class Claim:
 
     def all_readings(self) -> list[Reading]:
         lit = Reading("literal", self.statement, self.checks, generic=self.generic, same_as=self.same_as,
-                      notion=self.notion, decl=self.decl)
+                      notion=self.notion, decl=self.decl, formal_gap=self.formal_gap)
         out = [lit, *self.readings]
         if self.corrected is not None:
             out.append(self.corrected)
@@ -196,6 +203,7 @@ class ReadingResult:
     notion: Notion | None = None
     exceptional: tuple[str, ...] = ()
     cites: tuple[str, ...] = ()
+    formal_gap: FormalGap | None = None
 
     @classmethod
     def from_json(cls, d: JSONObject) -> "ReadingResult":
@@ -211,7 +219,8 @@ class ReadingResult:
         return cls(d["key"], d["statement"], d["verdict"], ev, d.get("condition"), float(d.get("seconds") or 0.0),
                    d["strength"], form, regimes, d.get("reason"), d.get("adds"), d.get("note") or "",
                    same_as=tuple(d.get("same_as") or ()), notion=d.get("notion"),
-                   exceptional=tuple(d.get("exceptional") or ()), cites=tuple(d.get("cites") or ()))
+                   exceptional=tuple(d.get("exceptional") or ()), cites=tuple(d.get("cites") or ()),
+                   formal_gap=FormalGap.from_json(d.get("formal_gap")))
 
     def to_json(self) -> JSONObject:
         return {"key": self.key, "statement": self.statement, "verdict": self.verdict, "strength": self.strength,
@@ -220,6 +229,7 @@ class ReadingResult:
                 "parameter_space": self.generic.to_json() if self.generic is not None else None,
                 "same_as": list(self.same_as), "notion": self.notion, "exceptional": list(self.exceptional),
                 "cites": list(self.cites),
+                "formal_gap": self.formal_gap.to_json() if self.formal_gap is not None else None,
                 "evidence": [e.to_json() for e in self.evidence], "seconds": round(self.seconds, 3)}
 
 
@@ -273,7 +283,7 @@ class ClaimResult:
                "form": d.get("form"), "regimes": d.get("regimes"), "condition": d.get("condition"),
                "reason": d.get("reason"), "evidence": d["evidence"], "seconds": 0.0,
                "same_as": d.get("same_as"), "notion": d.get("notion"), "exceptional": d.get("exceptional"),
-               "cites": d.get("cites")}
+               "cites": d.get("cites"), "formal_gap": d.get("formal_gap")}
         readings = [ReadingResult.from_json(lit), *(ReadingResult.from_json(r) for r in d.get("readings", []))]
         declared = {r.key: r for r in claim.all_readings()}
         for rr in readings:  # the parameter space is the registered claim's (the ledger keeps only its text)
@@ -292,6 +302,7 @@ class ClaimResult:
             "parameter_space": c.generic.to_json() if c.generic is not None and c.form == "generic" else None,
             "same_as": list(lit.same_as) if lit else [], "notion": c.notion,
             "exceptional": list(lit.exceptional) if lit else [], "cites": list(lit.cites) if lit else [],
+            "formal_gap": lit.formal_gap.to_json() if lit and lit.formal_gap is not None else None,
             "evidence": [e.to_json() for e in lit.evidence] if lit else [],
             "condition": lit.condition if lit else None,
             "reason": (lit.reason if lit else None) if not self.error else self.error,
@@ -353,7 +364,7 @@ def _run_reading(claim: Claim, r: Reading, ctx: CheckContext) -> ReadingResult:
     return ReadingResult(r.key, r.statement, a.verdict, ev, cond, time.perf_counter() - t0, a.strength, form,
                          regimes, a.reason, r.condition, r.note, generic=claim.spec_of(r), same_as=others,
                          notion=r.notion if r.notion is not None else claim.notion,
-                         exceptional=tuple(a.exceptional), cites=cites)
+                         exceptional=tuple(a.exceptional), cites=cites, formal_gap=r.formal_gap)
 
 
 def run_claim(claim: Claim, ctx: CheckContext | None = None) -> ClaimResult:

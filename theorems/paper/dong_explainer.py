@@ -32,6 +32,7 @@ from ..exact.attention import exact_softmax
 from ..framework import (
     CheckContext,
     Evidence,
+    FormalGap,
     Pool,
     Reading,
     claim,
@@ -125,6 +126,8 @@ claim(
                       checks=[_nc("with softmax attention each A_l depends on X^(l), so a path is not a fixed linear "
                                   "map of X^(0); the expansion holds with the A_l of the trajectory (the headline)")])],
     chapter="dong_explainer",
+    formal_gap=FormalGap("not-yet-proved", "an induction over L with sums over the subsets S of {1..L} and ordered "
+                         "products of A_l and W_l (MathComp big operators); not written"),
 )
 
 
@@ -160,6 +163,9 @@ claim(
     hypotheses={}, conclusion=_all_edges_positive,
     instances=Pool(rows=_graph_rows, arithmetic=_EXACT), regimes=("all",), checks=[_dynamic],
     chapter="dong_explainer",
+    formal_gap=FormalGap("not-yet-proved", "the positivity half is softmax positivity (DONG.row-stochastic's lemmas); "
+                         "that A depends on X is an existence statement over expR (two inputs with different weights) "
+                         "not written in Coq"),
 )
 
 claim(
@@ -236,6 +242,9 @@ claim(
     readings=[Reading("without-self-loops", r"P=D^{-1}A:\ P^k\to\mathbf 1\pi^\top", checks=[_bipartite_no_loops],
                       note="a bipartite graph without self-loops has eigenvalue -1: the products oscillate")],
     chapter="dong_explainer",
+    formal_gap=FormalGap("needs-analysis", "the limit of the powers P^k of a primitive stochastic matrix "
+                         "(Perron-Frobenius: eigenvalue 1 simple, every other |lambda| < 1, powers converge): no "
+                         "spectral theory of non-symmetric matrices nor limits of matrix powers"),
 )
 
 
@@ -313,6 +322,9 @@ claim(
                       checks=[_nc("a naming convention: with tokens as rows, the MLP acts on each row and attention "
                                   "combines rows; the explainer's 'row-wise'/'column-wise' labels are not a fact")])],
     chapter="dong_explainer",
+    formal_gap=FormalGap("not-mathematical", "a description of the architecture: the MLP is defined token by token "
+                         "(MLP(X)_i = MLP(x_i) is its definition) and attention mixes tokens; the checks show both on "
+                         "one concrete input"),
 )
 
 
@@ -368,6 +380,8 @@ claim(
     statement=r"\|R\|_F^2=n\operatorname{tr}\operatorname{Cov}(X)=\tfrac1n\sum_{i<j}\|x_i-x_j\|^2",
     hypotheses={}, conclusion=_residual_is_variance, instances=Pool(rows=_variance_rows, arithmetic="exact rationals"),
     regimes=("all",), chapter="dong_explainer",
+    formal_gap=FormalGap("not-yet-proved", "a polynomial identity of sums (||R||_F^2 = n tr Cov X = (1/n) sum_{i<j} "
+                         "||x_i - x_j||^2) for every n, d; within MathComp's reach, not written"),
 )
 
 
@@ -394,6 +408,9 @@ claim(
     hypotheses={}, conclusion=_tends_to_uniform,
     instances=Pool(rows=_zero_logit_rows, arithmetic="exact (sympy limits)"),
     regimes=("all",), chapter="dong_explainer",
+    formal_gap=FormalGap("not-yet-proved", "a limit in t of softmax over the real exponential; MathComp-Analysis "
+                         "0.6.0 has what it needs (expR continuous, expR 0 = 1), the epsilon-delta proof is not "
+                         "written"),
 )
 
 
@@ -458,6 +475,9 @@ claim(
                       hypotheses={}, conclusion=_one_hot,
                       note="with tied maximal logits the limit spreads the mass evenly over them: not one-hot")],
     chapter="dong_explainer",
+    formal_gap=FormalGap("not-yet-proved", "a limit in t of softmax over the real exponential; MathComp-Analysis "
+                         "0.6.0 has what it needs (expR continuous, 1 + x <= expR x), the epsilon-delta proof is not "
+                         "written"),
 )
 
 claim(
@@ -470,6 +490,9 @@ claim(
     form="universal",
     hypotheses={"a unique maximal logit": _unique_max}, conclusion=_gradients_vanish, instances=LOGITS,
     regimes=("all",), depends_on=("DONG.one-hot-softmax",), chapter="dong_explainer",
+    formal_gap=FormalGap("not-yet-proved", "the softmax Jacobian p_i (delta_ij - p_j) (MathComp-Analysis's "
+                         "derivative of expR) and its limit as t -> oo, where the weight of every non-maximal logit "
+                         "tends to 0 (1 + x <= expR x bounds it); not written"),
 )
 
 claim(
@@ -586,6 +609,8 @@ claim(
                       note="Dehghani et al. normalise q and k with a learned scale; a large gain makes the logits "
                            "large again")],
     chapter="dong_explainer",
+    formal_gap=FormalGap("not-yet-proved", "Cauchy-Schwarz for the normalised q, k and the monotonicity of expR bound "
+                         "the largest weight; not written"),
 )
 
 

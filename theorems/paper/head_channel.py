@@ -66,6 +66,7 @@ from ..exact.linalg import rank
 from ..framework import (
     Decided,
     Evidence,
+    FormalGap,
     Generic,
     InstanceForm,
     Pool,
@@ -249,7 +250,11 @@ claim(
                             lambda v: weights_unknown_nullity(v["Y"], v["W_O"]) > 0),
                 instances=WEIGHTS_UNKNOWN, regimes=("all",),
                 note="reading (ii): nothing fixes W_O, so even H = 1 is ambiguous (Y G, G^-1 W_O); the count of "
-                     "ambiguous degrees of freedom is RA.main reading ii-weights-unknown"),
+                     "ambiguous degrees of freedom is RA.main reading ii-weights-unknown",
+                formal_gap=FormalGap("not-yet-proved", "the dimension of the generic fibre of (Y, W_O) -> sum_h Y_h "
+                                     "W_O^h needs the dimension theory of algebraic varieties (rank of the "
+                                     "differential at a generic point), in neither MathComp nor MathComp-Analysis "
+                                     "0.6.0")),
         Reading("iii-single-head-projected",
                 r"W_O\text{ known (generic): head 1 is irrecoverable, }\dim\{Y_1:(Y_1,\dots)\in\ker\Phi_a\}>0",
                 hypotheses={}, conclusion=("the ambiguity left in Y_1 (from ker Phi_a's own matrix) is positive",
@@ -374,6 +379,10 @@ claim(
                            "depends on X, is not covered")],
     chapter="head_channel",
     notion="exact-rank: kernel dimensions over Q",
+    formal_gap=FormalGap("false-in-general", "the collision exists only when rank W_O < H d_k; with W_O of full row "
+                         "rank Phi_a is injective (HC.main fails there; HC.main:corrected proves the equivalence). "
+                         "The premise made a hypothesis is reading rank-deficient-W_O, proved",
+                         counterexample="HC.main"),
 )
 
 

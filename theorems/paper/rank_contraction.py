@@ -35,6 +35,7 @@ from ..exact.reader import SYMPY_MAX_ENTRIES
 from ..framework import (
     Decided,
     Evidence,
+    FormalGap,
     Generic,
     InstanceForm,
     Pool,
@@ -300,6 +301,7 @@ claim(
                               "not that generic weights meet them (A_h is singular for every weight when two tokens "
                               "are equal)")],
     chapter="rank_contraction",
+    formal_gap=FormalGap("needs-null-set", "the algebraic step is reading algebraic-genericity (proved)"),
 )
 
 
@@ -315,7 +317,10 @@ claim(
     checks=[],
     corrected=Reading("corrected", r"\operatorname{rank}A_h=n\ \text{generically}", checks=[_attention_rank_argument],
              condition="softmax attention is generically invertible; Prop 6.3 survives because it only needs "
-                       "left-multiplication by A_h to preserve rank"),
+                       "left-multiplication by A_h to preserve rank",
+             formal_gap=FormalGap("needs-null-set", "rank A_h = n off the zero set of det A_h, a real-analytic "
+                                  "function of (X, W_Q, W_K) (softmax of polynomials) that is not identically 0: "
+                                  "the lemma in its analytic form")),
     chapter="rank_contraction",
 )
 
@@ -643,6 +648,7 @@ claim(
                            "polynomial in W_V; that this zero set is Lebesgue-null (the literal's 'generic') is a "
                            "cited lemma, not proved here")],
     chapter="rank_contraction",
+    formal_gap=FormalGap("needs-null-set", "the algebraic step is reading algebraic-genericity (proved)"),
 )
 
 
@@ -935,7 +941,9 @@ claim(
                                   "generic head (invertible attention)": _invertible_attention},
                       conclusion=_dim_is_dk, instances=RANK_DK, generic=DIM_DK_SPACE,
                       note="the same repair read as the paper does, for almost every head weight (X fixed): decided "
-                           "on the drawn heads, failures probed")],
+                           "on the drawn heads, failures probed",
+                      formal_gap=FormalGap("needs-null-set", "the algebraic step is RC.prop63:algebraic-genericity "
+                                           "(proved)"))],
     chapter="rank_contraction",
 )
 
@@ -1008,4 +1016,6 @@ claim(
                       checks=[_uniform_reduces_rank], regimes=("all",), form="universal",
                       note="the measure-zero exception: zero scores give a rank-one A")],
     depends_on=("RC.attention-rank",), chapter="rank_contraction",
+    formal_gap=FormalGap("needs-null-set", "A_h invertible off the zero set of det A_h (RC.attention-rank); the "
+                         "algebraic consequence is RC.prop63:algebraic-genericity (proved)"),
 )

@@ -79,6 +79,7 @@ from ..exact.qinterval import box, identity, mat_mul, minor_certificate
 from ..framework import (
     CheckContext,
     Evidence,
+    FormalGap,
     Generic,
     InstanceForm,
     Pool,
@@ -411,7 +412,10 @@ claim(
         hypotheses=H1_H4, conclusion=("arank(LN X) = rank(X)", lambda a: _eq(a.arank_LN_X, a.rank_X)),
         checks=[lambda ctx: [proof_evidence(what="arank(LN X) = rank(X) under H1-H4")]],
         note="Under H1-H4 LayerNorm preserves the matrix rank of X as an affine rank."),
-        Reading("trained-model", r"\operatorname{arank}\mathrm{LN}(X)=\operatorname{arank}X\ \text{at MiniLM's LayerNorms}", checks=[], note='')],
+        Reading("trained-model", r"\operatorname{arank}\mathrm{LN}(X)=\operatorname{arank}X\ \text{at MiniLM's LayerNorms}", checks=[], note='',
+                formal_gap=FormalGap("finite-instance", "the LayerNorm sites of one trained checkpoint (MiniLM-L6) "
+                                     "on given inputs, decided by exact computation at each site (supported on the "
+                                     "quick run's sites; the full run finds the sites where it fails)"))],
     corrected=Reading(
         "corrected",
         r"H1\wedge H2\wedge H3\wedge H4\wedge\mathbf 1_n\notin\operatorname{col}(X)\Rightarrow\operatorname{arank}(\mathrm{LN}(X))=\operatorname{arank}(X)",
@@ -622,7 +626,10 @@ claim(
     readings=[Reading(
         "width-two", r"d=2:\ H4\iff x_{i1}-x_{i2}\text{ do not all share one sign (fails with probability }2^{1-n})",
         checks=[_h4_width_two], regimes=("n=d", "n>d"),
-        note="found by the edge shapes (d = 2): at d = 2, H4 fails on a set of positive measure even for n >= d")],
+        note="found by the edge shapes (d = 2): at d = 2, H4 fails on a set of positive measure even for n >= d",
+        formal_gap=FormalGap("not-yet-proved", "the sign characterisation (sigma_i = |x_i1 - x_i2| / 2 at d = 2) is "
+                             "elementary over a real closed field; the probability 2^(1-n) needs n independent "
+                             "symmetric draws in MathComp-Analysis's measure theory; not written"))],
     notion="exact-rank",
     corrected=Reading(
         "corrected", r"d\ge3:\ H4\text{ holds for Lebesgue-a.e. }X\iff n\ge d",
@@ -630,7 +637,8 @@ claim(
         checks=[lambda ctx: [_as_prediction(_generic_rank_argument(ctx, "n<d"))],
                 lambda ctx: [e for e in _h4_generic_regimes(ctx) if e.regime != "n<d"]],
         condition="n >= d and d >= 3; for n < d H4 fails for almost every X, and at d = 2 on a set of positive "
-                  "measure"),
+                  "measure",
+        formal_gap=FormalGap("needs-null-set", "H4 fails off a null set when n < d and holds off one when n >= d")),
     chapter="rank_neutrality",
 )
 
@@ -740,7 +748,9 @@ claim(
                      r"\text{at }d=2\text{ see RN.H4-generic, width-two})",
         checks=[lambda ctx: [_as_prediction(_generic_rank_argument(ctx, r)) for r in TOKEN_SHAPES],
                 _init_pattern],
-        condition="H1-H4 hold jointly only on rank-deficient inputs (rank X < min(n, d)), the collapse regime"),
+        condition="H1-H4 hold jointly only on rank-deficient inputs (rank X < min(n, d)), the collapse regime",
+        formal_gap=FormalGap("needs-null-set", "each hypothesis holds or fails off the zero set of a polynomial of "
+                             "the initialisation")),
     # the corrected reading is generic too (INIT_SPACE, inherited)
     chapter="rank_neutrality",
 )

@@ -30,6 +30,7 @@ from ..exact.linalg import rank
 from ..exact.residual import recheck_one_layer_collapse
 from ..framework import (
     Evidence,
+    FormalGap,
     Generic,
     Reading,
     claim,
@@ -391,6 +392,9 @@ claim(
                       checks=[_nc("the training-dynamics analysis of Noci et al. is not reproduced: the suite checks "
                                   "the gradient at a collapsed input")])],
     depends_on=("DONG.regime-collapse",), chapter="related_work",
+    formal_gap=FormalGap("not-yet-proved", "at X = 1 x^T the scores are a constant multiple of J, so A = J/n for "
+                         "every W_Q, W_K (algebra); that the derivative of this constant map is 0 needs "
+                         "MathComp-Analysis's derivative on matrices; not written"),
 )
 
 

@@ -60,6 +60,7 @@ from ..exact.residual import (
 from ..framework import (
     Decided,
     Evidence,
+    FormalGap,
     Generic,
     InstanceForm,
     Pool,
@@ -406,6 +407,7 @@ claim(
                            "(r+1)-minor, a polynomial in B that is not identically zero; that this zero set is null "
                            "for an absolutely continuous B (the literal) is a cited lemma, not proved here")],
     chapter="residual_obstruction",
+    formal_gap=FormalGap("needs-null-set", "the algebraic step is reading algebraic-genericity (proved)"),
 )
 
 claim(
@@ -514,8 +516,13 @@ claim(
                       r"\text{Lebesgue-a.e. }X\in\mathbb R^{n\times d}:\ \operatorname{rank}X<\min(n,d)\Rightarrow"
                       r"\operatorname{rank}F(X)>\operatorname{rank}X",
                       checks=[_lebesgue_vacuous, _lebesgue_argument], form="generic", generic=ALL_X,
-                      note="vacuous: the premise set is null")],
+                      note="vacuous: the premise set is null",
+                      formal_gap=FormalGap("needs-null-set", "the premise set {rank X < min(n, d)} is the zero set of "
+                                           "the minors of order min(n, d), so the statement is vacuous once that set "
+                                           "is null"))],
     chapter="residual_obstruction",
+    formal_gap=FormalGap("needs-null-set", "the witness and the algebraic step are RRO.witness:a-witness-exists and "
+                         "RRO.prop51:algebraic-genericity (proved)"),
 )
 
 def _witness_argument(ctx) -> list[Evidence]:
@@ -542,6 +549,7 @@ claim(
                       note="what step (b) needs: one weight configuration outside the bad set; with analyticity "
                            "in the weights (a cited lemma) it gives 'almost every' for that shape")],
     chapter="residual_obstruction",
+    formal_gap=FormalGap("needs-null-set", "the witness weights are RRO.witness:a-witness-exists (proved)"),
 )
 
 
@@ -618,7 +626,12 @@ claim(
     checks=[_curvature],
     readings=[Reading("first-order", r"D[X\mapsto X+\mathrm{MHA}(X)](X_0)\ \text{is linear}",
                       checks=[lambda ctx: [proof_evidence((5,), "linearity of the first derivative in the direction")]],
-                      note="true but says nothing specific to attention")],
+                      note="true but says nothing specific to attention",
+                      formal_gap=FormalGap("not-yet-proved", "the Frechet derivative of attention on n x d matrices "
+                                           "(expR entrywise through the row normalisation, then composed over layers) "
+                                           "exists and is linear ('d f x is a linear map by type), but "
+                                           "differentiability of that composition on matrices is not written in "
+                                           "MathComp-Analysis 0.6.0's normed modules"))],
     chapter="residual_obstruction",
 )
 
@@ -772,6 +785,9 @@ claim(
                            "not in the text)")],
     chapter="residual_obstruction",
     notion="exact-rank",
+    formal_gap=FormalGap("needs-null-set", "the linear case: {Delta : row Delta in row X} is a proper subspace "
+                         "(dimension n rank X < n d, reading algebraic-genericity, proved); its Lebesgue measure on "
+                         "R^(n x d) needs the lemma"),
 )
 
 
@@ -896,7 +912,9 @@ claim(
                                             "at X* = e_1 f_1^T", variables=("W_V", "W_O"),
                                       measure="Lebesgue on (W_V, W_O)", fixed="W_Q = 0 (uniform attention), X*"),
                       condition="the choice of W_O alone ensures nothing: W_V^(1) may kill e_1 (the stored instance) "
-                                "or heads may cancel; generic W_V, W_O are needed"),
+                                "or heads may cancel; generic W_V, W_O are needed",
+                      formal_gap=FormalGap("needs-null-set", "the algebraic step is reading algebraic-genericity "
+                                           "(proved)")),
     readings=[Reading("algebraic-genericity",
                       r"n\ge1,\ d\ge2,\ d_k,H\ge1,\ \exp>0,\ W_Q,W_K\text{ fixed}:\ \{(W_V,W_O):\operatorname{row}"
                       r"\mathrm{MHA}(X^\star)\subseteq\operatorname{span}f_1\}\subseteq\{p=0\},\ p=\mathrm{MHA}"
@@ -1048,7 +1066,8 @@ claim(
                                   lambda v: rank(F_exact(v["X"], [v["head"]])) > v["r"]),
                       instances=STRATUM, form="generic", generic=STRATUM_SPACE,
                       condition="B_l must be restricted to rank-deficient X (and measured on each stratum); as defined "
-                                "it contains every full-rank X"),
+                                "it contains every full-rank X",
+                      formal_gap=FormalGap("needs-null-set", "on the rank-r stratum, with the stratum's own measure")),
     chapter="residual_obstruction",
 )
 
@@ -1254,7 +1273,11 @@ claim(
                       form="universal",
                       note="the other quantifier order: the near-zero threshold depends on X (its smallest non-zero "
                            "singular value); the literal's witness has weights of size 1/1000 against a column of size "
-                           "1/1000"),
+                           "1/1000",
+                      formal_gap=FormalGap("not-yet-proved", "the lower semicontinuity of the rank (a non-zero minor "
+                                           "of X stays non-zero under a small perturbation, with the attention "
+                                           "weights in [0, 1]); within MathComp-Analysis 0.6.0's reach (continuity of "
+                                           "polynomials in the entries), not written")),
               Reading("increase-fails-at-zero", r"W_V=0\Rightarrow\operatorname{rank}F(X)=\operatorname{rank}X",
                       checks=[_zero_weights_witness],
                       note="what is true: at zero weights rank increase (not non-decrease) fails"),
@@ -1354,6 +1377,7 @@ claim(
                            "in Delta; that this zero set is Lebesgue-null (what makes it the literal's 'almost "
                            "every') is a cited lemma, not proved here")],
     chapter="residual_obstruction",
+    formal_gap=FormalGap("needs-null-set", "the algebraic step is reading algebraic-genericity (proved)"),
 )
 
 
@@ -1453,7 +1477,12 @@ claim(
                       hypotheses={}, conclusion=_is_right_product, instances=FIRST_ORDER_RIGHT),
               Reading("linear-operator", r"D X^{(L)}(X^{(0)})\ \text{is a linear map of }\delta X",
                       checks=[lambda ctx: [proof_evidence((5,), "linearity of the first derivative in the direction")]],
-                      regimes=("all",), note="true, with Φ read as an operator, not a matrix")],
+                      regimes=("all",), note="true, with Φ read as an operator, not a matrix",
+                      formal_gap=FormalGap("not-yet-proved", "the Frechet derivative of attention on n x d matrices "
+                                           "(expR entrywise through the row normalisation, then composed over layers) "
+                                           "exists and is linear ('d f x is a linear map by type), but "
+                                           "differentiability of that composition on matrices is not written in "
+                                           "MathComp-Analysis 0.6.0's normed modules"))],
     chapter="residual_obstruction",
 )
 
@@ -1525,6 +1554,7 @@ claim(
                       note="'obstruct rank collapse' across layers, on the depth study's Gaussian weights (a "
                            "statement about those seeded weights, not an almost-every one)")],
     depends_on=("RRO.main",), chapter="residual_obstruction",
+    formal_gap=FormalGap("needs-null-set", "the same statement as RRO.main"),
 )
 
 
@@ -1646,6 +1676,7 @@ claim(
                       note="an exceptional point of the generic statement (a null set of weights), shown, not "
                            "decisive for 'generic weights'")],
     chapter="residual_obstruction",
+    formal_gap=FormalGap("needs-null-set", "for every r: the algebraic step is RRO.prop51:algebraic-genericity"),
 )
 
 
@@ -1675,4 +1706,7 @@ claim(
     statement=r"\operatorname{rank}M\le r\iff\text{every }(r+1)\times(r+1)\text{ minor of }M\text{ vanishes}",
     hypotheses={}, conclusion=minors_decide_rank, instances=Pool(rows=_minor_rows, arithmetic=_ARITH),
     regimes=("all",), notion="exact-rank", chapter="residual_obstruction",
+    formal_gap=FormalGap("not-yet-proved", "rank M <= r => every (r+1)-minor vanishes, and conversely a matrix of "
+                         "rank > r has a non-singular (r+1) x (r+1) submatrix (a row and column selection): MathComp "
+                         "algebra, not written"),
 )
