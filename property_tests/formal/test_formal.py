@@ -109,6 +109,7 @@ def test_formal_pending_lemmas_are_accepted_and_not_evidence():
     assert not any((lm.claim, lm.reading) in attached for lm in formal.PENDING)
 
 
+@pytest.mark.slow
 @needs_coq
 def test_formal_without_analysis_the_real_instances_are_not_run(monkeypatch):
     monkeypatch.setattr(formal, "analysis_available", lambda: False)
@@ -132,6 +133,7 @@ def test_formal_headlines_of_the_issue_are_proved():
         assert any(results[lm.name].closed for lm in lemmas), claim  # an axiom-free proof among them
 
 
+@pytest.mark.slow
 @needs_coq
 def test_formal_axiom_unknown_name_and_compile_error_are_not_closed(tmp_path):
     (tmp_path / "scratch.v").write_text(
@@ -222,6 +224,7 @@ _PLANTED = (_PLAIN_HEADER
             + "Lemma honest : 1 = 1.\nProof. reflexivity. Qed.\n")
 
 
+@pytest.mark.slow
 @needs_coq
 def test_formal_policy_refuses_a_project_axiom_and_admitted_by_name(tmp_path):
     (tmp_path / "planted.v").write_text(_PLANTED)
@@ -238,6 +241,7 @@ def test_formal_policy_refuses_a_project_axiom_and_admitted_by_name(tmp_path):
     assert results["CollapseVerify.planted.honest"].axioms == ()
 
 
+@pytest.mark.slow
 @needs_coq
 def test_formal_policy_refuses_an_axiom_named_like_an_allowed_one(tmp_path):
     """Names are compared in full: our own boolp.propositional_extensionality is not MathComp-Analysis's."""
@@ -248,6 +252,7 @@ def test_formal_policy_refuses_an_axiom_named_like_an_allowed_one(tmp_path):
     assert "an Axiom of this project" in r.reason
 
 
+@pytest.mark.slow
 @needs_coq
 @needs_analysis
 def test_formal_policy_accepts_the_allowed_axioms_and_lists_them(tmp_path):
@@ -267,6 +272,7 @@ def test_formal_policy_accepts_the_allowed_axioms_and_lists_them(tmp_path):
     assert plain.accepted is True and plain.closed is True and plain.axioms == ()
 
 
+@pytest.mark.slow
 @needs_coq
 def test_formal_results_are_cached_on_disk_by_content(tmp_path):
     (tmp_path / "planted.v").write_text(_PLANTED)

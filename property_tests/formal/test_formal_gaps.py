@@ -46,6 +46,7 @@ def _known() -> set[str]:
 
 # ---- the ledger -------------------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 @needs_proofs
 def test_formal_gaps_every_supported_exact_statement_is_proved_or_says_why():
     """The suite's claims; a user's conjecture (``source="user"``) may carry a gap but is not asked for one, and a

@@ -208,6 +208,7 @@ def test_claims_no_evidence_label_is_written_outside_the_framework():
     assert _calls_outside_framework() == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("claim", registry(), ids=lambda c: c.id)
 def test_claims_every_registered_claim_runs_and_gets_a_computed_verdict(claim):
     """Every claim (the paper's, and any plug-in's) runs; its verdict follows from its evidence (the quick run the
@@ -243,10 +244,12 @@ def _has_coq() -> bool:
     return shutil.which("coqc") is not None
 
 
+@pytest.mark.slow  # RN.hypotheses-at-init runs the default claims at every site of the packaged MiniLM
 def test_claims_pinned_verdicts_are_what_the_evidence_earns():
     """Findings (a change here is a change of finding). Proofs count only when formal: the
     universal true statements are 'proved' with Coq's kernel and 'supported' without it."""
-    v = {c.id: run_claim(c, _QUICK) for c in registry() if c.id.startswith(("RN.", "RA.", "RRO.", "DONG.soft"))}
+    v = {c.id: run_claim_reusing_quick(c, _QUICK) for c in registry()
+         if c.id.startswith(("RN.", "RA.", "RRO.", "DONG.soft"))}
     assert v["RN.main"].verdict == "refuted"
     assert v["RN.plus-one"].verdict == "refuted"
     assert v["RN.H4-generic"].verdict == "refuted"

@@ -506,6 +506,7 @@ KEPT = {  # which SYM.* layer 0 keeps, per family
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fam", ["bert", "gpt2", "llama"])
 def test_checkpoints_cli_json_every_family(tiny, tmp_path, capsys, fam):
     p = tmp_path / f"{fam}.json"
@@ -600,6 +601,7 @@ def test_checkpoints_cli_bad_input_exits_2(tiny, tmp_path, capsys, argv, needle)
     assert code == 2 and needle in err, err
 
 
+@pytest.mark.slow
 def test_checkpoints_cli_text_with_a_tokenizer_and_the_cap(tmp_path, capsys):
     tokenizers = pytest.importorskip("tokenizers")
     # 16 positions: the cap is the model's, whatever it is (the site claims' cost grows fast with the tokens:

@@ -20,6 +20,7 @@ def test_cli_version_names_ground_types(capsys):
     assert code == 0 and "ground types: flint" in out
 
 
+@pytest.mark.slow
 def test_cli_verify_json(tmp_path, capsys):
     path = tmp_path / "ledger.json"
     code, out, _ = _run(capsys, "verify", "--claims", "RN.*", "--quick", "--dps", "30", "--json", str(path))

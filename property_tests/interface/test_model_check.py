@@ -284,6 +284,7 @@ def test_model_check_site_plan_is_what_the_forward_yields(tiny, fam):
     assert got == S.site_plan(m, ids, claims)
 
 
+@pytest.mark.slow
 def test_model_check_workers_give_the_serial_records(tiny, tmp_path):
     """--workers 2 (local processes) gives the same set of records as the serial run, apart from timings."""
     registry()
@@ -298,6 +299,7 @@ def test_model_check_workers_give_the_serial_records(tiny, tmp_path):
     assert runs[1] == runs[2] and len(runs[1]) > 50
 
 
+@pytest.mark.slow
 def test_model_check_a_killed_local_worker_loses_nothing(tiny, tmp_path):
     """A worker process killed mid-run breaks the pool; the pool is replaced, the lost tasks resubmitted, and every
     record is written exactly once."""

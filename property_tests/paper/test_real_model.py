@@ -95,6 +95,7 @@ def test_real_model_pure_attention_counterfactual_collapses(model, short):
     assert rho(pure[-1]) < 1e-8 < 0.3 < rho(real[-1])
 
 
+@pytest.mark.slow
 def test_real_model_cli_json(tmp_path, capsys):
     p = tmp_path / "rm.json"
     assert main(["real-model", "--text", "A short test sentence.", "--json", str(p)]) == 0
