@@ -165,7 +165,8 @@ claim(
     chapter="dong_explainer",
     formal_gap=FormalGap("not-yet-proved", "the positivity half is softmax positivity (DONG.row-stochastic's lemmas); "
                          "that A depends on X is an existence statement over expR (two inputs with different weights) "
-                         "not written in Coq"),
+                         "not written in Coq; it needs n >= 2 and W_Q W_K^T != 0 (at n = 1, A = [1]; with "
+                         "W_Q W_K^T = 0, A = J/n)"),
 )
 
 claim(
@@ -322,9 +323,10 @@ claim(
                       checks=[_nc("a naming convention: with tokens as rows, the MLP acts on each row and attention "
                                   "combines rows; the explainer's 'row-wise'/'column-wise' labels are not a fact")])],
     chapter="dong_explainer",
-    formal_gap=FormalGap("not-mathematical", "a description of the architecture: the MLP is defined token by token "
-                         "(MLP(X)_i = MLP(x_i) is its definition) and attention mixes tokens; the checks show both on "
-                         "one concrete input"),
+    formal_gap=FormalGap("not-yet-proved", "MLP(X)_i = MLP(x_i) is the definition of a token-wise MLP; 'attention "
+                         "mixes tokens' (MHA(X)_i depends on every token) needs n >= 2 and non-degenerate weights "
+                         "(it fails for W_V W_O = 0 or W_Q W_K^T = 0, which the sentence does not exclude); the "
+                         "checks show both on one concrete input"),
 )
 
 
@@ -610,7 +612,8 @@ claim(
                            "large again")],
     chapter="dong_explainer",
     formal_gap=FormalGap("not-yet-proved", "Cauchy-Schwarz for the normalised q, k and the monotonicity of expR bound "
-                         "the largest weight; not written"),
+                         "the largest weight; not written (the strict bound needs n >= 2: at n = 1 the weight is 1; "
+                         "the check verifies Cauchy-Schwarz, not the softmax bound)"),
 )
 
 

@@ -239,9 +239,13 @@ claim(
                 same_as="RA.main:b-no-output-projection",
                 checks=[lambda ctx: [proof_evidence((3,), "dim ker Phi_b = n (H - 1) d_k")]],
                 note="the paper's n(H-1)d_k is this reading's kernel dimension"),
-        Reading("c-gauge", r"Y_h\ \text{identifiable only up to }Y_h\mapsto Y_hM_h,\ M_h\in GL(d_k)",
+        Reading("c-gauge", r"(Y_h,W_O^h)\mapsto(Y_hM_h,M_h^{-1}W_O^h),\ M_h\in GL(d_k),\text{ leaves }"
+                r"\textstyle\sum_hY_hW_O^h\text{ unchanged}",
                 checks=[lambda ctx: [proof_evidence((1,), "the value-output gauge invariance")]],
-                note="with learned weights, Y_h has no canonical coordinates; Z_h = Y_h W_O^h does"),
+                note="with learned weights, Y_h has no canonical coordinates; Z_h = Y_h W_O^h does. This is the "
+                     "'at least this ambiguity' half of 'identifiable only up to Y_h -> Y_h M_h'; that the gauge is "
+                     "the whole ambiguity holds only when each Z_h is observed with full-rank factors and is not "
+                     "checked here (with only the sum observed the fibre is larger: reading ii-weights-unknown)"),
         Reading("ii-weights-unknown",
                 r"\text{only }M=\textstyle\sum_hY_hW_O^h\text{ observed, }Y,W_O\text{ unknown: the generic fibre of }"
                 r"(Y,W_O)\mapsto M\text{ has dimension }nHd_k+Hd_kd-m(n+d-m)>0,\ m=\min(n,d,Hd_k)",

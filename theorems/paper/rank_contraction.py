@@ -301,7 +301,10 @@ claim(
                               "not that generic weights meet them (A_h is singular for every weight when two tokens "
                               "are equal)")],
     chapter="rank_contraction",
-    formal_gap=FormalGap("needs-null-set", "the algebraic step is reading algebraic-genericity (proved)"),
+    formal_gap=FormalGap("needs-analysis", "generic weights include W_Q, W_K: that A_h is invertible is off the "
+                         "zero set of a real-analytic function (RC.attention-rank:corrected), the null-set lemma "
+                         "for real-analytic functions; the algebraic step is reading algebraic-genericity "
+                         "(proved)"),
 )
 
 
@@ -318,9 +321,9 @@ claim(
     corrected=Reading("corrected", r"\operatorname{rank}A_h=n\ \text{generically}", checks=[_attention_rank_argument],
              condition="softmax attention is generically invertible; Prop 6.3 survives because it only needs "
                        "left-multiplication by A_h to preserve rank",
-             formal_gap=FormalGap("needs-null-set", "rank A_h = n off the zero set of det A_h, a real-analytic "
+             formal_gap=FormalGap("needs-analysis", "rank A_h = n off the zero set of det A_h, a real-analytic "
                                   "function of (X, W_Q, W_K) (softmax of polynomials) that is not identically 0: "
-                                  "the lemma in its analytic form")),
+                                  "the null-set lemma for real-analytic functions")),
     chapter="rank_contraction",
 )
 
@@ -942,8 +945,10 @@ claim(
                       conclusion=_dim_is_dk, instances=RANK_DK, generic=DIM_DK_SPACE,
                       note="the same repair read as the paper does, for almost every head weight (X fixed): decided "
                            "on the drawn heads, failures probed",
-                      formal_gap=FormalGap("needs-null-set", "the algebraic step is RC.prop63:algebraic-genericity "
-                                           "(proved)"))],
+                      formal_gap=FormalGap("needs-analysis", "generic head weights include W_Q, W_K: invertible "
+                                           "attention off the zero set of a real-analytic function (the null-set "
+                                           "lemma for real-analytic functions); the algebraic step is "
+                                           "RC.prop63:algebraic-genericity (proved)"))],
     chapter="rank_contraction",
 )
 
@@ -1016,6 +1021,7 @@ claim(
                       checks=[_uniform_reduces_rank], regimes=("all",), form="universal",
                       note="the measure-zero exception: zero scores give a rank-one A")],
     depends_on=("RC.attention-rank",), chapter="rank_contraction",
-    formal_gap=FormalGap("needs-null-set", "A_h invertible off the zero set of det A_h (RC.attention-rank); the "
+    formal_gap=FormalGap("needs-analysis", "A_h invertible off the zero set of det A_h, a real-analytic function "
+                         "(RC.attention-rank:corrected): the null-set lemma for real-analytic functions; the "
                          "algebraic consequence is RC.prop63:algebraic-genericity (proved)"),
 )

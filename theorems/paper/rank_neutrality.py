@@ -638,7 +638,9 @@ claim(
                 lambda ctx: [e for e in _h4_generic_regimes(ctx) if e.regime != "n<d"]],
         condition="n >= d and d >= 3; for n < d H4 fails for almost every X, and at d = 2 on a set of positive "
                   "measure",
-        formal_gap=FormalGap("needs-null-set", "H4 fails off a null set when n < d and holds off one when n >= d")),
+        formal_gap=FormalGap("not-yet-proved", "the algebraic step is not proved: H4 involves sigma = sqrt(var), not "
+                             "a polynomial, so for d >= 3 a non-zero polynomial vanishing on the bad set must be "
+                             "exhibited (at d = 2 the set has positive measure); then the null-set lemma")),
     chapter="rank_neutrality",
 )
 
@@ -749,8 +751,9 @@ claim(
         checks=[lambda ctx: [_as_prediction(_generic_rank_argument(ctx, r)) for r in TOKEN_SHAPES],
                 _init_pattern],
         condition="H1-H4 hold jointly only on rank-deficient inputs (rank X < min(n, d)), the collapse regime",
-        formal_gap=FormalGap("needs-null-set", "each hypothesis holds or fails off the zero set of a polynomial of "
-                             "the initialisation")),
+        formal_gap=FormalGap("not-yet-proved", "the algebraic step is not proved: H4 involves sigma = sqrt(var), not a "
+                             "polynomial of the initialisation, so a non-zero polynomial vanishing on each bad set "
+                             "must be exhibited first; then the null-set lemma")),
     # the corrected reading is generic too (INIT_SPACE, inherited)
     chapter="rank_neutrality",
 )

@@ -521,7 +521,10 @@ claim(
                                            "the minors of order min(n, d), so the statement is vacuous once that set "
                                            "is null"))],
     chapter="residual_obstruction",
-    formal_gap=FormalGap("needs-null-set", "the witness and the algebraic step are RRO.witness:a-witness-exists and "
+    formal_gap=FormalGap("needs-analysis", "almost every X of the rank-r stratum: the exceptional X are cut out by "
+                         "real-analytic functions of X (softmax; on collapsed X = 1x^T the weight polynomial vanishes "
+                         "for every W_V, W_O), so the null-set lemma for real-analytic functions is needed; the "
+                         "witness and the algebraic step are RRO.witness:a-witness-exists and "
                          "RRO.prop51:algebraic-genericity (proved)"),
 )
 
@@ -549,7 +552,9 @@ claim(
                       note="what step (b) needs: one weight configuration outside the bad set; with analyticity "
                            "in the weights (a cited lemma) it gives 'almost every' for that shape")],
     chapter="residual_obstruction",
-    formal_gap=FormalGap("needs-null-set", "the witness weights are RRO.witness:a-witness-exists (proved)"),
+    formal_gap=FormalGap("needs-analysis", "the witness weights are RRO.witness:a-witness-exists (proved); 'almost "
+                         "every weight' for that shape needs analyticity of softmax in the weights (the null-set "
+                         "lemma for real-analytic functions)"),
 )
 
 
@@ -1067,7 +1072,8 @@ claim(
                       instances=STRATUM, form="generic", generic=STRATUM_SPACE,
                       condition="B_l must be restricted to rank-deficient X (and measured on each stratum); as defined "
                                 "it contains every full-rank X",
-                      formal_gap=FormalGap("needs-null-set", "on the rank-r stratum, with the stratum's own measure")),
+                      formal_gap=FormalGap("needs-analysis", "on the rank-r stratum, with the stratum's own "
+                                           "measure, of a set cut out by real-analytic functions of X (softmax)")),
     chapter="residual_obstruction",
 )
 
@@ -1554,7 +1560,8 @@ claim(
                       note="'obstruct rank collapse' across layers, on the depth study's Gaussian weights (a "
                            "statement about those seeded weights, not an almost-every one)")],
     depends_on=("RRO.main",), chapter="residual_obstruction",
-    formal_gap=FormalGap("needs-null-set", "the same statement as RRO.main"),
+    formal_gap=FormalGap("needs-analysis", "the same statement as RRO.main (the null-set lemma for real-analytic "
+                         "functions of X)"),
 )
 
 
