@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 import sys
 import time
@@ -56,6 +57,14 @@ _CACHE: dict = {}
 _LEDGER: dict = {}
 #: the options the book's verdicts are computed with (the defaults of `collapse-verify verify`)
 BOOK_DPS = 50
+#: ``COLLAPSE_VERIFY_BOOK_QUICK=1``: a test build (``make test``'s book test) computes the quick ledger instead
+#: (the quick Pools, as ``verify --quick``), and every page's provenance line says so; ``make book`` never sets it
+BOOK_QUICK_ENV = "COLLAPSE_VERIFY_BOOK_QUICK"
+
+
+def book_quick() -> bool:
+    """Is this a test build of the book (verdicts from the quick ledger)?"""
+    return os.environ.get(BOOK_QUICK_ENV, "") not in ("", "0")
 
 
 def book_ledger() -> dict:
@@ -65,7 +74,8 @@ def book_ledger() -> dict:
     if _LEDGER:
         return _LEDGER
     claims = registry()
-    key = ledger_key(dps=BOOK_DPS, quick=False, claim_ids=[c.id for c in claims])
+    quick = book_quick()
+    key = ledger_key(dps=BOOK_DPS, quick=quick, claim_ids=[c.id for c in claims])
     by_id = {c.id: c for c in claims}
     why = []
     for path in default_ledger_paths():
@@ -78,7 +88,7 @@ def book_ledger() -> dict:
         _LEDGER.update(path=path, provenance=data["provenance"], reused=True, results=results, why=why)
         return _LEDGER
     started = time.time()
-    ctx = CheckContext(dps=BOOK_DPS)
+    ctx = CheckContext(dps=BOOK_DPS, quick=quick)
     results_list, errors = run_ledger(claims, ctx)
     data = ledger_json(results_list, ctx, started, errors)
     cache = REPO_ROOT / "book" / "_build" / "ledger-cache.json"
@@ -113,8 +123,8 @@ def provenance_markdown() -> str:
     how = (f"read from `{relative_path(Path(led['path']))}` (its key matches this source)" if led["reused"]
            else "computed while this book was built")
     return (f"Verdicts computed {p.get('started', '?')} from commit `{str(p.get('commit', '?'))[:12]}` "
-            f"(dps {BOOK_DPS}, every claim), {how}; each is recomputed from its evidence by the verdict rule when "
-            "this page reads it.")
+            f"(dps {BOOK_DPS}, every claim{', QUICK: a test build of the book' if book_quick() else ''}), {how}; "
+            "each is recomputed from its evidence by the verdict rule when this page reads it.")
 
 
 _MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>$|"})

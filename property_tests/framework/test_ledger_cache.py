@@ -138,3 +138,22 @@ def test_ledger_cache_the_book_recomputes_a_quick_or_differently_parametrised_le
     assert "computed while this book was built" in report.provenance_markdown()
     assert (tmp_path / "book" / "_build" / "ledger-cache.json").exists()
     assert report.run("DC.bert-config").verdict == run_claim(get("DC.bert-config"), CheckContext()).verdict
+
+
+def test_ledger_cache_a_test_build_reuses_only_a_quick_ledger_and_says_quick(small_book, tmp_path, monkeypatch):
+    """COLLAPSE_VERIFY_BOOK_QUICK=1 (make test's book build): the quick ledger is reused, a full one is not, and the
+    provenance line says the verdicts are a test build's."""
+    full, _, _ = _small_ledger(tmp_path)
+    quick_dir = tmp_path / "q"
+    quick_dir.mkdir()
+    quick, qdata, _ = _small_ledger(quick_dir, quick=True)
+    monkeypatch.setattr(report, "default_ledger_paths", lambda: [full, quick])
+    monkeypatch.setattr(report, "REPO_ROOT", tmp_path)
+    monkeypatch.setenv(report.BOOK_QUICK_ENV, "1")
+    led = report.book_ledger()
+    assert led["reused"] and led["path"] == quick and any("its key differs" in w for w in led["why"])
+    assert "QUICK: a test build of the book" in report.provenance_markdown()
+    monkeypatch.setattr(report, "_LEDGER", {})
+    monkeypatch.setenv(report.BOOK_QUICK_ENV, "0")  # make book: the full ledger, and no QUICK in the line
+    led = report.book_ledger()
+    assert led["reused"] and led["path"] == full and "QUICK" not in report.provenance_markdown()

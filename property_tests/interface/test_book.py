@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from proofs_numeric.ledger import registry
+from proofs_numeric.ledger import registry, report
 
 BOOK = Path(__file__).resolve().parents[2] / "book"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -50,7 +50,9 @@ def built_book(tmp_path_factory) -> Path:
     jb = Path(sys.executable).with_name("jupyter-book")
     proc = subprocess.run([str(jb), "build", "-W", "-n", "--keep-going", str(BOOK), "--path-output", str(out)],
                           capture_output=True, text=True, timeout=1800,
-                          env={**os.environ, "PYDEVD_DISABLE_FILE_VALIDATION": "1"})
+                          # the quick ledger (the pages' provenance says so): this build checks that every page
+                          # executes and renders; `make book` computes the full one (or reuses make verify's)
+                          env={**os.environ, "PYDEVD_DISABLE_FILE_VALIDATION": "1", report.BOOK_QUICK_ENV: "1"})
     if proc.returncode != 0:
         pytest.fail(f"book build failed:\n{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}")
     return out / "_build" / "html"
