@@ -553,15 +553,19 @@ LEMMAS: tuple[FormalLemma, ...] = (
        "Hence the geometric bound holds with equality in the Frobenius norm, ||P^l X0 - 1 x^T|| = |lambda|^l "
        "||X0 - 1 x^T|| (stated squared, over a real closed field); P = I (a + b = 0) is excluded."),
     _L("dong_bounds", "row_stochastic_convex_combination", "DONG.convex-combination", None, "general",
-       r"P_{ij}\ge0,\ \textstyle\sum_jP_{ij}=1\Rightarrow(PX)_i=\sum_jP_{ij}X_j,\ P_{ij}\ge0,\ \sum_jP_{ij}=1",
+       r"P_{ij}\ge0,\ \textstyle\sum_jP_{ij}=1\Rightarrow(PX)_i=\sum_jP_{ij}X_j\text{, a convex combination of the "
+       r"rows of }X",
        "Left multiplication by a row-stochastic P makes row i of P X the weighted average sum_j P_ij X_j of the rows "
-       "of X, with non-negative weights summing to 1 (over any ordered ring; n, d variables)."),
+       "of X, with non-negative weights summing to 1 (over any ordered ring; n, d variables). Stated for a square P "
+       "(n x n); the quote's P may be m x n (cross-attention), with the same proof."),
     _L("dong_remedies", "pre_norm_unit_variance", "DONG.pre-ln-variance", None, "general",
        r"c>0,\ \operatorname{Var}(x_i)>0\Rightarrow\operatorname{mean}\mathrm{LN}(cx_i)=0,\ "
        r"\operatorname{Var}\mathrm{LN}(cx_i)=1,\ \tfrac1d\|\mathrm{RMSNorm}(cX)_i\|^2=1",
        "With gamma = 1, beta = 0, epsilon = 0 and every c > 0, a row of c X that is not constant (H1: var > 0) has, "
        "after LayerNorm, mean 0 and variance 1, and after RMSNorm mean square 1: the normalised inputs do not grow "
-       "with the scale of the stream (over a real closed field, sigma = Num.sqrt of the variance)."),
+       "with the scale of the stream (over a real closed field, sigma = Num.sqrt of the variance). The paper's "
+       "'depth' enters as the scale c only; the lemma holds for every non-constant row, so for the input of every "
+       "block. Learned gamma, beta and epsilon > 0 (a bound depending on them only) are not covered."),
     _L("dong_bounds", "uniform_attention_rank_one", "DONG.setup-stochastic-product", "uniform-attention", "general",
        r"A=J/n\Rightarrow\operatorname{rank}\textstyle\sum_hAXW_h\le1",
        "Uniform attention J/n makes one layer's output rank at most 1, for any X, any number of heads and any "
