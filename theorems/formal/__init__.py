@@ -553,8 +553,7 @@ LEMMAS: tuple[FormalLemma, ...] = (
        "Hence the geometric bound holds with equality in the Frobenius norm, ||P^l X0 - 1 x^T|| = |lambda|^l "
        "||X0 - 1 x^T|| (stated squared, over a real closed field); P = I (a + b = 0) is excluded."),
     _L("dong_bounds", "row_stochastic_convex_combination", "DONG.convex-combination", None, "general",
-       r"P_{ij}\ge0,\ \textstyle\sum_jP_{ij}=1\Rightarrow(PX)_i=\sum_jP_{ij}X_j\text{, a convex combination of the "
-       r"rows of }X",
+       r"P_{ij}\ge0,\ \textstyle\sum_jP_{ij}=1\Rightarrow(PX)_i=\sum_jP_{ij}X_j",
        "Left multiplication by a row-stochastic P makes row i of P X the weighted average sum_j P_ij X_j of the rows "
        "of X, with non-negative weights summing to 1 (over any ordered ring; n, d variables). Stated for a square P "
        "(n x n); the quote's P may be m x n (cross-attention), with the same proof."),
