@@ -50,7 +50,7 @@ from .. import sites as S
 from ..checkpoint import CheckpointError
 from .load import load, registry
 
-__all__ = ["canonical_records", "DEFAULT_CLAIMS",
+__all__ = ["canonical_records", "without_timings", "DEFAULT_CLAIMS",
            "RunSpec", "Summary", "select_claims", "plan_claims", "run", "run_task",
            "open_record_stream", "read_records", "RecordAppender", "RECORD_KIND", "VERDICT_COLUMNS", "LocalPool",
            "DaskPool", "SerialPool", "summary_json", "CheckpointFailure", "SchedulerError", "consume_task"]
@@ -69,18 +69,19 @@ MAX_ATTEMPTS = 3
 SCHEDULER_TIMEOUT = 30
 
 
-def _without_timings(rec):
+def without_timings(rec):
+    """``rec`` (a JSON value) without its timing keys (every key with "seconds" in it), at every depth."""
     if isinstance(rec, dict):
-        return {k: _without_timings(v) for k, v in rec.items() if "seconds" not in k}
+        return {k: without_timings(v) for k, v in rec.items() if "seconds" not in k}
     if isinstance(rec, list):
-        return [_without_timings(v) for v in rec]
+        return [without_timings(v) for v in rec]
     return rec
 
 
 def canonical_records(records) -> list[str]:
     """The records as sorted JSON texts without the keys that hold timings: two runs (serial, workers, Dask,
     resumed) gave the same records exactly when these lists are equal."""
-    return sorted(json.dumps(_without_timings(r), sort_keys=True) for r in records)
+    return sorted(json.dumps(without_timings(r), sort_keys=True) for r in records)
 
 
 # --------------------------------------------------------------------------------------------- claims

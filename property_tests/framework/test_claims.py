@@ -19,7 +19,7 @@ from sympy import Identity, Matrix, MatrixSymbol, Rational, symbols
 
 from proofs_numeric.cli import main
 from proofs_numeric.ledger import get, registry
-from property_tests.paper.quick_runs import run_claim_reusing_quick
+from property_tests.paper.quick_runs import QUICK, run_claim_reusing_quick
 from property_tests.strategies import evidence_lists
 from theorems import formal as F
 from theorems import framework as C
@@ -30,7 +30,6 @@ from theorems.framework import (
     FORMS,
     STRENGTHS,
     VERDICTS,
-    CheckContext,
     ContradictionError,
     Evidence,
     Pool,
@@ -53,7 +52,7 @@ from theorems.framework import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-_QUICK = CheckContext(dps=30, quick=True)
+_QUICK = QUICK  # the context of the shared quick runs (one definition: property_tests/paper/quick_runs.py)
 
 
 def safe_assess(ev, regimes, form):

@@ -9,17 +9,10 @@ import pytest
 from proofs_numeric.cli import main
 from proofs_numeric.ledger import registry
 from proofs_numeric.ledger import run as ledger_run
+from proofs_numeric.ledger.model_check import without_timings
 from property_tests.paper.quick_runs import QUICK, run_claim_reusing_quick
 
 pytestmark = pytest.mark.slow  # subprocesses / the whole ledger: make test runs it
-
-
-def _strip(x):
-    if isinstance(x, dict):
-        return {k: _strip(v) for k, v in x.items() if "seconds" not in k}
-    if isinstance(x, list):
-        return [_strip(v) for v in x]
-    return x
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +37,7 @@ def test_show_json_equals_the_verify_entry(cid, ledger, capsys):
     assert main(["show", cid, "--json", "--quick", "--dps", str(QUICK.dps)]) == 0
     rec = json.loads(capsys.readouterr().out)
     typeset = rec.pop("counterexamples_typeset")
-    assert _strip(rec) == _strip(ledger[cid])
+    assert without_timings(rec) == without_timings(ledger[cid])
     files = {e["counterexample"] for e in rec["evidence"] if e["kind"] == "counterexample"}
     assert files <= {t["file"] for t in typeset}
     for t in typeset:
