@@ -94,4 +94,4 @@ bench: venv
 	$(BIN)/python -m pytest benchmarks --benchmark-only -p no:cacheprovider
 
 clean:
-	rm -rf book/_build .hypothesis .pytest_cache ledger.json theorems/formal/_build
+	rm -rf book/_build .hypothesis .pytest_cache ledger.json theorems/formal/_build .collapse-verify-cache

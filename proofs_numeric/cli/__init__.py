@@ -44,6 +44,7 @@ import sys
 import traceback
 
 from theorems.exact.input import BadInput
+from theorems.framework.memo import computing_fresh
 
 from . import check, depth, new, rank, real_model, verify
 from .common import EPILOG, version_text
@@ -82,7 +83,8 @@ def main(argv=None) -> int:
         if getattr(args, "run", None) is None:
             parser.print_help()
             return 2
-        return args.run(args)
+        with computing_fresh():  # a command computes what it reports (and stores it for the book's pages)
+            return args.run(args)
     except (UsageError, BadInput) as e:
         print(f"collapse-verify: error: {e}", file=sys.stderr)
         return 2

@@ -19,55 +19,18 @@ import hashlib
 import importlib.metadata
 import json
 import os
-import sys
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from theorems.formal import coq_version, mathcomp_available
 from theorems.framework import REPO_ROOT
+from theorems.framework.memo import DECIDING, NOT_DECIDING, library_versions, source_digest
 
-__all__ = ["DECIDING", "source_digest", "ledger_key", "read_ledger", "LedgerMismatch", "default_ledger_paths"]
-
-#: what decides verdicts: (folder, suffixes), relative to the repository
-DECIDING = (("theorems", (".py", ".v", ".json", "_CoqProject")), ("proofs_numeric", (".py",)))
-#: inside those folders, what does not: the command line and the renderings of results
-NOT_DECIDING = ("proofs_numeric/cli/", "proofs_numeric/ledger/render.py", "proofs_numeric/ledger/report.py",
-                "proofs_numeric/ledger/scaffold.py", "proofs_numeric/ledger/cache.py")
+__all__ = ["DECIDING", "NOT_DECIDING", "source_digest", "ledger_key", "read_ledger", "LedgerMismatch",
+           "default_ledger_paths"]
 
 
 class LedgerMismatch(ValueError):
     """A ledger file that cannot be reused here (the message says why)."""
-
-
-def _deciding_files(root: Path) -> list[Path]:
-    out = []
-    for folder, suffixes in DECIDING:
-        for p in sorted((root / folder).rglob("*")):
-            rel = p.relative_to(root).as_posix()
-            if not p.is_file() or "__pycache__" in p.parts or "_build" in p.parts:
-                continue
-            if not p.name.endswith(suffixes) or rel.startswith(NOT_DECIDING):
-                continue
-            out.append(p)
-    return out
-
-
-def source_digest(root: Path = REPO_ROOT) -> str:
-    """SHA-256 over (path, SHA-256 of the contents) of every file that decides a verdict, in path order."""
-    h = hashlib.sha256()
-    for p in _deciding_files(root):
-        h.update(p.relative_to(root).as_posix().encode())
-        h.update(b"\0")
-        h.update(hashlib.sha256(p.read_bytes()).hexdigest().encode())
-        h.update(b"\n")
-    return h.hexdigest()
-
-
-def _version(dist: str) -> str | None:
-    try:
-        return version(dist)
-    except PackageNotFoundError:
-        return None
 
 
 def ledger_key(*, dps: int, quick: bool, claim_ids, root: Path = REPO_ROOT) -> str:
@@ -75,8 +38,7 @@ def ledger_key(*, dps: int, quick: bool, claim_ids, root: Path = REPO_ROOT) -> s
     plugins = sorted(f"{ep.name}={ep.value}" for ep in importlib.metadata.entry_points(group="collapse_verify.claims"))
     data = {
         "sources": source_digest(root),
-        "versions": {"python": sys.version.split()[0], **{d: _version(d) for d in (
-            "sympy", "python-flint", "mpmath", "numpy", "hypothesis")}},
+        "versions": library_versions(),
         "coq": coq_version() if mathcomp_available() else None,
         "plugins": plugins,
         "options": {"dps": int(dps), "quick": bool(quick)},

@@ -31,9 +31,10 @@ from theorems.framework import (
     decode_instance,
     relative_path,
     run_claim,
-    tri,
+    step_outcome,
     typeset,
 )
+from theorems.framework.memo import provenance as memo_provenance
 from theorems.paper import rank_neutrality as RN
 
 from .cache import LedgerMismatch, default_ledger_paths, ledger_key, read_ledger
@@ -42,7 +43,8 @@ from .load import get, registry
 from .run import ledger_json, run_ledger
 
 __all__ = ["verdict_admonition", "words_markdown", "ledger_markdown", "evidence_markdown", "run", "book_ledger",
-           "provenance_markdown", "proof_steps_markdown", "verdict_model_markdown", "VERDICT_MODEL", "GENERIC_EXAMPLES",
+           "provenance_markdown", "proof_steps_markdown", "stored_markdown",
+           "verdict_model_markdown", "VERDICT_MODEL", "GENERIC_EXAMPLES",
            "generic_examples_markdown", "conjecture_markdown", "findings_markdown", "CHAPTER_TITLES",
            "formal_lemmas_markdown", "formal_gaps", "formal_gaps_markdown",
            "VERDICT_ORDER", "verdicts_by_chapter", "chapter_title", "conjecture_title",
@@ -291,13 +293,52 @@ def ledger_markdown(dps: int = 50) -> str:
 
 
 def proof_steps_markdown(steps) -> str:
-    """A module's PROOF_STEPS, each check run now: one block per step, its formula as display math with the full
-    column (a table cell cannot wrap typeset math), the words and the outcome as prose."""
-    out = []
+    """A module's PROOF_STEPS, each check's outcome (:func:`theorems.framework.step_outcome`: run now, or read from
+    the store ``make verify`` filled, under the key of this source): one block per step, its formula as display
+    math with the full column (a table cell cannot wrap typeset math), the words and the outcome as prose, and a
+    last line saying where the outcomes came from."""
+    out, read, ran = [], [], 0
     for k, (tex, words, kind, check) in enumerate(steps, 1):
-        outcome = {True: "holds", False: "**fails**", None: "undecided"}[tri(check())]
-        out += [f"**{k}.** {_esc(words)} (*{_esc(kind)}*; checked now: {outcome})", "", "$$", tex, "$$", ""]
+        outcome = {True: "holds", False: "**fails**", None: "undecided"}[step_outcome((tex, words, kind, check))]
+        prov = memo_provenance("proof-step") or {}
+        if prov.get("reused"):
+            read.append(prov)
+        else:
+            ran += 1
+        out += [f"**{k}.** {_esc(words)} (*{_esc(kind)}*; checked: {outcome})", "", "$$", tex, "$$", ""]
+    out.append(_outcomes_provenance(len(steps), ran, read))
     return "\n".join(out).rstrip() + "\n"
+
+
+def stored_markdown(name: str, what: str) -> str:
+    """One sentence: whether this page's ``what`` (the store entries ``name``, :mod:`theorems.framework.memo`) were
+    computed while the page was built or read from the store, and when and from which commit the last one read was
+    computed."""
+    p = memo_provenance(name)
+    what = what[0].upper() + what[1:]
+    if p is None:
+        return f"*{what}: not computed on this page.*"
+    read, computed = p["read_count"], p["computed_count"]
+    if not read:
+        return f"*{what}: computed while this page was built ({computed} result{'s' * (computed != 1)}).*"
+    where = ("read from the results store (`.collapse-verify-cache/`, keyed by this source, the options and the "
+             "library versions)")
+    lr = p["last_read"] or {}
+    last = f"the last one read computed {lr.get('computed', '?')} from commit `{str(lr.get('commit') or '?')[:12]}`"
+    return (f"*{what}: {read} of {read + computed} {where}; {last}"
+            + (f"; {computed} computed while this page was built" if computed else "") + ".*")
+
+
+def _outcomes_provenance(total: int, ran: int, read: list[dict]) -> str:
+    if not read:
+        return f"*Every check above was run while this page was built ({total} step{'s' * (total != 1)}).*"
+    commits = sorted({str(p.get("commit") or "?")[:12] for p in read})
+    times = sorted(str(p.get("computed", "?")) for p in read)
+    when = times[0] if times[0] == times[-1] else f"between {times[0]} and {times[-1]}"
+    return (f"*{len(read)} of these {total} outcomes were read from the results store "
+            f"(`.collapse-verify-cache/`, its key: this source and library versions), computed {when} from commit "
+            f"{', '.join(f'`{c}`' for c in commits)}" + (f"; {ran} run while this page was built" if ran else "")
+            + ".*")
 
 
 def conjecture_markdown(claim_id: str, dps: int = 50) -> str:

@@ -3,6 +3,7 @@ check that decides one returns False on a crafted input (a wrong expansion, a gr
 activation, tied logits, a learned gain, an aligned residual branch)."""
 from __future__ import annotations
 
+import shutil
 from fractions import Fraction
 
 import pytest
@@ -10,6 +11,7 @@ import sympy
 from sympy import Rational
 
 from proofs_numeric import dong_explainer as NE
+from theorems import formal
 from proofs_numeric.ledger import get
 from property_tests.paper.quick_runs import quick_run
 from theorems.framework import CheckContext, assess
@@ -33,6 +35,15 @@ READINGS = {("DONG.one-hot-softmax", "any-logits"): "refuted",
             ("DONG.breaks-affine-invariance", "outside-the-hull"): "certified"}
 
 _run = quick_run
+#: can this machine check the Coq proofs? Without coqc + MathComp(-Analysis) a claim proved only by its Coq lemma is
+#: supported (exact), as its verdict says ("make test" on a machine without coq; .ci/run installs it)
+_COQ = shutil.which("coqc") is not None and formal.mathcomp_available() and formal.analysis_available()
+
+
+def _expected(cid: str) -> str:
+    if NEW[cid] == "proved" and not _COQ and formal.lemmas_for(cid, None):
+        return "supported"
+    return NEW[cid]
 
 
 @pytest.mark.parametrize("cid", sorted(NEW), ids=str)
@@ -43,7 +54,7 @@ def test_dong_explainer_new_claim_runs_with_its_computed_verdict(cid):
     assert r.error is None, r.error
     for rr in r.readings:
         assert rr.evidence and rr.verdict == assess(rr.evidence, rr.regimes, rr.form).verdict
-    assert r.verdict == NEW[cid], f"{cid}: {r.verdict} ({r.literal.reason or r.literal.condition})"
+    assert r.verdict == _expected(cid), f"{cid}: {r.verdict} ({r.literal.reason or r.literal.condition})"
 
 
 @pytest.mark.parametrize("key", sorted(READINGS), ids=lambda k: f"{k[0]}:{k[1]}")

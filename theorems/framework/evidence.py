@@ -65,12 +65,14 @@ from sympy.core.assumptions import check_assumptions
 from sympy.matrices.expressions import MatrixExpr, MatrixSymbol, ZeroMatrix
 
 from .aliases import JSONObject, Numbers
+from .memo import memo
 from .run_record import note_counterexample
 from .storage import CounterexampleError, load_counterexample, relative_path
 
 __all__ = [
     "EVIDENCE_KINDS", "SCOPES", "STRENGTHS", "Evidence", "ProofStep", "tri",
-    "formal_proof", "has_symbolic_size", "symbolic_identity", "derivation", "exact_instances", "exact_complete",
+    "formal_proof", "has_symbolic_size", "symbolic_identity", "derivation", "step_outcome", "exact_instances",
+    "exact_complete",
     "stored_counterexample", "found_counterexample", "interval_witness", "interval_instances", "float_statistic",
     "not_checkable", "predicted", "evidence_from_record", "FAILURE_LABELS",
     "NULL_SET_LEMMAS",
@@ -330,6 +332,32 @@ class ProofStep(NamedTuple):
 StepLike = tuple[str, str, str, Callable[[], object]]
 
 
+def step_outcome(step: StepLike) -> bool | None:
+    """A proof step's check, three-valued (:func:`tri`), computed once per source: kept on disk under the key of
+    the source, the step's words and formula and its check's code (:func:`theorems.framework.memo.memo`), so the
+    book's pages read the outcomes ``verify`` computed."""
+    s = ProofStep(*step)
+    code = getattr(s.check, "__code__", None)
+    if code is None or getattr(s.check, "__module__", None) is None:  # a partial, a builtin: nothing to name
+        return tri(s.check())
+
+    def name(v: object) -> str:  # a value the check closes over or defaults to, named stably across processes
+        if callable(v):
+            return f"{getattr(v, '__module__', '?')}.{getattr(v, '__qualname__', type(v).__name__)}"
+        return repr(v)
+
+    bound = [name(v) for v in (s.check.__defaults__ or ())]
+    for cell in s.check.__closure__ or ():
+        try:
+            bound.append(name(cell.cell_contents))
+        except ValueError:  # an empty cell (a name bound later)
+            bound.append("<empty>")
+    where = [s.check.__module__, s.check.__qualname__, code.co_filename.rsplit("/", 1)[-1], code.co_firstlineno,
+             bound]
+    return memo("proof-step", {"latex": s.latex, "words": s.words, "kind": s.kind, "check": where},
+                lambda: tri(s.check()))
+
+
 def derivation(steps: Sequence[StepLike], what: str, *, uses: Sequence[int] | None = None, regime: str = "all",
                arithmetic: str = "sympy symbolic / QQ", concludes: bool = True) -> Evidence:
     """Run proof steps (three-valued): all True -> holds; a False step -> holds False; else None.
@@ -339,7 +367,7 @@ def derivation(steps: Sequence[StepLike], what: str, *, uses: Sequence[int] | No
     """
     chosen = [ProofStep(*s) for s in (steps if uses is None else [steps[i] for i in uses])]
     idx = list(range(len(steps))) if uses is None else list(uses)
-    results = [tri(s.check()) for s in chosen]
+    results = [step_outcome(s) for s in chosen]
     failed = [i for i, r in zip(idx, results) if r is False]
     undecided = [i for i, r in zip(idx, results) if r is None]
     if failed:

@@ -1,0 +1,131 @@
+"""The results store (issue 35): a result is computed once and read back exactly when its name, its parameters,
+the source that decides verdicts and the library versions are what they were; ``verify`` (every command) computes
+what it reports and stores it; the book's pages say when what they read was computed."""
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from proofs_numeric.ledger import report
+from theorems.framework import memo as M
+from theorems.framework import step_outcome
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    monkeypatch.setenv(M.CACHE_ENV, str(tmp_path / "store"))
+    return tmp_path / "store"
+
+
+class _Counter:
+    def __init__(self, value):
+        self.value, self.calls = value, 0
+
+    def __call__(self):
+        self.calls += 1
+        return self.value
+
+
+def test_memo_computes_once_and_reads_back_what_it_stored(store):
+    f = _Counter({"rank": 3, "values": [1, 2]})
+    assert M.memo("t-one", {"n": 1}, f) == {"rank": 3, "values": [1, 2]}
+    assert M.provenance("t-one")["reused"] is False and M.provenance("t-one")["stored"] is True
+    assert M.memo("t-one", {"n": 1}, f) == {"rank": 3, "values": [1, 2]}
+    assert f.calls == 1
+    p = M.provenance("t-one")
+    assert p["reused"] is True and p["read_count"] == 1 and p["computed_count"] == 1
+    assert p["last_read"]["computed"] and "seconds" in p["last_read"]
+
+
+def test_memo_a_changed_parameter_source_or_library_is_recomputed(store, monkeypatch):
+    f = _Counter(7)
+    M.memo("t-key", {"n": 1}, f)
+    M.memo("t-key", {"n": 2}, f)  # another parameter
+    assert f.calls == 2
+    monkeypatch.setattr(M, "source_digest", lambda root=M.REPO_ROOT: "0" * 64)  # a changed source file
+    M.memo("t-key", {"n": 1}, f)
+    assert f.calls == 3
+    monkeypatch.setattr(M, "library_versions", lambda extra=(): {"numpy": "0.0"})  # another numpy
+    M.memo("t-key", {"n": 1}, f)
+    assert f.calls == 4
+    M.memo("t-key", {"n": 1}, f)
+    assert f.calls == 4
+
+
+def test_memo_a_corrupt_or_foreign_entry_is_recomputed(store):
+    f = _Counter(5)
+    M.memo("t-bad", {}, f)
+    (entry,) = store.glob("t-bad-*.pickle")
+    entry.write_bytes(b"not a pickle")
+    assert M.memo("t-bad", {}, f) == 5 and f.calls == 2
+    entry.write_bytes(pickle.dumps({"key": "someone else's", "value": 99, "provenance": {}}))
+    assert M.memo("t-bad", {}, f) == 5 and f.calls == 3
+
+
+def test_memo_computing_fresh_computes_and_stores(store):
+    f = _Counter(1)
+    M.memo("t-fresh", {}, f)
+    with M.computing_fresh():
+        f.value = 2
+        assert M.memo("t-fresh", {}, f) == 2  # computed, not read
+    assert f.calls == 2
+    assert M.memo("t-fresh", {}, f) == 2 and f.calls == 2  # what the fresh run stored
+
+
+def test_memo_off_keeps_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv(M.CACHE_ENV, "off")
+    f = _Counter(1)
+    M.memo("t-off", {}, f)
+    M.memo("t-off", {}, f)
+    assert f.calls == 2 and M.cache_dir() is None
+
+
+def test_memo_the_command_line_computes_what_it_reports(store, monkeypatch):
+    """`collapse-verify ...` runs inside computing_fresh: a stored value is not what a command reports."""
+    from proofs_numeric import cli
+    seen = []
+
+    def fake(args):
+        seen.append(M._READING[-1])
+        return 0
+    monkeypatch.setattr(cli.verify, "cmd_verify", fake)
+    assert cli.main(["verify"]) == 0
+    assert seen == [False]
+
+
+_CALLS = []
+
+
+def _step_check():
+    _CALLS.append(1)
+    return True
+
+
+def test_memo_a_proof_step_is_checked_once_per_source_and_the_page_says_so(store):
+    step = ("x=x", "a trivial step", "identity", _step_check)
+    assert step_outcome(step) is True and step_outcome(step) is True
+    assert len(_CALLS) == 1
+    other = ("x=x", "the same formula, other words", "identity", _step_check)
+    assert step_outcome(other) is True and len(_CALLS) == 2  # its words are part of the key
+    md = report.proof_steps_markdown([step])
+    assert "checked: holds" in md and "1 of these 1 outcomes were read from the results store" in md
+    M._READING.append(False)
+    try:
+        md = report.proof_steps_markdown([step])
+    finally:
+        M._READING.pop()
+    assert "Every check above was run while this page was built" in md and len(_CALLS) == 3
+
+
+def test_memo_a_failing_step_stays_failing(store):
+    step = ("1=2", "a wrong step", "identity", lambda: False)
+    assert step_outcome(step) is False and step_outcome(step) is False
+    assert "**fails**" in report.proof_steps_markdown([step])
+
+
+def test_memo_steps_built_in_a_loop_are_told_apart(store):
+    """Two lambdas on one line closing over different values (same words) are two entries."""
+    steps = [("n>0", "positive", "lemma", (lambda k: lambda: k > 0)(k)) for k in (1, -1)]
+    assert [step_outcome(s) for s in steps] == [True, False]
+    assert [step_outcome(s) for s in steps] == [True, False]

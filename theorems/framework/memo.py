@@ -1,0 +1,233 @@
+"""Results computed once, kept on disk under a key of the code that computed them.
+
+``make verify`` computes, besides the ledger, a few results the book's pages also show (the trained model's
+site measurements, the depth study); without a store each page would compute them again. :func:`memo` keeps such
+a result in ``.collapse-verify-cache/`` (or the folder ``COLLAPSE_VERIFY_CACHE`` names; ``off`` turns the store
+off) under a **key**: a SHA-256 of the result's name and parameters, of every source file that decides a verdict
+(:data:`DECIDING`: ``theorems/`` with its Coq files and stored counterexamples, ``proofs_numeric/`` but its command
+line and renderings) and of the versions of the libraries that compute (and of any ``extra`` one, e.g. a model
+package). A changed source file, library or parameter gives a new key: the result is recomputed, never reused
+stale. Each entry also records when, from which commit and by which process it was computed, which a page can show
+(:func:`provenance`).
+
+Values are pickled: the store is a cache of this checkout's own results, read only by this checkout's code (never
+point ``COLLAPSE_VERIFY_CACHE`` at a folder someone else can write). An unreadable or corrupt entry is recomputed;
+an unwritable folder only costs the time. Concurrent processes (``pytest -n 2``, the book's kernels) computing the
+same entry wait for the first one (an OS file lock, released if that process dies) and then read its result.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from contextlib import contextmanager
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import TypeVar
+
+from .storage import REPO_ROOT
+
+__all__ = ["DECIDING", "NOT_DECIDING", "CACHE_ENV", "deciding_files", "source_digest", "library_versions",
+           "cache_dir", "memo_key", "memo", "computing_fresh", "provenance", "current_commit"]
+
+T = TypeVar("T")
+
+#: what decides verdicts: (folder, suffixes), relative to the repository
+DECIDING = (("theorems", (".py", ".v", ".json", "_CoqProject")), ("proofs_numeric", (".py",)))
+#: inside those folders, what does not: the command line and the renderings of results
+NOT_DECIDING = ("proofs_numeric/cli/", "proofs_numeric/ledger/render.py", "proofs_numeric/ledger/report.py",
+                "proofs_numeric/ledger/scaffold.py", "proofs_numeric/ledger/cache.py")
+#: ``COLLAPSE_VERIFY_CACHE=<folder>`` moves the store, ``=off`` turns it off (every result computed in-process)
+CACHE_ENV = "COLLAPSE_VERIFY_CACHE"
+_LIBRARIES = ("sympy", "python-flint", "mpmath", "numpy", "hypothesis")
+
+
+def deciding_files(root: Path = REPO_ROOT) -> list[Path]:
+    """Every file under ``root`` that decides a verdict (:data:`DECIDING` minus :data:`NOT_DECIDING`), in path
+    order."""
+    out = []
+    for folder, suffixes in DECIDING:
+        for p in sorted((root / folder).rglob("*")):
+            rel = p.relative_to(root).as_posix()
+            if not p.is_file() or "__pycache__" in p.parts or "_build" in p.parts:
+                continue
+            if not p.name.endswith(suffixes) or rel.startswith(NOT_DECIDING):
+                continue
+            out.append(p)
+    return out
+
+
+_DIGESTS: dict = {}
+
+
+def source_digest(root: Path = REPO_ROOT) -> str:
+    """SHA-256 over (path, SHA-256 of the contents) of every file that decides a verdict, in path order.
+
+    Cached per process on the files' (path, size, mtime) when every file is more than two seconds old (an edit
+    after that gives a new mtime; two edits within one clock tick could not be told apart, so recent files are
+    always hashed)."""
+    files = deciding_files(root)
+    stats = [(p.as_posix(), st.st_size, st.st_mtime_ns) for p in files for st in [p.stat()]]
+    stamp = tuple(stats)
+    if stamp in _DIGESTS:
+        return _DIGESTS[stamp]
+    h = hashlib.sha256()
+    for p in files:
+        h.update(p.relative_to(root).as_posix().encode())
+        h.update(b"\0")
+        h.update(hashlib.sha256(p.read_bytes()).hexdigest().encode())
+        h.update(b"\n")
+    digest = h.hexdigest()
+    if all(m < time.time_ns() - 2_000_000_000 for _, _, m in stats):
+        _DIGESTS.clear()
+        _DIGESTS[stamp] = digest
+    return digest
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return version(dist)
+    except PackageNotFoundError:
+        return None
+
+
+def library_versions(extra=()) -> dict[str, str | None]:
+    """Python's version and the computing libraries' (plus ``extra`` distributions)."""
+    return {"python": sys.version.split()[0], **{d: _version(d) for d in (*_LIBRARIES, *extra)}}
+
+
+def cache_dir() -> Path | None:
+    """The store's folder (None: turned off by ``COLLAPSE_VERIFY_CACHE=off``)."""
+    env = os.environ.get(CACHE_ENV, "")
+    if env.lower() in ("off", "0", "no", "false"):
+        return None
+    return Path(env) if env else REPO_ROOT / ".collapse-verify-cache"
+
+
+def memo_key(name: str, params: dict, extra=()) -> str:
+    """The key of ``name`` computed now with ``params`` (JSON-able) by this source and these libraries."""
+    data = {"name": name, "params": params, "sources": source_digest(), "versions": library_versions(extra)}
+    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def current_commit() -> str | None:
+    """The checkout's commit (None outside a git checkout)."""
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+@contextmanager
+def _locked(path: Path):
+    try:
+        import fcntl  # POSIX; elsewhere concurrent processes each compute (same result, more time)
+    except ImportError:
+        yield
+        return
+    with open(path, "a+") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _read(path: Path, key: str):
+    try:
+        with open(path, "rb") as fh:
+            entry = pickle.load(fh)
+    except Exception:  # noqa: BLE001 - missing, truncated or from another version: recompute
+        return None
+    if not isinstance(entry, dict) or entry.get("key") != key:
+        return None
+    return entry
+
+
+#: name -> the provenance of the entry this process last read or wrote (see :func:`provenance`)
+_PROVENANCE: dict[str, dict] = {}
+#: name -> [entries read from the store, entries computed] in this process
+_COUNTS: dict[str, list[int]] = {}
+
+
+#: name -> the provenance of the entry this process last read from the store
+_LAST_READ: dict[str, dict] = {}
+
+
+def _note(name: str, prov: dict) -> None:
+    _PROVENANCE[name] = prov
+    if prov.get("reused"):
+        _LAST_READ[name] = prov
+    c = _COUNTS.setdefault(name, [0, 0])
+    c[0 if prov.get("reused") else 1] += 1
+#: False inside :func:`computing_fresh`: every memo computes (and stores) instead of reading
+_READING = [True]
+
+
+@contextmanager
+def computing_fresh():
+    """Within this block every :func:`memo` computes its value (and stores it for later readers): ``verify`` runs
+    its claims in one, so each verdict's evidence is computed by the run that reports it."""
+    _READING.append(False)
+    try:
+        yield
+    finally:
+        _READING.pop()
+
+
+def memo(name: str, params: dict, compute: Callable[[], T], *, extra=(), read: bool | None = None) -> T:
+    """``compute()``, or its stored result under :func:`memo_key` (``name``, ``params``, this source).
+
+    ``read=False`` (the default inside :func:`computing_fresh`) computes anyway and stores the result.
+    :func:`provenance` then says where the value came from."""
+    read = _READING[-1] if read is None else read
+    folder = cache_dir()
+    if folder is None:
+        _note(name, {"reused": False, "stored": False})
+        return compute()
+    key = memo_key(name, params, extra)
+    path = folder / f"{name}-{key[:24]}.pickle"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        lock = _locked(folder / f"{name}-{key[:24]}.lock")
+    except OSError:
+        _note(name, {"reused": False, "stored": False})
+        return compute()
+    with lock:
+        if read:
+            entry = _read(path, key)
+            if entry is not None:
+                _note(name, {**entry["provenance"], "reused": True, "path": str(path)})
+                return entry["value"]
+        started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        t0 = time.perf_counter()
+        value = compute()
+        prov = {"computed": started, "seconds": round(time.perf_counter() - t0, 3), "commit": current_commit(),
+                "pid": os.getpid()}
+        try:
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            with open(tmp, "wb") as fh:
+                pickle.dump({"key": key, "provenance": prov, "value": value}, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            tmp.replace(path)
+            stored = True
+        except (OSError, pickle.PicklingError, TypeError, AttributeError):
+            stored = False
+        _note(name, {**prov, "reused": False, "stored": stored, "path": str(path)})
+        return value
+
+
+def provenance(name: str) -> dict | None:
+    """Where this process's last value of ``name`` came from: ``reused`` (read from the store) or computed here,
+    with ``computed`` (time), ``commit`` and ``seconds``; ``read_count`` / ``computed_count`` over every value of
+    ``name`` this process asked for and ``last_read`` (the provenance of the last one read, or None); None when it
+    has asked for none."""
+    if name not in _PROVENANCE:
+        return None
+    read, computed = _COUNTS.get(name, [0, 0])
+    return {**_PROVENANCE[name], "read_count": read, "computed_count": computed, "last_read": _LAST_READ.get(name)}
