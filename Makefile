@@ -55,9 +55,11 @@ test-fast: venv
 stress: venv
 	HYPOTHESIS_PROFILE=thorough $(BIN)/python -m pytest property_tests
 
+# Pages run in parallel (BOOK_JOBS processes, default one per CPU) and read what `make verify` stored (ledger.json
+# and .collapse-verify-cache/, both keyed by the source that decides verdicts).
 ## build the book offline into book/_build/html (a failing cell fails the build)
 book: venv
-	$(BIN)/jupyter-book build -W -n --keep-going book/
+	$(BIN)/python book/_ext/parallel_build.py build -W -n --keep-going book/
 
 ## mutation testing of the verdict rule and evidence validation in theorems/framework/ (verdict.py, evidence.py)
 ## (book/reference/testing.md, "Mutation testing"; about 3 minutes on 2 cores); `$(BIN)/mutmut results` lists survivors

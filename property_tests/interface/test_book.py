@@ -1,8 +1,8 @@
 """The book builds offline, every chapter executes, math is typeset locally.
 
 ``test_book_builds_offline`` builds the book once per session into a temporary
-folder (``jupyter-book build -W -n --keep-going``: a failing cell or a warning
-fails it) and checks the HTML. ``test_book_in_headless_chromium`` opens the
+folder (``make book``'s command, ``python book/_ext/parallel_build.py build -W -n --keep-going``: a failing cell
+or a warning fails it) and checks the HTML. ``test_book_in_headless_chromium`` opens the
 pages in Debian's ``chromium`` (installed by ``.ci/run``) through
 playwright-python at 1400 px and checks that MathJax typeset every math element,
 every image loaded, every table, code block and display formula fits the text
@@ -47,8 +47,8 @@ def _toc_files() -> list[str]:
 @pytest.fixture(scope="session")
 def built_book(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("book")
-    jb = Path(sys.executable).with_name("jupyter-book")
-    proc = subprocess.run([str(jb), "build", "-W", "-n", "--keep-going", str(BOOK), "--path-output", str(out)],
+    proc = subprocess.run([sys.executable, str(BOOK / "_ext" / "parallel_build.py"), "build", "-W", "-n", "--keep-going",
+                           str(BOOK), "--path-output", str(out)],
                           capture_output=True, text=True, timeout=1800,
                           # the quick ledger (the pages' provenance says so): this build checks that every page
                           # executes and renders; `make book` computes the full one (or reuses make verify's)
