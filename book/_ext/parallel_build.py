@@ -26,9 +26,8 @@ def jobs() -> int:
 
 def main(argv: list[str] | None = None) -> int:
     import jupyter_book.sphinx as jbs  # lazy: only when building
-    from jupyter_book.cli.main import main as jupyter_book
-
     import sphinx.builders  # lazy: only when building
+    from jupyter_book.cli.main import main as jupyter_book
 
     jbs.build_sphinx = functools.partial(jbs.build_sphinx, jobs=jobs())
     sphinx.builders.make_chunks = lambda docnames, nproc, maxbatch=10: [[d] for d in docnames]

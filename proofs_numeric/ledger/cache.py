@@ -22,11 +22,21 @@ import os
 from pathlib import Path
 
 from theorems.formal import coq_version, mathcomp_available
-from theorems.framework import REPO_ROOT
-from theorems.framework.memo import DECIDING, NOT_DECIDING, library_versions, source_digest
+from theorems.framework import REPO_ROOT, memo
+from theorems.framework.memo import library_versions
 
 __all__ = ["DECIDING", "NOT_DECIDING", "source_digest", "ledger_key", "read_ledger", "LedgerMismatch",
            "default_ledger_paths"]
+
+
+#: what decides verdicts: (folder, suffixes), relative to the repository; and inside those folders, what does not
+#: (the command line and the renderings of results)
+DECIDING, NOT_DECIDING = memo.deciding()
+
+
+def source_digest(root: Path = REPO_ROOT) -> str:
+    """SHA-256 over (path, SHA-256 of the contents) of every file that decides a verdict, in path order."""
+    return memo.source_digest(root, DECIDING, NOT_DECIDING)
 
 
 class LedgerMismatch(ValueError):

@@ -9,6 +9,7 @@ precisions, stress tables, figures) the page computes itself.
 """
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import os
@@ -34,7 +35,9 @@ from theorems.framework import (
     step_outcome,
     typeset,
 )
+from theorems.framework.memo import locked as memo_locked
 from theorems.framework.memo import provenance as memo_provenance
+from theorems.framework.memo import reads as memo_reads
 from theorems.paper import rank_neutrality as RN
 
 from .cache import LedgerMismatch, default_ledger_paths, ledger_key, read_ledger
@@ -79,6 +82,18 @@ def book_ledger() -> dict:
     quick = book_quick()
     key = ledger_key(dps=BOOK_DPS, quick=quick, claim_ids=[c.id for c in claims])
     by_id = {c.id: c for c in claims}
+    cache = REPO_ROOT / "book" / "_build" / "ledger-cache.json"
+    lock: contextlib.AbstractContextManager[None]
+    try:  # pages read in parallel: the first to get here computes, the others wait for its ledger-cache.json
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        lock = memo_locked(cache.with_suffix(".lock"))
+    except OSError:
+        lock = contextlib.nullcontext()
+    with lock:
+        return _book_ledger(claims, quick, key, by_id, cache)
+
+
+def _book_ledger(claims, quick: bool, key: str, by_id: dict, cache: Path) -> dict:
     why = []
     for path in default_ledger_paths():
         try:
@@ -91,9 +106,10 @@ def book_ledger() -> dict:
         return _LEDGER
     started = time.time()
     ctx = CheckContext(dps=BOOK_DPS, quick=quick)
+    reads_before = memo_reads()
     results_list, errors = run_ledger(claims, ctx)
+    store_reads = memo_reads() - reads_before
     data = ledger_json(results_list, ctx, started, errors)
-    cache = REPO_ROOT / "book" / "_build" / "ledger-cache.json"
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
         tmp = cache.with_suffix(".tmp")
@@ -102,7 +118,7 @@ def book_ledger() -> dict:
     except OSError as e:  # a read-only tree: every page computes its own (slower, same verdicts)
         why.append(f"could not write {cache}: {e}")
     _LEDGER.update(path=None, provenance=data["provenance"], reused=False,
-                   results={r.claim.id: r for r in results_list}, why=why)
+                   results={r.claim.id: r for r in results_list}, why=why, store_reads=store_reads)
     return _LEDGER
 
 
@@ -123,7 +139,9 @@ def provenance_markdown() -> str:
     led = book_ledger()
     p = led["provenance"]
     how = (f"read from `{relative_path(Path(led['path']))}` (its key matches this source)" if led["reused"]
-           else "computed while this book was built")
+           else "computed while this book was built" + (
+               f" ({led['store_reads']} results of its evidence read from the results store, `.collapse-verify-cache/`"
+               ", under the key of this source)" if led.get("store_reads") else ""))
     return (f"Verdicts computed {p.get('started', '?')} from commit `{str(p.get('commit', '?'))[:12]}` "
             f"(dps {BOOK_DPS}, every claim{', QUICK: a test build of the book' if book_quick() else ''}), {how}; "
             "each is recomputed from its evidence by the verdict rule when this page reads it.")

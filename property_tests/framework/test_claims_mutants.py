@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 import sympy
-from hypothesis import assume, given
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from sympy import Identity, ImmutableMatrix, Matrix, MatrixSymbol, Sum, Trace, symbols
 
@@ -136,6 +136,9 @@ def test_evidence_against_never_counts_toward_strength():
     assert (a.verdict, a.strength) == ("supported", "interval")
 
 
+# about one drawn list in six has an established verdict: the dev profile's fresh draws tripped Hypothesis's
+# filter_too_much check (50 rejected before 10 kept) in 3 of 4 runs; the property is asserted on every kept one
+@settings(suppress_health_check=[HealthCheck.filter_too_much])
 @given(evidence_lists(), st.sampled_from([("all",), SHAPE_REGIMES]), st.sampled_from(C.FORMS))
 def test_undecisive_evidence_against_does_not_change_an_established_verdict(ev, regimes, form):
     """Removing failing evidence that decided nothing leaves a proved/certified/supported verdict as it was."""

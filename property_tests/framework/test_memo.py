@@ -84,14 +84,15 @@ def test_memo_off_keeps_nothing(tmp_path, monkeypatch):
 def test_memo_the_command_line_computes_what_it_reports(store, monkeypatch):
     """`collapse-verify ...` runs inside computing_fresh: a stored value is not what a command reports."""
     from proofs_numeric import cli
-    seen = []
+    f = _Counter(1)
+    M.memo("t-cli", {}, f)
 
     def fake(args):
-        seen.append(M._READING[-1])
-        return 0
+        f.value = 2
+        return 0 if M.memo("t-cli", {}, f) == 2 else 1
     monkeypatch.setattr(cli.verify, "cmd_verify", fake)
-    assert cli.main(["verify"]) == 0
-    assert seen == [False]
+    assert cli.main(["verify"]) == 0 and f.calls == 2
+    assert M.memo("t-cli", {}, f) == 2 and f.calls == 2  # outside a command: what the command stored
 
 
 _CALLS = []
@@ -110,11 +111,8 @@ def test_memo_a_proof_step_is_checked_once_per_source_and_the_page_says_so(store
     assert step_outcome(other) is True and len(_CALLS) == 2  # its words are part of the key
     md = report.proof_steps_markdown([step])
     assert "checked: holds" in md and "1 of these 1 outcomes were read from the results store" in md
-    M._READING.append(False)
-    try:
+    with M.computing_fresh():
         md = report.proof_steps_markdown([step])
-    finally:
-        M._READING.pop()
     assert "Every check above was run while this page was built" in md and len(_CALLS) == 3
 
 
@@ -126,6 +124,8 @@ def test_memo_a_failing_step_stays_failing(store):
 
 def test_memo_steps_built_in_a_loop_are_told_apart(store):
     """Two lambdas on one line closing over different values (same words) are two entries."""
-    steps = [("n>0", "positive", "lemma", (lambda k: lambda: k > 0)(k)) for k in (1, -1)]
+    def positive(k):
+        return lambda: k > 0
+    steps = [("n>0", "positive", "lemma", positive(k)) for k in (1, -1)]
     assert [step_outcome(s) for s in steps] == [True, False]
     assert [step_outcome(s) for s in steps] == [True, False]

@@ -47,8 +47,9 @@ def _toc_files() -> list[str]:
 @pytest.fixture(scope="session")
 def built_book(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("book")
-    proc = subprocess.run([sys.executable, str(BOOK / "_ext" / "parallel_build.py"), "build", "-W", "-n", "--keep-going",
-                           str(BOOK), "--path-output", str(out)],
+    cmd = [sys.executable, str(BOOK / "_ext" / "parallel_build.py"), "build", "-W", "-n", "--keep-going", str(BOOK),
+           "--path-output", str(out)]
+    proc = subprocess.run(cmd,
                           capture_output=True, text=True, timeout=1800,
                           # the quick ledger (the pages' provenance says so): this build checks that every page
                           # executes and renders; `make book` computes the full one (or reuses make verify's)

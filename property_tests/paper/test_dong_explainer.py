@@ -11,9 +11,9 @@ import sympy
 from sympy import Rational
 
 from proofs_numeric import dong_explainer as NE
-from theorems import formal
 from proofs_numeric.ledger import get
 from property_tests.paper.quick_runs import quick_run
+from theorems import formal
 from theorems.framework import CheckContext, assess
 from theorems.paper import dong_explainer as E
 

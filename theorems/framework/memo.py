@@ -1,14 +1,15 @@
 """Results computed once, kept on disk under a key of the code that computed them.
 
 ``make verify`` computes, besides the ledger, a few results the book's pages also show (the trained model's
-site measurements, the depth study); without a store each page would compute them again. :func:`memo` keeps such
-a result in ``.collapse-verify-cache/`` (or the folder ``COLLAPSE_VERIFY_CACHE`` names; ``off`` turns the store
-off) under a **key**: a SHA-256 of the result's name and parameters, of every source file that decides a verdict
-(:data:`DECIDING`: ``theorems/`` with its Coq files and stored counterexamples, ``proofs_numeric/`` but its command
-line and renderings) and of the versions of the libraries that compute (and of any ``extra`` one, e.g. a model
-package). A changed source file, library or parameter gives a new key: the result is recomputed, never reused
-stale. Each entry also records when, from which commit and by which process it was computed, which a page can show
-(:func:`provenance`).
+site measurements, the depth study, the proof steps' outcomes); without a store each page would compute them
+again. :func:`memo` keeps such a result in ``.collapse-verify-cache/`` (or the folder ``COLLAPSE_VERIFY_CACHE``
+names; ``off`` turns the store off) under a **key**: a SHA-256 of the result's name and parameters, of every source
+file that decides a verdict (:func:`deciding`: ``theorems/`` with its Coq files and stored counterexamples, and
+the folders a layer above registers with :func:`add_deciding` — the numeric layer registers its own, minus its
+command line and renderings) and of the versions of the libraries that compute (and of any ``extra`` one, e.g. a
+model package). A changed source file, library or parameter gives a new key: the result is recomputed, never
+reused stale. Each entry also records when, from which commit and by which process it was computed, which a page
+can show (:func:`provenance`).
 
 Values are pickled: the store is a cache of this checkout's own results, read only by this checkout's code (never
 point ``COLLAPSE_VERIFY_CACHE`` at a folder someone else can write). An unreadable or corrupt entry is recomputed;
@@ -24,54 +25,76 @@ import pickle
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from .storage import REPO_ROOT
 
-__all__ = ["DECIDING", "NOT_DECIDING", "CACHE_ENV", "deciding_files", "source_digest", "library_versions",
-           "cache_dir", "memo_key", "memo", "computing_fresh", "provenance", "current_commit"]
+__all__ = ["DECIDING", "NOT_DECIDING", "CACHE_ENV", "add_deciding", "deciding", "deciding_files", "source_digest",
+           "library_versions", "cache_dir", "memo_key", "memo", "computing_fresh", "provenance", "current_commit",
+           "locked", "reads"]
 
 T = TypeVar("T")
 
-#: what decides verdicts: (folder, suffixes), relative to the repository
-DECIDING = (("theorems", (".py", ".v", ".json", "_CoqProject")), ("proofs_numeric", (".py",)))
-#: inside those folders, what does not: the command line and the renderings of results
-NOT_DECIDING = ("proofs_numeric/cli/", "proofs_numeric/ledger/render.py", "proofs_numeric/ledger/report.py",
-                "proofs_numeric/ledger/scaffold.py", "proofs_numeric/ledger/cache.py")
+Folders = tuple[tuple[str, tuple[str, ...]], ...]
+
+#: what decides verdicts in this layer: (folder, suffixes), relative to the repository
+DECIDING: Folders = (("theorems", (".py", ".v", ".json", "_CoqProject")),)
+#: inside the deciding folders, what does not (path prefixes)
+NOT_DECIDING: tuple[str, ...] = ()
 #: ``COLLAPSE_VERIFY_CACHE=<folder>`` moves the store, ``=off`` turns it off (every result computed in-process)
 CACHE_ENV = "COLLAPSE_VERIFY_CACHE"
 _LIBRARIES = ("sympy", "python-flint", "mpmath", "numpy", "hypothesis")
+_REGISTERED: list[tuple[Folders, tuple[str, ...]]] = []
 
 
-def deciding_files(root: Path = REPO_ROOT) -> list[Path]:
-    """Every file under ``root`` that decides a verdict (:data:`DECIDING` minus :data:`NOT_DECIDING`), in path
-    order."""
+def add_deciding(folders: Folders, not_deciding: tuple[str, ...] = ()) -> None:
+    """A layer above adds its folders (and the prefixes inside them that do not decide) to :func:`deciding`."""
+    if (folders, not_deciding) not in _REGISTERED:
+        _REGISTERED.append((folders, not_deciding))
+
+
+def deciding() -> tuple[Folders, tuple[str, ...]]:
+    """The deciding folders and the non-deciding prefixes: this layer's and every registered one's."""
+    folders, skip = DECIDING, NOT_DECIDING
+    for f, n in _REGISTERED:
+        folders, skip = folders + tuple(x for x in f if x not in folders), skip + n
+    return folders, skip
+
+
+def deciding_files(root: Path = REPO_ROOT, folders: Folders | None = None,
+                   not_deciding: tuple[str, ...] | None = None) -> list[Path]:
+    """Every file under ``root`` that decides a verdict (default: :func:`deciding`), in path order."""
+    if folders is None or not_deciding is None:
+        d_folders, d_skip = deciding()
+        folders = d_folders if folders is None else folders
+        not_deciding = d_skip if not_deciding is None else not_deciding
     out = []
-    for folder, suffixes in DECIDING:
+    for folder, suffixes in folders:
         for p in sorted((root / folder).rglob("*")):
             rel = p.relative_to(root).as_posix()
             if not p.is_file() or "__pycache__" in p.parts or "_build" in p.parts:
                 continue
-            if not p.name.endswith(suffixes) or rel.startswith(NOT_DECIDING):
+            if not p.name.endswith(suffixes) or rel.startswith(not_deciding):
                 continue
             out.append(p)
     return out
 
 
-_DIGESTS: dict = {}
+_DIGESTS: dict[tuple[tuple[str, int, int], ...], str] = {}
 
 
-def source_digest(root: Path = REPO_ROOT) -> str:
+def source_digest(root: Path = REPO_ROOT, folders: Folders | None = None,
+                  not_deciding: tuple[str, ...] | None = None) -> str:
     """SHA-256 over (path, SHA-256 of the contents) of every file that decides a verdict, in path order.
 
     Cached per process on the files' (path, size, mtime) when every file is more than two seconds old (an edit
     after that gives a new mtime; two edits within one clock tick could not be told apart, so recent files are
     always hashed)."""
-    files = deciding_files(root)
+    files = deciding_files(root, folders, not_deciding)
     stats = [(p.as_posix(), st.st_size, st.st_mtime_ns) for p in files for st in [p.stat()]]
     stamp = tuple(stats)
     if stamp in _DIGESTS:
@@ -96,7 +119,7 @@ def _version(dist: str) -> str | None:
         return None
 
 
-def library_versions(extra=()) -> dict[str, str | None]:
+def library_versions(extra: tuple[str, ...] = ()) -> dict[str, str | None]:
     """Python's version and the computing libraries' (plus ``extra`` distributions)."""
     return {"python": sys.version.split()[0], **{d: _version(d) for d in (*_LIBRARIES, *extra)}}
 
@@ -109,7 +132,7 @@ def cache_dir() -> Path | None:
     return Path(env) if env else REPO_ROOT / ".collapse-verify-cache"
 
 
-def memo_key(name: str, params: dict, extra=()) -> str:
+def memo_key(name: str, params: dict[str, Any], extra: tuple[str, ...] = ()) -> str:
     """The key of ``name`` computed now with ``params`` (JSON-able) by this source and these libraries."""
     data = {"name": name, "params": params, "sources": source_digest(), "versions": library_versions(extra)}
     return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
@@ -125,7 +148,9 @@ def current_commit() -> str | None:
 
 
 @contextmanager
-def _locked(path: Path):
+def locked(path: Path) -> Iterator[None]:
+    """An exclusive OS lock on the file ``path`` for the block (released when the holder dies); a no-op where
+    ``fcntl`` is missing."""
     try:
         import fcntl  # POSIX; elsewhere concurrent processes each compute (same result, more time)
     except ImportError:
@@ -139,7 +164,7 @@ def _locked(path: Path):
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def _read(path: Path, key: str):
+def _read(path: Path, key: str) -> dict[str, Any] | None:
     try:
         with open(path, "rb") as fh:
             entry = pickle.load(fh)
@@ -151,16 +176,16 @@ def _read(path: Path, key: str):
 
 
 #: name -> the provenance of the entry this process last read or wrote (see :func:`provenance`)
-_PROVENANCE: dict[str, dict] = {}
+_PROVENANCE: dict[str, dict[str, Any]] = {}
 #: name -> [entries read from the store, entries computed] in this process
 _COUNTS: dict[str, list[int]] = {}
 
 
 #: name -> the provenance of the entry this process last read from the store
-_LAST_READ: dict[str, dict] = {}
+_LAST_READ: dict[str, dict[str, Any]] = {}
 
 
-def _note(name: str, prov: dict) -> None:
+def _note(name: str, prov: dict[str, Any]) -> None:
     _PROVENANCE[name] = prov
     if prov.get("reused"):
         _LAST_READ[name] = prov
@@ -171,7 +196,7 @@ _READING = [True]
 
 
 @contextmanager
-def computing_fresh():
+def computing_fresh() -> Iterator[None]:
     """Within this block every :func:`memo` computes its value (and stores it for later readers): ``verify`` runs
     its claims in one, so each verdict's evidence is computed by the run that reports it."""
     _READING.append(False)
@@ -181,7 +206,8 @@ def computing_fresh():
         _READING.pop()
 
 
-def memo(name: str, params: dict, compute: Callable[[], T], *, extra=(), read: bool | None = None) -> T:
+def memo(name: str, params: dict[str, Any], compute: Callable[[], T], *, extra: tuple[str, ...] = (),
+         read: bool | None = None) -> T:
     """``compute()``, or its stored result under :func:`memo_key` (``name``, ``params``, this source).
 
     ``read=False`` (the default inside :func:`computing_fresh`) computes anyway and stores the result.
@@ -195,7 +221,7 @@ def memo(name: str, params: dict, compute: Callable[[], T], *, extra=(), read: b
     path = folder / f"{name}-{key[:24]}.pickle"
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        lock = _locked(folder / f"{name}-{key[:24]}.lock")
+        lock = locked(folder / f"{name}-{key[:24]}.lock")
     except OSError:
         _note(name, {"reused": False, "stored": False})
         return compute()
@@ -204,7 +230,8 @@ def memo(name: str, params: dict, compute: Callable[[], T], *, extra=(), read: b
             entry = _read(path, key)
             if entry is not None:
                 _note(name, {**entry["provenance"], "reused": True, "path": str(path)})
-                return entry["value"]
+                value: T = entry["value"]
+                return value
         started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         t0 = time.perf_counter()
         value = compute()
@@ -222,7 +249,12 @@ def memo(name: str, params: dict, compute: Callable[[], T], *, extra=(), read: b
         return value
 
 
-def provenance(name: str) -> dict | None:
+def reads() -> int:
+    """How many values this process has read from the store so far (every name)."""
+    return sum(c[0] for c in _COUNTS.values())
+
+
+def provenance(name: str) -> dict[str, Any] | None:
     """Where this process's last value of ``name`` came from: ``reused`` (read from the store) or computed here,
     with ``computed`` (time), ``commit`` and ``seconds``; ``read_count`` / ``computed_count`` over every value of
     ``name`` this process asked for and ``last_read`` (the provenance of the last one read, or None); None when it
