@@ -129,3 +129,12 @@ def test_memo_steps_built_in_a_loop_are_told_apart(store):
     steps = [("n>0", "positive", "lemma", positive(k)) for k in (1, -1)]
     assert [step_outcome(s) for s in steps] == [True, False]
     assert [step_outcome(s) for s in steps] == [True, False]
+
+
+def test_memo_is_off_for_a_mutant(store, monkeypatch):
+    """mutmut switches mutants at run time in one source tree: a stored result would hide a mutant."""
+    monkeypatch.setenv("MUTANT_UNDER_TEST", "theorems.exact.certified_rank.x_certified_rank__mutmut_1")
+    f = _Counter(1)
+    M.memo("t-mutant", {}, f)
+    M.memo("t-mutant", {}, f)
+    assert f.calls == 2 and M.cache_dir() is None

@@ -124,8 +124,19 @@ def library_versions(extra: tuple[str, ...] = ()) -> dict[str, str | None]:
     return {"python": sys.version.split()[0], **{d: _version(d) for d in (*_LIBRARIES, *extra)}}
 
 
+#: set by mutmut for the mutant under test: the mutants share one source tree (a switch picks the mutant at run
+#: time), so a stored result would hide the mutant's effect; the store is off for them
+_MUTANT_ENV = "MUTANT_UNDER_TEST"
+
+
 def cache_dir() -> Path | None:
-    """The store's folder (None: turned off by ``COLLAPSE_VERIFY_CACHE=off``)."""
+    """The store's folder (None: turned off by ``COLLAPSE_VERIFY_CACHE=off``, or under mutation testing).
+
+    The key sees the files, not code patched in memory: a process that patches the code it runs (a test's
+    monkeypatch, a mutant switched on at run time) must use a store of its own or none (the test suite uses a fresh
+    one per session, mutation testing none)."""
+    if os.environ.get(_MUTANT_ENV):
+        return None
     env = os.environ.get(CACHE_ENV, "")
     if env.lower() in ("off", "0", "no", "false"):
         return None
