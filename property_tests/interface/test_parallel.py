@@ -50,3 +50,19 @@ def test_parallel_premise_counts_reach_the_controller(tmp_path):
     line = next(ln for ln in r.stdout.splitlines()
                 if ln.startswith("test_rank_neutrality_corrected_statement_is_not_vacuous"))
     assert "drawn=25" in line and "met H1-H4=" in line
+
+
+def test_parallel_loadgroup_keeps_a_group_on_one_worker(tmp_path):
+    """`make test` runs `pytest -n 2 --dist loadgroup`: the tests of one xdist_group (the book build, the Coq
+    compilation) share one worker and so one session fixture (pytest 9.2 with pytest-xdist 3.8 split them)."""
+    probe = tmp_path / "test_group_probe.py"
+    log = tmp_path / "workers.txt"
+    probe.write_text("import os\nimport pytest\npytestmark = pytest.mark.xdist_group('probe')\n"
+                     + "".join(f"def test_{k}():\n    open({str(log)!r}, 'a').write(os.environ['PYTEST_XDIST_WORKER'] + "
+                               "'\\n')\n" for k in range(6)))
+    r = _pytest(["-n", "2", "--dist", "loadgroup", "--rootdir", str(ROOT), "-c", str(ROOT / "pyproject.toml"),
+                 "--confcutdir", str(ROOT / "property_tests"), "-p", "property_tests.conftest", str(probe)],
+                {"HYPOTHESIS_PROFILE": "dev"}, tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    workers = log.read_text().split()
+    assert len(workers) == 6 and len(set(workers)) == 1, workers
