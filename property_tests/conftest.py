@@ -68,6 +68,23 @@ def pytest_unconfigure(config):
 VACUITY: dict[str, Counter] = {}
 
 
+@pytest.fixture(scope="session")
+def quick_ledger_file(tmp_path_factory):
+    """``collapse-verify verify --quick --json`` run once in a fresh process (``PYTHONHASHSEED=1``): the ledger the
+    book's test build reads (its key matches: dps 50, quick, every claim) and one side of the hash-seed test. Tests
+    using it carry ``xdist_group("book")``, so one worker computes it."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    path = tmp_path_factory.mktemp("quick-ledger") / "ledger.json"
+    exe = Path(sys.executable).parent / "collapse-verify"
+    proc = subprocess.run([str(exe), "verify", "--quick", "--json", str(path)], env={**os.environ,
+                          "PYTHONHASHSEED": "1"}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          timeout=900)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return path
+
+
 @pytest.fixture(autouse=True)
 def reset_mp_globals():
     """No test may leak a changed mpmath precision into another (mpmath's conftest does this)."""

@@ -45,7 +45,7 @@ def _toc_files() -> list[str]:
 
 
 @pytest.fixture(scope="session")
-def built_book(tmp_path_factory) -> Path:
+def built_book(tmp_path_factory, quick_ledger_file) -> Path:
     out = tmp_path_factory.mktemp("book")
     cmd = [sys.executable, str(BOOK / "_ext" / "parallel_build.py"), "build", "-W", "-n", "--keep-going", str(BOOK),
            "--path-output", str(out)]
@@ -53,7 +53,9 @@ def built_book(tmp_path_factory) -> Path:
                           capture_output=True, text=True, timeout=1800,
                           # the quick ledger (the pages' provenance says so): this build checks that every page
                           # executes and renders; `make book` computes the full one (or reuses make verify's)
-                          env={**os.environ, "PYDEVD_DISABLE_FILE_VALIDATION": "1", report.BOOK_QUICK_ENV: "1"})
+                          env={**os.environ, "PYDEVD_DISABLE_FILE_VALIDATION": "1", report.BOOK_QUICK_ENV: "1",
+                               # the session's quick ledger (its key matches the test build's): the pages read it
+                               "COLLAPSE_VERIFY_LEDGER": str(quick_ledger_file)})
     if proc.returncode != 0:
         pytest.fail(f"book build failed:\n{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}")
     return out / "_build" / "html"
@@ -100,6 +102,9 @@ def test_book_builds_offline(built_book):
         text = "".join(p.text)
         raw = re.search(r"\$[^$\s][^$]*\$", text)
         assert raw is None, f"{page.name}: raw math left in text: {raw.group(0)[:80]!r}"
+    index = re.sub(r"<[^>]+>", "", (built_book / "index.html").read_text())
+    # the test build read the session's quick ledger (its key matched) and says it is a quick test build
+    assert "QUICK: a test build of the book" in index and "(its key matches this source)" in index
     chapter = (built_book / "chapters" / "rank_neutrality.html").read_text()
     assert "<img" in chapter, "the chapter's figure is missing"
     assert "Traceback" not in chapter

@@ -57,9 +57,9 @@ def test_parallel_loadgroup_keeps_a_group_on_one_worker(tmp_path):
     compilation) share one worker and so one session fixture (pytest 9.2 with pytest-xdist 3.8 split them)."""
     probe = tmp_path / "test_group_probe.py"
     log = tmp_path / "workers.txt"
+    body = f"    open({str(log)!r}, 'a').write(os.environ['PYTEST_XDIST_WORKER'] + '\\n')\n"
     probe.write_text("import os\nimport pytest\npytestmark = pytest.mark.xdist_group('probe')\n"
-                     + "".join(f"def test_{k}():\n    open({str(log)!r}, 'a').write(os.environ['PYTEST_XDIST_WORKER'] + "
-                               "'\\n')\n" for k in range(6)))
+                     + "".join(f"def test_{k}():\n{body}" for k in range(6)))
     r = _pytest(["-n", "2", "--dist", "loadgroup", "--rootdir", str(ROOT), "-c", str(ROOT / "pyproject.toml"),
                  "--confcutdir", str(ROOT / "property_tests"), "-p", "property_tests.conftest", str(probe)],
                 {"HYPOTHESIS_PROFILE": "dev"}, tmp_path)
