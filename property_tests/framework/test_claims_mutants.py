@@ -169,7 +169,10 @@ def test_all_among_named_regimes_adds_nothing(ev, form):
 @given(evidence_lists(), st.sampled_from([("all",), SHAPE_REGIMES, ("n<d",)]), st.sampled_from(C.FORMS))
 def test_by_regime_reports_every_listed_regime(ev, regimes, form):
     a = safe_assess(ev, regimes, form)
-    assume(a is not None and any(e.holds is not None for e in ev))
+    # evidence that decides something: not only exceptional points of a generic claim, which are set aside (the
+    # assessment is then not-checkable with no regime decided; the dev profile drew that case)
+    assume(a is not None and any(e.holds is not None for e in ev)
+           and "only exceptional points met" not in (a.reason or ""))
     assert set(regimes) <= set(a.by_regime) and set(a.by_regime.values()) <= STATUSES
     for r, status in a.by_regime.items():
         if status == "none":
