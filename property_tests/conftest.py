@@ -68,6 +68,14 @@ def pytest_unconfigure(config):
 VACUITY: dict[str, Counter] = {}
 
 
+@pytest.fixture(autouse=True)
+def _no_store_for_patching_tests(request):
+    """A test that patches code (monkeypatch) gets no results store: the store's key sees files, not code patched in
+    memory (a test that wants one sets COLLAPSE_VERIFY_CACHE itself, as test_memo does)."""
+    if "monkeypatch" in request.fixturenames:
+        request.getfixturevalue("monkeypatch").setenv(_CACHE_ENV, "off")
+
+
 @pytest.fixture(scope="session")
 def quick_ledger_file(tmp_path_factory):
     """``collapse-verify verify --quick --json`` run once in a fresh process (``PYTHONHASHSEED=1``): the ledger the

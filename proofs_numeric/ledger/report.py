@@ -317,10 +317,10 @@ def proof_steps_markdown(steps) -> str:
     last line saying where the outcomes came from."""
     out, read, ran = [], [], 0
     for k, (tex, words, kind, check) in enumerate(steps, 1):
-        outcome = {True: "holds", False: "**fails**", None: "undecided"}[step_outcome((tex, words, kind, check))]
-        prov = memo_provenance("proof-step") or {}
-        if prov.get("reused"):
-            read.append(prov)
+        value, was_read = step_outcome((tex, words, kind, check), with_source=True)
+        outcome = {True: "holds", False: "**fails**", None: "undecided"}[value]
+        if was_read:
+            read.append(memo_provenance("proof-step") or {})
         else:
             ran += 1
         out += [f"**{k}.** {_esc(words)} (*{_esc(kind)}*; checked: {outcome})", "", "$$", tex, "$$", ""]

@@ -4,6 +4,7 @@ what it reports and stores it; the book's pages say when what they read was comp
 from __future__ import annotations
 
 import pickle
+from pathlib import Path
 
 import pytest
 
@@ -38,19 +39,46 @@ def test_memo_computes_once_and_reads_back_what_it_stored(store):
     assert p["last_read"]["computed"] and "seconds" in p["last_read"]
 
 
-def test_memo_a_changed_parameter_source_or_library_is_recomputed(store, monkeypatch):
+def test_memo_a_changed_parameter_or_library_is_recomputed(store, monkeypatch):
     f = _Counter(7)
     M.memo("t-key", {"n": 1}, f)
     M.memo("t-key", {"n": 2}, f)  # another parameter
     assert f.calls == 2
-    monkeypatch.setattr(M, "source_digest", lambda root=M.REPO_ROOT: "0" * 64)  # a changed source file
-    M.memo("t-key", {"n": 1}, f)
-    assert f.calls == 3
     monkeypatch.setattr(M, "library_versions", lambda extra=(): {"numpy": "0.0"})  # another numpy
     M.memo("t-key", {"n": 1}, f)
-    assert f.calls == 4
+    assert f.calls == 3
     M.memo("t-key", {"n": 1}, f)
-    assert f.calls == 4
+    assert f.calls == 3
+
+
+def test_memo_the_key_covers_the_source_and_an_edit_while_running_stores_nothing(store, monkeypatch):
+    """Another source gives another key (another process reads nothing of this one's); a deciding file edited
+    after this process first used the store: the value is computed and nothing is read or stored (the process
+    runs the code it imported, not the edited one)."""
+    f = _Counter(3)
+    M.memo("t-src", {}, f)
+    key = M.memo_key("t-src", {})
+    monkeypatch.setattr(M, "source_digest", lambda *a, **k: "0" * 64)
+    assert M.memo_key("t-src", {}) != key
+    assert M.memo("t-src", {}, f) == 3 and f.calls == 2
+    p = M.provenance("t-src")
+    assert p["reused"] is False and p["stored"] is False
+    assert len(list(store.glob("t-src-*.pickle"))) == 1
+
+
+def test_memo_an_unusable_folder_computes(tmp_path, monkeypatch):
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setenv(M.CACHE_ENV, str(tmp_path / "a-file" / "store"))  # cannot be created
+    f = _Counter(4)
+    assert M.memo("t-unusable", {}, f) == 4 and M.memo("t-unusable", {}, f) == 4 and f.calls == 2
+
+
+def test_memo_an_installed_package_keeps_no_store(monkeypatch):
+    """Without pyproject.toml beside the package (an installed, not a checked-out, suite) nothing is kept by
+    default: the store would land in site-packages."""
+    monkeypatch.delenv(M.CACHE_ENV, raising=False)
+    monkeypatch.setattr(M, "REPO_ROOT", Path("/nonexistent-checkout"))
+    assert M.cache_dir() is None
 
 
 def test_memo_a_corrupt_or_foreign_entry_is_recomputed(store):
@@ -104,6 +132,7 @@ def _step_check():
 
 
 def test_memo_a_proof_step_is_checked_once_per_source_and_the_page_says_so(store):
+    _CALLS.clear()
     step = ("x=x", "a trivial step", "identity", _step_check)
     assert step_outcome(step) is True and step_outcome(step) is True
     assert len(_CALLS) == 1
@@ -118,8 +147,45 @@ def test_memo_a_proof_step_is_checked_once_per_source_and_the_page_says_so(store
 
 def test_memo_a_failing_step_stays_failing(store):
     step = ("1=2", "a wrong step", "identity", lambda: False)
-    assert step_outcome(step) is False and step_outcome(step) is False
+    assert step_outcome(step, with_source=True) == (False, False)
+    assert step_outcome(step, with_source=True) == (False, True)  # read back: still failing
     assert "**fails**" in report.proof_steps_markdown([step])
+
+
+def test_memo_a_step_that_cannot_be_named_is_checked_every_time_and_said_so(store):
+    """A partial, a bound method or a closure over a function: its key could not tell two of them apart."""
+    import functools
+    calls = []
+
+    def check(v):
+        calls.append(v)
+        return v
+
+    class Box:
+        def __init__(self, v):
+            self.v = v
+
+        def check(self):
+            calls.append(self.v)
+            return self.v
+
+    def closing_over(fn):
+        return lambda: fn()
+    for make in (lambda v: functools.partial(check, v), lambda v: Box(v).check,
+                 lambda v: closing_over(functools.partial(check, v))):
+        steps = [("s", "same words", "lemma", make(v)) for v in (True, False)]
+        assert [step_outcome(st) for st in steps] == [True, False]
+        assert [step_outcome(st, with_source=True) for st in steps] == [(True, False), (False, False)]
+    md = report.proof_steps_markdown([("s", "same words", "lemma", functools.partial(check, True))])
+    assert "Every check above was run while this page was built" in md
+
+
+def test_memo_stored_markdown_says_read_or_computed(store):
+    M.memo("t-page", {}, _Counter(1))
+    assert "computed while this page was built (1 result)" in report.stored_markdown("t-page", "the thing")
+    M.memo("t-page", {}, _Counter(1))
+    md = report.stored_markdown("t-page", "the thing")
+    assert md.startswith("*The thing: 1 of 2 read from the results store") and "from commit" in md
 
 
 def test_memo_steps_built_in_a_loop_are_told_apart(store):

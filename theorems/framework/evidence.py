@@ -65,7 +65,8 @@ from sympy.core.assumptions import check_assumptions
 from sympy.matrices.expressions import MatrixExpr, MatrixSymbol, ZeroMatrix
 
 from .aliases import JSONObject, Numbers
-from .memo import memo
+from .memo import memo, note_computed
+from .memo import provenance as memo_provenance
 from .run_record import note_counterexample
 from .storage import CounterexampleError, load_counterexample, relative_path
 
@@ -332,30 +333,46 @@ class ProofStep(NamedTuple):
 StepLike = tuple[str, str, str, Callable[[], object]]
 
 
-def step_outcome(step: StepLike) -> bool | None:
+def _plain(v: object) -> bool:
+    """Data whose ``repr`` names it completely (what a proof step's check may close over and still be stored)."""
+    if v is None or isinstance(v, (bool, int, float, complex, str, bytes)):
+        return True
+    if isinstance(v, (tuple, list, frozenset)):
+        return all(_plain(x) for x in v)
+    if isinstance(v, sympy.Basic):  # a sympy expression's repr is the whole expression
+        return True
+    return isinstance(v, sympy.MatrixBase) and v.shape[0] * v.shape[1] <= 10_000
+
+
+def step_outcome(step: StepLike, *, with_source: bool = False) -> Any:
     """A proof step's check, three-valued (:func:`tri`), computed once per source: kept on disk under the key of
     the source, the step's words and formula and its check's code (:func:`theorems.framework.memo.memo`), so the
-    book's pages read the outcomes ``verify`` computed."""
+    book's pages read the outcomes ``verify`` computed. Only a plain function whose defaults and closure values are
+    plain data (numbers, strings, sympy objects, tuples of them) is stored: a bound method, a ``partial``, a closure
+    over a function or an array is checked every time. ``with_source``: ``(outcome, read_from_store)``."""
     s = ProofStep(*step)
     code = getattr(s.check, "__code__", None)
-    if code is None or getattr(s.check, "__module__", None) is None:  # a partial, a builtin: nothing to name
-        return tri(s.check())
-
-    def name(v: object) -> str:  # a value the check closes over or defaults to, named stably across processes
-        if callable(v):
-            return f"{getattr(v, '__module__', '?')}.{getattr(v, '__qualname__', type(v).__name__)}"
-        return repr(v)
-
-    bound = [name(v) for v in (s.check.__defaults__ or ())]
-    for cell in s.check.__closure__ or ():
+    bound = [*(getattr(s.check, "__defaults__", None) or ())]
+    cells = getattr(s.check, "__closure__", None) or ()
+    plain = code is not None and getattr(s.check, "__module__", None) is not None \
+        and not hasattr(s.check, "__self__") and all(_plain(v) for v in bound)
+    values = []
+    for cell in cells:
         try:
-            bound.append(name(cell.cell_contents))
+            values.append(cell.cell_contents)
         except ValueError:  # an empty cell (a name bound later)
-            bound.append("<empty>")
+            plain = False
+    plain = plain and all(_plain(v) for v in values)
+    if not plain or code is None:
+        note_computed("proof-step")
+        out = tri(s.check())
+        return (out, False) if with_source else out
     where = [s.check.__module__, s.check.__qualname__, code.co_filename.rsplit("/", 1)[-1], code.co_firstlineno,
-             bound]
-    return memo("proof-step", {"latex": s.latex, "words": s.words, "kind": s.kind, "check": where},
-                lambda: tri(s.check()))
+             [repr(v) for v in bound], [repr(v) for v in values]]
+    out = memo("proof-step", {"latex": s.latex, "words": s.words, "kind": s.kind, "check": where},
+               lambda: tri(s.check()))
+    prov = memo_provenance("proof-step") or {}
+    return (out, bool(prov.get("reused"))) if with_source else out
 
 
 def derivation(steps: Sequence[StepLike], what: str, *, uses: Sequence[int] | None = None, regime: str = "all",

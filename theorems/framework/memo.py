@@ -35,7 +35,7 @@ from .storage import REPO_ROOT
 
 __all__ = ["DECIDING", "NOT_DECIDING", "CACHE_ENV", "add_deciding", "deciding", "deciding_files", "source_digest",
            "library_versions", "cache_dir", "memo_key", "memo", "computing_fresh", "provenance", "current_commit",
-           "locked", "reads"]
+           "locked", "reads", "note_computed"]
 
 T = TypeVar("T")
 
@@ -140,7 +140,11 @@ def cache_dir() -> Path | None:
     env = os.environ.get(CACHE_ENV, "")
     if env.lower() in ("off", "0", "no", "false"):
         return None
-    return Path(env) if env else REPO_ROOT / ".collapse-verify-cache"
+    if env:
+        return Path(env)
+    # by default only in a checkout (an installed package has no pyproject.toml beside it: nothing is kept in
+    # site-packages)
+    return REPO_ROOT / ".collapse-verify-cache" if (REPO_ROOT / "pyproject.toml").is_file() else None
 
 
 def memo_key(name: str, params: dict[str, Any], extra: tuple[str, ...] = ()) -> str:
@@ -150,18 +154,23 @@ def memo_key(name: str, params: dict[str, Any], extra: tuple[str, ...] = ()) -> 
 
 
 def current_commit() -> str | None:
-    """The checkout's commit (None outside a git checkout)."""
+    """The checkout's commit, with ``+dirty`` when a deciding file differs from it (None outside a git checkout)."""
     try:
         out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=10)
+        if out.returncode != 0 or not out.stdout.strip():
+            return None
+        folders = [f for f, _ in deciding()[0]]
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", *folders], cwd=REPO_ROOT, capture_output=True,
+                               text=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
         return None
-    return out.stdout.strip() or None if out.returncode == 0 else None
+    return out.stdout.strip() + ("+dirty" if dirty.returncode == 0 and dirty.stdout.strip() else "")
 
 
 @contextmanager
 def locked(path: Path) -> Iterator[None]:
     """An exclusive OS lock on the file ``path`` for the block (released when the holder dies); a no-op where
-    ``fcntl`` is missing."""
+    ``fcntl`` is missing. OSError when the lock file cannot be opened."""
     try:
         import fcntl  # POSIX; elsewhere concurrent processes each compute (same result, more time)
     except ImportError:
@@ -190,10 +199,19 @@ def _read(path: Path, key: str) -> dict[str, Any] | None:
 _PROVENANCE: dict[str, dict[str, Any]] = {}
 #: name -> [entries read from the store, entries computed] in this process
 _COUNTS: dict[str, list[int]] = {}
-
-
 #: name -> the provenance of the entry this process last read from the store
 _LAST_READ: dict[str, dict[str, Any]] = {}
+#: False inside :func:`computing_fresh`: every memo computes (and stores) instead of reading
+_READING = [True]
+#: the source digest when this process first used the store: the code it imported. A file edited later (a
+#: long book build, a kernel left open) would give a key of code this process is not running: from then on
+#: nothing is read or stored
+_FIRST_DIGEST: list[str] = []
+
+
+def note_computed(name: str) -> None:
+    """Record that a value of ``name`` was computed here without the store (for :func:`provenance`)."""
+    _note(name, {"reused": False, "stored": False})
 
 
 def _note(name: str, prov: dict[str, Any]) -> None:
@@ -202,8 +220,6 @@ def _note(name: str, prov: dict[str, Any]) -> None:
         _LAST_READ[name] = prov
     c = _COUNTS.setdefault(name, [0, 0])
     c[0 if prov.get("reused") else 1] += 1
-#: False inside :func:`computing_fresh`: every memo computes (and stores) instead of reading
-_READING = [True]
 
 
 @contextmanager
@@ -217,37 +233,55 @@ def computing_fresh() -> Iterator[None]:
         _READING.pop()
 
 
+def _source_unchanged() -> bool:
+    d = source_digest()
+    if not _FIRST_DIGEST:
+        _FIRST_DIGEST.append(d)
+    return d == _FIRST_DIGEST[0]
+
+
 def memo(name: str, params: dict[str, Any], compute: Callable[[], T], *, extra: tuple[str, ...] = (),
          read: bool | None = None) -> T:
     """``compute()``, or its stored result under :func:`memo_key` (``name``, ``params``, this source).
 
     ``read=False`` (the default inside :func:`computing_fresh`) computes anyway and stores the result.
-    :func:`provenance` then says where the value came from."""
+    :func:`provenance` then says where the value came from. Without a usable store (off, not writable, a deciding
+    file edited since this process first used it) the value is computed and nothing is stored."""
     read = _READING[-1] if read is None else read
     folder = cache_dir()
-    if folder is None:
-        _note(name, {"reused": False, "stored": False})
+    if folder is None or not _source_unchanged():
+        note_computed(name)
         return compute()
     key = memo_key(name, params, extra)
     path = folder / f"{name}-{key[:24]}.pickle"
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        lock = locked(folder / f"{name}-{key[:24]}.lock")
-    except OSError:
-        _note(name, {"reused": False, "stored": False})
+        with locked(folder / f"{name}-{key[:24]}.lock"):
+            return _memo_locked(name, key, path, compute, read)
+    except OSError:  # a folder that cannot be written: read what is there, else compute
+        entry = _read(path, key) if read else None
+        if entry is not None:
+            _note(name, {**entry["provenance"], "reused": True, "path": str(path)})
+            value: T = entry["value"]
+            return value
+        note_computed(name)
         return compute()
-    with lock:
-        if read:
-            entry = _read(path, key)
-            if entry is not None:
-                _note(name, {**entry["provenance"], "reused": True, "path": str(path)})
-                value: T = entry["value"]
-                return value
-        started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-        t0 = time.perf_counter()
-        value = compute()
-        prov = {"computed": started, "seconds": round(time.perf_counter() - t0, 3), "commit": current_commit(),
-                "pid": os.getpid()}
+
+
+def _memo_locked(name: str, key: str, path: Path, compute: Callable[[], T], read: bool) -> T:
+    if read:
+        entry = _read(path, key)
+        if entry is not None:
+            _note(name, {**entry["provenance"], "reused": True, "path": str(path)})
+            value: T = entry["value"]
+            return value
+    started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    t0 = time.perf_counter()
+    value = compute()
+    prov = {"computed": started, "seconds": round(time.perf_counter() - t0, 3), "commit": current_commit(),
+            "pid": os.getpid()}
+    stored = False
+    if _source_unchanged():  # the source did not change while it was computed
         try:
             tmp = path.with_suffix(f".{os.getpid()}.tmp")
             with open(tmp, "wb") as fh:
@@ -256,8 +290,8 @@ def memo(name: str, params: dict[str, Any], compute: Callable[[], T], *, extra: 
             stored = True
         except (OSError, pickle.PicklingError, TypeError, AttributeError):
             stored = False
-        _note(name, {**prov, "reused": False, "stored": stored, "path": str(path)})
-        return value
+    _note(name, {**prov, "reused": False, "stored": stored, "path": str(path)})
+    return value
 
 
 def reads() -> int:
