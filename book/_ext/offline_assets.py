@@ -11,7 +11,8 @@ and none keeps state across pages while they are read: ``sphinx_multitoc_numberi
 only replaces ``TocTreeCollector.assign_section_numbers``, which Sphinx runs in the main process after every page is
 read; ``sphinx-mathjax-offline`` 0.0.2 sets ``mathjax_path`` at set-up and copies MathJax when the build has
 finished; ``sphinx_jupyterbook_latex`` 1.x's read-time transforms change only the page being read (its doctree's
-nodes) and the rest of it acts for the LaTeX builder only. ``sphinx_proof`` declares itself parallel-safe and
+nodes) and the rest of it acts for the LaTeX builder only; for the same reasons none of them writes anything shared
+while a page is written, so they are declared parallel-safe for writing too. ``sphinx_proof`` declares itself parallel-safe and
 merges what it keeps (``env.proof_list``) on ``env-merge-info``, but its domain has no ``merge_domaindata``, which
 Sphinx calls for every domain after a parallel read: the domain keeps no data of its own (``initial_data`` is
 Sphinx's empty default), so merging it is doing nothing, which is what is added here.
@@ -39,6 +40,8 @@ def _declare_read_safe(app):
         ext = app.extensions.get(name)
         if ext is not None and ext.parallel_read_safe is None:
             ext.parallel_read_safe = True
+        if ext is not None and ext.parallel_write_safe is None:  # the same three write nothing shared either
+            ext.parallel_write_safe = True
 
 
 def _proof_domain_mergeable() -> None:
