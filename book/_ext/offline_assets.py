@@ -13,9 +13,9 @@ read; ``sphinx-mathjax-offline`` 0.0.2 sets ``mathjax_path`` at set-up and copie
 finished; ``sphinx_jupyterbook_latex`` 1.x's read-time transforms change only the page being read (its doctree's
 nodes) and the rest of it acts for the LaTeX builder only; for the same reasons none of them writes anything shared
 while a page is written, so they are declared parallel-safe for writing too. ``sphinx_proof`` declares itself
-parallel-safe and merges what it keeps (``env.proof_list``) on ``env-merge-info``, but its domain has no ``merge_domaindata``, which
-Sphinx calls for every domain after a parallel read: the domain keeps no data of its own (``initial_data`` is
-Sphinx's empty default), so merging it is doing nothing, which is what is added here.
+parallel-safe and merges what it keeps (``env.proof_list``) on ``env-merge-info``, but its domain has no
+``merge_domaindata``, which Sphinx calls for every domain after a parallel read: the domain keeps no data of its
+own (``initial_data`` is Sphinx's empty default), so merging it is doing nothing, which is what is added here.
 """
 from __future__ import annotations
 
