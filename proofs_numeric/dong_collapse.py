@@ -520,29 +520,25 @@ def depth_results(quick: bool = False) -> dict:
     :data:`LN_CONFIGS`, pure attention with and without LayerNorm on the same weights and inputs."""
     key = quick
     if key not in _CACHE:
-        _CACHE[key] = _depth_results(quick)
+        shapes = DEPTH_SHAPES[:2] if quick else DEPTH_SHAPES
+        res, ln = [], []
+        for (n, d, H, dk) in shapes:
+            cfg = DepthConfig(n=n, d=d, H=H, d_k=dk, dps=DEPTH_DPS)
+            shape = {"n": n, "d": d, "H": H, "d_k": dk}
+            runs = {r: run(cfg, r) for r in ("pure_attention", "attention_skip", "attention_mlp", "full_block",
+                                             "attention_ln")}
+            res.append((shape, runs))
+            for label, kw in LN_CONFIGS:
+                if not kw:
+                    pair = {r: runs[r] for r in ("pure_attention", "attention_ln")}
+                else:
+                    c = DepthConfig(n=n, d=d, H=H, d_k=dk, dps=DEPTH_DPS, **kw)
+                    pair = {r: run(c, r) for r in ("pure_attention", "attention_ln")}
+                ln.append((shape, label, pair))
+        adv = DepthConfig(n=8, d=6, H=1, d_k=6, dps=DEPTH_DPS, weights="negative-identity", qk_scale=100)
+        _CACHE[key] = {"shapes": res, "adversarial_skip": run(adv, "attention_skip"), "adversarial_cfg": adv,
+                       "ln_study": ln}
     return _CACHE[key]
-
-
-def _depth_results(quick: bool) -> dict:
-    shapes = DEPTH_SHAPES[:2] if quick else DEPTH_SHAPES
-    res, ln = [], []
-    for (n, d, H, dk) in shapes:
-        cfg = DepthConfig(n=n, d=d, H=H, d_k=dk, dps=DEPTH_DPS)
-        shape = {"n": n, "d": d, "H": H, "d_k": dk}
-        runs = {r: run(cfg, r) for r in ("pure_attention", "attention_skip", "attention_mlp", "full_block",
-                                         "attention_ln")}
-        res.append((shape, runs))
-        for label, kw in LN_CONFIGS:
-            if not kw:
-                pair = {r: runs[r] for r in ("pure_attention", "attention_ln")}
-            else:
-                c = DepthConfig(n=n, d=d, H=H, d_k=dk, dps=DEPTH_DPS, **kw)
-                pair = {r: run(c, r) for r in ("pure_attention", "attention_ln")}
-            ln.append((shape, label, pair))
-    adv = DepthConfig(n=8, d=6, H=1, d_k=6, dps=DEPTH_DPS, weights="negative-identity", qk_scale=100)
-    return {"shapes": res, "adversarial_skip": run(adv, "attention_skip"), "adversarial_cfg": adv,
-            "ln_study": ln}
 
 
 #: |e - 3| below this counts as "base 3" (the median of the last log-ratios, :func:`exponent_estimate`)

@@ -8,16 +8,13 @@
 from __future__ import annotations
 
 import datetime as _dt
-import subprocess
 import sys
 import time
 import traceback
-from importlib.metadata import PackageNotFoundError, version
 from typing import Callable
 
 from theorems.formal import coq_version
 from theorems.framework import (
-    REPO_ROOT,
     CheckContext,
     Claim,
     ClaimResult,
@@ -25,39 +22,18 @@ from theorems.framework import (
     recording,
     run_claim,
 )
+from theorems.framework.memo import head_commit, library_versions
 
 from .cache import ledger_key
 from .load import registry
 
 __all__ = ["provenance", "run_ledger", "ledger_json", "seeds_of", "referenced_counterexamples"]
 
-def _commit() -> str:
-    try:
-        out = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "HEAD"], capture_output=True, text=True,
-                             timeout=10)
-        return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else "unknown"
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-
-
-def _version(dist: str) -> str | None:
-    try:
-        return version(dist)
-    except PackageNotFoundError:
-        return None
-
-
-def _coq_version() -> str | None:
-    return coq_version()
-
-
 def provenance(started: float, duration: float, seeds: dict[str, int]) -> dict:
     """Where this ledger came from: commit, library versions, the seeds its claims drew, start time, duration."""
     return {
-        "commit": _commit(),
-        "versions": {"python": sys.version.split()[0], "sympy": _version("sympy"),
-                     "python-flint": _version("python-flint"), "mpmath": _version("mpmath"),
-                     "numpy": _version("numpy"), "hypothesis": _version("hypothesis"), "coq": _coq_version()},
+        "commit": head_commit() or "unknown",
+        "versions": {**library_versions(), "coq": coq_version()},
         "seeds": dict(sorted(seeds.items())),
         "started": _dt.datetime.fromtimestamp(started, _dt.timezone.utc).isoformat(timespec="seconds"),
         "duration_seconds": round(duration, 3),

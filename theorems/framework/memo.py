@@ -35,7 +35,7 @@ from .storage import REPO_ROOT
 
 __all__ = ["DECIDING", "NOT_DECIDING", "CACHE_ENV", "add_deciding", "deciding", "deciding_files", "source_digest",
            "library_versions", "cache_dir", "memo_key", "memo", "computing_fresh", "provenance", "current_commit",
-           "locked", "reads", "note_computed"]
+           "head_commit", "locked", "reads", "note_computed"]
 
 T = TypeVar("T")
 
@@ -153,18 +153,27 @@ def memo_key(name: str, params: dict[str, Any], extra: tuple[str, ...] = ()) -> 
     return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def current_commit() -> str | None:
-    """The checkout's commit, with ``+dirty`` when a deciding file differs from it (None outside a git checkout)."""
+def head_commit() -> str | None:
+    """The checkout's commit (None outside a git checkout)."""
     try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=10)
-        if out.returncode != 0 or not out.stdout.strip():
-            return None
-        folders = [f for f, _ in deciding()[0]]
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", *folders], cwd=REPO_ROOT, capture_output=True,
-                               text=True, timeout=10)
+        out = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "HEAD"], capture_output=True, text=True,
+                             timeout=10)
     except (OSError, subprocess.SubprocessError):
         return None
-    return out.stdout.strip() + ("+dirty" if dirty.returncode == 0 and dirty.stdout.strip() else "")
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def current_commit() -> str | None:
+    """:func:`head_commit`, with ``+dirty`` when a deciding file differs from it."""
+    head = head_commit()
+    if head is None:
+        return None
+    try:
+        dirty = subprocess.run(["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--",
+                                *[f for f, _ in deciding()[0]]], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return head
+    return head + ("+dirty" if dirty.returncode == 0 and dirty.stdout.strip() else "")
 
 
 @contextmanager
@@ -259,22 +268,28 @@ def memo(name: str, params: dict[str, Any], compute: Callable[[], T], *, extra: 
         with locked(folder / f"{name}-{key[:24]}.lock"):
             return _memo_locked(name, key, path, compute, read)
     except OSError:  # a folder that cannot be written: read what is there, else compute
-        entry = _read(path, key) if read else None
-        if entry is not None:
-            _note(name, {**entry["provenance"], "reused": True, "path": str(path)})
-            value: T = entry["value"]
+        found = _read_back(name, path, key) if read else None
+        if found is not None:
+            value: T = found[0]
             return value
         note_computed(name)
         return compute()
 
 
+def _read_back(name: str, path: Path, key: str) -> tuple[Any] | None:
+    """``(value,)`` of the entry under ``key`` (noted as read), or None."""
+    entry = _read(path, key)
+    if entry is None:
+        return None
+    _note(name, {**entry["provenance"], "reused": True, "path": str(path)})
+    return (entry["value"],)
+
+
 def _memo_locked(name: str, key: str, path: Path, compute: Callable[[], T], read: bool) -> T:
-    if read:
-        entry = _read(path, key)
-        if entry is not None:
-            _note(name, {**entry["provenance"], "reused": True, "path": str(path)})
-            value: T = entry["value"]
-            return value
+    found = _read_back(name, path, key) if read else None
+    if found is not None:
+        value: T = found[0]
+        return value
     started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     t0 = time.perf_counter()
     value = compute()
