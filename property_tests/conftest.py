@@ -81,16 +81,8 @@ def quick_ledger_file(tmp_path_factory):
     """``collapse-verify verify --quick --json`` run once in a fresh process (``PYTHONHASHSEED=1``): the ledger the
     book's test build reads (its key matches: dps 50, quick, every claim) and one side of the hash-seed test. Tests
     using it carry ``xdist_group("book")``, so one worker computes it."""
-    import subprocess
-    import sys
-    from pathlib import Path
-    path = tmp_path_factory.mktemp("quick-ledger") / "ledger.json"
-    exe = Path(sys.executable).parent / "collapse-verify"
-    proc = subprocess.run([str(exe), "verify", "--quick", "--json", str(path)], env={**os.environ,
-                          "PYTHONHASHSEED": "1"}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                          timeout=900)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return path
+    from property_tests.paper.quick_runs import verify_quick_in_fresh_process  # lazy: it imports the whole suite
+    return verify_quick_in_fresh_process(tmp_path_factory.mktemp("quick-ledger") / "ledger.json", "1")
 
 
 @pytest.fixture(autouse=True)

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +16,7 @@ from sympy import Identity, Matrix, MatrixSymbol, Rational, symbols
 
 from proofs_numeric.cli import main
 from proofs_numeric.ledger import get, registry
-from property_tests.paper.quick_runs import QUICK, run_claim_reusing_quick
+from property_tests.paper.quick_runs import QUICK, run_claim_reusing_quick, verify_quick_in_fresh_process
 from property_tests.strategies import evidence_lists
 from theorems import formal as F
 from theorems import framework as C
@@ -300,13 +297,8 @@ def _strip_seconds(x):
 @pytest.mark.xdist_group("book")  # shares the quick ledger of PYTHONHASHSEED=1 with the book's test build
 def test_claims_ledger_is_identical_under_different_hash_seeds(tmp_path, quick_ledger_file):
     """Two runs with PYTHONHASHSEED=1 (the session's quick ledger) and =2: the same JSON apart from timing keys."""
-    exe = Path(sys.executable).parent / "collapse-verify"
-    p = subprocess.run([str(exe), "verify", "--quick", "--json", str(tmp_path / "l2.json")],
-                       env={**os.environ, "PYTHONHASHSEED": "2"}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                       text=True, timeout=900)
-    assert p.returncode == 0, p.stderr[-2000:]
-    shutil.copy(quick_ledger_file, tmp_path / "l1.json")
-    a, b = (json.loads((tmp_path / f"l{s}.json").read_text()) for s in ("1", "2"))
+    second = verify_quick_in_fresh_process(tmp_path / "l2.json", "2")
+    a, b = (json.loads(p.read_text()) for p in (quick_ledger_file, second))
     assert _strip_seconds(a) == _strip_seconds(b)
     prov = a["provenance"]
     assert set(prov) == {"commit", "versions", "seeds", "started", "duration_seconds", "key"}
