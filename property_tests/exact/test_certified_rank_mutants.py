@@ -143,24 +143,41 @@ def test_rump_refuses_a_singular_leading_block():
     """The certificate inverts the leading k x k block; singular there means no certificate
     (the matrix may still be full rank: the other certificates decide it)."""
     A = np.array([[1.0, 1.0, 0.0], [1.0, 1.0, 1.0]])
-    for M in (A, A.T):
-        ok, bound = rump_full_rank(M)
-        assert not ok and bound == math.inf
-        assert brackets(M)[0].value == 2
-    ok, bound = rump_full_rank(np.zeros((3, 3)))
-    assert not ok
-    # exactly singular, yet LU's rounding leaves a tiny pivot: the "inverse" overflows to inf
-    # without LinAlgError; a non-finite R proves nothing
-    S = np.array([[3.0, 3.0], [105.0, 105.0]]) * 2.0 ** -1000
-    assert rump_full_rank(S)[0] is False
-    assert brackets(S)[0].value == 1
+    for probe in (False, True):
+        for M in (A, A.T):
+            ok, bound = rump_full_rank(M, probe=probe)
+            assert not ok and bound == math.inf
+            assert brackets(M)[0].value == 2
+        ok, bound = rump_full_rank(np.zeros((3, 3)), probe=probe)
+        assert not ok
+        # exactly singular, yet LU's rounding leaves a tiny pivot: the "inverse" overflows to inf
+        # without LinAlgError; a non-finite R proves nothing
+        S = np.array([[3.0, 3.0], [105.0, 105.0]]) * 2.0 ** -1000
+        assert rump_full_rank(S, probe=probe)[0] is False
+        assert brackets(S)[0].value == 1
+
+
+def test_rump_probe_stops_a_rank_deficient_integer_matrix_before_the_inverse(monkeypatch):
+    """probe=True: one LU solve shows that the leading block of a rank-deficient integer product is
+    singular (the inverse is never computed); a full-rank integer matrix is still certified."""
+    g = np.random.default_rng(3)
+    D = (g.integers(-9, 10, size=(40, 12)) @ g.integers(-9, 10, size=(12, 60))).astype(float)
+    calls = []
+    inv = np.linalg.inv
+    monkeypatch.setattr(np.linalg, "inv", lambda B: calls.append(B.shape) or inv(B))
+    assert rump_full_rank(D, probe=True) == (False, math.inf)
+    assert calls == []
+    assert rump_full_rank(D, probe=False)[0] is False and calls == [(40, 40)]
+    F = g.integers(-9, 10, size=(30, 50)).astype(float)
+    assert rump_full_rank(F, probe=True)[0] is True
 
 
 def test_rump_certifies_wide_and_tall_matrices():
     g = np.random.default_rng(1)
     for shape in [(5, 8), (8, 5), (6, 6), (1, 4), (4, 1)]:
-        ok, bound = rump_full_rank(g.normal(size=shape))
-        assert ok and bound < 1, shape
+        for probe in (False, True):
+            ok, bound = rump_full_rank(g.normal(size=shape), probe=probe)
+            assert ok and bound < 1, shape
 
 
 def test_rump_bound_is_an_upper_bound_on_the_residual():
@@ -483,11 +500,7 @@ def _flint_rank(A) -> int:
 
 # ---------------------------------------------------------------- inverse modulo q and q^2
 
-@given(st.integers(1, 40), st.sampled_from([2, 3, 101, 65521, 131071]), st.integers(0, 2 ** 32 - 1),
-       st.sampled_from(["random", "low", "zero-block", "sparse"]))
-def test_inverse_mod_prime_is_the_inverse_or_singular(r, q, seed, kind):
-    """inverse_mod_prime(A, q) is A^{-1} mod q exactly, and None exactly when A is singular mod q
-    (FLINT decides); the structured draws need row pivoting inside and across panels."""
+def _inverse_test_matrix(r: int, seed: int, kind: str) -> np.ndarray:
     g = np.random.default_rng(seed)
     if kind == "random":
         A = g.integers(-50, 51, size=(r, r))
@@ -501,8 +514,23 @@ def test_inverse_mod_prime_is_the_inverse_or_singular(r, q, seed, kind):
     else:
         A = g.integers(-1, 2, size=(r, r)) * (g.random((r, r)) < 0.2)
         A += np.eye(r, dtype=np.int64)[g.permutation(r)]
+    return A
+
+
+def _is_inverse_mod(C, A, q) -> bool:
+    return C is not None and C.min() >= 0 and C.max() < q and np.array_equal(
+        np.remainder(C @ np.remainder(A, q), q), np.eye(A.shape[0]))
+
+
+@given(st.integers(1, 40), st.sampled_from([2, 3, 101, 65521, 131071]), st.integers(0, 2 ** 32 - 1),
+       st.sampled_from(["random", "low", "zero-block", "sparse"]), st.sampled_from([0, 1, 3, P.SCHUR_LEAF]))
+def test_inverse_mod_prime_is_the_inverse_or_singular(r, q, seed, kind, leaf):
+    """inverse_mod_prime(A, q) is A^{-1} mod q exactly, and None exactly when A is singular mod q
+    (FLINT decides); the structured draws need row pivoting inside and across panels, and ``leaf`` takes
+    the Schur recursion (small leaves: several levels at r = 40) or skips it (0: pivoting elimination only)."""
+    A = _inverse_test_matrix(r, seed, kind)
     N = flint.nmod_mat(r, r, [int(v) % q for v in A.ravel()], q)
-    C = P.inverse_mod_prime(A.astype(float), q, nb=7)  # small panels: several blocks at r = 40
+    C = P.inverse_mod_prime(A.astype(float), q, nb=7, leaf=leaf)  # small panels: several blocks at r = 40
     if int(N.rank()) < r:
         assert C is None
         return
@@ -518,6 +546,38 @@ def test_inverse_mod_prime_is_the_inverse_or_singular(r, q, seed, kind):
 def test_inverse_mod_prime_refuses_primes_it_cannot_keep_exact():
     with pytest.raises(ValueError, match="below 2"):
         P.inverse_mod_prime(np.eye(3), 2 ** 26 + 15)
+    with pytest.raises(ValueError, match="below 2"):
+        P.schur_inverse_mod_prime(np.eye(3), 2 ** 26 + 15)
+
+
+def _leading_minors_nonzero_mod(A, q) -> bool:
+    return all(int(flint.nmod_mat(k, k, [int(v) % q for v in A[:k, :k].ravel()], q).det()) != 0
+               for k in range(1, A.shape[0] + 1))
+
+
+@given(st.integers(1, 40), st.sampled_from([2, 3, 101, 65521]), st.integers(0, 2 ** 32 - 1),
+       st.sampled_from(["random", "low", "zero-block", "sparse"]), st.sampled_from([1, 2, 5, 16]))
+def test_schur_inverse_is_the_inverse_or_none_and_never_wrong(r, q, seed, kind, leaf):
+    """schur_inverse_mod_prime(A, q) is A^{-1} mod q or None, never a wrong matrix; None when A is singular
+    mod q; the inverse whenever every leading principal minor is non-zero mod q (then every leading block
+    and Schur complement of the recursion is invertible: det A[:k, :k] = det A[:h, :h] det S_k)."""
+    A = _inverse_test_matrix(r, seed, kind)
+    C = P.schur_inverse_mod_prime(A.astype(float), q, leaf)
+    singular = int(flint.nmod_mat(r, r, [int(v) % q for v in A.ravel()], q).rank()) < r
+    if singular:
+        assert C is None
+    elif _leading_minors_nonzero_mod(A, q):
+        assert _is_inverse_mod(C, A, q)
+    else:
+        assert C is None or _is_inverse_mod(C, A, q)
+
+
+def test_schur_inverse_falls_back_to_pivoting_on_a_zero_leading_block():
+    """A zero leading block stops the Schur recursion (None); inverse_mod_prime still inverts A."""
+    A = np.array([[0, 1, 2, 3], [1, 0, 4, 5], [6, 7, 1, 8], [9, 1, 2, 1]], dtype=float)
+    q = 101
+    assert P.schur_inverse_mod_prime(A, q, leaf=1) is None
+    assert _is_inverse_mod(P.inverse_mod_prime(A, q, leaf=1), A, q)
 
 
 # ---------------------------------------------------------------- bounds verified in floating point

@@ -48,6 +48,8 @@ from pathlib import Path
 
 import numpy as np
 import sympy
+from sympy import QQ, ZZ
+from sympy.polys.matrices import DomainMatrix
 
 from .input import BadInput, check_literal, env_int, exact_number, int_digits_unlimited
 
@@ -192,9 +194,13 @@ class ExactMatrix:
         if limit is not None and self.shape[0] * self.shape[1] > limit:
             raise BadInput(f"{who + ' computes' if who else 'this claim computes'} in sympy on inputs up to {limit} "
                            f"entries (SYMPY_MAX_ENTRIES); {self.name} has {self.shape[0]} x {self.shape[1]}")
-        return sympy.Matrix(self.shape[0], self.shape[1],
-                            [sympy.Rational(int(Fraction(v).numerator), int(Fraction(v).denominator))
-                             for row in self.rows() for v in row])
+        rows = self.rows()  # Python ints and Fractions: built through sympy's domain matrices (exact, no per-entry
+        if all(type(v) is int for row in rows for v in row):  # sympify: about 8x faster at 12 x 384)
+            dm = DomainMatrix([[ZZ(v) for v in row] for row in rows], self.shape, ZZ)
+        else:
+            dm = DomainMatrix([[QQ(int(Fraction(v).numerator), int(Fraction(v).denominator)) for v in row]
+                               for row in rows], self.shape, QQ)
+        return dm.to_Matrix()
 
     def float64(self) -> tuple[np.ndarray | None, str | None]:
         """(a float64 rounding of the values, for labelled float hints only) or (None, why it cannot be made)."""
