@@ -26,8 +26,11 @@ Arithmetic of each measurement (stated again in every record):
 from __future__ import annotations
 
 import math
+import shutil
+import tempfile
 from dataclasses import replace
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
@@ -38,6 +41,7 @@ from theorems.framework.memo import memo
 from . import rank_contraction as RC_NUMERIC
 from . import residual_obstruction as RRO_NUMERIC
 from . import sites as S
+from . import synthetic as SY
 from .checkpoint import Checkpoint, load_checkpoint
 from .rank_contraction import spearman
 from .sites import RANK_RTOL, exact_ln_site, exact_rms_site
@@ -46,7 +50,8 @@ __all__ = ["available", "load", "load_model", "MiniLM", "SENTENCES", "TEXTS", "m
            "exact_ln_site", "exact_rms_site", "layer_symmetries", "prepare_inputs", "RANK_RTOL", "SYM_TOL",
            "ModelNotInstalled", "DEFAULT_MODEL", "ALIGNMENT_SUPPORT", "ALIGNMENT_AGAINST", "ln_sites", "ln_conclusion",
            "w_o_deficient", "alignment_trained", "EVIDENCE", "DEFAULT_CLAIMS", "default_claims", "measurements",
-           "header", "layers_input", "ln_records_by_input", "MEASURE_MEMO", "MODEL_DIST"]
+           "header", "layers_input", "ln_records_by_input", "MEASURE_MEMO", "MODEL_DIST", "PATH_MEMO",
+           "path_measurements"]
 
 #: a symmetry is "kept" when the transformed run differs from the original by at most this,
 #: relative to the output's norm: one float64 layer is O(10^3) roundings of O(1) values (about 1e-13
@@ -427,6 +432,33 @@ def cached_measure(quick: bool = False) -> dict:
                                      lambda: measure(texts, network_layers={"short": S.NETWORK_LAYERS}),
                                      extra=(MODEL_DIST, "tokenizers", "safetensors"))
     return _MEASURE_CACHE[quick]
+
+
+#: the name of the path checkpoints' measurements in the on-disk store (:func:`path_measurements`)
+PATH_MEMO = "real-model-path"
+
+
+def path_measurements(ts=(0.0, 0.5), seed: int = 0) -> list:
+    """``[(label, records, per-layer measurements)]``: the default claims at every site of the short input (float64
+    forward, no interval forward) for the checkpoints theta_t = (1 - t) theta_0 + t theta_1, t in ``ts``, on the
+    straight path from a seeded random initialisation theta_0 to the packaged MiniLM
+    (:func:`proofs_numeric.synthetic.write_path_point`; not checkpoints of a training run). The book's real-model
+    page draws them; kept on disk like :func:`cached_measure` (``memo.provenance(PATH_MEMO)`` says which)."""
+    def compute() -> list:
+        short = {"short": TEXTS["short"]}
+        root = Path(tempfile.mkdtemp(prefix="collapse-verify-path-"))
+        try:
+            out = []
+            for t in ts:
+                m_t = load_checkpoint(SY.write_path_point(root / f"t{t:g}", load().path, t, seed=seed))
+                runs_t, capped_t = prepare_inputs(m_t, short)
+                recs = S.run_serial(m_t, f"t = {t:g}", runs_t, default_claims(), measure=True, network_layers=0)
+                out.append((f"t = {t:g}", recs, measurements(m_t, runs_t, capped_t, recs, extras=False)["layers"]))
+            return out
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+    return memo(PATH_MEMO, {"ts": [float(t) for t in ts], "seed": int(seed), "text": TEXTS["short"]}, compute,
+                extra=(MODEL_DIST, "tokenizers", "safetensors"))
 
 
 # --- numeric evidence: the trained-model readings of theorems.paper.real_model, attached by id ---

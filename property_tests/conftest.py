@@ -55,6 +55,50 @@ def profile_from_env(env=os.environ) -> str:
     return name
 
 
+#: ``COLLAPSE_VERIFY_TEST_WORKERS=N``: the xdist workers of a whole-suite run (0: one process); unset: one per core
+WORKERS_ENV = "COLLAPSE_VERIFY_TEST_WORKERS"
+
+
+def default_workers(config, env=os.environ, cores: int | None = None) -> int:
+    """How many pytest-xdist workers a run gets when it does not say (``-n``): one per core (``WORKERS_ENV`` to choose)
+    for a run of whole folders (``pytest``, ``pytest property_tests``: the users' first command, ``make stress``);
+    0 (one process) for a focused run, where starting workers costs more than it saves and ``-s``, ``-x``, ``--pdb``
+    and ``--lf`` keep their meaning: a test file or test id, ``-k``, ``-s``, ``-x``, ``--pdb``, ``--trace``, ``--lf``,
+    ``--co``; also inside a worker and on one core."""
+    if "PYTEST_XDIST_WORKER" in env:
+        return 0
+    if WORKERS_ENV in env:
+        value = env[WORKERS_ENV].strip()
+        if not value.isdigit():
+            raise pytest.UsageError(f"{WORKERS_ENV}={env[WORKERS_ENV]!r} is not a number of workers (0: one process)")
+        return int(value)
+    opt = config.option
+    focused = (any(".py" in str(a) or "::" in str(a) for a in config.args) or getattr(opt, "keyword", "")
+               or getattr(opt, "capture", "") == "no" or getattr(opt, "maxfail", 0) == 1
+               or any(getattr(opt, flag, False) for flag in ("usepdb", "trace", "lf", "collectonly")))
+    n = os.cpu_count() if cores is None else cores
+    return 0 if focused or not n or n < 2 else n
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own (also tryfirst): a conftest's hooks are called first
+def pytest_cmdline_main(config):
+    """A whole-suite run without ``-n`` runs on :func:`default_workers` xdist workers (``--dist loadgroup``)."""
+    if not config.pluginmanager.hasplugin("xdist") or config.option.numprocesses is not None:
+        return
+    n = default_workers(config)
+    config.option.numprocesses = n
+    if n and config.option.dist == "no":
+        config.option.dist = "loadgroup"
+
+
+def pytest_report_header(config):
+    n = getattr(config.option, "numprocesses", None)
+    if n and "PYTEST_XDIST_WORKER" not in os.environ:
+        return (f"collapse-verify: {n} xdist workers (--dist {config.option.dist}); -n 0 or {WORKERS_ENV}=0 runs in "
+                "one process")
+    return None
+
+
 def pytest_configure(config):
     # here, not at import: a UsageError raised while pytest configures is its one-line "ERROR: ...", not a traceback
     settings.load_profile(profile_from_env())

@@ -19,14 +19,13 @@ from proofs_numeric.cli import main
 from proofs_numeric.ledger import get, registry, report
 from proofs_numeric.ledger.render import render_claim
 from proofs_numeric.ledger.report import verdict_admonition, words_markdown
+from property_tests.paper.quick_runs import quick_run
 from theorems.framework import (
     SOURCE_DIR,
     SUITE_READING,
-    CheckContext,
     check_quote,
     claim,
     load_sources,
-    run_claim,
     sources_available,
 )
 from theorems.framework.quotes import canonical, passages
@@ -139,7 +138,7 @@ def test_paper_words_an_empty_quote_stays_empty():
 
 def test_paper_words_ledger_book_and_show_mark_the_suites_reading():
     cid = "SYM.head-permutation"
-    r = run_claim(get(cid), CheckContext(dps=30, quick=True))
+    r = quick_run(cid)  # run_claim(get(cid), CheckContext(dps=30, quick=True)), shared with the other tests
     text = "\n".join(t for t, _ in render_claim(r))
     assert SUITE_READING in text and "“" not in text
     adm = verdict_admonition(cid, dps=30)

@@ -1,0 +1,45 @@
+"""How many xdist workers a run gets when it does not say (``property_tests.conftest.default_workers``): a run of
+whole folders (``pytest``, ``pytest property_tests``, ``make stress``) one per core, a focused run one process."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from property_tests.conftest import WORKERS_ENV, default_workers
+
+
+def _config(*args, **options):
+    opt = {"keyword": "", "capture": "fd", "maxfail": 0, "usepdb": False, "trace": False, "lf": False,
+           "collectonly": False, **options}
+    return SimpleNamespace(args=list(args), option=SimpleNamespace(**opt))
+
+
+@pytest.mark.parametrize("args", [(), ("property_tests",), ("property_tests", "theorems"), ("property_tests/paper",)])
+def test_workers_a_run_of_whole_folders_gets_one_per_core(args):
+    assert default_workers(_config(*args), env={}, cores=2) == 2
+    assert default_workers(_config(*args), env={}, cores=8) == 8
+
+
+@pytest.mark.parametrize("config", [
+    _config("property_tests/paper/test_rank_neutrality.py"),
+    _config("property_tests/paper/test_rank_neutrality.py::test_rank_neutrality_corrected_statement"),
+    _config("property_tests", keyword="rank_neutrality"),
+    _config("property_tests", capture="no"),
+    _config("property_tests", maxfail=1),
+    _config("property_tests", usepdb=True),
+    _config("property_tests", trace=True),
+    _config("property_tests", lf=True),
+    _config("property_tests", collectonly=True),
+], ids=["file", "test-id", "-k", "-s", "-x", "--pdb", "--trace", "--lf", "--co"])
+def test_workers_a_focused_run_is_one_process(config):
+    assert default_workers(config, env={}, cores=8) == 0
+
+
+def test_workers_one_core_a_worker_and_the_environment():
+    assert default_workers(_config("property_tests"), env={}, cores=1) == 0
+    assert default_workers(_config("property_tests"), env={"PYTEST_XDIST_WORKER": "gw0"}, cores=8) == 0
+    assert default_workers(_config("property_tests"), env={WORKERS_ENV: "0"}, cores=8) == 0
+    assert default_workers(_config("property_tests/x.py"), env={WORKERS_ENV: "3"}, cores=1) == 3
+    with pytest.raises(pytest.UsageError, match=WORKERS_ENV):
+        default_workers(_config("property_tests"), env={WORKERS_ENV: "many"}, cores=8)
