@@ -12,13 +12,15 @@ from pathlib import Path
 
 import pytest
 
+from property_tests.paper.quick_runs import LEDGER_GROUP
 from theorems import formal
 from theorems.formal import FormalLemma
 from theorems.formal.evidence import formal_evidence
 from theorems.framework import CheckContext
 
-# the Coq build cache (theorems/formal/_build) is shared: one worker runs these under pytest-xdist
-pytestmark = pytest.mark.xdist_group("formal")
+# the Coq build cache (theorems/formal/_build) is shared: one worker runs these under pytest-xdist (with the tests that
+# read every claim's quick run: test_formal_gaps reads both)
+pytestmark = pytest.mark.xdist_group(LEDGER_GROUP)
 
 needs_coq = pytest.mark.skipif(shutil.which("coqc") is None or not formal.mathcomp_available(),
                                reason="coqc or MathComp not installed (apt-get install coq libcoq-mathcomp-algebra)")

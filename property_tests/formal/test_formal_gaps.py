@@ -14,7 +14,7 @@ import pytest
 from proofs_numeric.cli import main
 from proofs_numeric.ledger import registry
 from proofs_numeric.ledger.report import formal_gaps
-from property_tests.paper.quick_runs import quick_run
+from property_tests.paper.quick_runs import LEDGER_GROUP, quick_run
 from theorems import formal
 from theorems.framework import (
     FORMAL_GAP_REASONS,
@@ -26,7 +26,7 @@ from theorems.framework import (
     parse_ref,
 )
 
-pytestmark = pytest.mark.xdist_group("formal")
+pytestmark = pytest.mark.xdist_group(LEDGER_GROUP)  # the Coq build and every claim's quick run, on one worker
 
 needs_proofs = pytest.mark.skipif(shutil.which("coqc") is None or not formal.mathcomp_available()
                                   or not formal.analysis_available(),

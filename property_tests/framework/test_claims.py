@@ -16,7 +16,7 @@ from sympy import Identity, Matrix, MatrixSymbol, Rational, symbols
 
 from proofs_numeric.cli import main
 from proofs_numeric.ledger import get, registry
-from property_tests.paper.quick_runs import QUICK, run_claim_reusing_quick, verify_quick_in_fresh_process
+from property_tests.paper.quick_runs import LEDGER_GROUP, QUICK, run_claim_reusing_quick, verify_quick_in_fresh_process
 from property_tests.strategies import evidence_lists
 from theorems import formal as F
 from theorems import framework as C
@@ -205,6 +205,7 @@ def test_claims_no_evidence_label_is_written_outside_the_framework():
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group(LEDGER_GROUP)
 @pytest.mark.parametrize("claim", registry(), ids=lambda c: c.id)
 def test_claims_every_registered_claim_runs_and_gets_a_computed_verdict(claim):
     """Every claim (the paper's, and any plug-in's) runs; its verdict follows from its evidence (the quick run the
@@ -241,6 +242,7 @@ def _has_coq() -> bool:
 
 
 @pytest.mark.slow  # RN.hypotheses-at-init runs the default claims at every site of the packaged MiniLM
+@pytest.mark.xdist_group(LEDGER_GROUP)
 def test_claims_pinned_verdicts_are_what_the_evidence_earns():
     """Findings (a change here is a change of finding). Proofs count only when formal: the
     universal true statements are 'proved' with Coq's kernel and 'supported' without it."""
@@ -278,6 +280,7 @@ def test_claims_stored_counterexample_that_no_longer_refutes_fails_loudly(tmp_pa
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group(LEDGER_GROUP)
 def test_claims_every_stored_counterexample_is_reread_by_some_claim():
     """Read from the results (each ClaimResult lists the files its claim re-checked), not from a global; the quick
     run per claim the paper tests share."""

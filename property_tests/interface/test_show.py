@@ -10,9 +10,10 @@ from proofs_numeric.cli import main
 from proofs_numeric.ledger import registry
 from proofs_numeric.ledger import run as ledger_run
 from proofs_numeric.ledger.model_check import without_timings
-from property_tests.paper.quick_runs import QUICK, run_claim_reusing_quick
+from property_tests.paper.quick_runs import LEDGER_GROUP, QUICK, run_claim_reusing_quick
 
-pytestmark = pytest.mark.slow  # subprocesses / the whole ledger: make test runs it
+# the whole ledger: make test runs it, on the worker that computes every claim's quick run
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(LEDGER_GROUP)]
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,10 @@ from theorems.framework import CheckContext, Claim, ClaimResult, run_claim
 
 QUICK = CheckContext(dps=30, quick=True)
 
+#: the xdist group of the tests that read every claim's quick run (and of the Coq tests, whose build cache the formal
+#: gaps test shares): one worker computes the in-process quick ledger once, not each worker its own
+LEDGER_GROUP = "formal-and-ledger"
+
 
 @lru_cache(maxsize=None)
 def quick_run(cid: str) -> ClaimResult:
