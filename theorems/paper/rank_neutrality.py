@@ -73,7 +73,7 @@ from ..exact.layernorm import (
     instance,
     is_H1_nonconstant_rows,
 )
-from ..exact.linalg import affine_rank, centring_projector, in_colspace, in_rowspace, ones, rank
+from ..exact.linalg import affine_rank, all_identically_zero, centring_projector, in_colspace, in_rowspace, ones, rank
 from ..exact.norm_exact import NormAnalysis, analyse_array
 from ..exact.qinterval import box, identity, mat_mul, minor_certificate
 from ..framework import (
@@ -140,7 +140,7 @@ def _step_bordered_identity() -> bool:
         C[dd, j] = -b[j]
     lhs = sympy.diag(*sg) * B * C
     rhs = (x * sympy.diag(*g)).row_join(Matrix(sg))
-    return (lhs - rhs).applyfunc(sympy.simplify) == sympy.zeros(nn, dd + 1)
+    return all_identically_zero(lhs - rhs)
 
 
 def _step_affine_rank_bordered() -> bool:
