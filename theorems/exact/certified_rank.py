@@ -354,9 +354,9 @@ def rump_full_rank(A: np.ndarray, probe: bool = False) -> tuple[bool, float]:
             return False, float("inf")
         if not np.all(np.isfinite(R)):
             return False, float("inf")
-        probe = R @ B[:, :8]
-        probe[np.arange(probe.shape[1]), np.arange(probe.shape[1])] -= 1.0
-        if not float(np.abs(probe).max()) <= 1.0:
+        first = R @ B[:, :8]                         # R B - I on the first 8 columns
+        first[np.arange(first.shape[1]), np.arange(first.shape[1])] -= 1.0
+        if not float(np.abs(first).max()) <= 1.0:
             return False, float("inf")
         bound = rump_residual_bound(R, B)
     return bool(bound < 1.0), bound
