@@ -14,9 +14,11 @@ Profiles (pick one with ``HYPOTHESIS_PROFILE``):
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from collections import Counter
+from pathlib import Path
 
 import mpmath
 import pytest
@@ -59,25 +61,42 @@ def profile_from_env(env=os.environ) -> str:
 WORKERS_ENV = "COLLAPSE_VERIFY_TEST_WORKERS"
 
 
+#: options whose output or meaning needs one process (xdist does not pass it back, or refuses them)
+_ONE_PROCESS_FLAGS = ("usepdb", "trace", "lf", "collectonly", "setupshow", "setupplan", "setuponly", "showfixtures",
+                      "show_fixtures_per_test")
+
+
+def _names_a_test_file(arg: str, pyargs: bool) -> bool:
+    """A test file or test id (``path/test_x.py``, ``...::test_y``; with ``--pyargs`` a dotted ``...test_x``)."""
+    path = arg.split("::", 1)[0]
+    if "::" in arg or Path(path).suffix == ".py":
+        return True
+    return pyargs and path.rsplit(".", 1)[-1].startswith("test")
+
+
 def default_workers(config, env=os.environ, cores: int | None = None) -> int:
-    """How many pytest-xdist workers a run gets when it does not say (``-n``): one per core (``WORKERS_ENV`` to choose)
-    for a run of whole folders (``pytest``, ``pytest property_tests``: the users' first command, ``make stress``);
-    0 (one process) for a focused run, where starting workers costs more than it saves and ``-s``, ``-x``, ``--pdb``
-    and ``--lf`` keep their meaning: a test file or test id, ``-k``, ``-s``, ``-x``, ``--pdb``, ``--trace``, ``--lf``,
-    ``--co``; also inside a worker and on one core."""
+    """How many pytest-xdist workers a run gets when it does not say (``-n``): one per core for a run of whole folders
+    (``pytest``, ``pytest property_tests``: the users' first command, ``make stress``; ``WORKERS_ENV`` chooses another
+    number); 0 (one process) for a focused run, where starting workers costs more than it saves and ``-s``, ``-x``,
+    ``--pdb``, ``--lf`` and ``--setup-show`` keep their meaning: a test file or test id, ``-k``, ``-s``, ``-x``,
+    ``--pdb``, ``--trace``, ``--lf``, ``--co``, ``--setup-show/-plan/-only``, ``--fixtures``; also inside a worker and
+    on one core."""
     if "PYTEST_XDIST_WORKER" in env:
         return 0
-    if WORKERS_ENV in env:
-        value = env[WORKERS_ENV].strip()
-        if not value.isdigit():
-            raise pytest.UsageError(f"{WORKERS_ENV}={env[WORKERS_ENV]!r} is not a number of workers (0: one process)")
-        return int(value)
     opt = config.option
-    focused = (any(".py" in str(a) or "::" in str(a) for a in config.args) or getattr(opt, "keyword", "")
-               or getattr(opt, "capture", "") == "no" or getattr(opt, "maxfail", 0) == 1
-               or any(getattr(opt, flag, False) for flag in ("usepdb", "trace", "lf", "collectonly")))
+    focused = (any(_names_a_test_file(str(a), bool(getattr(opt, "pyargs", False))) for a in config.args)
+               or getattr(opt, "keyword", "") or getattr(opt, "capture", "") == "no" or getattr(opt, "maxfail", 0) == 1
+               or any(getattr(opt, flag, False) for flag in _ONE_PROCESS_FLAGS))
+    if focused:
+        return 0
+    value = env.get(WORKERS_ENV, "").strip()
+    if value:
+        if not re.fullmatch(r"[0-9]{1,3}", value):
+            raise pytest.UsageError(f"{WORKERS_ENV}={env[WORKERS_ENV]!r} is not a number of workers from 0 to 999 "
+                                    "(0: one process)")
+        return int(value)
     n = os.cpu_count() if cores is None else cores
-    return 0 if focused or not n or n < 2 else n
+    return 0 if not n or n < 2 else n
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own (also tryfirst): a conftest's hooks are called first

@@ -548,6 +548,8 @@ def test_inverse_mod_prime_refuses_primes_it_cannot_keep_exact():
         P.inverse_mod_prime(np.eye(3), 2 ** 26 + 15)
     with pytest.raises(ValueError, match="below 2"):
         P.schur_inverse_mod_prime(np.eye(3), 2 ** 26 + 15)
+    with pytest.raises(ValueError, match="not a prime"):  # FLINT would abort the process on a composite modulus
+        P.schur_inverse_mod_prime(np.array([[2.0, 0.0], [0.0, 1.0]]), 4, leaf=1)
 
 
 def _leading_minors_nonzero_mod(A, q) -> bool:

@@ -11,11 +11,13 @@ from property_tests.conftest import WORKERS_ENV, default_workers
 
 def _config(*args, **options):
     opt = {"keyword": "", "capture": "fd", "maxfail": 0, "usepdb": False, "trace": False, "lf": False,
-           "collectonly": False, **options}
+           "collectonly": False, "setupshow": False, "setupplan": False, "setuponly": False, "showfixtures": False,
+           "show_fixtures_per_test": False, "pyargs": False, **options}
     return SimpleNamespace(args=list(args), option=SimpleNamespace(**opt))
 
 
-@pytest.mark.parametrize("args", [(), ("property_tests",), ("property_tests", "theorems"), ("property_tests/paper",)])
+@pytest.mark.parametrize("args", [(), ("property_tests",), ("property_tests", "theorems"), ("property_tests/paper",),
+                                  ("/home/me/my.python.things/collapse-verify/property_tests",)])
 def test_workers_a_run_of_whole_folders_gets_one_per_core(args):
     assert default_workers(_config(*args), env={}, cores=2) == 2
     assert default_workers(_config(*args), env={}, cores=8) == 8
@@ -31,7 +33,12 @@ def test_workers_a_run_of_whole_folders_gets_one_per_core(args):
     _config("property_tests", trace=True),
     _config("property_tests", lf=True),
     _config("property_tests", collectonly=True),
-], ids=["file", "test-id", "-k", "-s", "-x", "--pdb", "--trace", "--lf", "--co"])
+    _config("property_tests", setupshow=True),
+    _config("property_tests", setupplan=True),
+    _config("property_tests", showfixtures=True),
+    _config("property_tests.paper.test_rank_neutrality", pyargs=True),
+], ids=["file", "test-id", "-k", "-s", "-x", "--pdb", "--trace", "--lf", "--co", "--setup-show", "--setup-plan",
+        "--fixtures", "--pyargs-module"])
 def test_workers_a_focused_run_is_one_process(config):
     assert default_workers(config, env={}, cores=8) == 0
 
@@ -40,6 +47,13 @@ def test_workers_one_core_a_worker_and_the_environment():
     assert default_workers(_config("property_tests"), env={}, cores=1) == 0
     assert default_workers(_config("property_tests"), env={"PYTEST_XDIST_WORKER": "gw0"}, cores=8) == 0
     assert default_workers(_config("property_tests"), env={WORKERS_ENV: "0"}, cores=8) == 0
-    assert default_workers(_config("property_tests/x.py"), env={WORKERS_ENV: "3"}, cores=1) == 3
+    assert default_workers(_config("property_tests"), env={WORKERS_ENV: " 3 "}, cores=1) == 3
+    assert default_workers(_config("property_tests"), env={WORKERS_ENV: ""}, cores=2) == 2  # empty: unset
+    # a focused run stays in one process whatever the variable says (--pdb, -s and -x keep their meaning)
+    assert default_workers(_config("property_tests/x.py", usepdb=True), env={WORKERS_ENV: "3"}, cores=8) == 0
+
+
+@pytest.mark.parametrize("value", ["many", "-1", "2.5", "\u00b2", "\u0663", "1000"])
+def test_workers_a_bad_number_is_one_line_naming_the_variable(value):
     with pytest.raises(pytest.UsageError, match=WORKERS_ENV):
-        default_workers(_config("property_tests"), env={WORKERS_ENV: "many"}, cores=8)
+        default_workers(_config("property_tests"), env={WORKERS_ENV: value}, cores=8)

@@ -77,8 +77,9 @@ def nonzero_minor(M: Matrix, k: int) -> tuple[list[int], list[int], Rational] | 
 
 def identically_zero(e) -> bool:
     """Whether the symbolic expression ``e`` is identically zero, exactly: ``expand(together(e)) == 0`` (one fraction
-    whose numerator expands to 0; every step is an identity, so 0 there is a proof; about 18 times faster than
-    ``simplify`` on the 2 x 2 attention gauge identities), else ``simplify(e) == 0`` as before. Never True for a
+    whose numerator expands to 0; every step is an identity, so 0 there is a proof wherever ``e`` is defined, i.e. its
+    denominators are not identically 0, as at every call site: det M, sums of exponentials; about 18 times faster
+    than ``simplify`` on the 2 x 2 attention gauge identities), else ``simplify(e) == 0`` as before. Never True for a
     non-zero expression; False only where ``simplify`` also fails to reduce it.
 
     >>> import sympy

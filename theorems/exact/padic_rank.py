@@ -568,6 +568,8 @@ def schur_inverse_mod_prime(A: np.ndarray, q: int, leaf: int = SCHUR_LEAF) -> np
     r = A.shape[0]
     if not r * (q - 1) ** 2 < _EXACT:
         raise ValueError(f"schur_inverse_mod_prime: r (q-1)^2 = {r * (q - 1) ** 2} is not below 2^53")
+    if not flint.fmpz(int(q)).is_prime():  # FLINT's nmod_mat inverse aborts the process on a composite modulus
+        raise ValueError(f"schur_inverse_mod_prime: the modulus {q} is not a prime")
     return _schur_inverse(np.remainder(np.asarray(A, dtype=np.float64), float(q)), q, max(1, int(leaf)))
 
 
