@@ -170,6 +170,11 @@ def test_rump_probe_stops_a_rank_deficient_integer_matrix_before_the_inverse(mon
     assert rump_full_rank(D, probe=False)[0] is False and calls == [(40, 40)]
     F = g.integers(-9, 10, size=(30, 50)).astype(float)
     assert rump_full_rank(F, probe=True)[0] is True
+    solves = []
+    solve = np.linalg.solve
+    monkeypatch.setattr(np.linalg, "solve", lambda *a: solves.append(1) or solve(*a))
+    assert rump_full_rank(F)[0] is True and rump_full_rank(D)[0] is False
+    assert solves == []  # without probe=True (float data) the inverse comes first, with no LU probe
 
 
 def test_rump_certifies_wide_and_tall_matrices():
