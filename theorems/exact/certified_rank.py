@@ -627,15 +627,16 @@ def _rank_certificate(src, primes, rng, lo, hi, lo_how, hi_how, lo_is_mod_p, exa
     if lo >= hi:
         return done(hi, hi, method, hi_how)
     tried_rump = False
-    Z = src.small_ints()
     if hi == full and not (lo_is_mod_p and lo < full):
         X = src.float_exact()
         if X is not None:
             tried_rump = True
-            ok, bound = rump_full_rank(X, probe=Z is not None)  # integers: often rank-deficient, probe first
+            # integer data are often rank-deficient: a cheap LU probe first (float data: the inverse at once)
+            ok, bound = rump_full_rank(X, probe=getattr(src, "kind", "") == "int")
             if ok:
                 raise_lo(full, "rump-full-rank")
                 return done(full, full, "rump-full-rank", "min(n, d)", [f"||I - RB||_inf <= {bound:.3e} < 1"])
+    Z = src.small_ints()
     if not lo_is_mod_p and (hi < full or Z is None):
         if mod_p():
             return done(hi, hi, method, hi_how)
