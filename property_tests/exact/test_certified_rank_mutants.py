@@ -199,6 +199,26 @@ def test_rump_bound_is_an_upper_bound_on_the_residual():
         assert ok and norm <= bound < 1
 
 
+def test_rump_certifies_only_below_one():
+    """ok is exactly "the bound is below 1" (Rump's condition ||I - R B|| < 1), also where the bound
+    lies in [1, 2): nonsingular blocks diag(I_8, Q1 S Q2^T) with condition numbers 1e13..1e16.5
+    sweep the bound through 1 (the first 8 columns of R B - I are exact, so the fail-fast check
+    passes and the full bound decides; a threshold moved to 2 certified these)."""
+    g = np.random.default_rng(0)
+    k = 24
+    Q1 = np.linalg.qr(g.standard_normal((k - 8, k - 8)))[0]
+    Q2 = np.linalg.qr(g.standard_normal((k - 8, k - 8)))[0]
+    bounds = []
+    for e in np.linspace(13.0, 16.5, 71):
+        B = np.eye(k)
+        B[8:, 8:] = (Q1 * np.logspace(0, -e, k - 8)) @ Q2.T
+        for probe in (False, True):
+            ok, bound = rump_full_rank(B, probe=probe)
+            assert ok == (bound < 1.0), (e, probe, bound)
+        bounds.append(bound)
+    assert any(1.0 <= b < 2.0 for b in bounds)  # the regime a weaker threshold would certify was reached
+    assert any(b < 1.0 for b in bounds)
+
 def test_rump_certifies_float_exact_integers_and_refuses_rounded_ones():
     """Integer matrices whose values are float64 exactly take the Rump path; beyond 2^53 they are
     never rounded into a certificate (the exact rank of [[u, 3], [3u, 9]], u = 2^53 + 1, is 1)."""

@@ -345,19 +345,19 @@ def rump_full_rank(A: np.ndarray, probe: bool = False) -> tuple[bool, float]:
             try:
                 Xs = np.linalg.solve(B, E)
             except np.linalg.LinAlgError:
-                return False, float("inf")
+                return False, math.inf
             if not float(np.abs(B @ Xs - E).max()) <= 1.0:  # also False for NaN
-                return False, float("inf")
+                return False, math.inf
         try:
             R = np.linalg.inv(B)
         except np.linalg.LinAlgError:
-            return False, float("inf")
+            return False, math.inf
         if not np.all(np.isfinite(R)):
-            return False, float("inf")
+            return False, math.inf
         first = R @ B[:, :8]                         # R B - I on the first 8 columns
         first[np.arange(first.shape[1]), np.arange(first.shape[1])] -= 1.0
         if not float(np.abs(first).max()) <= 1.0:
-            return False, float("inf")
+            return False, math.inf
         bound = rump_residual_bound(R, B)
     return bool(bound < 1.0), bound
 
