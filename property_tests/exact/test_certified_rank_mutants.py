@@ -177,6 +177,38 @@ def test_rump_probe_stops_a_rank_deficient_integer_matrix_before_the_inverse(mon
     assert solves == []  # without probe=True (float data) the inverse comes first, with no LU probe
 
 
+def test_the_lu_probe_is_asked_for_integer_data_only(monkeypatch):
+    """rank_certificate asks Rump's test for the LU probe on integer data (often rank-deficient) and
+    not on float data or on a source that is not a MatrixSource (a bordered matrix); the answers are
+    the exact ranks either way."""
+    import theorems.exact.certified_rank as CR
+
+    asked = []
+    real = CR.rump_full_rank
+    monkeypatch.setattr(CR, "rump_full_rank", lambda X, probe=False: asked.append(probe) or real(X, probe=probe))
+    g = np.random.default_rng(5)
+    D = g.integers(-9, 10, size=(30, 6)) @ g.integers(-9, 10, size=(6, 40))
+    assert certified_rank(D).value == 6 and asked and all(p is True for p in asked)
+    asked.clear()
+    F = g.normal(size=(12, 20))
+    assert certified_rank(F).value == 12 and asked == [False]
+
+    class NotAMatrixSource:  # the methods of a MatrixSource, without its class or its `kind`
+        def __init__(self, src):
+            self._src = src
+
+        def __getattr__(self, name):
+            if name == "kind":
+                raise AttributeError(name)
+            return getattr(self._src, name)
+
+    asked.clear()
+    rng = np.random.default_rng(6)
+    r = rank_certificate(NotAMatrixSource(MatrixSource("int", g.integers(-9, 10, size=(8, 11)))),
+                         primes=random_primes(3, rng), rng=rng)
+    assert r.value == 8 and asked == [False]
+
+
 def test_rump_certifies_wide_and_tall_matrices():
     g = np.random.default_rng(1)
     for shape in [(5, 8), (8, 5), (6, 6), (1, 4), (4, 1)]:
@@ -793,3 +825,123 @@ def test_a_forced_large_prime_uses_flint_and_still_certifies():
     _assert_lifting_was_exact(A.astype(float), c)
     S = np.array([[p, 0.0, 1.0], [0.0, 1.0, 1.0], [1.0, 1.0, 2.0]])
     assert padic_rank_certificate(S, [0, 1], [0, 1], prime=p) is None  # det [[p, 0], [0, 1]] = 0 mod p
+
+
+# ------------------------------------------------ the late paths of rank_certificate (a reviewer's
+# classification of the mutants that survived in `_rank_certificate`, 2026-12-03)
+
+def _rc(M, kind="int", primes=None, **kw):
+    return rank_certificate(MatrixSource(kind, M), primes=list(primes or [PRIMES[0]]),
+                            rng=np.random.default_rng(0), **kw)
+
+
+@given(integer_matrices_of_rank(min_side=2, max_side=6, entry_bits=(3,)), st.data())
+@settings(max_examples=40)
+def test_rank_certificate_without_a_p_adic_route_brackets_the_exact_rank(Ar, data):
+    """lo_is_mod_p=True, no kernel certificate, no exact rank, and one column scaled by 2^45 (no
+    p-adic route: scaled integers >= 2^40): the only certificates left are ranks mod p and Rump's
+    late full-rank test, which must certify only full rank (a mutant reading Rump's bound as its
+    verdict certified min(n, d) for rank-deficient matrices)."""
+    A, _ = Ar
+    exact = _flint_rank(A)
+    X = A.astype(float)
+    X[:, data.draw(st.integers(0, A.shape[1] - 1), label="column")] *= 2.0 ** 45
+    lo = data.draw(st.integers(0, exact), label="lo")
+    rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 32 - 1), label="seed"))
+    r = rank_certificate(MatrixSource("float", X), primes=random_primes(2, rng), rng=rng, lo=lo, lo_how="caller",
+                         lo_is_mod_p=True, exact="never", kernel_max_entries=0)
+    assert r.lower <= exact <= r.upper
+    if r.certified:
+        assert r.value == exact
+
+
+def test_rank_certificate_late_rump_never_certifies_a_rank_deficient_matrix():
+    Y = np.array([[1.0, 2.0 ** 50], [2.0, 2.0 ** 51]])  # rank 1, no p-adic route
+    r = _rc(Y, "float", lo=1, lo_how="caller", lo_is_mod_p=True, exact="never")
+    assert (r.lower, r.upper) == (1, 2) and not r.certified
+
+
+def test_rank_certificate_late_rump_runs_when_the_callers_prime_was_unlucky():
+    """Full rank, but singular mod the caller's prime 3 (lo = 1 is that rank mod 3), no p-adic route:
+    Rump's test, skipped at first because lo < min(n, d) came from a prime, closes at the end."""
+    X = np.array([[1.0, 0.0], [0.0, 3 * 2.0 ** 45]])
+    r = _rc(X, "float", primes=[3], lo=1, lo_how="caller", lo_is_mod_p=True, exact="never")
+    assert (r.lower, r.upper, r.method, r.upper_method) == (2, 2, "rump-full-rank", "min(n, d)")
+
+
+def test_rank_certificate_the_remaining_primes_rescue_an_unlucky_first_prime():
+    M = [[2 ** 60, 0], [0, 3]]  # rank 2, rank 1 mod 3; beyond Rump (>= 2^53) and the p-adic route (>= 2^40)
+    r = certified_rank(M, primes=[3, PRIMES[0]], exact="never")
+    assert (r.lower, r.upper) == (2, 2) and r.primes == [3, PRIMES[0]]
+    assert (r.method, r.upper_method) == ("rank mod p (2 primes)", "min(n, d)")
+    r = _rc(M, primes=[3, PRIMES[0]], lo=1, lo_how="caller", lo_is_mod_p=True, exact="never")
+    assert r.value == 2 and r.primes == [3, PRIMES[0]]
+
+
+def test_rank_certificate_skips_a_prime_dividing_a_denominator():
+    F = [[Fraction(2 ** 50, 3), 1], [1, Fraction(1, 7)]]
+    r = certified_rank(F, primes=[3, 7, PRIMES[0]], exact="never")
+    assert r.value == 2 and r.primes == [PRIMES[0]]
+
+
+def test_rank_certificate_a_rank_mod_p_closes_where_the_p_adic_certificate_cannot():
+    """Entries in [2^39, 2^40) with two equal columns: Rump's leading block is singular and the p-adic
+    certificate is refused; a rank mod p still proves full row rank."""
+    g = np.random.default_rng(7)
+    A = g.choice([-1, 1], size=(80, 90)) * g.integers(2 ** 39, 2 ** 40, size=(80, 90))
+    A[:, 1] = A[:, 0]
+    assert padic_rank_certificate(A.astype(float), rng=np.random.default_rng(0)) is None  # the premise
+    r = certified_rank(A, seed=0)
+    assert (r.lower, r.upper, r.method, r.upper_method) == (80, 80, "rank mod p (1 prime)", "min(n, d)")
+
+
+def test_rank_certificate_records_shape_time_and_primes_on_every_path():
+    import time
+
+    g = np.random.default_rng(3)
+    cases = [g.normal(size=(6, 9)),                                                   # Rump
+             g.integers(-9, 10, size=(6, 3)) @ g.integers(-9, 10, size=(3, 7)),         # p-adic
+             np.array([[1, 2], [2, 4]])]
+    for A in cases:
+        r = certified_rank(A, seed=0, upper_bound=1 if A.shape == (2, 2) else None)
+        assert r.shape == A.shape and isinstance(r.seconds, float) and 0 <= r.seconds < 60
+        assert all(isinstance(p, int) and p > 1 for p in r.primes)
+        r.to_json()
+    assert certified_rank(cases[1], seed=0).primes and certified_rank(cases[2], upper_bound=1, seed=0).primes
+    rng = np.random.default_rng(0)
+    r = rank_certificate(MatrixSource("int", cases[1]), primes=random_primes(2, rng), rng=rng,
+                         t0=time.perf_counter() - 100)
+    assert r.seconds >= 100
+
+
+def test_rank_certificate_budgets_hold_at_their_boundaries(monkeypatch):
+    """kernel_max_entries, exact_max_entries, EXACT_MAX_BITS and EXACT_AUTO_MAX_ENTRY_BITS are inclusive
+    limits: at the limit the certificate is tried, one below it is not (and the note says why)."""
+    import theorems.exact.certified_rank as CR
+
+    K = [[2 ** 60, 2 ** 61], [1, 2]]  # rank 1: kernel (2, -1); no Rump, no p-adic route
+    assert _rc(K, exact="never", kernel_max_entries=4).value == 1
+    assert _rc(K, exact="never", kernel_max_entries=3).upper == 2
+    a, b = 2 ** 61 + 1, 3 ** 40
+    E = [[a, b], [2 * a, 2 * b]]  # rank 1, no reconstructible kernel at the default prime
+    assert _rc(E, exact="auto", exact_max_entries=4).value == 1
+    assert _rc(E, exact="auto", exact_max_entries=3).upper == 2
+    monkeypatch.setattr(CR, "EXACT_MAX_BITS", 130)  # K holds 130 bits exactly
+    assert certified_rank(K, seed=0).value == 1
+    monkeypatch.setattr(CR, "EXACT_MAX_BITS", 129)
+    r = certified_rank(K, seed=0)
+    assert r.upper == 2 and any("too large" in n for n in r.notes)
+    monkeypatch.undo()
+    monkeypatch.setattr(CR, "EXACT_AUTO_MAX_ENTRY_BITS", 65)  # E's largest entry has 65 bits
+    assert certified_rank(E, seed=0).value == 1
+    monkeypatch.setattr(CR, "EXACT_AUTO_MAX_ENTRY_BITS", 64)
+    r = certified_rank(E, seed=0)
+    assert r.upper == 2 and any("too large" in n for n in r.notes)
+
+
+def test_rank_certificate_bounds_that_already_meet_cost_nothing():
+    g = np.random.default_rng(2)
+    A = g.integers(-9, 10, size=(8, 3)) @ g.integers(-9, 10, size=(3, 9))
+    rng = np.random.default_rng(0)
+    r = rank_certificate(MatrixSource("int", A), primes=random_primes(2, rng), rng=rng, lo=3, hi=3, lo_how="caller")
+    assert r.value == 3 and r.primes == [] and r.method == "caller"

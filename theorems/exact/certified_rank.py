@@ -631,8 +631,9 @@ def _rank_certificate(src, primes, rng, lo, hi, lo_how, hi_how, lo_is_mod_p, exa
         X = src.float_exact()
         if X is not None:
             tried_rump = True
-            # integer data are often rank-deficient: a cheap LU probe first (float data: the inverse at once)
-            ok, bound = rump_full_rank(X, probe=getattr(src, "kind", "") == "int")
+            # integer data are often rank-deficient: a cheap LU probe first (float data and bordered
+            # matrices: the inverse at once)
+            ok, bound = rump_full_rank(X, probe=isinstance(src, MatrixSource) and src.kind == "int")
             if ok:
                 raise_lo(full, "rump-full-rank")
                 return done(full, full, "rump-full-rank", "min(n, d)", [f"||I - RB||_inf <= {bound:.3e} < 1"])
