@@ -76,7 +76,7 @@ mutmut: venv
 	    'theorems.framework.evidence.xǁEvidenceǁ__post_init____mutmut_*'
 
 ## mutation testing of the certified exact rank's decision paths (bounds, certificate acceptance,
-## conversions; book/reference/testing.md, "Mutation testing"); restrict with mutant-name globs for a partial run
+## conversions; book/reference/testing.md, "Mutation testing"); for a partial run, give `$(BIN)/mutmut run` mutant-name globs yourself
 MUTATE_RANK := certified_rank rank_certificate _rank_certificate _submatrix rump_full_rank _float_exact \
                _small_int_float kernel_certificate rational_reconstruction residues_mod_p dyadic_scale _rank_mod_p \
                _exact_ints _row_scaled_ints _exact_rank_of_ints
