@@ -61,12 +61,12 @@ stress: venv
 book: venv
 	$(BIN)/python book/_ext/parallel_build.py build -W -n --keep-going book/
 
-## mutation testing of the verdict rule and evidence validation in theorems/framework/ (verdict.py, evidence.py)
-## (book/reference/testing.md, "Mutation testing"; about 3 minutes on 2 cores); `$(BIN)/mutmut results` lists survivors
 MUTATE_VERDICT := assess _assess _decisive_failure _level_of _exceptional _set_aside _strongest _weakest verdict_from
 MUTATE_EVIDENCE := derivation exact_instances symbolic_identity has_symbolic_size _refuting_instance predicted \
                    stored_counterexample found_counterexample formal_proof genericity_argument failing_box \
                    identical_failure perturbation_probe labelled_failure
+## mutation testing of the verdict rule and evidence validation in theorems/framework/ (verdict.py, evidence.py)
+## (book/reference/testing.md, "Mutation testing"; about 3 minutes on 2 cores); `$(BIN)/mutmut results` lists survivors
 mutmut: venv
 	$(BIN)/python -m pip install --quiet 'mutmut>=3.8,<4'
 	rm -rf mutants
@@ -75,8 +75,6 @@ mutmut: venv
 	    $(foreach f,$(MUTATE_EVIDENCE),'theorems.framework.evidence.x_$(f)__mutmut_*') \
 	    'theorems.framework.evidence.xǁEvidenceǁ__post_init____mutmut_*'
 
-## mutation testing of the certified exact rank's decision paths (bounds, certificate acceptance,
-## conversions; book/reference/testing.md, "Mutation testing"); for a partial run, give `$(BIN)/mutmut run` mutant-name globs yourself
 MUTATE_RANK := certified_rank rank_certificate _rank_certificate _submatrix rump_full_rank _float_exact \
                _small_int_float kernel_certificate rational_reconstruction residues_mod_p dyadic_scale _rank_mod_p \
                _exact_ints _row_scaled_ints _exact_rank_of_ints
@@ -84,6 +82,8 @@ MUTATE_PADIC := padic_rank_certificate bordered_hadamard_bound_sq schur_bound_sq
                 rump_residual_bound inverse_mod_prime _gauss_jordan_small _inverse_mod_power _inverse_mod_p _padic_rank_certificate _lift_block _lift _bounds \
                 schur_inverse_mod_prime _schur_inverse _flint_inverse_residues \
                 _largest_modulus _random_prime _rowsum_bound _complement _prod
+## mutation testing of the certified exact rank's decision paths (bounds, certificate acceptance,
+## conversions; book/reference/testing.md, "Mutation testing"); for a partial run, give `$(BIN)/mutmut run` mutant-name globs yourself
 mutmut-rank: venv
 	$(BIN)/python -m pip install --quiet 'mutmut>=3.8,<4'
 	rm -rf mutants
