@@ -45,7 +45,7 @@ test: venv
 	@if command -v coqc >/dev/null 2>&1 && [ -d "$$(coqc -where)/user-contrib/mathcomp/algebra" ]; then \
 	  $(MAKE) --no-print-directory formal; \
 	else echo "make test: skipping the formal proofs (coqc or MathComp not installed; apt-get install coq libcoq-mathcomp-algebra)"; fi
-	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} $(BIN)/python -m pytest -p no:cacheprovider -m "" -n $${TEST_WORKERS:-2} --dist loadgroup
+	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} $(BIN)/python -m pytest -p no:cacheprovider -m "" -n $${TEST_WORKERS:-2} --dist loadgroup --durations=12
 
 ## quick inner loop: profile `dev`, no book, browser or subprocess-heavy tests
 test-fast: venv
@@ -65,8 +65,9 @@ MUTATE_VERDICT := assess _assess _decisive_failure _level_of _exceptional _set_a
 MUTATE_EVIDENCE := derivation exact_instances symbolic_identity has_symbolic_size _refuting_instance predicted \
                    stored_counterexample found_counterexample formal_proof genericity_argument failing_box \
                    identical_failure perturbation_probe labelled_failure
-## mutation testing of the verdict rule and evidence validation in theorems/framework/ (verdict.py, evidence.py)
-## (book/reference/testing.md, "Mutation testing"; about 3 minutes on 2 cores); `$(BIN)/mutmut results` lists survivors
+# Mutation testing: book/reference/testing.md, "Mutation testing"; `$(BIN)/mutmut results` lists survivors, and
+# `$(BIN)/mutmut run` with mutant-name globs runs part of a target.
+## mutation testing of the verdict rule and evidence validation (theorems/framework/; about 3 minutes)
 mutmut: venv
 	$(BIN)/python -m pip install --quiet 'mutmut>=3.8,<4'
 	rm -rf mutants
@@ -82,8 +83,7 @@ MUTATE_PADIC := padic_rank_certificate bordered_hadamard_bound_sq schur_bound_sq
                 rump_residual_bound inverse_mod_prime _gauss_jordan_small _inverse_mod_power _inverse_mod_p _padic_rank_certificate _lift_block _lift _bounds \
                 schur_inverse_mod_prime _schur_inverse _flint_inverse_residues \
                 _largest_modulus _random_prime _rowsum_bound _complement _prod
-## mutation testing of the certified exact rank's decision paths (bounds, certificate acceptance,
-## conversions; book/reference/testing.md, "Mutation testing"); for a partial run, give `$(BIN)/mutmut run` mutant-name globs yourself
+## mutation testing of the certified exact rank's decision paths (about 45 minutes on 2 free cores)
 mutmut-rank: venv
 	$(BIN)/python -m pip install --quiet 'mutmut>=3.8,<4'
 	rm -rf mutants
