@@ -7,6 +7,7 @@ closes is the exact rank; a refusal is a named error; the documented fast paths 
 from __future__ import annotations
 
 import math
+import time
 from fractions import Fraction
 
 import flint
@@ -15,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import theorems.exact.certified_rank as CR
 import theorems.exact.padic_rank as P
 from property_tests.strategies import dyadic_low_rank, integer_matrices_of_rank, matrices_with_pivots, rational_low_rank
 from theorems.exact.certified_rank import (
@@ -181,8 +183,6 @@ def test_the_lu_probe_is_asked_for_integer_data_only(monkeypatch):
     """rank_certificate asks Rump's test for the LU probe on integer data (often rank-deficient) and
     not on float data or on a source that is not a MatrixSource (a bordered matrix); the answers are
     the exact ranks either way."""
-    import theorems.exact.certified_rank as CR
-
     asked = []
     real = CR.rump_full_rank
     monkeypatch.setattr(CR, "rump_full_rank", lambda X, probe=False: asked.append(probe) or real(X, probe=probe))
@@ -250,6 +250,7 @@ def test_rump_certifies_only_below_one():
         bounds.append(bound)
     assert any(1.0 <= b < 2.0 for b in bounds)  # the regime a weaker threshold would certify was reached
     assert any(b < 1.0 for b in bounds)
+
 
 def test_rump_certifies_float_exact_integers_and_refuses_rounded_ones():
     """Integer matrices whose values are float64 exactly take the Rump path; beyond 2^53 they are
@@ -896,8 +897,6 @@ def test_rank_certificate_a_rank_mod_p_closes_where_the_p_adic_certificate_canno
 
 
 def test_rank_certificate_records_shape_time_and_primes_on_every_path():
-    import time
-
     g = np.random.default_rng(3)
     cases = [g.normal(size=(6, 9)),                                                   # Rump
              g.integers(-9, 10, size=(6, 3)) @ g.integers(-9, 10, size=(3, 7)),         # p-adic
@@ -917,8 +916,6 @@ def test_rank_certificate_records_shape_time_and_primes_on_every_path():
 def test_rank_certificate_budgets_hold_at_their_boundaries(monkeypatch):
     """kernel_max_entries, exact_max_entries, EXACT_MAX_BITS and EXACT_AUTO_MAX_ENTRY_BITS are inclusive
     limits: at the limit the certificate is tried, one below it is not (and the note says why)."""
-    import theorems.exact.certified_rank as CR
-
     K = [[2 ** 60, 2 ** 61], [1, 2]]  # rank 1: kernel (2, -1); no Rump, no p-adic route
     assert _rc(K, exact="never", kernel_max_entries=4).value == 1
     assert _rc(K, exact="never", kernel_max_entries=3).upper == 2
