@@ -165,7 +165,39 @@ def counts(request):
     request.node.user_properties.append(("vacuity", dict(c)))
 
 
+#: xdist worker id -> [busy seconds, tests run, earliest start, latest stop] (the controller's view; empty without xdist)
+WORKER_LOAD: dict[str, list] = {}
+
+
+def note_worker_load(report) -> None:
+    node = getattr(report, "node", None)  # pytest-xdist sets it on the reports the controller receives
+    gateway = getattr(node, "gateway", None)
+    if gateway is None:
+        return
+    load = WORKER_LOAD.setdefault(gateway.id, [0.0, 0, float("inf"), 0.0])
+    load[0] += report.duration
+    load[1] += report.when == "call"
+    load[2] = min(load[2], getattr(report, "start", load[2]))
+    load[3] = max(load[3], getattr(report, "stop", load[3]))
+
+
+def worker_balance_lines(load: dict[str, list]) -> list[str]:
+    """One line per xdist worker: busy seconds (setup + call + teardown, session fixtures included), tests, and when
+    it ran its last test, counted from the first test any worker started; the last line says how long the workers
+    that finished first stood idle (what better balance could save at most)."""
+    if not load:
+        return []
+    t0 = min(v[2] for v in load.values())
+    end = max(v[3] for v in load.values())
+    lines = [f"{wid}: busy {busy:.0f} s, {tests} tests, last test ended at {stop - t0:.0f} s"
+             for wid, (busy, tests, _, stop) in sorted(load.items())]
+    idle = sum(end - v[3] for v in load.values())
+    lines.append(f"wall time of the tests {end - t0:.0f} s; workers idle after their last test: {idle:.0f} s in all")
+    return lines
+
+
 def pytest_runtest_logreport(report):
+    note_worker_load(report)
     if report.when == "teardown":
         for key, value in report.user_properties:
             if key == "vacuity":
@@ -182,9 +214,14 @@ _COLUMN_MEANING = {
 
 
 def pytest_terminal_summary(terminalreporter):
+    tr = terminalreporter
+    balance = worker_balance_lines(WORKER_LOAD)
+    if balance:
+        tr.section("xdist workers (busy time and when each ended)")
+        for line in balance:
+            tr.write_line(line)
     if not VACUITY:
         return
-    tr = terminalreporter
     tr.section(f"Hypothesis draws meeting each premise (profile {settings._current_profile})")
     for name, c in sorted(VACUITY.items()):
         table = {k: v for k, v in c.items() if "|" in k}

@@ -6,7 +6,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from property_tests.conftest import WORKERS_ENV, default_workers
+from property_tests import conftest
+from property_tests.conftest import WORKERS_ENV, note_worker_load, default_workers, worker_balance_lines
 
 
 def _config(*args, **options):
@@ -57,3 +58,24 @@ def test_workers_one_core_a_worker_and_the_environment():
 def test_workers_a_bad_number_is_one_line_naming_the_variable(value):
     with pytest.raises(pytest.UsageError, match=WORKERS_ENV):
         default_workers(_config("property_tests"), env={WORKERS_ENV: value}, cores=8)
+
+
+
+def _report(worker, when, start, stop):
+    return SimpleNamespace(node=SimpleNamespace(gateway=SimpleNamespace(id=worker)), when=when, start=start,
+                           stop=stop, duration=stop - start)
+
+
+def test_workers_balance_sums_busy_time_and_says_who_stood_idle(monkeypatch):
+    load = {}
+    monkeypatch.setattr(conftest, "WORKER_LOAD", load)
+    for rep in [_report("gw0", "setup", 100.0, 160.0), _report("gw0", "call", 160.0, 170.0),
+                _report("gw0", "teardown", 170.0, 170.5), _report("gw1", "call", 101.0, 131.0),
+                SimpleNamespace(when="call", duration=99.0, start=0.0, stop=99.0)]:  # no worker (no xdist): not counted
+        note_worker_load(rep)
+    assert load["gw0"][:2] == [70.5, 1] and load["gw1"][:2] == [30.0, 1] and len(load) == 2
+    assert worker_balance_lines(load) == [
+        "gw0: busy 70 s, 1 tests, last test ended at 70 s",
+        "gw1: busy 30 s, 1 tests, last test ended at 31 s",
+        "wall time of the tests 70 s; workers idle after their last test: 40 s in all"]
+    assert worker_balance_lines({}) == []

@@ -74,13 +74,17 @@ def deciding_files(root: Path = REPO_ROOT, folders: Folders | None = None,
         not_deciding = d_skip if not_deciding is None else not_deciding
     out = []
     for folder, suffixes in folders:
-        for p in sorted((root / folder).rglob("*")):
-            rel = p.relative_to(root).as_posix()
-            if not p.is_file() or "__pycache__" in p.parts or "_build" in p.parts:
-                continue
-            if not p.name.endswith(suffixes) or rel.startswith(not_deciding):
-                continue
-            out.append(p)
+        found = []
+        # os.walk, pruning __pycache__ and _build (Coq's and the book's build folders) instead of walking them
+        for dirpath, dirnames, filenames in os.walk(root / folder):
+            dirnames[:] = [d for d in dirnames if d not in ("__pycache__", "_build")]
+            rel_dir = Path(dirpath).relative_to(root)
+            for name in filenames:
+                if name.endswith(suffixes) and not (rel_dir / name).as_posix().startswith(not_deciding):
+                    p = Path(dirpath, name)
+                    if p.is_file():
+                        found.append(p)
+        out.extend(sorted(found))  # Path order within a folder, as before (the digests of stored results stay)
     return out
 
 
