@@ -165,7 +165,7 @@ def counts(request):
     request.node.user_properties.append(("vacuity", dict(c)))
 
 
-#: xdist worker id -> [busy seconds, tests run, earliest start, latest stop] (the controller's view; empty without xdist)
+#: xdist worker id -> [busy seconds, tests run, earliest start, latest stop] (the controller's view; {} without xdist)
 WORKER_LOAD: dict[str, list] = {}
 
 

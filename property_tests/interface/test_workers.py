@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from property_tests import conftest
-from property_tests.conftest import WORKERS_ENV, note_worker_load, default_workers, worker_balance_lines
+from property_tests.conftest import WORKERS_ENV, default_workers, note_worker_load, worker_balance_lines
 
 
 def _config(*args, **options):
