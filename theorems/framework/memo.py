@@ -27,6 +27,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, TypeVar
@@ -116,6 +117,7 @@ def source_digest(root: Path = REPO_ROOT, folders: Folders | None = None,
     return digest
 
 
+@lru_cache(maxsize=None)  # per process: the libraries this process loaded cannot change under it
 def _version(dist: str) -> str | None:
     try:
         return version(dist)
@@ -151,9 +153,11 @@ def cache_dir() -> Path | None:
     return REPO_ROOT / ".collapse-verify-cache" if (REPO_ROOT / "pyproject.toml").is_file() else None
 
 
-def memo_key(name: str, params: dict[str, Any], extra: tuple[str, ...] = ()) -> str:
-    """The key of ``name`` computed now with ``params`` (JSON-able) by this source and these libraries."""
-    data = {"name": name, "params": params, "sources": source_digest(), "versions": library_versions(extra)}
+def memo_key(name: str, params: dict[str, Any], extra: tuple[str, ...] = (), sources: str | None = None) -> str:
+    """The key of ``name`` computed now with ``params`` (JSON-able) by this source and these libraries
+    (``sources``: the :func:`source_digest` the caller has just computed, else computed here)."""
+    data = {"name": name, "params": params, "sources": source_digest() if sources is None else sources,
+            "versions": library_versions(extra)}
     return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
 
 
@@ -246,8 +250,9 @@ def computing_fresh() -> Iterator[None]:
         _READING.pop()
 
 
-def _source_unchanged() -> bool:
-    d = source_digest()
+def _source_unchanged(d: str | None = None) -> bool:
+    """Whether the deciding files are those of this process's first use of the store (``d``: their digest now)."""
+    d = source_digest() if d is None else d
     if not _FIRST_DIGEST:
         _FIRST_DIGEST.append(d)
     return d == _FIRST_DIGEST[0]
@@ -262,10 +267,11 @@ def memo(name: str, params: dict[str, Any], compute: Callable[[], T], *, extra: 
     file edited since this process first used it) the value is computed and nothing is stored."""
     read = _READING[-1] if read is None else read
     folder = cache_dir()
-    if folder is None or not _source_unchanged():
+    digest = source_digest() if folder is not None else None
+    if folder is None or not _source_unchanged(digest):
         note_computed(name)
         return compute()
-    key = memo_key(name, params, extra)
+    key = memo_key(name, params, extra, digest)  # one digest for the check and the key: the same moment
     path = folder / f"{name}-{key[:24]}.pickle"
     try:
         folder.mkdir(parents=True, exist_ok=True)
