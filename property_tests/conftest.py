@@ -165,7 +165,8 @@ def counts(request):
     request.node.user_properties.append(("vacuity", dict(c)))
 
 
-#: xdist worker id -> [busy seconds, tests run, earliest start, latest stop] (the controller's view; {} without xdist)
+#: xdist worker id -> [busy seconds, tests run, earliest start, latest stop, crashed] (the controller's view; {}
+#: without xdist)
 WORKER_LOAD: dict[str, list] = {}
 
 
@@ -174,24 +175,34 @@ def note_worker_load(report) -> None:
     gateway = getattr(node, "gateway", None)
     if gateway is None:
         return
-    load = WORKER_LOAD.setdefault(gateway.id, [0.0, 0, float("inf"), 0.0])
+    load = WORKER_LOAD.setdefault(gateway.id, [0.0, 0, float("inf"), 0.0, False])
+    if report.when not in ("setup", "call", "teardown") or not getattr(report, "start", 0):
+        load[4] = True  # xdist's report of a crashed worker (when "???", no start or stop): no time to count
+        return
     load[0] += report.duration
     load[1] += report.when == "call"
-    load[2] = min(load[2], getattr(report, "start", load[2]))
-    load[3] = max(load[3], getattr(report, "stop", load[3]))
+    load[2] = min(load[2], report.start)
+    load[3] = max(load[3], report.stop)
 
 
 def worker_balance_lines(load: dict[str, list]) -> list[str]:
     """One line per xdist worker: busy seconds (setup + call + teardown, session fixtures included), tests, and when
-    it ran its last test, counted from the first test any worker started; the last line says how long the workers
-    that finished first stood idle (what better balance could save at most)."""
-    if not load:
-        return []
-    t0 = min(v[2] for v in load.values())
-    end = max(v[3] for v in load.values())
-    lines = [f"{wid}: busy {busy:.0f} s, {tests} tests, last test ended at {stop - t0:.0f} s"
-             for wid, (busy, tests, _, stop) in sorted(load.items())]
-    idle = sum(end - v[3] for v in load.values())
+    it ran its last test, counted from the first test any worker started (a worker that crashed is marked, and its
+    replacement is a worker of its own); the last line adds up how long the workers that did not crash stood idle
+    after their last test (what moving tests between workers could save at most)."""
+    ran = {wid: v for wid, v in load.items() if v[1] or v[0]}
+    if not ran:
+        return [f"{wid}: crashed before it ran a test" for wid in sorted(load)]
+    t0 = min(v[2] for v in ran.values())
+    end = max(v[3] for v in ran.values())
+    lines = []
+    for wid, (busy, tests, _, stop, crashed) in sorted(load.items()):
+        if wid not in ran:
+            lines.append(f"{wid}: crashed before it ran a test")
+            continue
+        lines.append(f"{wid}: busy {busy:.0f} s, {tests} tests, last test ended at {stop - t0:.0f} s"
+                     + (" (then crashed)" if crashed else ""))
+    idle = sum(end - v[3] for v in ran.values() if not v[4])
     lines.append(f"wall time of the tests {end - t0:.0f} s; workers idle after their last test: {idle:.0f} s in all")
     return lines
 

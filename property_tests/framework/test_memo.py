@@ -208,17 +208,20 @@ def test_memo_is_off_for_a_mutant(store, monkeypatch):
 
 def test_memo_deciding_files_are_the_sources_in_path_order_without_build_folders(tmp_path):
     """What the key hashes: files with a deciding suffix under the folders, in Path order per folder; never a
-    __pycache__ or _build folder (Coq's and the book's build output), nor a non-deciding prefix; and a changed byte
-    of a deciding file changes the digest."""
+    __pycache__ or _build folder (Coq's build output), nor a non-deciding prefix, nor a symlinked folder (a
+    symlinked file counts, as with Path.rglob before); and a changed byte of a deciding file changes the digest."""
     files = ["pkg/a.py", "pkg/b-c.py", "pkg/b/z.py", "pkg/b.x/y.py", "pkg/sub/_CoqProject", "pkg/sub/t.v",
              "pkg/__pycache__/a.py", "pkg/_build/t.v", "pkg/sub/_build/deep/u.py", "pkg/notes.md",
              "pkg/skip/me.py", "other/o.py"]
     for f in files:
         (tmp_path / f).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / f).write_text(f)
+    (tmp_path / "pkg/linked").symlink_to(tmp_path / "other")
+    (tmp_path / "pkg/sub/link.py").symlink_to(tmp_path / "other/o.py")
     folders = (("pkg", (".py", ".v", "_CoqProject")),)
     got = [p.relative_to(tmp_path).as_posix() for p in M.deciding_files(tmp_path, folders, ("pkg/skip/",))]
-    assert got == ["pkg/a.py", "pkg/b/z.py", "pkg/b-c.py", "pkg/b.x/y.py", "pkg/sub/_CoqProject", "pkg/sub/t.v"]
+    assert got == ["pkg/a.py", "pkg/b/z.py", "pkg/b-c.py", "pkg/b.x/y.py", "pkg/sub/_CoqProject", "pkg/sub/link.py",
+                   "pkg/sub/t.v"]
     before = M.source_digest(tmp_path, folders, ("pkg/skip/",))
     (tmp_path / "pkg/_build/t.v").write_text("changed build output")
     assert M.source_digest(tmp_path, folders, ("pkg/skip/",)) == before

@@ -33,6 +33,12 @@ def ledger(tmp_path_factory, shared_runs):
     return {c["id"]: c for c in json.loads(p.read_text())["claims"]}
 
 
+def test_show_the_headline_theorem_is_refuted_in_the_quick_ledger(ledger):
+    """Thm 4.2 as stated (RN.main) is refuted by an exact counterexample (the ledger the show test compares with)."""
+    assert ledger["RN.main"]["verdict"] == "refuted"
+    assert "counterexample" in {e["kind"] for e in ledger["RN.main"]["evidence"]}
+
+
 @pytest.mark.parametrize("cid", [c.id for c in registry()])
 def test_show_json_equals_the_verify_entry(cid, ledger, capsys):
     assert main(["show", cid, "--json", "--quick", "--dps", str(QUICK.dps)]) == 0

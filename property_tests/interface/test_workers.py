@@ -60,7 +60,6 @@ def test_workers_a_bad_number_is_one_line_naming_the_variable(value):
         default_workers(_config("property_tests"), env={WORKERS_ENV: value}, cores=8)
 
 
-
 def _report(worker, when, start, stop):
     return SimpleNamespace(node=SimpleNamespace(gateway=SimpleNamespace(id=worker)), when=when, start=start,
                            stop=stop, duration=stop - start)
@@ -74,8 +73,31 @@ def test_workers_balance_sums_busy_time_and_says_who_stood_idle(monkeypatch):
                 SimpleNamespace(when="call", duration=99.0, start=0.0, stop=99.0)]:  # no worker (no xdist): not counted
         note_worker_load(rep)
     assert load["gw0"][:2] == [70.5, 1] and load["gw1"][:2] == [30.0, 1] and len(load) == 2
+    assert not load["gw0"][4] and not load["gw1"][4]
     assert worker_balance_lines(load) == [
         "gw0: busy 70 s, 1 tests, last test ended at 70 s",
         "gw1: busy 30 s, 1 tests, last test ended at 31 s",
         "wall time of the tests 70 s; workers idle after their last test: 40 s in all"]
     assert worker_balance_lines({}) == []
+
+
+def test_workers_a_crashed_worker_is_marked_and_its_crash_report_counts_no_time(monkeypatch):
+    """xdist reports a crashed worker with a real TestReport of when "???" and start = stop = 0 (epoch): counting it
+    would date every time from 1970."""
+    load = {}
+    monkeypatch.setattr(conftest, "WORKER_LOAD", load)
+    crash = pytest.TestReport("t.py::test_dies", ("t.py", 1, "test_dies"), {}, "failed", "worker crashed", "???")
+    assert (crash.start, crash.stop) == (0, 0)
+    crash.node = SimpleNamespace(gateway=SimpleNamespace(id="gw0"))
+    for rep in [_report("gw0", "call", 1000.0, 1010.0), crash, _report("gw2", "call", 1011.0, 1031.0),
+                _report("gw1", "call", 1000.0, 1031.0)]:
+        note_worker_load(rep)
+    assert worker_balance_lines(load) == [
+        "gw0: busy 10 s, 1 tests, last test ended at 10 s (then crashed)",
+        "gw1: busy 31 s, 1 tests, last test ended at 31 s",
+        "gw2: busy 20 s, 1 tests, last test ended at 31 s",
+        "wall time of the tests 31 s; workers idle after their last test: 0 s in all"]
+    only_crash = {}
+    monkeypatch.setattr(conftest, "WORKER_LOAD", only_crash)
+    note_worker_load(crash)
+    assert worker_balance_lines(only_crash) == ["gw0: crashed before it ran a test"]

@@ -27,7 +27,6 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, TypeVar
@@ -76,7 +75,7 @@ def deciding_files(root: Path = REPO_ROOT, folders: Folders | None = None,
     out = []
     for folder, suffixes in folders:
         found = []
-        # os.walk, pruning __pycache__ and _build (Coq's and the book's build folders) instead of walking them
+        # os.walk, pruning __pycache__ and _build (Coq's build folder) instead of walking them
         for dirpath, dirnames, filenames in os.walk(root / folder):
             dirnames[:] = [d for d in dirnames if d not in ("__pycache__", "_build")]
             rel_dir = Path(dirpath).relative_to(root)
@@ -117,12 +116,18 @@ def source_digest(root: Path = REPO_ROOT, folders: Folders | None = None,
     return digest
 
 
-@lru_cache(maxsize=None)  # per process: the libraries this process loaded cannot change under it
+#: distribution -> version, found once per process (the libraries this process loaded cannot change under it); a
+#: missing one is looked up again, so a package installed while a kernel runs is not keyed as missing
+_VERSIONS: dict[str, str] = {}
+
+
 def _version(dist: str) -> str | None:
-    try:
-        return version(dist)
-    except PackageNotFoundError:
-        return None
+    if dist not in _VERSIONS:
+        try:
+            _VERSIONS[dist] = version(dist)
+        except PackageNotFoundError:
+            return None
+    return _VERSIONS[dist]
 
 
 def library_versions(extra: tuple[str, ...] = ()) -> dict[str, str | None]:
