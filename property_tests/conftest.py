@@ -191,10 +191,8 @@ def worker_balance_lines(load: dict[str, list]) -> list[str]:
     replacement is a worker of its own); the last line adds up how long the workers that did not crash stood idle
     after their last test (what moving tests between workers could save at most)."""
     ran = {wid: v for wid, v in load.items() if v[1] or v[0]}
-    if not ran:
-        return [f"{wid}: crashed before it ran a test" for wid in sorted(load)]
-    t0 = min(v[2] for v in ran.values())
-    end = max(v[3] for v in ran.values())
+    t0 = min((v[2] for v in ran.values()), default=0.0)
+    end = max((v[3] for v in ran.values()), default=0.0)
     lines = []
     for wid, (busy, tests, _, stop, crashed) in sorted(load.items()):
         if wid not in ran:
@@ -202,8 +200,10 @@ def worker_balance_lines(load: dict[str, list]) -> list[str]:
             continue
         lines.append(f"{wid}: busy {busy:.0f} s, {tests} tests, last test ended at {stop - t0:.0f} s"
                      + (" (then crashed)" if crashed else ""))
-    idle = sum(end - v[3] for v in ran.values() if not v[4])
-    lines.append(f"wall time of the tests {end - t0:.0f} s; workers idle after their last test: {idle:.0f} s in all")
+    if ran:
+        idle = sum(end - v[3] for v in ran.values() if not v[4])
+        lines.append(f"wall time of the tests {end - t0:.0f} s; workers idle after their last test: {idle:.0f} s "
+                     "in all")
     return lines
 
 
