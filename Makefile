@@ -40,11 +40,19 @@ lint: venv
 	$(BIN)/ruff check theorems proofs_numeric property_tests benchmarks book/_ext
 	$(BIN)/mypy
 
+# The Coq proofs need no virtualenv: they compile beside its set-up (pip uses about one core, coqc the other), their
+# output held until both end; either failing fails `make test`.
 ## every test (profile `ci`), doctests, the book build; the Coq proofs first if coqc is there
-test: venv
+test:
 	@if command -v coqc >/dev/null 2>&1 && [ -d "$$(coqc -where)/user-contrib/mathcomp/algebra" ]; then \
-	  $(MAKE) --no-print-directory formal; \
-	else echo "make test: skipping the formal proofs (coqc or MathComp not installed; apt-get install coq libcoq-mathcomp-algebra)"; fi
+	  log=$$(mktemp); echo "make test: make formal (the Coq proofs) runs beside the virtualenv's set-up; its output follows"; \
+	  ( $(MAKE) --no-print-directory formal >"$$log" 2>&1; echo $$? >"$$log.rc" ) & \
+	  { $(MAKE) -q venv || $(MAKE) --no-print-directory venv; }; venv_rc=$$?; wait; cat "$$log"; formal_rc=$$(cat "$$log.rc"); \
+	  rm -f "$$log" "$$log.rc"; \
+	  if [ "$$formal_rc" -ne 0 ]; then echo "make test: make formal failed (status $$formal_rc)"; exit "$$formal_rc"; fi; \
+	  exit "$$venv_rc"; \
+	else echo "make test: skipping the formal proofs (coqc or MathComp not installed; apt-get install coq libcoq-mathcomp-algebra)"; \
+	  $(MAKE) -q venv || $(MAKE) --no-print-directory venv; fi
 	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} $(BIN)/python -m pytest -p no:cacheprovider -m "" -n $${TEST_WORKERS:-2} --dist loadgroup --durations=12
 
 ## quick inner loop: profile `dev`, no book, browser or subprocess-heavy tests

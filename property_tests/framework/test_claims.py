@@ -299,8 +299,11 @@ def _strip_seconds(x):
 @pytest.mark.slow
 @pytest.mark.xdist_group("book")  # shares the quick ledger of PYTHONHASHSEED=1 with the book's test build
 def test_claims_ledger_is_identical_under_different_hash_seeds(tmp_path, quick_ledger_file):
-    """Two runs with PYTHONHASHSEED=1 (the session's quick ledger) and =2: the same JSON apart from timing keys."""
-    second = verify_quick_in_fresh_process(tmp_path / "l2.json", "2")
+    """Two runs with PYTHONHASHSEED=1 (the session's quick ledger) and =2: the same JSON apart from timing keys.
+
+    The second run has no results store: every stored value (packaged-model measurements, proof steps, depth runs)
+    is computed again under seed 2, not read back from what the session's other processes stored."""
+    second = verify_quick_in_fresh_process(tmp_path / "l2.json", "2", store=False)
     a, b = (json.loads(p.read_text()) for p in (quick_ledger_file, second))
     assert _strip_seconds(a) == _strip_seconds(b)
     prov = a["provenance"]
