@@ -20,6 +20,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 venv: $(STAMP)
+	@:
 
 ## the main job: verify every registered claim, print the ledger, write ledger.json
 verify: venv
@@ -40,19 +41,17 @@ lint: venv
 	$(BIN)/ruff check theorems proofs_numeric property_tests benchmarks book/_ext
 	$(BIN)/mypy
 
-# The Coq proofs need no virtualenv: they compile beside its set-up (pip uses about one core, coqc the other), their
-# output held until both end; either failing fails `make test`.
-## every test (profile `ci`), doctests, the book build; the Coq proofs first if coqc is there
+# Coq and MathComp present (evaluated only where used)
+HAVE_COQ = $(shell command -v coqc >/dev/null 2>&1 && [ -d "$$(coqc -where)/user-contrib/mathcomp/algebra" ] && echo yes)
+
+# The Coq proofs need no virtualenv, so they compile beside its set-up: one sub-make runs both targets at once (-j2;
+# pip keeps about one core busy, the Coq build its coqc processes), prints their output line by line (-Oline: lines interleave, none is
+# cut) and, with -k, finishes the other when one fails; make names each failed target and `make test` stops before
+# pytest. (`venv`'s empty recipe keeps make from saying "Nothing to be done" when the virtualenv is there.)
+## every test (profile `ci`), doctests, the book build; the Coq proofs first, beside the venv set-up, if coqc is there
 test:
-	@if command -v coqc >/dev/null 2>&1 && [ -d "$$(coqc -where)/user-contrib/mathcomp/algebra" ]; then \
-	  log=$$(mktemp); echo "make test: make formal (the Coq proofs) runs beside the virtualenv's set-up; its output follows"; \
-	  ( $(MAKE) --no-print-directory formal >"$$log" 2>&1; echo $$? >"$$log.rc" ) & \
-	  { $(MAKE) -q venv || $(MAKE) --no-print-directory venv; }; venv_rc=$$?; wait; cat "$$log"; formal_rc=$$(cat "$$log.rc"); \
-	  rm -f "$$log" "$$log.rc"; \
-	  if [ "$$formal_rc" -ne 0 ]; then echo "make test: make formal failed (status $$formal_rc)"; exit "$$formal_rc"; fi; \
-	  exit "$$venv_rc"; \
-	else echo "make test: skipping the formal proofs (coqc or MathComp not installed; apt-get install coq libcoq-mathcomp-algebra)"; \
-	  $(MAKE) -q venv || $(MAKE) --no-print-directory venv; fi
+	@$(if $(HAVE_COQ),echo "make test: make formal (the Coq proofs) runs beside the virtualenv's set-up (their lines interleave)",echo "make test: skipping the formal proofs (coqc or MathComp not installed; apt-get install coq libcoq-mathcomp-algebra libcoq-mathcomp-analysis libcoq-mathcomp-real-closed)")
+	@$(MAKE) --no-print-directory -j2 -Oline -k venv $(if $(HAVE_COQ),formal)
 	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} $(BIN)/python -m pytest -p no:cacheprovider -m "" -n $${TEST_WORKERS:-2} --dist loadgroup --durations=12
 
 ## quick inner loop: profile `dev`, no book, browser or subprocess-heavy tests

@@ -301,9 +301,9 @@ def _strip_seconds(x):
 def test_claims_ledger_is_identical_under_different_hash_seeds(tmp_path, quick_ledger_file):
     """Two runs with PYTHONHASHSEED=1 (the session's quick ledger) and =2: the same JSON apart from timing keys.
 
-    The second run has no results store: every stored value (packaged-model measurements, proof steps, depth runs)
-    is computed again under seed 2, not read back from what the session's other processes stored."""
-    second = verify_quick_in_fresh_process(tmp_path / "l2.json", "2", store=False)
+    Both compute every value themselves under their own seed: a command runs in ``computing_fresh()``, which never
+    reads the session's results store (it only writes it), as test_memo checks."""
+    second = verify_quick_in_fresh_process(tmp_path / "l2.json", "2")
     a, b = (json.loads(p.read_text()) for p in (quick_ledger_file, second))
     assert _strip_seconds(a) == _strip_seconds(b)
     prov = a["provenance"]

@@ -32,14 +32,12 @@ def run_claim_reusing_quick(claim: Claim, ctx: CheckContext) -> ClaimResult:
     return run_claim(claim, ctx)
 
 
-def verify_quick_in_fresh_process(path: Path, hash_seed: str, *, store: bool = True) -> Path:
+def verify_quick_in_fresh_process(path: Path, hash_seed: str) -> Path:
     """``collapse-verify verify --quick --json PATH`` in a new process with ``PYTHONHASHSEED=hash_seed`` (the
-    session's quick ledger, and the hash-seed test's second run); fails the test with the end of its stderr.
-    ``store=False`` turns the results store off (``COLLAPSE_VERIFY_CACHE=off``): every value is computed in that
-    process, under that hash seed, none read back from what another process stored."""
+    session's quick ledger, and the hash-seed test's second run); fails the test with the end of its stderr."""
     exe = Path(sys.executable).parent / "collapse-verify"
-    env = {**os.environ, "PYTHONHASHSEED": hash_seed, **({} if store else {"COLLAPSE_VERIFY_CACHE": "off"})}
-    proc = subprocess.run([str(exe), "verify", "--quick", "--json", str(path)], env=env, stdout=subprocess.DEVNULL,
+    proc = subprocess.run([str(exe), "verify", "--quick", "--json", str(path)],
+                          env={**os.environ, "PYTHONHASHSEED": hash_seed}, stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return path
