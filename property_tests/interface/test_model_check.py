@@ -17,6 +17,8 @@ import time
 
 import numpy as np
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from proofs_numeric import network as NW
 from proofs_numeric import sites as S
@@ -63,6 +65,43 @@ def _run(capsys, *argv):
 
 
 NORM_SITES = {"bert": 5, "gpt2": 5, "llama": 5}  # post-LN: embeddings + 2 per layer; pre-LN: 2 per layer + final
+
+
+def _svd_basis(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The reference: the numerical row space of M from M's own SVD (what `layer_measurements` computed before)."""
+    _, s, Vt = np.linalg.svd(M, full_matrices=False)
+    k = int(np.sum(s > S.RANK_RTOL * s[0])) if s.size and s[0] > 0 else 0
+    return Vt[:k].T, s
+
+
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 40), k=st.integers(1, 8), d=st.integers(1, 24),
+       ry=st.integers(0, 8), rw=st.integers(0, 8), scale=st.integers(-6, 6))
+def test_model_check_product_basis_is_the_row_space_of_the_product(seed, n, k, d, ry, rw, scale):
+    """`product_basis(Y, W)` (QR of W^T, then the SVD of the small Y R^T) spans the numerical row space of Y W that
+    the SVD of the product gives: the same dimension, the same orthogonal projector (to 1e-8), orthonormal columns;
+    Y and W are drawn of full or deficient rank (ry, rw: rank caps), scaled by 10^scale."""
+    rng = np.random.default_rng(seed)
+    Y = rng.standard_normal((n, min(ry, n, k) or 1)) @ rng.standard_normal((min(ry, n, k) or 1, k))
+    W = rng.standard_normal((k, min(rw, k, d) or 1)) @ rng.standard_normal((min(rw, k, d) or 1, d))
+    Y *= 10.0 ** scale
+    B = S.product_basis(Y, W)
+    ref, s = _svd_basis(Y @ W)
+    r = ref.shape[1]
+    # away from the threshold only: a singular value within a factor 1e3 of RANK_RTOL * s_max may round either way
+    assume(all(not (S.RANK_RTOL * 1e-3 < v / s[0] < S.RANK_RTOL * 1e3) for v in s) if s[0] > 0 else True)
+    assert B.shape == (d, r)
+    assert np.allclose(B.T @ B, np.eye(r), atol=1e-10)
+    if r:
+        assert np.linalg.norm(B @ B.T - ref @ ref.T, 2) < 1e-8
+
+
+def test_model_check_product_basis_of_a_rank_one_product_and_of_zero():
+    """Hand-made cases: Y W of rank one spans W's first row direction; Y = 0 gives an empty basis of d rows."""
+    W = np.array([[1.0, 2.0, 2.0], [0.0, 1.0, 0.0]])
+    Y = np.array([[3.0, 0.0], [-1.0, 0.0]])  # Y W = outer((3, -1), W[0])
+    B = S.product_basis(Y, W)
+    assert B.shape == (3, 1) and np.allclose(abs(B[:, 0]), np.array([1.0, 2.0, 2.0]) / 3.0)
+    assert S.product_basis(np.zeros((4, 2)), W).shape == (3, 0)
 
 
 @pytest.mark.parametrize("fam", ["bert", "gpt2", "llama"])
