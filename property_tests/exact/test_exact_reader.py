@@ -8,10 +8,12 @@ import os
 import tempfile
 from fractions import Fraction
 
+import flint
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sympy import Matrix, Rational
 
 from proofs_numeric.cli import build_parser, main
 from proofs_numeric.cli.check import read_user_input
@@ -21,7 +23,8 @@ from theorems import conjecture as api
 from theorems.conjectures.ln_sphere import from_user as ln_sphere_instance
 from theorems.exact.input import BadInput
 from theorems.exact.layernorm import analyse, instance
-from theorems.exact.reader import read_matrix, read_vector
+from theorems.exact.linalg import to_fmpq_mat
+from theorems.exact.reader import ExactMatrix, read_matrix, read_vector
 from theorems.framework import TRUTH
 
 
@@ -143,3 +146,44 @@ def test_exact_reader_uint64_above_2_63_and_long_double_are_exact(tmp_path):
     np.save(q, np.array([[x, 1]], dtype=np.longdouble))
     got = read_matrix(str(q)).rows()[0][0]
     assert got == Fraction(*map(int, x.as_integer_ratio())) and (got != 1) == (np.finfo(np.longdouble).nmant > 52)
+
+
+# ----------------------------------------------------------------- exact conversions: the reader's sympy, to_fmpq_mat
+
+def _entry_by_entry_fmpq(M):
+    """The reference conversion: every entry as a sympy Rational, then its numerator and denominator."""
+    return flint.fmpq_mat(M.shape[0], M.shape[1], [flint.fmpq(int(e.p), int(e.q)) for e in M])
+
+
+_ENTRY = st.one_of(st.just(0), st.integers(-10**30, 10**30),
+                   st.fractions(max_denominator=10**12).map(lambda f: Fraction(f)),
+                   st.floats(allow_nan=False, allow_infinity=False, width=64).map(Fraction))
+
+
+@given(st.integers(1, 6).flatmap(lambda r: st.integers(1, 6).flatmap(
+    lambda c: st.lists(st.lists(_ENTRY, min_size=c, max_size=c), min_size=r, max_size=r))),
+       st.sampled_from(["as read", "T", "plus itself", "col_join", "row_join", "extract"]))
+def test_exact_reader_sympy_and_to_fmpq_mat_are_the_entries_exactly(rows, op):
+    """`ExactMatrix.sympy()` gives every entry as the Rational it is (ints, Fractions, float64 values as the dyadic
+    rationals they store; many zeros), and `to_fmpq_mat` (sparse or dense domain representation) gives the same
+    matrix as the entry-by-entry conversion, also after the operations the claims apply (T, +, joins, extract)."""
+    exact = ExactMatrix([[(v.numerator if isinstance(v, Fraction) and v.denominator == 1 else v) for v in r]
+                         for r in rows], "X", "test")
+    M = exact.sympy()
+    assert M.shape == (len(rows), len(rows[0]))
+    assert all(M[i, j] == Rational(Fraction(v).numerator, Fraction(v).denominator)
+               for i, r in enumerate(rows) for j, v in enumerate(r))
+    N = {"as read": lambda: M, "T": lambda: M.T, "plus itself": lambda: M + M, "col_join": lambda: M.col_join(M),
+         "row_join": lambda: M.row_join(2 * M), "extract": lambda: M.extract([0], list(range(M.shape[1])))}[op]()
+    assert to_fmpq_mat(N) == _entry_by_entry_fmpq(N)
+    assert to_fmpq_mat(Matrix(N.tolist())) == _entry_by_entry_fmpq(N)  # built entry by entry: another representation
+
+
+def test_exact_reader_float_array_through_sympy_and_fmpq_is_exact():
+    """A float64 array (what a model site hands a claim): 2^-60 and 1e300 survive both conversions exactly."""
+    X = np.array([[2.0 ** -60, 0.0, -1.5], [1e300, 3.0, 0.1]])
+    M = ExactMatrix(X, "X", "test").sympy()
+    A = to_fmpq_mat(M)
+    assert A == _entry_by_entry_fmpq(M)
+    assert [A[i, j] for i in range(2) for j in range(3)] == [flint.fmpq(*Fraction(v).as_integer_ratio())
+                                                             for v in X.ravel().tolist()]
