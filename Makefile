@@ -45,12 +45,13 @@ lint: venv
 HAVE_COQ = $(shell command -v coqc >/dev/null 2>&1 && [ -d "$$(coqc -where)/user-contrib/mathcomp/algebra" ] && echo yes)
 
 # The Coq proofs need no virtualenv, so they compile beside its set-up: one sub-make runs both targets at once (-j2;
-# pip keeps about one core busy, the Coq build its coqc processes), prints their output line by line (-Oline: lines interleave, none is
-# cut) and, with -k, finishes the other when one fails; make names each failed target and `make test` stops before
-# pytest. (`venv`'s empty recipe keeps make from saying "Nothing to be done" when the virtualenv is there.)
-## every test (profile `ci`), doctests, the book build; the Coq proofs first, beside the venv set-up, if coqc is there
+# pip keeps about one core busy, the Coq build its coqc processes), prints each command's output in one piece when
+# that command ends (-Oline; GNU make 4 or later) and, with -k, finishes the other when one fails; make names each
+# failed target and `make test` stops before pytest. (`venv`'s empty recipe keeps make from saying "Nothing to be
+# done" when the virtualenv is there.)
+## every test (profile `ci`), doctests, the book build; the Coq proofs beside the venv set-up if coqc is there
 test:
-	@$(if $(HAVE_COQ),echo "make test: make formal (the Coq proofs) runs beside the virtualenv's set-up (their lines interleave)",echo "make test: skipping the formal proofs (coqc or MathComp not installed; apt-get install coq libcoq-mathcomp-algebra libcoq-mathcomp-analysis libcoq-mathcomp-real-closed)")
+	@$(if $(HAVE_COQ),echo "make test: make formal (the Coq proofs) runs beside the virtualenv's set-up (each command's output is printed when it ends)",echo "make test: skipping the formal proofs (coqc or MathComp not installed; apt-get install coq libcoq-mathcomp-algebra libcoq-mathcomp-analysis libcoq-mathcomp-real-closed)")
 	@$(MAKE) --no-print-directory -j2 -Oline -k venv $(if $(HAVE_COQ),formal)
 	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} $(BIN)/python -m pytest -p no:cacheprovider -m "" -n $${TEST_WORKERS:-2} --dist loadgroup --durations=12
 

@@ -11,6 +11,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 import pytest
+import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sympy import Matrix, Rational
@@ -165,8 +166,9 @@ _ENTRY = st.one_of(st.just(0), st.integers(-10**30, 10**30),
        st.sampled_from(["as read", "T", "plus itself", "col_join", "row_join", "extract"]))
 def test_exact_reader_sympy_and_to_fmpq_mat_are_the_entries_exactly(rows, op):
     """`ExactMatrix.sympy()` gives every entry as the Rational it is (ints, Fractions, float64 values as the dyadic
-    rationals they store; many zeros), and `to_fmpq_mat` (sparse or dense domain representation) gives the same
-    matrix as the entry-by-entry conversion, also after the operations the claims apply (T, +, joins, extract)."""
+    rationals they store; many zeros), and `to_fmpq_mat` (from the sparse domain representation every sympy 1.14
+    Matrix keeps) gives the same matrix as the entry-by-entry conversion, also after the operations the claims apply
+    (T, +, joins, extract) and for a matrix built entry by entry from a list."""
     exact = ExactMatrix([[(v.numerator if isinstance(v, Fraction) and v.denominator == 1 else v) for v in r]
                          for r in rows], "X", "test")
     M = exact.sympy()
@@ -176,7 +178,7 @@ def test_exact_reader_sympy_and_to_fmpq_mat_are_the_entries_exactly(rows, op):
     N = {"as read": lambda: M, "T": lambda: M.T, "plus itself": lambda: M + M, "col_join": lambda: M.col_join(M),
          "row_join": lambda: M.row_join(2 * M), "extract": lambda: M.extract([0], list(range(M.shape[1])))}[op]()
     assert to_fmpq_mat(N) == _entry_by_entry_fmpq(N)
-    assert to_fmpq_mat(Matrix(N.tolist())) == _entry_by_entry_fmpq(N)  # built entry by entry: another representation
+    assert to_fmpq_mat(Matrix(N.tolist())) == _entry_by_entry_fmpq(N)  # built from a list of sympy numbers
 
 
 def test_exact_reader_float_array_through_sympy_and_fmpq_is_exact():
@@ -187,3 +189,14 @@ def test_exact_reader_float_array_through_sympy_and_fmpq_is_exact():
     assert A == _entry_by_entry_fmpq(M)
     assert [A[i, j] for i in range(2) for j in range(3)] == [flint.fmpq(*Fraction(v).as_integer_ratio())
                                                              for v in X.ravel().tolist()]
+
+
+def test_exact_reader_to_fmpq_mat_of_a_dense_or_irrational_matrix_goes_entry_by_entry():
+    """A dense domain representation (not what sympy 1.14 keeps, but a Matrix can be made from one) and a matrix with
+    an irrational entry take the entry-by-entry path: the first converts exactly, the second refuses loudly."""
+    M = Matrix([[1, Rational(-2, 3)], [0, 10**40]])
+    dense = Matrix._fromrep(M.to_DM().to_dense())
+    assert not isinstance(dense.to_DM().rep, dict)
+    assert to_fmpq_mat(dense) == _entry_by_entry_fmpq(M)
+    with pytest.raises((TypeError, AttributeError, ValueError)):
+        to_fmpq_mat(Matrix([[1, sympy.sqrt(2)]]))

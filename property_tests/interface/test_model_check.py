@@ -78,12 +78,13 @@ def _svd_basis(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
        ry=st.integers(0, 8), rw=st.integers(0, 8), scale=st.integers(-6, 6))
 def test_model_check_product_basis_is_the_row_space_of_the_product(seed, n, k, d, ry, rw, scale):
     """`product_basis(Y, W)` (QR of W^T, then the SVD of the small Y R^T) spans the numerical row space of Y W that
-    the SVD of the product gives: the same dimension, the same orthogonal projector (to 1e-8), orthonormal columns;
-    Y and W are drawn of full or deficient rank (ry, rw: rank caps), scaled by 10^scale."""
+    the SVD of the product gives: the same dimension, the same orthogonal projector (to 1e-8), orthonormal columns,
+    wherever no singular value lies within a factor 1e3 of the threshold (the threshold itself: the next test);
+    Y and W are drawn of full, deficient or zero rank (ry, rw: rank caps, 0 a zero matrix), W scaled by 10^scale."""
     rng = np.random.default_rng(seed)
-    Y = rng.standard_normal((n, min(ry, n, k) or 1)) @ rng.standard_normal((min(ry, n, k) or 1, k))
-    W = rng.standard_normal((k, min(rw, k, d) or 1)) @ rng.standard_normal((min(rw, k, d) or 1, d))
-    Y *= 10.0 ** scale
+    ry, rw = min(ry, n, k), min(rw, k, d)
+    Y = rng.standard_normal((n, ry)) @ rng.standard_normal((ry, k))
+    W = rng.standard_normal((k, rw)) @ rng.standard_normal((rw, d)) * 10.0 ** scale
     B = S.product_basis(Y, W)
     ref, s = _svd_basis(Y @ W)
     r = ref.shape[1]
@@ -93,6 +94,19 @@ def test_model_check_product_basis_is_the_row_space_of_the_product(seed, n, k, d
     assert np.allclose(B.T @ B, np.eye(r), atol=1e-10)
     if r:
         assert np.linalg.norm(B @ B.T - ref @ ref.T, 2) < 1e-8
+
+
+def test_model_check_product_basis_counts_singular_values_at_the_threshold():
+    """Y W = U diag(s) V^T with s = (1, 0.5, 3 RANK_RTOL, RANK_RTOL / 3): three directions count, the fourth does not,
+    and the basis spans the first three columns of V."""
+    rng = np.random.default_rng(7)
+    n, k, d = 9, 4, 11
+    U = np.linalg.qr(rng.standard_normal((n, k)))[0]
+    V = np.linalg.qr(rng.standard_normal((d, k)))[0]
+    s = np.array([1.0, 0.5, 3 * S.RANK_RTOL, S.RANK_RTOL / 3])
+    B = S.product_basis(U * s, V.T)
+    assert B.shape == (d, 3)
+    assert np.linalg.norm(B @ B.T - V[:, :3] @ V[:, :3].T, 2) < 1e-6
 
 
 def test_model_check_product_basis_of_a_rank_one_product_and_of_zero():
