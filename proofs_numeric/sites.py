@@ -521,9 +521,13 @@ def layer_measurements(m: Checkpoint, L, layer_rec: dict, li: int, seed: int = 0
     return out
 
 
-def _numrank(M: np.ndarray) -> int:
-    s = np.linalg.svd(M, compute_uv=False)
+def _count_above_rtol(s: np.ndarray) -> int:
+    """How many of the singular values ``s`` (largest first) exceed :data:`RANK_RTOL` times the largest."""
     return int(np.sum(s > RANK_RTOL * s[0])) if s.size and s[0] > 0 else 0
+
+
+def _numrank(M: np.ndarray) -> int:
+    return _count_above_rtol(np.linalg.svd(M, compute_uv=False))
 
 
 def product_basis(Y: np.ndarray, W: np.ndarray) -> np.ndarray:
@@ -538,8 +542,7 @@ def product_basis(Y: np.ndarray, W: np.ndarray) -> np.ndarray:
     """
     Q, R = np.linalg.qr(W.T)  # W [k, d]: Q [d, min(d, k)], R [min(d, k), k]
     _, s, Vt = np.linalg.svd(Y @ R.T, full_matrices=False)
-    k = int(np.sum(s > RANK_RTOL * s[0])) if s.size and s[0] > 0 else 0
-    return Q @ Vt[:k].T
+    return Q @ Vt[:_count_above_rtol(s)].T
 
 
 def forward_sites(m: Checkpoint, ids, input_name: str, label: str, kinds=None, measure: bool = False,

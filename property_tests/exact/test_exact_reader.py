@@ -11,10 +11,9 @@ from fractions import Fraction
 import flint
 import numpy as np
 import pytest
-import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sympy import Matrix, Rational
+from sympy import Matrix, Rational, sqrt
 
 from proofs_numeric.cli import build_parser, main
 from proofs_numeric.cli.check import read_user_input
@@ -199,4 +198,4 @@ def test_exact_reader_to_fmpq_mat_of_a_dense_or_irrational_matrix_goes_entry_by_
     assert not isinstance(dense.to_DM().rep, dict)
     assert to_fmpq_mat(dense) == _entry_by_entry_fmpq(M)
     with pytest.raises((TypeError, AttributeError, ValueError)):
-        to_fmpq_mat(Matrix([[1, sympy.sqrt(2)]]))
+        to_fmpq_mat(Matrix([[1, sqrt(2)]]))

@@ -198,9 +198,8 @@ class ExactMatrix:
         if all(type(v) is int for row in rows for v in row):  # sympify: about 8x faster at 12 x 384)
             dm = DomainMatrix([[ZZ(v) for v in row] for row in rows], self.shape, ZZ)
         else:
-            dm = DomainMatrix([[QQ(v.numerator, v.denominator) if type(v) in (int, Fraction)  # in lowest terms
-                                else QQ(Fraction(v).numerator, Fraction(v).denominator) for v in row]  # anything else
-                               for row in rows], self.shape, QQ)
+            fracs = ((v if type(v) in (int, Fraction) else Fraction(v) for v in row) for row in rows)  # lowest terms
+            dm = DomainMatrix([[QQ(f.numerator, f.denominator) for f in row] for row in fracs], self.shape, QQ)
         return dm.to_Matrix()
 
     def float64(self) -> tuple[np.ndarray | None, str | None]:
