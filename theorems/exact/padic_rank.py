@@ -170,7 +170,7 @@ def complete_pivoting(X, rtol=_PIVOT_RTOL, *, atol=0.0, dtype=np.float64) -> tup
     return rows[:k], cols[:k]
 
 
-def _pivoted_cholesky(G: np.ndarray, rtol: float = _GRAM_RTOL, nb: int = 32) -> list[int]:
+def _pivoted_cholesky(G: np.ndarray, rtol: float = _GRAM_RTOL, nb: int = 64) -> list[int]:
     """Greedy pivots of the positive semidefinite float matrix G (blocked outer-product pivoted Cholesky).
 
     Step k takes the index of the largest residual diagonal entry (the vector farthest from the span
@@ -219,10 +219,12 @@ def gram_pivots(Z: np.ndarray, rng: np.random.Generator | None = None) -> tuple[
     numerical rank (a heuristic: the certificate checks the minor it is given).
 
     On the tall orientation W (rows >= columns): J from the pivoted Cholesky factorisation of the
-    small Gram matrix W^T W, then I from that of W[S, J] W[S, J]^T for 2 |J| + 32 random rows S
-    (all rows if those do not reach rank |J|). Greedy rows of W[:, J] span its row space, so W[I, J]
-    is non-singular when both steps are exact. One Gram product and two factorisations: much cheaper
-    than complete pivoting.
+    small Gram matrix W^T W, then I from that of W[S, J] W[S, J]^T for |J| + |J| // 8 + 32 random
+    rows S (all rows if those do not reach rank |J|). Greedy rows of W[:, J] span its row space, so
+    W[I, J] is non-singular when both steps are exact. One Gram product and two factorisations: much
+    cheaper than complete pivoting. (At 512 x 768, rank 300, on one thread: 30 ms, against 48 ms
+    with 2 |J| + 32 rows and blocks of 32; a sample that misses rank, e.g. on rows drawn from few
+    distinct ones, costs the all-rows factorisation on top.)
     """
     Z = np.asarray(Z, dtype=np.float64)
     n, d = Z.shape
@@ -236,7 +238,7 @@ def gram_pivots(Z: np.ndarray, rng: np.random.Generator | None = None) -> tuple[
     T = W[:, J]
     nW = W.shape[0]
     I = None
-    m = 2 * r + 32
+    m = r + r // 8 + 32
     if m < nW:
         g = rng if rng is not None else np.random.default_rng(0)
         sub = np.sort(g.choice(nW, m, replace=False))
