@@ -176,8 +176,12 @@ def test_exact_reader_sympy_and_to_fmpq_mat_are_the_entries_exactly(rows, op):
                for i, r in enumerate(rows) for j, v in enumerate(r))
     N = {"as read": lambda: M, "T": lambda: M.T, "plus itself": lambda: M + M, "col_join": lambda: M.col_join(M),
          "row_join": lambda: M.row_join(2 * M), "extract": lambda: M.extract([0], list(range(M.shape[1])))}[op]()
+    before = N.tolist()
     assert to_fmpq_mat(N) == _entry_by_entry_fmpq(N)
+    assert to_fmpq_mat(N, transpose=True) == _entry_by_entry_fmpq(N.T)  # transposed while converting
     assert to_fmpq_mat(Matrix(N.tolist())) == _entry_by_entry_fmpq(N)  # built from a list of sympy numbers
+    assert to_fmpq_mat(Matrix(N.tolist()), transpose=True) == _entry_by_entry_fmpq(N.T)
+    assert N.tolist() == before  # read in place, never changed
 
 
 def test_exact_reader_float_array_through_sympy_and_fmpq_is_exact():
@@ -197,5 +201,8 @@ def test_exact_reader_to_fmpq_mat_of_a_dense_or_irrational_matrix_goes_entry_by_
     dense = Matrix._fromrep(M.to_DM().to_dense())
     assert not isinstance(dense.to_DM().rep, dict)
     assert to_fmpq_mat(dense) == _entry_by_entry_fmpq(M)
+    assert to_fmpq_mat(dense, transpose=True) == _entry_by_entry_fmpq(M.T)
     with pytest.raises((TypeError, AttributeError, ValueError)):
         to_fmpq_mat(Matrix([[1, sqrt(2)]]))
+    with pytest.raises((TypeError, AttributeError, ValueError)):
+        to_fmpq_mat(Matrix([[1, sqrt(2)]]), transpose=True)
