@@ -194,6 +194,36 @@ def test_exact_reader_float_array_through_sympy_and_fmpq_is_exact():
                                                              for v in X.ravel().tolist()]
 
 
+_OTHER_GROUND_TYPES = """
+import warnings
+from fractions import Fraction
+import flint, numpy as np
+warnings.simplefilter("ignore", RuntimeWarning)  # theorems warns that sympy's ground types are not flint
+from theorems.exact.linalg import rank, to_fmpq_mat
+from theorems.exact.reader import ExactMatrix
+from sympy import QQ
+X = np.array([[2.0 ** -60, 0.0, -1.5, 1e300], [0.1, 3.0, -0.0, 7.0], [0.3, 6.0, 0.0, 14.0]])
+M = ExactMatrix(X, "X", "test").sympy()
+want = [[flint.fmpq(*Fraction(v).as_integer_ratio()) for v in row] for row in X.tolist()]
+A, AT = to_fmpq_mat(M), to_fmpq_mat(M, transpose=True)
+ok = (A == flint.fmpq_mat(want) and AT == flint.fmpq_mat(want).transpose() and rank(M) == rank(M.T) == 3
+      and to_fmpq_mat(M.row_join(M)) == flint.fmpq_mat([w + w for w in want]))
+print(QQ.dtype.__name__, ok)
+"""
+
+
+def test_exact_reader_conversions_are_exact_with_sympy_ground_types_other_than_flint():
+    """With SYMPY_GROUND_TYPES=python (sympy's own rationals, not FLINT's) the reader's sympy matrix and to_fmpq_mat
+    take the per-element conversion path and give the same exact values and ranks."""
+    import subprocess
+    import sys
+    env = {**os.environ, "SYMPY_GROUND_TYPES": "python"}
+    out = subprocess.run([sys.executable, "-c", _OTHER_GROUND_TYPES], env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["PythonMPQ", "True"]
+
+
 def test_exact_reader_to_fmpq_mat_of_a_dense_or_irrational_matrix_goes_entry_by_entry():
     """A dense domain representation (not what sympy 1.14 keeps, but a Matrix can be made from one) and a matrix with
     an irrational entry take the entry-by-entry path: the first converts exactly, the second refuses loudly."""

@@ -55,17 +55,23 @@ def to_fmpq_mat(M: Matrix, transpose: bool = False) -> flint.fmpq_mat:
             rep = None
     if rep is not None and (rep.domain.is_ZZ or rep.domain.is_QQ) and isinstance(rep.rep, dict):
         zero = flint.fmpq(0)
+        # FLINT ground types (this suite's): the elements are fmpq / fmpz already, which fmpq_mat takes as they are
+        flint_elements = rep.domain.dtype in (flint.fmpq, flint.fmpz)
         if transpose:  # SDM: {row: {column: non-zero element}}
             out = [[zero] * r for _ in range(c)]
             for i, row in rep.rep.items():
                 for j, e in row.items():
-                    out[j][i] = _fmpq(e)
+                    out[j][i] = e if flint_elements else _fmpq(e)
         else:
             out = [[zero] * c for _ in range(r)]
             for i, row in rep.rep.items():
                 orow = out[i]
-                for j, e in row.items():
-                    orow[j] = _fmpq(e)
+                if flint_elements:
+                    for j, e in row.items():
+                        orow[j] = e
+                else:
+                    for j, e in row.items():
+                        orow[j] = _fmpq(e)
         return flint.fmpq_mat(c, r, [e for row in out for e in row]) if transpose else \
             flint.fmpq_mat(r, c, [e for row in out for e in row])
     N = M.T if transpose else M

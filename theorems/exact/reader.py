@@ -194,6 +194,15 @@ class ExactMatrix:
         if limit is not None and self.shape[0] * self.shape[1] > limit:
             raise BadInput(f"{who + ' computes' if who else 'this claim computes'} in sympy on inputs up to {limit} "
                            f"entries (SYMPY_MAX_ENTRIES); {self.name} has {self.shape[0]} x {self.shape[1]}")
+        if isinstance(self.data, np.ndarray) and self.data.dtype.kind == "f":
+            # a float array straight into QQ's own elements (each value's exact ratio, reduced by the element type),
+            # kept sparse as sympy keeps it: no Fraction per entry as rows() builds (22 -> 5.5 ms at 24 x 384)
+            mk, sparse = QQ.dtype, {}
+            for i, row in enumerate(self.data.tolist()):
+                nz = {j: mk(*v.as_integer_ratio()) for j, v in enumerate(row) if v}
+                if nz:
+                    sparse[i] = nz
+            return DomainMatrix(sparse, self.shape, QQ).to_Matrix()
         rows = self.rows()  # Python ints and Fractions: built through sympy's domain matrices (exact, no per-entry
         if all(type(v) is int for row in rows for v in row):  # sympify: about 8x faster at 12 x 384)
             dm = DomainMatrix([[ZZ(v) for v in row] for row in rows], self.shape, ZZ)
