@@ -38,7 +38,7 @@ def _fmpq(e) -> flint.fmpq:
 
 
 def to_fmpq_mat(M: Matrix, transpose: bool = False) -> flint.fmpq_mat:
-    """Exact conversion of a Rational sympy Matrix (with ``transpose``: of its transpose) to a python-flint ``fmpq_mat``.
+    """Exact conversion of a Rational sympy Matrix (``transpose``: of its transpose) to a python-flint ``fmpq_mat``.
 
     Read from the matrix's own domain representation when it is over ZZ or QQ and sparse (a dict of rows of non-zero
     entries: what every sympy 1.14 Matrix keeps; read in place, not copied): its non-zero entries are placed in one
