@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sympy import Matrix, Rational, sqrt
+from sympy import QQ, ZZ, Matrix, Rational, sqrt
 
 from proofs_numeric.cli import build_parser, main
 from proofs_numeric.cli.check import read_user_input
@@ -176,12 +176,44 @@ def test_exact_reader_sympy_and_to_fmpq_mat_are_the_entries_exactly(rows, op):
                for i, r in enumerate(rows) for j, v in enumerate(r))
     N = {"as read": lambda: M, "T": lambda: M.T, "plus itself": lambda: M + M, "col_join": lambda: M.col_join(M),
          "row_join": lambda: M.row_join(2 * M), "extract": lambda: M.extract([0], list(range(M.shape[1])))}[op]()
-    before = N.tolist()
+    before, rep_before, copy = N.tolist(), ({i: dict(r) for i, r in N._rep.rep.items()}, N._rep.domain), N.copy()
     assert to_fmpq_mat(N) == _entry_by_entry_fmpq(N)
     assert to_fmpq_mat(N, transpose=True) == _entry_by_entry_fmpq(N.T)  # transposed while converting
     assert to_fmpq_mat(Matrix(N.tolist())) == _entry_by_entry_fmpq(N)  # built from a list of sympy numbers
     assert to_fmpq_mat(Matrix(N.tolist()), transpose=True) == _entry_by_entry_fmpq(N.T)
-    assert N.tolist() == before  # read in place, never changed
+    # read in place, never changed: values, sparse structure and domain
+    assert N.tolist() == before and N == copy
+    assert ({i: dict(r) for i, r in N._rep.rep.items()}, N._rep.domain) == rep_before
+
+
+_FLOAT = st.one_of(st.just(0.0), st.just(-0.0), st.integers(-2 ** 60, 2 ** 60).map(float),
+                   st.floats(allow_nan=False, allow_infinity=False, width=64),
+                   st.floats(allow_nan=False, allow_infinity=False, allow_subnormal=True, min_value=-1e-300,
+                             max_value=1e-300))
+
+
+@given(st.integers(1, 5).flatmap(lambda r: st.integers(1, 5).flatmap(
+    lambda c: st.lists(st.lists(_FLOAT, min_size=c, max_size=c), min_size=r, max_size=r))))
+def test_exact_reader_float_array_to_sympy_is_the_path_through_rows(rows):
+    """A float64 array goes straight into the domain's elements: the same matrix, entry for entry and in the same
+    domain (ZZ when every value is an integer, else QQ), as the path through rows() (Python ints and Fractions), with
+    no zero stored in the sparse representation (-0.0 and subnormals included)."""
+    X = np.array(rows, dtype=np.float64)
+    direct = ExactMatrix(X, "X", "test").sympy()
+    via_rows = ExactMatrix(ExactMatrix(X, "X", "test").rows(), "X", "test").sympy()
+    assert direct == via_rows and direct._rep.domain == via_rows._rep.domain
+    assert direct.tolist() == [[Rational(*v.as_integer_ratio()) for v in row] for row in X.tolist()]
+    assert all(e != 0 for r in direct._rep.rep.values() for e in r.values())
+    assert direct._rep.domain == (ZZ if all(v == int(v) for row in X.tolist() for v in row) else QQ)
+
+
+@pytest.mark.parametrize("data", [np.array([[0.5, 1.0], [2.0, 3.0]]), np.array([[1, 2], [3, 4]])])
+def test_exact_reader_sympy_refuses_inputs_above_its_limit_by_name(data):
+    """`sympy(limit=...)` refuses a matrix with more entries than the claim computes on, naming both, float or not."""
+    M = ExactMatrix(data, "X", "test")
+    with pytest.raises(BadInput, match=r"w computes in sympy on inputs up to 3 entries .*X has 2 x 2"):
+        M.sympy(limit=3, who="w")
+    assert M.sympy(limit=4, who="w").shape == (2, 2)
 
 
 def test_exact_reader_float_array_through_sympy_and_fmpq_is_exact():
@@ -212,9 +244,11 @@ print(QQ.dtype.__name__, ok)
 """
 
 
+@pytest.mark.slow
 def test_exact_reader_conversions_are_exact_with_sympy_ground_types_other_than_flint():
     """With SYMPY_GROUND_TYPES=python (sympy's own rationals, not FLINT's) the reader's sympy matrix and to_fmpq_mat
-    take the per-element conversion path and give the same exact values and ranks."""
+    give the same exact values and ranks as with FLINT's (the values are checked, not which code path gave them;
+    gmpy2, the third kind, is not installed here)."""
     import subprocess
     import sys
     env = {**os.environ, "SYMPY_GROUND_TYPES": "python"}

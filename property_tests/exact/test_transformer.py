@@ -12,7 +12,7 @@ import mpmath
 import numpy as np
 import pytest
 import sympy
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from proofs_numeric import dong_collapse as D
@@ -74,10 +74,24 @@ def _inside(ctx, enc, x) -> bool:
 
 @settings(max_examples=20)
 @given(transformer_instances())
+@example(inst=([[0, 0]], [([[0, 0], [0, 0]], [[0, 0], [0, 0]], [[0, 0], [0, 1]], [[0, 0], [0, -1]])],
+               ([[0], [0]], [0], [[0, 0]], [0, 0])))  # the block's second LayerNorm meets a constant row
 def test_transformer_contexts_agree(inst):
-    """fp ~ mp (float tolerance); the iv and arb enclosures contain the mp value at 80 digits."""
+    """fp ~ mp (float tolerance); the iv and arb enclosures contain the mp value at 80 digits. Where a LayerNorm
+    inside the block meets a constant row (attention can make one from rows that were not), every context refuses
+    it, naming H1: fp and mp as failing, the enclosures as failing or undecided (found by the dev profile's random
+    draws: X = [[0, 0]] and a head whose output cancels the offset)."""
     for name, f in _maps(inst).items():
-        ref = _entries(CONTEXTS["mp"], f(CONTEXTS["mp"]))
+        try:
+            ref = _entries(CONTEXTS["mp"], f(CONTEXTS["mp"]))
+        except ValueError as e:
+            assert name == "block" and str(e).startswith("H1 fails"), (name, e)
+            with pytest.raises(ValueError, match="^H1 fails"):
+                f(T.FP)
+            for key in ("iv", "arb"):  # an enclosure of sigma^2 that contains 0 cannot certify the row is not constant
+                with pytest.raises(ValueError, match="^H1 (fails|undecided)"):
+                    f(CONTEXTS[key])
+            continue
         with mpmath.workdps(HI):
             assert np.allclose(np.array(_entries(T.FP, f(T.FP))), np.array(ref, dtype=float), rtol=1e-9,
                                atol=1e-12), name
