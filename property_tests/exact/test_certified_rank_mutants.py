@@ -715,47 +715,40 @@ def test_schur_bound_is_sharper_than_hadamard_on_products():
 
 
 class _Samples:
-    """A stand-in for the random generator gram_pivots samples rows with: hands out the given row sets in order."""
+    """A stand-in for the random generator gram_pivots samples rows with: hands out the given row sets in order (or,
+    given a real generator, its samples), recording each sample's size and rows."""
 
-    def __init__(self, *subsets):
-        self.subsets, self.sizes = list(subsets), []
+    def __init__(self, *subsets, rng=None):
+        self.subsets, self.rng, self.sizes, self.handed = list(subsets), rng, [], []
 
     def choice(self, n, m, replace=False):
+        rows = self.rng.choice(n, m, replace=False) if self.rng is not None else np.asarray(self.subsets.pop(0)[:m])
         self.sizes.append(m)
-        rows = self.subsets.pop(0)
-        return np.asarray(rows[:m] if len(rows) >= m else rows + [i for i in range(n) if i not in rows][:m - len(rows)])
+        self.handed.append(set(rows.tolist()))
+        return rows
 
 
-def _factorisation_sizes(monkeypatch):
-    sizes = []
-    real = P._pivoted_cholesky
-
-    def spy(G, *a, **k):
-        sizes.append(G.shape[0])
-        return real(G, *a, **k)
-    monkeypatch.setattr(P, "_pivoted_cholesky", spy)
-    return sizes
-
-
-def test_gram_pivots_factor_a_small_row_sample_then_a_larger_one_then_all_rows(monkeypatch):
-    """The row pivots come from the small sample when it reaches the rank (two factorisations in all), else from the
-    larger one, else from all rows; every path gives a non-singular minor of the rank's size."""
+def test_gram_pivots_factor_a_small_row_sample_then_a_larger_one_then_all_rows():
+    """The row pivots come from the small sample when it reaches the rank, else from the larger one, else from all
+    rows (pivots outside both samples); every path gives a non-singular minor of the rank's size."""
     g = np.random.default_rng(5)
     Z = (g.integers(-9, 10, size=(300, 20)) @ g.integers(-9, 10, size=(20, 60))).astype(float)
-    small, large = P._row_samples(20)
-    sizes = _factorisation_sizes(monkeypatch)
-    rows, cols = P.gram_pivots(Z)
-    assert sizes == [60, small] and len(rows) == len(cols) == 20
-    # rows 0..9 repeated: a sample of them alone has rank 10, so it misses and the next one is tried
+    small, large = P.row_samples(20)
+    s = _Samples(rng=np.random.default_rng(0))
+    rows, cols = P.gram_pivots(Z, s)
+    assert s.sizes == [small] and set(rows.tolist()) <= s.handed[0] and len(rows) == len(cols) == 20
+    # rows 0..149 repeat rows 0..9: a sample of them alone has rank 10, so it misses and the next one is tried
     Zr = Z.copy()
     Zr[:150] = Z[np.arange(150) % 10]
-    missing = list(range(150))
-    for subsets, want in (([missing, list(range(150, 300))], [60, small, large]),
-                          ([missing, missing], [60, small, large, 300])):
-        sizes.clear()
-        rows, cols = P.gram_pivots(Zr, _Samples(*subsets))
-        assert sizes == want
-        assert len(rows) == 20 and _flint_rank(Zr[np.ix_(rows, cols)].astype(np.int64)) == 20
+    missing, good = list(range(150)), list(range(150, 300))
+    s = _Samples(missing, good)
+    rows, cols = P.gram_pivots(Zr, s)
+    assert s.sizes == [small, large] and set(rows.tolist()) <= s.handed[1]
+    assert len(rows) == 20 and _flint_rank(Zr[np.ix_(rows, cols)].astype(np.int64)) == 20
+    s = _Samples(missing, missing)
+    rows, cols = P.gram_pivots(Zr, s)
+    assert s.sizes == [small, large] and not set(rows.tolist()) <= set(missing)  # all rows factored
+    assert len(rows) == 20 and _flint_rank(Zr[np.ix_(rows, cols)].astype(np.int64)) == 20
 
 
 # ---------------------------------------------------------------- the lifting

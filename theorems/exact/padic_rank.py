@@ -214,7 +214,7 @@ def _pivoted_cholesky(G: np.ndarray, rtol: float = _GRAM_RTOL, nb: int = 64) -> 
             return piv
 
 
-def _row_samples(r: int) -> tuple[int, int]:
+def row_samples(r: int) -> tuple[int, int]:
     """The sizes of the random row samples :func:`gram_pivots` tries, in order, for rank r (then all rows)."""
     return r + r // 8 + 32, 2 * r + 32
 
@@ -225,7 +225,7 @@ def gram_pivots(Z: np.ndarray, rng: np.random.Generator | None = None) -> tuple[
 
     On the tall orientation W (rows >= columns): J from the pivoted Cholesky factorisation of the
     small Gram matrix W^T W, then I from that of W[S, J] W[S, J]^T for |J| + |J| // 8 + 32 random
-    rows S; if those do not reach rank |J|, 2 |J| + 32 random rows, then all rows (``_row_samples``).
+    rows S; if those do not reach rank |J|, 2 |J| + 32 random rows, then all rows (``row_samples``).
     Greedy rows of W[:, J] span its row space, so W[I, J] is non-singular when both steps are exact.
     One Gram product and two factorisations: much cheaper than complete pivoting. (At 512 x 768,
     rank 300, on one thread: 30 ms, against 48 ms with 2 |J| + 32 rows and blocks of 32. The small
@@ -247,7 +247,7 @@ def gram_pivots(Z: np.ndarray, rng: np.random.Generator | None = None) -> tuple[
     nW = W.shape[0]
     I = None
     g = rng if rng is not None else np.random.default_rng(0)
-    for m in _row_samples(r):
+    for m in row_samples(r):
         if I is not None or m >= nW:
             break
         sub = np.sort(g.choice(nW, m, replace=False))
