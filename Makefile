@@ -21,12 +21,15 @@ $(STAMP): pyproject.toml
 
 # The project's own modules are compiled to bytecode, as pip compiles what it installs (an editable install is not
 # compiled): where PYTHONDONTWRITEBYTECODE is set, every process (each book page's kernel, each command a test runs)
-# would otherwise compile them again, about 0.2 s each. Done on every use of `venv` (about 0.4 s), so an edited module
+# would otherwise compile them again, about 0.2 s each. Done on every use of `venv` (about 0.5 s), so an edited module
 # is compiled again at once. The bytecode is checked by hash (--invalidation-mode checked-hash): Python hashes each
 # source file before using its bytecode, so a file edited within the same second, or copied with its old time stamp,
-# never runs stale (time stamps alone would allow both). A syntax error is printed and stops the target.
+# never runs stale (time stamps alone would allow both); -f rewrites bytecode that another Python left checked by time
+# stamp (compileall would keep it). A syntax error is printed and stops the target. A tree this user cannot write
+# (read-only, or another user's __pycache__) is left as it is: Python then compiles in memory, as before.
 venv: $(STAMP)
-	@$(BIN)/python -m compileall -q -j 0 --invalidation-mode checked-hash theorems proofs_numeric book/_ext
+	@if [ -w theorems ] && { [ ! -e theorems/__pycache__ ] || [ -w theorems/__pycache__ ]; }; then \
+	    $(BIN)/python -m compileall -f -q -j 0 --invalidation-mode checked-hash theorems proofs_numeric book/_ext; fi
 
 ## the main job: verify every registered claim, print the ledger, write ledger.json
 verify: venv
@@ -53,8 +56,7 @@ HAVE_COQ = $(shell command -v coqc >/dev/null 2>&1 && [ -d "$$(coqc -where)/user
 # The Coq proofs need no virtualenv, so they compile beside its set-up: one sub-make runs both targets at once (-j2;
 # pip keeps about one core busy, the Coq build its coqc processes), prints each command's output in one piece when
 # that command ends (-Oline; GNU make 4 or later) and, with -k, finishes the other when one fails; make names each
-# failed target and `make test` stops before pytest. (`venv`'s empty recipe keeps make from saying "Nothing to be
-# done" when the virtualenv is there.)
+# failed target and `make test` stops before pytest.
 ## every test (profile `ci`), doctests, the book build; the Coq proofs beside the venv set-up if coqc is there
 test:
 	@$(if $(HAVE_COQ),echo "make test: make formal (the Coq proofs) runs beside the virtualenv's set-up (each command's output is printed when it ends)",echo "make test: skipping the formal proofs (coqc or MathComp not installed; apt-get install coq libcoq-mathcomp-algebra libcoq-mathcomp-analysis libcoq-mathcomp-real-closed)")

@@ -734,6 +734,7 @@ def test_gram_pivots_factor_a_small_row_sample_then_a_larger_one_then_all_rows()
     g = np.random.default_rng(5)
     Z = (g.integers(-9, 10, size=(300, 20)) @ g.integers(-9, 10, size=(20, 60))).astype(float)
     small, large = P.row_samples(20)
+    assert (small, large) == (54, 72)  # 20 + 20 // 8 + 32, then 2 * 20 + 32
     s = _Samples(rng=np.random.default_rng(0))
     rows, cols = P.gram_pivots(Z, s)
     assert s.sizes == [small] and set(rows.tolist()) <= s.handed[0] and len(rows) == len(cols) == 20

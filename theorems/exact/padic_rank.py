@@ -95,8 +95,8 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-__all__ = ["PadicCertificate", "padic_rank_certificate", "complete_pivoting", "gram_pivots", "modp_pivots",
-           "bordered_hadamard_bound_sq", "schur_bound_sq", "blas_is_exact", "single_threaded_blas",
+__all__ = ["PadicCertificate", "padic_rank_certificate", "complete_pivoting", "gram_pivots", "row_samples",
+           "modp_pivots", "bordered_hadamard_bound_sq", "schur_bound_sq", "blas_is_exact", "single_threaded_blas",
            "MAX_ENTRY_BITS", "LIFT_THREADS", "rump_residual_bound"]
 
 _EXACT = 2 ** 53          # integers of magnitude below this are exact in float64
