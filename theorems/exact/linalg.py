@@ -55,25 +55,20 @@ def to_fmpq_mat(M: Matrix, transpose: bool = False) -> flint.fmpq_mat:
             rep = None
     if rep is not None and (rep.domain.is_ZZ or rep.domain.is_QQ) and isinstance(rep.rep, dict):
         zero = flint.fmpq(0)
-        # FLINT ground types (this suite's): the elements are fmpq / fmpz already, which fmpq_mat takes as they are
-        flint_elements = rep.domain.dtype in (flint.fmpq, flint.fmpz)
-        if transpose:  # SDM: {row: {column: non-zero element}}
-            out = [[zero] * r for _ in range(c)]
-            for i, row in rep.rep.items():
+        out = [[zero] * (r if transpose else c) for _ in range(c if transpose else r)]
+        for i, row in rep.rep.items():  # SDM: {row: {column: non-zero element}}
+            if transpose:
                 for j, e in row.items():
-                    out[j][i] = e if flint_elements else _fmpq(e)
-        else:
-            out = [[zero] * c for _ in range(r)]
-            for i, row in rep.rep.items():
+                    out[j][i] = e
+            else:
                 orow = out[i]
-                if flint_elements:
-                    for j, e in row.items():
-                        orow[j] = e
-                else:
-                    for j, e in row.items():
-                        orow[j] = _fmpq(e)
-        return flint.fmpq_mat(c, r, [e for row in out for e in row]) if transpose else \
-            flint.fmpq_mat(r, c, [e for row in out for e in row])
+                for j, e in row.items():
+                    orow[j] = e
+        flat = [e for row in out for e in row]
+        # FLINT ground types (this suite's): the elements are fmpq / fmpz already, which fmpq_mat takes as they are
+        if rep.domain.dtype not in (flint.fmpq, flint.fmpz):
+            flat = [_fmpq(e) for e in flat]
+        return flint.fmpq_mat(len(out), r if transpose else c, flat)
     N = M.T if transpose else M
     return flint.fmpq_mat(N.shape[0], N.shape[1], [flint.fmpq(int(e.p), int(e.q)) for e in N])
 

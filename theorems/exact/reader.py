@@ -199,13 +199,10 @@ class ExactMatrix:
             # terms), kept sparse as sympy keeps it: no Fraction per entry as rows() builds (22 -> 5.5 ms at
             # 24 x 384). The domain is ZZ when every value is an integer, as on the path through rows().
             ratios = [{j: v.as_integer_ratio() for j, v in enumerate(row) if v} for row in self.data.tolist()]
-            if all(q == 1 for row in ratios for _, q in row.values()):
-                mk = ZZ.dtype
-                return DomainMatrix({i: {j: mk(p) for j, (p, _) in row.items()} for i, row in enumerate(ratios) if row},
-                                    self.shape, ZZ).to_Matrix()
-            mk = QQ.dtype
+            dom = ZZ if all(q == 1 for row in ratios for _, q in row.values()) else QQ
+            mk = (lambda p, q: ZZ.dtype(p)) if dom is ZZ else QQ.dtype
             return DomainMatrix({i: {j: mk(p, q) for j, (p, q) in row.items()} for i, row in enumerate(ratios) if row},
-                                self.shape, QQ).to_Matrix()
+                                self.shape, dom).to_Matrix()
         rows = self.rows()  # Python ints and Fractions: built through sympy's domain matrices (exact, no per-entry
         if all(type(v) is int for row in rows for v in row):  # sympify: about 8x faster at 12 x 384)
             dm = DomainMatrix([[ZZ(v) for v in row] for row in rows], self.shape, ZZ)
