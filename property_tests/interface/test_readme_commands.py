@@ -260,3 +260,39 @@ def test_readme_commands_a_failing_or_wrong_command_is_red(tmp_path):
     assert len(failures) == 2 and failures[0].startswith("README.md:7:") and failures[1].startswith("README.md:8:")
     assert "missing:\n  one three" in failures[1]
     assert notes == [f"README.md:10: not run: make verify ({EXEMPT['^make verify$']})"]
+
+
+def _make_venv_with_a_failing_python(tmp_path, installer: str):
+    """`make venv INSTALLER=installer` on a stand-in virtualenv (VENV=..., in tmp_path) whose ``python`` records each
+    call's arguments in ``calls`` and fails: (the finished process, the calls made)."""
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    venv, calls = tmp_path / "v", tmp_path / "calls"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").write_text(f"#!/bin/sh\necho \"$@\" >> {calls}\nexit 1\n")
+    (venv / "bin" / "python").chmod(0o755)
+    proc = subprocess.run(["make", "--no-print-directory", "venv", f"VENV={venv}", f"INSTALLER={installer}"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert not (venv / ".installed-stamp").exists(), "a failed install must leave no stamp"
+    return proc, calls.read_text().splitlines() if calls.exists() else []
+
+
+def test_readme_make_venv_names_an_installer_it_does_not_know(tmp_path):
+    """`INSTALLER=conda make venv` (the README names uv, the default, and pip) stops with make's status 2, naming the
+    two it takes, and runs no installer: a typo never falls through to an install the user did not ask for."""
+    proc, calls = _make_venv_with_a_failing_python(tmp_path, "conda")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "INSTALLER=conda: give uv (the default) or pip" in proc.stdout
+    assert calls == [], f"an installer ran: {calls}"
+
+
+def test_readme_make_venv_falls_back_to_pip_when_uv_cannot_install(tmp_path):
+    """Where uv cannot be installed (here: the stand-in python fails), `make venv` says so and goes on with pip,
+    which fails here too: make stops with status 2 and no stamp. With INSTALLER=pip, uv is never tried."""
+    proc, calls = _make_venv_with_a_failing_python(tmp_path, "uv")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "uv could not install the packages (see above); installing with pip" in proc.stdout
+    assert calls == ["-m pip install --quiet uv>=0.4", "-m pip install --quiet --upgrade pip"], calls
+    proc, calls = _make_venv_with_a_failing_python(tmp_path / "pip", "pip")
+    assert proc.returncode == 2 and "uv could not" not in proc.stdout
+    assert calls == ["-m pip install --quiet --upgrade pip"], calls
