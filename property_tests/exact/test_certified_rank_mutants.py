@@ -7,6 +7,7 @@ closes is the exact rank; a refusal is a named error; the documented fast paths 
 from __future__ import annotations
 
 import math
+import multiprocessing
 import time
 from fractions import Fraction
 
@@ -773,6 +774,33 @@ def test_threaded_lifting_matches_one_thread_and_sees_every_block(monkeypatch):
         out[threads] = (good.upper, good.steps, good.modulus, wrong.upper, wrong.steps)
     assert out[1] == out[2]
     assert out[1][0] == 25 and out[1][3] is None and out[1][4] == 0
+
+
+def _rank_in_child(Z, queue):
+    queue.put(P.padic_rank_certificate(Z, *P.gram_pivots(Z)).upper)
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform")
+def test_threaded_lifting_works_in_a_forked_child(monkeypatch):
+    """After the parent used the lifting's thread pool, a child made by fork (multiprocessing's default start on
+    Linux; mutmut's runner) inherits the pool but not its threads: the child must make its own, not wait forever."""
+    monkeypatch.setattr(P, "LIFT_THREADS", 2)
+    monkeypatch.setattr(P, "_THREAD_MIN_WORK", 0)
+    g = np.random.default_rng(9)
+    Z = (g.integers(-9, 10, size=(90, 25)) @ g.integers(-9, 10, size=(25, 70))).astype(float)
+    assert P.padic_rank_certificate(Z, *P.gram_pivots(Z)).upper == 25
+    assert P._EXECUTOR, "the parent's lifting did not use the thread pool: the test would not test the fork"
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_rank_in_child, args=(Z, queue))
+    child.start()
+    child.join(120)
+    hung = child.is_alive()
+    if hung:
+        child.kill()
+        child.join()
+    assert not hung, "the lifting hung in a forked child (the parent's thread pool was reused without its threads)"
+    assert child.exitcode == 0 and queue.get(timeout=10) == 25
 
 
 @settings(max_examples=40)

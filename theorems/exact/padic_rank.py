@@ -727,10 +727,14 @@ def _lift_block(EM: np.ndarray, r: int, y: np.ndarray, T: np.ndarray, m: int, K:
 
 
 _EXECUTOR: list = []
+# A child made by fork (multiprocessing's default start on Linux, mutmut's runner) inherits the pool object but
+# not its threads: work submitted there would wait forever. The child forgets the pool and makes its own.
+os.register_at_fork(after_in_child=_EXECUTOR.clear)
 
 
 def _executor(nt: int) -> ThreadPoolExecutor:
-    """A process-wide pool of nt worker threads for the lifting (created once; threads idle between calls)."""
+    """A process-wide pool of nt worker threads for the lifting (created once per process; threads idle between
+    calls; a forked child starts without one)."""
     if not _EXECUTOR or _EXECUTOR[0][0] != nt:
         _EXECUTOR[:] = [(nt, ThreadPoolExecutor(max_workers=nt, thread_name_prefix="padic-lift"))]
     return _EXECUTOR[0][1]
