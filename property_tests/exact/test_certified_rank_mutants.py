@@ -665,6 +665,37 @@ def test_det_bound_sq_bounds_the_determinant(r, seed, size):
         assert D2 is not None and _det(M) ** 2 <= D2 <= 4 * _det(M) ** 2
 
 
+def _positive_definite_exactly(L, G) -> bool:
+    """L L^T - G > 0 in exact rationals (Sylvester: every leading principal minor positive)."""
+    Lq = flint.fmpq_mat([[flint.fmpq(*Fraction(x).as_integer_ratio()) for x in row] for row in L.tolist()])
+    S = Lq * Lq.transpose() - flint.fmpq_mat(G.astype(np.int64).tolist())
+    return all(flint.fmpq_mat([[S[i, j] for j in range(k)] for i in range(k)]).det() > 0 for k in range(1, len(G) + 1))
+
+
+def test_det_bound_sq_accepts_only_a_factor_it_has_proved_dominant(monkeypatch):
+    """det_bound_sq trusts no Cholesky factor: it returns a bound only after verifying L L^T - G > 0 with rounding
+    errors bounded. A stand-in Cholesky hands it factors of G shrunk by k units in the last place, whose L L^T - G
+    is not positive definite (checked in exact rationals) but lies within the rounding margin: it must refuse
+    every one (a margin with its sign flipped accepted some)."""
+    real = np.linalg.cholesky
+    handed = []
+    seen_not_pd = 0
+    for seed in range(20):
+        for r in (4, 6, 8):
+            for k in (1, 4, 16, 64):
+                A = np.random.default_rng(seed).integers(-1000, 1001, size=(r, r)).astype(float)
+                G = A.T @ A
+                L = np.tril(real(G)) * (1 - k * 2.0 ** -53)
+                monkeypatch.setattr(np.linalg, "cholesky", lambda H, L=L: L)
+                D2 = P.det_bound_sq(A)
+                monkeypatch.setattr(np.linalg, "cholesky", real)
+                pd = _positive_definite_exactly(L, G)
+                seen_not_pd += not pd
+                handed.append(D2 is None or pd)
+    assert seen_not_pd > 100  # the stand-in factors do test the refusal
+    assert all(handed), f"{handed.count(False)} bounds from factors that do not dominate G"
+
+
 def test_det_bound_sq_refuses_entries_whose_gram_matrix_is_not_exact():
     assert P.det_bound_sq(np.full((4, 4), 2.0 ** 26)) is None
     assert P.det_bound_sq(np.zeros((0, 0))) == 1
