@@ -786,14 +786,17 @@ def test_gram_pivots_factor_a_small_row_sample_then_a_larger_one_then_all_rows()
 
 # ---------------------------------------------------------------- the lifting
 
-def test_threaded_lifting_matches_one_thread_and_sees_every_block(monkeypatch):
+@pytest.mark.parametrize("where", ["first", "block edge", "last"])
+def test_threaded_lifting_matches_one_thread_and_sees_every_block(monkeypatch, where):
     """Column blocks on two threads give the same certificate as one thread; a single non-zero
-    bordering minor in the last column (the second block) is found, at the same step."""
+    bordering minor in the first column of the complement (the first block's first), in the first column of the
+    second block, or in the last column (the second block's last) is found, at the same step."""
     g = np.random.default_rng(9)
     Z = (g.integers(-9, 10, size=(90, 25)) @ g.integers(-9, 10, size=(25, 70))).astype(float)
     rows, cols = P.gram_pivots(Z)
     bad = Z.copy()
-    j = max(set(range(70)) - set(cols.tolist()))
+    outside = sorted(set(range(70)) - set(cols.tolist()))  # the lifted columns, in order: 45, split 22 + 23
+    j = {"first": outside[0], "block edge": outside[len(outside) // 2], "last": outside[-1]}[where]
     i = max(set(range(90)) - set(rows.tolist()))
     bad[i, j] += 1.0  # the bordering minor at (i, j) becomes +-det A != 0: rank 26
     out = {}
