@@ -7,6 +7,13 @@ run. Ratios, not absolute times: the machine is noisy.
 """
 from __future__ import annotations
 
+import os
+
+from property_tests.machine import machine_line
+
+#: the 1-minute load average when the run started, for the machine line
+_LOAD_AT_START = os.getloadavg() if hasattr(os, "getloadavg") else None
+
 
 def pytest_terminal_summary(terminalreporter, config):
     bs = getattr(config, "_benchmarksession", None)
@@ -27,6 +34,8 @@ def pytest_terminal_summary(terminalreporter, config):
             verdict = "" if target is None else (f"target <= {target}: " + ("met" if ratio <= target else "MISSED"))
             rows.append((m.name, median[m.name], base, median[base], ratio, verdict))
     tr = terminalreporter
+    tr.section("machine")
+    tr.write_line(machine_line(_LOAD_AT_START))
     extras = [(m.name, k, v) for m in bs.benchmarks if m for k, v in m.extra_info.items()
               if isinstance(v, (int, float)) and k != "target_ratio"]
     if extras:

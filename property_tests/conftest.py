@@ -25,6 +25,8 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
+from property_tests.machine import machine_line
+
 #: a shared example database (e.g. a directory on a network file system) for runs on several
 #: machines: every failure any machine finds is replayed first by all of them. Hypothesis's
 #: directory database is safe for concurrent writers (one file per example).
@@ -224,8 +226,14 @@ _COLUMN_MEANING = {
 }
 
 
+#: the 1-minute load average when this process imported the conftest (the run's start), for the machine line
+_LOAD_AT_START = os.getloadavg() if hasattr(os, "getloadavg") else None
+
+
 def pytest_terminal_summary(terminalreporter):
     tr = terminalreporter
+    tr.section("machine")
+    tr.write_line(machine_line(_LOAD_AT_START))
     balance = worker_balance_lines(WORKER_LOAD)
     if balance:
         tr.section("xdist workers (busy time and when each ended)")

@@ -675,25 +675,33 @@ def _positive_definite_exactly(L, G) -> bool:
 def test_det_bound_sq_accepts_only_a_factor_it_has_proved_dominant(monkeypatch):
     """det_bound_sq trusts no Cholesky factor: it returns a bound only after verifying L L^T - G > 0 with rounding
     errors bounded. A stand-in Cholesky hands it factors of G shrunk by k units in the last place, whose L L^T - G
-    is not positive definite (checked in exact rationals) but lies within the rounding margin: it must refuse
-    every one (a margin with its sign flipped accepted some)."""
+    is not positive definite (checked in exact rationals), the smallest shrinks close enough to G that the
+    rounding margin decides (a margin with its sign flipped accepted 67 of them): it must refuse every one. A
+    control, the factor of G + tau I it would compute itself, must be accepted, with a bound >= det(A)^2."""
     real = np.linalg.cholesky
-    handed = []
-    seen_not_pd = 0
+    calls = []
+
+    def stand_in(L):
+        def cholesky(H):
+            calls.append(H.shape)
+            return L
+        return cholesky
+
+    refused = []
     for seed in range(20):
         for r in (4, 6, 8):
+            A = np.random.default_rng(seed).integers(-1000, 1001, size=(r, r)).astype(float)
+            G = A.T @ A
             for k in (1, 4, 16, 64):
-                A = np.random.default_rng(seed).integers(-1000, 1001, size=(r, r)).astype(float)
-                G = A.T @ A
                 L = np.tril(real(G)) * (1 - k * 2.0 ** -53)
-                monkeypatch.setattr(np.linalg, "cholesky", lambda H, L=L: L)
-                D2 = P.det_bound_sq(A)
+                assert not _positive_definite_exactly(L, G)
+                monkeypatch.setattr(np.linalg, "cholesky", stand_in(L))
+                refused.append(P.det_bound_sq(A) is None)
                 monkeypatch.setattr(np.linalg, "cholesky", real)
-                pd = _positive_definite_exactly(L, G)
-                seen_not_pd += not pd
-                handed.append(D2 is None or pd)
-    assert seen_not_pd > 100  # the stand-in factors do test the refusal
-    assert all(handed), f"{handed.count(False)} bounds from factors that do not dominate G"
+            D2 = P.det_bound_sq(A)  # the control: its own factor of G + tau I
+            assert D2 is not None and D2 >= _det(A.astype(np.int64)) ** 2
+    assert len(calls) == len(refused) == 240  # every stand-in factor was handed over and judged
+    assert all(refused), f"{refused.count(False)} bounds from factors that do not dominate G"
 
 
 def test_det_bound_sq_refuses_entries_whose_gram_matrix_is_not_exact():
@@ -811,7 +819,7 @@ def test_threaded_lifting_matches_one_thread_and_sees_every_block(monkeypatch, w
 
 
 def _rank_in_child(Z, queue):
-    queue.put(P.padic_rank_certificate(Z, *P.gram_pivots(Z)).upper)
+    queue.put((P.padic_rank_certificate(Z, *P.gram_pivots(Z)).upper, bool(P._EXECUTOR)))
 
 
 @pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform")
@@ -834,7 +842,7 @@ def test_threaded_lifting_works_in_a_forked_child(monkeypatch):
         child.kill()
         child.join()
     assert not hung, "the lifting hung in a forked child (the parent's thread pool was reused without its threads)"
-    assert child.exitcode == 0 and queue.get(timeout=10) == 25
+    assert child.exitcode == 0 and queue.get(timeout=10) == (25, True)  # the child's lifting ran on its own pool
 
 
 @settings(max_examples=40)
