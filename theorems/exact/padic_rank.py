@@ -727,8 +727,9 @@ def _lift_block(EM: np.ndarray, r: int, y: np.ndarray, T: np.ndarray, m: int, K:
 
 
 _EXECUTOR: list = []
-# A child made by fork (multiprocessing's default start on Linux before Python 3.14, mutmut's runner) inherits the pool object but
-# not its threads: work submitted there would wait forever. The child forgets the pool and makes its own.
+# A child made by fork (multiprocessing's default start on Linux before Python 3.14, mutmut's runner) inherits
+# the pool object but not its threads: work submitted there would wait forever. The child forgets the pool and
+# makes its own.
 os.register_at_fork(after_in_child=_EXECUTOR.clear)
 
 
