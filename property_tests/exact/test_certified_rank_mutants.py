@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import multiprocessing
+import threading
 import time
 from fractions import Fraction
 
@@ -818,8 +819,14 @@ def test_threaded_lifting_matches_one_thread_and_sees_every_block(monkeypatch, w
     assert out[1][0] == 25 and out[1][3] is None and out[1][4] == 0
 
 
+def _lift_threads() -> int:
+    """The lifting's pool threads alive in this process (named padic-lift-*)."""
+    return sum(t.name.startswith("padic-lift") for t in threading.enumerate())
+
+
 def _rank_in_child(Z, queue):
-    queue.put((P.padic_rank_certificate(Z, *P.gram_pivots(Z)).upper, bool(P._EXECUTOR)))
+    inherited = _lift_threads()
+    queue.put((inherited, P.padic_rank_certificate(Z, *P.gram_pivots(Z)).upper, _lift_threads() > 0))
 
 
 @pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform")
@@ -831,7 +838,7 @@ def test_threaded_lifting_works_in_a_forked_child(monkeypatch):
     g = np.random.default_rng(9)
     Z = (g.integers(-9, 10, size=(90, 25)) @ g.integers(-9, 10, size=(25, 70))).astype(float)
     assert P.padic_rank_certificate(Z, *P.gram_pivots(Z)).upper == 25
-    assert P._EXECUTOR, "the parent's lifting did not use the thread pool: the test would not test the fork"
+    assert _lift_threads() > 0, "the parent's lifting did not use the thread pool: the test would not test the fork"
     ctx = multiprocessing.get_context("fork")
     queue = ctx.Queue()
     child = ctx.Process(target=_rank_in_child, args=(Z, queue))
@@ -842,7 +849,8 @@ def test_threaded_lifting_works_in_a_forked_child(monkeypatch):
         child.kill()
         child.join()
     assert not hung, "the lifting hung in a forked child (the parent's thread pool was reused without its threads)"
-    assert child.exitcode == 0 and queue.get(timeout=10) == (25, True)  # the child's lifting ran on its own pool
+    # the child inherited no pool thread, and its lifting ran on threads of its own
+    assert child.exitcode == 0 and queue.get(timeout=10) == (0, 25, True)
 
 
 @settings(max_examples=40)
