@@ -7,12 +7,10 @@ run. Ratios, not absolute times: the machine is noisy.
 """
 from __future__ import annotations
 
-import os
+from property_tests.machine import load_average, write_machine_section
 
-from property_tests.machine import machine_line
-
-#: the 1-minute load average when the run started, for the machine line
-_LOAD_AT_START = os.getloadavg() if hasattr(os, "getloadavg") else None
+#: the load average when the run started, for the machine line
+_LOAD_AT_START = load_average()
 
 
 def pytest_terminal_summary(terminalreporter, config):
@@ -34,8 +32,7 @@ def pytest_terminal_summary(terminalreporter, config):
             verdict = "" if target is None else (f"target <= {target}: " + ("met" if ratio <= target else "MISSED"))
             rows.append((m.name, median[m.name], base, median[base], ratio, verdict))
     tr = terminalreporter
-    tr.section("machine")
-    tr.write_line(machine_line(_LOAD_AT_START))
+    write_machine_section(tr, config, _LOAD_AT_START)
     extras = [(m.name, k, v) for m in bs.benchmarks if m for k, v in m.extra_info.items()
               if isinstance(v, (int, float)) and k != "target_ratio"]
     if extras:

@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
-from property_tests.machine import machine_line
+from property_tests.machine import load_average, write_machine_section
 
 #: a shared example database (e.g. a directory on a network file system) for runs on several
 #: machines: every failure any machine finds is replayed first by all of them. Hypothesis's
@@ -226,14 +226,14 @@ _COLUMN_MEANING = {
 }
 
 
-#: the 1-minute load average when this process imported the conftest (the run's start), for the machine line
-_LOAD_AT_START = os.getloadavg() if hasattr(os, "getloadavg") else None
+#: the load average when pytest imported this conftest (the run's start; in `make test`, right after the venv's
+#: set-up and the Coq build), for the machine line
+_LOAD_AT_START = load_average()
 
 
-def pytest_terminal_summary(terminalreporter):
+def pytest_terminal_summary(terminalreporter, config):
     tr = terminalreporter
-    tr.section("machine")
-    tr.write_line(machine_line(_LOAD_AT_START))
+    write_machine_section(tr, config, _LOAD_AT_START)
     balance = worker_balance_lines(WORKER_LOAD)
     if balance:
         tr.section("xdist workers (busy time and when each ended)")

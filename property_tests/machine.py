@@ -11,56 +11,92 @@ import os
 import numpy as np
 
 
-def _cpuinfo() -> dict[str, str]:
+def load_average() -> tuple[float, float, float] | None:
+    """os.getloadavg(), or None where the platform has none or cannot read it."""
+    get = getattr(os, "getloadavg", None)
     try:
-        with open("/proc/cpuinfo") as f:
-            text = f.read().split("\n\n", 1)[0]
+        return get() if get is not None else None
     except OSError:
-        return {}
+        return None
+
+
+def cpuinfo(text: str | None = None) -> dict[str, str]:
+    """The first processor's block of /proc/cpuinfo (or of ``text``) as key -> value; {} where there is none."""
+    if text is None:
+        try:
+            with open("/proc/cpuinfo") as f:
+                text = f.read()
+        except OSError:
+            return {}
     out: dict[str, str] = {}
-    for line in text.splitlines():
+    for line in text.split("\n\n", 1)[0].splitlines():
         key, _, value = line.partition(":")
         out.setdefault(key.strip(), value.strip())
     return out
+
+
+def vector_flags(info: dict[str, str]) -> tuple[str, str]:
+    """("yes"/"no"/"unknown" for AVX-512, the same for AVX2) from a cpuinfo block (x86 ``flags``)."""
+    if "flags" not in info:
+        return "unknown", "unknown"
+    flags = set(info["flags"].split())
+    return ("yes" if "avx512f" in flags else "no"), ("yes" if "avx2" in flags else "no")
 
 
 def _openblas_core() -> str:
     """The kernel OpenBLAS chose at run time (e.g. Haswell, SkylakeX, Zen), or 'unknown'."""
     try:
         with open("/proc/self/maps") as f:
-            libs = sorted({ln.split()[-1] for ln in f if "openblas" in ln.lower() and ln.split()[-1].startswith("/")})
-        for path in libs:
-            lib = ctypes.CDLL(path)
-            for name in ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename", "openblas_get_corename64_",
-                         "openblas_get_corename"):
-                fn = getattr(lib, name, None)
-                if fn is not None:
-                    fn.restype = ctypes.c_char_p
-                    return (fn() or b"unknown").decode()
+            fields = [ln.split(maxsplit=5) for ln in f]
     except OSError:
-        pass
+        return "unknown"
+    libs = sorted({fs[5].strip() for fs in fields if len(fs) == 6 and fs[5].startswith("/")
+                   and "openblas" in fs[5].lower() and not fs[5].strip().endswith("(deleted)")})
+    for path in libs:
+        try:
+            lib = ctypes.CDLL(path)  # already loaded by numpy: only a reference more
+        except OSError:
+            continue
+        for name in ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename", "openblas_get_corename64_",
+                     "openblas_get_corename"):
+            fn = getattr(lib, name, None)
+            if fn is not None:
+                fn.restype = ctypes.c_char_p
+                return (fn() or b"unknown").decode(errors="replace")
     return "unknown"
 
 
-def machine_line(load: tuple[float, float, float] | None = None) -> str:
+def machine_line(load: tuple[float, float, float] | None = None, info: dict[str, str] | None = None) -> str:
     """CPU model (family, model), CPUs, AVX-512 / AVX2 flags, numpy's SIMD extensions found, OpenBLAS core and the
-    1-minute load average given (taken when the run started) or now."""
-    info = _cpuinfo()
-    flags = set(info.get("flags", "").split())
+    1-minute load average given (taken when the run started) or now. Never raises: what cannot be read is 'unknown'."""
+    info = cpuinfo() if info is None else info
     try:
-        simd = " ".join(np.show_config(mode="dicts")["SIMD Extensions"]["found"])
+        simd = " ".join(np.show_config(mode="dicts")["SIMD Extensions"]["found"]) or "none"
     except Exception:  # noqa: BLE001 - numpy's config layout is not an API
         simd = "unknown"
     when = "at the start" if load else "now"
-    try:
-        load = load or os.getloadavg()
-    except OSError:
-        load = None
+    load = load or load_average()
     cpu = info.get("model name", "unknown CPU")
     if "cpu family" in info:
         cpu += f" (family {info['cpu family']}, model {info.get('model', '?')})"
-    avx512 = "yes" if "avx512f" in flags else ("no" if flags else "unknown")
-    avx2 = "yes" if "avx2" in flags else ("no" if flags else "unknown")
+    avx512, avx2 = vector_flags(info)
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 0
     loads = f"{load[0]:.2f}" if load else "unknown"
-    return (f"{cpu}, {os.cpu_count()} CPUs, AVX-512: {avx512}, AVX2: {avx2}; numpy SIMD found: {simd}; "
+    return (f"{cpu}, {cpus} CPUs, AVX-512: {avx512}, AVX2: {avx2}; numpy SIMD found: {simd}; "
             f"OpenBLAS core: {_openblas_core()}; load average (1 min) {when}: {loads}")
+
+
+def write_machine_section(terminalreporter, config, load) -> None:
+    """The ``machine`` section of a run's summary, in the controller only (an xdist worker's output is dropped);
+    a failure to describe the machine is reported in the line, never as an error of the run."""
+    if hasattr(config, "workerinput"):
+        return
+    try:
+        line = machine_line(load)
+    except Exception as exc:  # noqa: BLE001 - the summary must not fail a run
+        line = f"could not describe the machine: {type(exc).__name__}: {exc}"
+    terminalreporter.section("machine")
+    terminalreporter.write_line(line)
