@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -415,7 +416,7 @@ def test_new_user_the_end_of_run_table_says_what_conclusion_counts():
         from collections import Counter
         conftest.VACUITY["test_x"] = Counter({"n<d|drawn": 3, "n<d|H1-H4": 2, "n<d|conclusion": 1})
         tr = TR()
-        conftest.pytest_terminal_summary(tr)
+        conftest.pytest_terminal_summary(tr, SimpleNamespace())  # a config without workerinput: the controller's
         text = "\n".join(tr.lines)
         assert re.search(r"conclusion: .*draws meeting H1-H4", text), text
     finally:
