@@ -796,13 +796,18 @@ def test_gram_pivots_factor_a_small_row_sample_then_a_larger_one_then_all_rows()
 
 # ---------------------------------------------------------------- the lifting
 
+def _rank_25_product() -> np.ndarray:
+    """A 90 x 70 integer product of rank 25 (its 45 lifted columns split 22 + 23 on two threads)."""
+    g = np.random.default_rng(9)
+    return (g.integers(-9, 10, size=(90, 25)) @ g.integers(-9, 10, size=(25, 70))).astype(float)
+
+
 @pytest.mark.parametrize("where", ["first", "block edge", "last"])
 def test_threaded_lifting_matches_one_thread_and_sees_every_block(monkeypatch, where):
     """Column blocks on two threads give the same certificate as one thread; a single non-zero
     bordering minor in the first column of the complement (the first block's first), in the first column of the
     second block, or in the last column (the second block's last) is found, at the same step."""
-    g = np.random.default_rng(9)
-    Z = (g.integers(-9, 10, size=(90, 25)) @ g.integers(-9, 10, size=(25, 70))).astype(float)
+    Z = _rank_25_product()
     rows, cols = P.gram_pivots(Z)
     bad = Z.copy()
     outside = sorted(set(range(70)) - set(cols.tolist()))  # the lifted columns, in order: 45, split 22 + 23
@@ -835,8 +840,7 @@ def test_threaded_lifting_works_in_a_forked_child(monkeypatch):
     Linux; mutmut's runner) inherits the pool but not its threads: the child must make its own, not wait forever."""
     monkeypatch.setattr(P, "LIFT_THREADS", 2)
     monkeypatch.setattr(P, "_THREAD_MIN_WORK", 0)
-    g = np.random.default_rng(9)
-    Z = (g.integers(-9, 10, size=(90, 25)) @ g.integers(-9, 10, size=(25, 70))).astype(float)
+    Z = _rank_25_product()
     assert P.padic_rank_certificate(Z, *P.gram_pivots(Z)).upper == 25
     assert _lift_threads() > 0, "the parent's lifting did not use the thread pool: the test would not test the fork"
     ctx = multiprocessing.get_context("fork")

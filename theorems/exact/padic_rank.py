@@ -97,6 +97,7 @@ import numpy as np
 
 __all__ = ["PadicCertificate", "padic_rank_certificate", "complete_pivoting", "gram_pivots", "row_samples",
            "modp_pivots", "bordered_hadamard_bound_sq", "schur_bound_sq", "blas_is_exact", "single_threaded_blas",
+           "openblas_libraries",
            "MAX_ENTRY_BITS", "LIFT_THREADS", "rump_residual_bound"]
 
 _EXACT = 2 ** 53          # integers of magnitude below this are exact in float64
@@ -470,24 +471,37 @@ def blas_is_exact() -> bool:
 _OPENBLAS: list = []
 
 
+def openblas_libraries() -> list[ctypes.CDLL]:
+    """The OpenBLAS libraries loaded in this process (read from /proc/self/maps; opening one again with ctypes only
+    adds a reference), or [] (other BLAS, not Linux)."""
+    try:
+        with open("/proc/self/maps") as f:
+            fields = [ln.split(maxsplit=5) for ln in f]
+    except OSError:
+        return []
+    paths = sorted({fs[5].strip() for fs in fields if len(fs) == 6 and fs[5].startswith("/")
+                    and "openblas" in fs[5].lower() and not fs[5].strip().endswith("(deleted)")})
+    libs = []
+    for path in paths:
+        try:
+            libs.append(ctypes.CDLL(path))
+        except OSError:
+            continue
+    return libs
+
+
 def _openblas():
     """(get, set) for the thread count of the OpenBLAS numpy loaded, or None (other BLAS, not Linux)."""
     if _OPENBLAS:
         return _OPENBLAS[0]
     api = None
-    try:
-        with open("/proc/self/maps") as f:
-            libs = sorted({ln.split()[-1] for ln in f if "openblas" in ln.lower() and ln.split()[-1].startswith("/")})
-        for path in libs:
-            lib = ctypes.CDLL(path)
-            for pre in ("scipy_openblas", "openblas"):
-                for suf in ("64_", ""):
-                    get = getattr(lib, f"{pre}_get_num_threads{suf}", None)
-                    set_ = getattr(lib, f"{pre}_set_num_threads{suf}", None)
-                    if get is not None and set_ is not None and api is None:
-                        api = (get, set_)
-    except OSError:
-        pass
+    for lib in openblas_libraries():
+        for pre in ("scipy_openblas", "openblas"):
+            for suf in ("64_", ""):
+                get = getattr(lib, f"{pre}_get_num_threads{suf}", None)
+                set_ = getattr(lib, f"{pre}_set_num_threads{suf}", None)
+                if get is not None and set_ is not None and api is None:
+                    api = (get, set_)
     _OPENBLAS.append(api)
     return api
 
