@@ -144,10 +144,19 @@ def _no_store_for_patching_tests(request):
 @pytest.fixture(scope="session")
 def quick_ledger_file(tmp_path_factory):
     """``collapse-verify verify --quick --json`` run once in a fresh process (``PYTHONHASHSEED=1``): the ledger the
-    book's test build reads (its key matches: dps 50, quick, every claim) and one side of the hash-seed test. Tests
-    using it carry ``xdist_group("book")``, so one worker computes it."""
+    book's test build reads (its key matches: dps 50, quick, every claim), one side of the hash-seed test, and the
+    verdicts the ledger tests and ``show``'s test read (:func:`quick_ledger`). Tests using it carry
+    ``xdist_group(quick_runs.LEDGER_GROUP)``, so one worker computes it."""
     from property_tests.paper.quick_runs import verify_quick_in_fresh_process  # lazy: it imports the whole suite
     return verify_quick_in_fresh_process(tmp_path_factory.mktemp("quick-ledger") / "ledger.json", "1")
+
+
+@pytest.fixture(scope="session")
+def quick_ledger(quick_ledger_file):
+    """Every claim's result in the session's quick ledger, read back (``ClaimResult.from_json``, which assesses each
+    reading's verdict again from its evidence), by claim id."""
+    from property_tests.paper.quick_runs import ledger_results
+    return ledger_results(quick_ledger_file)
 
 
 @pytest.fixture(autouse=True)

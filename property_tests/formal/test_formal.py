@@ -12,15 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from property_tests.paper.quick_runs import LEDGER_GROUP
 from theorems import formal
 from theorems.formal import FormalLemma
 from theorems.formal.evidence import formal_evidence
 from theorems.framework import CheckContext
 
-# the Coq build cache (theorems/formal/_build) is shared: one worker runs these under pytest-xdist (with the tests that
-# read every claim's quick run: test_formal_gaps reads both)
-pytestmark = pytest.mark.xdist_group(LEDGER_GROUP)
+# no xdist group: the project's build folder (theorems/formal/_build) is compiled under an OS lock (a second worker
+# waits for the first) and each check's verdicts are kept in a file of their own key, so these tests run on any worker
 
 needs_coq = pytest.mark.skipif(shutil.which("coqc") is None or not formal.mathcomp_available(),
                                reason="coqc or MathComp not installed (apt-get install coq libcoq-mathcomp-algebra)")
@@ -280,9 +278,19 @@ def test_formal_results_are_cached_on_disk_by_content(tmp_path):
     (tmp_path / "planted.v").write_text(_PLANTED)
     lemmas = [_lemma("planted", "uses_axiom"), _lemma("planted", "honest")]
     first = formal.check(lemmas, source_dir=tmp_path)
-    assert (tmp_path / "_build" / "check-results.json").exists()
+    stored = list((tmp_path / "_build").glob("check-results-*.json"))
+    assert len(stored) == 1
+    # another lemma set (as a test pretending MathComp-Analysis is missing asks) gets a file of its own: it does not
+    # evict the first one, whose next reader would otherwise ask Coq again
+    formal.check(lemmas[1:], source_dir=tmp_path)
+    assert len(list((tmp_path / "_build").glob("check-results-*.json"))) == 2 and stored[0].exists()
     formal.clear_check_cache()
-    again = formal.check(lemmas, source_dir=tmp_path)
+    asked = []
+    real_query = formal._query_group
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(formal, "_query_group", lambda *a, **k: asked.append(a) or real_query(*a, **k))
+        again = formal.check(lemmas, source_dir=tmp_path)
+    assert asked == [], "unchanged sources and lemmas: the verdicts are read from disk, Coq is not asked"
     assert {k: (r.accepted, r.reason, r.axioms) for k, r in again.items()} == \
         {k: (r.accepted, r.reason, r.axioms) for k, r in first.items()}
     (tmp_path / "planted.v").write_text(_PLANTED.replace("apply everything", "apply everything; auto"))

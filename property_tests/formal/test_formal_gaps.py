@@ -1,7 +1,7 @@
 """Every supported (exact) claim or reading is proved (formal) or says why not: its ``formal_gap``.
 
-The ledger test reads every claim's verdicts from one quick run per claim (``property_tests.paper.quick_runs``,
-shared with the paper tests in a worker); it needs Coq, MathComp and MathComp-Analysis (without them the formal
+The ledger test reads every claim's verdicts from the session's quick ledger (``verify --quick`` in a fresh
+process: the ``quick_ledger`` fixture of property_tests/conftest.py); it needs Coq, MathComp and MathComp-Analysis (without them the formal
 evidence is "not run" and the proved claims fall to supported). The declaration and audit tests run everywhere.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 from proofs_numeric.cli import main
 from proofs_numeric.ledger import registry
 from proofs_numeric.ledger.report import formal_gaps
-from property_tests.paper.quick_runs import LEDGER_GROUP, quick_run
+from property_tests.paper.quick_runs import LEDGER_GROUP
 from theorems import formal
 from theorems.framework import (
     FORMAL_GAP_REASONS,
@@ -25,8 +25,6 @@ from theorems.framework import (
     formal_gap_problems,
     parse_ref,
 )
-
-pytestmark = pytest.mark.xdist_group(LEDGER_GROUP)  # the Coq build and every claim's quick run, on one worker
 
 needs_proofs = pytest.mark.skipif(shutil.which("coqc") is None or not formal.mathcomp_available()
                                   or not formal.analysis_available(),
@@ -47,11 +45,14 @@ def _known() -> set[str]:
 # ---- the ledger -------------------------------------------------------------------------------------------------
 
 @pytest.mark.slow
+@pytest.mark.xdist_group(LEDGER_GROUP)  # on the worker that computes the session's quick ledger
 @needs_proofs
-def test_formal_gaps_every_supported_exact_statement_is_proved_or_says_why():
+def test_formal_gaps_every_supported_exact_statement_is_proved_or_says_why(quick_ledger):
     """The suite's claims; a user's conjecture (``source="user"``) may carry a gap but is not asked for one, and a
     stale gap is flagged wherever it is."""
-    results = [(c.id, rr) for c in registry() for rr in quick_run(c.id).readings]
+    missing = [c.id for c in registry() if c.id not in quick_ledger]
+    assert not missing, f"registered here but missing from the fresh process's ledger: {missing}"
+    results = [(c.id, rr) for c in registry() for rr in quick_ledger[c.id].readings]
     problems = formal_gap_problems(results, _known())
     users = {c.id for c in registry() if c.source == "user"}
     missing = [w for w in problems["missing"] if w.partition(":")[0] not in users]

@@ -281,11 +281,26 @@ def test_claims_stored_counterexample_that_no_longer_refutes_fails_loudly(tmp_pa
 
 @pytest.mark.slow
 @pytest.mark.xdist_group(LEDGER_GROUP)
-def test_claims_every_stored_counterexample_is_reread_by_some_claim():
-    """Read from the results (each ClaimResult lists the files its claim re-checked), not from a global; the quick
-    run per claim the paper tests share."""
-    read = {p for c in registry() for p in run_claim_reusing_quick(c, _QUICK).referenced_counterexamples}
-    assert set(C.counterexample_files()) == read
+def test_claims_every_stored_counterexample_is_reread_by_some_claim(quick_ledger_file):
+    """The session's quick ledger (every claim, in a fresh process) has no error, so no stored counterexample file
+    went unread: ``run_ledger`` compares the files with those the claims' results list as re-checked (not with a
+    global) and reports a file no claim re-read as an error of the ledger (the next test shows it does)."""
+    data = json.loads(quick_ledger_file.read_text())
+    assert data["errors"] == []
+    assert C.counterexample_files(), "no stored counterexample: nothing was checked"
+
+
+def test_claims_a_stored_counterexample_no_claim_rereads_is_an_error_of_the_ledger(monkeypatch):
+    """run_ledger over a whole registry (here one claim stands for it) lists a stored file that no result re-read."""
+    from proofs_numeric.ledger import run as ledger_run
+    one = get("RRO.remark-iv")
+    monkeypatch.setattr(ledger_run, "_paper_claim_ids", lambda claims: {one.id})
+    monkeypatch.setattr(ledger_run, "counterexample_files", lambda: ["theorems/counterexamples/PLANTED.json"])
+    results, errors = ledger_run.run_ledger([one], _QUICK)
+    assert errors == ["stored counterexample files never re-read by any claim: theorems/counterexamples/PLANTED.json"]
+    read = sorted(ledger_run.referenced_counterexamples(results))
+    monkeypatch.setattr(ledger_run, "counterexample_files", lambda: read)
+    assert ledger_run.run_ledger([one], _QUICK)[1] == []  # the files it did re-read are no error
 
 
 def _strip_seconds(x):
@@ -297,7 +312,7 @@ def _strip_seconds(x):
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("book")  # shares the quick ledger of PYTHONHASHSEED=1 with the book's test build
+@pytest.mark.xdist_group(LEDGER_GROUP)  # shares the quick ledger of PYTHONHASHSEED=1 with the book's test build
 def test_claims_ledger_is_identical_under_different_hash_seeds(tmp_path, quick_ledger_file):
     """Two runs with PYTHONHASHSEED=1 (the session's quick ledger) and =2: the same JSON apart from timing keys.
 

@@ -26,6 +26,7 @@ import pytest
 import yaml
 
 from proofs_numeric.ledger import registry, report
+from property_tests.paper.quick_runs import LEDGER_GROUP
 
 BOOK = Path(__file__).resolve().parents[2] / "book"
 #: whole-page screenshots (set COLLAPSE_VERIFY_FULL_SCREENSHOTS=1); by default the first screen of each page
@@ -34,8 +35,9 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 _OUTSIDE = re.compile(r"""(?:src|href)\s*=\s*["'](?:https?:)?//""", re.I)
 _CDN = re.compile(r"unpkg|jsdelivr|cdnjs|googleapis|mathjax\.org|cdn\.", re.I)
 
-# one worker builds the book once for all of them (make test runs pytest -n 2 --dist loadgroup)
-pytestmark = [pytest.mark.book, pytest.mark.xdist_group("book")]
+# one worker builds the book once for all of them (make test runs pytest -n 2 --dist loadgroup), the worker that
+# computes the session's quick ledger the build reads
+pytestmark = [pytest.mark.book, pytest.mark.xdist_group(LEDGER_GROUP)]
 
 
 def _toc_files() -> list[str]:

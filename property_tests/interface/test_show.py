@@ -1,5 +1,6 @@
 """`collapse-verify show CLAIM`: the whole record of one claim; its JSON equals the claim's entry in
-`verify --json` (plus the counterexamples typeset), for every registered claim."""
+`verify --json` (plus the counterexamples typeset), for every registered claim: ``show`` computes here, ``verify``
+computed in a fresh process."""
 from __future__ import annotations
 
 import json
@@ -8,29 +9,19 @@ import pytest
 
 from proofs_numeric.cli import main
 from proofs_numeric.ledger import registry
-from proofs_numeric.ledger import run as ledger_run
 from proofs_numeric.ledger.model_check import without_timings
-from property_tests.paper.quick_runs import LEDGER_GROUP, QUICK, run_claim_reusing_quick
+from property_tests.paper.quick_runs import LEDGER_GROUP
 
-# the whole ledger: make test runs it, on the worker that computes every claim's quick run
+# every claim, compared with the session's quick ledger: on the worker that computes it
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(LEDGER_GROUP)]
 
 
 @pytest.fixture(scope="module")
-def shared_runs():
-    """verify renders the quick run the paper tests share (property_tests/paper/quick_runs.py: computed once per
-    worker); show computes its own, so each test also checks that a second run of the claim in the same process
-    gives the same record (no state left behind by the first)."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(ledger_run, "run_claim", run_claim_reusing_quick)
-        yield
-
-
-@pytest.fixture(scope="module")
-def ledger(tmp_path_factory, shared_runs):
-    p = tmp_path_factory.mktemp("ledger") / "ledger.json"
-    assert main(["verify", "--quick", "--dps", str(QUICK.dps), "--json", str(p)]) == 0
-    return {c["id"]: c for c in json.loads(p.read_text())["claims"]}
+def ledger(quick_ledger_file):
+    """The session's quick ledger (``verify --quick --json`` in a fresh process, PYTHONHASHSEED=1), by claim id.
+    ``show`` computes each claim again in this process, after whatever this worker ran before, under this process's
+    hash seed: equal records say the claim's result depends on neither."""
+    return {c["id"]: c for c in json.loads(quick_ledger_file.read_text())["claims"]}
 
 
 def test_show_the_headline_theorem_is_refuted_in_the_quick_ledger(ledger):
@@ -41,7 +32,7 @@ def test_show_the_headline_theorem_is_refuted_in_the_quick_ledger(ledger):
 
 @pytest.mark.parametrize("cid", [c.id for c in registry()])
 def test_show_json_equals_the_verify_entry(cid, ledger, capsys):
-    assert main(["show", cid, "--json", "--quick", "--dps", str(QUICK.dps)]) == 0
+    assert main(["show", cid, "--json", "--quick"]) == 0  # verify --quick's precision (dps 50), as the ledger
     rec = json.loads(capsys.readouterr().out)
     typeset = rec.pop("counterexamples_typeset")
     assert without_timings(rec) == without_timings(ledger[cid])

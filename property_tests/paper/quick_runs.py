@@ -1,7 +1,8 @@
-"""One quick run per claim, shared by the paper tests in a worker (dps 30, quick Pools); the quick ledger in a
-fresh process."""
+"""One quick run per claim, shared by the paper tests in a worker (dps 30, quick Pools); the session's quick ledger
+(``verify --quick --json`` in a fresh process), read back for the tests that look at every claim."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -13,9 +14,11 @@ from theorems.framework import CheckContext, Claim, ClaimResult, run_claim
 
 QUICK = CheckContext(dps=30, quick=True)
 
-#: the xdist group of the tests that read every claim's quick run (and of the Coq tests, whose build cache the formal
-#: gaps test shares): one worker computes the in-process quick ledger once, not each worker its own
-LEDGER_GROUP = "formal-and-ledger"
+#: the xdist group of the tests that read the session's quick ledger (the ``quick_ledger_file`` fixture of
+#: property_tests/conftest.py: ``verify --quick --json`` in a fresh process with PYTHONHASHSEED=1): the book's test
+#: build, the hash-seed test, the tests of every claim's verdict and ``show``. One worker computes it once and every
+#: one of them reads it (until 2026-12 a second worker computed the same verdicts again in-process)
+LEDGER_GROUP = "quick-ledger"
 
 
 @lru_cache(maxsize=None)
@@ -41,3 +44,10 @@ def verify_quick_in_fresh_process(path: Path, hash_seed: str) -> Path:
                           stderr=subprocess.PIPE, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return path
+
+
+def ledger_results(path: Path) -> dict[str, ClaimResult]:
+    """Every claim's result read back from the ledger at ``path`` (:meth:`ClaimResult.from_json`: each reading's
+    verdict and strength are assessed again from its evidence and must agree with the stored ones), by claim id."""
+    data = json.loads(Path(path).read_text())
+    return {d["id"]: ClaimResult.from_json(d, get(d["id"])) for d in data["claims"]}

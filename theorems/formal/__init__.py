@@ -68,7 +68,7 @@ from types import EllipsisType
 __all__ = ["FormalLemma", "FormalResult", "LEMMAS", "PENDING", "SOURCE_DIR", "FORBIDDEN_WORDS", "ALLOWED_AXIOMS",
            "AXIOM_WORDS", "axiom_words", "parse_assumptions", "coq_version", "mathcomp_available", "build_dir",
            "check", "clear_check_cache", "compile_sources", "scan_forbidden", "lemmas_for", "main",
-           "analysis_available", "NO_ANALYSIS"]
+           "analysis_available", "NO_ANALYSIS", "results_path"]
 
 SOURCE_DIR = Path(__file__).resolve().parent
 LOGICAL_ROOT = "CollapseVerify"  # the -Q / -R logical path of _CoqProject
@@ -964,7 +964,12 @@ def _describe_axiom(full: str, texts: dict[str, str]) -> str:
     return f"{full}, not an allowed axiom (allowed: {', '.join(ALLOWED_AXIOMS)})"
 
 
-_RESULTS_FILE = "check-results.json"  # the last check's verdicts, keyed by a hash of everything they depend on
+#: the stored verdicts of a check, one file per key (a hash of everything they depend on): checks of different lemma
+#: sets or options (a test that pretends MathComp-Analysis is missing) keep their own files instead of overwriting
+#: each other's, which made the next process ask Coq again (about 10 s)
+_RESULTS_PREFIX = "check-results-"
+#: how many results files a build folder keeps (the most recently written)
+_RESULTS_KEPT = 8
 # a file that loads MathComp-Analysis or another classical library: its lemmas are asked one by one
 _CLASSICAL_RE = re.compile(r"\bFrom\s+mathcomp\.(?:analysis|classical)\b|\bRequire\b[^.]*\b(?:Classical\w*|"
                            r"FunctionalExtensionality|ProofIrrelevance|ClassicalEpsilon|IndefiniteDescription)\b")
@@ -1043,10 +1048,15 @@ def _results_key(version: str, texts: dict[str, str], lemmas: list[FormalLemma])
     return h.hexdigest()
 
 
+def results_path(build: Path, key: str) -> Path:
+    """The file holding the verdicts of the check keyed ``key`` in the build folder ``build``."""
+    return build / f"{_RESULTS_PREFIX}{key[:24]}.json"
+
+
 def _load_results(build: Path, key: str) -> dict[str, tuple] | None:
     """The stored verdicts when nothing they depend on changed (sources, coqc, lemma list, runner)."""
     try:
-        data = json.loads((build / _RESULTS_FILE).read_text())
+        data = json.loads(results_path(build, key).read_text())
     except (OSError, ValueError):
         return None
     if data.get("key") != key:
@@ -1058,9 +1068,16 @@ def _load_results(build: Path, key: str) -> dict[str, tuple] | None:
 def _store_results(build: Path, key: str, results: dict[str, tuple]) -> None:
     data = {"key": key, "results": {name: dict(zip(("accepted", "reason", "about", "assumptions", "axioms"), r))
                                     for name, r in results.items()}}
-    tmp = build / f".{_RESULTS_FILE}.tmp"
+    path = results_path(build, key)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # concurrent writers never share a temporary file
     tmp.write_text(json.dumps(data))
-    tmp.replace(build / _RESULTS_FILE)
+    tmp.replace(path)
+    try:  # keep the newest few; a file removed under another process's feet only costs it a query
+        older = sorted(build.glob(f"{_RESULTS_PREFIX}*.json"), key=lambda f: f.stat().st_mtime, reverse=True)
+        for f in older[_RESULTS_KEPT:]:
+            f.unlink(missing_ok=True)
+    except OSError:
+        pass
 
 
 _CHECK_CACHE: dict[tuple, dict[str, FormalResult]] = {}
