@@ -1,8 +1,9 @@
 """Every supported (exact) claim or reading is proved (formal) or says why not: its ``formal_gap``.
 
 The ledger test reads every claim's verdicts from the session's quick ledger (``verify --quick`` in a fresh
-process: the ``quick_ledger`` fixture of property_tests/conftest.py); it needs Coq, MathComp and MathComp-Analysis (without them the formal
-evidence is "not run" and the proved claims fall to supported). The declaration and audit tests run everywhere.
+process: the ``quick_ledger`` fixture of property_tests/conftest.py); it needs Coq, MathComp and
+MathComp-Analysis (without them the formal evidence is "not run" and the proved claims fall to supported). The
+declaration and audit tests run everywhere.
 """
 from __future__ import annotations
 
