@@ -284,13 +284,11 @@ def test_formal_results_are_cached_on_disk_by_content(tmp_path):
     # evict the first one, whose next reader would otherwise ask Coq again
     formal.check(lemmas[1:], source_dir=tmp_path)
     assert len(list((tmp_path / "_build").glob("check-results-*.json"))) == 2 and stored[0].exists()
+    written = stored[0].stat().st_mtime_ns
     formal.clear_check_cache()
-    asked = []
-    real_query = formal._query_group
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(formal, "_query_group", lambda *a, **k: asked.append(a) or real_query(*a, **k))
-        again = formal.check(lemmas, source_dir=tmp_path)
-    assert asked == [], "unchanged sources and lemmas: the verdicts are read from disk, Coq is not asked"
+    again = formal.check(lemmas, source_dir=tmp_path)
+    # unchanged sources and lemmas: the verdicts are read from disk (Coq asked again would write the file again)
+    assert stored[0].stat().st_mtime_ns == written
     assert {k: (r.accepted, r.reason, r.axioms) for k, r in again.items()} == \
         {k: (r.accepted, r.reason, r.axioms) for k, r in first.items()}
     (tmp_path / "planted.v").write_text(_PLANTED.replace("apply everything", "apply everything; auto"))
