@@ -47,6 +47,13 @@ _OWN_STORE = None
 if _CACHE_ENV not in os.environ:
     _OWN_STORE = os.environ[_CACHE_ENV] = tempfile.mkdtemp(prefix="collapse-verify-test-store-")
 
+#: the hash seed of the processes this session starts (xdist workers, and what they start), unless the caller set
+#: one: string hashing, so set and dict-of-set orders, are the same in every run, and a worker's own ledger is a
+#: second ledger under another seed than the session's quick ledger (PYTHONHASHSEED=1) for the hash-seed test
+#: (framework/test_claims.py). This process itself keeps the seed it started with.
+WORKER_HASH_SEED = "2"
+os.environ.setdefault("PYTHONHASHSEED", WORKER_HASH_SEED)
+
 
 def profile_from_env(env=os.environ) -> str:
     """The profile ``HYPOTHESIS_PROFILE`` names (``dev`` when unset); anything else is one line naming the three."""
@@ -149,6 +156,15 @@ def quick_ledger_file(tmp_path_factory):
     ``xdist_group(quick_runs.LEDGER_GROUP)``, so one worker computes it."""
     from property_tests.paper.quick_runs import verify_quick_in_fresh_process  # lazy: it imports the whole suite
     return verify_quick_in_fresh_process(tmp_path_factory.mktemp("quick-ledger") / "ledger.json", "1")
+
+
+@pytest.fixture(scope="session")
+def worker_quick_ledger(tmp_path_factory):
+    """``verify --quick --json`` run in this process (the command line's ``main``, which computes every value itself),
+    after whatever tests this worker ran before: (the ledger's path, every claim's result). The hash-seed test's
+    second ledger when this process's hash seed is known and is not 1; the results ``show``'s test renders."""
+    from property_tests.paper.quick_runs import verify_quick_in_this_process
+    return verify_quick_in_this_process(tmp_path_factory.mktemp("worker-ledger") / "ledger.json")
 
 
 @pytest.fixture(scope="session")

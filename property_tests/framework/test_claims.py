@@ -16,7 +16,12 @@ from sympy import Identity, Matrix, MatrixSymbol, Rational, symbols
 
 from proofs_numeric.cli import main
 from proofs_numeric.ledger import get, registry
-from property_tests.paper.quick_runs import LEDGER_GROUP, QUICK, run_claim_reusing_quick, verify_quick_in_fresh_process
+from property_tests.paper.quick_runs import (
+    LEDGER_GROUP,
+    QUICK,
+    this_process_hash_seed,
+    verify_quick_in_fresh_process,
+)
 from property_tests.strategies import evidence_lists
 from theorems import formal as F
 from theorems import framework as C
@@ -207,10 +212,11 @@ def test_claims_no_evidence_label_is_written_outside_the_framework():
 @pytest.mark.slow
 @pytest.mark.xdist_group(LEDGER_GROUP)
 @pytest.mark.parametrize("claim", registry(), ids=lambda c: c.id)
-def test_claims_every_registered_claim_runs_and_gets_a_computed_verdict(claim):
-    """Every claim (the paper's, and any plug-in's) runs; its verdict follows from its evidence (the quick run the
-    paper tests share: property_tests/paper/quick_runs.py, computed once per worker)."""
-    r = run_claim_reusing_quick(claim, _QUICK)
+def test_claims_every_registered_claim_runs_and_gets_a_computed_verdict(claim, quick_ledger):
+    """Every claim (the paper's, and any plug-in's) runs; its verdict follows from its evidence (its entry in the
+    session's quick ledger: ``verify --quick`` in a fresh process, read back by ClaimResult.from_json)."""
+    assert claim.id in quick_ledger, f"{claim.id} is registered here but missing from the fresh process's ledger"
+    r = quick_ledger[claim.id]
     assert r.error is None, r.error
     for rr in r.readings:
         assert rr.verdict == assess(rr.evidence, rr.regimes, rr.form).verdict
@@ -243,11 +249,11 @@ def _has_coq() -> bool:
 
 @pytest.mark.slow  # RN.hypotheses-at-init runs the default claims at every site of the packaged MiniLM
 @pytest.mark.xdist_group(LEDGER_GROUP)
-def test_claims_pinned_verdicts_are_what_the_evidence_earns():
+def test_claims_pinned_verdicts_are_what_the_evidence_earns(quick_ledger):
     """Findings (a change here is a change of finding). Proofs count only when formal: the
-    universal true statements are 'proved' with Coq's kernel and 'supported' without it."""
-    v = {c.id: run_claim_reusing_quick(c, _QUICK) for c in registry()
-         if c.id.startswith(("RN.", "RA.", "RRO.", "DONG.soft"))}
+    universal true statements are 'proved' with Coq's kernel and 'supported' without it. Read from the session's
+    quick ledger (``verify --quick`` in a fresh process)."""
+    v = {cid: r for cid, r in quick_ledger.items() if cid.startswith(("RN.", "RA.", "RRO.", "DONG.soft"))}
     assert v["RN.main"].verdict == "refuted"
     assert v["RN.plus-one"].verdict == "refuted"
     assert v["RN.H4-generic"].verdict == "refuted"
@@ -313,18 +319,38 @@ def _strip_seconds(x):
 
 @pytest.mark.slow
 @pytest.mark.xdist_group(LEDGER_GROUP)  # shares the quick ledger of PYTHONHASHSEED=1 with the book's test build
-def test_claims_ledger_is_identical_under_different_hash_seeds(tmp_path, quick_ledger_file):
-    """Two runs with PYTHONHASHSEED=1 (the session's quick ledger) and =2: the same JSON apart from timing keys.
+def test_claims_ledger_is_identical_under_different_hash_seeds(tmp_path, quick_ledger_file, request):
+    """The session's quick ledger (a fresh process, PYTHONHASHSEED=1) and a second one under another hash seed: the
+    same JSON apart from timing keys. The second is this worker's own ``verify --quick`` when this process's hash
+    seed is shown to be another (make test's workers start with PYTHONHASHSEED=2: conftest.py), which also computes
+    after whatever this worker ran before; otherwise (one process, or a caller's PYTHONHASHSEED=1) a fresh process
+    with PYTHONHASHSEED=2.
 
     Both compute every value themselves under their own seed: a command runs in ``computing_fresh()``, which never
     reads the session's results store (it only writes it), as test_memo checks."""
-    second = verify_quick_in_fresh_process(tmp_path / "l2.json", "2")
+    seed = this_process_hash_seed()
+    if seed is not None and seed != "1":
+        second, _ = request.getfixturevalue("worker_quick_ledger")
+    else:
+        second = verify_quick_in_fresh_process(tmp_path / "l2.json", "2")
     a, b = (json.loads(p.read_text()) for p in (quick_ledger_file, second))
     assert _strip_seconds(a) == _strip_seconds(b)
     prov = a["provenance"]
     assert set(prov) == {"commit", "versions", "seeds", "started", "duration_seconds", "key"}
     assert {"python", "sympy", "python-flint", "mpmath", "numpy", "hypothesis", "coq"} <= set(prov["versions"])
     assert prov["seeds"], "the seeds used are recorded"
+
+
+def test_claims_this_process_hash_seed_is_what_the_process_hashes_with(monkeypatch):
+    """The hash-seed test trusts a seed only when a child started with it hashes as this process does."""
+    seed = this_process_hash_seed()
+    if seed is not None:  # shown: another seed is refused
+        monkeypatch.setenv("PYTHONHASHSEED", str(int(seed) + 1))
+        assert this_process_hash_seed() is None
+    monkeypatch.setenv("PYTHONHASHSEED", "random")
+    assert this_process_hash_seed() is None
+    monkeypatch.delenv("PYTHONHASHSEED")
+    assert this_process_hash_seed() is None
 
 
 def test_claims_every_formal_lemma_is_attached_to_a_registered_reading():

@@ -1,6 +1,6 @@
 """`collapse-verify show CLAIM`: the whole record of one claim; its JSON equals the claim's entry in
-`verify --json` (plus the counterexamples typeset), for every registered claim: ``show`` computes here, ``verify``
-computed in a fresh process."""
+`verify --json` (plus the counterexamples typeset), for every registered claim: ``show`` renders the result computed in
+this worker, ``verify`` wrote the entry in a fresh process."""
 from __future__ import annotations
 
 import json
@@ -8,9 +8,11 @@ import json
 import pytest
 
 from proofs_numeric.cli import main
+from proofs_numeric.cli import verify as cli_verify
 from proofs_numeric.ledger import registry
 from proofs_numeric.ledger.model_check import without_timings
 from property_tests.paper.quick_runs import LEDGER_GROUP
+from theorems.framework import run_claim
 
 # every claim, compared with the session's quick ledger: on the worker that computes it
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(LEDGER_GROUP)]
@@ -18,10 +20,26 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(LEDGER_GROUP)]
 
 @pytest.fixture(scope="module")
 def ledger(quick_ledger_file):
-    """The session's quick ledger (``verify --quick --json`` in a fresh process, PYTHONHASHSEED=1), by claim id.
-    ``show`` computes each claim again in this process, after whatever this worker ran before, under this process's
-    hash seed: equal records say the claim's result depends on neither."""
+    """The session's quick ledger (``verify --quick --json`` in a fresh process, PYTHONHASHSEED=1), by claim id."""
     return {c["id"]: c for c in json.loads(quick_ledger_file.read_text())["claims"]}
+
+
+@pytest.fixture(scope="module")
+def worker_runs(worker_quick_ledger):
+    """``show`` renders the results of this worker's own ``verify --quick`` (computed here, after whatever this
+    worker ran before, under this worker's hash seed: the hash-seed test compares its whole ledger too); a claim it
+    did not run, or another precision, is computed as ``show`` always does."""
+    _, kept = worker_quick_ledger
+
+    def reuse(claim, ctx):
+        r = kept.get(claim.id)
+        if r is not None and r.claim is claim and (ctx.dps, ctx.quick) == (50, True):
+            return r
+        return run_claim(claim, ctx)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cli_verify, "run_claim", reuse)
+        yield kept
 
 
 def test_show_the_headline_theorem_is_refuted_in_the_quick_ledger(ledger):
@@ -31,7 +49,8 @@ def test_show_the_headline_theorem_is_refuted_in_the_quick_ledger(ledger):
 
 
 @pytest.mark.parametrize("cid", [c.id for c in registry()])
-def test_show_json_equals_the_verify_entry(cid, ledger, capsys):
+def test_show_json_equals_the_verify_entry(cid, ledger, worker_runs, capsys):
+    assert cid in worker_runs, f"{cid} is registered but this worker's verify --quick did not run it"
     assert main(["show", cid, "--json", "--quick"]) == 0  # verify --quick's precision (dps 50), as the ledger
     rec = json.loads(capsys.readouterr().out)
     typeset = rec.pop("counterexamples_typeset")

@@ -27,14 +27,6 @@ def quick_run(cid: str) -> ClaimResult:
     return run_claim(get(cid), QUICK)
 
 
-def run_claim_reusing_quick(claim: Claim, ctx: CheckContext) -> ClaimResult:
-    """``run_claim(claim, ctx)``, reusing :func:`quick_run` when ``ctx`` is :data:`QUICK` and ``claim`` is the
-    registered one (tests that drive the CLI patch it in, so the CLI renders the results the paper tests use)."""
-    if (ctx.dps, ctx.quick) == (QUICK.dps, QUICK.quick) and ctx.claim_id in ("", claim.id) and get(claim.id) is claim:
-        return quick_run(claim.id)
-    return run_claim(claim, ctx)
-
-
 def verify_quick_in_fresh_process(path: Path, hash_seed: str) -> Path:
     """``collapse-verify verify --quick --json PATH`` in a new process with ``PYTHONHASHSEED=hash_seed`` (the
     session's quick ledger, and the hash-seed test's second run); fails the test with the end of its stderr."""
@@ -51,3 +43,40 @@ def ledger_results(path: Path) -> dict[str, ClaimResult]:
     verdict and strength are assessed again from its evidence and must agree with the stored ones), by claim id."""
     data = json.loads(Path(path).read_text())
     return {d["id"]: ClaimResult.from_json(d, get(d["id"])) for d in data["claims"]}
+
+
+def verify_quick_in_this_process(path: Path) -> tuple[Path, dict[str, ClaimResult]]:
+    """``collapse-verify verify --quick --json PATH`` run in this process by the command line's ``main`` (inside
+    ``computing_fresh``: every value computed here, none read from the results store); also returns every claim's
+    result as ``run_ledger`` got it, by claim id."""
+    import pytest
+
+    from proofs_numeric.cli import main
+    from proofs_numeric.ledger import run as ledger_run
+    kept: dict[str, ClaimResult] = {}
+    compute = ledger_run.run_claim
+
+    def keep(claim: Claim, ctx: CheckContext) -> ClaimResult:
+        kept[claim.id] = r = compute(claim, ctx)
+        return r
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ledger_run, "run_claim", keep)
+        code = main(["verify", "--quick", "--json", str(path)])
+    assert code == 0, f"verify --quick in this process exited {code}"
+    return path, kept
+
+
+_HASH_PROBE = "collapse-verify: which hash seed?"
+
+
+def this_process_hash_seed() -> str | None:
+    """The ``PYTHONHASHSEED`` this process hashes strings with, when that can be shown: the variable's value, if a
+    child started with it hashes a probe string as this process does; None otherwise (unset or changed since this
+    process started: its seed is unknown)."""
+    seed = os.environ.get("PYTHONHASHSEED", "")
+    if not seed.isdigit():
+        return None
+    child = subprocess.run([sys.executable, "-c", f"print(hash({_HASH_PROBE!r}))"],
+                           env={**os.environ, "PYTHONHASHSEED": seed}, capture_output=True, text=True, timeout=120)
+    return seed if child.stdout.strip() == str(hash(_HASH_PROBE)) else None
