@@ -334,6 +334,9 @@ def test_claims_ledger_is_identical_under_different_hash_seeds(tmp_path, quick_l
     else:
         second = verify_quick_in_fresh_process(tmp_path / "l2.json", "2")
     a, b = (json.loads(p.read_text()) for p in (quick_ledger_file, second))
+    ids_a, ids_b = ({c["id"] for c in x["claims"]} for x in (a, b))
+    assert ids_a == ids_b, (f"different claims: only in the fresh process {sorted(ids_a - ids_b)}, only in the second "
+                            f"{sorted(ids_b - ids_a)} (a test left a claim registered?)")
     assert _strip_seconds(a) == _strip_seconds(b)
     prov = a["provenance"]
     assert set(prov) == {"commit", "versions", "seeds", "started", "duration_seconds", "key"}
