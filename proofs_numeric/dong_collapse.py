@@ -56,7 +56,7 @@ from theorems.framework import (
     not_checkable,
     stable_seed,
 )
-from theorems.framework.memo import memo
+from theorems.framework.memo import memo, process_cache
 from theorems.paper.dong_collapse import rank_blind_to_collapse, skip_bound_holds
 
 from .transformer import Block, Head, block_forward, workdps
@@ -498,7 +498,7 @@ def _shape_str(s: dict) -> str:
 DEPTH_DPS = 1000
 
 
-_CACHE: dict = {}
+_CACHE: dict = process_cache()  # emptied by theorems.framework.memo.clear_process_caches
 
 
 _ARB = f"python-flint arb balls at {DEPTH_DPS} digits ((m, R) form for the attention regimes)"

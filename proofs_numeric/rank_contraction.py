@@ -35,6 +35,7 @@ from theorems.framework import (
     interval_witness,
     stable_seed,
 )
+from theorems.framework.memo import process_cache
 from theorems.paper.rank_contraction import alpha_exact
 
 from .certify import certified_rank_lower_bound, interval_size_check
@@ -140,7 +141,7 @@ CERTIFIED_SHAPES = {
     "n>d": [Shape(n=7, d=4, H=2, d_k=2), Shape(n=8, d=6, H=3, d_k=2), Shape(n=3, d=2, H=1, d_k=1)]}
 
 
-_CERTIFIED_CACHE: dict = {}
+_CERTIFIED_CACHE: dict = process_cache()  # emptied by theorems.framework.memo.clear_process_caches
 
 
 def certified_shapes(ctx: CheckContext):

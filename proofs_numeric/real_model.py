@@ -36,7 +36,7 @@ import numpy as np
 
 from theorems.exact.instances import regime_of
 from theorems.framework import INSTANCE_FORMS, REGISTRY, Evidence, exact_instances, float_statistic, not_checkable
-from theorems.framework.memo import memo
+from theorems.framework.memo import memo, process_cache
 
 from . import rank_contraction as RC_NUMERIC
 from . import residual_obstruction as RRO_NUMERIC
@@ -413,7 +413,7 @@ def layer_symmetries(m: Checkpoint, X: np.ndarray, L, seed: int = 0) -> dict:
     return res
 
 
-_MEASURE_CACHE: dict = {}
+_MEASURE_CACHE: dict = process_cache()  # emptied by theorems.framework.memo.clear_process_caches
 
 
 #: the name of the packaged model's measurement in the on-disk store (:mod:`theorems.framework.memo`)

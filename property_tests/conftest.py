@@ -168,6 +168,13 @@ def worker_quick_ledger(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def quick_ledger_records(quick_ledger_file):
+    """The session's quick ledger as written (JSON), each claim's record by claim id."""
+    import json
+    return {c["id"]: c for c in json.loads(quick_ledger_file.read_text())["claims"]}
+
+
+@pytest.fixture(scope="session")
 def quick_ledger(quick_ledger_file):
     """Every claim's result in the session's quick ledger, read back (``ClaimResult.from_json``, which assesses each
     reading's verdict again from its evidence), by claim id."""

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -17,8 +20,10 @@ from sympy import Identity, Matrix, MatrixSymbol, Rational, symbols
 from proofs_numeric.cli import main
 from proofs_numeric.ledger import get, registry
 from property_tests.paper.quick_runs import (
+    EXIT_STATUS,
     LEDGER_GROUP,
     QUICK,
+    hashes_like,
     this_process_hash_seed,
     verify_quick_in_fresh_process,
 )
@@ -212,11 +217,14 @@ def test_claims_no_evidence_label_is_written_outside_the_framework():
 @pytest.mark.slow
 @pytest.mark.xdist_group(LEDGER_GROUP)
 @pytest.mark.parametrize("claim", registry(), ids=lambda c: c.id)
-def test_claims_every_registered_claim_runs_and_gets_a_computed_verdict(claim, quick_ledger):
+def test_claims_every_registered_claim_runs_and_gets_a_computed_verdict(claim, quick_ledger, quick_ledger_records):
     """Every claim (the paper's, and any plug-in's) runs; its verdict follows from its evidence (its entry in the
-    session's quick ledger: ``verify --quick`` in a fresh process, read back by ClaimResult.from_json)."""
+    session's quick ledger: ``verify --quick`` in a fresh process, read back by ClaimResult.from_json, which assesses
+    each verdict again and refuses a parameter space other than the registered claim's)."""
     assert claim.id in quick_ledger, f"{claim.id} is registered here but missing from the fresh process's ledger"
     r = quick_ledger[claim.id]
+    rec = quick_ledger_records[claim.id]
+    written = {"literal": rec, **{x["key"]: x for x in rec["readings"]}}  # the records as the run wrote them
     assert r.error is None, r.error
     for rr in r.readings:
         assert rr.verdict == assess(rr.evidence, rr.regimes, rr.form).verdict
@@ -230,7 +238,8 @@ def test_claims_every_registered_claim_runs_and_gets_a_computed_verdict(claim, q
         if rr.verdict == "not-checkable":
             assert rr.reason
         if rr.form == "generic":  # "for almost every point of a stated parameter space"
-            assert rr.generic is not None and rr.to_json()["parameter_space"]["space"]
+            space = written[rr.key]["parameter_space"]  # the literal's is the claim's; each other reading's its own
+            assert space and space["space"], f"{claim.id} {rr.key}: generic, but the ledger states no parameter space"
             for e in rr.evidence:  # every exact failure is labelled robust (with its certificate), persistent or
                 if e.holds is False and e.kind in ("exact", "counterexample") and e.scope in ("instances", "complete"):
                     assert e.label in C.FAILURE_LABELS, f"{claim.id} {rr.key}: unlabelled exact failure {e.summary}"
@@ -288,23 +297,29 @@ def test_claims_stored_counterexample_that_no_longer_refutes_fails_loudly(tmp_pa
 @pytest.mark.slow
 @pytest.mark.xdist_group(LEDGER_GROUP)
 def test_claims_every_stored_counterexample_is_reread_by_some_claim(quick_ledger_file):
-    """The session's quick ledger (every claim, in a fresh process) has no error, so no stored counterexample file
-    went unread: ``run_ledger`` compares the files with those the claims' results list as re-checked (not with a
-    global) and reports a file no claim re-read as an error of the ledger (the next test shows it does)."""
+    """The session's quick ledger (every claim, in a fresh process) has no error and ``verify`` exited 0, so no
+    stored counterexample file went unread: ``run_ledger`` compares the files with those the claims' results list as
+    re-checked (not with a global) and reports a file no claim re-read as an error of the ledger (the next test shows
+    it does). A claim that fails shows here with its error, and in its own test."""
     data = json.loads(quick_ledger_file.read_text())
     assert data["errors"] == []
+    assert EXIT_STATUS[quick_ledger_file] == 0
     assert C.counterexample_files(), "no stored counterexample: nothing was checked"
 
 
 def test_claims_a_stored_counterexample_no_claim_rereads_is_an_error_of_the_ledger(monkeypatch):
-    """run_ledger over a whole registry (here one claim stands for it) lists a stored file that no result re-read."""
+    """run_ledger over a whole registry (here one claim stands for it) lists a stored file that no result re-read,
+    and only that one."""
     from proofs_numeric.ledger import run as ledger_run
-    one = get("RRO.remark-iv")
+    one = get("RRO.rowspace-remark")  # refuted by its stored counterexample, which it re-reads
     monkeypatch.setattr(ledger_run, "_paper_claim_ids", lambda claims: {one.id})
-    monkeypatch.setattr(ledger_run, "counterexample_files", lambda: ["theorems/counterexamples/PLANTED.json"])
     results, errors = ledger_run.run_ledger([one], _QUICK)
-    assert errors == ["stored counterexample files never re-read by any claim: theorems/counterexamples/PLANTED.json"]
     read = sorted(ledger_run.referenced_counterexamples(results))
+    assert read == ["theorems/counterexamples/RRO.rowspace-remark.json"]
+    planted = "theorems/counterexamples/PLANTED.json"
+    monkeypatch.setattr(ledger_run, "counterexample_files", lambda: [*read, planted])
+    errors = ledger_run.run_ledger([one], _QUICK)[1]
+    assert errors == [f"stored counterexample files never re-read by any claim: {planted}"]
     monkeypatch.setattr(ledger_run, "counterexample_files", lambda: read)
     assert ledger_run.run_ledger([one], _QUICK)[1] == []  # the files it did re-read are no error
 
@@ -329,7 +344,7 @@ def test_claims_ledger_is_identical_under_different_hash_seeds(tmp_path, quick_l
     Both compute every value themselves under their own seed: a command runs in ``computing_fresh()``, which never
     reads the session's results store (it only writes it), as test_memo checks."""
     seed = this_process_hash_seed()
-    if seed is not None and seed != "1":
+    if seed is not None and not hashes_like("1"):  # "01" is seed 1 too: compared by hashing, not as strings
         second, _ = request.getfixturevalue("worker_quick_ledger")
     else:
         second = verify_quick_in_fresh_process(tmp_path / "l2.json", "2")
@@ -345,7 +360,8 @@ def test_claims_ledger_is_identical_under_different_hash_seeds(tmp_path, quick_l
 
 
 def test_claims_this_process_hash_seed_is_what_the_process_hashes_with(monkeypatch):
-    """The hash-seed test trusts a seed only when a child started with it hashes as this process does."""
+    """The hash-seed test trusts a seed only when a child started with it hashes as this process does; it tells seed
+    1 from another by hashing too (Python reads "01" as 1). Children started with known seeds show both."""
     seed = this_process_hash_seed()
     if seed is not None:  # shown: another seed is refused
         monkeypatch.setenv("PYTHONHASHSEED", str(int(seed) + 1))
@@ -354,6 +370,12 @@ def test_claims_this_process_hash_seed_is_what_the_process_hashes_with(monkeypat
     assert this_process_hash_seed() is None
     monkeypatch.delenv("PYTHONHASHSEED")
     assert this_process_hash_seed() is None
+    probe = ("from property_tests.paper.quick_runs import hashes_like, this_process_hash_seed as s; "
+             "print(s(), hashes_like('1'))")
+    for started, expected in (("5", "5 False"), ("01", "01 True"), ("1", "1 True")):
+        child = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                               env={**os.environ, "PYTHONHASHSEED": started})
+        assert child.stdout.split() == expected.split(), (started, child.stdout, child.stderr[-1000:])
 
 
 def test_claims_every_formal_lemma_is_attached_to_a_registered_reading():

@@ -73,6 +73,19 @@ def test_ledger_cache_a_result_read_back_is_the_result_written(tmp_path):
         assert [e.to_json() for e in back.literal.evidence] == [e.to_json() for e in r.literal.evidence]
 
 
+def test_ledger_cache_a_parameter_space_other_than_the_claims_is_refused():
+    """A generic reading's stored parameter space must be the registered claim's (a run that lost it, or a stale
+    file, is not read back as if it had one)."""
+    c = get("RC.rank-equals-sum")
+    rec = json.loads(json.dumps(run_claim(c, CheckContext(dps=30, quick=True)).to_json(), default=str))
+    ClaimResult.from_json(rec, c)  # as written: read back
+    generic = [r for r in rec["readings"] if r["parameter_space"]]
+    assert generic, "RC.rank-equals-sum has a generic reading"
+    generic[0]["parameter_space"] = None
+    with pytest.raises(ValueError, match="parameter space"):
+        ClaimResult.from_json(rec, c)
+
+
 def test_ledger_cache_an_edited_verdict_is_refused(tmp_path):
     _, data, results = _small_ledger(tmp_path)
     d = json.loads(json.dumps(data["claims"][0], default=str))

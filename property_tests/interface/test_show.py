@@ -24,8 +24,8 @@ def ledger(quick_ledger_file):
     return {c["id"]: c for c in json.loads(quick_ledger_file.read_text())["claims"]}
 
 
-@pytest.fixture(scope="module")
-def worker_runs(worker_quick_ledger):
+@pytest.fixture
+def worker_runs(worker_quick_ledger, monkeypatch):
     """``show`` renders the results of this worker's own ``verify --quick`` (computed here, after whatever this
     worker ran before, under this worker's hash seed: the hash-seed test compares its whole ledger too); a claim it
     did not run, or another precision, is computed as ``show`` always does."""
@@ -37,9 +37,8 @@ def worker_runs(worker_quick_ledger):
             return r
         return run_claim(claim, ctx)
 
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(cli_verify, "run_claim", reuse)
-        yield kept
+    monkeypatch.setattr(cli_verify, "run_claim", reuse)
+    return kept
 
 
 def test_show_the_headline_theorem_is_refuted_in_the_quick_ledger(ledger):
@@ -60,6 +59,27 @@ def test_show_json_equals_the_verify_entry(cid, ledger, worker_runs, capsys):
     for t in typeset:
         if t["stored"]:
             assert t["latex"], "a stored counterexample is typeset"
+
+
+#: claims ``show`` computes once more in this worker, each compared with the worker's own first run of it and with
+#: the fresh process's: the headline theorem (four readings, a stored counterexample, the trained model), a remark
+#: refuted by its stored counterexample, a claim with a generic reading, a proved one, a symmetry with four
+#: readings, a user's conjecture, a Dong claim with a formal corrected reading
+_COMPUTED_AGAIN = ("RN.main", "RRO.rowspace-remark", "RC.rank-equals-sum", "RN.H4-unique", "SYM.token-permutation",
+                   "USER.ln-sphere", "DONG.softmax-shift")
+
+
+@pytest.mark.parametrize("cid", _COMPUTED_AGAIN)
+def test_show_computes_the_same_record_again_in_this_process(cid, ledger, worker_quick_ledger, capsys):
+    """A second run of the claim in the process that already ran it gives the same record (no state left behind by
+    the first), and the fresh process's."""
+    _, kept = worker_quick_ledger
+    assert cid in kept
+    assert main(["show", cid, "--json", "--quick"]) == 0  # no patch here: show computes the claim itself
+    rec = json.loads(capsys.readouterr().out)
+    rec.pop("counterexamples_typeset")
+    assert without_timings(rec) == without_timings(json.loads(json.dumps(kept[cid].to_json(), default=str)))
+    assert without_timings(rec) == without_timings(ledger[cid])
 
 
 def test_show_text_names_every_counterexample_file(capsys):

@@ -27,14 +27,22 @@ def quick_run(cid: str) -> ClaimResult:
     return run_claim(get(cid), QUICK)
 
 
+#: the exit status of each ledger these helpers computed (path -> status): ``verify`` exits 1 when its ledger lists
+#: an error, and still writes the ledger, which the tests read (each failing claim fails its own tests)
+EXIT_STATUS: dict[Path, int] = {}
+
+
 def verify_quick_in_fresh_process(path: Path, hash_seed: str) -> Path:
     """``collapse-verify verify --quick --json PATH`` in a new process with ``PYTHONHASHSEED=hash_seed`` (the
-    session's quick ledger, and the hash-seed test's second run); fails the test with the end of its stderr."""
+    session's quick ledger, and the hash-seed test's second ledger when no worker of another seed computes one);
+    fails the test with the end of its stderr when no ledger was written."""
     exe = Path(sys.executable).parent / "collapse-verify"
+    path.unlink(missing_ok=True)
     proc = subprocess.run([str(exe), "verify", "--quick", "--json", str(path)],
                           env={**os.environ, "PYTHONHASHSEED": hash_seed}, stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, text=True, timeout=900)
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert path.is_file(), f"verify --quick exited {proc.returncode} and wrote no ledger:\n{proc.stderr[-2000:]}"
+    EXIT_STATUS[path] = proc.returncode
     return path
 
 
@@ -46,13 +54,16 @@ def ledger_results(path: Path) -> dict[str, ClaimResult]:
 
 
 def verify_quick_in_this_process(path: Path) -> tuple[Path, dict[str, ClaimResult]]:
-    """``collapse-verify verify --quick --json PATH`` run in this process by the command line's ``main`` (inside
-    ``computing_fresh``: every value computed here, none read from the results store); also returns every claim's
-    result as ``run_ledger`` got it, by claim id."""
+    """``collapse-verify verify --quick --json PATH`` run in this process by the command line's ``main``: every value
+    computed here (``main`` runs inside ``computing_fresh``, which reads nothing from the results store, and the
+    results this process kept from earlier tests are forgotten first: ``clear_process_caches``); also returns every
+    claim's result as ``run_ledger`` got it, by claim id."""
     import pytest
 
     from proofs_numeric.cli import main
     from proofs_numeric.ledger import run as ledger_run
+    from theorems.framework.memo import clear_process_caches
+    clear_process_caches()
     kept: dict[str, ClaimResult] = {}
     compute = ledger_run.run_claim
 
@@ -62,21 +73,25 @@ def verify_quick_in_this_process(path: Path) -> tuple[Path, dict[str, ClaimResul
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(ledger_run, "run_claim", keep)
-        code = main(["verify", "--quick", "--json", str(path)])
-    assert code == 0, f"verify --quick in this process exited {code}"
+        EXIT_STATUS[path] = main(["verify", "--quick", "--json", str(path)])
+    assert path.is_file(), f"verify --quick in this process exited {EXIT_STATUS[path]} and wrote no ledger"
     return path, kept
 
 
 _HASH_PROBE = "collapse-verify: which hash seed?"
 
 
-def this_process_hash_seed() -> str | None:
-    """The ``PYTHONHASHSEED`` this process hashes strings with, when that can be shown: the variable's value, if a
-    child started with it hashes a probe string as this process does; None otherwise (unset or changed since this
-    process started: its seed is unknown)."""
-    seed = os.environ.get("PYTHONHASHSEED", "")
-    if not seed.isdigit():
-        return None
+def hashes_like(seed: str) -> bool:
+    """Whether a child process started with ``PYTHONHASHSEED=seed`` hashes a probe string as this process does."""
     child = subprocess.run([sys.executable, "-c", f"print(hash({_HASH_PROBE!r}))"],
                            env={**os.environ, "PYTHONHASHSEED": seed}, capture_output=True, text=True, timeout=120)
-    return seed if child.stdout.strip() == str(hash(_HASH_PROBE)) else None
+    return child.returncode == 0 and child.stdout.strip() == str(hash(_HASH_PROBE))
+
+
+def this_process_hash_seed() -> str | None:
+    """The ``PYTHONHASHSEED`` this process hashes strings with, when that can be shown: the variable's value, if a
+    child started with it hashes a probe string as this process does; None otherwise (unset, not a number, or changed
+    since this process started: its seed is unknown). Python reads ``01`` as 1: compare seeds with
+    :func:`hashes_like`, never as strings."""
+    seed = os.environ.get("PYTHONHASHSEED", "")
+    return seed if seed.isdigit() and hashes_like(seed) else None

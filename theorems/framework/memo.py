@@ -35,6 +35,7 @@ from .storage import REPO_ROOT
 
 __all__ = ["DECIDING", "NOT_DECIDING", "CACHE_ENV", "add_deciding", "deciding", "deciding_files", "source_digest",
            "library_versions", "cache_dir", "memo_key", "memo", "computing_fresh", "provenance", "current_commit",
+           "process_cache", "clear_process_caches",
            "head_commit", "locked", "reads", "note_computed"]
 
 T = TypeVar("T")
@@ -242,6 +243,26 @@ def _note(name: str, prov: dict[str, Any]) -> None:
         _LAST_READ[name] = prov
     c = _COUNTS.setdefault(name, [0, 0])
     c[0 if prov.get("reused") else 1] += 1
+
+
+#: every dict :func:`process_cache` handed out
+_PROCESS_CACHES: list[dict[Any, Any]] = []
+
+
+def process_cache() -> dict[Any, Any]:
+    """A dict in which a module keeps results it computes once per process (keyed by their options), so the claims
+    of one run share them (the trained model's measurement, the depth study); :func:`clear_process_caches` empties
+    every such dict."""
+    d: dict[Any, Any] = {}
+    _PROCESS_CACHES.append(d)
+    return d
+
+
+def clear_process_caches() -> None:
+    """Forget every result kept by :func:`process_cache`: the next run in this process computes them again (a test
+    that compares a run here with one in a fresh process, after other tests filled them, perhaps from the store)."""
+    for d in _PROCESS_CACHES:
+        d.clear()
 
 
 @contextmanager

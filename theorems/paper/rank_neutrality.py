@@ -96,6 +96,7 @@ from ..framework import (
     predicted,
     stable_seed,
 )
+from ..framework.memo import process_cache
 
 __all__ = ["PROOF_STEPS", "PAPER_PROOF_AUDIT", "stress", "TOKEN_SHAPES", "FAMILIES", "POOL", "USER_INSTANCE",
            "from_user", "HYPOTHESIS", "effective_rank"]
@@ -236,7 +237,7 @@ def _stress_rows(ctx: CheckContext):
     return list(stress(seed=20260426, per_shape=per))
 
 
-_STRESS_CACHE: dict = {}
+_STRESS_CACHE: dict = process_cache()  # emptied by theorems.framework.memo.clear_process_caches
 
 
 def cached_stress(ctx: CheckContext):
