@@ -54,7 +54,8 @@ def test_parallel_premise_counts_reach_the_controller(tmp_path):
 
 def test_parallel_loadgroup_keeps_a_group_on_one_worker(tmp_path):
     """`make test` runs `pytest -n 2 --dist loadgroup`: the tests of one xdist_group (the session's quick ledger
-    and its readers, the book build among them) share one worker and so one session fixture (pytest 9.2 with pytest-xdist 3.8 split them)."""
+    and its readers, the book build among them) share one worker and so one session fixture (pytest 9.2 with
+    pytest-xdist 3.8 split them)."""
     probe = tmp_path / "test_group_probe.py"
     log = tmp_path / "workers.txt"
     body = f"    open({str(log)!r}, 'a').write(os.environ['PYTEST_XDIST_WORKER'] + '\\n')\n"
