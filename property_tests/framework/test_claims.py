@@ -303,7 +303,8 @@ def test_claims_every_stored_counterexample_is_reread_by_some_claim(quick_ledger
     it does). A claim that fails shows here with its error, and in its own test."""
     data = json.loads(quick_ledger_file.read_text())
     assert data["errors"] == []
-    assert EXIT_STATUS[quick_ledger_file] == 0
+    status, stderr = EXIT_STATUS[quick_ledger_file]
+    assert status == 0, f"verify --quick exited {status}:\n{stderr}"
     assert C.counterexample_files(), "no stored counterexample: nothing was checked"
 
 

@@ -81,9 +81,24 @@ def test_ledger_cache_a_parameter_space_other_than_the_claims_is_refused():
     ClaimResult.from_json(rec, c)  # as written: read back
     generic = [r for r in rec["readings"] if r["parameter_space"]]
     assert generic, "RC.rank-equals-sum has a generic reading"
+    kept = generic[0]["parameter_space"]
     generic[0]["parameter_space"] = None
     with pytest.raises(ValueError, match="parameter space"):
         ClaimResult.from_json(rec, c)
+    del generic[0]["parameter_space"]  # lost, not even null
+    with pytest.raises(ValueError, match="no parameter space"):
+        ClaimResult.from_json(rec, c)
+    generic[0]["parameter_space"] = kept
+    generic[0]["key"] = "a-reading-nobody-declared"
+    with pytest.raises(ValueError, match="no such reading"):
+        ClaimResult.from_json(rec, c)
+    lit = get("RC.generic-wv")  # generic as stated: the literal's space is written with the claim's fields
+    rec = json.loads(json.dumps(run_claim(lit, CheckContext(dps=30, quick=True)).to_json(), default=str))
+    assert rec["parameter_space"]
+    ClaimResult.from_json(rec, lit)
+    rec["parameter_space"] = None
+    with pytest.raises(ValueError, match="parameter space"):
+        ClaimResult.from_json(rec, lit)
 
 
 def test_ledger_cache_an_edited_verdict_is_refused(tmp_path):
@@ -130,6 +145,20 @@ def test_ledger_cache_the_book_reuses_a_matching_ledger_without_computing(small_
     assert report.run("RN.plus-one").verdict == get_verdict(results, "RN.plus-one")
     assert "read from" in report.provenance_markdown() and data["provenance"]["commit"][:12] in \
         report.provenance_markdown()
+
+
+def test_ledger_cache_the_book_recomputes_a_matching_ledger_whose_content_is_refused(small_book, tmp_path,
+                                                                                       monkeypatch):
+    """A ledger whose key matches but whose content from_json refuses (an edited verdict: a plug-in edited in place
+    keeps its key) is computed again, and the book says why, instead of failing the page."""
+    path, data, _ = _small_ledger(tmp_path)
+    data["claims"][0]["verdict"] = "refuted" if data["claims"][0]["verdict"] != "refuted" else "proved"
+    path.write_text(json.dumps(data, default=str))
+    monkeypatch.setattr(report, "default_ledger_paths", lambda: [path])
+    monkeypatch.setattr(report, "REPO_ROOT", tmp_path)  # the build's cache goes to the test's folder
+    led = report.book_ledger()
+    assert not led["reused"]
+    assert any("not read back" in w and "not what its evidence earns" in w for w in led["why"])
 
 
 def get_verdict(results, cid):

@@ -25,7 +25,7 @@ def ledger(quick_ledger_file):
 
 
 @pytest.fixture
-def worker_runs(worker_quick_ledger, monkeypatch):
+def worker_runs(worker_quick_ledger):
     """``show`` renders the results of this worker's own ``verify --quick`` (computed here, after whatever this
     worker ran before, under this worker's hash seed: the hash-seed test compares its whole ledger too); a claim it
     did not run, or another precision, is computed as ``show`` always does."""
@@ -37,8 +37,9 @@ def worker_runs(worker_quick_ledger, monkeypatch):
             return r
         return run_claim(claim, ctx)
 
-    monkeypatch.setattr(cli_verify, "run_claim", reuse)
-    return kept
+    with pytest.MonkeyPatch.context() as mp:  # undone after each test; not the monkeypatch fixture, which would
+        mp.setattr(cli_verify, "run_claim", reuse)  # turn the results store off (conftest.py) for whatever session
+        yield kept                                   # fixture this test happens to start
 
 
 def test_show_the_headline_theorem_is_refuted_in_the_quick_ledger(ledger):
@@ -71,8 +72,9 @@ _COMPUTED_AGAIN = ("RN.main", "RRO.rowspace-remark", "RC.rank-equals-sum", "RN.H
 
 @pytest.mark.parametrize("cid", _COMPUTED_AGAIN)
 def test_show_computes_the_same_record_again_in_this_process(cid, ledger, worker_quick_ledger, capsys):
-    """A second run of the claim in the process that already ran it gives the same record (no state left behind by
-    the first), and the fresh process's."""
+    """A second run of the claim in the process that already ran it gives the same record as the first (state left
+    behind by the first would show; the results this process keeps for reuse, such as the trained model's
+    measurement and the depth study, are reused here as in any run), and as the fresh process's run."""
     _, kept = worker_quick_ledger
     assert cid in kept
     assert main(["show", cid, "--json", "--quick"]) == 0  # no patch here: show computes the claim itself

@@ -27,9 +27,10 @@ def quick_run(cid: str) -> ClaimResult:
     return run_claim(get(cid), QUICK)
 
 
-#: the exit status of each ledger these helpers computed (path -> status): ``verify`` exits 1 when its ledger lists
-#: an error, and still writes the ledger, which the tests read (each failing claim fails its own tests)
-EXIT_STATUS: dict[Path, int] = {}
+#: how each ledger these helpers computed ended (path -> (exit status, the end of its stderr; "" in-process)):
+#: ``verify`` exits 1 when its ledger lists an error, and still writes the ledger, which the tests read (each failing
+#: claim fails its own tests)
+EXIT_STATUS: dict[Path, tuple[int, str]] = {}
 
 
 def verify_quick_in_fresh_process(path: Path, hash_seed: str) -> Path:
@@ -42,7 +43,7 @@ def verify_quick_in_fresh_process(path: Path, hash_seed: str) -> Path:
                           env={**os.environ, "PYTHONHASHSEED": hash_seed}, stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, text=True, timeout=900)
     assert path.is_file(), f"verify --quick exited {proc.returncode} and wrote no ledger:\n{proc.stderr[-2000:]}"
-    EXIT_STATUS[path] = proc.returncode
+    EXIT_STATUS[path] = (proc.returncode, proc.stderr[-2000:])
     return path
 
 
@@ -73,8 +74,8 @@ def verify_quick_in_this_process(path: Path) -> tuple[Path, dict[str, ClaimResul
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(ledger_run, "run_claim", keep)
-        EXIT_STATUS[path] = main(["verify", "--quick", "--json", str(path)])
-    assert path.is_file(), f"verify --quick in this process exited {EXIT_STATUS[path]} and wrote no ledger"
+        EXIT_STATUS[path] = (main(["verify", "--quick", "--json", str(path)]), "")
+    assert path.is_file(), f"verify --quick in this process exited {EXIT_STATUS[path][0]} and wrote no ledger"
     return path, kept
 
 

@@ -1076,6 +1076,9 @@ def _store_results(build: Path, key: str, results: dict[str, tuple]) -> None:
         older = sorted(build.glob(f"{_RESULTS_PREFIX}*.json"), key=lambda f: f.stat().st_mtime, reverse=True)
         for f in older[_RESULTS_KEPT:]:
             f.unlink(missing_ok=True)
+    except OSError:
+        pass
+    try:
         (build / "check-results.json").unlink(missing_ok=True)  # the one shared file of before 2026-12-04
     except OSError:
         pass

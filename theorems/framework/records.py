@@ -284,17 +284,21 @@ class ClaimResult:
                "reason": d.get("reason"), "evidence": d["evidence"], "seconds": 0.0,
                "same_as": d.get("same_as"), "notion": d.get("notion"), "exceptional": d.get("exceptional"),
                "cites": d.get("cites"), "formal_gap": d.get("formal_gap")}
+        if "parameter_space" in d:  # the literal's is written with the claim's fields
+            lit["parameter_space"] = d["parameter_space"]
         stored = [lit, *d.get("readings", [])]
         readings = [ReadingResult.from_json(r) for r in stored]
         declared = {r.key: r for r in claim.all_readings()}
         for rr, rec in zip(readings, stored):  # the parameter space is the registered claim's (the ledger keeps
-            if rr.key in declared:             # only its text), and must be the one the run wrote
-                rr.generic = claim.spec_of(declared[rr.key])
-            if rr is not readings[0] and "parameter_space" in rec:
-                now = rr.generic.to_json() if rr.generic is not None else None
-                if rec["parameter_space"] != now:
-                    raise ValueError(f"reading {rr.key!r}: the stored parameter space {rec['parameter_space']!r} is "
-                                     f"not the registered claim's {now!r}")
+            if rr.key not in declared:         # only its text), and must be the one the run wrote
+                raise ValueError(f"reading {rr.key!r}: the registered claim {claim.id} has no such reading")
+            rr.generic = claim.spec_of(declared[rr.key])
+            now = rr.generic.to_json() if rr.generic is not None else None
+            if "parameter_space" not in rec:
+                raise ValueError(f"reading {rr.key!r}: the record states no parameter space (not even null)")
+            if rec["parameter_space"] != now:
+                raise ValueError(f"reading {rr.key!r}: the stored parameter space {rec['parameter_space']!r} is "
+                                 f"not the registered claim's {now!r}")
         return cls(claim, readings, float(d.get("seconds") or 0.0))
 
     def to_json(self) -> JSONObject:
