@@ -175,11 +175,11 @@ def quick_ledger_records(quick_ledger_file):
 
 
 @pytest.fixture(scope="session")
-def quick_ledger(quick_ledger_file):
+def quick_ledger(quick_ledger_records):
     """Every claim's result in the session's quick ledger, read back (``ClaimResult.from_json``, which assesses each
     reading's verdict again from its evidence), by claim id."""
     from property_tests.paper.quick_runs import ledger_results
-    return ledger_results(quick_ledger_file)
+    return ledger_results(quick_ledger_records)
 
 
 @pytest.fixture(autouse=True)

@@ -19,9 +19,10 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group(LEDGER_GROUP)]
 
 
 @pytest.fixture(scope="module")
-def ledger(quick_ledger_file):
-    """The session's quick ledger (``verify --quick --json`` in a fresh process, PYTHONHASHSEED=1), by claim id."""
-    return {c["id"]: c for c in json.loads(quick_ledger_file.read_text())["claims"]}
+def ledger(quick_ledger_records):
+    """The session's quick ledger (``verify --quick --json`` in a fresh process, PYTHONHASHSEED=1), each record by
+    claim id (conftest.py)."""
+    return quick_ledger_records
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 (``verify --quick --json`` in a fresh process), read back for the tests that look at every claim."""
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -47,11 +46,11 @@ def verify_quick_in_fresh_process(path: Path, hash_seed: str) -> Path:
     return path
 
 
-def ledger_results(path: Path) -> dict[str, ClaimResult]:
-    """Every claim's result read back from the ledger at ``path`` (:meth:`ClaimResult.from_json`: each reading's
-    verdict and strength are assessed again from its evidence and must agree with the stored ones), by claim id."""
-    data = json.loads(Path(path).read_text())
-    return {d["id"]: ClaimResult.from_json(d, get(d["id"])) for d in data["claims"]}
+def ledger_results(records: dict[str, dict]) -> dict[str, ClaimResult]:
+    """Every claim's result read back from a ledger's records (claim id -> record, as ``verify --json`` wrote it;
+    :meth:`ClaimResult.from_json`: each reading's verdict and strength are assessed again from its evidence and must
+    agree with the stored ones), by claim id."""
+    return {cid: ClaimResult.from_json(rec, get(cid)) for cid, rec in records.items()}
 
 
 def verify_quick_in_this_process(path: Path) -> tuple[Path, dict[str, ClaimResult]]:
@@ -79,6 +78,9 @@ def verify_quick_in_this_process(path: Path) -> tuple[Path, dict[str, ClaimResul
     return path, kept
 
 
+#: hash() of a string differs between processes unless PYTHONHASHSEED fixes it; that difference is what the two
+#: functions below observe, to learn which seed this process runs with. No seed of any computation is taken from
+#: hash(): the suite's seeds are stable_seed's (theorems.framework), the same in every process.
 _HASH_PROBE = "collapse-verify: which hash seed?"
 
 
