@@ -603,6 +603,36 @@ def test_inverse_mod_prime_is_the_inverse_or_singular(r, q, seed, kind, leaf):
     assert all((v - (i == j)) % m == 0 for (i, j), v in np.ndenumerate(CA))
 
 
+_RESIDUE_MODULI = [2, 3, 101, 65521, 131071, 67108859, 131071 ** 2, 2 ** 26 - 5]
+
+
+@given(st.sampled_from(_RESIDUE_MODULI), st.lists(st.integers(-(2 ** 53), 2 ** 53), min_size=1, max_size=40),
+       st.integers(-3, 3))
+def test_residues_are_python_residues_over_the_whole_exact_range(q, xs, k):
+    """_residues(X, q) is X mod q in [0, q) (Python's %) for every integer with |X| + q <= 2^53: random draws,
+    the ends of that range, multiples of q and their neighbours (where the float quotient can round across an
+    integer), clipped into the range."""
+    lim = 2 ** 53 - q
+    edge = [lim, -lim, lim - 1, -lim + 1, 0, -1, 1, q, -q, q - 1, 1 - q] + [
+        (lim // q - i) * q + k for i in range(3)] + [-((lim // q - i) * q) + k for i in range(3)]
+    vals = [max(-lim, min(lim, v)) for v in xs + edge]
+    X = np.array(vals, dtype=np.float64)
+    assert [int(v) for v in X] == vals  # every value is exact in float64
+    R = P._residues(X, q)
+    assert R.dtype == np.float64 and R.shape == X.shape
+    assert [int(v) for v in R] == [v % q for v in vals]
+    assert [int(v) for v in P._residues(X.reshape(-1, 1), float(q)).ravel()] == [v % q for v in vals]
+
+
+def test_residues_where_the_float_quotient_rounds_below_a_whole_number():
+    """X = k q whose float quotient X fl(1/q) lies just below k (found by search; checked here): floor gives k - 1,
+    R = q, and the correction must bring it to 0 (and k q + 1 to 1)."""
+    q, x = 65521, 7333893483733186
+    assert x % q == 0 and math.floor(float(x) * (1.0 / q)) == x // q - 1  # the case this test is for
+    R = P._residues(np.array([x, x + 1, -x, -x - 1], dtype=np.float64), q)
+    assert [int(v) for v in R] == [0, 1, 0, q - 1]
+
+
 def test_inverse_mod_prime_refuses_primes_it_cannot_keep_exact():
     with pytest.raises(ValueError, match="below 2"):
         P.inverse_mod_prime(np.eye(3), 2 ** 26 + 15)
@@ -820,9 +850,10 @@ def test_threaded_lifting_matches_one_thread_and_sees_every_block(monkeypatch, w
         monkeypatch.setattr(P, "_THREAD_MIN_WORK", 0)
         good = P.padic_rank_certificate(Z, rows, cols)
         wrong = P.padic_rank_certificate(bad, rows, cols)
-        out[threads] = (good.upper, good.steps, good.modulus, wrong.upper, wrong.steps)
-    assert out[1] == out[2]
-    assert out[1][0] == 25 and out[1][3] is None and out[1][4] == 0
+        out[threads] = (good.upper, good.steps, good.modulus, good.bound, good.bound_bits, good.hadamard_bits,
+                        wrong.upper, wrong.steps)
+    assert out[1] == out[2]  # the bounds too: computed on the pool's second thread with two threads, inline with one
+    assert out[1][0] == 25 and out[1][6] is None and out[1][7] == 0
 
 
 def _lift_threads() -> int:
