@@ -155,7 +155,7 @@ def sqrt_scaled_rank(M: Matrix, s: list[Rational], beta=None, bordered: bool = F
     # the regular representation is built in FLINT rationals (fmpq) and ranked by FLINT: no sympy number per entry
     # and no sympy Matrix of up to (n 2^k) x (c 2^k) entries (building that Matrix took 11 of 13 ms per call on the
     # small RMSNorm instances of the counterexample search, 2026-12-04)
-    F = to_fmpq_mat(M) if n and d else None
+    F = to_fmpq_mat(M) if n and d else flint.fmpq_mat(n, d)
     cols = d + (1 if bordered else 0)
     big = [[zero] * (cols * dim) for _ in range(n * dim)]
     for i in range(n):
