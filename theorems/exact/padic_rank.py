@@ -68,7 +68,8 @@ The pivots :math:`I, J` come from float pivoted Cholesky factorisations of Gram 
 (:func:`gram_pivots`, a heuristic which the certificate then checks); when they miss rank the
 caller falls back to exact pivots modulo a prime (:func:`modp_pivots`). The lifting runs on the
 tall orientation (columns :math:`\bar J` are the short side), in column blocks on up to
-``LIFT_THREADS`` threads with one BLAS thread each.
+``LIFT_THREADS`` threads with one BLAS thread each. Before it, the two bounds (which need only the pivots) are
+computed on the pool's second thread while the first computes :math:`C` (the same values as on one thread).
 
 On a 512 x 768 integer matrix of rank 300 (entries of a product of factors in [-9, 9]) the bound is
 about :math:`2^{3530}` and the modulus about :math:`2^{34}`: about 104 steps of one
