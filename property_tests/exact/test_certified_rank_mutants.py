@@ -603,21 +603,23 @@ def test_inverse_mod_prime_is_the_inverse_or_singular(r, q, seed, kind, leaf):
     assert all((v - (i == j)) % m == 0 for (i, j), v in np.ndenumerate(CA))
 
 
-_RESIDUE_MODULI = [2, 3, 101, 65521, 131071, 67108859, 131071 ** 2, 2 ** 26 - 5]
+#: small primes, the moduli of the inverse (q < 2^26) and of the lifting (q^2 up to about 2^52), and divisors of
+#: 2^53 + 1 (107, 28059810762433), where the argument for the fast path is tight
+_RESIDUE_MODULI = [2, 3, 101, 107, 65521, 131071, 131071 ** 2, 2 ** 26 - 5, 67108859 ** 2, 28059810762433]
 
 
 @given(st.sampled_from(_RESIDUE_MODULI), st.lists(st.integers(-(2 ** 53), 2 ** 53), min_size=1, max_size=40),
-       st.integers(-3, 3))
-def test_residues_are_python_residues_over_the_whole_exact_range(q, xs, k):
-    """_residues(X, q) is X mod q in [0, q) (Python's %) for every integer with |X| + q <= 2^53: random draws,
-    the ends of that range, multiples of q and their neighbours (where the float quotient can round across an
-    integer), clipped into the range."""
-    lim = 2 ** 53 - q
-    edge = [lim, -lim, lim - 1, -lim + 1, 0, -1, 1, q, -q, q - 1, 1 - q] + [
-        (lim // q - i) * q + k for i in range(3)] + [-((lim // q - i) * q) + k for i in range(3)]
-    vals = [max(-lim, min(lim, v)) for v in xs + edge]
+       st.integers(-3, 3), st.integers(54, 70))
+def test_residues_are_python_residues_for_every_float64_integer(q, xs, k, big):
+    """_residues(X, q) is X mod q in [0, q) (Python's %) for float64 integers: random draws, the ends of the fast
+    path's range |X| + 2q <= 2^53, multiples of q and their neighbours (where the float quotient can round across a
+    whole number), and integers beyond 2^53 (np.remainder decides there)."""
+    lim = 2 ** 53 - 2 * q
+    edge = [lim, -lim, lim - 1, -lim + 1, lim + 1, -lim - 1, 0, -1, 1, q, -q, q - 1, 1 - q] + [
+        (lim // q - i) * q + k for i in range(3)] + [-((lim // q - i) * q) + k for i in range(3)] + [
+        2 ** big + 2 ** (big - 52) * k, -(2 ** big), 2 ** 53, -(2 ** 53)]
+    vals = [v for v in xs + edge if float(v) == v]  # every value exact in float64
     X = np.array(vals, dtype=np.float64)
-    assert [int(v) for v in X] == vals  # every value is exact in float64
     R = P._residues(X, q)
     assert R.dtype == np.float64 and R.shape == X.shape
     assert [int(v) for v in R] == [v % q for v in vals]
@@ -854,6 +856,56 @@ def test_threaded_lifting_matches_one_thread_and_sees_every_block(monkeypatch, w
                         wrong.upper, wrong.steps)
     assert out[1] == out[2]  # the bounds too: computed on the pool's second thread with two threads, inline with one
     assert out[1][0] == 25 and out[1][6] is None and out[1][7] == 0
+
+
+def test_bounds_run_on_a_pool_thread_beside_the_inverse_and_are_awaited_on_every_return(monkeypatch):
+    """With two threads and a large enough input the bounds on the bordering minors are computed by a pool thread
+    (the same certificate as inline); an exception there reaches the caller; and a certificate that gives up early
+    (no invertible minor at the given pivots) returns only after the bounds' job has ended: no work is left running."""
+    monkeypatch.setattr(P, "LIFT_THREADS", 2)
+    monkeypatch.setattr(P, "_THREAD_MIN_WORK", 0)
+    Z = _rank_25_product()
+    rows, cols = P.gram_pivots(Z)
+    inline = P._bordering_bounds_sq(Z, rows, cols)
+    seen, done = [], []
+    started = threading.Event()
+    real = P._bordering_bounds_sq
+
+    def spy(*args):
+        seen.append(threading.current_thread().name)
+        started.set()
+        time.sleep(0.3)
+        out = real(*args)
+        done.append(True)
+        return out
+
+    monkeypatch.setattr(P, "_bordering_bounds_sq", spy)
+    cert = P.padic_rank_certificate(Z, rows, cols)
+    assert cert.upper == 25 and seen and seen[0].startswith("padic-lift") and done == [True]
+    assert cert.hadamard_bits == inline[0].bit_length() / 2
+    # gives up early: a zero minor is singular modulo every prime tried. The inverse waits until the pool thread has
+    # started the bounds' job (0.3 s), which is then still running when the certificate gives up
+    W = Z.copy()
+    W[np.ix_(rows, cols)] = 0.0
+    seen.clear(), done.clear(), started.clear()
+    inverse = P._inverse_mod_power
+
+    def slow_inverse(*args):
+        started.wait(60)  # until the pool thread has started the job
+        return inverse(*args)
+
+    monkeypatch.setattr(P, "_inverse_mod_power", slow_inverse)
+    assert P.padic_rank_certificate(W, rows, cols) is None
+    assert seen, "the bounds' job had not started: the test did not test what it is for"
+    assert done == [True], "the bounds' job was left running after the certificate returned"
+    monkeypatch.setattr(P, "_inverse_mod_power", inverse)
+
+    def boom(*args):
+        raise RuntimeError("bounds failed")
+
+    monkeypatch.setattr(P, "_bordering_bounds_sq", boom)
+    with pytest.raises(RuntimeError, match="bounds failed"):
+        P.padic_rank_certificate(Z, rows, cols)
 
 
 def _lift_threads() -> int:

@@ -152,6 +152,22 @@ def test_rank_neutrality_two_exact_methods_agree(inst):
     assert (LN.arank_LN(inst), LN.rank_LN(inst)) == by_field
 
 
+def test_rank_neutrality_field_rank_reads_its_inputs_with_the_exact_reader():
+    """sqrt_scaled_rank takes what the suite's other entry points take (one exact reader): a numpy M, beta as
+    strings; "1/10" is one tenth, and beta = 1/10 on the row [-1] scaled by 1/sqrt(100) cancels it (rank 0);
+    empty shapes have rank 0; the ranks are those of the square-class formula's inputs."""
+    import numpy as np
+    from sympy import Matrix
+    one = [Rational(100)]
+    assert BL.sqrt_scaled_rank(Matrix([[-1]]), one, ["1/10"]) == 0
+    assert BL.sqrt_scaled_rank(Matrix([[-1]]), one, [Rational(1, 10)]) == 0
+    assert BL.sqrt_scaled_rank(Matrix([[-1]]), one, ["1/9"]) == 1
+    assert BL.sqrt_scaled_rank(np.array([[1.0, 2.0], [3.0, 5.0]]), [Rational(2), Rational(3)]) == 2
+    assert BL.sqrt_scaled_rank(np.array([[1.0, 2.0], [2.0, 4.0]]), [Rational(2), Rational(8)]) == 1  # sqrt 8 = 2 sqrt 2
+    assert BL.sqrt_scaled_rank(Matrix([[1], [2]]), [Rational(2), Rational(3)], bordered=True) == 2
+    assert BL.sqrt_scaled_rank(Matrix(0, 2, []), [], None) == 0
+
+
 # --- breaking the theorem: drop each hypothesis in turn -----------------------------------
 
 def test_rank_neutrality_breaking_H1_is_an_error_naming_H1():

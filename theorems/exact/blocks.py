@@ -129,8 +129,10 @@ def sqrt_scaled_rank(M: Matrix, s: list[Rational], beta=None, bordered: bool = F
     dim = 1 << len(primes)
     if dim > max_degree:
         raise FieldTooLarge(f"needs Q(sqrt p) for {len(primes)} primes (degree {dim} > {max_degree})")
+    if not isinstance(M, sympy.MatrixBase):  # numbers the caller typed: the suite's one exact reader
+        M = exact_matrix(M, "M")
     n, d = M.shape
-    beta = list(beta) if beta is not None else [Rational(0)] * d
+    beta = exact_vector(beta, d, "beta") if beta is not None else [Rational(0)] * d
 
     def mask(m):
         return sum(1 << k for k, p in enumerate(primes) if m % p == 0)
@@ -156,6 +158,7 @@ def sqrt_scaled_rank(M: Matrix, s: list[Rational], beta=None, bordered: bool = F
     # and no sympy Matrix of up to (n 2^k) x (c 2^k) entries (building that Matrix took 11 of 13 ms per call on the
     # small RMSNorm instances of the counterexample search, 2026-12-04)
     F = to_fmpq_mat(M) if n and d else flint.fmpq_mat(n, d)
+    beta_q = [flint.fmpq(int(b.p), int(b.q)) for b in beta]
     cols = d + (1 if bordered else 0)
     big = [[zero] * (cols * dim) for _ in range(n * dim)]
     for i in range(n):
@@ -163,9 +166,8 @@ def sqrt_scaled_rank(M: Matrix, s: list[Rational], beta=None, bordered: bool = F
         cq = flint.fmpq(int(coef.p), int(coef.q))
         for j in range(cols):
             if j < d:
-                b = Rational(beta[j])
                 elem = {mask(m): F[i, j] * cq}
-                elem[0] = elem.get(0, zero) + flint.fmpq(int(b.p), int(b.q))
+                elem[0] = elem.get(0, zero) + beta_q[j]
             else:
                 elem = {0: flint.fmpq(1)}
             B = block(elem)

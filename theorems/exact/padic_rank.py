@@ -68,8 +68,9 @@ The pivots :math:`I, J` come from float pivoted Cholesky factorisations of Gram 
 (:func:`gram_pivots`, a heuristic which the certificate then checks); when they miss rank the
 caller falls back to exact pivots modulo a prime (:func:`modp_pivots`). The lifting runs on the
 tall orientation (columns :math:`\bar J` are the short side), in column blocks on up to
-``LIFT_THREADS`` threads with one BLAS thread each. Before it, the two bounds (which need only the pivots) are
-computed on the pool's second thread while the first computes :math:`C` (the same values as on one thread).
+``LIFT_THREADS`` threads with one BLAS thread each. Before it, when ``LIFT_THREADS > 1``, the input is large
+(``n d r >= _THREAD_MIN_WORK``) and :math:`0 < r < \min(n, d)`, the two bounds (which need only the pivots) are
+computed by a pool thread while the calling thread computes :math:`C`: the same values as computed inline.
 
 On a 512 x 768 integer matrix of rank 300 (entries of a product of factors in [-9, 9]) the bound is
 about :math:`2^{3530}` and the modulus about :math:`2^{34}`: about 104 steps of one
@@ -89,7 +90,7 @@ from __future__ import annotations
 import ctypes
 import math
 import os
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -564,15 +565,18 @@ def _gauss_jordan_small(D: np.ndarray, q: int) -> np.ndarray | None:
 
 
 def _residues(X: np.ndarray, q: float) -> np.ndarray:
-    """X mod q in [0, q) (a new float64 array) for float64 X holding integers with |X| + q <= 2^53, q >= 2 an integer.
+    """X mod q in [0, q) (a new float64 array) for float64 X holding integers and an integer q >= 2 (|q| < 2^52).
 
     ``np.remainder`` computes the same residues about 17 times slower here (2.2 ms against 0.13 ms on a 300 x 300
-    array; measured 2026-12-04). t = floor(X fl(1/q)) is within 1 of floor(X / q) (the two roundings err by at most
-    2 u |X / q| < 1), q t is an integer of magnitude at most |X| + q <= 2^53 (exact), so R = X - q t is exact and
-    lies in [-q, 2q); one correction each way puts it in [0, q). The callers do not trust what they compute from
-    residues (C A = I is checked exactly): this is speed, not soundness.
+    array; measured 2026-12-04), so when |X| + 2q <= 2^53: t = floor(X fl(1/q)) is within 1 of floor(X / q) (the two
+    roundings err by at most 2 u |X / q| < 1), so |t| <= |X| / q + 2 and q t, an integer of magnitude at most
+    |X| + 2q <= 2^53, is exact; R = X - q t is then exact and lies in [-q, 2q), and one correction each way puts it in
+    [0, q). Outside that range (entries near 2^53 or beyond) ``np.remainder``, exact for every float64, decides. The
+    callers do not trust what they compute from residues (C A = I is checked exactly): this is speed, not soundness.
     """
     fq = float(q)
+    if X.size and max(float(X.max()), -float(X.min())) + 2.0 * fq > 2.0 ** 53:
+        return np.remainder(X, fq)
     R = np.multiply(X, 1.0 / fq)
     np.floor(R, out=R)
     R *= fq
@@ -868,93 +872,100 @@ def _padic_rank_certificate(Z, rows, cols, prime, rng) -> PadicCertificate | Non
         rows, cols = gram_pivots(Z, rng)
     rows, cols = np.asarray(rows, dtype=np.intp), np.asarray(cols, dtype=np.intp)
     r = len(rows)
-    # the two bounds on the bordering minors need only the pivots: on a second thread they are computed while this
-    # one computes the inverse mod m (about 12 of 23 ms at 512 x 768, rank 300, that would otherwise wait)
+    # the two bounds on the bordering minors need only the pivots: on a pool thread they are computed while this
+    # thread computes the inverse mod m (at 512 x 768, rank 300, about 12 ms that would otherwise be waited for);
+    # small inputs compute them inline, after the inverse, as before. Every return below waits for the job first
+    # (try / finally): none leaves work running, nor BLAS calls after single_threaded_blas has ended.
     bounds = (_executor(LIFT_THREADS).submit(_bordering_bounds_sq, Z, rows, cols)
-              if LIFT_THREADS > 1 and 0 < r < min(n, d) else None)
-    tall = n >= d
-    W, I, J = (Z, rows, cols) if tall else (Z.T, cols, rows)
-    Ibar = _complement(I, W.shape[0])
-    Jbar = _complement(J, W.shape[1])
-    A = W[np.ix_(I, J)]                      # [r, r]
-    B = W[np.ix_(I, Jbar)]                   # [r, c]
-    MJ = W[np.ix_(Ibar, J)]                  # [n - r, r]
-    T0 = W[np.ix_(Ibar, Jbar)]               # [n - r, c]
-    amaxA = int(np.abs(A).max()) if A.size else 0
-    bmax = int(np.abs(B).max()) if B.size else 0
-    sa = _rowsum_bound(MJ)
-    tmax = int(np.abs(T0).max()) if T0.size else 0
-    # estimates of max_i sum_l |C_il| (C uniform residues) and max_i sum_l |E_il| (E_ij ~ N(0, |a_j|^2 / 12));
-    # a failed estimate is retried with the actual row sums, then with worst-case bounds (always valid)
-    colnorms = float(np.sqrt((A * A).sum(axis=0)).sum()) if A.size else 0.0
-    es_worst = _rowsum_bound(np.abs(A).sum(axis=0, keepdims=True)) // 2 + r + 1  # |E_ij| <= (m/2 colsum_j|A| + 1)/m
-    worst = (r // 2 + 1, es_worst)
-    plan = [(r // 4 + math.isqrt(r) + 1, int(0.3 * colnorms) + 1), None, worst]
-    C = E = None
-    q = e = m = 0
-    cs = es_actual = 0  # no row sums measured yet: the retry falls back to the worst-case bounds
-    for coef in plan:
-        if coef is None:  # the actual row sums of the last attempt, 5 % up
-            coef = (int(1.05 * cs / m) + 1, int(1.05 * es_actual) + 1) if es_actual else worst
-        cs_coef, es = coef
-        if prime is not None:
-            q, e = int(prime), 1
-        else:
-            top = _largest_modulus(
-                lambda mm, cs_coef=cs_coef, es=es: _bounds(mm, cs_coef * mm, es, amaxA, bmax, sa, tmax)[0])
-            if top < _MIN_MODULUS:
-                return None
-            e = 2 if top >= _SQUARE_MODULUS_MIN else 1
-            # a square modulus: the Gauss-Jordan elimination mod q needs r (q - 1)^2 < 2^53
-            q = _random_prime(min(math.isqrt(top), math.isqrt((_EXACT - 1) // max(r, 1))) if e == 2 else top, rng)
-        for _ in range(1 if prime is not None else 8):
-            C = _inverse_mod_power(A, q, e)
-            if C is not None:
-                break
+              if LIFT_THREADS > 1 and 0 < r < min(n, d) and n * d * r >= _THREAD_MIN_WORK else None)
+    try:
+        tall = n >= d
+        W, I, J = (Z, rows, cols) if tall else (Z.T, cols, rows)
+        Ibar = _complement(I, W.shape[0])
+        Jbar = _complement(J, W.shape[1])
+        A = W[np.ix_(I, J)]                      # [r, r]
+        B = W[np.ix_(I, Jbar)]                   # [r, c]
+        MJ = W[np.ix_(Ibar, J)]                  # [n - r, r]
+        T0 = W[np.ix_(Ibar, Jbar)]               # [n - r, c]
+        amaxA = int(np.abs(A).max()) if A.size else 0
+        bmax = int(np.abs(B).max()) if B.size else 0
+        sa = _rowsum_bound(MJ)
+        tmax = int(np.abs(T0).max()) if T0.size else 0
+        # estimates of max_i sum_l |C_il| (C uniform residues) and max_i sum_l |E_il| (E_ij ~ N(0, |a_j|^2 / 12));
+        # a failed estimate is retried with the actual row sums, then with worst-case bounds (always valid)
+        colnorms = float(np.sqrt((A * A).sum(axis=0)).sum()) if A.size else 0.0
+        es_worst = _rowsum_bound(np.abs(A).sum(axis=0, keepdims=True)) // 2 + r + 1  # |E_ij| <= (m/2 colsum_j|A| + 1)/m
+        worst = (r // 2 + 1, es_worst)
+        plan = [(r // 4 + math.isqrt(r) + 1, int(0.3 * colnorms) + 1), None, worst]
+        C = E = None
+        q = e = m = 0
+        cs = es_actual = 0  # no row sums measured yet: the retry falls back to the worst-case bounds
+        for coef in plan:
+            if coef is None:  # the actual row sums of the last attempt, 5 % up
+                coef = (int(1.05 * cs / m) + 1, int(1.05 * es_actual) + 1) if es_actual else worst
+            cs_coef, es = coef
             if prime is not None:
+                q, e = int(prime), 1
+            else:
+                top = _largest_modulus(
+                    lambda mm, cs_coef=cs_coef, es=es: _bounds(mm, cs_coef * mm, es, amaxA, bmax, sa, tmax)[0])
+                if top < _MIN_MODULUS:
+                    return None
+                e = 2 if top >= _SQUARE_MODULUS_MIN else 1
+                # a square modulus: the Gauss-Jordan elimination mod q needs r (q - 1)^2 < 2^53
+                q = _random_prime(min(math.isqrt(top), math.isqrt((_EXACT - 1) // max(r, 1))) if e == 2 else top, rng)
+            for _ in range(1 if prime is not None else 8):
+                C = _inverse_mod_power(A, q, e)
+                if C is not None:
+                    break
+                if prime is not None:
+                    return None
+                q = _random_prime(q - 1, rng)
+            if C is None:
                 return None
-            q = _random_prime(q - 1, rng)
-        if C is None:
+            m = q ** e
+            cs, es_actual = _rowsum_bound(C), 0
+            if cs * max(amaxA, bmax) < _EXACT:
+                CA = C @ A                                           # exact: |.| <= cs max|A| < 2^53
+                CA[np.diag_indices(r)] -= 1.0
+                Em = np.rint(CA / float(m))
+                if not np.array_equal(Em * float(m), CA):            # C A != I mod m: C is no inverse
+                    return None
+                es_actual = _rowsum_bound(Em)
+                ok, xb, yb = _bounds(m, cs, es_actual, amaxA, bmax, sa, tmax)
+                if ok:
+                    E = Em
+                    break
+            if prime is not None:
+                raise ValueError(f"prime {prime} is not a prime for which the float64 lifting is exact")
+        if E is None:
             return None
-        m = q ** e
-        cs, es_actual = _rowsum_bound(C), 0
-        if cs * max(amaxA, bmax) < _EXACT:
-            CA = C @ A                                           # exact: |.| <= cs max|A| < 2^53
-            CA[np.diag_indices(r)] -= 1.0
-            Em = np.rint(CA / float(m))
-            if not np.array_equal(Em * float(m), CA):            # C A != I mod m: C is no inverse
-                return None
-            es_actual = _rowsum_bound(Em)
-            ok, xb, yb = _bounds(m, cs, es_actual, amaxA, bmax, sa, tmax)
-            if ok:
-                E = Em
-                break
-        if prime is not None:
-            raise ValueError(f"prime {prime} is not a prime for which the float64 lifting is exact")
-    if E is None:
-        return None
-    cert = PadicCertificate(r, None, prime=q, exponent=e, modulus=m, rows=rows.tolist(), cols=cols.tolist(),
-                            transposed=not tall)
-    if r == min(n, d):
-        cert.upper = r
-        cert.note = f"an r x r minor is invertible mod {q}^{e} (C A = I checked) and r = min(n, d)"
+        cert = PadicCertificate(r, None, prime=q, exponent=e, modulus=m, rows=rows.tolist(), cols=cols.tolist(),
+                                transposed=not tall)
+        if r == min(n, d):
+            cert.upper = r
+            cert.note = f"an r x r minor is invertible mod {q}^{e} (C A = I checked) and r = min(n, d)"
+            return cert
+        H2, S2 = bounds.result() if bounds is not None else _bordering_bounds_sq(Z, rows, cols)
+        cert.hadamard_bits = H2.bit_length() / 2
+        bound2, cert.bound = (S2, "Schur") if S2 is not None and S2 < H2 else (H2, "Hadamard")
+        cert.bound_bits = bound2.bit_length() / 2
+        K, mK2 = 1, m * m
+        while mK2 <= bound2:
+            K, mK2 = K + 1, mK2 * m * m
+        y0 = C @ B                               # exact: |.| <= cs bmax < 2^53
+        EM = np.vstack([E, MJ])                  # [n, r]: E x gives y, M x the check rows
+        k, why = _lift(EM, r, y0, T0, m, K, xb, yb)
+        if why == "range":
+            return None
+        if why == "minor":
+            cert.steps = k
+            cert.note = f"bordering minor nonzero mod {q}^{e * (k + 1)}: the pivots miss rank"
+            return cert
+        cert.upper, cert.steps = r, K
+        cert.note = (f"all bordering {r + 1}-minors = 0 mod {q}^{e * K} > {cert.bound} bound 2^{cert.bound_bits:.0f}")
         return cert
-    H2, S2 = bounds.result() if bounds is not None else _bordering_bounds_sq(Z, rows, cols)
-    cert.hadamard_bits = H2.bit_length() / 2
-    bound2, cert.bound = (S2, "Schur") if S2 is not None and S2 < H2 else (H2, "Hadamard")
-    cert.bound_bits = bound2.bit_length() / 2
-    K, mK2 = 1, m * m
-    while mK2 <= bound2:
-        K, mK2 = K + 1, mK2 * m * m
-    y0 = C @ B                               # exact: |.| <= cs bmax < 2^53
-    EM = np.vstack([E, MJ])                  # [n, r]: E x gives y, M x the check rows
-    k, why = _lift(EM, r, y0, T0, m, K, xb, yb)
-    if why == "range":
-        return None
-    if why == "minor":
-        cert.steps = k
-        cert.note = f"bordering minor nonzero mod {q}^{e * (k + 1)}: the pivots miss rank"
-        return cert
-    cert.upper, cert.steps = r, K
-    cert.note = (f"all bordering {r + 1}-minors = 0 mod {q}^{e * K} > {cert.bound} bound 2^{cert.bound_bits:.0f}")
-    return cert
+    finally:
+        if bounds is not None:
+            bounds.cancel()
+            wait([bounds])
