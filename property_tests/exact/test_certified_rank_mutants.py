@@ -609,8 +609,8 @@ _RESIDUE_MODULI = [2, 3, 101, 107, 65521, 131071, 131071 ** 2, 2 ** 26 - 5, 6710
 
 
 @given(st.sampled_from(_RESIDUE_MODULI), st.lists(st.integers(-(2 ** 53), 2 ** 53), min_size=1, max_size=40),
-       st.integers(-3, 3), st.integers(54, 70))
-def test_residues_are_python_residues_for_every_float64_integer(q, xs, k, big):
+       st.integers(-3, 3), st.integers(54, 70), st.lists(st.integers(2 ** 52, 2 ** 53), max_size=8))
+def test_residues_are_python_residues_for_every_float64_integer(q, xs, k, big, halves):
     """_residues(X, q) is X mod q in [0, q) (Python's %) for float64 integers: random draws, the ends of the fast
     path's range |X| + 2q <= 2^53, multiples of q and their neighbours (where the float quotient can round across a
     whole number), and integers beyond 2^53 (np.remainder decides there)."""
@@ -618,11 +618,14 @@ def test_residues_are_python_residues_for_every_float64_integer(q, xs, k, big):
     edge = [lim, -lim, lim - 1, -lim + 1, lim + 1, -lim - 1, 0, -1, 1, q, -q, q - 1, 1 - q] + [
         (lim // q - i) * q + k for i in range(3)] + [-((lim // q - i) * q) + k for i in range(3)] + [
         2 ** big + 2 ** (big - 52) * k, -(2 ** big), 2 ** 53, -(2 ** 53)]
+    edge += [2 * h for h in halves] + [-2 * h for h in halves]  # even integers in [2^53, 2^54]: exact floats
     vals = [v for v in xs + edge if float(v) == v]  # every value exact in float64
     X = np.array(vals, dtype=np.float64)
     R = P._residues(X, q)
     assert R.dtype == np.float64 and R.shape == X.shape
     assert [int(v) for v in R] == [v % q for v in vals]
+    for v in vals:  # each alone: the range check must see a value whatever its sign and neighbours
+        assert int(P._residues(np.array([float(v)]), q)[0]) == v % q
     assert [int(v) for v in P._residues(X.reshape(-1, 1), float(q)).ravel()] == [v % q for v in vals]
 
 
