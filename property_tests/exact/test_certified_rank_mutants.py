@@ -869,10 +869,10 @@ def test_bounds_run_on_a_pool_thread_beside_the_inverse_and_are_awaited_on_every
     monkeypatch.setattr(P, "_THREAD_MIN_WORK", 0)
     Z = _rank_25_product()
     rows, cols = P.gram_pivots(Z)
-    inline = P._bordering_bounds_sq(Z, rows, cols)
+    inline = P.bordered_hadamard_bound_sq(Z, rows, cols)
     seen, done = [], []
     started = threading.Event()
-    real = P._bordering_bounds_sq
+    real = P.schur_bound_sq  # the bounds' job calls it (after Hadamard's): a public seam to watch the job through
 
     def spy(*args):
         seen.append(threading.current_thread().name)
@@ -882,10 +882,10 @@ def test_bounds_run_on_a_pool_thread_beside_the_inverse_and_are_awaited_on_every
         done.append(True)
         return out
 
-    monkeypatch.setattr(P, "_bordering_bounds_sq", spy)
+    monkeypatch.setattr(P, "schur_bound_sq", spy)
     cert = P.padic_rank_certificate(Z, rows, cols)
     assert cert.upper == 25 and seen and seen[0].startswith("padic-lift") and done == [True]
-    assert cert.hadamard_bits == inline[0].bit_length() / 2
+    assert cert.hadamard_bits == inline.bit_length() / 2
     # gives up early: a zero minor is singular modulo every prime tried. The inverse waits until the pool thread has
     # started the bounds' job (0.3 s), which is then still running when the certificate gives up
     W = Z.copy()
@@ -906,7 +906,7 @@ def test_bounds_run_on_a_pool_thread_beside_the_inverse_and_are_awaited_on_every
     def boom(*args):
         raise RuntimeError("bounds failed")
 
-    monkeypatch.setattr(P, "_bordering_bounds_sq", boom)
+    monkeypatch.setattr(P, "schur_bound_sq", boom)
     with pytest.raises(RuntimeError, match="bounds failed"):
         P.padic_rank_certificate(Z, rows, cols)
 
