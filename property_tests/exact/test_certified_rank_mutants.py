@@ -626,6 +626,7 @@ def test_residues_are_python_residues_for_every_float64_integer(q, xs, k, big, h
     assert [int(v) for v in R] == [v % q for v in vals]
     for v in vals:  # each alone: the range check must see a value whatever its sign and neighbours
         assert int(P._residues(np.array([float(v)]), q)[0]) == v % q
+    assert P._residues(np.zeros((0, 3)), q).shape == (0, 3)  # empty: nothing to check, nothing to reduce
     assert [int(v) for v in P._residues(X.reshape(-1, 1), float(q)).ravel()] == [v % q for v in vals]
 
 

@@ -154,8 +154,8 @@ def test_rank_neutrality_two_exact_methods_agree(inst):
 
 def test_rank_neutrality_field_rank_reads_its_inputs_with_the_exact_reader():
     """sqrt_scaled_rank takes what the suite's other entry points take (one exact reader): a numpy M, beta as
-    strings; "1/10" is one tenth, and beta = 1/10 on the row [-1] scaled by 1/sqrt(100) cancels it (rank 0);
-    empty shapes have rank 0; the ranks are those of the square-class formula's inputs."""
+    strings, s as integers, beta as a sympy column; "1/10" is one tenth, and beta = 1/10 on the row [-1] scaled by
+    1/sqrt(100) cancels it (rank 0); empty shapes have rank 0; an s of the wrong length is a named error."""
     import numpy as np
     from sympy import Matrix
     one = [Rational(100)]
@@ -166,6 +166,11 @@ def test_rank_neutrality_field_rank_reads_its_inputs_with_the_exact_reader():
     assert BL.sqrt_scaled_rank(np.array([[1.0, 2.0], [2.0, 4.0]]), [Rational(2), Rational(8)]) == 1  # sqrt 8 = 2 sqrt 2
     assert BL.sqrt_scaled_rank(Matrix([[1], [2]]), [Rational(2), Rational(3)], bordered=True) == 2
     assert BL.sqrt_scaled_rank(Matrix(0, 2, []), [], None) == 0
+    assert BL.sqrt_scaled_rank(Matrix([[1, 2], [3, 5]]), [2, "3"], Matrix([1, 1])) == \
+        BL.sqrt_scaled_rank(Matrix([[1, 2], [3, 5]]), [Rational(2), Rational(3)], [Rational(1), Rational(1)])
+    from theorems.exact.input import BadInput
+    with pytest.raises(BadInput, match="s has 1 entries: give one per row of M"):
+        BL.sqrt_scaled_rank(Matrix([[1, 2], [3, 5]]), [Rational(2)])
 
 
 # --- breaking the theorem: drop each hypothesis in turn -----------------------------------

@@ -34,7 +34,7 @@ import flint
 import sympy
 from sympy import Matrix, Rational
 
-from .input import BadInput, exact_matrix, exact_vector
+from .input import BadInput, exact_matrix, exact_vector, to_rational
 from .linalg import in_colspace, is_rational_square, rank, rational_sqrt, to_fmpq_mat
 
 __all__ = ["centred", "row_variances", "row_mean_squares", "sqrt_decomposition", "sigma_in_colspace",
@@ -124,14 +124,17 @@ def sqrt_scaled_rank(M: Matrix, s: list[Rational], beta=None, bordered: bool = F
     n x c matrix over K becomes a (n 2^k) x (c 2^k) rational matrix whose rank is 2^k times the rank over K
     (= over R). Needs integer factorisation of the ``s_i``: small sizes only (``max_degree`` bounds 2^k).
     """
-    sq = _sqrt_parts(s)
+    if not isinstance(M, sympy.MatrixBase):  # numbers the caller typed: the suite's one exact reader
+        M = exact_matrix(M, "M")
+    n, d = M.shape
+    s = list(s)
+    if len(s) != n:
+        raise BadInput(f"s has {len(s)} entries: give one per row of M ({n})")
+    sq = _sqrt_parts([to_rational(v) for v in s])
     primes = sorted({p for _, m in sq for p in sympy.primefactors(m)})
     dim = 1 << len(primes)
     if dim > max_degree:
         raise FieldTooLarge(f"needs Q(sqrt p) for {len(primes)} primes (degree {dim} > {max_degree})")
-    if not isinstance(M, sympy.MatrixBase):  # numbers the caller typed: the suite's one exact reader
-        M = exact_matrix(M, "M")
-    n, d = M.shape
     beta = exact_vector(beta, d, "beta") if beta is not None else [Rational(0)] * d
 
     def mask(m):

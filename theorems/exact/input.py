@@ -293,12 +293,12 @@ def exact_matrix(rows, name: str = "X") -> Matrix:
 
 def exact_vector(vals, length: int, name: str) -> list[Rational]:
     """A list of Rationals of the given length, or :class:`BadInput`."""
-    if hasattr(vals, "dtype") and hasattr(vals, "ndim"):
+    if isinstance(vals, Matrix):  # before tolist, which a sympy Matrix also has (and which nests a column's entries)
+        vals = list(vals)
+    elif hasattr(vals, "dtype") and hasattr(vals, "ndim"):
         vals = exact_entries(vals)
     elif hasattr(vals, "tolist") and not isinstance(vals, list):
         vals = vals.tolist()
-    if isinstance(vals, Matrix):
-        vals = list(vals)
     if not isinstance(vals, (list, tuple)):
         raise BadInput(f"{name} must be a list of numbers")
     if len(vals) != length:

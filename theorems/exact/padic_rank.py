@@ -565,17 +565,18 @@ def _gauss_jordan_small(D: np.ndarray, q: int) -> np.ndarray | None:
 
 
 def _residues(X: np.ndarray, q: float) -> np.ndarray:
-    """X mod q in [0, q) (a new float64 array) for float64 X holding integers and an integer q >= 2 (|q| < 2^52).
+    """X mod q in [0, q) (a new float64 array) for float64 X holding integers and an integer 2 <= q < 2^53.
 
     ``np.remainder`` computes the same residues about 17 times slower here (2.2 ms against 0.13 ms on a 300 x 300
     array; measured 2026-12-04), so when |X| + 2q <= 2^53: t = floor(X fl(1/q)) is within 1 of floor(X / q) (the two
     roundings err by at most 2 u |X / q| < 1), so |t| <= |X| / q + 2 and q t, an integer of magnitude at most
     |X| + 2q <= 2^53, is exact; R = X - q t is then exact and lies in [-q, 2q), and one correction each way puts it in
-    [0, q). Outside that range (entries near 2^53 or beyond) ``np.remainder``, exact for every float64, decides. The
+    [0, q). The range is tested exactly (2^53 - 2q is exact): entries near 2^53 or beyond, and NaN or infinities,
+    go to ``np.remainder``, exact for every float64. The
     callers do not trust what they compute from residues (C A = I is checked exactly): this is speed, not soundness.
     """
     fq = float(q)
-    if X.size and max(float(X.max()), -float(X.min())) + 2.0 * fq > 2.0 ** 53:
+    if X.size and not max(float(X.max()), -float(X.min())) <= 2.0 ** 53 - 2.0 * fq:
         return np.remainder(X, fq)
     R = np.multiply(X, 1.0 / fq)
     np.floor(R, out=R)
