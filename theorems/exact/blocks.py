@@ -160,13 +160,16 @@ def sqrt_scaled_rank(M: Matrix, s: list[Rational], beta=None, bordered: bool = F
     # the regular representation is built in FLINT rationals (fmpq) and ranked by FLINT: no sympy number per entry
     # and no sympy Matrix of up to (n 2^k) x (c 2^k) entries (building that Matrix took 11 of 13 ms per call on the
     # small RMSNorm instances of the counterexample search, 2026-12-04)
-    F = to_fmpq_mat(M) if n and d else flint.fmpq_mat(n, d)
-    beta_q = [flint.fmpq(int(b.p), int(b.q)) for b in beta]
+    def fmpq(x: Rational) -> flint.fmpq:
+        return flint.fmpq(int(x.p), int(x.q))
+
+    F = to_fmpq_mat(M)
+    beta_q = [fmpq(b) for b in beta]
     cols = d + (1 if bordered else 0)
     big = [[zero] * (cols * dim) for _ in range(n * dim)]
     for i in range(n):
         coef, m = sq[i]
-        cq = flint.fmpq(int(coef.p), int(coef.q))
+        cq = fmpq(coef)
         for j in range(cols):
             if j < d:
                 elem = {mask(m): F[i, j] * cq}
@@ -177,8 +180,7 @@ def sqrt_scaled_rank(M: Matrix, s: list[Rational], beta=None, bordered: bool = F
             for r in range(dim):
                 for c in range(dim):
                     big[i * dim + r][j * dim + c] = B[r][c]
-    R, C = n * dim, cols * dim
-    r = int(flint.fmpq_mat(R, C, [e for row in big for e in row]).rank()) if R and C else 0
+    r = int(flint.fmpq_mat(n * dim, cols * dim, [e for row in big for e in row]).rank())
     assert r % dim == 0, "the regular representation has rank a multiple of the degree"
     return r // dim
 

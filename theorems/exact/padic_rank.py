@@ -572,8 +572,8 @@ def _residues(X: np.ndarray, q: float) -> np.ndarray:
     roundings err by at most 2 u |X / q| < 1), so |t| <= |X| / q + 2 and q t, an integer of magnitude at most
     |X| + 2q <= 2^53, is exact; R = X - q t is then exact and lies in [-q, 2q), and one correction each way puts it in
     [0, q). The range is tested exactly (2^53 - 2q is exact): entries near 2^53 or beyond, and NaN or infinities,
-    go to ``np.remainder``, exact for every float64. The
-    callers do not trust what they compute from residues (C A = I is checked exactly): this is speed, not soundness.
+    go to ``np.remainder``, exact for every float64. The callers do not trust what they compute from residues
+    (C A = I is checked exactly): this is speed, not soundness.
     """
     fq = float(q)
     if X.size and not max(float(X.max()), -float(X.min())) <= 2.0 ** 53 - 2.0 * fq:
