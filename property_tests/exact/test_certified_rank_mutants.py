@@ -10,6 +10,7 @@ import math
 import multiprocessing
 import threading
 import time
+from ctypes import c_int64 as ctypes_int64
 from fractions import Fraction
 
 import flint
@@ -977,6 +978,187 @@ def test_float_pivots_that_miss_rank_fall_back_to_exact_pivots():
     assert len(rows) == 6  # the heuristic misses the small row
     c = certified_rank(A, exact="never", seed=0)
     assert c.value == 7 == _flint_rank(A) and "p-adic bordering certificate" in c.upper_method
+
+
+# ---------------------------------------------------------------- fast paths of 2026-12-04 (issue 35)
+
+def _slow_small_ints(monkeypatch, A):
+    """MatrixSource("float", A).small_ints() through dyadic_scale (the fast path for whole numbers switched off)."""
+    with monkeypatch.context() as mp:
+        mp.setattr(CR, "_whole_below", lambda X, bound: False)
+        return MatrixSource("float", A).small_ints()
+
+
+@pytest.mark.parametrize("case", ["odd", "even", "2^10", "signs and zeros", "all zero", "2^39 - 1", "2^39 alone",
+                                  "2^39 beside 1", "2^39 * 3 beside 2^2", "2^40 - 1", "2^40", "2^52", "halves",
+                                  "non-dyadic", "one column"])
+def test_whole_float_small_ints_are_dyadic_scales_result(monkeypatch, case):
+    """Floats holding whole numbers take a fast path to the exactly scaled integers (the matrix divided by the
+    largest power of 2 dividing every entry); it gives what dyadic_scale gives, None included (scaled entries of
+    2^39 or more), at every boundary; other floats are unchanged."""
+    A = {"odd": np.array([[3.0, -5.0], [7.0, 1.0]]),
+         "even": np.array([[4.0, -12.0], [8.0, 0.0]]),
+         "2^10": np.array([[3.0, -5.0], [7.0, 9.0]]) * 2.0 ** 10,
+         "signs and zeros": np.array([[0.0, -6.0, 0.0], [-0.0, 10.0, -14.0]]),
+         "all zero": np.zeros((2, 3)),
+         "2^39 - 1": np.array([[2.0 ** 39 - 1, 2.0]]),
+         "2^39 alone": np.array([[2.0 ** 39, 0.0]]),
+         "2^39 beside 1": np.array([[2.0 ** 39, 1.0]]),
+         "2^39 * 3 beside 2^2": np.array([[3 * 2.0 ** 39, 4.0]]),
+         "2^40 - 1": np.array([[2.0 ** 40 - 1, 1.0]]),
+         "2^40": np.array([[2.0 ** 40, 2.0 ** 38]]),
+         "2^52": np.array([[2.0 ** 52, 3.0]]),
+         "halves": np.array([[0.5, 1.5], [2.0, -0.25]]),
+         "non-dyadic": np.array([[0.1, 1.0]]),
+         "one column": np.array([[6.0], [-10.0], [14.0]])}[case]
+    fast, slow = MatrixSource("float", A).small_ints(), _slow_small_ints(monkeypatch, A)
+    assert (fast is None) == (slow is None), (fast, slow)
+    if fast is not None:
+        assert fast.dtype == np.float64 and np.array_equal(fast, slow)
+        nz = [Fraction(v) for v in A.ravel().tolist() if v != 0]
+        if nz:  # the scale is a power of two: every ratio is kept, and the entries have no common factor 2
+            ratio = Fraction(float(fast.ravel()[np.flatnonzero(A.ravel())[0]])) / nz[0]
+            assert ratio.numerator == 1 or ratio.denominator == 1
+            assert all(Fraction(float(v)) == Fraction(a) * ratio for v, a in zip(fast.ravel().tolist(),
+                                                                               A.ravel().tolist()))
+            assert any(int(v) % 2 for v in fast.ravel().tolist())
+    expect_none = {"2^39 beside 1", "2^40 - 1", "2^52", "non-dyadic"}
+    assert (fast is None) == (case in expect_none), case
+
+
+@given(st.lists(st.integers(-(2 ** 39), 2 ** 39), min_size=1, max_size=12), st.integers(0, 12), st.integers(1, 4))
+def test_whole_float_small_ints_match_dyadic_scale_on_random_whole_numbers(values, shift, cols):
+    """The same on random whole numbers times a power of two (every boundary of 2^39 and 2^40 reachable)."""
+    with pytest.MonkeyPatch.context() as mp:
+        vals = (values * cols)[: max(cols, len(values) // cols * cols)]
+        A = (np.array(vals, dtype=np.float64) * 2.0 ** shift).reshape(-1, cols)
+        fast = MatrixSource("float", A).small_ints()
+        slow = _slow_small_ints(mp, A)
+    assert (fast is None) == (slow is None) and (fast is None or np.array_equal(fast, slow))
+
+
+def _gram_backends():
+    """The pivoted Cholesky factorisations gram_pivots can use here: LAPACK's dpstrf (when numpy's OpenBLAS has it)
+    and the numpy one."""
+    return (["lapack"] if P.lapack_dpstrf() is not None else []) + ["numpy"]
+
+
+@pytest.fixture(params=_gram_backends())
+def gram_backend(request, monkeypatch):
+    if request.param == "numpy":
+        monkeypatch.setattr(P, "_DPSTRF", [None])  # as on a BLAS without dpstrf
+    return request.param
+
+
+def test_numpys_openblas_has_lapacks_pivoted_cholesky_and_it_passes_its_check():
+    """numpy's wheel ships scipy-openblas64 with LAPACKE_dpstrf (64-bit integers): the fast pivots are used here
+    (CI installs the same wheel). Its check on a matrix with known pivots and rank passes."""
+    assert P.lapack_dpstrf() is not None
+
+
+def test_a_lapack_that_gets_the_check_wrong_is_not_used(monkeypatch):
+    """A library whose dpstrf returns other pivots, another rank or an error is not used: gram_pivots then runs the
+    numpy factorisation and still finds the rank."""
+    for info, rank, piv in [(0, 3, [1, 2, 3, 4]), (0, 2, [4, 3, 1, 2]), (-1, 3, [4, 3, 1, 2])]:
+        def fake(layout, uplo, n, a, lda, pivp, rankp, tol, info=info, rank=rank, piv=piv):
+            (ctypes_int64 * n).from_address(pivp)[:] = piv
+            rankp._obj.value = rank
+            return info
+        lib = type("Lib", (), {"scipy_LAPACKE_dpstrf64_": staticmethod(fake)})()
+        monkeypatch.setattr(P, "openblas_libraries", lambda lib=lib: [lib])
+        monkeypatch.setattr(P, "_DPSTRF", [])
+        assert P.lapack_dpstrf() is None
+        Z = _rank_25_product()
+        rows, cols = P.gram_pivots(Z)
+        assert len(rows) == 25 and _flint_rank(Z[np.ix_(rows, cols)]) == 25
+    # and the real one, found again, passes
+    monkeypatch.undo()
+    monkeypatch.setattr(P, "_DPSTRF", [])
+    assert P.lapack_dpstrf() is not None
+
+
+def test_lapack_and_numpy_pivots_agree(monkeypatch):
+    """On Gram matrices whose greedy pivots are well separated both factorisations take the same pivots in the same
+    order, on full-rank and rank-deficient matrices of both orientations; an argument LAPACK refuses falls back."""
+    if P.lapack_dpstrf() is None:
+        pytest.skip("no LAPACK dpstrf in this numpy's BLAS: only the numpy factorisation is used")
+    g = np.random.default_rng(11)
+    for n, d, r in [(40, 30, 30), (30, 40, 12), (90, 70, 25), (64, 64, 64)]:
+        Z = (g.integers(-9, 10, size=(n, r)) @ g.integers(-9, 10, size=(r, d))).astype(float)
+        fast = P.gram_pivots(Z)
+        with monkeypatch.context() as mp:
+            mp.setattr(P, "_DPSTRF", [None])
+            slow = P.gram_pivots(Z)
+        assert [a.tolist() for a in fast] == [b.tolist() for b in slow], (n, d, r)
+        assert len(fast[0]) == r == _flint_rank(Z[np.ix_(*fast)])
+    real = P.lapack_dpstrf()
+    with monkeypatch.context() as mp:  # info < 0 (an illegal argument): the numpy factorisation's pivots
+        mp.setattr(P, "_DPSTRF", [lambda *a: -4])
+        refused = P.gram_pivots(Z)
+    assert real is not None and [a.tolist() for a in refused] == [b.tolist() for b in fast]
+
+
+def test_gram_pivots_of_nothing_and_of_nan(gram_backend):
+    """The zero matrix has no pivots; NaN (no positive diagonal) none either, with either factorisation."""
+    for Z in (np.zeros((5, 4)), np.full((3, 6), np.nan)):
+        rows, cols = P.gram_pivots(Z)
+        assert rows.size == cols.size == 0
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float64"])
+def test_integer_data_pivots_are_computed_beside_rumps_probe(monkeypatch, gram_backend, dtype):
+    """Large integer data (ints, or floats holding whole numbers): Rump's test runs with its cheap probe while a pool
+    thread computes the p-adic certificate's pivots; the certificate is the one computed on one thread. When Rump's
+    test succeeds the pivots' job has ended before certified_rank returns. Other floats: no probe, no job."""
+    Z = _rank_25_product().astype(dtype)
+    calls, probes = [], []
+    real_gp, real_rump = P.gram_pivots, CR.rump_full_rank
+
+    def gp(*a, **k):
+        out = real_gp(*a, **k)
+        time.sleep(0.05)  # a job still running when Rump's test is done
+        calls.append(threading.current_thread().name)
+        return out
+
+    def rump(*a, **k):
+        probes.append(k.get("probe"))
+        return real_rump(*a, **k)
+
+    monkeypatch.setattr(P, "gram_pivots", gp)
+    monkeypatch.setattr(CR, "rump_full_rank", rump)
+    out = {}
+    for threads in (1, 2):
+        monkeypatch.setattr(P, "LIFT_THREADS", threads)
+        monkeypatch.setattr(P, "_THREAD_MIN_WORK", 0)
+        calls.clear()
+        r = certified_rank(Z, seed=3)
+        out[threads] = (r.lower, r.upper, r.method.split(" mod ")[0], r.upper_method.split(":")[0])  # primes differ
+        assert [c.startswith("padic-lift") for c in calls] == [threads == 2]
+    assert out[1] == out[2] and out[1][:2] == (25, 25) and probes == [True, True]
+    # full rank: Rump's test succeeds; the job (which sleeps) has ended when certified_rank returns
+    F = np.random.default_rng(2).integers(-9, 10, size=(60, 40)).astype(dtype)
+    calls.clear()
+    r = certified_rank(F, seed=0)
+    assert (r.value, r.method) == (40, "rump-full-rank") and len(calls) == 1 and calls[0].startswith("padic-lift")
+    probes.clear()
+    calls.clear()
+    r = certified_rank(F + 0.5 if dtype == "float64" else F.astype(float) + 0.5, seed=0)
+    assert probes == [False] and calls == []  # not whole numbers: the inverse at once, no pivots beside it
+
+
+def test_pivots_beside_only_when_they_pay(monkeypatch):
+    """No job on one thread or below _THREAD_MIN_WORK; the job's samples come from a generator seeded from the
+    caller's: the same pivots for the same seed, whatever the threads' timing."""
+    Z = _rank_25_product()
+    monkeypatch.setattr(P, "LIFT_THREADS", 1)
+    assert P.gram_pivots_beside(Z, np.random.default_rng(0)) is None
+    monkeypatch.setattr(P, "LIFT_THREADS", 2)
+    monkeypatch.setattr(P, "_THREAD_MIN_WORK", 90 * 70 * 70 + 1)
+    assert P.gram_pivots_beside(Z, np.random.default_rng(0)) is None
+    monkeypatch.setattr(P, "_THREAD_MIN_WORK", 90 * 70 * 70)
+    a = P.gram_pivots_beside(Z, np.random.default_rng(0)).result()
+    b = P.gram_pivots_beside(Z, np.random.default_rng(0)).result()
+    assert [x.tolist() for x in a] == [x.tolist() for x in b] and len(a[0]) == 25
 
 
 # ---------------------------------------------------------------- the one ranker, as norm_exact calls it
