@@ -985,7 +985,7 @@ def test_float_pivots_that_miss_rank_fall_back_to_exact_pivots():
 def _slow_small_ints(monkeypatch, A):
     """MatrixSource("float", A).small_ints() through dyadic_scale (the fast path for whole numbers switched off)."""
     with monkeypatch.context() as mp:
-        mp.setattr(CR, "_whole_below", lambda X, bound: False)
+        mp.setattr(CR, "whole_below", lambda X, bound: False)
         return MatrixSource("float", A).small_ints()
 
 

@@ -58,6 +58,7 @@ from .padic_rank import (  # rump_residual_bound lives there (the p-adic certifi
     padic_rank_certificate,
     rump_residual_bound,
     single_threaded_blas,
+    whole_below,
 )
 
 __all__ = ["certified_rank", "rank_certificate", "MatrixSource", "CertifiedRank", "PRIMES", "validate_primes",
@@ -473,24 +474,18 @@ def _float_exact(kind: str, A) -> np.ndarray | None:
     return None
 
 
-def _whole_below(X: np.ndarray, bound: float) -> bool:
-    """Is every entry of the float array X a whole number of magnitude below ``bound``? (NaN fails the comparison,
-    infinities the bound.)"""
-    return not X.size or (float(np.abs(X).max()) < bound and np.array_equal(X, np.rint(X)))
-
-
 def _small_int_float(kind: str, A) -> np.ndarray | None:
     """The exactly scaled integer matrix as float64 if every entry is below 2^MAX_ENTRY_BITS, else None."""
     limit = 2 ** MAX_ENTRY_BITS
     if kind == "float":
-        if _whole_below(A, 2.0 ** MAX_ENTRY_BITS):
+        if whole_below(A, 2.0 ** MAX_ENTRY_BITS):
             # dyadic_scale's result without its frexp and logarithms (14 ms against 1 ms at 512 x 768). e0 is the
             # least number of trailing zero bits of a non-zero entry, read off the OR of their int64 values (two's
-            # complement keeps trailing zeros)
+            # complement keeps trailing zeros). With e0 = 0 the matrix is its own scaled form: A itself (read only)
             ored = int(np.bitwise_or.reduce(A.astype(np.int64), axis=None)) if A.size else 0
             e0 = (ored & -ored).bit_length() - 1 if ored else 0
-            S = np.ldexp(A, -e0)                     # exact: every entry is a multiple of 2^e0
-            return S if not A.size or float(np.abs(S).max()) < 2.0 ** (MAX_ENTRY_BITS - 1) else None
+            S = np.ldexp(A, -e0) if e0 else np.asarray(A, dtype=np.float64)  # exact: entries are multiples of 2^e0
+            return S if not S.size or max(float(S.max()), -float(S.min())) < 2.0 ** (MAX_ENTRY_BITS - 1) else None
         m, shift, _ = dyadic_scale(A)
         bits = np.where(m != 0, np.floor(np.log2(np.abs(m).astype(np.float64) + 0.5)) + 1 + shift, 0)
         if float(bits.max()) > MAX_ENTRY_BITS - 1:
@@ -534,14 +529,20 @@ class MatrixSource:
         self.kind, self.A = kind, A
         self.shape = (A.shape if isinstance(A, np.ndarray) else (len(A), len(A[0])))
         self.core_shape = self.shape
+        self._float: tuple = ()  # float_exact's result, once computed (read only, like every view)
 
     def residues(self, p: int):
         return residues_mod_p(self.kind, self.A, p)
 
     def float_exact(self):
-        return _float_exact(self.kind, self.A)
+        if not self._float:
+            self._float = (_float_exact(self.kind, self.A),)
+        return self._float[0]
 
     def small_ints(self):
+        if self.kind == "int" and self._float:  # the same float64 array when every entry is below 2^40
+            X = self._float[0]
+            return X if X is not None and whole_below(X, 2.0 ** MAX_ENTRY_BITS) else None
         return _small_int_float(self.kind, self.A)
 
     def exact_ints(self):
@@ -651,7 +652,7 @@ def _rank_certificate(src, primes, rng, lo, hi, lo_how, hi_how, lo_is_mod_p, exa
             # integer data (ints, or floats holding whole numbers below 2^40) are often rank-deficient: a cheap LU
             # probe first, and on large input the p-adic certificate's pivots are computed beside it on a pool
             # thread (waited for on every path). Other floats and bordered matrices: the inverse at once.
-            integer = isinstance(src, MatrixSource) and (src.kind == "int" or _whole_below(X, 2.0 ** MAX_ENTRY_BITS))
+            integer = isinstance(src, MatrixSource) and (src.kind == "int" or whole_below(X, 2.0 ** MAX_ENTRY_BITS))
             if integer:
                 Z = src.small_ints()
             job = gram_pivots_beside(Z, rng) if Z is not None else None
