@@ -1037,6 +1037,43 @@ def test_whole_float_small_ints_match_dyadic_scale_on_random_whole_numbers(value
     assert (fast is None) == (slow is None) and (fast is None or np.array_equal(fast, slow))
 
 
+@pytest.mark.parametrize("shape", [(3, 20000), (40, 7), (5,), (0, 4)])
+def test_whole_below_sees_every_row_block_and_every_boundary(shape):
+    """whole_below checks blocks of rows: a fraction, NaN or infinity in the first or the last row (every block of a
+    wide matrix is one row) is seen; the bound is strict."""
+    X = np.zeros(shape)
+    assert P.whole_below(X, 1.0)
+    if not X.size:
+        return
+    for where in (0, -1):
+        for bad in (0.5, np.nan, np.inf, -np.inf):
+            Y = X.copy()
+            Y.flat[where if where == 0 else Y.size - 1] = bad
+            assert not P.whole_below(Y, 2.0 ** 40), (where, bad)
+        Y = X.copy()
+        Y.flat[where if where == 0 else Y.size - 1] = -(2.0 ** 40)
+        assert not P.whole_below(Y, 2.0 ** 40) and P.whole_below(Y, 2.0 ** 40 + 1)
+        Y.flat[where if where == 0 else Y.size - 1] = 2.0 ** 40 - 1
+        assert P.whole_below(Y, 2.0 ** 40)
+
+
+@pytest.mark.parametrize("top", [2 ** 40 - 1, 2 ** 40, 2 ** 53 - 1, 2 ** 53, 2 ** 70])
+@pytest.mark.parametrize("as_list", [False, True])
+def test_int_small_ints_reuse_the_float_array_only_below_2_to_the_40(top, as_list):
+    """Integers: small_ints after float_exact (the float64 array reused) is what it is before (computed from the
+    integers): the matrix as float64 below 2^40, None from 2^40 on, and None where no float64 array exists."""
+    rows = [[top, -3], [5, 0]]
+    A = rows if as_list or top >= 2 ** 63 else np.array(rows, dtype=np.int64)
+    before = MatrixSource("int", A).small_ints()
+    src = MatrixSource("int", A)
+    X = src.float_exact()
+    after = src.small_ints()
+    assert (X is None) == (top >= 2 ** 53)
+    assert (before is None) == (after is None) == (top >= 2 ** 40)
+    if after is not None:
+        assert np.array_equal(before, after) and after.dtype == np.float64 and after[0, 0] == float(top)
+
+
 def _gram_backends():
     """The pivoted Cholesky factorisations gram_pivots can use here: LAPACK's dpstrf (when numpy's OpenBLAS has it)
     and the numpy one."""

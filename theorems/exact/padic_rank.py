@@ -897,6 +897,11 @@ def _rowsum_bound(X: np.ndarray) -> int:
     return math.ceil(s * (1 + 2 * (X.shape[1] + 2) * _U))
 
 
+def _absmax(X: np.ndarray) -> int:
+    """max |X| of a float64 array of integers (0 when empty), without the temporary np.abs(X) would make."""
+    return int(max(float(X.max()), -float(X.min()))) if X.size else 0
+
+
 def _bounds(m: int, cs: int, es: int, amax: int, bmax: int, sa: int, tmax: int):
     """(ok, xb, Y) for modulus m given the row-sum bounds cs >= max_i sum |C_i.|, es >= max_i sum |E_i.|:
     every integer of the lifting below 2^53 (see the module docstring)."""
@@ -981,10 +986,9 @@ def _padic_rank_certificate(Z, rows, cols, prime, rng) -> PadicCertificate | Non
         B = W[np.ix_(I, Jbar)]                   # [r, c]
         MJ = W[np.ix_(Ibar, J)]                  # [n - r, r]
         T0 = W[np.ix_(Ibar, Jbar)]               # [n - r, c]
-        amaxA = int(np.abs(A).max()) if A.size else 0
-        bmax = int(np.abs(B).max()) if B.size else 0
+        amaxA, bmax = _absmax(A), _absmax(B)
         sa = _rowsum_bound(MJ)
-        tmax = int(np.abs(T0).max()) if T0.size else 0
+        tmax = _absmax(T0)
         # estimates of max_i sum_l |C_il| (C uniform residues) and max_i sum_l |E_il| (E_ij ~ N(0, |a_j|^2 / 12));
         # a failed estimate is retried with the actual row sums, then with worst-case bounds (always valid)
         colnorms = float(np.sqrt((A * A).sum(axis=0)).sum()) if A.size else 0.0
