@@ -990,6 +990,7 @@ def _slow_small_ints(monkeypatch, A):
 
 
 @pytest.mark.parametrize("case", ["odd", "even", "2^10", "signs and zeros", "all zero", "2^39 - 1", "2^39 alone",
+                                  "-2^39 beside 1", "-(2^39 - 1) beside 1",
                                   "2^39 beside 1", "2^39 * 3 beside 2^2", "2^40 - 1", "2^40", "2^52", "halves",
                                   "non-dyadic", "one column"])
 def test_whole_float_small_ints_are_dyadic_scales_result(monkeypatch, case):
@@ -1003,6 +1004,8 @@ def test_whole_float_small_ints_are_dyadic_scales_result(monkeypatch, case):
          "all zero": np.zeros((2, 3)),
          "2^39 - 1": np.array([[2.0 ** 39 - 1, 2.0]]),
          "2^39 alone": np.array([[2.0 ** 39, 0.0]]),
+         "-2^39 beside 1": np.array([[-(2.0 ** 39), 1.0]]),
+         "-(2^39 - 1) beside 1": np.array([[1.0], [-(2.0 ** 39 - 1)]]),
          "2^39 beside 1": np.array([[2.0 ** 39, 1.0]]),
          "2^39 * 3 beside 2^2": np.array([[3 * 2.0 ** 39, 4.0]]),
          "2^40 - 1": np.array([[2.0 ** 40 - 1, 1.0]]),
@@ -1022,8 +1025,12 @@ def test_whole_float_small_ints_are_dyadic_scales_result(monkeypatch, case):
             assert all(Fraction(float(v)) == Fraction(a) * ratio for v, a in zip(fast.ravel().tolist(),
                                                                                A.ravel().tolist()))
             assert any(int(v) % 2 for v in fast.ravel().tolist())
-    expect_none = {"2^39 beside 1", "2^40 - 1", "2^52", "non-dyadic"}
+    expect_none = {"2^39 beside 1", "-2^39 beside 1", "2^40 - 1", "2^52", "non-dyadic"}
     assert (fast is None) == (case in expect_none), case
+    src = MatrixSource("float", A)  # the same after float_exact (only integers reuse that array)
+    assert src.float_exact() is not None
+    again = src.small_ints()
+    assert (again is None) == (fast is None) and (again is None or np.array_equal(again, fast))
 
 
 @given(st.lists(st.integers(-(2 ** 39), 2 ** 39), min_size=1, max_size=12), st.integers(0, 12), st.integers(1, 4))
@@ -1037,7 +1044,7 @@ def test_whole_float_small_ints_match_dyadic_scale_on_random_whole_numbers(value
     assert (fast is None) == (slow is None) and (fast is None or np.array_equal(fast, slow))
 
 
-@pytest.mark.parametrize("shape", [(3, 20000), (40, 7), (5,), (0, 4)])
+@pytest.mark.parametrize("shape", [(3, 20000), (40, 7), (20000, 3), (5,), (0, 4)])
 def test_whole_below_sees_every_row_block_and_every_boundary(shape):
     """whole_below checks blocks of rows: a fraction, NaN or infinity in the first or the last row (every block of a
     wide matrix is one row) is seen; the bound is strict."""
@@ -1072,6 +1079,38 @@ def test_int_small_ints_reuse_the_float_array_only_below_2_to_the_40(top, as_lis
     assert (before is None) == (after is None) == (top >= 2 ** 40)
     if after is not None:
         assert np.array_equal(before, after) and after.dtype == np.float64 and after[0, 0] == float(top)
+
+
+def test_the_p_adic_prelude_reads_max_abs_off_negative_entries_too():
+    """The largest magnitude, whether it is positive or negative (it sizes the modulus), and 0 for no entries."""
+    assert P._absmax(np.array([[-5.0, 3.0], [2.0, -1.0]])) == 5 == P._absmax(np.array([[5.0, -3.0]]))
+    assert P._absmax(np.zeros((0, 3))) == 0 and P._absmax(np.array([[-(2.0 ** 39)]])) == 2 ** 39
+
+
+def test_p_adic_certificate_refuses_entries_from_2_to_the_40_and_names_the_zero_matrix():
+    """Entries of 2^40 or more are not tried: None, even for a rank-1 matrix whose pivot 1 x 1 minor is small and
+    whose large entries (in the rows the lifting only checks) the certificate could otherwise handle, as it does
+    just below 2^40. The zero matrix: rank 0, said so."""
+    for big in (2.0 ** 39, -(2.0 ** 39), 2.0 ** 40):  # the row [big, 2 big]: 2 big >= 2^40
+        Z = np.array([[1.0, 2.0], [3.0, 6.0], [big, 2 * big]])
+        assert P.padic_rank_certificate(Z, [0], [0]) is None, big
+    Z = np.array([[1.0, 2.0], [3.0, 6.0], [2.0 ** 38, 2.0 ** 39]])
+    c = P.padic_rank_certificate(Z, [0], [0])
+    assert c is not None and (c.lower, c.upper) == (1, 1)
+    z = P.padic_rank_certificate(np.zeros((3, 4)))
+    assert (z.lower, z.upper, z.note) == (0, 0, "the zero matrix")
+
+
+def test_dyadic_floats_that_are_not_whole_take_the_p_adic_certificate():
+    """Floats like k / 4 are not whole numbers (no probe, no pivots beside Rump's test) but scale exactly to small
+    integers: the p-adic certificate closes their rank after Rump's test fails."""
+    g = np.random.default_rng(8)
+    A = (g.integers(-9, 10, size=(40, 6)) @ g.integers(-9, 10, size=(6, 30))) / 4.0
+    A[0, 0] += 0.25 * (A[0, 0] == np.rint(A[0, 0]))  # at least one entry is not whole ...
+    A[0] = A[1] * 0.5                                # ... and the rank stays 6
+    assert not np.array_equal(A, np.rint(A))
+    c = certified_rank(A, exact="never", seed=0)
+    assert c.value == 6 == exact_rank(A) and "p-adic bordering certificate" in c.upper_method
 
 
 def _gram_backends():

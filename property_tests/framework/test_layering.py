@@ -285,6 +285,8 @@ ALLOWED_PRIVATE = {"property_tests.framework.test_claims_mutants: E._ev (theorem
                    "property_tests.exact.test_certified_rank_mutants: P._inverse_mod_power (theorems.exact.padic_rank)",
                    # and its private residues mod q (the fast np.remainder of the inverse mod q), over the exact range
                    "property_tests.exact.test_certified_rank_mutants: P._residues (theorems.exact.padic_rank)",
+                   # and the largest magnitude that sizes its modulus, read without a temporary
+                   "property_tests.exact.test_certified_rank_mutants: P._absmax (theorems.exact.padic_rank)",
                    # the resume test wraps the private record consumer to interrupt a run in the middle of a write
                    "property_tests.interface.test_model_check: MC._consume (proofs_numeric.ledger.model_check)"}
 

@@ -580,7 +580,9 @@ def rank_certificate(src, *, primes, rng: np.random.Generator, lo: int = 0, hi: 
     of ``primes``, so no rank mod p is recomputed and Rump's test is skipped when ``lo`` is below
     full rank). Raises ValueError when a certified lower bound exceeds ``hi``.
 
-    Order: Rump's full-rank test (float-exact values, ``hi`` = min(n, d)); a rank mod p first when
+    Order: Rump's full-rank test (float-exact values, ``hi`` = min(n, d); for integer data, ints or
+    floats holding whole numbers below 2^40, a cheap LU probe first, and on large input the p-adic
+    certificate's pivots computed meanwhile by a pool thread); a rank mod p first when
     ``hi`` < min(n, d) or no p-adic route (a random submatrix before the whole matrix); the p-adic
     bordering certificate (entries below 2^40; exact pivots mod a prime when float pivots miss
     rank); a rank mod p; the kernel certificate (at most ``kernel_max_entries`` entries and

@@ -66,7 +66,8 @@ stops the certificate instead of being rounded. An exact division is checked as
 :math:`m` divides :math:`D`.
 
 The pivots :math:`I, J` come from float pivoted Cholesky factorisations of Gram matrices
-(:func:`gram_pivots`, a heuristic which the certificate then checks); when they miss rank the
+(:func:`gram_pivots`: LAPACK's ``dpstrf`` from numpy's OpenBLAS when :func:`lapack_dpstrf` finds it, else numpy;
+a heuristic which the certificate then checks); when they miss rank the
 caller falls back to exact pivots modulo a prime (:func:`modp_pivots`). The lifting runs on the
 tall orientation (columns :math:`\bar J` are the short side), in column blocks on up to
 ``LIFT_THREADS`` threads with one BLAS thread each. Before it, when ``LIFT_THREADS > 1``, the input is large
