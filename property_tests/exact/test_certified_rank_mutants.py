@@ -1127,8 +1127,11 @@ def gram_backend(request, monkeypatch):
 
 
 def test_numpys_openblas_has_lapacks_pivoted_cholesky_and_it_passes_its_check():
-    """numpy's wheel ships scipy-openblas64 with LAPACKE_dpstrf (64-bit integers): the fast pivots are used here
-    (CI installs the same wheel). Its check on a matrix with known pivots and rank passes."""
+    """numpy's PyPI wheel ships scipy-openblas64 with LAPACKE_dpstrf (64-bit integers): the fast pivots are used
+    here (CI installs the same wheel), and its check on a matrix with known pivots and rank passes. (Another BLAS,
+    conda's or a distribution's, is not asked for it: the numpy factorisation is used there.)"""
+    if not any("scipy_openblas64" in getattr(lib, "_name", "") for lib in P.openblas_libraries()):
+        pytest.skip("numpy's BLAS here is not scipy-openblas64")
     assert P.lapack_dpstrf() is not None
 
 
@@ -1201,6 +1204,7 @@ def test_integer_data_pivots_are_computed_beside_rumps_probe(monkeypatch, gram_b
         return real_rump(*a, **k)
 
     monkeypatch.setattr(P, "gram_pivots", gp)
+    monkeypatch.setattr(CR, "gram_pivots", gp)
     monkeypatch.setattr(CR, "rump_full_rank", rump)
     out = {}
     for threads in (1, 2):
@@ -1208,33 +1212,89 @@ def test_integer_data_pivots_are_computed_beside_rumps_probe(monkeypatch, gram_b
         monkeypatch.setattr(P, "_THREAD_MIN_WORK", 0)
         calls.clear()
         r = certified_rank(Z, seed=3)
-        out[threads] = (r.lower, r.upper, r.method.split(" mod ")[0], r.upper_method.split(":")[0])  # primes differ
+        out[threads] = (r.lower, r.upper, r.method, r.upper_method, r.primes)  # the same record, primes too
         assert [c.startswith("padic-lift") for c in calls] == [threads == 2]
     assert out[1] == out[2] and out[1][:2] == (25, 25) and probes == [True, True]
-    # full rank: Rump's test succeeds; the job (which sleeps) has ended when certified_rank returns
+    # full rank: Rump's test succeeds; the job (which sleeps) has ended when certified_rank returns, told to stop
     F = np.random.default_rng(2).integers(-9, 10, size=(60, 40)).astype(dtype)
     calls.clear()
+    stops = []
+    monkeypatch.setattr(P, "gram_pivots", lambda *a: (stops.append(a[2]), gp(*a))[1])
     r = certified_rank(F, seed=0)
     assert (r.value, r.method) == (40, "rump-full-rank") and len(calls) == 1 and calls[0].startswith("padic-lift")
+    assert len(stops) == 1 and stops[0].is_set()
     probes.clear()
     calls.clear()
     r = certified_rank(F + 0.5 if dtype == "float64" else F.astype(float) + 0.5, seed=0)
     assert probes == [False] and calls == []  # not whole numbers: the inverse at once, no pivots beside it
 
 
-def test_pivots_beside_only_when_they_pay(monkeypatch):
-    """No job on one thread or below _THREAD_MIN_WORK; the job's samples come from a generator seeded from the
-    caller's: the same pivots for the same seed, whatever the threads' timing."""
+def test_pivots_beside_only_when_they_pay_and_stop_when_told(monkeypatch):
+    """No job on one thread or below _THREAD_MIN_WORK; the job computes gram_pivots with the generator it is given;
+    a stop event set before a stage makes gram_pivots give up (None), one never set changes nothing."""
     Z = _rank_25_product()
+    go = threading.Event()
     monkeypatch.setattr(P, "LIFT_THREADS", 1)
-    assert P.gram_pivots_beside(Z, np.random.default_rng(0)) is None
+    assert P.gram_pivots_beside(Z, np.random.default_rng(0), go) is None
     monkeypatch.setattr(P, "LIFT_THREADS", 2)
     monkeypatch.setattr(P, "_THREAD_MIN_WORK", 90 * 70 * 70 + 1)
-    assert P.gram_pivots_beside(Z, np.random.default_rng(0)) is None
+    assert P.gram_pivots_beside(Z, np.random.default_rng(0), go) is None
     monkeypatch.setattr(P, "_THREAD_MIN_WORK", 90 * 70 * 70)
-    a = P.gram_pivots_beside(Z, np.random.default_rng(0)).result()
-    b = P.gram_pivots_beside(Z, np.random.default_rng(0)).result()
+    a = P.gram_pivots_beside(Z, np.random.default_rng(0), go).result()
+    b = P.gram_pivots(Z, np.random.default_rng(0))
     assert [x.tolist() for x in a] == [x.tolist() for x in b] and len(a[0]) == 25
+    stopped = threading.Event()
+    stopped.set()
+    assert P.gram_pivots(Z, np.random.default_rng(0), stopped) is None
+    g = np.random.default_rng(3)  # too few rows for a sample (all rows at once): the stage after the columns' stops
+    few = (g.integers(-9, 10, size=(40, 10)) @ g.integers(-9, 10, size=(10, 30))).astype(float)
+    assert len(P.gram_pivots(few, None, threading.Event())[0]) == 10 and P.gram_pivots(few, None, stopped) is None
+    seen = []
+
+    class StopAtSample:  # a generator that sets the event when the row sample is drawn: the next stage gives up
+        def choice(self, n, m, replace=False):
+            seen.append(m)
+            stopped2.set()
+            return np.sort(np.random.default_rng(1).choice(n, m, replace=False))[:0]  # an empty sample: misses rank
+
+    stopped2 = threading.Event()
+    assert P.gram_pivots(Z, StopAtSample(), stopped2) is None and seen == [P.row_samples(25)[0]]
+
+
+def test_the_record_of_a_seed_is_the_same_with_one_thread_or_two():
+    """The pivots' row samples come from a seed drawn from the caller's generator whether or not a pool thread
+    computes them: certified_rank(Z, seed) gives the same record (primes, method, certificate) on a machine with
+    one core as with two."""
+    g = np.random.default_rng(5)
+    Z = g.integers(-9, 10, size=(200, 60)) @ g.integers(-9, 10, size=(60, 300))
+    out = []
+    for threads in (1, 2):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(P, "LIFT_THREADS", threads)
+            r = certified_rank(Z, seed=7)
+        out.append((r.lower, r.upper, r.method, r.upper_method, r.primes))
+    assert out[0] == out[1] and out[0][:2] == (60, 60)
+
+
+def test_a_probe_that_passes_before_rumps_test_fails_gets_the_same_pivots(monkeypatch):
+    """When the probe passes (the pivots' job is told to stop) but Rump's test then fails, the pivots are computed
+    from the same seed on the calling thread: the same record as on one thread."""
+    Z = _rank_25_product().astype(np.int64)
+    monkeypatch.setattr(P, "_THREAD_MIN_WORK", 0)
+
+    def passes_then_fails(X, probe=False, probe_passed=None):
+        if probe_passed is not None:
+            probe_passed.set()
+        return False, math.inf
+
+    out = []
+    for threads in (1, 2):
+        with monkeypatch.context() as mp:
+            mp.setattr(P, "LIFT_THREADS", threads)
+            mp.setattr(CR, "rump_full_rank", passes_then_fails)
+            r = certified_rank(Z, seed=4)
+        out.append((r.lower, r.upper, r.method, r.upper_method, r.primes))
+    assert out[0] == out[1] and out[0][:2] == (25, 25)
 
 
 # ---------------------------------------------------------------- the one ranker, as norm_exact calls it

@@ -41,6 +41,7 @@ Examples
 from __future__ import annotations
 
 import math
+import threading
 import time
 from concurrent.futures import wait
 from dataclasses import asdict, dataclass, field
@@ -53,6 +54,7 @@ from .input import BadInput, exact_entries, exact_rows
 from .padic_rank import (  # rump_residual_bound lives there (the p-adic certificate uses it too), re-exported
     MAX_ENTRY_BITS,
     blas_is_exact,
+    gram_pivots,
     gram_pivots_beside,
     modp_pivots,
     padic_rank_certificate,
@@ -330,7 +332,8 @@ def _rank_mod_p(R: np.ndarray, p: int) -> int:
     return int(flint.nmod_mat(flint.fmpz_mat(n, d, np.ascontiguousarray(R).ravel().tolist()), p).rank())
 
 
-def rump_full_rank(A: np.ndarray, probe: bool = False) -> tuple[bool, float]:
+def rump_full_rank(A: np.ndarray, probe: bool = False,
+                   probe_passed: threading.Event | None = None) -> tuple[bool, float]:
     """Rigorous full-rank test of a float64 matrix (see the module docstring).
 
     Fails fast (bound reported as inf) when R is visibly no inverse of B: some entry of
@@ -338,6 +341,7 @@ def rump_full_rank(A: np.ndarray, probe: bool = False) -> tuple[bool, float]:
     fail too (skipping a certificate is always sound; it saves the two k^3 products on singular input).
     ``probe``: first solve B X = I[:, :8] (one LU, about a quarter of the inverse) and fail as fast
     when B X - I[:, :8] has an entry above 1 (used for integer data, often rank-deficient).
+    ``probe_passed``: an event set when the probe passes (the caller's pivots for a rank-deficient matrix can stop).
     """
     T = A if A.shape[0] <= A.shape[1] else A.T
     k = T.shape[0]
@@ -351,6 +355,8 @@ def rump_full_rank(A: np.ndarray, probe: bool = False) -> tuple[bool, float]:
                 return False, math.inf
             if not float(np.abs(B @ Xs - E).max()) <= 1.0:  # also False for NaN
                 return False, math.inf
+            if probe_passed is not None:
+                probe_passed.set()
         try:
             R = np.linalg.inv(B)
         except np.linalg.LinAlgError:
@@ -657,9 +663,13 @@ def _rank_certificate(src, primes, rng, lo, hi, lo_how, hi_how, lo_is_mod_p, exa
             integer = isinstance(src, MatrixSource) and (src.kind == "int" or whole_below(X, 2.0 ** MAX_ENTRY_BITS))
             if integer:
                 Z = src.small_ints()
-            job = gram_pivots_beside(Z, rng) if Z is not None else None
+            # the pivots' row samples come from their own seed, drawn whether or not a pool thread computes them:
+            # the record of a seed is the same on every machine, whatever its cores and the threads' timing
+            seed = int(rng.integers(2 ** 63)) if Z is not None else None
+            stop = threading.Event()  # set when the probe passes: the pivots are then probably not needed
+            job = gram_pivots_beside(Z, np.random.default_rng(seed), stop) if Z is not None else None
             try:
-                ok, bound = rump_full_rank(X, probe=integer)
+                ok, bound = rump_full_rank(X, probe=integer, probe_passed=stop)
             finally:
                 if job is not None:
                     wait([job])
@@ -667,6 +677,8 @@ def _rank_certificate(src, primes, rng, lo, hi, lo_how, hi_how, lo_is_mod_p, exa
                 raise_lo(full, "rump-full-rank")
                 return done(full, full, "rump-full-rank", "min(n, d)", [f"||I - RB||_inf <= {bound:.3e} < 1"])
             pivots = job.result() if job is not None else None
+            if pivots is None and Z is not None:  # no job, or it stopped when the probe passed: the same pivots here
+                pivots = gram_pivots(Z, np.random.default_rng(seed))
     if Z is None:
         Z = src.small_ints()
     if not lo_is_mod_p and (hi < full or Z is None):

@@ -75,9 +75,9 @@ tall orientation (columns :math:`\bar J` are the short side), in column blocks o
 computed by a pool thread while the calling thread computes :math:`C`: the same values as computed inline.
 
 On a 512 x 768 integer matrix of rank 300 (entries of a product of factors in [-9, 9]) the bound is
-about :math:`2^{3585}` and the modulus about :math:`2^{34.3}`: 105 steps of a 300 x 300 x 212 and a
-468 x 300 x 212 product (see ``benchmarks/test_bench_rank_deficient.py``). At about 51 GFLOP/s per core
-(measured 2026-12-04, OpenBLAS's peak here) those products alone take 100 ms on two threads.
+about :math:`2^{3585}` and the modulus about :math:`2^{34}` (a random prime squared): 105 or 106 steps of
+a 300 x 300 x 212 and a 468 x 300 x 212 product (see ``benchmarks/test_bench_rank_deficient.py``). At about
+51 GFLOP/s per core (measured 2026-12-04, OpenBLAS's peak here) those products alone take 100 ms on two threads.
 
 Examples
 ========
@@ -93,9 +93,11 @@ from __future__ import annotations
 import ctypes
 import math
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import overload
 
 import flint
 import numpy as np
@@ -227,7 +229,7 @@ _DPSTRF: list = []
 def lapack_dpstrf():
     """LAPACKE_dpstrf of the OpenBLAS numpy loaded, with 64-bit integers (the symbols of an ILP64 build end in 64_,
     like scipy-openblas64's ``scipy_LAPACKE_dpstrf64_``), or None (another BLAS, an LP64 build, not Linux).
-    Looked up once per process, then tried on a 3 x 3 matrix whose pivots and rank are known: a library that does
+    Looked up once per process, then tried on a 4 x 4 matrix whose pivots and rank are known: a library that does
     not reproduce them is not used."""
     if _DPSTRF:
         return _DPSTRF[0]
@@ -242,7 +244,8 @@ def lapack_dpstrf():
                 f.restype = i64
                 found = f
     if found is not None:
-        # G = V V^T, rows v0 = (1, 0, 0), v1 = (0, 2, 0), v2 = (0, 0, 3), v3 = v0 + 2 v1: squared norms 1, 4, 9, 17;
+        # the 4 x 4 G = V V^T of rank 3, rows v0 = (1, 0, 0), v1 = (0, 2, 0), v2 = (0, 0, 3), v3 = v0 + 2 v1:
+        # squared norms 1, 4, 9, 17;
         # pivots v3, v2, then v0 (residual 272/289 against v1's 68/289), then v1's residual is 0: rank 3
         V = np.array([[1.0, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 3.0], [1.0, 4.0, 0.0]])
         G = np.asfortranarray(V @ V.T)
@@ -298,16 +301,28 @@ def row_samples(r: int) -> tuple[int, int]:
     return r + r // 8 + 32, 2 * r + 32
 
 
-def gram_pivots(Z: np.ndarray, rng: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray]:
+@overload
+def gram_pivots(Z: np.ndarray, rng: np.random.Generator | None = None,
+                stop: None = None) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+@overload
+def gram_pivots(Z: np.ndarray, rng: np.random.Generator | None,
+                stop: threading.Event) -> tuple[np.ndarray, np.ndarray] | None: ...
+
+
+def gram_pivots(Z, rng=None, stop=None):
     """Rows I and columns J of Z with Z[I, J] non-singular in floating point and |I| = |J| its
-    numerical rank (a heuristic: the certificate checks the minor it is given).
+    numerical rank (a heuristic: the certificate checks the minor it is given). ``stop``: an event that, once set,
+    makes the search give up at its next stage (after the column pivots, before each row sample) and return None.
 
     On the tall orientation W (rows >= columns): J from the pivoted Cholesky factorisation of the
     small Gram matrix W^T W, then I from that of W[S, J] W[S, J]^T for |J| + |J| // 8 + 32 random
     rows S; if those do not reach rank |J|, 2 |J| + 32 random rows, then all rows (``row_samples``).
     Greedy rows of W[:, J] span its row space, so W[I, J] is non-singular when both steps are exact.
     One Gram product and two factorisations: much cheaper than complete pivoting. (At 512 x 768,
-    rank 300, on one thread: 30 ms, against 48 ms with 2 |J| + 32 rows and blocks of 32. The small
+    rank 300, on one thread, with the numpy factorisation: 30 ms, against 48 ms with 2 |J| + 32 rows and blocks
+    of 32; with LAPACK's, 11 ms, measured 2026-12-04. The small
     sample misses rank more often on rows that carry some directions only a few at a time; the
     second sample is the one used before, so such inputs pay one small factorisation more, not the
     all-rows one: 4000 x 300 with 50 directions carried by 40 rows each took 0.03-1.1 s with the
@@ -322,6 +337,8 @@ def gram_pivots(Z: np.ndarray, rng: np.random.Generator | None = None) -> tuple[
     if r == 0:
         empty = np.zeros(0, dtype=np.intp)
         return empty, empty
+    if stop is not None and stop.is_set():
+        return None
     T = W[:, J]
     nW = W.shape[0]
     I = None
@@ -329,6 +346,8 @@ def gram_pivots(Z: np.ndarray, rng: np.random.Generator | None = None) -> tuple[
     for m in row_samples(r):
         if I is not None or m >= nW:
             break
+        if stop is not None and stop.is_set():
+            return None
         sub = np.sort(g.choice(nW, m, replace=False))
         Ts = T[sub]
         Is = _pivoted_cholesky(Ts @ Ts.T, overwrite=True)
@@ -341,17 +360,16 @@ def gram_pivots(Z: np.ndarray, rng: np.random.Generator | None = None) -> tuple[
     return (I, J) if tall else (J, I)
 
 
-def gram_pivots_beside(Z: np.ndarray, rng: np.random.Generator | None = None):
-    """A future of :func:`gram_pivots` of Z on the lifting's pool, for a caller with other work meanwhile
-    (:func:`theorems.exact.certified_rank.rank_certificate` runs Rump's test), or None when that does not pay
-    (``LIFT_THREADS`` 1, or n d min(n, d) below ``_THREAD_MIN_WORK``). The row samples are drawn from a generator
-    seeded by one draw from ``rng`` (made before the job starts): they do not depend on thread timing. The caller
-    must wait for the future before it returns."""
+def gram_pivots_beside(Z: np.ndarray, rng: np.random.Generator | None, stop: threading.Event):
+    """A future of ``gram_pivots(Z, rng, stop)`` on the lifting's pool, for a caller with other work meanwhile
+    (:func:`theorems.exact.certified_rank.rank_certificate` runs Rump's test, and sets ``stop`` when its probe says
+    the matrix is probably of full rank), or None when that does not pay (``LIFT_THREADS`` 1, or n d min(n, d)
+    below ``_THREAD_MIN_WORK``). ``rng`` must be the job's own generator (nothing else may draw from it meanwhile);
+    the caller must wait for the future before it returns."""
     n, d = Z.shape
     if LIFT_THREADS < 2 or n * d * min(n, d) < _THREAD_MIN_WORK:
         return None
-    g = np.random.default_rng(int(rng.integers(2 ** 63))) if rng is not None else None
-    return _executor(LIFT_THREADS).submit(gram_pivots, Z, g)
+    return _executor(LIFT_THREADS).submit(gram_pivots, Z, rng, stop)
 
 
 def _nmod(A: np.ndarray, p: int) -> flint.nmod_mat:
