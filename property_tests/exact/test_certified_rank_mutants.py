@@ -180,6 +180,11 @@ def test_rump_probe_stops_a_rank_deficient_integer_matrix_before_the_inverse(mon
     monkeypatch.setattr(np.linalg, "solve", lambda *a: solves.append(1) or solve(*a))
     assert rump_full_rank(F)[0] is True and rump_full_rank(D)[0] is False
     assert solves == []  # without probe=True (float data) the inverse comes first, with no LU probe
+    # probe_passed: set when the probe passes (before the inverse), never when it fails or is not asked for
+    for M, probe, expect in [(F, True, True), (D, True, False), (F, False, False), (D, False, False)]:
+        ev = threading.Event()
+        rump_full_rank(M, probe=probe, probe_passed=ev)
+        assert ev.is_set() == expect, (probe, expect)
 
 
 def test_the_lu_probe_is_asked_for_integer_data_only(monkeypatch):
@@ -188,7 +193,8 @@ def test_the_lu_probe_is_asked_for_integer_data_only(monkeypatch):
     the exact ranks either way."""
     asked = []
     real = CR.rump_full_rank
-    monkeypatch.setattr(CR, "rump_full_rank", lambda X, probe=False: asked.append(probe) or real(X, probe=probe))
+    monkeypatch.setattr(CR, "rump_full_rank", lambda X, probe=False, probe_passed=None: asked.append(probe)
+                        or real(X, probe=probe, probe_passed=probe_passed))
     g = np.random.default_rng(5)
     D = g.integers(-9, 10, size=(30, 6)) @ g.integers(-9, 10, size=(6, 40))
     assert certified_rank(D).value == 6 and asked and all(p is True for p in asked)
