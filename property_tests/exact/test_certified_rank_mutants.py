@@ -1235,6 +1235,23 @@ def test_integer_data_pivots_are_computed_beside_rumps_probe(monkeypatch, gram_b
     assert probes == [False] and calls == []  # not whole numbers: the inverse at once, no pivots beside it
 
 
+def test_whole_leading_block_asks_for_the_probe_but_every_entry_decides_the_exact_integers(monkeypatch):
+    """Whether data are whole is judged, for the probe only, on the block Rump's test factors (cheap on a very wide
+    matrix); the exact integers of the p-adic certificate come from every entry: quarters outside that block are
+    scaled away (by 4), not read as whole numbers, and the rank is exact."""
+    g = np.random.default_rng(12)
+    A = (g.integers(-9, 10, size=(30, 5)) @ g.integers(-9, 10, size=(5, 70))).astype(float)
+    A[:, -1] = A[:, 0] * 0.5 + 0.25 * (A[:, 1] == A[:, 1])  # a column of quarters outside the leading block
+    probes, smalls = [], []
+    real_rump, real_small = CR.rump_full_rank, MatrixSource.small_ints
+    monkeypatch.setattr(CR, "rump_full_rank", lambda X, probe=False, probe_passed=None: probes.append(probe)
+                        or real_rump(X, probe=probe, probe_passed=probe_passed))
+    monkeypatch.setattr(MatrixSource, "small_ints", lambda self: smalls.append(out := real_small(self)) or out)
+    r = certified_rank(A, seed=0)
+    assert probes == [True] and r.value == exact_rank(A) == 6 and r.certified
+    assert smalls and smalls[0] is not None and not np.array_equal(smalls[0], A)  # scaled by 4: exact integers
+
+
 def test_pivots_beside_only_when_they_pay_and_stop_when_told(monkeypatch):
     """No job on one thread or below _THREAD_MIN_WORK; the job computes gram_pivots with the generator it is given;
     a stop event set before a stage makes gram_pivots give up (None), one never set changes nothing."""
@@ -1245,6 +1262,10 @@ def test_pivots_beside_only_when_they_pay_and_stop_when_told(monkeypatch):
     monkeypatch.setattr(P, "LIFT_THREADS", 2)
     monkeypatch.setattr(P, "_THREAD_MIN_WORK", 90 * 70 * 70 + 1)
     assert P.gram_pivots_beside(Z, np.random.default_rng(0), go) is None
+    monkeypatch.setattr(P, "_THREAD_MIN_WORK", 0)  # nor with a long side more than twice the short one
+    assert P.gram_pivots_beside(np.vstack([Z, Z, Z[:1]]), np.random.default_rng(0), go) is None  # 181 x 70
+    assert P.gram_pivots_beside(np.hstack([Z, Z, Z])[:, :181].T, np.random.default_rng(0), go) is None
+    assert P.gram_pivots_beside(np.vstack([Z, Z])[:140], np.random.default_rng(0), go).result() is not None  # 140
     monkeypatch.setattr(P, "_THREAD_MIN_WORK", 90 * 70 * 70)
     a = P.gram_pivots_beside(Z, np.random.default_rng(0), go).result()
     b = P.gram_pivots(Z, np.random.default_rng(0))
@@ -1265,6 +1286,13 @@ def test_pivots_beside_only_when_they_pay_and_stop_when_told(monkeypatch):
 
     stopped2 = threading.Event()
     assert P.gram_pivots(Z, StopAtSample(), stopped2) is None and seen == [P.row_samples(25)[0]]
+    # a sample misses rank and the next one would be all rows (75 <= 82): the all-rows stage stops too
+    g = np.random.default_rng(6)
+    Y = (g.integers(-9, 10, size=(75, 25)) @ g.integers(-9, 10, size=(25, 60))).astype(float)
+    seen.clear()
+    stopped2 = threading.Event()
+    assert P.gram_pivots(Y, StopAtSample(), stopped2) is None and seen == [P.row_samples(25)[0]]
+    assert len(P.gram_pivots(Y, None, threading.Event())[0]) == 25
 
 
 def test_the_record_of_a_seed_is_the_same_with_one_thread_or_two():
@@ -1280,6 +1308,31 @@ def test_the_record_of_a_seed_is_the_same_with_one_thread_or_two():
             r = certified_rank(Z, seed=7)
         out.append((r.lower, r.upper, r.method, r.upper_method, r.primes))
     assert out[0] == out[1] and out[0][:2] == (60, 60)
+
+
+def test_an_error_in_rumps_test_stops_the_pivots_and_reaches_the_caller(monkeypatch):
+    """An exception in Rump's test reaches the caller after the pivots' job, told to stop, has ended."""
+    Z = _rank_25_product().astype(np.int64)
+    monkeypatch.setattr(P, "LIFT_THREADS", 2)
+    monkeypatch.setattr(P, "_THREAD_MIN_WORK", 0)
+    stops, ended = [], []
+    real = P.gram_pivots
+
+    def gp(*a):
+        stops.append(a[2])
+        time.sleep(0.05)
+        out = real(*a)
+        ended.append(out)
+        return out
+
+    def boom(X, probe=False, probe_passed=None):
+        raise MemoryError("planted")
+
+    monkeypatch.setattr(P, "gram_pivots", gp)
+    monkeypatch.setattr(CR, "rump_full_rank", boom)
+    with pytest.raises(MemoryError, match="planted"):
+        certified_rank(Z, seed=0)
+    assert len(stops) == 1 and stops[0].is_set() and ended == [None]
 
 
 def test_a_probe_that_passes_before_rumps_test_fails_gets_the_same_pivots(monkeypatch):

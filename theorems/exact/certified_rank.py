@@ -58,6 +58,7 @@ from .padic_rank import (  # rump_residual_bound lives there (the p-adic certifi
     gram_pivots_beside,
     modp_pivots,
     padic_rank_certificate,
+    pivots_beside_pay,
     rump_residual_bound,
     single_threaded_blas,
     whole_below,
@@ -547,8 +548,10 @@ class MatrixSource:
 
     def small_ints(self):
         if self.kind == "int" and self._float:  # the same float64 array when every entry is below 2^40
-            X = self._float[0]
-            return X if X is not None and whole_below(X, 2.0 ** MAX_ENTRY_BITS) else None
+            X = self._float[0]  # whole numbers by construction: only their size is checked
+            if X is None or (X.size and not max(float(X.max()), -float(X.min())) < 2.0 ** MAX_ENTRY_BITS):
+                return None
+            return X
         return _small_int_float(self.kind, self.A)
 
     def exact_ints(self):
@@ -660,16 +663,23 @@ def _rank_certificate(src, primes, rng, lo, hi, lo_how, hi_how, lo_is_mod_p, exa
             # integer data (ints, or floats holding whole numbers below 2^40) are often rank-deficient: a cheap LU
             # probe first, and on large input the p-adic certificate's pivots are computed beside it on a pool
             # thread (waited for on every path). Other floats and bordered matrices: the inverse at once.
-            integer = isinstance(src, MatrixSource) and (src.kind == "int" or whole_below(X, 2.0 ** MAX_ENTRY_BITS))
-            if integer:
-                Z = src.small_ints()
+            # (whether the data are whole is judged on the block Rump's test factors: a heuristic for speed only;
+            # small_ints below checks every entry)
+            k = min(X.shape)
+            integer = isinstance(src, MatrixSource) and (src.kind == "int"
+                                                         or whole_below(X[:k, :k], 2.0 ** MAX_ENTRY_BITS))
             # the pivots' row samples come from their own seed, drawn whether or not a pool thread computes them:
-            # the record of a seed is the same on every machine, whatever its cores and the threads' timing
-            seed = int(rng.integers(2 ** 63)) if Z is not None else None
+            # the record of a seed does not depend on the number of cores nor on the threads' timing
+            seed = int(rng.integers(2 ** 63)) if integer else None
             stop = threading.Event()  # set when the probe passes: the pivots are then probably not needed
+            if integer and pivots_beside_pay(*X.shape):
+                Z = src.small_ints()
             job = gram_pivots_beside(Z, np.random.default_rng(seed), stop) if Z is not None else None
             try:
                 ok, bound = rump_full_rank(X, probe=integer, probe_passed=stop)
+            except BaseException:
+                stop.set()  # the pivots will not be used: the job stops at its next stage
+                raise
             finally:
                 if job is not None:
                     wait([job])
@@ -677,8 +687,10 @@ def _rank_certificate(src, primes, rng, lo, hi, lo_how, hi_how, lo_is_mod_p, exa
                 raise_lo(full, "rump-full-rank")
                 return done(full, full, "rump-full-rank", "min(n, d)", [f"||I - RB||_inf <= {bound:.3e} < 1"])
             pivots = job.result() if job is not None else None
-            if pivots is None and Z is not None:  # no job, or it stopped when the probe passed: the same pivots here
-                pivots = gram_pivots(Z, np.random.default_rng(seed))
+            if pivots is None and seed is not None:  # no job, or it stopped when the probe passed: the same pivots
+                Z = src.small_ints() if Z is None else Z
+                if Z is not None:
+                    pivots = gram_pivots(Z, np.random.default_rng(seed))
     if Z is None:
         Z = src.small_ints()
     if not lo_is_mod_p and (hi < full or Z is None):

@@ -103,6 +103,7 @@ import flint
 import numpy as np
 
 __all__ = ["PadicCertificate", "padic_rank_certificate", "complete_pivoting", "gram_pivots", "gram_pivots_beside",
+           "pivots_beside_pay",
            "row_samples",
            "modp_pivots", "bordered_hadamard_bound_sq", "schur_bound_sq", "blas_is_exact", "single_threaded_blas",
            "openblas_libraries", "lapack_dpstrf", "whole_below",
@@ -307,14 +308,21 @@ def gram_pivots(Z: np.ndarray, rng: np.random.Generator | None = None,
 
 
 @overload
+def gram_pivots(Z: np.ndarray, rng: np.random.Generator | None = None, *,
+                stop: threading.Event) -> tuple[np.ndarray, np.ndarray] | None: ...
+
+
+@overload
 def gram_pivots(Z: np.ndarray, rng: np.random.Generator | None,
                 stop: threading.Event) -> tuple[np.ndarray, np.ndarray] | None: ...
 
 
-def gram_pivots(Z, rng=None, stop=None):
+def gram_pivots(Z: np.ndarray, rng: np.random.Generator | None = None,
+                stop: threading.Event | None = None) -> tuple[np.ndarray, np.ndarray] | None:
     """Rows I and columns J of Z with Z[I, J] non-singular in floating point and |I| = |J| its
     numerical rank (a heuristic: the certificate checks the minor it is given). ``stop``: an event that, once set,
-    makes the search give up at its next stage (after the column pivots, before each row sample) and return None.
+    makes the search give up at its next stage (after the column pivots, before each row sample and before the
+    all-rows factorisation) and return None.
 
     On the tall orientation W (rows >= columns): J from the pivoted Cholesky factorisation of the
     small Gram matrix W^T W, then I from that of W[S, J] W[S, J]^T for |J| + |J| // 8 + 32 random
@@ -354,6 +362,8 @@ def gram_pivots(Z, rng=None, stop=None):
         if len(Is) == r:
             I = sub[np.asarray(Is, dtype=np.intp)]
     if I is None:
+        if stop is not None and stop.is_set():
+            return None
         I = np.asarray(_pivoted_cholesky(T @ T.T, overwrite=True), dtype=np.intp)
     k = min(len(I), r)
     I, J = I[:k], J[:k]
@@ -363,13 +373,19 @@ def gram_pivots(Z, rng=None, stop=None):
 def gram_pivots_beside(Z: np.ndarray, rng: np.random.Generator | None, stop: threading.Event):
     """A future of ``gram_pivots(Z, rng, stop)`` on the lifting's pool, for a caller with other work meanwhile
     (:func:`theorems.exact.certified_rank.rank_certificate` runs Rump's test, and sets ``stop`` when its probe says
-    the matrix is probably of full rank), or None when that does not pay (``LIFT_THREADS`` 1, or n d min(n, d)
-    below ``_THREAD_MIN_WORK``). ``rng`` must be the job's own generator (nothing else may draw from it meanwhile);
-    the caller must wait for the future before it returns."""
-    n, d = Z.shape
-    if LIFT_THREADS < 2 or n * d * min(n, d) < _THREAD_MIN_WORK:
+    the matrix is probably of full rank), or None when that does not pay: ``LIFT_THREADS`` 1, n d min(n, d) below
+    ``_THREAD_MIN_WORK``, or a long side more than twice the short one (the job's first stage, which no stop can
+    interrupt, costs about max(n, d) min(n, d)^2 against the test's min(n, d)^3: on a full-rank 200 x 20000 matrix
+    the job made the call 1.5-2 times slower). ``rng`` must be the job's own generator (nothing else may draw from
+    it meanwhile); the caller must wait for the future before it returns."""
+    if not pivots_beside_pay(*Z.shape):
         return None
     return _executor(LIFT_THREADS).submit(gram_pivots, Z, rng, stop)
+
+
+def pivots_beside_pay(n: int, d: int) -> bool:
+    """Does :func:`gram_pivots_beside` start a job for an n x d matrix? (See there.)"""
+    return LIFT_THREADS >= 2 and n * d * min(n, d) >= _THREAD_MIN_WORK and max(n, d) <= 2 * min(n, d)
 
 
 def _nmod(A: np.ndarray, p: int) -> flint.nmod_mat:
