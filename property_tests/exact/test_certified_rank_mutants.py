@@ -1072,10 +1072,12 @@ def test_whole_below_sees_every_row_block_and_every_boundary(shape):
 
 @pytest.mark.parametrize("top", [2 ** 40 - 1, 2 ** 40, 2 ** 53 - 1, 2 ** 53, 2 ** 70])
 @pytest.mark.parametrize("as_list", [False, True])
-def test_int_small_ints_reuse_the_float_array_only_below_2_to_the_40(top, as_list):
+@pytest.mark.parametrize("sign", [1, -1])
+def test_int_small_ints_reuse_the_float_array_only_below_2_to_the_40(top, as_list, sign):
     """Integers: small_ints after float_exact (the float64 array reused) is what it is before (computed from the
-    integers): the matrix as float64 below 2^40, None from 2^40 on, and None where no float64 array exists."""
-    rows = [[top, -3], [5, 0]]
+    integers): the matrix as float64 below 2^40 in magnitude, None from 2^40 on (either sign), and None where no
+    float64 array exists."""
+    rows = [[sign * top, -3 * sign], [5, 0]]
     A = rows if as_list or top >= 2 ** 63 else np.array(rows, dtype=np.int64)
     before = MatrixSource("int", A).small_ints()
     src = MatrixSource("int", A)
@@ -1084,7 +1086,7 @@ def test_int_small_ints_reuse_the_float_array_only_below_2_to_the_40(top, as_lis
     assert (X is None) == (top >= 2 ** 53)
     assert (before is None) == (after is None) == (top >= 2 ** 40)
     if after is not None:
-        assert np.array_equal(before, after) and after.dtype == np.float64 and after[0, 0] == float(top)
+        assert np.array_equal(before, after) and after.dtype == np.float64 and after[0, 0] == float(sign * top)
 
 
 def test_the_p_adic_prelude_reads_max_abs_off_negative_entries_too():
