@@ -1322,7 +1322,7 @@ def test_an_error_in_rumps_test_stops_the_pivots_and_reaches_the_caller(monkeypa
 
     def gp(*a):
         stops.append(a[2])
-        time.sleep(0.05)
+        a[2].wait(timeout=10)  # until the caller gives up (never 10 s unless the stop is missing)
         out = real(*a)
         ended.append(out)
         return out
