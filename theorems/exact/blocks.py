@@ -35,7 +35,7 @@ import sympy
 from sympy import Matrix, Rational
 
 from .input import BadInput, exact_matrix, exact_vector, to_rational
-from .linalg import in_colspace, is_rational_square, rank, rational_sqrt, to_fmpq_mat
+from .linalg import in_colspace, is_rational_square, rank, rational_sqrt, to_fmpq, to_fmpq_mat
 
 __all__ = ["centred", "row_variances", "row_mean_squares", "sqrt_decomposition", "sigma_in_colspace",
            "sqrt_scaled_rank", "FieldTooLarge", "layer_norm_ranks", "rms_norm_ranks", "rank", "exact_matrix"]
@@ -160,16 +160,13 @@ def sqrt_scaled_rank(M: Matrix, s: list[Rational], beta=None, bordered: bool = F
     # the regular representation is built in FLINT rationals (fmpq) and ranked by FLINT: no sympy number per entry
     # and no sympy Matrix of up to (n 2^k) x (c 2^k) entries (building that Matrix took 11 of 13 ms per call on the
     # small RMSNorm instances of the counterexample search, 2026-12-04)
-    def fmpq(x: Rational) -> flint.fmpq:
-        return flint.fmpq(int(x.p), int(x.q))
-
     F = to_fmpq_mat(M)
-    beta_q = [fmpq(b) for b in beta]
+    beta_q = [to_fmpq(b) for b in beta]
     cols = d + (1 if bordered else 0)
     big = [[zero] * (cols * dim) for _ in range(n * dim)]
     for i in range(n):
         coef, m = sq[i]
-        cq = fmpq(coef)
+        cq = to_fmpq(coef)
         for j in range(cols):
             if j < d:
                 elem = {mask(m): F[i, j] * cq}

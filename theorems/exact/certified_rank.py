@@ -53,6 +53,7 @@ import numpy as np
 from .input import BadInput, exact_entries, exact_rows
 from .padic_rank import (  # rump_residual_bound lives there (the p-adic certificate uses it too), re-exported
     MAX_ENTRY_BITS,
+    absmax,
     blas_is_exact,
     gram_pivots,
     gram_pivots_beside,
@@ -492,7 +493,7 @@ def _small_int_float(kind: str, A) -> np.ndarray | None:
             ored = int(np.bitwise_or.reduce(A.astype(np.int64), axis=None)) if A.size else 0
             e0 = (ored & -ored).bit_length() - 1 if ored else 0
             S = np.ldexp(A, -e0) if e0 else np.asarray(A, dtype=np.float64)  # exact: entries are multiples of 2^e0
-            return S if not S.size or max(float(S.max()), -float(S.min())) < 2.0 ** (MAX_ENTRY_BITS - 1) else None
+            return S if absmax(S) < 2.0 ** (MAX_ENTRY_BITS - 1) else None
         m, shift, _ = dyadic_scale(A)
         bits = np.where(m != 0, np.floor(np.log2(np.abs(m).astype(np.float64) + 0.5)) + 1 + shift, 0)
         if float(bits.max()) > MAX_ENTRY_BITS - 1:
@@ -537,6 +538,7 @@ class MatrixSource:
         self.shape = (A.shape if isinstance(A, np.ndarray) else (len(A), len(A[0])))
         self.core_shape = self.shape
         self._float: tuple = ()  # float_exact's result, once computed (read only, like every view)
+        self._small: tuple = ()  # small_ints' result, once computed
 
     def residues(self, p: int):
         return residues_mod_p(self.kind, self.A, p)
@@ -547,12 +549,13 @@ class MatrixSource:
         return self._float[0]
 
     def small_ints(self):
-        if self.kind == "int" and self._float:  # the same float64 array when every entry is below 2^40
-            X = self._float[0]  # whole numbers by construction: only their size is checked
-            if X is None or (X.size and not max(float(X.max()), -float(X.min())) < 2.0 ** MAX_ENTRY_BITS):
-                return None
-            return X
-        return _small_int_float(self.kind, self.A)
+        if not self._small:
+            if self.kind == "int" and self._float:  # the same float64 array when every entry is below 2^40
+                X = self._float[0]  # whole numbers by construction: only their size is checked
+                self._small = (X if X is not None and absmax(X) < 2.0 ** MAX_ENTRY_BITS else None,)
+            else:
+                self._small = (_small_int_float(self.kind, self.A),)
+        return self._small[0]
 
     def exact_ints(self):
         return _exact_ints(self.kind, self.A)
@@ -655,7 +658,7 @@ def _rank_certificate(src, primes, rng, lo, hi, lo_how, hi_how, lo_is_mod_p, exa
     if lo >= hi:
         return done(hi, hi, method, hi_how)
     tried_rump = False
-    Z = pivots = None
+    pivots = None
     if hi == full and not (lo_is_mod_p and lo < full):
         X = src.float_exact()
         if X is not None:
@@ -672,9 +675,8 @@ def _rank_certificate(src, primes, rng, lo, hi, lo_how, hi_how, lo_is_mod_p, exa
             # the record of a seed does not depend on the number of cores nor on the threads' timing
             seed = int(rng.integers(2 ** 63)) if integer else None
             stop = threading.Event()  # set when the probe passes: the pivots are then probably not needed
-            if integer and pivots_beside_pay(*X.shape):
-                Z = src.small_ints()
-            job = gram_pivots_beside(Z, np.random.default_rng(seed), stop) if Z is not None else None
+            Zj = src.small_ints() if integer and pivots_beside_pay(*X.shape) else None
+            job = gram_pivots_beside(Zj, np.random.default_rng(seed), stop) if Zj is not None else None
             try:
                 ok, bound = rump_full_rank(X, probe=integer, probe_passed=stop)
             except BaseException:
@@ -687,12 +689,10 @@ def _rank_certificate(src, primes, rng, lo, hi, lo_how, hi_how, lo_is_mod_p, exa
                 raise_lo(full, "rump-full-rank")
                 return done(full, full, "rump-full-rank", "min(n, d)", [f"||I - RB||_inf <= {bound:.3e} < 1"])
             pivots = job.result() if job is not None else None
-            if pivots is None and seed is not None:  # no job, or it stopped when the probe passed: the same pivots
-                Z = src.small_ints() if Z is None else Z
-                if Z is not None:
-                    pivots = gram_pivots(Z, np.random.default_rng(seed))
-    if Z is None:
-        Z = src.small_ints()
+            Zi = src.small_ints() if pivots is None and seed is not None else None  # (computed once: MatrixSource)
+            if Zi is not None:  # no job, or it stopped when the probe passed: the same pivots here
+                pivots = gram_pivots(Zi, np.random.default_rng(seed))
+    Z = src.small_ints()
     if not lo_is_mod_p and (hi < full or Z is None):
         if mod_p():
             return done(hi, hi, method, hi_how)

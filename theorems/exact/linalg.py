@@ -27,13 +27,15 @@ import sympy
 from sympy import Matrix, Rational
 from sympy.polys.matrices import DomainMatrix
 
-__all__ = ["identically_zero", "all_identically_zero", "to_fmpq_mat", "rank", "ones", "affine_rank", "in_colspace",
+__all__ = ["identically_zero", "all_identically_zero", "to_fmpq", "to_fmpq_mat", "rank", "ones", "affine_rank",
+           "in_colspace",
            "in_rowspace", "centring_projector", "nullspace", "left_kernel", "rational_sqrt", "is_rational_square",
            "nonzero_minor"]
 
 
-def _fmpq(e) -> flint.fmpq:
-    """A domain element of ZZ or QQ (flint, gmpy or Python ground types) as an exact ``flint.fmpq``."""
+def to_fmpq(e) -> flint.fmpq:
+    """An exact rational (a domain element of ZZ or QQ of any ground type, a sympy Rational or Integer, a Fraction,
+    an int: anything with ``numerator`` and ``denominator``) as an exact ``flint.fmpq``."""
     return e if type(e) is flint.fmpq else flint.fmpq(int(e.numerator), int(e.denominator))
 
 
@@ -67,7 +69,7 @@ def to_fmpq_mat(M: Matrix, transpose: bool = False) -> flint.fmpq_mat:
         flat = [e for row in out for e in row]
         # FLINT ground types (this suite's): the elements are fmpq / fmpz already, which fmpq_mat takes as they are
         if rep.domain.dtype not in (flint.fmpq, flint.fmpz):
-            flat = [_fmpq(e) for e in flat]
+            flat = [to_fmpq(e) for e in flat]
         return flint.fmpq_mat(len(out), r if transpose else c, flat)
     N = M.T if transpose else M
     return flint.fmpq_mat(N.shape[0], N.shape[1], [flint.fmpq(int(e.p), int(e.q)) for e in N])
