@@ -11,14 +11,24 @@ FLINT's exact rank (python-flint ``fmpz_mat.rank()`` on the tall orientation, th
 rank measured here) is time-boxed: run at 512 x 768 only. At 768 x 3072 and 2048 x 2048 it is
 skipped (see FLINT_NOT_RUN for what was measured once); ``make bench`` stays well under ten
 minutes. Medians of 3 rounds (1 for FLINT).
+
+Beside them, the floor of this certificate (the suite's framing, not the issue's): the lifting's matrix products
+alone, ``steps`` products of E (r x r) and of M (the other rows of the long side, by r) with an r x c digit block
+(c: the short side minus r), on the same column blocks, threads and BLAS setting as the certificate, with random
+integer operands of the same sizes. Their time is what no speed-up of the rest of the certificate can remove:
+the certified rank over this figure shows how much is left to gain besides a new algorithm. Run at 512 x 768 and
+768 x 3072; at 2048 x 2048 it would take about as long as the certificate itself (time box).
 """
 from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
 
 import flint
 import numpy as np
 import pytest
 
 from theorems.exact.certified_rank import certified_rank
+from theorems.exact.padic_rank import LIFT_THREADS, padic_rank_certificate, single_threaded_blas
 
 pytestmark = pytest.mark.benchmark
 
@@ -39,7 +49,8 @@ FLINT_NOT_RUN = {
 @pytest.mark.parametrize("case", list(CASES))
 def test_bench_deficient_certified_rank(benchmark, case):
     benchmark.extra_info["baseline"] = [f"test_bench_deficient_numpy_matrix_rank_baseline[{case}]",
-                                        f"test_bench_deficient_flint_exact_rank_baseline[{case}]"]
+                                        f"test_bench_deficient_flint_exact_rank_baseline[{case}]",
+                                        f"test_bench_deficient_lifting_products_floor[{case}]"]
     if case in TARGET:
         benchmark.extra_info["target_ratio"] = TARGET[case]
     r = benchmark.pedantic(certified_rank, args=(MATRICES[case],), kwargs={"seed": 0}, rounds=3, iterations=1)
@@ -63,3 +74,39 @@ def test_bench_deficient_flint_exact_rank_baseline(benchmark, case):
     Z = flint.fmpz_mat((A if A.shape[0] >= A.shape[1] else A.T).tolist())
     r = benchmark.pedantic(Z.rank, rounds=1, iterations=1)
     assert r == CASES[case][2]
+
+
+FLOOR_NOT_RUN = {"2048x2048-r1000": "not run (time box): about as long as the certificate itself"}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_bench_deficient_lifting_products_floor(benchmark, case):
+    """The certificate's lifting products alone (see the module docstring): its step count, shapes and threads."""
+    if case in FLOOR_NOT_RUN:
+        pytest.skip(f"the lifting's products at {case}: {FLOOR_NOT_RUN[case]}")
+    A = MATRICES[case].astype(np.float64)
+    n, d, r = CASES[case]
+    cert = padic_rank_certificate(A, rng=np.random.default_rng(0))  # the step count (not timed)
+    assert cert is not None and cert.upper == r == len(cert.rows)
+    long, c = max(n, d), min(n, d) - r
+    g = np.random.default_rng(1)
+    E = np.asfortranarray(g.integers(-2 ** 11, 2 ** 11, size=(r, r)).astype(np.float64))
+    M = np.asfortranarray(g.integers(-600, 600, size=(long - r, r)).astype(np.float64))
+    nt = LIFT_THREADS if c >= 32 else 1
+    cuts = np.linspace(0, c, nt + 1).astype(int)
+    blocks = [np.asfortranarray(g.integers(-2 ** 16, 2 ** 16, size=(r, b - a)).astype(np.float64))
+              for a, b in zip(cuts[:-1], cuts[1:])]
+
+    def steps(x):
+        Ex, Mx = np.empty((r, x.shape[1]), order="F"), np.empty((long - r, x.shape[1]), order="F")
+        for _ in range(cert.steps):
+            np.matmul(E, x, out=Ex)
+            np.matmul(M, x, out=Mx)
+
+    with ThreadPoolExecutor(max_workers=nt) as pool, single_threaded_blas():
+        def run():
+            for f in [pool.submit(steps, x) for x in blocks]:
+                f.result()
+        benchmark.pedantic(run, rounds=3, iterations=1)
+    benchmark.extra_info["steps"] = cert.steps
+    benchmark.extra_info["gflop"] = 2 * long * r * c * cert.steps / 1e9
