@@ -18,6 +18,8 @@ def pytest_terminal_summary(terminalreporter, config):
     if bs is None or not bs.benchmarks:
         return
     median = {m.name: m.stats.median for m in bs.benchmarks if m}
+    # a baseline may say what the ratio against it means (extra_info "as_baseline"), printed where no target is
+    meaning = {m.name: m.extra_info.get("as_baseline") for m in bs.benchmarks if m}
     rows = []
     for m in bs.benchmarks:
         bases = m.extra_info.get("baseline")
@@ -29,7 +31,8 @@ def pytest_terminal_summary(terminalreporter, config):
                 continue
             ratio = median[m.name] / median[base]
             target = m.extra_info.get("target_ratio") if k == 0 else None  # the target is against the first
-            verdict = "" if target is None else (f"target <= {target}: " + ("met" if ratio <= target else "MISSED"))
+            verdict = (f"({meaning[base]})" if meaning.get(base) else "") if target is None else (
+                f"target <= {target}: " + ("met" if ratio <= target else "MISSED"))
             rows.append((m.name, median[m.name], base, median[base], ratio, verdict))
     tr = terminalreporter
     write_machine_section(tr, config, _LOAD_AT_START)

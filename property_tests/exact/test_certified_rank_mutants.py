@@ -919,6 +919,20 @@ def test_bounds_run_on_a_pool_thread_beside_the_inverse_and_are_awaited_on_every
         P.padic_rank_certificate(Z, rows, cols)
 
 
+def test_lift_threads_at_its_boundaries(monkeypatch):
+    """The lifting runs on LIFT_THREADS threads from _THREAD_MIN_WORK multiply-adds per step (n r c) and 32 lifted
+    columns on, each boundary included, and on one thread below either; the benchmark's floor uses the same rule."""
+    monkeypatch.setattr(P, "_THREAD_MIN_WORK", 800)
+    for threads in (1, 2, 3):
+        monkeypatch.setattr(P, "LIFT_THREADS", threads)
+        assert P.lift_threads(5, 5, 32) == threads       # 800 multiply-adds, 32 columns: both boundaries met
+        assert P.lift_threads(6, 5, 31) == 1             # 930 >= 800, but 31 columns
+        assert P.lift_threads(4, 5, 40) == threads       # 800 again, more columns
+        assert P.lift_threads(3, 5, 53) == 1             # 795 < 800
+    monkeypatch.setattr(P, "_THREAD_MIN_WORK", 801)
+    assert P.lift_threads(5, 5, 32) == 1
+
+
 def _lift_threads() -> int:
     """The lifting's pool threads alive in this process (named padic-lift-*)."""
     return sum(t.name.startswith("padic-lift") for t in threading.enumerate())

@@ -106,7 +106,7 @@ __all__ = ["PadicCertificate", "padic_rank_certificate", "complete_pivoting", "g
            "pivots_beside_pay",
            "row_samples",
            "modp_pivots", "bordered_hadamard_bound_sq", "schur_bound_sq", "blas_is_exact", "single_threaded_blas",
-           "openblas_libraries", "lapack_dpstrf", "whole_below", "absmax",
+           "openblas_libraries", "lapack_dpstrf", "whole_below", "absmax", "lift_threads",
            "MAX_ENTRY_BITS", "LIFT_THREADS", "rump_residual_bound"]
 
 _EXACT = 2 ** 53          # integers of magnitude below this are exact in float64
@@ -907,6 +907,13 @@ def _executor(nt: int) -> ThreadPoolExecutor:
     return _EXECUTOR[0][1]
 
 
+def lift_threads(n: int, r: int, c: int) -> int:
+    """The threads :func:`_lift` runs a lifting on: n rows in all (r + the checked rows), an r x r minor and c lifted
+    columns. ``LIFT_THREADS`` when a step has at least ``_THREAD_MIN_WORK`` multiply-adds and c >= 32, else 1.
+    (``benchmarks/test_bench_rank_deficient.py`` times the products alone on the same threads.)"""
+    return LIFT_THREADS if n * r * c >= _THREAD_MIN_WORK and c >= 32 else 1
+
+
 def _lift(E, MJ, y, T, m, K, xb, yb):
     """:func:`_lift_block` over column blocks, on up to LIFT_THREADS threads; (k, why) of the first failure.
 
@@ -915,7 +922,7 @@ def _lift(E, MJ, y, T, m, K, xb, yb):
     strided view (120 ms against 127-129 ms for the 105 steps of the 512 x 768 rank-300 benchmark on two threads,
     measured 2026-12-04); the arithmetic is the same."""
     r, c = y.shape
-    nt = LIFT_THREADS if (r + MJ.shape[0]) * r * c >= _THREAD_MIN_WORK and c >= 32 else 1
+    nt = lift_threads(r + MJ.shape[0], r, c)
     E, MJ = np.asfortranarray(E), np.asfortranarray(MJ)
     with single_threaded_blas():
         if nt == 1:
