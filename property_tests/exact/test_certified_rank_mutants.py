@@ -933,6 +933,23 @@ def test_lift_threads_at_its_boundaries(monkeypatch):
     assert P.lift_threads(5, 5, 32) == 1
 
 
+def test_the_lifting_asks_lift_threads_with_its_own_sizes(monkeypatch):
+    """The lifting's thread count comes from lift_threads with all n rows of the tall side, r and the c lifted
+    columns (the figures the benchmark's floor passes too): 90 x 70 of rank 25 is 90 rows, 25, 45 columns."""
+    asked = []
+    real = P.lift_threads
+
+    def spy(n, r, c):
+        asked.append((n, r, c))
+        return real(n, r, c)
+
+    monkeypatch.setattr(P, "lift_threads", spy)
+    Z = _rank_25_product()
+    assert P.padic_rank_certificate(Z, *P.gram_pivots(Z)).upper == 25
+    assert P.padic_rank_certificate(Z.T, *P.gram_pivots(Z.T)).upper == 25  # the wide one lifts its transpose
+    assert asked == [(90, 25, 45), (90, 25, 45)]
+
+
 def _lift_threads() -> int:
     """The lifting's pool threads alive in this process (named padic-lift-*)."""
     return sum(t.name.startswith("padic-lift") for t in threading.enumerate())
