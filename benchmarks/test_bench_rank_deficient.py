@@ -31,6 +31,7 @@ import flint
 import numpy as np
 import pytest
 
+import theorems.exact.certified_rank as cr
 from theorems.exact.certified_rank import certified_rank
 from theorems.exact.padic_rank import lift_threads, single_threaded_blas
 
@@ -87,8 +88,6 @@ FLOOR_NOT_RUN = {"2048x2048-r1000": "not run (time box): estimated 18.7 s, about
 
 def _certificate_of_certified_rank(A, monkeypatch):
     """The p-adic certificate that ``certified_rank(A, seed=0)``, the timed call, builds (its prime, step count)."""
-    import theorems.exact.certified_rank as cr
-
     made = []
     real = cr.padic_rank_certificate
 

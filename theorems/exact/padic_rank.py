@@ -313,11 +313,6 @@ def gram_pivots(Z: np.ndarray, rng: np.random.Generator | None = None,
 
 
 @overload
-def gram_pivots(Z: np.ndarray, rng: np.random.Generator | None = None, *,
-                stop: threading.Event) -> tuple[np.ndarray, np.ndarray] | None: ...
-
-
-@overload
 def gram_pivots(Z: np.ndarray, rng: np.random.Generator | None,
                 stop: threading.Event) -> tuple[np.ndarray, np.ndarray] | None: ...
 
