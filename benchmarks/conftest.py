@@ -18,7 +18,8 @@ def pytest_terminal_summary(terminalreporter, config):
     if bs is None or not bs.benchmarks:
         return
     median = {m.name: m.stats.median for m in bs.benchmarks if m}
-    # a baseline may say what the ratio against it means (extra_info "as_baseline"), printed where no target is
+    # a baseline may say what the ratio against it means (extra_info "as_baseline"), and a figure what the ratio to its
+    # first baseline means (extra_info "meaning"), printed where no target is
     meaning = {m.name: m.extra_info.get("as_baseline") for m in bs.benchmarks if m}
     rows = []
     for m in bs.benchmarks:
@@ -31,7 +32,8 @@ def pytest_terminal_summary(terminalreporter, config):
                 continue
             ratio = median[m.name] / median[base]
             target = m.extra_info.get("target_ratio") if k == 0 else None  # the target is against the first
-            verdict = (f"({meaning[base]})" if meaning.get(base) else "") if target is None else (
+            says = (m.extra_info.get("meaning") if k == 0 else None) or meaning.get(base)  # the figure's own first
+            verdict = (f"({says})" if says else "") if target is None else (
                 f"target <= {target}: " + ("met" if ratio <= target else "MISSED"))
             rows.append((m.name, median[m.name], base, median[base], ratio, verdict))
     tr = terminalreporter

@@ -1578,3 +1578,145 @@ def test_rank_certificate_bounds_that_already_meet_cost_nothing():
     rng = np.random.default_rng(0)
     r = rank_certificate(MatrixSource("int", A), primes=random_primes(2, rng), rng=rng, lo=3, hi=3, lo_how="caller")
     assert r.value == 3 and r.primes == [] and r.method == "caller"
+
+
+# --- OpenBLAS's spinning workers (park_blas_workers, single_threaded_blas) ------------------------------------------
+
+class _FakeOpenBLAS:
+    """get / set / shutdown with the calls recorded: the thread count OpenBLAS would hold."""
+
+    def __init__(self, threads: int, shutdown: bool = True):
+        self.threads, self.calls = threads, []
+        self.api = (self.get, self.set, self.shutdown if shutdown else None)
+
+    def get(self):
+        return self.threads
+
+    def set(self, n):
+        self.calls.append(("set", n))
+        self.threads = n
+
+    def shutdown(self):
+        self.calls.append(("shutdown",))
+
+
+def test_single_threaded_blas_sets_one_thread_and_restores_and_a_nested_block_leaves_openblas_alone(monkeypatch):
+    """The outer block sets one thread and restores the count it found; a block entered at one thread (nested, or a
+    caller already at one) calls nothing: OpenBLAS's set_num_threads would start the workers park_blas_workers
+    ended."""
+    fake = _FakeOpenBLAS(4)
+    monkeypatch.setattr(P, "_OPENBLAS", [fake.api])
+    with P.single_threaded_blas():
+        assert fake.calls == [("set", 1)] and fake.threads == 1
+        with P.single_threaded_blas():
+            assert fake.calls == [("set", 1)]
+        assert fake.calls == [("set", 1)]
+    assert fake.calls == [("set", 1), ("set", 4)] and fake.threads == 4
+    one = _FakeOpenBLAS(1)
+    monkeypatch.setattr(P, "_OPENBLAS", [one.api])
+    with P.single_threaded_blas():
+        pass
+    assert one.calls == []
+    monkeypatch.setattr(P, "_OPENBLAS", [None])  # another BLAS: nothing to set
+    with P.single_threaded_blas() as b:
+        assert b.before == 1
+
+
+def test_park_blas_workers_only_at_one_thread_and_with_no_other_python_thread(monkeypatch):
+    """park_blas_workers ends the workers only when OpenBLAS is at one thread and no Python thread but the caller and
+    the lifting's pool exists; otherwise it calls nothing and says so."""
+    me = threading.current_thread()
+
+    class PoolThread:
+        name = P.LIFT_POOL_PREFIX + "_0"
+
+    class Other:
+        name = "Thread-7 (user's)"
+
+    monkeypatch.setattr(threading, "enumerate", lambda: [me, PoolThread()])
+    fake = _FakeOpenBLAS(1)
+    monkeypatch.setattr(P, "_OPENBLAS", [fake.api])
+    assert P.park_blas_workers() is True and fake.calls == [("shutdown",)]
+    two = _FakeOpenBLAS(2)                                   # outside single_threaded_blas: refused
+    monkeypatch.setattr(P, "_OPENBLAS", [two.api])
+    assert P.park_blas_workers() is False and two.calls == []
+    monkeypatch.setattr(threading, "enumerate", lambda: [me, PoolThread(), Other()])
+    busy = _FakeOpenBLAS(1)                                  # another thread could be inside a BLAS call: refused
+    monkeypatch.setattr(P, "_OPENBLAS", [busy.api])
+    assert P.park_blas_workers() is False and busy.calls == []
+    monkeypatch.setattr(threading, "enumerate", lambda: [me])
+    for api in (None, _FakeOpenBLAS(1, shutdown=False).api):  # not OpenBLAS, or no such function
+        monkeypatch.setattr(P, "_OPENBLAS", [api])
+        assert P.park_blas_workers() is False
+
+
+def test_the_lifting_pool_parks_the_workers_before_its_work(monkeypatch):
+    """Every use of the lifting's pool (the pivots beside Rump's test, the bounds beside the inverse, the lifting)
+    first asks park_blas_workers; the certificate is the same."""
+    asked = []
+    monkeypatch.setattr(P, "park_blas_workers", lambda: asked.append(1) or False)
+    rng = np.random.default_rng(35)
+    A = rng.integers(-9, 10, size=(256, 100)) @ rng.integers(-9, 10, size=(100, 384))  # large enough for all three
+    r = certified_rank(A, seed=0)
+    assert r.certified and r.value == 100 and "p-adic" in r.upper_method
+    assert len(asked) == (3 if P.LIFT_THREADS > 1 else 0)
+
+
+_PARK_SCRIPT = r"""
+import json, os, threading
+import numpy as np
+from theorems.exact import padic_rank as P
+
+def tasks():
+    return len(os.listdir("/proc/self/task"))
+
+api = P._openblas()
+out = {"openblas": api is not None and api[2] is not None}
+if out["openblas"]:
+    api[1](2)
+    a = np.random.default_rng(0).integers(-9, 10, size=(600, 600)).astype(float)
+    want = a.astype(np.int64) @ a.astype(np.int64)
+    a @ a                                           # a product on two threads: OpenBLAS's worker runs
+    out["before"] = tasks()
+    out["outside"] = P.park_blas_workers()          # two threads set: refused
+    with P.single_threaded_blas():
+        ev = threading.Event()
+        t = threading.Thread(target=ev.wait)
+        t.start()
+        out["other_thread"] = P.park_blas_workers()
+        out["with_other"] = tasks()
+        ev.set()
+        t.join()
+        out["parked"] = P.park_blas_workers()
+        out["after_park"] = tasks()
+        b = a @ a                                   # one thread: no worker started
+        out["after_product"] = tasks()
+        with P.single_threaded_blas():
+            out["nested"] = tasks()
+    out["restored"] = int(api[0]())
+    c = a @ a                                       # two threads again: the worker is back
+    out["after_exit"] = tasks()
+    out["exact"] = bool(np.array_equal(b, want) and np.array_equal(c, want))
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.slow
+def test_park_blas_workers_ends_openblas_workers_in_a_fresh_process_and_blas_still_computes():
+    """In a fresh process (only its main thread): after a product on two threads OpenBLAS's worker thread exists;
+    park_blas_workers refuses outside single_threaded_blas and while another Python thread lives, then ends the
+    worker (one task fewer in /proc/self/task); products on one thread start none, a nested block starts none, the
+    block restores two threads and the next product starts the worker again; every product is exact."""
+    import json
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-c", _PARK_SCRIPT], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    if not got["openblas"]:
+        pytest.skip("numpy's BLAS is not OpenBLAS (or has no blas_thread_shutdown_): nothing to park")
+    n = got["before"]
+    assert got["outside"] is False and got["other_thread"] is False and got["with_other"] == n + 1
+    assert got["parked"] is True and got["after_park"] == n - 1
+    assert got["after_product"] == got["nested"] == n - 1
+    assert got["restored"] == 2 and got["after_exit"] == n and got["exact"] is True

@@ -106,7 +106,8 @@ __all__ = ["PadicCertificate", "padic_rank_certificate", "complete_pivoting", "g
            "pivots_beside_pay",
            "row_samples",
            "modp_pivots", "bordered_hadamard_bound_sq", "schur_bound_sq", "blas_is_exact", "single_threaded_blas",
-           "openblas_libraries", "lapack_dpstrf", "whole_below", "absmax", "lift_threads",
+           "openblas_libraries", "park_blas_workers", "LIFT_POOL_PREFIX", "lapack_dpstrf", "whole_below", "absmax",
+           "lift_threads",
            "MAX_ENTRY_BITS", "LIFT_THREADS", "rump_residual_bound"]
 
 _EXACT = 2 ** 53          # integers of magnitude below this are exact in float64
@@ -617,7 +618,8 @@ def openblas_libraries() -> list[ctypes.CDLL]:
 
 
 def _openblas():
-    """(get, set) for the thread count of the OpenBLAS numpy loaded, or None (other BLAS, not Linux)."""
+    """(get, set, shutdown) for the OpenBLAS numpy loaded (shutdown: its ``blas_thread_shutdown_``, or None), or None
+    (other BLAS, not Linux)."""
     if _OPENBLAS:
         return _OPENBLAS[0]
     api = None
@@ -627,26 +629,49 @@ def _openblas():
                 get = getattr(lib, f"{pre}_get_num_threads{suf}", None)
                 set_ = getattr(lib, f"{pre}_set_num_threads{suf}", None)
                 if get is not None and set_ is not None and api is None:
-                    api = (get, set_)
+                    api = (get, set_, getattr(lib, "blas_thread_shutdown_", None))
     _OPENBLAS.append(api)
     return api
+
+
+def park_blas_workers() -> bool:
+    """End OpenBLAS's worker threads, which spin for about 0.1 s after every multi-threaded BLAS call (2^28 cycles,
+    OpenBLAS's THREAD_TIMEOUT) and would take a core from the lifting's threads: a certified rank called just after
+    numpy's ``matrix_rank`` took 0.19-0.20 s against 0.16 s (512 x 768, rank 300, measured 2026-12-04, fourth
+    session). OpenBLAS starts them again at its next call that asks for more than one thread (its own fork handler
+    ends them the same way).
+
+    Only inside :class:`single_threaded_blas` (OpenBLAS at one thread: nothing this process computes needs the
+    workers) and only when no Python thread but the calling one and this module's pool exists (another one could be
+    inside a multi-threaded BLAS call, which ending its workers would hang). Returns whether it ended them (False:
+    not OpenBLAS, no such function, more than one thread set, or another thread alive). Speed only: no result
+    depends on it."""
+    api = _openblas()
+    if api is None or api[2] is None or api[0]() != 1:
+        return False
+    me = threading.current_thread()
+    if any(t is not me and not t.name.startswith(LIFT_POOL_PREFIX) for t in threading.enumerate()):
+        return False
+    api[2]()
+    return True
 
 
 class single_threaded_blas:
     """One BLAS thread inside the block: on this 2-core machine, shared with other jobs, the p-adic
     lifting ran 5x faster on one thread than on two (0.7-0.9 s against 3.7-5.2 s at load 3); the
     results do not depend on it (the lifting is exact in any summation order). The lifting itself
-    runs column blocks on ``LIFT_THREADS`` Python threads inside this block."""
+    runs column blocks on ``LIFT_THREADS`` Python threads inside this block. A block entered at one thread leaves
+    OpenBLAS alone (nested blocks; and setting the count would start the workers :func:`park_blas_workers` ended)."""
 
     def __enter__(self):
         self.api = _openblas()
-        if self.api is not None:
-            self.before = self.api[0]()
+        self.before = self.api[0]() if self.api is not None else 1
+        if self.before != 1:
             self.api[1](1)
         return self
 
     def __exit__(self, *exc):
-        if self.api is not None:
+        if self.before != 1:
             self.api[1](self.before)
         return False
 
@@ -895,6 +920,8 @@ def _lift_block(E: np.ndarray, MJ: np.ndarray, y: np.ndarray, T: np.ndarray, m: 
 
 
 _EXECUTOR: list = []
+#: the name prefix of the lifting pool's threads (park_blas_workers counts them as this module's)
+LIFT_POOL_PREFIX = "padic-lift"
 # A child made by fork (multiprocessing's default start on Linux before Python 3.14, mutmut's runner) inherits
 # the pool object but not its threads: work submitted there would wait forever. The child forgets the pool and
 # makes its own.
@@ -905,7 +932,8 @@ def _executor(nt: int) -> ThreadPoolExecutor:
     """A process-wide pool of nt worker threads for the lifting (created once per process; threads idle between
     calls; a forked child starts without one)."""
     if not _EXECUTOR or _EXECUTOR[0][0] != nt:
-        _EXECUTOR[:] = [(nt, ThreadPoolExecutor(max_workers=nt, thread_name_prefix="padic-lift"))]
+        _EXECUTOR[:] = [(nt, ThreadPoolExecutor(max_workers=nt, thread_name_prefix=LIFT_POOL_PREFIX))]
+    park_blas_workers()  # before work on the pool: OpenBLAS's spinning workers would take a core from it
     return _EXECUTOR[0][1]
 
 
