@@ -610,14 +610,18 @@ def test_inverse_mod_prime_is_the_inverse_or_singular(r, q, seed, kind, leaf):
     assert all((v - (i == j)) % m == 0 for (i, j), v in np.ndenumerate(CA))
 
 
-@pytest.mark.parametrize("bits", [1, 20, 30, 33, 45])
-def test_inverse_mod_square_on_both_sides_of_the_exact_product(bits):
+@pytest.mark.parametrize("bits,positive", [(1, False), (20, False), (30, False), (30, True), (33, True),
+                                           (45, False)])
+def test_inverse_mod_square_on_both_sides_of_the_exact_product(bits, positive):
     """_inverse_mod_power(A, q, 2) is A^{-1} mod q^2 whether A C1 is exact with A itself (r max|A| (q - 1) < 2^53:
-    A is not reduced, entries up to 2^30 here) or A must first be split as A_lo + q A_hi mod q^2 (2^33 and 2^45:
-    A C1 would round). A wrong side of the test returns None (the check F1 q = A C1 - I fails) or a wrong C."""
+    A is not reduced, entries up to 2^30 here) or A must first be split as A_lo + q A_hi mod q^2 (2^33 and 2^45).
+    With positive entries of 2^32-2^33 every sum in A C1 exceeds 2^53 (30 terms of about 2^32.6 (q - 1) / 2), so a
+    test that sent such an A to the direct product would round it: None (the check F1 q = A C1 - I fails) or a
+    wrong C, and this test fails."""
     q, r = 131071, 30
     g = np.random.default_rng(bits)
-    A = g.integers(-(2 ** bits), 2 ** bits, size=(r, r), endpoint=True)
+    lo = 2 ** (bits - 1) if positive else -(2 ** bits)
+    A = g.integers(lo, 2 ** bits, size=(r, r), endpoint=True)
     A[0, 0] = 2 ** bits                                      # the largest entry is on the boundary drawn
     assert int(flint.nmod_mat(r, r, [int(v) % q for v in A.ravel()], q).rank()) == r
     exact_alone = 2 ** bits * (q - 1) * r < 2 ** 53

@@ -70,7 +70,9 @@ The pivots :math:`I, J` come from float pivoted Cholesky factorisations of Gram 
 a heuristic which the certificate then checks); when they miss rank the
 caller falls back to exact pivots modulo a prime (:func:`modp_pivots`). The lifting runs on the
 tall orientation (columns :math:`\bar J` are the short side), in column blocks on up to
-``LIFT_THREADS`` threads with one BLAS thread each. Before it, when ``LIFT_THREADS > 1``, the input is large
+``LIFT_THREADS`` threads with one BLAS thread each; before any work on that pool, OpenBLAS's own idle workers,
+which spin for about 0.1 s after numpy's last multi-threaded call, are ended when that is safe
+(:func:`park_blas_workers`). Before it, when ``LIFT_THREADS > 1``, the input is large
 (``n d r >= _THREAD_MIN_WORK``) and :math:`0 < r < \min(n, d)`, the two bounds (which need only the pivots) are
 computed by a pool thread while the calling thread computes :math:`C`: the same values as computed inline.
 
