@@ -1604,10 +1604,20 @@ class _FakeOpenBLAS:
         self.calls.append(("shutdown",))
 
 
+class _PoolThread:
+    name = P.LIFT_POOL_PREFIX + "_0"
+
+
+class _OtherThread:
+    name = "Thread-7 (user's)"
+
+
 def test_single_threaded_blas_sets_one_thread_and_restores_and_a_nested_block_leaves_openblas_alone(monkeypatch):
     """The outer block sets one thread and restores the count it found; a block entered at one thread (nested, or a
     caller already at one) calls nothing: OpenBLAS's set_num_threads would start the workers park_blas_workers
-    ended."""
+    ended. A block in which nothing was parked does not end the workers on its way out."""
+    me = threading.current_thread()
+    monkeypatch.setattr(threading, "enumerate", lambda: [me])
     fake = _FakeOpenBLAS(4)
     monkeypatch.setattr(P, "_OPENBLAS", [fake.api])
     with P.single_threaded_blas():
@@ -1626,53 +1636,134 @@ def test_single_threaded_blas_sets_one_thread_and_restores_and_a_nested_block_le
         assert b.before == 1
 
 
-def test_park_blas_workers_only_at_one_thread_and_with_no_other_python_thread(monkeypatch):
-    """park_blas_workers ends the workers only when OpenBLAS is at one thread and no Python thread but the caller and
-    the lifting's pool exists; otherwise it calls nothing and says so."""
+def test_a_block_that_parked_ends_the_workers_its_restored_count_starts_when_still_safe(monkeypatch):
+    """Restoring the count starts OpenBLAS's workers again (idle, spinning): a block in which park_blas_workers ended
+    them ends them once more after restoring it, when no other thread and no pool work exist then; a nested block
+    that parked leaves that to the outer one."""
     me = threading.current_thread()
+    monkeypatch.setattr(threading, "enumerate", lambda: [me, _PoolThread()])
+    fake = _FakeOpenBLAS(2)
+    monkeypatch.setattr(P, "_OPENBLAS", [fake.api])
+    with P.single_threaded_blas():
+        with P.single_threaded_blas():
+            assert P.park_blas_workers() is True
+        assert fake.calls == [("set", 1), ("shutdown",)]
+    assert fake.calls == [("set", 1), ("shutdown",), ("set", 2), ("shutdown",)] and fake.threads == 2
+    late = _FakeOpenBLAS(2)                                  # another thread appeared meanwhile: not on the way out
+    monkeypatch.setattr(P, "_OPENBLAS", [late.api])
+    with P.single_threaded_blas():
+        assert P.park_blas_workers() is True
+        monkeypatch.setattr(threading, "enumerate", lambda: [me, _OtherThread()])
+    assert late.calls == [("set", 1), ("shutdown",), ("set", 2)]
 
-    class PoolThread:
-        name = P.LIFT_POOL_PREFIX + "_0"
 
-    class Other:
-        name = "Thread-7 (user's)"
-
-    monkeypatch.setattr(threading, "enumerate", lambda: [me, PoolThread()])
+def test_park_blas_workers_only_at_one_thread_with_no_other_python_thread_and_no_pool_work(monkeypatch):
+    """park_blas_workers ends the workers only when OpenBLAS is at one thread, no Python thread but the caller and
+    the lifting's pool exists and no work is on the pool; otherwise it calls nothing and says so."""
+    me = threading.current_thread()
+    monkeypatch.setattr(threading, "enumerate", lambda: [me, _PoolThread()])
     fake = _FakeOpenBLAS(1)
     monkeypatch.setattr(P, "_OPENBLAS", [fake.api])
     assert P.park_blas_workers() is True and fake.calls == [("shutdown",)]
     two = _FakeOpenBLAS(2)                                   # outside single_threaded_blas: refused
     monkeypatch.setattr(P, "_OPENBLAS", [two.api])
     assert P.park_blas_workers() is False and two.calls == []
-    monkeypatch.setattr(threading, "enumerate", lambda: [me, PoolThread(), Other()])
-    busy = _FakeOpenBLAS(1)                                  # another thread could be inside a BLAS call: refused
+    busy = _FakeOpenBLAS(1)                                  # work on the pool (an interrupted lifting's, say)
     monkeypatch.setattr(P, "_OPENBLAS", [busy.api])
+    monkeypatch.setattr(P, "_INFLIGHT", [1])
     assert P.park_blas_workers() is False and busy.calls == []
+    monkeypatch.setattr(P, "_INFLIGHT", [0])
+    monkeypatch.setattr(threading, "enumerate", lambda: [me, _PoolThread(), _OtherThread()])
+    assert P.park_blas_workers() is False and busy.calls == []  # another thread could be inside a BLAS call
     monkeypatch.setattr(threading, "enumerate", lambda: [me])
     for api in (None, _FakeOpenBLAS(1, shutdown=False).api):  # not OpenBLAS, or no such function
         monkeypatch.setattr(P, "_OPENBLAS", [api])
         assert P.park_blas_workers() is False
 
 
-def test_the_lifting_pool_parks_the_workers_before_its_work(monkeypatch):
-    """Every use of the lifting's pool (the pivots beside Rump's test, the bounds beside the inverse, the lifting)
-    first asks park_blas_workers; the certificate is the same."""
-    asked = []
+def test_the_lifting_pool_parks_the_workers_before_each_task_and_counts_them_in_flight(monkeypatch):
+    """Every task on the lifting's pool (the pivots beside Rump's test, the bounds beside the inverse, each block of
+    the lifting) is preceded by park_blas_workers and counted in flight while it runs; none is left when the
+    certificate returns, and the certificate is the same."""
+    asked, seen = [], []
     monkeypatch.setattr(P, "park_blas_workers", lambda: asked.append(1) or False)
+    real = P._lift_block
+
+    def block(*args):
+        seen.append(P._INFLIGHT[0])
+        return real(*args)
+
+    monkeypatch.setattr(P, "_lift_block", block)
     rng = np.random.default_rng(35)
     A = rng.integers(-9, 10, size=(256, 100)) @ rng.integers(-9, 10, size=(100, 384))  # large enough for all three
     r = certified_rank(A, seed=0)
     assert r.certified and r.value == 100 and "p-adic" in r.upper_method
-    assert len(asked) == (3 if P.LIFT_THREADS > 1 else 0)
+    nt = P.LIFT_THREADS
+    assert len(asked) == (2 + nt if nt > 1 else 0)
+    assert (seen and min(seen) >= 1) if nt > 1 else seen  # a running block is counted (on one thread: no pool)
+    assert P._INFLIGHT[0] == 0
+
+
+@pytest.mark.skipif(P.LIFT_THREADS < 2, reason="one core: the lifting runs no blocks on the pool")
+def test_a_failing_block_stops_the_other_blocks_before_the_lifting_returns(monkeypatch):
+    """When one block of the lifting raises (as when Ctrl-C interrupts the caller's wait), the other blocks stop at
+    their next step and are waited for before the error leaves _lift: no block keeps calling BLAS after the caller's
+    single_threaded_blas has restored OpenBLAS's thread count, and nothing is left in flight (parking later is
+    safe). Without the stop the second block would lift all 200000 steps."""
+    outcome = []
+    real = P._lift_block
+
+    def block(E, MJ, y, T, m, K, xb, yb, stop=None):
+        if not outcome:
+            outcome.append("failed")
+            raise RuntimeError("block 0 failed")
+        out = real(E, MJ, y, T, m, K, xb, yb, stop)
+        outcome.append(out)
+        return out
+
+    monkeypatch.setattr(P, "_lift_block", block)
+    r, c, n = 40, 64, 4000                       # lift_threads: n r c >= 2^22 and c >= 32, so two blocks
+    assert P.lift_threads(r + n - r, r, c) == 2
+    E = np.zeros((r, r))
+    MJ = np.zeros((n - r, r))
+    y, T = np.zeros((r, c)), np.zeros((n - r, c))
+    with pytest.raises(RuntimeError, match="block 0 failed"):
+        P._lift(E, MJ, y, T, 101, 200000, 52, 10 ** 6)
+    assert outcome[0] == "failed" and len(outcome) == 2
+    k, why = outcome[1]
+    assert why == "stopped" and k < 200000
+    assert P._INFLIGHT[0] == 0
+
+
+def test_lift_block_stops_before_a_step_when_asked():
+    """A set stop event ends a block before its next step, with the digits lifted so far."""
+    stop = threading.Event()
+    stop.set()
+    E, MJ = np.zeros((3, 3)), np.zeros((2, 3))
+    assert P._lift_block(E, MJ, np.zeros((3, 2)), np.zeros((2, 2)), 101, 5, 52, 10 ** 6, stop) == (0, "stopped")
+    assert P._lift_block(E, MJ, np.zeros((3, 2)), np.zeros((2, 2)), 101, 5, 52, 10 ** 6, None) == (5, None)
+    assert P._lift_block(E, MJ, np.zeros((3, 2)), np.zeros((2, 2)), 101, 5, 52, 10 ** 6,
+                         threading.Event()) == (5, None)
 
 
 _PARK_SCRIPT = r"""
-import json, os, threading
+import json, os, threading, time
 import numpy as np
 from theorems.exact import padic_rank as P
 
 def tasks():
-    return len(os.listdir("/proc/self/task"))
+    return {int(t) for t in os.listdir("/proc/self/task")}
+
+def python_threads():
+    return {t.native_id for t in threading.enumerate()}
+
+def gone(tids, also=()):
+    # pthread_join returns when a thread has ended; the kernel may list it a moment longer: wait up to 10 s
+    for _ in range(1000):
+        if not (tasks() & set(tids)) and not (tasks() - python_threads() - set(also)):
+            return True
+        time.sleep(0.01)
+    return False
 
 api = P._openblas()
 out = {"openblas": api is not None and api[2] is not None}
@@ -1680,26 +1771,28 @@ if out["openblas"]:
     api[1](2)
     a = np.random.default_rng(0).integers(-9, 10, size=(600, 600)).astype(float)
     want = a.astype(np.int64) @ a.astype(np.int64)
-    a @ a                                           # a product on two threads: OpenBLAS's worker runs
-    out["before"] = tasks()
+    a @ a                                           # a product on two threads: OpenBLAS's workers run
+    workers = tasks() - python_threads()
+    out["workers"] = len(workers)
     out["outside"] = P.park_blas_workers()          # two threads set: refused
     with P.single_threaded_blas():
         ev = threading.Event()
         t = threading.Thread(target=ev.wait)
         t.start()
         out["other_thread"] = P.park_blas_workers()
-        out["with_other"] = tasks()
+        out["kept_with_other"] = workers <= tasks()
         ev.set()
         t.join()
+        other = t.native_id
         out["parked"] = P.park_blas_workers()
-        out["after_park"] = tasks()
+        out["ended"] = gone(workers, also={other})
         b = a @ a                                   # one thread: no worker started
-        out["after_product"] = tasks()
         with P.single_threaded_blas():
-            out["nested"] = tasks()
+            out["none_inside"] = not (tasks() - python_threads() - {other})
     out["restored"] = int(api[0]())
-    c = a @ a                                       # two threads again: the worker is back
-    out["after_exit"] = tasks()
+    out["none_after"] = gone(set(), also={other})  # the block ended the workers its restored count started
+    c = a @ a                                       # two threads again: workers start
+    out["back"] = len(tasks() - python_threads() - {other}) >= 1
     out["exact"] = bool(np.array_equal(b, want) and np.array_equal(c, want))
 print(json.dumps(out))
 """
@@ -1707,10 +1800,11 @@ print(json.dumps(out))
 
 @pytest.mark.slow
 def test_park_blas_workers_ends_openblas_workers_in_a_fresh_process_and_blas_still_computes():
-    """In a fresh process (only its main thread): after a product on two threads OpenBLAS's worker thread exists;
-    park_blas_workers refuses outside single_threaded_blas and while another Python thread lives, then ends the
-    worker (one task fewer in /proc/self/task); products on one thread start none, a nested block starts none, the
-    block restores two threads and the next product starts the worker again; every product is exact."""
+    """In a fresh process (only its main thread): after a product on two threads OpenBLAS's worker threads exist
+    (threads of the process that are not Python's, compared by id); park_blas_workers refuses outside
+    single_threaded_blas and while another Python thread lives, then ends them; products on one thread and a nested
+    block start none; the block restores two threads and ends the workers that restoring started; the next product
+    starts workers again; every product is exact."""
     import json
     import subprocess
     import sys
@@ -1719,8 +1813,7 @@ def test_park_blas_workers_ends_openblas_workers_in_a_fresh_process_and_blas_sti
     got = json.loads(out.stdout.strip().splitlines()[-1])
     if not got["openblas"]:
         pytest.skip("numpy's BLAS is not OpenBLAS (or has no blas_thread_shutdown_): nothing to park")
-    n = got["before"]
-    assert got["outside"] is False and got["other_thread"] is False and got["with_other"] == n + 1
-    assert got["parked"] is True and got["after_park"] == n - 1
-    assert got["after_product"] == got["nested"] == n - 1
-    assert got["restored"] == 2 and got["after_exit"] == n and got["exact"] is True
+    assert got["workers"] >= 1
+    assert got["outside"] is False and got["other_thread"] is False and got["kept_with_other"] is True
+    assert got["parked"] is True and got["ended"] is True and got["none_inside"] is True
+    assert got["restored"] == 2 and got["none_after"] is True and got["back"] is True and got["exact"] is True

@@ -287,6 +287,11 @@ ALLOWED_PRIVATE = {"property_tests.framework.test_claims_mutants: E._ev (theorem
                    "property_tests.exact.test_certified_rank_mutants: P._residues (theorems.exact.padic_rank)",
                    # and the largest magnitude that sizes its modulus, read without a temporary
                    "property_tests.exact.test_certified_rank_mutants: P._absmax (theorems.exact.padic_rank)",
+                   # an interrupted lifting (a block that fails while another runs) and the pool's count of work in
+                   # flight, which park_blas_workers reads: no public call interrupts a lifting deterministically
+                   "property_tests.exact.test_certified_rank_mutants: P._lift (theorems.exact.padic_rank)",
+                   "property_tests.exact.test_certified_rank_mutants: P._lift_block (theorems.exact.padic_rank)",
+                   "property_tests.exact.test_certified_rank_mutants: P._INFLIGHT (theorems.exact.padic_rank)",
                    # the resume test wraps the private record consumer to interrupt a run in the middle of a write
                    "property_tests.interface.test_model_check: MC._consume (proofs_numeric.ledger.model_check)"}
 

@@ -383,7 +383,7 @@ def gram_pivots_beside(Z: np.ndarray, rng: np.random.Generator | None, stop: thr
     it meanwhile); the caller must wait for the future before it returns."""
     if not pivots_beside_pay(*Z.shape):
         return None
-    return _executor(LIFT_THREADS).submit(gram_pivots, Z, rng, stop)
+    return _submit(LIFT_THREADS, gram_pivots, Z, rng, stop)
 
 
 def pivots_beside_pay(n: int, d: int) -> bool:
@@ -474,7 +474,7 @@ def det_bound_sq(A: np.ndarray) -> int | None:
         tau = 2.0 ** max(0, math.ceil(math.log2(want))) if want > 0 else 1.0
         if not gmax + tau < _EXACT:
             return None
-        H = G.copy()
+        H = G.astype(np.float64)                     # a copy (and floats for an integer A)
         H[np.diag_indices(r)] += tau                  # G + tau I, exact: integers below 2^53
         try:
             L = np.tril(np.linalg.cholesky(H))
@@ -636,25 +636,35 @@ def _openblas():
     return api
 
 
+def _parking_is_safe() -> bool:
+    """No Python thread but the calling one and the lifting pool's exists, and no work of this module's is on the pool
+    (queued or running): then no thread of this process is inside a BLAS call but the caller."""
+    me = threading.current_thread()
+    if any(t is not me and not t.name.startswith(LIFT_POOL_PREFIX) for t in threading.enumerate()):
+        return False
+    with _INFLIGHT_LOCK[0]:
+        return _INFLIGHT[0] == 0
+
+
 def park_blas_workers() -> bool:
     """End OpenBLAS's worker threads, which spin for about 0.1 s after every multi-threaded BLAS call (2^28 cycles,
     OpenBLAS's THREAD_TIMEOUT) and would take a core from the lifting's threads: a certified rank called just after
     numpy's ``matrix_rank`` took 0.19-0.20 s against 0.16 s (512 x 768, rank 300, measured 2026-12-04, fourth
-    session). OpenBLAS starts them again at its next call that asks for more than one thread (its own fork handler
-    ends them the same way).
+    session). OpenBLAS's next call that asks for more than one thread starts them again (its server is started
+    anew, as after a fork: OpenBLAS's own fork handler ends them the same way).
 
     Only inside :class:`single_threaded_blas` (OpenBLAS at one thread: nothing this process computes needs the
-    workers) and only when no Python thread but the calling one and this module's pool exists (another one could be
-    inside a multi-threaded BLAS call, which ending its workers would hang). Returns whether it ended them (False:
-    not OpenBLAS, no such function, more than one thread set, or another thread alive). Speed only: no result
-    depends on it."""
+    workers), only when no Python thread but the calling one and this module's pool exists (another one could be
+    inside a multi-threaded BLAS call, whose workers' end would hang it) and only when no work of this module's is on
+    the pool. Threads made by C code are not seen: a program whose native threads call OpenBLAS while it computes a
+    certified rank should not call it (single_threaded_blas already sets one BLAS thread for the whole process).
+    Returns whether it ended them (False: not OpenBLAS, no such function, more than one thread set, another thread
+    alive or pool work in flight). Speed only: no result depends on it."""
     api = _openblas()
-    if api is None or api[2] is None or api[0]() != 1:
-        return False
-    me = threading.current_thread()
-    if any(t is not me and not t.name.startswith(LIFT_POOL_PREFIX) for t in threading.enumerate()):
+    if api is None or api[2] is None or api[0]() != 1 or not _parking_is_safe():
         return False
     api[2]()
+    _PARKED[0] += 1
     return True
 
 
@@ -663,11 +673,15 @@ class single_threaded_blas:
     lifting ran 5x faster on one thread than on two (0.7-0.9 s against 3.7-5.2 s at load 3); the
     results do not depend on it (the lifting is exact in any summation order). The lifting itself
     runs column blocks on ``LIFT_THREADS`` Python threads inside this block. A block entered at one thread leaves
-    OpenBLAS alone (nested blocks; and setting the count would start the workers :func:`park_blas_workers` ended)."""
+    OpenBLAS alone (nested blocks; and setting the count would start the workers :func:`park_blas_workers` ended).
+    When :func:`park_blas_workers` ended the workers inside the block, restoring the count starts them again, idle
+    and spinning for 0.1 s: the block then ends them once more (when that is still safe), so that they start only
+    when the caller next asks OpenBLAS for more than one thread."""
 
     def __enter__(self):
         self.api = _openblas()
         self.before = self.api[0]() if self.api is not None else 1
+        self.parked = _PARKED[0]
         if self.before != 1:
             self.api[1](1)
         return self
@@ -675,6 +689,8 @@ class single_threaded_blas:
     def __exit__(self, *exc):
         if self.before != 1:
             self.api[1](self.before)
+            if _PARKED[0] != self.parked and self.api[2] is not None and _parking_is_safe():
+                self.api[2]()
         return False
 
 
@@ -887,11 +903,13 @@ def _inverse_mod_power(A: np.ndarray, q: int, e: int) -> np.ndarray | None:
     return C
 
 
-def _lift_block(E: np.ndarray, MJ: np.ndarray, y: np.ndarray, T: np.ndarray, m: int, K: int, xb: int, yb: int):
+def _lift_block(E: np.ndarray, MJ: np.ndarray, y: np.ndarray, T: np.ndarray, m: int, K: int, xb: int, yb: int,
+                stop: threading.Event | None = None):
     """K lifting steps on one block of columns (see the module docstring); y and T are overwritten.
 
     Returns (k, why): k digits lifted; why None (all K), "minor" (the division of step k + 1 was not
-    exact: a bordering minor is not 0 mod m^(k+1)) or "range" (an integer left its proved range).
+    exact: a bordering minor is not 0 mod m^(k+1)), "range" (an integer left its proved range) or "stopped"
+    (``stop`` was set before step k + 1: another block failed or the caller was interrupted).
     """
     fm, inv_m = float(m), 1.0 / m
     t, x, Ex = np.empty_like(y), np.empty_like(y), np.empty_like(y)  # the layout of y and T (column-major from _lift)
@@ -899,6 +917,8 @@ def _lift_block(E: np.ndarray, MJ: np.ndarray, y: np.ndarray, T: np.ndarray, m: 
     ne = np.empty_like(T, dtype=bool)
     fxb, fyb = float(xb), float(yb)
     for k in range(K):
+        if stop is not None and stop.is_set():
+            return k, "stopped"
         np.multiply(y, inv_m, out=t)
         np.rint(t, out=t)                            # t = rint(y / m)
         np.multiply(t, fm, out=x)
@@ -924,10 +944,23 @@ def _lift_block(E: np.ndarray, MJ: np.ndarray, y: np.ndarray, T: np.ndarray, m: 
 _EXECUTOR: list = []
 #: the name prefix of the lifting pool's threads (park_blas_workers counts them as this module's)
 LIFT_POOL_PREFIX = "padic-lift"
-# A child made by fork (multiprocessing's default start on Linux before Python 3.14, mutmut's runner) inherits
-# the pool object but not its threads: work submitted there would wait forever. The child forgets the pool and
-# makes its own.
-os.register_at_fork(after_in_child=_EXECUTOR.clear)
+#: work submitted to the pool by :func:`_submit` and not yet ended, under its lock (park_blas_workers waits for 0)
+_INFLIGHT = [0]
+_INFLIGHT_LOCK = [threading.Lock()]
+#: how many times park_blas_workers ended OpenBLAS's workers in this process (single_threaded_blas reads it)
+_PARKED = [0]
+
+
+def _forget_pool_after_fork() -> None:
+    """A child made by fork (multiprocessing's default start on Linux before Python 3.14, mutmut's runner) inherits
+    the pool object but not its threads: work submitted there would wait forever. The child forgets the pool (and
+    the parent's work in flight, and a lock another thread may have held) and makes its own."""
+    _EXECUTOR.clear()
+    _INFLIGHT[0] = 0
+    _INFLIGHT_LOCK[0] = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pool_after_fork)
 
 
 def _executor(nt: int) -> ThreadPoolExecutor:
@@ -935,8 +968,28 @@ def _executor(nt: int) -> ThreadPoolExecutor:
     calls; a forked child starts without one)."""
     if not _EXECUTOR or _EXECUTOR[0][0] != nt:
         _EXECUTOR[:] = [(nt, ThreadPoolExecutor(max_workers=nt, thread_name_prefix=LIFT_POOL_PREFIX))]
-    park_blas_workers()  # before work on the pool: OpenBLAS's spinning workers would take a core from it
     return _EXECUTOR[0][1]
+
+
+def _ended(_future) -> None:
+    with _INFLIGHT_LOCK[0]:
+        _INFLIGHT[0] -= 1
+
+
+def _submit(nt: int, fn, *args):
+    """fn(*args) on the lifting's pool of nt threads, counted in flight until it ends; OpenBLAS's idle workers are
+    ended first when that is safe (:func:`park_blas_workers`: they would spin on a core the pool needs)."""
+    park_blas_workers()
+    ex = _executor(nt)
+    with _INFLIGHT_LOCK[0]:
+        _INFLIGHT[0] += 1
+    try:
+        fut = ex.submit(fn, *args)
+    except BaseException:
+        _ended(None)
+        raise
+    fut.add_done_callback(_ended)
+    return fut
 
 
 def lift_threads(n: int, r: int, c: int) -> int:
@@ -960,10 +1013,14 @@ def _lift(E, MJ, y, T, m, K, xb, yb):
         if nt == 1:
             return _lift_block(E, MJ, np.array(y, order="F"), np.array(T, order="F"), m, K, xb, yb)
         cuts = np.linspace(0, c, nt + 1).astype(int)
-        ex = _executor(nt)
-        futs = [ex.submit(_lift_block, E, MJ, np.array(y[:, a:b], order="F"), np.array(T[:, a:b], order="F"),
-                          m, K, xb, yb) for a, b in zip(cuts[:-1], cuts[1:])]
-        res = [f.result() for f in futs]
+        stop = threading.Event()
+        futs = [_submit(nt, _lift_block, E, MJ, np.array(y[:, a:b], order="F"), np.array(T[:, a:b], order="F"),
+                        m, K, xb, yb, stop) for a, b in zip(cuts[:-1], cuts[1:])]
+        try:
+            res = [f.result() for f in futs]
+        finally:  # a block failed or the caller was interrupted (Ctrl-C): the others stop at their next step, and no
+            stop.set()  # block runs on once this block has restored OpenBLAS's thread count
+            wait(futs)
     fails = [kw for kw in res if kw[1] is not None]
     return min(fails) if fails else (K, None)
 
@@ -1054,7 +1111,7 @@ def _padic_rank_certificate(Z, rows, cols, prime, rng) -> PadicCertificate | Non
     # thread computes the inverse mod m (at 512 x 768, rank 300, about 12 ms that would otherwise be waited for);
     # small inputs compute them inline, after the inverse, as before. Every return below waits for the job first
     # (try / finally): none leaves work running, nor BLAS calls after single_threaded_blas has ended.
-    bounds = (_executor(LIFT_THREADS).submit(_bordering_bounds_sq, Z, rows, cols)
+    bounds = (_submit(LIFT_THREADS, _bordering_bounds_sq, Z, rows, cols)
               if LIFT_THREADS > 1 and 0 < r < min(n, d) and n * d * r >= _THREAD_MIN_WORK else None)
     try:
         tall = n >= d
@@ -1132,7 +1189,7 @@ def _padic_rank_certificate(Z, rows, cols, prime, rng) -> PadicCertificate | Non
             K, mK2 = K + 1, mK2 * m * m
         y0 = C @ B                               # exact: |.| <= cs bmax < 2^53
         k, why = _lift(E, MJ, y0, T0, m, K, xb, yb)  # E x gives y, M x the check rows
-        if why == "range":
+        if why not in (None, "minor"):           # "range" ("stopped" is not returned: _lift raises instead)
             return None
         if why == "minor":
             cert.steps = k
