@@ -32,6 +32,7 @@ import numpy as np
 import pytest
 
 import theorems.exact.certified_rank as cr
+import theorems.exact.padic_rank as padic_rank
 from theorems.exact.certified_rank import certified_rank
 from theorems.exact.padic_rank import lift_threads, park_blas_workers, single_threaded_blas
 
@@ -106,7 +107,7 @@ AFTER_NUMPY = ["512x768-r300"]
 
 
 @pytest.mark.parametrize("case", AFTER_NUMPY)
-def test_bench_deficient_certified_rank_after_numpy(benchmark, case):
+def test_bench_deficient_certified_rank_after_numpy(benchmark, monkeypatch, case):
     """``certified_rank(A)`` called just after numpy's ``matrix_rank(A)`` (the untimed setup of every round), as in a
     session that computes with numpy and then asks for a certificate. numpy's SVD runs on OpenBLAS's threads, whose
     workers then spin for about 0.1 s; :func:`~theorems.exact.padic_rank.park_blas_workers` ends them before the
@@ -120,6 +121,13 @@ def test_bench_deficient_certified_rank_after_numpy(benchmark, case):
 
     r = benchmark.pedantic(certified_rank, args=(A,), kwargs={"seed": 0}, setup=numpy_first, rounds=3, iterations=1)
     assert r.certified and r.value == CASES[case][2]
+    parked = []  # did the certificate end the workers? (not when another Python thread is alive): one untimed call
+    real = padic_rank.park_blas_workers
+    with monkeypatch.context() as mp:
+        mp.setattr(padic_rank, "park_blas_workers", lambda: parked.append(real()) or parked[-1])
+        numpy_first()
+        certified_rank(A, seed=0)
+    benchmark.extra_info["parked"] = int(any(parked))
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -146,7 +154,7 @@ def test_bench_deficient_lifting_products_floor(benchmark, monkeypatch, case):
             np.matmul(M, x, out=Mx)
 
     with single_threaded_blas():
-        park_blas_workers()  # as the certificate does before its pool works (OpenBLAS's idle workers would spin)
+        parked = park_blas_workers()  # as the certificate does before its pool works (OpenBLAS's idle workers spin)
         with ThreadPoolExecutor(max_workers=nt) as pool:
             started = threading.Barrier(nt)  # the pool's threads start before the timed rounds (the lifting's pool
             # is made once per process)
@@ -158,5 +166,6 @@ def test_bench_deficient_lifting_products_floor(benchmark, monkeypatch, case):
                     f.result()
             benchmark.pedantic(run, rounds=3, iterations=1)
     benchmark.extra_info["as_baseline"] = "the certified rank over its lifting's products alone"
+    benchmark.extra_info["parked"] = int(parked)
     benchmark.extra_info["steps"] = cert.steps
     benchmark.extra_info["gflop_all_steps"] = 2 * long * r * c * cert.steps / 1e9
