@@ -1618,6 +1618,7 @@ def test_single_threaded_blas_sets_one_thread_and_restores_and_a_nested_block_le
     ended. A block in which nothing was parked does not end the workers on its way out."""
     me = threading.current_thread()
     monkeypatch.setattr(threading, "enumerate", lambda: [me])
+    monkeypatch.setattr(P, "_PARKED", [0])                   # this process has not parked yet
     fake = _FakeOpenBLAS(4)
     monkeypatch.setattr(P, "_OPENBLAS", [fake.api])
     with P.single_threaded_blas():
@@ -1642,6 +1643,7 @@ def test_a_block_that_parked_ends_the_workers_its_restored_count_starts_when_sti
     that parked leaves that to the outer one."""
     me = threading.current_thread()
     monkeypatch.setattr(threading, "enumerate", lambda: [me, _PoolThread()])
+    monkeypatch.setattr(P, "_PARKED", [0])
     fake = _FakeOpenBLAS(2)
     monkeypatch.setattr(P, "_OPENBLAS", [fake.api])
     with P.single_threaded_blas():
@@ -1649,8 +1651,16 @@ def test_a_block_that_parked_ends_the_workers_its_restored_count_starts_when_sti
             assert P.park_blas_workers() is True
         assert fake.calls == [("set", 1), ("shutdown",)]
     assert fake.calls == [("set", 1), ("shutdown",), ("set", 2), ("shutdown",)] and fake.threads == 2
+    # once this process has parked, entering from two threads parks again (set_num_threads(1) restarts OpenBLAS's
+    # server), and the way out ends the workers the restored count starts
+    again = _FakeOpenBLAS(2)
+    monkeypatch.setattr(P, "_OPENBLAS", [again.api])
+    with P.single_threaded_blas():
+        assert again.calls == [("set", 1), ("shutdown",)]
+    assert again.calls == [("set", 1), ("shutdown",), ("set", 2), ("shutdown",)]
     late = _FakeOpenBLAS(2)                                  # another thread appeared meanwhile: not on the way out
     monkeypatch.setattr(P, "_OPENBLAS", [late.api])
+    monkeypatch.setattr(P, "_PARKED", [0])
     with P.single_threaded_blas():
         assert P.park_blas_workers() is True
         monkeypatch.setattr(threading, "enumerate", lambda: [me, _OtherThread()])
@@ -1683,15 +1693,22 @@ def test_park_blas_workers_only_at_one_thread_with_no_other_python_thread_and_no
 
 def test_the_lifting_pool_parks_the_workers_before_each_task_and_counts_them_in_flight(monkeypatch):
     """Every task on the lifting's pool (the pivots beside Rump's test, the bounds beside the inverse, each block of
-    the lifting) is preceded by park_blas_workers and counted in flight while it runs; none is left when the
-    certificate returns, and the certificate is the same."""
-    asked, seen = [], []
-    monkeypatch.setattr(P, "park_blas_workers", lambda: asked.append(1) or False)
-    real = P._lift_block
+    the lifting) is preceded by park_blas_workers, which parks whenever nothing is in flight: before the pivots,
+    before the bounds (the pivots' task has left the count when its result is read) and before the first block
+    (the second's finds the first in flight unless it has ended). Each running task is counted; none is left when the
+    certificate returns; the certificate is the same. (OpenBLAS is a fake at one thread here: the calls, not the
+    threads, are checked.)"""
+    me = threading.current_thread()
+    monkeypatch.setattr(threading, "enumerate", lambda: [me])
+    fake = _FakeOpenBLAS(1)
+    monkeypatch.setattr(P, "_OPENBLAS", [fake.api])
+    parks, seen = [], []
+    real_park, real_block = P.park_blas_workers, P._lift_block
+    monkeypatch.setattr(P, "park_blas_workers", lambda: parks.append(real_park()) or parks[-1])
 
     def block(*args):
         seen.append(P._INFLIGHT[0])
-        return real(*args)
+        return real_block(*args)
 
     monkeypatch.setattr(P, "_lift_block", block)
     rng = np.random.default_rng(35)
@@ -1699,39 +1716,47 @@ def test_the_lifting_pool_parks_the_workers_before_each_task_and_counts_them_in_
     r = certified_rank(A, seed=0)
     assert r.certified and r.value == 100 and "p-adic" in r.upper_method
     nt = P.LIFT_THREADS
-    assert len(asked) == (2 + nt if nt > 1 else 0)
-    assert (seen and min(seen) >= 1) if nt > 1 else seen  # a running block is counted (on one thread: no pool)
+    if nt > 1:  # a later block's park may find the first already ended (a small lifting): True or False there
+        assert len(parks) == 2 + nt and parks[:3] == [True, True, True]
+        assert fake.calls == [("shutdown",)] * sum(parks)
+        assert seen and min(seen) >= 1               # a running block is counted
+    else:
+        assert parks == [] and seen                  # one core: no pool
     assert P._INFLIGHT[0] == 0
 
 
 @pytest.mark.skipif(P.LIFT_THREADS < 2, reason="one core: the lifting runs no blocks on the pool")
-def test_a_failing_block_stops_the_other_blocks_before_the_lifting_returns(monkeypatch):
-    """When one block of the lifting raises (as when Ctrl-C interrupts the caller's wait), the other blocks stop at
-    their next step and are waited for before the error leaves _lift: no block keeps calling BLAS after the caller's
-    single_threaded_blas has restored OpenBLAS's thread count, and nothing is left in flight (parking later is
-    safe). Without the stop the second block would lift all 200000 steps."""
-    outcome = []
+@pytest.mark.parametrize("failing", [0, 1])
+def test_a_failing_block_stops_the_other_blocks_before_the_lifting_returns(monkeypatch, failing):
+    """When one block of the lifting raises (as when Ctrl-C interrupts the caller's wait), whichever it is, the
+    error leaves _lift at once and the other block stops at its next step; _lift waits for it (it lingers 0.2 s
+    after stopping) before the error leaves: no block keeps calling BLAS after the caller's single_threaded_blas has
+    restored OpenBLAS's thread count, and nothing is left in flight (parking later is safe). Without the stop the
+    other block would lift all 20000 steps."""
+    outcome = {}
     real = P._lift_block
 
     def block(E, MJ, y, T, m, K, xb, yb, stop=None):
-        if not outcome:
-            outcome.append("failed")
-            raise RuntimeError("block 0 failed")
+        which = int(y[0, 0])                      # block 0's columns hold 0, block 1's hold 1
+        if which == failing:
+            outcome[which] = "failed"
+            raise RuntimeError(f"block {which} failed")
         out = real(E, MJ, y, T, m, K, xb, yb, stop)
-        outcome.append(out)
+        time.sleep(0.2)
+        outcome[which] = out
         return out
 
     monkeypatch.setattr(P, "_lift_block", block)
-    r, c, n = 40, 64, 4000                       # lift_threads: n r c >= 2^22 and c >= 32, so two blocks
-    assert P.lift_threads(r + n - r, r, c) == 2
-    E = np.zeros((r, r))
-    MJ = np.zeros((n - r, r))
+    r, c, n = 40, 64, 4000                       # lift_threads: n r c >= 2^22 and c >= 32, so two blocks of 32
+    assert P.lift_threads(n, r, c) == 2
+    E, MJ = np.zeros((r, r)), np.zeros((n - r, r))
     y, T = np.zeros((r, c)), np.zeros((n - r, c))
-    with pytest.raises(RuntimeError, match="block 0 failed"):
-        P._lift(E, MJ, y, T, 101, 200000, 52, 10 ** 6)
-    assert outcome[0] == "failed" and len(outcome) == 2
-    k, why = outcome[1]
-    assert why == "stopped" and k < 200000
+    y[:, c // 2:] = 1.0                          # digits 1, then 0: every step exact, nothing out of range
+    with pytest.raises(RuntimeError, match=f"block {failing} failed"):
+        P._lift(E, MJ, y, T, 101, 20000, 52, 10 ** 6)
+    assert sorted(outcome) == [0, 1] and outcome[failing] == "failed"
+    k, why = outcome[1 - failing]
+    assert why == "stopped" and k < 20000
     assert P._INFLIGHT[0] == 0
 
 

@@ -96,7 +96,7 @@ import ctypes
 import math
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import overload
@@ -650,16 +650,17 @@ def park_blas_workers() -> bool:
     """End OpenBLAS's worker threads, which spin for about 0.1 s after every multi-threaded BLAS call (2^28 cycles,
     OpenBLAS's THREAD_TIMEOUT) and would take a core from the lifting's threads: a certified rank called just after
     numpy's ``matrix_rank`` took 0.19-0.20 s against 0.16 s (512 x 768, rank 300, measured 2026-12-04, fourth
-    session). OpenBLAS's next call that asks for more than one thread starts them again (its server is started
-    anew, as after a fork: OpenBLAS's own fork handler ends them the same way).
+    session). OpenBLAS starts them again at its next multi-threaded call or its next change of the thread count
+    (its server is started anew, as after a fork: OpenBLAS's own fork handler ends them the same way).
 
     Only inside :class:`single_threaded_blas` (OpenBLAS at one thread: nothing this process computes needs the
     workers), only when no Python thread but the calling one and this module's pool exists (another one could be
     inside a multi-threaded BLAS call, whose workers' end would hang it) and only when no work of this module's is on
     the pool. Threads made by C code are not seen: a program whose native threads call OpenBLAS while it computes a
     certified rank should not call it (single_threaded_blas already sets one BLAS thread for the whole process).
-    Returns whether it ended them (False: not OpenBLAS, no such function, more than one thread set, another thread
-    alive or pool work in flight). Speed only: no result depends on it."""
+    IPython (its history thread) and Jupyter kernels always run other threads: there it always refuses. Returns
+    whether it ended them (False: not OpenBLAS, no such function, more than one thread set, another thread alive or
+    pool work in flight). Speed only: no result depends on it."""
     api = _openblas()
     if api is None or api[2] is None or api[0]() != 1 or not _parking_is_safe():
         return False
@@ -676,7 +677,9 @@ class single_threaded_blas:
     OpenBLAS alone (nested blocks; and setting the count would start the workers :func:`park_blas_workers` ended).
     When :func:`park_blas_workers` ended the workers inside the block, restoring the count starts them again, idle
     and spinning for 0.1 s: the block then ends them once more (when that is still safe), so that they start only
-    when the caller next asks OpenBLAS for more than one thread."""
+    when the caller next asks OpenBLAS for more than one thread. OpenBLAS's set_num_threads starts an ended server
+    even when it sets one thread, so once this process has parked, entering a block from more than one thread
+    parks again (when safe)."""
 
     def __enter__(self):
         self.api = _openblas()
@@ -684,6 +687,8 @@ class single_threaded_blas:
         self.parked = _PARKED[0]
         if self.before != 1:
             self.api[1](1)
+            if _PARKED[0]:          # OpenBLAS restarts a server that was ended even when set to one thread
+                park_blas_workers()
         return self
 
     def __exit__(self, *exc):
@@ -971,24 +976,42 @@ def _executor(nt: int) -> ThreadPoolExecutor:
     return _EXECUTOR[0][1]
 
 
-def _ended(_future) -> None:
+def _ended() -> None:
     with _INFLIGHT_LOCK[0]:
         _INFLIGHT[0] -= 1
 
 
+def _counted(fn, args):
+    """fn(*args) on a pool thread; the task leaves the count in flight before its future is done (a done-callback
+    runs after the future's waiters are woken: a caller could see its result and still a count of 1)."""
+    try:
+        return fn(*args)
+    finally:
+        _ended()
+
+
+def _ended_unrun(future) -> None:
+    if future.cancelled():  # never ran: _counted did not end it
+        _ended()
+
+
 def _submit(nt: int, fn, *args):
     """fn(*args) on the lifting's pool of nt threads, counted in flight until it ends; OpenBLAS's idle workers are
-    ended first when that is safe (:func:`park_blas_workers`: they would spin on a core the pool needs)."""
+    ended first when that is safe (:func:`park_blas_workers`: they would spin on a core the pool needs).
+
+    An error of the pool's own (a pool shut down) is raised before the task is queued: the count is undone. An
+    interruption (Ctrl-C) inside ``submit`` may come after the task is queued: the count is kept, which at worst
+    leaves it above the tasks in flight, so that parking refuses from then on (safe, only slower)."""
     park_blas_workers()
     ex = _executor(nt)
     with _INFLIGHT_LOCK[0]:
         _INFLIGHT[0] += 1
     try:
-        fut = ex.submit(fn, *args)
-    except BaseException:
-        _ended(None)
+        fut = ex.submit(_counted, fn, args)
+    except Exception:
+        _ended()
         raise
-    fut.add_done_callback(_ended)
+    fut.add_done_callback(_ended_unrun)
     return fut
 
 
@@ -1014,9 +1037,15 @@ def _lift(E, MJ, y, T, m, K, xb, yb):
             return _lift_block(E, MJ, np.array(y, order="F"), np.array(T, order="F"), m, K, xb, yb)
         cuts = np.linspace(0, c, nt + 1).astype(int)
         stop = threading.Event()
-        futs = [_submit(nt, _lift_block, E, MJ, np.array(y[:, a:b], order="F"), np.array(T[:, a:b], order="F"),
-                        m, K, xb, yb, stop) for a, b in zip(cuts[:-1], cuts[1:])]
+        futs: list = []
         try:
+            for a, b in zip(cuts[:-1], cuts[1:]):
+                futs.append(_submit(nt, _lift_block, E, MJ, np.array(y[:, a:b], order="F"),
+                                    np.array(T[:, a:b], order="F"), m, K, xb, yb, stop))
+            done, _ = wait(futs, return_when=FIRST_EXCEPTION)
+            for f in done:
+                if f.exception() is not None:
+                    f.result()               # the first block to fail, whichever it is: raised at once
             res = [f.result() for f in futs]
         finally:  # a block failed or the caller was interrupted (Ctrl-C): the others stop at their next step, and no
             stop.set()  # block runs on once this block has restored OpenBLAS's thread count
