@@ -1760,6 +1760,25 @@ def test_a_failing_block_stops_the_other_blocks_before_the_lifting_returns(monke
     assert P._INFLIGHT[0] == 0
 
 
+def test_a_pool_task_cancelled_before_it_runs_leaves_the_count_and_finished_ones_leave_it_before_they_are_done(
+        monkeypatch):
+    """A task queued behind busy pool threads and cancelled (as the bounds' job is when a certificate gives up
+    before the job has started) leaves the in-flight count at once; a task that ran has left it by the time its
+    future is done (so the caller that read its result may park)."""
+    monkeypatch.setattr(P, "park_blas_workers", lambda: False)
+    monkeypatch.setattr(P, "_INFLIGHT", [0])
+    gate = threading.Event()
+    busy = [P._submit(2, gate.wait, 60) for _ in range(2)]   # both threads of a two-thread pool held
+    queued = P._submit(2, sum, [1, 2])
+    assert P._INFLIGHT[0] == 3
+    assert queued.cancel() and P._INFLIGHT[0] == 2
+    gate.set()
+    for f in busy:
+        assert f.result() is True
+    assert P._INFLIGHT[0] == 0
+    assert P._submit(2, sum, [1, 2]).result() == 3 and P._INFLIGHT[0] == 0
+
+
 def test_lift_block_stops_before_a_step_when_asked():
     """A set stop event ends a block before its next step, with the digits lifted so far."""
     stop = threading.Event()
