@@ -1724,7 +1724,6 @@ def test_the_lifting_pool_parks_the_workers_before_each_task_and_counts_them_in_
     assert P._INFLIGHT[0] == 0
 
 
-@pytest.mark.skipif(P.LIFT_THREADS < 2, reason="one core: the lifting runs no blocks on the pool")
 @pytest.mark.parametrize("failing", [0, 1])
 def test_a_failing_block_stops_the_other_blocks_before_the_lifting_returns(monkeypatch, failing):
     """When one block of the lifting raises (as when Ctrl-C interrupts the caller's wait), whichever it is, the
@@ -1746,6 +1745,7 @@ def test_a_failing_block_stops_the_other_blocks_before_the_lifting_returns(monke
         return out
 
     monkeypatch.setattr(P, "_lift_block", block)
+    monkeypatch.setattr(P, "LIFT_THREADS", 2)    # two blocks on any machine (one core too)
     r, c, n = 40, 64, 4000                       # lift_threads: n r c >= 2^22 and c >= 32, so two blocks of 32
     assert P.lift_threads(n, r, c) == 2
     E, MJ = np.zeros((r, r)), np.zeros((n - r, r))
@@ -1776,6 +1776,26 @@ def test_a_pool_task_cancelled_before_it_runs_leaves_the_count_and_finished_ones
         assert f.result() is True
     assert P._INFLIGHT[0] == 0
     assert P._submit(2, sum, [1, 2]).result() == 3 and P._INFLIGHT[0] == 0
+
+
+def test_a_pool_task_leaves_the_count_before_its_future_is_done(monkeypatch):
+    """A task leaves the in-flight count on its pool thread, before its future is done: a caller that has read its
+    result sees it gone (a done-callback would run only after the future's waiters are woken)."""
+    monkeypatch.setattr(P, "park_blas_workers", lambda: False)
+    monkeypatch.setattr(P, "_INFLIGHT", [0])
+    futs, done_when_ended = [], []
+    real = P._ended
+
+    def spy():
+        done_when_ended.append(futs[0].done())
+        real()
+
+    monkeypatch.setattr(P, "_ended", spy)
+    gate = threading.Event()
+    futs.append(P._submit(2, gate.wait, 60))
+    gate.set()
+    assert futs[0].result() is True
+    assert done_when_ended == [False] and P._INFLIGHT[0] == 0
 
 
 def test_lift_block_stops_before_a_step_when_asked():

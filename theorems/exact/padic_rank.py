@@ -998,18 +998,15 @@ def _submit(nt: int, fn, *args):
     """fn(*args) on the lifting's pool of nt threads, counted in flight until it ends; OpenBLAS's idle workers are
     ended first when that is safe (:func:`park_blas_workers`: they would spin on a core the pool needs).
 
-    An error of the pool's own (a pool shut down) is raised before the task is queued: the count is undone. An
-    interruption (Ctrl-C) inside ``submit`` may come after the task is queued: the count is kept, which at worst
-    leaves it above the tasks in flight, so that parking refuses from then on (safe, only slower)."""
+    An error or an interruption (Ctrl-C) inside ``submit`` keeps the count: it may come after the task is queued
+    (``ThreadPoolExecutor.submit`` queues the task before it starts a thread), and the task would then leave the
+    count itself. At worst the count stays above the tasks in flight and parking refuses from then on (safe, only
+    slower)."""
     park_blas_workers()
     ex = _executor(nt)
     with _INFLIGHT_LOCK[0]:
         _INFLIGHT[0] += 1
-    try:
-        fut = ex.submit(_counted, fn, args)
-    except Exception:
-        _ended()
-        raise
+    fut = ex.submit(_counted, fn, args)
     fut.add_done_callback(_ended_unrun)
     return fut
 
