@@ -118,7 +118,7 @@ MUTATE_PADIC := padic_rank_certificate bordered_hadamard_bound_sq schur_bound_sq
                 rump_residual_bound inverse_mod_prime _gauss_jordan_small _inverse_mod_power _inverse_mod_p _padic_rank_certificate _lift_block _lift _bounds \
                 schur_inverse_mod_prime _schur_inverse _flint_inverse_residues _residues _bordering_bounds_sq \
                 _largest_modulus _random_prime _rowsum_bound _complement _prod whole_below _absmax lift_threads \
-                park_blas_workers _parking_is_safe _executor _submit _ended _counted _ended_unrun \
+                park_blas_workers _end_workers _parking_is_safe _executor _submit _ended _counted _ended_unrun \
                 _forget_pool_after_fork
 ## mutation testing of the certified exact rank's decision paths (about 45 minutes on 2 free cores)
 mutmut-rank: venv

@@ -584,6 +584,13 @@ def _inverse_test_matrix(r: int, seed: int, kind: str) -> np.ndarray:
     return A
 
 
+def _assert_inverse_mod_square(C, A, m) -> None:
+    """C is a balanced residue matrix (|C| <= m / 2) with C A = I mod m, checked in Python integers."""
+    assert C is not None and np.abs(C).max() <= m // 2
+    CA = C.astype(np.int64).astype(object) @ A.astype(object)
+    assert all((v - (i == j)) % m == 0 for (i, j), v in np.ndenumerate(CA))
+
+
 def _is_inverse_mod(C, A, q) -> bool:
     return C is not None and C.min() >= 0 and C.max() < q and np.array_equal(
         np.remainder(C @ np.remainder(A, q), q), np.eye(A.shape[0]))
@@ -604,10 +611,7 @@ def test_inverse_mod_prime_is_the_inverse_or_singular(r, q, seed, kind, leaf):
     assert C is not None and C.min() >= 0 and C.max() < q
     assert np.array_equal(np.remainder(C @ np.remainder(A, q), q), np.eye(r))
     C2 = P._inverse_mod_power(A.astype(float), q, 2)
-    m = q * q
-    assert C2 is not None and np.abs(C2).max() <= m // 2
-    CA = C2.astype(np.int64).astype(object) @ A.astype(object)
-    assert all((v - (i == j)) % m == 0 for (i, j), v in np.ndenumerate(CA))
+    _assert_inverse_mod_square(C2, A, q * q)
 
 
 @pytest.mark.parametrize("bits,positive", [(1, False), (20, False), (30, False), (30, True), (33, True),
@@ -627,10 +631,7 @@ def test_inverse_mod_square_on_both_sides_of_the_exact_product(bits, positive):
     exact_alone = 2 ** bits * (q - 1) * r < 2 ** 53
     assert exact_alone == (bits <= 30)                       # both sides are taken
     C = P._inverse_mod_power(A.astype(float), q, 2)
-    m = q * q
-    assert C is not None and np.abs(C).max() <= m // 2
-    CA = C.astype(np.int64).astype(object) @ A.astype(object)
-    assert all((v - (i == j)) % m == 0 for (i, j), v in np.ndenumerate(CA))
+    _assert_inverse_mod_square(C, A, q * q)
 
 
 #: small primes, the moduli of the inverse (q < 2^26) and of the lifting (q^2 up to about 2^52), and divisors of

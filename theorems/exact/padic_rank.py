@@ -96,7 +96,7 @@ import ctypes
 import math
 import os
 import threading
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor, as_completed, wait
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import overload
@@ -662,7 +662,12 @@ def park_blas_workers() -> bool:
     whether it ended them (False: not OpenBLAS, no such function, more than one thread set, another thread alive or
     pool work in flight). Speed only: no result depends on it."""
     api = _openblas()
-    if api is None or api[2] is None or api[0]() != 1 or not _parking_is_safe():
+    return api is not None and api[0]() == 1 and _end_workers(api)
+
+
+def _end_workers(api) -> bool:
+    """OpenBLAS's ``blas_thread_shutdown_`` when it exists and :func:`_parking_is_safe`; whether it was called."""
+    if api[2] is None or not _parking_is_safe():
         return False
     api[2]()
     _PARKED[0] += 1
@@ -693,8 +698,8 @@ class single_threaded_blas:
     def __exit__(self, *exc):
         if self.before != 1:
             self.api[1](self.before)
-            if _PARKED[0] != self.parked and self.api[2] is not None and _parking_is_safe():
-                self.api[2]()
+            if _PARKED[0] != self.parked:
+                _end_workers(self.api)
         return False
 
 
@@ -1038,10 +1043,8 @@ def _lift(E, MJ, y, T, m, K, xb, yb):
             for a, b in zip(cuts[:-1], cuts[1:]):
                 futs.append(_submit(nt, _lift_block, E, MJ, np.array(y[:, a:b], order="F"),
                                     np.array(T[:, a:b], order="F"), m, K, xb, yb, stop))
-            done, _ = wait(futs, return_when=FIRST_EXCEPTION)
-            for f in done:
-                if f.exception() is not None:
-                    f.result()               # the first block to fail, whichever it is: raised at once
+            for f in as_completed(futs):
+                f.result()                   # the first block to fail, whichever it is: raised at once
             res = [f.result() for f in futs]
         finally:  # a block failed or the caller was interrupted (Ctrl-C): the others stop at their next step, and no
             stop.set()  # block runs on once this block has restored OpenBLAS's thread count
