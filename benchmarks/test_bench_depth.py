@@ -9,10 +9,10 @@ from __future__ import annotations
 import mpmath
 import pytest
 
-from proofs_numeric.dong_collapse import ARCHITECTURES, DepthConfig, float64_run, mp_run, run
-from proofs_numeric.rank_neutrality import witness as rn_witness
-from proofs_numeric.residual_obstruction import random_heads, witness, x_star
-from proofs_numeric.transformer import layer_norm, mha, workdps
+from proofs_numeric.core.transformer import layer_norm, mha, workdps
+from proofs_numeric.witnesses.dong_collapse import ARCHITECTURES, DepthConfig, float64_run, mp_run, run
+from proofs_numeric.witnesses.rank_neutrality import witness as rn_witness
+from proofs_numeric.witnesses.residual_obstruction import random_heads, witness, x_star
 
 RN_X = [[0, 2, -2], [1, 1, -2], [2, 0, -2]]
 

@@ -13,7 +13,7 @@ import pytest
 from sympy import ZZ
 from sympy.polys.matrices import DomainMatrix
 
-from proofs_numeric import real_model
+from proofs_numeric.witnesses import real_model
 from theorems.exact.certified_rank import certified_rank
 
 pytestmark = pytest.mark.benchmark

@@ -10,7 +10,7 @@
    must not grow from 2 to 4 layers (one layer's weights plus one forward's activations). The records' seconds per
    site are recorded beside it. ``COLLAPSE_BENCH_LLAMA_TOKENS`` sets n (default 512, the issue's size).
 
-The checkpoints are written by :mod:`proofs_numeric.synthetic` (one tensor at a time).
+The checkpoints are written by :mod:`proofs_numeric.model.synthetic` (one tensor at a time).
 """
 from __future__ import annotations
 
@@ -24,10 +24,10 @@ from pathlib import Path
 
 import pytest
 
-from proofs_numeric import real_model as RM
-from proofs_numeric import synthetic as SY
 from proofs_numeric.ledger import model_check as MC
 from proofs_numeric.ledger import registry
+from proofs_numeric.model import synthetic as SY
+from proofs_numeric.witnesses import real_model as RM
 
 pytestmark = pytest.mark.benchmark
 

@@ -43,12 +43,11 @@ import os
 import sys
 import traceback
 
+from proofs_numeric.cli import check, depth, new, rank, real_model, verify
+from proofs_numeric.cli.common import EPILOG, version_text
+from proofs_numeric.cli.inputs import UsageError
 from theorems.exact.input import BadInput
 from theorems.framework.memo import computing_fresh
-
-from . import check, depth, new, rank, real_model, verify
-from .common import EPILOG, version_text
-from .inputs import UsageError
 
 __all__ = ["main", "build_parser", "UsageError"]
 

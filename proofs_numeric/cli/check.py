@@ -6,13 +6,12 @@ import difflib
 import json
 from pathlib import Path
 
+from proofs_numeric.cli.common import READING
+from proofs_numeric.cli.inputs import LIMITS, SEED_MAX, UsageError, check_range, check_writable
+from proofs_numeric.cli.model_check import MODEL_EPILOG, add_model_arguments, cmd_check_model
+from proofs_numeric.ledger import registry, render_check
+from proofs_numeric.ledger.check import check_claim, checkable, save_instance
 from theorems.exact.reader import UserInput, gaussian_weights, read_matrix, read_vector, read_weights
-
-from ..ledger import registry, render_check
-from ..ledger.check import check_claim, checkable, save_instance
-from .common import READING
-from .inputs import LIMITS, SEED_MAX, UsageError, check_range, check_writable
-from .model_check import MODEL_EPILOG, add_model_arguments, cmd_check_model
 
 __all__ = ["add_parsers", "cmd_check", "ALIASES", "read_user_input"]
 

@@ -12,8 +12,7 @@ import numpy
 import sympy
 
 import theorems  # every claim module is imported here; one that fails is skipped and listed in IMPORT_ERRORS
-
-from .inputs import limits_text
+from proofs_numeric.cli.inputs import limits_text
 
 __all__ = ["version_text", "wrap_plain", "wrap_tex", "report_import_errors", "READING", "EPILOG"]
 

@@ -3,10 +3,16 @@ from __future__ import annotations
 
 import argparse
 
+from proofs_numeric.cli.inputs import LIMITS, SEED_MAX, UsageError, check_output, check_range, write_json_output
+from proofs_numeric.witnesses.dong_collapse import (
+    ARCHITECTURES,
+    DEPTH_SHAPES,
+    DepthConfig,
+    DepthRangeError,
+    exponent_note,
+    run_all,
+)
 from theorems.exact.input import int_digits_unlimited
-
-from ..dong_collapse import ARCHITECTURES, DEPTH_SHAPES, DepthConfig, DepthRangeError, exponent_note, run_all
-from .inputs import LIMITS, SEED_MAX, UsageError, check_output, check_range, write_json_output
 
 __all__ = ["add_parsers", "cmd_depth", "depth_work"]
 

@@ -6,9 +6,9 @@ import json
 import os
 from pathlib import Path
 
-from ..ledger.model_check import RunSpec, SchedulerError, run, select_claims, summary_json
-from ..sites import NETWORK_LAYERS
-from .inputs import LIMITS, SEED_MAX, UsageError, check_range, check_writable, write_text
+from proofs_numeric.cli.inputs import LIMITS, SEED_MAX, UsageError, check_range, check_writable, write_text
+from proofs_numeric.ledger.model_check import RunSpec, SchedulerError, run, select_claims, summary_json
+from proofs_numeric.model.sites import NETWORK_LAYERS
 
 __all__ = ["add_model_arguments", "cmd_check_model", "spec_from_args", "render_summary", "MODEL_EPILOG",
            "token_inputs", "run_or_usage_error", "check_scheduler"]

@@ -1,7 +1,7 @@
 """``new``: scaffold a conjecture (module, tests, chapter)."""
 from __future__ import annotations
 
-from .inputs import UsageError
+from proofs_numeric.cli.inputs import UsageError
 
 __all__ = ["add_parsers", "cmd_new"]
 
@@ -9,7 +9,7 @@ __all__ = ["add_parsers", "cmd_new"]
 def cmd_new(args) -> int:
     # lazy: a genuine cycle through the package: ledger.scaffold imports cli.inputs, and importing that runs this
     # package's __init__, which imports this module (so `import proofs_numeric.ledger.scaffold` first failed)
-    from ..ledger.scaffold import ScaffoldError, scaffold
+    from proofs_numeric.ledger.scaffold import ScaffoldError, scaffold
 
     backups: list = []
     try:

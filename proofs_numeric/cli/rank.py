@@ -4,13 +4,12 @@ from __future__ import annotations
 import argparse
 import json
 
+from proofs_numeric.cli.common import READING
+from proofs_numeric.cli.inputs import LIMITS, SEED_MAX, UsageError, check_range
+from proofs_numeric.core.float_hints import describe_hint
+from proofs_numeric.core.float_hints import numerical_rank as hint_rank
 from theorems.exact.certified_rank import certified_rank
 from theorems.exact.reader import read_matrix
-
-from ..float_hints import describe_hint
-from ..float_hints import numerical_rank as hint_rank
-from .common import READING
-from .inputs import LIMITS, SEED_MAX, UsageError, check_range
 
 __all__ = ["add_parsers", "cmd_rank", "numerical_rank"]
 

@@ -7,15 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import checkpoint as CK
-from .. import real_model as RM
-from ..ledger import (
-    registry,
-    said,  # the truth words of check and show
-)
-from ..ledger.model_check import summary_json
-from .inputs import SEED_MAX, UsageError, check_output, check_range, write_json_output
-from .model_check import (
+from proofs_numeric.cli.inputs import SEED_MAX, UsageError, check_output, check_range, write_json_output
+from proofs_numeric.cli.model_check import (
     add_token_arguments,
     check_scheduler,
     render_summary,
@@ -23,6 +16,10 @@ from .model_check import (
     spec_from_args,
     token_inputs,
 )
+from proofs_numeric.ledger import registry, said
+from proofs_numeric.ledger.model_check import summary_json
+from proofs_numeric.model import checkpoint as CK
+from proofs_numeric.witnesses import real_model as RM
 
 __all__ = ["add_parsers", "cmd_real_model"]
 

@@ -169,7 +169,9 @@ def markdown(parser: argparse.ArgumentParser | None = None, level: int = 2) -> s
     """The reference of ``parser`` (default: the ``collapse-verify`` parser) as Markdown: the program, then one
     section per subcommand (headings at ``level``)."""
     if parser is None:
-        from . import build_parser  # lazy: this module is imported by the package that defines build_parser
+        from proofs_numeric.cli import (
+            build_parser,
+        )  # lazy: this module is imported by the package that defines build_parser
 
         parser = build_parser()
     prog = parser.prog
@@ -191,7 +193,7 @@ def markdown(parser: argparse.ArgumentParser | None = None, level: int = 2) -> s
 def limits_markdown() -> str:
     """The limits in force (defaults, or the values set with ``COLLAPSE_VERIFY_<NAME>``) as a table: name, value,
     what it bounds; read from :func:`proofs_numeric.cli.inputs.limits_text`, the lines ``--help`` prints."""
-    from .inputs import limits_text
+    from proofs_numeric.cli.inputs import limits_text
 
     rows = ["| name | value in force | what it bounds |", "|---|---:|---|"]
     for line in limits_text().splitlines():

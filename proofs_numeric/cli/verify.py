@@ -8,12 +8,20 @@ import time
 
 import sympy
 
+from proofs_numeric.cli.common import report_import_errors, wrap_plain, wrap_tex
+from proofs_numeric.cli.inputs import LIMITS, UsageError, check_output, check_range, write_json_output, write_output
+from proofs_numeric.ledger import (
+    claim_header,
+    ledger_json,
+    registry,
+    render_claim,
+    render_summary,
+    run_ledger,
+    said,
+    select,
+)
 from theorems.exact.input import int_digits_unlimited
 from theorems.framework import CONJECTURES, REPO_ROOT, CheckContext, run_claim, tri
-
-from ..ledger import claim_header, ledger_json, registry, render_claim, render_summary, run_ledger, said, select
-from .common import report_import_errors, wrap_plain, wrap_tex
-from .inputs import LIMITS, UsageError, check_output, check_range, write_json_output, write_output
 
 __all__ = ["add_parsers", "cmd_verify", "cmd_show", "store_writer"]
 

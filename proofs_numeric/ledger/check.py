@@ -17,6 +17,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from proofs_numeric.core.float_hints import numerical_rank
+from proofs_numeric.ledger.load import registry
 from theorems.exact.instances import regime_of
 from theorems.exact.reader import input_flag
 from theorems.framework import (
@@ -31,9 +33,6 @@ from theorems.framework import (
     typeset,
     undecided_reading,
 )
-
-from ..float_hints import numerical_rank
-from .load import registry
 
 __all__ = ["check_claim", "checkable", "CheckableClaim", "NO_INSTANCE_FORM", "stored_instance", "save_instance"]
 

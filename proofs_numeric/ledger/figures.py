@@ -23,7 +23,7 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
 
-from .report import VERDICT_ORDER, verdicts_by_chapter
+from proofs_numeric.ledger.report import VERDICT_ORDER, verdicts_by_chapter
 
 __all__ = ["VERDICT_COLOURS", "verdicts_per_chapter", "stress_per_regime", "STRESS_SERIES", "real_model_layers",
            "SITE_COLOURS", "SITE_VERDICTS", "site_matrix", "claims_at_sites", "across_checkpoints", "site_label"]
@@ -98,7 +98,7 @@ def stress_per_regime(stats: dict):
 
 def real_model_layers(res: dict):
     """cond(W_O) and the relative error of recovering the head outputs from the MHA output, per layer (log scales),
-    from :func:`proofs_numeric.real_model.measure`'s ``layers``."""
+    from :func:`proofs_numeric.witnesses.real_model.measure`'s ``layers``."""
     layers = res["layers"]
     xs = [L["layer"] for L in layers]
     cond = [float("inf") if L["W_O_condition"] is None else L["W_O_condition"] for L in layers]
@@ -146,7 +146,7 @@ def _is_arb(r: dict) -> bool:
     return str((r.get("about") or {}).get("how", "")).startswith("the network itself")
 
 
-#: the order in which a layer's sites appear in the forward (proofs_numeric.sites.forward_sites)
+#: the order in which a layer's sites appear in the forward (proofs_numeric.model.sites.forward_sites)
 _KIND_RANK = {"layernorm-input": 0, "rmsnorm-input": 0, "output-projection": 1, "head-output": 2, "attention": 3,
               "residual-update": 4}
 
@@ -217,7 +217,8 @@ def claims_at_sites(records: list[dict], title: str | None = None):
 def across_checkpoints(runs: list[tuple[str, list[dict], list[dict]]], title: str | None = None):
     """Several checkpoints (a training run) in one figure. ``runs``: ``[(label, records, layers)]`` per checkpoint,
     ``records`` its site records (every input), ``layers`` the per-layer measurements
-    (:func:`proofs_numeric.real_model.measurements`'s ``layers``: ``W_O_condition``, ``head_recovery_rel_error``).
+    (:func:`proofs_numeric.witnesses.real_model.measurements`'s ``layers``: ``W_O_condition``,
+    ``head_recovery_rel_error``).
     Left: per reading (rows) and checkpoint (columns), the share of its site records in each verdict (a stacked bar,
     the number of sites beside it). Right: cond(W_O) and the head-recovery error per layer, one line per checkpoint."""
     labels = [lb for lb, _, _ in runs]

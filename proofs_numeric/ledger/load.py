@@ -1,6 +1,6 @@
 """Loading the claims: the paper's (every module of :mod:`theorems`), the plug-ins' (the
 ``collapse_verify.claims`` entry point), and the numeric evidence attached to them by id
-(:mod:`proofs_numeric.evidence`).
+(:mod:`proofs_numeric.witnesses.evidence`).
 
 This is the only place that puts the two layers together, and it does so explicitly, so the
 result does not depend on the order in which modules happen to be imported: every call of
@@ -14,9 +14,8 @@ import importlib.metadata  # called through the module: tests replace importlib.
 import sys
 
 import theorems
+from proofs_numeric.witnesses import evidence
 from theorems.framework import REGISTRY, Claim
-
-from .. import evidence
 
 __all__ = ["load", "registry", "get", "select", "load_entry_points"]
 

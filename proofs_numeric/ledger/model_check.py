@@ -1,10 +1,10 @@
 r"""``check CLAIM --model DIR [DIR ...]``: every claim matching CLAIM at every site of the user's model(s), as JSON
 Lines records, on local worker processes or a Dask cluster.
 
-The forward pass of each (checkpoint, input) runs one layer at a time (:func:`proofs_numeric.sites.site_tasks`);
+The forward pass of each (checkpoint, input) runs one layer at a time (:func:`proofs_numeric.model.sites.site_tasks`);
 every site it yields, with the readings declared at that site's kind, is a task evaluated by
-:func:`proofs_numeric.sites.evaluate` -- the claims' own predicates (:func:`theorems.framework.decide_on_instance`),
-not a second implementation. Tasks run
+:func:`proofs_numeric.model.sites.evaluate` -- the claims' own predicates
+(:func:`theorems.framework.decide_on_instance`), not a second implementation. Tasks run
 
 * in this process (``workers=1``),
 * on local worker processes (``concurrent.futures.ProcessPoolExecutor``; a worker that dies breaks the pool, which
@@ -23,7 +23,7 @@ a valid file; the first line marks the file as this kind): ``checkpoint``, ``con
 instance could not be built at this site), ``reason``, ``hypotheses``, ``conclusion`` (the ``check --json`` words),
 ``about`` (``level``: float-computation or network, ``how``, numerical ranks beside exact ones, ``caution``),
 ``arithmetic``, ``instance`` (its scalar facts), ``numbers`` (labelled float measurements), ``seconds``. A record is
-identified by :func:`proofs_numeric.sites.record_key` (checkpoint, input, site, claim, reading, level); ``resume``
+identified by :func:`proofs_numeric.model.sites.record_key` (checkpoint, input, site, claim, reading, level); ``resume``
 skips the keys already written, so an interrupted run resumed gives the same set of records.
 """
 from __future__ import annotations
@@ -43,12 +43,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from proofs_numeric.ledger.load import load, registry
+from proofs_numeric.model import sites as S
+from proofs_numeric.model.checkpoint import CheckpointError
+from proofs_numeric.witnesses import real_model as RM
 from theorems.framework import REGISTRY, instance_form
-
-from .. import real_model as RM
-from .. import sites as S
-from ..checkpoint import CheckpointError
-from .load import load, registry
 
 __all__ = ["canonical_records", "without_timings", "DEFAULT_CLAIMS",
            "RunSpec", "Summary", "select_claims", "plan_claims", "run", "run_task",

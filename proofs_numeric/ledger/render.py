@@ -5,9 +5,8 @@ from __future__ import annotations
 import textwrap
 from collections import Counter
 
+from proofs_numeric.core.float_hints import describe_hint
 from theorems.framework import SUITE_READING, TRUTH, ClaimResult
-
-from ..float_hints import describe_hint
 
 __all__ = ["VERDICT_STYLE", "render_claim", "render_summary", "SAID", "said", "claim_header", "render_check",
            "ON_THIS_WORDS"]

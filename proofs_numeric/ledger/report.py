@@ -19,6 +19,10 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from proofs_numeric.ledger.cache import LedgerMismatch, default_ledger_paths, ledger_key, read_ledger
+from proofs_numeric.ledger.graph import anchor
+from proofs_numeric.ledger.load import get, registry
+from proofs_numeric.ledger.run import ledger_json, run_ledger
 from theorems import formal as F
 from theorems.exact import layernorm as LN
 from theorems.framework import (
@@ -39,11 +43,6 @@ from theorems.framework.memo import locked as memo_locked
 from theorems.framework.memo import provenance as memo_provenance
 from theorems.framework.memo import reads as memo_reads
 from theorems.paper import rank_neutrality as RN
-
-from .cache import LedgerMismatch, default_ledger_paths, ledger_key, read_ledger
-from .graph import anchor
-from .load import get, registry
-from .run import ledger_json, run_ledger
 
 __all__ = ["verdict_admonition", "words_markdown", "ledger_markdown", "evidence_markdown", "run", "book_ledger",
            "provenance_markdown", "proof_steps_markdown", "stored_markdown",

@@ -13,6 +13,8 @@ import time
 import traceback
 from typing import Callable
 
+from proofs_numeric.ledger.cache import ledger_key
+from proofs_numeric.ledger.load import registry
 from theorems.formal import coq_version
 from theorems.framework import (
     CheckContext,
@@ -23,9 +25,6 @@ from theorems.framework import (
     run_claim,
 )
 from theorems.framework.memo import head_commit, library_versions
-
-from .cache import ledger_key
-from .load import registry
 
 __all__ = ["provenance", "run_ledger", "ledger_json", "seeds_of", "referenced_counterexamples"]
 

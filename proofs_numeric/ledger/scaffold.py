@@ -24,7 +24,7 @@ import re
 import unicodedata
 from pathlib import Path
 
-from ..cli.inputs import SCAFFOLD_MARKER, UsageError, write_output
+from proofs_numeric.output import SCAFFOLD_MARKER, UsageError, write_output
 
 __all__ = ["scaffold", "slugify", "render", "ScaffoldError", "MARKER", "BACKUPS", "title_of"]
 

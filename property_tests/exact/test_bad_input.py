@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sympy import Rational
 
-from proofs_numeric.transformer import layer_norm
+from proofs_numeric.core.transformer import layer_norm
 from theorems.exact import layernorm as LN
 from theorems.exact.input import BadInput
 

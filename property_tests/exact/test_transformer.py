@@ -15,8 +15,8 @@ import sympy
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from proofs_numeric import dong_collapse as D
-from proofs_numeric import transformer as PT
+from proofs_numeric.core import transformer as PT
+from proofs_numeric.witnesses import dong_collapse as D
 from property_tests.strategies import rational_matrices, small_rationals, transformer_instances
 from theorems.exact import transformer as T
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from proofs_numeric import evidence
 from proofs_numeric.ledger import registry
+from proofs_numeric.witnesses import evidence
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("theorems", "proofs_numeric", "property_tests", "benchmarks")
@@ -138,8 +138,8 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_layering_the_graph_sees_imports_at_any_depth():
     """The parser finds what it must: a function-level import, a relative one, and the top floor's two layers."""
     assert "theorems.framework" in graph()["theorems.formal.evidence"]
-    assert "proofs_numeric.dong_collapse" in graph()["proofs_numeric.evidence"]
-    assert {"theorems.framework", "proofs_numeric.evidence"} <= graph()["proofs_numeric.ledger.load"]
+    assert "proofs_numeric.witnesses.dong_collapse" in graph()["proofs_numeric.witnesses.evidence"]
+    assert {"theorems.framework", "proofs_numeric.witnesses.evidence"} <= graph()["proofs_numeric.ledger.load"]
     assert "theorems.exact.layernorm" in graph()["theorems.paper.rank_neutrality"]
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
@@ -234,6 +234,68 @@ def floors(graph: dict[str, set[str]], prefix: str = "theorems") -> dict[str, in
     return {m: floor(m) for m in graph if m.startswith(prefix)}
 
 
+#: the numeric layer's rooms, top to bottom: each may import its own room and the rooms below it, never one above
+#: (``__main__`` and ``cli`` are the top floor; ``output`` and the package itself are core: the one write rule and
+#: the layer's registration of what decides verdicts)
+NUMERIC_ORDER = ("cli", "ledger", "witnesses", "model", "core")
+
+
+def numeric_room(mod: str) -> str:
+    """The room of a ``proofs_numeric`` module."""
+    parts = mod.split(".")
+    if len(parts) == 1 or parts[1] in ("output",):
+        return "core"
+    if parts[1] == "__main__":
+        return "cli"
+    return parts[1]
+
+
+def numeric_room_violations(graph: dict[str, set[str]]) -> list[str]:
+    """Every import of a ``proofs_numeric`` module that points up (or sideways into a room that is not its own and
+    not below it), in :data:`NUMERIC_ORDER`."""
+    out = []
+    rank = {r: i for i, r in enumerate(NUMERIC_ORDER)}
+    for mod, deps in sorted(graph.items()):
+        if not mod.startswith("proofs_numeric"):
+            continue
+        room = numeric_room(mod)
+        for dep in sorted(d for d in deps if d.startswith("proofs_numeric")):
+            droom = numeric_room(dep)
+            if rank[droom] < rank[room]:
+                out.append(f"{mod} ({room}) imports {dep} ({droom})")
+    return out
+
+
+def test_layering_the_numeric_layer_has_its_rooms():
+    """Every module of ``proofs_numeric`` is in one of the named rooms (a new top-level module must be placed)."""
+    rooms = {numeric_room(m) for m in FILES if m.startswith("proofs_numeric")}
+    assert rooms <= set(NUMERIC_ORDER), sorted(rooms - set(NUMERIC_ORDER))
+
+
+def test_layering_the_numeric_layer_imports_only_down():
+    """cli > ledger > witnesses > model > core: no arrow of the numeric layer points up."""
+    assert numeric_room_violations(graph()) == []
+
+
+def test_layering_a_planted_upward_numeric_import_is_found():
+    """The rule can fail: the model stack importing a witness, the core importing the ledger, the ledger the cli."""
+    planted = dict(graph())
+    planted["proofs_numeric.model.sites"] = graph()["proofs_numeric.model.sites"] | {
+        "proofs_numeric.witnesses.rank_contraction"}
+    planted["proofs_numeric.output"] = graph()["proofs_numeric.output"] | {"proofs_numeric.ledger.load"}
+    planted["proofs_numeric.ledger.scaffold"] = graph()["proofs_numeric.ledger.scaffold"] | {
+        "proofs_numeric.cli.inputs"}
+    assert numeric_room_violations(planted) == [
+        "proofs_numeric.ledger.scaffold (ledger) imports proofs_numeric.cli.inputs (cli)",
+        "proofs_numeric.model.sites (model) imports proofs_numeric.witnesses.rank_contraction (witnesses)",
+        "proofs_numeric.output (core) imports proofs_numeric.ledger.load (ledger)"]
+
+
+def numeric_floors() -> dict[str, int]:
+    """The floor of each numeric module within the numeric layer (the note draws them)."""
+    return floors(graph(), "proofs_numeric")
+
+
 def test_layering_no_cycle_between_files():
     assert _cycles(graph()) == []
 
@@ -311,11 +373,11 @@ SLUGS = ("rank_neutrality", "residual_obstruction", "head_channel", "recovery_am
 
 @pytest.mark.parametrize("slug", SLUGS)
 def test_layering_one_name_per_theorem_in_four_places(slug):
-    """theorems/paper/<slug>.py, proofs_numeric/<slug>.py (or the theorem module's docstring says why there is
+    """theorems/paper/<slug>.py, proofs_numeric/witnesses/<slug>.py (or the theorem module's docstring says why there is
     none), a property_tests/**/test_<slug>.py and book/chapters/<slug>.md."""
     theorem = ROOT / "theorems" / "paper" / f"{slug}.py"
     assert theorem.is_file()
-    assert (ROOT / "proofs_numeric" / f"{slug}.py").is_file() or "No numeric module:" in (
+    assert (ROOT / "proofs_numeric" / "witnesses" / f"{slug}.py").is_file() or "No numeric module:" in (
         ast.get_docstring(ast.parse(theorem.read_text())) or "")
     assert list((ROOT / "property_tests").rglob(f"test_{slug}.py"))
     assert (ROOT / "book" / "chapters" / f"{slug}.md").is_file()
@@ -327,6 +389,6 @@ def test_layering_numeric_modules_are_in_the_evidence_registry(slug):
     """Each numeric module of a slug is collected by the evidence registry (an EVIDENCE table, possibly empty)."""
 
 
-    mod = importlib.import_module(f"proofs_numeric.{slug}")
+    mod = importlib.import_module(f"proofs_numeric.witnesses.{slug}")
     assert isinstance(getattr(mod, "EVIDENCE", None), dict)
     assert mod in evidence.NUMERIC_MODULES

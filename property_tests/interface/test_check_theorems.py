@@ -338,7 +338,7 @@ def test_check_every_checkable_claim_answers_in_the_fixed_vocabulary(tmp_path, c
 def test_check_float_hint_gram_shortcut_agrees_with_the_svd(n, d, r, seed, e):
     """The hint takes the Gram matrix's eigenvalues only for well-conditioned data (full numerical rank); there it
     gives the SVD's numerical rank and sigma_min to 1e-4 relative, at every scale."""
-    from proofs_numeric.float_hints import numerical_rank, well_conditioned_sigma_min
+    from proofs_numeric.core.float_hints import numerical_rank, well_conditioned_sigma_min
     rng = np.random.default_rng(seed)
     r = min(r, n, d)
     F = (rng.normal(size=(n, r)) @ rng.normal(size=(r, d)) if r < min(n, d) else rng.normal(size=(n, d))) * 2.0 ** e

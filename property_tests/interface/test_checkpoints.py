@@ -19,9 +19,9 @@ import mpmath
 import numpy as np
 import pytest
 
-from proofs_numeric import checkpoint as CK
-from proofs_numeric import real_model as RM
 from proofs_numeric.cli import main
+from proofs_numeric.model import checkpoint as CK
+from proofs_numeric.witnesses import real_model as RM
 
 _FWD_TOL = 1e-12  # float64 forwards of the same values in a different order (BLAS blocking, head order)
 _BF16_REF_TOL = 0.0  # widening is exact: bit-for-bit equality

@@ -20,11 +20,11 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from proofs_numeric import network as NW
-from proofs_numeric import sites as S
 from proofs_numeric.cli import main
 from proofs_numeric.ledger import get, registry
 from proofs_numeric.ledger import model_check as MC
+from proofs_numeric.model import network as NW
+from proofs_numeric.model import sites as S
 from property_tests.interface.test_checkpoints import (
     bert_config,
     bert_tensors,
@@ -478,8 +478,8 @@ def test_model_check_claim_by_site_figure_is_the_records(tiny):
 
     import matplotlib
     matplotlib.use("Agg")
-    from proofs_numeric import real_model as RM
     from proofs_numeric.ledger import figures as F
+    from proofs_numeric.witnesses import real_model as RM
     registry()
     m = S.open_model(tiny["bert"])
     runs = {"x": list(range(3, 11))}
@@ -513,7 +513,7 @@ def test_model_check_interval_claims_refuse_sizes_that_take_minutes():
     of CPU per site at n = 3 and several minutes at n = 7 (every layer of `real-model --text "A short test sentence."`),
     inside the old estimate's budget. The estimate now counts the d^2 H d_k products W_V^h W_O^h: those sizes are
     refused by name (the record says not checked, at once); the sizes measured at about a minute or less still run."""
-    from proofs_numeric.certify import interval_size_check
+    from proofs_numeric.core.certify import interval_size_check
     for n in (2, 3, 7):
         with pytest.raises(BadInput, match="would take too long"):
             interval_size_check(n, 384, 12, 32, 50)
@@ -527,7 +527,8 @@ def test_model_check_default_claims_are_at_their_sites_in_a_fresh_process():
     `attention` (their interval instance forms come from the numeric layer; before, the chapter's records had none)."""
     import subprocess
     import sys
-    code = ("import json; from proofs_numeric import real_model as RM, sites as S; print(json.dumps("
+    code = ("import json; from proofs_numeric.witnesses import real_model as RM; "
+            "from proofs_numeric.model import sites as S; print(json.dumps("
             "{c.id: sorted({k for _, ks in S.site_kinds_of(c).values() for k in ks}) for c in RM.default_claims()}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr

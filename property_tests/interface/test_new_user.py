@@ -275,7 +275,7 @@ def test_new_user_an_unedited_scaffold_is_not_checkable_not_filled_in(tmp_path):
 
 def test_new_user_depth_exponent_note_matches_the_table():
     """`depth` printed "fewer than two layers with rho < 1e-3" above a table showing two such layers."""
-    from proofs_numeric.dong_collapse import exponent_estimate, exponent_note
+    from proofs_numeric.witnesses.dong_collapse import exponent_estimate, exponent_note
     logs = [-0.5, -1.0, -2.0, -4.0, -8.0]  # two layers below 1e-3: one ratio from a collapsing layer
     recs = [{"layer": k, "log10_rho": v} for k, v in enumerate(logs)]
     for a, b in zip(recs, recs[1:]):

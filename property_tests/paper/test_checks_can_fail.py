@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from sympy import Matrix, Rational
 
-import proofs_numeric.rank_contraction as NRC
+import proofs_numeric.witnesses.rank_contraction as NRC
 from theorems.exact import heads as HEADS
 from theorems.exact.layernorm import LNInstance, analyse
 from theorems.framework import CheckContext

@@ -10,9 +10,9 @@ import pytest
 import sympy
 from sympy import Matrix, Rational, zeros
 
-from proofs_numeric import dong_collapse as ND
-from proofs_numeric import real_model
 from proofs_numeric.ledger import get
+from proofs_numeric.witnesses import dong_collapse as ND
+from proofs_numeric.witnesses import real_model
 from property_tests.paper.quick_runs import quick_run
 from theorems import framework as C
 from theorems.exact import layernorm as LN

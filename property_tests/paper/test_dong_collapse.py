@@ -9,8 +9,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from proofs_numeric import dong_collapse as D
 from proofs_numeric.cli import main
+from proofs_numeric.witnesses import dong_collapse as D
 from theorems.exact.transformer import FP, Head, layer_norm, mha
 from theorems.framework import CheckContext
 

@@ -10,8 +10,8 @@ import pytest
 import sympy
 from sympy import Rational
 
-from proofs_numeric import dong_explainer as NE
 from proofs_numeric.ledger import get
+from proofs_numeric.witnesses import dong_explainer as NE
 from property_tests.paper.quick_runs import quick_run
 from theorems import formal
 from theorems.framework import CheckContext, assess

@@ -5,7 +5,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sympy import Matrix, Rational
 
-from proofs_numeric.head_channel import witness
+from proofs_numeric.witnesses.head_channel import witness
 from property_tests.strategies import w_o_of_rank
 from theorems.exact import heads as HEADS
 from theorems.exact.heads import deficient_witness

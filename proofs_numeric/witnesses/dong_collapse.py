@@ -42,6 +42,7 @@ import flint
 import mpmath
 import numpy as np
 
+from proofs_numeric.core.transformer import Block, Head, block_forward, workdps
 from theorems.exact import transformer as T
 from theorems.exact.input import cap_list
 from theorems.exact.instances import Shape, regime_of
@@ -58,8 +59,6 @@ from theorems.framework import (
 )
 from theorems.framework.memo import memo, process_cache
 from theorems.paper.dong_collapse import rank_blind_to_collapse, skip_bound_holds
-
-from .transformer import Block, Head, block_forward, workdps
 
 __all__ = ["DepthRangeError", "DepthConfig", "run", "run_all", "DEPTH_SHAPES", "ARCHITECTURES", "DELTA_ARCHITECTURES",
            "WEIGHTS",
@@ -959,7 +958,7 @@ _no_rank_collapse_full = _regime_check(no_rank_collapse, "full_block")
 _no_rank_collapse_skip = _regime_check(no_rank_collapse, "attention_skip")
 _rho_slope_full = _regime_check(rho_slope, "full_block")
 
-#: numeric evidence attached by (claim id, reading key) (collected by :mod:`proofs_numeric.evidence`)
+#: numeric evidence attached by (claim id, reading key) (collected by :mod:`proofs_numeric.witnesses.evidence`)
 EVIDENCE = {
     ("DONG.collapse-rate", "literal"): [_exponent_check("pure_attention", is_base_three,
                                                         "pure attention")],

@@ -1,6 +1,6 @@
 """Numeric evidence for §3 (:mod:`theorems.paper.related_work`), attached by claim id.
 
-* Dong's collapse and the LayerNorm sentences: the depth study (:mod:`proofs_numeric.dong_collapse`), whose
+* Dong's collapse and the LayerNorm sentences: the depth study (:mod:`proofs_numeric.witnesses.dong_collapse`), whose
   certified per-layer enclosures of Dong's relative residual are interval evidence and whose fitted exponents are
   float evidence; the LayerNorm comparison runs pure attention with and without LN on the same weights and inputs.
 * Rank collapse in width: the two largest singular values of the attention matrix of one layer, float64 SVDs of
@@ -11,10 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from theorems.exact import transformer as T
-from theorems.framework import Evidence, float_statistic, interval_witness, stable_seed
-
-from .dong_collapse import (
+from proofs_numeric.witnesses.dong_collapse import (
     DEPTH_DPS,
     EXPONENT_TOL,
     LN_COLLAPSE,
@@ -27,6 +24,8 @@ from .dong_collapse import (
     no_dong_collapse,
     no_rank_collapse_as_claim,
 )
+from theorems.exact import transformer as T
+from theorems.framework import Evidence, float_statistic, interval_witness, stable_seed
 
 __all__ = ["WIDTH_NS", "WIDTH_D", "width_spectra", "width_evidence", "ln_can_slow", "ln_both_directions",
            "ln_rate_slower", "EVIDENCE"]

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from proofs_numeric.witnesses.dong_collapse import DEPTH_DPS, depth_results, no_dong_collapse
 from theorems.exact.instances import regime_of
 from theorems.framework import Evidence, interval_instances
-
-from .dong_collapse import DEPTH_DPS, depth_results, no_dong_collapse
 
 __all__ = ["cosine_bound", "cosine_to_one", "EVIDENCE"]
 

@@ -30,7 +30,7 @@ Anything else raises :class:`UnknownFamily`; a tensor the family needs and the f
 :class:`MissingConfig`. All are :class:`CheckpointError` (a ``ValueError``).
 
 The forward uses the config's epsilon (``layer_norm_eps``, ``layer_norm_epsilon``,
-``rms_norm_eps``); the theorem checks in :mod:`proofs_numeric.real_model` analyse the activations it
+``rms_norm_eps``); the theorem checks in :mod:`proofs_numeric.witnesses.real_model` analyse the activations it
 produced with the paper's norms (epsilon = 0). Weights are in the ``x @ W`` convention below:
 ``Wq`` is ``[d, H d_k]``, ``Wk``/``Wv`` ``[d, H_kv d_k]``, ``Wo`` ``[H d_k, d]``.
 """
@@ -47,7 +47,7 @@ from typing import Any, Callable, Generic, Iterator, TypeVar, overload
 
 import numpy as np
 
-from .transformer import gelu, layer_norm, rms_norm, softmax_rows
+from proofs_numeric.core.transformer import gelu, layer_norm, rms_norm, softmax_rows
 
 __all__ = ["CheckpointError", "MissingConfig", "UnknownFamily", "MissingTensor", "BadCheckpoint", "FAMILIES",
            "TensorStore", "Config", "read_config", "Checkpoint", "load_checkpoint", "widen", "read_header",
@@ -419,7 +419,7 @@ def _expected_shapes(cfg: Config) -> dict:
 _Item = TypeVar("_Item")
 def required_tensors(cfg: Config) -> list[tuple[str, tuple]]:
     """(name without prefix, shape) of every tensor a checkpoint of ``cfg`` needs, in the reader's names (what
-    :mod:`proofs_numeric.synthetic` writes)."""
+    :mod:`proofs_numeric.model.synthetic` writes)."""
     names, shapes = _names(cfg), _expected_shapes(cfg)
     out = [(n, shapes[r]) for r, n in names["global"].items() if r in shapes]
     for i in range(cfg.n_layers):

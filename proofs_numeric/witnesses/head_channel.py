@@ -22,10 +22,9 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
+from proofs_numeric.core.certify import PrecisionExhausted
+from proofs_numeric.core.transformer import workdps
 from theorems.framework import CheckContext, Evidence, float_statistic
-
-from .certify import PrecisionExhausted
-from .transformer import workdps
 
 __all__ = ["witness", "w_o_with_condition", "PrecisionExhausted", "RECOVERY_BOUND_SLACK", "EVIDENCE"]
 
@@ -96,5 +95,5 @@ def _recovery_bound(ctx: CheckContext) -> list[Evidence]:
         numbers={f"kappa_{k:g}": w["value"] for k, w in rows})]
 
 
-#: numeric evidence attached by (claim id, reading key) (collected by :mod:`proofs_numeric.evidence`)
+#: numeric evidence attached by (claim id, reading key) (collected by :mod:`proofs_numeric.witnesses.evidence`)
 EVIDENCE = {("HC.main", "corrected"): [_recovery_bound]}

@@ -27,6 +27,10 @@ import mpmath
 import numpy as np
 import sympy
 
+from proofs_numeric.core.certify import certified_rank_lower_bound, interval_size_check
+from proofs_numeric.core.float_hints import numerical_rank
+from proofs_numeric.core.transformer import Head, mha, workdps
+from proofs_numeric.witnesses.dong_collapse import no_rank_collapse
 from theorems.exact import transformer as T
 from theorems.exact.certified_rank import certified_rank
 from theorems.exact.input import BadInput
@@ -34,11 +38,6 @@ from theorems.exact.instances import Shape
 from theorems.exact.linalg import rank
 from theorems.exact.residual import F_uniform
 from theorems.framework import CheckContext, Decided, Evidence, InstanceForm, interval_witness
-
-from .certify import certified_rank_lower_bound, interval_size_check
-from .dong_collapse import no_rank_collapse
-from .float_hints import numerical_rank
-from .transformer import Head, mha, workdps
 
 __all__ = ["witness", "certify_shapes", "WITNESS_SHAPES", "random_heads", "exact_attention_rows_rank1", "EVIDENCE",
            "INSTANCE_FORMS", "user_instance", "rank_rises"]
@@ -132,7 +131,7 @@ def _rank_one_witnesses(ctx: CheckContext) -> list[Evidence]:
     return [e for e in certify_shapes(dps=ctx.dps, quick=ctx.quick) if e.numbers.get("r") == 1]
 
 
-#: numeric evidence attached by (claim id, reading key) (collected by :mod:`proofs_numeric.evidence`)
+#: numeric evidence attached by (claim id, reading key) (collected by :mod:`proofs_numeric.witnesses.evidence`)
 EVIDENCE = {
     ("RRO.main", "literal"): [_witnesses],
     # the same statement in the abstract's words: the same evidence (one statement, one truth)
@@ -268,7 +267,7 @@ _RRO: dict[str, Any] = dict(takes=("X", "weights"), build=user_instance, hints=_
                             arithmetic=_ARITH, sites=("attention",))
 
 #: (claim id, reading key) -> how a user's input becomes an instance, with the predicates decided in intervals
-#: (the declared names; collected by :mod:`proofs_numeric.evidence` and registered like the EVIDENCE tables)
+#: (the declared names; collected by :mod:`proofs_numeric.witnesses.evidence` and registered like the EVIDENCE tables)
 INSTANCE_FORMS = {
     ("RRO.main", "literal"): InstanceForm(
         **_RRO, hypotheses={"rank X < min(n, d)": _rank_deficient,

@@ -8,7 +8,7 @@ exact structure supplied by the caller (see the witness modules).
 
 Examples
 ========
->>> from proofs_numeric.certify import certified_rank_lower_bound
+>>> from proofs_numeric.core.certify import certified_rank_lower_bound
 >>> import mpmath
 >>> M = [[mpmath.iv.mpf(1), mpmath.iv.mpf(2)], [mpmath.iv.mpf(2), mpmath.iv.mpf(4)]]
 >>> certified_rank_lower_bound(M, dps=30)["lower"]
@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import mpmath
 
+from proofs_numeric.core.transformer import workdps
 from theorems.exact.input import BadInput
 from theorems.exact.padic_rank import complete_pivoting
-
-from .transformer import workdps
 
 __all__ = ["certified_rank_lower_bound", "pivots", "PrecisionExhausted", "MAX_INTERVAL_ENTRIES", "INTERVAL_MAX_WORK",
            "interval_size_check"]

@@ -26,12 +26,11 @@ import flint
 import numpy as np
 from sympy import Rational
 
+from proofs_numeric.model.checkpoint import Checkpoint
 from theorems.exact import transformer as T
 from theorems.exact.norm_exact import NormAnalysis
 from theorems.framework import Undecidable
 from theorems.paper.rank_neutrality import USER_INSTANCE as LN_INSTANCE
-
-from .checkpoint import Checkpoint
 
 __all__ = ["forward_enclosures", "enclosure_analysis", "rank_bounds", "to_wire", "from_wire", "network_build",
            "NETWORK_FORMS", "NETWORK_FAMILIES", "NETWORK_MAX_TOKENS", "radius_stats"]

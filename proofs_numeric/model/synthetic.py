@@ -5,7 +5,7 @@ folder, never committed) and the book (a sequence of checkpoints from a random i
 all-MiniLM-L6-v2). Each tensor is made and written one at a time (the header first: every shape is known from the
 config), so writing an 8 GB checkpoint holds one tensor in memory.
 
-The tensor names and shapes are the reader's own (:func:`proofs_numeric.checkpoint.required_tensors`): these
+The tensor names and shapes are the reader's own (:func:`proofs_numeric.model.checkpoint.required_tensors`): these
 files are inputs for measurements, not an independent test of the reader (the tests
 have their own writer, ``property_tests/interface/test_checkpoints.py``).
 
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .checkpoint import TensorStore, read_config, required_tensors
+from proofs_numeric.model.checkpoint import TensorStore, read_config, required_tensors
 
 __all__ = ["BERT_BASE", "LLAMA_LIKE", "bert_config", "llama_config", "write_random", "write_path_point",
            "DTYPES"]

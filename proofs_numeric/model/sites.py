@@ -21,7 +21,7 @@ What a verdict at a site is about (``about`` in every record):
 * ``network``: the instance is the real-valued network itself: a checkpoint's stored weights (``W_O`` is the
   network's parameter), the embeddings when their float64 sum is exact (an error-free transformation shows every
   rounding error is 0), or enclosures of the activations from a forward pass in interval arithmetic
-  (:mod:`proofs_numeric.network`), where only what the enclosures decide is decided.
+  (:mod:`proofs_numeric.model.network`), where only what the enclosures decide is decided.
 
 Where a site's paper map differs from the layer's, the site says so or is not produced: the claims' MHA is the
 paper's (bidirectional, no positions, no biases), so a causal or rotary layer has no ``attention`` site, and a
@@ -40,6 +40,10 @@ from pathlib import Path
 
 import numpy as np
 
+from proofs_numeric.core.float_hints import numerical_rank
+from proofs_numeric.core.quantities import alpha
+from proofs_numeric.model import network as NW
+from proofs_numeric.model.checkpoint import Checkpoint, CheckpointError, load_checkpoint
 from theorems.exact.certified_rank import certified_rank
 from theorems.exact.input import BadInput
 from theorems.exact.norm_exact import analyse_array
@@ -52,11 +56,6 @@ from theorems.framework import (
     instance_form,
     undecided_reading,
 )
-
-from . import network as NW
-from .checkpoint import Checkpoint, CheckpointError, load_checkpoint
-from .float_hints import numerical_rank
-from .rank_contraction import alpha
 
 __all__ = ["SITE_KINDS", "RANK_RTOL", "Site", "WeightRef", "config_hash", "forward_sites", "site_kinds_of",
            "product_basis", "applicable", "evaluate", "site_about", "matrix_about", "layer_measurements", "claim_items",
@@ -344,9 +343,9 @@ def evaluate(site: Site, items, common: dict, seed: int | None = None, dps: int 
     """The records of ``items`` ([(claim id, reading key)]) at ``site``: each reading's own hypotheses and conclusion
     decided on the instance built from the site's inputs (one instance per form, shared by the readings that use
     it). ``common``: fields every record carries (checkpoint, config hash, token ids). ``network_build(form, site)``
-    builds a network-level instance from enclosures (:mod:`proofs_numeric.network`). A reading whose instance cannot
-    be built from this site (its size is beyond the claim's certified path, its weights must be uniform, ...) is a
-    record with ``on_this_instance`` None and the reason under ``not_checked``."""
+    builds a network-level instance from enclosures (:mod:`proofs_numeric.model.network`). A reading whose instance
+    cannot be built from this site (its size is beyond the claim's certified path, its weights must be uniform, ...) is
+    a record with ``on_this_instance`` None and the reason under ``not_checked``."""
     t_about = time.perf_counter()
     about = site_about(site, seed if seed is not None else 0)
     t_about = time.perf_counter() - t_about
@@ -680,7 +679,7 @@ def site_tasks(m: Checkpoint, label: str, input_name: str, ids, claims, measure:
     """Yield ``(site, items)`` for every site of the forward pass of ``ids`` where some reading of ``claims`` is
     declared, ``items`` the readings [(claim id, reading key)] that share one instance form; then, for a short input
     of a family the interval forward covers, the network-level LayerNorm sites of its first ``network_layers``
-    layers (:mod:`proofs_numeric.network`)."""
+    layers (:mod:`proofs_numeric.model.network`)."""
     by_kind = items_by_kind(claims)
     kinds = set(by_kind)
     for site in forward_sites(m, ids, input_name, label, kinds, measure=measure, weight_refs=weight_refs,
@@ -729,7 +728,7 @@ def network_tasks(m, label, input_name, ids, by_kind, network_layers, dps, NW):
 
 
 def network_builder(form, site):
-    """The network-level instance of ``form`` at an enclosure site (see :mod:`proofs_numeric.network`)."""
+    """The network-level instance of ``form`` at an enclosure site (see :mod:`proofs_numeric.model.network`)."""
     return NW.network_build(form, site)
 
 

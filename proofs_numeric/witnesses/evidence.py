@@ -10,9 +10,7 @@ claims, so the numeric evidence is there whatever the import order.
 """
 from __future__ import annotations
 
-from theorems.framework import EVIDENCE_PROVIDERS, INSTANCE_FORMS, Check, CheckContext, Evidence, InstanceForm
-
-from . import (
+from proofs_numeric.witnesses import (
     dong_collapse,
     dong_explainer,
     head_channel,
@@ -24,6 +22,7 @@ from . import (
     residual_obstruction,
     symmetries,
 )
+from theorems.framework import EVIDENCE_PROVIDERS, INSTANCE_FORMS, Check, CheckContext, Evidence, InstanceForm
 
 __all__ = ["NUMERIC_MODULES", "NUMERIC_CHECKS", "NUMERIC_INSTANCE_FORMS", "numeric_evidence", "install",
            "attached_readings"]

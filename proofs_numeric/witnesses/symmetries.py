@@ -17,9 +17,8 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from proofs_numeric.core.transformer import Head, mha, workdps
 from theorems.framework import CheckContext, Evidence, interval_witness
-
-from .transformer import Head, mha, workdps
 
 __all__ = ["witness", "EVIDENCE"]
 
@@ -87,7 +86,7 @@ def _certified(key: str):
     return check
 
 
-#: numeric evidence attached by (claim id, reading key) (collected by :mod:`proofs_numeric.evidence`)
+#: numeric evidence attached by (claim id, reading key) (collected by :mod:`proofs_numeric.witnesses.evidence`)
 EVIDENCE = {
     ("SYM.head-permutation", "literal"): [_certified("head-permutation")],
     ("SYM.token-permutation", "literal"): [_certified("token-permutation")],

@@ -23,13 +23,12 @@ from __future__ import annotations
 
 import mpmath
 
+from proofs_numeric.core.certify import PrecisionExhausted, certified_rank_lower_bound
+from proofs_numeric.core.transformer import layer_norm, workdps
 from theorems.exact import layernorm as RN
 from theorems.exact.instances import regime_of
 from theorems.exact.linalg import rank
 from theorems.framework import CheckContext, Evidence, interval_witness, load_counterexample, relative_path
-
-from .certify import PrecisionExhausted, certified_rank_lower_bound
-from .transformer import layer_norm, workdps
 
 __all__ = ["witness", "certify_counterexample", "PrecisionExhausted", "EVIDENCE"]
 
@@ -109,5 +108,5 @@ def _certified_main(ctx: CheckContext) -> list[Evidence]:
     return [certify_counterexample("RN.main", dps=ctx.dps)]
 
 
-#: numeric evidence attached by (claim id, reading key) (collected by :mod:`proofs_numeric.evidence`)
+#: numeric evidence attached by (claim id, reading key) (collected by :mod:`proofs_numeric.witnesses.evidence`)
 EVIDENCE = {("RN.main", "literal"): [_certified_main]}

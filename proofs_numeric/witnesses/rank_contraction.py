@@ -8,7 +8,7 @@ from structure: :math:`\operatorname{rank}A_h\le n`, :math:`\dim R_h\le\min(\ope
 Examples
 ========
 >>> import numpy as np
->>> from proofs_numeric.transformer import Head
+>>> from proofs_numeric.core.transformer import Head
 >>> rng = np.random.default_rng(0)
 >>> heads = [Head(*(rng.normal(size=s) for s in [(5, 2), (5, 2), (5, 2), (2, 5)])) for _ in range(2)]
 >>> r = certified_ranks(rng.normal(size=(6, 5)), heads, dps=30)
@@ -20,6 +20,9 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
+from proofs_numeric.core.certify import certified_rank_lower_bound, interval_size_check
+from proofs_numeric.core.quantities import alpha, alpha_mha, spearman  # noqa: F401 - re-exported
+from proofs_numeric.core.transformer import Head, attention, workdps
 from theorems.exact import transformer as T
 from theorems.exact.input import BadInput, exact_matrix
 from theorems.exact.instances import Shape
@@ -37,9 +40,6 @@ from theorems.framework import (
 )
 from theorems.framework.memo import process_cache
 from theorems.paper.rank_contraction import alpha_exact
-
-from .certify import certified_rank_lower_bound, interval_size_check
-from .transformer import Head, attention, workdps
 
 __all__ = ["certified_ranks", "alpha", "alpha_mha", "alignment", "spearman", "head_with_alpha", "input_of_rank",
            "CERTIFIED_SHAPES", "certified_shapes", "iv_evidence", "prop63_evidence", "attention_rank_literal",
@@ -86,18 +86,6 @@ def certified_ranks(X, heads: list[Head], dps: int = 50) -> dict:
             M = M + T
         out["rank_mha"] = [certified_rank_lower_bound(_rows(M), dps)["lower"], min(n, up_sum)]
     return out
-
-
-def alpha(W_Q, W_K) -> float:
-    """Directional asymmetry ||M_a||_F / ||M||_F of M = W_Q W_K^T (float64)."""
-    M = np.asarray(W_Q) @ np.asarray(W_K).T
-    nm = np.linalg.norm(M)
-    return float(np.linalg.norm((M - M.T) / 2) / nm) if nm > 0 else 0.0
-
-
-def alpha_mha(rank_mha: int, head_ranks: list[int]) -> float:
-    """The paper's contraction index 1 - rank(MHA) / (H max_h rank(Y_h W_O^h))."""
-    return 1 - rank_mha / (len(head_ranks) * max(head_ranks))
 
 
 def alignment(X, heads: list[Head]) -> np.ndarray:
@@ -249,12 +237,6 @@ def alpha_independent(ctx: CheckContext) -> list[Evidence]:
     return out
 
 
-def spearman(a, b) -> float:
-    """Spearman rank correlation of two equal-length sequences (ranks by order; ties broken by position)."""
-    ra, rb = np.argsort(np.argsort(a)), np.argsort(np.argsort(b))
-    return float(np.corrcoef(ra, rb)[0, 1])
-
-
 def alignment_random_heads(ctx: CheckContext) -> list[Evidence]:
     rng = np.random.default_rng(stable_seed("RC.alignment:random heads"))
     al, ag = [], []
@@ -304,7 +286,7 @@ def rank_equals_sum_literal(ctx: CheckContext) -> list[Evidence]:
     return out
 
 
-#: numeric evidence attached by (claim id, reading key) (collected by :mod:`proofs_numeric.evidence`)
+#: numeric evidence attached by (claim id, reading key) (collected by :mod:`proofs_numeric.witnesses.evidence`)
 EVIDENCE = {
     ("RC.prop63", "literal"): [prop63_evidence],
     ("RC.attention-rank", "literal"): [attention_rank_literal],

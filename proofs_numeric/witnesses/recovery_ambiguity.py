@@ -7,7 +7,7 @@ attaches no evidence.
 """
 from __future__ import annotations
 
-from .transformer import Head, mha
+from proofs_numeric.core.transformer import Head, mha
 
 __all__ = ["mha_pg_op", "EVIDENCE"]
 
