@@ -20,6 +20,7 @@ from proofs_numeric.ledger import (
     said,
     select,
 )
+from proofs_numeric.ledger.diff import DiffError, ledger_diff, load_ledger, render_diff
 from theorems.exact.input import int_digits_unlimited
 from theorems.framework import CONJECTURES, REPO_ROOT, CheckContext, run_claim, tri
 
@@ -31,6 +32,12 @@ def cmd_verify(args) -> int:
     if args.claims is not None and not args.claims.strip():
         raise UsageError("--claims is empty: give a glob such as 'RN.*' (omit it for every claim)")
     check_output(args.json, kind="ledger", force=args.force)
+    args.old_ledger = None
+    if args.diff is not None:
+        try:  # read before the run: a bad OLD file is a usage error at once, not after minutes
+            args.old_ledger = load_ledger(args.diff)
+        except DiffError as e:
+            raise UsageError(str(e)) from None
     with int_digits_unlimited():  # witnesses above 4300 digits print exact integers
         return _verify(args)
 
@@ -71,8 +78,13 @@ def _verify(args) -> int:
     for e in errors:
         print(f"collapse-verify: error: {e}", file=sys.stderr)
     _report_found_counterexamples(results, store=args.store, force=args.force)
+    out = ledger_json(results, ctx, started, errors) if (args.json or args.old_ledger is not None) else None
+    if args.old_ledger is not None:
+        console.print("", soft_wrap=True)
+        d = ledger_diff(args.old_ledger, out, only={r.claim.id for r in results} if args.claims else None)
+        for line in render_diff(d, args.diff):
+            console.print(escape(line), soft_wrap=True)
     if args.json:
-        out = ledger_json(results, ctx, started, errors)
         write_json_output(args.json, out, kind="ledger", force=args.force)
         console.print(escape(f"wrote {args.json}"), soft_wrap=True)
     failed = report_import_errors() or bool(errors)
@@ -225,6 +237,9 @@ def add_parsers(sub) -> None:
                         "(plain verify never writes into the source tree)")
     v.add_argument("--force", action="store_true",
                    help="replace an existing --json file even if it is not a ledger this tool wrote")
+    v.add_argument("--diff", metavar="OLD.json",
+                   help="after the ledger, list the claims and readings whose verdict or strength changed since the "
+                        "ledger OLD.json (written by verify --json), old -> new with the new reason")
     v.set_defaults(run=cmd_verify)
     sh = sub.add_parser("show", help="the whole record of one claim (quote, statement, every piece of evidence, "
                                      "readings, counterexamples typeset)")
