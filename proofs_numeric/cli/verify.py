@@ -78,7 +78,7 @@ def _verify(args) -> int:
     for e in errors:
         print(f"collapse-verify: error: {e}", file=sys.stderr)
     _report_found_counterexamples(results, store=args.store, force=args.force)
-    out = ledger_json(results, ctx, started, errors) if (args.json or args.old_ledger is not None) else None
+    out = ledger_json(results, ctx, started, errors)
     if args.old_ledger is not None:
         console.print("", soft_wrap=True)
         d = ledger_diff(args.old_ledger, out, only={r.claim.id for r in results} if args.claims else None)
