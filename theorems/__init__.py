@@ -21,6 +21,8 @@ registers every claim: every module of ``paper/`` and ``conjectures/`` is import
 ``theorems/conjectures/<slug>.py`` registers its claims with no other edit. A conjecture left at the old
 place, ``theorems/<slug>.py``, is still loaded, with a one-line note to move it. Claims from other installed
 packages arrive through the ``collapse_verify.claims`` entry point (loaded by the numeric layer's ``ledger``).
+The package names its part of the suite, :data:`SUITE_PART`, under the ``collapse_verify.suite`` entry point, beside
+the formal layer's (:mod:`theorems.formal.evidence`) and the numeric layer's (:class:`theorems.framework.Suite`).
 """
 from __future__ import annotations
 
@@ -38,7 +40,7 @@ if "sympy" not in sys.modules:
 from sympy.external.gmpy import GROUND_TYPES  # noqa: E402 - after SYMPY_GROUND_TYPES is set (see above)
 
 from . import framework  # noqa: E402 - imports sympy: after SYMPY_GROUND_TYPES is set
-from .formal import evidence as _formal_evidence  # noqa: E402,F401 - registers the Coq lemmas as evidence (after sympy)
+from .framework import memo  # noqa: E402 - after SYMPY_GROUND_TYPES is set (see above)
 
 #: The ground types sympy actually uses ("flint" is what we ask for).
 SYMPY_GROUND_TYPES = GROUND_TYPES
@@ -92,4 +94,9 @@ for _m in _legacy_modules():
     print(LEGACY_NOTES[_m], file=sys.stderr)
     _load(f"{__name__}.{_m}", f"theorems/{_m}.py")
 
-__all__ = ["framework", "MODULES", "IMPORT_ERRORS", "LEGACY_NOTES", "PACKAGES", "FACADES", "SYMPY_GROUND_TYPES"]
+#: the exact layer's part of the suite (entry point ``collapse_verify.suite: paper``): importing this package registered
+#: the paper's claims and users' conjectures above; the part's evidence is the claims' own checks
+SUITE_PART = framework.SuitePart("paper", 0, deciding=(memo.DECIDING, memo.NOT_DECIDING))
+
+__all__ = ["framework", "MODULES", "IMPORT_ERRORS", "LEGACY_NOTES", "PACKAGES", "FACADES", "SYMPY_GROUND_TYPES",
+           "SUITE_PART"]

@@ -1,11 +1,10 @@
 """Loading the claims: the paper's (every module of :mod:`theorems`), the plug-ins' (the
-``collapse_verify.claims`` entry point), and the numeric evidence attached to them by id
-(:mod:`proofs_numeric.witnesses.evidence`).
+``collapse_verify.claims`` entry point), and the suite (:class:`theorems.framework.Suite`: the evidence every layer
+attaches by id, among them :mod:`proofs_numeric.witnesses.evidence`).
 
-This is the only place that puts the two layers together, and it does so explicitly, so the
-result does not depend on the order in which modules happen to be imported: every call of
-:func:`registry` first makes sure the theorems are imported, the plug-ins loaded, and the
-numeric provider installed.
+Every call of :func:`registry` first makes sure the suite is loaded (its parts found through their entry points, in
+their declared order) and the plug-ins' claims imported, so the result does not depend on the order in which
+modules happen to be imported.
 """
 from __future__ import annotations
 
@@ -14,8 +13,7 @@ import importlib.metadata  # called through the module: tests replace importlib.
 import sys
 
 import theorems
-from proofs_numeric.witnesses import evidence
-from theorems.framework import REGISTRY, Claim
+from theorems.framework import REGISTRY, Claim, Suite, current_suite
 
 __all__ = ["load", "registry", "get", "select", "load_entry_points"]
 
@@ -50,11 +48,12 @@ def reset_entry_points() -> None:
     _ENTRY_POINTS_LOADED = False
 
 
-def load() -> None:
-    """Import the paper's claims, load the plug-ins and attach the numeric evidence (idempotent)."""
+def load() -> Suite:
+    """Load the suite (the paper's claims, the Coq lemmas, the numeric evidence: every installed part) and the
+    plug-ins' claims (idempotent); the suite."""
     assert theorems.MODULES is not None  # importing theorems registered the paper's claims
     load_entry_points()
-    evidence.install()
+    return current_suite()
 
 
 def registry() -> list[Claim]:

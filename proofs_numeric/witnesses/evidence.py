@@ -1,12 +1,13 @@
-"""Numeric evidence attached to claims by id: the registry behind :data:`theorems.framework.EVIDENCE_PROVIDERS`.
+"""Numeric evidence attached to claims by id: the numeric layer's part of the suite (:data:`SUITE_PART`).
 
 The exact layer (``theorems/``) states every claim and reading and checks what exact algebra can check; it
 imports nothing numeric. Each numeric module ``proofs_numeric/<slug>.py`` names its checks in a module-level
 table ``EVIDENCE = {(claim_id, reading_key): [check, ...]}`` ("literal" is the headline reading), where a check
 is ``check(ctx) -> list[Evidence]`` built only with the constructors of :mod:`theorems.framework`. This module
 collects those tables (:data:`NUMERIC_CHECKS`) and provides them to every reading through
-:func:`numeric_evidence`; the top floor (:mod:`proofs_numeric.ledger`) calls :func:`install` when it loads the
-claims, so the numeric evidence is there whatever the import order.
+:func:`numeric_evidence`, the provider of this layer's part of the suite, :data:`SUITE_PART` (named under the
+``collapse_verify.suite`` entry point): :class:`theorems.framework.Suite` loads it with the others, so the numeric
+evidence is there whatever the import order.
 """
 from __future__ import annotations
 
@@ -22,9 +23,9 @@ from proofs_numeric.witnesses import (
     residual_obstruction,
     symmetries,
 )
-from theorems.framework import EVIDENCE_PROVIDERS, INSTANCE_FORMS, Check, CheckContext, Evidence, InstanceForm
+from theorems.framework import Check, CheckContext, Evidence, InstanceForm, SuitePart
 
-__all__ = ["NUMERIC_MODULES", "NUMERIC_CHECKS", "NUMERIC_INSTANCE_FORMS", "numeric_evidence", "install",
+__all__ = ["NUMERIC_MODULES", "NUMERIC_CHECKS", "NUMERIC_INSTANCE_FORMS", "numeric_evidence", "SUITE_PART",
            "attached_readings"]
 
 #: the numeric modules whose ``EVIDENCE`` tables are attached, in the order their evidence is appended
@@ -55,7 +56,7 @@ def _collect_forms() -> dict[tuple[str, str], InstanceForm]:
 
 
 #: (claim id, reading key) -> how a user's input becomes an instance, with predicates decided in interval
-#: arithmetic (``collapse-verify check``); the modules' ``INSTANCE_FORMS`` tables, registered by :func:`install`
+#: arithmetic (``collapse-verify check``); the modules' ``INSTANCE_FORMS`` tables, given by :data:`SUITE_PART`
 NUMERIC_INSTANCE_FORMS: dict[tuple[str, str], InstanceForm] = _collect_forms()
 
 
@@ -72,9 +73,12 @@ def attached_readings() -> set[tuple[str, str]]:
     return set(NUMERIC_CHECKS)
 
 
-def install() -> None:
-    """Register :func:`numeric_evidence` in :data:`theorems.framework.EVIDENCE_PROVIDERS` and the numeric instance
-    forms in :data:`theorems.framework.INSTANCE_FORMS` (idempotent)."""
-    if numeric_evidence not in EVIDENCE_PROVIDERS:
-        EVIDENCE_PROVIDERS.append(numeric_evidence)
-    INSTANCE_FORMS.update(NUMERIC_INSTANCE_FORMS)
+def _deciding() -> tuple:
+    import proofs_numeric  # the package names the folders of this layer that decide verdicts
+    return proofs_numeric.DECIDING, proofs_numeric.NOT_DECIDING
+
+
+#: the numeric layer's part of the suite (entry point ``collapse_verify.suite: numeric``): its evidence comes after
+#: the claims' own checks and the Coq lemmas'; its instance forms decide predicates in interval arithmetic
+SUITE_PART = SuitePart("numeric", 20, providers=(numeric_evidence,), instance_forms=NUMERIC_INSTANCE_FORMS,
+                       deciding=_deciding())

@@ -55,10 +55,8 @@ from proofs_numeric.model.service import (  # re-exported: the model service liv
     residual_ratio,
 )
 from proofs_numeric.model.sites import RANK_RTOL, exact_ln_site, exact_rms_site
-from proofs_numeric.witnesses import rank_contraction as RC_NUMERIC
-from proofs_numeric.witnesses import residual_obstruction as RRO_NUMERIC
 from theorems.exact.instances import regime_of
-from theorems.framework import INSTANCE_FORMS, REGISTRY, Evidence, exact_instances, float_statistic, not_checkable
+from theorems.framework import REGISTRY, Evidence, current_suite, exact_instances, float_statistic, not_checkable
 from theorems.framework.memo import memo, process_cache
 
 __all__ = ["available", "load", "load_model", "MiniLM", "SENTENCES", "TEXTS", "measure", "cached_measure",
@@ -74,12 +72,10 @@ DEFAULT_CLAIMS = ("RN.main", "HC.main", "RA.main", "RC.rank-equals-sum", "RRO.ma
 
 
 def default_claims() -> list:
-    """The registered claims of :data:`DEFAULT_CLAIMS`, with the numeric layer's instance forms installed (the
-    interval forms of ``RC.rank-equals-sum`` and ``RRO.main`` declare their ``attention`` sites there: without them,
-    a caller that had not loaded the ledger, such as the book's chapter, silently ran no record of those two)."""
-    for mod in (RC_NUMERIC, RRO_NUMERIC):  # what proofs_numeric.witnesses.evidence.install registers for these two
-        for key, form in mod.INSTANCE_FORMS.items():
-            INSTANCE_FORMS.setdefault(key, form)
+    """The registered claims of :data:`DEFAULT_CLAIMS` (their instance forms, among them the numeric layer's interval
+    forms of ``RC.rank-equals-sum`` and ``RRO.main`` at ``attention`` sites, come from the suite, whatever this
+    process imported before)."""
+    current_suite()
     return [REGISTRY[c] for c in DEFAULT_CLAIMS if c in REGISTRY]
 
 

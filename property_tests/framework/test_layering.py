@@ -139,7 +139,7 @@ def test_layering_the_graph_sees_imports_at_any_depth():
     """The parser finds what it must: a function-level import, a relative one, and the top floor's two layers."""
     assert "theorems.framework" in graph()["theorems.formal.evidence"]
     assert "proofs_numeric.witnesses.dong_collapse" in graph()["proofs_numeric.witnesses.evidence"]
-    assert {"theorems.framework", "proofs_numeric.witnesses.evidence"} <= graph()["proofs_numeric.ledger.load"]
+    assert {"theorems.framework", "proofs_numeric.witnesses.real_model"} <= graph()["proofs_numeric.ledger.model_check"]
     assert "theorems.exact.layernorm" in graph()["theorems.paper.rank_neutrality"]
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 

@@ -1,5 +1,5 @@
-"""Formal evidence for the ledger: every lemma of :mod:`theorems.formal` becomes ``formal`` evidence on the
-claim (and reading) it is registered for.
+"""Formal evidence for the ledger (the suite's part ``formal``): every lemma of :mod:`theorems.formal` becomes
+``formal`` evidence on the claim (and reading) it is registered for.
 
 Coq is asked once per process (:func:`theorems.formal.check`, cached). A lemma counts only when the axiom policy
 accepts it: Coq reports it "Closed under the global context", or lists only the allowed classical axioms
@@ -11,9 +11,9 @@ verdict falls to what the rest of the evidence earns.
 from __future__ import annotations
 
 from .. import formal
-from ..framework import EVIDENCE_PROVIDERS, CheckContext, Evidence, formal_proof
+from ..framework import CheckContext, Evidence, SuitePart, formal_proof
 
-__all__ = ["formal_evidence", "attached_readings"]
+__all__ = ["formal_evidence", "attached_readings", "SUITE_PART"]
 
 
 def formal_evidence(claim_id: str, reading_key: str, ctx: CheckContext) -> list[Evidence]:
@@ -42,5 +42,6 @@ def attached_readings() -> set[tuple[str, str]]:
     return {(lm.claim, lm.reading or "literal") for lm in formal.LEMMAS}
 
 
-if formal_evidence not in EVIDENCE_PROVIDERS:
-    EVIDENCE_PROVIDERS.append(formal_evidence)
+#: the formal layer's part of the suite (entry point ``collapse_verify.suite: formal``): its evidence comes after the
+#: claims' own checks and before the numeric witnesses'
+SUITE_PART = SuitePart("formal", 10, providers=(formal_evidence,))

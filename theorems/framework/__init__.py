@@ -11,8 +11,10 @@ module                                        what it holds
                                               build it: kind and scope are set by what was computed)
 :mod:`~theorems.framework.verdict`            :func:`assess`: verdict, strength and condition per reading
 :mod:`~theorems.framework.records`            :class:`Claim`, :class:`Reading`, their results,
-                                              :func:`run_claim`, :func:`stable_seed`, the providers of
-                                              evidence attached by id (Coq lemmas, numeric witnesses)
+                                              :func:`run_claim_with`, :func:`stable_seed`
+:mod:`~theorems.framework.suite`              :class:`Suite`: the claims and what every installed layer
+                                              attaches (Coq lemmas, numeric witnesses, instance forms),
+                                              loaded explicitly; :func:`run_claim`, :func:`instance_form`
 :mod:`~theorems.framework.run_record`         what one run drew and read (seeds, stored counterexamples),
                                               returned in its result
 :mod:`~theorems.framework.registry`           every declared claim by id
@@ -80,7 +82,6 @@ from .generic import (
                        register_search,
 )
 from .instance import (
-                       INSTANCE_FORMS,
                        ON_THIS_INSTANCE,
                        SITE_KINDS,
                        TRUTH,
@@ -93,15 +94,12 @@ from .instance import (
                        decide_on_instance,
                        decoded,
                        definition_of,
-                       instance_form,
                        not_on_user_input,
-                       register_instance_form,
                        undecided_reading,
 )
 from .quotes import SOURCE_DIR, SOURCE_FILES, SUITE_READING, QuoteCheck, check_quote, load_sources, sources_available
 from .records import (
                        CLAIM_REGIMES,
-                       EVIDENCE_PROVIDERS,
                        Check,
                        CheckContext,
                        Claim,
@@ -109,7 +107,7 @@ from .records import (
                        PredicateError,
                        Reading,
                        ReadingResult,
-                       run_claim,
+                       run_claim_with,
                        stable_seed,
 )
 from .registry import REGISTRY, DuplicateClaim, parse_ref, register, same_as_group, same_as_groups, unregister
@@ -128,6 +126,7 @@ from .storage import (
                        save_counterexample,
                        typeset,
 )
+from .suite import ENTRY_POINT_GROUP, Suite, SuiteError, SuitePart, current_suite, instance_form, run_claim
 from .verdict import FORMS, VERDICTS, Assessment, ContradictionError, assess, verdict_from
 
 __all__ = [
@@ -143,14 +142,15 @@ __all__ = [
     "FormalGap", "FORMAL_GAP_REASONS", "FORMAL_GAP_MEANING", "check_formal_gap", "formal_gap_problems",
     "parse_ref", "same_as_groups", "same_as_group",
     "CLAIM_REGIMES", "stable_seed", "Check", "CheckContext", "Claim", "ClaimResult", "PredicateError",
-    "Reading", "ReadingResult", "run_claim", "RunRecord", "recording",
-    "EVIDENCE_PROVIDERS", "REGISTRY", "DuplicateClaim", "register", "unregister",
+    "Reading", "ReadingResult", "run_claim", "run_claim_with", "RunRecord", "recording",
+    "Suite", "SuitePart", "SuiteError", "ENTRY_POINT_GROUP", "current_suite",
+    "REGISTRY", "DuplicateClaim", "register", "unregister",
     "COUNTEREXAMPLE_DIR", "REPO_ROOT", "CounterexampleError", "counterexample_files", "counterexample_path",
     "decode_instance", "encode_instance", "load_counterexample", "plain", "relative_path", "save_counterexample",
     "typeset",
     "FORMS", "VERDICTS", "Assessment", "ContradictionError", "assess", "verdict_from",
     "SOURCE_DIR", "SOURCE_FILES", "SUITE_READING", "QuoteCheck", "check_quote", "load_sources", "sources_available",
     "TRUTH", "TRUTH_VALUE", "ON_THIS_INSTANCE", "SITE_KINDS", "Decided", "Declaration", "InstanceForm", "Undecidable",
-    "INSTANCE_FORMS", "register_instance_form", "instance_form", "decide_on_instance", "definition_of",
+    "instance_form", "decide_on_instance", "definition_of",
     "build_instance", "not_on_user_input", "decoded", "undecided_reading",
 ]

@@ -6,8 +6,8 @@ the conclusion ``(words, predicate)``, the Pool or builder) on ``Claim.decl`` / 
 derives its checks from it, and :func:`decide_on_instance` evaluates *the same predicates* on one instance. An
 :class:`InstanceForm` says how a user's input becomes an instance: declared beside a Pool's ``decode``
 (``Pool(instance_from=...)``) or a builder (``claim(instance_from=...)``), or registered by the numeric layer
-by claim id in :data:`INSTANCE_FORMS` (interval-based predicates, like the EVIDENCE tables), so that arrows still
-point down.
+by claim id in its part of the suite (:class:`~theorems.framework.suite.SuitePart`: interval-based predicates, like
+the EVIDENCE tables), so that arrows still point down.
 
 Truth words (fixed; the mapping to ``verify --json`` evidence ``holds`` is true / false / null):
 :data:`TRUTH` ``{True: "holds", False: "fails", None: "undecided"}``. On one instance a reading is
@@ -24,7 +24,7 @@ from .aliases import Builder, Instance, JSONObject, Predicate
 from .evidence import tri as _tri
 
 __all__ = ["TRUTH", "TRUTH_VALUE", "ON_THIS_INSTANCE", "SITE_KINDS", "Decided", "Declaration", "InstanceForm",
-           "Undecidable", "not_on_user_input", "INSTANCE_FORMS", "register_instance_form", "instance_form",
+           "Undecidable", "not_on_user_input", "form_of",
            "decide_on_instance", "definition_of", "build_instance", "decoded", "undecided_reading"]
 
 #: a user's input: a :class:`theorems.exact.reader.UserInput` (Any: the framework does not import the exact layer)
@@ -158,17 +158,11 @@ class ReadingLike(Protocol):
     decl: Declaration | None
 
 
-#: (claim id, reading key) -> InstanceForm registered by the numeric layer (interval-based predicates)
-INSTANCE_FORMS: dict[tuple[str, str], InstanceForm] = {}
-
-
-def register_instance_form(claim_id: str, reading_key: str, form: InstanceForm) -> None:
-    INSTANCE_FORMS[(claim_id, reading_key)] = form
-
-
-def instance_form(claim: ClaimLike, reading: ReadingLike) -> tuple[InstanceForm | None, str | None]:
-    """(the form a reading's instance is read with, or None; why not, when None)."""
-    registered = INSTANCE_FORMS.get((claim.id, reading.key))
+def form_of(claim: ClaimLike, reading: ReadingLike,
+            registered: InstanceForm | None) -> tuple[InstanceForm | None, str | None]:
+    """(the form a reading's instance is read with, or None; why not, when None). ``registered``: the form a layer of
+    the suite gives for this reading (:meth:`Suite.instance_form <theorems.framework.suite.Suite.instance_form>`
+    looks it up), which takes precedence over the declaration's own."""
     decl: Declaration | None = getattr(reading, "decl", None)
     if registered is not None:
         if registered.unavailable:

@@ -25,7 +25,7 @@ from .storage import CounterexampleError
 from .verdict import FORMS, ContradictionError, assess
 
 __all__ = ["CLAIM_REGIMES", "stable_seed", "CheckContext", "Check", "Reading", "Claim", "ReadingResult",
-           "ClaimResult", "PredicateError", "EVIDENCE_PROVIDERS", "SAME_AS_GROUP", "run_claim"]
+           "ClaimResult", "PredicateError", "Provider", "GroupOf", "run_claim_with"]
 
 #: Regimes a claim is checked in: token count n against width d, and weights.
 CLAIM_REGIMES = ("n<d", "n=d", "n>d", "all", "generic-weights", "degenerate-weights")
@@ -323,19 +323,20 @@ class ClaimResult:
 
 
 
-#: providers of extra evidence for any claim and reading (e.g. the formal proofs of theorems.formal);
-#: each is called as provider(claim_id, reading_key, ctx) -> list[Evidence] ("literal" is the headline)
-EVIDENCE_PROVIDERS: list[Callable[[str, str, CheckContext], list[Evidence]]] = []
+#: a provider of evidence attached by id (a layer of the suite: the Coq lemmas, the numeric witnesses), called as
+#: provider(claim_id, reading_key, ctx) -> list[Evidence] ("literal" is the headline)
+Provider = Callable[[str, str, CheckContext], list[Evidence]]
+#: the same-as group of a (claim, reading): every (Claim, Reading) stating the same statement, itself first
+GroupOf = Callable[[Claim, Reading], list[tuple[Claim, Reading]]]
 
 
-#: resolves the same-as group of a (claim, reading): every (Claim, Reading) stating the same statement, itself
-#: first; the registry installs the resolver (records does not import the registry)
-SAME_AS_GROUP: list[Callable[[Claim, Reading], list[tuple[Claim, Reading]]]] = []
+def _alone(claim: Claim, r: Reading) -> list[tuple[Claim, Reading]]:
+    return [(claim, r)]
 
 
-def _own_evidence(claim: Claim, r: Reading, ctx: CheckContext) -> list[Evidence]:
+def _own_evidence(claim: Claim, r: Reading, ctx: CheckContext, providers: Sequence[Provider]) -> list[Evidence]:
     ev: list[Evidence] = []
-    for check in [*r.checks, *(lambda c, p=p: p(claim.id, r.key, c) for p in EVIDENCE_PROVIDERS)]:
+    for check in [*r.checks, *(lambda c, p=p: p(claim.id, r.key, c) for p in providers)]:
         got = list(check(ctx))
         for e in got:
             if not isinstance(e, Evidence):
@@ -344,18 +345,19 @@ def _own_evidence(claim: Claim, r: Reading, ctx: CheckContext) -> list[Evidence]
     return ev
 
 
-def _evidence(claim: Claim, r: Reading, ctx: CheckContext) -> tuple[list[Evidence], tuple[str, ...]]:
+def _evidence(claim: Claim, r: Reading, ctx: CheckContext, providers: Sequence[Provider],
+              group_of: GroupOf) -> tuple[list[Evidence], tuple[str, ...]]:
     """The reading's evidence, and the other members of its same-as group: one statement, one evidence (the
     union of every member's checks and attached evidence, each piece once, in one order for every member;
     recomputed per member, so a spoiled stored file fails every member loudly)."""
-    group = SAME_AS_GROUP[0](claim, r) if SAME_AS_GROUP else [(claim, r)]
+    group = group_of(claim, r)
     others = tuple(f"{c.id}:{m.key}" for c, m in group[1:])
     if len(group) == 1:
-        return _own_evidence(claim, r, ctx), others
+        return _own_evidence(claim, r, ctx, providers), others
     ev: list[Evidence] = []
     seen: set[str] = set()
     for c, m in sorted(group, key=lambda cm: (cm[0].id, cm[1].key)):  # one order for every member
-        for e in _own_evidence(c, m, CheckContext(dps=ctx.dps, quick=ctx.quick, claim_id=c.id)):
+        for e in _own_evidence(c, m, CheckContext(dps=ctx.dps, quick=ctx.quick, claim_id=c.id), providers):
             sig = repr(sorted(e.to_json().items(), key=lambda kv: kv[0]))
             if sig not in seen:
                 seen.add(sig)
@@ -363,9 +365,10 @@ def _evidence(claim: Claim, r: Reading, ctx: CheckContext) -> tuple[list[Evidenc
     return ev, others
 
 
-def _run_reading(claim: Claim, r: Reading, ctx: CheckContext) -> ReadingResult:
+def _run_reading(claim: Claim, r: Reading, ctx: CheckContext, providers: Sequence[Provider],
+                 group_of: GroupOf) -> ReadingResult:
     t0 = time.perf_counter()
-    ev, others = _evidence(claim, r, ctx)
+    ev, others = _evidence(claim, r, ctx, providers, group_of)
     regimes = tuple(r.regimes) if r.regimes is not None else tuple(claim.regimes)
     form = r.form or claim.form
     a = assess(ev, regimes, form)
@@ -377,8 +380,12 @@ def _run_reading(claim: Claim, r: Reading, ctx: CheckContext) -> ReadingResult:
                          exceptional=tuple(a.exceptional), cites=cites, formal_gap=r.formal_gap)
 
 
-def run_claim(claim: Claim, ctx: CheckContext | None = None) -> ClaimResult:
-    """Run every check of every reading of a claim and compute the verdicts.
+def run_claim_with(claim: Claim, ctx: CheckContext | None, providers: Sequence[Provider] = (),
+                   group_of: GroupOf = _alone) -> ClaimResult:
+    """Run every check of every reading of a claim, with the evidence of ``providers`` (in this order) and the
+    same-as groups of ``group_of``, and compute the verdicts. The suite calls it (:meth:`Suite.run
+    <theorems.framework.suite.Suite.run>`, and :func:`theorems.framework.run_claim` with the loaded suite): a
+    direct call with other providers is a test's or a tool's, and says so by passing them.
 
     A check that raises, a stored counterexample that no longer refutes, or a contradiction
     between pieces of evidence makes the claim an ERROR (``error`` set), never a quiet verdict.
@@ -388,7 +395,7 @@ def run_claim(claim: Claim, ctx: CheckContext | None = None) -> ClaimResult:
     t0 = time.perf_counter()
     with recording() as rec:
         try:
-            results = [_run_reading(claim, r, ctx) for r in claim.all_readings()]
+            results = [_run_reading(claim, r, ctx, providers, group_of) for r in claim.all_readings()]
         except (ContradictionError, CounterexampleError, PredicateError) as e:
             return ClaimResult(claim, [], time.perf_counter() - t0, error=f"{type(e).__name__}: {e}",
                                seeds=rec.seeds, referenced_counterexamples=rec.counterexamples,

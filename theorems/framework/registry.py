@@ -1,7 +1,7 @@
 """The registry: every declared claim by id (the top floor loads and lists them)."""
 from __future__ import annotations
 
-from .records import SAME_AS_GROUP, Claim, Reading
+from .records import Claim, Reading
 
 __all__ = ["REGISTRY", "DuplicateClaim", "register", "unregister", "parse_ref", "same_as_groups", "same_as_group"]
 
@@ -75,7 +75,3 @@ def same_as_group(claim: Claim, reading: Reading) -> list[tuple[Claim, Reading]]
         if me in g:
             return [(claim, reading)] + [(REGISTRY[c], REGISTRY[c].reading_of(k)) for c, k in g if (c, k) != me]
     return [(claim, reading)]
-
-
-if same_as_group not in SAME_AS_GROUP:
-    SAME_AS_GROUP.append(same_as_group)
