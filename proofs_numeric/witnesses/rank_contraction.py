@@ -39,6 +39,7 @@ from theorems.framework import (
     stable_seed,
 )
 from theorems.framework.memo import process_cache
+from theorems.paper import rank_contraction as RC_PAPER
 from theorems.paper.rank_contraction import alpha_exact
 
 __all__ = ["certified_ranks", "alpha", "alpha_mha", "alignment", "spearman", "head_with_alpha", "input_of_rank",
@@ -300,7 +301,12 @@ EVIDENCE = {
 
 # --- a user's X and weights: the RC claims' own hypotheses and conclusions, decided from certified ranks ----------
 
-def user_heads_instance(user) -> dict:
+class HeadsInput(dict):
+    """A user's X and softmax heads (or a model's attention site), for the interval handlers of §6's predicates:
+    ``{X, heads, weights, d_k, H, c}``, c = :func:`certified_ranks`."""
+
+
+def user_heads_instance(user) -> HeadsInput:
     """{X, heads, weights, d_k, c}: c = :func:`certified_ranks` of the user's X (exact) and weights (float64 values)."""
     X, W = user.matrix("X"), user.weights
     if W is None:
@@ -310,8 +316,9 @@ def user_heads_instance(user) -> dict:
         raise BadInput(f"--weights: d = {W.d} in the weights but X has d = {d} columns")
     interval_size_check(n, d, W.H, W.d_k, user.dps)
     heads = [Head(*m) for m in W.float64_heads("--weights")]
-    return {"X": X, "heads": heads, "weights": W, "d_k": W.d_k, "H": W.H,
-            "c": certified_ranks(X.kernel() if not isinstance(X.kernel(), list) else X.rows(), heads, dps=user.dps)}
+    return HeadsInput({"X": X, "heads": heads, "weights": W, "d_k": W.d_k, "H": W.H,
+                       "c": certified_ranks(X.kernel() if not isinstance(X.kernel(), list) else X.rows(), heads,
+                                            dps=user.dps)})
 
 
 def _iv(lo, hi) -> str:
@@ -470,30 +477,35 @@ _ARITH = ("certified ranks: lower bounds from mpmath iv minors, upper bounds fro
           "X enters exactly, the weights as the float64 values they hold")
 
 
-def _form(hypotheses: dict, conclusion, note: str = "") -> InstanceForm:
-    return InstanceForm(takes=("X", "weights"), build=user_heads_instance, hypotheses=hypotheses,
-                        conclusion=conclusion, save=_save, arithmetic=_ARITH, note=note, sites=("attention",))
+def _form(note: str = "") -> InstanceForm:
+    return InstanceForm(takes=("X", "weights"), build=user_heads_instance, save=_save, arithmetic=_ARITH, note=note,
+                        sites=("attention",))
 
 
-#: (claim id, reading key) -> how a user's input becomes an instance, the declared predicates decided from certified
-#: ranks of the user's softmax heads (the ledger's instances use exact 2^k softmax heads instead)
+# The handlers of §6's predicate objects for a user's X and softmax heads (and a model's attention site): the same
+# objects the paper's claims declare (theorems.paper.rank_contraction), decided from certified ranks here.
+for _pred, _handler in ((RC_PAPER.N_GT_DK, _n_gt_dk), (RC_PAPER.RANK_A_MIN, _attention_rank_min),
+                        (RC_PAPER.RANK_IS_DIM_SUM, _rank_is_dim_sum), (RC_PAPER.SUBADDITIVE, _subadditive),
+                        (RC_PAPER.SOME_HEAD_NONZERO, _some_head_nonzero), (RC_PAPER.ALPHA_IN_RANGE, _alpha_in_range),
+                        (RC_PAPER.CONTRACTS, _alpha_positive), (RC_PAPER.SUM_DIMS_DROP, _sum_dims_drop),
+                        (RC_PAPER.DIRECTIONAL, _directional), (RC_PAPER.FIXED_WV_WO, _fixed_wv_wo),
+                        (RC_PAPER.R_H_MOVES, _r_h_moves), (RC_PAPER.INVERTIBLE_ATTENTION, _invertible_attention),
+                        (RC_PAPER.DIM_IS_DK, _dim_is_dk), (RC_PAPER.RANK_X_GE_DK, _rank_x_ge_dk),
+                        (RC_PAPER.WV_GENERIC_RANK, _wv_generic_rank), (RC_PAPER.WO_FULL_ROW_RANK, _wo_full_row_rank)):
+    _pred.register(HeadsInput)(_handler)
+
+#: (claim id, reading key) -> how a user's input becomes an instance; the claims' own predicate objects decide it
+#: through the handlers above, from certified ranks of the user's softmax heads (the ledger's instances use exact 2^k
+#: softmax heads instead)
 INSTANCE_FORMS = {
-    ("RC.attention-rank", "literal"): _form({"n > d_k": _n_gt_dk}, _attention_rank_min),
-    ("RC.rank-equals-sum", "literal"): _form({}, _rank_is_dim_sum),
-    ("RC.subadditivity", "literal"): _form({}, _subadditive),
-    ("RC.alpha-mha", "literal"): _form({"some head output non-zero": _some_head_nonzero}, _alpha_in_range),
-    ("RC.contraction-mechanism", "literal"): _form({"alpha_MHA > 0": _alpha_positive}, _sum_dims_drop),
-    ("RC.specialisation-contraction", "literal"): _form(
-        {"directional heads (alpha_h = 1 for every h)": _directional}, _alpha_positive),
-    ("RC.orientation", "literal"): _form({"W_V, W_O fixed, alpha_h changed from 0 to 1": _fixed_wv_wo}, _r_h_moves),
-    ("RC.dim-dk", "literal"): _form({"generic head (invertible attention)": _invertible_attention}, _dim_is_dk,
-                                    note="the first head"),
-    ("RC.dim-dk", "rank-X-at-least-d_k"): _form({"rank X >= d_k": _rank_x_ge_dk,
-                                                 "generic head (invertible attention)": _invertible_attention,
-                                                 "rank(X W_V) = min(rank X, d_k)": _wv_generic_rank,
-                                                 "rank W_O = d_k": _wo_full_row_rank},
-                                                _dim_is_dk, note="the first head"),
-    ("RC.dim-dk", "generic-weights"): _form({"rank X >= d_k": _rank_x_ge_dk,
-                                             "generic head (invertible attention)": _invertible_attention},
-                                            _dim_is_dk, note="the first head"),
+    ("RC.attention-rank", "literal"): _form(),
+    ("RC.rank-equals-sum", "literal"): _form(),
+    ("RC.subadditivity", "literal"): _form(),
+    ("RC.alpha-mha", "literal"): _form(),
+    ("RC.contraction-mechanism", "literal"): _form(),
+    ("RC.specialisation-contraction", "literal"): _form(),
+    ("RC.orientation", "literal"): _form(),
+    ("RC.dim-dk", "literal"): _form(note="the first head"),
+    ("RC.dim-dk", "rank-X-at-least-d_k"): _form(note="the first head"),
+    ("RC.dim-dk", "generic-weights"): _form(note="the first head"),
 }

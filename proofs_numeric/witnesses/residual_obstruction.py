@@ -38,6 +38,7 @@ from theorems.exact.instances import Shape
 from theorems.exact.linalg import rank
 from theorems.exact.residual import F_uniform
 from theorems.framework import CheckContext, Decided, Evidence, InstanceForm, interval_witness
+from theorems.paper import residual_obstruction as RRO_PAPER
 
 __all__ = ["witness", "certify_shapes", "WITNESS_SHAPES", "random_heads", "exact_attention_rows_rank1", "EVIDENCE",
            "INSTANCE_FORMS", "user_instance", "rank_rises"]
@@ -144,19 +145,25 @@ EVIDENCE = {
 
 # --- a user's X and weights: the claims' own hypotheses and conclusion, decided in interval arithmetic ----------
 
-def user_instance(user) -> dict:
+class AttentionInput(dict):
+    """A user's X and weights (or a model's attention site), for the interval handlers of Theorem 5.3's predicates:
+    ``{X, rank_X, rank_X_how, n, d, heads, weights, dps}``."""
+
+
+def user_instance(user) -> AttentionInput:
     """{X, rank_X, heads, weights, dps} from --X and the weights (--weights or seeded), exactly: X enters the
-    intervals as exact rationals (rounded once, outward), the weights as the float64 values they hold."""
+    intervals as exact rationals (rounded once, outward), the weights as the float64 values they hold. The size of
+    the interval path is checked by the conclusion (the costly predicate), so a failed premise is said at no cost."""
     X, W = user.matrix("X"), user.weights
     if W is None:
         raise BadInput("this claim needs weights: --weights W.npz or --heads H [--seed N] (seeded Gaussian)")
     n, d = X.shape
     if W.d != d:
         raise BadInput(f"--weights: d = {W.d} in the weights but X has d = {d} columns")
-    interval_size_check(n, d, W.H, W.d_k, user.dps)
     rX = certified_rank(X.kernel(), seed=user.seed if user.seed is not None else 0)
-    return {"X": X, "rank_X": rX.lower if rX.certified else None, "rank_X_how": str(rX), "n": n, "d": d,
-            "heads": [Head(*m) for m in W.float64_heads("--weights")], "weights": W, "dps": user.dps}
+    return AttentionInput({"X": X, "rank_X": rX.lower if rX.certified else None, "rank_X_how": str(rX), "n": n,
+                           "d": d, "heads": [Head(*m) for m in W.float64_heads("--weights")], "weights": W,
+                           "dps": user.dps})
 
 
 def _rank_deficient(x) -> Decided:
@@ -224,6 +231,11 @@ def rank_rises(x) -> Decided:
     r = x["rank_X"]
     if r is None:
         return Decided(None, f"undecided: rank X is not certified ({x['rank_X_how']})")
+    W = x["weights"]
+    try:
+        interval_size_check(x["n"], x["d"], W.H, W.d_k, x["dps"])
+    except BadInput as e:
+        return Decided(None, f"undecided: not checked at this size ({e})")
     lo, hi, how = _F_rank(x)
     if lo > r:
         return Decided(True, f"certified: rank F(X) >= {lo} > rank X = {r}; {how}")
@@ -266,17 +278,21 @@ _ARITH = ("exact rank of X over Q (certified); rank F(X) exact when attention is
 _RRO: dict[str, Any] = dict(takes=("X", "weights"), build=user_instance, hints=_float_hint, save=_save,
                             arithmetic=_ARITH, sites=("attention",))
 
-#: (claim id, reading key) -> how a user's input becomes an instance, with the predicates decided in intervals
-#: (the declared names; collected by :mod:`proofs_numeric.witnesses.evidence` and registered like the EVIDENCE tables)
+# The handlers of Theorem 5.3's predicate objects for a user's X and weights (and a model's attention site): the same
+# objects the paper's claims declare (theorems.paper.residual_obstruction), decided here in interval arithmetic.
+RRO_PAPER.RANK_DEFICIENT.register(AttentionInput)(_rank_deficient)
+RRO_PAPER.RANK_R_DEFICIENT.register(AttentionInput)(_rank_deficient)
+RRO_PAPER.GENERIC_WEIGHTS.register(AttentionInput)(_generic_weights)
+RRO_PAPER.DISTINCT_TOKENS.register(AttentionInput)(_distinct_tokens)
+RRO_PAPER.RANK_RISES.register(AttentionInput)(rank_rises)
+RRO_PAPER.OUTSIDE_BAD_SET.register(AttentionInput)(rank_rises)
+
+#: (claim id, reading key) -> how a user's input becomes an instance (collected by
+#: :mod:`proofs_numeric.witnesses.evidence` into the numeric layer's part of the suite); the claims' own predicate
+#: objects decide it through the handlers above
 INSTANCE_FORMS = {
-    ("RRO.main", "literal"): InstanceForm(
-        **_RRO, hypotheses={"rank X < min(n, d)": _rank_deficient,
-                            "generic weights (as the proof's step (b) assumes)": _generic_weights},
-        conclusion=rank_rises),
-    ("RRO.main", "for-all-weights"): InstanceForm(
-        **_RRO, hypotheses={"rank X < min(n, d)": _rank_deficient}, conclusion=rank_rises),
+    ("RRO.main", "literal"): InstanceForm(**_RRO),
+    ("RRO.main", "for-all-weights"): InstanceForm(**_RRO),
     ("RRO.bad-set-nowhere-dense", "corrected"): InstanceForm(
-        **_RRO, hypotheses={"rank X = r < min(n, d)": _rank_deficient,
-                            "distinct tokens (identical rows stay identical: a null subset)": _distinct_tokens},
-        conclusion=rank_rises, note="r is rank X; the head is the user's, not a random one"),
+        **_RRO, note="r is rank X; the head is the user's, not a random one"),
 }

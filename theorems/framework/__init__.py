@@ -28,6 +28,8 @@ module                                        what it holds
 :mod:`~theorems.framework.quotes`             :func:`check_quote`: is a claim's quotation verbatim in its source?
 :mod:`~theorems.framework.instance`           one claim on one instance: the kept declaration, how a user's
                                               input becomes an instance (:class:`InstanceForm`), the truth words
+:mod:`~theorems.framework.predicate`            :class:`Predicate`: a hypothesis or conclusion as an object, with
+                                              handlers per instance type (no handler: undecided)
 :mod:`~theorems.framework.aliases`            the type aliases the signatures share (an instance, a predicate,
                                               a JSON object, a builder)
 ============================================  ==============================================================
@@ -91,12 +93,14 @@ from .instance import (
                        InstanceForm,
                        Undecidable,
                        build_instance,
+                       decide,
                        decide_on_instance,
                        decoded,
                        definition_of,
                        not_on_user_input,
                        undecided_reading,
 )
+from .predicate import Predicate
 from .quotes import SOURCE_DIR, SOURCE_FILES, SUITE_READING, QuoteCheck, check_quote, load_sources, sources_available
 from .records import (
                        CLAIM_REGIMES,
@@ -151,6 +155,6 @@ __all__ = [
     "FORMS", "VERDICTS", "Assessment", "ContradictionError", "assess", "verdict_from",
     "SOURCE_DIR", "SOURCE_FILES", "SUITE_READING", "QuoteCheck", "check_quote", "load_sources", "sources_available",
     "TRUTH", "TRUTH_VALUE", "ON_THIS_INSTANCE", "SITE_KINDS", "Decided", "Declaration", "InstanceForm", "Undecidable",
-    "instance_form", "decide_on_instance", "definition_of",
+    "instance_form", "decide", "decide_on_instance", "Predicate", "definition_of",
     "build_instance", "not_on_user_input", "decoded", "undecided_reading",
 ]

@@ -75,6 +75,7 @@ from .evidence import tri as _tri
 from .formal_gap import FormalGap
 from .generic import Generic, Notion, probe_failure
 from .instance import Decided, Declaration, InstanceForm
+from .predicate import Predicate as PredicateObject
 from .records import (
     Check,
     CheckContext,
@@ -602,9 +603,12 @@ def _derived(pool: Pool | None, hypotheses: Hypotheses, conclusion: Conclusion,
                          "conclusion")
     if conclude is None:
         return names, text, []
+    if pool is None and _objects_only(preds, conclude) and not counterexamples:
+        return names, text, []  # predicate objects decided by their handlers on the instances other layers give
     if pool is None:
         raise ValueError(f"{owner}: a predicate conclusion needs instances (a Pool, or a builder "
-                         "instances(draw, regime))")
+                         "instances(draw, regime)); without instances, give Predicate objects (theorems.framework."
+                         "Predicate), whose handlers other layers register")
     if counterexamples and pool.regime is None and tuple(regimes) != ("all",):
         raise ValueError(f"{owner}: a stored counterexample must be placed in one of the regimes {tuple(regimes)}: "
                          "give the Pool a regime(instance) function")
@@ -618,10 +622,18 @@ def _declaration(pool: object, hypotheses: Hypotheses, conclusion: Conclusion, r
     """The declaration of a statement decided on a Pool (None when it has no predicate conclusion)."""
     names, preds = _hypotheses(hypotheses)
     text, conclude = _named(conclusion)
+    if conclude is not None and pool is None and _objects_only(preds, conclude):
+        return Declaration(names, dict(preds), (text, conclude), regimes=tuple(regimes))
     if conclude is None or not isinstance(pool, Pool):
         return None
     return Declaration(names, dict(preds), (text, conclude), pool=pool, arithmetic=pool.arithmetic,
                        regimes=tuple(regimes))
+
+
+def _objects_only(preds: Mapping[str, Predicate], conclude: Predicate | None) -> bool:
+    """Every hypothesis and the conclusion are :class:`~theorems.framework.predicate.Predicate` objects (their
+    handlers decide them on whatever instances the suite's layers give; no Pool of the claim's own)."""
+    return isinstance(conclude, PredicateObject) and all(isinstance(p, PredicateObject) for p in preds.values())
 
 
 def claim(*, id: str, statement: str, regimes: Sequence[str] = ("all",), hypotheses: Hypotheses = (),

@@ -25,7 +25,7 @@ from .evidence import tri as _tri
 
 __all__ = ["TRUTH", "TRUTH_VALUE", "ON_THIS_INSTANCE", "SITE_KINDS", "Decided", "Declaration", "InstanceForm",
            "Undecidable", "not_on_user_input", "form_of",
-           "decide_on_instance", "definition_of", "build_instance", "decoded", "undecided_reading"]
+           "decide", "decide_on_instance", "COSTLY", "definition_of", "build_instance", "decoded", "undecided_reading"]
 
 #: a user's input: a :class:`theorems.exact.reader.UserInput` (Any: the framework does not import the exact layer)
 UserInput = Any
@@ -239,8 +239,18 @@ def _declaration_of_form(claim: ClaimLike, reading: ReadingLike, form: InstanceF
     return Declaration(names, {}, (words, None), arithmetic=form.arithmetic or "")
 
 
-def decide_on_instance(claim: ClaimLike, reading: ReadingLike, form: InstanceForm, inst: Instance) -> JSONObject:
-    """The reading's declared hypotheses and conclusion on one instance, as the ``check --json`` reading record."""
+#: a predicate's cost at or above which :func:`decide` skips it once a cheaper hypothesis fails
+#: (:attr:`theorems.framework.Predicate.COSTLY`)
+COSTLY = 10
+
+
+def decide(claim: ClaimLike, reading: ReadingLike, form: InstanceForm, inst: Instance) -> JSONObject:
+    """The reading's declared hypotheses and conclusion on one instance, as the ``check --json`` reading record:
+    the one evaluation of a statement on an instance (``check`` on a user's input, the claims at a model's sites).
+
+    Each predicate is called on the instance; a :class:`~theorems.framework.Predicate` object dispatches to the
+    handler registered for the instance's type (undecided, with the reason, when there is none). Hypotheses whose
+    predicate is costly (``cost >= COSTLY``) are evaluated last, and not at all once a cheaper one fails."""
     decl = reading.decl or _declaration_of_form(claim, reading, form)
     names = tuple(decl.names)
     preds = dict(decl.hypotheses)
@@ -258,14 +268,27 @@ def decide_on_instance(claim: ClaimLike, reading: ReadingLike, form: InstanceFor
     if conclude is None:  # instance_form() offers no such form; a direct call is the caller's error
         raise ValueError(f"{claim.id} reading {reading.key}: the conclusion has no predicate on an instance")
     hyps: dict[str, dict[str, str]] = {}
-    for k in names:  # strict while every earlier hypothesis holds (the ledger evaluates them in order, lazily)
+    # the cheap hypotheses first: a costly one (a size-limited certified computation) is not run once the premise
+    # already fails, so a failed premise is reported before any size or cost refusal
+    costly = {k for k in names if getattr(preds[k], "cost", 1) >= COSTLY}
+    for k in [k for k in names if k not in costly] + [k for k in names if k in costly]:
+        failed_before = [h for h, rec in hyps.items() if rec["value"] == "fails"]
+        if k in costly and failed_before:
+            hyps[k] = {"value": TRUTH[None], "how": f"not evaluated: the premise already fails ({failed_before[0]})",
+                       "definition": definition_of(preds[k], k)}
+            continue
+        # strict while every earlier hypothesis holds (the ledger evaluates them in order, lazily)
         strict = all(h["value"] == "holds" for h in hyps.values())
         v, how = _evaluate(preds[k], inst, form.explain, k, strict=strict)
         hyps[k] = {"value": TRUTH[v], "how": how, "definition": definition_of(preds[k], k)}
+    hyps = {k: hyps[k] for k in names}  # in the declared order
     failed = [k for k in names if hyps[k]["value"] == "fails"]
-    open_ = [k for k in names if hyps[k]["value"] == "undecided"]
+    open_ = [k for k in names if hyps[k]["value"] == "undecided" and not hyps[k]["how"].startswith("not evaluated")]
     met = not failed and not open_
-    cv, chow = _evaluate(conclude, inst, form.explain, "conclusion", strict=met)
+    if failed and getattr(conclude, "cost", 1) >= COSTLY:
+        cv, chow = None, f"not evaluated: the premise already fails ({failed[0]})"
+    else:
+        cv, chow = _evaluate(conclude, inst, form.explain, "conclusion", strict=met)
     if failed:
         verdict, reason = "premise-fails", f"{', '.join(failed)} {'fails' if len(failed) == 1 else 'fail'}"
     elif open_:
@@ -292,3 +315,7 @@ def build_instance(form: InstanceForm, user: UserInput) -> tuple[Instance, str |
     except Undecidable as e:
         return None, str(e)
 
+
+
+#: the earlier name of :func:`decide`
+decide_on_instance = decide

@@ -39,6 +39,7 @@ from ..framework import (
     Generic,
     InstanceForm,
     Pool,
+    Predicate,
     Reading,
     claim,
     derivation,
@@ -285,6 +286,31 @@ def _prop63_argument(ctx) -> list[Evidence]:
     return out
 
 
+
+# --- the statements of §6 as predicate objects (theorems.framework.Predicate) -------------------------------------
+# Declared once here; this module registers their exact handlers (on the Pools' dict instances: exact 2^k softmax
+# heads, uniform attention) at the end of the module, and the numeric layer registers handlers for a user's X and
+# softmax heads (certified ranks) on the same objects.
+N_GT_DK = Predicate("n > d_k", "more tokens than the head width: n > d_k")
+RANK_A_MIN = Predicate("rank A = min(n, d_k)", "the attention matrix has rank min(n, d_k)")
+RANK_IS_DIM_SUM = Predicate("rank MHA(X) = dim(R_1 + ... + R_H)")
+SUBADDITIVE = Predicate("rank(Y_h W_O^h) <= d_k and rank MHA(X) <= sum_h rank <= H d_k")
+SOME_HEAD_NONZERO = Predicate("some head output non-zero", "some head's output Y_h W_O^h is non-zero")
+ALPHA_IN_RANGE = Predicate("alpha_MHA in [0, 1]", "the contraction index alpha_MHA lies in [0, 1]")
+CONTRACTS = Predicate("alpha_MHA > 0", "the contraction index alpha_MHA is positive (rank contraction)")
+SUM_DIMS_DROP = Predicate("dim(R_1 + ... + R_H) < sum_h dim R_h", "the head subspaces R_h are not independent")
+DIRECTIONAL = Predicate("directional heads (alpha_h = 1 for every h)", "every head is directional: alpha_h = 1")
+FIXED_WV_WO = Predicate("W_V, W_O fixed, alpha_h changed from 0 to 1",
+                        "two heads with the same W_V, W_O, one reciprocal (alpha_h = 0), one directional (alpha_h = 1)")
+R_H_MOVES = Predicate("R_h moves with alpha_h")
+INVERTIBLE_ATTENTION = Predicate("generic head (invertible attention)")
+DIM_IS_DK = Predicate("dim R_h = d_k")
+RANK_X_GE_DK = Predicate("rank X >= d_k")
+WV_GENERIC_RANK = Predicate("rank(X W_V) = min(rank X, d_k)",
+                            "rank(X W_V) = min(rank X, d_k) (the premise 'generic W_V' of Prop 6.3, stated algebraically)")
+WO_FULL_ROW_RANK = Predicate("rank W_O = d_k", "rank W_O = d_k (the premise 'generic W_O of rank d_k')")
+
+
 claim(
     id="RC.prop63", section="§6",
     quote="dim(R_h) = min(rank(X), d_k)",
@@ -313,8 +339,8 @@ claim(
     quote="The attention matrix A^(h) is a row-stochastic matrix of rank min(n, d_k) = d_k generically (when n > d_k)",
     statement=r"\operatorname{rank}A_h=\min(n,d_k)\ \text{generically}",
     regimes=("n<d", "n=d", "n>d"), form="generic", generic=ATTENTION_SPACE, notion="exact-rank",
-    hypotheses={"n > d_k": lambda v: v["X"].shape[0] > v["d_k"]},
-    conclusion=("rank A = min(n, d_k)", lambda v: rank(v["A"]) == min(v["X"].shape[0], v["d_k"])),
+    hypotheses={N_GT_DK.name: N_GT_DK},
+    conclusion=(RANK_A_MIN.name, RANK_A_MIN),
     instances=VANDERMONDE,
     counterexamples=("RC.attention-rank",),
     checks=[],
@@ -334,7 +360,7 @@ claim(
     statement=r"\operatorname{rank}\mathrm{MHA}(X)=\dim(R_1+\cdots+R_H)",
     regimes=("n<d", "n=d", "n>d"),
     hypotheses={},
-    conclusion=_rank_is_dim_sum,
+    conclusion=RANK_IS_DIM_SUM,
     instances=UNIFORM_HEADS,
     counterexamples=("RC.rank-equals-sum",),
     checks=[],
@@ -487,7 +513,7 @@ claim(
     id="RC.subadditivity", section="§6.1",
     quote="Each summand Y^(h) W_O^(h) has rank ≤ d_k. By subadditivity, rank(MHA(X)) ≤ H d_k = d_model",
     statement=r"\operatorname{rank}(Y_hW_O^h)\le d_k,\ \operatorname{rank}\mathrm{MHA}(X)\le Hd_k",
-    hypotheses={}, conclusion=_subadditive, instances=SUBADDITIVITY, regimes=("n<d", "n=d", "n>d"),
+    hypotheses={}, conclusion=SUBADDITIVE, instances=SUBADDITIVITY, regimes=("n<d", "n=d", "n>d"),
     checks=[lambda ctx: [_proof((3,), "row(sum T_h) within sum row(T_h)")]],
     readings=[Reading("H-d_k-equals-d_model", r"Hd_k=d_{\mathrm{model}}\ \text{(BERT-base)}", checks=[_bert_hdk],
                       regimes=("all",), form="concrete",
@@ -542,8 +568,8 @@ claim(
     id="RC.alpha-mha", section="§6.1 (definition of alpha_MHA)",
     quote=r"\alpha_{\mathrm{MHA}}=1-\frac{\operatorname{rank}(\operatorname{MHA}(X))}{H\cdot\max_{h}\operatorname{rank}(Y^{(h)}W_{O}^{(h)})}",
     statement=r"0\le\alpha_{\mathrm{MHA}}\le1\ \text{whenever some }Y_hW_O^h\neq0",
-    hypotheses={"some head output non-zero": lambda v: max(_ranks(v)["rank_T"]) > 0},
-    conclusion=("alpha_MHA in [0, 1]", lambda v: bool(0 <= _alpha_mha_of(v) <= 1)), instances=ALPHA_MHA,
+    hypotheses={SOME_HEAD_NONZERO.name: SOME_HEAD_NONZERO},
+    conclusion=(ALPHA_IN_RANGE.name, ALPHA_IN_RANGE), instances=ALPHA_MHA,
     regimes=("n<d", "n=d", "n>d"),
     checks=[lambda ctx: [_proof((3,), "rank MHA <= sum_h rank <= H max_h rank")]],
     readings=[Reading("defined-everywhere", r"\alpha_{\mathrm{MHA}}\ \text{is defined for every }X,W",
@@ -749,10 +775,8 @@ claim(
           "equally-sized subspaces, but in different directions",
     depends_on=("RC.prop63",),
     statement=r"\alpha_h\ \text{changes (via }W_Q,W_K)\Rightarrow R_h=\operatorname{row}(A_hXW_V^hW_O^h)\ \text{changes}",
-    hypotheses={"W_V, W_O fixed, alpha_h changed from 0 to 1":
-                lambda v: v["heads"][0][1:] == v["heads"][1][1:]
-                and [alpha_exact(M0) for M0, _, _ in v["heads"]] == [0, 1]},
-    conclusion=_R_h_moves, instances=_stored_heads_pool(_decode_orientation), counterexamples=("RC.orientation",),
+    hypotheses={FIXED_WV_WO.name: FIXED_WV_WO},
+    conclusion=R_H_MOVES, instances=_stored_heads_pool(_decode_orientation), counterexamples=("RC.orientation",),
     regimes=("n<d", "n=d", "n>d"),
     checks=[lambda ctx: [derivation([(r"A\ \text{invertible}\Rightarrow\operatorname{row}(AY)=\operatorname{row}Y",
                                       "left-multiplication by an invertible matrix keeps the row space", "lemma",
@@ -785,8 +809,8 @@ claim(
           "become parallel) rather than from dimensional reduction of individual subspaces",
     depends_on=("RC.prop63", "RC.rank-equals-sum"),
     statement=r"\alpha_{\mathrm{MHA}}>0\Rightarrow\dim\textstyle\sum_hR_h<\sum_h\dim R_h",
-    hypotheses={"alpha_MHA > 0": _contracts},
-    conclusion=("dim(R_1 + ... + R_H) < sum_h dim R_h", lambda v: _ranks(v)["dim_sum"] < sum(_ranks(v)["rank_T"])),
+    hypotheses={CONTRACTS.name: CONTRACTS},
+    conclusion=(SUM_DIMS_DROP.name, SUM_DIMS_DROP),
     instances=_stored_heads_pool(_decode_heads), counterexamples=("RC.contraction-mechanism",),
     regimes=("n<d", "n=d", "n>d"),
     chapter="rank_contraction",
@@ -799,9 +823,8 @@ claim(
     quote="head specialisation causes rank contraction in MHA(X)",
     depends_on=("RC.contraction-mechanism", "RC.alignment"),
     statement=r"\alpha_h=1\ \forall h\Rightarrow\alpha_{\mathrm{MHA}}>0",
-    hypotheses={"directional heads (alpha_h = 1 for every h)":
-                lambda v: all(alpha_exact(M0) == 1 for M0, _, _ in v["heads"])},
-    conclusion=("rank contraction (alpha_MHA > 0)", _contracts), instances=_stored_heads_pool(_decode_heads),
+    hypotheses={DIRECTIONAL.name: DIRECTIONAL},
+    conclusion=("rank contraction (alpha_MHA > 0)", CONTRACTS), instances=_stored_heads_pool(_decode_heads),
     counterexamples=("RC.specialisation-contraction",), regimes=("n<d", "n=d", "n>d"),
     readings=[Reading("first-principled-bound", r"\text{'the first principled lower bound on }d_{\mathrm{ff}}\text{'}",
                       checks=[lambda ctx: [not_checkable("'first' is a claim about the literature, and the bound "
@@ -925,24 +948,21 @@ claim(
     quote="Since dim(R_h) = d_k for each head individually (Proposition 6.3)",
     depends_on=("RC.prop63",),
     statement=r"\dim R_h=d_k\ \text{for every head}",
-    hypotheses={"generic head (invertible attention)": _invertible_attention}, conclusion=_dim_is_dk,
+    hypotheses={INVERTIBLE_ATTENTION.name: INVERTIBLE_ATTENTION}, conclusion=DIM_IS_DK,
     instances=RANK_BELOW_DK, regimes=("n<d", "n=d", "n>d"), form="generic", generic=DIM_DK_SPACE, notion="exact-rank",
     readings=[Reading("rank-X-at-least-d_k",
                       r"A_h\in GL_n,\ \operatorname{rank}(XW_V)=\min(\operatorname{rank}X,d_k),\ "
                       r"\operatorname{rank}W_O=d_k,\ \operatorname{rank}X\ge d_k\Rightarrow\dim R_h=d_k",
-                      hypotheses={"rank X >= d_k": lambda v: rank(v["X"]) >= v["d_k"],
-                                  "generic head (invertible attention)": _invertible_attention,
-                                  "rank(X W_V) = min(rank X, d_k)": _wv_generic_rank,
-                                  "rank W_O = d_k": _wo_full_row_rank},
-                      conclusion=_dim_is_dk, instances=RANK_DK, form="universal",
+                      hypotheses={RANK_X_GE_DK.name: RANK_X_GE_DK, INVERTIBLE_ATTENTION.name: INVERTIBLE_ATTENTION,
+                                  WV_GENERIC_RANK.name: WV_GENERIC_RANK, WO_FULL_ROW_RANK.name: WO_FULL_ROW_RANK},
+                      conclusion=DIM_IS_DK, instances=RANK_DK, form="universal",
                       note="Prop 6.3 gives min(rank X, d_k): d_k needs rank X >= d_k; here Prop 6.3's genericity is "
                            "stated as its premises (invertible attention, generic-rank W_V, full-row-rank W_O), as in "
                            "RC.prop63 algebraic-genericity"),
               Reading("generic-weights", r"\operatorname{rank}X\ge d_k\Rightarrow\dim R_h=d_k\ \text{for a.e. head "
                                          r"weights}",
-                      hypotheses={"rank X >= d_k": lambda v: rank(v["X"]) >= v["d_k"],
-                                  "generic head (invertible attention)": _invertible_attention},
-                      conclusion=_dim_is_dk, instances=RANK_DK, generic=DIM_DK_SPACE,
+                      hypotheses={RANK_X_GE_DK.name: RANK_X_GE_DK, INVERTIBLE_ATTENTION.name: INVERTIBLE_ATTENTION},
+                      conclusion=DIM_IS_DK, instances=RANK_DK, generic=DIM_DK_SPACE,
                       note="the same repair read as the paper does, for almost every head weight (X fixed): decided "
                            "on the drawn heads, failures probed",
                       formal_gap=FormalGap("needs-analysis", "generic head weights include W_Q, W_K: invertible "
@@ -1025,3 +1045,23 @@ claim(
                          "(RC.attention-rank:corrected): the null-set lemma for real-analytic functions; the "
                          "algebraic consequence is RC.prop63:algebraic-genericity (proved)"),
 )
+
+
+# --- the exact handlers of the predicate objects above (the Pools' instances are dicts) -----------------------------
+N_GT_DK.register(dict)(lambda v: v["X"].shape[0] > v["d_k"])
+RANK_A_MIN.register(dict)(lambda v: rank(v["A"]) == min(v["X"].shape[0], v["d_k"]))
+RANK_IS_DIM_SUM.register(dict)(_rank_is_dim_sum)
+SUBADDITIVE.register(dict)(_subadditive)
+SOME_HEAD_NONZERO.register(dict)(lambda v: max(_ranks(v)["rank_T"]) > 0)
+ALPHA_IN_RANGE.register(dict)(lambda v: bool(0 <= _alpha_mha_of(v) <= 1))
+CONTRACTS.register(dict)(_contracts)
+SUM_DIMS_DROP.register(dict)(lambda v: _ranks(v)["dim_sum"] < sum(_ranks(v)["rank_T"]))
+DIRECTIONAL.register(dict)(lambda v: all(alpha_exact(M0) == 1 for M0, _, _ in v["heads"]))
+FIXED_WV_WO.register(dict)(lambda v: v["heads"][0][1:] == v["heads"][1][1:]
+                           and [alpha_exact(M0) for M0, _, _ in v["heads"]] == [0, 1])
+R_H_MOVES.register(dict)(_R_h_moves)
+INVERTIBLE_ATTENTION.register(dict)(_invertible_attention)
+DIM_IS_DK.register(dict)(_dim_is_dk)
+RANK_X_GE_DK.register(dict)(lambda v: rank(v["X"]) >= v["d_k"])
+WV_GENERIC_RANK.register(dict)(_wv_generic_rank)
+WO_FULL_ROW_RANK.register(dict)(_wo_full_row_rank)

@@ -64,6 +64,7 @@ from ..framework import (
     Generic,
     InstanceForm,
     Pool,
+    Predicate,
     ProofStep,
     Reading,
     Search,
@@ -322,6 +323,48 @@ def _decode_uniform_weights(data) -> dict:
 
 
 #: the stored instance of RRO.main (W_Q = 0, W_V W_O = c I): decided on its own, regime "degenerate-weights"
+#: Theorem 5.3's hypotheses and conclusion as predicate objects (:class:`theorems.framework.Predicate`): this module
+#: decides them on its exact instances (the Pools' dicts: uniform-attention weights, a stratum's softmax head); the
+#: numeric layer registers interval handlers for a user's X and weights, or a model's site, on the same objects
+RANK_DEFICIENT = Predicate("rank X < min(n, d)", "X is rank-deficient: rank X < min(n, d)")
+RANK_R_DEFICIENT = Predicate("rank X = r < min(n, d)", "X lies on the rank-r stratum, r = rank X < min(n, d)")
+GENERIC_WEIGHTS = Predicate("generic weights (as the proof's step (b) assumes)",
+                            "the weights lie outside the proper algebraic subset of weight space where "
+                            "rank F(X) <= rank X")
+DISTINCT_TOKENS = Predicate("distinct tokens (identical rows stay identical: a null subset)",
+                            "the rows of X (the tokens) are pairwise distinct")
+#: the conclusion: a certified rank of F(X) = X + MHA(X), the costly part (decided last, skipped when the premise fails)
+RANK_RISES = Predicate("rank(X + MHA(X)) > rank(X)", "rank F(X) > rank X, F(X) = X + MHA(X)", cost=Predicate.COSTLY)
+OUTSIDE_BAD_SET = Predicate("X outside B_l", "rank F(X) > rank X = r for the head given (X is outside B_l)",
+                            cost=Predicate.COSTLY)
+
+
+@RANK_DEFICIENT.register(dict)
+def _rank_deficient_exact(x) -> bool:
+    return bool(rank(x["X"]) < min(x["X"].shape))
+
+
+@RANK_RISES.register(dict)
+def _rank_rises_uniform(x) -> bool:
+    """rank F(X) > rank X with uniform attention (F(X) = X + X W_V W_O exactly)"""
+    return bool(rank(F_uniform(x["X"], x["W_VO"])) > rank(x["X"]))
+
+
+@RANK_R_DEFICIENT.register(dict)
+def _on_stratum_exact(v) -> bool:
+    return bool(rank(v["X"]) == v["r"] < min(v["X"].shape))
+
+
+@DISTINCT_TOKENS.register(dict)
+def _distinct_exact(v) -> bool:
+    return len({tuple(v["X"].row(i)) for i in range(v["X"].shape[0])}) == v["X"].shape[0]
+
+
+@OUTSIDE_BAD_SET.register(dict)
+def _outside_bad_set_exact(v) -> bool:
+    return bool(rank(F_exact(v["X"], [v["head"]])) > v["r"])
+
+
 DEGENERATE = Pool(rows=None, arithmetic=_ARITH, decode=_decode_uniform_weights, regime=lambda x: "degenerate-weights")
 
 
@@ -498,15 +541,15 @@ claim(
     depends_on=("RRO.witness", "RRO.witness-wo-choice", "RRO.remark-iv", "RRO.rank-r-witness", "RRO.analytic-measure-zero"),
     statement=r"\text{a.e. }(W_Q,W_K,W_V,W_O),\ \text{a.e. }X=UV^\top\ (\operatorname{rank}X=r<\min(n,d)):\ "
               r"\operatorname{rank}(X+\mathrm{MHA}(X))>r",
-    hypotheses=("rank X < min(n, d)", "generic weights (as the proof's step (b) assumes)"),
-    conclusion="rank(X + MHA(X)) > rank(X)",
+    hypotheses={RANK_DEFICIENT.name: RANK_DEFICIENT, GENERIC_WEIGHTS.name: GENERIC_WEIGHTS},
+    conclusion=(RANK_RISES.name, RANK_RISES),
     regimes=("n<d", "n=d", "n>d"), form="generic", generic=MAIN_SPACE, notion="exact-rank",
     checks=[_witness_exact_uniform, _main_argument],  # + the interval witnesses (numeric layer)
     readings=[Reading("for-all-weights",
                       r"\forall W,\ \text{a.e. }X\text{ with }\operatorname{rank}X=r<\min(n,d):\ "
                       r"\operatorname{rank}(X+\mathrm{MHA}(X))>r",
-                      hypotheses={"rank X < min(n, d)": lambda x: rank(x["X"]) < min(x["X"].shape)},
-                      conclusion=("rank F(X) > rank X", lambda x: rank(F_uniform(x["X"], x["W_VO"])) > rank(x["X"])),
+                      hypotheses={RANK_DEFICIENT.name: RANK_DEFICIENT},
+                      conclusion=("rank F(X) > rank X", RANK_RISES),
                       instances=DEGENERATE, counterexamples=("RRO.main",), form="generic", generic=STRATUM_ONLY,
                       checks=[_degenerate_weights], regimes=("degenerate-weights",),
                       note="the theorem's sentence names no condition on the weights; its proof assumes generic "
@@ -1063,12 +1106,9 @@ claim(
                                     "'B_l contains the open dense set of full-rank matrices'", concludes=False)]],
     corrected=Reading("corrected", r"\mathcal B_l\cap\{\operatorname{rank}X=r\}\ \text{is null in the rank-}r\text{ stratum "
                                    r"(generic weights)}",
-                      hypotheses={"rank X = r < min(n, d)": lambda v: rank(v["X"]) == v["r"] < min(v["X"].shape),
-                                  "distinct tokens (identical rows stay identical: a null subset)":
-                                      lambda v: len({tuple(v["X"].row(i)) for i in range(v["X"].shape[0])})
-                                      == v["X"].shape[0]},
+                      hypotheses={RANK_R_DEFICIENT.name: RANK_R_DEFICIENT, DISTINCT_TOKENS.name: DISTINCT_TOKENS},
                       conclusion=("X outside B_l (random softmax head, exact 2^k scores, random W_V W_O)",
-                                  lambda v: rank(F_exact(v["X"], [v["head"]])) > v["r"]),
+                                  OUTSIDE_BAD_SET),
                       instances=STRATUM, form="generic", generic=STRATUM_SPACE,
                       condition="B_l must be restricted to rank-deficient X (and measured on each stratum); as defined "
                                 "it contains every full-rank X",
