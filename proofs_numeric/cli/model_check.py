@@ -198,7 +198,9 @@ def render_summary(data: dict, console=None) -> None:
     for r in data["claims"]:
         t.add_row(r["claim"], r["reading"], Path(str(r["checkpoint"])).name or str(r["checkpoint"]),
                   {"float-computation": "float", "network": "network"}.get(r["level"], str(r["level"])),
-                  str(r["sites"]), str(r["holds"]), str(r["counterexample"]), str(r["premise-fails"]),
+                  str(r["sites"]), str(r["holds"]),
+                  str(r["counterexample"]) + (f" (+{r['exceptional-point']} exceptional points)"
+                                              if r.get("exceptional-point") else ""), str(r["premise-fails"]),
                   str(r["undecided"]), str(r["not-checked"]))
     con.print(t)
     for nc in data["not_checked"]:

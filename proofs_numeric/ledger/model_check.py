@@ -59,7 +59,7 @@ DEFAULT_CLAIMS = RM.DEFAULT_CLAIMS
 #: the marker line of a record stream (the same form as the write rule's RecordStream)
 RECORD_KIND = "model-check"
 #: the columns of the summary: what one site says about a reading
-VERDICT_COLUMNS = ("holds", "counterexample", "premise-fails", "undecided", "not-checked")
+VERDICT_COLUMNS = ("holds", "counterexample", "exceptional-point", "premise-fails", "undecided", "not-checked")
 #: tasks in flight per worker (bounds the activations held by queued tasks)
 IN_FLIGHT_PER_WORKER = 2
 #: a task whose worker died is resubmitted this many times before it is an error

@@ -193,7 +193,10 @@ def test_check_residual_obstruction_certifies_the_paper_counterexample(tmp_path,
     np.savez(p, **W)
     rec = _json(capsys, "check", "residual-obstruction", "--X", "[[1,0,0],[2,0,0],[0,0,0]]", "--weights", str(p))
     r = _reading(rec, "for-all-weights")
-    assert r["on_this_instance"] == "counterexample" and r["conclusion"]["value"] == "fails"
+    # the reading is generic (almost every X of the stratum): one failing instance is an exceptional point, never a
+    # counterexample of it; the ledger's refutation rests on the stored file and the identity that covers the stratum
+    assert r["on_this_instance"] == "exceptional-point" and r["conclusion"]["value"] == "fails"
+    assert "exceptional point, never a counterexample" in r["reason"]
     assert "certified: rank F(X) <= 1" in r["conclusion"]["how"]
     lit = _reading(rec)  # the headline assumes generic weights: W_V W_O = c I is the exceptional set
     assert lit["hypotheses"]["generic weights (as the proof's step (b) assumes)"]["value"] == "fails"
@@ -201,7 +204,7 @@ def test_check_residual_obstruction_certifies_the_paper_counterexample(tmp_path,
     np.savez(tmp_path / "paper.npz", W_Q=np.zeros((1, 3, 3)), W_K=np.zeros((1, 3, 3)),
              W_V=np.array([[[float(sympy.Rational(v)) for v in r] for r in stored["W_VO"][0]]]), W_O=np.eye(3)[None])
     rec = _json(capsys, "check", "RRO.main", "--X", json.dumps(stored["X"]), "--weights", str(tmp_path / "paper.npz"))
-    assert _reading(rec, "for-all-weights")["on_this_instance"] == "counterexample"
+    assert _reading(rec, "for-all-weights")["on_this_instance"] == "exceptional-point"
 
 
 def test_check_rank_neutrality_h4_numbers_are_the_bordered_ranks(capsys):

@@ -25,7 +25,8 @@ from .evidence import tri as _tri
 
 __all__ = ["TRUTH", "TRUTH_VALUE", "ON_THIS_INSTANCE", "SITE_KINDS", "Decided", "Declaration", "InstanceForm",
            "Undecidable", "not_on_user_input", "form_of",
-           "decide", "decide_on_instance", "COSTLY", "definition_of", "build_instance", "decoded", "undecided_reading"]
+           "decide", "decide_on_instance",
+           "COSTLY", "GENERIC_POINT", "definition_of", "build_instance", "decoded", "undecided_reading"]
 
 #: a user's input: a :class:`theorems.exact.reader.UserInput` (Any: the framework does not import the exact layer)
 UserInput = Any
@@ -239,6 +240,17 @@ def _declaration_of_form(claim: ClaimLike, reading: ReadingLike, form: InstanceF
     return Declaration(names, {}, (words, None), arithmetic=form.arithmetic or "")
 
 
+#: why one failing instance of a generic reading is not a counterexample of it (the verdict model's rule)
+GENERIC_POINT = ("the reading is generic (it holds for almost every point of its parameter space): one failing point "
+                 "is an exceptional point, never a counterexample; only a failure on a set of positive measure (a "
+                 "certified box) refutes it")
+
+
+def _is_generic(claim: object, reading: object) -> bool:
+    """The reading's form (its own, else its claim's) is ``generic``."""
+    return (getattr(reading, "form", None) or getattr(claim, "form", None)) == "generic"
+
+
 #: a predicate's cost at or above which :func:`decide` skips it once a cheaper hypothesis fails
 #: (:attr:`theorems.framework.Predicate.COSTLY`)
 COSTLY = 10
@@ -295,6 +307,8 @@ def decide(claim: ClaimLike, reading: ReadingLike, form: InstanceForm, inst: Ins
         verdict, reason = "undecided", f"{', '.join(open_)} undecided"
     elif cv is True:
         verdict, reason = "holds", None
+    elif cv is False and _is_generic(claim, reading):
+        verdict, reason = "exceptional-point", GENERIC_POINT
     elif cv is False:
         verdict, reason = "counterexample", None
     else:
