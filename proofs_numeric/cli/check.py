@@ -12,6 +12,7 @@ from proofs_numeric.cli.model_check import MODEL_EPILOG, add_model_arguments, cm
 from proofs_numeric.ledger import registry, render_check
 from proofs_numeric.ledger.check import check_claim, checkable, save_instance
 from theorems.exact.reader import UserInput, gaussian_weights, read_matrix, read_vector, read_weights
+from theorems.framework import OFF_INSTANCE_MEANING, OFF_INSTANCE_REASONS
 
 __all__ = ["add_parsers", "cmd_check", "ALIASES", "read_user_input"]
 
@@ -117,12 +118,15 @@ def _list(args) -> int:
     yes = [c for c in rows if c.checkable]
     listed_no = [c for c in rows if not c.checkable and c.declared_on_instances]
     no_form = [c for c in rows if not c.declared_on_instances]
+    off = [c for c in no_form if c.off_instance() is not None]
+    unclassified = [c for c in no_form if c.off_instance() is None]
     if args.json:
         print(json.dumps({
             "checkable": [{"claim": c.claim.id, "inputs": c.inputs(), "readings": list(c.forms),
                            "not_checkable": c.reasons} for c in yes],
             "not_checkable_on_user_input": [{"claim": c.claim.id, "reasons": c.reasons} for c in listed_no],
-            "no_instance_form_yet": [c.claim.id for c in no_form]}, indent=1))
+            "not_on_instances": [{"claim": c.claim.id, **c.off_instance().to_json()} for c in off],
+            "no_instance_form_yet": [c.claim.id for c in unclassified]}, indent=1))
         return 0
     # lazy: rich is imported only by the subcommands that print (CLI start-up time)
     from rich.console import Console
@@ -137,8 +141,16 @@ def _list(args) -> int:
         con.print(f"\n[bold]{len(listed_no)} declared on instances but not checkable on user input[/]:")
         for c in listed_no:
             con.print(escape(f"  {c.claim.id}: {c.reason()}"), soft_wrap=True)
-    con.print(f"\n[bold]{len(no_form)} with no instance form yet[/] (declared with explicit checks only):")
-    con.print(escape("  " + ", ".join(c.claim.id for c in no_form)), soft_wrap=True)
+    if off:
+        con.print(f"\n[bold]{len(off)} not decided on one instance[/], by reason:")
+        for reason in OFF_INSTANCE_REASONS:
+            ids = [c.claim.id for c in off if c.off_instance().reason == reason]
+            if ids:
+                con.print(escape(f"  {reason} ({OFF_INSTANCE_MEANING[reason]}): {', '.join(ids)}"), soft_wrap=True)
+    if unclassified:
+        con.print(f"\n[bold]{len(unclassified)} not classified yet[/] (no instance form, and no declared reason "
+                  "why not):")
+        con.print(escape("  " + ", ".join(c.claim.id for c in unclassified)), soft_wrap=True)
     con.print("\naliases: " + escape(", ".join(f"{k} -> {v[0][0]}" for k, v in ALIASES.items())), soft_wrap=True)
     return 0
 

@@ -5,7 +5,8 @@ one exact reader), adapts the input into the claim's instance type with each rea
 :class:`theorems.framework.InstanceForm` (beside the Pool's ``decode``, beside a builder, or registered by the numeric
 layer by claim id for interval predicates) and decides the reading's own predicates on it
 (:func:`theorems.framework.decide_on_instance`). :func:`checkable` lists, per claim, what can be checked on a user's
-input and with which inputs; claims declared only with explicit checks have "no instance form yet".
+input and with which inputs; a claim not decided on instances says why (its ``off_instance`` reason), or that it is not
+classified yet.
 
 The record (``check --json``) has fixed keys: ``claim``, ``input`` (how each input was read), ``readings`` (per
 reading: ``key``, ``statement``, ``hypotheses`` {name: {value, how, definition}}, ``conclusion`` {value, how, words},
@@ -23,6 +24,7 @@ from theorems.exact.instances import regime_of
 from theorems.exact.reader import input_flag
 from theorems.framework import (
     CONJECTURES,
+    NO_FORM,
     Claim,
     InstanceForm,
     Reading,
@@ -36,7 +38,8 @@ from theorems.framework import (
 
 __all__ = ["check_claim", "checkable", "CheckableClaim", "NO_INSTANCE_FORM", "stored_instance", "save_instance"]
 
-NO_INSTANCE_FORM = "no instance form yet (declared with explicit checks only)"
+#: what a reading with neither an instance form nor a declared reason says
+NO_INSTANCE_FORM = NO_FORM
 
 
 class CheckableClaim:
@@ -58,6 +61,10 @@ class CheckableClaim:
         """Why a claim is not checkable: the reason of a reading declared on instances first."""
         declared = [k for k in self.reasons for r in self.claim.all_readings() if r.key == k and r.decl is not None]
         return self.reasons[declared[0]] if declared else next(iter(self.reasons.values()))
+
+    def off_instance(self):
+        """Why the headline is not decided on one instance (an ``OffInstance``), or None."""
+        return self.claim.off_instance
 
     @property
     def checkable(self) -> bool:

@@ -86,14 +86,17 @@ def test_check_evaluates_the_declared_predicates_kept_on_the_claim():
 
 def test_check_list_lists_every_claim_declared_on_instances(capsys):
     """A walk of the registry: every reading declared with a Pool or a builder (or given an instance form by the
-    numeric layer) is listed, checkable or with the reason it is not; the rest have no instance form yet."""
+    numeric layer) is listed, checkable or with the reason it is not; the rest say why they are not decided on one
+    instance (their off_instance reason) or that they are not classified yet."""
     rec = _json(capsys, "check", "--list")
     listed = {c["claim"] for c in rec["checkable"]} | {c["claim"] for c in rec["not_checkable_on_user_input"]}
     declared = {c.id for c in registry() if any(getattr(r, "decl", None) is not None for r in c.all_readings())}
     assert declared <= listed
     assert len({c["claim"] for c in rec["checkable"]}) >= 33
-    assert set(rec["no_instance_form_yet"]).isdisjoint(listed)
-    assert len(listed) + len(rec["no_instance_form_yet"]) == len(registry())
+    off = {c["claim"] for c in rec["not_on_instances"]}
+    assert set(rec["no_instance_form_yet"]).isdisjoint(listed) and off.isdisjoint(listed)
+    assert off.isdisjoint(rec["no_instance_form_yet"]) and "DC.bert-config" in off
+    assert len(listed) + len(off) + len(rec["no_instance_form_yet"]) == len(registry())
     for c in rec["checkable"]:
         assert c["inputs"].startswith(("--", "[--", "(--")), c
 
@@ -238,7 +241,7 @@ def test_check_rank_neutrality_h4_numbers_are_the_bordered_ranks(capsys):
     (["check", "HC.main", "--W-O", "[[1,0],[0,1]]"], "needs --heads"),
     (["check", "RA.main", "--W-O", "[[1,0],[0,1]]", "--heads", "2"], "needs --n"),
     (["check", "RRO.main", "--X", "[[1,0,0],[0,0,0]]", "--heads", "2"], "does not divide"),
-    (["check", "DC.bert-config", "--X", "[[1]]"], "no instance form yet"),
+    (["check", "DC.bert-config", "--X", "[[1]]"], "not a predicate on an instance"),
     (["check", "DONG.non-expansive", "--X", "[[1]]"], "no input flag spells P"),
     (["check", "nope", "--X", "[[1]]"], "unknown claim"),
     (["check", "RN.mian", "--X", "[[1]]"], "did you mean RN.main"),

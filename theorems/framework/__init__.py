@@ -28,6 +28,8 @@ module                                        what it holds
 :mod:`~theorems.framework.quotes`             :func:`check_quote`: is a claim's quotation verbatim in its source?
 :mod:`~theorems.framework.instance`           one claim on one instance: the kept declaration, how a user's
                                               input becomes an instance (:class:`InstanceForm`), the truth words
+:mod:`~theorems.framework.off_instance`         :class:`OffInstance`: why a statement is not decided on one
+                                              instance, one reason from :data:`OFF_INSTANCE_REASONS`
 :mod:`~theorems.framework.predicate`            :class:`Predicate`: a hypothesis or conclusion as an object, with
                                               handlers per instance type (no handler: undecided)
 :mod:`~theorems.framework.aliases`            the type aliases the signatures share (an instance, a predicate,
@@ -84,6 +86,7 @@ from .generic import (
                        register_search,
 )
 from .instance import (
+                       NO_FORM,
                        ON_THIS_INSTANCE,
                        SITE_KINDS,
                        TRUTH,
@@ -100,6 +103,7 @@ from .instance import (
                        not_on_user_input,
                        undecided_reading,
 )
+from .off_instance import OFF_INSTANCE_MEANING, OFF_INSTANCE_REASONS, OffInstance
 from .predicate import Predicate
 from .quotes import SOURCE_DIR, SOURCE_FILES, SUITE_READING, QuoteCheck, check_quote, load_sources, sources_available
 from .records import (
@@ -155,6 +159,7 @@ __all__ = [
     "FORMS", "VERDICTS", "Assessment", "ContradictionError", "assess", "verdict_from",
     "SOURCE_DIR", "SOURCE_FILES", "SUITE_READING", "QuoteCheck", "check_quote", "load_sources", "sources_available",
     "TRUTH", "TRUTH_VALUE", "ON_THIS_INSTANCE", "SITE_KINDS", "Decided", "Declaration", "InstanceForm", "Undecidable",
-    "instance_form", "decide", "decide_on_instance", "Predicate", "definition_of",
+    "instance_form", "decide", "decide_on_instance", "Predicate",
+    "OffInstance", "OFF_INSTANCE_REASONS", "OFF_INSTANCE_MEANING", "NO_FORM", "definition_of",
     "build_instance", "not_on_user_input", "decoded", "undecided_reading",
 ]

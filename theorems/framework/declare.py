@@ -75,6 +75,7 @@ from .evidence import tri as _tri
 from .formal_gap import FormalGap
 from .generic import Generic, Notion, probe_failure
 from .instance import Decided, Declaration, InstanceForm
+from .off_instance import OffInstance
 from .predicate import Predicate as PredicateObject
 from .records import (
     Check,
@@ -644,7 +645,8 @@ def claim(*, id: str, statement: str, regimes: Sequence[str] = ("all",), hypothe
           samples: int = 40, search_examples: int = 1000, register_claim: bool = True,
           generic: Generic | None = None, same_as: str | None = None, notion: Notion | None = None,
           depends_on: Sequence[str] = (), instance_from: InstanceForm | None = None,
-          placeholder: bool = False, formal_gap: FormalGap | None = None) -> Claim:
+          placeholder: bool = False, formal_gap: FormalGap | None = None,
+          off_instance: OffInstance | None = None) -> Claim:
     """Declare a claim: the one form for the paper's claims and users' conjectures (see the module docstring).
 
     * ``hypotheses``: ``{name: predicate}`` on an instance, or names only (when the checks are explicit);
@@ -666,6 +668,8 @@ def claim(*, id: str, statement: str, regimes: Sequence[str] = ("all",), hypothe
     * ``formal_gap``: why the headline has no Coq proof, when its verdict is supported (exact):
       ``FormalGap(reason, detail)`` with reason one of ``FORMAL_GAP_REASONS`` (readings take their own).
     * ``instance_from``: for a builder, how a user's input becomes an instance (a Pool carries its own).
+    * ``off_instance``: why the headline (and each reading without its own) is not decided on one instance:
+      ``OffInstance(reason, detail)`` with reason one of ``OFF_INSTANCE_REASONS`` (``check`` prints it).
 
     The declaration is kept on ``Claim.decl`` and ``Reading.decl`` (:class:`~theorems.framework.instance.Declaration`),
     so ``collapse-verify check`` decides one instance with the predicates the ledger uses.
@@ -748,7 +752,8 @@ def claim(*, id: str, statement: str, regimes: Sequence[str] = ("all",), hypothe
               readings=[build(r) for r in readings], corrected=build(corrected) if corrected is not None else None,
               chapter=chapter, source=source,
               form=form, generic=generic, same_as=same_as, notion=notion,
-              depends_on=tuple(dict.fromkeys(depends_on)), decl=decl, formal_gap=formal_gap)
+              depends_on=tuple(dict.fromkeys(depends_on)), decl=decl, formal_gap=formal_gap,
+              off_instance=off_instance)
     if builder is not None:
         assert conclude is not None  # the builder branch above refused a conclusion in words only
         conj = Conjecture(c, preds, conclude, builder, tuple(regimes), samples, search_examples)

@@ -26,7 +26,7 @@ from .evidence import tri as _tri
 __all__ = ["TRUTH", "TRUTH_VALUE", "ON_THIS_INSTANCE", "SITE_KINDS", "Decided", "Declaration", "InstanceForm",
            "Undecidable", "not_on_user_input", "form_of",
            "decide", "decide_on_instance",
-           "COSTLY", "GENERIC_POINT", "definition_of", "build_instance", "decoded", "undecided_reading"]
+           "COSTLY", "GENERIC_POINT", "NO_FORM", "definition_of", "build_instance", "decoded", "undecided_reading"]
 
 #: a user's input: a :class:`theorems.exact.reader.UserInput` (Any: the framework does not import the exact layer)
 UserInput = Any
@@ -169,8 +169,11 @@ def form_of(claim: ClaimLike, reading: ReadingLike,
         if registered.unavailable:
             return None, registered.unavailable
         return registered, None
+    off = claim.off_instance_of(reading) if hasattr(claim, "off_instance_of") else None
+    if decl is None and off is not None:
+        return None, off.words
     if decl is None:
-        return None, "no instance form yet (declared with explicit checks only)"
+        return None, NO_FORM
     form = decl.form
     if form is None:
         what = "Pool" if decl.pool is not None else "builder"
@@ -249,6 +252,11 @@ GENERIC_POINT = ("the reading is generic (it holds for almost every point of its
 def _is_generic(claim: object, reading: object) -> bool:
     """The reading's form (its own, else its claim's) is ``generic``."""
     return (getattr(reading, "form", None) or getattr(claim, "form", None)) == "generic"
+
+
+#: what a reading with neither an instance form nor a declared reason says (a registry test keeps their list from
+#: growing: every new reading is decided on instances or says why not)
+NO_FORM = "not classified yet: no instance form, and no declared reason why it is not decided on one instance"
 
 
 #: a predicate's cost at or above which :func:`decide` skips it once a cheaper hypothesis fails

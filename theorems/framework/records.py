@@ -20,6 +20,7 @@ from .evidence import Evidence, StepLike, evidence_from_record
 from .formal_gap import FormalGap, check_formal_gap
 from .generic import Generic, Notion, check_notion
 from .instance import Declaration
+from .off_instance import OffInstance, check_off_instance
 from .run_record import note_seed, recording
 from .storage import CounterexampleError
 from .verdict import FORMS, ContradictionError, assess
@@ -111,6 +112,8 @@ class Reading:
     decl: Declaration | None = field(default=None, repr=False, compare=False)
     #: why this reading has no Coq proof when its verdict is supported (exact) (see theorems.framework.formal_gap)
     formal_gap: FormalGap | None = None
+    #: why this reading is not decided on one instance (None: the claim's; see theorems.framework.off_instance)
+    off_instance: OffInstance | None = None
 
 
 @dataclass
@@ -143,6 +146,9 @@ class Claim:
     decl: Declaration | None = field(default=None, repr=False, compare=False)
     #: why the headline has no Coq proof when its verdict is supported (exact) (see theorems.framework.formal_gap)
     formal_gap: FormalGap | None = None
+    #: why the headline (and each reading without its own) is not decided on one instance
+    #: (see theorems.framework.off_instance)
+    off_instance: OffInstance | None = None
 
     def __post_init__(self) -> None:
         if self.form not in FORMS:
@@ -152,7 +158,9 @@ class Claim:
                             f"{type(self.generic).__name__}")
         self.notion = check_notion(self.notion, f"claim {self.id}")
         self.formal_gap = check_formal_gap(self.formal_gap, f"claim {self.id}")
+        self.off_instance = check_off_instance(self.off_instance, f"claim {self.id}")
         for r in self.all_readings():
+            r.off_instance = check_off_instance(r.off_instance, f"claim {self.id} reading {r.key}")
             r.notion = check_notion(r.notion, f"claim {self.id} reading {r.key}")
             r.formal_gap = check_formal_gap(r.formal_gap, f"claim {self.id} reading {r.key}")
             if (r.form or self.form) == "generic" and (r.generic or self.generic) is None:
@@ -167,7 +175,7 @@ class Claim:
 
     def all_readings(self) -> list[Reading]:
         lit = Reading("literal", self.statement, self.checks, generic=self.generic, same_as=self.same_as,
-                      notion=self.notion, decl=self.decl, formal_gap=self.formal_gap)
+                      notion=self.notion, decl=self.decl, formal_gap=self.formal_gap, off_instance=self.off_instance)
         out = [lit, *self.readings]
         if self.corrected is not None:
             out.append(self.corrected)
@@ -178,6 +186,10 @@ class Claim:
             if r.key == key:
                 return r
         raise KeyError(f"claim {self.id} has no reading {key!r}")
+
+    def off_instance_of(self, r: Reading) -> OffInstance | None:
+        """Why a reading is not decided on one instance: its own reason, else the claim's."""
+        return r.off_instance if r.off_instance is not None else self.off_instance
 
     def spec_of(self, r: Reading) -> Generic | None:
         """The parameter space a reading is generic over (None unless its form is generic)."""

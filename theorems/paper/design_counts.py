@@ -20,7 +20,7 @@ from __future__ import annotations
 import sympy
 from sympy import Rational, symbols
 
-from ..framework import Evidence, Reading, claim, exact_complete, not_checkable
+from ..framework import Evidence, OffInstance, Reading, claim, exact_complete, not_checkable
 
 __all__ = ["flops", "params", "ffn_share", "share_at", "n_range_for_share", "BERT"]
 
@@ -100,6 +100,7 @@ claim(
     statement=r"\frac{\mathrm{FLOPs}_{\mathrm{FFN}}}{\mathrm{FLOPs}_{\mathrm{layer}}}\Big|_{\text{BERT-base}}=64.8\%",
     hypotheses=("BERT-base", "d_ff = 4 d"), conclusion="64.8%", regimes=SETTINGS, form="concrete",
     checks=[_share_evidence],
+    off_instance=OffInstance("count", "the share of FLOPs of BERT-base's FFN, a rational function of its sizes"),
     readings=[Reading("matmul-convention",
                       r"\frac{4d}{6d+n}=0.648\pm0.0005\iff n\in[n_{lo},n_{hi}]",
                       regimes=("all",), form="concrete",
@@ -136,6 +137,7 @@ claim(
     statement=r"d_k=d_{\mathrm{model}}/H=64,\quad d_{\mathrm{ff}}=4d_{\mathrm{model}}=3072",
     hypotheses=("BERT-base",), conclusion="consistent configuration", regimes=("all",), form="concrete",
     checks=[bert_config], chapter="rank_contraction",
+    off_instance=OffInstance("count", "BERT-base's published sizes, checked by exact integer arithmetic"),
 )
 
 claim(
