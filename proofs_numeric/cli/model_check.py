@@ -8,7 +8,7 @@ from pathlib import Path
 
 from proofs_numeric.cli.inputs import LIMITS, SEED_MAX, UsageError, check_range, check_writable, write_text
 from proofs_numeric.ledger.model_check import RunSpec, SchedulerError, run, select_claims, summary_json
-from proofs_numeric.model.sites import NETWORK_LAYERS
+from proofs_numeric.model.sites import NETWORK_LAYERS, SiteIdError
 
 __all__ = ["add_model_arguments", "cmd_check_model", "spec_from_args", "render_summary", "MODEL_EPILOG",
            "token_inputs", "run_or_usage_error", "check_scheduler"]
@@ -150,6 +150,8 @@ def run_or_usage_error(spec):
         return run(spec)
     except SchedulerError as e:
         raise UsageError(str(e)) from None
+    except SiteIdError as e:  # a stream whose records name their sites in words (before site ids were typed)
+        raise UsageError(f"--resume {spec.jsonl}: {e}") from None
 
 
 def check_scheduler(address: str) -> None:
