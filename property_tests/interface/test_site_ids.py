@@ -68,18 +68,38 @@ def test_site_ids_round_trip_over_every_site_of_a_full_size_model(configs, fam):
     assert f"L{last}.head{c.H - 1}.output" in texts and f"L{last}.attn.W_O" in texts
 
 
-@given(layer=st.one_of(st.none(), st.integers(0, 10**6)), comp=st.sampled_from(
+_LAYERED = [("ln1", "input"), ("ln2", "input"), ("attn", "W_O"), ("attn", "input"), ("attn", "update"),
+            ("mlp", "update")]
+VALID_IDS = st.one_of(
+    st.sampled_from([SiteId(None, "ln_embed", "input"), SiteId(None, "ln_final", "input")]),
+    st.builds(lambda li, cp: SiteId(li, *cp), st.integers(0, 10**6), st.sampled_from(_LAYERED)),
+    st.builds(lambda li, h: SiteId(li, "head", "output", h), st.integers(0, 10**6), st.integers(0, 10**4)))
+
+
+@given(VALID_IDS)
+def test_site_ids_any_valid_id_round_trips(sid):
+    """Every site id renders to a text the parser reads back to it (any layer, any head index)."""
+    assert SiteId.parse(str(sid)) == sid and str(SiteId.parse(str(sid))) == str(sid)
+
+
+@given(layer=st.one_of(st.none(), st.integers(-3, 50)), comp=st.sampled_from(
     ["ln_embed", "ln1", "ln2", "ln_final", "attn", "head", "mlp", "ln", "x"]),
        point=st.sampled_from(["input", "W_O", "output", "update", "mha", "w_o"]),
-       head=st.one_of(st.none(), st.integers(0, 10**4)))
-def test_site_ids_any_valid_id_round_trips_and_no_other_is_made(layer, comp, point, head):
-    """Every id the constructor accepts renders to a text the parser reads back to it; a combination that is not a site
-    is refused by the constructor (never rendered)."""
+       head=st.one_of(st.none(), st.integers(-2, 40)))
+def test_site_ids_the_constructor_makes_only_site_ids(layer, comp, point, head):
+    """The constructor accepts exactly the sites (a layer-less norm; a layer's norm, W_O, attention or update; a
+    layer's head with its index) and refuses every other combination; what it accepts round-trips."""
+    cp = (comp, point)
+    in_layer = layer is not None and layer >= 0
+    valid = ((cp in (("ln_embed", "input"), ("ln_final", "input")) and layer is None and head is None)
+             or (cp in _LAYERED and in_layer and head is None)
+             or (cp == ("head", "output") and in_layer and head is not None and head >= 0))
     try:
         sid = SiteId(layer, comp, point, head)
     except SiteIdError:
+        assert not valid
         return
-    assert SiteId.parse(str(sid)) == sid and str(SiteId.parse(str(sid))) == str(sid)
+    assert valid and SiteId.parse(str(sid)) == sid
 
 
 @given(st.text(alphabet="L0123456789.lnembdfiahtpuoWO_ :-", max_size=24))
