@@ -35,7 +35,8 @@ def add_model_arguments(c) -> None:
                    "(or shards); several folders (a training run) run as one job. CLAIM is then a glob, e.g. 'RN.*'")
     add_token_arguments(g)
     g.add_argument("--jsonl", metavar="PATH", help="write one JSON Lines record per (checkpoint, site, claim, "
-                   "reading), appended and flushed as each finishes")
+                   "reading), appended and flushed as each finishes; a site is a typed id such as L0.ln1.input, "
+                   "L3.attn.W_O, L3.head7.output, L3.mlp.update")
     g.add_argument("--resume", metavar="PATH", help="continue the record stream PATH: records already there are "
                    "skipped (the result is the records of an uninterrupted run)")
     g.add_argument("--workers", type=int, metavar="N", help=f"local worker processes (default: the core count, "
