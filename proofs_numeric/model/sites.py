@@ -5,11 +5,13 @@ A *site* is a place in a forward pass whose activations or weights are the input
 (:data:`theorems.framework.SITE_KINDS`): each norm's input (``layernorm-input``, ``rmsnorm-input``), each layer's
 output projection ``W_O`` split into its heads (``output-projection``), each head's output with its block of
 ``W_O`` (``head-output``), each layer's attention with its input (``attention``) and each residual update
-``X -> X + Delta`` (``residual-update``). A claim's :class:`theorems.framework.InstanceForm` declares the kinds it is
-evaluated at (``sites=``); :func:`forward_sites` runs the checkpoint one layer at a time and yields the sites as they
-appear (nothing of an earlier layer is kept), and :func:`evaluate` decides a claim's readings at one site with
-:func:`theorems.framework.decide_on_instance` -- the predicates ``check CLAIM`` and the ledger use, on the site's
-inputs read by the one exact reader (:mod:`theorems.exact.reader`).
+``X -> X + Delta`` (``residual-update``). Each site has a typed id (:mod:`proofs_numeric.model.site_ids`:
+``L0.ln1.input``, ``L3.attn.W_O``, ...), and the sites of a checkpoint are its config's registry (:func:`model_sites`),
+which the forward and the plan (:func:`site_plan`) both walk. A claim's :class:`theorems.framework.InstanceForm`
+declares the kinds it is evaluated at (``sites=``); :func:`forward_sites` runs the checkpoint one layer at a time and
+yields the sites as they appear (nothing of an earlier layer is kept), and :func:`evaluate` decides a claim's
+readings at one site with :func:`theorems.framework.decide_on_instance` -- the predicates ``check CLAIM`` and the
+ledger use, on the site's inputs read by the one exact reader (:mod:`theorems.exact.reader`).
 
 What a verdict at a site is about (``about`` in every record):
 
