@@ -351,8 +351,9 @@ def ln_conclusion(ctx, res) -> list[Evidence]:
 def w_o_deficient(ctx, res) -> list[Evidence]:
     key = next(iter(res["inputs"]))
     recs = [r for r in res["records"] if r["claim"] == "HC.main" and r["reading"] == "literal"
-            and r["site_kind"] == "output-projection" and r["input"] == key and r.get("instance")]
-    recs.sort(key=lambda r: r["layer"])
+            and (site_of(r).component, site_of(r).point) == ("attn", "W_O") and r["input"] == key
+            and r.get("instance")]
+    recs.sort(key=lambda r: site_of(r).order_key())
     ranks = [r["instance"]["rank_W_O"] for r in recs]
     errs = [L["head_recovery_rel_error"] for L in layer_rows(res["records"], res["layers_input"])]
     return [exact_instances(f"trained all-MiniLM-L6-v2: W_O rank-deficient, so head outputs irrecoverable (exact "
