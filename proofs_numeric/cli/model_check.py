@@ -8,7 +8,7 @@ from pathlib import Path
 
 from proofs_numeric.cli.inputs import LIMITS, SEED_MAX, UsageError, check_range, check_writable, write_text
 from proofs_numeric.ledger.model_check import RunSpec, SchedulerError, run, select_claims, summary_json
-from proofs_numeric.model.sites import NETWORK_LAYERS
+from proofs_numeric.model.sites import NETWORK_LAYERS, SiteIdError
 
 __all__ = ["add_model_arguments", "cmd_check_model", "spec_from_args", "render_summary", "MODEL_EPILOG",
            "token_inputs", "run_or_usage_error", "check_scheduler"]
@@ -35,7 +35,8 @@ def add_model_arguments(c) -> None:
                    "(or shards); several folders (a training run) run as one job. CLAIM is then a glob, e.g. 'RN.*'")
     add_token_arguments(g)
     g.add_argument("--jsonl", metavar="PATH", help="write one JSON Lines record per (checkpoint, site, claim, "
-                   "reading), appended and flushed as each finishes")
+                   "reading), appended and flushed as each finishes; a site is a typed id such as L0.ln1.input, "
+                   "L3.attn.W_O, L3.head7.output, L3.mlp.update")
     g.add_argument("--resume", metavar="PATH", help="continue the record stream PATH: records already there are "
                    "skipped (the result is the records of an uninterrupted run)")
     g.add_argument("--workers", type=int, metavar="N", help=f"local worker processes (default: the core count, "
@@ -150,6 +151,8 @@ def run_or_usage_error(spec):
         return run(spec)
     except SchedulerError as e:
         raise UsageError(str(e)) from None
+    except SiteIdError as e:  # a stream whose records name their sites in words (before site ids were typed)
+        raise UsageError(f"--resume {spec.jsonl}: {e}") from None
 
 
 def check_scheduler(address: str) -> None:

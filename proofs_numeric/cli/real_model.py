@@ -73,11 +73,14 @@ def cmd_real_model(args) -> int:
         return 1
     try:
         with np.errstate(over="ignore", invalid="ignore"):
-            res = RM.measurements(model, runs, capped, out.records)
+            res = RM.measurements(model, runs, capped)
     except ValueError as e:
         raise UsageError(str(e)) from None
     res["request"] = {"seed": tseed, "length": length, "ids": None if ids is None else list(ids),
                       "texts": None if texts is None else dict(texts)}  # as given (measure() records the same)
+    # the tables' rows, read from the records by site id (also written with --json)
+    res["norm_sites"] = RM.norm_site_rows(out.records, runs)
+    res["layers"] = RM.layer_rows(out.records, res["layers_input"])
     res["claims"] = summary_json(out, spec)
     res["records"] = len(out.records)
     res["jsonl"] = spec.jsonl
@@ -100,8 +103,8 @@ def cmd_real_model(args) -> int:
         for i, row in enumerate(res["cosine"]["matrix"]):
             t.add_row(f"{i}: {RM.SENTENCES[i]}", *[f"{v:.3f}" for v in row])
         c.print(t)
-    ln = [s for s in res["ln_sites"] if s.get("norm") == "layernorm"]
-    rms = [s for s in res["ln_sites"] if s.get("norm") == "rmsnorm"]
+    ln = [s for s in res["norm_sites"] if s.get("norm") == "layernorm"]
+    rms = [s for s in res["norm_sites"] if s.get("norm") == "rmsnorm"]
     if ln:
         t = Table(title="LayerNorm sites, RN.main (exact: float64 values as dyadic rationals; eps = 0; network: the "
                         "same decided on arb enclosures of the network's activations)")
@@ -109,7 +112,7 @@ def cmd_real_model(args) -> int:
             t.add_column(col)
         for s in ln:
             net = s.get("network")
-            t.add_row(s["input"], str(s["n"]), s["where"], *[said(s[h]) for h in ("H1", "H2", "H3", "H4")],
+            t.add_row(s["input"], str(s["n"]), s["label"], *[said(s[h]) for h in ("H1", "H2", "H3", "H4")],
                       str(s["arank_X"]), str(s["arank_LN_X"]), f"{s['min_abs_gamma']:.3g}",
                       "-" if not net else " ".join(f"{h}={said(net[h])}" for h in ("H1", "H2", "H3", "H4")))
         c.print(t)
@@ -119,7 +122,7 @@ def cmd_real_model(args) -> int:
                     "arank RMS X", "min |gamma|"):
             t.add_column(col)
         for s in rms:
-            t.add_row(s["input"], str(s["n"]), s["where"], said(s["R1"]), said(s["R2"]), str(s["rank_X"]),
+            t.add_row(s["input"], str(s["n"]), s["label"], said(s["R1"]), said(s["R2"]), str(s["rank_X"]),
                       str(s["rank_RMS_X"]), str(s["arank_X"]), str(s["arank_RMS_X"]), f"{s['min_abs_gamma']:.3g}")
         c.print(t)
     t = Table(title=f"layers (input {res['layers_input']!r}, n = {res['layers'][0]['n']}; ranks of activations: "
@@ -173,7 +176,8 @@ def add_parsers(sub) -> None:
                     "exists is replaced only if it is a real-model record this tool wrote)")
     rm.add_argument("--force", action="store_true",
                     help="write --json even over a file this tool did not write, or inside the checkpoint folder")
-    rm.add_argument("--jsonl", metavar="PATH", help="the records, one JSON line per (site, claim, reading)")
+    rm.add_argument("--jsonl", metavar="PATH", help="the records, one JSON line per (site, claim, reading); a site "
+                    "is a typed id such as L0.ln1.input or L3.attn.W_O")
     rm.add_argument("--resume", metavar="PATH", help="continue the record stream PATH")
     rm.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: the core count)")
     rm.add_argument("--scheduler", metavar="ADDRESS", help="a Dask scheduler address, or 'local'")

@@ -24,6 +24,7 @@ from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
 
 from proofs_numeric.ledger.report import VERDICT_ORDER, verdicts_by_chapter
+from proofs_numeric.model.site_ids import site_of
 
 __all__ = ["VERDICT_COLOURS", "verdicts_per_chapter", "stress_per_regime", "STRESS_SERIES", "real_model_layers",
            "SITE_COLOURS", "SITE_VERDICTS", "site_matrix", "claims_at_sites", "across_checkpoints", "site_label"]
@@ -96,10 +97,10 @@ def stress_per_regime(stats: dict):
     return fig
 
 
-def real_model_layers(res: dict):
+def real_model_layers(layers: list[dict], model: str):
     """cond(W_O) and the relative error of recovering the head outputs from the MHA output, per layer (log scales),
-    from :func:`proofs_numeric.witnesses.real_model.measure`'s ``layers``."""
-    layers = res["layers"]
+    of the rows :func:`proofs_numeric.witnesses.real_model.layer_rows` reads from the records of the ``L{l}.attn.W_O``
+    sites; ``model`` names the model in the title."""
     xs = [L["layer"] for L in layers]
     cond = [float("inf") if L["W_O_condition"] is None else L["W_O_condition"] for L in layers]
     err = [L["head_recovery_rel_error"] for L in layers]
@@ -113,7 +114,7 @@ def real_model_layers(res: dict):
     ax2.set_yscale("log")
     ax2.set_ylabel("head recovery relative error", color="#c0392b")
     ax.set_xticks(xs)
-    ax.set_title(f"{res['model']}: W_O per layer (float64; exact ranks in the table)")
+    ax.set_title(f"{model}: W_O per layer (float64; exact ranks in the table)")
     lines = ax.get_lines() + ax2.get_lines()
     ax.legend(lines, [str(ln.get_label()) for ln in lines], fontsize=8, loc="upper left")
     fig.tight_layout()
@@ -127,18 +128,17 @@ SITE_VERDICTS = (("holds", "holds"), ("counterexample", "fails (counterexample)"
                  ("undecided", "undecided"), (None, "not checked (reason in the record)"))
 SITE_COLOURS = {"holds": "#1e8449", "counterexample": "#c0392b", "premise-fails": "#e67e22",
                 "exceptional-point": "#8e44ad", "undecided": "#aab7b8", None: "#d6eaf8"}
-_KIND_SHORT = {"norm: ": "LN ", "W_O: ": "W_O ", "attention: ": "MHA ", "update: ": "+ ", "head: ": "head "}
+#: the short name of a site kind in a column label
+_KIND_SHORT = {"layernorm-input": "LN", "rmsnorm-input": "LN", "output-projection": "W_O", "attention": "MHA",
+               "residual-update": "+", "head-output": "head"}
 
 
-def site_label(site: str, arb: bool = False) -> str:
-    """A short column label for a site id (``norm: layer 0 attention output`` -> ``LN L0 attention output``), with
-    ``[arb]`` for a record decided on the interval forward's enclosures (``arb``)."""
-    out = site
-    for k, v in _KIND_SHORT.items():
-        if out.startswith(k):
-            out = v + out[len(k):]
-            break
-    out = out.replace("layer ", "L")
+def site_label(record: dict, arb: bool = False) -> str:
+    """A short column label for a record's site: its kind's short name and the registry's label (``site_label``) with
+    "layer " shortened (``LN L0 attention output``, ``W_O L3``), with ``[arb]`` for a record decided on the interval
+    forward's enclosures (``arb``)."""
+    kind = str(record.get("site_kind"))
+    out = f"{_KIND_SHORT.get(kind, kind)} {record.get('site_label') or record['site']}".replace("layer ", "L")
     return out + (" [arb]" if arb else "")
 
 
@@ -146,36 +146,20 @@ def _is_arb(r: dict) -> bool:
     return str((r.get("about") or {}).get("how", "")).startswith("the network itself")
 
 
-#: the order in which a layer's sites appear in the forward (proofs_numeric.model.sites.forward_sites)
-_KIND_RANK = {"layernorm-input": 0, "rmsnorm-input": 0, "output-projection": 1, "head-output": 2, "attention": 3,
-              "residual-update": 4}
-
-
-def _layer_key(r: dict) -> float:
-    """The embeddings' norm first, the final norm last, the layers between (records may arrive in any order)."""
-    if r.get("layer") is not None:
-        return float(r["layer"])
-    return -1.0 if "embeddings" in str(r.get("site")) else float("inf")
-
-
 def site_matrix(records: list[dict]) -> tuple[list, list, list]:
-    """(rows, columns, cells) of the claim x site figure: rows ``(claim, reading)`` in claim order, columns ``(site,
-    level)`` in the order of the forward (a site's network-level record beside its float record), ``cells[i][j]`` the
-    record's ``on_this_instance`` (``"none"`` where that reading has no record at that site)."""
-    first: dict = {}
-    for r in records:
-        first.setdefault(r["site"], (_layer_key(r), _KIND_RANK.get(str(r.get("site_kind")), len(_KIND_RANK)),
-                                     "attention" not in str(r["site"]), str(r["site"])))
+    """(rows, columns, cells) of the claim x site figure: rows ``(claim, reading)`` in claim order, columns ``(site id,
+    level)`` (:class:`proofs_numeric.model.site_ids.SiteId`) in the order of the forward (a site's network-level record
+    beside its float record), ``cells[i][j]`` the record's ``on_this_instance`` (``"none"`` where that reading has no
+    record at that site)."""
     level_rank = {"float-computation": 0, "network": 1}
-    cols = sorted({(r["site"], (r.get("about") or {}).get("level")) for r in records},
-                  key=lambda c: (first[c[0]], level_rank.get(str(c[1]), 2)))
+    col = lambda r: (site_of(r), (r.get("about") or {}).get("level"))
+    cols = sorted({col(r) for r in records}, key=lambda c: (c[0].order_key(), level_rank.get(str(c[1]), 2)))
     rows = sorted({(r["claim"], r["reading"]) for r in records}, key=lambda rk: (rk[0], rk[1] != "literal", rk[1]))
     ci = {c: j for j, c in enumerate(cols)}
     ri = {rk: i for i, rk in enumerate(rows)}
     cells: list[list] = [["none"] * len(cols) for _ in rows]
     for r in records:
-        cells[ri[(r["claim"], r["reading"])]][ci[(r["site"], (r.get("about") or {}).get("level"))]] = \
-            r.get("on_this_instance")
+        cells[ri[(r["claim"], r["reading"])]][ci[col(r)]] = r.get("on_this_instance")
     return rows, cols, cells
 
 
@@ -198,8 +182,11 @@ def claims_at_sites(records: list[dict], title: str | None = None):
     ax.imshow(np.ma.masked_invalid(M), cmap=cmap, vmin=-0.5, vmax=len(keys) - 0.5, aspect="auto",
               interpolation="nearest")
     ax.set_yticks(range(len(rows)), [f"{c} ({k})" for c, k in rows], fontsize=8)
-    arb = {(r["site"], (r.get("about") or {}).get("level")) for r in records if _is_arb(r)}
-    ax.set_xticks(range(len(cols)), [site_label(s, c in arb) for c in cols for s in c[:1]], rotation=90, fontsize=7)
+    arb = {(site_of(r), (r.get("about") or {}).get("level")) for r in records if _is_arb(r)}
+    first: dict = {}
+    for r in records:
+        first.setdefault(site_of(r), r)
+    ax.set_xticks(range(len(cols)), [site_label(first[c[0]], c in arb) for c in cols], rotation=90, fontsize=7)
     ax.set_xticks(np.arange(-0.5, len(cols)), minor=True)
     ax.set_yticks(np.arange(-0.5, len(rows)), minor=True)
     ax.grid(which="minor", color="white", linewidth=1)
@@ -217,7 +204,7 @@ def claims_at_sites(records: list[dict], title: str | None = None):
 def across_checkpoints(runs: list[tuple[str, list[dict], list[dict]]], title: str | None = None):
     """Several checkpoints (a training run) in one figure. ``runs``: ``[(label, records, layers)]`` per checkpoint,
     ``records`` its site records (every input), ``layers`` the per-layer measurements
-    (:func:`proofs_numeric.witnesses.real_model.measurements`'s ``layers``: ``W_O_condition``,
+    (:func:`proofs_numeric.witnesses.real_model.layer_rows` of its records: ``W_O_condition``,
     ``head_recovery_rel_error``).
     Left: per reading (rows) and checkpoint (columns), the share of its site records in each verdict (a stacked bar,
     the number of sites beside it). Right: cond(W_O) and the head-recovery error per layer, one line per checkpoint."""

@@ -18,7 +18,8 @@ the GIL in its products), each holding one layer's weights and the activations o
 
 Records (one JSON object per line, appended, flushed and fsync'ed as each task finishes, so an interrupted run leaves
 a valid file; the first line marks the file as this kind): ``checkpoint``, ``config_hash``, ``family``,
-``token_ids``, ``input``, ``site``, ``site_kind``, ``layer``, ``claim``, ``reading``, ``statement``,
+``token_ids``, ``input``, ``site`` (the typed site id, e.g. ``L0.ln1.input``: :mod:`proofs_numeric.model.site_ids`),
+``site_label``, ``site_kind``, ``layer``, ``claim``, ``reading``, ``statement``,
 ``on_this_instance`` (holds / counterexample / premise-fails / undecided, or None with ``not_checked``: why the
 instance could not be built at this site), ``reason``, ``hypotheses``, ``conclusion`` (the ``check --json`` words),
 ``about`` (``level``: float-computation or network, ``how``, numerical ranks beside exact ones, ``caution``),

@@ -48,6 +48,7 @@ from typing import Any, Callable, Generic, Iterator, TypeVar, overload
 import numpy as np
 
 from proofs_numeric.core.transformer import gelu, layer_norm, rms_norm, softmax_rows
+from proofs_numeric.model.site_ids import LN_EMBED, LN_FINAL, SiteId
 
 __all__ = ["CheckpointError", "MissingConfig", "UnknownFamily", "MissingTensor", "BadCheckpoint", "FAMILIES",
            "TensorStore", "Config", "read_config", "Checkpoint", "load_checkpoint", "widen", "read_header",
@@ -725,7 +726,12 @@ class Checkpoint:
         return act(Z @ L.W1 + L.b1) @ L.W2 + L.b2
 
     def block(self, X, L: LayerWeights, li: int = 0, rec: dict | None = None, pure_attention: bool = False):
-        """One layer on the hidden states ``X`` (its input residual stream).  # [n, d] -> [n, d]"""
+        """One layer on the hidden states ``X`` (its input residual stream).  # [n, d] -> [n, d]
+
+        ``rec``: filled with the layer's attention (``layers``), its norm inputs (``ln_inputs``) and, when it has the
+        key, its residual updates (``updates``), each tagged with its :class:`~proofs_numeric.model.site_ids.SiteId`."""
+        ln1, ln2 = SiteId(li, "ln1", "input"), SiteId(li, "ln2", "input")
+        up_attn, up_mlp = SiteId(li, "attn", "update"), SiteId(li, "mlp", "update")
         if self.config.post_ln:
             As, Ys, mha = self.attend(X, L)
             if rec is not None:
@@ -734,36 +740,36 @@ class Checkpoint:
                 return mha
             pre1 = X + mha + L.bo
             if rec is not None:
-                rec["ln_inputs"].append((f"layer {li} attention output", pre1.copy(), L.ln1))
+                rec["ln_inputs"].append((ln1, pre1.copy(), L.ln1))
                 if "updates" in rec:  # the residual updates X -> X + Delta, Delta as the layer defines it
-                    rec["updates"].append((f"layer {li} attention", X, mha + L.bo))
-            Z = self.norm_apply(pre1, L.ln1, where=f"layer {li} attention output")
+                    rec["updates"].append((up_attn, X, mha + L.bo))
+            Z = self.norm_apply(pre1, L.ln1, where=str(ln1))
             F = self.mlp(Z, L)
             pre2 = Z + F
             if rec is not None:
-                rec["ln_inputs"].append((f"layer {li} output", pre2.copy(), L.ln2))
+                rec["ln_inputs"].append((ln2, pre2.copy(), L.ln2))
                 if "updates" in rec:
-                    rec["updates"].append((f"layer {li} MLP", Z, F))
-            return self.norm_apply(pre2, L.ln2, where=f"layer {li} output")
+                    rec["updates"].append((up_mlp, Z, F))
+            return self.norm_apply(pre2, L.ln2, where=str(ln2))
         if pure_attention:
             As, Ys, mha = self.attend(X, L)
             if rec is not None:
                 rec["layers"].append({"A": As, "Y": Ys, "mha": mha, "X_in": X})
             return mha
         if rec is not None:
-            rec["ln_inputs"].append((f"layer {li} attention input", X.copy(), L.ln1))
-        a = self.norm_apply(X, L.ln1, where=f"layer {li} attention input")
+            rec["ln_inputs"].append((ln1, X.copy(), L.ln1))
+        a = self.norm_apply(X, L.ln1, where=str(ln1))
         As, Ys, mha = self.attend(a, L)
         if rec is not None:
             rec["layers"].append({"A": As, "Y": Ys, "mha": mha, "X_in": a})
         X0, X = X, X + mha + L.bo
         if rec is not None:
-            rec["ln_inputs"].append((f"layer {li} MLP input", X.copy(), L.ln2))
+            rec["ln_inputs"].append((ln2, X.copy(), L.ln2))
             if "updates" in rec:  # the residual updates X -> X + Delta, Delta as the layer defines it
-                rec["updates"].append((f"layer {li} attention", X0, mha + L.bo))
-        F = self.mlp(self.norm_apply(X, L.ln2, where=f"layer {li} MLP input"), L)
+                rec["updates"].append((up_attn, X0, mha + L.bo))
+        F = self.mlp(self.norm_apply(X, L.ln2, where=str(ln2)), L)
         if rec is not None and "updates" in rec:
-            rec["updates"].append((f"layer {li} MLP", X, F))
+            rec["updates"].append((up_mlp, X, F))
         return X + F
 
     def final_norm(self):
@@ -783,8 +789,8 @@ class Checkpoint:
         if self.config.post_ln:
             ln_emb = (self._get("ln_emb.w"), self._get("ln_emb.b"))
             if record:
-                rec["ln_inputs"].append(("embeddings", X.copy(), ln_emb))
-            X = self.norm_apply(X, ln_emb, where="embeddings")
+                rec["ln_inputs"].append((LN_EMBED, X.copy(), ln_emb))
+            X = self.norm_apply(X, ln_emb, where=str(LN_EMBED))
         hidden = [X]
         for li in range(self.config.n_layers):
             X = self.block(X, self._layer(li), li, rec if record else None, pure_attention)
@@ -793,8 +799,8 @@ class Checkpoint:
         fin = self.final_norm()
         if fin is not None and not pure_attention:
             if record:
-                rec["ln_inputs"].append(("final norm", X.copy(), fin))
-            rec["output"] = self.norm_apply(X, fin, where="final norm")
+                rec["ln_inputs"].append((LN_FINAL, X.copy(), fin))
+            rec["output"] = self.norm_apply(X, fin, where=str(LN_FINAL))
         else:
             rec["output"] = X
         if not record:

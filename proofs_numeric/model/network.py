@@ -27,6 +27,7 @@ import numpy as np
 from sympy import Rational
 
 from proofs_numeric.model.checkpoint import Checkpoint
+from proofs_numeric.model.site_ids import LN_EMBED, LN_FINAL, SiteId
 from theorems.exact import transformer as T
 from theorems.exact.norm_exact import NormAnalysis
 from theorems.framework import Undecidable
@@ -334,7 +335,7 @@ def _act(name: str):
 
 
 def forward_enclosures(m: Checkpoint, ids, layers: int, dps: int = 50):
-    """Yield ``(where, layer, X, (gamma, beta), seconds)`` for every LayerNorm input of the first ``layers`` layers,
+    """Yield ``(site id, layer, X, (gamma, beta), seconds)`` for every LayerNorm input of the first ``layers`` layers,
     ``X`` an arb matrix enclosing the network's real activation there (the forward's LayerNorms use the config's
     epsilon, as the network does). Stops early, with a ``ValueError`` naming the site, when an enclosure no longer
     certifies that a norm is defined (H1 undecided).
@@ -372,7 +373,7 @@ def _forward_enclosures(m: Checkpoint, ids, layers: int, dps: int):
             X = X + _arb_mat(p)  # exact: sums of a few dyadic rationals at this precision
         if c.post_ln:
             g, b = m.embedding_norm()
-            yield "embeddings", None, X, (g, b), time.perf_counter() - t0
+            yield LN_EMBED, None, X, (g, b), time.perf_counter() - t0
             X = T.layer_norm(ctx, X, g, b, eps=eps)
         for li in range(min(layers, c.n_layers)):
             t0 = time.perf_counter()
@@ -390,21 +391,21 @@ def _forward_enclosures(m: Checkpoint, ids, layers: int, dps: int):
 
             if c.post_ln:
                 pre1 = _add_row_vector(X + attn(X), L.bo)
-                yield f"layer {li} attention output", li, pre1, L.ln1, time.perf_counter() - t0
+                yield SiteId(li, "ln1", "input"), li, pre1, L.ln1, time.perf_counter() - t0
                 t0 = time.perf_counter()
                 Z = T.layer_norm(ctx, pre1, *L.ln1, eps=eps)
                 pre2 = Z + mlp(Z)
-                yield f"layer {li} output", li, pre2, L.ln2, time.perf_counter() - t0
+                yield SiteId(li, "ln2", "input"), li, pre2, L.ln2, time.perf_counter() - t0
                 X = T.layer_norm(ctx, pre2, *L.ln2, eps=eps)
             else:
-                yield f"layer {li} attention input", li, X, L.ln1, time.perf_counter() - t0
+                yield SiteId(li, "ln1", "input"), li, X, L.ln1, time.perf_counter() - t0
                 t0 = time.perf_counter()
                 X = _add_row_vector(X + attn(T.layer_norm(ctx, X, *L.ln1, eps=eps)), L.bo)
-                yield f"layer {li} MLP input", li, X, L.ln2, time.perf_counter() - t0
+                yield SiteId(li, "ln2", "input"), li, X, L.ln2, time.perf_counter() - t0
                 X = X + mlp(T.layer_norm(ctx, X, *L.ln2, eps=eps))
         if not c.post_ln and layers >= c.n_layers:
             g = m.final_norm()
-            yield "final norm", None, X, g, 0.0
+            yield LN_FINAL, None, X, g, 0.0
 
 
 def digits_lost(M: flint.arb_mat) -> float:

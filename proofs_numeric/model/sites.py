@@ -5,11 +5,13 @@ A *site* is a place in a forward pass whose activations or weights are the input
 (:data:`theorems.framework.SITE_KINDS`): each norm's input (``layernorm-input``, ``rmsnorm-input``), each layer's
 output projection ``W_O`` split into its heads (``output-projection``), each head's output with its block of
 ``W_O`` (``head-output``), each layer's attention with its input (``attention``) and each residual update
-``X -> X + Delta`` (``residual-update``). A claim's :class:`theorems.framework.InstanceForm` declares the kinds it is
-evaluated at (``sites=``); :func:`forward_sites` runs the checkpoint one layer at a time and yields the sites as they
-appear (nothing of an earlier layer is kept), and :func:`evaluate` decides a claim's readings at one site with
-:func:`theorems.framework.decide_on_instance` -- the predicates ``check CLAIM`` and the ledger use, on the site's
-inputs read by the one exact reader (:mod:`theorems.exact.reader`).
+``X -> X + Delta`` (``residual-update``). Each site has a typed id (:mod:`proofs_numeric.model.site_ids`:
+``L0.ln1.input``, ``L3.attn.W_O``, ...), and the sites of a checkpoint are its config's registry (:func:`model_sites`),
+which the forward and the plan (:func:`site_plan`) both walk. A claim's :class:`theorems.framework.InstanceForm`
+declares the kinds it is evaluated at (``sites=``); :func:`forward_sites` runs the checkpoint one layer at a time and
+yields the sites as they appear (nothing of an earlier layer is kept), and :func:`evaluate` decides a claim's
+readings at one site with :func:`theorems.framework.decide_on_instance` -- the predicates ``check CLAIM`` and the
+ledger use, on the site's inputs read by the one exact reader (:mod:`theorems.exact.reader`).
 
 What a verdict at a site is about (``about`` in every record):
 
@@ -44,6 +46,7 @@ from proofs_numeric.core.float_hints import numerical_rank
 from proofs_numeric.core.quantities import alpha
 from proofs_numeric.model import network as NW
 from proofs_numeric.model.checkpoint import Checkpoint, CheckpointError, load_checkpoint
+from proofs_numeric.model.site_ids import LN_EMBED, LN_FINAL, SiteId, SiteIdError, SiteSpec, site_of, site_registry
 from theorems.exact.certified_rank import certified_rank
 from theorems.exact.input import BadInput
 from theorems.exact.norm_exact import analyse_array
@@ -61,7 +64,7 @@ __all__ = ["SITE_KINDS", "RANK_RTOL", "Site", "WeightRef", "config_hash", "forwa
            "product_basis", "applicable", "evaluate", "site_about", "matrix_about", "layer_measurements", "claim_items",
            "record_key", "LEVELS", "model_kinds", "NOT_A_SITE", "exact_ln_site", "exact_rms_site", "site_tasks",
            "site_plan", "run_serial", "network_builder", "common_fields", "group_items", "open_model", "NETWORK_LAYERS",
-           "network_ok", "instance_summary", "embeddings_site_name",
+           "network_ok", "instance_summary", "embeddings_site", "model_sites", "network_sites", "SiteId", "SiteIdError",
            "items_by_kind", "NORM_KINDS", "RECORD_KEYS"]
 
 #: numerical rank of float64 activations: singular values above RANK_RTOL * sigma_max
@@ -96,12 +99,13 @@ def _open(folder: str) -> Checkpoint:
 
 @dataclass
 class Site:
-    """One site of one forward pass: its kind, where it is, the inputs it gives (``data``) and what its values are
-    (``level``, ``how``). ``numbers``: labelled float measurements of the site (condition numbers, errors)."""
+    """One site of one forward pass: its typed id (:class:`proofs_numeric.model.site_ids.SiteId`) with the registry's
+    label and kind, the inputs it gives (``data``) and what its values are (``level``, ``how``). ``numbers``:
+    labelled float measurements of the site (condition numbers, errors)."""
 
     checkpoint: str
     input: str
-    id: str
+    id: SiteId
     kind: str
     layer: int | None
     data: dict
@@ -110,6 +114,7 @@ class Site:
     meta: dict = field(default_factory=dict)
     numbers: dict = field(default_factory=dict)
     enclosure: bool = False  # the inputs are interval enclosures (network.to_wire), not stored values
+    label: str = ""  # the registry's label for tables ("layer 0 attention output"); never parsed
 
     def get(self, name):
         v = self.data[name]
@@ -130,9 +135,17 @@ def config_hash(folder) -> str:
 
 
 def record_key(rec: dict) -> tuple:
-    """What identifies a record (resume skips records whose key is already written)."""
+    """What identifies a record (resume skips records whose key is already written): its site as the typed id.
+    A record whose ``site`` is not a site id (a stream written before ids were typed) is refused with
+    :class:`proofs_numeric.model.site_ids.SiteIdError`, never keyed by its words."""
     about = rec.get("about") or {}
-    return (rec.get("checkpoint"), rec.get("input"), rec.get("site"), rec.get("claim"), rec.get("reading"),
+    try:
+        sid = site_of(rec)
+    except SiteIdError:
+        raise SiteIdError(f"a record's site {rec.get('site')!r} is not a site id such as L0.ln1.input (a stream "
+                          "written before site ids were typed, or not a record of this program): start a new "
+                          "stream") from None
+    return (rec.get("checkpoint"), rec.get("input"), sid, rec.get("claim"), rec.get("reading"),
             about.get("level") if isinstance(about, dict) else about)
 
 
@@ -356,7 +369,8 @@ def evaluate(site: Site, items, common: dict, seed: int | None = None, dps: int 
         claim = REGISTRY[cid]
         r = _reading(claim, key)
         form, why = instance_form(claim, r)
-        base = {**common, "input": site.input, "site": site.id, "site_kind": site.kind, "layer": site.layer,
+        base = {**common, "input": site.input, "site": str(site.id), "site_label": site.label, "site_kind": site.kind,
+                "layer": site.layer,
                 "claim": cid, "reading": key, "statement": r.statement}
         if form is None:
             out.append(_record(base, None, about, "", {}, 0.0, not_checked=why))
@@ -398,8 +412,8 @@ def evaluate(site: Site, items, common: dict, seed: int | None = None, dps: int 
 
 
 #: the keys of every record, in order
-RECORD_KEYS = ("checkpoint", "config_hash", "family", "token_ids", "input", "site", "site_kind", "layer", "claim",
-               "reading", "statement", "on_this_instance", "reason", "not_checked", "hypotheses", "conclusion",
+RECORD_KEYS = ("checkpoint", "config_hash", "family", "token_ids", "input", "site", "site_label", "site_kind", "layer",
+               "claim", "reading", "statement", "on_this_instance", "reason", "not_checked", "hypotheses", "conclusion",
                "about", "arithmetic", "instance", "numbers", "seconds")
 
 
@@ -544,22 +558,44 @@ def product_basis(Y: np.ndarray, W: np.ndarray) -> np.ndarray:
     return Q @ Vt[:_count_above_rtol(s)].T
 
 
+def model_sites(m: Checkpoint, kinds=None) -> tuple[SiteSpec, ...]:
+    """The site registry of ``m`` (:func:`proofs_numeric.model.site_ids.site_registry` of its config, in the order of
+    the forward) without the kinds the model does not give (:func:`model_kinds`), and only ``kinds`` if given. The
+    forward (:func:`forward_sites`) and the plan (:func:`site_plan`) both walk this list."""
+    have = model_kinds(m)
+    return tuple(s for s in site_registry(m.config)
+                 if have.get(s.kind) is None and (kinds is None or s.kind in kinds))
+
+
+def embeddings_site(m: Checkpoint) -> SiteId:
+    """The norm site whose input is the embeddings themselves."""
+    return LN_EMBED if m.config.post_ln else SiteId(0, "ln1", "input")
+
+
 def forward_sites(m: Checkpoint, ids, input_name: str, label: str, kinds=None, measure: bool = False,
                   weight_refs: bool = True, layers=None, depth: dict | None = None):
     """Run the checkpoint on ``ids`` one layer at a time and yield its :class:`Site` objects as they appear (only the
-    current layer's weights and activations are held). ``kinds``: the site kinds to produce (default all the model
-    has). ``measure``: attach :func:`layer_measurements` to each output-projection site. ``weight_refs``: W_O travels
-    as a :class:`WeightRef` (read by memory map where it is used). ``depth``: a dict filled with the residual
-    ``rho_l = ||X - 1 mean||_F / ||X||_F`` of every layer's output (the residual across depth)."""
+    current layer's weights and activations are held), one per entry of :func:`model_sites`, in its order: each
+    site's values are looked up by its typed id in what the forward recorded. ``kinds``: the site kinds to produce
+    (default all the model has). ``measure``: attach :func:`layer_measurements` to each output-projection site.
+    ``weight_refs``: W_O travels as a :class:`WeightRef` (read by memory map where it is used). ``depth``: a dict
+    filled with the residual ``rho_l = ||X - 1 mean||_F / ||X||_F`` of every layer's output (the residual across
+    depth)."""
     c = m.config
-    have = model_kinds(m)
-    kinds = {k for k in (kinds or SITE_KINDS) if have.get(k) is None}
+    specs = model_sites(m, set(kinds or SITE_KINDS))
+    outside: dict[int, list[SiteSpec]] = {-1: [], 1: []}
+    per_layer: dict[int, list[SiteSpec]] = {}
+    for spec in specs:
+        if spec.id.layer is None:
+            outside[spec.id.order_key()[0]].append(spec)
+        else:
+            per_layer.setdefault(spec.id.layer, []).append(spec)
     n = len(ids)
     meta = {"family": c.family, "norm": c.norm, "d": c.d, "H": c.H, "d_k": c.d_k, "n": n}
     float_how = "the float64 forward's stored activations, taken exactly (dyadic rationals)"
-    norm_kind = "rmsnorm-input" if c.norm == "rmsnorm" else "layernorm-input"
+    emb_site = embeddings_site(m)
 
-    def norm_site(where, X, params, layer):
+    def norm_site(spec, X, params, layer):
         g, b = params
         data = {"X": X, "gamma": g}
         if b is not None:
@@ -567,8 +603,11 @@ def forward_sites(m: Checkpoint, ids, input_name: str, label: str, kinds=None, m
         numbers = {"min_abs_gamma": float(np.min(np.abs(g)))}
         if measure and b is None:
             numbers["rms_analysis"] = exact_rms_site(X, g)
-        return Site(label, input_name, f"norm: {where}", norm_kind, layer, data, "float-computation", float_how,
-                    meta, numbers)
+        s = Site(label, input_name, spec.id, spec.kind, layer, data, "float-computation", float_how, meta, numbers,
+                 label=spec.label)
+        if spec.id == emb_site:  # the embeddings: the network's values where their float64 sum is exact
+            s.level, s.how = emb_level, emb_how
+        return s
 
     if depth is not None:
         depth.setdefault("residual", [])
@@ -583,11 +622,10 @@ def forward_sites(m: Checkpoint, ids, input_name: str, label: str, kinds=None, m
                "the embeddings: the float64 sum of the stored embedding rows (rounded)")
     if c.post_ln:
         ln_emb = m.embedding_norm()
-        if norm_kind in kinds:
-            s = norm_site("embeddings", X, ln_emb, None)
-            s.level, s.how = emb_level, emb_how
-            yield s
-        X = m.norm_apply(X, ln_emb, where="embeddings")
+        recorded = {LN_EMBED: (X, ln_emb)}
+        for spec in outside[-1]:
+            yield norm_site(spec, *recorded[spec.id], None)
+        X = m.norm_apply(X, ln_emb, where=str(LN_EMBED))
     if depth is not None:
         depth["residual"].append(_rho(X))
     todo = range(c.n_layers) if layers is None else [li for li in layers if 0 <= li < c.n_layers]
@@ -599,49 +637,55 @@ def forward_sites(m: Checkpoint, ids, input_name: str, label: str, kinds=None, m
         if li not in todo:
             X = X_next
             continue
-        if norm_kind in kinds:
-            for k, (where, Xs, params) in enumerate(rec["ln_inputs"]):
-                s = norm_site(where, Xs, params, li)
-                if li == 0 and k == 0 and not c.post_ln:  # pre-LN: layer 0's first norm reads the embeddings
-                    s.level, s.how = emb_level, emb_how
-                yield s
+        norms = {sid: (Xs, params) for sid, Xs, params in rec["ln_inputs"]}
+        updates = {sid: (Xu, D) for sid, Xu, D in rec["updates"]}
         lr = rec["layers"][0]
-        if "output-projection" in kinds:
-            data = {"W_O": WeightRef(m.path, li, "W_O") if weight_refs else m.raw_Wo(li).astype(np.float64),
-                    "heads": c.H, "n": n}
-            s = Site(label, input_name, f"W_O: layer {li}", "output-projection", li, data, "network",
-                     "the checkpoint's stored W_O (the network's parameter, exactly; x @ W layout, H d_k x d)", meta)
-            if measure:
-                s.numbers = layer_measurements(m, L, lr, li, seed=zlib.crc32(repr(("W_O", li)).encode()))
-            yield s
-        if "head-output" in kinds:
-            dk = c.d_k
-            for h in range(c.H):
-                yield Site(label, input_name, f"head: layer {li} head {h}", "head-output", li,
+        for spec in per_layer.get(li, ()):
+            sid = spec.id
+            if sid.is_norm:
+                yield norm_site(spec, *norms[sid], li)
+            elif spec.kind == "output-projection":
+                data = {"W_O": WeightRef(m.path, li, "W_O") if weight_refs else m.raw_Wo(li).astype(np.float64),
+                        "heads": c.H, "n": n}
+                s = Site(label, input_name, sid, spec.kind, li, data, "network",
+                         "the checkpoint's stored W_O (the network's parameter, exactly; x @ W layout, H d_k x d)",
+                         meta, label=spec.label)
+                if measure:
+                    s.numbers = layer_measurements(m, L, lr, li, seed=zlib.crc32(repr(("W_O", li)).encode()))
+                yield s
+            elif spec.kind == "head-output":
+                h, dk = sid.head, c.d_k
+                assert h is not None  # a head-output id carries its head
+                yield Site(label, input_name, sid, spec.kind, li,
                            {"X": lr["Y"][h], "W_O": L.Wo[h * dk:(h + 1) * dk].copy(), "heads": 1}, "float-computation",
-                           "Y_h from the float64 forward (taken exactly) and the stored block W_O^h", meta)
-        if "attention" in kinds:
-            heads, fold = _heads_of(m, L)
-            Xin = lr["X_in"]
-            if fold:
-                Xin = np.hstack([Xin, np.ones((n, 1))])
-            WO = np.vstack([h[3] for h in heads])
-            yield Site(label, input_name, f"attention: layer {li}", "attention", li,
-                       {"X": Xin, "weights": heads, "W_O": WO, "heads": c.H, "n": n}, "float-computation",
-                       float_how + ("; the query, key and value biases folded in exactly: X' = [X | 1], W' = [W; b]"
-                                    if fold else ""), meta)
-        if "residual-update" in kinds:
-            for where, Xu, D in rec["updates"]:
-                yield Site(label, input_name, f"update: {where}", "residual-update", li, {"X": Xu, "Delta": D},
-                           "float-computation", float_how + " (X and Delta = the sublayer's output as the float "
-                                                            "forward computed it)", meta)
-        del rec, lr
+                           "Y_h from the float64 forward (taken exactly) and the stored block W_O^h", meta,
+                           label=spec.label)
+            elif spec.kind == "attention":
+                heads, fold = _heads_of(m, L)
+                Xin = lr["X_in"]
+                if fold:
+                    Xin = np.hstack([Xin, np.ones((n, 1))])
+                WO = np.vstack([h[3] for h in heads])
+                yield Site(label, input_name, sid, spec.kind, li,
+                           {"X": Xin, "weights": heads, "W_O": WO, "heads": c.H, "n": n}, "float-computation",
+                           float_how + ("; the query, key and value biases folded in exactly: X' = [X | 1], W' = [W; b]"
+                                        if fold else ""), meta, label=spec.label)
+            elif spec.kind == "residual-update":
+                Xu, D = updates[sid]
+                yield Site(label, input_name, sid, spec.kind, li, {"X": Xu, "Delta": D}, "float-computation",
+                           float_how + " (X and Delta = the sublayer's output as the float forward computed it)", meta,
+                           label=spec.label)
+            else:  # a kind the registry lists and this forward does not make: a bug, never a silent omission
+                raise AssertionError(f"the forward makes no site {sid} of kind {spec.kind}")
+        del rec, lr, norms, updates
         X = X_next
         if depth is not None:
             depth["residual"].append(_rho(X))
     fin = m.final_norm()
-    if fin is not None and norm_kind in kinds and (c.n_layers - 1) in todo:
-        yield norm_site("final norm", X, fin, None)
+    if fin is not None and (c.n_layers - 1) in todo:
+        recorded = {LN_FINAL: (X, fin)}
+        for spec in outside[1]:
+            yield norm_site(spec, *recorded[spec.id], None)
 
 
 def _rho(X: np.ndarray) -> float:
@@ -702,18 +746,41 @@ def network_ok(m: Checkpoint, ids, network_layers: int) -> str | None:
     return None
 
 
+def _network_items(by_kind) -> list:
+    """The LayerNorm readings whose instance form the interval forward builds (network-level records)."""
+    return [it for it in by_kind.get("layernorm-input", [])
+            if id(instance_form(REGISTRY[it[0]], _reading(REGISTRY[it[0]], it[1]))[0]) in NW.NETWORK_FORMS]
+
+
+def network_sites(m: Checkpoint, ids, network_layers: int) -> list[SiteSpec]:
+    """The registry's LayerNorm sites the interval forward reaches in its first ``network_layers`` layers (the final
+    norm only when it runs through every layer), in the order of the forward, without the embeddings' site when the
+    float site there already holds the network's values (an exact sum: one record); [] when :func:`network_ok` says
+    no."""
+    if network_ok(m, ids, network_layers) is not None:
+        return []
+    c = m.config
+    skip = embeddings_site(m) if _exact_sum(*m.embedding_parts(ids)) else None
+    out = []
+    for spec in model_sites(m, {"layernorm-input"}):
+        sid = spec.id
+        reached = (sid == LN_EMBED or (sid == LN_FINAL and network_layers >= c.n_layers)
+                   or (sid.layer is not None and sid.layer < min(network_layers, c.n_layers)))
+        if reached and sid != skip:
+            out.append(spec)
+    return out
+
+
 def network_tasks(m, label, input_name, ids, by_kind, network_layers, dps, NW):
-    items = [it for it in by_kind.get("layernorm-input", [])
-             if id(instance_form(REGISTRY[it[0]], _reading(REGISTRY[it[0]], it[1]))[0]) in NW.NETWORK_FORMS]
+    items = _network_items(by_kind)
     if not items or network_ok(m, ids, network_layers) is not None:
         return
     meta = {"family": m.config.family, "norm": m.config.norm, "d": m.config.d, "H": m.config.H, "d_k": m.config.d_k,
             "n": len(ids)}
-    first = embeddings_site_name(m)
-    exact = _exact_sum(*m.embedding_parts(ids))
-    for where, li, X, (g, b), secs in NW.forward_enclosures(m, ids, network_layers, dps):
-        if where == first and exact:
-            continue  # the float site there holds the network's values already (an exact sum): one record
+    specs = {spec.id: spec for spec in network_sites(m, ids, network_layers)}
+    for sid, li, X, (g, b), secs in NW.forward_enclosures(m, ids, network_layers, dps):
+        if sid not in specs:
+            continue  # the embeddings' float site holds the network's values already (an exact sum): one record
         rs = NW.radius_stats(X)
         how = (f"the network itself: its real activation enclosed by a python-flint arb forward at {dps} digits from "
                f"the stored weights (exactly), LayerNorm epsilon as in the config; largest radius "
@@ -721,8 +788,8 @@ def network_tasks(m, label, input_name, ids, by_kind, network_layers, dps, NW):
         data = {"X": NW.to_wire(X), "gamma": np.asarray(g, dtype=np.float64)}
         if b is not None:
             data["beta"] = np.asarray(b, dtype=np.float64)
-        site = Site(label, input_name, f"norm: {where}", "layernorm-input", li, data, "network", how, meta,
-                    {"enclosure": rs, "forward_seconds": round(secs, 3)}, enclosure=True)
+        site = Site(label, input_name, sid, "layernorm-input", li, data, "network", how, meta,
+                    {"enclosure": rs, "forward_seconds": round(secs, 3)}, enclosure=True, label=specs[sid].label)
         for group in group_items(items):
             yield site, group
 
@@ -753,58 +820,22 @@ def run_serial(m: Checkpoint, label: str, runs: dict, claims, measure: bool = Fa
     return out
 
 
-def embeddings_site_name(m: Checkpoint) -> str:
-    """The norm site whose input is the embeddings themselves."""
-    return "embeddings" if m.config.post_ln else "layer 0 attention input"
-
-
 def site_plan(m: Checkpoint, ids, claims, network_layers: int = NETWORK_LAYERS) -> list[tuple]:
     """The (site id, kind, level, items) of every task :func:`site_tasks` yields for the input ``ids``, in the same
-    order, without running the forward (progress totals and resume use it)."""
-    n_tokens = len(ids)
-    c = m.config
+    order, without running the forward (progress totals and resume use it): the same registry walk
+    (:func:`model_sites`, then :func:`network_sites`)."""
     by_kind = items_by_kind(claims)
-    have = model_kinds(m)
-    kinds = {k for k in by_kind if have.get(k) is None}
-    norm_kind = "rmsnorm-input" if c.norm == "rmsnorm" else "layernorm-input"
-    out = []
-
-    def add(sid, kind, level="float-computation", items=None):
-        for g in group_items(items if items is not None else by_kind.get(kind, [])):
-            out.append((sid, kind, level, g))
-
-    norms = lambda li: ([f"layer {li} attention output", f"layer {li} output"] if c.post_ln else
-                        [f"layer {li} attention input", f"layer {li} MLP input"])
     exact = _exact_sum(*m.embedding_parts(ids))
-    first = embeddings_site_name(m)
-    emb_level = "network" if exact else "float-computation"
-    if c.post_ln and norm_kind in kinds:
-        add("norm: embeddings", norm_kind, emb_level)
-    for li in range(c.n_layers):
-        if norm_kind in kinds:
-            for w in norms(li):
-                add(f"norm: {w}", norm_kind, emb_level if w == first else "float-computation")
-        if "output-projection" in kinds:
-            add(f"W_O: layer {li}", "output-projection", "network")
-        if "head-output" in kinds:
-            for h in range(c.H):
-                add(f"head: layer {li} head {h}", "head-output")
-        if "attention" in kinds:
-            add(f"attention: layer {li}", "attention")
-        if "residual-update" in kinds:
-            for w in (f"layer {li} attention", f"layer {li} MLP"):
-                add(f"update: {w}", "residual-update")
-    if not c.post_ln and norm_kind in kinds:
-        add("norm: final norm", norm_kind)
-    items = [it for it in by_kind.get("layernorm-input", [])
-             if id(instance_form(REGISTRY[it[0]], _reading(REGISTRY[it[0]], it[1]))[0]) in NW.NETWORK_FORMS]
-    if items and network_layers > 0 and c.family in NW.NETWORK_FAMILIES and n_tokens <= NW.NETWORK_MAX_TOKENS:
-        if c.post_ln and not exact:
-            add("norm: embeddings", "layernorm-input", "network", items)
-        for li in range(min(network_layers, c.n_layers)):
-            for w in norms(li):
-                if not (w == first and exact):
-                    add(f"norm: {w}", "layernorm-input", "network", items)
-        if not c.post_ln and network_layers >= c.n_layers:
-            add("norm: final norm", "layernorm-input", "network", items)
+    emb_site = embeddings_site(m)
+    out = []
+    for spec in model_sites(m, set(by_kind)):
+        level = ("network" if spec.kind == "output-projection" else
+                 "network" if spec.id == emb_site and exact else "float-computation")
+        for g in group_items(by_kind.get(spec.kind, [])):
+            out.append((spec.id, spec.kind, level, g))
+    items = _network_items(by_kind)
+    if items:
+        for spec in network_sites(m, ids, network_layers):
+            for g in group_items(items):
+                out.append((spec.id, "layernorm-input", "network", g))
     return out

@@ -54,6 +54,7 @@ from proofs_numeric.model.service import (  # re-exported: the model service liv
     prepare_inputs,
     residual_ratio,
 )
+from proofs_numeric.model.site_ids import site_of
 from proofs_numeric.model.sites import RANK_RTOL, exact_ln_site, exact_rms_site
 from theorems.exact.instances import regime_of
 from theorems.framework import REGISTRY, Evidence, current_suite, exact_instances, float_statistic, not_checkable
@@ -64,7 +65,7 @@ __all__ = ["available", "load", "load_model", "MiniLM", "SENTENCES", "TEXTS", "m
            "ModelNotInstalled", "DEFAULT_MODEL", "ALIGNMENT_SUPPORT", "ALIGNMENT_AGAINST", "ln_sites", "ln_conclusion",
            "w_o_deficient", "alignment_trained", "EVIDENCE", "DEFAULT_CLAIMS", "default_claims", "measurements",
            "header", "layers_input", "ln_records_by_input", "MEASURE_MEMO", "MODEL_DIST", "PATH_MEMO",
-           "path_measurements"]
+           "path_measurements", "norm_site_rows", "layer_rows", "records_by_site"]
 
 
 #: the claims whose records make the real-model measurements (real-model runs these at every site)
@@ -80,7 +81,7 @@ def default_claims() -> list:
 
 
 def _ln_site_of(rec: dict) -> dict:
-    """An ``ln_sites`` entry (the old real-model keys) from an RN.main record at a LayerNorm site."""
+    """A LayerNorm table row's fields from an RN.main record at a LayerNorm site."""
     inst = rec.get("instance") or {}
     hyp = {k: {"holds": True, "fails": False}.get(v["value"]) for k, v in rec["hypotheses"].items()}
     return {"n": inst.get("n"), **hyp, "how": {k: v["how"] for k, v in rec["hypotheses"].items()},
@@ -91,59 +92,74 @@ def _ln_site_of(rec: dict) -> dict:
             "about": rec["about"]["level"], "arithmetic": rec["arithmetic"]}
 
 
-def measurements(m: Checkpoint, runs: dict, capped: dict, records: list, depth: dict | None = None,
-                 extras: bool = True) -> dict:
-    """The real-model record (the keys of earlier versions) made from the site records of :data:`DEFAULT_CLAIMS`:
-    ``ln_sites`` from RN.main at every LayerNorm site (float-computation records; ``network`` beside them where a
-    network-level record exists) or the exact RMSNorm analysis at every RMSNorm site, ``layers`` from the
-    output-projection sites; then, with ``extras``, what is not a claim at a site: the sentence-embedding sanity
-    check, the depth study against the pure-attention counterfactual and the symmetries of layer 0."""
-    out = header(m)
-    out["token_ids"] = {k: [int(v) for v in r] for k, r in runs.items()}  # what ran: reproduces every number below
-    out["inputs"] = {k: len(r) for k, r in runs.items()}
-    out["inputs_capped"] = {k: {"requested": v, "used": m.max_len} for k, v in capped.items()}
-    out["max_positions"] = m.max_len
+def records_by_site(records: list, inputs=None) -> dict:
+    """{(input, site id): [its records, in the order given]}, ordered by input (``inputs``' order; others after) and
+    then by the site's place in the forward (:meth:`proofs_numeric.model.site_ids.SiteId.order_key`): records from
+    worker processes arrive in any order."""
     by_site: dict = {}
     for r in records:
-        by_site.setdefault((r["input"], r["site"]), []).append(r)
-    # in the order of the forward (records from worker processes arrive in any order): inputs as given, sites as
-    # the site plan lists them
-    where: dict = {}
-    for k, (name, ids) in enumerate(runs.items()):
-        for j, (sid, *_) in enumerate(S.site_plan(m, ids, default_claims())):
-            where.setdefault((name, sid), (k, j))
-    by_site = dict(sorted(by_site.items(), key=lambda kv: where.get(kv[0], (len(runs), 0))))
-    out["ln_sites"] = []
-    for (inp, sid), recs in by_site.items():
-        if not sid.startswith("norm: "):
+        by_site.setdefault((r["input"], site_of(r)), []).append(r)
+    order = {k: i for i, k in enumerate(inputs or ())}
+    return dict(sorted(by_site.items(), key=lambda kv: (order.get(kv[0][0], len(order)), kv[0][1].order_key())))
+
+
+def norm_site_rows(records: list, inputs=None) -> list[dict]:
+    """One row per norm site of the records (the tables of ``real-model`` and the book), in the order of
+    :func:`records_by_site`: ``input``, ``site`` (the typed id), ``label`` (the registry's words), then at a LayerNorm
+    site ``RN.main``'s hypotheses (True / False / None), ranks and ``min_abs_gamma`` from its float-computation record
+    (``network``: the same from its network-level record, where there is one), at an RMSNorm site the exact RMSNorm
+    analysis its records carry (``numbers.rms_analysis``)."""
+    out: list[dict] = []
+    for (inp, sid), recs in records_by_site(records, inputs).items():
+        if not sid.is_norm:
             continue
-        where = sid[len("norm: "):]
+        head = {"input": inp, "site": sid, "label": recs[0].get("site_label")}
         if recs[0]["site_kind"] == "layernorm-input":
             flt = [r for r in recs if r["claim"] == "RN.main" and r["reading"] == "literal" and r.get("hypotheses")]
             if not flt:
                 continue
             fl = [r for r in flt if r["about"]["level"] == "float-computation"] or flt
             net = [r for r in flt if r["about"]["level"] == "network"]
-            site = {"input": inp, "where": where, **_ln_site_of(fl[0])}
+            row = {**head, **_ln_site_of(fl[0])}
             if net:
-                site["network"] = {k: v for k, v in _ln_site_of(net[0]).items() if k not in ("how",)}
-            if site not in out["ln_sites"]:
-                out["ln_sites"].append(site)
+                row["network"] = {k: v for k, v in _ln_site_of(net[0]).items() if k not in ("how",)}
+            out.append(row)
         else:
             num = next((r["numbers"]["rms_analysis"] for r in recs if (r.get("numbers") or {}).get("rms_analysis")),
                        None)
             if num is not None:
-                out["ln_sites"].append({"input": inp, "where": where, **num})
+                out.append({**head, **num})
+    return out
+
+
+def layer_rows(records: list, input_name: str) -> list[dict]:
+    """Per layer, in layer order: the labelled measurements (``numbers``) of the ``L{l}.attn.W_O`` site of the input
+    ``input_name`` (exact rank of W_O, cond(W_O), head-recovery error, rank MHA, dim sum R_h, alpha_h, alignment;
+    :func:`proofs_numeric.model.sites.layer_measurements`), with ``layer``."""
+    layers: dict = {}
+    for r in records:
+        if r["input"] != input_name:
+            continue
+        sid = site_of(r)
+        num = r.get("numbers") or {}
+        if (sid.component, sid.point) == ("attn", "W_O") and sid.layer not in layers \
+                and num.get("W_O_exact_rank") is not None:
+            layers[sid.layer] = {"layer": sid.layer, **{k: v for k, v in num.items() if k != "arithmetic"}}
+    return [layers[k] for k in sorted(layers)]
+
+
+def measurements(m: Checkpoint, runs: dict, capped: dict, extras: bool = True) -> dict:
+    """What a real-model run measured beside the site records of :data:`DEFAULT_CLAIMS`: the checkpoint's header, the
+    inputs, the input of the per-layer table (``layers_input``; the rows: :func:`layer_rows` of the records, the norm
+    sites: :func:`norm_site_rows`) and, with ``extras``, what is not a claim at a site: the sentence-embedding sanity
+    check, the depth study against the pure-attention counterfactual and the symmetries of layer 0."""
+    out = header(m)
+    out["token_ids"] = {k: [int(v) for v in r] for k, r in runs.items()}  # what ran: reproduces every number below
+    out["inputs"] = {k: len(r) for k, r in runs.items()}
+    out["inputs_capped"] = {k: {"requested": v, "used": m.max_len} for k, v in capped.items()}
+    out["max_positions"] = m.max_len
     key = layers_input(runs)
     out["layers_input"] = key
-    layers = {}
-    for (inp, sid), recs in by_site.items():
-        if inp == key and sid.startswith("W_O: layer "):
-            num = next((r["numbers"] for r in recs if (r.get("numbers") or {}).get("W_O_exact_rank") is not None), None)
-            if num is not None:
-                layers[int(sid.split()[-1])] = {"layer": int(sid.split()[-1]),
-                                                **{k: v for k, v in num.items() if k != "arithmetic"}}
-    out["layers"] = [layers[k] for k in sorted(layers)]
     out["alpha_definition"] = alpha_definition(m)
     if not extras:
         return out
@@ -173,7 +189,7 @@ def measure(texts: dict | None = None, model: Checkpoint | None = None, ids=None
     runs, capped = prepare_inputs(m, texts, ids, seed, length)
     if records is None:
         records = S.run_serial(m, m.name, runs, default_claims(), measure=True, network_layers=network_layers)
-    res = measurements(m, runs, capped, records)
+    res = measurements(m, runs, capped)
     res["request"] = {"seed": seed, "length": length, "ids": None if ids is None else list(ids),
                       "texts": None if texts is None else dict(texts)}
     res["records"] = records
@@ -218,9 +234,9 @@ def path_measurements(ts=(0.0, 0.5), seed: int = 0) -> list:
             out = []
             for t in ts:
                 m_t = load_checkpoint(SY.write_path_point(root / f"t{t:g}", load().path, t, seed=seed))
-                runs_t, capped_t = prepare_inputs(m_t, short)
+                runs_t, _ = prepare_inputs(m_t, short)
                 recs = S.run_serial(m_t, f"t = {t:g}", runs_t, default_claims(), measure=True, network_layers=0)
-                out.append((f"t = {t:g}", recs, measurements(m_t, runs_t, capped_t, recs, extras=False)["layers"]))
+                out.append((f"t = {t:g}", recs, layer_rows(recs, layers_input(runs_t))))
             return out
         finally:
             shutil.rmtree(root, ignore_errors=True)
@@ -270,7 +286,7 @@ def ln_records_by_input(records: list, claim: str = "RN.main", reading: str = "l
     for r in records:
         if r["claim"] == claim and r["reading"] == reading and r["site_kind"] == "layernorm-input" \
                 and r.get("on_this_instance") is not None:
-            sites.setdefault((r["input"], r["site"]), {})[r["about"]["level"]] = r
+            sites.setdefault((r["input"], site_of(r)), {})[r["about"]["level"]] = r
     out: dict = {}
     for (inp, _), by_level in sites.items():
         out.setdefault(inp, []).append(by_level.get("network") or by_level["float-computation"])
@@ -331,10 +347,11 @@ def ln_conclusion(ctx, res) -> list[Evidence]:
 def w_o_deficient(ctx, res) -> list[Evidence]:
     key = next(iter(res["inputs"]))
     recs = [r for r in res["records"] if r["claim"] == "HC.main" and r["reading"] == "literal"
-            and r["site_kind"] == "output-projection" and r["input"] == key and r.get("instance")]
-    recs.sort(key=lambda r: r["layer"])
+            and (site_of(r).component, site_of(r).point) == ("attn", "W_O") and r["input"] == key
+            and r.get("instance")]
+    recs.sort(key=lambda r: site_of(r).order_key())
     ranks = [r["instance"]["rank_W_O"] for r in recs]
-    errs = [L["head_recovery_rel_error"] for L in res["layers"]]
+    errs = [L["head_recovery_rel_error"] for L in layer_rows(res["records"], res["layers_input"])]
     return [exact_instances(f"trained all-MiniLM-L6-v2: W_O rank-deficient, so head outputs irrecoverable (exact "
                             f"ranks {ranks} of {res['d']} in the {len(ranks)} layers, from the HC.main records at the "
                             f"output-projection sites: the stored W_O is the network's parameter, so these ranks are "
@@ -346,8 +363,9 @@ def w_o_deficient(ctx, res) -> list[Evidence]:
 
 @_with_measurements
 def alignment_trained(ctx, res) -> list[Evidence]:
-    a = np.concatenate([L["alpha"] for L in res["layers"]])
-    g = np.concatenate([L["alignment"] for L in res["layers"]])
+    layers = layer_rows(res["records"], res["layers_input"])
+    a = np.concatenate([L["alpha"] for L in layers])
+    g = np.concatenate([L["alignment"] for L in layers])
     rho = spearman(a, g)
     holds = True if rho > ALIGNMENT_SUPPORT else (False if rho < ALIGNMENT_AGAINST else None)
     return [float_statistic(f"trained all-MiniLM-L6-v2, {len(a)} heads: Spearman correlation between alpha_h and the "

@@ -521,19 +521,19 @@ def test_checkpoints_cli_json_every_family(tiny, tmp_path, capsys, fam):
         assert isinstance(L["W_O_exact_rank"], int) and L["W_O_exact_rank"] == d  # random W_O: full rank
         assert L["head_recovery_rel_error"] < 1e-8 and len(L["alpha"]) == 4 and len(L["alignment"]) == 4
         assert L["mha_rank"] <= L["sum_rowspace_dim"]
-    assert len(r["ln_sites"]) == 5 and all(s["norm"] == r["norm"] for s in r["ln_sites"])
+    assert len(r["norm_sites"]) == 5 and all(s["norm"] == r["norm"] for s in r["norm_sites"])
     if fam == "llama":
         ids = np.random.default_rng(1).integers(0, VOCAB, size=20)
-        s = r["ln_sites"][0]  # the embeddings: repeated tokens are repeated rows
+        s = r["norm_sites"][0]  # the embeddings: repeated tokens are repeated rows
         assert s["R1"] and s["R2"] and s["rank_RMS_X"] == s["rank_X"] == len(set(ids.tolist())) < 20
         assert s["arank_RMS_X"] == s["rank_X"] - 1
-        s = r["ln_sites"][1]  # after causal attention every row differs
+        s = r["norm_sites"][1]  # after causal attention every row differs
         assert s["rank_RMS_X"] == s["rank_X"] == 20 and s["arank_RMS_X"] == 19 == s["arank_X"]
         assert "relative offset 0" in r["alpha_definition"]
         assert r["symmetries"]["SYM.query-key-gauge"]["commuting_subgroup_kept"] is True
         assert r["symmetries"]["SYM.ln-shift-scale"]["scale_kept"] is True
     else:
-        assert all(s["H1"] and s["H3"] for s in r["ln_sites"])
+        assert all(s["H1"] and s["H3"] for s in r["norm_sites"])
     assert {k: v["kept"] for k, v in r["symmetries"].items() if k.startswith("SYM.")} == KEPT[fam]
     assert "eps = 0" in r["eps_note"] and len(r["depth"]["residual"]) == 3
     assert "symmetries of layer 0" in out
@@ -559,7 +559,7 @@ def test_checkpoints_cli_caps_length_at_the_positions(tiny, tmp_path, capsys):
     r = json.loads(p.read_text())
     assert code == 0 and r["inputs"] == {"random (seed 0)": MAX_POS}
     assert r["inputs_capped"] == {"random (seed 0)": {"requested": 10 ** 12, "used": MAX_POS}} and "capped" in out
-    s = r["ln_sites"][1]  # n = 64 > d = 48: rank X = d < n, so the affine rank needs the square classes
+    s = r["norm_sites"][1]  # n = 64 > d = 48: rank X = d < n, so the affine rank needs the square classes
     assert s["rank_X"] == D_LLAMA and s["arank_RMS_X"] == D_LLAMA
     assert any("square class" in v for v in s["how"].values())  # decided through the square classes
 

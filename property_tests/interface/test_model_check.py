@@ -128,8 +128,8 @@ def test_model_check_one_record_per_norm_site_and_reading(tiny, tmp_path, capsys
     assert code == 0, err
     recs = _records(p)
     readings = [r.key for r in get("RN.main").all_readings() if r.key in S.site_kinds_of(get("RN.main"))]
-    sites = {r["site"] for r in recs}
-    assert len(sites) == NORM_SITES[fam] and all(s.startswith("norm: ") for s in sites)
+    sites = {S.SiteId.parse(r["site"]) for r in recs}
+    assert len(sites) == NORM_SITES[fam] and all(s.is_norm for s in sites)
     assert len(recs) == NORM_SITES[fam] * len(readings)
     for r in recs:
         assert FIELDS <= set(r), FIELDS - set(r)
@@ -205,9 +205,9 @@ def test_model_check_identical_rows_are_numerical_rank_one_not_a_rounding_rank(t
     recs = S.run_serial(m, "llama", {"same": ids}, [get("RN.main")], network_layers=0)  # records not checked here,
     # their `about` says what the site's values are
     site = {r["site"]: r for r in recs}
-    emb = site["norm: layer 0 attention input"]["about"]
+    emb = site["L0.ln1.input"]["about"]
     assert emb["level"] == "network" and "stored embedding rows" in emb["how"]  # identical rows, exactly
-    mid = site["norm: layer 0 MLP input"]["about"]
+    mid = site["L0.ln2.input"]["about"]
     X = mid["matrices"]["X"]
     assert mid["level"] == "float-computation"
     assert X["numerical_rank"] == 1 and X["gap"] > 1e8
@@ -488,7 +488,7 @@ def test_model_check_claim_by_site_figure_is_the_records(tiny):
     assert sum(v != "none" for row in cells for v in row) == len(recs) == len({S.record_key(r) for r in recs})
     for r in recs:
         i = rows.index((r["claim"], r["reading"]))
-        j = cols.index((r["site"], r["about"]["level"]))
+        j = cols.index((S.SiteId.parse(r["site"]), r["about"]["level"]))
         assert cells[i][j] == r["on_this_instance"]
     forward = []
     for s in S.site_plan(m, runs["x"], RM.default_claims(), network_layers=0):
@@ -502,7 +502,7 @@ def test_model_check_claim_by_site_figure_is_the_records(tiny):
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert sum(int(t.rsplit("(", 1)[1].rstrip(")")) for t in labels) == len(recs)
     assert any(lb.endswith("[arb]") for lb in (t.get_text() for t in fig.axes[0].get_xticklabels()))
-    layers = RM.measurements(m, runs, {}, recs, extras=False)["layers"]
+    layers = RM.layer_rows(recs, "x")
     assert [L["layer"] for L in layers] == [0, 1]
     fig2 = F.across_checkpoints([("a", recs, layers), ("b", recs[: len(recs) // 2], layers)])
     assert len(fig2.axes) == 3 and len(fig2.axes[1].get_lines()) == 2

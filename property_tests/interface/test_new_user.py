@@ -537,7 +537,7 @@ def test_new_user_real_model_cond_and_recovery_error_are_a_line_plot_per_layer()
     from proofs_numeric.ledger import figures
     res = {"model": "tiny", "layers": [{"layer": k, "W_O_condition": 10.0 * (k + 1),
                                         "head_recovery_rel_error": 1e-15 * (k + 1)} for k in range(4)]}
-    fig = figures.real_model_layers(res)
+    fig = figures.real_model_layers(res["layers"], res["model"])
     lines = [ln for ax in fig.axes for ln in ax.get_lines()]
     got = {ln.get_label(): list(ln.get_ydata()) for ln in lines}
     assert got == {"cond(W_O)": [L["W_O_condition"] for L in res["layers"]],

@@ -103,8 +103,10 @@ def test_real_model_cli_json(tmp_path, capsys):
     L = data["layers"][0]
     assert set(L) >= {"W_O_exact_rank", "W_O_condition", "alpha", "head_recovery_rel_error", "mha_rank",
                       "sum_rowspace_dim"}
-    assert len(L["alpha"]) == 12 and len(data["ln_sites"]) == 13
-    assert set(data["ln_sites"][0]) >= {"where", "n", "H1", "H2", "H3", "H4", "arank_X", "arank_LN_X", "min_abs_gamma"}
+    assert len(L["alpha"]) == 12 and len(data["norm_sites"]) == 13
+    assert set(data["norm_sites"][0]) >= {"site", "label", "n", "H1", "H2", "H3", "H4", "arank_X", "arank_LN_X",
+                                          "min_abs_gamma"}
+    assert data["norm_sites"][0]["site"] == "ln_embed.input" and data["norm_sites"][0]["label"] == "embeddings"
     assert set(data["depth"]) >= {"residual", "effective_rank", "pure_attention_residual"}
     assert (data["family"], data["norm"], data["n_layers"], len(data["layers"])) == ("bert", "layernorm", 6, 6)
     assert all(isinstance(x["W_O_exact_rank"], int) for x in data["layers"])
