@@ -277,7 +277,7 @@ def read_stream(path: PathArg, *, kind: str, what: str = "--resume", shown: Path
         if i == 1:
             mark = obj.get(OUTPUT_MARKER) if isinstance(obj, dict) else None
             if got is None or not isinstance(mark, dict):
-                other = mark.get("kind") if isinstance(mark, dict) else None
+                other = mark.get("kind") if isinstance(mark, dict) else written_kind(p)
                 why = (f"is {_what_kind(other)}, not {_what_kind(kind)}" if other else
                        f"is not {_what_kind(kind)} (its first line is not one of its records)")
                 raise UsageError(f"{what} {path} {why}: refusing to continue it; it is left as it is")
@@ -420,8 +420,10 @@ def check_stream(path: PathArg, *, what: str = "--jsonl", kind: str, resume: boo
         got = written_kind(p)
         if got == kind:
             raise UsageError(f"{what} {path} exists: give --resume {path} to continue it, or another path")
-        raise UsageError(f"{what} {path} exists and is {_what_kind(got) if got else 'not a file collapse-verify wrote'}"
-                         f": refusing to write over it (give another path{', or --force to replace it' if forceable else ''})")
+        what_it_is = _what_kind(got) if got else "not a file collapse-verify wrote"
+        alt = ", or --force to replace it" if forceable else ""
+        raise UsageError(f"{what} {path} exists and is {what_it_is}: refusing to write over it (give another "
+                         f"path{alt})")
     return target
 
 

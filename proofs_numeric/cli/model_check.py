@@ -10,8 +10,8 @@ from pathlib import Path
 
 from proofs_numeric.cli.inputs import LIMITS, SEED_MAX, UsageError, check_range, write_text
 from proofs_numeric.ledger.model_check import RECORD_KIND, RunSpec, SchedulerError, run, select_claims, summary_json
-from proofs_numeric.output import check_stream
 from proofs_numeric.model.sites import NETWORK_LAYERS
+from proofs_numeric.output import check_stream
 
 __all__ = ["add_model_arguments", "cmd_check_model", "spec_from_args", "render_summary", "MODEL_EPILOG",
            "token_inputs", "run_or_usage_error", "check_scheduler", "interrupted", "resume_command"]

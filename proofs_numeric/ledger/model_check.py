@@ -6,18 +6,21 @@ every site it yields, with the readings declared at that site's kind, is a task 
 :func:`proofs_numeric.model.sites.evaluate` -- the claims' own predicates
 (:func:`theorems.framework.decide_on_instance`), not a second implementation. Tasks run
 
-* in this process (``workers=1``),
-* on local worker processes (``concurrent.futures.ProcessPoolExecutor``; a worker that dies breaks the pool, which
-  is replaced and the lost tasks resubmitted), or
-* on a Dask distributed cluster (``scheduler=ADDRESS``, or ``"local"`` for a ``dask.distributed.LocalCluster``; the
-  scheduler reschedules a task whose worker died).
+* in this process (``workers=1``), or
+* on Dask, the one executor of parallel runs: a ``dask.distributed.LocalCluster`` of ``workers`` processes
+  (``workers=N``, or ``scheduler="local"``), or an existing cluster (``scheduler=ADDRESS``); the scheduler
+  reschedules the tasks of a worker that died.
+
+SIGINT and SIGTERM stop a run within seconds (:class:`_Interrupt`): nothing new is submitted, the running tasks get
+:data:`INTERRUPT_GRACE` seconds, the rest is cancelled and the cluster closed; every record counted is in the stream.
 
 Only a site's activations (a layer's ``W_O`` by reference: a worker on the same filesystem reads that layer by memory
 map) and the readings' ids travel. Several checkpoints run their forward passes in parallel (threads: numpy releases
 the GIL in its products), each holding one layer's weights and the activations of the sites in flight.
 
 Records (one JSON object per line, appended, flushed and fsync'ed as each task finishes, so an interrupted run leaves
-a valid file; the first line marks the file as this kind): ``checkpoint``, ``config_hash``, ``family``,
+a valid file; written by the write rule's one stream, :class:`proofs_numeric.output.RecordStream`, which puts the
+marker ``collapse_verify`` first in every record): ``checkpoint``, ``config_hash``, ``family``,
 ``token_ids``, ``input``, ``site``, ``site_kind``, ``layer``, ``claim``, ``reading``, ``statement``,
 ``on_this_instance`` (holds / counterexample / premise-fails / undecided, or None with ``not_checked``: why the
 instance could not be built at this site), ``reason``, ``hypotheses``, ``conclusion`` (the ``check --json`` words),
@@ -57,7 +60,7 @@ __all__ = ["canonical_records", "without_timings", "DEFAULT_CLAIMS",
 
 #: the claims `real-model` runs (today's real-model measurements, now claims at sites)
 DEFAULT_CLAIMS = RM.DEFAULT_CLAIMS
-#: the marker line of a record stream (the same form as the write rule's RecordStream)
+#: the kind in the marker of every record of a stream (proofs_numeric.output.RecordStream)
 RECORD_KIND = "model-check"
 #: the columns of the summary: what one site says about a reading
 VERDICT_COLUMNS = ("holds", "counterexample", "premise-fails", "undecided", "not-checked")
