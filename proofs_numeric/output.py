@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Iterable, overload
 
 __all__ = ["UsageError", "check_writable", "write_text", "check_output", "write_output", "write_json_output",
-           "RecordStream", "read_stream", "check_stream", "StreamRead", "written_kind", "marked", "OUTPUT_MARKER",
-           "OUTPUT_VERSION", "SCAFFOLD_MARKER", "PathArg"]
+           "RecordStream", "read_stream", "check_stream", "StreamRead", "create_output", "written_kind", "marked",
+           "OUTPUT_MARKER", "OUTPUT_VERSION", "SCAFFOLD_MARKER", "PathArg"]
 
 #: an output path as the command line gives it
 PathArg = str | os.PathLike[str]
@@ -173,6 +173,27 @@ def _atomic_write(target: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def create_output(path: PathArg, text: str) -> Path:
+    """A new file holding ``text``, never over an existing one (``check --save``): written beside it, fsync'ed, then
+    linked in place (an existing file raises FileExistsError and is left as it is; an interrupted write leaves no
+    half file)."""
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".", prefix=f".{target.name}.",
+                               suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)
+        os.link(tmp, target)  # atomic, and fails when the target exists
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+    return target
 
 
 def write_output(path: PathArg, text: str, *, what: str = "--json", kind: str | None, force: bool = False,
