@@ -25,7 +25,10 @@ MODEL_EPILOG = """claims at the sites of your model (--model):
   each (checkpoint, site, claim, reading) is one JSON Lines record (--jsonl): holds / counterexample /
   premise-fails / undecided, or not checked with the reason; `about` says whether it is about the float
   computation (the stored float64 activations taken exactly) or about the network itself (stored weights,
-  exact embeddings, or interval enclosures of a forward in arb)."""
+  exact embeddings, or interval enclosures of a forward in arb). Every line is a record, its first key the
+  marker collapse_verify (pandas.read_json(PATH, lines=True) reads the file as it is); --resume continues only a
+  stream check --model wrote. Ctrl-C (or SIGTERM) stops the run within seconds, exit 130, with one line: the
+  records in the file and the --resume command that completes the run."""
 
 _USER_FLAGS = (("X", "--X"), ("gamma", "--gamma"), ("beta", "--beta"), ("Delta", "--Delta"), ("W_O", "--W-O"),
                ("weights", "--weights"), ("n", "--n"), ("heads", "--heads"), ("save", "--save"))

@@ -442,6 +442,8 @@ def run(spec: RunSpec) -> Summary:
                 for note in sink.notes:
                     print(f"collapse-verify: note: {note}", file=sys.stderr)
             jobs, claims, written = _prepare(spec, out, sink.records if sink is not None else [])
+            if stop.is_set():
+                raise _Interrupted
             pool = intr.pool = _pool(spec)  # before a new stream: a scheduler that cannot be reached leaves no file
             if spec.jsonl and sink is None:
                 sink = intr.sink = open_record_stream(spec.jsonl, False, inputs=spec.models)
