@@ -5,6 +5,7 @@ record stream, and :class:`UsageError` (bad input or arguments: exit 2). The rul
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -14,7 +15,8 @@ from pathlib import Path
 from typing import Iterable, overload
 
 __all__ = ["UsageError", "check_writable", "write_text", "check_output", "write_output", "write_json_output",
-           "RecordStream", "written_kind", "marked", "OUTPUT_MARKER", "OUTPUT_VERSION", "SCAFFOLD_MARKER", "PathArg"]
+           "RecordStream", "read_stream", "check_stream", "StreamRead", "create_output", "written_kind", "marked",
+           "OUTPUT_MARKER", "OUTPUT_VERSION", "SCAFFOLD_MARKER", "PathArg"]
 
 #: an output path as the command line gives it
 PathArg = str | os.PathLike[str]
@@ -49,6 +51,7 @@ OUTPUT_KINDS = {
     "real-model": "a real-model record (real-model --json)",
     "counterexample": "a stored counterexample (verify --store)",
     "scaffold": "a file `collapse-verify new` generated",
+    "model-check": "a record stream of `check --model` (--jsonl)",
 }
 #: files written before the marker existed, recognised by their top-level keys (kind -> keys they all have)
 _UNMARKED_SIGNATURES = {
@@ -124,15 +127,8 @@ def check_output(path: PathArg | None, *, what: str = "--json", kind: str | None
     if force:
         return p.resolve()
     target = p.resolve()
-    for src in inputs or ():
-        if src is None:
-            continue
-        s = Path(src).resolve()
-        if target == s or (s.is_dir() and _inside(target, s)):
-            where = "is" if target == s else "lies inside"
-            raise UsageError(f"{what} {path} {where} {'the input folder' if s.is_dir() else 'the input file'} {src} "
-                             "that this run reads: refusing to write there (give a path outside it, or --force)")
-    if p.exists():
+    _not_inside(target, path, what, inputs)
+    if p.exists() and p.stat().st_size > 0:  # an empty file (``mktemp``) holds nothing of the user's
         got = written_kind(p)
         if got is None:
             raise UsageError(f"{what} {path} exists and is not a file collapse-verify wrote (no "
@@ -142,6 +138,19 @@ def check_output(path: PathArg | None, *, what: str = "--json", kind: str | None
             raise UsageError(f"{what} {path} is {_what_kind(got)}, not {_what_kind(kind)}: refusing to overwrite it "
                              "(give another path, or --force to replace it)")
     return target
+
+
+def _not_inside(target: Path, path: PathArg, what: str, inputs: Iterable[PathArg | None],
+                hint: str = "give a path outside it, or --force") -> None:
+    """Refuse ``target`` when it is an input file of this run or lies inside an input folder (``--model DIR``)."""
+    for src in inputs or ():
+        if src is None:
+            continue
+        s = Path(src).resolve()
+        if target == s or (s.is_dir() and _inside(target, s)):
+            where = "is" if target == s else "lies inside"
+            raise UsageError(f"{what} {path} {where} {'the input folder' if s.is_dir() else 'the input file'} {src} "
+                             f"that this run reads: refusing to write there ({hint})")
 
 
 def _atomic_write(target: Path, text: str) -> None:
@@ -166,6 +175,27 @@ def _atomic_write(target: Path, text: str) -> None:
         raise
 
 
+def create_output(path: PathArg, text: str) -> Path:
+    """A new file holding ``text``, never over an existing one (``check --save``): written beside it, fsync'ed, then
+    linked in place (an existing file raises FileExistsError and is left as it is; an interrupted write leaves no
+    half file)."""
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".", prefix=f".{target.name}.",
+                               suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)
+        os.link(tmp, target)  # atomic, and fails when the target exists
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+    return target
+
+
 def write_output(path: PathArg, text: str, *, what: str = "--json", kind: str | None, force: bool = False,
                  inputs: Iterable[PathArg | None] = ()) -> Path:
     """Write a whole output file under the write rule (checked again now: the run may have taken a while).
@@ -186,51 +216,205 @@ def write_json_output(path, record: dict, *, what: str = "--json", kind: str, fo
                         force=force, inputs=inputs)
 
 
+# --------------------------------------------------------------------------------------------- record streams
+#
+# A record stream (``check --model --jsonl``) is JSON Lines where every line is one record and every record carries
+# the marker as its first key: ``{"collapse_verify": {"kind": "model-check", "version": 1}, "checkpoint": ..., ...}``.
+# A JSON Lines reader (``pandas.read_json(path, lines=True)``, ``duckdb.read_json``, ``jq``) gets only records (the
+# marker is one more column), and the first line alone says who wrote the file. Streams of earlier versions began
+# with a line holding the marker alone: they are still read and continued (that line is skipped).
+#
+# * A new stream is written only where no file is, or over an empty file (``mktemp``), or with ``--force``.
+# * ``--resume`` continues only a stream of the same kind: anything else is refused, naming the file and why, and
+#   left byte for byte as it was. A line in the middle that does not parse is named by its number (a stream with a
+#   broken line is not continued, and not read in silence). A last line without its newline is the trace of an
+#   interrupted write: when it does not parse it is dropped, and said; when it does, only the newline is added.
+# * One run at a time appends to a stream: a lock (``filelock``) on a lock file outside the user's folder, named by
+#   the stream's path; a second run is refused while the first holds it.
+# * Each record is one ``write`` of the whole line, then ``fsync``: an interrupted run keeps every record it counted.
+
+
+class StreamRead:
+    """What :func:`read_stream` found: the records (marker removed), where the file ends for appending, and the
+    remarks to tell the user (a dropped torn last line)."""
+
+    def __init__(self, records: list, notes: list, keep_bytes: int, needs_newline: bool):
+        self.records, self.notes, self.keep_bytes, self.needs_newline = records, notes, keep_bytes, needs_newline
+
+
+def _record_of(obj, kind: str):
+    """(is it a marker line alone, the record without its marker) for one parsed line; None: not of this kind."""
+    if not isinstance(obj, dict):
+        return None
+    mark = obj.get(OUTPUT_MARKER)
+    if mark is None:
+        return False, obj
+    if not isinstance(mark, dict) or mark.get("kind") != kind:
+        return None
+    rest = {k: v for k, v in obj.items() if k != OUTPUT_MARKER}
+    return not rest, rest
+
+
+def read_stream(path: PathArg, *, kind: str, what: str = "--resume", shown: PathArg | None = None) -> StreamRead:
+    """The records of the record stream ``path`` of ``kind`` (see above), or :class:`UsageError` naming the file and
+    why it is not one: another file, another kind, or a line that does not parse (by its number). Reads only.
+    ``shown``: the path as the user gave it (for messages)."""
+    p = Path(path)
+    path = path if shown is None else shown
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise UsageError(f"{what} {path}: no such record stream") from None
+    except OSError as e:
+        raise UsageError(f"{what} {path}: could not read ({e.strerror or e})") from None
+    records: list = []
+    notes: list = []
+    lines = data.split(b"\n")
+    tail = lines.pop()  # b"" when the file ends with a newline
+    needs_newline = False
+    keep = len(data)
+    if tail:
+        try:
+            json.loads(tail)
+            lines.append(tail)
+            needs_newline = True
+        except ValueError:
+            m = _MARKER_RE.match(tail.decode("utf-8", errors="replace"))
+            if not lines and m is not None and m.group(1) == kind:  # the first record, torn
+                return StreamRead([], [f"{path}: line 1 is an incomplete last record (an interrupted write): "
+                                       "dropped"], 0, False)
+            if not lines:  # one line, no newline, not JSON: not a stream
+                raise UsageError(f"{what} {path} is not {_what_kind(kind)} (its first line is not one of its "
+                                 "records): refusing to continue it; it is left as it is") from None
+            keep = len(data) - len(tail)
+            notes.append(f"{path}: line {len(lines) + 1} is an incomplete last record (an interrupted write): "
+                         "dropped")
+    for i, raw in enumerate(lines, 1):
+        try:
+            obj = json.loads(raw)
+        except ValueError:
+            obj = _NOT_JSON
+        got = _record_of(obj, kind) if obj is not _NOT_JSON else None
+        if i == 1:
+            mark = obj.get(OUTPUT_MARKER) if isinstance(obj, dict) else None
+            if got is None or not isinstance(mark, dict):
+                other = mark.get("kind") if isinstance(mark, dict) else written_kind(p)
+                why = (f"is {_what_kind(other)}, not {_what_kind(kind)}" if other else
+                       f"is not {_what_kind(kind)} (its first line is not one of its records)")
+                raise UsageError(f"{what} {path} {why}: refusing to continue it; it is left as it is")
+        if obj is _NOT_JSON or got is None:
+            problem = "is not JSON" if obj is _NOT_JSON else \
+                ("is not a JSON object" if not isinstance(obj, dict) else f"is not a record of {_what_kind(kind)}")
+            raise UsageError(f"{what} {path}: line {i} {problem} (a stream with a broken line in the middle is not "
+                             "continued: mend or remove that line, or give another path)")
+        header, rec = got
+        if not header:
+            records.append(rec)
+    return StreamRead(records, notes, keep, needs_newline)
+
+
+_NOT_JSON = object()
+
+
+def _lock_path(target: Path) -> Path:
+    """The lock file of the stream ``target``: in a folder of this user's under the temporary folder, never beside
+    the user's file."""
+    folder = Path(tempfile.gettempdir()) / f"collapse-verify-locks-{os.getuid() if hasattr(os, 'getuid') else 0}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    return folder / (hashlib.sha256(str(target).encode()).hexdigest()[:32] + ".lock")
+
+
 class RecordStream:
-    """A JSON Lines output under the write rule: a first line ``{"collapse_verify": {"kind": ..., "version": 1}}``,
-    then one JSON record per line, each appended and flushed to disk as it is written (an interrupted run keeps
-    every record written so far). An existing stream of the same kind is appended to (a partial last line, from
-    an interrupted write, is dropped first); ``force`` replaces any other file with a new stream.
+    """A JSON Lines record stream under the write rule (see "record streams" above): every line one record, the
+    marker its first key; each record is written whole and fsync'ed as it comes (an interrupted run keeps every
+    record it counted). ``resume``: continue the stream of the same kind at ``path`` (:attr:`records` are the ones
+    already there, :attr:`notes` what was mended); otherwise a new stream (no file, an empty file, or ``force``).
 
     >>> import tempfile, json; d = tempfile.mkdtemp()
     >>> with RecordStream(d + "/runs.jsonl", kind="example") as s:
     ...     s.write({"layer": 0})
-    >>> [json.loads(x) for x in open(d + "/runs.jsonl")][1]
-    {'layer': 0}
+    >>> [json.loads(x) for x in open(d + "/runs.jsonl")]
+    [{'collapse_verify': {'kind': 'example', 'version': 1}, 'layer': 0}]
     """
 
-    def __init__(self, path: PathArg, *, what: str = "--json", kind: str, force: bool = False,
-                 inputs: Iterable[PathArg | None] = ()):
+    def __init__(self, path: PathArg, *, what: str = "--jsonl", kind: str, resume: bool = False,
+                 force: bool = False, inputs: Iterable[PathArg | None] = ()):
+        from filelock import FileLock, Timeout  # lazy: only the commands that write a stream take the lock
         self.path, self.what, self.kind = path, what, kind
-        target = check_output(path, what=what, kind=kind, force=force, inputs=inputs)
+        self.records: list = []
+        self.notes: list = []
+        self.written = 0
+        self._busy = False
+        self._after_write = None
+        self._fd = -1
+        target = check_stream(path, what=what, kind=kind, resume=resume, force=force, inputs=inputs)
         try:
-            fresh = force or not target.exists() or target.stat().st_size == 0
-            if fresh:
-                self._f = open(target, "w", encoding="utf-8")
-                self._line(marked(kind, {}))
-            else:
-                with open(target, "rb+") as f:  # drop a partial last line left by an interrupted write
-                    data = f.read()
-                    if not data.endswith(b"\n"):
-                        f.truncate(data.rfind(b"\n") + 1)
-                self._f = open(target, "a", encoding="utf-8")
+            self._lock = FileLock(_lock_path(target), thread_local=False)
+            self._lock.acquire(timeout=0)
+        except Timeout:
+            raise UsageError(f"{what} {path} is being written by another collapse-verify run: wait until it ends, or "
+                             "give another path") from None
         except OSError as e:
+            raise UsageError(f"{what} {path}: could not take the stream's lock ({e.strerror or e})") from None
+        try:
+            if resume:
+                found = read_stream(target, kind=kind, what=what, shown=path)
+                self.records, self.notes = found.records, found.notes
+                self._fd = os.open(target, os.O_WRONLY | os.O_APPEND)
+                if found.keep_bytes < target.stat().st_size:  # our own torn last line (read_stream checked line 1)
+                    os.truncate(target, found.keep_bytes)
+                if found.needs_newline:
+                    self._raw(b"\n")
+            else:
+                self._fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT | (os.O_TRUNC if force else 0),
+                                   0o666)
+        except OSError as e:
+            self.close()
             raise UsageError(f"{what} {path}: could not write ({e.strerror or e})") from None
+        except BaseException:
+            self.close()
+            raise
 
-    def _line(self, obj) -> None:
-        self._f.write(json.dumps(obj, default=str) + "\n")
-        self._f.flush()
-        os.fsync(self._f.fileno())
+    @property
+    def total(self) -> int:
+        """Records in the file: the ones it held when continued, and the ones written since."""
+        return len(self.records) + self.written
+
+    def _raw(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view):]
+        os.fsync(self._fd)
 
     def write(self, record: dict) -> None:
-        """Append one record and flush it to disk."""
+        """Append one record (with the marker) and fsync it; :attr:`written` counts it once it is on disk."""
+        data = (json.dumps(marked(self.kind, record), default=str) + "\n").encode("utf-8")
+        self._busy = True
         try:
-            self._line(record)
+            self._raw(data)
+            self.written += 1
         except OSError as e:
             raise UsageError(f"{self.what} {self.path}: could not write ({e.strerror or e})") from None
+        finally:
+            self._busy = False
+        if self._after_write is not None:  # a second Ctrl-C arrived during this write: it ends the run now
+            self._after_write()
+
+    def when_idle(self, fn) -> None:
+        """Call ``fn`` now, or right after the write in progress (a signal handler that must not split a record
+        from its count)."""
+        if self._busy:
+            self._after_write = fn
+        else:
+            fn()
 
     def close(self) -> None:
-        self._f.close()
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+        lock = getattr(self, "_lock", None)
+        if lock is not None and lock.is_locked:
+            lock.release()
 
     def __enter__(self):
         return self
@@ -238,6 +422,30 @@ class RecordStream:
     def __exit__(self, *exc):
         self.close()
         return False
+
+
+def check_stream(path: PathArg, *, what: str = "--jsonl", kind: str, resume: bool = False, force: bool = False,
+                 inputs: Iterable[PathArg | None] = (), forceable: bool = False) -> Path:
+    """Refuse, before any computation, a record stream path the rule forbids (see "record streams" above); returns
+    the path to write. ``resume``: the file must be a stream of ``kind`` (read and checked line by line);
+    ``forceable``: the command has a ``--force`` (named in the refusal)."""
+    p = check_writable(path, what)
+    target = p.resolve()
+    _not_inside(target, path, what, inputs, hint="give a path outside it")
+    if resume:
+        if not p.exists():
+            raise UsageError(f"{what} {path}: no such record stream (start it with --jsonl {path})")
+        read_stream(target, kind=kind, what=what, shown=path)
+        return target
+    if p.exists() and p.stat().st_size > 0 and not force:
+        got = written_kind(p)
+        if got == kind:
+            raise UsageError(f"{what} {path} exists: give --resume {path} to continue it, or another path")
+        what_it_is = _what_kind(got) if got else "not a file collapse-verify wrote"
+        alt = ", or --force to replace it" if forceable else ""
+        raise UsageError(f"{what} {path} exists and is {what_it_is}: refusing to write over it (give another "
+                         f"path{alt})")
+    return target
 
 
 def check_writable(path: PathArg, what: str = "--json") -> Path:

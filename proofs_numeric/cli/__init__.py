@@ -34,7 +34,8 @@ examples:
     versions, and the sympy ground types in use.
 
 Exit codes: 0 success (a refuted claim is a result, not an error); 1 the suite
-itself failed (a check raised); 2 usage error or bad input.
+itself failed (a check raised); 2 usage error or bad input; 130 interrupted (Ctrl-C
+or SIGTERM: every record written is kept, and the line printed says how to --resume).
 """
 from __future__ import annotations
 
@@ -75,6 +76,7 @@ def main(argv=None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as e:  # argparse exits 2 on usage errors already
         return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # an interrupted run prints the command that resumes it
     try:
         if args.version:
             print(version_text())

@@ -141,6 +141,8 @@ READING = """how MATRIX / VEC is read:
   exponents up to MAX_EXPONENT, JSON text up to JSON_MAX_BYTES (see `collapse-verify --help`)."""
 
 
-EPILOG = ("Exit codes: 0 success (a refuted claim is a result); 1 the suite itself failed; 2 bad input.\n\n"
-           "limits (change with the environment variable COLLAPSE_VERIFY_<NAME>=value):\n" + limits_text())
+EPILOG = ("Exit codes: 0 success (a refuted claim is a result); 1 the suite itself failed; 2 bad input;\n"
+          "130 interrupted (Ctrl-C or SIGTERM; `check --model` keeps every record written and prints the\n"
+          "command that resumes it).\n\n"
+          "limits (change with the environment variable COLLAPSE_VERIFY_<NAME>=value):\n" + limits_text())
 

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import sys
 from pathlib import Path
 
-from proofs_numeric.cli.inputs import LIMITS, SEED_MAX, UsageError, check_range, check_writable, write_text
-from proofs_numeric.ledger.model_check import RunSpec, SchedulerError, run, select_claims, summary_json
+from proofs_numeric.cli.inputs import LIMITS, SEED_MAX, UsageError, check_range, write_text
+from proofs_numeric.ledger.model_check import RECORD_KIND, RunSpec, SchedulerError, run, select_claims, summary_json
 from proofs_numeric.model.sites import NETWORK_LAYERS, SiteIdError
+from proofs_numeric.output import check_stream
 
 __all__ = ["add_model_arguments", "cmd_check_model", "spec_from_args", "render_summary", "MODEL_EPILOG",
-           "token_inputs", "run_or_usage_error", "check_scheduler"]
+           "token_inputs", "run_or_usage_error", "check_scheduler", "interrupted", "resume_command"]
 
 MODEL_EPILOG = """claims at the sites of your model (--model):
   collapse-verify check 'RN.*' --model ~/models/bert-base --text "A sentence." --jsonl rn.jsonl
@@ -22,7 +25,10 @@ MODEL_EPILOG = """claims at the sites of your model (--model):
   each (checkpoint, site, claim, reading) is one JSON Lines record (--jsonl): holds / counterexample /
   premise-fails / undecided, or not checked with the reason; `about` says whether it is about the float
   computation (the stored float64 activations taken exactly) or about the network itself (stored weights,
-  exact embeddings, or interval enclosures of a forward in arb)."""
+  exact embeddings, or interval enclosures of a forward in arb). Every line is a record, its first key the
+  marker collapse_verify (pandas.read_json(PATH, lines=True) reads the file as it is); --resume continues only a
+  stream check --model wrote. Ctrl-C (or SIGTERM) stops the run within seconds, exit 130, with one line: the
+  records in the file and the --resume command that completes the run."""
 
 _USER_FLAGS = (("X", "--X"), ("gamma", "--gamma"), ("beta", "--beta"), ("Delta", "--Delta"), ("W_O", "--W-O"),
                ("weights", "--weights"), ("n", "--n"), ("heads", "--heads"), ("save", "--save"))
@@ -100,19 +106,50 @@ def spec_from_args(args, claims, models, measure: bool = False):
         if jsonl is not None and Path(jsonl).resolve() != Path(args.resume).resolve():
             raise UsageError("--resume PATH continues PATH itself; give it alone (or the same path as --jsonl)")
         jsonl, resume = args.resume, True
-        if not Path(jsonl).is_file():
-            raise UsageError(f"--resume {jsonl}: no such record stream (start it with --jsonl {jsonl})")
-    if jsonl is not None:
-        check_writable(jsonl, "--jsonl" if not resume else "--resume")
-        if not resume and Path(jsonl).exists() and Path(jsonl).stat().st_size > 0:
-            raise UsageError(f"--jsonl {jsonl} exists; give --resume {jsonl} to continue it, or another path")
+    if jsonl is not None:  # the stream rule, checked before any work (and again when the stream opens)
+        check_stream(jsonl, what="--resume" if resume else "--jsonl", kind=RECORD_KIND, resume=resume,
+                     inputs=[m for m in models if m is not None])
     return RunSpec(models=models, claims=claims, texts=texts, ids=ids, length=length, token_seed=tseed, jsonl=jsonl,
                    resume=resume, workers=workers, scheduler=args.scheduler,
                    seed=args.seed if getattr(args, "seed", None) is not None else 0,
                    dps=getattr(args, "dps", 50) or 50,
                    network_layers=NETWORK_LAYERS if args.network_layers is None else args.network_layers,
                    measure=measure, readings=tuple(args.reading) if getattr(args, "reading", None) else None,
-                   progress={"auto": None, "bar": True, "lines": False}[getattr(args, "progress", "auto")])
+                   progress={"auto": None, "bar": True, "lines": False}[getattr(args, "progress", "auto")],
+                   interrupt_line=interrupt_line(jsonl, getattr(args, "argv", None)))
+
+
+def resume_command(argv, jsonl) -> str:
+    """The command line that continues an interrupted run: ``argv`` with ``--jsonl PATH`` as ``--resume PATH``."""
+    words = ["collapse-verify"]
+    args = list(argv or [])
+    i = 0
+    has_resume = False
+    while i < len(args):
+        a = args[i]
+        if a == "--jsonl" and i + 1 < len(args):
+            i += 2
+            continue
+        if a.startswith("--jsonl="):
+            i += 1
+            continue
+        has_resume = has_resume or a == "--resume" or a.startswith("--resume=")
+        words.append(a)
+        i += 1
+    if not has_resume:
+        words += ["--resume", str(jsonl)]
+    return shlex.join(words)
+
+
+def interrupt_line(jsonl, argv):
+    """The one line an interrupted run prints: (records in the stream, a second signal) -> text."""
+    def line(count: int, again: bool = False) -> str:
+        head = "collapse-verify: interrupted" + (" again, stopped at once" if again else "")
+        if jsonl is None:
+            return f"{head}: {count} records computed, none kept (give --jsonl PATH to keep them, --resume PATH " \
+                   "to continue)"
+        return f"{head}: {count} records in {jsonl}; continue with: {resume_command(argv, jsonl)}"
+    return line
 
 
 def _models(args) -> list:
@@ -145,6 +182,14 @@ def cmd_check_model(args) -> int:
     return _finish(out, spec, args.json, args.jsonl or args.resume)
 
 
+def interrupted(out, spec) -> int:
+    """An interrupted run (SIGINT or SIGTERM): its one line on stderr, exit 130."""
+    count = out.in_stream if out.in_stream is not None else out.written
+    print(spec.interrupt_line(count) if spec.interrupt_line else f"collapse-verify: interrupted: {count} records",
+          file=sys.stderr, flush=True)
+    return 130
+
+
 def run_or_usage_error(spec):
     """:func:`proofs_numeric.ledger.model_check.run`, with a scheduler that cannot be reached as a usage error."""
     try:
@@ -161,14 +206,13 @@ def check_scheduler(address: str) -> None:
 
 
 def _finish(out, spec, as_json: bool, jsonl) -> int:
+    if out.interrupted:
+        return interrupted(out, spec)
     data = summary_json(out, spec)
     if as_json:
         print(json.dumps(data, indent=1, default=str))
     else:
         render_summary(data)
-    if out.interrupted:
-        print(f"interrupted: {out.written} records written" + (f"; continue with --resume {jsonl}" if jsonl else ""))
-        return 130
     if out.errors:
         return 1
     return 2 if out.failures else 0

@@ -11,6 +11,7 @@ from proofs_numeric.cli.inputs import SEED_MAX, UsageError, check_output, check_
 from proofs_numeric.cli.model_check import (
     add_token_arguments,
     check_scheduler,
+    interrupted,
     render_summary,
     run_or_usage_error,
     spec_from_args,
@@ -65,6 +66,8 @@ def cmd_real_model(args) -> int:
     if args.scheduler is not None and args.scheduler != "local":
         check_scheduler(args.scheduler)
     out = run_or_usage_error(spec)
+    if out.interrupted:
+        return interrupted(out, spec)
     if out.failures:
         raise UsageError(f"--model: {next(iter(out.failures.values()))}")
     if out.errors:
@@ -160,7 +163,7 @@ def _as_check_args(args):
     return argparse.Namespace(text=args.text, ids=args.ids, length=args.length, token_seed=args.seed,
                               workers=args.workers, network_layers=args.network_layers, jsonl=args.jsonl,
                               resume=args.resume, scheduler=args.scheduler, seed=0, dps=50, reading=None,
-                              progress=args.progress)
+                              progress=args.progress, argv=getattr(args, "argv", None))
 
 
 def add_parsers(sub) -> None:

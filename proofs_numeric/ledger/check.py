@@ -20,6 +20,7 @@ from pathlib import Path
 
 from proofs_numeric.core.float_hints import numerical_rank
 from proofs_numeric.ledger.load import registry
+from proofs_numeric.output import create_output
 from theorems.exact.instances import regime_of
 from theorems.exact.reader import input_flag
 from theorems.framework import (
@@ -204,7 +205,4 @@ def save_instance(path: str, claim: Claim, rec: dict, user) -> Path:
             "note": f"saved by `collapse-verify check {claim.id}` ("
                     + "; ".join(f"{r['key']}: {r['on_this_instance']}" for r in rec["readings"]) + ")",
             "instance": stored_instance(claim, rec, user)}
-    p = Path(path)
-    with open(p, "x", encoding="utf-8") as f:  # "x": never over an existing file
-        f.write(json.dumps(data, indent=1) + "\n")
-    return p
+    return create_output(path, json.dumps(data, indent=1) + "\n")  # never over an existing file

@@ -6,18 +6,21 @@ every site it yields, with the readings declared at that site's kind, is a task 
 :func:`proofs_numeric.model.sites.evaluate` -- the claims' own predicates
 (:func:`theorems.framework.decide_on_instance`), not a second implementation. Tasks run
 
-* in this process (``workers=1``),
-* on local worker processes (``concurrent.futures.ProcessPoolExecutor``; a worker that dies breaks the pool, which
-  is replaced and the lost tasks resubmitted), or
-* on a Dask distributed cluster (``scheduler=ADDRESS``, or ``"local"`` for a ``dask.distributed.LocalCluster``; the
-  scheduler reschedules a task whose worker died).
+* in this process (``workers=1``), or
+* on Dask, the one executor of parallel runs: a ``dask.distributed.LocalCluster`` of ``workers`` processes
+  (``workers=N``, or ``scheduler="local"``), or an existing cluster (``scheduler=ADDRESS``); the scheduler
+  reschedules the tasks of a worker that died.
+
+SIGINT and SIGTERM stop a run within seconds (:class:`_Interrupt`): nothing new is submitted, the running tasks get
+:data:`INTERRUPT_GRACE` seconds, the rest is cancelled and the cluster closed; every record counted is in the stream.
 
 Only a site's activations (a layer's ``W_O`` by reference: a worker on the same filesystem reads that layer by memory
 map) and the readings' ids travel. Several checkpoints run their forward passes in parallel (threads: numpy releases
 the GIL in its products), each holding one layer's weights and the activations of the sites in flight.
 
 Records (one JSON object per line, appended, flushed and fsync'ed as each task finishes, so an interrupted run leaves
-a valid file; the first line marks the file as this kind): ``checkpoint``, ``config_hash``, ``family``,
+a valid file; written by the write rule's one stream, :class:`proofs_numeric.output.RecordStream`, which puts the
+marker ``collapse_verify`` first in every record): ``checkpoint``, ``config_hash``, ``family``,
 ``token_ids``, ``input``, ``site`` (the typed site id, e.g. ``L0.ln1.input``: :mod:`proofs_numeric.model.site_ids`),
 ``site_label``, ``site_kind``, ``layer``, ``claim``, ``reading``, ``statement``,
 ``on_this_instance`` (holds / counterexample / premise-fails / undecided, or None with ``not_checked``: why the
@@ -31,15 +34,15 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import multiprocessing
+import logging
 import os
 import queue
+import signal
 import sys
 import threading
 import time
 from collections import Counter, defaultdict
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,24 +50,29 @@ from typing import Any
 from proofs_numeric.ledger.load import load, registry
 from proofs_numeric.model import sites as S
 from proofs_numeric.model.checkpoint import CheckpointError
+from proofs_numeric.output import RecordStream, read_stream
 from proofs_numeric.witnesses import real_model as RM
 from theorems.framework import REGISTRY, instance_form
 
 __all__ = ["canonical_records", "without_timings", "DEFAULT_CLAIMS",
            "RunSpec", "Summary", "select_claims", "plan_claims", "run", "run_task",
-           "open_record_stream", "read_records", "RecordAppender", "RECORD_KIND", "VERDICT_COLUMNS", "LocalPool",
+           "open_record_stream", "read_records", "RECORD_KIND", "VERDICT_COLUMNS",
            "DaskPool", "SerialPool", "summary_json", "CheckpointFailure", "SchedulerError", "consume_task"]
 
 #: the claims `real-model` runs (today's real-model measurements, now claims at sites)
 DEFAULT_CLAIMS = RM.DEFAULT_CLAIMS
-#: the marker line of a record stream (the same form as the write rule's RecordStream)
+#: the kind in the marker of every record of a stream (proofs_numeric.output.RecordStream)
 RECORD_KIND = "model-check"
 #: the columns of the summary: what one site says about a reading
 VERDICT_COLUMNS = ("holds", "counterexample", "exceptional-point", "premise-fails", "undecided", "not-checked")
 #: tasks in flight per worker (bounds the activations held by queued tasks)
 IN_FLIGHT_PER_WORKER = 2
-#: a task whose worker died is resubmitted this many times before it is an error
-MAX_ATTEMPTS = 3
+#: seconds an interrupted run waits for the tasks already running (their records are kept), then cancels the rest
+INTERRUPT_GRACE = 3.0
+#: seconds the close of an interrupted cluster may take before its workers are killed
+SHUTDOWN_TIMEOUT = 10
+#: seconds between two looks at the stop flag of a waiting thread
+POLL_SECONDS = 0.2
 #: seconds to wait for the Dask scheduler of --scheduler ADDRESS to answer
 SCHEDULER_TIMEOUT = 30
 
@@ -107,60 +115,21 @@ def plan_claims(claims) -> tuple[list, list]:
 
 # --------------------------------------------------------------------------------------------- records on disk
 
-class RecordAppender:
-    """A JSON Lines record stream: a marker line ``{"collapse_verify": {"kind": "model-check", "version": 1}}`` first,
-    then one record per line, each appended, flushed and fsync'ed (an interrupted run keeps every record written).
-    An existing stream is continued (a torn last line, from an interrupted write, is dropped first)."""
-
-    def __init__(self, path, resume: bool):
-        self.path = Path(path)
-        fresh = not self.path.exists() or self.path.stat().st_size == 0
-        if not fresh and not resume:
-            raise FileExistsError(f"{path} exists; give --resume {path} to continue it, or another path")
-        if not fresh:
-            with open(self.path, "rb+") as f:
-                data = f.read()
-                if data and not data.endswith(b"\n"):
-                    f.truncate(data.rfind(b"\n") + 1)
-        self._f = open(self.path, "a", encoding="utf-8")
-        if fresh:
-            self._line({"collapse_verify": {"kind": RECORD_KIND, "version": 1}})
-
-    def _line(self, obj) -> None:
-        self._f.write(json.dumps(obj, default=str) + "\n")
-        self._f.flush()
-        os.fsync(self._f.fileno())
-
-    def write(self, record: dict) -> None:
-        self._line(record)
-
-    def close(self) -> None:
-        self._f.close()
-
-
-def open_record_stream(path, resume: bool):
-    """The record stream of ``--jsonl`` / ``--resume`` (one function, so that the write rule's stream can replace it):
-    an object with ``write(record)`` and ``close()``."""
-    return RecordAppender(path, resume)
+def open_record_stream(path, resume: bool, inputs=()) -> RecordStream:
+    """The record stream of ``--jsonl`` / ``--resume``: the write rule's one stream
+    (:class:`proofs_numeric.output.RecordStream`, kind :data:`RECORD_KIND`); ``inputs``: the ``--model`` folders,
+    inside which it is never written."""
+    return RecordStream(path, what="--resume" if resume else "--jsonl", kind=RECORD_KIND, resume=resume,
+                        inputs=inputs)
 
 
 def read_records(path) -> list[dict]:
-    """The complete records of a stream (the marker line, blank lines and a torn last line are dropped)."""
-    out = []
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            for line in f:
-                if not line.endswith("\n"):
-                    break  # a torn last line
-                try:
-                    obj = json.loads(line)
-                except ValueError:
-                    continue
-                if isinstance(obj, dict) and "claim" in obj and "site" in obj:
-                    out.append(obj)
-    except FileNotFoundError:
-        pass
-    return out
+    """The records of a stream (without their marker; none when there is no file). A line in the middle that does not
+    parse, or a file that is not a stream of this kind, is a :class:`proofs_numeric.output.UsageError` naming it; a
+    torn last line (an interrupted write) is left out."""
+    if not Path(path).exists():
+        return []
+    return read_stream(path, kind=RECORD_KIND, what="record stream").records
 
 
 # --------------------------------------------------------------------------------------------- executors
@@ -170,10 +139,6 @@ def run_task(site, items, common, seed, dps) -> list[dict]:
     worker first: the paper's claims, the plug-ins, the numeric instance forms)."""
     load()
     return S.evaluate(site, items, common, seed=seed, dps=dps, network_build=S.network_builder)
-
-
-def _init_worker() -> None:
-    load()
 
 
 class SerialPool:
@@ -192,92 +157,64 @@ class SerialPool:
     def shutdown(self, cancel: bool = False) -> None:
         pass
 
+    def kill_now(self) -> None:
+        pass
 
-class LocalPool:
-    """Local worker processes (``concurrent.futures.ProcessPoolExecutor``, forkserver start: no fork of a threaded
-    parent). A worker process that dies breaks the pool: the pool is replaced and every task it lost is resubmitted,
-    up to :data:`MAX_ATTEMPTS` times."""
 
-    def __init__(self, workers: int):
-        self.workers = workers
-        self.name = f"{workers} local worker processes"
-        self._lock = threading.Lock()
-        self._gen = 0
-        self._closed = False
-        self.restarts = 0
-        self._ex = self._new()
-
-    def _new(self) -> ProcessPoolExecutor:
-        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(method),
-                                   initializer=_init_worker)
-
-    def pids(self) -> list[int]:
-        procs = getattr(self._ex, "_processes", None) or {}
-        return list(procs)
-
-    def _renew(self, gen: int) -> None:
-        with self._lock:
-            if gen != self._gen or self._closed:
-                return
-            old, self._ex = self._ex, self._new()
-            self._gen += 1
-            self.restarts += 1
-        old.shutdown(wait=False, cancel_futures=True)
-
-    def submit(self, fn, *args) -> Future:
-        outer: Future = Future()
-        self._submit(outer, fn, args, 1)
-        return outer
-
-    def _submit(self, outer, fn, args, attempt) -> None:
-        while True:
-            with self._lock:
-                ex, gen = self._ex, self._gen
-            try:
-                inner = ex.submit(fn, *args)
-                break
-            except (BrokenProcessPool, RuntimeError) as e:
-                if self._closed:
-                    outer.set_exception(e)
-                    return
-                self._renew(gen)
-        inner.add_done_callback(lambda f: self._done(f, outer, fn, args, attempt, gen))
-
-    def _done(self, f, outer, fn, args, attempt, gen) -> None:
-        if f.cancelled():
-            if not outer.done():
-                outer.cancel()
-            return
-        exc = f.exception()
-        if isinstance(exc, BrokenProcessPool) and attempt < MAX_ATTEMPTS and not self._closed:
-            self._renew(gen)
-            self._submit(outer, fn, args, attempt + 1)
-            return
-        if exc is not None:
-            outer.set_exception(exc)
+def _quiet_forkserver() -> str:
+    """The start method of the LocalCluster's worker processes: ``forkserver``, started here with SIGINT ignored, so
+    that every worker forked from it (at the start, and when a nanny restarts a worker that died) ignores the Ctrl-C
+    sent to the terminal's process group: this process alone handles it (no worker prints a traceback). The module
+    that runs the tasks is preloaded into the server, so a worker starts without importing it. ``spawn`` where there
+    is no forkserver (the workers then see Ctrl-C too)."""
+    import multiprocessing
+    import multiprocessing.forkserver as fs
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return "spawn"
+    multiprocessing.get_context("forkserver").set_forkserver_preload(["distributed", __name__])
+    import multiprocessing.resource_tracker as rt
+    main = threading.current_thread() is threading.main_thread()
+    if main:  # block first (a Ctrl-C now waits), then ignore while the server starts: it inherits "ignore"
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # the resource tracker (started with the server) unlinks the semaphores of workers ended by a second Ctrl-C; its
+    # warning about them would be the only line after ours
+    env = os.environ.get("PYTHONWARNINGS")
+    os.environ["PYTHONWARNINGS"] = ",".join(w for w in (env, "ignore:resource_tracker:UserWarning") if w)
+    try:
+        rt.ensure_running()
+        fs.ensure_running()
+    finally:
+        if env is None:
+            os.environ.pop("PYTHONWARNINGS", None)
         else:
-            outer.set_result(f.result())
-
-    def shutdown(self, cancel: bool = False) -> None:
-        self._closed = True
-        self._ex.shutdown(wait=not cancel, cancel_futures=cancel)
+            os.environ["PYTHONWARNINGS"] = env
+        if main:
+            signal.signal(signal.SIGINT, old)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    return "forkserver"
 
 
 class DaskPool:
-    """An existing Dask distributed cluster (``address``), or a ``LocalCluster`` of ``workers`` single-threaded worker
-    processes (``address="local"``). The scheduler reschedules the tasks of a worker that died."""
+    """The one executor of parallel runs: a Dask ``LocalCluster`` of ``workers`` single-threaded worker processes
+    (``address="local"``: ``--workers N``, ``--scheduler local``), or an existing Dask distributed cluster
+    (``address``). The scheduler reschedules the tasks of a worker that died (its nanny starts a new one)."""
 
     def __init__(self, address: str, workers: int, timeout: float | None = None):
-        # lazy: dask.distributed costs ~0.8 s to import and only a --scheduler run uses it
+        # lazy: dask.distributed costs ~0.8 s to import and only a parallel run uses it
+        import dask
         from dask.distributed import Client, LocalCluster
         timeout = SCHEDULER_TIMEOUT if timeout is None else timeout
         self.cluster = None
+        self._live: set = set()
         if address == "local":
+            method = _quiet_forkserver()
+            dask.config.set({"distributed.worker.multiprocessing-method": method,
+                             "distributed.worker.daemon": True})
             self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                        dashboard_address=None)
+                                        dashboard_address=None, silence_logs=logging.ERROR)
             self.client = Client(self.cluster)
-            self.name = f"a Dask LocalCluster of {workers} workers"
+            self.name = f"a Dask LocalCluster of {workers} worker processes"
         else:
             try:
                 self.client = Client(address, timeout=timeout)
@@ -287,25 +224,54 @@ class DaskPool:
                                      "workers with `dask worker ADDRESS`, or give --scheduler local") from None
             self.name = f"the Dask cluster at {address}"
 
+    def pids(self) -> list[int]:
+        """The worker processes' ids (a LocalCluster's; for a test that kills one)."""
+        return sorted(self.client.run(os.getpid).values())
+
     def submit(self, fn, *args) -> Future:
         outer: Future = Future()
         fut = self.client.submit(fn, *args, pure=False)
+        self._live.add(fut)
 
         def done(f):
+            self._live.discard(f)
             try:
                 outer.set_result(f.result())
             except BaseException as e:  # noqa: B902 - handed to the consumer as the task's error
-                outer.set_exception(e)
+                if not outer.done():
+                    outer.set_exception(e)
         fut.add_done_callback(done)
-        outer._dask = fut  # type: ignore[attr-defined]  # a private attribute keeps the dask future alive until done
         return outer
 
     def shutdown(self, cancel: bool = False) -> None:
+        """Close the client and the LocalCluster; ``cancel``: the tasks not yet done are cancelled first, and the
+        close waits a bounded time (an interrupted run)."""
+        logging.getLogger("distributed").setLevel(logging.CRITICAL)  # a closing cluster's warnings say nothing new
         try:
-            self.client.close()
+            if cancel and self._live:
+                try:
+                    self.client.cancel(list(self._live), force=True)
+                except Exception:  # noqa: BLE001 - closing anyway
+                    pass
+            self.client.close(timeout=SHUTDOWN_TIMEOUT)
+        except Exception:  # noqa: BLE001 - a cluster that does not close in time is left to the nanny's watchdog
+            pass
         finally:
             if self.cluster is not None:
-                self.cluster.close()
+                try:
+                    self.cluster.close(timeout=SHUTDOWN_TIMEOUT)
+                except Exception:  # noqa: BLE001
+                    self.kill_now()
+
+    def kill_now(self) -> None:
+        """End the LocalCluster's worker processes at once (a second Ctrl-C: this process exits right after)."""
+        for nanny in list(getattr(self.cluster, "workers", {}).values()):
+            pid = getattr(getattr(nanny, "process", None), "pid", None)
+            if pid:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
 
 
 # --------------------------------------------------------------------------------------------- the run
@@ -338,6 +304,7 @@ class RunSpec:
     measure: bool = False
     progress: bool | None = None  # None: a bar on a terminal, one line per checkpoint otherwise
     readings: tuple | None = None
+    interrupt_line: Any = None    # (records in the stream, second signal) -> the line an interrupted run prints
 
 
 @dataclass
@@ -355,6 +322,7 @@ class Summary:
     depth: dict = field(default_factory=dict)
     executor: str = ""
     interrupted: bool = False
+    in_stream: int | None = None  # records in the stream when the run ended (the ones it held before included)
 
 
 def _label(folder) -> str:
@@ -407,18 +375,106 @@ class _Progress:
             self._p.stop()
 
 
+class _Interrupted(Exception):
+    """The run was asked to stop (SIGINT or SIGTERM)."""
+
+
+class _Interrupt:
+    """SIGINT and SIGTERM during a run (in the main thread; elsewhere a KeyboardInterrupt still stops it): the first
+    asks the run to stop (no new task, the running ones waited for :data:`INTERRUPT_GRACE` seconds, the cluster
+    closed); a second ends the process at once, after the record being written, with one line and exit 130."""
+
+    def __init__(self, stop: threading.Event, line):
+        self.stop, self.line = stop, line
+        self.sink = None
+        self.pool = None
+        self.out: Summary | None = None
+        self._old: dict = {}
+
+    def count(self) -> int:
+        if self.sink is not None:
+            return self.sink.total
+        return self.out.written if self.out is not None else 0
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._old[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc):
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
+        return False
+
+    def _handle(self, signum, frame) -> None:
+        if not self.stop.is_set():
+            self.stop.set()
+            return
+        if self.sink is not None:
+            self.sink.when_idle(self._exit_now)
+        else:
+            self._exit_now()
+
+    def _exit_now(self) -> None:
+        if self.pool is not None:
+            self.pool.kill_now()
+        text = self.line(self.count(), True) if self.line is not None else "collapse-verify: interrupted"
+        try:
+            sys.stderr.write(text + "\n")
+            sys.stderr.flush()
+        finally:
+            os._exit(130)
+
+
 def run(spec: RunSpec) -> Summary:
-    """Run ``spec`` (see the module docstring); records go to ``spec.jsonl`` as they finish."""
+    """Run ``spec`` (see the module docstring); records go to ``spec.jsonl`` as they finish. SIGINT or SIGTERM stops
+    the run (``interrupted``) within seconds: every record counted is in the stream."""
     t_start = time.perf_counter()
     load()
     out = Summary()
+    stop = threading.Event()
+    with _Interrupt(stop, spec.interrupt_line) as intr:
+        intr.out = out
+        sink = pool = None
+        try:
+            if spec.jsonl and spec.resume:  # read (and locked) before the plan: the plan skips what it holds
+                sink = intr.sink = open_record_stream(spec.jsonl, True, inputs=spec.models)
+                for note in sink.notes:
+                    print(f"collapse-verify: note: {note}", file=sys.stderr)
+            jobs, claims, written = _prepare(spec, out, sink.records if sink is not None else [])
+            if stop.is_set():
+                raise _Interrupted
+            pool = intr.pool = _pool(spec)  # before a new stream: a scheduler that cannot be reached leaves no file
+            if spec.jsonl and sink is None:
+                sink = intr.sink = open_record_stream(spec.jsonl, False, inputs=spec.models)
+            out.executor = pool.name
+            if stop.is_set():
+                raise _Interrupted
+            _run_jobs(spec, out, jobs, claims, written, pool, sink, stop)
+        except (_Interrupted, KeyboardInterrupt):
+            stop.set()
+            out.interrupted = True
+        finally:
+            stop.set()
+            if pool is not None:
+                pool.shutdown(cancel=out.interrupted)
+            intr.pool = None
+            out.in_stream = sink.total if sink is not None else None
+            if sink is not None:
+                sink.close()
+    out.seconds = time.perf_counter() - t_start
+    return out
+
+
+def _prepare(spec: RunSpec, out: Summary, existing: list) -> tuple[list, list, set]:
+    """Open every checkpoint and its inputs (a failure is named and the others still run) and plan their sites:
+    (jobs, the claims at sites, the keys already written)."""
     claims, out.not_at_sites = plan_claims(spec.claims)
     if spec.readings:
         keep = set(spec.readings)
         claims = [c for c in claims if keep & set(S.site_kinds_of(c))]
-    existing = read_records(spec.jsonl) if (spec.jsonl and spec.resume) else []
     written = {S.record_key(r) for r in existing}
-    # open every checkpoint and its inputs first: a failure is named and the others still run
     jobs = []
     for folder in spec.models:
         label = _label(folder)
@@ -449,19 +505,23 @@ def run(spec: RunSpec) -> Summary:
                    and (not spec.readings or r.get("reading") in spec.readings)]
     todo_keys = set().union(*[_keys_of(lb, nm, pl) for _, lb, nm, _, pl in jobs]) if jobs else set()
     out.skipped = len(todo_keys & written)
+    return jobs, claims, written
+
+
+def _run_jobs(spec: RunSpec, out: Summary, jobs, claims, written, pool, sink, stop: threading.Event) -> None:
+    """The forwards (daemon threads: one per worker, at most one per job) submit their sites' tasks to ``pool``; this
+    thread writes each task's records as it finishes. On ``stop`` (raises :class:`_Interrupted`), no new task is
+    submitted and the running ones are waited for :data:`INTERRUPT_GRACE` seconds at most."""
     total = sum(1 for _, lb, nm, _, pl in jobs for sid, _, level, items in pl
                 if not all((lb, nm, sid, c, k, level) in written for c, k in items))
-    pool = _pool(spec)  # before the stream: a scheduler that cannot be reached leaves no file behind
-    sink = open_record_stream(spec.jsonl, spec.resume) if spec.jsonl else None
-    out.executor = pool.name
     progress = _Progress(total, spec.progress)
     results: queue.Queue = queue.Queue()
     slots = threading.BoundedSemaphore(max(1, spec.workers) * IN_FLIGHT_PER_WORKER)
-    stop = threading.Event()
     per_ckpt: dict = defaultdict(lambda: {"pending": 0, "forwards": 0, "records": Counter(), "t0": time.perf_counter()})
     for _, lb, *_ in jobs:
         per_ckpt[lb]["forwards"] += 1
     lock = threading.Lock()
+    serial = isinstance(pool, SerialPool)
 
     def forward(job) -> None:
         m, label, name, ids, plan = job
@@ -472,7 +532,7 @@ def run(spec: RunSpec) -> Summary:
             depth: dict = {}
             for site, items in S.site_tasks(m, label, name, ids, claims, measure=spec.measure,
                                             network_layers=spec.network_layers, dps=spec.dps,
-                                            weight_refs=not isinstance(pool, SerialPool), depth=depth):
+                                            weight_refs=not serial, depth=depth):
                 if stop.is_set():
                     return
                 if spec.readings:
@@ -481,7 +541,12 @@ def run(spec: RunSpec) -> Summary:
                         continue
                 if all((label, name, site.id, c, k, site.level) in written for c, k in items):
                     continue
-                slots.acquire()
+                while not slots.acquire(timeout=POLL_SECONDS):  # a stopped run does not wait for a slot
+                    if stop.is_set():
+                        return
+                if stop.is_set():
+                    slots.release()
+                    return
                 with lock:
                     per_ckpt[label]["pending"] += 1
                 fut = pool.submit(run_task, site, items, common, spec.seed, spec.dps)
@@ -492,56 +557,59 @@ def run(spec: RunSpec) -> Summary:
         finally:
             results.put(("forward-done", label, name, None, None))
 
-    threads = ThreadPoolExecutor(max(1, min(len(jobs), max(1, spec.workers)))) if jobs else None
-    try:
-        if isinstance(pool, SerialPool):  # one thread: forward and evaluation interleave in this process
-            for job in jobs:
-                forward_inline(job, forward, results, progress, out, sink, written, per_ckpt, slots, lock)
-        else:
-            for job in jobs:
-                assert threads is not None  # made whenever there are jobs
-                threads.submit(forward, job)
-            outstanding_forwards = len(jobs)
-            while outstanding_forwards or any(v["pending"] for v in per_ckpt.values()):
-                kind, label, name, items, payload = results.get()
-                if kind == "forward-done":
-                    outstanding_forwards -= 1
-                    per_ckpt[label]["forwards"] -= 1
-                    _maybe_finished(label, per_ckpt, progress)
-                    continue
-                consume_task(kind, label, name, items, payload, progress, out, sink, written, per_ckpt, slots, lock)
-                _maybe_finished(label, per_ckpt, progress)
-    except KeyboardInterrupt:
-        stop.set()
-        out.interrupted = True
-        pool.shutdown(cancel=True)
-        pool = None
-    finally:
-        if threads is not None:
-            threads.shutdown(wait=not out.interrupted, cancel_futures=True)
-        if pool is not None:
-            pool.shutdown()
-        progress.close()
-        if sink is not None:
-            sink.close()
-    out.seconds = time.perf_counter() - t_start
-    return out
+    todo: queue.Queue = queue.Queue()
+    for job in jobs:
+        todo.put(job)
 
+    def forwards() -> None:
+        while not stop.is_set():
+            try:
+                job = todo.get_nowait()
+            except queue.Empty:
+                return
+            forward(job)
 
-def forward_inline(job, forward, results, progress, out, sink, written, per_ckpt, slots, lock) -> None:
-    """The serial path: the forward thread is this thread; each task's result is consumed as soon as it is made."""
-    m, label, name, ids, plan = job
-    th = threading.Thread(target=forward, args=(job,), daemon=True)
-    th.start()
-    while True:
-        kind, lb, nm, items, payload = results.get()
+    # daemon threads: a forward still inside a layer when the run stops does not keep the process alive
+    for i in range(max(1, min(len(jobs), max(1, spec.workers)))) if jobs else ():
+        threading.Thread(target=forwards, name=f"forward-{i}", daemon=True).start()
+
+    def pending() -> int:
+        with lock:
+            return sum(v["pending"] for v in per_ckpt.values())
+
+    def handle(item) -> None:
+        kind, label, name, items, payload = item
         if kind == "forward-done":
-            per_ckpt[lb]["forwards"] -= 1
-            _maybe_finished(lb, per_ckpt, progress)
-            break
-        consume_task(kind, lb, nm, items, payload, progress, out, sink, written, per_ckpt, slots, lock)
-        _maybe_finished(lb, per_ckpt, progress)
-    th.join()
+            per_ckpt[label]["forwards"] -= 1
+        else:
+            consume_task(kind, label, name, items, payload, progress, out, sink, written, per_ckpt, slots, lock)
+        if not stop.is_set():  # a stopped forward has not finished its checkpoint
+            _maybe_finished(label, per_ckpt, progress)
+
+    outstanding = len(jobs)
+    try:
+        while outstanding or pending():
+            if stop.is_set():
+                raise _Interrupted
+            try:
+                item = results.get(timeout=POLL_SECONDS)
+            except queue.Empty:
+                continue
+            outstanding -= item[0] == "forward-done"
+            handle(item)
+    except (_Interrupted, KeyboardInterrupt):
+        stop.set()
+        deadline = time.monotonic() + INTERRUPT_GRACE  # the tasks already running: their records are kept
+        while pending() and time.monotonic() < deadline:
+            try:
+                item = results.get(timeout=min(POLL_SECONDS, max(0.0, deadline - time.monotonic())))
+            except queue.Empty:
+                continue
+            if item[0] == "task":
+                handle(item)
+        raise _Interrupted from None
+    finally:
+        progress.close()
 
 
 def consume_task(kind, label, name, items, payload, progress, out, sink, written, per_ckpt, slots, lock) -> None:
@@ -594,7 +662,7 @@ def _pool(spec: RunSpec):
         return DaskPool(spec.scheduler, max(1, spec.workers))
     if spec.workers <= 1:
         return SerialPool()
-    return LocalPool(spec.workers)
+    return DaskPool("local", spec.workers)
 
 
 # --------------------------------------------------------------------------------------------- the summary

@@ -181,8 +181,9 @@ def test_claims_evidence_is_built_only_by_the_framework():
         Evidence(kind="exact", holds=True, summary="s", arithmetic="QQ", scope="general")
 
 
-#: the command line's write rule (proofs_numeric.cli.inputs): its ``kind=`` names an output file's kind
-_WRITE_RULE = ("write_output", "write_json_output", "check_output", "RecordStream", "marked")
+#: the command line's write rule (proofs_numeric.output): its ``kind=`` names an output file's kind
+_WRITE_RULE = ("write_output", "write_json_output", "check_output", "RecordStream", "read_stream", "check_stream",
+               "marked")
 
 
 def _calls_outside_framework():

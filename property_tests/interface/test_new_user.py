@@ -137,18 +137,26 @@ def test_new_user_an_interrupted_write_leaves_the_old_file_whole(tmp_path, monke
 
 
 def test_new_user_record_stream_appends_and_flushes_each_record(tmp_path):
+    """Every line of a stream is a record with the marker as its first key, on disk as soon as it is written; a stream
+    is continued only with resume (a torn last line dropped); a foreign file, or another kind of output, is refused
+    (``force`` replaces it with a new stream)."""
     p = tmp_path / "runs.jsonl"
+    mark = {"collapse_verify": {"kind": "depth-layers", "version": 1}}
     s = I.RecordStream(p, kind="depth-layers")
     s.write({"layer": 0})
     lines = p.read_text().splitlines()  # on disk before close
-    assert json.loads(lines[0]) == {"collapse_verify": {"kind": "depth-layers", "version": 1}}
-    assert json.loads(lines[1]) == {"layer": 0}
+    assert [json.loads(x) for x in lines] == [{**mark, "layer": 0}]
+    assert next(iter(json.loads(lines[0]))) == "collapse_verify"  # the marker is the first key
     s.close()
+    with pytest.raises(I.UsageError, match="--resume"):
+        I.RecordStream(p, kind="depth-layers")  # exists: continued only when asked
     with open(p, "a") as f:
-        f.write('{"layer": 1, "rh')  # an interrupted write
-    with I.RecordStream(p, kind="depth-layers") as s:
+        f.write('{"collapse_verify": {"kind": "depth-layers", "version": 1}, "layer": 1, "rh')  # an interrupted write
+    with I.RecordStream(p, kind="depth-layers", resume=True) as s:
+        assert s.records == [{"layer": 0}] and "line 2" in s.notes[0] and "dropped" in s.notes[0]
         s.write({"layer": 1})
-    assert [json.loads(x) for x in p.read_text().splitlines()][1:] == [{"layer": 0}, {"layer": 1}]
+        assert s.total == 2
+    assert [json.loads(x) for x in p.read_text().splitlines()] == [{**mark, "layer": 0}, {**mark, "layer": 1}]
     w = tmp_path / "W.npy"
     _foreign(w)
     with pytest.raises(I.UsageError, match="not a file collapse-verify wrote"):
@@ -159,7 +167,7 @@ def test_new_user_record_stream_appends_and_flushes_each_record(tmp_path):
         I.RecordStream(ledger, kind="depth-layers")
     with I.RecordStream(w, kind="depth-layers", force=True) as s:  # --force: a new stream
         s.write({"layer": 9})
-    assert [json.loads(x) for x in w.read_text().splitlines()][1:] == [{"layer": 9}]
+    assert [json.loads(x) for x in w.read_text().splitlines()] == [{**mark, "layer": 9}]
 
 
 def test_new_user_store_writes_through_the_rule(tmp_path, monkeypatch):

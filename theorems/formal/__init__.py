@@ -772,17 +772,9 @@ def build_dir(source_dir: Path | str | None = None) -> Path:
 @contextlib.contextmanager
 def _locked(build: Path):
     """An exclusive lock on the build folder (parallel test workers must not compile the same file twice)."""
-    try:
-        import fcntl  # lazy: POSIX only (an optional module): elsewhere the build folder is not locked
-    except ImportError:  # not POSIX: no lock
+    from filelock import FileLock  # lazy: only a compile takes the lock
+    with FileLock(str(build / ".lock"), thread_local=False):
         yield
-        return
-    with open(build / ".lock", "w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def compile_sources(source_dir: Path | str | None = None, log=None) -> dict[str, str | None]:

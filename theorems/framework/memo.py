@@ -192,19 +192,11 @@ def current_commit() -> str | None:
 
 @contextmanager
 def locked(path: Path) -> Iterator[None]:
-    """An exclusive OS lock on the file ``path`` for the block (released when the holder dies); a no-op where
-    ``fcntl`` is missing. OSError when the lock file cannot be opened."""
-    try:
-        import fcntl  # POSIX; elsewhere concurrent processes each compute (same result, more time)
-    except ImportError:
+    """An exclusive OS lock on the file ``path`` for the block (``filelock``: released when the holder dies).
+    OSError when the lock file cannot be opened."""
+    from filelock import FileLock  # lazy: only a computation that stores its result takes the lock
+    with FileLock(str(path), thread_local=False):
         yield
-        return
-    with open(path, "a+") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def _read(path: Path, key: str) -> dict[str, Any] | None:
