@@ -102,6 +102,8 @@ from .quotes import SOURCE_DIR, SOURCE_FILES, SUITE_READING, QuoteCheck, check_q
 from .records import (
                        CLAIM_REGIMES,
                        EVIDENCE_PROVIDERS,
+                       ORIGINS,
+                       TALLY_PARTS,
                        Check,
                        CheckContext,
                        Claim,
@@ -142,7 +144,7 @@ __all__ = [
     "DETERMINANTAL_STEP", "rank_genericity", "perturb_value",
     "FormalGap", "FORMAL_GAP_REASONS", "FORMAL_GAP_MEANING", "check_formal_gap", "formal_gap_problems",
     "parse_ref", "same_as_groups", "same_as_group",
-    "CLAIM_REGIMES", "stable_seed", "Check", "CheckContext", "Claim", "ClaimResult", "PredicateError",
+    "CLAIM_REGIMES", "ORIGINS", "TALLY_PARTS", "stable_seed", "Check", "CheckContext", "Claim", "ClaimResult", "PredicateError",
     "Reading", "ReadingResult", "run_claim", "RunRecord", "recording",
     "EVIDENCE_PROVIDERS", "REGISTRY", "DuplicateClaim", "register", "unregister",
     "COUNTEREXAMPLE_DIR", "REPO_ROOT", "CounterexampleError", "counterexample_files", "counterexample_path",

@@ -24,7 +24,7 @@ from .run_record import note_seed, recording
 from .storage import CounterexampleError
 from .verdict import FORMS, ContradictionError, assess
 
-__all__ = ["CLAIM_REGIMES", "stable_seed", "CheckContext", "Check", "Reading", "Claim", "ReadingResult",
+__all__ = ["CLAIM_REGIMES", "ORIGINS", "TALLY_PARTS", "stable_seed", "CheckContext", "Check", "Reading", "Claim", "ReadingResult",
            "ClaimResult", "PredicateError", "EVIDENCE_PROVIDERS", "SAME_AS_GROUP", "run_claim"]
 
 #: Regimes a claim is checked in: token count n against width d, and weights.
@@ -54,6 +54,14 @@ class PredicateError(RuntimeError):
 
 
 # --- claims -------------------------------------------------------------------------------
+
+#: whose statements the ledger tallies separately (Claim.origin -> how the tally names them)
+ORIGINS = {"paper": "the paper (Cirrincione 2026)", "explainer": "the Dong et al. 2021 explainer",
+           "suite": "the suite's own framing", "user": "users' conjectures"}
+#: the three parts of the tally: the paper, the explainer, and the suite's own and users' conjectures together
+TALLY_PARTS = (("the paper (Cirrincione 2026)", ("paper",)), ("the Dong et al. 2021 explainer", ("explainer",)),
+               ("the suite's own framing and users' conjectures", ("suite", "user")))
+
 
 @dataclass
 class CheckContext:
@@ -161,9 +169,21 @@ class Claim:
 
     @property
     def quoted(self) -> bool:
-        """True when the claim quotes its source's words; False for the suite's own framing (an empty quote:
-        ``source`` then says what the claim stands for), shown as the suite's reading, without quotation marks."""
-        return bool(self.quote.strip())
+        """True when the claim quotes a source's words (the paper, its abstract or the Dong explainer); False for the
+        suite's own framing (an empty quote: ``source`` then says what the claim stands for) and for a user's
+        conjecture (its words are the user's, in no source). A test compares every quoted claim with the sources."""
+        return bool(self.quote.strip()) and self.source != "user"
+
+    @property
+    def origin(self) -> str:
+        """Whose statement this is (:data:`ORIGINS`): ``paper`` (Cirrincione 2026, its abstract), ``explainer`` (the
+        Dong et al. 2021 explainer: its section starts with "Dong"), ``suite`` (the suite's own framing, no quote)
+        or ``user`` (a user's conjecture). A test checks it against where the quote is found in the sources."""
+        if self.source == "user":
+            return "user"
+        if not self.quote.strip():
+            return "suite"
+        return "explainer" if self.section.startswith("Dong") else "paper"
 
     def all_readings(self) -> list[Reading]:
         lit = Reading("literal", self.statement, self.checks, generic=self.generic, same_as=self.same_as,
@@ -305,7 +325,7 @@ class ClaimResult:
         c = self.claim
         lit = self.readings[0] if self.readings else None
         return {
-            "id": c.id, "section": c.section, "quote": c.quote, "quoted": c.quoted, "form": c.form,
+            "id": c.id, "section": c.section, "quote": c.quote, "quoted": c.quoted, "origin": c.origin, "form": c.form,
             "verdict": None if self.error else self.verdict, "strength": self.strength,
             "statement": c.statement, "hypotheses": list(c.hypotheses), "conclusion": c.conclusion,
             "regimes": list(c.regimes),

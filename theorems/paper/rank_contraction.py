@@ -479,7 +479,7 @@ claim(
 
 
 claim(
-    id="RC.dff-lower-bound", section="§6",
+    id="RC.dff-lower-bound", section="§1 contribution 7 (the theorem is in §6, truncated)",
     quote="the MLP must expand exactly the directions the heads contracted. This gives the first "
                             "principled lower bound on d_ff",
     depends_on=("RC.specialisation-contraction",),
