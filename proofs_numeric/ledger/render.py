@@ -69,6 +69,8 @@ def render_claim(r: ClaimResult, width: int = 80) -> list[tuple[str, str | None]
     if lit.generic is not None:
         items.append((f"generic: for almost every point of {lit.generic.space} ({lit.generic.measure})", "  ", "    ",
                       None))
+    if c.argument:
+        items.append((f"the verdict rests on: {c.argument}", "  ", "    ", "dim"))
     if lit.verdict in ("conditional", "unsupported") and lit.condition:
         items.append((f"condition: {lit.condition}", "  ", "    ", "yellow"))
     elif lit.reason:
@@ -134,7 +136,8 @@ def claim_header(rec: dict) -> list[tuple[str, str | None]]:
               f"quote: none — {SUITE_READING}, not the paper's words: {rec.get('source', '')}"), None),
             (f"statement: {rec['statement']}", None),
             (f"hypotheses: {', '.join(rec['hypotheses']) or '(none)'}; conclusion: {rec['conclusion']}", None),
-            (f"regimes: {', '.join(rec['regimes'])}", None)]
+            (f"regimes: {', '.join(rec['regimes'])}", None)] + \
+        ([(f"the verdict rests on: {rec['argument']}", "dim")] if rec.get("argument") else [])
 
 
 #: what each answer on one instance means, in words

@@ -264,6 +264,8 @@ def verdict_admonition(claim_id: str, dps: int = 50) -> str:
         parts += [f"Exceptional set met at {len(lit.exceptional)} point(s), never decisive.", ""]
     if why:
         parts += [f"{'Condition' if lit.verdict in ('conditional', 'unsupported') else 'Why'}: {_esc(why)}", ""]
+    if c.argument:
+        parts += [f"The verdict rests on: {_esc(c.argument)}", ""]
     if c.depends_on:
         parts += ["Rests on: " + ", ".join(f"`{d}`" for d in c.depends_on) + " (the paper as a graph)", ""]
     parts.append(evidence_markdown(lit.evidence))

@@ -151,6 +151,8 @@ class Claim:
     decl: Declaration | None = field(default=None, repr=False, compare=False)
     #: why the headline has no Coq proof when its verdict is supported (exact) (see theorems.framework.formal_gap)
     formal_gap: FormalGap | None = None
+    #: which argument the headline's verdict rests on when the paper's proof and the suite's repair differ ("" none)
+    argument: str = ""
 
     def __post_init__(self) -> None:
         if self.form not in FORMS:
@@ -325,7 +327,7 @@ class ClaimResult:
         c = self.claim
         lit = self.readings[0] if self.readings else None
         return {
-            "id": c.id, "section": c.section, "quote": c.quote, "quoted": c.quoted, "origin": c.origin, "form": c.form,
+            "id": c.id, "section": c.section, "quote": c.quote, "quoted": c.quoted, "origin": c.origin, "argument": c.argument, "form": c.form,
             "verdict": None if self.error else self.verdict, "strength": self.strength,
             "statement": c.statement, "hypotheses": list(c.hypotheses), "conclusion": c.conclusion,
             "regimes": list(c.regimes),
