@@ -610,6 +610,81 @@ claim(
 )
 
 
+# --- §2's block model against the blocks deployed Transformers use (issue 56) -------------------------------------
+
+#: the instance of the comparison: rows with rational standard deviations (LayerNorm stays rational), uniform
+#: attention (W_Q = W_K = 0), W_V W_O = I, and an FFN with W_2 = 0, b_2 = 0 (a weight the model allows: FFN = 0)
+_BLOCK_X = Matrix([[1, -1], [3, 1]])
+
+
+def _paper_block(X: Matrix) -> Matrix:
+    """§2's model, X + Delta(X) with Delta = MHA(X) + FFN(X + MHA(X)), at the instance's weights (FFN = 0)."""
+    M = T.mha(T.SYMPY, X, T.uniform_heads(X.shape[1], [eye(X.shape[1])]), scale=1)
+    return X + M
+
+
+def _post_ln_block(X: Matrix) -> Matrix:
+    """The suite's post-LN (BERT) encoder block, theorems.exact.transformer.block_forward 'full_block', same weights."""
+    d = X.shape[1]
+    blk = T.Block(heads=T.uniform_heads(d, [eye(d)]), W1=zeros(d, 1), b1=[0], W2=zeros(1, d), b2=[0] * d)
+    return Matrix(T.block_forward(T.SYMPY, X, blk, "full_block")).applyfunc(sympy.nsimplify)
+
+
+def _pre_ln_block(X: Matrix) -> Matrix:
+    """A pre-LN (GPT-2) block, X + MHA(LN1 X) + FFN(LN2(.)), same weights (FFN = 0), from the suite's maps."""
+    d = X.shape[1]
+    Z = Matrix(T.layer_norm(T.SYMPY, X)).applyfunc(sympy.nsimplify)
+    return X + T.mha(T.SYMPY, Z, T.uniform_heads(d, [eye(d)]), scale=1)
+
+
+def _block_model_evidence(ctx) -> list[Evidence]:
+    X = _BLOCK_X
+    paper = _paper_block(X)
+    out = []
+    for regime, f, name in (("post-LN", _post_ln_block, "post-LN (BERT: LN after each residual sum)"),
+                            ("pre-LN", _pre_ln_block, "pre-LN (GPT-2: LN before each sub-layer)")):
+        got = f(X)
+        out.append(exact_complete(f"{name} block at X = {X.tolist()}, uniform attention, W_V W_O = I, FFN = 0: "
+                                  f"{got.tolist()}; §2's X + Delta(X) = {paper.tolist()}", got == paper,
+                                  regime=regime, arithmetic="exact (sympy; rows with rational standard deviations)",
+                                  numbers={"deployed": [[str(v) for v in row] for row in got.tolist()],
+                                           "model": [[str(v) for v in row] for row in paper.tolist()]}))
+    return out
+
+
+def _block_model_is_attention_skip(ctx) -> list[Evidence]:
+    """With FFN = 0 the model is the suite's attention_skip block (block_forward 'attention_skip'), exactly."""
+    rng = random.Random(stable_seed("BLOCK.residual-model:attention skip"))
+    met = held = 0
+    for (n, d) in ((2, 3), (3, 3), (4, 2)):
+        X = Matrix(n, d, lambda i, j: rng.randint(-3, 3))
+        W = Matrix(d, d, lambda i, j: rng.randint(-2, 2))
+        heads = T.uniform_heads(d, [W])
+        model = X + T.mha(T.SYMPY, X, heads, scale=1)
+        suite = Matrix(T.block_forward(T.SYMPY, X, T.Block(heads=heads), "attention_skip"))
+        met += 1
+        held += model == suite
+    return [exact_instances("§2's X + Delta(X) with FFN = 0 equals the suite's attention_skip block (X + MHA(X))",
+                            met=met, held=held, arithmetic="exact over QQ (uniform attention)")]
+
+
+claim(
+    id="BLOCK.residual-model", section="§2, notation",
+    quote=r"$\Delta^{(l)}=\operatorname{MHA}(X^{(l)})+\mathrm{FFN}(X^{(l)}+\operatorname{MHA}(X^{(l)}))$ is the full "
+          r"encoder block increment. The residual stream is $X^{(l+1)}=X^{(l)}+\Delta^{(l)}$",
+    statement=r"\text{the encoder block of a deployed Transformer is }X\mapsto X+\mathrm{MHA}(X)+\mathrm{FFN}(X+"
+              r"\mathrm{MHA}(X))\ \text{(no LayerNorm in the residual stream)}",
+    hypotheses=("BERT-base is post-LN", "GPT-2 is pre-LN"), conclusion="the block is X + Delta(X)",
+    regimes=("post-LN", "pre-LN"), checks=[_block_model_evidence],
+    readings=[Reading("suite-attention-skip", r"\mathrm{FFN}=0:\ X+\Delta(X)=X+\mathrm{MHA}(X)\ \text{(the suite's "
+                                              r"attention\_skip block)}",
+                      checks=[_block_model_is_attention_skip], regimes=("all",),
+                      note="the model the §5 results are proved for is the suite's attention_skip block plus an FFN "
+                           "on the un-normalised stream; the suite's full_block is post-LN (BERT)")],
+    chapter="residual_obstruction",
+)
+
+
 def _witness_argument(ctx) -> list[Evidence]:
     """rank F(X*) <= 1 forces every 2-minor of F(X*) (real-analytic in the weights) to vanish; W_Q = 0 with random
     W_V W_O gives a non-zero one, exactly."""
