@@ -626,7 +626,8 @@ def machine_precision_upper_bound(ctx) -> list[Evidence]:
         h = False if all(f is False for f in flags) else (True if r["machine_precision_layer_certified"] is not None
                                                           and r["machine_precision_layer_certified"] <= 7 else None)
         out.append(interval_instances(
-            f"n = {cfg.n}, d = d_k = {cfg.d}, H = 1, sharp near-identity attention W_Q = W_K = sqrt({cfg.qk_scale:g}) I, "
+            f"n = {cfg.n}, d = d_k = {cfg.d}, H = 1, sharp near-identity attention W_Q = W_K = "
+            f"sqrt({cfg.qk_scale:g}) I, "
             f"W_V W_O = -I: rho certainly above 2^-52 at every one of the {cfg.layers} layers (rho_12 = "
             f"{r['layers'][-1]['rho']})" if h is False else
             f"n = {cfg.n}, sharp attention (scale {cfg.qk_scale:g}): first certain crossing at layer "

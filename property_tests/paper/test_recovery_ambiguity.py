@@ -49,8 +49,8 @@ def test_recovery_ambiguity_pgop_numeric_matches_mha_with_unit_gates():
 def test_recovery_ambiguity_bert_figures_headline_is_the_dimension():
     """The headline is dim ker Phi_a at BERT-base's shape (W_O known): 0 for a W_O of certified rank 768, so refuted;
     the arithmetic 512 * 11 * 64 = 360448 is a reading (proved)."""
-    from theorems.framework import CheckContext, run_claim
     from proofs_numeric.ledger import get
+    from theorems.framework import CheckContext, run_claim
     r = run_claim(get("RA.bert-figures"), CheckContext(dps=30, quick=False))
     assert r.verdict == "refuted"
     fail = [e for e in r.literal.evidence if e.holds is False]

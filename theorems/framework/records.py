@@ -24,8 +24,8 @@ from .run_record import note_seed, recording
 from .storage import CounterexampleError
 from .verdict import FORMS, ContradictionError, assess
 
-__all__ = ["CLAIM_REGIMES", "ORIGINS", "TALLY_PARTS", "stable_seed", "CheckContext", "Check", "Reading", "Claim", "ReadingResult",
-           "ClaimResult", "PredicateError", "EVIDENCE_PROVIDERS", "SAME_AS_GROUP", "run_claim"]
+__all__ = ["CLAIM_REGIMES", "ORIGINS", "TALLY_PARTS", "stable_seed", "CheckContext", "Check", "Reading", "Claim",
+           "ReadingResult", "ClaimResult", "PredicateError", "EVIDENCE_PROVIDERS", "SAME_AS_GROUP", "run_claim"]
 
 #: Regimes a claim is checked in: token count n against width d, and weights.
 CLAIM_REGIMES = ("n<d", "n=d", "n>d", "all", "generic-weights", "degenerate-weights")
@@ -327,7 +327,8 @@ class ClaimResult:
         c = self.claim
         lit = self.readings[0] if self.readings else None
         return {
-            "id": c.id, "section": c.section, "quote": c.quote, "quoted": c.quoted, "origin": c.origin, "argument": c.argument, "form": c.form,
+            "id": c.id, "section": c.section, "quote": c.quote, "quoted": c.quoted, "origin": c.origin,
+            "argument": c.argument, "form": c.form,
             "verdict": None if self.error else self.verdict, "strength": self.strength,
             "statement": c.statement, "hypotheses": list(c.hypotheses), "conclusion": c.conclusion,
             "regimes": list(c.regimes),
