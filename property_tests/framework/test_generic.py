@@ -533,4 +533,6 @@ GENERIC_READINGS = [
     # issue 32, second pass (see the note): the quote says "generic(ally)" and the hypotheses exclude no null set
     "RC.left-multiplication:literal", "RRO.rank-r-witness:literal", "RRO.generic-obstruction:literal",
     "RW.joudaki-mlp:literal",
+    # issue 56: the paper's argument for Thm 5.3 ("B_l is null"), over X in R^{n x d}
+    "RRO.thm53-argument:literal",
 ]

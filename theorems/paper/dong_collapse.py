@@ -789,7 +789,7 @@ claim(
         "propagation, not for rank collapse; a test checks the source). What the suite can decide is the "
         "mathematics beside it: LN neither prevents collapse nor accelerates it (RN.neither-helps-nor-hinders, the depth "
         "study), which is what 'plays no role' would mean for rank")]],
-    chapter="dong_collapse",
+    chapter="dong_collapse", notion="residual: what 'a role in rank collapse' would be measured by",
 )
 
 claim(
@@ -827,5 +827,5 @@ claim(
         "(BLOCK.residual-model: neither BERT's post-LN nor GPT's pre-LN block is that map); the rank claims on "
         "post-LN and pre-LN blocks with a causal mask are not yet tested (the next issue builds them)",
         regime=r) for r in ("post-LN", "pre-LN-causal")]],
-    chapter="residual_obstruction",
+    chapter="residual_obstruction", notion="exact-rank",
 )
