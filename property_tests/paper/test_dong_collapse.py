@@ -220,3 +220,17 @@ def test_dong_machine_precision_sharp_runs_can_cross():
         quick, dps = False, 30
     ev = [e for e in D.machine_precision_upper_bound(Full()) if e.regime == "sharp-near-identity"]
     assert any(e.holds is True for e in ev) and any(e.holds is False for e in ev)
+
+
+def test_dong_attributions_decided_in_dongs_setting():
+    """What the paper says Dong said: the MLP as the remedy and the tug of war fail in Dong's own setting (attention +
+    MLP without skips collapses in the certified depth study); residual connections as a remedy hold; the two
+    statements about texts are not checkable."""
+    from property_tests.paper.quick_runs import quick_run
+    assert quick_run("DONG.attr-mlp-remedy").verdict == "refuted"
+    assert quick_run("DONG.attr-tug-of-war").verdict == "refuted"
+    assert quick_run("DONG.attr-residual-remedy").verdict == "supported"
+    for cid in ("DONG.attr-ln-no-role", "DONG.attr-wo-not-discussed"):
+        assert quick_run(cid).verdict == "not-checkable"
+    fails = [e for e in quick_run("DONG.attr-mlp-remedy").literal.evidence if e.holds is False]
+    assert fails and all(e.kind == "interval-certified" for e in fails)
