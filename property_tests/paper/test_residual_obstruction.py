@@ -189,10 +189,10 @@ def test_residual_obstruction_block_model_differs_from_post_ln_and_pre_ln():
     """§2's X + Delta(X) against the suite's post-LN block and a pre-LN block at one exact instance (both differ);
     with FFN = 0 it is the suite's attention_skip block."""
     from theorems.paper import residual_obstruction as R
-    X = R._BLOCK_X
-    assert R._paper_block(X) == Matrix([[3, -1], [5, 1]])
-    assert R._post_ln_block(X) == Matrix([[1, -1], [1, -1]])
-    assert R._pre_ln_block(X) == Matrix([[2, -2], [4, 0]])
+    X = R.BLOCK_X
+    assert R.paper_block(X) == Matrix([[3, -1], [5, 1]])
+    assert R.post_ln_block(X) == Matrix([[1, -1], [1, -1]])
+    assert R.pre_ln_block(X) == Matrix([[2, -2], [4, 0]])
     from property_tests.paper.quick_runs import quick_run
     r = quick_run("BLOCK.residual-model")
     assert r.verdict == "refuted" and r.reading("suite-attention-skip").verdict == "supported"
@@ -202,6 +202,6 @@ def test_residual_obstruction_block_model_differs_from_post_ln_and_pre_ln():
 def test_residual_obstruction_block_model_check_can_hold(monkeypatch):
     """A planted deployed block equal to the model makes that regime hold: the comparison measures something."""
     from theorems.paper import residual_obstruction as R
-    monkeypatch.setattr(R, "_post_ln_block", R._paper_block)
-    ev = R._block_model_evidence(None)
+    monkeypatch.setattr(R, "post_ln_block", R.paper_block)
+    ev = R.block_model_evidence(None)
     assert [e.holds for e in ev] == [True, False]
