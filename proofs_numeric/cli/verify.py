@@ -69,12 +69,18 @@ def _verify(args) -> int:
     results, errors = run_ledger(claims, ctx, progress)
     console.print(escape(f"collapse-verify ledger: {len(results)} claims, {time.perf_counter() - t0:.1f} s "
                          f"(dps {args.dps}{', quick' if args.quick else ''})"), soft_wrap=True)
-    for line in wrap_plain(render_summary(results), width):
-        console.print(escape(line), soft_wrap=True)
+    def summary() -> None:  # the tally in three parts: the paper, the Dong explainer, the suite's own and users'
+        for part in render_summary(results).splitlines():
+            for line in wrap_plain(part, width):
+                console.print(escape(line), soft_wrap=True)
+    summary()
     for r in results:
         console.print("", soft_wrap=True)
         for line, style in render_claim(r, width):
             console.print(Text(line, style=style or ""), soft_wrap=True)
+    console.print("", soft_wrap=True)
+    console.print(escape(f"collapse-verify ledger: {len(results)} claims"), soft_wrap=True)
+    summary()  # again as the last lines, where a reader of a long ledger looks
     for e in errors:
         print(f"collapse-verify: error: {e}", file=sys.stderr)
     _report_found_counterexamples(results, store=args.store, force=args.force)

@@ -6,9 +6,9 @@ import textwrap
 from collections import Counter
 
 from proofs_numeric.core.float_hints import describe_hint
-from theorems.framework import SUITE_READING, TRUTH, ClaimResult
+from theorems.framework import SUITE_READING, TALLY_PARTS, TRUTH, ClaimResult
 
-__all__ = ["VERDICT_STYLE", "render_claim", "render_summary", "SAID", "said", "claim_header", "render_check",
+__all__ = ["VERDICT_STYLE", "render_claim", "render_summary", "tally", "SAID", "said", "claim_header", "render_check",
            "ON_THIS_WORDS"]
 
 VERDICT_STYLE = {"proved": "bold green", "certified": "green", "supported": "cyan", "conditional": "yellow",
@@ -57,7 +57,9 @@ def render_claim(r: ClaimResult, width: int = 80) -> list[tuple[str, str | None]
     else:
         out.append((head, VERDICT_STYLE.get(r.verdict if not r.error else "error")))
         out += [(ln, "dim") for ln in _wrap(sec, width, "  ")]
-    words = f"“{c.quote}”" if c.quoted else f"{SUITE_READING} (no quotation): {c.source}"
+    words = f"“{c.quote}”" if c.quoted else (f"a user's conjecture (their words, in no source): {c.quote}"
+                                              if c.origin == "user" else
+                                              f"{SUITE_READING} (no quotation): {c.source}")
     out += [(ln, None if c.quoted else "italic") for ln in _wrap(words, width, "  ")]
     if r.error:
         out += [(ln, "bold magenta") for ln in _wrap(f"error: {r.error}", width, "    ", "  ")]
@@ -67,6 +69,8 @@ def render_claim(r: ClaimResult, width: int = 80) -> list[tuple[str, str | None]
     if lit.generic is not None:
         items.append((f"generic: for almost every point of {lit.generic.space} ({lit.generic.measure})", "  ", "    ",
                       None))
+    if c.argument:
+        items.append((f"the verdict rests on: {c.argument}", "  ", "    ", "dim"))
     if lit.verdict in ("conditional", "unsupported") and lit.condition:
         items.append((f"condition: {lit.condition}", "  ", "    ", "yellow"))
     elif lit.reason:
@@ -93,10 +97,34 @@ def render_claim(r: ClaimResult, width: int = 80) -> list[tuple[str, str | None]
     return out
 
 
-def render_summary(results: list[ClaimResult]) -> str:
+_ORDER = ["proved", "certified", "supported", "conditional", "refuted", "unsupported", "not-checkable", "error"]
+
+
+def _counts(results: list[ClaimResult]) -> str:
     counts = Counter("error" if r.error else r.verdict for r in results)
-    order = ["proved", "certified", "supported", "conditional", "refuted", "unsupported", "not-checkable", "error"]
-    return ", ".join(f"{counts[v]} {v}" for v in order if counts[v])
+    return ", ".join(f"{counts[v]} {v}" for v in _ORDER if counts[v])
+
+
+def tally(results: list[ClaimResult]) -> list[dict]:
+    """The tally in three parts (:data:`theorems.framework.TALLY_PARTS`): the paper's claims, the Dong explainer's,
+    and the suite's own framing with users' conjectures; each {"part", "origins", "claims", "verdicts"}."""
+    out = []
+    for name, origins in TALLY_PARTS:
+        rs = [r for r in results if r.claim.origin in origins]
+        out.append({"part": name, "origins": list(origins), "claims": len(rs),
+                    "verdicts": {v: n for v in _ORDER
+                                 if (n := sum(("error" if r.error else r.verdict) == v for r in rs))}})
+    return out
+
+
+def render_summary(results: list[ClaimResult]) -> str:
+    """The verdict counts, in three parts (the paper, the explainer, the suite's own and users'), one line each."""
+    lines = []
+    for name, origins in TALLY_PARTS:
+        rs = [r for r in results if r.claim.origin in origins]
+        if rs:
+            lines.append(f"{name}, {len(rs)} claim{'s' if len(rs) != 1 else ''}: {_counts(rs)}")
+    return "\n".join(lines)
 
 
 def claim_header(rec: dict) -> list[tuple[str, str | None]]:
@@ -104,10 +132,12 @@ def claim_header(rec: dict) -> list[tuple[str, str | None]]:
     hypotheses and the conclusion, the regimes. ``rec``: a claim's ``verify --json`` entry (or its first keys)."""
     return [(f"{rec['id']} ({rec['section']}), {rec['form']} claim", "bold"),
             ((f"quote: “{rec['quote']}”" if rec.get("quoted", bool(rec.get("quote"))) else
+              f"a user's conjecture (their words, in no source): {rec['quote']}" if rec.get("origin") == "user" else
               f"quote: none — {SUITE_READING}, not the paper's words: {rec.get('source', '')}"), None),
             (f"statement: {rec['statement']}", None),
             (f"hypotheses: {', '.join(rec['hypotheses']) or '(none)'}; conclusion: {rec['conclusion']}", None),
-            (f"regimes: {', '.join(rec['regimes'])}", None)]
+            (f"regimes: {', '.join(rec['regimes'])}", None)] + \
+        ([(f"the verdict rests on: {rec['argument']}", "dim")] if rec.get("argument") else [])
 
 
 #: what each answer on one instance means, in words

@@ -22,6 +22,7 @@ from pathlib import Path
 from proofs_numeric.ledger.cache import LedgerMismatch, default_ledger_paths, ledger_key, read_ledger
 from proofs_numeric.ledger.graph import anchor
 from proofs_numeric.ledger.load import get, registry
+from proofs_numeric.ledger.render import tally
 from proofs_numeric.ledger.run import ledger_json, run_ledger
 from theorems import formal as F
 from theorems.exact import layernorm as LN
@@ -47,7 +48,7 @@ from theorems.paper import rank_neutrality as RN
 __all__ = ["verdict_admonition", "words_markdown", "ledger_markdown", "evidence_markdown", "run", "book_ledger",
            "provenance_markdown", "proof_steps_markdown", "stored_markdown",
            "verdict_model_markdown", "VERDICT_MODEL", "GENERIC_EXAMPLES",
-           "generic_examples_markdown", "conjecture_markdown", "findings_markdown", "CHAPTER_TITLES",
+           "generic_examples_markdown", "conjecture_markdown", "findings_markdown", "tally_markdown", "CHAPTER_TITLES",
            "formal_lemmas_markdown", "formal_gaps", "formal_gaps_markdown",
            "VERDICT_ORDER", "verdicts_by_chapter", "chapter_title", "conjecture_title",
            "paper_proof_audit_markdown", "tex_with_text_markdown", "rank_neutrality_stress",
@@ -238,6 +239,8 @@ def words_markdown(c) -> str:
     if c.quoted:
         # the quote's inline math ($...$, the paper's LaTeX) is kept as math; the text around it is escaped
         return "“" + "".join(p if i % 2 else _esc(p) for i, p in enumerate(_INLINE_MATH.split(c.quote))) + "”"
+    if c.origin == "user":
+        return f"**A user's conjecture** (their words, in no source): {_esc(c.quote)}"
     return f"**{SUITE_READING.capitalize()}**, not the paper's words ({_esc(c.source)})"
 
 
@@ -261,6 +264,8 @@ def verdict_admonition(claim_id: str, dps: int = 50) -> str:
         parts += [f"Exceptional set met at {len(lit.exceptional)} point(s), never decisive.", ""]
     if why:
         parts += [f"{'Condition' if lit.verdict in ('conditional', 'unsupported') else 'Why'}: {_esc(why)}", ""]
+    if c.argument:
+        parts += [f"The verdict rests on: {_esc(c.argument)}", ""]
     if c.depends_on:
         parts += ["Rests on: " + ", ".join(f"`{d}`" for d in c.depends_on) + " (the paper as a graph)", ""]
     parts.append(evidence_markdown(lit.evidence))
@@ -284,15 +289,13 @@ def chapter_verdicts_markdown(chapter: str, dps: int = 50) -> str:
 def ledger_markdown(dps: int = 50) -> str:
     """The whole ledger as a Markdown table, every verdict computed now."""
     claims = registry()
-    counts = Counter(run(c.id, dps).verdict for c in claims)
-    head = (f"**{len(claims)} claims**: "
-            + ", ".join(f"{v} {k}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1])) + ".\n\n")
+    head = tally_markdown(dps) + "\n\n"
     rows = []
     for c in claims:
         r = run(c.id, dps)
         name = f"[`{c.id}`](chapters/{c.chapter}.md)" if c.chapter else f"`{c.id}`"
         name += f" ({_esc(c.section)}" + (f": “{_esc(conjecture_title(c))}”)" if c.id in CONJECTURES else ")")
-        name += "" if c.quoted else f" — *{SUITE_READING}*"
+        name += "" if c.quoted else (" — *a user's conjecture*" if c.origin == "user" else f" — *{SUITE_READING}*")
         if r.error:
             rows.append([name, "**ERROR**", _esc(r.error)])
             continue
@@ -544,6 +547,18 @@ def verdicts_by_chapter(dps: int = 50) -> list[tuple[str, dict]]:
             for _, title, results in _chapters(dps)]
 
 
+def tally_markdown(dps: int = 50) -> str:
+    """The tally in three parts, computed now: the paper's claims, the Dong explainer's, and the suite's own framing
+    with users' conjectures (never counted as the paper's), one line each, then the total."""
+    results = [run(c.id, dps) for c in registry()]
+    lines = []
+    for part in tally(results):
+        if part["claims"]:
+            lines.append(f"- **{_esc(part['part'])}**, {part['claims']} claims: "
+                         + ", ".join(f"{n} {v}" for v, n in part["verdicts"].items()))
+    return "\n".join([f"**{len(results)} claims**, in three parts:", "", *lines])
+
+
 def findings_markdown(dps: int = 50) -> str:
     """The front page's findings: per chapter, how many claims earned each verdict (computed now), linked; then
     every claim with its verdict and strength in a collapsible block."""
@@ -559,7 +574,7 @@ def findings_markdown(dps: int = 50) -> str:
                                                                                  key=lambda vn: rank[vn[0]])) + " |")
         detail.append(f"- {link}: " + "; ".join(f"`{c.id}` {'ERROR' if r.error else r.verdict} ({r.strength})"
                                                for c, r in results))
-    head = (f"**{sum(total.values())} claims**: " + ", ".join(f"{n} {v}" for v, n in total.most_common()) + ".")
+    head = tally_markdown(dps)
     return "\n".join([head, "", *rows, "", ":::{admonition} Every claim, with its verdict and strength",
                       ":class: dropdown", "", *detail, ":::"])
 

@@ -15,6 +15,7 @@ from typing import Callable
 
 from proofs_numeric.ledger.cache import ledger_key
 from proofs_numeric.ledger.load import registry
+from proofs_numeric.ledger.render import tally
 from theorems.formal import coq_version
 from theorems.framework import (
     CheckContext,
@@ -88,7 +89,7 @@ def ledger_json(results: list[ClaimResult], ctx: CheckContext, started: float, e
     reuse it exactly when nothing has changed."""
     prov = provenance(started, time.time() - started, seeds_of(results))
     prov["key"] = ledger_key(dps=ctx.dps, quick=ctx.quick, claim_ids=[r.claim.id for r in results])
-    return {"claims": [r.to_json() for r in results], "dps": ctx.dps, "quick": ctx.quick,
+    return {"summary": tally(results), "claims": [r.to_json() for r in results], "dps": ctx.dps, "quick": ctx.quick,
             "errors": errors, "provenance": prov}
 
 

@@ -583,16 +583,58 @@ def exponent_evidence(ctx, regime_key: str, ok, what: str, no_collapse_holds: bo
     return out
 
 
-def machine_precision(ctx) -> list[Evidence]:
+def machine_precision(ctx, window: bool = True) -> list[Evidence]:
+    """The first layer where rho is certainly below 2^-52, on the depth study's standard-scale Gaussian weights:
+    in 5..7 (``window``, the exact-window reading; regimes n < d, n > d), or at most 7 (the upper-bound reading;
+    regime standard-scale)."""
     out = []
     for shape, runs in depth_results(ctx.quick)["shapes"]:
         r = runs["pure_attention"]
         L = r["machine_precision_layer_certified"]
         out.append(interval_instances(
-            f"{_shape_str(shape)}: rho first certainly below 2^-52 at layer {L} (every earlier enclosure certainly "
-            f"above); float64 numerical rank first 1 at layer {r['float64_first_collapse_layer']}",
-            None if L is None else (5 <= L <= 7), regime=regime_of(shape["n"], shape["d"]), arithmetic=_ARB,
+            f"{_shape_str(shape)}, standard-scale Gaussian weights: rho first certainly below 2^-52 at layer {L} "
+            f"(every earlier enclosure certainly above); float64 numerical rank first 1 at layer "
+            f"{r['float64_first_collapse_layer']}", None if L is None else ((5 <= L <= 7) if window else L <= 7),
+            regime=regime_of(shape["n"], shape["d"]) if window else "standard-scale", arithmetic=_ARB,
             numbers={**shape, "layer": L}, reason=None if L is not None else "no enclosure crossed 2^-52 certainly"))
+    return out
+
+
+#: sharp near-identity attention (W_Q = W_K = sqrt(s) I, W_V W_O = -I, d_k = d): the scales s and shapes run
+SHARP_SCALES: tuple[float, ...] = (4.0, 16.0, 100.0)
+SHARP_SHAPES: tuple[tuple[int, int], ...] = ((8, 6), (4, 6))
+
+
+def sharp_attention_runs(ctx) -> list[tuple[DepthConfig, dict]]:
+    """Pure attention, 12 layers, on sharp near-identity weights (A close to I, the value map -I): the residual
+    stays put, so rho never reaches 2^-52."""
+    scales = SHARP_SCALES[-1:] if ctx.quick else SHARP_SCALES
+    out = []
+    for n, d in SHARP_SHAPES:
+        for s in scales:
+            cfg = DepthConfig(n=n, d=d, H=1, d_k=d, dps=DEPTH_DPS, weights="negative-identity", qk_scale=s)
+            out.append((cfg, run(cfg, "pure_attention")))
+    return out
+
+
+def machine_precision_upper_bound(ctx) -> list[Evidence]:
+    """'within 5 to 7 layers' as an upper bound: holds on standard-scale weights, fails certainly on sharp
+    near-identity attention (every layer's enclosure of rho certainly above 2^-52, 12 layers)."""
+    out = machine_precision(ctx, window=False)
+    for cfg, r in sharp_attention_runs(ctx):
+        flags = [x["rho_below_2^-52"] for x in r["layers"]]
+        h = False if all(f is False for f in flags) else (True if r["machine_precision_layer_certified"] is not None
+                                                          and r["machine_precision_layer_certified"] <= 7 else None)
+        out.append(interval_instances(
+            f"n = {cfg.n}, d = d_k = {cfg.d}, H = 1, sharp near-identity attention W_Q = W_K = "
+            f"sqrt({cfg.qk_scale:g}) I, "
+            f"W_V W_O = -I: rho certainly above 2^-52 at every one of the {cfg.layers} layers (rho_12 = "
+            f"{r['layers'][-1]['rho']})" if h is False else
+            f"n = {cfg.n}, sharp attention (scale {cfg.qk_scale:g}): first certain crossing at layer "
+            f"{r['machine_precision_layer_certified']}", h, regime="sharp-near-identity", arithmetic=_ARB,
+            numbers={"n": cfg.n, "d": cfg.d, "qk_scale": cfg.qk_scale,
+                     "layer": r["machine_precision_layer_certified"]},
+            reason=None if h is not None else "an enclosure straddles 2^-52"))
     return out
 
 
@@ -963,7 +1005,11 @@ EVIDENCE = {
     ("DONG.collapse-rate", "literal"): [_exponent_check("pure_attention", is_base_three,
                                                         "pure attention")],
     ("DONG.collapse-rate", "explainer-derivation"): [cubic_is_not_spoiled],
-    ("DONG.machine-precision-5-7", "literal"): [machine_precision],
+    ("DONG.machine-precision-5-7", "literal"): [machine_precision_upper_bound],
+    ("DONG.attr-mlp-remedy", "literal"): [mlp_alone_prevents],
+    ("DONG.attr-tug-of-war", "literal"): [mlp_alone_prevents],
+    ("DONG.attr-residual-remedy", "literal"): [_no_rank_collapse_skip],
+    ("DONG.machine-precision-5-7", "exact-window"): [machine_precision],
     ("DONG.skip-lower-bound", "literal"): [skip_bound_trajectory],
     ("DONG.skip-lower-bound", "weight-bound"): [skip_weight_bound],
     ("DONG.mlp-singly-exponential", "literal"): [_exponent_check("attention_mlp", is_singly_exponential,

@@ -231,7 +231,8 @@ def alpha_independent(ctx: CheckContext) -> list[Evidence]:
             c = certified_ranks(input_of_rank(rng, n, r, d), [h], dps=ctx.dps)
             lo, hi = c["dim_R"][0]
             ok = lo == hi == min(c["rank_X"], dk)
-            out.append(iv_evidence(ctx, True if ok else (False if hi < min(c["rank_X"], dk) else None), False, "all",
+            assert n > dk  # the regime the paper's proof assumes (n = 2 is decided exactly in the exact layer)
+            out.append(iv_evidence(ctx, True if ok else (False if hi < min(c["rank_X"], dk) else None), False, "n>d_k",
                                     f"alpha = {alpha(h.W_Q, h.W_K):.3f}, (n, d, d_k, rank X) = {(n, d, dk, r)}: "
                                     f"dim R_h in [{lo}, {hi}], min(rank X, d_k) = {min(c['rank_X'], dk)}",
                                     reason=None if ok else "the rank enclosure did not close at this precision"))
@@ -295,6 +296,7 @@ EVIDENCE = {
     ("RC.rank-equals-sum", "literal"): [rank_equals_sum_literal],
     ("RC.rank-equals-sum", "generic-value"): [rank_equals_sum_generic],
     ("RC.alpha-independent", "literal"): [alpha_independent],
+    ("RC.alpha-independent", "as-proved"): [alpha_independent],
     ("RC.alignment", "literal"): [alignment_random_heads],
 }
 

@@ -526,10 +526,13 @@ GENERIC_READINGS = [
     "RRO.bad-set-nowhere-dense:corrected", "RRO.only-increase:literal",
     "RC.prop63:literal", "RC.attention-rank:literal", "RC.attention-rank:corrected", "RC.rank-equals-sum:generic-value",
     "RC.generic-wv:literal", "RC.dim-dk:literal", "RC.dim-dk:generic-weights", "RC.alpha-independent:literal",
+    "RC.alpha-independent:as-proved",
     "RN.H4-generic:corrected", "RN.hypotheses-at-init:literal", "RN.hypotheses-at-init:corrected",
     "HC.main:iii-single-head-projected", "RA.main:iii-single-head-projected", "RA.single-head:with-output-projection",
     "DONG.skip-full-rank:generic-weights",
     # issue 32, second pass (see the note): the quote says "generic(ally)" and the hypotheses exclude no null set
     "RC.left-multiplication:literal", "RRO.rank-r-witness:literal", "RRO.generic-obstruction:literal",
     "RW.joudaki-mlp:literal",
+    # issue 56: the paper's argument for Thm 5.3 ("B_l is null"), over X in R^{n x d}
+    "RRO.thm53-argument:literal",
 ]

@@ -100,7 +100,7 @@ def test_registry_a_broken_plugin_is_skipped_and_reported(tmp_path, monkeypatch,
         assert L.load_entry_points() == []
         assert "the plug-in broken (cv_plugin_broken) failed to load" in capsys.readouterr().err
         assert any("DuplicateClaim" in v for v in theorems.IMPORT_ERRORS.values())
-        assert L.get("RN.main").section == "§4, Thm 4.2"  # the paper's claim is untouched
+        assert L.get("RN.main").section == "§1 contribution 1 (Thm 4.2, §4)"  # the paper's claim is untouched
     finally:
         sys.modules.pop("cv_plugin_broken", None)
         L.reset_entry_points()

@@ -188,3 +188,49 @@ def test_depth_ln_checks_can_fail(monkeypatch):
     assert [e.holds for e in D.ln_rate_unchanged(CheckContext())] == [False]
     assert D.ln_rate_unchanged(CheckContext())[0].kind == "float-evidence"  # a comparison of fits
     assert D.ln_does_not_prevent(CheckContext())[0].kind == "interval-certified"  # per-layer enclosures
+
+
+# --- issue 56: "within 5 to 7 layers" read as an upper bound, with the weight scale as the regime -------------------
+
+def test_dong_machine_precision_upper_bound_is_conditional_on_the_weight_scale():
+    """The headline (first crossing <= 7) holds on the standard-scale depth study and fails certifiably on sharp
+    near-identity attention (rho certainly above 2^-52 at all 12 layers); the exact window {5, 6, 7} is refuted by
+    the crossings at layer 4."""
+    from property_tests.paper.quick_runs import quick_run
+    r = quick_run("DONG.machine-precision-5-7")
+    lit = r.reading("literal")
+    assert lit.verdict == "conditional", lit.condition
+    assert lit.condition.startswith("holds in standard-scale") and "fails in sharp-near-identity" in lit.condition
+    std = [e for e in lit.evidence if e.regime == "standard-scale"]
+    assert std and all(e.holds is True and e.numbers["layer"] <= 7 for e in std)
+    sharp = [e for e in lit.evidence if e.regime == "sharp-near-identity" and e.holds is False]
+    assert sharp and all(e.numbers["layer"] is None for e in sharp)
+    win = r.reading("exact-window")
+    assert win.verdict == "refuted"
+    assert sorted(e.numbers["layer"] for e in win.evidence if e.holds is False) == [4] * len(
+        [e for e in win.evidence if e.holds is False])
+
+
+def test_dong_machine_precision_sharp_runs_can_cross():
+    """The sharp-attention check can succeed: a sharp run whose rho does cross by layer 7 counts as holding (n = 4,
+    scale 4 crosses at layer 6 in the full study), so 'fails' is a measurement, not a default."""
+    from proofs_numeric.witnesses import dong_collapse as D
+
+    class Full:
+        quick, dps = False, 30
+    ev = [e for e in D.machine_precision_upper_bound(Full()) if e.regime == "sharp-near-identity"]
+    assert any(e.holds is True for e in ev) and any(e.holds is False for e in ev)
+
+
+def test_dong_attributions_decided_in_dongs_setting():
+    """What the paper says Dong said: the MLP as the remedy and the tug of war fail in Dong's own setting (attention +
+    MLP without skips collapses in the certified depth study); residual connections as a remedy hold; the two
+    statements about texts are not checkable."""
+    from property_tests.paper.quick_runs import quick_run
+    assert quick_run("DONG.attr-mlp-remedy").verdict == "refuted"
+    assert quick_run("DONG.attr-tug-of-war").verdict == "refuted"
+    assert quick_run("DONG.attr-residual-remedy").verdict == "supported"
+    for cid in ("DONG.attr-ln-no-role", "DONG.attr-wo-not-discussed"):
+        assert quick_run(cid).verdict == "not-checkable"
+    fails = [e for e in quick_run("DONG.attr-mlp-remedy").literal.evidence if e.holds is False]
+    assert fails and all(e.kind == "interval-certified" for e in fails)

@@ -47,3 +47,40 @@ def test_head_channel_deficient_W_O_has_exact_kernel():
     w = deficient_witness()
     assert w["rank_W_O"] < 4 and w["kernel_dim"] > 0
     assert w["same_output"] and w["different_heads"]
+
+
+# --- issue 56: HC.mlp-cannot-remedy is conditional on rank W_O < H d_k ------------------------------------------
+
+def test_head_channel_gelu_odd_part_is_the_identity():
+    """GELU(z) - GELU(-z) = z exactly (erf is odd): the step that lets a GELU MLP output a linear map."""
+    from theorems.paper import head_channel as HCm
+    assert HCm.gelu_odd_part_identity()
+
+
+def test_head_channel_gelu_mlp_recovers_heads_when_w_o_has_full_row_rank():
+    """H = 2, d_k = 2, d = 4: a random integer W_O of rank 4 = H d_k; the width-8 GELU MLP outputs [Y_1 Y_2]
+    exactly, with and without a token's residual; a rank-deficient W_O has no right inverse (None)."""
+    from sympy import Matrix as M
+
+    from theorems.paper import head_channel as HCm
+    W = M([[1, 2, 0, 1], [0, 1, 3, 0], [2, 0, 1, 1], [1, 1, 1, 2]])
+    assert rank(W) == 4
+    Ys = [M([[1, -2], [3, 0]]), M([[0, 5], [-1, 2]])]
+    assert HCm.gelu_mlp_recovers(Ys, W) is True
+    assert HCm.gelu_mlp_recovers([y[:1, :] for y in Ys], W, M([[3, -1, 2, 7]])) is True
+    Wd = M.vstack(W[:3, :], W[0, :] + W[1, :])
+    assert HCm.gelu_mlp_recovers(Ys, Wd) is None
+
+
+def test_head_channel_mlp_cannot_remedy_is_conditional_on_the_rank_of_w_o():
+    """The headline fails where W_O has full row rank (exact recovery) and holds where rank W_O < H d_k."""
+    from property_tests.paper.quick_runs import quick_run
+    from theorems.paper.head_channel import FULL_ROW_RANK, RANK_DEFICIENT
+    r = quick_run("HC.mlp-cannot-remedy")
+    for key in ("literal", "residual-stream-W_O"):
+        rr = r.reading(key)
+        assert rr.verdict == "conditional", (key, rr.condition)
+        assert rr.condition.startswith(f"holds in {RANK_DEFICIENT}") and f"fails in {FULL_ROW_RANK}" in rr.condition
+        fails = [e for e in rr.evidence if e.holds is False]
+        assert fails and all(e.regime == FULL_ROW_RANK and e.numbers["premise_met"] >= 3 for e in fails)
+    assert r.reading("rank-deficient-W_O").verdict == "proved"

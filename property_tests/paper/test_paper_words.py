@@ -164,3 +164,68 @@ def test_paper_words_the_ledger_table_marks_the_suites_reading(monkeypatch):
     rows = md.split("* - ")
     assert SUITE_READING in next(r for r in rows if "SYM.value-output-gauge" in r)
     assert SUITE_READING not in next(r for r in rows if "DC.bert-config" in r)
+
+
+# --- issue 56: quoted only for words found in a source; the tally in three parts --------------------------------
+
+_ALL = registry()
+
+
+@needs_sources
+@pytest.mark.parametrize("cid", [c.id for c in _ALL if c.quoted], ids=str)
+def test_paper_words_quoted_means_found_in_a_source(cid, sources):
+    """`quoted` is true only for words a source contains (users' conjectures included in the check)."""
+    r = check_quote(get(cid).quote, sources)
+    assert r.ok, f"{cid} is marked quoted but: {r.problem}"
+
+
+@needs_sources
+def test_paper_words_users_conjectures_are_not_quoted(sources):
+    """The 3 USER.* conjectures carry words that are in no source: quoted is false, origin user."""
+    users = [c for c in _ALL if c.id.startswith("USER.")]
+    assert len(users) == 3
+    for c in users:
+        assert not check_quote(c.quote, sources).ok  # the words really are in no source
+        assert c.quoted is False and c.origin == "user"
+
+
+@needs_sources
+@pytest.mark.parametrize("cid", [c.id for c in _ALL if c.origin in ("paper", "explainer")], ids=str)
+def test_paper_words_origin_is_where_the_first_passage_is_found(cid, sources):
+    """origin 'explainer' iff the quote's first passage is the explainer's words; 'paper' iff the paper's or the
+    abstract's (the tally's first two parts)."""
+    c = get(cid)
+    first = check_quote(c.quote, sources).found[0]
+    assert first == ("explainer" if c.origin == "explainer" else first) and \
+        (first in ("paper", "abstract")) == (c.origin == "paper"), (cid, c.origin, first)
+
+
+def test_paper_words_suite_framing_and_users_are_the_third_part():
+    third = {c.id for c in _ALL if c.origin in ("suite", "user")}
+    assert third == FRAMING | {"USER.ln-sphere", "USER.rmsnorm-affine-rank", "USER.rmsnorm-matrix-rank"}
+
+
+def test_paper_words_tally_has_three_parts_that_add_up():
+    """The summary of `verify` and ledger.json: the paper, the explainer, the suite's own and users' conjectures."""
+    from proofs_numeric.ledger.render import render_summary, tally
+    results = [quick_run(cid) for cid in ("RN.main", "DONG.softmax-shift", "SYM.head-permutation",
+                                          "USER.rmsnorm-affine-rank")]
+    parts = tally(results)
+    assert [p["claims"] for p in parts] == [1, 1, 2]
+    assert sum(sum(p["verdicts"].values()) for p in parts) == len(results)
+    assert parts[2]["verdicts"] == {"proved": 1, "refuted": 1}
+    lines = render_summary(results).splitlines()
+    assert len(lines) == 3 and lines[0].startswith("the paper") and "explainer" in lines[1]
+    assert lines[2].startswith("the suite's own framing and users' conjectures, 2 claims")
+
+
+@needs_sources
+def test_paper_words_what_the_explainer_says_about_the_attributions(sources):
+    """The facts behind the attribution claims (DONG.attr-*), against the explainer's text: its words on the remedies
+    are verbatim, it never says 'tug of war', and it writes W_O once (inside Attn(X) = P X W_V W_O)."""
+    from theorems.paper.dong_collapse import EXPLAINER_ON_REMEDIES
+    for q in EXPLAINER_ON_REMEDIES:
+        assert check_quote("[Explainer:] " + q, sources).ok, q
+    assert "tug of war" not in sources["explainer"].lower()
+    assert canonical(sources["explainer"]).count("w_o") == 1
+    assert "plays no role" not in sources["explainer"].lower()

@@ -100,3 +100,52 @@ def test_design_counts_bert_figures():
     assert DC.n_range_for_share() == (130, 136)
     assert sum(v.subs(DC.BERT) for v in DC.params().values()) == 7087872
     assert abs(DC.share_at(512) - 0.6) < 1e-12
+
+
+# --- issue 56: RC.alpha-independent at n = 2, alpha = 1 ---------------------------------------------------------
+
+def test_rank_contraction_alpha_one_two_tokens_instance_is_exact():
+    """The audit's instance: X = I_2, scores log 2 [[0, 1], [-1, 0]]: A = [[1/3, 2/3], [1/3, 2/3]], dim R_h = 1 < 2."""
+    inst = RC.alpha_one_two_tokens()
+    assert inst["alpha"] == 1
+    assert inst["A"] == Matrix([[Rational(1, 3), Rational(2, 3)], [Rational(1, 3), Rational(2, 3)]])
+    assert (inst["dim_R"], inst["target"]) == (1, 2)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(2, 4), st.lists(st.integers(-3, 3), min_size=24, max_size=24))
+def test_rank_contraction_antisymmetric_scores_give_equal_rows_at_n_2(d, xs):
+    """Every X (2 x d) and antisymmetric M0: the two rows of softmax(log 2 X M0 X^T) are equal (rank A <= 1)."""
+    from theorems.exact.attention import exact_softmax
+    X = Matrix(2, d, xs[:2 * d])
+    B = Matrix(d, d, (xs * 2)[:d * d])
+    A = exact_softmax(X, B - B.T)
+    assert A.row(0) == A.row(1) and rank(A) == 1
+
+
+def test_rank_contraction_alpha_independent_is_conditional_on_n_above_dk():
+    """The headline: holds (supported) where the paper's proof assumes n > d_k, fails identically at n = 2 (the
+    alpha = 1 slice); the reading with the paper's assumption is supported."""
+    from property_tests.paper.quick_runs import quick_run
+    r = quick_run("RC.alpha-independent")
+    lit = r.reading("literal")
+    assert lit.verdict == "conditional", lit.condition
+    assert "fails in n=2" in lit.condition and "holds in n>d_k" in lit.condition
+    decisive = [e for e in lit.evidence if e.regime == "n=2" and e.scope == "positive-measure"]
+    assert decisive and all(e.holds is False for e in decisive)
+    assert r.reading("as-proved").verdict == "supported"
+
+
+def test_rank_contraction_alpha_one_identity_can_fail(monkeypatch):
+    """A planted bug: if the two rows were not equal (the identity failing), the n = 2 case decides nothing."""
+    monkeypatch.setattr(RC, "_antisymmetric_scores_identity", lambda: (True, False))
+    ev = RC.alpha_one_two_tokens_evidence(RC_QUICK)
+    assert ev[0].holds is None and ev[0].scope == "positive-measure"
+
+
+class _Quick:
+    quick = True
+    dps = 30
+
+
+RC_QUICK = _Quick()

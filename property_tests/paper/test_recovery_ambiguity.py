@@ -42,3 +42,17 @@ def test_recovery_ambiguity_pgop_numeric_matches_mha_with_unit_gates():
     heads = [Head(*(rng.normal(size=s) for s in [(4, 2), (4, 2), (4, 2), (2, 4)])) for _ in range(2)]
     X = rng.normal(size=(3, 4))
     assert np.allclose(mha_pg_op(X, heads, [[1, 1, 1], [1, 1, 1]]), mha(X, heads), atol=1e-12)
+
+
+# --- issue 56: RA.bert-figures decides the dimension the sentence names ---------------------------------------
+
+def test_recovery_ambiguity_bert_figures_headline_is_the_dimension():
+    """The headline is dim ker Phi_a at BERT-base's shape (W_O known): 0 for a W_O of certified rank 768, so refuted;
+    the arithmetic 512 * 11 * 64 = 360448 is a reading (proved)."""
+    from proofs_numeric.ledger import get
+    from theorems.framework import CheckContext, run_claim
+    r = run_claim(get("RA.bert-figures"), CheckContext(dps=30, quick=False))
+    assert r.verdict == "refuted"
+    fail = [e for e in r.literal.evidence if e.holds is False]
+    assert [e.numbers["dimension"] for e in fail] == [0] and fail[0].numbers["rank_W_O"] == 768
+    assert r.reading("arithmetic").verdict == "proved"

@@ -163,3 +163,45 @@ def test_residual_obstruction_softmax_column_shift_counterexample_from_scratch()
                                                               atol=1e-6))
     sm, base = RRO.softmax_shift_column_counterexample()
     assert sm != base
+
+
+# --- issue 56: the paper's argument for Thm 5.3, the block model, the scope ------------------------------------------
+
+def test_residual_obstruction_thm53_argument_is_refuted_by_full_rank_boxes():
+    """B_l contains a certified box of full-rank X in every regime (so it is not null); B_l^(1) is not closed."""
+    from property_tests.paper.quick_runs import quick_run
+    r = quick_run("RRO.thm53-argument")
+    assert r.verdict == "refuted"
+    boxes = [e for e in r.literal.evidence if e.scope == "positive-measure" and e.holds is False]
+    assert sorted(e.regime for e in boxes) == ["n<d", "n=d", "n>d"]
+    assert r.reading("strata-analytic").verdict == "refuted"
+    assert r.reading("strata-null-vacuous").verdict == "supported"
+
+
+def test_residual_obstruction_rro_main_says_which_argument_it_rests_on():
+    from proofs_numeric.ledger import get
+    c = get("RRO.main")
+    assert "suite's repair" in c.argument and "RRO.thm53-argument" in c.argument
+    assert "for almost every choice" not in c.quote  # said of the witness, not a hypothesis of the theorem
+
+
+def test_residual_obstruction_block_model_differs_from_post_ln_and_pre_ln():
+    """§2's X + Delta(X) against the suite's post-LN block and a pre-LN block at one exact instance (both differ);
+    with FFN = 0 it is the suite's attention_skip block."""
+    from theorems.paper import residual_obstruction as R
+    X = R.BLOCK_X
+    assert R.paper_block(X) == Matrix([[3, -1], [5, 1]])
+    assert R.post_ln_block(X) == Matrix([[1, -1], [1, -1]])
+    assert R.pre_ln_block(X) == Matrix([[2, -2], [4, 0]])
+    from property_tests.paper.quick_runs import quick_run
+    r = quick_run("BLOCK.residual-model")
+    assert r.verdict == "refuted" and r.reading("suite-attention-skip").verdict == "supported"
+    assert quick_run("SCOPE.deployed").verdict == "not-checkable"
+
+
+def test_residual_obstruction_block_model_check_can_hold(monkeypatch):
+    """A planted deployed block equal to the model makes that regime hold: the comparison measures something."""
+    from theorems.paper import residual_obstruction as R
+    monkeypatch.setattr(R, "post_ln_block", R.paper_block)
+    ev = R.block_model_evidence(None)
+    assert [e.holds for e in ev] == [True, False]

@@ -108,6 +108,8 @@ from .predicate import Predicate
 from .quotes import SOURCE_DIR, SOURCE_FILES, SUITE_READING, QuoteCheck, check_quote, load_sources, sources_available
 from .records import (
                        CLAIM_REGIMES,
+                       ORIGINS,
+                       TALLY_PARTS,
                        Check,
                        CheckContext,
                        Claim,
@@ -149,7 +151,8 @@ __all__ = [
     "DETERMINANTAL_STEP", "rank_genericity", "perturb_value",
     "FormalGap", "FORMAL_GAP_REASONS", "FORMAL_GAP_MEANING", "check_formal_gap", "formal_gap_problems",
     "parse_ref", "same_as_groups", "same_as_group",
-    "CLAIM_REGIMES", "stable_seed", "Check", "CheckContext", "Claim", "ClaimResult", "PredicateError",
+    "CLAIM_REGIMES", "ORIGINS", "TALLY_PARTS",
+    "stable_seed", "Check", "CheckContext", "Claim", "ClaimResult", "PredicateError",
     "Reading", "ReadingResult", "run_claim", "run_claim_with", "RunRecord", "recording",
     "Suite", "SuitePart", "SuiteError", "ENTRY_POINT_GROUP", "current_suite",
     "REGISTRY", "DuplicateClaim", "register", "unregister",

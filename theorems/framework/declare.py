@@ -646,7 +646,7 @@ def claim(*, id: str, statement: str, regimes: Sequence[str] = ("all",), hypothe
           generic: Generic | None = None, same_as: str | None = None, notion: Notion | None = None,
           depends_on: Sequence[str] = (), instance_from: InstanceForm | None = None,
           placeholder: bool = False, formal_gap: FormalGap | None = None,
-          off_instance: OffInstance | None = None) -> Claim:
+          off_instance: OffInstance | None = None, argument: str = "") -> Claim:
     """Declare a claim: the one form for the paper's claims and users' conjectures (see the module docstring).
 
     * ``hypotheses``: ``{name: predicate}`` on an instance, or names only (when the checks are explicit);
@@ -660,6 +660,8 @@ def claim(*, id: str, statement: str, regimes: Sequence[str] = ("all",), hypothe
     * ``form="generic"`` with ``generic=Generic(space=..., variables=...)``: "for almost every point of" that
       parameter space; failures on the Pool are probed and labelled (:mod:`theorems.framework.generic`), and
       only a failure on a set of positive measure refutes;
+    * ``argument``: which argument the headline's verdict rests on, when the paper's proof and the suite's repair of
+      it differ (shown beside the verdict);
     * ``same_as="CLAIM.ID[:reading]"``: the headline states the same statement as that one (they share their
       evidence, hence their verdict); ``notion``: which notion decides a rank or collapse statement.
     * ``quote``: the source's own words, verbatim (``...`` for an omission, ``[label:]`` for a second passage); empty
@@ -753,7 +755,7 @@ def claim(*, id: str, statement: str, regimes: Sequence[str] = ("all",), hypothe
               chapter=chapter, source=source,
               form=form, generic=generic, same_as=same_as, notion=notion,
               depends_on=tuple(dict.fromkeys(depends_on)), decl=decl, formal_gap=formal_gap,
-              off_instance=off_instance)
+              off_instance=off_instance, argument=argument)
     if builder is not None:
         assert conclude is not None  # the builder branch above refused a conclusion in words only
         conj = Conjecture(c, preds, conclude, builder, tuple(regimes), samples, search_examples)

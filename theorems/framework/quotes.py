@@ -37,8 +37,17 @@ from .storage import REPO_ROOT
 __all__ = ["SOURCE_DIR", "SOURCE_FILES", "MAX_GAP", "sources_available", "load_sources", "canonical",
            "Passage", "passages", "QuoteCheck", "check_quote", "SUITE_READING"]
 
-#: where the source texts live: ``../shared/paper/`` beside the repository (absent in a user's clone)
-SOURCE_DIR = REPO_ROOT.parent / "shared" / "paper"
+def _source_dir() -> Path:
+    """``shared/paper/`` in the nearest folder above the repository that has one (beside the main checkout, or two
+    levels up from a worktree under ``wt/``); ``../shared/paper`` when none has (a user's clone: absent)."""
+    for parent in REPO_ROOT.parents:
+        if (parent / "shared" / "paper").is_dir():
+            return parent / "shared" / "paper"
+    return REPO_ROOT.parent / "shared" / "paper"
+
+
+#: where the source texts live: ``shared/paper/`` above the repository (absent in a user's clone)
+SOURCE_DIR = _source_dir()
 #: the source texts by name
 SOURCE_FILES = {"paper": "cirrincione-2026-rank-head-channel.md", "abstract": "cirrincione-2026-abstract.md",
                 "explainer": "dong-2021-rank-collapse-explainer.md"}

@@ -25,8 +25,8 @@ from .run_record import note_seed, recording
 from .storage import CounterexampleError
 from .verdict import FORMS, ContradictionError, assess
 
-__all__ = ["CLAIM_REGIMES", "stable_seed", "CheckContext", "Check", "Reading", "Claim", "ReadingResult",
-           "ClaimResult", "PredicateError", "Provider", "GroupOf", "run_claim_with"]
+__all__ = ["CLAIM_REGIMES", "ORIGINS", "TALLY_PARTS", "stable_seed", "CheckContext", "Check", "Reading", "Claim",
+           "ReadingResult", "ClaimResult", "PredicateError", "Provider", "GroupOf", "run_claim_with"]
 
 #: Regimes a claim is checked in: token count n against width d, and weights.
 CLAIM_REGIMES = ("n<d", "n=d", "n>d", "all", "generic-weights", "degenerate-weights")
@@ -55,6 +55,14 @@ class PredicateError(RuntimeError):
 
 
 # --- claims -------------------------------------------------------------------------------
+
+#: whose statements the ledger tallies separately (Claim.origin -> how the tally names them)
+ORIGINS = {"paper": "the paper (Cirrincione 2026)", "explainer": "the Dong et al. 2021 explainer",
+           "suite": "the suite's own framing", "user": "users' conjectures"}
+#: the three parts of the tally: the paper, the explainer, and the suite's own and users' conjectures together
+TALLY_PARTS = (("the paper (Cirrincione 2026)", ("paper",)), ("the Dong et al. 2021 explainer", ("explainer",)),
+               ("the suite's own framing and users' conjectures", ("suite", "user")))
+
 
 @dataclass
 class CheckContext:
@@ -149,6 +157,8 @@ class Claim:
     #: why the headline (and each reading without its own) is not decided on one instance
     #: (see theorems.framework.off_instance)
     off_instance: OffInstance | None = None
+    #: which argument the headline's verdict rests on when the paper's proof and the suite's repair differ ("" none)
+    argument: str = ""
 
     def __post_init__(self) -> None:
         if self.form not in FORMS:
@@ -169,9 +179,21 @@ class Claim:
 
     @property
     def quoted(self) -> bool:
-        """True when the claim quotes its source's words; False for the suite's own framing (an empty quote:
-        ``source`` then says what the claim stands for), shown as the suite's reading, without quotation marks."""
-        return bool(self.quote.strip())
+        """True when the claim quotes a source's words (the paper, its abstract or the Dong explainer); False for the
+        suite's own framing (an empty quote: ``source`` then says what the claim stands for) and for a user's
+        conjecture (its words are the user's, in no source). A test compares every quoted claim with the sources."""
+        return bool(self.quote.strip()) and self.source != "user"
+
+    @property
+    def origin(self) -> str:
+        """Whose statement this is (:data:`ORIGINS`): ``paper`` (Cirrincione 2026, its abstract), ``explainer`` (the
+        Dong et al. 2021 explainer: its section starts with "Dong"), ``suite`` (the suite's own framing, no quote)
+        or ``user`` (a user's conjecture). A test checks it against where the quote is found in the sources."""
+        if self.source == "user":
+            return "user"
+        if not self.quote.strip():
+            return "suite"
+        return "explainer" if self.section.startswith("Dong") else "paper"
 
     def all_readings(self) -> list[Reading]:
         lit = Reading("literal", self.statement, self.checks, generic=self.generic, same_as=self.same_as,
@@ -317,7 +339,8 @@ class ClaimResult:
         c = self.claim
         lit = self.readings[0] if self.readings else None
         return {
-            "id": c.id, "section": c.section, "quote": c.quote, "quoted": c.quoted, "form": c.form,
+            "id": c.id, "section": c.section, "quote": c.quote, "quoted": c.quoted, "origin": c.origin,
+            "argument": c.argument, "form": c.form,
             "verdict": None if self.error else self.verdict, "strength": self.strength,
             "statement": c.statement, "hypotheses": list(c.hypotheses), "conclusion": c.conclusion,
             "regimes": list(c.regimes),

@@ -45,6 +45,7 @@ from ..framework import (
     claim,
     derivation,
     exact_complete,
+    not_checkable,
     not_on_user_input,
     predicted,
     stable_seed,
@@ -106,9 +107,14 @@ claim(
     quote="In a 12-layer pure self-attention network without skip connections, token diversity ‖R‖_F drops to "
           "machine precision within 5 to 7 layers",
     depends_on=("DONG.collapse-rate",),
-    statement=r"\min\{l:\rho_l<2^{-52}\}\in\{5,6,7\}",
-    hypotheses=("pure attention", "12 layers", "standard-scale random weights"), conclusion="layer in 5..7",
-    regimes=("n<d", "n>d"), checks=[], chapter="dong_collapse",  # the depth study (numeric layer)
+    # "within 5 to 7 layers": an upper bound (by layer 7 at the latest); the sentence names no weight scale, so the
+    # regimes are the scales: the explainer's standard Gaussian scale, and sharp near-identity attention
+    statement=r"\min\{l:\rho_l<2^{-52}\}\le7\ \text{(within 7 layers at the latest)}",
+    hypotheses=("pure attention", "12 layers"), conclusion="rho below 2^-52 by layer 7",
+    regimes=("standard-scale", "sharp-near-identity"), checks=[], chapter="dong_collapse",  # the depth study
+    readings=[Reading("exact-window", r"\min\{l:\rho_l<2^{-52}\}\in\{5,6,7\}", checks=[], regimes=("n<d", "n>d"),
+                      note="'within 5 to 7 layers' read as the first crossing at layer 5, 6 or 7 (not earlier), on "
+                           "the depth study's standard-scale Gaussian weights")],
     notion="residual: rho_l < 2^-52, certified",
 )
 
@@ -721,3 +727,105 @@ def _maximal_rank(ctx) -> list[Evidence]:
                                    _ln_rows_centred)], "'the post-LN block cannot keep the maximal rank min(n, d) "
                                                        "when n >= d'", concludes=False, regime="n>d")]
 
+
+
+# --- what the paper says Dong said, and the paper's scope (issue 56) -------------------------------------------------
+
+#: the explainer's own words on the remedies (verbatim; a test compares them with the source)
+EXPLAINER_ON_REMEDIES = (
+    "Dong et al. showed that introducing MLPs without skip connections slows the rate of rank collapse from doubly "
+    "exponential ($3^l$) to singly exponential ($\\lambda^l$)",
+    "Attention + MLPs (No Skips): Slows convergence to singly exponential ($\\mathcal{O}(\\lambda^l)$), but still "
+    "suffers severe representation degradation at depth",
+    "Standard Transformer architectures do not suffer from catastrophic rank collapse in practice because they combine "
+    "self-attention with two structural counter-mechanisms: residual connections (skip connections) and non-linear "
+    "feed-forward networks (MLPs)",
+)
+
+_ATTRIBUTION_NOTE = ("an attribution: decided on what it says Dong found, in Dong's own setting (the certified depth "
+                     "study: attention + MLP without skips, 12 layers); the explainer says MLPs without skips only "
+                     "slow the collapse (singly exponential) and names residual connections and MLPs as two "
+                     "counter-mechanisms")
+
+claim(
+    id="DONG.attr-mlp-remedy", section="Abstract; §2, the three issues at a glance (Dong column)",
+    quote="The proposed remedy was the MLP sub-layer [§2, the three issues at a glance:] MLP Necessary (anti-collapse)",
+    statement=r"\text{in Dong's setting (no skip), the MLP is a remedy: attention + MLP keeps }\rho_l\ge2^{-52}"
+              r"\text{ for 12 layers}",
+    hypotheses=("no skip connections", "Dong's setting"), conclusion="the MLP prevents collapse",
+    regimes=("n<d", "n>d"), checks=[],  # the depth study's attention + MLP runs (numeric layer)
+    readings=[Reading("explainer-words", r"\text{the explainer: MLPs without skips slow the collapse; residual "
+                                         r"connections and MLPs are two counter-mechanisms}",
+                      checks=[lambda ctx: [not_checkable(
+                          "what Dong et al. 2021 proposed is a statement about a text: the explainer's words (a test "
+                          "compares them with the source): " + " / ".join(EXPLAINER_ON_REMEDIES))]])],
+    chapter="dong_collapse", notion="residual: rho_l < 2^-52, certified",
+)
+
+claim(
+    id="DONG.attr-tug-of-war", section="§1",
+    quote="The paper frames the role of the MLP as the antagonist in a “tug of war”: attention reduces rank, MLP "
+          "restores it",
+    statement=r"\text{in Dong's setting (no skip), attention + MLP restores what attention removes: }\rho_l\text{ "
+              r"stays above }2^{-52}\text{ for 12 layers}",
+    hypotheses=("no skip connections",), conclusion="the MLP restores rank",
+    regimes=("n<d", "n>d"), checks=[],  # the depth study's attention + MLP runs (numeric layer)
+    depends_on=("DONG.attr-mlp-remedy",),
+    readings=[Reading("words", r"\text{the explainer's words contain 'tug of war'}",
+                      checks=[lambda ctx: [not_checkable(
+                          "a phrase attributed to a paper that is not in the available sources (the explainer does "
+                          "not use it; a test checks that against the source)")]])],
+    chapter="dong_collapse", notion="residual: rho_l < 2^-52, certified",
+)
+
+claim(
+    id="DONG.attr-ln-no-role", section="§1 gap (i); §2, the three issues at a glance (Dong column)",
+    quote="Dong says it “plays no role.” [§2, the three issues at a glance:] Layer normalisation Plays no role",
+    statement=r"\text{Dong et al. 2021 say LayerNorm plays no role in rank collapse}",
+    hypotheses=(), conclusion="an attribution",
+    checks=[lambda ctx: [not_checkable(
+        "a statement about Dong et al. 2021's text, which is not in the available sources; the explainer never "
+        "assigns LayerNorm a role in rank collapse (it names Pre-LN and RMSNorm only as remedies for signal "
+        "propagation, not for rank collapse; a test checks the source). What the suite can decide is the "
+        "mathematics beside it: LN neither prevents collapse nor accelerates it (RN.neither-helps-nor-hinders, the depth "
+        "study), which is what 'plays no role' would mean for rank")]],
+    chapter="dong_collapse", notion="residual: what 'a role in rank collapse' would be measured by",
+)
+
+claim(
+    id="DONG.attr-residual-remedy", section="§2, the three issues at a glance (Dong column)",
+    quote="Residual connections One of two remedies",
+    statement=r"\text{in Dong's setting, skip connections are a remedy: attention + skip never reaches rank 1 in 12 "
+              r"layers (certified rank}\ge2)",
+    hypotheses=("skip connections",), conclusion="no rank collapse",
+    regimes=("n<d", "n>d"), checks=[],  # the depth study's attention + skip runs (numeric layer)
+    chapter="dong_collapse", notion="exact-rank: certified rank of the depth study",
+)
+
+claim(
+    id="DONG.attr-wo-not-discussed", section="§2, the three issues at a glance (Dong column)",
+    quote="Output projection $W_{O}$ Not discussed",
+    statement=r"\text{Dong et al. 2021 do not discuss the output projection }W_O",
+    hypotheses=(), conclusion="an attribution",
+    checks=[lambda ctx: [not_checkable(
+        "a statement about a text: the explainer writes W_O once, inside Attn(X) = P X W_V W_O (one head, W_V W_O "
+        "merged), and never discusses it (a test checks the source); Dong et al. 2021 is not in the sources")]],
+    chapter="dong_collapse",
+)
+
+claim(
+    id="SCOPE.deployed", section="§1, relationship with Dong et al.",
+    quote="The study concerns the regime of actual deployed Transformers (BERT, GPT), where residual connections are "
+          "present",
+    depends_on=("BLOCK.residual-model", "RRO.main", "RRO.contribution-2"),
+    statement=r"\text{the residual and rank results (§5) hold for the blocks of BERT (post-LN) and GPT (pre-LN, "
+              r"causal mask)}",
+    hypotheses=("BERT: post-LN, bidirectional", "GPT: pre-LN, causal mask"), conclusion="the §5 results hold there",
+    regimes=("post-LN", "pre-LN-causal"),
+    checks=[lambda ctx: [not_checkable(
+        "the §5 results are proved for X + MHA(X) + FFN(X + MHA(X)) with no LayerNorm in the stream and no mask "
+        "(BLOCK.residual-model: neither BERT's post-LN nor GPT's pre-LN block is that map); the rank claims on "
+        "post-LN and pre-LN blocks with a causal mask are not yet tested (the next issue builds them)",
+        regime=r) for r in ("post-LN", "pre-LN-causal")]],
+    chapter="residual_obstruction", notion="exact-rank",
+)

@@ -314,13 +314,19 @@ def _mlp_remedy_rows(ctx, reading: str, only: str | None = None):
     """Head outputs Y and a kernel element K (from the exact kernel) per shape; ``only``: yield one regime's rows
     (the draws of the others are still made, so every regime sees the same instances)."""
     rng = random.Random(stable_seed(f"HC.mlp-cannot-remedy:{reading}"))
-    for regime in (("generic-weights", "degenerate-weights") if reading == "a" else ("all",)):
+    projected = reading in ("a", "a-residual")
+    for draw in (("generic-weights", "degenerate-weights") if projected else ("all",)):
+        regime = draw
         for (nn, dd, HH, dk) in HEAD_SHAPES:
             phi: Callable[..., Matrix]  # Ys -> the map's value (W bound as a default where it has one)
-            if reading == "a":
-                rk = HH * dk if regime == "generic-weights" else min(HH * dk, dd) - 1
+            if reading == "a-residual":
+                nn = 1  # one token: its residual x is fixed
+            if projected:
+                rk = HH * dk if draw == "generic-weights" else min(HH * dk, dd) - 1
                 W = random_int_matrix(rng, HH * dk, rk) * random_int_matrix(rng, rk, dd) if rk < HH * dk else random_int_matrix(rng, HH * dk, dd)
                 phi = (lambda Ys, W=W: Phi_a(Ys, W))
+                # the regime is what decides a collision: rank W_O < H d_k (also generic W_O when H d_k > d)
+                regime = RANK_DEFICIENT if rank(W) < HH * dk else FULL_ROW_RANK
             else:
                 W, phi = None, (lambda Ys: sum(Ys[1:], Ys[0]))
             Ys = [random_int_matrix(rng, nn, dk) for _ in range(HH)]
@@ -328,6 +334,10 @@ def _mlp_remedy_rows(ctx, reading: str, only: str | None = None):
             X = random_int_matrix(rng, nn, phi(Ys).shape[1]) if reading != "a" else None
             if only in (None, regime):
                 yield regime, "", {"Y": Ys, "K": K, "phi": phi, "X": X}
+
+
+#: the regimes of HC.mlp-cannot-remedy: whether W_O has a left kernel (a collision of head tuples exists)
+FULL_ROW_RANK, RANK_DEFICIENT = "rank W_O = H d_k", "rank W_O < H d_k"
 
 
 def _collision(v) -> bool:
@@ -349,11 +359,79 @@ _MLP_ARITH = _ARITH + " (polynomial MLP)"
 MLP_A = Pool(rows=lambda ctx: _mlp_remedy_rows(ctx, "a"), arithmetic=_MLP_ARITH, describe=_describe_collision)
 _NO_MLP_INPUT = not_on_user_input("its instances are head outputs Y_h, a kernel element K of the mixing and a fixed "
                                   "polynomial MLP; no input flag spells Y_h or K")
-MLP_A_DEGENERATE = Pool(rows=lambda ctx: _mlp_remedy_rows(ctx, "a", "degenerate-weights"), arithmetic=_MLP_ARITH,
+MLP_A_DEGENERATE = Pool(rows=lambda ctx: _mlp_remedy_rows(ctx, "a", RANK_DEFICIENT), arithmetic=_MLP_ARITH,
                         describe=_describe_collision, instance_from=_NO_MLP_INPUT)
 #: heads summed (no projection), the MLP fed the residual stream X + sum_h Y_h
+#: W_O rank-deficient, one token with a fixed residual x: pairs identified by x + Phi_a, through an exact MLP
+MLP_A_RESIDUAL = Pool(rows=lambda ctx: _mlp_remedy_rows(ctx, "a-residual", RANK_DEFICIENT),
+                      arithmetic=_MLP_ARITH, describe=_describe_collision, instance_from=_NO_MLP_INPUT)
 MLP_B = Pool(rows=lambda ctx: _mlp_remedy_rows(ctx, "b"), arithmetic=_MLP_ARITH, describe=_describe_collision,
              instance_from=_NO_MLP_INPUT)
+
+
+def gelu_odd_part_identity() -> bool:
+    """GELU(z) - GELU(-z) = z for every real z (GELU(z) = z/2 (1 + erf(z / sqrt 2)), erf odd): a sympy identity."""
+    z = sympy.Symbol("z", real=True)
+    gelu = lambda t: t / 2 * (1 + sympy.erf(t / sympy.sqrt(2)))  # noqa: E731 (the exact GELU of the paper's FFN)
+    return sympy.simplify(gelu(z) - gelu(-z) - z) == 0
+
+
+def gelu_mlp_recovers(Ys: list[Matrix], W: Matrix, x: Matrix | None = None) -> bool | None:
+    """Does the GELU MLP g(Z) = GELU((Z - x) W_O^+) - GELU(-(Z - x) W_O^+) (hidden width 2 H d_k; the residual x of
+    one token as the first layer's bias) output [Y_1 ... Y_H] exactly from Z = x + sum_h Y_h W_O^h? Computed with
+    the exact (erf) GELU of :mod:`theorems.exact.transformer`; None when W_O is not of full row rank (no W_O^+)."""
+    from ..exact import transformer as tf
+    Hdk = W.shape[0]
+    if rank(W) < Hdk:
+        return None
+    Wp = W.T * (W * W.T).inv()  # a right inverse: W_O W_O^+ = I_{H d_k}
+    Z = Phi_a(Ys, W) + (x if x is not None else Matrix.zeros(Ys[0].shape[0], W.shape[1]))
+    W1 = Matrix.hstack(Wp, -Wp)
+    b1 = None if x is None else list(-(x * W1))
+    W2 = Matrix.vstack(Matrix.eye(Hdk), -Matrix.eye(Hdk))
+    out = tf.ffn(tf.SYMPY, Z, W1, b1, W2, None).applyfunc(sympy.expand)
+    return out == Matrix.hstack(*Ys)
+
+
+def mlp_recovery_evidence(ctx, residual: bool = False) -> list[Evidence]:
+    """W_O of full row rank (generic when H d_k <= d): a GELU MLP of width 2 H d_k recovers every head exactly, so
+    the 'cannot remedy' fails there. Exact instances over HEAD_SHAPES, and BERT-base's shape (certified rank of a
+    random integer 768 x 768 W_O; width 2 x 768 = 1536 <= d_ff = 3072)."""
+    from ..exact.certified_rank import certified_rank
+    ident = gelu_odd_part_identity()
+    rng = random.Random(stable_seed(f"HC.mlp-cannot-remedy:recovery:{residual}"))
+    met = held = 0
+    for (nn, dd, HH, dk) in HEAD_SHAPES:
+        if HH * dk > dd:
+            continue
+        W = random_int_matrix(rng, HH * dk, dd)
+        m = 1 if residual else nn  # the residual of one token is the first layer's bias (the MLP is token-wise)
+        Ys = [random_int_matrix(rng, m, dk) for _ in range(HH)]
+        x = random_int_matrix(rng, 1, dd) if residual else None
+        got = gelu_mlp_recovers(Ys, W, x)
+        if got is None:
+            continue
+        met += 1
+        held += not got  # the headline holds on an instance when the MLP does NOT recover the heads
+    where = "x + sum_h Y_h W_O^h (one token, its residual x fixed)" if residual else "sum_h Y_h W_O^h"
+    out = [exact_instances(f"W_O of full row rank (random integer, H d_k <= d): the MLP cannot recover (Y_h)_h from "
+                           f"{where}; the GELU MLP g(Z) = GELU((Z{' - x' if residual else ''}) W_O^+) - "
+                           f"GELU(-(Z{' - x' if residual else ''}) W_O^+) of width 2 H d_k recovers them exactly (exact "
+                           f"erf GELU; GELU(z) - GELU(-z) = z: {'a sympy identity' if ident else 'NOT an identity'})",
+                           met=met if ident else 0, held=held, regime=FULL_ROW_RANK,
+                           arithmetic=_ARITH + " and sympy (exact erf GELU)")]
+    if not ctx.quick:
+        W = np.random.default_rng(stable_seed("HC.mlp-cannot-remedy:BERT-shape W_O")).integers(-9, 10, size=(768, 768))
+        cr = certified_rank(W, seed=stable_seed("HC.mlp-cannot-remedy:BERT-shape primes"))
+        full = cr.lower == cr.upper == 768
+        out.append(exact_complete(f"BERT-base shape (H d_k = d = 768): a random integer 768 x 768 W_O has certified "
+                                  f"rank {cr.lower}{'' if cr.lower == cr.upper else f'..{cr.upper}'} ({cr.method}), so "
+                                  "Phi_a is injective and the GELU MLP of width 2 x 768 = 1536 <= d_ff = 3072 above "
+                                  "outputs [Y_1 ... Y_H] = MHA(X) W_O^-1 exactly: the MLP remedies it",
+                                  False if (full and ident) else None, regime=FULL_ROW_RANK,
+                                  arithmetic="certified exact rank over Q (theorems.exact.certified_rank)",
+                                  numbers={"rank_W_O": cr.lower, "width": 2 * 768, "d_ff": 3072}))
+    return out
 
 
 claim(
@@ -363,14 +441,17 @@ claim(
     depends_on=("HC.main",),
     statement=r"\exists Y\neq Y':\ \Phi_a(Y)=\Phi_a(Y'),\ \text{and then }\mathrm{MLP}(\Phi_a(Y))=\mathrm{MLP}(\Phi_a(Y'))",
     hypotheses=("the MLP sees only the post-summation signal",), conclusion="no recovery",
-    regimes=("generic-weights", "degenerate-weights"),
+    # the headline needs a collision, which exists only when rank W_O < H d_k; with W_O of full row rank (generic
+    # when H d_k <= d, BERT-base) a GELU MLP recovers the heads exactly
+    regimes=(FULL_ROW_RANK, RANK_DEFICIENT),
     checks=[MLP_A.decide({"a collision exists": _collision}, _mlp_agrees),
-            lambda ctx: [proof_evidence((2,), "the data-processing step")]],
+            lambda ctx: [proof_evidence((2,), "the data-processing step (given a collision)")],
+            mlp_recovery_evidence],
     readings=[Reading("rank-deficient-W_O",
                       r"\operatorname{rank}W_O<Hd_k\Rightarrow\nexists g:\ g\bigl(R+\textstyle\sum_hY_hW_O^h\bigr)="
                       r"(Y_h)_h\ \forall(Y_h)_h",
                       hypotheses={"a collision exists": _collision}, conclusion=_mlp_agrees,
-                      instances=MLP_A_DEGENERATE, regimes=("degenerate-weights",),
+                      instances=MLP_A_DEGENERATE, regimes=(RANK_DEFICIENT,),
                       note="the premise the headline needs (a collision exists) made a hypothesis; R is a fixed term, "
                            "so the residual stream X + MHA(X), where Y_h depends on X, is not covered"),
               Reading("residual-stream",
@@ -378,9 +459,20 @@ claim(
                       r"\ \text{so }\nexists g:\ g\bigl(X+\sum_hY_h\bigr)=(Y_h)_h\ \forall(Y_h)_h",
                       hypotheses={"a collision exists": _collision}, conclusion=_mlp_agrees, instances=MLP_B,
                       regimes=("all",),
-                      note="the residual adds X before the MLP; the sum still identifies (Y_h) up to ker Phi. X is "
+                      note="the residual adds X before the MLP; the sum still identifies (Y_h) up to ker Phi. This "
+                           "reading drops W_O (the heads are summed unprojected, so a collision always exists): it is "
+                           "true for that reason, not because of the residual; with W_O see residual-stream-W_O. X is "
                            "fixed and the Y_h free: the residual stream X + MHA(X), where Y_h = A_h(X) X W_V^h "
-                           "depends on X, is not covered")],
+                           "depends on X, is not covered"),
+              Reading("residual-stream-W_O",
+                      r"\text{one token, }x\text{ fixed}:\ \nexists g:\ g\bigl(x+\textstyle\sum_hy_hW_O^h\bigr)="
+                      r"(y_h)_h\ \forall(y_h)_h",
+                      checks=[lambda ctx: mlp_recovery_evidence(ctx, residual=True),
+                              MLP_A_RESIDUAL.decide({"a collision exists": _collision}, _mlp_agrees)],
+                      regimes=(FULL_ROW_RANK, RANK_DEFICIENT),
+                      note="the residual stream with the output projection, per token (the MLP is token-wise, so "
+                           "the token's residual x is the first layer's bias): recoverable exactly when rank W_O = "
+                           "H d_k, as without the residual")],
     chapter="head_channel",
     notion="exact-rank: kernel dimensions over Q",
     formal_gap=FormalGap("false-in-general", "the collision exists only when rank W_O < H d_k; with W_O of full row "

@@ -44,8 +44,10 @@ from ..framework import (
     claim,
     derivation,
     exact_complete,
+    exact_instances,
     failing_box,
     identical_failure,
+    labelled_failure,
     not_checkable,
     perturb_value,
     rank_genericity,
@@ -394,6 +396,79 @@ claim(
 )
 
 
+def alpha_one_two_tokens() -> dict:
+    """The exact instance of the n = 2, alpha = 1 case: X = I_2, W_Q W_K^T / sqrt(d_k) = log 2 [[0, 1], [-1, 0]]
+    (antisymmetric: alpha = 1), W_V = W_O = I_2 (d = d_k = 2). Both softmax rows are (1/3, 2/3)."""
+    X, M0 = eye(2), Matrix([[0, 1], [-1, 0]])
+    A = exact_softmax(X, M0)
+    T = A * X * eye(2) * eye(2)
+    return {"X": X, "M0": M0, "A": A, "alpha": alpha_exact(M0), "dim_R": rank(T), "rank_X": rank(X), "d_k": 2,
+            "target": min(rank(X), 2)}
+
+
+def _antisymmetric_scores_identity() -> tuple[bool, bool]:
+    """(S = X (B - B^T) X^T is antisymmetric for every size, as a matrix expression of symbolic size; the two rows of
+    softmax([[0, m], [-m, 0]]) are equal for every real m, a sympy identity)."""
+    nn, dd = symbols("n d", positive=True, integer=True)
+    X, B = sympy.MatrixSymbol("X", nn, dd), sympy.MatrixSymbol("B", dd, dd)
+    S = X * (B - B.T) * X.T
+    anti = symbolic_identity(S.T, -S, "(X (B - B^T) X^T)^T = -X (B - B^T) X^T")
+    m = sympy.Symbol("m", real=True)
+    E = Matrix([[0, m], [-m, 0]]).applyfunc(sympy.exp)
+    rows = [E.row(i) / sum(E.row(i)) for i in range(2)]
+    return anti.holds is True and anti.scope == "general", \
+        all(sympy.simplify(a - b) == 0 for a, b in zip(rows[0], rows[1]))
+
+
+def _alpha_one_rows(ctx):
+    """Random integer X (2 x d, d = 2, 3, 4) and random integer antisymmetric M0 (d_k = d >= 2): the n = 2, alpha = 1
+    case, exactly (logits in units of log 2)."""
+    rng = random.Random(stable_seed("RC.alpha-independent:n = 2, alpha = 1"))
+    for _ in range(4 if ctx.quick else 12):
+        d = rng.choice((2, 3, 4))
+        X = random_int_matrix(rng, 2, d, 3)
+        B = random_int_matrix(rng, d, d, 2)
+        M0 = B - B.T
+        if M0 == zeros(d, d):
+            continue
+        WV, WO = random_int_matrix(rng, d, d, 3), random_int_matrix(rng, d, d, 3)
+        yield X, M0, WV, WO
+
+
+def alpha_one_two_tokens_evidence(ctx) -> list[Evidence]:
+    """n = 2, alpha = 1: the scores are antisymmetric, both softmax rows are equal for every X and every weight, so
+    rank A = 1 and dim R_h <= 1 < min(rank X, d_k) = 2 on the whole alpha = 1 slice (d_k >= 2, rank X = 2)."""
+    anti, equal_rows = _antisymmetric_scores_identity()
+    ident = identical_failure("n = 2, alpha_h = 1 (W_Q W_K^T antisymmetric, d_k >= 2): S = X M X^T is antisymmetric "
+                              "(symbolic size), and both rows of softmax([[0, m], [-m, 0]]) are (1, e^m) / (1 + e^m) "
+                              "for every real m, so rank A = 1 and dim R_h <= 1 < 2 = min(rank X, d_k) for every X "
+                              "of rank 2 and every weight", identity_holds=anti and equal_rows, regime="n=2",
+                              numbers={"antisymmetric_scores": anti, "equal_rows": equal_rows})
+    inst = alpha_one_two_tokens()
+    point = exact_complete(f"X = I_2, W_Q W_K^T / sqrt(d_k) = log 2 [[0, 1], [-1, 0]] (alpha = {inst['alpha']}), "
+                           f"W_V = W_O = I_2: A = {inst['A'].tolist()}, dim R_h = {inst['dim_R']} < min(rank X, d_k) "
+                           f"= {inst['target']}", inst["dim_R"] == inst["target"], regime="n=2", arithmetic=_EXACT,
+                           numbers={"A": [[str(x) for x in row] for row in inst["A"].tolist()],
+                                    "dim_R": inst["dim_R"]})
+    out = [ident]
+    if point.holds is False and ident.holds is False:
+        out.append(labelled_failure(point, ident))
+    met = held = 0
+    for X, M0, WV, WO in _alpha_one_rows(ctx):
+        if rank(X) < 2:
+            continue
+        A = exact_softmax(X, M0)
+        met += 1
+        held += rank(A * X * WV * WO) == min(rank(X), X.shape[1])
+    draws = exact_instances("n = 2, random integer X of rank 2 and antisymmetric M0 (alpha = 1, d_k = d in {2, 3, 4}),"
+                            " random integer W_V, W_O: dim R_h = min(rank X, d_k)", met=met, held=held,
+                            arithmetic=_EXACT, regime="n=2")
+    if draws.holds is False and ident.holds is False:
+        draws = labelled_failure(draws, ident)
+    out.append(draws)
+    return out
+
+
 claim(
     id="RC.alpha-independent", section="§6",
     quote="Since alpha_h affects only A^(h), and A^(h) does not appear in the rank formula, the result is "
@@ -401,11 +476,17 @@ claim(
           "not reduce the dimension of individual head output subspaces",
     depends_on=("RC.prop63",),
     statement=r"\dim R_h=\min(\operatorname{rank}X,d_k)\ \text{for every }\alpha_h",
-    regimes=("n<d", "n=d", "n>d"), form="generic", notion="exact-rank",
+    # the paper's proof assumes n > d_k (Prop 6.3's "A is of rank min(n, d_k) = d_k when n > d_k"); the sentence does
+    # not, and at n = 2 (so n <= d_k whenever alpha = 1 is possible) it fails on the whole alpha = 1 slice
+    regimes=("n>d_k", "n=2"), form="generic", notion="exact-rank",
     generic=Generic(space="for each alpha_h: the head's weights with that asymmetry, and X", measure="Lebesgue",
                     fixed="alpha_h"),
     hypotheses=(), conclusion="",
-    checks=[],  # the certified evidence is attached by the numeric layer
+    checks=[alpha_one_two_tokens_evidence],  # + the certified evidence (n > d_k) attached by the numeric layer
+    readings=[Reading("as-proved", r"n>d_k:\ \dim R_h=\min(\operatorname{rank}X,d_k)\ \text{for every }\alpha_h",
+                      checks=[], regimes=("n>d_k",),
+                      note="the assumption n > d_k the paper's proof makes (the registered sentence does not); "
+                           "decided on certified random heads with n > d_k at alpha = 0, 1/2, 1 (numeric layer)")],
     chapter="rank_contraction",
 )
 
@@ -424,7 +505,7 @@ claim(
 
 
 claim(
-    id="RC.dff-lower-bound", section="§6",
+    id="RC.dff-lower-bound", section="§1 contribution 7 (the theorem is in §6, truncated)",
     quote="the MLP must expand exactly the directions the heads contracted. This gives the first "
                             "principled lower bound on d_ff",
     depends_on=("RC.specialisation-contraction",),

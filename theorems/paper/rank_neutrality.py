@@ -401,7 +401,7 @@ def _ones_n_notin_col(a: Analysis) -> bool | None:
 
 
 claim(
-    id="RN.main", section="§4, Thm 4.2",
+    id="RN.main", section="§1 contribution 1 (Thm 4.2, §4)",
     quote="arank(LN(X)) = arank(X) under non-degeneracy hypotheses [H1-H4]",
     depends_on=("RN.step1", "RN.step2", "RN.step3", "RN.arank-definition"),
     statement=r"H1\wedge H2\wedge H3\wedge H4\ \Rightarrow\ \operatorname{arank}(\mathrm{LN}(X))=\operatorname{arank}(X)",

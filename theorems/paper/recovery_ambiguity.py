@@ -248,13 +248,43 @@ claim(
     notion="exact-rank: kernel dimensions over Q",
 )
 
+def _bert_dimension(ctx) -> list[Evidence]:
+    """The dimension the sentence names, at BERT-base's shape (n = 512, H = 12, d_k = 64, d = 768), W_O known:
+    dim ker Phi_a = n (H d_k - rank W_O) (RA.main's kernel formula); a random integer 768 x 768 W_O has certified rank
+    768 (theorems.exact.certified_rank), so the dimension is 0, not 360448. Also at a W_O of rank d_k = 64 (the only
+    rank giving 360448, RA.main:a-rank-condition): the formula gives 512 * (768 - 64) = 360448."""
+    import numpy as np
+
+    from ..exact.certified_rank import certified_rank
+    out: list[Evidence] = []  # the kernel formula itself is HC.main:corrected (proved); here its value at BERT's shape
+    W = np.random.default_rng(stable_seed("RA.bert-figures:BERT-shape W_O")).integers(-9, 10, size=(768, 768))
+    cr = certified_rank(W, seed=stable_seed("RA.bert-figures:primes"))
+    closed = cr.lower == cr.upper
+    dim = 512 * (768 - cr.lower) if closed else None
+    out.append(exact_complete(f"BERT-base shape, W_O known: a random integer 768 x 768 W_O has certified rank "
+                              f"{cr.lower}{'' if closed else f'..{cr.upper}'} ({cr.method}), so the recovery "
+                              f"ambiguity dim ker Phi_a = 512 (768 - rank W_O) = {dim}, not 360448 (per token "
+                              f"{None if dim is None else dim // 512}, not 704)",
+                              None if dim is None else dim == 360448, regime="generic-weights",
+                              arithmetic="certified exact rank over Q (theorems.exact.certified_rank)",
+                              numbers={"rank_W_O": cr.lower, "dimension": dim}))
+    return out
+
+
 claim(
     id="RA.bert-figures", section="§1 contribution 6",
     quote="For BertBase: 360,448 per sequence (or 704 per token) per layer",
     depends_on=("RA.main",),
-    statement=r"n(H-1)d_k\big|_{n=512,H=12,d_k=64}=360448,\quad(H-1)d_k=704",
-    hypotheses=("n = 512", "H = 12", "d_k = 64"), conclusion="the arithmetic", regimes=("all",), form="concrete",
-    checks=[_bert_arithmetic], chapter="recovery_ambiguity",
+    # the sentence names a dimension (the recovery ambiguity of RA.main at BERT-base's shape), not a product: the
+    # headline decides the dimension (W_O known, as in RA.main); the arithmetic is reading 'arithmetic'
+    statement=r"\dim\ker\Phi_a\big|_{n=512,H=12,d_k=64,d=768}=360448\ (704\text{ per token}),\ W_O\text{ known}",
+    hypotheses=("n = 512", "H = 12", "d_k = 64", "d = 768", "W_O known"), conclusion="the dimension is 360448",
+    regimes=("generic-weights",), checks=[_bert_dimension], chapter="recovery_ambiguity",
+    readings=[Reading("arithmetic", r"n(H-1)d_k\big|_{n=512,H=12,d_k=64}=360448,\quad(H-1)d_k=704", form="concrete",
+                      regimes=("all",), checks=[_bert_arithmetic],
+                      note="the product the paper's formula gives; it is the dimension under reading "
+                           "b-no-output-projection of RA.main (heads summed without W_O), or with rank W_O = d_k")],
+    notion="exact-rank: kernel dimensions over Q",
 )
 
 
