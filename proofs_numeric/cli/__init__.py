@@ -43,7 +43,7 @@ import os
 import sys
 import traceback
 
-from proofs_numeric.cli import check, depth, new, rank, real_model, verify
+from proofs_numeric.cli import check, console, depth, new, rank, real_model, verify
 from proofs_numeric.cli.common import EPILOG, version_text
 from proofs_numeric.cli.inputs import UsageError
 from theorems.exact.input import BadInput
@@ -66,6 +66,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    """The command line: every subcommand runs here, on streams prepared once (:mod:`proofs_numeric.cli.console`:
+    a closed pipe is a normal end, exit 0; a terminal that cannot show a character gets its ASCII spelling)."""
+    console.prepare_streams()
+    try:
+        code = _main(argv)
+        console.flush()  # the final flush, here: a reader that has gone is a normal end, not an error at exit
+    except BrokenPipeError:
+        return console.closed_pipe()
+    return code
+
+
+def _main(argv) -> int:
     try:
         parser = build_parser()
     except BadInput as e:  # an environment variable naming a limit is not an integer
@@ -91,6 +103,8 @@ def main(argv=None) -> int:
         print("collapse-verify: interrupted", file=sys.stderr)
         return 130
     except Exception as e:  # the suite itself failed: say so in one line (traceback on request)
+        if console.is_closed_pipe(e):  # the reader has gone (`| head`), maybe under another exception: not a failure
+            raise BrokenPipeError from e
         if os.environ.get("COLLAPSE_VERIFY_TRACEBACK"):
             traceback.print_exc()
         print(f"collapse-verify: internal error (please report; COLLAPSE_VERIFY_TRACEBACK=1 shows the "

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from proofs_numeric.cli.common import READING
+from proofs_numeric.cli.console import terminal
 from proofs_numeric.cli.inputs import LIMITS, SEED_MAX, UsageError, check_range, check_writable
 from proofs_numeric.cli.model_check import MODEL_EPILOG, add_model_arguments, cmd_check_model
 from proofs_numeric.ledger import registry, render_check
@@ -125,9 +126,8 @@ def _list(args) -> int:
             "no_instance_form_yet": [c.claim.id for c in no_form]}, indent=1))
         return 0
     # lazy: rich is imported only by the subcommands that print (CLI start-up time)
-    from rich.console import Console
     from rich.markup import escape
-    con = Console(highlight=False)
+    con = terminal()
     con.print(f"[bold]{len(yes)} claims checkable on your input[/] (collapse-verify check CLAIM ...):")
     w = max(len(c.claim.id) for c in yes)
     for c in yes:
@@ -184,9 +184,8 @@ def cmd_check(args) -> int:
         print(json.dumps(clean[0] if len(clean) == 1 else clean, indent=1, default=str))
         return 0
     # lazy: rich is imported only by the subcommands that print (CLI start-up time)
-    from rich.console import Console
     from rich.text import Text
-    con = Console(highlight=False)
+    con = terminal()
     width = max(60, min(con.width, 120))
     for k, ((claim, _), rec) in enumerate(zip(records, clean, strict=True)):
         if k:

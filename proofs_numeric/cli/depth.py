@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from proofs_numeric.cli.console import terminal
 from proofs_numeric.cli.inputs import LIMITS, SEED_MAX, UsageError, check_output, check_range, write_json_output
 from proofs_numeric.witnesses.dong_collapse import (
     ARCHITECTURES,
@@ -24,7 +25,6 @@ def cmd_depth(args) -> int:
 
 def _depth(args) -> int:
     # lazy: rich is imported only by the subcommands that print (CLI start-up time)
-    from rich.console import Console
     from rich.table import Table
 
     _validate_depth(args, ARCHITECTURES)
@@ -46,7 +46,7 @@ def _depth(args) -> int:
         if not str(e).startswith("H1"):
             raise
         raise UsageError(f"attention_ln: {e}") from None
-    c = Console(width=max(120, Console().width))
+    c = terminal()
     for reg, r in res["regimes"].items():
         expo = exponent_note(r["layers"])
         t = Table(title=f"{reg}: n={cfg.n}, d={cfg.d}, H={cfg.H}, d_k={cfg.d_k}; {r['arithmetic']}; {expo}")

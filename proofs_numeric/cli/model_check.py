@@ -6,6 +6,7 @@ import json
 import os
 from pathlib import Path
 
+from proofs_numeric.cli.console import terminal
 from proofs_numeric.cli.inputs import LIMITS, SEED_MAX, UsageError, check_range, check_writable, write_text
 from proofs_numeric.ledger.model_check import RunSpec, SchedulerError, run, select_claims, summary_json
 from proofs_numeric.model.sites import NETWORK_LAYERS
@@ -174,10 +175,9 @@ def _finish(out, spec, as_json: bool, jsonl) -> int:
 def render_summary(data: dict, console=None) -> None:
     """The per-claim table of a run on the terminal."""
     # lazy: rich is imported only by the subcommands that print (CLI start-up time)
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
-    con = Console(highlight=False, width=max(140, Console().width), file=getattr(console, "file", None))
+    con = console if console is not None else terminal()
     for c in data["checkpoints"]:
         if c.get("error"):
             con.print(f"[red]{escape(c['checkpoint'])}: {escape(c['error'])}[/]", soft_wrap=True)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from proofs_numeric.cli.console import terminal
 from proofs_numeric.cli.inputs import SEED_MAX, UsageError, check_output, check_range, write_json_output
 from proofs_numeric.cli.model_check import (
     add_token_arguments,
@@ -28,7 +29,6 @@ def cmd_real_model(args) -> int:
     """``check DEFAULT_CLAIMS --model DIR`` (records, summary), then the tables of earlier versions made from the
     records, and the checks that are not claims at sites (cosine sanity check, depth, symmetries of layer 0)."""
     # lazy: rich is imported only by the subcommands that print (CLI start-up time)
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
@@ -81,7 +81,7 @@ def cmd_real_model(args) -> int:
     res["claims"] = summary_json(out, spec)
     res["records"] = len(out.records)
     res["jsonl"] = spec.jsonl
-    c = Console(width=max(120, Console().width))
+    c = terminal()
     c.print(f"[bold]{res['model']}[/]: family {res['family']}, {res['norm']}, {res['n_layers']} layers, "
             f"d = {res['d']}, H = {res['H']} (K/V heads {res['H_kv']}), d_k = {res['d_k']}, "
             f"activation {res['activation']}")

@@ -9,6 +9,7 @@ import time
 import sympy
 
 from proofs_numeric.cli.common import report_import_errors, wrap_plain, wrap_tex
+from proofs_numeric.cli.console import terminal
 from proofs_numeric.cli.inputs import LIMITS, UsageError, check_output, check_range, write_json_output, write_output
 from proofs_numeric.ledger import (
     claim_header,
@@ -37,15 +38,14 @@ def cmd_verify(args) -> int:
 
 def _verify(args) -> int:
     # lazy: rich is imported only by the subcommands that print (CLI start-up time)
-    from rich.console import Console
     from rich.markup import escape
     from rich.text import Text
 
     claims = select(args.claims)
     if not claims:
         raise UsageError(f"no claim matches --claims {args.claims!r}")
-    console = Console(highlight=False)
-    err = Console(stderr=True, highlight=False)
+    console = terminal()
+    err = terminal(stderr=True)
     width = max(40, console.width)
     ctx = CheckContext(dps=args.dps, quick=args.quick)
     started = time.time()
@@ -124,8 +124,6 @@ def _latex_of_instance(inst) -> dict:
 
 def cmd_show(args) -> int:
     """The whole record of one claim: what `verify --json` writes for it, plus its counterexamples typeset."""
-    from rich.console import Console  # lazy: rich only when printing (CLI start-up time)
-
     check_range("--dps", args.dps, 15, LIMITS["VERIFY_MAX_DPS"], "digits of the interval witnesses", "VERIFY_MAX_DPS")
     claims = {c.id: c for c in registry()}
     if args.claim not in claims:
@@ -138,7 +136,7 @@ def cmd_show(args) -> int:
     if args.json:
         print(json.dumps(rec, indent=1, default=str))
         return 1 if r.error else 0
-    c = Console(highlight=False)
+    c = terminal()
     width = max(40, c.width)
     out: list[tuple[str, str | None]] = []
 
