@@ -23,6 +23,9 @@ from proofs_numeric.ledger import (
 )
 from theorems.exact.input import int_digits_unlimited
 from theorems.framework import CONJECTURES, REPO_ROOT, CheckContext, run_claim, tri
+from theorems.framework.evidence import counterexample_file, store_command
+from theorems.framework.storage import encode_instance
+from theorems.framework.storage import typeset as storage_typeset
 
 __all__ = ["add_parsers", "cmd_verify", "cmd_show", "store_writer"]
 
@@ -60,6 +63,7 @@ def _verify(args) -> int:
         line = f"[{k}/{total}] {c.id}: {'ERROR' if r.error else r.verdict} ({r.seconds:.1f} s)"
         err.print(escape(line[:max(20, err.width)]) + (" " * 10 if tty else ""), soft_wrap=True)
     results, errors = run_ledger(claims, ctx, progress)
+    _report_found_counterexamples(results, store=args.store, force=args.force)  # first: the lines below name the file
     console.print(escape(f"collapse-verify ledger: {len(results)} claims, {time.perf_counter() - t0:.1f} s "
                          f"(dps {args.dps}{', quick' if args.quick else ''})"), soft_wrap=True)
     for line in wrap_plain(render_summary(results), width):
@@ -70,7 +74,6 @@ def _verify(args) -> int:
             console.print(Text(line, style=style or ""), soft_wrap=True)
     for e in errors:
         print(f"collapse-verify: error: {e}", file=sys.stderr)
-    _report_found_counterexamples(results, store=args.store, force=args.force)
     if args.json:
         out = ledger_json(results, ctx, started, errors)
         write_json_output(args.json, out, kind="ledger", force=args.force)
@@ -80,7 +83,8 @@ def _verify(args) -> int:
 
 
 def _typeset_counterexamples(result) -> list[dict]:
-    """The stored counterexamples of a claim's evidence, read from their files, as exact data and LaTeX."""
+    """The counterexamples of a claim's evidence as exact data and LaTeX: a stored one read from its file (named),
+    one found on this run and not stored yet from the run itself (no file named; ``store_with`` says how)."""
     out = []
     seen = set()
     for rr in result.readings:
@@ -88,12 +92,18 @@ def _typeset_counterexamples(result) -> list[dict]:
             if e.kind != "counterexample" or e.counterexample in seen:
                 continue
             seen.add(e.counterexample)
-            path = REPO_ROOT / e.counterexample
-            rec = {"file": e.counterexample, "reading": rr.key, "stored": path.exists()}
-            if path.exists():
-                data = json.loads(path.read_text())
+            stored = counterexample_file(e)
+            rec = {"file": stored, "reading": rr.key, "stored": stored is not None}
+            if stored is not None:
+                data = json.loads((REPO_ROOT / stored).read_text())
                 rec["instance"] = data.get("instance")
                 rec["latex"] = _latex_of_instance(data.get("instance"))
+            else:
+                rec["store_with"] = store_command(e.counterexample)
+                inst = result.found_counterexamples.get(e.regime)
+                if inst is not None:
+                    rec["instance"] = {"regime": e.regime, "value": encode_instance(inst)}
+                    rec["latex"] = {e.regime: storage_typeset(inst)}
             out.append(rec)
     return out
 
@@ -162,16 +172,20 @@ def cmd_show(args) -> int:
         for e in rr.evidence:
             holds = said(e.holds)
             say(f"[{e.kind}/{e.scope}/{e.strength}] {e.regime}: {holds}: {e.summary}", "  - ", "      ")
-            say(f"arithmetic: {e.arithmetic}" + (f"; file: {e.counterexample}" if e.counterexample else ""),
-                "      ", "        ")
+            where = ""
+            if e.kind == "counterexample":
+                stored = counterexample_file(e)
+                where = (f"; file: {stored}" if stored else
+                         f"; found on this run, not stored: `{store_command(e.counterexample)}` stores it")
+            say(f"arithmetic: {e.arithmetic}{where}", "      ", "        ")
             if e.holds is None and e.reason and e.reason not in e.summary:
                 say(f"why undecided: {e.reason}", "      ", "        ")
             if e.numbers.get("failed_steps"):
                 say(f"failed steps: {e.numbers['failed_steps']}", "      ", "        ")
     for ce in rec["counterexamples_typeset"]:
         out.append(("", None))
-        say(f"counterexample file {ce['file']} (reading {ce['reading']})"
-            + ("" if ce["stored"] else " — found on this run, not stored yet (verify --store)"))
+        say(f"counterexample file {ce['file']} (reading {ce['reading']})" if ce["stored"] else
+            f"counterexample found on this run (reading {ce['reading']}), not stored: `{ce['store_with']}` stores it")
         for k, tex in ce.get("latex", {}).items():
             say(f"{k} = {tex}", "  ", "    ")
     steps = r.claim.proof_steps
@@ -205,8 +219,9 @@ def _report_found_counterexamples(results, store: bool, force: bool = False) -> 
             for p in conj.store(r.found_counterexamples, write=store_writer(force)):
                 print(f"stored the counterexample of {r.claim.id} in {p}", file=sys.stderr)
         else:
-            print(f"note: {r.claim.id} has a counterexample found on this run; `collapse-verify verify --store` "
-                  "writes it under theorems/counterexamples/ (plain verify never writes there)", file=sys.stderr)
+            print(f"note: {r.claim.id} has a counterexample found on this run, not stored; `collapse-verify verify "
+                  f"--claims '{r.claim.id}' --store` stores it (plain verify never writes into the source tree)",
+                  file=sys.stderr)
 
 
 def add_parsers(sub) -> None:

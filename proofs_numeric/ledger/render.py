@@ -7,6 +7,7 @@ from collections import Counter
 
 from proofs_numeric.core.float_hints import describe_hint
 from theorems.framework import SUITE_READING, TRUTH, ClaimResult
+from theorems.framework.evidence import counterexample_file, store_command
 
 __all__ = ["VERDICT_STYLE", "render_claim", "render_summary", "SAID", "said", "claim_header", "render_check",
            "ON_THIS_WORDS", "wrap_tex"]
@@ -144,8 +145,12 @@ def _evidence_line(e) -> str:
     text = f"{e.kind}/{e.scope} [{e.regime}] {holds}: {e.summary}"
     if e.holds is None and e.reason and e.reason not in e.summary:
         text += f" (undecided: {e.reason})"
-    if e.counterexample and e.counterexample not in e.summary:
-        text += f" — file {e.counterexample}"
+    if e.kind == "counterexample" and e.counterexample:
+        stored = counterexample_file(e)
+        if stored is None:  # found on this run: no file to name yet
+            text += f" — found on this run, not stored: `{store_command(e.counterexample)}` stores it"
+        elif stored not in e.summary:
+            text += f" — file {stored}"
     return text
 
 
@@ -187,9 +192,13 @@ def render_claim(r: ClaimResult, width: int = 80) -> list[tuple[str, str | None]
         extra = rr.condition or (rr.reason if rr.verdict == "not-checkable" else None)
         if extra:
             text += f" — {extra}"
-        files = sorted({e.counterexample for e in rr.evidence if e.counterexample})
+        files = sorted({f for e in rr.evidence if (f := counterexample_file(e))})
+        found = sorted({store_command(e.counterexample) for e in rr.evidence
+                        if e.counterexample and counterexample_file(e) is None})
         if files:
             text += f" — counterexample: {'; '.join(files)}"
+        if found:
+            text += f" — counterexample found on this run, not stored: `{found[0]}` stores it"
         items.append((text, "  ", "    ", None))
     seen = set()
     for text, first, indent, style in items:
