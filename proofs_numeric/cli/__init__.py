@@ -18,7 +18,7 @@ examples:
     run every registered claim and print the ledger.
 ``collapse-verify check CLAIM ... | check --list``
     a claim's own declared hypotheses and conclusion on your input (--X, --gamma, --beta, --Delta, --W-O with
-    --heads, --weights or --heads/--seed, --n, as the claim needs), the answer holds / counterexample /
+    --heads, --weights or --heads/--weights-seed, --n, as the claim needs), the answer holds / counterexample /
     premise-fails / undecided per reading; the old theorem names (rank-neutrality, ...) are aliases.
 ``collapse-verify show CLAIM [--json]``
     the whole record of one claim.
@@ -26,7 +26,7 @@ examples:
     the depth study (five regimes, certified residuals deep into the collapse).
 ``collapse-verify rank MATRIX [--upper K] [--exact auto|always|never] [--json]``
     certified exact rank of a rational or float matrix.
-``collapse-verify real-model [--model DIR] [--text T ... | --ids JSON | --seed N --length N] [--json PATH]``
+``collapse-verify real-model [--model DIR] [--text T ... | --ids JSON | --token-seed N --length N] [--json PATH]``
     the checks on trained weights: all-MiniLM-L6-v2, or your BERT/GPT-2/LLaMA checkpoint.
 ``collapse-verify new NAME``
     scaffold a conjecture (module, tests, chapter).

@@ -4,7 +4,16 @@ from __future__ import annotations
 import argparse
 
 from proofs_numeric.cli.console import terminal
-from proofs_numeric.cli.inputs import LIMITS, SEED_MAX, UsageError, check_output, check_range, write_json_output
+from proofs_numeric.cli.inputs import (
+    LIMITS,
+    SEED_MAX,
+    UsageError,
+    add_deprecated_seed,
+    check_output,
+    check_range,
+    resolve_deprecated_seed,
+    write_json_output,
+)
 from proofs_numeric.witnesses.dong_collapse import (
     ARCHITECTURES,
     DEPTH_SHAPES,
@@ -31,7 +40,7 @@ def _depth(args) -> int:
     check_output(args.json, kind="depth", force=args.force)
     try:
         cfg = DepthConfig(n=args.n, d=args.d, H=args.heads, d_k=args.d_k, layers=args.layers, dps=args.dps,
-                          seed=args.seed)
+                          seed=args.instance_seed if args.instance_seed is not None else 0)
     except ValueError as e:
         raise UsageError(str(e)) from None
     regimes = args.regime or list(ARCHITECTURES)
@@ -65,6 +74,10 @@ def _depth(args) -> int:
     return 0
 
 
+#: what `depth --seed` set before each random choice had its own flag
+_OLD_SEED = ("seed of the random weights and input", ("--instance-seed",))
+
+
 def depth_work(n, d, H, d_k, layers, dps) -> float:
     """Estimated work of one regime of the depth study (about 40,000-100,000 units per second here)."""
     return layers * n * d * (n + d + H * d_k) * (dps / 1000) ** 2
@@ -80,7 +93,8 @@ def _validate_depth(args, regimes) -> None:
                               ("dps", 30, L["DEPTH_MAX_DPS"], "digits")]:
         check_range("--" + name.replace("_", "-"), getattr(args, name), lo, hi, why,
                     f"DEPTH_MAX_{'SIDE' if name in ('n', 'd', 'd_k') else name.upper()}")
-    check_range("--seed", args.seed, 0, SEED_MAX, "seeds are 0 <= seed < 2^63")
+    resolve_deprecated_seed(args, "depth", *_OLD_SEED)
+    check_range("--instance-seed", args.instance_seed, 0, SEED_MAX, "seeds are 0 <= seed < 2^63")
     for r in args.regime or []:
         if r not in regimes:
             raise UsageError(f"unknown regime {r!r}; choose from {', '.join(regimes)}")
@@ -110,7 +124,9 @@ def add_parsers(sub) -> None:
     dp.add_argument("--d-k", dest="d_k", type=int, default=3, help="head width d_k (default 3)")
     dp.add_argument("--layers", type=int, default=12, help="layers (default 12)")
     dp.add_argument("--dps", type=int, default=1000, help="digits of the arb balls (default 1000)")
-    dp.add_argument("--seed", type=int, default=0, help="weights and input seed, 0 <= seed < 2^63")
+    dp.add_argument("--instance-seed", type=int, metavar="N", help="seed of the random instance: the weights and the "
+                    "input X (default 0; 0 <= seed < 2^63)")
+    add_deprecated_seed(dp, *_OLD_SEED)
     dp.add_argument("--regime", action="append", choices=["pure_attention", "attention_skip", "attention_mlp",
                                                           "full_block", "attention_ln"],
                     help="pure_attention, attention_skip, attention_mlp, full_block or attention_ln (pure attention "

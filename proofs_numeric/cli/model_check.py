@@ -7,7 +7,15 @@ import os
 from pathlib import Path
 
 from proofs_numeric.cli.console import terminal
-from proofs_numeric.cli.inputs import LIMITS, SEED_MAX, UsageError, check_range, check_writable, write_text
+from proofs_numeric.cli.inputs import (
+    LIMITS,
+    SEED_MAX,
+    TOKENS_MAX,
+    UsageError,
+    check_range,
+    check_writable,
+    write_text,
+)
 from proofs_numeric.ledger.model_check import RunSpec, SchedulerError, run, select_claims, summary_json
 from proofs_numeric.model.sites import NETWORK_LAYERS
 
@@ -50,19 +58,18 @@ def add_model_arguments(c) -> None:
                    help="a progress bar (default on a terminal) or one line per finished checkpoint")
 
 
-def add_token_arguments(g, token_seed: bool = True) -> None:
+def add_token_arguments(g) -> None:
     g.add_argument("--text", action="append", help="an input text (repeatable; needs tokenizer.json; default: the "
                    f"three standard inputs; at most MAX_TEXTS = {LIMITS['MAX_TEXTS']} of TEXT_MAX_CHARS = "
                    f"{LIMITS['TEXT_MAX_CHARS']} characters)")
     g.add_argument("--ids", metavar="JSON", help="token ids as a JSON list, e.g. '[1, 5, 9]'")
     g.add_argument("--length", type=int, metavar="N", help="number of seeded random token ids (default 16; capped at "
                    "the model's positions)")
-    if token_seed:
-        g.add_argument("--token-seed", type=int, metavar="N", help="seed of the random token ids (default 0); --seed "
-                       "keeps its check meaning (the primes of the certified ranks)")
+    g.add_argument("--token-seed", type=int, metavar="N", help="seed of the random token ids (no tokenizer.json and "
+                   "no --ids; default 0)")
 
 
-def token_inputs(args, seed_attr: str = "token_seed") -> tuple:
+def token_inputs(args) -> tuple:
     """(texts, ids, length, token seed) from the arguments, validated (UsageError naming the problem)."""
     texts_in = args.text or []
     if len(texts_in) > LIMITS["MAX_TEXTS"]:
@@ -81,10 +88,10 @@ def token_inputs(args, seed_attr: str = "token_seed") -> tuple:
             raise UsageError(f"--ids is not valid JSON ({e.msg} at column {e.colno}): give a list such as "
                              f"'[1, 5, 9]'") from None
     texts = {f"text{i}": t for i, t in enumerate(texts_in)} if texts_in else None
-    seed = getattr(args, seed_attr, None)  # --seed of real-model is validated with the token inputs (prepare_inputs)
-    if seed_attr == "token_seed":
-        check_range("--token-seed", seed, 0, SEED_MAX, "seeds are 0 <= seed < 2^63")
-    check_range("--length", args.length, 1, SEED_MAX, "tokens of the random input, capped at the model's positions")
+    seed = getattr(args, "token_seed", None)
+    check_range("--token-seed", seed, 0, SEED_MAX, "seeds are 0 <= seed < 2^63")
+    check_range("--length", args.length, 1, TOKENS_MAX, "tokens of the random input; the model's positions cap it "
+                "further")
     return texts, ids, args.length, seed
 
 
@@ -108,7 +115,7 @@ def spec_from_args(args, claims, models, measure: bool = False):
             raise UsageError(f"--jsonl {jsonl} exists; give --resume {jsonl} to continue it, or another path")
     return RunSpec(models=models, claims=claims, texts=texts, ids=ids, length=length, token_seed=tseed, jsonl=jsonl,
                    resume=resume, workers=workers, scheduler=args.scheduler,
-                   seed=args.seed if getattr(args, "seed", None) is not None else 0,
+                   seed=args.prime_seed if getattr(args, "prime_seed", None) is not None else 0,
                    dps=getattr(args, "dps", 50) or 50,
                    network_layers=NETWORK_LAYERS if args.network_layers is None else args.network_layers,
                    measure=measure, readings=tuple(args.reading) if getattr(args, "reading", None) else None,

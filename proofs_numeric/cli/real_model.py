@@ -8,7 +8,13 @@ from pathlib import Path
 import numpy as np
 
 from proofs_numeric.cli.console import terminal
-from proofs_numeric.cli.inputs import SEED_MAX, UsageError, check_output, check_range, write_json_output
+from proofs_numeric.cli.inputs import (
+    UsageError,
+    add_deprecated_seed,
+    check_output,
+    resolve_deprecated_seed,
+    write_json_output,
+)
 from proofs_numeric.cli.model_check import (
     add_token_arguments,
     check_scheduler,
@@ -32,7 +38,7 @@ def cmd_real_model(args) -> int:
     from rich.markup import escape
     from rich.table import Table
 
-    check_range("--seed", args.seed, 0, SEED_MAX, "seeds are 0 <= seed < 2^63")
+    resolve_deprecated_seed(args, "real-model", *_OLD_SEED)
     check_output(args.json, kind="real-model", force=args.force, inputs=[args.model])
     if args.model is None:
         if not RM.available():
@@ -53,7 +59,7 @@ def cmd_real_model(args) -> int:
             model = CK.load_checkpoint(p)
         except CK.CheckpointError as e:
             raise UsageError(f"--model: {e}") from None
-    texts, ids, length, tseed = token_inputs(args, seed_attr="seed")
+    texts, ids, length, tseed = token_inputs(args)
     try:
         runs, capped = RM.prepare_inputs(model, texts, ids, tseed, length)  # validate before any work
     except CK.CheckpointError as e:
@@ -152,11 +158,15 @@ def cmd_real_model(args) -> int:
     return 0
 
 
+#: what `real-model --seed` set before each random choice had its own flag
+_OLD_SEED = ("seed of the random token ids", ("--token-seed",))
+
+
 def _as_check_args(args):
     """The real-model arguments in the names ``check --model`` reads (``--seed`` is the token seed here)."""
-    return argparse.Namespace(text=args.text, ids=args.ids, length=args.length, token_seed=args.seed,
+    return argparse.Namespace(text=args.text, ids=args.ids, length=args.length, token_seed=args.token_seed,
                               workers=args.workers, network_layers=args.network_layers, jsonl=args.jsonl,
-                              resume=args.resume, scheduler=args.scheduler, seed=0, dps=50, reading=None,
+                              resume=args.resume, scheduler=args.scheduler, prime_seed=0, dps=50, reading=None,
                               progress=args.progress)
 
 
@@ -166,8 +176,8 @@ def add_parsers(sub) -> None:
                         "or your own BERT/GPT-2/LLaMA checkpoint (numpy, offline); = check DEFAULT --model DIR")
     rm.add_argument("--model", metavar="DIR", help="a local checkpoint folder: config.json + model.safetensors (or "
                     "shards with model.safetensors.index.json); default: the packaged all-MiniLM-L6-v2")
-    add_token_arguments(rm, token_seed=False)
-    rm.add_argument("--seed", type=int, help="seed of the random token ids (no tokenizer.json and no --ids; default 0)")
+    add_token_arguments(rm)
+    add_deprecated_seed(rm, *_OLD_SEED)
     rm.add_argument("--json", metavar="PATH", help="also write the measurements and the claims' summary as JSON, with "
                     "the token ids that ran (checked first: never inside the checkpoint folder, and a file that "
                     "exists is replaced only if it is a real-model record this tool wrote)")

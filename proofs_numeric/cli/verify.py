@@ -8,6 +8,7 @@ import time
 
 import sympy
 
+from proofs_numeric.cli.check import ALIASES
 from proofs_numeric.cli.common import report_import_errors, wrap_plain, wrap_tex
 from proofs_numeric.cli.console import terminal
 from proofs_numeric.cli.inputs import LIMITS, UsageError, check_output, check_range, write_json_output, write_output
@@ -136,11 +137,15 @@ def cmd_show(args) -> int:
     """The whole record of one claim: what `verify --json` writes for it, plus its counterexamples typeset."""
     check_range("--dps", args.dps, 15, LIMITS["VERIFY_MAX_DPS"], "digits of the interval witnesses", "VERIFY_MAX_DPS")
     claims = {c.id: c for c in registry()}
-    if args.claim not in claims:
-        close = difflib.get_close_matches(args.claim, list(claims), n=5, cutoff=0.4)
+    name = args.claim
+    if name not in claims and name in ALIASES:  # the names `check --list` prints as aliases
+        name = ALIASES[name][0][0]
+        print(f"collapse-verify: note: {args.claim} is the earlier name of {name}; showing {name}", file=sys.stderr)
+    if name not in claims:
+        close = difflib.get_close_matches(name, list(claims) + list(ALIASES), n=5, cutoff=0.4)
         hint = f"; did you mean {', '.join(close)}?" if close else f"; known: {', '.join(sorted(claims))}"
-        raise UsageError(f"no claim {args.claim!r}{hint}")
-    r = run_claim(claims[args.claim], CheckContext(dps=args.dps, quick=args.quick))
+        raise UsageError(f"no claim {name!r}{hint}")
+    r = run_claim(claims[name], CheckContext(dps=args.dps, quick=args.quick))
     rec = r.to_json()
     rec["counterexamples_typeset"] = _typeset_counterexamples(r) if not r.error else []
     if args.json:
@@ -229,7 +234,8 @@ def add_parsers(sub) -> None:
     v = sub.add_parser("verify", help="run every registered claim and print the ledger")
     v.add_argument("--json", metavar="PATH", help="also write the ledger as JSON (a file that exists is replaced only "
                    "if it is a ledger this tool wrote; written through a temporary file)")
-    v.add_argument("--claims", metavar="GLOB", help="only claims whose id matches, e.g. 'RN.*'")
+    v.add_argument("--claims", metavar="GLOB", help="only claims whose id matches, e.g. 'RN.*', or any of a "
+                   "comma-separated list, e.g. 'RN.*,HC.main'")
     v.add_argument("--dps", type=int, default=50, help="decimal digits for the interval witnesses "
                    f"(15 to VERIFY_MAX_DPS = {LIMITS['VERIFY_MAX_DPS']})")
     v.add_argument("--quick", action="store_true", help="fewer stress instances (for tests)")
@@ -241,7 +247,8 @@ def add_parsers(sub) -> None:
     v.set_defaults(run=cmd_verify)
     sh = sub.add_parser("show", help="the whole record of one claim (quote, statement, every piece of evidence, "
                                      "readings, counterexamples typeset)")
-    sh.add_argument("claim", metavar="CLAIM", help="a claim id, e.g. RN.main (see `verify` for the list)")
+    sh.add_argument("claim", metavar="CLAIM", help="a claim id, e.g. RN.main (see `verify` for the list), or an alias "
+                    "`check --list` prints (rank-neutrality, ...)")
     sh.add_argument("--json", action="store_true",
                     help="print the claim's entry of `verify --json`, plus its counterexamples typeset")
     sh.add_argument("--dps", type=int, default=50, help="digits for the interval witnesses (default 50)")

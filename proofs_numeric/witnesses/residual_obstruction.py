@@ -149,7 +149,7 @@ def user_instance(user) -> dict:
     intervals as exact rationals (rounded once, outward), the weights as the float64 values they hold."""
     X, W = user.matrix("X"), user.weights
     if W is None:
-        raise BadInput("this claim needs weights: --weights W.npz or --heads H [--seed N] (seeded Gaussian)")
+        raise BadInput("this claim needs weights: --weights W.npz or --heads H [--weights-seed N] (seeded Gaussian)")
     n, d = X.shape
     if W.d != d:
         raise BadInput(f"--weights: d = {W.d} in the weights but X has d = {d} columns")
