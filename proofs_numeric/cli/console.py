@@ -21,8 +21,8 @@ import os
 import sys
 import unicodedata
 
-__all__ = ["terminal", "prepare_streams", "flush", "closed_pipe", "is_closed_pipe", "ascii_spelling", "ERRORS",
-           "SPELLING"]
+__all__ = ["terminal", "table", "print_table", "short_labels", "prepare_streams", "flush", "closed_pipe",
+           "is_closed_pipe", "ascii_spelling", "ERRORS", "SPELLING"]
 
 #: the name of the codec error handler that spells a character in ASCII
 ERRORS = "collapse_verify_ascii"
@@ -169,3 +169,62 @@ def terminal(*, stderr: bool = False, width: int | None = None, file=None, highl
 
         _TERMINAL_CLASS = Terminal
     return _TERMINAL_CLASS(stderr=stderr, width=width, file=file, highlight=highlight)
+
+
+def table(title: str | None = None, caption: str | None = None):
+    """A rich table that fits the terminal: light rules, one space between columns, no outer border; the title and
+    caption wrap; columns added with ``overflow="fold"`` wrap within the width instead of widening the table."""
+    from rich import box
+    from rich.table import Table
+
+    return Table(title=title, caption=caption, box=box.SIMPLE_HEAD, padding=(0, 1), show_edge=False,
+                 title_justify="left", caption_justify="left", collapse_padding=True)
+
+
+def short_labels(paths) -> dict[str, str]:
+    """For each path, its shortest final part that no other path of ``paths`` ends with (``runA/ckpt`` and
+    ``runB/ckpt``, not ``ckpt`` twice); a path that is a suffix of another keeps its whole spelling.
+
+    >>> short_labels(["/x/runA/ckpt", "/x/runB/ckpt", "/y/other"])
+    {'/x/runA/ckpt': 'runA/ckpt', '/x/runB/ckpt': 'runB/ckpt', '/y/other': 'other'}
+    """
+    from pathlib import PurePath
+
+    parts = {str(p): PurePath(str(p)).parts for p in paths}
+    out = {}
+    for p, ps in parts.items():
+        label = p
+        for k in range(1, len(ps) + 1):
+            tail = ps[-k:]
+            if not any(q != p and qs[-k:] == tail for q, qs in parts.items()):
+                label = str(PurePath(*tail))
+                break
+        out[p] = label
+    return out
+
+
+def print_table(console, t, key_columns: int = 1) -> None:
+    """Print ``t`` as a table when its natural width fits the console; otherwise as one wrapped line per row (its
+    first ``key_columns`` cells, then each other column as ``header value``), so no cell is cut to fit a narrow
+    terminal."""
+    from rich.markup import escape
+    from rich.measure import Measurement
+
+    from proofs_numeric.ledger.render import wrap_tex
+
+    natural = Measurement.get(console, console.options.update_width(10 ** 6), t).maximum  # unclamped
+    if natural <= console.width:
+        console.print(t)
+        return
+    if t.title:
+        console.print(escape(str(t.title)))
+    cols = t.columns
+    cells = [list(c.cells) for c in cols]
+    for i in range(t.row_count):
+        key = ", ".join(f"{cols[k].header} {cells[k][i]}" if str(cols[k].header) == "n" else str(cells[k][i])
+                        for k in range(min(key_columns, len(cols))))
+        rest = "; ".join(f"{cols[k].header} {cells[k][i]}" for k in range(key_columns, len(cols)))
+        for line in wrap_tex(f"{key}: {rest}", console.width, "  ", "      "):
+            console.print(escape(line), soft_wrap=True)
+    if t.caption:
+        console.print(escape(str(t.caption)))

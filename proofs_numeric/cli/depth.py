@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from proofs_numeric.cli.console import terminal
+from proofs_numeric.cli.console import table, terminal
 from proofs_numeric.cli.inputs import (
     LIMITS,
     SEED_MAX,
@@ -34,7 +34,6 @@ def cmd_depth(args) -> int:
 
 def _depth(args) -> int:
     # lazy: rich is imported only by the subcommands that print (CLI start-up time)
-    from rich.table import Table
 
     _validate_depth(args, ARCHITECTURES)
     check_output(args.json, kind="depth", force=args.force)
@@ -58,10 +57,10 @@ def _depth(args) -> int:
     c = terminal()
     for reg, r in res["regimes"].items():
         expo = exponent_note(r["layers"])
-        t = Table(title=f"{reg}: n={cfg.n}, d={cfg.d}, H={cfg.H}, d_k={cfg.d_k}; {r['arithmetic']}; {expo}")
+        t = table(title=f"{reg}: n={cfg.n}, d={cfg.d}, H={cfg.H}, d_k={cfg.d_k}; {r['arithmetic']}; {expo}")
         for col in ("layer", "rho (certified)", "log rho ratio", "certified rank", "num. rank (rtol 1e-12)",
                     "eff. rank", "float64 rho", "float64 rank"):
-            t.add_column(col)
+            t.add_column(col, overflow="fold")
         for x in r["layers"]:
             f = x["float64"]
             t.add_row(str(x["layer"]), x["rho"], "" if x["log_ratio"] is None else f"{x['log_ratio']:.4f}",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from proofs_numeric.cli.console import terminal
+from proofs_numeric.cli.console import print_table, table, terminal
 from proofs_numeric.cli.inputs import (
     UsageError,
     add_deprecated_seed,
@@ -36,7 +36,6 @@ def cmd_real_model(args) -> int:
     records, and the checks that are not claims at sites (cosine sanity check, depth, symmetries of layer 0)."""
     # lazy: rich is imported only by the subcommands that print (CLI start-up time)
     from rich.markup import escape
-    from rich.table import Table
 
     resolve_deprecated_seed(args, "real-model", *_OLD_SEED)
     check_output(args.json, kind="real-model", force=args.force, inputs=[args.model])
@@ -99,7 +98,7 @@ def cmd_real_model(args) -> int:
         c.print(f"[yellow]input {k!r}: {v['requested']} tokens capped at {v['used']} (the model's positions)[/]")
     c.print(f"[dim]{res['eps_note']}[/]")
     if res.get("cosine"):
-        t = Table(title="cosine similarities (mean pooling, L2-normalised)")
+        t = table(title="cosine similarities (mean pooling, L2-normalised)")
         t.add_column("")
         for k in range(len(RM.SENTENCES)):
             t.add_column(str(k))
@@ -109,26 +108,26 @@ def cmd_real_model(args) -> int:
     ln = [s for s in res["ln_sites"] if s.get("norm") == "layernorm"]
     rms = [s for s in res["ln_sites"] if s.get("norm") == "rmsnorm"]
     if ln:
-        t = Table(title="LayerNorm sites, RN.main (exact: float64 values as dyadic rationals; eps = 0; network: the "
-                        "same decided on arb enclosures of the network's activations)")
-        for col in ("input", "n", "where", "H1", "H2", "H3", "H4", "arank X", "arank LN X", "min |gamma|", "network"):
-            t.add_column(col)
+        t = table(title="LayerNorm sites, RN.main (exact: float64 values as dyadic rationals; eps = 0; network: "
+                        "H1-H4 decided on arb enclosures of the network's activations, 'same' when they agree)")
+        _site_columns(t, ("H1", "H2", "H3", "H4", "arank X", "arank LN X", "min |gamma|", "network"))
+        hs = ("H1", "H2", "H3", "H4")
         for s in ln:
             net = s.get("network")
-            t.add_row(s["input"], str(s["n"]), s["where"], *[said(s[h]) for h in ("H1", "H2", "H3", "H4")],
+            differ = [f"{h}={said(net[h])}" for h in hs if net and said(net[h]) != said(s[h])]
+            t.add_row(s["input"], str(s["n"]), s["where"], *[said(s[h]) for h in hs],
                       str(s["arank_X"]), str(s["arank_LN_X"]), f"{s['min_abs_gamma']:.3g}",
-                      "-" if not net else " ".join(f"{h}={said(net[h])}" for h in ("H1", "H2", "H3", "H4")))
-        c.print(t)
+                      "-" if not net else (" ".join(differ) or "same"))
+        print_table(c, t, key_columns=3)
     if rms:
-        t = Table(title="RMSNorm sites (exact: float64 values as dyadic rationals; eps = 0)")
-        for col in ("input", "n", "where", "rows != 0", "gamma != 0", "rank X", "rank RMS X", "arank X",
-                    "arank RMS X", "min |gamma|"):
-            t.add_column(col)
+        t = table(title="RMSNorm sites (exact: float64 values as dyadic rationals; eps = 0)")
+        _site_columns(t, ("rows != 0", "gamma != 0", "rank X", "rank RMS X", "arank X", "arank RMS X",
+                          "min |gamma|"))
         for s in rms:
             t.add_row(s["input"], str(s["n"]), s["where"], said(s["R1"]), said(s["R2"]), str(s["rank_X"]),
                       str(s["rank_RMS_X"]), str(s["arank_X"]), str(s["arank_RMS_X"]), f"{s['min_abs_gamma']:.3g}")
-        c.print(t)
-    t = Table(title=f"layers (input {res['layers_input']!r}, n = {res['layers'][0]['n']}; ranks of activations: "
+        print_table(c, t, key_columns=3)
+    t = table(title=f"layers (input {res['layers_input']!r}, n = {res['layers'][0]['n']}; ranks of activations: "
                     f"float64, rtol {RM.RANK_RTOL})")
     for col in ("layer", "W_O exact rank", "cond(W_O)", "head recovery rel. error", "rank MHA", "dim sum R_h",
                 "alpha min..max"):
@@ -144,7 +143,7 @@ def cmd_real_model(args) -> int:
     c.print("Dong residual per layer, real model:   " + " ".join(f"{v:.3g}" for v in dd["residual"]))
     c.print("pure-attention counterfactual:         " + " ".join(f"{v:.3g}" for v in dd["pure_attention_residual"]))
     sym = res["symmetries"]
-    t = Table(title=f"symmetries of layer 0 ({sym['arithmetic']}; kept when rel. diff <= {sym['tolerance']:g})")
+    t = table(title=f"symmetries of layer 0 ({sym['arithmetic']}; kept when rel. diff <= {sym['tolerance']:g})")
     for col in ("symmetry", "kept", "rel. diff", "how"):
         t.add_column(col)
     for k, v in sym.items():
@@ -156,6 +155,15 @@ def cmd_real_model(args) -> int:
         write_json_output(args.json, res, kind="real-model", force=args.force, inputs=[model.path])
         c.print(f"wrote {args.json}", markup=False, highlight=False)
     return 0
+
+
+def _site_columns(t, values) -> None:
+    """A sites table's columns (printed by :func:`print_table`: as lines when the table does not fit)."""
+    t.add_column("input", overflow="fold", min_width=6)
+    t.add_column("n", justify="right", no_wrap=True)
+    t.add_column("where", overflow="fold", min_width=6)
+    for col in values:
+        t.add_column(col, overflow="fold")
 
 
 #: what `real-model --seed` set before each random choice had its own flag

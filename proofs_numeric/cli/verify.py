@@ -65,14 +65,19 @@ def _verify(args) -> int:
         err.print(escape(line[:max(20, err.width)]) + (" " * 10 if tty else ""), soft_wrap=True)
     results, errors = run_ledger(claims, ctx, progress)
     _report_found_counterexamples(results, store=args.store, force=args.force)  # first: the lines below name the file
-    console.print(escape(f"collapse-verify ledger: {len(results)} claims, {time.perf_counter() - t0:.1f} s "
-                         f"(dps {args.dps}{', quick' if args.quick else ''})"), soft_wrap=True)
+    head = (f"collapse-verify ledger: {len(results)} claims, {time.perf_counter() - t0:.1f} s "
+            f"(dps {args.dps}{', quick' if args.quick else ''})")
+    console.print(escape(head), soft_wrap=True)
     for line in wrap_plain(render_summary(results), width):
         console.print(escape(line), soft_wrap=True)
     for r in results:
         console.print("", soft_wrap=True)
         for line, style in render_claim(r, width):
             console.print(Text(line, style=style or ""), soft_wrap=True)
+    if len(results) > 1:  # a long ledger: the counts again where the reader ends up
+        console.print("", soft_wrap=True)
+        for line in [*wrap_plain(head, width), *wrap_plain(render_summary(results), width)]:
+            console.print(escape(line), soft_wrap=True)
     for e in errors:
         print(f"collapse-verify: error: {e}", file=sys.stderr)
     if args.json:

@@ -171,3 +171,61 @@ def test_terminal_check_and_verify_lines_never_cut_a_command(monkeypatch, capsys
     names = set(re.findall(r"\\([A-Za-z]+)", out))
     assert names <= {"operatorname", "Delta", "not", "subseteq", "Rightarrow", "cap", "ne"}, names
     assert all(_commands_and_groups_whole(x) for x in out.splitlines())
+
+
+# ------------------------------------------------------------------------------------------ tables and labels
+
+def test_terminal_verify_repeats_the_counts_at_the_end(capsys, monkeypatch):
+    """`make verify` printed 2,785 lines with the counts only at the top: they are repeated at the end."""
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["verify", "--claims", "DC.*", "--quick"]) == 0
+    lines = [x for x in capsys.readouterr().out.splitlines() if x.strip()]
+    counts = lines[1]
+    assert re.fullmatch(r"(\d+ [a-z-]+)(, \d+ [a-z-]+)*", counts), counts
+    assert lines[-1] == counts and lines[-2].startswith("collapse-verify ledger: 4 claims")
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory):
+    """Two checkpoints whose folders have the same name (run A's and run B's `ckpt`)."""
+    import numpy as np
+
+    from property_tests.interface.test_checkpoints import bert_config, bert_tensors, write_checkpoint
+    root = tmp_path_factory.mktemp("runs")
+    return [write_checkpoint(root / run / "ckpt", bert_config(), bert_tensors(np.random.default_rng(k)))
+            for k, run in enumerate(("runA", "runB"), 1)]
+
+
+def test_terminal_model_table_fits_the_width_and_tells_checkpoints_apart(two_runs, capsys, monkeypatch):
+    """The `check --model` table was 112 columns in an 80-column terminal; two folders named `ckpt` got the same row
+    label; the same folder given twice ran twice."""
+    a, b = two_runs
+    for width in (80, 60):  # a table at 80; at 60 it would cut words: one wrapped line per row
+        monkeypatch.setenv("COLUMNS", str(width))
+        code = main(["check", "RN.main", "--model", str(a), str(b), str(a) + "/", "--workers", "1",
+                     "--network-layers", "0", "--progress", "lines"])
+        out, err = capsys.readouterr()
+        assert code == 0, err[-800:]
+        lines = out.splitlines()
+        assert all(len(x) <= width for x in lines), max(lines, key=len)
+        rows = [x for x in lines if x.lstrip().startswith("RN.main ")]
+        runs = [r for r in rows if "runA/ckpt" in r], [r for r in rows if "runB/ckpt" in r]
+        assert runs[0] and len(runs[0]) == len(runs[1]) and len(rows) == 2 * len(runs[0]), rows
+        assert "is the same folder as" in err and "runs once" in err
+        assert not [x for x in lines if re.search(r"(?<![/\w])ckpt\b", x)], "a bare `ckpt` label"
+
+
+def test_terminal_short_labels_are_the_shortest_distinguishing_suffix():
+    assert C.short_labels(["/a/x/ckpt", "/b/x/ckpt", "/b/y"]) == {"/a/x/ckpt": "a/x/ckpt", "/b/x/ckpt": "b/x/ckpt",
+                                                                   "/b/y": "y"}
+    assert C.short_labels(["ckpt"]) == {"ckpt": "ckpt"}
+
+
+@pytest.mark.slow
+def test_terminal_real_model_fits_80_columns(two_runs):
+    p = subprocess.run(_cmd("real-model", "--model", str(two_runs[0]), "--workers", "1"), capture_output=True,
+                       text=True, timeout=300, cwd=ROOT, env=_env(COLUMNS="80"))
+    assert p.returncode == 0, p.stderr[-800:]
+    lines = p.stdout.splitlines()
+    assert all(len(x) <= 80 for x in lines), max(lines, key=len)
+    assert "H1 holds" in p.stdout or "holds" in p.stdout
