@@ -36,8 +36,7 @@ from theorems.exact.reader import READER_LIMITS
 
 __all__ = ["UsageError", "LIMITS", "check_range", "SEED_MAX", "check_writable", "write_text", "limits_text",
            "check_output", "write_output", "write_json_output", "RecordStream", "written_kind", "marked",
-           "OUTPUT_MARKER", "SCAFFOLD_MARKER", "cap_list", "add_deprecated_seed", "resolve_deprecated_seed",
-           "TOKENS_MAX"]
+           "OUTPUT_MARKER", "SCAFFOLD_MARKER", "cap_list", "add_deprecated_seed", "resolve_deprecated_seed"]
 
 #: name -> (default, what it bounds). Overridable with COLLAPSE_VERIFY_<NAME>.
 _LIMIT_DOCS = {
@@ -87,9 +86,6 @@ def check_range(opt: str, value, lo: int, hi: int, why: str, limit: str | None =
 
 #: seeds of every subcommand: 0 <= seed < 2^63
 SEED_MAX = 2 ** 63 - 1
-#: the most random token ids `--length` asks for (a model's positions cap it anyway: 512 for BERT, 1024 for GPT-2,
-#: 131072 for recent LLaMA checkpoints)
-TOKENS_MAX = 2 ** 20
 
 
 # --------------------------------------------------------------------------------------------- seeds

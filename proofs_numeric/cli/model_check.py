@@ -11,7 +11,6 @@ from proofs_numeric.cli.console import print_table, short_labels, table, termina
 from proofs_numeric.cli.inputs import (
     LIMITS,
     SEED_MAX,
-    TOKENS_MAX,
     UsageError,
     check_range,
     check_writable,
@@ -91,8 +90,10 @@ def token_inputs(args) -> tuple:
     texts = {f"text{i}": t for i, t in enumerate(texts_in)} if texts_in else None
     seed = getattr(args, "token_seed", None)
     check_range("--token-seed", seed, 0, SEED_MAX, "seeds are 0 <= seed < 2^63")
-    check_range("--length", args.length, 1, TOKENS_MAX, "tokens of the random input; the model's positions cap it "
-                "further")
+    if args.length is not None and args.length < 1:  # no upper bound to state: the model's positions cap the length
+        raise UsageError(f"--length {args.length}: give at least 1 token (a length above the model's positions is "
+                         "capped at them, and the output says so)")
+    check_range("--length", args.length, 1, SEED_MAX, "tokens of the random input; capped at the model's positions")
     return texts, ids, args.length, seed
 
 

@@ -15,9 +15,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from proofs_numeric.cli import console as C
 from proofs_numeric.cli import main
-from proofs_numeric.ledger.render import _cuts, wrap_tex
+
+# the console layer and the TeX wrapper are imported in the tests that use them, so that the process-level tests
+# of this module also run (and fail) on a tree without them: how each defect was shown red before its fix
 
 ROOT = Path(__file__).resolve().parents[2]
 _TIMEOUT = 60  # a loaded 2-core CI: generous
@@ -74,6 +75,7 @@ def test_terminal_head_reads_the_first_lines_and_the_command_ends_quietly():
 
 
 def test_terminal_closed_pipe_is_found_under_another_exception():
+    from proofs_numeric.cli import console as C
     try:
         try:
             raise BrokenPipeError
@@ -107,6 +109,7 @@ def test_terminal_an_ascii_terminal_gets_ascii_not_a_crash(argv):
 
 @given(st.text(max_size=40))
 def test_terminal_ascii_spelling_is_ascii_and_keeps_ascii_text(text):
+    from proofs_numeric.cli import console as C
     spelled = "".join(C.ascii_spelling(c) for c in text)
     assert spelled.isascii()
     if text.isascii():
@@ -114,6 +117,7 @@ def test_terminal_ascii_spelling_is_ascii_and_keeps_ascii_text(text):
 
 
 def test_terminal_ascii_spelling_of_the_suites_symbols():
+    from proofs_numeric.cli import console as C
     spell = lambda s: "".join(C.ascii_spelling(c) for c in s)  # noqa: E731
     assert spell("§4.2") == "Sec. 4.2"
     assert spell("“a” ‘b’") == "\"a\" 'b'"
@@ -149,6 +153,7 @@ def _commands_and_groups_whole(line: str) -> bool:
 def test_terminal_tex_is_never_cut_inside_a_command_or_a_group(words, seps, width):
     """`\\operatorname{ra` / `nk}` was printed: now every line closes its groups, every command name is whole, the
     text is the same once the lines are joined, and a line is wider than the width only to keep one group whole."""
+    from proofs_numeric.ledger.render import _cuts, wrap_tex
     text = "".join(w + s for w, s in zip(words, seps, strict=False)).strip()
     lines = wrap_tex(text, width, "reading x: ", "    ")
     assert all(_commands_and_groups_whole(x) for x in lines), lines
@@ -216,6 +221,7 @@ def test_terminal_model_table_fits_the_width_and_tells_checkpoints_apart(two_run
 
 
 def test_terminal_short_labels_are_the_shortest_distinguishing_suffix():
+    from proofs_numeric.cli import console as C
     assert C.short_labels(["/a/x/ckpt", "/b/x/ckpt", "/b/y"]) == {"/a/x/ckpt": "a/x/ckpt", "/b/x/ckpt": "b/x/ckpt",
                                                                    "/b/y": "y"}
     assert C.short_labels(["ckpt"]) == {"ckpt": "ckpt"}

@@ -171,8 +171,8 @@ def test_words_model_hints_name_the_token_seed_and_length_has_a_sensible_bound(t
     text = " ".join((out + err).split())  # the checkpoint's failure is a row of the summary
     assert code == 2 and "--token-seed/--length choose random token ids" in text and "--seed/" not in text
     code, _, err = _run(capsys, "check", "RN.main", "--model", str(tiny_bert), "--length", "0")
-    assert code == 2 and "--length 0 is outside [1, 1048576]" in err and "9223372036854775807" not in err
-    assert "positions" in err
+    assert code == 2 and "--length 0: give at least 1 token" in err and "9223372036854775807" not in err
+    assert "capped at" in err and "positions" in err
 
 
 # ------------------------------------------------------------------------------------------ names users see
