@@ -204,16 +204,18 @@ def short_labels(paths) -> dict[str, str]:
 
 
 def print_table(console, t, key_columns: int = 1) -> None:
-    """Print ``t`` as a table when its natural width fits the console; otherwise as one wrapped line per row (its
-    first ``key_columns`` cells, then each other column as ``header value``), so no cell is cut to fit a narrow
-    terminal."""
+    """Print ``t`` as a table when it fits the console with every cell whole (headers may wrap at their spaces);
+    otherwise as one wrapped line per row (its first ``key_columns`` cells, then each other column as
+    ``header value``), so no number and no word is cut to fit a narrow terminal."""
+    from rich.cells import cell_len
     from rich.markup import escape
     from rich.measure import Measurement
 
     from proofs_numeric.ledger.render import wrap_tex
 
-    natural = Measurement.get(console, console.options.update_width(10 ** 6), t).maximum  # unclamped
-    if natural <= console.width:
+    for col in t.columns:  # as wide as its widest cell and its header's longest word, and the padding: nothing is cut
+        col.width = 1 + max([1, *(cell_len(str(x)) for x in col.cells), *map(cell_len, str(col.header).split())])
+    if Measurement.get(console, console.options.update_width(10 ** 6), t).maximum <= console.width:
         console.print(t)
         return
     if t.title:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from proofs_numeric.cli.console import table, terminal
+from proofs_numeric.cli.console import print_table, table, terminal
 from proofs_numeric.cli.inputs import (
     LIMITS,
     SEED_MAX,
@@ -57,16 +57,17 @@ def _depth(args) -> int:
     c = terminal()
     for reg, r in res["regimes"].items():
         expo = exponent_note(r["layers"])
-        t = table(title=f"{reg}: n={cfg.n}, d={cfg.d}, H={cfg.H}, d_k={cfg.d_k}; {r['arithmetic']}; {expo}")
-        for col in ("layer", "rho (certified)", "log rho ratio", "certified rank", "num. rank (rtol 1e-12)",
-                    "eff. rank", "float64 rho", "float64 rank"):
+        t = table(title=f"{reg}: n={cfg.n}, d={cfg.d}, H={cfg.H}, d_k={cfg.d_k}; {r['arithmetic']}; {expo}",
+                  caption="rho certified; log ratio = log rho_(l+1) / log rho_l; num. rank at rtol 1e-12; f64: the "
+                          "same network in float64")
+        for col in ("layer", "rho", "log ratio", "certified rank", "num. rank", "eff. rank", "f64 rho", "f64 rank"):
             t.add_column(col, overflow="fold")
         for x in r["layers"]:
             f = x["float64"]
             t.add_row(str(x["layer"]), x["rho"], "" if x["log_ratio"] is None else f"{x['log_ratio']:.4f}",
                       str(x["certified_rank"]), str(x["numerical_rank"]), f"{x['effective_rank']:.3f}",
                       f"{f['rho']:.3g}", str(f["numerical_rank"]))
-        c.print(t)
+        print_table(c, t)
     if args.json:
         write_json_output(args.json, res, kind="depth", force=args.force)
         c.print(f"wrote {args.json}", markup=False, highlight=False)

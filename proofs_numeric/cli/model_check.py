@@ -127,7 +127,8 @@ def spec_from_args(args, claims, models, measure: bool = False):
 def _models(args) -> list:
     """The checkpoint folders, each once: a folder given twice (or under two spellings: a link, a trailing slash)
     runs once, and a note says so."""
-    out, seen = [], {}
+    out: list = []
+    seen: dict[Path, str] = {}
     for d in args.model:
         p = Path(d)
         if not p.exists():

@@ -186,7 +186,7 @@ def cmd_show(args) -> int:
             if e.kind == "counterexample":
                 stored = counterexample_file(e)
                 where = (f"; file: {stored}" if stored else
-                         f"; found on this run, not stored: `{store_command(e.counterexample)}` stores it")
+                         f"; found on this run, not stored: `{store_command(e.counterexample or '')}` stores it")
             say(f"arithmetic: {e.arithmetic}{where}", "      ", "        ")
             if e.holds is None and e.reason and e.reason not in e.summary:
                 say(f"why undecided: {e.reason}", "      ", "        ")
