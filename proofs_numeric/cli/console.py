@@ -53,6 +53,8 @@ def ascii_spelling(ch: str) -> str:
 
     >>> "".join(ascii_spelling(c) for c in "§4 “x” α≤β")
     'Sec. 4 "x" alpha<=beta'
+    >>> "".join(ascii_spelling(c) for c in "┌─┬│")
+    '+-+|'
     """
     if ch.isascii():
         return ch
@@ -67,6 +69,12 @@ def ascii_spelling(ch: str) -> str:
                         "MATHEMATICAL ITALIC CAPITAL ")):
         word = name.split(" ", 3)[3].split(" ")[0].lower()
         return word.capitalize() if "CAPITAL" in name else word
+    if name.startswith("BOX DRAWINGS "):  # a rule, or a corner or junction of one
+        if " AND " not in name and name.endswith("HORIZONTAL"):
+            return "-"
+        if " AND " not in name and name.endswith("VERTICAL"):
+            return "|"
+        return "+"
     plain = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode("ascii")
     if plain:
         return plain

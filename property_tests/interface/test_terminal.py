@@ -60,18 +60,16 @@ def test_terminal_a_closed_pipe_is_a_normal_end(argv):
     assert p.stderr == "", p.stderr[-800:]
 
 
-def test_terminal_head_reads_the_first_lines_and_the_command_ends_quietly():
+def test_terminal_head_reads_the_first_lines_and_the_command_ends_quietly(tmp_path):
     """The shell's own pipe (`| head -2`): the first lines arrive, the command exits 0 and says nothing."""
-    cmd = " ".join(f"'{a}'" for a in _cmd("check", "--list")) + " 2>err.txt | head -2; echo \"rc=${PIPESTATUS[0]}\""
+    err = tmp_path / "err.txt"
+    cmd = (" ".join(f"'{a}'" for a in _cmd("check", "--list")) + f" 2>'{err}' | head -2; "
+           "echo \"rc=${PIPESTATUS[0]}\"")
     p = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=_TIMEOUT, cwd=ROOT, env=_env())
     lines = p.stdout.splitlines()
     assert lines[0].startswith(tuple("0123456789")) and "checkable" in lines[0]
     assert lines[-1] == "rc=0", p.stdout
-    err = ROOT / "err.txt"
-    try:
-        assert err.read_text() == ""
-    finally:
-        err.unlink(missing_ok=True)
+    assert err.read_text() == ""
 
 
 def test_terminal_closed_pipe_is_found_under_another_exception():
