@@ -99,13 +99,13 @@ def read_user_input(args) -> UserInput:
 
 
 #: what `check --seed` set before each random choice had its own flag
-_OLD_SEED = ("seed of the seeded weights and of the random primes", ("--weights-seed", "--prime-seed"))
+OLD_SEED = ("seed of the seeded weights and of the random primes", ("--weights-seed", "--prime-seed"))
 
 
 def resolve_seed(args) -> None:
     """The deprecated ``--seed`` of `check` (once per run): it sets --weights-seed and --prime-seed, and says so."""
     if getattr(args, "seed_deprecated", None) is not None and not getattr(args, "_seed_resolved", False):
-        resolve_deprecated_seed(args, "check", *_OLD_SEED)
+        resolve_deprecated_seed(args, "check", *OLD_SEED)
         args._seed_resolved = True
 
 
@@ -208,7 +208,7 @@ def cmd_check(args) -> int:
     # lazy: rich is imported only by the subcommands that print (CLI start-up time)
     from rich.text import Text
     con = terminal()
-    width = max(60, min(con.width, 120))
+    width = max(30, con.width)  # the terminal's width (COLUMNS), as every command
     for k, ((claim, _), rec) in enumerate(zip(records, clean, strict=True)):
         if k:
             con.print("")
@@ -247,7 +247,7 @@ def add_parsers(sub) -> None:
                    "without --weights; default 0)")
     c.add_argument("--prime-seed", type=int, metavar="N", help="seed of the random primes of the certified ranks "
                    "(default: fresh entropy; the results do not depend on it)")
-    add_deprecated_seed(c, *_OLD_SEED)
+    add_deprecated_seed(c, *OLD_SEED)
     c.add_argument("--max-entries", type=int, metavar="N",
                    help="refuse an input with more than N entries (default CHECK_MAX_ENTRIES = "
                         f"{LIMITS['CHECK_MAX_ENTRIES']})")

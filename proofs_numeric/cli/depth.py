@@ -75,7 +75,7 @@ def _depth(args) -> int:
 
 
 #: what `depth --seed` set before each random choice had its own flag
-_OLD_SEED = ("seed of the random weights and input", ("--instance-seed",))
+OLD_SEED = ("seed of the random weights and input", ("--instance-seed",))
 
 
 def depth_work(n, d, H, d_k, layers, dps) -> float:
@@ -93,7 +93,7 @@ def _validate_depth(args, regimes) -> None:
                               ("dps", 30, L["DEPTH_MAX_DPS"], "digits")]:
         check_range("--" + name.replace("_", "-"), getattr(args, name), lo, hi, why,
                     f"DEPTH_MAX_{'SIDE' if name in ('n', 'd', 'd_k') else name.upper()}")
-    resolve_deprecated_seed(args, "depth", *_OLD_SEED)
+    resolve_deprecated_seed(args, "depth", *OLD_SEED)
     check_range("--instance-seed", args.instance_seed, 0, SEED_MAX, "seeds are 0 <= seed < 2^63")
     for r in args.regime or []:
         if r not in regimes:
@@ -126,7 +126,7 @@ def add_parsers(sub) -> None:
     dp.add_argument("--dps", type=int, default=1000, help="digits of the arb balls (default 1000)")
     dp.add_argument("--instance-seed", type=int, metavar="N", help="seed of the random instance: the weights and the "
                     "input X (default 0; 0 <= seed < 2^63)")
-    add_deprecated_seed(dp, *_OLD_SEED)
+    add_deprecated_seed(dp, *OLD_SEED)
     dp.add_argument("--regime", action="append", choices=["pure_attention", "attention_skip", "attention_mlp",
                                                           "full_block", "attention_ln"],
                     help="pure_attention, attention_skip, attention_mlp, full_block or attention_ln (pure attention "

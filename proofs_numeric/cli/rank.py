@@ -26,12 +26,12 @@ __all__ = ["add_parsers", "cmd_rank", "numerical_rank"]
 
 
 #: what `rank --seed` set before each random choice had its own flag
-_OLD_SEED = ("seed of the random primes", ("--prime-seed",))
+OLD_SEED = ("seed of the random primes", ("--prime-seed",))
 
 
 def cmd_rank(args) -> int:
     check_range("--upper", args.upper, 0, 2 ** 62, "a rank is at least 0")
-    resolve_deprecated_seed(args, "rank", *_OLD_SEED)
+    resolve_deprecated_seed(args, "rank", *OLD_SEED)
     check_range("--prime-seed", args.prime_seed, 0, SEED_MAX, "seeds are 0 <= seed < 2^63")
     if args.rtol is not None and not (0 < args.rtol < 1):
         raise UsageError(f"--rtol {args.rtol} must lie in (0, 1)")
@@ -131,6 +131,6 @@ def add_parsers(sub) -> None:
                     help="fraction-free exact rank when no cheaper certificate closes the interval")
     rk.add_argument("--prime-seed", type=int, metavar="N", help="seed of the random primes (default: fresh entropy; "
                     "the primes used are printed, so any result can be re-checked)")
-    add_deprecated_seed(rk, *_OLD_SEED)
+    add_deprecated_seed(rk, *OLD_SEED)
     rk.add_argument("--json", action="store_true", help="print the result as JSON")
     rk.set_defaults(run=cmd_rank)

@@ -37,7 +37,7 @@ def cmd_real_model(args) -> int:
     # lazy: rich is imported only by the subcommands that print (CLI start-up time)
     from rich.markup import escape
 
-    resolve_deprecated_seed(args, "real-model", *_OLD_SEED)
+    resolve_deprecated_seed(args, "real-model", *OLD_SEED)
     check_output(args.json, kind="real-model", force=args.force, inputs=[args.model])
     if args.model is None:
         if not RM.available():
@@ -167,7 +167,7 @@ def _site_columns(t, values) -> None:
 
 
 #: what `real-model --seed` set before each random choice had its own flag
-_OLD_SEED = ("seed of the random token ids", ("--token-seed",))
+OLD_SEED = ("seed of the random token ids", ("--token-seed",))
 
 
 def _as_check_args(args):
@@ -185,7 +185,7 @@ def add_parsers(sub) -> None:
     rm.add_argument("--model", metavar="DIR", help="a local checkpoint folder: config.json + model.safetensors (or "
                     "shards with model.safetensors.index.json); default: the packaged all-MiniLM-L6-v2")
     add_token_arguments(rm)
-    add_deprecated_seed(rm, *_OLD_SEED)
+    add_deprecated_seed(rm, *OLD_SEED)
     rm.add_argument("--json", metavar="PATH", help="also write the measurements and the claims' summary as JSON, with "
                     "the token ids that ran (checked first: never inside the checkpoint folder, and a file that "
                     "exists is replaced only if it is a real-model record this tool wrote)")

@@ -10,7 +10,7 @@ from theorems.framework import SUITE_READING, TRUTH, ClaimResult
 from theorems.framework.evidence import counterexample_file, store_command
 
 __all__ = ["VERDICT_STYLE", "render_claim", "render_summary", "SAID", "said", "claim_header", "render_check",
-           "ON_THIS_WORDS", "wrap_tex"]
+           "ON_THIS_WORDS", "wrap_tex", "tex_cuts"]
 
 VERDICT_STYLE = {"proved": "bold green", "certified": "green", "supported": "cyan", "conditional": "yellow",
                  "refuted": "bold red", "unsupported": "magenta", "not-checkable": "dim", "error": "bold magenta"}
@@ -51,7 +51,7 @@ def _tex_tokens(text: str) -> list[str]:
     return merged
 
 
-def _cuts(tok: str) -> list[int]:
+def tex_cuts(tok: str) -> list[int]:
     r"""Where a word of TeX may be cut: before a command (``\alpha``) or after ``=``, ``,``, ``)``, ``+``, each outside
     every ``{...}`` group, so no command name and no group is ever cut."""
     cuts, depth = [], 0
@@ -71,7 +71,7 @@ def _cuts(tok: str) -> list[int]:
 
 
 def _split_long(tok: str, room: int) -> list[str]:
-    """A word longer than a line, cut where TeX would not mind (:func:`_cuts`): the last such place within
+    """A word longer than a line, cut where TeX would not mind (:func:`tex_cuts`): the last such place within
     ``room``; if there is none, the first one after it (the line is then wider than ``room``: a command or a group
     is never cut to fit); a word with no such place is kept whole."""
     pieces = []
@@ -79,7 +79,7 @@ def _split_long(tok: str, room: int) -> list[str]:
         if "\\" not in tok and "{" not in tok:  # a plain word (a path, a number): cut where the line ends
             cut = room
         else:
-            cuts = [c for c in _cuts(tok) if c > 0]
+            cuts = [c for c in tex_cuts(tok) if c > 0]
             inside = [c for c in cuts if c <= room]
             cut = inside[-1] if inside else (cuts[0] if cuts else len(tok))
             while not inside and any(cut < c <= cut + 2 for c in cuts):  # no stub such as "=" on a line of its own
@@ -91,7 +91,7 @@ def _split_long(tok: str, room: int) -> list[str]:
 
 def wrap_tex(text: str, width: int, first: str = "", indent: str = "  ") -> list[str]:
     r"""Wrap text that may hold LaTeX: breaks only at spaces outside ``{...}`` (never inside ``\command{...}``),
-    continuation lines indented by ``indent``; a word longer than a line is cut only where :func:`_cuts` allows (a
+    continuation lines indented by ``indent``; a word longer than a line is cut only where :func:`tex_cuts` allows (a
     plain word without TeX where the line ends). No line is wider than ``width``, unless one TeX command or group
     is: it is then kept whole, never cut.
 

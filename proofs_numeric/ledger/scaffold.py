@@ -78,7 +78,7 @@ def build_instance(draw, regime: str) -> Matrix:
 def from_user(user) -> Matrix:
     """The instance from a user's input (`collapse-verify check CLAIM --X ...`), read exactly by the one exact
     reader: decimals are the fractions they spell, floats the dyadic rationals they store."""
-    return user.matrix("X").sympy(limit=40_000, who=CLAIM_ID)
+    return user.matrix("X").sympy(limit=40_000, who=CLAIM.id)
 
 
 def {h1}(X: Matrix) -> bool | None:
@@ -91,10 +91,8 @@ def conclusion(X: Matrix) -> bool | None:
     return rank(X) >= 1
 
 
-CLAIM_ID = "{claim_id}"
-
 CLAIM = conjecture(
-    id=CLAIM_ID,
+    id="{claim_id}",
     section="user conjecture",
     quote=TITLE,
     statement=STATEMENT,

@@ -151,7 +151,7 @@ def _commands_and_groups_whole(line: str) -> bool:
 def test_terminal_tex_is_never_cut_inside_a_command_or_a_group(words, seps, width):
     """`\\operatorname{ra` / `nk}` was printed: now every line closes its groups, every command name is whole, the
     text is the same once the lines are joined, and a line is wider than the width only to keep one group whole."""
-    from proofs_numeric.ledger.render import _cuts, wrap_tex
+    from proofs_numeric.ledger.render import tex_cuts, wrap_tex
     text = "".join(w + s for w, s in zip(words, seps, strict=False)).strip()
     lines = wrap_tex(text, width, "reading x: ", "    ")
     assert all(_commands_and_groups_whole(x) for x in lines), lines
@@ -163,7 +163,7 @@ def test_terminal_tex_is_never_cut_inside_a_command_or_a_group(words, seps, widt
     for x in lines:
         if len(x) > width:  # only a word with no place to cut within it
             word = x.strip().split(" ")[-1]
-            assert not [c for c in _cuts(word) if 0 < c <= width - 4], (x, width)
+            assert not [c for c in tex_cuts(word) if 0 < c <= width - 4], (x, width)
 
 
 def test_terminal_check_and_verify_lines_never_cut_a_command(monkeypatch, capsys):

@@ -148,11 +148,11 @@ def test_words_the_old_seed_still_works_and_says_what_it_sets(capsys):
 def test_words_real_model_and_depth_seed_aliases_set_their_one_meaning():
     from proofs_numeric.cli import build_parser
     from proofs_numeric.cli.inputs import resolve_deprecated_seed
-    from proofs_numeric.cli.real_model import _OLD_SEED as RM_OLD
+    from proofs_numeric.cli.real_model import OLD_SEED as RM_OLD
     a = build_parser().parse_args(["real-model", "--seed", "7", "--length", "5"])
     resolve_deprecated_seed(a, "real-model", *RM_OLD)
     assert a.token_seed == 7
-    from proofs_numeric.cli.depth import _OLD_SEED as DEPTH_OLD
+    from proofs_numeric.cli.depth import OLD_SEED as DEPTH_OLD
     a = build_parser().parse_args(["depth", "--seed", "5"])
     resolve_deprecated_seed(a, "depth", *DEPTH_OLD)
     assert a.instance_seed == 5
