@@ -18,7 +18,7 @@ examples:
     run every registered claim and print the ledger.
 ``collapse-verify check CLAIM ... | check --list``
     a claim's own declared hypotheses and conclusion on your input (--X, --gamma, --beta, --Delta, --W-O with
-    --heads, --weights or --heads/--seed, --n, as the claim needs), the answer holds / counterexample /
+    --heads, --weights or --heads/--weights-seed, --n, as the claim needs), the answer holds / counterexample /
     premise-fails / undecided per reading; the old theorem names (rank-neutrality, ...) are aliases.
 ``collapse-verify show CLAIM [--json]``
     the whole record of one claim.
@@ -26,7 +26,7 @@ examples:
     the depth study (five regimes, certified residuals deep into the collapse).
 ``collapse-verify rank MATRIX [--upper K] [--exact auto|always|never] [--json]``
     certified exact rank of a rational or float matrix.
-``collapse-verify real-model [--model DIR] [--text T ... | --ids JSON | --seed N --length N] [--json PATH]``
+``collapse-verify real-model [--model DIR] [--text T ... | --ids JSON | --token-seed N --length N] [--json PATH]``
     the checks on trained weights: all-MiniLM-L6-v2, or your BERT/GPT-2/LLaMA checkpoint.
 ``collapse-verify new NAME``
     scaffold a conjecture (module, tests, chapter).
@@ -44,7 +44,7 @@ import os
 import sys
 import traceback
 
-from proofs_numeric.cli import check, depth, new, rank, real_model, verify
+from proofs_numeric.cli import check, console, depth, new, rank, real_model, verify
 from proofs_numeric.cli.common import EPILOG, version_text
 from proofs_numeric.cli.inputs import UsageError
 from theorems.exact.input import BadInput
@@ -67,6 +67,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    """The command line: every subcommand runs here, on streams prepared once (:mod:`proofs_numeric.cli.console`:
+    a closed pipe is a normal end, exit 0; a terminal that cannot show a character gets its ASCII spelling)."""
+    console.prepare_streams()
+    try:
+        code = _main(argv)
+        console.flush()  # the final flush, here: a reader that has gone is a normal end, not an error at exit
+    except BrokenPipeError:
+        return console.closed_pipe()
+    return code
+
+
+def _main(argv) -> int:
     try:
         parser = build_parser()
     except BadInput as e:  # an environment variable naming a limit is not an integer
@@ -93,6 +105,8 @@ def main(argv=None) -> int:
         print("collapse-verify: interrupted", file=sys.stderr)
         return 130
     except Exception as e:  # the suite itself failed: say so in one line (traceback on request)
+        if console.is_closed_pipe(e):  # the reader has gone (`| head`), maybe under another exception: not a failure
+            raise BrokenPipeError from e
         if os.environ.get("COLLAPSE_VERIFY_TRACEBACK"):
             traceback.print_exc()
         print(f"collapse-verify: internal error (please report; COLLAPSE_VERIFY_TRACEBACK=1 shows the "

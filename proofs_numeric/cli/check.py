@@ -7,7 +7,16 @@ import json
 from pathlib import Path
 
 from proofs_numeric.cli.common import READING
-from proofs_numeric.cli.inputs import LIMITS, SEED_MAX, UsageError, check_range, check_writable
+from proofs_numeric.cli.console import terminal
+from proofs_numeric.cli.inputs import (
+    LIMITS,
+    SEED_MAX,
+    UsageError,
+    add_deprecated_seed,
+    check_range,
+    check_writable,
+    resolve_deprecated_seed,
+)
 from proofs_numeric.cli.model_check import MODEL_EPILOG, add_model_arguments, cmd_check_model
 from proofs_numeric.ledger import registry, render_check
 from proofs_numeric.ledger.check import check_claim, checkable, save_instance
@@ -38,7 +47,7 @@ _CHECK_EPILOG = """examples:
   collapse-verify check RN.main --X '[[0,0,1],[0,1,0],[0,1,1]]'            # holds
   collapse-verify check RN.main --X tokens.npy --gamma gamma.npy --json
   collapse-verify check RRO.rowspace-remark --X '[[1,0],[0,0]]' --Delta '[[-1,1],[0,0]]'
-  collapse-verify check RRO.main --X '[[1,0,0],[0,0,0],[0,0,0],[0,0,0]]' --heads 1 --seed 1
+  collapse-verify check RRO.main --X '[[1,0,0],[0,0,0],[0,0,0],[0,0,0]]' --heads 1 --weights-seed 1
   collapse-verify check HC.main --W-O '[[0.1,0.3],[1,3]]' --heads 1
   collapse-verify check RA.main --W-O W_O.npy --heads 12 --n 512
 
@@ -52,7 +61,7 @@ aliases (the theorem names of earlier versions):
 inputs (a claim names which it needs; a missing or extra one is a named error):
   --X MATRIX, --gamma VEC, --beta VEC, --Delta MATRIX, --W-O MATRIX with --heads H, --n N,
   --weights W.npz (W_Q, W_K, W_V of shape (H, d, d_k), W_O of shape (H, d_k, d)), or
-  --heads H [--seed N] (seeded Gaussian weights, d_k = d / H).
+  --heads H [--weights-seed N] (seeded Gaussian weights, d_k = d / H).
 
 answers on one instance: holds (premise met, conclusion holds), counterexample (premise met,
 conclusion fails), premise-fails (which hypothesis), undecided (with the reason)."""
@@ -61,13 +70,15 @@ conclusion fails), premise-fails (which hypothesis), undecided (with the reason)
 def read_user_input(args) -> UserInput:
     """Every input flag of `check`, read once by the one exact reader; numeric arguments validated."""
     L = LIMITS
+    resolve_seed(args)
     check_range("--heads", args.heads, 1, L["CHECK_MAX_HEADS"], "heads", "CHECK_MAX_HEADS")
     check_range("--n", args.n, 1, L["CHECK_MAX_N"], "tokens per sequence", "CHECK_MAX_N")
     check_range("--dps", args.dps, 15, L["VERIFY_MAX_DPS"], "digits of the interval checks", "VERIFY_MAX_DPS")
-    check_range("--seed", args.seed, 0, SEED_MAX, "seeds are 0 <= seed < 2^63")
+    check_range("--weights-seed", args.weights_seed, 0, SEED_MAX, "seeds are 0 <= seed < 2^63")
+    check_range("--prime-seed", args.prime_seed, 0, SEED_MAX, "seeds are 0 <= seed < 2^63")
     check_range("--max-entries", args.max_entries, 1, 2 ** 62, "entries")
     limit = args.max_entries or L["CHECK_MAX_ENTRIES"]
-    user = UserInput(n=args.n, seed=args.seed, dps=args.dps, heads=args.heads)
+    user = UserInput(n=args.n, seed=args.prime_seed, dps=args.dps, heads=args.heads)
     for name, flag, text in (("X", "--X", args.X), ("Delta", "--Delta", args.Delta), ("W_O", "--W-O", args.W_O)):
         if text is not None:
             user.matrices[name] = read_matrix(text, flag, max_entries=limit)
@@ -84,8 +95,19 @@ def read_user_input(args) -> UserInput:
         if "X" not in user.matrices:
             raise UsageError("--heads H (seeded Gaussian weights) needs --X for d; or give --weights W.npz")
         d = user.matrices["X"].shape[1]
-        user.weights = gaussian_weights(d, args.heads, args.seed if args.seed is not None else 0)
+        user.weights = gaussian_weights(d, args.heads, args.weights_seed if args.weights_seed is not None else 0)
     return user
+
+
+#: what `check --seed` set before each random choice had its own flag
+OLD_SEED = ("seed of the seeded weights and of the random primes", ("--weights-seed", "--prime-seed"))
+
+
+def resolve_seed(args) -> None:
+    """The deprecated ``--seed`` of `check` (once per run): it sets --weights-seed and --prime-seed, and says so."""
+    if getattr(args, "seed_deprecated", None) is not None and not getattr(args, "_seed_resolved", False):
+        resolve_deprecated_seed(args, "check", *OLD_SEED)
+        args._seed_resolved = True
 
 
 def _targets(args) -> list[tuple]:
@@ -129,9 +151,8 @@ def _list(args) -> int:
             "no_instance_form_yet": [c.claim.id for c in unclassified]}, indent=1))
         return 0
     # lazy: rich is imported only by the subcommands that print (CLI start-up time)
-    from rich.console import Console
     from rich.markup import escape
-    con = Console(highlight=False)
+    con = terminal()
     con.print(f"[bold]{len(yes)} claims checkable on your input[/] (collapse-verify check CLAIM ...):")
     w = max(len(c.claim.id) for c in yes)
     for c in yes:
@@ -164,6 +185,7 @@ def _header(claim) -> dict:
 def cmd_check(args) -> int:
     if args.list:
         return _list(args)
+    resolve_seed(args)
     if getattr(args, "model", None) is not None:  # claims at the sites of a model (cli/model_check.py)
         return cmd_check_model(args)
     if args.claim is None:
@@ -196,10 +218,9 @@ def cmd_check(args) -> int:
         print(json.dumps(clean[0] if len(clean) == 1 else clean, indent=1, default=str))
         return 0
     # lazy: rich is imported only by the subcommands that print (CLI start-up time)
-    from rich.console import Console
     from rich.text import Text
-    con = Console(highlight=False)
-    width = max(60, min(con.width, 120))
+    con = terminal()
+    width = max(30, con.width)  # the terminal's width (COLUMNS), as every command
     for k, ((claim, _), rec) in enumerate(zip(records, clean, strict=True)):
         if k:
             con.print("")
@@ -234,8 +255,11 @@ def add_parsers(sub) -> None:
                         "conjectures)")
     c.add_argument("--dps", type=int, default=50, help=f"digits of the interval checks (15 to VERIFY_MAX_DPS = "
                    f"{LIMITS['VERIFY_MAX_DPS']}; default 50)")
-    c.add_argument("--seed", type=int, help="seed of the seeded weights (default 0) and of the random primes of the "
-                   "certified ranks (default: fresh entropy; the results do not depend on it)")
+    c.add_argument("--weights-seed", type=int, metavar="N", help="seed of the seeded Gaussian weights (--heads H "
+                   "without --weights; default 0)")
+    c.add_argument("--prime-seed", type=int, metavar="N", help="seed of the random primes of the certified ranks "
+                   "(default: fresh entropy; the results do not depend on it)")
+    add_deprecated_seed(c, *OLD_SEED)
     c.add_argument("--max-entries", type=int, metavar="N",
                    help="refuse an input with more than N entries (default CHECK_MAX_ENTRIES = "
                         f"{LIMITS['CHECK_MAX_ENTRIES']})")

@@ -1,7 +1,6 @@
 """What every subcommand shares: versions, wrapping, the import-error report, the input-reading help text."""
 from __future__ import annotations
 
-import re
 import sys
 import textwrap
 from importlib.metadata import PackageNotFoundError, version
@@ -13,6 +12,7 @@ import sympy
 
 import theorems  # every claim module is imported here; one that fails is skipped and listed in IMPORT_ERRORS
 from proofs_numeric.cli.inputs import limits_text
+from proofs_numeric.ledger.render import wrap_tex  # re-exported: one TeX-aware wrapper for every command
 
 __all__ = ["version_text", "wrap_plain", "wrap_tex", "report_import_errors", "READING", "EPILOG"]
 
@@ -40,93 +40,6 @@ def report_import_errors() -> bool:
 
 def wrap_plain(text: str, width: int) -> list[str]:
     return textwrap.wrap(text, width=width, break_long_words=True) or [""]
-
-
-#: commands whose argument may follow after a space (``\\mathbf 1``): a line never breaks between the two
-_ARGUMENT_COMMANDS = ("mathbf", "mathrm", "mathit", "mathcal", "mathbb", "mathsf", "mathtt", "boldsymbol", "bm",
-                      "bar", "hat", "tilde", "vec", "dot", "overline", "underline", "sqrt", "frac", "text")
-
-
-def _tex_tokens(text: str) -> list[str]:
-    r"""Words of ``text`` split at the spaces where a line may break: outside every ``{...}`` group and not after a
-    backslash (``\ `` is TeX's control space), so ``\operatorname{arank}`` or ``\text{so H4}`` is never cut."""
-    out: list[str] = []
-    cur: list[str] = []
-    depth, prev = 0, ""
-    for ch in text:
-        if ch.isspace() and depth == 0 and prev != "\\":
-            if cur:
-                out.append("".join(cur))
-                cur = []
-            prev = ch
-            continue
-        if ch == "{" and prev != "\\":
-            depth += 1
-        elif ch == "}" and prev != "\\" and depth:
-            depth -= 1
-        cur.append(ch)
-        prev = ch if not (ch == "\\" and prev == "\\") else ""
-    if cur:
-        out.append("".join(cur))
-    merged: list[str] = []  # a font or accent command keeps its argument ("\\mathbf 1"): no break between them
-    for tok in out:
-        if merged and re.search(r"\\(?:%s)$" % "|".join(_ARGUMENT_COMMANDS), merged[-1]):
-            merged[-1] += " " + tok
-        else:
-            merged.append(tok)
-    return merged
-
-
-def _split_long(tok: str, room: int) -> list[str]:
-    """A word longer than a line, cut where TeX would not mind: before a command or after ``=``, ``,``, ``)``
-    outside braces; mid-word only if nothing else fits."""
-    pieces = []
-    while len(tok) > room:
-        cut, depth = 0, 0
-        for i, ch in enumerate(tok[:room + 1]):
-            if ch == "{" and (i == 0 or tok[i - 1] != "\\"):
-                depth += 1
-            elif ch == "}" and (i == 0 or tok[i - 1] != "\\") and depth:
-                depth -= 1
-            if depth == 0 and i > 0:
-                if ch == "\\" and tok[i - 1] != "\\" and tok[i - 1] != " ":
-                    cut = i
-                elif ch in "=,)+" and i + 1 <= room:
-                    cut = i + 1
-        if cut <= 0:
-            cut = room
-        pieces.append(tok[:cut])
-        tok = tok[cut:]
-    return pieces + ([tok] if tok else [])
-
-
-def wrap_tex(text: str, width: int, first: str = "", indent: str = "  ") -> list[str]:
-    r"""Wrap text that may hold LaTeX: breaks only at spaces outside ``{...}`` (never inside ``\command{...}``),
-    continuation lines indented by ``indent``; no line wider than ``width``."""
-    lines, cur, fresh = [], first, True  # fresh: nothing but the indent on the current line
-    room = max(8, width - len(indent))
-    for tok in _tex_tokens(str(text)):
-        sep = "" if fresh else " "
-        if len(cur) + len(sep) + len(tok) <= width:
-            cur, fresh = cur + sep + tok, False
-            continue
-        left = width - len(cur) - len(sep)
-        if len(tok) > room and left >= 20:  # a long formula starts on this line, cut where TeX allows
-            head = _split_long(tok, left)[0]
-            cur, tok = cur + sep + head, tok[len(head):]
-            fresh = False
-        pieces = _split_long(tok, room) if len(tok) > room else [tok]
-        if not fresh:
-            lines.append(cur.rstrip())
-            cur = indent
-        for k, piece in enumerate(pieces):
-            if k:
-                lines.append(cur.rstrip())
-                cur = indent
-            cur += piece
-        fresh = False
-    lines.append(cur.rstrip())
-    return lines
 
 
 READING = """how MATRIX / VEC is read:

@@ -3,7 +3,17 @@ from __future__ import annotations
 
 import argparse
 
-from proofs_numeric.cli.inputs import LIMITS, SEED_MAX, UsageError, check_output, check_range, write_json_output
+from proofs_numeric.cli.console import print_table, table, terminal
+from proofs_numeric.cli.inputs import (
+    LIMITS,
+    SEED_MAX,
+    UsageError,
+    add_deprecated_seed,
+    check_output,
+    check_range,
+    resolve_deprecated_seed,
+    write_json_output,
+)
 from proofs_numeric.witnesses.dong_collapse import (
     ARCHITECTURES,
     DEPTH_SHAPES,
@@ -24,14 +34,12 @@ def cmd_depth(args) -> int:
 
 def _depth(args) -> int:
     # lazy: rich is imported only by the subcommands that print (CLI start-up time)
-    from rich.console import Console
-    from rich.table import Table
 
     _validate_depth(args, ARCHITECTURES)
     check_output(args.json, kind="depth", force=args.force)
     try:
         cfg = DepthConfig(n=args.n, d=args.d, H=args.heads, d_k=args.d_k, layers=args.layers, dps=args.dps,
-                          seed=args.seed)
+                          seed=args.instance_seed if args.instance_seed is not None else 0)
     except ValueError as e:
         raise UsageError(str(e)) from None
     regimes = args.regime or list(ARCHITECTURES)
@@ -46,23 +54,28 @@ def _depth(args) -> int:
         if not str(e).startswith("H1"):
             raise
         raise UsageError(f"attention_ln: {e}") from None
-    c = Console(width=max(120, Console().width))
+    c = terminal()
     for reg, r in res["regimes"].items():
         expo = exponent_note(r["layers"])
-        t = Table(title=f"{reg}: n={cfg.n}, d={cfg.d}, H={cfg.H}, d_k={cfg.d_k}; {r['arithmetic']}; {expo}")
-        for col in ("layer", "rho (certified)", "log rho ratio", "certified rank", "num. rank (rtol 1e-12)",
-                    "eff. rank", "float64 rho", "float64 rank"):
-            t.add_column(col)
+        t = table(title=f"{reg}: n={cfg.n}, d={cfg.d}, H={cfg.H}, d_k={cfg.d_k}; {r['arithmetic']}; {expo}",
+                  caption="rho certified; log ratio = log rho_(l+1) / log rho_l; num. rank at rtol 1e-12; f64: the "
+                          "same network in float64")
+        for col in ("layer", "rho", "log ratio", "certified rank", "num. rank", "eff. rank", "f64 rho", "f64 rank"):
+            t.add_column(col, overflow="fold")
         for x in r["layers"]:
             f = x["float64"]
             t.add_row(str(x["layer"]), x["rho"], "" if x["log_ratio"] is None else f"{x['log_ratio']:.4f}",
                       str(x["certified_rank"]), str(x["numerical_rank"]), f"{x['effective_rank']:.3f}",
                       f"{f['rho']:.3g}", str(f["numerical_rank"]))
-        c.print(t)
+        print_table(c, t)
     if args.json:
         write_json_output(args.json, res, kind="depth", force=args.force)
         c.print(f"wrote {args.json}", markup=False, highlight=False)
     return 0
+
+
+#: what `depth --seed` set before each random choice had its own flag
+OLD_SEED = ("seed of the random weights and input", ("--instance-seed",))
 
 
 def depth_work(n, d, H, d_k, layers, dps) -> float:
@@ -80,7 +93,8 @@ def _validate_depth(args, regimes) -> None:
                               ("dps", 30, L["DEPTH_MAX_DPS"], "digits")]:
         check_range("--" + name.replace("_", "-"), getattr(args, name), lo, hi, why,
                     f"DEPTH_MAX_{'SIDE' if name in ('n', 'd', 'd_k') else name.upper()}")
-    check_range("--seed", args.seed, 0, SEED_MAX, "seeds are 0 <= seed < 2^63")
+    resolve_deprecated_seed(args, "depth", *OLD_SEED)
+    check_range("--instance-seed", args.instance_seed, 0, SEED_MAX, "seeds are 0 <= seed < 2^63")
     for r in args.regime or []:
         if r not in regimes:
             raise UsageError(f"unknown regime {r!r}; choose from {', '.join(regimes)}")
@@ -110,7 +124,9 @@ def add_parsers(sub) -> None:
     dp.add_argument("--d-k", dest="d_k", type=int, default=3, help="head width d_k (default 3)")
     dp.add_argument("--layers", type=int, default=12, help="layers (default 12)")
     dp.add_argument("--dps", type=int, default=1000, help="digits of the arb balls (default 1000)")
-    dp.add_argument("--seed", type=int, default=0, help="weights and input seed, 0 <= seed < 2^63")
+    dp.add_argument("--instance-seed", type=int, metavar="N", help="seed of the random instance: the weights and the "
+                    "input X (default 0; 0 <= seed < 2^63)")
+    add_deprecated_seed(dp, *OLD_SEED)
     dp.add_argument("--regime", action="append", choices=["pure_attention", "attention_skip", "attention_mlp",
                                                           "full_block", "attention_ln"],
                     help="pure_attention, attention_skip, attention_mlp, full_block or attention_ln (pure attention "

@@ -15,6 +15,8 @@ guard the Python API).
 """
 from __future__ import annotations
 
+import sys
+
 from proofs_numeric.output import (  # re-exported: the write rule is proofs_numeric.output
     OUTPUT_MARKER,
     SCAFFOLD_MARKER,
@@ -34,7 +36,7 @@ from theorems.exact.reader import READER_LIMITS
 
 __all__ = ["UsageError", "LIMITS", "check_range", "SEED_MAX", "check_writable", "write_text", "limits_text",
            "check_output", "write_output", "write_json_output", "RecordStream", "written_kind", "marked",
-           "OUTPUT_MARKER", "SCAFFOLD_MARKER", "cap_list"]
+           "OUTPUT_MARKER", "SCAFFOLD_MARKER", "cap_list", "add_deprecated_seed", "resolve_deprecated_seed"]
 
 #: name -> (default, what it bounds). Overridable with COLLAPSE_VERIFY_<NAME>.
 _LIMIT_DOCS = {
@@ -84,3 +86,38 @@ def check_range(opt: str, value, lo: int, hi: int, why: str, limit: str | None =
 
 #: seeds of every subcommand: 0 <= seed < 2^63
 SEED_MAX = 2 ** 63 - 1
+
+
+# --------------------------------------------------------------------------------------------- seeds
+#
+# Each random choice has its own flag, the same name in every subcommand that makes it:
+#   --token-seed     the random token ids (real-model, check --model)
+#   --weights-seed   the seeded Gaussian weights (check --heads H without --weights)
+#   --instance-seed  the random weights and input of the depth study (depth)
+#   --prime-seed     the random primes of the certified ranks (rank, check); the results do not depend on it
+# `--seed` meant one of these, or two, depending on the subcommand: it is kept in each as a deprecated alias that
+# sets what it set there, and says so on stderr (users' scripts keep working).
+
+def add_deprecated_seed(parser, meaning: str, flags: tuple[str, ...]) -> None:
+    """``--seed`` in ``parser``: the deprecated spelling of ``flags`` (which it sets, all of them)."""
+    parser.add_argument("--seed", type=int, dest="seed_deprecated", metavar="N",
+                        help=f"deprecated: the {meaning}; give {' and '.join(flags)} instead (--seed still works and "
+                             "says what it set)")
+
+
+def resolve_deprecated_seed(args, command: str, meaning: str, flags: tuple[str, ...]) -> None:
+    """If the deprecated ``--seed`` was given, set each of ``flags`` from it (a conflicting value is a usage error)
+    and print one note on stderr naming the flags it stands for."""
+    old = getattr(args, "seed_deprecated", None)
+    if old is None:
+        return
+    check_range("--seed", old, 0, SEED_MAX, "seeds are 0 <= seed < 2^63")
+    for flag in flags:
+        dest = flag.lstrip("-").replace("-", "_")
+        cur = getattr(args, dest, None)
+        if cur is not None and cur != old:
+            raise UsageError(f"--seed {old} and {flag} {cur} disagree: in `{command}`, --seed is the deprecated "
+                             f"spelling of {' and '.join(flags)}; give {flag} alone")
+        setattr(args, dest, old)
+    print(f"collapse-verify: note: `{command} --seed` is deprecated: it sets the {meaning}, now "
+          f"{' '.join(f'{f} {old}' for f in flags)} (it still works)", file=sys.stderr)

@@ -8,7 +8,14 @@ import shlex
 import sys
 from pathlib import Path
 
-from proofs_numeric.cli.inputs import LIMITS, SEED_MAX, UsageError, check_range, write_text
+from proofs_numeric.cli.console import print_table, short_labels, table, terminal
+from proofs_numeric.cli.inputs import (
+    LIMITS,
+    SEED_MAX,
+    UsageError,
+    check_range,
+    write_text,
+)
 from proofs_numeric.ledger.model_check import RECORD_KIND, RunSpec, SchedulerError, run, select_claims, summary_json
 from proofs_numeric.model.sites import NETWORK_LAYERS, SiteIdError
 from proofs_numeric.output import check_stream
@@ -56,19 +63,18 @@ def add_model_arguments(c) -> None:
                    help="a progress bar (default on a terminal) or one line per finished checkpoint")
 
 
-def add_token_arguments(g, token_seed: bool = True) -> None:
+def add_token_arguments(g) -> None:
     g.add_argument("--text", action="append", help="an input text (repeatable; needs tokenizer.json; default: the "
                    f"three standard inputs; at most MAX_TEXTS = {LIMITS['MAX_TEXTS']} of TEXT_MAX_CHARS = "
                    f"{LIMITS['TEXT_MAX_CHARS']} characters)")
     g.add_argument("--ids", metavar="JSON", help="token ids as a JSON list, e.g. '[1, 5, 9]'")
     g.add_argument("--length", type=int, metavar="N", help="number of seeded random token ids (default 16; capped at "
                    "the model's positions)")
-    if token_seed:
-        g.add_argument("--token-seed", type=int, metavar="N", help="seed of the random token ids (default 0); --seed "
-                       "keeps its check meaning (the primes of the certified ranks)")
+    g.add_argument("--token-seed", type=int, metavar="N", help="seed of the random token ids (no tokenizer.json and "
+                   "no --ids; default 0)")
 
 
-def token_inputs(args, seed_attr: str = "token_seed") -> tuple:
+def token_inputs(args) -> tuple:
     """(texts, ids, length, token seed) from the arguments, validated (UsageError naming the problem)."""
     texts_in = args.text or []
     if len(texts_in) > LIMITS["MAX_TEXTS"]:
@@ -87,10 +93,12 @@ def token_inputs(args, seed_attr: str = "token_seed") -> tuple:
             raise UsageError(f"--ids is not valid JSON ({e.msg} at column {e.colno}): give a list such as "
                              f"'[1, 5, 9]'") from None
     texts = {f"text{i}": t for i, t in enumerate(texts_in)} if texts_in else None
-    seed = getattr(args, seed_attr, None)  # --seed of real-model is validated with the token inputs (prepare_inputs)
-    if seed_attr == "token_seed":
-        check_range("--token-seed", seed, 0, SEED_MAX, "seeds are 0 <= seed < 2^63")
-    check_range("--length", args.length, 1, SEED_MAX, "tokens of the random input, capped at the model's positions")
+    seed = getattr(args, "token_seed", None)
+    check_range("--token-seed", seed, 0, SEED_MAX, "seeds are 0 <= seed < 2^63")
+    if args.length is not None and args.length < 1:  # no upper bound to state: the model's positions cap the length
+        raise UsageError(f"--length {args.length}: give at least 1 token (a length above the model's positions is "
+                         "capped at them, and the output says so)")
+    check_range("--length", args.length, 1, SEED_MAX, "tokens of the random input; capped at the model's positions")
     return texts, ids, args.length, seed
 
 
@@ -111,7 +119,7 @@ def spec_from_args(args, claims, models, measure: bool = False):
                      inputs=[m for m in models if m is not None])
     return RunSpec(models=models, claims=claims, texts=texts, ids=ids, length=length, token_seed=tseed, jsonl=jsonl,
                    resume=resume, workers=workers, scheduler=args.scheduler,
-                   seed=args.seed if getattr(args, "seed", None) is not None else 0,
+                   seed=args.prime_seed if getattr(args, "prime_seed", None) is not None else 0,
                    dps=getattr(args, "dps", 50) or 50,
                    network_layers=NETWORK_LAYERS if args.network_layers is None else args.network_layers,
                    measure=measure, readings=tuple(args.reading) if getattr(args, "reading", None) else None,
@@ -153,13 +161,22 @@ def interrupt_line(jsonl, argv):
 
 
 def _models(args) -> list:
-    out = []
+    """The checkpoint folders, each once: a folder given twice (or under two spellings: a link, a trailing slash)
+    runs once, and a note says so."""
+    out: list = []
+    seen: dict[Path, str] = {}
     for d in args.model:
         p = Path(d)
         if not p.exists():
             raise UsageError(f"--model: {d} not found (give a folder holding config.json and model.safetensors)")
         if not p.is_dir():
             raise UsageError(f"--model: {d} is not a directory (give the checkpoint folder)")
+        real = p.resolve()
+        if real in seen:
+            same = "given twice" if seen[real] == d else f"the same folder as {seen[real]}"
+            print(f"collapse-verify: note: --model {d} is {same}; it runs once", file=sys.stderr)
+            continue
+        seen[real] = d
         out.append(d)
     return out
 
@@ -221,46 +238,61 @@ def _finish(out, spec, as_json: bool, jsonl) -> int:
 def render_summary(data: dict, console=None) -> None:
     """The per-claim table of a run on the terminal."""
     # lazy: rich is imported only by the subcommands that print (CLI start-up time)
-    from rich.console import Console
     from rich.markup import escape
-    from rich.table import Table
-    con = Console(highlight=False, width=max(140, Console().width), file=getattr(console, "file", None))
+    con = console if console is not None else terminal()
+    labels = short_labels({str(c["checkpoint"]) for c in data["checkpoints"]} |
+                          {str(r["checkpoint"]) for r in data["claims"]})  # two folders named ckpt: told apart
     for c in data["checkpoints"]:
         if c.get("error"):
-            con.print(f"[red]{escape(c['checkpoint'])}: {escape(c['error'])}[/]", soft_wrap=True)
+            con.print(f"[red]{escape(str(c['checkpoint']))}: {escape(c['error'])}[/]")
             continue
         ins = ", ".join(f"{k} ({len(v)} tokens)" for k, v in c["inputs"].items())
-        con.print(escape(f"{c['checkpoint']}: {c['family']}, {c['norm']}, {c['n_layers']} layers, d = {c['d']}, "
-                         f"H = {c['H']}; inputs {ins}; {c['config_hash'][:19]}"), soft_wrap=True)
+        name = labels.get(str(c["checkpoint"]), str(c["checkpoint"]))
+        con.print(escape(f"{name}: {c['family']}, {c['norm']}, {c['n_layers']} layers, d = {c['d']}, "
+                         f"H = {c['H']}; inputs {ins}; {c['config_hash'][:19]}"))
         for k, why in c.get("kinds_absent", {}).items():
-            con.print(escape(f"  no {k} sites: {why}"), style="dim", soft_wrap=True)
+            con.print(escape(f"  no {k} sites: {why}"), style="dim")
         for k, why in (c.get("network") or {}).items():
             if why:
-                con.print(escape(f"  network-level records for {k}: none ({why})"), style="dim", soft_wrap=True)
-    t = Table(title="claims at the sites (sites where the reading holds / fails / premise fails / undecided / not "
-                    "checked)")
-    for col in ("claim", "reading", "checkpoint", "about", "sites", "holds", "fails", "premise fails", "undecided",
-                "not checked"):
-        t.add_column(col, overflow="fold")
+                con.print(escape(f"  network-level records for {k}: none ({why})"), style="dim")
+    counts = [("sites", "sites"), ("holds", "holds"), ("counterexample", "fails"),
+              ("exceptional-point", "exceptional points"), ("premise-fails", "premise fails"),
+              ("undecided", "undecided"), ("not-checked", "not checked")]
+    shown = [(k, h) for k, h in counts if k in ("sites", "holds", "counterexample")
+             or any(r.get(k) for r in data["claims"])]  # a count that is 0 in every row says nothing: left out, named
+    left_out = [h for k, h in counts if (k, h) not in shown]
+    several = len({str(r["checkpoint"]) for r in data["claims"]}) > 1
+    levels = {r["level"] for r in data["claims"]}
+    one = "" if several or not data["claims"] else labels.get(str(data["claims"][0]["checkpoint"]), "")
+    t = table(title="claims at the sites: sites where the reading holds / fails"
+              + "".join(f" / {h}" for _, h in shown[3:]) + (f" (checkpoint {one})" if one else ""),
+              caption=(f"no site is {' or '.join(left_out)} (columns left out)" if left_out else None))
+    t.add_column("claim, reading", overflow="fold", ratio=1)
+    if several:
+        t.add_column("checkpoint", overflow="fold")
+    if len(levels) > 1:
+        t.add_column("about", no_wrap=True)
+    for _, h in shown:
+        t.add_column(h, justify="right", overflow="fold", min_width=4)
     for r in data["claims"]:
-        t.add_row(r["claim"], r["reading"], Path(str(r["checkpoint"])).name or str(r["checkpoint"]),
-                  {"float-computation": "float", "network": "network"}.get(r["level"], str(r["level"])),
-                  str(r["sites"]), str(r["holds"]),
-                  str(r["counterexample"]) + (f" (+{r['exceptional-point']} exceptional points)"
-                                              if r.get("exceptional-point") else ""), str(r["premise-fails"]),
-                  str(r["undecided"]), str(r["not-checked"]))
-    con.print(t)
+        row = [f"{r['claim']} {r['reading']}"]
+        if several:
+            row.append(labels.get(str(r["checkpoint"]), str(r["checkpoint"])))
+        if len(levels) > 1:
+            row.append({"float-computation": "float", "network": "network"}.get(r["level"], str(r["level"])))
+        t.add_row(*row, *(str(r.get(k, 0)) for k, _ in shown))
+    print_table(con, t, key_columns=1 + several + (len(levels) > 1))
     for nc in data["not_checked"]:
         con.print(escape(f"not checked: {nc['claim']} ({nc['reading']}) at {nc['sites']} sites: {nc['reason']}"),
-                  style="dim", soft_wrap=True)
+                  style="dim")
     for nc in data["not_at_sites"]:
-        con.print(escape(f"not at sites: {nc['claim']}: {nc['reason']}"), style="dim", soft_wrap=True)
+        con.print(escape(f"not at sites: {nc['claim']}: {nc['reason']}"), style="dim")
     for e in data["errors"]:
         con.print(f"[red]error at {escape(str(e['checkpoint']))}, {escape(str(e['site']))}: "
-                  f"{escape(e['error'])}[/]", soft_wrap=True)
+                  f"{escape(e['error'])}[/]")
     con.print(escape(f"{data['records']} records ({data['written']} written now, {data['skipped_already_written']} "
                      f"already in the stream) by {data['executor']} in {data['seconds']:.1f} s"
-                     + (f"; records: {data['jsonl']}" if data.get("jsonl") else "")), soft_wrap=True)
+                     + (f"; records: {data['jsonl']}" if data.get("jsonl") else "")))
 
 
 def write_summary(path, data) -> None:

@@ -7,7 +7,14 @@ from pathlib import Path
 
 import numpy as np
 
-from proofs_numeric.cli.inputs import SEED_MAX, UsageError, check_output, check_range, write_json_output
+from proofs_numeric.cli.console import print_table, table, terminal
+from proofs_numeric.cli.inputs import (
+    UsageError,
+    add_deprecated_seed,
+    check_output,
+    resolve_deprecated_seed,
+    write_json_output,
+)
 from proofs_numeric.cli.model_check import (
     add_token_arguments,
     check_scheduler,
@@ -29,11 +36,9 @@ def cmd_real_model(args) -> int:
     """``check DEFAULT_CLAIMS --model DIR`` (records, summary), then the tables of earlier versions made from the
     records, and the checks that are not claims at sites (cosine sanity check, depth, symmetries of layer 0)."""
     # lazy: rich is imported only by the subcommands that print (CLI start-up time)
-    from rich.console import Console
     from rich.markup import escape
-    from rich.table import Table
 
-    check_range("--seed", args.seed, 0, SEED_MAX, "seeds are 0 <= seed < 2^63")
+    resolve_deprecated_seed(args, "real-model", *OLD_SEED)
     check_output(args.json, kind="real-model", force=args.force, inputs=[args.model])
     if args.model is None:
         if not RM.available():
@@ -54,7 +59,7 @@ def cmd_real_model(args) -> int:
             model = CK.load_checkpoint(p)
         except CK.CheckpointError as e:
             raise UsageError(f"--model: {e}") from None
-    texts, ids, length, tseed = token_inputs(args, seed_attr="seed")
+    texts, ids, length, tseed = token_inputs(args)
     try:
         runs, capped = RM.prepare_inputs(model, texts, ids, tseed, length)  # validate before any work
     except CK.CheckpointError as e:
@@ -87,7 +92,7 @@ def cmd_real_model(args) -> int:
     res["claims"] = summary_json(out, spec)
     res["records"] = len(out.records)
     res["jsonl"] = spec.jsonl
-    c = Console(width=max(120, Console().width))
+    c = terminal()
     c.print(f"[bold]{res['model']}[/]: family {res['family']}, {res['norm']}, {res['n_layers']} layers, "
             f"d = {res['d']}, H = {res['H']} (K/V heads {res['H_kv']}), d_k = {res['d_k']}, "
             f"activation {res['activation']}")
@@ -99,7 +104,7 @@ def cmd_real_model(args) -> int:
         c.print(f"[yellow]input {k!r}: {v['requested']} tokens capped at {v['used']} (the model's positions)[/]")
     c.print(f"[dim]{res['eps_note']}[/]")
     if res.get("cosine"):
-        t = Table(title="cosine similarities (mean pooling, L2-normalised)")
+        t = table(title="cosine similarities (mean pooling, L2-normalised)")
         t.add_column("")
         for k in range(len(RM.SENTENCES)):
             t.add_column(str(k))
@@ -109,26 +114,26 @@ def cmd_real_model(args) -> int:
     ln = [s for s in res["norm_sites"] if s.get("norm") == "layernorm"]
     rms = [s for s in res["norm_sites"] if s.get("norm") == "rmsnorm"]
     if ln:
-        t = Table(title="LayerNorm sites, RN.main (exact: float64 values as dyadic rationals; eps = 0; network: the "
-                        "same decided on arb enclosures of the network's activations)")
-        for col in ("input", "n", "where", "H1", "H2", "H3", "H4", "arank X", "arank LN X", "min |gamma|", "network"):
-            t.add_column(col)
+        t = table(title="LayerNorm sites, RN.main (exact: float64 values as dyadic rationals; eps = 0; network: "
+                        "H1-H4 decided on arb enclosures of the network's activations, 'same' when they agree)")
+        _site_columns(t, ("H1", "H2", "H3", "H4", "arank X", "arank LN X", "min |gamma|", "network"))
+        hs = ("H1", "H2", "H3", "H4")
         for s in ln:
             net = s.get("network")
-            t.add_row(s["input"], str(s["n"]), s["label"], *[said(s[h]) for h in ("H1", "H2", "H3", "H4")],
+            differ = [f"{h}={said(net[h])}" for h in hs if net and said(net[h]) != said(s[h])]
+            t.add_row(s["input"], str(s["n"]), s["label"], *[said(s[h]) for h in hs],
                       str(s["arank_X"]), str(s["arank_LN_X"]), f"{s['min_abs_gamma']:.3g}",
-                      "-" if not net else " ".join(f"{h}={said(net[h])}" for h in ("H1", "H2", "H3", "H4")))
-        c.print(t)
+                      "-" if not net else (" ".join(differ) or "same"))
+        print_table(c, t, key_columns=3)
     if rms:
-        t = Table(title="RMSNorm sites (exact: float64 values as dyadic rationals; eps = 0)")
-        for col in ("input", "n", "where", "rows != 0", "gamma != 0", "rank X", "rank RMS X", "arank X",
-                    "arank RMS X", "min |gamma|"):
-            t.add_column(col)
+        t = table(title="RMSNorm sites (exact: float64 values as dyadic rationals; eps = 0)")
+        _site_columns(t, ("rows != 0", "gamma != 0", "rank X", "rank RMS X", "arank X", "arank RMS X",
+                          "min |gamma|"))
         for s in rms:
             t.add_row(s["input"], str(s["n"]), s["label"], said(s["R1"]), said(s["R2"]), str(s["rank_X"]),
                       str(s["rank_RMS_X"]), str(s["arank_X"]), str(s["arank_RMS_X"]), f"{s['min_abs_gamma']:.3g}")
-        c.print(t)
-    t = Table(title=f"layers (input {res['layers_input']!r}, n = {res['layers'][0]['n']}; ranks of activations: "
+        print_table(c, t, key_columns=3)
+    t = table(title=f"layers (input {res['layers_input']!r}, n = {res['layers'][0]['n']}; ranks of activations: "
                     f"float64, rtol {RM.RANK_RTOL})")
     for col in ("layer", "W_O exact rank", "cond(W_O)", "head recovery rel. error", "rank MHA", "dim sum R_h",
                 "alpha min..max"):
@@ -144,7 +149,7 @@ def cmd_real_model(args) -> int:
     c.print("Dong residual per layer, real model:   " + " ".join(f"{v:.3g}" for v in dd["residual"]))
     c.print("pure-attention counterfactual:         " + " ".join(f"{v:.3g}" for v in dd["pure_attention_residual"]))
     sym = res["symmetries"]
-    t = Table(title=f"symmetries of layer 0 ({sym['arithmetic']}; kept when rel. diff <= {sym['tolerance']:g})")
+    t = table(title=f"symmetries of layer 0 ({sym['arithmetic']}; kept when rel. diff <= {sym['tolerance']:g})")
     for col in ("symmetry", "kept", "rel. diff", "how"):
         t.add_column(col)
     for k, v in sym.items():
@@ -158,11 +163,24 @@ def cmd_real_model(args) -> int:
     return 0
 
 
+def _site_columns(t, values) -> None:
+    """A sites table's columns (printed by :func:`print_table`: as lines when the table does not fit)."""
+    t.add_column("input", overflow="fold", min_width=6)
+    t.add_column("n", justify="right", no_wrap=True)
+    t.add_column("where", overflow="fold", min_width=6)
+    for col in values:
+        t.add_column(col, overflow="fold")
+
+
+#: what `real-model --seed` set before each random choice had its own flag
+OLD_SEED = ("seed of the random token ids", ("--token-seed",))
+
+
 def _as_check_args(args):
     """The real-model arguments in the names ``check --model`` reads (``--seed`` is the token seed here)."""
-    return argparse.Namespace(text=args.text, ids=args.ids, length=args.length, token_seed=args.seed,
+    return argparse.Namespace(text=args.text, ids=args.ids, length=args.length, token_seed=args.token_seed,
                               workers=args.workers, network_layers=args.network_layers, jsonl=args.jsonl,
-                              resume=args.resume, scheduler=args.scheduler, seed=0, dps=50, reading=None,
+                              resume=args.resume, scheduler=args.scheduler, prime_seed=0, dps=50, reading=None,
                               progress=args.progress, argv=getattr(args, "argv", None))
 
 
@@ -172,8 +190,8 @@ def add_parsers(sub) -> None:
                         "or your own BERT/GPT-2/LLaMA checkpoint (numpy, offline); = check DEFAULT --model DIR")
     rm.add_argument("--model", metavar="DIR", help="a local checkpoint folder: config.json + model.safetensors (or "
                     "shards with model.safetensors.index.json); default: the packaged all-MiniLM-L6-v2")
-    add_token_arguments(rm, token_seed=False)
-    rm.add_argument("--seed", type=int, help="seed of the random token ids (no tokenizer.json and no --ids; default 0)")
+    add_token_arguments(rm)
+    add_deprecated_seed(rm, *OLD_SEED)
     rm.add_argument("--json", metavar="PATH", help="also write the measurements and the claims' summary as JSON, with "
                     "the token ids that ran (checked first: never inside the checkpoint folder, and a file that "
                     "exists is replaced only if it is a real-model record this tool wrote)")

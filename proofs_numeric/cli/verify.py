@@ -8,7 +8,9 @@ import time
 
 import sympy
 
+from proofs_numeric.cli.check import ALIASES
 from proofs_numeric.cli.common import report_import_errors, wrap_plain, wrap_tex
+from proofs_numeric.cli.console import terminal
 from proofs_numeric.cli.inputs import LIMITS, UsageError, check_output, check_range, write_json_output, write_output
 from proofs_numeric.ledger import (
     claim_header,
@@ -23,6 +25,9 @@ from proofs_numeric.ledger import (
 from proofs_numeric.ledger.diff import DiffError, ledger_diff, load_ledger, render_diff
 from theorems.exact.input import int_digits_unlimited
 from theorems.framework import CONJECTURES, REPO_ROOT, CheckContext, run_claim, tri
+from theorems.framework.evidence import counterexample_file, store_command
+from theorems.framework.storage import encode_instance
+from theorems.framework.storage import typeset as storage_typeset
 
 __all__ = ["add_parsers", "cmd_verify", "cmd_show", "store_writer"]
 
@@ -44,15 +49,14 @@ def cmd_verify(args) -> int:
 
 def _verify(args) -> int:
     # lazy: rich is imported only by the subcommands that print (CLI start-up time)
-    from rich.console import Console
     from rich.markup import escape
     from rich.text import Text
 
     claims = select(args.claims)
     if not claims:
         raise UsageError(f"no claim matches --claims {args.claims!r}")
-    console = Console(highlight=False)
-    err = Console(stderr=True, highlight=False)
+    console = terminal()
+    err = terminal(stderr=True)
     width = max(40, console.width)
     ctx = CheckContext(dps=args.dps, quick=args.quick)
     started = time.time()
@@ -67,8 +71,11 @@ def _verify(args) -> int:
         line = f"[{k}/{total}] {c.id}: {'ERROR' if r.error else r.verdict} ({r.seconds:.1f} s)"
         err.print(escape(line[:max(20, err.width)]) + (" " * 10 if tty else ""), soft_wrap=True)
     results, errors = run_ledger(claims, ctx, progress)
-    console.print(escape(f"collapse-verify ledger: {len(results)} claims, {time.perf_counter() - t0:.1f} s "
-                         f"(dps {args.dps}{', quick' if args.quick else ''})"), soft_wrap=True)
+    _report_found_counterexamples(results, store=args.store, force=args.force)  # first: the lines below name the file
+    head = (f"collapse-verify ledger: {len(results)} claims, {time.perf_counter() - t0:.1f} s "
+            f"(dps {args.dps}{', quick' if args.quick else ''})")
+    console.print(escape(head), soft_wrap=True)
+
     def summary() -> None:  # the tally in three parts: the paper, the Dong explainer, the suite's own and users'
         for part in render_summary(results).splitlines():
             for line in wrap_plain(part, width):
@@ -78,12 +85,13 @@ def _verify(args) -> int:
         console.print("", soft_wrap=True)
         for line, style in render_claim(r, width):
             console.print(Text(line, style=style or ""), soft_wrap=True)
-    console.print("", soft_wrap=True)
-    console.print(escape(f"collapse-verify ledger: {len(results)} claims"), soft_wrap=True)
-    summary()  # again as the last lines, where a reader of a long ledger looks
+    if len(results) > 1:  # a long ledger: the counts again where the reader ends up
+        console.print("", soft_wrap=True)
+        for line in wrap_plain(head, width):
+            console.print(escape(line), soft_wrap=True)
+        summary()
     for e in errors:
         print(f"collapse-verify: error: {e}", file=sys.stderr)
-    _report_found_counterexamples(results, store=args.store, force=args.force)
     out = ledger_json(results, ctx, started, errors)
     if args.old_ledger is not None:
         console.print("", soft_wrap=True)
@@ -98,7 +106,8 @@ def _verify(args) -> int:
 
 
 def _typeset_counterexamples(result) -> list[dict]:
-    """The stored counterexamples of a claim's evidence, read from their files, as exact data and LaTeX."""
+    """The counterexamples of a claim's evidence as exact data and LaTeX: a stored one read from its file (named),
+    one found on this run and not stored yet from the run itself (no file named; ``store_with`` says how)."""
     out = []
     seen = set()
     for rr in result.readings:
@@ -106,12 +115,18 @@ def _typeset_counterexamples(result) -> list[dict]:
             if e.kind != "counterexample" or e.counterexample in seen:
                 continue
             seen.add(e.counterexample)
-            path = REPO_ROOT / e.counterexample
-            rec = {"file": e.counterexample, "reading": rr.key, "stored": path.exists()}
-            if path.exists():
-                data = json.loads(path.read_text())
+            stored = counterexample_file(e)
+            rec = {"file": stored, "reading": rr.key, "stored": stored is not None}
+            if stored is not None:
+                data = json.loads((REPO_ROOT / stored).read_text())
                 rec["instance"] = data.get("instance")
                 rec["latex"] = _latex_of_instance(data.get("instance"))
+            else:
+                rec["store_with"] = store_command(e.counterexample)
+                inst = result.found_counterexamples.get(e.regime)
+                if inst is not None:
+                    rec["instance"] = {"regime": e.regime, "value": encode_instance(inst)}
+                    rec["latex"] = {e.regime: storage_typeset(inst)}
             out.append(rec)
     return out
 
@@ -142,21 +157,23 @@ def _latex_of_instance(inst) -> dict:
 
 def cmd_show(args) -> int:
     """The whole record of one claim: what `verify --json` writes for it, plus its counterexamples typeset."""
-    from rich.console import Console  # lazy: rich only when printing (CLI start-up time)
-
     check_range("--dps", args.dps, 15, LIMITS["VERIFY_MAX_DPS"], "digits of the interval witnesses", "VERIFY_MAX_DPS")
     claims = {c.id: c for c in registry()}
-    if args.claim not in claims:
-        close = difflib.get_close_matches(args.claim, list(claims), n=5, cutoff=0.4)
+    name = args.claim
+    if name not in claims and name in ALIASES:  # the names `check --list` prints as aliases
+        name = ALIASES[name][0][0]
+        print(f"collapse-verify: note: {args.claim} is the earlier name of {name}; showing {name}", file=sys.stderr)
+    if name not in claims:
+        close = difflib.get_close_matches(name, list(claims) + list(ALIASES), n=5, cutoff=0.4)
         hint = f"; did you mean {', '.join(close)}?" if close else f"; known: {', '.join(sorted(claims))}"
-        raise UsageError(f"no claim {args.claim!r}{hint}")
-    r = run_claim(claims[args.claim], CheckContext(dps=args.dps, quick=args.quick))
+        raise UsageError(f"no claim {name!r}{hint}")
+    r = run_claim(claims[name], CheckContext(dps=args.dps, quick=args.quick))
     rec = r.to_json()
     rec["counterexamples_typeset"] = _typeset_counterexamples(r) if not r.error else []
     if args.json:
         print(json.dumps(rec, indent=1, default=str))
         return 1 if r.error else 0
-    c = Console(highlight=False)
+    c = terminal()
     width = max(40, c.width)
     out: list[tuple[str, str | None]] = []
 
@@ -182,16 +199,20 @@ def cmd_show(args) -> int:
         for e in rr.evidence:
             holds = said(e.holds)
             say(f"[{e.kind}/{e.scope}/{e.strength}] {e.regime}: {holds}: {e.summary}", "  - ", "      ")
-            say(f"arithmetic: {e.arithmetic}" + (f"; file: {e.counterexample}" if e.counterexample else ""),
-                "      ", "        ")
+            where = ""
+            if e.kind == "counterexample":
+                stored = counterexample_file(e)
+                where = (f"; file: {stored}" if stored else
+                         f"; found on this run, not stored: `{store_command(e.counterexample or '')}` stores it")
+            say(f"arithmetic: {e.arithmetic}{where}", "      ", "        ")
             if e.holds is None and e.reason and e.reason not in e.summary:
                 say(f"why undecided: {e.reason}", "      ", "        ")
             if e.numbers.get("failed_steps"):
                 say(f"failed steps: {e.numbers['failed_steps']}", "      ", "        ")
     for ce in rec["counterexamples_typeset"]:
         out.append(("", None))
-        say(f"counterexample file {ce['file']} (reading {ce['reading']})"
-            + ("" if ce["stored"] else " — found on this run, not stored yet (verify --store)"))
+        say(f"counterexample file {ce['file']} (reading {ce['reading']})" if ce["stored"] else
+            f"counterexample found on this run (reading {ce['reading']}), not stored: `{ce['store_with']}` stores it")
         for k, tex in ce.get("latex", {}).items():
             say(f"{k} = {tex}", "  ", "    ")
     steps = r.claim.proof_steps
@@ -225,8 +246,9 @@ def _report_found_counterexamples(results, store: bool, force: bool = False) -> 
             for p in conj.store(r.found_counterexamples, write=store_writer(force)):
                 print(f"stored the counterexample of {r.claim.id} in {p}", file=sys.stderr)
         else:
-            print(f"note: {r.claim.id} has a counterexample found on this run; `collapse-verify verify --store` "
-                  "writes it under theorems/counterexamples/ (plain verify never writes there)", file=sys.stderr)
+            print(f"note: {r.claim.id} has a counterexample found on this run, not stored; `collapse-verify verify "
+                  f"--claims '{r.claim.id}' --store` stores it (plain verify never writes into the source tree)",
+                  file=sys.stderr)
 
 
 def add_parsers(sub) -> None:
@@ -234,7 +256,8 @@ def add_parsers(sub) -> None:
     v = sub.add_parser("verify", help="run every registered claim and print the ledger")
     v.add_argument("--json", metavar="PATH", help="also write the ledger as JSON (a file that exists is replaced only "
                    "if it is a ledger this tool wrote; written through a temporary file)")
-    v.add_argument("--claims", metavar="GLOB", help="only claims whose id matches, e.g. 'RN.*'")
+    v.add_argument("--claims", metavar="GLOB", help="only claims whose id matches, e.g. 'RN.*', or any of a "
+                   "comma-separated list, e.g. 'RN.*,HC.main'")
     v.add_argument("--dps", type=int, default=50, help="decimal digits for the interval witnesses "
                    f"(15 to VERIFY_MAX_DPS = {LIMITS['VERIFY_MAX_DPS']})")
     v.add_argument("--quick", action="store_true", help="fewer stress instances (for tests)")
@@ -249,7 +272,8 @@ def add_parsers(sub) -> None:
     v.set_defaults(run=cmd_verify)
     sh = sub.add_parser("show", help="the whole record of one claim (quote, statement, every piece of evidence, "
                                      "readings, counterexamples typeset)")
-    sh.add_argument("claim", metavar="CLAIM", help="a claim id, e.g. RN.main (see `verify` for the list)")
+    sh.add_argument("claim", metavar="CLAIM", help="a claim id, e.g. RN.main (see `verify` for the list), or an alias "
+                    "`check --list` prints (rank-neutrality, ...)")
     sh.add_argument("--json", action="store_true",
                     help="print the claim's entry of `verify --json`, plus its counterexamples typeset")
     sh.add_argument("--dps", type=int, default=50, help="digits for the interval witnesses (default 50)")

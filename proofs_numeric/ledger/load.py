@@ -72,8 +72,10 @@ def get(claim_id: str) -> Claim:
 
 
 def select(pattern: str | None) -> list[Claim]:
-    """Claims whose id matches a glob such as ``RN.*``."""
+    """Claims whose id matches a glob such as ``RN.*``, or any of a comma-separated list of them (``'RN.*,HC.main'``,
+    as ``check --model`` takes)."""
     claims = registry()
     if not pattern:
         return claims
-    return [c for c in claims if fnmatch.fnmatchcase(c.id, pattern)]
+    pats = [p.strip() for p in str(pattern).split(",") if p.strip()]
+    return [c for c in claims if any(fnmatch.fnmatchcase(c.id, p) for p in pats)]

@@ -2,23 +2,131 @@
 strength, every piece of evidence compactly, conditions and reasons, each reading), wrapped to a width."""
 from __future__ import annotations
 
-import textwrap
+import re
 from collections import Counter
 
 from proofs_numeric.core.float_hints import describe_hint
 from theorems.framework import SUITE_READING, TALLY_PARTS, TRUTH, ClaimResult
+from theorems.framework.evidence import counterexample_file, store_command
 
 __all__ = ["VERDICT_STYLE", "render_claim", "render_summary", "tally", "SAID", "said", "claim_header", "render_check",
-           "ON_THIS_WORDS"]
+           "ON_THIS_WORDS", "wrap_tex", "tex_cuts"]
 
 VERDICT_STYLE = {"proved": "bold green", "certified": "green", "supported": "cyan", "conditional": "yellow",
                  "refuted": "bold red", "unsupported": "magenta", "not-checkable": "dim", "error": "bold magenta"}
 
 
+#: commands whose argument may follow after a space (``\\mathbf 1``): a line never breaks between the two
+_ARGUMENT_COMMANDS = ("mathbf", "mathrm", "mathit", "mathcal", "mathbb", "mathsf", "mathtt", "boldsymbol", "bm",
+                      "bar", "hat", "tilde", "vec", "dot", "overline", "underline", "sqrt", "frac", "text")
+
+
+def _tex_tokens(text: str) -> list[str]:
+    r"""Words of ``text`` split at the spaces where a line may break: outside every ``{...}`` group and not after a
+    backslash (``\ `` is TeX's control space), so ``\operatorname{arank}`` or ``\text{so H4}`` is never cut."""
+    out: list[str] = []
+    cur: list[str] = []
+    depth, prev = 0, ""
+    for ch in text:
+        if ch.isspace() and depth == 0 and prev != "\\":
+            if cur:
+                out.append("".join(cur))
+                cur = []
+            prev = ch
+            continue
+        if ch == "{" and prev != "\\":
+            depth += 1
+        elif ch == "}" and prev != "\\" and depth:
+            depth -= 1
+        cur.append(ch)
+        prev = ch if not (ch == "\\" and prev == "\\") else ""
+    if cur:
+        out.append("".join(cur))
+    merged: list[str] = []  # a font or accent command keeps its argument ("\\mathbf 1"): no break between them
+    for tok in out:
+        if merged and re.search(r"\\(?:%s)$" % "|".join(_ARGUMENT_COMMANDS), merged[-1]):
+            merged[-1] += " " + tok
+        else:
+            merged.append(tok)
+    return merged
+
+
+def tex_cuts(tok: str) -> list[int]:
+    r"""Where a word of TeX may be cut: before a command (``\alpha``) or after ``=``, ``,``, ``)``, ``+``, each outside
+    every ``{...}`` group, so no command name and no group is ever cut."""
+    cuts, depth = [], 0
+    for i, ch in enumerate(tok):
+        if ch == "{" and (i == 0 or tok[i - 1] != "\\"):
+            depth += 1
+        elif ch == "}" and (i == 0 or tok[i - 1] != "\\") and depth:
+            depth -= 1
+            continue
+        if depth or i == 0:
+            continue
+        if ch == "\\" and tok[i - 1] not in "\\ ":
+            cuts.append(i)
+        elif ch in "=,)+" and i + 1 < len(tok):
+            cuts.append(i + 1)
+    return sorted(set(cuts))
+
+
+def _split_long(tok: str, room: int) -> list[str]:
+    """A word longer than a line, cut where TeX would not mind (:func:`tex_cuts`): the last such place within
+    ``room``; if there is none, the first one after it (the line is then wider than ``room``: a command or a group
+    is never cut to fit); a word with no such place is kept whole."""
+    pieces = []
+    while len(tok) > room:
+        if "\\" not in tok and "{" not in tok:  # a plain word (a path, a number): cut where the line ends
+            cut = room
+        else:
+            cuts = [c for c in tex_cuts(tok) if c > 0]
+            inside = [c for c in cuts if c <= room]
+            cut = inside[-1] if inside else (cuts[0] if cuts else len(tok))
+            while not inside and any(cut < c <= cut + 2 for c in cuts):  # no stub such as "=" on a line of its own
+                cut = max(c for c in cuts if cut < c <= cut + 2)
+        pieces.append(tok[:cut])
+        tok = tok[cut:]
+    return pieces + ([tok] if tok else [])
+
+
+def wrap_tex(text: str, width: int, first: str = "", indent: str = "  ") -> list[str]:
+    r"""Wrap text that may hold LaTeX: breaks only at spaces outside ``{...}`` (never inside ``\command{...}``),
+    continuation lines indented by ``indent``; a word longer than a line is cut only where :func:`tex_cuts` allows (a
+    plain word without TeX where the line ends). No line is wider than ``width``, unless one TeX command or group
+    is: it is then kept whole, never cut.
+
+    >>> wrap_tex(r"a \operatorname{rank}(X)=\operatorname{rank}(Y)", 20)
+    ['a', '  \\operatorname{rank}(X)=', '  \\operatorname{rank}(Y)']
+    """
+    lines, cur, fresh = [], first, True  # fresh: nothing but the first prefix or the indent on the current line
+    room = max(8, width - len(indent))
+    for tok in _tex_tokens(str(text)):
+        sep = "" if fresh else " "
+        if len(cur) + len(sep) + len(tok) <= width:
+            cur, fresh = cur + sep + tok, False
+            continue
+        left = width - len(cur) - len(sep)
+        head = _split_long(tok, left)[0] if len(tok) > room and left >= 20 else ""
+        if head and len(head) <= left:  # a long formula starts on this line, cut where TeX allows
+            cur, tok = cur + sep + head, tok[len(head):]
+            fresh = False
+        if cur.strip() and (not fresh or len(cur) > len(indent)):  # a new line gives the word more room
+            lines.append(cur.rstrip())
+            cur = indent
+        for k, piece in enumerate(_split_long(tok, room) if len(tok) > room else [tok]):
+            if k:
+                lines.append(cur.rstrip())
+                cur = indent
+            cur += piece
+        fresh = False
+    lines.append(cur.rstrip())
+    return lines
+
+
 def _wrap(text: str, width: int, indent: str, first: str | None = None) -> list[str]:
-    return textwrap.wrap(" ".join(str(text).split()), width=width,
-                         initial_indent=first if first is not None else indent, subsequent_indent=indent,
-                         break_long_words=True, break_on_hyphens=False) or [indent.rstrip()]
+    """``text`` on lines of ``width``, its spaces folded, continuation lines indented by ``indent``; LaTeX in it is
+    never cut inside a command or a ``{...}`` group (:func:`wrap_tex`)."""
+    return wrap_tex(" ".join(str(text).split()), width, first if first is not None else indent, indent)
 
 
 #: a truth word as a terminal prints it (``fails`` stands out); the words themselves are theorems.framework.TRUTH
@@ -37,8 +145,12 @@ def _evidence_line(e) -> str:
     text = f"{e.kind}/{e.scope} [{e.regime}] {holds}: {e.summary}"
     if e.holds is None and e.reason and e.reason not in e.summary:
         text += f" (undecided: {e.reason})"
-    if e.counterexample and e.counterexample not in e.summary:
-        text += f" — file {e.counterexample}"
+    if e.kind == "counterexample" and e.counterexample:
+        stored = counterexample_file(e)
+        if stored is None:  # found on this run: no file to name yet
+            text += f" — found on this run, not stored: `{store_command(e.counterexample)}` stores it"
+        elif stored not in e.summary:
+            text += f" — file {stored}"
     return text
 
 
@@ -84,9 +196,13 @@ def render_claim(r: ClaimResult, width: int = 80) -> list[tuple[str, str | None]
         extra = rr.condition or (rr.reason if rr.verdict == "not-checkable" else None)
         if extra:
             text += f" — {extra}"
-        files = sorted({e.counterexample for e in rr.evidence if e.counterexample})
+        files = sorted({f for e in rr.evidence if (f := counterexample_file(e))})
+        found = sorted({store_command(e.counterexample) for e in rr.evidence
+                        if e.counterexample and counterexample_file(e) is None})
         if files:
             text += f" — counterexample: {'; '.join(files)}"
+        if found:
+            text += f" — counterexample found on this run, not stored: `{found[0]}` stores it"
         items.append((text, "  ", "    ", None))
     seen = set()
     for text, first, indent, style in items:

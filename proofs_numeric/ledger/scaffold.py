@@ -26,9 +26,12 @@ from pathlib import Path
 
 from proofs_numeric.output import SCAFFOLD_MARKER, UsageError, write_output
 
-__all__ = ["scaffold", "slugify", "render", "ScaffoldError", "MARKER", "BACKUPS", "title_of"]
+__all__ = ["scaffold", "remove", "slugify", "render", "ScaffoldError", "MARKER", "BACKUPS", "title_of"]
 
-THEOREM = '''"""A user conjecture, module ``theorems.conjectures.{slug}`` ({marker}).
+THEOREM = '''"""A user conjecture ({marker}).
+
+Module: theorems.conjectures.{slug}
+Claim: {claim_id}
 
 The display name is ``TITLE`` below. Edit this one file: ``STATEMENT`` (LaTeX), the hypotheses (any
 number, any names) and the conclusion, then set ``PLACEHOLDER = False`` (until then the conjecture is
@@ -36,13 +39,14 @@ not-checkable, "not filled in yet"). The generated test and chapter read them fr
 conjecture, so renaming or adding predicates needs no other edit. Instances are exact (sympy
 ``Rational``); predicates return True, False or None (undecided: never turn None into False).
 
-A false conjecture is a result, not a failure: `collapse-verify verify --claims '{claim_id}'` shows the
-smallest counterexample Hypothesis finds, `--store` keeps it under theorems/counterexamples/, and
-`make test` stays green (its test asserts what was found).
+A false conjecture is a result, not a failure: `collapse-verify verify --claims CLAIM` (the claim above)
+shows the smallest counterexample Hypothesis finds, `--store` keeps it under theorems/counterexamples/, and
+`make test` stays green (its test asserts what was found). `collapse-verify new --remove TITLE` removes what
+`new` wrote.
 
 No numeric module: a conjecture is decided exactly, on its instances and by Hypothesis (to attach numeric
-evidence by id, add a module ``{slug}`` with an ``EVIDENCE`` table to the numeric layer and list it in its
-evidence registry).
+evidence by id, add a module of the same name with an ``EVIDENCE`` table to the numeric layer and list it in
+its evidence registry).
 """
 from __future__ import annotations
 
@@ -52,7 +56,7 @@ from theorems.blocks import rank  # exact building blocks: centred, layer_norm_r
 from theorems.conjecture import InstanceForm, conjecture
 
 #: the name given to `collapse-verify new`, as a Python string literal
-TITLE = {title_repr}
+TITLE = {title_lines}
 #: the placeholder marker: while it is True the ledger shows this conjecture as not-checkable ("not filled in yet")
 #: and checks nothing. Set it to False once the statement, the hypotheses and the conclusion below are yours.
 PLACEHOLDER = True
@@ -72,9 +76,9 @@ def build_instance(draw, regime: str) -> Matrix:
 
 
 def from_user(user) -> Matrix:
-    """The instance from a user's input (`collapse-verify check {claim_id} --X ...`), read exactly by the one exact
+    """The instance from a user's input (`collapse-verify check CLAIM --X ...`), read exactly by the one exact
     reader: decimals are the fractions they spell, floats the dyadic rationals they store."""
-    return user.matrix("X").sympy(limit=40_000, who="{claim_id}")
+    return user.matrix("X").sympy(limit=40_000, who=CLAIM.id)
 
 
 def {h1}(X: Matrix) -> bool | None:
@@ -102,16 +106,21 @@ CLAIM = conjecture(
 )
 '''
 
-TEST = '''"""Property tests for the conjecture {claim_id} (theorems/conjectures/{slug}.py; {marker}).
+TEST = '''"""Property tests of a user conjecture ({marker}).
 
-The hypotheses and the conclusion are read from the registered conjecture: edit theorems/conjectures/{slug}.py, not
-this file. A true conjecture must hold on every draw meeting its hypotheses; a false one must be refuted
-by its stored counterexample and by a search from scratch.
+Claim: {claim_id}
+Module: theorems/conjectures/{slug}.py
+
+The hypotheses and the conclusion are read from the registered conjecture: edit its module, not this file.
+A true conjecture must hold on every draw meeting its hypotheses; a false one must be refuted by its stored
+counterexample and by a search from scratch.
 """
 from __future__ import annotations
 
 from property_tests.conjectures import stress_conjecture
-from theorems.conjectures import {slug}  # noqa: F401  (registers the conjecture)
+
+# importing the module registers the conjecture
+from theorems.conjectures import {slug}  # noqa: F401
 
 
 def test_{slug}_holds_or_is_refuted(counts):
@@ -153,6 +162,8 @@ class ScaffoldError(ValueError):
 MARKER = SCAFFOLD_MARKER
 #: where ``--force`` keeps a file before regenerating it (relative to the project root): one folder per run
 BACKUPS = Path(".collapse-verify") / "backups"
+#: the part of ``book/_toc.yml`` that lists the conjectures' chapters
+_TOC_CAPTION = "  - caption: Conjectures\n    chapters:\n"
 #: longest display name accepted, and longest module name derived from it
 MAX_NAME_CHARS = 120
 MAX_SLUG_CHARS = 60
@@ -267,7 +278,7 @@ def render(name: str) -> tuple[str, dict[str, str]]:
     """(slug, {relative path: text}) for a display name; every Python file is compiled first."""
     slug = slugify(name)
     title = " ".join(name.split())  # one line: newlines and tabs were refused or folded
-    fields = {"slug": slug, "title_repr": repr(title), "title_md": _md_escape(title),
+    fields = {"slug": slug, "title_lines": _literal_lines(title), "title_md": _md_escape(title),
               "claim_id": f"USER.{slug.replace('_', '-')}", "h1": "has_a_nonzero_entry", "marker": MARKER}
     files = {f"theorems/conjectures/{slug}.py": THEOREM.format(**fields),
              f"property_tests/user/test_{slug}.py": TEST.format(**fields),
@@ -279,6 +290,36 @@ def render(name: str) -> tuple[str, dict[str, str]]:
             except SyntaxError as e:  # a template defect, never the user's name
                 raise ScaffoldError(f"internal error: the generated {rel} does not compile ({e})") from None
     return slug, files
+
+
+#: the widest line of a string literal ``new`` writes (the project's line length is 120; a character of East Asian
+#: width counts twice, as ruff counts it)
+_LITERAL_WIDTH = 100
+
+
+def _width(s: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(c) in ("W", "F") else 1 for c in s)
+
+
+def _literal_lines(text: str) -> str:
+    """``text`` as a Python expression whose lines fit the project's line length: one literal, or adjacent literals
+    in parentheses (Python joins them into the same string, and :func:`title_of` reads it back).
+
+    >>> _literal_lines("LayerNorm sphere")
+    "'LayerNorm sphere'"
+    >>> eval(_literal_lines("x" * 150)) == "x" * 150
+    True
+    """
+    if _width(repr(text)) <= _LITERAL_WIDTH:
+        return repr(text)
+    parts, cur = [], ""
+    for ch in text:
+        if cur and _width(repr(cur + ch)) > _LITERAL_WIDTH - 4:
+            parts.append(cur)
+            cur = ""
+        cur += ch
+    parts.append(cur)
+    return "(\n" + "".join(f"    {p!r}\n" for p in parts) + ")"
 
 
 def _md_escape(s: str) -> str:
@@ -329,15 +370,7 @@ def scaffold(name: str, root: Path | str | None = None, force: bool = False,
     A module of the same name holding another title is refused even with ``force``."""
     slug, files = render(name)
     title = " ".join(name.split())
-    if root is not None:
-        root = Path(root)
-        if not root.is_dir():
-            raise ScaffoldError(f"--root {root} is not a directory")
-        root = root.resolve()
-        if not (root / "theorems").is_dir():
-            raise ScaffoldError(f"--root {root} has no theorems/ folder: it is not a collapse-verify project")
-    else:
-        root = _root(Path.cwd().resolve())
+    root = _project_root(root)
     taken = suite_names(root)
     if slug in taken:
         raise ScaffoldError(f"{name!r} makes the module name {slug!r}, which the suite uses itself (a module or "
@@ -394,10 +427,109 @@ def scaffold(name: str, root: Path | str | None = None, force: bool = False,
         t = toc.read_text(encoding="utf-8")
         entry = f"      - file: chapters/{slug}\n"
         if entry not in t:
-            if "  - caption: Conjectures\n    chapters:\n" not in t:
-                t = t.rstrip("\n") + "\n  - caption: Conjectures\n    chapters:\n"
-            head, tail = t.split("  - caption: Conjectures\n    chapters:\n", 1)
-            t = head + "  - caption: Conjectures\n    chapters:\n" + entry + tail
+            if _TOC_CAPTION not in t:
+                t = t.rstrip("\n") + "\n" + _TOC_CAPTION
+            head, tail = t.split(_TOC_CAPTION, 1)
+            t = head + _TOC_CAPTION + entry + tail
             _write(toc, t, force=True)  # an entry added to the project's own table of contents (not a replacement)
         written.append(toc)
     return written
+
+
+def remove(name: str, root: Path | str | None = None, backups: list | None = None) -> list[Path]:
+    """Undo ``new NAME``: remove the three files it wrote and its ``book/_toc.yml`` entry; the paths removed.
+
+    ``NAME`` is the title given to ``new`` (or the module name, or the claim id). Only files that carry
+    :data:`MARKER` are removed, and the module only if it holds this title: anything else is refused with
+    :class:`ScaffoldError` before anything is removed. A generated file edited since (the conjecture filled in) and
+    the claim's stored counterexample (``verify --store``) are first copied under :data:`BACKUPS` (``backups``
+    collects ``(original, backup)`` pairs), so nothing is lost. The "Conjectures" part of the table of contents is
+    removed too when this was its last chapter."""
+    raw = " ".join(str(name).split())
+    slug = None
+    if raw.startswith("USER.") and re.fullmatch(r"USER\.[a-z0-9-]+", raw):
+        slug = raw[len("USER."):].replace("-", "_")
+    elif re.fullmatch(r"[a-z][a-z0-9_]*", raw):
+        slug = raw
+    if slug is None:
+        slug, files = render(raw)
+    else:
+        files = None
+    root = _project_root(root)
+    module_rel = f"theorems/conjectures/{slug}.py"
+    module = root / module_rel
+    title = title_of(module) if module.is_file() else None
+    if files is None:  # named by its module or claim id: the title is the module's own
+        if title is None:
+            if module.exists() and not module.is_symlink():
+                raise ScaffoldError(f"{module_rel} declares no TITLE: it was not generated by `collapse-verify new`; "
+                                    "nothing removed")
+            raise ScaffoldError(f"no conjecture {raw!r}: {module_rel} does not exist; nothing removed")
+        slug2, files = render(title)
+        if slug2 != slug:
+            raise ScaffoldError(f"{module_rel} holds the title {title!r}, which makes the module name {slug2!r}, not "
+                                f"{slug!r}: not a module `collapse-verify new` generated; nothing removed")
+    elif title is not None and title != raw:
+        raise ScaffoldError(f"{module_rel} holds the conjecture titled {title!r}, not {raw!r}; nothing removed "
+                            f"(give its title, its module name {slug!r}, or its claim id)")
+    present, edited = [], []
+    for rel, text in files.items():
+        path = root / rel
+        if not path.exists() and not path.is_symlink():
+            continue
+        if path.is_symlink() or not path.is_file():
+            raise ScaffoldError(f"{rel} is not a regular file (a link or a folder): `collapse-verify new` did not "
+                                "write it; nothing removed")
+        target = _inside(root, path)
+        body = target.read_text(encoding="utf-8", errors="replace")
+        if MARKER not in body[:2000]:
+            raise ScaffoldError(f"{rel} was not generated by `collapse-verify new` (no marker); refusing to remove it; "
+                                "nothing removed")
+        present.append(target)
+        if body != text:
+            edited.append((rel, target))
+    toc = root / "book" / "_toc.yml"
+    entry = f"      - file: chapters/{slug}\n"
+    toc_text = toc.read_text(encoding="utf-8") if toc.is_file() and not toc.is_symlink() else None
+    in_toc = toc_text is not None and entry in toc_text
+    if not present and not in_toc:
+        raise ScaffoldError(f"nothing of {raw!r} to remove: none of {', '.join(files)} exists and book/_toc.yml has "
+                            "no entry for it")
+    claim_id = f"USER.{slug.replace('_', '-')}"
+    stored = root / "theorems" / "counterexamples" / f"{claim_id}.json"
+    moved = [("theorems/counterexamples/" + stored.name, _inside(root, stored))] if stored.is_file() else []
+    if edited or moved:
+        base = _backup_dir(root)
+        for rel, src in [*edited, *moved]:
+            dst = base / f"{rel}.bak"
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            _write(dst, src.read_text(encoding="utf-8", errors="replace"))
+            if backups is not None:
+                backups.append((src, dst))
+    removed = []
+    for target in present:
+        target.unlink()
+        removed.append(target)
+    for _, src in moved:
+        src.unlink()
+    if in_toc and toc_text is not None:
+        t = toc_text.replace(entry, "", 1)
+        if _TOC_CAPTION in t:  # the part has no chapter left: an empty part would break the book
+            head, tail = t.split(_TOC_CAPTION, 1)
+            if not tail.startswith("      - "):
+                t = head + tail
+        _write(toc, t, force=True)  # an entry removed from the project's own table of contents
+        removed.append(toc)
+    return removed
+
+
+def _project_root(root: Path | str | None) -> Path:
+    if root is None:
+        return _root(Path.cwd().resolve())
+    r = Path(root)
+    if not r.is_dir():
+        raise ScaffoldError(f"--root {r} is not a directory")
+    r = r.resolve()
+    if not (r / "theorems").is_dir():
+        raise ScaffoldError(f"--root {r} has no theorems/ folder: it is not a collapse-verify project")
+    return r

@@ -99,7 +99,7 @@ def prepare_inputs(m: Checkpoint, texts: dict | None = None, ids=None, seed: int
     cap, vocab = m.max_len, m.config.vocab
     runs, capped = {}, {}
     if (seed is not None or length is not None) and (texts or ids is not None):
-        raise ValueError("--seed/--length choose random token ids; they cannot be combined with --text or --ids")
+        raise ValueError("--token-seed/--length choose random token ids; they cannot be combined with --text or --ids")
     if texts and ids is not None:
         raise ValueError("give either texts or token ids, not both")
     if ids is not None:
@@ -114,7 +114,7 @@ def prepare_inputs(m: Checkpoint, texts: dict | None = None, ids=None, seed: int
     elif texts or (m.tokenizer is not None and seed is None and length is None):
         if m.tokenizer is None:
             raise ValueError(f"{m.path} has no tokenizer.json: give token ids (--ids '[1, 5, 9]') or random ids "
-                             f"(--seed, --length) instead of texts")
+                             f"(--token-seed, --length) instead of texts")
         for key, t in (texts or TEXTS).items():
             m.tokenizer.no_padding()
             m.tokenizer.no_truncation()
@@ -128,7 +128,7 @@ def prepare_inputs(m: Checkpoint, texts: dict | None = None, ids=None, seed: int
         seed = 0 if seed is None else seed
         length = DEFAULT_RANDOM_LENGTH if length is None else length
         if seed < 0:
-            raise ValueError(f"--seed must be >= 0, got {seed}")
+            raise ValueError(f"--token-seed must be >= 0, got {seed}")
         if length < 1:
             raise ValueError(f"--length must be at least 1, got {length}")
         n = min(length, cap)

@@ -312,7 +312,7 @@ def user_heads_instance(user) -> HeadsInput:
     """{X, heads, weights, d_k, c}: c = :func:`certified_ranks` of the user's X (exact) and weights (float64 values)."""
     X, W = user.matrix("X"), user.weights
     if W is None:
-        raise BadInput("this claim needs weights: --weights W.npz or --heads H [--seed N] (seeded Gaussian)")
+        raise BadInput("this claim needs weights: --weights W.npz or --heads H [--weights-seed N] (seeded Gaussian)")
     n, d = X.shape
     if W.d != d:
         raise BadInput(f"--weights: d = {W.d} in the weights but X has d = {d} columns")

@@ -156,7 +156,7 @@ def user_instance(user) -> AttentionInput:
     the interval path is checked by the conclusion (the costly predicate), so a failed premise is said at no cost."""
     X, W = user.matrix("X"), user.weights
     if W is None:
-        raise BadInput("this claim needs weights: --weights W.npz or --heads H [--seed N] (seeded Gaussian)")
+        raise BadInput("this claim needs weights: --weights W.npz or --heads H [--weights-seed N] (seeded Gaussian)")
     n, d = X.shape
     if W.d != d:
         raise BadInput(f"--weights: d = {W.d} in the weights but X has d = {d} columns")

@@ -73,9 +73,9 @@ INPUT_NAMES = {"X": "--X", "gamma": "--gamma", "beta": "--beta", "Delta": "--Del
 
 
 def input_flag(name: str) -> str:
-    """The flag that gives the input ``name`` (``weights``: ``--weights W.npz`` or ``--seed N --heads H``)."""
+    """The flag that gives the input ``name`` (``weights``: ``--weights W.npz`` or ``--weights-seed N --heads H``)."""
     if name == "weights":
-        return "(--weights W.npz | --heads H [--seed N])"
+        return "(--weights W.npz | --heads H [--weights-seed N])"
     if name == "W_O":
         return "--W-O MATRIX --heads H"
     return INPUT_NAMES.get(name, f"--{name}")

@@ -254,6 +254,15 @@ class Conjecture:
     def stored_path(self) -> Path:
         return counterexample_path(self.claim.id)
 
+    def _stored_instance(self, data: JSONObject, regime: str) -> Instance:
+        """The instance the stored file holds for ``regime``; an entry that cannot be read is a
+        :class:`CounterexampleError` naming the file, the regime and the entry (not a bare ``TypeError``)."""
+        try:
+            return decode_instance(data["regimes"][regime]["value"])
+        except (TypeError, ValueError, KeyError, ZeroDivisionError, sympy.SympifyError) as e:
+            raise CounterexampleError(f"stored counterexample {relative_path(self.stored_path())}: the instance of "
+                                      f"regime {regime!r} cannot be read ({type(e).__name__}: {e})") from None
+
     def stress(self, ctx: CheckContext) -> list[Evidence]:
         out: list[Evidence] = []
         rng = random.Random(stable_seed(f"{self.claim.id}:stress"))
@@ -284,7 +293,7 @@ class Conjecture:
         if self.stored_path().exists():
             data, _ = load_counterexample(self.claim.id)
             regimes = sorted((r for r in self.regimes if r in data.get("regimes", {})),
-                             key=lambda r: _size_key(decode_instance(data["regimes"][r]["value"])))
+                             key=lambda r: _size_key(self._stored_instance(data, r)))
             if not regimes:
                 raise CounterexampleError(f"{relative_path(self.stored_path())} holds no counterexample for the "
                                           f"regimes {self.regimes} of {self.claim.id}")

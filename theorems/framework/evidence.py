@@ -55,6 +55,7 @@ conclusion: a point of the exceptional null set, shown and never decisive).
 from __future__ import annotations
 
 import random
+import re
 import zlib
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -68,14 +69,14 @@ from .aliases import JSONObject, Numbers
 from .memo import memo, note_computed
 from .memo import provenance as memo_provenance
 from .run_record import note_counterexample
-from .storage import CounterexampleError, load_counterexample, relative_path
+from .storage import REPO_ROOT, CounterexampleError, counterexample_path, load_counterexample, relative_path
 
 __all__ = [
     "EVIDENCE_KINDS", "SCOPES", "STRENGTHS", "Evidence", "ProofStep", "tri",
     "formal_proof", "has_symbolic_size", "symbolic_identity", "derivation", "step_outcome", "exact_instances",
     "exact_complete",
     "stored_counterexample", "found_counterexample", "interval_witness", "interval_instances", "float_statistic",
-    "not_checkable", "predicted", "evidence_from_record", "FAILURE_LABELS",
+    "not_checkable", "predicted", "evidence_from_record", "FAILURE_LABELS", "counterexample_file", "store_command",
     "NULL_SET_LEMMAS",
     "genericity_argument", "failing_box", "identical_failure", "perturbation_probe", "labelled_failure",
 ]
@@ -172,8 +173,13 @@ class Evidence:
         return _KIND_STRENGTH[self.kind]
 
     def to_json(self) -> JSONObject:
+        """The record; a counterexample found on this run and not stored names no file (``"counterexample": null``)
+        but says how to store it (``"store_with"``), so no reader looks for a file that does not exist."""
         d = asdict(self)
         d.pop("_token", None)
+        if self.kind == "counterexample" and counterexample_file(self) is None and self.counterexample:
+            d["counterexample"] = None
+            d["store_with"] = store_command(self.counterexample)
         for k in ("label", "cites"):  # only where set (a generic claim's failures and arguments)
             if d[k] is None:
                 d.pop(k)
@@ -189,9 +195,31 @@ def _ev(kind: str, scope: str, holds: bool | None, summary: str, arithmetic: str
                     label=label, cites=cites, _token=_FRAMEWORK)
 
 
+def counterexample_file(e: Evidence) -> str | None:
+    """The file of a counterexample, repository-relative, when it exists; None for a counterexample found on this
+    run and not stored yet (or evidence of another kind): a file is named only when there is one."""
+    if e.kind != "counterexample" or not e.counterexample:
+        return None
+    p = Path(e.counterexample)
+    return e.counterexample if (p if p.is_absolute() else REPO_ROOT / p).is_file() else None
+
+
+def store_command(path: str) -> str:
+    """How to store the counterexample found on this run whose file would be ``path`` (named by its claim)."""
+    return f"collapse-verify verify --claims '{Path(path).stem}' --store"
+
+
+_STORE_CLAIM = re.compile(r"--claims '([^']+)' --store")
+
+
 def evidence_from_record(record: JSONObject) -> Evidence:
     """Evidence read back from a ledger this framework wrote (:meth:`Evidence.to_json`): the labels it was given
     when it was computed, validated again (an unknown kind or scope, or a malformed record, raises)."""
+    store = record.get("store_with")
+    if record.get("kind") == "counterexample" and not record.get("counterexample") and isinstance(store, str):
+        m = _STORE_CLAIM.search(store)  # found, not stored when written: where it is (or will be) stored
+        if m:
+            record = {**record, "counterexample": relative_path(counterexample_path(m.group(1)))}
     names = [f.name for f in fields(Evidence) if f.name != "_token"]
     missing = [n for n in ("kind", "holds", "summary", "arithmetic", "scope") if n not in record]
     if missing:

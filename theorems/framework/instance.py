@@ -176,8 +176,9 @@ def form_of(claim: ClaimLike, reading: ReadingLike,
         return None, NO_FORM
     form = decl.form
     if form is None:
-        what = "Pool" if decl.pool is not None else "builder"
-        return None, f"not checkable on user input: its {what} states no instance_from"
+        what = "a fixed set of rows" if decl.pool is not None else "instances it draws itself"
+        return None, (f"not checkable on your input: this claim is checked on {what}, and no way to read an "
+                      "instance from your input is declared for it")
     if form.unavailable:
         return None, form.unavailable
     if decl.conclusion[1] is None and form.conclusion is None:

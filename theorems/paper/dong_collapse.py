@@ -335,7 +335,7 @@ def _uniform_from_user(user) -> dict:
     """--X and uniform-attention weights: {X, W_VO = sum_h W_V^h W_O^h} (uniform heads add up to one)."""
     X = user.matrix("X").sympy(SYMPY_MAX_ENTRIES, "DONG.setup-stochastic-product")
     if user.weights is None:
-        raise BadInput("this claim needs weights: --weights W.npz (with W_Q = 0) or --heads H [--seed N]")
+        raise BadInput("this claim needs weights: --weights W.npz (with W_Q = 0) or --heads H [--weights-seed N]")
     if user.weights.d != X.shape[1]:
         raise BadInput(f"--weights: d = {user.weights.d} in the weights but X has d = {X.shape[1]} columns")
     Ws = user.weights.uniform_value_outputs("this reading")

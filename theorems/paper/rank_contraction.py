@@ -686,7 +686,7 @@ def _wv_rank(v) -> bool:
 def _one_head(user, who: str):
     W = user.weights
     if W is None:
-        raise BadInput(f"{who} needs weights: --weights W.npz or --heads 1 [--seed N]")
+        raise BadInput(f"{who} needs weights: --weights W.npz or --heads 1 [--weights-seed N]")
     if W.H != 1:
         raise BadInput(f"{who} is a statement about one head; the weights have H = {W.H} (give one head)")
     return W.heads[0]

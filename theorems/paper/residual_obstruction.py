@@ -152,7 +152,7 @@ def _uniform(user, who: str) -> tuple[Matrix, list[Matrix]]:
     X = _x_only(user)
     W = user.weights
     if W is None:
-        raise BadInput(f"{who} needs weights: --weights W.npz (with W_Q = 0) or --heads H [--seed N]")
+        raise BadInput(f"{who} needs weights: --weights W.npz (with W_Q = 0) or --heads H [--weights-seed N]")
     if W.d != X.shape[1]:
         raise BadInput(f"--weights: d = {W.d} in the weights but X has d = {X.shape[1]} columns")
     return X, W.uniform_value_outputs(who)
@@ -173,7 +173,7 @@ def _uniform_wo_choice(user) -> dict:
 def _uniform_first_order(user) -> dict:
     W = user.weights
     if W is None:
-        raise BadInput("this claim needs weights: --weights W.npz (with W_Q = 0) or --heads H [--seed N]")
+        raise BadInput("this claim needs weights: --weights W.npz (with W_Q = 0) or --heads H [--weights-seed N]")
     if user.n is None:
         raise BadInput("--n N (tokens) is needed")
     Ws = W.uniform_value_outputs("this claim")
