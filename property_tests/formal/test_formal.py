@@ -45,6 +45,21 @@ def _lemma(module: str, short: str) -> FormalLemma:
 
 # ---- registry and sources (no Coq needed) ----------------------------------------------------------
 
+def test_formal_runner_and_table_run_with_the_standard_library_only(tmp_path):
+    """make formal runs ``python3 theorems/formal/__init__.py`` without the venv: as a script (its folder first on
+    sys.path, no site-packages: -S -I) the runner and the lemma table load, and the package's re-exports are the
+    runner's and the table's own objects. A planted ``import numpy`` in the runner turns this red."""
+    import subprocess
+    import sys
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import runner, lemmas; "
+            "assert runner.LEMMAS is lemmas.LEMMAS; print(len(lemmas.LEMMAS), runner.main.__name__)")
+    proc = subprocess.run([sys.executable, "-S", "-I", "-c", code, str(formal.SOURCE_DIR)], capture_output=True,
+                          text=True, timeout=60, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == [str(len(formal.LEMMAS)), "main"]
+    assert formal.check is formal.runner.check and formal.LEMMAS is formal.lemmas.LEMMAS
+
+
 def test_formal_registry_is_consistent():
     keys = [(lemma.name, lemma.claim, lemma.reading) for lemma in formal.LEMMAS + formal.PENDING]
     assert len(keys) == len(set(keys))  # a lemma may support several claims, each once
@@ -112,7 +127,7 @@ def test_formal_pending_lemmas_are_accepted_and_not_evidence():
 @pytest.mark.slow
 @needs_coq
 def test_formal_without_analysis_the_real_instances_are_not_run(monkeypatch):
-    monkeypatch.setattr(formal, "analysis_available", lambda: False)
+    monkeypatch.setattr(formal.runner, "analysis_available", lambda: False)
     results = formal.check()
     for lm in formal.LEMMAS:
         r = results[lm.name]
@@ -174,7 +189,7 @@ def test_formal_cache_does_not_recompile_unchanged_files(tmp_path):
 
 @needs_coq
 def test_formal_without_mathcomp_is_not_run(monkeypatch, tmp_path):
-    monkeypatch.setattr(formal, "mathcomp_available", lambda: False)
+    monkeypatch.setattr(formal.runner, "mathcomp_available", lambda: False)
     results = formal.check(source_dir=tmp_path)
     assert all(r.closed is None and r.reason.startswith("not run: MathComp") for r in results.values())
 
