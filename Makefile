@@ -59,6 +59,8 @@ verify: venv
 # three classical axioms MathComp-Analysis rests on (theorems.formal.ALLOWED_AXIOMS). Needs coqc + MathComp +
 # MathComp-Analysis (apt-get install coq libcoq-mathcomp-algebra libcoq-mathcomp-analysis
 # libcoq-mathcomp-real-closed), no virtualenv.
+# Each accepted lemma's statement must equal its pin in theorems/formal/statements.txt (the reviewed spec; update it on
+# purpose with python3 theorems/formal/__init__.py --pin NAME).
 ## the Coq proofs (needs coqc + MathComp + MathComp-Analysis; no virtualenv)
 formal:
 	@command -v coqc >/dev/null 2>&1 || { echo "formal: coqc not found (Debian/Ubuntu: apt-get install coq libcoq-mathcomp-algebra libcoq-mathcomp-analysis libcoq-mathcomp-real-closed)"; exit 1; }

@@ -174,6 +174,45 @@ def test_formal_axiom_unknown_name_and_compile_error_are_not_closed(tmp_path):
 
 
 @needs_coq
+def test_formal_a_weakened_statement_is_refused_until_pinned_on_purpose(tmp_path):
+    """The pin: a lemma accepted by the axiom policy is refused when Coq's printed statement differs from the
+    pinned one (or has no pin), with a message naming it and showing old and new; --pin (formal.pin) updates it.
+    A planted weakening (the same lemma name, now proving something weaker, still closed) is refused."""
+    source = tmp_path / "pinned.v"
+    strong = _PLAIN_HEADER + "Lemma strong (n : nat) : S n <> 0.\nProof. discriminate. Qed.\n"
+    source.write_text(strong)
+    lemmas = [_lemma("pinned", "strong")]
+    name = "CollapseVerify.pinned.strong"
+    assert formal.check(lemmas, source_dir=tmp_path)[name].accepted is True  # no statements.txt: not compared
+    formal.write_statements({}, tmp_path)  # an empty spec: every lemma needs a pin
+    unpinned = formal.check(lemmas, source_dir=tmp_path)[name]
+    assert unpinned.accepted is False and "no pinned statement for " + name in unpinned.reason
+    logged: list[str] = []
+    assert formal.pin(lemmas=lemmas, source_dir=tmp_path, log=logged.append) == 1
+    assert "forall n : nat, n.+1 <> 0" in formal.load_statements(tmp_path)[name] and "old: (none)" in logged[0]
+    assert formal.check(lemmas, source_dir=tmp_path)[name].accepted is True
+    # the planted weakening: for n = 0 only, still closed under the global context
+    source.write_text(_PLAIN_HEADER + "Lemma strong : S 0 <> 0.\nProof. discriminate. Qed.\n")
+    weak = formal.check(lemmas, source_dir=tmp_path)[name]
+    assert weak.accepted is False and weak.assumptions.strip() == "Closed under the global context"
+    assert "the statement of " + name + " changed" in weak.reason
+    old, new = weak.reason.split("pinned:\n", 1)[1].split("\nCoq now prints:\n")
+    assert "forall n : nat, n.+1 <> 0" in " ".join(old.split()) and "forall" not in new and "strong :" in new
+    # restoring the statement restores acceptance (whitespace alone is not a change)
+    source.write_text(strong.replace("S n <> 0.", "S n   <>\n 0."))
+    assert formal.check(lemmas, source_dir=tmp_path)[name].accepted is True
+
+
+@needs_coq
+def test_formal_every_registered_lemma_is_pinned():
+    """The project's spec pins exactly the registered lemmas (LEMMAS and PENDING), no stale pin."""
+    pins = formal.load_statements()
+    assert pins is not None, "theorems/formal/statements.txt is missing"
+    assert set(pins) == {lm.name for lm in formal.LEMMAS + formal.PENDING}
+    assert all(pins[n].startswith(n.split(".", 1)[1] + " :") or pins[n].split(" :", 1)[0] in n for n in pins)
+
+
+@needs_coq
 def test_formal_cache_does_not_recompile_unchanged_files(tmp_path):
     source = tmp_path / "cached.v"
     source.write_text(_PLAIN_HEADER + "Lemma cached : 1 = 1.\nProof. reflexivity. Qed.\n")

@@ -26,6 +26,7 @@ if __package__:
         NO_MATHCOMP,
         NOT_INSTALLED,
         SOURCE_DIR,
+        STATEMENTS_FILE,
         FormalResult,
         analysis_available,
         axiom_words,
@@ -34,19 +35,25 @@ if __package__:
         clear_check_cache,
         compile_sources,
         coq_version,
+        load_statements,
         main,
         mathcomp_available,
         parse_assumptions,
+        pin,
         results_path,
         scan_forbidden,
+        statement_of,
+        statements_path,
         strip_comments,
+        write_statements,
     )
 
     __all__ = ["FormalLemma", "FormalResult", "LEMMAS", "PENDING", "SOURCE_DIR", "FORBIDDEN_WORDS",
                "ALLOWED_AXIOMS", "AXIOM_WORDS", "axiom_words", "parse_assumptions", "coq_version",
                "mathcomp_available", "build_dir", "check", "clear_check_cache", "compile_sources", "scan_forbidden",
                "lemmas_for", "main", "analysis_available", "NO_ANALYSIS", "NO_MATHCOMP", "NOT_INSTALLED",
-               "results_path", "strip_comments", "LOGICAL_ROOT"]
+               "results_path", "strip_comments", "LOGICAL_ROOT", "STATEMENTS_FILE", "statement_of",
+               "statements_path", "load_statements", "write_statements", "pin"]
 
 if __name__ == "__main__":  # python3 theorems/formal/__init__.py: this folder is sys.path[0]
     from runner import main as _main

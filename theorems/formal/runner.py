@@ -62,7 +62,8 @@ else:  # run as a script (python3 theorems/formal/__init__.py puts this folder o
 __all__ = ["FormalResult", "SOURCE_DIR", "FORBIDDEN_WORDS", "ALLOWED_AXIOMS",
            "AXIOM_WORDS", "axiom_words", "parse_assumptions", "coq_version", "mathcomp_available", "build_dir",
            "check", "clear_check_cache", "compile_sources", "scan_forbidden", "main",
-           "analysis_available", "NO_ANALYSIS", "NO_MATHCOMP", "NOT_INSTALLED", "results_path", "strip_comments"]
+           "analysis_available", "NO_ANALYSIS", "NO_MATHCOMP", "NOT_INSTALLED", "results_path", "strip_comments",
+           "STATEMENTS_FILE", "statement_of", "statements_path", "load_statements", "write_statements", "pin"]
 
 SOURCE_DIR = Path(__file__).resolve().parent
 BUILD_SUBDIR = "_build"
@@ -613,6 +614,89 @@ def _store_results(build: Path, key: str, results: dict[str, tuple]) -> None:
         pass
 
 
+#: the reviewed spec of what each accepted lemma states, as Coq prints it (About), in the source folder
+STATEMENTS_FILE = "statements.txt"
+_PIN_HEAD = "== "  # a pinned statement starts with "== <full Coq name>" on a line of its own
+_PIN_PREAMBLE = """\
+# The pinned statements: what each registered Coq lemma states, as Coq prints it (the first paragraph of
+# `About`, run by theorems/formal/runner.py after `From CollapseVerify Require <modules>`). make formal compares
+# Coq's printed statement with the one pinned here (whitespace runs count as one space) and refuses a lemma whose
+# statement changed, or that has no pin, until this file is updated on purpose:
+#     python3 theorems/formal/__init__.py --pin NAME...   (or --pin alone: every missing or changed statement)
+# prints the old and the new statement of each lemma it pins; review the diff before committing it.
+# A pin fixes the statement's text, not the definitions it names (rank_neutrality.LN, softmax_real.softmaxR, ...):
+# a changed definition shows in the diff of its .v file, not here.
+"""
+
+
+def statement_of(about: str) -> str:
+    """The statement in Coq's ``About`` output: its first paragraph (``name :`` and the type), stripped."""
+    return about.strip().split("\n\n", 1)[0].strip()
+
+
+def _same_statement(a: str, b: str) -> bool:
+    return " ".join(a.split()) == " ".join(b.split())
+
+
+def statements_path(source_dir: Path | str | None = None) -> Path:
+    """The pinned-statements file of a source folder (``statements.txt`` beside the ``.v`` files)."""
+    return Path(source_dir or SOURCE_DIR) / STATEMENTS_FILE
+
+
+def load_statements(source_dir: Path | str | None = None) -> dict[str, str] | None:
+    """{full lemma name: pinned statement} from the source folder's statements.txt; None when there is no such
+    file (then statements are not compared: a scratch folder of a test). A malformed file is a ValueError naming
+    the line."""
+    path = statements_path(source_dir)
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        return None
+    pins: dict[str, str] = {}
+    name: str | None = None
+    body: list[str] = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if line.startswith(_PIN_HEAD):
+            if name is not None:
+                pins[name] = "\n".join(body).strip()
+            name, body = line[len(_PIN_HEAD):].strip(), []
+            if not name or name in pins:
+                raise ValueError(f"{path}:{lineno}: {'a repeated pin ' + name if name else 'a pin without a name'}")
+        elif name is None:
+            if line.strip() and not line.startswith("#"):
+                raise ValueError(f"{path}:{lineno}: text before the first '{_PIN_HEAD}<lemma name>' line")
+        else:
+            body.append(line)
+    if name is not None:
+        pins[name] = "\n".join(body).strip()
+    return pins
+
+
+def write_statements(pins: dict[str, str], source_dir: Path | str | None = None) -> Path:
+    """Write {full name: statement} (in the given order) to the source folder's statements.txt, atomically."""
+    path = statements_path(source_dir)
+    parts = [_PIN_PREAMBLE]
+    for name, stmt in pins.items():
+        parts.append(f"\n{_PIN_HEAD}{name}\n{stmt.strip()}\n")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text("".join(parts))
+    tmp.replace(path)
+    return path
+
+
+def _pin_verdict(name: str, about: str, pins: dict[str, str]) -> str | None:
+    """Why an accepted lemma is refused by the pin (no pin; a changed statement), or None when it matches."""
+    now = statement_of(about)
+    if name not in pins:
+        return (f"refused: no pinned statement for {name} in {STATEMENTS_FILE}; pin it on purpose "
+                f"(python3 theorems/formal/__init__.py --pin {name}). Coq prints:\n{now}")
+    if not _same_statement(pins[name], now):
+        return (f"refused: the statement of {name} changed; update {STATEMENTS_FILE} on purpose "
+                f"(python3 theorems/formal/__init__.py --pin {name}) if the new statement is meant.\n"
+                f"pinned:\n{pins[name]}\nCoq now prints:\n{now}")
+    return None
+
+
 _CHECK_CACHE: dict[tuple, dict[str, FormalResult]] = {}
 
 
@@ -622,7 +706,7 @@ def clear_check_cache() -> None:
 
 
 def check(lemmas: tuple[FormalLemma, ...] | list[FormalLemma] = LEMMAS,
-          source_dir: Path | str | None = None) -> dict[str, FormalResult]:
+          source_dir: Path | str | None = None, compare_statements: bool = True) -> dict[str, FormalResult]:
     """{lemma name: FormalResult}: compile what is stale, then ask Coq about every lemma.
 
     One coqc query gives About for every lemma and Print Assumptions of the tuple of all of them; when that is
@@ -630,7 +714,8 @@ def check(lemmas: tuple[FormalLemma, ...] | list[FormalLemma] = LEMMAS,
     name an allowed axiom could be printed as; a third query (only when something is refused) locates the
     other names. accepted is True when the lemma is closed or rests only on ALLOWED_AXIOMS (by full name);
     False on a compile error, an unknown lemma, any other axiom (an Admitted proof, an axiom of ours, another
-    library's), or an unsafe flag; None when coqc is not installed. Cached per process (keyed by the lemmas,
+    library's), an unsafe flag, or (compare_statements, and the source folder has a statements.txt) a statement
+    that differs from its pin or has none; None when coqc is not installed. Cached per process (keyed by the lemmas,
     the directory, the sources' text and the coqc version).
     """
     src = Path(source_dir or SOURCE_DIR).resolve()
@@ -641,7 +726,9 @@ def check(lemmas: tuple[FormalLemma, ...] | list[FormalLemma] = LEMMAS,
     if not mathcomp_available():
         return {l.name: FormalResult(None, NO_MATHCOMP, "", "", 0.0) for l in lemmas}
     texts = {p.stem: p.read_text() for p in sorted(src.glob("*.v"))}
-    key = (str(src), version, analysis_available(), lemmas, tuple(sorted(texts.items())))
+    pins = load_statements(src) if compare_statements else None
+    key = (str(src), version, analysis_available(), lemmas, tuple(sorted(texts.items())),
+           None if pins is None else tuple(sorted(pins.items())))
     if key in _CHECK_CACHE:
         return _CHECK_CACHE[key]
     t0 = time.perf_counter()
@@ -702,6 +789,11 @@ def check(lemmas: tuple[FormalLemma, ...] | list[FormalLemma] = LEMMAS,
             if all(not r[1].startswith("Coq could not query") for r in results.values()):
                 _store_results(build, cache_key, {l.name: results[l.name] for l in to_query})
     seconds = time.perf_counter() - t0
+    if pins is not None:  # a lemma the policy accepts must state what its pin says (not part of the stored verdicts)
+        for name, (accepted, _reason, about, assumptions, axioms) in list(results.items()):
+            pin_why = _pin_verdict(name, about, pins) if accepted else None
+            if pin_why:
+                results[name] = (False, pin_why, about, assumptions, axioms)
     out = {name: FormalResult(accepted, reason, about, assumptions, seconds, axioms)
            for name, (accepted, reason, about, assumptions, axioms) in results.items()}
     out = {l.name: out[l.name] for l in lemmas}
@@ -709,9 +801,56 @@ def check(lemmas: tuple[FormalLemma, ...] | list[FormalLemma] = LEMMAS,
     return out
 
 
+def pin(names: list[str] | tuple[str, ...] = (), lemmas: tuple[FormalLemma, ...] | list[FormalLemma] | None = None,
+        source_dir: Path | str | None = None, log=print) -> int:
+    """Pin, on purpose, the statement Coq prints for the named lemmas (all: every missing or changed one) in the
+    source folder's statements.txt, printing the old and the new statement of each; only lemmas the axiom policy
+    accepts are pinned. Pins of lemmas no longer registered are dropped (and said). Returns how many changed."""
+    lemmas = tuple(LEMMAS + PENDING if lemmas is None else lemmas)
+    unknown = sorted(set(names) - {l.name for l in lemmas})
+    if unknown:
+        raise ValueError(f"--pin: not a registered lemma: {', '.join(unknown)}")
+    old = load_statements(source_dir) or {}
+    results = check(lemmas, source_dir, compare_statements=False)
+    new: dict[str, str] = {}
+    changed = 0
+    for name in dict.fromkeys(l.name for l in lemmas):
+        r, was = results[name], old.get(name)
+        now = statement_of(r.about) if r.accepted else None
+        if (not names or name in names) and now is not None and (was is None or not _same_statement(was, now)):
+            log(f"pin {name}\n  old: {was if was is not None else '(none)'}\n  new: {now}".replace("\n", "\n      "))
+            new[name], changed = now, changed + 1
+        elif was is not None:
+            new[name] = was
+        elif name in names:
+            log(f"not pinned: {name} is not accepted: {r.reason.splitlines()[0] if r.reason else 'not checked'}")
+    for name in sorted(set(old) - set(new)):
+        log(f"dropped the pin of {name}: no longer registered")
+        changed += 1
+    if changed:
+        write_statements(new, source_dir)
+    return changed
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Print one line per lemma; exit 1 unless every lemma is accepted and no forbidden word appears."""
+    """Print one line per lemma; exit 1 unless every lemma is accepted and no forbidden word appears.
+
+    ``--pin [NAME ...]`` first pins the statements (see :func:`pin`), then checks as usual."""
+    argv = list(argv or [])
     status = 0
+    if argv and argv[0] == "--pin":
+        if not mathcomp_available():
+            print("formal: --pin needs coqc and MathComp")
+            return 1
+        try:
+            n = pin(argv[1:])
+        except ValueError as exc:
+            print(f"formal: {exc}")
+            return 2
+        print(f"formal: {n} pinned statement(s) written to {statements_path()}" if n else "formal: every pin agrees")
+    elif argv:
+        print(f"formal: unknown arguments {' '.join(argv)} (give --pin [NAME ...] or nothing)")
+        return 2
     for file, line, word in scan_forbidden():
         print(f"FORBIDDEN {word!r} at {file}:{line}")
         status = 1
