@@ -203,6 +203,33 @@ def test_formal_a_weakened_statement_is_refused_until_pinned_on_purpose(tmp_path
     assert formal.check(lemmas, source_dir=tmp_path)[name].accepted is True
 
 
+needs_coqchk = pytest.mark.skipif(shutil.which("coqchk") is None, reason="coqchk not installed (Debian's coq ships it)")
+
+
+@needs_coq
+@needs_coqchk
+def test_formal_coqchk_rejection_refuses_the_lemma(tmp_path):
+    """coqchk, the independent kernel check, re-checks the accepted lemmas' modules (make formal: check(coqchk=True));
+    verify (coqchk=False) reads the stored verdict and never runs it. A module coqchk rejects (here its .vo cut in
+    half after Coq's queries were answered and stored) makes its lemma refused: not formal evidence."""
+    (tmp_path / "kernel.v").write_text(_PLAIN_HEADER + "Lemma twice (n : nat) : S n <> 0.\nProof. discriminate. Qed.\n")
+    lemmas = [_lemma("kernel", "twice")]
+    name = "CollapseVerify.kernel.twice"
+    assert formal.check(lemmas, source_dir=tmp_path)[name].coqchk is None  # verify's path: coqchk not yet run
+    formal.clear_check_cache()
+    ok = formal.check(lemmas, source_dir=tmp_path, coqchk=True)[name]
+    assert ok.accepted is True and ok.coqchk is True
+    formal.clear_check_cache()
+    assert formal.check(lemmas, source_dir=tmp_path)[name].coqchk is True  # the stored verdict, read by verify
+    vo = tmp_path / "_build" / "kernel.vo"
+    vo.write_bytes(vo.read_bytes()[: vo.stat().st_size // 2])  # Coq's answers stay stored; the kernel file breaks
+    formal.clear_check_cache()
+    bad = formal.check(lemmas, source_dir=tmp_path, coqchk=True)[name]
+    assert bad.accepted is False and bad.coqchk is False and "coqchk" in bad.reason and "kernel.vo" in bad.reason
+    formal.clear_check_cache()
+    assert formal.check(lemmas, source_dir=tmp_path)[name].accepted is False  # verify reads the rejection
+
+
 @needs_coq
 def test_formal_every_registered_lemma_is_pinned():
     """The project's spec pins exactly the registered lemmas (LEMMAS and PENDING), no stale pin."""

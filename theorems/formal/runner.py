@@ -63,7 +63,8 @@ __all__ = ["FormalResult", "SOURCE_DIR", "FORBIDDEN_WORDS", "ALLOWED_AXIOMS",
            "AXIOM_WORDS", "axiom_words", "parse_assumptions", "coq_version", "mathcomp_available", "build_dir",
            "check", "clear_check_cache", "compile_sources", "scan_forbidden", "main",
            "analysis_available", "NO_ANALYSIS", "NO_MATHCOMP", "NOT_INSTALLED", "results_path", "strip_comments",
-           "STATEMENTS_FILE", "statement_of", "statements_path", "load_statements", "write_statements", "pin"]
+           "STATEMENTS_FILE", "statement_of", "statements_path", "load_statements", "write_statements", "pin",
+           "run_coqchk", "stored_coqchk", "coqchk_mode", "COQCHK_MODES"]
 
 SOURCE_DIR = Path(__file__).resolve().parent
 BUILD_SUBDIR = "_build"
@@ -112,6 +113,8 @@ class FormalResult:
     assumptions: str       # Coq's `Print Assumptions name.` output
     seconds: float         # wall time of the check() that produced it (compiles + the queries)
     axioms: tuple[str, ...] = ()  # full Coq names of the axioms the lemma rests on (allowed ones when accepted)
+    coqchk: bool | None = None    # the independent kernel re-check of the lemma's module (make formal): True passed,
+                                  # False rejected (then accepted is False), None not run for these .vo files
 
     @property
     def closed(self) -> bool | None:
@@ -697,6 +700,94 @@ def _pin_verdict(name: str, about: str, pins: dict[str, str]) -> str | None:
     return None
 
 
+#: how coqchk re-checks our modules: "norec" (each of our modules checked, MathComp and the standard library
+#: trusted as compiled) or "full" (every dependency checked too); COLLAPSE_VERIFY_COQCHK=full asks for the full check.
+#: Measured on the 2-core machine (22 modules, load about 14): -norec 16.5 s wall, the full recursive check over
+#: MathComp-Analysis much longer (see book/formal.md), so make formal runs -norec.
+COQCHK_MODES = ("norec", "full")
+_COQCHK_PREFIX = "coqchk-"
+
+
+def _coqchk() -> str | None:
+    return shutil.which("coqchk")
+
+
+def coqchk_mode() -> str:
+    mode = os.environ.get("COLLAPSE_VERIFY_COQCHK", "norec")
+    return mode if mode in COQCHK_MODES else "norec"
+
+
+def _coqchk_cmd(modules: list[str], mode: str) -> list[str]:
+    names = [f"{LOGICAL_ROOT}.{m}" for m in modules]
+    rest = [a for n in names for a in ("-norec", n)] if mode == "norec" else names
+    return [_coqchk() or "coqchk", "-silent", "-Q", ".", LOGICAL_ROOT, *rest]
+
+
+def _coqchk_key(build: Path, modules: list[str], mode: str) -> str:
+    """A hash of what the verdict depends on: coqchk's mode and the stamps (content digests) of the .vo files."""
+    h = hashlib.sha256(f"coqchk {coq_version()} {mode}\n".encode())
+    for m in sorted(modules):
+        try:
+            stamp = (build / f"{m}.stamp").read_text()
+            vo = hashlib.sha256((build / f"{m}.vo").read_bytes()).hexdigest()
+        except OSError:
+            stamp = vo = ""
+        h.update(f"{m}\0{stamp}\0{vo}\0".encode())
+    return h.hexdigest()
+
+
+def _coqchk_path(build: Path, key: str) -> Path:
+    return build / f"{_COQCHK_PREFIX}{key[:24]}.json"
+
+
+def stored_coqchk(build: Path, modules: list[str], mode: str | None = None) -> dict | None:
+    """The stored coqchk verdict for exactly these .vo files ({"failed": {module: text}, "seconds", "mode"}), or
+    None when coqchk has not checked them (verify never runs coqchk: it only reads what make formal stored)."""
+    for m in ((mode,) if mode else COQCHK_MODES):
+        try:
+            data = json.loads(_coqchk_path(build, _coqchk_key(build, modules, m)).read_text())
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and isinstance(data.get("failed"), dict):
+            return data
+    return None
+
+
+def run_coqchk(source_dir: Path | str | None = None, modules: list[str] | None = None, mode: str | None = None,
+               log=None) -> dict:
+    """Re-check the compiled modules with coqchk, Coq's independent kernel checker, in one invocation (each
+    dependency loaded once); on failure, module by module to name the ones it rejects. Stores and returns
+    {"failed": {module: coqchk's words}, "seconds": wall time, "mode": mode}; "failed" is {"*": why} when coqchk
+    is not installed."""
+    src = Path(source_dir or SOURCE_DIR).resolve()
+    build = build_dir(src)
+    mode = mode or coqchk_mode()
+    modules = sorted(modules if modules is not None else [p.stem for p in src.glob("*.v")])
+    if _coqchk() is None:
+        return {"failed": {"*": "coqchk not installed (it ships with Debian's coq package)"}, "seconds": 0.0,
+                "mode": mode}
+    t0 = time.perf_counter()
+    proc = subprocess.run(_coqchk_cmd(modules, mode), cwd=build, capture_output=True, text=True)
+    failed: dict[str, str] = {}
+    if proc.returncode != 0:
+        for m in modules:
+            one = subprocess.run(_coqchk_cmd([m], "norec"), cwd=build, capture_output=True, text=True)
+            if one.returncode != 0:
+                failed[m] = (one.stderr + one.stdout).strip()[-2000:] or f"coqchk exited with {one.returncode}"
+        if not failed:  # the joint run failed but no module alone does: a dependency (full mode) or the run itself
+            failed["*"] = (proc.stderr + proc.stdout).strip()[-2000:] or f"coqchk exited with {proc.returncode}"
+    seconds = time.perf_counter() - t0
+    data = {"failed": failed, "seconds": round(seconds, 2), "mode": mode, "modules": modules}
+    if log:
+        log(f"{' '.join(_coqchk_cmd(modules, mode)[:5])} ... ({len(modules)} modules, {mode}): "
+            f"{'ok' if not failed else 'REJECTED ' + ', '.join(failed)} in {seconds:.1f} s")
+    path = _coqchk_path(build, _coqchk_key(build, modules, mode))
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data))
+    tmp.replace(path)
+    return data
+
+
 _CHECK_CACHE: dict[tuple, dict[str, FormalResult]] = {}
 
 
@@ -706,7 +797,8 @@ def clear_check_cache() -> None:
 
 
 def check(lemmas: tuple[FormalLemma, ...] | list[FormalLemma] = LEMMAS,
-          source_dir: Path | str | None = None, compare_statements: bool = True) -> dict[str, FormalResult]:
+          source_dir: Path | str | None = None, compare_statements: bool = True,
+          coqchk: bool = False) -> dict[str, FormalResult]:
     """{lemma name: FormalResult}: compile what is stale, then ask Coq about every lemma.
 
     One coqc query gives About for every lemma and Print Assumptions of the tuple of all of them; when that is
@@ -715,7 +807,10 @@ def check(lemmas: tuple[FormalLemma, ...] | list[FormalLemma] = LEMMAS,
     other names. accepted is True when the lemma is closed or rests only on ALLOWED_AXIOMS (by full name);
     False on a compile error, an unknown lemma, any other axiom (an Admitted proof, an axiom of ours, another
     library's), an unsafe flag, or (compare_statements, and the source folder has a statements.txt) a statement
-    that differs from its pin or has none; None when coqc is not installed. Cached per process (keyed by the lemmas,
+    that differs from its pin or has none, or a module coqchk rejected; None when coqc is not installed. With
+    ``coqchk`` (make formal), the compiled modules of the accepted lemmas are re-checked by coqchk in one run and
+    the verdict stored; without it (verify), a stored verdict for the same .vo files is read (a rejection refuses
+    the lemma) and coqchk is never run. Cached per process (keyed by the lemmas,
     the directory, the sources' text and the coqc version).
     """
     src = Path(source_dir or SOURCE_DIR).resolve()
@@ -727,7 +822,7 @@ def check(lemmas: tuple[FormalLemma, ...] | list[FormalLemma] = LEMMAS,
         return {l.name: FormalResult(None, NO_MATHCOMP, "", "", 0.0) for l in lemmas}
     texts = {p.stem: p.read_text() for p in sorted(src.glob("*.v"))}
     pins = load_statements(src) if compare_statements else None
-    key = (str(src), version, analysis_available(), lemmas, tuple(sorted(texts.items())),
+    key = (str(src), version, analysis_available(), lemmas, tuple(sorted(texts.items())), coqchk,
            None if pins is None else tuple(sorted(pins.items())))
     if key in _CHECK_CACHE:
         return _CHECK_CACHE[key]
@@ -794,7 +889,25 @@ def check(lemmas: tuple[FormalLemma, ...] | list[FormalLemma] = LEMMAS,
             pin_why = _pin_verdict(name, about, pins) if accepted else None
             if pin_why:
                 results[name] = (False, pin_why, about, assumptions, axioms)
-    out = {name: FormalResult(accepted, reason, about, assumptions, seconds, axioms)
+    checked: dict[str, bool | None] = {}
+    mods = sorted({l.module for l in lemmas if results.get(l.name, (None,))[0]})
+    if mods:  # the independent re-check of the accepted lemmas' modules
+        build = build_dir(src)
+        verdict = stored_coqchk(build, mods, coqchk_mode() if coqchk else None)
+        if verdict is None and coqchk:  # not yet checked for these very .vo files
+            verdict = run_coqchk(src, mods)
+        if verdict is not None:
+            failed = verdict["failed"]
+            for name, (accepted, _why, about, assumptions, axioms) in list(results.items()):
+                mod = name.split(".")[1] if name.count(".") >= 2 else ""
+                if not accepted or mod not in mods:
+                    continue
+                bad = failed.get(mod) or failed.get("*")
+                checked[name] = not bad
+                if bad:
+                    results[name] = (False, f"refused: coqchk (the independent kernel check, {verdict['mode']}) "
+                                            f"rejects {mod}.vo:\n{bad}", about, assumptions, axioms)
+    out = {name: FormalResult(accepted, reason, about, assumptions, seconds, axioms, checked.get(name))
            for name, (accepted, reason, about, assumptions, axioms) in results.items()}
     out = {l.name: out[l.name] for l in lemmas}
     _CHECK_CACHE[key] = out
@@ -863,7 +976,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     t0 = time.perf_counter()
     compile_sources(log=print)
-    results = check(LEMMAS + PENDING)
+    results = check(LEMMAS + PENDING, coqchk=True)
     for lemma in LEMMAS:
         r = results[lemma.name]
         mark = "closed" if r.closed else "accepted" if r.accepted else "NOT RUN" if r.accepted is None else "REFUSED"
@@ -888,9 +1001,18 @@ def main(argv: list[str] | None = None) -> int:
     results = {name: r for name, r in results.items() if any(l.name == name for l in LEMMAS)}
     n_ok = sum(bool(r.accepted) for r in results.values())
     n_closed = sum(bool(r.closed) for r in results.values())
+    mods = sorted({l.module for l in LEMMAS + PENDING if results[l.name].coqchk is not None})
+    verdict = stored_coqchk(build_dir(), mods, coqchk_mode()) if mods else None
+    if verdict is not None:
+        trusted = ", dependencies trusted as compiled" if verdict["mode"] == "norec" else ""
+        print(f"formal: coqchk ({verdict['mode']}{trusted}) re-checked {len(mods)} modules in one run: "
+              + (f"all pass ({verdict['seconds']} s)" if not verdict["failed"] else
+                 f"REJECTED {', '.join(sorted(verdict['failed']))}"))
     print(f"formal: Coq {version}: {n_ok}/{len(results)} lemmas ({len(LEMMAS)} claim attachments) accepted, "
           f"{n_closed} of them closed under the global context, {n_ok - n_closed} on the allowed classical axioms "
-          f"only ({time.perf_counter() - t0:.1f} s)")
+          f"only (each statement as pinned in {STATEMENTS_FILE}"
+          + (", each module re-checked by coqchk" if verdict is not None and not verdict["failed"] else "")
+          + f"; {time.perf_counter() - t0:.1f} s)")
     return status
 
 
