@@ -52,6 +52,8 @@ _H4 = r"\sigma\notin\operatorname{col}(XP)"
 # one lemma, two claims (HC.main and RA.main): the kernel of the head sum without output projection
 _KER_SUM_HEADS = r"H>0\Rightarrow\dim\ker\bigl[(Y_h)_h\mapsto\textstyle\sum_hY_h\bigr]=n(H-1)d_k"
 
+_ND = r"\ \text{nowhere dense: }(\overline{\mathcal B})^\circ=\emptyset"
+
 LEMMAS: tuple[FormalLemma, ...] = (
     # --- section 4, Rank-Neutrality -------------------------------------------------------------
     _L("rank_neutrality", "zero_bias_rank", "RN.matrix-rank", None, "general",
@@ -474,12 +476,53 @@ LEMMAS: tuple[FormalLemma, ...] = (
        r"M\neq0\Rightarrow\bigl(\alpha(M)=1\iff M=-M^\top\bigr);\ M=-M^\top\Rightarrow(XMX^\top)^\top=-XMX^\top",
        "With M != 0, alpha(M) = 1 exactly when M is antisymmetric, and then the scores X M X^T are "
        "antisymmetric. (At M = 0 the equivalence fails: alpha(0) = 0 with x / 0 = 0, while 0 = -0^T.)"),
+    # --- the zero set of a non-zero polynomial, topologically (zero_set.v): nowhere-dense bad sets ----------
+    _L("zero_set", "generic_WV_nowhere_dense", "RC.generic-wv", "nowhere-dense", "general",
+       r"\mathcal B=\{W_V\in\mathbb R^{d\times d_k}:\operatorname{rank}(XW_V)\neq\min(\operatorname{rank}X,d_k)\}"
+       + _ND,
+       "For every X over a real field, the W_V with rank(X W_V) != min(rank X, d_k) form a nowhere dense set: they "
+       "lie in the zero set of the polynomial det(L X W_V R), non-zero at a witness, which is closed with empty "
+       "interior. Nowhere dense, not Lebesgue-null: the literal's 'generic' is the formal gap."),
+    _L("zero_set", "residual_rank_nowhere_dense", "RRO.only-increase", "nowhere-dense", "general",
+       r"\mathcal B=\{\Delta\in\mathbb R^{n\times d}:\operatorname{rank}(X+\Delta)<\operatorname{rank}X\}" + _ND,
+       "For every X over a real field, the increments Delta that lower the rank form a nowhere dense set (inside the "
+       "zero set of det(L (X + Delta) R), which is 1 at Delta = 0). Nowhere dense, not Lebesgue-null."),
+    _L("zero_set", "prop51_nowhere_dense", "RRO.prop51", "nowhere-dense", "general",
+       r"\operatorname{rank}A<\min(n,d)\Rightarrow\mathcal B=\{B:\operatorname{rank}(A+B)\le\operatorname{rank}A\}"
+       + _ND,
+       "Proposition 5.1 topologically: for rank A < min(n, d) the B with rank(A + B) <= rank A form a nowhere dense "
+       "set (inside the zero set of the leading (r+1)-minor of A + B, non-zero at B* = I - A). Not 'Pr = 1 for "
+       "absolutely continuous B': that needs the set to be null."),
+    _L("zero_set", "rank_r_increments_nowhere_dense", "RRO.rank-r-witness", "increments-nowhere-dense", "general",
+       r"\operatorname{rank}X=r<\min(n,d)\Rightarrow\mathcal B=\{\Delta:\operatorname{rank}(X+\Delta)\le r\}"
+       + _ND,
+       "For every rank-r X with r < min(n, d) (the witness X*_r among them) the increments Delta with "
+       "rank(X + Delta) <= r form a nowhere dense set. A statement about the increments, not the weights behind "
+       "Delta = MHA(X*_r)."),
+    _L("zero_set", "rowspace_perturbations_nowhere_dense", "RRO.remark-iii-generic", "nowhere-dense", "general",
+       r"\operatorname{rank}X<\min(n,d)\Rightarrow\mathcal B=\{\Delta:\operatorname{row}\Delta\subseteq"
+       r"\operatorname{row}X\}" + _ND,
+       "For rank X < min(n, d) the perturbations whose rows lie in row X form a nowhere dense set (inside the zero "
+       "set of an (r+1)-minor of [X; Delta], non-zero at Delta = pid_mx(min(n, d))). Not the literal's measure zero."),
 )
 
 
 #: Proved and checked by ``make formal``, but not evidence yet: the reading each one proves is not registered
 #: (a claim-side change; see the words). formal_evidence ignores them; the registry test checks them too.
-PENDING: tuple[FormalLemma, ...] = ()
+PENDING: tuple[FormalLemma, ...] = (
+    # the general lemma behind the nowhere-dense readings; not RRO.bad-set-nowhere-dense's evidence: that claim's
+    # B_l is defined through softmax (not a polynomial) and, as stated, contains every full-rank X
+    _L("zero_set", "polyfun_zero_set_nowhere_dense", "RRO.bad-set-nowhere-dense", "polynomial-zero-set", "general",
+       r"P\ \text{polynomial on }\mathbb R^{m\times n},\ P(w)\neq0\Rightarrow\{P=0\}\ \text{closed},\ "
+       r"\{P=0\}^\circ=\emptyset",
+       "The zero set of a polynomial function of the m n entries (built from constants and entries by + and *) "
+       "that is non-zero at one point is closed with empty interior, over any real field: nowhere dense, not "
+       "(proved here) Lebesgue-null."),
+    _L("zero_set", "polyfun_bad_set_nowhere_dense", "RRO.bad-set-nowhere-dense", "polynomial-bridge", "general",
+       r"P\ \text{polynomial},\ P(w^\star)\neq0,\ \mathcal B\subseteq\{P=0\}\Rightarrow"
+       r"(\overline{\mathcal B})^\circ=\emptyset",
+       "The bridge: a bad set inside the zero set of a polynomial that is non-zero at a witness is nowhere dense."),
+)
 
 
 def lemmas_for(claim: str, reading: str | None | EllipsisType = ...) -> tuple[FormalLemma, ...]:
