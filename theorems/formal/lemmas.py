@@ -476,6 +476,12 @@ LEMMAS: tuple[FormalLemma, ...] = (
        r"M\neq0\Rightarrow\bigl(\alpha(M)=1\iff M=-M^\top\bigr);\ M=-M^\top\Rightarrow(XMX^\top)^\top=-XMX^\top",
        "With M != 0, alpha(M) = 1 exactly when M is antisymmetric, and then the scores X M X^T are "
        "antisymmetric. (At M = 0 the equivalence fails: alpha(0) = 0 with x / 0 = 0, while 0 = -0^T.)"),
+    # --- limits of softmax over the reals (softmax_limits.v) ------------------------------------------------------
+    _L("softmax_limits", "softmaxR_zero_logit_uniform", "DONG.zero-logit-uniform", None, "general",
+       r"\forall S\in\mathbb R^{n\times m},\ i,j:\ \lim_{t\to0}\operatorname{softmax}(tS)_{ij}=\tfrac1m",
+       "Every entry of softmax(t S) (expR, any real n x m scores S) tends to 1/m as t -> 0: the zero-logit limit is "
+       "the uniform matrix (1/m) 1 1^T (1/n for the square attention matrix), stated entrywise (the matrices' "
+       "topology is the product one)."),
     # --- the zero set of a non-zero polynomial, topologically (zero_set.v): nowhere-dense bad sets ----------
     _L("zero_set", "generic_WV_nowhere_dense", "RC.generic-wv", "nowhere-dense", "general",
        r"\mathcal B=\{W_V\in\mathbb R^{d\times d_k}:\operatorname{rank}(XW_V)\neq\min(\operatorname{rank}X,d_k)\}"

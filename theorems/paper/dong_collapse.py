@@ -99,6 +99,8 @@ claim(
                            "not have; the rate survives because that term only moves a row constant of A R W")],
     chapter="dong_collapse",
     notion="residual: the fitted exponent of rho_l",
+    formal_gap=FormalGap("numerical-only", "the cubic rate log rho_(l+1) / log rho_l -> 3 of the certified depth study (a computed "
+                         "residual of given random networks)"),
 )
 
 claim(
@@ -270,6 +272,8 @@ claim(
                            "invisible to it")],
     chapter="dong_collapse",
     notion="residual: rho_l < 2^-52, certified",
+    formal_gap=FormalGap("numerical-only", "the residual rho_l of the certified depth study (rho_l < 2^-52 within 12 layers for the "
+                         "networks run)"),
 )
 
 
@@ -286,6 +290,8 @@ claim(
                       note="convergence, not equality: ||R|| is certified non-zero at every layer")],
     chapter="dong_collapse",
     notion="residual: rho_l < 2^-52, certified",
+    formal_gap=FormalGap("numerical-only", "the residual rho_l of the certified depth study (rho_l < 2^-52 within 12 layers for the "
+                         "networks run)"),
 )
 
 
@@ -382,6 +388,7 @@ claim(
                       note="the explainer's 'Full Transformer: Maintains maximal rank'; post-LN rows are centred")],
     chapter="dong_collapse",
     notion="exact-rank: certified ranks of the depth study",
+    formal_gap=FormalGap("numerical-only", "the certified ranks of the full blocks' outputs at every depth of the networks run"),
 )
 
 

@@ -410,9 +410,6 @@ claim(
     hypotheses={}, conclusion=_tends_to_uniform,
     instances=Pool(rows=_zero_logit_rows, arithmetic="exact (sympy limits)"),
     regimes=("all",), chapter="dong_explainer",
-    formal_gap=FormalGap("not-yet-proved", "a limit in t of softmax over the real exponential; MathComp-Analysis "
-                         "0.6.0 has what it needs (expR continuous, expR 0 = 1), the epsilon-delta proof is not "
-                         "written"),
 )
 
 
@@ -511,6 +508,8 @@ claim(
                       checks=[], note="'insufficient' skip strength: with a full-strength skip the depth study does "
                                       "not collapse")],
     depends_on=("DONG.identical-vector",), chapter="dong_explainer",
+    formal_gap=FormalGap("numerical-only", "the minimum pairwise cosine of the tokens of the certified depth study's pure-attention "
+                         "networks"),
 )
 
 claim(

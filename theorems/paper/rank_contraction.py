@@ -381,6 +381,9 @@ claim(
     hypotheses=(), conclusion="",
     checks=[],  # the certified evidence is attached by the numeric layer
     chapter="rank_contraction",
+    formal_gap=FormalGap("numerical-only", "dim R_h measured on heads drawn at each asymmetry alpha_h (the numeric layer's certified "
+                         "ranks); its algebraic core, dim R_h = min(rank X, d_k) whatever A_h, is "
+                         "RC.prop63:algebraic-genericity (proved), which does not name alpha_h"),
 )
 
 

@@ -69,6 +69,8 @@ claim(
                       checks=[], notion="exact-rank: certified ranks of the depth study", note="exact rank never falls in the depth study: 'rank 1' is Dong's residual "
                                       "notion, not the exact rank")],
     depends_on=("DONG.regime-collapse", "DONG.collapse-rate"), chapter="related_work",
+    formal_gap=FormalGap("numerical-only", "the residual rho_l of the certified depth study, the evidence for Dong et al.'s theorem as"
+                         " the paper cites it"),
 )
 
 claim(
@@ -169,6 +171,8 @@ claim(
                                              r"<2^{-52}\text{ within 12 layers}", checks=[],
                       note="Gaussian weights, value maps scaled by 1/2 and by 2, orthogonal value maps")],
     chapter="related_work",
+    formal_gap=FormalGap("numerical-only", "the residual rho_l of X -> LN(MHA(X)) with orthogonal W_V W_O, certified for the networks "
+                         "run"),
 )
 
 claim(
@@ -233,6 +237,7 @@ claim(
                       checks=[_nc("a cause; the suite checks the effect (collapse with LN), not why")],
                       regimes=("all",))],
     chapter="related_work",
+    formal_gap=FormalGap("numerical-only", "the residual rho_l of pure attention with LayerNorm in the certified depth study"),
 )
 
 claim(
@@ -463,4 +468,6 @@ claim(
                       note="'true for convergence rate', read as a slower rate (a smaller exponent) with LN: a "
                            "comparison of fits, float evidence")],
     depends_on=("RN.neither-helps-nor-hinders",), chapter="related_work",
+    formal_gap=FormalGap("numerical-only", "the depths at which rho_l falls below 2^-52 with and without LayerNorm, for the weights "
+                         "found"),
 )
