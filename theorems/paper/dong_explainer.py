@@ -506,7 +506,9 @@ claim(
     checks=[],  # the depth study's certified rho_l (numeric layer)
     readings=[Reading("with-skip", r"\text{attention + skip: }\rho_l\ge2^{-52}\ \forall l\le12",
                       checks=[], note="'insufficient' skip strength: with a full-strength skip the depth study does "
-                                      "not collapse")],
+                                      "not collapse",
+                                      formal_gap=FormalGap("numerical-only", "the certified residual rho_l of the depth"
+                                                                             " study's attention + skip networks"))],
     depends_on=("DONG.identical-vector",), chapter="dong_explainer",
     formal_gap=FormalGap("numerical-only", "the minimum pairwise cosine of the tokens of the certified depth study's pure-attention "
                          "networks"),

@@ -344,7 +344,9 @@ claim(
               generic=Generic(space="(X, (W_Q^h, W_K^h, W_V^h, W_O^h)_h) in R^{n x d} x weight space",
                               measure="Lebesgue"),
               note="decided on certified random heads (numeric layer); the uniform-attention instances lie on the "
-                   "null set W_Q = 0 and are not evidence either way")],
+                   "null set W_Q = 0 and are not evidence either way",
+                   formal_gap=FormalGap("numerical-only", "the certified rank of MHA(X) on drawn heads against min(n, "
+                                                          "dim sum_h R_h)"))],
     corrected=Reading("corrected", r"\operatorname{rank}\mathrm{MHA}(X)\le\dim\textstyle\sum_hR_h",
              checks=[_rank_equals_sum_corrected],
              condition="only an inequality; generically rank MHA = min(n, dim sum R_h), so equality needs n >= dim sum R_h"),

@@ -1585,7 +1585,9 @@ claim(
                                   r"layers (depth study)}", checks=[], regimes=("n<d", "n>d"), form="universal",
                       notion="exact-rank: certified ranks of the depth study",
                       note="'obstruct rank collapse' across layers, on the depth study's Gaussian weights (a "
-                           "statement about those seeded weights, not an almost-every one)")],
+                           "statement about those seeded weights, not an almost-every one)",
+                           formal_gap=FormalGap("numerical-only", "the certified ranks at each of 12 layers of the "
+                                                                  "attention + skip networks run"))],
     depends_on=("RRO.main",), chapter="residual_obstruction",
     formal_gap=FormalGap("needs-analysis", "the same statement as RRO.main (the null-set lemma for real-analytic "
                          "functions of X)"),
