@@ -59,7 +59,12 @@ verify: venv
 # three classical axioms MathComp-Analysis rests on (theorems.formal.ALLOWED_AXIOMS). Needs coqc + MathComp +
 # MathComp-Analysis (apt-get install coq libcoq-mathcomp-algebra libcoq-mathcomp-analysis
 # libcoq-mathcomp-real-closed), no virtualenv.
-## the Coq proofs (needs coqc + MathComp + MathComp-Analysis; no virtualenv)
+# Then coqchk (Debian's coq ships it) re-checks the compiled modules of the accepted lemmas in one run, -norec (our
+# modules checked, MathComp trusted as compiled; COLLAPSE_VERIFY_COQCHK=full for the recursive check, about 5 min of
+# CPU); a rejected module's lemmas are refused. verify never runs coqchk. Each accepted lemma's statement must equal
+# its pin in theorems/formal/statements.txt (the reviewed spec; update it on purpose with
+# python3 theorems/formal/__init__.py --pin NAME).
+## the Coq proofs: axiom policy, pinned statements, coqchk re-check (needs coqc + MathComp + MathComp-Analysis; no virtualenv)
 formal:
 	@command -v coqc >/dev/null 2>&1 || { echo "formal: coqc not found (Debian/Ubuntu: apt-get install coq libcoq-mathcomp-algebra libcoq-mathcomp-analysis libcoq-mathcomp-real-closed)"; exit 1; }
 	$(PYTHON) theorems/formal/__init__.py

@@ -45,6 +45,21 @@ def _lemma(module: str, short: str) -> FormalLemma:
 
 # ---- registry and sources (no Coq needed) ----------------------------------------------------------
 
+def test_formal_runner_and_table_run_with_the_standard_library_only(tmp_path):
+    """make formal runs ``python3 theorems/formal/__init__.py`` without the venv: as a script (its folder first on
+    sys.path, no site-packages: -S -I) the runner and the lemma table load, and the package's re-exports are the
+    runner's and the table's own objects. A planted ``import numpy`` in the runner turns this red."""
+    import subprocess
+    import sys
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import runner, lemmas; "
+            "assert runner.LEMMAS is lemmas.LEMMAS; print(len(lemmas.LEMMAS), runner.main.__name__)")
+    proc = subprocess.run([sys.executable, "-S", "-I", "-c", code, str(formal.SOURCE_DIR)], capture_output=True,
+                          text=True, timeout=60, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == [str(len(formal.LEMMAS)), "main"]
+    assert formal.check is formal.runner.check and formal.LEMMAS is formal.lemmas.LEMMAS
+
+
 def test_formal_registry_is_consistent():
     keys = [(lemma.name, lemma.claim, lemma.reading) for lemma in formal.LEMMAS + formal.PENDING]
     assert len(keys) == len(set(keys))  # a lemma may support several claims, each once
@@ -97,14 +112,16 @@ def test_formal_every_lemma_accepted():
         else:
             assert r.closed is True and r.assumptions == "Closed under the global context"
         assert lemma.short in r.about  # Coq's own statement of the lemma
-    # the general lemmas rest on no axiom; only the instances with MathComp-Analysis's expR rest on the classical ones
-    assert {lm.module for lm in formal.LEMMAS if results[lm.name].axioms} == {"softmax_real", "layer_jacobian"}
+    # the general lemmas rest on no axiom; only the instances with MathComp-Analysis's expR and the topology of
+    # zero_set.v (closure, interior on the reals' matrices) rest on the classical ones
+    assert {lm.module for lm in formal.LEMMAS if results[lm.name].axioms} == {
+        "softmax_real", "layer_jacobian", "softmax_limits", "zero_set"}
 
 
 @needs_coq
 def test_formal_pending_lemmas_are_accepted_and_not_evidence():
     results = formal.check(formal.PENDING)
-    assert all(r.accepted is True and r.closed is True for r in results.values())
+    assert all(r.accepted is True and set(r.axioms) <= set(formal.ALLOWED_AXIOMS) for r in results.values())
     attached = {(lm.claim, lm.reading) for lm in formal.LEMMAS}
     assert not any((lm.claim, lm.reading) in attached for lm in formal.PENDING)
 
@@ -112,7 +129,7 @@ def test_formal_pending_lemmas_are_accepted_and_not_evidence():
 @pytest.mark.slow
 @needs_coq
 def test_formal_without_analysis_the_real_instances_are_not_run(monkeypatch):
-    monkeypatch.setattr(formal, "analysis_available", lambda: False)
+    monkeypatch.setattr(formal.runner, "analysis_available", lambda: False)
     results = formal.check()
     for lm in formal.LEMMAS:
         r = results[lm.name]
@@ -159,6 +176,72 @@ def test_formal_axiom_unknown_name_and_compile_error_are_not_closed(tmp_path):
 
 
 @needs_coq
+def test_formal_a_weakened_statement_is_refused_until_pinned_on_purpose(tmp_path):
+    """The pin: a lemma accepted by the axiom policy is refused when Coq's printed statement differs from the
+    pinned one (or has no pin), with a message naming it and showing old and new; --pin (formal.pin) updates it.
+    A planted weakening (the same lemma name, now proving something weaker, still closed) is refused."""
+    source = tmp_path / "pinned.v"
+    strong = _PLAIN_HEADER + "Lemma strong (n : nat) : S n <> 0.\nProof. discriminate. Qed.\n"
+    source.write_text(strong)
+    lemmas = [_lemma("pinned", "strong")]
+    name = "CollapseVerify.pinned.strong"
+    assert formal.check(lemmas, source_dir=tmp_path)[name].accepted is True  # no statements.txt: not compared
+    formal.write_statements({}, tmp_path)  # an empty spec: every lemma needs a pin
+    unpinned = formal.check(lemmas, source_dir=tmp_path)[name]
+    assert unpinned.accepted is False and "no pinned statement for " + name in unpinned.reason
+    logged: list[str] = []
+    assert formal.pin(lemmas=lemmas, source_dir=tmp_path, log=logged.append) == 1
+    assert "forall n : nat, n.+1 <> 0" in formal.load_statements(tmp_path)[name] and "old: (none)" in logged[0]
+    assert formal.check(lemmas, source_dir=tmp_path)[name].accepted is True
+    # the planted weakening: for n = 0 only, still closed under the global context
+    source.write_text(_PLAIN_HEADER + "Lemma strong : S 0 <> 0.\nProof. discriminate. Qed.\n")
+    weak = formal.check(lemmas, source_dir=tmp_path)[name]
+    assert weak.accepted is False and weak.assumptions.strip() == "Closed under the global context"
+    assert "the statement of " + name + " changed" in weak.reason
+    old, new = weak.reason.split("pinned:\n", 1)[1].split("\nCoq now prints:\n")
+    assert "forall n : nat, n.+1 <> 0" in " ".join(old.split()) and "forall" not in new and "strong :" in new
+    # restoring the statement restores acceptance (whitespace alone is not a change)
+    source.write_text(strong.replace("S n <> 0.", "S n   <>\n 0."))
+    assert formal.check(lemmas, source_dir=tmp_path)[name].accepted is True
+
+
+needs_coqchk = pytest.mark.skipif(shutil.which("coqchk") is None, reason="coqchk not installed (Debian's coq ships it)")
+
+
+@needs_coq
+@needs_coqchk
+def test_formal_coqchk_rejection_refuses_the_lemma(tmp_path):
+    """coqchk, the independent kernel check, re-checks the accepted lemmas' modules (make formal: check(coqchk=True));
+    verify (coqchk=False) reads the stored verdict and never runs it. A module coqchk rejects (here its .vo cut in
+    half after Coq's queries were answered and stored) makes its lemma refused: not formal evidence."""
+    (tmp_path / "kernel.v").write_text(_PLAIN_HEADER + "Lemma twice (n : nat) : S n <> 0.\nProof. discriminate. Qed.\n")
+    lemmas = [_lemma("kernel", "twice")]
+    name = "CollapseVerify.kernel.twice"
+    assert formal.check(lemmas, source_dir=tmp_path)[name].coqchk is None  # verify's path: coqchk not yet run
+    formal.clear_check_cache()
+    ok = formal.check(lemmas, source_dir=tmp_path, coqchk=True)[name]
+    assert ok.accepted is True and ok.coqchk is True
+    formal.clear_check_cache()
+    assert formal.check(lemmas, source_dir=tmp_path)[name].coqchk is True  # the stored verdict, read by verify
+    vo = tmp_path / "_build" / "kernel.vo"
+    vo.write_bytes(vo.read_bytes()[: vo.stat().st_size // 2])  # Coq's answers stay stored; the kernel file breaks
+    formal.clear_check_cache()
+    bad = formal.check(lemmas, source_dir=tmp_path, coqchk=True)[name]
+    assert bad.accepted is False and bad.coqchk is False and "coqchk" in bad.reason and "kernel.vo" in bad.reason
+    formal.clear_check_cache()
+    assert formal.check(lemmas, source_dir=tmp_path)[name].accepted is False  # verify reads the rejection
+
+
+@needs_coq
+def test_formal_every_registered_lemma_is_pinned():
+    """The project's spec pins exactly the registered lemmas (LEMMAS and PENDING), no stale pin."""
+    pins = formal.load_statements()
+    assert pins is not None, "theorems/formal/statements.txt is missing"
+    assert set(pins) == {lm.name for lm in formal.LEMMAS + formal.PENDING}
+    assert all(pins[n].startswith(n.split(".", 1)[1] + " :") or pins[n].split(" :", 1)[0] in n for n in pins)
+
+
+@needs_coq
 def test_formal_cache_does_not_recompile_unchanged_files(tmp_path):
     source = tmp_path / "cached.v"
     source.write_text(_PLAIN_HEADER + "Lemma cached : 1 = 1.\nProof. reflexivity. Qed.\n")
@@ -174,7 +257,7 @@ def test_formal_cache_does_not_recompile_unchanged_files(tmp_path):
 
 @needs_coq
 def test_formal_without_mathcomp_is_not_run(monkeypatch, tmp_path):
-    monkeypatch.setattr(formal, "mathcomp_available", lambda: False)
+    monkeypatch.setattr(formal.runner, "mathcomp_available", lambda: False)
     results = formal.check(source_dir=tmp_path)
     assert all(r.closed is None and r.reason.startswith("not run: MathComp") for r in results.values())
 

@@ -1,4 +1,4 @@
-"""Every supported (exact) claim or reading is proved (formal) or says why not: its ``formal_gap``.
+"""Every supported claim or reading (exact, interval or float) is proved (formal) or says why not: its ``formal_gap``.
 
 The ledger test reads every claim's verdicts from the session's quick ledger (``verify --quick`` in a fresh
 process: the ``quick_ledger`` fixture of property_tests/conftest.py); it needs Coq, MathComp and
@@ -57,7 +57,7 @@ def test_formal_gaps_every_supported_exact_statement_is_proved_or_says_why(quick
     problems = formal_gap_problems(results, _known())
     users = {c.id for c in registry() if c.source == "user"}
     missing = [w for w in problems["missing"] if w.partition(":")[0] not in users]
-    assert not missing, "supported (exact), neither proved (formal) nor with a formal_gap: " + ", ".join(missing)
+    assert not missing, "supported, neither proved (formal) nor with a formal_gap: " + ", ".join(missing)
     assert not problems["stale"], "formal_gap on a statement proved (formal): " + ", ".join(problems["stale"])
     assert not problems["unknown_counterexample"], ", ".join(problems["unknown_counterexample"])
 
@@ -103,10 +103,12 @@ def test_formal_gaps_audit_flags_missing_stale_and_unknown():
         ("T.d", _rr("literal", "conditional", "exact", FormalGap("finite-instance", "one checkpoint"))),  # allowed
         ("T.e", _rr("x", "supported", "exact",
                     FormalGap("false-in-general", "fails at n = 2", counterexample="T.nowhere"))),  # unknown
-        ("T.f", _rr("literal", "supported", "float")),                       # not exact: no gap needed
+        ("T.f", _rr("literal", "supported", "float")),                       # float only: missing too
+        ("T.g", _rr("literal", "supported", "interval",
+                    FormalGap("numerical-only", "a certified rate"))),             # fine: says it is numerical
     ]
-    p = formal_gap_problems(results, {"T.a", "T.b", "T.c", "T.d", "T.e", "T.f"})
-    assert p["missing"] == ["T.a"]
+    p = formal_gap_problems(results, {"T.a", "T.b", "T.c", "T.d", "T.e", "T.f", "T.g"})
+    assert p["missing"] == ["T.a", "T.f"]
     assert p["stale"] == ["T.c (proved (formal), gap needs-null-set)"]
     assert p["unknown_counterexample"] == ["T.e:x names T.nowhere"]
     assert formal_gap_problems(results[1:2] + results[3:4], {"T.b"}) == \

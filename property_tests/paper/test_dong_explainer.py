@@ -24,7 +24,7 @@ NEW = {
     "DONG.graph-transformers": "not-checkable", "DONG.vit-oversmoothing": "not-checkable",
     "DONG.gnn-oversmoothing": "supported", "DONG.breaks-affine-invariance": "proved",
     "DONG.mlp-per-token": "supported", "DONG.convex-combination": "proved", "DONG.residual-variance": "supported",
-    "DONG.zero-logit-uniform": "supported", "DONG.one-hot-softmax": "supported",
+    "DONG.zero-logit-uniform": "proved", "DONG.one-hot-softmax": "supported",
     "DONG.non-attended-gradients": "supported", "DONG.cosine-to-one": "supported",
     "DONG.stable-signal-flow": "not-checkable", "DONG.pre-ln-variance": "proved", "DONG.qk-norm": "supported",
     "DONG.residual-scaling": "proved",

@@ -29,11 +29,12 @@ def formal_evidence(claim_id: str, reading_key: str, ctx: CheckContext) -> list[
         accepted = None if r is None else r.accepted
         reason = "not checked" if r is None else r.reason
         axioms = () if r is None else tuple(r.axioms)
+        coqchk = None if r is None else r.coqchk  # the independent kernel re-check make formal stored, if any
         label = f"{lm.name} [formal, {formal.axiom_words(axioms)}]" if accepted else lm.name
         out.append(formal_proof(label, accepted, statement=lm.statement, concrete=lm.scope == "complete",
                                 reason=reason, coq=version,
                                 numbers={"file": f"theorems/formal/{lm.file}", "scope_declared": lm.scope,
-                                         "axioms": list(axioms)}))
+                                         "axioms": list(axioms), "coqchk": coqchk}))
     return out
 
 

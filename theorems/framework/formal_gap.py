@@ -1,11 +1,11 @@
 """Why a true-looking statement has no Coq proof: the ``formal_gap`` note of a claim or reading.
 
-Every claim or reading whose verdict is ``supported`` with strength ``exact`` and which is not ``proved (formal)``
-says why, with one reason from the fixed list :data:`FORMAL_GAP_REASONS`, declared where the claim is declared
-(``claim(formal_gap=FormalGap(...))``, ``Reading(..., formal_gap=FormalGap(...))``). The note is not evidence:
-it never enters a verdict. ``show`` prints it, the ledger JSON carries it, the book's formal-proofs page lists
-every one, and a registry test (property_tests/formal/test_formal_gaps.py) fails on a supported (exact)
-statement with neither a proof nor a gap, and on a gap left on a statement that is proved (formal).
+Every claim or reading whose verdict is ``supported`` (at any strength: exact, or interval or float numerics) and
+which is not ``proved (formal)`` says why, with one reason from the fixed list :data:`FORMAL_GAP_REASONS`, declared
+where the claim is declared (``claim(formal_gap=FormalGap(...))``, ``Reading(..., formal_gap=FormalGap(...))``).
+The note is not evidence: it never enters a verdict. ``show`` prints it, the ledger JSON carries it, the book's
+formal-proofs page lists every one, and a registry test (property_tests/formal/test_formal_gaps.py) fails on a
+supported statement with neither a proof nor a gap, and on a gap left on a statement that is proved (formal).
 
 >>> FormalGap("needs-null-set").words
 'needs the null-set lemma: the zero set of a non-zero polynomial is Lebesgue-null (not in MathComp-Analysis 0.6.0)'
@@ -15,7 +15,7 @@ statement with neither a proof nor a gap, and on a gap left on a statement that 
 Traceback (most recent call last):
     ...
 ValueError: formal_gap reason 'proved-later' is not one of: false-in-general, needs-analysis, needs-null-set, \
-not-mathematical, finite-instance, not-yet-proved
+not-mathematical, finite-instance, not-yet-proved, numerical-only
 """
 from __future__ import annotations
 
@@ -39,14 +39,18 @@ FORMAL_GAP_MEANING: dict[str, str] = {
     "finite-instance": "a statement about finitely many concrete objects (given matrices, checkpoint floats, a "
                        "depth study's runs): a Coq proof would restate the exact computation that decides it",
     "not-yet-proved": "true for every size, but not proved here (the detail says what a proof needs)",
+    "numerical-only": "numerical-only: the statement is about a computed quantity (a rate, a cosine, a trained or "
+                      "random network's numbers), decided by certified or float numerics, not a theorem for every "
+                      "size (the detail names the quantity)",
 }
 #: how :attr:`FormalGap.words` opens, before the detail, for the reasons whose detail is required
 _LEAD = {"needs-analysis": "needs analysis that MathComp-Analysis 0.6.0 lacks",
+         "numerical-only": "numerical-only: about a computed quantity",
          "finite-instance": "a statement about finitely many concrete objects",
          "not-yet-proved": "true for every size, not proved here"}
 FORMAL_GAP_REASONS: tuple[str, ...] = tuple(FORMAL_GAP_MEANING)
 #: reasons whose detail is required (what the library lacks; what the finite objects are; why not yet)
-_NEEDS_DETAIL = ("needs-analysis", "finite-instance", "not-yet-proved", "false-in-general")
+_NEEDS_DETAIL = ("needs-analysis", "finite-instance", "not-yet-proved", "false-in-general", "numerical-only")
 _CLAIM_REF = re.compile(r"[A-Z][A-Z0-9]*\.[A-Za-z0-9][A-Za-z0-9.-]*(?::[A-Za-z0-9][A-Za-z0-9-]*)?")
 
 
@@ -68,7 +72,9 @@ class FormalGap:
             raise ValueError(f"formal_gap {self.reason} needs a detail: "
                              + ("what MathComp-Analysis 0.6.0 lacks" if self.reason == "needs-analysis" else
                                 "which concrete objects" if self.reason == "finite-instance" else
-                                "where it fails" if self.reason == "false-in-general" else "why it is not proved"))
+                                "where it fails" if self.reason == "false-in-general" else
+                                "which computed quantity" if self.reason == "numerical-only" else
+                                "why it is not proved"))
         if self.reason == "false-in-general":
             if not isinstance(self.counterexample, str) or not _CLAIM_REF.fullmatch(self.counterexample):
                 raise ValueError("formal_gap false-in-general names the claim whose counterexample shows it: "
@@ -125,12 +131,13 @@ class _ReadingLike(Protocol):
 def formal_gap_problems(results: Iterable[tuple[str, _ReadingLike]], known: Iterable[str]) -> dict[str, list[str]]:
     """What is wrong with the formal gaps of these (claim id, reading result) pairs, by kind:
 
-    * ``missing``: supported (exact), not proved (formal), and no gap;
+    * ``missing``: supported (at any strength: exact, interval, float), not proved (formal), and no gap;
     * ``stale``: a gap on a statement proved (formal) (its reason no longer holds: remove it);
     * ``unknown_counterexample``: a false-in-general gap naming no claim (or reading) in ``known`` ("CLAIM.ID" or
       "CLAIM.ID:reading").
 
-    A gap is required on supported (exact) and allowed on any other verdict but proved (formal): a statement whose
+    A gap is required on supported (any strength: a statement resting on interval or float numerics says so with
+    ``numerical-only``) and allowed on any other verdict but proved (formal): a statement whose
     verdict depends on the run's size (a checkpoint's sites, ``--quick``) may be supported (exact) on one run and
     conditional on another, and keeps its reason on both."""
     names = set(known)
@@ -139,9 +146,9 @@ def formal_gap_problems(results: Iterable[tuple[str, _ReadingLike]], known: Iter
         where = cid if rr.key == "literal" else f"{cid}:{rr.key}"
         gap = rr.formal_gap
         proved = (rr.verdict, rr.strength) == ("proved", "formal")
-        exact = (rr.verdict, rr.strength) == ("supported", "exact")
+        supported = rr.verdict == "supported"
         if gap is None:
-            if exact:
+            if supported:
                 out["missing"].append(where)
             continue
         if proved:

@@ -100,6 +100,8 @@ claim(
                            "not have; the rate survives because that term only moves a row constant of A R W")],
     chapter="dong_collapse",
     notion="residual: the fitted exponent of rho_l",
+    formal_gap=FormalGap("numerical-only", "the cubic rate log rho_(l+1) / log rho_l -> 3 of the certified depth study (a computed "
+                         "residual of given random networks)"),
 )
 
 claim(
@@ -130,7 +132,9 @@ claim(
                                       r"\|R^{(l)}\|_F\ge(1-\gamma_W)^l\|R^{(0)}\|_F",
                       checks=[],  # the depth study at small weights (numeric layer)
                       note="gamma defined from the weights (a rigorous bound on the contraction), so the "
-                           "inequality can fail; vacuous when gamma_W >= 1 (standard-scale weights)")],
+                           "inequality can fail; vacuous when gamma_W >= 1 (standard-scale weights)",
+                           formal_gap=FormalGap("numerical-only", "the float residual norms of the networks run against"
+                                                                  " (1 - gamma_W)^l"))],
     chapter="dong_collapse",
     notion="residual: ||R^(l)||_F",
 )
@@ -185,7 +189,9 @@ claim(
     readings=[Reading("skip-no-doubly-exponential",
                       r"\text{with residual connections: }\log\rho_{l+1}/\log\rho_l\not\to b>1",
                       checks=[],  # the depth study's exponents (numeric layer)
-                      note="the conclusion alone, on the depth study: a fit over layers (float evidence)")],
+                      note="the conclusion alone, on the depth study: a fit over layers (float evidence)",
+                      formal_gap=FormalGap("numerical-only", "the float rates log rho_(l+1) / log rho_l of networks "
+                                                             "with residual connections"))],
     chapter="dong_collapse",
     notion={
         "premise (rank never decreases)": "exact-rank: certified ranks of the depth study",
@@ -212,12 +218,16 @@ claim(
     regimes=("n<d", "n>d"),
     checks=[],  # the depth study (numeric layer), as in every reading below
     readings=[Reading("with-residual", r"\text{attention + skip, and the full block: certified rank}\ge2\ \text{at every layer}",
-                      checks=[], notion="exact-rank: certified rank >= 2 at every layer"),
+                      checks=[], notion="exact-rank: certified rank >= 2 at every layer",
+                      formal_gap=FormalGap("numerical-only", "the certified ranks at every layer of the attention + "
+                                                             "skip and full-block networks run")),
               Reading("mlp-sufficient", r"\text{attention + MLP, no skip: }\rho_l\ge2^{-52}\ \forall l\le12",
                       checks=[], notion="residual: rho_l >= 2^-52, certified",
                       note="the depth study: without the skip the MLP does not stop Dong's collapse (exponent ~3)"),
               Reading("mlp-not-necessary", r"\text{attention + skip, no MLP: no collapse (rank and }\rho)",
-                      checks=[], notion={"rank": "exact-rank: certified", "rho": "residual: rho_l bounded below"}),
+                      checks=[], notion={"rank": "exact-rank: certified", "rho": "residual: rho_l bounded below"},
+                      formal_gap=FormalGap("numerical-only", "the certified ranks and residuals of attention + skip "
+                                                             "networks without MLP")),
               Reading("dong-residual-full-block", r"\text{full block: }\rho_l\text{ does not decay geometrically}",
                       checks=[], notion="residual: the slope of log rho_l (a float fit)",
                       note="exact rank is kept, but Dong's token-diversity ratio still decays, slowly")],
@@ -252,7 +262,9 @@ claim(
               Reading("sufficient", r"\text{attention + MLP, no skip: no collapse}", checks=[],
                       notion="residual: rho_l >= 2^-52, certified", same_as="RRO.contribution-2:mlp-sufficient"),
               Reading("not-necessary", r"\text{attention + skip, no MLP: no rank collapse}", checks=[],
-                      notion="exact-rank: certified rank")],
+                      notion="exact-rank: certified rank",
+                      formal_gap=FormalGap("numerical-only", "the certified ranks and residuals of attention + skip "
+                                                             "networks without MLP"))],
     chapter="dong_collapse",
     notion={
         "(a) non-linear features": "exact-rank: row spaces over Q (MLP.span) and exact second derivatives",
@@ -276,6 +288,8 @@ claim(
                            "invisible to it")],
     chapter="dong_collapse",
     notion="residual: rho_l < 2^-52, certified",
+    formal_gap=FormalGap("numerical-only", "the residual rho_l of the certified depth study (rho_l < 2^-52 within 12 layers for the "
+                         "networks run)"),
 )
 
 
@@ -292,6 +306,8 @@ claim(
                       note="convergence, not equality: ||R|| is certified non-zero at every layer")],
     chapter="dong_collapse",
     notion="residual: rho_l < 2^-52, certified",
+    formal_gap=FormalGap("numerical-only", "the residual rho_l of the certified depth study (rho_l < 2^-52 within 12 layers for the "
+                         "networks run)"),
 )
 
 
@@ -388,6 +404,7 @@ claim(
                       note="the explainer's 'Full Transformer: Maintains maximal rank'; post-LN rows are centred")],
     chapter="dong_collapse",
     notion="exact-rank: certified ranks of the depth study",
+    formal_gap=FormalGap("numerical-only", "the certified ranks of the full blocks' outputs at every depth of the networks run"),
 )
 
 
@@ -566,6 +583,8 @@ claim(
     hypotheses=("pure attention",), conclusion="a constant C", regimes=("n<d", "n>d"),
     checks=[], chapter="dong_collapse",  # the depth study (numeric layer)
     notion="residual: ||R^(l)||_F",
+    formal_gap=FormalGap("numerical-only", "the float ratios ||R^(l+1)||_F / ||R^(l)||_F^3 of the depth study's "
+                         "pure-attention networks"),
 )
 
 
@@ -583,7 +602,9 @@ claim(
                       generic=Generic(space="the weights of the 12-layer attention + skip stack (and the input)",
                                       measure="the Gaussian initialisation law (its null sets are Lebesgue-null)"),
                       note="'preserving full rank' read for generic weights: the universal headline fails on the "
-                           "null set W_V W_O = c I")],
+                           "null set W_V W_O = c I",
+                           formal_gap=FormalGap("numerical-only", "the certified ranks and residuals of Gaussian-weight"
+                                                                  " networks over 12 layers"))],
     chapter="dong_collapse",
     notion={
         "R != 0": "residual: ||R||_F > 0",

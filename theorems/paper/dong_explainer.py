@@ -410,9 +410,6 @@ claim(
     hypotheses={}, conclusion=_tends_to_uniform,
     instances=Pool(rows=_zero_logit_rows, arithmetic="exact (sympy limits)"),
     regimes=("all",), chapter="dong_explainer",
-    formal_gap=FormalGap("not-yet-proved", "a limit in t of softmax over the real exponential; MathComp-Analysis "
-                         "0.6.0 has what it needs (expR continuous, expR 0 = 1), the epsilon-delta proof is not "
-                         "written"),
 )
 
 
@@ -509,8 +506,12 @@ claim(
     checks=[],  # the depth study's certified rho_l (numeric layer)
     readings=[Reading("with-skip", r"\text{attention + skip: }\rho_l\ge2^{-52}\ \forall l\le12",
                       checks=[], note="'insufficient' skip strength: with a full-strength skip the depth study does "
-                                      "not collapse")],
+                                      "not collapse",
+                                      formal_gap=FormalGap("numerical-only", "the certified residual rho_l of the depth"
+                                                                             " study's attention + skip networks"))],
     depends_on=("DONG.identical-vector",), chapter="dong_explainer",
+    formal_gap=FormalGap("numerical-only", "the minimum pairwise cosine of the tokens of the certified depth study's pure-attention "
+                         "networks"),
 )
 
 claim(

@@ -372,7 +372,9 @@ claim(
               generic=Generic(space="(X, (W_Q^h, W_K^h, W_V^h, W_O^h)_h) in R^{n x d} x weight space",
                               measure="Lebesgue"),
               note="decided on certified random heads (numeric layer); the uniform-attention instances lie on the "
-                   "null set W_Q = 0 and are not evidence either way")],
+                   "null set W_Q = 0 and are not evidence either way",
+                   formal_gap=FormalGap("numerical-only", "the certified rank of MHA(X) on drawn heads against min(n, "
+                                                          "dim sum_h R_h)"))],
     corrected=Reading("corrected", r"\operatorname{rank}\mathrm{MHA}(X)\le\dim\textstyle\sum_hR_h",
              checks=[_rank_equals_sum_corrected],
              condition="only an inequality; generically rank MHA = min(n, dim sum R_h), so equality needs n >= dim sum R_h"),
@@ -488,6 +490,9 @@ claim(
                       note="the assumption n > d_k the paper's proof makes (the registered sentence does not); "
                            "decided on certified random heads with n > d_k at alpha = 0, 1/2, 1 (numeric layer)")],
     chapter="rank_contraction",
+    formal_gap=FormalGap("numerical-only", "dim R_h measured on heads drawn at each asymmetry alpha_h (the numeric layer's certified "
+                         "ranks); its algebraic core, dim R_h = min(rank X, d_k) whatever A_h, is "
+                         "RC.prop63:algebraic-genericity (proved), which does not name alpha_h"),
 )
 
 
@@ -756,9 +761,21 @@ claim(
                       checks=[], form="universal",
                       note="'generic W_V' read algebraically: the bad set lies in the zero set of a non-zero "
                            "polynomial in W_V; that this zero set is Lebesgue-null (the literal's 'generic') is a "
-                           "cited lemma, not proved here")],
+                           "cited lemma, not proved here"),
+              Reading("nowhere-dense",
+                      r"\{W_V:\operatorname{rank}(XW_V)\neq\min(\operatorname{rank}X,d_k)\}\ \text{is nowhere dense in }"
+                      r"\mathbb R^{d\times d_k}",
+                      checks=[], form="universal",
+                      note="'generic' read topologically: the bad set lies in the zero set of a polynomial that is "
+                           "non-zero at a witness, which is closed with empty interior, so the bad set is nowhere "
+                           "dense (its closure has empty interior). Nowhere dense is not null: the literal's Lebesgue "
+                           "'almost every' stays the formal gap")],
     chapter="rank_contraction",
-    formal_gap=FormalGap("needs-null-set", "the algebraic step is reading algebraic-genericity (proved)"),
+    formal_gap=FormalGap("needs-null-set", "the algebraic step is reading algebraic-genericity and the topological "
+                         "form reading nowhere-dense (both proved); 'almost every' needs the polynomial's zero set "
+                         "Lebesgue-null on R^k: the Lebesgue measure on R^k as the k-fold product of "
+                         "lebesgue_measure.v's measure on R, the sigma-finiteness of product_measure1 that iterating "
+                         "it needs, and Fubini-Tonelli on R^k (MathComp-Analysis 0.6.0 has the measure on R only)"),
 )
 
 

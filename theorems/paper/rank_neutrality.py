@@ -838,13 +838,17 @@ claim(
                       checks=[], regimes=("n<d", "n>d"),  # the depth study's exponents with and without LN: fits
                       note="'the collapse rate is controlled by other factors': the rate, the exponent of the doubly "
                            "exponential decay of Dong's relative residual rho_l, is compared on the depth study's "
-                           "attention + LN regime; a comparison of two fits is float evidence"),
+                           "attention + LN regime; a comparison of two fits is float evidence",
+                           formal_gap=FormalGap("numerical-only", "the float rates log rho_(l+1) / log rho_l with and "
+                                                                  "without LayerNorm")),
               Reading("ln-does-not-prevent-collapse",
                       r"\rho_l^{\text{no LN}}<2^{-52}\text{ within 12 layers}\Rightarrow\rho_l^{\text{LN}}<2^{-52}"
                       r"\text{ within 12 layers (pure attention, same weights and inputs)}",
                       checks=[], regimes=("n<d", "n>d"),  # certified rho_l with and without LN (numeric layer)
                       note="collapse in Dong's sense (rho_l certainly below 2^-52), decided by certified per-layer "
-                           "enclosures: interval evidence"),
+                           "enclosures: interval evidence",
+                           formal_gap=FormalGap("numerical-only", "the certified residuals rho_l with and without "
+                                                                  "LayerNorm in the depth study")),
               Reading("ln-does-not-accelerate-collapse",
                       r"\min\{l:\rho_l^{\text{LN}}<2^{-52}\}\ge\min\{l:\rho_l^{\text{no LN}}<2^{-52}\}"
                       r"\ \text{(pure attention, same weights and inputs)}",

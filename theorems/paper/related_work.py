@@ -64,11 +64,15 @@ claim(
     notion="residual: the fitted exponent of rho_l (a float fit of certified per-layer enclosures)",
     readings=[Reading("converges", r"\text{pure attention: }\rho_l<2^{-52}\text{ within 12 layers (certified)}",
                       checks=[], notion="residual: rho_l < 2^-52, certified", note="the convergence alone, from certified per-layer enclosures (interval); the "
-                                      "headline's 'doubly-exponentially' rests on a fit (float)"),
+                                      "headline's 'doubly-exponentially' rests on a fit (float)",
+                                      formal_gap=FormalGap("numerical-only", "the certified residual rho_l of the depth"
+                                                                             " study's pure-attention networks")),
               Reading("exact-rank", r"\text{pure attention: }\operatorname{rank}X^{(l)}\to1",
                       checks=[], notion="exact-rank: certified ranks of the depth study", note="exact rank never falls in the depth study: 'rank 1' is Dong's residual "
                                       "notion, not the exact rank")],
     depends_on=("DONG.regime-collapse", "DONG.collapse-rate"), chapter="related_work",
+    formal_gap=FormalGap("numerical-only", "the residual rho_l of the certified depth study, the evidence for Dong et al.'s theorem as"
+                         " the paper cites it"),
 )
 
 claim(
@@ -81,7 +85,11 @@ claim(
                       r"\text{attention + skip: }\rho_l\ge2^{-52}\ \forall l\le12\ \text{(certified)}",
                       checks=[], regimes=_DEPTH, notion="residual: rho_l >= 2^-52, certified",
                       note="the checkable half: with skips, no collapse in Dong's sense "
-                                                      "on the depth study")],
+                                                      "on the depth study",
+                                                      formal_gap=FormalGap("numerical-only", "the certified residual "
+                                                                                             "rho_l of the depth "
+                                                                                             "study's attention + skip "
+                                                                                             "networks"))],
     chapter="related_work",
 )
 
@@ -167,8 +175,12 @@ claim(
     notion="residual: rho_l < 2^-52, certified",
     readings=[Reading("every-weight-family", r"\text{every weight family of the depth study: }\rho_l^{\text{LN}}"
                                              r"<2^{-52}\text{ within 12 layers}", checks=[],
-                      note="Gaussian weights, value maps scaled by 1/2 and by 2, orthogonal value maps")],
+                      note="Gaussian weights, value maps scaled by 1/2 and by 2, orthogonal value maps",
+                      formal_gap=FormalGap("numerical-only", "the certified residuals rho_l of every weight family of "
+                                                             "the depth study"))],
     chapter="related_work",
+    formal_gap=FormalGap("numerical-only", "the residual rho_l of X -> LN(MHA(X)) with orthogonal W_V W_O, certified for the networks "
+                         "run"),
 )
 
 claim(
@@ -233,6 +245,7 @@ claim(
                       checks=[_nc("a cause; the suite checks the effect (collapse with LN), not why")],
                       regimes=("all",))],
     chapter="related_work",
+    formal_gap=FormalGap("numerical-only", "the residual rho_l of pure attention with LayerNorm in the certified depth study"),
 )
 
 claim(
@@ -260,7 +273,9 @@ claim(
     regimes=("all",), checks=[_nc(_NAIT_SAADA + "; the readings say what the suite finds in two models")],
     readings=[Reading("iid-logits", r"A=\operatorname{softmax}(G),\ G_{ij}\overset{iid}{\sim}\mathcal N(0,1):\ "
                                     r"\operatorname{median}\sigma_2(A)/\sigma_1(A)\ \text{decreases in }n", checks=[],
-                      note="float64 SVDs of seeded draws (float evidence)"),
+                      note="float64 SVDs of seeded draws (float evidence)",
+                      formal_gap=FormalGap("numerical-only", "the float medians over draws of softmax of i.i.d. "
+                                                             "Gaussian logits")),
               Reading("token-logits", r"A=\operatorname{softmax}(XW_QW_K^\top X^\top/\sqrt{d_k}),\ X,W\ \text{Gaussian},"
                                       r"\ d=8:\ \operatorname{median}\sigma_2(A)/\sigma_1(A)\ \text{decreases in }n",
                       checks=[], note="standard attention on Gaussian tokens at a fixed width (float evidence)")],
@@ -276,7 +291,9 @@ claim(
     checks=[_nc(_NAIT_SAADA + "; 'drives' is a cause")],
     readings=[Reading("iid-logits", r"A=\operatorname{softmax}(G),\ G_{ij}\overset{iid}{\sim}\mathcal N(0,1):\ "
                                     r"\operatorname{median}(\sigma_1-\sigma_2)(A)\ \text{increases in }n", checks=[],
-                      note="float64 SVDs of seeded draws (float evidence)"),
+                      note="float64 SVDs of seeded draws (float evidence)",
+                      formal_gap=FormalGap("numerical-only", "the float medians over draws of softmax of i.i.d. "
+                                                             "Gaussian logits")),
               Reading("token-logits", r"\text{standard attention on Gaussian tokens, }d=8:\ "
                                       r"\operatorname{median}(\sigma_1-\sigma_2)(A)\ \text{increases in }n", checks=[])],
     depends_on=("RW.width-collapse",), chapter="related_work",
@@ -463,4 +480,6 @@ claim(
                       note="'true for convergence rate', read as a slower rate (a smaller exponent) with LN: a "
                            "comparison of fits, float evidence")],
     depends_on=("RN.neither-helps-nor-hinders",), chapter="related_work",
+    formal_gap=FormalGap("numerical-only", "the depths at which rho_l falls below 2^-52 with and without LayerNorm, for the weights "
+                         "found"),
 )

@@ -428,6 +428,20 @@ def _prop51_argument(ctx) -> list[Evidence]:
     return out
 
 
+
+#: the note of the "nowhere-dense" readings (theorems/formal/zero_set.v)
+_NOWHERE_DENSE_NOTE = ("'generic' read topologically: the bad set lies in the zero set of a polynomial that is non-zero "
+                       "at a witness, which is closed with empty interior, so the bad set is nowhere dense (its closure "
+                       "has empty interior). Nowhere dense is not null: the literal's Lebesgue 'almost every' stays the "
+                       "formal gap")
+#: what the measure form of a generic statement lacks in Coq (MathComp-Analysis 0.6.0)
+_NULL_SET_MISSING = ("the polynomial's zero set Lebesgue-null on R^k, i.e. the Lebesgue measure on R^k as the k-fold "
+                     "product of lebesgue_measure.v's measure on R, the sigma-finiteness of product_measure1 that "
+                     "iterating it needs, and Fubini-Tonelli on R^k (MathComp-Analysis 0.6.0 has the measure on R only)")
+_NULL_SET_GAP = ("the algebraic step is reading algebraic-genericity and the topological form reading nowhere-dense "
+                 "(both proved); 'almost every' needs " + _NULL_SET_MISSING)
+
+
 claim(
     id="RRO.prop51", section="§5.1, Prop 5.1",
     quote="|rank(A) - rank(B)| ≤ rank(A + B) ≤ rank(A) + rank(B) ... Pr_{B~μ}[rank(A + B) > r] = 1",
@@ -448,9 +462,13 @@ claim(
                       checks=[], form="universal",
                       note="the proof's algebraic step: the bad set lies in the zero set of the leading "
                            "(r+1)-minor, a polynomial in B that is not identically zero; that this zero set is null "
-                           "for an absolutely continuous B (the literal) is a cited lemma, not proved here")],
+                           "for an absolutely continuous B (the literal) is a cited lemma, not proved here"),
+              Reading("nowhere-dense",
+                      r"\operatorname{rank}A<\min(n,d)\Rightarrow\{B:\operatorname{rank}(A+B)\le\operatorname{rank}A\}"
+                      r"\ \text{is nowhere dense in }\mathbb R^{n\times d}",
+                      checks=[], form="universal", note=_NOWHERE_DENSE_NOTE)],
     chapter="residual_obstruction",
-    formal_gap=FormalGap("needs-null-set", "the algebraic step is reading algebraic-genericity (proved)"),
+    formal_gap=FormalGap("needs-null-set", _NULL_SET_GAP),
 )
 
 claim(
@@ -990,12 +1008,17 @@ claim(
                       conclusion=_negation_is_proper, instances=GENERIC_X,
                       note="the edge: for full-rank X with n >= d, row X = R^d and the negation is everything; "
                            "'recovered as a special case of the argument above' is not checked (the argument is "
-                           "not in the text)")],
+                           "not in the text)"),
+              Reading("nowhere-dense",
+                      r"\operatorname{rank}X<\min(n,d)\Rightarrow\{\Delta:\operatorname{row}\Delta\subseteq"
+                      r"\operatorname{row}X\}\ \text{is nowhere dense in }\mathbb R^{n\times d}",
+                      checks=[], form="universal", note=_NOWHERE_DENSE_NOTE)],
     chapter="residual_obstruction",
     notion="exact-rank",
     formal_gap=FormalGap("needs-null-set", "the linear case: {Delta : row Delta in row X} is a proper subspace "
-                         "(dimension n rank X < n d, reading algebraic-genericity, proved); its Lebesgue measure on "
-                         "R^(n x d) needs the lemma"),
+                         "(dimension n rank X < n d, reading algebraic-genericity, proved) and nowhere dense "
+                         "(reading nowhere-dense, proved); its Lebesgue measure on R^(n x d) needs the lemma: "
+                         + _NULL_SET_MISSING),
 )
 
 
@@ -1581,9 +1604,13 @@ claim(
                       checks=[], form="universal",
                       note="'generic' read algebraically: the bad set lies in the zero set of a non-zero polynomial "
                            "in Delta; that this zero set is Lebesgue-null (what makes it the literal's 'almost "
-                           "every') is a cited lemma, not proved here")],
+                           "every') is a cited lemma, not proved here"),
+              Reading("nowhere-dense",
+                      r"\{\Delta:\operatorname{rank}(X+\Delta)<\operatorname{rank}X\}\ \text{is nowhere dense in }"
+                      r"\mathbb R^{n\times d}",
+                      checks=[], form="universal", note=_NOWHERE_DENSE_NOTE)],
     chapter="residual_obstruction",
-    formal_gap=FormalGap("needs-null-set", "the algebraic step is reading algebraic-genericity (proved)"),
+    formal_gap=FormalGap("needs-null-set", _NULL_SET_GAP),
 )
 
 
@@ -1758,7 +1785,9 @@ claim(
                                   r"layers (depth study)}", checks=[], regimes=("n<d", "n>d"), form="universal",
                       notion="exact-rank: certified ranks of the depth study",
                       note="'obstruct rank collapse' across layers, on the depth study's Gaussian weights (a "
-                           "statement about those seeded weights, not an almost-every one)")],
+                           "statement about those seeded weights, not an almost-every one)",
+                           formal_gap=FormalGap("numerical-only", "the certified ranks at each of 12 layers of the "
+                                                                  "attention + skip networks run"))],
     depends_on=("RRO.main",), chapter="residual_obstruction",
     formal_gap=FormalGap("needs-analysis", "the same statement as RRO.main (the null-set lemma for real-analytic "
                          "functions of X)"),
@@ -1881,9 +1910,20 @@ claim(
     readings=[Reading("every-weight", r"\forall W:\ \operatorname{rank}(X^\star_r+\mathrm{MHA}(X^\star_r))>r",
                       checks=[_exceptional_point], regimes=("all",), form="universal",
                       note="an exceptional point of the generic statement (a null set of weights), shown, not "
-                           "decisive for 'generic weights'")],
+                           "decisive for 'generic weights'"),
+              Reading("increments-nowhere-dense",
+                      r"\operatorname{rank}X=r<\min(n,d)\Rightarrow\{\Delta:\operatorname{rank}(X+\Delta)\le r\}"
+                      r"\ \text{is nowhere dense in }\mathbb R^{n\times d}\ (X=X^\star_r\text{ among them})",
+                      checks=[], form="universal",
+                      note="in the increments Delta, not in the weights: the failing increments of any rank-r X "
+                           "(the witness X*_r among them) form a nowhere dense set; that the weights giving "
+                           "Delta = MHA(X*_r) avoid it generically needs the weights-to-Delta map (softmax in "
+                           "W_Q, W_K), not covered")],
     chapter="residual_obstruction",
-    formal_gap=FormalGap("needs-null-set", "for every r: the algebraic step is RRO.prop51:algebraic-genericity"),
+    formal_gap=FormalGap("needs-null-set", "for every r: the algebraic step is RRO.prop51:algebraic-genericity; "
+                         "the failing increments are nowhere dense (reading increments-nowhere-dense, proved); the "
+                         "weights behind Delta = MHA(X*_r) and 'almost every' need the null-set lemma: "
+                         + _NULL_SET_MISSING),
 )
 
 
