@@ -353,9 +353,8 @@ ALLOWED_PRIVATE = {"property_tests.framework.test_claims_mutants: E._ev (theorem
                    # flight, which park_blas_workers reads: no public call interrupts a lifting deterministically
                    "property_tests.exact.test_certified_rank_mutants: P._lift (theorems.exact.padic_rank)",
                    "property_tests.exact.test_certified_rank_mutants: P._lift_block (theorems.exact.padic_rank)",
-                   "property_tests.exact.test_certified_rank_mutants: P._INFLIGHT (theorems.exact.padic_rank)",
-                   "property_tests.exact.test_certified_rank_mutants: P._submit (theorems.exact.padic_rank)",
-                   "property_tests.exact.test_certified_rank_mutants: P._ended (theorems.exact.padic_rank)",
+                   "property_tests.exact.test_certified_rank_mutants: R._INFLIGHT (theorems.exact.blas_runtime)",
+                   "property_tests.exact.test_certified_rank_mutants: R._ended (theorems.exact.blas_runtime)",
                    # the resume test wraps the private record consumer to interrupt a run in the middle of a write
                    "property_tests.interface.test_model_check: MC._consume (proofs_numeric.ledger.model_check)"}
 

@@ -87,10 +87,11 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from .blas_runtime import single_threaded_blas  # noqa: F401  (re-exported: benchmarks pin BLAS with it)
 from .certified_rank import SUBSET_SLACK, CertifiedRank, dyadic_scale, random_primes, rank_certificate
 from .input import BadInput, cap_list, exact_entries, exact_rows, exact_vector
 from .layernorm import Analysis
-from .padic_rank import MAX_ENTRY_BITS, single_threaded_blas  # noqa: F401  (re-exported: benchmarks pin BLAS with it)
+from .padic_rank import MAX_ENTRY_BITS
 
 __all__ = ["analyse_array", "NormAnalysis", "NORMS", "square_classes", "row_norm_integers",
            "MAX_SQUARE_TESTS", "EXACT_MAX_ENTRIES", "KERNEL_MAX_ENTRIES"]
