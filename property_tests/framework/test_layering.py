@@ -366,7 +366,7 @@ def test_layering_nothing_private_is_imported_across_modules():
 
 
 #: every theorem of the paper under one name in all four places
-SLUGS = ("rank_neutrality", "residual_obstruction", "head_channel", "recovery_ambiguity", "rank_contraction",
+SLUGS = ("rank_neutrality", "residual_obstruction", "mlp_role", "head_channel", "recovery_ambiguity", "rank_contraction",
          "symmetries", "dong_collapse", "real_model", "related_work", "dong_explainer")
 
 
