@@ -366,8 +366,8 @@ def test_layering_nothing_private_is_imported_across_modules():
 
 
 #: every theorem of the paper under one name in all four places
-SLUGS = ("rank_neutrality", "residual_obstruction", "mlp_role", "head_channel", "recovery_ambiguity", "rank_contraction",
-         "symmetries", "dong_collapse", "real_model", "related_work", "dong_explainer")
+SLUGS = ("rank_neutrality", "residual_obstruction", "mlp_role", "head_channel", "recovery_ambiguity",
+         "rank_contraction", "symmetries", "dong_collapse", "real_model", "related_work", "dong_explainer")
 
 
 @pytest.mark.parametrize("slug", SLUGS)
