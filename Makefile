@@ -122,9 +122,10 @@ MUTATE_RANK := certified_rank rank_certificate _rank_certificate _submatrix rump
 MUTATE_PADIC := padic_rank_certificate bordered_hadamard_bound_sq schur_bound_sq det_bound_sq inverse_norm_bound \
                 rump_residual_bound inverse_mod_prime _gauss_jordan_small _inverse_mod_power _inverse_mod_p _padic_rank_certificate _lift_block _lift _bounds \
                 schur_inverse_mod_prime _schur_inverse _flint_inverse_residues _residues _bordering_bounds_sq \
-                _largest_modulus _random_prime _rowsum_bound _complement _prod whole_below _absmax lift_threads \
-                park_blas_workers _end_workers _parking_is_safe _executor _submit _ended _counted _ended_unrun \
-                _forget_pool_after_fork
+                _largest_modulus _random_prime _rowsum_bound _complement _prod whole_below _absmax lift_threads
+# the BLAS runtime the certificate runs on (theorems/exact/blas_runtime.py): OpenBLAS's workers, the pool's count
+MUTATE_BLAS := park_blas_workers _end_workers _parking_is_safe _executor submit _ended _counted _ended_unrun \
+               _forget_pool_after_fork
 ## mutation testing of the certified exact rank's decision paths (about 45 minutes on 2 free cores)
 mutmut-rank: venv
 	$(BIN)/python -m pip install --quiet 'mutmut>=3.8,<4'
@@ -133,7 +134,8 @@ mutmut-rank: venv
 	    $(foreach f,$(MUTATE_RANK),'theorems.exact.certified_rank.x_$(f)__mutmut_*') \
 	    'theorems.exact.certified_rank.xǁMatrixSourceǁ*__mutmut_*' \
 	    $(foreach f,$(MUTATE_PADIC),'theorems.exact.padic_rank.x_$(f)__mutmut_*') \
-	    'theorems.exact.padic_rank.xǁsingle_threaded_blasǁ*__mutmut_*'
+	    $(foreach f,$(MUTATE_BLAS),'theorems.exact.blas_runtime.x_$(f)__mutmut_*') \
+	    'theorems.exact.blas_runtime.xǁsingle_threaded_blasǁ*__mutmut_*'
 
 ## benchmarks (pytest-benchmark)
 bench: venv

@@ -31,10 +31,11 @@ import flint
 import numpy as np
 import pytest
 
+import theorems.exact.blas_runtime as blas_runtime
 import theorems.exact.certified_rank as cr
-import theorems.exact.padic_rank as padic_rank
+from theorems.exact.blas_runtime import park_blas_workers, single_threaded_blas
 from theorems.exact.certified_rank import certified_rank
-from theorems.exact.padic_rank import lift_threads, park_blas_workers, single_threaded_blas
+from theorems.exact.padic_rank import lift_threads
 
 pytestmark = pytest.mark.benchmark
 
@@ -110,7 +111,7 @@ AFTER_NUMPY = ["512x768-r300"]
 def test_bench_deficient_certified_rank_after_numpy(benchmark, monkeypatch, case):
     """``certified_rank(A)`` called just after numpy's ``matrix_rank(A)`` (the untimed setup of every round), as in a
     session that computes with numpy and then asks for a certificate. numpy's SVD runs on OpenBLAS's threads, whose
-    workers then spin for about 0.1 s; :func:`~theorems.exact.padic_rank.park_blas_workers` ends them before the
+    workers then spin for about 0.1 s; :func:`~theorems.exact.blas_runtime.park_blas_workers` ends them before the
     certificate's own threads start (without it: about 1.2 times the certified rank alone, measured 2026-12-04)."""
     A = MATRICES[case]
     benchmark.extra_info["baseline"] = f"test_bench_deficient_certified_rank[{case}]"
@@ -122,9 +123,9 @@ def test_bench_deficient_certified_rank_after_numpy(benchmark, monkeypatch, case
     r = benchmark.pedantic(certified_rank, args=(A,), kwargs={"seed": 0}, setup=numpy_first, rounds=3, iterations=1)
     assert r.certified and r.value == CASES[case][2]
     parked = []  # did the certificate end the workers? (not when another Python thread is alive): one untimed call
-    real = padic_rank.park_blas_workers
+    real = blas_runtime.park_blas_workers
     with monkeypatch.context() as mp:
-        mp.setattr(padic_rank, "park_blas_workers", lambda: parked.append(real()) or parked[-1])
+        mp.setattr(blas_runtime, "park_blas_workers", lambda: parked.append(real()) or parked[-1])
         numpy_first()
         certified_rank(A, seed=0)
     benchmark.extra_info["parked"] = int(any(parked))

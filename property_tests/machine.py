@@ -5,12 +5,10 @@ measured than on the AVX2 one (book/reference/performance.md): a figure without 
 """
 from __future__ import annotations
 
-import ctypes
 import os
 
 import numpy as np
-
-from theorems.exact.padic_rank import openblas_libraries
+from threadpoolctl import ThreadpoolController
 
 
 def load_average() -> tuple[float, float, float] | None:
@@ -46,14 +44,11 @@ def vector_flags(info: dict[str, str]) -> tuple[str, str]:
 
 
 def _openblas_core() -> str:
-    """The kernel OpenBLAS chose at run time (e.g. Haswell, SkylakeX, Zen), or 'unknown'."""
-    for lib in openblas_libraries():
-        for name in ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename", "openblas_get_corename64_",
-                     "openblas_get_corename"):
-            fn = getattr(lib, name, None)
-            if fn is not None:
-                fn.restype = ctypes.c_char_p
-                return (fn() or b"unknown").decode(errors="replace")
+    """The kernel OpenBLAS chose at run time (e.g. Haswell, SkylakeX, Zen), or 'unknown' (threadpoolctl reads it as
+    the library's ``architecture``)."""
+    for info in ThreadpoolController().select(internal_api="openblas").info():
+        if info.get("architecture"):
+            return str(info["architecture"])
     return "unknown"
 
 

@@ -27,7 +27,8 @@ _FONT = {"proved": "white"}
 
 #: cluster titles by chapter slug
 CLUSTER_TITLES = {
-    "rank_neutrality": "§4 Rank-Neutrality (LayerNorm)", "residual_obstruction": "§5 residual connections, the MLP",
+    "rank_neutrality": "§4 Rank-Neutrality (LayerNorm)", "residual_obstruction": "§5 residual connections",
+    "mlp_role": "§5.3 the MLP's role",
     "dong_collapse": "Dong's collapse (depth study)", "head_channel": "§7 head-channel non-identifiability",
     "recovery_ambiguity": "§7.3 recovery ambiguity, §8 PG-OP", "symmetries": "§9 symmetries",
     "rank_contraction": "§6 rank contraction, design counts", "real_model": "a trained model",

@@ -497,7 +497,8 @@ def formal_gaps_markdown() -> str:
 #: chapter slug -> the title the front page uses for it
 CHAPTER_TITLES = {
     "rank_neutrality": "Rank-Neutrality of LayerNorm (§4)",
-    "residual_obstruction": "Residual Rank Obstruction and the MLP's role (§5)",
+    "residual_obstruction": "Residual Rank Obstruction (§5.1-5.2)",
+    "mlp_role": "The MLP's role (§5.3)",
     "dong_collapse": "Dong's collapse, layer by layer",
     "head_channel": "Head-Channel Non-Identifiability (§7)",
     "recovery_ambiguity": "Recovery Ambiguity and PG-OP (§7.3, §8)",

@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import theorems.exact.blas_runtime as R
 import theorems.exact.certified_rank as CR
 import theorems.exact.padic_rank as P
 from property_tests.strategies import dyadic_low_rank, integer_matrices_of_rank, matrices_with_pivots, rational_low_rank
@@ -1179,13 +1180,13 @@ def test_dyadic_floats_that_are_not_whole_take_the_p_adic_certificate():
 def _gram_backends():
     """The pivoted Cholesky factorisations gram_pivots can use here: LAPACK's dpstrf (when numpy's OpenBLAS has it)
     and the numpy one."""
-    return (["lapack"] if P.lapack_dpstrf() is not None else []) + ["numpy"]
+    return (["lapack"] if R.lapack_dpstrf() is not None else []) + ["numpy"]
 
 
 @pytest.fixture(params=_gram_backends())
 def gram_backend(request, monkeypatch):
     if request.param == "numpy":
-        monkeypatch.setattr(P, "_DPSTRF", [None])  # as on a BLAS without dpstrf
+        monkeypatch.setattr(R, "_DPSTRF", [None])  # as on a BLAS without dpstrf
     return request.param
 
 
@@ -1193,9 +1194,9 @@ def test_numpys_openblas_has_lapacks_pivoted_cholesky_and_it_passes_its_check():
     """numpy's PyPI wheel ships scipy-openblas64 with LAPACKE_dpstrf (64-bit integers): the fast pivots are used
     here (CI installs the same wheel), and its check on a matrix with known pivots and rank passes. (Another BLAS,
     conda's or a distribution's, is not asked for it: the numpy factorisation is used there.)"""
-    if not any("scipy_openblas64" in getattr(lib, "_name", "") for lib in P.openblas_libraries()):
+    if not any("scipy_openblas64" in getattr(lib, "_name", "") for lib in R.openblas_libraries()):
         pytest.skip("numpy's BLAS here is not scipy-openblas64")
-    assert P.lapack_dpstrf() is not None
+    assert R.lapack_dpstrf() is not None
 
 
 def test_a_lapack_that_gets_the_check_wrong_is_not_used(monkeypatch):
@@ -1207,35 +1208,35 @@ def test_a_lapack_that_gets_the_check_wrong_is_not_used(monkeypatch):
             rankp._obj.value = rank
             return info
         lib = type("Lib", (), {"scipy_LAPACKE_dpstrf64_": staticmethod(fake)})()
-        monkeypatch.setattr(P, "openblas_libraries", lambda lib=lib: [lib])
-        monkeypatch.setattr(P, "_DPSTRF", [])
-        assert P.lapack_dpstrf() is None
+        monkeypatch.setattr(R, "openblas_libraries", lambda lib=lib: [lib])
+        monkeypatch.setattr(R, "_DPSTRF", [])
+        assert R.lapack_dpstrf() is None
         Z = _rank_25_product()
         rows, cols = P.gram_pivots(Z)
         assert len(rows) == 25 and _flint_rank(Z[np.ix_(rows, cols)]) == 25
     # and the real one, found again, passes
     monkeypatch.undo()
-    monkeypatch.setattr(P, "_DPSTRF", [])
-    assert P.lapack_dpstrf() is not None
+    monkeypatch.setattr(R, "_DPSTRF", [])
+    assert R.lapack_dpstrf() is not None
 
 
 def test_lapack_and_numpy_pivots_agree(monkeypatch):
     """On Gram matrices whose greedy pivots are well separated both factorisations take the same pivots in the same
     order, on full-rank and rank-deficient matrices of both orientations; an argument LAPACK refuses falls back."""
-    if P.lapack_dpstrf() is None:
+    if R.lapack_dpstrf() is None:
         pytest.skip("no LAPACK dpstrf in this numpy's BLAS: only the numpy factorisation is used")
     g = np.random.default_rng(11)
     for n, d, r in [(40, 30, 30), (30, 40, 12), (90, 70, 25), (64, 64, 64)]:
         Z = (g.integers(-9, 10, size=(n, r)) @ g.integers(-9, 10, size=(r, d))).astype(float)
         fast = P.gram_pivots(Z)
         with monkeypatch.context() as mp:
-            mp.setattr(P, "_DPSTRF", [None])
+            mp.setattr(R, "_DPSTRF", [None])
             slow = P.gram_pivots(Z)
         assert [a.tolist() for a in fast] == [b.tolist() for b in slow], (n, d, r)
         assert len(fast[0]) == r == _flint_rank(Z[np.ix_(*fast)])
-    real = P.lapack_dpstrf()
+    real = R.lapack_dpstrf()
     with monkeypatch.context() as mp:  # info < 0 (an illegal argument): the numpy factorisation's pivots
-        mp.setattr(P, "_DPSTRF", [lambda *a: -4])
+        mp.setattr(R, "_DPSTRF", [lambda *a: -4])
         refused = P.gram_pivots(Z)
     assert real is not None and [a.tolist() for a in refused] == [b.tolist() for b in fast]
 
@@ -1606,7 +1607,7 @@ class _FakeOpenBLAS:
 
 
 class _PoolThread:
-    name = P.LIFT_POOL_PREFIX + "_0"
+    name = R.LIFT_POOL_PREFIX + "_0"
 
 
 class _OtherThread:
@@ -1619,22 +1620,22 @@ def test_single_threaded_blas_sets_one_thread_and_restores_and_a_nested_block_le
     ended. A block in which nothing was parked does not end the workers on its way out."""
     me = threading.current_thread()
     monkeypatch.setattr(threading, "enumerate", lambda: [me])
-    monkeypatch.setattr(P, "_PARKED", [0])                   # this process has not parked yet
+    monkeypatch.setattr(R, "_PARKED", [0])                   # this process has not parked yet
     fake = _FakeOpenBLAS(4)
-    monkeypatch.setattr(P, "_OPENBLAS", [fake.api])
-    with P.single_threaded_blas():
+    monkeypatch.setattr(R, "_OPENBLAS", [fake.api])
+    with R.single_threaded_blas():
         assert fake.calls == [("set", 1)] and fake.threads == 1
-        with P.single_threaded_blas():
+        with R.single_threaded_blas():
             assert fake.calls == [("set", 1)]
         assert fake.calls == [("set", 1)]
     assert fake.calls == [("set", 1), ("set", 4)] and fake.threads == 4
     one = _FakeOpenBLAS(1)
-    monkeypatch.setattr(P, "_OPENBLAS", [one.api])
-    with P.single_threaded_blas():
+    monkeypatch.setattr(R, "_OPENBLAS", [one.api])
+    with R.single_threaded_blas():
         pass
     assert one.calls == []
-    monkeypatch.setattr(P, "_OPENBLAS", [None])  # another BLAS: nothing to set
-    with P.single_threaded_blas() as b:
+    monkeypatch.setattr(R, "_OPENBLAS", [None])  # another BLAS: nothing to set
+    with R.single_threaded_blas() as b:
         assert b.before == 1
 
 
@@ -1644,27 +1645,90 @@ def test_a_block_that_parked_ends_the_workers_its_restored_count_starts_when_sti
     that parked leaves that to the outer one."""
     me = threading.current_thread()
     monkeypatch.setattr(threading, "enumerate", lambda: [me, _PoolThread()])
-    monkeypatch.setattr(P, "_PARKED", [0])
+    monkeypatch.setattr(R, "_PARKED", [0])
     fake = _FakeOpenBLAS(2)
-    monkeypatch.setattr(P, "_OPENBLAS", [fake.api])
-    with P.single_threaded_blas():
-        with P.single_threaded_blas():
-            assert P.park_blas_workers() is True
+    monkeypatch.setattr(R, "_OPENBLAS", [fake.api])
+    with R.single_threaded_blas():
+        with R.single_threaded_blas():
+            assert R.park_blas_workers() is True
         assert fake.calls == [("set", 1), ("shutdown",)]
     assert fake.calls == [("set", 1), ("shutdown",), ("set", 2), ("shutdown",)] and fake.threads == 2
     # a later block that parks nothing (a small call) only sets and restores the count, even after a park
     again = _FakeOpenBLAS(2)
-    monkeypatch.setattr(P, "_OPENBLAS", [again.api])
-    with P.single_threaded_blas():
+    monkeypatch.setattr(R, "_OPENBLAS", [again.api])
+    with R.single_threaded_blas():
         assert again.calls == [("set", 1)]
     assert again.calls == [("set", 1), ("set", 2)]
     late = _FakeOpenBLAS(2)                                  # another thread appeared meanwhile: not on the way out
-    monkeypatch.setattr(P, "_OPENBLAS", [late.api])
-    monkeypatch.setattr(P, "_PARKED", [0])
-    with P.single_threaded_blas():
-        assert P.park_blas_workers() is True
+    monkeypatch.setattr(R, "_OPENBLAS", [late.api])
+    monkeypatch.setattr(R, "_PARKED", [0])
+    with R.single_threaded_blas():
+        assert R.park_blas_workers() is True
         monkeypatch.setattr(threading, "enumerate", lambda: [me, _OtherThread()])
     assert late.calls == [("set", 1), ("shutdown",), ("set", 2)]
+
+
+def _real_openblas_at(n: int):
+    """The real OpenBLAS's (get, set, shutdown) with its count set to n (the count found is restored by the caller),
+    or a skip (another BLAS)."""
+    api = R._openblas()
+    if api is None:
+        pytest.skip("numpy's BLAS is not OpenBLAS: threadpoolctl finds no thread count to set")
+    api[1](n)
+    return api
+
+
+def test_any_thread_may_set_one_blas_thread_after_another_thread_has(monkeypatch):
+    """threadpoolctl lets one Python thread at a time own OpenBLAS's process-wide count (another thread's set does
+    nothing while the owner lives): every set of the runtime gives that ownership back, so a block entered by the
+    main thread after one entered by a thread that is still alive sets one thread too, and restores two."""
+    monkeypatch.setattr(R, "_PARKED", [0])
+    api = _real_openblas_at(2)
+    seen, done, hold = [], threading.Event(), threading.Event()
+
+    def other():
+        with R.single_threaded_blas():
+            seen.append(api[0]())
+        done.set()
+        hold.wait(60)                                        # alive: it would still own the count
+
+    t = threading.Thread(target=other)
+    t.start()
+    try:
+        assert done.wait(60)
+        with R.single_threaded_blas() as b:
+            seen.append(api[0]())
+        assert seen == [1, 1] and b.before == 2 and api[0]() == 2
+    finally:
+        hold.set()
+        t.join(60)
+        api[1](2)
+
+
+def test_a_count_another_thread_holds_through_threadpoolctl_is_left_alone(monkeypatch):
+    """While a caller's own ``threadpool_limits`` block runs in another thread, threadpoolctl gives that thread the
+    count: the block cannot set one thread, says so (``before`` 1) and does not touch the count on its way out."""
+    from threadpoolctl import threadpool_limits
+    monkeypatch.setattr(R, "_PARKED", [0])
+    api = _real_openblas_at(2)
+    inside, hold = threading.Event(), threading.Event()
+
+    def owner():
+        with threadpool_limits(limits=3, user_api="blas"):
+            inside.set()
+            hold.wait(60)
+
+    t = threading.Thread(target=owner)
+    t.start()
+    try:
+        assert inside.wait(60) and api[0]() == 3
+        with R.single_threaded_blas() as b:
+            assert api[0]() == 3
+        assert b.before == 1 and api[0]() == 3
+    finally:
+        hold.set()
+        t.join(60)
+        api[1](2)
 
 
 def test_park_blas_workers_only_at_one_thread_with_no_other_python_thread_and_no_pool_work(monkeypatch):
@@ -1673,22 +1737,22 @@ def test_park_blas_workers_only_at_one_thread_with_no_other_python_thread_and_no
     me = threading.current_thread()
     monkeypatch.setattr(threading, "enumerate", lambda: [me, _PoolThread()])
     fake = _FakeOpenBLAS(1)
-    monkeypatch.setattr(P, "_OPENBLAS", [fake.api])
-    assert P.park_blas_workers() is True and fake.calls == [("shutdown",)]
+    monkeypatch.setattr(R, "_OPENBLAS", [fake.api])
+    assert R.park_blas_workers() is True and fake.calls == [("shutdown",)]
     two = _FakeOpenBLAS(2)                                   # outside single_threaded_blas: refused
-    monkeypatch.setattr(P, "_OPENBLAS", [two.api])
-    assert P.park_blas_workers() is False and two.calls == []
+    monkeypatch.setattr(R, "_OPENBLAS", [two.api])
+    assert R.park_blas_workers() is False and two.calls == []
     busy = _FakeOpenBLAS(1)                                  # work on the pool (an interrupted lifting's, say)
-    monkeypatch.setattr(P, "_OPENBLAS", [busy.api])
-    monkeypatch.setattr(P, "_INFLIGHT", [1])
-    assert P.park_blas_workers() is False and busy.calls == []
-    monkeypatch.setattr(P, "_INFLIGHT", [0])
+    monkeypatch.setattr(R, "_OPENBLAS", [busy.api])
+    monkeypatch.setattr(R, "_INFLIGHT", [1])
+    assert R.park_blas_workers() is False and busy.calls == []
+    monkeypatch.setattr(R, "_INFLIGHT", [0])
     monkeypatch.setattr(threading, "enumerate", lambda: [me, _PoolThread(), _OtherThread()])
-    assert P.park_blas_workers() is False and busy.calls == []  # another thread could be inside a BLAS call
+    assert R.park_blas_workers() is False and busy.calls == []  # another thread could be inside a BLAS call
     monkeypatch.setattr(threading, "enumerate", lambda: [me])
     for api in (None, _FakeOpenBLAS(1, shutdown=False).api):  # not OpenBLAS, or no such function
-        monkeypatch.setattr(P, "_OPENBLAS", [api])
-        assert P.park_blas_workers() is False
+        monkeypatch.setattr(R, "_OPENBLAS", [api])
+        assert R.park_blas_workers() is False
 
 
 def test_the_lifting_pool_parks_the_workers_before_each_task_and_counts_them_in_flight(monkeypatch):
@@ -1701,13 +1765,13 @@ def test_the_lifting_pool_parks_the_workers_before_each_task_and_counts_them_in_
     me = threading.current_thread()
     monkeypatch.setattr(threading, "enumerate", lambda: [me])
     fake = _FakeOpenBLAS(1)
-    monkeypatch.setattr(P, "_OPENBLAS", [fake.api])
+    monkeypatch.setattr(R, "_OPENBLAS", [fake.api])
     parks, seen = [], []
-    real_park, real_block = P.park_blas_workers, P._lift_block
-    monkeypatch.setattr(P, "park_blas_workers", lambda: parks.append(real_park()) or parks[-1])
+    real_park, real_block = R.park_blas_workers, P._lift_block
+    monkeypatch.setattr(R, "park_blas_workers", lambda: parks.append(real_park()) or parks[-1])
 
     def block(*args):
-        seen.append(P._INFLIGHT[0])
+        seen.append(R._INFLIGHT[0])
         return real_block(*args)
 
     monkeypatch.setattr(P, "_lift_block", block)
@@ -1722,7 +1786,7 @@ def test_the_lifting_pool_parks_the_workers_before_each_task_and_counts_them_in_
         assert seen and min(seen) >= 1               # a running block is counted
     else:
         assert parks == [] and seen                  # one core: no pool
-    assert P._INFLIGHT[0] == 0
+    assert R._INFLIGHT[0] == 0
 
 
 @pytest.mark.parametrize("failing", [0, 1])
@@ -1757,7 +1821,7 @@ def test_a_failing_block_stops_the_other_blocks_before_the_lifting_returns(monke
     assert sorted(outcome) == [0, 1] and outcome[failing] == "failed"
     k, why = outcome[1 - failing]
     assert why == "stopped" and k < 20000
-    assert P._INFLIGHT[0] == 0
+    assert R._INFLIGHT[0] == 0
 
 
 def test_a_pool_task_cancelled_before_it_runs_leaves_the_count_and_finished_ones_leave_it_before_they_are_done(
@@ -1765,38 +1829,38 @@ def test_a_pool_task_cancelled_before_it_runs_leaves_the_count_and_finished_ones
     """A task queued behind busy pool threads and cancelled (as the bounds' job is when a certificate gives up
     before the job has started) leaves the in-flight count at once; a task that ran has left it by the time its
     future is done (so the caller that read its result may park)."""
-    monkeypatch.setattr(P, "park_blas_workers", lambda: False)
-    monkeypatch.setattr(P, "_INFLIGHT", [0])
+    monkeypatch.setattr(R, "park_blas_workers", lambda: False)
+    monkeypatch.setattr(R, "_INFLIGHT", [0])
     gate = threading.Event()
-    busy = [P._submit(2, gate.wait, 60) for _ in range(2)]   # both threads of a two-thread pool held
-    queued = P._submit(2, sum, [1, 2])
-    assert P._INFLIGHT[0] == 3
-    assert queued.cancel() and P._INFLIGHT[0] == 2
+    busy = [R.submit(2, gate.wait, 60) for _ in range(2)]   # both threads of a two-thread pool held
+    queued = R.submit(2, sum, [1, 2])
+    assert R._INFLIGHT[0] == 3
+    assert queued.cancel() and R._INFLIGHT[0] == 2
     gate.set()
     for f in busy:
         assert f.result() is True
-    assert P._INFLIGHT[0] == 0
-    assert P._submit(2, sum, [1, 2]).result() == 3 and P._INFLIGHT[0] == 0
+    assert R._INFLIGHT[0] == 0
+    assert R.submit(2, sum, [1, 2]).result() == 3 and R._INFLIGHT[0] == 0
 
 
 def test_a_pool_task_leaves_the_count_before_its_future_is_done(monkeypatch):
     """A task leaves the in-flight count on its pool thread, before its future is done: a caller that has read its
     result sees it gone (a done-callback would run only after the future's waiters are woken)."""
-    monkeypatch.setattr(P, "park_blas_workers", lambda: False)
-    monkeypatch.setattr(P, "_INFLIGHT", [0])
+    monkeypatch.setattr(R, "park_blas_workers", lambda: False)
+    monkeypatch.setattr(R, "_INFLIGHT", [0])
     futs, done_when_ended = [], []
-    real = P._ended
+    real = R._ended
 
     def spy():
         done_when_ended.append(futs[0].done())
         real()
 
-    monkeypatch.setattr(P, "_ended", spy)
+    monkeypatch.setattr(R, "_ended", spy)
     gate = threading.Event()
-    futs.append(P._submit(2, gate.wait, 60))
+    futs.append(R.submit(2, gate.wait, 60))
     gate.set()
     assert futs[0].result() is True
-    assert done_when_ended == [False] and P._INFLIGHT[0] == 0
+    assert done_when_ended == [False] and R._INFLIGHT[0] == 0
 
 
 def test_lift_block_stops_before_a_step_when_asked():
@@ -1813,7 +1877,7 @@ def test_lift_block_stops_before_a_step_when_asked():
 _PARK_SCRIPT = r"""
 import json, os, threading, time
 import numpy as np
-from theorems.exact import padic_rank as P
+from theorems.exact import blas_runtime as R
 
 def tasks():
     return {int(t) for t in os.listdir("/proc/self/task")}
@@ -1829,7 +1893,7 @@ def gone(tids, also=()):
         time.sleep(0.01)
     return False
 
-api = P._openblas()
+api = R._openblas()
 out = {"openblas": api is not None and api[2] is not None}
 if out["openblas"]:
     api[1](2)
@@ -1838,20 +1902,20 @@ if out["openblas"]:
     a @ a                                           # a product on two threads: OpenBLAS's workers run
     workers = tasks() - python_threads()
     out["workers"] = len(workers)
-    out["outside"] = P.park_blas_workers()          # two threads set: refused
-    with P.single_threaded_blas():
+    out["outside"] = R.park_blas_workers()          # two threads set: refused
+    with R.single_threaded_blas():
         ev = threading.Event()
         t = threading.Thread(target=ev.wait)
         t.start()
-        out["other_thread"] = P.park_blas_workers()
+        out["other_thread"] = R.park_blas_workers()
         out["kept_with_other"] = workers <= tasks()
         ev.set()
         t.join()
         other = t.native_id
-        out["parked"] = P.park_blas_workers()
+        out["parked"] = R.park_blas_workers()
         out["ended"] = gone(workers, also={other})
         b = a @ a                                   # one thread: no worker started
-        with P.single_threaded_blas():
+        with R.single_threaded_blas():
             out["none_inside"] = not (tasks() - python_threads() - {other})
     out["restored"] = int(api[0]())
     out["none_after"] = gone(set(), also={other})  # the block ended the workers its restored count started

@@ -1,6 +1,6 @@
 """theorems.exact.norm_exact: the sympy-free exact LayerNorm/RMSNorm analysis equals the exact references.
 
-LayerNorm: every field of :class:`theorems.paper.rank_neutrality.Analysis` is compared with
+LayerNorm: every field of :class:`theorems.exact.layernorm.Analysis` is compared with
 ``rank_neutrality.analyse`` (sympy + FLINT, the reference path) on seeded families (generic,
 low-rank, collinear, coplanar, dong, radial; n < d, n = d, n > d; gamma with zeros; beta or not),
 on instances built so that sigma is in col(XP) and the rank-one update drops, on float and integer

@@ -20,6 +20,7 @@ from theorems.framework import CheckContext, assess
 from theorems.paper import design_counts as DC
 from theorems.paper import dong_collapse as D
 from theorems.paper import head_channel as HC
+from theorems.paper import mlp_role as MLP
 from theorems.paper import rank_contraction as RC
 from theorems.paper import rank_neutrality as RN
 from theorems.paper import residual_obstruction as RO
@@ -154,15 +155,15 @@ def test_coverage_residual_predicates_fail_on_crafted_inputs(monkeypatch):
 
 
 def test_coverage_not_affine_check_fails_when_the_second_derivative_vanishes(monkeypatch):
-    monkeypatch.setattr(RO, "attention_second_derivative", lambda data=None: (zeros(2, 2), {}))
-    assert _falsified(RO.not_affine_evidence(_QUICK))
+    monkeypatch.setattr(MLP, "attention_second_derivative", lambda data=None: (zeros(2, 2), {}))
+    assert _falsified(MLP.not_affine_evidence(_QUICK))
 
 
 def test_coverage_first_order_form_recognises_a_left_product():
-    assert RO.is_left_multiplication(RO.jacobian_images(3, 2, 2 * sympy.eye(2)), 3, 2)
-    assert not RO.is_left_multiplication(RO.jacobian_images(3, 2, Matrix([[1, 2], [0, 1]])), 3, 2)
-    assert not RO.is_right_multiplication(RO.jacobian_images(3, 2, sympy.eye(2)), 3, 2)
-    assert RO.is_right_multiplication(RO.jacobian_images(1, 2, Matrix([[1, 2], [0, 1]])), 1, 2)  # n = 1: J = I
+    assert MLP.is_left_multiplication(MLP.jacobian_images(3, 2, 2 * sympy.eye(2)), 3, 2)
+    assert not MLP.is_left_multiplication(MLP.jacobian_images(3, 2, Matrix([[1, 2], [0, 1]])), 3, 2)
+    assert not MLP.is_right_multiplication(MLP.jacobian_images(3, 2, sympy.eye(2)), 3, 2)
+    assert MLP.is_right_multiplication(MLP.jacobian_images(1, 2, Matrix([[1, 2], [0, 1]])), 1, 2)  # n = 1: J = I
 
 
 def _fake_depth(norms, rhos=None, ranks=None):
@@ -214,8 +215,8 @@ def test_coverage_new_counterexamples_are_minimal_and_exact():
 
 
 def test_coverage_derivation_checks_fail_when_the_formula_is_wrong(monkeypatch):
-    assert RO.layer_jacobian_matches()
-    assert not RO.layer_jacobian_matches(product_rule=False)  # dropping (DA[V]) X0 W breaks the identity
+    assert MLP.layer_jacobian_matches()
+    assert not MLP.layer_jacobian_matches(product_rule=False)  # dropping (DA[V]) X0 W breaks the identity
     assert all(e.holds for e in D.cubic_solution(_QUICK))
     assert D.cubic_solution(_QUICK, power=2)[0].holds is False  # a quadratic recurrence has another closed form
     ok, _ = D.markov_bound_holds(Matrix([[1, 0, 0], [Rational(1, 2), Rational(1, 2), 0], [0, Rational(1, 2),

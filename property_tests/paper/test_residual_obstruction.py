@@ -1,4 +1,5 @@
-"""Residual Rank Obstruction (§5): Prop 5.1, remark (iii), Thm 5.3 and its witness, the MLP claims."""
+"""Residual Rank Obstruction (§5.1-5.2): Prop 5.1, remark (iii), Thm 5.3 and its witness (the MLP's role, §5.3:
+test_mlp_role.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -119,29 +120,6 @@ def test_residual_obstruction_witness_is_certified(shape):
 def test_residual_obstruction_witness_rejects_full_rank_r():
     with pytest.raises(ValueError, match="rank-deficient"):
         witness(3, 3, 1, 3, r=3)
-
-
-# --- MLP claims ----------------------------------------------------------------------------------
-
-def test_residual_obstruction_mlp_span_counterexample_1():
-    data, _ = load_counterexample("MLP.span")
-    X, W = exact_matrix(data["X"]), exact_matrix(data["W_VO"])
-    FX = RES.F_uniform(X, [W])
-    assert any(not in_rowspace(X, FX.row(i)) for i in range(X.shape[0]))
-
-
-@given(st.data())
-def test_residual_obstruction_attention_stays_in_invariant_hull(data):
-    X = data.draw(low_rank_matrices(max_entry=2, max_side=5))
-    Ws = data.draw(value_output_maps(d=X.shape[1], max_entry=2, allow_edges=True))  # true for every W, edges included
-    S = RES.invariant_hull(X, Ws)
-    Y = RES.F_uniform(RES.F_uniform(X, Ws), Ws)
-    assert all(in_rowspace(S, Y.row(i)) for i in range(Y.shape[0]))
-
-
-def test_residual_obstruction_attention_is_curved():
-    d2, _ = RES.attention_second_derivative(load_counterexample("MLP.curvature")[0])
-    assert any(v != 0 for v in d2)
 
 
 # --- softmax shift (Dong explainer) --------------------------------------------------------------

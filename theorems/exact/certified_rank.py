@@ -50,6 +50,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from .blas_runtime import single_threaded_blas
 from .input import BadInput, exact_entries, exact_rows
 from .padic_rank import (  # rump_residual_bound lives there (the p-adic certificate uses it too), re-exported
     MAX_ENTRY_BITS,
@@ -61,7 +62,6 @@ from .padic_rank import (  # rump_residual_bound lives there (the p-adic certifi
     padic_rank_certificate,
     pivots_beside_pay,
     rump_residual_bound,
-    single_threaded_blas,
     whole_below,
 )
 

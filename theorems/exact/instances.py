@@ -13,7 +13,6 @@ Families (the adversarial ones are what make hypotheses H1-H4 bite):
 ``low_rank``     ``U V^T`` with integer factors, rank <= r
 ``collinear``    tokens ``p + t_i u`` on one affine line
 ``coplanar``     tokens ``p + s_i u + t_i v`` on one affine plane
-``on_hyperplane_through_ones``  rows in ``1^perp`` shifted by ``c 1`` (H2 bites)
 ``dong``         Dong's regime ``1 m^T + R`` with ``R`` small
 ``radial``       ``x_i = c_i u`` (scalar multiples of one centred direction: H4 fails)
 """

@@ -55,7 +55,7 @@ API
 ===
 ``analyse_array(X, gamma=None, beta=None, norm="layernorm" | "rmsnorm", seed=None,
 max_square_tests=MAX_SQUARE_TESTS) -> NormAnalysis``: a subclass of
-:class:`theorems.paper.rank_neutrality.Analysis` with the same fields (``hypotheses``, ``rank_X``,
+:class:`theorems.exact.layernorm.Analysis` with the same fields (``hypotheses``, ``rank_X``,
 ``arank_X``, ``rank_Xt``, ``arank_LN_X``, ``rank_LN_X``, ``ones_d_in_rowspace``,
 ``ones_n_in_colspace``, ``sigma_in_colspace_Xt``, ``sqrt_classes``, ``how``) plus ``norm``,
 ``certificates`` (one :class:`theorems.exact.certified_rank.CertifiedRank` record per rank, as JSON),
@@ -87,10 +87,11 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from .blas_runtime import single_threaded_blas  # noqa: F401  (re-exported: benchmarks pin BLAS with it)
 from .certified_rank import SUBSET_SLACK, CertifiedRank, dyadic_scale, random_primes, rank_certificate
 from .input import BadInput, cap_list, exact_entries, exact_rows, exact_vector
 from .layernorm import Analysis
-from .padic_rank import MAX_ENTRY_BITS, single_threaded_blas  # noqa: F401  (re-exported: benchmarks pin BLAS with it)
+from .padic_rank import MAX_ENTRY_BITS
 
 __all__ = ["analyse_array", "NormAnalysis", "NORMS", "square_classes", "row_norm_integers",
            "MAX_SQUARE_TESTS", "EXACT_MAX_ENTRIES", "KERNEL_MAX_ENTRIES"]
@@ -496,7 +497,7 @@ def _fmt(r: CertifiedRank) -> str:
 
 @dataclass
 class NormAnalysis(Analysis):
-    """:class:`theorems.paper.rank_neutrality.Analysis` decided by :func:`analyse_array`.
+    """:class:`theorems.exact.layernorm.Analysis` decided by :func:`analyse_array`.
 
     For ``norm="rmsnorm"`` the fields keep their names with these meanings: ``hypotheses`` has
     H1 (every row non-zero) and H3 (gamma_j != 0); ``rank_Xt`` is rank(X) (no centring);

@@ -66,13 +66,15 @@ stops the certificate instead of being rounded. An exact division is checked as
 :math:`m` divides :math:`D`.
 
 The pivots :math:`I, J` come from float pivoted Cholesky factorisations of Gram matrices
-(:func:`gram_pivots`: LAPACK's ``dpstrf`` from numpy's OpenBLAS when :func:`lapack_dpstrf` finds it, else numpy;
+(:func:`gram_pivots`: LAPACK's ``dpstrf`` from numpy's OpenBLAS when
+:func:`~theorems.exact.blas_runtime.lapack_dpstrf` finds it, else numpy;
 a heuristic which the certificate then checks); when they miss rank the
 caller falls back to exact pivots modulo a prime (:func:`modp_pivots`). The lifting runs on the
 tall orientation (columns :math:`\bar J` are the short side), in column blocks on up to
 ``LIFT_THREADS`` threads with one BLAS thread each; before any work on that pool, OpenBLAS's own idle workers,
 which spin for about 0.1 s after numpy's last multi-threaded call, are ended when that is safe
-(:func:`park_blas_workers`). Before it, when ``LIFT_THREADS > 1``, the input is large
+(:func:`~theorems.exact.blas_runtime.park_blas_workers`; the pool, the thread count and OpenBLAS's workers are
+:mod:`~theorems.exact.blas_runtime`'s). Before it, when ``LIFT_THREADS > 1``, the input is large
 (``n d r >= _THREAD_MIN_WORK``) and :math:`0 < r < \min(n, d)`, the two bounds (which need only the pivots) are
 computed by a pool thread while the calling thread computes :math:`C`: the same values as computed inline.
 
@@ -92,11 +94,10 @@ Examples
 """
 from __future__ import annotations
 
-import ctypes
 import math
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor, as_completed, wait
+from concurrent.futures import as_completed, wait
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import overload
@@ -104,13 +105,12 @@ from typing import overload
 import flint
 import numpy as np
 
+from .blas_runtime import lapack_dpstrf, lapack_pivoted_cholesky, single_threaded_blas, submit
+
 __all__ = ["PadicCertificate", "padic_rank_certificate", "complete_pivoting", "gram_pivots", "gram_pivots_beside",
-           "pivots_beside_pay",
-           "row_samples",
-           "modp_pivots", "bordered_hadamard_bound_sq", "schur_bound_sq", "blas_is_exact", "single_threaded_blas",
-           "openblas_libraries", "park_blas_workers", "LIFT_POOL_PREFIX", "lapack_dpstrf", "whole_below", "absmax",
-           "lift_threads",
-           "MAX_ENTRY_BITS", "LIFT_THREADS", "rump_residual_bound"]
+           "pivots_beside_pay", "row_samples", "modp_pivots", "bordered_hadamard_bound_sq", "schur_bound_sq",
+           "blas_is_exact", "whole_below", "absmax", "lift_threads", "MAX_ENTRY_BITS", "LIFT_THREADS",
+           "rump_residual_bound"]
 
 _EXACT = 2 ** 53          # integers of magnitude below this are exact in float64
 _U = 2.0 ** -53           # unit roundoff of float64
@@ -208,13 +208,13 @@ def _pivoted_cholesky(G: np.ndarray, rtol: float = _GRAM_RTOL, nb: int = 64, ove
     Step k takes the index of the largest residual diagonal entry (the vector farthest from the span
     of those taken, like QR with column pivoting on a factor of G) and stops when every residual is
     at most ``rtol`` times the largest diagonal entry of G. Heuristic: the caller certifies the result.
-    LAPACK's ``dpstrf`` (the same greedy rule, blocked, in the OpenBLAS numpy loaded) when :func:`lapack_dpstrf`
+    LAPACK's ``dpstrf`` (the same greedy rule, blocked, in the OpenBLAS numpy loaded) when
+    :func:`~theorems.exact.blas_runtime.lapack_dpstrf`
     finds it, else :func:`_pivoted_cholesky_numpy`: 3.7 ms against 10.6 ms on the 512 x 512 Gram matrix of the
     512 x 768 rank-300 benchmark, with the same 300 pivots (measured 2026-12-04). ``overwrite``: G is a temporary
     of the caller's, symmetric, which LAPACK may overwrite (no copy).
     """
-    dpstrf = lapack_dpstrf()
-    if dpstrf is None:
+    if lapack_dpstrf() is None:
         return _pivoted_cholesky_numpy(G, rtol, nb)
     m = G.shape[0]
     # dpstrf overwrites S and reads one triangle: a symmetric contiguous G is its own column-major copy
@@ -223,47 +223,10 @@ def _pivoted_cholesky(G: np.ndarray, rtol: float = _GRAM_RTOL, nb: int = 64, ove
     top = float(np.diag(S).max()) if m else 0.0
     if not top > 0:
         return []
-    piv = np.zeros(m, dtype=np.int64)
-    rank = ctypes.c_int64(0)
-    info = dpstrf(_LAPACK_COL_MAJOR, b"L", m, S.ctypes.data, m, piv.ctypes.data, ctypes.byref(rank), rtol * top)
-    if info < 0:  # an argument LAPACK refused: nothing is known about the pivots
+    piv = lapack_pivoted_cholesky(S, rtol * top)
+    if piv is None:  # an argument LAPACK refused: nothing is known about the pivots
         return _pivoted_cholesky_numpy(G, rtol, nb)
-    return (piv[:rank.value] - 1).tolist()  # LAPACK counts from 1
-
-
-_LAPACK_COL_MAJOR = 102
-_DPSTRF: list = []
-
-
-def lapack_dpstrf():
-    """LAPACKE_dpstrf of the OpenBLAS numpy loaded, with 64-bit integers (the symbols of an ILP64 build end in 64_,
-    like scipy-openblas64's ``scipy_LAPACKE_dpstrf64_``), or None (another BLAS, an LP64 build, not Linux).
-    Looked up once per process, then tried on a 4 x 4 matrix whose pivots and rank are known: a library that does
-    not reproduce them is not used."""
-    if _DPSTRF:
-        return _DPSTRF[0]
-    found = None
-    for lib in openblas_libraries():
-        for name in ("scipy_LAPACKE_dpstrf64_", "LAPACKE_dpstrf64_"):
-            f = getattr(lib, name, None)
-            if f is not None and found is None:
-                i64 = ctypes.c_int64
-                f.argtypes = [ctypes.c_int, ctypes.c_char, i64, ctypes.c_void_p, i64, ctypes.c_void_p,
-                              ctypes.POINTER(i64), ctypes.c_double]
-                f.restype = i64
-                found = f
-    if found is not None:
-        # the 4 x 4 G = V V^T of rank 3, rows v0 = (1, 0, 0), v1 = (0, 2, 0), v2 = (0, 0, 3), v3 = v0 + 2 v1:
-        # squared norms 1, 4, 9, 17;
-        # pivots v3, v2, then v0 (residual 272/289 against v1's 68/289), then v1's residual is 0: rank 3
-        V = np.array([[1.0, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 3.0], [1.0, 4.0, 0.0]])
-        G = np.asfortranarray(V @ V.T)
-        piv, rank = np.zeros(4, dtype=np.int64), ctypes.c_int64(0)
-        info = found(_LAPACK_COL_MAJOR, b"L", 4, G.ctypes.data, 4, piv.ctypes.data, ctypes.byref(rank), 1e-9)
-        if not (info >= 0 and rank.value == 3 and piv[:3].tolist() == [4, 3, 1]):
-            found = None
-    _DPSTRF.append(found)
-    return found
+    return piv
 
 
 def _pivoted_cholesky_numpy(G: np.ndarray, rtol: float = _GRAM_RTOL, nb: int = 64) -> list[int]:
@@ -383,7 +346,7 @@ def gram_pivots_beside(Z: np.ndarray, rng: np.random.Generator | None, stop: thr
     it meanwhile); the caller must wait for the future before it returns."""
     if not pivots_beside_pay(*Z.shape):
         return None
-    return _submit(LIFT_THREADS, gram_pivots, Z, rng, stop)
+    return submit(LIFT_THREADS, gram_pivots, Z, rng, stop)
 
 
 def pivots_beside_pay(n: int, d: int) -> bool:
@@ -595,112 +558,6 @@ def blas_is_exact() -> bool:
         A[0], B[:, 0] = bound, bound  # one entry at the full bound k * bound^2 ~ 2^52
         _BLAS_EXACT = bool(np.array_equal((A.astype(np.float64) @ B.astype(np.float64)).astype(np.int64), A @ B))
     return _BLAS_EXACT
-
-
-_OPENBLAS: list = []
-
-
-def openblas_libraries() -> list[ctypes.CDLL]:
-    """The OpenBLAS libraries loaded in this process (read from /proc/self/maps; opening one again with ctypes only
-    adds a reference), or [] (other BLAS, not Linux)."""
-    try:
-        with open("/proc/self/maps") as f:
-            fields = [ln.split(maxsplit=5) for ln in f]
-    except OSError:
-        return []
-    paths = sorted({fs[5].strip() for fs in fields if len(fs) == 6 and fs[5].startswith("/")
-                    and "openblas" in fs[5].lower() and not fs[5].strip().endswith("(deleted)")})
-    libs = []
-    for path in paths:
-        try:
-            libs.append(ctypes.CDLL(path))
-        except OSError:
-            continue
-    return libs
-
-
-def _openblas():
-    """(get, set, shutdown) for the OpenBLAS numpy loaded (shutdown: its ``blas_thread_shutdown_``, or None), or None
-    (other BLAS, not Linux)."""
-    if _OPENBLAS:
-        return _OPENBLAS[0]
-    api = None
-    for lib in openblas_libraries():
-        for pre in ("scipy_openblas", "openblas"):
-            for suf in ("64_", ""):
-                get = getattr(lib, f"{pre}_get_num_threads{suf}", None)
-                set_ = getattr(lib, f"{pre}_set_num_threads{suf}", None)
-                if get is not None and set_ is not None and api is None:
-                    api = (get, set_, getattr(lib, "blas_thread_shutdown_", None))
-    _OPENBLAS.append(api)
-    return api
-
-
-def _parking_is_safe() -> bool:
-    """No Python thread but the calling one and the lifting pool's exists, and no work of this module's is on the pool
-    (queued or running): then no thread of this process is inside a BLAS call but the caller."""
-    me = threading.current_thread()
-    if any(t is not me and not t.name.startswith(LIFT_POOL_PREFIX) for t in threading.enumerate()):
-        return False
-    with _INFLIGHT_LOCK[0]:
-        return _INFLIGHT[0] == 0
-
-
-def park_blas_workers() -> bool:
-    """End OpenBLAS's worker threads, which spin for about 0.1 s after every multi-threaded BLAS call (2^28 cycles,
-    OpenBLAS's THREAD_TIMEOUT) and would take a core from the lifting's threads: a certified rank called just after
-    numpy's ``matrix_rank`` took 0.19-0.20 s against 0.16 s (512 x 768, rank 300, measured 2026-12-04, fourth
-    session). OpenBLAS starts them again at its next multi-threaded call or its next change of the thread count
-    (its server is started anew, as after a fork: OpenBLAS's own fork handler ends them the same way).
-
-    Only inside :class:`single_threaded_blas` (OpenBLAS at one thread: nothing this process computes needs the
-    workers), only when no Python thread but the calling one and this module's pool exists (another one could be
-    inside a multi-threaded BLAS call, whose workers' end would hang it) and only when no work of this module's is on
-    the pool. Threads made by C code are not seen: a program whose native threads call OpenBLAS while it computes a
-    certified rank should not call it (single_threaded_blas already sets one BLAS thread for the whole process).
-    IPython (its history thread) and Jupyter kernels always run other threads: there it always refuses. Returns
-    whether it ended them (False: not OpenBLAS, no such function, more than one thread set, another thread alive or
-    pool work in flight). Speed only: no result depends on it."""
-    api = _openblas()
-    return api is not None and api[0]() == 1 and _end_workers(api)
-
-
-def _end_workers(api) -> bool:
-    """OpenBLAS's ``blas_thread_shutdown_`` when it exists and :func:`_parking_is_safe`; whether it was called."""
-    if api[2] is None or not _parking_is_safe():
-        return False
-    api[2]()
-    _PARKED[0] += 1
-    return True
-
-
-class single_threaded_blas:
-    """One BLAS thread inside the block: on this 2-core machine, shared with other jobs, the p-adic
-    lifting ran 5x faster on one thread than on two (0.7-0.9 s against 3.7-5.2 s at load 3); the
-    results do not depend on it (the lifting is exact in any summation order). The lifting itself
-    runs column blocks on ``LIFT_THREADS`` Python threads inside this block. A block entered at one thread leaves
-    OpenBLAS alone (nested blocks; and setting the count would start the workers :func:`park_blas_workers` ended).
-    When :func:`park_blas_workers` ended the workers inside the block, restoring the count starts them again, idle
-    and spinning for 0.1 s: the block then ends them once more (when that is still safe), so that they start only
-    when the caller next asks OpenBLAS for more than one thread. (OpenBLAS's set_num_threads starts an ended server
-    even when it sets one thread, so the next block's entry starts them again; they are not ended there: that cost
-    a small call 0.2-0.6 ms of its 12 ms (384 x 384, measured 2026-12-04), a small call runs on one thread beside
-    them, and a large one's pool ends them before its work.)"""
-
-    def __enter__(self):
-        self.api = _openblas()
-        self.before = self.api[0]() if self.api is not None else 1
-        self.parked = _PARKED[0]
-        if self.before != 1:
-            self.api[1](1)
-        return self
-
-    def __exit__(self, *exc):
-        if self.before != 1:
-            self.api[1](self.before)
-            if _PARKED[0] != self.parked:
-                _end_workers(self.api)
-        return False
 
 
 def _prime_below(bound: int) -> int:
@@ -950,72 +807,6 @@ def _lift_block(E: np.ndarray, MJ: np.ndarray, y: np.ndarray, T: np.ndarray, m: 
     return K, None
 
 
-_EXECUTOR: list = []
-#: the name prefix of the lifting pool's threads (park_blas_workers counts them as this module's)
-LIFT_POOL_PREFIX = "padic-lift"
-#: work submitted to the pool by :func:`_submit` and not yet ended, under its lock (park_blas_workers waits for 0)
-_INFLIGHT = [0]
-_INFLIGHT_LOCK = [threading.Lock()]
-#: how many times park_blas_workers ended OpenBLAS's workers in this process (single_threaded_blas reads it)
-_PARKED = [0]
-
-
-def _forget_pool_after_fork() -> None:
-    """A child made by fork (multiprocessing's default start on Linux before Python 3.14, mutmut's runner) inherits
-    the pool object but not its threads: work submitted there would wait forever. The child forgets the pool (and
-    the parent's work in flight, and a lock another thread may have held) and makes its own."""
-    _EXECUTOR.clear()
-    _INFLIGHT[0] = 0
-    _INFLIGHT_LOCK[0] = threading.Lock()
-
-
-os.register_at_fork(after_in_child=_forget_pool_after_fork)
-
-
-def _executor(nt: int) -> ThreadPoolExecutor:
-    """A process-wide pool of nt worker threads for the lifting (created once per process; threads idle between
-    calls; a forked child starts without one)."""
-    if not _EXECUTOR or _EXECUTOR[0][0] != nt:
-        _EXECUTOR[:] = [(nt, ThreadPoolExecutor(max_workers=nt, thread_name_prefix=LIFT_POOL_PREFIX))]
-    return _EXECUTOR[0][1]
-
-
-def _ended() -> None:
-    with _INFLIGHT_LOCK[0]:
-        _INFLIGHT[0] -= 1
-
-
-def _counted(fn, args):
-    """fn(*args) on a pool thread; the task leaves the count in flight before its future is done (a done-callback
-    runs after the future's waiters are woken: a caller could see its result and still a count of 1)."""
-    try:
-        return fn(*args)
-    finally:
-        _ended()
-
-
-def _ended_unrun(future) -> None:
-    if future.cancelled():  # never ran: _counted did not end it
-        _ended()
-
-
-def _submit(nt: int, fn, *args):
-    """fn(*args) on the lifting's pool of nt threads, counted in flight until it ends; OpenBLAS's idle workers are
-    ended first when that is safe (:func:`park_blas_workers`: they would spin on a core the pool needs).
-
-    An error or an interruption (Ctrl-C) inside ``submit`` keeps the count: it may come after the task is queued
-    (``ThreadPoolExecutor.submit`` queues the task before it starts a thread), and the task would then leave the
-    count itself. At worst the count stays above the tasks in flight and parking refuses from then on (safe, only
-    slower)."""
-    park_blas_workers()
-    ex = _executor(nt)
-    with _INFLIGHT_LOCK[0]:
-        _INFLIGHT[0] += 1
-    fut = ex.submit(_counted, fn, args)
-    fut.add_done_callback(_ended_unrun)
-    return fut
-
-
 def lift_threads(n: int, r: int, c: int) -> int:
     """The threads :func:`_lift` runs a lifting on: n rows in all (r + the checked rows), an r x r minor and c lifted
     columns. ``LIFT_THREADS`` when a step has at least ``_THREAD_MIN_WORK`` multiply-adds and c >= 32, else 1.
@@ -1041,8 +832,8 @@ def _lift(E, MJ, y, T, m, K, xb, yb):
         futs: list = []
         try:
             for a, b in zip(cuts[:-1], cuts[1:]):
-                futs.append(_submit(nt, _lift_block, E, MJ, np.array(y[:, a:b], order="F"),
-                                    np.array(T[:, a:b], order="F"), m, K, xb, yb, stop))
+                futs.append(submit(nt, _lift_block, E, MJ, np.array(y[:, a:b], order="F"),
+                                   np.array(T[:, a:b], order="F"), m, K, xb, yb, stop))
             for f in as_completed(futs):
                 f.result()                   # the first block to fail, whichever it is: raised at once
             res = [f.result() for f in futs]
@@ -1139,7 +930,7 @@ def _padic_rank_certificate(Z, rows, cols, prime, rng) -> PadicCertificate | Non
     # thread computes the inverse mod m (at 512 x 768, rank 300, about 12 ms that would otherwise be waited for);
     # small inputs compute them inline, after the inverse, as before. Every return below waits for the job first
     # (try / finally): none leaves work running, nor BLAS calls after single_threaded_blas has ended.
-    bounds = (_submit(LIFT_THREADS, _bordering_bounds_sq, Z, rows, cols)
+    bounds = (submit(LIFT_THREADS, _bordering_bounds_sq, Z, rows, cols)
               if LIFT_THREADS > 1 and 0 < r < min(n, d) and n * d * r >= _THREAD_MIN_WORK else None)
     try:
         tall = n >= d
