@@ -33,7 +33,7 @@ from theorems.framework import Undecidable
 from theorems.paper.rank_neutrality import USER_INSTANCE as LN_INSTANCE
 
 __all__ = ["forward_enclosures", "enclosure_analysis", "rank_bounds", "to_wire", "from_wire", "network_build",
-           "NETWORK_FORMS", "NETWORK_FAMILIES", "NETWORK_MAX_TOKENS", "radius_stats"]
+           "NETWORK_FORMS", "NETWORK_FAMILIES", "NETWORK_MAX_TOKENS", "radius_stats", "ARITHMETICS", "midrad_to_arb"]
 
 #: families whose forward runs in interval arithmetic here
 NETWORK_FAMILIES = ("bert", "gpt2")
@@ -107,6 +107,13 @@ def from_wire(w: dict, bits: int = 256) -> flint.arb_mat:
     with _at_bits(bits):
         n, m = w["shape"]
         return flint.arb_mat(n, m, [_arb_of(a, b) for a, b in zip(w["mid"], w["rad"])])
+
+
+def midrad_to_arb(M) -> flint.arb_mat:
+    """A midpoint-radius enclosure as an arb matrix containing it (midpoints exact; radii rounded up to arb's
+    magnitudes), so the arb analysis (:func:`enclosure_analysis`, :func:`to_wire`) reads it."""
+    n, d = M.shape
+    return flint.arb_mat(n, d, [flint.arb(float(a), float(r)) for a, r in zip(M.m.ravel().tolist(), M.r.ravel().tolist())])
 
 
 def radius_stats(M: flint.arb_mat) -> dict:
@@ -300,7 +307,15 @@ def network_build(form, site):
 
 # --------------------------------------------------------------------------------------------- the interval forward
 
-def _heads(L, c, fold: bool) -> list:
+def _ctx_mat(ctx, A):
+    """A float64 array (the stored weights, exactly) as a matrix of the forward's arithmetic."""
+    if ctx is T.MIDRAD:
+        A = np.asarray(A, dtype=np.float64)
+        return T.Midrad(A[None, :] if A.ndim == 1 else A)
+    return _arb_mat(A)
+
+
+def _heads(L, c, fold: bool, ctx=None) -> list:
     dk, rep = c.d_k, c.H // c.H_kv
     out = []
     for h in range(c.H):
@@ -308,41 +323,59 @@ def _heads(L, c, fold: bool) -> list:
         Wq, Wk, Wv = L.Wq[:, s], L.Wk[:, t], L.Wv[:, t]
         if fold:
             Wq, Wk, Wv = (np.vstack([W, bias[None, :]]) for W, bias in ((Wq, L.bq[s]), (Wk, L.bk[t]), (Wv, L.bv[t])))
-        out.append(T.Head(_arb_mat(Wq), _arb_mat(Wk), _arb_mat(Wv), _arb_mat(L.Wo[s])))
+        out.append(T.Head(*(_ctx_mat(ctx, W) for W in (Wq, Wk, Wv, L.Wo[s]))))
     return out
 
 
-def _append_ones(X: flint.arb_mat) -> flint.arb_mat:
+def _append_ones(X, ctx=None):
+    if ctx is T.MIDRAD:
+        n = X.shape[0]
+        return T.Midrad(np.hstack([X.m, np.ones((n, 1))]), np.hstack([X.r, np.zeros((n, 1))]))
     return _build([r + [flint.arb(1)] for r in _rows(X)])
 
 
-def _add_row_vector(X: flint.arb_mat, v) -> flint.arb_mat:
+def _add_row_vector(X, v, ctx=None):
+    if ctx is T.MIDRAD:
+        return X + T.Midrad(np.asarray(v, dtype=np.float64))
     vv = [flint.arb(float(x)) for x in np.asarray(v, dtype=np.float64)]
     return _build([[a + b for a, b in zip(r, vv)] for r in _rows(X)])
 
 
-def _act(name: str):
+def _act(name: str, ctx=None):
     if name == "gelu":
         return T.gelu
-    if name == "gelu_new":  # 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+    if name == "gelu_new" and ctx is not T.MIDRAD:  # 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
         def gelu_new(ctx, H):
             c = (2 / flint.arb.pi()).sqrt()
             k = flint.arb(44715) / 1000000
             return _build([[v / 2 * (1 + (c * (v + k * v * v * v)).tanh()) for v in r] for r in _rows(H)])
         return gelu_new
-    raise ValueError(f"activation {name!r} is not in the interval forward")
+    raise ValueError(f"activation {name!r} is not in the {'midpoint-radius' if ctx is T.MIDRAD else 'interval'} "
+                     "forward")
 
 
-def forward_enclosures(m: Checkpoint, ids, layers: int, dps: int = 50):
+#: the arithmetics of the interval forward: python-flint ``arb`` balls at ``dps`` digits, or midpoint-radius
+#: intervals of float64 on BLAS (:mod:`theorems.exact.transformer.ctx_midrad`: double precision, rigorous, far
+#: faster; it refuses with ``MidradRangeError`` beyond the double range)
+ARITHMETICS = ("arb", "midrad")
+
+
+def forward_enclosures(m: Checkpoint, ids, layers: int, dps: int = 50, arithmetic: str = "arb"):
     """Yield ``(where, layer, X, (gamma, beta), seconds)`` for every LayerNorm input of the first ``layers`` layers,
-    ``X`` an arb matrix enclosing the network's real activation there (the forward's LayerNorms use the config's
-    epsilon, as the network does). Stops early, with a ``ValueError`` naming the site, when an enclosure no longer
-    certifies that a norm is defined (H1 undecided).
+    ``X`` an enclosure of the network's real activation there (the forward's LayerNorms use the config's epsilon, as
+    the network does): an arb matrix (``arithmetic="arb"``) or a :class:`theorems.exact.transformer.Midrad` pair
+    (``"midrad"``; ``dps`` is then unused). Stops early, with a ``ValueError`` naming the site, when an enclosure no
+    longer certifies that a norm is defined (H1 undecided).
 
-    Each step of the forward runs at ``dps`` digits under :data:`_PREC_LOCK`; between two steps (while the caller
+    Each arb step of the forward runs at ``dps`` digits under :data:`_PREC_LOCK`; between two steps (while the caller
     holds a yielded site) the process's precision is what it was, so interleaved forwards (threads, or two of these
     generators advanced in turn) each compute at their own precision and leave none behind."""
-    gen = _forward_enclosures(m, ids, layers, dps)
+    if arithmetic not in ARITHMETICS:
+        raise ValueError(f"unknown arithmetic {arithmetic!r}; choose from {ARITHMETICS}")
+    if arithmetic == "midrad":
+        yield from _forward_enclosures(m, ids, layers, T.MIDRAD)
+        return
+    gen = _forward_enclosures(m, ids, layers, T.arb(dps))
     bits = T.arb(dps).bits
     try:
         while True:
@@ -357,19 +390,18 @@ def forward_enclosures(m: Checkpoint, ids, layers: int, dps: int = 50):
             gen.close()
 
 
-def _forward_enclosures(m: Checkpoint, ids, layers: int, dps: int):
+def _forward_enclosures(m: Checkpoint, ids, layers: int, ctx):
     c = m.config
     if c.family not in NETWORK_FAMILIES:
         raise ValueError(f"the interval forward covers {', '.join(NETWORK_FAMILIES)}; a {c.family} layer "
                          f"({'rotary positions' if c.rotary else c.family}) is not in it yet")
-    ctx = T.arb(dps)
     eps = c.eps
     t0 = time.perf_counter()
     with ctx.local():
         parts = m.embedding_parts(ids)
-        X = _arb_mat(parts[0])
+        X = _ctx_mat(ctx, parts[0])
         for p in parts[1:]:
-            X = X + _arb_mat(p)  # exact: sums of a few dyadic rationals at this precision
+            X = X + _ctx_mat(ctx, p)  # arb: exact (a few dyadic rationals); midrad: TwoSum's exact error as radius
         if c.post_ln:
             g, b = m.embedding_norm()
             yield "embeddings", None, X, (g, b), time.perf_counter() - t0
@@ -378,18 +410,18 @@ def _forward_enclosures(m: Checkpoint, ids, layers: int, dps: int):
             t0 = time.perf_counter()
             L = m.layers[li]
             fold = any(np.any(v != 0) for v in (L.bq, L.bk, L.bv))
-            heads = _heads(L, c, fold)
-            act = _act(c.act)
-            W1, W2 = _arb_mat(L.W1), _arb_mat(L.W2)
+            heads = _heads(L, c, fold, ctx)
+            act = _act(c.act, ctx)
+            W1, W2 = _ctx_mat(ctx, L.W1), _ctx_mat(ctx, L.W2)
 
             def attn(A, fold=fold, heads=heads):
-                return T.mha(ctx, _append_ones(A) if fold else A, heads, causal=c.causal)
+                return T.mha(ctx, _append_ones(A, ctx) if fold else A, heads, causal=c.causal)
 
             def mlp(Z, W1=W1, W2=W2, L=L, act=act):
                 return T.ffn(ctx, Z, W1, list(L.b1), W2, list(L.b2), act=act)
 
             if c.post_ln:
-                pre1 = _add_row_vector(X + attn(X), L.bo)
+                pre1 = _add_row_vector(X + attn(X), L.bo, ctx)
                 yield f"layer {li} attention output", li, pre1, L.ln1, time.perf_counter() - t0
                 t0 = time.perf_counter()
                 Z = T.layer_norm(ctx, pre1, *L.ln1, eps=eps)
@@ -399,7 +431,7 @@ def _forward_enclosures(m: Checkpoint, ids, layers: int, dps: int):
             else:
                 yield f"layer {li} attention input", li, X, L.ln1, time.perf_counter() - t0
                 t0 = time.perf_counter()
-                X = _add_row_vector(X + attn(T.layer_norm(ctx, X, *L.ln1, eps=eps)), L.bo)
+                X = _add_row_vector(X + attn(T.layer_norm(ctx, X, *L.ln1, eps=eps)), L.bo, ctx)
                 yield f"layer {li} MLP input", li, X, L.ln2, time.perf_counter() - t0
                 X = X + mlp(T.layer_norm(ctx, X, *L.ln2, eps=eps))
         if not c.post_ln and layers >= c.n_layers:

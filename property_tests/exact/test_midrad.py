@@ -144,6 +144,21 @@ def test_midrad_every_map_contains_arb_on_adversarial_floats(inst, counts):
         counts[f"{name}: {_compare(f)}"] += 1
 
 
+mixed_floats = st.one_of(st.sampled_from([0.0, -0.0, 5e-324, -1e-310, 1e-300, 1.0, 1.0 + 2 ** -52, 0.5, 2.5, -2.5, 1 / 3]),
+                         tame_floats)
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(inst=_float_instances(mixed_floats))
+def test_midrad_block_and_attention_contain_arb_on_mixed_floats(inst, counts):
+    """Subnormals, zeros, cancellation and ties among O(1) entries: the full block and attention are compared (the
+    adversarial magnitudes above mostly take them beyond the double range, where midrad refuses)."""
+    X, heads, (W1, b1, W2, b2), gamma, beta = inst
+    maps = _maps(X, heads, W1, b1, W2, b2, gamma, beta)
+    for name in ("attention", "mha causal", "ffn", "block", "pure attention + LN"):
+        counts[f"{name}: {_compare(maps[name])}"] += 1
+
+
 @settings(max_examples=60)
 @given(st.integers(1, 5).flatmap(lambda k: st.tuples(float_matrices(3, k), float_matrices(k, 2))))
 def test_midrad_matmul_contains_arb(AB):

@@ -54,11 +54,14 @@ is enclosed too), plus Lagrange's remainder:
   (+ its rounding): the tables exp(a), a in [-746, 709], and exp(b/256), b in [0, 256], are python-flint ``arb``
   balls at 128 bits rounded outward to floats; exp(h) = sum_{j <= 6} h^j / j! + R with |R| <= e^|h| |h|^7 / 7! <=
   2 |h|^7 / 7! (|h| <= 1/2). Below -746, exp(x) is in [0, eta]; above 709 the context refuses (the double range).
-* erf(x) = sum_{j <= 8} c_j(g) h^j + R, g the nearest multiple of 1/64, |h| <= 2^-7 + 2^-30: the coefficients
+* erf(x) = sum_{j <= 8} c_j(g) h^j + R, g the nearest multiple of 1/64 in [-7, 7], |h| <= 2^-7 + 2^-30: the coefficients
   c_j(g) = erf^(j)(g) / j! (erf^(j) = 2/sqrt(pi) (-1)^(j-1) H_(j-1) e^(-x^2)) are arb balls rounded outward, and
   |R| <= M_g |h|^9 with M_g an arb upper bound of |erf^(9)| / 9! on the whole ball g +- (2^-7 + 2^-30) (arb's
-  interval evaluation of the Hermite recurrence). For |x| >= 6, erf(x) is in sign(x) [1 - 2^-53, 1], since
-  0 < erfc(x) <= e^(-x^2) / (x sqrt(pi)) < 2.2e-17.
+  interval evaluation of the Hermite recurrence). For |x| >= 6.5, erf(x) is in sign(x) [1 - 2^-53, 1], since
+  0 < erfc(x) <= e^(-x^2) / (x sqrt(pi)) < 4e-20.
+* An interval of radius at most 2^-32 is evaluated once: h is then itself an interval (the point's h widened by the
+  radius), the polynomial is evaluated in this interval arithmetic and the remainder at the largest |h|, which stays
+  within the ball the remainder bound holds on; a wider interval is evaluated at its two endpoints.
 * sqrt and the reciprocal are monotone and correctly rounded: [down sqrt(lo), up sqrt(hi)], [down 1/hi, up 1/lo].
 
 What this context refuses (:class:`MidradRangeError`, a ValueError naming the double range): any midpoint or radius
@@ -95,7 +98,9 @@ ETA_F = float(np.nextafter(0.0, 1.0))
 
 
 class MidradRangeError(ValueError):
-    """A midpoint-radius result outside the float64 range (or a BLAS that flushes subnormals): use arb."""
+    """Double precision cannot carry this computation: a result outside the float64 range, a divisor whose enclosure
+    contains 0 though the real divisor does not (softmax sums after a very wide exp), or a BLAS that flushes
+    subnormals. The consumer falls back to arb at a higher precision."""
 
 
 # --------------------------------------------------------------------------------------------- rounding helpers
@@ -301,8 +306,11 @@ def _div_point(X: Midrad, c) -> Midrad:
 def _reciprocal(Y: Midrad) -> Midrad:
     """1 / Y for Y not containing 0 (ZeroDivisionError otherwise)."""
     lo, hi = Y.bounds()
-    if ((lo <= 0) & (hi >= 0)).any():
-        raise ZeroDivisionError("division by an interval that contains 0")
+    bad = (lo <= 0) & (hi >= 0)
+    if bad.any():
+        i = tuple(int(k) for k in np.argwhere(bad)[0]) if Y.m.ndim else ()
+        raise MidradRangeError(f"a divisor's enclosure contains 0 at double precision (entry {i}: "
+                               f"[{float(lo[i]):.3g}, {float(hi[i]):.3g}]); this computation needs the arb context")
     neg = hi < 0
     a, b = np.where(neg, -hi, lo), np.where(neg, -lo, hi)  # 0 < a <= |y| <= b
     rlo, rhi = _down(1.0 / b), _up(1.0 / a)
@@ -389,19 +397,21 @@ def _power_up(h, k: int):
     return p
 
 
-def _exp_points(x) -> Midrad:
-    """exp at float points x (finite), as an enclosure."""
+def _exp_core(X: Midrad) -> Midrad:
+    """exp on intervals of radius <= 2^-32 (points included), as an enclosure."""
     A, B, inv_fact, rem = _exp_tables()
-    x = np.asarray(x, dtype=np.float64)
-    if (x > EXP_A[1]).any():
+    x = X.m
+    if (x + X.r > EXP_A[1]).any():
         raise MidradRangeError(f"exp({float(x.max()):.6g}) is beyond the float64 range (1.8e308); this "
                                "computation needs the arb context")
-    tiny = x < EXP_A[0]
+    tiny = x < EXP_A[0]          # then every point is below -745.9: exp < eta
     xs = np.where(tiny, 0.0, x)
     a = np.floor(xs)
     b = np.rint((xs - a) * 256)  # 0..256; the rounding of xs - a only moves h within its bound
     g = a + b / 256              # exact: |a| < 2^10, b / 256 a multiple of 2^-8
     h = Midrad(xs) - Midrad(g)   # TwoSum: exact error in the radius
+    if X.r.any():
+        h = Midrad(h.m, _add_up(h.r, np.where(tiny, 0.0, X.r)))
     hmax = h.mag()
     if (hmax > 0.5).any():
         raise AssertionError("exp reduction left |h| > 1/2")  # impossible for finite x; guards the remainder bound
@@ -416,7 +426,8 @@ def _exp_points(x) -> Midrad:
 
 ERF_K = 8
 ERF_STEP = 64
-ERF_MAX = 6
+ERF_MAX = 7         # the table's grid covers [-7, 7]
+ERF_TAIL = 6.5      # from here on, erf(x) is within 2^-53 of sign(x)
 ERF_DELTA = 2.0 ** -7 + 2.0 ** -30
 
 
@@ -451,14 +462,16 @@ def _erf_tables():
     return C, np.array(rem), one_lo
 
 
-def _erf_points(x) -> Midrad:
-    """erf at float points x (finite), as an enclosure."""
+def _erf_core(X: Midrad) -> Midrad:
+    """erf on intervals of radius <= 2^-32 (points included), as an enclosure."""
     C, rem, one_lo = _erf_tables()
-    x = np.asarray(x, dtype=np.float64)
-    big = np.abs(x) >= ERF_MAX
+    x = X.m
+    big = np.abs(x) - X.r >= ERF_TAIL  # every point beyond the tail's threshold, on one side
     xs = np.where(big, 0.0, x)
     gi = np.rint(xs * ERF_STEP)
     h = Midrad(xs) - Midrad(gi / ERF_STEP)
+    if X.r.any():
+        h = Midrad(h.m, _add_up(h.r, np.where(big, 0.0, X.r)))
     hmax = h.mag()
     if (hmax > ERF_DELTA).any():
         raise AssertionError("erf reduction left |h| beyond the remainder's ball")
@@ -472,13 +485,18 @@ def _erf_points(x) -> Midrad:
     return Midrad(np.where(big, s * tail.m, P.m), np.where(big, tail.r, P.r))
 
 
-def _monotone(X: Midrad, f) -> Midrad:
-    """f(X) for an increasing f evaluated at float points: [lower f(lo), upper f(hi)]."""
+#: intervals up to this radius are evaluated at once (the Taylor polynomial in interval arithmetic around the grid
+#: point, the remainder at the largest |h|); wider ones at their two endpoints
+NARROW = 2.0 ** -32
+
+
+def _monotone(X: Midrad, core) -> Midrad:
+    """f(X) for an increasing f: ``core(X)`` when every radius is at most :data:`NARROW`, else
+    [lower f(lo), upper f(hi)] from ``core`` at the two endpoints."""
+    if not (X.r > NARROW).any():
+        return core(X)
     lo, hi = X.bounds()
-    if not X.r.any():
-        return f(X.m)
-    flo, fhi = f(lo), f(hi)
-    return _from_bounds(flo.bounds()[0], fhi.bounds()[1])
+    return _from_bounds(core(Midrad(lo)).bounds()[0], core(Midrad(hi)).bounds()[1])
 
 
 def _sqrt(X: Midrad) -> Midrad:
@@ -594,13 +612,13 @@ class MidradContext(Operators):
     # ---- elementwise functions
     def exp(self, M, keep=None):
         if keep is None:
-            return _monotone(M, _exp_points)
+            return _monotone(M, _exp_core)
         keep = np.asarray(keep, dtype=bool)
-        inner = _monotone(Midrad(np.where(keep, M.m, 0.0), np.where(keep, M.r, 0.0)), _exp_points)
+        inner = _monotone(Midrad(np.where(keep, M.m, 0.0), np.where(keep, M.r, 0.0)), _exp_core)
         return Midrad(np.where(keep, inner.m, 0.0), np.where(keep, inner.r, 0.0))
 
     def erf(self, M):
-        return _monotone(M, _erf_points)
+        return _monotone(M, _erf_core)
 
     def vsqrt(self, v):
         return _sqrt(v)
