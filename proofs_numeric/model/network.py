@@ -113,7 +113,7 @@ def midrad_to_arb(M) -> flint.arb_mat:
     """A midpoint-radius enclosure as an arb matrix containing it (midpoints exact; radii rounded up to arb's
     magnitudes), so the arb analysis (:func:`enclosure_analysis`, :func:`to_wire`) reads it."""
     n, d = M.shape
-    return flint.arb_mat(n, d, [flint.arb(float(a), float(r)) for a, r in zip(M.m.ravel().tolist(), M.r.ravel().tolist())])
+    return flint.arb_mat(n, d, [flint.arb(a, r) for a, r in zip(M.m.ravel().tolist(), M.r.ravel().tolist())])
 
 
 def radius_stats(M: flint.arb_mat) -> dict:

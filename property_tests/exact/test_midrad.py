@@ -112,7 +112,7 @@ def test_midrad_every_map_contains_arb_on_rationals(inst):
     d = len(X[0])
     gamma = [sympy.Rational(k + 1, 3) for k in range(d)]
     beta = [sympy.Rational(1 - k, 7) for k in range(d)]
-    for name, f in _maps(X, heads, W1, b1, W2, b2, gamma, beta).items():
+    for f in _maps(X, heads, W1, b1, W2, b2, gamma, beta).values():
         _compare(f)
 
 
@@ -144,8 +144,8 @@ def test_midrad_every_map_contains_arb_on_adversarial_floats(inst, counts):
         counts[f"{name}: {_compare(f)}"] += 1
 
 
-mixed_floats = st.one_of(st.sampled_from([0.0, -0.0, 5e-324, -1e-310, 1e-300, 1.0, 1.0 + 2 ** -52, 0.5, 2.5, -2.5, 1 / 3]),
-                         tame_floats)
+mixed_floats = st.one_of(st.sampled_from([0.0, -0.0, 5e-324, -1e-310, 1e-300, 1.0, 1.0 + 2 ** -52, 0.5, 2.5, -2.5,
+                                          1 / 3]), tame_floats)
 
 
 @settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])

@@ -34,8 +34,8 @@ The context protocol (every method takes and returns the context's native object
   ``unsure_rows(v)`` those whose enclosure contains 0 without being 0 (iv, arb: H1 undecided)
 
 One module per context (after mpmath's ``ctx_*.py``): :mod:`.ctx_fp`, :mod:`.ctx_mp`, :mod:`.ctx_iv`, :mod:`.ctx_arb`,
-:mod:`.ctx_midrad`, :mod:`.ctx_sympy`, on the shared :mod:`.base`; the maps are written once in :mod:`.maps`. This package is part
-of the exact layer and imports nothing numeric from the project.
+:mod:`.ctx_midrad`, :mod:`.ctx_sympy`, on the shared :mod:`.base`; the maps are written once in :mod:`.maps`. This
+package is part of the exact layer and imports nothing numeric from the project.
 
 >>> Y = layer_norm(mp(30), [[1, 2, 3], [0, 0, 1]])
 >>> [round(float(v), 12) for v in [Y[0, 0], Y[0, 1], Y[0, 2]]]
