@@ -29,6 +29,7 @@ from sympy import Rational
 from proofs_numeric.model.checkpoint import Checkpoint
 from theorems.exact import transformer as T
 from theorems.exact.norm_exact import NormAnalysis
+from theorems.exact.padic_rank import single_threaded_blas
 from theorems.framework import Undecidable
 from theorems.paper.rank_neutrality import USER_INSTANCE as LN_INSTANCE
 
@@ -373,8 +374,18 @@ def forward_enclosures(m: Checkpoint, ids, layers: int, dps: int = 50, arithmeti
     if arithmetic not in ARITHMETICS:
         raise ValueError(f"unknown arithmetic {arithmetic!r}; choose from {ARITHMETICS}")
     if arithmetic == "midrad":
-        yield from _forward_enclosures(m, ids, layers, T.MIDRAD)
-        return
+        # one BLAS thread per step (not across a yield): the products here are small (128 x 385 by 385 x 32 per
+        # head), and two OpenBLAS threads on this 2-core machine under load made the layer 3-4 times slower
+        # (7.2-12.5 s against 1.7-2.6 s at load 17-20, 2026-12-06); the enclosures do not depend on it (bound (1)
+        # of ctx_midrad holds in any summation order)
+        gen = _forward_enclosures(m, ids, layers, T.MIDRAD)
+        while True:
+            with single_threaded_blas():
+                try:
+                    item = next(gen)
+                except StopIteration:
+                    return
+            yield item
     gen = _forward_enclosures(m, ids, layers, T.arb(dps))
     bits = T.arb(dps).bits
     try:

@@ -54,12 +54,12 @@ is enclosed too), plus Lagrange's remainder:
   (+ its rounding): the tables exp(a), a in [-746, 709], and exp(b/256), b in [0, 256], are python-flint ``arb``
   balls at 128 bits rounded outward to floats; exp(h) = sum_{j <= 6} h^j / j! + R with |R| <= e^|h| |h|^7 / 7! <=
   2 |h|^7 / 7! (|h| <= 1/2). Below -746, exp(x) is in [0, eta]; above 709 the context refuses (the double range).
-* erf(x) = sum_{j <= 8} c_j(g) h^j + R, g the nearest multiple of 1/64 in [-7, 7], |h| <= 2^-7 + 2^-30: the coefficients
+* erf(x) = sum_{j <= 8} c_j(g) h^j + R, g the nearest multiple of 1/64 in [-7, 7], |h| <= 2^-7 + 2^-12: the coefficients
   c_j(g) = erf^(j)(g) / j! (erf^(j) = 2/sqrt(pi) (-1)^(j-1) H_(j-1) e^(-x^2)) are arb balls rounded outward, and
-  |R| <= M_g |h|^9 with M_g an arb upper bound of |erf^(9)| / 9! on the whole ball g +- (2^-7 + 2^-30) (arb's
+  |R| <= M_g |h|^9 with M_g an arb upper bound of |erf^(9)| / 9! on the whole ball g +- (2^-7 + 2^-12) (arb's
   interval evaluation of the Hermite recurrence). For |x| >= 6.5, erf(x) is in sign(x) [1 - 2^-53, 1], since
   0 < erfc(x) <= e^(-x^2) / (x sqrt(pi)) < 4e-20.
-* An interval of radius at most 2^-32 is evaluated once: h is then itself an interval (the point's h widened by the
+* An interval of radius at most 2^-13 is evaluated once: h is then itself an interval (the point's h widened by the
   radius), the polynomial is evaluated in this interval arithmetic and the remainder at the largest |h|, which stays
   within the ball the remainder bound holds on; a wider interval is evaluated at its two endpoints.
 * sqrt and the reciprocal are monotone and correctly rounded: [down sqrt(lo), up sqrt(hi)], [down 1/hi, up 1/lo].
@@ -398,7 +398,7 @@ def _power_up(h, k: int):
 
 
 def _exp_core(X: Midrad) -> Midrad:
-    """exp on intervals of radius <= 2^-32 (points included), as an enclosure."""
+    """exp on intervals of radius <= 2^-13 (points included), as an enclosure."""
     A, B, inv_fact, rem = _exp_tables()
     x = X.m
     if (x + X.r > EXP_A[1]).any():
@@ -428,7 +428,7 @@ ERF_K = 8
 ERF_STEP = 64
 ERF_MAX = 7         # the table's grid covers [-7, 7]
 ERF_TAIL = 6.5      # from here on, erf(x) is within 2^-53 of sign(x)
-ERF_DELTA = 2.0 ** -7 + 2.0 ** -30
+ERF_DELTA = 2.0 ** -7 + 2.0 ** -12
 
 
 @lru_cache(maxsize=1)
@@ -463,7 +463,7 @@ def _erf_tables():
 
 
 def _erf_core(X: Midrad) -> Midrad:
-    """erf on intervals of radius <= 2^-32 (points included), as an enclosure."""
+    """erf on intervals of radius <= 2^-13 (points included), as an enclosure."""
     C, rem, one_lo = _erf_tables()
     x = X.m
     big = np.abs(x) - X.r >= ERF_TAIL  # every point beyond the tail's threshold, on one side
@@ -487,7 +487,7 @@ def _erf_core(X: Midrad) -> Midrad:
 
 #: intervals up to this radius are evaluated at once (the Taylor polynomial in interval arithmetic around the grid
 #: point, the remainder at the largest |h|); wider ones at their two endpoints
-NARROW = 2.0 ** -32
+NARROW = 2.0 ** -13
 
 
 def _monotone(X: Midrad, core) -> Midrad:
