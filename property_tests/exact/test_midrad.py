@@ -306,3 +306,22 @@ def test_midrad_widths_against_arb_are_reported_and_near_double_precision():
     for name, (m, a) in rep.items():
         print(f"{name:<22} {m:20.3g}   {a:20.3g}")
     assert all(m < 1e-10 for m, _ in rep.values()), rep
+
+
+# --------------------------------------------------------------------------------------------- the network's forward
+
+def test_midrad_network_forward_contains_the_arb_forward(tmp_path):
+    """The checkpoint forward (proofs_numeric.model.network) in both arithmetics on a small seeded BERT (2 layers,
+    d = 8, H = 2, d_ff = 16, 6 tokens): the same sites, and every arb ball (50 digits) inside the midrad enclosure."""
+    from proofs_numeric.model import network as NW
+    from proofs_numeric.model import synthetic as SY
+    from proofs_numeric.model.checkpoint import load_checkpoint
+    m = load_checkpoint(SY.write_random(tmp_path / "ckpt", SY.bert_config(layers=2, d=8, H=2, d_ff=16), seed=3))
+    ids = [1, 5, 9, 2, 7, 3]
+    ref = list(NW.forward_enclosures(m, ids, 2))
+    got = list(NW.forward_enclosures(m, ids, 2, arithmetic="midrad"))
+    assert [g[0] for g in got] == [r[0] for r in ref] and len(got) == 5
+    for (where, _, X, _, _), (_, _, A, _, _) in zip(got, ref):
+        assert not _outside(X, A), where
+    with pytest.raises(ValueError, match="unknown arithmetic"):
+        list(NW.forward_enclosures(m, ids, 1, arithmetic="float"))
