@@ -34,7 +34,8 @@ from theorems.framework import Undecidable
 from theorems.paper.rank_neutrality import USER_INSTANCE as LN_INSTANCE
 
 __all__ = ["forward_enclosures", "enclosure_analysis", "rank_bounds", "to_wire", "from_wire", "network_build",
-           "NETWORK_FORMS", "NETWORK_FAMILIES", "NETWORK_MAX_TOKENS", "radius_stats", "ARITHMETICS", "midrad_to_arb"]
+           "NETWORK_FORMS", "NETWORK_FAMILIES", "NETWORK_MAX_TOKENS", "radius_stats", "ARITHMETICS", "midrad_to_arb",
+           "NETWORK_MIDRAD_MAX_TOKENS", "EnclosureTooWide"]
 
 #: families whose forward runs in interval arithmetic here
 NETWORK_FAMILIES = ("bert", "gpt2")
@@ -355,37 +356,44 @@ def _act(name: str, ctx=None):
                      "forward")
 
 
-#: the arithmetics of the interval forward: python-flint ``arb`` balls at ``dps`` digits, or midpoint-radius
-#: intervals of float64 on BLAS (:mod:`theorems.exact.transformer.ctx_midrad`: double precision, rigorous, far
-#: faster; it refuses with ``MidradRangeError`` beyond the double range)
-ARITHMETICS = ("arb", "midrad")
+#: the arithmetics of the interval forward: python-flint ``arb`` balls at ``dps`` digits, midpoint-radius intervals
+#: of float64 on BLAS (:mod:`theorems.exact.transformer.ctx_midrad`: double precision, rigorous, 20-30 times faster
+#: on a MiniLM layer at 128 tokens; it refuses with ``MidradRangeError`` beyond the double range), or ``auto``: arb up
+#: to :data:`NETWORK_MAX_TOKENS` tokens, midrad above (up to :data:`NETWORK_MIDRAD_MAX_TOKENS`), where arb is too slow
+ARITHMETICS = ("arb", "midrad", "auto")
+#: the midpoint-radius forward's limit (BERT's 512 positions; memory: a few n x d_ff float64 pairs)
+NETWORK_MIDRAD_MAX_TOKENS = 512
+
+
+class EnclosureTooWide(ValueError):
+    """The double-precision forward cannot go on: an enclosure no longer decides that a norm is defined (H1), or a
+    result left the double range; the message names the site and the largest radius so far."""
 
 
 def forward_enclosures(m: Checkpoint, ids, layers: int, dps: int = 50, arithmetic: str = "arb"):
     """Yield ``(where, layer, X, (gamma, beta), seconds)`` for every LayerNorm input of the first ``layers`` layers,
     ``X`` an enclosure of the network's real activation there (the forward's LayerNorms use the config's epsilon, as
     the network does): an arb matrix (``arithmetic="arb"``) or a :class:`theorems.exact.transformer.Midrad` pair
-    (``"midrad"``; ``dps`` is then unused). Stops early, with a ``ValueError`` naming the site, when an enclosure no
-    longer certifies that a norm is defined (H1 undecided).
+    (``"midrad"``; ``dps`` is then unused); ``"auto"`` runs arb up to :data:`NETWORK_MAX_TOKENS` tokens and midrad
+    above, and yields arb matrices either way (:func:`midrad_to_arb`), so a consumer of arb enclosures reads both.
+    Stops early, with a ``ValueError`` naming the site, when an enclosure no longer certifies that a norm is defined
+    (H1 undecided; :class:`EnclosureTooWide` in double precision, with the largest radius so far).
 
     Each arb step of the forward runs at ``dps`` digits under :data:`_PREC_LOCK`; between two steps (while the caller
     holds a yielded site) the process's precision is what it was, so interleaved forwards (threads, or two of these
     generators advanced in turn) each compute at their own precision and leave none behind."""
     if arithmetic not in ARITHMETICS:
         raise ValueError(f"unknown arithmetic {arithmetic!r}; choose from {ARITHMETICS}")
+    if arithmetic == "auto" and len(ids) > NETWORK_MAX_TOKENS:
+        if len(ids) > NETWORK_MIDRAD_MAX_TOKENS:
+            raise ValueError(f"the interval forward runs on inputs of at most {NETWORK_MIDRAD_MAX_TOKENS} tokens; this "
+                             f"one has {len(ids)}")
+        for where, li, X, gb, secs in _midrad_forward(m, ids, layers):
+            yield where, li, midrad_to_arb(X), gb, secs
+        return
     if arithmetic == "midrad":
-        # one BLAS thread per step (not across a yield): the products here are small (128 x 385 by 385 x 32 per
-        # head), and two OpenBLAS threads on this 2-core machine under load made the layer 3-4 times slower
-        # (7.2-12.5 s against 1.7-2.6 s at load 17-20, 2026-12-06); the enclosures do not depend on it (bound (1)
-        # of ctx_midrad holds in any summation order)
-        gen = _forward_enclosures(m, ids, layers, T.MIDRAD)
-        while True:
-            with single_threaded_blas():
-                try:
-                    item = next(gen)
-                except StopIteration:
-                    return
-            yield item
+        yield from _midrad_forward(m, ids, layers)
+        return
     gen = _forward_enclosures(m, ids, layers, T.arb(dps))
     bits = T.arb(dps).bits
     try:
@@ -399,6 +407,37 @@ def forward_enclosures(m: Checkpoint, ids, layers: int, dps: int = 50, arithmeti
     finally:
         with _at_bits(bits):  # a forward abandoned mid-way restores its precision here, not when collected
             gen.close()
+
+
+def _midrad_forward(m: Checkpoint, ids, layers: int):
+    """The midpoint-radius forward; where double precision no longer decides (H1 undecided, the double range) it
+    stops with :class:`EnclosureTooWide` naming the site and the largest radius so far (arb at 50 digits carries
+    about 10^9 of growth per layer before it loses a digit; double precision carries one layer: measured on MiniLM at
+    128 tokens, radius 4e-9 at layer 0's attention output, 7e-6 at its output, H1 undecided at layer 1's attention
+    output).
+
+    One BLAS thread per step (not across a yield): the products are small (128 x 385 by 385 x 32 per head), and two
+    OpenBLAS threads on this 2-core machine under load made the layer 3-4 times slower (7.2-12.5 s against 1.7-2.6 s
+    at load 17-20, 2026-12-06); the enclosures do not depend on it (bound (1) of ctx_midrad holds in any summation
+    order)."""
+    gen = _forward_enclosures(m, ids, layers, T.MIDRAD)
+    last, radius = "the embeddings", 0.0
+    while True:
+        with single_threaded_blas():
+            try:
+                item = next(gen)
+            except StopIteration:
+                return
+            except T.MidradRangeError as e:
+                raise EnclosureTooWide(f"the midpoint-radius forward stops after {last} (largest radius {radius:.2g}): "
+                                       f"{e}") from None
+            except ValueError as e:
+                if "H1 undecided" not in str(e):
+                    raise
+                raise EnclosureTooWide(f"the midpoint-radius forward stops after {last} (largest radius {radius:.2g}): "
+                                       f"{e}; arb at higher precision decides further") from None
+        last, radius = item[0], float(item[2].r.max())
+        yield item
 
 
 def _forward_enclosures(m: Checkpoint, ids, layers: int, ctx):

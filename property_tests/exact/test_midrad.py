@@ -325,3 +325,25 @@ def test_midrad_network_forward_contains_the_arb_forward(tmp_path):
         assert not _outside(X, A), where
     with pytest.raises(ValueError, match="unknown arithmetic"):
         list(NW.forward_enclosures(m, ids, 1, arithmetic="float"))
+
+
+def test_midrad_network_auto_forward_uses_midrad_above_the_arb_limit_and_stops_by_name(tmp_path, monkeypatch):
+    """``arithmetic="auto"``: arb up to NETWORK_MAX_TOKENS, midrad above (yielded as arb matrices); where double
+    precision no longer decides H1 it stops with EnclosureTooWide naming the last site and its radius."""
+    from proofs_numeric.model import network as NW
+    from proofs_numeric.model import synthetic as SY
+    from proofs_numeric.model.checkpoint import load_checkpoint
+    m = load_checkpoint(SY.write_random(tmp_path / "ckpt", SY.bert_config(layers=2, d=8, H=2, d_ff=16), seed=3))
+    ids = [1, 5, 9, 2, 7, 3]
+    monkeypatch.setattr(NW, "NETWORK_MAX_TOKENS", 4)
+    got = list(NW.forward_enclosures(m, ids, 2, arithmetic="auto"))
+    ref = list(NW.forward_enclosures(m, ids, 2, arithmetic="midrad"))
+    assert all(isinstance(g[2], flint.arb_mat) for g in got)
+    for (_, _, A, _, _), (_, _, X, _, _) in zip(got, ref):  # midrad's enclosures, converted outward
+        for m_, r_, b in zip(X.m.ravel().tolist(), X.r.ravel().tolist(), A.entries()):
+            assert b.mid() == flint.arb(m_) and flint.arb(b.rad()) >= flint.arb(r_)
+    monkeypatch.setattr(T.MidradContext, "unsure_rows", lambda self, v: [0])  # double precision "cannot decide"
+    with pytest.raises(NW.EnclosureTooWide, match="stops after embeddings .*H1 undecided"):
+        list(NW.forward_enclosures(m, ids, 2, arithmetic="auto"))
+    with pytest.raises(ValueError, match="at most 512 tokens"):
+        list(NW.forward_enclosures(m, list(range(513)), 1, arithmetic="auto"))
