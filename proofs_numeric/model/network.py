@@ -21,6 +21,7 @@ import math
 import threading
 import time
 from contextlib import contextmanager
+from fractions import Fraction
 
 import flint
 import numpy as np
@@ -35,7 +36,8 @@ from theorems.paper.rank_neutrality import USER_INSTANCE as LN_INSTANCE
 
 __all__ = ["forward_enclosures", "enclosure_analysis", "rank_bounds", "to_wire", "from_wire", "network_build",
            "NETWORK_FORMS", "NETWORK_FAMILIES", "NETWORK_MAX_TOKENS", "radius_stats", "ARITHMETICS", "midrad_to_arb",
-           "NETWORK_MIDRAD_MAX_TOKENS", "EnclosureTooWide"]
+           "NETWORK_MIDRAD_MAX_TOKENS", "EnclosureTooWide", "NETWORK_MIDRAD_LAYERS", "network_layers_for",
+           "forward_arithmetic"]
 
 #: families whose forward runs in interval arithmetic here
 NETWORK_FAMILIES = ("bert", "gpt2")
@@ -346,14 +348,21 @@ def _add_row_vector(X, v, ctx=None):
 def _act(name: str, ctx=None):
     if name == "gelu":
         return T.gelu
-    if name == "gelu_new" and ctx is not T.MIDRAD:  # 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+    if name == "gelu_new" and ctx is T.MIDRAD:
+        def gelu_new_midrad(ctx, H):
+            with _at_bits(128):
+                c = ctx.from_arb((2 / flint.arb.pi()).sqrt())
+            k = ctx.const(Fraction(44715, 1000000))
+            inner = ctx.scale(ctx.add(H, ctx.scale(ctx.hadamard(ctx.hadamard(H, H), H), k)), c)
+            return ctx.hadamard(ctx.div_scalar(H, 2), ctx.add_scalar(ctx.tanh(inner), 1))
+        return gelu_new_midrad
+    if name == "gelu_new":  # 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
         def gelu_new(ctx, H):
             c = (2 / flint.arb.pi()).sqrt()
             k = flint.arb(44715) / 1000000
             return _build([[v / 2 * (1 + (c * (v + k * v * v * v)).tanh()) for v in r] for r in _rows(H)])
         return gelu_new
-    raise ValueError(f"activation {name!r} is not in the {'midpoint-radius' if ctx is T.MIDRAD else 'interval'} "
-                     "forward")
+    raise ValueError(f"activation {name!r} is not in the interval forward")
 
 
 #: the arithmetics of the interval forward: python-flint ``arb`` balls at ``dps`` digits, midpoint-radius intervals
@@ -363,6 +372,25 @@ def _act(name: str, ctx=None):
 ARITHMETICS = ("arb", "midrad", "auto")
 #: the midpoint-radius forward's limit (BERT's 512 positions; memory: a few n x d_ff float64 pairs)
 NETWORK_MIDRAD_MAX_TOKENS = 512
+
+
+#: layers of the midpoint-radius forward that decide something (double precision carries about one: the radius grows
+#: by about 10^8 per layer, see :func:`_midrad_forward`); network records above NETWORK_MAX_TOKENS cover these
+NETWORK_MIDRAD_LAYERS = 1
+
+
+def network_layers_for(n: int, asked: int) -> int:
+    """The layers of the interval forward on ``n`` tokens when ``asked`` are asked for: all of them in arb (up to
+    :data:`NETWORK_MAX_TOKENS` tokens), at most :data:`NETWORK_MIDRAD_LAYERS` in double precision above."""
+    return asked if n <= NETWORK_MAX_TOKENS else min(asked, NETWORK_MIDRAD_LAYERS)
+
+
+def forward_arithmetic(n: int, dps: int) -> str:
+    """How the forward of ``auto`` on ``n`` tokens encloses the network (for the records' ``how``)."""
+    if n <= NETWORK_MAX_TOKENS:
+        return f"a python-flint arb forward at {dps} digits"
+    return ("a midpoint-radius float64 forward on BLAS (rigorous a-priori bounds on every rounding; "
+            "theorems.exact.transformer.ctx_midrad)")
 
 
 class EnclosureTooWide(ValueError):

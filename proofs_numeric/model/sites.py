@@ -697,8 +697,9 @@ def network_ok(m: Checkpoint, ids, network_layers: int) -> str | None:
     if m.config.family not in NW.NETWORK_FAMILIES:
         return (f"the interval forward covers {', '.join(NW.NETWORK_FAMILIES)}; a {m.config.family} layer is not in it "
                 "yet (rotary positions)")
-    if len(ids) > NW.NETWORK_MAX_TOKENS:
-        return f"the interval forward runs on inputs of at most {NW.NETWORK_MAX_TOKENS} tokens; this one has {len(ids)}"
+    if len(ids) > NW.NETWORK_MIDRAD_MAX_TOKENS:
+        return (f"the interval forward runs on inputs of at most {NW.NETWORK_MIDRAD_MAX_TOKENS} tokens; this one has "
+                f"{len(ids)}")
     return None
 
 
@@ -711,11 +712,12 @@ def network_tasks(m, label, input_name, ids, by_kind, network_layers, dps, NW):
             "n": len(ids)}
     first = embeddings_site_name(m)
     exact = _exact_sum(*m.embedding_parts(ids))
-    for where, li, X, (g, b), secs in NW.forward_enclosures(m, ids, network_layers, dps):
+    layers = NW.network_layers_for(len(ids), network_layers)
+    for where, li, X, (g, b), secs in NW.forward_enclosures(m, ids, layers, dps, arithmetic="auto"):
         if where == first and exact:
             continue  # the float site there holds the network's values already (an exact sum): one record
         rs = NW.radius_stats(X)
-        how = (f"the network itself: its real activation enclosed by a python-flint arb forward at {dps} digits from "
+        how = (f"the network itself: its real activation enclosed by {NW.forward_arithmetic(len(ids), dps)} from "
                f"the stored weights (exactly), LayerNorm epsilon as in the config; largest radius "
                f"{rs['max_radius']:.2g}, largest radius relative to |value| {rs['max_relative_radius']:.2g}")
         data = {"X": NW.to_wire(X), "gamma": np.asarray(g, dtype=np.float64)}
@@ -798,9 +800,10 @@ def site_plan(m: Checkpoint, ids, claims, network_layers: int = NETWORK_LAYERS) 
         add("norm: final norm", norm_kind)
     items = [it for it in by_kind.get("layernorm-input", [])
              if id(instance_form(REGISTRY[it[0]], _reading(REGISTRY[it[0]], it[1]))[0]) in NW.NETWORK_FORMS]
-    if items and network_layers > 0 and c.family in NW.NETWORK_FAMILIES and n_tokens <= NW.NETWORK_MAX_TOKENS:
+    if items and network_layers > 0 and c.family in NW.NETWORK_FAMILIES and n_tokens <= NW.NETWORK_MIDRAD_MAX_TOKENS:
         if c.post_ln and not exact:
             add("norm: embeddings", "layernorm-input", "network", items)
+        network_layers = NW.network_layers_for(n_tokens, network_layers)
         for li in range(min(network_layers, c.n_layers)):
             for w in norms(li):
                 if not (w == first and exact):

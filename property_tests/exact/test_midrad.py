@@ -347,3 +347,17 @@ def test_midrad_network_auto_forward_uses_midrad_above_the_arb_limit_and_stops_b
         list(NW.forward_enclosures(m, ids, 2, arithmetic="auto"))
     with pytest.raises(ValueError, match="at most 512 tokens"):
         list(NW.forward_enclosures(m, list(range(513)), 1, arithmetic="auto"))
+
+
+@settings(max_examples=60)
+@given(float_matrices(2, 3, st.one_of(st.sampled_from([0.0, 19.99, 20.0, -20.0, 25.0, 1e-300, 5e-324, 400.0, -1e6]),
+                                      tame_floats)))
+def test_midrad_tanh_and_gpt2_gelu_contain_arb(X):
+    """tanh (1 - 2 / (exp(2x) + 1), and +-1 within 2^-53 beyond 20) and GPT-2's gelu_new of the network forward."""
+    from proofs_numeric.model import network as NW
+    with ARB.local():
+        ref = flint.arb_mat([[flint.arb(v).tanh() for v in r] for r in X])
+    assert not _outside(M.tanh(M.asmatrix(X)), ref)
+    with ARB.local():
+        g = NW._act("gelu_new", ARB)(ARB, ARB.asmatrix(X))
+    assert not _outside(NW._act("gelu_new", M)(M, M.asmatrix(X)), g)
