@@ -37,7 +37,7 @@ from theorems.paper.rank_neutrality import USER_INSTANCE as LN_INSTANCE
 __all__ = ["forward_enclosures", "enclosure_analysis", "rank_bounds", "to_wire", "from_wire", "network_build",
            "NETWORK_FORMS", "NETWORK_FAMILIES", "NETWORK_MAX_TOKENS", "radius_stats", "ARITHMETICS", "midrad_to_arb",
            "NETWORK_MIDRAD_MAX_TOKENS", "EnclosureTooWide", "NETWORK_MIDRAD_LAYERS", "network_layers_for",
-           "forward_arithmetic"]
+           "forward_arithmetic", "activation"]
 
 #: families whose forward runs in interval arithmetic here
 NETWORK_FAMILIES = ("bert", "gpt2")
@@ -345,7 +345,7 @@ def _add_row_vector(X, v, ctx=None):
     return _build([[a + b for a, b in zip(r, vv)] for r in _rows(X)])
 
 
-def _act(name: str, ctx=None):
+def activation(name: str, ctx=None):
     if name == "gelu":
         return T.gelu
     if name == "gelu_new" and ctx is T.MIDRAD:
@@ -489,7 +489,7 @@ def _forward_enclosures(m: Checkpoint, ids, layers: int, ctx):
             L = m.layers[li]
             fold = any(np.any(v != 0) for v in (L.bq, L.bk, L.bv))
             heads = _heads(L, c, fold, ctx)
-            act = _act(c.act, ctx)
+            act = activation(c.act, ctx)
             W1, W2 = _ctx_mat(ctx, L.W1), _ctx_mat(ctx, L.W2)
 
             def attn(A, fold=fold, heads=heads):

@@ -193,16 +193,16 @@ positive_floats = st.one_of(st.sampled_from([0.0, 5e-324, 1e-310, 2.225073858507
 def test_midrad_rounding_helpers_round_up(a, b, x):
     """The radius arithmetic rounds up: each helper's float is >= the exact real value (Fractions)."""
     fa, fb = Fraction(a), Fraction(b)
-    up = [MR._add_up(np.float64(a), np.float64(b)), MR._mul_up(np.float64(a), np.float64(b)),
-          MR._div_up(np.float64(a), np.float64(b)) if b > 0 else 0.0, MR._up(np.float64(x))]
+    up = [MR.add_up(np.float64(a), np.float64(b)), MR.mul_up(np.float64(a), np.float64(b)),
+          MR.div_up(np.float64(a), np.float64(b)) if b > 0 else 0.0, MR.succ(np.float64(x))]
     assume(all(np.isfinite(up)))  # beyond the range: the context's _checked refuses the result
-    assert Fraction(float(MR._add_up(np.float64(a), np.float64(b)))) >= fa + fb
-    assert Fraction(float(MR._mul_up(np.float64(a), np.float64(b)))) >= fa * fb
+    assert Fraction(float(MR.add_up(np.float64(a), np.float64(b)))) >= fa + fb
+    assert Fraction(float(MR.mul_up(np.float64(a), np.float64(b)))) >= fa * fb
     if b > 0:
-        assert Fraction(float(MR._div_up(np.float64(a), np.float64(b)))) >= fa / fb
-    assert Fraction(float(MR._up(np.float64(x)))) > Fraction(x)
-    assert Fraction(float(MR._down(np.float64(x)))) < Fraction(x)
-    assert float(MR._spacing(np.float64(x))) == float(np.spacing(abs(x)))
+        assert Fraction(float(MR.div_up(np.float64(a), np.float64(b)))) >= fa / fb
+    assert Fraction(float(MR.succ(np.float64(x)))) > Fraction(x)
+    assert Fraction(float(MR.pred(np.float64(x)))) < Fraction(x)
+    assert float(MR.spacing_abs(np.float64(x))) == float(np.spacing(abs(x)))
 
 
 intervals = st.tuples(st.one_of(st.sampled_from(SPECIAL[:12]), st.floats(-1e6, 1e6, allow_nan=False)),
@@ -359,5 +359,5 @@ def test_midrad_tanh_and_gpt2_gelu_contain_arb(X):
         ref = flint.arb_mat([[flint.arb(v).tanh() for v in r] for r in X])
     assert not _outside(M.tanh(M.asmatrix(X)), ref)
     with ARB.local():
-        g = NW._act("gelu_new", ARB)(ARB, ARB.asmatrix(X))
-    assert not _outside(NW._act("gelu_new", M)(M, M.asmatrix(X)), g)
+        g = NW.activation("gelu_new", ARB)(ARB, ARB.asmatrix(X))
+    assert not _outside(NW.activation("gelu_new", M)(M, M.asmatrix(X)), g)

@@ -89,7 +89,8 @@ import numpy as np
 
 from .base import Operators, fraction_of, rows_of
 
-__all__ = ["MidradContext", "MIDRAD", "Midrad", "MidradRangeError", "midrad"]
+__all__ = ["MidradContext", "MIDRAD", "Midrad", "MidradRangeError", "midrad", "succ", "pred", "add_up", "mul_up",
+           "div_up", "spacing_abs"]
 
 INF = math.inf
 U = Fraction(1, 2 ** 53)
@@ -109,15 +110,15 @@ def _bits(x):
     return np.asarray(x, dtype=np.float64).view(np.int64)
 
 
-def _up(x):
+def succ(x):
     """succ(x), the float above x (the IEEE encoding is monotone: one more in the integer view for x >= 0, one less
     in magnitude for x < 0; -0 is read as +0): an upper bound of every real that rounds to x."""
     i = _bits(np.asarray(x, dtype=np.float64) + 0.0)
     return np.where(i >= 0, i + 1, i - 1).view(np.float64)
 
 
-def _down(x):
-    return -_up(-np.asarray(x, dtype=np.float64))
+def pred(x):
+    return -succ(-np.asarray(x, dtype=np.float64))
 
 
 def _up_nonneg(s, bump):
@@ -125,20 +126,20 @@ def _up_nonneg(s, bump):
     return (_bits(s) + bump).view(np.float64)
 
 
-def _add_up(a, b):
+def add_up(a, b):
     """An upper bound of a + b for non-negative a, b (exactly 0 when both are 0: a sum that rounds to 0 is 0)."""
     s = np.asarray(a + b, dtype=np.float64)
     return _up_nonneg(s, s != 0)
 
 
-def _mul_up(a, b):
+def mul_up(a, b):
     """An upper bound of a * b for non-negative a, b (exactly 0 when a factor is 0; a product that underflows to 0
     with both factors non-zero becomes eta)."""
     p = np.asarray(a * b, dtype=np.float64)
     return _up_nonneg(p, (np.asarray(a) != 0) & (np.asarray(b) != 0))
 
 
-def _div_up(a, c):
+def div_up(a, c):
     """An upper bound of a / c for a >= 0, c > 0."""
     q = np.asarray(a / c, dtype=np.float64)
     return _up_nonneg(q, np.asarray(a) != 0)
@@ -147,10 +148,10 @@ def _div_up(a, c):
 def _sub_up(a, b):
     """An upper bound of a - b (floats; exactly 0 when they are equal)."""
     s = np.asarray(a - b, dtype=np.float64)
-    return np.where(s == 0, 0.0, _up(s))
+    return np.where(s == 0, 0.0, succ(s))
 
 
-def _spacing(x):
+def spacing_abs(x):
     """np.spacing(|x|) exactly (the gap above |x|: succ(|x|) - |x|, a difference of neighbours, exact)."""
     a = np.abs(np.asarray(x, dtype=np.float64)) + 0.0
     return (_bits(a) + 1).view(np.float64) - a
@@ -219,11 +220,11 @@ class Midrad:
         """(lo, hi) float arrays with lo <= every point <= hi (rounded outward; exact where r = 0)."""
         lo, hi = self.m - self.r, self.m + self.r
         z = self.r == 0
-        return np.where(z, self.m, _down(lo)), np.where(z, self.m, _up(hi))
+        return np.where(z, self.m, pred(lo)), np.where(z, self.m, succ(hi))
 
     def mag(self):
         """An upper bound of |x| over the interval."""
-        return _add_up(np.abs(self.m), self.r)
+        return add_up(np.abs(self.m), self.r)
 
     def reshape(self, *shape):
         return Midrad(self.m.reshape(*shape), self.r.reshape(*shape))
@@ -238,8 +239,8 @@ class Midrad:
         o = _as_midrad(o)
         s, e = _two_sum(self.m, o.m)
         ra, rb = self.r.any(), o.r.any()
-        rr = _add_up(self.r, o.r) if (ra and rb) else (self.r if ra else o.r)
-        return _checked(s, _add_up(rr, np.abs(e)) if (ra or rb) else np.abs(e))
+        rr = add_up(self.r, o.r) if (ra and rb) else (self.r if ra else o.r)
+        return _checked(s, add_up(rr, np.abs(e)) if (ra or rb) else np.abs(e))
 
     __radd__ = __add__
 
@@ -253,18 +254,18 @@ class Midrad:
         o = _as_midrad(o)
         a, b = self.m, o.m
         p = a * b
-        err = _spacing(p) * ((a != 0) & (b != 0))  # a product with a zero factor is exactly 0
+        err = spacing_abs(p) * ((a != 0) & (b != 0))  # a product with a zero factor is exactly 0
         ra, rb = self.r.any(), o.r.any()
         # |a~ b~ - a b| <= |a| rb + ra (|b| + rb)
         if ra and rb:
-            t = _add_up(_mul_up(np.abs(a), o.r), _mul_up(self.r, _add_up(np.abs(b), o.r)))
+            t = add_up(mul_up(np.abs(a), o.r), mul_up(self.r, add_up(np.abs(b), o.r)))
         elif rb:
-            t = _mul_up(np.abs(a), o.r)
+            t = mul_up(np.abs(a), o.r)
         elif ra:
-            t = _mul_up(self.r, np.abs(b))
+            t = mul_up(self.r, np.abs(b))
         else:
             return _checked(p, err)
-        return _checked(p, _add_up(t, err))
+        return _checked(p, add_up(t, err))
 
     __rmul__ = __mul__
 
@@ -299,8 +300,8 @@ def _div_point(X: Midrad, c) -> Midrad:
     if (c == 0).any():
         raise ZeroDivisionError("division by an interval that is exactly 0")
     q = X.m / c
-    err = np.where(X.m == 0, 0.0, _spacing(q))
-    return _checked(q, _add_up(_div_up(X.r, np.abs(c)), err))
+    err = np.where(X.m == 0, 0.0, spacing_abs(q))
+    return _checked(q, add_up(div_up(X.r, np.abs(c)), err))
 
 
 def _reciprocal(Y: Midrad) -> Midrad:
@@ -313,7 +314,7 @@ def _reciprocal(Y: Midrad) -> Midrad:
                                f"[{float(lo[i]):.3g}, {float(hi[i]):.3g}]); this computation needs the arb context")
     neg = hi < 0
     a, b = np.where(neg, -hi, lo), np.where(neg, -lo, hi)  # 0 < a <= |y| <= b
-    rlo, rhi = _down(1.0 / b), _up(1.0 / a)
+    rlo, rhi = pred(1.0 / b), succ(1.0 / a)
     return _from_bounds(np.where(neg, -rhi, rlo), np.where(neg, -rlo, rhi))
 
 
@@ -329,14 +330,14 @@ def _matmul(A: Midrad, B: Midrad) -> Midrad:
     kk = k if (pa or pb) else 2 * k
     g, c1, c0 = _product_constants(k, kk)
     if pb:      # (gamma |mA| + rA) |mB|
-        X, Y = _add_up(_mul_up(g, aA), A.r), aB
+        X, Y = add_up(mul_up(g, aA), A.r), aB
     elif pa:    # |mA| (gamma |mB| + rB)
-        X, Y = aA, _add_up(_mul_up(g, aB), B.r)
+        X, Y = aA, add_up(mul_up(g, aB), B.r)
     else:       # (gamma |mA| + rA) |mB| + (|mA| + rA) rB
-        X = np.hstack([_add_up(_mul_up(g, aA), A.r), _add_up(aA, A.r)])
+        X = np.hstack([add_up(mul_up(g, aA), A.r), add_up(aA, A.r)])
         Y = np.vstack([aB, B.r])
     R = X @ Y
-    return _checked(C, _add_up(_mul_up(R, c1), c0))
+    return _checked(C, add_up(mul_up(R, c1), c0))
 
 
 @lru_cache(maxsize=None)
@@ -393,7 +394,7 @@ def _power_up(h, k: int):
     """An upper bound of h^k (h >= 0)."""
     p = h
     for _ in range(k - 1):
-        p = _mul_up(p, h)
+        p = mul_up(p, h)
     return p
 
 
@@ -411,14 +412,14 @@ def _exp_core(X: Midrad) -> Midrad:
     g = a + b / 256              # exact: |a| < 2^10, b / 256 a multiple of 2^-8
     h = Midrad(xs) - Midrad(g)   # TwoSum: exact error in the radius
     if X.r.any():
-        h = Midrad(h.m, _add_up(h.r, np.where(tiny, 0.0, X.r)))
+        h = Midrad(h.m, add_up(h.r, np.where(tiny, 0.0, X.r)))
     hmax = h.mag()
     if (hmax > 0.5).any():
         raise AssertionError("exp reduction left |h| > 1/2")  # impossible for finite x; guards the remainder bound
     P = Midrad(np.full(x.shape, inv_fact[EXP_K].m), np.full(x.shape, inv_fact[EXP_K].r))
     for j in range(EXP_K - 1, -1, -1):
         P = P * h + inv_fact[j]
-    P = Midrad(P.m, _add_up(P.r, _mul_up(_power_up(hmax, EXP_K + 1), rem)))
+    P = Midrad(P.m, add_up(P.r, mul_up(_power_up(hmax, EXP_K + 1), rem)))
     ia, ib = (a - EXP_A[0]).astype(np.intp), b.astype(np.intp)
     E = A[ia] * B[ib] * P
     return Midrad(np.where(tiny, 0.0, E.m), np.where(tiny, ETA_F, E.r))
@@ -471,7 +472,7 @@ def _erf_core(X: Midrad) -> Midrad:
     gi = np.rint(xs * ERF_STEP)
     h = Midrad(xs) - Midrad(gi / ERF_STEP)
     if X.r.any():
-        h = Midrad(h.m, _add_up(h.r, np.where(big, 0.0, X.r)))
+        h = Midrad(h.m, add_up(h.r, np.where(big, 0.0, X.r)))
     hmax = h.mag()
     if (hmax > ERF_DELTA).any():
         raise AssertionError("erf reduction left |h| beyond the remainder's ball")
@@ -479,7 +480,7 @@ def _erf_core(X: Midrad) -> Midrad:
     P = C[ERF_K][idx]
     for j in range(ERF_K - 1, -1, -1):
         P = P * h + C[j][idx]
-    P = Midrad(P.m, _add_up(P.r, _mul_up(_power_up(hmax, ERF_K + 1), rem[idx])))
+    P = Midrad(P.m, add_up(P.r, mul_up(_power_up(hmax, ERF_K + 1), rem[idx])))
     tail = _from_bounds(np.full(x.shape, one_lo), np.ones(x.shape))
     s = np.sign(x)
     return Midrad(np.where(big, s * tail.m, P.m), np.where(big, tail.r, P.r))
@@ -503,8 +504,8 @@ def _sqrt(X: Midrad) -> Midrad:
     lo, hi = X.bounds()
     if (lo < 0).any():
         raise ValueError("square root of an interval that contains negative numbers")
-    slo = np.where(lo == 0, 0.0, _down(np.sqrt(lo)))
-    return _from_bounds(slo, _up(np.sqrt(hi)))
+    slo = np.where(lo == 0, 0.0, pred(np.sqrt(lo)))
+    return _from_bounds(slo, succ(np.sqrt(hi)))
 
 
 # --------------------------------------------------------------------------------------------- the context
