@@ -484,7 +484,8 @@ def _forward_enclosures(m: Checkpoint, ids, layers: int, ctx):
             g, b = m.embedding_norm()
             yield "embeddings", None, X, (g, b), time.perf_counter() - t0
             X = T.layer_norm(ctx, X, g, b, eps=eps)
-        for li in range(min(layers, c.n_layers)):
+        last = min(layers, c.n_layers) - 1
+        for li in range(last + 1):
             t0 = time.perf_counter()
             L = m.layers[li]
             fold = any(np.any(v != 0) for v in (L.bq, L.bk, L.bv))
@@ -505,12 +506,16 @@ def _forward_enclosures(m: Checkpoint, ids, layers: int, ctx):
                 Z = T.layer_norm(ctx, pre1, *L.ln1, eps=eps)
                 pre2 = Z + mlp(Z)
                 yield f"layer {li} output", li, pre2, L.ln2, time.perf_counter() - t0
+                if li == last:
+                    break  # no site after this one: its LayerNorm is not needed (nor a failure to certify it)
                 X = T.layer_norm(ctx, pre2, *L.ln2, eps=eps)
             else:
                 yield f"layer {li} attention input", li, X, L.ln1, time.perf_counter() - t0
                 t0 = time.perf_counter()
                 X = _add_row_vector(X + attn(T.layer_norm(ctx, X, *L.ln1, eps=eps)), L.bo, ctx)
                 yield f"layer {li} MLP input", li, X, L.ln2, time.perf_counter() - t0
+                if li == last and layers < c.n_layers:
+                    break  # no site after this one (the final norm needs every layer)
                 X = X + mlp(T.layer_norm(ctx, X, *L.ln2, eps=eps))
         if not c.post_ln and layers >= c.n_layers:
             g = m.final_norm()
