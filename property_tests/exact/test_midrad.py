@@ -361,3 +361,34 @@ def test_midrad_tanh_and_gpt2_gelu_contain_arb(X):
     with ARB.local():
         g = NW.activation("gelu_new", ARB)(ARB, ARB.asmatrix(X))
     assert not _outside(NW.activation("gelu_new", M)(M, M.asmatrix(X)), g)
+
+
+def test_midrad_network_records_above_64_tokens_cover_layer_0_and_agree_with_the_float_ones(tmp_path):
+    """Above NETWORK_MAX_TOKENS (70 tokens here) the record stream's network-level LayerNorm sites come from the
+    midrad forward, through layer 0 only (network_layers_for), as site_plan says; their how names the arithmetic;
+    every hypothesis they decide agrees with the float-level record at the same site."""
+    from proofs_numeric.ledger import get, registry
+    from proofs_numeric.model import network as NW
+    from proofs_numeric.model import sites as S
+    from proofs_numeric.model import synthetic as SY
+    registry()
+    folder = SY.write_random(tmp_path / "ckpt", SY.bert_config(layers=2, d=8, H=2, d_ff=16, max_pos=128), seed=3)
+    m = S.open_model(folder)
+    ids = [(7 * i + 3) % 1000 for i in range(70)]
+    assert len(ids) > NW.NETWORK_MAX_TOKENS and NW.network_layers_for(len(ids), 2) == 1
+    recs = S.run_serial(m, "bert", {"x": ids}, [get("RN.main")], network_layers=2)
+    net = [r for r in recs if r["about"]["level"] == "network" and "forward" in r["about"]["how"]]
+    assert {r["site"] for r in net} == {"norm: layer 0 attention output", "norm: layer 0 output"}
+    assert all("midpoint-radius float64 forward" in r["about"]["how"] for r in net)
+    planned = [sid for sid, _, level, _ in S.site_plan(m, ids, [get("RN.main")], network_layers=2)
+               if level == "network" and sid != "norm: embeddings"]  # the exact embeddings: a stored-values site
+    assert sorted(set(planned)) == sorted({r["site"] for r in net})
+    flt = {(r["site"], r["reading"]): r for r in recs if r["about"]["level"] == "float-computation"}
+    decided = 0
+    for n in net:
+        f = flt[(n["site"], n["reading"])]
+        for h, hv in n["hypotheses"].items():
+            if hv["value"] != "undecided":
+                decided += 1
+                assert hv["value"] == f["hypotheses"][h]["value"], (n["site"], h)
+    assert decided > 0
