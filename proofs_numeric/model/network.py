@@ -31,6 +31,7 @@ from proofs_numeric.model.checkpoint import Checkpoint
 from theorems.exact import transformer as T
 from theorems.exact.norm_exact import NormAnalysis
 from theorems.exact.padic_rank import single_threaded_blas
+from theorems.exact.transformer.ctx_midrad import warm_tables
 from theorems.framework import Undecidable
 from theorems.paper.rank_neutrality import USER_INSTANCE as LN_INSTANCE
 
@@ -448,6 +449,8 @@ def _midrad_forward(m: Checkpoint, ids, layers: int):
     OpenBLAS threads on this 2-core machine under load made the layer 3-4 times slower (7.2-12.5 s against 1.7-2.6 s
     at load 17-20, 2026-12-06); the enclosures do not depend on it (bound (1) of ctx_midrad holds in any summation
     order)."""
+    with _at_bits(128):  # the tables are computed in arb once: under the lock, as every arb step here
+        warm_tables()
     gen = _forward_enclosures(m, ids, layers, T.MIDRAD)
     last, radius = "the embeddings", 0.0
     while True:

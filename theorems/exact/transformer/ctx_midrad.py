@@ -90,7 +90,7 @@ import numpy as np
 from .base import Operators, fraction_of, rows_of
 
 __all__ = ["MidradContext", "MIDRAD", "Midrad", "MidradRangeError", "midrad", "succ", "pred", "add_up", "mul_up",
-           "div_up", "spacing_abs"]
+           "div_up", "spacing_abs", "warm_tables"]
 
 INF = math.inf
 U = Fraction(1, 2 ** 53)
@@ -388,6 +388,14 @@ def _exp_tables():
     finally:
         flint.ctx.prec = old
     return A, B, inv_fact, rem
+
+
+def warm_tables() -> None:
+    """Build the exp and erf tables now (about 0.3 s, once per process). They are computed in arb, which sets
+    python-flint's one process-wide precision for the while: a caller that runs arb in other threads builds them
+    under its own precision lock first (:mod:`proofs_numeric.model.network` does)."""
+    _exp_tables()
+    _erf_tables()
 
 
 def _power_up(h, k: int):
