@@ -45,7 +45,7 @@ def add_model_arguments(c) -> None:
     g.add_argument("--network-layers", type=int, metavar="L", default=None,
                    help="network-level records: run the forward in interval arithmetic through the first L "
                         "layers (arb) of inputs of at most 64 tokens, or through layer 0 (midpoint-radius float64) of "
-                        "inputs up to 512 tokens (default 2; 0: none)")
+                        "inputs up to 128 tokens (default 2; 0: none)")
     g.add_argument("--progress", choices=["auto", "bar", "lines"], default="auto",
                    help="a progress bar (default on a terminal) or one line per finished checkpoint")
 

@@ -179,6 +179,6 @@ def add_parsers(sub) -> None:
     rm.add_argument("--scheduler", metavar="ADDRESS", help="a Dask scheduler address, or 'local'")
     rm.add_argument("--network-layers", type=int, metavar="L", default=None, help="network-level records through "
                     "the first L layers (arb) of inputs of at most 64 tokens, or through layer 0 (midpoint-radius "
-                    "float64) of inputs up to 512 tokens (default 2; 0: none)")
+                    "float64) of inputs up to 128 tokens (default 2; 0: none)")
     rm.add_argument("--progress", choices=["auto", "bar", "lines"], default="auto")
     rm.set_defaults(run=cmd_real_model)

@@ -371,8 +371,12 @@ def activation(name: str, ctx=None):
 #: on a MiniLM layer at 128 tokens; it refuses with ``MidradRangeError`` beyond the double range), or ``auto``: arb up
 #: to :data:`NETWORK_MAX_TOKENS` tokens, midrad above (up to :data:`NETWORK_MIDRAD_MAX_TOKENS`), where arb is too slow
 ARITHMETICS = ("arb", "midrad", "auto")
-#: the midpoint-radius forward's limit (BERT's 512 positions; memory: a few n x d_ff float64 pairs)
-NETWORK_MIDRAD_MAX_TOKENS = 512
+#: the midpoint-radius forward's limit in the record stream: the forward itself runs at BERT's 512 positions (layer 0
+#: and its two sites' conversion to arb: 60 s at load 25), but the arb analysis of its enclosures (certified minors
+#: of up to min(n, d) rows, :func:`enclosure_analysis`) took 7-17 s per site at 128 tokens, and a real-model run
+#: whose long input (512 tokens) had them had not finished them 4 minutes after its other records (load 20-25,
+#: 2026-12-06); 128 is the size the issue times
+NETWORK_MIDRAD_MAX_TOKENS = 128
 
 
 #: layers of the midpoint-radius forward that decide something (double precision carries about one: the radius grows

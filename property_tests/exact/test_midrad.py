@@ -345,8 +345,8 @@ def test_midrad_network_auto_forward_uses_midrad_above_the_arb_limit_and_stops_b
     monkeypatch.setattr(T.MidradContext, "unsure_rows", lambda self, v: [0])  # double precision "cannot decide"
     with pytest.raises(NW.EnclosureTooWide, match="stops after embeddings .*H1 undecided"):
         list(NW.forward_enclosures(m, ids, 2, arithmetic="auto"))
-    with pytest.raises(ValueError, match="at most 512 tokens"):
-        list(NW.forward_enclosures(m, list(range(513)), 1, arithmetic="auto"))
+    with pytest.raises(ValueError, match=f"at most {NW.NETWORK_MIDRAD_MAX_TOKENS} tokens"):
+        list(NW.forward_enclosures(m, [1] * (NW.NETWORK_MIDRAD_MAX_TOKENS + 1), 1, arithmetic="auto"))
 
 
 @settings(max_examples=60)
