@@ -398,7 +398,7 @@ def _exp_tables():
 def warm_tables() -> None:
     """Build the exp and erf tables now (about 0.3 s, once per process). They are computed in arb, which sets
     python-flint's one process-wide precision for the while: a caller that runs arb in other threads builds them
-    under its own precision lock first (:mod:`proofs_numeric.model.network` does)."""
+    under its own precision lock first (the network forward of the numeric layer does)."""
     _exp_tables()
     _erf_tables()
 
