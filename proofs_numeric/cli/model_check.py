@@ -57,8 +57,9 @@ def add_model_arguments(c) -> None:
     g.add_argument("--scheduler", metavar="ADDRESS", help="submit the tasks to an existing Dask distributed cluster "
                    "(e.g. tcp://host:8786); 'local' starts a dask.distributed.LocalCluster of --workers processes")
     g.add_argument("--network-layers", type=int, metavar="L", default=None,
-                   help="network-level records: run the forward in interval arithmetic (arb) through the first L "
-                        "layers of inputs of at most 64 tokens (default 2; 0: none)")
+                   help="network-level records: run the forward in interval arithmetic through the first L "
+                        "layers (arb) of inputs of at most 64 tokens, or through layer 0 (midpoint-radius float64) of "
+                        "inputs up to 128 tokens (default 2; 0: none)")
     g.add_argument("--progress", choices=["auto", "bar", "lines"], default="auto",
                    help="a progress bar (default on a terminal) or one line per finished checkpoint")
 

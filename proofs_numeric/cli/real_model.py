@@ -202,7 +202,8 @@ def add_parsers(sub) -> None:
     rm.add_argument("--resume", metavar="PATH", help="continue the record stream PATH")
     rm.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: the core count)")
     rm.add_argument("--scheduler", metavar="ADDRESS", help="a Dask scheduler address, or 'local'")
-    rm.add_argument("--network-layers", type=int, metavar="L", default=None, help="network-level (arb) records through "
-                    "the first L layers of inputs of at most 64 tokens (default 2; 0: none)")
+    rm.add_argument("--network-layers", type=int, metavar="L", default=None, help="network-level records through "
+                    "the first L layers (arb) of inputs of at most 64 tokens, or through layer 0 (midpoint-radius "
+                    "float64) of inputs up to 128 tokens (default 2; 0: none)")
     rm.add_argument("--progress", choices=["auto", "bar", "lines"], default="auto")
     rm.set_defaults(run=cmd_real_model)

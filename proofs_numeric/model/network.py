@@ -21,6 +21,7 @@ import math
 import threading
 import time
 from contextlib import contextmanager
+from fractions import Fraction
 
 import flint
 import numpy as np
@@ -30,11 +31,15 @@ from proofs_numeric.model.checkpoint import Checkpoint
 from proofs_numeric.model.site_ids import LN_EMBED, LN_FINAL, SiteId
 from theorems.exact import transformer as T
 from theorems.exact.norm_exact import NormAnalysis
+from theorems.exact.padic_rank import single_threaded_blas
+from theorems.exact.transformer.ctx_midrad import warm_tables
 from theorems.framework import Undecidable
 from theorems.paper.rank_neutrality import USER_INSTANCE as LN_INSTANCE
 
 __all__ = ["forward_enclosures", "enclosure_analysis", "rank_bounds", "to_wire", "from_wire", "network_build",
-           "NETWORK_FORMS", "NETWORK_FAMILIES", "NETWORK_MAX_TOKENS", "radius_stats"]
+           "NETWORK_FORMS", "NETWORK_FAMILIES", "NETWORK_MAX_TOKENS", "radius_stats", "ARITHMETICS", "midrad_to_arb",
+           "NETWORK_MIDRAD_MAX_TOKENS", "EnclosureTooWide", "NETWORK_MIDRAD_LAYERS", "network_layers_for",
+           "forward_arithmetic", "activation"]
 
 #: families whose forward runs in interval arithmetic here
 NETWORK_FAMILIES = ("bert", "gpt2")
@@ -108,6 +113,13 @@ def from_wire(w: dict, bits: int = 256) -> flint.arb_mat:
     with _at_bits(bits):
         n, m = w["shape"]
         return flint.arb_mat(n, m, [_arb_of(a, b) for a, b in zip(w["mid"], w["rad"])])
+
+
+def midrad_to_arb(M) -> flint.arb_mat:
+    """A midpoint-radius enclosure as an arb matrix containing it (midpoints exact; radii rounded up to arb's
+    magnitudes), so the arb analysis (:func:`enclosure_analysis`, :func:`to_wire`) reads it."""
+    n, d = M.shape
+    return flint.arb_mat(n, d, [flint.arb(a, r) for a, r in zip(M.m.ravel().tolist(), M.r.ravel().tolist())])
 
 
 def radius_stats(M: flint.arb_mat) -> dict:
@@ -301,7 +313,15 @@ def network_build(form, site):
 
 # --------------------------------------------------------------------------------------------- the interval forward
 
-def _heads(L, c, fold: bool) -> list:
+def _ctx_mat(ctx, A):
+    """A float64 array (the stored weights, exactly) as a matrix of the forward's arithmetic."""
+    if ctx is T.MIDRAD:
+        A = np.asarray(A, dtype=np.float64)
+        return T.Midrad(A[None, :] if A.ndim == 1 else A)
+    return _arb_mat(A)
+
+
+def _heads(L, c, fold: bool, ctx=None) -> list:
     dk, rep = c.d_k, c.H // c.H_kv
     out = []
     for h in range(c.H):
@@ -309,22 +329,35 @@ def _heads(L, c, fold: bool) -> list:
         Wq, Wk, Wv = L.Wq[:, s], L.Wk[:, t], L.Wv[:, t]
         if fold:
             Wq, Wk, Wv = (np.vstack([W, bias[None, :]]) for W, bias in ((Wq, L.bq[s]), (Wk, L.bk[t]), (Wv, L.bv[t])))
-        out.append(T.Head(_arb_mat(Wq), _arb_mat(Wk), _arb_mat(Wv), _arb_mat(L.Wo[s])))
+        out.append(T.Head(*(_ctx_mat(ctx, W) for W in (Wq, Wk, Wv, L.Wo[s]))))
     return out
 
 
-def _append_ones(X: flint.arb_mat) -> flint.arb_mat:
+def _append_ones(X, ctx=None):
+    if ctx is T.MIDRAD:
+        n = X.shape[0]
+        return T.Midrad(np.hstack([X.m, np.ones((n, 1))]), np.hstack([X.r, np.zeros((n, 1))]))
     return _build([r + [flint.arb(1)] for r in _rows(X)])
 
 
-def _add_row_vector(X: flint.arb_mat, v) -> flint.arb_mat:
+def _add_row_vector(X, v, ctx=None):
+    if ctx is T.MIDRAD:
+        return X + T.Midrad(np.asarray(v, dtype=np.float64))
     vv = [flint.arb(float(x)) for x in np.asarray(v, dtype=np.float64)]
     return _build([[a + b for a, b in zip(r, vv)] for r in _rows(X)])
 
 
-def _act(name: str):
+def activation(name: str, ctx=None):
     if name == "gelu":
         return T.gelu
+    if name == "gelu_new" and ctx is T.MIDRAD:
+        def gelu_new_midrad(ctx, H):
+            with _at_bits(128):
+                c = ctx.from_arb((2 / flint.arb.pi()).sqrt())
+            k = ctx.const(Fraction(44715, 1000000))
+            inner = ctx.scale(ctx.add(H, ctx.scale(ctx.hadamard(ctx.hadamard(H, H), H), k)), c)
+            return ctx.hadamard(ctx.div_scalar(H, 2), ctx.add_scalar(ctx.tanh(inner), 1))
+        return gelu_new_midrad
     if name == "gelu_new":  # 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
         def gelu_new(ctx, H):
             c = (2 / flint.arb.pi()).sqrt()
@@ -334,16 +367,68 @@ def _act(name: str):
     raise ValueError(f"activation {name!r} is not in the interval forward")
 
 
-def forward_enclosures(m: Checkpoint, ids, layers: int, dps: int = 50):
-    """Yield ``(site id, layer, X, (gamma, beta), seconds)`` for every LayerNorm input of the first ``layers`` layers,
-    ``X`` an arb matrix enclosing the network's real activation there (the forward's LayerNorms use the config's
-    epsilon, as the network does). Stops early, with a ``ValueError`` naming the site, when an enclosure no longer
-    certifies that a norm is defined (H1 undecided).
+#: the arithmetics of the interval forward: python-flint ``arb`` balls at ``dps`` digits, midpoint-radius intervals
+#: of float64 on BLAS (:mod:`theorems.exact.transformer.ctx_midrad`: double precision, rigorous, 20-30 times faster
+#: on a MiniLM layer at 128 tokens; it refuses with ``MidradRangeError`` beyond the double range), or ``auto``: arb up
+#: to :data:`NETWORK_MAX_TOKENS` tokens, midrad above (up to :data:`NETWORK_MIDRAD_MAX_TOKENS`), where arb is too slow
+ARITHMETICS = ("arb", "midrad", "auto")
+#: the midpoint-radius forward's limit in the record stream: the forward itself runs at BERT's 512 positions (layer 0
+#: and its two sites' conversion to arb: 60 s at load 25), but the arb analysis of its enclosures (certified minors
+#: of up to min(n, d) rows, :func:`enclosure_analysis`) took 7-17 s per site at 128 tokens, and a real-model run
+#: whose long input (512 tokens) had them had not finished them 4 minutes after its other records (load 20-25,
+#: 2026-12-06); 128 is the size the issue times
+NETWORK_MIDRAD_MAX_TOKENS = 128
 
-    Each step of the forward runs at ``dps`` digits under :data:`_PREC_LOCK`; between two steps (while the caller
+
+#: layers of the midpoint-radius forward that decide something (double precision carries about one: the radius grows
+#: by about 10^8 per layer, see :func:`_midrad_forward`); network records above NETWORK_MAX_TOKENS cover these
+NETWORK_MIDRAD_LAYERS = 1
+
+
+def network_layers_for(n: int, asked: int) -> int:
+    """The layers of the interval forward on ``n`` tokens when ``asked`` are asked for: all of them in arb (up to
+    :data:`NETWORK_MAX_TOKENS` tokens), at most :data:`NETWORK_MIDRAD_LAYERS` in double precision above."""
+    return asked if n <= NETWORK_MAX_TOKENS else min(asked, NETWORK_MIDRAD_LAYERS)
+
+
+def forward_arithmetic(n: int, dps: int) -> str:
+    """How the forward of ``auto`` on ``n`` tokens encloses the network (for the records' ``how``)."""
+    if n <= NETWORK_MAX_TOKENS:
+        return f"a python-flint arb forward at {dps} digits"
+    return ("a midpoint-radius float64 forward on BLAS (rigorous a-priori bounds on every rounding; "
+            "theorems.exact.transformer.ctx_midrad)")
+
+
+class EnclosureTooWide(ValueError):
+    """The double-precision forward cannot go on: an enclosure no longer decides that a norm is defined (H1), or a
+    result left the double range; the message names the site and the largest radius so far."""
+
+
+def forward_enclosures(m: Checkpoint, ids, layers: int, dps: int = 50, arithmetic: str = "arb"):
+    """Yield ``(site id, layer, X, (gamma, beta), seconds)`` for every LayerNorm input of the first ``layers`` layers,
+    ``X`` an enclosure of the network's real activation there (the forward's LayerNorms use the config's epsilon, as
+    the network does): an arb matrix (``arithmetic="arb"``) or a :class:`theorems.exact.transformer.Midrad` pair
+    (``"midrad"``; ``dps`` is then unused); ``"auto"`` runs arb up to :data:`NETWORK_MAX_TOKENS` tokens and midrad
+    above, and yields arb matrices either way (:func:`midrad_to_arb`), so a consumer of arb enclosures reads both.
+    Stops early, with a ``ValueError`` naming the site, when an enclosure no longer certifies that a norm is defined
+    (H1 undecided; :class:`EnclosureTooWide` in double precision, with the largest radius so far).
+
+    Each arb step of the forward runs at ``dps`` digits under :data:`_PREC_LOCK`; between two steps (while the caller
     holds a yielded site) the process's precision is what it was, so interleaved forwards (threads, or two of these
     generators advanced in turn) each compute at their own precision and leave none behind."""
-    gen = _forward_enclosures(m, ids, layers, dps)
+    if arithmetic not in ARITHMETICS:
+        raise ValueError(f"unknown arithmetic {arithmetic!r}; choose from {ARITHMETICS}")
+    if arithmetic == "auto" and len(ids) > NETWORK_MAX_TOKENS:
+        if len(ids) > NETWORK_MIDRAD_MAX_TOKENS:
+            raise ValueError(f"the interval forward runs on inputs of at most {NETWORK_MIDRAD_MAX_TOKENS} tokens; this "
+                             f"one has {len(ids)}")
+        for where, li, X, gb, secs in _midrad_forward(m, ids, layers):
+            yield where, li, midrad_to_arb(X), gb, secs
+        return
+    if arithmetic == "midrad":
+        yield from _midrad_forward(m, ids, layers)
+        return
+    gen = _forward_enclosures(m, ids, layers, T.arb(dps))
     bits = T.arb(dps).bits
     try:
         while True:
@@ -358,50 +443,87 @@ def forward_enclosures(m: Checkpoint, ids, layers: int, dps: int = 50):
             gen.close()
 
 
-def _forward_enclosures(m: Checkpoint, ids, layers: int, dps: int):
+def _midrad_forward(m: Checkpoint, ids, layers: int):
+    """The midpoint-radius forward; where double precision no longer decides (H1 undecided, the double range) it
+    stops with :class:`EnclosureTooWide` naming the site and the largest radius so far (arb at 50 digits carries
+    about 10^9 of growth per layer before it loses a digit; double precision carries one layer: measured on MiniLM at
+    128 tokens, radius 4e-9 at layer 0's attention output, 7e-6 at its output, H1 undecided at layer 1's attention
+    output).
+
+    One BLAS thread per step (not across a yield): the products are small (128 x 385 by 385 x 32 per head), and two
+    OpenBLAS threads on this 2-core machine under load made the layer 3-4 times slower (7.2-12.5 s against 1.7-2.6 s
+    at load 17-20, 2026-12-06); the enclosures do not depend on it (bound (1) of ctx_midrad holds in any summation
+    order)."""
+    with _at_bits(128):  # the tables are computed in arb once: under the lock, as every arb step here
+        warm_tables()
+    gen = _forward_enclosures(m, ids, layers, T.MIDRAD)
+    last, radius = "the embeddings", 0.0
+    while True:
+        with single_threaded_blas():
+            try:
+                item = next(gen)
+            except StopIteration:
+                return
+            except T.MidradRangeError as e:
+                raise EnclosureTooWide(f"the midpoint-radius forward stops after {last} (largest radius {radius:.2g}): "
+                                       f"{e}") from None
+            except ValueError as e:
+                if "H1 undecided" not in str(e):
+                    raise
+                raise EnclosureTooWide(f"the midpoint-radius forward stops after {last} (largest radius {radius:.2g}): "
+                                       f"{e}; arb at higher precision decides further") from None
+        last, radius = item[0], float(item[2].r.max())
+        yield item
+
+
+def _forward_enclosures(m: Checkpoint, ids, layers: int, ctx):
     c = m.config
     if c.family not in NETWORK_FAMILIES:
         raise ValueError(f"the interval forward covers {', '.join(NETWORK_FAMILIES)}; a {c.family} layer "
                          f"({'rotary positions' if c.rotary else c.family}) is not in it yet")
-    ctx = T.arb(dps)
     eps = c.eps
     t0 = time.perf_counter()
     with ctx.local():
         parts = m.embedding_parts(ids)
-        X = _arb_mat(parts[0])
+        X = _ctx_mat(ctx, parts[0])
         for p in parts[1:]:
-            X = X + _arb_mat(p)  # exact: sums of a few dyadic rationals at this precision
+            X = X + _ctx_mat(ctx, p)  # arb: exact (a few dyadic rationals); midrad: TwoSum's exact error as radius
         if c.post_ln:
             g, b = m.embedding_norm()
             yield LN_EMBED, None, X, (g, b), time.perf_counter() - t0
             X = T.layer_norm(ctx, X, g, b, eps=eps)
-        for li in range(min(layers, c.n_layers)):
+        last = min(layers, c.n_layers) - 1
+        for li in range(last + 1):
             t0 = time.perf_counter()
             L = m.layers[li]
             fold = any(np.any(v != 0) for v in (L.bq, L.bk, L.bv))
-            heads = _heads(L, c, fold)
-            act = _act(c.act)
-            W1, W2 = _arb_mat(L.W1), _arb_mat(L.W2)
+            heads = _heads(L, c, fold, ctx)
+            act = activation(c.act, ctx)
+            W1, W2 = _ctx_mat(ctx, L.W1), _ctx_mat(ctx, L.W2)
 
             def attn(A, fold=fold, heads=heads):
-                return T.mha(ctx, _append_ones(A) if fold else A, heads, causal=c.causal)
+                return T.mha(ctx, _append_ones(A, ctx) if fold else A, heads, causal=c.causal)
 
             def mlp(Z, W1=W1, W2=W2, L=L, act=act):
                 return T.ffn(ctx, Z, W1, list(L.b1), W2, list(L.b2), act=act)
 
             if c.post_ln:
-                pre1 = _add_row_vector(X + attn(X), L.bo)
+                pre1 = _add_row_vector(X + attn(X), L.bo, ctx)
                 yield SiteId(li, "ln1", "input"), li, pre1, L.ln1, time.perf_counter() - t0
                 t0 = time.perf_counter()
                 Z = T.layer_norm(ctx, pre1, *L.ln1, eps=eps)
                 pre2 = Z + mlp(Z)
                 yield SiteId(li, "ln2", "input"), li, pre2, L.ln2, time.perf_counter() - t0
+                if li == last:
+                    break  # no site after this one: its LayerNorm is not needed (nor a failure to certify it)
                 X = T.layer_norm(ctx, pre2, *L.ln2, eps=eps)
             else:
                 yield SiteId(li, "ln1", "input"), li, X, L.ln1, time.perf_counter() - t0
                 t0 = time.perf_counter()
-                X = _add_row_vector(X + attn(T.layer_norm(ctx, X, *L.ln1, eps=eps)), L.bo)
+                X = _add_row_vector(X + attn(T.layer_norm(ctx, X, *L.ln1, eps=eps)), L.bo, ctx)
                 yield SiteId(li, "ln2", "input"), li, X, L.ln2, time.perf_counter() - t0
+                if li == last and layers < c.n_layers:
+                    break  # no site after this one (the final norm needs every layer)
                 X = X + mlp(T.layer_norm(ctx, X, *L.ln2, eps=eps))
         if not c.post_ln and layers >= c.n_layers:
             g = m.final_norm()

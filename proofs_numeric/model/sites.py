@@ -741,8 +741,9 @@ def network_ok(m: Checkpoint, ids, network_layers: int) -> str | None:
     if m.config.family not in NW.NETWORK_FAMILIES:
         return (f"the interval forward covers {', '.join(NW.NETWORK_FAMILIES)}; a {m.config.family} layer is not in it "
                 "yet (rotary positions)")
-    if len(ids) > NW.NETWORK_MAX_TOKENS:
-        return f"the interval forward runs on inputs of at most {NW.NETWORK_MAX_TOKENS} tokens; this one has {len(ids)}"
+    if len(ids) > NW.NETWORK_MIDRAD_MAX_TOKENS:
+        return (f"the interval forward runs on inputs of at most {NW.NETWORK_MIDRAD_MAX_TOKENS} tokens; this one has "
+                f"{len(ids)}")
     return None
 
 
@@ -761,6 +762,7 @@ def network_sites(m: Checkpoint, ids, network_layers: int) -> list[SiteSpec]:
         return []
     c = m.config
     skip = embeddings_site(m) if _exact_sum(*m.embedding_parts(ids)) else None
+    network_layers = NW.network_layers_for(len(ids), network_layers)  # double precision carries fewer layers
     out = []
     for spec in model_sites(m, {"layernorm-input"}):
         sid = spec.id
@@ -777,12 +779,13 @@ def network_tasks(m, label, input_name, ids, by_kind, network_layers, dps, NW):
         return
     meta = {"family": m.config.family, "norm": m.config.norm, "d": m.config.d, "H": m.config.H, "d_k": m.config.d_k,
             "n": len(ids)}
+    layers = NW.network_layers_for(len(ids), network_layers)
     specs = {spec.id: spec for spec in network_sites(m, ids, network_layers)}
-    for sid, li, X, (g, b), secs in NW.forward_enclosures(m, ids, network_layers, dps):
+    for sid, li, X, (g, b), secs in NW.forward_enclosures(m, ids, layers, dps, arithmetic="auto"):
         if sid not in specs:
             continue  # the embeddings' float site holds the network's values already (an exact sum): one record
         rs = NW.radius_stats(X)
-        how = (f"the network itself: its real activation enclosed by a python-flint arb forward at {dps} digits from "
+        how = (f"the network itself: its real activation enclosed by {NW.forward_arithmetic(len(ids), dps)} from "
                f"the stored weights (exactly), LayerNorm epsilon as in the config; largest radius "
                f"{rs['max_radius']:.2g}, largest radius relative to |value| {rs['max_relative_radius']:.2g}")
         data = {"X": NW.to_wire(X), "gamma": np.asarray(g, dtype=np.float64)}
