@@ -3,7 +3,8 @@
 Tiny checkpoints of each family are written here with the independent safetensors writer of
 ``test_checkpoints.py`` (deterministic: fixed seeds, d = 32-48, 2 layers). The per-site decision is the claims' own
 predicates; these tests check what the driver adds: one record per (site, claim, reading, about.level) with the
-fixed fields (each validated against model-record.schema.json), the same set of records after an interruption and ``--resume``, on local worker processes and on a Dask LocalCluster
+fixed fields (each validated against model-record.schema.json), the same set of records after an interruption
+and ``--resume``, on local worker processes and on a Dask LocalCluster
 (marker slow), with a worker killed mid-run; what a record is about (float computation vs the network), and that
 rounding noise is not called a rank.
 """

@@ -98,7 +98,21 @@ from .instance import (
                        register_instance_form,
                        undecided_reading,
 )
-from .quotes import SOURCE_DIR, SOURCE_FILES, SUITE_READING, QuoteCheck, check_quote, load_sources, sources_available
+from .quotes import (
+    HOW_TO_GET_SOURCES,
+    SOURCE_DIR,
+    SOURCE_FILES,
+    SOURCE_SHA256,
+    SOURCES_ENV,
+    SUITE_READING,
+    QuoteCheck,
+    SourceMismatch,
+    check_quote,
+    load_sources,
+    set_source_dir,
+    source_dir,
+    sources_available,
+)
 from .records import (
                        CLAIM_REGIMES,
                        EVIDENCE_PROVIDERS,
@@ -150,6 +164,7 @@ __all__ = [
     "typeset",
     "FORMS", "VERDICTS", "Assessment", "ContradictionError", "assess", "verdict_from",
     "SOURCE_DIR", "SOURCE_FILES", "SUITE_READING", "QuoteCheck", "check_quote", "load_sources", "sources_available",
+    "SOURCE_SHA256", "SOURCES_ENV", "HOW_TO_GET_SOURCES", "SourceMismatch", "set_source_dir", "source_dir",
     "TRUTH", "TRUTH_VALUE", "ON_THIS_INSTANCE", "SITE_KINDS", "Decided", "Declaration", "InstanceForm", "Undecidable",
     "INSTANCE_FORMS", "register_instance_form", "instance_form", "decide_on_instance", "definition_of",
     "build_instance", "not_on_user_input", "decoded", "undecided_reading",
