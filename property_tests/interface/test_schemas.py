@@ -8,11 +8,11 @@ from __future__ import annotations
 import copy
 import json
 import time
-import tomllib
 from pathlib import Path
 
 import jsonschema
 import pytest
+import tomllib
 
 from proofs_numeric.cli import main
 from proofs_numeric.core.schemas import KIND_SCHEMA, SCHEMAS, schema, schema_text, validate, validator
