@@ -21,6 +21,7 @@ from proofs_numeric.ledger import (
     said,
     select,
 )
+from proofs_numeric.output import marked
 from theorems.exact.input import int_digits_unlimited
 from theorems.framework import (
     CONJECTURES,
@@ -177,8 +178,8 @@ def cmd_show(args) -> int:
     r = run_claim(claims[args.claim], CheckContext(dps=args.dps, quick=args.quick))
     rec = r.to_json()
     rec["counterexamples_typeset"] = _typeset_counterexamples(r) if not r.error else []
-    if args.json:
-        print(json.dumps(rec, indent=1, default=str))
+    if args.json:  # one marked object (schema claim.schema.json): the ledger's entry and its counterexamples typeset
+        print(json.dumps(marked("claim", rec), indent=1, default=str))
         return 1 if r.error else 0
     c = Console(highlight=False)
     width = max(40, c.width)

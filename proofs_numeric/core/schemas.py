@@ -1,12 +1,13 @@
 """The JSON Schemas (draft 2020-12) of every JSON document collapse-verify writes, and a validator for them.
 
 The schemas are files of the package, ``proofs_numeric/schemas/*.schema.json`` (shown in the book,
-``book/reference/schemas.md``): ``ledger`` (``verify --json``), ``check`` (``check CLAIM --json``), ``check-list``
-(``check --list --json``), ``rank`` (``rank --json``), ``model-record`` (each line of a ``check --model --jsonl``
-or ``real-model --jsonl`` stream, the marker line included), ``model-summary`` (``check --model --json``) and
-``real-model`` (``real-model --json``); ``common`` holds the definitions they share. Every document is one JSON
-object whose first key is the marker ``{"collapse_verify": {"kind": ..., "version": 1}}``
-(:func:`proofs_numeric.output.marked`); a program checks ``kind`` and ``version`` before reading the rest.
+``book/reference/schemas.md``): ``ledger`` (``verify --json``), ``claim`` (``show CLAIM --json``), ``check``
+(``check CLAIM --json``), ``check-list`` (``check --list --json``), ``rank`` (``rank --json``), ``model-record``
+(each line of a ``check --model --jsonl`` or ``real-model --jsonl`` stream, the marker line included),
+``model-summary`` (``check --model --json``) and ``real-model`` (``real-model --json``); ``common`` holds the
+definitions they share. Every document is one JSON object whose first key is the marker
+``{"collapse_verify": {"kind": ..., "version": 1}}`` (:func:`proofs_numeric.output.marked`); a program checks
+``kind`` and ``version`` before reading the rest.
 
 :func:`validate` checks a document with the ``jsonschema`` package (the ``test`` extra installs it; it is not
 needed to run collapse-verify). The schema a document follows is named by its marker's ``kind``:
@@ -27,9 +28,9 @@ __all__ = ["SCHEMAS", "KIND_SCHEMA", "schema", "validate", "validator", "schema_
 
 #: schema name -> file (in proofs_numeric/schemas/)
 SCHEMAS = {name: f"{name}.schema.json" for name in
-           ("common", "ledger", "check", "check-list", "rank", "model-record", "model-summary", "real-model")}
+           ("common", "ledger", "claim", "check", "check-list", "rank", "model-record", "model-summary", "real-model")}
 #: a marker's kind -> the schema its document follows
-KIND_SCHEMA = {"ledger": "ledger", "check": "check", "check-list": "check-list", "rank": "rank",
+KIND_SCHEMA = {"ledger": "ledger", "claim": "claim", "check": "check", "check-list": "check-list", "rank": "rank",
                "model-check": "model-record", "model-check-summary": "model-summary", "real-model": "real-model"}
 _URN = "urn:collapse-verify:schemas:"
 

@@ -26,6 +26,7 @@ from safetensors.numpy import save_file
 from proofs_numeric.cli import main
 from proofs_numeric.model import checkpoint as CK
 from proofs_numeric.witnesses import real_model as RM
+from property_tests.documents import document
 
 _FWD_TOL = 1e-12  # float64 forwards of the same values in a different order (BLAS blocking, head order)
 _BF16_REF_TOL = 0.0  # widening is exact: bit-for-bit equality
@@ -525,7 +526,7 @@ def test_checkpoints_cli_json_every_family(tiny, tmp_path, capsys, fam):
     code, out, err = _cli(capsys, "real-model", "--model", str(tiny[fam]), "--seed", "1", "--length", "20",
                           "--json", str(p))
     assert code == 0, err
-    r = json.loads(p.read_text())
+    r = document(p.read_text(), "real-model")
     assert (r["family"], r["norm"], r["n_layers"]) == (fam, "rmsnorm" if fam == "llama" else "layernorm", 2)
     assert r["n_layers"] == len(r["layers"]) and r["inputs"] == {"random (seed 1)": 20}
     d = {"bert": D_BERT, "gpt2": D_GPT2, "llama": D_LLAMA}[fam]
@@ -559,7 +560,7 @@ def test_checkpoints_rank_deficient_w_o_gets_an_exact_integer_rank(tmp_path, cap
     code, _, err = _cli(capsys, "real-model", "--model", str(write_checkpoint(tmp_path / "b", bert_config(), t)),
                         "--length", "8", "--json", str(p))
     assert code == 0, err
-    L = json.loads(p.read_text())["layers"]
+    L = document(p.read_text(), "real-model")["layers"]
     assert [x["W_O_exact_rank"] for x in L] == [D_BERT, D_BERT - 1]
     assert L[1]["head_recovery_rel_error"] > 1e-6  # a head channel is lost: the heads are not recovered
 
@@ -568,7 +569,7 @@ def test_checkpoints_cli_caps_length_at_the_positions(tiny, tmp_path, capsys):
     p = tmp_path / "l.json"
     code, out, _ = _cli(capsys, "real-model", "--model", str(tiny["llama"]), "--length", str(10 ** 12),
                         "--json", str(p))
-    r = json.loads(p.read_text())
+    r = document(p.read_text(), "real-model")
     assert code == 0 and r["inputs"] == {"random (seed 0)": MAX_POS}
     assert r["inputs_capped"] == {"random (seed 0)": {"requested": 10 ** 12, "used": MAX_POS}} and "capped" in out
     s = r["ln_sites"][1]  # n = 64 > d = 48: rank X = d < n, so the affine rank needs the square classes
@@ -580,7 +581,7 @@ def test_checkpoints_cli_ids(tiny, tmp_path, capsys):
     p = tmp_path / "i.json"
     code, _, err = _cli(capsys, "real-model", "--model", str(tiny["gpt2"]), "--ids", json.dumps(IDS), "--json", str(p))
     assert code == 0, err
-    assert json.loads(p.read_text())["inputs"] == {"ids": len(IDS)}
+    assert document(p.read_text(), "real-model")["inputs"] == {"ids": len(IDS)}
 
 
 @pytest.mark.parametrize("argv, needle", [
@@ -630,11 +631,12 @@ def test_checkpoints_cli_text_with_a_tokenizer_and_the_cap(tmp_path, capsys):
     code, out, err = _cli(capsys, "real-model", "--model", str(folder), "--text", "w1 w2 w3 w4",
                           "--text", " ".join(words[:40] * 2), "--json", str(p))
     assert code == 0, err
-    r = json.loads(p.read_text())
+    r = document(p.read_text(), "real-model")
     assert r["inputs"] == {"text0": 4, "text1": cap} and r["inputs_capped"] == {"text1": {"requested": 80, "used": cap}}
     assert r["cosine"] is not None and r["family"] == "bert"  # the sentence sanity check runs on any bert
     code, _, err = _cli(capsys, "real-model", "--model", str(folder), "--seed", "2", "--length", "5", "--json", str(p))
-    assert code == 0 and json.loads(p.read_text())["inputs"] == {"random (seed 2)": 5}  # random ids asked for
+    # random ids asked for
+    assert code == 0 and document(p.read_text(), "real-model")["inputs"] == {"random (seed 2)": 5}
 
 
 # --- the safetensors library as the reader's oracle (issue 58) ----------------------------------------------------

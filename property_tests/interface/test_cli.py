@@ -30,7 +30,7 @@ def test_cli_verify_json(tmp_path, capsys):
     path = tmp_path / "ledger.json"
     code, out, _ = _run(capsys, "verify", "--claims", "RN.step*", "--quick", "--dps", "30", "--json", str(path))
     assert code == 0  # refuted claims are results, not errors
-    data = json.loads(path.read_text())
+    data = document(path.read_text(), "ledger")
     assert [c["id"] for c in data["claims"]] == ["RN.step1", "RN.step2", "RN.step3"]
     for c in data["claims"]:
         assert set(c) >= {"id", "verdict", "statement", "evidence"}

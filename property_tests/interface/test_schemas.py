@@ -18,7 +18,7 @@ from proofs_numeric.cli import main
 from proofs_numeric.core.schemas import KIND_SCHEMA, SCHEMAS, schema, schema_text, validate, validator
 from proofs_numeric.ledger import ledger_json
 from property_tests.documents import check_document, document
-from property_tests.paper.quick_runs import QUICK, quick_run
+from property_tests.paper.quick_runs import LEDGER_GROUP, QUICK, quick_run
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -144,6 +144,15 @@ def test_schemas_ledger_json_of_quick_runs_validates():
         node[path[-1]] = value
         with pytest.raises(jsonschema.ValidationError):
             validate(b)
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group(LEDGER_GROUP)
+def test_schemas_the_sessions_quick_ledger_of_every_claim_validates(quick_ledger_file):
+    """`verify --quick --json` over the whole registry (the session's quick ledger, in a fresh process) follows
+    ledger.schema.json, every claim and reading."""
+    doc = document(quick_ledger_file.read_text(), "ledger")
+    assert doc["collapse_verify"] == {"kind": "ledger", "version": 1} and len(doc["claims"]) > 100
 
 
 def test_schemas_model_summary_and_records(tmp_path, capsys):
