@@ -169,31 +169,45 @@ _CLIPPED_JS = r"""
   const out = [];
   const text = el => (el.textContent || '').trim().slice(0, 60).replace(/\s+/g, ' ');
   // the nearest box between el and the column that does not let its content overflow (or null)
-  const holder = el => {
+  const holder = el => {  // el: an element or a text node
     for (let b = el.parentElement; b && b !== art; b = b.parentElement) {
       if (getComputedStyle(b).overflowX !== 'visible') return b;
     }
     return null;
   };
-  for (const m of art.querySelectorAll('mjx-container')) {
-    const b = holder(m);
-    if (b && ['hidden', 'clip'].includes(getComputedStyle(b).overflowX) && b.scrollWidth > b.clientWidth + 1) {
+  for (const m of art.querySelectorAll('mjx-container')) {  // the typeset formula's own box (not the invisible
+    const b = holder(m);                                       // assistive MathML beside it, which may be wider)
+    if (!b || !['hidden', 'clip'].includes(getComputedStyle(b).overflowX)) continue;
+    const r = m.getBoundingClientRect(), c = b.getBoundingClientRect();
+    const hidden = Math.max(r.right - (c.left + b.clientLeft + b.clientWidth), c.left + b.clientLeft - r.left);
+    if (r.width > 0 && hidden > 1) {
       out.push('formula clipped without a scrollbar by ' + b.tagName.toLowerCase() + '.' + b.className.split(' ')[0]
-               + ' (' + (b.scrollWidth - b.clientWidth) + ' px hidden): ' + text(m));
+               + ' (' + Math.round(hidden) + ' px hidden): ' + text(m));
     }
   }
   const wide = [];
-  for (const el of art.querySelectorAll('*')) {
+  const report = (el, reach, what) => {
+    if (wide.some(w => w.contains(el))) return;
+    wide.push(el);
+    out.push(el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).split(' ')[0] : '') + ' '
+             + Math.round(reach - right) + ' px wider than its column (' + what + '): ' + text(el));
+  };
+  for (const el of art.querySelectorAll('*')) {  // boxes
     const st = getComputedStyle(el);
     if (st.position === 'absolute' || st.position === 'fixed' || st.display === 'none') continue;
     const r = el.getBoundingClientRect();
-    // its box, or the text overflowing it (unless it scrolls or clips its own content: the check above says which)
-    const reach = st.overflowX !== 'visible' ? r.right : Math.max(r.right, r.left + el.scrollWidth);
-    if (r.width === 0 || reach <= right + 1 || holder(el)) continue;
-    if (wide.some(w => w.contains(el))) continue;
-    wide.push(el);
-    out.push(el.tagName.toLowerCase() + ' ' + Math.round(reach - right) + ' px wider than its column (' +
-             Math.round(reach - r.left) + ' px wide): ' + text(el));
+    if (r.width > 0 && r.right > right + 1 && !holder(el)) report(el, r.right, Math.round(r.width) + ' px wide');
+  }
+  const walker = document.createTreeWalker(art, NodeFilter.SHOW_TEXT, {  // text overflowing its box
+    acceptNode: n => n.parentElement.closest('mjx-container, script, style') ? NodeFilter.FILTER_REJECT
+                                                                              : NodeFilter.FILTER_ACCEPT});
+  const range = document.createRange();
+  let node;
+  while ((node = walker.nextNode())) {
+    if (!node.textContent.trim()) continue;
+    range.selectNodeContents(node);
+    const r = range.getBoundingClientRect();
+    if (r.width > 0 && r.right > right + 1 && !holder(node)) report(node.parentElement, r.right, 'its text');
   }
   return out;
 })()
