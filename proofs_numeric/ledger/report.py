@@ -222,17 +222,19 @@ def display_math(tex: str) -> str:
     return f"$$\n{tex}\n$$"
 
 
-#: a formal proof's summary, ``Coq lemma NAME: STATEMENT`` (``theorems.framework.formal_proof``), STATEMENT in LaTeX
-_COQ_SUMMARY = re.compile(r"^Coq lemma (\S+): (.*?)( — not accepted: .*)?$", re.S)
+#: a formal proof's summary, ``Coq lemma NAME [formal, AXIOMS]: STATEMENT`` (``theorems.framework.formal_proof``,
+#: the label from ``theorems.formal.evidence``), STATEMENT in LaTeX
+_COQ_SUMMARY = re.compile(r"^Coq lemma (\S+)( \[[^\]]*\])?: (.*?)( — not accepted: .*)?$", re.S)
 
 
 def _summary_cell(e) -> str:
     """An evidence summary for a table cell; a Coq lemma's LaTeX statement typeset as math (it was shown raw)."""
     m = _COQ_SUMMARY.match(e.summary) if e.kind == "formal" else None
-    if m is None or "$" in m.group(2):
+    if m is None or "$" in m.group(3):
         return _cell(e.summary)
-    name, statement, refusal = m.groups()
-    return f"Coq lemma {_path(name)}: ${statement.strip()}$" + (_cell(refusal) if refusal else "")
+    name, label, statement, refusal = m.groups()
+    return (f"Coq lemma {_path(name)}{_cell(label or '')}: ${statement.strip()}$"
+            + (_cell(refusal) if refusal else ""))
 
 
 def evidence_markdown(evidence) -> str:

@@ -19,6 +19,9 @@ def test_report_a_coq_lemma_statement_is_typeset_in_the_evidence_table():
     assert "\\\\operatorname" not in md and "CollapseVerify.<wbr>rank_neutrality" in md
     refused = report.evidence_markdown([formal_proof("CollapseVerify.x.y", None, statement=tex, reason="no coqc")])
     assert f"${tex}$" in refused and "not accepted" in refused
+    # the label theorems.formal.evidence gives an accepted lemma
+    labelled = report.evidence_markdown([formal_proof("CollapseVerify.x.y [formal, no axioms]", True, statement=tex)])
+    assert f"[formal, no axioms]: ${tex}$" in labelled
 
 
 @pytest.mark.slow  # runs RN.main (minutes on a loaded machine)
