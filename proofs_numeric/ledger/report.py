@@ -227,30 +227,35 @@ def display_math(tex: str) -> str:
 _COQ_SUMMARY = re.compile(r"^Coq lemma (\S+)( \[[^\]]*\])?: (.*?)( — not accepted: .*)?$", re.S)
 
 
-def _summary_cell(e) -> str:
-    """An evidence summary for a table cell; a Coq lemma's LaTeX statement typeset as math (it was shown raw)."""
+def _summary_cell(e, typeset: list) -> str:
+    """An evidence summary for a table cell. A Coq lemma's LaTeX statement (shown raw before) is typeset below the
+    table as display math (appended to ``typeset``): typeset math cannot wrap, and a long formula in a cell widened
+    the table past its column."""
     m = _COQ_SUMMARY.match(e.summary) if e.kind == "formal" else None
     if m is None or "$" in m.group(3):
         return _cell(e.summary)
     name, label, statement, refusal = m.groups()
-    return (f"Coq lemma {_path(name)}{_cell(label or '')}: ${statement.strip()}$"
-            + (_cell(refusal) if refusal else ""))
+    typeset.append(f"Coq lemma {_path(name)}:\n\n{display_math(statement.strip())}")
+    return f"Coq lemma {_path(name)}{_cell(label or '')}: its statement is typeset below the table" + (
+        _cell(refusal) if refusal else "")
 
 
 def evidence_markdown(evidence) -> str:
     """Every piece of evidence in three columns (what it is, where it decided what, and what was computed in which
     arithmetic): short headers, and no word in the table can be broken mid-word."""
-    rows = []
+    rows: list = []
+    typeset: list[str] = []
     for e in evidence:
         holds = {True: "holds", False: "**fails**", None: "undecided"}[e.holds]
         if e.label:
             holds += f" ({e.label})"
-        what = _summary_cell(e) + (f" ({_path(e.counterexample)})" if e.counterexample else "")
+        what = _summary_cell(e, typeset) + (f" ({_path(e.counterexample)})" if e.counterexample else "")
         if e.holds is None and e.reason and e.reason not in e.summary:
             what += f" — undecided: {_cell(e.reason)}"
         what += f"; *arithmetic*: {_cell(e.arithmetic)}"
         rows.append([f"{_esc(e.kind)} ({_esc(e.scope)})", f"{_cell(e.regime)}: {holds}", what])
-    return list_table(["evidence", "regime", "what was computed"], rows, [17, 13, 70])
+    table = list_table(["evidence", "regime", "what was computed"], rows, [17, 13, 70])
+    return "\n\n".join([table, *typeset])
 
 
 def words_markdown(c) -> str:

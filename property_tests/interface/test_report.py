@@ -15,13 +15,13 @@ from theorems.framework import formal_proof
 def test_report_a_coq_lemma_statement_is_typeset_in_the_evidence_table():
     tex = r"\operatorname{rank}(XP)=\operatorname{rank}X-1"
     md = report.evidence_markdown([formal_proof("CollapseVerify.rank_neutrality.step1", True, statement=tex)])
-    assert f"${tex}$" in md  # math, not escaped raw LaTeX
+    assert f"$$\n{tex}\n$$" in md  # display math below the table, not escaped raw LaTeX in a cell
     assert "\\\\operatorname" not in md and "CollapseVerify.<wbr>rank_neutrality" in md
     refused = report.evidence_markdown([formal_proof("CollapseVerify.x.y", None, statement=tex, reason="no coqc")])
-    assert f"${tex}$" in refused and "not accepted" in refused
+    assert f"$$\n{tex}\n$$" in refused and "not accepted" in refused
     # the label theorems.formal.evidence gives an accepted lemma
     labelled = report.evidence_markdown([formal_proof("CollapseVerify.x.y [formal, no axioms]", True, statement=tex)])
-    assert "formal, no axioms" in labelled and f"]: ${tex}$" in labelled
+    assert "formal, no axioms" in labelled and f"$$\n{tex}\n$$" in labelled
 
 
 @pytest.mark.slow  # runs RN.main (minutes on a loaded machine)
