@@ -13,7 +13,7 @@ definitions they share. Every document is one JSON object whose first key is the
 needed to run collapse-verify). The schema a document follows is named by its marker's ``kind``:
 
 >>> sorted(SCHEMAS)[:3]
-['check', 'check-list', 'common']
+['check', 'check-list', 'claim']
 >>> schema("rank")["$id"]
 'urn:collapse-verify:schemas:rank'
 """
