@@ -10,7 +10,8 @@
    must not grow from 2 to 4 layers (one layer's weights plus one forward's activations). The records' seconds per
    site are recorded beside it. ``COLLAPSE_BENCH_LLAMA_TOKENS`` sets n (default 512, the issue's size).
 
-The checkpoints are written by :mod:`proofs_numeric.model.synthetic` (one tensor at a time).
+The checkpoints are written by :mod:`proofs_numeric.model.synthetic` (the safetensors library, in shards of at most
+256 MB; BF16 by hand, one tensor at a time).
 """
 from __future__ import annotations
 

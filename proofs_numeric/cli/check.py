@@ -20,10 +20,11 @@ from proofs_numeric.cli.inputs import (
 from proofs_numeric.cli.model_check import MODEL_EPILOG, add_model_arguments, cmd_check_model
 from proofs_numeric.ledger import registry, render_check
 from proofs_numeric.ledger.check import check_claim, checkable, save_instance
+from proofs_numeric.output import marked
 from theorems.exact.reader import UserInput, gaussian_weights, read_matrix, read_vector, read_weights
 from theorems.framework import OFF_INSTANCE_MEANING, OFF_INSTANCE_REASONS
 
-__all__ = ["add_parsers", "cmd_check", "ALIASES", "read_user_input"]
+__all__ = ["add_parsers", "cmd_check", "ALIASES", "read_user_input", "check_document"]
 
 
 #: a claim a name stands for: (claim id, the reading keys to check, or None for every reading)
@@ -143,12 +144,12 @@ def _list(args) -> int:
     off = [c for c in no_form if c.off_instance() is not None]
     unclassified = [c for c in no_form if c.off_instance() is None]
     if args.json:
-        print(json.dumps({
+        print(json.dumps(marked("check-list", {
             "checkable": [{"claim": c.claim.id, "inputs": c.inputs(), "readings": list(c.forms),
                            "not_checkable": c.reasons} for c in yes],
             "not_checkable_on_user_input": [{"claim": c.claim.id, "reasons": c.reasons} for c in listed_no],
             "not_on_instances": [{"claim": c.claim.id, **c.off_instance().to_json()} for c in off],
-            "no_instance_form_yet": [c.claim.id for c in unclassified]}, indent=1))
+            "no_instance_form_yet": [c.claim.id for c in unclassified]}), indent=1))
         return 0
     # lazy: rich is imported only by the subcommands that print (CLI start-up time)
     from rich.markup import escape
@@ -174,6 +175,23 @@ def _list(args) -> int:
         con.print(escape("  " + ", ".join(c.claim.id for c in unclassified)), soft_wrap=True)
     con.print("\naliases: " + escape(", ".join(f"{k} -> {v[0][0]}" for k, v in ALIASES.items())), soft_wrap=True)
     return 0
+
+
+#: the flags of `check` a --json document echoes under ``request.arguments`` (as given on the command line)
+_ECHOED = (("X", "--X"), ("gamma", "--gamma"), ("beta", "--beta"), ("Delta", "--Delta"), ("W_O", "--W-O"),
+           ("weights", "--weights"), ("heads", "--heads"), ("n", "--n"), ("seed", "--seed"), ("dps", "--dps"),
+           ("norm", "--norm"), ("reading", "--reading"), ("max_entries", "--max-entries"), ("save", "--save"))
+
+
+def check_document(args, user, records: list[dict]) -> dict:
+    """The ``check --json`` document: one object for every CLAIM (an alias naming two claims included), with the
+    marker ``{"collapse_verify": {"kind": "check", "version": 1}}``, the request echoed (the CLAIM as typed, every
+    flag given, as given), how each input was read, and ``claims``: one record per claim (schema:
+    ``proofs_numeric/schemas/check.schema.json``)."""
+    given = {flag: getattr(args, attr) for attr, flag in _ECHOED if getattr(args, attr, None) is not None}
+    return marked("check", {"request": {"claim": args.claim, "claims": [r["claim"] for r in records],
+                                        "arguments": given},
+                            "input": user.how(), "claims": records})
 
 
 def _header(claim) -> dict:
@@ -215,7 +233,7 @@ def cmd_check(args) -> int:
         records.append((claim, rec))
     clean = [{k: v for k, v in rec.items() if not k.startswith("_")} for _, rec in records]
     if args.json:
-        print(json.dumps(clean[0] if len(clean) == 1 else clean, indent=1, default=str))
+        print(json.dumps(check_document(args, user, clean), indent=1, default=str))
         return 0
     # lazy: rich is imported only by the subcommands that print (CLI start-up time)
     from rich.text import Text
@@ -265,7 +283,7 @@ def add_parsers(sub) -> None:
                         f"{LIMITS['CHECK_MAX_ENTRIES']})")
     c.add_argument("--save", metavar="PATH", help="write the instance in the stored-counterexample format (never over "
                    "an existing file), ready to be added to a claim or a conjecture")
-    c.add_argument("--json", action="store_true", help="print the record as JSON (fixed keys); with --model, the "
-                   "summary")
+    c.add_argument("--json", action="store_true", help="print one JSON object (schema check.schema.json: the request "
+                   "echoed, one record per claim); with --model, the summary")
     add_model_arguments(c)
     c.set_defaults(run=cmd_check)

@@ -18,7 +18,7 @@ from proofs_numeric.cli.inputs import (
 )
 from proofs_numeric.ledger.model_check import RECORD_KIND, RunSpec, SchedulerError, run, select_claims, summary_json
 from proofs_numeric.model.sites import NETWORK_LAYERS, SiteIdError
-from proofs_numeric.output import check_stream
+from proofs_numeric.output import check_stream, marked
 
 __all__ = ["add_model_arguments", "cmd_check_model", "spec_from_args", "render_summary", "MODEL_EPILOG",
            "token_inputs", "run_or_usage_error", "check_scheduler", "interrupted", "resume_command"]
@@ -29,7 +29,7 @@ MODEL_EPILOG = """claims at the sites of your model (--model):
   collapse-verify check RN.main --model DIR --resume rn.jsonl        # continue an interrupted run
   collapse-verify check RN.main --model DIR --workers 2              # local worker processes (default: cores)
   collapse-verify check RN.main --model DIR --scheduler tcp://host:8786   # an existing Dask cluster
-  each (checkpoint, site, claim, reading) is one JSON Lines record (--jsonl): holds / counterexample /
+  each (checkpoint, input, site, claim, reading, level) is one JSON Lines record (--jsonl): holds / counterexample /
   premise-fails / undecided, or not checked with the reason; `about` says whether it is about the float
   computation (the stored float64 activations taken exactly) or about the network itself (stored weights,
   exact embeddings, or interval enclosures of a forward in arb). Every line is a record, its first key the
@@ -47,9 +47,9 @@ def add_model_arguments(c) -> None:
     g.add_argument("--model", nargs="+", metavar="DIR", help="checkpoint folder(s): config.json + model.safetensors "
                    "(or shards); several folders (a training run) run as one job. CLAIM is then a glob, e.g. 'RN.*'")
     add_token_arguments(g)
-    g.add_argument("--jsonl", metavar="PATH", help="write one JSON Lines record per (checkpoint, site, claim, "
-                   "reading), appended and flushed as each finishes; a site is a typed id such as L0.ln1.input, "
-                   "L3.attn.W_O, L3.head7.output, L3.mlp.update")
+    g.add_argument("--jsonl", metavar="PATH", help="write one JSON Lines record per (checkpoint, input, site, "
+                   "claim, reading, about.level), appended and flushed as each finishes; a site is a typed id such as "
+                   "L0.ln1.input, L3.attn.W_O, L3.head7.output, L3.mlp.update")
     g.add_argument("--resume", metavar="PATH", help="continue the record stream PATH: records already there are "
                    "skipped (the result is the records of an uninterrupted run)")
     g.add_argument("--workers", type=int, metavar="N", help=f"local worker processes (default: the core count, "
@@ -227,8 +227,8 @@ def _finish(out, spec, as_json: bool, jsonl) -> int:
     if out.interrupted:
         return interrupted(out, spec)
     data = summary_json(out, spec)
-    if as_json:
-        print(json.dumps(data, indent=1, default=str))
+    if as_json:  # one marked object (schema model-summary.schema.json)
+        print(json.dumps(marked("model-check-summary", data), indent=1, default=str))
     else:
         render_summary(data)
     if out.errors:

@@ -19,10 +19,11 @@ from proofs_numeric.cli.inputs import (
 )
 from proofs_numeric.core.float_hints import describe_hint
 from proofs_numeric.core.float_hints import numerical_rank as hint_rank
+from proofs_numeric.output import marked
 from theorems.exact.certified_rank import certified_rank
 from theorems.exact.reader import READER_LIMITS, matrix_from, read_matrix
 
-__all__ = ["add_parsers", "cmd_rank", "numerical_rank"]
+__all__ = ["add_parsers", "cmd_rank", "float_hint", "rank_document"]
 
 
 #: what `rank --seed` set before each random choice had its own flag
@@ -43,19 +44,16 @@ def cmd_rank(args) -> int:
         r = certified_rank(M.kernel(), upper_bound=args.upper, exact=args.exact, seed=args.prime_seed)
     except ValueError as e:  # BadInput included
         raise UsageError(str(e)) from None
-    num = numerical_rank(M, args.rtol)
+    num = float_hint(M, args.rtol)
     if args.json:
-        out = r.to_json()
-        out["input"] = how
-        out["numerical"] = num
-        print(json.dumps(out, indent=1))
+        print(json.dumps(rank_document(args, how, r, num), indent=1))
     else:
         print(f"shape {r.shape[0]} x {r.shape[1]}: {r}")
         print(f"  input: {how}")
         for note in r.notes:
             print(f"  {note}")
         print(f"  {r.seconds:.3f} s; primes {r.primes}")
-        if num is not None:
+        if "skipped" not in num or M.is_float_data:
             print("  the exact rank above is the rank of exactly these numbers as read (certified).")
             print(f"  {describe_hint(num)}")
             if "skipped" not in num and num["rank"]:
@@ -99,12 +97,23 @@ def read_stdin_matrix(max_entries: int):
     return M
 
 
-def numerical_rank(M, rtol=None):
+def rank_document(args, how: str, r, num: dict) -> dict:
+    """The ``rank --json`` document (schema ``proofs_numeric/schemas/rank.schema.json``): the marker, the request
+    echoed, ``rank`` (the certified rank, or None when only ``lower`` <= rank <= ``upper`` is known), the certificate's
+    fields and the float hint ``numerical`` (for integer data: ``skipped`` with the reason)."""
+    request = {"matrix": args.matrix, "upper": args.upper, "exact": args.exact, "seed": args.seed, "rtol": args.rtol,
+               "max_entries": args.max_entries}
+    return marked("rank", {"request": request, "input": how, "rank": r.value, **r.to_json(), "numerical": num})
+
+
+def float_hint(M, rtol=None):
     """Float evidence next to the exact rank, for data that are not all integers (float dtype or decimals): the
     float64 SVD's numerical rank at relative tolerance ``rtol`` and the singular-value gap (labelled float, never
-    certified), or None for integer data. ``M``: an :class:`theorems.exact.reader.ExactMatrix`."""
+    certified), or for integer data a record whose ``skipped`` says why there is none. ``M``: an
+    :class:`theorems.exact.reader.ExactMatrix`."""
     if not M.is_float_data:
-        return None
+        return {"arithmetic": "none", "rtol": None, "question": "rank of the data up to relative rounding errors",
+                "skipped": "integer data: stored exactly, no rounding to allow for; the exact rank is the answer"}
     F, why = M.float64()
     if F is None:
         n, d = M.shape

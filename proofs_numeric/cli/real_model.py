@@ -197,8 +197,8 @@ def add_parsers(sub) -> None:
                     "exists is replaced only if it is a real-model record this tool wrote)")
     rm.add_argument("--force", action="store_true",
                     help="write --json even over a file this tool did not write, or inside the checkpoint folder")
-    rm.add_argument("--jsonl", metavar="PATH", help="the records, one JSON line per (site, claim, reading); a site "
-                    "is a typed id such as L0.ln1.input or L3.attn.W_O")
+    rm.add_argument("--jsonl", metavar="PATH", help="the records, one JSON line per (input, site, claim, reading, "
+                    "about.level); a site is a typed id such as L0.ln1.input or L3.attn.W_O")
     rm.add_argument("--resume", metavar="PATH", help="continue the record stream PATH")
     rm.add_argument("--workers", type=int, metavar="N", help="local worker processes (default: the core count)")
     rm.add_argument("--scheduler", metavar="ADDRESS", help="a Dask scheduler address, or 'local'")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import sys
 import time
 
@@ -23,8 +24,21 @@ from proofs_numeric.ledger import (
     select,
 )
 from proofs_numeric.ledger.diff import DiffError, ledger_diff, load_ledger, render_diff
+from proofs_numeric.output import marked
 from theorems.exact.input import int_digits_unlimited
-from theorems.framework import CONJECTURES, REPO_ROOT, CheckContext, run_claim, tri
+from theorems.framework import (
+    CONJECTURES,
+    HOW_TO_GET_SOURCES,
+    REPO_ROOT,
+    SOURCES_ENV,
+    CheckContext,
+    check_quote,
+    load_sources,
+    run_claim,
+    set_source_dir,
+    source_dir,
+    tri,
+)
 from theorems.framework.evidence import counterexample_file, store_command
 from theorems.framework.storage import encode_instance
 from theorems.framework.storage import typeset as storage_typeset
@@ -37,6 +51,7 @@ def cmd_verify(args) -> int:
     if args.claims is not None and not args.claims.strip():
         raise UsageError("--claims is empty: give a glob such as 'RN.*' (omit it for every claim)")
     check_output(args.json, kind="ledger", force=args.force)
+    sources = _sources(args)  # before any computation: a missing or wrong text is a usage error
     args.old_ledger = None
     if args.diff is not None:
         try:  # read before the run: a bad OLD file is a usage error at once, not after minutes
@@ -44,10 +59,10 @@ def cmd_verify(args) -> int:
         except DiffError as e:
             raise UsageError(str(e)) from None
     with int_digits_unlimited():  # witnesses above 4300 digits print exact integers
-        return _verify(args)
+        return _verify(args, sources)
 
 
-def _verify(args) -> int:
+def _verify(args, sources: dict[str, str] | None = None) -> int:
     # lazy: rich is imported only by the subcommands that print (CLI start-up time)
     from rich.markup import escape
     from rich.text import Text
@@ -92,6 +107,7 @@ def _verify(args) -> int:
         summary()
     for e in errors:
         print(f"collapse-verify: error: {e}", file=sys.stderr)
+    quotes_ok = _check_quotes(claims, sources, console) if sources is not None else True
     out = ledger_json(results, ctx, started, errors)
     if args.old_ledger is not None:
         console.print("", soft_wrap=True)
@@ -101,8 +117,35 @@ def _verify(args) -> int:
     if args.json:
         write_json_output(args.json, out, kind="ledger", force=args.force)
         console.print(escape(f"wrote {args.json}"), soft_wrap=True)
-    failed = report_import_errors() or bool(errors)
+    failed = report_import_errors() or bool(errors) or not quotes_ok
     return 1 if failed else 0
+
+
+def _sources(args) -> dict[str, str] | None:
+    """The source texts when ``--sources DIR`` or $COLLAPSE_VERIFY_SOURCES names them (each checked against its
+    SHA-256), else None (no quote is compared)."""
+    if args.sources is None and not os.environ.get(SOURCES_ENV, "").strip():
+        return None
+    if args.sources is not None:
+        if not os.path.isdir(args.sources):
+            raise UsageError(f"--sources {args.sources}: no such folder ({HOW_TO_GET_SOURCES})")
+        set_source_dir(args.sources)
+    try:
+        return load_sources()
+    except (OSError, ValueError) as e:  # FileNotFoundError, SourceMismatch, undecodable text: named
+        raise UsageError(str(e)) from None
+
+
+def _check_quotes(claims, sources: dict[str, str], console) -> bool:
+    """Every selected claim's quote compared with the source texts; prints the count and each quote not found."""
+    from rich.markup import escape
+    quoted = [c for c in claims if c.quoted]
+    bad = [(c.id, r.problem) for c in quoted for r in [check_quote(c.quote, sources)] if not r.ok]
+    console.print(escape(f"quotes: {len(quoted) - len(bad)} of {len(quoted)} quoted claims verbatim in "
+                         f"{source_dir()} (SHA-256 of each text checked)"), soft_wrap=True)
+    for cid, why in bad:
+        print(f"collapse-verify: error: {cid}: the quote is not the source's words: {why}", file=sys.stderr)
+    return not bad
 
 
 def _typeset_counterexamples(result) -> list[dict]:
@@ -170,8 +213,8 @@ def cmd_show(args) -> int:
     r = run_claim(claims[name], CheckContext(dps=args.dps, quick=args.quick))
     rec = r.to_json()
     rec["counterexamples_typeset"] = _typeset_counterexamples(r) if not r.error else []
-    if args.json:
-        print(json.dumps(rec, indent=1, default=str))
+    if args.json:  # one marked object (schema claim.schema.json): the ledger's entry and its counterexamples typeset
+        print(json.dumps(marked("claim", rec), indent=1, default=str))
         return 1 if r.error else 0
     c = terminal()
     width = max(40, c.width)
@@ -261,6 +304,9 @@ def add_parsers(sub) -> None:
     v.add_argument("--dps", type=int, default=50, help="decimal digits for the interval witnesses "
                    f"(15 to VERIFY_MAX_DPS = {LIMITS['VERIFY_MAX_DPS']})")
     v.add_argument("--quick", action="store_true", help="fewer stress instances (for tests)")
+    v.add_argument("--sources", metavar="DIR", help="the folder of the source texts (arXiv 2604.23681 and the Dong "
+                   "explainer, not shipped; default $COLLAPSE_VERIFY_SOURCES): each text's SHA-256 is checked, then "
+                   "every claim's quote is compared with them (an error names a quote not found)")
     v.add_argument("--store", action="store_true",
                    help="write counterexamples found for user conjectures under theorems/counterexamples/ "
                         "(plain verify never writes into the source tree)")

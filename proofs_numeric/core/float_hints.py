@@ -11,17 +11,64 @@ import numpy as np
 
 from theorems.exact.norm_exact import single_threaded_blas
 
-__all__ = ["numerical_rank", "SVD_MAX_ENTRIES", "describe_hint", "well_conditioned_sigma_min", "GRAM_MIN_RATIO"]
+__all__ = ["numerical_rank", "rank_above", "rounding_rtol", "RTOL_ACTIVATIONS", "RTOL_HEAD_SUBSPACES", "RTOL_DEPTH",
+           "RTOL_REASONS", "SVD_MAX_ENTRIES", "describe_hint", "well_conditioned_sigma_min", "GRAM_MIN_RATIO"]
 
 #: the float64 SVD is computed up to this many entries (overridable by the caller's limit)
 SVD_MAX_ENTRIES = 2 ** 22
+
+# --------------------------------------------------------------------------------------------- numerical ranks
+#
+# Every numerical rank of the numeric layer is :func:`rank_above` (or :func:`numerical_rank`, its labelled record):
+# the number of singular values above ``rtol`` times the largest, at one of these named tolerances.
+
+#: activations of a float64 forward pass through a checkpoint (the model's sites, real-model's tables): the weights
+#: are stored in F32 / F16 / BF16 (relative precision 2^-24 .. 2^-8) and the forward adds rounding per layer, so a
+#: direction below 1e-8 of the largest is rounding noise of the stored values, not a rank of the network
+RTOL_ACTIVATIONS = 1e-8
+#: the head subspaces of the rank-contraction witness: products of exact-rank float64 matrices (no stored-weight
+#: rounding), whose zero singular values come out near 1e-15 relative, far below 1e-10, and whose non-zero ones far
+#: above it
+RTOL_HEAD_SUBSPACES = 1e-10
+#: the depth study (Dong et al.'s collapse): float64 forwards of many layers whose rank falls doubly exponentially;
+#: 1e-12 counts the directions a float64 residual still resolves (a few hundred times float64's 2^-52), stated in
+#: every record
+RTOL_DEPTH = 1e-12
+#: why each tolerance is what it is (shown in the book's reference pages and in records that state their tolerance)
+RTOL_REASONS = {
+    "rounding": "max(n, d) * 2^-52 (numpy's matrix_rank default): the rank of float64 data up to the rounding of "
+                "one float64 SVD of them; for user input and for the depth table's plain numerical rank",
+    "activations": f"{RTOL_ACTIVATIONS:g}: float64 activations of stored F32/F16/BF16 weights (below it: rounding "
+                   "noise of the stored values)",
+    "head-subspaces": f"{RTOL_HEAD_SUBSPACES:g}: products of exact-rank float64 matrices (zero singular values near "
+                      "1e-15 relative)",
+    "depth": f"{RTOL_DEPTH:g}: the depth study's collapsing float64 forwards (what float64 still resolves)",
+}
+
+
+def rounding_rtol(shape) -> float:
+    """numpy's default relative tolerance for a matrix of ``shape``: max(n, d) * 2^-52."""
+    return max(shape) * 2.0 ** -52
+
+
+def rank_above(s: np.ndarray, rtol: float) -> int:
+    """The numerical rank from the singular values ``s`` (largest first): how many exceed ``rtol`` times the largest
+    (0 for none, or a zero matrix). The one count of the numeric layer; ``numpy.linalg.matrix_rank(A)`` is
+    ``rank_above(svd(A), rounding_rtol(A.shape))``.
+
+    >>> rank_above(np.array([2.0, 1.0, 1e-9]), RTOL_ACTIVATIONS), rank_above(np.array([2.0, 1.0, 1e-9]), RTOL_DEPTH)
+    (2, 3)
+    >>> rank_above(np.zeros(3), RTOL_DEPTH)
+    0
+    """
+    return int(np.sum(s > rtol * s[0])) if s.size and s[0] > 0 else 0
 
 
 def numerical_rank(F, rtol: float | None = None, max_entries: int = SVD_MAX_ENTRIES) -> dict:
     """The float64 SVD's numerical rank of ``F`` (a float64 array, or None with ``skipped`` given by the caller) at
     relative tolerance ``rtol`` (default: numpy's max(n, d) * 2^-52) and the gap sigma_r / sigma_{r+1}."""
     n, d = F.shape
-    tol_rel = rtol if rtol is not None else max(n, d) * 2.0 ** -52
+    tol_rel = rtol if rtol is not None else rounding_rtol((n, d))
     base = {"arithmetic": "float64 SVD (float evidence, not certified)", "rtol": tol_rel,
             "question": "rank of the data up to relative rounding errors of size rtol"}
     if n * d > max_entries:
@@ -46,7 +93,7 @@ def numerical_rank(F, rtol: float | None = None, max_entries: int = SVD_MAX_ENTR
         return {**base, "skipped": f"float64 SVD failed ({e})"}
     if s.size == 0 or not np.all(np.isfinite(s)):
         return {**base, "skipped": "the singular values overflow float64"}
-    r = int(np.sum(s > tol_rel * s[0]))
+    r = rank_above(s, tol_rel)
     last = float(s[r - 1]) if r else None
     nxt = float(s[r]) if r < s.size else None
     gap = (last / nxt if (last is not None and nxt) else None)

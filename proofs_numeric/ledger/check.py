@@ -10,7 +10,8 @@ classified yet.
 
 The record (``check --json``) has fixed keys: ``claim``, ``input`` (how each input was read), ``readings`` (per
 reading: ``key``, ``statement``, ``hypotheses`` {name: {value, how, definition}}, ``conclusion`` {value, how, words},
-``on_this_instance``, ``reason``, ``arithmetic``), ``not_checked`` (readings that could not be, with the reason),
+``on_this_instance``, ``reason``, ``arithmetic``, ``numbers``: the instance's ranks and sizes as numbers, e.g.
+``arank_X``, ``arank_LN_X``), ``not_checked`` (readings that could not be, with the reason),
 ``numerical`` (labelled float hints beside exact ranks of float data).
 """
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from proofs_numeric.core.float_hints import numerical_rank
 from proofs_numeric.ledger.load import registry
+from proofs_numeric.model.sites import instance_summary
 from proofs_numeric.output import create_output
 from theorems.exact.instances import regime_of
 from theorems.exact.reader import input_flag
@@ -162,9 +164,10 @@ def check_claim(claim: Claim, user, readings=None) -> dict:
                 hints.update(form.hints(user, inst))
         inst, why = built[id(form)]
         if why is not None:
-            out_readings.append({**undecided_reading(claim, r, form, why), "note": form.note})
+            out_readings.append({**undecided_reading(claim, r, form, why), "note": form.note, "numbers": {}})
             continue
-        out_readings.append(decide_on_instance(claim, r, form, inst))
+        # the instance's numbers (ranks, sizes, the hypotheses' values) as numbers, not only inside the `how` words
+        out_readings.append({**decide_on_instance(claim, r, form, inst), "numbers": instance_summary(inst) or {}})
     order = {r.key: i for i, r in enumerate(claim.all_readings())}
     not_checked.sort(key=lambda nc: order[nc["key"]])
     for nc in not_checked:

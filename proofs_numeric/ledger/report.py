@@ -52,7 +52,7 @@ __all__ = ["verdict_admonition", "words_markdown", "ledger_markdown", "evidence_
            "formal_lemmas_markdown", "formal_gaps", "formal_gaps_markdown",
            "VERDICT_ORDER", "verdicts_by_chapter", "chapter_title", "conjecture_title",
            "paper_proof_audit_markdown", "tex_with_text_markdown", "rank_neutrality_stress",
-           "chapter_claims", "chapter_verdicts_markdown"]
+           "chapter_claims", "chapter_verdicts_markdown", "display_math"]
 
 _ADMONITION = {"proved": "tip", "certified": "tip", "supported": "note", "conditional": "warning",
                "refuted": "danger", "unsupported": "warning", "not-checkable": "seealso", "error": "error"}
@@ -217,20 +217,46 @@ def _path(path: str) -> str:
     return '<code class="docutils literal notranslate">' + "<wbr>".join(html.escape(x) for x in parts if x) + "</code>"
 
 
+def display_math(tex: str) -> str:
+    """A statement as display math (``$$...$$`` on its own lines): a display formula wider than the column scrolls in
+    its own box (the theme's ``div.math mjx-container``), where inline math in a line of words would be clipped."""
+    return f"$$\n{tex}\n$$"
+
+
+#: a formal proof's summary, ``Coq lemma NAME [formal, AXIOMS]: STATEMENT`` (``theorems.framework.formal_proof``,
+#: the label from ``theorems.formal.evidence``), STATEMENT in LaTeX
+_COQ_SUMMARY = re.compile(r"^Coq lemma (\S+)( \[[^\]]*\])?: (.*?)( — not accepted: .*)?$", re.S)
+
+
+def _summary_cell(e, typeset: list) -> str:
+    """An evidence summary for a table cell. A Coq lemma's LaTeX statement (shown raw before) is typeset below the
+    table as display math (appended to ``typeset``): typeset math cannot wrap, and a long formula in a cell widened
+    the table past its column."""
+    m = _COQ_SUMMARY.match(e.summary) if e.kind == "formal" else None
+    if m is None or "$" in m.group(3):
+        return _cell(e.summary)
+    name, label, statement, refusal = m.groups()
+    typeset.append(f"Coq lemma {_path(name)}:\n\n{display_math(statement.strip())}")
+    return f"Coq lemma {_path(name)}{_cell(label or '')}: its statement is typeset below the table" + (
+        _cell(refusal) if refusal else "")
+
+
 def evidence_markdown(evidence) -> str:
     """Every piece of evidence in three columns (what it is, where it decided what, and what was computed in which
     arithmetic): short headers, and no word in the table can be broken mid-word."""
-    rows = []
+    rows: list = []
+    typeset: list[str] = []
     for e in evidence:
         holds = {True: "holds", False: "**fails**", None: "undecided"}[e.holds]
         if e.label:
             holds += f" ({e.label})"
-        what = _cell(e.summary) + (f" ({_path(e.counterexample)})" if e.counterexample else "")
+        what = _summary_cell(e, typeset) + (f" ({_path(e.counterexample)})" if e.counterexample else "")
         if e.holds is None and e.reason and e.reason not in e.summary:
             what += f" — undecided: {_cell(e.reason)}"
         what += f"; *arithmetic*: {_cell(e.arithmetic)}"
         rows.append([f"{_esc(e.kind)} ({_esc(e.scope)})", f"{_cell(e.regime)}: {holds}", what])
-    return list_table(["evidence", "regime", "what was computed"], rows, [17, 13, 70])
+    table = list_table(["evidence", "regime", "what was computed"], rows, [17, 13, 70])
+    return "\n\n".join([table, *typeset])
 
 
 def words_markdown(c) -> str:
@@ -257,7 +283,7 @@ def verdict_admonition(claim_id: str, dps: int = 50) -> str:
              f'<span id="{anchor(c.id)}"></span>'
              f"*{c.section}*, a {c.form} claim, verdict computed from its evidence (see the ledger page for when): "
              f"{words_markdown(c)}", "",
-             f"Formal statement: ${c.statement}$", ""]
+             "Formal statement:", "", display_math(c.statement), ""]
     if lit.generic is not None:
         parts += [f"For almost every point of: {_esc(lit.generic.space)} ({_esc(lit.generic.measure)})", ""]
     if lit.exceptional:
@@ -270,8 +296,9 @@ def verdict_admonition(claim_id: str, dps: int = 50) -> str:
         parts += ["Rests on: " + ", ".join(f"`{d}`" for d in c.depends_on) + " (the paper as a graph)", ""]
     parts.append(evidence_markdown(lit.evidence))
     for rr in r.readings[1:]:
-        parts += ["", f"Reading **{rr.key}**: ${rr.statement}$ — **{rr.verdict}** ({rr.strength})"
-                  + (f"; {_esc(rr.condition)}" if rr.condition else ""), "", evidence_markdown(rr.evidence)]
+        parts += ["", f"Reading **{rr.key}** — **{rr.verdict}** ({rr.strength})"
+                  + (f"; {_esc(rr.condition)}" if rr.condition else "") + ":", "", display_math(rr.statement), "",
+                  evidence_markdown(rr.evidence)]
     parts.append(":::")
     return "\n".join(parts)
 

@@ -11,6 +11,13 @@ this process's resident memory), so the resident size does not grow with the lay
 **exactly**: F64 and F32 as stored, F16 by numpy, BF16 as the upper 16 bits of a float32
 (``(u16.astype(uint32) << 16).view(float32)``).
 
+Why by hand and not by the ``safetensors`` library: its numpy API cannot return a BF16 tensor (numpy has no
+bfloat16 dtype; ``safe_open(..., framework="numpy").get_tensor`` raises on one), and LLaMA-family checkpoints are
+BF16; it also copies a whole tensor where this reader maps the file and gathers only the embedding rows of the input
+tokens. The library is used where it serves: it writes the synthetic checkpoints
+(:mod:`proofs_numeric.model.synthetic`) and the tests' checkpoints, and it is the oracle of this reader in the tests
+(``property_tests/interface/test_checkpoints.py``: every tensor it can read, compared bit for bit).
+
 Families (from ``config.json``'s ``model_type``, or from the tensor names when it is absent; tensor
 names may be bare or carry a ``bert.``, ``transformer.`` or ``model.`` prefix; extra tensors such as
 GPT-2's ``attn.bias``/``attn.masked_bias``, poolers and ``lm_head`` are ignored):

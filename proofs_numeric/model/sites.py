@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from proofs_numeric.core.float_hints import numerical_rank
+from proofs_numeric.core.float_hints import RTOL_ACTIVATIONS, numerical_rank, rank_above
 from proofs_numeric.core.quantities import alpha
 from proofs_numeric.model import network as NW
 from proofs_numeric.model.checkpoint import Checkpoint, CheckpointError, load_checkpoint
@@ -67,8 +67,9 @@ __all__ = ["SITE_KINDS", "RANK_RTOL", "Site", "WeightRef", "config_hash", "forwa
            "network_ok", "instance_summary", "embeddings_site", "model_sites", "network_sites", "SiteId", "SiteIdError",
            "items_by_kind", "NORM_KINDS", "RECORD_KEYS"]
 
-#: numerical rank of float64 activations: singular values above RANK_RTOL * sigma_max
-RANK_RTOL = 1e-8
+#: numerical rank of float64 activations: singular values above RANK_RTOL * sigma_max (the named tolerance
+#: proofs_numeric.core.float_hints.RTOL_ACTIVATIONS, with its reason there)
+RANK_RTOL = RTOL_ACTIVATIONS
 #: what a record is about
 LEVELS = ("float-computation", "network")
 #: exact ranks of stored values are computed for the ``about`` of a site up to this many entries
@@ -536,7 +537,7 @@ def layer_measurements(m: Checkpoint, L, layer_rec: dict, li: int, seed: int = 0
 
 def _count_above_rtol(s: np.ndarray) -> int:
     """How many of the singular values ``s`` (largest first) exceed :data:`RANK_RTOL` times the largest."""
-    return int(np.sum(s > RANK_RTOL * s[0])) if s.size and s[0] > 0 else 0
+    return rank_above(s, RANK_RTOL)
 
 
 def _numrank(M: np.ndarray) -> int:

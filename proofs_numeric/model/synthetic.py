@@ -11,6 +11,14 @@ have their own writer, ``property_tests/interface/test_checkpoints.py``).
 
 A random weight matrix is drawn N(0, 1/fan_in) (float32, then stored as F32, F16 or BF16: BF16 by truncating the
 float32 to its upper 16 bits, which is a bf16 value exactly); norm gains are 1 + N(0, 0.1^2), biases N(0, 0.02^2).
+
+The files are written by the ``safetensors`` library (``safetensors.numpy.save_file``), in shards of at most
+:data:`SHARD_BYTES` listed by ``model.safetensors.index.json`` when there is more than one (the library writes a
+whole file from arrays in memory: shards keep memory near one shard however large the checkpoint). BF16 is the one
+exception: numpy has no bfloat16 dtype and the library's numpy API cannot write one, so a BF16 checkpoint is
+written here by hand, one tensor at a time (an 8-byte header length, the JSON header, the data), in the layout
+the library's own reader accepts (``property_tests/interface/test_checkpoints.py`` opens these files with
+``safetensors.safe_open``).
 """
 from __future__ import annotations
 
@@ -23,10 +31,13 @@ import numpy as np
 from proofs_numeric.model.checkpoint import TensorStore, read_config, required_tensors
 
 __all__ = ["BERT_BASE", "LLAMA_LIKE", "bert_config", "llama_config", "write_random", "write_path_point",
-           "DTYPES"]
+           "DTYPES", "SHARD_BYTES"]
 
 #: stored dtypes this writer supports, with their byte widths
 DTYPES = {"F32": 4, "F16": 2, "BF16": 2}
+#: the largest shard the library writes at once (a tensor larger than this is a shard of its own)
+SHARD_BYTES = 256 * 2 ** 20
+_NUMPY_DTYPE = {"F32": "<f4", "F16": "<f2"}
 
 
 def bert_config(layers: int = 12, d: int = 768, H: int = 12, d_ff: int = 3072, vocab: int = 1000,
@@ -65,9 +76,48 @@ def _encode(a: np.ndarray, dt: str) -> bytes:
     return (a.view("<u4") >> 16).astype("<u2").tobytes()  # bf16: the upper half of the float32 (truncation)
 
 
+def _save_file():
+    """``safetensors.numpy.save_file`` (the ``model`` extra installs the library)."""
+    try:
+        from safetensors.numpy import save_file
+    except ImportError:
+        raise ImportError("writing a synthetic checkpoint needs the safetensors package: pip install "
+                          "'collapse-verify[model]'") from None
+    return save_file
+
+
 def _write(folder: Path, config: dict, tensors: list[tuple[str, tuple]], make, dt: str) -> Path:
+    """The tensors ``make(name, shape)`` into ``folder``: by the safetensors library (F32, F16), in shards of at most
+    :data:`SHARD_BYTES`, or by hand (BF16, which the library's numpy API cannot write)."""
     if dt not in DTYPES:
         raise ValueError(f"dtype {dt!r}: expected one of {', '.join(DTYPES)}")
+    if dt == "BF16":
+        return _write_bf16(folder, tensors, make)
+    save_file = _save_file()
+    groups: list[list[tuple[str, tuple]]] = [[]]
+    size = 0
+    for name, shape in tensors:
+        nbytes = int(np.prod(shape)) * DTYPES[dt]
+        if groups[-1] and size + nbytes > SHARD_BYTES:
+            groups.append([])
+            size = 0
+        groups[-1].append((name, shape))
+        size += nbytes
+    weight_map = {}
+    for k, group in enumerate(groups):
+        fn = "model.safetensors" if len(groups) == 1 else f"model-{k + 1:05d}-of-{len(groups):05d}.safetensors"
+        arrays = {name: np.ascontiguousarray(make(name, shape), dtype=_NUMPY_DTYPE[dt]) for name, shape in group}
+        save_file(arrays, str(folder / fn), metadata={"format": "pt"})
+        del arrays
+        weight_map.update({name: fn for name, _ in group})
+    if len(groups) > 1:
+        (folder / "model.safetensors.index.json").write_text(json.dumps({"metadata": {}, "weight_map": weight_map}))
+    return folder
+
+
+def _write_bf16(folder: Path, tensors: list[tuple[str, tuple]], make) -> Path:
+    """A BF16 ``model.safetensors`` by hand, one tensor at a time (numpy has no bfloat16, so the library cannot)."""
+    dt = "BF16"
     header, off = {}, 0
     for name, shape in tensors:
         size = int(np.prod(shape)) * DTYPES[dt]

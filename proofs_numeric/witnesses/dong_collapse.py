@@ -42,6 +42,7 @@ import flint
 import mpmath
 import numpy as np
 
+from proofs_numeric.core.float_hints import RTOL_DEPTH, rank_above, rounding_rtol
 from proofs_numeric.core.transformer import Block, Head, block_forward, workdps
 from theorems.exact import transformer as T
 from theorems.exact.input import cap_list
@@ -73,7 +74,7 @@ DELTA_ARCHITECTURES = ("pure_attention", "attention_skip", "attention_ln")
 #: the depth study's shapes: single and multi-head, d_k < d and d_k = d, n < d and n > d
 DEPTH_SHAPES = [Shape(n=8, d=6, H=2, d_k=3), Shape(n=8, d=6, H=1, d_k=6), Shape(n=4, d=6, H=1, d_k=6),
           Shape(n=4, d=6, H=3, d_k=2)]
-NUMERICAL_RANK_RTOL = 1e-12  # numerical rank counts sigma_i > 1e-12 sigma_max (stated in every record)
+NUMERICAL_RANK_RTOL = RTOL_DEPTH  # numerical rank counts sigma_i > 1e-12 sigma_max (stated in every record)
 
 
 class DepthRangeError(ValueError):
@@ -267,11 +268,16 @@ def _rank_interval(m, R, upper: int) -> list[int]:
     return [0, upper]
 
 
+def _rounding_rank(X: np.ndarray) -> int:
+    """numpy's matrix_rank of X (tolerance max(n, d) * 2^-52 sigma_max), through the one count of the layer."""
+    return rank_above(np.linalg.svd(X, compute_uv=False), rounding_rtol(X.shape))
+
+
 def _spectrum(X: np.ndarray):
     s = np.linalg.svd(X, compute_uv=False)
     if s[0] == 0:
         return 0, 0.0
-    num = int(np.sum(s > NUMERICAL_RANK_RTOL * s[0]))
+    num = rank_above(s, NUMERICAL_RANK_RTOL)
     p = s / s.sum()
     p = p[p > 0]
     return num, float(np.exp(-(p * np.log(p)).sum()))
@@ -326,7 +332,7 @@ def float64_run(cfg: DepthConfig, regime: str) -> list[dict]:
         nx = np.linalg.norm(X)
         rho = float(np.linalg.norm(R) / nx) if nx > 0 and np.isfinite(nx) else float("nan")
         ok = np.all(np.isfinite(X))
-        out.append({"layer": layer, "rho": rho, "numerical_rank": int(np.linalg.matrix_rank(X)) if ok else None,
+        out.append({"layer": layer, "rho": rho, "numerical_rank": _rounding_rank(X) if ok else None,
                     "effective_rank": _spectrum(X)[1] if ok else None})
     return out
 

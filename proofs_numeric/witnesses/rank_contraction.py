@@ -21,6 +21,7 @@ import mpmath
 import numpy as np
 
 from proofs_numeric.core.certify import certified_rank_lower_bound, interval_size_check
+from proofs_numeric.core.float_hints import RTOL_HEAD_SUBSPACES, rank_above
 from proofs_numeric.core.quantities import alpha, alpha_mha, spearman  # noqa: F401 - re-exported
 from proofs_numeric.core.transformer import Head, attention, workdps
 from theorems.exact import transformer as T
@@ -96,7 +97,7 @@ def alignment(X, heads: list[Head]) -> np.ndarray:
         _, Y = attention(X, h)
         T = Y @ np.asarray(h.W_O)
         U, s, Vt = np.linalg.svd(T, full_matrices=False)
-        k = int(np.sum(s > 1e-10 * s[0])) if s[0] > 0 else 0
+        k = rank_above(s, RTOL_HEAD_SUBSPACES)
         bases.append(Vt[:k].T)
     H = len(heads)
     out = np.eye(H)

@@ -19,6 +19,7 @@ from proofs_numeric.cli import build_parser, main
 from proofs_numeric.cli.check import read_user_input
 from proofs_numeric.ledger import get
 from proofs_numeric.ledger.check import check_claim
+from property_tests.documents import document
 from theorems import conjecture as api
 from theorems.conjectures.ln_sphere import from_user as ln_sphere_instance
 from theorems.exact.input import BadInput
@@ -120,7 +121,7 @@ def _rank_json(text: str) -> dict:
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
         assert main(["rank", text, "--json", "--seed", "0"]) == 0
-    return json.loads(buf.getvalue())
+    return document(buf.getvalue(), "rank")
 
 
 @pytest.mark.parametrize("text, needle", [

@@ -6,11 +6,13 @@ or a warning fails it) and checks the HTML. ``test_book_in_headless_chromium`` o
 pages in Debian's ``chromium`` (installed by ``.ci/run``) through
 playwright-python at 1400 px and checks that MathJax typeset every math element,
 every image loaded, every table, code block and display formula fits the text
-column (no horizontal scrolling), and no word in a table cell is broken across lines between two letters or
-digits; ``test_book_browser_test_catches_a_word_broken_in_a_table`` shows that last check failing on a planted
-table. It saves a screenshot of each page's first screen (1400 x 1000: what a reader sees first) under
-``book/_build/screenshots/``; ``COLLAPSE_VERIFY_FULL_SCREENSHOTS=1`` saves whole pages instead (about 30 s more:
-Chromium renders pages up to 55000 px tall). Without Chromium it is skipped with the reason.
+column (no horizontal scrolling), at 1400 and 800 px no formula is clipped without a scrollbar and no element is
+wider than its column (issue 58; ``test_book_browser_test_catches_a_clipped_formula_and_a_wide_element`` shows the
+check failing on the theme's clipping and on a raw sympy string), and no word in a table cell is broken across lines
+between two letters or digits; ``test_book_browser_test_catches_a_word_broken_in_a_table`` shows that last check
+failing on a planted table. It saves a screenshot of each page's first screen (1400 x 1000: what a reader sees
+first) under ``book/_build/screenshots/``; ``COLLAPSE_VERIFY_FULL_SCREENSHOTS=1`` saves whole pages instead (about
+30 s more: Chromium renders pages up to 55000 px tall). Without Chromium it is skipped with the reason.
 """
 from __future__ import annotations
 
@@ -129,7 +131,12 @@ _OVERFLOW_JS = r"""
   const out = [];
   for (const m of art.querySelectorAll('td mjx-container, th mjx-container')) {  // typeset math cannot wrap
     const cell = m.closest('td, th'), r = m.getBoundingClientRect(), c = cell.getBoundingClientRect();
-    if (r.width > 0 && r.right > c.right + 1) {
+    let scrolls = false;  // in its own scrolling box inside the cell (the book's span.math): read by scrolling
+    for (let b = m.parentElement; b && b !== cell; b = b.parentElement) {
+      const ox = getComputedStyle(b).overflowX;
+      if (ox === 'auto' || ox === 'scroll') { scrolls = b.getBoundingClientRect().right <= c.right + 1; break; }
+    }
+    if (r.width > 0 && r.right > c.right + 1 && !scrolls) {
       out.push('math in a table cell ' + Math.round(r.right - c.right) + ' px past its cell: '
                + (cell.textContent || '').trim().slice(0, 60).replace(/\s+/g, ' '));
     }
@@ -151,6 +158,61 @@ _OVERFLOW_JS = r"""
                + (scroll ? ', scrolls' : '') + (clipped ? ', clipped by ' + box.className : '')
                + ': ' + (el.textContent || '').trim().slice(0, 60).replace(/\s+/g, ' '));
     }
+  }
+  return out;
+})()
+"""
+
+
+#: issue 58: a formula clipped without a scrollbar (MathJax output inside a box whose overflow is hidden: the theme's
+#: ``span.math``), and any element wider than its column that no scrolling box holds (a raw sympy string, a drawing
+#: at its own size): each offending element once (the outermost), with how far it reaches past
+_CLIPPED_JS = r"""
+(() => {
+  const art = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
+  const right = art.getBoundingClientRect().right + 1;
+  const out = [];
+  const text = el => (el.textContent || '').trim().slice(0, 60).replace(/\s+/g, ' ');
+  // the nearest box between el and the column that does not let its content overflow (or null)
+  const holder = el => {  // el: an element or a text node
+    for (let b = el.parentElement; b && b !== art; b = b.parentElement) {
+      if (getComputedStyle(b).overflowX !== 'visible') return b;
+    }
+    return null;
+  };
+  for (const m of art.querySelectorAll('mjx-container')) {  // the typeset formula's own box (not the invisible
+    const b = holder(m);                                       // assistive MathML beside it, which may be wider)
+    if (!b || !['hidden', 'clip'].includes(getComputedStyle(b).overflowX)) continue;
+    const r = m.getBoundingClientRect(), c = b.getBoundingClientRect();
+    const hidden = Math.max(r.right - (c.left + b.clientLeft + b.clientWidth), c.left + b.clientLeft - r.left);
+    if (r.width > 0 && hidden > 1) {
+      out.push('formula clipped without a scrollbar by ' + b.tagName.toLowerCase() + '.' + b.className.split(' ')[0]
+               + ' (' + Math.round(hidden) + ' px hidden): ' + text(m));
+    }
+  }
+  const wide = [];
+  const report = (el, reach, what) => {
+    if (wide.some(w => w.contains(el))) return;
+    wide.push(el);
+    out.push(el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).split(' ')[0] : '') + ' '
+             + Math.round(reach - right) + ' px wider than its column (' + what + '): ' + text(el));
+  };
+  for (const el of art.querySelectorAll('*')) {  // boxes
+    const st = getComputedStyle(el);
+    if (st.position === 'absolute' || st.position === 'fixed' || st.display === 'none') continue;
+    const r = el.getBoundingClientRect();
+    if (r.width > 0 && r.right > right + 1 && !holder(el)) report(el, r.right, Math.round(r.width) + ' px wide');
+  }
+  const walker = document.createTreeWalker(art, NodeFilter.SHOW_TEXT, {  // text overflowing its box
+    acceptNode: n => n.parentElement.closest('mjx-container, script, style') ? NodeFilter.FILTER_REJECT
+                                                                              : NodeFilter.FILTER_ACCEPT});
+  const range = document.createRange();
+  let node;
+  while ((node = walker.nextNode())) {
+    if (!node.textContent.trim()) continue;
+    range.selectNodeContents(node);
+    const r = range.getBoundingClientRect();
+    if (r.width > 0 && r.right > right + 1 && !holder(node)) report(node.parentElement, r.right, 'its text');
   }
   return out;
 })()
@@ -232,6 +294,46 @@ def test_book_browser_test_catches_a_word_broken_in_a_table(tmp_path):
             browser.close()
 
 
+_THEME_MATH = "span.math { align-items: baseline; display: inline-flex; max-width: 100%; overflow: hidden }"
+_LONG_FORMULA = ('<span class="math"><mjx-container style="display: inline-block; white-space: nowrap">'
+                 + "x + " * 400 + "y</mjx-container></span>")
+
+
+@pytest.mark.browser
+def test_book_browser_test_catches_a_clipped_formula_and_a_wide_element(tmp_path):
+    """Issue 58: the detector fails on a long inline formula cut by the theme's ``span.math { overflow: hidden }``
+    (what the book did in its "Reading ...:" lines at 1400 and 800 px) and on a raw unbreakable string wider than the
+    column, and passes on the same formula with the book's own stylesheet, which lets it scroll."""
+    if CHROMIUM is None:
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium; .ci/run does this)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright-python not installed")
+    css = (BOOK / "_static" / "collapse-verify.css").as_uri()
+    page_of = lambda body, ours: (f"<html><head><style>{_THEME_MATH}</style>"
+                                  + (f'<link rel="stylesheet" href="{css}">' if ours else "")
+                                  + f'</head><body><article class="bd-article" style="width: 600px"><p>Reading '
+                                    f"<strong>literal</strong>: {body}</p></article></body></html>")
+    clipped, fixed, raw = tmp_path / "clipped.html", tmp_path / "fixed.html", tmp_path / "raw.html"
+    clipped.write_text(page_of(_LONG_FORMULA, False))
+    fixed.write_text(page_of(_LONG_FORMULA, True))
+    raw.write_text(page_of("(exp(-3355*sqrt(5)/" + "7" * 600 + ")", True))
+    with sync_api.sync_playwright() as p:
+        browser = _launch(sync_api, p)
+        try:
+            page = browser.new_page()
+            for width in (1400, 800):
+                page.set_viewport_size({"width": width, "height": 1000})
+                page.goto(clipped.as_uri())
+                found = page.evaluate(_CLIPPED_JS)
+                assert any("clipped without a scrollbar" in f for f in found), found
+                page.goto(fixed.as_uri())
+                assert page.evaluate(_CLIPPED_JS) == []
+                page.goto(raw.as_uri())
+                found = page.evaluate(_CLIPPED_JS)
+                assert any("wider than its column" in f and "exp(-3355" in f for f in found), found
+        finally:
+            browser.close()
+
+
 def test_book_every_claim_is_shown_in_its_chapter(built_book):
     """Chapters select their claims from the registry: a claim registered later appears by itself."""
     for c in registry():
@@ -256,7 +358,7 @@ def test_book_in_headless_chromium(built_book, tmp_path):
             page.set_viewport_size({"width": 1400, "height": 1000})
             shots = BOOK / "_build" / "screenshots"
             shots.mkdir(parents=True, exist_ok=True)
-            overflow, broken_words = [], []
+            overflow, broken_words, clipped = [], [], []
             for f in pages:
                 page.goto(f.as_uri())
                 n_math = page.evaluate("document.querySelectorAll('.math').length")
@@ -275,11 +377,17 @@ def test_book_in_headless_chromium(built_book, tmp_path):
                 assert broken == [], f"{f.name}: images not loaded: {broken}"
                 overflow += [f"{f.relative_to(built_book)}: {o}" for o in page.evaluate(_OVERFLOW_JS)]
                 broken_words += [f"{f.relative_to(built_book)}: {o}" for o in page.evaluate(_BROKEN_WORD_JS)]
+                clipped += [f"{f.relative_to(built_book)} at 1400 px: {o}" for o in page.evaluate(_CLIPPED_JS)]
+                page.set_viewport_size({"width": 800, "height": 1000})  # a narrow window: the column is narrower
+                clipped += [f"{f.relative_to(built_book)} at 800 px: {o}" for o in page.evaluate(_CLIPPED_JS)]
+                page.set_viewport_size({"width": 1400, "height": 1000})
                 page.screenshot(path=str(shots / (f.relative_to(built_book).as_posix().replace("/", "__")
                                                    .removesuffix(".html") + ".png")), full_page=FULL_SCREENSHOTS)
             assert outside == [], f"requests to outside hosts: {outside[:5]}"
             assert overflow == [], "content wider than the text column at 1400 px:\n" + "\n".join(overflow[:20])
             assert broken_words == [], (f"{len(broken_words)} words broken mid-word at 1400 px:\n"
                                         + "\n".join(broken_words[:30]))
+            assert clipped == [], (f"{len(clipped)} formulas clipped or elements wider than their column:\n"
+                                   + "\n".join(clipped[:30]))
         finally:
             browser.close()

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from proofs_numeric.cli import main
 from proofs_numeric.ledger import get, registry
 from proofs_numeric.ledger.check import checkable
+from property_tests.documents import document, one_claim
 from theorems.exact.blocks import centred, row_variances, sqrt_decomposition
 from theorems.framework import ON_THIS_INSTANCE, TRUTH, TRUTH_VALUE, decode_instance
 
@@ -30,9 +31,14 @@ def _run(capsys, *argv):
 
 
 def _json(capsys, *argv):
+    """The --json output, validated against its schema; a check document's one claim record (its list of records
+    when the name stands for several claims)."""
     code, out, err = _run(capsys, *argv, "--json")
     assert code == 0, err
-    return json.loads(out)
+    doc = document(out)
+    if doc["collapse_verify"]["kind"] == "check":
+        return doc["claims"][0] if len(doc["claims"]) == 1 else doc["claims"]
+    return doc
 
 
 def _reading(rec, key="literal"):
@@ -179,7 +185,7 @@ def test_check_residual_obstruction_float_hint_overflow_is_omitted_not_an_error(
     code, out, err = _run(capsys, "check", "residual-obstruction", "--X", "[[1e200, 0, 0], [0, 0, 0], [0, 0, 0]]",
                           "--heads", "1", "--json")
     assert code == 0, err
-    rec = json.loads(out)
+    rec = one_claim(out)
     hint = rec["numerical"]["X + MHA(X)"]
     assert "skipped" in hint and "overflow" in hint["skipped"]
     assert _reading(rec, "for-all-weights")["hypotheses"]["rank X < min(n, d)"]["value"] == "holds"
@@ -328,7 +334,7 @@ def test_check_every_checkable_claim_answers_in_the_fixed_vocabulary(tmp_path, c
             argv = ["check", cc.claim.id, "--weights", str(tmp_path / "W0.npz"), "--n", "2"]
         code, out, err = _run(capsys, *argv, "--json")
         assert code == 0, (argv, err)
-        rec = json.loads(out)
+        rec = one_claim(out)
         assert rec["claim"] == cc.claim.id and rec["readings"]
         for r in rec["readings"]:
             assert r["on_this_instance"] in ON_THIS_INSTANCE and r["arithmetic"]

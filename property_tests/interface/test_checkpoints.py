@@ -1,7 +1,9 @@
 """Your own checkpoint: tiny BERT, GPT-2 and LLaMA checkpoints written here, read and run by the suite.
 
-Each checkpoint is written by :func:`_write_safetensors` below (an independent writer: the header
-bytes are assembled here, not by the reader under test), with the real tensor names and layouts,
+Each checkpoint is written by :func:`_write_safetensors` below (independent of the reader under test: the
+``safetensors`` library writes F32, F16 and F64; BF16, which numpy and so the library's numpy API cannot hold, is
+assembled here byte by byte), and the library is the oracle of the reader (every tensor the library can read is
+compared bit for bit), with the real tensor names and layouts,
 random weights, 2 layers and width 32-48. The loader and the forward are checked through
 invariances an independent bug would break: causality, relative rotary positions, grouped-query
 attention against plain MHA with repeated K/V heads, GPT-2's Conv1D layout against a reference
@@ -18,10 +20,13 @@ import struct
 import mpmath
 import numpy as np
 import pytest
+from safetensors import safe_open
+from safetensors.numpy import save_file
 
 from proofs_numeric.cli import main
 from proofs_numeric.model import checkpoint as CK
 from proofs_numeric.witnesses import real_model as RM
+from property_tests.documents import document
 
 _FWD_TOL = 1e-12  # float64 forwards of the same values in a different order (BLAS blocking, head order)
 _BF16_REF_TOL = 0.0  # widening is exact: bit-for-bit equality
@@ -45,6 +50,14 @@ def _encode(arr: np.ndarray, dt: str) -> bytes:
 
 
 def _write_safetensors(path, tensors: dict, dt: str) -> None:
+    """``tensors`` stored as ``dt``: by ``safetensors.numpy.save_file`` (F32, F16, F64; bool tensors as U8), or for
+    BF16 by hand (numpy has no bfloat16 dtype, so the library's numpy API cannot write one)."""
+    if dt != "BF16":
+        arrays = {name: (arr.astype(np.uint8) if arr.dtype == bool else
+                         np.ascontiguousarray(arr, dtype={"F32": "<f4", "F16": "<f2", "F64": "<f8"}[dt]))
+                  for name, arr in tensors.items()}
+        save_file(arrays, str(path), metadata={"format": "pt"})
+        return
     header, blobs, off = {"__metadata__": {"format": "pt"}}, [], 0
     for name, arr in tensors.items():
         t = "U8" if arr.dtype == bool else dt
@@ -513,7 +526,7 @@ def test_checkpoints_cli_json_every_family(tiny, tmp_path, capsys, fam):
     code, out, err = _cli(capsys, "real-model", "--model", str(tiny[fam]), "--seed", "1", "--length", "20",
                           "--json", str(p))
     assert code == 0, err
-    r = json.loads(p.read_text())
+    r = document(p.read_text(), "real-model")
     assert (r["family"], r["norm"], r["n_layers"]) == (fam, "rmsnorm" if fam == "llama" else "layernorm", 2)
     assert r["n_layers"] == len(r["layers"]) and r["inputs"] == {"random (seed 1)": 20}
     d = {"bert": D_BERT, "gpt2": D_GPT2, "llama": D_LLAMA}[fam]
@@ -547,7 +560,7 @@ def test_checkpoints_rank_deficient_w_o_gets_an_exact_integer_rank(tmp_path, cap
     code, _, err = _cli(capsys, "real-model", "--model", str(write_checkpoint(tmp_path / "b", bert_config(), t)),
                         "--length", "8", "--json", str(p))
     assert code == 0, err
-    L = json.loads(p.read_text())["layers"]
+    L = document(p.read_text(), "real-model")["layers"]
     assert [x["W_O_exact_rank"] for x in L] == [D_BERT, D_BERT - 1]
     assert L[1]["head_recovery_rel_error"] > 1e-6  # a head channel is lost: the heads are not recovered
 
@@ -556,7 +569,7 @@ def test_checkpoints_cli_caps_length_at_the_positions(tiny, tmp_path, capsys):
     p = tmp_path / "l.json"
     code, out, _ = _cli(capsys, "real-model", "--model", str(tiny["llama"]), "--length", str(10 ** 12),
                         "--json", str(p))
-    r = json.loads(p.read_text())
+    r = document(p.read_text(), "real-model")
     assert code == 0 and r["inputs"] == {"random (seed 0)": MAX_POS}
     assert r["inputs_capped"] == {"random (seed 0)": {"requested": 10 ** 12, "used": MAX_POS}} and "capped" in out
     s = r["norm_sites"][1]  # n = 64 > d = 48: rank X = d < n, so the affine rank needs the square classes
@@ -568,7 +581,7 @@ def test_checkpoints_cli_ids(tiny, tmp_path, capsys):
     p = tmp_path / "i.json"
     code, _, err = _cli(capsys, "real-model", "--model", str(tiny["gpt2"]), "--ids", json.dumps(IDS), "--json", str(p))
     assert code == 0, err
-    assert json.loads(p.read_text())["inputs"] == {"ids": len(IDS)}
+    assert document(p.read_text(), "real-model")["inputs"] == {"ids": len(IDS)}
 
 
 @pytest.mark.parametrize("argv, needle", [
@@ -618,8 +631,51 @@ def test_checkpoints_cli_text_with_a_tokenizer_and_the_cap(tmp_path, capsys):
     code, out, err = _cli(capsys, "real-model", "--model", str(folder), "--text", "w1 w2 w3 w4",
                           "--text", " ".join(words[:40] * 2), "--json", str(p))
     assert code == 0, err
-    r = json.loads(p.read_text())
+    r = document(p.read_text(), "real-model")
     assert r["inputs"] == {"text0": 4, "text1": cap} and r["inputs_capped"] == {"text1": {"requested": 80, "used": cap}}
     assert r["cosine"] is not None and r["family"] == "bert"  # the sentence sanity check runs on any bert
     code, _, err = _cli(capsys, "real-model", "--model", str(folder), "--seed", "2", "--length", "5", "--json", str(p))
-    assert code == 0 and json.loads(p.read_text())["inputs"] == {"random (seed 2)": 5}  # random ids asked for
+    # random ids asked for
+    assert code == 0 and document(p.read_text(), "real-model")["inputs"] == {"random (seed 2)": 5}
+
+
+# --- the safetensors library as the reader's oracle (issue 58) ----------------------------------------------------
+
+def _library_tensors(folder) -> dict:
+    """Every tensor of a checkpoint folder as the safetensors library reads it: name -> (dtype, shape, array or None
+    for BF16, which the library's numpy API cannot return)."""
+    out = {}
+    for f in sorted(folder.glob("*.safetensors")):
+        with safe_open(str(f), framework="numpy") as h:
+            for name in h.keys():
+                sl = h.get_slice(name)
+                arr = None if sl.get_dtype() == "BF16" else h.get_tensor(name)
+                out[name] = (sl.get_dtype(), tuple(sl.get_shape()), arr)
+    return out
+
+
+@pytest.mark.parametrize("dt, shards", [("F32", 1), ("F16", 1), ("F64", 1), ("F32", 3), ("BF16", 1)])
+def test_checkpoints_the_reader_agrees_with_the_safetensors_library(tmp_path, dt, shards):
+    """The hand-written reader (memory maps, row reads, BF16) against the library on the same files: the same names,
+    dtypes and shapes; every tensor the library can read equal bit for bit after widening (F16 and F32 exactly to
+    float64); BF16, which the library's numpy API cannot return, is the writer's float32 rounded to bf16 exactly, and
+    the library accepts the hand-written file's layout."""
+    tensors = bert_tensors(np.random.default_rng(11))
+    if dt == "F64":  # values float32 cannot hold: a reader that passes F64 through float32 fails
+        tensors = {k: v.astype(np.float64) * (1 + 2.0 ** -40) if v.dtype != bool else v for k, v in tensors.items()}
+    folder = write_checkpoint(tmp_path / f"{dt}-{shards}", bert_config(), tensors, dt=dt, shards=shards)
+    lib = _library_tensors(folder)
+    store = CK.TensorStore(folder)
+    assert sorted(store.names()) == sorted(lib) == sorted(tensors)
+    for name, (ldt, shape, arr) in lib.items():
+        assert (store.dtype(name), store.shape(name)) == (ldt, shape) == (dt, tensors[name].shape), name
+        got = store.get(name)
+        if arr is not None:
+            want = arr.astype(np.float64)
+            assert got.dtype == np.float64 and np.array_equal(got, want), name
+            rows = [1, 0, 1] if got.ndim == 2 else None  # the row reads (embedding rows of token ids) too
+            if rows is not None:
+                assert np.array_equal(store.get(name, rows=rows), want[rows]), name
+        else:
+            want = (_to_bf16_bits(tensors[name]).astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+            assert np.array_equal(got, want), name

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from proofs_numeric.cli import main
+from property_tests.documents import document, one_claim
 from theorems import formal as F
 
 
@@ -29,7 +30,7 @@ def test_cli_verify_json(tmp_path, capsys):
     path = tmp_path / "ledger.json"
     code, out, _ = _run(capsys, "verify", "--claims", "RN.step*", "--quick", "--dps", "30", "--json", str(path))
     assert code == 0  # refuted claims are results, not errors
-    data = json.loads(path.read_text())
+    data = document(path.read_text(), "ledger")
     assert [c["id"] for c in data["claims"]] == ["RN.step1", "RN.step2", "RN.step3"]
     for c in data["claims"]:
         assert set(c) >= {"id", "verdict", "statement", "evidence"}
@@ -53,7 +54,7 @@ def _reading(r, key="literal"):
 def test_cli_check_json_on_counterexample(capsys):
     code, out, _ = _run(capsys, "check", "rank-neutrality", "--X", '[[0,2,-2],[1,1,-2],[2,0,-2]]', "--json")
     assert code == 0
-    lit = _reading(json.loads(out))
+    lit = _reading(one_claim(out))
     assert {k: v["value"] for k, v in lit["hypotheses"].items()} == {"H1": "holds", "H2": "holds", "H3": "holds",
                                                                       "H4": "holds"}
     assert lit["conclusion"]["value"] == "fails" and lit["on_this_instance"] == "counterexample"
@@ -65,7 +66,7 @@ def test_cli_check_exact_strings_and_gamma_beta(capsys):
     code, out, _ = _run(capsys, "check", "RN.main", "--X", '[["1/2", "0.25", 3], [1, 0, -1]]',
                         "--gamma", '[1, 2, "3/2"]', "--beta", "[0, 0, 1]", "--json")
     assert code == 0
-    assert "arank X = 1," in _reading(json.loads(out))["conclusion"]["how"]
+    assert "arank X = 1," in _reading(one_claim(out))["conclusion"]["how"]
 
 
 def test_cli_check_npy_float_matrix_taken_exactly(tmp_path, capsys):
@@ -74,7 +75,7 @@ def test_cli_check_npy_float_matrix_taken_exactly(tmp_path, capsys):
     np.save(p, X)
     code, out, _ = _run(capsys, "check", "RN.main", "--X", str(p), "--json")
     assert code == 0
-    r = json.loads(out)
+    r = one_claim(out)
     lit = _reading(r)
     assert "arank X = 3," in lit["conclusion"]["how"]
     assert lit["hypotheses"]["H4"]["value"] == "fails" and lit["on_this_instance"] == "premise-fails"  # n < d
@@ -90,7 +91,7 @@ def test_cli_check_human_output(capsys):
 
 def test_cli_check_constant_row_is_a_premise_failure_not_an_error(capsys):
     code, out, _ = _run(capsys, "check", "RN.main", "--X", "[[1, 2, 3], [4, 4, 4]]", "--json")
-    lit = _reading(json.loads(out))
+    lit = _reading(one_claim(out))
     assert code == 0 and lit["hypotheses"]["H1"]["value"] == "fails" and lit["on_this_instance"] == "premise-fails"
     assert "row(s) [1] of X are constant" in lit["hypotheses"]["H1"]["how"]
 
@@ -132,11 +133,11 @@ def test_cli_rank_certifies_a_deficient_integer_npy(tmp_path, capsys):
     p = tmp_path / "m.npy"
     np.save(p, rng.integers(-9, 10, size=(60, 25)) @ rng.integers(-9, 10, size=(25, 90)))
     code, out, _ = _run(capsys, "rank", str(p), "--json", "--seed", "3")
-    r = json.loads(out)
-    assert code == 0 and (r["lower"], r["upper"], r["certified"]) == (25, 25, True)
+    r = document(out, "rank")
+    assert code == 0 and (r["lower"], r["upper"], r["certified"], r["rank"]) == (25, 25, True, 25)
     assert r["upper_method"].startswith("p-adic bordering certificate") and r["primes"]
     code, out2, _ = _run(capsys, "rank", str(p), "--json", "--seed", "3")
-    assert json.loads(out2)["primes"] == r["primes"]  # --seed reproduces the primes
+    assert document(out2, "rank")["primes"] == r["primes"]  # --seed reproduces the primes
 
 
 def test_cli_rank_prints_an_interval_it_cannot_close(tmp_path, capsys):

@@ -13,7 +13,6 @@ from __future__ import annotations
 import ast
 import contextlib
 import io
-import json
 import os
 import shutil
 import signal
@@ -31,6 +30,7 @@ from hypothesis import strategies as st
 import theorems
 from proofs_numeric.cli import main
 from proofs_numeric.cli.common import report_import_errors
+from property_tests.documents import document
 from property_tests.strategies import (
     check_argv,
     depth_argv,
@@ -330,7 +330,7 @@ def test_hostile_input_big_npy_refused_by_check_but_ranked(tmp_path):
     code, _, err, secs = _cli("check", "rank-neutrality", "--X", str(p), cwd=tmp_path)
     assert code == 2 and "above the limit" in err and secs < _REFUSAL_S
     code, out, _, _ = _cli("rank", str(p), "--json", cwd=tmp_path)
-    assert code == 0 and json.loads(out)["upper"] == 0
+    assert code == 0 and document(out, "rank")["upper"] == 0
     deep = tmp_path / "deep.json"
     deep.write_text("[" * 100_000 + "]" * 100_000)
     code, _, err, secs = _cli("rank", str(deep), cwd=tmp_path)

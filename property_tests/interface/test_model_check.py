@@ -2,8 +2,9 @@
 
 Tiny checkpoints of each family are written here with the independent safetensors writer of
 ``test_checkpoints.py`` (deterministic: fixed seeds, d = 32-48, 2 layers). The per-site decision is the claims' own
-predicates; these tests check what the driver adds: one record per (site, claim, reading) with the fixed fields, the
-same set of records after an interruption and ``--resume``, on local worker processes and on a Dask LocalCluster
+predicates; these tests check what the driver adds: one record per (site, claim, reading, about.level) with the
+fixed fields (each validated against model-record.schema.json), the same set of records after an interruption
+and ``--resume``, on local worker processes and on a Dask LocalCluster
 (marker slow), with a worker killed mid-run; what a record is about (float computation vs the network), and that
 rounding noise is not called a rank.
 """
@@ -21,6 +22,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from proofs_numeric.cli import main
+from proofs_numeric.core.schemas import validate
 from proofs_numeric.ledger import get, registry
 from proofs_numeric.ledger import model_check as MC
 from proofs_numeric.model import network as NW
@@ -51,7 +53,12 @@ def tiny(tmp_path_factory):
 
 
 def _records(path) -> list[dict]:
-    return MC.read_records(path)
+    """The stream's records, the marker line and every record validated against model-record.schema.json."""
+    recs = MC.read_records(path)
+    validate(json.loads(open(path).readline()), "model-record")
+    for r in recs:
+        validate(r, "model-record")
+    return recs
 
 
 def _canon(records) -> list[str]:

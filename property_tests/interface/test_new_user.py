@@ -21,6 +21,7 @@ import pytest
 from proofs_numeric.cli import inputs as I
 from proofs_numeric.cli import main
 from proofs_numeric.ledger import scaffold as S
+from property_tests.documents import document
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,7 +52,7 @@ def test_new_user_verify_json_never_replaces_a_users_file(tmp_path, capsys):
 def test_new_user_verify_json_replaces_its_own_ledger_and_marks_it(tmp_path, capsys):
     p = tmp_path / "ledger.json"
     assert _run(capsys, "verify", "--claims", "DC.bert-config", "--json", str(p))[0] == 0
-    first = json.loads(p.read_text())
+    first = document(p.read_text(), "ledger")
     assert next(iter(first)) == "collapse_verify" and first["collapse_verify"]["kind"] == "ledger"
     assert _run(capsys, "verify", "--claims", "DC.bert-config", "--json", str(p))[0] == 0  # its own: replaced
     assert [c["id"] for c in json.loads(p.read_text())["claims"]] == ["DC.bert-config"]
@@ -113,7 +114,7 @@ def test_new_user_real_model_json_records_the_token_ids(tiny_bert, tmp_path, cap
     out = tmp_path / "rm.json"
     assert _run(capsys, "real-model", "--model", str(tiny_bert), "--seed", "7", "--length", "5",
                 "--json", str(out))[0] == 0
-    rec = json.loads(out.read_text())
+    rec = document(out.read_text())
     assert rec["collapse_verify"]["kind"] == "real-model"
     (name, ids), = rec["token_ids"].items()
     assert ids == np.random.default_rng(7).integers(0, 50, size=5).tolist()

@@ -11,6 +11,7 @@ from proofs_numeric.cli import main
 from proofs_numeric.cli import verify as cli_verify
 from proofs_numeric.ledger import registry
 from proofs_numeric.ledger.model_check import without_timings
+from property_tests.documents import document
 from property_tests.paper.quick_runs import LEDGER_GROUP
 from theorems.framework import run_claim
 
@@ -53,7 +54,8 @@ def test_show_the_headline_theorem_is_refuted_in_the_quick_ledger(ledger):
 def test_show_json_equals_the_verify_entry(cid, ledger, worker_runs, capsys):
     assert cid in worker_runs, f"{cid} is registered but this worker's verify --quick did not run it"
     assert main(["show", cid, "--json", "--quick"]) == 0  # verify --quick's precision (dps 50), as the ledger
-    rec = json.loads(capsys.readouterr().out)
+    rec = document(capsys.readouterr().out, "claim")  # validated against claim.schema.json
+    assert rec.pop("collapse_verify") == {"kind": "claim", "version": 1}
     typeset = rec.pop("counterexamples_typeset")
     assert without_timings(rec) == without_timings(ledger[cid])
     files = {e["counterexample"] for e in rec["evidence"] if e["kind"] == "counterexample"}
@@ -79,7 +81,8 @@ def test_show_computes_the_same_record_again_in_this_process(cid, ledger, worker
     _, kept = worker_quick_ledger
     assert cid in kept
     assert main(["show", cid, "--json", "--quick"]) == 0  # no patch here: show computes the claim itself
-    rec = json.loads(capsys.readouterr().out)
+    rec = document(capsys.readouterr().out, "claim")
+    rec.pop("collapse_verify")
     rec.pop("counterexamples_typeset")
     assert without_timings(rec) == without_timings(json.loads(json.dumps(kept[cid].to_json(), default=str)))
     assert without_timings(rec) == without_timings(ledger[cid])

@@ -4,8 +4,9 @@ Every registered quote is a verbatim passage of its source (the paper, its abstr
 ``../shared/paper/``), compared whitespace- and LaTeX-tolerantly by :func:`theorems.framework.check_quote`; a claim
 that is the suite's own framing has no quote, says in ``source`` what it stands for, and is shown as the suite's
 reading (no quotation marks) by the ledger, the book and ``show``. The comparison with the source texts runs
-wherever ``../shared/paper`` exists (the developers' machines and CI) and is skipped, with the reason, in a user's
-clone; the matcher's own tests run everywhere on texts written here.
+wherever they are (``COLLAPSE_VERIFY_SOURCES``, default ``../shared/paper``: the developers' machines and CI), each
+text checked against its SHA-256 first, and is skipped in a user's clone with the instruction how to get them
+(issue 58, item 9); the matcher's own tests and the hash check's run everywhere on texts written here.
 """
 from __future__ import annotations
 
@@ -21,18 +22,24 @@ from proofs_numeric.ledger.render import render_claim
 from proofs_numeric.ledger.report import verdict_admonition, words_markdown
 from property_tests.paper.quick_runs import quick_run
 from theorems.framework import (
-    SOURCE_DIR,
+    HOW_TO_GET_SOURCES,
+    SOURCE_FILES,
+    SOURCE_SHA256,
+    SOURCES_ENV,
     SUITE_READING,
+    SourceMismatch,
     check_quote,
     claim,
     load_sources,
+    set_source_dir,
+    source_dir,
     sources_available,
 )
 from theorems.framework.quotes import canonical, passages
 
 _HAVE_SOURCES = sources_available()
-needs_sources = pytest.mark.skipif(not _HAVE_SOURCES, reason=f"the source texts are not here ({SOURCE_DIR}): a "
-                                   "user's clone has no ../shared/paper, so quotes cannot be compared with them")
+needs_sources = pytest.mark.skipif(not _HAVE_SOURCES, reason=f"the source texts are not in {source_dir()}, so the "
+                                   f"quotes cannot be compared with them: {HOW_TO_GET_SOURCES}")
 
 #: the suite's claims: the paper's words (source "collapse-verify") or the suite's own framing (empty quote)
 SUITE = [c for c in registry() if c.source != "user"]
@@ -229,3 +236,82 @@ def test_paper_words_what_the_explainer_says_about_the_attributions(sources):
     assert "tug of war" not in sources["explainer"].lower()
     assert canonical(sources["explainer"]).count("w_o") == 1
     assert "plays no role" not in sources["explainer"].lower()
+
+
+# --- where the source texts are, and that they are the texts (issue 58, item 9) ---------------------------------
+
+def _texts(folder, **replace):
+    """Three files named as the source texts in ``folder`` (their contents: ``replace`` or a placeholder)."""
+    folder.mkdir(exist_ok=True)
+    for f in SOURCE_FILES.values():
+        (folder / f).write_text(replace.get(f, f"not the text of {f}"), encoding="utf-8")
+    return folder
+
+
+def test_paper_words_the_sources_folder_is_a_setting(tmp_path, monkeypatch):
+    """``verify --sources DIR`` (set_source_dir) beats $COLLAPSE_VERIFY_SOURCES, which beats ../shared/paper."""
+    from theorems.framework.quotes import SOURCE_DIR
+    a, b = tmp_path / "a", tmp_path / "b"
+    monkeypatch.delenv(SOURCES_ENV, raising=False)
+    try:
+        set_source_dir(None)
+        assert source_dir() == SOURCE_DIR
+        monkeypatch.setenv(SOURCES_ENV, str(a))
+        assert source_dir() == a and not sources_available()
+        _texts(a)
+        assert sources_available()
+        set_source_dir(b)
+        assert source_dir() == b and not sources_available()
+    finally:
+        set_source_dir(None)
+
+
+def test_paper_words_a_wrong_text_is_refused_naming_the_file_and_both_hashes(tmp_path):
+    """The hashes are in the repository, the texts are not: a text that is not the one the quotes were checked
+    against (another version, another conversion) is refused with the file, its hash and the expected one."""
+    folder = _texts(tmp_path / "src")
+    paper = SOURCE_FILES["paper"]
+    with pytest.raises(SourceMismatch) as e:
+        load_sources(folder)
+    msg = str(e.value)
+    assert str(folder / paper) in msg and SOURCE_SHA256[paper] in msg and "arXiv 2604.23681" in msg
+    (folder / paper).unlink()
+    with pytest.raises(FileNotFoundError, match="arXiv 2604.23681"):
+        load_sources(folder)
+
+
+def test_paper_words_every_source_has_a_sha256_and_the_skip_says_how_to_get_them():
+    assert set(SOURCE_SHA256) == set(SOURCE_FILES.values())
+    assert all(len(h) == 64 and int(h, 16) >= 0 for h in SOURCE_SHA256.values())
+    for words in ("arXiv 2604.23681", "--sources DIR", SOURCES_ENV):
+        assert words in HOW_TO_GET_SOURCES
+
+
+@needs_sources
+def test_paper_words_the_texts_found_are_the_texts_hashed():
+    """Where the texts are (CI, the developers' machines), each has the SHA-256 kept in the repository."""
+    import hashlib
+    for f, h in SOURCE_SHA256.items():
+        assert hashlib.sha256((source_dir() / f).read_bytes()).hexdigest() == h, f
+
+
+def test_paper_words_verify_sources_refuses_a_wrong_or_missing_text_before_running(tmp_path, capsys):
+    """`verify --sources DIR` checks each text's SHA-256 before any claim runs: exit 2 naming the file."""
+    folder = _texts(tmp_path / "src")
+    try:
+        assert main(["verify", "--claims", "RN.step1", "--quick", "--sources", str(folder)]) == 2
+        err = capsys.readouterr().err
+        assert SOURCE_FILES["paper"] in err and "SHA-256" in err and "[1/1]" not in err
+        assert main(["verify", "--claims", "RN.step1", "--quick", "--sources", str(tmp_path / "none")]) == 2
+        assert "no such folder" in capsys.readouterr().err
+    finally:
+        set_source_dir(None)
+
+
+@needs_sources
+def test_paper_words_verify_sources_compares_the_quotes(capsys):
+    try:
+        assert main(["verify", "--claims", "RN.step*", "--quick", "--dps", "30", "--sources", str(source_dir())]) == 0
+        assert "quotes: 3 of 3 quoted claims verbatim" in capsys.readouterr().out
+    finally:
+        set_source_dir(None)

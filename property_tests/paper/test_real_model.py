@@ -5,13 +5,12 @@ The forward of the short sentence is computed once per session.
 """
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 
 from proofs_numeric.cli import main
 from proofs_numeric.witnesses import real_model as RM
+from property_tests.documents import document
 from theorems.exact import layernorm as LN
 from theorems.exact.certified_rank import certified_rank
 
@@ -99,7 +98,7 @@ def test_real_model_pure_attention_counterfactual_collapses(model, short):
 def test_real_model_cli_json(tmp_path, capsys):
     p = tmp_path / "rm.json"
     assert main(["real-model", "--text", "A short test sentence.", "--json", str(p)]) == 0
-    data = json.loads(p.read_text())
+    data = document(p.read_text(), "real-model")
     L = data["layers"][0]
     assert set(L) >= {"W_O_exact_rank", "W_O_condition", "alpha", "head_recovery_rel_error", "mha_rank",
                       "sum_rowspace_dim"}

@@ -51,7 +51,7 @@ import flint
 import numpy as np
 
 from .blas_runtime import single_threaded_blas
-from .input import BadInput, exact_entries, exact_rows
+from .input import BadInput, classify_array, exact_entries, exact_rows
 from .padic_rank import (  # rump_residual_bound lives there (the p-adic certificate uses it too), re-exported
     MAX_ENTRY_BITS,
     absmax,
@@ -139,34 +139,21 @@ def _classify(M):
     if isinstance(M, np.ndarray):
         if M.ndim != 2:
             raise BadInput(f"matrix must be 2-D, got shape {M.shape}")
-        if M.dtype.fields is not None:
-            raise BadInput(f"matrix is a structured array ({M.dtype}); give plain numbers")
         k = M.dtype.kind
-        if k == "c":
-            raise BadInput(f"matrix has complex entries ({M.dtype}); the rank over Q needs real entries")
         if k in "biuf" and not M.dtype.isnative:
             M = M.astype(M.dtype.newbyteorder("="))
-        if k == "f":
-            if not np.all(np.isfinite(M)):
-                raise BadInput("matrix has NaN or infinite entries")
-            if M.dtype.itemsize <= 8:
-                return "float", np.ascontiguousarray(M, dtype=np.float64)  # float16/32 -> 64 is exact
-            with np.errstate(all="ignore"):
-                F = M.astype(np.float64)
-            if np.all(np.isfinite(F)) and np.array_equal(F.astype(M.dtype), M):
-                return "float", np.ascontiguousarray(F)  # every long double value is a float64 exactly
+        kind, v = classify_array(M, "matrix")  # the one rule (bool as 0 and 1, refusals): theorems.exact.input
+        if kind == "float":
+            return "float", np.ascontiguousarray(v)
+        if kind == "int":
+            return "int", v
+        if k == "f":  # long double beyond float64
             _check_exact_size(M)
             M = exact_entries(M)  # exact Fractions at the long double's precision
-        elif k == "b":
-            return "int", M.astype(np.int64)
         elif k in "iu":
-            if k == "i" or M.size == 0 or int(M.max()) < 2 ** 63:
-                return "int", M.astype(np.int64)
             return "int", M.tolist()  # uint64 at or above 2^63: Python ints, never a wrapping cast
-        elif k in "OU":
-            M = M.tolist()
         else:
-            raise BadInput(f"matrix dtype {M.dtype} is not a number type")
+            M = M.tolist()
     if hasattr(M, "tolist") and not isinstance(M, list):
         M = M.tolist()
     E = exact_rows(M, "matrix")  # validates: exact ints and Fractions

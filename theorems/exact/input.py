@@ -25,7 +25,7 @@ from sympy import Matrix, Rational
 
 __all__ = ["BadInput", "env_int", "LIMITS", "MAX_INT_DIGITS", "MAX_EXPONENT", "check_literal",
            "int_digits_unlimited", "exact_number", "to_rational", "exact_entries", "exact_rows", "exact_matrix",
-           "exact_vector", "cap_list"]
+           "exact_vector", "cap_list", "classify_array"]
 
 
 class BadInput(ValueError):
@@ -218,6 +218,53 @@ def to_rational(x) -> Rational:
     return Rational(v.numerator, v.denominator)
 
 
+def classify_array(a: np.ndarray, name: str = "matrix") -> tuple[str, np.ndarray]:
+    """The one rule by which a numpy array's dtype becomes exact numbers (the reader, the certified rank, the exact
+    LayerNorm analysis and :func:`exact_entries` all classify through it).
+
+    * ``("int", int64 array)``: **bool** (False and True are 0 and 1: a bool array is the 0/1 matrix it stores),
+      every signed integer dtype, unsigned integers whose values are below 2^63; either byte order;
+    * ``("float", float64 array)``: float16 / float32 / float64 (exact in float64), and long double when every value
+      survives the round trip through float64;
+    * ``("exact", the array)``: values that need Python integers or ``Fraction`` (uint64 at or above 2^63, long
+      double beyond float64, object and string arrays): the caller converts them entry by entry
+      (:func:`exact_number`, which refuses a boolean *entry*: ``True`` in a list or an object array is a mistake
+      more often than a 1);
+    * refused (:class:`BadInput` naming ``name``): structured, complex and any other non-number dtype, NaN and
+      infinities.
+
+    >>> classify_array(np.array([[True, False]]))[1].tolist()
+    [[1, 0]]
+    >>> classify_array(np.array([[2 ** 64 - 1]], dtype=np.uint64))[0]
+    'exact'
+    """
+    a = np.asarray(a)
+    k = a.dtype.kind
+    if a.dtype.fields is not None:
+        raise BadInput(f"{name} is a structured array ({a.dtype}); give plain numbers")
+    if k == "c":
+        raise BadInput(f"{name} has complex entries ({a.dtype}); the exact layer takes real numbers only")
+    if k == "b":
+        return "int", a.astype(np.int64)
+    if k in "iu":
+        if k == "i" or a.dtype.itemsize < 8 or a.size == 0 or int(a.max()) < 2 ** 63:
+            return "int", a.astype(np.int64)
+        return "exact", a
+    if k == "f":
+        if not np.all(np.isfinite(a)):
+            raise BadInput(f"{name} has an entry that is not a finite number (NaN or infinite)")
+        if a.dtype.itemsize <= 8:
+            return "float", a.astype(np.float64)
+        with np.errstate(all="ignore"):
+            f64 = a.astype(np.float64)
+        if np.all(np.isfinite(f64)) and np.array_equal(f64.astype(a.dtype), a):
+            return "float", f64
+        return "exact", a
+    if k in "OU":
+        return "exact", a
+    raise BadInput(f"{name} has dtype {a.dtype}, which is not a number type")
+
+
 def exact_entries(arr) -> list:
     """The entries of a numpy array as exact Python ints / floats / Fractions (nested lists).
 
@@ -230,25 +277,15 @@ def exact_entries(arr) -> list:
     [[18446744073709551615, 1]]
     """
     a = np.asarray(arr)
-    k = a.dtype.kind
-    if a.dtype.fields is not None:
-        raise BadInput(f"a structured array ({a.dtype}) is not a matrix of numbers")
-    if k == "c":
-        raise BadInput(f"complex entries ({a.dtype}); the rank over Q needs real entries")
-    if k == "b":
-        return a.astype(np.int64).tolist()
-    if k in "iu":
+    kind, v = classify_array(a, "the array")
+    if kind != "exact":
+        return v.tolist()  # Python ints / floats holding exactly the values
+    if a.dtype.kind in "iu":
         return a.tolist()  # Python ints, exact for every width and sign
-    if k == "f":
-        if not np.all(np.isfinite(a)):
-            raise BadInput("entries include NaN or infinity (not a finite number)")
-        if a.dtype.itemsize <= 8:
-            return a.astype(np.float64).tolist()
-        flat = [Fraction(*map(int, v.as_integer_ratio())) for v in a.ravel()]
+    if a.dtype.kind == "f":  # long double beyond float64: Fractions at its own precision
+        flat = [Fraction(*map(int, x.as_integer_ratio())) for x in a.ravel()]
         return np.array(flat, dtype=object).reshape(a.shape).tolist()
-    if k in "OU":
-        return a.tolist()  # validated entry by entry by to_rational
-    raise BadInput(f"dtype {a.dtype} is not a number type")
+    return a.tolist()  # object / str: validated entry by entry by exact_number
 
 
 def exact_rows(rows, name: str = "X") -> list[list]:

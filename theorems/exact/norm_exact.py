@@ -89,7 +89,7 @@ import numpy as np
 
 from .blas_runtime import single_threaded_blas  # noqa: F401  (re-exported: benchmarks pin BLAS with it)
 from .certified_rank import SUBSET_SLACK, CertifiedRank, dyadic_scale, random_primes, rank_certificate
-from .input import BadInput, cap_list, exact_entries, exact_rows, exact_vector
+from .input import BadInput, cap_list, classify_array, exact_entries, exact_rows, exact_vector
 from .layernorm import Analysis
 from .padic_rank import MAX_ENTRY_BITS
 
@@ -181,17 +181,12 @@ def _classify(X):
     if isinstance(X, np.ndarray):
         if X.ndim != 2 or 0 in X.shape:
             raise BadInput(f"X must be 2-D and non-empty, got shape {X.shape}")
-        if X.dtype.kind == "f":
-            if not np.all(np.isfinite(X)):
-                raise BadInput("X has an entry that is not a finite number (NaN or infinity)")
-            if X.dtype.itemsize <= 8 or np.array_equal(X.astype(np.float64).astype(X.dtype), X):
-                return "float", np.ascontiguousarray(X, dtype=np.float64)
-            X = np.array(exact_entries(X), dtype=object)
-        if X.dtype.kind in "iu" and X.dtype.itemsize <= 8 and (X.dtype.kind == "i" or int(X.max()) < 2 ** 63):
-            return "int", X.astype(np.int64)
-        if X.dtype.kind == "b":
-            raise BadInput("X has boolean entries, not numbers")
-        X = X.tolist()
+        kind, v = classify_array(X, "X")  # the one rule (bool as 0 and 1, refusals): theorems.exact.input
+        if kind == "float":
+            return "float", np.ascontiguousarray(v)
+        if kind == "int":
+            return "int", v
+        X = exact_entries(X)  # Python ints above 2^63, Fractions of long double, object entries
     rows = [[Fraction(v) for v in row] for row in exact_rows(X, "X")]  # validated: rectangular, exact
     L = 1
     for row in rows:

@@ -51,7 +51,7 @@ import sympy
 from sympy import QQ, ZZ
 from sympy.polys.matrices import DomainMatrix
 
-from .input import BadInput, check_literal, env_int, exact_number, int_digits_unlimited
+from .input import BadInput, check_literal, classify_array, env_int, exact_number, int_digits_unlimited
 
 __all__ = ["READER_LIMITS", "ExactMatrix", "ExactVector", "ExactWeights", "UserInput", "read_matrix", "read_vector",
            "read_weights", "gaussian_weights", "matrix_from", "INPUT_NAMES", "input_flag", "SYMPY_MAX_ENTRIES"]
@@ -98,28 +98,14 @@ def _how_npy(dtype) -> str:
 def _exact_array(a: np.ndarray, name: str):
     """The exact values of a numeric array in the cheapest exact form: an int64 or float64 array holding them,
     an object array of Python ints, or nested lists of ``Fraction`` (long double beyond float64)."""
+    kind, v = classify_array(a, name)  # the one rule (bool as 0 and 1, refusals): theorems.exact.input
+    if kind != "exact":
+        return v
     k = a.dtype.kind
-    if a.dtype.fields is not None:
-        raise BadInput(f"{name}: a structured array ({a.dtype}) is not a matrix of numbers")
-    if k == "c":
-        raise BadInput(f"{name}: complex entries ({a.dtype}); the exact layer takes real numbers only")
-    if k == "b":
-        return a.astype(np.int64)
     if k in "iu":
-        if a.dtype.itemsize < 8 or k == "i":
-            return a.astype(np.int64)
-        if a.size == 0 or int(a.max()) < 2 ** 63:
-            return a.astype(np.int64)
         return np.array(a.tolist(), dtype=object)  # Python ints: exact above 2^63
-    if k == "f":
-        if not np.all(np.isfinite(a)):
-            raise BadInput(f"{name}: entries include NaN or infinity (not a finite number)")
-        if a.dtype.itemsize <= 8:
-            return a.astype(np.float64)  # float16 / float32 / float64 (either byte order): exact in float64
-        f64 = a.astype(np.float64)
-        if np.all(np.isfinite(f64)) and np.array_equal(f64.astype(a.dtype), a):
-            return f64  # long double values that float64 holds exactly
-        flat = [Fraction(*map(int, v.as_integer_ratio())) for v in a.ravel()]
+    if k == "f":  # long double beyond float64
+        flat = [Fraction(*map(int, x.as_integer_ratio())) for x in a.ravel()]
         return np.array(flat, dtype=object).reshape(a.shape).tolist()
     raise BadInput(f"{name}: dtype {a.dtype} is not a number type")
 

@@ -105,7 +105,21 @@ from .instance import (
 )
 from .off_instance import OFF_INSTANCE_MEANING, OFF_INSTANCE_REASONS, OffInstance
 from .predicate import Predicate
-from .quotes import SOURCE_DIR, SOURCE_FILES, SUITE_READING, QuoteCheck, check_quote, load_sources, sources_available
+from .quotes import (
+    HOW_TO_GET_SOURCES,
+    SOURCE_DIR,
+    SOURCE_FILES,
+    SOURCE_SHA256,
+    SOURCES_ENV,
+    SUITE_READING,
+    QuoteCheck,
+    SourceMismatch,
+    check_quote,
+    load_sources,
+    set_source_dir,
+    source_dir,
+    sources_available,
+)
 from .records import (
                        CLAIM_REGIMES,
                        ORIGINS,
@@ -161,6 +175,7 @@ __all__ = [
     "typeset",
     "FORMS", "VERDICTS", "Assessment", "ContradictionError", "assess", "verdict_from",
     "SOURCE_DIR", "SOURCE_FILES", "SUITE_READING", "QuoteCheck", "check_quote", "load_sources", "sources_available",
+    "SOURCE_SHA256", "SOURCES_ENV", "HOW_TO_GET_SOURCES", "SourceMismatch", "set_source_dir", "source_dir",
     "TRUTH", "TRUTH_VALUE", "ON_THIS_INSTANCE", "SITE_KINDS", "Decided", "Declaration", "InstanceForm", "Undecidable",
     "instance_form", "decide", "decide_on_instance", "Predicate",
     "OffInstance", "OFF_INSTANCE_REASONS", "OFF_INSTANCE_MEANING", "NO_FORM", "definition_of",

@@ -1,10 +1,10 @@
 r"""The paper's words: is a claim's quotation a verbatim passage of its source text?
 
 A claim's ``quote`` is the paper's (or its abstract's, or the Dong explainer's) own words, in quotation marks
-wherever it is shown. This module compares a quote with the source texts (``../shared/paper/`` beside the
-repository) the way a careful reader would: blind to whitespace, to how LaTeX is written (``\operatorname{rank}``
-and ``rank``, ``\le`` and ``≤`` and ``<=``, ``\alpha`` and ``α``, ``\|`` and ``‖``, braces, ``$``), to curly
-and straight quotation marks and to dashes; but not blind to words. A quote may contain
+wherever it is shown. This module compares a quote with the source texts the way a careful reader would: blind
+to whitespace, to how LaTeX is written (``\operatorname{rank}`` and ``rank``, ``\le`` and ``≤`` and ``<=``,
+``\alpha`` and ``α``, ``\|`` and ``‖``, braces, ``$``), to curly and straight quotation marks and to dashes; but
+not blind to words. A quote may contain
 
 * ``...`` (or ``…``): an omission. The parts around it must appear in this order in one source text, each
   within :data:`MAX_GAP` characters of the previous one (an omission stays inside one passage);
@@ -14,6 +14,14 @@ and straight quotation marks and to dashes; but not blind to words. A quote may 
 
 Parts joined without ``...`` must be contiguous in the source, so a quote spliced from two places, or words the
 source does not contain, fail, naming the part that was not found.
+
+The source texts are not in the repository (their licence is not ours): the short verbatim quotes are, in the
+claims, and :data:`SOURCE_SHA256` holds the SHA-256 of each text the quotes were checked against. Where the texts are
+is a setting (:func:`source_dir`): ``verify --sources DIR``, else the environment variable
+``COLLAPSE_VERIFY_SOURCES``, else ``../shared/paper/`` beside the repository (the developers' machines and CI).
+:func:`load_sources` checks each text's SHA-256 and refuses another text (another version or conversion of the
+paper) with a message naming the file and both hashes, so that a quote is never judged against a text it was not
+written from.
 
 >>> src = {"paper": r"LN is exactly neutral — it preserves $\operatorname{rank}(X)$ precisely, neither helping "
 ...                  "nor hindering."}
@@ -26,6 +34,8 @@ False
 """
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -34,8 +44,9 @@ from typing import Iterable
 
 from .storage import REPO_ROOT
 
-__all__ = ["SOURCE_DIR", "SOURCE_FILES", "MAX_GAP", "sources_available", "load_sources", "canonical",
-           "Passage", "passages", "QuoteCheck", "check_quote", "SUITE_READING"]
+__all__ = ["SOURCE_DIR", "SOURCE_FILES", "SOURCE_SHA256", "SOURCES_ENV", "HOW_TO_GET_SOURCES", "SourceMismatch",
+           "source_dir", "set_source_dir", "sources_available", "load_sources", "canonical", "Passage", "passages",
+           "QuoteCheck", "check_quote", "SUITE_READING"]
 
 def _source_dir() -> Path:
     """``shared/paper/`` in the nearest folder above the repository that has one (beside the main checkout, or two
@@ -48,23 +59,80 @@ def _source_dir() -> Path:
 
 #: where the source texts live: ``shared/paper/`` above the repository (absent in a user's clone)
 SOURCE_DIR = _source_dir()
+#: the environment variable that names the folder of the source texts
+SOURCES_ENV = "COLLAPSE_VERIFY_SOURCES"
 #: the source texts by name
 SOURCE_FILES = {"paper": "cirrincione-2026-rank-head-channel.md", "abstract": "cirrincione-2026-abstract.md",
                 "explainer": "dong-2021-rank-collapse-explainer.md"}
+#: the SHA-256 of each source text the quotes were checked against (file name -> hex digest); the texts themselves
+#: are not shipped
+SOURCE_SHA256 = {
+    "cirrincione-2026-rank-head-channel.md": "97ef3c109342fd67b420dd298352d2302c928b3307c915a9f374adcfdc3aea87",
+    "cirrincione-2026-abstract.md": "a9660be09e05e0a569689e72389469144265a4416f7d022090bdf73a515959ef",
+    "dong-2021-rank-collapse-explainer.md": "f92f012bf9bd89b654fb87f3341665c84b1760417babfee612fb9483b110a621",
+}
+#: how a user gets the source texts (README, "The paper's words")
+HOW_TO_GET_SOURCES = (
+    "the source texts are the Markdown text of arXiv 2604.23681 (Cirrincione, 'Rank, Head-Channel "
+    f"Non-Identifiability, and Symmetry Breaking': {SOURCE_FILES['paper']} and its abstract, "
+    f"{SOURCE_FILES['abstract']}) and the Dong et al. 2021 explainer ({SOURCE_FILES['explainer']}); they are not "
+    "in the repository (their "
+    "licence is not ours). Put the three files in one folder and give it with `collapse-verify verify --sources DIR` "
+    f"or {SOURCES_ENV}=DIR (default: ../shared/paper beside the repository); their SHA-256 must be those of "
+    "theorems.framework.quotes.SOURCE_SHA256")
+_CHOSEN: list[Path] = []
+
+
+class SourceMismatch(ValueError):
+    """A source text is present but is not the text the quotes were checked against (its SHA-256 differs)."""
+
+
+def set_source_dir(directory: str | os.PathLike[str] | None) -> None:
+    """Choose the folder of the source texts for this process (``verify --sources DIR``); None: back to the default."""
+    _CHOSEN.clear()
+    if directory is not None:
+        _CHOSEN.append(Path(directory))
+
+
+def source_dir() -> Path:
+    """Where the source texts are read from: ``verify --sources DIR`` (:func:`set_source_dir`), else
+    ``$COLLAPSE_VERIFY_SOURCES``, else :data:`SOURCE_DIR`."""
+    if _CHOSEN:
+        return _CHOSEN[0]
+    env = os.environ.get(SOURCES_ENV, "").strip()
+    return Path(env).expanduser() if env else SOURCE_DIR
 #: the longest omission ``...`` may stand for, in canonical characters of the source (about a paragraph)
 MAX_GAP = 700
 #: how a claim with no quotation (the suite's own framing) is shown instead of quoted words
 SUITE_READING = "the suite's reading"
 
 
-def sources_available(directory: Path = SOURCE_DIR) -> bool:
-    """Whether every source text is present (on the developers' machine and in CI; not in a user's clone)."""
-    return all((directory / f).is_file() for f in SOURCE_FILES.values())
+def sources_available(directory: Path | None = None) -> bool:
+    """Whether every source text is present in ``directory`` (default :func:`source_dir`): on the developers'
+    machines and in CI, not in a user's clone. Their hashes are :func:`load_sources`'s to check."""
+    d = source_dir() if directory is None else Path(directory)
+    return all((d / f).is_file() for f in SOURCE_FILES.values())
 
 
-def load_sources(directory: Path = SOURCE_DIR) -> dict[str, str]:
-    """The source texts by name (:data:`SOURCE_FILES`)."""
-    return {name: (directory / f).read_text(encoding="utf-8") for name, f in SOURCE_FILES.items()}
+def load_sources(directory: Path | None = None) -> dict[str, str]:
+    """The source texts by name (:data:`SOURCE_FILES`) from ``directory`` (default :func:`source_dir`), each checked
+    against :data:`SOURCE_SHA256`: a missing file is ``FileNotFoundError``, another text :class:`SourceMismatch`,
+    each naming the file and saying how to get the right one."""
+    d = source_dir() if directory is None else Path(directory)
+    out = {}
+    for name, f in SOURCE_FILES.items():
+        path = d / f
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise FileNotFoundError(f"source text {path} not found; {HOW_TO_GET_SOURCES}") from None
+        got = hashlib.sha256(data).hexdigest()
+        if got != SOURCE_SHA256[f]:
+            raise SourceMismatch(f"source text {path} has SHA-256 {got}, not {SOURCE_SHA256[f]}: it is not the text "
+                                 "the quotes were checked against (another version or conversion of it?); "
+                                 + HOW_TO_GET_SOURCES)
+        out[name] = data.decode("utf-8")
+    return out
 
 
 # --- the canonical form -----------------------------------------------------------------------------------
