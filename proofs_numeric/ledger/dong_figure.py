@@ -22,6 +22,10 @@ def published_series(model: str, variant: str, weights: str = "pretrained") -> t
     return [r.layer for r in rows], [float(r.mean) for r in rows], [float(r.std) for r in rows]
 
 
+def _short(name: str) -> str:
+    return name.split(" ")[0].split("/")[-1]
+
+
 def draw(result: dict, path=None):
     """One panel per variant of ``result`` (:func:`proofs_numeric.witnesses.dong_figure.run_figure2`); returns the
     figure, saved to ``path`` when given."""
@@ -43,26 +47,29 @@ def draw(result: dict, path=None):
             ax.fill_between(x, [a - b for a, b in zip(y, s)], [a + b for a, b in zip(y, s)], color=colour,
                             alpha=0.18, lw=0)
         r = result["variants"][v]["ratio"]
-        ax.plot(range(len(r)), r, "k.-", lw=1.6, label=f"{result['model'].split(' ')[0]} (re-run)")
+        ax.plot(range(len(r)), r, "k.-", lw=1.6, label=f"{_short(result['model'])} (re-run)")
+        lines = []
         for layer, val in enumerate(r):
             z = zeros.get((v, layer))
             if z is None:
                 continue
-            ex = z.get("exact_rank")
-            label = "0.00" if ex is None else (f"rank {ex['lower']}" if ex["certified"]
-                                               else f"rank [{ex['lower']},{ex['upper']}]")
-            if ex is not None:
-                label += f"\n(numpy {z['numpy_rank']})"
             ax.plot([layer], [val], "rx", ms=7, mew=1.6)
-            ax.annotate(label, (layer, val), textcoords="offset points", xytext=(0, 10 + 22 * (layer % 2)),
-                        ha="center", fontsize=6.5, color="#c0392b")
+            ex = z.get("exact_rank")
+            if ex is None:
+                lines.append(f"L{layer}: 0.00")
+                continue
+            exact = str(ex["lower"]) if ex["certified"] else f"[{ex['lower']}, {ex['upper']}]"
+            lines.append(f"L{layer}: exact rank {exact}, numpy {z['numpy_rank']}")
+        if lines:
+            ax.text(0.97, 0.55, "\n".join(lines), transform=ax.transAxes, ha="right", va="center", fontsize=6.5,
+                    color="#c0392b", bbox={"facecolor": "white", "edgecolor": "#c0392b", "lw": 0.5, "alpha": 0.9})
         ax.set_title(v, fontsize=10)
         ax.set_xlabel("layer")
         ax.set_ylim(-0.03, 1.05)
         ax.axhline(0.005, color="grey", lw=0.6, ls=":")
     axes[0][0].set_ylabel("||X - mean|| / ||X|| (composite norm)")
     axes[0][-1].legend(fontsize=6.5, loc="upper right")
-    fig.suptitle(f"Dong et al. 2021, Figure 2 (pretrained; mean +- band) beside {result['model']} "
+    fig.suptitle(f"Dong et al. 2021, Figure 2 (pretrained; mean +- band) beside {_short(result['model'])} "
                  f"({result['n_tokens']} tokens); x = prints 0.00, with the exact rank of the stored rows", fontsize=8)
     fig.tight_layout()
     if path is not None:
