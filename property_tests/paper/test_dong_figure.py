@@ -9,12 +9,12 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from property_tests.paper.quick_runs import quick_run
 from proofs_numeric.cli import main
 from proofs_numeric.model import synthetic
 from proofs_numeric.model.checkpoint import load_checkpoint
 from proofs_numeric.model.dong_variants import VARIANTS, dong_ratio, variant_block, variant_hidden
 from proofs_numeric.witnesses.dong_figure import ROUNDING_LEVEL, run_figure2, zero_layer_answer
+from property_tests.paper.quick_runs import quick_run
 from theorems.exact import dong_figure as F
 
 # --- the packaged data ---------------------------------------------------------------------------------------------
@@ -191,8 +191,8 @@ def test_fig2_claims_are_proved_exactly(cid):
 
 def test_fig2_claim_goes_red_on_other_numbers(monkeypatch):
     """The verdict is computed from the CSV: move BERT's layer-5 value above 0.005 and the claim is refuted."""
-    from theorems.framework import CheckContext, run_claim
     from proofs_numeric.ledger import get
+    from theorems.framework import CheckContext, run_claim
     rows = [replace(r, mean=Fraction(6, 1000)) if (r.model, r.weights, r.variant, r.layer) ==
             ("BERT", "pretrained", "SAN", 5) else r for r in F.figure2()]
     monkeypatch.setattr(F, "figure2", lambda: tuple(rows))

@@ -110,7 +110,7 @@ def composite_norm_sq(X) -> Fraction:
     rows = _rows(X)
     col = max(sum(abs(r[j]) for r in rows) for j in range(len(rows[0])))
     row = max(sum(abs(v) for v in r) for r in rows)
-    return col * row
+    return Fraction(col * row)
 
 
 def composite_ratio_sq(X) -> Fraction:
