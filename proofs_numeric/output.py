@@ -52,6 +52,7 @@ OUTPUT_KINDS = {
     "counterexample": "a stored counterexample (verify --store)",
     "scaffold": "a file `collapse-verify new` generated",
     "model-check": "a record stream of `check --model` (--jsonl)",
+    "fig2": "a Figure 2 re-run (fig2 --json)",
 }
 #: files written before the marker existed, recognised by their top-level keys (kind -> keys they all have)
 _UNMARKED_SIGNATURES = {

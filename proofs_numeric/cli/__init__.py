@@ -12,6 +12,7 @@ examples:
   collapse-verify rank matrix.npy             # certified exact rank of your matrix
   collapse-verify depth --regime pure_attention
   collapse-verify real-model --model path/to/checkpoint
+  collapse-verify fig2 --plot fig2.png         # Dong et al.'s Figure 2 re-run, exact ranks at the 0.00 layers
   collapse-verify new "My conjecture"         # add a conjecture in one file
 
 ``collapse-verify verify [--json PATH] [--claims GLOB] [--dps N] [--quick] [--store]``
@@ -28,6 +29,9 @@ examples:
     certified exact rank of a rational or float matrix.
 ``collapse-verify real-model [--model DIR] [--text T ... | --ids JSON | --token-seed N --length N] [--json PATH]``
     the checks on trained weights: all-MiniLM-L6-v2, or your BERT/GPT-2/LLaMA checkpoint.
+``collapse-verify fig2 [--model DIR] [--text T | --ids JSON | --length N --token-seed S] [--json PATH] [--plot PATH]``
+    Dong et al.'s Figure 2 protocol (four surgeries, the composite-norm ratio per layer) in numpy, beside the
+    published curves, with the exact rank of the stored activations at every layer that prints 0.00.
 ``collapse-verify new NAME``
     scaffold a conjecture (module, tests, chapter).
 ``collapse-verify --version``
@@ -44,7 +48,7 @@ import os
 import sys
 import traceback
 
-from proofs_numeric.cli import check, console, depth, new, rank, real_model, verify
+from proofs_numeric.cli import check, console, depth, fig2, new, rank, real_model, verify
 from proofs_numeric.cli.common import EPILOG, version_text
 from proofs_numeric.cli.inputs import UsageError
 from theorems.exact.input import BadInput
@@ -53,7 +57,7 @@ from theorems.framework.memo import computing_fresh
 __all__ = ["main", "build_parser", "UsageError"]
 
 #: the subcommand modules, in the order `--help` lists them
-SUBCOMMANDS = (verify, check, depth, real_model, rank, new)
+SUBCOMMANDS = (verify, check, depth, real_model, fig2, rank, new)
 
 
 def build_parser() -> argparse.ArgumentParser:

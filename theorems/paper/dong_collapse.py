@@ -28,6 +28,7 @@ from sympy import Rational
 
 from ..exact.attention import exact_softmax
 from ..exact.blocks import centred
+from ..exact.dong_figure import PRINTS_AS_ZERO, curve, first_layer_below, path_share, path_share_mode
 from ..exact.input import BadInput
 from ..exact.linalg import rank as _rank
 from ..exact.reader import SYMPY_MAX_ENTRIES
@@ -39,6 +40,7 @@ from ..framework import (
     FormalGap,
     Generic,
     InstanceForm,
+    OffInstance,
     Pool,
     ProofStep,
     Reading,
@@ -849,4 +851,83 @@ claim(
         "post-LN and pre-LN blocks with a causal mask are not yet tested (the next issue builds them)",
         regime=r) for r in ("post-LN", "pre-LN-causal")]],
     chapter="residual_obstruction", notion="exact-rank",
+)
+
+
+# --- Dong et al. 2021, Figure 2, read from its plotted numbers (issue 57) ---------------------------------------------
+
+#: where the numbers come from (the claims below quote no sentence: they read a figure)
+FIGURE2_SOURCE = ("Dong, Cordonnier & Loukas 2021, Figure 2 (plotted values read from the authors' vector PDFs; "
+                  "theorems/data/dong2021_fig2.csv, provenance in theorems/data/README.md)")
+_FIG_OFF = OffInstance("empirical", "the numbers of a published figure (BERT, ALBERT, XLNet on wiki_bio), read exactly "
+                                    "from the packaged CSV; no instance of ours decides them")
+#: what the figure's 0.00 means for "residual connections obstruct collapse" (the same words on every page)
+FIGURE2_MEANING = ("Dong's ratio ||X - mean|| / ||X|| printing 0.00 is a statement about distances (the tokens are "
+                   "within 0.5 % of their mean), not about exact rank: the paper's 'residual connections obstruct "
+                   "collapse' is about exact rank, which the same activations keep full (collapse-verify fig2 certifies "
+                   "the exact rank of the stored rows at every 0.00 layer of its re-run); the figure shows the metric "
+                   "collapsing without skips (SAN) and, for pretrained ALBERT, even with them (SAN+skip): a skip does "
+                   "not by itself keep the metric away from 0")
+
+
+def _figure_first_below(model: str, weights: str, variant: str, claimed: int):
+    def check(ctx) -> list[Evidence]:
+        rows = curve(model, weights, variant)
+        first = first_layer_below(model, weights, variant, PRINTS_AS_ZERO)
+        before = next((r for r in rows if r.layer == claimed - 1), None)
+        at = next((r for r in rows if r.layer == claimed), None)
+        return [exact_complete(
+            f"{model} ({weights}) {variant}: the plotted mean is below {PRINTS_AS_ZERO} = 0.005 at every layer from "
+            f"{first} on (layer {claimed - 1}: {before.mean if before else None}, layer {claimed}: "
+            f"{at.mean if at else None}, exact decimals of the CSV). {FIGURE2_MEANING}", first == claimed,
+            arithmetic="exact rationals (the CSV's 4-decimal values)",
+            numbers={"first_layer_below": first, "threshold": str(PRINTS_AS_ZERO)})]
+    return check
+
+
+claim(
+    id="DONG.fig2-bert-san", section="Dong et al. 2021, Figure 2 (BERT, SAN)", quote="", source=FIGURE2_SOURCE,
+    statement=r"\text{BERT (pretrained), SAN: }\rho_l<0.005\ \text{for every }l\ge5,\ \rho_4\ge0.005",
+    hypotheses=("SAN = attention + W_O + the post-attention LayerNorm, no skip, FFN removed",),
+    conclusion="the plotted ratio prints as 0.00 from layer 5", regimes=("all",), form="concrete",
+    checks=[_figure_first_below("BERT", "pretrained", "SAN", 5)], off_instance=_FIG_OFF,
+    depends_on=("DONG.regime-collapse",), chapter="dong_collapse",
+    notion="residual: Dong's composite-norm ratio ||X - mean|| / ||X||, as plotted",
+)
+
+claim(
+    id="DONG.fig2-albert-san-skip", section="Dong et al. 2021, Figure 2 (ALBERT, SAN+skip)", quote="",
+    source=FIGURE2_SOURCE,
+    statement=r"\text{ALBERT (pretrained), SAN+skip: }\rho_l<0.005\ \text{for every }l\ge8,\ \rho_7\ge0.005",
+    hypotheses=("SAN+skip = the attention block with its skip, FFN removed",),
+    conclusion="the plotted ratio prints as 0.00 from layer 8", regimes=("all",), form="concrete",
+    checks=[_figure_first_below("Albert", "pretrained", "SAN+skip", 8)], off_instance=_FIG_OFF,
+    depends_on=("DONG.attr-residual-remedy",), chapter="dong_collapse",
+    notion="residual: Dong's composite-norm ratio ||X - mean|| / ||X||, as plotted",
+)
+
+
+def _path_mode(ctx) -> list[Evidence]:
+    ks, top = path_share_mode(12, 12)
+    target = sympy.Rational(12, 13) ** 12
+    shares = [sympy.binomial(12, k) * sympy.Integer(12) ** k / sympy.Integer(13) ** 12 for k in range(13)]
+    sym_ok = max(shares) == target and [k for k, s in enumerate(shares) if s == target] == [11, 12]
+    ok = ks == [11, 12] and sympy.Rational(top.numerator, top.denominator) == target and sym_ok
+    return [exact_complete(
+        f"C(12, k) 12^k / 13^12 is largest at k = {ks}, tied at {top} = (12/13)^12 = {float(top):.4f} (k = 10: "
+        f"{float(path_share(12, 12, 10)):.4f}; mean length 144/13 = {144 / 13:.2f}): most paths through BERT-base's "
+        "skips and heads are long, so the paths' count alone does not make the network 'an ensemble of shallow "
+        "paths'; Dong et al. weight the paths by measured per-layer contributions for that", bool(ok),
+        arithmetic="exact rationals (fractions and sympy)", numbers={"mode": ks, "share": str(top)})]
+
+
+claim(
+    id="DONG.path-length-mode", section="Dong et al. 2021, path-counting figure (BERT-base)", quote="",
+    source="Dong, Cordonnier & Loukas 2021, path-length distribution (the authors' paths_counting.ipynb; the formula "
+           "in theorems/data/README.md)",
+    statement=r"\arg\max_k\binom{12}{k}12^k/13^{12}=\{11,12\},\ \text{share }(12/13)^{12}",
+    hypotheses=("L = H = 12", "each layer: the skip or one of H heads"),
+    conclusion="the mode is k = 11 and 12, tied at (12/13)^12", regimes=("all",), form="concrete",
+    checks=[_path_mode], off_instance=OffInstance("count", "a count of paths through named sizes (L = H = 12)"),
+    chapter="dong_collapse", notion="residual: the share of paths of each length",
 )
