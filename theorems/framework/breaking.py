@@ -157,7 +157,7 @@ def exact_line(x: Instance) -> str:
     return ", ".join(parts)[:400]
 
 
-def _rows(decl: Any, ctx: Any, owner: str, samples: int) -> tuple[list[tuple[str, str, Instance]], str]:
+def search_rows(decl: Any, ctx: Any, owner: str, samples: int) -> tuple[list[tuple[str, str, Instance]], str]:
     if decl.pool is not None:
         rows = [r for r in decl.pool.rows(ctx)]
         return rows, (f"the Pool's {len(rows)} seeded exact instances ({'quick' if ctx.quick else 'full'} run), "
@@ -171,17 +171,15 @@ def _rows(decl: Any, ctx: Any, owner: str, samples: int) -> tuple[list[tuple[str
     return rows, f"the builder's seeded draws ({samples} per regime, {len(rows)} in all)"
 
 
-def breaking_of(claim: Any, reading: Any, ctx: Any, samples: int = BUILDER_SAMPLES,
-                meet_others: bool = True) -> Breaking | None:
+def breaking_of(claim: Any, reading: Any, ctx: Any, samples: int = BUILDER_SAMPLES) -> Breaking | None:
     """The table "each hypothesis dropped in turn" of one reading (None when its declaration is not
-    :func:`eligible`). ``samples``: a builder's draws per regime. ``meet_others=False`` is the search with its
-    filter removed, for tests only (a planted bug: it never asks the other hypotheses)."""
-    decl = getattr(reading, "decl", None)
+    :func:`eligible`). ``samples``: a builder's draws per regime (``ctx`` decides a Pool's rows)."""
+    decl: Any = getattr(reading, "decl", None)
     if not eligible(decl):
         return None
     t0 = time.perf_counter()
     owner = f"{claim.id} reading {reading.key}"
-    rows, search = _rows(decl, ctx, owner, samples)
+    rows, search = search_rows(decl, ctx, owner, samples)
     preds: Mapping[str, Predicate] = decl.hypotheses
     conclude: Predicate = decl.conclusion[1]
     hyp: dict[tuple[int, str], bool | None] = {}
@@ -198,14 +196,14 @@ def breaking_of(claim: Any, reading: Any, ctx: Any, samples: int = BUILDER_SAMPL
         return con[i]
 
     spec = claim.spec_of(reading) if hasattr(claim, "spec_of") else None
-    out = [_drop(k, [o for o in decl.names if o != k], rows, h, c, spec, preds, conclude, decl, owner, meet_others)
+    out = [_drop(k, [o for o in decl.names if o != k], rows, h, c, spec, preds, conclude, decl, owner)
            for k in decl.names]
     return Breaking(search, tuple(out), time.perf_counter() - t0)
 
 
 def _drop(k: str, others: Sequence[str], rows: list[tuple[str, str, Instance]], h: Any, c: Any, spec: Any,
-          preds: Mapping[str, Predicate], conclude: Predicate, decl: Any, owner: str, meet_others: bool) -> Dropped:
-    met = [i for i in range(len(rows)) if not meet_others or all(h(i, o) is True for o in others)]
+          preds: Mapping[str, Predicate], conclude: Predicate, decl: Any, owner: str) -> Dropped:
+    met = [i for i in range(len(rows)) if all(h(i, o) is True for o in others)]
     cands = [i for i in met if h(i, k) is False]
     fails = sorted((i for i in cands if c(i) is False), key=lambda i: size_key(rows[i][2]))
     undecided = sum(c(i) is None for i in cands)
