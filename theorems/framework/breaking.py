@@ -24,14 +24,26 @@ from __future__ import annotations
 
 import random
 import time
+import zlib
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import sympy
 
 from .aliases import Instance, JSONObject, Predicate
 from .evidence import tri as _tri
 from .instance import Decided
+from .run_record import note_seed
+
+#: how a generic statement's failures are labelled (declare._label_failures, registered by declare on import: it
+#: imports records, which imports this module)
+_LABELLER: Callable[..., Any] | None = None
+
+
+def set_labeller(fn: Callable[..., Any]) -> None:
+    """Register the labelling of a generic statement's failures (robust / exceptional point / persistent)."""
+    global _LABELLER
+    _LABELLER = fn
 
 __all__ = ["RESULTS", "BUILDER_SAMPLES", "Dropped", "Breaking", "breaking_of", "eligible"]
 
@@ -163,8 +175,10 @@ def search_rows(decl: Any, ctx: Any, owner: str, samples: int) -> tuple[list[tup
         rows = [r for r in decl.pool.rows(ctx)]
         return rows, (f"the Pool's {len(rows)} seeded exact instances ({'quick' if ctx.quick else 'full'} run), "
                       f"every regime")
-    from .records import stable_seed
-    rng = random.Random(stable_seed(f"{owner}:breaking"))
+    name = f"{owner}:breaking"
+    seed = zlib.crc32(name.encode("utf-8"))  # records.stable_seed (records imports this module)
+    note_seed(name, seed)
+    rng = random.Random(seed)
     rows = []
     for regime in decl.regimes or ("all",):
         for _ in range(samples):
@@ -241,14 +255,15 @@ def _drop(k: str, others: Sequence[str], rows: list[tuple[str, str, Instance]], 
 def _generic(k: str, fails: list[int], rows: list[tuple[str, str, Instance]], spec: Any,
              others: Mapping[str, Predicate], conclude: Predicate, decl: Any, owner: str, n: int, m: int, f: int,
              given: str) -> Dropped:
-    from .declare import _label_failures
+    if _LABELLER is None:
+        raise RuntimeError("no failure labeller registered (theorems.framework.declare registers it on import)")
     describe = decl.pool.describe if decl.pool is not None else exact_line
     arith = decl.arithmetic or "exact"
     labels = []
     for i in fails[:_LABELLED]:
         regime, lab, x = rows[i]
         try:
-            _, aside, ev = _label_failures(spec, [(lab, x)], others, conclude, f"{owner} without {k}", regime,
+            _, aside, ev = _LABELLER(spec, [(lab, x)], others, conclude, f"{owner} without {k}", regime,
                                            describe, arith)
         except Exception as e:  # a probe that cannot run here leaves the row undecided, never an error
             labels.append(f"not labelled ({type(e).__name__})")
