@@ -162,3 +162,44 @@ def test_generic_failure_at_one_point_is_undecided():
         for d in _table(cid, key).dropped:
             if d.result == "needed":
                 assert "positive measure" in d.reason, (cid, key, d)
+
+
+def test_generic_drop_is_needed_only_on_a_certified_box():
+    """A generic statement's failure with a hypothesis dropped: one point (restored at perturbations) is undecided,
+    an exceptional point; a failure on a certified box is needed."""
+    from fractions import Fraction
+
+    from sympy import Rational
+
+    from theorems.exact.qinterval import QI
+    from theorems.framework import Generic, Pool, claim
+    from theorems.framework.evidence import failing_box
+
+    def pairs(ctx):
+        for a in range(-2, 3):
+            for b in (-a, a + 1):
+                yield "all", "", {"a": Rational(a), "b": Rational(b)}
+
+    line = claim(id="T.drop-line", statement="a + b != 0", form="generic", register_claim=False,
+                 generic=Generic(space="(a, b) in R^2", variables=("a", "b")),
+                 hypotheses={"off the line": lambda x: x["a"] + x["b"] != 0, "true": lambda x: True},
+                 conclusion=("a + b != 0", lambda x: x["a"] + x["b"] != 0), instances=Pool(rows=pairs, arithmetic="QQ"))
+    d = breaking_of(line, line.all_readings()[0], CheckContext()).result("off the line")
+    assert d.result == "undecided" and "exceptional point, not a set of positive measure" in d.reason, d
+
+    def points(ctx):
+        for x in (Rational(0), Rational(3), Rational(-2)):
+            yield "all", "", {"x": x}
+
+    def box(x):
+        X = QI(x["x"] - Fraction(1, 2), x["x"] + Fraction(1, 2))
+        sq = X * X
+        return failing_box(f"x^2 <= 1 near {x['x']}", certified=True, box=f"[{X.lo}, {X.hi}]",
+                           arithmetic="QQ intervals", exact=True) if sq.hi <= 1 else None
+
+    sq = claim(id="T.drop-box", statement="|x| > 1 => x^2 > 1", form="generic", register_claim=False,
+               generic=Generic(space="x in R", variables=("x",), certify=box),
+               hypotheses={"|x| > 1": lambda v: abs(v["x"]) > 1, "true": lambda v: True},
+               conclusion=("x^2 > 1", lambda v: v["x"] ** 2 > 1), instances=Pool(rows=points, arithmetic="QQ"))
+    d = breaking_of(sq, sq.all_readings()[0], CheckContext()).result("|x| > 1")
+    assert d.result == "needed" and "positive measure" in d.reason and d.instance == "x = 0", d
