@@ -252,6 +252,12 @@ def cmd_show(args) -> int:
                 say(f"why undecided: {e.reason}", "      ", "        ")
             if e.numbers.get("failed_steps"):
                 say(f"failed steps: {e.numbers['failed_steps']}", "      ", "        ")
+        if rr.breaking is not None:
+            say(f"each hypothesis dropped in turn (not evidence; searched on {rr.breaking.search}):", "  ")
+            for d in rr.breaking.dropped:
+                found = f" on {d.instance}" + (f" [{d.label}, {d.regime}]" if d.label else "") if d.instance else ""
+                say(f"{d.hypothesis}: {d.result}{found} (met the others: {d.met_others}, of those failing "
+                    f"{d.hypothesis}: {d.failed_it}): {d.reason}", "  - ", "      ")
     for ce in rec["counterexamples_typeset"]:
         out.append(("", None))
         say(f"counterexample file {ce['file']} (reading {ce['reading']})" if ce["stored"] else

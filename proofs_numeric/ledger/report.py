@@ -52,7 +52,8 @@ __all__ = ["verdict_admonition", "words_markdown", "ledger_markdown", "evidence_
            "formal_lemmas_markdown", "formal_gaps", "formal_gaps_markdown",
            "VERDICT_ORDER", "verdicts_by_chapter", "chapter_title", "conjecture_title",
            "paper_proof_audit_markdown", "tex_with_text_markdown", "rank_neutrality_stress",
-           "chapter_claims", "chapter_verdicts_markdown", "display_math"]
+           "chapter_claims", "chapter_verdicts_markdown", "display_math", "breaking_markdown", "redundant_hypotheses",
+           "redundancy_sentence"]
 
 _ADMONITION = {"proved": "tip", "certified": "tip", "supported": "note", "conditional": "warning",
                "refuted": "danger", "unsupported": "warning", "not-checkable": "seealso", "error": "error"}
@@ -295,12 +296,80 @@ def verdict_admonition(claim_id: str, dps: int = 50) -> str:
     if c.depends_on:
         parts += ["Rests on: " + ", ".join(f"`{d}`" for d in c.depends_on) + " (the paper as a graph)", ""]
     parts.append(evidence_markdown(lit.evidence))
+    parts += _breaking_parts(c.id, lit)
     for rr in r.readings[1:]:
         parts += ["", f"Reading **{rr.key}** — **{rr.verdict}** ({rr.strength})"
                   + (f"; {_esc(rr.condition)}" if rr.condition else "") + ":", "", display_math(rr.statement), "",
                   evidence_markdown(rr.evidence)]
+        parts += _breaking_parts(c.id, rr)
     parts.append(":::")
     return "\n".join(parts)
+
+
+_DROPPED_WORDS = {"needed": "**needed**", "not-needed": "not needed on the search", "undecided": "undecided"}
+
+
+def _breaking_parts(claim_id: str, rr) -> list[str]:
+    """The reading's "each hypothesis dropped in turn" table (and its sentence when a hypothesis is redundant)."""
+    if rr.breaking is None:
+        return []
+    out = ["", breaking_table(rr.breaking)]
+    said = redundancy_sentence(claim_id, rr)
+    return out + (["", said] if said else [])
+
+
+def breaking_table(b) -> str:
+    """One reading's table: per dropped hypothesis what the search found (a table of the ledger's data)."""
+    rows = []
+    for d in b.dropped:
+        found = _cell(d.instance) + (f" ({_esc(d.label)}, {_esc(d.regime)})" if d.label else "") if d.instance \
+            else "—"
+        rows.append([f"{_cell(d.hypothesis)}: {_DROPPED_WORDS[d.result]}",
+                     f"{d.met_others} met the others; {d.failed_it} of them fail it", found, _cell(d.reason)])
+    head = (f"*Each hypothesis dropped in turn* (not evidence: it never changes a verdict), searched on "
+            f"{_esc(b.search)}:\n\n")
+    return head + list_table(["dropped", "search", "instance found", "what happens"], rows, [18, 17, 35, 30])
+
+
+def breaking_markdown(claim_id: str, key: str | None = None, dps: int = 50) -> str:
+    """The tables of a claim's readings (``key``: one reading), from the ledger: what a chapter shows."""
+    r = run(claim_id, dps)
+    if r.error:
+        return f"{claim_id}: ERROR ({_esc(r.error)})"
+    parts = []
+    for rr in r.readings:
+        if rr.breaking is not None and (key is None or rr.key == key):
+            parts += [f"**{claim_id}**, reading *{rr.key}*: ${rr.statement}$", "", breaking_table(rr.breaking), ""]
+            said = redundancy_sentence(claim_id, rr)
+            parts += [said, ""] if said else []
+    return "\n".join(parts).strip() or f"{claim_id} has no reading with two or more hypotheses on instances"
+
+
+def redundancy_sentence(claim_id: str, rr) -> str:
+    """"H4 is not needed for ..." for each hypothesis the search found redundant (empty when none)."""
+    if rr.breaking is None:
+        return ""
+    out = []
+    for d in rr.breaking.dropped:
+        if d.result == "not-needed":
+            out.append(f"**{_esc(d.hypothesis)} is not needed** for `{claim_id}` (reading *{rr.key}*) on the "
+                       f"search: {_esc(d.reason)} ({d.met_others} instances met the other hypotheses).")
+    return " ".join(out)
+
+
+def redundant_hypotheses(dps: int = 50) -> list[tuple[str, str, str, str]]:
+    """(claim id, reading key, hypothesis, reason) of every hypothesis the ledger's search found not needed, for the
+    paper's claims first."""
+    out = []
+    for c in registry():
+        r = run(c.id, dps)
+        if r.error:
+            continue
+        for rr in r.readings:
+            for d in (rr.breaking.dropped if rr.breaking is not None else ()):
+                if d.result == "not-needed":
+                    out.append((c.origin != "paper", c.id, rr.key, d.hypothesis, d.reason))
+    return [t[1:] for t in sorted(out)]
 
 
 def chapter_claims(chapter: str) -> list[str]:
@@ -603,8 +672,18 @@ def findings_markdown(dps: int = 50) -> str:
         detail.append(f"- {link}: " + "; ".join(f"`{c.id}` {'ERROR' if r.error else r.verdict} ({r.strength})"
                                                for c, r in results))
     head = tally_markdown(dps)
-    return "\n".join([head, "", *rows, "", ":::{admonition} Every claim, with its verdict and strength",
+    red = redundant_hypotheses(dps)
+    said = ["", "**Hypotheses the search found not needed** (each hypothesis dropped in turn on the claim's own "
+                "instances; not evidence, a finding to read on the claim's page):", "",
+            *[f"- {_esc(h)} is not needed for [`{cid}`]({_claim_link(cid)}) (reading *{key}*): {_esc(why)}"
+              for cid, key, h, why in red]] if red else []
+    return "\n".join([head, "", *rows, *said, "", ":::{admonition} Every claim, with its verdict and strength",
                       ":class: dropdown", "", *detail, ":::"])
+
+
+def _claim_link(cid: str) -> str:
+    c = get(cid)
+    return f"chapters/{c.chapter}.md#{anchor(cid)}" if c.chapter else "#"
 
 
 def _text_groups(tex: str) -> list[tuple[str, str]]:

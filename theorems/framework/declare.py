@@ -61,6 +61,7 @@ import numpy as np
 import sympy
 
 from .aliases import Builder, Instance, JSONObject, Numbers, Predicate
+from .breaking import set_labeller
 from .evidence import (
     Evidence,
     StepLike,
@@ -493,6 +494,9 @@ def _label_failures(spec: Generic, fails: list[Labelled], preds: Mapping[str, Pr
         first = next(e for e in out if e.scope == "positive-measure")
         first.summary += f" [{boxes} failures certified on boxes or identities; the first {_SHOWN_PROBES} shown]"
     return persistent, aside, out
+
+
+set_labeller(_label_failures)  # the dropped-hypothesis table labels a generic statement's failures the same way
 
 
 def label_failure(spec: Generic, x: Instance, hypotheses: Mapping[str, Predicate], conclusion: Predicate,

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence, Union
 
 from .aliases import Instance, JSONObject, Predicate
+from .breaking import Breaking, breaking_of
 from .evidence import Evidence, StepLike, evidence_from_record
 from .formal_gap import FormalGap, check_formal_gap
 from .generic import Generic, Notion, check_notion
@@ -238,6 +239,8 @@ class ReadingResult:
     exceptional: tuple[str, ...] = ()
     cites: tuple[str, ...] = ()
     formal_gap: FormalGap | None = None
+    #: each named hypothesis dropped in turn (:mod:`theorems.framework.breaking`): not evidence, never a verdict's
+    breaking: Breaking | None = None
 
     @classmethod
     def from_json(cls, d: JSONObject) -> "ReadingResult":
@@ -254,7 +257,8 @@ class ReadingResult:
                    d["strength"], form, regimes, d.get("reason"), d.get("adds"), d.get("note") or "",
                    same_as=tuple(d.get("same_as") or ()), notion=d.get("notion"),
                    exceptional=tuple(d.get("exceptional") or ()), cites=tuple(d.get("cites") or ()),
-                   formal_gap=FormalGap.from_json(d.get("formal_gap")))
+                   formal_gap=FormalGap.from_json(d.get("formal_gap")),
+                   breaking=Breaking.from_json(d.get("breaking")))
 
     def to_json(self) -> JSONObject:
         return {"key": self.key, "statement": self.statement, "verdict": self.verdict, "strength": self.strength,
@@ -264,7 +268,8 @@ class ReadingResult:
                 "same_as": list(self.same_as), "notion": self.notion, "exceptional": list(self.exceptional),
                 "cites": list(self.cites),
                 "formal_gap": self.formal_gap.to_json() if self.formal_gap is not None else None,
-                "evidence": [e.to_json() for e in self.evidence], "seconds": round(self.seconds, 3)}
+                "evidence": [e.to_json() for e in self.evidence], "seconds": round(self.seconds, 3),
+                "breaking": self.breaking.to_json() if self.breaking is not None else None}
 
 
 @dataclass
@@ -317,7 +322,7 @@ class ClaimResult:
                "form": d.get("form"), "regimes": d.get("regimes"), "condition": d.get("condition"),
                "reason": d.get("reason"), "evidence": d["evidence"], "seconds": 0.0,
                "same_as": d.get("same_as"), "notion": d.get("notion"), "exceptional": d.get("exceptional"),
-               "cites": d.get("cites"), "formal_gap": d.get("formal_gap")}
+               "cites": d.get("cites"), "formal_gap": d.get("formal_gap"), "breaking": d.get("breaking")}
         if "parameter_space" in d:  # the literal's is written with the claim's fields
             lit["parameter_space"] = d["parameter_space"]
         stored = [lit, *d.get("readings", [])]
@@ -349,6 +354,7 @@ class ClaimResult:
             "exceptional": list(lit.exceptional) if lit else [], "cites": list(lit.cites) if lit else [],
             "formal_gap": lit.formal_gap.to_json() if lit and lit.formal_gap is not None else None,
             "evidence": [e.to_json() for e in lit.evidence] if lit else [],
+            "breaking": lit.breaking.to_json() if lit and lit.breaking is not None else None,
             "condition": lit.condition if lit else None,
             "reason": (lit.reason if lit else None) if not self.error else self.error,
             "readings": [r.to_json() for r in self.readings[1:]],
@@ -409,10 +415,11 @@ def _run_reading(claim: Claim, r: Reading, ctx: CheckContext, providers: Sequenc
     a = assess(ev, regimes, form)
     cond = a.condition if a.verdict in ("conditional", "unsupported") else r.condition
     cites = tuple(dict.fromkeys(e.cites for e in ev if e.cites and e.holds is True))
+    breaking = breaking_of(claim, r, ctx)  # after the verdict, from the declaration alone: never evidence
     return ReadingResult(r.key, r.statement, a.verdict, ev, cond, time.perf_counter() - t0, a.strength, form,
                          regimes, a.reason, r.condition, r.note, generic=claim.spec_of(r), same_as=others,
                          notion=r.notion if r.notion is not None else claim.notion,
-                         exceptional=tuple(a.exceptional), cites=cites, formal_gap=r.formal_gap)
+                         exceptional=tuple(a.exceptional), cites=cites, formal_gap=r.formal_gap, breaking=breaking)
 
 
 def run_claim_with(claim: Claim, ctx: CheckContext | None, providers: Sequence[Provider] = (),

@@ -1,0 +1,282 @@
+r"""Breaking a theorem: each named hypothesis dropped in turn, searched on the statement's own instances.
+
+For a claim or reading declared with two or more hypotheses ``{name: predicate}``, a predicate conclusion and
+instances (a :class:`~theorems.framework.declare.Pool` or a builder ``instances(draw, regime)``), the table
+"each hypothesis dropped in turn" answers the question a reader of a theorem asks first: which hypotheses are
+needed? For each hypothesis ``h`` the search looks, on the declaration's own instances (the Pool's rows of every
+regime under the run's context; a builder's seeded draws, a bounded number per regime), for an instance where every
+*other* hypothesis holds, ``h`` fails and the conclusion fails. Per hypothesis the result is
+
+* ``needed``: such an instance was found (the smallest found: fewest entries, then smallest entries), named in the
+  record; for a statement of generic form only when the failure is robust (a certified box or identity: the
+  statement's :class:`~theorems.framework.generic.Generic` ``certify``), never on one point;
+* ``not-needed``: not needed on the search: every instance meeting the others with ``h`` failing kept the
+  conclusion (how many met the others, how many of those failed ``h``);
+* ``undecided``: with the reason (no instance met the others with ``h`` failing; the conclusion undecided there;
+  a generic statement's failure that is an exceptional point, not a set of positive measure).
+
+The table is **not evidence**: it is computed beside the verdict (:attr:`ReadingResult.breaking
+<theorems.framework.records.ReadingResult.breaking>`), written by ``verify --json`` per reading, printed by
+``show CLAIM`` and rendered in each chapter, and never changes a verdict. A predicate that raises on an instance
+where a hypothesis fails is undecided there (a hypothesis may be what makes the others defined).
+"""
+from __future__ import annotations
+
+import random
+import time
+import zlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+import sympy
+
+from .aliases import Instance, JSONObject, Predicate
+from .evidence import tri as _tri
+from .instance import Decided
+from .run_record import note_seed
+
+#: how a generic statement's failures are labelled (declare._label_failures, registered by declare on import: it
+#: imports records, which imports this module)
+_LABELLER: Callable[..., Any] | None = None
+
+
+def set_labeller(fn: Callable[..., Any]) -> None:
+    """Register the labelling of a generic statement's failures (robust / exceptional point / persistent)."""
+    global _LABELLER
+    _LABELLER = fn
+
+__all__ = ["RESULTS", "BUILDER_SAMPLES", "Dropped", "Breaking", "breaking_of", "eligible"]
+
+#: the results of one dropped hypothesis
+RESULTS = ("needed", "not-needed", "undecided")
+#: how many instances a builder's seeded search draws per regime (``thorough``: pass more to :func:`breaking_of`)
+BUILDER_SAMPLES = 40
+#: at most this many failures of a generic statement are labelled (probed, certified) per dropped hypothesis
+_LABELLED = 3
+
+
+@dataclass(frozen=True)
+class Dropped:
+    """One row of the table: what the search found with ``hypothesis`` dropped."""
+
+    hypothesis: str
+    result: str
+    #: instances searched, instances meeting every other hypothesis, and of those how many failed ``hypothesis``
+    searched: int
+    met_others: int
+    failed_it: int
+    #: the (smallest) instance found, on one line (exact), its family label and regime; None unless found
+    instance: str | None = None
+    label: str | None = None
+    regime: str | None = None
+    #: in words: what happens on the instance, or why not needed / undecided
+    reason: str = ""
+
+    def __post_init__(self) -> None:
+        if self.result not in RESULTS:
+            raise ValueError(f"a dropped hypothesis is {' / '.join(RESULTS)}, not {self.result!r}")
+
+    def to_json(self) -> JSONObject:
+        return {"hypothesis": self.hypothesis, "result": self.result, "searched": self.searched,
+                "met_others": self.met_others, "failed_it": self.failed_it, "instance": self.instance,
+                "label": self.label, "regime": self.regime, "reason": self.reason}
+
+    @classmethod
+    def from_json(cls, d: JSONObject) -> "Dropped":
+        return cls(d["hypothesis"], d["result"], int(d["searched"]), int(d["met_others"]), int(d["failed_it"]),
+                   d.get("instance"), d.get("label"), d.get("regime"), d.get("reason") or "")
+
+
+@dataclass(frozen=True)
+class Breaking:
+    """The table of a reading: ``search`` says on what (a Pool under the run's context, a builder's seeded draws)."""
+
+    search: str
+    dropped: tuple[Dropped, ...]
+    #: how long the search took (not compared: a re-run finds the same table in another time)
+    seconds: float = field(default=0.0, compare=False)
+
+    def result(self, hypothesis: str) -> Dropped:
+        for d in self.dropped:
+            if d.hypothesis == hypothesis:
+                return d
+        raise KeyError(hypothesis)
+
+    def redundant(self) -> list[str]:
+        """The hypotheses not needed on the search."""
+        return [d.hypothesis for d in self.dropped if d.result == "not-needed"]
+
+    def to_json(self) -> JSONObject:
+        return {"search": self.search, "not_evidence": True, "dropped": [d.to_json() for d in self.dropped],
+                "seconds": round(self.seconds, 3)}
+
+    @classmethod
+    def from_json(cls, d: JSONObject | None) -> "Breaking | None":
+        if d is None:
+            return None
+        return cls(d["search"], tuple(Dropped.from_json(x) for x in d["dropped"]), float(d.get("seconds") or 0.0))
+
+
+def eligible(decl: Any) -> bool:
+    """A declaration the table is made for: two or more named hypotheses with predicates, a predicate conclusion,
+    and instances (a Pool with rows, or a builder)."""
+    if decl is None or len(decl.names) < 2 or not decl.hypotheses or decl.conclusion[1] is None:
+        return False
+    if any(k not in decl.hypotheses for k in decl.names):
+        return False
+    return (decl.pool is not None and decl.pool.rows is not None) or decl.builder is not None
+
+
+def _value(pred: Predicate, x: Instance) -> bool | None:
+    """A predicate on one instance, three-valued; an exception is undecided (the search never errs a claim)."""
+    try:
+        got = pred(x)
+        return _tri(got.value if isinstance(got, Decided) else got)
+    except Exception:
+        return None
+
+
+def _matrix(x: Instance) -> Any:
+    for obj in (x, getattr(x, "inst", None)):
+        if isinstance(obj, sympy.MatrixBase):
+            return obj
+        m = getattr(obj, "X", None) if obj is not None else None
+        if isinstance(m, sympy.MatrixBase):
+            return m
+    return None
+
+
+def size_key(x: Instance) -> tuple[int, int, int, int, str]:
+    """Smallest first: fewest entries, rows, columns, then the smallest entries (sum of |numerator| + denominator)."""
+    m = _matrix(x)
+    if m is None:
+        return (1 << 30, 0, 0, len(str(x)), str(x))
+    mag = sum(abs(sympy.Rational(v).p) + sympy.Rational(v).q for v in m if v.is_Rational)
+    return (m.rows * m.cols, m.rows, m.cols, mag, str(m.tolist()))
+
+
+def exact_line(x: Instance) -> str:
+    """The instance on one line, exact: its matrix X (and gamma, beta when it has them), else its text."""
+    from .storage import plain
+    obj = getattr(x, "inst", None) or x
+    m = _matrix(x)
+    if m is None:
+        return plain(x)[:400]
+    parts = [f"X = {plain(m)}"]
+    for k in ("gamma", "beta"):
+        v = getattr(obj, k, None)
+        if v is not None:
+            parts.append(f"{k} = ({', '.join(str(t) for t in v)})")
+    return ", ".join(parts)[:400]
+
+
+def search_rows(decl: Any, ctx: Any, owner: str, samples: int) -> tuple[list[tuple[str, str, Instance]], str]:
+    if decl.pool is not None:
+        rows = [r for r in decl.pool.rows(ctx)]
+        return rows, (f"the Pool's {len(rows)} seeded exact instances ({'quick' if ctx.quick else 'full'} run), "
+                      f"every regime")
+    name = f"{owner}:breaking"
+    seed = zlib.crc32(name.encode("utf-8"))  # records.stable_seed (records imports this module)
+    note_seed(name, seed)
+    rng = random.Random(seed)
+    rows = []
+    for regime in decl.regimes or ("all",):
+        for _ in range(samples):
+            rows.append((regime, "", decl.builder(rng.randint, regime)))
+    return rows, f"the builder's seeded draws ({samples} per regime, {len(rows)} in all)"
+
+
+def breaking_of(claim: Any, reading: Any, ctx: Any, samples: int = BUILDER_SAMPLES) -> Breaking | None:
+    """The table "each hypothesis dropped in turn" of one reading (None when its declaration is not
+    :func:`eligible`). ``samples``: a builder's draws per regime (``ctx`` decides a Pool's rows)."""
+    decl: Any = getattr(reading, "decl", None)
+    if not eligible(decl):
+        return None
+    t0 = time.perf_counter()
+    owner = f"{claim.id} reading {reading.key}"
+    rows, search = search_rows(decl, ctx, owner, samples)
+    preds: Mapping[str, Predicate] = decl.hypotheses
+    conclude: Predicate = decl.conclusion[1]
+    hyp: dict[tuple[int, str], bool | None] = {}
+    con: dict[int, bool | None] = {}
+
+    def h(i: int, k: str) -> bool | None:
+        if (i, k) not in hyp:
+            hyp[i, k] = _value(preds[k], rows[i][2])
+        return hyp[i, k]
+
+    def c(i: int) -> bool | None:
+        if i not in con:
+            con[i] = _value(conclude, rows[i][2])
+        return con[i]
+
+    spec = claim.spec_of(reading) if hasattr(claim, "spec_of") else None
+    out = [_drop(k, [o for o in decl.names if o != k], rows, h, c, spec, preds, conclude, decl, owner)
+           for k in decl.names]
+    return Breaking(search, tuple(out), time.perf_counter() - t0)
+
+
+def _drop(k: str, others: Sequence[str], rows: list[tuple[str, str, Instance]], h: Any, c: Any, spec: Any,
+          preds: Mapping[str, Predicate], conclude: Predicate, decl: Any, owner: str) -> Dropped:
+    met = [i for i in range(len(rows)) if all(h(i, o) is True for o in others)]
+    cands = [i for i in met if h(i, k) is False]
+    fails = sorted((i for i in cands if c(i) is False), key=lambda i: size_key(rows[i][2]))
+    undecided = sum(c(i) is None for i in cands)
+    n, m, f = len(rows), len(met), len(cands)
+    given = ", ".join(others)
+    if fails and spec is None:
+        i = fails[0]
+        return Dropped(k, "needed", n, m, f, exact_line(rows[i][2]), rows[i][1] or None, rows[i][0],
+                       f"{given} hold, {k} fails and the conclusion fails ({len(fails)} such instance(s); the "
+                       "smallest shown)")
+    if fails:  # generic: needed only on a set of positive measure
+        return _generic(k, fails, rows, spec, {o: preds[o] for o in others}, conclude, decl, owner, n, m, f, given)
+    if not met:
+        return Dropped(k, "undecided", n, m, f, reason=f"no instance of the search met the others ({given})")
+    if not cands:
+        off = [i for i in range(n) if h(i, k) is False]
+        if not off:
+            why = f"no instance of the search fails {k} (its instances do not vary it)"
+        else:
+            stuck = sorted({o for i in off for o in others if h(i, o) is not True},
+                           key=lambda o: -sum(h(i, o) is None for i in off))
+            open_ = [o for o in stuck if any(h(i, o) is None for i in off)]
+            why = (f"{k} fails on {len(off)} instance(s), where the others are not all met"
+                   + (f" ({', '.join(open_)} undecided there: not defined without {k})" if open_ else ""))
+        return Dropped(k, "undecided", n, m, f, reason=why)
+    if undecided == f:
+        return Dropped(k, "undecided", n, m, f, reason=f"the conclusion is undecided on all {f} instances meeting "
+                                                        f"the others where {k} fails")
+    return Dropped(k, "not-needed", n, m, f,
+                   reason=f"the conclusion held on all {f - undecided} instance(s) meeting {given} where {k} fails"
+                          + (f" ({undecided} undecided)" if undecided else ""))
+
+
+def _generic(k: str, fails: list[int], rows: list[tuple[str, str, Instance]], spec: Any,
+             others: Mapping[str, Predicate], conclude: Predicate, decl: Any, owner: str, n: int, m: int, f: int,
+             given: str) -> Dropped:
+    if _LABELLER is None:
+        raise RuntimeError("no failure labeller registered (theorems.framework.declare registers it on import)")
+    describe = decl.pool.describe if decl.pool is not None else exact_line
+    arith = decl.arithmetic or "exact"
+    labels = []
+    for i in fails[:_LABELLED]:
+        regime, lab, x = rows[i]
+        try:
+            _, aside, ev = _LABELLER(spec, [(lab, x)], others, conclude, f"{owner} without {k}", regime,
+                                           describe, arith)
+        except Exception as e:  # a probe that cannot run here leaves the row undecided, never an error
+            labels.append(f"not labelled ({type(e).__name__})")
+            continue
+        cert = next((e for e in ev if e.scope == "positive-measure" and e.holds is False), None)
+        if cert is not None:
+            return Dropped(k, "needed", n, m, f, exact_line(x), lab or None, regime,
+                           f"{given} hold, {k} fails and the conclusion fails on a set of positive measure: "
+                           f"{cert.summary[:300]}")
+        labels.append(ev[0].label or "unlabelled" if ev else "unlabelled")
+    i = fails[0]
+    what = ("an exceptional point, not a set of positive measure" if all(lb == "exceptional-point" for lb in labels)
+            else f"failures labelled {', '.join(sorted(set(labels)))} at seeded perturbations, none certified on a "
+                 "box")
+    return Dropped(k, "undecided", n, m, f, exact_line(rows[i][2]), rows[i][1] or None, rows[i][0],
+                   f"{len(fails)} failure(s) with {given} holding and {k} failing: {what}")
