@@ -39,6 +39,7 @@ from ..framework import (
     FormalGap,
     Generic,
     InstanceForm,
+    OffInstance,
     Pool,
     ProofStep,
     Reading,
@@ -97,9 +98,11 @@ claim(
                       r"P=\operatorname{softmax}(RW_{QK}R^\top/\sqrt{d_k})\ \text{(the term }\mathbf 1x^\top W_{QK}R^\top\text{ dropped)}",
                       checks=[_softmax_shift],  # + the depth study's exponent with the term kept
                       note="the explainer drops a column-dependent term with a shift invariance that softmax does "
-                           "not have; the rate survives because that term only moves a row constant of A R W")],
+                           "not have; the rate survives because that term only moves a row constant of A R W",
+                      off_instance=OffInstance("inference", "a step of the explainer's derivation (a term dropped from the scores)"))],
     chapter="dong_collapse",
     notion="residual: the fitted exponent of rho_l",
+    off_instance=OffInstance("limit", "the ratio log rho_{l+1} / log rho_l as the depth l goes to infinity"),
 )
 
 claim(
@@ -116,6 +119,7 @@ claim(
                       note="'within 5 to 7 layers' read as the first crossing at layer 5, 6 or 7 (not earlier), on "
                            "the depth study's standard-scale Gaussian weights")],
     notion="residual: rho_l < 2^-52, certified",
+    off_instance=OffInstance("depth-study", "the first layer where rho_l < 2^-52, over 12 layers of pure attention"),
 )
 
 claim(
@@ -133,6 +137,7 @@ claim(
                            "inequality can fail; vacuous when gamma_W >= 1 (standard-scale weights)")],
     chapter="dong_collapse",
     notion="residual: ||R^(l)||_F",
+    off_instance=OffInstance("depth-study", "||R^(l)||_F at every layer l of attention + skip"),
 )
 
 claim(
@@ -144,6 +149,7 @@ claim(
     checks=[],  # the depth study's exponent (numeric layer)
     chapter="dong_collapse",
     notion="residual: the fitted exponent of rho_l",
+    off_instance=OffInstance("limit", "the ratio log rho_{l+1} / log rho_l as the depth goes to infinity"),
 )
 
 claim(
@@ -185,12 +191,14 @@ claim(
     readings=[Reading("skip-no-doubly-exponential",
                       r"\text{with residual connections: }\log\rho_{l+1}/\log\rho_l\not\to b>1",
                       checks=[],  # the depth study's exponents (numeric layer)
-                      note="the conclusion alone, on the depth study: a fit over layers (float evidence)")],
+                      note="the conclusion alone, on the depth study: a fit over layers (float evidence)",
+                      off_instance=OffInstance("limit", "the rate of rho_l as the depth goes to infinity"))],
     chapter="dong_collapse",
     notion={
         "premise (rank never decreases)": "exact-rank: certified ranks of the depth study",
         "conclusion (no doubly exponential collapse)": "residual: rho_l and the fitted exponent",
     },
+    off_instance=OffInstance("limit", "the rate at which rho_l goes to 0 as the depth goes to infinity"),
 )
 
 
@@ -227,6 +235,7 @@ claim(
         "(b) MLP without residual": "residual: rho_l >= 2^-52, certified",
         "(c) residual without MLP": "exact-rank: certified rank, and residual rho_l",
     },
+    off_instance=OffInstance("depth-study", "rank and rho_l at every layer of attention + skip, attention + MLP and the full block"),
 )
 
 
@@ -250,9 +259,11 @@ claim(
                       checks=[_mlp_nonlinear_counterexamples], regimes=("all",),
                       note="refuted by the suite's own stored instances (MLP.curvature, MLP.span)"),
               Reading("sufficient", r"\text{attention + MLP, no skip: no collapse}", checks=[],
-                      notion="residual: rho_l >= 2^-52, certified", same_as="RRO.contribution-2:mlp-sufficient"),
+                      notion="residual: rho_l >= 2^-52, certified", same_as="RRO.contribution-2:mlp-sufficient",
+                      off_instance=OffInstance("depth-study", "rho_l over 12 layers of attention + MLP without skips")),
               Reading("not-necessary", r"\text{attention + skip, no MLP: no rank collapse}", checks=[],
-                      notion="exact-rank: certified rank")],
+                      notion="exact-rank: certified rank",
+                      off_instance=OffInstance("depth-study", "rank and rho_l over 12 layers of attention + skip"))],
     chapter="dong_collapse",
     notion={
         "(a) non-linear features": "exact-rank: row spaces over Q (MLP.span) and exact second derivatives",
@@ -273,9 +284,11 @@ claim(
     readings=[Reading("exact-rank", r"\text{pure attention: }\operatorname{rank}X^{(l)}\to1",
                       checks=[], notion="exact-rank: certified ranks of the depth study",
                       note="the paper's own notion (exact rank, §5): exact rank never falls; Dong's collapse is "
-                           "invisible to it")],
+                           "invisible to it",
+                      off_instance=OffInstance("limit", "rank X^(l) -> 1 as the depth goes to infinity"))],
     chapter="dong_collapse",
     notion="residual: rho_l < 2^-52, certified",
+    off_instance=OffInstance("depth-study", "rho_l over 12 layers of pure attention"),
 )
 
 
@@ -292,6 +305,7 @@ claim(
                       note="convergence, not equality: ||R|| is certified non-zero at every layer")],
     chapter="dong_collapse",
     notion="residual: rho_l < 2^-52, certified",
+    off_instance=OffInstance("depth-study", "rho_l over 12 layers of pure attention"),
 )
 
 
@@ -370,6 +384,7 @@ claim(
                       note="with uniform attention (the parenthesis) the product is rank 1 at once: no rate at all")],
     chapter="dong_collapse",
     notion="residual: sigma_2(P^L), the exact spectral distance of the product to the rank-one matrices",
+    off_instance=OffInstance("limit", "a rate in the depth L of a product of stochastic matrices"),
 )
 
 
@@ -388,6 +403,7 @@ claim(
                       note="the explainer's 'Full Transformer: Maintains maximal rank'; post-LN rows are centred")],
     chapter="dong_collapse",
     notion="exact-rank: certified ranks of the depth study",
+    off_instance=OffInstance("depth-study", "the certified rank and rho_l at every layer of the full block"),
 )
 
 
@@ -552,7 +568,8 @@ claim(
     hypotheses=(), conclusion="diversity grows", regimes=("all",),
     checks=[_mlp_outward_literal],
     readings=[Reading("generic-weights", r"\text{median over Gaussian MLPs of }\rho(\mathrm{MLP}X)/\rho(X)>1",
-                      checks=[])],  # float64 draws (numeric layer)
+                      checks=[],
+                      off_instance=OffInstance("positive-measure", "a median over Gaussian MLPs: the ratio exceeds 1 on a set of measure >= 1/2"))],  # float64 draws (numeric layer)
     chapter="dong_collapse",
     notion="residual: rho(MLP X) / rho(X)",
 )
@@ -566,6 +583,7 @@ claim(
     hypotheses=("pure attention",), conclusion="a constant C", regimes=("n<d", "n>d"),
     checks=[], chapter="dong_collapse",  # the depth study (numeric layer)
     notion="residual: ||R^(l)||_F",
+    off_instance=OffInstance("limit", "a bound uniform over all depths l (a supremum over infinitely many layers)"),
 )
 
 
@@ -713,6 +731,7 @@ claim(
     regimes=("all",),
     checks=[cubic_solution], chapter="dong_collapse",
     notion="residual: ||R^(l)||_F",
+    off_instance=OffInstance("inference", "solving the recurrence r_{l+1} <= C r_l^3: a step of the explainer's derivation"),
 )
 
 
@@ -758,8 +777,10 @@ claim(
                                          r"connections and MLPs are two counter-mechanisms}",
                       checks=[lambda ctx: [not_checkable(
                           "what Dong et al. 2021 proposed is a statement about a text: the explainer's words (a test "
-                          "compares them with the source): " + " / ".join(EXPLAINER_ON_REMEDIES))]])],
+                          "compares them with the source): " + " / ".join(EXPLAINER_ON_REMEDIES))]],
+                      off_instance=OffInstance("literature", "the explainer's words about MLPs and residual connections"))],
     chapter="dong_collapse", notion="residual: rho_l < 2^-52, certified",
+    off_instance=OffInstance("depth-study", "rho_l over 12 layers of attention + MLP without skips"),
 )
 
 claim(
@@ -774,8 +795,10 @@ claim(
     readings=[Reading("words", r"\text{the explainer's words contain 'tug of war'}",
                       checks=[lambda ctx: [not_checkable(
                           "a phrase attributed to a paper that is not in the available sources (the explainer does "
-                          "not use it; a test checks that against the source)")]])],
+                          "not use it; a test checks that against the source)")]],
+                      off_instance=OffInstance("literature", "whether the explainer's words contain 'tug of war'"))],
     chapter="dong_collapse", notion="residual: rho_l < 2^-52, certified",
+    off_instance=OffInstance("depth-study", "rho_l over 12 layers of attention + MLP without skips"),
 )
 
 claim(
@@ -790,6 +813,7 @@ claim(
         "mathematics beside it: LN neither prevents collapse nor accelerates it (RN.neither-helps-nor-hinders, the depth "
         "study), which is what 'plays no role' would mean for rank")]],
     chapter="dong_collapse", notion="residual: what 'a role in rank collapse' would be measured by",
+    off_instance=OffInstance("literature", "what Dong et al. 2021 say about LayerNorm"),
 )
 
 claim(
@@ -800,6 +824,7 @@ claim(
     hypotheses=("skip connections",), conclusion="no rank collapse",
     regimes=("n<d", "n>d"), checks=[],  # the depth study's attention + skip runs (numeric layer)
     chapter="dong_collapse", notion="exact-rank: certified rank of the depth study",
+    off_instance=OffInstance("depth-study", "the certified rank over 12 layers of attention + skip"),
 )
 
 claim(
@@ -811,6 +836,7 @@ claim(
         "a statement about a text: the explainer writes W_O once, inside Attn(X) = P X W_V W_O (one head, W_V W_O "
         "merged), and never discusses it (a test checks the source); Dong et al. 2021 is not in the sources")]],
     chapter="dong_collapse",
+    off_instance=OffInstance("literature", "what Dong et al. 2021 discuss"),
 )
 
 claim(
@@ -828,4 +854,5 @@ claim(
         "post-LN and pre-LN blocks with a causal mask are not yet tested (the next issue builds them)",
         regime=r) for r in ("post-LN", "pre-LN-causal")]],
     chapter="residual_obstruction", notion="exact-rank",
+    off_instance=OffInstance("empirical", "the blocks of deployed BERT and GPT models, read from their published architectures"),
 )

@@ -38,6 +38,7 @@ from ..framework import (
     FormalGap,
     Generic,
     InstanceForm,
+    OffInstance,
     Pool,
     Predicate,
     Reading,
@@ -498,9 +499,11 @@ claim(
     regimes=("n<d", "n=d", "n>d"),
     hypotheses=(), conclusion="",
     checks=[],  # the certified evidence is attached by the numeric layer
-    readings=[Reading("trained-model", r"\text{MiniLM: }\alpha_h\uparrow\Rightarrow\text{alignment}\uparrow", checks=[], note='')],
+    readings=[Reading("trained-model", r"\text{MiniLM: }\alpha_h\uparrow\Rightarrow\text{alignment}\uparrow", checks=[], note='',
+                      off_instance=OffInstance("empirical", "a correlation across MiniLM's heads, not a predicate on one site"))],
     chapter="rank_contraction",
     notion="numerical-rank: dim R_h from an SVD at tolerance 1e-10 (float64 principal angles)",
+    off_instance=OffInstance("empirical", "'tend to become aligned': a tendency across trained heads, not a predicate on one head"),
 )
 
 
@@ -516,11 +519,14 @@ claim(
                                  "checked under the readings below")]],
     readings=[Reading("necessary-rank", r"\operatorname{row}\mathrm{FFN}(Z)\subseteq\operatorname{row}W_2\Rightarrow"
                                 r"\text{spanning }k\text{ missing directions needs }d_{\mathrm{ff}}\ge k",
-              checks=[_dff_necessary]),
+              checks=[_dff_necessary],
+                      off_instance=OffInstance("inference", "the step from row FFN(Z) in row W_2 to d_ff >= k")),
       Reading("bert-values", r"d-\operatorname{rank}\mathrm{MHA}(X)\le d_{\mathrm{ff}}=3072\ \text{(BERT-base, generic)}",
-              checks=[_dff_bert_values])],
+              checks=[_dff_bert_values],
+              off_instance=OffInstance("count", "d - rank MHA(X) against BERT-base's d_ff = 3072"))],
     chapter="rank_contraction",
     notion="exact-rank",
+    off_instance=OffInstance("undefined", "the theorem is in §6, which is truncated: the suite's plausible reading only"),
 )
 
 
@@ -598,7 +604,8 @@ claim(
     checks=[lambda ctx: [_proof((3,), "row(sum T_h) within sum row(T_h)")]],
     readings=[Reading("H-d_k-equals-d_model", r"Hd_k=d_{\mathrm{model}}\ \text{(BERT-base)}", checks=[_bert_hdk],
                       regimes=("all",), form="concrete",
-                      note="a convention of BERT-like models (d_k = d / H), not a consequence of subadditivity")],
+                      note="a convention of BERT-like models (d_k = d / H), not a consequence of subadditivity",
+                      off_instance=OffInstance("count", "H d_k = d_model at BERT-base's sizes"))],
     chapter="rank_contraction",
     notion="exact-rank",
 )
@@ -909,7 +916,8 @@ claim(
     counterexamples=("RC.specialisation-contraction",), regimes=("n<d", "n=d", "n>d"),
     readings=[Reading("first-principled-bound", r"\text{'the first principled lower bound on }d_{\mathrm{ff}}\text{'}",
                       checks=[lambda ctx: [not_checkable("'first' is a claim about the literature, and the bound "
-                                                         "itself (§6, truncated) is RC.dff-lower-bound")]])],
+                                                         "itself (§6, truncated) is RC.dff-lower-bound")]],
+                      off_instance=OffInstance("literature", "a priority claim about the literature on d_ff"))],
     chapter="rank_contraction",
     notion="exact-rank",
 )

@@ -32,6 +32,7 @@ from ..framework import (
     Evidence,
     FormalGap,
     Generic,
+    OffInstance,
     Reading,
     claim,
     derivation,
@@ -64,11 +65,13 @@ claim(
     notion="residual: the fitted exponent of rho_l (a float fit of certified per-layer enclosures)",
     readings=[Reading("converges", r"\text{pure attention: }\rho_l<2^{-52}\text{ within 12 layers (certified)}",
                       checks=[], notion="residual: rho_l < 2^-52, certified", note="the convergence alone, from certified per-layer enclosures (interval); the "
-                                      "headline's 'doubly-exponentially' rests on a fit (float)"),
+                                      "headline's 'doubly-exponentially' rests on a fit (float)",
+                      off_instance=OffInstance("depth-study", "rho_l over 12 layers of pure attention")),
               Reading("exact-rank", r"\text{pure attention: }\operatorname{rank}X^{(l)}\to1",
                       checks=[], notion="exact-rank: certified ranks of the depth study", note="exact rank never falls in the depth study: 'rank 1' is Dong's residual "
                                       "notion, not the exact rank")],
     depends_on=("DONG.regime-collapse", "DONG.collapse-rate"), chapter="related_work",
+    off_instance=OffInstance("limit", "rho_l -> 0 and log rho_{l+1} / log rho_l -> 3 as the depth goes to infinity"),
 )
 
 claim(
@@ -81,8 +84,10 @@ claim(
                       r"\text{attention + skip: }\rho_l\ge2^{-52}\ \forall l\le12\ \text{(certified)}",
                       checks=[], regimes=_DEPTH, notion="residual: rho_l >= 2^-52, certified",
                       note="the checkable half: with skips, no collapse in Dong's sense "
-                                                      "on the depth study")],
+                                                      "on the depth study",
+                      off_instance=OffInstance("depth-study", "rho_l over 12 layers of attention + skip"))],
     chapter="related_work",
+    off_instance=OffInstance("literature", "how Dong et al. 2021 treat skip connections"),
 )
 
 claim(
@@ -92,6 +97,7 @@ claim(
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[_nc("'makes precise' judges a presentation; the mathematics is Theorem 5.3 itself (RRO.main)")],
     depends_on=("RRO.main",), chapter="related_work",
+    off_instance=OffInstance("literature", "a statement about Theorem 5.3's place in the literature"),
 )
 
 
@@ -154,6 +160,7 @@ claim(
     statement=r"\text{(a judgement of the literature)}",
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[_nc("a judgement of the literature, not a mathematical statement")], chapter="related_work",
+    off_instance=OffInstance("literature", "a judgement of the literature"),
 )
 
 claim(
@@ -169,6 +176,7 @@ claim(
                                              r"<2^{-52}\text{ within 12 layers}", checks=[],
                       note="Gaussian weights, value maps scaled by 1/2 and by 2, orthogonal value maps")],
     chapter="related_work",
+    off_instance=OffInstance("depth-study", "rho_l over 12 layers of attention with LayerNorm"),
 )
 
 claim(
@@ -183,8 +191,10 @@ claim(
     readings=[Reading("dense-attention", r"\exists\text{ weights}:\ \min\{l:\rho_l^{\text{LN}}<2^{-52}\}>"
                                          r"\min\{l:\rho_l^{\text{no LN}}<2^{-52}\}", checks=[], form="existential",
                       regimes=("all",), notion="residual: the first layer with rho_l < 2^-52, certified",
-                      note="even dense attention: certified first layers below 2^-52")],
+                      note="even dense attention: certified first layers below 2^-52",
+                      off_instance=OffInstance("depth-study", "the first layer where rho_l < 2^-52, with and without LN, over 12 layers"))],
     chapter="related_work",
+    off_instance=OffInstance("literature", "what Wu et al. show for masked and sparse attention"),
 )
 
 claim(
@@ -197,8 +207,10 @@ claim(
                                             r"\exists\text{ weights where it postpones it}",
                       checks=[], form="existential", regimes=("all",),
                       notion="residual: the first layer with rho_l < 2^-52, certified, with and without LN",
-                      note="Dong's residual, not the exact rank (which LN keeps full, as without LN)")],
+                      note="Dong's residual, not the exact rank (which LN keeps full, as without LN)",
+                      off_instance=OffInstance("depth-study", "the first layer where rho_l < 2^-52 across the depth study's weights"))],
     chapter="related_work",
+    off_instance=OffInstance("literature", "Wu et al.'s conclusion"),
 )
 
 
@@ -219,6 +231,7 @@ claim(
            "measure is not in the available text, and nothing is computed",
     checks=[_nc("a result about MLP networks with LayerNorm (Joudaki et al.), which the suite does not model")],
     chapter="related_work",
+    off_instance=OffInstance("literature", "what Joudaki et al. show for MLP networks with LayerNorm"),
 )
 
 claim(
@@ -231,8 +244,10 @@ claim(
     notion="residual: rho_l < 2^-52, certified",
     readings=[Reading("due-to-softmax-coupling", r"\text{the cause: softmax coupling}",
                       checks=[_nc("a cause; the suite checks the effect (collapse with LN), not why")],
-                      regimes=("all",))],
+                      regimes=("all",),
+                      off_instance=OffInstance("inference", "the cause the paper names for the collapse, softmax coupling"))],
     chapter="related_work",
+    off_instance=OffInstance("depth-study", "rho_l over 12 layers of pure attention with LayerNorm, every weight family"),
 )
 
 claim(
@@ -242,6 +257,7 @@ claim(
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[_nc("it places Theorem 4.2 (RN.main); the mathematics is that theorem")],
     depends_on=("RN.main",), chapter="related_work",
+    off_instance=OffInstance("literature", "a statement about Theorem 4.2's place in the literature"),
 )
 
 
@@ -260,11 +276,14 @@ claim(
     regimes=("all",), checks=[_nc(_NAIT_SAADA + "; the readings say what the suite finds in two models")],
     readings=[Reading("iid-logits", r"A=\operatorname{softmax}(G),\ G_{ij}\overset{iid}{\sim}\mathcal N(0,1):\ "
                                     r"\operatorname{median}\sigma_2(A)/\sigma_1(A)\ \text{decreases in }n", checks=[],
-                      note="float64 SVDs of seeded draws (float evidence)"),
+                      note="float64 SVDs of seeded draws (float evidence)",
+                      off_instance=OffInstance("positive-measure", "a median over random attention matrices, compared across n")),
               Reading("token-logits", r"A=\operatorname{softmax}(XW_QW_K^\top X^\top/\sqrt{d_k}),\ X,W\ \text{Gaussian},"
                                       r"\ d=8:\ \operatorname{median}\sigma_2(A)/\sigma_1(A)\ \text{decreases in }n",
-                      checks=[], note="standard attention on Gaussian tokens at a fixed width (float evidence)")],
+                      checks=[], note="standard attention on Gaussian tokens at a fixed width (float evidence)",
+                      off_instance=OffInstance("positive-measure", "a median over Gaussian tokens and weights, compared across n"))],
     chapter="related_work",
+    off_instance=OffInstance("limit", "sigma_2(A) / sigma_1(A) as the context length n goes to infinity"),
 )
 
 claim(
@@ -276,10 +295,13 @@ claim(
     checks=[_nc(_NAIT_SAADA + "; 'drives' is a cause")],
     readings=[Reading("iid-logits", r"A=\operatorname{softmax}(G),\ G_{ij}\overset{iid}{\sim}\mathcal N(0,1):\ "
                                     r"\operatorname{median}(\sigma_1-\sigma_2)(A)\ \text{increases in }n", checks=[],
-                      note="float64 SVDs of seeded draws (float evidence)"),
+                      note="float64 SVDs of seeded draws (float evidence)",
+                      off_instance=OffInstance("positive-measure", "a median over random attention matrices, compared across n")),
               Reading("token-logits", r"\text{standard attention on Gaussian tokens, }d=8:\ "
-                                      r"\operatorname{median}(\sigma_1-\sigma_2)(A)\ \text{increases in }n", checks=[])],
+                                      r"\operatorname{median}(\sigma_1-\sigma_2)(A)\ \text{increases in }n", checks=[],
+                      off_instance=OffInstance("positive-measure", "a median over Gaussian tokens and weights, compared across n"))],
     depends_on=("RW.width-collapse",), chapter="related_work",
+    off_instance=OffInstance("limit", "sigma_1(A) - sigma_2(A) as the context length n grows"),
 )
 
 claim(
@@ -291,6 +313,7 @@ claim(
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[_nc("a statement of scope: which phenomenon each theorem addresses")],
     depends_on=("RRO.main", "HC.main"), chapter="related_work",
+    off_instance=OffInstance("literature", "the scope of Theorems 5.3 and 7.3 relative to Nait Saada et al. 2024"),
 )
 
 claim(
@@ -299,6 +322,7 @@ claim(
     statement=r"\text{(a pointer to §10 and §11)}",
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[_nc("§10 and §11 are not in the available text")], depends_on=("SYM.framework",), chapter="related_work",
+    off_instance=OffInstance("undefined", "§10 and §11, where the taxonomy is, are not in the available text"),
 )
 
 
@@ -311,6 +335,7 @@ claim(
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[_nc("an empirical finding about trained language models' MLPs and facts; the suite has no fact probes")],
     chapter="related_work",
+    off_instance=OffInstance("literature", "what Geva et al. 2021 show about trained MLP layers"),
 )
 
 claim(
@@ -321,6 +346,7 @@ claim(
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[_nc("a statement of scope (what §5 addresses), not a mathematical claim")], depends_on=("MLP.function",),
     chapter="related_work",
+    off_instance=OffInstance("literature", "the scope of §5 relative to Geva et al. 2021"),
 )
 
 
@@ -390,7 +416,8 @@ claim(
                       note="'vanishing gradients' holds for the queries and keys, not for every parameter"),
               Reading("training-dynamics", r"\text{(the training dynamics of Noci et al.)}",
                       checks=[_nc("the training-dynamics analysis of Noci et al. is not reproduced: the suite checks "
-                                  "the gradient at a collapsed input")])],
+                                  "the gradient at a collapsed input")],
+                      off_instance=OffInstance("literature", "the training dynamics of Noci et al."))],
     depends_on=("DONG.regime-collapse",), chapter="related_work",
     formal_gap=FormalGap("not-yet-proved", "at X = 1 x^T the scores are a constant multiple of J, so A = J/n for "
                          "every W_Q, W_K (algebra); that the derivative of this constant map is 0 needs "
@@ -442,6 +469,7 @@ claim(
     checks=[_nc("'orthogonal' is not defined; that head-channel non-identifiability and rank collapse occur "
                 "independently is HC.distinct-from-rank-collapse")],
     depends_on=("HC.distinct-from-rank-collapse",), chapter="related_work",
+    off_instance=OffInstance("literature", "the scope of §7 relative to Noci et al. and Zhai et al."),
 )
 
 
@@ -461,6 +489,8 @@ claim(
                                           r"<\lim\log\rho^{\text{no LN}}_{l+1}/\log\rho^{\text{no LN}}_l",
                       checks=[], form="existential", notion="residual: the fitted exponent of rho_l (float)",
                       note="'true for convergence rate', read as a slower rate (a smaller exponent) with LN: a "
-                           "comparison of fits, float evidence")],
+                           "comparison of fits, float evidence",
+                      off_instance=OffInstance("limit", "limits of log rho_{l+1} / log rho_l with and without LN"))],
     depends_on=("RN.neither-helps-nor-hinders",), chapter="related_work",
+    off_instance=OffInstance("depth-study", "the first layer where rho_l < 2^-52, with and without LN, over 12 layers"),
 )

@@ -63,6 +63,7 @@ from ..framework import (
     FormalGap,
     Generic,
     InstanceForm,
+    OffInstance,
     Pool,
     Predicate,
     ProofStep,
@@ -645,14 +646,17 @@ claim(
                       r"\mathbb R^{n\times d}",
                       checks=[_stratum_not_closed], form="universal", regimes=("all",),
                       note="the premise the step needs for 'either the whole space or null'; an analytic subset is "
-                           "closed, and B_l^(1) is not"),
+                           "closed, and B_l^(1) is not",
+                      off_instance=OffInstance("inference", "a step of Theorem 5.3's argument: each stratum of B_l is real-analytic")),
               Reading("strata-null-vacuous",
                       r"r<\min(n,d):\ \{\operatorname{rank}X=r\}\text{ is itself null in }\mathbb R^{n\times d}",
                       checks=[_lebesgue_vacuous], form="universal", regimes=("all",),
                       note="so 'each B_l^(r) is null' holds whatever F does: the Lebesgue reading on all matrices is "
                            "vacuous (RRO.main:lebesgue-on-all-matrices); the suite's repair measures X on its stratum "
-                           "(X = U V^T, RRO.main's headline)")],
+                           "(X = U V^T, RRO.main's headline)",
+                      off_instance=OffInstance("positive-measure", "the stratum {rank X = r} is itself Lebesgue-null"))],
     chapter="residual_obstruction",
+    off_instance=OffInstance("positive-measure", "B_l is Lebesgue-null in R^{n x d}"),
 )
 
 
@@ -1275,6 +1279,7 @@ claim(
                       formal_gap=FormalGap("needs-analysis", "on the rank-r stratum, with the stratum's own "
                                            "measure, of a set cut out by real-analytic functions of X (softmax)")),
     chapter="residual_obstruction",
+    off_instance=OffInstance("positive-measure", "B_l is nowhere dense and a perturbation leaves it almost surely"),
 )
 
 
@@ -1607,7 +1612,8 @@ claim(
     readings=[Reading("consistent-with-curvature-claim",
                       r"\text{(this sentence contradicts MLP.curvature's 'curvature unavailable to attention')}",
                       checks=[not_affine_evidence], form="existential",
-                      note="the same computation that proves this sentence refutes MLP.curvature's headline")],
+                      note="the same computation that proves this sentence refutes MLP.curvature's headline",
+                      off_instance=OffInstance("inference", "whether two sentences of §5.3 agree"))],
     chapter="residual_obstruction",
 )
 
@@ -1735,6 +1741,7 @@ claim(
                                        "'efficiently' is not quantified; the checkable neighbours are MLP.span, "
                                        "MLP.curvature and MLP.not-globally-affine")]],
     chapter="residual_obstruction",
+    off_instance=OffInstance("undefined", "'cannot do efficiently' and the tangent space of a representation are not defined in the text"),
 )
 
 
@@ -1758,7 +1765,8 @@ claim(
                                   r"layers (depth study)}", checks=[], regimes=("n<d", "n>d"), form="universal",
                       notion="exact-rank: certified ranks of the depth study",
                       note="'obstruct rank collapse' across layers, on the depth study's Gaussian weights (a "
-                           "statement about those seeded weights, not an almost-every one)")],
+                           "statement about those seeded weights, not an almost-every one)",
+                      off_instance=OffInstance("depth-study", "the certified rank at every one of 12 layers of attention + skip"))],
     depends_on=("RRO.main",), chapter="residual_obstruction",
     formal_gap=FormalGap("needs-analysis", "the same statement as RRO.main (the null-set lemma for real-analytic "
                          "functions of X)"),
@@ -1814,6 +1822,7 @@ claim(
                                        "that is not identically zero is null); no finite computation decides it, and "
                                        "the suite has no formal proof of it")]],
     chapter="residual_obstruction",
+    off_instance=OffInstance("positive-measure", "the zero set of a non-zero real-analytic function is Lebesgue-null"),
 )
 
 

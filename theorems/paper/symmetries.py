@@ -20,7 +20,7 @@ from sympy import Matrix, Rational, symbols, zeros
 from ..exact import transformer as T
 from ..exact.heads import PROOF_STEPS as HC_STEPS
 from ..exact.linalg import all_identically_zero
-from ..framework import Evidence, Reading, claim, derivation, exact_complete, not_checkable
+from ..framework import Evidence, OffInstance, Reading, claim, derivation, exact_complete, not_checkable
 
 __all__ = ["softmax_rows", "mha_symbolic", "PROOF_STEPS", "breaking_examples"]
 
@@ -266,6 +266,7 @@ claim(
                                        "is not stated, so 'distinct' cannot be checked; the five invariances the "
                                        "framework can mean are SYM.*")]],
     chapter="symmetries",
+    off_instance=OffInstance("undefined", "§9 is not in the available text: the symmetry of each phenomenon is not defined"),
 )
 
 claim(
@@ -276,4 +277,5 @@ claim(
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[lambda ctx: [not_checkable("a programme, not a statement: §9 is missing and 'reduces to' is not defined")]],
     chapter="symmetries",
+    off_instance=OffInstance("undefined", "§9 is not in the available text: 'what symmetries must be broken' has no definition"),
 )
