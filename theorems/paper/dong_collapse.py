@@ -35,6 +35,7 @@ from ..exact.residual import PROOF_STEPS as RESIDUAL_PROOF_STEPS
 from ..exact.residual import recheck_curvature, recheck_one_layer_collapse, recheck_span
 from ..exact.transformer import SYMPY, mha, softmax_rows, uniform_heads
 from ..framework import (
+    Decided,
     Evidence,
     FormalGap,
     Generic,
@@ -152,13 +153,60 @@ claim(
     off_instance=OffInstance("limit", "the ratio log rho_{l+1} / log rho_l as the depth goes to infinity"),
 )
 
+# --- softmax shifts on one instance: a user's score matrix M (--X) and seeded rational ones (the ledger) ---
+# softmax_row(M + D) = softmax_row(M) iff D is constant along each row (softmax is shift-invariant per row and
+# injective modulo that shift): decided exactly over Q, no exp.
+
+def _row_constant(D) -> int | None:
+    """The first row of D that is not constant (None: every row is)."""
+    return next((i for i in range(D.shape[0]) if len(set(D.row(i))) > 1), None)
+
+
+def _column_shift_invariant(x) -> Decided:
+    """softmax_row(M + 1 c^T) = softmax_row(M) for c = (0, 1, ..., d-1)"""
+    n, d = x["M"].shape
+    D = sympy.Matrix(n, d, lambda i, j: j)
+    i = _row_constant(D)
+    return Decided(i is None, "exact over Q: softmax rows are equal iff the shift is constant along each row; "
+                   + ("1 c^T is (d = 1)" if i is None else f"row {i + 1} of 1 c^T is c = (0, ..., {d - 1}), not "
+                                                            "constant"))
+
+
+def _row_shift_invariant(x) -> Decided:
+    """softmax_row(M + c 1^T) = softmax_row(M) for c = (0, 1, ..., n-1)"""
+    n, d = x["M"].shape
+    D = sympy.Matrix(n, d, lambda i, j: i)
+    i = _row_constant(D)
+    return Decided(i is None, "exact over Q: the shift c 1^T is constant along each row, and softmax is invariant "
+                              "under that" if i is None else f"row {i + 1} of the shift is not constant")
+
+
+SOFTMAX_SHIFT_FORM = InstanceForm(takes=("X",), build=lambda user: {"M": user.matrix("X").sympy(
+    SYMPY_MAX_ENTRIES, "DONG.softmax-shift")}, arithmetic="exact over Q (sympy rationals): the shift is compared, no "
+    "exp", note="--X is the score matrix M; c = (0, 1, ...): the shift the statement names, one per column (1 c^T) "
+    "or per row (c 1^T)")
+
+
+def _softmax_shift_rows(ctx):
+    rng = random.Random(stable_seed("DONG.softmax-shift: score matrices"))
+    for n, d in ((1, 1), (2, 1), (2, 2), (3, 2), (2, 4), (4, 4)):
+        for _ in range(1 if ctx.quick else 3):
+            yield "all", f"{n} x {d}", {"M": sympy.Matrix(n, d, lambda i, j: Rational(rng.randint(-9, 9),
+                                                                                      rng.randint(1, 4)))}
+
+
+SOFTMAX_SHIFT_POOL = Pool(rows=_softmax_shift_rows, arithmetic="exact over Q", instance_from=SOFTMAX_SHIFT_FORM)
+
+
 claim(
     id="DONG.softmax-shift", section="Dong explainer",
     quote="shift-invariance property of the softmax function (softmax(M + 1 c^T) = softmax(M) for any vector c)",
     statement=r"\operatorname{softmax}_{\text{row}}(M+\mathbf 1c^\top)=\operatorname{softmax}_{\text{row}}(M)\ \forall c",
-    hypotheses=(), conclusion="invariance", regimes=("all",), checks=[_softmax_shift],
+    hypotheses={}, conclusion=("invariance", _column_shift_invariant), instances=SOFTMAX_SHIFT_POOL,
+    regimes=("all",), checks=[_softmax_shift],
     corrected=Reading("corrected", r"\operatorname{softmax}_{\text{row}}(M+c\mathbf 1^\top)=\operatorname{softmax}_{\text{row}}(M)",
-                      checks=[_softmax_row_shift_proof], condition="the shift must be constant along each row: c 1^T, not 1 c^T"),
+                      checks=[_softmax_row_shift_proof], condition="the shift must be constant along each row: c 1^T, not 1 c^T",
+                      hypotheses={}, conclusion=_row_shift_invariant, instances=SOFTMAX_SHIFT_POOL),
     chapter="dong_collapse",
 )
 

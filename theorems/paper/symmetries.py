@@ -248,7 +248,7 @@ def _ln_equal(x, a, c) -> Decided:
         m = sum(row) / len(row)
         cen = [v - m for v in row]
         if all(v == 0 for v in cen):
-            raise BadInput(f"row {i + 1} of X is constant: LayerNorm with eps = 0 is undefined there")
+            return Decided(None, f"undecided: row {i + 1} of X is constant: LayerNorm with eps = 0 is undefined there")
         y = [a * v + c for v in row]
         my = sum(y) / len(y)
         ceny = [v - my for v in y]
@@ -259,6 +259,13 @@ def _ln_equal(x, a, c) -> Decided:
                                   f"(a = {a}, c = {c}), so LN(a x + c 1) = {'-' if lam < 0 else ''}LN(x) != LN(x)")
     return Decided(True, f"exact over Q: every centred row of a x + c 1 is a positive multiple of that of x (a = {a}, "
                          f"c = {c}), so their LayerNorms (eps = 0) are equal")
+
+
+def _no_constant_row(x) -> Decided:
+    """no row of X is constant (LayerNorm with eps = 0 is defined on every row)"""
+    X = x["X"]
+    bad = [i + 1 for i in range(X.shape[0]) if len(set(X.row(i))) == 1]
+    return Decided(not bad, f"exact: constant rows {bad}" if bad else "exact: every row has two distinct entries")
 
 
 def _ln_shift_scale(x) -> Decided:
@@ -381,10 +388,12 @@ claim(
     id="SYM.ln-shift-scale", section="§9 (contributions list: the invariance group G)", quote="",
     source=_STANDARD,
     statement=r"\mathrm{LN}(ax+c\mathbf 1)=\mathrm{LN}(x)\ (a>0,\ \varepsilon=0)",
-    hypotheses={}, conclusion=("invariance", _ln_shift_scale), instances=SYM_LN_POOL, regimes=("all",),
+    hypotheses={"no constant row": _no_constant_row}, conclusion=("invariance", _ln_shift_scale),
+    instances=SYM_LN_POOL, regimes=("all",),
     checks=[lambda ctx: [_proof(4, r"\mathrm{LN}(ax+c\mathbf 1)=\mathrm{LN}(x)\ (a>0,\ \varepsilon=0)")]],
     readings=[Reading("without-ln-a<0", r"\text{invariance for }a<0", checks=[lambda ctx: _breaks("ln a<0", "a = -1 flips the sign")],
-                      hypotheses={}, conclusion=_ln_negative_scale, instances=SYM_LN_POOL),
+                      hypotheses={"no constant row": _no_constant_row}, conclusion=_ln_negative_scale,
+                      instances=SYM_LN_POOL),
               Reading("without-ln-eps>0", r"\text{invariance with }\varepsilon>0", checks=[lambda ctx: _breaks("ln eps>0", "eps = 1/100, a = 2")])],
     chapter="symmetries",
 )
