@@ -91,3 +91,11 @@ def test_softmax_shift_literal_fails_and_corrected_holds(capsys):
     assert r["corrected"]["on_this_instance"] == "holds"
     r = _check(capsys, "DONG.softmax-shift", "--X", "[[1],[3]]")  # one column: 1 c^T is constant along each row
     assert r["literal"]["on_this_instance"] == "holds"
+
+
+def test_left_multiplication_uniform_attention_holds_at_rank_one_fails_at_rank_two(capsys):
+    r = _check(capsys, "RC.left-multiplication", "--X", "[[1,2],[2,4]]")
+    assert r["uniform-attention"]["on_this_instance"] == "holds"
+    r = _check(capsys, "RC.left-multiplication", "--X", "[[1,0],[0,1]]")
+    assert r["uniform-attention"]["on_this_instance"] == "counterexample"
+    assert "rank(J/n Y) = 1, rank Y = 2" in r["uniform-attention"]["conclusion"]["how"]

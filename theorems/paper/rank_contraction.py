@@ -1228,6 +1228,29 @@ LEFT_MULTIPLICATION_SPACE = Generic(
                      "arithmetic (2^s enclosed by rational bounds)")
 
 
+def _uniform_keeps_rank(v) -> Decided:
+    """rank(J/n Y) = rank Y (uniform attention A = J/n)"""
+    Y = v["Y"]
+    n = Y.shape[0]
+    a, b = rank(sympy.ones(n, n) * Y / n), rank(Y)
+    return Decided(a == b, f"exact over Q: rank(J/n Y) = {a}, rank Y = {b}")
+
+
+def _uniform_rows(ctx):
+    rng = random.Random(stable_seed("RC.left-multiplication:uniform-attention"))
+    for n, d in ((1, 2), (2, 2), (3, 2), (3, 4), (4, 3)):
+        for _ in range(1 if ctx.quick else 3):
+            yield "all", f"{n} x {d}", {"Y": random_int_matrix(rng, n, d, 3)}
+
+
+#: --X as Y (the values X W_V the uniform attention multiplies)
+UNIFORM_Y_POOL = Pool(rows=_uniform_rows, arithmetic="exact over Q (python-flint ranks)",
+                      instance_from=InstanceForm(takes=("X",), build=lambda user: {"Y": user.matrix("X").sympy(
+                          SYMPY_MAX_ENTRIES, "RC.left-multiplication")}, arithmetic="exact over Q",
+                          note="--X is Y = X W_V; A = J/n"))
+
+
+
 claim(
     id="RC.left-multiplication", section="§6.1, proof of Prop 6.3",
     quote=r"so left-multiplication by $A^{(h)}$ does not reduce rank",
@@ -1241,6 +1264,7 @@ claim(
     regimes=("n<d", "n=d", "n>d"), notion="exact-rank",
     readings=[Reading("uniform-attention", r"A=J/n:\ \operatorname{rank}(AY)=\operatorname{rank}Y",
                       checks=[_uniform_reduces_rank], regimes=("all",), form="universal",
+                      hypotheses={}, conclusion=_uniform_keeps_rank, instances=UNIFORM_Y_POOL,
                       note="the measure-zero exception: zero scores give a rank-one A")],
     depends_on=("RC.attention-rank",), chapter="rank_contraction",
     formal_gap=FormalGap("needs-analysis", "A_h invertible off the zero set of det A_h, a real-analytic function "
