@@ -98,7 +98,13 @@ def test_check_list_lists_every_claim_declared_on_instances(capsys):
     listed = {c["claim"] for c in rec["checkable"]} | {c["claim"] for c in rec["not_checkable_on_user_input"]}
     declared = {c.id for c in registry() if any(getattr(r, "decl", None) is not None for r in c.all_readings())}
     assert declared <= listed
-    assert len({c["claim"] for c in rec["checkable"]}) >= 33
+    assert len({c["claim"] for c in rec["checkable"]}) >= 50
+    assert {"SYM.token-permutation", "SYM.query-key-gauge", "SYM.value-output-gauge", "SYM.head-permutation",
+            "SYM.ln-shift-scale", "RC.alpha-range", "RC.alpha-reciprocal", "DONG.softmax-shift"} <= \
+        {c["claim"] for c in rec["checkable"]}
+    reasons = {c["reason"] for c in rec["not_on_instances"]}
+    assert reasons == {"limit", "count", "positive-measure", "depth-study", "undefined", "empirical", "literature",
+                       "inference"}, reasons
     off = {c["claim"] for c in rec["not_on_instances"]}
     assert set(rec["no_instance_form_yet"]).isdisjoint(listed) and off.isdisjoint(listed)
     assert off.isdisjoint(rec["no_instance_form_yet"]) and "DC.bert-config" in off

@@ -120,6 +120,7 @@ claim(
                                        "(§6 A is truncated), and 'engineering heuristic' is a historical claim, not "
                                        "a mathematical one")]],
     chapter="rank_contraction",
+    off_instance=OffInstance("undefined", "'the non-linear complexity of the task' is not defined in the available text (§6 A truncated)"),
 )
 
 
@@ -149,4 +150,5 @@ claim(
     checks=[lambda ctx: [not_checkable("a claim about why a design choice was made; 'non-linear feature generation' "
                                        "is not quantified in the available text, so no d_ff follows from it")]],
     chapter="rank_contraction",
+    off_instance=OffInstance("undefined", "why d_ff = 4 d_model was chosen; the text quantifies no d_ff from the MLP's functions"),
 )

@@ -36,6 +36,7 @@ from ..exact.residual import PROOF_STEPS as RESIDUAL_PROOF_STEPS
 from ..exact.residual import recheck_curvature, recheck_one_layer_collapse, recheck_span
 from ..exact.transformer import SYMPY, mha, softmax_rows, uniform_heads
 from ..framework import (
+    Decided,
     Evidence,
     FormalGap,
     Generic,
@@ -99,11 +100,13 @@ claim(
                       r"P=\operatorname{softmax}(RW_{QK}R^\top/\sqrt{d_k})\ \text{(the term }\mathbf 1x^\top W_{QK}R^\top\text{ dropped)}",
                       checks=[_softmax_shift],  # + the depth study's exponent with the term kept
                       note="the explainer drops a column-dependent term with a shift invariance that softmax does "
-                           "not have; the rate survives because that term only moves a row constant of A R W")],
+                           "not have; the rate survives because that term only moves a row constant of A R W",
+                      off_instance=OffInstance("inference", "a step of the explainer's derivation (a term dropped from the scores)"))],
     chapter="dong_collapse",
     notion="residual: the fitted exponent of rho_l",
     formal_gap=FormalGap("numerical-only", "the cubic rate log rho_(l+1) / log rho_l -> 3 of the certified depth study (a computed "
                          "residual of given random networks)"),
+        off_instance=OffInstance("limit", "the ratio log rho_{l+1} / log rho_l as the depth l goes to infinity"),
 )
 
 claim(
@@ -120,6 +123,7 @@ claim(
                       note="'within 5 to 7 layers' read as the first crossing at layer 5, 6 or 7 (not earlier), on "
                            "the depth study's standard-scale Gaussian weights")],
     notion="residual: rho_l < 2^-52, certified",
+    off_instance=OffInstance("depth-study", "the first layer where rho_l < 2^-52, over 12 layers of pure attention"),
 )
 
 claim(
@@ -139,6 +143,7 @@ claim(
                                                                   " (1 - gamma_W)^l"))],
     chapter="dong_collapse",
     notion="residual: ||R^(l)||_F",
+    off_instance=OffInstance("depth-study", "||R^(l)||_F at every layer l of attention + skip"),
 )
 
 claim(
@@ -150,15 +155,63 @@ claim(
     checks=[],  # the depth study's exponent (numeric layer)
     chapter="dong_collapse",
     notion="residual: the fitted exponent of rho_l",
+    off_instance=OffInstance("limit", "the ratio log rho_{l+1} / log rho_l as the depth goes to infinity"),
 )
+
+# --- softmax shifts on one instance: a user's score matrix M (--X) and seeded rational ones (the ledger) ---
+# softmax_row(M + D) = softmax_row(M) iff D is constant along each row (softmax is shift-invariant per row and
+# injective modulo that shift): decided exactly over Q, no exp.
+
+def _row_constant(D) -> int | None:
+    """The first row of D that is not constant (None: every row is)."""
+    return next((i for i in range(D.shape[0]) if len(set(D.row(i))) > 1), None)
+
+
+def _column_shift_invariant(x) -> Decided:
+    """softmax_row(M + 1 c^T) = softmax_row(M) for c = (0, 1, ..., d-1)"""
+    n, d = x["M"].shape
+    D = sympy.Matrix(n, d, lambda i, j: j)
+    i = _row_constant(D)
+    return Decided(i is None, "exact over Q: softmax rows are equal iff the shift is constant along each row; "
+                   + ("1 c^T is (d = 1)" if i is None else f"row {i + 1} of 1 c^T is c = (0, ..., {d - 1}), not "
+                                                            "constant"))
+
+
+def _row_shift_invariant(x) -> Decided:
+    """softmax_row(M + c 1^T) = softmax_row(M) for c = (0, 1, ..., n-1)"""
+    n, d = x["M"].shape
+    D = sympy.Matrix(n, d, lambda i, j: i)
+    i = _row_constant(D)
+    return Decided(i is None, "exact over Q: the shift c 1^T is constant along each row, and softmax is invariant "
+                              "under that" if i is None else f"row {i + 1} of the shift is not constant")
+
+
+SOFTMAX_SHIFT_FORM = InstanceForm(takes=("X",), build=lambda user: {"M": user.matrix("X").sympy(
+    SYMPY_MAX_ENTRIES, "DONG.softmax-shift")}, arithmetic="exact over Q (sympy rationals): the shift is compared, no "
+    "exp", note="--X is the score matrix M; c = (0, 1, ...): the shift the statement names, one per column (1 c^T) "
+    "or per row (c 1^T)")
+
+
+def _softmax_shift_rows(ctx):
+    rng = random.Random(stable_seed("DONG.softmax-shift: score matrices"))
+    for n, d in ((1, 1), (2, 1), (2, 2), (3, 2), (2, 4), (4, 4)):
+        for _ in range(1 if ctx.quick else 3):
+            yield "all", f"{n} x {d}", {"M": sympy.Matrix(n, d, lambda i, j: Rational(rng.randint(-9, 9),
+                                                                                      rng.randint(1, 4)))}
+
+
+SOFTMAX_SHIFT_POOL = Pool(rows=_softmax_shift_rows, arithmetic="exact over Q", instance_from=SOFTMAX_SHIFT_FORM)
+
 
 claim(
     id="DONG.softmax-shift", section="Dong explainer",
     quote="shift-invariance property of the softmax function (softmax(M + 1 c^T) = softmax(M) for any vector c)",
     statement=r"\operatorname{softmax}_{\text{row}}(M+\mathbf 1c^\top)=\operatorname{softmax}_{\text{row}}(M)\ \forall c",
-    hypotheses=(), conclusion="invariance", regimes=("all",), checks=[_softmax_shift],
+    hypotheses={}, conclusion=("invariance", _column_shift_invariant), instances=SOFTMAX_SHIFT_POOL,
+    regimes=("all",), checks=[_softmax_shift],
     corrected=Reading("corrected", r"\operatorname{softmax}_{\text{row}}(M+c\mathbf 1^\top)=\operatorname{softmax}_{\text{row}}(M)",
-                      checks=[_softmax_row_shift_proof], condition="the shift must be constant along each row: c 1^T, not 1 c^T"),
+                      checks=[_softmax_row_shift_proof], condition="the shift must be constant along each row: c 1^T, not 1 c^T",
+                      hypotheses={}, conclusion=_row_shift_invariant, instances=SOFTMAX_SHIFT_POOL),
     chapter="dong_collapse",
 )
 
@@ -193,12 +246,14 @@ claim(
                       checks=[],  # the depth study's exponents (numeric layer)
                       note="the conclusion alone, on the depth study: a fit over layers (float evidence)",
                       formal_gap=FormalGap("numerical-only", "the float rates log rho_(l+1) / log rho_l of networks "
-                                                             "with residual connections"))],
+                                                             "with residual connections"),
+        off_instance=OffInstance("limit", "the rate of rho_l as the depth goes to infinity"))],
     chapter="dong_collapse",
     notion={
         "premise (rank never decreases)": "exact-rank: certified ranks of the depth study",
         "conclusion (no doubly exponential collapse)": "residual: rho_l and the fitted exponent",
     },
+    off_instance=OffInstance("limit", "the rate at which rho_l goes to 0 as the depth goes to infinity"),
 )
 
 
@@ -239,6 +294,7 @@ claim(
         "(b) MLP without residual": "residual: rho_l >= 2^-52, certified",
         "(c) residual without MLP": "exact-rank: certified rank, and residual rho_l",
     },
+    off_instance=OffInstance("depth-study", "rank and rho_l at every layer of attention + skip, attention + MLP and the full block"),
 )
 
 
@@ -262,11 +318,13 @@ claim(
                       checks=[_mlp_nonlinear_counterexamples], regimes=("all",),
                       note="refuted by the suite's own stored instances (MLP.curvature, MLP.span)"),
               Reading("sufficient", r"\text{attention + MLP, no skip: no collapse}", checks=[],
-                      notion="residual: rho_l >= 2^-52, certified", same_as="RRO.contribution-2:mlp-sufficient"),
+                      notion="residual: rho_l >= 2^-52, certified", same_as="RRO.contribution-2:mlp-sufficient",
+                      off_instance=OffInstance("depth-study", "rho_l over 12 layers of attention + MLP without skips")),
               Reading("not-necessary", r"\text{attention + skip, no MLP: no rank collapse}", checks=[],
                       notion="exact-rank: certified rank",
                       formal_gap=FormalGap("numerical-only", "the certified ranks and residuals of attention + skip "
-                                                             "networks without MLP"))],
+                                                             "networks without MLP"),
+        off_instance=OffInstance("depth-study", "rank and rho_l over 12 layers of attention + skip"))],
     chapter="dong_collapse",
     notion={
         "(a) non-linear features": "exact-rank: row spaces over Q (MLP.span) and exact second derivatives",
@@ -287,11 +345,13 @@ claim(
     readings=[Reading("exact-rank", r"\text{pure attention: }\operatorname{rank}X^{(l)}\to1",
                       checks=[], notion="exact-rank: certified ranks of the depth study",
                       note="the paper's own notion (exact rank, §5): exact rank never falls; Dong's collapse is "
-                           "invisible to it")],
+                           "invisible to it",
+                      off_instance=OffInstance("limit", "rank X^(l) -> 1 as the depth goes to infinity"))],
     chapter="dong_collapse",
     notion="residual: rho_l < 2^-52, certified",
     formal_gap=FormalGap("numerical-only", "the residual rho_l of the certified depth study (rho_l < 2^-52 within 12 layers for the "
                          "networks run)"),
+        off_instance=OffInstance("depth-study", "rho_l over 12 layers of pure attention"),
 )
 
 
@@ -310,6 +370,7 @@ claim(
     notion="residual: rho_l < 2^-52, certified",
     formal_gap=FormalGap("numerical-only", "the residual rho_l of the certified depth study (rho_l < 2^-52 within 12 layers for the "
                          "networks run)"),
+        off_instance=OffInstance("depth-study", "rho_l over 12 layers of pure attention"),
 )
 
 
@@ -388,6 +449,7 @@ claim(
                       note="with uniform attention (the parenthesis) the product is rank 1 at once: no rate at all")],
     chapter="dong_collapse",
     notion="residual: sigma_2(P^L), the exact spectral distance of the product to the rank-one matrices",
+    off_instance=OffInstance("limit", "a rate in the depth L of a product of stochastic matrices"),
 )
 
 
@@ -407,6 +469,7 @@ claim(
     chapter="dong_collapse",
     notion="exact-rank: certified ranks of the depth study",
     formal_gap=FormalGap("numerical-only", "the certified ranks of the full blocks' outputs at every depth of the networks run"),
+        off_instance=OffInstance("depth-study", "the certified rank and rho_l at every layer of the full block"),
 )
 
 
@@ -571,7 +634,8 @@ claim(
     hypotheses=(), conclusion="diversity grows", regimes=("all",),
     checks=[_mlp_outward_literal],
     readings=[Reading("generic-weights", r"\text{median over Gaussian MLPs of }\rho(\mathrm{MLP}X)/\rho(X)>1",
-                      checks=[])],  # float64 draws (numeric layer)
+                      checks=[],
+                      off_instance=OffInstance("positive-measure", "a median over Gaussian MLPs: the ratio exceeds 1 on a set of measure >= 1/2"))],  # float64 draws (numeric layer)
     chapter="dong_collapse",
     notion="residual: rho(MLP X) / rho(X)",
 )
@@ -587,6 +651,7 @@ claim(
     notion="residual: ||R^(l)||_F",
     formal_gap=FormalGap("numerical-only", "the float ratios ||R^(l+1)||_F / ||R^(l)||_F^3 of the depth study's "
                          "pure-attention networks"),
+        off_instance=OffInstance("limit", "a bound uniform over all depths l (a supremum over infinitely many layers)"),
 )
 
 
@@ -736,6 +801,7 @@ claim(
     regimes=("all",),
     checks=[cubic_solution], chapter="dong_collapse",
     notion="residual: ||R^(l)||_F",
+    off_instance=OffInstance("inference", "solving the recurrence r_{l+1} <= C r_l^3: a step of the explainer's derivation"),
 )
 
 
@@ -781,8 +847,10 @@ claim(
                                          r"connections and MLPs are two counter-mechanisms}",
                       checks=[lambda ctx: [not_checkable(
                           "what Dong et al. 2021 proposed is a statement about a text: the explainer's words (a test "
-                          "compares them with the source): " + " / ".join(EXPLAINER_ON_REMEDIES))]])],
+                          "compares them with the source): " + " / ".join(EXPLAINER_ON_REMEDIES))]],
+                      off_instance=OffInstance("literature", "the explainer's words about MLPs and residual connections"))],
     chapter="dong_collapse", notion="residual: rho_l < 2^-52, certified",
+    off_instance=OffInstance("depth-study", "rho_l over 12 layers of attention + MLP without skips"),
 )
 
 claim(
@@ -797,8 +865,10 @@ claim(
     readings=[Reading("words", r"\text{the explainer's words contain 'tug of war'}",
                       checks=[lambda ctx: [not_checkable(
                           "a phrase attributed to a paper that is not in the available sources (the explainer does "
-                          "not use it; a test checks that against the source)")]])],
+                          "not use it; a test checks that against the source)")]],
+                      off_instance=OffInstance("literature", "whether the explainer's words contain 'tug of war'"))],
     chapter="dong_collapse", notion="residual: rho_l < 2^-52, certified",
+    off_instance=OffInstance("depth-study", "rho_l over 12 layers of attention + MLP without skips"),
 )
 
 claim(
@@ -813,6 +883,7 @@ claim(
         "mathematics beside it: LN neither prevents collapse nor accelerates it (RN.neither-helps-nor-hinders, the depth "
         "study), which is what 'plays no role' would mean for rank")]],
     chapter="dong_collapse", notion="residual: what 'a role in rank collapse' would be measured by",
+    off_instance=OffInstance("literature", "what Dong et al. 2021 say about LayerNorm"),
 )
 
 claim(
@@ -823,6 +894,7 @@ claim(
     hypotheses=("skip connections",), conclusion="no rank collapse",
     regimes=("n<d", "n>d"), checks=[],  # the depth study's attention + skip runs (numeric layer)
     chapter="dong_collapse", notion="exact-rank: certified rank of the depth study",
+    off_instance=OffInstance("depth-study", "the certified rank over 12 layers of attention + skip"),
 )
 
 claim(
@@ -834,6 +906,7 @@ claim(
         "a statement about a text: the explainer writes W_O once, inside Attn(X) = P X W_V W_O (one head, W_V W_O "
         "merged), and never discusses it (a test checks the source); Dong et al. 2021 is not in the sources")]],
     chapter="dong_collapse",
+    off_instance=OffInstance("literature", "what Dong et al. 2021 discuss"),
 )
 
 claim(
@@ -851,6 +924,7 @@ claim(
         "post-LN and pre-LN blocks with a causal mask are not yet tested (the next issue builds them)",
         regime=r) for r in ("post-LN", "pre-LN-causal")]],
     chapter="residual_obstruction", notion="exact-rank",
+    off_instance=OffInstance("empirical", "the blocks of deployed BERT and GPT models, read from their published architectures"),
 )
 
 

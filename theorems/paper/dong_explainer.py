@@ -33,6 +33,7 @@ from ..framework import (
     CheckContext,
     Evidence,
     FormalGap,
+    OffInstance,
     Pool,
     Reading,
     claim,
@@ -124,7 +125,8 @@ claim(
     hypotheses={}, conclusion=paths_match, instances=PATHS, regimes=("all",),
     readings=[Reading("attention-frozen", r"\text{the paths are fixed linear maps of }X^{(0)}",
                       checks=[_nc("with softmax attention each A_l depends on X^(l), so a path is not a fixed linear "
-                                  "map of X^(0); the expansion holds with the A_l of the trajectory (the headline)")])],
+                                  "map of X^(0); the expansion holds with the A_l of the trajectory (the headline)")],
+                      off_instance=OffInstance("inference", "the explainer's reading of the path expansion with attention frozen"))],
     chapter="dong_explainer",
     formal_gap=FormalGap("not-yet-proved", "an induction over L with sums over the subsets S of {1..L} and ordered "
                          "products of A_l and W_l (MathComp big operators); not written"),
@@ -178,6 +180,7 @@ claim(
     checks=[_nc("graph transformers, virtual nodes and structural encodings are not modelled by the suite")],
     notion="residual: the explainer's rank collapse, ||R|| = ||X - 1 x^T|| -> 0 (not computed here)",
     depends_on=("DONG.fully-connected-graph",), chapter="dong_explainer",
+    off_instance=OffInstance("empirical", "trained graph transformers and their augmentations, which we do not have"),
 )
 
 claim(
@@ -190,6 +193,7 @@ claim(
     notion="residual",  # collapse of patches to one vector: rho -> 0 (Gong et al. measure it by cosine similarity)
     checks=[_nc("an empirical finding about trained vision transformers, which the suite does not have")],
     chapter="dong_explainer",
+    off_instance=OffInstance("empirical", "trained ViTs (Gong et al., 2021), which we do not have"),
 )
 
 
@@ -246,6 +250,7 @@ claim(
     formal_gap=FormalGap("needs-analysis", "the limit of the powers P^k of a primitive stochastic matrix "
                          "(Perron-Frobenius: eigenvalue 1 simple, every other |lambda| < 1, powers converge): no "
                          "spectral theory of non-symmetric matrices nor limits of matrix powers"),
+    off_instance=OffInstance("limit", "P^k as the power k goes to infinity"),
 )
 
 
@@ -321,7 +326,8 @@ claim(
     hypotheses=(), conclusion="the MLP is per token, attention mixes tokens", regimes=("all",), checks=[_per_token],
     readings=[Reading("naming", r"\text{'row-wise' (attention), 'column-wise' (MLP)}",
                       checks=[_nc("a naming convention: with tokens as rows, the MLP acts on each row and attention "
-                                  "combines rows; the explainer's 'row-wise'/'column-wise' labels are not a fact")])],
+                                  "combines rows; the explainer's 'row-wise'/'column-wise' labels are not a fact")],
+                      off_instance=OffInstance("literature", "the explainer's names 'row-wise' and 'column-wise'"))],
     chapter="dong_explainer",
     formal_gap=FormalGap("not-yet-proved", "MLP(X)_i = MLP(x_i) is the definition of a token-wise MLP; 'attention "
                          "mixes tokens' (MHA(X)_i depends on every token) needs n >= 2 and non-degenerate weights "
@@ -508,10 +514,12 @@ claim(
                       checks=[], note="'insufficient' skip strength: with a full-strength skip the depth study does "
                                       "not collapse",
                                       formal_gap=FormalGap("numerical-only", "the certified residual rho_l of the depth"
-                                                                             " study's attention + skip networks"))],
+                                                                             " study's attention + skip networks"),
+        off_instance=OffInstance("depth-study", "rho_l over 12 layers of attention + skip"))],
     depends_on=("DONG.identical-vector",), chapter="dong_explainer",
     formal_gap=FormalGap("numerical-only", "the minimum pairwise cosine of the tokens of the certified depth study's pure-attention "
                          "networks"),
+        off_instance=OffInstance("depth-study", "the cosine bound along depth, with eps_l -> 0 over the layers of pure attention"),
 )
 
 claim(
@@ -523,6 +531,7 @@ claim(
     checks=[_nc("'stable signal flow' is not defined, and a requirement on trained 100+ layer models is not a "
                 "computation the suite can make")],
     chapter="dong_explainer",
+    off_instance=OffInstance("literature", "what signal propagation theory demonstrates for 100+ layer models"),
 )
 
 
@@ -565,6 +574,7 @@ claim(
                                   "stream of a pre-LN network itself is not normalised and the suite runs no pre-LN "
                                   "depth study")])],
     chapter="dong_explainer",
+    off_instance=OffInstance("depth-study", "the residual stream's variance along depth"),
 )
 
 
@@ -615,6 +625,7 @@ claim(
     formal_gap=FormalGap("not-yet-proved", "Cauchy-Schwarz for the normalised q, k and the monotonicity of expR bound "
                          "the largest weight; not written (the strict bound needs n >= 2: at n = 1 the weight is 1; "
                          "the check verifies Cauchy-Schwarz, not the softmax bound)"),
+    off_instance=OffInstance("limit", "a bound for every learned gain g, i.e. as g grows without bound"),
 )
 
 
@@ -645,6 +656,8 @@ claim(
     readings=[Reading("aligned-branch", r"f_l(x)=x:\ \operatorname{Var}x_L\ \text{bounded in }L",
                       checks=[_aligned_branch],
                       note="a branch correlated with the stream: (1 + 1/sqrt(2L))^(2L) ~ e^sqrt(2L) grows without "
-                           "bound")],
+                           "bound",
+                      off_instance=OffInstance("limit", "Var x_L bounded as the depth L goes to infinity"))],
     chapter="dong_explainer",
+    off_instance=OffInstance("depth-study", "Var x_L of a random residual stream for every depth L"),
 )

@@ -69,6 +69,7 @@ from ..framework import (
     FormalGap,
     Generic,
     InstanceForm,
+    OffInstance,
     Pool,
     Reading,
     claim,
@@ -531,7 +532,8 @@ claim(
     checks=[distinct_evidence],
     readings=[Reading("cause-and-remedy", r"\text{'a different cause and a different remedy'}",
                       checks=[lambda ctx: [not_checkable("the remedy is PG-OP (§8) and the cause is argued in §7; "
-                                                          "neither section is in the available text")]])],
+                                                          "neither section is in the available text")]],
+                      off_instance=OffInstance("inference", "the paper's comparison of causes and remedies across §5 and §7"))],
     chapter="head_channel",
     notion="exact-rank",
 )

@@ -54,6 +54,7 @@ from ..framework import (
     Evidence,
     FormalGap,
     InstanceForm,
+    OffInstance,
     Pool,
     ProofStep,
     Reading,
@@ -222,7 +223,8 @@ claim(
     readings=[Reading("consistent-with-curvature-claim",
                       r"\text{(this sentence contradicts MLP.curvature's 'curvature unavailable to attention')}",
                       checks=[not_affine_evidence], form="existential",
-                      note="the same computation that proves this sentence refutes MLP.curvature's headline")],
+                      note="the same computation that proves this sentence refutes MLP.curvature's headline",
+                      off_instance=OffInstance("inference", "whether two sentences of §5.3 agree"))],
     chapter="mlp_role",
 )
 
@@ -350,6 +352,8 @@ claim(
                                        "'efficiently' is not quantified; the checkable neighbours are MLP.span, "
                                        "MLP.curvature and MLP.not-globally-affine")]],
     chapter="mlp_role",
+    off_instance=OffInstance("undefined", "'cannot do efficiently' and the tangent space of a representation are not "
+                             "defined in the text"),
 )
 
 

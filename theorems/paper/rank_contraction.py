@@ -21,6 +21,7 @@ Examples
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import sympy
 from sympy import Matrix, Rational, eye, symbols, zeros
@@ -38,6 +39,7 @@ from ..framework import (
     FormalGap,
     Generic,
     InstanceForm,
+    OffInstance,
     Pool,
     Predicate,
     Reading,
@@ -382,12 +384,121 @@ claim(
 )
 
 
+# --- alpha_h on one instance: a user's X and weights (check), seeded rational score matrices (the ledger) ---
+
+def _alpha_sq(M: Matrix):
+    """alpha^2 = ||M_a||_F^2 / ||M||_F^2, a rational (0 when M = 0, the convention x / 0 = 0)."""
+    Ma = (M - M.T) / 2
+    den = sum(v ** 2 for v in M)
+    return sum(v ** 2 for v in Ma) / den if den else Rational(0)
+
+
+def _alpha_in_unit(x) -> Decided:
+    """alpha_h in [0, 1] for every head"""
+    a2 = [_alpha_sq(M) for M in x["M"]]
+    return Decided(all(0 <= a <= 1 for a in a2), f"exact over Q: alpha_h^2 = {[str(a) for a in a2]} (each in [0, 1] "
+                                                 "iff alpha_h is)")
+
+
+def _alpha_zero(x) -> Decided:
+    """alpha_1 = 0 (the first head's M = W_Q W_K^T is symmetric)"""
+    a2 = _alpha_sq(x["M"][0])
+    return Decided(a2 == 0, f"exact over Q: alpha_1^2 = {a2}")
+
+
+def _scores(x) -> Matrix:
+    return x["X"] * x["M"][0] * x["X"].T
+
+
+def _attention_symmetric(x) -> Decided:
+    """A^(1) = softmax(X M X^T / sqrt d_k) is symmetric"""
+    S = _scores(x)
+    if S != S.T:
+        return Decided(None, "undecided: the scores are not symmetric (the premise alpha_1 = 0 fails)")
+    rows = [sorted(S.row(i)) for i in range(S.shape[0])]
+    same = all(r == rows[0] for r in rows)
+    # S symmetric: A_ij = e^{s_ij} / Z_i and A_ji = e^{s_ij} / Z_j, so A = A^T iff every row sum Z_i is the same;
+    # by Lindemann-Weierstrass, sums of exponentials of distinct algebraic numbers are equal iff the multisets of
+    # exponents are, so the rows' multisets of scores decide it exactly (the scale 1/sqrt d_k does not matter)
+    return Decided(same, "exact (Lindemann-Weierstrass): the scores are symmetric and the rows' multisets of scores "
+                         + ("are all equal, so every softmax row sum is the same and A = A^T" if same else
+                            "differ, so two softmax row sums differ and A != A^T"))
+
+
+def _scores_reciprocity(x) -> Decided:
+    """alpha_1 = 0 iff M = M^T, and then X M X^T is symmetric"""
+    M, S = x["M"][0], _scores(x)
+    sym = M == M.T
+    ok = (_alpha_sq(M) == 0) == sym and (not sym or S == S.T)
+    return Decided(ok, f"exact over Q: alpha_1^2 = {_alpha_sq(M)}, M {'=' if sym else '!='} M^T"
+                       + (f", X M X^T {'is' if S == S.T else 'is not'} symmetric" if sym else ""))
+
+
+def _m_nonzero(x) -> Decided:
+    """M = W_Q W_K^T of the first head is not 0"""
+    return Decided(any(v != 0 for v in x["M"][0]), "exact over Q")
+
+
+def _scores_directional(x) -> Decided:
+    """alpha_1 = 1 iff M = -M^T, and then X M X^T is antisymmetric"""
+    M, S = x["M"][0], _scores(x)
+    anti = M == -M.T
+    ok = (_alpha_sq(M) == 1) == anti and (not anti or S == -S.T)
+    return Decided(ok, f"exact over Q: alpha_1^2 = {_alpha_sq(M)}, M {'=' if anti else '!='} -M^T"
+                       + (f", X M X^T {'is' if S == -S.T else 'is not'} antisymmetric" if anti else ""))
+
+
+def _user_scores(user) -> dict:
+    X = user.matrix("X").sympy(SYMPY_MAX_ENTRIES, "this claim")
+    W = user.weights
+    if W is None:
+        raise BadInput("this claim needs weights: --weights W.npz or --heads H [--seed N]")
+    if W.d != X.shape[1]:
+        raise BadInput(f"--weights: d = {W.d} in the weights but X has d = {X.shape[1]} columns")
+    return {"X": X, "M": [h[0].sympy(SYMPY_MAX_ENTRIES) * h[1].sympy(SYMPY_MAX_ENTRIES).T for h in W.heads]}
+
+
+#: --X and --weights as {X, M = [W_Q^h W_K^h^T]}: alpha_h decided exactly over Q (alpha^2 is rational)
+ALPHA_FORM = InstanceForm(takes=("X", "weights"), build=_user_scores, sites=("attention",),
+                          arithmetic="exact over Q (sympy rationals): alpha^2, the scores X M X^T; softmax compared "
+                                     "exactly by Lindemann-Weierstrass (no exp evaluated)",
+                          regime=lambda x: regime_of(*x["X"].shape), note="the first head for the alpha_1 readings")
+
+
+def _alpha_rows(ctx, shapes, regime=None):
+    rng = random.Random(stable_seed(f"RC.alpha instances {shapes} {regime}"))
+    for n, d in shapes:
+        for kind in ("symmetric", "antisymmetric", "generic", "equal-rows"):
+            for _ in range(1 if ctx.quick else 3):
+                Q = random_int_matrix(rng, d, 2, 2)
+                if kind == "symmetric":
+                    M = Q * Q.T
+                elif kind == "antisymmetric":
+                    M = Q * Matrix([[0, 1], [-1, 0]]) * Q.T
+                elif kind == "generic":
+                    M = Q * random_int_matrix(rng, d, 2, 2).T
+                else:  # symmetric M with a permutation-invariant X M X^T: equal row multisets (A symmetric)
+                    M = eye(d)
+                X = random_int_matrix(rng, n, d, 3) if kind != "equal-rows" else eye(n)[:, :d] if n >= d else \
+                    Matrix(n, d, lambda i, j: 1 if i == j else 0)
+                yield (regime or regime_of(n, d)), kind, {"X": X, "M": [M]}
+
+
+ALPHA_POOL = Pool(rows=lambda ctx: _alpha_rows(ctx, ((2, 3), (3, 3), (4, 3), (2, 2))), arithmetic="exact over Q",
+                  instance_from=ALPHA_FORM, regime=lambda x: regime_of(*x["X"].shape))
+RECIPROCAL_POOL = Pool(rows=lambda ctx: _alpha_rows(ctx, ((2, 2), (3, 3))), arithmetic="exact over Q (sympy "
+                       "rationals), softmax compared by Lindemann-Weierstrass", instance_from=ALPHA_FORM,
+                       regime=lambda x: regime_of(*x["X"].shape))
+SCORES_POOL = Pool(rows=lambda ctx: _alpha_rows(ctx, ((2, 3), (3, 3), (4, 3)), "all"), arithmetic="exact over Q",
+                   instance_from=replace(ALPHA_FORM, regime=lambda x: "all"))
+
+
 claim(
     id="RC.alpha-range", section="§2, notation",
     quote="α_h^(l) = ‖M_a^(l,h)‖_F/‖M^(l,h)‖_F ∈[0,1]",
     statement=r"\alpha_h=\|M_a\|_F/\|M\|_F\in[0,1]",
     regimes=("n<d", "n=d", "n>d"),
-    hypotheses=(), conclusion="",
+    hypotheses={}, conclusion=("alpha_h in [0, 1]", _alpha_in_unit), instances=ALPHA_POOL,
     checks=[lambda ctx: [_proof((0,), "alpha in [0, 1]")]],
     readings=[Reading("attained", r"d\ge2:\ \bigl(\forall t\in[0,1]\ \exists W_Q,W_K\in\mathbb R^{d\times d_k}:\ "
                                   r"\alpha(W_QW_K^\top)=t\bigr)\iff d_k\ge2",
@@ -503,9 +614,11 @@ claim(
     regimes=("n<d", "n=d", "n>d"),
     hypotheses=(), conclusion="",
     checks=[],  # the certified evidence is attached by the numeric layer
-    readings=[Reading("trained-model", r"\text{MiniLM: }\alpha_h\uparrow\Rightarrow\text{alignment}\uparrow", checks=[], note='')],
+    readings=[Reading("trained-model", r"\text{MiniLM: }\alpha_h\uparrow\Rightarrow\text{alignment}\uparrow", checks=[], note='',
+                      off_instance=OffInstance("empirical", "a correlation across MiniLM's heads, not a predicate on one site"))],
     chapter="rank_contraction",
     notion="numerical-rank: dim R_h from an SVD at tolerance 1e-10 (float64 principal angles)",
+    off_instance=OffInstance("empirical", "'tend to become aligned': a tendency across trained heads, not a predicate on one head"),
 )
 
 
@@ -521,11 +634,14 @@ claim(
                                  "checked under the readings below")]],
     readings=[Reading("necessary-rank", r"\operatorname{row}\mathrm{FFN}(Z)\subseteq\operatorname{row}W_2\Rightarrow"
                                 r"\text{spanning }k\text{ missing directions needs }d_{\mathrm{ff}}\ge k",
-              checks=[_dff_necessary]),
+              checks=[_dff_necessary],
+                      off_instance=OffInstance("inference", "the step from row FFN(Z) in row W_2 to d_ff >= k")),
       Reading("bert-values", r"d-\operatorname{rank}\mathrm{MHA}(X)\le d_{\mathrm{ff}}=3072\ \text{(BERT-base, generic)}",
-              checks=[_dff_bert_values])],
+              checks=[_dff_bert_values],
+              off_instance=OffInstance("count", "d - rank MHA(X) against BERT-base's d_ff = 3072"))],
     chapter="rank_contraction",
     notion="exact-rank",
+    off_instance=OffInstance("undefined", "the theorem is in §6, which is truncated: the suite's plausible reading only"),
 )
 
 
@@ -603,7 +719,8 @@ claim(
     checks=[lambda ctx: [_proof((3,), "row(sum T_h) within sum row(T_h)")]],
     readings=[Reading("H-d_k-equals-d_model", r"Hd_k=d_{\mathrm{model}}\ \text{(BERT-base)}", checks=[_bert_hdk],
                       regimes=("all",), form="concrete",
-                      note="a convention of BERT-like models (d_k = d / H), not a consequence of subadditivity")],
+                      note="a convention of BERT-like models (d_k = d / H), not a consequence of subadditivity",
+                      off_instance=OffInstance("count", "H d_k = d_model at BERT-base's sizes"))],
     chapter="rank_contraction",
     notion="exact-rank",
 )
@@ -926,7 +1043,8 @@ claim(
     counterexamples=("RC.specialisation-contraction",), regimes=("n<d", "n=d", "n>d"),
     readings=[Reading("first-principled-bound", r"\text{'the first principled lower bound on }d_{\mathrm{ff}}\text{'}",
                       checks=[lambda ctx: [not_checkable("'first' is a claim about the literature, and the bound "
-                                                         "itself (§6, truncated) is RC.dff-lower-bound")]])],
+                                                         "itself (§6, truncated) is RC.dff-lower-bound")]],
+                      off_instance=OffInstance("literature", "a priority claim about the literature on d_ff"))],
     chapter="rank_contraction",
     notion="exact-rank",
 )
@@ -958,14 +1076,17 @@ claim(
     id="RC.alpha-reciprocal", section="§2, notation",
     quote="A head with α_h ≈ 0 is reciprocal (symmetric attention); a head with α_h ≈ 1 is purely directional",
     statement=r"\alpha_h=0\Rightarrow A^{(h)}=A^{(h)\top}",
-    hypotheses=("alpha_h = 0",), conclusion="symmetric attention matrix", regimes=("n=d",), form="universal",
+    hypotheses={"alpha_h = 0": _alpha_zero}, conclusion=("symmetric attention matrix", _attention_symmetric),
+    instances=RECIPROCAL_POOL, regimes=("n=d",), form="universal",
     checks=[_reciprocal_literal],
     readings=[Reading("symmetric-scores", r"\alpha_h=0\iff M=M^\top\Rightarrow XMX^\top\ \text{symmetric}",
                       checks=[scores_symmetry(+1)], regimes=("all",),
+                      hypotheses={}, conclusion=_scores_reciprocity, instances=SCORES_POOL,
                       note="reciprocity holds for the scores; row normalisation (softmax) breaks it"),
               Reading("antisymmetric-scores-nonzero",
                       r"M\neq0:\ \alpha_h=1\iff M=-M^\top\Rightarrow XMX^\top\ \text{antisymmetric}",
                       checks=[scores_symmetry(-1)], regimes=("all",),
+                      hypotheses={"M != 0": _m_nonzero}, conclusion=_scores_directional, instances=SCORES_POOL,
                       note="'purely directional'; alpha = 1 needs d_k >= 2 (RC.alpha-range); M = 0 is excluded: "
                            "alpha(0) = 0 (x / 0 = 0) while 0 = -0^T, so the equivalence fails there")],
     chapter="rank_contraction",
@@ -1124,6 +1245,29 @@ LEFT_MULTIPLICATION_SPACE = Generic(
                      "arithmetic (2^s enclosed by rational bounds)")
 
 
+def _uniform_keeps_rank(v) -> Decided:
+    """rank(J/n Y) = rank Y (uniform attention A = J/n)"""
+    Y = v["Y"]
+    n = Y.shape[0]
+    a, b = rank(sympy.ones(n, n) * Y / n), rank(Y)
+    return Decided(a == b, f"exact over Q: rank(J/n Y) = {a}, rank Y = {b}")
+
+
+def _uniform_rows(ctx):
+    rng = random.Random(stable_seed("RC.left-multiplication:uniform-attention"))
+    for n, d in ((1, 2), (2, 2), (3, 2), (3, 4), (4, 3)):
+        for _ in range(1 if ctx.quick else 3):
+            yield "all", f"{n} x {d}", {"Y": random_int_matrix(rng, n, d, 3)}
+
+
+#: --X as Y (the values X W_V the uniform attention multiplies)
+UNIFORM_Y_POOL = Pool(rows=_uniform_rows, arithmetic="exact over Q (python-flint ranks)",
+                      instance_from=InstanceForm(takes=("X",), build=lambda user: {"Y": user.matrix("X").sympy(
+                          SYMPY_MAX_ENTRIES, "RC.left-multiplication")}, arithmetic="exact over Q",
+                          note="--X is Y = X W_V; A = J/n"))
+
+
+
 claim(
     id="RC.left-multiplication", section="§6.1, proof of Prop 6.3",
     quote=r"so left-multiplication by $A^{(h)}$ does not reduce rank",
@@ -1137,6 +1281,7 @@ claim(
     regimes=("n<d", "n=d", "n>d"), notion="exact-rank",
     readings=[Reading("uniform-attention", r"A=J/n:\ \operatorname{rank}(AY)=\operatorname{rank}Y",
                       checks=[_uniform_reduces_rank], regimes=("all",), form="universal",
+                      hypotheses={}, conclusion=_uniform_keeps_rank, instances=UNIFORM_Y_POOL,
                       note="the measure-zero exception: zero scores give a rank-one A")],
     depends_on=("RC.attention-rank",), chapter="rank_contraction",
     formal_gap=FormalGap("needs-analysis", "A_h invertible off the zero set of det A_h, a real-analytic function "

@@ -82,6 +82,7 @@ from ..framework import (
     FormalGap,
     Generic,
     InstanceForm,
+    OffInstance,
     Pool,
     ProofStep,
     Reading,
@@ -641,7 +642,8 @@ claim(
                   "measure",
         formal_gap=FormalGap("not-yet-proved", "the algebraic step is not proved: H4 involves sigma = sqrt(var), not "
                              "a polynomial, so for d >= 3 a non-zero polynomial vanishing on the bad set must be "
-                             "exhibited (at d = 2 the set has positive measure); then the null-set lemma")),
+                             "exhibited (at d = 2 the set has positive measure); then the null-set lemma"),
+                      off_instance=OffInstance("positive-measure", "H4 for Lebesgue-almost-every X, iff n >= d")),
     chapter="rank_neutrality",
 )
 
@@ -754,7 +756,8 @@ claim(
         condition="H1-H4 hold jointly only on rank-deficient inputs (rank X < min(n, d)), the collapse regime",
         formal_gap=FormalGap("not-yet-proved", "the algebraic step is not proved: H4 involves sigma = sqrt(var), not a "
                              "polynomial of the initialisation, so a non-zero polynomial vanishing on each bad set "
-                             "must be exhibited first; then the null-set lemma")),
+                             "must be exhibited first; then the null-set lemma"),
+                      off_instance=OffInstance("positive-measure", "which of H1-H4 hold almost surely at initialisation, by sizes")),
     # the corrected reading is generic too (INIT_SPACE, inherited)
     chapter="rank_neutrality",
 )
@@ -840,7 +843,8 @@ claim(
                            "exponential decay of Dong's relative residual rho_l, is compared on the depth study's "
                            "attention + LN regime; a comparison of two fits is float evidence",
                            formal_gap=FormalGap("numerical-only", "the float rates log rho_(l+1) / log rho_l with and "
-                                                                  "without LayerNorm")),
+                                                                  "without LayerNorm"),
+        off_instance=OffInstance("limit", "the ratio log rho_{l+1} / log rho_l as the depth goes to infinity")),
               Reading("ln-does-not-prevent-collapse",
                       r"\rho_l^{\text{no LN}}<2^{-52}\text{ within 12 layers}\Rightarrow\rho_l^{\text{LN}}<2^{-52}"
                       r"\text{ within 12 layers (pure attention, same weights and inputs)}",
@@ -848,18 +852,21 @@ claim(
                       note="collapse in Dong's sense (rho_l certainly below 2^-52), decided by certified per-layer "
                            "enclosures: interval evidence",
                            formal_gap=FormalGap("numerical-only", "the certified residuals rho_l with and without "
-                                                                  "LayerNorm in the depth study")),
+                                                                  "LayerNorm in the depth study"),
+        off_instance=OffInstance("depth-study", "rho_l over 12 layers with and without LN")),
               Reading("ln-does-not-accelerate-collapse",
                       r"\min\{l:\rho_l^{\text{LN}}<2^{-52}\}\ge\min\{l:\rho_l^{\text{no LN}}<2^{-52}\}"
                       r"\ \text{(pure attention, same weights and inputs)}",
                       checks=[], regimes=("n<d", "n>d"),  # certified first layers below 2^-52 (numeric layer)
                       note="'nor accelerates it', read as 'collapse is not reached at an earlier layer'; certified "
-                           "layer indices from per-layer enclosures: interval evidence"),
+                           "layer indices from per-layer enclosures: interval evidence",
+                      off_instance=OffInstance("depth-study", "the first layer where rho_l < 2^-52, with and without LN")),
               Reading("ln-does-not-delay-collapse",
                       r"\min\{l:\rho_l^{\text{LN}}<2^{-52}\}\le\min\{l:\rho_l^{\text{no LN}}<2^{-52}\}"
                       r"\ \text{(pure attention, same weights and inputs)}",
                       checks=[], regimes=("n<d", "n>d"),  # certified first layers below 2^-52 (numeric layer)
-                      note="'neither helping', read for Dong's collapse: LN does not postpone it to a later layer")],
+                      note="'neither helping', read for Dong's collapse: LN does not postpone it to a later layer",
+                      off_instance=OffInstance("depth-study", "the first layer where rho_l < 2^-52, with and without LN"))],
     chapter="rank_neutrality",
 )
 
@@ -1023,7 +1030,8 @@ claim(
     checks=[],  # the trained model's LayerNorm sites (numeric layer)
     readings=[Reading("during-training", r"\text{H1-H4 along the training trajectory}",
                       checks=[lambda ctx: [not_checkable("no training trajectory (checkpoints) is available; the "
-                                                         "headline checks the trained end point (all-MiniLM-L6-v2)")]])],
+                                                         "headline checks the trained end point (all-MiniLM-L6-v2)")]],
+                      off_instance=OffInstance("empirical", "training trajectories we do not have"))],
     chapter="rank_neutrality",
     notion="exact-rank",
 )
@@ -1056,6 +1064,7 @@ claim(
               Reading("minilm", r"\text{all-MiniLM-L6-v2: }n_{\max}=512>384",
                       checks=[_longer_than_width("all-MiniLM-L6-v2")], form="concrete")],
     depends_on=("RN.H4-generic",), chapter="rank_neutrality",
+    off_instance=OffInstance("count", "published n_max and d_model of BERT-base, GPT-2 small and MiniLM"),
 )
 
 

@@ -61,6 +61,7 @@ from ..framework import (
     Evidence,
     Generic,
     InstanceForm,
+    OffInstance,
     Pool,
     Reading,
     claim,
@@ -285,6 +286,7 @@ claim(
                       note="the product the paper's formula gives; it is the dimension under reading "
                            "b-no-output-projection of RA.main (heads summed without W_O), or with rank W_O = d_k")],
     notion="exact-rank: kernel dimensions over Q",
+    off_instance=OffInstance("count", "n(H-1)d_k at BERT-base's sizes, exact integer arithmetic"),
 )
 
 
@@ -314,6 +316,7 @@ claim(
                       checks=[_pgop_evidence], regimes=tuple(PGOP_CONSTRUCTIONS),
                       note="one regime per construction (weights only and weights + bias)")],
     chapter="recovery_ambiguity",
+    off_instance=OffInstance("count", "parameter counts of PG-OP constructions at BERT-base's sizes"),
 )
 
 
@@ -403,6 +406,7 @@ claim(
                       **_READING_III)],
     chapter="recovery_ambiguity",
     notion="exact-rank: kernel dimensions over Q",
+    off_instance=OffInstance("count", "a dimension count n(H-1)d_k in the sizes n, H, d_k"),
 )
 
 claim(
@@ -413,4 +417,5 @@ claim(
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[lambda ctx: [not_checkable(_PGOP_MISSING + "; the prediction itself is not stated in the available text")]],
     chapter="recovery_ambiguity",
+    off_instance=OffInstance("undefined", "§8 (PG-OP and its prediction) is not in the available text"),
 )

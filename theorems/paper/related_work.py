@@ -32,6 +32,7 @@ from ..framework import (
     Evidence,
     FormalGap,
     Generic,
+    OffInstance,
     Reading,
     claim,
     derivation,
@@ -66,13 +67,15 @@ claim(
                       checks=[], notion="residual: rho_l < 2^-52, certified", note="the convergence alone, from certified per-layer enclosures (interval); the "
                                       "headline's 'doubly-exponentially' rests on a fit (float)",
                                       formal_gap=FormalGap("numerical-only", "the certified residual rho_l of the depth"
-                                                                             " study's pure-attention networks")),
+                                                                             " study's pure-attention networks"),
+        off_instance=OffInstance("depth-study", "rho_l over 12 layers of pure attention")),
               Reading("exact-rank", r"\text{pure attention: }\operatorname{rank}X^{(l)}\to1",
                       checks=[], notion="exact-rank: certified ranks of the depth study", note="exact rank never falls in the depth study: 'rank 1' is Dong's residual "
                                       "notion, not the exact rank")],
     depends_on=("DONG.regime-collapse", "DONG.collapse-rate"), chapter="related_work",
     formal_gap=FormalGap("numerical-only", "the residual rho_l of the certified depth study, the evidence for Dong et al.'s theorem as"
                          " the paper cites it"),
+        off_instance=OffInstance("limit", "rho_l -> 0 and log rho_{l+1} / log rho_l -> 3 as the depth goes to infinity"),
 )
 
 claim(
@@ -89,8 +92,10 @@ claim(
                                                       formal_gap=FormalGap("numerical-only", "the certified residual "
                                                                                              "rho_l of the depth "
                                                                                              "study's attention + skip "
-                                                                                             "networks"))],
+                                                                                             "networks"),
+        off_instance=OffInstance("depth-study", "rho_l over 12 layers of attention + skip"))],
     chapter="related_work",
+    off_instance=OffInstance("literature", "how Dong et al. 2021 treat skip connections"),
 )
 
 claim(
@@ -100,6 +105,7 @@ claim(
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[_nc("'makes precise' judges a presentation; the mathematics is Theorem 5.3 itself (RRO.main)")],
     depends_on=("RRO.main",), chapter="related_work",
+    off_instance=OffInstance("literature", "a statement about Theorem 5.3's place in the literature"),
 )
 
 
@@ -162,6 +168,7 @@ claim(
     statement=r"\text{(a judgement of the literature)}",
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[_nc("a judgement of the literature, not a mathematical statement")], chapter="related_work",
+    off_instance=OffInstance("literature", "a judgement of the literature"),
 )
 
 claim(
@@ -181,6 +188,7 @@ claim(
     chapter="related_work",
     formal_gap=FormalGap("numerical-only", "the residual rho_l of X -> LN(MHA(X)) with orthogonal W_V W_O, certified for the networks "
                          "run"),
+        off_instance=OffInstance("depth-study", "rho_l over 12 layers of attention with LayerNorm"),
 )
 
 claim(
@@ -195,8 +203,10 @@ claim(
     readings=[Reading("dense-attention", r"\exists\text{ weights}:\ \min\{l:\rho_l^{\text{LN}}<2^{-52}\}>"
                                          r"\min\{l:\rho_l^{\text{no LN}}<2^{-52}\}", checks=[], form="existential",
                       regimes=("all",), notion="residual: the first layer with rho_l < 2^-52, certified",
-                      note="even dense attention: certified first layers below 2^-52")],
+                      note="even dense attention: certified first layers below 2^-52",
+                      off_instance=OffInstance("depth-study", "the first layer where rho_l < 2^-52, with and without LN, over 12 layers"))],
     chapter="related_work",
+    off_instance=OffInstance("literature", "what Wu et al. show for masked and sparse attention"),
 )
 
 claim(
@@ -209,8 +219,10 @@ claim(
                                             r"\exists\text{ weights where it postpones it}",
                       checks=[], form="existential", regimes=("all",),
                       notion="residual: the first layer with rho_l < 2^-52, certified, with and without LN",
-                      note="Dong's residual, not the exact rank (which LN keeps full, as without LN)")],
+                      note="Dong's residual, not the exact rank (which LN keeps full, as without LN)",
+                      off_instance=OffInstance("depth-study", "the first layer where rho_l < 2^-52 across the depth study's weights"))],
     chapter="related_work",
+    off_instance=OffInstance("literature", "Wu et al.'s conclusion"),
 )
 
 
@@ -231,6 +243,7 @@ claim(
            "measure is not in the available text, and nothing is computed",
     checks=[_nc("a result about MLP networks with LayerNorm (Joudaki et al.), which the suite does not model")],
     chapter="related_work",
+    off_instance=OffInstance("literature", "what Joudaki et al. show for MLP networks with LayerNorm"),
 )
 
 claim(
@@ -243,9 +256,11 @@ claim(
     notion="residual: rho_l < 2^-52, certified",
     readings=[Reading("due-to-softmax-coupling", r"\text{the cause: softmax coupling}",
                       checks=[_nc("a cause; the suite checks the effect (collapse with LN), not why")],
-                      regimes=("all",))],
+                      regimes=("all",),
+                      off_instance=OffInstance("inference", "the cause the paper names for the collapse, softmax coupling"))],
     chapter="related_work",
     formal_gap=FormalGap("numerical-only", "the residual rho_l of pure attention with LayerNorm in the certified depth study"),
+        off_instance=OffInstance("depth-study", "rho_l over 12 layers of pure attention with LayerNorm, every weight family"),
 )
 
 claim(
@@ -255,6 +270,7 @@ claim(
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[_nc("it places Theorem 4.2 (RN.main); the mathematics is that theorem")],
     depends_on=("RN.main",), chapter="related_work",
+    off_instance=OffInstance("literature", "a statement about Theorem 4.2's place in the literature"),
 )
 
 
@@ -275,11 +291,14 @@ claim(
                                     r"\operatorname{median}\sigma_2(A)/\sigma_1(A)\ \text{decreases in }n", checks=[],
                       note="float64 SVDs of seeded draws (float evidence)",
                       formal_gap=FormalGap("numerical-only", "the float medians over draws of softmax of i.i.d. "
-                                                             "Gaussian logits")),
+                                                             "Gaussian logits"),
+        off_instance=OffInstance("positive-measure", "a median over random attention matrices, compared across n")),
               Reading("token-logits", r"A=\operatorname{softmax}(XW_QW_K^\top X^\top/\sqrt{d_k}),\ X,W\ \text{Gaussian},"
                                       r"\ d=8:\ \operatorname{median}\sigma_2(A)/\sigma_1(A)\ \text{decreases in }n",
-                      checks=[], note="standard attention on Gaussian tokens at a fixed width (float evidence)")],
+                      checks=[], note="standard attention on Gaussian tokens at a fixed width (float evidence)",
+                      off_instance=OffInstance("positive-measure", "a median over Gaussian tokens and weights, compared across n"))],
     chapter="related_work",
+    off_instance=OffInstance("limit", "sigma_2(A) / sigma_1(A) as the context length n goes to infinity"),
 )
 
 claim(
@@ -293,10 +312,13 @@ claim(
                                     r"\operatorname{median}(\sigma_1-\sigma_2)(A)\ \text{increases in }n", checks=[],
                       note="float64 SVDs of seeded draws (float evidence)",
                       formal_gap=FormalGap("numerical-only", "the float medians over draws of softmax of i.i.d. "
-                                                             "Gaussian logits")),
+                                                             "Gaussian logits"),
+        off_instance=OffInstance("positive-measure", "a median over random attention matrices, compared across n")),
               Reading("token-logits", r"\text{standard attention on Gaussian tokens, }d=8:\ "
-                                      r"\operatorname{median}(\sigma_1-\sigma_2)(A)\ \text{increases in }n", checks=[])],
+                                      r"\operatorname{median}(\sigma_1-\sigma_2)(A)\ \text{increases in }n", checks=[],
+                      off_instance=OffInstance("positive-measure", "a median over Gaussian tokens and weights, compared across n"))],
     depends_on=("RW.width-collapse",), chapter="related_work",
+    off_instance=OffInstance("limit", "sigma_1(A) - sigma_2(A) as the context length n grows"),
 )
 
 claim(
@@ -308,6 +330,7 @@ claim(
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[_nc("a statement of scope: which phenomenon each theorem addresses")],
     depends_on=("RRO.main", "HC.main"), chapter="related_work",
+    off_instance=OffInstance("literature", "the scope of Theorems 5.3 and 7.3 relative to Nait Saada et al. 2024"),
 )
 
 claim(
@@ -316,6 +339,7 @@ claim(
     statement=r"\text{(a pointer to §10 and §11)}",
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[_nc("§10 and §11 are not in the available text")], depends_on=("SYM.framework",), chapter="related_work",
+    off_instance=OffInstance("undefined", "§10 and §11, where the taxonomy is, are not in the available text"),
 )
 
 
@@ -328,6 +352,7 @@ claim(
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[_nc("an empirical finding about trained language models' MLPs and facts; the suite has no fact probes")],
     chapter="related_work",
+    off_instance=OffInstance("literature", "what Geva et al. 2021 show about trained MLP layers"),
 )
 
 claim(
@@ -338,6 +363,7 @@ claim(
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[_nc("a statement of scope (what §5 addresses), not a mathematical claim")], depends_on=("MLP.function",),
     chapter="related_work",
+    off_instance=OffInstance("literature", "the scope of §5 relative to Geva et al. 2021"),
 )
 
 
@@ -407,7 +433,8 @@ claim(
                       note="'vanishing gradients' holds for the queries and keys, not for every parameter"),
               Reading("training-dynamics", r"\text{(the training dynamics of Noci et al.)}",
                       checks=[_nc("the training-dynamics analysis of Noci et al. is not reproduced: the suite checks "
-                                  "the gradient at a collapsed input")])],
+                                  "the gradient at a collapsed input")],
+                      off_instance=OffInstance("literature", "the training dynamics of Noci et al."))],
     depends_on=("DONG.regime-collapse",), chapter="related_work",
     formal_gap=FormalGap("not-yet-proved", "at X = 1 x^T the scores are a constant multiple of J, so A = J/n for "
                          "every W_Q, W_K (algebra); that the derivative of this constant map is 0 needs "
@@ -459,6 +486,7 @@ claim(
     checks=[_nc("'orthogonal' is not defined; that head-channel non-identifiability and rank collapse occur "
                 "independently is HC.distinct-from-rank-collapse")],
     depends_on=("HC.distinct-from-rank-collapse",), chapter="related_work",
+    off_instance=OffInstance("literature", "the scope of §7 relative to Noci et al. and Zhai et al."),
 )
 
 
@@ -478,8 +506,10 @@ claim(
                                           r"<\lim\log\rho^{\text{no LN}}_{l+1}/\log\rho^{\text{no LN}}_l",
                       checks=[], form="existential", notion="residual: the fitted exponent of rho_l (float)",
                       note="'true for convergence rate', read as a slower rate (a smaller exponent) with LN: a "
-                           "comparison of fits, float evidence")],
+                           "comparison of fits, float evidence",
+                      off_instance=OffInstance("limit", "limits of log rho_{l+1} / log rho_l with and without LN"))],
     depends_on=("RN.neither-helps-nor-hinders",), chapter="related_work",
     formal_gap=FormalGap("numerical-only", "the depths at which rho_l falls below 2^-52 with and without LayerNorm, for the weights "
                          "found"),
+        off_instance=OffInstance("depth-study", "the first layer where rho_l < 2^-52, with and without LN, over 12 layers"),
 )

@@ -62,6 +62,7 @@ from ..framework import (
     FormalGap,
     Generic,
     InstanceForm,
+    OffInstance,
     Pool,
     Predicate,
     ProofStep,
@@ -624,14 +625,17 @@ claim(
                       r"\mathbb R^{n\times d}",
                       checks=[_stratum_not_closed], form="universal", regimes=("all",),
                       note="the premise the step needs for 'either the whole space or null'; an analytic subset is "
-                           "closed, and B_l^(1) is not"),
+                           "closed, and B_l^(1) is not",
+                      off_instance=OffInstance("inference", "a step of Theorem 5.3's argument: each stratum of B_l is real-analytic")),
               Reading("strata-null-vacuous",
                       r"r<\min(n,d):\ \{\operatorname{rank}X=r\}\text{ is itself null in }\mathbb R^{n\times d}",
                       checks=[_lebesgue_vacuous], form="universal", regimes=("all",),
                       note="so 'each B_l^(r) is null' holds whatever F does: the Lebesgue reading on all matrices is "
                            "vacuous (RRO.main:lebesgue-on-all-matrices); the suite's repair measures X on its stratum "
-                           "(X = U V^T, RRO.main's headline)")],
+                           "(X = U V^T, RRO.main's headline)",
+                      off_instance=OffInstance("positive-measure", "the stratum {rank X = r} is itself Lebesgue-null"))],
     chapter="residual_obstruction",
+    off_instance=OffInstance("positive-measure", "B_l is Lebesgue-null in R^{n x d}"),
 )
 
 
@@ -1176,6 +1180,7 @@ claim(
                       formal_gap=FormalGap("needs-analysis", "on the rank-r stratum, with the stratum's own "
                                            "measure, of a set cut out by real-analytic functions of X (softmax)")),
     chapter="residual_obstruction",
+    off_instance=OffInstance("positive-measure", "B_l is nowhere dense and a perturbation leaves it almost surely"),
 )
 
 
@@ -1531,6 +1536,7 @@ claim(
                                        "that is not identically zero is null); no finite computation decides it, and "
                                        "the suite has no formal proof of it")]],
     chapter="residual_obstruction",
+    off_instance=OffInstance("positive-measure", "the zero set of a non-zero real-analytic function is Lebesgue-null"),
 )
 
 

@@ -14,13 +14,29 @@ symbolic through ``exp``), and what breaks it is exhibited exactly or certified:
 """
 from __future__ import annotations
 
+import random
+
 import sympy
 from sympy import Matrix, Rational, symbols, zeros
 
 from ..exact import transformer as T
 from ..exact.heads import PROOF_STEPS as HC_STEPS
+from ..exact.input import BadInput
 from ..exact.linalg import all_identically_zero
-from ..framework import Evidence, Reading, claim, derivation, exact_complete, not_checkable
+from ..exact.reader import SYMPY_MAX_ENTRIES
+from ..framework import (
+    Decided,
+    Evidence,
+    InstanceForm,
+    OffInstance,
+    Pool,
+    Reading,
+    claim,
+    derivation,
+    exact_complete,
+    not_checkable,
+    stable_seed,
+)
 
 __all__ = ["softmax_rows", "mha_symbolic", "PROOF_STEPS", "breaking_examples"]
 
@@ -141,6 +157,171 @@ def _breaks(key, what) -> list[Evidence]:
                            reason=None if differs else "sympy found no difference on this instance")]
 
 
+# --- the invariances on one instance: a user's X and weights (check), and seeded rational instances (the ledger) ---
+#
+# Softmax is exactly invariant under adding a constant to a row of scores, and injective modulo that shift; so two
+# heads give the same output on the same tokens when (i) their scores agree modulo a constant per row and (ii) their
+# value-output products X W_V W_O agree. Both are rational: the invariances are decided exactly over Q, with no exp
+# and no float. A head that differs in (i) or (ii) does not prove the outputs differ (a sum over heads may still
+# agree): that is reported undecided, never fails.
+
+def _row_shift_canon(S: Matrix) -> tuple:
+    """The scores modulo a constant per row (each row minus its first entry): equal iff the softmax rows are equal."""
+    return tuple(tuple(S[i, j] - S[i, 0] for j in range(S.shape[1])) for i in range(S.shape[0]))
+
+
+def _head_key(X: Matrix, h, causal: bool = False) -> tuple:
+    """(scores modulo row shifts, X W_V W_O) of one head on X: determines the head's output exactly."""
+    WQ, WK, WV, WO = h
+    return _row_shift_canon(X * WQ * (X * WK).T), tuple(X * WV * WO)
+
+
+def _perm(n: int) -> Matrix:
+    """The cyclic permutation matrix Pi (token i -> i + 1 mod n) the instance forms use."""
+    return _perm_matrix([(i + 1) % n for i in range(n)])
+
+
+def _unitriangular(k: int) -> Matrix:
+    """An invertible rational gauge: the k x k upper-triangular matrix of ones (inverse exact, integer)."""
+    return Matrix(k, k, lambda i, j: 1 if j >= i else 0)
+
+
+def _same_heads(pairs, what: str) -> Decided:
+    diff = [i for i, (a, b) in enumerate(pairs) if a != b]
+    if not diff:
+        return Decided(True, f"exact over Q: {what} (scores agree modulo a constant per row and X W_V W_O agrees, in "
+                             "every head, so the softmax rows and outputs are equal)")
+    return Decided(None, f"undecided: head(s) {diff} differ in their scores or values, which does not by itself "
+                         "show that the sums over heads differ")
+
+
+def _token_equivariant(x) -> Decided:
+    """MHA(Pi X) = Pi MHA(X) (Pi the cyclic shift of the tokens)"""
+    X, P = x["X"], _perm(x["X"].shape[0])
+    pairs = []
+    for WQ, WK, WV, WO in x["heads"]:
+        S, V = X * WQ * (X * WK).T, X * WV * WO
+        pairs.append((_head_key(P * X, (WQ, WK, WV, WO)), (_row_shift_canon(P * S * P.T), tuple(P * V))))
+    return _same_heads(pairs, "MHA(Pi X) = Pi MHA(X)")
+
+
+def _token_equivariant_head(x) -> Decided:
+    """attn_h(Pi X) = Pi attn_h(X) for the first head"""
+    return _token_equivariant({**x, "heads": x["heads"][:1]})
+
+
+def _head_permutation_invariant(x) -> Decided:
+    """MHA with its heads in reverse order equals MHA"""
+    keys = [_head_key(x["X"], h) for h in x["heads"]]
+    if sorted(map(repr, keys)) == sorted(map(repr, keys[::-1])):
+        return Decided(True, f"exact: the {len(keys)} head terms of the reversed order are the same terms, so their "
+                             "sum is the same")
+    return Decided(None, "undecided: the head terms differ")  # unreachable: a reordering has the same terms
+
+
+def _vo_gauge_invariant(x) -> Decided:
+    """(W_V^h, W_O^h) -> (W_V^h M, M^{-1} W_O^h) leaves MHA unchanged (M the unitriangular ones matrix)"""
+    M = _unitriangular(x["heads"][0][2].shape[1])
+    pairs = [(_head_key(x["X"], (q, k, v * M, M.inv() * o)), _head_key(x["X"], (q, k, v, o)))
+             for q, k, v, o in x["heads"]]
+    return _same_heads(pairs, "the value-output gauge leaves every head's output unchanged")
+
+
+def _qk_gauge_invariant(x) -> Decided:
+    """(W_Q^h, W_K^h) -> (W_Q^h N, W_K^h N^{-T}) leaves MHA unchanged (N the unitriangular ones matrix)"""
+    N = _unitriangular(x["heads"][0][0].shape[1])
+    pairs = [(_head_key(x["X"], (q * N, k * N.inv().T, v, o)), _head_key(x["X"], (q, k, v, o)))
+             for q, k, v, o in x["heads"]]
+    return _same_heads(pairs, "the query-key gauge leaves every head's output unchanged")
+
+
+def _qk_gauge_invariant_head(x) -> Decided:
+    """the first head's scores and output are unchanged by (W_Q, W_K) -> (W_Q N, W_K N^{-T})"""
+    return _qk_gauge_invariant({**x, "heads": x["heads"][:1]})
+
+
+def _ln_equal(x, a, c) -> Decided:
+    """LN(a x + c 1) = LN(x) for every row x of X (eps = 0): centred rows proportional with a positive factor."""
+    X = x["X"]
+    for i in range(X.shape[0]):
+        row = list(X.row(i))
+        m = sum(row) / len(row)
+        cen = [v - m for v in row]
+        if all(v == 0 for v in cen):
+            return Decided(None, f"undecided: row {i + 1} of X is constant: LayerNorm with eps = 0 is undefined there")
+        y = [a * v + c for v in row]
+        my = sum(y) / len(y)
+        ceny = [v - my for v in y]
+        j = next(j for j, v in enumerate(cen) if v != 0)
+        lam = ceny[j] / cen[j]
+        if any(u != lam * v for u, v in zip(ceny, cen)) or lam < 0:
+            return Decided(False, f"exact over Q: row {i + 1}: the centred row of a x + c 1 is {lam} times that of x "
+                                  f"(a = {a}, c = {c}), so LN(a x + c 1) = {'-' if lam < 0 else ''}LN(x) != LN(x)")
+    return Decided(True, f"exact over Q: every centred row of a x + c 1 is a positive multiple of that of x (a = {a}, "
+                         f"c = {c}), so their LayerNorms (eps = 0) are equal")
+
+
+def _no_constant_row(x) -> Decided:
+    """no row of X is constant (LayerNorm with eps = 0 is defined on every row)"""
+    X = x["X"]
+    bad = [i + 1 for i in range(X.shape[0]) if len(set(X.row(i))) == 1]
+    return Decided(not bad, f"exact: constant rows {bad}" if bad else "exact: every row has two distinct entries")
+
+
+def _ln_shift_scale(x) -> Decided:
+    """LN(2 x + 1) = LN(x) for every row x of X (eps = 0)"""
+    return _ln_equal(x, Rational(2), Rational(1))
+
+
+def _ln_negative_scale(x) -> Decided:
+    """LN(-x) = LN(x) for every row x of X (eps = 0)"""
+    return _ln_equal(x, Rational(-1), Rational(0))
+
+
+def _sym_x_heads(user) -> dict:
+    X = user.matrix("X").sympy(SYMPY_MAX_ENTRIES, "this claim")
+    W = user.weights
+    if W is None:
+        raise BadInput("this claim needs weights: --weights W.npz or --heads H [--seed N]")
+    if W.d != X.shape[1]:
+        raise BadInput(f"--weights: d = {W.d} in the weights but X has d = {X.shape[1]} columns")
+    return {"X": X, "heads": [tuple(M.sympy(SYMPY_MAX_ENTRIES) for M in h) for h in W.heads]}
+
+
+def _sym_x(user) -> dict:
+    return {"X": user.matrix("X").sympy(SYMPY_MAX_ENTRIES, "this claim")}
+
+
+_SYM_ARITH = "exact over Q (sympy rationals): scores modulo a constant per row, and X W_V W_O, per head; no exp"
+#: --X and --weights (or seeded): the transformation is fixed (the cyclic token shift, the reversed head order, the
+#: unitriangular gauge of ones)
+SYM_X_WEIGHTS = InstanceForm(takes=("X", "weights"), build=_sym_x_heads, arithmetic=_SYM_ARITH, sites=("attention",),
+                             note="Pi: the cyclic shift of the tokens; M, N: the upper-triangular matrix of ones; "
+                                  "heads: reversed")
+SYM_X = InstanceForm(takes=("X",), build=_sym_x, arithmetic="exact over Q (sympy rationals): centred rows, no sqrt",
+                     note="a = 2, c = 1 (a < 0 reading: a = -1, c = 0); eps = 0")
+
+
+def _sym_rows(ctx):
+    rng = random.Random(stable_seed("SYM: instances"))
+    for _ in range(3 if ctx.quick else 8):
+        n, d, dk, H = rng.randint(2, 4), rng.randint(2, 3), rng.randint(1, 2), rng.randint(1, 3)
+
+        def m(r, c):
+            return Matrix(r, c, lambda i, j: Rational(rng.randint(-4, 4), rng.randint(1, 3)))
+        X = m(n, d)
+        for i in range(n):  # no constant row (LayerNorm with eps = 0 is undefined there)
+            if len(set(X.row(i))) == 1:
+                X[i, 0] += 1
+        yield "all", f"n={n}, d={d}, d_k={dk}, H={H}", {"X": X, "heads": [(m(d, dk), m(d, dk), m(d, dk), m(dk, d))
+                                                                        for _ in range(H)]}
+
+
+#: seeded rational X and heads: the ledger decides the invariances with the predicates check uses
+SYM_POOL = Pool(rows=_sym_rows, arithmetic=_SYM_ARITH, instance_from=SYM_X_WEIGHTS)
+SYM_LN_POOL = Pool(rows=_sym_rows, arithmetic="exact over Q (sympy rationals)", instance_from=SYM_X)
+
+
 #: claims whose Coq proofs cover one attention head (or the scores) only: their own reading, not the MHA headline
 _SINGLE_HEAD = {
     "SYM.token-permutation": r"\operatorname{attn}_h(\Pi X)=\Pi\operatorname{attn}_h(X)\ \text{for one head }h",
@@ -161,7 +342,7 @@ claim(
     id="SYM.head-permutation", section="§9 (contributions list: the invariance group G)", quote="",
     source=_STANDARD,
     statement=r"\mathrm{MHA}\ \text{invariant under permuting heads}",
-    hypotheses=(), conclusion="invariance", regimes=("all",),
+    hypotheses={}, conclusion=("invariance", _head_permutation_invariant), instances=SYM_POOL, regimes=("all",),
     checks=[lambda ctx: [_proof(0, r"\mathrm{MHA}\ \text{invariant under permuting heads}")]],
     chapter="symmetries",
 )
@@ -171,7 +352,7 @@ claim(
     id="SYM.value-output-gauge", section="§9 (contributions list: the invariance group G)", quote="",
     source=_STANDARD,
     statement=r"(W_V^h,W_O^h)\mapsto(W_V^hM,M^{-1}W_O^h)\ \text{leaves MHA invariant}",
-    hypotheses=(), conclusion="invariance", regimes=("all",),
+    hypotheses={}, conclusion=("invariance", _vo_gauge_invariant), instances=SYM_POOL, regimes=("all",),
     checks=[lambda ctx: [_proof(1, r"(W_V^h,W_O^h)\mapsto(W_V^hM,M^{-1}W_O^h)\ \text{leaves MHA invariant}")]],
     chapter="symmetries",
 )
@@ -181,9 +362,10 @@ claim(
     id="SYM.query-key-gauge", section="§9 (contributions list: the invariance group G)", quote="",
     source=_STANDARD,
     statement=r"(W_Q^h,W_K^h)\mapsto(W_Q^hN,W_K^hN^{-\top})\ \text{leaves MHA invariant}",
-    hypotheses=(), conclusion="invariance", regimes=("all",),
+    hypotheses={}, conclusion=("invariance", _qk_gauge_invariant), instances=SYM_POOL, regimes=("all",),
     checks=[lambda ctx: [_proof(2, r"(W_Q^h,W_K^h)\mapsto(W_Q^hN,W_K^hN^{-\top})\ \text{leaves MHA invariant}")]],
-    readings=[Reading("single-head", _SINGLE_HEAD['SYM.query-key-gauge'], checks=[], note=_SINGLE_HEAD_NOTE)],
+    readings=[Reading("single-head", _SINGLE_HEAD['SYM.query-key-gauge'], checks=[], note=_SINGLE_HEAD_NOTE,
+                      hypotheses={}, conclusion=_qk_gauge_invariant_head, instances=SYM_POOL)],
     chapter="symmetries",
 )
 
@@ -192,9 +374,10 @@ claim(
     id="SYM.token-permutation", section="§9 (contributions list: the invariance group G)", quote="",
     source=_STANDARD,
     statement=r"\mathrm{MHA}(\Pi X)=\Pi\,\mathrm{MHA}(X)",
-    hypotheses=(), conclusion="invariance", regimes=("all",),
+    hypotheses={}, conclusion=("invariance", _token_equivariant), instances=SYM_POOL, regimes=("all",),
     checks=[lambda ctx: [_proof(3, r"\mathrm{MHA}(\Pi X)=\Pi\,\mathrm{MHA}(X)")]],
-    readings=[Reading("single-head", _SINGLE_HEAD['SYM.token-permutation'], checks=[], note=_SINGLE_HEAD_NOTE),
+    readings=[Reading("single-head", _SINGLE_HEAD['SYM.token-permutation'], checks=[], note=_SINGLE_HEAD_NOTE,
+                      hypotheses={}, conclusion=_token_equivariant_head, instances=SYM_POOL),
               Reading("without-causal-mask", r"\text{equivariance with a causal mask}", checks=[lambda ctx: _breaks("causal mask", "causal mask, Pi = (1 2)")]),
               Reading("without-positional-encoding", r"\text{equivariance of }X\mapsto\mathrm{MHA}(X+P)", checks=[lambda ctx: _breaks("positional encoding", "absolute positional encoding P")])],
     chapter="symmetries",
@@ -205,9 +388,12 @@ claim(
     id="SYM.ln-shift-scale", section="§9 (contributions list: the invariance group G)", quote="",
     source=_STANDARD,
     statement=r"\mathrm{LN}(ax+c\mathbf 1)=\mathrm{LN}(x)\ (a>0,\ \varepsilon=0)",
-    hypotheses=(), conclusion="invariance", regimes=("all",),
+    hypotheses={"no constant row": _no_constant_row}, conclusion=("invariance", _ln_shift_scale),
+    instances=SYM_LN_POOL, regimes=("all",),
     checks=[lambda ctx: [_proof(4, r"\mathrm{LN}(ax+c\mathbf 1)=\mathrm{LN}(x)\ (a>0,\ \varepsilon=0)")]],
-    readings=[Reading("without-ln-a<0", r"\text{invariance for }a<0", checks=[lambda ctx: _breaks("ln a<0", "a = -1 flips the sign")]),
+    readings=[Reading("without-ln-a<0", r"\text{invariance for }a<0", checks=[lambda ctx: _breaks("ln a<0", "a = -1 flips the sign")],
+                      hypotheses={"no constant row": _no_constant_row}, conclusion=_ln_negative_scale,
+                      instances=SYM_LN_POOL),
               Reading("without-ln-eps>0", r"\text{invariance with }\varepsilon>0", checks=[lambda ctx: _breaks("ln eps>0", "eps = 1/100, a = 2")])],
     chapter="symmetries",
 )
@@ -266,6 +452,7 @@ claim(
                                        "is not stated, so 'distinct' cannot be checked; the five invariances the "
                                        "framework can mean are SYM.*")]],
     chapter="symmetries",
+    off_instance=OffInstance("undefined", "§9 is not in the available text: the symmetry of each phenomenon is not defined"),
 )
 
 claim(
@@ -276,4 +463,5 @@ claim(
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[lambda ctx: [not_checkable("a programme, not a statement: §9 is missing and 'reduces to' is not defined")]],
     chapter="symmetries",
+    off_instance=OffInstance("undefined", "§9 is not in the available text: 'what symmetries must be broken' has no definition"),
 )
