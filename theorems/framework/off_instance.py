@@ -8,7 +8,7 @@ reason from the fixed list :data:`OFF_INSTANCE_REASONS`, declared where the clai
 test fails on a reading with neither.
 
 >>> OffInstance("count", "BERT-base's 12 x 12 heads").words
-'a count or an arithmetic fact about named sizes, not a predicate on an instance: BERT-base's 12 x 12 heads'
+"a count or an arithmetic fact about named sizes, not a predicate on an instance: BERT-base's 12 x 12 heads"
 >>> OffInstance("about-instances")
 Traceback (most recent call last):
     ...
