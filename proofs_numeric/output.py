@@ -58,7 +58,7 @@ OUTPUT_KINDS = {
 _UNMARKED_SIGNATURES = {
     "ledger": {"claims", "dps", "quick", "errors", "provenance"},
     "depth": {"dps", "layers", "shape", "regimes", "shapes"},
-    "real-model": {"model", "family", "ln_sites", "layers", "symmetries"},
+    "real-model": {"model", "family", "norm_sites", "layers", "symmetries"},
 }
 _MARKER_RE = re.compile(r'^\s*\{\s*"collapse_verify"\s*:\s*\{\s*"kind"\s*:\s*"([A-Za-z0-9_.-]+)"')
 _UNMARKED_MAX_BYTES = 256 * 2 ** 20

@@ -63,7 +63,7 @@ def figure2_inputs(m, args) -> tuple[str, list[int]]:
 
 
 def cmd_fig2(args) -> int:
-    check_range("--seed", args.seed, 0, SEED_MAX, "seeds are 0 <= seed < 2^63")
+    check_range("--prime-seed", args.prime_seed, 0, SEED_MAX, "seeds are 0 <= seed < 2^63")
     variants = VARIANTS
     if args.variants:
         variants = tuple(v.strip() for v in args.variants.split(","))
@@ -83,7 +83,7 @@ def cmd_fig2(args) -> int:
             raise UsageError("--plot needs matplotlib: pip install matplotlib") from None
     what, ids = figure2_inputs(m, args)
     try:
-        res = run_figure2(m, ids, variants, seed=args.seed or 0, certify=not args.no_certify)
+        res = run_figure2(m, ids, variants, seed=args.prime_seed or 0, certify=not args.no_certify)
     except ValueError as e:  # non-finite activations of a broken checkpoint
         raise UsageError(f"--model: {e}") from None
     res["input"] = what
@@ -127,7 +127,7 @@ def add_parsers(sub) -> None:
                    "the packaged all-MiniLM-L6-v2")
     add_token_arguments(f)
     f.add_argument("--variants", metavar="LIST", help=f"comma-separated subset of {','.join(VARIANTS)} (default all)")
-    f.add_argument("--seed", type=int, help="seed of the certified rank's random primes (default 0)")
+    f.add_argument("--prime-seed", type=int, metavar="N", help="seed of the certified rank's random primes (default 0)")
     f.add_argument("--no-certify", action="store_true", help="skip the exact ranks at the 0.00 layers (float only)")
     f.add_argument("--json", metavar="PATH", help="write the re-run (ratios, the certified answers, the ids) as JSON")
     f.add_argument("--plot", metavar="PATH", help="draw the figure (.png, .svg or .pdf; needs matplotlib)")

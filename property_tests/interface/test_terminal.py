@@ -183,8 +183,8 @@ def test_terminal_verify_repeats_the_counts_at_the_end(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     assert main(["verify", "--claims", "DC.*", "--quick"]) == 0
     lines = [x for x in capsys.readouterr().out.splitlines() if x.strip()]
-    counts = lines[1]
-    assert re.fullmatch(r"(\d+ [a-z-]+)(, \d+ [a-z-]+)*", counts), counts
+    counts = lines[1]  # the tally, one line per part with claims (here only the paper's)
+    assert re.fullmatch(r"the paper \(Cirrincione 2026\), 4 claims: (\d+ [a-z-]+)(, \d+ [a-z-]+)*", counts), counts
     assert lines[-1] == counts and lines[-2].startswith("collapse-verify ledger: 4 claims")
 
 

@@ -122,8 +122,8 @@ def test_words_each_seed_flag_means_one_thing_everywhere():
                 assert opt in _SEED_MEANING, (name, opt)
                 assert _SEED_MEANING[opt] in a.help, (name, opt, a.help)
                 seen.setdefault(opt, set()).add(name)
-    assert seen == {"--token-seed": {"real-model", "check"}, "--weights-seed": {"check"},
-                    "--instance-seed": {"depth"}, "--prime-seed": {"rank", "check"}}
+    assert seen == {"--token-seed": {"real-model", "check", "fig2"}, "--weights-seed": {"check"},
+                    "--instance-seed": {"depth"}, "--prime-seed": {"rank", "check", "fig2"}}
 
 
 def test_words_the_old_seed_still_works_and_says_what_it_sets(capsys):
@@ -138,7 +138,7 @@ def test_words_the_old_seed_still_works_and_says_what_it_sets(capsys):
     assert code == 0 and "--weights-seed 2 --prime-seed 2" in err
     code, new, err = _run(capsys, *args, "--weights-seed", "2", "--prime-seed", "2")
     assert code == 0 and "deprecated" not in err
-    assert json.loads(old)["readings"] == json.loads(new)["readings"]
+    assert json.loads(old)["claims"] == json.loads(new)["claims"]
     code, _, err = _run(capsys, *args, "--seed", "2", "--weights-seed", "3")
     assert code == 2 and "disagree" in err
     code, _, err = _run(capsys, *args, "--seed", "-1")
@@ -199,7 +199,7 @@ def test_words_reasons_say_no_internal_names(capsys):
     for word in ("instance_from", "Pool", "InstanceForm", "builder"):
         assert word not in reasons, word
     from proofs_numeric.ledger import registry
-    from theorems.framework.instance import instance_form
+    from theorems.framework.suite import instance_form
     whys = {why for c in registry() for r in c.all_readings() for _, why in [instance_form(c, r)] if why}
     assert not [w for w in whys if "instance_from" in w or "Pool" in w]
 

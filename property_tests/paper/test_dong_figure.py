@@ -212,7 +212,7 @@ def test_fig2_claim_goes_red_on_other_numbers(monkeypatch):
     (["fig2", "--length", "0"], "--length"),
     (["fig2", "--text", "a", "--text", "b"], "one input"),
     (["fig2", "--plot", "fig.txt"], ".png, .svg or .pdf"),
-    (["fig2", "--seed", "-1"], "--seed"),
+    (["fig2", "--prime-seed", "-1"], "--prime-seed"),
 ])
 def test_fig2_bad_input_is_one_line(argv, words, capsys):
     assert main(argv) == 2

@@ -46,6 +46,9 @@ SUITE = [c for c in registry() if c.source != "user"]
 #: the claims that are the suite's own framing (issue 33): no quotation marks
 FRAMING = {"SYM.head-permutation", "SYM.value-output-gauge", "SYM.query-key-gauge", "SYM.token-permutation",
            "SYM.ln-shift-scale"}
+#: Dong et al.'s Figure 2 and path-length counts are plotted values and a notebook's formula, not words: the suite's
+#: readings of them carry no quote, and their source names the packaged data
+FIGURE_READINGS = {"DONG.fig2-bert-san", "DONG.fig2-albert-san-skip", "DONG.path-length-mode"}
 
 
 def unverbatim(claims, sources) -> list[tuple[str, str]]:
@@ -131,11 +134,18 @@ def test_paper_words_the_suites_framing_has_no_quote_and_says_what_it_stands_for
     c = get(cid)
     assert not c.quoted and c.quote == ""
     assert "§9" in c.source and "not in the available text" in c.source
+
+
+@pytest.mark.parametrize("cid", sorted(FIGURE_READINGS))
+def test_paper_words_figure_readings_have_no_quote_and_name_their_data(cid):
+    c = get(cid)
+    assert not c.quoted and c.quote == "" and c.origin == "suite"
+    assert c.source.startswith("Dong, Cordonnier & Loukas 2021") and "theorems/data/" in c.source
     assert words_markdown(c).startswith(f"**{SUITE_READING.capitalize()}**") and "“" not in words_markdown(c)
 
 
 def test_paper_words_only_the_listed_claims_are_framing():
-    assert {c.id for c in SUITE if not c.quoted} == FRAMING
+    assert {c.id for c in SUITE if not c.quoted} == FRAMING | FIGURE_READINGS
 
 
 def test_paper_words_an_empty_quote_stays_empty():
@@ -209,7 +219,7 @@ def test_paper_words_origin_is_where_the_first_passage_is_found(cid, sources):
 
 def test_paper_words_suite_framing_and_users_are_the_third_part():
     third = {c.id for c in _ALL if c.origin in ("suite", "user")}
-    assert third == FRAMING | {"USER.ln-sphere", "USER.rmsnorm-affine-rank", "USER.rmsnorm-matrix-rank"}
+    assert third == FRAMING | FIGURE_READINGS | {"USER.ln-sphere", "USER.rmsnorm-affine-rank", "USER.rmsnorm-matrix-rank"}
 
 
 def test_paper_words_tally_has_three_parts_that_add_up():
