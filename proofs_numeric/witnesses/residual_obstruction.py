@@ -37,7 +37,7 @@ from theorems.exact.input import BadInput
 from theorems.exact.instances import Shape
 from theorems.exact.linalg import rank
 from theorems.exact.residual import F_uniform
-from theorems.framework import CheckContext, Decided, Evidence, InstanceForm, interval_witness
+from theorems.framework import CheckContext, Decided, Evidence, InstanceForm, Predicate, interval_witness
 from theorems.paper import residual_obstruction as RRO_PAPER
 
 __all__ = ["witness", "certify_shapes", "WITNESS_SHAPES", "random_heads", "exact_attention_rows_rank1", "EVIDENCE",
@@ -282,7 +282,9 @@ _RRO: dict[str, Any] = dict(takes=("X", "weights"), build=user_instance, hints=_
 # objects the paper's claims declare (theorems.paper.residual_obstruction), decided here in interval arithmetic.
 RRO_PAPER.RANK_DEFICIENT.register(AttentionInput)(_rank_deficient)
 RRO_PAPER.RANK_R_DEFICIENT.register(AttentionInput)(_rank_deficient)
-RRO_PAPER.GENERIC_WEIGHTS.register(AttentionInput)(_generic_weights)
+# costly here: it forms every head's W_V^h W_O^h exactly (d^2 d_k rational products per head; 187 s per attention
+# site of the packaged MiniLM, d = 385), so decide() skips it once the rank of X has failed the premise
+RRO_PAPER.GENERIC_WEIGHTS.register(AttentionInput, cost=Predicate.COSTLY)(_generic_weights)
 RRO_PAPER.DISTINCT_TOKENS.register(AttentionInput)(_distinct_tokens)
 RRO_PAPER.RANK_RISES.register(AttentionInput)(rank_rises)
 RRO_PAPER.OUTSIDE_BAD_SET.register(AttentionInput)(rank_rises)

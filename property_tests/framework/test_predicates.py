@@ -73,3 +73,15 @@ def test_predicates_exact_and_interval_handlers_agree_on_uniform_attention(n, d,
         a, b = _value(p(exact)), _value(p(inst))
         assert b is not None, (p.name, p(inst))  # uniform attention: the interval path is exact here
         assert a == b, (p.name, X, M, p(inst))
+
+
+def test_predicates_a_handler_declares_its_own_cost():
+    """Cost is of deciding on an instance type: the Pool's exact handler of `generic weights` is cheap, the interval
+    handler on a user's or a site's weights (exact d x d products) is costly, so decide() runs it last and skips it
+    once the premise already fails."""
+    p = Predicate("x > 0")
+    p.register(int)(lambda x: x > 0)
+    p.register(float, cost=Predicate.COSTLY)(lambda x: x > 0)
+    assert p.cost_on(1) == 1 and p.cost_on(1.0) == Predicate.COSTLY and p.cost_on("s") == p.cost
+    assert RRO.GENERIC_WEIGHTS.cost_on(RRO_NUM.AttentionInput()) >= Predicate.COSTLY
+    assert RRO.RANK_DEFICIENT.cost_on(RRO_NUM.AttentionInput()) == 1

@@ -544,3 +544,25 @@ def test_model_check_default_claims_are_at_their_sites_in_a_fresh_process():
     assert kinds["RC.rank-equals-sum"] == kinds["RRO.main"] == ["attention"]
     assert all(kinds.values())
 
+
+
+def test_model_check_a_failed_premise_at_a_site_is_said_before_any_costly_predicate(tiny, monkeypatch):
+    """At an attention site X has full rank (n < d tokens of a trained or random model), so RRO.main's premise
+    (rank X < min(n, d)) already fails: the record is premise-fails, and nothing costly runs. Before, `generic
+    weights` was decided first by forming every head's W_V^h W_O^h exactly (d x d rationals: 187 s per site of the
+    packaged MiniLM, d = 385) although the cheap rank of X had already failed the premise."""
+    from theorems.exact.reader import ExactWeights
+    formed = []
+    real = ExactWeights.value_output
+    monkeypatch.setattr(ExactWeights, "value_output", lambda self: formed.append(1) or real(self))
+    m = S.open_model(tiny["bert"])
+    recs = S.run_serial(m, "tiny", {"x": list(range(1, 7))}, [get("RRO.main")], network_layers=0)
+    assert recs and all(r["site_kind"] == "attention" for r in recs)
+    for r in recs:
+        assert r["not_checked"] is None and r["on_this_instance"] == "premise-fails", r
+        assert r["hypotheses"]["rank X < min(n, d)"]["value"] == "fails"
+        if r["reading"] == "literal":
+            gw = r["hypotheses"]["generic weights (as the proof's step (b) assumes)"]
+            assert gw["value"] == "undecided" and gw["how"].startswith("not evaluated: the premise already fails")
+        assert r["conclusion"]["how"].startswith("not evaluated")
+    assert not formed, "the weights' exact products were formed at a site whose premise already fails"

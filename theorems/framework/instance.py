@@ -265,13 +265,21 @@ NO_FORM = "not classified yet: no instance form, and no declared reason why it i
 COSTLY = 10
 
 
+def cost_on(pred: object, inst: Instance) -> int:
+    """What deciding ``pred`` on ``inst`` costs: a :class:`~theorems.framework.Predicate`'s handler's declared cost
+    (:meth:`~theorems.framework.Predicate.cost_on`), a plain function's ``cost`` attribute, else 1 (cheap)."""
+    on = getattr(pred, "cost_on", None)
+    return int(on(inst)) if callable(on) else int(getattr(pred, "cost", 1))
+
+
 def decide(claim: ClaimLike, reading: ReadingLike, form: InstanceForm, inst: Instance) -> JSONObject:
     """The reading's declared hypotheses and conclusion on one instance, as the ``check --json`` reading record:
     the one evaluation of a statement on an instance (``check`` on a user's input, the claims at a model's sites).
 
     Each predicate is called on the instance; a :class:`~theorems.framework.Predicate` object dispatches to the
     handler registered for the instance's type (undecided, with the reason, when there is none). Hypotheses whose
-    predicate is costly (``cost >= COSTLY``) are evaluated last, and not at all once a cheaper one fails."""
+    predicate is costly on this instance (:func:`cost_on` ``>= COSTLY``: the predicate's cost, or its handler's for
+    the instance's type) are evaluated last, and not at all once a cheaper one fails."""
     decl = reading.decl or _declaration_of_form(claim, reading, form)
     names = tuple(decl.names)
     preds = dict(decl.hypotheses)
@@ -291,7 +299,7 @@ def decide(claim: ClaimLike, reading: ReadingLike, form: InstanceForm, inst: Ins
     hyps: dict[str, dict[str, str]] = {}
     # the cheap hypotheses first: a costly one (a size-limited certified computation) is not run once the premise
     # already fails, so a failed premise is reported before any size or cost refusal
-    costly = {k for k in names if getattr(preds[k], "cost", 1) >= COSTLY}
+    costly = {k for k in names if cost_on(preds[k], inst) >= COSTLY}
     for k in [k for k in names if k not in costly] + [k for k in names if k in costly]:
         failed_before = [h for h, rec in hyps.items() if rec["value"] == "fails"]
         if k in costly and failed_before:
@@ -306,7 +314,7 @@ def decide(claim: ClaimLike, reading: ReadingLike, form: InstanceForm, inst: Ins
     failed = [k for k in names if hyps[k]["value"] == "fails"]
     open_ = [k for k in names if hyps[k]["value"] == "undecided" and not hyps[k]["how"].startswith("not evaluated")]
     met = not failed and not open_
-    if failed and getattr(conclude, "cost", 1) >= COSTLY:
+    if failed and cost_on(conclude, inst) >= COSTLY:
         cv, chow = None, f"not evaluated: the premise already fails ({failed[0]})"
     else:
         cv, chow = _evaluate(conclude, inst, form.explain, "conclusion", strict=met)

@@ -37,7 +37,9 @@ class Predicate:
 
     ``name``: the words ``check`` and ``show`` print (the claim's hypothesis name); ``definition``: what it means,
     in one line; ``cost``: how expensive deciding it is on a large instance, relative to the others of its statement
-    (``decide`` settles the cheap ones first, and skips a costly one once the premise already fails)."""
+    (``decide`` settles the cheap ones first, and skips a costly one once the premise already fails). A handler may
+    declare its own cost (``register(T, cost=...)``): what is cheap on a Pool's small exact instance may be costly on
+    a model's site (:meth:`cost_on` says which applies)."""
 
     #: a cost at or above this is skipped once a cheaper hypothesis of the same statement fails
     COSTLY = 10
@@ -49,11 +51,14 @@ class Predicate:
         self.definition = definition or name
         self.cost = cost
         self.handlers: dict[type, Handler] = {}
+        self.costs: dict[type, int] = {}
         self.__doc__ = self.definition
 
-    def register(self, *types: type) -> Callable[[Handler], Handler]:
+    def register(self, *types: type, cost: int | None = None) -> Callable[[Handler], Handler]:
         """A decorator: ``@P.register(SomeInstance)`` makes the function P's handler for that type (and subclasses
-        without their own). Registering a second handler for one type is an error: one type, one way to decide."""
+        without their own). Registering a second handler for one type is an error: one type, one way to decide.
+        ``cost``: this handler's cost, when it differs from the predicate's (e.g. exact products of a model's
+        weights, where the Pool's handler is cheap)."""
         if not types or not all(isinstance(t, type) for t in types):
             raise TypeError(f"{self.name}: register(...) takes instance types, not {types!r}")
 
@@ -64,6 +69,8 @@ class Predicate:
                     raise ValueError(f"predicate {self.name!r}: a handler for {t.__name__} instances is already "
                                      f"registered ({getattr(old, '__qualname__', old)})")
                 self.handlers[t] = fn
+                if cost is not None:
+                    self.costs[t] = cost
             return fn
         return add
 
@@ -73,6 +80,13 @@ class Predicate:
             if t in self.handlers:
                 return self.handlers[t]
         return None
+
+    def cost_on(self, instance: object) -> int:
+        """The cost of deciding this predicate on ``instance``: its handler's declared cost, else the predicate's."""
+        for t in type(instance).__mro__:
+            if t in self.handlers:
+                return self.costs.get(t, self.cost)
+        return self.cost
 
     def types(self) -> list[str]:
         """The names of the instance types this predicate is decided on."""
