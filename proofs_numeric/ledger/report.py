@@ -31,6 +31,7 @@ from theorems.framework import (
     FORMAL_GAP_MEANING,
     REPO_ROOT,
     SUITE_READING,
+    TRUTH,
     CheckContext,
     ClaimResult,
     FormalGap,
@@ -242,13 +243,18 @@ def _summary_cell(e, typeset: list) -> str:
         _cell(refusal) if refusal else "")
 
 
+def _truth_md(value: bool | None) -> str:
+    """The truth word of ``value`` (the one table, :data:`theorems.framework.TRUTH`), a failure in bold."""
+    return f"**{TRUTH[value]}**" if value is False else TRUTH[value]
+
+
 def evidence_markdown(evidence) -> str:
     """Every piece of evidence in three columns (what it is, where it decided what, and what was computed in which
     arithmetic): short headers, and no word in the table can be broken mid-word."""
     rows: list = []
     typeset: list[str] = []
     for e in evidence:
-        holds = {True: "holds", False: "**fails**", None: "undecided"}[e.holds]
+        holds = _truth_md(e.holds)
         if e.label:
             holds += f" ({e.label})"
         what = _summary_cell(e, typeset) + (f" ({_path(e.counterexample)})" if e.counterexample else "")
@@ -420,7 +426,7 @@ def proof_steps_markdown(steps) -> str:
     out, read, ran = [], [], 0
     for k, (tex, words, kind, check) in enumerate(steps, 1):
         value, was_read = step_outcome((tex, words, kind, check), with_source=True)
-        outcome = {True: "holds", False: "**fails**", None: "undecided"}[value]
+        outcome = _truth_md(value)
         if was_read:
             read.append(memo_provenance("proof-step") or {})
         else:

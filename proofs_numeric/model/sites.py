@@ -65,7 +65,7 @@ __all__ = ["SITE_KINDS", "RANK_RTOL", "Site", "WeightRef", "config_hash", "forwa
            "record_key", "LEVELS", "model_kinds", "NOT_A_SITE", "exact_ln_site", "exact_rms_site", "site_tasks",
            "site_plan", "run_serial", "network_builder", "common_fields", "group_items", "open_model", "NETWORK_LAYERS",
            "network_ok", "instance_summary", "embeddings_site", "model_sites", "network_sites", "SiteId", "SiteIdError",
-           "items_by_kind", "NORM_KINDS", "RECORD_KEYS"]
+           "items_by_kind", "NORM_KINDS", "RECORD_KEYS", "update_size"]
 
 #: numerical rank of float64 activations: singular values above RANK_RTOL * sigma_max (the named tolerance
 #: proofs_numeric.core.float_hints.RTOL_ACTIVATIONS, with its reason there)
@@ -675,7 +675,7 @@ def forward_sites(m: Checkpoint, ids, input_name: str, label: str, kinds=None, m
                 Xu, D = updates[sid]
                 yield Site(label, input_name, sid, spec.kind, li, {"X": Xu, "Delta": D}, "float-computation",
                            float_how + " (X and Delta = the sublayer's output as the float forward computed it)", meta,
-                           label=spec.label)
+                           update_size(Xu, D), label=spec.label)
             else:  # a kind the registry lists and this forward does not make: a bug, never a silent omission
                 raise AssertionError(f"the forward makes no site {sid} of kind {spec.kind}")
         del rec, lr, norms, updates
@@ -687,6 +687,14 @@ def forward_sites(m: Checkpoint, ids, input_name: str, label: str, kinds=None, m
         recorded = {LN_FINAL: (X, fin)}
         for spec in outside[1]:
             yield norm_site(spec, *recorded[spec.id], None)
+
+
+def update_size(X: np.ndarray, Delta: np.ndarray) -> dict:
+    """How large a residual update X -> X + Delta is against the stream it is added to: ||Delta||_F / ||X||_F
+    (float64, labelled; context for the rank claims at the update, never a decision)."""
+    nx = float(np.linalg.norm(X))
+    return {"delta_over_x": float(np.linalg.norm(Delta)) / nx if nx > 0 else None,
+            "delta_over_x_arithmetic": "float64 Frobenius norms of the stored values"}
 
 
 def _rho(X: np.ndarray) -> float:

@@ -57,15 +57,24 @@ from proofs_numeric.model.service import (  # re-exported: the model service liv
 from proofs_numeric.model.site_ids import site_of
 from proofs_numeric.model.sites import RANK_RTOL, exact_ln_site, exact_rms_site
 from theorems.exact.instances import regime_of
-from theorems.framework import REGISTRY, Evidence, current_suite, exact_instances, float_statistic, not_checkable
+from theorems.framework import (
+    REGISTRY,
+    TRUTH_VALUE,
+    Evidence,
+    current_suite,
+    exact_instances,
+    float_statistic,
+    not_checkable,
+)
 from theorems.framework.memo import memo, process_cache
+from theorems.paper import residual_obstruction as RRO_PAPER
 
 __all__ = ["available", "load", "load_model", "MiniLM", "SENTENCES", "TEXTS", "measure", "cached_measure",
            "exact_ln_site", "exact_rms_site", "layer_symmetries", "prepare_inputs", "RANK_RTOL", "SYM_TOL",
            "ModelNotInstalled", "DEFAULT_MODEL", "ALIGNMENT_SUPPORT", "ALIGNMENT_AGAINST", "ln_sites", "ln_conclusion",
            "w_o_deficient", "alignment_trained", "EVIDENCE", "DEFAULT_CLAIMS", "default_claims", "measurements",
            "header", "layers_input", "ln_records_by_input", "MEASURE_MEMO", "MODEL_DIST", "PATH_MEMO",
-           "path_measurements", "norm_site_rows", "layer_rows", "records_by_site"]
+           "path_measurements", "norm_site_rows", "layer_rows", "records_by_site", "rro_site_evidence", "update_ratios"]
 
 
 #: the claims whose records make the real-model measurements (real-model runs these at every site)
@@ -83,7 +92,7 @@ def default_claims() -> list:
 def _ln_site_of(rec: dict) -> dict:
     """A LayerNorm table row's fields from an RN.main record at a LayerNorm site."""
     inst = rec.get("instance") or {}
-    hyp = {k: {"holds": True, "fails": False}.get(v["value"]) for k, v in rec["hypotheses"].items()}
+    hyp = {k: TRUTH_VALUE[v["value"]] for k, v in rec["hypotheses"].items()}
     return {"n": inst.get("n"), **hyp, "how": {k: v["how"] for k, v in rec["hypotheses"].items()},
             "arank_X": inst.get("arank_X"), "arank_LN_X": inst.get("arank_LN_X"), "rank_X": inst.get("rank_X"),
             "rank_XP": inst.get("rank_XP"), "rank_LN_X": inst.get("rank_LN_X"),
@@ -301,17 +310,13 @@ def _levels(recs: list) -> tuple[int, str]:
     return net, words
 
 
-def _truth(v: str):
-    return {"holds": True, "fails": False}.get(v)
-
-
 @_with_measurements
 def ln_sites(ctx, res) -> list[Evidence]:
     out = []
     H = ("H1", "H2", "H3", "H4")
     for key, recs in ln_records_by_input(res["records"]).items():
         n = recs[0]["instance"]["n"]
-        vals = [{h: _truth(r["hypotheses"][h]["value"]) for h in H} for r in recs]
+        vals = [{h: TRUTH_VALUE[r["hypotheses"][h]["value"]] for h in H} for r in recs]
         all4 = sum(all(v[h] is True for h in H) for v in vals)
         fails = {h: sum(v[h] is False for v in vals) for h in H}
         decided = [v for v in vals if all(v[h] is not None for h in H) or any(v[h] is False for h in H)]
@@ -377,8 +382,73 @@ def alignment_trained(ctx, res) -> list[Evidence]:
                                                                   "clearly absent")]
 
 
+def update_ratios(records: list, inp: str) -> dict:
+    """{layer: ||Delta||_F / ||X||_F of the attention sublayer's residual update} of one input, from the
+    ``numbers`` of the records at the ``L{l}.attn.update`` sites (float64 context)."""
+    out: dict = {}
+    for r in records:
+        sid = site_of(r)
+        v = (r.get("numbers") or {}).get("delta_over_x")
+        if r["input"] == inp and (sid.component, sid.point) == ("attn", "update") and v is not None:
+            out.setdefault(sid.layer, v)
+    return dict(sorted(out.items()))
+
+
+def rro_site_evidence(records: list, model: str, d: int) -> list[Evidence]:
+    """RRO.main at a trained model's attention sites, per input, from the records of its ``trained-model`` reading
+    (each site decided by the claim's own predicates): where the premise rank X < min(n, d) is met (exact, certified
+    rank of the stored activations) and whether the rank rises there; the numerical rank of X and ||Delta||/||X||
+    per layer (float64) are context, never the decision. The verdict is that of the sites checked: a premise that
+    fails at every site makes the reading vacuous there, never supported."""
+    premise = RRO_PAPER.RANK_DEFICIENT.name
+    by_input: dict = {}
+    for r in records:
+        if r["claim"] == "RRO.main" and r["reading"] == "trained-model" and r["site_kind"] == "attention":
+            by_input.setdefault(r["input"], []).append(r)
+    out = []
+    for inp, recs in by_input.items():
+        recs = sorted(recs, key=lambda r: site_of(r).order_key())
+        checked = [r for r in recs if r["on_this_instance"] is not None]
+        p = [TRUTH_VALUE[r["hypotheses"][premise]["value"]] for r in checked]
+        met = [r for r, v in zip(checked, p) if v is True]
+        decided = [r for r in met if TRUTH_VALUE[r["conclusion"]["value"]] is not None]
+        held = sum(TRUTH_VALUE[r["conclusion"]["value"]] is True for r in decided)
+        n = (checked[0]["instance"] or {}).get("n") if checked else None
+        ranks = [(r["instance"] or {}).get("rank_X") for r in checked]  # in layer order
+        numerical = [((r["about"].get("matrices") or {}).get("X") or {}).get("numerical_rank") for r in checked]
+        ratios = update_ratios(records, inp)
+        words = (f"{model}, {inp} input (n = {n}), {len(checked)} of {len(recs)} attention sites checked: the premise "
+                 f"rank X < min(n, d) fails at {sum(v is False for v in p)}, holds at {len(met)}, undecided at "
+                 f"{sum(v is None for v in p)} (exact ranks of the stored float64 activations, certified: "
+                 f"{sorted(set(v for v in ranks if v is not None))}; numerical ranks at rtol {RANK_RTOL:g}: "
+                 f"{sorted(set(v for v in numerical if v is not None))}, float64); ||Delta||/||X|| of the "
+                 f"attention update per layer {', '.join(f'{v:.3g}' for v in ratios.values()) or 'not measured'} "
+                 "(float64 context)")
+        nums = {"sites": len(recs), "checked": len(checked), "premise_failed": sum(v is False for v in p),
+                "premise_undecided": sum(v is None for v in p), "conclusion_undecided": len(met) - len(decided),
+                "rank_X": ranks, "numerical_rank_X": numerical,
+                "delta_over_x": list(ratios.values())}
+        regime = regime_of(n, d) if n else "all"
+        arith = ("exact rank of the stored X over Q (certified); rank F(X) certified by intervals where the premise "
+                 "holds; ||Delta||/||X|| and numerical ranks float64 (context)")
+        if met and not decided:
+            out.append(not_checkable(f"{words}: the premise holds at {len(met)} sites, and the conclusion is "
+                                     "undecided at every one of them", regime=regime))
+            continue
+        out.append(exact_instances(words, met=len(decided), held=held, regime=regime, arithmetic=arith,
+                                   numbers=nums))
+    return out
+
+
+@_with_measurements
+def rro_trained(ctx, res) -> list[Evidence]:
+    """RRO.main's trained-model reading: :func:`rro_site_evidence` of the packaged model's site records."""
+    return rro_site_evidence(res["records"], "trained all-MiniLM-L6-v2", res["d"])
+
+
 #: numeric evidence attached by (claim id, reading key) (collected by :mod:`proofs_numeric.witnesses.evidence`)
 EVIDENCE = {
+    ("RRO.main", "trained-model"): [rro_trained],
     ("RN.hypotheses-in-training", "literal"): [ln_sites],
     ("RN.hypotheses-at-init", "trained-model"): [ln_sites],
     ("RN.main", "trained-model"): [ln_conclusion],

@@ -566,3 +566,32 @@ def test_model_check_a_failed_premise_at_a_site_is_said_before_any_costly_predic
             assert gw["value"] == "undecided" and gw["how"].startswith("not evaluated: the premise already fails")
         assert r["conclusion"]["how"].startswith("not evaluated")
     assert not formed, "the weights' exact products were formed at a site whose premise already fails"
+
+
+def test_model_check_rro_trained_model_reading_aggregates_its_site_records(tiny):
+    """RRO.main's trained-model reading is decided at each attention site by the claim's own predicates, and its
+    evidence is computed from those records: full-rank X at every site makes it vacuous (never supported); a site
+    where the premise holds counts, and its conclusion decides. ||Delta||/||X|| per layer comes from the attention
+    updates' records (float64 context)."""
+    import copy
+
+    from proofs_numeric.witnesses import real_model as RM
+    m = S.open_model(tiny["bert"])
+    recs = S.run_serial(m, "tiny", {"x": list(range(1, 7))}, [get("RRO.main"), get("RRO.only-increase")],
+                        network_layers=0)
+    tm = [r for r in recs if r["claim"] == "RRO.main" and r["reading"] == "trained-model"]
+    assert len(tm) == m.config.n_layers and all(r["on_this_instance"] == "premise-fails" for r in tm)
+    assert set(tm[0]["hypotheses"]) == {"rank X < min(n, d)"}  # the trained weights are given: no genericity
+    [ev] = RM.rro_site_evidence(recs, "tiny", m.config.d)
+    assert ev.holds is None and "no instance met the premise" in ev.summary, ev.summary
+    assert ev.numbers["premise_failed"] == m.config.n_layers and ev.numbers["rank_X"] == [6] * m.config.n_layers
+    ratios = ev.numbers["delta_over_x"]
+    assert len(ratios) == m.config.n_layers and all(v > 0 for v in ratios)
+    # a site whose premise holds decides by its conclusion
+    for value, expected in (("holds", True), ("fails", False)):
+        planted = copy.deepcopy(recs)
+        r0 = next(r for r in planted if r["claim"] == "RRO.main" and r["reading"] == "trained-model")
+        r0["hypotheses"]["rank X < min(n, d)"]["value"] = "holds"
+        r0["conclusion"]["value"] = value
+        [ev] = RM.rro_site_evidence(planted, "tiny", m.config.d)
+        assert ev.holds is expected and ev.numbers["premise_met"] == 1, ev.summary

@@ -11,4 +11,4 @@ from __future__ import annotations
 __all__ = ["TRAINED_MODEL_CLAIMS"]
 
 #: the claims with a "trained-model" reading
-TRAINED_MODEL_CLAIMS = ("RN.hypotheses-at-init", "RN.main", "HC.main", "RC.alignment")
+TRAINED_MODEL_CLAIMS = ("RN.hypotheses-at-init", "RN.main", "HC.main", "RC.alignment", "RRO.main")

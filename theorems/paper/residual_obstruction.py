@@ -551,7 +551,17 @@ claim(
                       note="vacuous: the premise set is null",
                       formal_gap=FormalGap("needs-null-set", "the premise set {rank X < min(n, d)} is the zero set of "
                                            "the minors of order min(n, d), so the statement is vacuous once that set "
-                                           "is null"))],
+                                           "is null")),
+              Reading("trained-model",
+                      r"\text{at MiniLM's attention inputs: }\operatorname{rank}X<\min(n,d)\Rightarrow"
+                      r"\operatorname{rank}(X+\mathrm{MHA}(X))>\operatorname{rank}X",
+                      checks=[], form="universal",
+                      note="the trained weights are one point of weight space, so 'generic weights' is not a "
+                           "hypothesis here; each attention site of the packaged model is an instance (its X the "
+                           "stored float64 activations, taken exactly), decided by the claim's own predicates; the "
+                           "evidence aggregates those site records (scope: the sites checked)",
+                      formal_gap=FormalGap("finite-instance", "the attention sites of one trained checkpoint "
+                                           "(MiniLM-L6) on given inputs, each decided by exact computation"))],
     chapter="residual_obstruction",
     formal_gap=FormalGap("needs-analysis", "almost every X of the rank-r stratum: the exceptional X are cut out by "
                          "real-analytic functions of X (softmax; on collapsed X = 1x^T the weight polynomial vanishes "
