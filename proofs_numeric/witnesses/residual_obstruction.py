@@ -174,9 +174,29 @@ def _rank_deficient(x) -> Decided:
     return Decided(r < m, f"exact: rank X = {r} {'<' if r < m else '='} min(n, d) = {m} ({x['rank_X_how']})")
 
 
+#: columns of W_V^h W_O^h tried for an off-diagonal non-zero entry before the whole product is formed
+_SCALAR_PROBE_COLUMNS = 3
+
+
+def _not_scalar(head) -> bool:
+    """A certificate that W_V W_O != c I for every c: an off-diagonal non-zero entry in one of its first columns,
+    each column W_V (W_O e_j) computed exactly with d d_k products (the whole product costs d^2 d_k)."""
+    WV, WO = head[2].rows(), head[3].rows()
+    d, dk = len(WV), len(WO)
+    for j in range(min(d, _SCALAR_PROBE_COLUMNS)):
+        col = [WO[k][j] for k in range(dk)]
+        if any(i != j and sum(WV[i][k] * col[k] for k in range(dk)) != 0 for i in range(d)):
+            return True
+    return False
+
+
 def _generic_weights(x) -> Decided:
     """the weights lie outside the proper algebraic subset of weight space where rank F(X) <= rank X"""
     W = x["weights"]
+    if any(_not_scalar(h) for h in W.heads):  # one head with W_V W_O != c I: outside the known exceptional set
+        return Decided(None, "undecided: genericity is a property of almost every weight, not of one point (these "
+                             "weights are not in the known exceptional set W_V W_O = c I: an off-diagonal entry of "
+                             "some W_V^h W_O^h is non-zero, exactly)")
     cI = []
     for M in W.value_output():
         c = M[0, 0]

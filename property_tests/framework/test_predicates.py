@@ -85,3 +85,26 @@ def test_predicates_a_handler_declares_its_own_cost():
     assert p.cost_on(1) == 1 and p.cost_on(1.0) == Predicate.COSTLY and p.cost_on("s") == p.cost
     assert RRO.GENERIC_WEIGHTS.cost_on(RRO_NUM.AttentionInput()) >= Predicate.COSTLY
     assert RRO.RANK_DEFICIENT.cost_on(RRO_NUM.AttentionInput()) == 1
+
+
+@settings(deadline=None, max_examples=40)
+@given(d=st.integers(1, 4), dk=st.integers(1, 4), H=st.integers(1, 2), scalar=st.booleans(), data=st.data())
+def test_predicates_generic_weights_probe_agrees_with_the_whole_product(d, dk, H, scalar, data):
+    """`generic weights` on a user's weights first looks for an off-diagonal non-zero entry in a few columns of
+    W_V^h W_O^h (d d_k products each); it must answer exactly as the whole product does (False in the exceptional
+    set W_V W_O = c I, undecided outside it), including on weights built to be in that set."""
+    heads = []
+    for _ in range(H):
+        if scalar and dk >= d:  # W_V = [c I | 0], W_O = [I; 0]: W_V W_O = c I
+            c = data.draw(small)
+            WV = [[c * int(i == k) for k in range(dk)] for i in range(d)]
+            WO = [[int(k == j) for j in range(d)] for k in range(dk)]
+        else:
+            WV = data.draw(st.lists(st.lists(small, min_size=dk, max_size=dk), min_size=d, max_size=d))
+            WO = data.draw(st.lists(st.lists(small, min_size=d, max_size=d), min_size=dk, max_size=dk))
+        heads.append(tuple(matrix_from(m, nm) for m, nm in ((_zero(d, dk), "W_Q"), (_zero(d, dk), "W_K"),
+                                                            (WV, "W_V"), (WO, "W_O"))))
+    W = ExactWeights(heads, "test")
+    whole = all(M == M[0, 0] * sympy.eye(d) for M in W.value_output())
+    got = RRO.GENERIC_WEIGHTS(RRO_NUM.AttentionInput({"weights": W}))
+    assert got.value is (False if whole else None), (whole, got)
