@@ -17,7 +17,8 @@ def _check(capsys, *argv):
     code = main(["check", *argv, "--json"])
     out, err = capsys.readouterr()
     assert code == 0, err
-    return {r["key"]: r for r in json.loads(out)["readings"]}
+    [rec] = json.loads(out)["claims"]  # check --json: one entry per claim checked
+    return {r["key"]: r for r in rec["readings"]}
 
 
 def _npz(tmp_path, name, WQ, WK, WV=None, WO=None):
