@@ -316,11 +316,11 @@ RRO_PAPER.OUTSIDE_BAD_SET.register(AttentionInput)(rank_rises)
 INSTANCE_FORMS = {
     ("RRO.main", "literal"): InstanceForm(**_RRO),
     ("RRO.main", "for-all-weights"): InstanceForm(**_RRO),
-    # at a trained model's attention sites the weights are one given point: the reading keeps the premise on X and
-    # the conclusion, decided by the same predicate objects (real_model aggregates its site records)
+    # at a trained model's attention sites the weights are one given point: the reading declares the premise on X
+    # and the conclusion (the same predicate objects, decided by the handlers above; real_model aggregates its site
+    # records)
     ("RRO.main", "trained-model"): InstanceForm(
-        **_RRO, hypotheses={RRO_PAPER.RANK_DEFICIENT.name: RRO_PAPER.RANK_DEFICIENT},
-        conclusion=RRO_PAPER.RANK_RISES, note="the trained weights are given: genericity is not a hypothesis here"),
+        **_RRO, note="the trained weights are given: genericity is not a hypothesis here"),
     ("RRO.bad-set-nowhere-dense", "corrected"): InstanceForm(
         **_RRO, note="r is rank X; the head is the user's, not a random one"),
 }

@@ -555,6 +555,7 @@ claim(
               Reading("trained-model",
                       r"\text{at MiniLM's attention inputs: }\operatorname{rank}X<\min(n,d)\Rightarrow"
                       r"\operatorname{rank}(X+\mathrm{MHA}(X))>\operatorname{rank}X",
+                      hypotheses={RANK_DEFICIENT.name: RANK_DEFICIENT}, conclusion=(RANK_RISES.name, RANK_RISES),
                       checks=[], form="universal",
                       note="the trained weights are one point of weight space, so 'generic weights' is not a "
                            "hypothesis here; each attention site of the packaged model is an instance (its X the "
