@@ -28,7 +28,7 @@ import numpy as np
 from sympy import Rational
 
 from proofs_numeric.model.checkpoint import Checkpoint
-from proofs_numeric.model.site_ids import LN_EMBED, LN_FINAL, SiteId
+from proofs_numeric.model.site_ids import LN_EMBED, LN_FINAL, SiteId, site_registry
 from theorems.exact import transformer as T
 from theorems.exact.norm_exact import NormAnalysis
 from theorems.exact.padic_rank import single_threaded_blas
@@ -457,6 +457,7 @@ def _midrad_forward(m: Checkpoint, ids, layers: int):
     with _at_bits(128):  # the tables are computed in arb once: under the lock, as every arb step here
         warm_tables()
     gen = _forward_enclosures(m, ids, layers, T.MIDRAD)
+    labels = {s.id: s.label for s in site_registry(m.config)}  # the message names a site in words and by its id
     last, radius = "the embeddings", 0.0
     while True:
         with single_threaded_blas():
@@ -472,7 +473,7 @@ def _midrad_forward(m: Checkpoint, ids, layers: int):
                     raise
                 raise EnclosureTooWide(f"the midpoint-radius forward stops after {last} (largest radius {radius:.2g}): "
                                        f"{e}; arb at higher precision decides further") from None
-        last, radius = item[0], float(item[2].r.max())
+        last, radius = f"{labels.get(item[0], 'site')} ({item[0]})", float(item[2].r.max())
         yield item
 
 

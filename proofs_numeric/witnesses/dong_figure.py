@@ -8,7 +8,7 @@ takes one input (text, token ids or seeded ids) and compares the *shapes* of the
 At a layer whose ratio prints as 0.00 (below :data:`theorems.exact.dong_figure.PRINTS_AS_ZERO`), two ranks answer
 two questions about the same stored float64 rows:
 
-* numpy's ``matrix_rank`` (SVD, tolerance max(n, d) eps sigma_1): the rank *up to rounding* (float evidence);
+* the float64 SVD's rank at numpy's ``matrix_rank`` tolerance max(n, d) eps sigma_1 (:func:`proofs_numeric.core.float_hints.rank_above`): the rank *up to rounding* (float evidence);
 * the exact rank of the stored numbers, each read as the dyadic rational it is
   (:func:`theorems.exact.certified_rank.certified_rank`: certified).
 
@@ -23,6 +23,7 @@ import time
 
 import numpy as np
 
+from proofs_numeric.core.float_hints import rank_above, rounding_rtol
 from proofs_numeric.model.checkpoint import Checkpoint
 from proofs_numeric.model.dong_variants import VARIANT_WORDS, VARIANTS, dong_ratio, variant_hidden
 from theorems.exact.certified_rank import certified_rank
@@ -46,7 +47,7 @@ def zero_layer_answer(X: np.ndarray, ratio: float, seed: int = 0) -> dict:
     X = np.asarray(X, dtype=np.float64)
     n, d = X.shape
     s = np.linalg.svd(X, compute_uv=False)
-    num = int(np.linalg.matrix_rank(X))
+    num = rank_above(s, rounding_rtol((n, d)))  # numpy's matrix_rank rule: sigma > max(n, d) eps sigma_1
     t0 = time.perf_counter()
     cr = certified_rank(X, seed=seed)
     secs = time.perf_counter() - t0
