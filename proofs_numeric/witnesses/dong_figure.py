@@ -8,7 +8,8 @@ takes one input (text, token ids or seeded ids) and compares the *shapes* of the
 At a layer whose ratio prints as 0.00 (below :data:`theorems.exact.dong_figure.PRINTS_AS_ZERO`), two ranks answer
 two questions about the same stored float64 rows:
 
-* the float64 SVD's rank at numpy's ``matrix_rank`` tolerance max(n, d) eps sigma_1 (:func:`proofs_numeric.core.float_hints.rank_above`): the rank *up to rounding* (float evidence);
+* the float64 SVD's rank at numpy's ``matrix_rank`` tolerance max(n, d) eps sigma_1
+  (:func:`proofs_numeric.core.float_hints.rank_above`): the rank *up to rounding* (float evidence);
 * the exact rank of the stored numbers, each read as the dyadic rational it is
   (:func:`theorems.exact.certified_rank.certified_rank`: certified).
 

@@ -35,8 +35,8 @@ EXEMPT = {
     r"^make verify$": "runs every claim of the registry (many minutes); the same `collapse-verify verify` runs in "
                       "this test on one claim, and framework/test_claims.py runs every claim",
     r"^make test$": "the whole test suite, this test included (CI runs it: .ci/run)",
-    r"--weights W\.npz\b": "needs your weights file W.npz; interface/test_check_theorems.py runs check --weights on generated "
-                         "files",
+    r"--weights W\.npz\b": "needs your weights file W.npz; interface/test_check_theorems.py runs check --weights on "
+                         "generated files",
     r"--model DIR\b": "needs your checkpoint folder DIR; interface/test_checkpoints.py and test_model_check.py run "
                       "these commands on small generated BERT/GPT-2/LLaMA checkpoints",
 }
