@@ -624,7 +624,7 @@ def _block_reading(block_type: str, key: str, statement: str, note: str, extra=(
                    regimes=("n<d", "n=d", "n>d")) -> Reading:
     return Reading(key, statement, checks=[_block_checks(block_type, below_cap), *extra], form="generic",
                    regimes=regimes, notion="exact-rank", note=note,
-                   generic=Generic(space=f"the weights (W_Q^h, W_K^h, W_V^h, W_O^h)_h, the norm's gamma"
+                   generic=Generic(space="the weights (W_Q^h, W_K^h, W_V^h, W_O^h)_h, the norm's gamma"
                                          + (" and beta" if block_type == "pre_ln" else "")
                                          + ", and X = U V^T in the rank-r stratum",
                                    measure="Lebesgue on the weights, the norm's parameters and (U, V)",

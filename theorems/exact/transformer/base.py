@@ -12,8 +12,8 @@ import flint
 import numpy as np
 import sympy
 
-__all__ = ["Head", "Block", "ARCHITECTURES", "BLOCK_TYPES", "fraction_of", "rows_of", "Operators", "EntrywiseContext", "workdps",
-           "arb_from_mpf"]
+__all__ = ["Head", "Block", "ARCHITECTURES", "BLOCK_TYPES", "fraction_of", "rows_of", "Operators", "EntrywiseContext",
+           "workdps", "arb_from_mpf"]
 
 
 @dataclass
