@@ -630,7 +630,9 @@ def _block_reading(block_type: str, key: str, statement: str, note: str, extra=(
                                    measure="Lebesgue on the weights, the norm's parameters and (U, V)",
                                    fixed="the zero LN bias" if block_type == "post_ln" else ""),
                    formal_gap=FormalGap("needs-analysis", "the null-set lemma for real-analytic functions (cited), "
-                                        "as for the headline; the witnesses are exact"))
+                                        "as for the headline; the witnesses are exact"),
+                   off_instance=OffInstance("positive-measure", f"almost every X of each rank-r stratum and almost "
+                                            f"every weight, for the {deployed.BLOCK_NAMES[block_type]} sub-layer"))
 
 
 BLOCK_NAMES_RRO = deployed.BLOCK_NAMES
