@@ -537,4 +537,5 @@ GENERIC_READINGS = [
     "RRO.thm53-argument:literal",
     # issue 57: Theorem 5.3 read for the attention sub-layer of each deployed block type
     "RRO.main:post-LN", "RRO.main:post-LN-below-cap", "RRO.main:pre-LN-causal", "RRO.main:pre-RMSNorm-causal",
+    "SCOPE.deployed:post-LN", "SCOPE.deployed:pre-LN-causal", "SCOPE.deployed:pre-RMSNorm-causal",
 ]

@@ -269,7 +269,7 @@ claim(
     id="RRO.no-dong-collapse", section="§5.2, after Thm 5.3",
     quote="For Lebesgue-almost-every X^(l) with rank(X^(l)) < min(n, d_model), ... rank(X^(l+1)) > "
           "rank(X^(l)). The doubly-exponential collapse of Dong et al. [4] cannot occur.",
-    depends_on=("RRO.main", "RRO.only-increase"),
+    depends_on=("RRO.main", "RRO.only-increase", "BLOCK.causal-invertible"),
     statement=r"\bigl(\operatorname{rank}X^{(l+1)}\ge\operatorname{rank}X^{(l)}\ \forall l\bigr)\Rightarrow"
               r"\rho_l\not\to0\ \text{doubly exponentially}",
     hypotheses=("exact rank never decreases across layers",), conclusion="no doubly exponential collapse of rho",
@@ -959,16 +959,30 @@ claim(
     id="SCOPE.deployed", section="§1, relationship with Dong et al.",
     quote="The study concerns the regime of actual deployed Transformers (BERT, GPT), where residual connections are "
           "present",
-    depends_on=("BLOCK.residual-model", "RRO.main", "RRO.contribution-2"),
+    depends_on=("BLOCK.residual-model", "RRO.main", "RRO.contribution-2", "BLOCK.causal-invertible"),
     statement=r"\text{the residual and rank results (§5) hold for the blocks of BERT (post-LN) and GPT (pre-LN, "
               r"causal mask)}",
     hypotheses=("BERT: post-LN, bidirectional", "GPT: pre-LN, causal mask"), conclusion="the §5 results hold there",
     regimes=("post-LN", "pre-LN-causal"),
     checks=[lambda ctx: [not_checkable(
         "the §5 results are proved for X + MHA(X) + FFN(X + MHA(X)) with no LayerNorm in the stream and no mask "
-        "(BLOCK.residual-model: neither BERT's post-LN nor GPT's pre-LN block is that map); the rank claims on "
-        "post-LN and pre-LN blocks with a causal mask are not yet tested (the next issue builds them)",
+        "(BLOCK.residual-model: neither BERT's post-LN nor GPT's pre-LN block is that map). Theorem 5.3 is decided per "
+        "block type (the readings below, the same statements as RRO.main:post-LN, :pre-LN-causal, "
+        ":pre-RMSNorm-causal; the causal mask's rank facts are BLOCK.causal-invertible); the other §5 results "
+        "(Prop 5.1 on the block increment, RC, HC, RA) are not yet decided per block type",
         regime=r) for r in ("post-LN", "pre-LN-causal")]],
+    readings=[Reading(key, statement, checks=[], same_as=f"RRO.main:{key}", form="generic",
+                      regimes=("n<d", "n=d", "n>d"), notion="exact-rank",
+                      generic=Generic(space=f"as RRO.main:{key}: the weights, the norm's parameters and X = U V^T in "
+                                            "the rank-r stratum", measure="Lebesgue"),
+                      off_instance=OffInstance("positive-measure", "almost every X of each rank-r stratum and almost "
+                                                                   "every weight"))
+              for key, statement in (
+                  ("post-LN", r"\text{BERT (post-LN, zero LN bias): Thm 5.3 for }\mathrm{LN}(X+\mathrm{MHA}(X))"),
+                  ("pre-LN-causal", r"\text{GPT-2 (pre-LN, causal mask): Thm 5.3 for }X+\mathrm{MHA}_{\mathrm{causal}}"
+                                    r"(\mathrm{LN}\,X)"),
+                  ("pre-RMSNorm-causal", r"\text{LLaMA's composition (pre-RMSNorm, causal mask): Thm 5.3 for }X+"
+                                         r"\mathrm{MHA}_{\mathrm{causal}}(\mathrm{RMSNorm}\,X)"))],
     chapter="residual_obstruction", notion="exact-rank",
     off_instance=OffInstance("empirical", "the blocks of deployed BERT and GPT models, read from their published architectures"),
 )
