@@ -538,4 +538,5 @@ GENERIC_READINGS = [
     # issue 57: Theorem 5.3 read for the attention sub-layer of each deployed block type
     "RRO.main:post-LN", "RRO.main:post-LN-below-cap", "RRO.main:pre-LN-causal", "RRO.main:pre-RMSNorm-causal",
     "SCOPE.deployed:post-LN", "SCOPE.deployed:pre-LN-causal", "SCOPE.deployed:pre-RMSNorm-causal",
+    "RRO.prop51:pre-LN-causal-increment", "RRO.prop51:pre-RMSNorm-causal-increment",
 ]

@@ -39,6 +39,7 @@ import random
 from dataclasses import replace
 from itertools import combinations
 
+import flint
 import sympy
 from sympy import Matrix, Rational, eye, ones, zeros
 
@@ -75,6 +76,7 @@ from ..framework import (
     exact_instances,
     failing_box,
     identical_failure,
+    interval_instances,
     load_counterexample,
     not_checkable,
     perturb_value,
@@ -392,6 +394,103 @@ def _prop51_argument(ctx) -> list[Evidence]:
 
 
 
+# --- Prop 5.1 on the actual increment of a pre-norm block (issue 57) -----------------------------------------------
+
+_INCREMENT_ARITH = ("python-flint arb balls at 40 digits through theorems.exact.transformer.deployed_block (softmax, "
+                    "LayerNorm / RMSNorm, GELU via erf, all certified); a minor is certified non-zero when its ball "
+                    "excludes 0; uniform causal attention (W_Q = 0), witness rows with rational norms")
+#: the increment of each pre-norm block, in words
+_INCREMENT = {"pre_ln": "Delta(X) = MHA(LN1 X) + FFN(LN2(X + MHA(LN1 X))), causal mask",
+              "pre_rms": "Delta(X) = MHA(RMS1 X) + FFN(RMS2(X + MHA(RMS1 X))), causal mask"}
+
+
+def _certified_minor(M, k: int):
+    """(rows, cols, ball) of the first k x k minor of the arb matrix M whose ball excludes 0, or None."""
+    E = [[M[i, j] for j in range(M.ncols())] for i in range(M.nrows())]
+    for rows in combinations(range(M.nrows()), k):
+        for cols in combinations(range(M.ncols()), k):
+            det = flint.arb_mat([[E[i][j] for j in cols] for i in rows]).det()
+            if not det.contains(0):
+                return list(rows), list(cols), det
+    return None
+
+
+def _increment_checks(block_type: str):
+    """Prop 5.1's conclusion for B = the block's own increment Delta(X) (remark (iv): B is not absolutely continuous,
+    so it must be checked on the sub-manifold): per regime, rank(X + Delta(X)) > r certified on each stratum r of a
+    witness shape (a certified non-zero (r+1)-minor), and the genericity argument from the r = 1 point."""
+    def check(ctx) -> list[Evidence]:
+        rng = random.Random(stable_seed(f"RRO.prop51:{block_type}-increment"))
+        actx = T.arb(40)
+        out = []
+        for regime, shapes in BLOCK_SHAPES.items():
+            n, d = shapes[0]
+            met = held = 0
+            first = None
+            for r in range(1, min(n, d)):
+                X = deployed.stratum_witness(n, d, r, block_type)
+                gamma = [rng.choice([1, 2, 3, -1]) for _ in range(d)]
+                beta = [rng.randint(-2, 2) for _ in range(d)] if block_type == "pre_ln" else None
+                blk = T.Block(heads=T.uniform_heads(d, [_rand_matrix(rng, d, d) for _ in range(2)]),
+                              W1=_rand_matrix(rng, d, 3, 2), b1=[rng.randint(-2, 2) for _ in range(3)],
+                              W2=_rand_matrix(rng, 3, d, 2), b2=[rng.randint(-2, 2) for _ in range(d)],
+                              ln1=(gamma, beta), ln2=(gamma, beta))
+                with actx.local():
+                    m = _certified_minor(T.deployed_block(actx, X, blk, block_type, causal=True), r + 1)
+                met += 1
+                held += m is not None
+                if m is None and first is None:
+                    first = f"{n}x{d}, r = {r}: no certified non-zero {r + 1}-minor"
+                if r == 1:
+                    out.append(rank_genericity(
+                        f"{BLOCK_NAMES_RRO[block_type]}: rank(X + Delta(X)) > r for a.e. (weights, X = U V^T), "
+                        f"{_INCREMENT[block_type]}",
+                        P=f"a 2-minor of X + Delta(X) at X = U V^T (r = 1; real-analytic: softmax, GELU, and the "
+                          "norms where every row they normalise is non-constant / non-zero)",
+                        witness=f"the {n}x{d} rank-1 witness X = {X.tolist()}, H = 2, W_Q = 0, random integer weights: "
+                                f"minor (rows {m[0]}, cols {m[1]}) in {m[2].str(6)}" if m else
+                                f"the {n}x{d} rank-1 witness: no certified non-zero 2-minor",
+                        witness_holds=m is not None, arithmetic=_INCREMENT_ARITH, analytic=True, interval=True,
+                        regime=regime))
+            out.append(interval_instances(
+                f"{BLOCK_NAMES_RRO[block_type]}: rank(X + Delta(X)) > r on every stratum r < min(n, d) of {n}x{d} "
+                f"({_INCREMENT[block_type]}; H = 2, random integer weights and norm parameters): certified on "
+                f"{held}/{met}" + (f"; first failure: {first}" if first else ""),
+                True if held == met else None, arithmetic=_INCREMENT_ARITH, regime=regime,
+                numbers={"certified": held, "strata": met},
+                reason=None if held == met else "a minor was not certified (no failure shown)"))
+        return out
+    return check
+
+
+def _increment_reading(block_type: str, key: str, statement: str, note: str) -> Reading:
+    return Reading(key, statement, checks=[_increment_checks(block_type)], form="generic",
+                   regimes=("n<d", "n=d", "n>d"), notion="exact-rank: a certified non-zero minor", note=note,
+                   generic=Generic(space="the block's weights (W_Q^h, W_K^h, W_V^h, W_O^h, W_1, b_1, W_2, b_2) and norm "
+                                         "parameters, and A = X = U V^T in the rank-r stratum",
+                                   measure="Lebesgue on the weights, the norm's parameters and (U, V)"),
+                   formal_gap=FormalGap("needs-analysis", "the null-set lemma for real-analytic functions (cited); "
+                                        "the witnesses are certified enclosures"),
+                   off_instance=OffInstance("positive-measure", "almost every X of each rank-r stratum and almost "
+                                            "every weight, with B the block's own increment"))
+
+
+#: Prop 5.1 with B the increment of a pre-norm block (post-LN has no increment on the stream: its LayerNorm follows
+#: the sum, and its rank is RRO.main:post-LN's)
+INCREMENT_READINGS = [
+    _increment_reading("pre_ln", "pre-LN-causal-increment",
+                       r"\text{causal pre-LN block: a.e. weights, a.e. }A=UV^\top,\ \operatorname{rank}A=r<\min(n,d):\ "
+                       r"\operatorname{rank}(A+\Delta(A))>r,\ \Delta=\mathrm{MHA}(\mathrm{LN}_1A)+\mathrm{FFN}(\mathrm{LN}_2"
+                       r"(A+\mathrm{MHA}(\mathrm{LN}_1A)))",
+                       "Prop 5.1's conclusion with B the block's own increment, which remark (iv) says must be checked "
+                       "separately: GPT-2's whole block (pre-LN, causal mask, GELU FFN)"),
+    _increment_reading("pre_rms", "pre-RMSNorm-causal-increment",
+                       r"\text{causal pre-RMSNorm block: a.e. weights, a.e. }A=UV^\top,\ \operatorname{rank}A=r<"
+                       r"\min(n,d):\ \operatorname{rank}(A+\Delta(A))>r",
+                       "the same with RMSNorm (LLaMA's composition; GELU FFN, no GQA, no rotary positions)"),
+]
+
+
 #: the note of the "nowhere-dense" readings (theorems/formal/zero_set.v)
 _NOWHERE_DENSE_NOTE = ("'generic' read topologically: the bad set lies in the zero set of a polynomial that is non-zero "
                        "at a witness, which is closed with empty interior, so the bad set is nowhere dense (its closure "
@@ -429,7 +528,8 @@ claim(
               Reading("nowhere-dense",
                       r"\operatorname{rank}A<\min(n,d)\Rightarrow\{B:\operatorname{rank}(A+B)\le\operatorname{rank}A\}"
                       r"\ \text{is nowhere dense in }\mathbb R^{n\times d}",
-                      checks=[], form="universal", note=_NOWHERE_DENSE_NOTE)],
+                      checks=[], form="universal", note=_NOWHERE_DENSE_NOTE),
+              *INCREMENT_READINGS],
     chapter="residual_obstruction",
     formal_gap=FormalGap("needs-null-set", _NULL_SET_GAP),
 )
@@ -1718,7 +1818,8 @@ claim(
               Reading("nowhere-dense",
                       r"\{\Delta:\operatorname{rank}(X+\Delta)<\operatorname{rank}X\}\ \text{is nowhere dense in }"
                       r"\mathbb R^{n\times d}",
-                      checks=[], form="universal", note=_NOWHERE_DENSE_NOTE)],
+                      checks=[], form="universal", note=_NOWHERE_DENSE_NOTE),
+              *INCREMENT_READINGS],
     chapter="residual_obstruction",
     formal_gap=FormalGap("needs-null-set", _NULL_SET_GAP),
 )
