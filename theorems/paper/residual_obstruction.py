@@ -445,7 +445,7 @@ def _increment_checks(block_type: str):
                     out.append(rank_genericity(
                         f"{BLOCK_NAMES_RRO[block_type]}: rank(X + Delta(X)) > r for a.e. (weights, X = U V^T), "
                         f"{_INCREMENT[block_type]}",
-                        P=f"a 2-minor of X + Delta(X) at X = U V^T (r = 1; real-analytic: softmax, GELU, and the "
+                        P="a 2-minor of X + Delta(X) at X = U V^T (r = 1; real-analytic: softmax, GELU, and the "
                           "norms where every row they normalise is non-constant / non-zero)",
                         witness=f"the {n}x{d} rank-1 witness X = {X.tolist()}, H = 2, W_Q = 0, random integer weights: "
                                 f"minor (rows {m[0]}, cols {m[1]}) in {m[2].str(6)}" if m else
