@@ -212,5 +212,5 @@ def test_residual_obstruction_block_type_check_can_fail(monkeypatch):
     """A planted sub-layer that drops the attention (F(X) = X) never raises the rank: the instances go red."""
     from theorems.exact import deployed
     monkeypatch.setattr(deployed, "attention_sublayer", lambda X, *a, **k: X)
-    ev = RRO._block_checks("pre_ln")(None)
+    ev = RRO.block_type_checks("pre_ln")(None)
     assert any(e.holds is False for e in ev if e.scope == "instances")
