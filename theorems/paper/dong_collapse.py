@@ -968,8 +968,9 @@ claim(
         "the §5 results are proved for X + MHA(X) + FFN(X + MHA(X)) with no LayerNorm in the stream and no mask "
         "(BLOCK.residual-model: neither BERT's post-LN nor GPT's pre-LN block is that map). Theorem 5.3 is decided per "
         "block type (the readings below, the same statements as RRO.main:post-LN, :pre-LN-causal, "
-        ":pre-RMSNorm-causal; the causal mask's rank facts are BLOCK.causal-invertible); the other §5 results "
-        "(Prop 5.1 on the block increment, RC, HC, RA) are not yet decided per block type",
+        ":pre-RMSNorm-causal; the causal mask's rank facts are BLOCK.causal-invertible; Prop 5.1 on the increment "
+        "of the causal pre-LN and pre-RMSNorm blocks is RRO.prop51:pre-LN-causal-increment and "
+        ":pre-RMSNorm-causal-increment); the other §5 results (RC, HC, RA) are not yet decided per block type",
         regime=r) for r in ("post-LN", "pre-LN-causal")]],
     readings=[Reading(key, statement, checks=[], same_as=f"RRO.main:{key}", form="generic",
                       regimes=("n<d", "n=d", "n>d"), notion="exact-rank",
