@@ -535,4 +535,8 @@ GENERIC_READINGS = [
     "RW.joudaki-mlp:literal",
     # issue 56: the paper's argument for Thm 5.3 ("B_l is null"), over X in R^{n x d}
     "RRO.thm53-argument:literal",
+    # issue 57: Theorem 5.3 read for the attention sub-layer of each deployed block type
+    "RRO.main:post-LN", "RRO.main:post-LN-below-cap", "RRO.main:pre-LN-causal", "RRO.main:pre-RMSNorm-causal",
+    "SCOPE.deployed:post-LN", "SCOPE.deployed:pre-LN-causal", "SCOPE.deployed:pre-RMSNorm-causal",
+    "RRO.prop51:pre-LN-causal-increment", "RRO.prop51:pre-RMSNorm-causal-increment",
 ]

@@ -49,6 +49,8 @@ FRAMING = {"SYM.head-permutation", "SYM.value-output-gauge", "SYM.query-key-gaug
 #: Dong et al.'s Figure 2 and path-length counts are plotted values and a notebook's formula, not words: the suite's
 #: readings of them carry no quote, and their source names the packaged data
 FIGURE_READINGS = {"DONG.fig2-bert-san", "DONG.fig2-albert-san-skip", "DONG.path-length-mode"}
+#: the suite's own statements about the blocks deployed Transformers use (issue 57): no sentence of the paper says them
+OWN_STATEMENTS = {"BLOCK.causal-invertible"}
 
 
 def unverbatim(claims, sources) -> list[tuple[str, str]]:
@@ -144,8 +146,15 @@ def test_paper_words_figure_readings_have_no_quote_and_name_their_data(cid):
     assert words_markdown(c).startswith(f"**{SUITE_READING.capitalize()}**") and "“" not in words_markdown(c)
 
 
+@pytest.mark.parametrize("cid", sorted(OWN_STATEMENTS))
+def test_paper_words_own_statements_have_no_quote_and_say_whose_they_are(cid):
+    c = get(cid)
+    assert not c.quoted and c.quote == "" and c.origin == "suite"
+    assert c.source.startswith("the suite's own statement")
+
+
 def test_paper_words_only_the_listed_claims_are_framing():
-    assert {c.id for c in SUITE if not c.quoted} == FRAMING | FIGURE_READINGS
+    assert {c.id for c in SUITE if not c.quoted} == FRAMING | FIGURE_READINGS | OWN_STATEMENTS
 
 
 def test_paper_words_an_empty_quote_stays_empty():
@@ -219,8 +228,8 @@ def test_paper_words_origin_is_where_the_first_passage_is_found(cid, sources):
 
 def test_paper_words_suite_framing_and_users_are_the_third_part():
     third = {c.id for c in _ALL if c.origin in ("suite", "user")}
-    assert third == FRAMING | FIGURE_READINGS | {"USER.ln-sphere", "USER.rmsnorm-affine-rank",
-                                                 "USER.rmsnorm-matrix-rank"}
+    assert third == FRAMING | FIGURE_READINGS | OWN_STATEMENTS | {"USER.ln-sphere", "USER.rmsnorm-affine-rank",
+                                                                  "USER.rmsnorm-matrix-rank"}
 
 
 def test_paper_words_tally_has_three_parts_that_add_up():

@@ -183,3 +183,34 @@ def test_residual_obstruction_block_model_check_can_hold(monkeypatch):
     monkeypatch.setattr(R, "post_ln_block", R.paper_block)
     ev = R.block_model_evidence(None)
     assert [e.holds for e in ev] == [True, False]
+
+
+# --- issue 57: Theorem 5.3 and Prop 5.1 per deployed block type; the causal mask ------------------------------------
+
+def test_residual_obstruction_block_type_readings_have_their_computed_verdicts():
+    """Per block type: post-LN (zero LN bias) fails on the stratum r = d - 1 (the cap), identically, and holds below it;
+    the causal pre-LN and pre-RMSNorm sub-layers and whole-block increments hold on every stratum checked."""
+    from property_tests.paper.quick_runs import quick_run
+    r = quick_run("RRO.main")
+    assert r.reading("post-LN").verdict == "conditional"
+    caps = [e for e in r.reading("post-LN").evidence if e.scope == "positive-measure" and e.holds is False]
+    assert sorted(e.regime for e in caps) == ["n=d", "n>d"]
+    for key in ("post-LN-below-cap", "pre-LN-causal", "pre-RMSNorm-causal"):
+        assert r.reading(key).verdict == "supported", key
+        assert r.reading(key).strength == "exact", key
+    p = quick_run("RRO.prop51")
+    for key in ("pre-LN-causal-increment", "pre-RMSNorm-causal-increment"):
+        assert p.reading(key).verdict == "supported", key
+    c = quick_run("BLOCK.causal-invertible")
+    assert c.verdict == "supported" and c.reading("unmasked").verdict == "refuted"
+    assert quick_run("RRO.no-dong-collapse").reading("causal-rank-blind").verdict == "refuted"
+    s = quick_run("SCOPE.deployed")
+    assert s.verdict == "not-checkable" and s.reading("pre-LN-causal").verdict == "supported"
+
+
+def test_residual_obstruction_block_type_check_can_fail(monkeypatch):
+    """A planted sub-layer that drops the attention (F(X) = X) never raises the rank: the instances go red."""
+    from theorems.exact import deployed
+    monkeypatch.setattr(deployed, "attention_sublayer", lambda X, *a, **k: X)
+    ev = RRO.block_type_checks("pre_ln")(None)
+    assert any(e.holds is False for e in ev if e.scope == "instances")

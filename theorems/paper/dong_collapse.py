@@ -26,6 +26,7 @@ import random
 import sympy
 from sympy import Rational
 
+from ..exact import deployed
 from ..exact.attention import exact_softmax
 from ..exact.blocks import centred
 from ..exact.dong_figure import PRINTS_AS_ZERO, curve, first_layer_below, path_share, path_share_mode
@@ -231,11 +232,44 @@ def rank_blind_to_collapse(layers: list[dict], full: int, below: float = -52 * m
     return None
 
 
+def _causal_rank_blind(ctx) -> list[Evidence]:
+    """Pure attention under the causal mask with uniform scores (W_Q = 0): X_l = C^l X W^l. C is lower-triangular with
+    diagonal 1, 1/2, ..., 1/n, so det C^l != 0 and rank X_l = rank(X W^l) = rank X (W invertible) at every depth: the
+    inference's premise holds. C^l -> 1 e_1^T (computed symbolically in l), so X_l / ||X_l|| tends to the rank-one
+    matrices 1 x^T and Dong's rho_l -> 0 (with W = I: X_l -> 1 x_1^T exactly)."""
+    out = []
+    for n in (3, 4):
+        CL, lim = deployed.causal_power_limit(n)
+        e1 = sympy.zeros(n, n)
+        for i in range(n):
+            e1[i, 0] = 1
+        L = sympy.Symbol("L", positive=True, integer=True)
+        det = sympy.simplify(CL.det() - sympy.prod([sympy.Rational(1, k) ** L for k in range(1, n + 1)])) == 0
+        out.append(exact_complete(
+            f"n = {n}: C^L (C the causal softmax of zero scores) has det (1/{n}!)^L != 0 for every L (rank C^L X = "
+            f"rank X, the premise holds at every depth), and C^L -> 1 e_1^T as L -> oo (symbolic in L), so with "
+            f"W = I the stream X_L = C^L X -> 1 x_1^T and rho_L -> 0: exact rank never decreases, yet the tokens "
+            f"collapse", False if (det and lim == e1) else None, arithmetic="sympy symbolic in the depth L",
+            reason=None if (det and lim == e1) else "the limit or the determinant did not reduce"))
+    X = sympy.Matrix([[1, 0, 2], [0, 1, 1], [2, 1, 0], [1, 1, 1]])
+    traj = deployed.causal_stack(X, sympy.eye(3), 12)
+    ranks = [r for r, _ in traj]
+    rhos = [q for _, q in traj]
+    ok = all(r == _rank(X) for r in ranks) and all(b < a for a, b in zip(rhos, rhos[1:]))
+    out.append(exact_complete(
+        f"the stream X_l = C^l X (n = 4, d = 3, W = I) for l = 1..12: exact rank {sorted(set(ranks))} at every "
+        f"layer; rho_l^2 decreases at every layer, to {float(rhos[-1]):.3g} at l = 12 (exact rationals; the decay is "
+        "singly exponential, about 4^-l in rho^2)", False if ok else None, arithmetic="exact over QQ",
+        numbers={"rank": ranks, "rho_squared": [str(q) for q in rhos]},
+        reason=None if ok else "the exact trajectory did not show it"))
+    return out
+
+
 claim(
     id="RRO.no-dong-collapse", section="§5.2, after Thm 5.3",
     quote="For Lebesgue-almost-every X^(l) with rank(X^(l)) < min(n, d_model), ... rank(X^(l+1)) > "
           "rank(X^(l)). The doubly-exponential collapse of Dong et al. [4] cannot occur.",
-    depends_on=("RRO.main", "RRO.only-increase"),
+    depends_on=("RRO.main", "RRO.only-increase", "BLOCK.causal-invertible"),
     statement=r"\bigl(\operatorname{rank}X^{(l+1)}\ge\operatorname{rank}X^{(l)}\ \forall l\bigr)\Rightarrow"
               r"\rho_l\not\to0\ \text{doubly exponentially}",
     hypotheses=("exact rank never decreases across layers",), conclusion="no doubly exponential collapse of rho",
@@ -247,7 +281,19 @@ claim(
                       note="the conclusion alone, on the depth study: a fit over layers (float evidence)",
                       formal_gap=FormalGap("numerical-only", "the float rates log rho_(l+1) / log rho_l of networks "
                                                              "with residual connections"),
-        off_instance=OffInstance("limit", "the rate of rho_l as the depth goes to infinity"))],
+        off_instance=OffInstance("limit", "the rate of rho_l as the depth goes to infinity")),
+              Reading("causal-rank-blind",
+                      r"\text{causal mask, pure attention: }\bigl(\operatorname{rank}X^{(l+1)}\ge"
+                      r"\operatorname{rank}X^{(l)}\ \forall l\bigr)\Rightarrow\rho_l\not\to0",
+                      checks=[_causal_rank_blind], regimes=("causal",), notion={
+                          "premise (rank never decreases)": "exact-rank: det C^L != 0, symbolic in L",
+                          "conclusion (no collapse)": "residual: rho_l -> 0, the limit of C^L symbolic in L"},
+                      note="under the causal mask every attention matrix is invertible (BLOCK.causal-invertible), so "
+                           "the premise holds for pure attention without any skip, and the uniform causal stream "
+                           "still collapses onto the first token: exact rank cannot see this collapse. The decay is "
+                           "singly exponential, so this refutes the inference read with 'no collapse', not with 'no "
+                           "doubly exponential collapse'",
+                      off_instance=OffInstance("limit", "rho_l as the depth goes to infinity"))],
     chapter="dong_collapse",
     notion={
         "premise (rank never decreases)": "exact-rank: certified ranks of the depth study",
@@ -913,16 +959,31 @@ claim(
     id="SCOPE.deployed", section="§1, relationship with Dong et al.",
     quote="The study concerns the regime of actual deployed Transformers (BERT, GPT), where residual connections are "
           "present",
-    depends_on=("BLOCK.residual-model", "RRO.main", "RRO.contribution-2"),
+    depends_on=("BLOCK.residual-model", "RRO.main", "RRO.contribution-2", "BLOCK.causal-invertible"),
     statement=r"\text{the residual and rank results (§5) hold for the blocks of BERT (post-LN) and GPT (pre-LN, "
               r"causal mask)}",
     hypotheses=("BERT: post-LN, bidirectional", "GPT: pre-LN, causal mask"), conclusion="the §5 results hold there",
     regimes=("post-LN", "pre-LN-causal"),
     checks=[lambda ctx: [not_checkable(
         "the §5 results are proved for X + MHA(X) + FFN(X + MHA(X)) with no LayerNorm in the stream and no mask "
-        "(BLOCK.residual-model: neither BERT's post-LN nor GPT's pre-LN block is that map); the rank claims on "
-        "post-LN and pre-LN blocks with a causal mask are not yet tested (the next issue builds them)",
+        "(BLOCK.residual-model: neither BERT's post-LN nor GPT's pre-LN block is that map). Theorem 5.3 is decided per "
+        "block type (the readings below, the same statements as RRO.main:post-LN, :pre-LN-causal, "
+        ":pre-RMSNorm-causal; the causal mask's rank facts are BLOCK.causal-invertible; Prop 5.1 on the increment "
+        "of the causal pre-LN and pre-RMSNorm blocks is RRO.prop51:pre-LN-causal-increment and "
+        ":pre-RMSNorm-causal-increment); the other §5 results (RC, HC, RA) are not yet decided per block type",
         regime=r) for r in ("post-LN", "pre-LN-causal")]],
+    readings=[Reading(key, statement, checks=[], same_as=f"RRO.main:{key}", form="generic",
+                      regimes=("n<d", "n=d", "n>d"), notion="exact-rank",
+                      generic=Generic(space=f"as RRO.main:{key}: the weights, the norm's parameters and X = U V^T in "
+                                            "the rank-r stratum", measure="Lebesgue"),
+                      off_instance=OffInstance("positive-measure", "almost every X of each rank-r stratum and almost "
+                                                                   "every weight"))
+              for key, statement in (
+                  ("post-LN", r"\text{BERT (post-LN, zero LN bias): Thm 5.3 for }\mathrm{LN}(X+\mathrm{MHA}(X))"),
+                  ("pre-LN-causal", r"\text{GPT-2 (pre-LN, causal mask): Thm 5.3 for }X+\mathrm{MHA}_{\mathrm{causal}}"
+                                    r"(\mathrm{LN}\,X)"),
+                  ("pre-RMSNorm-causal", r"\text{LLaMA's composition (pre-RMSNorm, causal mask): Thm 5.3 for }X+"
+                                         r"\mathrm{MHA}_{\mathrm{causal}}(\mathrm{RMSNorm}\,X)"))],
     chapter="residual_obstruction", notion="exact-rank",
     off_instance=OffInstance("empirical", "the blocks of deployed BERT and GPT models, read from their published architectures"),
 )

@@ -39,14 +39,16 @@ import random
 from dataclasses import replace
 from itertools import combinations
 
+import flint
 import sympy
 from sympy import Matrix, Rational, eye, ones, zeros
 
+from ..exact import deployed
 from ..exact import transformer as T
 from ..exact.attention import F_exact, exact_softmax
 from ..exact.input import BadInput, exact_matrix
 from ..exact.instances import regime_of
-from ..exact.linalg import in_colspace, in_rowspace, nonzero_minor, nullspace, rank
+from ..exact.linalg import centring_projector, in_colspace, in_rowspace, nonzero_minor, nullspace, rank
 from ..exact.qinterval import box, mat_add, mat_mul, minor_certificate, softmax_log2_rows, transpose
 from ..exact.reader import SYMPY_MAX_ENTRIES
 from ..exact.residual import (
@@ -74,6 +76,7 @@ from ..framework import (
     exact_instances,
     failing_box,
     identical_failure,
+    interval_instances,
     load_counterexample,
     not_checkable,
     perturb_value,
@@ -391,6 +394,103 @@ def _prop51_argument(ctx) -> list[Evidence]:
 
 
 
+# --- Prop 5.1 on the actual increment of a pre-norm block (issue 57) -----------------------------------------------
+
+_INCREMENT_ARITH = ("python-flint arb balls at 40 digits through theorems.exact.transformer.deployed_block (softmax, "
+                    "LayerNorm / RMSNorm, GELU via erf, all certified); a minor is certified non-zero when its ball "
+                    "excludes 0; uniform causal attention (W_Q = 0), witness rows with rational norms")
+#: the increment of each pre-norm block, in words
+_INCREMENT = {"pre_ln": "Delta(X) = MHA(LN1 X) + FFN(LN2(X + MHA(LN1 X))), causal mask",
+              "pre_rms": "Delta(X) = MHA(RMS1 X) + FFN(RMS2(X + MHA(RMS1 X))), causal mask"}
+
+
+def _certified_minor(M, k: int):
+    """(rows, cols, ball) of the first k x k minor of the arb matrix M whose ball excludes 0, or None."""
+    E = [[M[i, j] for j in range(M.ncols())] for i in range(M.nrows())]
+    for rows in combinations(range(M.nrows()), k):
+        for cols in combinations(range(M.ncols()), k):
+            det = flint.arb_mat([[E[i][j] for j in cols] for i in rows]).det()
+            if not det.contains(0):
+                return list(rows), list(cols), det
+    return None
+
+
+def _increment_checks(block_type: str):
+    """Prop 5.1's conclusion for B = the block's own increment Delta(X) (remark (iv): B is not absolutely continuous,
+    so it must be checked on the sub-manifold): per regime, rank(X + Delta(X)) > r certified on each stratum r of a
+    witness shape (a certified non-zero (r+1)-minor), and the genericity argument from the r = 1 point."""
+    def check(ctx) -> list[Evidence]:
+        rng = random.Random(stable_seed(f"RRO.prop51:{block_type}-increment"))
+        actx = T.arb(40)
+        out = []
+        for regime, shapes in BLOCK_SHAPES.items():
+            n, d = shapes[0]
+            met = held = 0
+            first = None
+            for r in range(1, min(n, d)):
+                X = deployed.stratum_witness(n, d, r, block_type)
+                gamma = [rng.choice([1, 2, 3, -1]) for _ in range(d)]
+                beta = [rng.randint(-2, 2) for _ in range(d)] if block_type == "pre_ln" else None
+                blk = T.Block(heads=T.uniform_heads(d, [_rand_matrix(rng, d, d) for _ in range(2)]),
+                              W1=_rand_matrix(rng, d, 3, 2), b1=[rng.randint(-2, 2) for _ in range(3)],
+                              W2=_rand_matrix(rng, 3, d, 2), b2=[rng.randint(-2, 2) for _ in range(d)],
+                              ln1=(gamma, beta), ln2=(gamma, beta))
+                with actx.local():
+                    m = _certified_minor(T.deployed_block(actx, X, blk, block_type, causal=True), r + 1)
+                met += 1
+                held += m is not None
+                if m is None and first is None:
+                    first = f"{n}x{d}, r = {r}: no certified non-zero {r + 1}-minor"
+                if r == 1:
+                    out.append(rank_genericity(
+                        f"{BLOCK_NAMES_RRO[block_type]}: rank(X + Delta(X)) > r for a.e. (weights, X = U V^T), "
+                        f"{_INCREMENT[block_type]}",
+                        P="a 2-minor of X + Delta(X) at X = U V^T (r = 1; real-analytic: softmax, GELU, and the "
+                          "norms where every row they normalise is non-constant / non-zero)",
+                        witness=f"the {n}x{d} rank-1 witness X = {X.tolist()}, H = 2, W_Q = 0, random integer weights: "
+                                f"minor (rows {m[0]}, cols {m[1]}) in {m[2].str(6)}" if m else
+                                f"the {n}x{d} rank-1 witness: no certified non-zero 2-minor",
+                        witness_holds=m is not None, arithmetic=_INCREMENT_ARITH, analytic=True, interval=True,
+                        regime=regime))
+            out.append(interval_instances(
+                f"{BLOCK_NAMES_RRO[block_type]}: rank(X + Delta(X)) > r on every stratum r < min(n, d) of {n}x{d} "
+                f"({_INCREMENT[block_type]}; H = 2, random integer weights and norm parameters): certified on "
+                f"{held}/{met}" + (f"; first failure: {first}" if first else ""),
+                True if held == met else None, arithmetic=_INCREMENT_ARITH, regime=regime,
+                numbers={"certified": held, "strata": met},
+                reason=None if held == met else "a minor was not certified (no failure shown)"))
+        return out
+    return check
+
+
+def _increment_reading(block_type: str, key: str, statement: str, note: str) -> Reading:
+    return Reading(key, statement, checks=[_increment_checks(block_type)], form="generic",
+                   regimes=("n<d", "n=d", "n>d"), notion="exact-rank: a certified non-zero minor", note=note,
+                   generic=Generic(space="the block's weights (W_Q^h, W_K^h, W_V^h, W_O^h, W_1, b_1, W_2, b_2) and norm "
+                                         "parameters, and A = X = U V^T in the rank-r stratum",
+                                   measure="Lebesgue on the weights, the norm's parameters and (U, V)"),
+                   formal_gap=FormalGap("needs-analysis", "the null-set lemma for real-analytic functions (cited); "
+                                        "the witnesses are certified enclosures"),
+                   off_instance=OffInstance("positive-measure", "almost every X of each rank-r stratum and almost "
+                                            "every weight, with B the block's own increment"))
+
+
+#: Prop 5.1 with B the increment of a pre-norm block (post-LN has no increment on the stream: its LayerNorm follows
+#: the sum, and its rank is RRO.main:post-LN's)
+INCREMENT_READINGS = [
+    _increment_reading("pre_ln", "pre-LN-causal-increment",
+                       r"\text{causal pre-LN block: a.e. weights, a.e. }A=UV^\top,\ \operatorname{rank}A=r<\min(n,d):\ "
+                       r"\operatorname{rank}(A+\Delta(A))>r,\ \Delta=\mathrm{MHA}(\mathrm{LN}_1A)+\mathrm{FFN}(\mathrm{LN}_2"
+                       r"(A+\mathrm{MHA}(\mathrm{LN}_1A)))",
+                       "Prop 5.1's conclusion with B the block's own increment, which remark (iv) says must be checked "
+                       "separately: GPT-2's whole block (pre-LN, causal mask, GELU FFN)"),
+    _increment_reading("pre_rms", "pre-RMSNorm-causal-increment",
+                       r"\text{causal pre-RMSNorm block: a.e. weights, a.e. }A=UV^\top,\ \operatorname{rank}A=r<"
+                       r"\min(n,d):\ \operatorname{rank}(A+\Delta(A))>r",
+                       "the same with RMSNorm (LLaMA's composition; GELU FFN, no GQA, no rotary positions)"),
+]
+
+
 #: the note of the "nowhere-dense" readings (theorems/formal/zero_set.v)
 _NOWHERE_DENSE_NOTE = ("'generic' read topologically: the bad set lies in the zero set of a polynomial that is non-zero "
                        "at a witness, which is closed with empty interior, so the bad set is nowhere dense (its closure "
@@ -428,7 +528,8 @@ claim(
               Reading("nowhere-dense",
                       r"\operatorname{rank}A<\min(n,d)\Rightarrow\{B:\operatorname{rank}(A+B)\le\operatorname{rank}A\}"
                       r"\ \text{is nowhere dense in }\mathbb R^{n\times d}",
-                      checks=[], form="universal", note=_NOWHERE_DENSE_NOTE)],
+                      checks=[], form="universal", note=_NOWHERE_DENSE_NOTE),
+              *INCREMENT_READINGS],
     chapter="residual_obstruction",
     formal_gap=FormalGap("needs-null-set", _NULL_SET_GAP),
 )
@@ -512,6 +613,158 @@ def _lebesgue_argument(ctx) -> list[Evidence]:
                             witness="X = I (3 x 3): det = 1", witness_holds=rank(eye(3)) == 3, arithmetic=_ARITH)]
 
 
+# --- Theorem 5.3 per deployed block type (issue 57) -------------------------------------------------------------
+
+#: the token shapes of the block-type witnesses: d = 3 is left out because no non-constant rational row of length 3
+#: has a rational standard deviation (theorems.exact.deployed.rational_norm_rows), so a pre-LN witness there would not
+#: stay rational
+BLOCK_SHAPES = {"n<d": [(3, 5), (2, 4)], "n=d": [(4, 4), (2, 2)], "n>d": [(6, 4), (5, 2)]}
+_BLOCK_ARITH = ("exact over QQ (sympy through theorems.exact.transformer.deployed_block, ranks in python-flint); "
+                "uniform attention (W_Q = 0: softmax J/n, or causal C_ij = 1/i), witness rows with rational norms")
+_POST_LN_ARITH = ("exact over QQ: rank LN(Y) = rank(Y (I - J/d) diag gamma) (zero LN bias; diag(1/sigma_i) and "
+                  "diag(gamma) invertible, every sigma_i^2 checked non-zero exactly); uniform attention (W_Q = 0)")
+#: what each block type's attention sub-layer is, for the evidence's words
+_SUBLAYER = {"post_ln": "LN(X + MHA(X)) (zero LN bias)", "pre_ln": "X + MHA(LN X), causal mask",
+             "pre_rms": "X + MHA(RMSNorm X), causal mask"}
+
+
+def _post_ln_star(n: int, d: int, r: int) -> Matrix:
+    Xr = zeros(n, d)
+    for i in range(r):
+        Xr[i, i] = 1
+    return Xr
+
+
+def _block_instance(rng, block_type: str, n: int, d: int, r: int):
+    """(X, Ws, gamma, beta, causal) of one block-type instance on the rank-r stratum (H = 2 random integer W_V W_O;
+    gamma with non-zero entries; beta random for pre_ln, None for pre_rms (RMSNorm has none) and 0 for post_ln)."""
+    X = _post_ln_star(n, d, r) if block_type == "post_ln" else deployed.stratum_witness(n, d, r, block_type)
+    Ws = [_rand_matrix(rng, d, d) for _ in range(2)]
+    gamma = [rng.choice([1, 2, 3, -1, -2]) for _ in range(d)]
+    beta = [rng.randint(-2, 2) for _ in range(d)] if block_type == "pre_ln" else None
+    return X, Ws, gamma, beta, block_type != "post_ln"
+
+
+def _block_rank(block_type: str, X, Ws, gamma, beta, causal) -> int | None:
+    return deployed.sublayer_rank(X, Ws, block_type, causal, gamma, beta)
+
+
+def _block_sublayer_matrix(block_type: str, X, Ws, gamma, beta, causal) -> Matrix:
+    """The matrix whose rank is the sub-layer's rank (post_ln: Y (I - J/d) diag gamma; else the output itself)."""
+    if block_type == "post_ln":
+        _, Y = deployed.post_ln_rank(X, Ws, causal, gamma)
+        return Y * centring_projector(X.shape[1]) * sympy.diag(*gamma)
+    return deployed.attention_sublayer(X, Ws, block_type, causal, gamma, beta)
+
+
+def block_type_checks(block_type: str, below_cap: bool = False):
+    """The checks of Theorem 5.3 read for one block type's attention sub-layer, per regime: exact instances on the
+    rank-r strata (r < min(n, d), or r < min(n, d - 1) below post-LN's cap) and the genericity argument (the
+    failure forces an (r+1)-minor of the sub-layer's output, real-analytic in (weights, gamma, beta, U, V) where the
+    norm is defined, to vanish; one exact point where it does not)."""
+    arith = _POST_LN_ARITH if block_type == "post_ln" else _BLOCK_ARITH
+
+    def check(ctx) -> list[Evidence]:
+        rng = random.Random(stable_seed(f"RRO.main:{block_type}:{below_cap}"))
+        out = []
+        for regime, shapes in BLOCK_SHAPES.items():
+            met = held = 0
+            first = None
+            witness = None
+            for (n, d) in shapes:
+                top = min(n, d - 1) if block_type == "post_ln" else min(n, d)
+                for r in range(1, top):
+                    inst = _block_instance(rng, block_type, n, d, r)
+                    got = _block_rank(block_type, *inst)
+                    if got is None:
+                        continue  # outside the norm's domain (a constant row): not on the premise
+                    met += 1
+                    held += got > r
+                    if got <= r and first is None:
+                        first = f"{n}x{d}, r = {r}: rank {got}"
+                    if witness is None and r == 1:
+                        witness = (n, d, inst)
+            out.append(exact_instances(f"{BLOCK_NAMES_RRO[block_type]}: rank {_SUBLAYER[block_type]} > r on the rank-r "
+                                       f"strata {'below the cap d - 1 ' if block_type == 'post_ln' else ''}(H = 2, "
+                                       "random integer W_V W_O, gamma" + (", beta" if block_type == "pre_ln" else "")
+                                       + ")", met=met, held=held, regime=regime, arithmetic=arith, first_failure=first))
+            if witness is not None:
+                n, d, inst = witness
+                m = nonzero_minor(_block_sublayer_matrix(block_type, *inst), 2)
+                out.append(rank_genericity(
+                    f"{BLOCK_NAMES_RRO[block_type]}: rank {_SUBLAYER[block_type]} > r for a.e. (weights, X = U V^T)",
+                    P=f"a 2-minor of {_SUBLAYER[block_type]} at X = U V^T (r = 1; real-analytic: softmax, and the norm "
+                      "where every row it normalises is non-constant / non-zero" if block_type != "post_ln" else
+                      "a 2-minor of (X + MHA(X)) (I - J/d) diag(gamma) at X = U V^T (r = 1; real-analytic: softmax; "
+                      "rank LN(Y) is the rank of this matrix wherever LN is defined)",
+                    witness=f"the {n}x{d} rank-1 witness X = {inst[0].tolist()}, W_Q = 0, H = 2 random integer W_V W_O, "
+                            f"gamma = {inst[2]}: minor (rows {m[0]}, cols {m[1]}) = {m[2]}" if m else
+                            f"the {n}x{d} rank-1 witness: no non-zero 2-minor",
+                    witness_holds=m is not None, arithmetic=arith, analytic=True, regime=regime))
+        return out
+    return check
+
+
+def _post_ln_cap(ctx) -> list[Evidence]:
+    """Zero-bias LayerNorm output satisfies LN(Y) Gamma^{-1} 1 = 0 for every Y (a symbolic identity), so its rank is at
+    most d - 1: on the rank-(d - 1) stratum (which exists when n >= d) the post-LN sub-layer never raises the rank, for
+    every X and every weight -- a failure on the whole stratum (positive measure on it)."""
+    same = deployed.post_ln_cap_identity(3)
+    out = []
+    for regime in ("n=d", "n>d"):
+        out.append(identical_failure(
+            "post-LN (zero LN bias): LN(Y) diag(gamma)^-1 1 = 0 for a symbolic row y (d = 3) and symbolic gamma, so "
+            "rank LN(X + MHA(X)) <= d - 1 for every X and every weight; on the stratum r = d - 1 < min(n, d) (n >= d) "
+            "the rank never rises", identity_holds=same, regime=regime,
+            arithmetic="sympy symbolic (the row and gamma free)"))
+    return out
+
+
+def _block_reading(block_type: str, key: str, statement: str, note: str, extra=(), below_cap: bool = False,
+                   regimes=("n<d", "n=d", "n>d")) -> Reading:
+    return Reading(key, statement, checks=[block_type_checks(block_type, below_cap), *extra], form="generic",
+                   regimes=regimes, notion="exact-rank", note=note,
+                   generic=Generic(space="the weights (W_Q^h, W_K^h, W_V^h, W_O^h)_h, the norm's gamma"
+                                         + (" and beta" if block_type == "pre_ln" else "")
+                                         + ", and X = U V^T in the rank-r stratum",
+                                   measure="Lebesgue on the weights, the norm's parameters and (U, V)",
+                                   fixed="the zero LN bias" if block_type == "post_ln" else ""),
+                   formal_gap=FormalGap("needs-analysis", "the null-set lemma for real-analytic functions (cited), "
+                                        "as for the headline; the witnesses are exact"),
+                   off_instance=OffInstance("positive-measure", f"almost every X of each rank-r stratum and almost "
+                                            f"every weight, for the {deployed.BLOCK_NAMES[block_type]} sub-layer"))
+
+
+BLOCK_NAMES_RRO = deployed.BLOCK_NAMES
+#: Theorem 5.3's readings per deployed block type (their checks: the exact witnesses and genericity arguments above)
+BLOCK_READINGS = [
+    _block_reading("post_ln", "post-LN",
+                   r"eta=0,\ 	ext{a.e. }(W,\gamma),\ 	ext{a.e. }X=UV^	op,\ \operatorname{rank}X=r<\min(n,d):\ "
+                   r"\operatorname{rank}\mathrm{LN}(X+\mathrm{MHA}(X))>r",
+                   "BERT's attention sub-layer with the theorem's range of r. A zero-bias LayerNorm's output has its "
+                   "columns dependent (LN(Y) diag(gamma)^-1 1 = 0), so rank <= d - 1 for every input: on the stratum "
+                   "r = d - 1 (n >= d) the rank never rises, identically. Holds below that cap (reading "
+                   "post-LN-below-cap); a non-zero beta is not covered",
+                   extra=(_post_ln_cap,)),
+    _block_reading("post_ln", "post-LN-below-cap",
+                   r"eta=0,\ 	ext{a.e. }(W,\gamma),\ 	ext{a.e. }X=UV^	op,\ \operatorname{rank}X=r<\min(n,d-1):\ "
+                   r"\operatorname{rank}\mathrm{LN}(X+\mathrm{MHA}(X))>r",
+                   "the post-LN reading restricted to the ranks a zero-bias LayerNorm can exceed (r < d - 1)",
+                   below_cap=True),
+    _block_reading("pre_ln", "pre-LN-causal",
+                   r"	ext{causal mask; a.e. }(W,\gamma,eta),\ 	ext{a.e. }X=UV^	op,\ \operatorname{rank}X=r<"
+                   r"\min(n,d):\ \operatorname{rank}(X+\mathrm{MHA}_{\mathrm{causal}}(\mathrm{LN}\,X))>r",
+                   "GPT-2's attention sub-layer (pre-LN, causal mask). The skip carries X itself, un-normalised, as in "
+                   "§2's model; the domain is every row of X non-constant (the complement has codimension >= 2 for "
+                   "d >= 3, so it is connected); witnesses at d in {2, 4, 5} (d = 3 has no rational LayerNorm row)"),
+    _block_reading("pre_rms", "pre-RMSNorm-causal",
+                   r"	ext{causal mask; a.e. }(W,\gamma),\ 	ext{a.e. }X=UV^	op,\ \operatorname{rank}X=r<\min(n,d):\ "
+                   r"\operatorname{rank}(X+\mathrm{MHA}_{\mathrm{causal}}(\mathrm{RMSNorm}\,X))>r",
+                   "LLaMA's block composition (pre-RMSNorm, causal mask; GELU FFN, no GQA, no rotary positions): the "
+                   "attention sub-layer; the domain is every row of X non-zero"),
+]
+
+
 claim(
     id="RRO.main", section="§5.2, Thm 5.3",
     # the theorem's display and the proof's conclusion, nothing between: "for almost every choice of W_V, W_O" is
@@ -562,7 +815,8 @@ claim(
                            "stored float64 activations, taken exactly), decided by the claim's own predicates; the "
                            "evidence aggregates those site records (scope: the sites checked)",
                       formal_gap=FormalGap("finite-instance", "the attention sites of one trained checkpoint "
-                                           "(MiniLM-L6) on given inputs, each decided by exact computation"))],
+                                           "(MiniLM-L6) on given inputs, each decided by exact computation")),
+              *BLOCK_READINGS],
     chapter="residual_obstruction",
     formal_gap=FormalGap("needs-analysis", "almost every X of the rank-r stratum: the exceptional X are cut out by "
                          "real-analytic functions of X (softmax; on collapsed X = 1x^T the weight polynomial vanishes "
@@ -722,6 +976,79 @@ claim(
                       note="the model the §5 results are proved for is the suite's attention_skip block plus an FFN "
                            "on the un-normalised stream; the suite's full_block is post-LN (BERT)")],
     chapter="residual_obstruction",
+)
+
+
+# --- what the causal mask changes (issue 57) ---------------------------------------------------------------------
+
+def _causal_symbolic(ctx) -> list[Evidence]:
+    """For symbolic real scores s_ij (n = 1..4), the suite's causal softmax is lower-triangular, its diagonal entries
+    exp(s_ii) / sum_{j <= i} exp(s_ij) are positive, and det A equals their product (sympy, symbolic)."""
+    ok = True
+    for n in range(1, 5):
+        S = Matrix(n, n, lambda i, j: sympy.Symbol(f"s{i}{j}", real=True))
+        A = Matrix(T.softmax_rows(T.SYMPY, S, causal=True))
+        lower = all(A[i, j] == 0 for i in range(n) for j in range(i + 1, n))
+        positive = all(A[i, i].is_positive for i in range(n))
+        det = sympy.simplify(A.det() - sympy.prod([A[i, i] for i in range(n)])) == 0
+        ok = ok and lower and positive and det
+    return [exact_complete("causal softmax of a symbolic n x n score matrix (n = 1..4): zero above the diagonal, "
+                           "diagonal exp(s_ii) / sum_{j<=i} exp(s_ij) > 0, det A = prod_i A_ii (so det A > 0)", ok,
+                           arithmetic="sympy symbolic (the scores free, real)")]
+
+
+def _causal_instances(ctx) -> list[Evidence]:
+    """Exact-exponential instances (scores log 2 * S, S integer: softmax is rational): A lower-triangular, positive
+    diagonal, row-stochastic, det A = prod A_ii != 0, and rank(A X W) = rank(X W) for random low-rank rational X."""
+    rng = random.Random(stable_seed("BLOCK.causal-invertible:instances"))
+    met = held = 0
+    first = None
+    for n in range(1, 7):
+        for _ in range(2 if ctx.quick else 6):
+            S = Matrix(n, n, lambda i, j: rng.randint(-4, 4))
+            f = deployed.causal_attention_facts(S)
+            d = rng.randint(1, 5)
+            X = _low_rank(rng, n, d, rng.randint(0, min(n, d)))
+            W = _rand_matrix(rng, d, d)
+            ok = (f["lower"] and f["diag_positive"] and f["stochastic"] and f["det"] == f["diag_product"] != 0
+                  and rank(f["A"] * X * W) == rank(X * W))
+            met += 1
+            held += ok
+            if not ok and first is None:
+                first = f"S = {S.tolist()}"
+    return [exact_instances("causal softmax(log 2 * S), S random integer (n = 1..6): lower-triangular, positive "
+                            "diagonal, rows sum to 1, det = prod of the diagonal != 0, rank(A X W) = rank(X W)",
+                            met=met, held=held, first_failure=first,
+                            arithmetic="exact over QQ (SYMPY_LOG2: exp(log 2 * s) = 2^s on integer s)")]
+
+
+def _unmasked_contrast(ctx) -> list[Evidence]:
+    """Without the mask the statement fails: W_Q = 0 gives A = J/n, of rank 1 for n >= 2, so rank(A X) can drop."""
+    X = Matrix([[1, 0], [0, 1], [1, 1]])
+    A = Matrix(T.softmax_rows(T.SYMPY, zeros(3, 3)))
+    return [exact_complete(f"unmasked softmax of the zero scores is J/3 (rank {rank(A)}): rank(A X) = {rank(A * X)} < "
+                           f"rank X = {rank(X)}", False if (rank(A * X) < rank(X) and rank(A) == 1) else None,
+                           arithmetic="exact over QQ", regime="unmasked",
+                           reason=None if rank(A * X) < rank(X) else "the rank did not drop")]
+
+
+claim(
+    id="BLOCK.causal-invertible", section="§2 (the block model), §5.2; GPT-2 and LLaMA mask attention causally",
+    quote="", source="the suite's own statement about the causal mask (issue 57): the paper's §2 attention is unmasked",
+    depends_on=("BLOCK.residual-model",),
+    statement=r"A=\operatorname{softmax}_{\mathrm{causal}}(S):\ A_{ij}=0\ (j>i),\ A_{ii}>0,\ \det A=\prod_iA_{ii}>0,"
+              r"\ \operatorname{rank}(AXW)=\operatorname{rank}(XW)\ orall S,X,W",
+    hypotheses=("causal mask: position i attends to j <= i",),
+    conclusion="A is invertible, so causal attention never lowers a rank by itself", regimes=("all",),
+    checks=[_causal_symbolic, _causal_instances],
+    readings=[Reading("unmasked", r"A=\operatorname{softmax}(S)\ 	ext{(no mask)}:\ \operatorname{rank}(AX)="
+                                  r"\operatorname{rank}X\ orall S,X",
+                      checks=[_unmasked_contrast], regimes=("unmasked",),
+                      note="the same statement without the mask: uniform attention J/n has rank 1 (Dong's one-step "
+                           "collapse of pure attention is possible only without the mask)")],
+    chapter="residual_obstruction", notion="exact-rank",
+    off_instance=OffInstance("inference", "a structural fact of the causal softmax for every score matrix (checked "
+                                          "symbolically and on exact instances), with no instance form of its own"),
 )
 
 

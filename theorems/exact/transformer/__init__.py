@@ -1,7 +1,8 @@
 r"""The transformer maps, written once over an arithmetic context (after mpmath's contexts).
 
 One definition each of LayerNorm, RMSNorm, row softmax (optionally causal), single-head
-attention, multi-head attention, GeLU, the FFN and a block. The arithmetic is supplied by a
+attention, multi-head attention, GeLU, the FFN and a block (the regimes of the Dong explainer; the deployed
+post-LN, pre-LN and pre-RMSNorm blocks, each with the causal mask as an option). The arithmetic is supplied by a
 *context* object; the definitions only call its methods, so the same text runs in
 
 ``FP``        numpy float64, vectorised (exploration and the real model; float evidence)
@@ -50,7 +51,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .base import ARCHITECTURES, Block, Head, Operators, arb_from_mpf, workdps
+from .base import ARCHITECTURES, BLOCK_TYPES, Block, Head, Operators, arb_from_mpf, workdps
 from .ctx_arb import ArbContext, arb
 from .ctx_fp import FP, FloatContext
 from .ctx_iv import IvContext, iv, iv_erf
@@ -61,6 +62,7 @@ from .maps import (
     attention,
     block_forward,
     causal_keep,
+    deployed_block,
     ffn,
     gelu,
     layer_norm,
@@ -73,7 +75,8 @@ from .maps import (
 
 __all__ = ["Head", "Block", "ARCHITECTURES", "FP", "SYMPY", "SYMPY_LOG2", "mp", "iv", "arb", "context",
            "CONTEXTS", "layer_norm", "rms_norm", "softmax_rows", "causal_keep", "scores", "attention", "mha",
-           "gelu", "ffn", "block_forward", "uniform_heads", "iv_erf", "arb_from_mpf", "workdps", "FloatContext",
+           "gelu", "ffn", "block_forward", "deployed_block", "BLOCK_TYPES", "uniform_heads", "iv_erf", "arb_from_mpf",
+           "workdps", "FloatContext",
            "MpContext", "IvContext", "ArbContext", "SympyContext", "SympyLog2Context", "MIDRAD", "Midrad",
            "MidradContext", "MidradRangeError", "midrad"]
 

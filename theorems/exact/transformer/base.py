@@ -12,8 +12,8 @@ import flint
 import numpy as np
 import sympy
 
-__all__ = ["Head", "Block", "ARCHITECTURES", "fraction_of", "rows_of", "Operators", "EntrywiseContext", "workdps",
-           "arb_from_mpf"]
+__all__ = ["Head", "Block", "ARCHITECTURES", "BLOCK_TYPES", "fraction_of", "rows_of", "Operators", "EntrywiseContext",
+           "workdps", "arb_from_mpf"]
 
 
 @dataclass
@@ -46,6 +46,10 @@ class Block:
 #: the block architectures the maps compose (block_forward's ``regime`` argument; the depth study's
 #: ``--regime``): see :func:`theorems.exact.transformer.maps.block_forward`
 ARCHITECTURES = ("pure_attention", "attention_skip", "attention_mlp", "full_block", "attention_ln")
+
+#: the block compositions deployed Transformers use (:func:`theorems.exact.transformer.maps.deployed_block`):
+#: post-LN (BERT), pre-LN (GPT-2, with the causal mask), pre-RMSNorm (LLaMA's composition, with the causal mask)
+BLOCK_TYPES = ("post_ln", "pre_ln", "pre_rms")
 
 
 def fraction_of(v) -> Fraction | None:

@@ -6,10 +6,10 @@ from fractions import Fraction
 
 import sympy
 
-from .base import ARCHITECTURES, Block, Head
+from .base import ARCHITECTURES, BLOCK_TYPES, Block, Head
 
 __all__ = ["layer_norm", "rms_norm", "causal_keep", "softmax_rows", "scores", "attention", "uniform_heads", "mha",
-           "gelu", "ffn", "block_forward"]
+           "gelu", "ffn", "block_forward", "deployed_block"]
 
 
 def _vector(ctx, v, length: int, what: str):
@@ -169,7 +169,7 @@ def ffn(ctx, X, W1, b1, W2, b2, act=gelu):
         return ctx.add_cols(O, _vector(ctx, b2, ctx.shape(O)[1], "b2 (one entry per column of W2)"))
 
 
-def block_forward(ctx, X, blk: Block, regime: str):
+def block_forward(ctx, X, blk: Block, regime: str, causal: bool = False):
     """One layer in one of the four regimes of the Dong explainer, or attention with LayerNorm.
 
     ``pure_attention``  X -> MHA(X)
@@ -177,12 +177,15 @@ def block_forward(ctx, X, blk: Block, regime: str):
     ``attention_mlp``   X -> FFN(MHA(X))            (no skip)
     ``full_block``      X -> LN2(Z + FFN(Z)), Z = LN1(X + MHA(X))   (post-LN BERT block)
     ``attention_ln``    X -> LN1(MHA(X))            (no skip, no MLP: pure attention with LayerNorm, §3)
+
+    ``causal``: every attention is masked (position i attends to j <= i). The deployed pre-LN and pre-RMSNorm
+    blocks are :func:`deployed_block`.
     """
     if regime not in ARCHITECTURES:
         raise ValueError(f"regime {regime!r} not in {ARCHITECTURES}")
     with ctx.local():
         X = ctx.asmatrix(X)
-        M = mha(ctx, X, blk.heads)
+        M = mha(ctx, X, blk.heads, causal=causal)
         if regime == "pure_attention":
             return M
         if regime == "attention_skip":
@@ -194,3 +197,44 @@ def block_forward(ctx, X, blk: Block, regime: str):
         Z = layer_norm(ctx, ctx.add(X, M), *blk.ln1, eps=blk.eps)
         F = ffn(ctx, Z, blk.W1, blk.b1, blk.W2, blk.b2)
         return layer_norm(ctx, ctx.add(Z, F), *blk.ln2, eps=blk.eps)
+
+
+def _norm(ctx, X, blk: Block, which: int, rms: bool):
+    gamma, beta = blk.ln1 if which == 1 else blk.ln2
+    if rms:
+        if beta is not None:
+            raise ValueError(f"RMSNorm has no bias: ln{which} of a pre_rms block gives gamma only (beta is None), "
+                             "not a beta")
+        return rms_norm(ctx, X, gamma, eps=blk.eps)
+    return layer_norm(ctx, X, gamma, beta, eps=blk.eps)
+
+
+def deployed_block(ctx, X, blk: Block, block_type: str, causal: bool = False, sublayer: str = "block"):
+    """One block as deployed Transformers compose it (the causal mask an option of each).  # [n, d] -> [n, d]
+
+    ``post_ln``  Z = LN1(X + MHA(X)),        out = LN2(Z + FFN(Z))      (BERT; block_forward's ``full_block``)
+    ``pre_ln``   Z = X + MHA(LN1(X)),        out = Z + FFN(LN2(Z))      (GPT-2: with ``causal=True``)
+    ``pre_rms``  Z = X + MHA(RMSNorm1(X)),   out = Z + FFN(RMSNorm2(Z)) (LLaMA's composition: with ``causal=True``;
+                 RMSNorm has gamma only, a beta is refused; GELU FFN, no GQA, no rotary positions)
+
+    ``sublayer="attention"`` stops after the attention sub-layer (Z: the map Theorem 5.3 is about in each block);
+    ``"block"`` (default) needs the FFN's weights. A block type not in :data:`BLOCK_TYPES` is refused by name.
+    """
+    if block_type not in BLOCK_TYPES:
+        raise ValueError(f"unsupported block type {block_type!r}: choose from {', '.join(BLOCK_TYPES)}")
+    if sublayer not in ("attention", "block"):
+        raise ValueError(f"sublayer {sublayer!r} is not 'attention' or 'block'")
+    if sublayer == "block" and (blk.W1 is None or blk.W2 is None):
+        raise ValueError(f"the {block_type} block needs the FFN weights W1 and W2 (or sublayer='attention')")
+    rms = block_type == "pre_rms"
+    with ctx.local():
+        X = ctx.asmatrix(X)
+        if block_type == "post_ln":
+            Z = _norm(ctx, ctx.add(X, mha(ctx, X, blk.heads, causal=causal)), blk, 1, False)
+            if sublayer == "attention":
+                return Z
+            return _norm(ctx, ctx.add(Z, ffn(ctx, Z, blk.W1, blk.b1, blk.W2, blk.b2)), blk, 2, False)
+        Z = ctx.add(X, mha(ctx, _norm(ctx, X, blk, 1, rms), blk.heads, causal=causal))
+        if sublayer == "attention":
+            return Z
+        return ctx.add(Z, ffn(ctx, _norm(ctx, Z, blk, 2, rms), blk.W1, blk.b1, blk.W2, blk.b2))
