@@ -510,6 +510,24 @@ LEMMAS: tuple[FormalLemma, ...] = (
        r"\operatorname{row}X\}" + _ND,
        "For rank X < min(n, d) the perturbations whose rows lie in row X form a nowhere dense set (inside the zero "
        "set of an (r+1)-minor of [X; Delta], non-zero at Delta = pid_mx(min(n, d))). Not the literal's measure zero."),
+    # --- identities of sums (dong_identities.v) ----------------------------------------------------------------
+    _L("dong_identities", "residual_variance", "DONG.residual-variance", None, "general",
+       r"n\ge1,\ R=X-\tfrac1n\mathbf 1\mathbf 1^\top X:\ \|R\|_F^2=n\operatorname{tr}\operatorname{Cov}(X)"
+       r"=\tfrac1n\sum_{i<k}\|x_i-x_k\|^2",
+       "For every n >= 1 tokens and d features over a numeric field, the squared Frobenius norm of the residual "
+       "R = X - (1/n) 1 1^T X is n times the trace of the population covariance of the rows, which is (1/n) times "
+       "the sum over the pairs i < k of ||x_i - x_k||^2."),
+    # --- attention as a graph, its gradient at a collapsed input (attention_graph.v) ------------------------
+    _L("attention_graph", "attention_fully_connected_dynamic", "DONG.fully-connected-graph", None, "general",
+       r"A_{ij}>0\ \forall X,i,j;\ n\ge2,\ W_QW_K^\top\neq0\Rightarrow\exists X_1,X_2:\ A(X_1)\neq A(X_2)",
+       "A = softmax(X W_Q (X W_K)^T / sqrt d_k) (expR) has every entry positive for every X (a complete graph with "
+       "self-loops), and for n >= 2 tokens and W_Q W_K^T != 0 two inputs have different attention matrices (the "
+       "edge weights depend on X); both hypotheses are needed (n = 1: A = [1]; W_Q W_K^T = 0: A = J/n)."),
+    _L("attention_graph", "noci_vanishing_gradients", "RW.noci-vanishing-gradients", None, "general",
+       r"X=\mathbf 1x^\top\Rightarrow\forall V:\ \partial_VA(W_Q)=0,\ \partial_VA(W_K)=0",
+       "At a collapsed input X = 1 x^T (n >= 1 tokens, positive d, d_k) the attention matrix softmax(X W_Q (X W_K)^T "
+       "/ sqrt d_k) is J/n for every W_Q, W_K, so as a function of W_Q (and of W_K) its derivative in every "
+       "direction V exists and is 0 (MathComp-Analysis's is_derive)."),
 )
 
 

