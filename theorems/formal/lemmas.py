@@ -482,6 +482,11 @@ LEMMAS: tuple[FormalLemma, ...] = (
        "Every entry of softmax(t S) (expR, any real n x m scores S) tends to 1/m as t -> 0: the zero-logit limit is "
        "the uniform matrix (1/m) 1 1^T (1/n for the square attention matrix), stated entrywise (the matrices' "
        "topology is the product one)."),
+    # --- the large-logit limit of softmax (softmax_onehot.v) --------------------------------------------------
+    _L("softmax_onehot", "softmaxR_one_hot", "DONG.one-hot-softmax", None, "general",
+       r"z_j<z_k\ \forall j\neq k\Rightarrow\forall j:\ \lim_{t\to+\infty}\operatorname{softmax}(tz)_j=[j=k]",
+       "For every row of m real logits z with a unique maximum z_k, every entry j of softmax(t z) (expR) tends to 1 "
+       "if j = k and to 0 otherwise as t -> +oo: the limit is the one-hot indicator e_k of the argmax (entrywise)."),
     # --- the zero set of a non-zero polynomial, topologically (zero_set.v): nowhere-dense bad sets ----------
     _L("zero_set", "generic_WV_nowhere_dense", "RC.generic-wv", "nowhere-dense", "general",
        r"\mathcal B=\{W_V\in\mathbb R^{d\times d_k}:\operatorname{rank}(XW_V)\neq\min(\operatorname{rank}X,d_k)\}"

@@ -474,9 +474,6 @@ claim(
                       hypotheses={}, conclusion=_one_hot,
                       note="with tied maximal logits the limit spreads the mass evenly over them: not one-hot")],
     chapter="dong_explainer",
-    formal_gap=FormalGap("not-yet-proved", "a limit in t of softmax over the real exponential; MathComp-Analysis "
-                         "0.6.0 has what it needs (expR continuous, 1 + x <= expR x), the epsilon-delta proof is not "
-                         "written"),
 )
 
 claim(
@@ -489,9 +486,12 @@ claim(
     form="universal",
     hypotheses={"a unique maximal logit": _unique_max}, conclusion=_gradients_vanish, instances=LOGITS,
     regimes=("all",), depends_on=("DONG.one-hot-softmax",), chapter="dong_explainer",
-    formal_gap=FormalGap("not-yet-proved", "the softmax Jacobian p_i (delta_ij - p_j) (MathComp-Analysis's "
-                         "derivative of expR) and its limit as t -> oo, where the weight of every non-maximal logit "
-                         "tends to 0 (1 + x <= expR x bounds it); not written"),
+    formal_gap=FormalGap("not-yet-proved", "the second half (every non-maximal weight softmax(t z)_j -> 0) is "
+                         "DONG.one-hot-softmax's lemma softmax_onehot.softmaxR_one_hot, and the limit of "
+                         "p_i (delta_ij - p_j) is 0 by products of those limits; missing: that p_i (delta_ij - p_j) "
+                         "is the derivative of softmax at the logits (MathComp-Analysis's derivative of expR through "
+                         "the quotient, on row vectors), and, for the derivative in z itself, the factor t: "
+                         "t expR(t c) -> 0 for c < 0 (1 + x <= expR x alone does not bound it)"),
 )
 
 claim(
