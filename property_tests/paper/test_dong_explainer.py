@@ -26,7 +26,7 @@ NEW = {
     "DONG.mlp-per-token": "supported", "DONG.convex-combination": "proved", "DONG.residual-variance": "proved",
     "DONG.zero-logit-uniform": "proved", "DONG.one-hot-softmax": "proved",
     "DONG.non-attended-gradients": "supported", "DONG.cosine-to-one": "supported",
-    "DONG.stable-signal-flow": "not-checkable", "DONG.pre-ln-variance": "proved", "DONG.qk-norm": "supported",
+    "DONG.stable-signal-flow": "not-checkable", "DONG.pre-ln-variance": "proved", "DONG.qk-norm": "proved",
     "DONG.residual-scaling": "proved",
 }
 READINGS = {("DONG.one-hot-softmax", "any-logits"): "refuted",

@@ -487,6 +487,12 @@ LEMMAS: tuple[FormalLemma, ...] = (
        r"z_j<z_k\ \forall j\neq k\Rightarrow\forall j:\ \lim_{t\to+\infty}\operatorname{softmax}(tz)_j=[j=k]",
        "For every row of m real logits z with a unique maximum z_k, every entry j of softmax(t z) (expR) tends to 1 "
        "if j = k and to 0 otherwise as t -> +oo: the limit is the one-hot indicator e_k of the argmax (entrywise)."),
+    # --- QK-norm bounds attention (qk_norm.v) ---------------------------------------------------------------
+    _L("qk_norm", "qk_norm_bound", "DONG.qk-norm", None, "general",
+       r"s\ge0:\ |s\,\hat q_i\cdot\hat k_j|\le s,\ A_{ij}\le\frac1{1+(m-1)e^{-2s}},\ m\ge2\Rightarrow A_{ij}<1",
+       "With queries and keys L2-normalised and a fixed scale s >= 0, every logit s q^_i . k^_j lies in [-s, s] "
+       "(Cauchy-Schwarz) and every weight of A = softmax (expR, m keys) is at most 1 / (1 + (m-1) e^(-2s)), "
+       "strictly below 1 for m >= 2: no row collapses to one-hot at a fixed scale."),
     # --- the zero set of a non-zero polynomial, topologically (zero_set.v): nowhere-dense bad sets ----------
     _L("zero_set", "generic_WV_nowhere_dense", "RC.generic-wv", "nowhere-dense", "general",
        r"\mathcal B=\{W_V\in\mathbb R^{d\times d_k}:\operatorname{rank}(XW_V)\neq\min(\operatorname{rank}X,d_k)\}"

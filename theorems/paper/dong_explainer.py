@@ -616,9 +616,6 @@ claim(
                       note="Dehghani et al. normalise q and k with a learned scale; a large gain makes the logits "
                            "large again")],
     chapter="dong_explainer",
-    formal_gap=FormalGap("not-yet-proved", "Cauchy-Schwarz for the normalised q, k and the monotonicity of expR bound "
-                         "the largest weight; not written (the strict bound needs n >= 2: at n = 1 the weight is 1; "
-                         "the check verifies Cauchy-Schwarz, not the softmax bound)"),
     off_instance=OffInstance("limit", "a bound for every learned gain g, i.e. as g grows without bound"),
 )
 
