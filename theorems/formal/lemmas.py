@@ -482,6 +482,10 @@ LEMMAS: tuple[FormalLemma, ...] = (
        "Every entry of softmax(t S) (expR, any real n x m scores S) tends to 1/m as t -> 0: the zero-logit limit is "
        "the uniform matrix (1/m) 1 1^T (1/n for the square attention matrix), stated entrywise (the matrices' "
        "topology is the product one)."),
+    _L("noci_values", "noci_values_still_learn", "RW.noci-vanishing-gradients", "values-still-learn", "general",
+       r"X=\mathbf 1x^\top,\ x\neq0\Rightarrow\forall W_Q,W_K,W_V\ \exists V:\ \partial_V(AXW_V)=AXV\neq0",
+       "At a collapsed input X = 1 x^T with x != 0, for every W_Q, W_K, W_V the value path A X W_V has, in some "
+       "direction V, the derivative A X V = 1 x^T V != 0 in W_V: only the query and key gradients vanish."),
     # --- the large-logit limit of softmax (softmax_onehot.v) --------------------------------------------------
     _L("softmax_onehot", "softmaxR_one_hot", "DONG.one-hot-softmax", None, "general",
        r"z_j<z_k\ \forall j\neq k\Rightarrow\forall j:\ \lim_{t\to+\infty}\operatorname{softmax}(tz)_j=[j=k]",
