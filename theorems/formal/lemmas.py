@@ -486,6 +486,17 @@ LEMMAS: tuple[FormalLemma, ...] = (
        r"X=\mathbf 1x^\top,\ x\neq0\Rightarrow\forall W_Q,W_K,W_V\ \exists V:\ \partial_V(AXW_V)=AXV\neq0",
        "At a collapsed input X = 1 x^T with x != 0, for every W_Q, W_K, W_V the value path A X W_V has, in some "
        "direction V, the derivative A X V = 1 x^T V != 0 in W_V: only the query and key gradients vanish."),
+    # --- the MLP per token, attention mixes tokens (token_mixing.v) -------------------------------------------
+    _L("token_mixing", "ffn_per_token", "DONG.mlp-per-token", None, "general",
+       r"\mathrm{FFN}(X)=\sigma(XW_1+\mathbf 1b_1)W_2+\mathbf 1b_2:\ \mathrm{FFN}(X)_i=\mathrm{FFN}(x_i)\ \forall i",
+       "The feed-forward network in matrix form, act(X W_1 + 1 b_1) W_2 + 1 b_2 with any entrywise activation, "
+       "gives row i of the output from row i of the input alone: FFN(X)_i = FFN(x_i) for every token i."),
+    _L("token_mixing", "attention_mixes_tokens", "DONG.mlp-per-token", None, "general",
+       r"W_VW_O\neq0\Rightarrow\forall i,j\ \exists X,X'\ (x_k=x'_k\ \forall k\neq j):\ "
+       r"(AXW_VW_O)_i\neq(A'X'W_VW_O)_i",
+       "One attention head A X W_V W_O (expR softmax, 1/sqrt d_k) with W_V W_O != 0 mixes tokens: for every token i "
+       "and every token j, two inputs that differ only in row j give different row i outputs (A_ij > 0). With "
+       "W_V W_O = 0 the output is 0 for every X, so the hypothesis is needed."),
     # --- the large-logit limit of softmax (softmax_onehot.v) --------------------------------------------------
     _L("softmax_onehot", "softmaxR_one_hot", "DONG.one-hot-softmax", None, "general",
        r"z_j<z_k\ \forall j\neq k\Rightarrow\forall j:\ \lim_{t\to+\infty}\operatorname{softmax}(tz)_j=[j=k]",

@@ -325,10 +325,6 @@ claim(
                                   "combines rows; the explainer's 'row-wise'/'column-wise' labels are not a fact")],
                       off_instance=OffInstance("literature", "the explainer's names 'row-wise' and 'column-wise'"))],
     chapter="dong_explainer",
-    formal_gap=FormalGap("not-yet-proved", "MLP(X)_i = MLP(x_i) is the definition of a token-wise MLP; 'attention "
-                         "mixes tokens' (MHA(X)_i depends on every token) needs n >= 2 and non-degenerate weights "
-                         "(it fails for W_V W_O = 0 or W_Q W_K^T = 0, which the sentence does not exclude); the "
-                         "checks show both on one concrete input"),
 )
 
 
