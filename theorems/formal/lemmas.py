@@ -572,6 +572,12 @@ PENDING: tuple[FormalLemma, ...] = (
        r"P\ \text{polynomial},\ P(w^\star)\neq0,\ \mathcal B\subseteq\{P=0\}\Rightarrow"
        r"(\overline{\mathcal B})^\circ=\emptyset",
        "The bridge: a bad set inside the zero set of a polynomial that is non-zero at a witness is nowhere dense."),
+    # the univariate step of the null-set lemma; RRO.analytic-measure-zero's N = 1 polynomial case, not a reading of
+    # it yet (the claim is about real-analytic functions on R^N; the k > 1 step is named in null_set_1d.v)
+    _L("null_set_1d", "poly_zero_set_null", "RRO.analytic-measure-zero", "univariate-polynomial", "general",
+       r"p\in\mathbb R[x],\ p\neq0\Rightarrow\lambda(\{x\in\mathbb R:p(x)=0\})=0",
+       "The zero set of a non-zero real polynomial in one variable has Lebesgue measure zero on R (MathComp-Analysis's "
+       "lebesgue_measure): it is the finite set of the polynomial's roots."),
 )
 
 
