@@ -112,10 +112,11 @@ def test_formal_every_lemma_accepted():
         else:
             assert r.closed is True and r.assumptions == "Closed under the global context"
         assert lemma.short in r.about  # Coq's own statement of the lemma
-    # the general lemmas rest on no axiom; only the instances with MathComp-Analysis's expR and the topology of
-    # zero_set.v (closure, interior on the reals' matrices) rest on the classical ones
+    # the general lemmas rest on no axiom; only the instances with MathComp-Analysis's expR (its limits and
+    # derivatives) and the topology of zero_set.v (closure, interior on the reals' matrices) rest on the classical ones
     assert {lm.module for lm in formal.LEMMAS if results[lm.name].axioms} == {
-        "softmax_real", "layer_jacobian", "softmax_limits", "zero_set"}
+        "softmax_real", "layer_jacobian", "softmax_limits", "zero_set", "attention_graph", "softmax_onehot",
+        "qk_norm", "noci_values", "token_mixing"}
 
 
 @needs_coq
@@ -141,7 +142,7 @@ def test_formal_without_analysis_the_real_instances_are_not_run(monkeypatch):
         if not more:
             break
         analysis |= more
-    assert {"softmax_real", "layer_jacobian", "zero_set"} <= analysis and "rank_neutrality" not in analysis
+    assert {"softmax_real", "layer_jacobian", "zero_set", "qk_norm", "softmax_onehot"} <= analysis and "rank_neutrality" not in analysis
     for lm in formal.LEMMAS:
         r = results[lm.name]
         if lm.module in analysis:

@@ -145,9 +145,9 @@ def test_formal_gaps_travel_with_the_reading_into_the_ledger_json():
 
 
 def test_formal_gaps_show_prints_the_gap_and_the_json_carries_it(capsys):
-    assert main(["show", "DONG.qk-norm", "--quick"]) == 0
+    assert main(["show", "DONG.path-expansion", "--quick"]) == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert "formal gap [not-yet-proved]: true for every size, not proved here: Cauchy-Schwarz" in out
-    assert main(["show", "DONG.qk-norm", "--quick", "--json"]) == 0
+    assert "formal gap [not-yet-proved]: true for every size, not proved here: an induction over L" in out
+    assert main(["show", "DONG.path-expansion", "--quick", "--json"]) == 0
     rec = json.loads(capsys.readouterr().out)
     assert rec["formal_gap"]["reason"] == "not-yet-proved" and rec["formal_gap"]["counterexample"] is None

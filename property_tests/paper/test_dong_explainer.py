@@ -20,13 +20,13 @@ from theorems.paper import dong_explainer as E
 _QUICK = CheckContext(dps=30, quick=True)
 
 NEW = {
-    "DONG.path-expansion": "supported", "DONG.fully-connected-graph": "supported",
+    "DONG.path-expansion": "supported", "DONG.fully-connected-graph": "proved",
     "DONG.graph-transformers": "not-checkable", "DONG.vit-oversmoothing": "not-checkable",
     "DONG.gnn-oversmoothing": "supported", "DONG.breaks-affine-invariance": "proved",
-    "DONG.mlp-per-token": "supported", "DONG.convex-combination": "proved", "DONG.residual-variance": "supported",
-    "DONG.zero-logit-uniform": "proved", "DONG.one-hot-softmax": "supported",
+    "DONG.mlp-per-token": "proved", "DONG.convex-combination": "proved", "DONG.residual-variance": "proved",
+    "DONG.zero-logit-uniform": "proved", "DONG.one-hot-softmax": "proved",
     "DONG.non-attended-gradients": "supported", "DONG.cosine-to-one": "supported",
-    "DONG.stable-signal-flow": "not-checkable", "DONG.pre-ln-variance": "proved", "DONG.qk-norm": "supported",
+    "DONG.stable-signal-flow": "not-checkable", "DONG.pre-ln-variance": "proved", "DONG.qk-norm": "proved",
     "DONG.residual-scaling": "proved",
 }
 READINGS = {("DONG.one-hot-softmax", "any-logits"): "refuted",

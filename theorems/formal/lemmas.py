@@ -482,6 +482,32 @@ LEMMAS: tuple[FormalLemma, ...] = (
        "Every entry of softmax(t S) (expR, any real n x m scores S) tends to 1/m as t -> 0: the zero-logit limit is "
        "the uniform matrix (1/m) 1 1^T (1/n for the square attention matrix), stated entrywise (the matrices' "
        "topology is the product one)."),
+    _L("noci_values", "noci_values_still_learn", "RW.noci-vanishing-gradients", "values-still-learn", "general",
+       r"X=\mathbf 1x^\top,\ x\neq0\Rightarrow\forall W_Q,W_K,W_V\ \exists V:\ \partial_V(AXW_V)=AXV\neq0",
+       "At a collapsed input X = 1 x^T with x != 0, for every W_Q, W_K, W_V the value path A X W_V has, in some "
+       "direction V, the derivative A X V = 1 x^T V != 0 in W_V: only the query and key gradients vanish."),
+    # --- the MLP per token, attention mixes tokens (token_mixing.v) -------------------------------------------
+    _L("token_mixing", "ffn_per_token", "DONG.mlp-per-token", None, "general",
+       r"\mathrm{FFN}(X)=\sigma(XW_1+\mathbf 1b_1)W_2+\mathbf 1b_2:\ \mathrm{FFN}(X)_i=\mathrm{FFN}(x_i)\ \forall i",
+       "The feed-forward network in matrix form, act(X W_1 + 1 b_1) W_2 + 1 b_2 with any entrywise activation, "
+       "gives row i of the output from row i of the input alone: FFN(X)_i = FFN(x_i) for every token i."),
+    _L("token_mixing", "attention_mixes_tokens", "DONG.mlp-per-token", None, "general",
+       r"W_VW_O\neq0\Rightarrow\forall i,j\ \exists X,X'\ (x_k=x'_k\ \forall k\neq j):\ "
+       r"(AXW_VW_O)_i\neq(A'X'W_VW_O)_i",
+       "One attention head A X W_V W_O (expR softmax, 1/sqrt d_k) with W_V W_O != 0 mixes tokens: for every token i "
+       "and every token j, two inputs that differ only in row j give different row i outputs (A_ij > 0). With "
+       "W_V W_O = 0 the output is 0 for every X, so the hypothesis is needed."),
+    # --- the large-logit limit of softmax (softmax_onehot.v) --------------------------------------------------
+    _L("softmax_onehot", "softmaxR_one_hot", "DONG.one-hot-softmax", None, "general",
+       r"z_j<z_k\ \forall j\neq k\Rightarrow\forall j:\ \lim_{t\to+\infty}\operatorname{softmax}(tz)_j=[j=k]",
+       "For every row of m real logits z with a unique maximum z_k, every entry j of softmax(t z) (expR) tends to 1 "
+       "if j = k and to 0 otherwise as t -> +oo: the limit is the one-hot indicator e_k of the argmax (entrywise)."),
+    # --- QK-norm bounds attention (qk_norm.v) ---------------------------------------------------------------
+    _L("qk_norm", "qk_norm_bound", "DONG.qk-norm", None, "general",
+       r"s\ge0:\ |s\,\hat q_i\cdot\hat k_j|\le s,\ A_{ij}\le\frac1{1+(m-1)e^{-2s}},\ m\ge2\Rightarrow A_{ij}<1",
+       "With queries and keys L2-normalised and a fixed scale s >= 0, every logit s q^_i . k^_j lies in [-s, s] "
+       "(Cauchy-Schwarz) and every weight of A = softmax (expR, m keys) is at most 1 / (1 + (m-1) e^(-2s)), "
+       "strictly below 1 for m >= 2: no row collapses to one-hot at a fixed scale."),
     # --- the zero set of a non-zero polynomial, topologically (zero_set.v): nowhere-dense bad sets ----------
     _L("zero_set", "generic_WV_nowhere_dense", "RC.generic-wv", "nowhere-dense", "general",
        r"\mathcal B=\{W_V\in\mathbb R^{d\times d_k}:\operatorname{rank}(XW_V)\neq\min(\operatorname{rank}X,d_k)\}"
@@ -510,6 +536,24 @@ LEMMAS: tuple[FormalLemma, ...] = (
        r"\operatorname{row}X\}" + _ND,
        "For rank X < min(n, d) the perturbations whose rows lie in row X form a nowhere dense set (inside the zero "
        "set of an (r+1)-minor of [X; Delta], non-zero at Delta = pid_mx(min(n, d))). Not the literal's measure zero."),
+    # --- identities of sums (dong_identities.v) ----------------------------------------------------------------
+    _L("dong_identities", "residual_variance", "DONG.residual-variance", None, "general",
+       r"n\ge1,\ R=X-\tfrac1n\mathbf 1\mathbf 1^\top X:\ \|R\|_F^2=n\operatorname{tr}\operatorname{Cov}(X)"
+       r"=\tfrac1n\sum_{i<k}\|x_i-x_k\|^2",
+       "For every n >= 1 tokens and d features over a numeric field, the squared Frobenius norm of the residual "
+       "R = X - (1/n) 1 1^T X is n times the trace of the population covariance of the rows, which is (1/n) times "
+       "the sum over the pairs i < k of ||x_i - x_k||^2."),
+    # --- attention as a graph, its gradient at a collapsed input (attention_graph.v) ------------------------
+    _L("attention_graph", "attention_fully_connected_dynamic", "DONG.fully-connected-graph", None, "general",
+       r"A_{ij}>0\ \forall X,i,j;\ n\ge2,\ W_QW_K^\top\neq0\Rightarrow\exists X_1,X_2:\ A(X_1)\neq A(X_2)",
+       "A = softmax(X W_Q (X W_K)^T / sqrt d_k) (expR) has every entry positive for every X (a complete graph with "
+       "self-loops), and for n >= 2 tokens and W_Q W_K^T != 0 two inputs have different attention matrices (the "
+       "edge weights depend on X); both hypotheses are needed (n = 1: A = [1]; W_Q W_K^T = 0: A = J/n)."),
+    _L("attention_graph", "noci_vanishing_gradients", "RW.noci-vanishing-gradients", None, "general",
+       r"X=\mathbf 1x^\top\Rightarrow\forall V:\ \partial_VA(W_Q)=0,\ \partial_VA(W_K)=0",
+       "At a collapsed input X = 1 x^T (n >= 1 tokens, positive d, d_k) the attention matrix softmax(X W_Q (X W_K)^T "
+       "/ sqrt d_k) is J/n for every W_Q, W_K, so as a function of W_Q (and of W_K) its derivative in every "
+       "direction V exists and is 0 (MathComp-Analysis's is_derive)."),
 )
 
 
@@ -528,6 +572,12 @@ PENDING: tuple[FormalLemma, ...] = (
        r"P\ \text{polynomial},\ P(w^\star)\neq0,\ \mathcal B\subseteq\{P=0\}\Rightarrow"
        r"(\overline{\mathcal B})^\circ=\emptyset",
        "The bridge: a bad set inside the zero set of a polynomial that is non-zero at a witness is nowhere dense."),
+    # the univariate step of the null-set lemma; RRO.analytic-measure-zero's N = 1 polynomial case, not a reading of
+    # it yet (the claim is about real-analytic functions on R^N; the k > 1 step is named in null_set_1d.v)
+    _L("null_set_1d", "poly_zero_set_null", "RRO.analytic-measure-zero", "univariate-polynomial", "general",
+       r"p\in\mathbb R[x],\ p\neq0\Rightarrow\lambda(\{x\in\mathbb R:p(x)=0\})=0",
+       "The zero set of a non-zero real polynomial in one variable has Lebesgue measure zero on R (MathComp-Analysis's "
+       "lebesgue_measure): it is the finite set of the polynomial's roots."),
 )
 
 

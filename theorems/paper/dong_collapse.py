@@ -941,6 +941,8 @@ claim(
     regimes=("n<d", "n>d"), checks=[],  # the depth study's attention + skip runs (numeric layer)
     chapter="dong_collapse", notion="exact-rank: certified rank of the depth study",
     off_instance=OffInstance("depth-study", "the certified rank over 12 layers of attention + skip"),
+    formal_gap=FormalGap("numerical-only", "the certified rank of the depth study's attention + skip networks over 12 "
+                         "layers"),
 )
 
 claim(

@@ -165,10 +165,6 @@ claim(
     hypotheses={}, conclusion=_all_edges_positive,
     instances=Pool(rows=_graph_rows, arithmetic=_EXACT), regimes=("all",), checks=[_dynamic],
     chapter="dong_explainer",
-    formal_gap=FormalGap("not-yet-proved", "the positivity half is softmax positivity (DONG.row-stochastic's lemmas); "
-                         "that A depends on X is an existence statement over expR (two inputs with different weights) "
-                         "not written in Coq; it needs n >= 2 and W_Q W_K^T != 0 (at n = 1, A = [1]; with "
-                         "W_Q W_K^T = 0, A = J/n)"),
 )
 
 claim(
@@ -329,10 +325,6 @@ claim(
                                   "combines rows; the explainer's 'row-wise'/'column-wise' labels are not a fact")],
                       off_instance=OffInstance("literature", "the explainer's names 'row-wise' and 'column-wise'"))],
     chapter="dong_explainer",
-    formal_gap=FormalGap("not-yet-proved", "MLP(X)_i = MLP(x_i) is the definition of a token-wise MLP; 'attention "
-                         "mixes tokens' (MHA(X)_i depends on every token) needs n >= 2 and non-degenerate weights "
-                         "(it fails for W_V W_O = 0 or W_Q W_K^T = 0, which the sentence does not exclude); the "
-                         "checks show both on one concrete input"),
 )
 
 
@@ -388,8 +380,6 @@ claim(
     statement=r"\|R\|_F^2=n\operatorname{tr}\operatorname{Cov}(X)=\tfrac1n\sum_{i<j}\|x_i-x_j\|^2",
     hypotheses={}, conclusion=_residual_is_variance, instances=Pool(rows=_variance_rows, arithmetic="exact rationals"),
     regimes=("all",), chapter="dong_explainer",
-    formal_gap=FormalGap("not-yet-proved", "a polynomial identity of sums (||R||_F^2 = n tr Cov X = (1/n) sum_{i<j} "
-                         "||x_i - x_j||^2) for every n, d; within MathComp's reach, not written"),
 )
 
 
@@ -480,9 +470,6 @@ claim(
                       hypotheses={}, conclusion=_one_hot,
                       note="with tied maximal logits the limit spreads the mass evenly over them: not one-hot")],
     chapter="dong_explainer",
-    formal_gap=FormalGap("not-yet-proved", "a limit in t of softmax over the real exponential; MathComp-Analysis "
-                         "0.6.0 has what it needs (expR continuous, 1 + x <= expR x), the epsilon-delta proof is not "
-                         "written"),
 )
 
 claim(
@@ -495,9 +482,12 @@ claim(
     form="universal",
     hypotheses={"a unique maximal logit": _unique_max}, conclusion=_gradients_vanish, instances=LOGITS,
     regimes=("all",), depends_on=("DONG.one-hot-softmax",), chapter="dong_explainer",
-    formal_gap=FormalGap("not-yet-proved", "the softmax Jacobian p_i (delta_ij - p_j) (MathComp-Analysis's "
-                         "derivative of expR) and its limit as t -> oo, where the weight of every non-maximal logit "
-                         "tends to 0 (1 + x <= expR x bounds it); not written"),
+    formal_gap=FormalGap("not-yet-proved", "the second half (every non-maximal weight softmax(t z)_j -> 0) is "
+                         "DONG.one-hot-softmax's lemma softmax_onehot.softmaxR_one_hot, and the limit of "
+                         "p_i (delta_ij - p_j) is 0 by products of those limits; missing: that p_i (delta_ij - p_j) "
+                         "is the derivative of softmax at the logits (MathComp-Analysis's derivative of expR through "
+                         "the quotient, on row vectors), and, for the derivative in z itself, the factor t: "
+                         "t expR(t c) -> 0 for c < 0 (1 + x <= expR x alone does not bound it)"),
 )
 
 claim(
@@ -622,9 +612,6 @@ claim(
                       note="Dehghani et al. normalise q and k with a learned scale; a large gain makes the logits "
                            "large again")],
     chapter="dong_explainer",
-    formal_gap=FormalGap("not-yet-proved", "Cauchy-Schwarz for the normalised q, k and the monotonicity of expR bound "
-                         "the largest weight; not written (the strict bound needs n >= 2: at n = 1 the weight is 1; "
-                         "the check verifies Cauchy-Schwarz, not the softmax bound)"),
     off_instance=OffInstance("limit", "a bound for every learned gain g, i.e. as g grows without bound"),
 )
 

@@ -599,7 +599,9 @@ claim(
     readings=[Reading("as-proved", r"n>d_k:\ \dim R_h=\min(\operatorname{rank}X,d_k)\ \text{for every }\alpha_h",
                       checks=[], regimes=("n>d_k",),
                       note="the assumption n > d_k the paper's proof makes (the registered sentence does not); "
-                           "decided on certified random heads with n > d_k at alpha = 0, 1/2, 1 (numeric layer)")],
+                           "decided on certified random heads with n > d_k at alpha = 0, 1/2, 1 (numeric layer)",
+                      formal_gap=FormalGap("numerical-only", "dim R_h of certified random heads with n > d_k at "
+                                           "alpha = 0, 1/2, 1 (the numeric layer's certified ranks)"))],
     chapter="rank_contraction",
     formal_gap=FormalGap("numerical-only", "dim R_h measured on heads drawn at each asymmetry alpha_h (the numeric layer's certified "
                          "ranks); its algebraic core, dim R_h = min(rank X, d_k) whatever A_h, is "

@@ -436,9 +436,6 @@ claim(
                                   "the gradient at a collapsed input")],
                       off_instance=OffInstance("literature", "the training dynamics of Noci et al."))],
     depends_on=("DONG.regime-collapse",), chapter="related_work",
-    formal_gap=FormalGap("not-yet-proved", "at X = 1 x^T the scores are a constant multiple of J, so A = J/n for "
-                         "every W_Q, W_K (algebra); that the derivative of this constant map is 0 needs "
-                         "MathComp-Analysis's derivative on matrices; not written"),
 )
 
 

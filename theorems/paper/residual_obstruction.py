@@ -898,7 +898,10 @@ claim(
                       note="so 'each B_l^(r) is null' holds whatever F does: the Lebesgue reading on all matrices is "
                            "vacuous (RRO.main:lebesgue-on-all-matrices); the suite's repair measures X on its stratum "
                            "(X = U V^T, RRO.main's headline)",
-                      off_instance=OffInstance("positive-measure", "the stratum {rank X = r} is itself Lebesgue-null"))],
+                      off_instance=OffInstance("positive-measure", "the stratum {rank X = r} is itself Lebesgue-null"),
+                      formal_gap=FormalGap("needs-null-set", "the stratum {rank X = r}, r < min(n, d), lies in the zero "
+                                           "set of one (r+1)-minor, a non-zero polynomial; that this zero set is "
+                                           "Lebesgue-null is the missing lemma (zero_set.v proves it nowhere dense)"))],
     chapter="residual_obstruction",
     off_instance=OffInstance("positive-measure", "B_l is Lebesgue-null in R^{n x d}"),
 )
@@ -974,7 +977,10 @@ claim(
                                               r"attention\_skip block)}",
                       checks=[_block_model_is_attention_skip], regimes=("all",),
                       note="the model the §5 results are proved for is the suite's attention_skip block plus an FFN "
-                           "on the un-normalised stream; the suite's full_block is post-LN (BERT)")],
+                           "on the un-normalised stream; the suite's full_block is post-LN (BERT)",
+                      formal_gap=FormalGap("finite-instance", "the suite's attention_skip block (its code) run at FFN = 0 "
+                                           "on the check's inputs and compared with X + MHA(X); a statement about the "
+                                           "suite's program, not a theorem to prove"))],
     chapter="residual_obstruction",
 )
 

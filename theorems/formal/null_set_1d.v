@@ -1,0 +1,44 @@
+(* The null-set lemma, univariate step: the zero set of a non-zero real
+   polynomial p is Lebesgue-null on R (MathComp-Analysis 0.6.0's
+   lebesgue_measure).  It is the finite set of p's roots (real_closed's
+   rootsR, every root of p != 0 is in it), a finite disjoint union of
+   singletons, each of measure 0 (lebesgue_measure_set1).
+   What the k > 1 step needs and this version lacks: the Lebesgue measure on
+   R^k (here only on R), built as the k-fold product of lebesgue_measure
+   (measure.v's product_measure1 of two spaces), the sigma-finiteness of
+   product_measure1 that iterating the product needs, and Fubini-Tonelli on
+   R^k (fubini_tonelli1 for two factors) to integrate the null slices:
+   {x_k : P(x', x_k) = 0} is null for every x' off the (k-1)-dimensional
+   zero set of P's leading coefficient in x_k.
+   MathComp-Analysis rests on three classical axioms (propositional and
+   functional extensionality, constructive indefinite description). *)
+From mathcomp Require Import all_ssreflect all_algebra.
+From mathcomp.classical Require Import mathcomp_extra boolp classical_sets functions cardinality fsbigop.
+From mathcomp.analysis Require Import reals ereal signed topology normedtype sequences esum measure lebesgue_measure.
+From mathcomp.real_closed Require Import polyrcf.
+From CollapseVerify Require Import preamble.
+Import GRing.Theory Num.Theory.
+Local Open Scope ring_scope.
+Local Open Scope classical_set_scope.
+
+Section NullSet1.
+Variable R : realType.
+
+(* the zero set of a non-zero real polynomial is Lebesgue-null on R *)
+Lemma poly_zero_set_null (p : {poly R}) :
+  p != 0 -> lebesgue_measure [set x : R | p.[x] = 0] = 0%E.
+Proof.
+move=> p0.
+have H x : root p x = (x \in rootsR p).
+  by apply: (roots_onP (roots_on_rootsR p0)); rewrite in_itv.
+have E : [set x : R | p.[x] = 0] = \bigcup_(r in [set` rootsR p]) [set r].
+  apply/seteqP; split => [x /= px | x [r /= rin ->]].
+    by exists x => //=; rewrite -H; apply/rootP.
+  by apply/rootP; rewrite H.
+rewrite E measure_fin_bigcup //.
+- by apply: fsbig1 => r _; exact: lebesgue_measure_set1.
+- exact: finite_seq.
+- apply/trivIsetP => i j _ _ ij; rewrite -subset0 => x [/= xi xj].
+  by move: ij; rewrite -xi -xj eqxx.
+Qed.
+End NullSet1.
