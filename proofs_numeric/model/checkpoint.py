@@ -66,6 +66,9 @@ PREFIXES = ("", "bert.", "transformer.", "model.")
 MAX_HEADER_BYTES = 100_000_000  # a safetensors header is JSON text; 100 MB covers any real checkpoint
 
 
+#: the span :meth:`_release` rounds to: Linux's default fault_around_bytes (64 KB = 16 pages of 4 KB)
+_FAULT_AROUND = max(mmap.PAGESIZE, 65536)
+
 class CheckpointError(ValueError):
     """A checkpoint that cannot be read as one of the supported families."""
 
@@ -206,8 +209,11 @@ class TensorStore:
         if mm is None or not hasattr(mm, "madvise") or not hasattr(mmap, "MADV_DONTNEED"):
             return
         b, e = info["data_offsets"]
-        lo = (start + b) // mmap.PAGESIZE * mmap.PAGESIZE
-        hi = min(len(mm), -(-(start + e) // mmap.PAGESIZE) * mmap.PAGESIZE)
+        # rounded outward to the kernel's fault-around window (Linux maps up to 16 cached pages around a faulting
+        # address, so reading one tensor also maps the ends of its neighbours in the file; measured: 15-31 pages of
+        # every tensor stayed resident). Dropping a neighbour's pages loses nothing: they are read again on access.
+        lo = (start + b) // _FAULT_AROUND * _FAULT_AROUND
+        hi = min(len(mm), -(-(start + e) // _FAULT_AROUND) * _FAULT_AROUND)
         if hi > lo:
             mm.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
 
