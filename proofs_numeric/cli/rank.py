@@ -101,8 +101,8 @@ def rank_document(args, how: str, r, num: dict) -> dict:
     """The ``rank --json`` document (schema ``proofs_numeric/schemas/rank.schema.json``): the marker, the request
     echoed, ``rank`` (the certified rank, or None when only ``lower`` <= rank <= ``upper`` is known), the certificate's
     fields and the float hint ``numerical`` (for integer data: ``skipped`` with the reason)."""
-    request = {"matrix": args.matrix, "upper": args.upper, "exact": args.exact, "prime_seed": args.prime_seed, "rtol": args.rtol,
-               "max_entries": args.max_entries}
+    request = {"matrix": args.matrix, "upper": args.upper, "exact": args.exact, "prime_seed": args.prime_seed,
+               "rtol": args.rtol, "max_entries": args.max_entries}
     return marked("rank", {"request": request, "input": how, "rank": r.value, **r.to_json(), "numerical": num})
 
 

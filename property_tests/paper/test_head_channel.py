@@ -84,3 +84,41 @@ def test_head_channel_mlp_cannot_remedy_is_conditional_on_the_rank_of_w_o():
         fails = [e for e in rr.evidence if e.holds is False]
         assert fails and all(e.regime == FULL_ROW_RANK and e.numbers["premise_met"] >= 3 for e in fails)
     assert r.reading("rank-deficient-W_O").verdict == "proved"
+
+
+# --- audit of issue 56, defect 6: one BERT-shape W_O, ranked exactly mod a large prime -------------------------------
+
+def test_head_channel_bert_shape_w_o_rank_mod_p_is_full_and_proves_rank_over_q():
+    """The shared 768 x 768 W_O has rank 768 mod 2^61 - 1 (nmod_mat); rank mod p <= rank over Q, so that is rank 768
+    over Q; a W_O with a repeated row has rank < 768 mod p and proves nothing over Q (rank_over_Q None)."""
+    import time
+
+    import flint
+
+    t0 = time.perf_counter()
+    br = HEADS.bert_shape_w_o_rank()
+    assert time.perf_counter() - t0 < 60  # was a 768 x 768 fmpz_mat rank (minutes on a loaded machine)
+    assert br.prime == 2 ** 61 - 1 and flint.fmpz(br.prime).is_prime()
+    assert br.rank_mod_p == 768 and br.rank_over_Q == 768
+    W = HEADS.bert_shape_w_o()
+    assert W.shape == (768, 768) and W.min() >= -9 and W.max() <= 9
+    W[1] = W[0]
+    r = int(flint.nmod_mat(flint.fmpz_mat(768, 768, W.ravel().tolist()), br.prime).rank())
+    low = HEADS.BertShapeRank(rank_mod_p=r, prime=br.prime, seconds=0.0)
+    assert r == 767 and low.rank_over_Q is None and "undecided" in low.describe()
+
+
+def test_head_channel_three_claims_rank_the_same_bert_shape_w_o():
+    """HC.main, HC.mlp-cannot-remedy and RA.bert-figures cite the one shared rank (768 mod 2^61 - 1), not Rump's
+    float test nor a fmpz_mat rank of their own."""
+    from types import SimpleNamespace
+
+    from theorems.paper import head_channel as HCm
+    from theorems.paper import recovery_ambiguity as RAm
+    ctx = SimpleNamespace(quick=False, dps=30)
+    evs = [e for e in HCm._literal_evidence(ctx) + HCm.mlp_recovery_evidence(ctx) + RAm._bert_dimension(ctx)
+           if "768 x 768" in e.summary]
+    assert len(evs) == 3
+    for e in evs:
+        assert e.holds is False and e.numbers["rank_W_O"] == 768 and e.numbers["rank_mod_p"] == 768
+        assert "2^61 - 1" in e.summary and "nmod_mat" in e.arithmetic and "rump" not in e.summary.lower()

@@ -28,18 +28,18 @@ from __future__ import annotations
 import random
 from typing import Callable
 
-import flint
-import numpy as np
 import sympy
 from sympy import Matrix, Rational, ones, symbols
 
 from ..exact.attention import exact_head, head_terms
+from ..exact.heads import ARITHMETIC_MOD_P as BERT_ARITHMETIC
 from ..exact.heads import (
     HEAD_SHAPES,
     KERNEL_FORMULAS,
     MAP_MAX_COLUMNS,
     PROOF_STEPS,
     Phi_a,
+    bert_shape_w_o_rank,
     explain_w_o,
     generic_wo_rows,
     head_ambiguity,
@@ -121,12 +121,14 @@ def _literal_evidence(ctx) -> list[Evidence]:
                             "Lebesgue-almost-every W_O when H d_k <= d (BERT-base: H d_k = d = 768)", concludes=False))
     out[-1].regime = "generic-weights"
     if not ctx.quick:
-        Wb = np.random.default_rng(stable_seed("HC.main:BERT-shape W_O")).integers(-9, 10, size=(768, 768))
-        rk = int(flint.fmpz_mat(Wb.T.tolist()).rank())
-        out.append(exact_complete(f"BERT-base shape: a random integer 768 x 768 W_O has exact rank {rk}, so "
-                                  f"dim ker Phi_a = 512 (768 - {rk}) = {512 * (768 - rk)}: nothing is irrecoverable",
-                                  False if rk == 768 else None, regime="generic-weights",
-                                  arithmetic="exact over ZZ (python-flint fmpz_mat)", numbers={"rank_W_O": rk}))
+        br = bert_shape_w_o_rank()
+        rk = br.rank_over_Q
+        dim = None if rk is None else 512 * (768 - rk)
+        out.append(exact_complete(f"BERT-base shape: {br.describe()}, so dim ker Phi_a = 512 (768 - rank W_O) = {dim}"
+                                  + (": nothing is irrecoverable" if dim == 0 else ""),
+                                  None if rk is None else rk < 768, regime="generic-weights",
+                                  arithmetic=BERT_ARITHMETIC,
+                                  numbers={"rank_W_O": rk, "rank_mod_p": br.rank_mod_p, "prime": br.prime}))
     return out
 
 
@@ -396,9 +398,8 @@ def gelu_mlp_recovers(Ys: list[Matrix], W: Matrix, x: Matrix | None = None) -> b
 
 def mlp_recovery_evidence(ctx, residual: bool = False) -> list[Evidence]:
     """W_O of full row rank (generic when H d_k <= d): a GELU MLP of width 2 H d_k recovers every head exactly, so
-    the 'cannot remedy' fails there. Exact instances over HEAD_SHAPES, and BERT-base's shape (certified rank of a
-    random integer 768 x 768 W_O; width 2 x 768 = 1536 <= d_ff = 3072)."""
-    from ..exact.certified_rank import certified_rank
+    the 'cannot remedy' fails there. Exact instances over HEAD_SHAPES, and BERT-base's shape (the shared random integer
+    768 x 768 W_O, ranked exactly mod 2^61 - 1; width 2 x 768 = 1536 <= d_ff = 3072)."""
     ident = gelu_odd_part_identity()
     rng = random.Random(stable_seed(f"HC.mlp-cannot-remedy:recovery:{residual}"))
     met = held = 0
@@ -422,16 +423,16 @@ def mlp_recovery_evidence(ctx, residual: bool = False) -> list[Evidence]:
                            met=met if ident else 0, held=held, regime=FULL_ROW_RANK,
                            arithmetic=_ARITH + " and sympy (exact erf GELU)")]
     if not ctx.quick:
-        W = np.random.default_rng(stable_seed("HC.mlp-cannot-remedy:BERT-shape W_O")).integers(-9, 10, size=(768, 768))
-        cr = certified_rank(W, seed=stable_seed("HC.mlp-cannot-remedy:BERT-shape primes"))
-        full = cr.lower == cr.upper == 768
-        out.append(exact_complete(f"BERT-base shape (H d_k = d = 768): a random integer 768 x 768 W_O has certified "
-                                  f"rank {cr.lower}{'' if cr.lower == cr.upper else f'..{cr.upper}'} ({cr.method}), so "
-                                  "Phi_a is injective and the GELU MLP of width 2 x 768 = 1536 <= d_ff = 3072 above "
-                                  "outputs [Y_1 ... Y_H] = MHA(X) W_O^-1 exactly: the MLP remedies it",
+        br = bert_shape_w_o_rank()
+        full = br.rank_over_Q == 768
+        out.append(exact_complete(f"BERT-base shape (H d_k = d = 768): {br.describe()}, so Phi_a is injective and a "
+                                  "GELU MLP of width 2 x 768 = 1536 <= d_ff = 3072 fed MHA(X) alone (not BERT's input, "
+                                  "which adds the residual) outputs [Y_1 ... Y_H] = MHA(X) W_O^-1 exactly: an MLP fed "
+                                  "MHA(X) alone recovers the heads",
                                   False if (full and ident) else None, regime=FULL_ROW_RANK,
-                                  arithmetic="certified exact rank over Q (theorems.exact.certified_rank)",
-                                  numbers={"rank_W_O": cr.lower, "width": 2 * 768, "d_ff": 3072}))
+                                  arithmetic=BERT_ARITHMETIC,
+                                  numbers={"rank_W_O": br.rank_over_Q, "rank_mod_p": br.rank_mod_p, "prime": br.prime,
+                                           "width": 2 * 768, "d_ff": 3072}))
     return out
 
 
