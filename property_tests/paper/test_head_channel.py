@@ -122,3 +122,25 @@ def test_head_channel_three_claims_rank_the_same_bert_shape_w_o():
     for e in evs:
         assert e.holds is False and e.numbers["rank_W_O"] == 768 and e.numbers["rank_mod_p"] == 768
         assert "2^61 - 1" in e.summary and "nmod_mat" in e.arithmetic and "rump" not in e.summary.lower()
+
+
+def test_head_channel_paper_block_heads_are_not_a_function_of_the_residual_stream():
+    """Audit 56, defect 1: for the paper's block (MLP fed x_1 + MHA(X)_1, W_O invertible) a 4 x 4 minor of
+    J(z_1, y_1) is a non-zero polynomial in t over Q (non-zero at the transcendental log 2), so rank 4 > rank J(z_1)
+    = 2: reading paper-block holds; residual-stream-W_O no longer cites the no-residual BERT evidence."""
+    import sympy
+
+    from property_tests.paper.quick_runs import quick_run
+    from theorems.paper import head_channel as HCm
+    r = HCm.paper_block_jacobian()
+    t = sympy.Symbol("t", positive=True)
+    assert r["polynomial_in_t"] and r["rank_J_z"] == 2 and r["rank_J_zy"] == 4
+    assert sympy.Poly(sympy.numer(sympy.together(r["minor"])), t).degree() >= 1  # not a constant's accident
+    assert abs(float(r["minor"].subs(t, sympy.log(2)))) > 1e-6  # the value at log 2 (a float check of the sign)
+    assert sympy.Matrix(r["W_O"]).det() != 0
+    q = quick_run("HC.mlp-cannot-remedy")
+    pb = q.reading("paper-block")
+    assert pb.verdict == "supported" and [e.holds for e in pb.evidence] == [True]
+    from types import SimpleNamespace
+    ev = HCm.mlp_recovery_evidence(SimpleNamespace(quick=False, dps=30), residual=True)
+    assert not [e for e in ev if "768" in e.summary]

@@ -422,7 +422,7 @@ def mlp_recovery_evidence(ctx, residual: bool = False) -> list[Evidence]:
                            f"erf GELU; GELU(z) - GELU(-z) = z: {'a sympy identity' if ident else 'NOT an identity'})",
                            met=met if ident else 0, held=held, regime=FULL_ROW_RANK,
                            arithmetic=_ARITH + " and sympy (exact erf GELU)")]
-    if not ctx.quick:
+    if not ctx.quick and not residual:  # BERT's shape without a residual: no evidence for the residual reading
         br = bert_shape_w_o_rank()
         full = br.rank_over_Q == 768
         out.append(exact_complete(f"BERT-base shape (H d_k = d = 768): {br.describe()}, so Phi_a is injective and a "
@@ -434,6 +434,62 @@ def mlp_recovery_evidence(ctx, residual: bool = False) -> list[Evidence]:
                                   numbers={"rank_W_O": br.rank_over_Q, "rank_mod_p": br.rank_mod_p, "prime": br.prime,
                                            "width": 2 * 768, "d_ff": 3072}))
     return out
+
+
+def paper_block_jacobian() -> dict:
+    """The paper's block (§2: Delta = MHA + FFN(X + MHA(X))), one token-wise MLP fed z_1 = x_1 + MHA(X)_1: are the
+    head outputs y_1 = (y_11, y_12) of token 1 a function of z_1? n = 3, d = 2, H = 2, d_k = 1, W_O = [[1, 1], [0, 1]]
+    (invertible), scores t (X q_h)(X k_h)^T, at the integer point X* below.
+
+    The Jacobians in the 6 entries of X are built symbolically (sympy); at X* every score is t times an integer s, and
+    at t = log 2 each exp(t s) is the rational 2^s, so every entry is a polynomial in t over Q evaluated at log 2.
+    A non-zero 4 x 4 minor of J(z_1, y_1) as a polynomial P in Q[t] is non-zero at t = log 2 because log 2 is
+    transcendental (Hermite-Lindemann: log 2 is not a root of any non-zero rational polynomial); so rank J(z_1, y_1)
+    = 4 > rank J(z_1) (<= 2) at X*, hence rank J(z_1) = 2 near X* (z_1 a submersion), and y_1 has a non-zero
+    derivative along the fibres of z_1: y_1 is not constant on a fibre, so no function g (an MLP or any other) has
+    y_1 = g(z_1) near X*."""
+    import itertools
+    t = sympy.Symbol("t", positive=True)
+    xs = sympy.symbols("x0:6")
+    X = Matrix(3, 2, xs)
+    q, k = [Matrix([1, 0]), Matrix([0, 1])], [Matrix([1, 1]), Matrix([1, -1])]
+    v, W = [Matrix([1, 0]), Matrix([0, 1])], Matrix([[1, 1], [0, 1]])
+    ys = []
+    for h in range(2):
+        e = [sympy.exp(t * (X[0, :] * q[h])[0] * (X[j, :] * k[h])[0]) for j in range(3)]
+        ys.append(sum(e[j] * (X[j, :] * v[h])[0] for j in range(3)) / sum(e))
+    z = X[0, :] + ys[0] * W[0, :] + ys[1] * W[1, :]
+    point = [1, 2, 0, 1, 2, -1]
+    J = Matrix([z[0], z[1], ys[0], ys[1]]).jacobian(xs).subs(dict(zip(xs, point)))
+    # at X* each exponent is t * (an integer): exp(t s) at t = log 2 is 2^s (exactly), leaving polynomials in t
+    J = J.replace(sympy.exp, lambda a: sympy.Integer(2) ** sympy.nsimplify(a / t)).applyfunc(sympy.cancel)
+    rank_z = J[:2, :].rank()
+    minor, cols = sympy.Integer(0), None
+    for cols in itertools.combinations(range(6), 4):
+        minor = sympy.factor(J[:, list(cols)].det())
+        if minor != 0:
+            break
+    poly_in_t = J.free_symbols <= {t}
+    return {"rank_J_z": rank_z, "minor": minor, "columns": cols, "point": point, "W_O": W.tolist(),
+            "polynomial_in_t": poly_in_t, "rank_J_zy": 4 if (minor != 0 and poly_in_t) else None}
+
+
+def paper_block_evidence(ctx) -> list[Evidence]:
+    """The headline for the paper's own block (the MLP fed x_i + MHA(X)_i, W_O invertible): holds on an open set."""
+    r = paper_block_jacobian()
+    decided = r["rank_J_zy"] == 4
+    return [exact_complete(
+        "paper's block (one token-wise MLP fed z_1 = x_1 + MHA(X)_1), n = 3, d = 2, H = 2, d_k = 1, W_O = "
+        f"{r['W_O']} invertible, scores t (X q_h)(X k_h)^T at X* = {r['point']} (rows of 3 x 2): rank J(z_1) = "
+        f"{r['rank_J_z']}, and the 4 x 4 minor of J(z_1, y_1) on columns {r['columns']} is {r['minor']} at t = log 2, a "
+        "non-zero polynomial in t over Q evaluated at the transcendental log 2 (Hermite-Lindemann), so non-zero: rank "
+        "J(z_1, y_1) = 4 > rank J(z_1); near X* the head outputs y_1 vary along the fibres of z_1, so no MLP fed "
+        "z_1 recovers them, although W_O is invertible",
+        True if decided else None, regime=FULL_ROW_RANK,
+        arithmetic="exact: sympy over Q[t] (exp(s log 2) = 2^s exactly at the integer scores), then log 2 "
+                   "transcendental (Hermite-Lindemann)",
+        numbers={"rank_J_z": r["rank_J_z"], "rank_J_zy": r["rank_J_zy"]},
+        reason=None if decided else "no non-zero 4 x 4 minor found")]
 
 
 claim(
@@ -456,6 +512,14 @@ claim(
                       instances=MLP_A_DEGENERATE, regimes=(RANK_DEFICIENT,),
                       note="the premise the headline needs (a collision exists) made a hypothesis; R is a fixed term, "
                            "so the residual stream X + MHA(X), where Y_h depends on X, is not covered"),
+              Reading("paper-block",
+                      r"\Delta=\mathrm{MHA}+\mathrm{FFN}(X+\mathrm{MHA}(X)):\ \nexists g\ \text{token-wise}:\ "
+                      r"g\bigl(x_i+\mathrm{MHA}(X)_i\bigr)=(y_{ih})_h\ \text{near }X^*,\ W_O\text{ invertible}",
+                      checks=[paper_block_evidence], regimes=(FULL_ROW_RANK,),
+                      note="the paper's own block (§2): the MLP is fed the residual stream x_i + MHA(X)_i, the Y_h "
+                           "depending on X. Decided by the exact Jacobian-rank test at one point (which proves it on "
+                           "a neighbourhood): the headline holds there even for an invertible W_O; without the "
+                           "residual (the MLP fed MHA(X) alone) it holds iff rank W_O < H d_k"),
               Reading("residual-stream",
                       r"H\ge2,\ n,d>0,\ X\text{ fixed}:\ \exists(Y_h)\neq(Y'_h),\ \textstyle\sum_hY_h=\sum_hY'_h,"
                       r"\ \text{so }\nexists g:\ g\bigl(X+\sum_hY_h\bigr)=(Y_h)_h\ \forall(Y_h)_h",
@@ -472,9 +536,10 @@ claim(
                       checks=[lambda ctx: mlp_recovery_evidence(ctx, residual=True),
                               MLP_A_RESIDUAL.decide({"a collision exists": _collision}, _mlp_agrees)],
                       regimes=(FULL_ROW_RANK, RANK_DEFICIENT),
-                      note="the residual stream with the output projection, per token (the MLP is token-wise, so "
-                           "the token's residual x is the first layer's bias): recoverable exactly when rank W_O = "
-                           "H d_k, as without the residual")],
+                      note="for each fixed residual x some MLP g_x (its first-layer bias -x W_1) recovers the heads "
+                           "when rank W_O = H d_k: a statement of the form 'for all x there is g', not one MLP for "
+                           "all tokens (the y_h do not depend on x here). One token-wise MLP for the paper's block, "
+                           "where the y_h depend on X, is reading paper-block (it holds, even for invertible W_O)")],
     chapter="head_channel",
     notion="exact-rank: kernel dimensions over Q",
     formal_gap=FormalGap("false-in-general", "the collision exists only when rank W_O < H d_k; with W_O of full row "
