@@ -84,6 +84,10 @@ def test_head_channel_mlp_cannot_remedy_is_conditional_on_the_rank_of_w_o():
         fails = [e for e in rr.evidence if e.holds is False]
         assert fails and all(e.regime == FULL_ROW_RANK and e.numbers["premise_met"] >= 3 for e in fails)
     assert r.reading("rank-deficient-W_O").verdict == "proved"
+    # audit 56, defect 1: the MLP's input decides too: fed the paper's x_i + MHA(X)_i it holds (invertible W_O)
+    from theorems.paper.head_channel import PAPER_BLOCK
+    holds_part, fails_part = r.literal.condition.split("; fails in ")
+    assert PAPER_BLOCK in holds_part and PAPER_BLOCK not in fails_part
 
 
 # --- audit of issue 56, defect 6: one BERT-shape W_O, ranked exactly mod a large prime -------------------------------

@@ -341,6 +341,8 @@ def _mlp_remedy_rows(ctx, reading: str, only: str | None = None):
 
 #: the regimes of HC.mlp-cannot-remedy: whether W_O has a left kernel (a collision of head tuples exists)
 FULL_ROW_RANK, RANK_DEFICIENT = "rank W_O = H d_k", "rank W_O < H d_k"
+#: the paper's own block (§2): one token-wise MLP fed the residual stream x_i + MHA(X)_i (any W_O, invertible included)
+PAPER_BLOCK = "paper's block: MLP fed x_i + MHA(X)_i"
 
 
 def _collision(v) -> bool:
@@ -485,7 +487,7 @@ def paper_block_evidence(ctx) -> list[Evidence]:
         "non-zero polynomial in t over Q evaluated at the transcendental log 2 (Hermite-Lindemann), so non-zero: rank "
         "J(z_1, y_1) = 4 > rank J(z_1); near X* the head outputs y_1 vary along the fibres of z_1, so no MLP fed "
         "z_1 recovers them, although W_O is invertible",
-        True if decided else None, regime=FULL_ROW_RANK,
+        True if decided else None, regime=PAPER_BLOCK,
         arithmetic="exact: sympy over Q[t] (exp(s log 2) = 2^s exactly at the integer scores), then log 2 "
                    "transcendental (Hermite-Lindemann)",
         numbers={"rank_J_z": r["rank_J_z"], "rank_J_zy": r["rank_J_zy"]},
@@ -501,10 +503,12 @@ claim(
     hypotheses=("the MLP sees only the post-summation signal",), conclusion="no recovery",
     # the headline needs a collision, which exists only when rank W_O < H d_k; with W_O of full row rank (generic
     # when H d_k <= d, BERT-base) a GELU MLP recovers the heads exactly
-    regimes=(FULL_ROW_RANK, RANK_DEFICIENT),
+    # the MLP's input decides too: fed MHA(X) alone it fails for full-row-rank W_O; fed the paper's x_i + MHA(X)_i it
+    # holds even for invertible W_O (reading paper-block's exact Jacobian-rank test, also evidence here)
+    regimes=(FULL_ROW_RANK, RANK_DEFICIENT, PAPER_BLOCK),
     checks=[MLP_A.decide({"a collision exists": _collision}, _mlp_agrees),
             lambda ctx: [proof_evidence((2,), "the data-processing step (given a collision)")],
-            mlp_recovery_evidence],
+            mlp_recovery_evidence, paper_block_evidence],
     readings=[Reading("rank-deficient-W_O",
                       r"\operatorname{rank}W_O<Hd_k\Rightarrow\nexists g:\ g\bigl(R+\textstyle\sum_hY_hW_O^h\bigr)="
                       r"(Y_h)_h\ \forall(Y_h)_h",
@@ -515,7 +519,7 @@ claim(
               Reading("paper-block",
                       r"\Delta=\mathrm{MHA}+\mathrm{FFN}(X+\mathrm{MHA}(X)):\ \nexists g\ \text{token-wise}:\ "
                       r"g\bigl(x_i+\mathrm{MHA}(X)_i\bigr)=(y_{ih})_h\ \text{near }X^*,\ W_O\text{ invertible}",
-                      checks=[paper_block_evidence], regimes=(FULL_ROW_RANK,),
+                      checks=[paper_block_evidence], regimes=(PAPER_BLOCK,),
                       note="the paper's own block (§2): the MLP is fed the residual stream x_i + MHA(X)_i, the Y_h "
                            "depending on X. Decided by the exact Jacobian-rank test at one point (which proves it on "
                            "a neighbourhood): the headline holds there even for an invertible W_O; without the "
