@@ -520,6 +520,8 @@ claim(
                       r"\Delta=\mathrm{MHA}+\mathrm{FFN}(X+\mathrm{MHA}(X)):\ \nexists g\ \text{token-wise}:\ "
                       r"g\bigl(x_i+\mathrm{MHA}(X)_i\bigr)=(y_{ih})_h\ \text{near }X^*,\ W_O\text{ invertible}",
                       checks=[paper_block_evidence], regimes=(PAPER_BLOCK,),
+                      off_instance=OffInstance("positive-measure", "a statement on a neighbourhood of X* (a Jacobian "
+                                               "rank at one fixed point of the paper's block), not on a user's input"),
                       note="the paper's own block (§2): the MLP is fed the residual stream x_i + MHA(X)_i, the Y_h "
                            "depending on X. Decided by the exact Jacobian-rank test at one point (which proves it on "
                            "a neighbourhood): the headline holds there even for an invertible W_O; without the "
