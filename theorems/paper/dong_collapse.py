@@ -919,7 +919,8 @@ claim(
     hypotheses=("BERT: post-LN, bidirectional", "GPT: pre-LN, causal mask"), conclusion="the §5 results hold there",
     regimes=("post-LN", "pre-LN-causal"),
     checks=[lambda ctx: [not_checkable(
-        "the §5 results are proved for X + MHA(X) + FFN(X + MHA(X)) with no LayerNorm in the stream and no mask "
+        "checkable, not yet checked (the verdict model has no 'pending' label: 'not-checkable' here means nothing "
+        "decides it yet, not that nothing could): the §5 results are proved for X + MHA(X) + FFN(X + MHA(X)) with no LayerNorm in the stream and no mask "
         "(BLOCK.residual-model: neither BERT's post-LN nor GPT's pre-LN block is that map); the rank claims on "
         "post-LN and pre-LN blocks with a causal mask are not yet tested (the next issue builds them)",
         regime=r) for r in ("post-LN", "pre-LN-causal")]],
