@@ -84,3 +84,67 @@ def test_head_channel_mlp_cannot_remedy_is_conditional_on_the_rank_of_w_o():
         fails = [e for e in rr.evidence if e.holds is False]
         assert fails and all(e.regime == FULL_ROW_RANK and e.numbers["premise_met"] >= 3 for e in fails)
     assert r.reading("rank-deficient-W_O").verdict == "proved"
+    # audit 56, defect 1: the MLP's input decides too: fed the paper's x_i + MHA(X)_i it holds (invertible W_O)
+    from theorems.paper.head_channel import PAPER_BLOCK
+    holds_part, fails_part = r.literal.condition.split("; fails in ")
+    assert PAPER_BLOCK in holds_part and PAPER_BLOCK not in fails_part
+
+
+# --- audit of issue 56, defect 6: one BERT-shape W_O, ranked exactly mod a large prime -------------------------------
+
+def test_head_channel_bert_shape_w_o_rank_mod_p_is_full_and_proves_rank_over_q():
+    """The shared 768 x 768 W_O has rank 768 mod 2^61 - 1 (nmod_mat); rank mod p <= rank over Q, so that is rank 768
+    over Q; a W_O with a repeated row has rank < 768 mod p and proves nothing over Q (rank_over_Q None)."""
+    import time
+
+    import flint
+
+    t0 = time.perf_counter()
+    br = HEADS.bert_shape_w_o_rank()
+    assert time.perf_counter() - t0 < 60  # was a 768 x 768 fmpz_mat rank (minutes on a loaded machine)
+    assert br.prime == 2 ** 61 - 1 and flint.fmpz(br.prime).is_prime()
+    assert br.rank_mod_p == 768 and br.rank_over_Q == 768
+    W = HEADS.bert_shape_w_o()
+    assert W.shape == (768, 768) and W.min() >= -9 and W.max() <= 9
+    W[1] = W[0]
+    r = int(flint.nmod_mat(flint.fmpz_mat(768, 768, W.ravel().tolist()), br.prime).rank())
+    low = HEADS.BertShapeRank(rank_mod_p=r, prime=br.prime, seconds=0.0)
+    assert r == 767 and low.rank_over_Q is None and "undecided" in low.describe()
+
+
+def test_head_channel_three_claims_rank_the_same_bert_shape_w_o():
+    """HC.main, HC.mlp-cannot-remedy and RA.bert-figures cite the one shared rank (768 mod 2^61 - 1), not Rump's
+    float test nor a fmpz_mat rank of their own."""
+    from types import SimpleNamespace
+
+    from theorems.paper import head_channel as HCm
+    from theorems.paper import recovery_ambiguity as RAm
+    ctx = SimpleNamespace(quick=False, dps=30)
+    evs = [e for e in HCm._literal_evidence(ctx) + HCm.mlp_recovery_evidence(ctx) + RAm._bert_dimension(ctx)
+           if "768 x 768" in e.summary]
+    assert len(evs) == 3
+    for e in evs:
+        assert e.holds is False and e.numbers["rank_W_O"] == 768 and e.numbers["rank_mod_p"] == 768
+        assert "2^61 - 1" in e.summary and "nmod_mat" in e.arithmetic and "rump" not in e.summary.lower()
+
+
+def test_head_channel_paper_block_heads_are_not_a_function_of_the_residual_stream():
+    """Audit 56, defect 1: for the paper's block (MLP fed x_1 + MHA(X)_1, W_O invertible) a 4 x 4 minor of
+    J(z_1, y_1) is a non-zero polynomial in t over Q (non-zero at the transcendental log 2), so rank 4 > rank J(z_1)
+    = 2: reading paper-block holds; residual-stream-W_O no longer cites the no-residual BERT evidence."""
+    import sympy
+
+    from property_tests.paper.quick_runs import quick_run
+    from theorems.paper import head_channel as HCm
+    r = HCm.paper_block_jacobian()
+    t = sympy.Symbol("t", positive=True)
+    assert r["polynomial_in_t"] and r["rank_J_z"] == 2 and r["rank_J_zy"] == 4
+    assert sympy.Poly(sympy.numer(sympy.together(r["minor"])), t).degree() >= 1  # not a constant's accident
+    assert abs(float(r["minor"].subs(t, sympy.log(2)))) > 1e-6  # the value at log 2 (a float check of the sign)
+    assert sympy.Matrix(r["W_O"]).det() != 0
+    q = quick_run("HC.mlp-cannot-remedy")
+    pb = q.reading("paper-block")
+    assert pb.verdict == "supported" and [e.holds for e in pb.evidence] == [True]
+    from types import SimpleNamespace
+    ev = HCm.mlp_recovery_evidence(SimpleNamespace(quick=False, dps=30), residual=True)
+    assert not [e for e in ev if "768" in e.summary]

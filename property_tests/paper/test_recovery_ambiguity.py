@@ -56,3 +56,7 @@ def test_recovery_ambiguity_bert_figures_headline_is_the_dimension():
     fail = [e for e in r.literal.evidence if e.holds is False]
     assert [e.numbers["dimension"] for e in fail] == [0] and fail[0].numbers["rank_W_O"] == 768
     assert r.reading("arithmetic").verdict == "proved"
+    # audit 56, defect 7: the Coq arithmetic lemmas are evidence for the arithmetic reading, not the refuted headline
+    assert not [e for e in r.literal.evidence if e.kind.startswith("formal")]
+    coq = [e for e in r.reading("arithmetic").evidence if e.kind.startswith("formal")]
+    assert len(coq) == 2 and all(e.holds is True for e in coq)

@@ -174,7 +174,10 @@ def test_residual_obstruction_block_model_differs_from_post_ln_and_pre_ln():
     from property_tests.paper.quick_runs import quick_run
     r = quick_run("BLOCK.residual-model")
     assert r.verdict == "refuted" and r.reading("suite-attention-skip").verdict == "supported"
-    assert quick_run("SCOPE.deployed").verdict == "not-checkable"
+    sc = quick_run("SCOPE.deployed")
+    assert sc.verdict == "not-checkable"
+    # audit 56, defect 9: the label says it is pending, not uncheckable
+    assert all(e.reason.startswith("checkable, not yet checked") for e in sc.literal.evidence)
 
 
 def test_residual_obstruction_block_model_check_can_hold(monkeypatch):

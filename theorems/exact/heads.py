@@ -13,6 +13,9 @@ Shared by :mod:`theorems.paper.head_channel`, :mod:`theorems.paper.recovery_ambi
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import lru_cache
+
 import sympy
 from sympy import Matrix, Rational, symbols
 
@@ -26,9 +29,61 @@ __all__ = ["n", "H", "d_k", "d", "rho", "KERNEL_FORMULAS", "Phi_a", "kernel_dim_
            "recover_heads_exact", "map_matrix", "map_nullity", "step_kernel_a", "PROOF_STEPS", "deficient_witness",
            "HEAD_SHAPES", "sum_map_nullity_is_formula", "sum_shape_rows", "generic_wo_rows", "head_ambiguity",
            "single_head_ambiguity_formula", "weights_unknown_nullity", "weights_unknown_formula", "single_head_box",
-           "head_wo_rows", "weights_unknown_rows"]
+           "head_wo_rows", "weights_unknown_rows", "BERT_W_O_SEED", "BERT_RANK_PRIME", "BertShapeRank",
+           "bert_shape_w_o", "bert_shape_w_o_rank", "ARITHMETIC_MOD_P"]
 
 n, H, d_k, d, rho = symbols("n H d_k d rho", positive=True, integer=True)
+
+
+#: the one BERT-base-shape W_O (H d_k = d = 768) every claim ranks: random integers in [-9, 9], numpy seed below
+BERT_W_O_SEED = 56_768
+#: the prime its rank is computed modulo (the Mersenne prime 2^61 - 1)
+BERT_RANK_PRIME = 2 ** 61 - 1
+
+
+def bert_shape_w_o():
+    """The shared random integer 768 x 768 W_O of BERT-base's shape (numpy array, entries in [-9, 9])."""
+    import numpy as np
+    return np.random.default_rng(BERT_W_O_SEED).integers(-9, 10, size=(768, 768))
+
+
+@dataclass(frozen=True)
+class BertShapeRank:
+    """The exact rank of :func:`bert_shape_w_o` mod :data:`BERT_RANK_PRIME`, and what it proves over Q.
+
+    rank mod p <= rank over Q (a minor that is non-zero mod p is a non-zero integer), so rank mod p = 768 proves
+    rank over Q = 768; a smaller rank mod p proves only a lower bound (``rank_over_Q`` is then None)."""
+    rank_mod_p: int
+    prime: int
+    seconds: float
+
+    @property
+    def rank_over_Q(self) -> int | None:
+        return 768 if self.rank_mod_p == 768 else None
+
+    def describe(self) -> str:
+        if self.rank_over_Q is not None:
+            return (f"a random integer 768 x 768 W_O has rank {self.rank_mod_p} mod p = 2^61 - 1 (python-flint "
+                    "nmod_mat, exact arithmetic mod p); rank mod p <= rank over Q (a 768 x 768 minor non-zero "
+                    "mod p is a non-zero integer), so rank W_O = 768 over Q exactly")
+        return (f"a random integer 768 x 768 W_O has rank {self.rank_mod_p} mod p = 2^61 - 1, which proves only "
+                f"rank W_O >= {self.rank_mod_p} over Q (undecided)")
+
+
+ARITHMETIC_MOD_P = ("exact: rank mod p = 2^61 - 1 (python-flint nmod_mat), a lower bound on the rank over Q, equal "
+                    "to it when full")
+
+
+@lru_cache(maxsize=1)
+def bert_shape_w_o_rank() -> BertShapeRank:
+    """Rank :func:`bert_shape_w_o` exactly mod :data:`BERT_RANK_PRIME` (about 1 s; computed once per process)."""
+    import time
+
+    import flint
+    W = bert_shape_w_o()
+    t0 = time.perf_counter()
+    r = int(flint.nmod_mat(flint.fmpz_mat(768, 768, W.ravel().tolist()), BERT_RANK_PRIME).rank())
+    return BertShapeRank(rank_mod_p=r, prime=BERT_RANK_PRIME, seconds=time.perf_counter() - t0)
 
 
 #: exact kernel dimensions of the three readings (rho = rank W_O)

@@ -170,10 +170,10 @@ LEMMAS: tuple[FormalLemma, ...] = (
        "The paper's recovery ambiguity n (H - 1) d_k is exactly the kernel dimension of the head sum without "
        "output projection."),
     # --- section 7.3, BERT-base figures -------------------------------------------------------------
-    _L("recovery_ambiguity", "bert_recovery_ambiguity_per_sequence", "RA.bert-figures", None, "complete",
+    _L("recovery_ambiguity", "bert_recovery_ambiguity_per_sequence", "RA.bert-figures", "arithmetic", "complete",
        r"n(H-1)d_k\big|_{n=512,H=12,d_k=64}=360448",
        "512 (12 - 1) 64 = 360448, the per-sequence figure for BERT-base."),
-    _L("recovery_ambiguity", "bert_recovery_ambiguity_per_token", "RA.bert-figures", None, "complete",
+    _L("recovery_ambiguity", "bert_recovery_ambiguity_per_token", "RA.bert-figures", "arithmetic", "complete",
        r"(H-1)d_k\big|_{H=12,d_k=64}=704",
        "(12 - 1) 64 = 704, the per-token figure for BERT-base."),
     # --- section 9, symmetries -----------------------------------------------------------------------

@@ -967,6 +967,8 @@ claim(
     hypotheses=("BERT: post-LN, bidirectional", "GPT: pre-LN, causal mask"), conclusion="the §5 results hold there",
     regimes=("post-LN", "pre-LN-causal"),
     checks=[lambda ctx: [not_checkable(
+        "checkable, not yet checked as a whole (the verdict model has no 'pending' label: 'not-checkable' here means "
+        "nothing decides every §5 result yet, not that nothing could): "
         "the §5 results are proved for X + MHA(X) + FFN(X + MHA(X)) with no LayerNorm in the stream and no mask "
         "(BLOCK.residual-model: neither BERT's post-LN nor GPT's pre-LN block is that map). Theorem 5.3 is decided per "
         "block type (the readings below, the same statements as RRO.main:post-LN, :pre-LN-causal, "

@@ -28,18 +28,18 @@ from __future__ import annotations
 import random
 from typing import Callable
 
-import flint
-import numpy as np
 import sympy
 from sympy import Matrix, Rational, ones, symbols
 
 from ..exact.attention import exact_head, head_terms
+from ..exact.heads import ARITHMETIC_MOD_P as BERT_ARITHMETIC
 from ..exact.heads import (
     HEAD_SHAPES,
     KERNEL_FORMULAS,
     MAP_MAX_COLUMNS,
     PROOF_STEPS,
     Phi_a,
+    bert_shape_w_o_rank,
     explain_w_o,
     generic_wo_rows,
     head_ambiguity,
@@ -121,12 +121,14 @@ def _literal_evidence(ctx) -> list[Evidence]:
                             "Lebesgue-almost-every W_O when H d_k <= d (BERT-base: H d_k = d = 768)", concludes=False))
     out[-1].regime = "generic-weights"
     if not ctx.quick:
-        Wb = np.random.default_rng(stable_seed("HC.main:BERT-shape W_O")).integers(-9, 10, size=(768, 768))
-        rk = int(flint.fmpz_mat(Wb.T.tolist()).rank())
-        out.append(exact_complete(f"BERT-base shape: a random integer 768 x 768 W_O has exact rank {rk}, so "
-                                  f"dim ker Phi_a = 512 (768 - {rk}) = {512 * (768 - rk)}: nothing is irrecoverable",
-                                  False if rk == 768 else None, regime="generic-weights",
-                                  arithmetic="exact over ZZ (python-flint fmpz_mat)", numbers={"rank_W_O": rk}))
+        br = bert_shape_w_o_rank()
+        rk = br.rank_over_Q
+        dim = None if rk is None else 512 * (768 - rk)
+        out.append(exact_complete(f"BERT-base shape: {br.describe()}, so dim ker Phi_a = 512 (768 - rank W_O) = {dim}"
+                                  + (": nothing is irrecoverable" if dim == 0 else ""),
+                                  None if rk is None else rk < 768, regime="generic-weights",
+                                  arithmetic=BERT_ARITHMETIC,
+                                  numbers={"rank_W_O": rk, "rank_mod_p": br.rank_mod_p, "prime": br.prime}))
     return out
 
 
@@ -339,6 +341,8 @@ def _mlp_remedy_rows(ctx, reading: str, only: str | None = None):
 
 #: the regimes of HC.mlp-cannot-remedy: whether W_O has a left kernel (a collision of head tuples exists)
 FULL_ROW_RANK, RANK_DEFICIENT = "rank W_O = H d_k", "rank W_O < H d_k"
+#: the paper's own block (§2): one token-wise MLP fed the residual stream x_i + MHA(X)_i (any W_O, invertible included)
+PAPER_BLOCK = "paper's block: MLP fed x_i + MHA(X)_i"
 
 
 def _collision(v) -> bool:
@@ -396,9 +400,8 @@ def gelu_mlp_recovers(Ys: list[Matrix], W: Matrix, x: Matrix | None = None) -> b
 
 def mlp_recovery_evidence(ctx, residual: bool = False) -> list[Evidence]:
     """W_O of full row rank (generic when H d_k <= d): a GELU MLP of width 2 H d_k recovers every head exactly, so
-    the 'cannot remedy' fails there. Exact instances over HEAD_SHAPES, and BERT-base's shape (certified rank of a
-    random integer 768 x 768 W_O; width 2 x 768 = 1536 <= d_ff = 3072)."""
-    from ..exact.certified_rank import certified_rank
+    the 'cannot remedy' fails there. Exact instances over HEAD_SHAPES, and BERT-base's shape (the shared random integer
+    768 x 768 W_O, ranked exactly mod 2^61 - 1; width 2 x 768 = 1536 <= d_ff = 3072)."""
     ident = gelu_odd_part_identity()
     rng = random.Random(stable_seed(f"HC.mlp-cannot-remedy:recovery:{residual}"))
     met = held = 0
@@ -421,18 +424,74 @@ def mlp_recovery_evidence(ctx, residual: bool = False) -> list[Evidence]:
                            f"erf GELU; GELU(z) - GELU(-z) = z: {'a sympy identity' if ident else 'NOT an identity'})",
                            met=met if ident else 0, held=held, regime=FULL_ROW_RANK,
                            arithmetic=_ARITH + " and sympy (exact erf GELU)")]
-    if not ctx.quick:
-        W = np.random.default_rng(stable_seed("HC.mlp-cannot-remedy:BERT-shape W_O")).integers(-9, 10, size=(768, 768))
-        cr = certified_rank(W, seed=stable_seed("HC.mlp-cannot-remedy:BERT-shape primes"))
-        full = cr.lower == cr.upper == 768
-        out.append(exact_complete(f"BERT-base shape (H d_k = d = 768): a random integer 768 x 768 W_O has certified "
-                                  f"rank {cr.lower}{'' if cr.lower == cr.upper else f'..{cr.upper}'} ({cr.method}), so "
-                                  "Phi_a is injective and the GELU MLP of width 2 x 768 = 1536 <= d_ff = 3072 above "
-                                  "outputs [Y_1 ... Y_H] = MHA(X) W_O^-1 exactly: the MLP remedies it",
+    if not ctx.quick and not residual:  # BERT's shape without a residual: no evidence for the residual reading
+        br = bert_shape_w_o_rank()
+        full = br.rank_over_Q == 768
+        out.append(exact_complete(f"BERT-base shape (H d_k = d = 768): {br.describe()}, so Phi_a is injective and a "
+                                  "GELU MLP of width 2 x 768 = 1536 <= d_ff = 3072 fed MHA(X) alone (not BERT's input, "
+                                  "which adds the residual) outputs [Y_1 ... Y_H] = MHA(X) W_O^-1 exactly: an MLP fed "
+                                  "MHA(X) alone recovers the heads",
                                   False if (full and ident) else None, regime=FULL_ROW_RANK,
-                                  arithmetic="certified exact rank over Q (theorems.exact.certified_rank)",
-                                  numbers={"rank_W_O": cr.lower, "width": 2 * 768, "d_ff": 3072}))
+                                  arithmetic=BERT_ARITHMETIC,
+                                  numbers={"rank_W_O": br.rank_over_Q, "rank_mod_p": br.rank_mod_p, "prime": br.prime,
+                                           "width": 2 * 768, "d_ff": 3072}))
     return out
+
+
+def paper_block_jacobian() -> dict:
+    """The paper's block (§2: Delta = MHA + FFN(X + MHA(X))), one token-wise MLP fed z_1 = x_1 + MHA(X)_1: are the
+    head outputs y_1 = (y_11, y_12) of token 1 a function of z_1? n = 3, d = 2, H = 2, d_k = 1, W_O = [[1, 1], [0, 1]]
+    (invertible), scores t (X q_h)(X k_h)^T, at the integer point X* below.
+
+    The Jacobians in the 6 entries of X are built symbolically (sympy); at X* every score is t times an integer s, and
+    at t = log 2 each exp(t s) is the rational 2^s, so every entry is a polynomial in t over Q evaluated at log 2.
+    A non-zero 4 x 4 minor of J(z_1, y_1) as a polynomial P in Q[t] is non-zero at t = log 2 because log 2 is
+    transcendental (Hermite-Lindemann: log 2 is not a root of any non-zero rational polynomial); so rank J(z_1, y_1)
+    = 4 > rank J(z_1) (<= 2) at X*, hence rank J(z_1) = 2 near X* (z_1 a submersion), and y_1 has a non-zero
+    derivative along the fibres of z_1: y_1 is not constant on a fibre, so no function g (an MLP or any other) has
+    y_1 = g(z_1) near X*."""
+    import itertools
+    t = sympy.Symbol("t", positive=True)
+    xs = sympy.symbols("x0:6")
+    X = Matrix(3, 2, xs)
+    q, k = [Matrix([1, 0]), Matrix([0, 1])], [Matrix([1, 1]), Matrix([1, -1])]
+    v, W = [Matrix([1, 0]), Matrix([0, 1])], Matrix([[1, 1], [0, 1]])
+    ys = []
+    for h in range(2):
+        e = [sympy.exp(t * (X[0, :] * q[h])[0] * (X[j, :] * k[h])[0]) for j in range(3)]
+        ys.append(sum(e[j] * (X[j, :] * v[h])[0] for j in range(3)) / sum(e))
+    z = X[0, :] + ys[0] * W[0, :] + ys[1] * W[1, :]
+    point = [1, 2, 0, 1, 2, -1]
+    J = Matrix([z[0], z[1], ys[0], ys[1]]).jacobian(xs).subs(dict(zip(xs, point)))
+    # at X* each exponent is t * (an integer): exp(t s) at t = log 2 is 2^s (exactly), leaving polynomials in t
+    J = J.replace(sympy.exp, lambda a: sympy.Integer(2) ** sympy.nsimplify(a / t)).applyfunc(sympy.cancel)
+    rank_z = J[:2, :].rank()
+    minor, cols = sympy.Integer(0), None
+    for cols in itertools.combinations(range(6), 4):
+        minor = sympy.factor(J[:, list(cols)].det())
+        if minor != 0:
+            break
+    poly_in_t = J.free_symbols <= {t}
+    return {"rank_J_z": rank_z, "minor": minor, "columns": cols, "point": point, "W_O": W.tolist(),
+            "polynomial_in_t": poly_in_t, "rank_J_zy": 4 if (minor != 0 and poly_in_t) else None}
+
+
+def paper_block_evidence(ctx) -> list[Evidence]:
+    """The headline for the paper's own block (the MLP fed x_i + MHA(X)_i, W_O invertible): holds on an open set."""
+    r = paper_block_jacobian()
+    decided = r["rank_J_zy"] == 4
+    return [exact_complete(
+        "paper's block (one token-wise MLP fed z_1 = x_1 + MHA(X)_1), n = 3, d = 2, H = 2, d_k = 1, W_O = "
+        f"{r['W_O']} invertible, scores t (X q_h)(X k_h)^T at X* = {r['point']} (rows of 3 x 2): rank J(z_1) = "
+        f"{r['rank_J_z']}, and the 4 x 4 minor of J(z_1, y_1) on columns {r['columns']} is {r['minor']} at t = log 2, a "
+        "non-zero polynomial in t over Q evaluated at the transcendental log 2 (Hermite-Lindemann), so non-zero: rank "
+        "J(z_1, y_1) = 4 > rank J(z_1); near X* the head outputs y_1 vary along the fibres of z_1, so no MLP fed "
+        "z_1 recovers them, although W_O is invertible",
+        True if decided else None, regime=PAPER_BLOCK,
+        arithmetic="exact: sympy over Q[t] (exp(s log 2) = 2^s exactly at the integer scores), then log 2 "
+                   "transcendental (Hermite-Lindemann)",
+        numbers={"rank_J_z": r["rank_J_z"], "rank_J_zy": r["rank_J_zy"]},
+        reason=None if decided else "no non-zero 4 x 4 minor found")]
 
 
 claim(
@@ -444,10 +503,12 @@ claim(
     hypotheses=("the MLP sees only the post-summation signal",), conclusion="no recovery",
     # the headline needs a collision, which exists only when rank W_O < H d_k; with W_O of full row rank (generic
     # when H d_k <= d, BERT-base) a GELU MLP recovers the heads exactly
-    regimes=(FULL_ROW_RANK, RANK_DEFICIENT),
+    # the MLP's input decides too: fed MHA(X) alone it fails for full-row-rank W_O; fed the paper's x_i + MHA(X)_i it
+    # holds even for invertible W_O (reading paper-block's exact Jacobian-rank test, also evidence here)
+    regimes=(FULL_ROW_RANK, RANK_DEFICIENT, PAPER_BLOCK),
     checks=[MLP_A.decide({"a collision exists": _collision}, _mlp_agrees),
             lambda ctx: [proof_evidence((2,), "the data-processing step (given a collision)")],
-            mlp_recovery_evidence],
+            mlp_recovery_evidence, paper_block_evidence],
     readings=[Reading("rank-deficient-W_O",
                       r"\operatorname{rank}W_O<Hd_k\Rightarrow\nexists g:\ g\bigl(R+\textstyle\sum_hY_hW_O^h\bigr)="
                       r"(Y_h)_h\ \forall(Y_h)_h",
@@ -455,6 +516,16 @@ claim(
                       instances=MLP_A_DEGENERATE, regimes=(RANK_DEFICIENT,),
                       note="the premise the headline needs (a collision exists) made a hypothesis; R is a fixed term, "
                            "so the residual stream X + MHA(X), where Y_h depends on X, is not covered"),
+              Reading("paper-block",
+                      r"\Delta=\mathrm{MHA}+\mathrm{FFN}(X+\mathrm{MHA}(X)):\ \nexists g\ \text{token-wise}:\ "
+                      r"g\bigl(x_i+\mathrm{MHA}(X)_i\bigr)=(y_{ih})_h\ \text{near }X^*,\ W_O\text{ invertible}",
+                      checks=[paper_block_evidence], regimes=(PAPER_BLOCK,),
+                      off_instance=OffInstance("positive-measure", "a statement on a neighbourhood of X* (a Jacobian "
+                                               "rank at one fixed point of the paper's block), not on a user's input"),
+                      note="the paper's own block (§2): the MLP is fed the residual stream x_i + MHA(X)_i, the Y_h "
+                           "depending on X. Decided by the exact Jacobian-rank test at one point (which proves it on "
+                           "a neighbourhood): the headline holds there even for an invertible W_O; without the "
+                           "residual (the MLP fed MHA(X) alone) it holds iff rank W_O < H d_k"),
               Reading("residual-stream",
                       r"H\ge2,\ n,d>0,\ X\text{ fixed}:\ \exists(Y_h)\neq(Y'_h),\ \textstyle\sum_hY_h=\sum_hY'_h,"
                       r"\ \text{so }\nexists g:\ g\bigl(X+\sum_hY_h\bigr)=(Y_h)_h\ \forall(Y_h)_h",
@@ -471,9 +542,10 @@ claim(
                       checks=[lambda ctx: mlp_recovery_evidence(ctx, residual=True),
                               MLP_A_RESIDUAL.decide({"a collision exists": _collision}, _mlp_agrees)],
                       regimes=(FULL_ROW_RANK, RANK_DEFICIENT),
-                      note="the residual stream with the output projection, per token (the MLP is token-wise, so "
-                           "the token's residual x is the first layer's bias): recoverable exactly when rank W_O = "
-                           "H d_k, as without the residual")],
+                      note="for each fixed residual x some MLP g_x (its first-layer bias -x W_1) recovers the heads "
+                           "when rank W_O = H d_k: a statement of the form 'for all x there is g', not one MLP for "
+                           "all tokens (the y_h do not depend on x here). One token-wise MLP for the paper's block, "
+                           "where the y_h depend on X, is reading paper-block (it holds, even for invertible W_O)")],
     chapter="head_channel",
     notion="exact-rank: kernel dimensions over Q",
     formal_gap=FormalGap("false-in-general", "the collision exists only when rank W_O < H d_k; with W_O of full row "

@@ -252,23 +252,18 @@ claim(
 def _bert_dimension(ctx) -> list[Evidence]:
     """The dimension the sentence names, at BERT-base's shape (n = 512, H = 12, d_k = 64, d = 768), W_O known:
     dim ker Phi_a = n (H d_k - rank W_O) (RA.main's kernel formula); a random integer 768 x 768 W_O has certified rank
-    768 (theorems.exact.certified_rank), so the dimension is 0, not 360448. Also at a W_O of rank d_k = 64 (the only
+    768 (mod p = 2^61 - 1, theorems.exact.heads.bert_shape_w_o_rank), so the dimension is 0, not 360448. Also at a W_O of rank d_k = 64 (the only
     rank giving 360448, RA.main:a-rank-condition): the formula gives 512 * (768 - 64) = 360448."""
-    import numpy as np
-
-    from ..exact.certified_rank import certified_rank
+    from ..exact.heads import ARITHMETIC_MOD_P, bert_shape_w_o_rank
     out: list[Evidence] = []  # the kernel formula itself is HC.main:corrected (proved); here its value at BERT's shape
-    W = np.random.default_rng(stable_seed("RA.bert-figures:BERT-shape W_O")).integers(-9, 10, size=(768, 768))
-    cr = certified_rank(W, seed=stable_seed("RA.bert-figures:primes"))
-    closed = cr.lower == cr.upper
-    dim = 512 * (768 - cr.lower) if closed else None
-    out.append(exact_complete(f"BERT-base shape, W_O known: a random integer 768 x 768 W_O has certified rank "
-                              f"{cr.lower}{'' if closed else f'..{cr.upper}'} ({cr.method}), so the recovery "
-                              f"ambiguity dim ker Phi_a = 512 (768 - rank W_O) = {dim}, not 360448 (per token "
+    br = bert_shape_w_o_rank()  # the same W_O, ranked once, as HC.main and HC.mlp-cannot-remedy
+    dim = None if br.rank_over_Q is None else 512 * (768 - br.rank_over_Q)
+    out.append(exact_complete(f"BERT-base shape, W_O known: {br.describe()}, so the recovery ambiguity dim ker Phi_a = "
+                              f"512 (768 - rank W_O) = {dim}, not 360448 (per token "
                               f"{None if dim is None else dim // 512}, not 704)",
                               None if dim is None else dim == 360448, regime="generic-weights",
-                              arithmetic="certified exact rank over Q (theorems.exact.certified_rank)",
-                              numbers={"rank_W_O": cr.lower, "dimension": dim}))
+                              arithmetic=ARITHMETIC_MOD_P,
+                              numbers={"rank_W_O": br.rank_over_Q, "rank_mod_p": br.rank_mod_p, "dimension": dim}))
     return out
 
 
