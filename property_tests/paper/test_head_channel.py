@@ -120,7 +120,7 @@ def test_head_channel_three_claims_rank_the_same_bert_shape_w_o():
     from theorems.paper import head_channel as HCm
     from theorems.paper import recovery_ambiguity as RAm
     ctx = SimpleNamespace(quick=False, dps=30)
-    evs = [e for e in HCm._literal_evidence(ctx) + HCm.mlp_recovery_evidence(ctx) + RAm._bert_dimension(ctx)
+    evs = [e for e in HCm.literal_evidence(ctx) + HCm.mlp_recovery_evidence(ctx) + RAm.bert_dimension_evidence(ctx)
            if "768 x 768" in e.summary]
     assert len(evs) == 3
     for e in evs:

@@ -100,7 +100,7 @@ def proof_evidence(uses, what, concludes: bool = True) -> Evidence:
     return derivation(PROOF_STEPS, what, uses=uses, concludes=concludes)
 
 
-def _literal_evidence(ctx) -> list[Evidence]:
+def literal_evidence(ctx) -> list[Evidence]:
     """Generic W_O (full row rank, H d_k <= d): the heads are recovered exactly, so nothing is irrecoverable."""
     rng = random.Random(stable_seed("HC.main:generic W_O"))
     recovered = total = 0
@@ -232,7 +232,7 @@ claim(
     hypotheses={"standard MHA": standard_mha, "W_O known": w_o_known},
     conclusion=("kernel non-trivial", _kernel_nontrivial), instances=W_O_KNOWN,
     regimes=("generic-weights", "degenerate-weights"),
-    checks=[_literal_evidence, DEGENERATE_W_O.decide(
+    checks=[literal_evidence, DEGENERATE_W_O.decide(
         {"rank W_O < H d_k": lambda v: rank(v["W_O"]) < v["H"] * v["d_k"]},
         ("Phi_a has a non-trivial kernel (nullity from its matrix)",
          lambda v: map_nullity(lambda Ys: Phi_a(Ys, v["W_O"]), v["n"], v["H"], v["d_k"]) > 0))],

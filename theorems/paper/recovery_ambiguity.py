@@ -249,7 +249,7 @@ claim(
     notion="exact-rank: kernel dimensions over Q",
 )
 
-def _bert_dimension(ctx) -> list[Evidence]:
+def bert_dimension_evidence(ctx) -> list[Evidence]:
     """The dimension the sentence names, at BERT-base's shape (n = 512, H = 12, d_k = 64, d = 768), W_O known:
     dim ker Phi_a = n (H d_k - rank W_O) (RA.main's kernel formula); a random integer 768 x 768 W_O has certified rank
     768 (mod p = 2^61 - 1, theorems.exact.heads.bert_shape_w_o_rank), so the dimension is 0, not 360448. Also at a W_O of rank d_k = 64 (the only
@@ -275,7 +275,7 @@ claim(
     # headline decides the dimension (W_O known, as in RA.main); the arithmetic is reading 'arithmetic'
     statement=r"\dim\ker\Phi_a\big|_{n=512,H=12,d_k=64,d=768}=360448\ (704\text{ per token}),\ W_O\text{ known}",
     hypotheses=("n = 512", "H = 12", "d_k = 64", "d = 768", "W_O known"), conclusion="the dimension is 360448",
-    regimes=("generic-weights",), checks=[_bert_dimension], chapter="recovery_ambiguity",
+    regimes=("generic-weights",), checks=[bert_dimension_evidence], chapter="recovery_ambiguity",
     readings=[Reading("arithmetic", r"n(H-1)d_k\big|_{n=512,H=12,d_k=64}=360448,\quad(H-1)d_k=704", form="concrete",
                       regimes=("all",), checks=[_bert_arithmetic],
                       note="the product the paper's formula gives; it is the dimension under reading "
