@@ -243,7 +243,8 @@ def test_paper_words_tally_has_three_parts_that_add_up():
     assert parts[2]["verdicts"] == {"proved": 1, "refuted": 1}
     lines = render_summary(results).splitlines()
     assert len(lines) == 3 and lines[0].startswith("the paper") and "explainer" in lines[1]
-    assert lines[2].startswith("the suite's own framing and users' conjectures, 2 claims")
+    assert lines[2].startswith("the suite's own statements (its framing, readings of Dong's figures) and users' "
+                             "conjectures, 2 claims")
 
 
 @needs_sources

@@ -62,7 +62,8 @@ ORIGINS = {"paper": "the paper (Cirrincione 2026)", "explainer": "the Dong et al
            "suite": "the suite's own framing", "user": "users' conjectures"}
 #: the three parts of the tally: the paper, the explainer, and the suite's own and users' conjectures together
 TALLY_PARTS = (("the paper (Cirrincione 2026)", ("paper",)), ("the Dong et al. 2021 explainer", ("explainer",)),
-               ("the suite's own framing and users' conjectures", ("suite", "user")))
+               ("the suite's own statements (its framing, readings of Dong's figures) and users' conjectures",
+                ("suite", "user")))
 
 
 @dataclass
