@@ -885,11 +885,19 @@ _ATTRIBUTION_NOTE = ("an attribution: decided on what it says Dong found, in Don
 claim(
     id="DONG.attr-mlp-remedy", section="Abstract; §2, the three issues at a glance (Dong column)",
     quote="The proposed remedy was the MLP sub-layer [§2, the three issues at a glance:] MLP Necessary (anti-collapse)",
-    statement=r"\text{in Dong's setting (no skip), the MLP is a remedy: attention + MLP keeps }\rho_l\ge2^{-52}"
-              r"\text{ for 12 layers}",
-    hypotheses=("no skip connections", "Dong's setting"), conclusion="the MLP prevents collapse",
-    regimes=("n<d", "n>d"), checks=[],  # the depth study's attention + MLP runs (numeric layer)
-    readings=[Reading("explainer-words", r"\text{the explainer: MLPs without skips slow the collapse; residual "
+    statement=r"\text{Dong et al. 2021 proposed the MLP sub-layer as the remedy for rank collapse}",
+    hypotheses=(), conclusion="an attribution",
+    checks=[lambda ctx: [not_checkable(
+        "an attribution: what Dong et al. 2021 proposed is a statement about their text, which is not in the "
+        "available sources (the explainer, which is, says MLPs without skips only slow the collapse and names "
+        "residual connections and MLPs as two counter-mechanisms: reading explainer-words). The mathematics beside "
+        "it is decided in reading mlp-without-skip-prevents-collapse (audit 56: the headline answered an easier "
+        "question than the sentence)")]],
+    readings=[Reading("mlp-without-skip-prevents-collapse",
+                      r"\text{in Dong's setting (no skip), attention + MLP keeps }\rho_l\ge2^{-52}\text{ for 12 layers}",
+                      checks=[], regimes=("n<d", "n>d"),  # the depth study's attention + MLP runs (numeric layer)
+                      off_instance=OffInstance("depth-study", "rho_l over 12 layers of attention + MLP without skips")),
+              Reading("explainer-words", r"\text{the explainer: MLPs without skips slow the collapse; residual "
                                          r"connections and MLPs are two counter-mechanisms}",
                       checks=[lambda ctx: [not_checkable(
                           "what Dong et al. 2021 proposed is a statement about a text: the explainer's words (a test "
@@ -903,12 +911,18 @@ claim(
     id="DONG.attr-tug-of-war", section="§1",
     quote="The paper frames the role of the MLP as the antagonist in a “tug of war”: attention reduces rank, MLP "
           "restores it",
-    statement=r"\text{in Dong's setting (no skip), attention + MLP restores what attention removes: }\rho_l\text{ "
-              r"stays above }2^{-52}\text{ for 12 layers}",
-    hypotheses=("no skip connections",), conclusion="the MLP restores rank",
-    regimes=("n<d", "n>d"), checks=[],  # the depth study's attention + MLP runs (numeric layer)
+    statement=r"\text{Dong et al. 2021 frame the MLP as restoring the rank that attention reduces}",
+    hypotheses=(), conclusion="an attribution",
+    checks=[lambda ctx: [not_checkable(
+        "an attribution to a text that is not in the available sources (reading words: the explainer does not use "
+        "the phrase); the mathematics beside it is decided in reading mlp-restores-rank (audit 56)")]],
     depends_on=("DONG.attr-mlp-remedy",),
-    readings=[Reading("words", r"\text{the explainer's words contain 'tug of war'}",
+    readings=[Reading("mlp-restores-rank",
+                      r"\text{in Dong's setting (no skip), attention + MLP restores what attention removes: }\rho_l"
+                      r"\text{ stays above }2^{-52}\text{ for 12 layers}",
+                      checks=[], regimes=("n<d", "n>d"),  # the depth study's attention + MLP runs (numeric layer)
+                      off_instance=OffInstance("depth-study", "rho_l over 12 layers of attention + MLP without skips")),
+              Reading("words", r"\text{the explainer's words contain 'tug of war'}",
                       checks=[lambda ctx: [not_checkable(
                           "a phrase attributed to a paper that is not in the available sources (the explainer does "
                           "not use it; a test checks that against the source)")]],
