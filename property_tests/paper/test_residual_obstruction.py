@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import sympy
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from sympy import Matrix, Rational, eye, ones, zeros
@@ -167,10 +168,13 @@ def test_residual_obstruction_block_model_differs_from_post_ln_and_pre_ln():
     """§2's X + Delta(X) against the suite's post-LN block and a pre-LN block at one exact instance (both differ);
     with FFN = 0 it is the suite's attention_skip block."""
     from theorems.paper import residual_obstruction as R
-    X = R.BLOCK_X
-    assert R.paper_block(X) == Matrix([[3, -1], [5, 1]])
-    assert R.post_ln_block(X) == Matrix([[1, -1], [1, -1]])
-    assert R.pre_ln_block(X) == Matrix([[2, -2], [4, 0]])
+    X = R.BLOCK_X  # d = 4: at d = 2 every post-LN row is +-c(1, -1) (rank 1 for any input; audit 56, defect 8)
+    third = sympy.Rational(1, 3)
+    assert R.paper_block(X) == X + Matrix(3, 4, lambda i, j: third * sum(X[:, j]))  # X + (J/n) X: uniform attention
+    post, pre = R.post_ln_block(X), R.pre_ln_block(X)
+    assert post != R.paper_block(X) and pre != R.paper_block(X)
+    assert all(sympy.simplify(sum(post.row(i))) == 0 for i in range(3))  # post-LN rows are centred (zero LN bias)
+    assert X.rank() == post.rank() == pre.rank() == R.paper_block(X).rank() == 3
     from property_tests.paper.quick_runs import quick_run
     r = quick_run("BLOCK.residual-model")
     assert r.verdict == "refuted" and r.reading("suite-attention-skip").verdict == "supported"

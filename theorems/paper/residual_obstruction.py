@@ -909,9 +909,11 @@ claim(
 
 # --- §2's block model against the blocks deployed Transformers use (issue 56) -------------------------------------
 
-#: the instance of the comparison: rows with rational standard deviations (LayerNorm stays rational), uniform
-#: attention (W_Q = W_K = 0), W_V W_O = I, and an FFN with W_2 = 0, b_2 = 0 (a weight the model allows: FFN = 0)
-BLOCK_X = Matrix([[1, -1], [3, 1]])
+#: the instance of the comparison: d = 4 (at d = 2 LayerNorm maps every row to +-c(1, -1), so a post-LN output has
+#: rank 1 whatever the input: audit 56, defect 8), rows with rational standard deviations (3, 1, 1), rank 3, 1_d not
+#: in the row space (H2); uniform attention (W_Q = W_K = 0), W_V W_O = I, and an FFN with W_2 = 0, b_2 = 0 (a weight
+#: the model allows: FFN = 0)
+BLOCK_X = Matrix([[5, -1, -1, -3], [1, 1, -1, -1], [1, -1, 1, -1]])
 
 
 def paper_block(X: Matrix) -> Matrix:
@@ -941,11 +943,18 @@ def block_model_evidence(ctx) -> list[Evidence]:
     for regime, f, name in (("post-LN", post_ln_block, "post-LN (BERT: LN after each residual sum)"),
                             ("pre-LN", pre_ln_block, "pre-LN (GPT-2: LN before each sub-layer)")):
         got = f(X)
-        out.append(exact_complete(f"{name} block at X = {X.tolist()}, uniform attention, W_V W_O = I, FFN = 0: "
-                                  f"{got.tolist()}; §2's X + Delta(X) = {paper.tolist()}", got == paper,
-                                  regime=regime, arithmetic="exact (sympy; rows with rational standard deviations)",
+        out.append(exact_complete(f"{name} block at X = {X.tolist()} (rank {X.rank()}), uniform attention, W_V W_O = "
+                                  f"I, FFN = 0: {got.tolist()} (rank {got.rank()}); §2's X + Delta(X) = "
+                                  f"{paper.tolist()} (rank {paper.rank()}). The maps differ; whether §5's rank "
+                                  "claims transfer to this block is decided per block type (RRO.main's post-LN, "
+                                  "pre-LN-causal and pre-RMSNorm-causal readings; LayerNorm itself is rank-neutral "
+                                  "under H1-H4: RN.*)", got == paper,
+                                  regime=regime, arithmetic="exact (sympy; LayerNorm's square roots kept as algebraic "
+                                                            "numbers)",
                                   numbers={"deployed": [[str(v) for v in row] for row in got.tolist()],
-                                           "model": [[str(v) for v in row] for row in paper.tolist()]}))
+                                           "model": [[str(v) for v in row] for row in paper.tolist()],
+                                           "rank_X": X.rank(), "rank_deployed": got.rank(),
+                                           "rank_model": paper.rank()}))
     return out
 
 
