@@ -211,8 +211,11 @@ class DaskPool:
             method = _quiet_forkserver()
             dask.config.set({"distributed.worker.multiprocessing-method": method,
                              "distributed.worker.daemon": True})
+            # no dashboard, and the scheduler's HTTP server (always started) on a free port: its default 8787 taken
+            # by another cluster printed "Port 8787 is already in use" into the one-line Ctrl-C message
             self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                        dashboard_address=None, silence_logs=logging.ERROR)
+                                        dashboard_address=None, silence_logs=logging.ERROR,
+                                        scheduler_kwargs={"dashboard": False, "dashboard_address": ":0"})
             self.client = Client(self.cluster)
             self.name = f"a Dask LocalCluster of {workers} worker processes"
         else:

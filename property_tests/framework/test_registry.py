@@ -194,3 +194,16 @@ def test_registry_a_conjecture_at_the_old_place_still_loads_with_a_note(tmp_path
            "theorems/conjectures/old_idea.py" in p.stderr
     assert p.stdout.splitlines() == ["['USER.ln-sphere', 'USER.old-idea', 'USER.rmsnorm-affine-rank', "
                                      "'USER.rmsnorm-matrix-rank']", "theorems.old_idea"]
+
+
+def test_registry_no_statement_holds_a_control_character():
+    """A LaTeX statement typed into a non-raw string, or mangled by an editor, turns \\beta, \\text, \\top and
+    \\forall into a backspace, a tab and a form feed (three MathJax errors on the book's Theorem 5.3 page, with the
+    ledger showing 'eta' and 'ext'): every statement, quote and note is printable text."""
+    import re
+    bad = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]|\t")
+    found = [(c.id, r.key, field) for c in L.registry() for r in c.all_readings()
+             for field in ("statement", "note") if bad.search(getattr(r, field, "") or "")]
+    found += [(c.id, "", field) for c in L.registry() for field in ("statement", "quote", "source")
+              if bad.search(getattr(c, field, "") or "")]
+    assert not found, found

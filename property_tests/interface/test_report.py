@@ -26,7 +26,7 @@ def test_report_statements_are_display_math(monkeypatch):
     """The headline's and every further reading's statement stand in $$ blocks of their own, never inline after
     "Reading ...:" (what the book clipped at 1400 and 800 px). On RN.main's quick result (shared with the other
     tests): the full run took 2465 s in one loaded `make test`, and the layout does not depend on the budget."""
-    monkeypatch.setitem(report._CACHE, ("RN.main", QUICK.dps), quick_run("RN.main"))
+    monkeypatch.setattr(report, "run", lambda cid, dps=QUICK.dps: quick_run(cid))
     md = report.verdict_admonition("RN.main", dps=QUICK.dps)
     readings = re.findall(r"^Reading \*\*([^*]+)\*\*.*$", md, flags=re.M)
     assert len(readings) >= 3

@@ -995,7 +995,9 @@ claim(
                       generic=Generic(space=f"as RRO.main:{key}: the weights, the norm's parameters and X = U V^T in "
                                             "the rank-r stratum", measure="Lebesgue"),
                       off_instance=OffInstance("positive-measure", "almost every X of each rank-r stratum and almost "
-                                                                   "every weight"))
+                                                                   "every weight"),
+                      formal_gap=FormalGap("needs-analysis", f"as RRO.main:{key}: the null-set lemma for "
+                                                             "real-analytic functions (cited); the witnesses are exact"))
               for key, statement in (
                   ("post-LN", r"\text{BERT (post-LN, zero LN bias): Thm 5.3 for }\mathrm{LN}(X+\mathrm{MHA}(X))"),
                   ("pre-LN-causal", r"\text{GPT-2 (pre-LN, causal mask): Thm 5.3 for }X+\mathrm{MHA}_{\mathrm{causal}}"

@@ -520,6 +520,10 @@ claim(
                       r"\Delta=\mathrm{MHA}+\mathrm{FFN}(X+\mathrm{MHA}(X)):\ \nexists g\ \text{token-wise}:\ "
                       r"g\bigl(x_i+\mathrm{MHA}(X)_i\bigr)=(y_{ih})_h\ \text{near }X^*,\ W_O\text{ invertible}",
                       checks=[paper_block_evidence], regimes=(PAPER_BLOCK,),
+                      formal_gap=FormalGap("needs-analysis", "the 4x4 minor is a non-zero polynomial in t over Q, "
+                                           "non-zero at t = log 2 because log 2 is transcendental (Hermite-Lindemann, "
+                                           "not in MathComp-Analysis 0.6.0), and a Jacobian of rank 4 > 2 at one "
+                                           "point stays so on a neighbourhood"),
                       off_instance=OffInstance("positive-measure", "a statement on a neighbourhood of X* (a Jacobian "
                                                "rank at one fixed point of the paper's block), not on a user's input"),
                       note="the paper's own block (§2): the MLP is fed the residual stream x_i + MHA(X)_i, the Y_h "
