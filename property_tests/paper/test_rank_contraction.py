@@ -131,6 +131,10 @@ def test_rank_contraction_alpha_independent_is_conditional_on_n_above_dk():
     lit = r.reading("literal")
     assert lit.verdict == "conditional", lit.condition
     assert "fails in n=2" in lit.condition and "holds in n>d_k" in lit.condition
+    # audit 56, defect 4: between the two (3 <= n <= d_k) it holds too, on exact alpha = 1 instances
+    assert "3<=n<=d_k" in lit.condition.split("fails")[0]
+    mid = [e for e in lit.evidence if e.regime == "3<=n<=d_k"]
+    assert mid and all(e.holds is True and e.kind == "exact" for e in mid)
     decisive = [e for e in lit.evidence if e.regime == "n=2" and e.scope == "positive-measure"]
     assert decisive and all(e.holds is False for e in decisive)
     assert r.reading("as-proved").verdict == "supported"

@@ -548,6 +548,33 @@ def _alpha_one_rows(ctx):
         yield X, M0, WV, WO
 
 
+def _alpha_one_mid_rows(ctx):
+    """Random integer X (n x d with 3 <= n <= d = d_k in {3, 4, 5}) and random integer antisymmetric M0: alpha = 1
+    between the two-token case and the proof's n > d_k, exactly (logits in units of log 2; audit 56, defect 4)."""
+    rng = random.Random(stable_seed("RC.alpha-independent:3 <= n <= d_k, alpha = 1"))
+    for _ in range(4 if ctx.quick else 12):
+        d = rng.choice((3, 4, 5))
+        n = rng.randint(3, d)
+        X = random_int_matrix(rng, n, d, 2)
+        B = random_int_matrix(rng, d, d, 1)
+        M0 = B - B.T
+        if M0 == zeros(d, d):
+            continue
+        WV, WO = random_int_matrix(rng, d, d, 3), random_int_matrix(rng, d, d, 3)
+        yield X, M0, WV, WO
+
+
+def alpha_one_mid_evidence(ctx) -> list[Evidence]:
+    """3 <= n <= d_k at alpha = 1: exact instances (the regime the proof's n > d_k and the n = 2 failure leave)."""
+    met = held = 0
+    for X, M0, WV, WO in _alpha_one_mid_rows(ctx):
+        met += 1
+        held += rank(exact_softmax(X, M0) * X * WV * WO) == min(rank(X), X.shape[1])
+    return [exact_instances("3 <= n <= d_k, random integer X and antisymmetric M0 (alpha = 1, d_k = d in {3, 4, 5}), "
+                            "random integer W_V, W_O: dim R_h = min(rank X, d_k)", met=met, held=held,
+                            arithmetic=_EXACT, regime="3<=n<=d_k")]
+
+
 def alpha_one_two_tokens_evidence(ctx) -> list[Evidence]:
     """n = 2, alpha = 1: the scores are antisymmetric, both softmax rows are equal for every X and every weight, so
     rank A = 1 and dim R_h <= 1 < min(rank X, d_k) = 2 on the whole alpha = 1 slice (d_k >= 2, rank X = 2)."""
@@ -591,11 +618,11 @@ claim(
     statement=r"\dim R_h=\min(\operatorname{rank}X,d_k)\ \text{for every }\alpha_h",
     # the paper's proof assumes n > d_k (Prop 6.3's "A is of rank min(n, d_k) = d_k when n > d_k"); the sentence does
     # not, and at n = 2 (so n <= d_k whenever alpha = 1 is possible) it fails on the whole alpha = 1 slice
-    regimes=("n>d_k", "n=2"), form="generic", notion="exact-rank",
-    generic=Generic(space="for each alpha_h: the head's weights with that asymmetry, and X", measure="Lebesgue",
+    regimes=("n>d_k", "3<=n<=d_k", "n=2"), form="generic", notion="exact-rank",
+    generic=Generic(space="the head's weights with a given asymmetry alpha_h (for each alpha_h), and X", measure="Lebesgue",
                     fixed="alpha_h"),
     hypotheses=(), conclusion="",
-    checks=[alpha_one_two_tokens_evidence],  # + the certified evidence (n > d_k) attached by the numeric layer
+    checks=[alpha_one_two_tokens_evidence, alpha_one_mid_evidence],  # + the certified evidence (n > d_k): numeric layer
     readings=[Reading("as-proved", r"n>d_k:\ \dim R_h=\min(\operatorname{rank}X,d_k)\ \text{for every }\alpha_h",
                       checks=[], regimes=("n>d_k",),
                       note="the assumption n > d_k the paper's proof makes (the registered sentence does not); "
