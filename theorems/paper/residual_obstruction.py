@@ -578,7 +578,9 @@ def _main_argument(ctx, what: str = "rank F(X) > rank X for a.e. (weights, X = U
             what,
             P="an (r+1)-minor of F(U V^T) = U V^T + sum_h A_h(U V^T) U V^T W_V^h W_O^h (softmax: real-analytic)",
             witness=f"X*_1 (n = {n}, d = {d}), W_Q = 0, H = 2 random integer W_V W_O: minor (rows {m[0]}, cols "
-                    f"{m[1]}) = {m[2]}" if m else f"X*_1 (n = {n}, d = {d}): no non-zero 2-minor",
+                    f"{m[1]}) = {m[2]}; this is the r = 1 stratum's witness, those of r >= 2 are the X*_r of the "
+                    "exact/instances items (rank F(X*_r) = r + 1)" if m
+                    else f"X*_1 (n = {n}, d = {d}): no non-zero 2-minor",
             witness_holds=m is not None, arithmetic=_ARITH + ", uniform attention", analytic=True, regime=regime))
     return out
 
