@@ -773,6 +773,10 @@ def mlp_alone_prevents(ctx):
     return no_dong_collapse(ctx, "attention_mlp")
 
 
+def skip_prevents(ctx):
+    return no_dong_collapse(ctx, "attention_skip")
+
+
 def rho_slope(ctx, regime_key: str) -> list[Evidence]:
     """Least-squares slope of log10 rho over the last six layers (decades per layer): a float statistic."""
     out = []
@@ -1014,7 +1018,8 @@ EVIDENCE = {
     ("DONG.machine-precision-5-7", "literal"): [machine_precision_upper_bound],
     ("DONG.attr-mlp-remedy", "mlp-without-skip-prevents-collapse"): [mlp_alone_prevents],
     ("DONG.attr-tug-of-war", "mlp-restores-rank"): [mlp_alone_prevents],
-    ("DONG.attr-residual-remedy", "literal"): [_no_rank_collapse_skip],
+    ("DONG.attr-residual-remedy", "literal"): [skip_prevents],
+    ("DONG.attr-residual-remedy", "exact-rank"): [_no_rank_collapse_skip],
     ("DONG.machine-precision-5-7", "exact-window"): [machine_precision],
     ("DONG.skip-lower-bound", "literal"): [skip_bound_trajectory],
     ("DONG.skip-lower-bound", "weight-bound"): [skip_weight_bound],

@@ -949,14 +949,23 @@ claim(
 claim(
     id="DONG.attr-residual-remedy", section="§2, the three issues at a glance (Dong column)",
     quote="Residual connections One of two remedies",
-    statement=r"\text{in Dong's setting, skip connections are a remedy: attention + skip never reaches rank 1 in 12 "
-              r"layers (certified rank}\ge2)",
-    hypotheses=("skip connections",), conclusion="no rank collapse",
+    statement=r"\text{in Dong's setting, skip connections are a remedy: attention + skip keeps }\rho_l\ge2^{-52}"
+              r"\text{ for 12 layers}",
+    hypotheses=("skip connections",), conclusion="no collapse in Dong's sense",
     regimes=("n<d", "n>d"), checks=[],  # the depth study's attention + skip runs (numeric layer)
-    chapter="dong_collapse", notion="exact-rank: certified rank of the depth study",
-    off_instance=OffInstance("depth-study", "the certified rank over 12 layers of attention + skip"),
-    formal_gap=FormalGap("numerical-only", "the certified rank of the depth study's attention + skip networks over 12 "
-                         "layers"),
+    # decided on rho, as its sister claims DONG.attr-mlp-remedy and attr-tug-of-war (audit 56, defect 5): the exact
+    # rank cannot tell skip from pure attention, which keeps its exact rank generically too
+    readings=[Reading("exact-rank", r"\text{attention + skip never reaches rank 1 in 12 layers (certified rank}\ge2)",
+                      checks=[], regimes=("n<d", "n>d"), notion="exact-rank: certified rank of the depth study",
+                      note="exact rank does not separate skip from pure attention (generically both keep it); kept "
+                           "beside the headline for the record",
+                      off_instance=OffInstance("depth-study", "the certified rank over 12 layers of attention + skip"),
+                      formal_gap=FormalGap("numerical-only", "the certified rank of the depth study's attention + skip "
+                                           "networks over 12 layers"))],
+    chapter="dong_collapse", notion="residual: rho_l < 2^-52, certified",
+    off_instance=OffInstance("depth-study", "rho_l over 12 layers of attention + skip"),
+    formal_gap=FormalGap("numerical-only", "rho_l of the depth study's attention + skip networks over 12 layers (arb "
+                         "enclosures)"),
 )
 
 claim(
