@@ -289,7 +289,8 @@ claim(
                           "premise (rank never decreases)": "exact-rank: det C^L != 0, symbolic in L",
                           "conclusion (no collapse)": "residual: rho_l -> 0, the limit of C^L symbolic in L"},
                       note="under the causal mask every attention matrix is invertible (BLOCK.causal-invertible), so "
-                           "the premise holds for pure attention without any skip, and the uniform causal stream "
+                           "the premise holds for pure attention without any skip (one head with an invertible W_V "
+                           "W_O, here W = I: a sum over heads or a singular W can lower the rank), and the uniform causal stream "
                            "still collapses onto the first token: exact rank cannot see this collapse. The decay is "
                            "singly exponential, so this refutes the inference read with 'no collapse', not with 'no "
                            "doubly exponential collapse'",

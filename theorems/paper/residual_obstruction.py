@@ -745,8 +745,10 @@ BLOCK_READINGS = [
                    r"\operatorname{rank}\mathrm{LN}(X+\mathrm{MHA}(X))>r",
                    "BERT's attention sub-layer with the theorem's range of r. A zero-bias LayerNorm's output has its "
                    "columns dependent (LN(Y) diag(gamma)^-1 1 = 0), so rank <= d - 1 for every input: on the stratum "
-                   "r = d - 1 (n >= d) the rank never rises, identically. Holds below that cap (reading "
-                   "post-LN-below-cap); a non-zero beta is not covered",
+                   "r = d - 1 (n >= d) the rank never rises, identically. So the failure is only the top stratum "
+                   "r = d - 1 and only because this reading fixes beta = 0 (a null set of BERT's parameters: with a "
+                   "generic beta the cap goes; an independent review found rank 4 at d = 4 with beta = (1, 0, 2, -1)). "
+                   "Holds below that cap (reading post-LN-below-cap); a non-zero beta is not decided yet",
                    extra=(_post_ln_cap,)),
     _block_reading("post_ln", "post-LN-below-cap",
                    r"\beta=0,\ \text{a.e. }(W,\gamma),\ \text{a.e. }X=UV^\top,\ \operatorname{rank}X=r<\min(n,d-1):\ "
@@ -757,13 +759,17 @@ BLOCK_READINGS = [
                    r"\text{causal mask; a.e. }(W,\gamma,\beta),\ \text{a.e. }X=UV^\top,\ \operatorname{rank}X=r<"
                    r"\min(n,d):\ \operatorname{rank}(X+\mathrm{MHA}_{\mathrm{causal}}(\mathrm{LN}\,X))>r",
                    "GPT-2's attention sub-layer (pre-LN, causal mask). The skip carries X itself, un-normalised, as in "
-                   "§2's model; the domain is every row of X non-constant (the complement has codimension >= 2 for "
-                   "d >= 3, so it is connected); witnesses at d in {2, 4, 5} (d = 3 has no rational LayerNorm row)"),
+                   "§2's model; the domain is every row of X non-constant; witnesses at d in {2, 4, 5} (d = 3 has no "
+                   "rational LayerNorm row). A gap an independent review found: in the (U, V) parameters the reading "
+                   "measures, the r = 1 stratum splits by the signs of u_i (LN(u_i v) flips with sign u_i), about "
+                   "2^(n-1) components, and the witness covers one of them, so at r = 1 the genericity argument is "
+                   "incomplete (a witness per sign pattern would close it); r >= 2 with d >= 3 is connected"),
     _block_reading("pre_rms", "pre-RMSNorm-causal",
                    r"\text{causal mask; a.e. }(W,\gamma),\ \text{a.e. }X=UV^\top,\ \operatorname{rank}X=r<\min(n,d):\ "
                    r"\operatorname{rank}(X+\mathrm{MHA}_{\mathrm{causal}}(\mathrm{RMSNorm}\,X))>r",
                    "LLaMA's block composition (pre-RMSNorm, causal mask; GELU FFN, no GQA, no rotary positions): the "
-                   "attention sub-layer; the domain is every row of X non-zero"),
+                   "attention sub-layer; the domain is every row of X non-zero (the same r = 1 gap as pre-LN-causal: "
+                   "RMSNorm(u_i v) flips with sign u_i, and one sign component has a witness)"),
 ]
 
 
