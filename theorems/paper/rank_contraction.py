@@ -555,7 +555,7 @@ def _alpha_one_mid_rows(ctx):
     for _ in range(4 if ctx.quick else 12):
         d = rng.choice((3, 4, 5))
         n = rng.randint(3, d)
-        X = random_int_matrix(rng, n, d, 2)
+        X = random_int_matrix(rng, n, d, 3)
         B = random_int_matrix(rng, d, d, 1)
         M0 = B - B.T
         if M0 == zeros(d, d):
@@ -566,12 +566,22 @@ def _alpha_one_mid_rows(ctx):
 
 def alpha_one_mid_evidence(ctx) -> list[Evidence]:
     """3 <= n <= d_k at alpha = 1: exact instances (the regime the proof's n > d_k and the n = 2 failure leave)."""
-    met = held = 0
+    met = held = skipped = 0
     for X, M0, WV, WO in _alpha_one_mid_rows(ctx):
+        target = min(rank(X), X.shape[1])
+        if rank(X * WV * WO) < target:  # the weights' own null set (W_V W_O loses rank on X): not about alpha
+            skipped += 1
+            continue
+        A = exact_softmax(X, M0)
+        if A.det() == 0:  # det A is analytic in X and not identically 0 here (it is at n = 2): a null set, skipped
+            skipped += 1
+            continue
         met += 1
-        held += rank(exact_softmax(X, M0) * X * WV * WO) == min(rank(X), X.shape[1])
+        held += rank(A * X * WV * WO) == target
     return [exact_instances("3 <= n <= d_k, random integer X and antisymmetric M0 (alpha = 1, d_k = d in {3, 4, 5}), "
-                            "random integer W_V, W_O: dim R_h = min(rank X, d_k)", met=met, held=held,
+                            "random integer W_V, W_O with rank(X W_V W_O) = min(rank X, d_k) and det A != 0 (" +
+                            str(skipped) + " draws in those null sets skipped; integer points meet them, e.g. det A = "
+                            "0 at a 4 x 5 X with entries in [-2, 2]): dim R_h = min(rank X, d_k)", met=met, held=held,
                             arithmetic=_EXACT, regime="3<=n<=d_k")]
 
 
