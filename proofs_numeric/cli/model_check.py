@@ -16,7 +16,15 @@ from proofs_numeric.cli.inputs import (
     check_range,
     write_text,
 )
-from proofs_numeric.ledger.model_check import RECORD_KIND, RunSpec, SchedulerError, run, select_claims, summary_json
+from proofs_numeric.ledger.model_check import (
+    RECORD_KIND,
+    RunSpec,
+    SchedulerError,
+    run,
+    say_interrupted,
+    select_claims,
+    summary_json,
+)
 from proofs_numeric.model.sites import NETWORK_LAYERS, SiteIdError
 from proofs_numeric.output import check_stream, marked
 
@@ -125,7 +133,8 @@ def spec_from_args(args, claims, models, measure: bool = False):
                    network_layers=NETWORK_LAYERS if args.network_layers is None else args.network_layers,
                    measure=measure, readings=tuple(args.reading) if getattr(args, "reading", None) else None,
                    progress={"auto": None, "bar": True, "lines": False}[getattr(args, "progress", "auto")],
-                   interrupt_line=interrupt_line(jsonl, getattr(args, "argv", None)))
+                   interrupt_line=interrupt_line(jsonl, getattr(args, "argv", None)),
+                   process_exits_after=True)
 
 
 def resume_command(argv, jsonl) -> str:
@@ -203,8 +212,8 @@ def cmd_check_model(args) -> int:
 def interrupted(out, spec) -> int:
     """An interrupted run (SIGINT or SIGTERM): its one line on stderr, exit 130."""
     count = out.in_stream if out.in_stream is not None else out.written
-    print(spec.interrupt_line(count) if spec.interrupt_line else f"collapse-verify: interrupted: {count} records",
-          file=sys.stderr, flush=True)
+    say_interrupted(spec.interrupt_line(count) if spec.interrupt_line else
+                    f"collapse-verify: interrupted: {count} records")
     return 130
 
 

@@ -308,6 +308,9 @@ class RunSpec:
     progress: bool | None = None  # None: a bar on a terminal, one line per checkpoint otherwise
     readings: tuple | None = None
     interrupt_line: Any = None    # (records in the stream, second signal) -> the line an interrupted run prints
+    #: the command line: once a signal has stopped the run, this process only prints its line and exits, so another
+    #: signal, even after :func:`run` returned, ends it at once (exit 130, still one line; see :func:`say_interrupted`)
+    process_exits_after: bool = False
 
 
 @dataclass
@@ -387,12 +390,14 @@ class _Interrupt:
     asks the run to stop (no new task, the running ones waited for :data:`INTERRUPT_GRACE` seconds, the cluster
     closed); a second ends the process at once, after the record being written, with one line and exit 130."""
 
-    def __init__(self, stop: threading.Event, line):
-        self.stop, self.line = stop, line
+    def __init__(self, stop: threading.Event, line, keep: bool = False):
+        self.stop, self.line, self.keep = stop, line, keep
         self.sink = None
         self.pool = None
         self.out: Summary | None = None
         self._old: dict = {}
+        self.signalled = False
+        self.said = False  # the interrupted run's one line is on stderr (a later signal adds none)
 
     def count(self) -> int:
         if self.sink is not None:
@@ -406,15 +411,22 @@ class _Interrupt:
         return self
 
     def __exit__(self, *exc):
+        global _STOPPED
+        if self.keep and self.signalled and self._old:  # the process ends next: another signal ends it at once
+            _STOPPED = self
+            return False
         for sig, old in self._old.items():
             signal.signal(sig, old)
         return False
 
     def _handle(self, signum, frame) -> None:
-        if not self.stop.is_set():
+        if not self.signalled:
+            self.signalled = True
             self.stop.set()
             return
-        if self.sink is not None:
+        if self.said:
+            os._exit(130)
+        if self.sink is not None:  # a closed stream is idle: at once
             self.sink.when_idle(self._exit_now)
         else:
             self._exit_now()
@@ -422,12 +434,37 @@ class _Interrupt:
     def _exit_now(self) -> None:
         if self.pool is not None:
             self.pool.kill_now()
+        if self.said:
+            os._exit(130)
         text = self.line(self.count(), True) if self.line is not None else "collapse-verify: interrupted"
         try:
             sys.stderr.write(text + "\n")
             sys.stderr.flush()
         finally:
             os._exit(130)
+
+
+#: the handler of a command-line run a signal stopped (``RunSpec.process_exits_after``): it stays installed until
+#: the process exits, so a second Ctrl-C during the close, the printing or the interpreter's exit ends it at once
+_STOPPED: _Interrupt | None = None
+
+
+def say_interrupted(text: str) -> None:
+    """Print an interrupted run's one line on stderr. Signals are blocked while it is written, so that a second
+    Ctrl-C arriving meanwhile neither cuts it nor adds another: from then on a signal ends the process silently,
+    exit 130."""
+    main = threading.current_thread() is threading.main_thread()
+    sigs = {signal.SIGINT, signal.SIGTERM}
+    if main:
+        signal.pthread_sigmask(signal.SIG_BLOCK, sigs)
+    try:
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+        if _STOPPED is not None:
+            _STOPPED.said = True
+    finally:
+        if main:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, sigs)
 
 
 def run(spec: RunSpec) -> Summary:
@@ -437,7 +474,7 @@ def run(spec: RunSpec) -> Summary:
     load()
     out = Summary()
     stop = threading.Event()
-    with _Interrupt(stop, spec.interrupt_line) as intr:
+    with _Interrupt(stop, spec.interrupt_line, keep=spec.process_exits_after) as intr:
         intr.out = out
         sink = pool = None
         try:
