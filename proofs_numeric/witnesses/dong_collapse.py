@@ -32,6 +32,7 @@ network run in float64 (to show where float64 reports collapse).
 from __future__ import annotations
 
 import dataclasses
+from collections import defaultdict
 import decimal
 import math
 import time
@@ -592,7 +593,9 @@ def exponent_evidence(ctx, regime_key: str, ok, what: str, no_collapse_holds: bo
 def machine_precision(ctx, window: bool = True) -> list[Evidence]:
     """The first layer where rho is certainly below 2^-52, on the depth study's standard-scale Gaussian weights:
     in 5..7 (``window``, the exact-window reading; regimes n < d, n > d), or at most 7 (the upper-bound reading;
-    regime standard-scale)."""
+    regime standard-scale, with more draws: :func:`crossing_runs`)."""
+    if not window:
+        return _upper_bound_gaussian(ctx, 1.0, "standard-scale")
     out = []
     for shape, runs in depth_results(ctx.quick)["shapes"]:
         r = runs["pure_attention"]
@@ -600,9 +603,69 @@ def machine_precision(ctx, window: bool = True) -> list[Evidence]:
         out.append(interval_instances(
             f"{_shape_str(shape)}, standard-scale Gaussian weights: rho first certainly below 2^-52 at layer {L} "
             f"(every earlier enclosure certainly above); float64 numerical rank first 1 at layer "
-            f"{r['float64_first_collapse_layer']}", None if L is None else ((5 <= L <= 7) if window else L <= 7),
-            regime=regime_of(shape["n"], shape["d"]) if window else "standard-scale", arithmetic=_ARB,
+            f"{r['float64_first_collapse_layer']}", None if L is None else 5 <= L <= 7,
+            regime=regime_of(shape["n"], shape["d"]), arithmetic=_ARB,
             numbers={**shape, "layer": L}, reason=None if L is not None else "no enclosure crossed 2^-52 certainly"))
+    return out
+
+
+#: the last layer 'within 5 to 7 layers' allows, read as an upper bound
+WITHIN_LAYERS = 7
+#: the seeds of the upper-bound reading's Gaussian draws (8 layers each: enough to decide 'by layer 7')
+CROSSING_SEEDS, CROSSING_SEEDS_QUICK = tuple(range(6)), (0, 1, 2)
+#: sharp attention: the logits scaled by this factor (W_Q, W_K each by its square root), Gaussian weights
+SHARP_GAUSSIAN_SCALE = 4.0
+
+
+def crossing_runs(ctx, qk_scale: float) -> list[tuple[DepthConfig, dict]]:
+    """Pure attention on Gaussian weights with the logits scaled by ``qk_scale``, 8 layers, for every seed of
+    :data:`CROSSING_SEEDS` on the depth study's shapes (quick: fewer; the sharp runs on the first shape)."""
+    seeds = CROSSING_SEEDS_QUICK if ctx.quick and qk_scale == 1.0 else CROSSING_SEEDS
+    shapes = DEPTH_SHAPES if qk_scale == 1.0 else DEPTH_SHAPES[: 1 if ctx.quick else 2]
+    out = []
+    for sh in shapes:
+        for seed in seeds:
+            cfg = DepthConfig(n=sh.n, d=sh.d, H=sh.H, d_k=sh.d_k, dps=DEPTH_DPS, qk_scale=qk_scale, seed=seed,
+                              layers=WITHIN_LAYERS + 1)
+            out.append((cfg, run(cfg, "pure_attention")))
+    return out
+
+
+def within(recs: list[dict], last: int = WITHIN_LAYERS) -> bool | None:
+    """'rho drops below 2^-52 by layer ``last``' on one run's certified flags: True when some layer <= last is
+    certainly below, False when every layer 1..last is certainly above, None when an enclosure straddles."""
+    flags = [x["rho_below_2^-52"] for x in recs if 1 <= x["layer"] <= last]
+    if any(f is True for f in flags):
+        return True
+    return False if len(flags) == last and all(f is False for f in flags) else None
+
+
+def _upper_bound_gaussian(ctx, qk_scale: float, regime: str) -> list[Evidence]:
+    """One interval instance per shape: how many Gaussian draws cross by layer 7 (every draw decided by certified
+    enclosures); the instance fails when one draw certainly does not. A failing draw fails on an open set of
+    weights: each of its 7 enclosures lies certainly above 2^-52, a strict inequality on continuous functions of the
+    weights."""
+    by_shape: dict = defaultdict(list)
+    for cfg, r in crossing_runs(ctx, qk_scale):
+        by_shape[(cfg.n, cfg.d, cfg.H, cfg.d_k)].append((cfg.seed, r["machine_precision_layer_certified"],
+                                                         within(r["layers"])))
+    out = []
+    scale = "standard-scale Gaussian weights" if qk_scale == 1.0 else \
+        f"Gaussian weights with the logits scaled by {qk_scale:g} (W_Q, W_K by sqrt({qk_scale:g}))"
+    for (n, d, H, dk), rows in by_shape.items():
+        failed = [seed for seed, _, w in rows if w is False]
+        open_ = [seed for seed, _, w in rows if w is None]
+        holds = False if failed else (None if open_ else True)
+        firsts = ", ".join(f"seed {seed}: {'none in 8' if L is None else L}" for seed, L, _ in rows)
+        out.append(interval_instances(
+            f"{_shape_str({'n': n, 'd': d, 'H': H, 'd_k': dk})}, {scale}: first layer with rho certainly below "
+            f"2^-52 ({firsts}); {len(rows) - len(failed) - len(open_)}/{len(rows)} draws cross by layer "
+            f"{WITHIN_LAYERS}" + (f"; seeds {failed} stay certainly above 2^-52 at every layer 1..{WITHIN_LAYERS}"
+                                  if failed else ""),
+            holds, regime=regime, arithmetic=_ARB,
+            numbers={"n": n, "d": d, "H": H, "d_k": dk, "qk_scale": qk_scale, "draws": len(rows),
+                     "failed_seeds": failed, "layer": max((L for _, L, _ in rows if L is not None), default=None)},
+            reason="an enclosure straddles 2^-52" if holds is None else None))
     return out
 
 
@@ -624,21 +687,21 @@ def sharp_attention_runs(ctx) -> list[tuple[DepthConfig, dict]]:
 
 
 def machine_precision_upper_bound(ctx) -> list[Evidence]:
-    """'within 5 to 7 layers' as an upper bound: holds on standard-scale weights, fails certainly on sharp
-    near-identity attention (every layer's enclosure of rho certainly above 2^-52, 12 layers)."""
+    """'within 5 to 7 layers' as an upper bound: holds on standard-scale Gaussian weights (every draw crosses by
+    layer 7); fails certainly on sharp attention: Gaussian weights with the logits scaled by 4 (some draws first
+    cross at layer 8 or later) and near-identity attention (every layer's enclosure of rho certainly above 2^-52)."""
     out = machine_precision(ctx, window=False)
+    out += _upper_bound_gaussian(ctx, SHARP_GAUSSIAN_SCALE, "sharp-attention")
     for cfg, r in sharp_attention_runs(ctx):
-        flags = [x["rho_below_2^-52"] for x in r["layers"]]
-        h = False if all(f is False for f in flags) else (True if r["machine_precision_layer_certified"] is not None
-                                                          and r["machine_precision_layer_certified"] <= 7 else None)
+        h = within(r["layers"])
         out.append(interval_instances(
             f"n = {cfg.n}, d = d_k = {cfg.d}, H = 1, sharp near-identity attention W_Q = W_K = "
             f"sqrt({cfg.qk_scale:g}) I, "
-            f"W_V W_O = -I: rho certainly above 2^-52 at every one of the {cfg.layers} layers (rho_12 = "
+            f"W_V W_O = -I: rho certainly above 2^-52 at every one of layers 1..{WITHIN_LAYERS} (rho_12 = "
             f"{r['layers'][-1]['rho']})" if h is False else
-            f"n = {cfg.n}, sharp attention (scale {cfg.qk_scale:g}): first certain crossing at layer "
-            f"{r['machine_precision_layer_certified']}", h, regime="sharp-near-identity", arithmetic=_ARB,
-            numbers={"n": cfg.n, "d": cfg.d, "qk_scale": cfg.qk_scale,
+            f"n = {cfg.n}, sharp near-identity attention (scale {cfg.qk_scale:g}): first certain crossing at layer "
+            f"{r['machine_precision_layer_certified']}", h, regime="sharp-attention", arithmetic=_ARB,
+            numbers={"n": cfg.n, "d": cfg.d, "qk_scale": cfg.qk_scale, "weights": "negative-identity",
                      "layer": r["machine_precision_layer_certified"]},
             reason=None if h is not None else "an enclosure straddles 2^-52"))
     return out

@@ -193,33 +193,53 @@ def test_depth_ln_checks_can_fail(monkeypatch):
 # --- issue 56: "within 5 to 7 layers" read as an upper bound, with the weight scale as the regime -------------------
 
 def test_dong_machine_precision_upper_bound_is_conditional_on_the_weight_scale():
-    """The headline (first crossing <= 7) holds on the standard-scale depth study and fails certifiably on sharp
-    near-identity attention (rho certainly above 2^-52 at all 12 layers); the exact window {5, 6, 7} is refuted by
-    the crossings at layer 4."""
+    """The headline (first crossing <= 7) holds on every standard-scale draw of the depth study's shapes and fails
+    certifiably on sharp attention: Gaussian weights with the logits scaled by 4 (a draw whose rho is certainly above
+    2^-52 at layers 1..7: audit 56 found the failing regime was wider than near-identity attention) and near-identity
+    attention (certainly above at every layer); the exact window {5, 6, 7} is refuted by the crossings at layer 4."""
     from property_tests.paper.quick_runs import quick_run
     r = quick_run("DONG.machine-precision-5-7")
     lit = r.reading("literal")
     assert lit.verdict == "conditional", lit.condition
-    assert lit.condition.startswith("holds in standard-scale") and "fails in sharp-near-identity" in lit.condition
+    assert lit.condition.startswith("holds in standard-scale") and "fails in sharp-attention" in lit.condition
     std = [e for e in lit.evidence if e.regime == "standard-scale"]
-    assert std and all(e.holds is True and e.numbers["layer"] <= 7 for e in std)
-    sharp = [e for e in lit.evidence if e.regime == "sharp-near-identity" and e.holds is False]
-    assert sharp and all(e.numbers["layer"] is None for e in sharp)
+    assert len(std) == 4 and all(e.holds is True and e.numbers["layer"] <= 7 and e.numbers["draws"] >= 3
+                                 for e in std)
+    sharp = [e for e in lit.evidence if e.regime == "sharp-attention" and e.holds is False]
+    gauss = [e for e in sharp if e.numbers.get("weights") != "negative-identity"]
+    assert gauss and all(e.numbers["failed_seeds"] and e.numbers["qk_scale"] == 4.0 for e in gauss)
+    assert any(e.numbers.get("weights") == "negative-identity" and e.numbers["layer"] is None for e in sharp)
     win = r.reading("exact-window")
     assert win.verdict == "refuted"
     assert sorted(e.numbers["layer"] for e in win.evidence if e.holds is False) == [4] * len(
         [e for e in win.evidence if e.holds is False])
 
 
+def test_dong_machine_precision_within_decides_on_layers_one_to_seven():
+    """'By layer 7' reads the certified flags of layers 1..7 only: a crossing at 8 fails, a straddle is undecided,
+    layer 0 never counts."""
+    from proofs_numeric.witnesses import dong_collapse as D
+
+    def recs(flags):
+        return [{"layer": i, "rho_below_2^-52": f} for i, f in enumerate(flags)]
+    assert D.within(recs([True] + [False] * 7 + [True])) is False  # layer 0 below, crossing at 8
+    assert D.within(recs([False] * 7 + [True])) is True  # crossing at 7
+    assert D.within(recs([False] * 3 + [None] + [False] * 5)) is None
+    assert D.within(recs([False] * 5)) is None  # too few layers to decide
+
+
 def test_dong_machine_precision_sharp_runs_can_cross():
     """The sharp-attention check can succeed: a sharp run whose rho does cross by layer 7 counts as holding (n = 4,
-    scale 4 crosses at layer 6 in the full study), so 'fails' is a measurement, not a default."""
+    scale 4 crosses at layer 6 in the full study; most Gaussian draws at logit scale 4 cross by 7), so 'fails' is a
+    measurement, not a default."""
     from proofs_numeric.witnesses import dong_collapse as D
 
     class Full:
         quick, dps = False, 30
-    ev = [e for e in D.machine_precision_upper_bound(Full()) if e.regime == "sharp-near-identity"]
+    ev = [e for e in D.machine_precision_upper_bound(Full()) if e.regime == "sharp-attention"]
     assert any(e.holds is True for e in ev) and any(e.holds is False for e in ev)
+    gauss = [e for e in ev if e.numbers.get("weights") != "negative-identity"]
+    assert all(len(e.numbers["failed_seeds"]) < e.numbers["draws"] for e in gauss)
 
 
 def test_dong_attributions_decided_in_dongs_setting():

@@ -116,10 +116,11 @@ claim(
           "machine precision within 5 to 7 layers",
     depends_on=("DONG.collapse-rate",),
     # "within 5 to 7 layers": an upper bound (by layer 7 at the latest); the sentence names no weight scale, so the
-    # regimes are the scales: the explainer's standard Gaussian scale, and sharp near-identity attention
+    # regimes are the scales: the explainer's standard Gaussian scale, and sharp attention (the logits scaled up:
+    # Gaussian weights with the logits times 4, and near-identity attention; audit 56, defect 3)
     statement=r"\min\{l:\rho_l<2^{-52}\}\le7\ \text{(within 7 layers at the latest)}",
     hypotheses=("pure attention", "12 layers"), conclusion="rho below 2^-52 by layer 7",
-    regimes=("standard-scale", "sharp-near-identity"), checks=[], chapter="dong_collapse",  # the depth study
+    regimes=("standard-scale", "sharp-attention"), checks=[], chapter="dong_collapse",  # the depth study
     readings=[Reading("exact-window", r"\min\{l:\rho_l<2^{-52}\}\in\{5,6,7\}", checks=[], regimes=("n<d", "n>d"),
                       note="'within 5 to 7 layers' read as the first crossing at layer 5, 6 or 7 (not earlier), on "
                            "the depth study's standard-scale Gaussian weights")],
