@@ -32,10 +32,10 @@ network run in float64 (to show where float64 reports collapse).
 from __future__ import annotations
 
 import dataclasses
-from collections import defaultdict
 import decimal
 import math
 import time
+from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
