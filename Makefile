@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 export SYMPY_GROUND_TYPES := flint
 
-.PHONY: help venv verify test test-fast lint book bench stress clean formal mutmut mutmut-rank
+.PHONY: help venv verify test test-fast lint book bench stress clean formal mutmut mutmut-rank store-breaking
 
 ## list the targets with what each does (this text)
 help:
@@ -86,6 +86,10 @@ test:
 	@$(if $(HAVE_COQ),echo "make test: make formal (the Coq proofs) runs beside the virtualenv's set-up (each command's output is printed when it ends)",echo "make test: skipping the formal proofs (coqc or MathComp not installed; apt-get install coq libcoq-mathcomp-algebra libcoq-mathcomp-analysis libcoq-mathcomp-real-closed)")
 	@$(MAKE) --no-print-directory -j2 -Oline -k venv $(if $(HAVE_COQ),formal)
 	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} $(BIN)/python -m pytest -p no:cacheprovider -m "" -n $${TEST_WORKERS:-2} --dist loadgroup --durations=12
+
+## store the minimal instance of every "needed" hypothesis (theorems/counterexamples/breaking/; the tests re-check each)
+store-breaking: venv
+	$(BIN)/python -c 'import sys; from theorems.framework.breaking import main; sys.exit(main())'
 
 ## quick inner loop: profile `dev`, no book, browser or subprocess-heavy tests
 test-fast: venv

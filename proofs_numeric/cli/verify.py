@@ -255,7 +255,8 @@ def cmd_show(args) -> int:
         if rr.breaking is not None:
             say(f"each hypothesis dropped in turn (not evidence; searched on {rr.breaking.search}):", "  ")
             for d in rr.breaking.dropped:
-                found = f" on {d.instance}" + (f" [{d.label}, {d.regime}]" if d.label else "") if d.instance else ""
+                found = (f" on {d.instance}" + (f" [{d.label}, {d.regime}]" if d.label else "") if d.instance else "") \
+                    + (f"; a stored instance: {d.stored}, re-checked on this run" if d.stored else "")
                 say(f"{d.hypothesis}: {d.result}{found} (met the others: {d.met_others}, of those failing "
                     f"{d.hypothesis}: {d.failed_it}): {d.reason}", "  - ", "      ")
     for ce in rec["counterexamples_typeset"]:

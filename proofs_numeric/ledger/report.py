@@ -330,6 +330,8 @@ def breaking_table(b) -> str:
     for d in b.dropped:
         found = _cell(d.instance) + (f" ({_esc(d.label)}, {_esc(d.regime)})" if d.label else "") if d.instance \
             else "—"
+        if d.stored:
+            found += f"; a stored instance: {_cell(d.stored)}, re-checked on this run"
         rows.append([f"{_cell(d.hypothesis)}: {_DROPPED_WORDS[d.result]}",
                      f"{d.met_others} met the others; {d.failed_it} of them fail it", found, _cell(d.reason)])
     head = (f"*Each hypothesis dropped in turn* (not evidence: it never changes a verdict), searched on "

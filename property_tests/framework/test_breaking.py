@@ -1,11 +1,12 @@
 """Each hypothesis dropped in turn (theorems.framework.breaking): what the search finds, asserted as findings.
 
 A redundant hypothesis is a finding, not a red test: the expectations below are what the search found (H1-H4 of
-RN.main's readings). Every "needed" instance is re-checked on every run in two ways: the pinned RN.main instances
-are decoded from their exact entries and re-checked with the claim's own predicates (they are re-derived
-deterministically from the seeded Pool, so no file is stored: the Pool's instances are analyses with no stored
-form of their own, and the pin makes a change of Pool or predicate visible here), and for every eligible reading
-of the registry each needed entry is found again among the search's rows and re-checked.
+RN.main's readings). Every "needed" instance is stored (``theorems/counterexamples/breaking/``, one file per
+claim, reading and dropped hypothesis; ``make store-breaking`` writes them) and re-checked on every run: the table's
+row names the file only when its instance, decoded afresh, still has the others holding, the dropped hypothesis
+failing and the conclusion failing. Here: every needed entry has its file and every file re-checks; a file that no
+longer re-checks, or a missing one, is said on the row; the pinned RN.main instances are re-checked with the
+claim's own predicates, and for every eligible reading each needed entry is found again among the search's rows.
 
 Profiles: ``ci`` (and ``dev``) search the quick Pool and a builder's 40 draws per regime; ``thorough`` the full
 Pool and 400 draws per regime.
@@ -16,13 +17,18 @@ import pytest
 
 from property_tests.conftest import profile_from_env
 from theorems.framework import REGISTRY, CheckContext
+from theorems.framework import breaking as BR
 from theorems.framework.breaking import (
     BUILDER_SAMPLES,
     Breaking,
     Dropped,
     breaking_of,
+    breaking_path,
+    decode_needed,
     eligible,
     exact_line,
+    read_needed,
+    recheck,
     search_rows,
 )
 from theorems.framework.records import ClaimResult, ReadingResult, run_claim_with
@@ -113,6 +119,78 @@ def test_every_needed_entry_rechecks():
             assert r.decl.hypotheses[d.hypothesis](x) is False, (cid, key, d)
             assert r.decl.conclusion[1](x) is False, (cid, key, d)
     assert needed >= 10  # a search that never meets the others would find none
+
+
+def test_every_needed_entry_is_stored_and_its_file_rechecks():
+    """Issue 55: every needed entry's minimal instance is a stored file, decoded afresh and re-checked (the others
+    hold, the dropped hypothesis fails, the conclusion fails); the table's row names it."""
+    stored = 0
+    for cid, key in _eligible():
+        c = REGISTRY[cid]
+        r = c.reading_of(key)
+        for d in breaking_of(c, r, _ctx(cid), SAMPLES).dropped:
+            if d.result != "needed":
+                continue
+            path = breaking_path(cid, key, d.hypothesis)
+            assert d.stored is not None, f"{cid} reading {key} without {d.hypothesis}: {d.reason}"
+            assert path.exists() and d.stored.endswith(path.name)
+            assert recheck(r.decl, d.hypothesis, decode_needed(r.decl, read_needed(path))) is None
+            stored += 1
+    assert stored >= 20  # RN.main's H2 and H4 on three readings among them
+
+
+def test_every_stored_needed_file_names_a_needed_entry_and_rechecks():
+    """No orphan: each file under theorems/counterexamples/breaking/ is the file of its (claim, reading, hypothesis),
+    and its instance re-checks with that reading's declared predicates."""
+    current_suite()
+    files = sorted(BR.BREAKING_DIR.glob("*.json"))
+    assert len(files) >= 20
+    for path in files:
+        data = read_needed(path)
+        assert path == breaking_path(data["claim"], data["reading"], data["hypothesis"]), path.name
+        r = REGISTRY[data["claim"]].reading_of(data["reading"])
+        assert eligible(r.decl) and data["hypothesis"] in r.decl.names
+        assert recheck(r.decl, data["hypothesis"], decode_needed(r.decl, data)) is None, path.name
+
+
+def test_a_stored_file_that_no_longer_rechecks_is_said_on_the_row(tmp_path, monkeypatch):
+    """Planted: RN.main's H4 file holding the H2 instance (where H4 holds), and no H2 file: the row names no file
+    and says why; the rest of the table is unchanged."""
+    import json
+    src = breaking_path("RN.main", "literal", "H2")
+    monkeypatch.setattr(BR, "BREAKING_DIR", tmp_path)
+    wrong = json.loads(src.read_text())
+    wrong["hypothesis"] = "H4"
+    breaking_path("RN.main", "literal", "H4").write_text(json.dumps(wrong))
+    b = _table("RN.main", "literal")
+    h4, h2 = b.result("H4"), b.result("H2")
+    assert h4.result == "needed" and h4.stored is None and "no longer re-checks" in h4.reason, h4.reason
+    assert h2.result == "needed" and h2.stored is None and "not stored" in h2.reason, h2.reason
+
+
+def test_recheck_decides_each_of_its_three_conditions():
+    """recheck on a made-up declaration: each of the three conditions, broken alone, is named."""
+    from types import SimpleNamespace as NS
+    decl = NS(names=("a", "b"), hypotheses={"a": lambda x: x["a"], "b": lambda x: x["b"]},
+              conclusion=("c", lambda x: x["c"]))
+    assert recheck(decl, "b", {"a": True, "b": False, "c": False}) is None
+    assert "other hypotheses" in recheck(decl, "b", {"a": False, "b": False, "c": False})
+    assert "b does not fail" in recheck(decl, "b", {"a": True, "b": True, "c": False})
+    assert "conclusion does not fail" in recheck(decl, "b", {"a": True, "b": False, "c": True})
+    assert "b does not fail" in recheck(decl, "b", {"a": True, "b": None, "c": False})  # undecided is not failing
+
+
+def test_store_all_writes_only_rechecking_files(tmp_path, monkeypatch):
+    """`make store-breaking` into an empty directory writes one file per needed entry, each re-checking; a second
+    run writes nothing."""
+    monkeypatch.setattr(BR, "BREAKING_DIR", tmp_path)
+    said = BR.store_all()
+    assert len(said) == len(list(tmp_path.glob("*.json"))) >= 20
+    assert BR.store_all() == []
+    with pytest.raises(ValueError, match="not stored"):  # a file that would not re-check is never written
+        r = REGISTRY["RN.main"].reading_of("literal")
+        x = decode_needed(r.decl, read_needed(breaking_path("RN.main", "literal", "H2")))
+        BR.store_needed("RN.main", "literal", r.decl, _table("RN.main", "literal").result("H4"), x)
 
 
 def test_a_redundant_hypothesis_is_a_finding():

@@ -22,10 +22,14 @@ where a hypothesis fails is undecided there (a hypothesis may be what makes the 
 """
 from __future__ import annotations
 
+import dataclasses
+import json
 import random
+import re
 import time
 import zlib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 import sympy
@@ -34,6 +38,7 @@ from .aliases import Instance, JSONObject, Predicate
 from .evidence import tri as _tri
 from .instance import Decided
 from .run_record import note_seed
+from .storage import decode_instance, encode_instance, relative_path
 
 #: how a generic statement's failures are labelled (declare._label_failures, registered by declare on import: it
 #: imports records, which imports this module)
@@ -45,7 +50,8 @@ def set_labeller(fn: Callable[..., Any]) -> None:
     global _LABELLER
     _LABELLER = fn
 
-__all__ = ["RESULTS", "BUILDER_SAMPLES", "Dropped", "Breaking", "breaking_of", "eligible"]
+__all__ = ["RESULTS", "BUILDER_SAMPLES", "Dropped", "Breaking", "breaking_of", "eligible", "BREAKING_DIR",
+           "breaking_path", "encode_needed", "decode_needed", "recheck", "read_needed", "store_needed"]
 
 #: the results of one dropped hypothesis
 RESULTS = ("needed", "not-needed", "undecided")
@@ -71,6 +77,8 @@ class Dropped:
     regime: str | None = None
     #: in words: what happens on the instance, or why not needed / undecided
     reason: str = ""
+    #: a needed entry's stored counterexample (repository-relative), re-checked on this run; None: not stored
+    stored: str | None = None
 
     def __post_init__(self) -> None:
         if self.result not in RESULTS:
@@ -79,12 +87,12 @@ class Dropped:
     def to_json(self) -> JSONObject:
         return {"hypothesis": self.hypothesis, "result": self.result, "searched": self.searched,
                 "met_others": self.met_others, "failed_it": self.failed_it, "instance": self.instance,
-                "label": self.label, "regime": self.regime, "reason": self.reason}
+                "label": self.label, "regime": self.regime, "reason": self.reason, "stored": self.stored}
 
     @classmethod
     def from_json(cls, d: JSONObject) -> "Dropped":
         return cls(d["hypothesis"], d["result"], int(d["searched"]), int(d["met_others"]), int(d["failed_it"]),
-                   d.get("instance"), d.get("label"), d.get("regime"), d.get("reason") or "")
+                   d.get("instance"), d.get("label"), d.get("regime"), d.get("reason") or "", d.get("stored"))
 
 
 @dataclass(frozen=True)
@@ -213,7 +221,117 @@ def breaking_of(claim: Any, reading: Any, ctx: Any, samples: int = BUILDER_SAMPL
     spec = claim.spec_of(reading) if hasattr(claim, "spec_of") else None
     out = [_drop(k, [o for o in decl.names if o != k], rows, h, c, spec, preds, conclude, decl, owner)
            for k in decl.names]
+    out = [_with_stored(claim.id, reading.key, decl, d) for d in out]
     return Breaking(search, tuple(out), time.perf_counter() - t0)
+
+
+# --- the needed entries' stored counterexamples ------------------------------------------------------------------
+
+#: where the needed entries' minimal instances are stored (one file per claim, reading and dropped hypothesis)
+BREAKING_DIR = Path(__file__).resolve().parents[1] / "counterexamples" / "breaking"
+
+
+def breaking_path(claim_id: str, key: str, hypothesis: str) -> Path:
+    """The file of the needed entry (claim, reading, dropped hypothesis): readable words, and a checksum of the
+    exact names so that two hypotheses whose words slug alike never share a file."""
+    words = re.sub(r"[^A-Za-z0-9.]+", "-", f"{claim_id}--{key}--{hypothesis}").strip("-")[:120]
+    tag = zlib.crc32(f"{claim_id}\0{key}\0{hypothesis}".encode("utf-8")) & 0xFFFFFFFF
+    return BREAKING_DIR / f"{words}-{tag:08x}.json"
+
+
+def _fields(x: Instance) -> dict[str, Any]:
+    """An instance's exact fields: a dict as it is, a dataclass (or the dataclass behind an analysis, ``.inst``) by
+    its fields."""
+    obj = getattr(x, "inst", None) if dataclasses.is_dataclass(getattr(x, "inst", None)) else x
+    if isinstance(obj, dict):
+        return dict(obj)
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
+    raise TypeError(f"cannot store an instance of type {type(x).__name__}: a dict or a dataclass of exact fields")
+
+
+def _strings(v: Any) -> Any:
+    """A field in the stored-counterexample form a Pool's ``decode`` reads: nested lists of exact strings."""
+    if isinstance(v, sympy.MatrixBase):
+        return [[str(t) for t in v.row(i)] for i in range(v.rows)]
+    if isinstance(v, (list, tuple)):
+        return [_strings(t) for t in v]
+    return str(v)
+
+
+def encode_needed(decl: Any, x: Instance) -> JSONObject:
+    """The instance as stored data: the counterexample-file form when the Pool decodes it (``format``
+    ``pool-decode``), else the typed exact form of :func:`~theorems.framework.storage.encode_instance` (``typed``)."""
+    fields = _fields(x)
+    if decl.pool is not None and decl.pool.decode is not None:
+        return {"format": "pool-decode", "instance": {k: _strings(v) for k, v in fields.items()}}
+    return {"format": "typed", "instance": encode_instance(fields)}
+
+
+def decode_needed(decl: Any, data: JSONObject) -> Instance:
+    """The instance a stored needed entry describes, built afresh (the Pool's ``decode``, or the typed form)."""
+    if data.get("format") == "pool-decode":
+        if decl.pool is None or decl.pool.decode is None:
+            raise ValueError("stored in the Pool's form, but the declaration has no Pool decode")
+        return decl.pool.decode(data["instance"])
+    if data.get("format") == "typed":
+        return decode_instance(data["instance"])
+    raise ValueError(f"unknown stored form {data.get('format')!r}")
+
+
+def recheck(decl: Any, hypothesis: str, x: Instance) -> str | None:
+    """None when, on ``x``, every other hypothesis holds, ``hypothesis`` fails and the conclusion fails (decided
+    by the declared predicates); else what went wrong, in words."""
+    bad = [o for o in decl.names if o != hypothesis and _value(decl.hypotheses[o], x) is not True]
+    if bad:
+        return f"the other hypotheses do not all hold ({', '.join(bad)})"
+    if _value(decl.hypotheses[hypothesis], x) is not False:
+        return f"{hypothesis} does not fail"
+    if _value(decl.conclusion[1], x) is not False:
+        return "the conclusion does not fail"
+    return None
+
+
+def read_needed(path: Path) -> JSONObject:
+    data = json.loads(path.read_text())
+    if not isinstance(data, dict):
+        raise ValueError(f"{path.name}: not a stored needed entry (not a JSON object)")
+    missing = [k for k in ("claim", "reading", "hypothesis", "format", "instance") if k not in data]
+    if missing:
+        raise ValueError(f"{path.name}: not a stored needed entry ({', '.join(missing)} missing)")
+    return data
+
+
+def store_needed(claim_id: str, key: str, decl: Any, d: Dropped, x: Instance) -> Path:
+    """Write the needed entry's instance (re-checked first: a file that would not re-check is never written)."""
+    why = recheck(decl, d.hypothesis, x)
+    if why is not None:
+        raise ValueError(f"{claim_id} reading {key} without {d.hypothesis}: {why}; not stored")
+    path = breaking_path(claim_id, key, d.hypothesis)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = {"claim": claim_id, "reading": key, "hypothesis": d.hypothesis, "regime": d.regime, "label": d.label,
+            "what": f"the others hold, {d.hypothesis} fails and the conclusion fails", "line": d.instance,
+            **encode_needed(decl, x)}
+    path.write_text(json.dumps(data, indent=1) + "\n")
+    return path
+
+
+def _with_stored(claim_id: str, key: str, decl: Any, d: Dropped) -> Dropped:
+    """A needed entry with its stored file re-checked on this run (its path when it re-checks; the reason says so
+    when it does not, or when none is stored)."""
+    if d.result != "needed":
+        return d
+    path = breaking_path(claim_id, key, d.hypothesis)
+    if not path.exists():
+        return dataclasses.replace(d, reason=d.reason + "; not stored (`make store-breaking` stores it)")
+    try:
+        why = recheck(decl, d.hypothesis, decode_needed(decl, read_needed(path)))
+    except Exception as e:  # a corrupt or undecodable file is reported on the row, and the tests refuse it
+        why = f"cannot be read ({type(e).__name__}: {e})"
+    rel = relative_path(path)
+    if why is not None:
+        return dataclasses.replace(d, reason=d.reason + f"; the stored instance {rel} no longer re-checks: {why}")
+    return dataclasses.replace(d, stored=rel)
 
 
 def _drop(k: str, others: Sequence[str], rows: list[tuple[str, str, Instance]], h: Any, c: Any, spec: Any,
@@ -280,3 +398,38 @@ def _generic(k: str, fails: list[int], rows: list[tuple[str, str, Instance]], sp
                  "box")
     return Dropped(k, "undecided", n, m, f, exact_line(rows[i][2]), rows[i][1] or None, rows[i][0],
                    f"{len(fails)} failure(s) with {given} holding and {k} failing: {what}")
+
+
+def store_all(samples: int = BUILDER_SAMPLES, rewrite: bool = False) -> list[str]:
+    """Store the instance of every needed entry of every eligible reading (the quick run's tables, the ones the
+    tests re-derive) that has no file yet or whose file no longer re-checks (``rewrite``: every one). Lines saying
+    what was written; a maintainer's command (``make store-breaking``), never run by ``verify``."""
+    from .records import CheckContext
+    from .registry import REGISTRY
+    from .suite import current_suite
+    current_suite()
+    said = []
+    for c in sorted(REGISTRY.values(), key=lambda c: c.id):
+        for r in c.all_readings():
+            if not eligible(r.decl):
+                continue
+            ctx = CheckContext(quick=True, claim_id=c.id)
+            b = breaking_of(c, r, ctx, samples)
+            if b is None:
+                continue
+            rows, _ = search_rows(r.decl, ctx, f"{c.id} reading {r.key}", samples)
+            for d in b.dropped:
+                if d.result != "needed" or (d.stored and not rewrite):
+                    continue
+                x = next(x for reg, _, x in rows if reg == d.regime and exact_line(x) == d.instance)
+                path = store_needed(c.id, r.key, r.decl, d, x)
+                said.append(f"{c.id} reading {r.key} without {d.hypothesis}: {relative_path(path)}")
+    return said
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``make store-breaking`` (``--rewrite``: every file written again)."""
+    import sys
+    lines = store_all(rewrite="--rewrite" in (sys.argv[1:] if argv is None else argv))
+    print("\n".join(lines) if lines else "every needed entry is stored and re-checks")
+    return 0
