@@ -89,7 +89,7 @@ test:
 
 ## store the minimal instance of every "needed" hypothesis (theorems/counterexamples/breaking/; the tests re-check each)
 store-breaking: venv
-	$(BIN)/python -c 'import sys; from theorems.framework.breaking import main; sys.exit(main())'
+	$(BIN)/python -c 'import sys; from theorems.framework.breaking_store import main; sys.exit(main())'
 
 ## quick inner loop: profile `dev`, no book, browser or subprocess-heavy tests
 test-fast: venv

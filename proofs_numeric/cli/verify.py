@@ -252,7 +252,10 @@ def cmd_show(args) -> int:
                 say(f"why undecided: {e.reason}", "      ", "        ")
             if e.numbers.get("failed_steps"):
                 say(f"failed steps: {e.numbers['failed_steps']}", "      ", "        ")
-        if rr.breaking is not None:
+        if rr.breaking is not None and not rr.breaking.searched:
+            say(f"each hypothesis dropped in turn ({', '.join(d.hypothesis for d in rr.breaking.dropped)}): "
+                f"undecided, not searched: {rr.breaking.search.removeprefix('no search: ')}", "  ", "    ")
+        elif rr.breaking is not None:
             say(f"each hypothesis dropped in turn (not evidence; searched on {rr.breaking.search}):", "  ")
             for d in rr.breaking.dropped:
                 found = (f" on {d.instance}" + (f" [{d.label}, {d.regime}]" if d.label else "") if d.instance else "") \

@@ -11,7 +11,7 @@ every site it yields, with the readings declared at that site's kind, is a task 
   (``workers=N``, or ``scheduler="local"``), or an existing cluster (``scheduler=ADDRESS``); the scheduler
   reschedules the tasks of a worker that died.
 
-SIGINT and SIGTERM stop a run within seconds (:class:`_Interrupt`): nothing new is submitted, the running tasks get
+SIGINT and SIGTERM stop a run within seconds (:class:`RunInterrupt`): nothing new is submitted, the running tasks get
 :data:`INTERRUPT_GRACE` seconds, the rest is cancelled and the cluster closed; every record counted is in the stream.
 
 Only a site's activations (a layer's ``W_O`` by reference: a worker on the same filesystem reads that layer by memory
@@ -385,7 +385,7 @@ class _Interrupted(Exception):
     """The run was asked to stop (SIGINT or SIGTERM)."""
 
 
-class _Interrupt:
+class RunInterrupt:
     """SIGINT and SIGTERM during a run (in the main thread; elsewhere a KeyboardInterrupt still stops it): the first
     asks the run to stop (no new task, the running ones waited for :data:`INTERRUPT_GRACE` seconds, the cluster
     closed); a second ends the process at once, after the record being written, with one line and exit 130."""
@@ -411,9 +411,9 @@ class _Interrupt:
         return self
 
     def __exit__(self, *exc):
-        global _STOPPED
+        global STOPPED
         if self.keep and self.signalled and self._old:  # the process ends next: another signal ends it at once
-            _STOPPED = self
+            STOPPED = self
             return False
         for sig, old in self._old.items():
             signal.signal(sig, old)
@@ -446,7 +446,7 @@ class _Interrupt:
 
 #: the handler of a command-line run a signal stopped (``RunSpec.process_exits_after``): it stays installed until
 #: the process exits, so a second Ctrl-C during the close, the printing or the interpreter's exit ends it at once
-_STOPPED: _Interrupt | None = None
+STOPPED: RunInterrupt | None = None
 
 
 def say_interrupted(text: str) -> None:
@@ -460,8 +460,8 @@ def say_interrupted(text: str) -> None:
     try:
         sys.stderr.write(text + "\n")
         sys.stderr.flush()
-        if _STOPPED is not None:
-            _STOPPED.said = True
+        if STOPPED is not None:
+            STOPPED.said = True
     finally:
         if main:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, sigs)
@@ -474,7 +474,7 @@ def run(spec: RunSpec) -> Summary:
     load()
     out = Summary()
     stop = threading.Event()
-    with _Interrupt(stop, spec.interrupt_line, keep=spec.process_exits_after) as intr:
+    with RunInterrupt(stop, spec.interrupt_line, keep=spec.process_exits_after) as intr:
         intr.out = out
         sink = pool = None
         try:

@@ -325,7 +325,11 @@ def _breaking_parts(claim_id: str, rr) -> list[str]:
 
 
 def breaking_table(b) -> str:
-    """One reading's table: per dropped hypothesis what the search found (a table of the ledger's data)."""
+    """One reading's table: per dropped hypothesis what the search found (a table of the ledger's data); a table
+    that could not search is one sentence."""
+    if not b.searched:
+        return (f"*Each hypothesis dropped in turn* ({', '.join(_esc(d.hypothesis) for d in b.dropped)}): "
+                f"undecided, not searched: {_esc(b.search.removeprefix('no search: '))}.")
     rows = []
     for d in b.dropped:
         found = _cell(d.instance) + (f" ({_esc(d.label)}, {_esc(d.regime)})" if d.label else "") if d.instance \

@@ -198,7 +198,7 @@ def handlers(monkeypatch):
         raise _Exited(code)
 
     monkeypatch.setattr(MC.os, "_exit", fake_exit)
-    monkeypatch.setattr(MC, "_STOPPED", None)
+    monkeypatch.setattr(MC, "STOPPED", None)
     yield
     for s, h in saved.items():
         signal.signal(s, h)
@@ -210,7 +210,7 @@ def _line(count: int, again: bool = False) -> str:
 
 def test_interrupt_second_signal_during_a_write_ends_after_it_with_the_again_line(handlers, capsys):
     import threading
-    intr = MC._Interrupt(threading.Event(), _line, keep=True)
+    intr = MC.RunInterrupt(threading.Event(), _line, keep=True)
     with intr:
         intr.sink = _Sink(5, busy=True)
         intr._handle(signal.SIGINT, None)
@@ -225,12 +225,12 @@ def test_interrupt_second_signal_during_a_write_ends_after_it_with_the_again_lin
 
 def test_interrupt_a_stopped_command_line_run_keeps_its_handler_until_the_process_exits(handlers, capsys):
     import threading
-    intr = MC._Interrupt(threading.Event(), _line, keep=True)
+    intr = MC.RunInterrupt(threading.Event(), _line, keep=True)
     with intr:
         intr.sink = _Sink(3)
         intr._handle(signal.SIGINT, None)
     # the run has returned; the handler is still the run's (Python's would raise KeyboardInterrupt -> exit -2)
-    assert signal.getsignal(signal.SIGINT) == intr._handle and MC._STOPPED is intr
+    assert signal.getsignal(signal.SIGINT) == intr._handle and MC.STOPPED is intr
     with pytest.raises(_Exited) as e:  # before the line is printed: the line, said "again"
         signal.getsignal(signal.SIGINT)(signal.SIGINT, None)
     assert e.value.args == (130,) and capsys.readouterr().err == _line(3, True) + "\n"
@@ -246,7 +246,7 @@ def test_interrupt_a_library_run_restores_the_handlers(handlers):
     the run: a later Ctrl-C is the caller's."""
     import threading
     before = signal.getsignal(signal.SIGINT)
-    intr = MC._Interrupt(threading.Event(), _line)
+    intr = MC.RunInterrupt(threading.Event(), _line)
     with intr:
         intr._handle(signal.SIGINT, None)
-    assert signal.getsignal(signal.SIGINT) == before and MC._STOPPED is None
+    assert signal.getsignal(signal.SIGINT) == before and MC.STOPPED is None

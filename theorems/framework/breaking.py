@@ -50,8 +50,9 @@ def set_labeller(fn: Callable[..., Any]) -> None:
     global _LABELLER
     _LABELLER = fn
 
-__all__ = ["RESULTS", "BUILDER_SAMPLES", "Dropped", "Breaking", "breaking_of", "eligible", "BREAKING_DIR",
-           "breaking_path", "encode_needed", "decode_needed", "recheck", "read_needed", "store_needed"]
+__all__ = ["RESULTS", "BUILDER_SAMPLES", "Dropped", "Breaking", "breaking_of", "eligible", "unsearched",
+           "hypothesis_names", "BREAKING_DIR", "breaking_path", "encode_needed", "decode_needed", "recheck",
+           "read_needed", "store_needed"]
 
 #: the results of one dropped hypothesis
 RESULTS = ("needed", "not-needed", "undecided")
@@ -109,6 +110,12 @@ class Breaking:
             if d.hypothesis == hypothesis:
                 return d
         raise KeyError(hypothesis)
+
+    @property
+    def searched(self) -> bool:
+        """False for a table that could not search (:func:`unsearched`): every row undecided, the reason in
+        ``search``."""
+        return not self.search.startswith("no search: ")
 
     def redundant(self) -> list[str]:
         """The hypotheses not needed on the search."""
@@ -199,7 +206,7 @@ def breaking_of(claim: Any, reading: Any, ctx: Any, samples: int = BUILDER_SAMPL
     :func:`eligible`). ``samples``: a builder's draws per regime (``ctx`` decides a Pool's rows)."""
     decl: Any = getattr(reading, "decl", None)
     if not eligible(decl):
-        return None
+        return unsearched(claim, reading)
     t0 = time.perf_counter()
     owner = f"{claim.id} reading {reading.key}"
     rows, search = search_rows(decl, ctx, owner, samples)
@@ -223,6 +230,43 @@ def breaking_of(claim: Any, reading: Any, ctx: Any, samples: int = BUILDER_SAMPL
            for k in decl.names]
     out = [_with_stored(claim.id, reading.key, decl, d) for d in out]
     return Breaking(search, tuple(out), time.perf_counter() - t0)
+
+
+def hypothesis_names(claim: Any, reading: Any) -> tuple[str, ...]:
+    """The reading's named hypotheses: its declaration's, else the words it (or, for the literal reading, the
+    claim) was declared with."""
+    decl = getattr(reading, "decl", None)
+    if decl is not None and decl.names:
+        return tuple(decl.names)
+    hyps = getattr(claim, "hypotheses", ()) if reading.key == "literal" else getattr(reading, "hypotheses", ())
+    if isinstance(hyps, Mapping):
+        return tuple(str(k) for k in hyps)
+    if isinstance(hyps, str):
+        return (hyps,)
+    return tuple(str(k) for k in (hyps or ()))
+
+
+def unsearched(claim: Any, reading: Any) -> Breaking | None:
+    """The table of a reading with two or more named hypotheses that the search cannot break: every hypothesis
+    undecided, with why (a reader of the theorem still sees the question asked and why it is open). None for fewer
+    than two hypotheses."""
+    names = hypothesis_names(claim, reading)
+    if len(names) < 2:
+        return None
+    decl = getattr(reading, "decl", None)
+    off = claim.off_instance_of(reading) if hasattr(claim, "off_instance_of") else None
+    if decl is None:
+        why = ("decided by explicit checks, not by predicates on instances"
+               + (f" ({off.words})" if off is not None else "") + ": no instance to search with a hypothesis dropped")
+    elif not decl.hypotheses or any(k not in decl.hypotheses for k in decl.names):
+        why = "its hypotheses are words, not predicates: nothing decides them on an instance"
+    elif decl.conclusion[1] is None:
+        why = "its conclusion is words, not a predicate: nothing decides it on an instance"
+    else:
+        why = ("its instances are not enumerated (decided on its stored counterexamples and explicit checks alone)"
+               + (f"; {off.words}" if off is not None else "") + ": nothing to search")
+    return Breaking(f"no search: {why}",
+                    tuple(Dropped(k, "undecided", 0, 0, 0, reason=f"not searched: {why}") for k in names))
 
 
 # --- the needed entries' stored counterexamples ------------------------------------------------------------------
@@ -399,37 +443,3 @@ def _generic(k: str, fails: list[int], rows: list[tuple[str, str, Instance]], sp
     return Dropped(k, "undecided", n, m, f, exact_line(rows[i][2]), rows[i][1] or None, rows[i][0],
                    f"{len(fails)} failure(s) with {given} holding and {k} failing: {what}")
 
-
-def store_all(samples: int = BUILDER_SAMPLES, rewrite: bool = False) -> list[str]:
-    """Store the instance of every needed entry of every eligible reading (the quick run's tables, the ones the
-    tests re-derive) that has no file yet or whose file no longer re-checks (``rewrite``: every one). Lines saying
-    what was written; a maintainer's command (``make store-breaking``), never run by ``verify``."""
-    from .records import CheckContext
-    from .registry import REGISTRY
-    from .suite import current_suite
-    current_suite()
-    said = []
-    for c in sorted(REGISTRY.values(), key=lambda c: c.id):
-        for r in c.all_readings():
-            if not eligible(r.decl):
-                continue
-            ctx = CheckContext(quick=True, claim_id=c.id)
-            b = breaking_of(c, r, ctx, samples)
-            if b is None:
-                continue
-            rows, _ = search_rows(r.decl, ctx, f"{c.id} reading {r.key}", samples)
-            for d in b.dropped:
-                if d.result != "needed" or (d.stored and not rewrite):
-                    continue
-                x = next(x for reg, _, x in rows if reg == d.regime and exact_line(x) == d.instance)
-                path = store_needed(c.id, r.key, r.decl, d, x)
-                said.append(f"{c.id} reading {r.key} without {d.hypothesis}: {relative_path(path)}")
-    return said
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``make store-breaking`` (``--rewrite``: every file written again)."""
-    import sys
-    lines = store_all(rewrite="--rewrite" in (sys.argv[1:] if argv is None else argv))
-    print("\n".join(lines) if lines else "every needed entry is stored and re-checks")
-    return 0
