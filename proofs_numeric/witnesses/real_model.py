@@ -417,10 +417,22 @@ def rro_site_evidence(records: list, model: str, d: int) -> list[Evidence]:
         ranks = [(r["instance"] or {}).get("rank_X") for r in checked]  # in layer order
         numerical = [((r["about"].get("matrices") or {}).get("X") or {}).get("numerical_rank") for r in checked]
         ratios = update_ratios(records, inp)
-        words = (f"{model}, {inp} input (n = {n}), {len(checked)} of {len(recs)} attention sites checked: the premise "
-                 f"rank X < min(n, d) fails at {sum(v is False for v in p)}, holds at {len(met)}, undecided at "
-                 f"{sum(v is None for v in p)} (exact ranks of the stored float64 activations, certified: "
-                 f"{sorted(set(v for v in ranks if v is not None))}; numerical ranks at rtol {RANK_RTOL:g}: "
+        # a layer with query, key or value biases is checked on X' = [X | 1] (the biases folded in exactly: the
+        # site's d is the model's d + 1); rank X <= rank X' <= rank X + 1, so rank X' = d + 1 means rank X = d
+        folded = bool(checked) and all((r["instance"] or {}).get("d") == d + 1 for r in checked)
+        X_ = "X'" if folded else "X"
+        seen = sorted(set(v for v in ranks if v is not None))
+        full = folded and n is not None and n > d and seen == [d + 1]
+        words = (f"{model}, {inp} input (n = {n}), {len(checked)} of {len(recs)} attention sites checked"
+                 + (f" on X' = [X | 1] (the layer's query, key and value biases folded in exactly, so the site has "
+                    f"d + 1 = {d + 1} columns)" if folded else "")
+                 + f": the premise rank {X_} < min(n, {'d + 1' if folded else 'd'}) fails at "
+                 f"{sum(v is False for v in p)}, holds at {len(met)}, undecided at "
+                 f"{sum(v is None for v in p)} (exact ranks of {X_} from the stored float64 activations, certified: "
+                 f"{seen}"
+                 + (f"; rank X' = {d + 1} forces rank X = {d} = min(n, d), since rank X <= rank X' <= rank X + 1: "
+                    f"the premise fails on the layer's own X as well" if full else "")
+                 + f"; numerical ranks at rtol {RANK_RTOL:g}: "
                  f"{sorted(set(v for v in numerical if v is not None))}, float64); ||Delta||/||X|| of the "
                  f"attention update per layer {', '.join(f'{v:.3g}' for v in ratios.values()) or 'not measured'} "
                  "(float64 context)")

@@ -595,3 +595,17 @@ def test_model_check_rro_trained_model_reading_aggregates_its_site_records(tiny)
         r0["conclusion"]["value"] = value
         [ev] = RM.rro_site_evidence(planted, "tiny", m.config.d)
         assert ev.holds is expected and ev.numbers["premise_met"] == 1, ev.summary
+    # biases folded in (the site has d + 1 columns): the words name X' = [X | 1]; rank X' = d + 1 at n > d forces
+    # rank X = d (audit 62: "rank X = 385" at d = 384 was X''s rank)
+    d = m.config.d
+    planted = copy.deepcopy(recs)
+    for r in planted:
+        if r["claim"] == "RRO.main" and r["reading"] == "trained-model":
+            r["instance"] = {**(r["instance"] or {}), "n": 4 * d, "d": d + 1, "rank_X": d + 1}
+    [ev] = RM.rro_site_evidence(planted, "tiny", d)
+    assert "X' = [X | 1]" in ev.summary and f"forces rank X = {d}" in ev.summary, ev.summary
+    assert "rank X < min" not in ev.summary and "rank X' < min(n, d + 1)" in ev.summary
+    for r in planted:  # not folded: plain X, nothing forced
+        r["instance"] = {**(r["instance"] or {}), "d": d, "rank_X": d}
+    [ev] = RM.rro_site_evidence(planted, "tiny", d)
+    assert "X' = [X | 1]" not in ev.summary and "rank X < min(n, d)" in ev.summary, ev.summary
