@@ -6,6 +6,7 @@ record stream, and :class:`UsageError` (bad input or arguments: exit 2). The rul
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import re
@@ -16,7 +17,8 @@ from typing import Iterable, overload
 
 __all__ = ["UsageError", "check_writable", "write_text", "check_output", "write_output", "write_json_output",
            "RecordStream", "read_stream", "check_stream", "StreamRead", "create_output", "written_kind", "marked",
-           "OUTPUT_MARKER", "OUTPUT_VERSION", "SCAFFOLD_MARKER", "PathArg"]
+           "OUTPUT_MARKER", "OUTPUT_VERSION", "SCAFFOLD_MARKER", "PathArg", "PLOT_SUFFIXES", "PLOT_CREATOR",
+           "check_plot_output", "write_plot"]
 
 #: an output path as the command line gives it
 PathArg = str | os.PathLike[str]
@@ -154,7 +156,58 @@ def _not_inside(target: Path, path: PathArg, what: str, inputs: Iterable[PathArg
                              f"that this run reads: refusing to write there ({hint})")
 
 
-def _atomic_write(target: Path, text: str) -> None:
+#: the figures a command draws (``--plot``): their formats, and the creator every one carries in its metadata (so a
+#: later run recognises a figure it drew and replaces it, and refuses any other file without --force)
+PLOT_SUFFIXES = (".png", ".svg", ".pdf")
+PLOT_CREATOR = "collapse-verify figure"
+
+
+def _is_our_plot(p: Path) -> bool:
+    try:
+        if p.stat().st_size > 64 << 20:
+            return False
+        return PLOT_CREATOR.encode() in p.read_bytes()
+    except OSError:
+        return False
+
+
+def check_plot_output(path: PathArg | None, *, what: str = "--plot", force: bool = False,
+                      inputs: Iterable[PathArg | None] = ()) -> Path | None:
+    """Refuse, before any computation, a figure path the write rule forbids: a format other than .png, .svg or
+    .pdf, a path inside an input of this run, or an existing file that is not a figure collapse-verify drew (unless
+    ``force``). Returns the path to write, or None."""
+    if path is None:
+        return None
+    if Path(path).suffix.lower() not in PLOT_SUFFIXES:
+        raise UsageError(f"{what} {path}: give a .png, .svg or .pdf path")
+    p = check_writable(path, what)
+    target = p.resolve()
+    if force:
+        return target
+    _not_inside(target, path, what, inputs)
+    if p.exists() and p.stat().st_size > 0 and not _is_our_plot(p):
+        raise UsageError(f"{what} {path} exists and is not a figure collapse-verify drew: refusing to overwrite it "
+                         "(give another path, or --force to replace it)")
+    return target
+
+
+def write_plot(fig, path: PathArg, *, what: str = "--plot", force: bool = False,
+               inputs: Iterable[PathArg | None] = (), dpi: int = 130) -> Path:
+    """Save a matplotlib figure under the rule of :func:`check_plot_output` (checked again now), atomically, with
+    :data:`PLOT_CREATOR` in its metadata."""
+    target = check_plot_output(path, what=what, force=force, inputs=inputs)
+    assert target is not None
+    fmt = target.suffix.lower().lstrip(".")
+    buf = io.BytesIO()
+    fig.savefig(buf, format=fmt, dpi=dpi, metadata={"Software" if fmt == "png" else "Creator": PLOT_CREATOR})
+    try:
+        _atomic_write(target, buf.getvalue())
+    except OSError as e:
+        raise UsageError(f"{what} {path}: could not write ({e.strerror or e})") from None
+    return target
+
+
+def _atomic_write(target: Path, text: str | bytes) -> None:
     """``text`` into a temporary file beside ``target``, flushed to disk, then renamed over it (an interrupted run
     leaves the old file or the new one, never half of one). The new file keeps the old one's permissions."""
     try:
@@ -165,8 +218,9 @@ def _atomic_write(target: Path, text: str) -> None:
         mode = 0o666 & ~mask
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        data = text if isinstance(text, bytes) else text.encode("utf-8")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, mode)
@@ -184,8 +238,9 @@ def create_output(path: PathArg, text: str) -> Path:
     fd, tmp = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".", prefix=f".{target.name}.",
                                suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        data = text if isinstance(text, bytes) else text.encode("utf-8")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
         mask = os.umask(0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -26,7 +27,7 @@ from proofs_numeric.ledger.model_check import (
     summary_json,
 )
 from proofs_numeric.model.sites import NETWORK_LAYERS, SiteIdError
-from proofs_numeric.output import check_stream, marked
+from proofs_numeric.output import check_plot_output, check_stream, marked, write_plot
 
 __all__ = ["add_model_arguments", "cmd_check_model", "spec_from_args", "render_summary", "MODEL_EPILOG",
            "token_inputs", "run_or_usage_error", "check_scheduler", "interrupted", "resume_command"]
@@ -70,6 +71,10 @@ def add_model_arguments(c) -> None:
                         "inputs up to 128 tokens (default 2; 0: none)")
     g.add_argument("--progress", choices=["auto", "bar", "lines"], default="auto",
                    help="a progress bar (default on a terminal) or one line per finished checkpoint")
+    g.add_argument("--plot", metavar="PATH", help="draw the run across its checkpoints (.png, .svg or .pdf): per "
+                   "reading the share of sites in each outcome, per checkpoint in the natural order of their names "
+                   "(checkpoint-2 before checkpoint-10), and the attention update's ||Delta||/||X|| per layer where "
+                   "the records have it; replaces only a figure collapse-verify drew")
 
 
 def add_token_arguments(g) -> None:
@@ -202,11 +207,56 @@ def cmd_check_model(args) -> int:
     claims = select_claims(args.claim)
     if not claims:
         raise UsageError(f"no registered claim matches {args.claim!r} (`collapse-verify check --list` lists them)")
-    spec = spec_from_args(args, claims, _models(args))
+    models = _models(args)
+    plot = getattr(args, "plot", None)
+    if plot is not None:  # checked before the run: a refused path or a missing package costs no computation
+        check_plot_output(plot, inputs=models)
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise UsageError("--plot needs matplotlib: pip install matplotlib") from None
+    spec = spec_from_args(args, claims, models)
     if args.scheduler is not None and args.scheduler != "local":
         check_scheduler(args.scheduler)
     out = run_or_usage_error(spec)
-    return _finish(out, spec, args.json, args.jsonl or args.resume)
+    code = _finish(out, spec, args.json, args.jsonl or args.resume)
+    if plot is not None and not out.interrupted:
+        drawn = plot_run(out.records, plot, inputs=models)
+        print(f"collapse-verify: wrote {drawn}", file=sys.stderr)
+    return code
+
+
+def natural_key(label: str) -> list:
+    """checkpoint-2 before checkpoint-10: the digit runs of a name compared as numbers."""
+    return [(0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", str(label)) if t]
+
+
+def plot_run(records: list, path, inputs=()) -> Path:
+    """The figure of a run across its checkpoints (:func:`proofs_numeric.ledger.figures.across_checkpoints`), from
+    its records, the checkpoints in natural order of their names; written under the figure rule."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from proofs_numeric.ledger.figures import across_checkpoints
+    from proofs_numeric.witnesses.real_model import layer_rows
+    by: dict = {}
+    for r in records:
+        by.setdefault(str(r["checkpoint"]), []).append(r)
+    if not by:
+        raise UsageError(f"--plot {path}: the run has no records to draw")
+    names = sorted(by, key=natural_key)
+    short = short_labels(set(names))
+    runs = []
+    for name in names:
+        recs = by[name]
+        first = next(iter(dict.fromkeys(r["input"] for r in recs)))
+        runs.append((short.get(name, name), recs, layer_rows(recs, first)))
+    fig = across_checkpoints(runs, f"{len(names)} checkpoint(s), {len(records)} site records")
+    try:
+        return write_plot(fig, path, inputs=inputs)
+    finally:
+        plt.close(fig)
 
 
 def interrupted(out, spec) -> int:

@@ -27,7 +27,8 @@ from proofs_numeric.ledger.report import VERDICT_ORDER, verdicts_by_chapter
 from proofs_numeric.model.site_ids import site_of
 
 __all__ = ["VERDICT_COLOURS", "verdicts_per_chapter", "stress_per_regime", "STRESS_SERIES", "real_model_layers",
-           "SITE_COLOURS", "SITE_VERDICTS", "site_matrix", "claims_at_sites", "across_checkpoints", "site_label"]
+           "SITE_COLOURS", "SITE_VERDICTS", "site_matrix", "claims_at_sites", "across_checkpoints", "site_label",
+           "residual_across"]
 
 #: one colour per verdict, in the order of :data:`proofs_numeric.ledger.report.VERDICT_ORDER`
 VERDICT_COLOURS = {"refuted": "#c0392b", "conditional": "#e67e22", "unsupported": "#d4ac0d", "proved": "#1e8449",
@@ -201,18 +202,36 @@ def claims_at_sites(records: list[dict], title: str | None = None):
     return fig
 
 
+def residual_across(runs: list[tuple[str, list[dict], list[dict]]]) -> dict[int, list[float | None]]:
+    """{layer: [||Delta||/||X|| of its attention update at each checkpoint, in order]} from the records' labelled
+    numbers (:func:`proofs_numeric.witnesses.real_model.update_ratios` of each checkpoint's first input; None where a
+    checkpoint has no such record)."""
+    from proofs_numeric.witnesses.real_model import update_ratios
+    per = []
+    for _, recs, _ in runs:
+        inputs = list(dict.fromkeys(r["input"] for r in recs))
+        per.append(update_ratios(recs, inputs[0]) if inputs else {})
+    layers = sorted({li for p in per for li in p})
+    return {li: [p.get(li) for p in per] for li in layers}
+
+
 def across_checkpoints(runs: list[tuple[str, list[dict], list[dict]]], title: str | None = None):
     """Several checkpoints (a training run) in one figure. ``runs``: ``[(label, records, layers)]`` per checkpoint,
-    ``records`` its site records (every input), ``layers`` the per-layer measurements
+    in training order, ``records`` its site records (every input), ``layers`` the per-layer measurements
     (:func:`proofs_numeric.witnesses.real_model.layer_rows` of its records: ``W_O_condition``,
-    ``head_recovery_rel_error``).
+    ``head_recovery_rel_error``; empty when the run did not measure them).
     Left: per reading (rows) and checkpoint (columns), the share of its site records in each verdict (a stacked bar,
-    the number of sites beside it). Right: cond(W_O) and the head-recovery error per layer, one line per checkpoint."""
+    the number of sites beside it). Right, each panel drawn when its numbers are in the records: the attention
+    update's relative size ||Delta||/||X|| against the checkpoint, one line per layer (:func:`residual_across`);
+    cond(W_O) and the head-recovery error per layer, one line per checkpoint."""
     labels = [lb for lb, _, _ in runs]
     rows = sorted({(r["claim"], r["reading"]) for _, recs, _ in runs for r in recs},
                   key=lambda rk: (rk[0], rk[1] != "literal", rk[1]))
-    fig = plt.figure(figsize=(11, 1.8 + max(3.2, 0.34 * len(rows))), layout="constrained")
-    gs = fig.add_gridspec(2, 2, width_ratios=(1.5, 1))
+    resid = residual_across(runs)
+    measured = any(layers for _, _, layers in runs)
+    panels = (["residual"] if resid else []) + (["W_O_condition", "head_recovery_rel_error"] if measured else [])
+    fig = plt.figure(figsize=(11, 1.8 + max(3.2 if len(panels) < 3 else 4.6, 0.34 * len(rows))), layout="constrained")
+    gs = fig.add_gridspec(max(1, len(panels)), 2, width_ratios=(1.5, 1))
     ax = fig.add_subplot(gs[:, 0])
     keys = [k for k, _ in SITE_VERDICTS]
     for j, (_, recs, _) in enumerate(runs):
@@ -235,8 +254,23 @@ def across_checkpoints(runs: list[tuple[str, list[dict], list[dict]]], title: st
     handles = [Patch(facecolor=SITE_COLOURS[k], edgecolor="0.6", label=w) for k, w in SITE_VERDICTS]
     ax.legend(handles=handles, ncol=3, fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.04), frameon=False)
     colours = plt.cm.viridis(np.linspace(0, 0.9, len(runs)))
-    for pos, key, ylabel in ((0, "W_O_condition", "cond(W_O)"), (1, "head_recovery_rel_error",
-                                                                   "head recovery rel. error")):
+    if resid:
+        a = fig.add_subplot(gs[0, 1])
+        lc = plt.cm.plasma(np.linspace(0, 0.85, len(resid)))
+        for (li, vals), col in zip(resid.items(), lc):
+            a.plot(range(len(runs)), np.array([np.nan if v is None else v for v in vals], dtype=float), "o-",
+                   color=col, label=f"layer {li}",
+                   markersize=3)
+        a.set_yscale("log")
+        a.set_xticks(range(len(runs)), labels, rotation=30, ha="right", fontsize=7)
+        a.set_ylabel("||Delta|| / ||X|| (attention)", fontsize=8)
+        a.set_title("the attention update's relative size (float64)", fontsize=8)
+        a.tick_params(labelsize=7)
+        a.spines[["top", "right"]].set_visible(False)
+        a.legend(fontsize=6, ncol=2)
+    for pos, key, ylabel in ((panels.index(k), k, y) for k, y in (("W_O_condition", "cond(W_O)"),
+                                                                     ("head_recovery_rel_error",
+                                                                      "head recovery rel. error")) if k in panels):
         a = fig.add_subplot(gs[pos, 1])
         for (lb, _, layers), col in zip(runs, colours):
             xs = [L["layer"] for L in layers]
@@ -248,7 +282,7 @@ def across_checkpoints(runs: list[tuple[str, list[dict], list[dict]]], title: st
         a.set_ylabel(ylabel, fontsize=8)
         a.tick_params(labelsize=7)
         a.spines[["top", "right"]].set_visible(False)
-        if pos == 0:
+        if key == "W_O_condition":
             a.legend(fontsize=6, ncol=2)
     if title:
         fig.suptitle(title, fontsize=10)

@@ -512,7 +512,9 @@ def test_model_check_claim_by_site_figure_is_the_records(tiny):
     layers = RM.layer_rows(recs, "x")
     assert [L["layer"] for L in layers] == [0, 1]
     fig2 = F.across_checkpoints([("a", recs, layers), ("b", recs[: len(recs) // 2], layers)])
-    assert len(fig2.axes) == 3 and len(fig2.axes[1].get_lines()) == 2
+    # outcomes; the attention update's ||Delta||/||X|| (one line per layer); cond(W_O) and head recovery (one line
+    # per checkpoint)
+    assert len(fig2.axes) == 4 and len(fig2.axes[1].get_lines()) == len(layers) and len(fig2.axes[2].get_lines()) == 2
 
 
 def test_model_check_interval_claims_refuse_sizes_that_take_minutes():
