@@ -10,7 +10,7 @@ from proofs_numeric.ledger.dong_figure import draw
 from proofs_numeric.model import checkpoint as CK
 from proofs_numeric.model import service
 from proofs_numeric.model.dong_variants import VARIANTS
-from proofs_numeric.output import check_output, write_json_output
+from proofs_numeric.output import check_output, check_plot_output, write_json_output, write_plot
 from proofs_numeric.witnesses.dong_figure import run_figure2
 from theorems.exact.dong_figure import first_layer_below
 
@@ -73,10 +73,8 @@ def cmd_fig2(args) -> int:
     m = _model(args.model)
     inputs = [m.path]
     check_output(args.json, kind="fig2", force=args.force, inputs=inputs)
-    if args.plot is not None:
-        if Path(args.plot).suffix.lower() not in (".png", ".svg", ".pdf"):
-            raise UsageError(f"--plot {args.plot}: give a .png, .svg or .pdf path")
-        check_output(args.plot, what="--plot", kind=None, force=True, inputs=inputs)
+    if args.plot is not None:  # a figure collapse-verify drew is replaced; any other file only with --force
+        check_plot_output(args.plot, force=args.force, inputs=inputs)
         try:
             import matplotlib  # noqa: F401 - checked before the run, so a missing package costs no computation
         except ImportError:
@@ -113,8 +111,14 @@ def cmd_fig2(args) -> int:
         p = write_json_output(args.json, res, kind="fig2", force=args.force, inputs=inputs)
         print(f"wrote {p}")
     if args.plot is not None:
-        draw(res, args.plot)
-        print(f"wrote {args.plot}")
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig = draw(res)
+        try:
+            print(f"wrote {write_plot(fig, args.plot, force=args.force, inputs=inputs)}")
+        finally:
+            plt.close(fig)
     return 0
 
 
@@ -131,5 +135,6 @@ def add_parsers(sub) -> None:
     f.add_argument("--no-certify", action="store_true", help="skip the exact ranks at the 0.00 layers (float only)")
     f.add_argument("--json", metavar="PATH", help="write the re-run (ratios, the certified answers, the ids) as JSON")
     f.add_argument("--plot", metavar="PATH", help="draw the figure (.png, .svg or .pdf; needs matplotlib)")
-    f.add_argument("--force", action="store_true", help="replace a --json file that is not a fig2 record")
+    f.add_argument("--force", action="store_true", help="replace a --json file that is not a fig2 record, or a "
+                   "--plot file that is not a figure collapse-verify drew")
     f.set_defaults(run=cmd_fig2)

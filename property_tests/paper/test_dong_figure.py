@@ -220,6 +220,19 @@ def test_fig2_bad_input_is_one_line(argv, words, capsys):
     assert words in err and "\n" not in err and err.startswith("collapse-verify: error:")
 
 
+def test_fig2_plot_replaces_only_its_own_figure(tiny_bert, tmp_path, capsys):
+    """--plot over the user's own file is refused before the run (the file unchanged); over a figure it drew, and
+    with --force over anything, it writes."""
+    mine = tmp_path / "mine.png"
+    mine.write_bytes(b"my own picture")
+    argv = ["fig2", "--model", str(tiny_bert.path), "--length", "6", "--no-certify", "--plot", str(mine)]
+    assert main(argv) == 2
+    assert "not a figure collapse-verify drew" in capsys.readouterr().err and mine.read_bytes() == b"my own picture"
+    assert main(argv + ["--force"]) == 0 and mine.read_bytes()[:4] == b"\x89PNG"
+    assert main(argv) == 0  # now it is one it drew
+    capsys.readouterr()
+
+
 def test_fig2_command_on_a_checkpoint_without_tokenizer(tiny_bert, tmp_path, capsys):
     out = tmp_path / "fig2.json"
     assert main(["fig2", "--model", str(tiny_bert.path), "--length", "6", "--token-seed", "2", "--json",
