@@ -661,6 +661,19 @@ claim(
 )
 
 
+claim(
+    id="DONG.feedback-step1", section="Dong explainer: the positive feedback loop, step 1",
+    quote="As tokens undergo convex averaging, the residual variance ‖R‖ decreases",
+    depends_on=("DONG.non-expansive",),
+    statement=r"P\ \text{row-stochastic (convex averaging)}\Rightarrow\|R(PX)\|_F<\|R(X)\|_F",
+    hypotheses=("P row-stochastic",), conclusion="||R(PX)||_F < ||R(X)||_F", regimes=("all",),
+    checks=[_toward_center],  # the same exact instances as DONG.non-expansive's reading toward-center
+    chapter="dong_collapse", notion="residual: ||R(PX)||_F against ||R(X)||_F",
+    off_instance=OffInstance("inference", "the first step of the explainer's feedback loop (audit 62: a sentence "
+                                          "with no claim of its own)"),
+)
+
+
 def _mlp_outward_literal(ctx) -> list[Evidence]:
     X = sympy.Matrix([[1, 0], [0, 2], [3, 1]])
     W1, b1 = sympy.zeros(2, 8), sympy.zeros(1, 8)

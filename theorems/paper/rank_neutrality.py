@@ -465,6 +465,38 @@ claim(
 )
 
 
+def _step2_reformulation(ctx) -> list[Evidence]:
+    """sigma in col X~ against "there is v != 0 with X~ v = c sigma": the second always holds (v = 1_d, c = 0, since
+    X~ 1_d = X P 1_d = 0), so the two are not equivalent wherever H4 holds."""
+    X = Matrix([[1, 0], [0, 1]])  # d = 2: each row's sigma is rational (half the gap of its two entries)
+    Xt = X * centring_projector(2)
+    sigma = Matrix([abs(X[i, 0] - X[i, 1]) / 2 for i in range(2)])
+    in_col = in_colspace(Xt, sigma)
+    rhs = (Xt * ones(2)) == sympy.zeros(2, 1)
+    inst = exact_complete(
+        f"X = [[1, 0], [0, 1]]: X~ = {Xt.tolist()}, sigma = {list(sigma)}; sigma in col X~: {in_col} (H4 holds), while "
+        f"X~ (1, 1)^T = 0 = 0 sigma: {rhs} (X~ 1_d = X (I - J/d) 1_d = 0 for every X, so v = 1_d, c = 0 always "
+        f"satisfies the right-hand side); the two sides of the 'i.e.' " + ("agree" if in_col == rhs else "differ"),
+        in_col == rhs, arithmetic="exact rationals (sympy)", numbers={"sigma_in_col": bool(in_col)})
+    return [inst]
+
+
+claim(
+    id="RN.step2-reformulation", section="§4, proof of Thm 4.2, Step 2",
+    quote=r"σ=(σ_1,...,σ_n)^T ∈ colspace(\tilde X), i.e. there exists $v\neq 0$ with $\tilde{X}v=c\,\sigma$ for some "
+          r"$c\in\mathbb{R}$",
+    depends_on=("RN.step2",),
+    statement=r"\sigma\in\operatorname{col}\tilde X\iff\exists v\ne0,\ c\in\mathbb R:\ \tilde Xv=c\,\sigma",
+    hypotheses=("H1",), conclusion="the two conditions are equivalent", regimes=("all",),
+    checks=[_step2_reformulation],
+    chapter="rank_neutrality", notion="exact-rank",
+    # the right-hand side holds for every X (v = 1_d, c = 0, as X~ 1_d = 0), so "by H4, this does not hold" cannot
+    # follow from it; what Step 2 needs is sigma in col X~, i.e. X~ v = sigma for some v (c = 1)
+    off_instance=OffInstance("inference", "the proof's restatement ('i.e.') of sigma in colspace(X~): the right-hand "
+                                          "side holds for every X (v = 1_d, c = 0)"),
+)
+
+
 claim(
     id="RN.matrix-rank", section="§1 contribution 1; §4 end of proof",
     quote="matrix rank is preserved in the zero-bias case",
