@@ -332,7 +332,8 @@ def test_paper_words_verify_sources_refuses_a_wrong_or_missing_text_before_runni
 @needs_sources
 def test_paper_words_verify_sources_compares_the_quotes(capsys):
     try:
-        assert main(["verify", "--claims", "RN.step[0-9]", "--quick", "--dps", "30", "--sources", str(source_dir())]) == 0
+        assert main(["verify", "--claims", "RN.step[0-9]", "--quick", "--dps", "30", "--sources",
+                     str(source_dir())]) == 0
         assert "quotes: 3 of 3 quoted claims verbatim" in capsys.readouterr().out
     finally:
         set_source_dir(None)
