@@ -632,6 +632,18 @@ PENDING: tuple[FormalLemma, ...] = (
        "The bridge: a bad set inside the zero set of a polynomial that is non-zero at a witness is nowhere dense."),
     # the univariate step of the null-set lemma (the base case of null_set.poly_zero_set_null_k, which is the evidence
     # of RRO.analytic-measure-zero's reading polynomial): the N = 1 case alone proves no reading
+    # what lebk, the measure of the null-set lemma, is (pinned, so a changed definition of the measure shows here
+    # too): the product measure on rectangles, sigma-finite; and the lemma at k = 2 in MathComp's bivariate notation
+    _L("null_set", "lebk_rectangle", "RRO.analytic-measure-zero", "product-measure", "general",
+       r"\lambda^{\otimes(k+2)}(A\times B)=\lambda^{\otimes(k+1)}(A)\,\lambda(B)",
+       "lebk (k+1) is the product of lebk k and MathComp-Analysis's lebesgue_measure on measurable rectangles."),
+    _L("null_set", "lebk_sigma_finite", "RRO.analytic-measure-zero", "product-measure", "general",
+       r"\lambda^{\otimes(k+1)}\ \sigma\text{-finite}",
+       "lebk k is sigma-finite for every k (so product_measure_unique and Fubini-Tonelli apply to it)."),
+    _L("null_set", "bivariate_zero_set_null", "RRO.analytic-measure-zero", "bivariate-polynomial", "general",
+       r"P\in\mathbb R[x][y],\ P\neq0\Rightarrow(\lambda\otimes\lambda)(\{(x,y):P(x,y)=0\})=0",
+       "k = 2 in MathComp's notation: a non-zero P in R[x][y] vanishes on a null set of product_measure1 "
+       "lebesgue_measure lebesgue_measure."),
     _L("null_set_1d", "poly_zero_set_null", "RRO.analytic-measure-zero", "univariate-polynomial", "general",
        r"p\in\mathbb R[x],\ p\neq0\Rightarrow\lambda(\{x\in\mathbb R:p(x)=0\})=0",
        "The zero set of a non-zero real polynomial in one variable has Lebesgue measure zero on R (MathComp-Analysis's "

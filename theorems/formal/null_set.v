@@ -133,7 +133,7 @@ Qed.
 Lemma measurable_zero_set k (P : Pk k) : measurable [set x : Rk k | ev k P x = 0].
 Proof. by have := measurable_ev P measurableT (measurable_set1 0); rewrite setTI. Qed.
 
-Theorem poly_zero_set_null_k k (P : Pk k) :
+Lemma poly_zero_set_null_k k (P : Pk k) :
   P != 0 -> lebk k [set x : Rk k | ev k P x = 0] = 0%E.
 Proof.
 elim: k P => [|k IH] P P0 /=.
@@ -173,7 +173,7 @@ Lemma lebk_rectangle k (A : set (Rk k)) (B : set L) :
 Proof. by move=> mA mB; rewrite /= product_measure1E. Qed.
 
 (* the almost-everywhere form, and the bridge with a witness *)
-Theorem ae_poly_neq0 k (P : Pk k) :
+Lemma ae_poly_neq0 k (P : Pk k) :
   P != 0 -> {ae lebk k, forall x, ev k P x != 0}.
 Proof.
 move=> P0; exists [set x | ev k P x = 0]; split.
@@ -185,7 +185,7 @@ Qed.
 Lemma poly_neq0_of_witness k (P : Pk k) (w : Rk k) : ev k P w != 0 -> P != 0.
 Proof. by apply: contraNneq => ->; rewrite ev0. Qed.
 
-Theorem poly_bad_set_null k (P : Pk k) (w : Rk k) (B : set (Rk k)) :
+Lemma poly_bad_set_null k (P : Pk k) (w : Rk k) (B : set (Rk k)) :
   ev k P w != 0 -> B `<=` [set x | ev k P x = 0] -> negligible (lebk k) B.
 Proof.
 move=> Pw BZ; exists [set x | ev k P x = 0]; split => //.
@@ -195,7 +195,7 @@ Qed.
 
 (* and so null for every measure absolutely continuous with respect to it
    (a probability law with a density, e.g.) *)
-Theorem poly_bad_set_null_ac k (P : Pk k) (w : Rk k) (B : set (Rk k))
+Lemma poly_bad_set_null_ac k (P : Pk k) (w : Rk k) (B : set (Rk k))
     (mu : {measure set (Rk k) -> \bar R}) :
   (forall A, measurable A -> lebk k A = 0%E -> mu A = 0%E) ->
   ev k P w != 0 -> B `<=` [set x | ev k P x = 0] -> negligible mu B.
@@ -207,7 +207,7 @@ move=> ac Pw BZ; exists [set x | ev k P x = 0]; split => //.
 Qed.
 
 (* k = 2, in MathComp's bivariate notation: P in R[x][y] *)
-Theorem bivariate_zero_set_null (P : {poly {poly R}}) :
+Lemma bivariate_zero_set_null (P : {poly {poly R}}) :
   P != 0 ->
   product_measure1 (@lebesgue_measure R) lebesgue_sigma_finite
     [set z : L * L | P.[(z.2 : R)%:P].[z.1] = 0] = 0%E.

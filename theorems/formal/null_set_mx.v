@@ -114,7 +114,7 @@ Proof. by move=> ac [A [mA A0 BA]]; exists A; split => //; exact: ac. Qed.
 
 (* the bridge: a bad set inside the zero set of a polynomial function of the
    entries that is non-zero at a witness is Lebesgue-null *)
-Theorem polyfun_bad_set_null m n (P : 'M[R]_(m, n) -> R) (w : 'M[R]_(m, n))
+Lemma polyfun_bad_set_null m n (P : 'M[R]_(m, n) -> R) (w : 'M[R]_(m, n))
     (B : set 'M[R]_(m, n)) :
   polyfun P -> P w != 0 -> B `<=` P @^-1` [set 0] -> mx_null B.
 Proof.
@@ -123,7 +123,7 @@ apply: (@poly_bad_set_null _ _ Q x0); first by rewrite -HQ x0w.
 by move=> x /BZ; rewrite /preimage /= HQ.
 Qed.
 
-Theorem polyfun_zero_set_null m n (P : 'M[R]_(m, n) -> R) (w : 'M[R]_(m, n)) :
+Lemma polyfun_zero_set_null m n (P : 'M[R]_(m, n) -> R) (w : 'M[R]_(m, n)) :
   polyfun P -> P w != 0 -> mx_null (P @^-1` [set 0]).
 Proof. by move=> pP Pw; exact: polyfun_bad_set_null pP Pw _. Qed.
 
@@ -175,7 +175,7 @@ Qed.
 (* RRO.prop51, as the paper states it: for a random B whose law mu on the
    n d entries is absolutely continuous with respect to the Lebesgue
    measure, rank(A + B) > rank A almost surely *)
-Theorem prop51_almost_surely n d (A : 'M[R]_(n, d))
+Lemma prop51_almost_surely n d (A : 'M[R]_(n, d))
     (mu : {measure set (Rk R (n * d).-1) -> \bar R}) :
   (\rank A < minn n d)%N ->
   (forall S, measurable S -> lebk R (n * d).-1 S = 0%E -> mu S = 0%E) ->
