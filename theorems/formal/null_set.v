@@ -1,3 +1,32 @@
+(* The null-set lemma: the zero set of a non-zero real polynomial in k + 1
+   variables is null for the Lebesgue measure on R^(k+1), for every k.
+
+   The pinned form of the statement:
+     for R MathComp-Analysis's reals (realType) and every k : nat,
+     Rk k   = R^(k+1), the iterated product (...(L * L) * ...) * L of L, the
+              measurable type of lebesgue_measure (lebesgue_measure.v);
+     lebk k = its measure: lebk 0 = lebesgue_measure,
+              lebk (k+1) = product_measure1 (lebk k) lebesgue_measure
+              (lebesgue_integral.v; it needs the second factor sigma-finite:
+              lebesgue_sigma_finite); lebk k is sigma-finite for every k
+              (lebk_sigma_finite) and is the product on rectangles
+              (lebk_rectangle), so it is the product measure
+              (product_measure_unique);
+     Pk k   = R[x_0][x_1]...[x_k], polynomials in k + 1 variables, and
+     ev k P x their evaluation at x in Rk k;
+     poly_zero_set_null_k : P != 0 -> lebk k [set x | ev k P x = 0] = 0
+     (and the set is measurable: measurable_zero_set).
+   The proof: Tonelli's, by induction on k.  lebk (k+1) Z is the integral
+   over x of lebesgue_measure of the slice {y | P_x(y) = 0} (P with x
+   substituted in its coefficients); the slice is null by the univariate
+   lemma (null_set_1d.v) unless P_x = 0, which forces P's leading
+   coefficient, a non-zero polynomial in k + 1 variables, to vanish at x: a
+   null set by induction; so the integrand is 0 almost everywhere.
+   The bridge: poly_bad_set_null (a set inside {P = 0} with P(w) <> 0 at one
+   w is negligible) and poly_bad_set_null_ac (also for every measure
+   absolutely continuous with respect to lebk).  k = 2 in MathComp's own
+   bivariate notation: bivariate_zero_set_null.
+   Axioms: the three classical ones MathComp-Analysis rests on. *)
 From mathcomp Require Import all_ssreflect all_algebra.
 From mathcomp.classical Require Import mathcomp_extra boolp classical_sets functions cardinality fsbigop.
 From mathcomp.analysis Require Import reals ereal signed topology normedtype sequences esum measure lebesgue_measure lebesgue_integral.

@@ -1,3 +1,30 @@
+(* The null-set lemma on matrices, and the paper's generic statements in
+   their Lebesgue form.
+
+   The pinned form: for R MathComp-Analysis's reals and sizes m, n,
+     matk : Rk ((m n).-1) -> 'M[R]_(m, n) reads a point of R^(m n) as a matrix
+            (entry (i, j) is coordinate mxvec_index i j; onto: matk_onto);
+     mx_null B  :=  negligible (lebk ((m n).-1)) (matk @^-1` B)
+            (B's coordinates lie in a measurable lebk-null set: B is
+            Lebesgue-null in R^(m x n));
+     polyfun_bad_set_null : polyfun P -> P w <> 0 -> B `<=` {P = 0} -> mx_null B
+            (polyfun: zero_set.v's polynomial functions of the entries; each
+            is ev of a polynomial in the coordinates, polyfun_ev);
+     mx_null_ac : mx_null B -> B is negligible for every measure on R^(m n)
+            absolutely continuous with respect to lebk.
+   With the polynomials and witnesses of genericity.v (as in zero_set.v):
+     generic_WV_null              RC.generic-wv
+     residual_rank_null           RRO.only-increase
+     prop51_null, prop51_almost_surely   RRO.prop51 (a.s. for every
+                                  absolutely continuous law of B)
+     rank_r_increments_null       RRO.rank-r-witness, in the increments
+     rowspace_perturbations_null  RRO.remark-iii-generic
+     rank_deficient_null, rank_stratum_null, lebesgue_all_matrices_vacuous
+                                  {rank X < min(n, d)} and each stratum
+                                  {rank X = r} are null (RRO.main,
+                                  RRO.thm53-argument).
+   NOT covered: real-analytic functions (softmax in the weights), and spaces
+   of several matrices (a tuple of head weights) with their product measure. *)
 From mathcomp Require Import all_ssreflect fingroup perm all_algebra.
 From mathcomp.classical Require Import mathcomp_extra boolp classical_sets functions.
 From mathcomp.analysis Require Import reals ereal signed topology normedtype sequences esum measure lebesgue_measure lebesgue_integral.
