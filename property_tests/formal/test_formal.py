@@ -114,10 +114,10 @@ def test_formal_every_lemma_accepted():
         assert lemma.short in r.about  # Coq's own statement of the lemma
     # the general lemmas rest on no axiom; only the instances with MathComp-Analysis's expR (its limits and
     # derivatives), the topology of zero_set.v (closure, interior on the reals' matrices) and the measure theory of
-    # null_set.v and null_set_mx.v (Lebesgue measure, product measures, integrals) rest on the classical ones
+    # null_set*.v (Lebesgue measure, product measures, integrals) rest on the classical ones
     assert {lm.module for lm in formal.LEMMAS if results[lm.name].axioms} == {
         "softmax_real", "layer_jacobian", "softmax_limits", "zero_set", "attention_graph", "softmax_onehot",
-        "qk_norm", "noci_values", "token_mixing", "null_set", "null_set_mx"}
+        "qk_norm", "noci_values", "token_mixing", "null_set", "null_set_mx", "null_set_heads"}
 
 
 @needs_coq

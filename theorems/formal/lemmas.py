@@ -583,6 +583,13 @@ LEMMAS: tuple[FormalLemma, ...] = (
        r"\operatorname{row}X\}" + _NULL,
        "For rank X < min(n, d) the perturbations Delta whose rows lie in row X form a set that is " + _NULL_WORDS
        + ": the literal's 'Lebesgue measure zero'."),
+    _L("null_set_heads", "wo_choice_null", "RRO.witness-wo-choice", "corrected", "general",
+       r"W_Q,W_K\text{ fixed},\ \exp>0:\ \{(W_V^h,W_O^h)_h:\operatorname{row}\mathrm{MHA}(X^\star)\subseteq"
+       r"\operatorname{span}f_1\}\ \text{Lebesgue-null}",
+       "For n >= 1 tokens, d_model >= 2, d_k, H >= 1, any fixed W_Q, W_K (W_Q = 0 among them) and any positive exp, "
+       "the head weights (W_V^h, W_O^h)_h, as one matrix whose entries are all theirs, for which every row of "
+       "MHA(X*) lies in span(f_1) form a set that is " + _NULL_WORDS + "; so generic W_V, W_O (a fortiori those with "
+       "(W_O^(1))_12 != 0) leave span(f_1)."),
     _L("null_set_mx", "lebesgue_all_matrices_vacuous", "RRO.main", "lebesgue-on-all-matrices", "general",
        r"\forall F:\ \lambda^{\otimes nd}\text{-a.e. }X:\ \operatorname{rank}X<\min(n,d)\Rightarrow"
        r"\operatorname{rank}F(X)>\operatorname{rank}X",

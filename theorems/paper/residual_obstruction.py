@@ -1380,13 +1380,7 @@ claim(
                                             "at X* = e_1 f_1^T", variables=("W_V", "W_O"),
                                       measure="Lebesgue on (W_V, W_O)", fixed="W_Q = 0 (uniform attention), X*"),
                       condition="the choice of W_O alone ensures nothing: W_V^(1) may kill e_1 (the stored instance) "
-                                "or heads may cancel; generic W_V, W_O are needed",
-                      formal_gap=FormalGap("not-yet-proved", "the algebraic step is reading algebraic-genericity "
-                                           "(proved) and the null-set lemma is proved (null_set.v) for a polynomial "
-                                           "in the entries of one matrix (null_set_mx.v); the bridge for this space, "
-                                           "the tuple (W_V^h, W_O^h)_h of 2 H matrices with its product Lebesgue "
-                                           "measure and p = MHA(X*)_12 a polynomial in all their entries, is not "
-                                           "built")),
+                                "or heads may cancel; generic W_V, W_O are needed"),
     readings=[Reading("algebraic-genericity",
                       r"n\ge1,\ d\ge2,\ d_k,H\ge1,\ \exp>0,\ W_Q,W_K\text{ fixed}:\ \{(W_V,W_O):\operatorname{row}"
                       r"\mathrm{MHA}(X^\star)\subseteq\operatorname{span}f_1\}\subseteq\{p=0\},\ p=\mathrm{MHA}"
@@ -1394,8 +1388,8 @@ claim(
                       checks=[],
                       note="the corrected reading's 'generic W_V, W_O' read algebraically: the bad set lies in the "
                            "zero set of p (bilinear in W_V, W_O for fixed attention), which is not identically zero; "
-                           "that this zero set is Lebesgue-null on the tuple of head matrices is not proved here "
-                           "(the corrected reading's gap)")],
+                           "that this zero set is Lebesgue-null on the tuple of head matrices is the corrected "
+                           "reading (null_set_heads.v)")],
     notion="exact-rank", chapter="residual_obstruction",
 )
 
