@@ -1981,7 +1981,9 @@ claim(
                       checks=[], form="universal",
                       note="in the increments Delta, not in the weights: the failing increments of any rank-r X "
                            "form a Lebesgue-null set (" + _NULL_SET_PROVED + "); the weights behind "
-                           "Delta = MHA(X*_r) enter through softmax, not covered")],
+                           "Delta = MHA(X*_r) enter through softmax, not covered",
+                      off_instance=OffInstance("positive-measure", "the failing increments form a Lebesgue-null set "
+                                               "of R^{n x d}"))],
     chapter="residual_obstruction",
     formal_gap=FormalGap("needs-analysis", "for every r the failing increments are Lebesgue-null (reading "
                          "increments-null, proved in Coq); the literal is over the weights (M0, W) at X*_r, which "
