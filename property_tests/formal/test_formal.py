@@ -113,10 +113,11 @@ def test_formal_every_lemma_accepted():
             assert r.closed is True and r.assumptions == "Closed under the global context"
         assert lemma.short in r.about  # Coq's own statement of the lemma
     # the general lemmas rest on no axiom; only the instances with MathComp-Analysis's expR (its limits and
-    # derivatives) and the topology of zero_set.v (closure, interior on the reals' matrices) rest on the classical ones
+    # derivatives), the topology of zero_set.v (closure, interior on the reals' matrices) and the measure theory of
+    # null_set*.v (Lebesgue measure, product measures, integrals) rest on the classical ones
     assert {lm.module for lm in formal.LEMMAS if results[lm.name].axioms} == {
         "softmax_real", "layer_jacobian", "softmax_limits", "zero_set", "attention_graph", "softmax_onehot",
-        "qk_norm", "noci_values", "token_mixing"}
+        "qk_norm", "noci_values", "token_mixing", "null_set", "null_set_mx", "null_set_heads"}
 
 
 @needs_coq
@@ -418,3 +419,32 @@ def test_formal_compile_follows_requires_and_reports_a_cycle(tmp_path, monkeypat
     (tmp_path / "cyc_b.v").write_text("From CollapseVerify Require Import cyc_a.\n")
     errors = formal.compile_sources(tmp_path)
     assert errors["top"] is None and errors["cyc_a"] and errors["cyc_b"]
+
+
+@pytest.mark.slow
+@needs_analysis
+def test_formal_pin_refuses_a_weakened_null_set_lemma(tmp_path):
+    """The null-set lemma's pin: null_set.v compiled with poly_zero_set_null_k weakened (an extra hypothesis
+    0 < k, so the univariate case is dropped; the proof still goes through and rests on the allowed axioms only) is
+    refused against the project's own pinned statement (about 1 min of coqc: MathComp-Analysis)."""
+    src = formal.SOURCE_DIR
+    for f in ("preamble.v", "null_set_1d.v"):
+        shutil.copy(src / f, tmp_path / f)
+    text = (src / "null_set.v").read_text()
+    head = "Lemma poly_zero_set_null_k k (P : Pk k) :\n  P != 0 -> "
+    proof = "Proof.\nelim: k P => [|k IH] P P0 /=."
+    assert head in text and proof in text
+    weak = text.replace(head, "Lemma poly_zero_set_null_k k (P : Pk k) :\n  (0 < k)%N -> P != 0 -> ")
+    weak = weak.replace(proof, "Proof.\nmove=> _; elim: k P => [|k IH] P P0 /=.")
+    cut = weak.index("\nQed.\n", weak.index("Lemma poly_zero_set_null_k")) + len("\nQed.\n")
+    weak = weak[:cut] + "\nEnd NullSetK.\n"  # the lemmas after it use the strong form: dropped
+    (tmp_path / "null_set.v").write_text(weak)
+    name = "CollapseVerify.null_set.poly_zero_set_null_k"
+    lemma = next(lm for lm in formal.LEMMAS if lm.name == name)
+    pins = formal.load_statements()
+    assert pins is not None
+    formal.write_statements({name: pins[name]}, tmp_path)
+    r = formal.check([lemma], source_dir=tmp_path)[name]
+    assert set(r.axioms) <= set(formal.ALLOWED_AXIOMS) and "Axioms:" in r.assumptions  # the policy alone accepts
+    assert r.accepted is False and "the statement of " + name + " changed" in r.reason
+    assert "(0 < k)%N" in r.reason.split("Coq now prints:\n", 1)[1]

@@ -53,6 +53,11 @@ _H4 = r"\sigma\notin\operatorname{col}(XP)"
 _KER_SUM_HEADS = r"H>0\Rightarrow\dim\ker\bigl[(Y_h)_h\mapsto\textstyle\sum_hY_h\bigr]=n(H-1)d_k"
 
 _ND = r"\ \text{nowhere dense: }(\overline{\mathcal B})^\circ=\emptyset"
+# null_set_mx.v's mx_null: the set's coordinates (the m n entries, ordered by mxvec) form a null set of lebk, the
+# (m n)-fold product of MathComp-Analysis's Lebesgue measure on R (null_set.v)
+_NULL = r"\ \text{Lebesgue-null: }\lambda^{\otimes mn}(\mathcal B)=0"
+_NULL_WORDS = ("Lebesgue-null: its coordinates (the entries, ordered by mxvec) lie in a measurable set of measure 0 "
+               "for lebk, the iterated product of MathComp-Analysis's lebesgue_measure on R (null_set.v)")
 
 LEMMAS: tuple[FormalLemma, ...] = (
     # --- section 4, Rank-Neutrality -------------------------------------------------------------
@@ -536,6 +541,66 @@ LEMMAS: tuple[FormalLemma, ...] = (
        r"\operatorname{row}X\}" + _ND,
        "For rank X < min(n, d) the perturbations whose rows lie in row X form a nowhere dense set (inside the zero "
        "set of an (r+1)-minor of [X; Delta], non-zero at Delta = pid_mx(min(n, d))). Not the literal's measure zero."),
+    # --- the null-set lemma (null_set.v) and the generic statements in their Lebesgue form (null_set_mx.v) ------
+    _L("null_set", "poly_zero_set_null_k", "RRO.analytic-measure-zero", "polynomial", "general",
+       r"P\in\mathbb R[x_0,\dots,x_k],\ P\neq0\Rightarrow\lambda^{\otimes(k+1)}(\{x\in\mathbb R^{k+1}:P(x)=0\})=0",
+       "For every k, the zero set of a non-zero real polynomial in k + 1 variables (an iterated polynomial ring "
+       "R[x_0]...[x_k]) is a measurable null set of lebk, the (k+1)-fold product of MathComp-Analysis's Lebesgue "
+       "measure on R (product_measure1, sigma-finite: lebk_sigma_finite): Tonelli's integral of the slices, null "
+       "off the zero set of the leading coefficient, by induction on k."),
+    _L("null_set", "poly_bad_set_null", "RRO.analytic-measure-zero", "polynomial", "general",
+       r"P(w)\neq0,\ \mathcal B\subseteq\{P=0\}\Rightarrow\mathcal B\ \lambda^{\otimes(k+1)}\text{-negligible}",
+       "The bridge the generic statements use: a set inside the zero set of a polynomial that is non-zero at one "
+       "witness w is negligible for lebk (inside a measurable set of measure 0)."),
+    _L("null_set_mx", "generic_WV_null", "RC.generic-wv", None, "general",
+       r"\mathcal B=\{W_V\in\mathbb R^{d\times d_k}:\operatorname{rank}(XW_V)\neq\min(\operatorname{rank}X,d_k)\}"
+       + _NULL,
+       "For every real X (MathComp-Analysis's reals), the W_V with rank(X W_V) != min(rank X, d_k) form a set that is "
+       + _NULL_WORDS + ": the literal 'for generic W_V' in Lebesgue's sense."),
+    _L("null_set_mx", "residual_rank_null", "RRO.only-increase", None, "general",
+       r"\mathcal B=\{\Delta\in\mathbb R^{n\times d}:\operatorname{rank}(X+\Delta)<\operatorname{rank}X\}" + _NULL,
+       "For every real X, the increments Delta in R^(n x d) with rank(X + Delta) < rank X form a set that is "
+       + _NULL_WORDS + ". Delta ranges over all matrices (not Delta = MHA(X): reading every-increment)."),
+    _L("null_set_mx", "prop51_null", "RRO.prop51", None, "general",
+       r"\operatorname{rank}A<\min(n,d)\Rightarrow\mathcal B=\{B:\operatorname{rank}(A+B)\le\operatorname{rank}A\}"
+       + _NULL,
+       "Proposition 5.1's bad set: for rank A < min(n, d) the B with rank(A + B) <= rank A form a set that is "
+       + _NULL_WORDS + "."),
+    _L("null_set_mx", "prop51_almost_surely", "RRO.prop51", None, "general",
+       r"\operatorname{rank}A<\min(n,d),\ \mu\ll\lambda^{\otimes nd}\Rightarrow"
+       r"\mu\text{-a.e. }B:\ \operatorname{rank}(A+B)>\operatorname{rank}A",
+       "Proposition 5.1 as stated: for every measure mu on the n d entries that is absolutely continuous with respect "
+       "to lebk (mu S = 0 whenever lebk S = 0, S measurable; a probability law with a density among them), "
+       "rank(A + B) > rank A for mu-almost every B (Pr = 1)."),
+    _L("null_set_mx", "rank_r_increments_null", "RRO.rank-r-witness", "increments-null", "general",
+       r"\operatorname{rank}X=r<\min(n,d)\Rightarrow\mathcal B=\{\Delta:\operatorname{rank}(X+\Delta)\le r\}"
+       + _NULL,
+       "For every rank-r real X with r < min(n, d) (the witness X*_r among them) the increments Delta with "
+       "rank(X + Delta) <= r form a set that is " + _NULL_WORDS + ". The increments, not the weights behind "
+       "Delta = MHA(X*_r) (softmax: not a polynomial)."),
+    _L("null_set_mx", "rowspace_perturbations_null", "RRO.remark-iii-generic", None, "general",
+       r"\operatorname{rank}X<\min(n,d)\Rightarrow\mathcal B=\{\Delta:\operatorname{row}\Delta\subseteq"
+       r"\operatorname{row}X\}" + _NULL,
+       "For rank X < min(n, d) the perturbations Delta whose rows lie in row X form a set that is " + _NULL_WORDS
+       + ": the literal's 'Lebesgue measure zero'."),
+    _L("null_set_heads", "wo_choice_null", "RRO.witness-wo-choice", "corrected", "general",
+       r"W_Q,W_K\text{ fixed},\ \exp>0:\ \{(W_V^h,W_O^h)_h:\operatorname{row}\mathrm{MHA}(X^\star)\subseteq"
+       r"\operatorname{span}f_1\}\ \text{Lebesgue-null}",
+       "For n >= 1 tokens, d_model >= 2, d_k, H >= 1, any fixed W_Q, W_K (W_Q = 0 among them) and any positive exp, "
+       "the head weights (W_V^h, W_O^h)_h, as one matrix whose entries are all theirs, for which every row of "
+       "MHA(X*) lies in span(f_1) form a set that is " + _NULL_WORDS + "; so generic W_V, W_O (a fortiori those with "
+       "(W_O^(1))_12 != 0) leave span(f_1)."),
+    _L("null_set_mx", "lebesgue_all_matrices_vacuous", "RRO.main", "lebesgue-on-all-matrices", "general",
+       r"\forall F:\ \lambda^{\otimes nd}\text{-a.e. }X:\ \operatorname{rank}X<\min(n,d)\Rightarrow"
+       r"\operatorname{rank}F(X)>\operatorname{rank}X",
+       "For every map F of n x d real matrices (attention + residual with any weights among them), lebk-almost every "
+       "X satisfies 'rank X < min(n, d) implies rank F(X) > rank X', vacuously: the rank-deficient X form a null "
+       "set (rank_deficient_null)."),
+    _L("null_set_mx", "rank_stratum_null", "RRO.thm53-argument", "strata-null-vacuous", "general",
+       r"r<\min(n,d)\Rightarrow\{X\in\mathbb R^{n\times d}:\operatorname{rank}X=r\}" + _NULL.replace(
+           r"\mathcal B", r"\cdot"),
+       "For r < min(n, d) the stratum {X : rank X = r} is " + _NULL_WORDS + " (inside the zero set of the leading "
+       "minor of order min(n, d), which is 1 at pid_mx)."),
     # --- identities of sums (dong_identities.v) ----------------------------------------------------------------
     _L("dong_identities", "residual_variance", "DONG.residual-variance", None, "general",
        r"n\ge1,\ R=X-\tfrac1n\mathbf 1\mathbf 1^\top X:\ \|R\|_F^2=n\operatorname{tr}\operatorname{Cov}(X)"
@@ -572,8 +637,20 @@ PENDING: tuple[FormalLemma, ...] = (
        r"P\ \text{polynomial},\ P(w^\star)\neq0,\ \mathcal B\subseteq\{P=0\}\Rightarrow"
        r"(\overline{\mathcal B})^\circ=\emptyset",
        "The bridge: a bad set inside the zero set of a polynomial that is non-zero at a witness is nowhere dense."),
-    # the univariate step of the null-set lemma; RRO.analytic-measure-zero's N = 1 polynomial case, not a reading of
-    # it yet (the claim is about real-analytic functions on R^N; the k > 1 step is named in null_set_1d.v)
+    # the univariate step of the null-set lemma (the base case of null_set.poly_zero_set_null_k, which is the evidence
+    # of RRO.analytic-measure-zero's reading polynomial): the N = 1 case alone proves no reading
+    # what lebk, the measure of the null-set lemma, is (pinned, so a changed definition of the measure shows here
+    # too): the product measure on rectangles, sigma-finite; and the lemma at k = 2 in MathComp's bivariate notation
+    _L("null_set", "lebk_rectangle", "RRO.analytic-measure-zero", "product-measure", "general",
+       r"\lambda^{\otimes(k+2)}(A\times B)=\lambda^{\otimes(k+1)}(A)\,\lambda(B)",
+       "lebk (k+1) is the product of lebk k and MathComp-Analysis's lebesgue_measure on measurable rectangles."),
+    _L("null_set", "lebk_sigma_finite", "RRO.analytic-measure-zero", "product-measure", "general",
+       r"\lambda^{\otimes(k+1)}\ \sigma\text{-finite}",
+       "lebk k is sigma-finite for every k (so product_measure_unique and Fubini-Tonelli apply to it)."),
+    _L("null_set", "bivariate_zero_set_null", "RRO.analytic-measure-zero", "bivariate-polynomial", "general",
+       r"P\in\mathbb R[x][y],\ P\neq0\Rightarrow(\lambda\otimes\lambda)(\{(x,y):P(x,y)=0\})=0",
+       "k = 2 in MathComp's notation: a non-zero P in R[x][y] vanishes on a null set of product_measure1 "
+       "lebesgue_measure lebesgue_measure."),
     _L("null_set_1d", "poly_zero_set_null", "RRO.analytic-measure-zero", "univariate-polynomial", "general",
        r"p\in\mathbb R[x],\ p\neq0\Rightarrow\lambda(\{x\in\mathbb R:p(x)=0\})=0",
        "The zero set of a non-zero real polynomial in one variable has Lebesgue measure zero on R (MathComp-Analysis's "

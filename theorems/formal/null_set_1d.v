@@ -3,13 +3,8 @@
    lebesgue_measure).  It is the finite set of p's roots (real_closed's
    rootsR, every root of p != 0 is in it), a finite disjoint union of
    singletons, each of measure 0 (lebesgue_measure_set1).
-   What the k > 1 step needs and this version lacks: the Lebesgue measure on
-   R^k (here only on R), built as the k-fold product of lebesgue_measure
-   (measure.v's product_measure1 of two spaces), the sigma-finiteness of
-   product_measure1 that iterating the product needs, and Fubini-Tonelli on
-   R^k (fubini_tonelli1 for two factors) to integrate the null slices:
-   {x_k : P(x', x_k) = 0} is null for every x' off the (k-1)-dimensional
-   zero set of P's leading coefficient in x_k.
+   It is the base case of null_set.v's poly_zero_set_null_k (every number of
+   variables, for the iterated product measure lebk).
    MathComp-Analysis rests on three classical axioms (propositional and
    functional extensionality, constructive indefinite description). *)
 From mathcomp Require Import all_ssreflect all_algebra.

@@ -998,10 +998,11 @@ def main(argv: list[str] | None = None) -> int:
         if r.accepted is False:
             print("    " + r.reason.replace("\n", "\n    "))
             status = 1
+    # the modules coqchk re-checked, as check() chose them (of LEMMAS and PENDING: the stored verdict's key)
+    mods = sorted({l.module for l in LEMMAS + PENDING if results[l.name].coqchk is not None})
     results = {name: r for name, r in results.items() if any(l.name == name for l in LEMMAS)}
     n_ok = sum(bool(r.accepted) for r in results.values())
     n_closed = sum(bool(r.closed) for r in results.values())
-    mods = sorted({l.module for l in LEMMAS if results[l.name].coqchk is not None})
     verdict = stored_coqchk(build_dir(), mods, coqchk_mode()) if mods else None
     if verdict is not None:
         trusted = ", dependencies trusted as compiled" if verdict["mode"] == "norec" else ""

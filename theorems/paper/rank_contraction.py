@@ -916,8 +916,8 @@ claim(
                       r"\neq\min(\operatorname{rank}X,d_k)\}\subseteq\{p=0\}",
                       checks=[], form="universal",
                       note="'generic W_V' read algebraically: the bad set lies in the zero set of a non-zero "
-                           "polynomial in W_V; that this zero set is Lebesgue-null (the literal's 'generic') is a "
-                           "cited lemma, not proved here"),
+                           "polynomial in W_V; that this zero set is Lebesgue-null (the literal's 'generic') is "
+                           "proved on its own (theorems/formal/null_set_mx.v)"),
               Reading("nowhere-dense",
                       r"\{W_V:\operatorname{rank}(XW_V)\neq\min(\operatorname{rank}X,d_k)\}\ \text{is nowhere dense in }"
                       r"\mathbb R^{d\times d_k}",
@@ -925,13 +925,8 @@ claim(
                       note="'generic' read topologically: the bad set lies in the zero set of a polynomial that is "
                            "non-zero at a witness, which is closed with empty interior, so the bad set is nowhere "
                            "dense (its closure has empty interior). Nowhere dense is not null: the literal's Lebesgue "
-                           "'almost every' stays the formal gap")],
+                           "'almost every' is proved on its own (theorems/formal/null_set_mx.v)")],
     chapter="rank_contraction",
-    formal_gap=FormalGap("needs-null-set", "the algebraic step is reading algebraic-genericity and the topological "
-                         "form reading nowhere-dense (both proved); 'almost every' needs the polynomial's zero set "
-                         "Lebesgue-null on R^k: the Lebesgue measure on R^k as the k-fold product of "
-                         "lebesgue_measure.v's measure on R, the sigma-finiteness of product_measure1 that iterating "
-                         "it needs, and Fubini-Tonelli on R^k (MathComp-Analysis 0.6.0 has the measure on R only)"),
 )
 
 

@@ -494,14 +494,14 @@ INCREMENT_READINGS = [
 #: the note of the "nowhere-dense" readings (theorems/formal/zero_set.v)
 _NOWHERE_DENSE_NOTE = ("'generic' read topologically: the bad set lies in the zero set of a polynomial that is non-zero "
                        "at a witness, which is closed with empty interior, so the bad set is nowhere dense (its closure "
-                       "has empty interior). Nowhere dense is not null: the literal's Lebesgue 'almost every' stays the "
-                       "formal gap")
-#: what the measure form of a generic statement lacks in Coq (MathComp-Analysis 0.6.0)
-_NULL_SET_MISSING = ("the polynomial's zero set Lebesgue-null on R^k, i.e. the Lebesgue measure on R^k as the k-fold "
-                     "product of lebesgue_measure.v's measure on R, the sigma-finiteness of product_measure1 that "
-                     "iterating it needs, and Fubini-Tonelli on R^k (MathComp-Analysis 0.6.0 has the measure on R only)")
-_NULL_SET_GAP = ("the algebraic step is reading algebraic-genericity and the topological form reading nowhere-dense "
-                 "(both proved); 'almost every' needs " + _NULL_SET_MISSING)
+                       "has empty interior). Nowhere dense is not null: the literal's Lebesgue 'almost every' is proved "
+                       "on its own (theorems/formal/null_set_mx.v, the same polynomial and witness)")
+#: the Lebesgue form of the generic statements in Coq: theorems/formal/null_set.v builds the Lebesgue measure on
+#: R^k (the iterated product of MathComp-Analysis's measure on R) and proves a non-zero polynomial's zero set null;
+#: null_set_mx.v carries it to matrices (the entries as coordinates)
+_NULL_SET_PROVED = ("null_set.v: the zero set of a non-zero real polynomial in k variables is null for the k-fold "
+                    "product of lebesgue_measure (sigma-finite); null_set_mx.v: so is a bad set of matrices inside the "
+                    "zero set of a polynomial in the entries that is non-zero at a witness")
 
 
 claim(
@@ -524,14 +524,13 @@ claim(
                       checks=[], form="universal",
                       note="the proof's algebraic step: the bad set lies in the zero set of the leading "
                            "(r+1)-minor, a polynomial in B that is not identically zero; that this zero set is null "
-                           "for an absolutely continuous B (the literal) is a cited lemma, not proved here"),
+                           "for an absolutely continuous B (the literal) is proved on its own (null_set_mx.v)"),
               Reading("nowhere-dense",
                       r"\operatorname{rank}A<\min(n,d)\Rightarrow\{B:\operatorname{rank}(A+B)\le\operatorname{rank}A\}"
                       r"\ \text{is nowhere dense in }\mathbb R^{n\times d}",
                       checks=[], form="universal", note=_NOWHERE_DENSE_NOTE),
               *INCREMENT_READINGS],
     chapter="residual_obstruction",
-    formal_gap=FormalGap("needs-null-set", _NULL_SET_GAP),
 )
 
 claim(
@@ -809,10 +808,8 @@ claim(
                       r"\text{Lebesgue-a.e. }X\in\mathbb R^{n\times d}:\ \operatorname{rank}X<\min(n,d)\Rightarrow"
                       r"\operatorname{rank}F(X)>\operatorname{rank}X",
                       checks=[_lebesgue_vacuous, _lebesgue_argument], form="generic", generic=ALL_X,
-                      note="vacuous: the premise set is null",
-                      formal_gap=FormalGap("needs-null-set", "the premise set {rank X < min(n, d)} is the zero set of "
-                                           "the minors of order min(n, d), so the statement is vacuous once that set "
-                                           "is null")),
+                      note="vacuous: the premise set is null (in Coq, for every map F: "
+                           "null_set_mx.lebesgue_all_matrices_vacuous)"),
               Reading("trained-model",
                       r"\text{at MiniLM's attention inputs: }\operatorname{rank}X<\min(n,d)\Rightarrow"
                       r"\operatorname{rank}(X+\mathrm{MHA}(X))>\operatorname{rank}X",
@@ -906,10 +903,7 @@ claim(
                       note="so 'each B_l^(r) is null' holds whatever F does: the Lebesgue reading on all matrices is "
                            "vacuous (RRO.main:lebesgue-on-all-matrices); the suite's repair measures X on its stratum "
                            "(X = U V^T, RRO.main's headline)",
-                      off_instance=OffInstance("positive-measure", "the stratum {rank X = r} is itself Lebesgue-null"),
-                      formal_gap=FormalGap("needs-null-set", "the stratum {rank X = r}, r < min(n, d), lies in the zero "
-                                           "set of one (r+1)-minor, a non-zero polynomial; that this zero set is "
-                                           "Lebesgue-null is the missing lemma (zero_set.v proves it nowhere dense)"))],
+                      off_instance=OffInstance("positive-measure", "the stratum {rank X = r} is itself Lebesgue-null"))],
     chapter="residual_obstruction",
     off_instance=OffInstance("positive-measure", "B_l is Lebesgue-null in R^{n x d}"),
 )
@@ -1248,7 +1242,7 @@ claim(
                       hypotheses={"rank X < min(n, d)": lambda X: rank(X) < min(X.shape)},
                       conclusion=_negation_is_proper, instances=DEFICIENT_X,
                       note="the algebraic statement (a proper linear, so algebraic, subset); the literal adds that "
-                           "such a subspace is Lebesgue-null, a cited fact of measure theory, not proved here"),
+                           "such a subspace is Lebesgue-null, proved on its own (null_set_mx.v)"),
               Reading("any-X", r"\forall X:\ \{\Delta:\operatorname{row}\Delta\subseteq\operatorname{row}X\}\ \text{is null}",
                       hypotheses={"rank X = min(n, d)": lambda X: rank(X) == min(X.shape),
                                   "X != 0": lambda X: rank(X) > 0},
@@ -1262,10 +1256,6 @@ claim(
                       checks=[], form="universal", note=_NOWHERE_DENSE_NOTE)],
     chapter="residual_obstruction",
     notion="exact-rank",
-    formal_gap=FormalGap("needs-null-set", "the linear case: {Delta : row Delta in row X} is a proper subspace "
-                         "(dimension n rank X < n d, reading algebraic-genericity, proved) and nowhere dense "
-                         "(reading nowhere-dense, proved); its Lebesgue measure on R^(n x d) needs the lemma: "
-                         + _NULL_SET_MISSING),
 )
 
 
@@ -1390,9 +1380,7 @@ claim(
                                             "at X* = e_1 f_1^T", variables=("W_V", "W_O"),
                                       measure="Lebesgue on (W_V, W_O)", fixed="W_Q = 0 (uniform attention), X*"),
                       condition="the choice of W_O alone ensures nothing: W_V^(1) may kill e_1 (the stored instance) "
-                                "or heads may cancel; generic W_V, W_O are needed",
-                      formal_gap=FormalGap("needs-null-set", "the algebraic step is reading algebraic-genericity "
-                                           "(proved)")),
+                                "or heads may cancel; generic W_V, W_O are needed"),
     readings=[Reading("algebraic-genericity",
                       r"n\ge1,\ d\ge2,\ d_k,H\ge1,\ \exp>0,\ W_Q,W_K\text{ fixed}:\ \{(W_V,W_O):\operatorname{row}"
                       r"\mathrm{MHA}(X^\star)\subseteq\operatorname{span}f_1\}\subseteq\{p=0\},\ p=\mathrm{MHA}"
@@ -1400,7 +1388,8 @@ claim(
                       checks=[],
                       note="the corrected reading's 'generic W_V, W_O' read algebraically: the bad set lies in the "
                            "zero set of p (bilinear in W_V, W_O for fixed attention), which is not identically zero; "
-                           "that this zero set is Lebesgue-null is a cited lemma, not proved here")],
+                           "that this zero set is Lebesgue-null on the tuple of head matrices is the corrected "
+                           "reading (null_set_heads.v)")],
     notion="exact-rank", chapter="residual_obstruction",
 )
 
@@ -1852,13 +1841,12 @@ claim(
                       checks=[], form="universal",
                       note="'generic' read algebraically: the bad set lies in the zero set of a non-zero polynomial "
                            "in Delta; that this zero set is Lebesgue-null (what makes it the literal's 'almost "
-                           "every') is a cited lemma, not proved here"),
+                           "every') is proved on its own (" + _NULL_SET_PROVED + ")"),
               Reading("nowhere-dense",
                       r"\{\Delta:\operatorname{rank}(X+\Delta)<\operatorname{rank}X\}\ \text{is nowhere dense in }"
                       r"\mathbb R^{n\times d}",
                       checks=[], form="universal", note=_NOWHERE_DENSE_NOTE)],
     chapter="residual_obstruction",
-    formal_gap=FormalGap("needs-null-set", _NULL_SET_GAP),
 )
 
 
@@ -1899,7 +1887,16 @@ claim(
     hypotheses=(), conclusion="", regimes=("all",),
     checks=[lambda ctx: [not_checkable("a cited theorem of measure theory (the zero set of a real-analytic function "
                                        "that is not identically zero is null); no finite computation decides it, and "
-                                       "the suite has no formal proof of it")]],
+                                       "the suite has no formal proof of it for real-analytic functions (its "
+                                       "polynomial case is reading polynomial)")]],
+    readings=[Reading("polynomial",
+                      r"P\ \text{a real polynomial in }N\text{ variables},\ P\not\equiv0\Rightarrow"
+                      r"\lambda(\{P=0\})=0\ \text{in }\mathbb R^N",
+                      checks=[], form="universal",
+                      note="the case the paper's genericity arguments use (minors are polynomials in the entries); "
+                           "in Coq for every N (null_set.v: the Lebesgue measure on R^N as the N-fold product of "
+                           "MathComp-Analysis's measure on R, Tonelli over slices, induction on N). Real-analytic "
+                           "functions (softmax attention) are not covered")],
     chapter="residual_obstruction",
     off_instance=OffInstance("positive-measure", "the zero set of a non-zero real-analytic function is Lebesgue-null"),
 )
@@ -1977,12 +1974,23 @@ claim(
                       note="in the increments Delta, not in the weights: the failing increments of any rank-r X "
                            "(the witness X*_r among them) form a nowhere dense set; that the weights giving "
                            "Delta = MHA(X*_r) avoid it generically needs the weights-to-Delta map (softmax in "
-                           "W_Q, W_K), not covered")],
+                           "W_Q, W_K), not covered"),
+              Reading("increments-null",
+                      r"\operatorname{rank}X=r<\min(n,d)\Rightarrow\lambda\bigl(\{\Delta:\operatorname{rank}(X+\Delta)"
+                      r"\le r\}\bigr)=0\ \text{in }\mathbb R^{n\times d}\ (X=X^\star_r\text{ among them})",
+                      checks=[], form="universal",
+                      note="in the increments Delta, not in the weights: the failing increments of any rank-r X "
+                           "form a Lebesgue-null set (" + _NULL_SET_PROVED + "); the weights behind "
+                           "Delta = MHA(X*_r) enter through softmax, not covered",
+                      off_instance=OffInstance("positive-measure", "the failing increments form a Lebesgue-null set "
+                                               "of R^{n x d}"))],
     chapter="residual_obstruction",
-    formal_gap=FormalGap("needs-null-set", "for every r: the algebraic step is RRO.prop51:algebraic-genericity; "
-                         "the failing increments are nowhere dense (reading increments-nowhere-dense, proved); the "
-                         "weights behind Delta = MHA(X*_r) and 'almost every' need the null-set lemma: "
-                         + _NULL_SET_MISSING),
+    formal_gap=FormalGap("needs-analysis", "for every r the failing increments are Lebesgue-null (reading "
+                         "increments-null, proved in Coq); the literal is over the weights (M0, W) at X*_r, which "
+                         "enter Delta = MHA(X*_r) through softmax (2^(scores)): the bad set of weights is the zero set "
+                         "of a real-analytic, not polynomial, function of them, and the analytic null-set lemma "
+                         "(RRO.analytic-measure-zero; real-analytic functions of several variables) is not in "
+                         "MathComp-Analysis 0.6.0 nor proved here"),
 )
 
 
