@@ -222,6 +222,204 @@ SINGLE_HEAD_SPACE = Generic(space="W_O = [W_O^1; ...; W_O^H] in R^{H d_k x d} (k
                             measure="Lebesgue", certify=_head_one_identified_box)
 
 
+# --- the head channel through a deployed block (issue 57) ------------------------------------------------------
+# What is observed is the attention sub-layer's output, not the sum S = sum_h Y_h W_O^h (theorems.exact.deployed):
+# pre-LN / pre-RMSNorm add S to the un-normalised X (S = Z - X: the fibre is Y + ker Phi_a, as in §7; the causal mask
+# changes A_h, not the summation map); post-LN observes LN(X + S), which loses a shift and a scale per row, so the
+# fibre is n (H d_k - rank W_O) + sum_i (2 + rank W_O - rank [1; x_i; W_O]) (zero eps).
+
+#: post-LN shapes (n, d, H, d_k) per regime: H d_k >= d - 1 (BERT: H d_k = d) and H d_k <= d - 2
+POST_LN_SHAPES = {"Hd_k>=d-1": [(3, 4, 2, 2), (2, 4, 3, 1), (3, 3, 2, 2), (2, 6, 3, 2)],
+                  "Hd_k<=d-2": [(2, 4, 1, 2), (3, 5, 1, 2), (2, 5, 1, 3), (2, 6, 2, 2)]}
+#: pre-norm shapes (n, d, H, d_k) per regime (d != 3: a rational LayerNorm row needs d != 3)
+PRENORM_SHAPES = {"Hd_k<=d": [(3, 4, 2, 2), (4, 4, 1, 2), (2, 5, 2, 2)], "Hd_k>d": [(3, 2, 3, 1), (2, 4, 3, 2)]}
+POST_LN_ARITH = ("exact over QQ: the Jacobian of (Y_h) -> LN(X + sum_h Y_h W_O^h) with row i scaled by sigma_i "
+                 "(rational, kernel unchanged; theorems.exact.deployed.post_ln_jacobian_nullity), zero eps")
+PRENORM_ARITH = ("exact over QQ: the suite's deployed_block (sympy) with uniform causal attention (C_ij = 1/i) and "
+                 "witness rows with rational norms; nullities from the map's matrix")
+
+
+def post_ln_rows(seed: str):
+    """(regime, (n, d, H, d_k), X, W_O, Ys, gamma): random integer instances of the post-LN observation."""
+    rng = random.Random(stable_seed(seed))
+    for regime, shapes in POST_LN_SHAPES.items():
+        for (nn, dd, HH, dk) in shapes:
+            yield (regime, (nn, dd, HH, dk), random_int_matrix(rng, nn, dd, 3), random_int_matrix(rng, HH * dk, dd, 3),
+                   [random_int_matrix(rng, nn, dk, 3) for _ in range(HH)], [rng.choice([1, 2, -1, 3]) for _ in range(dd)])
+
+
+def post_ln_evidence(seed: str, conclusion, words: str) -> list[Evidence]:
+    """Per regime: the fibre of the post-LN observation (Jacobian nullity) against ``conclusion(fibre, shape)``, and a
+    failing box (the fibre constant on it, by the certified ranks) for the first failure."""
+    from ..exact import deployed
+    out: list[Evidence] = []
+    by: dict[str, list] = {}
+    for regime, shape, X, W, Ys, g in post_ln_rows(seed):
+        by.setdefault(regime, []).append((shape, X, W, Ys, g))
+    for regime, rows in by.items():
+        met = held = 0
+        first = boxed = None
+        for shape, X, W, Ys, g in rows:
+            f = deployed.post_ln_jacobian_nullity(X, Ys, W, g)
+            if f is None:
+                continue
+            met += 1
+            ok = conclusion(f, shape)
+            held += ok
+            if not ok and first is None:
+                first = f"(n, d, H, d_k) = {shape}: fibre dimension {f}"
+            if not ok and boxed is None:
+                b = deployed.post_ln_fibre_box(X, W)
+                if b is not None and not conclusion(b[0], shape):
+                    boxed = failing_box(f"post-LN, (n, d, H, d_k) = {shape}, X = {X.tolist()}, W_O = {W.tolist()}: "
+                                        f"rank W_O and every rank [1; x_i; W_O] certified maximal, so the fibre "
+                                        f"dimension is {b[0]} at every point", certified=True, box=b[1],
+                                        arithmetic="exact rational interval arithmetic (theorems.exact.qinterval)",
+                                        exact=True, regime=regime)
+        out.append(exact_instances(f"post-LN, X, gamma, beta, W_O known: {words} (the fibre of (Y_h) -> LN(X + sum_h "
+                                   "Y_h W_O^h), random integer X, W_O, Y_h, gamma)", met=met, held=held,
+                                   arithmetic=POST_LN_ARITH, regime=regime, first_failure=first))
+        if boxed is not None:
+            out.append(boxed)
+    return out
+
+
+def post_ln_count_evidence(ctx) -> list[Evidence]:
+    """The post-LN fibre's dimension is the formula (Jacobian nullity = formula on every instance), LayerNorm's
+    Jacobian kernel is span(1, y) (a symbolic identity of the suite's layer_norm), and an exact collision."""
+    from ..exact import deployed
+    met = held = 0
+    first = None
+    for _regime, shape, X, W, Ys, g in post_ln_rows("post-LN fibre count"):
+        f = deployed.post_ln_jacobian_nullity(X, Ys, W, g)
+        if f is None:
+            continue
+        met += 1
+        want = deployed.post_ln_fibre_formula(X, W)
+        held += f == want
+        if f != want and first is None:
+            first = f"{shape}: Jacobian nullity {f}, formula {want}"
+    out = [exact_instances("post-LN fibre dimension (nullity of the exact Jacobian) = n (H d_k - rank W_O) + sum_i "
+                           "(2 + rank W_O - rank [1; x_i; W_O])", met=met, held=held, arithmetic=POST_LN_ARITH,
+                           first_failure=first),
+           exact_complete("sigma dLN(y) = (P - c^T c / |c|^2) diag(gamma) for a symbolic row y (d = 3) and symbolic "
+                          "gamma (the suite's layer_norm differentiated by sympy): its kernel is span(1, y), a shift "
+                          "and a scale", deployed.ln_jacobian_identity(3), arithmetic="sympy symbolic")]
+    rng = random.Random(stable_seed("HC.main:post-LN collision"))
+    X, W = random_int_matrix(rng, 3, 4, 3), random_int_matrix(rng, 4, 4, 3)
+    Ys = [random_int_matrix(rng, 3, 2, 3) for _ in range(2)]
+    got = deployed.post_ln_collision(X, Ys, W, [1, 2, -1, 3], [0, 1, 2, -1])
+    out.append(exact_complete(f"n = 3, d = H d_k = 4 (H = 2), W_O = {W.tolist()} invertible (Phi_a injective): head "
+                              f"outputs Y' != Y with sum_h Y'_h W_O^h = 1 + 2 (X + S) - X give the same LN(X + S) "
+                              "exactly (square roots kept): the post-LN observation loses what W_O keeps",
+                              None if got is None else got[1], arithmetic="exact (sympy)",
+                              reason=None if got is not None else "W_O not invertible or a constant row"))
+    return out
+
+
+def prenorm_rows(seed: str, block_type: str):
+    """(regime, (n, d, H, d_k), X, W_V's, W_O's, gamma, beta) with X a rational-norm witness of full rank."""
+    from ..exact import deployed
+    rng = random.Random(stable_seed(f"{seed}:{block_type}"))
+    for regime, shapes in PRENORM_SHAPES.items():
+        for (nn, dd, HH, dk) in shapes:
+            X = deployed.stratum_witness(nn, dd, min(nn, dd), block_type)
+            WVs = [random_int_matrix(rng, dd, dk, 2) for _ in range(HH)]
+            WOs = [random_int_matrix(rng, dk, dd, 3) for _ in range(HH)]
+            gamma = [rng.choice([1, 2, -1]) for _ in range(dd)]
+            beta = [rng.randint(-2, 2) for _ in range(dd)] if block_type == "pre_ln" else None
+            yield regime, (nn, dd, HH, dk), X, WVs, WOs, gamma, beta
+
+
+def prenorm_evidence(seed: str, block_type: str, conclusion, words: str) -> list[Evidence]:
+    """Per regime: the sub-layer's output minus X is sum_h Y_h W_O^h with Y_h the heads' outputs on the normalised
+    input (causal mask), so the fibre is Y + ker Phi_a; its dimension (from Phi_a's matrix) against ``conclusion``;
+    a failure is certified on a box of W_O (rank W_O maximal there: the dimension is constant)."""
+    from ..exact import deployed
+    from ..exact.qinterval import box, minor_certificate
+    out: list[Evidence] = []
+    by: dict[str, list] = {}
+    for regime, shape, *rest in prenorm_rows(seed, block_type):
+        by.setdefault(regime, []).append((shape, *rest))
+    name = deployed.BLOCK_NAMES[block_type]
+    for regime, rows in by.items():
+        met = held = recovered = 0
+        first = boxed = None
+        for shape, X, WVs, WOs, gamma, beta in rows:
+            nn, dd, HH, dk = shape
+            Z, Ys = deployed.prenorm_heads(X, WVs, WOs, block_type, True, gamma, beta)
+            W = Matrix.vstack(*WOs)
+            if Z - X != Phi_a(Ys, W):
+                continue  # the sum is not what the block adds: not this reading's premise (a bug would show here)
+            recovered += 1
+            k = map_nullity(lambda Y, W=W: Phi_a(Y, W), nn, HH, dk)
+            met += 1
+            ok = conclusion(k, shape)
+            held += ok
+            if not ok and first is None:
+                first = f"(n, d, H, d_k) = {shape}: dim ker Phi_a = {k}"
+            rk = rank(W)
+            if not ok and boxed is None and rk == min(HH * dk, dd):
+                for e in (3, 6, 9):
+                    if minor_certificate(box(W, Rational(1, 10 ** e)), rk) is not None:
+                        boxed = failing_box(f"{name}, (n, d, H, d_k) = {shape}, W_O = {W.tolist()}: rank W_O = {rk} "
+                                            f"(maximal) at every point, so the fibre dimension n (H d_k - rank W_O) = "
+                                            f"{k} on the box", certified=True, box=f"|W_O' - W_O|_max <= 1/10^{e}",
+                                            arithmetic="exact rational interval arithmetic (theorems.exact.qinterval)",
+                                            exact=True, regime=regime)
+                        break
+        out.append(exact_instances(f"{name}, causal mask, X and W_O known: the sub-layer output minus X equals sum_h "
+                                   f"Y_h W_O^h on {recovered}/{len(rows)} instances (heads computed separately on the "
+                                   f"normalised input), so the fibre is Y + ker Phi_a; {words}", met=met, held=held,
+                                   arithmetic=PRENORM_ARITH, regime=regime, first_failure=first,
+                                   drawn=len(rows)))
+        if boxed is not None:
+            out.append(boxed)
+    return out
+
+
+def _hc_block_reading(block_type: str, key: str, statement: str, note: str) -> Reading:
+    if block_type == "post_ln":
+        check = lambda ctx: post_ln_evidence("HC.main:post-LN", lambda f, s: f > 0,  # noqa: E731
+                                             "the heads are irrecoverable (the fibre has positive dimension)")
+        regimes: tuple[str, ...] = tuple(POST_LN_SHAPES)
+        space = "(X, W_O, Y_h, gamma) (beta any, eps = 0)"
+    else:
+        check = lambda ctx: prenorm_evidence("HC.main", block_type, lambda k, s: k > 0,  # noqa: E731
+                                             "the heads are irrecoverable (ker Phi_a != 0)")
+        regimes = tuple(PRENORM_SHAPES)
+        space = "W_O (the heads' input normalised, the causal mask any)"
+    return Reading(key, statement, checks=[check], regimes=regimes, form="generic", note=note,
+                   generic=Generic(space=space, measure="Lebesgue"),
+                   off_instance=OffInstance("positive-measure", "generic W_O (and X) of the deployed block: a failure "
+                                            "is decided on a certified box"))
+
+
+#: HC.main per deployed block type (issue 57)
+HC_BLOCK_READINGS = [
+    _hc_block_reading("post_ln", "post-LN",
+                      r"\text{post-LN, }X,\gamma,\beta,W_O\text{ known: the fibre of }(Y_h)_h\mapsto\mathrm{LN}\bigl(X+"
+                      r"\textstyle\sum_hY_hW_O^h\bigr)\text{ has positive dimension (generic }X,W_O)",
+                      "BERT's sub-layer observes LN(X + S), not S: LayerNorm (eps = 0) keeps each row only up to a "
+                      "shift and a scale, so the fibre is n (H d_k - rank W_O) + sum_i (2 + rank W_O - rank [1; x_i; "
+                      "W_O]) (RA.main:post-LN-count). Generic: n (H d_k - rho) + n max(0, rho + 2 - d), rho = min(H "
+                      "d_k, d): positive for every X and W_O when H d_k >= d - 1 (BERT: H d_k = d, 2 per token, "
+                      "although Phi_a is injective), zero on an open set when H d_k <= d - 2. The extra 2 per token is "
+                      "a normalisation loss (present at H = 1), not a head-channel one. With eps > 0 the scale is "
+                      "recoverable (var(LN y) = v / (v + eps)) and only the shift is lost: not decided here"),
+    _hc_block_reading("pre_ln", "pre-LN-causal",
+                      r"\text{pre-LN, causal: }Z=X+\textstyle\sum_hY_hW_O^h,\ Y_h=A_h\,\mathrm{LN}(X)W_V^h;\ X,W_O"
+                      r"\text{ known: }\ker\Phi_a\neq0\ \text{(generic }W_O)",
+                      "GPT-2's sub-layer adds the sum to the un-normalised X, so S = Z - X is observed exactly and the "
+                      "question is §7's: irrecoverable iff rank W_O < H d_k (generic W_O: iff H d_k > d); the LN and "
+                      "the causal mask act on Y_h's inputs, not on the summation map"),
+    _hc_block_reading("pre_rms", "pre-RMSNorm-causal",
+                      r"\text{pre-RMSNorm, causal: }Z=X+\textstyle\sum_hY_hW_O^h,\ Y_h=A_h\,\mathrm{RMS}(X)W_V^h;\ "
+                      r"X,W_O\text{ known: }\ker\Phi_a\neq0\ \text{(generic }W_O)",
+                      "LLaMA's composition (no GQA, no rotary positions): as pre-LN-causal"),
+]
+
+
 claim(
     id="HC.main", section="§7, Thm 7.3 (text not available; contributions list); Abstract; §1 gap (iii)",
     quote="the per-head contributions to multi-head attention output are irrecoverable from their sum "
@@ -270,6 +468,7 @@ claim(
                 note="reading (iii): one head recovered from the projected sum; for generic W_O it is identified "
                      "exactly when H d_k <= d (BERT: H d_k = d)"),
         Reading("trained-model", r"\text{(a) on MiniLM: }\operatorname{rank}W_O<Hd_k", checks=[], note='exact rank of the trained W_O'),
+        *HC_BLOCK_READINGS,
     ],
     corrected=Reading("corrected", r"\text{(a) is ambiguous iff }\operatorname{rank}W_O<Hd_k;\ \dim\ker\Phi_a=n(Hd_k-\operatorname{rank}W_O)",
                       hypotheses={}, conclusion=_nullity_a_is_formula, instances=KERNEL_FORMULA,

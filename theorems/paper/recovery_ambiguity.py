@@ -59,6 +59,7 @@ from ..exact.linalg import nullspace, rank
 from ..framework import (
     Decided,
     Evidence,
+    FormalGap,
     Generic,
     InstanceForm,
     OffInstance,
@@ -214,6 +215,81 @@ _READING_III: dict[str, Any] = dict(
     instances=SINGLE_HEAD_WO, regimes=("Hd_k<=d", "Hd_k>d"), form="generic", generic=SINGLE_HEAD_SPACE)
 
 
+# --- RA.main per deployed block type (issue 57; the evidence builders are head_channel's) ---------------------------
+
+def _bert_post_ln(ctx) -> list[Evidence]:
+    """BERT-base's shape, post-LN: with W_O invertible (the shared random integer W_O, certified rank 768), every row
+    contributes 2 + 768 - rank [1; x_i; W_O] = 2 (rank [1; x_i; W_O] = 768 for every x_i): the fibre is 2 n = 1024
+    per sequence, 2 per token, whatever X and Y."""
+    if ctx.quick:
+        return []
+    from ..exact.heads import ARITHMETIC_MOD_P, bert_shape_w_o_rank
+    br = bert_shape_w_o_rank()
+    rk = br.rank_over_Q
+    dim = None if rk is None else 512 * (768 - rk) + 512 * (2 + rk - min(rk + 2, 768))
+    return [exact_complete(f"BERT-base shape, post-LN, W_O known: {br.describe()}, so the post-LN fibre is 512 (768 - "
+                           f"rank W_O) + 512 (2 + rank W_O - 768) = {dim} per sequence "
+                           f"({None if dim is None else dim // 512} per token), not 360448 (704)",
+                           None if dim is None else dim == 360448, regime="Hd_k>=d-1", arithmetic=ARITHMETIC_MOD_P,
+                           numbers={"rank_W_O": rk, "dimension": dim})]
+
+
+def _ra_block_reading(block_type: str, key: str, statement: str, note: str) -> Reading:
+    from . import head_channel as hc
+    want = lambda s: s[0] * (s[2] - 1) * s[3]  # noqa: E731  (n (H - 1) d_k of the shape (n, d, H, d_k))
+    if block_type == "post_ln":
+        checks: list = [lambda ctx: hc.post_ln_evidence("RA.main:post-LN", lambda f, s: f == want(s),
+                                                        "the fibre's dimension is n (H - 1) d_k"), _bert_post_ln]
+        regimes: tuple[str, ...] = tuple(hc.POST_LN_SHAPES)
+        space = "(X, W_O, Y_h, gamma) (beta any, eps = 0)"
+    else:
+        checks = [lambda ctx: hc.prenorm_evidence("RA.main", block_type, lambda k, s: k == want(s),
+                                                  "dim ker Phi_a = n (H - 1) d_k")]
+        regimes = tuple(hc.PRENORM_SHAPES)
+        space = "W_O (the heads' input normalised, the causal mask any)"
+    return Reading(key, statement, checks=checks, regimes=regimes, form="generic", note=note,
+                   generic=Generic(space=space, measure="Lebesgue"),
+                   off_instance=OffInstance("positive-measure", "generic W_O (and X) of the deployed block: a failure "
+                                            "is decided on a certified box"))
+
+
+def _post_ln_count(ctx) -> list[Evidence]:
+    from . import head_channel as hc
+    return hc.post_ln_count_evidence(ctx)
+
+
+#: RA.main per deployed block type (issue 57)
+RA_BLOCK_READINGS = [
+    _ra_block_reading("post_ln", "post-LN",
+                      r"\text{post-LN, }X,\gamma,\beta,W_O\text{ known: }\dim(\text{fibre of }(Y_h)\mapsto\mathrm{LN}"
+                      r"(X+\textstyle\sum_hY_hW_O^h))=n(H-1)d_k\ \text{(generic }X,W_O)",
+                      "what BERT's attention sub-layer lets an observer recover: the fibre is n (H d_k - rho) + n max(0, "
+                      "rho + 2 - d) generically (reading post-LN-count), 2 n = 1024 at BERT-base's shape, neither the "
+                      "paper's 360448 nor §7's 0"),
+    Reading("post-LN-count",
+            r"\text{post-LN (}\varepsilon=0\text{): }\dim(\text{fibre at }Y)=n(Hd_k-\operatorname{rank}W_O)+\textstyle"
+            r"\sum_i\bigl(2+\operatorname{rank}W_O-\operatorname{rank}[\mathbf 1;x_i;W_O]\bigr)",
+            checks=[_post_ln_count], regimes=("all",),
+            note="LayerNorm's Jacobian kernel is span(1, y_i) (a shift and a scale), and y_i - x_i lies in row W_O, so "
+                 "the post-LN observation enlarges §7's kernel by sum_i dim(span(1, y_i) ∩ row W_O), between 0 and 2 "
+                 "per token; every row of X + S non-constant, gamma without zero entries, beta any",
+            formal_gap=FormalGap("not-yet-proved", "for every size: the fibre is Y + Phi_a^{-1}(W), W = the rows in "
+                                 "span(1, y_i) (LayerNorm's level sets with eps = 0 are {a 1 + s y : s > 0}), of "
+                                 "dimension n (H d_k - rank W_O) + sum_i dim(span(1, y_i) ∩ row W_O); checked against "
+                                 "the exact Jacobian's nullity on instances and the symbolic Jacobian of LayerNorm"),
+            off_instance=OffInstance("count", "a dimension count of the post-LN fibre over the random instances the "
+                                     "check draws; no input flag spells the head outputs Y_h")),
+    _ra_block_reading("pre_ln", "pre-LN-causal",
+                      r"\text{pre-LN, causal, }X,W_O\text{ known: }\dim(\text{fibre of }(Y_h)\mapsto X+\textstyle\sum_h"
+                      r"Y_hW_O^h)=n(H-1)d_k\ \text{(generic }W_O)",
+                      "GPT-2: S = Z - X is observed, so the fibre is ker Phi_a, n (H d_k - rank W_O), as in §7"),
+    _ra_block_reading("pre_rms", "pre-RMSNorm-causal",
+                      r"\text{pre-RMSNorm, causal, }X,W_O\text{ known: }\dim(\text{fibre of }(Y_h)\mapsto X+"
+                      r"\textstyle\sum_hY_hW_O^h)=n(H-1)d_k\ \text{(generic }W_O)",
+                      "LLaMA's composition: as pre-LN-causal"),
+]
+
+
 claim(
     id="RA.main", section="§7.3, Recovery Ambiguity Theorem (contributions list)",
     quote="the exact recovery ambiguity dimension of head-channel non-identifiability is n(H-1)d_k degrees of freedom per layer",
@@ -244,7 +320,8 @@ claim(
                       checks=[lambda ctx: [symbolic_identity(
                           KERNEL_FORMULAS["a"] - KERNEL_FORMULAS["b"], n * (d_k - rho),
                           "n (H d_k - rho) - n (H - 1) d_k = n (d_k - rho), so the two agree iff rank W_O = rho = d_k "
-                          "(n > 0): every head would have to write into the same d_k-dimensional subspace")]])],
+                          "(n > 0): every head would have to write into the same d_k-dimensional subspace")]]),
+              *RA_BLOCK_READINGS],
     chapter="recovery_ambiguity",
     notion="exact-rank: kernel dimensions over Q",
 )
