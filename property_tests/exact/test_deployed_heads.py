@@ -121,3 +121,31 @@ def test_hc_main_pre_norm_readings_are_sevens_kernel(block_type):
 def test_identity_w_o_is_recovered_exactly_after_pre_ln():
     """W_O = I (H d_k = d): nothing ambiguous once X is subtracted."""
     assert map_nullity(lambda Y: Phi_a(Y, eye(4)), 2, 2, 2) == 0
+
+
+@given(shapes, st.integers(0, 10 ** 6))
+def test_post_ln_with_eps_loses_only_the_shift(shape, seed):
+    """eps = 10^-12 (BERT's, exactly): the Jacobian's nullity is n (H d_k - rank W_O) + n (1 + rank W_O - rank [1; W_O]),
+    never more than the eps = 0 fibre, and a constant row is inside the domain."""
+    n, d, H, dk = shape
+    rng = random.Random(seed)
+    X = random_int_matrix(rng, n, d, 3)
+    W = random_int_matrix(rng, H * dk, d, 2)
+    Ys = [random_int_matrix(rng, n, dk, 3) for _ in range(H)]
+    gamma = [rng.choice([1, 2, -1, 3]) for _ in range(d)]
+    f = deployed.post_ln_jacobian_nullity(X, Ys, W, gamma, hc.BERT_EPS)
+    assert f is not None and f == deployed.post_ln_fibre_formula(X, W, hc.BERT_EPS)
+    f0 = deployed.post_ln_jacobian_nullity(X, Ys, W, gamma)
+    if f0 is not None:
+        assert f <= f0
+
+
+def test_layernorm_with_eps_jacobian_kernel_is_the_shift_only():
+    assert deployed.ln_jacobian_identity(3, True)
+
+
+def test_hc_main_post_ln_eps_splits_at_h_dk_equal_d():
+    ev = _by_regime(hc.post_ln_evidence("HC.main:post-LN-eps", lambda f, s: f > 0, "irrecoverable", hc.BERT_EPS))
+    assert all(e.holds is True for e in ev["Hd_k>=d"])
+    assert any(e.scope == "positive-measure" and e.holds is False for e in ev["Hd_k<=d-1"])
+    assert all(e.holds is True for e in hc.post_ln_eps_count_evidence(QUICK))

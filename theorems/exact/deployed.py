@@ -218,34 +218,39 @@ def _phi(Ys, W_O: Matrix) -> Matrix:
     return Matrix.hstack(*Ys) * W_O
 
 
-def post_ln_fibre_formula(X: Matrix, W_O: Matrix) -> int:
-    """dim of the fibre of (Y_h)_h -> LN(X + sum_h Y_h W_O^h) (zero eps, gamma without zero entries, any beta; every
-    row of X + sum_h Y_h W_O^h non-constant): n (H d_k - rank W_O) + sum_i (2 + rank W_O - rank [1; x_i; W_O])."""
+def post_ln_fibre_formula(X: Matrix, W_O: Matrix, eps=0) -> int:
+    """dim of the fibre of (Y_h)_h -> LN(X + sum_h Y_h W_O^h) (gamma without zero entries, any beta): with eps = 0
+    (every row of X + S non-constant) n (H d_k - rank W_O) + sum_i (2 + rank W_O - rank [1; x_i; W_O]) (a shift and a
+    scale lost per row); with eps > 0 n (H d_k - rank W_O) + n (1 + rank W_O - rank [1; W_O]) (the shift only: the
+    scale is recoverable, var(LN_eps y) = v / (v + eps))."""
     n, d = X.shape
     rho = rank(W_O)
+    if eps != 0:
+        return n * (W_O.shape[0] - rho) + n * (1 + rho - rank(Matrix.vstack(ones(1, d), W_O)))
     extra = sum(2 + rho - rank(Matrix.vstack(ones(1, d), X.row(i), W_O)) for i in range(n))
     return n * (W_O.shape[0] - rho) + extra
 
 
 @lru_cache(maxsize=None)
-def ln_jacobian_identity(d: int = 3) -> bool:
+def ln_jacobian_identity(d: int = 3, eps: bool = False) -> bool:
     """sigma * dLN(y) = (P - c^T c / |c|^2) diag(gamma) for a symbolic row y of length d and symbolic gamma (zero eps,
     zero beta; c = y P, P = I - J/d, sigma^2 = |c|^2 / d): the Jacobian of the suite's layer_norm, symbolically. Its
     kernel is span(1, y): LayerNorm loses exactly a shift and a scale per row."""
     ys = sympy.symbols(f"y0:{d}", real=True)
     gs = sympy.symbols(f"g0:{d}", positive=True)
+    e = sympy.Symbol("epsilon", positive=True) if eps else 0
     Y = Matrix([list(ys)])
-    L = Matrix(T.layer_norm(T.SYMPY, Y, list(gs)))
+    L = Matrix(T.layer_norm(T.SYMPY, Y, list(gs), eps=e))
     J = L.jacobian(ys)  # J[j, k] = d LN_j / d y_k
     P = centring_projector(d)
     c = Y * P
     c2 = (c * c.T)[0, 0]
-    sigma = sympy.sqrt(c2 / d)
-    want = ((P - c.T * c / c2) * sympy.diag(*gs)).T  # as a map dy -> dy M; J is its transpose
+    sigma = sympy.sqrt(c2 / d + e)
+    want = ((P - c.T * c / (c2 + d * e)) * sympy.diag(*gs)).T  # as a map dy -> dy M; J is its transpose
     return all(sympy.simplify(sigma * J[i, j] - want[i, j]) == 0 for i in range(d) for j in range(d))
 
 
-def post_ln_jacobian_nullity(X: Matrix, Ys, W_O: Matrix, gamma) -> int | None:
+def post_ln_jacobian_nullity(X: Matrix, Ys, W_O: Matrix, gamma, eps=0) -> int | None:
     """The nullity of the exact Jacobian of (Y_h)_h -> LN(X + sum_h Y_h W_O^h) at Ys (zero eps; its row i scaled by
     sigma_i, which keeps it rational and its kernel unchanged): dY -> rows dS_i (P - c_i^T c_i / |c_i|^2) diag(gamma),
     dS = sum_h dY_h W_O^h, c_i = y_i P. None when a row of X + S is constant (LayerNorm undefined)."""
@@ -257,7 +262,7 @@ def post_ln_jacobian_nullity(X: Matrix, Ys, W_O: Matrix, gamma) -> int | None:
     Ms = []
     for i in range(n):
         c = Y.row(i) * P
-        c2 = (c * c.T)[0, 0]
+        c2 = (c * c.T)[0, 0] + d * Rational(eps)
         if c2 == 0:
             return None
         Ms.append((P - c.T * c / c2) * G)
@@ -295,25 +300,27 @@ def post_ln_collision(X: Matrix, Ys, W_O: Matrix, gamma, beta, shift=1, scale=2)
     return Ys2, same and Ys2 != list(Ys)
 
 
-def post_ln_fibre_box(X: Matrix, W_O: Matrix) -> tuple[int, str] | None:
+def post_ln_fibre_box(X: Matrix, W_O: Matrix, eps=0) -> tuple[int, str] | None:
     """(value, box): a box of (X, W_O) (exact rational intervals) on which rank W_O = min(H d_k, d) and every rank
-    [1; x_i; W_O] = min(rank W_O + 2, d) (their maximal values: minors certified non-zero at every point), so
-    post_ln_fibre_formula takes one value there, whatever Y, gamma, beta. None when not maximal or not certified."""
+    [1; x_i; W_O] = min(rank W_O + 2, d) (eps > 0: rank [1; W_O] = min(rank W_O + 1, d)) at their maximal values
+    (minors certified non-zero at every point), so post_ln_fibre_formula takes one value there, whatever Y, gamma,
+    beta. None when not maximal or not certified."""
     from .qinterval import box, identity, minor_certificate
     K, d = W_O.shape
     rho = min(K, d)
-    top = min(rho + 2, d)
-    if rank(W_O) < rho or any(rank(Matrix.vstack(ones(1, d), X.row(i), W_O)) < top for i in range(X.shape[0])):
+    top = min(rho + (1 if eps else 2), d)
+    stacks = [zeros(0, d)] if eps else [X.row(i) for i in range(X.shape[0])]  # what sits between 1 and W_O
+    if rank(W_O) < rho or any(rank(Matrix.vstack(ones(1, d), m, W_O)) < top for m in stacks):
         return None
     for e in (3, 6, 9):
         rad = Rational(1, 10 ** e)
         ok = minor_certificate(box(W_O, rad), rho) is not None
-        for i in range(X.shape[0]):
+        for m in stacks:
             if not ok:
                 break
-            ok = minor_certificate(identity(ones(1, d)) + box(Matrix.vstack(X.row(i), W_O), rad), top) is not None
+            ok = minor_certificate(identity(ones(1, d)) + box(Matrix.vstack(m, W_O), rad), top) is not None
         if ok:
-            return post_ln_fibre_formula(X, W_O), f"|X' - X|_max, |W_O' - W_O|_max <= 1/10^{e}"
+            return post_ln_fibre_formula(X, W_O, eps), f"|X' - X|_max, |W_O' - W_O|_max <= 1/10^{e}"
     return None
 
 

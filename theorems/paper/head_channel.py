@@ -231,6 +231,11 @@ SINGLE_HEAD_SPACE = Generic(space="W_O = [W_O^1; ...; W_O^H] in R^{H d_k x d} (k
 #: post-LN shapes (n, d, H, d_k) per regime: H d_k >= d - 1 (BERT: H d_k = d) and H d_k <= d - 2
 POST_LN_SHAPES = {"Hd_k>=d-1": [(3, 4, 2, 2), (2, 4, 3, 1), (3, 3, 2, 2), (2, 6, 3, 2)],
                   "Hd_k<=d-2": [(2, 4, 1, 2), (3, 5, 1, 2), (2, 5, 1, 3), (2, 6, 2, 2)]}
+#: with eps > 0 (BERT: 1e-12) only the shift is lost: the regimes split at H d_k = d
+POST_LN_EPS_SHAPES = {"Hd_k>=d": [(3, 4, 2, 2), (3, 3, 2, 2), (2, 4, 3, 2)],
+                      "Hd_k<=d-1": [(2, 4, 3, 1), (2, 4, 1, 2), (2, 6, 2, 2), (3, 5, 2, 2)]}
+#: BERT's LayerNorm eps, exactly
+BERT_EPS = Rational(1, 10 ** 12)
 #: pre-norm shapes (n, d, H, d_k) per regime (d != 3: a rational LayerNorm row needs d != 3)
 PRENORM_SHAPES = {"Hd_k<=d": [(3, 4, 2, 2), (4, 4, 1, 2), (2, 5, 2, 2)], "Hd_k>d": [(3, 2, 3, 1), (2, 4, 3, 2)]}
 POST_LN_ARITH = ("exact over QQ: the Jacobian of (Y_h) -> LN(X + sum_h Y_h W_O^h) with row i scaled by sigma_i "
@@ -239,28 +244,29 @@ PRENORM_ARITH = ("exact over QQ: the suite's deployed_block (sympy) with uniform
                  "witness rows with rational norms; nullities from the map's matrix")
 
 
-def post_ln_rows(seed: str):
+def post_ln_rows(seed: str, eps=0):
     """(regime, (n, d, H, d_k), X, W_O, Ys, gamma): random integer instances of the post-LN observation."""
     rng = random.Random(stable_seed(seed))
-    for regime, shapes in POST_LN_SHAPES.items():
+    for regime, shapes in (POST_LN_EPS_SHAPES if eps else POST_LN_SHAPES).items():
         for (nn, dd, HH, dk) in shapes:
             yield (regime, (nn, dd, HH, dk), random_int_matrix(rng, nn, dd, 3), random_int_matrix(rng, HH * dk, dd, 3),
                    [random_int_matrix(rng, nn, dk, 3) for _ in range(HH)], [rng.choice([1, 2, -1, 3]) for _ in range(dd)])
 
 
-def post_ln_evidence(seed: str, conclusion, words: str) -> list[Evidence]:
+def post_ln_evidence(seed: str, conclusion, words: str, eps=0) -> list[Evidence]:
     """Per regime: the fibre of the post-LN observation (Jacobian nullity) against ``conclusion(fibre, shape)``, and a
     failing box (the fibre constant on it, by the certified ranks) for the first failure."""
     from ..exact import deployed
     out: list[Evidence] = []
     by: dict[str, list] = {}
-    for regime, shape, X, W, Ys, g in post_ln_rows(seed):
+    for regime, shape, X, W, Ys, g in post_ln_rows(seed, eps):
         by.setdefault(regime, []).append((shape, X, W, Ys, g))
+    tag = f"post-LN (eps = {eps})" if eps else "post-LN"
     for regime, rows in by.items():
         met = held = 0
         first = boxed = None
         for shape, X, W, Ys, g in rows:
-            f = deployed.post_ln_jacobian_nullity(X, Ys, W, g)
+            f = deployed.post_ln_jacobian_nullity(X, Ys, W, g, eps)
             if f is None:
                 continue
             met += 1
@@ -269,19 +275,43 @@ def post_ln_evidence(seed: str, conclusion, words: str) -> list[Evidence]:
             if not ok and first is None:
                 first = f"(n, d, H, d_k) = {shape}: fibre dimension {f}"
             if not ok and boxed is None:
-                b = deployed.post_ln_fibre_box(X, W)
+                b = deployed.post_ln_fibre_box(X, W, eps)
                 if b is not None and not conclusion(b[0], shape):
-                    boxed = failing_box(f"post-LN, (n, d, H, d_k) = {shape}, X = {X.tolist()}, W_O = {W.tolist()}: "
-                                        f"rank W_O and every rank [1; x_i; W_O] certified maximal, so the fibre "
+                    boxed = failing_box(f"{tag}, (n, d, H, d_k) = {shape}, X = {X.tolist()}, W_O = {W.tolist()}: "
+                                        f"rank W_O and every rank [1; (x_i;) W_O] certified maximal, so the fibre "
                                         f"dimension is {b[0]} at every point", certified=True, box=b[1],
                                         arithmetic="exact rational interval arithmetic (theorems.exact.qinterval)",
                                         exact=True, regime=regime)
-        out.append(exact_instances(f"post-LN, X, gamma, beta, W_O known: {words} (the fibre of (Y_h) -> LN(X + sum_h "
+        out.append(exact_instances(f"{tag}, X, gamma, beta, W_O known: {words} (the fibre of (Y_h) -> LN(X + sum_h "
                                    "Y_h W_O^h), random integer X, W_O, Y_h, gamma)", met=met, held=held,
                                    arithmetic=POST_LN_ARITH, regime=regime, first_failure=first))
         if boxed is not None:
             out.append(boxed)
     return out
+
+
+def post_ln_eps_count_evidence(ctx) -> list[Evidence]:
+    """With eps > 0 (BERT's 10^-12, exactly): Jacobian nullity = n (H d_k - rank W_O) + n (1 + rank W_O - rank [1;
+    W_O]) on every instance, and LayerNorm's Jacobian kernel is span(1) (symbolic in eps)."""
+    from ..exact import deployed
+    met = held = 0
+    first = None
+    for _regime, shape, X, W, Ys, g in post_ln_rows("post-LN eps fibre count", BERT_EPS):
+        f = deployed.post_ln_jacobian_nullity(X, Ys, W, g, BERT_EPS)
+        if f is None:
+            continue
+        met += 1
+        want = deployed.post_ln_fibre_formula(X, W, BERT_EPS)
+        held += f == want
+        if f != want and first is None:
+            first = f"{shape}: Jacobian nullity {f}, formula {want}"
+    return [exact_instances("post-LN with eps = 10^-12: fibre dimension (nullity of the exact Jacobian) = n (H d_k - "
+                            "rank W_O) + n (1 + rank W_O - rank [1; W_O])", met=met, held=held,
+                            arithmetic=POST_LN_ARITH.replace("zero eps", "eps = 10^-12 exactly"), first_failure=first),
+            exact_complete("sigma_eps dLN_eps(y) = (P - c^T c / (|c|^2 + d eps)) diag(gamma) for a symbolic row y (d = "
+                           "3), symbolic gamma and eps > 0 (the suite's layer_norm differentiated by sympy): "
+                           "I - c^T c / (|c|^2 + d eps) is invertible, so the kernel is span(1): only the shift is lost",
+                           deployed.ln_jacobian_identity(3, True), arithmetic="sympy symbolic")]
 
 
 def post_ln_count_evidence(ctx) -> list[Evidence]:
@@ -379,10 +409,15 @@ def prenorm_evidence(seed: str, block_type: str, conclusion, words: str) -> list
 
 
 def _hc_block_reading(block_type: str, key: str, statement: str, note: str) -> Reading:
-    if block_type == "post_ln":
+    if block_type == "post_ln_eps":
+        check = lambda ctx: post_ln_evidence("HC.main:post-LN-eps", lambda f, s: f > 0,  # noqa: E731
+                                             "the heads are irrecoverable (the fibre has positive dimension)", BERT_EPS)
+        regimes: tuple[str, ...] = tuple(POST_LN_EPS_SHAPES)
+        space = "(X, W_O, Y_h, gamma) (beta any, eps = 10^-12)"
+    elif block_type == "post_ln":
         check = lambda ctx: post_ln_evidence("HC.main:post-LN", lambda f, s: f > 0,  # noqa: E731
                                              "the heads are irrecoverable (the fibre has positive dimension)")
-        regimes: tuple[str, ...] = tuple(POST_LN_SHAPES)
+        regimes = tuple(POST_LN_SHAPES)
         space = "(X, W_O, Y_h, gamma) (beta any, eps = 0)"
     else:
         check = lambda ctx: prenorm_evidence("HC.main", block_type, lambda k, s: k > 0,  # noqa: E731
@@ -407,6 +442,14 @@ HC_BLOCK_READINGS = [
                       "although Phi_a is injective), zero on an open set when H d_k <= d - 2. The extra 2 per token is "
                       "a normalisation loss (present at H = 1), not a head-channel one. With eps > 0 the scale is "
                       "recoverable (var(LN y) = v / (v + eps)) and only the shift is lost: not decided here"),
+    _hc_block_reading("post_ln_eps", "post-LN-eps",
+                      r"\text{post-LN, }\varepsilon=10^{-12}\text{ (BERT), }X,\gamma,\beta,W_O\text{ known: the fibre of }"
+                      r"(Y_h)_h\mapsto\mathrm{LN}_\varepsilon\bigl(X+\textstyle\sum_hY_hW_O^h\bigr)\text{ has positive "
+                      r"dimension (generic }X,W_O)",
+                      "BERT's LayerNorm has eps = 1e-12 > 0: then the scale is recoverable and only the shift is lost, "
+                      "so the fibre is n (H d_k - rank W_O) + n (1 + rank W_O - rank [1; W_O]) (RA.main:post-LN-eps-"
+                      "count): positive for every W_O when H d_k >= d (BERT: 1 per token, 512 per sequence), zero on "
+                      "an open set when H d_k <= d - 1"),
     _hc_block_reading("pre_ln", "pre-LN-causal",
                       r"\text{pre-LN, causal: }Z=X+\textstyle\sum_hY_hW_O^h,\ Y_h=A_h\,\mathrm{LN}(X)W_V^h;\ X,W_O"
                       r"\text{ known: }\ker\Phi_a\neq0\ \text{(generic }W_O)",

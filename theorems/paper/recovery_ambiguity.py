@@ -217,7 +217,7 @@ _READING_III: dict[str, Any] = dict(
 
 # --- RA.main per deployed block type (issue 57; the evidence builders are head_channel's) ---------------------------
 
-def _bert_post_ln(ctx) -> list[Evidence]:
+def _bert_post_ln(ctx, eps: bool = False) -> list[Evidence]:
     """BERT-base's shape, post-LN: with W_O invertible (the shared random integer W_O, certified rank 768), every row
     contributes 2 + 768 - rank [1; x_i; W_O] = 2 (rank [1; x_i; W_O] = 768 for every x_i): the fibre is 2 n = 1024
     per sequence, 2 per token, whatever X and Y."""
@@ -226,21 +226,30 @@ def _bert_post_ln(ctx) -> list[Evidence]:
     from ..exact.heads import ARITHMETIC_MOD_P, bert_shape_w_o_rank
     br = bert_shape_w_o_rank()
     rk = br.rank_over_Q
-    dim = None if rk is None else 512 * (768 - rk) + 512 * (2 + rk - min(rk + 2, 768))
-    return [exact_complete(f"BERT-base shape, post-LN, W_O known: {br.describe()}, so the post-LN fibre is 512 (768 - "
-                           f"rank W_O) + 512 (2 + rank W_O - 768) = {dim} per sequence "
+    k = 1 if eps else 2  # with eps > 0 the shift only; rank [1; (x_i;) W_O] = 768 when W_O is invertible
+    dim = None if rk is None else 512 * (768 - rk) + 512 * (k + rk - min(rk + k, 768))
+    return [exact_complete(f"BERT-base shape, post-LN{' (eps = 1e-12)' if eps else ' (eps = 0)'}, W_O known: "
+                           f"{br.describe()}, so the post-LN fibre is 512 (768 - rank W_O) + 512 ({k} + rank W_O - 768) "
+                           f"= {dim} per sequence "
                            f"({None if dim is None else dim // 512} per token), not 360448 (704)",
-                           None if dim is None else dim == 360448, regime="Hd_k>=d-1", arithmetic=ARITHMETIC_MOD_P,
+                           None if dim is None else dim == 360448, regime="Hd_k>=d" if eps else "Hd_k>=d-1",
+                           arithmetic=ARITHMETIC_MOD_P,
                            numbers={"rank_W_O": rk, "dimension": dim})]
 
 
 def _ra_block_reading(block_type: str, key: str, statement: str, note: str) -> Reading:
     from . import head_channel as hc
     want = lambda s: s[0] * (s[2] - 1) * s[3]  # noqa: E731  (n (H - 1) d_k of the shape (n, d, H, d_k))
-    if block_type == "post_ln":
-        checks: list = [lambda ctx: hc.post_ln_evidence("RA.main:post-LN", lambda f, s: f == want(s),
-                                                        "the fibre's dimension is n (H - 1) d_k"), _bert_post_ln]
-        regimes: tuple[str, ...] = tuple(hc.POST_LN_SHAPES)
+    if block_type == "post_ln_eps":
+        checks: list = [lambda ctx: hc.post_ln_evidence("RA.main:post-LN-eps", lambda f, s: f == want(s),
+                                                        "the fibre's dimension is n (H - 1) d_k", hc.BERT_EPS),
+                        lambda ctx: _bert_post_ln(ctx, eps=True)]
+        regimes: tuple[str, ...] = tuple(hc.POST_LN_EPS_SHAPES)
+        space = "(X, W_O, Y_h, gamma) (beta any, eps = 10^-12)"
+    elif block_type == "post_ln":
+        checks = [lambda ctx: hc.post_ln_evidence("RA.main:post-LN", lambda f, s: f == want(s),
+                                                  "the fibre's dimension is n (H - 1) d_k"), _bert_post_ln]
+        regimes = tuple(hc.POST_LN_SHAPES)
         space = "(X, W_O, Y_h, gamma) (beta any, eps = 0)"
     else:
         checks = [lambda ctx: hc.prenorm_evidence("RA.main", block_type, lambda k, s: k == want(s),
@@ -251,6 +260,11 @@ def _ra_block_reading(block_type: str, key: str, statement: str, note: str) -> R
                    generic=Generic(space=space, measure="Lebesgue"),
                    off_instance=OffInstance("positive-measure", "generic W_O (and X) of the deployed block: a failure "
                                             "is decided on a certified box"))
+
+
+def _post_ln_eps_count(ctx) -> list[Evidence]:
+    from . import head_channel as hc
+    return hc.post_ln_eps_count_evidence(ctx)
 
 
 def _post_ln_count(ctx) -> list[Evidence]:
@@ -277,6 +291,22 @@ RA_BLOCK_READINGS = [
                                  "span(1, y_i) (LayerNorm's level sets with eps = 0 are {a 1 + s y : s > 0}), of "
                                  "dimension n (H d_k - rank W_O) + sum_i dim(span(1, y_i) ∩ row W_O); checked against "
                                  "the exact Jacobian's nullity on instances and the symbolic Jacobian of LayerNorm"),
+            off_instance=OffInstance("count", "a dimension count of the post-LN fibre over the random instances the "
+                                     "check draws; no input flag spells the head outputs Y_h")),
+    _ra_block_reading("post_ln_eps", "post-LN-eps",
+                      r"\text{post-LN, }\varepsilon=10^{-12}\text{ (BERT): }\dim(\text{fibre of }(Y_h)\mapsto\mathrm{LN}"
+                      r"_\varepsilon(X+\textstyle\sum_hY_hW_O^h))=n(H-1)d_k\ \text{(generic }X,W_O)",
+                      "with BERT's eps the fibre is n (H d_k - rho) + n max(0, rho + 1 - d) generically: n = 512 at "
+                      "BERT-base's shape (1 per token)"),
+    Reading("post-LN-eps-count",
+            r"\text{post-LN, }\varepsilon>0:\ \dim(\text{fibre at }Y)=n(Hd_k-\operatorname{rank}W_O)+n\bigl(1+"
+            r"\operatorname{rank}W_O-\operatorname{rank}[\mathbf 1;W_O]\bigr)",
+            checks=[_post_ln_eps_count], regimes=("all",),
+            note="with eps > 0 LayerNorm's level sets are the lines y + a 1 (the scale is recoverable: the variance of "
+                 "LN_eps(y) is v / (v + eps)), so the enlargement is n when 1 is in row W_O (e.g. W_O invertible) and "
+                 "0 otherwise; BERT's eps = 1e-12 taken exactly",
+            formal_gap=FormalGap("not-yet-proved", "for every size: the fibre is Y + Phi_a^{-1}(rows in span(1)); "
+                                 "checked against the exact Jacobian's nullity and LayerNorm's symbolic Jacobian"),
             off_instance=OffInstance("count", "a dimension count of the post-LN fibre over the random instances the "
                                      "check draws; no input flag spells the head outputs Y_h")),
     _ra_block_reading("pre_ln", "pre-LN-causal",
