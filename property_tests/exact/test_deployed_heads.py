@@ -125,8 +125,8 @@ def test_identity_w_o_is_recovered_exactly_after_pre_ln():
 
 @given(shapes, st.integers(0, 10 ** 6))
 def test_post_ln_with_eps_loses_only_the_shift(shape, seed):
-    """eps = 10^-12 (BERT's, exactly): the Jacobian's nullity is n (H d_k - rank W_O) + n (1 + rank W_O - rank [1; W_O]),
-    never more than the eps = 0 fibre, and a constant row is inside the domain."""
+    """eps = 10^-12 (BERT's, exactly): the Jacobian's nullity is n (H d_k - rank W_O) + n (1 + rank W_O - rank [1;
+    W_O]), never more than the eps = 0 fibre, and a constant row is inside the domain."""
     n, d, H, dk = shape
     rng = random.Random(seed)
     X = random_int_matrix(rng, n, d, 3)
