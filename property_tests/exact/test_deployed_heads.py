@@ -17,6 +17,7 @@ from theorems.exact.heads import Phi_a, map_nullity
 from theorems.exact.instances import random_int_matrix
 from theorems.exact.linalg import rank
 from theorems.paper import head_channel as hc
+from theorems.paper import recovery_ambiguity as ra
 
 QUICK = SimpleNamespace(quick=True)
 shapes = st.tuples(st.integers(1, 3), st.integers(2, 5), st.integers(1, 3), st.integers(1, 2))  # n, d, H, d_k
@@ -104,7 +105,7 @@ def test_hc_main_post_ln_holds_when_h_dk_is_at_least_d_minus_1_and_fails_on_a_bo
 
 
 def test_ra_main_post_ln_count_holds_and_bert_is_two_per_token():
-    assert all(e.holds is True for e in hc.post_ln_count_evidence(QUICK))
+    assert all(e.holds is True for e in ra.post_ln_count_evidence(QUICK))
     # BERT's shape: an invertible 768 x 768 W_O leaves 2 per token whatever x_i: rank [1; x_i; W_O] = d always
     n, d = 512, 768
     assert n * (d - d) + n * (2 + d - min(d + 2, d)) == 1024
@@ -148,4 +149,4 @@ def test_hc_main_post_ln_eps_splits_at_h_dk_equal_d():
     ev = _by_regime(hc.post_ln_evidence("HC.main:post-LN-eps", lambda f, s: f > 0, "irrecoverable", hc.BERT_EPS))
     assert all(e.holds is True for e in ev["Hd_k>=d"])
     assert any(e.scope == "positive-measure" and e.holds is False for e in ev["Hd_k<=d-1"])
-    assert all(e.holds is True for e in hc.post_ln_eps_count_evidence(QUICK))
+    assert all(e.holds is True for e in ra.post_ln_count_evidence(QUICK, hc.BERT_EPS))

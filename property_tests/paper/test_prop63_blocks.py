@@ -22,7 +22,7 @@ def test_causal_mask_prop63_holds_for_every_score_matrix_even_with_two_equal_tok
     assert {e.regime for e in inst} == {"n<d", "n=d", "n>d"}
     assert all(e.holds is True and e.numbers["premise_met"] > 0 for e in inst)
     assert sum(e.scope == "generic" and e.holds is True for e in ev) == 3  # one polynomial witness per regime
-    (contrast,) = rc._equal_tokens_contrast(QUICK)
+    (contrast,) = rc.equal_tokens_contrast(QUICK)
     assert contrast.holds is True and "unmasked det A = 0" in contrast.summary
 
 

@@ -31,6 +31,7 @@ from typing import Callable
 import sympy
 from sympy import Matrix, Rational, ones, symbols
 
+from ..exact import deployed_heads as DH
 from ..exact.attention import exact_head, head_terms
 from ..exact.heads import ARITHMETIC_MOD_P as BERT_ARITHMETIC
 from ..exact.heads import (
@@ -223,189 +224,47 @@ SINGLE_HEAD_SPACE = Generic(space="W_O = [W_O^1; ...; W_O^H] in R^{H d_k x d} (k
 
 
 # --- the head channel through a deployed block (issue 57) ------------------------------------------------------
-# What is observed is the attention sub-layer's output, not the sum S = sum_h Y_h W_O^h (theorems.exact.deployed):
-# pre-LN / pre-RMSNorm add S to the un-normalised X (S = Z - X: the fibre is Y + ker Phi_a, as in §7; the causal mask
-# changes A_h, not the summation map); post-LN observes LN(X + S), which loses a shift and a scale per row, so the
-# fibre is n (H d_k - rank W_O) + sum_i (2 + rank W_O - rank [1; x_i; W_O]) (zero eps).
+# The studies are theorems.exact.deployed_heads' (shared with RA.main); here their records become evidence.
 
-#: post-LN shapes (n, d, H, d_k) per regime: H d_k >= d - 1 (BERT: H d_k = d) and H d_k <= d - 2
-POST_LN_SHAPES = {"Hd_k>=d-1": [(3, 4, 2, 2), (2, 4, 3, 1), (3, 3, 2, 2), (2, 6, 3, 2)],
-                  "Hd_k<=d-2": [(2, 4, 1, 2), (3, 5, 1, 2), (2, 5, 1, 3), (2, 6, 2, 2)]}
-#: with eps > 0 (BERT: 1e-12) only the shift is lost: the regimes split at H d_k = d
-POST_LN_EPS_SHAPES = {"Hd_k>=d": [(3, 4, 2, 2), (3, 3, 2, 2), (2, 4, 3, 2)],
-                      "Hd_k<=d-1": [(2, 4, 3, 1), (2, 4, 1, 2), (2, 6, 2, 2), (3, 5, 2, 2)]}
-#: BERT's LayerNorm eps, exactly
-BERT_EPS = Rational(1, 10 ** 12)
-#: pre-norm shapes (n, d, H, d_k) per regime (d != 3: a rational LayerNorm row needs d != 3)
-PRENORM_SHAPES = {"Hd_k<=d": [(3, 4, 2, 2), (4, 4, 1, 2), (2, 5, 2, 2)], "Hd_k>d": [(3, 2, 3, 1), (2, 4, 3, 2)]}
+POST_LN_SHAPES, POST_LN_EPS_SHAPES, PRENORM_SHAPES, BERT_EPS = (DH.POST_LN_SHAPES, DH.POST_LN_EPS_SHAPES,
+                                                                DH.PRENORM_SHAPES, DH.BERT_EPS)
 POST_LN_ARITH = ("exact over QQ: the Jacobian of (Y_h) -> LN(X + sum_h Y_h W_O^h) with row i scaled by sigma_i "
-                 "(rational, kernel unchanged; theorems.exact.deployed.post_ln_jacobian_nullity), zero eps")
+                 "(rational, kernel unchanged; theorems.exact.deployed.post_ln_jacobian_nullity)")
 PRENORM_ARITH = ("exact over QQ: the suite's deployed_block (sympy) with uniform causal attention (C_ij = 1/i) and "
                  "witness rows with rational norms; nullities from the map's matrix")
+_BOX_ARITH = "exact rational interval arithmetic (theorems.exact.qinterval)"
 
 
-def post_ln_rows(seed: str, eps=0):
-    """(regime, (n, d, H, d_k), X, W_O, Ys, gamma): random integer instances of the post-LN observation."""
-    rng = random.Random(stable_seed(seed))
-    for regime, shapes in (POST_LN_EPS_SHAPES if eps else POST_LN_SHAPES).items():
-        for (nn, dd, HH, dk) in shapes:
-            yield (regime, (nn, dd, HH, dk), random_int_matrix(rng, nn, dd, 3), random_int_matrix(rng, HH * dk, dd, 3),
-                   [random_int_matrix(rng, nn, dk, 3) for _ in range(HH)], [rng.choice([1, 2, -1, 3]) for _ in range(dd)])
+def block_records_evidence(records: list[dict], words: str) -> list[Evidence]:
+    """theorems.exact.deployed_heads' records as evidence: instances, and failures certified on a box."""
+    out: list[Evidence] = []
+    for r in records:
+        if r["type"] == "box":
+            out.append(failing_box(r["what"], certified=True, box=r["box"], arithmetic=_BOX_ARITH, exact=True,
+                                   regime=r["regime"]))
+        elif "recovered" in r:
+            out.append(exact_instances(f"{r['tag']}, causal mask, X and W_O known: the sub-layer output minus X equals "
+                                       f"sum_h Y_h W_O^h on {r['recovered']}/{r['drawn']} instances (heads computed "
+                                       f"separately on the normalised input), so the fibre is Y + ker Phi_a; {words}",
+                                       met=r["met"], held=r["held"], arithmetic=PRENORM_ARITH, regime=r["regime"],
+                                       first_failure=r["first"], drawn=r["drawn"]))
+        else:
+            out.append(exact_instances(f"{r['tag']}, X, gamma, beta, W_O known: {words} (the fibre of (Y_h) -> LN(X + "
+                                       "sum_h Y_h W_O^h), random integer X, W_O, Y_h, gamma)", met=r["met"],
+                                       held=r["held"], arithmetic=POST_LN_ARITH, regime=r["regime"],
+                                       first_failure=r["first"]))
+    return out
 
 
 def post_ln_evidence(seed: str, conclusion, words: str, eps=0) -> list[Evidence]:
-    """Per regime: the fibre of the post-LN observation (Jacobian nullity) against ``conclusion(fibre, shape)``, and a
-    failing box (the fibre constant on it, by the certified ranks) for the first failure."""
-    from ..exact import deployed
-    out: list[Evidence] = []
-    by: dict[str, list] = {}
-    for regime, shape, X, W, Ys, g in post_ln_rows(seed, eps):
-        by.setdefault(regime, []).append((shape, X, W, Ys, g))
-    tag = f"post-LN (eps = {eps})" if eps else "post-LN"
-    for regime, rows in by.items():
-        met = held = 0
-        first = boxed = None
-        for shape, X, W, Ys, g in rows:
-            f = deployed.post_ln_jacobian_nullity(X, Ys, W, g, eps)
-            if f is None:
-                continue
-            met += 1
-            ok = conclusion(f, shape)
-            held += ok
-            if not ok and first is None:
-                first = f"(n, d, H, d_k) = {shape}: fibre dimension {f}"
-            if not ok and boxed is None:
-                b = deployed.post_ln_fibre_box(X, W, eps)
-                if b is not None and not conclusion(b[0], shape):
-                    boxed = failing_box(f"{tag}, (n, d, H, d_k) = {shape}, X = {X.tolist()}, W_O = {W.tolist()}: "
-                                        f"rank W_O and every rank [1; (x_i;) W_O] certified maximal, so the fibre "
-                                        f"dimension is {b[0]} at every point", certified=True, box=b[1],
-                                        arithmetic="exact rational interval arithmetic (theorems.exact.qinterval)",
-                                        exact=True, regime=regime)
-        out.append(exact_instances(f"{tag}, X, gamma, beta, W_O known: {words} (the fibre of (Y_h) -> LN(X + sum_h "
-                                   "Y_h W_O^h), random integer X, W_O, Y_h, gamma)", met=met, held=held,
-                                   arithmetic=POST_LN_ARITH, regime=regime, first_failure=first))
-        if boxed is not None:
-            out.append(boxed)
-    return out
-
-
-def post_ln_eps_count_evidence(ctx) -> list[Evidence]:
-    """With eps > 0 (BERT's 10^-12, exactly): Jacobian nullity = n (H d_k - rank W_O) + n (1 + rank W_O - rank [1;
-    W_O]) on every instance, and LayerNorm's Jacobian kernel is span(1) (symbolic in eps)."""
-    from ..exact import deployed
-    met = held = 0
-    first = None
-    for _regime, shape, X, W, Ys, g in post_ln_rows("post-LN eps fibre count", BERT_EPS):
-        f = deployed.post_ln_jacobian_nullity(X, Ys, W, g, BERT_EPS)
-        if f is None:
-            continue
-        met += 1
-        want = deployed.post_ln_fibre_formula(X, W, BERT_EPS)
-        held += f == want
-        if f != want and first is None:
-            first = f"{shape}: Jacobian nullity {f}, formula {want}"
-    return [exact_instances("post-LN with eps = 10^-12: fibre dimension (nullity of the exact Jacobian) = n (H d_k - "
-                            "rank W_O) + n (1 + rank W_O - rank [1; W_O])", met=met, held=held,
-                            arithmetic=POST_LN_ARITH.replace("zero eps", "eps = 10^-12 exactly"), first_failure=first),
-            exact_complete("sigma_eps dLN_eps(y) = (P - c^T c / (|c|^2 + d eps)) diag(gamma) for a symbolic row y (d = "
-                           "3), symbolic gamma and eps > 0 (the suite's layer_norm differentiated by sympy): "
-                           "I - c^T c / (|c|^2 + d eps) is invertible, so the kernel is span(1): only the shift is lost",
-                           deployed.ln_jacobian_identity(3, True), arithmetic="sympy symbolic")]
-
-
-def post_ln_count_evidence(ctx) -> list[Evidence]:
-    """The post-LN fibre's dimension is the formula (Jacobian nullity = formula on every instance), LayerNorm's
-    Jacobian kernel is span(1, y) (a symbolic identity of the suite's layer_norm), and an exact collision."""
-    from ..exact import deployed
-    met = held = 0
-    first = None
-    for _regime, shape, X, W, Ys, g in post_ln_rows("post-LN fibre count"):
-        f = deployed.post_ln_jacobian_nullity(X, Ys, W, g)
-        if f is None:
-            continue
-        met += 1
-        want = deployed.post_ln_fibre_formula(X, W)
-        held += f == want
-        if f != want and first is None:
-            first = f"{shape}: Jacobian nullity {f}, formula {want}"
-    out = [exact_instances("post-LN fibre dimension (nullity of the exact Jacobian) = n (H d_k - rank W_O) + sum_i "
-                           "(2 + rank W_O - rank [1; x_i; W_O])", met=met, held=held, arithmetic=POST_LN_ARITH,
-                           first_failure=first),
-           exact_complete("sigma dLN(y) = (P - c^T c / |c|^2) diag(gamma) for a symbolic row y (d = 3) and symbolic "
-                          "gamma (the suite's layer_norm differentiated by sympy): its kernel is span(1, y), a shift "
-                          "and a scale", deployed.ln_jacobian_identity(3), arithmetic="sympy symbolic")]
-    rng = random.Random(stable_seed("HC.main:post-LN collision"))
-    X, W = random_int_matrix(rng, 3, 4, 3), random_int_matrix(rng, 4, 4, 3)
-    Ys = [random_int_matrix(rng, 3, 2, 3) for _ in range(2)]
-    got = deployed.post_ln_collision(X, Ys, W, [1, 2, -1, 3], [0, 1, 2, -1])
-    out.append(exact_complete(f"n = 3, d = H d_k = 4 (H = 2), W_O = {W.tolist()} invertible (Phi_a injective): head "
-                              f"outputs Y' != Y with sum_h Y'_h W_O^h = 1 + 2 (X + S) - X give the same LN(X + S) "
-                              "exactly (square roots kept): the post-LN observation loses what W_O keeps",
-                              None if got is None else got[1], arithmetic="exact (sympy)",
-                              reason=None if got is not None else "W_O not invertible or a constant row"))
-    return out
-
-
-def prenorm_rows(seed: str, block_type: str):
-    """(regime, (n, d, H, d_k), X, W_V's, W_O's, gamma, beta) with X a rational-norm witness of full rank."""
-    from ..exact import deployed
-    rng = random.Random(stable_seed(f"{seed}:{block_type}"))
-    for regime, shapes in PRENORM_SHAPES.items():
-        for (nn, dd, HH, dk) in shapes:
-            X = deployed.stratum_witness(nn, dd, min(nn, dd), block_type)
-            WVs = [random_int_matrix(rng, dd, dk, 2) for _ in range(HH)]
-            WOs = [random_int_matrix(rng, dk, dd, 3) for _ in range(HH)]
-            gamma = [rng.choice([1, 2, -1]) for _ in range(dd)]
-            beta = [rng.randint(-2, 2) for _ in range(dd)] if block_type == "pre_ln" else None
-            yield regime, (nn, dd, HH, dk), X, WVs, WOs, gamma, beta
+    """Per regime: the post-LN fibre against ``conclusion(fibre, (n, d, H, d_k))``; a failure certified on a box."""
+    return block_records_evidence(DH.post_ln_study(random.Random(stable_seed(seed)), conclusion, eps), words)
 
 
 def prenorm_evidence(seed: str, block_type: str, conclusion, words: str) -> list[Evidence]:
-    """Per regime: the sub-layer's output minus X is sum_h Y_h W_O^h with Y_h the heads' outputs on the normalised
-    input (causal mask), so the fibre is Y + ker Phi_a; its dimension (from Phi_a's matrix) against ``conclusion``;
-    a failure is certified on a box of W_O (rank W_O maximal there: the dimension is constant)."""
-    from ..exact import deployed
-    from ..exact.qinterval import box, minor_certificate
-    out: list[Evidence] = []
-    by: dict[str, list] = {}
-    for regime, shape, *rest in prenorm_rows(seed, block_type):
-        by.setdefault(regime, []).append((shape, *rest))
-    name = deployed.BLOCK_NAMES[block_type]
-    for regime, rows in by.items():
-        met = held = recovered = 0
-        first = boxed = None
-        for shape, X, WVs, WOs, gamma, beta in rows:
-            nn, dd, HH, dk = shape
-            Z, Ys = deployed.prenorm_heads(X, WVs, WOs, block_type, True, gamma, beta)
-            W = Matrix.vstack(*WOs)
-            if Z - X != Phi_a(Ys, W):
-                continue  # the sum is not what the block adds: not this reading's premise (a bug would show here)
-            recovered += 1
-            k = map_nullity(lambda Y, W=W: Phi_a(Y, W), nn, HH, dk)
-            met += 1
-            ok = conclusion(k, shape)
-            held += ok
-            if not ok and first is None:
-                first = f"(n, d, H, d_k) = {shape}: dim ker Phi_a = {k}"
-            rk = rank(W)
-            if not ok and boxed is None and rk == min(HH * dk, dd):
-                for e in (3, 6, 9):
-                    if minor_certificate(box(W, Rational(1, 10 ** e)), rk) is not None:
-                        boxed = failing_box(f"{name}, (n, d, H, d_k) = {shape}, W_O = {W.tolist()}: rank W_O = {rk} "
-                                            f"(maximal) at every point, so the fibre dimension n (H d_k - rank W_O) = "
-                                            f"{k} on the box", certified=True, box=f"|W_O' - W_O|_max <= 1/10^{e}",
-                                            arithmetic="exact rational interval arithmetic (theorems.exact.qinterval)",
-                                            exact=True, regime=regime)
-                        break
-        out.append(exact_instances(f"{name}, causal mask, X and W_O known: the sub-layer output minus X equals sum_h "
-                                   f"Y_h W_O^h on {recovered}/{len(rows)} instances (heads computed separately on the "
-                                   f"normalised input), so the fibre is Y + ker Phi_a; {words}", met=met, held=held,
-                                   arithmetic=PRENORM_ARITH, regime=regime, first_failure=first,
-                                   drawn=len(rows)))
-        if boxed is not None:
-            out.append(boxed)
-    return out
+    """Per regime: Z - X = sum_h Y_h W_O^h checked, ker Phi_a's dimension against ``conclusion``; boxes of W_O."""
+    return block_records_evidence(DH.prenorm_study(random.Random(stable_seed(f"{seed}:{block_type}")), block_type,
+                                                   conclusion), words)
 
 
 def _hc_block_reading(block_type: str, key: str, statement: str, note: str) -> Reading:

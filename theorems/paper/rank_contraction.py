@@ -419,7 +419,7 @@ def _rise_box(AN: Matrix, WV: Matrix, WO: Matrix, k: int, what: str, regime: str
     return None
 
 
-def _equal_tokens_contrast(ctx) -> list[Evidence]:
+def equal_tokens_contrast(ctx) -> list[Evidence]:
     """Two equal tokens: the unmasked softmax has two equal rows (det 0 for every weight: §6's 'A_h invertible' fails
     on that set), the causal one has det = prod of its diagonal > 0."""
     from ..exact import deployed
@@ -450,7 +450,7 @@ PROP63_BLOCK_READINGS = [
                           "GPT-2 / LLaMA attention: the premise 'A_h invertible' (generic in §6, false for every weight "
                           "when two tokens are equal) holds for every weight, so Prop 6.3 needs genericity in (W_V, W_O) "
                           "only, and a polynomial (not analytic) null-set lemma",
-                          [lambda ctx: causal_prop63_evidence(ctx), _equal_tokens_contrast],
+                          [lambda ctx: causal_prop63_evidence(ctx), equal_tokens_contrast],
                           "(W_V, W_O) in R^{d x d_k} x R^{d_k x d}"),
     _prop63_block_reading("pre-LN-causal",
                           r"\text{pre-LN, causal: }\forall W_Q,W_K,\ \text{a.e. }(W_V,W_O):\ \dim R_h=\min(\operatorname"

@@ -31,6 +31,7 @@ from typing import Any
 import sympy
 from sympy import Matrix, Rational, symbols
 
+from ..exact import deployed_heads as DH
 from ..exact.heads import (
     HEAD_SHAPES,
     KERNEL_FORMULAS,
@@ -215,7 +216,66 @@ _READING_III: dict[str, Any] = dict(
     instances=SINGLE_HEAD_WO, regimes=("Hd_k<=d", "Hd_k>d"), form="generic", generic=SINGLE_HEAD_SPACE)
 
 
-# --- RA.main per deployed block type (issue 57; the evidence builders are head_channel's) ---------------------------
+# --- RA.main per deployed block type (issue 57; the studies are theorems.exact.deployed_heads') ----------------------
+
+_POST_LN_ARITH = ("exact over QQ: the Jacobian of (Y_h) -> LN(X + sum_h Y_h W_O^h) with row i scaled by sigma_i "
+                  "(rational, kernel unchanged; theorems.exact.deployed.post_ln_jacobian_nullity)")
+_PRENORM_ARITH = ("exact over QQ: the suite's deployed_block (sympy) with uniform causal attention (C_ij = 1/i) and "
+                  "witness rows with rational norms; nullities from the map's matrix")
+
+
+def _records_evidence(records: list[dict], words: str) -> list[Evidence]:
+    """theorems.exact.deployed_heads' records as evidence (the same words as head_channel's)."""
+    out: list[Evidence] = []
+    for r in records:
+        if r["type"] == "box":
+            out.append(failing_box(r["what"], certified=True, box=r["box"], exact=True, regime=r["regime"],
+                                   arithmetic="exact rational interval arithmetic (theorems.exact.qinterval)"))
+        elif "recovered" in r:
+            out.append(exact_instances(f"{r['tag']}, causal mask, X and W_O known: the sub-layer output minus X equals "
+                                       f"sum_h Y_h W_O^h on {r['recovered']}/{r['drawn']} instances, so the fibre is Y "
+                                       f"+ ker Phi_a; {words}", met=r["met"], held=r["held"], arithmetic=_PRENORM_ARITH,
+                                       regime=r["regime"], first_failure=r["first"], drawn=r["drawn"]))
+        else:
+            out.append(exact_instances(f"{r['tag']}, X, gamma, beta, W_O known: {words} (the fibre of (Y_h) -> LN(X + "
+                                       "sum_h Y_h W_O^h))", met=r["met"], held=r["held"], arithmetic=_POST_LN_ARITH,
+                                       regime=r["regime"], first_failure=r["first"]))
+    return out
+
+
+def post_ln_count_evidence(ctx, eps=0) -> list[Evidence]:
+    """The post-LN fibre's dimension is the formula (Jacobian nullity = formula on every instance), LayerNorm's
+    Jacobian kernel is span(1, y) (eps = 0) or span(1) (eps > 0), a symbolic identity of the suite's layer_norm; at
+    eps = 0 an exact collision at an invertible W_O."""
+    from ..exact import deployed
+    st = DH.post_ln_count_study(random.Random(stable_seed("post-LN eps fibre count" if eps else
+                                                          "post-LN fibre count")), eps)
+    if eps:
+        formula, kernel = ("n (H d_k - rank W_O) + n (1 + rank W_O - rank [1; W_O]), eps = 10^-12 exactly",
+                           "sigma_eps dLN_eps(y) = (P - c^T c / (|c|^2 + d eps)) diag(gamma) for a symbolic row y (d = "
+                           "3), symbolic gamma and eps > 0 (the suite's layer_norm differentiated by sympy): I - c^T c "
+                           "/ (|c|^2 + d eps) is invertible, so the kernel is span(1): only the shift is lost")
+    else:
+        formula, kernel = ("n (H d_k - rank W_O) + sum_i (2 + rank W_O - rank [1; x_i; W_O]), eps = 0",
+                           "sigma dLN(y) = (P - c^T c / |c|^2) diag(gamma) for a symbolic row y (d = 3) and symbolic "
+                           "gamma (the suite's layer_norm differentiated by sympy): its kernel is span(1, y), a shift "
+                           "and a scale")
+    out = [exact_instances(f"post-LN fibre dimension (nullity of the exact Jacobian) = {formula}", met=st["met"],
+                           held=st["held"], arithmetic=_POST_LN_ARITH, first_failure=st["first"]),
+           exact_complete(kernel, deployed.ln_jacobian_identity(3, bool(eps)), arithmetic="sympy symbolic")]
+    if eps:
+        return out
+    rng = random.Random(stable_seed("HC.main:post-LN collision"))
+    X, W = random_int_matrix(rng, 3, 4, 3), random_int_matrix(rng, 4, 4, 3)
+    Ys = [random_int_matrix(rng, 3, 2, 3) for _ in range(2)]
+    got = deployed.post_ln_collision(X, Ys, W, [1, 2, -1, 3], [0, 1, 2, -1])
+    out.append(exact_complete(f"n = 3, d = H d_k = 4 (H = 2), W_O = {W.tolist()} invertible (Phi_a injective): head "
+                              f"outputs Y' != Y with sum_h Y'_h W_O^h = 1 + 2 (X + S) - X give the same LN(X + S) "
+                              "exactly (square roots kept): the post-LN observation loses what W_O keeps",
+                              None if got is None else got[1], arithmetic="exact (sympy)",
+                              reason=None if got is not None else "W_O not invertible or a constant row"))
+    return out
+
 
 def _bert_post_ln(ctx, eps: bool = False) -> list[Evidence]:
     """BERT-base's shape, post-LN: with W_O invertible (the shared random integer W_O, certified rank 768), every row
@@ -238,23 +298,25 @@ def _bert_post_ln(ctx, eps: bool = False) -> list[Evidence]:
 
 
 def _ra_block_reading(block_type: str, key: str, statement: str, note: str) -> Reading:
-    from . import head_channel as hc
     want = lambda s: s[0] * (s[2] - 1) * s[3]  # noqa: E731  (n (H - 1) d_k of the shape (n, d, H, d_k))
     if block_type == "post_ln_eps":
-        checks: list = [lambda ctx: hc.post_ln_evidence("RA.main:post-LN-eps", lambda f, s: f == want(s),
-                                                        "the fibre's dimension is n (H - 1) d_k", hc.BERT_EPS),
+        checks: list = [lambda ctx: _records_evidence(DH.post_ln_study(
+                            random.Random(stable_seed("RA.main:post-LN-eps")), lambda f, s: f == want(s), DH.BERT_EPS),
+                            "the fibre's dimension is n (H - 1) d_k"),
                         lambda ctx: _bert_post_ln(ctx, eps=True)]
-        regimes: tuple[str, ...] = tuple(hc.POST_LN_EPS_SHAPES)
+        regimes: tuple[str, ...] = tuple(DH.POST_LN_EPS_SHAPES)
         space = "(X, W_O, Y_h, gamma) (beta any, eps = 10^-12)"
     elif block_type == "post_ln":
-        checks = [lambda ctx: hc.post_ln_evidence("RA.main:post-LN", lambda f, s: f == want(s),
-                                                  "the fibre's dimension is n (H - 1) d_k"), _bert_post_ln]
-        regimes = tuple(hc.POST_LN_SHAPES)
+        checks = [lambda ctx: _records_evidence(DH.post_ln_study(random.Random(stable_seed("RA.main:post-LN")),
+                                                                 lambda f, s: f == want(s)),
+                                                "the fibre's dimension is n (H - 1) d_k"), _bert_post_ln]
+        regimes = tuple(DH.POST_LN_SHAPES)
         space = "(X, W_O, Y_h, gamma) (beta any, eps = 0)"
     else:
-        checks = [lambda ctx: hc.prenorm_evidence("RA.main", block_type, lambda k, s: k == want(s),
-                                                  "dim ker Phi_a = n (H - 1) d_k")]
-        regimes = tuple(hc.PRENORM_SHAPES)
+        checks = [lambda ctx: _records_evidence(DH.prenorm_study(random.Random(stable_seed(f"RA.main:{block_type}")),
+                                                                 block_type, lambda k, s: k == want(s)),
+                                                "dim ker Phi_a = n (H - 1) d_k")]
+        regimes = tuple(DH.PRENORM_SHAPES)
         space = "W_O (the heads' input normalised, the causal mask any)"
     return Reading(key, statement, checks=checks, regimes=regimes, form="generic", note=note,
                    generic=Generic(space=space, measure="Lebesgue"),
@@ -263,13 +325,11 @@ def _ra_block_reading(block_type: str, key: str, statement: str, note: str) -> R
 
 
 def _post_ln_eps_count(ctx) -> list[Evidence]:
-    from . import head_channel as hc
-    return hc.post_ln_eps_count_evidence(ctx)
+    return post_ln_count_evidence(ctx, DH.BERT_EPS)
 
 
 def _post_ln_count(ctx) -> list[Evidence]:
-    from . import head_channel as hc
-    return hc.post_ln_count_evidence(ctx)
+    return post_ln_count_evidence(ctx)
 
 
 #: RA.main per deployed block type (issue 57)
