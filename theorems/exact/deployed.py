@@ -52,7 +52,8 @@ from .linalg import centring_projector, rank
 
 __all__ = ["BLOCK_NAMES", "rational_norm_rows", "stratum_witness", "attention_sublayer", "post_ln_rank",
            "sublayer_rank", "post_ln_cap_identity", "causal_attention_facts", "causal_uniform", "causal_power_limit",
-           "causal_stack", "rho_squared"]
+           "causal_stack", "rho_squared", "post_ln_fibre_formula", "ln_jacobian_identity",
+           "post_ln_jacobian_nullity", "post_ln_collision", "post_ln_fibre_box", "prenorm_heads"]
 
 #: the block types in words (the readings' regimes use these names)
 BLOCK_NAMES = {"post_ln": "post-LN (BERT)", "pre_ln": "pre-LN (GPT-2)", "pre_rms": "pre-RMSNorm (LLaMA)"}
@@ -199,3 +200,138 @@ def causal_stack(X: Matrix, W: Matrix, depth: int) -> list[tuple[int, Rational]]
         out.append((rank(X), rho_squared(X)))
     return out
 
+
+
+# --- the head channel through a deployed block (issue 57: HC.main, RA.main per block type) --------------------------
+#
+# What the observer sees is the sub-layer's output, not the sum S = sum_h Y_h W_O^h. A pre-norm block (pre_ln,
+# pre_rms) normalises the heads' input and adds the sum to X itself: S = Z - X, so with X known the fibre of
+# (Y_h) -> Z is Y + ker Phi_a, as in §7 (the causal mask changes A_h, not the summation map). A post-LN block observes
+# LN(X + S): LayerNorm (eps = 0) identifies y only up to y -> a 1 + s y (s > 0), so the fibre of (Y_h) -> LN(X + S) at
+# Y is (locally) Y + Phi_a^{-1}(W), W = the rows (a_i 1 + t_i y_i), of dimension
+#     n (H d_k - rank W_O) + sum_i dim(span(1, y_i) ∩ row W_O)
+#   = n (H d_k - rank W_O) + sum_i (2 + rank W_O - rank [1; x_i; W_O])         (y_i - x_i lies in row W_O)
+# (post_ln_fibre_formula), checked against the nullity of the exact Jacobian (post_ln_jacobian_nullity).
+
+
+def _phi(Ys, W_O: Matrix) -> Matrix:
+    return Matrix.hstack(*Ys) * W_O
+
+
+def post_ln_fibre_formula(X: Matrix, W_O: Matrix, eps=0) -> int:
+    """dim of the fibre of (Y_h)_h -> LN(X + sum_h Y_h W_O^h) (gamma without zero entries, any beta): with eps = 0
+    (every row of X + S non-constant) n (H d_k - rank W_O) + sum_i (2 + rank W_O - rank [1; x_i; W_O]) (a shift and a
+    scale lost per row); with eps > 0 n (H d_k - rank W_O) + n (1 + rank W_O - rank [1; W_O]) (the shift only: the
+    scale is recoverable, var(LN_eps y) = v / (v + eps))."""
+    n, d = X.shape
+    rho = rank(W_O)
+    if eps != 0:
+        return n * (W_O.shape[0] - rho) + n * (1 + rho - rank(Matrix.vstack(ones(1, d), W_O)))
+    extra = sum(2 + rho - rank(Matrix.vstack(ones(1, d), X.row(i), W_O)) for i in range(n))
+    return n * (W_O.shape[0] - rho) + extra
+
+
+@lru_cache(maxsize=None)
+def ln_jacobian_identity(d: int = 3, eps: bool = False) -> bool:
+    """sigma * dLN(y) = (P - c^T c / |c|^2) diag(gamma) for a symbolic row y of length d and symbolic gamma (zero eps,
+    zero beta; c = y P, P = I - J/d, sigma^2 = |c|^2 / d): the Jacobian of the suite's layer_norm, symbolically. Its
+    kernel is span(1, y): LayerNorm loses exactly a shift and a scale per row."""
+    ys = sympy.symbols(f"y0:{d}", real=True)
+    gs = sympy.symbols(f"g0:{d}", positive=True)
+    e = sympy.Symbol("epsilon", positive=True) if eps else 0
+    Y = Matrix([list(ys)])
+    L = Matrix(T.layer_norm(T.SYMPY, Y, list(gs), eps=e))
+    J = L.jacobian(ys)  # J[j, k] = d LN_j / d y_k
+    P = centring_projector(d)
+    c = Y * P
+    c2 = (c * c.T)[0, 0]
+    sigma = sympy.sqrt(c2 / d + e)
+    want = ((P - c.T * c / (c2 + d * e)) * sympy.diag(*gs)).T  # as a map dy -> dy M; J is its transpose
+    return all(sympy.simplify(sigma * J[i, j] - want[i, j]) == 0 for i in range(d) for j in range(d))
+
+
+def post_ln_jacobian_nullity(X: Matrix, Ys, W_O: Matrix, gamma, eps=0) -> int | None:
+    """The nullity of the exact Jacobian of (Y_h)_h -> LN(X + sum_h Y_h W_O^h) at Ys (zero eps; its row i scaled by
+    sigma_i, which keeps it rational and its kernel unchanged): dY -> rows dS_i (P - c_i^T c_i / |c_i|^2) diag(gamma),
+    dS = sum_h dY_h W_O^h, c_i = y_i P. None when a row of X + S is constant (LayerNorm undefined)."""
+    n, d = X.shape
+    H, dk = len(Ys), Ys[0].shape[1]
+    Y = X + _phi(Ys, W_O)
+    P = centring_projector(d)
+    G = sympy.diag(*[Rational(v) for v in gamma])
+    Ms = []
+    for i in range(n):
+        c = Y.row(i) * P
+        c2 = (c * c.T)[0, 0] + d * Rational(eps)
+        if c2 == 0:
+            return None
+        Ms.append((P - c.T * c / c2) * G)
+    return n * H * dk - rank(Matrix.vstack(*[_map_column(Ms, W_O, n, H, dk, k) for k in range(n * H * dk)]).T)
+
+
+def _map_column(Ms, W_O, n, H, dk, k) -> Matrix:
+    """The image of the k-th basis element (head by head, row-major) under the scaled Jacobian, as a row."""
+    h, rest = divmod(k, n * dk)
+    i, j = divmod(rest, dk)
+    dS_row = W_O.row(h * dk + j)  # e_{ij} in head h contributes row i: W_O^h's row j
+    out = zeros(n, W_O.shape[1])
+    out[i, :] = dS_row * Ms[i]
+    return out.reshape(1, n * W_O.shape[1])
+
+
+def post_ln_collision(X: Matrix, Ys, W_O: Matrix, gamma, beta, shift=1, scale=2):
+    """(Ys', same): head outputs Ys' != Ys with LN(X + sum_h Y'_h W_O^h) = LN(X + sum_h Y_h W_O^h), exactly (the suite's
+    layer_norm in the sympy context, square roots kept), when W_O is square and invertible (H d_k = d): sum_h Y'_h
+    W_O^h = shift 1 + scale (X + S) - X. None when W_O is not invertible or a row is constant."""
+    n, d = X.shape
+    if W_O.shape[0] != d or rank(W_O) < d:
+        return None
+    Y = X + _phi(Ys, W_O)
+    target = Rational(shift) * ones(n, d) + Rational(scale) * Y - X
+    flat = target * W_O.inv()
+    dk = Ys[0].shape[1]
+    Ys2 = [flat[:, h * dk:(h + 1) * dk] for h in range(len(Ys))]
+    try:
+        a = Matrix(T.layer_norm(T.SYMPY, Y, gamma, beta))
+        b = Matrix(T.layer_norm(T.SYMPY, X + _phi(Ys2, W_O), gamma, beta))
+    except ValueError:
+        return None
+    same = all(sympy.simplify(u - v) == 0 for u, v in zip(a, b))
+    return Ys2, same and Ys2 != list(Ys)
+
+
+def post_ln_fibre_box(X: Matrix, W_O: Matrix, eps=0) -> tuple[int, str] | None:
+    """(value, box): a box of (X, W_O) (exact rational intervals) on which rank W_O = min(H d_k, d) and every rank
+    [1; x_i; W_O] = min(rank W_O + 2, d) (eps > 0: rank [1; W_O] = min(rank W_O + 1, d)) at their maximal values
+    (minors certified non-zero at every point), so post_ln_fibre_formula takes one value there, whatever Y, gamma,
+    beta. None when not maximal or not certified."""
+    from .qinterval import box, identity, minor_certificate
+    K, d = W_O.shape
+    rho = min(K, d)
+    top = min(rho + (1 if eps else 2), d)
+    stacks = [zeros(0, d)] if eps else [X.row(i) for i in range(X.shape[0])]  # what sits between 1 and W_O
+    if rank(W_O) < rho or any(rank(Matrix.vstack(ones(1, d), m, W_O)) < top for m in stacks):
+        return None
+    for e in (3, 6, 9):
+        rad = Rational(1, 10 ** e)
+        ok = minor_certificate(box(W_O, rad), rho) is not None
+        for m in stacks:
+            if not ok:
+                break
+            ok = minor_certificate(identity(ones(1, d)) + box(Matrix.vstack(m, W_O), rad), top) is not None
+        if ok:
+            return post_ln_fibre_formula(X, W_O, eps), f"|X' - X|_max, |W_O' - W_O|_max <= 1/10^{e}"
+    return None
+
+
+def prenorm_heads(X: Matrix, WVs, WOs, block_type: str, causal: bool = True, gamma=None, beta=None):
+    """(Z, Ys): the attention sub-layer Z of a pre-norm block (uniform attention, W_Q = 0) and the heads' outputs Y_h =
+    A_h N(X) W_V^h, computed separately by the suite's maps (attention on the normalised input), exactly."""
+    if block_type not in ("pre_ln", "pre_rms"):
+        raise ValueError(f"prenorm_heads is for pre_ln / pre_rms, not {block_type!r}")
+    d = X.shape[1]
+    blk = T.Block(heads=T.uniform_heads(d, WVs, WOs), ln1=(gamma, None if block_type == "pre_rms" else beta))
+    Z = Matrix(T.deployed_block(T.SYMPY, X, blk, block_type, causal=causal, sublayer="attention"))
+    N = Matrix(T.rms_norm(T.SYMPY, X, gamma) if block_type == "pre_rms" else T.layer_norm(T.SYMPY, X, gamma, beta))
+    Ys = [Matrix(T.attention(T.SYMPY, N, head, causal)[1]) for head in blk.heads]
+    return Z, Ys

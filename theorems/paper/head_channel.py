@@ -31,6 +31,7 @@ from typing import Callable
 import sympy
 from sympy import Matrix, Rational, ones, symbols
 
+from ..exact import deployed_heads as DH
 from ..exact.attention import exact_head, head_terms
 from ..exact.heads import ARITHMETIC_MOD_P as BERT_ARITHMETIC
 from ..exact.heads import (
@@ -222,6 +223,105 @@ SINGLE_HEAD_SPACE = Generic(space="W_O = [W_O^1; ...; W_O^H] in R^{H d_k x d} (k
                             measure="Lebesgue", certify=_head_one_identified_box)
 
 
+# --- the head channel through a deployed block (issue 57) ------------------------------------------------------
+# The studies are theorems.exact.deployed_heads' (shared with RA.main); here their records become evidence.
+
+POST_LN_SHAPES, POST_LN_EPS_SHAPES, PRENORM_SHAPES, BERT_EPS = (DH.POST_LN_SHAPES, DH.POST_LN_EPS_SHAPES,
+                                                                DH.PRENORM_SHAPES, DH.BERT_EPS)
+POST_LN_ARITH = ("exact over QQ: the Jacobian of (Y_h) -> LN(X + sum_h Y_h W_O^h) with row i scaled by sigma_i "
+                 "(rational, kernel unchanged; theorems.exact.deployed.post_ln_jacobian_nullity)")
+PRENORM_ARITH = ("exact over QQ: the suite's deployed_block (sympy) with uniform causal attention (C_ij = 1/i) and "
+                 "witness rows with rational norms; nullities from the map's matrix")
+_BOX_ARITH = "exact rational interval arithmetic (theorems.exact.qinterval)"
+
+
+def block_records_evidence(records: list[dict], words: str) -> list[Evidence]:
+    """theorems.exact.deployed_heads' records as evidence: instances, and failures certified on a box."""
+    out: list[Evidence] = []
+    for r in records:
+        if r["type"] == "box":
+            out.append(failing_box(r["what"], certified=True, box=r["box"], arithmetic=_BOX_ARITH, exact=True,
+                                   regime=r["regime"]))
+        elif "recovered" in r:
+            out.append(exact_instances(f"{r['tag']}, causal mask, X and W_O known: the sub-layer output minus X equals "
+                                       f"sum_h Y_h W_O^h on {r['recovered']}/{r['drawn']} instances (heads computed "
+                                       f"separately on the normalised input), so the fibre is Y + ker Phi_a; {words}",
+                                       met=r["met"], held=r["held"], arithmetic=PRENORM_ARITH, regime=r["regime"],
+                                       first_failure=r["first"], drawn=r["drawn"]))
+        else:
+            out.append(exact_instances(f"{r['tag']}, X, gamma, beta, W_O known: {words} (the fibre of (Y_h) -> LN(X + "
+                                       "sum_h Y_h W_O^h), random integer X, W_O, Y_h, gamma)", met=r["met"],
+                                       held=r["held"], arithmetic=POST_LN_ARITH, regime=r["regime"],
+                                       first_failure=r["first"]))
+    return out
+
+
+def post_ln_evidence(seed: str, conclusion, words: str, eps=0) -> list[Evidence]:
+    """Per regime: the post-LN fibre against ``conclusion(fibre, (n, d, H, d_k))``; a failure certified on a box."""
+    return block_records_evidence(DH.post_ln_study(random.Random(stable_seed(seed)), conclusion, eps), words)
+
+
+def prenorm_evidence(seed: str, block_type: str, conclusion, words: str) -> list[Evidence]:
+    """Per regime: Z - X = sum_h Y_h W_O^h checked, ker Phi_a's dimension against ``conclusion``; boxes of W_O."""
+    return block_records_evidence(DH.prenorm_study(random.Random(stable_seed(f"{seed}:{block_type}")), block_type,
+                                                   conclusion), words)
+
+
+def _hc_block_reading(block_type: str, key: str, statement: str, note: str) -> Reading:
+    if block_type == "post_ln_eps":
+        check = lambda ctx: post_ln_evidence("HC.main:post-LN-eps", lambda f, s: f > 0,  # noqa: E731
+                                             "the heads are irrecoverable (the fibre has positive dimension)", BERT_EPS)
+        regimes: tuple[str, ...] = tuple(POST_LN_EPS_SHAPES)
+        space = "(X, W_O, Y_h, gamma) (beta any, eps = 10^-12)"
+    elif block_type == "post_ln":
+        check = lambda ctx: post_ln_evidence("HC.main:post-LN", lambda f, s: f > 0,  # noqa: E731
+                                             "the heads are irrecoverable (the fibre has positive dimension)")
+        regimes = tuple(POST_LN_SHAPES)
+        space = "(X, W_O, Y_h, gamma) (beta any, eps = 0)"
+    else:
+        check = lambda ctx: prenorm_evidence("HC.main", block_type, lambda k, s: k > 0,  # noqa: E731
+                                             "the heads are irrecoverable (ker Phi_a != 0)")
+        regimes = tuple(PRENORM_SHAPES)
+        space = "W_O (the heads' input normalised, the causal mask any)"
+    return Reading(key, statement, checks=[check], regimes=regimes, form="generic", note=note,
+                   generic=Generic(space=space, measure="Lebesgue"),
+                   off_instance=OffInstance("positive-measure", "generic W_O (and X) of the deployed block: a failure "
+                                            "is decided on a certified box"))
+
+
+#: HC.main per deployed block type (issue 57)
+HC_BLOCK_READINGS = [
+    _hc_block_reading("post_ln", "post-LN",
+                      r"\text{post-LN, }X,\gamma,\beta,W_O\text{ known: the fibre of }(Y_h)_h\mapsto\mathrm{LN}\bigl(X+"
+                      r"\textstyle\sum_hY_hW_O^h\bigr)\text{ has positive dimension (generic }X,W_O)",
+                      "BERT's sub-layer observes LN(X + S), not S: LayerNorm (eps = 0) keeps each row only up to a "
+                      "shift and a scale, so the fibre is n (H d_k - rank W_O) + sum_i (2 + rank W_O - rank [1; x_i; "
+                      "W_O]) (RA.main:post-LN-count). Generic: n (H d_k - rho) + n max(0, rho + 2 - d), rho = min(H "
+                      "d_k, d): positive for every X and W_O when H d_k >= d - 1 (BERT: H d_k = d, 2 per token, "
+                      "although Phi_a is injective), zero on an open set when H d_k <= d - 2. The extra 2 per token is "
+                      "a normalisation loss (present at H = 1), not a head-channel one. With eps > 0 the scale is "
+                      "recoverable (var(LN y) = v / (v + eps)) and only the shift is lost: not decided here"),
+    _hc_block_reading("post_ln_eps", "post-LN-eps",
+                      r"\text{post-LN, }\varepsilon=10^{-12}\text{ (BERT), }X,\gamma,\beta,W_O\text{ known: the fibre of }"
+                      r"(Y_h)_h\mapsto\mathrm{LN}_\varepsilon\bigl(X+\textstyle\sum_hY_hW_O^h\bigr)\text{ has positive "
+                      r"dimension (generic }X,W_O)",
+                      "BERT's LayerNorm has eps = 1e-12 > 0: then the scale is recoverable and only the shift is lost, "
+                      "so the fibre is n (H d_k - rank W_O) + n (1 + rank W_O - rank [1; W_O]) (RA.main:post-LN-eps-"
+                      "count): positive for every W_O when H d_k >= d (BERT: 1 per token, 512 per sequence), zero on "
+                      "an open set when H d_k <= d - 1"),
+    _hc_block_reading("pre_ln", "pre-LN-causal",
+                      r"\text{pre-LN, causal: }Z=X+\textstyle\sum_hY_hW_O^h,\ Y_h=A_h\,\mathrm{LN}(X)W_V^h;\ X,W_O"
+                      r"\text{ known: }\ker\Phi_a\neq0\ \text{(generic }W_O)",
+                      "GPT-2's sub-layer adds the sum to the un-normalised X, so S = Z - X is observed exactly and the "
+                      "question is §7's: irrecoverable iff rank W_O < H d_k (generic W_O: iff H d_k > d); the LN and "
+                      "the causal mask act on Y_h's inputs, not on the summation map"),
+    _hc_block_reading("pre_rms", "pre-RMSNorm-causal",
+                      r"\text{pre-RMSNorm, causal: }Z=X+\textstyle\sum_hY_hW_O^h,\ Y_h=A_h\,\mathrm{RMS}(X)W_V^h;\ "
+                      r"X,W_O\text{ known: }\ker\Phi_a\neq0\ \text{(generic }W_O)",
+                      "LLaMA's composition (no GQA, no rotary positions): as pre-LN-causal"),
+]
+
+
 claim(
     id="HC.main", section="§7, Thm 7.3 (text not available; contributions list); Abstract; §1 gap (iii)",
     quote="the per-head contributions to multi-head attention output are irrecoverable from their sum "
@@ -270,6 +370,7 @@ claim(
                 note="reading (iii): one head recovered from the projected sum; for generic W_O it is identified "
                      "exactly when H d_k <= d (BERT: H d_k = d)"),
         Reading("trained-model", r"\text{(a) on MiniLM: }\operatorname{rank}W_O<Hd_k", checks=[], note='exact rank of the trained W_O'),
+        *HC_BLOCK_READINGS,
     ],
     corrected=Reading("corrected", r"\text{(a) is ambiguous iff }\operatorname{rank}W_O<Hd_k;\ \dim\ker\Phi_a=n(Hd_k-\operatorname{rank}W_O)",
                       hypotheses={}, conclusion=_nullity_a_is_formula, instances=KERNEL_FORMULA,

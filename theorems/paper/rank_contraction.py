@@ -315,6 +315,181 @@ WV_GENERIC_RANK = Predicate("rank(X W_V) = min(rank X, d_k)",
 WO_FULL_ROW_RANK = Predicate("rank W_O = d_k", "rank W_O = d_k (the premise 'generic W_O of rank d_k')")
 
 
+# --- Prop 6.3 per deployed block type and with the causal mask (issue 57) --------------------------------------------
+# The proof needs rank(A_h M) = rank M. With the causal mask A_h is lower-triangular with a positive diagonal for every
+# score matrix (BLOCK.causal-invertible), so that premise holds for every W_Q, W_K, and the rest is polynomial in
+# (W_V, W_O). In a pre-norm block the heads see N(X) (LN or RMSNorm): Prop 6.3 holds with X replaced by N(X); RMSNorm
+# keeps the rank (N(X) = D^-1 X Gamma), LayerNorm can move it by one (LN(X) = D^-1 X P Gamma + 1 beta^T). A post-LN
+# block's heads see the block's input X, unmasked: §6's setting.
+
+#: (n, d, d_k) per regime for the block readings (d != 3: rational LayerNorm rows)
+_BLOCK63_SHAPES = {"n<d": [(2, 4, 1), (3, 5, 2)], "n=d": [(4, 4, 2), (2, 2, 1)], "n>d": [(5, 4, 2), (4, 2, 1)]}
+_CAUSAL_ARITH = ("exact over QQ: the causal softmax of log 2 * S for a random integer score matrix S (SYMPY_LOG2: "
+                 "exp(s log 2) = 2^s), standing for any W_Q, W_K; ranks in python-flint")
+
+
+def _causal_prop63_rows(ctx, block_type: str | None):
+    """(regime, (n, d, d_k), N, A, W_V, W_O, rank of the stream X): the heads' input N (X itself, or the normalised
+    rational witness of each rank r), a causal softmax of random integer scores, random integer W_V, W_O."""
+    from ..exact import deployed
+    rng = random.Random(stable_seed(f"RC.prop63:causal:{block_type}"))
+    for regime, shapes in _BLOCK63_SHAPES.items():
+        for (n, d, dk) in shapes:
+            for r in range(0 if block_type is None else 1, min(n, d) + 1):
+                for _ in range(1 if ctx.quick else 3):
+                    S = random_int_matrix(rng, n, n, 4)
+                    if block_type is None:
+                        X = (random_int_matrix(rng, n, r, 2) * random_int_matrix(rng, r, d, 2)) if r else zeros(n, d)
+                        if n >= 2 and r >= 1:
+                            X[1, :] = X[0, :]  # two equal tokens: the unmasked A is singular for every weight
+                        N = X
+                    else:
+                        X = deployed.stratum_witness(n, d, r, block_type)
+                        gamma = [rng.choice([1, 2, -1]) for _ in range(d)]
+                        N = Matrix(tf.rms_norm(tf.SYMPY, X, gamma) if block_type == "pre_rms" else
+                                   tf.layer_norm(tf.SYMPY, X, gamma, [rng.randint(-2, 2) for _ in range(d)]))
+                    A = deployed.causal_attention_facts(S)["A"]
+                    yield (regime, (n, d, dk), N, A, random_int_matrix(rng, d, dk, 2), random_int_matrix(rng, dk, d, 2),
+                           rank(X))
+
+
+def causal_prop63_evidence(ctx, block_type: str | None = None, stream: bool = False) -> list[Evidence]:
+    """Per regime: under the algebraic premises (rank(N W_V) = min(rank N, d_k), rank W_O = d_k; A_h is not a
+    premise), dim R_h = rank(A N W_V W_O) equals min(rank N, d_k) (``stream``: min(rank X, d_k), X the block's own
+    input); and the polynomial genericity argument in (W_V, W_O) from the first instance with dim R_h = m > 0."""
+    out: list[Evidence] = []
+    by: dict[str, list] = {}
+    for regime, *rest in _causal_prop63_rows(ctx, block_type):
+        by.setdefault(regime, []).append(rest)
+    what = {None: "causal mask, X the heads' input", "pre_ln": "pre-LN block, causal: the heads see LN(X)",
+            "pre_rms": "pre-RMSNorm block, causal: the heads see RMSNorm(X)"}[block_type]
+    for regime, rows in by.items():
+        met = held = moved = 0
+        first = witness = boxed = None
+        for (n, d, dk), N, A, WV, WO, rX in rows:
+            rN = rank(N)
+            moved += rN != rX
+            if rank(N * WV) != min(rN, dk) or rank(WO) != dk:
+                continue
+            met += 1
+            m = min(rX if stream else rN, dk)
+            got = rank(A * N * WV * WO)
+            n_ = A.shape[0]
+            causal_ok = all(A[i, j] == 0 for i in range(n_) for j in range(i + 1, n_)) and all(
+                A[i, i] > 0 for i in range(n_))  # lower-triangular, positive diagonal: invertible for every score
+            held += got == m and causal_ok
+            if not causal_ok and first is None:
+                first = f"{n}x{d}: the attention matrix is not lower-triangular with a positive diagonal"
+            if got != m and first is None:
+                first = f"{n}x{d}, d_k = {dk}, rank X = {rX}, rank N = {rN}: dim R_h = {got}"
+            if got > m and boxed is None:
+                boxed = _rise_box(A * N, WV, WO, got, f"{what}, {n}x{d}, d_k = {dk}: rank X = {rX}, rank N = {rN}, "
+                                  f"dim R_h = {got} > min(rank X, d_k) = {m}", regime)
+            if witness is None and got == m > 0:
+                witness = (n, d, dk, m, nonzero_minor(N * WV * WO, m), rN)
+        target = "min(rank X, d_k) (X the stream)" if stream else "min(rank N, d_k) (N the heads' input)"
+        out.append(exact_instances(f"{what}: A_h lower-triangular with a positive diagonal and dim R_h = rank(A_h N W_V "
+                                   f"W_O) = {target}, A_h the causal softmax of a random "
+                                   f"integer score matrix (any W_Q, W_K){'; two equal tokens in X' if block_type is None else ''}",
+                                   met=met, held=held, arithmetic=_CAUSAL_ARITH, regime=regime, first_failure=first,
+                                   numbers={"rank_N_differs_from_rank_X": moved, "drawn": len(rows)}))
+        if boxed is not None:
+            out.append(boxed)
+        if witness is not None and (not stream or block_type == "pre_rms"):
+            n, d, dk, m, mm, rN = witness
+            out.append(rank_genericity(
+                f"{what}: dim R_h = min(rank N, d_k) for a.e. (W_V, W_O), every W_Q, W_K",
+                P="an m-minor of N W_V W_O, m = min(rank N, d_k) (a polynomial in W_V, W_O: A_h is invertible for "
+                  "every score, so it drops out)",
+                witness=f"{n}x{d}, d_k = {dk}, rank N = {rN}: minor (rows {mm[0]}, cols {mm[1]}) = {mm[2]}" if mm else
+                        "no non-zero minor", witness_holds=mm is not None, arithmetic=_CAUSAL_ARITH, regime=regime))
+    return out
+
+
+def _rise_box(AN: Matrix, WV: Matrix, WO: Matrix, k: int, what: str, regime: str) -> Evidence | None:
+    """dim R_h >= k on a box of (W_V, W_O) around the instance (a k-minor of A N W_V W_O certified non-zero, exact
+    rational intervals), the heads' input A N held fixed: a failure of '= min(rank X, d_k)' on positive measure."""
+    from ..exact.qinterval import identity
+    for e in (3, 6, 9):
+        rad = Rational(1, 10 ** e)
+        if minor_certificate(mat_mul(mat_mul(identity(AN), box(WV, rad)), box(WO, rad)), k) is not None:
+            return failing_box(what, certified=True, box=f"|W_V' - W_V|_max, |W_O' - W_O|_max <= 1/10^{e}",
+                               arithmetic="exact rational interval arithmetic (theorems.exact.qinterval)", exact=True,
+                               regime=regime)
+    return None
+
+
+def equal_tokens_contrast(ctx) -> list[Evidence]:
+    """Two equal tokens: the unmasked softmax has two equal rows (det 0 for every weight: §6's 'A_h invertible' fails
+    on that set), the causal one has det = prod of its diagonal > 0."""
+    from ..exact import deployed
+    X = Matrix([[1, 2], [1, 2], [0, 1]])
+    S = X * Matrix([[1, 0], [1, 1]]) * X.T  # scores of a head with W_Q W_K^T = [[1, 0], [1, 1]] (units of log 2)
+    un = Matrix(tf.softmax_rows(tf.SYMPY_LOG2, S))
+    f = deployed.causal_attention_facts(S)
+    return [exact_complete(f"X with two equal tokens, scores (log 2) X W_Q W_K^T X^T: unmasked det A = {un.det()}, "
+                           f"causal det A = {f['det']} (> 0): the causal mask removes §6's invertibility premise",
+                           un.det() == 0 and f["det"] > 0, arithmetic="exact over QQ (2^s softmax)")]
+
+
+def _prop63_block_reading(key: str, statement: str, note: str, checks, space: str, gap: FormalGap | None = None) -> Reading:
+    return Reading(key, statement, checks=checks, form="generic", regimes=("n<d", "n=d", "n>d"), note=note,
+                   generic=Generic(space=space, measure="Lebesgue on (W_V, W_O)",
+                                   fixed="X; W_Q, W_K any (universally quantified)"),
+                   formal_gap=gap or FormalGap("not-yet-proved", "the causal softmax is invertible for every score "
+                                               "(BLOCK.causal-invertible); the rest is the algebraic step of "
+                                               "RC.prop63:algebraic-genericity (proved) and the polynomial null-set "
+                                               "lemma"),
+                   off_instance=OffInstance("positive-measure", "almost every (W_V, W_O) for the given X"))
+
+
+PROP63_BLOCK_READINGS = [
+    _prop63_block_reading("causal-mask",
+                          r"A_h=\operatorname{softmax}_{\mathrm{causal}}:\ \forall W_Q,W_K,\ \text{a.e. }(W_V,W_O):\ "
+                          r"\dim R_h=\min(\operatorname{rank}X,d_k)",
+                          "GPT-2 / LLaMA attention: the premise 'A_h invertible' (generic in §6, false for every weight "
+                          "when two tokens are equal) holds for every weight, so Prop 6.3 needs genericity in (W_V, W_O) "
+                          "only, and a polynomial (not analytic) null-set lemma",
+                          [lambda ctx: causal_prop63_evidence(ctx), equal_tokens_contrast],
+                          "(W_V, W_O) in R^{d x d_k} x R^{d_k x d}"),
+    _prop63_block_reading("pre-LN-causal",
+                          r"\text{pre-LN, causal: }\forall W_Q,W_K,\ \text{a.e. }(W_V,W_O):\ \dim R_h=\min(\operatorname"
+                          r"{rank}\mathrm{LN}_1(X),d_k)",
+                          "GPT-2's heads see LN_1(X): Prop 6.3 holds with the heads' input; in terms of the stream X it "
+                          "can be off by one, since rank LN(X) = rank(D^-1 X P Gamma + 1 beta^T) is rank X - 1, rank X "
+                          "or rank X + 1 (the evidence counts the instances where rank LN X != rank X)",
+                          [lambda ctx: causal_prop63_evidence(ctx, "pre_ln")],
+                          "(W_V, W_O), the norm's gamma, beta fixed"),
+    _prop63_block_reading("pre-LN-causal-stream",
+                          r"\text{pre-LN, causal: }\forall W_Q,W_K,\ \text{a.e. }(W_V,W_O):\ \dim R_h=\min(\operatorname"
+                          r"{rank}X,d_k)\ (X\text{ the stream, as in §2's model})",
+                          "Prop 6.3 read with the stream's X in a pre-LN block: LN's beta adds 1 beta^T, so on a "
+                          "rank-deficient X the heads' input has rank X + 1 and dim R_h exceeds min(rank X, d_k) on a "
+                          "certified box of (W_V, W_O) (X, gamma, beta fixed)",
+                          [lambda ctx: causal_prop63_evidence(ctx, "pre_ln", stream=True)],
+                          "(W_V, W_O), the norm's gamma, beta fixed",
+                          FormalGap("finite-instance", "refuted by certified boxes of (W_V, W_O) around exact "
+                                    "instances (X, gamma, beta and the attention fixed): rank LN(X) = rank X + 1 there, "
+                                    "and dim R_h = min(rank LN X, d_k) (reading pre-LN-causal)")),
+    _prop63_block_reading("pre-RMSNorm-causal",
+                          r"\text{pre-RMSNorm, causal: }\forall W_Q,W_K,\ \text{a.e. }(W_V,W_O):\ \dim R_h=\min("
+                          r"\operatorname{rank}X,d_k)\ (X\text{ the stream})",
+                          "LLaMA's composition: RMSNorm(X) = D^-1 X Gamma keeps the rank (non-zero rows, gamma without "
+                          "zero entries), so Prop 6.3 holds with the stream's own X",
+                          [lambda ctx: causal_prop63_evidence(ctx, "pre_rms", stream=True)],
+                          "(W_V, W_O), the norm's gamma fixed"),
+    Reading("post-LN", r"\text{post-LN (unmasked): }\text{a.e. weights: }\dim R_h=\min(\operatorname{rank}X,d_k),\ "
+                       r"X\text{ the block's input}",
+            checks=[lambda ctx: _prop63_argument(ctx)], form="generic", regimes=("n<d", "n=d", "n>d"),
+            note="BERT's heads see the block's input X itself (the LayerNorm follows the residual sum), unmasked: this "
+                 "is §6's own setting, decided by the headline's genericity argument; the input of a post-LN block is "
+                 "the previous LayerNorm's output (rank <= d - 1 when beta = 0), which Prop 6.3 allows",
+            formal_gap=FormalGap("needs-analysis", "as the headline: A_h invertible off the zero set of a real-analytic "
+                                 "function of (W_Q, W_K)"),
+            off_instance=OffInstance("positive-measure", "almost every head weight for the given X, as the headline")),
+]
+
+
 claim(
     id="RC.prop63", section="§6",
     quote="dim(R_h) = min(rank(X), d_k)",
@@ -329,7 +504,8 @@ claim(
               note="the genericity is in the premises (rank(X W_V) = min(rank X, d_k), A_h invertible, "
                               "rank W_O^h = d_k); what is proved under them is the rank-invariance step of the proof, "
                               "not that generic weights meet them (A_h is singular for every weight when two tokens "
-                              "are equal)")],
+                              "are equal)"),
+              *PROP63_BLOCK_READINGS],
     chapter="rank_contraction",
     formal_gap=FormalGap("needs-analysis", "generic weights include W_Q, W_K: that A_h is invertible is off the "
                          "zero set of a real-analytic function (RC.attention-rank:corrected), the null-set lemma "

@@ -31,6 +31,7 @@ from typing import Any
 import sympy
 from sympy import Matrix, Rational, symbols
 
+from ..exact import deployed_heads as DH
 from ..exact.heads import (
     HEAD_SHAPES,
     KERNEL_FORMULAS,
@@ -59,6 +60,7 @@ from ..exact.linalg import nullspace, rank
 from ..framework import (
     Decided,
     Evidence,
+    FormalGap,
     Generic,
     InstanceForm,
     OffInstance,
@@ -214,6 +216,170 @@ _READING_III: dict[str, Any] = dict(
     instances=SINGLE_HEAD_WO, regimes=("Hd_k<=d", "Hd_k>d"), form="generic", generic=SINGLE_HEAD_SPACE)
 
 
+# --- RA.main per deployed block type (issue 57; the studies are theorems.exact.deployed_heads') ----------------------
+
+_POST_LN_ARITH = ("exact over QQ: the Jacobian of (Y_h) -> LN(X + sum_h Y_h W_O^h) with row i scaled by sigma_i "
+                  "(rational, kernel unchanged; theorems.exact.deployed.post_ln_jacobian_nullity)")
+_PRENORM_ARITH = ("exact over QQ: the suite's deployed_block (sympy) with uniform causal attention (C_ij = 1/i) and "
+                  "witness rows with rational norms; nullities from the map's matrix")
+
+
+def _records_evidence(records: list[dict], words: str) -> list[Evidence]:
+    """theorems.exact.deployed_heads' records as evidence (the same words as head_channel's)."""
+    out: list[Evidence] = []
+    for r in records:
+        if r["type"] == "box":
+            out.append(failing_box(r["what"], certified=True, box=r["box"], exact=True, regime=r["regime"],
+                                   arithmetic="exact rational interval arithmetic (theorems.exact.qinterval)"))
+        elif "recovered" in r:
+            out.append(exact_instances(f"{r['tag']}, causal mask, X and W_O known: the sub-layer output minus X equals "
+                                       f"sum_h Y_h W_O^h on {r['recovered']}/{r['drawn']} instances, so the fibre is Y "
+                                       f"+ ker Phi_a; {words}", met=r["met"], held=r["held"], arithmetic=_PRENORM_ARITH,
+                                       regime=r["regime"], first_failure=r["first"], drawn=r["drawn"]))
+        else:
+            out.append(exact_instances(f"{r['tag']}, X, gamma, beta, W_O known: {words} (the fibre of (Y_h) -> LN(X + "
+                                       "sum_h Y_h W_O^h))", met=r["met"], held=r["held"], arithmetic=_POST_LN_ARITH,
+                                       regime=r["regime"], first_failure=r["first"]))
+    return out
+
+
+def post_ln_count_evidence(ctx, eps=0) -> list[Evidence]:
+    """The post-LN fibre's dimension is the formula (Jacobian nullity = formula on every instance), LayerNorm's
+    Jacobian kernel is span(1, y) (eps = 0) or span(1) (eps > 0), a symbolic identity of the suite's layer_norm; at
+    eps = 0 an exact collision at an invertible W_O."""
+    from ..exact import deployed
+    st = DH.post_ln_count_study(random.Random(stable_seed("post-LN eps fibre count" if eps else
+                                                          "post-LN fibre count")), eps)
+    if eps:
+        formula, kernel = ("n (H d_k - rank W_O) + n (1 + rank W_O - rank [1; W_O]), eps = 10^-12 exactly",
+                           "sigma_eps dLN_eps(y) = (P - c^T c / (|c|^2 + d eps)) diag(gamma) for a symbolic row y (d = "
+                           "3), symbolic gamma and eps > 0 (the suite's layer_norm differentiated by sympy): I - c^T c "
+                           "/ (|c|^2 + d eps) is invertible, so the kernel is span(1): only the shift is lost")
+    else:
+        formula, kernel = ("n (H d_k - rank W_O) + sum_i (2 + rank W_O - rank [1; x_i; W_O]), eps = 0",
+                           "sigma dLN(y) = (P - c^T c / |c|^2) diag(gamma) for a symbolic row y (d = 3) and symbolic "
+                           "gamma (the suite's layer_norm differentiated by sympy): its kernel is span(1, y), a shift "
+                           "and a scale")
+    out = [exact_instances(f"post-LN fibre dimension (nullity of the exact Jacobian) = {formula}", met=st["met"],
+                           held=st["held"], arithmetic=_POST_LN_ARITH, first_failure=st["first"]),
+           exact_complete(kernel, deployed.ln_jacobian_identity(3, bool(eps)), arithmetic="sympy symbolic")]
+    if eps:
+        return out
+    rng = random.Random(stable_seed("HC.main:post-LN collision"))
+    X, W = random_int_matrix(rng, 3, 4, 3), random_int_matrix(rng, 4, 4, 3)
+    Ys = [random_int_matrix(rng, 3, 2, 3) for _ in range(2)]
+    got = deployed.post_ln_collision(X, Ys, W, [1, 2, -1, 3], [0, 1, 2, -1])
+    out.append(exact_complete(f"n = 3, d = H d_k = 4 (H = 2), W_O = {W.tolist()} invertible (Phi_a injective): head "
+                              f"outputs Y' != Y with sum_h Y'_h W_O^h = 1 + 2 (X + S) - X give the same LN(X + S) "
+                              "exactly (square roots kept): the post-LN observation loses what W_O keeps",
+                              None if got is None else got[1], arithmetic="exact (sympy)",
+                              reason=None if got is not None else "W_O not invertible or a constant row"))
+    return out
+
+
+def _bert_post_ln(ctx, eps: bool = False) -> list[Evidence]:
+    """BERT-base's shape, post-LN: with W_O invertible (the shared random integer W_O, certified rank 768), every row
+    contributes 2 + 768 - rank [1; x_i; W_O] = 2 (rank [1; x_i; W_O] = 768 for every x_i): the fibre is 2 n = 1024
+    per sequence, 2 per token, whatever X and Y."""
+    if ctx.quick:
+        return []
+    from ..exact.heads import ARITHMETIC_MOD_P, bert_shape_w_o_rank
+    br = bert_shape_w_o_rank()
+    rk = br.rank_over_Q
+    k = 1 if eps else 2  # with eps > 0 the shift only; rank [1; (x_i;) W_O] = 768 when W_O is invertible
+    dim = None if rk is None else 512 * (768 - rk) + 512 * (k + rk - min(rk + k, 768))
+    return [exact_complete(f"BERT-base shape, post-LN{' (eps = 1e-12)' if eps else ' (eps = 0)'}, W_O known: "
+                           f"{br.describe()}, so the post-LN fibre is 512 (768 - rank W_O) + 512 ({k} + rank W_O - 768) "
+                           f"= {dim} per sequence "
+                           f"({None if dim is None else dim // 512} per token), not 360448 (704)",
+                           None if dim is None else dim == 360448, regime="Hd_k>=d" if eps else "Hd_k>=d-1",
+                           arithmetic=ARITHMETIC_MOD_P,
+                           numbers={"rank_W_O": rk, "dimension": dim})]
+
+
+def _ra_block_reading(block_type: str, key: str, statement: str, note: str) -> Reading:
+    want = lambda s: s[0] * (s[2] - 1) * s[3]  # noqa: E731  (n (H - 1) d_k of the shape (n, d, H, d_k))
+    if block_type == "post_ln_eps":
+        checks: list = [lambda ctx: _records_evidence(DH.post_ln_study(
+                            random.Random(stable_seed("RA.main:post-LN-eps")), lambda f, s: f == want(s), DH.BERT_EPS),
+                            "the fibre's dimension is n (H - 1) d_k"),
+                        lambda ctx: _bert_post_ln(ctx, eps=True)]
+        regimes: tuple[str, ...] = tuple(DH.POST_LN_EPS_SHAPES)
+        space = "(X, W_O, Y_h, gamma) (beta any, eps = 10^-12)"
+    elif block_type == "post_ln":
+        checks = [lambda ctx: _records_evidence(DH.post_ln_study(random.Random(stable_seed("RA.main:post-LN")),
+                                                                 lambda f, s: f == want(s)),
+                                                "the fibre's dimension is n (H - 1) d_k"), _bert_post_ln]
+        regimes = tuple(DH.POST_LN_SHAPES)
+        space = "(X, W_O, Y_h, gamma) (beta any, eps = 0)"
+    else:
+        checks = [lambda ctx: _records_evidence(DH.prenorm_study(random.Random(stable_seed(f"RA.main:{block_type}")),
+                                                                 block_type, lambda k, s: k == want(s)),
+                                                "dim ker Phi_a = n (H - 1) d_k")]
+        regimes = tuple(DH.PRENORM_SHAPES)
+        space = "W_O (the heads' input normalised, the causal mask any)"
+    return Reading(key, statement, checks=checks, regimes=regimes, form="generic", note=note,
+                   generic=Generic(space=space, measure="Lebesgue"),
+                   off_instance=OffInstance("positive-measure", "generic W_O (and X) of the deployed block: a failure "
+                                            "is decided on a certified box"))
+
+
+def _post_ln_eps_count(ctx) -> list[Evidence]:
+    return post_ln_count_evidence(ctx, DH.BERT_EPS)
+
+
+def _post_ln_count(ctx) -> list[Evidence]:
+    return post_ln_count_evidence(ctx)
+
+
+#: RA.main per deployed block type (issue 57)
+RA_BLOCK_READINGS = [
+    _ra_block_reading("post_ln", "post-LN",
+                      r"\text{post-LN, }X,\gamma,\beta,W_O\text{ known: }\dim(\text{fibre of }(Y_h)\mapsto\mathrm{LN}"
+                      r"(X+\textstyle\sum_hY_hW_O^h))=n(H-1)d_k\ \text{(generic }X,W_O)",
+                      "what BERT's attention sub-layer lets an observer recover: the fibre is n (H d_k - rho) + n max(0, "
+                      "rho + 2 - d) generically (reading post-LN-count), 2 n = 1024 at BERT-base's shape, neither the "
+                      "paper's 360448 nor §7's 0"),
+    Reading("post-LN-count",
+            r"\text{post-LN (}\varepsilon=0\text{): }\dim(\text{fibre at }Y)=n(Hd_k-\operatorname{rank}W_O)+\textstyle"
+            r"\sum_i\bigl(2+\operatorname{rank}W_O-\operatorname{rank}[\mathbf 1;x_i;W_O]\bigr)",
+            checks=[_post_ln_count], regimes=("all",),
+            note="LayerNorm's Jacobian kernel is span(1, y_i) (a shift and a scale), and y_i - x_i lies in row W_O, so "
+                 "the post-LN observation enlarges §7's kernel by sum_i dim(span(1, y_i) ∩ row W_O), between 0 and 2 "
+                 "per token; every row of X + S non-constant, gamma without zero entries, beta any",
+            formal_gap=FormalGap("not-yet-proved", "for every size: the fibre is Y + Phi_a^{-1}(W), W = the rows in "
+                                 "span(1, y_i) (LayerNorm's level sets with eps = 0 are {a 1 + s y : s > 0}), of "
+                                 "dimension n (H d_k - rank W_O) + sum_i dim(span(1, y_i) ∩ row W_O); checked against "
+                                 "the exact Jacobian's nullity on instances and the symbolic Jacobian of LayerNorm"),
+            off_instance=OffInstance("count", "a dimension count of the post-LN fibre over the random instances the "
+                                     "check draws; no input flag spells the head outputs Y_h")),
+    _ra_block_reading("post_ln_eps", "post-LN-eps",
+                      r"\text{post-LN, }\varepsilon=10^{-12}\text{ (BERT): }\dim(\text{fibre of }(Y_h)\mapsto\mathrm{LN}"
+                      r"_\varepsilon(X+\textstyle\sum_hY_hW_O^h))=n(H-1)d_k\ \text{(generic }X,W_O)",
+                      "with BERT's eps the fibre is n (H d_k - rho) + n max(0, rho + 1 - d) generically: n = 512 at "
+                      "BERT-base's shape (1 per token)"),
+    Reading("post-LN-eps-count",
+            r"\text{post-LN, }\varepsilon>0:\ \dim(\text{fibre at }Y)=n(Hd_k-\operatorname{rank}W_O)+n\bigl(1+"
+            r"\operatorname{rank}W_O-\operatorname{rank}[\mathbf 1;W_O]\bigr)",
+            checks=[_post_ln_eps_count], regimes=("all",),
+            note="with eps > 0 LayerNorm's level sets are the lines y + a 1 (the scale is recoverable: the variance of "
+                 "LN_eps(y) is v / (v + eps)), so the enlargement is n when 1 is in row W_O (e.g. W_O invertible) and "
+                 "0 otherwise; BERT's eps = 1e-12 taken exactly",
+            formal_gap=FormalGap("not-yet-proved", "for every size: the fibre is Y + Phi_a^{-1}(rows in span(1)); "
+                                 "checked against the exact Jacobian's nullity and LayerNorm's symbolic Jacobian"),
+            off_instance=OffInstance("count", "a dimension count of the post-LN fibre over the random instances the "
+                                     "check draws; no input flag spells the head outputs Y_h")),
+    _ra_block_reading("pre_ln", "pre-LN-causal",
+                      r"\text{pre-LN, causal, }X,W_O\text{ known: }\dim(\text{fibre of }(Y_h)\mapsto X+\textstyle\sum_h"
+                      r"Y_hW_O^h)=n(H-1)d_k\ \text{(generic }W_O)",
+                      "GPT-2: S = Z - X is observed, so the fibre is ker Phi_a, n (H d_k - rank W_O), as in §7"),
+    _ra_block_reading("pre_rms", "pre-RMSNorm-causal",
+                      r"\text{pre-RMSNorm, causal, }X,W_O\text{ known: }\dim(\text{fibre of }(Y_h)\mapsto X+"
+                      r"\textstyle\sum_hY_hW_O^h)=n(H-1)d_k\ \text{(generic }W_O)",
+                      "LLaMA's composition: as pre-LN-causal"),
+]
+
+
 claim(
     id="RA.main", section="§7.3, Recovery Ambiguity Theorem (contributions list)",
     quote="the exact recovery ambiguity dimension of head-channel non-identifiability is n(H-1)d_k degrees of freedom per layer",
@@ -244,7 +410,8 @@ claim(
                       checks=[lambda ctx: [symbolic_identity(
                           KERNEL_FORMULAS["a"] - KERNEL_FORMULAS["b"], n * (d_k - rho),
                           "n (H d_k - rho) - n (H - 1) d_k = n (d_k - rho), so the two agree iff rank W_O = rho = d_k "
-                          "(n > 0): every head would have to write into the same d_k-dimensional subspace")]])],
+                          "(n > 0): every head would have to write into the same d_k-dimensional subspace")]]),
+              *RA_BLOCK_READINGS],
     chapter="recovery_ambiguity",
     notion="exact-rank: kernel dimensions over Q",
 )

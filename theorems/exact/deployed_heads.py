@@ -1,0 +1,147 @@
+r"""The head channel through a deployed block, as studies returning plain records (issue 57): the kernel HC.main's and
+RA.main's per-block readings share (theorems.paper.head_channel and recovery_ambiguity turn the records into evidence).
+
+What is observed is the attention sub-layer's output, not the sum :math:`S=\sum_hY_hW_O^h`
+(:mod:`theorems.exact.deployed`): pre-LN / pre-RMSNorm add S to the un-normalised X (:math:`S=Z-X`: the fibre is
+:math:`Y+\ker\Phi_a`, as in §7; the causal mask changes :math:`A_h`, not the summation map); post-LN observes
+:math:`\mathrm{LN}(X+S)`, which loses a shift and a scale per row (eps = 0) or the shift only (eps > 0).
+
+Each record is a dict: ``{"type": "instances", regime, met, held, first, drawn?, recovered?}``,
+``{"type": "box", regime, what, box}`` (a failure certified on a box: the fibre dimension constant there) or
+``{"type": "complete", what, holds}``.
+"""
+from __future__ import annotations
+
+from sympy import Matrix, Rational
+
+from . import deployed
+from .heads import Phi_a, map_nullity
+from .instances import random_int_matrix
+from .linalg import rank
+from .qinterval import box, minor_certificate
+
+__all__ = ["POST_LN_SHAPES", "POST_LN_EPS_SHAPES", "PRENORM_SHAPES", "BERT_EPS", "post_ln_rows", "post_ln_study",
+           "post_ln_count_study", "prenorm_rows", "prenorm_study"]
+
+#: post-LN shapes (n, d, H, d_k) per regime, eps = 0: H d_k >= d - 1 (BERT: H d_k = d) and H d_k <= d - 2
+POST_LN_SHAPES = {"Hd_k>=d-1": [(3, 4, 2, 2), (2, 4, 3, 1), (3, 3, 2, 2), (2, 6, 3, 2)],
+                  "Hd_k<=d-2": [(2, 4, 1, 2), (3, 5, 1, 2), (2, 5, 1, 3), (2, 6, 2, 2)]}
+#: with eps > 0 only the shift is lost: the regimes split at H d_k = d
+POST_LN_EPS_SHAPES = {"Hd_k>=d": [(3, 4, 2, 2), (3, 3, 2, 2), (2, 4, 3, 2)],
+                      "Hd_k<=d-1": [(2, 4, 3, 1), (2, 4, 1, 2), (2, 6, 2, 2), (3, 5, 2, 2)]}
+#: pre-norm shapes (n, d, H, d_k) per regime (d != 3: a rational LayerNorm row needs d != 3)
+PRENORM_SHAPES = {"Hd_k<=d": [(3, 4, 2, 2), (4, 4, 1, 2), (2, 5, 2, 2)], "Hd_k>d": [(3, 2, 3, 1), (2, 4, 3, 2)]}
+#: BERT's LayerNorm eps, exactly
+BERT_EPS = Rational(1, 10 ** 12)
+
+
+def post_ln_rows(rng, eps=0):
+    """(regime, (n, d, H, d_k), X, W_O, Ys, gamma): random integer instances of the post-LN observation."""
+    for regime, shapes in (POST_LN_EPS_SHAPES if eps else POST_LN_SHAPES).items():
+        for (nn, dd, HH, dk) in shapes:
+            X, W = random_int_matrix(rng, nn, dd, 3), random_int_matrix(rng, HH * dk, dd, 3)
+            Ys = [random_int_matrix(rng, nn, dk, 3) for _ in range(HH)]
+            yield regime, (nn, dd, HH, dk), X, W, Ys, [rng.choice([1, 2, -1, 3]) for _ in range(dd)]
+
+
+def post_ln_study(rng, conclusion, eps=0) -> list[dict]:
+    """Per regime: the fibre of the post-LN observation (the exact Jacobian's nullity) against ``conclusion(fibre,
+    shape)``, and a box record (the fibre constant on it, by the certified ranks) for the first failure."""
+    by: dict[str, list] = {}
+    for regime, shape, X, W, Ys, g in post_ln_rows(rng, eps):
+        by.setdefault(regime, []).append((shape, X, W, Ys, g))
+    tag = f"post-LN (eps = {eps})" if eps else "post-LN"
+    out: list[dict] = []
+    for regime, rows in by.items():
+        met = held = 0
+        first = boxed = None
+        for shape, X, W, Ys, g in rows:
+            f = deployed.post_ln_jacobian_nullity(X, Ys, W, g, eps)
+            if f is None:
+                continue
+            met += 1
+            ok = conclusion(f, shape)
+            held += ok
+            if not ok and first is None:
+                first = f"(n, d, H, d_k) = {shape}: fibre dimension {f}"
+            if not ok and boxed is None:
+                b = deployed.post_ln_fibre_box(X, W, eps)
+                if b is not None and not conclusion(b[0], shape):
+                    boxed = {"type": "box", "regime": regime, "box": b[1],
+                             "what": f"{tag}, (n, d, H, d_k) = {shape}, X = {X.tolist()}, W_O = {W.tolist()}: rank W_O "
+                                     "and every rank [1; (x_i;) W_O] certified maximal, so by the fibre formula "
+                                     "(RA.main:post-LN-count / :post-LN-eps-count) the fibre dimension is "
+                                     f"{b[0]} at every point"}
+        out.append({"type": "instances", "regime": regime, "met": met, "held": held, "first": first, "tag": tag})
+        if boxed is not None:
+            out.append(boxed)
+    return out
+
+
+def post_ln_count_study(rng, eps=0) -> dict:
+    """The fibre formula against the exact Jacobian's nullity over post_ln_rows: {met, held, first}."""
+    met = held = 0
+    first = None
+    for _regime, shape, X, W, Ys, g in post_ln_rows(rng, eps):
+        f = deployed.post_ln_jacobian_nullity(X, Ys, W, g, eps)
+        if f is None:
+            continue
+        met += 1
+        want = deployed.post_ln_fibre_formula(X, W, eps)
+        held += f == want
+        if f != want and first is None:
+            first = f"{shape}: Jacobian nullity {f}, formula {want}"
+    return {"met": met, "held": held, "first": first}
+
+
+def prenorm_rows(rng, block_type: str):
+    """(regime, (n, d, H, d_k), X, W_V's, W_O's, gamma, beta) with X a rational-norm witness of full rank."""
+    for regime, shapes in PRENORM_SHAPES.items():
+        for (nn, dd, HH, dk) in shapes:
+            X = deployed.stratum_witness(nn, dd, min(nn, dd), block_type)
+            WVs = [random_int_matrix(rng, dd, dk, 2) for _ in range(HH)]
+            WOs = [random_int_matrix(rng, dk, dd, 3) for _ in range(HH)]
+            gamma = [rng.choice([1, 2, -1]) for _ in range(dd)]
+            beta = [rng.randint(-2, 2) for _ in range(dd)] if block_type == "pre_ln" else None
+            yield regime, (nn, dd, HH, dk), X, WVs, WOs, gamma, beta
+
+
+def prenorm_study(rng, block_type: str, conclusion) -> list[dict]:
+    """Per regime: the sub-layer's output minus X is sum_h Y_h W_O^h with Y_h the heads' outputs on the normalised
+    input (causal mask), so the fibre is Y + ker Phi_a; its dimension (from Phi_a's matrix) against ``conclusion``;
+    a failure certified on a box of W_O (rank W_O maximal there: the dimension is constant)."""
+    by: dict[str, list] = {}
+    for regime, shape, *rest in prenorm_rows(rng, block_type):
+        by.setdefault(regime, []).append((shape, *rest))
+    name = deployed.BLOCK_NAMES[block_type]
+    out: list[dict] = []
+    for regime, rows in by.items():
+        met = held = recovered = 0
+        first = boxed = None
+        for shape, X, WVs, WOs, gamma, beta in rows:
+            nn, dd, HH, dk = shape
+            Z, Ys = deployed.prenorm_heads(X, WVs, WOs, block_type, True, gamma, beta)
+            W = Matrix.vstack(*WOs)
+            if Z - X != Phi_a(Ys, W):
+                continue  # the sum is not what the block adds: not this reading's premise (a bug would show here)
+            recovered += 1
+            k = map_nullity(lambda Y, W=W: Phi_a(Y, W), nn, HH, dk)
+            met += 1
+            ok = conclusion(k, shape)
+            held += ok
+            if not ok and first is None:
+                first = f"(n, d, H, d_k) = {shape}: dim ker Phi_a = {k}"
+            rk = rank(W)
+            if not ok and boxed is None and rk == min(HH * dk, dd):
+                for e in (3, 6, 9):
+                    if minor_certificate(box(W, Rational(1, 10 ** e)), rk) is not None:
+                        boxed = {"type": "box", "regime": regime, "box": f"|W_O' - W_O|_max <= 1/10^{e}",
+                                 "what": f"{name}, (n, d, H, d_k) = {shape}, W_O = {W.tolist()}: rank W_O = {rk} "
+                                         f"(maximal) at every point, so the fibre dimension n (H d_k - rank W_O) = "
+                                         f"{k} on the box"}
+                        break
+        out.append({"type": "instances", "regime": regime, "met": met, "held": held, "first": first,
+                    "recovered": recovered, "drawn": len(rows), "tag": name})
+        if boxed is not None:
+            out.append(boxed)
+    return out
