@@ -87,7 +87,7 @@ test:
 	@$(MAKE) --no-print-directory -j2 -Oline -k venv $(if $(HAVE_COQ),formal)
 	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci} $(BIN)/python -m pytest -p no:cacheprovider -m "" -n $${TEST_WORKERS:-2} --dist loadgroup --durations=12
 
-## store the minimal instance of every "needed" hypothesis (theorems/counterexamples/breaking/; the tests re-check each)
+# (a maintainer's command, not in `make help`) store the minimal instance of every "needed" hypothesis (theorems/counterexamples/breaking/; the tests re-check each)
 store-breaking: venv
 	$(BIN)/python -c 'import sys; from theorems.framework.breaking_store import main; sys.exit(main())'
 
