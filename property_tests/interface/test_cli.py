@@ -25,8 +25,8 @@ def test_cli_version_names_ground_types(capsys):
 @pytest.mark.slow
 def test_cli_verify_json(tmp_path, capsys):
     """A glob selects exactly the claims it matches, and every entry has the JSON fields. ``RN.step[0-9]``: three
-    claims, one refuted by a stored counterexample, in 3-5 s (``RN.*`` took 28 s: RN.main's trained-model reading measures
-    the packaged model and the family runs the depth study, both covered by the ledger tests)."""
+    claims, one refuted by a stored counterexample, in 3-5 s (``RN.*`` took 28 s: RN.main's trained-model reading
+    measures the packaged model and the family runs the depth study, both covered by the ledger tests)."""
     path = tmp_path / "ledger.json"
     code, out, _ = _run(capsys, "verify", "--claims", "RN.step[0-9]", "--quick", "--dps", "30", "--json", str(path))
     assert code == 0  # refuted claims are results, not errors
