@@ -334,15 +334,15 @@ def test_claims_the_ledger_starts_the_formal_check_first_and_runs_the_claims_wit
     runs the claims without formal lemmas first, and returns the results in the order given, on one BLAS thread.
     (Planted: no reordering: the progress order is the given one; no background start: started stays empty.)"""
     from proofs_numeric.ledger import run as ledger_run
-    from theorems.exact.blas_runtime import _openblas
+    from threadpoolctl import threadpool_info
     started, seen, threads = [], [], []
     real_start = ledger_run.formal.start_check
     monkeypatch.setattr(ledger_run.formal, "start_check", lambda *a, **k: (started.append(1), real_start(*a, **k))[1])
 
     def progress(k, total, c, r):
         if r is None:
-            api = _openblas()
-            threads.append(api[0]() if api is not None else 1)
+            threads.append(max([i["num_threads"] for i in threadpool_info() if i["internal_api"] == "openblas"],
+                               default=1))
         else:
             seen.append(c.id)
     with_formal, without = get("DONG.row-stochastic"), get("BLOCK.residual-model")
