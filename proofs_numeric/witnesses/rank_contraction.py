@@ -25,6 +25,7 @@ from proofs_numeric.core.float_hints import RTOL_HEAD_SUBSPACES, rank_above
 from proofs_numeric.core.quantities import alpha, alpha_mha, spearman  # noqa: F401 - re-exported
 from proofs_numeric.core.transformer import Head, attention, workdps
 from theorems.exact import transformer as T
+from theorems.exact.certified_rank import certified_rank
 from theorems.exact.input import BadInput, exact_matrix
 from theorems.exact.instances import Shape
 from theorems.exact.linalg import rank
@@ -87,6 +88,48 @@ def certified_ranks(X, heads: list[Head], dps: int = 50) -> dict:
         for T in terms[1:]:
             M = M + T
         out["rank_mha"] = [certified_rank_lower_bound(_rows(M), dps)["lower"], min(n, up_sum)]
+    return out
+
+
+def certified_ranks_midrad(X, heads: list[Head], rank_X: int | None, rank_X_upper: int) -> dict:
+    """:func:`certified_ranks` where the mpmath interval path refuses the size: every head's A_h, Y_h W_O^h and
+    their sum enclosed in double-precision midpoint-radius arithmetic on BLAS (``theorems.exact.transformer.MIDRAD``:
+    float64 midpoints, radii bounding every rounding a priori; X and the float64 weights enter exactly), each lower
+    bound from a minor proved non-singular over the enclosure
+    (:func:`proofs_numeric.core.certify.midrad_rank_lower_bound`), the upper bounds from structure as there
+    (``rank_X_upper`` in place of an exact rank X when that is not certified). ``width``: the
+    largest radius of the enclosures (a lower bound that does not reach its upper bound is then said with it)."""
+    from proofs_numeric.core.certify import midrad_rank_lower_bound
+    from theorems.exact.blas_runtime import single_threaded_blas
+    n, d = X.shape
+    out: dict = {"n": n, "d": d, "H": len(heads), "d_k": heads[0].W_Q.shape[1], "rank_X": rank_X,
+                 "attention_rank": [], "dim_R": [], "dps": None, "arithmetic": "midrad"}
+    width = 0.0
+
+    def lower(M, upper: int) -> int:
+        nonlocal width
+        width = max(width, float(M.r.max()) if M.r.size else 0.0)
+        return int(midrad_rank_lower_bound(M, upper)["lower"])
+    with single_threaded_blas():
+        Xm = T.MIDRAD.asmatrix(np.asarray(X, dtype=np.float64))
+        terms = []
+        for h in heads:
+            A, Y = T.attention(T.MIDRAD, Xm, h)
+            Wo = T.MIDRAD.asmatrix(np.asarray(h.W_O, dtype=np.float64))
+            Th = T.MIDRAD.matmul(Y, Wo)
+            terms.append(Th)
+            out["attention_rank"].append([lower(A, n), n])
+            dk = np.asarray(h.W_O).shape[0]
+            up = min(rank_X_upper, dk)
+            out["dim_R"].append([lower(Th, up), up])
+        up_sum = min(d, sum(u for _, u in out["dim_R"]))
+        stack = T.Midrad(np.vstack([Th.m for Th in terms]), np.vstack([Th.r for Th in terms]))
+        out["dim_sum_R"] = [lower(stack, up_sum), up_sum]
+        M = terms[0]
+        for Th in terms[1:]:
+            M = M + Th
+        out["rank_mha"] = [lower(M, min(n, up_sum)), min(n, up_sum)]
+    out["width"] = width
     return out
 
 
@@ -317,8 +360,17 @@ def user_heads_instance(user) -> HeadsInput:
     n, d = X.shape
     if W.d != d:
         raise BadInput(f"--weights: d = {W.d} in the weights but X has d = {d} columns")
-    interval_size_check(n, d, W.H, W.d_k, user.dps)
     heads = [Head(*m) for m in W.float64_heads("--weights")]
+    try:
+        interval_size_check(n, d, W.H, W.d_k, user.dps)
+    except BadInput:  # beyond the mpmath interval path: double-precision enclosures on BLAS (undecided with the width)
+        Xf, why = X.float64()
+        data = getattr(X, "data", None)
+        if Xf is None or not (isinstance(data, np.ndarray) and data.dtype.kind == "f"):
+            raise  # X is not float64 data (then its values would be rounded): the size refusal stands
+        cr = certified_rank(X.kernel(), seed=user.seed if user.seed is not None else 0)
+        c = certified_ranks_midrad(Xf, heads, cr.lower if cr.certified else None, cr.upper)
+        return HeadsInput({"X": X, "heads": heads, "weights": W, "d_k": W.d_k, "H": W.H, "c": c})
     return HeadsInput({"X": X, "heads": heads, "weights": W, "d_k": W.d_k, "H": W.H,
                        "c": certified_ranks(X.kernel() if not isinstance(X.kernel(), list) else X.rows(), heads,
                                             dps=user.dps)})
@@ -331,9 +383,12 @@ def _iv(lo, hi) -> str:
 def _ranks_text(v) -> str:
     c = v["c"]
     per = lambda rs: "[" + ", ".join(_iv(*r) for r in rs) + "]"
+    how = (f"mpmath iv minors at {c['dps']} digits" if c.get("arithmetic") != "midrad" else
+           "minors of double-precision midpoint-radius enclosures on BLAS proved non-singular, largest radius "
+           f"{c['width']:.2g}")
     return (f"rank X = {c['rank_X']}; rank A_h = {per(c['attention_rank'])}; dim R_h = {per(c['dim_R'])}; "
             f"dim sum R_h = {_iv(*c['dim_sum_R'])}; rank MHA = {_iv(*c['rank_mha'])} "
-            f"(certified: lower bounds from mpmath iv minors at {c['dps']} digits, upper bounds from structure)")
+            f"(certified: lower bounds from {how}, upper bounds from structure)")
 
 
 def _decide(ok: bool, bad: bool, v, what: str) -> Decided:
@@ -476,8 +531,9 @@ def _save(user, v) -> dict:
     return {**user.record(("X",)), **v["weights"].strings()}
 
 
-_ARITH = ("certified ranks: lower bounds from mpmath iv minors, upper bounds from structure (exact rank of X over Q); "
-          "X enters exactly, the weights as the float64 values they hold")
+_ARITH = ("certified ranks: lower bounds from mpmath iv minors (above the size the mpmath path accepts: minors of "
+          "double-precision midpoint-radius enclosures on BLAS proved non-singular), upper bounds from structure "
+          "(exact rank of X over Q); X enters exactly, the weights as the float64 values they hold")
 
 
 def _form(note: str = "") -> InstanceForm:

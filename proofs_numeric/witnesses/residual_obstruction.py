@@ -32,6 +32,7 @@ from proofs_numeric.core.float_hints import numerical_rank
 from proofs_numeric.core.transformer import Head, mha, workdps
 from proofs_numeric.witnesses.dong_collapse import no_rank_collapse
 from theorems.exact import transformer as T
+from theorems.exact.blas_runtime import single_threaded_blas
 from theorems.exact.certified_rank import certified_rank
 from theorems.exact.input import BadInput
 from theorems.exact.instances import Shape
@@ -255,7 +256,7 @@ def rank_rises(x) -> Decided:
     try:
         interval_size_check(x["n"], x["d"], W.H, W.d_k, x["dps"])
     except BadInput as e:
-        return Decided(None, f"undecided: not checked at this size ({e})")
+        return _rank_rises_midrad(x, r, str(e))
     lo, hi, how = _F_rank(x)
     if lo > r:
         return Decided(True, f"certified: rank F(X) >= {lo} > rank X = {r}; {how}")
@@ -263,6 +264,45 @@ def rank_rises(x) -> Decided:
         return Decided(False, f"certified: rank F(X) <= {hi} <= rank X = {r}; {how}")
     return Decided(None, f"undecided: rank F(X) in [{lo}, {hi}] and rank X = {r}: softmax is transcendental, so "
                          f"equality is not certified by intervals; {how}")
+
+
+def midrad_F(x):
+    """F(X) = X + MHA(X) enclosed in the midpoint-radius context on BLAS (:data:`theorems.exact.transformer.MIDRAD`:
+    float64 midpoints, radii that bound every rounding a priori), X entering exactly (a float64 array as it is,
+    rationals rounded outward), the heads' float64 weights exactly; on one BLAS thread."""
+    data = getattr(x["X"], "data", None)
+    Xin = data if isinstance(data, np.ndarray) and data.dtype.kind == "f" else x["X"].rows()
+    with single_threaded_blas():
+        Xm = T.MIDRAD.asmatrix(Xin)
+        return Xm + T.mha(T.MIDRAD, Xm, x["heads"])
+
+
+def _rank_rises_midrad(x, r: int, refused: str) -> Decided:
+    """rank F(X) > rank X where the mpmath interval path refuses the size (``refused``): F(X) enclosed in double
+    precision (:func:`midrad_F`), its rank bounded below by a minor proved non-singular over the enclosure
+    (:func:`proofs_numeric.core.certify.midrad_rank_lower_bound`), above by min(n, d) (F(X) is n x d). Where double
+    precision cannot decide, undecided with the enclosure's width (the exact row-space bound of the small path is not
+    formed: at these sizes it is a rank over Q of an (H + 1) n x d matrix of exact products)."""
+    from proofs_numeric.core.certify import midrad_rank_lower_bound
+    n, d = x["n"], x["d"]
+    shape_hi = min(n, d)
+    if shape_hi <= r:
+        return Decided(False, f"certified: rank F(X) <= min(n, d) = {shape_hi} <= rank X = {r} (F(X) is n x d; no "
+                              "enclosure needed)")
+    try:
+        F = midrad_F(x)
+    except (T.MidradRangeError, ValueError) as e:
+        return Decided(None, f"undecided: the double-precision enclosure of F(X) cannot be formed ({e}); the mpmath "
+                             f"interval path refuses this size ({refused})")
+    width = float(F.r.max()) if F.r.size else 0.0
+    with single_threaded_blas():
+        b = midrad_rank_lower_bound(F, shape_hi)
+    how = (f"rank F(X) >= {b['lower']} (F(X) = X + MHA(X) enclosed in double-precision midpoint-radius arithmetic "
+           f"on BLAS, largest radius {width:.2g}; {b['how']})")
+    if b["lower"] > r:
+        return Decided(True, f"certified: rank F(X) >= {b['lower']} > rank X = {r}; {how}")
+    return Decided(None, f"undecided: {how}, rank X = {r}: at this width double precision does not certify a minor "
+                         f"of size {r + 1} (largest radius {width:.2g}), and rank F(X) <= {shape_hi} only")
 
 
 def _distinct_tokens(x) -> bool:
@@ -293,7 +333,8 @@ def _save(user, x) -> dict:
 
 
 _ARITH = ("exact rank of X over Q (certified); rank F(X) exact when attention is uniform, else a certified interval "
-          "lower bound (mpmath iv) against the exact row-space upper bound")
+          "lower bound (mpmath iv; above the size that path accepts, a minor of a double-precision midpoint-radius "
+          "enclosure on BLAS proved non-singular) against the exact row-space upper bound (above that size: min(n, d))")
 #: the InstanceForm arguments the readings share (keyword arguments of mixed types, hence Any)
 _RRO: dict[str, Any] = dict(takes=("X", "weights"), build=user_instance, hints=_float_hint, save=_save,
                             arithmetic=_ARITH, sites=("attention",))

@@ -175,3 +175,21 @@ def test_a_whole_block_needs_its_ffn_and_an_irrational_entry_is_refused_not_roun
 def test_a_constant_row_is_outside_layernorm_and_post_ln_rank_says_so():
     r, _ = deployed.post_ln_rank(Matrix([[1, 1], [0, 0]]), [zeros(2, 2)])
     assert r is None
+
+
+@given(st.integers(1, 6), st.integers(1, 7), st.data())
+def test_centred_is_x_times_the_centring_projector_exactly(n, d, data):
+    """blocks.centred (each row minus its mean, computed in sympy's QQ representation for a rational matrix) equals
+    X P with P = I - J/d, entry for entry, and its rows sum to 0; a symbolic matrix takes the sympy arithmetic.
+    (Planted: the mean divided by n instead of d, or the ones column of length n: both red here.)"""
+    from theorems.exact.blocks import centred
+    ints = st.integers(-9, 9)
+    X = Matrix(n, d, [Rational(data.draw(ints), data.draw(st.integers(1, 4))) for _ in range(n * d)])
+    Xt = centred(X)
+    assert isinstance(Xt, Matrix) and Xt.shape == (n, d)
+    assert Xt == X * centring_projector(d)
+    assert all(sum(Xt.row(i)) == 0 for i in range(n))
+    x = sympy.Symbol("x")
+    S = X.copy()
+    S[0, 0] = x
+    assert sympy.simplify(centred(S) - S * centring_projector(d)) == zeros(n, d)

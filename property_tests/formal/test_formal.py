@@ -448,3 +448,57 @@ def test_formal_pin_refuses_a_weakened_null_set_lemma(tmp_path):
     assert set(r.axioms) <= set(formal.ALLOWED_AXIOMS) and "Axioms:" in r.assumptions  # the policy alone accepts
     assert r.accepted is False and "the statement of " + name + " changed" in r.reason
     assert "(0 < k)%N" in r.reason.split("Coq now prints:\n", 1)[1]
+
+
+# ---- the background check the ledger starts (start_check, cancel_check) ---------------------------------------
+
+@needs_coq
+def test_formal_background_check_is_waited_for_and_read_not_repeated(tmp_path, monkeypatch):
+    """A check() asked while the background check of the same lemmas compiles waits for it and reads its result: the
+    compile runs once, on the background thread. (Planted: check() without its lock: the foreground compiles too.)"""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+    (tmp_path / "bg.v").write_text(_PLAIN_HEADER + "Lemma bg_one : 1 = 1.\nProof. reflexivity. Qed.\n")
+    lemma = _lemma("bg", "bg_one")
+    gate, compiles = threading.Event(), []
+    real_compile, real_one = formal.runner.compile_sources, formal.runner._compile_one
+    monkeypatch.setattr(formal.runner, "compile_sources",
+                        lambda *a, **k: (compiles.append(threading.current_thread().name), real_compile(*a, **k))[1])
+    monkeypatch.setattr(formal.runner, "_compile_one", lambda *a: (gate.wait(60), real_one(*a))[1])
+    thread = formal.start_check([lemma], tmp_path)
+    assert thread is not None and thread.name == "formal-check"
+    with ThreadPoolExecutor(1) as pool:
+        fg = pool.submit(formal.check, [lemma], tmp_path)
+        thread.join(0.3)
+        assert not fg.done()  # waits for the background compile, which waits for the gate
+        gate.set()
+        result = fg.result(timeout=120)
+    thread.join(60)
+    assert result[lemma.name].closed is True
+    assert compiles == ["formal-check"]
+    assert formal.check([lemma], tmp_path) is result
+
+
+@needs_coq
+def test_formal_cancel_check_ends_its_coqc_and_caches_nothing(tmp_path, monkeypatch):
+    """cancel_check (an interrupted ledger) ends the coqc processes of the background check within seconds, and the
+    check stores no result (a later check computes afresh). (Planted: cancel_check without kill: the join times out
+    and the thread still runs.)"""
+    import time
+    (tmp_path / "slow.v").write_text(_PLAIN_HEADER + "Lemma slow_one : 1 = 1.\nProof. reflexivity. Qed.\n")
+    lemma = _lemma("slow", "slow_one")
+    monkeypatch.setattr(formal.runner, "_coqc_cmd", lambda *a: ["sleep", "60"])
+    thread = formal.start_check([lemma], tmp_path)
+    assert thread is not None
+    deadline = time.monotonic() + 60
+    while not formal.runner._RUNNING and time.monotonic() < deadline:
+        time.sleep(0.02)
+    procs = list(formal.runner._RUNNING)
+    assert procs, "the background check never started coqc"
+    t0 = time.monotonic()
+    formal.cancel_check(timeout=30)
+    assert not thread.is_alive() and time.monotonic() - t0 < 20
+    assert all(p.poll() is not None for p in procs)
+    assert not any(str(tmp_path.resolve()) == key[0] for key in formal.runner._CHECK_CACHE)
+    assert not formal.runner._STOP.is_set()  # a later check runs
+    formal.cancel_check()  # nothing runs: a no-op

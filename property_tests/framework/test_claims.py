@@ -329,6 +329,51 @@ def test_claims_a_stored_counterexample_no_claim_rereads_is_an_error_of_the_ledg
     assert ledger_run.run_ledger([one], _QUICK)[1] == []  # the files it did re-read are no error
 
 
+def test_claims_the_ledger_starts_the_formal_check_first_and_runs_the_claims_without_lemmas_meanwhile(monkeypatch):
+    """run_ledger starts the Coq check in the background when a selected claim has formal lemmas (not otherwise),
+    runs the claims without formal lemmas first, and returns the results in the order given, on one BLAS thread.
+    (Planted: no reordering: the progress order is the given one; no background start: started stays empty.)"""
+    from threadpoolctl import threadpool_info
+
+    from proofs_numeric.ledger import run as ledger_run
+    started, seen, threads = [], [], []
+    real_start = ledger_run.formal.start_check
+    monkeypatch.setattr(ledger_run.formal, "start_check", lambda *a, **k: (started.append(1), real_start(*a, **k))[1])
+
+    def progress(k, total, c, r):
+        if r is None:
+            threads.append(max([i["num_threads"] for i in threadpool_info() if i["internal_api"] == "openblas"],
+                               default=1))
+        else:
+            seen.append(c.id)
+    with_formal, without = get("DONG.row-stochastic"), get("BLOCK.residual-model")
+    assert any(lm.claim == with_formal.id for lm in ledger_run.formal.LEMMAS)
+    assert not any(lm.claim == without.id for lm in ledger_run.formal.LEMMAS)
+    results, errors = ledger_run.run_ledger([with_formal, without], _QUICK, progress)
+    assert errors == [] and [r.claim.id for r in results] == [with_formal.id, without.id]
+    assert seen == [without.id, with_formal.id] and started == [1] and threads == [1, 1]
+    ledger_run.run_ledger([without], _QUICK)
+    assert started == [1]  # no formal lemma among the claims: Coq is not asked
+
+
+def test_claims_an_interrupted_ledger_ends_the_background_formal_check(monkeypatch):
+    """Ctrl-C in the middle of the ledger (KeyboardInterrupt out of a claim) ends the background Coq check before it
+    propagates (cancel_check), so no coqc outlives the command. (Planted: run_ledger without its finally: red.)"""
+    import threading
+
+    from proofs_numeric.ledger import run as ledger_run
+    events = []
+    monkeypatch.setattr(ledger_run.formal, "start_check", lambda *a, **k: threading.current_thread())
+    monkeypatch.setattr(ledger_run.formal, "cancel_check", lambda *a, **k: events.append("cancelled"))
+
+    def interrupted(c, ctx):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(ledger_run, "run_claim", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        ledger_run.run_ledger([get("DONG.row-stochastic")], _QUICK)
+    assert events == ["cancelled"]
+
+
 def _strip_seconds(x):
     if isinstance(x, dict):
         return {k: _strip_seconds(v) for k, v in x.items() if "seconds" not in k and k != "started"}

@@ -125,3 +125,36 @@ def test_suite_verdicts_do_not_depend_on_what_was_imported_first():
         outs[order] = json.loads(p.stdout.strip().splitlines()[-1])
     assert outs["bare"]["RW.dong-proved"]["verdict"] != "not-checkable"
     assert outs["bare"] == outs["numeric-first"] == outs["reverse"]
+
+
+def test_suite_a_late_provider_is_called_last_and_its_evidence_stays_in_its_place():
+    """A provider marked ``late`` (the formal layer's, which may wait for the background compile) is called after the
+    reading's checks and the other providers, and its evidence keeps its declared place: the same evidence, in the
+    same order, as when it is called in turn. (Planted: _own_evidence calling in declared order: the call order
+    is wrong; placing the late evidence last: the evidence order is wrong.)"""
+    calls: list[str] = []
+
+    def tagged(tag, late=False):
+        inner = _provider(tag)
+
+        def provide(claim_id, key, ctx):
+            calls.append(f"{tag}:{key}")
+            return inner(claim_id, key, ctx)
+        if late:
+            provide.late = True  # type: ignore[attr-defined]
+        return provide
+
+    claim = REGISTRY["DC.bert-config"]
+    late = run_claim_with(claim, CheckContext(quick=True), providers=(tagged("first", late=True), tagged("second")))
+    keys = [r.key for r in claim.all_readings()]
+    assert calls == [c for k in keys for c in (f"second:{k}", f"first:{k}")]
+    calls.clear()
+    plain = run_claim_with(claim, CheckContext(quick=True), providers=(tagged("first"), tagged("second")))
+    assert calls == [c for k in keys for c in (f"first:{k}", f"second:{k}")]
+    summaries = [[e.summary for e in r.evidence] for r in late.readings]
+    assert summaries == [[e.summary for e in r.evidence] for r in plain.readings]
+    for s, r in zip(summaries, late.readings, strict=True):
+        at = [next(i for i, x in enumerate(s) if x.startswith(f"{tag} on DC.bert-config:{r.key}"))
+              for tag in ("first", "second")]
+        assert at[0] < at[1]
+    assert [getattr(p, "late", False) for p in current_suite().providers] == [True, False]  # formal's, numeric's

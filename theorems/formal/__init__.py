@@ -31,6 +31,7 @@ if __package__:
         analysis_available,
         axiom_words,
         build_dir,
+        cancel_check,
         check,
         clear_check_cache,
         compile_sources,
@@ -42,6 +43,7 @@ if __package__:
         pin,
         results_path,
         scan_forbidden,
+        start_check,
         statement_of,
         statements_path,
         strip_comments,
@@ -53,7 +55,7 @@ if __package__:
                "mathcomp_available", "build_dir", "check", "clear_check_cache", "compile_sources", "scan_forbidden",
                "lemmas_for", "main", "analysis_available", "NO_ANALYSIS", "NO_MATHCOMP", "NOT_INSTALLED",
                "results_path", "strip_comments", "LOGICAL_ROOT", "STATEMENTS_FILE", "statement_of",
-               "statements_path", "load_statements", "write_statements", "pin"]
+               "statements_path", "load_statements", "write_statements", "pin", "start_check", "cancel_check"]
 
 if __name__ == "__main__":  # python3 theorems/formal/__init__.py: this folder is sys.path[0]
     from runner import main as _main

@@ -38,6 +38,11 @@ def formal_evidence(claim_id: str, reading_key: str, ctx: CheckContext) -> list[
     return out
 
 
+#: called after the other evidence of a reading (theorems.framework.records): check() may wait for the background
+#: compile the ledger started (theorems.formal.start_check), and the reading's other checks run meanwhile
+formal_evidence.late = True  # type: ignore[attr-defined]
+
+
 def attached_readings() -> set[tuple[str, str]]:
     """(claim id, reading key) of every registered lemma."""
     return {(lm.claim, lm.reading or "literal") for lm in formal.LEMMAS}

@@ -49,6 +49,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -64,7 +65,7 @@ __all__ = ["FormalResult", "SOURCE_DIR", "FORBIDDEN_WORDS", "ALLOWED_AXIOMS",
            "check", "clear_check_cache", "compile_sources", "scan_forbidden", "main",
            "analysis_available", "NO_ANALYSIS", "NO_MATHCOMP", "NOT_INSTALLED", "results_path", "strip_comments",
            "STATEMENTS_FILE", "statement_of", "statements_path", "load_statements", "write_statements", "pin",
-           "run_coqchk", "stored_coqchk", "coqchk_mode", "COQCHK_MODES"]
+           "run_coqchk", "stored_coqchk", "coqchk_mode", "COQCHK_MODES", "start_check", "cancel_check"]
 
 SOURCE_DIR = Path(__file__).resolve().parent
 BUILD_SUBDIR = "_build"
@@ -340,12 +341,40 @@ def _jobs() -> int:
         return max(1, min(4, os.cpu_count() or 1))
 
 
+class CheckCancelled(Exception):
+    """:func:`cancel_check` ended the compile this check was waiting for (nothing is cached from it)."""
+
+
+#: the coqc processes running now (cancel_check ends them) and the flag that stops a background check
+_RUNNING: set = set()
+_RUNNING_LOCK = threading.Lock()
+_STOP = threading.Event()
+
+
+def _run_coqc(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """subprocess.run(args, capture_output, text), the process kept in _RUNNING while it runs; CheckCancelled when
+    cancel_check asked the compile to stop (before it started, or while it ran: then it is ended)."""
+    with _RUNNING_LOCK:
+        if _STOP.is_set():
+            raise CheckCancelled("the formal check was cancelled")
+        proc = subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        _RUNNING.add(proc)
+    try:
+        out, err = proc.communicate()
+    finally:
+        with _RUNNING_LOCK:
+            _RUNNING.discard(proc)
+    if _STOP.is_set():
+        raise CheckCancelled("the formal check was cancelled")
+    return subprocess.CompletedProcess(args, proc.returncode, out, err)
+
+
 def _compile_one(build: Path, mod: str, text: str, digest: str, log) -> str | None:
     (build / f"{mod}.v").write_text(text)
     stamp = build / f"{mod}.stamp"
     stamp.unlink(missing_ok=True)
     t0 = time.perf_counter()
-    proc = subprocess.run(_coqc_cmd(f"{mod}.v"), cwd=build, capture_output=True, text=True)
+    proc = _run_coqc(_coqc_cmd(f"{mod}.v"), build)
     if log:
         log(f"{' '.join(_coqc_cmd(f'{mod}.v'))}  (in {build}): "
             f"{'ok' if proc.returncode == 0 else 'FAILED'} in {time.perf_counter() - t0:.1f} s")
@@ -454,7 +483,7 @@ def _run_query(build: Path, modules: list[str], lemmas: list[FormalLemma], per_l
         fh.write(_query_text(modules, lemmas, per_lemma, locate))
         qpath = Path(fh.name)
     try:
-        proc = subprocess.run(_coqc_cmd(qpath.name), cwd=build, capture_output=True, text=True)
+        proc = _run_coqc(_coqc_cmd(qpath.name), build)
     finally:
         for p in (qpath, qpath.with_suffix(".vo"), qpath.with_suffix(".vos"), qpath.with_suffix(".vok"),
                   qpath.with_suffix(".glob"), build / f".{qpath.stem}.aux"):
@@ -789,6 +818,10 @@ def run_coqchk(source_dir: Path | str | None = None, modules: list[str] | None =
 
 
 _CHECK_CACHE: dict[tuple, dict[str, FormalResult]] = {}
+#: one check() at a time in this process: a caller waits for a background check (start_check) and reads its cache
+_CHECK_LOCK = threading.Lock()
+#: the background check's thread, while there is one (start_check, cancel_check)
+_BACKGROUND: list[threading.Thread] = []
 
 
 def clear_check_cache() -> None:
@@ -813,6 +846,52 @@ def check(lemmas: tuple[FormalLemma, ...] | list[FormalLemma] = LEMMAS,
     the lemma) and coqchk is never run. Cached per process (keyed by the lemmas,
     the directory, the sources' text and the coqc version).
     """
+    with _CHECK_LOCK:
+        return _check(lemmas, source_dir, compare_statements, coqchk)
+
+
+def start_check(lemmas: tuple[FormalLemma, ...] | list[FormalLemma] = LEMMAS,
+                source_dir: Path | str | None = None) -> threading.Thread | None:
+    """Start :func:`check` of ``lemmas`` in ``source_dir`` (compiling what is stale, then the queries) in a
+    background thread and return it (None when coqc or MathComp is not installed, or a background check already
+    runs). The ledger starts it first and decides its other claims meanwhile: a later check() of the same lemmas waits
+    for it and reads its result (check is cached per process); an error in the background is not kept (that check()
+    computes again and meets it). The coqc processes are children of this process: :func:`cancel_check` ends them."""
+    if coq_version() is None or not mathcomp_available() or any(t.is_alive() for t in _BACKGROUND):
+        return None
+    lemmas = tuple(lemmas)
+
+    def run() -> None:
+        try:
+            check(lemmas, source_dir)
+        except Exception:  # noqa: BLE001 -- the foreground check() computes again and reports it
+            pass
+
+    thread = threading.Thread(target=run, name="formal-check", daemon=True)
+    _BACKGROUND[:] = [thread]
+    thread.start()
+    return thread
+
+
+def cancel_check(timeout: float = 10.0) -> None:
+    """End a background check (:func:`start_check`) that still runs: its coqc processes are ended and it stores
+    nothing; waits up to ``timeout`` s for its thread. A no-op when none runs (the ledger calls it when interrupted)."""
+    thread = _BACKGROUND[0] if _BACKGROUND else None
+    if thread is None or not thread.is_alive():
+        return
+    _STOP.set()
+    try:
+        with _RUNNING_LOCK:
+            procs = list(_RUNNING)
+        for proc in procs:
+            with contextlib.suppress(OSError):
+                proc.kill()
+        thread.join(timeout)
+    finally:
+        _STOP.clear()
+
+
+def _check(lemmas, source_dir, compare_statements, coqchk) -> dict[str, FormalResult]:
     src = Path(source_dir or SOURCE_DIR).resolve()
     lemmas = tuple(lemmas)
     version = coq_version()

@@ -377,14 +377,19 @@ def _alone(claim: Claim, r: Reading) -> list[tuple[Claim, Reading]]:
 
 
 def _own_evidence(claim: Claim, r: Reading, ctx: CheckContext, providers: Sequence[Provider]) -> list[Evidence]:
-    ev: list[Evidence] = []
-    for check in [*r.checks, *(lambda c, p=p: p(claim.id, r.key, c) for p in providers)]:
-        got = list(check(ctx))
+    """The reading's checks, then the providers' evidence, in this order; a provider marked ``late`` (an attribute
+    set to True: the formal layer's, which may wait for Coq compiling in the background) is called after all the
+    others, its evidence still put in its place."""
+    calls = [*((check, False) for check in r.checks),
+             *((lambda c, p=p: p(claim.id, r.key, c), bool(getattr(p, "late", False))) for p in providers)]
+    got_at: list[list[Evidence]] = [[] for _ in calls]
+    for k in sorted(range(len(calls)), key=lambda k: calls[k][1]):  # stable: the late ones last, in their order
+        got = list(calls[k][0](ctx))
         for e in got:
             if not isinstance(e, Evidence):
                 raise TypeError(f"{claim.id} reading {r.key}: a check returned {type(e).__name__}, not Evidence")
-        ev.extend(got)
-    return ev
+        got_at[k] = got
+    return [e for got in got_at for e in got]
 
 
 def _evidence(claim: Claim, r: Reading, ctx: CheckContext, providers: Sequence[Provider],

@@ -1,0 +1,76 @@
+"""Above the size the mpmath interval checks accept (n d > 4096), RRO.main and RC.rank-equals-sum are decided on
+double-precision midpoint-radius enclosures on BLAS (issue 59): no size refusal; a minor counts only when it is proved
+non-singular over the whole enclosure (:func:`proofs_numeric.core.certify.midrad_nonsingular`)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from proofs_numeric.cli import main
+from proofs_numeric.core.certify import MAX_INTERVAL_ENTRIES, midrad_nonsingular, midrad_rank_lower_bound
+from theorems.exact.linalg import rank
+from theorems.exact.transformer import Midrad
+
+
+def test_midrad_nonsingular_is_false_when_the_enclosure_holds_a_singular_matrix():
+    """diag(1, 1e-6) is non-singular, but the box of radius 2e-6 around it holds diag(1, 0): not proved. The same
+    box of radius 1e-7 holds none: proved. (Planted: the test on the midpoints alone, radii dropped: red here.)"""
+    m = np.diag([1.0, 1e-6])
+    assert midrad_nonsingular(Midrad(m, np.full((2, 2), 1e-7)))
+    assert not midrad_nonsingular(Midrad(m, np.full((2, 2), 2e-6)))
+    assert not midrad_nonsingular(Midrad(np.array([[1.0, 2.0], [2.0, 4.0]])))  # singular midpoint, radius 0
+    assert midrad_nonsingular(Midrad(np.zeros((0, 0))))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 12), st.integers(1, 12), st.integers(0, 6), st.integers(0, 2**31 - 1),
+       st.sampled_from([0.0, 1e-12, 1e-3]))
+def test_midrad_rank_lower_bound_never_exceeds_the_rank_of_a_matrix_in_the_enclosure(n, d, r, seed, radius):
+    """The certified lower bound is at most the exact rank of the midpoint matrix (an integer matrix of rank <= r,
+    a member of the enclosure), whatever the radius; with radius 0 and rank r it is r (pivoting finds the minor)."""
+    rng = np.random.default_rng(seed)
+    m = (rng.integers(-3, 4, size=(n, r)) @ rng.integers(-3, 4, size=(r, d))).astype(np.float64)
+    exact = rank(__import__("sympy").Matrix(m.astype(int).tolist())) if m.size else 0
+    got = midrad_rank_lower_bound(Midrad(m, np.full(m.shape, radius)), min(n, d))
+    assert got["lower"] <= exact
+    if radius == 0.0:
+        assert got["lower"] == exact
+
+
+def _check_json(claim: str, X: np.ndarray, tmp_path, capsys) -> list[dict]:
+    p = tmp_path / "X.npy"
+    np.save(p, X)
+    capsys.readouterr()
+    assert main(["check", claim, "--X", str(p), "--heads", "2", "--prime-seed", "0", "--json"]) == 0
+    return json.loads(capsys.readouterr().out)["claims"][0]["readings"]
+
+
+def test_rro_main_above_the_interval_size_is_decided_on_midrad_enclosures(tmp_path, capsys):
+    """X of 80 x 64 (5120 entries, above MAX_INTERVAL_ENTRIES), rank 3 exactly, two seeded heads: the rank rises
+    (certified: rank F(X) >= 9 = 3 + 2 * 3 > 3) in the literal, for-all-weights and trained-model readings; no size
+    refusal. (Planted: rank_rises answering undecided at this size, as before: red here.)"""
+    rng = np.random.default_rng(1)
+    X = (rng.integers(-3, 4, size=(80, 3)) @ rng.integers(-3, 4, size=(3, 64))).astype(np.float64)
+    assert X.size > MAX_INTERVAL_ENTRIES
+    readings = _check_json("RRO.main", X, tmp_path, capsys)
+    decided = [r for r in readings if r.get("conclusion")]
+    assert len(decided) >= 3
+    for r in decided:
+        assert r["conclusion"]["value"] == "holds", r["conclusion"]
+        assert "rank F(X) >= 9 > rank X = 3" in r["conclusion"]["how"] and "midpoint-radius" in r["conclusion"]["how"]
+        assert "not checked" not in json.dumps(r)
+
+
+@pytest.mark.slow
+def test_rc_rank_equals_sum_above_the_interval_size_is_decided_on_midrad_enclosures(tmp_path, capsys):
+    """RC.rank-equals-sum on a generic 80 x 64 X (above the size): built and decided (rank MHA = dim sum R_h = 64,
+    certified by minors of the midpoint-radius enclosures), not refused. (Planted: the size refusal kept: red.)"""
+    X = np.random.default_rng(1).normal(size=(80, 64))
+    readings = _check_json("RC.rank-equals-sum", X, tmp_path, capsys)
+    lit = readings[0]
+    assert lit["conclusion"]["value"] == "holds", lit
+    assert "rank MHA = 64" in lit["conclusion"]["how"] and "midpoint-radius" in lit["conclusion"]["how"]
