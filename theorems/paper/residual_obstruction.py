@@ -2010,7 +2010,9 @@ claim(
     id="RRO.determinantal", section="§5.2, after the proof of Thm 5.3",
     quote=r"the determinantal characterisation of $\operatorname{rank}(F(X))\leq r$ via $(r{+}1)\times(r{+}1)$ minors",
     statement=r"\operatorname{rank}M\le r\iff\text{every }(r+1)\times(r+1)\text{ minor of }M\text{ vanishes}",
-    hypotheses={}, conclusion=minors_decide_rank, instances=Pool(rows=_minor_rows, arithmetic=_ARITH),
+    hypotheses={}, conclusion=minors_decide_rank, instances=Pool(rows=_minor_rows, arithmetic=_ARITH, instance_from=InstanceForm(
+        takes=("X",), build=lambda user: user.matrix("X").sympy(64, "RRO.determinantal (every minor, exactly)"),
+        arithmetic="exact over Q (every minor by sympy; rank by python-flint)", note="--X is the matrix M")),
     regimes=("all",), notion="exact-rank", chapter="residual_obstruction",
     formal_gap=FormalGap("not-yet-proved", "rank M <= r => every (r+1)-minor vanishes, and conversely a matrix of "
                          "rank > r has a non-singular (r+1) x (r+1) submatrix (a row and column selection): MathComp "
