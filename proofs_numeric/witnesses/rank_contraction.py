@@ -451,6 +451,13 @@ def _dim_is_dk(v) -> Decided:
     return _decide(lo == hi == dk, hi < dk or lo > dk, v, f"dim R_1 = d_k = {dk} (the first head)")
 
 
+def _dim_is_min(v) -> Decided:
+    """dim R_h = min(rank X, d_k)"""
+    lo, hi = v["c"]["dim_R"][0]
+    m = min(v["c"]["rank_X"], v["d_k"])
+    return _decide(lo == hi == m, hi < m or lo > m, v, f"dim R_1 = min(rank X, d_k) = {m} (the first head)")
+
+
 def _rank_x_ge_dk(v) -> Decided:
     """rank X >= d_k"""
     r = v["c"]["rank_X"]
@@ -494,7 +501,8 @@ for _pred, _handler in ((RC_PAPER.N_GT_DK, _n_gt_dk), (RC_PAPER.RANK_A_MIN, _att
                         (RC_PAPER.DIRECTIONAL, _directional), (RC_PAPER.FIXED_WV_WO, _fixed_wv_wo),
                         (RC_PAPER.R_H_MOVES, _r_h_moves), (RC_PAPER.INVERTIBLE_ATTENTION, _invertible_attention),
                         (RC_PAPER.DIM_IS_DK, _dim_is_dk), (RC_PAPER.RANK_X_GE_DK, _rank_x_ge_dk),
-                        (RC_PAPER.WV_GENERIC_RANK, _wv_generic_rank), (RC_PAPER.WO_FULL_ROW_RANK, _wo_full_row_rank)):
+                        (RC_PAPER.WV_GENERIC_RANK, _wv_generic_rank), (RC_PAPER.WO_FULL_ROW_RANK, _wo_full_row_rank),
+                        (RC_PAPER.DIM_IS_MIN, _dim_is_min)):
     _pred.register(HeadsInput)(_handler)
 
 #: (claim id, reading key) -> how a user's input becomes an instance; the claims' own predicate objects decide it
@@ -511,4 +519,6 @@ INSTANCE_FORMS = {
     ("RC.dim-dk", "literal"): _form(note="the first head"),
     ("RC.dim-dk", "rank-X-at-least-d_k"): _form(note="the first head"),
     ("RC.dim-dk", "generic-weights"): _form(note="the first head"),
+    ("RC.prop63", "literal"): _form(note="the first head"),
+    ("RC.prop63", "algebraic-genericity"): _form(note="the first head"),
 }

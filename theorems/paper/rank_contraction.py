@@ -20,6 +20,7 @@ Examples
 """
 from __future__ import annotations
 
+import itertools
 import random
 from dataclasses import replace
 
@@ -267,9 +268,10 @@ def _dff_bert_values(ctx) -> list[Evidence]:
     return out
 
 
-#: Prop 6.3: the head's weights generic for a fixed X
+#: Prop 6.3: the head's weights generic for a fixed X (a failing instance is probed at perturbations of W_V, W_O)
 HEAD_WEIGHTS = Generic(space="the head's weights (W_Q^h, W_K^h, W_V^h, W_O^h) in R^{d x d_k}^3 x R^{d_k x d}, X fixed",
-                       measure="Lebesgue on the weights", fixed="X")
+                       measure="Lebesgue on the weights", fixed="X (and, in probes, M0: W_V and W_O are perturbed)",
+                       variables=("heads",), perturb=lambda v, rng, scale: _perturb_value_output(v, rng, scale))
 
 
 def _prop63_argument(ctx) -> list[Evidence]:
@@ -313,6 +315,13 @@ RANK_X_GE_DK = Predicate("rank X >= d_k")
 WV_GENERIC_RANK = Predicate("rank(X W_V) = min(rank X, d_k)",
                             "rank(X W_V) = min(rank X, d_k) (the premise 'generic W_V' of Prop 6.3, stated algebraically)")
 WO_FULL_ROW_RANK = Predicate("rank W_O = d_k", "rank W_O = d_k (the premise 'generic W_O of rank d_k')")
+DIM_IS_MIN = Predicate("dim R_h = min(rank X, d_k)",
+                       "the first head's R_h = row(Y_h W_O^h) has dimension min(rank X, d_k)")
+
+#: Prop 6.3's instances: X of rank r < d_k and of rank d_k, one exact 2^k softmax head (the rows of RC.dim-dk)
+PROP63 = Pool(rows=lambda ctx: itertools.chain(_dim_dk_rows(ctx, False), _dim_dk_rows(ctx, True)),
+              arithmetic="exact over QQ (python-flint); softmax scores log 2 X Q K^T X^T, so A is rational",
+              describe=lambda v: _describe_heads(v))
 
 
 claim(
@@ -321,11 +330,13 @@ claim(
     depends_on=("RC.generic-wv", "RC.attention-rank", "RC.generic-wo"),
     statement=r"\dim\operatorname{row}(Y_hW_O^h)=\min(\operatorname{rank}X,d_k)\ \text{(generic weights)}",
     regimes=("n<d", "n=d", "n>d"), form="generic", generic=HEAD_WEIGHTS, notion="exact-rank",
-    hypotheses=(), conclusion="",
+    hypotheses={}, conclusion=(DIM_IS_MIN.name, DIM_IS_MIN), instances=PROP63,
     checks=[lambda ctx: _prop63_argument(ctx)],  # + the certified evidence attached by the numeric layer
     readings=[Reading("algebraic-genericity", r"A_h\in GL_n,\ \operatorname{rank}(XW_V^h)=\min(\operatorname{rank}X,d_k),\ "
                                       r"\operatorname{rank}W_O^h=d_k\Rightarrow\dim R_h=\min(\operatorname{rank}X,d_k)",
               checks=[], form="universal",
+              hypotheses={INVERTIBLE_ATTENTION.name: INVERTIBLE_ATTENTION, WV_GENERIC_RANK.name: WV_GENERIC_RANK,
+                          WO_FULL_ROW_RANK.name: WO_FULL_ROW_RANK}, conclusion=DIM_IS_MIN, instances=PROP63,
               note="the genericity is in the premises (rank(X W_V) = min(rank X, d_k), A_h invertible, "
                               "rank W_O^h = d_k); what is proved under them is the rank-invariance step of the proof, "
                               "not that generic weights meet them (A_h is singular for every weight when two tokens "
@@ -1347,3 +1358,4 @@ DIM_IS_DK.register(dict)(_dim_is_dk)
 RANK_X_GE_DK.register(dict)(lambda v: rank(v["X"]) >= v["d_k"])
 WV_GENERIC_RANK.register(dict)(_wv_generic_rank)
 WO_FULL_ROW_RANK.register(dict)(_wo_full_row_rank)
+DIM_IS_MIN.register(dict)(lambda v: _ranks(v)["rank_T"][0] == min(rank(v["X"]), v["d_k"]))
