@@ -34,6 +34,7 @@ from proofs_numeric.witnesses.dong_collapse import no_rank_collapse
 from theorems.exact import transformer as T
 from theorems.exact.certified_rank import certified_rank
 from theorems.exact.input import BadInput
+from theorems.exact.reader import matrix_from
 from theorems.exact.instances import Shape
 from theorems.exact.linalg import rank
 from theorems.exact.residual import F_uniform
@@ -310,6 +311,98 @@ RRO_PAPER.DISTINCT_TOKENS.register(AttentionInput)(_distinct_tokens)
 RRO_PAPER.RANK_RISES.register(AttentionInput)(rank_rises)
 RRO_PAPER.OUTSIDE_BAD_SET.register(AttentionInput)(rank_rises)
 
+
+# --- RRO.generic-obstruction (the abstract's restatement of Thm 5.3), RRO.witness (X* = e_1 f_1^T), and
+# RRO.near-zero-weights at W_V = 0: the same instance and the same certified rank of F(X) ---
+
+def _no_mlp(x) -> Decided:
+    """the map is F(X) = X + MHA(X): attention and the residual connection, no MLP"""
+    return Decided(True, "by construction: F(X) = X + MHA(X) is computed, no MLP")
+
+
+def star_instance(user) -> AttentionInput:
+    """X* = e_1 f_1^T (n x d: n from --n, d from the weights) with the user's weights (--weights W.npz)."""
+    W = user.weights
+    if W is None:
+        raise BadInput("RRO.witness needs weights: --weights W.npz (d is the weights'), and --n")
+    n = user.n
+    if n is None or n < 1:
+        raise BadInput("RRO.witness needs --n N (the number of tokens of X* = e_1 f_1^T)")
+    d = W.d
+    if d < 2:
+        raise BadInput(f"RRO.witness: X* = e_1 f_1^T needs d >= 2 (rank 1 < min(n, d)); the weights have d = {d}")
+    X = matrix_from(x_star(n, d, 1), "X*", "e_1 f_1^T")
+    return AttentionInput({"X": X, "rank_X": 1, "rank_X_how": "exact: X* = e_1 f_1^T has rank 1", "n": n, "d": d,
+                           "heads": [Head(*m) for m in W.float64_heads("--weights")], "weights": W,
+                           "dps": user.dps})
+
+
+def _n_at_least_two(x) -> Decided:
+    """at least two tokens"""
+    return Decided(x["n"] >= 2, f"exact: n = {x['n']}")
+
+
+def _certified_F_rank(x) -> tuple[int, int, str] | Decided:
+    W = x["weights"]
+    try:
+        interval_size_check(x["n"], x["d"], W.H, W.d_k, x["dps"])
+    except BadInput as e:
+        return Decided(None, f"undecided: not checked at this size ({e})")
+    lo, hi, how = _F_rank(x)
+    assert lo is not None and hi is not None
+    return lo, hi, how
+
+
+def _rank_f_star_two(x) -> Decided:
+    """rank(X* + MHA(X*)) = 2"""
+    got = _certified_F_rank(x)
+    if isinstance(got, Decided):
+        return got
+    lo, hi, how = got
+    # the columns of F(X*) lie in span{e_1, 1_n}: every A_h e_1 is a_h e_1 + (1 - e_1) / n (only the first row of X*
+    # is non-zero, so every other row of A_h is uniform), hence rank F(X*) <= 2 exactly
+    hi = min(hi, 2)
+    if lo >= 2:
+        return Decided(True, f"certified: rank F(X*) >= {lo}, and <= 2 (its columns lie in span{{e_1, 1}}); {how}")
+    if hi < 2:
+        return Decided(False, f"certified: rank F(X*) <= {hi} < 2; {how}")
+    return Decided(None, f"undecided: rank F(X*) in [{lo}, {hi}]; {how}")
+
+
+def _wv_zero(x) -> Decided:
+    """every head's W_V is the zero matrix"""
+    bad = [h for h, m in enumerate(x["weights"].heads) if any(v != 0 for row in m[2].fractions() for v in row)]
+    return Decided(not bad, "exact: W_V = 0 in every head" if not bad else f"exact: W_V != 0 in head(s) {bad}")
+
+
+def _rank_kept(x) -> Decided:
+    """rank(X + MHA(X)) = rank X"""
+    r = x["rank_X"]
+    if r is None:
+        return Decided(None, f"undecided: rank X is not certified ({x['rank_X_how']})")
+    got = _certified_F_rank(x)
+    if isinstance(got, Decided):
+        return got
+    lo, hi, how = got
+    if lo == hi == r:
+        return Decided(True, f"certified: rank F(X) = {r} = rank X; {how}")
+    if lo > r or hi < r:
+        return Decided(False, f"certified: rank F(X) in [{lo}, {hi}], rank X = {r}; {how}")
+    return Decided(None, f"undecided: rank F(X) in [{lo}, {hi}] and rank X = {r}; {how}")
+
+
+RRO_PAPER.NO_MLP.register(AttentionInput)(_no_mlp)
+RRO_PAPER.N_AT_LEAST_TWO.register(AttentionInput)(_n_at_least_two)
+RRO_PAPER.GENERIC_WV_WO.register(AttentionInput, cost=Predicate.COSTLY)(_generic_weights)
+RRO_PAPER.RANK_F_STAR_TWO.register(AttentionInput)(_rank_f_star_two)
+RRO_PAPER.WV_ZERO.register(AttentionInput)(_wv_zero)
+RRO_PAPER.RANK_KEPT.register(AttentionInput)(_rank_kept)
+
+_STAR = dict(takes=("weights", "n"), build=star_instance, save=lambda user, x: {"n": x["n"], **x["weights"].strings()},
+             arithmetic="X* exact; rank F(X*) a certified interval lower bound (mpmath iv), exact when attention is "
+                        "uniform; the upper bound 2 from the structure of F(X*)",
+             note="X* = e_1 f_1^T, n x d (n from --n, d from the weights)")
+
 #: (claim id, reading key) -> how a user's input becomes an instance (collected by
 #: :mod:`proofs_numeric.witnesses.evidence` into the numeric layer's part of the suite); the claims' own predicate
 #: objects decide it through the handlers above
@@ -321,6 +414,19 @@ INSTANCE_FORMS = {
     # records)
     ("RRO.main", "trained-model"): InstanceForm(
         **_RRO, note="the trained weights are given: genericity is not a hypothesis here"),
+    ("RRO.generic-obstruction", "literal"): InstanceForm(
+        **_RRO, hypotheses={"rank X < min(n, d)": RRO_PAPER.RANK_DEFICIENT,
+                            "generic weights": RRO_PAPER.GENERIC_WEIGHTS, "no MLP": RRO_PAPER.NO_MLP},
+        conclusion=RRO_PAPER.RANK_RISES),
+    ("RRO.witness", "literal"): InstanceForm(
+        **_STAR, hypotheses={RRO_PAPER.N_AT_LEAST_TWO.name: RRO_PAPER.N_AT_LEAST_TWO,
+                             RRO_PAPER.GENERIC_WV_WO.name: RRO_PAPER.GENERIC_WV_WO},
+        conclusion=RRO_PAPER.RANK_F_STAR_TWO),
+    ("RRO.witness", "a-witness-exists"): InstanceForm(
+        **_STAR, hypotheses={RRO_PAPER.N_AT_LEAST_TWO.name: RRO_PAPER.N_AT_LEAST_TWO},
+        conclusion=RRO_PAPER.RANK_F_STAR_TWO),
+    ("RRO.near-zero-weights", "increase-fails-at-zero"): InstanceForm(
+        **_RRO, hypotheses={RRO_PAPER.WV_ZERO.name: RRO_PAPER.WV_ZERO}, conclusion=RRO_PAPER.RANK_KEPT),
     ("RRO.bad-set-nowhere-dense", "corrected"): InstanceForm(
         **_RRO, note="r is rank X; the head is the user's, not a random one"),
 }

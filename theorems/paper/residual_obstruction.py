@@ -302,6 +302,16 @@ DISTINCT_TOKENS = Predicate("distinct tokens (identical rows stay identical: a n
 RANK_RISES = Predicate("rank(X + MHA(X)) > rank(X)", "rank F(X) > rank X, F(X) = X + MHA(X)", cost=Predicate.COSTLY)
 OUTSIDE_BAD_SET = Predicate("X outside B_l", "rank F(X) > rank X = r for the head given (X is outside B_l)",
                             cost=Predicate.COSTLY)
+#: the abstract's restatement (RRO.generic-obstruction): the map is attention + residual, no MLP
+NO_MLP = Predicate("no MLP", "the map is F(X) = X + MHA(X): attention and the residual connection, no MLP")
+#: step (b)'s witness X* = e_1 f_1^T (RRO.witness), an n x d matrix: its shape and conclusion
+N_AT_LEAST_TWO = Predicate("n >= 2", "at least two tokens (X* = e_1 f_1^T has rank 1 < min(n, d))")
+GENERIC_WV_WO = Predicate("generic W_V, W_O", "the value-output weights lie outside the proper algebraic subset where "
+                          "rank F(X*) <= 1")
+RANK_F_STAR_TWO = Predicate("rank F(X*) = 2", "rank(X* + MHA(X*)) = 2, X* = e_1 f_1^T", cost=Predicate.COSTLY)
+#: RRO.near-zero-weights at zero: W_V = 0 in every head, and then rank F(X) = rank X
+WV_ZERO = Predicate("W_V = 0", "every head's W_V is the zero matrix")
+RANK_KEPT = Predicate("rank F(X) = rank X", "rank(X + MHA(X)) = rank X", cost=Predicate.COSTLY)
 
 
 @RANK_DEFICIENT.register(dict)
@@ -810,6 +820,9 @@ claim(
                       r"\operatorname{rank}F(X)>\operatorname{rank}X",
                       checks=[_lebesgue_vacuous, _lebesgue_argument], form="generic", generic=ALL_X,
                       note="vacuous: the premise set is null",
+                      off_instance=OffInstance("positive-measure", "Lebesgue-almost every X of R^{n x d}: its premise "
+                                               "set {rank X < min(n, d)} is null, so no instance is a point of a "
+                                               "positive-measure set it speaks of"),
                       formal_gap=FormalGap("needs-null-set", "the premise set {rank X < min(n, d)} is the zero set of "
                                            "the minors of order min(n, d), so the statement is vacuous once that set "
                                            "is null")),
@@ -1739,6 +1752,7 @@ claim(
     statement=r"\exists\ \text{near-zero weights}:\ \operatorname{rank}(X+\mathrm{MHA}(X))<\operatorname{rank}X",
     hypotheses=("weights near zero",), conclusion="rank decreases", regimes=("all",), form="existential",
     notion="exact-rank",
+    off_instance=OffInstance("limit", "'near-zero weights' names no threshold: weights whose scale goes to zero"),
     checks=[lambda ctx: _near_zero(ctx, False)],
     readings=[Reading("fixed-X", r"\forall X\ \exists\varepsilon_0>0:\ \|W_VW_O\|<\varepsilon_0\Rightarrow"
                                  r"\operatorname{rank}(X+\mathrm{MHA}(X))\ge\operatorname{rank}X",
@@ -1748,6 +1762,8 @@ claim(
                                                                  _step_semicontinuity)],
                                                       "'for a fixed X, small enough weights cannot lower the rank'")]],
                       form="universal",
+                      off_instance=OffInstance("limit", "a threshold eps_0 > 0 for each X: weights whose scale goes "
+                                               "to zero"),
                       note="the other quantifier order: the near-zero threshold depends on X (its smallest non-zero "
                            "singular value); the literal's witness has weights of size 1/1000 against a column of size "
                            "1/1000",
@@ -1761,6 +1777,8 @@ claim(
               Reading("increase-fails-near-zero", r"\exists\varepsilon\ne0\text{ small}:\ \operatorname{rank}F_\varepsilon(X)"
                                                   r"=\operatorname{rank}X",
                       checks=[lambda ctx: _near_zero(ctx, True)],
+                      off_instance=OffInstance("limit", "some small eps != 0: a family of weights eps W as eps goes "
+                                               "to zero"),
                       note="for generic W any eps != 0 still increases the rank (a rank-one update u = eps x-bar^T W "
                            "leaves row(X)); W = c I keeps u in row(X), so the rank is not raised at any eps")],
     chapter="residual_obstruction",
@@ -1883,6 +1901,8 @@ claim(
                       notion="exact-rank: certified ranks of the depth study",
                       note="'obstruct rank collapse' across layers, on the depth study's Gaussian weights (a "
                            "statement about those seeded weights, not an almost-every one)",
+                      off_instance=OffInstance("depth-study", "certified ranks at each of 12 layers of the attention "
+                                               "+ skip networks"),
                            formal_gap=FormalGap("numerical-only", "the certified ranks at each of 12 layers of the "
                                                                   "attention + skip networks run"))],
     depends_on=("RRO.main",), chapter="residual_obstruction",
