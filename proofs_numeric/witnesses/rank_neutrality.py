@@ -28,9 +28,18 @@ from proofs_numeric.core.transformer import layer_norm, workdps
 from theorems.exact import layernorm as RN
 from theorems.exact.instances import regime_of
 from theorems.exact.linalg import rank
-from theorems.framework import CheckContext, Evidence, interval_witness, load_counterexample, relative_path
+from theorems.framework import (
+    CheckContext,
+    Decided,
+    Evidence,
+    InstanceForm,
+    interval_witness,
+    load_counterexample,
+    relative_path,
+)
+from theorems.paper import rank_neutrality as RN_PAPER
 
-__all__ = ["witness", "certify_counterexample", "PrecisionExhausted", "EVIDENCE"]
+__all__ = ["witness", "certify_counterexample", "PrecisionExhausted", "EVIDENCE", "INSTANCE_FORMS"]
 
 
 def _bounds(inst: RN.LNInstance, dps: int) -> dict:
@@ -110,3 +119,35 @@ def _certified_main(ctx: CheckContext) -> list[Evidence]:
 
 #: numeric evidence attached by (claim id, reading key) (collected by :mod:`proofs_numeric.witnesses.evidence`)
 EVIDENCE = {("RN.main", "literal"): [_certified_main]}
+
+
+# --- RN.hypotheses-at-init on a user's X: the Analysis the RN claims' predicates read (theorems.paper.rank_neutrality)
+
+def _standard_init(a) -> Decided:
+    """gamma = 1 and beta = 0 (the LayerNorm parameters at standard initialisation)"""
+    inst = a.inst
+    ok = all(g == 1 for g in inst.gamma) and all(b == 0 for b in inst.beta)
+    return Decided(ok, "exact: gamma = 1 and beta = 0" if ok else "exact: gamma != 1 or beta != 0")
+
+
+def _h1_to_h4(a) -> Decided:
+    """H1, H2, H3 and H4 all hold"""
+    vals = {k: RN_PAPER.HYPOTHESIS[k](a) for k in ("H1", "H2", "H3", "H4")}
+    words = "; ".join(f"{k} {'holds' if v else 'fails' if v is False else 'undecided'}" for k, v in vals.items())
+    if all(v is True for v in vals.values()):
+        return Decided(True, f"exact: {words}")
+    if any(v is False for v in vals.values()):
+        return Decided(False, f"exact: {words}")
+    return Decided(None, f"undecided: {words}")
+
+
+#: (claim id, reading key) -> how a user's input becomes an instance; the claim's hypothesis and conclusion decided on
+#: the same Analysis the RN claims' Pool is decided on
+INSTANCE_FORMS = {
+    ("RN.hypotheses-at-init", "literal"): InstanceForm(
+        takes=RN_PAPER.USER_INSTANCE.takes, optional=RN_PAPER.USER_INSTANCE.optional, build=RN_PAPER.from_user,
+        arithmetic=RN_PAPER.USER_INSTANCE.arithmetic, regime=RN_PAPER.USER_INSTANCE.regime,
+        hypotheses={"standard initialisation": _standard_init}, conclusion=_h1_to_h4,
+        note="X stands for the Gaussian draw: the statement is almost sure in X, so an X where H1-H4 fail is an "
+             "exceptional point; gamma, beta default to 1, 0"),
+}
