@@ -34,9 +34,9 @@ from proofs_numeric.witnesses.dong_collapse import no_rank_collapse
 from theorems.exact import transformer as T
 from theorems.exact.certified_rank import certified_rank
 from theorems.exact.input import BadInput
-from theorems.exact.reader import matrix_from
 from theorems.exact.instances import Shape
 from theorems.exact.linalg import rank
+from theorems.exact.reader import matrix_from
 from theorems.exact.residual import F_uniform
 from theorems.framework import CheckContext, Decided, Evidence, InstanceForm, Predicate, interval_witness
 from theorems.paper import residual_obstruction as RRO_PAPER
@@ -398,7 +398,8 @@ RRO_PAPER.RANK_F_STAR_TWO.register(AttentionInput)(_rank_f_star_two)
 RRO_PAPER.WV_ZERO.register(AttentionInput)(_wv_zero)
 RRO_PAPER.RANK_KEPT.register(AttentionInput)(_rank_kept)
 
-_STAR = dict(takes=("weights", "n"), build=star_instance, save=lambda user, x: {"n": x["n"], **x["weights"].strings()},
+_STAR: dict[str, Any] = dict(takes=("weights", "n"), build=star_instance,
+                             save=lambda user, x: {"n": x["n"], **x["weights"].strings()},
              arithmetic="X* exact; rank F(X*) a certified interval lower bound (mpmath iv), exact when attention is "
                         "uniform; the upper bound 2 from the structure of F(X*)",
              note="X* = e_1 f_1^T, n x d (n from --n, d from the weights)")
