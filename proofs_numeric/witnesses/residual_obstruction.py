@@ -391,6 +391,110 @@ def _rank_kept(x) -> Decided:
     return Decided(None, f"undecided: rank F(X) in [{lo}, {hi}] and rank X = {r}; {how}")
 
 
+def _rank_drops(x) -> Decided:
+    """rank(X + MHA(X)) < rank X"""
+    r = x["rank_X"]
+    if r is None:
+        return Decided(None, f"undecided: rank X is not certified ({x['rank_X_how']})")
+    got = _certified_F_rank(x)
+    if isinstance(got, Decided):
+        return got
+    lo, hi, how = got
+    if hi < r:
+        return Decided(True, f"certified: rank F(X) <= {hi} < rank X = {r}; {how}")
+    if lo >= r:
+        return Decided(False, f"certified: rank F(X) >= {lo} >= rank X = {r}; {how}")
+    return Decided(None, f"undecided: rank F(X) in [{lo}, {hi}] and rank X = {r}; {how}")
+
+
+def _full_rank_spread(x) -> Decided:
+    """rank X = min(n, d) and the tokens are not all equal"""
+    r, m = x["rank_X"], min(x["n"], x["d"])
+    if r is None:
+        return Decided(None, f"undecided: {x['rank_X_how']}")
+    rows = x["X"].fractions()
+    spread = len(set(rows)) > 1
+    return Decided(r == m and spread, f"exact: rank X = {r}, min(n, d) = {m}; the rows of X are "
+                                      f"{'not all equal' if spread else 'all equal (R(X) = 0)'}")
+
+
+def _mha_of_multiple(x, c: int):
+    """MHA(c X) in interval arithmetic (X exact, the weights as the float64 values they hold)."""
+    Xq = [[c * v for v in row] for row in x["X"].rows()]
+    return mha(Xq, x["heads"], backend="iv", dps=x["dps"])
+
+
+def _keeps_full_rank(x) -> Decided:
+    """rank(X + MHA(X)) = min(n, d) and the rows of X + MHA(X) are not all equal"""
+    got = _certified_F_rank(x)
+    if isinstance(got, Decided):
+        return got
+    lo, hi, how = got
+    m = min(x["n"], x["d"])
+    if hi < m:
+        return Decided(False, f"certified: rank F(X) <= {hi} < min(n, d) = {m}; {how}")
+    if lo < m:
+        return Decided(None, f"undecided: rank F(X) in [{lo}, {hi}], min(n, d) = {m}; {how}")
+    if m >= 2:  # rank F(X) >= 2: its rows are not all equal, so R(F(X)) != 0
+        return Decided(True, f"certified: rank F(X) = {m} = min(n, d) >= 2, so its rows are not all equal "
+                             f"(R(F(X)) != 0); {how}")
+    Xq = x["X"].rows()
+    iv = mpmath.iv
+    with workdps(iv, x["dps"]):
+        M = _mha_of_multiple(x, 1)
+        cx = T.iv(x["dps"])
+        F = [[cx.num(Xq[i][j]) + M[i, j] for j in range(x["d"])] for i in range(x["n"])]
+        apart = any(not (F[i][j].a <= F[0][j].b and F[0][j].a <= F[i][j].b) for i in range(x["n"])
+                    for j in range(x["d"]))
+    if apart:
+        return Decided(True, f"certified: rank F(X) = {m} = min(n, d) and two rows of F(X) have disjoint "
+                             f"enclosures (R(F(X)) != 0); {how}")
+    return Decided(None, f"undecided: rank F(X) = {m} = min(n, d), but no two rows of F(X) are certified apart")
+
+
+def _second_difference(x) -> tuple[bool | None, str]:
+    """(whether MHA(2X) - 2 MHA(X) = 0, how): exact when attention is uniform (F is linear), else certified non-zero
+    by an entry whose enclosure excludes 0 (equality is not certified by intervals)."""
+    W = x["weights"]
+    if W.scores_vanish():
+        return True, ("exact: W_Q W_K^T = 0, so attention is uniform (A = J/n) and F(X) = X + (J/n) X sum_h W_V^h "
+                      "W_O^h is linear: MHA(2X) - 2 MHA(X) = 0")
+    try:
+        interval_size_check(x["n"], x["d"], W.H, W.d_k, x["dps"])
+    except BadInput as e:
+        return None, f"undecided: not checked at this size ({e})"
+    iv = mpmath.iv
+    with workdps(iv, x["dps"]):
+        M1, M2 = _mha_of_multiple(x, 1), _mha_of_multiple(x, 2)
+        for i in range(x["n"]):
+            for j in range(x["d"]):
+                e = M2[i, j] - 2 * M1[i, j]
+                if e.a > 0 or e.b < 0:
+                    return False, (f"certified: [MHA(2X) - 2 MHA(X)]_{i + 1}{j + 1} in [{mpmath.nstr(mpmath.mpf(e.a), 8)}, "
+                                   f"{mpmath.nstr(mpmath.mpf(e.b), 8)}] excludes 0 (mpmath iv at {x['dps']} digits): F(X) = X + "
+                                   "MHA(X) is not affine on the segment t X, t in [0, 2], so d^2/dt^2 F(tX) != 0 at "
+                                   "some t in (0, 2)")
+    return None, ("undecided: every entry of MHA(2X) - 2 MHA(X) encloses 0; softmax is transcendental, so a zero is "
+                  "not certified by intervals")
+
+
+def _affine_along_ray(x) -> Decided:
+    """MHA(2X) - 2 MHA(X) = 0 (F(X) = X + MHA(X) is affine on the segment t X, t in [0, 2])"""
+    v, how = _second_difference(x)
+    return Decided(v, how)
+
+
+def _not_affine_along_ray(x) -> Decided:
+    """MHA(2X) - 2 MHA(X) != 0"""
+    v, how = _second_difference(x)
+    return Decided(None if v is None else not v, how)
+
+
+RRO_PAPER.RANK_DROPS.register(AttentionInput)(_rank_drops)
+RRO_PAPER.FULL_RANK_SPREAD.register(AttentionInput)(_full_rank_spread)
+RRO_PAPER.KEEPS_FULL_RANK.register(AttentionInput)(_keeps_full_rank)
+RRO_PAPER.AFFINE_ALONG_RAY.register(AttentionInput)(_affine_along_ray)
+RRO_PAPER.NOT_AFFINE_ALONG_RAY.register(AttentionInput)(_not_affine_along_ray)
 RRO_PAPER.NO_MLP.register(AttentionInput)(_no_mlp)
 RRO_PAPER.N_AT_LEAST_TWO.register(AttentionInput)(_n_at_least_two)
 RRO_PAPER.GENERIC_WV_WO.register(AttentionInput, cost=Predicate.COSTLY)(_generic_weights)
@@ -398,6 +502,11 @@ RRO_PAPER.RANK_F_STAR_TWO.register(AttentionInput)(_rank_f_star_two)
 RRO_PAPER.WV_ZERO.register(AttentionInput)(_wv_zero)
 RRO_PAPER.RANK_KEPT.register(AttentionInput)(_rank_kept)
 
+_RAY: dict[str, Any] = {**_RRO, "arithmetic": "MHA(X), MHA(2X) in mpmath iv (X exact, the weights as the float64 "
+                          "values they hold); exact when attention is uniform",
+                         "note": "the direction is V = X: the second difference F(2X) - 2 F(X) + F(0) along the ray "
+                                 "t X (no second derivative at one point: an affine F has a zero second difference, "
+                                 "and a non-zero one puts d^2/dt^2 F(tX) != 0 at some t in (0, 2))"}
 _STAR: dict[str, Any] = dict(takes=("weights", "n"), build=star_instance,
                              save=lambda user, x: {"n": x["n"], **x["weights"].strings()},
              arithmetic="X* exact; rank F(X*) a certified interval lower bound (mpmath iv), exact when attention is "
@@ -428,6 +537,19 @@ INSTANCE_FORMS = {
         conclusion=RRO_PAPER.RANK_F_STAR_TWO),
     ("RRO.near-zero-weights", "increase-fails-at-zero"): InstanceForm(
         **_RRO, hypotheses={RRO_PAPER.WV_ZERO.name: RRO_PAPER.WV_ZERO}, conclusion=RRO_PAPER.RANK_KEPT),
+    ("RW.large-weights", "skip-alone-can-fail"): InstanceForm(**_RRO, hypotheses={}, conclusion=RRO_PAPER.RANK_DROPS),
+    ("DONG.skip-full-rank", "literal"): InstanceForm(
+        **_RRO, hypotheses={"skip connections": RRO_PAPER.NO_MLP, RRO_PAPER.FULL_RANK_SPREAD.name:
+                            RRO_PAPER.FULL_RANK_SPREAD}, conclusion=RRO_PAPER.KEEPS_FULL_RANK),
+    # F(X) = X + MHA(X) along the ray t X: the second difference F(2X) - 2 F(X) + F(0) = MHA(2X) - 2 MHA(X)
+    ("MLP.curvature", "literal"): InstanceForm(
+        **_RAY, hypotheses={"no MLP": RRO_PAPER.NO_MLP}, conclusion=RRO_PAPER.AFFINE_ALONG_RAY),
+    ("MLP.not-globally-affine", "literal"): InstanceForm(
+        **_RAY, hypotheses={"attention + residual, no MLP": RRO_PAPER.NO_MLP},
+        conclusion=RRO_PAPER.NOT_AFFINE_ALONG_RAY),
+    ("MLP.bilinear-attention", "literal"): InstanceForm(
+        **_RAY, hypotheses={"attention + residual, no MLP": RRO_PAPER.NO_MLP},
+        conclusion=RRO_PAPER.AFFINE_ALONG_RAY),
     ("RRO.bad-set-nowhere-dense", "corrected"): InstanceForm(
         **_RRO, note="r is rank X; the head is the user's, not a random one"),
 }

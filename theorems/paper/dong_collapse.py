@@ -708,7 +708,9 @@ claim(
           "preserving full rank across arbitrary depth",
     depends_on=("DONG.skip-lower-bound",),
     statement=r"\forall\text{ weights}:\ X\mapsto X+\mathrm{MHA}(X)\ \text{keeps }R\ne0\text{ and full rank}",
-    hypotheses=("skip connections",), conclusion="variance bounded below, full rank", regimes=("all",),
+    # "keeps": the input has what the skip is said to keep (full rank, R != 0), so that is a hypothesis
+    hypotheses=("skip connections", "X of full rank with R(X) != 0"), conclusion="variance bounded below, full rank",
+    regimes=("all",),
     checks=[lambda ctx: [stored_counterexample("DONG.skip-full-rank", _recheck_one_layer_collapse_lazy,
                                                arithmetic=_EXACT + " (2^k softmax)")]],
     readings=[Reading("generic-weights", r"\text{Gaussian weights: full rank and }R\ne0\text{ for 12 layers}",
@@ -717,6 +719,8 @@ claim(
                                       measure="the Gaussian initialisation law (its null sets are Lebesgue-null)"),
                       note="'preserving full rank' read for generic weights: the universal headline fails on the "
                            "null set W_V W_O = c I",
+                      off_instance=OffInstance("depth-study", "full rank and R != 0 at each of 12 layers of Gaussian "
+                                               "attention + skip stacks"),
                            formal_gap=FormalGap("numerical-only", "the certified ranks and residuals of Gaussian-weight"
                                                                   " networks over 12 layers"))],
     chapter="dong_collapse",

@@ -135,6 +135,8 @@ claim(
                       checks=[_skip_alone_can_fail], form="existential", notion="exact-rank",
                       note="the part the suite can compute: skip connections alone do not protect every weight")],
     depends_on=("DONG.skip-full-rank",), chapter="related_work",
+    off_instance=OffInstance("literature", "what the preprint [21] shows (its conditions are not in the available "
+                             "text)"),
 )
 
 

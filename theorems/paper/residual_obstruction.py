@@ -312,6 +312,19 @@ RANK_F_STAR_TWO = Predicate("rank F(X*) = 2", "rank(X* + MHA(X*)) = 2, X* = e_1 
 #: RRO.near-zero-weights at zero: W_V = 0 in every head, and then rank F(X) = rank X
 WV_ZERO = Predicate("W_V = 0", "every head's W_V is the zero matrix")
 RANK_KEPT = Predicate("rank F(X) = rank X", "rank(X + MHA(X)) = rank X", cost=Predicate.COSTLY)
+#: a rank drop (RW.large-weights: skip connections alone can fail)
+RANK_DROPS = Predicate("rank(X + MHA(X)) < rank X", "rank F(X) < rank X, F(X) = X + MHA(X)", cost=Predicate.COSTLY)
+#: DONG.skip-full-rank: the premise 'X has full rank and R(X) != 0', and what the skip keeps
+FULL_RANK_SPREAD = Predicate("X of full rank with R(X) != 0",
+                             "rank X = min(n, d) and the tokens are not all equal (R(X) = X - 1 xbar^T != 0)")
+KEEPS_FULL_RANK = Predicate("F(X) of full rank with R(F(X)) != 0",
+                            "rank(X + MHA(X)) = min(n, d) and the rows of X + MHA(X) are not all equal",
+                            cost=Predicate.COSTLY)
+#: §5.3 and §1 gap (ii): the second difference of F(X) = X + MHA(X) along the ray t X, t in [0, 2]
+AFFINE_ALONG_RAY = Predicate("F affine along the ray t X", "F(2X) - 2 F(X) + F(0) = MHA(2X) - 2 MHA(X) = 0 "
+                             "(F(X) = X + MHA(X) is affine on the segment t X, t in [0, 2])", cost=Predicate.COSTLY)
+NOT_AFFINE_ALONG_RAY = Predicate("F not affine along the ray t X", "MHA(2X) - 2 MHA(X) != 0: some t in (0, 2) has "
+                                 "d^2/dt^2 F(tX) != 0 (mean value theorem)", cost=Predicate.COSTLY)
 
 
 @RANK_DEFICIENT.register(dict)
