@@ -468,9 +468,9 @@ def _second_difference(x) -> tuple[bool | None, str]:
         M1, M2 = _mha_of_multiple(x, 1), _mha_of_multiple(x, 2)
         for i in range(x["n"]):
             for j in range(x["d"]):
-                e = M2[i, j] - 2 * M1[i, j]
-                if e.a > 0 or e.b < 0:
-                    lo, hi = mpmath.nstr(mpmath.mpf(e.a), 8), mpmath.nstr(mpmath.mpf(e.b), 8)
+                diff = M2[i, j] - 2 * M1[i, j]
+                if diff.a > 0 or diff.b < 0:
+                    lo, hi = mpmath.nstr(mpmath.mpf(diff.a), 8), mpmath.nstr(mpmath.mpf(diff.b), 8)
                     return False, (f"certified: [MHA(2X) - 2 MHA(X)]_{i + 1}{j + 1} in [{lo}, {hi}] excludes 0 "
                                    f"(mpmath iv at {x['dps']} digits): F(X) = X + MHA(X) is not affine on the "
                                    "segment t X, t in [0, 2], so d^2/dt^2 F(tX) != 0 at some t in (0, 2)")
