@@ -309,6 +309,8 @@ def _valid_argv(cc, tmp_path):
     argv = ["check", cc.claim.id]
     if "X" in inputs and cc.claim.id in ("DONG.one-hot-softmax", "DONG.non-attended-gradients"):
         argv += ["--X", "[[1,0,2]]"]  # --X is the logit vector z: one row
+    elif cc.claim.id == "DONG.gnn-oversmoothing":
+        argv += ["--X", "[[0,1,0],[1,0,1],[0,1,0]]"]  # --X is the adjacency matrix of a graph
     elif "X" in inputs:
         argv += ["--X", "[[1,0,2,1],[0,1,1,0],[1,1,3,1]]" if "weights" in inputs else "[[1,0,0],[1,1,0],[1,2,0]]"]
     if "Delta" in inputs:

@@ -56,6 +56,7 @@ from ..framework import (
     stored_counterexample,
     symbolic_identity,
 )
+from . import dong_explainer
 
 __all__ = ["skip_bound_holds", "rank_blind_to_collapse", "stochastic_power_sigma2", "barycentric", "markov_bound_holds"]
 
@@ -743,16 +744,24 @@ def _softmax_rows(ctx):
             yield "all", "", {"X": X, "M0": sympy.Matrix(d, d, lambda i, j: Rational(rng.randint(-1, 1)))}
 
 
-def _softmax_positive_stochastic(v) -> bool:
+def _softmax_positive_stochastic(v) -> bool | Decided:
     """softmax attention: every entry > 0 and every row sums to 1"""
+    if v.get("symbolic"):  # a user's head: the softmax with exp kept symbolic
+        P = v["P"]
+        pos = all(p.is_positive is True for p in P)
+        rows = [sympy.simplify(sympy.together(sum(P.row(i)))) for i in range(P.shape[0])]
+        return Decided(pos and all(r == 1 for r in rows),
+                       f"exact (sympy, exp kept symbolic): every entry exp(s_ij) / sum_k exp(s_ik) is positive: {pos}; "
+                       f"the row sums simplify to {rows}")
     A = exact_softmax(v["X"], v["M0"])
     return all(x > 0 for x in A) and all(sum(A.row(i)) == 1 for i in range(A.shape[0]))
 
 
 #: random integer X and scores log 2 X M0 X^T (M0 in {-1, 0, 1}), so the softmax is rational
-SOFTMAX = Pool(rows=_softmax_rows, arithmetic="exact (2^k softmax)", instance_from=not_on_user_input(
-    "its scores are exact multiples of log 2 (so the softmax is rational); a user's softmax is transcendental, and "
-    "'each row sums exactly to one' is an equality intervals cannot certify"))
+SOFTMAX = Pool(rows=_softmax_rows, arithmetic="exact (2^k softmax)", instance_from=InstanceForm(
+    takes=("X", "weights"), build=lambda user: dong_explainer.user_softmax(user, "DONG.row-stochastic"),
+    arithmetic="exact (sympy: exp and sqrt kept symbolic; the row sums simplified to 1)",
+    note="P: the first head's softmax attention"))
 
 
 def _uniform_attention_is_uniform(ctx) -> list[Evidence]:

@@ -48,7 +48,7 @@ from ..framework import (
     symbolic_identity,
 )
 
-__all__ = ["path_sum", "forward_with", "paths_match", "path_instances", "one_hot_limits", "adjacency_walk", "walk_converges",
+__all__ = ["user_softmax", "path_sum", "forward_with", "paths_match", "path_instances", "one_hot_limits", "adjacency_walk", "walk_converges",
            "gelu_affine_gap", "PATH_SHAPES"]
 
 _EXACT = "exact (sympy rationals; 2^k softmax)"
@@ -261,6 +261,30 @@ _GRAPHS = {"path P3": ([(0, 1), (1, 2)], 3), "star K_{1,3}": ([(0, 1), (0, 2), (
            "path P2": ([(0, 1)], 2)}
 
 
+def _adjacency_from_user(user) -> dict:
+    """--X as the adjacency matrix A of an undirected graph: symmetric, entries 0 or 1, zero diagonal."""
+    A = _user_X(user, "DONG.gnn-oversmoothing (an exact spectrum)", 64)
+    n = A.shape[0]
+    if A.shape != (n, n) or A != A.T or any(v not in (0, 1) for v in A) or any(A[i, i] != 0 for i in range(n)):
+        raise BadInput("DONG.gnn-oversmoothing: --X is the adjacency matrix A of an undirected graph (square, "
+                       "symmetric, entries 0 or 1, zero diagonal; the self-loops are added)")
+    edges = [(i, j) for i in range(n) for j in range(i + 1, n) if A[i, j] == 1]
+    return {"P": adjacency_walk(edges, n), "edges": edges, "n": n}
+
+
+def _connected(v) -> Decided:
+    """the graph is connected"""
+    n = v["P"].shape[0]
+    seen, todo = {0}, [0]
+    while todo:
+        i = todo.pop()
+        for j in range(n):
+            if v["P"][i, j] != 0 and j not in seen:
+                seen.add(j)
+                todo.append(j)
+    return Decided(len(seen) == n, f"exact: {len(seen)} of {n} nodes reachable from node 1")
+
+
 def _gnn_rows(ctx):
     for name, (edges, n) in _GRAPHS.items():
         yield "all", name, {"P": adjacency_walk(edges, n), "graph": name}
@@ -279,9 +303,13 @@ claim(
     quote="Standard Graph Neural Networks suffer from graph over-smoothing due to repeated Laplacian matrix "
           "multiplications",
     statement=r"G\text{ connected},\ P=\tilde D^{-1}(A+I):\ P^k\to\mathbf 1\pi^\top\ (\text{rank one})",
-    hypotheses={}, conclusion=("P^k tends to a rank-one matrix (eigenvalue 1 simple, every other |lambda| < 1)",
-                               lambda v: walk_converges(v["P"])),
-    instances=Pool(rows=_gnn_rows, arithmetic="exact (sympy spectra)"), regimes=("all",),
+    hypotheses={"G connected": _connected},
+    conclusion=("P^k tends to a rank-one matrix (eigenvalue 1 simple, every other |lambda| < 1)",
+                lambda v: walk_converges(v["P"])),
+    instances=Pool(rows=_gnn_rows, arithmetic="exact (sympy spectra)", instance_from=InstanceForm(
+        takes=("X",), build=_adjacency_from_user, arithmetic="exact (sympy spectra)",
+        note="--X is the adjacency matrix A of the graph (symmetric 0/1, zero diagonal); P = D^-1 (A + I)")),
+    regimes=("all",),
     # P^k -> 1 pi^T is the residual of P^k X tending to 0 (over-smoothing); the exact rank of P^k stays rank P
     notion="residual: P^k -> 1 pi^T, decided by the exact spectrum of P (eigenvalue 1 simple, every other "
            "|lambda| < 1)",
@@ -383,9 +411,33 @@ def _convex_rows(ctx):
             yield "all", "", {"X": X, "P": exact_softmax(X, Matrix(d, d, lambda i, j: Rational(rng.randint(-1, 1))))}
 
 
-def _is_convex_combination(v) -> bool:
+def user_softmax(user, who: str) -> dict:
+    """{X, P}: a user's X and the first head's softmax attention P = softmax(X W_Q W_K^T X^T / sqrt(d_k)), exactly
+    (sympy: exp and sqrt kept symbolic); up to 36 entries of P."""
+    X, (WQ, WK, _, _) = _user_first_head(user, who)
+    if X.shape[0] ** 2 > 36:
+        raise BadInput(f"{who} computes the softmax symbolically (exp kept exact) on up to 6 tokens; X has "
+                       f"{X.shape[0]}")
+    S = X * WQ * (X * WK).T / sympy.sqrt(WQ.shape[1])
+    return {"X": X, "P": T.softmax_rows(T.SYMPY, S), "symbolic": True}
+
+
+def _symbolic_stochastic(P: Matrix) -> tuple[bool, str]:
+    """Every entry of a symbolic softmax is positive and every row sums to 1, exactly (sympy)."""
+    pos = all(sympy.ask(sympy.Q.positive(p)) is True or p.is_positive is True for p in P)
+    rows = [sympy.simplify(sympy.together(sum(P.row(i)))) for i in range(P.shape[0])]
+    return pos and all(r == 1 for r in rows), (f"exact (sympy, exp kept symbolic): every entry exp(s_ij) / sum_k "
+                                               f"exp(s_ik) is positive: {pos}; the row sums simplify to {rows}")
+
+
+def _is_convex_combination(v) -> bool | Decided:
     """(P X)_i = sum_j P_ij X_j with P_ij >= 0 and sum_j P_ij = 1: each output row is a weighted average"""
     P, X = v["P"], v["X"]
+    if v.get("symbolic"):
+        ok, how = _symbolic_stochastic(P)
+        rows_ok = all(sympy.simplify(e) == 0 for e in (P * X - Matrix.vstack(*[
+            sum((P[i, j] * X.row(j) for j in range(X.shape[0])), zeros(1, X.shape[1])) for i in range(X.shape[0])])))
+        return Decided(ok and rows_ok, f"{how}; (P X)_i = sum_j P_ij x_j: {rows_ok}")
     rows_ok = all((P * X).row(i) == sum((P[i, j] * X.row(j) for j in range(X.shape[0])), zeros(1, X.shape[1]))
                   for i in range(X.shape[0]))
     return rows_ok and all(p >= 0 for p in P) and all(sum(P.row(i)) == 1 for i in range(P.shape[0]))
@@ -397,7 +449,10 @@ claim(
           "is a convex combination (weighted average) of all row vectors in $X$",
     depends_on=("DONG.row-stochastic",),
     statement=r"(PX)_i=\sum_jP_{ij}X_j,\ P_{ij}\ge0,\ \sum_jP_{ij}=1",
-    hypotheses={}, conclusion=_is_convex_combination, instances=Pool(rows=_convex_rows, arithmetic=_EXACT),
+    hypotheses={}, conclusion=_is_convex_combination, instances=Pool(
+        rows=_convex_rows, arithmetic=_EXACT, instance_from=InstanceForm(
+            takes=("X", "weights"), build=lambda user: user_softmax(user, "DONG.convex-combination"),
+            arithmetic="exact (sympy: exp and sqrt kept symbolic)", note="P: the first head's softmax attention")),
     regimes=("all",), chapter="dong_explainer",
 )
 

@@ -1593,9 +1593,10 @@ def _strengthens_rows(ctx):
                 yield regime, "", {"X": X, "Delta": D}
 
 
-#: the forward implication on low-rank integer X and Delta
-strengthens_instances = Pool(rows=_strengthens_rows, arithmetic=_ARITH).decide(
-    {"rank(X + Delta) > rank X": _rank_rises}, _row_not_inside)
+#: the forward implication on low-rank integer X and Delta (the claim's declaration: a user's --X, --Delta too)
+STRENGTHENS = Pool(rows=_strengthens_rows, arithmetic=_ARITH, instance_from=X_DELTA)
+#: the same predicates on the same Pool as a stand-alone check (the tests read it)
+strengthens_instances = STRENGTHENS.decide({"rank(X + Delta) > rank X": _rank_rises}, _row_not_inside)
 
 
 def _converse_fails(ctx) -> list[Evidence]:
@@ -1614,12 +1615,16 @@ claim(
     depends_on=("RRO.main",),
     statement=r"\operatorname{rank}(X+\Delta)>\operatorname{rank}X\Rightarrow\operatorname{row}\Delta\not\subseteq"
               r"\operatorname{row}X,\ \text{and not conversely}",
-    hypotheses=(), conclusion="strictly stronger", regimes=("n<d", "n=d", "n>d"),
+    # on one instance: the forward implication (rank rises => row Delta not in row X); 'and not conversely' is the
+    # stored instance of RRO.rowspace-remark (_converse_fails)
+    hypotheses={"rank(X + Delta) > rank X": _rank_rises},
+    conclusion=("strictly stronger (on one instance: row(Delta) not in row(X))", _row_not_inside),
+    instances=STRENGTHENS, regimes=("n<d", "n=d", "n>d"),
     checks=[lambda ctx: [derivation([ProofStep(r"\operatorname{row}\Delta\subseteq\operatorname{row}X\Rightarrow"
                                                r"\operatorname{row}(X+\Delta)\subseteq\operatorname{row}X",
                                                "rows of a sum lie in the sum of the row spaces", "lemma",
                                                _step_rows_inside_no_increase)], "the forward implication")],
-            strengthens_instances, _converse_fails],
+            _converse_fails],
     chapter="residual_obstruction",
     notion="exact-rank",
 )
