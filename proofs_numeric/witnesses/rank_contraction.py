@@ -17,6 +17,8 @@ Examples
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import mpmath
 import numpy as np
 
@@ -520,5 +522,8 @@ INSTANCE_FORMS = {
     ("RC.dim-dk", "rank-X-at-least-d_k"): _form(note="the first head"),
     ("RC.dim-dk", "generic-weights"): _form(note="the first head"),
     ("RC.prop63", "literal"): _form(note="the first head"),
+    ("RC.alpha-independent", "as-proved"): replace(
+        _form(note="the first head, at its own alpha_h"), hypotheses={RC_PAPER.N_GT_DK.name: RC_PAPER.N_GT_DK},
+        conclusion=RC_PAPER.DIM_IS_MIN),
     ("RC.prop63", "algebraic-genericity"): _form(note="the first head"),
 }

@@ -495,6 +495,18 @@ RRO_PAPER.FULL_RANK_SPREAD.register(AttentionInput)(_full_rank_spread)
 RRO_PAPER.KEEPS_FULL_RANK.register(AttentionInput)(_keeps_full_rank)
 RRO_PAPER.AFFINE_ALONG_RAY.register(AttentionInput)(_affine_along_ray)
 RRO_PAPER.NOT_AFFINE_ALONG_RAY.register(AttentionInput)(_not_affine_along_ray)
+def star_r_instance(user) -> AttentionInput:
+    """--X, which must be X*_r = sum_{i <= r} e_i f_i^T (r = rank X < min(n, d)), with the user's weights."""
+    x = user_instance(user)
+    rows = x["X"].fractions()
+    r = sum(1 for v in rows if any(v))
+    ok = all(rows[i][j] == (1 if (i == j and i < r) else 0) for i in range(x["n"]) for j in range(x["d"]))
+    if not ok or not 1 <= r < min(x["n"], x["d"]):
+        raise BadInput("RRO.rank-r-witness: --X must be X*_r = sum_{i <= r} e_i f_i^T (ones at (1,1), ..., (r,r), "
+                       "zeros elsewhere) with 1 <= r < min(n, d)")
+    return x
+
+
 RRO_PAPER.NO_MLP.register(AttentionInput)(_no_mlp)
 RRO_PAPER.N_AT_LEAST_TWO.register(AttentionInput)(_n_at_least_two)
 RRO_PAPER.GENERIC_WV_WO.register(AttentionInput, cost=Predicate.COSTLY)(_generic_weights)
@@ -550,6 +562,14 @@ INSTANCE_FORMS = {
     ("MLP.bilinear-attention", "literal"): InstanceForm(
         **_RAY, hypotheses={"attention + residual, no MLP": RRO_PAPER.NO_MLP},
         conclusion=RRO_PAPER.AFFINE_ALONG_RAY),
+    ("MLP.function", "necessary-for-non-linear-features"): InstanceForm(
+        **_RAY, hypotheses={}, conclusion=RRO_PAPER.AFFINE_ALONG_RAY),
+    ("RRO.rank-r-witness", "literal"): InstanceForm(
+        **{**_RRO, "build": star_r_instance, "note": "--X is X*_r; r = rank X"}, hypotheses={},
+        conclusion=RRO_PAPER.RANK_RISES),
+    ("RRO.rank-r-witness", "every-weight"): InstanceForm(
+        **{**_RRO, "build": star_r_instance, "note": "--X is X*_r; r = rank X"}, hypotheses={},
+        conclusion=RRO_PAPER.RANK_RISES),
     ("RRO.bad-set-nowhere-dense", "corrected"): InstanceForm(
         **_RRO, note="r is rank X; the head is the user's, not a random one"),
 }

@@ -307,8 +307,11 @@ def test_check_save_of_a_builder_conjecture_is_its_stored_format(tmp_path, capsy
 def _valid_argv(cc, tmp_path):
     inputs = {k for _, f in cc.forms.values() for k in f.takes}
     argv = ["check", cc.claim.id]
-    if "X" in inputs and cc.claim.id in ("DONG.one-hot-softmax", "DONG.non-attended-gradients"):
-        argv += ["--X", "[[1,0,2]]"]  # --X is the logit vector z: one row
+    if "X" in inputs and cc.claim.id in ("DONG.one-hot-softmax", "DONG.non-attended-gradients",
+                                         "DONG.breaks-affine-invariance"):
+        argv += ["--X", "[[1,0,2]]"]  # --X is one row: the logit vector z, or the points x_j
+    elif cc.claim.id == "RRO.rank-r-witness":
+        argv += ["--X", "[[1,0,0,0],[0,0,0,0],[0,0,0,0]]"]  # --X is X*_r (here r = 1)
     elif cc.claim.id == "DONG.gnn-oversmoothing":
         argv += ["--X", "[[0,1,0],[1,0,1],[0,1,0]]"]  # --X is the adjacency matrix of a graph
     elif "X" in inputs:

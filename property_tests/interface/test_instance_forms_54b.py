@@ -124,3 +124,102 @@ def test_hypotheses_at_init_failing_point_is_exceptional_and_gamma_is_a_premise(
     assert r["literal"]["on_this_instance"] == "exceptional-point"
     r = _check(capsys, "RN.hypotheses-at-init", "--X", "[[1,0,2],[0,1,5]]", "--gamma", "[1,2,1]")
     assert r["literal"]["on_this_instance"] == "premise-fails"
+
+
+# --- third slice: symbolic softmax, exact witnesses, the second difference along a ray, certified ranks ---
+
+def test_softmax_of_a_users_head_is_row_stochastic_and_averages_tokens(capsys):
+    for cid in ("DONG.row-stochastic", "DONG.convex-combination"):
+        r = _check(capsys, cid, "--X", "[[1,0],[0,1],[1,1]]", "--heads", "1")
+        assert r["literal"]["on_this_instance"] == "holds", (cid, r["literal"])
+        assert "the row sums simplify to [1, 1, 1]" in r["literal"]["conclusion"]["how"]
+
+
+def test_gnn_oversmoothing_on_a_users_graph(capsys):
+    r = _check(capsys, "DONG.gnn-oversmoothing", "--X", "[[0,1,0],[1,0,1],[0,1,0]]")
+    assert r["literal"]["on_this_instance"] == "holds"
+    r = _check(capsys, "DONG.gnn-oversmoothing", "--X", "[[0,1,0],[1,0,0],[0,0,0]]")  # node 3 isolated
+    assert r["literal"]["on_this_instance"] == "premise-fails"
+    assert "adjacency matrix" in _check(capsys, "DONG.gnn-oversmoothing", "--X", "[[0,1],[0,0]]", code=2)
+
+
+def test_increase_not_unconditional_witness_and_non_witness(capsys):
+    r = _check(capsys, "RW.increase-not-unconditional", "--X", "[[1,0,0],[0,0,0]]", "--Delta", "[[-1,0,0],[0,0,0]]")
+    assert r["literal"]["on_this_instance"] == "holds"
+    r = _check(capsys, "RW.increase-not-unconditional", "--X", "[[1,0,0],[0,0,0]]", "--Delta", "[[0,0,0],[0,1,0]]")
+    assert r["literal"]["on_this_instance"] == "undecided" and r["literal"]["reason"] == NOT_A_WITNESS
+
+
+def test_noci_gradients_at_a_collapsed_input(capsys):
+    r = _check(capsys, "RW.noci-vanishing-gradients", "--X", "[[1,2],[1,2],[1,2]]", "--heads", "1")
+    assert r["literal"]["on_this_instance"] == "holds"
+    assert r["values-still-learn"]["on_this_instance"] == "holds"
+    r = _check(capsys, "RW.noci-vanishing-gradients", "--X", "[[1,2],[1,3],[1,2]]", "--heads", "1")
+    assert r["literal"]["on_this_instance"] == "premise-fails"
+
+
+def test_zhai_two_extremes_and_strengthens(capsys):
+    r = _check(capsys, "RW.zhai-entropy-distinct", "--X", "[[3,0],[0,3],[2,2]]", "--heads", "1")
+    assert r["literal"]["conclusion"]["value"] in ("holds", "fails")
+    assert "A = J/n: rank(J/n X W)" in r["literal"]["conclusion"]["how"]
+    r = _check(capsys, "RRO.strengthens", "--X", "[[1,0],[0,0]]", "--Delta", "[[0,0],[0,1]]")
+    assert r["literal"]["on_this_instance"] == "holds"
+    r = _check(capsys, "RRO.strengthens", "--X", "[[1,0],[0,0]]", "--Delta", "[[1,0],[0,0]]")
+    assert r["literal"]["on_this_instance"] == "premise-fails"
+
+
+def test_second_difference_along_the_ray(capsys, tmp_path):
+    X = "[[1,0,2],[0,1,1],[1,1,0]]"
+    for cid in ("MLP.curvature", "MLP.bilinear-attention"):
+        r = _check(capsys, cid, "--X", X, "--heads", "1")
+        assert r["literal"]["on_this_instance"] == "counterexample", (cid, r["literal"])
+    assert _check(capsys, "MLP.not-globally-affine", "--X", X, "--heads", "1")["literal"]["on_this_instance"] == "holds"
+    assert _check(capsys, "MLP.function", "--X", X, "--heads", "1")["necessary-for-non-linear-features"][
+        "on_this_instance"] == "counterexample"
+    # uniform attention (W_Q = 0): F is linear, the second difference vanishes exactly
+    uni = _heads(tmp_path, "uni", np.zeros((3, 1)), [[1], [0], [1]], [[1], [2], [0]], [[1, 0, 1]])
+    r = _check(capsys, "MLP.curvature", "--X", X, "--weights", uni)
+    assert r["literal"]["on_this_instance"] == "holds"
+    assert r["literal"]["conclusion"]["how"].startswith("exact: W_Q W_K^T = 0")
+    r = _check(capsys, "MLP.not-globally-affine", "--X", X, "--weights", uni)
+    assert r["literal"]["on_this_instance"] == "undecided" and r["literal"]["reason"] == NOT_A_WITNESS
+
+
+def test_skip_full_rank_and_a_rank_drop(capsys, tmp_path):
+    X = "[[1,0,2],[0,1,1],[1,1,0]]"
+    r = _check(capsys, "DONG.skip-full-rank", "--X", X, "--heads", "1")
+    assert r["literal"]["on_this_instance"] == "holds"
+    # W_Q = 0, W_V W_O = -I: F(X) = (I - J/3) X has rank 2 < 3, a certified drop (exact: uniform attention)
+    drop = _npz(tmp_path, "drop", W_Q=np.zeros((1, 3, 3)), W_K=np.zeros((1, 3, 3)), W_V=[np.eye(3)],
+                W_O=[-np.eye(3)])
+    r = _check(capsys, "DONG.skip-full-rank", "--X", X, "--weights", drop)
+    assert r["literal"]["on_this_instance"] == "counterexample"
+    r = _check(capsys, "RW.large-weights", "--X", X, "--weights", drop)
+    assert r["skip-alone-can-fail"]["on_this_instance"] == "holds"
+
+
+def test_breaks_affine_invariance_on_points(capsys):
+    r = _check(capsys, "DONG.breaks-affine-invariance", "--X", "[[-1,1]]")
+    assert r["literal"]["on_this_instance"] == "holds"
+    r = _check(capsys, "DONG.breaks-affine-invariance", "--X", "[[\"-3/2\",0]]")
+    assert r["outside-the-hull"]["on_this_instance"] == "holds"
+    r = _check(capsys, "DONG.breaks-affine-invariance", "--X", "[[1,2]]")  # both positive: ReLU commutes
+    assert r["literal"]["on_this_instance"] == "undecided" and r["literal"]["reason"] == NOT_A_WITNESS
+
+
+def test_rank_r_witness_takes_only_x_star_and_alpha_independent_as_proved(capsys, tmp_path):
+    rng = np.random.default_rng(2)
+    W = _npz(tmp_path, "w3", **{k: rng.normal(size=s) for k, s in (("W_Q", (1, 3, 1)), ("W_K", (1, 3, 1)),
+                                                                      ("W_V", (1, 3, 1)), ("W_O", (1, 1, 3)))})
+    r = _check(capsys, "RRO.rank-r-witness", "--X", "[[1,0,0],[0,1,0],[0,0,0]]", "--weights", W)
+    assert r["literal"]["on_this_instance"] == "holds"
+    assert "X*_r" in _check(capsys, "RRO.rank-r-witness", "--X", "[[1,1,0],[0,0,0],[0,0,0]]", "--weights", W, code=2)
+    r = _check(capsys, "RC.alpha-independent", "--X", "[[1,0],[0,1],[1,1]]", "--heads", "1")
+    assert r["as-proved"]["on_this_instance"] == "holds"
+
+
+def test_second_difference_is_never_certified_non_zero_where_it_vanishes(capsys):
+    """X = 1 x^T: the scores are constant on every row at X and at 2X, A = J/n at both, so MHA(2X) = 2 MHA(X) exactly:
+    the enclosures contain 0 and the affine conclusion is undecided, never 'fails'."""
+    r = _check(capsys, "MLP.curvature", "--X", "[[1,2,0],[1,2,0],[1,2,0]]", "--heads", "1")
+    assert r["literal"]["conclusion"]["value"] == "undecided", r["literal"]["conclusion"]

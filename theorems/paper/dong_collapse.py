@@ -361,6 +361,8 @@ claim(
               r"prevented without MLP}",
     hypotheses=(), conclusion="(a), (b), (c)", regimes=("n<d", "n>d"),
     checks=[_mlp_nonlinear_counterexamples],  # + the depth study for (b) and (c) (numeric layer)
+    off_instance=OffInstance("depth-study", "(b) and (c) are decided by the depth study over 12 layers; (a) on one "
+                             "instance is the reading necessary-for-non-linear-features"),
     readings=[Reading("necessary-for-non-linear-features",
                       r"\text{attention + residual is affine and stays in the span of the embeddings}",
                       checks=[_mlp_nonlinear_counterexamples], regimes=("all",),
