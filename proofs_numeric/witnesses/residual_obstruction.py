@@ -507,6 +507,57 @@ def star_r_instance(user) -> AttentionInput:
     return x
 
 
+# --- BLOCK.residual-model on a user's X: the deployed blocks against §2's X + Delta(X), exactly (sympy) ---
+
+def _block_x(user) -> dict:
+    X = user.matrix("X").sympy(48, "BLOCK.residual-model (LayerNorm's square roots kept exact)")
+    bad = [i + 1 for i in range(X.shape[0]) if len(set(X.row(i))) == 1]
+    if bad:
+        raise BadInput(f"BLOCK.residual-model: rows {bad} of --X are constant; LayerNorm with eps = 0 is undefined "
+                       "there")
+    return {"X": X}
+
+
+def _architecture(words: str):
+    def fact(x) -> Decided:
+        return Decided(True, f"by construction: {words}")
+    fact.__doc__ = words
+    return fact
+
+
+def _block_is_paper_model(x) -> Decided:
+    """the post-LN and the pre-LN blocks equal X + Delta(X) at X (uniform attention, W_V W_O = I, FFN = 0)"""
+    X = x["X"]
+    paper = RRO_PAPER.paper_block(X)
+    post, pre = RRO_PAPER.post_ln_block(X), RRO_PAPER.pre_ln_block(X)
+    same = [(name, all(sympy.simplify(a - b) == 0 for a, b in zip(M, paper))) for name, M in
+            (("post-LN", post), ("pre-LN", pre))]
+    words = "; ".join(f"{name}: {'equal' if ok else 'differs'}" for name, ok in same)
+    return Decided(all(ok for _, ok in same), f"exact (sympy; square roots kept exact): X + Delta(X) against the "
+                                              f"deployed blocks at X, uniform attention, W_V W_O = I, FFN = 0: {words}")
+
+
+def _block_uniform(user) -> dict:
+    x = _block_x(user)
+    W = user.weights
+    if W is None:
+        raise BadInput("this reading needs weights: --weights W.npz or --heads H [--weights-seed N] (W_V W_O of "
+                       "each head; the attention is taken uniform, W_Q = 0)")
+    if W.d != x["X"].shape[1]:
+        raise BadInput(f"--weights: d = {W.d} in the weights but X has d = {x['X'].shape[1]} columns")
+    return {**x, "W_VO": W.value_output()}
+
+
+def _attention_skip_is_model(x) -> Decided:
+    """with FFN = 0, X + Delta(X) equals the suite's attention_skip block (block_forward 'attention_skip')"""
+    X = x["X"]
+    heads = T.uniform_heads(X.shape[1], x["W_VO"])
+    model = X + T.mha(T.SYMPY, X, heads, scale=1)
+    suite = sympy.Matrix(T.block_forward(T.SYMPY, X, T.Block(heads=heads), "attention_skip"))
+    return Decided(model == suite, "exact over Q (uniform attention): X + MHA(X) " + ("=" if model == suite else "!=")
+                   + " the suite's attention_skip block")
+
+
 RRO_PAPER.NO_MLP.register(AttentionInput)(_no_mlp)
 RRO_PAPER.N_AT_LEAST_TWO.register(AttentionInput)(_n_at_least_two)
 RRO_PAPER.GENERIC_WV_WO.register(AttentionInput, cost=Predicate.COSTLY)(_generic_weights)
@@ -570,6 +621,17 @@ INSTANCE_FORMS = {
     ("RRO.rank-r-witness", "every-weight"): InstanceForm(
         **{**_RRO, "build": star_r_instance, "note": "--X is X*_r; r = rank X"}, hypotheses={},
         conclusion=RRO_PAPER.RANK_RISES),
+    ("BLOCK.residual-model", "literal"): InstanceForm(
+        takes=("X",), build=_block_x, hypotheses={
+            "BERT-base is post-LN": _architecture("the suite's post-LN block is BERT-base's composition (LN after each "
+                                                  "residual sum)"),
+            "GPT-2 is pre-LN": _architecture("the suite's pre-LN block is GPT-2's composition (LN before each "
+                                             "sub-layer)")},
+        conclusion=_block_is_paper_model, arithmetic="exact (sympy; LayerNorm's square roots kept exact)",
+        note="the weights are the instance's: uniform attention, W_V W_O = I, FFN = 0"),
+    ("BLOCK.residual-model", "suite-attention-skip"): InstanceForm(
+        takes=("X", "weights"), build=_block_uniform, hypotheses={}, conclusion=_attention_skip_is_model,
+        arithmetic="exact over Q (uniform attention)", note="W_Q = 0 (uniform attention); W_V W_O from the weights"),
     ("RRO.bad-set-nowhere-dense", "corrected"): InstanceForm(
         **_RRO, note="r is rank X; the head is the user's, not a random one"),
 }

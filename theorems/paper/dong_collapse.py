@@ -27,7 +27,7 @@ import sympy
 from sympy import Rational
 
 from ..exact import deployed
-from ..exact.attention import exact_softmax
+from ..exact.attention import exact_softmax, user_softmax
 from ..exact.blocks import centred
 from ..exact.dong_figure import PRINTS_AS_ZERO, curve, first_layer_below, path_share, path_share_mode
 from ..exact.input import BadInput
@@ -56,7 +56,6 @@ from ..framework import (
     stored_counterexample,
     symbolic_identity,
 )
-from . import dong_explainer
 
 __all__ = ["skip_bound_holds", "rank_blind_to_collapse", "stochastic_power_sigma2", "barycentric", "markov_bound_holds"]
 
@@ -761,7 +760,7 @@ def _softmax_positive_stochastic(v) -> bool | Decided:
 
 #: random integer X and scores log 2 X M0 X^T (M0 in {-1, 0, 1}), so the softmax is rational
 SOFTMAX = Pool(rows=_softmax_rows, arithmetic="exact (2^k softmax)", instance_from=InstanceForm(
-    takes=("X", "weights"), build=lambda user: dong_explainer.user_softmax(user, "DONG.row-stochastic"),
+    takes=("X", "weights"), build=lambda user: user_softmax(user, "DONG.row-stochastic"),
     arithmetic="exact (sympy: exp and sqrt kept symbolic; the row sums simplified to 1)",
     note="P: the first head's softmax attention"))
 

@@ -28,7 +28,7 @@ import sympy
 from sympy import Matrix, Rational, ones, zeros
 
 from ..exact import transformer as T
-from ..exact.attention import exact_softmax
+from ..exact.attention import exact_softmax, user_softmax
 from ..exact.input import BadInput
 from ..exact.reader import SYMPY_MAX_ENTRIES
 from ..framework import (
@@ -48,7 +48,7 @@ from ..framework import (
     symbolic_identity,
 )
 
-__all__ = ["user_softmax", "path_sum", "forward_with", "paths_match", "path_instances", "one_hot_limits", "adjacency_walk", "walk_converges",
+__all__ = ["path_sum", "forward_with", "paths_match", "path_instances", "one_hot_limits", "adjacency_walk", "walk_converges",
            "gelu_affine_gap", "PATH_SHAPES"]
 
 _EXACT = "exact (sympy rationals; 2^k softmax)"
@@ -409,17 +409,6 @@ def _convex_rows(ctx):
         for _ in range(2 if ctx.quick else 4):
             X = Matrix(n, d, lambda i, j: Rational(rng.randint(-3, 3)))
             yield "all", "", {"X": X, "P": exact_softmax(X, Matrix(d, d, lambda i, j: Rational(rng.randint(-1, 1))))}
-
-
-def user_softmax(user, who: str) -> dict:
-    """{X, P}: a user's X and the first head's softmax attention P = softmax(X W_Q W_K^T X^T / sqrt(d_k)), exactly
-    (sympy: exp and sqrt kept symbolic); up to 36 entries of P."""
-    X, (WQ, WK, _, _) = _user_first_head(user, who)
-    if X.shape[0] ** 2 > 36:
-        raise BadInput(f"{who} computes the softmax symbolically (exp kept exact) on up to 6 tokens; X has "
-                       f"{X.shape[0]}")
-    S = X * WQ * (X * WK).T / sympy.sqrt(WQ.shape[1])
-    return {"X": X, "P": T.softmax_rows(T.SYMPY, S), "symbolic": True}
 
 
 def _symbolic_stochastic(P: Matrix) -> tuple[bool, str]:

@@ -1318,14 +1318,37 @@ def _remark_iv(ctx) -> list[Evidence]:
                            ok, arithmetic="sympy, polynomial identities in c")]
 
 
+def _uniform_curve_stays(X: Matrix) -> Decided:
+    """the curve B(c) = MHA(X) with uniform attention (W_Q = 0) and W_V W_O = c I, i.e. B(c) = c (J/n) X, keeps
+    rank(X + B(c)) <= rank X for every c (every (r+1)-minor vanishes identically in c)"""
+    c = sympy.Symbol("c")
+    n = X.shape[0]
+    B = c * sympy.ones(n, n) / n * X  # = MHA(X) at W_Q = 0, W_V W_O = c I (A = J/n)
+    ok = curve_stays_in_bad_set(X, B, c)
+    return Decided(ok, f"exact (sympy, polynomials in c): rank X = {rank(X)}; every {rank(X) + 1} x {rank(X) + 1} "
+                       f"minor of X + c (J/n) X {'vanishes identically in c' if ok else 'is not identically zero'}")
+
+
+def _remark_iv_rows(ctx):
+    yield "all", "X of rank 1", Matrix([[1, 2, 0], [2, 4, 0], [0, 0, 0]])
+    yield "all", "X of rank 2, n > d", Matrix([[1, 0], [0, 1], [1, 1]])
+
+
+def _x_small(user) -> Matrix:
+    return user.matrix("X").sympy(36, "RRO.remark-iv (every minor, symbolically in c)")
+
+
 claim(
     id="RRO.remark-iv", section="§5.1, remark (iv)",
     quote="When B is constrained to a lower-dimensional sub-manifold—as is the case for B = MHA(X) ...—the conclusion "
           "no longer follows automatically",
     statement=r"\exists\ \text{a sub-manifold }\{B(c)\}\ \text{of attention outputs with }\operatorname{rank}(X+B(c))"
               r"\le\operatorname{rank}X\ \forall c",
-    hypotheses=(), conclusion="the a.c. argument does not transfer", regimes=("all",), form="existential",
-    checks=[_remark_iv], chapter="residual_obstruction",
+    hypotheses={}, conclusion=("the a.c. argument does not transfer", _uniform_curve_stays),
+    instances=Pool(rows=_remark_iv_rows, arithmetic="sympy, polynomial identities in c", instance_from=InstanceForm(
+        takes=("X",), build=_x_small, arithmetic="exact (sympy, polynomials in c)",
+        note="the sub-manifold: B(c) = c (J/n) X, the attention outputs of uniform attention with W_V W_O = c I")),
+    regimes=("all",), form="existential", checks=[_remark_iv], chapter="residual_obstruction",
     notion="exact-rank",
 )
 
