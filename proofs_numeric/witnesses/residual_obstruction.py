@@ -29,7 +29,7 @@ import sympy
 
 from proofs_numeric.core.certify import certified_rank_lower_bound, interval_size_check
 from proofs_numeric.core.float_hints import numerical_rank
-from proofs_numeric.core.transformer import Head, mha, workdps
+from proofs_numeric.core.transformer import Head, attention, mha, workdps
 from proofs_numeric.witnesses.dong_collapse import no_rank_collapse
 from theorems.exact import transformer as T
 from theorems.exact.certified_rank import certified_rank
@@ -558,6 +558,86 @@ def _attention_skip_is_model(x) -> Decided:
                    + " the suite's attention_skip block")
 
 
+# --- DONG.non-expansive at a user's X: P is the first head's softmax attention A(X), D = X (Y = 0), in mpmath iv ---
+
+def _pd_enclosures(x) -> dict:
+    """{PX, X}: P X in interval arithmetic (P = A(X) of the first head), X as exact rationals."""
+    if "PX" not in x:
+        iv = mpmath.iv
+        Xq = x["X"].rows()
+        n, d = x["n"], x["d"]
+        with workdps(iv, x["dps"]):
+            A, _ = attention(Xq, x["heads"][0], backend="iv", dps=x["dps"])
+            cx = T.iv(x["dps"])
+            x["PX"] = [[sum((A[i, k] * cx.num(Xq[k][j]) for k in range(n)), iv.mpf(0)) for j in range(d)]
+                       for i in range(n)]
+    return x
+
+
+def _fro2(M) -> Any:
+    return sum((v * v for row in M for v in row), mpmath.iv.mpf(0))
+
+
+def _centred(M) -> list:
+    n = len(M)
+    means = [sum((M[i][j] for i in range(n)), mpmath.iv.mpf(0)) / n for j in range(len(M[0]))]
+    return [[M[i][j] - means[j] for j in range(len(M[0]))] for i in range(n)]
+
+
+def _le(lhs, rhs, what: str) -> tuple[bool | None, str]:
+    """Certified lhs <= rhs for two intervals (None when they overlap)."""
+    words = f"{what}: [{mpmath.nstr(mpmath.mpf(lhs.a), 8)}, {mpmath.nstr(mpmath.mpf(lhs.b), 8)}] against " \
+            f"[{mpmath.nstr(mpmath.mpf(rhs.a), 8)}, {mpmath.nstr(mpmath.mpf(rhs.b), 8)}]"
+    if lhs.b <= rhs.a:
+        return True, words
+    if lhs.a > rhs.b:
+        return False, words
+    return None, words
+
+
+def _softmax_is_stochastic(x) -> Decided:
+    """P is row-stochastic"""
+    return Decided(True, "by construction: P is the first head's softmax attention A(X) (positive entries, rows "
+                         "summing to 1)")
+
+
+def _nonexpansive_and_toward_center(x) -> Decided:
+    """||P(X - Y)||_F <= ||X - Y||_F and ||R(P X)||_F <= ||R(X)||_F (Y = 0)"""
+    _pd_enclosures(x)
+    iv = mpmath.iv
+    with workdps(iv, x["dps"]):
+        cx = T.iv(x["dps"])
+        X = [[cx.num(v) for v in row] for row in x["X"].rows()]
+        a = _le(_fro2(x["PX"]), _fro2(X), "||P X||_F^2 against ||X||_F^2")
+        b = _le(_fro2(_centred(x["PX"])), _fro2(_centred(X)), "||R(P X)||_F^2 against ||R(X)||_F^2")
+    how = f"mpmath iv at {x['dps']} digits: {a[1]}; {b[1]}"
+    if a[0] is False or b[0] is False:
+        return Decided(False, f"certified: {how}")
+    return Decided(True if a[0] and b[0] else None, ("certified: " if a[0] and b[0] else "undecided: ") + how)
+
+
+def _toward_center_iv(x) -> Decided:
+    """||R(P X)||_F <= ||R(X)||_F"""
+    _pd_enclosures(x)
+    iv = mpmath.iv
+    with workdps(iv, x["dps"]):
+        cx = T.iv(x["dps"])
+        X = [[cx.num(v) for v in row] for row in x["X"].rows()]
+        v, how = _le(_fro2(_centred(x["PX"])), _fro2(_centred(X)), "||R(P X)||_F^2 against ||R(X)||_F^2")
+    return Decided(v, ("certified: " if v is not None else "undecided: ") + f"mpmath iv at {x['dps']} digits: {how}")
+
+
+def _max_nonexpansive_iv(x) -> Decided:
+    """||P D||_max <= ||D||_max (D = X)"""
+    _pd_enclosures(x)
+    iv = mpmath.iv
+    with workdps(iv, x["dps"]):
+        top = max(abs(v) for row in x["X"].rows() for v in row)
+        worst = max((abs(v) for row in x["PX"] for v in row), key=lambda e: e.b)
+        v, how = _le(worst, T.iv(x["dps"]).num(top), "max |(P X)_ij| against max |X_ij|")
+    return Decided(v, ("certified: " if v is not None else "undecided: ") + f"mpmath iv at {x['dps']} digits: {how}")
+
+
 RRO_PAPER.NO_MLP.register(AttentionInput)(_no_mlp)
 RRO_PAPER.N_AT_LEAST_TWO.register(AttentionInput)(_n_at_least_two)
 RRO_PAPER.GENERIC_WV_WO.register(AttentionInput, cost=Predicate.COSTLY)(_generic_weights)
@@ -570,6 +650,9 @@ _RAY: dict[str, Any] = {**_RRO, "arithmetic": "MHA(X), MHA(2X) in mpmath iv (X e
                          "note": "the direction is V = X: the second difference F(2X) - 2 F(X) + F(0) along the ray "
                                  "t X (no second derivative at one point: an affine F has a zero second difference, "
                                  "and a non-zero one puts d^2/dt^2 F(tX) != 0 at some t in (0, 2))"}
+_PX: dict[str, Any] = {**_RRO, "sites": (), "arithmetic": "P = A(X) of the first head and P X in mpmath iv (X exact, "
+                        "the weights as the float64 values they hold); the norms of X exact",
+                        "note": "P: the first head's softmax attention at X; D = X - Y with Y = 0"}
 _STAR: dict[str, Any] = dict(takes=("weights", "n"), build=star_instance,
                              save=lambda user, x: {"n": x["n"], **x["weights"].strings()},
              arithmetic="X* exact; rank F(X*) a certified interval lower bound (mpmath iv), exact when attention is "
@@ -632,6 +715,11 @@ INSTANCE_FORMS = {
     ("BLOCK.residual-model", "suite-attention-skip"): InstanceForm(
         takes=("X", "weights"), build=_block_uniform, hypotheses={}, conclusion=_attention_skip_is_model,
         arithmetic="exact over Q (uniform attention)", note="W_Q = 0 (uniform attention); W_V W_O from the weights"),
+    ("DONG.non-expansive", "literal"): InstanceForm(
+        **_PX, hypotheses={"P row-stochastic": _softmax_is_stochastic}, conclusion=_nonexpansive_and_toward_center),
+    ("DONG.non-expansive", "toward-center"): InstanceForm(**_PX, hypotheses={}, conclusion=_toward_center_iv),
+    ("DONG.non-expansive", "max-norm"): InstanceForm(
+        **_PX, hypotheses={"P row-stochastic": _softmax_is_stochastic}, conclusion=_max_nonexpansive_iv),
     ("RRO.bad-set-nowhere-dense", "corrected"): InstanceForm(
         **_RRO, note="r is rank X; the head is the user's, not a random one"),
 }

@@ -674,13 +674,49 @@ def _mlp_outward_literal(ctx) -> list[Evidence]:
                             arithmetic="exact rationals")]
 
 
+def _relu_mlp(X, W1, W2):
+    return (X * W1).applyfunc(lambda v: max(v, 0)) * W2
+
+
+def _mlp_pushes_outward(v) -> Decided:
+    """||R(MLP(X))||_F >= ||R(X)||_F for the MLP x -> ReLU(x W_1) W_2 (exact over Q)"""
+    a, b = _R2(_relu_mlp(v["X"], v["W1"], v["W2"])), _R2(v["X"])
+    return Decided(a >= b, f"exact over Q: ||R(MLP X)||_F^2 = {a}, ||R(X)||_F^2 = {b}")
+
+
+def _mlp_from_user(user) -> dict:
+    X = user.matrix("X").sympy(SYMPY_MAX_ENTRIES, "DONG.mlp-pushes-outward")
+    W = user.weights
+    if W is None:
+        raise BadInput("DONG.mlp-pushes-outward needs weights: --weights W.npz or --heads H [--weights-seed N] (the "
+                       "MLP's two matrices are the first head's W_V and W_O)")
+    if W.d != X.shape[1]:
+        raise BadInput(f"--weights: d = {W.d} in the weights but X has d = {X.shape[1]} columns")
+    _, _, WV, WO = W.heads[0]
+    return {"X": X, "W1": WV.sympy(SYMPY_MAX_ENTRIES), "W2": WO.sympy(SYMPY_MAX_ENTRIES)}
+
+
+def _mlp_outward_rows(ctx):
+    rng = random.Random(stable_seed("DONG.mlp-pushes-outward:relu"))
+    X = sympy.Matrix([[1, 0], [0, 2], [3, 1]])
+    yield "all", "W_1 = 0", {"X": X, "W1": sympy.zeros(2, 8), "W2": sympy.Matrix(8, 2, lambda i, j: Rational(i - j))}
+    for _ in range(2 if ctx.quick else 6):
+        yield "all", "random", {"X": X, "W1": sympy.Matrix(2, 4, lambda i, j: Rational(rng.randint(-3, 3))),
+                                "W2": sympy.Matrix(4, 2, lambda i, j: Rational(rng.randint(-3, 3)))}
+
+
 claim(
     id="DONG.mlp-pushes-outward", section="Dong explainer: MLPs break convex hulls",
     quote="The MLP expands, rotates, and disperses the token vectors across high-dimensional space, pushing points "
           "outward from the sequence centroid",
     depends_on=("DONG.breaks-affine-invariance",),
     statement=r"\|R(\mathrm{MLP}(X))\|_F\ge\|R(X)\|_F\ \text{for every MLP}",
-    hypotheses=(), conclusion="diversity grows", regimes=("all",),
+    hypotheses={}, conclusion=("diversity grows", _mlp_pushes_outward),
+    instances=Pool(rows=_mlp_outward_rows, arithmetic="exact rationals (ReLU MLP)", instance_from=InstanceForm(
+        takes=("X", "weights"), build=_mlp_from_user, arithmetic="exact over Q (ReLU MLP)",
+        note="the MLP x -> ReLU(x W_V) W_O, with the first head's W_V and W_O as its two matrices (the statement is "
+             "about every MLP; ReLU(0) = 0 like GELU)")),
+    regimes=("all",),
     checks=[_mlp_outward_literal],
     readings=[Reading("generic-weights", r"\text{median over Gaussian MLPs of }\rho(\mathrm{MLP}X)/\rho(X)>1",
                       checks=[],
