@@ -21,6 +21,8 @@ Examples
 """
 from __future__ import annotations
 
+from typing import Any
+
 import mpmath
 
 from proofs_numeric.core.certify import PrecisionExhausted, certified_rank_lower_bound
@@ -151,3 +153,38 @@ INSTANCE_FORMS = {
         note="X stands for the Gaussian draw: the statement is almost sure in X, so an X where H1-H4 fail is an "
              "exceptional point; gamma, beta default to 1, 0"),
 }
+
+
+# --- the trained-model readings at a checkpoint's LayerNorm sites (check CLAIM --model DIR): the premise is where X
+# comes from, met at a site, undecided on a command line's --X ---
+
+def _with_site(user):
+    a = RN_PAPER.from_user(user)
+    a.site = user.site
+    return a
+
+
+def _at_trained_site(a) -> Decided:
+    """X is the input of a LayerNorm of a trained checkpoint"""
+    site = getattr(a, "site", None)
+    if site:
+        return Decided(True, f"the input of a LayerNorm site of the checkpoint given: {site}")
+    return Decided(None, "undecided: a command line's --X is not known to be a LayerNorm input of a trained model; "
+                         "`collapse-verify check CLAIM --model DIR` evaluates this reading at a checkpoint's sites")
+
+
+def _arank_kept(a) -> bool | None:
+    """arank(LN X) = arank(X)"""
+    return a.conclusion_holds
+
+
+_SITE: dict[str, Any] = dict(
+    takes=RN_PAPER.USER_INSTANCE.takes, optional=RN_PAPER.USER_INSTANCE.optional, build=_with_site,
+    arithmetic=RN_PAPER.USER_INSTANCE.arithmetic, regime=RN_PAPER.USER_INSTANCE.regime, sites=("layernorm-input",),
+    note="decided at a checkpoint's LayerNorm sites (check CLAIM --model DIR)")
+INSTANCE_FORMS[("RN.hypotheses-in-training", "literal")] = InstanceForm(
+    **_SITE, hypotheses={"a trained model": _at_trained_site}, conclusion=_h1_to_h4)
+INSTANCE_FORMS[("RN.hypotheses-at-init", "trained-model")] = InstanceForm(
+    **_SITE, hypotheses={"a LayerNorm input of a trained model": _at_trained_site}, conclusion=_h1_to_h4)
+INSTANCE_FORMS[("RN.main", "trained-model")] = InstanceForm(
+    **_SITE, hypotheses={"a LayerNorm input of a trained model": _at_trained_site}, conclusion=_arank_kept)

@@ -257,7 +257,7 @@ def test_check_rank_neutrality_h4_numbers_are_the_bordered_ranks(capsys):
     (["check", "RA.main", "--W-O", "[[1,0],[0,1]]", "--heads", "2"], "needs --n"),
     (["check", "RRO.main", "--X", "[[1,0,0],[0,0,0]]", "--heads", "2"], "does not divide"),
     (["check", "DC.bert-config", "--X", "[[1]]"], "not a predicate on an instance"),
-    (["check", "DONG.non-expansive", "--X", "[[1]]"], "no input flag spells P"),
+    (["check", "DONG.markov-geometric", "--X", "[[1]]"], "no input flag spells P"),
     (["check", "nope", "--X", "[[1]]"], "unknown claim"),
     (["check", "RN.mian", "--X", "[[1]]"], "did you mean RN.main"),
     (["check", "RN.main", "--X", "[[1,2],[3,4]]", "--norm", "rmsnorm"], "--norm applies to the alias"),

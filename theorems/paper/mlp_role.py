@@ -51,6 +51,7 @@ from ..exact.residual import (
     uniform_input,
 )
 from ..framework import (
+    Decided,
     Evidence,
     FormalGap,
     InstanceForm,
@@ -327,6 +328,46 @@ def layer_jacobian_matches(n: int = 2, d: int = 2, product_rule=True) -> bool:
     return all_identically_zero(lhs - rhs)
 
 
+def _one_head(v) -> Decided:
+    """attention + residual with one head (H = 1)"""
+    return Decided(len(v["heads"]) == 1, f"exact: H = {len(v['heads'])}")
+
+
+def _product_rule_holds(v) -> Decided:
+    """d/dt [X + A(X) X W] at X0 + tV, t = 0, equals V + (DA[V]) X0 W + A0 V W (sympy, exp kept symbolic)"""
+    X0, V = v["X"], v["V"]
+    WQ, WK, WV, WO = v["heads"][0]
+    M, W = WQ * WK.T / sympy.sqrt(WQ.shape[1]), WV * WO
+    t = sympy.Symbol("t", real=True)
+
+    def attn(X):
+        return T.softmax_rows(T.SYMPY, X * M * X.T)
+    X = X0 + t * V
+    lhs = (X + attn(X) * X * W).diff(t).subs(t, 0)
+    rhs = V + attn(X).diff(t).subs(t, 0) * X0 * W + attn(X0) * V * W
+    ok = all_identically_zero(lhs - rhs)
+    return Decided(ok, "exact (sympy, exp kept symbolic): the derivative along V = the matrix of ones "
+                       + ("equals" if ok else "differs from") + " V + (DA[V]) X0 W + A0 V W")
+
+
+def _jacobian_from_user(user) -> dict:
+    X = user.matrix("X").sympy(9, "MLP.layer-jacobian (a symbolic derivative)")
+    W = user.weights
+    if W is None:
+        raise BadInput("MLP.layer-jacobian needs weights: --weights W.npz or --heads H [--weights-seed N]")
+    if W.d != X.shape[1]:
+        raise BadInput(f"--weights: d = {W.d} in the weights but X has d = {X.shape[1]} columns")
+    return {"X": X, "V": sympy.ones(*X.shape), "heads": [tuple(M.sympy(64) for M in h) for h in W.heads]}
+
+
+def _jacobian_rows(ctx):
+    rng = random.Random(stable_seed("MLP.layer-jacobian:instances"))
+    for (n, d) in ((2, 2), (3, 2)):
+        X = random_int_matrix(rng, n, d, 2)
+        m = lambda r, c: Matrix(r, c, lambda i, j: Rational(rng.randint(-2, 2)))
+        yield "all", f"{n} x {d}", {"X": X, "V": sympy.ones(n, d), "heads": [(m(d, 1), m(d, 1), m(d, 1), m(1, d))]}
+
+
 claim(
     id="MLP.layer-jacobian", section="§5.3, proof of the first-order proposition",
     quote="Df_l(X_0) = I + D[MHA](X_0), ... D[Y^(h) W_O^(h)](X_0)[δX] = (D[A^(h)](X_0)[δX]) X_0 W_V^(h) "
@@ -334,7 +375,11 @@ claim(
     # one head (W = W_V W_O): the quoted per-head term D[Y^(h) W_O^(h)], inside Df_l = I + D[MHA] for H = 1; the
     # sum over H heads (linearity of D) is not what is checked or proved
     statement=r"H=1:\ \tfrac{d}{dt}\bigl[X+A(X)XW\bigr]_{X_0+tV}=V+(DA[V])X_0W+A_0VW,\ W=W_VW_O",
-    hypotheses=("attention + residual, one head",), conclusion="the product rule", regimes=("all",),
+    hypotheses={"attention + residual, one head": _one_head}, conclusion=("the product rule", _product_rule_holds),
+    instances=Pool(rows=_jacobian_rows, arithmetic="sympy symbolic (exp kept exact)", instance_from=InstanceForm(
+        takes=("X", "weights"), build=_jacobian_from_user, arithmetic="sympy symbolic (exp kept exact)",
+        note="X0 = --X, V = the matrix of ones; scores X W_Q W_K^T X^T / sqrt(d_k)")),
+    regimes=("all",),
     checks=[lambda ctx: [derivation([ProofStep(r"\tfrac{d}{dt}[X+A(X)XW]=V+(DA[V])X_0W+A_0VW",
                                                "symbolic in X0 and V (2 x 2, one head, softmax kept as exp)",
                                                "identity", layer_jacobian_matches)], "the layer Jacobian")]],
