@@ -638,6 +638,61 @@ def _max_nonexpansive_iv(x) -> Decided:
     return Decided(v, ("certified: " if v is not None else "undecided: ") + f"mpmath iv at {x['dps']} digits: {how}")
 
 
+# --- DONG.mlp-per-token on a user's X and weights: a ReLU MLP acts per token; MHA(X)_i moves with every token ---
+
+def _per_token_instance(user) -> AttentionInput:
+    x = user_instance(user)
+    if x["n"] > 6:
+        raise BadInput(f"DONG.mlp-per-token perturbs every token and certifies every row (n^2 d interval forwards); up "
+                       f"to 6 tokens, X has {x['n']}")
+    return x
+
+
+def _mlp_per_token_attention_mixes(x) -> Decided:
+    """MLP(X)_i = MLP(x_i) for every i (the MLP x -> ReLU(x W_V) W_O of the first head), and MHA(X)_i changes when any
+    one token x_j is changed (for every i and j)"""
+    Xs = x["X"].sympy()
+    W = x["weights"]
+    WV, WO = W.heads[0][2].sympy(), W.heads[0][3].sympy()
+
+    def mlp(Y):
+        return (Y * WV).applyfunc(lambda v: max(v, 0)) * WO
+    whole = mlp(Xs)
+    per = all(mlp(Xs.row(i)) == whole.row(i) for i in range(x["n"]))
+    if not per:  # unreachable: the MLP acts on rows
+        return Decided(False, "exact: MLP(X)_i != MLP(x_i) for some i")
+    n, d = x["n"], x["d"]
+    if W.scores_vanish():  # A = J/n: MHA(X)_i = (1/n) sum_k x_k sum_h W_V^h W_O^h, the same for every i
+        M = sum(W.value_output()[1:], W.value_output()[0])
+        moves = any(v != 0 for v in M)
+        return Decided(moves, "exact: MLP(X)_i = MLP(x_i) for every i; uniform attention: MHA(X)_i = (1/n) sum_k x_k "
+                              f"sum_h W_V^h W_O^h, which {'moves with every token' if moves else 'is 0 for every X'}")
+    try:
+        interval_size_check(n, d, W.H, W.d_k, x["dps"])
+    except BadInput as e:
+        return Decided(None, f"undecided: not checked at this size ({e})")
+    iv = mpmath.iv
+    rows = x["X"].rows()
+    with workdps(iv, x["dps"]):
+        base = mha(rows, x["heads"], backend="iv", dps=x["dps"])
+        missing = []
+        for j in range(n):
+            outs = []
+            for c in range(d):
+                Xp = [list(r) for r in rows]
+                Xp[j][c] = Xp[j][c] + 1
+                outs.append(mha(Xp, x["heads"], backend="iv", dps=x["dps"]))
+            for i in range(n):
+                if i != j and not any(M[i, k].a > base[i, k].b or M[i, k].b < base[i, k].a for M in outs
+                                      for k in range(d)):
+                    missing.append((i + 1, j + 1))
+    if not missing:
+        return Decided(True, "exact: MLP(X)_i = MLP(x_i) for every i; certified (mpmath iv): for every i != j, adding "
+                             "1 to one coordinate of x_j moves MHA(X)_i (disjoint enclosures)")
+    return Decided(None, f"undecided: MLP(X)_i = MLP(x_i) (exact), but no change of MHA(X)_i was certified for "
+                         f"(i, j) in {missing[:4]}")
+
+
 RRO_PAPER.NO_MLP.register(AttentionInput)(_no_mlp)
 RRO_PAPER.N_AT_LEAST_TWO.register(AttentionInput)(_n_at_least_two)
 RRO_PAPER.GENERIC_WV_WO.register(AttentionInput, cost=Predicate.COSTLY)(_generic_weights)
@@ -720,6 +775,12 @@ INSTANCE_FORMS = {
     ("DONG.non-expansive", "toward-center"): InstanceForm(**_PX, hypotheses={}, conclusion=_toward_center_iv),
     ("DONG.non-expansive", "max-norm"): InstanceForm(
         **_PX, hypotheses={"P row-stochastic": _softmax_is_stochastic}, conclusion=_max_nonexpansive_iv),
+    ("DONG.mlp-per-token", "literal"): InstanceForm(
+        **{**_RRO, "build": _per_token_instance, "sites": (), "hints": None,
+           "arithmetic": "the MLP exact over Q; MHA(X) and its perturbations in mpmath iv (X exact, the weights as "
+                         "the float64 values they hold); exact when attention is uniform",
+           "note": "the MLP: x -> ReLU(x W_V) W_O with the first head's W_V, W_O; the change: +1 to one coordinate "
+                   "of one token"}, hypotheses={}, conclusion=_mlp_per_token_attention_mixes),
     ("RRO.bad-set-nowhere-dense", "corrected"): InstanceForm(
         **_RRO, note="r is rank X; the head is the user's, not a random one"),
 }

@@ -289,3 +289,22 @@ def test_trained_model_reading_at_a_checkpoints_layernorm_sites(capsys):
     # the premise holds at every site (none is 'premise-fails' nor 'undecided'), and the reading is decided there
     assert all(c["premise-fails"] == 0 and c["undecided"] == 0 for c in rows), rows
     assert sum(c["counterexample"] for c in rows) > 0
+
+
+def test_mlp_per_token_and_attention_mixing(capsys, tmp_path):
+    r = _check(capsys, "DONG.mlp-per-token", "--X", "[[1,0],[0,2],[-1,1]]", "--heads", "1")
+    assert r["literal"]["on_this_instance"] == "holds"
+    assert "moves MHA(X)_i" in r["literal"]["conclusion"]["how"]
+    # W_Q = 0 and W_V = 0: MHA(X) = 0 for every X, so no row depends on any token (exact)
+    dead = _heads(tmp_path, "dead", np.zeros((2, 1)), np.zeros((2, 1)), np.zeros((2, 1)), [[1, 0]])
+    r = _check(capsys, "DONG.mlp-per-token", "--X", "[[1,0],[0,2],[-1,1]]", "--weights", dead)
+    assert r["literal"]["on_this_instance"] == "counterexample"
+
+
+def test_mlp_cannot_remedy_needs_a_collision(capsys):
+    r = _check(capsys, "HC.mlp-cannot-remedy", "--W-O", "[[1,0,0],[0,1,0],[0,0,1],[1,1,0]]", "--heads", "2",
+               "--n", "2")
+    assert r["rank-deficient-W_O"]["on_this_instance"] == "holds"
+    r = _check(capsys, "HC.mlp-cannot-remedy", "--W-O", "[[1,0,0],[0,1,0],[0,0,1]]", "--heads", "3", "--n", "2")
+    assert r["rank-deficient-W_O"]["on_this_instance"] == "premise-fails"
+    assert r["rank-deficient-W_O"]["conclusion"]["value"] == "undecided"

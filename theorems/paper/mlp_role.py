@@ -350,8 +350,12 @@ def _product_rule_holds(v) -> Decided:
                        + ("equals" if ok else "differs from") + " V + (DA[V]) X0 W + A0 V W")
 
 
+#: a symbolic derivative: decided last, and not at all once the premise (one head) fails
+_product_rule_holds.cost = 10  # type: ignore[attr-defined]
+
+
 def _jacobian_from_user(user) -> dict:
-    X = user.matrix("X").sympy(9, "MLP.layer-jacobian (a symbolic derivative)")
+    X = user.matrix("X").sympy(12, "MLP.layer-jacobian (a symbolic derivative)")
     W = user.weights
     if W is None:
         raise BadInput("MLP.layer-jacobian needs weights: --weights W.npz or --heads H [--weights-seed N]")
