@@ -308,3 +308,26 @@ def test_mlp_cannot_remedy_needs_a_collision(capsys):
     r = _check(capsys, "HC.mlp-cannot-remedy", "--W-O", "[[1,0,0],[0,1,0],[0,0,1]]", "--heads", "3", "--n", "2")
     assert r["rank-deficient-W_O"]["on_this_instance"] == "premise-fails"
     assert r["rank-deficient-W_O"]["conclusion"]["value"] == "undecided"
+
+
+def test_rank_contraction_readings_on_certified_ranks(capsys):
+    X = "[[1,0,2,1],[0,1,1,0],[1,1,3,1]]"
+    r = _check(capsys, "RC.rank-equals-sum", "--X", X, "--heads", "2")
+    assert r["corrected"]["on_this_instance"] == "holds"
+    assert r["generic-value"]["on_this_instance"] == "holds"
+    r = _check(capsys, "RC.alpha-mha", "--X", X, "--heads", "2")
+    assert r["defined-everywhere"]["on_this_instance"] == "holds"
+    # n = 3 < H d_k = 4: independent head subspaces still give rank MHA < H max dim R_h, alpha_MHA > 0
+    assert r["zero-without-alignment"]["on_this_instance"] in ("counterexample", "premise-fails")
+
+
+def test_head_channel_kernels_on_a_users_w_o(capsys):
+    W = "[[1,0,0],[0,1,0],[0,0,1],[1,1,0]]"  # H = 2, d_k = 2, rank 3 = H d_k - 1 > d_k
+    r = _check(capsys, "HC.wo-induces", "--W-O", W, "--heads", "2", "--n", "2")
+    assert r["literal"]["on_this_instance"] == "counterexample"  # rank W_O = 3 > d_k: W_O adds no ambiguity
+    assert "dim ker Phi_a = n (H d_k - rank W_O) = 2" in r["literal"]["conclusion"]["how"]
+    r = _check(capsys, "RA.main", "--W-O", W, "--heads", "2", "--n", "2")
+    assert r["a-rank-condition"]["on_this_instance"] == "holds"
+    r = _check(capsys, "HC.main", "--W-O", W, "--heads", "2")
+    assert r["c-gauge"]["on_this_instance"] == "holds"
+    assert r["trained-model"]["on_this_instance"] == "undecided"  # a command line's W_O: the premise is open

@@ -515,7 +515,9 @@ claim(
                                   r"\alpha(W_QW_K^\top)=t\bigr)\iff d_k\ge2",
                       checks=[_alpha_range_attained],
                       note="alpha of the score matrix M = W_Q W_K^T (rank <= d_k; the scale 1/sqrt d_k does not "
-                           "change alpha); with the literal (alpha in [0, 1]) it says {alpha_h} = [0, 1] iff d_k >= 2")],
+                           "change alpha); with the literal (alpha in [0, 1]) it says {alpha_h} = [0, 1] iff d_k >= 2",
+                      off_instance=OffInstance("count", "the range of alpha over all W_Q, W_K at given sizes d, d_k: "
+                                               "a fact about the sizes, not about one pair of weights"))],
     chapter="rank_contraction",
 )
 
