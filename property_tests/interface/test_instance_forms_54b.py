@@ -331,3 +331,20 @@ def test_head_channel_kernels_on_a_users_w_o(capsys):
     r = _check(capsys, "HC.main", "--W-O", W, "--heads", "2")
     assert r["c-gauge"]["on_this_instance"] == "holds"
     assert r["trained-model"]["on_this_instance"] == "undecided"  # a command line's W_O: the premise is open
+
+
+def test_genericity_witness_polynomials_on_one_x(capsys, tmp_path):
+    """The algebraic-genericity and nowhere-dense readings on one X: a witness where the polynomial cutting out the bad
+    set is non-zero, exactly."""
+    r = _check(capsys, "RRO.only-increase", "--X", "[[1,2,0],[2,4,0],[0,0,1]]", "--Delta", "[[0,0,0],[0,0,0],[0,1,0]]")
+    assert r["algebraic-genericity"]["on_this_instance"] == "holds"
+    assert "p(0) = " in r["algebraic-genericity"]["conclusion"]["how"]
+    r = _check(capsys, "RRO.prop51", "--X", "[[1,2,0],[2,4,0],[0,0,0]]", "--Delta", "[[0,0,0],[0,0,0],[0,1,0]]")
+    assert r["nowhere-dense"]["on_this_instance"] == "holds"
+    assert "m_2(X + B*)" in r["nowhere-dense"]["conclusion"]["how"]
+    r = _check(capsys, "RRO.prop51", "--X", "[[1,0],[0,1]]", "--Delta", "[[0,0],[0,0]]")  # full rank: premise fails
+    assert r["algebraic-genericity"]["on_this_instance"] == "premise-fails"
+    one = _heads(tmp_path, "one", [[1], [0], [0]], [[1], [0], [0]], [[1], [1], [0]], [[1, 0, 0]])
+    r = _check(capsys, "RC.generic-wv", "--X", "[[1,2,0],[2,4,0],[0,0,1]]", "--weights", one)
+    assert r["nowhere-dense"]["on_this_instance"] == "holds"
+    assert "det(X_L X_L^T)" in r["nowhere-dense"]["conclusion"]["how"]

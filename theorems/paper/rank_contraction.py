@@ -893,6 +893,26 @@ RANK_ONE_WV = Pool(rows=lambda ctx: _generic_wv_rows(ctx, True), arithmetic="exa
                    instance_from=_WV_FORM)
 
 
+def _wv_witness(v) -> Decided:
+    """L, R, W* with p(W_V) = det(L X W_V R), p(W*) != 0: W*'s first m = min(rank X, d_k) columns are the transposes
+    of m independent rows x_i of X (L selects those rows, R the first m columns), so p(W*) = det(X_L X_L^T) != 0; and
+    rank(X W_V) < m forces p(W_V) = 0: the bad set lies in the proper algebraic set {p = 0} (nowhere dense)"""
+    X, dk = v["X"], v["d_k"]
+    r = rank(X)
+    m = min(r, dk)
+    if m == 0:
+        return Decided(True, "exact: min(rank X, d_k) = 0, so no W_V has rank(X W_V) != 0 (the bad set is empty)")
+    got = nonzero_minor(X, r)
+    assert got is not None  # r = rank X
+    rows = got[0][:m]
+    Ws = zeros(X.shape[1], dk)
+    for c, i in enumerate(rows):
+        Ws[:, c] = X.row(i).T
+    p = (X * Ws).extract(rows, list(range(m))).det()
+    return Decided(p != 0, f"exact over Q: rank X = {r}, d_k = {dk}, m = {m}; W* = [x_i^T for i in "
+                           f"{[i + 1 for i in rows]}, then zeros]: p(W*) = det(X_L X_L^T) = {p}")
+
+
 def _wv_argument(ctx) -> list[Evidence]:
     """rank(X W_V) < m = min(rank X, d_k) forces every m-minor of X W_V (a polynomial in W_V) to vanish; the first
     drawn W_V of each regime is the witness."""
@@ -927,14 +947,14 @@ claim(
               Reading("algebraic-genericity",
                       r"\exists L,R,W^\star:\ p(W_V)=\det(LXW_VR),\ p(W^\star)\neq0,\ \{W_V:\operatorname{rank}(XW_V)"
                       r"\neq\min(\operatorname{rank}X,d_k)\}\subseteq\{p=0\}",
-                      checks=[], form="universal",
+                      checks=[], form="universal", hypotheses={}, conclusion=_wv_witness, instances=GENERIC_WV,
                       note="'generic W_V' read algebraically: the bad set lies in the zero set of a non-zero "
                            "polynomial in W_V; that this zero set is Lebesgue-null (the literal's 'generic') is a "
                            "cited lemma, not proved here"),
               Reading("nowhere-dense",
                       r"\{W_V:\operatorname{rank}(XW_V)\neq\min(\operatorname{rank}X,d_k)\}\ \text{is nowhere dense in }"
                       r"\mathbb R^{d\times d_k}",
-                      checks=[], form="universal",
+                      checks=[], form="universal", hypotheses={}, conclusion=_wv_witness, instances=GENERIC_WV,
                       note="'generic' read topologically: the bad set lies in the zero set of a polynomial that is "
                            "non-zero at a witness, which is closed with empty interior, so the bad set is nowhere "
                            "dense (its closure has empty interior). Nowhere dense is not null: the literal's Lebesgue "

@@ -149,6 +149,53 @@ X_ALONE = InstanceForm(takes=("X",), build=_x_only, explain=_explain_x, arithmet
                        sites=("residual-update",))
 
 
+# --- the algebraic-genericity and nowhere-dense readings on one X: the witness polynomial, exactly (issue 54) ---
+
+def _rank_deficient_x(X: Matrix) -> bool:
+    """rank X < min(n, d)"""
+    return bool(rank(X) < min(X.shape))
+
+
+def _minor_kept_at_zero(X: Matrix) -> Decided:
+    """L, R select a non-zero r x r minor of X (r = rank X): p(Delta) = det(L (X + Delta) R) has p(0) != 0, and
+    rank(X + Delta) < r forces p(Delta) = 0, so the set of such Delta lies in the proper algebraic set {p = 0}
+    (nowhere dense)"""
+    r = rank(X)
+    if r == 0:
+        return Decided(True, "exact: rank X = 0, so no Delta lowers the rank (the set is empty)")
+    got = nonzero_minor(X, r)
+    assert got is not None  # r = rank X
+    rows, cols, val = got
+    return Decided(val != 0, f"exact over Q: rank X = {r}; L, R select rows {[i + 1 for i in rows]} and columns "
+                             f"{[j + 1 for j in cols]}: p(0) = {val} != 0, so p is not identically zero")
+
+
+def _completion_witness(X: Matrix) -> Decided:
+    """r = rank X < min(n, d): some B* has a non-zero (r+1)-minor m_{r+1}(X + B*) (rows and columns completing a
+    non-zero r-minor of X), so {B : rank(X + B) <= r} lies in the proper algebraic set {m_{r+1}(X + B) = 0}
+    (nowhere dense)"""
+    r = rank(X)
+    rows, cols = ([], []) if r == 0 else nonzero_minor(X, r)[:2]  # type: ignore[index]
+    i0 = next(i for i in range(X.shape[0]) if i not in rows)
+    j0 = next(j for j in range(X.shape[1]) if j not in cols)
+    for t in (1, 2):  # the minor is affine in t with slope the r-minor (non-zero): one of t = 1, 2 gives m != 0
+        B = zeros(*X.shape)
+        B[i0, j0] = t
+        m = (X + B).extract(rows + [i0], cols + [j0]).det()
+        if m != 0:
+            return Decided(True, f"exact over Q: rank X = {r}; B* = {t} e_{i0 + 1} f_{j0 + 1}^T gives m_{r + 1}(X + B*) "
+                                 f"= {m} != 0 on rows {[i + 1 for i in rows + [i0]]}, columns "
+                                 f"{[j + 1 for j in cols + [j0]]}")
+    return Decided(False, "exact: no completion of the r-minor gave a non-zero (r+1)-minor")  # unreachable
+
+
+#: low-rank integer X (the instances of the readings above; the rows of RRO.remark-iii-generic's Pool)
+LOW_RANK_X = Pool(rows=lambda ctx: _remark_iii_generic_rows(ctx, True), arithmetic="exact over QQ (python-flint)",
+                  instance_from=X_ALONE)
+
+
+
+
 def _uniform_wo_choice(user) -> dict:
     X, _ = uniform_input(user, "this claim")
     heads = user.weights.heads
@@ -533,6 +580,9 @@ claim(
     statement=r"\operatorname{rank}A=r<\min(n,d),\ B\sim\mu\ \text{abs. continuous}\Rightarrow\Pr[\operatorname{rank}(A+B)>r]=1",
     hypotheses=("rank A = r < min(n, d)", "B absolutely continuous"), conclusion="rank(A + B) > r a.s.",
     regimes=("n<d", "n=d", "n>d"), form="generic", generic=PROP51_SPACE, notion="exact-rank",
+    off_instance=OffInstance("positive-measure", "Pr[rank(A + B) > r] = 1 for B drawn from an absolutely continuous "
+                             "law: a probability over B, not a property of one B (the algebraic and nowhere-dense "
+                             "readings decide the witness for one A)"),
     checks=[lambda ctx: [proof_evidence((0,), "A + B is absolutely continuous and rank-deficient matrices are null")],
             PROP51.decide({"rank A < min(n, d)": _rank_A_deficient}, _rank_rises_AB, generic=PROP51_SPACE),
             _prop51_argument],
@@ -545,13 +595,17 @@ claim(
                       r"\operatorname{rank}A=r<\min(n,d)\Rightarrow\exists B^\star:\ m_{r+1}(A+B^\star)\neq0,\ "
                       r"\{B:\operatorname{rank}(A+B)\le r\}\subseteq\{m_{r+1}(A+B)=0\}",
                       checks=[], form="universal",
+                      hypotheses={"rank A < min(n, d)": _rank_deficient_x}, conclusion=_completion_witness,
+                      instances=LOW_RANK_X,
                       note="the proof's algebraic step: the bad set lies in the zero set of the leading "
                            "(r+1)-minor, a polynomial in B that is not identically zero; that this zero set is null "
                            "for an absolutely continuous B (the literal) is a cited lemma, not proved here"),
               Reading("nowhere-dense",
                       r"\operatorname{rank}A<\min(n,d)\Rightarrow\{B:\operatorname{rank}(A+B)\le\operatorname{rank}A\}"
                       r"\ \text{is nowhere dense in }\mathbb R^{n\times d}",
-                      checks=[], form="universal", note=_NOWHERE_DENSE_NOTE),
+                      checks=[], form="universal", note=_NOWHERE_DENSE_NOTE,
+                      hypotheses={"rank A < min(n, d)": _rank_deficient_x}, conclusion=_completion_witness,
+                      instances=LOW_RANK_X),
               *INCREMENT_READINGS],
     chapter="residual_obstruction",
     formal_gap=FormalGap("needs-null-set", _NULL_SET_GAP),
@@ -1285,7 +1339,9 @@ claim(
               Reading("nowhere-dense",
                       r"\operatorname{rank}X<\min(n,d)\Rightarrow\{\Delta:\operatorname{row}\Delta\subseteq"
                       r"\operatorname{row}X\}\ \text{is nowhere dense in }\mathbb R^{n\times d}",
-                      checks=[], form="universal", note=_NOWHERE_DENSE_NOTE)],
+                      checks=[], form="universal", note=_NOWHERE_DENSE_NOTE,
+                      hypotheses={"rank X < min(n, d)": _rank_deficient_x}, conclusion=_negation_is_proper,
+                      instances=DEFICIENT_X)],
     chapter="residual_obstruction",
     notion="exact-rank",
     formal_gap=FormalGap("needs-null-set", "the linear case: {Delta : row Delta in row X} is a proper subspace "
@@ -1908,14 +1964,16 @@ claim(
               Reading("algebraic-genericity",
                       r"\exists L,R:\ p(\Delta)=\det(L(X+\Delta)R),\ p(0)\neq0,\ \{\Delta:\operatorname{rank}(X+\Delta)"
                       r"<\operatorname{rank}X\}\subseteq\{p=0\}",
-                      checks=[], form="universal",
+                      checks=[], form="universal", hypotheses={}, conclusion=_minor_kept_at_zero,
+                      instances=LOW_RANK_X,
                       note="'generic' read algebraically: the bad set lies in the zero set of a non-zero polynomial "
                            "in Delta; that this zero set is Lebesgue-null (what makes it the literal's 'almost "
                            "every') is a cited lemma, not proved here"),
               Reading("nowhere-dense",
                       r"\{\Delta:\operatorname{rank}(X+\Delta)<\operatorname{rank}X\}\ \text{is nowhere dense in }"
                       r"\mathbb R^{n\times d}",
-                      checks=[], form="universal", note=_NOWHERE_DENSE_NOTE)],
+                      checks=[], form="universal", note=_NOWHERE_DENSE_NOTE, hypotheses={},
+                      conclusion=_minor_kept_at_zero, instances=LOW_RANK_X)],
     chapter="residual_obstruction",
     formal_gap=FormalGap("needs-null-set", _NULL_SET_GAP),
 )
@@ -2035,6 +2093,8 @@ claim(
                       r"\operatorname{rank}X=r<\min(n,d)\Rightarrow\{\Delta:\operatorname{rank}(X+\Delta)\le r\}"
                       r"\ \text{is nowhere dense in }\mathbb R^{n\times d}\ (X=X^\star_r\text{ among them})",
                       checks=[], form="universal",
+                      hypotheses={"rank X = r < min(n, d)": _rank_deficient_x}, conclusion=_completion_witness,
+                      instances=LOW_RANK_X,
                       note="in the increments Delta, not in the weights: the failing increments of any rank-r X "
                            "(the witness X*_r among them) form a nowhere dense set; that the weights giving "
                            "Delta = MHA(X*_r) avoid it generically needs the weights-to-Delta map (softmax in "
