@@ -24,12 +24,13 @@ from __future__ import annotations
 from typing import Any
 
 import mpmath
+import sympy
 
 from proofs_numeric.core.certify import PrecisionExhausted, certified_rank_lower_bound
 from proofs_numeric.core.transformer import layer_norm, workdps
 from theorems.exact import layernorm as RN
 from theorems.exact.instances import regime_of
-from theorems.exact.linalg import rank
+from theorems.exact.linalg import affine_rank, rank
 from theorems.framework import (
     CheckContext,
     Decided,
@@ -188,3 +189,50 @@ INSTANCE_FORMS[("RN.hypotheses-at-init", "trained-model")] = InstanceForm(
     **_SITE, hypotheses={"a LayerNorm input of a trained model": _at_trained_site}, conclusion=_h1_to_h4)
 INSTANCE_FORMS[("RN.main", "trained-model")] = InstanceForm(
     **_SITE, hypotheses={"a LayerNorm input of a trained model": _at_trained_site}, conclusion=_arank_kept)
+
+
+# --- RN.H4-generic:width-two and RN.step3:without-H3 on a user's X (and gamma) ---
+
+def _width_two(a) -> Decided:
+    """d = 2"""
+    return Decided(a.d == 2, f"exact: d = {a.d}")
+
+
+def _h1_of(a) -> Decided:
+    """no row of X is constant (H1: LayerNorm without epsilon is defined, and H4 is)"""
+    v = RN_PAPER.HYPOTHESIS["H1"](a)
+    return Decided(v, f"exact: H1 {'holds' if v else 'fails' if v is False else 'undecided'}")
+
+
+def _h4_is_sign_rule(a) -> Decided:
+    """H4 holds exactly when the differences x_i1 - x_i2 do not all share one sign"""
+    h4 = RN_PAPER.HYPOTHESIS["H4"](a)
+    rule = RN_PAPER.h4_width_two(a.inst.X)
+    if h4 is None or rule is None:
+        return Decided(None, "undecided: H4 or the sign rule is undefined here (a constant row)")
+    return Decided(h4 == rule, f"exact: H4 {'holds' if h4 else 'fails'}; the differences x_i1 - x_i2 "
+                               f"{'do not all share' if rule else 'all share'} one sign")
+
+
+def _some_zero_gamma(a) -> Decided:
+    """n >= 2 and some gamma_j = 0 (H3 fails)"""
+    zero = [j + 1 for j, g in enumerate(a.inst.gamma) if g == 0]
+    return Decided(a.n >= 2 and bool(zero), f"exact: n = {a.n}; gamma_j = 0 at j = {zero}")
+
+
+def _arank_drops(a) -> Decided:
+    """arank(X diag(gamma)) < arank(X)"""
+    X = a.inst.X
+    Y = X * sympy.diag(*a.inst.gamma)
+    ry, rx = affine_rank(Y), affine_rank(X)
+    return Decided(ry < rx, f"exact: arank(X diag gamma) = {ry}, arank X = {rx}")
+
+
+_RN_FORM: dict[str, Any] = dict(
+    takes=RN_PAPER.USER_INSTANCE.takes, optional=RN_PAPER.USER_INSTANCE.optional, build=RN_PAPER.from_user,
+    arithmetic=RN_PAPER.USER_INSTANCE.arithmetic, regime=RN_PAPER.USER_INSTANCE.regime)
+INSTANCE_FORMS[("RN.H4-generic", "width-two")] = InstanceForm(
+    **_RN_FORM, hypotheses={"d = 2": _width_two, "H1": _h1_of}, conclusion=_h4_is_sign_rule)
+INSTANCE_FORMS[("RN.step3", "without-H3")] = InstanceForm(
+    **_RN_FORM, hypotheses={"n >= 2 and some gamma_j = 0": _some_zero_gamma}, conclusion=_arank_drops,
+    note="--gamma gives gamma (a zero entry is the case the reading is about)")

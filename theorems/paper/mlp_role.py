@@ -119,6 +119,37 @@ UNIFORM_FIRST_ORDER = InstanceForm(takes=("weights", "n"), build=_uniform_first_
                                    arithmetic="exact over QQ (images of a basis), uniform attention")
 
 
+def _attention_residual(v) -> Decided:
+    """the map is attention + residual: F(X) = X + (J/n) X W (uniform attention)"""
+    return Decided(True, "by construction: F(X) = X + (J/n) X W, uniform attention and the residual connection")
+
+
+def _derivative_is_linear(v) -> Decided:
+    """the derivative of X + (J/n) X W at X0 is a linear map of dX: D[E + 2E'] = D[E] + 2 D[E'] for every pair of basis
+    matrices E, E' (exact)"""
+    n, d, W = v["n"], v["d"], v["W"]
+    basis = []
+    for i in range(n):
+        for j in range(d):
+            E = zeros(n, d)
+            E[i, j] = 1
+            basis.append(E)
+    D = lambda E: F_uniform(E, [W])  # noqa: E731  (F is linear: its derivative at any X0 is F itself)
+    ok = all(D(E + 2 * E2) == D(E) + 2 * D(E2) for E in basis for E2 in basis)
+    return Decided(ok, f"exact over Q: D[E + 2 E'] {'=' if ok else '!='} D[E] + 2 D[E'] on all {len(basis) ** 2} pairs of "
+                       "basis matrices")
+
+
+def _linear_rows(ctx):
+    for regime, _label, v in _first_order_rows(ctx, "linear"):
+        yield "all", regime, v
+
+
+#: the same uniform-attention instances, one regime: the derivative's linearity
+FIRST_ORDER_LINEAR = Pool(rows=_linear_rows, arithmetic="exact over QQ (images of a basis)",
+                          instance_from=UNIFORM_FIRST_ORDER)
+
+
 # --- the abstract and §5.3: the span of the embeddings, curvature -------------------------------------------------
 
 def _mlp_span_counterexample(ctx) -> list[Evidence]:
@@ -194,6 +225,7 @@ claim(
     checks=[_curvature],
     readings=[Reading("first-order", r"D[X\mapsto X+\mathrm{MHA}(X)](X_0)\ \text{is linear}",
                       checks=[lambda ctx: [proof_evidence((5,), "linearity of the first derivative in the direction")]],
+                      hypotheses={}, conclusion=_derivative_is_linear, instances=FIRST_ORDER_LINEAR,
                       note="true but says nothing specific to attention",
                       formal_gap=FormalGap("not-yet-proved", "the Frechet derivative of attention on n x d matrices "
                                            "(expR entrywise through the row normalisation, then composed over layers) "
@@ -283,7 +315,10 @@ def _is_right_product(v) -> bool:
 
 _JACOBIAN_ARITH = "exact over QQ (images of a basis)"
 #: random integer W (generic) and W = c I (degenerate), n, d in {2, 3}; one Pool per reading (own seeds)
-FIRST_ORDER_LEFT = Pool(rows=lambda ctx: _first_order_rows(ctx, "left"), arithmetic=_JACOBIAN_ARITH)
+FIRST_ORDER_LEFT = Pool(rows=lambda ctx: _first_order_rows(ctx, "left"), arithmetic=_JACOBIAN_ARITH,
+                        instance_from=UNIFORM_FIRST_ORDER)
+
+
 FIRST_ORDER_RIGHT = Pool(rows=lambda ctx: _first_order_rows(ctx, "right"), arithmetic=_JACOBIAN_ARITH,
                          instance_from=UNIFORM_FIRST_ORDER)
 
@@ -294,13 +329,14 @@ claim(
           "X^(0) Φ(X^(0)) + B(X^(0))",
     depends_on=("MLP.layer-jacobian",),
     statement=r"D X^{(L)}(X^{(0)})[\delta X]=\Phi(X^{(0)})\,\delta X\ \text{for a matrix }\Phi\in\mathbb R^{n\times n}",
-    hypotheses=("attention + residual",), conclusion="the first-order term is a left matrix product",
+    hypotheses={"attention + residual": _attention_residual},
+    conclusion=("the first-order term is a left matrix product", _is_left_product), instances=FIRST_ORDER_LEFT,
     regimes=("generic-weights", "degenerate-weights"),
-    checks=[FIRST_ORDER_LEFT.decide({}, _is_left_product)],
     readings=[Reading("right-product", r"D X^{(L)}[\delta X]=\delta X\,\Phi\ \ (\text{as in }X^{(0)}\Phi(X^{(0)}))",
                       hypotheses={}, conclusion=_is_right_product, instances=FIRST_ORDER_RIGHT),
               Reading("linear-operator", r"D X^{(L)}(X^{(0)})\ \text{is a linear map of }\delta X",
                       checks=[lambda ctx: [proof_evidence((5,), "linearity of the first derivative in the direction")]],
+                      hypotheses={}, conclusion=_derivative_is_linear, instances=FIRST_ORDER_LINEAR,
                       regimes=("all",), note="true, with Φ read as an operator, not a matrix",
                       formal_gap=FormalGap("not-yet-proved", "the Frechet derivative of attention on n x d matrices "
                                            "(expR entrywise through the row normalisation, then composed over layers) "
