@@ -693,6 +693,55 @@ def _mlp_per_token_attention_mixes(x) -> Decided:
                          f"(i, j) in {missing[:4]}")
 
 
+# --- MLP.span: one attention + residual layer keeps the rows of X + MHA(X) in row X? ---
+
+def _rows_stay_in_span(x) -> Decided:
+    """row(X + MHA(X)) is contained in row(X) (one attention + residual layer)"""
+    W = x["weights"]
+    Xs = x["X"].sympy()
+    r = rank(Xs)
+    if W.scores_vanish():
+        F = F_uniform(Xs, W.value_output())
+        out = [i + 1 for i in range(F.shape[0]) if rank(Xs.col_join(F.row(i))) > r]
+        return Decided(not out, "exact: uniform attention, F(X) = X + (J/n) X sum_h W_V^h W_O^h; "
+                       + (f"rows {out} of F(X) leave row X" if out else "every row of F(X) lies in row X"))
+    stack = rank(Xs.col_join(sympy.Matrix.vstack(*[Xs * M for M in W.value_output()])))
+    if stack == r:
+        return Decided(True, f"exact: row(X W_V^h W_O^h) lies in row X for every head (rank [X; X W_h] = rank X = "
+                             f"{r}), so every row of A_h X W_h and of F(X) does")
+    got = _certified_F_rank(x)
+    if isinstance(got, Decided):
+        return got
+    iv = mpmath.iv
+    Xq = Xs.tolist()
+    with workdps(iv, x["dps"]):
+        M = _mha_of_multiple(x, 1)
+        cx = T.iv(x["dps"])
+        rows = [[cx.num(v) for v in row] for row in Xq]
+        rows += [[cx.num(Xq[i][j]) + M[i, j] for j in range(x["d"])] for i in range(x["n"])]
+    low = certified_rank_lower_bound(rows, x["dps"])["lower"]
+    if low > r:
+        return Decided(False, f"certified: rank [X; F(X)] >= {low} > rank X = {r} (an interval minor excludes 0): some "
+                              "row of F(X) leaves row X")
+    return Decided(None, f"undecided: rank [X; F(X)] >= {low}, rank X = {r}; equality is not certified by intervals")
+
+
+# --- RRO.witness-wo-choice:algebraic-genericity at the user's W_Q, W_K (X* = e_1 f_1^T, --n, --weights) ---
+
+def _shape_ok(x) -> Decided:
+    """n >= 1, d >= 2, d_k, H >= 1"""
+    W = x["weights"]
+    ok = x["n"] >= 1 and x["d"] >= 2 and W.d_k >= 1 and W.H >= 1
+    return Decided(ok, f"exact: n = {x['n']}, d = {x['d']}, d_k = {W.d_k}, H = {W.H}")
+
+
+def _p_not_identically_zero(x) -> Decided:
+    """p(W_V, W_O) = MHA(X*)_12 is not identically zero at the user's W_Q, W_K (a witness (W_V, W_O))"""
+    return Decided(True, "exact: MHA(X*)_12 = sum_h (A_h)_11 (W_V^h W_O^h)_12 (only the first row of X* is non-zero); "
+                         "at W_V^1 W_O^1 = e_1 e_2^T (W_O^(1) with a non-zero (1,2) entry) and the other heads 0 it is "
+                         "(A_1)_11 > 0, a softmax entry (exp > 0), whatever W_Q, W_K are: p is not identically zero")
+
+
 RRO_PAPER.NO_MLP.register(AttentionInput)(_no_mlp)
 RRO_PAPER.N_AT_LEAST_TWO.register(AttentionInput)(_n_at_least_two)
 RRO_PAPER.GENERIC_WV_WO.register(AttentionInput, cost=Predicate.COSTLY)(_generic_weights)
@@ -781,6 +830,12 @@ INSTANCE_FORMS = {
                          "the float64 values they hold); exact when attention is uniform",
            "note": "the MLP: x -> ReLU(x W_V) W_O with the first head's W_V, W_O; the change: +1 to one coordinate "
                    "of one token"}, hypotheses={}, conclusion=_mlp_per_token_attention_mixes),
+    ("MLP.span", "literal"): InstanceForm(
+        **{**_RRO, "sites": (), "note": "the attention stack: one layer X + MHA(X)"},
+        hypotheses={"attention + residual only": RRO_PAPER.NO_MLP}, conclusion=_rows_stay_in_span),
+    ("RRO.witness-wo-choice", "algebraic-genericity"): InstanceForm(
+        **{**_STAR, "arithmetic": "exact (the witness is a structural fact: softmax entries are positive)"},
+        hypotheses={"n >= 1, d >= 2, d_k, H >= 1": _shape_ok}, conclusion=_p_not_identically_zero),
     ("RRO.bad-set-nowhere-dense", "corrected"): InstanceForm(
         **_RRO, note="r is rank X; the head is the user's, not a random one"),
 }

@@ -348,3 +348,34 @@ def test_genericity_witness_polynomials_on_one_x(capsys, tmp_path):
     r = _check(capsys, "RC.generic-wv", "--X", "[[1,2,0],[2,4,0],[0,0,1]]", "--weights", one)
     assert r["nowhere-dense"]["on_this_instance"] == "holds"
     assert "det(X_L X_L^T)" in r["nowhere-dense"]["conclusion"]["how"]
+
+
+def test_neutrality_readings_width_two_and_zero_gamma(capsys):
+    r = _check(capsys, "RN.H4-generic", "--X", "[[1,0],[0,2],[3,1]]")
+    assert r["width-two"]["on_this_instance"] == "holds"
+    assert "do not all share one sign" in r["width-two"]["conclusion"]["how"]
+    r = _check(capsys, "RN.step3", "--X", "[[1,0,2],[0,1,1],[2,1,0]]", "--gamma", "[1,1,1]")
+    assert r["without-H3"]["on_this_instance"] == "premise-fails"
+
+
+def test_first_order_form_on_uniform_attention(capsys, tmp_path):
+    uni = _heads(tmp_path, "uni", np.zeros((3, 1)), np.ones((3, 1)), [[1], [2], [0]], [[1, 0, 1]])
+    r = _check(capsys, "MLP.first-order-form", "--weights", uni, "--n", "2")
+    assert r["literal"]["on_this_instance"] == "counterexample"  # D[dX] = dX + (J/n) dX W: not Phi dX
+    assert r["linear-operator"]["on_this_instance"] == "holds"
+
+
+def test_span_scores_and_the_breaking_readings(capsys):
+    X = "[[1,0,0],[0,0,0],[0,0,0]]"
+    r = _check(capsys, "MLP.span", "--reading", "literal", "--X", X, "--heads", "1")
+    assert r["literal"]["on_this_instance"] == "counterexample"
+    assert r["literal"]["conclusion"]["how"].startswith("certified: rank [X; F(X)]")
+    r = _check(capsys, "MLP.bilinear-attention", "--X", "[[1,0],[0,1],[1,1]]", "--heads", "1")
+    assert r["scores-bilinear"]["on_this_instance"] == "holds"
+    r = _check(capsys, "SYM.token-permutation", "--X", "[[1,0],[0,1],[1,1]]", "--heads", "1")
+    assert r["literal"]["on_this_instance"] == "holds"
+    assert r["without-causal-mask"]["on_this_instance"] == "counterexample"
+    assert r["without-positional-encoding"]["on_this_instance"] == "counterexample"
+    # one token: the shift is the identity, the two sides are the same forward: never certified apart
+    r = _check(capsys, "SYM.token-permutation", "--X", "[[1,2]]", "--heads", "1")
+    assert r["without-causal-mask"]["on_this_instance"] == "undecided"

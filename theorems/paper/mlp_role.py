@@ -471,6 +471,37 @@ def _scores_bilinear(ctx) -> list[Evidence]:
                            arithmetic="sympy symbolic")]
 
 
+def _scores_are_bilinear(v) -> Decided:
+    """S(X, Y) = X M Y^T (M = W_Q W_K^T of the head) is linear in each argument, as an identity in symbolic X, Y, Z"""
+    n, M = v["n"], v["M"]
+    d = M.shape[0]
+    X, Y, Z = (Matrix(n, d, lambda i, j, s=s: sympy.Symbol(f"{s}{i}{j}", real=True)) for s in "xyz")
+    c = sympy.Symbol("c", real=True)
+    S = lambda A, B: A * M * B.T  # noqa: E731
+    ok = (S(X + c * Z, Y) - S(X, Y) - c * S(Z, Y)).expand() == zeros(n, n) \
+        and (S(X, Y + c * Z) - S(X, Y) - c * S(X, Z)).expand() == zeros(n, n)
+    return Decided(ok, f"exact (sympy, symbolic {n} x {d} X, Y, Z and c): S(X + cZ, Y) = S(X, Y) + c S(Z, Y) and "
+                       f"S(X, Y + cZ) = S(X, Y) + c S(X, Z): {ok}")
+
+
+def _scores_from_user(user) -> dict:
+    X = user.matrix("X")
+    W = user.weights
+    if W is None:
+        raise BadInput("MLP.bilinear-attention needs weights: --weights W.npz or --heads H [--weights-seed N]")
+    if W.d != X.shape[1] or X.shape[0] * X.shape[1] > 16:
+        raise BadInput(f"MLP.bilinear-attention: X ({X.shape[0]} x {X.shape[1]}, up to 16 entries) and the weights "
+                       f"(d = {W.d}) must agree in d")
+    WQ, WK = (M.sympy(256) for M in W.heads[0][:2])
+    return {"n": X.shape[0], "M": WQ * WK.T}
+
+
+def _scores_rows(ctx):
+    rng = random.Random(stable_seed("MLP.bilinear-attention:scores"))
+    for (n, d) in ((2, 2), (3, 2)):
+        yield "all", f"{n} x {d}", {"n": n, "M": Matrix(d, d, lambda i, j: Rational(rng.randint(-3, 3)))}
+
+
 claim(
     id="MLP.bilinear-attention", section="§1, gap (ii)",
     quote="The MLP’s necessary function is therefore something else entirely: generating non-linear features that "
@@ -479,6 +510,10 @@ claim(
     hypotheses=("attention + residual, no MLP",), conclusion="no non-linear feature", regimes=("all",),
     checks=[_not_bilinear, _attention_makes_non_linear_features],
     readings=[Reading("scores-bilinear", r"S(X,Y)=XW_QW_K^\top Y^\top\ \text{is bilinear}", checks=[_scores_bilinear],
+                      hypotheses={}, conclusion=_scores_are_bilinear, instances=Pool(
+                          rows=_scores_rows, arithmetic="sympy symbolic", instance_from=InstanceForm(
+                              takes=("X", "weights"), build=_scores_from_user, arithmetic="sympy symbolic",
+                              note="X gives n and d; M = W_Q W_K^T of the first head; X, Y, Z symbolic")),
                       note="what is bilinear: the scores, before the softmax")],
     depends_on=("MLP.not-globally-affine", "MLP.curvature"), chapter="mlp_role",
 )
