@@ -15,6 +15,7 @@ from proofs_numeric.core.transformer import Head, mha
 from theorems.exact.heads import MAP_MAX_COLUMNS, map_nullity, w_o_instance, w_o_instance_with_n
 from theorems.exact.input import BadInput
 from theorems.framework import Decided, InstanceForm, stable_seed
+from theorems.paper import head_channel as HC_PAPER
 from theorems.paper.recovery_ambiguity import Phi_a_gated
 
 __all__ = ["mha_pg_op", "EVIDENCE", "INSTANCE_FORMS"]
@@ -134,6 +135,10 @@ _W_O_ARITH = "exact over Q: rank W_O certified on the exact values (python-flint
 
 #: (claim id, reading key) -> how a user's input becomes an instance (collected by proofs_numeric.witnesses.evidence)
 INSTANCE_FORMS = {
+    # HC.mlp-cannot-remedy's literal and residual-stream reading: the theorems layer's exact forms (names-only
+    # readings get their forms from a part of the suite)
+    ("HC.mlp-cannot-remedy", "literal"): HC_PAPER.COLLISION_FORM,
+    ("HC.mlp-cannot-remedy", "residual-stream-W_O"): HC_PAPER.RESIDUAL_COLLISION_FORM,
     ("HC.wo-induces", "literal"): InstanceForm(
         takes=("W_O", "n"), build=w_o_instance_with_n, hypotheses={"W_O known": _w_o_given},
         conclusion=_wo_adds_ambiguity, arithmetic=_W_O_ARITH, sites=("output-projection",)),

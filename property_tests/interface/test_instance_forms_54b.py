@@ -379,3 +379,13 @@ def test_span_scores_and_the_breaking_readings(capsys):
     # one token: the shift is the identity, the two sides are the same forward: never certified apart
     r = _check(capsys, "SYM.token-permutation", "--X", "[[1,2]]", "--heads", "1")
     assert r["without-causal-mask"]["on_this_instance"] == "undecided"
+
+
+def test_mlp_cannot_remedy_literal_and_residual_stream(capsys):
+    W = "[[1,0,0],[0,1,0],[0,0,1],[1,1,0]]"  # rank 3 < H d_k = 4: a collision exists
+    r = _check(capsys, "HC.mlp-cannot-remedy", "--W-O", W, "--heads", "2", "--n", "2")
+    assert r["literal"]["on_this_instance"] == "holds"
+    assert r["residual-stream-W_O"]["on_this_instance"] == "holds"
+    r = _check(capsys, "HC.mlp-cannot-remedy", "--W-O", "[[1,0,0],[0,1,0],[0,0,1]]", "--heads", "3", "--n", "2")
+    assert r["literal"]["on_this_instance"] == "counterexample"  # W_O invertible: Phi_a injective, heads recoverable
+    assert "full row rank" in r["literal"]["conclusion"]["how"]

@@ -25,6 +25,7 @@ ambiguity and the symmetries).
 """
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Callable
 
@@ -378,6 +379,40 @@ def _collision_from_user(user) -> dict:
     rng = random.Random(stable_seed(f"HC.mlp-cannot-remedy:user:{user.seed or 0}"))
     Ys = [random_int_matrix(rng, nn, dk) for _ in range(HH)]
     return {"Y": Ys, "K": _kernel_tuple(W, nn, HH, dk, rng), "phi": (lambda Ys, W=W: Phi_a(Ys, W)), "X": None}
+
+
+def _post_summation(v) -> Decided:
+    """the MLP is fed the post-summation signal only"""
+    return Decided(True, "by construction: the MLP's input is Phi_a(Y) (and x + Phi_a(Y) with a fixed residual x)")
+
+
+def _collision_and_agreement(v) -> Decided:
+    """two head-output tuples Y != Y' with Phi_a(Y) = Phi_a(Y') exist, and the MLP's outputs on them agree"""
+    if not _collision(v):
+        return Decided(False, "exact: W_O has full row rank, so Phi_a is injective: no Y != Y' with Phi_a(Y) = "
+                              "Phi_a(Y') (the MLP can recover the heads)")
+    agree = _mlp_agrees(v)
+    return Decided(agree, "exact: Y and Y + K (K a non-zero kernel element) collide; the MLP's outputs "
+                          + ("agree" if agree else "differ" if agree is False else "are undecided"))
+
+
+def _residual_collision(user) -> dict:
+    """one token with a fixed residual x: --W-O, --heads (n = 1), seeded Y and x"""
+    v = _collision_from_user(dataclasses.replace(user, n=1))  # the user's input itself is left as given
+    rng = random.Random(stable_seed(f"HC.mlp-cannot-remedy:residual:{user.seed or 0}"))
+    v["X"] = random_int_matrix(rng, 1, v["phi"](v["Y"]).shape[1])
+    return v
+
+
+#: the readings' instance forms on a user's W_O (the literal needs --n; the residual-stream reading one token)
+COLLISION_FORM = InstanceForm(takes=("W_O", "n"), build=_collision_from_user, arithmetic=_MLP_ARITH,
+                              hypotheses={"the MLP sees only the post-summation signal": _post_summation},
+                              conclusion=_collision_and_agreement,
+                              note="Y: seeded integer head outputs; K: a row of W_O's exact left kernel at one token; "
+                                   "the MLP: the fixed polynomial stand-in (gelu_like)")
+RESIDUAL_COLLISION_FORM = InstanceForm(takes=("W_O",), build=_residual_collision, arithmetic=_MLP_ARITH,
+                                       hypotheses={}, conclusion=_collision_and_agreement,
+                                       note="one token, a seeded fixed residual x, seeded y_h; the MLP: gelu_like")
 
 
 MLP_A_DEGENERATE = Pool(rows=lambda ctx: _mlp_remedy_rows(ctx, "a", RANK_DEFICIENT), arithmetic=_MLP_ARITH,
