@@ -565,7 +565,7 @@ INSTANCE_FORMS = {
     ("RC.dim-dk", "literal"): _form(note="the first head"),
     ("RC.dim-dk", "rank-X-at-least-d_k"): _form(note="the first head"),
     ("RC.dim-dk", "generic-weights"): _form(note="the first head"),
-    ("RC.prop63", "literal"): _form(note="the first head"),
+    ("RC.prop63", "literal"): replace(_form(note="the first head"), hypotheses={}, conclusion=RC_PAPER.DIM_IS_MIN),
     ("RC.rank-equals-sum", "corrected"): replace(_form(), hypotheses={}, conclusion=_rank_le_dim_sum),
     ("RC.rank-equals-sum", "generic-value"): replace(_form(), hypotheses={}, conclusion=_rank_is_min_n_dim_sum),
     ("RC.attention-rank", "corrected"): replace(_form(), hypotheses={}, conclusion=_attention_invertible),

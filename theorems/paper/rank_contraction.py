@@ -268,10 +268,9 @@ def _dff_bert_values(ctx) -> list[Evidence]:
     return out
 
 
-#: Prop 6.3: the head's weights generic for a fixed X (a failing instance is probed at perturbations of W_V, W_O)
+#: Prop 6.3: the head's weights generic for a fixed X
 HEAD_WEIGHTS = Generic(space="the head's weights (W_Q^h, W_K^h, W_V^h, W_O^h) in R^{d x d_k}^3 x R^{d_k x d}, X fixed",
-                       measure="Lebesgue on the weights", fixed="X (and, in probes, M0: W_V and W_O are perturbed)",
-                       variables=("heads",), perturb=lambda v, rng, scale: _perturb_value_output(v, rng, scale))
+                       measure="Lebesgue on the weights", fixed="X")
 
 
 def _prop63_argument(ctx) -> list[Evidence]:
@@ -330,7 +329,11 @@ claim(
     depends_on=("RC.generic-wv", "RC.attention-rank", "RC.generic-wo"),
     statement=r"\dim\operatorname{row}(Y_hW_O^h)=\min(\operatorname{rank}X,d_k)\ \text{(generic weights)}",
     regimes=("n<d", "n=d", "n>d"), form="generic", generic=HEAD_WEIGHTS, notion="exact-rank",
-    hypotheses={}, conclusion=(DIM_IS_MIN.name, DIM_IS_MIN), instances=PROP63,
+    # declared by names: the literal is generic in all of the head's weights, W_Q and W_K included, and PROP63's exact
+    # 2^k heads (integer scores) hit the null set of singular attention, which perturbing W_V, W_O cannot leave; a
+    # user's instance is decided by the numeric layer's form (DIM_IS_MIN on certified ranks), the ledger by the
+    # genericity argument and the certified instances
+    hypotheses=(), conclusion=DIM_IS_MIN.name,
     checks=[lambda ctx: _prop63_argument(ctx)],  # + the certified evidence attached by the numeric layer
     readings=[Reading("algebraic-genericity", r"A_h\in GL_n,\ \operatorname{rank}(XW_V^h)=\min(\operatorname{rank}X,d_k),\ "
                                       r"\operatorname{rank}W_O^h=d_k\Rightarrow\dim R_h=\min(\operatorname{rank}X,d_k)",
