@@ -181,6 +181,7 @@ def _arank_kept(a) -> bool | None:
 
 _SITE: dict[str, Any] = dict(
     takes=RN_PAPER.USER_INSTANCE.takes, optional=RN_PAPER.USER_INSTANCE.optional, build=_with_site,
+    explain=RN_PAPER.USER_INSTANCE.explain,
     arithmetic=RN_PAPER.USER_INSTANCE.arithmetic, regime=RN_PAPER.USER_INSTANCE.regime, sites=("layernorm-input",),
     note="decided at a checkpoint's LayerNorm sites (check CLAIM --model DIR)")
 INSTANCE_FORMS[("RN.hypotheses-in-training", "literal")] = InstanceForm(
@@ -230,6 +231,7 @@ def _arank_drops(a) -> Decided:
 
 _RN_FORM: dict[str, Any] = dict(
     takes=RN_PAPER.USER_INSTANCE.takes, optional=RN_PAPER.USER_INSTANCE.optional, build=RN_PAPER.from_user,
+    explain=RN_PAPER.USER_INSTANCE.explain,
     arithmetic=RN_PAPER.USER_INSTANCE.arithmetic, regime=RN_PAPER.USER_INSTANCE.regime)
 INSTANCE_FORMS[("RN.H4-generic", "width-two")] = InstanceForm(
     **_RN_FORM, hypotheses={"d = 2": _width_two, "H1": _h1_of}, conclusion=_h4_is_sign_rule)
