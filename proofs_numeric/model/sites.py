@@ -235,8 +235,8 @@ def user_input(site: Site, form, seed: int | None, dps: int) -> UserInput:
     """The site's inputs that ``form`` takes, read by the one exact reader (floats as the dyadic rationals they
     store)."""
     names = set(form.takes) | (set(form.optional) & site.inputs())
-    user = UserInput(seed=seed, dps=dps)
     src = f"{site.checkpoint}, {site.input}, {site.id}"
+    user = UserInput(seed=seed, dps=dps, site=src)
     for k in ("X", "Delta", "W_O"):
         if k in names:
             user.matrices[k] = matrix_from(np.asarray(site.get(k), dtype=np.float64), k, f"{src}: {k}")

@@ -17,6 +17,8 @@ Examples
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import mpmath
 import numpy as np
 
@@ -506,6 +508,13 @@ def _dim_is_dk(v) -> Decided:
     return _decide(lo == hi == dk, hi < dk or lo > dk, v, f"dim R_1 = d_k = {dk} (the first head)")
 
 
+def _dim_is_min(v) -> Decided:
+    """dim R_h = min(rank X, d_k)"""
+    lo, hi = v["c"]["dim_R"][0]
+    m = min(v["c"]["rank_X"], v["d_k"])
+    return _decide(lo == hi == m, hi < m or lo > m, v, f"dim R_1 = min(rank X, d_k) = {m} (the first head)")
+
+
 def _rank_x_ge_dk(v) -> Decided:
     """rank X >= d_k"""
     r = v["c"]["rank_X"]
@@ -541,6 +550,50 @@ def _form(note: str = "") -> InstanceForm:
                         sites=("attention",))
 
 
+def _rank_le_dim_sum(v) -> Decided:
+    """rank MHA(X) <= dim(R_1 + ... + R_H)"""
+    (lm, hm), (ls, hs) = v["c"]["rank_mha"], v["c"]["dim_sum_R"]
+    return _decide(hm <= ls, lm > hs, v, "rank MHA(X) <= dim(R_1 + ... + R_H)")
+
+
+def _rank_is_min_n_dim_sum(v) -> Decided:
+    """rank MHA(X) = min(n, dim(R_1 + ... + R_H))"""
+    n = v["X"].shape[0]
+    (lm, hm), (ls, hs) = v["c"]["rank_mha"], v["c"]["dim_sum_R"]
+    lo_t, hi_t = min(n, ls), min(n, hs)
+    return _decide(lm == hm == lo_t == hi_t, hm < lo_t or lm > hi_t, v, "rank MHA(X) = min(n, dim(R_1 + ... + R_H))")
+
+
+def _attention_invertible(v) -> Decided:
+    """rank A_h = n for every head"""
+    n = v["X"].shape[0]
+    A = v["c"]["attention_rank"]
+    return _decide(all(lo == n for lo, _ in A), any(hi < n for _, hi in A), v, f"rank A_h = n = {n} for every head")
+
+
+def _alpha_mha_defined(v) -> Decided:
+    """alpha_MHA = 1 - rank MHA / (H max_h dim R_h) is defined (max_h dim R_h > 0)"""
+    R = v["c"]["dim_R"]
+    return _decide(max(lo for lo, _ in R) > 0, all(hi == 0 for _, hi in R), v, "max_h dim R_h > 0 (alpha_MHA defined)")
+
+
+def _no_alignment(v) -> Decided:
+    """dim(R_1 + ... + R_H) = sum_h dim R_h (the head subspaces are independent)"""
+    c = v["c"]
+    (ls, hs), R = c["dim_sum_R"], c["dim_R"]
+    slo, shi = sum(lo for lo, _ in R), sum(hi for _, hi in R)
+    return _decide(ls == hs == slo == shi, hs < slo or ls > shi, v, "dim(R_1 + ... + R_H) = sum_h dim R_h")
+
+
+def _alpha_mha_zero(v) -> Decided:
+    """alpha_MHA = 0: rank MHA(X) = H max_h dim R_h"""
+    c, H = v["c"], v["H"]
+    (lm, hm), R = c["rank_mha"], c["dim_R"]
+    mlo, mhi = max(lo for lo, _ in R), max(hi for _, hi in R)
+    return _decide(mlo == mhi > 0 and lm == hm == H * mlo, mlo > 0 and (hm < H * mlo or lm > H * mhi), v,
+                   "alpha_MHA = 0 (rank MHA = H max_h dim R_h)")
+
+
 # The handlers of §6's predicate objects for a user's X and softmax heads (and a model's attention site): the same
 # objects the paper's claims declare (theorems.paper.rank_contraction), decided from certified ranks here.
 for _pred, _handler in ((RC_PAPER.N_GT_DK, _n_gt_dk), (RC_PAPER.RANK_A_MIN, _attention_rank_min),
@@ -550,7 +603,8 @@ for _pred, _handler in ((RC_PAPER.N_GT_DK, _n_gt_dk), (RC_PAPER.RANK_A_MIN, _att
                         (RC_PAPER.DIRECTIONAL, _directional), (RC_PAPER.FIXED_WV_WO, _fixed_wv_wo),
                         (RC_PAPER.R_H_MOVES, _r_h_moves), (RC_PAPER.INVERTIBLE_ATTENTION, _invertible_attention),
                         (RC_PAPER.DIM_IS_DK, _dim_is_dk), (RC_PAPER.RANK_X_GE_DK, _rank_x_ge_dk),
-                        (RC_PAPER.WV_GENERIC_RANK, _wv_generic_rank), (RC_PAPER.WO_FULL_ROW_RANK, _wo_full_row_rank)):
+                        (RC_PAPER.WV_GENERIC_RANK, _wv_generic_rank), (RC_PAPER.WO_FULL_ROW_RANK, _wo_full_row_rank),
+                        (RC_PAPER.DIM_IS_MIN, _dim_is_min)):
     _pred.register(HeadsInput)(_handler)
 
 #: (claim id, reading key) -> how a user's input becomes an instance; the claims' own predicate objects decide it
@@ -567,4 +621,15 @@ INSTANCE_FORMS = {
     ("RC.dim-dk", "literal"): _form(note="the first head"),
     ("RC.dim-dk", "rank-X-at-least-d_k"): _form(note="the first head"),
     ("RC.dim-dk", "generic-weights"): _form(note="the first head"),
+    ("RC.prop63", "literal"): replace(_form(note="the first head"), hypotheses={}, conclusion=RC_PAPER.DIM_IS_MIN),
+    ("RC.rank-equals-sum", "corrected"): replace(_form(), hypotheses={}, conclusion=_rank_le_dim_sum),
+    ("RC.rank-equals-sum", "generic-value"): replace(_form(), hypotheses={}, conclusion=_rank_is_min_n_dim_sum),
+    ("RC.attention-rank", "corrected"): replace(_form(), hypotheses={}, conclusion=_attention_invertible),
+    ("RC.alpha-mha", "defined-everywhere"): replace(_form(), hypotheses={}, conclusion=_alpha_mha_defined),
+    ("RC.alpha-mha", "zero-without-alignment"): replace(
+        _form(), hypotheses={"no alignment (dim sum R_h = sum dim R_h)": _no_alignment}, conclusion=_alpha_mha_zero),
+    ("RC.alpha-independent", "as-proved"): replace(
+        _form(note="the first head, at its own alpha_h"), hypotheses={RC_PAPER.N_GT_DK.name: RC_PAPER.N_GT_DK},
+        conclusion=RC_PAPER.DIM_IS_MIN),
+    ("RC.prop63", "algebraic-genericity"): _form(note="the first head"),
 }

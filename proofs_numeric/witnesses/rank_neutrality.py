@@ -21,16 +21,28 @@ Examples
 """
 from __future__ import annotations
 
+from typing import Any
+
 import mpmath
+import sympy
 
 from proofs_numeric.core.certify import PrecisionExhausted, certified_rank_lower_bound
 from proofs_numeric.core.transformer import layer_norm, workdps
 from theorems.exact import layernorm as RN
 from theorems.exact.instances import regime_of
-from theorems.exact.linalg import rank
-from theorems.framework import CheckContext, Evidence, interval_witness, load_counterexample, relative_path
+from theorems.exact.linalg import affine_rank, rank
+from theorems.framework import (
+    CheckContext,
+    Decided,
+    Evidence,
+    InstanceForm,
+    interval_witness,
+    load_counterexample,
+    relative_path,
+)
+from theorems.paper import rank_neutrality as RN_PAPER
 
-__all__ = ["witness", "certify_counterexample", "PrecisionExhausted", "EVIDENCE"]
+__all__ = ["witness", "certify_counterexample", "PrecisionExhausted", "EVIDENCE", "INSTANCE_FORMS"]
 
 
 def _bounds(inst: RN.LNInstance, dps: int) -> dict:
@@ -110,3 +122,119 @@ def _certified_main(ctx: CheckContext) -> list[Evidence]:
 
 #: numeric evidence attached by (claim id, reading key) (collected by :mod:`proofs_numeric.witnesses.evidence`)
 EVIDENCE = {("RN.main", "literal"): [_certified_main]}
+
+
+# --- RN.hypotheses-at-init on a user's X: the Analysis the RN claims' predicates read (theorems.paper.rank_neutrality)
+
+def _standard_init(a) -> Decided:
+    """gamma = 1 and beta = 0 (the LayerNorm parameters at standard initialisation)"""
+    inst = a.inst
+    ok = all(g == 1 for g in inst.gamma) and all(b == 0 for b in inst.beta)
+    return Decided(ok, "exact: gamma = 1 and beta = 0" if ok else "exact: gamma != 1 or beta != 0")
+
+
+def _h1_to_h4(a) -> Decided:
+    """H1, H2, H3 and H4 all hold"""
+    vals = {k: RN_PAPER.HYPOTHESIS[k](a) for k in ("H1", "H2", "H3", "H4")}
+    words = "; ".join(f"{k} {'holds' if v else 'fails' if v is False else 'undecided'}" for k, v in vals.items())
+    if all(v is True for v in vals.values()):
+        return Decided(True, f"exact: {words}")
+    if any(v is False for v in vals.values()):
+        return Decided(False, f"exact: {words}")
+    return Decided(None, f"undecided: {words}")
+
+
+#: (claim id, reading key) -> how a user's input becomes an instance; the claim's hypothesis and conclusion decided on
+#: the same Analysis the RN claims' Pool is decided on
+INSTANCE_FORMS = {
+    ("RN.hypotheses-at-init", "literal"): InstanceForm(
+        takes=RN_PAPER.USER_INSTANCE.takes, optional=RN_PAPER.USER_INSTANCE.optional, build=RN_PAPER.from_user,
+        arithmetic=RN_PAPER.USER_INSTANCE.arithmetic, regime=RN_PAPER.USER_INSTANCE.regime,
+        hypotheses={"standard initialisation": _standard_init}, conclusion=_h1_to_h4,
+        note="X stands for the Gaussian draw: the statement is almost sure in X, so an X where H1-H4 fail is an "
+             "exceptional point; gamma, beta default to 1, 0"),
+}
+
+
+# --- the trained-model readings at a checkpoint's LayerNorm sites (check CLAIM --model DIR): the premise is where X
+# comes from, met at a site, undecided on a command line's --X ---
+
+def _with_site(user):
+    a = RN_PAPER.from_user(user)
+    a.site = user.site
+    return a
+
+
+def _at_trained_site(a) -> Decided:
+    """X is the input of a LayerNorm of a trained checkpoint"""
+    site = getattr(a, "site", None)
+    if site:
+        return Decided(True, f"the input of a LayerNorm site of the checkpoint given: {site}")
+    return Decided(None, "undecided: a command line's --X is not known to be a LayerNorm input of a trained model; "
+                         "`collapse-verify check CLAIM --model DIR` evaluates this reading at a checkpoint's sites")
+
+
+def _arank_kept(a) -> bool | None:
+    """arank(LN X) = arank(X)"""
+    return a.conclusion_holds
+
+
+_SITE: dict[str, Any] = dict(
+    takes=RN_PAPER.USER_INSTANCE.takes, optional=RN_PAPER.USER_INSTANCE.optional, build=_with_site,
+    explain=RN_PAPER.USER_INSTANCE.explain,
+    arithmetic=RN_PAPER.USER_INSTANCE.arithmetic, regime=RN_PAPER.USER_INSTANCE.regime, sites=("layernorm-input",),
+    note="decided at a checkpoint's LayerNorm sites (check CLAIM --model DIR)")
+INSTANCE_FORMS[("RN.hypotheses-in-training", "literal")] = InstanceForm(
+    **_SITE, hypotheses={"a trained model": _at_trained_site}, conclusion=_h1_to_h4)
+INSTANCE_FORMS[("RN.hypotheses-at-init", "trained-model")] = InstanceForm(
+    **_SITE, hypotheses={"a LayerNorm input of a trained model": _at_trained_site}, conclusion=_h1_to_h4)
+INSTANCE_FORMS[("RN.main", "trained-model")] = InstanceForm(
+    **_SITE, hypotheses={"a LayerNorm input of a trained model": _at_trained_site}, conclusion=_arank_kept)
+
+
+# --- RN.H4-generic:width-two and RN.step3:without-H3 on a user's X (and gamma) ---
+
+def _width_two(a) -> Decided:
+    """d = 2"""
+    return Decided(a.d == 2, f"exact: d = {a.d}")
+
+
+def _h1_of(a) -> Decided:
+    """no row of X is constant (H1: LayerNorm without epsilon is defined, and H4 is)"""
+    v = RN_PAPER.HYPOTHESIS["H1"](a)
+    return Decided(v, f"exact: H1 {'holds' if v else 'fails' if v is False else 'undecided'}")
+
+
+def _h4_is_sign_rule(a) -> Decided:
+    """H4 holds exactly when the differences x_i1 - x_i2 do not all share one sign"""
+    h4 = RN_PAPER.HYPOTHESIS["H4"](a)
+    rule = RN_PAPER.h4_width_two(a.inst.X)
+    if h4 is None or rule is None:
+        return Decided(None, "undecided: H4 or the sign rule is undefined here (a constant row)")
+    return Decided(h4 == rule, f"exact: H4 {'holds' if h4 else 'fails'}; the differences x_i1 - x_i2 "
+                               f"{'do not all share' if rule else 'all share'} one sign")
+
+
+def _some_zero_gamma(a) -> Decided:
+    """n >= 2 and some gamma_j = 0 (H3 fails)"""
+    zero = [j + 1 for j, g in enumerate(a.inst.gamma) if g == 0]
+    return Decided(a.n >= 2 and bool(zero), f"exact: n = {a.n}; gamma_j = 0 at j = {zero}")
+
+
+def _arank_drops(a) -> Decided:
+    """arank(X diag(gamma)) < arank(X)"""
+    X = a.inst.X
+    Y = X * sympy.diag(*a.inst.gamma)
+    ry, rx = affine_rank(Y), affine_rank(X)
+    return Decided(ry < rx, f"exact: arank(X diag gamma) = {ry}, arank X = {rx}")
+
+
+_RN_FORM: dict[str, Any] = dict(
+    takes=RN_PAPER.USER_INSTANCE.takes, optional=RN_PAPER.USER_INSTANCE.optional, build=RN_PAPER.from_user,
+    explain=RN_PAPER.USER_INSTANCE.explain,
+    arithmetic=RN_PAPER.USER_INSTANCE.arithmetic, regime=RN_PAPER.USER_INSTANCE.regime)
+INSTANCE_FORMS[("RN.H4-generic", "width-two")] = InstanceForm(
+    **_RN_FORM, hypotheses={"d = 2": _width_two, "H1": _h1_of}, conclusion=_h4_is_sign_rule)
+INSTANCE_FORMS[("RN.step3", "without-H3")] = InstanceForm(
+    **_RN_FORM, hypotheses={"n >= 2 and some gamma_j = 0": _some_zero_gamma}, conclusion=_arank_drops,
+    note="--gamma gives gamma (a zero entry is the case the reading is about)")

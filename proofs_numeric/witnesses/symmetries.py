@@ -18,9 +18,12 @@ import mpmath
 import numpy as np
 
 from proofs_numeric.core.transformer import Head, mha, workdps
-from theorems.framework import CheckContext, Evidence, interval_witness
+from proofs_numeric.witnesses.residual_obstruction import user_instance
+from theorems.exact import transformer as T
+from theorems.exact.input import BadInput
+from theorems.framework import CheckContext, Decided, Evidence, InstanceForm, interval_witness
 
-__all__ = ["witness", "EVIDENCE"]
+__all__ = ["witness", "EVIDENCE", "INSTANCE_FORMS"]
 
 
 def _overlap(A, B):
@@ -92,4 +95,69 @@ EVIDENCE = {
     ("SYM.token-permutation", "literal"): [_certified("token-permutation")],
     ("SYM.token-permutation", "without-causal-mask"): [_certified("causal-mask")],
     ("SYM.token-permutation", "without-positional-encoding"): [_certified("positional-encoding")],
+}
+
+
+# --- the breaking readings of SYM.token-permutation on a user's X and weights (collapse-verify check) ---
+# Pi is the cyclic shift of the tokens ((Pi X)_i = x_{i+1 mod n}); the equivariance fails on this instance when an
+# entry of the two sides has disjoint enclosures (equality is not certified by intervals: then undecided).
+
+def _small(user):
+    x = user_instance(user)
+    if x["n"] * x["d"] > 64:
+        raise BadInput(f"this reading compares two interval forwards entry by entry; up to 64 entries, X has "
+                       f"{x['n'] * x['d']}")
+    return x
+
+
+def _shift(rows: list) -> list:
+    return rows[1:] + rows[:1]
+
+
+def _differs(x, f) -> Decided:
+    """f(Pi X) against Pi f(X) in mpmath iv: a certified difference, else undecided."""
+    iv = mpmath.iv
+    rows = x["X"].rows()
+    with workdps(iv, x["dps"]):
+        a = f(_shift(rows))
+        b = f(rows)
+        n, d = x["n"], x["d"]
+        b = [[b[(i + 1) % n, j] for j in range(d)] for i in range(n)]
+        for i in range(n):
+            for j in range(d):
+                if a[i, j].a > b[i][j].b or a[i, j].b < b[i][j].a:
+                    return Decided(False, f"certified (mpmath iv at {x['dps']} digits): entry ({i + 1}, {j + 1}) of "
+                                          "the two sides has disjoint enclosures, so they differ")
+    return Decided(None, "undecided: every entry of the two sides has overlapping enclosures (softmax is "
+                         "transcendental: equality is not certified by intervals)")
+
+
+def _causal_equivariant(x) -> Decided:
+    """MHA with a causal mask: MHA_causal(Pi X) = Pi MHA_causal(X)"""
+    return _differs(x, lambda R: mha(R, x["heads"], backend="iv", dps=x["dps"], causal=True))
+
+
+def _position(n: int, d: int, cx) -> list:
+    """the absolute positional encoding P the reading uses: P_i1 = i (token i gets i in its first coordinate)"""
+    return [[cx.num(i + 1 if j == 0 else 0) for j in range(d)] for i in range(n)]
+
+
+def _positional_equivariant(x) -> Decided:
+    """X -> MHA(X + P): MHA(Pi X + P) = Pi MHA(X + P)"""
+    cx = T.iv(x["dps"])
+    P = _position(x["n"], x["d"], cx)
+    return _differs(x, lambda R: mha([[cx.num(v) + P[i][j] for j, v in enumerate(row)] for i, row in enumerate(R)],
+                                      x["heads"], backend="iv", dps=x["dps"]))
+
+
+_BREAK: dict[str, Any] = dict(takes=("X", "weights"), build=_small,
+                              arithmetic="mpmath iv (X exact, the weights as the float64 values they hold)",
+                              note="Pi: the cyclic shift of the tokens; P: P_i1 = i, zeros elsewhere")
+
+#: (claim id, reading key) -> how a user's input becomes an instance (collected by proofs_numeric.witnesses.evidence)
+INSTANCE_FORMS = {
+    ("SYM.token-permutation", "without-causal-mask"): InstanceForm(**_BREAK, hypotheses={},
+                                                                  conclusion=_causal_equivariant),
+    ("SYM.token-permutation", "without-positional-encoding"): InstanceForm(**_BREAK, hypotheses={},
+                                                                          conclusion=_positional_equivariant),
 }

@@ -121,8 +121,11 @@ def test_check_instance_forms_decide_the_declared_names():
             if form.hypotheses is None:
                 assert r.decl is not None and all(k in r.decl.hypotheses for k in r.decl.names), (cc.claim.id, key)
                 continue
-            names = r.decl.names if r.decl is not None else cc.claim.hypotheses
+            # declared by names only: the headline's names are the claim's; another reading's are its form's own (what
+            # decide() reads, theorems.framework.instance._declaration_of_form), each a predicate
+            names = r.decl.names if r.decl is not None else cc.claim.hypotheses if key == "literal" else form.hypotheses
             assert set(form.hypotheses) == set(names), (cc.claim.id, key)
+            assert all(callable(p) for p in form.hypotheses.values()), (cc.claim.id, key)
 
 
 def test_check_show_and_verify_use_the_same_statement_names_and_words(tmp_path, capsys):
@@ -254,7 +257,7 @@ def test_check_rank_neutrality_h4_numbers_are_the_bordered_ranks(capsys):
     (["check", "RA.main", "--W-O", "[[1,0],[0,1]]", "--heads", "2"], "needs --n"),
     (["check", "RRO.main", "--X", "[[1,0,0],[0,0,0]]", "--heads", "2"], "does not divide"),
     (["check", "DC.bert-config", "--X", "[[1]]"], "not a predicate on an instance"),
-    (["check", "DONG.non-expansive", "--X", "[[1]]"], "no input flag spells P"),
+    (["check", "DONG.markov-geometric", "--X", "[[1]]"], "no input flag spells P"),
     (["check", "nope", "--X", "[[1]]"], "unknown claim"),
     (["check", "RN.mian", "--X", "[[1]]"], "did you mean RN.main"),
     (["check", "RN.main", "--X", "[[1,2],[3,4]]", "--norm", "rmsnorm"], "--norm applies to the alias"),
@@ -304,7 +307,14 @@ def test_check_save_of_a_builder_conjecture_is_its_stored_format(tmp_path, capsy
 def _valid_argv(cc, tmp_path):
     inputs = {k for _, f in cc.forms.values() for k in f.takes}
     argv = ["check", cc.claim.id]
-    if "X" in inputs:
+    if "X" in inputs and cc.claim.id in ("DONG.one-hot-softmax", "DONG.non-attended-gradients",
+                                         "DONG.breaks-affine-invariance"):
+        argv += ["--X", "[[1,0,2]]"]  # --X is one row: the logit vector z, or the points x_j
+    elif cc.claim.id == "RRO.rank-r-witness":
+        argv += ["--X", "[[1,0,0,0],[0,0,0,0],[0,0,0,0]]"]  # --X is X*_r (here r = 1)
+    elif cc.claim.id == "DONG.gnn-oversmoothing":
+        argv += ["--X", "[[0,1,0],[1,0,1],[0,1,0]]"]  # --X is the adjacency matrix of a graph
+    elif "X" in inputs:
         argv += ["--X", "[[1,0,2,1],[0,1,1,0],[1,1,3,1]]" if "weights" in inputs else "[[1,0,0],[1,1,0],[1,2,0]]"]
     if "Delta" in inputs:
         argv += ["--Delta", "[[0,0,1],[0,0,0],[1,0,0]]"]

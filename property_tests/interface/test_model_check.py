@@ -144,7 +144,11 @@ def test_model_check_one_record_per_norm_site_and_reading(tiny, tmp_path, capsys
         assert all(r["on_this_instance"] is None and "rmsnorm-input" in r["not_checked"] for r in recs)
     else:
         assert all(r["on_this_instance"] in ("holds", "counterexample", "premise-fails", "undecided") for r in recs)
-        assert {h for r in recs for h in r["hypotheses"]} == {"H1", "H2", "H3", "H4", "1_n notin col(X)"}
+        # the trained-model reading's premise is where X comes from: met at every site of a checkpoint
+        assert {h for r in recs for h in r["hypotheses"]} == {"H1", "H2", "H3", "H4", "1_n notin col(X)",
+                                                              "a LayerNorm input of a trained model"}
+        assert all(r["hypotheses"]["a LayerNorm input of a trained model"]["value"] == "holds" for r in recs
+                   if r["reading"] == "trained-model")
     assert "claims at the sites" in out
 
 

@@ -40,7 +40,8 @@ def test_record_stream_every_line_is_a_record_with_the_marker_first(bert, tmp_pa
     p = tmp_path / "rn.jsonl"
     recs = _stream(bert, capsys, p)
     lines = p.read_text().splitlines()
-    assert len(lines) == len(recs) == 5 * 3  # 5 norm sites x 3 readings
+    # 5 norm sites x 4 readings (literal, what-LN-preserves, corrected, trained-model)
+    assert len(lines) == len(recs) == 5 * 4
     for line, rec in zip(lines, recs):
         obj = json.loads(line)
         assert list(obj)[0] == O.OUTPUT_MARKER and obj[O.OUTPUT_MARKER] == {"kind": MC.RECORD_KIND, "version": 1}
@@ -116,7 +117,7 @@ def test_record_stream_an_empty_target_file_is_accepted(bert, tmp_path, capsys):
     """`out=$(mktemp)`: an existing empty file is not a user's work; --jsonl and --json write there."""
     p = tmp_path / "tmp.XXXX"
     p.write_bytes(b"")
-    assert len(_stream(bert, capsys, p)) == 15
+    assert len(_stream(bert, capsys, p)) == 20
     j = tmp_path / "tmp.YYYY"
     j.write_bytes(b"")
     assert O.check_output(j, kind="ledger") == j.resolve()  # `verify --json "$(mktemp)"`
@@ -136,7 +137,7 @@ def test_record_stream_a_stream_of_the_earlier_form_is_continued(bert, tmp_path,
     code, _, err = _run(capsys, *RUN, "--model", str(bert), "--resume", str(p))
     assert code == 0, err
     got = MC.read_records(p)
-    assert MC.canonical_records(got) == MC.canonical_records(recs) and len({S.record_key(r) for r in got}) == 15
+    assert MC.canonical_records(got) == MC.canonical_records(recs) and len({S.record_key(r) for r in got}) == 20
 
 
 def test_record_stream_one_writer_at_a_time(tmp_path):

@@ -7,12 +7,15 @@ heads and the residual map on top of it.
 """
 from __future__ import annotations
 
+import sympy
 from sympy import Matrix, zeros
 
 from . import transformer as T
+from .input import BadInput
 from .instances import random_int_matrix
+from .reader import SYMPY_MAX_ENTRIES
 
-__all__ = ["exact_softmax", "F_exact", "exact_head", "head_terms"]
+__all__ = ["exact_softmax", "F_exact", "exact_head", "head_terms", "user_softmax"]
 
 
 def exact_softmax(X: Matrix, M0: Matrix) -> Matrix:
@@ -55,3 +58,20 @@ def exact_head(rng, d: int, d_k: int, kind: str = "generic", k: int = 3):
 def head_terms(X: Matrix, heads) -> list[Matrix]:
     """T_h = A_h X W_V^h W_O^h with A_h = softmax(log 2 X M0_h X^T), exactly."""
     return [exact_softmax(X, M0) * X * WV * WO for (M0, WV, WO) in heads]
+
+
+def user_softmax(user, who: str) -> dict:
+    """{X, P, symbolic: True}: a user's --X and the first head's softmax attention P = softmax(X W_Q W_K^T X^T /
+    sqrt(d_k)) of --weights (or seeded), exactly (sympy: exp and sqrt kept symbolic); up to 6 tokens."""
+    X = user.matrix("X").sympy(SYMPY_MAX_ENTRIES, who)
+    W = user.weights
+    if W is None:
+        raise BadInput(f"{who} needs weights: --weights W.npz or --heads H [--weights-seed N]")
+    if W.d != X.shape[1]:
+        raise BadInput(f"--weights: d = {W.d} in the weights but X has d = {X.shape[1]} columns")
+    if X.shape[0] > 6:
+        raise BadInput(f"{who} computes the softmax symbolically (exp kept exact) on up to 6 tokens; X has "
+                       f"{X.shape[0]}")
+    WQ, WK = (M.sympy(SYMPY_MAX_ENTRIES) for M in W.heads[0][:2])
+    S = X * WQ * (X * WK).T / sympy.sqrt(WQ.shape[1])
+    return {"X": X, "P": T.softmax_rows(T.SYMPY, S), "symbolic": True}

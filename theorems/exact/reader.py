@@ -586,7 +586,8 @@ class UserInput:
 
     ``matrices``: ``X``, ``Delta``, ``W_O`` (:class:`ExactMatrix`); ``vectors``: ``gamma``, ``beta``
     (:class:`ExactVector`); ``weights`` (:class:`ExactWeights`, from ``--weights`` or seeded); ``heads`` (H: how W_O's
-    rows split, or the seeded weights' H), ``n`` (tokens per sequence), ``seed``, ``dps`` (interval digits).
+    rows split, or the seeded weights' H), ``n`` (tokens per sequence), ``seed``, ``dps`` (interval digits), ``site``
+    (the model site the inputs come from, or None).
     """
 
     matrices: dict = field(default_factory=dict)
@@ -596,6 +597,8 @@ class UserInput:
     n: int | None = None
     seed: int | None = None
     dps: int = 50
+    #: the model site the inputs were read from ("checkpoint, input, site id"), or None for a command line's inputs
+    site: str | None = None
 
     def given(self) -> set[str]:
         """The names of the inputs given (``weights`` also when seeded; ``W_O`` implies ``heads``)."""

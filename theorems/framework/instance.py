@@ -12,8 +12,9 @@ the EVIDENCE tables), so that arrows still point down.
 Truth words (fixed; the mapping to ``verify --json`` evidence ``holds`` is true / false / null):
 :data:`TRUTH` ``{True: "holds", False: "fails", None: "undecided"}``. On one instance a reading is
 ``holds`` (premise met, conclusion holds), ``counterexample`` (premise met, conclusion fails),
-``premise-fails`` (which hypothesis), ``undecided`` (with the reason), or ``exceptional-point`` (reserved: a
-failure of an almost-everywhere claim not shown to be robust).
+``premise-fails`` (which hypothesis), ``undecided`` (with the reason; also an existential reading's instance that is
+not a witness: :data:`NOT_A_WITNESS`), or ``exceptional-point`` (a failure of an almost-everywhere claim not shown to
+be robust).
 """
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ from .evidence import tri as _tri
 __all__ = ["TRUTH", "TRUTH_VALUE", "ON_THIS_INSTANCE", "SITE_KINDS", "Decided", "Declaration", "InstanceForm",
            "Undecidable", "not_on_user_input", "form_of",
            "decide", "decide_on_instance",
-           "COSTLY", "GENERIC_POINT", "NO_FORM", "definition_of", "build_instance", "decoded", "undecided_reading"]
+           "COSTLY", "GENERIC_POINT", "NOT_A_WITNESS", "NO_FORM", "definition_of", "build_instance", "decoded",
+           "undecided_reading"]
 
 #: a user's input: a :class:`theorems.exact.reader.UserInput` (Any: the framework does not import the exact layer)
 UserInput = Any
@@ -255,6 +257,16 @@ def _is_generic(claim: object, reading: object) -> bool:
     return (getattr(reading, "form", None) or getattr(claim, "form", None)) == "generic"
 
 
+#: why one instance of an existential reading where the conclusion fails is not a counterexample of it
+NOT_A_WITNESS = ("the reading is existential: this instance is not a witness, which is no evidence against it (one "
+                 "witness proves an existential statement; no single instance refutes it)")
+
+
+def _is_existential(claim: object, reading: object) -> bool:
+    """The reading's form (its own, else its claim's) is ``existential``."""
+    return (getattr(reading, "form", None) or getattr(claim, "form", None)) == "existential"
+
+
 #: what a reading with neither an instance form nor a declared reason says (a registry test keeps their list from
 #: growing: every new reading is decided on instances or says why not)
 NO_FORM = "not classified yet: no instance form, and no declared reason why it is not decided on one instance"
@@ -326,6 +338,8 @@ def decide(claim: ClaimLike, reading: ReadingLike, form: InstanceForm, inst: Ins
         verdict, reason = "holds", None
     elif cv is False and _is_generic(claim, reading):
         verdict, reason = "exceptional-point", GENERIC_POINT
+    elif cv is False and _is_existential(claim, reading):
+        verdict, reason = "undecided", NOT_A_WITNESS
     elif cv is False:
         verdict, reason = "counterexample", None
     else:

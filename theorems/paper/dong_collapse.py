@@ -28,7 +28,7 @@ import sympy
 from sympy import Rational
 
 from ..exact import deployed
-from ..exact.attention import exact_softmax
+from ..exact.attention import exact_softmax, user_softmax
 from ..exact.blocks import centred
 from ..exact.dong_figure import PRINTS_AS_ZERO, curve, first_layer_below, path_share, path_share_mode
 from ..exact.input import BadInput
@@ -363,6 +363,8 @@ claim(
               r"prevented without MLP}",
     hypotheses=(), conclusion="(a), (b), (c)", regimes=("n<d", "n>d"),
     checks=[_mlp_nonlinear_counterexamples],  # + the depth study for (b) and (c) (numeric layer)
+    off_instance=OffInstance("depth-study", "(b) and (c) are decided by the depth study over 12 layers; (a) on one "
+                             "instance is the reading necessary-for-non-linear-features"),
     readings=[Reading("necessary-for-non-linear-features",
                       r"\text{attention + residual is affine and stays in the span of the embeddings}",
                       checks=[_mlp_nonlinear_counterexamples], regimes=("all",),
@@ -688,13 +690,49 @@ def _mlp_outward_literal(ctx) -> list[Evidence]:
                             arithmetic="exact rationals")]
 
 
+def _relu_mlp(X, W1, W2):
+    return (X * W1).applyfunc(lambda v: max(v, 0)) * W2
+
+
+def _mlp_pushes_outward(v) -> Decided:
+    """||R(MLP(X))||_F >= ||R(X)||_F for the MLP x -> ReLU(x W_1) W_2 (exact over Q)"""
+    a, b = _R2(_relu_mlp(v["X"], v["W1"], v["W2"])), _R2(v["X"])
+    return Decided(a >= b, f"exact over Q: ||R(MLP X)||_F^2 = {a}, ||R(X)||_F^2 = {b}")
+
+
+def _mlp_from_user(user) -> dict:
+    X = user.matrix("X").sympy(SYMPY_MAX_ENTRIES, "DONG.mlp-pushes-outward")
+    W = user.weights
+    if W is None:
+        raise BadInput("DONG.mlp-pushes-outward needs weights: --weights W.npz or --heads H [--weights-seed N] (the "
+                       "MLP's two matrices are the first head's W_V and W_O)")
+    if W.d != X.shape[1]:
+        raise BadInput(f"--weights: d = {W.d} in the weights but X has d = {X.shape[1]} columns")
+    _, _, WV, WO = W.heads[0]
+    return {"X": X, "W1": WV.sympy(SYMPY_MAX_ENTRIES), "W2": WO.sympy(SYMPY_MAX_ENTRIES)}
+
+
+def _mlp_outward_rows(ctx):
+    rng = random.Random(stable_seed("DONG.mlp-pushes-outward:relu"))
+    X = sympy.Matrix([[1, 0], [0, 2], [3, 1]])
+    yield "all", "W_1 = 0", {"X": X, "W1": sympy.zeros(2, 8), "W2": sympy.Matrix(8, 2, lambda i, j: Rational(i - j))}
+    for _ in range(2 if ctx.quick else 6):
+        yield "all", "random", {"X": X, "W1": sympy.Matrix(2, 4, lambda i, j: Rational(rng.randint(-3, 3))),
+                                "W2": sympy.Matrix(4, 2, lambda i, j: Rational(rng.randint(-3, 3)))}
+
+
 claim(
     id="DONG.mlp-pushes-outward", section="Dong explainer: MLPs break convex hulls",
     quote="The MLP expands, rotates, and disperses the token vectors across high-dimensional space, pushing points "
           "outward from the sequence centroid",
     depends_on=("DONG.breaks-affine-invariance",),
     statement=r"\|R(\mathrm{MLP}(X))\|_F\ge\|R(X)\|_F\ \text{for every MLP}",
-    hypotheses=(), conclusion="diversity grows", regimes=("all",),
+    hypotheses={}, conclusion=("diversity grows", _mlp_pushes_outward),
+    instances=Pool(rows=_mlp_outward_rows, arithmetic="exact rationals (ReLU MLP)", instance_from=InstanceForm(
+        takes=("X", "weights"), build=_mlp_from_user, arithmetic="exact over Q (ReLU MLP)",
+        note="the MLP x -> ReLU(x W_V) W_O, with the first head's W_V and W_O as its two matrices (the statement is "
+             "about every MLP; ReLU(0) = 0 like GELU)")),
+    regimes=("all",),
     checks=[_mlp_outward_literal],
     readings=[Reading("generic-weights", r"\text{median over Gaussian MLPs of }\rho(\mathrm{MLP}X)/\rho(X)>1",
                       checks=[],
@@ -724,7 +762,9 @@ claim(
           "preserving full rank across arbitrary depth",
     depends_on=("DONG.skip-lower-bound",),
     statement=r"\forall\text{ weights}:\ X\mapsto X+\mathrm{MHA}(X)\ \text{keeps }R\ne0\text{ and full rank}",
-    hypotheses=("skip connections",), conclusion="variance bounded below, full rank", regimes=("all",),
+    # "keeps": the input has what the skip is said to keep (full rank, R != 0), so that is a hypothesis
+    hypotheses=("skip connections", "X of full rank with R(X) != 0"), conclusion="variance bounded below, full rank",
+    regimes=("all",),
     checks=[lambda ctx: [stored_counterexample("DONG.skip-full-rank", _recheck_one_layer_collapse_lazy,
                                                arithmetic=_EXACT + " (2^k softmax)")]],
     readings=[Reading("generic-weights", r"\text{Gaussian weights: full rank and }R\ne0\text{ for 12 layers}",
@@ -733,6 +773,8 @@ claim(
                                       measure="the Gaussian initialisation law (its null sets are Lebesgue-null)"),
                       note="'preserving full rank' read for generic weights: the universal headline fails on the "
                            "null set W_V W_O = c I",
+                      off_instance=OffInstance("depth-study", "full rank and R != 0 at each of 12 layers of Gaussian "
+                                               "attention + skip stacks"),
                            formal_gap=FormalGap("numerical-only", "the certified ranks and residuals of Gaussian-weight"
                                                                   " networks over 12 layers"))],
     chapter="dong_collapse",
@@ -755,16 +797,24 @@ def _softmax_rows(ctx):
             yield "all", "", {"X": X, "M0": sympy.Matrix(d, d, lambda i, j: Rational(rng.randint(-1, 1)))}
 
 
-def _softmax_positive_stochastic(v) -> bool:
+def _softmax_positive_stochastic(v) -> bool | Decided:
     """softmax attention: every entry > 0 and every row sums to 1"""
+    if v.get("symbolic"):  # a user's head: the softmax with exp kept symbolic
+        P = v["P"]
+        pos = all(p.is_positive is True for p in P)
+        rows = [sympy.simplify(sympy.together(sum(P.row(i)))) for i in range(P.shape[0])]
+        return Decided(pos and all(r == 1 for r in rows),
+                       f"exact (sympy, exp kept symbolic): every entry exp(s_ij) / sum_k exp(s_ik) is positive: {pos}; "
+                       f"the row sums simplify to {rows}")
     A = exact_softmax(v["X"], v["M0"])
     return all(x > 0 for x in A) and all(sum(A.row(i)) == 1 for i in range(A.shape[0]))
 
 
 #: random integer X and scores log 2 X M0 X^T (M0 in {-1, 0, 1}), so the softmax is rational
-SOFTMAX = Pool(rows=_softmax_rows, arithmetic="exact (2^k softmax)", instance_from=not_on_user_input(
-    "its scores are exact multiples of log 2 (so the softmax is rational); a user's softmax is transcendental, and "
-    "'each row sums exactly to one' is an equality intervals cannot certify"))
+SOFTMAX = Pool(rows=_softmax_rows, arithmetic="exact (2^k softmax)", instance_from=InstanceForm(
+    takes=("X", "weights"), build=lambda user: user_softmax(user, "DONG.row-stochastic"),
+    arithmetic="exact (sympy: exp and sqrt kept symbolic; the row sums simplified to 1)",
+    note="P: the first head's softmax attention"))
 
 
 def _uniform_attention_is_uniform(ctx) -> list[Evidence]:

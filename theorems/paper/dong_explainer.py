@@ -28,11 +28,15 @@ import sympy
 from sympy import Matrix, Rational, ones, zeros
 
 from ..exact import transformer as T
-from ..exact.attention import exact_softmax
+from ..exact.attention import exact_softmax, user_softmax
+from ..exact.input import BadInput
+from ..exact.reader import SYMPY_MAX_ENTRIES
 from ..framework import (
     CheckContext,
+    Decided,
     Evidence,
     FormalGap,
+    InstanceForm,
     OffInstance,
     Pool,
     Reading,
@@ -53,6 +57,32 @@ _SEC = "Dong explainer: "
 
 def _nc(reason: str):
     return lambda ctx: [not_checkable(reason)]
+
+
+# --- a user's input as an instance of these claims (collapse-verify check; issue 54) ---------------------------------
+
+def _user_X(user, who: str, limit: int = SYMPY_MAX_ENTRIES) -> Matrix:
+    """The user's --X exactly (sympy rationals), refused by name above ``limit`` entries."""
+    return user.matrix("X").sympy(limit, who)
+
+
+def _user_first_head(user, who: str) -> tuple[Matrix, tuple]:
+    """(X, the first head (W_Q, W_K, W_V, W_O)) exactly, from --X and --weights (or --heads, seeded)."""
+    X = _user_X(user, who)
+    W = user.weights
+    if W is None:
+        raise BadInput(f"{who} needs weights: --weights W.npz or --heads H [--weights-seed N]")
+    if W.d != X.shape[1]:
+        raise BadInput(f"--weights: d = {W.d} in the weights but X has d = {X.shape[1]} columns")
+    return X, tuple(M.sympy(SYMPY_MAX_ENTRIES) for M in W.heads[0])
+
+
+def _one_row(user, who: str) -> list:
+    """--X as the logit vector z: one row."""
+    X = _user_X(user, who, 64)
+    if X.shape[0] != 1:
+        raise BadInput(f"{who}: --X is the logit vector z, one row (got {X.shape[0]} rows)")
+    return list(X.row(0))
 
 
 # --- the path-ensemble expansion ---------------------------------------------------------------------------
@@ -143,9 +173,23 @@ def _graph_rows(ctx):
             yield "all", "", {"X": X, "M0": Matrix(d, d, lambda i, j: Rational(rng.randint(-1, 1)))}
 
 
-def _all_edges_positive(v) -> bool:
+def _all_edges_positive(v) -> bool | Decided:
     """every attention weight A_ij is > 0: each token is joined to every token (a complete graph with self-loops)"""
+    if "S" in v:  # a user's head: real scores, A = softmax(S / sqrt(d_k)) with exp (not 2^k)
+        S = v["S"]
+        return Decided(True, f"exact: the {S.shape[0]} x {S.shape[1]} scores X W_Q W_K^T X^T of the first head are "
+                             "finite rationals (here, before the 1/sqrt(d_k) scale), so every A_ij = exp(s_ij) / "
+                             "sum_k exp(s_ik) is a positive real (exp > 0 on R)")
     return all(a > 0 for a in exact_softmax(v["X"], v["M0"]))
+
+
+def _graph_from_user(user) -> dict:
+    X, (WQ, WK, _, _) = _user_first_head(user, "DONG.fully-connected-graph")
+    return {"X": X, "S": X * WQ * (X * WK).T}
+
+
+_GRAPH_FORM = InstanceForm(takes=("X", "weights"), build=_graph_from_user,
+                           arithmetic="exact over Q (the scores); exp > 0 on R", note="the first head")
 
 
 def _dynamic(ctx) -> list[Evidence]:
@@ -163,7 +207,8 @@ claim(
     statement=r"A_{ij}=\operatorname{softmax}(XW_QW_K^\top X^\top/\sqrt{d_k})_{ij}>0\ \forall i,j,\ "
               r"\text{and }A\text{ depends on }X",
     hypotheses={}, conclusion=_all_edges_positive,
-    instances=Pool(rows=_graph_rows, arithmetic=_EXACT), regimes=("all",), checks=[_dynamic],
+    instances=Pool(rows=_graph_rows, arithmetic=_EXACT, instance_from=_GRAPH_FORM), regimes=("all",),
+    checks=[_dynamic],
     chapter="dong_explainer",
 )
 
@@ -216,6 +261,30 @@ _GRAPHS = {"path P3": ([(0, 1), (1, 2)], 3), "star K_{1,3}": ([(0, 1), (0, 2), (
            "path P2": ([(0, 1)], 2)}
 
 
+def _adjacency_from_user(user) -> dict:
+    """--X as the adjacency matrix A of an undirected graph: symmetric, entries 0 or 1, zero diagonal."""
+    A = _user_X(user, "DONG.gnn-oversmoothing (an exact spectrum)", 64)
+    n = A.shape[0]
+    if A.shape != (n, n) or A != A.T or any(v not in (0, 1) for v in A) or any(A[i, i] != 0 for i in range(n)):
+        raise BadInput("DONG.gnn-oversmoothing: --X is the adjacency matrix A of an undirected graph (square, "
+                       "symmetric, entries 0 or 1, zero diagonal; the self-loops are added)")
+    edges = [(i, j) for i in range(n) for j in range(i + 1, n) if A[i, j] == 1]
+    return {"P": adjacency_walk(edges, n), "edges": edges, "n": n}
+
+
+def _connected(v) -> Decided:
+    """the graph is connected"""
+    n = v["P"].shape[0]
+    seen, todo = {0}, [0]
+    while todo:
+        i = todo.pop()
+        for j in range(n):
+            if v["P"][i, j] != 0 and j not in seen:
+                seen.add(j)
+                todo.append(j)
+    return Decided(len(seen) == n, f"exact: {len(seen)} of {n} nodes reachable from node 1")
+
+
 def _gnn_rows(ctx):
     for name, (edges, n) in _GRAPHS.items():
         yield "all", name, {"P": adjacency_walk(edges, n), "graph": name}
@@ -234,9 +303,13 @@ claim(
     quote="Standard Graph Neural Networks suffer from graph over-smoothing due to repeated Laplacian matrix "
           "multiplications",
     statement=r"G\text{ connected},\ P=\tilde D^{-1}(A+I):\ P^k\to\mathbf 1\pi^\top\ (\text{rank one})",
-    hypotheses={}, conclusion=("P^k tends to a rank-one matrix (eigenvalue 1 simple, every other |lambda| < 1)",
-                               lambda v: walk_converges(v["P"])),
-    instances=Pool(rows=_gnn_rows, arithmetic="exact (sympy spectra)"), regimes=("all",),
+    hypotheses={"G connected": _connected},
+    conclusion=("P^k tends to a rank-one matrix (eigenvalue 1 simple, every other |lambda| < 1)",
+                lambda v: walk_converges(v["P"])),
+    instances=Pool(rows=_gnn_rows, arithmetic="exact (sympy spectra)", instance_from=InstanceForm(
+        takes=("X",), build=_adjacency_from_user, arithmetic="exact (sympy spectra)",
+        note="--X is the adjacency matrix A of the graph (symmetric 0/1, zero diagonal); P = D^-1 (A + I)")),
+    regimes=("all",),
     # P^k -> 1 pi^T is the residual of P^k X tending to 0 (over-smoothing); the exact rank of P^k stays rank P
     notion="residual: P^k -> 1 pi^T, decided by the exact spectrum of P (eigenvalue 1 simple, every other "
            "|lambda| < 1)",
@@ -338,9 +411,22 @@ def _convex_rows(ctx):
             yield "all", "", {"X": X, "P": exact_softmax(X, Matrix(d, d, lambda i, j: Rational(rng.randint(-1, 1))))}
 
 
-def _is_convex_combination(v) -> bool:
+def _symbolic_stochastic(P: Matrix) -> tuple[bool, str]:
+    """Every entry of a symbolic softmax is positive and every row sums to 1, exactly (sympy)."""
+    pos = all(sympy.ask(sympy.Q.positive(p)) is True or p.is_positive is True for p in P)
+    rows = [sympy.simplify(sympy.together(sum(P.row(i)))) for i in range(P.shape[0])]
+    return pos and all(r == 1 for r in rows), (f"exact (sympy, exp kept symbolic): every entry exp(s_ij) / sum_k "
+                                               f"exp(s_ik) is positive: {pos}; the row sums simplify to {rows}")
+
+
+def _is_convex_combination(v) -> bool | Decided:
     """(P X)_i = sum_j P_ij X_j with P_ij >= 0 and sum_j P_ij = 1: each output row is a weighted average"""
     P, X = v["P"], v["X"]
+    if v.get("symbolic"):
+        ok, how = _symbolic_stochastic(P)
+        rows_ok = all(sympy.simplify(e) == 0 for e in (P * X - Matrix.vstack(*[
+            sum((P[i, j] * X.row(j) for j in range(X.shape[0])), zeros(1, X.shape[1])) for i in range(X.shape[0])])))
+        return Decided(ok and rows_ok, f"{how}; (P X)_i = sum_j P_ij x_j: {rows_ok}")
     rows_ok = all((P * X).row(i) == sum((P[i, j] * X.row(j) for j in range(X.shape[0])), zeros(1, X.shape[1]))
                   for i in range(X.shape[0]))
     return rows_ok and all(p >= 0 for p in P) and all(sum(P.row(i)) == 1 for i in range(P.shape[0]))
@@ -352,7 +438,10 @@ claim(
           "is a convex combination (weighted average) of all row vectors in $X$",
     depends_on=("DONG.row-stochastic",),
     statement=r"(PX)_i=\sum_jP_{ij}X_j,\ P_{ij}\ge0,\ \sum_jP_{ij}=1",
-    hypotheses={}, conclusion=_is_convex_combination, instances=Pool(rows=_convex_rows, arithmetic=_EXACT),
+    hypotheses={}, conclusion=_is_convex_combination, instances=Pool(
+        rows=_convex_rows, arithmetic=_EXACT, instance_from=InstanceForm(
+            takes=("X", "weights"), build=lambda user: user_softmax(user, "DONG.convex-combination"),
+            arithmetic="exact (sympy: exp and sqrt kept symbolic)", note="P: the first head's softmax attention")),
     regimes=("all",), chapter="dong_explainer",
 )
 
@@ -378,7 +467,10 @@ claim(
     id="DONG.residual-variance", section=_SEC + "why self-attention collapses doubly exponentially",
     quote=r"The Frobenius norm $\|R\|_F$ directly measures the total variance and distinctiveness among tokens",
     statement=r"\|R\|_F^2=n\operatorname{tr}\operatorname{Cov}(X)=\tfrac1n\sum_{i<j}\|x_i-x_j\|^2",
-    hypotheses={}, conclusion=_residual_is_variance, instances=Pool(rows=_variance_rows, arithmetic="exact rationals"),
+    hypotheses={}, conclusion=_residual_is_variance, instances=Pool(
+        rows=_variance_rows, arithmetic="exact rationals", instance_from=InstanceForm(
+            takes=("X",), build=lambda user: _user_X(user, "DONG.residual-variance"),
+            arithmetic="exact over Q (sympy rationals)")),
     regimes=("all",), chapter="dong_explainer",
 )
 
@@ -387,6 +479,13 @@ def _zero_logit_rows(ctx):
     rng = random.Random(stable_seed("DONG.zero-logit-uniform:instances"))
     for n in (2, 3, 5):
         yield "all", "", Matrix(n, n, lambda i, j: Rational(rng.randint(-4, 4), rng.randint(1, 3)))
+
+
+def _square_scores(user) -> Matrix:
+    S = _user_X(user, "DONG.zero-logit-uniform (sympy limits, one per entry)", 64)
+    if S.shape[0] != S.shape[1]:
+        raise BadInput(f"DONG.zero-logit-uniform: --X is the n x n score matrix S (got {S.shape[0]} x {S.shape[1]})")
+    return S
 
 
 def _tends_to_uniform(S) -> bool:
@@ -404,7 +503,8 @@ claim(
           r"\mathbf{1}^\top$",
     statement=r"\lim_{t\to0}\operatorname{softmax}(tS)=\tfrac1n\mathbf 1\mathbf 1^\top",
     hypotheses={}, conclusion=_tends_to_uniform,
-    instances=Pool(rows=_zero_logit_rows, arithmetic="exact (sympy limits)"),
+    instances=Pool(rows=_zero_logit_rows, arithmetic="exact (sympy limits)", instance_from=InstanceForm(
+        takes=("X",), build=_square_scores, arithmetic="exact (sympy limits)", note="--X is the score matrix S")),
     regimes=("all",), chapter="dong_explainer",
 )
 
@@ -454,7 +554,9 @@ def _gradients_vanish(z) -> bool:
 
 
 LOGITS = Pool(rows=_logit_rows, arithmetic="exact (sympy limits of the one softmax)",
-              describe=lambda z: f"z = {[str(v) for v in z]}")
+              describe=lambda z: f"z = {[str(v) for v in z]}", instance_from=InstanceForm(
+                  takes=("X",), build=lambda user: _one_row(user, "this claim"),
+                  arithmetic="exact (sympy limits of the one softmax)", note="--X is the logit vector z (one row)"))
 
 
 claim(
@@ -557,7 +659,10 @@ claim(
     statement=r"\operatorname{Var}_j\mathrm{LN}(cX)_{ij}=1,\ \tfrac1d\|\mathrm{RMSNorm}(cX)_i\|^2=1\ \forall c>0\ "
               r"(\gamma=\mathbf 1,\beta=0,\varepsilon=0)",
     hypotheses={"H1 (no constant row)": lambda X: all(len(set(X.row(i))) > 1 for i in range(X.shape[0]))},
-    conclusion=_unit_variance_at_any_scale, instances=Pool(rows=_ln_rows, arithmetic="exact (sympy, square roots)"),
+    conclusion=_unit_variance_at_any_scale, instances=Pool(
+        rows=_ln_rows, arithmetic="exact (sympy, square roots)", instance_from=InstanceForm(
+            takes=("X",), build=lambda user: _user_X(user, "DONG.pre-ln-variance (sympy square roots)", 400),
+            arithmetic="exact (sympy, square roots)")),
     regimes=("all",),
     readings=[Reading("the-residual-stream", r"\text{pre-LN: the residual stream's variance does not grow with depth}",
                       checks=[_nc("the sentence is about the normalised inputs to the attention blocks; the residual "
@@ -585,6 +690,11 @@ def _bounded_logits(v) -> bool:
                for i in range(Q.shape[0]) for j in range(K.shape[0]))
 
 
+def _qk_from_user(user) -> dict:
+    X, (WQ, WK, _, _) = _user_first_head(user, "DONG.qk-norm")
+    return {"Q": X * WQ, "K": X * WK}
+
+
 def _nonzero_rows(v) -> bool:
     return all(any(x != 0 for x in M.row(i)) for M in (v["Q"], v["K"]) for i in range(M.shape[0]))
 
@@ -606,7 +716,9 @@ claim(
     statement=r"\hat q_i=q_i/\|q_i\|,\ \hat k_j=k_j/\|k_j\|:\ |s\,\hat q_i\cdot\hat k_j|\le s\Rightarrow\max_jA_{ij}"
               r"\le\frac1{1+(n-1)e^{-2s}}<1\ \text{(fixed scale }s)",
     hypotheses={"non-zero queries and keys": _nonzero_rows}, conclusion=_bounded_logits,
-    instances=Pool(rows=_qk_rows, arithmetic="exact rationals (Cauchy-Schwarz squared)"), regimes=("all",),
+    instances=Pool(rows=_qk_rows, arithmetic="exact rationals (Cauchy-Schwarz squared)", instance_from=InstanceForm(
+        takes=("X", "weights"), build=_qk_from_user, arithmetic="exact rationals (Cauchy-Schwarz squared)",
+        note="q_i, k_j: the rows of X W_Q, X W_K of the first head")), regimes=("all",),
     readings=[Reading("learned-gain", r"\text{QK-norm with a learned gain }g:\ \max_jA_{ij}\le0.99\ \forall g",
                       checks=[_learned_gain],
                       note="Dehghani et al. normalise q and k with a learned scale; a large gain makes the logits "

@@ -25,6 +25,7 @@ ambiguity and the symmetries).
 """
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Callable
 
@@ -62,6 +63,7 @@ from ..exact.heads import (
     weights_unknown_nullity,
     weights_unknown_rows,
 )
+from ..exact.input import BadInput
 from ..exact.instances import random_int_matrix
 from ..exact.linalg import rank
 from ..framework import (
@@ -453,6 +455,8 @@ def _collision(v) -> bool:
 
 def _mlp_agrees(v) -> bool | None:
     """the MLP's outputs, computed from each of the two identified tuples, are the same"""
+    if v["K"] is None:  # no collision (W_O of full row rank): nothing to compare
+        return None
     return mlp_cannot_separate(v["Y"], v["K"], v["phi"], gelu_like, v["X"])
 
 
@@ -465,8 +469,58 @@ _MLP_ARITH = _ARITH + " (polynomial MLP)"
 MLP_A = Pool(rows=lambda ctx: _mlp_remedy_rows(ctx, "a"), arithmetic=_MLP_ARITH, describe=_describe_collision)
 _NO_MLP_INPUT = not_on_user_input("its instances are head outputs Y_h, a kernel element K of the mixing and a fixed "
                                   "polynomial MLP; no input flag spells Y_h or K")
+def _collision_from_user(user) -> dict:
+    """--W-O, --heads, --n: the mixing Phi_a of the user's W_O, seeded integer head outputs Y (n x d_k each) and a
+    kernel element K from the exact left kernel of W_O (None when W_O has full row rank)."""
+    v = w_o_instance_with_n(user)
+    if v["W_O"] is None:
+        raise BadInput(f"HC.mlp-cannot-remedy: W_O is {v['W_O_shape'][0]} x {v['W_O_shape'][1]}; this check "
+                       "multiplies by it exactly on smaller inputs")
+    W, nn, HH, dk = v["W_O"], v["n"], v["H"], v["d_k"]
+    rng = random.Random(stable_seed(f"HC.mlp-cannot-remedy:user:{user.seed or 0}"))
+    Ys = [random_int_matrix(rng, nn, dk) for _ in range(HH)]
+    return {"Y": Ys, "K": _kernel_tuple(W, nn, HH, dk, rng), "phi": (lambda Ys, W=W: Phi_a(Ys, W)), "X": None}
+
+
+def _post_summation(v) -> Decided:
+    """the MLP is fed the post-summation signal only"""
+    return Decided(True, "by construction: the MLP's input is Phi_a(Y) (and x + Phi_a(Y) with a fixed residual x)")
+
+
+def _collision_and_agreement(v) -> Decided:
+    """two head-output tuples Y != Y' with Phi_a(Y) = Phi_a(Y') exist, and the MLP's outputs on them agree"""
+    if not _collision(v):
+        return Decided(False, "exact: W_O has full row rank, so Phi_a is injective: no Y != Y' with Phi_a(Y) = "
+                              "Phi_a(Y') (the MLP can recover the heads)")
+    agree = _mlp_agrees(v)
+    return Decided(agree, "exact: Y and Y + K (K a non-zero kernel element) collide; the MLP's outputs "
+                          + ("agree" if agree else "differ" if agree is False else "are undecided"))
+
+
+def _residual_collision(user) -> dict:
+    """one token with a fixed residual x: --W-O, --heads (n = 1), seeded Y and x"""
+    v = _collision_from_user(dataclasses.replace(user, n=1))  # the user's input itself is left as given
+    rng = random.Random(stable_seed(f"HC.mlp-cannot-remedy:residual:{user.seed or 0}"))
+    v["X"] = random_int_matrix(rng, 1, v["phi"](v["Y"]).shape[1])
+    return v
+
+
+#: the readings' instance forms on a user's W_O (the literal needs --n; the residual-stream reading one token)
+COLLISION_FORM = InstanceForm(takes=("W_O", "n"), build=_collision_from_user, arithmetic=_MLP_ARITH,
+                              hypotheses={"the MLP sees only the post-summation signal": _post_summation},
+                              conclusion=_collision_and_agreement,
+                              note="Y: seeded integer head outputs; K: a row of W_O's exact left kernel at one token; "
+                                   "the MLP: the fixed polynomial stand-in (gelu_like)")
+RESIDUAL_COLLISION_FORM = InstanceForm(takes=("W_O",), build=_residual_collision, arithmetic=_MLP_ARITH,
+                                       hypotheses={}, conclusion=_collision_and_agreement,
+                                       note="one token, a seeded fixed residual x, seeded y_h; the MLP: gelu_like")
+
+
 MLP_A_DEGENERATE = Pool(rows=lambda ctx: _mlp_remedy_rows(ctx, "a", RANK_DEFICIENT), arithmetic=_MLP_ARITH,
-                        describe=_describe_collision, instance_from=_NO_MLP_INPUT)
+                        describe=_describe_collision, instance_from=InstanceForm(
+                            takes=("W_O", "n"), build=_collision_from_user, arithmetic=_MLP_ARITH,
+                            note="Y: seeded integer head outputs; K: a row of W_O's exact left kernel at one token; "
+                                 "the MLP: the fixed polynomial stand-in (gelu_like)"))
 #: heads summed (no projection), the MLP fed the residual stream X + sum_h Y_h
 #: W_O rank-deficient, one token with a fixed residual x: pairs identified by x + Phi_a, through an exact MLP
 MLP_A_RESIDUAL = Pool(rows=lambda ctx: _mlp_remedy_rows(ctx, "a-residual", RANK_DEFICIENT),

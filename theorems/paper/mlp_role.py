@@ -51,6 +51,7 @@ from ..exact.residual import (
     uniform_input,
 )
 from ..framework import (
+    Decided,
     Evidence,
     FormalGap,
     InstanceForm,
@@ -116,6 +117,37 @@ UNIFORM_X_W = InstanceForm(takes=("X", "weights"), build=_uniform_x_w, arithmeti
 #: uniform-attention weights and --n: {n, d, W = sum_h W_V^h W_O^h}
 UNIFORM_FIRST_ORDER = InstanceForm(takes=("weights", "n"), build=_uniform_first_order, sites=("attention",),
                                    arithmetic="exact over QQ (images of a basis), uniform attention")
+
+
+def _attention_residual(v) -> Decided:
+    """the map is attention + residual: F(X) = X + (J/n) X W (uniform attention)"""
+    return Decided(True, "by construction: F(X) = X + (J/n) X W, uniform attention and the residual connection")
+
+
+def _derivative_is_linear(v) -> Decided:
+    """the derivative of X + (J/n) X W at X0 is a linear map of dX: D[E + 2E'] = D[E] + 2 D[E'] for every pair of basis
+    matrices E, E' (exact)"""
+    n, d, W = v["n"], v["d"], v["W"]
+    basis = []
+    for i in range(n):
+        for j in range(d):
+            E = zeros(n, d)
+            E[i, j] = 1
+            basis.append(E)
+    D = lambda E: F_uniform(E, [W])  # noqa: E731  (F is linear: its derivative at any X0 is F itself)
+    ok = all(D(E + 2 * E2) == D(E) + 2 * D(E2) for E in basis for E2 in basis)
+    return Decided(ok, f"exact over Q: D[E + 2 E'] {'=' if ok else '!='} D[E] + 2 D[E'] on all {len(basis) ** 2} pairs of "
+                       "basis matrices")
+
+
+def _linear_rows(ctx):
+    for regime, _label, v in _first_order_rows(ctx, "linear"):
+        yield "all", regime, v
+
+
+#: the same uniform-attention instances, one regime: the derivative's linearity
+FIRST_ORDER_LINEAR = Pool(rows=_linear_rows, arithmetic="exact over QQ (images of a basis)",
+                          instance_from=UNIFORM_FIRST_ORDER)
 
 
 # --- the abstract and §5.3: the span of the embeddings, curvature -------------------------------------------------
@@ -193,6 +225,7 @@ claim(
     checks=[_curvature],
     readings=[Reading("first-order", r"D[X\mapsto X+\mathrm{MHA}(X)](X_0)\ \text{is linear}",
                       checks=[lambda ctx: [proof_evidence((5,), "linearity of the first derivative in the direction")]],
+                      hypotheses={}, conclusion=_derivative_is_linear, instances=FIRST_ORDER_LINEAR,
                       note="true but says nothing specific to attention",
                       formal_gap=FormalGap("not-yet-proved", "the Frechet derivative of attention on n x d matrices "
                                            "(expR entrywise through the row normalisation, then composed over layers) "
@@ -282,7 +315,10 @@ def _is_right_product(v) -> bool:
 
 _JACOBIAN_ARITH = "exact over QQ (images of a basis)"
 #: random integer W (generic) and W = c I (degenerate), n, d in {2, 3}; one Pool per reading (own seeds)
-FIRST_ORDER_LEFT = Pool(rows=lambda ctx: _first_order_rows(ctx, "left"), arithmetic=_JACOBIAN_ARITH)
+FIRST_ORDER_LEFT = Pool(rows=lambda ctx: _first_order_rows(ctx, "left"), arithmetic=_JACOBIAN_ARITH,
+                        instance_from=UNIFORM_FIRST_ORDER)
+
+
 FIRST_ORDER_RIGHT = Pool(rows=lambda ctx: _first_order_rows(ctx, "right"), arithmetic=_JACOBIAN_ARITH,
                          instance_from=UNIFORM_FIRST_ORDER)
 
@@ -293,13 +329,14 @@ claim(
           "X^(0) Φ(X^(0)) + B(X^(0))",
     depends_on=("MLP.layer-jacobian",),
     statement=r"D X^{(L)}(X^{(0)})[\delta X]=\Phi(X^{(0)})\,\delta X\ \text{for a matrix }\Phi\in\mathbb R^{n\times n}",
-    hypotheses=("attention + residual",), conclusion="the first-order term is a left matrix product",
+    hypotheses={"attention + residual": _attention_residual},
+    conclusion=("the first-order term is a left matrix product", _is_left_product), instances=FIRST_ORDER_LEFT,
     regimes=("generic-weights", "degenerate-weights"),
-    checks=[FIRST_ORDER_LEFT.decide({}, _is_left_product)],
     readings=[Reading("right-product", r"D X^{(L)}[\delta X]=\delta X\,\Phi\ \ (\text{as in }X^{(0)}\Phi(X^{(0)}))",
                       hypotheses={}, conclusion=_is_right_product, instances=FIRST_ORDER_RIGHT),
               Reading("linear-operator", r"D X^{(L)}(X^{(0)})\ \text{is a linear map of }\delta X",
                       checks=[lambda ctx: [proof_evidence((5,), "linearity of the first derivative in the direction")]],
+                      hypotheses={}, conclusion=_derivative_is_linear, instances=FIRST_ORDER_LINEAR,
                       regimes=("all",), note="true, with Φ read as an operator, not a matrix",
                       formal_gap=FormalGap("not-yet-proved", "the Frechet derivative of attention on n x d matrices "
                                            "(expR entrywise through the row normalisation, then composed over layers) "
@@ -327,6 +364,50 @@ def layer_jacobian_matches(n: int = 2, d: int = 2, product_rule=True) -> bool:
     return all_identically_zero(lhs - rhs)
 
 
+def _one_head(v) -> Decided:
+    """attention + residual with one head (H = 1)"""
+    return Decided(len(v["heads"]) == 1, f"exact: H = {len(v['heads'])}")
+
+
+def _product_rule_holds(v) -> Decided:
+    """d/dt [X + A(X) X W] at X0 + tV, t = 0, equals V + (DA[V]) X0 W + A0 V W (sympy, exp kept symbolic)"""
+    X0, V = v["X"], v["V"]
+    WQ, WK, WV, WO = v["heads"][0]
+    M, W = WQ * WK.T / sympy.sqrt(WQ.shape[1]), WV * WO
+    t = sympy.Symbol("t", real=True)
+
+    def attn(X):
+        return T.softmax_rows(T.SYMPY, X * M * X.T)
+    X = X0 + t * V
+    lhs = (X + attn(X) * X * W).diff(t).subs(t, 0)
+    rhs = V + attn(X).diff(t).subs(t, 0) * X0 * W + attn(X0) * V * W
+    ok = all_identically_zero(lhs - rhs)
+    return Decided(ok, "exact (sympy, exp kept symbolic): the derivative along V = the matrix of ones "
+                       + ("equals" if ok else "differs from") + " V + (DA[V]) X0 W + A0 V W")
+
+
+#: a symbolic derivative: decided last, and not at all once the premise (one head) fails
+_product_rule_holds.cost = 10  # type: ignore[attr-defined]
+
+
+def _jacobian_from_user(user) -> dict:
+    X = user.matrix("X").sympy(12, "MLP.layer-jacobian (a symbolic derivative)")
+    W = user.weights
+    if W is None:
+        raise BadInput("MLP.layer-jacobian needs weights: --weights W.npz or --heads H [--weights-seed N]")
+    if W.d != X.shape[1]:
+        raise BadInput(f"--weights: d = {W.d} in the weights but X has d = {X.shape[1]} columns")
+    return {"X": X, "V": sympy.ones(*X.shape), "heads": [tuple(M.sympy(64) for M in h) for h in W.heads]}
+
+
+def _jacobian_rows(ctx):
+    rng = random.Random(stable_seed("MLP.layer-jacobian:instances"))
+    for (n, d) in ((2, 2), (3, 2)):
+        X = random_int_matrix(rng, n, d, 2)
+        m = lambda r, c: Matrix(r, c, lambda i, j: Rational(rng.randint(-2, 2)))
+        yield "all", f"{n} x {d}", {"X": X, "V": sympy.ones(n, d), "heads": [(m(d, 1), m(d, 1), m(d, 1), m(1, d))]}
+
+
 claim(
     id="MLP.layer-jacobian", section="§5.3, proof of the first-order proposition",
     quote="Df_l(X_0) = I + D[MHA](X_0), ... D[Y^(h) W_O^(h)](X_0)[δX] = (D[A^(h)](X_0)[δX]) X_0 W_V^(h) "
@@ -334,7 +415,11 @@ claim(
     # one head (W = W_V W_O): the quoted per-head term D[Y^(h) W_O^(h)], inside Df_l = I + D[MHA] for H = 1; the
     # sum over H heads (linearity of D) is not what is checked or proved
     statement=r"H=1:\ \tfrac{d}{dt}\bigl[X+A(X)XW\bigr]_{X_0+tV}=V+(DA[V])X_0W+A_0VW,\ W=W_VW_O",
-    hypotheses=("attention + residual, one head",), conclusion="the product rule", regimes=("all",),
+    hypotheses={"attention + residual, one head": _one_head}, conclusion=("the product rule", _product_rule_holds),
+    instances=Pool(rows=_jacobian_rows, arithmetic="sympy symbolic (exp kept exact)", instance_from=InstanceForm(
+        takes=("X", "weights"), build=_jacobian_from_user, arithmetic="sympy symbolic (exp kept exact)",
+        note="X0 = --X, V = the matrix of ones; scores X W_Q W_K^T X^T / sqrt(d_k)")),
+    regimes=("all",),
     checks=[lambda ctx: [derivation([ProofStep(r"\tfrac{d}{dt}[X+A(X)XW]=V+(DA[V])X_0W+A_0VW",
                                                "symbolic in X0 and V (2 x 2, one head, softmax kept as exp)",
                                                "identity", layer_jacobian_matches)], "the layer Jacobian")]],
@@ -386,6 +471,37 @@ def _scores_bilinear(ctx) -> list[Evidence]:
                            arithmetic="sympy symbolic")]
 
 
+def _scores_are_bilinear(v) -> Decided:
+    """S(X, Y) = X M Y^T (M = W_Q W_K^T of the head) is linear in each argument, as an identity in symbolic X, Y, Z"""
+    n, M = v["n"], v["M"]
+    d = M.shape[0]
+    X, Y, Z = (Matrix(n, d, lambda i, j, s=s: sympy.Symbol(f"{s}{i}{j}", real=True)) for s in "xyz")
+    c = sympy.Symbol("c", real=True)
+    S = lambda A, B: A * M * B.T  # noqa: E731
+    ok = (S(X + c * Z, Y) - S(X, Y) - c * S(Z, Y)).expand() == zeros(n, n) \
+        and (S(X, Y + c * Z) - S(X, Y) - c * S(X, Z)).expand() == zeros(n, n)
+    return Decided(ok, f"exact (sympy, symbolic {n} x {d} X, Y, Z and c): S(X + cZ, Y) = S(X, Y) + c S(Z, Y) and "
+                       f"S(X, Y + cZ) = S(X, Y) + c S(X, Z): {ok}")
+
+
+def _scores_from_user(user) -> dict:
+    X = user.matrix("X")
+    W = user.weights
+    if W is None:
+        raise BadInput("MLP.bilinear-attention needs weights: --weights W.npz or --heads H [--weights-seed N]")
+    if W.d != X.shape[1] or X.shape[0] * X.shape[1] > 16:
+        raise BadInput(f"MLP.bilinear-attention: X ({X.shape[0]} x {X.shape[1]}, up to 16 entries) and the weights "
+                       f"(d = {W.d}) must agree in d")
+    WQ, WK = (M.sympy(256) for M in W.heads[0][:2])
+    return {"n": X.shape[0], "M": WQ * WK.T}
+
+
+def _scores_rows(ctx):
+    rng = random.Random(stable_seed("MLP.bilinear-attention:scores"))
+    for (n, d) in ((2, 2), (3, 2)):
+        yield "all", f"{n} x {d}", {"n": n, "M": Matrix(d, d, lambda i, j: Rational(rng.randint(-3, 3)))}
+
+
 claim(
     id="MLP.bilinear-attention", section="§1, gap (ii)",
     quote="The MLP’s necessary function is therefore something else entirely: generating non-linear features that "
@@ -394,6 +510,10 @@ claim(
     hypotheses=("attention + residual, no MLP",), conclusion="no non-linear feature", regimes=("all",),
     checks=[_not_bilinear, _attention_makes_non_linear_features],
     readings=[Reading("scores-bilinear", r"S(X,Y)=XW_QW_K^\top Y^\top\ \text{is bilinear}", checks=[_scores_bilinear],
+                      hypotheses={}, conclusion=_scores_are_bilinear, instances=Pool(
+                          rows=_scores_rows, arithmetic="sympy symbolic", instance_from=InstanceForm(
+                              takes=("X", "weights"), build=_scores_from_user, arithmetic="sympy symbolic",
+                              note="X gives n and d; M = W_Q W_K^T of the first head; X, Y, Z symbolic")),
                       note="what is bilinear: the scores, before the softmax")],
     depends_on=("MLP.not-globally-affine", "MLP.curvature"), chapter="mlp_role",
 )

@@ -20,6 +20,7 @@ Examples
 """
 from __future__ import annotations
 
+import itertools
 import random
 from dataclasses import replace
 
@@ -313,6 +314,13 @@ RANK_X_GE_DK = Predicate("rank X >= d_k")
 WV_GENERIC_RANK = Predicate("rank(X W_V) = min(rank X, d_k)",
                             "rank(X W_V) = min(rank X, d_k) (the premise 'generic W_V' of Prop 6.3, stated algebraically)")
 WO_FULL_ROW_RANK = Predicate("rank W_O = d_k", "rank W_O = d_k (the premise 'generic W_O of rank d_k')")
+DIM_IS_MIN = Predicate("dim R_h = min(rank X, d_k)",
+                       "the first head's R_h = row(Y_h W_O^h) has dimension min(rank X, d_k)")
+
+#: Prop 6.3's instances: X of rank r < d_k and of rank d_k, one exact 2^k softmax head (the rows of RC.dim-dk)
+PROP63 = Pool(rows=lambda ctx: itertools.chain(_dim_dk_rows(ctx, False), _dim_dk_rows(ctx, True)),
+              arithmetic="exact over QQ (python-flint); softmax scores log 2 X Q K^T X^T, so A is rational",
+              describe=lambda v: _describe_heads(v))
 
 
 # --- Prop 6.3 per deployed block type and with the causal mask (issue 57) --------------------------------------------
@@ -496,11 +504,17 @@ claim(
     depends_on=("RC.generic-wv", "RC.attention-rank", "RC.generic-wo"),
     statement=r"\dim\operatorname{row}(Y_hW_O^h)=\min(\operatorname{rank}X,d_k)\ \text{(generic weights)}",
     regimes=("n<d", "n=d", "n>d"), form="generic", generic=HEAD_WEIGHTS, notion="exact-rank",
-    hypotheses=(), conclusion="",
+    # declared by names: the literal is generic in all of the head's weights, W_Q and W_K included, and PROP63's exact
+    # 2^k heads (integer scores) hit the null set of singular attention, which perturbing W_V, W_O cannot leave; a
+    # user's instance is decided by the numeric layer's form (DIM_IS_MIN on certified ranks), the ledger by the
+    # genericity argument and the certified instances
+    hypotheses=(), conclusion=DIM_IS_MIN.name,
     checks=[lambda ctx: _prop63_argument(ctx)],  # + the certified evidence attached by the numeric layer
     readings=[Reading("algebraic-genericity", r"A_h\in GL_n,\ \operatorname{rank}(XW_V^h)=\min(\operatorname{rank}X,d_k),\ "
                                       r"\operatorname{rank}W_O^h=d_k\Rightarrow\dim R_h=\min(\operatorname{rank}X,d_k)",
               checks=[], form="universal",
+              hypotheses={INVERTIBLE_ATTENTION.name: INVERTIBLE_ATTENTION, WV_GENERIC_RANK.name: WV_GENERIC_RANK,
+                          WO_FULL_ROW_RANK.name: WO_FULL_ROW_RANK}, conclusion=DIM_IS_MIN, instances=PROP63,
               note="the genericity is in the premises (rank(X W_V) = min(rank X, d_k), A_h invertible, "
                               "rank W_O^h = d_k); what is proved under them is the rank-invariance step of the proof, "
                               "not that generic weights meet them (A_h is singular for every weight when two tokens "
@@ -680,7 +694,9 @@ claim(
                                   r"\alpha(W_QW_K^\top)=t\bigr)\iff d_k\ge2",
                       checks=[_alpha_range_attained],
                       note="alpha of the score matrix M = W_Q W_K^T (rank <= d_k; the scale 1/sqrt d_k does not "
-                           "change alpha); with the literal (alpha in [0, 1]) it says {alpha_h} = [0, 1] iff d_k >= 2")],
+                           "change alpha); with the literal (alpha in [0, 1]) it says {alpha_h} = [0, 1] iff d_k >= 2",
+                      off_instance=OffInstance("count", "the range of alpha over all W_Q, W_K at given sizes d, d_k: "
+                                               "a fact about the sizes, not about one pair of weights"))],
     chapter="rank_contraction",
 )
 
@@ -1056,6 +1072,26 @@ RANK_ONE_WV = Pool(rows=lambda ctx: _generic_wv_rows(ctx, True), arithmetic="exa
                    instance_from=_WV_FORM)
 
 
+def _wv_witness(v) -> Decided:
+    """L, R, W* with p(W_V) = det(L X W_V R), p(W*) != 0: W*'s first m = min(rank X, d_k) columns are the transposes
+    of m independent rows x_i of X (L selects those rows, R the first m columns), so p(W*) = det(X_L X_L^T) != 0; and
+    rank(X W_V) < m forces p(W_V) = 0: the bad set lies in the proper algebraic set {p = 0} (nowhere dense)"""
+    X, dk = v["X"], v["d_k"]
+    r = rank(X)
+    m = min(r, dk)
+    if m == 0:
+        return Decided(True, "exact: min(rank X, d_k) = 0, so no W_V has rank(X W_V) != 0 (the bad set is empty)")
+    got = nonzero_minor(X, r)
+    assert got is not None  # r = rank X
+    rows = got[0][:m]
+    Ws = zeros(X.shape[1], dk)
+    for c, i in enumerate(rows):
+        Ws[:, c] = X.row(i).T
+    p = (X * Ws).extract(rows, list(range(m))).det()
+    return Decided(p != 0, f"exact over Q: rank X = {r}, d_k = {dk}, m = {m}; W* = [x_i^T for i in "
+                           f"{[i + 1 for i in rows]}, then zeros]: p(W*) = det(X_L X_L^T) = {p}")
+
+
 def _wv_argument(ctx) -> list[Evidence]:
     """rank(X W_V) < m = min(rank X, d_k) forces every m-minor of X W_V (a polynomial in W_V) to vanish; the first
     drawn W_V of each regime is the witness."""
@@ -1090,14 +1126,14 @@ claim(
               Reading("algebraic-genericity",
                       r"\exists L,R,W^\star:\ p(W_V)=\det(LXW_VR),\ p(W^\star)\neq0,\ \{W_V:\operatorname{rank}(XW_V)"
                       r"\neq\min(\operatorname{rank}X,d_k)\}\subseteq\{p=0\}",
-                      checks=[], form="universal",
+                      checks=[], form="universal", hypotheses={}, conclusion=_wv_witness, instances=GENERIC_WV,
                       note="'generic W_V' read algebraically: the bad set lies in the zero set of a non-zero "
                            "polynomial in W_V; that this zero set is Lebesgue-null (the literal's 'generic') is "
                            "proved on its own (theorems/formal/null_set_mx.v)"),
               Reading("nowhere-dense",
                       r"\{W_V:\operatorname{rank}(XW_V)\neq\min(\operatorname{rank}X,d_k)\}\ \text{is nowhere dense in }"
                       r"\mathbb R^{d\times d_k}",
-                      checks=[], form="universal",
+                      checks=[], form="universal", hypotheses={}, conclusion=_wv_witness, instances=GENERIC_WV,
                       note="'generic' read topologically: the bad set lies in the zero set of a polynomial that is "
                            "non-zero at a witness, which is closed with empty interior, so the bad set is nowhere "
                            "dense (its closure has empty interior). Nowhere dense is not null: the literal's Lebesgue "
@@ -1518,3 +1554,4 @@ DIM_IS_DK.register(dict)(_dim_is_dk)
 RANK_X_GE_DK.register(dict)(lambda v: rank(v["X"]) >= v["d_k"])
 WV_GENERIC_RANK.register(dict)(_wv_generic_rank)
 WO_FULL_ROW_RANK.register(dict)(_wo_full_row_rank)
+DIM_IS_MIN.register(dict)(lambda v: _ranks(v)["rank_T"][0] == min(rank(v["X"]), v["d_k"]))

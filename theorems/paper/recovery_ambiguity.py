@@ -513,6 +513,7 @@ claim(
     statement=r"\dim\ker\Phi^{\text{PG-OP}}<\dim\ker\Phi\ \text{(readings a and b, gates known)}",
     hypotheses=("gates known",), conclusion="smaller recovery ambiguity", regimes=("all",),
     checks=[lambda ctx: [not_checkable(_PGOP_MISSING)]],
+    off_instance=OffInstance("undefined", "§8 is not in the available text: PG-OP itself is not defined"),
     readings=[Reading("diagonal-gates", r"\dim\ker\bigl[(Y_h)\mapsto\textstyle\sum_h\operatorname{diag}(g_h)Y_hW_O^h\bigr]"
                                         r"<\dim\ker\Phi\ \text{(gates known)}", checks=[_pgop_ambiguity],
                       note="one plausible reading of 'position-gated': a known per-position scalar gate per head")],

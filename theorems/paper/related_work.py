@@ -26,13 +26,18 @@ from sympy import Matrix, Rational, ones, zeros
 
 from ..exact import transformer as T
 from ..exact.attention import exact_softmax
+from ..exact.input import BadInput
 from ..exact.linalg import rank
+from ..exact.reader import SYMPY_MAX_ENTRIES
 from ..exact.residual import recheck_one_layer_collapse
 from ..framework import (
+    Decided,
     Evidence,
     FormalGap,
     Generic,
+    InstanceForm,
     OffInstance,
+    Pool,
     Reading,
     claim,
     derivation,
@@ -135,7 +140,48 @@ claim(
                       checks=[_skip_alone_can_fail], form="existential", notion="exact-rank",
                       note="the part the suite can compute: skip connections alone do not protect every weight")],
     depends_on=("DONG.skip-full-rank",), chapter="related_work",
+    off_instance=OffInstance("literature", "what the preprint [21] shows (its conditions are not in the available "
+                             "text)"),
 )
+
+
+# --- a user's input as an instance (collapse-verify check; issue 54) ---
+
+def _x_delta(user) -> dict:
+    return {"X": user.matrix("X").sympy(SYMPY_MAX_ENTRIES, "this claim"),
+            "Delta": user.matrix("Delta").sympy(SYMPY_MAX_ENTRIES, "this claim")}
+
+
+def _x_first_head(user) -> dict:
+    """{X, heads: [the first head (W_Q, W_K, W_V, W_O)]} exactly, from --X and --weights (or seeded)."""
+    X = user.matrix("X").sympy(SYMPY_MAX_ENTRIES, "this claim")
+    W = user.weights
+    if W is None:
+        raise BadInput("this claim needs weights: --weights W.npz or --heads H [--weights-seed N]")
+    if W.d != X.shape[1]:
+        raise BadInput(f"--weights: d = {W.d} in the weights but X has d = {X.shape[1]} columns")
+    return {"X": X, "heads": [tuple(M.sympy(SYMPY_MAX_ENTRIES) for M in W.heads[0])]}
+
+
+_X_DELTA = InstanceForm(takes=("X", "Delta"), build=_x_delta, arithmetic="exact over Q (python-flint ranks)",
+                        note="A = --X, B = --Delta")
+_X_HEAD = InstanceForm(takes=("X", "weights"), build=_x_first_head, arithmetic="exact over Q (sympy rationals)",
+                       note="the first head")
+
+
+def _no_increase(v) -> Decided:
+    """rank A < min(n, d) and rank(A + B) <= rank A"""
+    A, B = v["X"], v["Delta"]
+    if A.shape != B.shape:
+        raise BadInput(f"--X is {A.shape[0]} x {A.shape[1]} but --Delta is {B.shape[0]} x {B.shape[1]}")
+    r, rs, m = rank(A), rank(A + B), min(A.shape)
+    return Decided(r < m and rs <= r, f"exact: rank A = {r}, min(n, d) = {m}, rank(A + B) = {rs}")
+
+
+def _not_unconditional_rows(ctx):
+    A = Matrix([[1, 0, 0], [0, 0, 0]])
+    for label, B in (("B = -A", -A), ("B = A", A), ("B = 0", zeros(2, 3))):
+        yield "all", label, {"X": A, "Delta": B}
 
 
 def _not_unconditional(ctx) -> list[Evidence]:
@@ -153,8 +199,9 @@ claim(
     quote="This is consistent with our Proposition 5.1: rank increase under residual updates is generic but not "
           "unconditional",
     statement=r"\exists A,B:\ \operatorname{rank}A<\min(n,d)\ \wedge\ \operatorname{rank}(A+B)\le\operatorname{rank}A",
-    hypotheses=(), conclusion="a residual update that does not increase the rank", regimes=("all",),
-    form="existential", checks=[_not_unconditional], notion="exact-rank",
+    hypotheses={}, conclusion=("a residual update that does not increase the rank", _no_increase),
+    instances=Pool(rows=_not_unconditional_rows, arithmetic="exact over QQ", instance_from=_X_DELTA),
+    regimes=("all",), form="existential", checks=[_not_unconditional], notion="exact-rank",
     # the 'generic' half is Proposition 5.1 (RRO.prop51): an edge of the graph, not a second check
     depends_on=("RRO.prop51",), chapter="related_work",
 )
@@ -409,6 +456,58 @@ PROOF_STEPS = [
 ]
 
 
+def _collapsed(v) -> Decided:
+    """X = 1 x^T: every row of X is the same"""
+    X = v["X"]
+    same = all(X.row(i) == X.row(0) for i in range(X.shape[0]))
+    return Decided(same, "exact: every row of X equals the first" if same else "exact: two rows of X differ")
+
+
+def _qk_gradients_vanish(v) -> Decided:
+    """dA/dW_Q = dA/dW_K = 0: every direction of the scores they move is constant along each row"""
+    X = v["X"]
+    WQ, WK, _, _ = v["heads"][0]
+    d, dk = WQ.shape
+
+    def E(a, b):
+        M = zeros(d, dk)
+        M[a, b] = 1
+        return M
+    dirs = [X * E(a, b) * (X * WK).T for a in range(d) for b in range(dk)]
+    dirs += [X * WQ * (X * E(a, b)).T for a in range(d) for b in range(dk)]
+    bad = [D for D in dirs if any(len(set(D.row(i))) > 1 for i in range(D.shape[0]))]
+    return Decided(not bad, "exact over Q: every derivative of the scores X W_Q W_K^T X^T in an entry of W_Q or W_K "
+                            "is constant along each row, and softmax is invariant under a constant shift per row, so "
+                            "dA/dW_Q = dA/dW_K = 0" if not bad else
+                   f"exact over Q: {len(bad)} derivative(s) of the scores in an entry of W_Q or W_K vary along a row; "
+                   "softmax moves with them (its Jacobian p (delta - p^T) kills only row-constant directions, p > 0)")
+
+
+def _values_get_a_gradient(v) -> Decided:
+    """d(A X W_V)/dW_V != 0: A X != 0 (the derivative in direction E is A X E)"""
+    X = v["X"]
+    nz = any(x != 0 for x in X)
+    return Decided(nz, "exact: at X = 1 x^T, A X = 1 x^T for every row-stochastic A, so d(A X W_V)/dW_V [E] = 1 x^T E "
+                       + ("!= 0 for some E (x != 0)" if nz else "= 0 (x = 0)"))
+
+
+def _collapsed_rows(ctx):
+    import random as _random
+
+    from ..framework import stable_seed as _seed
+    rng = _random.Random(_seed("RW.noci-vanishing-gradients:collapsed"))
+    for (n, d, dk) in ((2, 2, 1), (3, 2, 2), (3, 3, 2), (4, 2, 1)):
+        x = Matrix([[Rational(rng.randint(-3, 3), rng.randint(1, 2)) for _ in range(d)]])
+        if all(v == 0 for v in x):
+            x[0, 0] = 1
+        m = lambda r, c: Matrix(r, c, lambda i, j: Rational(rng.randint(-3, 3)))
+        yield "all", f"n={n}, d={d}, d_k={dk}", {"X": ones(n, 1) * x, "heads": [(m(d, dk), m(d, dk), m(d, dk),
+                                                                                 m(dk, d))]}
+
+
+_COLLAPSED = Pool(rows=_collapsed_rows, arithmetic="exact over Q", instance_from=_X_HEAD)
+
+
 def _noci_evidence(ctx) -> list[Evidence]:
     return [derivation(PROOF_STEPS, "'at a collapsed input the query and key gradients vanish'",
                        arithmetic="sympy symbolic (exp kept exact)")]
@@ -426,10 +525,13 @@ claim(
     quote="Noci et al. [19] extend Dong's analysis to the training dynamics, showing that rank collapse at "
           "initialisation causes vanishing gradients",
     statement=r"X=\mathbf 1x^\top\Rightarrow\partial A/\partial W_Q=\partial A/\partial W_K=0",
-    hypotheses=("tokens collapsed (X = 1 x^T)",), conclusion="query and key gradients vanish", regimes=("all",),
+    hypotheses={"tokens collapsed (X = 1 x^T)": _collapsed},
+    conclusion=("query and key gradients vanish", _qk_gradients_vanish), instances=_COLLAPSED, regimes=("all",),
     checks=[_noci_evidence],
     readings=[Reading("values-still-learn", r"\exists x,W:\ \partial(AXW_V)/\partial W_V\ne0\ \text{at }X=\mathbf 1x^\top",
                       checks=[_values_still_learn], form="existential",
+                      hypotheses={"tokens collapsed (X = 1 x^T)": _collapsed}, conclusion=_values_get_a_gradient,
+                      instances=_COLLAPSED,
                       note="'vanishing gradients' holds for the queries and keys, not for every parameter"),
               Reading("training-dynamics", r"\text{(the training dynamics of Noci et al.)}",
                       checks=[_nc("the training-dynamics analysis of Noci et al. is not reproduced: the suite checks "
@@ -448,6 +550,24 @@ def entropy_and_rank(X: Matrix, M0: Matrix, W: Matrix):
     """(max_j A_ij per row, rank of A X W, rank of X) with A = softmax(log 2 X M0 X^T), exactly."""
     A = exact_softmax(X, M0)
     return [max(A.row(i)) for i in range(A.shape[0])], rank(A * X * W), rank(X), A
+
+
+def _two_extremes(v) -> Decided:
+    """A = I (each row on one token) keeps rank(A X W) = rank X, and A = J/n (maximal entropy) gives rank(A X W) = 1,
+    W = W_V W_O of the first head"""
+    X = v["X"]
+    _, _, WV, WO = v["heads"][0]
+    W = WV * WO
+    n = X.shape[0]
+    r, r1, rJ = rank(X), rank(X * W), rank(ones(n, n) / n * X * W)
+    return Decided(r1 == r and rJ == 1, f"exact over Q: rank X = {r}; A = I: rank(X W) = {r1}; A = J/n: "
+                                        f"rank(J/n X W) = {rJ} (W = W_V W_O)")
+
+
+def _extremes_rows(ctx):
+    W = (sympy.eye(2), sympy.eye(2), sympy.eye(2), sympy.eye(2))
+    yield "all", "the peaked X", {"X": _PEAKED_X, "heads": [W]}
+    yield "all", "X = I", {"X": sympy.eye(2), "heads": [W]}
 
 
 def _entropy_distinct(ctx) -> list[Evidence]:
@@ -471,7 +591,8 @@ claim(
           "failure mode",
     statement=r"\exists\ A\text{ concentrated on one token per row with }\operatorname{rank}AXW=\operatorname{rank}X"
               r"\ \wedge\ \exists\ A=J/n\text{ (maximal entropy) with }\operatorname{rank}AXW=1",
-    hypotheses=(), conclusion="entropy collapse and rank collapse occur independently", regimes=("all",),
+    hypotheses={}, conclusion=("entropy collapse and rank collapse occur independently", _two_extremes),
+    instances=Pool(rows=_extremes_rows, arithmetic="exact over QQ", instance_from=_X_HEAD), regimes=("all",),
     form="existential", checks=[_entropy_distinct], notion="exact-rank", chapter="related_work",
 )
 

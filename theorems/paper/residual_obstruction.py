@@ -149,6 +149,53 @@ X_ALONE = InstanceForm(takes=("X",), build=_x_only, explain=_explain_x, arithmet
                        sites=("residual-update",))
 
 
+# --- the algebraic-genericity and nowhere-dense readings on one X: the witness polynomial, exactly (issue 54) ---
+
+def _rank_deficient_x(X: Matrix) -> bool:
+    """rank X < min(n, d)"""
+    return bool(rank(X) < min(X.shape))
+
+
+def _minor_kept_at_zero(X: Matrix) -> Decided:
+    """L, R select a non-zero r x r minor of X (r = rank X): p(Delta) = det(L (X + Delta) R) has p(0) != 0, and
+    rank(X + Delta) < r forces p(Delta) = 0, so the set of such Delta lies in the proper algebraic set {p = 0}
+    (nowhere dense)"""
+    r = rank(X)
+    if r == 0:
+        return Decided(True, "exact: rank X = 0, so no Delta lowers the rank (the set is empty)")
+    got = nonzero_minor(X, r)
+    assert got is not None  # r = rank X
+    rows, cols, val = got
+    return Decided(val != 0, f"exact over Q: rank X = {r}; L, R select rows {[i + 1 for i in rows]} and columns "
+                             f"{[j + 1 for j in cols]}: p(0) = {val} != 0, so p is not identically zero")
+
+
+def _completion_witness(X: Matrix) -> Decided:
+    """r = rank X < min(n, d): some B* has a non-zero (r+1)-minor m_{r+1}(X + B*) (rows and columns completing a
+    non-zero r-minor of X), so {B : rank(X + B) <= r} lies in the proper algebraic set {m_{r+1}(X + B) = 0}
+    (nowhere dense)"""
+    r = rank(X)
+    rows, cols = ([], []) if r == 0 else nonzero_minor(X, r)[:2]  # type: ignore[index]
+    i0 = next(i for i in range(X.shape[0]) if i not in rows)
+    j0 = next(j for j in range(X.shape[1]) if j not in cols)
+    for t in (1, 2):  # the minor is affine in t with slope the r-minor (non-zero): one of t = 1, 2 gives m != 0
+        B = zeros(*X.shape)
+        B[i0, j0] = t
+        m = (X + B).extract(rows + [i0], cols + [j0]).det()
+        if m != 0:
+            return Decided(True, f"exact over Q: rank X = {r}; B* = {t} e_{i0 + 1} f_{j0 + 1}^T gives m_{r + 1}(X + B*) "
+                                 f"= {m} != 0 on rows {[i + 1 for i in rows + [i0]]}, columns "
+                                 f"{[j + 1 for j in cols + [j0]]}")
+    return Decided(False, "exact: no completion of the r-minor gave a non-zero (r+1)-minor")  # unreachable
+
+
+#: low-rank integer X (the instances of the readings above; the rows of RRO.remark-iii-generic's Pool)
+LOW_RANK_X = Pool(rows=lambda ctx: _remark_iii_generic_rows(ctx, True), arithmetic="exact over QQ (python-flint)",
+                  instance_from=X_ALONE)
+
+
+
+
 def _uniform_wo_choice(user) -> dict:
     X, _ = uniform_input(user, "this claim")
     heads = user.weights.heads
@@ -302,6 +349,29 @@ DISTINCT_TOKENS = Predicate("distinct tokens (identical rows stay identical: a n
 RANK_RISES = Predicate("rank(X + MHA(X)) > rank(X)", "rank F(X) > rank X, F(X) = X + MHA(X)", cost=Predicate.COSTLY)
 OUTSIDE_BAD_SET = Predicate("X outside B_l", "rank F(X) > rank X = r for the head given (X is outside B_l)",
                             cost=Predicate.COSTLY)
+#: the abstract's restatement (RRO.generic-obstruction): the map is attention + residual, no MLP
+NO_MLP = Predicate("no MLP", "the map is F(X) = X + MHA(X): attention and the residual connection, no MLP")
+#: step (b)'s witness X* = e_1 f_1^T (RRO.witness), an n x d matrix: its shape and conclusion
+N_AT_LEAST_TWO = Predicate("n >= 2", "at least two tokens (X* = e_1 f_1^T has rank 1 < min(n, d))")
+GENERIC_WV_WO = Predicate("generic W_V, W_O", "the value-output weights lie outside the proper algebraic subset where "
+                          "rank F(X*) <= 1")
+RANK_F_STAR_TWO = Predicate("rank F(X*) = 2", "rank(X* + MHA(X*)) = 2, X* = e_1 f_1^T", cost=Predicate.COSTLY)
+#: RRO.near-zero-weights at zero: W_V = 0 in every head, and then rank F(X) = rank X
+WV_ZERO = Predicate("W_V = 0", "every head's W_V is the zero matrix")
+RANK_KEPT = Predicate("rank F(X) = rank X", "rank(X + MHA(X)) = rank X", cost=Predicate.COSTLY)
+#: a rank drop (RW.large-weights: skip connections alone can fail)
+RANK_DROPS = Predicate("rank(X + MHA(X)) < rank X", "rank F(X) < rank X, F(X) = X + MHA(X)", cost=Predicate.COSTLY)
+#: DONG.skip-full-rank: the premise 'X has full rank and R(X) != 0', and what the skip keeps
+FULL_RANK_SPREAD = Predicate("X of full rank with R(X) != 0",
+                             "rank X = min(n, d) and the tokens are not all equal (R(X) = X - 1 xbar^T != 0)")
+KEEPS_FULL_RANK = Predicate("F(X) of full rank with R(F(X)) != 0",
+                            "rank(X + MHA(X)) = min(n, d) and the rows of X + MHA(X) are not all equal",
+                            cost=Predicate.COSTLY)
+#: §5.3 and §1 gap (ii): the second difference of F(X) = X + MHA(X) along the ray t X, t in [0, 2]
+AFFINE_ALONG_RAY = Predicate("F affine along the ray t X", "F(2X) - 2 F(X) + F(0) = MHA(2X) - 2 MHA(X) = 0 "
+                             "(F(X) = X + MHA(X) is affine on the segment t X, t in [0, 2])", cost=Predicate.COSTLY)
+NOT_AFFINE_ALONG_RAY = Predicate("F not affine along the ray t X", "MHA(2X) - 2 MHA(X) != 0: some t in (0, 2) has "
+                                 "d^2/dt^2 F(tX) != 0 (mean value theorem)", cost=Predicate.COSTLY)
 
 
 @RANK_DEFICIENT.register(dict)
@@ -510,6 +580,9 @@ claim(
     statement=r"\operatorname{rank}A=r<\min(n,d),\ B\sim\mu\ \text{abs. continuous}\Rightarrow\Pr[\operatorname{rank}(A+B)>r]=1",
     hypotheses=("rank A = r < min(n, d)", "B absolutely continuous"), conclusion="rank(A + B) > r a.s.",
     regimes=("n<d", "n=d", "n>d"), form="generic", generic=PROP51_SPACE, notion="exact-rank",
+    off_instance=OffInstance("positive-measure", "Pr[rank(A + B) > r] = 1 for B drawn from an absolutely continuous "
+                             "law: a probability over B, not a property of one B (the algebraic and nowhere-dense "
+                             "readings decide the witness for one A)"),
     checks=[lambda ctx: [proof_evidence((0,), "A + B is absolutely continuous and rank-deficient matrices are null")],
             PROP51.decide({"rank A < min(n, d)": _rank_A_deficient}, _rank_rises_AB, generic=PROP51_SPACE),
             _prop51_argument],
@@ -522,13 +595,17 @@ claim(
                       r"\operatorname{rank}A=r<\min(n,d)\Rightarrow\exists B^\star:\ m_{r+1}(A+B^\star)\neq0,\ "
                       r"\{B:\operatorname{rank}(A+B)\le r\}\subseteq\{m_{r+1}(A+B)=0\}",
                       checks=[], form="universal",
+                      hypotheses={"rank A < min(n, d)": _rank_deficient_x}, conclusion=_completion_witness,
+                      instances=LOW_RANK_X,
                       note="the proof's algebraic step: the bad set lies in the zero set of the leading "
                            "(r+1)-minor, a polynomial in B that is not identically zero; that this zero set is null "
                            "for an absolutely continuous B (the literal) is proved on its own (null_set_mx.v)"),
               Reading("nowhere-dense",
                       r"\operatorname{rank}A<\min(n,d)\Rightarrow\{B:\operatorname{rank}(A+B)\le\operatorname{rank}A\}"
                       r"\ \text{is nowhere dense in }\mathbb R^{n\times d}",
-                      checks=[], form="universal", note=_NOWHERE_DENSE_NOTE),
+                      checks=[], form="universal", note=_NOWHERE_DENSE_NOTE,
+                      hypotheses={"rank A < min(n, d)": _rank_deficient_x}, conclusion=_completion_witness,
+                      instances=LOW_RANK_X),
               *INCREMENT_READINGS],
     chapter="residual_obstruction",
 )
@@ -809,7 +886,10 @@ claim(
                       r"\operatorname{rank}F(X)>\operatorname{rank}X",
                       checks=[_lebesgue_vacuous, _lebesgue_argument], form="generic", generic=ALL_X,
                       note="vacuous: the premise set is null (in Coq, for every map F: "
-                           "null_set_mx.lebesgue_all_matrices_vacuous)"),
+                           "null_set_mx.lebesgue_all_matrices_vacuous)",
+                      off_instance=OffInstance("positive-measure", "Lebesgue-almost every X of R^{n x d}: its premise "
+                                               "set {rank X < min(n, d)} is null, so no instance is a point of a "
+                                               "positive-measure set it speaks of")),
               Reading("trained-model",
                       r"\text{at MiniLM's attention inputs: }\operatorname{rank}X<\min(n,d)\Rightarrow"
                       r"\operatorname{rank}(X+\mathrm{MHA}(X))>\operatorname{rank}X",
@@ -1253,7 +1333,9 @@ claim(
               Reading("nowhere-dense",
                       r"\operatorname{rank}X<\min(n,d)\Rightarrow\{\Delta:\operatorname{row}\Delta\subseteq"
                       r"\operatorname{row}X\}\ \text{is nowhere dense in }\mathbb R^{n\times d}",
-                      checks=[], form="universal", note=_NOWHERE_DENSE_NOTE)],
+                      checks=[], form="universal", note=_NOWHERE_DENSE_NOTE,
+                      hypotheses={"rank X < min(n, d)": _rank_deficient_x}, conclusion=_negation_is_proper,
+                      instances=DEFICIENT_X)],
     chapter="residual_obstruction",
     notion="exact-rank",
 )
@@ -1282,14 +1364,37 @@ def _remark_iv(ctx) -> list[Evidence]:
                            ok, arithmetic="sympy, polynomial identities in c")]
 
 
+def _uniform_curve_stays(X: Matrix) -> Decided:
+    """the curve B(c) = MHA(X) with uniform attention (W_Q = 0) and W_V W_O = c I, i.e. B(c) = c (J/n) X, keeps
+    rank(X + B(c)) <= rank X for every c (every (r+1)-minor vanishes identically in c)"""
+    c = sympy.Symbol("c")
+    n = X.shape[0]
+    B = c * sympy.ones(n, n) / n * X  # = MHA(X) at W_Q = 0, W_V W_O = c I (A = J/n)
+    ok = curve_stays_in_bad_set(X, B, c)
+    return Decided(ok, f"exact (sympy, polynomials in c): rank X = {rank(X)}; every {rank(X) + 1} x {rank(X) + 1} "
+                       f"minor of X + c (J/n) X {'vanishes identically in c' if ok else 'is not identically zero'}")
+
+
+def _remark_iv_rows(ctx):
+    yield "all", "X of rank 1", Matrix([[1, 2, 0], [2, 4, 0], [0, 0, 0]])
+    yield "all", "X of rank 2, n > d", Matrix([[1, 0], [0, 1], [1, 1]])
+
+
+def _x_small(user) -> Matrix:
+    return user.matrix("X").sympy(36, "RRO.remark-iv (every minor, symbolically in c)")
+
+
 claim(
     id="RRO.remark-iv", section="§5.1, remark (iv)",
     quote="When B is constrained to a lower-dimensional sub-manifold—as is the case for B = MHA(X) ...—the conclusion "
           "no longer follows automatically",
     statement=r"\exists\ \text{a sub-manifold }\{B(c)\}\ \text{of attention outputs with }\operatorname{rank}(X+B(c))"
               r"\le\operatorname{rank}X\ \forall c",
-    hypotheses=(), conclusion="the a.c. argument does not transfer", regimes=("all",), form="existential",
-    checks=[_remark_iv], chapter="residual_obstruction",
+    hypotheses={}, conclusion=("the a.c. argument does not transfer", _uniform_curve_stays),
+    instances=Pool(rows=_remark_iv_rows, arithmetic="sympy, polynomial identities in c", instance_from=InstanceForm(
+        takes=("X",), build=_x_small, arithmetic="exact (sympy, polynomials in c)",
+        note="the sub-manifold: B(c) = c (J/n) X, the attention outputs of uniform attention with W_V W_O = c I")),
+    regimes=("all",), form="existential", checks=[_remark_iv], chapter="residual_obstruction",
     notion="exact-rank",
 )
 
@@ -1556,9 +1661,10 @@ def _strengthens_rows(ctx):
                 yield regime, "", {"X": X, "Delta": D}
 
 
-#: the forward implication on low-rank integer X and Delta
-strengthens_instances = Pool(rows=_strengthens_rows, arithmetic=_ARITH).decide(
-    {"rank(X + Delta) > rank X": _rank_rises}, _row_not_inside)
+#: the forward implication on low-rank integer X and Delta (the claim's declaration: a user's --X, --Delta too)
+STRENGTHENS = Pool(rows=_strengthens_rows, arithmetic=_ARITH, instance_from=X_DELTA)
+#: the same predicates on the same Pool as a stand-alone check (the tests read it)
+strengthens_instances = STRENGTHENS.decide({"rank(X + Delta) > rank X": _rank_rises}, _row_not_inside)
 
 
 def _converse_fails(ctx) -> list[Evidence]:
@@ -1577,12 +1683,16 @@ claim(
     depends_on=("RRO.main",),
     statement=r"\operatorname{rank}(X+\Delta)>\operatorname{rank}X\Rightarrow\operatorname{row}\Delta\not\subseteq"
               r"\operatorname{row}X,\ \text{and not conversely}",
-    hypotheses=(), conclusion="strictly stronger", regimes=("n<d", "n=d", "n>d"),
+    # on one instance: the forward implication (rank rises => row Delta not in row X); 'and not conversely' is the
+    # stored instance of RRO.rowspace-remark (_converse_fails)
+    hypotheses={"rank(X + Delta) > rank X": _rank_rises},
+    conclusion=("strictly stronger (on one instance: row(Delta) not in row(X))", _row_not_inside),
+    instances=STRENGTHENS, regimes=("n<d", "n=d", "n>d"),
     checks=[lambda ctx: [derivation([ProofStep(r"\operatorname{row}\Delta\subseteq\operatorname{row}X\Rightarrow"
                                                r"\operatorname{row}(X+\Delta)\subseteq\operatorname{row}X",
                                                "rows of a sum lie in the sum of the row spaces", "lemma",
                                                _step_rows_inside_no_increase)], "the forward implication")],
-            strengthens_instances, _converse_fails],
+            _converse_fails],
     chapter="residual_obstruction",
     notion="exact-rank",
 )
@@ -1728,6 +1838,7 @@ claim(
     statement=r"\exists\ \text{near-zero weights}:\ \operatorname{rank}(X+\mathrm{MHA}(X))<\operatorname{rank}X",
     hypotheses=("weights near zero",), conclusion="rank decreases", regimes=("all",), form="existential",
     notion="exact-rank",
+    off_instance=OffInstance("limit", "'near-zero weights' names no threshold: weights whose scale goes to zero"),
     checks=[lambda ctx: _near_zero(ctx, False)],
     readings=[Reading("fixed-X", r"\forall X\ \exists\varepsilon_0>0:\ \|W_VW_O\|<\varepsilon_0\Rightarrow"
                                  r"\operatorname{rank}(X+\mathrm{MHA}(X))\ge\operatorname{rank}X",
@@ -1737,6 +1848,8 @@ claim(
                                                                  _step_semicontinuity)],
                                                       "'for a fixed X, small enough weights cannot lower the rank'")]],
                       form="universal",
+                      off_instance=OffInstance("limit", "a threshold eps_0 > 0 for each X: weights whose scale goes "
+                                               "to zero"),
                       note="the other quantifier order: the near-zero threshold depends on X (its smallest non-zero "
                            "singular value); the literal's witness has weights of size 1/1000 against a column of size "
                            "1/1000",
@@ -1750,6 +1863,8 @@ claim(
               Reading("increase-fails-near-zero", r"\exists\varepsilon\ne0\text{ small}:\ \operatorname{rank}F_\varepsilon(X)"
                                                   r"=\operatorname{rank}X",
                       checks=[lambda ctx: _near_zero(ctx, True)],
+                      off_instance=OffInstance("limit", "some small eps != 0: a family of weights eps W as eps goes "
+                                               "to zero"),
                       note="for generic W any eps != 0 still increases the rank (a rank-one update u = eps x-bar^T W "
                            "leaves row(X)); W = c I keeps u in row(X), so the rank is not raised at any eps")],
     chapter="residual_obstruction",
@@ -1838,14 +1953,16 @@ claim(
               Reading("algebraic-genericity",
                       r"\exists L,R:\ p(\Delta)=\det(L(X+\Delta)R),\ p(0)\neq0,\ \{\Delta:\operatorname{rank}(X+\Delta)"
                       r"<\operatorname{rank}X\}\subseteq\{p=0\}",
-                      checks=[], form="universal",
+                      checks=[], form="universal", hypotheses={}, conclusion=_minor_kept_at_zero,
+                      instances=LOW_RANK_X,
                       note="'generic' read algebraically: the bad set lies in the zero set of a non-zero polynomial "
                            "in Delta; that this zero set is Lebesgue-null (what makes it the literal's 'almost "
                            "every') is proved on its own (" + _NULL_SET_PROVED + ")"),
               Reading("nowhere-dense",
                       r"\{\Delta:\operatorname{rank}(X+\Delta)<\operatorname{rank}X\}\ \text{is nowhere dense in }"
                       r"\mathbb R^{n\times d}",
-                      checks=[], form="universal", note=_NOWHERE_DENSE_NOTE)],
+                      checks=[], form="universal", note=_NOWHERE_DENSE_NOTE, hypotheses={},
+                      conclusion=_minor_kept_at_zero, instances=LOW_RANK_X)],
     chapter="residual_obstruction",
 )
 
@@ -1871,6 +1988,8 @@ claim(
                       notion="exact-rank: certified ranks of the depth study",
                       note="'obstruct rank collapse' across layers, on the depth study's Gaussian weights (a "
                            "statement about those seeded weights, not an almost-every one)",
+                      off_instance=OffInstance("depth-study", "certified ranks at each of 12 layers of the attention "
+                                               "+ skip networks"),
                            formal_gap=FormalGap("numerical-only", "the certified ranks at each of 12 layers of the "
                                                                   "attention + skip networks run"))],
     depends_on=("RRO.main",), chapter="residual_obstruction",
@@ -1971,6 +2090,8 @@ claim(
                       r"\operatorname{rank}X=r<\min(n,d)\Rightarrow\{\Delta:\operatorname{rank}(X+\Delta)\le r\}"
                       r"\ \text{is nowhere dense in }\mathbb R^{n\times d}\ (X=X^\star_r\text{ among them})",
                       checks=[], form="universal",
+                      hypotheses={"rank X = r < min(n, d)": _rank_deficient_x}, conclusion=_completion_witness,
+                      instances=LOW_RANK_X,
                       note="in the increments Delta, not in the weights: the failing increments of any rank-r X "
                            "(the witness X*_r among them) form a nowhere dense set; that the weights giving "
                            "Delta = MHA(X*_r) avoid it generically needs the weights-to-Delta map (softmax in "
@@ -2018,7 +2139,9 @@ claim(
     id="RRO.determinantal", section="§5.2, after the proof of Thm 5.3",
     quote=r"the determinantal characterisation of $\operatorname{rank}(F(X))\leq r$ via $(r{+}1)\times(r{+}1)$ minors",
     statement=r"\operatorname{rank}M\le r\iff\text{every }(r+1)\times(r+1)\text{ minor of }M\text{ vanishes}",
-    hypotheses={}, conclusion=minors_decide_rank, instances=Pool(rows=_minor_rows, arithmetic=_ARITH),
+    hypotheses={}, conclusion=minors_decide_rank, instances=Pool(rows=_minor_rows, arithmetic=_ARITH, instance_from=InstanceForm(
+        takes=("X",), build=lambda user: user.matrix("X").sympy(64, "RRO.determinantal (every minor, exactly)"),
+        arithmetic="exact over Q (every minor by sympy; rank by python-flint)", note="--X is the matrix M")),
     regimes=("all",), notion="exact-rank", chapter="residual_obstruction",
     formal_gap=FormalGap("not-yet-proved", "rank M <= r => every (r+1)-minor vanishes, and conversely a matrix of "
                          "rank > r has a non-singular (r+1) x (r+1) submatrix (a row and column selection): MathComp "

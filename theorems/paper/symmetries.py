@@ -278,6 +278,57 @@ def _ln_negative_scale(x) -> Decided:
     return _ln_equal(x, Rational(-1), Rational(0))
 
 
+def _ln_eps_equal(x, a, c, eps) -> Decided:
+    """LN_eps(a x + c 1) = LN_eps(x) for every row x of X, exactly over Q: with centred row u and variance v, LN_eps(x)
+    = u / sqrt(v + eps) and LN_eps(a x + c 1) = a u / sqrt(a^2 v + eps); for u != 0 they are equal iff a > 0 and
+    a^2 (v + eps) = a^2 v + eps (squares of rationals compared, no sqrt)."""
+    X = x["X"]
+    for i in range(X.shape[0]):
+        row = list(X.row(i))
+        m = sum(row) / len(row)
+        u = [w - m for w in row]
+        if all(w == 0 for w in u):
+            continue  # a constant row: both sides are 0
+        v = sum(w * w for w in u) / len(u)
+        lhs, rhs = a * a * (v + eps), a * a * v + eps
+        if a <= 0 or lhs != rhs:
+            return Decided(False, f"exact over Q: row {i + 1} (variance {v}): LN_eps(a x + c 1) = a u / sqrt(a^2 v + "
+                                  f"eps), LN_eps(x) = u / sqrt(v + eps); a^2 (v + eps) = {lhs} != a^2 v + eps = {rhs} "
+                                  f"(a = {a}, c = {c}, eps = {eps}), so they differ")
+    return Decided(True, f"exact over Q: every row has a^2 (v + eps) = a^2 v + eps or is constant (a = {a}, c = {c}, "
+                         f"eps = {eps})")
+
+
+def _ln_eps_shift_scale(x) -> Decided:
+    """LN_eps(2 x + 1) = LN_eps(x) for every row x of X (eps = 1/100)"""
+    return _ln_eps_equal(x, Rational(2), Rational(1), Rational(1, 100))
+
+
+def _group_acts(x) -> Decided:
+    """g = (s, N, G) (s: the head reversal; N_h = G_h = U, the unitriangular ones matrix) acts on the weights as a group
+    action (g^{-1} . (g . W) = W and g . (g . W) = g^2 . W, exactly) and leaves MHA(X) unchanged"""
+    heads = x["heads"]
+    H = len(heads)
+    U = _unitriangular(heads[0][0].shape[1])
+
+    def act(s, N, G, W):  # (s, N, G) . W = (W_Q^{s(h)} N, W_K^{s(h)} N^{-T}, W_V^{s(h)} G, G^{-1} W_O^{s(h)})_h
+        return [(W[s[h]][0] * N, W[s[h]][1] * N.inv().T, W[s[h]][2] * G, G.inv() * W[s[h]][3]) for h in range(H)]
+
+    rev, ident = [H - 1 - h for h in range(H)], list(range(H))
+    gW = act(rev, U, U, heads)
+    if act(rev, U.inv(), U.inv(), gW) != list(heads):
+        return Decided(False, "exact: g^{-1} . (g . W) != W")
+    if act(rev, U, U, gW) != act(ident, U * U, U * U, heads):
+        return Decided(False, "exact: g . (g . W) != g^2 . W")
+    keys = sorted(repr(_head_key(x["X"], h)) for h in gW)
+    if keys != sorted(repr(_head_key(x["X"], h)) for h in heads):
+        return Decided(None, "undecided: some head of g . W differs from every head of W in its scores or values, "
+                             "which does not by itself show that the sums over heads differ")
+    return Decided(True, f"exact over Q: g^{{-1}} . (g . W) = W and g . (g . W) = g^2 . W (the weights compared); the "
+                         f"{H} head terms of g . W are those of W (scores modulo a constant per row, and X W_V W_O), so "
+                         "MHA(X) is unchanged")
+
+
 def _sym_x_heads(user) -> dict:
     X = user.matrix("X").sympy(SYMPY_MAX_ENTRIES, "this claim")
     W = user.weights
@@ -299,7 +350,7 @@ SYM_X_WEIGHTS = InstanceForm(takes=("X", "weights"), build=_sym_x_heads, arithme
                              note="Pi: the cyclic shift of the tokens; M, N: the upper-triangular matrix of ones; "
                                   "heads: reversed")
 SYM_X = InstanceForm(takes=("X",), build=_sym_x, arithmetic="exact over Q (sympy rationals): centred rows, no sqrt",
-                     note="a = 2, c = 1 (a < 0 reading: a = -1, c = 0); eps = 0")
+                     note="a = 2, c = 1 (a < 0 reading: a = -1, c = 0); eps = 0 (eps > 0 reading: eps = 1/100)")
 
 
 def _sym_rows(ctx):
@@ -394,7 +445,8 @@ claim(
     readings=[Reading("without-ln-a<0", r"\text{invariance for }a<0", checks=[lambda ctx: _breaks("ln a<0", "a = -1 flips the sign")],
                       hypotheses={"no constant row": _no_constant_row}, conclusion=_ln_negative_scale,
                       instances=SYM_LN_POOL),
-              Reading("without-ln-eps>0", r"\text{invariance with }\varepsilon>0", checks=[lambda ctx: _breaks("ln eps>0", "eps = 1/100, a = 2")])],
+              Reading("without-ln-eps>0", r"\text{invariance with }\varepsilon>0", checks=[lambda ctx: _breaks("ln eps>0", "eps = 1/100, a = 2")],
+                      hypotheses={}, conclusion=_ln_eps_shift_scale, instances=SYM_LN_POOL)],
     chapter="symmetries",
 )
 
@@ -428,10 +480,15 @@ claim(
                       r"G=S_H\ltimes\prod_h(GL(d_k)\times GL(d_k))\text{ acts on the weights by }(s,N,G)\cdot W="
                       r"(W_Q^{s(h)}N_h,W_K^{s(h)}N_h^{-\top},W_V^{s(h)}G_h,G_h^{-1}W_O^{s(h)})_h\text{ (identity, "
                       r"composition by the semidirect-product law, inverses) and leaves MHA invariant}",
-                      checks=[_framework_invariances]),
+                      checks=[_framework_invariances], hypotheses={}, conclusion=_group_acts, instances=SYM_POOL),
               Reading("head-channel-is-an-orbit", r"\ker\Phi_b\ \text{is a }G\text{-orbit}",
-                      checks=[_framework_hc_not_orbit], notion="exact-rank: kernel dimensions over Q")],
+                      checks=[_framework_hc_not_orbit], notion="exact-rank: kernel dimensions over Q",
+                      off_instance=OffInstance("undefined", "G acts on the weights; ker Phi_b lives in the head "
+                                               "outputs, where the available text defines no action of G, so 'is a "
+                                               "G-orbit' has no predicate to decide"))],
     chapter="symmetries",
+    off_instance=OffInstance("undefined", "§9 is not in the available text: no group action on the phenomena, no "
+                             "orbit map"),
     notion={
         "rank collapse (depth, width)": "residual: Dong's notion (the paper's own, exact rank, sees no collapse)",
         "head-channel non-identifiability": "exact-rank: kernel dimensions over Q",
