@@ -1,0 +1,67 @@
+"""Issue 56, the audit's disagreements decided: each headline answers the sentence the source wrote, with the
+exact evidence the audit gave (or a test refuting it)."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+from sympy import Rational
+
+from property_tests.paper.quick_runs import quick_run
+from theorems.framework.storage import load_counterexample
+from theorems.paper import dong_collapse as D
+
+
+def _headline(cid: str):
+    r = quick_run(cid)
+    assert r.error is None, r.error
+    return r.readings[0]
+
+
+# --- item 1: DONG.skip-lower-bound and DONG.skip-prevents-decay ------------------------------------------------
+
+def test_skip_lower_bound_stored_layer_leaves_no_gamma_below_one():
+    """The audit's instance, exactly: X = I_2, A = [[2/3, 1/3], [1/3, 2/3]], W_V W_O = -3 I: X^(1) has identical
+    rows, so ||R^(1)|| = 0 < (1 - gamma) ||R^(0)|| for every gamma < 1."""
+    data, _ = load_counterexample("DONG.skip-lower-bound")
+    why, regime, numbers = D.recheck_no_contraction_bound(data)
+    assert why and "[[2/3, 1/3], [1/3, 2/3]]" in why and "[[-1, -1], [-1, -1]]" in why
+    assert numbers == {"R0_sq": "1", "R1_sq": "0"} and regime == "n=d"
+
+
+def test_skip_lower_bound_recheck_can_fail():
+    """Planted: W_V W_O = -2 I leaves X^(1) = I - 2A = [[-1/3, -2/3], [-2/3, -1/3]] with R^(1) != 0: not a
+    counterexample, so the recheck says None (and a stored file with it would stop the run)."""
+    data, _ = load_counterexample("DONG.skip-lower-bound")
+    bad = copy.deepcopy(data)
+    bad["W_VO"] = [["-2", "0"], ["0", "-2"]]
+    assert D.recheck_no_contraction_bound(bad)[0] is None
+    assert D.recheck_rank_decay_not_prevented(bad)[0] is None
+
+
+def test_skip_rank_decay_stays_at_rank_one():
+    data, _ = load_counterexample("DONG.skip-lower-bound")
+    why, _, numbers = D.recheck_rank_decay_not_prevented(data)
+    assert why and numbers == {"ranks": [1] * D.DECAY_LAYERS}
+
+
+@pytest.mark.parametrize("cid", ["DONG.skip-lower-bound", "DONG.skip-prevents-decay"])
+def test_skip_guarantees_are_refuted_exactly(cid):
+    h = _headline(cid)
+    assert (h.verdict, h.strength) == ("refuted", "exact")
+    assert any(e.kind == "counterexample" and e.counterexample.endswith("DONG.skip-lower-bound.json")
+               for e in h.evidence)
+
+
+def test_skip_lower_bound_weight_bound_reading_still_checked():
+    r = quick_run("DONG.skip-lower-bound")
+    wb = next(rr for rr in r.readings if rr.key == "weight-bound")
+    assert wb.verdict == "supported"
+
+
+def test_skip_exact_softmax_of_the_instance():
+    data, _ = load_counterexample("DONG.skip-lower-bound")
+    from theorems.exact.attention import exact_softmax
+    from theorems.exact.input import exact_matrix
+    A = exact_softmax(exact_matrix(data["X"], "X"), exact_matrix(data["M0"], "M0"))
+    assert A.tolist() == [[Rational(2, 3), Rational(1, 3)], [Rational(1, 3), Rational(2, 3)]]
