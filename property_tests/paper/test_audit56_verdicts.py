@@ -65,3 +65,35 @@ def test_skip_exact_softmax_of_the_instance():
     from theorems.exact.input import exact_matrix
     A = exact_softmax(exact_matrix(data["X"], "X"), exact_matrix(data["M0"], "M0"))
     assert A.tolist() == [[Rational(2, 3), Rational(1, 3)], [Rational(1, 3), Rational(2, 3)]]
+
+
+# --- item 2: RC.alpha-reciprocal -------------------------------------------------------------------------------
+
+def test_alpha_reciprocal_headline_is_reversibility_and_matrix_symmetry_a_reading():
+    r = quick_run("RC.alpha-reciprocal")
+    assert r.error is None, r.error
+    by = {rr.key: (rr.verdict, rr.strength) for rr in r.readings}
+    assert by["literal"] == ("supported", "exact")
+    assert by["matrix-symmetric"] == ("refuted", "exact")
+
+
+def test_alpha_reciprocal_detailed_balance_on_the_audits_instance():
+    """The suite's own A = A^T counterexample, alpha = 0, X = diag(1, 2), M = log 2 I: A = [[2/3, 1/3], [1/17, 16/17]]
+    is not symmetric, but Z = (3, 17) and Z_1 A_12 = 1 = Z_2 A_21 (the audit's reversible.py)."""
+    from sympy import Matrix
+    from theorems.paper import rank_contraction as RC
+    X = Matrix([[1, 0], [0, 2]])
+    ok, words = RC.detailed_balance(X * X.T)
+    assert ok and "[3/20, 17/20]" in words
+
+
+def test_alpha_reciprocal_reversibility_can_fail(monkeypatch):
+    """Planted: non-symmetric scores break detailed balance (exactly), and a softmax that lies is caught."""
+    from sympy import Matrix
+    from theorems.paper import rank_contraction as RC
+    ok, words = RC.detailed_balance(Matrix([[0, 2], [0, 0]]))
+    assert not ok and "Z_1 A_12 = 4 != Z_2 A_21 = 1" in words
+    x = {"X": Matrix([[1, 0], [0, 2]]), "M": [Matrix([[1, 0], [0, 1]])]}
+    assert RC._attention_reversible(x).value is True
+    monkeypatch.setattr(RC.tf, "softmax_rows", lambda base, S: Matrix([[Rational(1, 2)] * 2, [0, 1]]))
+    assert RC._attention_reversible(x).value is False
