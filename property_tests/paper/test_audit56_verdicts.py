@@ -81,6 +81,7 @@ def test_alpha_reciprocal_detailed_balance_on_the_audits_instance():
     """The suite's own A = A^T counterexample, alpha = 0, X = diag(1, 2), M = log 2 I: A = [[2/3, 1/3], [1/17, 16/17]]
     is not symmetric, but Z = (3, 17) and Z_1 A_12 = 1 = Z_2 A_21 (the audit's reversible.py)."""
     from sympy import Matrix
+
     from theorems.paper import rank_contraction as RC
     X = Matrix([[1, 0], [0, 2]])
     ok, words = RC.detailed_balance(X * X.T)
@@ -90,6 +91,7 @@ def test_alpha_reciprocal_detailed_balance_on_the_audits_instance():
 def test_alpha_reciprocal_reversibility_can_fail(monkeypatch):
     """Planted: non-symmetric scores break detailed balance (exactly), and a softmax that lies is caught."""
     from sympy import Matrix
+
     from theorems.paper import rank_contraction as RC
     ok, words = RC.detailed_balance(Matrix([[0, 2], [0, 0]]))
     assert not ok and "Z_1 A_12 = 4 != Z_2 A_21 = 1" in words
