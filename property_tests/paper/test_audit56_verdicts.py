@@ -99,3 +99,26 @@ def test_alpha_reciprocal_reversibility_can_fail(monkeypatch):
     assert RC._attention_reversible(x).value is True
     monkeypatch.setattr(RC.tf, "softmax_rows", lambda base, S: Matrix([[Rational(1, 2)] * 2, [0, 1]]))
     assert RC._attention_reversible(x).value is False
+
+
+# --- item 3: RW.wu-comparison-rate -----------------------------------------------------------------------------
+
+def test_wu_comparison_headline_is_the_rate_and_the_delay_a_reading():
+    """'True for convergence rate': the headline compares the exponents (about 3 with and without LN: unsupported);
+    LN postponing the first crossing by a layer is the reading 'crossing-delay' (certified)."""
+    r = quick_run("RW.wu-comparison-rate")
+    assert r.error is None, r.error
+    by = {rr.key: (rr.verdict, rr.strength) for rr in r.readings}
+    assert by["literal"] == ("unsupported", "float")
+    assert by["crossing-delay"] == ("certified", "interval")
+
+
+def test_wu_rate_check_can_hold(monkeypatch):
+    """Planted: an LN exponent of 2 beside 3 without LN is a slower rate, and the check says so."""
+    from proofs_numeric.witnesses import related_work as W
+    from theorems.framework import CheckContext
+    shape = {"n": 4, "d": 6, "H": 1, "d_k": 6}
+    fake = {"ln_study": [(shape, "planted", {"pure_attention": {"exponent": 3.0}, "attention_ln": {"exponent": 2.0}})]}
+    monkeypatch.setattr(W, "depth_results", lambda quick: fake)
+    (e,) = W.ln_rate_slower(CheckContext(dps=30, quick=True))
+    assert e.holds is True
