@@ -5,11 +5,18 @@ from __future__ import annotations
 import copy
 
 import pytest
-from sympy import Rational
+import sympy
+from sympy import Matrix, Rational
 
+from proofs_numeric.witnesses import related_work as W
 from property_tests.paper.quick_runs import quick_run
+from theorems.exact.attention import exact_softmax
+from theorems.exact.input import exact_matrix
+from theorems.framework import CheckContext
 from theorems.framework.storage import load_counterexample
 from theorems.paper import dong_collapse as D
+from theorems.paper import dong_explainer as E
+from theorems.paper import rank_contraction as RC
 
 
 def _headline(cid: str):
@@ -61,8 +68,6 @@ def test_skip_lower_bound_weight_bound_reading_still_checked():
 
 def test_skip_exact_softmax_of_the_instance():
     data, _ = load_counterexample("DONG.skip-lower-bound")
-    from theorems.exact.attention import exact_softmax
-    from theorems.exact.input import exact_matrix
     A = exact_softmax(exact_matrix(data["X"], "X"), exact_matrix(data["M0"], "M0"))
     assert A.tolist() == [[Rational(2, 3), Rational(1, 3)], [Rational(1, 3), Rational(2, 3)]]
 
@@ -80,9 +85,7 @@ def test_alpha_reciprocal_headline_is_reversibility_and_matrix_symmetry_a_readin
 def test_alpha_reciprocal_detailed_balance_on_the_audits_instance():
     """The suite's own A = A^T counterexample, alpha = 0, X = diag(1, 2), M = log 2 I: A = [[2/3, 1/3], [1/17, 16/17]]
     is not symmetric, but Z = (3, 17) and Z_1 A_12 = 1 = Z_2 A_21 (the audit's reversible.py)."""
-    from sympy import Matrix
 
-    from theorems.paper import rank_contraction as RC
     X = Matrix([[1, 0], [0, 2]])
     ok, words = RC.detailed_balance(X * X.T)
     assert ok and "[3/20, 17/20]" in words
@@ -90,9 +93,7 @@ def test_alpha_reciprocal_detailed_balance_on_the_audits_instance():
 
 def test_alpha_reciprocal_reversibility_can_fail(monkeypatch):
     """Planted: non-symmetric scores break detailed balance (exactly), and a softmax that lies is caught."""
-    from sympy import Matrix
 
-    from theorems.paper import rank_contraction as RC
     ok, words = RC.detailed_balance(Matrix([[0, 2], [0, 0]]))
     assert not ok and "Z_1 A_12 = 4 != Z_2 A_21 = 1" in words
     x = {"X": Matrix([[1, 0], [0, 2]]), "M": [Matrix([[1, 0], [0, 1]])]}
@@ -115,10 +116,33 @@ def test_wu_comparison_headline_is_the_rate_and_the_delay_a_reading():
 
 def test_wu_rate_check_can_hold(monkeypatch):
     """Planted: an LN exponent of 2 beside 3 without LN is a slower rate, and the check says so."""
-    from proofs_numeric.witnesses import related_work as W
-    from theorems.framework import CheckContext
     shape = {"n": 4, "d": 6, "H": 1, "d_k": 6}
     fake = {"ln_study": [(shape, "planted", {"pure_attention": {"exponent": 3.0}, "attention_ln": {"exponent": 2.0}})]}
     monkeypatch.setattr(W, "depth_results", lambda quick: fake)
     (e,) = W.ln_rate_slower(CheckContext(dps=30, quick=True))
     assert e.holds is True
+
+
+# --- item 4: DONG.qk-norm and DONG.residual-scaling --------------------------------------------------------------
+
+def test_qk_norm_is_conditional_on_a_fixed_scale():
+    h = _headline("DONG.qk-norm")
+    assert h.verdict == "conditional"
+    assert h.condition == "holds in fixed-scale (supported); fails in learned-gain"
+
+
+def test_residual_scaling_is_conditional_on_uncorrelated_branches():
+    """The audit's aligned model, exactly: unit-variance branches f_l = x_0 give Var x_L = (1 + sqrt(L/2))^2."""
+    h = _headline("DONG.residual-scaling")
+    assert h.verdict == "conditional"
+    assert h.condition == "holds in uncorrelated-branches (proved); fails in aligned-branches"
+    (e,) = [e for e in h.evidence if e.regime == "aligned-branches"]
+    L = sympy.Symbol("L", integer=True, positive=True)
+    assert sympy.simplify(sympy.sympify(e.numbers["Var_x_L"], locals={"L": L}) - (1 + sympy.sqrt(L / 2)) ** 2) == 0
+    assert e.holds is False
+
+
+def test_aligned_branch_check_can_hold(monkeypatch):
+    """Planted: if the aligned variance were bounded (a limit the check reads as finite), the check would hold."""
+    monkeypatch.setattr(E.sympy, "limit", lambda *a, **k: sympy.Rational(3, 2))
+    assert E._aligned_branch(None)[0].holds is True

@@ -503,7 +503,7 @@ LEMMAS: tuple[FormalLemma, ...] = (
        "For every row of m real logits z with a unique maximum z_k, every entry j of softmax(t z) (expR) tends to 1 "
        "if j = k and to 0 otherwise as t -> +oo: the limit is the one-hot indicator e_k of the argmax (entrywise)."),
     # --- QK-norm bounds attention (qk_norm.v) ---------------------------------------------------------------
-    _L("qk_norm", "qk_norm_bound", "DONG.qk-norm", None, "general",
+    _L("qk_norm", "qk_norm_bound", "DONG.qk-norm", "fixed-scale", "general",
        r"s\ge0:\ |s\,\hat q_i\cdot\hat k_j|\le s,\ A_{ij}\le\frac1{1+(m-1)e^{-2s}},\ m\ge2\Rightarrow A_{ij}<1",
        "With queries and keys L2-normalised and a fixed scale s >= 0, every logit s q^_i . k^_j lies in [-s, s] "
        "(Cauchy-Schwarz) and every weight of A = softmax (expR, m keys) is at most 1 / (1 + (m-1) e^(-2s)), "

@@ -220,6 +220,7 @@ claim(
                                                arithmetic=_EXACT + " (2^k softmax)")]],
     chapter="dong_collapse",
     notion={"rank decay": "exact-rank", "unmixed": "residual: ||R^(l)||_F"},
+    off_instance=OffInstance("limit", "the rank of X^(l) as the depth l goes to infinity (asymptotic rank decay)"),
 )
 
 claim(
