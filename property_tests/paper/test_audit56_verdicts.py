@@ -146,3 +146,15 @@ def test_aligned_branch_check_can_hold(monkeypatch):
     """Planted: if the aligned variance were bounded (a limit the check reads as finite), the check would hold."""
     monkeypatch.setattr(E.sympy, "limit", lambda *a, **k: sympy.Rational(3, 2))
     assert E._aligned_branch(None)[0].holds is True
+
+
+# --- item 5: RW.noci-vanishing-gradients ------------------------------------------------------------------------
+
+def test_noci_attribution_is_not_checkable_and_the_mathematics_a_reading():
+    """Like the DONG.attr-* attributions: the headline (what Noci et al. showed) is not checkable; the lemma (query
+    and key gradients vanish at a collapsed input) decides the reading 'collapsed-input'."""
+    r = quick_run("RW.noci-vanishing-gradients")
+    assert r.error is None, r.error
+    assert r.literal.verdict == "not-checkable" and "attribution" in r.literal.reason
+    assert r.reading("collapsed-input").verdict in ("proved", "supported")  # proved with coqc, else the derivation
+    assert all(e.holds for e in r.reading("collapsed-input").evidence if e.holds is not None)

@@ -35,7 +35,7 @@ NEW = {
     "RW.joudaki-mlp": "not-checkable", "RW.joudaki-not-self-attention": "supported",
     "RW.rn-exact-self-attention": "not-checkable", "RW.width-collapse": "not-checkable",
     "RW.width-spectral-gap": "not-checkable", "RW.width-orthogonal": "not-checkable", "RW.taxonomy": "not-checkable",
-    "RW.geva": "not-checkable", "RW.geva-orthogonal": "not-checkable", "RW.noci-vanishing-gradients": "proved",
+    "RW.geva": "not-checkable", "RW.geva-orthogonal": "not-checkable", "RW.noci-vanishing-gradients": "not-checkable",
     "RW.zhai-entropy-distinct": "proved", "RW.orthogonal-to-hc": "not-checkable",
     "RW.wu-comparison-rate": "unsupported",
     "RRO.generic-obstruction": "supported", "MLP.bilinear-attention": "refuted",

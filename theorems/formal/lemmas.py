@@ -549,7 +549,7 @@ LEMMAS: tuple[FormalLemma, ...] = (
        "A = softmax(X W_Q (X W_K)^T / sqrt d_k) (expR) has every entry positive for every X (a complete graph with "
        "self-loops), and for n >= 2 tokens and W_Q W_K^T != 0 two inputs have different attention matrices (the "
        "edge weights depend on X); both hypotheses are needed (n = 1: A = [1]; W_Q W_K^T = 0: A = J/n)."),
-    _L("attention_graph", "noci_vanishing_gradients", "RW.noci-vanishing-gradients", None, "general",
+    _L("attention_graph", "noci_vanishing_gradients", "RW.noci-vanishing-gradients", "collapsed-input", "general",
        r"X=\mathbf 1x^\top\Rightarrow\forall V:\ \partial_VA(W_Q)=0,\ \partial_VA(W_K)=0",
        "At a collapsed input X = 1 x^T (n >= 1 tokens, positive d, d_k) the attention matrix softmax(X W_Q (X W_K)^T "
        "/ sqrt d_k) is J/n for every W_Q, W_K, so as a function of W_Q (and of W_K) its derivative in every "

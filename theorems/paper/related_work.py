@@ -425,17 +425,26 @@ claim(
     id="RW.noci-vanishing-gradients", section="§3, signal propagation and entropy collapse",
     quote="Noci et al. [19] extend Dong's analysis to the training dynamics, showing that rank collapse at "
           "initialisation causes vanishing gradients",
-    statement=r"X=\mathbf 1x^\top\Rightarrow\partial A/\partial W_Q=\partial A/\partial W_K=0",
-    hypotheses=("tokens collapsed (X = 1 x^T)",), conclusion="query and key gradients vanish", regimes=("all",),
-    checks=[_noci_evidence],
-    readings=[Reading("values-still-learn", r"\exists x,W:\ \partial(AXW_V)/\partial W_V\ne0\ \text{at }X=\mathbf 1x^\top",
+    # audit 56 (item 5): the sentence is an attribution (what Noci et al. showed), decided like the DONG.attr-*
+    # attributions: not checkable, the text is not in the sources; the mathematics the suite can check beside it (at a
+    # collapsed input the query and key gradients vanish; the values still learn) is in the readings
+    statement=r"\text{Noci et al. 2022 show that rank collapse at initialisation causes vanishing gradients}",
+    hypotheses=(), conclusion="an attribution", regimes=("all",),
+    checks=[_nc("an attribution to Noci et al. 2022, whose text (and training-dynamics analysis) is not in the "
+                "available sources; the mathematics beside it is decided in the readings collapsed-input and "
+                "values-still-learn")],
+    readings=[Reading("collapsed-input", r"X=\mathbf 1x^\top\Rightarrow\partial A/\partial W_Q=\partial A/\partial W_K=0",
+                      checks=[_noci_evidence], hypotheses=("tokens collapsed (X = 1 x^T)",),
+                      conclusion="query and key gradients vanish",
+                      note="the inference 'collapse causes vanishing gradients', checked at a collapsed input: the "
+                           "logits are constant, so A = J/n for every W_Q, W_K",
+                      off_instance=OffInstance("inference", "the step 'rank collapse causes vanishing gradients', "
+                                                            "for every collapsed input and every weight")),
+              Reading("values-still-learn", r"\exists x,W:\ \partial(AXW_V)/\partial W_V\ne0\ \text{at }X=\mathbf 1x^\top",
                       checks=[_values_still_learn], form="existential",
-                      note="'vanishing gradients' holds for the queries and keys, not for every parameter"),
-              Reading("training-dynamics", r"\text{(the training dynamics of Noci et al.)}",
-                      checks=[_nc("the training-dynamics analysis of Noci et al. is not reproduced: the suite checks "
-                                  "the gradient at a collapsed input")],
-                      off_instance=OffInstance("literature", "the training dynamics of Noci et al."))],
+                      note="'vanishing gradients' holds for the queries and keys, not for every parameter")],
     depends_on=("DONG.regime-collapse",), chapter="related_work",
+    off_instance=OffInstance("literature", "what Noci et al. 2022 showed about the training dynamics"),
 )
 
 
