@@ -97,9 +97,9 @@ def test_alpha_reciprocal_reversibility_can_fail(monkeypatch):
     ok, words = RC.detailed_balance(Matrix([[0, 2], [0, 0]]))
     assert not ok and "Z_1 A_12 = 4 != Z_2 A_21 = 1" in words
     x = {"X": Matrix([[1, 0], [0, 2]]), "M": [Matrix([[1, 0], [0, 1]])]}
-    assert RC._attention_reversible(x).value is True
+    assert RC.attention_reversible(x).value is True
     monkeypatch.setattr(RC.tf, "softmax_rows", lambda base, S: Matrix([[Rational(1, 2)] * 2, [0, 1]]))
-    assert RC._attention_reversible(x).value is False
+    assert RC.attention_reversible(x).value is False
 
 
 # --- item 3: RW.wu-comparison-rate -----------------------------------------------------------------------------
@@ -145,7 +145,7 @@ def test_residual_scaling_is_conditional_on_uncorrelated_branches():
 def test_aligned_branch_check_can_hold(monkeypatch):
     """Planted: if the aligned variance were bounded (a limit the check reads as finite), the check would hold."""
     monkeypatch.setattr(E.sympy, "limit", lambda *a, **k: sympy.Rational(3, 2))
-    assert E._aligned_branch(None)[0].holds is True
+    assert E.aligned_branch_variance(None)[0].holds is True
 
 
 # --- item 5: RW.noci-vanishing-gradients ------------------------------------------------------------------------

@@ -61,7 +61,8 @@ from ..framework import (
     symbolic_identity,
 )
 
-__all__ = ["skip_bound_holds", "rank_blind_to_collapse", "stochastic_power_sigma2", "barycentric", "markov_bound_holds"]
+__all__ = ["skip_bound_holds", "rank_blind_to_collapse", "stochastic_power_sigma2", "barycentric", "markov_bound_holds",
+           "recheck_no_contraction_bound", "recheck_rank_decay_not_prevented", "DECAY_LAYERS"]
 
 
 def skip_bound_holds(log10_norms: list[float], gamma_w: float, tol: float = 1e-9) -> bool | None:

@@ -45,7 +45,7 @@ from ..framework import (
 )
 
 __all__ = ["path_sum", "forward_with", "paths_match", "path_instances", "one_hot_limits", "adjacency_walk", "walk_converges",
-           "gelu_affine_gap", "PATH_SHAPES"]
+           "gelu_affine_gap", "PATH_SHAPES", "aligned_branch_variance"]
 
 _EXACT = "exact (sympy rationals; 2^k softmax)"
 _SEC = "Dong explainer: "
@@ -632,7 +632,7 @@ def _scaled_variance(ctx) -> list[Evidence]:
                               regime="uncorrelated-branches")]
 
 
-def _aligned_branch(ctx) -> list[Evidence]:
+def aligned_branch_variance(ctx) -> list[Evidence]:
     """Unit-variance branches (the statement's premise) all equal to one signal aligned with x_0 (Var x_0 = 1):
     x_L = (1 + L / sqrt(2L)) x_0, so Var x_L = (1 + sqrt(L/2))^2, unbounded in L (audit 56's model). (The branch
     f_l(x) = x, the earlier model, breaks the unit-variance premise; it grows too, as (1 + 1/sqrt(2L))^(2L).)"""
@@ -654,7 +654,7 @@ claim(
     # headline is conditional; the uncorrelated premise is the reading 'uncorrelated-branches'
     statement=r"x_{l+1}=x_l+\tfrac{1}{\sqrt{2L}}f_l,\ \operatorname{Var}f_l=1:\ \operatorname{Var}x_L\ \text{bounded in }L",
     hypotheses=("unit-variance branches",), conclusion="variance bounded in L",
-    regimes=("uncorrelated-branches", "aligned-branches"), checks=[_scaled_variance, _aligned_branch],
+    regimes=("uncorrelated-branches", "aligned-branches"), checks=[_scaled_variance, aligned_branch_variance],
     readings=[Reading("uncorrelated-branches",
                       r"x_{l+1}=x_l+\tfrac{1}{\sqrt{2L}}f_l,\ f_l\perp x_l,\ \operatorname{Var}f_l=1:\ "
                       r"\operatorname{Var}x_L=\operatorname{Var}x_0+\tfrac12\ \forall L",

@@ -57,7 +57,7 @@ from ..framework import (
     symbolic_identity,
 )
 
-__all__ = ["alpha_exact", "vandermonde_attention", "uniform_attention_mha_terms", "PROOF_STEPS"]
+__all__ = ["alpha_exact", "vandermonde_attention", "uniform_attention_mha_terms", "PROOF_STEPS", "detailed_balance", "attention_reversible"]
 
 
 def alpha_exact(M) -> sympy.Expr:
@@ -1129,7 +1129,7 @@ def detailed_balance(S: Matrix) -> tuple[bool, str]:
                         if stationary else "detailed balance holds but pi A != pi")
 
 
-def _attention_reversible(x) -> Decided:
+def attention_reversible(x) -> Decided:
     """A^(1) is reversible (reciprocal): Z_i A_ij = Z_j A_ji with Z_i = sum_k e^{s_ik / sqrt d_k}"""
     S = _scores(x)
     # Z_i A_ij = e^{s_ij / sqrt d_k} by the definition of the softmax, so detailed balance holds iff s_ij = s_ji
@@ -1182,7 +1182,7 @@ claim(
     # every row has the same multiset of scores, is the reading 'matrix-symmetric' (refuted)
     statement=r"\alpha_h=0\Rightarrow Z_iA_{ij}=Z_jA_{ji}\ (Z_i=\textstyle\sum_ke^{s_{ik}/\sqrt{d_k}}):\ A^{(h)}"
               r"\ \text{reversible (reciprocal)}",
-    hypotheses={"alpha_h = 0": _alpha_zero}, conclusion=("reversible (reciprocal) attention", _attention_reversible),
+    hypotheses={"alpha_h = 0": _alpha_zero}, conclusion=("reversible (reciprocal) attention", attention_reversible),
     instances=SCORES_POOL, regimes=("all",), form="universal",
     checks=[_reversible_derivation],
     readings=[Reading("matrix-symmetric", r"\alpha_h=0\Rightarrow A^{(h)}=A^{(h)\top}",
