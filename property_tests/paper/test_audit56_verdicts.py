@@ -158,3 +158,14 @@ def test_noci_attribution_is_not_checkable_and_the_mathematics_a_reading():
     assert r.literal.verdict == "not-checkable" and "attribution" in r.literal.reason
     assert r.reading("collapsed-input").verdict in ("proved", "supported")  # proved with coqc, else the derivation
     assert all(e.holds for e in r.reading("collapsed-input").evidence if e.holds is not None)
+
+
+def test_alpha_reciprocal_non_symmetric_scores_are_not_reversible():
+    """Decided from the scores (exp injective) when the softmax is transcendental (rational, non-integer scores), and
+    confirmed on the 2^k softmax when the scores are integers."""
+    x = {"X": Matrix([[1, 0], [0, 1]]), "M": [Matrix([[0, Rational(1, 3)], [0, 0]])]}
+    d = RC.attention_reversible(x)
+    assert d.value is False and "not symmetric" in d.how and "confirmed" not in d.how
+    x = {"X": Matrix([[1, 0], [0, 1]]), "M": [Matrix([[0, 2], [0, 0]])]}
+    d = RC.attention_reversible(x)
+    assert d.value is False and "not symmetric" in d.how and "Z_1 A_12 = 4 != Z_2 A_21 = 1" in d.how
