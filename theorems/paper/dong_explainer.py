@@ -606,7 +606,7 @@ claim(
     # audit 56 (item 4): the sentence names QK-Norm (Dehghani et al.), which normalises q and k and then multiplies by
     # a learned gain; the bound holds at a fixed scale and fails once the gain is learned, so the regimes are the two
     # and the headline is conditional; the fixed-scale lemma (Coq) is the reading 'fixed-scale'
-    statement=r"\text{QK-norm}:\ \max_jA_{ij}\ \text{bounded below 1 at every depth (no entropy collapse)}",
+    statement=r"\text{QK-norm}:\ \max_jA_{ij}\ \text{bounded below 1 at every depth (never one-hot)}",
     hypotheses={"non-zero queries and keys": _nonzero_rows}, conclusion=_bounded_logits,
     instances=Pool(rows=_qk_rows, arithmetic="exact rationals (Cauchy-Schwarz squared)"),
     regimes=("fixed-scale", "learned-gain"),

@@ -444,6 +444,7 @@ claim(
                       checks=[_values_still_learn], form="existential",
                       note="'vanishing gradients' holds for the queries and keys, not for every parameter")],
     depends_on=("DONG.regime-collapse",), chapter="related_work",
+    notion="residual: rank collapse at initialisation read as identical tokens, X = 1 x^T (R = 0)",
     off_instance=OffInstance("literature", "what Noci et al. 2022 showed about the training dynamics"),
 )
 
