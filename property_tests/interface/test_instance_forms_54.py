@@ -60,20 +60,25 @@ def test_alpha_range_holds_on_seeded_weights(capsys):
     assert "alpha_h^2" in r["literal"]["conclusion"]["how"]
 
 
-def test_alpha_reciprocal_literal_counterexample_and_holds_and_premise_fails(capsys, tmp_path):
+def test_alpha_reciprocal_matrix_symmetric_counterexample_and_holds_and_premise_fails(capsys, tmp_path):
     """alpha = 0 (W_Q = W_K): the scores are symmetric, but A is symmetric only when every row has the same multiset
-    of scores; X = I_2 gives equal multisets (holds), X3 does not (a counterexample, decided exactly)."""
+    of scores; X = I_2 gives equal multisets (holds), X3 does not (a counterexample, decided exactly). The headline
+    (reversible attention, issue 56) holds on both: Z_i A_ij = Z_j A_ji."""
     sym = _npz(tmp_path, "sym", [[1], [2]], [[1], [2]])
     r = _check(capsys, "RC.alpha-reciprocal", "--X", "[[1,0],[0,1]]", "--weights", _npz(tmp_path, "eye",
                [[1, 0], [0, 1]], [[1, 0], [0, 1]]))
+    assert r["matrix-symmetric"]["on_this_instance"] == "holds"
     assert r["literal"]["on_this_instance"] == "holds"
     r = _check(capsys, "RC.alpha-reciprocal", "--X", "[[1,0],[0,1]]", "--weights", sym)
-    assert r["literal"]["on_this_instance"] == "counterexample"
-    assert "Lindemann-Weierstrass" in r["literal"]["conclusion"]["how"]
+    assert r["matrix-symmetric"]["on_this_instance"] == "counterexample"
+    assert "Lindemann-Weierstrass" in r["matrix-symmetric"]["conclusion"]["how"]
+    assert r["literal"]["on_this_instance"] == "holds"
+    assert "Z_i A_ij = Z_j A_ji for all i, j and pi A = pi" in r["literal"]["conclusion"]["how"]
     assert r["symmetric-scores"]["on_this_instance"] == "holds"
     gen = _npz(tmp_path, "gen", [[1], [0]], [[0], [1]])
     r = _check(capsys, "RC.alpha-reciprocal", "--X", "[[1,0],[0,1]]", "--weights", gen)
     assert r["literal"]["on_this_instance"] == "premise-fails"
+    assert r["matrix-symmetric"]["on_this_instance"] == "premise-fails"
 
 
 def test_alpha_reciprocal_directional_reading(capsys, tmp_path):

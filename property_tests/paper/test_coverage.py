@@ -42,7 +42,7 @@ NEW = {
     "DONG.cubic-constant": "supported", "DONG.skip-full-rank": "refuted",
     "RC.subadditivity": "supported", "RC.alpha-mha": "supported", "RC.generic-wv": "supported",
     "RC.generic-wo": "supported", "RC.orientation": "refuted", "RC.contraction-mechanism": "refuted",
-    "RC.specialisation-contraction": "refuted", "RC.alpha-reciprocal": "refuted",
+    "RC.specialisation-contraction": "refuted", "RC.alpha-reciprocal": "supported",
     "HC.distinct-from-rank-collapse": "proved", "HC.wo-induces": "conditional",
     "RA.single-head": "conditional", "PGOP.empirical-prediction": "not-checkable",
     "DC.bert-config": "proved", "DC.dff-justification": "not-checkable",

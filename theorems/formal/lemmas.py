@@ -508,7 +508,7 @@ LEMMAS: tuple[FormalLemma, ...] = (
        "For every row of m real logits z with a unique maximum z_k, every entry j of softmax(t z) (expR) tends to 1 "
        "if j = k and to 0 otherwise as t -> +oo: the limit is the one-hot indicator e_k of the argmax (entrywise)."),
     # --- QK-norm bounds attention (qk_norm.v) ---------------------------------------------------------------
-    _L("qk_norm", "qk_norm_bound", "DONG.qk-norm", None, "general",
+    _L("qk_norm", "qk_norm_bound", "DONG.qk-norm", "fixed-scale", "general",
        r"s\ge0:\ |s\,\hat q_i\cdot\hat k_j|\le s,\ A_{ij}\le\frac1{1+(m-1)e^{-2s}},\ m\ge2\Rightarrow A_{ij}<1",
        "With queries and keys L2-normalised and a fixed scale s >= 0, every logit s q^_i . k^_j lies in [-s, s] "
        "(Cauchy-Schwarz) and every weight of A = softmax (expR, m keys) is at most 1 / (1 + (m-1) e^(-2s)), "
@@ -614,7 +614,7 @@ LEMMAS: tuple[FormalLemma, ...] = (
        "A = softmax(X W_Q (X W_K)^T / sqrt d_k) (expR) has every entry positive for every X (a complete graph with "
        "self-loops), and for n >= 2 tokens and W_Q W_K^T != 0 two inputs have different attention matrices (the "
        "edge weights depend on X); both hypotheses are needed (n = 1: A = [1]; W_Q W_K^T = 0: A = J/n)."),
-    _L("attention_graph", "noci_vanishing_gradients", "RW.noci-vanishing-gradients", None, "general",
+    _L("attention_graph", "noci_vanishing_gradients", "RW.noci-vanishing-gradients", "collapsed-input", "general",
        r"X=\mathbf 1x^\top\Rightarrow\forall V:\ \partial_VA(W_Q)=0,\ \partial_VA(W_K)=0",
        "At a collapsed input X = 1 x^T (n >= 1 tokens, positive d, d_k) the attention matrix softmax(X W_Q (X W_K)^T "
        "/ sqrt d_k) is J/n for every W_Q, W_K, so as a function of W_Q (and of W_K) its derivative in every "

@@ -8,9 +8,12 @@ Readings
 ========
 ``DONG.collapse-rate``            pure attention: log rho_{l+1} / log rho_l -> 3
 ``DONG.machine-precision-5-7``    pure attention (12 layers): rho first drops below 2^-52 at layer 5, 6 or 7
-``DONG.skip-lower-bound``         attention + skip: ||R^l|| >= (1 - gamma)^l ||R^0||; gamma taken from the
-                                  trajectory cannot fail (not checkable); reading ``weight-bound``: gamma_W =
-                                  sqrt(n) sum_h ||W_V^h W_O^h||_2 from the weights, checked when gamma_W < 1
+``DONG.skip-lower-bound``         attention + skip: ||R^l|| >= (1 - gamma)^l ||R^0|| > 0 with gamma < 1: refuted
+                                  by a stored exact layer with R^(1) = 0 (no gamma < 1 exists there); reading
+                                  ``weight-bound``: gamma_W = sqrt(n) sum_h ||W_V^h W_O^h||_2 from the weights,
+                                  checked when gamma_W < 1
+``DONG.skip-prevents-decay``      "skip connections prevent asymptotic rank decay": refuted by the same instance
+                                  followed exactly (rank 1 from layer 1 on)
 ``DONG.mlp-singly-exponential``   attention + MLP, no skip: log rho_{l+1} / log rho_l -> 1 (not 3)
 ``DONG.softmax-shift``            softmax(M + 1 c^T) = softmax(M), row-wise softmax
 ``RRO.no-dong-collapse``          the paper's inference "exact rank strictly increases, hence Dong's
@@ -31,7 +34,8 @@ from ..exact import deployed
 from ..exact.attention import exact_softmax, user_softmax
 from ..exact.blocks import centred
 from ..exact.dong_figure import PRINTS_AS_ZERO, curve, first_layer_below, path_share, path_share_mode
-from ..exact.input import BadInput
+from ..exact.input import BadInput, exact_matrix
+from ..exact.instances import regime_of
 from ..exact.linalg import rank as _rank
 from ..exact.reader import SYMPY_MAX_ENTRIES
 from ..exact.residual import PROOF_STEPS as RESIDUAL_PROOF_STEPS
@@ -59,7 +63,8 @@ from ..framework import (
     symbolic_identity,
 )
 
-__all__ = ["skip_bound_holds", "rank_blind_to_collapse", "stochastic_power_sigma2", "barycentric", "markov_bound_holds"]
+__all__ = ["skip_bound_holds", "rank_blind_to_collapse", "stochastic_power_sigma2", "barycentric", "markov_bound_holds",
+           "recheck_no_contraction_bound", "recheck_rank_decay_not_prevented", "DECAY_LAYERS"]
 
 
 def skip_bound_holds(log10_norms: list[float], gamma_w: float, tol: float = 1e-9) -> bool | None:
@@ -130,14 +135,67 @@ claim(
     off_instance=OffInstance("depth-study", "the first layer where rho_l < 2^-52, over 12 layers of pure attention"),
 )
 
+def _token_residual(X):
+    """Dong's residual R = X - 1 xbar^T (each column minus its mean over the tokens), exactly."""
+    n = X.shape[0]
+    return X - sympy.ones(n, 1) * (sympy.ones(1, n) * X) / n
+
+
+def _frob2(M):
+    return sum(v * v for v in M)
+
+
+def recheck_no_contraction_bound(data):
+    """One layer of attention + skip, X^(1) = X + A X W_V W_O (A = exact_softmax(X, M0)), exactly: R^(0) != 0 and
+    R^(1) = 0, so ||R^(1)|| >= (1 - gamma) ||R^(0)|| forces gamma >= 1: no gamma < 1 bounds this contraction."""
+    X, M0, W = (exact_matrix(data[k], k) for k in ("X", "M0", "W_VO"))
+    A = exact_softmax(X, M0)
+    X1 = X + A * X * W
+    r0, r1 = _frob2(_token_residual(X)), _frob2(_token_residual(X1))
+    if r0 > 0 and r1 == 0:
+        return (f"attention + skip, one layer (W_Q W_K^T / sqrt(d_k) = log 2 M0, A = {A.tolist()}, W_V W_O = "
+                f"{W.tolist()}): X^(0) = {X.tolist()} has ||R^(0)||_F^2 = {r0} > 0, X^(1) = {X1.tolist()} has "
+                f"identical rows, ||R^(1)||_F = 0; ||R^(1)|| >= (1 - gamma) ||R^(0)|| forces gamma >= 1, so no "
+                f"gamma < 1 bounds attention's contraction and the lower bound (1 - gamma)^l ||R^(0)|| > 0 fails at "
+                f"l = 1"), regime_of(*X.shape), {"R0_sq": str(r0), "R1_sq": str(r1)}
+    return None, regime_of(*X.shape), {}
+
+
+#: layers after the collapse on which the stored instance is followed exactly (the general step is A 1 x^T = 1 x^T)
+DECAY_LAYERS = 4
+
+
+def recheck_rank_decay_not_prevented(data):
+    """The stored instance followed for DECAY_LAYERS layers of attention + skip, exactly: after layer 1 the rows are
+    identical (rank 1 < rank X^(0)) and stay identical at every later layer (a row-stochastic A fixes 1 x^T)."""
+    X, M0, W = (exact_matrix(data[k], k) for k in ("X", "M0", "W_VO"))
+    ranks, Y = [], X
+    for _ in range(DECAY_LAYERS):
+        Y = Y + exact_softmax(Y, M0) * Y * W
+        if any(Y.row(i) != Y.row(0) for i in range(Y.shape[0])):
+            return None, regime_of(*X.shape), {}
+        ranks.append(_rank(Y))
+    if _rank(X) > 1 and all(r <= 1 for r in ranks):
+        return (f"attention + skip with W_V W_O = {W.tolist()} (M0 = {M0.tolist()}): X^(0) = {X.tolist()} of rank "
+                f"{_rank(X)} has identical rows (||R|| = 0, rank {ranks[0]}) from layer 1 and at each of layers 1.."
+                f"{DECAY_LAYERS} (ranks {ranks}, exactly; every later layer too: A (1 x^T) = 1 x^T for a row-"
+                f"stochastic A); the skip connection did not carry the full-rank X^(0) to the head, and the rank "
+                f"never recovers"), regime_of(*X.shape), {"ranks": ranks}
+    return None, regime_of(*X.shape), {}
+
+
 claim(
     id="DONG.skip-lower-bound", section="Dong explainer: skip connections",
     quote="||R^(l)||_F >= (1 - gamma)^l ||R^(0)||_F > 0 where gamma < 1 is an upper bound on the contraction "
           "introduced by attention",
-    statement=r"\text{attention + skip: }\|R^{(l)}\|_F\ge(1-\gamma)^l\|R^{(0)}\|_F,\ \gamma<1\text{ a bound on "
+    statement=r"\text{attention + skip: }\|R^{(l)}\|_F\ge(1-\gamma)^l\|R^{(0)}\|_F>0,\ \gamma<1\text{ a bound on "
               r"attention's contraction}",
-    hypotheses=("skip connections",), conclusion="the lower bound", regimes=("n<d", "n>d"),
-    checks=[],  # gamma read off the depth study's trajectories (numeric layer)
+    # audit 56 (item 1): the sentence asserts that such a gamma < 1 exists for attention + skip; one exact layer
+    # with R^(1) = 0 (X = I_2, A = [[2/3, 1/3], [1/3, 2/3]], W_V W_O = -3 I) leaves no gamma < 1, so the guarantee
+    # fails; the trajectory gamma of the depth study (< 1 on its Gaussian runs) is shown beside it
+    hypotheses=("skip connections",), conclusion="the lower bound", regimes=("all",),
+    checks=[lambda ctx: [stored_counterexample("DONG.skip-lower-bound", recheck_no_contraction_bound,
+                                               arithmetic=_EXACT + " (2^k softmax)")]],
     readings=[Reading("weight-bound", r"\gamma_W=\sqrt n\sum_h\|W_V^hW_O^h\|_2<1\Rightarrow"
                                       r"\|R^{(l)}\|_F\ge(1-\gamma_W)^l\|R^{(0)}\|_F",
                       checks=[],  # the depth study at small weights (numeric layer)
@@ -148,6 +206,24 @@ claim(
     chapter="dong_collapse",
     notion="residual: ||R^(l)||_F",
     off_instance=OffInstance("depth-study", "||R^(l)||_F at every layer l of attention + skip"),
+)
+
+claim(
+    id="DONG.skip-prevents-decay", section="Dong explainer: skip connections",
+    quote="By guaranteeing that unmixed, full-rank token representations propagate directly from early layers to the "
+          "network head, skip connections prevent asymptotic rank decay",
+    depends_on=("DONG.skip-lower-bound",),
+    # audit 56 (item 1): a guarantee, so one exact network refutes it: the stored instance of DONG.skip-lower-bound
+    # collapses to identical rows at layer 1 and stays at rank 1 at every later layer (followed exactly for
+    # DECAY_LAYERS layers; the step A 1 x^T = 1 x^T is general). Generic weights: DONG.skip-full-rank:generic-weights
+    statement=r"\forall\text{ weights}:\ \operatorname{rank}X^{(l)}\not\to\text{ below }\operatorname{rank}X^{(0)}"
+              r"\ \text{(attention + skip)}",
+    hypotheses=("skip connections",), conclusion="no asymptotic rank decay", regimes=("all",),
+    checks=[lambda ctx: [stored_counterexample("DONG.skip-lower-bound", recheck_rank_decay_not_prevented,
+                                               arithmetic=_EXACT + " (2^k softmax)")]],
+    chapter="dong_collapse",
+    notion={"rank decay": "exact-rank", "unmixed": "residual: ||R^(l)||_F"},
+    off_instance=OffInstance("limit", "the rank of X^(l) as the depth l goes to infinity (asymptotic rank decay)"),
 )
 
 claim(

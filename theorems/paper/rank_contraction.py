@@ -58,7 +58,7 @@ from ..framework import (
     symbolic_identity,
 )
 
-__all__ = ["alpha_exact", "vandermonde_attention", "uniform_attention_mha_terms", "PROOF_STEPS"]
+__all__ = ["alpha_exact", "vandermonde_attention", "uniform_attention_mha_terms", "PROOF_STEPS", "detailed_balance", "attention_reversible"]
 
 
 def alpha_exact(M) -> sympy.Expr:
@@ -1318,17 +1318,90 @@ def scores_symmetry(sign: int):
     return check
 
 
+def detailed_balance(S: Matrix) -> tuple[bool, str]:
+    """A = softmax(log 2 * S) row-wise for an integer score matrix S, exactly (2^k softmax): with Z_i = sum_k 2^(s_ik)
+    and pi = Z / sum Z, check Z_i A_ij = Z_j A_ji for every i, j and pi A = pi (A reversible with respect to pi)."""
+    A = tf.softmax_rows(tf.SYMPY_LOG2, S)
+    n = S.shape[0]
+    Z = [sum(Rational(2) ** S[i, k] for k in range(n)) for i in range(n)]
+    bad = next(((i, j) for i in range(n) for j in range(i + 1, n) if Z[i] * A[i, j] != Z[j] * A[j, i]), None)
+    tot = sum(Z)
+    pi = Matrix(1, n, [z / tot for z in Z])
+    stationary = pi * A == pi
+    if bad is not None:
+        i, j = bad
+        return False, (f"Z_{i + 1} A_{i + 1}{j + 1} = {Z[i] * A[i, j]} != Z_{j + 1} A_{j + 1}{i + 1} = "
+                       f"{Z[j] * A[j, i]}")
+    return stationary, (f"Z_i A_ij = Z_j A_ji for all i, j and pi A = pi with pi = Z / sum Z = {pi.tolist()[0]}"
+                        if stationary else "detailed balance holds but pi A != pi")
+
+
+def attention_reversible(x) -> Decided:
+    """A^(1) is reversible (reciprocal): Z_i A_ij = Z_j A_ji with Z_i = sum_k e^{s_ik / sqrt d_k}"""
+    S = _scores(x)
+    # Z_i A_ij = e^{s_ij / sqrt d_k} by the definition of the softmax, so detailed balance holds iff s_ij = s_ji
+    # (exp is injective on the reals): decided exactly over Q from the scores, no exp evaluated
+    sym = S == S.T
+    how = ("exact over Q: Z_i A_ij = e^{s_ij / sqrt d_k} (softmax), and the scores X M X^T are "
+           + ("symmetric, so Z_i A_ij = Z_j A_ji: A is reversible with respect to pi = Z / sum Z" if sym else
+              "not symmetric, so some Z_i A_ij != Z_j A_ji (exp is injective)"))
+    if all(v.is_integer for v in S) and max((abs(v) for v in S), default=0) <= 64:
+        ok, words = detailed_balance(S)  # confirmed on the softmax itself, logits in units of log 2 (2^k softmax)
+        if ok != sym:
+            return Decided(False, f"exact (2^k softmax): the computed softmax disagrees with the scores: {words}")
+        how += f"; confirmed on A = softmax(log 2 * X M X^T), exactly: {words}"
+    return Decided(sym, how)
+
+
+def _step_softmax_detailed_balance():
+    """Z_i A_ij = e^{s_ij} for the softmax, hence Z_i A_ij = Z_j A_ji when s is symmetric (3 x 3, symbolic s)."""
+    s = sympy.Matrix(3, 3, lambda i, j: sympy.Symbol(f"s{min(i, j)}{max(i, j)}", real=True))
+    E = s.applyfunc(sympy.exp)
+    Z = [sum(E.row(i)) for i in range(3)]
+    A = sympy.Matrix(3, 3, lambda i, j: E[i, j] / Z[i])
+    return all(sympy.simplify(Z[i] * A[i, j] - Z[j] * A[j, i]) == 0 for i in range(3) for j in range(3))
+
+
+def _step_symmetric_scores():
+    """M = M^T gives symmetric scores X M X^T (3 x 2 X, symbolic entries)"""
+    X = sympy.Matrix(3, 2, sympy.symbols("x0:6"))
+    a, b, c = sympy.symbols("a b c")
+    S = X * Matrix([[a, b], [b, c]]) * X.T
+    return sympy.expand(S - S.T) == sympy.zeros(3, 3)
+
+
+def _reversible_derivation(ctx) -> list[Evidence]:
+    return [derivation([(r"\alpha_h=0\iff M=M^\top\Rightarrow S=XMX^\top=S^\top",
+                         "alpha = 0 is a symmetric score matrix, hence symmetric scores", "identity",
+                         _step_symmetric_scores),
+                        (r"Z_iA_{ij}=e^{s_{ij}}=e^{s_{ji}}=Z_jA_{ji}",
+                         "the softmax of symmetric scores satisfies detailed balance with pi_i = Z_i: A is "
+                         "reversible, i.e. reciprocal", "identity", _step_softmax_detailed_balance)],
+                       "'alpha_h = 0 gives reciprocal (reversible) attention'")]
+
+
 claim(
     id="RC.alpha-reciprocal", section="§2, notation",
     quote="A head with α_h ≈ 0 is reciprocal (symmetric attention); a head with α_h ≈ 1 is purely directional",
-    statement=r"\alpha_h=0\Rightarrow A^{(h)}=A^{(h)\top}",
-    hypotheses={"alpha_h = 0": _alpha_zero}, conclusion=("symmetric attention matrix", _attention_symmetric),
-    instances=RECIPROCAL_POOL, regimes=("n=d",), form="universal",
-    checks=[_reciprocal_literal],
-    readings=[Reading("symmetric-scores", r"\alpha_h=0\iff M=M^\top\Rightarrow XMX^\top\ \text{symmetric}",
+    # audit 56 (item 2): alpha is defined on the score matrix M = W_Q W_K^T, and 'reciprocal (symmetric attention)'
+    # says that i attends to j as j attends to i: symmetric scores, which make the row-normalised A reversible
+    # (Z_i A_ij = Z_j A_ji, a reciprocal Markov chain). The literal A = A^T, which row normalisation breaks unless
+    # every row has the same multiset of scores, is the reading 'matrix-symmetric' (refuted)
+    statement=r"\alpha_h=0\Rightarrow Z_iA_{ij}=Z_jA_{ji}\ (Z_i=\textstyle\sum_ke^{s_{ik}/\sqrt{d_k}}):\ A^{(h)}"
+              r"\ \text{reversible (reciprocal)}",
+    hypotheses={"alpha_h = 0": _alpha_zero}, conclusion=("reversible (reciprocal) attention", attention_reversible),
+    instances=SCORES_POOL, regimes=("all",), form="universal",
+    checks=[_reversible_derivation],
+    readings=[Reading("matrix-symmetric", r"\alpha_h=0\Rightarrow A^{(h)}=A^{(h)\top}",
+                      checks=[_reciprocal_literal], regimes=("n=d",),
+                      hypotheses={"alpha_h = 0": _alpha_zero},
+                      conclusion=("symmetric attention matrix", _attention_symmetric), instances=RECIPROCAL_POOL,
+                      note="'symmetric attention' read as the attention matrix itself being symmetric: row "
+                           "normalisation breaks it unless every row has the same multiset of scores"),
+              Reading("symmetric-scores", r"\alpha_h=0\iff M=M^\top\Rightarrow XMX^\top\ \text{symmetric}",
                       checks=[scores_symmetry(+1)], regimes=("all",),
                       hypotheses={}, conclusion=_scores_reciprocity, instances=SCORES_POOL,
-                      note="reciprocity holds for the scores; row normalisation (softmax) breaks it"),
+                      note="reciprocity of the scores alone (before the softmax)"),
               Reading("antisymmetric-scores-nonzero",
                       r"M\neq0:\ \alpha_h=1\iff M=-M^\top\Rightarrow XMX^\top\ \text{antisymmetric}",
                       checks=[scores_symmetry(-1)], regimes=("all",),

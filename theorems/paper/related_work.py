@@ -524,11 +524,22 @@ claim(
     id="RW.noci-vanishing-gradients", section="§3, signal propagation and entropy collapse",
     quote="Noci et al. [19] extend Dong's analysis to the training dynamics, showing that rank collapse at "
           "initialisation causes vanishing gradients",
-    statement=r"X=\mathbf 1x^\top\Rightarrow\partial A/\partial W_Q=\partial A/\partial W_K=0",
-    hypotheses={"tokens collapsed (X = 1 x^T)": _collapsed},
-    conclusion=("query and key gradients vanish", _qk_gradients_vanish), instances=_COLLAPSED, regimes=("all",),
-    checks=[_noci_evidence],
-    readings=[Reading("values-still-learn", r"\exists x,W:\ \partial(AXW_V)/\partial W_V\ne0\ \text{at }X=\mathbf 1x^\top",
+    # audit 56 (item 5): the sentence is an attribution (what Noci et al. showed), decided like the DONG.attr-*
+    # attributions: not checkable, the text is not in the sources; the mathematics the suite can check beside it (at a
+    # collapsed input the query and key gradients vanish; the values still learn) is in the readings
+    statement=r"\text{Noci et al. 2022 show that rank collapse at initialisation causes vanishing gradients}",
+    hypotheses=(), conclusion="an attribution", regimes=("all",),
+    checks=[_nc("an attribution to Noci et al. 2022, whose text (and training-dynamics analysis) is not in the "
+                "available sources; the mathematics beside it is decided in the readings collapsed-input and "
+                "values-still-learn")],
+    readings=[Reading("collapsed-input", r"X=\mathbf 1x^\top\Rightarrow\partial A/\partial W_Q=\partial A/\partial W_K=0",
+                      checks=[_noci_evidence], hypotheses={"tokens collapsed (X = 1 x^T)": _collapsed},
+                      conclusion=("query and key gradients vanish", _qk_gradients_vanish), instances=_COLLAPSED,
+                      note="the inference 'collapse causes vanishing gradients', checked at a collapsed input: the "
+                           "logits are constant, so A = J/n for every W_Q, W_K",
+                      off_instance=OffInstance("inference", "the step 'rank collapse causes vanishing gradients', "
+                                                            "for every collapsed input and every weight")),
+              Reading("values-still-learn", r"\exists x,W:\ \partial(AXW_V)/\partial W_V\ne0\ \text{at }X=\mathbf 1x^\top",
                       checks=[_values_still_learn], form="existential",
                       hypotheses={"tokens collapsed (X = 1 x^T)": _collapsed}, conclusion=_values_get_a_gradient,
                       instances=_COLLAPSED,
@@ -538,6 +549,8 @@ claim(
                                   "the gradient at a collapsed input")],
                       off_instance=OffInstance("literature", "the training dynamics of Noci et al."))],
     depends_on=("DONG.regime-collapse",), chapter="related_work",
+    notion="residual: rank collapse at initialisation read as identical tokens, X = 1 x^T (R = 0)",
+    off_instance=OffInstance("literature", "what Noci et al. 2022 showed about the training dynamics"),
 )
 
 
@@ -615,19 +628,28 @@ claim(
     id="RW.wu-comparison-rate", section="§4, comparisons (Wu et al.)",
     quote="Wu et al. [16]: LN can slow collapse in certain regimes. (True for convergence rate; our result concerns "
           "rank preservation at each step.)",
-    statement=r"\exists\text{ weights}:\ \min\{l:\rho_l^{\text{LN}}<2^{-52}\}>\min\{l:\rho_l^{\text{no LN}}<2^{-52}\}"
-              r"\ \text{(pure attention, same weights and inputs)}",
-    hypotheses=(), conclusion="LN postpones Dong's collapse somewhere", regimes=("all",), form="existential",
-    checks=[],  # the depth study's LN comparison (numeric layer)
-    notion="residual: the first layer with rho_l < 2^-52, certified, with and without LN",
-    readings=[Reading("convergence-rate", r"\exists\text{ weights}:\ \lim\log\rho^{\text{LN}}_{l+1}/\log\rho^{\text{LN}}_l"
-                                          r"<\lim\log\rho^{\text{no LN}}_{l+1}/\log\rho^{\text{no LN}}_l",
-                      checks=[], form="existential", notion="residual: the fitted exponent of rho_l (float)",
-                      note="'true for convergence rate', read as a slower rate (a smaller exponent) with LN: a "
-                           "comparison of fits, float evidence",
-                      off_instance=OffInstance("limit", "limits of log rho_{l+1} / log rho_l with and without LN"))],
+    # audit 56 (item 3): the sentence endorses the slowing as 'true for convergence rate', so the headline is the rate
+    # (the doubly-exponential exponent of rho_l, smaller with LN somewhere); that LN postpones the first crossing of
+    # 2^-52 by a layer on some weights (a delay at the same rate) is the reading 'crossing-delay'
+    statement=r"\exists\text{ weights}:\ \lim\log\rho^{\text{LN}}_{l+1}/\log\rho^{\text{LN}}_l"
+              r"<\lim\log\rho^{\text{no LN}}_{l+1}/\log\rho^{\text{no LN}}_l\ \text{(pure attention, same weights and "
+              r"inputs)}",
+    hypotheses=(), conclusion="LN slows the convergence rate of Dong's collapse somewhere", regimes=("all",),
+    form="existential",
+    checks=[],  # the depth study's fitted exponents with and without LN (numeric layer)
+    notion="residual: the fitted exponent of rho_l (float)",
+    readings=[Reading("crossing-delay", r"\exists\text{ weights}:\ \min\{l:\rho_l^{\text{LN}}<2^{-52}\}>"
+                                        r"\min\{l:\rho_l^{\text{no LN}}<2^{-52}\}",
+                      checks=[], form="existential",
+                      notion="residual: the first layer with rho_l < 2^-52, certified, with and without LN",
+                      note="'LN can slow collapse' read as LN postponing the first crossing of 2^-52 (a delay, not a "
+                           "slower rate: the exponent is about 3 with and without LN)",
+                      formal_gap=FormalGap("numerical-only", "the depths at which rho_l falls below 2^-52 with and "
+                                           "without LayerNorm, for the weights found"),
+                      off_instance=OffInstance("depth-study", "the first layer where rho_l < 2^-52, with and without "
+                                               "LN, over 12 layers"))],
     depends_on=("RN.neither-helps-nor-hinders",), chapter="related_work",
-    formal_gap=FormalGap("numerical-only", "the depths at which rho_l falls below 2^-52 with and without LayerNorm, for the weights "
-                         "found"),
-        off_instance=OffInstance("depth-study", "the first layer where rho_l < 2^-52, with and without LN, over 12 layers"),
+    formal_gap=FormalGap("numerical-only", "the fitted exponents log rho_(l+1) / log rho_l of the depth study with and "
+                         "without LayerNorm"),
+    off_instance=OffInstance("limit", "limits of log rho_{l+1} / log rho_l with and without LN"),
 )

@@ -1,0 +1,171 @@
+"""Issue 56, the audit's disagreements decided: each headline answers the sentence the source wrote, with the
+exact evidence the audit gave (or a test refuting it)."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+import sympy
+from sympy import Matrix, Rational
+
+from proofs_numeric.witnesses import related_work as W
+from property_tests.paper.quick_runs import quick_run
+from theorems.exact.attention import exact_softmax
+from theorems.exact.input import exact_matrix
+from theorems.framework import CheckContext
+from theorems.framework.storage import load_counterexample
+from theorems.paper import dong_collapse as D
+from theorems.paper import dong_explainer as E
+from theorems.paper import rank_contraction as RC
+
+
+def _headline(cid: str):
+    r = quick_run(cid)
+    assert r.error is None, r.error
+    return r.readings[0]
+
+
+# --- item 1: DONG.skip-lower-bound and DONG.skip-prevents-decay ------------------------------------------------
+
+def test_skip_lower_bound_stored_layer_leaves_no_gamma_below_one():
+    """The audit's instance, exactly: X = I_2, A = [[2/3, 1/3], [1/3, 2/3]], W_V W_O = -3 I: X^(1) has identical
+    rows, so ||R^(1)|| = 0 < (1 - gamma) ||R^(0)|| for every gamma < 1."""
+    data, _ = load_counterexample("DONG.skip-lower-bound")
+    why, regime, numbers = D.recheck_no_contraction_bound(data)
+    assert why and "[[2/3, 1/3], [1/3, 2/3]]" in why and "[[-1, -1], [-1, -1]]" in why
+    assert numbers == {"R0_sq": "1", "R1_sq": "0"} and regime == "n=d"
+
+
+def test_skip_lower_bound_recheck_can_fail():
+    """Planted: W_V W_O = -2 I leaves X^(1) = I - 2A = [[-1/3, -2/3], [-2/3, -1/3]] with R^(1) != 0: not a
+    counterexample, so the recheck says None (and a stored file with it would stop the run)."""
+    data, _ = load_counterexample("DONG.skip-lower-bound")
+    bad = copy.deepcopy(data)
+    bad["W_VO"] = [["-2", "0"], ["0", "-2"]]
+    assert D.recheck_no_contraction_bound(bad)[0] is None
+    assert D.recheck_rank_decay_not_prevented(bad)[0] is None
+
+
+def test_skip_rank_decay_stays_at_rank_one():
+    data, _ = load_counterexample("DONG.skip-lower-bound")
+    why, _, numbers = D.recheck_rank_decay_not_prevented(data)
+    assert why and numbers == {"ranks": [1] * D.DECAY_LAYERS}
+
+
+@pytest.mark.parametrize("cid", ["DONG.skip-lower-bound", "DONG.skip-prevents-decay"])
+def test_skip_guarantees_are_refuted_exactly(cid):
+    h = _headline(cid)
+    assert (h.verdict, h.strength) == ("refuted", "exact")
+    assert any(e.kind == "counterexample" and e.counterexample.endswith("DONG.skip-lower-bound.json")
+               for e in h.evidence)
+
+
+def test_skip_lower_bound_weight_bound_reading_still_checked():
+    r = quick_run("DONG.skip-lower-bound")
+    wb = next(rr for rr in r.readings if rr.key == "weight-bound")
+    assert wb.verdict == "supported"
+
+
+def test_skip_exact_softmax_of_the_instance():
+    data, _ = load_counterexample("DONG.skip-lower-bound")
+    A = exact_softmax(exact_matrix(data["X"], "X"), exact_matrix(data["M0"], "M0"))
+    assert A.tolist() == [[Rational(2, 3), Rational(1, 3)], [Rational(1, 3), Rational(2, 3)]]
+
+
+# --- item 2: RC.alpha-reciprocal -------------------------------------------------------------------------------
+
+def test_alpha_reciprocal_headline_is_reversibility_and_matrix_symmetry_a_reading():
+    r = quick_run("RC.alpha-reciprocal")
+    assert r.error is None, r.error
+    by = {rr.key: (rr.verdict, rr.strength) for rr in r.readings}
+    assert by["literal"] == ("supported", "exact")
+    assert by["matrix-symmetric"] == ("refuted", "exact")
+
+
+def test_alpha_reciprocal_detailed_balance_on_the_audits_instance():
+    """The suite's own A = A^T counterexample, alpha = 0, X = diag(1, 2), M = log 2 I: A = [[2/3, 1/3], [1/17, 16/17]]
+    is not symmetric, but Z = (3, 17) and Z_1 A_12 = 1 = Z_2 A_21 (the audit's reversible.py)."""
+
+    X = Matrix([[1, 0], [0, 2]])
+    ok, words = RC.detailed_balance(X * X.T)
+    assert ok and "[3/20, 17/20]" in words
+
+
+def test_alpha_reciprocal_reversibility_can_fail(monkeypatch):
+    """Planted: non-symmetric scores break detailed balance (exactly), and a softmax that lies is caught."""
+
+    ok, words = RC.detailed_balance(Matrix([[0, 2], [0, 0]]))
+    assert not ok and "Z_1 A_12 = 4 != Z_2 A_21 = 1" in words
+    x = {"X": Matrix([[1, 0], [0, 2]]), "M": [Matrix([[1, 0], [0, 1]])]}
+    assert RC.attention_reversible(x).value is True
+    monkeypatch.setattr(RC.tf, "softmax_rows", lambda base, S: Matrix([[Rational(1, 2)] * 2, [0, 1]]))
+    assert RC.attention_reversible(x).value is False
+
+
+# --- item 3: RW.wu-comparison-rate -----------------------------------------------------------------------------
+
+def test_wu_comparison_headline_is_the_rate_and_the_delay_a_reading():
+    """'True for convergence rate': the headline compares the exponents (about 3 with and without LN: unsupported);
+    LN postponing the first crossing by a layer is the reading 'crossing-delay' (certified)."""
+    r = quick_run("RW.wu-comparison-rate")
+    assert r.error is None, r.error
+    by = {rr.key: (rr.verdict, rr.strength) for rr in r.readings}
+    assert by["literal"] == ("unsupported", "float")
+    assert by["crossing-delay"] == ("certified", "interval")
+
+
+def test_wu_rate_check_can_hold(monkeypatch):
+    """Planted: an LN exponent of 2 beside 3 without LN is a slower rate, and the check says so."""
+    shape = {"n": 4, "d": 6, "H": 1, "d_k": 6}
+    fake = {"ln_study": [(shape, "planted", {"pure_attention": {"exponent": 3.0}, "attention_ln": {"exponent": 2.0}})]}
+    monkeypatch.setattr(W, "depth_results", lambda quick: fake)
+    (e,) = W.ln_rate_slower(CheckContext(dps=30, quick=True))
+    assert e.holds is True
+
+
+# --- item 4: DONG.qk-norm and DONG.residual-scaling --------------------------------------------------------------
+
+def test_qk_norm_is_conditional_on_a_fixed_scale():
+    h = _headline("DONG.qk-norm")
+    assert h.verdict == "conditional"
+    assert h.condition == "holds in fixed-scale (supported); fails in learned-gain"
+
+
+def test_residual_scaling_is_conditional_on_uncorrelated_branches():
+    """The audit's aligned model, exactly: unit-variance branches f_l = x_0 give Var x_L = (1 + sqrt(L/2))^2."""
+    h = _headline("DONG.residual-scaling")
+    assert h.verdict == "conditional"
+    assert h.condition == "holds in uncorrelated-branches (proved); fails in aligned-branches"
+    (e,) = [e for e in h.evidence if e.regime == "aligned-branches"]
+    L = sympy.Symbol("L", integer=True, positive=True)
+    assert sympy.simplify(sympy.sympify(e.numbers["Var_x_L"], locals={"L": L}) - (1 + sympy.sqrt(L / 2)) ** 2) == 0
+    assert e.holds is False
+
+
+def test_aligned_branch_check_can_hold(monkeypatch):
+    """Planted: if the aligned variance were bounded (a limit the check reads as finite), the check would hold."""
+    monkeypatch.setattr(E.sympy, "limit", lambda *a, **k: sympy.Rational(3, 2))
+    assert E.aligned_branch_variance(None)[0].holds is True
+
+
+# --- item 5: RW.noci-vanishing-gradients ------------------------------------------------------------------------
+
+def test_noci_attribution_is_not_checkable_and_the_mathematics_a_reading():
+    """Like the DONG.attr-* attributions: the headline (what Noci et al. showed) is not checkable; the lemma (query
+    and key gradients vanish at a collapsed input) decides the reading 'collapsed-input'."""
+    r = quick_run("RW.noci-vanishing-gradients")
+    assert r.error is None, r.error
+    assert r.literal.verdict == "not-checkable" and "attribution" in r.literal.reason
+    assert r.reading("collapsed-input").verdict in ("proved", "supported")  # proved with coqc, else the derivation
+    assert all(e.holds for e in r.reading("collapsed-input").evidence if e.holds is not None)
+
+
+def test_alpha_reciprocal_non_symmetric_scores_are_not_reversible():
+    """Decided from the scores (exp injective) when the softmax is transcendental (rational, non-integer scores), and
+    confirmed on the 2^k softmax when the scores are integers."""
+    x = {"X": Matrix([[1, 0], [0, 1]]), "M": [Matrix([[0, Rational(1, 3)], [0, 0]])]}
+    d = RC.attention_reversible(x)
+    assert d.value is False and "not symmetric" in d.how and "confirmed" not in d.how
+    x = {"X": Matrix([[1, 0], [0, 1]]), "M": [Matrix([[0, 2], [0, 0]])]}
+    d = RC.attention_reversible(x)
+    assert d.value is False and "not symmetric" in d.how and "Z_1 A_12 = 4 != Z_2 A_21 = 1" in d.how
