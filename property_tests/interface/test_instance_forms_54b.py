@@ -62,9 +62,9 @@ def test_pre_ln_variance_constant_row_fails_the_premise(capsys):
 
 
 def test_attention_graph_and_qk_norm_on_seeded_heads(capsys):
-    for cid in ("DONG.fully-connected-graph", "DONG.qk-norm"):
+    for cid, key in (("DONG.fully-connected-graph", "literal"), ("DONG.qk-norm", "fixed-scale")):
         r = _check(capsys, cid, "--X", "[[1,2],[3,4],[0,1]]", "--heads", "1")
-        assert r["literal"]["on_this_instance"] == "holds", (cid, r["literal"])
+        assert r[key]["on_this_instance"] == "holds", (cid, r[key])
 
 
 def test_prop63_holds_on_a_generic_head(capsys):
@@ -151,11 +151,12 @@ def test_increase_not_unconditional_witness_and_non_witness(capsys):
 
 
 def test_noci_gradients_at_a_collapsed_input(capsys):
+    # the headline is an attribution (audit 62); the mathematics is the reading collapsed-input
     r = _check(capsys, "RW.noci-vanishing-gradients", "--X", "[[1,2],[1,2],[1,2]]", "--heads", "1")
-    assert r["literal"]["on_this_instance"] == "holds"
+    assert r["collapsed-input"]["on_this_instance"] == "holds"
     assert r["values-still-learn"]["on_this_instance"] == "holds"
     r = _check(capsys, "RW.noci-vanishing-gradients", "--X", "[[1,2],[1,3],[1,2]]", "--heads", "1")
-    assert r["literal"]["on_this_instance"] == "premise-fails"
+    assert r["collapsed-input"]["on_this_instance"] == "premise-fails"
 
 
 def test_zhai_two_extremes_and_strengthens(capsys):
