@@ -79,6 +79,7 @@ __all__ = [
     "not_checkable", "predicted", "evidence_from_record", "FAILURE_LABELS", "counterexample_file", "store_command",
     "NULL_SET_LEMMAS",
     "genericity_argument", "failing_box", "identical_failure", "perturbation_probe", "labelled_failure",
+    "label_by_boxes",
 ]
 
 EVIDENCE_KINDS = ("formal", "exact", "interval-certified", "float-evidence", "counterexample", "none")
@@ -672,6 +673,15 @@ def perturbation_probe(what: str, *, point: str, probes: int, restored: int, fai
     return _ev("interval-certified" if certified else "exact", "instances", False, f"{what}: {words}", arithmetic,
                regime, {"probes": probes, "restored": restored, "failed": failed, "seed": seed, "scale": scale},
                label=label)
+
+
+def label_by_boxes(evidence: list[Evidence]) -> list[Evidence]:
+    """A study's evidence with each failing aggregate of exact instances labelled ``robust`` by the certified box
+    (or identity) its regime carries: the studies that use this draw the box around a failure of that aggregate.
+    A failing aggregate in a regime without one is left unlabelled (the ledger test refuses it)."""
+    boxes = {e.regime: e for e in evidence if e.scope == "positive-measure" and e.holds is False}
+    return [labelled_failure(e, boxes[e.regime]) if e.holds is False and e.kind == "exact" and e.scope == "instances"
+            and e.label is None and e.regime in boxes else e for e in evidence]
 
 
 def labelled_failure(e: Evidence, certificate: Evidence) -> Evidence:

@@ -1213,6 +1213,8 @@ claim(
     statement=r"\text{BERT (pretrained), SAN: }\rho_l<0.005\ \text{for every }l\ge5,\ \rho_4\ge0.005",
     hypotheses=("SAN = attention + W_O + the post-attention LayerNorm, no skip, FFN removed",),
     conclusion="the plotted ratio prints as 0.00 from layer 5", regimes=("all",), form="concrete",
+    formal_gap=FormalGap("finite-instance", "the plotted values of one published figure (read from the authors' vector "
+                                            "PDF), compared with 0.005: a Coq proof would restate the comparison"),
     checks=[_figure_first_below("BERT", "pretrained", "SAN", 5)], off_instance=_FIG_OFF,
     depends_on=("DONG.regime-collapse",), chapter="dong_collapse",
     notion="residual: Dong's composite-norm ratio ||X - mean|| / ||X||, as plotted",
@@ -1224,6 +1226,8 @@ claim(
     statement=r"\text{ALBERT (pretrained), SAN+skip: }\rho_l<0.005\ \text{for every }l\ge8,\ \rho_7\ge0.005",
     hypotheses=("SAN+skip = the attention block with its skip, FFN removed",),
     conclusion="the plotted ratio prints as 0.00 from layer 8", regimes=("all",), form="concrete",
+    formal_gap=FormalGap("finite-instance", "the plotted values of one published figure (read from the authors' vector "
+                                            "PDF), compared with 0.005: a Coq proof would restate the comparison"),
     checks=[_figure_first_below("Albert", "pretrained", "SAN+skip", 8)], off_instance=_FIG_OFF,
     depends_on=("DONG.attr-residual-remedy",), chapter="dong_collapse",
     notion="residual: Dong's composite-norm ratio ||X - mean|| / ||X||, as plotted",

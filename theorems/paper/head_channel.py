@@ -80,6 +80,7 @@ from ..framework import (
     exact_complete,
     exact_instances,
     failing_box,
+    label_by_boxes,
     not_checkable,
     not_on_user_input,
     stable_seed,
@@ -255,7 +256,8 @@ def block_records_evidence(records: list[dict], words: str) -> list[Evidence]:
                                        "sum_h Y_h W_O^h), random integer X, W_O, Y_h, gamma)", met=r["met"],
                                        held=r["held"], arithmetic=POST_LN_ARITH, regime=r["regime"],
                                        first_failure=r["first"]))
-    return out
+    # a failing aggregate is labelled robust by its regime's certified box, drawn around that regime's first failure
+    return label_by_boxes(out)
 
 
 def post_ln_evidence(seed: str, conclusion, words: str, eps=0) -> list[Evidence]:

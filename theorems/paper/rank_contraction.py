@@ -50,6 +50,7 @@ from ..framework import (
     exact_instances,
     failing_box,
     identical_failure,
+    label_by_boxes,
     labelled_failure,
     not_checkable,
     perturb_value,
@@ -411,7 +412,7 @@ def causal_prop63_evidence(ctx, block_type: str | None = None, stream: bool = Fa
                   "every score, so it drops out)",
                 witness=f"{n}x{d}, d_k = {dk}, rank N = {rN}: minor (rows {mm[0]}, cols {mm[1]}) = {mm[2]}" if mm else
                         "no non-zero minor", witness_holds=mm is not None, arithmetic=_CAUSAL_ARITH, regime=regime))
-    return out
+    return label_by_boxes(out)  # a failing aggregate: robust by its regime's box (drawn at a rise among its failures)
 
 
 def _rise_box(AN: Matrix, WV: Matrix, WO: Matrix, k: int, what: str, regime: str) -> Evidence | None:
@@ -1409,6 +1410,9 @@ claim(
                       note="'purely directional'; alpha = 1 needs d_k >= 2 (RC.alpha-range); M = 0 is excluded: "
                            "alpha(0) = 0 (x / 0 = 0) while 0 = -0^T, so the equivalence fails there")],
     chapter="rank_contraction",
+    formal_gap=FormalGap("not-yet-proved", "symmetric scores S = S^T give a reversible softmax A (Z_i A_ij = exp S_ij "
+                                           "= Z_j A_ji with Z the row sums): one line over MathComp-Analysis's expR, "
+                                           "not yet written"),
 )
 
 

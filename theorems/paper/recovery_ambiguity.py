@@ -71,6 +71,7 @@ from ..framework import (
     exact_complete,
     exact_instances,
     failing_box,
+    label_by_boxes,
     not_checkable,
     stable_seed,
     symbolic_identity,
@@ -240,7 +241,7 @@ def _records_evidence(records: list[dict], words: str) -> list[Evidence]:
             out.append(exact_instances(f"{r['tag']}, X, gamma, beta, W_O known: {words} (the fibre of (Y_h) -> LN(X + "
                                        "sum_h Y_h W_O^h))", met=r["met"], held=r["held"], arithmetic=_POST_LN_ARITH,
                                        regime=r["regime"], first_failure=r["first"]))
-    return out
+    return label_by_boxes(out)  # a failing aggregate: robust by its regime's box (drawn around its first failure)
 
 
 def post_ln_count_evidence(ctx, eps=0) -> list[Evidence]:
