@@ -416,15 +416,22 @@ def _wv_zero(x) -> Decided:
     return Decided(not bad, "exact: W_V = 0 in every head" if not bad else f"exact: W_V != 0 in head(s) {bad}")
 
 
-def _rank_kept(x) -> Decided:
-    """rank(X + MHA(X)) = rank X"""
+def _ranks_against_X(x):
+    """(rank X, lower, upper, how) for rank F(X) against the certified rank of X, or the Decided that says why
+    there is no comparison (rank X not certified, or F(X)'s rank not bounded)."""
     r = x["rank_X"]
     if r is None:
         return Decided(None, f"undecided: rank X is not certified ({x['rank_X_how']})")
     got = _certified_F_rank(x)
+    return got if isinstance(got, Decided) else (r, *got)
+
+
+def _rank_kept(x) -> Decided:
+    """rank(X + MHA(X)) = rank X"""
+    got = _ranks_against_X(x)
     if isinstance(got, Decided):
         return got
-    lo, hi, how = got
+    r, lo, hi, how = got
     if lo == hi == r:
         return Decided(True, f"certified: rank F(X) = {r} = rank X; {how}")
     if lo > r or hi < r:
@@ -434,13 +441,10 @@ def _rank_kept(x) -> Decided:
 
 def _rank_drops(x) -> Decided:
     """rank(X + MHA(X)) < rank X"""
-    r = x["rank_X"]
-    if r is None:
-        return Decided(None, f"undecided: rank X is not certified ({x['rank_X_how']})")
-    got = _certified_F_rank(x)
+    got = _ranks_against_X(x)
     if isinstance(got, Decided):
         return got
-    lo, hi, how = got
+    r, lo, hi, how = got
     if hi < r:
         return Decided(True, f"certified: rank F(X) <= {hi} < rank X = {r}; {how}")
     if lo >= r:
