@@ -118,8 +118,10 @@ def _bits(x):
 def succ(x):
     """succ(x), the float above x (the IEEE encoding is monotone: one more in the integer view for x >= 0, one less
     in magnitude for x < 0; -0 is read as +0): an upper bound of every real that rounds to x."""
-    i = _bits(np.asarray(x, dtype=np.float64) + 0.0)
-    return np.where(i >= 0, i + 1, i - 1).view(np.float64)
+    x = np.asarray(x, dtype=np.float64) + 0.0
+    i = _bits(x)
+    # +inf stays +inf (one more in the integer view would be a NaN); NaN stays NaN
+    return np.where(np.isposinf(x) | np.isnan(x), x, np.where(i >= 0, i + 1, i - 1).view(np.float64))
 
 
 def pred(x):
@@ -127,8 +129,9 @@ def pred(x):
 
 
 def _up_nonneg(s, bump):
-    """succ(s) where ``bump`` (s >= 0, not -0), s itself elsewhere."""
-    return (_bits(s) + bump).view(np.float64)
+    """succ(s) where ``bump`` (s >= 0, not -0), s itself elsewhere; an overflow (+inf) stays +inf, a true upper
+    bound, never the NaN that one more in the integer view would give."""
+    return np.where(np.isposinf(s), s, (_bits(s) + (bump & ~np.isinf(s))).view(np.float64))
 
 
 def add_up(a, b):
