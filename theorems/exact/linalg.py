@@ -83,22 +83,51 @@ def rank(M: Matrix) -> int:
     return int(to_fmpq_mat(M, transpose=r < c).rank())
 
 
+#: the prime of the modular pivot search in :func:`nonzero_minor` (a Mersenne prime, as in the certified ranks)
+_MINOR_PRIME = 2 ** 61 - 1
+
+
+def _pivots(R, r: int) -> list[int]:
+    """The pivot columns of a reduced row echelon form ``R`` of rank ``r``."""
+    out: list[int] = []
+    j = 0
+    for i in range(r):
+        while R[i, j] == 0:
+            j += 1
+        out.append(j)
+        j += 1
+    return out
+
+
+def _greedy_columns(F: flint.fmpq_mat) -> list[int]:
+    """rank F independent columns of ``F``: the pivots of the echelon form of F times a common denominator modulo
+    :data:`_MINOR_PRIME` (columns independent mod p are independent over Q; greedy from the left mod p, which is the
+    greedy choice over Q unless p divides one of F's minors), or, when the rank mod p falls short of the rank over Q,
+    the pivots of F's echelon form over Q. A wide echelon form over Q costs about 0.5 s at 24 x 385; mod p, under a
+    millisecond."""
+    Z, _ = F.numer_denom()
+    R, r = flint.nmod_mat(Z, _MINOR_PRIME).rref()
+    if r == (F if F.nrows() >= F.ncols() else F.transpose()).rank():  # FLINT's rank is fast on tall matrices
+        return _pivots(R, r)
+    Rq, rq = F.rref()
+    return _pivots(Rq, rq)
+
+
 def nonzero_minor(M: Matrix, k: int) -> tuple[list[int], list[int], Rational] | None:
-    """(rows, columns, value) of a non-zero k x k minor of an exact matrix (None when rank M < k): the first k
-    independent rows, then the first k independent columns of those rows (greedy, exact ranks)."""
-    rows: list[int] = []
-    for i in range(M.shape[0]):
-        if len(rows) < k and rank(M.extract(rows + [i], list(range(M.shape[1])))) == len(rows) + 1:
-            rows.append(i)
+    """(rows, columns, value) of a non-zero k x k minor of an exact matrix (None when rank M < k): k independent
+    rows, then k independent columns of those rows, the first ones of echelon forms (:func:`_greedy_columns`); the
+    value is the minor's exact determinant over Q (FLINT), non-zero by construction."""
+    if k == 0:
+        return [], [], Rational(1)
+    F = to_fmpq_mat(M)
+    rows = _greedy_columns(F.transpose())[:k]
     if len(rows) < k:
         return None
-    sub = M.extract(rows, list(range(M.shape[1])))
-    cols: list[int] = []
-    for j in range(M.shape[1]):
-        if len(cols) < k and rank(sub.extract(list(range(k)), cols + [j])) == len(cols) + 1:
-            cols.append(j)
-    value = sub.extract(list(range(k)), cols).det()
-    return rows, cols, Rational(value)
+    sub = flint.fmpq_mat(k, F.ncols(), [F[i, j] for i in rows for j in range(F.ncols())])
+    cols = _greedy_columns(sub)[:k]
+    value = flint.fmpq_mat(k, k, [sub[i, j] for i in range(k) for j in cols]).det()
+    assert value != 0  # k independent rows, then k independent columns of them: a non-singular minor
+    return rows, cols, Rational(int(value.p), int(value.q))
 
 
 def identically_zero(e) -> bool:

@@ -1,0 +1,61 @@
+"""theorems.exact.linalg.nonzero_minor: a non-zero k x k minor of an exact matrix, found by echelon forms modulo
+p = 2^61 - 1 (fast on wide site matrices) with the exact echelon form over Q as the fallback.
+
+Planted bugs that turn these red (run by hand): the fallback removed (``if True:`` before ``return _pivots(R, r)``):
+``test_nonzero_minor_falls_back_to_q_when_p_divides_the_minor``; the columns taken from the first rows of the
+echelon form instead of its pivots (``_pivots`` returning ``list(range(r))``):
+``test_nonzero_minor_is_a_non_zero_minor_with_its_exact_value``.
+"""
+from __future__ import annotations
+
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from theorems.exact.linalg import nonzero_minor, rank
+
+P = 2 ** 61 - 1
+
+
+@st.composite
+def low_rank_rationals(draw):
+    n, d = draw(st.integers(1, 6)), draw(st.integers(1, 7))
+    r = draw(st.integers(0, min(n, d)))
+    q = st.builds(sympy.Rational, st.integers(-4, 4), st.integers(1, 3))
+    A = sympy.Matrix(n, r, lambda i, j: draw(q))
+    B = sympy.Matrix(r, d, lambda i, j: draw(st.integers(-3, 3)))
+    return A * B if r else sympy.zeros(n, d)
+
+
+@settings(max_examples=120)
+@given(low_rank_rationals(), st.integers(0, 7))
+def test_nonzero_minor_is_a_non_zero_minor_with_its_exact_value(M, k):
+    got = nonzero_minor(M, k)
+    if k > rank(M):
+        assert got is None
+        return
+    rows, cols, value = got
+    assert len(rows) == len(cols) == k and len(set(rows)) == k and len(set(cols)) == k
+    assert value != 0 and value == M.extract(rows, cols).det()  # sympy's own determinant
+
+
+def test_nonzero_minor_falls_back_to_q_when_p_divides_the_minor():
+    """Entries that are multiples of p vanish mod p: the modular rank falls short and the exact echelon form
+    decides (the greedy choice over Q: the first row and column)."""
+    M = sympy.Matrix([[P, 0], [0, 0]])
+    assert nonzero_minor(M, 1) == ([0], [0], sympy.Integer(P))
+    M2 = sympy.Matrix([[P, 1], [2 * P, 3]])  # det = P: zero mod p
+    rows, cols, value = nonzero_minor(M2, 2)
+    assert (rows, cols, value) == ([0, 1], [0, 1], sympy.Integer(P))
+
+
+def test_nonzero_minor_on_a_wide_dyadic_site_matrix():
+    """A 12 x 200 matrix of float64 values taken exactly, with a repeated column: the repeat is skipped."""
+    import numpy as np
+    from fractions import Fraction
+    A = np.random.default_rng(0).normal(size=(12, 200))
+    A[:, 5] = A[:, 3]
+    M = sympy.Matrix(12, 200, [sympy.Rational(Fraction(float(v))) for v in A.ravel()])
+    rows, cols, value = nonzero_minor(M, 12)
+    assert rows == list(range(12)) and 5 not in cols and cols[:5] == [0, 1, 2, 3, 4]
+    assert value == M.extract(rows, cols).det()
