@@ -8,6 +8,9 @@ echelon form instead of its pivots (``_pivots`` returning ``list(range(r))``):
 """
 from __future__ import annotations
 
+from fractions import Fraction
+
+import numpy as np
 import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -51,8 +54,6 @@ def test_nonzero_minor_falls_back_to_q_when_p_divides_the_minor():
 
 def test_nonzero_minor_on_a_wide_dyadic_site_matrix():
     """A 12 x 200 matrix of float64 values taken exactly, with a repeated column: the repeat is skipped."""
-    import numpy as np
-    from fractions import Fraction
     A = np.random.default_rng(0).normal(size=(12, 200))
     A[:, 5] = A[:, 3]
     M = sympy.Matrix(12, 200, [sympy.Rational(Fraction(float(v))) for v in A.ravel()])
