@@ -3,11 +3,13 @@ exact evidence the audit gave (or a test refuting it)."""
 from __future__ import annotations
 
 import copy
+from decimal import Decimal
 
 import pytest
 import sympy
 from sympy import Matrix, Rational
 
+from proofs_numeric.ledger import get
 from proofs_numeric.witnesses import related_work as W
 from property_tests.paper.quick_runs import quick_run
 from theorems.exact.attention import exact_softmax
@@ -102,16 +104,66 @@ def test_alpha_reciprocal_reversibility_can_fail(monkeypatch):
     assert RC.attention_reversible(x).value is False
 
 
-# --- item 3: RW.wu-comparison-rate -----------------------------------------------------------------------------
+# --- item 3: RW.wu-comparison-rate (re-decided after audit 63) --------------------------------------------------
 
-def test_wu_comparison_headline_is_the_rate_and_the_delay_a_reading():
-    """'True for convergence rate': the headline compares the exponents (about 3 with and without LN: unsupported);
-    LN postponing the first crossing by a layer is the reading 'crossing-delay' (certified)."""
+def test_wu_comparison_headline_is_certified_by_the_metastable_witness():
+    """'LN can slow collapse in certain regimes (true for convergence rate)' is existential: one certified witness
+    decides it. Same weights and input: without LN rho_l < 2^-52 from layer 7, with LN rho_l > 1/2 at every layer to
+    40. The limit exponent is the reading 'asymptotic-exponent' (typical Gaussian weights, float), the one-layer delay
+    on the depth study's weights 'crossing-delay'."""
     r = quick_run("RW.wu-comparison-rate")
     assert r.error is None, r.error
     by = {rr.key: (rr.verdict, rr.strength) for rr in r.readings}
-    assert by["literal"] == ("unsupported", "float")
+    assert by["literal"] == ("certified", "interval")
+    assert by["asymptotic-exponent"] == ("unsupported", "float")
     assert by["crossing-delay"] == ("certified", "interval")
+    (w,) = [e for e in r.literal.evidence if e.kind == "interval-certified"]
+    assert w.holds is True and w.numbers["crossing_without_ln"] == 7 and w.numbers["layers"] == 40
+    assert "40" in get("RW.wu-comparison-rate").statement
+    (f,) = [e for e in r.literal.evidence if e.kind == "float-evidence"]
+    assert f.summary.startswith("typical Gaussian weights")
+
+
+def test_wu_witness_enclosures_are_the_ones_stated():
+    """The arb runs themselves: every LN enclosure lies above 1/2 (the last within 1e-5 of sqrt 3 / 2), and the
+    run without LN is certainly below 2^-52 at layer 7 and certainly above it at layer 6."""
+    from proofs_numeric.witnesses.dong_collapse import run
+    bare, ln = run(W.LN_SLOWS_CFG, "pure_attention"), run(W.LN_SLOWS_CFG, "attention_ln")
+    assert [r["rho_below_2^-52"] for r in bare["layers"][6:8]] == [False, True]
+    lows = [Decimal(r["rho_enclosure"][0]) for r in ln["layers"]]
+    assert len(lows) == 41 and min(lows) > Decimal("0.78")
+    lo, hi = (Decimal(x) for x in ln["layers"][-1]["rho_enclosure"])
+    assert abs(lo - Decimal(3).sqrt() / 2) < Decimal("1e-5") and hi - lo < Decimal("1e-100")
+
+
+def test_wu_antipodal_fixed_point_exact():
+    """Three tokens at a, one at -a: A X = diag(t) X with t > 0 exactly when e^(6c) > 3, so LN(A X) = X, rho^2 = 3/4;
+    planted: c = 0 (uniform attention) makes the lone row's t negative, and the check says not a fixed point."""
+    ok, words = W.antipodal_fixed_point(4, 3)
+    assert ok and "rho^2 = 3/4" in words
+    ok0, words0 = W.antipodal_fixed_point(0, 3)
+    assert not ok0 and "every t_i > 0: False" in words0
+
+
+def test_wu_witness_can_fail(monkeypatch):
+    """Planted: a floor above sqrt 3 / 2 is not certified on the LN run, and the witness no longer holds."""
+    monkeypatch.setattr(W, "LN_SLOWS_FLOOR", Decimal("0.9"))
+    (e,) = W.ln_slows_witness(CheckContext(dps=30, quick=True))
+    assert e.holds is None and e.reason
+
+
+def test_wu_witness_needs_the_crossing(monkeypatch):
+    """Planted: if the run without LN never crossed 2^-52 the witness would not hold."""
+    real = W.run
+
+    def no_cross(cfg, regime):
+        out = dict(real(cfg, regime))
+        if regime == "pure_attention":
+            out["machine_precision_layer_certified"] = None
+        return out
+    monkeypatch.setattr(W, "run", no_cross)
+    (e,) = W.ln_slows_witness(CheckContext(dps=30, quick=True))
+    assert e.holds is None
 
 
 def test_wu_rate_check_can_hold(monkeypatch):
