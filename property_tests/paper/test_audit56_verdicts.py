@@ -181,6 +181,33 @@ def test_qk_norm_is_conditional_on_a_fixed_scale():
     h = _headline("DONG.qk-norm")
     assert h.verdict == "conditional"
     assert h.condition == "holds in fixed-scale (supported); fails in learned-gain"
+    (e,) = [e for e in h.evidence if e.regime == "learned-gain"]
+    assert e.holds is False and e.kind == "exact" and e.numbers == {"sup": "1", "margin": "1/(2^k + 1)"}
+    assert "exists\\,c<1" in get("DONG.qk-norm").statement
+
+
+def test_qk_norm_learned_gain_family_exact():
+    """Audit 63: 1024/1025 < 1 alone does not fail 'bounded below 1'; the family does: max_j A_1j = 2^k/(2^k + 1)
+    (the 2^k softmax), and for c = 1 - 2^-m the gain k = m already exceeds c, so no c < 1 bounds every gain."""
+    peak, k = E.qk_gain_family()
+    sup, matches, margin = E.learned_gain_sup(peak, k)
+    assert matches and sup == 1 and margin == "1/(2^k + 1)"
+    for m in range(1, 30):
+        assert peak.subs(k, m) > 1 - Rational(1, 2 ** m)
+
+
+def test_qk_norm_learned_gain_check_can_hold(monkeypatch):
+    """Planted: a softmax that never puts more than half on a token (a bounded family) makes the uniform bound hold;
+    the check then says so (and a closed form that disagrees with the softmax is undecided, not a failure)."""
+    peak, k = E.qk_gain_family()
+    half = peak / 2
+    monkeypatch.setattr(E, "qk_gain_family", lambda: (half, k))
+    monkeypatch.setattr(E, "exact_softmax", lambda X, M: sympy.Matrix([[half.subs(k, M[0, 0])] * 2] * 2))
+    (e,) = E._learned_gain(None)
+    assert e.holds is True
+    monkeypatch.setattr(E, "exact_softmax", lambda X, M: sympy.Matrix([[Rational(1, 3)] * 2] * 2))
+    (e,) = E._learned_gain(None)
+    assert e.holds is None
 
 
 def test_residual_scaling_is_conditional_on_uncorrelated_branches():
