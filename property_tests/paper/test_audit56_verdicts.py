@@ -248,3 +248,55 @@ def test_alpha_reciprocal_non_symmetric_scores_are_not_reversible():
     x = {"X": Matrix([[1, 0], [0, 1]]), "M": [Matrix([[0, 2], [0, 0]])]}
     d = RC.attention_reversible(x)
     assert d.value is False and "not symmetric" in d.how and "Z_1 A_12 = 4 != Z_2 A_21 = 1" in d.how
+
+
+# --- audit 63, lesser items: RC.alpha-reciprocal's names, RN.step2-reformulation's instance, DONG.feedback-step1 ----
+
+def test_alpha_reciprocal_headline_says_it_is_the_suites_interpretation():
+    """The headline's key is 'literal' (the framework's name for every headline); its statement and conclusion say
+    that reversibility is the suite's interpretation and name the reading of the letter (A = A^T)."""
+    c = get("RC.alpha-reciprocal")
+    assert "suite's interpretation" in c.statement and "matrix-symmetric" in c.statement
+    assert "suite's interpretation" in quick_run("RC.alpha-reciprocal").literal.evidence[0].summary
+
+
+def test_step2_reformulation_instance_meets_h1_to_h4():
+    """Audit 63: X = I breaks H2 (1 is in its row space); X = [[1, 0], [-1, 0]] meets H1-H4 and the two sides of the
+    'i.e.' still differ (sigma = (1/2, 1/2) not in col X~ = span (1, -1); X~ 1_d = 0)."""
+    from theorems.paper import rank_neutrality as RN
+    h = _headline("RN.step2-reformulation")
+    assert (h.verdict, h.strength) == ("refuted", "exact")
+    (e,) = h.evidence
+    assert "H1 holds, H2 holds, H3 holds, H4 holds" in e.summary and e.holds is False
+    agree, _ = RN.step2_reformulation_instance(Matrix(RN.STEP2_X))
+    assert agree is False
+
+
+def test_step2_reformulation_instance_outside_the_hypotheses_decides_nothing():
+    """Planted: the old X = I (H2 fails) and X = [[1, 0], [2, 0]] (H4 fails: sigma = (1/2, 1) in col X~) are not
+    instances inside the theorem's hypotheses, so the check is undecided, not a failure."""
+    from theorems.paper import rank_neutrality as RN
+    for X in (Matrix([[1, 0], [0, 1]]), Matrix([[1, 0], [2, 0]])):
+        agree, words = RN.step2_reformulation_instance(X)
+        assert agree is None and "fails" in words
+
+
+def test_feedback_step1_softmax_instance_exact():
+    """A = softmax(log 2 X M0 X^T), M0 = -3, X = (2, 1, -2)^T, W_V = I: a row-stochastic matrix softmax produces, and
+    ||R(AX)||_F^2 > ||R(X)||_F^2 = 26/3 exactly."""
+    a, b, A = D.softmax_feedback()
+    assert b == Rational(26, 3) and a > b and all(sum(A.row(i)) == 1 for i in range(3))
+    w = [Rational(2) ** k for k in (-6, -3, 6)]  # row of x = 1: scores -3 * 1 * (2, 1, -2) in units of log 2
+    assert list(A.row(1)) == [v / sum(w) for v in w]
+    r = quick_run("DONG.feedback-step1")
+    assert (r.literal.verdict, r.literal.strength) == ("refuted", "exact")
+    assert any("softmax attention layer" in e.summary and e.holds is False for e in r.literal.evidence)
+
+
+def test_feedback_step1_softmax_check_can_hold(monkeypatch):
+    """Planted: M0 = 0 (uniform attention) sends every token to the mean, ||R(AX)|| = 0: the check holds."""
+    a, b, _ = D.softmax_feedback(m0=0)
+    assert a == 0
+    monkeypatch.setattr(D, "softmax_feedback", lambda: (Rational(0), Rational(26, 3), sympy.eye(3)))
+    (e,) = D._softmax_feedback(None)
+    assert e.holds is True
