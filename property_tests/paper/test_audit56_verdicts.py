@@ -203,10 +203,10 @@ def test_qk_norm_learned_gain_check_can_hold(monkeypatch):
     half = peak / 2
     monkeypatch.setattr(E, "qk_gain_family", lambda: (half, k))
     monkeypatch.setattr(E, "exact_softmax", lambda X, M: sympy.Matrix([[half.subs(k, M[0, 0])] * 2] * 2))
-    (e,) = E._learned_gain(None)
+    (e,) = E.learned_gain_check(None)
     assert e.holds is True
     monkeypatch.setattr(E, "exact_softmax", lambda X, M: sympy.Matrix([[Rational(1, 3)] * 2] * 2))
-    (e,) = E._learned_gain(None)
+    (e,) = E.learned_gain_check(None)
     assert e.holds is None
 
 
@@ -298,5 +298,5 @@ def test_feedback_step1_softmax_check_can_hold(monkeypatch):
     a, b, _ = D.softmax_feedback(m0=0)
     assert a == 0
     monkeypatch.setattr(D, "softmax_feedback", lambda: (Rational(0), Rational(26, 3), sympy.eye(3)))
-    (e,) = D._softmax_feedback(None)
+    (e,) = D.softmax_feedback_check(None)
     assert e.holds is True

@@ -64,7 +64,8 @@ from ..framework import (
 )
 
 __all__ = ["skip_bound_holds", "rank_blind_to_collapse", "stochastic_power_sigma2", "barycentric", "markov_bound_holds",
-           "recheck_no_contraction_bound", "recheck_rank_decay_not_prevented", "DECAY_LAYERS"]
+           "recheck_no_contraction_bound", "recheck_rank_decay_not_prevented", "DECAY_LAYERS",
+           "FEEDBACK_X", "FEEDBACK_M0", "softmax_feedback", "softmax_feedback_check"]
 
 
 def skip_bound_holds(log10_norms: list[float], gamma_w: float, tol: float = 1e-9) -> bool | None:
@@ -754,7 +755,7 @@ def softmax_feedback(xs=FEEDBACK_X, m0: int = FEEDBACK_M0) -> tuple[Rational, Ra
     return _R2(A * X), _R2(X), A
 
 
-def _softmax_feedback(ctx) -> list[Evidence]:
+def softmax_feedback_check(ctx) -> list[Evidence]:
     a, b, A = softmax_feedback()
     rows = "; ".join("(" + ", ".join(f"{float(v):.4f}" for v in A.row(i)) + ")" for i in range(A.shape[0]))
     return [exact_complete(f"a softmax attention layer (W_V = I): X = {list(FEEDBACK_X)}^T, A = softmax(log 2 X M0 "
@@ -772,7 +773,7 @@ claim(
     hypotheses=("P row-stochastic",), conclusion="||R(PX)||_F < ||R(X)||_F", regimes=("all",),
     # the same exact instances as DONG.non-expansive's reading toward-center, and an attention matrix that softmax
     # produces (audit 63: a row-stochastic P need not be one)
-    checks=[_toward_center, _softmax_feedback],
+    checks=[_toward_center, softmax_feedback_check],
     chapter="dong_collapse", notion="residual: ||R(PX)||_F against ||R(X)||_F",
     off_instance=OffInstance("inference", "the first step of the explainer's feedback loop (audit 62: a sentence "
                                           "with no claim of its own)"),

@@ -49,7 +49,8 @@ from ..framework import (
 )
 
 __all__ = ["path_sum", "forward_with", "paths_match", "path_instances", "one_hot_limits", "adjacency_walk", "walk_converges",
-           "gelu_affine_gap", "PATH_SHAPES", "aligned_branch_variance"]
+           "gelu_affine_gap", "PATH_SHAPES", "aligned_branch_variance",
+           "QK_GAIN_CHECKED", "qk_gain_family", "learned_gain_sup", "learned_gain_check"]
 
 _EXACT = "exact (sympy rationals; 2^k softmax)"
 _SEC = "Dong explainer: "
@@ -720,7 +721,7 @@ def learned_gain_sup(peak: sympy.Expr, k: sympy.Symbol) -> tuple[sympy.Expr, boo
     return sup, matches, str(sympy.simplify(1 - peak)).replace("**", "^")
 
 
-def _learned_gain(ctx) -> list[Evidence]:
+def learned_gain_check(ctx) -> list[Evidence]:
     peak, k = qk_gain_family()
     sup, matches, margin = learned_gain_sup(peak, k)
     ten = exact_softmax(sympy.eye(2), 10 * sympy.eye(2))[0, 0]
@@ -751,7 +752,7 @@ claim(
     hypotheses={"non-zero queries and keys": _nonzero_rows}, conclusion=_bounded_logits,
     instances=Pool(rows=_qk_rows, arithmetic="exact rationals (Cauchy-Schwarz squared)"),
     regimes=("fixed-scale", "learned-gain"),
-    checks=[_learned_gain],
+    checks=[learned_gain_check],
     readings=[Reading("fixed-scale", r"\hat q_i=q_i/\|q_i\|,\ \hat k_j=k_j/\|k_j\|:\ |s\,\hat q_i\cdot\hat k_j|\le s"
                                      r"\Rightarrow\max_jA_{ij}\le\frac1{1+(n-1)e^{-2s}}<1\ \text{(fixed scale }s)",
                       hypotheses={"non-zero queries and keys": _nonzero_rows}, conclusion=_bounded_logits,

@@ -100,7 +100,8 @@ from ..framework import (
 from ..framework.memo import process_cache
 
 __all__ = ["PROOF_STEPS", "PAPER_PROOF_AUDIT", "stress", "TOKEN_SHAPES", "FAMILIES", "POOL", "USER_INSTANCE",
-           "from_user", "HYPOTHESIS", "effective_rank"]
+           "from_user", "HYPOTHESIS", "effective_rank", "STEP2_X",
+           "step2_reformulation_instance"]
 
 n, d = symbols("n d", positive=True, integer=True)
 
