@@ -96,7 +96,9 @@ class DepthConfig:
     #: "negative-identity": W_Q = W_K = sqrt(qk_scale) I, W_V = I, W_O = -I (d_k = d): sharp,
     #: near-identity attention with W_V W_O = -I, the adversary of the skip-connection bound;
     #: "orthogonal": Gaussian W_Q, W_K and W_V^h = Q[:, head h], W_O^h = P[head h, :] for random orthogonal
-    #: Q, P (H d_k = d), so sum_h W_V^h W_O^h = vo_scale Q P is orthogonal (the value maps of Wu et al. 2024)
+    #: Q, P (H d_k = d), so sum_h W_V^h W_O^h = vo_scale Q P is orthogonal (the value maps of Wu et al. 2024);
+    #: "identity": W_Q = W_K = sqrt(qk_scale) I, W_V = W_O = I (H = 1, d_k = d): logits qk_scale x_i.x_j / sqrt(d),
+    #: A X with no mixing of features (the metastable two-cluster witness of RW.wu-comparison-rate)
     weights: str = "gaussian"
 
     def __post_init__(self):
@@ -113,7 +115,7 @@ def arb_context(dps: int) -> T.ArbContext:
 
 
 #: the weight families of :class:`DepthConfig`
-WEIGHTS = ("gaussian", "negative-identity", "orthogonal")
+WEIGHTS = ("gaussian", "negative-identity", "orthogonal", "identity")
 
 
 def draw_weights(cfg: DepthConfig):
@@ -127,6 +129,11 @@ def draw_weights(cfg: DepthConfig):
             raise ValueError("negative-identity weights need d_k = d")
         I = np.eye(d)
         heads = [(math.sqrt(cfg.qk_scale) * I, math.sqrt(cfg.qk_scale) * I, I, -I / cfg.H) for _ in range(cfg.H)]
+    if cfg.weights == "identity":
+        if dk != d or cfg.H != 1:
+            raise ValueError("identity weights need H = 1 and d_k = d")
+        I = np.eye(d)
+        heads = [(math.sqrt(cfg.qk_scale) * I, math.sqrt(cfg.qk_scale) * I, I, I)]
     if cfg.weights == "orthogonal":
         if cfg.H * dk != d:
             raise ValueError("orthogonal value maps need H d_k = d")

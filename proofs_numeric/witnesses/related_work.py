@@ -9,12 +9,19 @@
 """
 from __future__ import annotations
 
-import numpy as np
+import math
+from decimal import Decimal
 
+import mpmath
+import numpy as np
+import sympy
+
+from proofs_numeric.core.transformer import workdps
 from proofs_numeric.witnesses.dong_collapse import (
     DEPTH_DPS,
     EXPONENT_TOL,
     LN_COLLAPSE,
+    DepthConfig,
     depth_results,
     dong_collapse_evidence,
     exponent_evidence,
@@ -23,12 +30,14 @@ from proofs_numeric.witnesses.dong_collapse import (
     ln_collapses_orthogonal,
     no_dong_collapse,
     no_rank_collapse_as_claim,
+    run,
 )
 from theorems.exact import transformer as T
 from theorems.framework import Evidence, float_statistic, interval_witness, stable_seed
 
 __all__ = ["WIDTH_NS", "WIDTH_D", "width_spectra", "width_evidence", "ln_can_slow", "ln_both_directions",
-           "ln_rate_slower", "EVIDENCE"]
+           "ln_rate_slower", "LN_SLOWS_CFG", "LN_SLOWS_FLOOR", "ln_slows_witness", "antipodal_fixed_point",
+           "EVIDENCE"]
 
 _FIT_RATE = "medians of log rho_(l+1) / log rho_l from arb enclosures (fits: float evidence)"
 _ARB = f"python-flint arb balls at {DEPTH_DPS} digits ((m, R) form): certified first layers below 2^-52"
@@ -80,10 +89,79 @@ def ln_rate_slower(ctx) -> list[Evidence]:
     pairs = [(w, a, b) for w, a, b in pairs if a is not None and b is not None]
     slower = [(w, a, b) for w, a, b in pairs if a - b > EXPONENT_TOL]
     diffs = [b - a for _, a, b in pairs]
-    return [float_statistic(f"exponents with LN minus without, over {len(pairs)} configurations: from "
+    return [float_statistic(f"typical Gaussian weights (the depth study's {len(pairs)} configurations, no witness "
+                            f"search): exponents with LN minus without: from "
                             f"{min(diffs):+.4f} to {max(diffs):+.4f}; smaller by more than {EXPONENT_TOL} in "
                             f"{len(slower)}", None if not pairs else bool(slower), arithmetic=_FIT_RATE,
                             reason=None if pairs else "no exponent measured")]
+
+
+#: the witness of RW.wu-comparison-rate (audit 63): pure attention with W_Q = W_K = 2 I, W_V = W_O = I (logits
+#: 4 x_i.x_j / sqrt 3), n = 4 tokens in d = 3, X_0 the depth study's draw for seed 8; with LN after every layer the
+#: tokens settle into three at a and one at -a (rho = sqrt 3 / 2), without LN they collapse cubically
+LN_SLOWS_CFG = DepthConfig(n=4, d=3, H=1, d_k=3, layers=40, dps=DEPTH_DPS, seed=8, weights="identity", qk_scale=4.0)
+#: the certified floor of rho_l with LN at every layer of the witness
+LN_SLOWS_FLOOR = Decimal("0.5")
+
+
+def antipodal_fixed_point(qk: int, d_k: int) -> tuple[bool, str]:
+    """Whether X = [a; a; a; -a] (a = (1, 1, -2) / sqrt 2: mean 0, variance 1) is a fixed point of
+    X -> LN(softmax(c X X^T) X), c = qk / sqrt(d_k), and its rho: row i of A X is t_i X_i (exactly, sympy) with
+    t_i = sum_j e^(3c s_i s_j) s_i s_j / sum_j e^(3c s_i s_j), s = (1, 1, 1, -1), every t_i > 0 (an mpmath interval;
+    row 4 needs e^(6c) > 3), and LN(t x) = x for t > 0 and x = LN(x)."""
+    c = sympy.Integer(qk) / sympy.sqrt(d_k)
+    a = sympy.Matrix([[1, 1, -2]]) / sympy.sqrt(2)
+    sg = (1, 1, 1, -1)
+    X = sympy.Matrix.vstack(*[s * a for s in sg])
+    E = (c * X * X.T).applyfunc(sympy.exp)
+    t_exact = [sympy.Add(*[E[i, j] * sg[i] * sg[j] for j in range(4)]) / sum(E.row(i)) for i in range(4)]
+    parallel = all(sympy.simplify((E.row(i) * X) / sum(E.row(i)) - t_exact[i] * X.row(i)) == sympy.zeros(1, 3)
+                   for i in range(4))
+    with workdps(mpmath.iv, 30):
+        civ = mpmath.iv.mpf(qk) / mpmath.iv.sqrt(d_k)
+        t = [sum(mpmath.iv.exp(3 * civ * s * u) * s * u for u in sg) / sum(mpmath.iv.exp(3 * civ * s * u) for u in sg)
+             for s in sg]
+        positive = all(ti.a > 0 for ti in t)
+    ln_fixed = all(sum(X.row(i)) == 0 and sympy.simplify(sum(v ** 2 for v in X.row(i)) / 3) == 1 for i in range(4))
+    R = X - sympy.ones(4, 1) * (sympy.ones(1, 4) * X / 4)
+    rho2 = sympy.simplify(sum(v ** 2 for v in R) / sum(v ** 2 for v in X))
+    ok = bool(parallel and positive and ln_fixed)
+    return ok, (f"X = [a; a; a; -a], a = (1, 1, -2)/sqrt 2 (mean 0, variance 1) is {'an' if ok else 'not an'} exact "
+                f"fixed point of X -> LN(softmax(c X X^T) X) "
+                + ("(A X = diag(t) X with every t_i > 0, since e^(6c) > 3)" if ok else
+                   f"(rows of A X parallel: {parallel}; every t_i > 0: {positive}; rows of X normalised: {ln_fixed})")
+                + f", with rho^2 = {rho2}")
+
+
+def _enclosure(rec: dict) -> tuple[Decimal, Decimal]:
+    lo, hi = rec["rho_enclosure"]
+    return Decimal(lo), Decimal(hi)
+
+
+def ln_slows_witness(ctx) -> list[Evidence]:
+    """The certified witness: on the same weights and input, rho_l without LN falls below 2^-52 within the run while
+    with LN every rho_l stays certainly above :data:`LN_SLOWS_FLOOR` (the depth study's (m, R) arb runs)."""
+    cfg = LN_SLOWS_CFG
+    bare, ln = run(cfg, "pure_attention"), run(cfg, "attention_ln")
+    cross = bare["machine_precision_layer_certified"]
+    lows = [_enclosure(r)[0] for r in ln["layers"]]
+    floor_ok = all(lo > LN_SLOWS_FLOOR for lo in lows)
+    lo_last, hi_last = _enclosure(ln["layers"][-1])
+    fixed, words = antipodal_fixed_point(int(cfg.qk_scale), cfg.d_k)
+    ok = cross is not None and floor_ok
+    exp = bare["exponent"]
+    what = (f"n={cfg.n}, d={cfg.d}, W_Q = W_K = 2I, W_V = W_O = I (logits 4 x_i.x_j / sqrt 3), X_0 the depth study's "
+            f"seed {cfg.seed}: without LN rho_l is certainly below 2^-52 from layer {cross} (exponent "
+            f"{'none' if exp is None else f'{exp:.3f}'}); with LN after every layer rho_l is certainly above "
+            f"{LN_SLOWS_FLOOR} at every layer 0..{cfg.layers} (min lower end {float(min(lows)):.6f}; rho_{cfg.layers} "
+            f"in [{float(lo_last):.7f}, {float(hi_last):.7f}], sqrt 3 / 2 = {math.sqrt(3) / 2:.7f}): LN slows the "
+            f"decay of rho_l from doubly exponential to none over {cfg.layers} layers. The tokens approach three at a "
+            f"and one at -a: {words}" + ("" if fixed else " (NOT CONFIRMED)"))
+    return [interval_witness(what, True if ok else None, arithmetic=f"{_ARB}; the fixed point exact (sympy) with an "
+                             "mpmath interval for e^(6c) > 3",
+                             numbers={"crossing_without_ln": cross, "min_rho_ln_lower": str(min(lows)),
+                                      "layers": cfg.layers},
+                             reason=None if ok else "the witness did not separate the two runs")]
 
 
 def width_spectra(model: str, quick: bool = False) -> dict:
@@ -147,7 +225,8 @@ EVIDENCE = {
     ("RW.wu-ln-can-slow", "dense-attention"): [ln_can_slow],
     ("RW.wu-regime-dependent", "on-the-suites-data"): [ln_both_directions],
     ("RW.joudaki-not-self-attention", "literal"): [ln_collapses],
-    ("RW.wu-comparison-rate", "literal"): [ln_rate_slower],
+    ("RW.wu-comparison-rate", "literal"): [ln_slows_witness, ln_rate_slower],
+    ("RW.wu-comparison-rate", "asymptotic-exponent"): [ln_rate_slower],
     ("RW.wu-comparison-rate", "crossing-delay"): [ln_can_slow],
     ("RW.width-collapse", "iid-logits"): [width_evidence("iid-logits", "ratio")],
     ("RW.width-collapse", "token-logits"): [width_evidence("token-logits", "ratio")],

@@ -3,11 +3,13 @@ exact evidence the audit gave (or a test refuting it)."""
 from __future__ import annotations
 
 import copy
+from decimal import Decimal
 
 import pytest
 import sympy
 from sympy import Matrix, Rational
 
+from proofs_numeric.ledger import get
 from proofs_numeric.witnesses import related_work as W
 from property_tests.paper.quick_runs import quick_run
 from theorems.exact.attention import exact_softmax
@@ -102,16 +104,66 @@ def test_alpha_reciprocal_reversibility_can_fail(monkeypatch):
     assert RC.attention_reversible(x).value is False
 
 
-# --- item 3: RW.wu-comparison-rate -----------------------------------------------------------------------------
+# --- item 3: RW.wu-comparison-rate (re-decided after audit 63) --------------------------------------------------
 
-def test_wu_comparison_headline_is_the_rate_and_the_delay_a_reading():
-    """'True for convergence rate': the headline compares the exponents (about 3 with and without LN: unsupported);
-    LN postponing the first crossing by a layer is the reading 'crossing-delay' (certified)."""
+def test_wu_comparison_headline_is_certified_by_the_metastable_witness():
+    """'LN can slow collapse in certain regimes (true for convergence rate)' is existential: one certified witness
+    decides it. Same weights and input: without LN rho_l < 2^-52 from layer 7, with LN rho_l > 1/2 at every layer to
+    40. The limit exponent is the reading 'asymptotic-exponent' (typical Gaussian weights, float), the one-layer delay
+    on the depth study's weights 'crossing-delay'."""
     r = quick_run("RW.wu-comparison-rate")
     assert r.error is None, r.error
     by = {rr.key: (rr.verdict, rr.strength) for rr in r.readings}
-    assert by["literal"] == ("unsupported", "float")
+    assert by["literal"] == ("certified", "interval")
+    assert by["asymptotic-exponent"] == ("unsupported", "float")
     assert by["crossing-delay"] == ("certified", "interval")
+    (w,) = [e for e in r.literal.evidence if e.kind == "interval-certified"]
+    assert w.holds is True and w.numbers["crossing_without_ln"] == 7 and w.numbers["layers"] == 40
+    assert "40" in get("RW.wu-comparison-rate").statement
+    (f,) = [e for e in r.literal.evidence if e.kind == "float-evidence"]
+    assert f.summary.startswith("typical Gaussian weights")
+
+
+def test_wu_witness_enclosures_are_the_ones_stated():
+    """The arb runs themselves: every LN enclosure lies above 1/2 (the last within 1e-5 of sqrt 3 / 2), and the
+    run without LN is certainly below 2^-52 at layer 7 and certainly above it at layer 6."""
+    from proofs_numeric.witnesses.dong_collapse import run
+    bare, ln = run(W.LN_SLOWS_CFG, "pure_attention"), run(W.LN_SLOWS_CFG, "attention_ln")
+    assert [r["rho_below_2^-52"] for r in bare["layers"][6:8]] == [False, True]
+    lows = [Decimal(r["rho_enclosure"][0]) for r in ln["layers"]]
+    assert len(lows) == 41 and min(lows) > Decimal("0.78")
+    lo, hi = (Decimal(x) for x in ln["layers"][-1]["rho_enclosure"])
+    assert abs(lo - Decimal(3).sqrt() / 2) < Decimal("1e-5") and hi - lo < Decimal("1e-100")
+
+
+def test_wu_antipodal_fixed_point_exact():
+    """Three tokens at a, one at -a: A X = diag(t) X with t > 0 exactly when e^(6c) > 3, so LN(A X) = X, rho^2 = 3/4;
+    planted: c = 0 (uniform attention) makes the lone row's t negative, and the check says not a fixed point."""
+    ok, words = W.antipodal_fixed_point(4, 3)
+    assert ok and "rho^2 = 3/4" in words
+    ok0, words0 = W.antipodal_fixed_point(0, 3)
+    assert not ok0 and "every t_i > 0: False" in words0
+
+
+def test_wu_witness_can_fail(monkeypatch):
+    """Planted: a floor above sqrt 3 / 2 is not certified on the LN run, and the witness no longer holds."""
+    monkeypatch.setattr(W, "LN_SLOWS_FLOOR", Decimal("0.9"))
+    (e,) = W.ln_slows_witness(CheckContext(dps=30, quick=True))
+    assert e.holds is None and e.reason
+
+
+def test_wu_witness_needs_the_crossing(monkeypatch):
+    """Planted: if the run without LN never crossed 2^-52 the witness would not hold."""
+    real = W.run
+
+    def no_cross(cfg, regime):
+        out = dict(real(cfg, regime))
+        if regime == "pure_attention":
+            out["machine_precision_layer_certified"] = None
+        return out
+    monkeypatch.setattr(W, "run", no_cross)
+    (e,) = W.ln_slows_witness(CheckContext(dps=30, quick=True))
+    assert e.holds is None
 
 
 def test_wu_rate_check_can_hold(monkeypatch):
@@ -129,6 +181,33 @@ def test_qk_norm_is_conditional_on_a_fixed_scale():
     h = _headline("DONG.qk-norm")
     assert h.verdict == "conditional"
     assert h.condition == "holds in fixed-scale (supported); fails in learned-gain"
+    (e,) = [e for e in h.evidence if e.regime == "learned-gain"]
+    assert e.holds is False and e.kind == "exact" and e.numbers == {"sup": "1", "margin": "1/(2^k + 1)"}
+    assert "exists\\,c<1" in get("DONG.qk-norm").statement
+
+
+def test_qk_norm_learned_gain_family_exact():
+    """Audit 63: 1024/1025 < 1 alone does not fail 'bounded below 1'; the family does: max_j A_1j = 2^k/(2^k + 1)
+    (the 2^k softmax), and for c = 1 - 2^-m the gain k = m already exceeds c, so no c < 1 bounds every gain."""
+    peak, k = E.qk_gain_family()
+    sup, matches, margin = E.learned_gain_sup(peak, k)
+    assert matches and sup == 1 and margin == "1/(2^k + 1)"
+    for m in range(1, 30):
+        assert peak.subs(k, m) > 1 - Rational(1, 2 ** m)
+
+
+def test_qk_norm_learned_gain_check_can_hold(monkeypatch):
+    """Planted: a softmax that never puts more than half on a token (a bounded family) makes the uniform bound hold;
+    the check then says so (and a closed form that disagrees with the softmax is undecided, not a failure)."""
+    peak, k = E.qk_gain_family()
+    half = peak / 2
+    monkeypatch.setattr(E, "qk_gain_family", lambda: (half, k))
+    monkeypatch.setattr(E, "exact_softmax", lambda X, M: sympy.Matrix([[half.subs(k, M[0, 0])] * 2] * 2))
+    (e,) = E.learned_gain_check(None)
+    assert e.holds is True
+    monkeypatch.setattr(E, "exact_softmax", lambda X, M: sympy.Matrix([[Rational(1, 3)] * 2] * 2))
+    (e,) = E.learned_gain_check(None)
+    assert e.holds is None
 
 
 def test_residual_scaling_is_conditional_on_uncorrelated_branches():
@@ -169,3 +248,55 @@ def test_alpha_reciprocal_non_symmetric_scores_are_not_reversible():
     x = {"X": Matrix([[1, 0], [0, 1]]), "M": [Matrix([[0, 2], [0, 0]])]}
     d = RC.attention_reversible(x)
     assert d.value is False and "not symmetric" in d.how and "Z_1 A_12 = 4 != Z_2 A_21 = 1" in d.how
+
+
+# --- audit 63, lesser items: RC.alpha-reciprocal's names, RN.step2-reformulation's instance, DONG.feedback-step1 ----
+
+def test_alpha_reciprocal_headline_says_it_is_the_suites_interpretation():
+    """The headline's key is 'literal' (the framework's name for every headline); its statement and conclusion say
+    that reversibility is the suite's interpretation and name the reading of the letter (A = A^T)."""
+    c = get("RC.alpha-reciprocal")
+    assert "suite's interpretation" in c.statement and "matrix-symmetric" in c.statement
+    assert "suite's interpretation" in quick_run("RC.alpha-reciprocal").literal.evidence[0].summary
+
+
+def test_step2_reformulation_instance_meets_h1_to_h4():
+    """Audit 63: X = I breaks H2 (1 is in its row space); X = [[1, 0], [-1, 0]] meets H1-H4 and the two sides of the
+    'i.e.' still differ (sigma = (1/2, 1/2) not in col X~ = span (1, -1); X~ 1_d = 0)."""
+    from theorems.paper import rank_neutrality as RN
+    h = _headline("RN.step2-reformulation")
+    assert (h.verdict, h.strength) == ("refuted", "exact")
+    (e,) = h.evidence
+    assert "H1 holds, H2 holds, H3 holds, H4 holds" in e.summary and e.holds is False
+    agree, _ = RN.step2_reformulation_instance(Matrix(RN.STEP2_X))
+    assert agree is False
+
+
+def test_step2_reformulation_instance_outside_the_hypotheses_decides_nothing():
+    """Planted: the old X = I (H2 fails) and X = [[1, 0], [2, 0]] (H4 fails: sigma = (1/2, 1) in col X~) are not
+    instances inside the theorem's hypotheses, so the check is undecided, not a failure."""
+    from theorems.paper import rank_neutrality as RN
+    for X in (Matrix([[1, 0], [0, 1]]), Matrix([[1, 0], [2, 0]])):
+        agree, words = RN.step2_reformulation_instance(X)
+        assert agree is None and "fails" in words
+
+
+def test_feedback_step1_softmax_instance_exact():
+    """A = softmax(log 2 X M0 X^T), M0 = -3, X = (2, 1, -2)^T, W_V = I: a row-stochastic matrix softmax produces, and
+    ||R(AX)||_F^2 > ||R(X)||_F^2 = 26/3 exactly."""
+    a, b, A = D.softmax_feedback()
+    assert b == Rational(26, 3) and a > b and all(sum(A.row(i)) == 1 for i in range(3))
+    w = [Rational(2) ** k for k in (-6, -3, 6)]  # row of x = 1: scores -3 * 1 * (2, 1, -2) in units of log 2
+    assert list(A.row(1)) == [v / sum(w) for v in w]
+    r = quick_run("DONG.feedback-step1")
+    assert (r.literal.verdict, r.literal.strength) == ("refuted", "exact")
+    assert any("softmax attention layer" in e.summary and e.holds is False for e in r.literal.evidence)
+
+
+def test_feedback_step1_softmax_check_can_hold(monkeypatch):
+    """Planted: M0 = 0 (uniform attention) sends every token to the mean, ||R(AX)|| = 0: the check holds."""
+    a, b, _ = D.softmax_feedback(m0=0)
+    assert a == 0
+    monkeypatch.setattr(D, "softmax_feedback", lambda: (Rational(0), Rational(26, 3), sympy.eye(3)))
+    (e,) = D.softmax_feedback_check(None)
+    assert e.holds is True

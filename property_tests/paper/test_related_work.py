@@ -37,7 +37,7 @@ NEW = {
     "RW.width-spectral-gap": "not-checkable", "RW.width-orthogonal": "not-checkable", "RW.taxonomy": "not-checkable",
     "RW.geva": "not-checkable", "RW.geva-orthogonal": "not-checkable", "RW.noci-vanishing-gradients": "not-checkable",
     "RW.zhai-entropy-distinct": "proved", "RW.orthogonal-to-hc": "not-checkable",
-    "RW.wu-comparison-rate": "unsupported",
+    "RW.wu-comparison-rate": "certified",
     "RRO.generic-obstruction": "supported", "MLP.bilinear-attention": "refuted",
     "RRO.analytic-measure-zero": "not-checkable", "RRO.rank-r-witness": "supported",
     "RRO.determinantal": "supported", "RN.n-greater-than-d-common": "refuted",
@@ -53,7 +53,8 @@ READINGS = {
     ("RW.wu-regime-dependent", "on-the-suites-data"): "certified",
     ("RW.width-collapse", "iid-logits"): "supported", ("RW.width-collapse", "token-logits"): "unsupported",
     ("RW.large-weights", "skip-alone-can-fail"): "proved", ("RW.dong-proved", "exact-rank"): "refuted",
-    ("RW.wu-comparison-rate", "crossing-delay"): "certified", ("RRO.rank-r-witness", "every-weight"): "refuted",
+    ("RW.wu-comparison-rate", "crossing-delay"): "certified",
+    ("RW.wu-comparison-rate", "asymptotic-exponent"): "unsupported", ("RRO.rank-r-witness", "every-weight"): "refuted",
     ("RC.left-multiplication", "uniform-attention"): "refuted",
     ("RN.effective-dimensionality", "effective-rank"): "unsupported",
 }

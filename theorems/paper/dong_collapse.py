@@ -64,7 +64,8 @@ from ..framework import (
 )
 
 __all__ = ["skip_bound_holds", "rank_blind_to_collapse", "stochastic_power_sigma2", "barycentric", "markov_bound_holds",
-           "recheck_no_contraction_bound", "recheck_rank_decay_not_prevented", "DECAY_LAYERS"]
+           "recheck_no_contraction_bound", "recheck_rank_decay_not_prevented", "DECAY_LAYERS",
+           "FEEDBACK_X", "FEEDBACK_M0", "softmax_feedback", "softmax_feedback_check"]
 
 
 def skip_bound_holds(log10_norms: list[float], gamma_w: float, tol: float = 1e-9) -> bool | None:
@@ -741,13 +742,38 @@ claim(
 )
 
 
+#: the softmax-produced instance of DONG.feedback-step1 (audit 63): tokens x = (2, 1, -2) in d = 1, scores
+#: S = log 2 X M0 X^T with M0 = -3 (so A_ij = 2^(-3 x_i x_j) / sum_k 2^(-3 x_i x_k), rational), W_V = I
+FEEDBACK_X = (2, 1, -2)
+FEEDBACK_M0 = -3
+
+
+def softmax_feedback(xs=FEEDBACK_X, m0: int = FEEDBACK_M0) -> tuple[Rational, Rational, sympy.Matrix]:
+    """(||R(A X)||_F^2, ||R(X)||_F^2, A) for one attention layer A = softmax(log 2 X M0 X^T), W_V = I, exactly."""
+    X = sympy.Matrix(len(xs), 1, list(xs))
+    A = exact_softmax(X, sympy.Matrix([[m0]]))
+    return _R2(A * X), _R2(X), A
+
+
+def softmax_feedback_check(ctx) -> list[Evidence]:
+    a, b, A = softmax_feedback()
+    rows = "; ".join("(" + ", ".join(f"{float(v):.4f}" for v in A.row(i)) + ")" for i in range(A.shape[0]))
+    return [exact_complete(f"a softmax attention layer (W_V = I): X = {list(FEEDBACK_X)}^T, A = softmax(log 2 X M0 "
+                           f"X^T) with M0 = {FEEDBACK_M0} (rational: 2^k softmax; rows {rows}): ||R(AX)||_F^2 = "
+                           f"{float(a):.6f} vs ||R(X)||_F^2 = {b} (ratio {float(a / b):.4f}, exact rationals): "
+                           + ("the diversity grows" if a > b else "the diversity does not grow"), a < b,
+                           arithmetic="exact rationals (2^k softmax)", numbers={"R2_AX": str(a), "R2_X": str(b)})]
+
+
 claim(
     id="DONG.feedback-step1", section="Dong explainer: the positive feedback loop, step 1",
     quote="As tokens undergo convex averaging, the residual variance ‖R‖ decreases",
     depends_on=("DONG.non-expansive",),
     statement=r"P\ \text{row-stochastic (convex averaging)}\Rightarrow\|R(PX)\|_F<\|R(X)\|_F",
     hypotheses=("P row-stochastic",), conclusion="||R(PX)||_F < ||R(X)||_F", regimes=("all",),
-    checks=[_toward_center],  # the same exact instances as DONG.non-expansive's reading toward-center
+    # the same exact instances as DONG.non-expansive's reading toward-center, and an attention matrix that softmax
+    # produces (audit 63: a row-stochastic P need not be one)
+    checks=[_toward_center, softmax_feedback_check],
     chapter="dong_collapse", notion="residual: ||R(PX)||_F against ||R(X)||_F",
     off_instance=OffInstance("inference", "the first step of the explainer's feedback loop (audit 62: a sentence "
                                           "with no claim of its own)"),

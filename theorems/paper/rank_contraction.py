@@ -1388,9 +1388,14 @@ claim(
     # says that i attends to j as j attends to i: symmetric scores, which make the row-normalised A reversible
     # (Z_i A_ij = Z_j A_ji, a reciprocal Markov chain). The literal A = A^T, which row normalisation breaks unless
     # every row has the same multiset of scores, is the reading 'matrix-symmetric' (refuted)
+    # audit 63: the headline's key is 'literal' (the framework's name for every headline), but this is the suite's
+    # interpretation of the sentence, which its statement and conclusion say; the letter of 'symmetric attention'
+    # (A = A^T) is 'matrix-symmetric'
     statement=r"\alpha_h=0\Rightarrow Z_iA_{ij}=Z_jA_{ji}\ (Z_i=\textstyle\sum_ke^{s_{ik}/\sqrt{d_k}}):\ A^{(h)}"
-              r"\ \text{reversible (reciprocal)}",
-    hypotheses={"alpha_h = 0": _alpha_zero}, conclusion=("reversible (reciprocal) attention", attention_reversible),
+              r"\ \text{reversible (reciprocal; the suite's interpretation of 'symmetric attention', whose letter }"
+              r"A=A^\top\text{ is the reading matrix-symmetric)}",
+    hypotheses={"alpha_h = 0": _alpha_zero},
+    conclusion=("reversible (reciprocal) attention, the suite's interpretation", attention_reversible),
     instances=SCORES_POOL, regimes=("all",), form="universal",
     checks=[_reversible_derivation],
     readings=[Reading("matrix-symmetric", r"\alpha_h=0\Rightarrow A^{(h)}=A^{(h)\top}",

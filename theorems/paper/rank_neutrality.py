@@ -100,7 +100,8 @@ from ..framework import (
 from ..framework.memo import process_cache
 
 __all__ = ["PROOF_STEPS", "PAPER_PROOF_AUDIT", "stress", "TOKEN_SHAPES", "FAMILIES", "POOL", "USER_INSTANCE",
-           "from_user", "HYPOTHESIS", "effective_rank"]
+           "from_user", "HYPOTHESIS", "effective_rank", "STEP2_X",
+           "step2_reformulation_instance"]
 
 n, d = symbols("n d", positive=True, integer=True)
 
@@ -465,20 +466,39 @@ claim(
 )
 
 
+#: the instance of RN.step2-reformulation: rows (1, 0) and (-1, 0) (d = 2, so each sigma_i is rational, half the gap
+#: of the row's two entries); it meets H1-H4 (gamma = 1, beta = 0): non-constant rows, 1 not in its row space (rank 1,
+#: span (1, 0)), sigma = (1/2, 1/2) not in col X~ = span (1, -1). (Audit 63: X = I, the earlier instance, breaks H2.)
+STEP2_X = ((1, 0), (-1, 0))
+
+
+def step2_reformulation_instance(X: Matrix) -> tuple[bool | None, str]:
+    """Whether the two sides of Step 2's 'i.e.' agree on X (d = 2), and the words; None when H1-H4 do not all hold
+    (gamma = 1, beta = 0), so the instance would not show the sides differ inside the theorem's hypotheses."""
+    n, d = X.shape
+    if d != 2:
+        raise ValueError("the instance needs d = 2 (a rational sigma)")
+    hyp = analyse(LNInstance(X, (Rational(1),) * d, (Rational(0),) * d)).hypotheses
+    Xt = X * centring_projector(d)
+    sigma = Matrix([abs(X[i, 0] - X[i, 1]) / 2 for i in range(n)])
+    in_col = in_colspace(Xt, sigma)
+    rhs = (Xt * ones(d)) == sympy.zeros(n, 1)
+    met = all(hyp[h] is True for h in ("H1", "H2", "H3", "H4"))
+    words = (f"X = {X.tolist()} (H1-H4 with gamma = 1, beta = 0: "
+             + ", ".join(f"{h} {'holds' if hyp[h] else 'fails'}" for h in ("H1", "H2", "H3", "H4"))
+             + f"): X~ = {Xt.tolist()}, sigma = {list(sigma)}; sigma in col X~: {in_col}, while X~ (1, 1)^T = 0 = 0 "
+             f"sigma: {rhs} (X~ 1_d = X (I - J/d) 1_d = 0 for every X, so v = 1_d, c = 0 always satisfies the "
+             f"right-hand side); the two sides of the 'i.e.' " + ("agree" if in_col == rhs else "differ"))
+    return (in_col == rhs) if met else None, words
+
+
 def _step2_reformulation(ctx) -> list[Evidence]:
     """sigma in col X~ against "there is v != 0 with X~ v = c sigma": the second always holds (v = 1_d, c = 0, since
-    X~ 1_d = X P 1_d = 0), so the two are not equivalent wherever H4 holds."""
-    X = Matrix([[1, 0], [0, 1]])  # d = 2: each row's sigma is rational (half the gap of its two entries)
-    Xt = X * centring_projector(2)
-    sigma = Matrix([abs(X[i, 0] - X[i, 1]) / 2 for i in range(2)])
-    in_col = in_colspace(Xt, sigma)
-    rhs = (Xt * ones(2)) == sympy.zeros(2, 1)
-    inst = exact_complete(
-        f"X = [[1, 0], [0, 1]]: X~ = {Xt.tolist()}, sigma = {list(sigma)}; sigma in col X~: {in_col} (H4 holds), while "
-        f"X~ (1, 1)^T = 0 = 0 sigma: {rhs} (X~ 1_d = X (I - J/d) 1_d = 0 for every X, so v = 1_d, c = 0 always "
-        f"satisfies the right-hand side); the two sides of the 'i.e.' " + ("agree" if in_col == rhs else "differ"),
-        in_col == rhs, arithmetic="exact rationals (sympy)", numbers={"sigma_in_col": bool(in_col)})
-    return [inst]
+    X~ 1_d = X P 1_d = 0), so the two are not equivalent wherever H4 holds; shown on an X that meets H1-H4."""
+    agree, words = step2_reformulation_instance(Matrix(STEP2_X))
+    return [exact_complete(words, agree, arithmetic="exact rationals (sympy); H1-H4 decided exactly (python-flint)",
+                           numbers={"sigma_in_col": False if agree is False else None},
+                           reason=None if agree is not None else "the instance does not meet H1-H4")]
 
 
 claim(
