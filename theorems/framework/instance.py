@@ -28,7 +28,8 @@ from .evidence import tri as _tri
 __all__ = ["TRUTH", "TRUTH_VALUE", "ON_THIS_INSTANCE", "SITE_KINDS", "Decided", "Declaration", "InstanceForm",
            "Undecidable", "not_on_user_input", "form_of",
            "decide", "decide_on_instance",
-           "COSTLY", "GENERIC_POINT", "ROBUST_FAILURE", "NOT_A_WITNESS", "NO_FORM", "definition_of", "build_instance", "decoded",
+           "COSTLY", "GENERIC_POINT", "ROBUST_FAILURE", "NOT_A_WITNESS", "NO_FORM", "definition_of", "build_instance",
+           "decoded",
            "undecided_reading"]
 
 #: a user's input: a :class:`theorems.exact.reader.UserInput` (Any: the framework does not import the exact layer)
