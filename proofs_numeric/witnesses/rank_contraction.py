@@ -542,10 +542,21 @@ def _two_token_identity() -> tuple[bool, bool]:
     return RC_PAPER.antisymmetric_scores_identity()
 
 
+def _first_head_antisymmetric(v) -> bool:
+    """alpha_1 = 1 (W_Q W_K^T antisymmetric), exactly; a float64 product certainly not antisymmetric (beyond its
+    rounding bound d_k u |W_Q| |W_K|^T, with a factor 4 to spare) is not, without the exact product"""
+    Q, K = v["heads"][0].W_Q, v["heads"][0].W_K
+    M = Q @ K.T
+    bound = 4 * Q.shape[1] * np.finfo(float).eps * (np.abs(Q) @ np.abs(K).T)
+    if np.any(np.abs(M + M.T) > bound + bound.T):
+        return False
+    return bool(_alphas(v)[0] == 1)
+
+
 def _alpha_independent_literal(v) -> Decided:
     """dim R_h = min(rank X, d_k) at the head's own alpha_h (the first head)"""
     n, dk = v["X"].shape[0], v["d_k"]
-    if n == 2 and dk >= 2 and v["c"]["rank_X"] == 2 and _alphas(v)[0] == 1:
+    if n == 2 and dk >= 2 and v["c"]["rank_X"] == 2 and _first_head_antisymmetric(v):
         anti, equal_rows = _two_token_identity()
         if anti and equal_rows:
             return Decided(False, "exact: n = 2 and alpha_1 = 1 (W_Q W_K^T antisymmetric, exactly): the scores are "
