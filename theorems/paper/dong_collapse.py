@@ -942,7 +942,6 @@ def _two_by_two_rows(ctx):
         yield "all", "", {"P": P, "X0": sympy.Matrix([[rng.randint(-5, 5)], [rng.randint(-5, 5)]])}
 
 
-#: 2 x 2 stochastic P = [[1 - a, a], [b, 1 - b]] (a, b in 1/10 .. 9/10) and a random integer X0
 def _two_by_two_user(user) -> dict:
     """--P (2 x 2, row-stochastic: the reader checked it) and --X (2 rows): the reading's instance."""
     P, X = user.matrix("P"), user.matrix("X")
@@ -953,6 +952,7 @@ def _two_by_two_user(user) -> dict:
     return {"P": P.sympy(), "X0": X.sympy(SYMPY_MAX_ENTRIES, "DONG.markov-geometric")}
 
 
+#: 2 x 2 stochastic P = [[1 - a, a], [b, 1 - b]] (a, b in 1/10 .. 9/10) and a random integer X0; a user's --P, --X
 TWO_BY_TWO = Pool(rows=_two_by_two_rows, arithmetic="exact rationals", instance_from=InstanceForm(
     takes=("P", "X"), build=_two_by_two_user, arithmetic="exact rationals (P^l for l = 1..4, rational spectra)",
     note="--P a 2 x 2 row-stochastic P, --X the start X0 (2 rows)"))
