@@ -19,7 +19,7 @@ be robust; a failure whose predicate names a positive-measure certificate, :attr
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from .aliases import Builder, Instance, JSONObject, Predicate
@@ -64,8 +64,8 @@ class Decided:
     how: str = ""
     #: a failure's positive-measure certificate, in words (a symbolic identity or a certified box covering the
     #: instance, e.g. a whole slice of the parameter space): a generic reading's failure with one is a counterexample
-    #: of it (the verdict model's robust failure), without one an exceptional point
-    robust: str = ""
+    #: of it (the verdict model's robust failure), without one an exceptional point (not in the repr: empty mostly)
+    robust: str = field(default="", repr=False)
 
 
 class Undecidable(Exception):
