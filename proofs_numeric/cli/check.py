@@ -21,7 +21,7 @@ from proofs_numeric.cli.model_check import MODEL_EPILOG, add_model_arguments, cm
 from proofs_numeric.ledger import registry, render_check
 from proofs_numeric.ledger.check import check_claim, checkable, save_instance
 from proofs_numeric.output import marked
-from theorems.exact.reader import UserInput, gaussian_weights, read_matrix, read_vector, read_weights
+from theorems.exact.reader import UserInput, gaussian_weights, read_matrix, read_stochastic, read_vector, read_weights
 from theorems.framework import OFF_INSTANCE_MEANING, OFF_INSTANCE_REASONS
 
 __all__ = ["add_parsers", "cmd_check", "ALIASES", "read_user_input", "check_document"]
@@ -50,6 +50,7 @@ _CHECK_EPILOG = """examples:
   collapse-verify check RRO.rowspace-remark --X '[[1,0],[0,0]]' --Delta '[[-1,1],[0,0]]'
   collapse-verify check RRO.main --X '[[1,0,0],[0,0,0],[0,0,0],[0,0,0]]' --heads 1 --weights-seed 1
   collapse-verify check HC.main --W-O '[[0.1,0.3],[1,3]]' --heads 1
+  collapse-verify check DONG.markov-geometric --P '[[1,0,0],[0.5,0.5,0],[0,0.5,0.5]]' --X '[[0],[1],[0]]'
   collapse-verify check RA.main --W-O W_O.npy --heads 12 --n 512
 
 aliases (the theorem names of earlier versions):
@@ -61,6 +62,7 @@ aliases (the theorem names of earlier versions):
 
 inputs (a claim names which it needs; a missing or extra one is a named error):
   --X MATRIX, --gamma VEC, --beta VEC, --Delta MATRIX, --W-O MATRIX with --heads H, --n N,
+  --P MATRIX (row-stochastic: square, entries >= 0, rows summing to 1 exactly; else a named error),
   --weights W.npz (W_Q, W_K, W_V of shape (H, d, d_k), W_O of shape (H, d_k, d)), or
   --heads H [--weights-seed N] (seeded Gaussian weights, d_k = d / H).
 
@@ -83,6 +85,8 @@ def read_user_input(args) -> UserInput:
     for name, flag, text in (("X", "--X", args.X), ("Delta", "--Delta", args.Delta), ("W_O", "--W-O", args.W_O)):
         if text is not None:
             user.matrices[name] = read_matrix(text, flag, max_entries=limit)
+    if args.P is not None:
+        user.matrices["P"] = read_stochastic(args.P, "--P", max_entries=limit)
     for name, flag, text in (("gamma", "--gamma", args.gamma), ("beta", "--beta", args.beta)):
         if text is not None:
             user.vectors[name] = read_vector(text, flag)
@@ -178,9 +182,10 @@ def _list(args) -> int:
 
 
 #: the flags of `check` a --json document echoes under ``request.arguments`` (as given on the command line)
-_ECHOED = (("X", "--X"), ("gamma", "--gamma"), ("beta", "--beta"), ("Delta", "--Delta"), ("W_O", "--W-O"),
-           ("weights", "--weights"), ("heads", "--heads"), ("n", "--n"), ("seed", "--seed"), ("dps", "--dps"),
-           ("norm", "--norm"), ("reading", "--reading"), ("max_entries", "--max-entries"), ("save", "--save"))
+_ECHOED = (("X", "--X"), ("P", "--P"), ("gamma", "--gamma"), ("beta", "--beta"), ("Delta", "--Delta"),
+           ("W_O", "--W-O"), ("weights", "--weights"), ("heads", "--heads"), ("n", "--n"), ("seed", "--seed"),
+           ("dps", "--dps"), ("norm", "--norm"), ("reading", "--reading"), ("max_entries", "--max-entries"),
+           ("save", "--save"))
 
 
 def check_document(args, user, records: list[dict]) -> dict:
@@ -263,6 +268,8 @@ def add_parsers(sub) -> None:
     c.add_argument("--gamma", metavar="VEC", help="LayerNorm / RMSNorm scale (default: all ones)")
     c.add_argument("--beta", metavar="VEC", help="LayerNorm shift (default: zeros)")
     c.add_argument("--Delta", metavar="MATRIX", help="a perturbation or increment of X (same shape)")
+    c.add_argument("--P", metavar="MATRIX", help="a row-stochastic matrix (n x n, entries >= 0, rows summing to 1; "
+                   "read exactly: 0.1 is 1/10): a transition matrix, or rows of convex weights")
     c.add_argument("--W-O", dest="W_O", metavar="MATRIX", help="the output projection, H d_k x d (with --heads)")
     c.add_argument("--heads", type=int, metavar="H", help="how W_O's rows split (with --W-O), or the seeded Gaussian "
                    "weights' H (without --weights)")

@@ -299,7 +299,9 @@ def render_check(rec: dict, header: dict, width: int = 80) -> list[tuple[str, st
         if c["how"]:
             add(c["how"], "dim", "      ", "      ")
         verdict = rr["on_this_instance"]
-        why = f"{rr['reason']}: " if rr.get("reason") and verdict in ("premise-fails", "undecided") else ""
+        # a counterexample carries a reason only when it is a generic reading's robust failure (ROBUST_FAILURE)
+        why = f"{rr['reason']}: " if rr.get("reason") and verdict in ("premise-fails", "undecided", "counterexample") \
+            else ""
         add(f"on this instance: {verdict} ({why}{ON_THIS_WORDS[verdict]})", _ON_THIS_STYLE[verdict], "      ", "  ")
         add(f"arithmetic: {rr['arithmetic']}", "dim", "      ", "  ")
         if rr.get("note"):

@@ -21,12 +21,16 @@ from __future__ import annotations
 
 import mpmath
 import numpy as np
+import sympy
 
 from proofs_numeric.core.certify import PrecisionExhausted
 from proofs_numeric.core.transformer import workdps
-from theorems.framework import CheckContext, Evidence, float_statistic
+from proofs_numeric.witnesses.rank_contraction import user_heads_instance
+from theorems.exact.input import exact_matrix
+from theorems.exact.linalg import rank
+from theorems.framework import CheckContext, Decided, Evidence, InstanceForm, float_statistic
 
-__all__ = ["witness", "w_o_with_condition", "PrecisionExhausted", "RECOVERY_BOUND_SLACK", "EVIDENCE"]
+__all__ = ["witness", "w_o_with_condition", "PrecisionExhausted", "RECOVERY_BOUND_SLACK", "EVIDENCE", "INSTANCE_FORMS"]
 
 #: relative slack on kappa * eta in the ledger's check of the recovery bound (eta = 1e-10, kappa <= 1e8)
 RECOVERY_BOUND_SLACK = 1e-12
@@ -97,3 +101,62 @@ def _recovery_bound(ctx: CheckContext) -> list[Evidence]:
 
 #: numeric evidence attached by (claim id, reading key) (collected by :mod:`proofs_numeric.witnesses.evidence`)
 EVIDENCE = {("HC.main", "corrected"): [_recovery_bound]}
+
+
+# --- HC.distinct-from-rank-collapse on a user's X and weights: which of its two existentials the instance witnesses
+
+def _rank_mha_exact(v):
+    """rank MHA(X) exactly when attention averages identical rows: every head's scores vanish (A = J/n) or X has
+    identical rows (A X = X); else None."""
+    X = exact_matrix(v["X"].rows())
+    n = X.shape[0]
+    heads = [[exact_matrix(M.rows(), name) for M, name in zip(h, ("W_Q", "W_K", "W_V", "W_O"))]
+             for h in v["weights"].heads]
+    uniform = all((Q * K.T).is_zero_matrix for Q, K, _V, _O in heads)
+    identical = all(X.row(i) == X.row(0) for i in range(n))
+    if not (uniform or identical):
+        return None
+    W = sum((V * O for _Q, _K, V, O in heads[1:]), heads[0][2] * heads[0][3])
+    AX = X if identical else sympy.ones(n, n) / n * X
+    why = "X has identical rows, so A X = X for every head" if identical else \
+        "every head's W_Q W_K^T = 0, so A = J/n"
+    return rank(AX * W), f"exact over Q ({why}: MHA(X) = A X sum_h W_V^h W_O^h)"
+
+
+def _two_parts(v) -> Decided:
+    """an instance of part (a), rank MHA(X) = min(n, d) with ker Phi_a != 0, or of part (b), rank MHA(X) = 1 with
+    ker Phi_a = 0"""
+    n, d = v["X"].shape
+    H, dk = v["H"], v["d_k"]
+    W_O = sympy.Matrix.vstack(*[exact_matrix(h[3].rows(), "W_O") for h in v["weights"].heads])
+    ker = n * (H * dk - rank(W_O))
+    exact = _rank_mha_exact(v)
+    if exact is not None:
+        lo = hi = exact[0]
+        how = exact[1]
+    else:
+        (lo, hi), how = v["c"]["rank_mha"], "certified: lower bound from interval minors, upper bound from structure"
+    top = min(n, d)
+    said = (f"rank MHA(X) = {lo if lo == hi else f'[{lo}, {hi}]'} ({how}), min(n, d) = {top}; dim ker Phi_a = "
+            f"n (H d_k - rank W_O) = {ker} (exact over Q)")
+    if lo == hi == top and ker > 0:
+        return Decided(None, f"this instance witnesses part (a) only (full rank, yet not identifiable): {said}; part "
+                             "(b) (rank 1 with ker Phi_a = 0) needs another instance: the conjunction of two "
+                             "existentials is not decided on one instance")
+    if lo == hi == 1 and ker == 0:
+        return Decided(None, f"this instance witnesses part (b) only (collapsed, yet identifiable): {said}; part (a) "
+                             "(full rank with ker Phi_a != 0) needs another instance: the conjunction of two "
+                             "existentials is not decided on one instance")
+    if lo != hi and ((lo <= top <= hi and ker > 0) or (lo <= 1 <= hi and ker == 0)):
+        return Decided(None, f"the enclosures do not settle which part this instance witnesses: {said}")
+    return Decided(False, f"this instance witnesses neither part: {said}")
+
+
+#: (claim id, reading key) -> how a user's input becomes an instance (collected by proofs_numeric.witnesses.evidence)
+INSTANCE_FORMS = {
+    ("HC.distinct-from-rank-collapse", "literal"): InstanceForm(
+        takes=("X", "weights"), build=user_heads_instance, hypotheses={}, conclusion=_two_parts,
+        arithmetic="exact over Q for ker Phi_a (rank W_O) and for rank MHA(X) under uniform attention or identical "
+                   "rows; otherwise certified ranks (interval minors)",
+        note="an existential conjunction: one instance witnesses part (a) or part (b), never both"),
+}

@@ -17,6 +17,7 @@ Examples
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 
 import mpmath
@@ -536,6 +537,38 @@ def _wo_full_row_rank(v) -> Decided:
     return Decided(r == v["d_k"], f"exact: rank W_O = {r}, d_k = {v['d_k']} (the first head)")
 
 
+@functools.cache
+def _two_token_identity() -> tuple[bool, bool]:
+    return RC_PAPER.antisymmetric_scores_identity()
+
+
+def _first_head_antisymmetric(v) -> bool:
+    """alpha_1 = 1 (W_Q W_K^T antisymmetric), exactly; a float64 product certainly not antisymmetric (beyond its
+    rounding bound d_k u |W_Q| |W_K|^T, with a factor 4 to spare) is not, without the exact product"""
+    Q, K = v["heads"][0].W_Q, v["heads"][0].W_K
+    M = Q @ K.T
+    bound = 4 * Q.shape[1] * np.finfo(float).eps * (np.abs(Q) @ np.abs(K).T)
+    if np.any(np.abs(M + M.T) > bound + bound.T):
+        return False
+    return bool(_alphas(v)[0] == 1)
+
+
+def _alpha_independent_literal(v) -> Decided:
+    """dim R_h = min(rank X, d_k) at the head's own alpha_h (the first head)"""
+    n, dk = v["X"].shape[0], v["d_k"]
+    if n == 2 and dk >= 2 and v["c"]["rank_X"] == 2 and _first_head_antisymmetric(v):
+        anti, equal_rows = _two_token_identity()
+        if anti and equal_rows:
+            return Decided(False, "exact: n = 2 and alpha_1 = 1 (W_Q W_K^T antisymmetric, exactly): the scores are "
+                                  "antisymmetric and both softmax rows are equal, so rank A_1 = 1 and dim R_1 <= 1 < 2 "
+                                  f"= min(rank X, d_k) (rank X = 2, d_k = {dk})",
+                           robust="the whole slice n = 2, alpha_h = 1 fails: S = X M X^T is antisymmetric for every "
+                                  "X (symbolic size) and both rows of softmax([[0, m], [-m, 0]]) are equal for every "
+                                  "real m (sympy identities), so dim R_h <= 1 < 2 for every X of rank 2 and every "
+                                  "weight with this alpha_h")
+    return RC_PAPER.DIM_IS_MIN(v)
+
+
 def _save(user, v) -> dict:
     return {**user.record(("X",)), **v["weights"].strings()}
 
@@ -632,4 +665,7 @@ INSTANCE_FORMS = {
         _form(note="the first head, at its own alpha_h"), hypotheses={RC_PAPER.N_GT_DK.name: RC_PAPER.N_GT_DK},
         conclusion=RC_PAPER.DIM_IS_MIN),
     ("RC.prop63", "algebraic-genericity"): _form(note="the first head"),
+    ("RC.alpha-independent", "literal"): replace(
+        _form(note="the first head, at its own alpha_h; n = 2 with alpha_h = 1 (W_Q W_K^T antisymmetric) is the slice "
+                   "where the reading fails identically"), hypotheses={}, conclusion=_alpha_independent_literal),
 }

@@ -257,7 +257,8 @@ def test_check_rank_neutrality_h4_numbers_are_the_bordered_ranks(capsys):
     (["check", "RA.main", "--W-O", "[[1,0],[0,1]]", "--heads", "2"], "needs --n"),
     (["check", "RRO.main", "--X", "[[1,0,0],[0,0,0]]", "--heads", "2"], "does not divide"),
     (["check", "DC.bert-config", "--X", "[[1]]"], "not a predicate on an instance"),
-    (["check", "DONG.markov-geometric", "--X", "[[1]]"], "no input flag spells P"),
+    (["check", "DONG.path-expansion", "--X", "[[1]]"], "no way to read an instance from your input"),
+    (["check", "DONG.markov-geometric", "--X", "[[1]]"], "needs --P"),
     (["check", "nope", "--X", "[[1]]"], "unknown claim"),
     (["check", "RN.mian", "--X", "[[1]]"], "did you mean RN.main"),
     (["check", "RN.main", "--X", "[[1,2],[3,4]]", "--norm", "rmsnorm"], "--norm applies to the alias"),
@@ -318,6 +319,8 @@ def _valid_argv(cc, tmp_path):
         argv += ["--X", "[[1,0,2,1],[0,1,1,0],[1,1,3,1]]" if "weights" in inputs else "[[1,0,0],[1,1,0],[1,2,0]]"]
     if "Delta" in inputs:
         argv += ["--Delta", "[[0,0,1],[0,0,0],[1,0,0]]"]
+    if "P" in inputs:  # a row-stochastic P, one row per row of --X
+        argv += ["--P", "[[0.5,0.5,0],[0.25,0.5,0.25],[0,0.5,0.5]]"]
     if "W_O" in inputs:
         if "X" in inputs:  # RC.generic-wo: X is Y (n x d_k), one head
             argv = ["check", cc.claim.id, "--X", "[[1,2],[0,1],[2,4]]", "--W-O", "[[1,0,2],[0,1,1]]", "--heads", "1"]

@@ -142,7 +142,7 @@ def test_rank_contraction_alpha_independent_is_conditional_on_n_above_dk():
 
 def test_rank_contraction_alpha_one_identity_can_fail(monkeypatch):
     """A planted bug: if the two rows were not equal (the identity failing), the n = 2 case decides nothing."""
-    monkeypatch.setattr(RC, "_antisymmetric_scores_identity", lambda: (True, False))
+    monkeypatch.setattr(RC, "antisymmetric_scores_identity", lambda: (True, False))
     ev = RC.alpha_one_two_tokens_evidence(RC_QUICK)
     assert ev[0].holds is None and ev[0].scope == "positive-measure"
 

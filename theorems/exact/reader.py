@@ -54,7 +54,8 @@ from sympy.polys.matrices import DomainMatrix
 from .input import BadInput, check_literal, classify_array, env_int, exact_number, int_digits_unlimited
 
 __all__ = ["READER_LIMITS", "ExactMatrix", "ExactVector", "ExactWeights", "UserInput", "read_matrix", "read_vector",
-           "read_weights", "gaussian_weights", "matrix_from", "INPUT_NAMES", "input_flag", "SYMPY_MAX_ENTRIES"]
+           "read_weights", "gaussian_weights", "matrix_from", "INPUT_NAMES", "input_flag", "SYMPY_MAX_ENTRIES",
+           "read_stochastic", "ROW_STOCHASTIC"]
 
 #: an adapter that computes on sympy matrices takes inputs up to this many entries (larger: a named refusal)
 SYMPY_MAX_ENTRIES = 40_000
@@ -69,7 +70,7 @@ READER_LIMITS = {
 
 #: the inputs a claim's adapter may take, and the command-line flag of each
 INPUT_NAMES = {"X": "--X", "gamma": "--gamma", "beta": "--beta", "Delta": "--Delta", "W_O": "--W-O",
-               "weights": "--weights", "n": "--n"}
+               "weights": "--weights", "n": "--n", "P": "--P"}
 
 
 def input_flag(name: str) -> str:
@@ -513,6 +514,37 @@ def read_vector(text: str, name: str, max_entries: int = 10 ** 7) -> ExactVector
     return ExactVector(vals, name, f"{source}: {_JSON_HOW}; length {len(vals)}")
 
 
+#: the hypothesis --P is read under (a reader error names it)
+ROW_STOCHASTIC = "P row-stochastic (square, entries >= 0, every row sums to 1)"
+
+
+def read_stochastic(text: str, name: str = "--P", max_entries: int | None = None) -> ExactMatrix:
+    """A row-stochastic matrix, exactly (read as :func:`read_matrix` reads any matrix), or a one-line
+    :class:`BadInput` naming the violated hypothesis: not square, a negative entry, a row not summing to 1.
+
+    >>> read_stochastic("[[0.5, 0.5], [1, 0]]").rows()
+    [[Fraction(1, 2), Fraction(1, 2)], [1, 0]]
+    >>> read_stochastic("[[0.5, 0.6], [1, 0]]")
+    Traceback (most recent call last):
+        ...
+    theorems.exact.input.BadInput: --P: row 0 sums to 11/10, not 1: the hypothesis P row-stochastic (square, \
+entries >= 0, every row sums to 1) fails
+    """
+    M = read_matrix(text, name, max_entries=max_entries)
+    n, m = M.shape
+    if n != m or n == 0:
+        raise BadInput(f"{name} is {n} x {m}, not square: the hypothesis {ROW_STOCHASTIC} fails")
+    for i, row in enumerate(M.fractions()):
+        for j, v in enumerate(row):
+            if v < 0:
+                raise BadInput(f"{name}[{i}][{j}] = {v} is negative: the hypothesis {ROW_STOCHASTIC} fails")
+        total = sum(row, Fraction(0))
+        if total != 1:
+            raise BadInput(f"{name}: row {i} sums to {total}, not 1: the hypothesis {ROW_STOCHASTIC} fails")
+    M.how += "; row-stochastic (checked exactly)"
+    return M
+
+
 _WEIGHT_KEYS = ("W_Q", "W_K", "W_V", "W_O")
 
 
@@ -584,7 +616,8 @@ def gaussian_weights(d: int, heads: int, seed: int, d_k: int | None = None) -> E
 class UserInput:
     """One command's inputs by name, each read exactly (what a claim's ``instance_from`` adapter receives).
 
-    ``matrices``: ``X``, ``Delta``, ``W_O`` (:class:`ExactMatrix`); ``vectors``: ``gamma``, ``beta``
+    ``matrices``: ``X``, ``Delta``, ``W_O``, ``P`` (row-stochastic: :func:`read_stochastic`)
+    (:class:`ExactMatrix`); ``vectors``: ``gamma``, ``beta``
     (:class:`ExactVector`); ``weights`` (:class:`ExactWeights`, from ``--weights`` or seeded); ``heads`` (H: how W_O's
     rows split, or the seeded weights' H), ``n`` (tokens per sequence), ``seed``, ``dps`` (interval digits), ``site``
     (the model site the inputs come from, or None).

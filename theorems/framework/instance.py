@@ -14,11 +14,12 @@ Truth words (fixed; the mapping to ``verify --json`` evidence ``holds`` is true 
 ``holds`` (premise met, conclusion holds), ``counterexample`` (premise met, conclusion fails),
 ``premise-fails`` (which hypothesis), ``undecided`` (with the reason; also an existential reading's instance that is
 not a witness: :data:`NOT_A_WITNESS`), or ``exceptional-point`` (a failure of an almost-everywhere claim not shown to
-be robust).
+be robust; a failure whose predicate names a positive-measure certificate, :attr:`Decided.robust`, is a
+``counterexample``: :data:`ROBUST_FAILURE`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from .aliases import Builder, Instance, JSONObject, Predicate
@@ -27,7 +28,8 @@ from .evidence import tri as _tri
 __all__ = ["TRUTH", "TRUTH_VALUE", "ON_THIS_INSTANCE", "SITE_KINDS", "Decided", "Declaration", "InstanceForm",
            "Undecidable", "not_on_user_input", "form_of",
            "decide", "decide_on_instance",
-           "COSTLY", "GENERIC_POINT", "NOT_A_WITNESS", "NO_FORM", "definition_of", "build_instance", "decoded",
+           "COSTLY", "GENERIC_POINT", "ROBUST_FAILURE", "NOT_A_WITNESS", "NO_FORM", "definition_of", "build_instance",
+           "decoded",
            "undecided_reading"]
 
 #: a user's input: a :class:`theorems.exact.reader.UserInput` (Any: the framework does not import the exact layer)
@@ -60,6 +62,10 @@ class Decided:
 
     value: bool | None
     how: str = ""
+    #: a failure's positive-measure certificate, in words (a symbolic identity or a certified box covering the
+    #: instance, e.g. a whole slice of the parameter space): a generic reading's failure with one is a counterexample
+    #: of it (the verdict model's robust failure), without one an exceptional point (not in the repr: empty mostly)
+    robust: str = field(default="", repr=False)
 
 
 class Undecidable(Exception):
@@ -212,25 +218,28 @@ def definition_of(pred: object, name: str) -> str:
 
 
 def _evaluate(pred: Predicate, inst: Instance, explain: Callable[[Instance, str], str | None] | None, name: str,
-              strict: bool) -> tuple[bool | None, str]:
-    """(value, how) of one predicate on the instance; ``strict``: an exception is an error, else undecided."""
+              strict: bool) -> tuple[bool | None, str, str]:
+    """(value, how, robust) of one predicate on the instance (robust: a failure's positive-measure certificate, see
+    :class:`Decided`); ``strict``: an exception is an error, else undecided."""
     try:
         got = pred(inst)
     except Undecidable as e:
-        return None, f"undecided: {e}"
+        return None, f"undecided: {e}", ""
     except Exception as e:
         # a predicate may be undefined where the premise fails (ValueError: the exact layer's BadInput, e.g. a norm
         # of a constant row); where the premise holds any other exception is the suite's error, not the input's
         if strict and not isinstance(e, ValueError):
             raise
-        return None, f"undecided: not defined on this instance ({type(e).__name__}: {str(e)[:200]})"
+        return None, f"undecided: not defined on this instance ({type(e).__name__}: {str(e)[:200]})", ""
+    robust = ""
     if isinstance(got, Decided):
         value, how = _tri(got.value), got.how
+        robust = got.robust if value is False else ""
     else:
         value, how = _tri(got), ""
     if not how and explain is not None:
         how = explain(inst, name) or ""
-    return value, how
+    return value, how, robust
 
 
 def _declaration_of_form(claim: ClaimLike, reading: ReadingLike, form: InstanceForm) -> Declaration:
@@ -255,6 +264,12 @@ GENERIC_POINT = ("the reading is generic (it holds for almost every point of its
 def _is_generic(claim: object, reading: object) -> bool:
     """The reading's form (its own, else its claim's) is ``generic``."""
     return (getattr(reading, "form", None) or getattr(claim, "form", None)) == "generic"
+
+
+#: why one failing instance of a generic reading is a counterexample of it when the failure carries a
+#: positive-measure certificate (:attr:`Decided.robust`): the verdict model's robust failure
+ROBUST_FAILURE = ("the reading is generic, and this failure is not an exceptional point: it holds on a set of positive "
+                  "measure containing this instance (a robust failure, which refutes a generic reading)")
 
 
 #: why one instance of an existential reading where the conclusion fails is not a counterexample of it
@@ -320,22 +335,25 @@ def decide(claim: ClaimLike, reading: ReadingLike, form: InstanceForm, inst: Ins
             continue
         # strict while every earlier hypothesis holds (the ledger evaluates them in order, lazily)
         strict = all(h["value"] == "holds" for h in hyps.values())
-        v, how = _evaluate(preds[k], inst, form.explain, k, strict=strict)
+        v, how, _ = _evaluate(preds[k], inst, form.explain, k, strict=strict)
         hyps[k] = {"value": TRUTH[v], "how": how, "definition": definition_of(preds[k], k)}
     hyps = {k: hyps[k] for k in names}  # in the declared order
     failed = [k for k in names if hyps[k]["value"] == "fails"]
     open_ = [k for k in names if hyps[k]["value"] == "undecided" and not hyps[k]["how"].startswith("not evaluated")]
     met = not failed and not open_
+    robust = ""
     if failed and cost_on(conclude, inst) >= COSTLY:
         cv, chow = None, f"not evaluated: the premise already fails ({failed[0]})"
     else:
-        cv, chow = _evaluate(conclude, inst, form.explain, "conclusion", strict=met)
+        cv, chow, robust = _evaluate(conclude, inst, form.explain, "conclusion", strict=met)
     if failed:
         verdict, reason = "premise-fails", f"{', '.join(failed)} {'fails' if len(failed) == 1 else 'fail'}"
     elif open_:
         verdict, reason = "undecided", f"{', '.join(open_)} undecided"
     elif cv is True:
         verdict, reason = "holds", None
+    elif cv is False and _is_generic(claim, reading) and robust:
+        verdict, reason = "counterexample", f"{ROBUST_FAILURE}: {robust}"
     elif cv is False and _is_generic(claim, reading):
         verdict, reason = "exceptional-point", GENERIC_POINT
     elif cv is False and _is_existential(claim, reading):

@@ -51,12 +51,12 @@ from ..framework import (
     Pool,
     ProofStep,
     Reading,
+    Undecidable,
     claim,
     derivation,
     exact_complete,
     float_statistic,
     not_checkable,
-    not_on_user_input,
     predicted,
     stable_seed,
     stored_counterexample,
@@ -644,8 +644,7 @@ def _in_relative_interior(v) -> bool:
     return bc is not None and all(c > 0 for c in bc)
 
 
-HULL_POINTS = Pool(rows=_hull_rows, arithmetic="exact (sympy)", instance_from=not_on_user_input(
-    "its instances are three points in the plane and convex weights; no input flag spells them"))
+HULL_POINTS = Pool(rows=_hull_rows, arithmetic="exact (sympy)")  # a user's --X, --P: the numeric layer's form
 
 
 claim(
@@ -703,8 +702,7 @@ def _max_nonexpansive(v) -> bool:
     return bool(max(abs(x) for x in v["P"] * v["D"]) <= max(abs(x) for x in v["D"]))
 
 
-STOCHASTIC = Pool(rows=_stochastic_rows, arithmetic="exact (sympy rationals)", instance_from=not_on_user_input(
-    "its instances are a row-stochastic P and a matrix D; no input flag spells P"))
+STOCHASTIC = Pool(rows=_stochastic_rows, arithmetic="exact (sympy rationals)")  # a user's: the numeric layer
 
 
 def _toward_center(ctx) -> list[Evidence]:
@@ -970,9 +968,20 @@ def _two_by_two_rows(ctx):
         yield "all", "", {"P": P, "X0": sympy.Matrix([[rng.randint(-5, 5)], [rng.randint(-5, 5)]])}
 
 
-#: 2 x 2 stochastic P = [[1 - a, a], [b, 1 - b]] (a, b in 1/10 .. 9/10) and a random integer X0
-TWO_BY_TWO = Pool(rows=_two_by_two_rows, arithmetic="exact rationals", instance_from=not_on_user_input(
-    "its instances are a 2 x 2 stochastic P and a start X0; no input flag spells P"))
+def _two_by_two_user(user) -> dict:
+    """--P (2 x 2, row-stochastic: the reader checked it) and --X (2 rows): the reading's instance."""
+    P, X = user.matrix("P"), user.matrix("X")
+    if P.shape != (2, 2):
+        raise Undecidable(f"this reading is about n = 2 states; --P is {P.shape[0]} x {P.shape[1]}")
+    if X.shape[0] != 2:
+        raise BadInput(f"DONG.markov-geometric: --X has {X.shape[0]} rows, --P is 2 x 2: X needs one row per row of P")
+    return {"P": P.sympy(), "X0": X.sympy(SYMPY_MAX_ENTRIES, "DONG.markov-geometric")}
+
+
+#: 2 x 2 stochastic P = [[1 - a, a], [b, 1 - b]] (a, b in 1/10 .. 9/10) and a random integer X0; a user's --P, --X
+TWO_BY_TWO = Pool(rows=_two_by_two_rows, arithmetic="exact rationals", instance_from=InstanceForm(
+    takes=("P", "X"), build=_two_by_two_user, arithmetic="exact rationals (P^l for l = 1..4, rational spectra)",
+    note="--P a 2 x 2 row-stochastic P, --X the start X0 (2 rows)"))
 
 
 claim(

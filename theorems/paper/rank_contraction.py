@@ -712,7 +712,7 @@ def alpha_one_two_tokens() -> dict:
             "target": min(rank(X), 2)}
 
 
-def _antisymmetric_scores_identity() -> tuple[bool, bool]:
+def antisymmetric_scores_identity() -> tuple[bool, bool]:
     """(S = X (B - B^T) X^T is antisymmetric for every size, as a matrix expression of symbolic size; the two rows of
     softmax([[0, m], [-m, 0]]) are equal for every real m, a sympy identity)."""
     nn, dd = symbols("n d", positive=True, integer=True)
@@ -781,7 +781,7 @@ def alpha_one_mid_evidence(ctx) -> list[Evidence]:
 def alpha_one_two_tokens_evidence(ctx) -> list[Evidence]:
     """n = 2, alpha = 1: the scores are antisymmetric, both softmax rows are equal for every X and every weight, so
     rank A = 1 and dim R_h <= 1 < min(rank X, d_k) = 2 on the whole alpha = 1 slice (d_k >= 2, rank X = 2)."""
-    anti, equal_rows = _antisymmetric_scores_identity()
+    anti, equal_rows = antisymmetric_scores_identity()
     ident = identical_failure("n = 2, alpha_h = 1 (W_Q W_K^T antisymmetric, d_k >= 2): S = X M X^T is antisymmetric "
                               "(symbolic size), and both rows of softmax([[0, m], [-m, 0]]) are (1, e^m) / (1 + e^m) "
                               "for every real m, so rank A = 1 and dim R_h <= 1 < 2 = min(rank X, d_k) for every X "
