@@ -371,23 +371,32 @@ def test_formal_policy_accepts_the_allowed_axioms_and_lists_them(tmp_path):
 
 @pytest.mark.slow
 @needs_coq
-def test_formal_results_are_cached_on_disk_by_content(tmp_path):
+def test_formal_results_are_cached_on_disk_by_content(tmp_path, monkeypatch):
     (tmp_path / "planted.v").write_text(_PLANTED)
+    asked: list[str] = []
+    real_query = formal.runner._query_group
+
+    def query(build, ls, try_tuple):
+        asked.extend(l.short for l in ls)
+        return real_query(build, ls, try_tuple)
+    monkeypatch.setattr(formal.runner, "_query_group", query)
     lemmas = [_lemma("planted", "uses_axiom"), _lemma("planted", "honest")]
-    first = formal.check(lemmas, source_dir=tmp_path)
-    stored = list((tmp_path / "_build").glob("check-results-*.json"))
-    assert len(stored) == 1
-    # another lemma set (as a test pretending MathComp-Analysis is missing asks) gets a file of its own: it does not
-    # evict the first one, whose next reader would otherwise ask Coq again
     formal.check(lemmas[1:], source_dir=tmp_path)
-    assert len(list((tmp_path / "_build").glob("check-results-*.json"))) == 2 and stored[0].exists()
-    written = stored[0].stat().st_mtime_ns
+    stored = list((tmp_path / "_build").glob("check-results-*.json"))
+    assert len(stored) == 1 and asked == ["honest"]
+    # a larger set asks Coq only about the lemma not asked before, and the file keeps the earlier entry
     formal.clear_check_cache()
-    again = formal.check(lemmas, source_dir=tmp_path)
-    # unchanged sources and lemmas: the verdicts are read from disk (Coq asked again would write the file again)
-    assert stored[0].stat().st_mtime_ns == written
-    assert {k: (r.accepted, r.reason, r.axioms) for k, r in again.items()} == \
-        {k: (r.accepted, r.reason, r.axioms) for k, r in first.items()}
+    first = formal.check(lemmas, source_dir=tmp_path)
+    assert asked == ["honest", "uses_axiom"] and list((tmp_path / "_build").glob("check-results-*.json")) == stored
+    written = stored[0].stat().st_mtime_ns
+    # any subset of the lemmas asked so far (the ledger's LEMMAS after make formal's LEMMAS + PENDING) is read from
+    # the file: a lemma's verdict does not depend on which others were asked with it
+    for subset in (lemmas, lemmas[:1], lemmas[1:]):
+        formal.clear_check_cache()
+        again = formal.check(subset, source_dir=tmp_path)
+        assert {k: (r.accepted, r.reason, r.axioms) for k, r in again.items()} == \
+            {k: (r.accepted, r.reason, r.axioms) for k, r in first.items() if k in again}
+    assert asked == ["honest", "uses_axiom"] and stored[0].stat().st_mtime_ns == written
     (tmp_path / "planted.v").write_text(_PLANTED.replace("apply everything", "apply everything; auto"))
     changed = formal.check(lemmas, source_dir=tmp_path)  # a changed source is asked again, not read from disk
     assert changed["CollapseVerify.planted.uses_axiom"].accepted is False

@@ -526,9 +526,10 @@ def _describe_axiom(full: str, texts: dict[str, str]) -> str:
     return f"{full}, not an allowed axiom (allowed: {', '.join(ALLOWED_AXIOMS)})"
 
 
-#: the stored verdicts of a check, one file per key (a hash of everything they depend on): checks of different lemma
-#: sets or options (a test that pretends MathComp-Analysis is missing) keep their own files instead of overwriting
-#: each other's, which made the next process ask Coq again (about 10 s)
+#: the stored verdicts, one file per key (a hash of everything a lemma's verdict depends on: coqc, the sources, the
+#: runner), holding one entry per lemma asked so far: a lemma's verdict does not depend on which others were asked with
+#: it, so a check of any subset of lemmas already asked (the ledger's LEMMAS after make formal's LEMMAS + PENDING) reads
+#: them all from disk; before 2026-12-06 the key named the lemma set, and each set asked Coq again (82 s in make test)
 _RESULTS_PREFIX = "check-results-"
 #: how many results files a build folder keeps (the most recently written)
 _RESULTS_KEPT = 8
@@ -600,36 +601,38 @@ def _query_group(build: Path, lemmas: list[FormalLemma], try_tuple: bool):
     return found, full, failed
 
 
-def _results_key(version: str, texts: dict[str, str], lemmas: list[FormalLemma]) -> str:
+def _results_key(version: str, texts: dict[str, str]) -> str:
     h = hashlib.sha256()
     h.update(f"coqc {version}\n{' '.join(COQ_WARNINGS)}\n{ALLOWED_AXIOMS}\n".encode())
     for mod, text in sorted(texts.items()):
         h.update(f"{mod}\0{text}\0".encode())
-    h.update("\n".join(l.name for l in lemmas).encode())
     h.update(Path(__file__).read_bytes())  # the runner itself (parsing, policy)
     return h.hexdigest()
 
 
 def results_path(build: Path, key: str) -> Path:
-    """The file holding the verdicts of the check keyed ``key`` in the build folder ``build``."""
+    """The file holding the verdicts of the checks keyed ``key`` in the build folder ``build``."""
     return build / f"{_RESULTS_PREFIX}{key[:24]}.json"
 
 
-def _load_results(build: Path, key: str) -> dict[str, tuple] | None:
-    """The stored verdicts when nothing they depend on changed (sources, coqc, lemma list, runner)."""
+def _load_results(build: Path, key: str) -> dict[str, tuple]:
+    """The stored verdicts (by lemma name) when nothing they depend on changed (sources, coqc, runner); {} if none."""
     try:
         data = json.loads(results_path(build, key).read_text())
     except (OSError, ValueError):
-        return None
+        return {}
     if data.get("key") != key:
-        return None
+        return {}
     return {name: (r["accepted"], r["reason"], r["about"], r["assumptions"], tuple(r["axioms"]))
             for name, r in data["results"].items()}
 
 
 def _store_results(build: Path, key: str, results: dict[str, tuple]) -> None:
+    """Add ``results`` to the verdicts stored under ``key`` (read again just before: two processes asking different
+    lemmas at once may lose one's entries, which costs a later check a query, never a wrong verdict)."""
+    merged = {**_load_results(build, key), **results}
     data = {"key": key, "results": {name: dict(zip(("accepted", "reason", "about", "assumptions", "axioms"), r))
-                                    for name, r in results.items()}}
+                                    for name, r in merged.items()}}
     path = results_path(build, key)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # concurrent writers never share a temporary file
     tmp.write_text(json.dumps(data))
@@ -924,16 +927,16 @@ def _check(lemmas, source_dir, compare_statements, coqchk) -> dict[str, FormalRe
             to_query.append(l)
     if to_query:
         build = build_dir(src)
-        cache_key = _results_key(version, texts, to_query)
-        cached = _load_results(build, cache_key)
-        if cached is not None:
-            results.update(cached)
-        else:
+        cache_key = _results_key(version, texts)
+        stored = _load_results(build, cache_key)
+        results.update({l.name: stored[l.name] for l in to_query if l.name in stored})
+        to_ask = [l for l in to_query if l.name not in stored]
+        if to_ask:
             # two groups, queried in parallel: lemmas of files that load MathComp-Analysis (or any classical
             # library) are asked lemma by lemma; the others first through one Print Assumptions of their tuple
             classical = _classical_modules(texts)
-            groups = [[l for l in to_query if l.module not in classical],
-                      [l for l in to_query if l.module in classical]]
+            groups = [[l for l in to_ask if l.module not in classical],
+                      [l for l in to_ask if l.module in classical]]
             with ThreadPoolExecutor(max_workers=2) as pool:
                 answers = list(pool.map(lambda ig: _query_group(build, ig[1], try_tuple=ig[0] == 0),
                                         [(i, g) for i, g in enumerate(groups) if g]))
@@ -961,7 +964,7 @@ def _check(lemmas, source_dir, compare_statements, coqchk) -> dict[str, FormalRe
                     results[l.name] = (True, f"accepted: it rests on the allowed axioms ({axiom_words(ordered)}): "
                                              + ", ".join(ordered), about, assumptions, ordered)
             if all(not r[1].startswith("Coq could not query") for r in results.values()):
-                _store_results(build, cache_key, {l.name: results[l.name] for l in to_query})
+                _store_results(build, cache_key, {l.name: results[l.name] for l in to_ask})
     seconds = time.perf_counter() - t0
     if pins is not None:  # a lemma the policy accepts must state what its pin says (not part of the stored verdicts)
         for name, (accepted, _reason, about, assumptions, axioms) in list(results.items()):
