@@ -41,6 +41,22 @@ def test_midrad_rank_lower_bound_never_exceeds_the_rank_of_a_matrix_in_the_enclo
         assert got["lower"] == exact
 
 
+def test_midrad_rank_lower_bound_of_a_rank_deficient_enclosure_is_proved_by_compression_at_its_numerical_rank(
+        monkeypatch):
+    """A 200 x 120 matrix of rank 40 with small radii: rank >= 40 proved through a 40 x 40 compression chosen by the
+    midpoints' numerical rank, without complete pivoting (0.6 s a call at model size). (Planted: the numerical-rank
+    try removed: pivoting is called, red here.)"""
+    import proofs_numeric.core.certify as C
+    rng = np.random.default_rng(3)
+    m = rng.normal(size=(200, 40)) @ rng.normal(size=(40, 120))
+
+    def no_pivoting(*a, **k):
+        raise AssertionError("complete pivoting was called")
+    monkeypatch.setattr(C, "complete_pivoting", no_pivoting)
+    got = midrad_rank_lower_bound(Midrad(m, np.full(m.shape, 1e-14)), 120)
+    assert got["lower"] == 40 and "G1 M G2 (40 x 40" in got["how"]
+
+
 def _check_json(claim: str, X: np.ndarray, tmp_path, capsys) -> list[dict]:
     p = tmp_path / "X.npy"
     np.save(p, X)
