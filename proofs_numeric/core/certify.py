@@ -25,7 +25,7 @@ from theorems.exact.padic_rank import complete_pivoting
 from theorems.exact.transformer import Midrad
 
 __all__ = ["certified_rank_lower_bound", "pivots", "PrecisionExhausted", "MAX_INTERVAL_ENTRIES", "INTERVAL_MAX_WORK",
-           "interval_size_check", "midrad_nonsingular", "midrad_rank_lower_bound"]
+           "interval_size_check", "midrad_nonsingular", "midrad_rank_lower_bound", "rank_by_compression"]
 
 #: interval (mpmath iv) work grows fast: the interval checks of a user's input refuse larger X
 MAX_INTERVAL_ENTRIES = 4096
@@ -115,7 +115,7 @@ def midrad_nonsingular(A: Midrad) -> bool:
     return bool(np.all(sums.bounds()[1] < 1.0))
 
 
-def _rank_by_compression(M: Midrad, k: int) -> dict | None:
+def rank_by_compression(M: Midrad, k: int) -> dict | None:
     """rank >= k for every matrix in the enclosure (k <= min(n, d)), proved through S = G1 M G2 with G1 (k x n) and
     G2 (d x k) seeded Gaussian float64 matrices (either omitted where M already has k rows or columns): rank S <=
     rank M, so a k x k product proved non-singular over the enclosure (the context's rigorous products, then
@@ -145,28 +145,45 @@ def midrad_rank_lower_bound(M: Midrad, upper: int) -> dict:
     the midpoint-radius enclosure ``M`` (n x d): a k x k minor chosen by complete pivoting on the midpoints
     (:func:`theorems.exact.padic_rank.complete_pivoting`, at most ``upper`` pivots) and proved non-singular over
     the whole enclosure (:func:`midrad_nonsingular`), after a try of rank min(upper, n, d) and one of the midpoints'
-    numerical rank, each through a seeded Gaussian compression (:func:`_rank_by_compression`); a minor not proved is
+    numerical rank, each through a seeded Gaussian compression (:func:`rank_by_compression`); a minor not proved is
     shrunk (k - max(1, k // 8)) until one is, or 0. O(k^3) floating-point work on BLAS per try; no arb or mpmath
     entry."""
     m = np.asarray(M.m, dtype=np.float64)
     if upper <= 0 or m.size == 0 or not np.isfinite(m).all():
         return {"lower": 0, "minor_rows": [], "minor_cols": [], "how": "no certified minor"}
     n, d = m.shape
+    # rows and columns that are exactly zero (midpoint and radius: every matrix of the box has them zero, e.g. the
+    # zero column W_O gets when the biases are folded in) do not change the rank: drop them, so that a Gaussian
+    # compression does not mix an exact zero into a square product (its smallest singular value then falls towards
+    # 0 and the proof fails where a minor succeeds: 512 x 385 site matrices of rank 384)
+    live_r = np.flatnonzero((m != 0).any(axis=1) | (M.r != 0).any(axis=1))
+    live_c = np.flatnonzero((m != 0).any(axis=0) | (M.r != 0).any(axis=0))
+    if len(live_r) < n or len(live_c) < d:
+        got = midrad_rank_lower_bound(Midrad(M.m[np.ix_(live_r, live_c)], M.r[np.ix_(live_r, live_c)]), upper)
+        return {**got, "minor_rows": [int(live_r[i]) for i in got["minor_rows"]],
+                "minor_cols": [int(live_c[j]) for j in got["minor_cols"]]}
     # the bound met is the usual case (full rank; a head's rank d_k): one compressed square product settles it
     # (O(n d k) on BLAS against k steps of complete pivoting, each O(n d))
     top = min(upper, n, d)
-    full = _rank_by_compression(M, top)
+    full = rank_by_compression(M, top)
     if full is not None:
         return full
-    # rank-deficient: the numerical rank of the midpoints (singular values above 1e-13 of the largest, the pivoting's
-    # threshold) names the k to try by compression: one LAPACK SVD instead of complete pivoting's k Python-level
-    # steps (0.6 s a call at 512 x 384 against about 0.05 s); any k proved is a certified lower bound
+    # rank-deficient, or an enclosure too wide for the full rank: the midpoints' singular values name the k to try by
+    # compression (one LAPACK SVD instead of complete pivoting's k Python-level steps: 0.6 s a call at 512 x 384
+    # against about 0.05 s): first their numerical rank (above 1e-13 of the largest, the pivoting's threshold), then
+    # the count above 4 and 64 times ||radii||_F (every matrix of the box is within it of the midpoints, in the
+    # spectral norm); any k proved is a certified lower bound, and pivoting remains the last resort
     s = np.linalg.svd(m, compute_uv=False)
-    guess = int(np.count_nonzero(s > 1e-13 * s[0])) if s.size and s[0] > 0 else 0
-    if 0 < guess < top:
-        got = _rank_by_compression(M, guess)
-        if got is not None:
-            return got
+    if s.size and s[0] > 0:
+        rad = float(np.linalg.norm(M.r))
+        tried = {top}
+        for floor in (1e-13 * s[0], 4 * rad, 64 * rad):
+            guess = min(top, int(np.count_nonzero(s > floor)))
+            if guess > 0 and guess not in tried:
+                tried.add(guess)
+                tight = rank_by_compression(M, guess)
+                if tight is not None:
+                    return tight
     rows, cols = complete_pivoting(m, rtol=1e-13)
     k = min(len(rows), upper)
     while k > 0:

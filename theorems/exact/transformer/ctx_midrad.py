@@ -117,11 +117,15 @@ def _bits(x):
 
 def succ(x):
     """succ(x), the float above x (the IEEE encoding is monotone: one more in the integer view for x >= 0, one less
-    in magnitude for x < 0; -0 is read as +0): an upper bound of every real that rounds to x."""
+    in magnitude for x < 0; -0 is read as +0): an upper bound of every real that rounds to x. +inf stays +inf and a
+    NaN stays a NaN (one more in the integer view of +inf would be a NaN)."""
     x = np.asarray(x, dtype=np.float64) + 0.0
     i = _bits(x)
-    # +inf stays +inf (one more in the integer view would be a NaN); NaN stays NaN
-    return np.where(np.isposinf(x) | np.isnan(x), x, np.where(i >= 0, i + 1, i - 1).view(np.float64))
+    out = np.where(i >= 0, i + 1, i - 1).view(np.float64)
+    top = np.max(x) if x.size else 0.0
+    if top == INF or top != top:  # one reduction; the rare overflow (or NaN) is mended entry by entry
+        out = np.where(np.isposinf(x) | np.isnan(x), x, out)
+    return out
 
 
 def pred(x):
@@ -130,8 +134,12 @@ def pred(x):
 
 def _up_nonneg(s, bump):
     """succ(s) where ``bump`` (s >= 0, not -0), s itself elsewhere; an overflow (+inf) stays +inf, a true upper
-    bound, never the NaN that one more in the integer view would give."""
-    return np.where(np.isposinf(s), s, (_bits(s) + (bump & ~np.isinf(s))).view(np.float64))
+    bound, never the NaN that one more in the integer view would give (checked by one reduction: s >= 0, so an
+    overflow is its maximum)."""
+    out = (_bits(s) + bump).view(np.float64)
+    if np.size(s) and np.max(s) == INF:
+        out = np.where(np.isposinf(s), s, out)
+    return out
 
 
 def add_up(a, b):
