@@ -58,9 +58,9 @@ def test_midrad_rank_lower_bound_of_a_rank_deficient_enclosure_is_proved_by_comp
 
 
 def test_midrad_rank_lower_bound_drops_exact_zero_columns_and_maps_the_minor_back(monkeypatch):
-    """A 200 x 101 enclosure of rank 100 (singular values 1 .. 1e-3, radius 1e-9) whose last column is exactly zero
-    (W_O with folded biases): rank >= 100 by compression of the 100 live columns, no pivoting; a square Gaussian
-    compression through the zero column fails here. With the compression refused, the pivoted minor's columns are the
+    """A 200 x 101 enclosure of rank 100 (singular values 1 .. 1e-3, radius 1e-9) whose last column has zero
+    midpoints (W_O with folded biases: only the underflow term in its radius): rank >= 100 by compression of the 100
+    live columns, no pivoting; a square Gaussian compression through the zero column fails here. With the compression refused, the pivoted minor's columns are the
     original indices (never the zero column). (Planted: no dropping: pivoting is called, red here.)"""
     import proofs_numeric.core.certify as C
     rng = np.random.default_rng(5)
@@ -68,7 +68,7 @@ def test_midrad_rank_lower_bound_drops_exact_zero_columns_and_maps_the_minor_bac
     V, _ = np.linalg.qr(rng.normal(size=(100, 100)))
     live = U @ np.diag(np.logspace(0, -3, 100)) @ V.T
     m = np.hstack([live, np.zeros((200, 1))])
-    r = np.hstack([np.full((200, 100), 1e-9), np.zeros((200, 1))])
+    r = np.hstack([np.full((200, 100), 1e-9), np.full((200, 1), 1e-300)])  # the products' underflow term
     assert C.rank_by_compression(Midrad(m, r), 100) is None  # the mixing the dropping avoids
     real = C.complete_pivoting
 
@@ -78,7 +78,7 @@ def test_midrad_rank_lower_bound_drops_exact_zero_columns_and_maps_the_minor_bac
     assert midrad_rank_lower_bound(Midrad(m, r), 100)["lower"] == 100
     monkeypatch.setattr(C, "complete_pivoting", real)
     monkeypatch.setattr(C, "rank_by_compression", lambda M, k: None)
-    m2, r2 = np.hstack([np.zeros((200, 1)), m]), np.hstack([np.zeros((200, 1)), r])  # the minor's indices shift
+    m2, r2 = np.hstack([np.zeros((200, 1)), m]), np.hstack([np.full((200, 1), 1e-300), r])  # the indices shift
     got = midrad_rank_lower_bound(Midrad(m2, r2), 100)
     assert got["lower"] == 100 and 0 not in got["minor_cols"] and max(got["minor_cols"]) == 100
 
