@@ -61,7 +61,8 @@ def test_midrad_rank_lower_bound_drops_exact_zero_columns_and_maps_the_minor_bac
     """A 200 x 101 enclosure of rank 100 (singular values 1 .. 1e-3, radius 1e-9) whose last column has zero
     midpoints (W_O with folded biases: only the underflow term in its radius): rank >= 100 by compression of the 100
     live columns, no pivoting; a square Gaussian compression through the zero column fails here. With the
-    compression refused, the pivoted minor's columns are the original indices (never the zero column). (Planted: no dropping: pivoting is called, red here.)"""
+    compression refused, the pivoted minor's columns are the original indices (never the zero column). (Planted: no
+    dropping: pivoting is called, red here.)"""
     import proofs_numeric.core.certify as C
     rng = np.random.default_rng(5)
     U, _ = np.linalg.qr(rng.normal(size=(200, 100)))
