@@ -21,7 +21,7 @@ import numpy as np
 
 from proofs_numeric.core.transformer import workdps
 from theorems.exact.input import BadInput
-from theorems.exact.padic_rank import complete_pivoting
+from theorems.exact.padic_rank import complete_pivoting, gram_pivots
 from theorems.exact.transformer import Midrad
 
 __all__ = ["certified_rank_lower_bound", "pivots", "PrecisionExhausted", "MAX_INTERVAL_ENTRIES", "INTERVAL_MAX_WORK",
@@ -185,13 +185,20 @@ def midrad_rank_lower_bound(M: Midrad, upper: int) -> dict:
                 tight = rank_by_compression(M, guess)
                 if tight is not None:
                     return tight
-    rows, cols = complete_pivoting(m, rtol=1e-13)
-    k = min(len(rows), upper)
-    while k > 0:
-        r, c = np.sort(rows[:k]), np.sort(cols[:k])
-        if midrad_nonsingular(Midrad(M.m[np.ix_(r, c)], M.r[np.ix_(r, c)])):
-            return {"lower": k, "minor_rows": r.tolist(), "minor_cols": c.tolist(),
-                    "how": f"a {k} x {k} minor proved non-singular over the enclosure (||I - R A||_inf < 1, "
-                           "double precision, rounding bounded)"}
-        k -= 1 if k <= 8 else max(1, k // 8)
+    # a minor: the pivots of the Gram matrices first (LAPACK's pivoted Cholesky, milliseconds; the threshold 1e-20 is
+    # the square of 1e-10 on the singular values), taken whole; then complete pivoting on the midpoints (0.6 s at
+    # 512 x 384), whose minor is shrunk until it is proved non-singular over the enclosure
+    for search in ("gram", "complete"):
+        if search == "gram":
+            rows, cols = gram_pivots(m, np.random.default_rng(20261206), rtol=1e-20)
+        else:
+            rows, cols = complete_pivoting(m, rtol=1e-13)
+        k = min(len(rows), upper)
+        while k > 0 and (search == "complete" or k == min(len(rows), upper)):
+            r, c = np.sort(rows[:k]), np.sort(cols[:k])
+            if midrad_nonsingular(Midrad(M.m[np.ix_(r, c)], M.r[np.ix_(r, c)])):
+                return {"lower": k, "minor_rows": r.tolist(), "minor_cols": c.tolist(),
+                        "how": f"a {k} x {k} minor proved non-singular over the enclosure (||I - R A||_inf < 1, "
+                               "double precision, rounding bounded)"}
+            k -= 1 if k <= 8 else max(1, k // 8)
     return {"lower": 0, "minor_rows": [], "minor_cols": [], "how": "no certified minor"}

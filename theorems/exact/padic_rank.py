@@ -275,16 +275,16 @@ def row_samples(r: int) -> tuple[int, int]:
 
 @overload
 def gram_pivots(Z: np.ndarray, rng: np.random.Generator | None = None,
-                stop: None = None) -> tuple[np.ndarray, np.ndarray]: ...
+                stop: None = None, rtol: float = _GRAM_RTOL) -> tuple[np.ndarray, np.ndarray]: ...
 
 
 @overload
 def gram_pivots(Z: np.ndarray, rng: np.random.Generator | None,
-                stop: threading.Event) -> tuple[np.ndarray, np.ndarray] | None: ...
+                stop: threading.Event, rtol: float = _GRAM_RTOL) -> tuple[np.ndarray, np.ndarray] | None: ...
 
 
 def gram_pivots(Z: np.ndarray, rng: np.random.Generator | None = None,
-                stop: threading.Event | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+                stop: threading.Event | None = None, rtol: float = _GRAM_RTOL) -> tuple[np.ndarray, np.ndarray] | None:
     """Rows I and columns J of Z with Z[I, J] non-singular in floating point and |I| = |J| its
     numerical rank (a heuristic: the certificate checks the minor it is given). ``stop``: an event that, once set,
     makes the search give up at its next stage (after the column pivots, before each row sample and before the
@@ -300,13 +300,14 @@ def gram_pivots(Z: np.ndarray, rng: np.random.Generator | None = None,
     sample misses rank more often on rows that carry some directions only a few at a time; the
     second sample is the one used before, so such inputs pay one small factorisation more, not the
     all-rows one: 4000 x 300 with 50 directions carried by 40 rows each took 0.03-1.1 s with the
-    small sample alone, against 0.04-0.06 s with 2 |J| + 32 rows.)
+    small sample alone, against 0.04-0.06 s with 2 |J| + 32 rows.) ``rtol``: the factorisations stop when every
+    residual diagonal entry is at most this times the largest diagonal entry of the Gram matrix.
     """
     Z = np.asarray(Z, dtype=np.float64)
     n, d = Z.shape
     tall = n >= d
     W = Z if tall else Z.T
-    J = np.asarray(_pivoted_cholesky(W.T @ W, overwrite=True), dtype=np.intp)
+    J = np.asarray(_pivoted_cholesky(W.T @ W, rtol, overwrite=True), dtype=np.intp)
     r = len(J)
     if r == 0:
         empty = np.zeros(0, dtype=np.intp)
@@ -324,13 +325,13 @@ def gram_pivots(Z: np.ndarray, rng: np.random.Generator | None = None,
             return None
         sub = np.sort(g.choice(nW, m, replace=False))
         Ts = T[sub]
-        Is = _pivoted_cholesky(Ts @ Ts.T, overwrite=True)
+        Is = _pivoted_cholesky(Ts @ Ts.T, rtol, overwrite=True)
         if len(Is) == r:
             I = sub[np.asarray(Is, dtype=np.intp)]
     if I is None:
         if stop is not None and stop.is_set():
             return None
-        I = np.asarray(_pivoted_cholesky(T @ T.T, overwrite=True), dtype=np.intp)
+        I = np.asarray(_pivoted_cholesky(T @ T.T, rtol, overwrite=True), dtype=np.intp)
     k = min(len(I), r)
     I, J = I[:k], J[:k]
     return (I, J) if tall else (J, I)
