@@ -346,7 +346,8 @@ claim(
                            "the contraction ratio ||R(Attn X)|| / ||R(X)|| is exactly 1 (the sentence's premise gamma "
                            "< 1 fails there); an exceptional point (R^(1) = 0 is a proper analytic condition on the "
                            "weights), so this refutes 'always', not the conditional the sentence states; the depth "
-                           "study's Gaussian runs have gamma < 1 (shown)"),
+                           "study's Gaussian runs have gamma < 1 (shown)",
+                      off_instance=OffInstance("depth-study", "||R^(l)||_F at every layer l of attention + skip")),
               Reading("weight-bound", r"\gamma_W=\sqrt n\sum_h\|W_V^hW_O^h\|_2<1\Rightarrow"
                                       r"\|R^{(l)}\|_F\ge(1-\gamma_W)^l\|R^{(0)}\|_F",
                       checks=[lambda ctx: [derivation(WEIGHT_BOUND_STEPS, "the skip lower bound with gamma = gamma_W "
@@ -377,7 +378,11 @@ claim(
               r"\ \text{(attention + skip)}",
     hypotheses=("skip connections",), conclusion="no asymptotic rank decay", regimes=("all",),
     # review of issue 56: the counterexample is an exceptional point (perturbing W_V W_O restores the rank, exactly);
-    # the universal statement is refuted by it, and the label says the refutation rests on a null set of weights
+    # the universal statement is refuted by it, and the label says the refutation rests on a null set of weights.
+    # The review's float draws (n = d = 2, 40 layers, rho_l = ||R|| / ||X|| < 1e-8 on 81 of 200) are not decay: on 72
+    # of them ||R^(40)|| / ||R^(0)|| is about 1 (the mean row grows geometrically, ||X|| up to 1e13, R stays), and
+    # on the 9 where float64 gives R = 0 exactly the rows differ by O(1) at ||X|| ~ 1e17 (mpmath at 120 digits:
+    # ||x_1 - x_2|| = 0.62, 1.08, 0.61, 3.11 at layer 40): rounding, not a positive-measure failure
     checks=[lambda ctx: [stored_counterexample("DONG.skip-lower-bound", recheck_rank_decay_not_prevented,
                                                arithmetic=_EXACT + " (2^k softmax)", label=skip_collapse_probe)]],
     chapter="dong_collapse",
