@@ -1095,7 +1095,7 @@ EVIDENCE = {
     ("DONG.attr-residual-remedy", "literal"): [skip_prevents],
     ("DONG.attr-residual-remedy", "exact-rank"): [_no_rank_collapse_skip],
     ("DONG.machine-precision-5-7", "exact-window"): [machine_precision],
-    ("DONG.skip-lower-bound", "literal"): [skip_bound_trajectory],
+    ("DONG.skip-lower-bound", "gamma-exists"): [skip_bound_trajectory],
     ("DONG.skip-lower-bound", "weight-bound"): [skip_weight_bound],
     ("DONG.mlp-singly-exponential", "literal"): [_exponent_check("attention_mlp", is_singly_exponential,
                                                                  "attention + MLP")],

@@ -97,11 +97,79 @@ def _by_regime(evidence):
     return out
 
 
-def test_hc_main_post_ln_holds_when_h_dk_is_at_least_d_minus_1_and_fails_on_a_box_below():
+def test_hc_main_post_ln_raw_holds_when_h_dk_is_at_least_d_minus_1_and_fails_on_a_box_below():
     ev = _by_regime(hc.post_ln_evidence("HC.main:post-LN", lambda f, s: f > 0, "irrecoverable"))
     assert all(e.holds is True for e in ev["Hd_k>=d-1"])
     below = ev["Hd_k<=d-2"]
     assert any(e.scope == "positive-measure" and e.holds is False for e in below)
+
+
+@given(shapes, st.integers(0, 10 ** 6), st.booleans())
+def test_post_ln_head_channel_loss_is_sevens_kernel(shape, seed, with_eps):
+    """What the heads lose beyond LayerNorm (the fibre of (Y_h) -> LN(X + sum_h Y_h W_O^h) minus that of S -> LN(X +
+    S) on S in row W_O, two exact Jacobian nullities) is n (H d_k - rank W_O), at eps = 0 and at BERT's eps, also
+    for a W_O of low rank; the raw fibre is never smaller."""
+    n, d, H, dk = shape
+    rng = random.Random(seed)
+    eps = hc.BERT_EPS if with_eps else 0
+    X = random_int_matrix(rng, n, d, 3)
+    k = rng.randint(0, min(H * dk, d))
+    W = random_int_matrix(rng, H * dk, k, 2) * random_int_matrix(rng, k, d, 2) if k else Matrix.zeros(H * dk, d)
+    Ys = [random_int_matrix(rng, n, dk, 3) for _ in range(H)]
+    gamma = [rng.choice([1, 2, -1, 3]) for _ in range(d)]
+    loss = deployed.post_ln_head_channel_nullity(X, Ys, W, gamma, eps)
+    assume(loss is not None)
+    assert loss == deployed.head_channel_fibre_formula(n, W) == map_nullity(lambda Y: Phi_a(Y, W), n, H, dk)
+    assert deployed.post_ln_jacobian_nullity(X, Ys, W, gamma, eps) >= loss
+
+
+def test_single_head_post_ln_loss_is_layernorms_not_the_head_channels():
+    """The review's point: at (n, d, H, d_k) = (2, 4, 1, 4) the raw fibre is 4 (eps = 0) and 2 (eps > 0), LayerNorm's
+    shift and scale with one head; beyond LayerNorm the single head loses nothing."""
+    rng = random.Random(3)
+    X, W = random_int_matrix(rng, 2, 4, 3), random_int_matrix(rng, 4, 4, 3)
+    assert rank(W) == 4
+    Ys = [random_int_matrix(rng, 2, 4, 3)]
+    for eps, raw in ((0, 4), (hc.BERT_EPS, 2)):
+        assert deployed.post_ln_jacobian_nullity(X, Ys, W, [1, 2, -1, 3], eps) == raw
+        assert deployed.post_ln_sum_nullity(X, Ys, W, [1, 2, -1, 3], eps) == raw
+        assert deployed.post_ln_head_channel_nullity(X, Ys, W, [1, 2, -1, 3], eps) == 0
+
+
+@pytest.mark.parametrize("eps", [0, hc.BERT_EPS])
+def test_hc_main_post_ln_beyond_layernorm_splits_as_the_headline(eps):
+    """The head-channel reading's regimes are §7's: irrecoverable beyond LayerNorm when H d_k > d (W_O rank-
+    deficient), recovered (0 beyond LayerNorm) on a certified box of W_O when H d_k <= d."""
+    ev = _by_regime(hc.post_ln_head_channel_evidence("HC.main:post-LN beyond LayerNorm", lambda f, s: f > 0,
+                                                     "irrecoverable beyond LayerNorm", eps))
+    assert all(e.holds is True for e in ev["Hd_k>d"])
+    below = ev["Hd_k<=d"]
+    assert any(e.scope == "positive-measure" and e.holds is False for e in below)
+    assert all(e.label == "robust" for e in below if e.scope == "instances")
+
+
+def test_ra_mainpost_ln_heads_count_holds():
+    assert [e.holds for e in ra.post_ln_heads_count(QUICK)] == [True, True]
+
+
+@pytest.mark.parametrize("eps,hit,miss", [(0, "d=d_k+2", "d!=d_k+2"), (hc.BERT_EPS, "d=d_k+1", "d!=d_k+1")])
+def test_ra_main_post_ln_equals_the_papers_count_exactly_when_d_is_d_k_plus_layernorms_loss(eps, hit, miss):
+    """The generic post-LN fibre n (H d_k - rho) + n max(0, rho + k - d) equals n (H - 1) d_k iff d = d_k + k
+    (k = 2 at eps = 0, 1 at eps > 0): the regimes of RA.main:post-LN(-eps) are these, not the positivity split."""
+    import random as _r
+
+    from theorems.exact import deployed_heads as DH
+    shapes_ = DH.RA_POST_LN_EPS_SHAPES if eps else DH.RA_POST_LN_SHAPES
+    want = lambda s: s[0] * (s[2] - 1) * s[3]  # noqa: E731
+    recs = DH.post_ln_study(_r.Random(11), lambda f, s: f == want(s), eps, shapes_)
+    got = {r["regime"]: r for r in recs if r["type"] == "instances"}
+    assert got[hit]["held"] == got[hit]["met"] > 0
+    assert got[miss]["held"] < got[miss]["met"]
+    assert any(r["type"] == "box" and r["regime"] == miss for r in recs)
+    for regime, ss in shapes_.items():
+        for (n, d, H, dk) in ss:
+            rho, k = min(H * dk, d), (1 if eps else 2)
+            assert (n * (H * dk - rho) + n * max(0, rho + k - d) == want((n, d, H, dk))) == (regime == hit)
 
 
 def test_ra_main_post_ln_count_holds_and_bert_is_two_per_token():
@@ -145,7 +213,7 @@ def test_layernorm_with_eps_jacobian_kernel_is_the_shift_only():
     assert deployed.ln_jacobian_identity(3, True)
 
 
-def test_hc_main_post_ln_eps_splits_at_h_dk_equal_d():
+def test_hc_main_post_ln_eps_raw_splits_at_h_dk_equal_d():
     ev = _by_regime(hc.post_ln_evidence("HC.main:post-LN-eps", lambda f, s: f > 0, "irrecoverable", hc.BERT_EPS))
     assert all(e.holds is True for e in ev["Hd_k>=d"])
     assert any(e.scope == "positive-measure" and e.holds is False for e in ev["Hd_k<=d-1"])

@@ -541,6 +541,8 @@ GENERIC_READINGS = [
     "RRO.prop51:pre-LN-causal-increment", "RRO.prop51:pre-RMSNorm-causal-increment",
     # issue 57: HC.main, RA.main (generic X, W_O of the observed sub-layer) and RC.prop63 (generic W_V, W_O) per block
     "HC.main:post-LN", "HC.main:post-LN-eps", "HC.main:pre-LN-causal", "HC.main:pre-RMSNorm-causal",
+    # review of issue 56: the raw post-LN fibre (LayerNorm's own loss included) kept beside the head-channel readings
+    "HC.main:post-LN-raw", "HC.main:post-LN-eps-raw",
     "RA.main:post-LN", "RA.main:post-LN-eps", "RA.main:pre-LN-causal", "RA.main:pre-RMSNorm-causal",
     "RC.prop63:causal-mask", "RC.prop63:pre-LN-causal", "RC.prop63:pre-LN-causal-stream",
     "RC.prop63:pre-RMSNorm-causal", "RC.prop63:post-LN",

@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 from decimal import Decimal
 
-import pytest
 import sympy
 from sympy import Matrix, Rational
 
@@ -54,18 +53,68 @@ def test_skip_rank_decay_stays_at_rank_one():
     assert why and numbers == {"ranks": [1] * D.DECAY_LAYERS}
 
 
-@pytest.mark.parametrize("cid", ["DONG.skip-lower-bound", "DONG.skip-prevents-decay"])
-def test_skip_guarantees_are_refuted_exactly(cid):
-    h = _headline(cid)
-    assert (h.verdict, h.strength) == ("refuted", "exact")
+def _reading(cid: str, key: str):
+    r = quick_run(cid)
+    assert r.error is None, r.error
+    return next(rr for rr in r.readings if rr.key == key)
+
+
+def test_skip_lower_bound_headline_is_the_conditional_the_sentence_states():
+    """Review of issue 56: "where gamma < 1 is an upper bound on the contraction" is the premise; with it the bound
+    follows by the triangle inequality (every step of the derivation checked, and a Coq lemma in any normed
+    Z-module), so the headline is proved; that skips always supply such a gamma is the reading gamma-exists, refuted
+    by the stored point."""
+    h = _headline("DONG.skip-lower-bound")
+    assert (h.verdict, h.strength) == ("proved", "formal")
+    assert {e.summary.split(" [")[0].rsplit(".", 1)[-1] for e in h.evidence if e.kind == "formal"} >= {
+        "skip_lower_bound", "skip_lower_bound_pos"}
+    d = next(e for e in h.evidence if e.scope == "derivation")
+    assert d.holds is True and d.numbers["checked"] == d.numbers["steps"] == len(D.SKIP_BOUND_STEPS)
+    g = _reading("DONG.skip-lower-bound", "gamma-exists")
+    assert (g.verdict, g.strength) == ("refuted", "exact")
     assert any(e.kind == "counterexample" and e.counterexample.endswith("DONG.skip-lower-bound.json")
-               for e in h.evidence)
+               for e in g.evidence)
 
 
-def test_skip_lower_bound_weight_bound_reading_still_checked():
-    r = quick_run("DONG.skip-lower-bound")
-    wb = next(rr for rr in r.readings if rr.key == "weight-bound")
-    assert wb.verdict == "supported"
+def test_skip_lower_bound_derivation_can_fail():
+    """Planted: the contraction step with 1 + gamma in place of 1 - gamma is not an identity, and a derivation with it
+    holds False (a broken step is evidence against)."""
+    from theorems.framework import ProofStep, derivation
+    a, b, g = sympy.symbols("a b gamma", nonnegative=True)
+    wrong = ProofStep("x", "planted", "identity", lambda: sympy.expand((a - b) - (1 + g) * a - (g * a - b)) == 0)
+    assert wrong.check() is False
+    assert derivation([*D.SKIP_BOUND_STEPS[:2], wrong, D.SKIP_BOUND_STEPS[3]], "planted").holds is False
+    assert all(s.check() is True for s in D.SKIP_BOUND_STEPS + D.WEIGHT_BOUND_STEPS)
+
+
+def test_skip_stored_point_is_outside_the_sentences_premise():
+    """At the stored instance ||R(Attn X)|| / ||R(X)|| = 1 exactly: gamma < 1 fails there, so the point refutes
+    'some gamma < 1 always exists', not the conditional."""
+    data, _ = load_counterexample("DONG.skip-lower-bound")
+    assert D.recheck_gamma_one(data) == 1
+    bad = copy.deepcopy(data)
+    bad["W_VO"] = [["-2", "0"], ["0", "-2"]]
+    assert D.recheck_gamma_one(bad) == Rational(4, 9)
+
+
+def test_skip_prevents_decay_refuted_at_an_exceptional_point_and_says_so():
+    h = _headline("DONG.skip-prevents-decay")
+    assert (h.verdict, h.strength) == ("refuted", "exact")
+    ce = [e for e in h.evidence if e.kind == "counterexample"]
+    assert ce and all(e.label == "exceptional-point" and "null set of weights" in e.summary for e in ce)
+
+
+def test_skip_collapse_probe_can_say_persistent(monkeypatch):
+    """Planted: perturbations of size 0 leave the collapse in place, so the probe says persistent."""
+    data, _ = load_counterexample("DONG.skip-lower-bound")
+    assert D.skip_collapse_probe(data)[0] == "exceptional-point"
+    monkeypatch.setattr(D, "SKIP_PROBE_SCALE", Rational(0))
+    assert D.skip_collapse_probe(data)[0] == "persistent"
+
+
+def test_skip_lower_bound_weight_bound_reading_is_exact():
+    wb = _reading("DONG.skip-lower-bound", "weight-bound")
+    assert (wb.verdict, wb.strength) == ("supported", "exact")
 
 
 def test_skip_exact_softmax_of_the_instance():

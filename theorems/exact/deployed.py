@@ -53,7 +53,9 @@ from .linalg import centring_projector, rank
 __all__ = ["BLOCK_NAMES", "rational_norm_rows", "stratum_witness", "attention_sublayer", "post_ln_rank",
            "sublayer_rank", "post_ln_cap_identity", "causal_attention_facts", "causal_uniform", "causal_power_limit",
            "causal_stack", "rho_squared", "post_ln_fibre_formula", "ln_jacobian_identity",
-           "post_ln_jacobian_nullity", "post_ln_collision", "post_ln_fibre_box", "prenorm_heads"]
+           "post_ln_jacobian_nullity", "row_basis", "post_ln_sum_nullity",
+           "post_ln_head_channel_nullity", "head_channel_fibre_formula", "post_ln_collision", "post_ln_fibre_box",
+           "prenorm_heads"]
 
 #: the block types in words (the readings' regimes use these names)
 BLOCK_NAMES = {"post_ln": "post-LN (BERT)", "pre_ln": "pre-LN (GPT-2)", "pre_rms": "pre-RMSNorm (LLaMA)"}
@@ -267,6 +269,44 @@ def post_ln_jacobian_nullity(X: Matrix, Ys, W_O: Matrix, gamma, eps=0) -> int | 
             return None
         Ms.append((P - c.T * c / c2) * G)
     return n * H * dk - rank(Matrix.vstack(*[_map_column(Ms, W_O, n, H, dk, k) for k in range(n * H * dk)]).T)
+
+
+def row_basis(W_O: Matrix) -> tuple[Matrix, list[int]]:
+    """(B, pivots): a basis B of row W_O (the non-zero rows of its reduced row echelon form) and B's pivot columns,
+    so a matrix S whose rows lie in row W_O is S = S[:, pivots] B."""
+    R, piv = W_O.rref()
+    return R[:len(piv), :], list(piv)
+
+
+def post_ln_sum_nullity(X: Matrix, Ys, W_O: Matrix, gamma, eps=0) -> int | None:
+    """The fibre dimension of the same post-LN observation with the heads' sum S = sum_h Y_h W_O^h as one variable
+    (S ranging over the matrices whose rows lie in row W_O, all that W_O can write): LayerNorm's own loss, with no
+    head channel. S = Z B (B a basis of row W_O), so it is the single-head map (H = 1, d_k = rank W_O, W_O = B) at Z
+    = S[:, pivots]: post_ln_jacobian_nullity there. None when a row of X + S is constant."""
+    n = X.shape[0]
+    S = _phi(Ys, W_O)
+    B, piv = row_basis(W_O)
+    if not piv:  # W_O = 0: S = 0 is the only value, nothing is lost
+        return 0
+    Z = S.extract(list(range(n)), piv)
+    if Z * B != S:
+        raise ArithmeticError("S is not Z B: the rows of the heads' sum left row W_O")
+    return post_ln_jacobian_nullity(X, [Z], B, gamma, eps)
+
+
+def post_ln_head_channel_nullity(X: Matrix, Ys, W_O: Matrix, gamma, eps=0) -> int | None:
+    """What the head channel loses beyond LayerNorm: the fibre dimension of (Y_h)_h -> LN(X + sum_h Y_h W_O^h)
+    minus that of S -> LN(X + S) on S in row W_O (post_ln_sum_nullity). The map factors as S o Phi_a with Phi_a
+    linear onto its image, so the fibre at Y is Phi_a^{-1}(the fibre at S) and the difference is dim ker Phi_a = n
+    (H d_k - rank W_O), §7's count, whatever eps (head_channel_fibre_formula). None when LayerNorm is undefined."""
+    f = post_ln_jacobian_nullity(X, Ys, W_O, gamma, eps)
+    g = post_ln_sum_nullity(X, Ys, W_O, gamma, eps)
+    return None if f is None or g is None else f - g
+
+
+def head_channel_fibre_formula(n: int, W_O: Matrix) -> int:
+    """n (H d_k - rank W_O): the dimension of ker Phi_a, what the head channel loses after any observation of S."""
+    return n * (W_O.shape[0] - rank(W_O))
 
 
 def _map_column(Ms, W_O, n, H, dk, k) -> Matrix:

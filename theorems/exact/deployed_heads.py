@@ -20,8 +20,9 @@ from .instances import random_int_matrix
 from .linalg import rank
 from .qinterval import box, minor_certificate
 
-__all__ = ["POST_LN_SHAPES", "POST_LN_EPS_SHAPES", "PRENORM_SHAPES", "BERT_EPS", "post_ln_rows", "post_ln_study",
-           "post_ln_count_study", "prenorm_rows", "prenorm_study"]
+__all__ = ["POST_LN_SHAPES", "POST_LN_EPS_SHAPES", "HEAD_CHANNEL_SHAPES", "RA_POST_LN_SHAPES", "RA_POST_LN_EPS_SHAPES",
+           "PRENORM_SHAPES", "BERT_EPS", "post_ln_rows", "post_ln_study", "post_ln_count_study",
+           "post_ln_head_channel_study", "post_ln_head_channel_count_study", "prenorm_rows", "prenorm_study"]
 
 #: post-LN shapes (n, d, H, d_k) per regime, eps = 0: H d_k >= d - 1 (BERT: H d_k = d) and H d_k <= d - 2
 POST_LN_SHAPES = {"Hd_k>=d-1": [(3, 4, 2, 2), (2, 4, 3, 1), (3, 3, 2, 2), (2, 6, 3, 2)],
@@ -29,26 +30,40 @@ POST_LN_SHAPES = {"Hd_k>=d-1": [(3, 4, 2, 2), (2, 4, 3, 1), (3, 3, 2, 2), (2, 6,
 #: with eps > 0 only the shift is lost: the regimes split at H d_k = d
 POST_LN_EPS_SHAPES = {"Hd_k>=d": [(3, 4, 2, 2), (3, 3, 2, 2), (2, 4, 3, 2)],
                       "Hd_k<=d-1": [(2, 4, 3, 1), (2, 4, 1, 2), (2, 6, 2, 2), (3, 5, 2, 2)]}
+#: the head channel through post-LN (the fibre beyond LayerNorm's own loss, n (H d_k - rank W_O) whatever eps): the
+#: regimes of §7, generic W_O of full row rank (H d_k <= d) or rank-deficient (H d_k > d); H = 1 included
+HEAD_CHANNEL_SHAPES = {"Hd_k<=d": [(3, 4, 2, 2), (2, 6, 2, 2), (3, 5, 2, 2), (2, 4, 1, 4)],
+                       "Hd_k>d": [(3, 3, 2, 2), (2, 4, 3, 2), (2, 2, 3, 1)]}
+#: RA.main's post-LN equation (fibre = n (H - 1) d_k, H >= 2): the generic fibre n (H d_k - rho) + n max(0, rho + k -
+#: d) (rho = min(H d_k, d), k = 2 at eps = 0, 1 at eps > 0) equals n (H - 1) d_k iff d = d_k + k (a coincidence of
+#: LayerNorm's loss with the paper's count), so these are the regimes
+RA_POST_LN_SHAPES = {"d=d_k+2": [(3, 4, 2, 2), (2, 4, 3, 2), (2, 5, 2, 3)],
+                     "d!=d_k+2": [(2, 4, 3, 1), (3, 3, 2, 2), (2, 6, 3, 2), (2, 6, 2, 2)]}
+RA_POST_LN_EPS_SHAPES = {"d=d_k+1": [(3, 3, 2, 2), (2, 4, 2, 3), (2, 3, 3, 2)],
+                         "d!=d_k+1": [(3, 4, 2, 2), (2, 4, 3, 1), (2, 6, 2, 2), (3, 5, 2, 2)]}
 #: pre-norm shapes (n, d, H, d_k) per regime (d != 3: a rational LayerNorm row needs d != 3)
 PRENORM_SHAPES = {"Hd_k<=d": [(3, 4, 2, 2), (4, 4, 1, 2), (2, 5, 2, 2)], "Hd_k>d": [(3, 2, 3, 1), (2, 4, 3, 2)]}
 #: BERT's LayerNorm eps, exactly
 BERT_EPS = Rational(1, 10 ** 12)
 
 
-def post_ln_rows(rng, eps=0):
-    """(regime, (n, d, H, d_k), X, W_O, Ys, gamma): random integer instances of the post-LN observation."""
-    for regime, shapes in (POST_LN_EPS_SHAPES if eps else POST_LN_SHAPES).items():
+def post_ln_rows(rng, eps=0, shapes_by_regime=None):
+    """(regime, (n, d, H, d_k), X, W_O, Ys, gamma): random integer instances of the post-LN observation (the shapes
+    POST_LN_(EPS_)SHAPES unless given)."""
+    if shapes_by_regime is None:
+        shapes_by_regime = POST_LN_EPS_SHAPES if eps else POST_LN_SHAPES
+    for regime, shapes in shapes_by_regime.items():
         for (nn, dd, HH, dk) in shapes:
             X, W = random_int_matrix(rng, nn, dd, 3), random_int_matrix(rng, HH * dk, dd, 3)
             Ys = [random_int_matrix(rng, nn, dk, 3) for _ in range(HH)]
             yield regime, (nn, dd, HH, dk), X, W, Ys, [rng.choice([1, 2, -1, 3]) for _ in range(dd)]
 
 
-def post_ln_study(rng, conclusion, eps=0) -> list[dict]:
+def post_ln_study(rng, conclusion, eps=0, shapes_by_regime=None) -> list[dict]:
     """Per regime: the fibre of the post-LN observation (the exact Jacobian's nullity) against ``conclusion(fibre,
     shape)``, and a box record (the fibre constant on it, by the certified ranks) for the first failure."""
     by: dict[str, list] = {}
-    for regime, shape, X, W, Ys, g in post_ln_rows(rng, eps):
+    for regime, shape, X, W, Ys, g in post_ln_rows(rng, eps, shapes_by_regime):
         by.setdefault(regime, []).append((shape, X, W, Ys, g))
     tag = f"post-LN (eps = {eps})" if eps else "post-LN"
     out: list[dict] = []
@@ -91,6 +106,62 @@ def post_ln_count_study(rng, eps=0) -> dict:
         held += f == want
         if f != want and first is None:
             first = f"{shape}: Jacobian nullity {f}, formula {want}"
+    return {"met": met, "held": held, "first": first}
+
+
+def post_ln_head_channel_study(rng, conclusion, eps=0) -> list[dict]:
+    """Per regime of HEAD_CHANNEL_SHAPES: what the heads lose beyond LayerNorm (the exact Jacobian's nullity of
+    (Y_h) -> LN(X + sum_h Y_h W_O^h) minus that of S -> LN(X + S), S in row W_O) against ``conclusion(loss,
+    shape)``; a failure boxed by rank W_O certified maximal on a box of W_O (the loss, n (H d_k - rank W_O), is
+    constant there)."""
+    by: dict[str, list] = {}
+    for regime, shape, X, W, Ys, g in post_ln_rows(rng, eps, HEAD_CHANNEL_SHAPES):
+        by.setdefault(regime, []).append((shape, X, W, Ys, g))
+    tag = f"post-LN (eps = {eps})" if eps else "post-LN"
+    out: list[dict] = []
+    for regime, rows in by.items():
+        met = held = 0
+        first = boxed = None
+        for shape, X, W, Ys, g in rows:
+            f = deployed.post_ln_head_channel_nullity(X, Ys, W, g, eps)
+            if f is None:
+                continue
+            met += 1
+            ok = conclusion(f, shape)
+            held += ok
+            if not ok and first is None:
+                first = f"(n, d, H, d_k) = {shape}: fibre beyond LayerNorm's {f}"
+            nn, dd, HH, dk = shape
+            rk = rank(W)
+            want = nn * (HH * dk - min(HH * dk, dd))
+            if not ok and boxed is None and rk == min(HH * dk, dd) and not conclusion(want, shape):
+                for e in (3, 6, 9):
+                    if minor_certificate(box(W, Rational(1, 10 ** e)), rk) is not None:
+                        boxed = {"type": "box", "regime": regime, "box": f"|W_O' - W_O|_max <= 1/10^{e}",
+                                 "what": f"{tag}, (n, d, H, d_k) = {shape}, W_O = {W.tolist()}: rank W_O = {rk} "
+                                         "(maximal) at every point, so the fibre beyond LayerNorm's, n (H d_k - rank "
+                                         f"W_O) (RA.main:post-LN-heads-count), is {want} on the box, whatever X"}
+                        break
+        out.append({"type": "instances", "regime": regime, "met": met, "held": held, "first": first, "tag": tag})
+        if boxed is not None:
+            out.append(boxed)
+    return out
+
+
+def post_ln_head_channel_count_study(rng, eps=0) -> dict:
+    """The head channel's loss beyond LayerNorm (two exact Jacobian nullities) against n (H d_k - rank W_O) over
+    HEAD_CHANNEL_SHAPES: {met, held, first}."""
+    met = held = 0
+    first = None
+    for _regime, shape, X, W, Ys, g in post_ln_rows(rng, eps, HEAD_CHANNEL_SHAPES):
+        f = deployed.post_ln_head_channel_nullity(X, Ys, W, g, eps)
+        if f is None:
+            continue
+        met += 1
+        want = deployed.head_channel_fibre_formula(X.shape[0], W)
+        held += f == want
+        if f != want and first is None:
+            first = f"{shape}: Jacobian nullities' difference {f}, n (H d_k - rank W_O) = {want}"
     return {"met": met, "held": held, "first": first}
 
 

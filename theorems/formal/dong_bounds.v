@@ -179,3 +179,33 @@ by rewrite row_mul mulmx_sum_row; apply: eq_bigr => j _; rewrite mxE.
 Qed.
 
 End ConvexCombination.
+
+(* DONG.skip-lower-bound: "||R^(l)||_F >= (1 - gamma)^l ||R^(0)||_F > 0 where
+   gamma < 1 is an upper bound on the contraction introduced by attention":
+   with a skip connection the residual obeys R^(l+1) = R^(l) + a_l (a_l the
+   residual of the attention branch, R linear); if ||a_l|| <= gamma ||R^(l)||
+   at every layer, the reverse triangle inequality gives the bound, in any
+   normed Z-module (the Frobenius norm among them). *)
+Section SkipLowerBound.
+Variables (R : numDomainType) (V : normedZmodType R) (g : R) (r a : nat -> V).
+Hypothesis g_le1 : g <= 1.
+Hypothesis skip_step : forall l, r l.+1 = r l + a l.
+Hypothesis contraction : forall l, `|a l| <= g * `|r l|.
+
+Lemma skip_lower_bound l : (1 - g) ^+ l * `|r 0| <= `|r l|.
+Proof.
+have g1 : 0 <= 1 - g by rewrite subr_ge0.
+elim: l => [|l IH]; first by rewrite expr0 mul1r.
+rewrite exprS -mulrA skip_step.
+apply: Order.POrderTheory.le_trans (_ : (1 - g) * `|r l| <= _); first by rewrite ler_wpmul2l.
+apply: Order.POrderTheory.le_trans (ler_sub_norm_add _ _).
+by rewrite mulrBl mul1r ler_sub.
+Qed.
+
+Lemma skip_lower_bound_pos l : g < 1 -> r 0 != 0 -> 0 < `|r l|.
+Proof.
+move=> g1 r0; apply: Order.POrderTheory.lt_le_trans (skip_lower_bound l).
+by rewrite mulr_gt0 ?normr_gt0 // exprn_gt0 // subr_gt0.
+Qed.
+
+End SkipLowerBound.

@@ -265,23 +265,38 @@ def post_ln_evidence(seed: str, conclusion, words: str, eps=0) -> list[Evidence]
     return block_records_evidence(DH.post_ln_study(random.Random(stable_seed(seed)), conclusion, eps), words)
 
 
+def post_ln_head_channel_evidence(seed: str, conclusion, words: str, eps=0) -> list[Evidence]:
+    """Per regime (H d_k <= d, H d_k > d): what the heads lose beyond LayerNorm's own loss (the post-LN fibre minus
+    the fibre of the same map with the heads' sum S as one variable, two exact Jacobian nullities) against
+    ``conclusion(loss, shape)``; a failure certified on a box of W_O."""
+    return block_records_evidence(DH.post_ln_head_channel_study(random.Random(stable_seed(seed)), conclusion, eps),
+                                  words)
+
+
 def prenorm_evidence(seed: str, block_type: str, conclusion, words: str) -> list[Evidence]:
     """Per regime: Z - X = sum_h Y_h W_O^h checked, ker Phi_a's dimension against ``conclusion``; boxes of W_O."""
     return block_records_evidence(DH.prenorm_study(random.Random(stable_seed(f"{seed}:{block_type}")), block_type,
                                                    conclusion), words)
 
 
+_BEYOND_LN = ("the heads are irrecoverable beyond LayerNorm's own loss (the fibre of (Y_h) -> LN(X + sum_h Y_h W_O^h) "
+              "exceeds that of S -> LN(X + S), S in row W_O)")
+
+
 def _hc_block_reading(block_type: str, key: str, statement: str, note: str) -> Reading:
-    if block_type == "post_ln_eps":
-        check = lambda ctx: post_ln_evidence("HC.main:post-LN-eps", lambda f, s: f > 0,  # noqa: E731
-                                             "the heads are irrecoverable (the fibre has positive dimension)", BERT_EPS)
-        regimes: tuple[str, ...] = tuple(POST_LN_EPS_SHAPES)
-        space = "(X, W_O, Y_h, gamma) (beta any, eps = 10^-12)"
-    elif block_type == "post_ln":
-        check = lambda ctx: post_ln_evidence("HC.main:post-LN", lambda f, s: f > 0,  # noqa: E731
-                                             "the heads are irrecoverable (the fibre has positive dimension)")
-        regimes = tuple(POST_LN_SHAPES)
-        space = "(X, W_O, Y_h, gamma) (beta any, eps = 0)"
+    eps: object = 0
+    if block_type in ("post_ln", "post_ln_eps"):
+        eps = BERT_EPS if block_type == "post_ln_eps" else 0
+        check = lambda ctx: post_ln_head_channel_evidence(f"HC.main:{key} beyond LayerNorm",  # noqa: E731
+                                                          lambda f, s: f > 0, _BEYOND_LN, eps)
+        regimes: tuple[str, ...] = tuple(DH.HEAD_CHANNEL_SHAPES)
+        space = f"(X, W_O, Y_h, gamma) (beta any, eps = {'10^-12' if eps else '0'})"
+    elif block_type in ("post_ln_raw", "post_ln_eps_raw"):
+        eps = BERT_EPS if block_type == "post_ln_eps_raw" else 0
+        check = lambda ctx: post_ln_evidence(f"HC.main:{key.removesuffix('-raw')}",  # noqa: E731 (the old seeds)
+                                             lambda f, s: f > 0, "the fibre has positive dimension", eps)
+        regimes = tuple(POST_LN_EPS_SHAPES if eps else POST_LN_SHAPES)
+        space = f"(X, W_O, Y_h, gamma) (beta any, eps = {'10^-12' if eps else '0'})"
     else:
         check = lambda ctx: prenorm_evidence("HC.main", block_type, lambda k, s: k > 0,  # noqa: E731
                                              "the heads are irrecoverable (ker Phi_a != 0)")
@@ -293,26 +308,42 @@ def _hc_block_reading(block_type: str, key: str, statement: str, note: str) -> R
                                             "is decided on a certified box"))
 
 
-#: HC.main per deployed block type (issue 57)
+_HEADS_NOTE = ("BERT's sub-layer observes LN(X + S), not S. The sentence is about the head channel, so the loss "
+               "LayerNorm has by itself (present at H = 1: a shift and a scale per row at eps = 0, a shift at eps > 0) "
+               "is taken out: the map factors as (S -> LN(X + S)) o Phi_a with Phi_a linear onto row-W_O-valued S, so "
+               "the fibre at Y is Phi_a^{-1}(the fibre at S) and its dimension exceeds the fibre of S -> LN(X + S) by "
+               "exactly dim ker Phi_a = n (H d_k - rank W_O) (RA.main:post-LN-heads-count, two exact Jacobian "
+               "nullities per instance), §7's count: irrecoverable beyond LayerNorm iff rank W_O < H d_k, for generic "
+               "W_O iff H d_k > d (BERT: H d_k = d, nothing beyond LayerNorm's loss), as the headline")
+_RAW_NOTE = ("the raw fibre, LayerNorm's loss included: n (H d_k - rank W_O) + {extra} (RA.main:{count}); generic: n (H "
+             "d_k - rho) + n max(0, rho + {k} - d), rho = min(H d_k, d): positive for every X and W_O when H d_k >= d - "
+             "{k1}, zero on an open set below. The part beyond n (H d_k - rank W_O) is LayerNorm's own loss, present "
+             "at H = 1 (Jacobian nullity {h1} at (n, d, H, d_k) = (2, 4, 1, 4)), not a head-channel one: reading "
+             "{heads} takes it out")
+
+#: HC.main per deployed block type (issue 57; the head-channel readings, issue 56's review)
 HC_BLOCK_READINGS = [
     _hc_block_reading("post_ln", "post-LN",
+                      r"\text{post-LN, }X,\gamma,\beta,W_O\text{ known: }\dim\mathrm{fib}\bigl[(Y_h)_h\mapsto\mathrm{LN}"
+                      r"\bigl(X+\textstyle\sum_hY_hW_O^h\bigr)\bigr]-\dim\mathrm{fib}\bigl[S\mapsto\mathrm{LN}(X+S),\ "
+                      r"S\in\mathbb R^{n}\otimes\operatorname{row}W_O\bigr]>0\ \text{(generic }X,W_O)",
+                      _HEADS_NOTE),
+    _hc_block_reading("post_ln_eps", "post-LN-eps",
+                      r"\text{post-LN, }\varepsilon=10^{-12}\text{ (BERT): }\dim\mathrm{fib}\bigl[(Y_h)_h\mapsto\mathrm{LN}"
+                      r"_\varepsilon\bigl(X+\textstyle\sum_hY_hW_O^h\bigr)\bigr]-\dim\mathrm{fib}\bigl[S\mapsto\mathrm{LN}"
+                      r"_\varepsilon(X+S),\ S\in\mathbb R^{n}\otimes\operatorname{row}W_O\bigr]>0\ \text{(generic }X,W_O)",
+                      _HEADS_NOTE.replace("BERT's sub-layer", "With BERT's eps = 1e-12 (exactly) BERT's sub-layer")),
+    _hc_block_reading("post_ln_raw", "post-LN-raw",
                       r"\text{post-LN, }X,\gamma,\beta,W_O\text{ known: the fibre of }(Y_h)_h\mapsto\mathrm{LN}\bigl(X+"
                       r"\textstyle\sum_hY_hW_O^h\bigr)\text{ has positive dimension (generic }X,W_O)",
-                      "BERT's sub-layer observes LN(X + S), not S: LayerNorm (eps = 0) keeps each row only up to a "
-                      "shift and a scale, so the fibre is n (H d_k - rank W_O) + sum_i (2 + rank W_O - rank [1; x_i; "
-                      "W_O]) (RA.main:post-LN-count). Generic: n (H d_k - rho) + n max(0, rho + 2 - d), rho = min(H "
-                      "d_k, d): positive for every X and W_O when H d_k >= d - 1 (BERT: H d_k = d, 2 per token, "
-                      "although Phi_a is injective), zero on an open set when H d_k <= d - 2. The extra 2 per token is "
-                      "a normalisation loss (present at H = 1), not a head-channel one. With eps > 0 the scale is "
-                      "recoverable (var(LN y) = v / (v + eps)) and only the shift is lost: not decided here"),
-    _hc_block_reading("post_ln_eps", "post-LN-eps",
+                      _RAW_NOTE.format(extra="sum_i (2 + rank W_O - rank [1; x_i; W_O])", count="post-LN-count", k=2,
+                                       k1=1, h1=4, heads="post-LN")),
+    _hc_block_reading("post_ln_eps_raw", "post-LN-eps-raw",
                       r"\text{post-LN, }\varepsilon=10^{-12}\text{ (BERT), }X,\gamma,\beta,W_O\text{ known: the fibre of }"
                       r"(Y_h)_h\mapsto\mathrm{LN}_\varepsilon\bigl(X+\textstyle\sum_hY_hW_O^h\bigr)\text{ has positive "
                       r"dimension (generic }X,W_O)",
-                      "BERT's LayerNorm has eps = 1e-12 > 0: then the scale is recoverable and only the shift is lost, "
-                      "so the fibre is n (H d_k - rank W_O) + n (1 + rank W_O - rank [1; W_O]) (RA.main:post-LN-eps-"
-                      "count): positive for every W_O when H d_k >= d (BERT: 1 per token, 512 per sequence), zero on "
-                      "an open set when H d_k <= d - 1"),
+                      _RAW_NOTE.format(extra="n (1 + rank W_O - rank [1; W_O])", count="post-LN-eps-count", k=1, k1=0,
+                                       h1=2, heads="post-LN-eps")),
     _hc_block_reading("pre_ln", "pre-LN-causal",
                       r"\text{pre-LN, causal: }Z=X+\textstyle\sum_hY_hW_O^h,\ Y_h=A_h\,\mathrm{LN}(X)W_V^h;\ X,W_O"
                       r"\text{ known: }\ker\Phi_a\neq0\ \text{(generic }W_O)",

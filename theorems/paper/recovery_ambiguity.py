@@ -77,7 +77,8 @@ from ..framework import (
     symbolic_identity,
 )
 
-__all__ = ["bert_figures", "BERT", "PGOP_CONSTRUCTIONS", "pgop_overhead", "Phi_a_gated", "Phi_b_gated"]
+__all__ = ["bert_figures", "BERT", "PGOP_CONSTRUCTIONS", "pgop_overhead", "Phi_a_gated", "Phi_b_gated",
+           "post_ln_heads_count", "post_ln_count_evidence"]
 
 n, H, d_k, d, rho, n_max = symbols("n H d_k d rho n_max", positive=True, integer=True)
 BERT = {n: 512, H: 12, d: 768, d_k: 64, n_max: 512}
@@ -293,7 +294,7 @@ def _bert_post_ln(ctx, eps: bool = False) -> list[Evidence]:
                            f"{br.describe()}, so the post-LN fibre is 512 (768 - rank W_O) + 512 ({k} + rank W_O - 768) "
                            f"= {dim} per sequence "
                            f"({None if dim is None else dim // 512} per token), not 360448 (704)",
-                           None if dim is None else dim == 360448, regime="Hd_k>=d" if eps else "Hd_k>=d-1",
+                           None if dim is None else dim == 360448, regime="d!=d_k+1" if eps else "d!=d_k+2",
                            arithmetic=ARITHMETIC_MOD_P,
                            numbers={"rank_W_O": rk, "dimension": dim})]
 
@@ -302,16 +303,16 @@ def _ra_block_reading(block_type: str, key: str, statement: str, note: str) -> R
     want = lambda s: s[0] * (s[2] - 1) * s[3]  # noqa: E731  (n (H - 1) d_k of the shape (n, d, H, d_k))
     if block_type == "post_ln_eps":
         checks: list = [lambda ctx: _records_evidence(DH.post_ln_study(
-                            random.Random(stable_seed("RA.main:post-LN-eps")), lambda f, s: f == want(s), DH.BERT_EPS),
-                            "the fibre's dimension is n (H - 1) d_k"),
+                            random.Random(stable_seed("RA.main:post-LN-eps")), lambda f, s: f == want(s), DH.BERT_EPS,
+                            DH.RA_POST_LN_EPS_SHAPES), "the fibre's dimension is n (H - 1) d_k"),
                         lambda ctx: _bert_post_ln(ctx, eps=True)]
-        regimes: tuple[str, ...] = tuple(DH.POST_LN_EPS_SHAPES)
+        regimes: tuple[str, ...] = tuple(DH.RA_POST_LN_EPS_SHAPES)
         space = "(X, W_O, Y_h, gamma) (beta any, eps = 10^-12)"
     elif block_type == "post_ln":
         checks = [lambda ctx: _records_evidence(DH.post_ln_study(random.Random(stable_seed("RA.main:post-LN")),
-                                                                 lambda f, s: f == want(s)),
+                                                                 lambda f, s: f == want(s), 0, DH.RA_POST_LN_SHAPES),
                                                 "the fibre's dimension is n (H - 1) d_k"), _bert_post_ln]
-        regimes = tuple(DH.POST_LN_SHAPES)
+        regimes = tuple(DH.RA_POST_LN_SHAPES)
         space = "(X, W_O, Y_h, gamma) (beta any, eps = 0)"
     else:
         checks = [lambda ctx: _records_evidence(DH.prenorm_study(random.Random(stable_seed(f"RA.main:{block_type}")),
@@ -329,6 +330,20 @@ def _post_ln_eps_count(ctx) -> list[Evidence]:
     return post_ln_count_evidence(ctx, DH.BERT_EPS)
 
 
+def post_ln_heads_count(ctx) -> list[Evidence]:
+    """The head channel's loss beyond LayerNorm = n (H d_k - rank W_O), two exact Jacobian nullities per instance,
+    at eps = 0 and at BERT's eps."""
+    out = []
+    for eps in (0, DH.BERT_EPS):
+        st = DH.post_ln_head_channel_count_study(random.Random(stable_seed(f"post-LN heads count {eps}")), eps)
+        out.append(exact_instances(
+            f"post-LN{f' (eps = {eps})' if eps else ' (eps = 0)'}: the nullity of the Jacobian of (Y_h) -> LN(X + "
+            "sum_h Y_h W_O^h) minus that of S -> LN(X + S) on S in row W_O (the single-head map with W_O a basis of "
+            "row W_O) = n (H d_k - rank W_O)", met=st["met"], held=st["held"], arithmetic=_POST_LN_ARITH,
+            first_failure=st["first"]))
+    return out
+
+
 def _post_ln_count(ctx) -> list[Evidence]:
     return post_ln_count_evidence(ctx)
 
@@ -339,8 +354,11 @@ RA_BLOCK_READINGS = [
                       r"\text{post-LN, }X,\gamma,\beta,W_O\text{ known: }\dim(\text{fibre of }(Y_h)\mapsto\mathrm{LN}"
                       r"(X+\textstyle\sum_hY_hW_O^h))=n(H-1)d_k\ \text{(generic }X,W_O)",
                       "what BERT's attention sub-layer lets an observer recover: the fibre is n (H d_k - rho) + n max(0, "
-                      "rho + 2 - d) generically (reading post-LN-count), 2 n = 1024 at BERT-base's shape, neither the "
-                      "paper's 360448 nor §7's 0"),
+                      "rho + 2 - d) generically (reading post-LN-count), rho = min(H d_k, d), which equals n (H - 1) d_k "
+                      "(H >= 2) exactly when d = d_k + 2 (e.g. (n, d, H, d_k) = (3, 4, 2, 2): 6 = 6), a coincidence of "
+                      "LayerNorm's 2 per token with the paper's count, and differs from it otherwise; the regimes are "
+                      "these two. 2 n = 1024 at BERT-base's shape (d = 768 != 66), neither the paper's 360448 nor §7's 0; "
+                      "what the heads lose beyond LayerNorm is §7's n (H d_k - rank W_O) (reading post-LN-heads-count)"),
     Reading("post-LN-count",
             r"\text{post-LN (}\varepsilon=0\text{): }\dim(\text{fibre at }Y)=n(Hd_k-\operatorname{rank}W_O)+\textstyle"
             r"\sum_i\bigl(2+\operatorname{rank}W_O-\operatorname{rank}[\mathbf 1;x_i;W_O]\bigr)",
@@ -357,8 +375,9 @@ RA_BLOCK_READINGS = [
     _ra_block_reading("post_ln_eps", "post-LN-eps",
                       r"\text{post-LN, }\varepsilon=10^{-12}\text{ (BERT): }\dim(\text{fibre of }(Y_h)\mapsto\mathrm{LN}"
                       r"_\varepsilon(X+\textstyle\sum_hY_hW_O^h))=n(H-1)d_k\ \text{(generic }X,W_O)",
-                      "with BERT's eps the fibre is n (H d_k - rho) + n max(0, rho + 1 - d) generically: n = 512 at "
-                      "BERT-base's shape (1 per token)"),
+                      "with BERT's eps the fibre is n (H d_k - rho) + n max(0, rho + 1 - d) generically, which equals n "
+                      "(H - 1) d_k (H >= 2) exactly when d = d_k + 1 (a coincidence of LayerNorm's shift with the paper's "
+                      "count; the regimes are these two): n = 512 at BERT-base's shape (1 per token, d = 768 != 65)"),
     Reading("post-LN-eps-count",
             r"\text{post-LN, }\varepsilon>0:\ \dim(\text{fibre at }Y)=n(Hd_k-\operatorname{rank}W_O)+n\bigl(1+"
             r"\operatorname{rank}W_O-\operatorname{rank}[\mathbf 1;W_O]\bigr)",
@@ -368,6 +387,21 @@ RA_BLOCK_READINGS = [
                  "0 otherwise; BERT's eps = 1e-12 taken exactly",
             formal_gap=FormalGap("not-yet-proved", "for every size: the fibre is Y + Phi_a^{-1}(rows in span(1)); "
                                  "checked against the exact Jacobian's nullity and LayerNorm's symbolic Jacobian"),
+            off_instance=OffInstance("count", "a dimension count of the post-LN fibre over the random instances the "
+                                     "check draws; no input flag spells the head outputs Y_h")),
+    Reading("post-LN-heads-count",
+            r"\text{post-LN, any }\varepsilon\ge0:\ \dim\mathrm{fib}\bigl[(Y_h)\mapsto\mathrm{LN}_\varepsilon(X+\textstyle"
+            r"\sum_hY_hW_O^h)\bigr]-\dim\mathrm{fib}\bigl[S\mapsto\mathrm{LN}_\varepsilon(X+S),\ S\in\mathbb R^n\otimes"
+            r"\operatorname{row}W_O\bigr]=n(Hd_k-\operatorname{rank}W_O)",
+            checks=[post_ln_heads_count], regimes=("all",),
+            note="what the heads lose beyond LayerNorm's own loss (which is there at H = 1): the observation factors "
+                 "through Phi_a, linear onto the S with rows in row W_O, so the fibre at Y is Phi_a^{-1}(the fibre at "
+                 "S) and the difference is dim ker Phi_a, §7's count (reading corrected), at eps = 0 and eps = 1e-12; "
+                 "the second fibre is the single-head map (H = 1, d_k = rank W_O, W_O = a basis of row W_O) at the "
+                 "same point",
+            formal_gap=FormalGap("not-yet-proved", "for every size: dim Phi_a^{-1}(F) = dim ker Phi_a + dim F for the "
+                                 "fibre F of S -> LN(X + S) inside im Phi_a (a submanifold at a regular point); checked "
+                                 "as two exact Jacobian nullities on instances"),
             off_instance=OffInstance("count", "a dimension count of the post-LN fibre over the random instances the "
                                      "check draws; no input flag spells the head outputs Y_h")),
     _ra_block_reading("pre_ln", "pre-LN-causal",
