@@ -13,6 +13,8 @@ from typing import Any
 
 __all__ = ["load_ledger", "ledger_diff", "render_diff", "DiffError"]
 
+#: verdicts that evidence holding decides (their reason is the first such evidence, not a failure beside it)
+_POSITIVE = ("proved", "certified", "supported")
 #: the fields of a claim or reading that a diff compares (the rest is provenance, timings or words)
 _COMPARED = ("verdict", "strength")
 
@@ -45,7 +47,10 @@ def _why(rec: dict[str, Any]) -> str:
         if rec.get(key):
             return str(rec[key])
     ev = rec.get("evidence") or []
-    decisive = [e for e in ev if e.get("holds") is False] or [e for e in ev if e.get("holds") is True]
+    failing, holding = [e for e in ev if e.get("holds") is False], [e for e in ev if e.get("holds") is True]
+    # the evidence that decided the verdict first: a witness or a proof for a positive verdict (a certified witness
+    # of an existential outranks float evidence against it), a failure otherwise
+    decisive = (holding or failing) if rec.get("verdict") in _POSITIVE else (failing or holding)
     return str(decisive[0].get("summary", ""))[:300] if decisive else ""
 
 

@@ -37,6 +37,19 @@ def test_diff_lists_a_changed_verdict_and_strength_with_the_new_reason():
     assert "B.y reading r: proved (formal) -> proved (exact)" in text
 
 
+def test_diff_reason_of_a_positive_verdict_is_its_witness_not_the_failure_beside_it():
+    """An existential certified by a witness, with float evidence against it beside: the reason quoted is the
+    witness (RW.wu-comparison-rate's diff quoted the typical draws' failure); a refuted claim quotes its failure.
+    (Planted: the failing evidence always first, as before: red.)"""
+    ev = [{"kind": "float-evidence", "scope": "instances", "regime": "all", "holds": False, "summary": "typical fail"},
+          {"kind": "interval-certified", "scope": "complete", "regime": "all", "holds": True, "summary": "witness"}]
+    old = _ledger(_claim("W.x", verdict="unsupported", strength="float"), _claim("R.y"))
+    new = _ledger(_claim("W.x", verdict="certified", strength="interval", evidence=ev),
+                  _claim("R.y", verdict="refuted", evidence=ev))
+    why = {r["claim"]: r["why"] for r in ledger_diff(old, new)["changed"]}
+    assert why == {"W.x": "witness", "R.y": "typical fail"}
+
+
 def test_diff_of_a_ledger_with_itself_is_empty_and_says_so():
     led = _ledger(_claim("A.x"), _claim("B.y"))
     d = ledger_diff(led, copy.deepcopy(led))
