@@ -465,7 +465,7 @@ LEMMAS: tuple[FormalLemma, ...] = (
        "with the scale of the stream (over a real closed field, sigma = Num.sqrt of the variance). The paper's "
        "'depth' enters as the scale c only; the lemma holds for every non-constant row, so for the input of every "
        "block. Learned gamma, beta and epsilon > 0 (a bound depending on them only) are not covered."),
-    _L("dong_bounds", "uniform_attention_rank_one", "DONG.setup-stochastic-product", "uniform-attention", "general",
+    _L("dong_bounds", "uniform_attention_rank_one", "DONG.setup-stochastic-product", None, "general",
        r"A=J/n\Rightarrow\operatorname{rank}\textstyle\sum_hAXW_h\le1",
        "Uniform attention J/n makes one layer's output rank at most 1, for any X, any number of heads and any "
        "W_h = W_V^h W_O^h."),

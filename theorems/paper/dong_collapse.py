@@ -556,29 +556,45 @@ UNIFORM_ONE_STEP = Pool(rows=_uniform_one_step_rows, arithmetic=_EXACT, instance
     explain=lambda v, name: f"{v['X'].shape[0]} x {v['X'].shape[1]}, rank X = {_rank(v['X'])}"))
 
 
+_L_SYM = sympy.Symbol("L", integer=True, positive=True)
+
+
+def _constant_product_singly_exponential(ctx):
+    """P^L for P = [[3/4, 1/4], [1/4, 3/4]] in closed form: sigma_2(P^L) = 2^-L, a single exponential."""
+    return [predicted(symbolic_identity(
+        sympy.Matrix([[Rational(3, 4), Rational(1, 4)], [Rational(1, 4), Rational(3, 4)]]) ** _L_SYM,
+        sympy.Matrix([[1 + 2 ** -_L_SYM, 1 - 2 ** -_L_SYM], [1 - 2 ** -_L_SYM, 1 + 2 ** -_L_SYM]]) / 2,
+        "P^L = (J + 2^-L (2I - J)) / 2 for P = [[3/4, 1/4], [1/4, 3/4]]: sigma_2(P^L) = 2^-L"),
+        "a constant stochastic product converges singly exponentially")]
+
+
+# The sentence's own conditions are "A^(l) row-stochastic (uniform attention). No residual connections. No MLP."
+# and it goes on "Under these conditions, ...": the headline decides it under those conditions, where the product is
+# J/n, rank 1 after one layer (distance 0 to the rank-1 matrices for every L >= 1, within any c^(b^L)): true, and
+# trivially so. The reading arbitrary-stochastic-product drops the parenthesis (any fixed row-stochastic P) and is
+# refuted: sigma_2(P^L) = 2^-L, singly exponential (issue 56, audit 62).
 claim(
     id="DONG.setup-stochastic-product", section="§2, Dong's setup",
-    quote="Under these conditions, the product of stochastic matrices converges to a rank-1 matrix doubly-"
-          "exponentially in L",
-    statement=r"\prod_{l\le L}A^{(l)}\ \text{(row-stochastic) is within }c^{b^L}\text{ of rank 1, some }b>1",
-    hypotheses=("A^(l) row-stochastic",), conclusion="doubly exponential", regimes=("all",),
-    checks=[lambda ctx: [stored_counterexample("DONG.setup-stochastic-product", _recheck_stochastic_product,
-                                               arithmetic="exact (sympy, rational powers)")],
-            lambda ctx: [predicted(symbolic_identity(
-                sympy.Matrix([[Rational(3, 4), Rational(1, 4)], [Rational(1, 4), Rational(3, 4)]]) ** sympy.Symbol("L", integer=True,
-                                                                                             positive=True),
-                sympy.Matrix([[1 + 2 ** -sympy.Symbol("L", integer=True, positive=True),
-                               1 - 2 ** -sympy.Symbol("L", integer=True, positive=True)],
-                              [1 - 2 ** -sympy.Symbol("L", integer=True, positive=True),
-                               1 + 2 ** -sympy.Symbol("L", integer=True, positive=True)]]) / 2,
-                "P^L = (J + 2^-L (2I - J)) / 2 for P = [[3/4, 1/4], [1/4, 3/4]]: sigma_2(P^L) = 2^-L"),
-                "a constant stochastic product converges singly exponentially")]],
-    readings=[Reading("uniform-attention", r"A^{(l)}=J/n:\ \operatorname{rank}(A XW)\le1\ \text{after one layer}",
-                      hypotheses={}, conclusion=_uniform_rank_one, instances=UNIFORM_ONE_STEP, notion="exact-rank",
-                      note="with uniform attention (the parenthesis) the product is rank 1 at once: no rate at all")],
+    quote="with $A^{(l)}$ row-stochastic (uniform attention). No residual connections. No MLP. Under these "
+          "conditions, the product of stochastic matrices converges to a rank-1 matrix doubly-exponentially in $L$",
+    statement=r"A^{(l)}=J/n\ \text{(uniform attention)}:\ \operatorname{rank}(AXW)\le1\ \text{after one layer, so the "
+              r"product is within }0\le c^{b^L}\text{ of rank 1 for every }L\ge1",
+    hypotheses={}, conclusion=_uniform_rank_one, instances=UNIFORM_ONE_STEP, regimes=("all",),
+    readings=[Reading("arbitrary-stochastic-product",
+                      r"\prod_{l\le L}A^{(l)}\ \text{(any fixed row-stochastic) is within }c^{b^L}\text{ of rank 1, "
+                      r"some }b>1",
+                      hypotheses=("A^(l) row-stochastic",), conclusion="doubly exponential",
+                      checks=[lambda ctx: [stored_counterexample("DONG.setup-stochastic-product",
+                                                                 _recheck_stochastic_product,
+                                                                 arithmetic="exact (sympy, rational powers)")],
+                              _constant_product_singly_exponential],
+                      notion="residual: sigma_2(P^L), the exact spectral distance of the product to the rank-one "
+                             "matrices",
+                      off_instance=OffInstance("limit", "a rate in the depth L of a product of stochastic matrices"),
+                      note="the parenthesis '(uniform attention)' dropped: any fixed row-stochastic product; a "
+                           "constant P converges singly exponentially (sigma_2(P^L) = 2^-L)")],
     chapter="dong_collapse",
-    notion="residual: sigma_2(P^L), the exact spectral distance of the product to the rank-one matrices",
-    off_instance=OffInstance("limit", "a rate in the depth L of a product of stochastic matrices"),
+    notion="exact-rank",
 )
 
 
