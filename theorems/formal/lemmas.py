@@ -557,7 +557,7 @@ LEMMAS: tuple[FormalLemma, ...] = (
        + _NULL,
        "For every real X (MathComp-Analysis's reals), the W_V with rank(X W_V) != min(rank X, d_k) form a set that is "
        + _NULL_WORDS + ": the literal 'for generic W_V' in Lebesgue's sense."),
-    _L("null_set_mx", "residual_rank_null", "RRO.only-increase", None, "general",
+    _L("null_set_mx", "residual_rank_null", "RRO.only-increase", "free-delta", "general",
        r"\mathcal B=\{\Delta\in\mathbb R^{n\times d}:\operatorname{rank}(X+\Delta)<\operatorname{rank}X\}" + _NULL,
        "For every real X, the increments Delta in R^(n x d) with rank(X + Delta) < rank X form a set that is "
        + _NULL_WORDS + ". Delta ranges over all matrices (not Delta = MHA(X): reading every-increment)."),
