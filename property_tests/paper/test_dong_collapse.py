@@ -275,3 +275,22 @@ def test_setup_stochastic_product_headline_answers_the_sentence_under_its_own_co
     other = next(rr for rr in r.readings if rr.key == "arbitrary-stochastic-product")
     assert other.verdict == "refuted"
     assert any(e.kind == "counterexample" and e.holds is False for e in other.evidence)
+
+
+def test_contribution_2_headline_decides_every_part_in_one_notion():
+    """RRO.contribution-2's headline reads (a), (b), (c) all in Dong's rho (certified rho >= 2^-52 for 12 layers), the
+    reading exact-rank all three in certified exact rank; what was found: (b) fails in rho (refuted), and in exact rank
+    (b) is undecided at every shape, so that reading decides nothing (issue 56, audit 62)."""
+    from property_tests.paper.quick_runs import quick_run
+    r = quick_run("RRO.contribution-2")
+    assert r.error is None, r.error
+    lit = r.literal.evidence
+    assert lit and all("in Dong's sense" in e.summary for e in lit), [e.summary[:80] for e in lit]
+    assert {"full block", "attention skip", "attention mlp"} <= {p for e in lit for p in
+                                                               ("full block", "attention skip", "attention mlp")
+                                                               if p in e.summary}
+    assert (r.verdict, r.strength) == ("refuted", "interval")
+    ex = next(rr for rr in r.readings if rr.key == "exact-rank")
+    assert ex.evidence and all("(a), (b), (c) in exact rank" in e.summary for e in ex.evidence)
+    assert all(e.holds is not True for e in ex.evidence)  # (b) open: never supported on (a) and (c) alone
+    assert ex.verdict != "supported"
