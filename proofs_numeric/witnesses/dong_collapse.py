@@ -843,6 +843,28 @@ def no_dong_collapse(ctx, regime_key):
                            "rho straddles 2^-52 at some layer")
 
 
+def contribution2_exact_rank(ctx) -> list[Evidence]:
+    """RRO.contribution-2 with (a), (b), (c) all in certified exact rank, one conjunction per shape: (a) the full
+    block and attention + skip, (b) attention + MLP without skip, (c) attention + skip keep certified rank >= 2 at
+    every layer. False if a part fails, True if all three hold, else undecided (the part left open is named)."""
+    out = []
+    parts = (("(a) full block", "full_block"), ("(a), (c) attention + skip", "attention_skip"),
+             ("(b) attention + MLP", "attention_mlp"))
+    for shape, runs in depth_results(ctx.quick)["shapes"]:
+        vals = {name: exact_rank_kept(runs[key]) for name, key in parts}
+        h = False if any(v is False for v in vals.values()) else (True if all(v is True for v in vals.values())
+                                                                   else None)
+        open_ = [name for name, v in vals.items() if v is None]
+        words = ", ".join(f"{name}: {'kept' if v else 'lost' if v is False else 'undecided'}"
+                          for name, v in vals.items())
+        out.append(interval_instances(
+            f"{_shape_str(shape)}: (a), (b), (c) in exact rank, certified rank >= 2 at every layer ({words})", h,
+            regime=regime_of(shape["n"], shape["d"]), arithmetic=_ARB, numbers={**shape, "open": open_},
+            reason=None if h is not None else f"{', '.join(open_)} undecided: a certified rank lower bound of 1 "
+                                              "(rho below the enclosures' resolution) does not certify rank 1"))
+    return out
+
+
 def mlp_alone_prevents(ctx):
     return no_dong_collapse(ctx, "attention_mlp")
 
@@ -1103,7 +1125,9 @@ EVIDENCE = {
     ("RRO.no-dong-collapse", "skip-no-doubly-exponential"): [
         _exponent_check("attention_skip", is_singly_exponential, "attention + skip", no_collapse_holds=True),
         _exponent_check("full_block", is_singly_exponential, "full block", no_collapse_holds=True)],
-    ("RRO.contribution-2", "literal"): [_no_rank_collapse_full, _no_rank_collapse_skip, mlp_alone_prevents],
+    ("RRO.contribution-2", "literal"): [_regime_check(no_dong_collapse, "full_block"),
+                                        _regime_check(no_dong_collapse, "attention_skip"), mlp_alone_prevents],
+    ("RRO.contribution-2", "exact-rank"): [contribution2_exact_rank],
     ("RRO.contribution-2", "with-residual"): [_no_rank_collapse_full, _no_rank_collapse_skip],
     ("RRO.contribution-2", "mlp-sufficient"): [mlp_alone_prevents],
     ("RRO.contribution-2", "mlp-not-necessary"): [_no_rank_collapse_skip,

@@ -64,6 +64,7 @@ from theorems.framework import (
     current_suite,
     exact_instances,
     float_statistic,
+    interval_instances,
     not_checkable,
 )
 from theorems.framework.memo import memo, process_cache
@@ -73,7 +74,8 @@ __all__ = ["available", "load", "load_model", "MiniLM", "SENTENCES", "TEXTS", "m
            "exact_ln_site", "exact_rms_site", "layer_symmetries", "prepare_inputs", "RANK_RTOL", "SYM_TOL",
            "ModelNotInstalled", "DEFAULT_MODEL", "ALIGNMENT_SUPPORT", "ALIGNMENT_AGAINST", "ln_sites", "ln_conclusion",
            "w_o_deficient", "alignment_trained", "EVIDENCE", "DEFAULT_CLAIMS", "default_claims", "measurements",
-           "header", "layers_input", "ln_records_by_input", "MEASURE_MEMO", "MODEL_DIST", "PATH_MEMO",
+           "header", "layers_input", "ln_records_by_input", "ln_object", "ln_site_evidence", "LN_OBJECTS",
+           "MEASURE_MEMO", "MODEL_DIST", "PATH_MEMO",
            "path_measurements", "norm_site_rows", "layer_rows", "records_by_site", "rro_site_evidence", "update_ratios"]
 
 
@@ -302,32 +304,75 @@ def ln_records_by_input(records: list, claim: str = "RN.main", reading: str = "l
     return out
 
 
-def _levels(recs: list) -> tuple[int, str]:
-    net = sum(r["about"]["level"] == "network" for r in recs)
-    words = (f"{net} of {len(recs)} sites read from network-level records (the network's real activations: stored "
-             f"weights exactly, arb enclosures), {len(recs) - net} from float-computation records (the stored float64 "
-             "activations taken exactly)")
-    return net, words
+#: which object a LayerNorm site's record decides: the network's exact values (the embeddings, whose float64 sum is
+#: exact), the network's real activations enclosed by an arb forward (certified), or the float64 forward's stored
+#: activations (the float computation: exact about it, float evidence about the network)
+LN_OBJECTS = ("network-exact", "network-certified", "float-computation")
+_ARITH_FLOAT = ("exact over Q about the float64 forward's stored activations (dyadic rationals); about the network's "
+                "real activations this is float evidence (float64 rounding in every layer)")
+
+
+def ln_object(r: dict) -> str:
+    """The object a LayerNorm site's record decides (one of :data:`LN_OBJECTS`)."""
+    if r["about"]["level"] != "network":
+        return "float-computation"
+    return "network-certified" if (r.get("numbers") or {}).get("enclosure") else "network-exact"
+
+
+def ln_site_evidence(recs: list, what: str, outcome, *, regime: str) -> list[Evidence]:
+    """One piece of evidence per object decided (:func:`ln_object`) for the sites ``recs`` of one input:
+    ``outcome(r)`` is True / False / None at a site. Network-level sites are exact (the embeddings' exact values) or
+    interval-certified (arb enclosures); float-computation sites are float evidence about the network, however
+    exactly they decide the stored float64 values: a verdict rests on the network-level records where they decide."""
+    out: list[Evidence] = []
+    for obj in LN_OBJECTS:
+        here = [r for r in recs if ln_object(r) == obj]
+        if not here:
+            continue
+        vals = [outcome(r) for r in here]
+        met = sum(v is not None for v in vals)
+        held = sum(v is True for v in vals)
+        nums = {"sites": len(here), "object": obj}
+        if obj == "network-exact":
+            out.append(exact_instances(f"{what}; {len(here)} site(s) read from the network's exact values (the "
+                                       "embeddings: their float64 sum is exact, so the stored values are the "
+                                       "network's)", met=met, held=held, regime=regime, arithmetic=_ARITH_LN,
+                                       numbers=nums))
+            continue
+        tally = f"held on {held}/{met} sites deciding" + (f" ({len(here) - met} undecided)" if met < len(here) else "")
+        holds = (held == met) if met else None
+        if obj == "network-certified":
+            out.append(interval_instances(f"{what}; {len(here)} site(s) read from the network's real activations "
+                                          f"(an arb forward's enclosures from the stored weights, certified): {tally}",
+                                          holds, regime=regime, arithmetic=_ARITH_NET, numbers=nums,
+                                          reason=None if met else "no site decided by the enclosures"))
+        else:
+            out.append(float_statistic(f"{what}; {len(here)} site(s) read from float-computation records (the "
+                                       "stored float64 activations taken exactly: exact about the float computation, "
+                                       f"float evidence about the network's real activations): {tally}",
+                                       holds, regime=regime, arithmetic=_ARITH_FLOAT, numbers=nums,
+                                       reason=None if met else "no site decided"))
+    return out
 
 
 @_with_measurements
 def ln_sites(ctx, res) -> list[Evidence]:
     out = []
     H = ("H1", "H2", "H3", "H4")
+
+    def outcome(r):
+        v = {h: TRUTH_VALUE[r["hypotheses"][h]["value"]] for h in H}
+        if any(v[h] is False for h in H):
+            return False
+        return True if all(v[h] is True for h in H) else None
+
     for key, recs in ln_records_by_input(res["records"]).items():
         n = recs[0]["instance"]["n"]
-        vals = [{h: TRUTH_VALUE[r["hypotheses"][h]["value"]] for h in H} for r in recs]
-        all4 = sum(all(v[h] is True for h in H) for v in vals)
-        fails = {h: sum(v[h] is False for v in vals) for h in H}
-        decided = [v for v in vals if all(v[h] is not None for h in H) or any(v[h] is False for h in H)]
+        fails = {h: sum(TRUTH_VALUE[r["hypotheses"][h]["value"]] is False for r in recs) for h in H}
         fail_txt = ", ".join(f"{h} {v}" for h, v in fails.items())
-        net, words = _levels(recs)
-        out.append(exact_instances(f"trained all-MiniLM-L6-v2, {key} input (n = {n}, d = {res['d']}): H1-H4 jointly "
-                                   f"at the LayerNorm sites (failures by hypothesis: {fail_txt}; {words})",
-                                   met=len(decided), held=all4, regime=regime_of(n, res["d"]),
-                                   arithmetic=_ARITH_NET + "; " + _ARITH_LN if net else _ARITH_LN,
-                                   numbers={"n": n, "sites": len(recs), "network_sites": net,
-                                            **{f"{h}_failed": v for h, v in fails.items()}}))
+        out += ln_site_evidence(recs, f"trained all-MiniLM-L6-v2, {key} input (n = {n}, d = {res['d']}): H1-H4 "
+                                f"jointly at the LayerNorm sites (failures by hypothesis over all {len(recs)} sites: "
+                                f"{fail_txt})", outcome, regime=regime_of(n, res["d"]))
     return out
 
 
@@ -336,15 +381,10 @@ def ln_conclusion(ctx, res) -> list[Evidence]:
     out = []
     for key, recs in ln_records_by_input(res["records"]).items():
         n = recs[0]["instance"]["n"]
-        ok = sum(r["conclusion"]["value"] == "holds" for r in recs)
-        decided = sum(r["conclusion"]["value"] != "undecided" for r in recs)
         i0 = recs[0]["instance"]
-        net, words = _levels(recs)
-        out.append(exact_instances(f"trained model, {key} input (n = {n}): arank(LN X) = arank(X) at the LayerNorm "
-                                   f"sites (e.g. arank {i0['arank_X']} -> {i0['arank_LN_X']}; {words})",
-                                   met=decided, held=ok, regime=regime_of(n, res["d"]),
-                                   arithmetic=_ARITH_NET + "; " + _ARITH_LN if net else _ARITH_LN,
-                                   numbers={"sites": len(recs), "network_sites": net}))
+        out += ln_site_evidence(recs, f"trained model, {key} input (n = {n}): arank(LN X) = arank(X) at the "
+                                f"LayerNorm sites (e.g. arank {i0['arank_X']} -> {i0['arank_LN_X']})",
+                                lambda r: TRUTH_VALUE[r["conclusion"]["value"]], regime=regime_of(n, res["d"]))
     return out
 
 

@@ -91,7 +91,7 @@ def test_formal_null_set_lemma_carries_the_generic_readings():
     """The null-set lemma (null_set*.v) is the evidence of the Lebesgue form of each generic statement it proves: the
     five claims that waited on it (issue 60's needs-null-set) and the readings named in the book, and none of them
     keeps a needs-null-set gap (checked without Coq: the registry alone)."""
-    proved = [("RC.generic-wv", None), ("RRO.only-increase", None), ("RRO.prop51", None),
+    proved = [("RC.generic-wv", None), ("RRO.only-increase", "free-delta"), ("RRO.prop51", None),
               ("RRO.remark-iii-generic", None), ("RRO.rank-r-witness", "increments-null"),
               ("RRO.main", "lebesgue-on-all-matrices"), ("RRO.thm53-argument", "strata-null-vacuous"),
               ("RRO.witness-wo-choice", "corrected"), ("RRO.analytic-measure-zero", "polynomial")]

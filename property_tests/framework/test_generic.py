@@ -524,6 +524,7 @@ GENERIC_READINGS = [
     "RRO.prop51:literal", "RRO.main:literal", "RRO.main:for-all-weights", "RRO.main:lebesgue-on-all-matrices",
     "RRO.witness:literal", "RRO.witness-wo-choice:corrected", "RRO.bad-set-nowhere-dense:literal",
     "RRO.bad-set-nowhere-dense:corrected", "RRO.only-increase:literal",
+    "RRO.only-increase:free-delta",  # issue 56, audit 62: the literal is Delta = Delta(X), generic weights
     "RC.prop63:literal", "RC.attention-rank:literal", "RC.attention-rank:corrected", "RC.rank-equals-sum:generic-value",
     "RC.generic-wv:literal", "RC.dim-dk:literal", "RC.dim-dk:generic-weights", "RC.alpha-independent:literal",
     "RC.alpha-independent:as-proved",

@@ -258,3 +258,39 @@ def test_dong_attributions_decided_in_dongs_setting():
     assert quick_run("DONG.attr-residual-remedy").verdict == "supported"
     for cid in ("DONG.attr-ln-no-role", "DONG.attr-wo-not-discussed"):
         assert quick_run(cid).verdict == "not-checkable"
+
+
+def test_setup_stochastic_product_headline_answers_the_sentence_under_its_own_condition():
+    """"row-stochastic (uniform attention) ... Under these conditions, the product ... converges to a rank-1 matrix
+    doubly-exponentially": the headline is decided under uniform attention (rank 1 after one layer: true, trivially),
+    the parenthesis dropped is the reading arbitrary-stochastic-product, refuted by P = [[3/4, 1/4], [1/4, 3/4]]
+    (sigma_2(P^L) = 2^-L) (issue 56, audit 62)."""
+    from property_tests.paper.quick_runs import quick_run
+    r = quick_run("DONG.setup-stochastic-product")
+    assert r.error is None, r.error
+    assert r.verdict in ("supported", "proved")  # proved where coqc checks uniform_attention_rank_one
+    assert "uniform attention" in r.claim.quote and "Under these conditions" in r.claim.quote
+    exact = [e for e in r.literal.evidence if e.kind == "exact"]
+    assert exact and all(e.holds is True for e in exact) and exact[0].numbers["premise_met"] == 4
+    other = next(rr for rr in r.readings if rr.key == "arbitrary-stochastic-product")
+    assert other.verdict == "refuted"
+    assert any(e.kind == "counterexample" and e.holds is False for e in other.evidence)
+
+
+def test_contribution_2_headline_decides_every_part_in_one_notion():
+    """RRO.contribution-2's headline reads (a), (b), (c) all in Dong's rho (certified rho >= 2^-52 for 12 layers), the
+    reading exact-rank all three in certified exact rank; what was found: (b) fails in rho (refuted), and in exact rank
+    (b) is undecided at every shape, so that reading decides nothing (issue 56, audit 62)."""
+    from property_tests.paper.quick_runs import quick_run
+    r = quick_run("RRO.contribution-2")
+    assert r.error is None, r.error
+    lit = r.literal.evidence
+    assert lit and all("in Dong's sense" in e.summary for e in lit), [e.summary[:80] for e in lit]
+    assert {"full block", "attention skip", "attention mlp"} <= {p for e in lit for p in
+                                                               ("full block", "attention skip", "attention mlp")
+                                                               if p in e.summary}
+    assert (r.verdict, r.strength) == ("refuted", "interval")
+    ex = next(rr for rr in r.readings if rr.key == "exact-rank")
+    assert ex.evidence and all("(a), (b), (c) in exact rank" in e.summary for e in ex.evidence)
+    assert all(e.holds is not True for e in ex.evidence)  # (b) open: never supported on (a) and (c) alone
+    assert ex.verdict != "supported"

@@ -226,3 +226,22 @@ def test_residual_obstruction_block_type_check_can_fail(monkeypatch):
     monkeypatch.setattr(deployed, "attention_sublayer", lambda X, *a, **k: X)
     ev = RRO.block_type_checks("pre_ln")(None)
     assert any(e.holds is False for e in ev if e.scope == "instances")
+
+
+def test_only_increase_headline_is_the_sublayer_update_and_free_delta_a_reading():
+    """"The residual update X^(l+1) = X^(l) + Delta^(l) can only increase rank in the generic case": the headline's
+    Delta is the sublayer's own output Delta(X) = A(X) X W_V W_O (remark (iv)), generic in the weights, so every
+    instance has rank Delta <= rank X; the free, Lebesgue-generic Delta is the reading free-delta, whose increments
+    are full rank (issue 56, audit 62)."""
+    from property_tests.paper.quick_runs import QUICK, quick_run
+    from theorems.exact.linalg import rank
+    from theorems.paper import residual_obstruction as RO
+    rows = list(RO.SUBLAYER_UPDATES.rows(QUICK))
+    assert rows and all(rank(x["Delta"]) <= rank(x["X"]) < min(x["X"].shape) for _, _, x in rows)
+    assert any(rank(x["Delta"]) > rank(x["X"]) for _, _, x in RO.INCREMENTS.rows(QUICK))
+    r = quick_run("RRO.only-increase")
+    assert r.error is None, r.error
+    assert r.verdict == "supported"  # what was found: held on every instance, a cited analytic null-set lemma
+    assert r.claim.generic.variables == ("W_Q", "W_K", "W_V", "W_O")
+    free = next(rr for rr in r.readings if rr.key == "free-delta")
+    assert free.verdict in ("supported", "proved")

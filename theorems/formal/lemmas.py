@@ -465,7 +465,7 @@ LEMMAS: tuple[FormalLemma, ...] = (
        "with the scale of the stream (over a real closed field, sigma = Num.sqrt of the variance). The paper's "
        "'depth' enters as the scale c only; the lemma holds for every non-constant row, so for the input of every "
        "block. Learned gamma, beta and epsilon > 0 (a bound depending on them only) are not covered."),
-    _L("dong_bounds", "uniform_attention_rank_one", "DONG.setup-stochastic-product", "uniform-attention", "general",
+    _L("dong_bounds", "uniform_attention_rank_one", "DONG.setup-stochastic-product", None, "general",
        r"A=J/n\Rightarrow\operatorname{rank}\textstyle\sum_hAXW_h\le1",
        "Uniform attention J/n makes one layer's output rank at most 1, for any X, any number of heads and any "
        "W_h = W_V^h W_O^h."),
@@ -566,7 +566,7 @@ LEMMAS: tuple[FormalLemma, ...] = (
        + _NULL,
        "For every real X (MathComp-Analysis's reals), the W_V with rank(X W_V) != min(rank X, d_k) form a set that is "
        + _NULL_WORDS + ": the literal 'for generic W_V' in Lebesgue's sense."),
-    _L("null_set_mx", "residual_rank_null", "RRO.only-increase", None, "general",
+    _L("null_set_mx", "residual_rank_null", "RRO.only-increase", "free-delta", "general",
        r"\mathcal B=\{\Delta\in\mathbb R^{n\times d}:\operatorname{rank}(X+\Delta)<\operatorname{rank}X\}" + _NULL,
        "For every real X, the increments Delta in R^(n x d) with rank(X + Delta) < rank X form a set that is "
        + _NULL_WORDS + ". Delta ranges over all matrices (not Delta = MHA(X): reading every-increment)."),

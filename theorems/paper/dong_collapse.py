@@ -555,17 +555,27 @@ claim(
 _EXACT = "exact over QQ (python-flint fmpq_mat)"
 
 
+# One notion for the three parts (issue 56, audit 62): the headline reads "rank collapse" in Dong's sense (rho_l, the
+# residual's share, below 2^-52 within 12 layers, certified) for (a), (b) and (c) alike; the reading exact-rank reads
+# all three in certified exact rank (the paper's §5 notion), where (b) is left undecided by the enclosures.
 claim(
     id="RRO.contribution-2", section="§1 contribution 2; §5",
     quote="rank collapse does not occur in BERT-like architectures with residual connections; the MLP is sufficient "
           "but not necessary for this purpose",
     depends_on=("RRO.main", "RRO.no-dong-collapse"),
-    statement=r"\text{(a) residual: no collapse; (b) MLP without residual: no collapse; (c) residual without MLP: no "
-              r"collapse}",
+    statement=r"\rho_l\ge2^{-52}\ \forall l\le12\ \text{(certified) for (a) attention + skip and the full block, (b) "
+              r"attention + MLP without skip, (c) attention + skip without MLP}",
     hypotheses=("BERT-like blocks, 12 layers, Gaussian weights",), conclusion="(a), (b), (c)",
     regimes=("n<d", "n>d"),
     checks=[],  # the depth study (numeric layer), as in every reading below
-    readings=[Reading("with-residual", r"\text{attention + skip, and the full block: certified rank}\ge2\ \text{at every layer}",
+    readings=[Reading("exact-rank", r"\text{certified rank}\ge2\ \text{at every layer for (a), (b) and (c)}",
+                      checks=[], notion="exact-rank: certified rank >= 2 at every layer",
+                      note="the three parts in the paper's §5 notion, one conjunction per network shape; (b) is "
+                           "undecided wherever rho falls below the enclosures' resolution (a certified lower bound of "
+                           "1 does not certify rank 1), and then so is the conjunction",
+                      formal_gap=FormalGap("numerical-only", "the certified ranks at every layer of the attention + "
+                                                             "skip, attention + MLP and full-block networks run")),
+              Reading("with-residual", r"\text{attention + skip, and the full block: certified rank}\ge2\ \text{at every layer}",
                       checks=[], notion="exact-rank: certified rank >= 2 at every layer",
                       formal_gap=FormalGap("numerical-only", "the certified ranks at every layer of the attention + "
                                                              "skip and full-block networks run")),
@@ -580,11 +590,7 @@ claim(
                       checks=[], notion="residual: the slope of log rho_l (a float fit)",
                       note="exact rank is kept, but Dong's token-diversity ratio still decays, slowly")],
     chapter="dong_collapse",
-    notion={
-        "(a) residual": "exact-rank: certified rank >= 2 at every layer",
-        "(b) MLP without residual": "residual: rho_l >= 2^-52, certified",
-        "(c) residual without MLP": "exact-rank: certified rank, and residual rho_l",
-    },
+    notion="residual: rho_l >= 2^-52 at every layer <= 12, certified, for (a), (b) and (c)",
     off_instance=OffInstance("depth-study", "rank and rho_l at every layer of attention + skip, attention + MLP and the full block"),
 )
 
@@ -720,29 +726,45 @@ UNIFORM_ONE_STEP = Pool(rows=_uniform_one_step_rows, arithmetic=_EXACT, instance
     explain=lambda v, name: f"{v['X'].shape[0]} x {v['X'].shape[1]}, rank X = {_rank(v['X'])}"))
 
 
+_L_SYM = sympy.Symbol("L", integer=True, positive=True)
+
+
+def _constant_product_singly_exponential(ctx):
+    """P^L for P = [[3/4, 1/4], [1/4, 3/4]] in closed form: sigma_2(P^L) = 2^-L, a single exponential."""
+    return [predicted(symbolic_identity(
+        sympy.Matrix([[Rational(3, 4), Rational(1, 4)], [Rational(1, 4), Rational(3, 4)]]) ** _L_SYM,
+        sympy.Matrix([[1 + 2 ** -_L_SYM, 1 - 2 ** -_L_SYM], [1 - 2 ** -_L_SYM, 1 + 2 ** -_L_SYM]]) / 2,
+        "P^L = (J + 2^-L (2I - J)) / 2 for P = [[3/4, 1/4], [1/4, 3/4]]: sigma_2(P^L) = 2^-L"),
+        "a constant stochastic product converges singly exponentially")]
+
+
+# The sentence's own conditions are "A^(l) row-stochastic (uniform attention). No residual connections. No MLP."
+# and it goes on "Under these conditions, ...": the headline decides it under those conditions, where the product is
+# J/n, rank 1 after one layer (distance 0 to the rank-1 matrices for every L >= 1, within any c^(b^L)): true, and
+# trivially so. The reading arbitrary-stochastic-product drops the parenthesis (any fixed row-stochastic P) and is
+# refuted: sigma_2(P^L) = 2^-L, singly exponential (issue 56, audit 62).
 claim(
     id="DONG.setup-stochastic-product", section="§2, Dong's setup",
-    quote="Under these conditions, the product of stochastic matrices converges to a rank-1 matrix doubly-"
-          "exponentially in L",
-    statement=r"\prod_{l\le L}A^{(l)}\ \text{(row-stochastic) is within }c^{b^L}\text{ of rank 1, some }b>1",
-    hypotheses=("A^(l) row-stochastic",), conclusion="doubly exponential", regimes=("all",),
-    checks=[lambda ctx: [stored_counterexample("DONG.setup-stochastic-product", _recheck_stochastic_product,
-                                               arithmetic="exact (sympy, rational powers)")],
-            lambda ctx: [predicted(symbolic_identity(
-                sympy.Matrix([[Rational(3, 4), Rational(1, 4)], [Rational(1, 4), Rational(3, 4)]]) ** sympy.Symbol("L", integer=True,
-                                                                                             positive=True),
-                sympy.Matrix([[1 + 2 ** -sympy.Symbol("L", integer=True, positive=True),
-                               1 - 2 ** -sympy.Symbol("L", integer=True, positive=True)],
-                              [1 - 2 ** -sympy.Symbol("L", integer=True, positive=True),
-                               1 + 2 ** -sympy.Symbol("L", integer=True, positive=True)]]) / 2,
-                "P^L = (J + 2^-L (2I - J)) / 2 for P = [[3/4, 1/4], [1/4, 3/4]]: sigma_2(P^L) = 2^-L"),
-                "a constant stochastic product converges singly exponentially")]],
-    readings=[Reading("uniform-attention", r"A^{(l)}=J/n:\ \operatorname{rank}(A XW)\le1\ \text{after one layer}",
-                      hypotheses={}, conclusion=_uniform_rank_one, instances=UNIFORM_ONE_STEP, notion="exact-rank",
-                      note="with uniform attention (the parenthesis) the product is rank 1 at once: no rate at all")],
+    quote="with $A^{(l)}$ row-stochastic (uniform attention). No residual connections. No MLP. Under these "
+          "conditions, the product of stochastic matrices converges to a rank-1 matrix doubly-exponentially in $L$",
+    statement=r"A^{(l)}=J/n\ \text{(uniform attention)}:\ \operatorname{rank}(AXW)\le1\ \text{after one layer, so the "
+              r"product is within }0\le c^{b^L}\text{ of rank 1 for every }L\ge1",
+    hypotheses={}, conclusion=_uniform_rank_one, instances=UNIFORM_ONE_STEP, regimes=("all",),
+    readings=[Reading("arbitrary-stochastic-product",
+                      r"\prod_{l\le L}A^{(l)}\ \text{(any fixed row-stochastic) is within }c^{b^L}\text{ of rank 1, "
+                      r"some }b>1",
+                      hypotheses=("A^(l) row-stochastic",), conclusion="doubly exponential",
+                      checks=[lambda ctx: [stored_counterexample("DONG.setup-stochastic-product",
+                                                                 _recheck_stochastic_product,
+                                                                 arithmetic="exact (sympy, rational powers)")],
+                              _constant_product_singly_exponential],
+                      notion="residual: sigma_2(P^L), the exact spectral distance of the product to the rank-one "
+                             "matrices",
+                      off_instance=OffInstance("limit", "a rate in the depth L of a product of stochastic matrices"),
+                      note="the parenthesis '(uniform attention)' dropped: any fixed row-stochastic product; a "
+                           "constant P converges singly exponentially (sigma_2(P^L) = 2^-L)")],
     chapter="dong_collapse",
-    notion="residual: sigma_2(P^L), the exact spectral distance of the product to the rank-one matrices",
-    off_instance=OffInstance("limit", "a rate in the depth L of a product of stochastic matrices"),
+    notion="exact-rank",
 )
 
 

@@ -45,7 +45,7 @@ from sympy import Matrix, Rational, eye, ones, zeros
 
 from ..exact import deployed
 from ..exact import transformer as T
-from ..exact.attention import F_exact, exact_softmax
+from ..exact.attention import F_exact, exact_head, exact_softmax, head_terms
 from ..exact.input import BadInput, exact_matrix
 from ..exact.instances import regime_of
 from ..exact.linalg import centring_projector, in_colspace, in_rowspace, nonzero_minor, nullspace, rank
@@ -1933,19 +1933,78 @@ def _only_increase_argument(ctx) -> list[Evidence]:
     return out
 
 
+def _sublayer_update_rows(ctx):
+    """Rank-deficient integer X and the sublayer's own update Delta(X) = A(X) X W_V W_O (one softmax head,
+    A = softmax(log 2 X M0 X^T) exactly, M0 = W_Q W_K^T and W_V, W_O random integers: weights drawn generically)."""
+    rng = random.Random(stable_seed("RRO.only-increase:sublayer"))
+    for regime, shapes in TOKEN_SHAPES.items():
+        for (n, d) in shapes:
+            for _ in range(2 if ctx.quick else 5):
+                X = _low_rank(rng, n, d, rng.randint(1, min(n, d) - 1) if min(n, d) > 1 else 1)
+                heads = [exact_head(rng, d, d)]
+                yield regime, "Delta = A(X) X W_V W_O, random weights", {
+                    "X": X, "Delta": head_terms(X, heads)[0], "generic": True}
+
+
+#: rank-deficient X with the attention sublayer's own update Delta = Delta(X); decode: the stored one-layer
+#: collapse (DONG.skip-full-rank: W_V W_O = c I, a degenerate weight choice, so not generic)
+SUBLAYER_UPDATES = Pool(rows=_sublayer_update_rows, arithmetic=_ARITH + " (2^k softmax)",
+                        decode=_decode_one_layer_collapse, describe=_describe_increment, regime=_X_regime,
+                        instance_from=X_DELTA_GENERIC)
+
+
+def _sublayer_argument(ctx) -> list[Evidence]:
+    """rank(X + A(X) X W_V W_O) < rank X = k forces every k-minor of X + A(X) X W_V W_O to vanish; that minor is
+    real-analytic in (W_Q, W_K, W_V, W_O) (softmax is), and non-zero at W_V = 0, where it is a minor of X."""
+    out, seen = [], set()
+    assert SUBLAYER_UPDATES.rows is not None
+    for regime, _, x in SUBLAYER_UPDATES.rows(ctx):
+        if regime in seen:
+            continue
+        seen.add(regime)
+        k = rank(x["X"])
+        got = nonzero_minor(x["X"], k)
+        assert got is not None  # k = rank X: a non-zero k-minor exists
+        rows, cols, val = got
+        out.append(rank_genericity(
+            "rank(X + Delta(X)) >= rank X for a.e. weights (W_Q, W_K, W_V, W_O), Delta(X) = A(X) X W_V W_O",
+            P=f"the {k}-minor (rows {rows}, cols {cols}) of X + A(X) X W_V W_O (real-analytic in the weights)",
+            witness=f"W_V = 0 (the {x['X'].shape[0]}x{x['X'].shape[1]} X of rank {k}: minor = {val})",
+            witness_holds=val != 0, arithmetic=_ARITH, analytic=True, regime=regime))
+    return out
+
+
+# The sentence is about the residual update X^(l+1) = X^(l) + Delta^(l) of the network, where Delta^(l) is the
+# sublayer's output, a function of X^(l) (remark (iv)): the headline fixes X and lets the weights be generic; the
+# free-Delta reading (Lebesgue-a.e. Delta, X fixed) assumes that constraint away and is kept as a reading
+# (issue 56, audit 62).
 claim(
     id="RRO.only-increase", section="§1, gap (ii)",
     quote="The residual update X^(l+1) = X^(l) + Delta^(l) can only increase rank in the generic case",
     depends_on=("RRO.prop51",),
-    statement=r"\Delta\ \text{generic}\Rightarrow\operatorname{rank}(X+\Delta)\ge\operatorname{rank}X",
-    # genericity is not decidable on one instance: the Pool marks the increments it draws generically
-    hypotheses={"generic Delta": _generic_delta}, conclusion=_rank_kept, instances=INCREMENTS,
+    statement=r"\Delta=\Delta(X)=A(X)XW_VW_O,\ \text{weights generic}\Rightarrow\operatorname{rank}(X+\Delta(X))\ge"
+              r"\operatorname{rank}X",
+    hypotheses={"generic weights": _generic_delta}, conclusion=_rank_kept, instances=SUBLAYER_UPDATES,
     regimes=("n<d", "n=d", "n>d"), form="generic", notion="exact-rank",
-    generic=Generic(space="Delta in R^{n x d} (X fixed)", variables=("Delta",), measure="Lebesgue on R^{n x d}",
-                    fixed="X"),
-    checks=[lambda ctx: [proof_evidence((0,), "rank-deficient matrices are null, so X + Delta is generic")],
-            _only_increase_argument],
-    readings=[Reading("every-increment", r"\forall\Delta=\mathrm{MHA}(X):\ \operatorname{rank}(X+\Delta)\ge\operatorname{rank}X",
+    generic=Generic(space="(W_Q, W_K, W_V, W_O) (X fixed; Delta = Delta(X) the attention sublayer's output)",
+                    variables=("W_Q", "W_K", "W_V", "W_O"), measure="Lebesgue on the weights", fixed="X"),
+    checks=[_sublayer_argument],
+    readings=[Reading("free-delta", r"\Delta\ \text{generic (free, Lebesgue-a.e. in }\mathbb R^{n\times d})\Rightarrow"
+                      r"\operatorname{rank}(X+\Delta)\ge\operatorname{rank}X",
+                      hypotheses={"generic Delta": _generic_delta}, conclusion=_rank_kept,
+                      instances=replace(INCREMENTS, instance_from=None),
+                      off_instance=OffInstance("positive-measure", "'generic' in a free Delta is a statement about "
+                                               "almost every Delta; a given (X, Delta) is one point (a model's update "
+                                               "is the headline's Delta(X))"),
+                      regimes=("n<d", "n=d", "n>d"), form="generic",
+                      generic=Generic(space="Delta in R^{n x d} (X fixed)", variables=("Delta",),
+                                      measure="Lebesgue on R^{n x d}", fixed="X"),
+                      checks=[lambda ctx: [proof_evidence((0,), "rank-deficient matrices are null, so X + Delta is "
+                                                               "generic")],
+                              _only_increase_argument],
+                      note="Delta free of X: assumes away remark (iv)'s constraint that Delta is the sublayer's "
+                           "output Delta(X)"),
+              Reading("every-increment", r"\forall\Delta=\mathrm{MHA}(X):\ \operatorname{rank}(X+\Delta)\ge\operatorname{rank}X",
                       hypotheses={}, conclusion=_rank_kept,
                       instances=replace(INCREMENTS.only_stored(), arithmetic=_ARITH + " (2^k softmax)"),
                       counterexamples=("DONG.skip-full-rank",), form="universal",
