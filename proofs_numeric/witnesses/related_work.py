@@ -133,6 +133,30 @@ def antipodal_fixed_point(qk: int, d_k: int) -> tuple[bool, str]:
                 + f", with rho^2 = {rho2}")
 
 
+#: the offset of the lone token from -a with which :func:`saddle_multiplier` perturbs the fixed point (radians)
+SADDLE_OFFSET = 1e-5
+#: the float64 run of review s4 (its own script, not run here): the LN run left the fixed point and collapsed
+#: (rho_l < 2^-52) at layer 1265513
+LONG_RUN_COLLAPSE = "about 1.3 x 10^6"
+
+
+def saddle_multiplier(qk: float = 4.0, d_k: int = 3, offset: float = SADDLE_OFFSET) -> float:
+    """Float64 (an observation, not certified): the factor by which one layer X -> LN(softmax(c X X^T) X),
+    c = qk / sqrt(d_k), multiplies the angle between the lone token and the antipode of the cluster when the fixed
+    point [a; a; a; -a] is perturbed by ``offset`` radians along b = (1, -1, 0) sqrt(3/2) (mean 0, orthogonal to a,
+    same norm). Above 1 means the fixed point repels in that direction (a saddle: the cluster attracts)."""
+    a = np.array([1.0, 1.0, -2.0]) / math.sqrt(2)
+    b = np.array([1.0, -1.0, 0.0]) * math.sqrt(1.5)
+    X = np.vstack([a, a, a, -a * math.cos(offset) + b * math.sin(offset)])
+    S = qk / math.sqrt(d_k) * X @ X.T
+    A = np.exp(S - S.max(axis=1, keepdims=True))
+    Y = (A / A.sum(axis=1, keepdims=True)) @ X
+    Y = Y - Y.mean(axis=1, keepdims=True)
+    Y = Y / np.sqrt((Y ** 2).mean(axis=1, keepdims=True))
+    angle = math.atan2(float(np.linalg.norm(np.cross(Y[0], Y[3]))), float(Y[0] @ Y[3]))
+    return (math.pi - angle) / offset
+
+
 def _enclosure(rec: dict) -> tuple[Decimal, Decimal]:
     lo, hi = rec["rho_enclosure"]
     return Decimal(lo), Decimal(hi)
@@ -148,6 +172,7 @@ def ln_slows_witness(ctx) -> list[Evidence]:
     floor_ok = all(lo > LN_SLOWS_FLOOR for lo in lows)
     lo_last, hi_last = _enclosure(ln["layers"][-1])
     fixed, words = antipodal_fixed_point(int(cfg.qk_scale), cfg.d_k)
+    mult = saddle_multiplier(cfg.qk_scale, cfg.d_k)
     ok = cross is not None and floor_ok
     exp = bare["exponent"]
     what = (f"n={cfg.n}, d={cfg.d}, W_Q = W_K = 2I, W_V = W_O = I (logits 4 x_i.x_j / sqrt 3), X_0 the depth study's "
@@ -156,11 +181,17 @@ def ln_slows_witness(ctx) -> list[Evidence]:
             f"{LN_SLOWS_FLOOR} at every layer 0..{cfg.layers} (min lower end {float(min(lows)):.6f}; rho_{cfg.layers} "
             f"in [{float(lo_last):.7f}, {float(hi_last):.7f}], sqrt 3 / 2 = {math.sqrt(3) / 2:.7f}): LN slows the "
             f"decay of rho_l from doubly exponential to none over {cfg.layers} layers. The tokens approach three at a "
-            f"and one at -a: {words}" + ("" if fixed else " (NOT CONFIRMED)"))
+            f"and one at -a: {words}" + ("" if fixed else " (NOT CONFIRMED)")
+            + f". That fixed point is {'a saddle' if mult > 1 else 'not shown unstable'} (float64 observation, not "
+            f"certified: perturbed by {SADDLE_OFFSET:g} rad, the lone token's offset from -a grows by a factor "
+            f"1 + {mult - 1:.2e} per layer; a float64 run of the same LN network, {LONG_RUN_COLLAPSE} layers long, "
+            f"left it and collapsed), so LN delays the collapse from layer {cross} to about a million layers: it "
+            "does not stop it. The witness is dense, sharp attention, whereas the paper attributes Wu et al.'s regimes "
+            "to masked and sparse attention (not tested here)")
     return [interval_witness(what, True if ok else None, arithmetic=f"{_ARB}; the fixed point exact (sympy) with an "
                              "mpmath interval for e^(6c) > 3",
                              numbers={"crossing_without_ln": cross, "min_rho_ln_lower": str(min(lows)),
-                                      "layers": cfg.layers},
+                                      "layers": cfg.layers, "saddle_multiplier_float64": mult},
                              reason=None if ok else "the witness did not separate the two runs")]
 
 

@@ -215,6 +215,27 @@ def test_wu_witness_needs_the_crossing(monkeypatch):
     assert e.holds is None
 
 
+def test_wu_witness_says_the_fixed_point_is_a_saddle():
+    """Review s4 item 1: the fixed point repels the lone token (float64: a factor 1 + 3.2e-6 per layer), so the
+    evidence says LN delays the collapse to about a million layers and does not stop it, labels the numbers as
+    float, and says the witness is dense attention (the paper names masked and sparse attention)."""
+    m = W.saddle_multiplier()
+    assert 3.1e-6 < m - 1 < 3.3e-6
+    assert abs(W.saddle_multiplier(offset=1e-4) - m) < 1e-8  # the linear regime: the factor does not depend on it
+    (e,) = [e for e in W.ln_slows_witness(CheckContext(dps=30, quick=True)) if e.kind == "interval-certified"]
+    assert "a saddle (float64 observation, not certified" in e.summary and "1 + 3.20e-06 per layer" in e.summary
+    assert "delays the collapse from layer 7 to about a million layers: it does not stop it" in e.summary
+    assert "dense, sharp attention" in e.summary and "masked and sparse attention" in e.summary
+    assert e.numbers["saddle_multiplier_float64"] == m
+
+
+def test_wu_saddle_wording_can_fail(monkeypatch):
+    """Planted: a contracting multiplier (a stable fixed point) must not be called a saddle."""
+    monkeypatch.setattr(W, "saddle_multiplier", lambda *a, **k: 1 - 3.2e-6)
+    (e,) = [e for e in W.ln_slows_witness(CheckContext(dps=30, quick=True)) if e.kind == "interval-certified"]
+    assert "a saddle" not in e.summary and "not shown unstable" in e.summary
+
+
 def test_wu_rate_check_can_hold(monkeypatch):
     """Planted: an LN exponent of 2 beside 3 without LN is a slower rate, and the check says so."""
     shape = {"n": 4, "d": 6, "H": 1, "d_k": 6}
