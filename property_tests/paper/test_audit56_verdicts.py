@@ -252,8 +252,11 @@ def test_qk_norm_is_conditional_on_a_fixed_scale():
     assert h.verdict == "conditional"
     assert h.condition == "holds in fixed-scale (supported); fails in learned-gain"
     (e,) = [e for e in h.evidence if e.regime == "learned-gain"]
-    assert e.holds is False and e.kind == "exact" and e.numbers == {"sup": "1", "margin": "1/(2^k + 1)"}
+    assert e.holds is False and e.kind == "exact" and e.numbers == {"sup": "1", "margin": "1/(2^l + 1)"}
     assert "exists\\,c<1" in get("DONG.qk-norm").statement
+    # review s4: the failing family is a depth family (the sentence is about logits growing with depth)
+    assert "max_j A_1j at layer l = 2^l/(2^l + 1)" in e.summary and "g_l^2 = l log 2" in e.summary
+    assert "the logits (l log 2) can grow with depth and entropy collapse returns" in e.summary
 
 
 def test_qk_norm_learned_gain_family_exact():
@@ -261,7 +264,7 @@ def test_qk_norm_learned_gain_family_exact():
     (the 2^k softmax), and for c = 1 - 2^-m the gain k = m already exceeds c, so no c < 1 bounds every gain."""
     peak, k = E.qk_gain_family()
     sup, matches, margin = E.learned_gain_sup(peak, k)
-    assert matches and sup == 1 and margin == "1/(2^k + 1)"
+    assert matches and sup == 1 and margin == "1/(2^l + 1)"
     for m in range(1, 30):
         assert peak.subs(k, m) > 1 - Rational(1, 2 ** m)
 

@@ -700,20 +700,22 @@ def _nonzero_rows(v) -> bool:
     return all(any(x != 0 for x in M.row(i)) for M in (v["Q"], v["K"]) for i in range(M.shape[0]))
 
 
-#: the learned-gain family's exact spot checks (k = 1 .. QK_GAIN_CHECKED: the closed form against the 2^k softmax)
+#: the learned-gain depth family's exact spot checks (layers l = 1 .. QK_GAIN_CHECKED: the closed form against the
+#: 2^k softmax)
 QK_GAIN_CHECKED = 12
 
 
 def qk_gain_family() -> tuple[sympy.Expr, sympy.Symbol]:
-    """max_j A_1j for normalised q_1 = k_1 = e_1, k_2 = e_2 (n = 2) under a learned gain g with g^2 = k log 2: the
-    logits are k log 2 (1, 0), so A_1 = (2^k, 1) / (2^k + 1); returns (2^k / (2^k + 1), k)."""
-    k = sympy.Symbol("k", integer=True, positive=True)
-    return 2 ** k / (2 ** k + 1), k
+    """A depth family (review s4): max_j A_1j at layer l for normalised q_1 = k_1 = e_1, k_2 = e_2 (n = 2) under a
+    per-layer learned gain g_l with g_l^2 = l log 2: the logits at layer l are l log 2 (1, 0), growing with depth, so
+    A_1 = (2^l, 1) / (2^l + 1); returns (2^l / (2^l + 1), l)."""
+    l = sympy.Symbol("l", integer=True, positive=True)  # noqa: E741 (the layer index, as in the paper)
+    return 2 ** l / (2 ** l + 1), l
 
 
 def learned_gain_sup(peak: sympy.Expr, k: sympy.Symbol) -> tuple[sympy.Expr, bool, str]:
     """(sup_k peak, whether the closed form matches the 2^k softmax at k = 1 .. QK_GAIN_CHECKED, the margin 1 - peak)
-    exactly: a uniform bound c < 1 over the gains exists iff the supremum (here the limit, peak increasing) is < 1."""
+    exactly: a bound c < 1 uniform over the layers exists iff the supremum (here the limit, peak increasing) is < 1."""
     matches = all(exact_softmax(sympy.eye(2), kk * sympy.eye(2))[0, 0] == peak.subs(k, kk)
                   for kk in range(1, QK_GAIN_CHECKED + 1))
     increasing = sympy.simplify(peak.subs(k, k + 1) - peak).is_positive
@@ -726,11 +728,13 @@ def learned_gain_check(ctx) -> list[Evidence]:
     sup, matches, margin = learned_gain_sup(peak, k)
     ten = exact_softmax(sympy.eye(2), 10 * sympy.eye(2))[0, 0]
     uniform = None if not matches or sup is sympy.nan else bool(sup < 1)
-    return [exact_complete(f"L2-normalised q_1 = k_1 = e_1, k_2 = e_2 with a learned gain g, g^2 = k log 2: max_j A_1j "
-                           f"= 2^k/(2^k + 1) (the 2^k softmax at k = 1..{QK_GAIN_CHECKED}; k = 10: {ten}), "
-                           f"1 - max_j A_1j = {margin}, increasing in k with supremum {sup}: for every c < 1 a gain "
-                           f"(k > log2(c/(1 - c))) puts more than c on one token, so no bound c < 1 holds uniformly "
-                           f"over learned gains (each fixed gain has its own c(g) < 1: the reading 'fixed-scale')",
+    return [exact_complete(f"a depth family: L2-normalised q_1 = k_1 = e_1, k_2 = e_2 at every layer, with a per-layer "
+                           f"learned gain g_l, g_l^2 = l log 2: max_j A_1j at layer l = 2^l/(2^l + 1) (the 2^k softmax "
+                           f"at l = 1..{QK_GAIN_CHECKED}; l = 10: {ten}), 1 - max_j A_1j = {margin}, increasing in l "
+                           f"with limit {sup} as l -> oo: with learned gains the logits (l log 2) can grow with depth "
+                           f"and entropy collapse returns; for every c < 1 every layer l > log2(c/(1 - c)) puts more "
+                           f"than c on one token, so no c < 1 bounds every depth (at a fixed scale, no learned gain, "
+                           f"each layer has the same c < 1: the reading 'fixed-scale')",
                            uniform, arithmetic=_EXACT + "; sympy limit", regime="learned-gain",
                            numbers={"sup": str(sup), "margin": margin},
                            reason=None if uniform is not None else "the closed form or its supremum was not decided")]
@@ -746,7 +750,9 @@ claim(
     # and the headline is conditional; the fixed-scale lemma (Coq) is the reading 'fixed-scale'
     # audit 63: "bounded below 1" is a uniform bound c < 1 (independent of the depth and of the scale of the
     # normalised logits); every single gain g has its own c(g) < 1, so the learned-gain regime fails only because the
-    # supremum over gains is 1 (the exact family g^2 = k log 2: 2^k / (2^k + 1) -> 1), which the evidence decides
+    # supremum over gains is 1; review s4: stated as a depth family, since the sentence says QK-norm "prevents
+    # attention logits from growing with depth": per-layer gains g_l^2 = l log 2 give max_j A = 2^l / (2^l + 1) -> 1
+    # at layer l (exact), i.e. with learned gains the logits grow with depth and entropy collapse returns
     statement=r"\text{QK-norm}:\ \exists\,c<1:\ \max_jA_{ij}\le c\ \text{at every depth, whatever the scale of "
               r"the normalised logits (never one-hot)}",
     hypotheses={"non-zero queries and keys": _nonzero_rows}, conclusion=_bounded_logits,
@@ -764,7 +770,8 @@ claim(
                       checks=[], regimes=("all",),
                       note="the scale of the normalised logits fixed (no learned gain): the Coq lemma qk_norm_bound")],
     chapter="dong_explainer",
-    off_instance=OffInstance("limit", "a bound uniform over every learned gain g, i.e. as g grows without bound"),
+    off_instance=OffInstance("limit", "a bound uniform over depth when the gain is learned per layer (g_l may grow "
+                             "with the layer l without bound)"),
 )
 
 
