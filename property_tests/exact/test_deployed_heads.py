@@ -152,7 +152,9 @@ def test_ra_mainpost_ln_heads_count_holds():
     assert [e.holds for e in ra.post_ln_heads_count(QUICK)] == [True, True]
 
 
-@pytest.mark.parametrize("eps,hit,miss", [(0, "d=d_k+2", "d!=d_k+2"), (hc.BERT_EPS, "d=d_k+1", "d!=d_k+1")])
+@pytest.mark.parametrize("eps,hit,miss", [(0, "d=d_k+2 or (H=1 and d>d_k+2)", "d!=d_k+2 and not (H=1 and d>d_k+2)"),
+                                          (hc.BERT_EPS, "d=d_k+1 or (H=1 and d>d_k+1)",
+                                           "d!=d_k+1 and not (H=1 and d>d_k+1)")])
 def test_ra_main_post_ln_equals_the_papers_count_exactly_when_d_is_d_k_plus_layernorms_loss(eps, hit, miss):
     """The generic post-LN fibre n (H d_k - rho) + n max(0, rho + k - d) equals n (H - 1) d_k iff d = d_k + k
     (k = 2 at eps = 0, 1 at eps > 0): the regimes of RA.main:post-LN(-eps) are these, not the positivity split."""
@@ -170,6 +172,28 @@ def test_ra_main_post_ln_equals_the_papers_count_exactly_when_d_is_d_k_plus_laye
         for (n, d, H, dk) in ss:
             rho, k = min(H * dk, d), (1 if eps else 2)
             assert (n * (H * dk - rho) + n * max(0, rho + k - d) == want((n, d, H, dk))) == (regime == hit)
+
+
+def test_ra_main_post_ln_regimes_put_single_heads_on_the_right_side():
+    """Review s4: H = 1 is not 'd != d_k + k, so fails': (n, d, H, d_k) = (2, 4, 1, 1) gives fibre 0 = n (H - 1) d_k
+    (W_O of full row rank d_k <= d - k leaves LayerNorm nothing), while H = 1 with d < d_k + k fails; the regime
+    predicate agrees with the generic formula on every small shape, and the exact study holds on the single-head
+    edge shape."""
+    import itertools
+    import random as _r
+
+    from theorems.exact import deployed_heads as DH
+    holds = {2: DH.RA_POST_LN_HOLDS, 1: DH.RA_POST_LN_EPS_HOLDS}
+    for k in (1, 2):
+        assert DH.ra_post_ln_fibre_is_papers((2, 4, 1, 1), k) and DH.ra_post_ln_regime((2, 4, 1, 1), k) == holds[k]
+        for shape in itertools.product(range(1, 4), range(1, 9), range(1, 5), range(1, 6)):
+            assert (DH.ra_post_ln_regime(shape, k) == holds[k]) == DH.ra_post_ln_fibre_is_papers(shape, k), shape
+    assert DH.ra_post_ln_regime((2, 4, 1, 4), 2) == DH.RA_POST_LN_FAILS  # H = 1, d < d_k + 2: fibre 4 != 0
+    assert DH.ra_post_ln_regime((512, 768, 12, 64), 2) == DH.RA_POST_LN_FAILS  # BERT-base
+    for eps in (0, hc.BERT_EPS):
+        recs = DH.post_ln_study(_r.Random(5), lambda f, s: f == 0, eps, {"edge": [(2, 4, 1, 1)]})
+        (got,) = [r for r in recs if r["type"] == "instances"]
+        assert got["held"] == got["met"] > 0
 
 
 def test_ra_main_post_ln_count_holds_and_bert_is_two_per_token():

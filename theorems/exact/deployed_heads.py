@@ -21,6 +21,8 @@ from .linalg import rank
 from .qinterval import box, minor_certificate
 
 __all__ = ["POST_LN_SHAPES", "POST_LN_EPS_SHAPES", "HEAD_CHANNEL_SHAPES", "RA_POST_LN_SHAPES", "RA_POST_LN_EPS_SHAPES",
+           "RA_POST_LN_HOLDS", "RA_POST_LN_FAILS", "RA_POST_LN_EPS_HOLDS", "RA_POST_LN_EPS_FAILS",
+           "ra_post_ln_fibre_is_papers", "ra_post_ln_regime",
            "PRENORM_SHAPES", "BERT_EPS", "post_ln_rows", "post_ln_study", "post_ln_count_study",
            "post_ln_head_channel_study", "post_ln_head_channel_count_study", "prenorm_rows", "prenorm_study"]
 
@@ -34,13 +36,35 @@ POST_LN_EPS_SHAPES = {"Hd_k>=d": [(3, 4, 2, 2), (3, 3, 2, 2), (2, 4, 3, 2)],
 #: regimes of §7, generic W_O of full row rank (H d_k <= d) or rank-deficient (H d_k > d); H = 1 included
 HEAD_CHANNEL_SHAPES = {"Hd_k<=d": [(3, 4, 2, 2), (2, 6, 2, 2), (3, 5, 2, 2), (2, 4, 1, 4)],
                        "Hd_k>d": [(3, 3, 2, 2), (2, 4, 3, 2), (2, 2, 3, 1)]}
-#: RA.main's post-LN equation (fibre = n (H - 1) d_k, H >= 2): the generic fibre n (H d_k - rho) + n max(0, rho + k -
-#: d) (rho = min(H d_k, d), k = 2 at eps = 0, 1 at eps > 0) equals n (H - 1) d_k iff d = d_k + k (a coincidence of
-#: LayerNorm's loss with the paper's count), so these are the regimes
-RA_POST_LN_SHAPES = {"d=d_k+2": [(3, 4, 2, 2), (2, 4, 3, 2), (2, 5, 2, 3)],
-                     "d!=d_k+2": [(2, 4, 3, 1), (3, 3, 2, 2), (2, 6, 3, 2), (2, 6, 2, 2)]}
-RA_POST_LN_EPS_SHAPES = {"d=d_k+1": [(3, 3, 2, 2), (2, 4, 2, 3), (2, 3, 3, 2)],
-                         "d!=d_k+1": [(3, 4, 2, 2), (2, 4, 3, 1), (2, 6, 2, 2), (3, 5, 2, 2)]}
+#: RA.main's post-LN equation (fibre = n (H - 1) d_k): the generic fibre n (H d_k - rho) + n max(0, rho + k - d)
+#: (rho = min(H d_k, d), k = 2 at eps = 0, 1 at eps > 0) equals n (H - 1) d_k iff d = d_k + k (a coincidence of
+#: LayerNorm's loss with the paper's count) or H = 1 and d > d_k + k (both sides 0: W_O of full row rank d_k <= d - k
+#: leaves LayerNorm nothing to lose; review s4: (n, d, H, d_k) = (2, 4, 1, 1) holds), so these are the regimes
+RA_POST_LN_HOLDS, RA_POST_LN_FAILS = "d=d_k+2 or (H=1 and d>d_k+2)", "d!=d_k+2 and not (H=1 and d>d_k+2)"
+RA_POST_LN_EPS_HOLDS, RA_POST_LN_EPS_FAILS = "d=d_k+1 or (H=1 and d>d_k+1)", "d!=d_k+1 and not (H=1 and d>d_k+1)"
+RA_POST_LN_SHAPES = {RA_POST_LN_HOLDS: [(3, 4, 2, 2), (2, 4, 3, 2), (2, 5, 2, 3), (2, 4, 1, 1)],
+                     RA_POST_LN_FAILS: [(2, 4, 3, 1), (3, 3, 2, 2), (2, 6, 3, 2), (2, 6, 2, 2), (2, 4, 1, 4)]}
+RA_POST_LN_EPS_SHAPES = {RA_POST_LN_EPS_HOLDS: [(3, 3, 2, 2), (2, 4, 2, 3), (2, 3, 3, 2), (2, 4, 1, 1)],
+                         RA_POST_LN_EPS_FAILS: [(3, 4, 2, 2), (2, 4, 3, 1), (2, 6, 2, 2), (3, 5, 2, 2), (2, 3, 1, 3)]}
+
+
+def ra_post_ln_fibre_is_papers(shape: tuple[int, int, int, int], k: int) -> bool:
+    """Whether the generic post-LN fibre n (H d_k - rho) + n max(0, rho + k - d), rho = min(H d_k, d), equals the
+    paper's n (H - 1) d_k at (n, d, H, d_k) = ``shape`` (k = 2 at eps = 0, 1 at eps > 0)."""
+    n, d, H, dk = shape
+    rho = min(H * dk, d)
+    return n * (H * dk - rho) + n * max(0, rho + k - d) == n * (H - 1) * dk
+
+
+def ra_post_ln_regime(shape: tuple[int, int, int, int], k: int) -> str:
+    """The regime of RA.main:post-LN (k = 2) or :post-LN-eps (k = 1) that ``shape`` = (n, d, H, d_k) lies in."""
+    _, d, H, dk = shape
+    holds = d == dk + k or (H == 1 and d > dk + k)
+    if k == 2:
+        return RA_POST_LN_HOLDS if holds else RA_POST_LN_FAILS
+    return RA_POST_LN_EPS_HOLDS if holds else RA_POST_LN_EPS_FAILS
+
+
 #: pre-norm shapes (n, d, H, d_k) per regime (d != 3: a rational LayerNorm row needs d != 3)
 PRENORM_SHAPES = {"Hd_k<=d": [(3, 4, 2, 2), (4, 4, 1, 2), (2, 5, 2, 2)], "Hd_k>d": [(3, 2, 3, 1), (2, 4, 3, 2)]}
 #: BERT's LayerNorm eps, exactly

@@ -294,7 +294,8 @@ def _bert_post_ln(ctx, eps: bool = False) -> list[Evidence]:
                            f"{br.describe()}, so the post-LN fibre is 512 (768 - rank W_O) + 512 ({k} + rank W_O - 768) "
                            f"= {dim} per sequence "
                            f"({None if dim is None else dim // 512} per token), not 360448 (704)",
-                           None if dim is None else dim == 360448, regime="d!=d_k+1" if eps else "d!=d_k+2",
+                           None if dim is None else dim == 360448,
+                           regime=DH.ra_post_ln_regime((512, 768, 12, 64), 1 if eps else 2),
                            arithmetic=ARITHMETIC_MOD_P,
                            numbers={"rank_W_O": rk, "dimension": dim})]
 
@@ -355,9 +356,10 @@ RA_BLOCK_READINGS = [
                       r"(X+\textstyle\sum_hY_hW_O^h))=n(H-1)d_k\ \text{(generic }X,W_O)",
                       "what BERT's attention sub-layer lets an observer recover: the fibre is n (H d_k - rho) + n max(0, "
                       "rho + 2 - d) generically (reading post-LN-count), rho = min(H d_k, d), which equals n (H - 1) d_k "
-                      "(H >= 2) exactly when d = d_k + 2 (e.g. (n, d, H, d_k) = (3, 4, 2, 2): 6 = 6), a coincidence of "
-                      "LayerNorm's 2 per token with the paper's count, and differs from it otherwise; the regimes are "
-                      "these two. 2 n = 1024 at BERT-base's shape (d = 768 != 66), neither the paper's 360448 nor §7's 0; "
+                      "exactly when d = d_k + 2 (e.g. (n, d, H, d_k) = (3, 4, 2, 2): 6 = 6), a coincidence of "
+                      "LayerNorm's 2 per token with the paper's count, or when H = 1 and d > d_k + 2 (both 0: e.g. "
+                      "(2, 4, 1, 1)), and differs from it otherwise (H = 1 with d < d_k + 2 included: (2, 4, 1, 4) "
+                      "gives 4 != 0); the regimes are these two. 2 n = 1024 at BERT-base's shape (d = 768 != 66), neither the paper's 360448 nor §7's 0; "
                       "what the heads lose beyond LayerNorm is §7's n (H d_k - rank W_O) (reading post-LN-heads-count)"),
     Reading("post-LN-count",
             r"\text{post-LN (}\varepsilon=0\text{): }\dim(\text{fibre at }Y)=n(Hd_k-\operatorname{rank}W_O)+\textstyle"
@@ -376,8 +378,10 @@ RA_BLOCK_READINGS = [
                       r"\text{post-LN, }\varepsilon=10^{-12}\text{ (BERT): }\dim(\text{fibre of }(Y_h)\mapsto\mathrm{LN}"
                       r"_\varepsilon(X+\textstyle\sum_hY_hW_O^h))=n(H-1)d_k\ \text{(generic }X,W_O)",
                       "with BERT's eps the fibre is n (H d_k - rho) + n max(0, rho + 1 - d) generically, which equals n "
-                      "(H - 1) d_k (H >= 2) exactly when d = d_k + 1 (a coincidence of LayerNorm's shift with the paper's "
-                      "count; the regimes are these two): n = 512 at BERT-base's shape (1 per token, d = 768 != 65)"),
+                      "(H - 1) d_k exactly when d = d_k + 1 (a coincidence of LayerNorm's shift with the paper's count) "
+                      "or H = 1 and d > d_k + 1 (both 0, e.g. (2, 4, 1, 1)), and differs otherwise (H = 1 included: "
+                      "(2, 3, 1, 3) gives 2 != 0); the regimes are these two: n = 512 at BERT-base's shape (1 per "
+                      "token, d = 768 != 65)"),
     Reading("post-LN-eps-count",
             r"\text{post-LN, }\varepsilon>0:\ \dim(\text{fibre at }Y)=n(Hd_k-\operatorname{rank}W_O)+n\bigl(1+"
             r"\operatorname{rank}W_O-\operatorname{rank}[\mathbf 1;W_O]\bigr)",
