@@ -37,6 +37,7 @@ from theorems.framework import (
     Decided,
     Evidence,
     InstanceForm,
+    RobustSet,
     failing_box,
     float_statistic,
     interval_instances,
@@ -562,10 +563,15 @@ def _alpha_independent_literal(v) -> Decided:
             return Decided(False, "exact: n = 2 and alpha_1 = 1 (W_Q W_K^T antisymmetric, exactly): the scores are "
                                   "antisymmetric and both softmax rows are equal, so rank A_1 = 1 and dim R_1 <= 1 < 2 "
                                   f"= min(rank X, d_k) (rank X = 2, d_k = {dk})",
-                           robust="the whole slice n = 2, alpha_h = 1 fails: S = X M X^T is antisymmetric for every "
-                                  "X (symbolic size) and both rows of softmax([[0, m], [-m, 0]]) are equal for every "
-                                  "real m (sympy identities), so dim R_h <= 1 < 2 for every X of rank 2 and every "
-                                  "weight with this alpha_h")
+                           robust=RobustSet(
+                               where="the whole slice n = 2, alpha_h = 1 (every X of rank 2, every weight with "
+                                     "W_Q W_K^T antisymmetric)",
+                               measure="positive (full) measure within the alpha_h = 1 slice, since the statement "
+                                       "quantifies for each alpha_h; the slice itself is a null set of the full "
+                                       "weight space",
+                               why="S = X M X^T is antisymmetric for every X (symbolic size) and both rows of "
+                                   "softmax([[0, m], [-m, 0]]) are equal for every real m (sympy identities), so "
+                                   "dim R_h <= 1 < 2 for every X of rank 2 and every weight with this alpha_h"))
     return RC_PAPER.DIM_IS_MIN(v)
 
 

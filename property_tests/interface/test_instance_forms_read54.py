@@ -12,7 +12,7 @@ import pytest
 from proofs_numeric.cli import main
 from proofs_numeric.ledger import registry
 from theorems.framework import Decided, InstanceForm
-from theorems.framework.instance import GENERIC_POINT, NOT_A_WITNESS, ROBUST_FAILURE, decide
+from theorems.framework.instance import GENERIC_POINT, NOT_A_WITNESS, ROBUST_FAILURE, RobustSet, decide
 
 JORDAN = "[[1,0,0],[0.5,0.5,0],[0,0.5,0.5]]"  # subdominant eigenvalue 1/2 in a Jordan block
 
@@ -157,6 +157,9 @@ def test_rc_alpha_independent_two_tokens_alpha_one_is_a_robust_counterexample(ca
     lit = _check(capsys, "RC.alpha-independent", "--X", "[[1,0],[0,1]]", "--weights", anti)["literal"]
     assert lit["on_this_instance"] == "counterexample"
     assert lit["reason"].startswith(ROBUST_FAILURE) and "the whole slice n = 2, alpha_h = 1" in lit["reason"]
+    # review s4: the set's measure is named: positive within the alpha_h = 1 slice, a null set of the weight space
+    assert "measure named next" in ROBUST_FAILURE and "its measure: positive (full) measure within the alpha_h = 1 " \
+        "slice" in lit["reason"] and "a null set of the full weight space" in lit["reason"]
     # three tokens: off the slice, decided by the certified ranks (dim R_1 = 2 here)
     lit3 = _check(capsys, "RC.alpha-independent", "--X", "[[1,0],[0,1],[1,1]]", "--weights", anti)["literal"]
     assert lit3["on_this_instance"] == "holds"
@@ -168,12 +171,24 @@ def test_decide_a_generic_failure_is_a_point_unless_it_names_its_positive_measur
     point = InstanceForm(hypotheses={}, conclusion=lambda v: Decided(False, "fails here"))
     assert decide(c, r, point, {})["on_this_instance"] == "exceptional-point"
     assert decide(c, r, point, {})["reason"] == GENERIC_POINT
-    robust = InstanceForm(hypotheses={}, conclusion=lambda v: Decided(False, "fails here", robust="a certified box"))
+    box = RobustSet("a box of X", "Lebesgue, positive in the full space", "a certified box")
+    robust = InstanceForm(hypotheses={}, conclusion=lambda v: Decided(False, "fails here", robust=box))
     rec = decide(c, r, robust, {})
-    assert rec["on_this_instance"] == "counterexample" and rec["reason"].endswith(": a certified box")
+    assert rec["on_this_instance"] == "counterexample"
+    assert rec["reason"] == (f"{ROBUST_FAILURE}: the set is a box of X; its measure: Lebesgue, positive in the full "
+                             "space; certificate: a certified box")
     # a robust label on a conclusion that holds changes nothing
-    held = InstanceForm(hypotheses={}, conclusion=lambda v: Decided(True, "holds", robust="a certified box"))
+    held = InstanceForm(hypotheses={}, conclusion=lambda v: Decided(True, "holds", robust=box))
     assert decide(c, r, held, {})["on_this_instance"] == "holds"
+
+
+def test_a_robust_failure_must_name_its_set_and_measure():
+    """Review s4: "a set of positive measure" without the measure is refused at construction (planted: a bare
+    string, as before, or a RobustSet with no measure)."""
+    with pytest.raises(TypeError, match="RobustSet"):
+        Decided(False, "fails here", robust="a certified box")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="its measure"):
+        RobustSet("a box of X", " ", "a certified box")
 
 
 # --- RN.effective-dimensionality:effective-rank ----------------------------------------------------------------

@@ -95,6 +95,7 @@ from .instance import (
                        Decided,
                        Declaration,
                        InstanceForm,
+                       RobustSet,
                        Undecidable,
                        build_instance,
                        decide,
@@ -178,7 +179,7 @@ __all__ = [
     "SOURCE_DIR", "SOURCE_FILES", "SUITE_READING", "QuoteCheck", "check_quote", "load_sources", "sources_available",
     "SOURCE_SHA256", "SOURCES_ENV", "HOW_TO_GET_SOURCES", "SourceMismatch", "set_source_dir", "source_dir",
     "TRUTH", "TRUTH_VALUE", "ON_THIS_INSTANCE", "SITE_KINDS", "Decided", "Declaration", "InstanceForm", "Undecidable",
-    "instance_form", "decide", "decide_on_instance", "Predicate",
+    "RobustSet", "instance_form", "decide", "decide_on_instance", "Predicate",
     "OffInstance", "OFF_INSTANCE_REASONS", "OFF_INSTANCE_MEANING", "NO_FORM", "definition_of",
     "build_instance", "not_on_user_input", "decoded", "undecided_reading",
 ]

@@ -25,8 +25,8 @@ from typing import Any, Callable, Mapping, Protocol, Sequence
 from .aliases import Builder, Instance, JSONObject, Predicate
 from .evidence import tri as _tri
 
-__all__ = ["TRUTH", "TRUTH_VALUE", "ON_THIS_INSTANCE", "SITE_KINDS", "Decided", "Declaration", "InstanceForm",
-           "Undecidable", "not_on_user_input", "form_of",
+__all__ = ["TRUTH", "TRUTH_VALUE", "ON_THIS_INSTANCE", "SITE_KINDS", "Decided", "RobustSet", "Declaration",
+           "InstanceForm", "Undecidable", "not_on_user_input", "form_of",
            "decide", "decide_on_instance",
            "COSTLY", "GENERIC_POINT", "ROBUST_FAILURE", "NOT_A_WITNESS", "NO_FORM", "definition_of", "build_instance",
            "decoded",
@@ -56,16 +56,41 @@ SITE_KINDS = {
 
 
 @dataclass(frozen=True)
+class RobustSet:
+    """A failure's positive-measure certificate (:attr:`Decided.robust`), naming its set and the measure in which it
+    is positive (review s4: "a set of positive measure" alone hides, e.g., that a positive-measure subset of one
+    alpha_h slice is a null set of the whole weight space). ``where``: the set (containing the instance);
+    ``measure``: the measure under which it is positive, and, when that is a slice's, what the set is in the full
+    parameter space; ``why``: the certificate (a symbolic identity, a certified box)."""
+
+    where: str
+    measure: str
+    why: str
+
+    def __post_init__(self) -> None:
+        if not (self.where.strip() and self.measure.strip() and self.why.strip()):
+            raise ValueError("a robust failure names its set, its measure and its certificate")
+
+    def words(self) -> str:
+        return f"the set is {self.where}; its measure: {self.measure}; certificate: {self.why}"
+
+
+@dataclass(frozen=True)
 class Decided:
     """A predicate's value with the words saying how it was decided (a predicate may return one instead of a
     bare True / False / None; the ledger reads ``value``, ``check`` prints ``how``)."""
 
     value: bool | None
     how: str = ""
-    #: a failure's positive-measure certificate, in words (a symbolic identity or a certified box covering the
-    #: instance, e.g. a whole slice of the parameter space): a generic reading's failure with one is a counterexample
-    #: of it (the verdict model's robust failure), without one an exceptional point (not in the repr: empty mostly)
-    robust: str = field(default="", repr=False)
+    #: a failure's positive-measure certificate (a symbolic identity or a certified box covering the instance, e.g. a
+    #: whole slice of the parameter space), naming its set and measure: a generic reading's failure with one is a
+    #: counterexample of it (the verdict model's robust failure), without one an exceptional point (not in the repr)
+    robust: RobustSet | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.robust is not None and not isinstance(self.robust, RobustSet):
+            raise TypeError("Decided.robust is a RobustSet (its set, its measure, its certificate), not "
+                            f"{type(self.robust).__name__}")
 
 
 class Undecidable(Exception):
@@ -234,7 +259,7 @@ def _evaluate(pred: Predicate, inst: Instance, explain: Callable[[Instance, str]
     robust = ""
     if isinstance(got, Decided):
         value, how = _tri(got.value), got.how
-        robust = got.robust if value is False else ""
+        robust = got.robust.words() if value is False and got.robust is not None else ""
     else:
         value, how = _tri(got), ""
     if not how and explain is not None:
@@ -268,8 +293,9 @@ def _is_generic(claim: object, reading: object) -> bool:
 
 #: why one failing instance of a generic reading is a counterexample of it when the failure carries a
 #: positive-measure certificate (:attr:`Decided.robust`): the verdict model's robust failure
-ROBUST_FAILURE = ("the reading is generic, and this failure is not an exceptional point: it holds on a set of positive "
-                  "measure containing this instance (a robust failure, which refutes a generic reading)")
+ROBUST_FAILURE = ("the reading is generic, and this failure is not an exceptional point: it holds on a set containing "
+                  "this instance that has positive measure in the measure named next (a robust failure, which refutes "
+                  "a generic reading in the space that measure is on)")
 
 
 #: why one instance of an existential reading where the conclusion fails is not a counterexample of it
