@@ -186,7 +186,8 @@ def ln_slows_witness(ctx) -> list[Evidence]:
             f"certified: perturbed by {SADDLE_OFFSET:g} rad, the lone token's offset from -a grows by a factor "
             f"1 + {mult - 1:.2e} per layer; an external float64 run of the same LN network (review s4, not rerun "
             f"here) left it and collapsed after {LONG_RUN_COLLAPSE} layers), so LN delays the collapse from layer "
-            f"{cross} to about a million layers: it does not stop it. The witness is dense, sharp attention, whereas the paper attributes Wu et al.'s regimes "
+            f"{cross} to about a million layers: it does not stop it. The witness is dense, sharp attention, "
+            "whereas the paper attributes Wu et al.'s regimes "
             "to masked and sparse attention (not tested here)")
     return [interval_witness(what, True if ok else None, arithmetic=f"{_ARB}; the fixed point exact (sympy) with an "
                              "mpmath interval for e^(6c) > 3",
