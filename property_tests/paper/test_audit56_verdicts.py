@@ -398,3 +398,16 @@ def test_feedback_step1_softmax_check_can_hold(monkeypatch):
     monkeypatch.setattr(D, "softmax_feedback", lambda: (Rational(0), Rational(26, 3), sympy.eye(3)))
     (e,) = D.softmax_feedback_check(None)
     assert e.holds is True
+
+
+def test_book_states_the_skip_evidence_the_suite_computes():
+    """book/index.md quotes the gamma box's enclosure and the uniform-attention closed form: both must enclose / be
+    what the suite computes (a planted change of the box or the closed form turns this red)."""
+    import re
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[2] / "book" / "index.md").read_text()
+    m = re.search(r"contraction ratio lies in \[(\d\.\d+), (\d\.\d+)\] > 1", text.replace("\n", " "))
+    assert m, "the book no longer states the box's enclosure"
+    ev = D.gamma_box_evidence()
+    assert float(m.group(1)) <= ev.numbers["ratio_lo"] and ev.numbers["ratio_hi"] <= float(m.group(2))
+    assert "ρ_l² = 1/(4^l + 1) → 0" in text and D.uniform_skip_decay()[1]["rho2"] == "1/(2**(2*l) + 1)"
