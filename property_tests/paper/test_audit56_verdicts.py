@@ -411,3 +411,26 @@ def test_book_states_the_skip_evidence_the_suite_computes():
     ev = D.gamma_box_evidence()
     assert float(m.group(1)) <= ev.numbers["ratio_lo"] and ev.numbers["ratio_hi"] <= float(m.group(2))
     assert "ρ_l² = 1/(4^l + 1) → 0" in text and D.uniform_skip_decay()[1]["rho2"] == "1/(2**(2*l) + 1)"
+
+
+def test_skip_prevents_decay_finite_depth_fails_on_a_box():
+    """Review s4 (item 4), robustness: at every point of a box (radius 1e-3) around the uniform-attention instance,
+    rho_24 <= 6.33e-8 < 1e-6 (mpmath iv, the (difference, mean) recursion; the centre's exact value is 2^-24 /
+    sqrt(1 + 4^-24) = 5.96e-8): the reading finite-depth is refuted on a set of positive measure."""
+    r = _reading("DONG.skip-prevents-decay", "finite-depth")
+    assert (r.verdict, r.strength) == ("refuted", "interval")
+    ev = D.rho_box_evidence()[0]
+    assert ev.holds is False and ev.label == "robust" and ev.scope == "positive-measure"
+    assert 5.96e-8 < ev.numbers["rho_upper"] < 1e-6
+    assert D.two_token_recursion_identity() is True
+
+
+def test_rho_box_can_fail(monkeypatch):
+    """Planted: at depth 5 rho_5 is about 0.03, not below 1e-6, so the box is not certified (undecided); a broken
+    recursion identity leaves it undecided too."""
+    monkeypatch.setattr(D, "RHO_BOX_DEPTH", 5)
+    assert D.rho_box_evidence()[0].holds is None
+    monkeypatch.setattr(D, "RHO_BOX_DEPTH", 24)
+    assert D.rho_box_evidence()[0].holds is False
+    monkeypatch.setattr(D, "two_token_recursion_identity", lambda: False)
+    assert D.rho_box_evidence()[0].holds is None

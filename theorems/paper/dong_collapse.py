@@ -403,6 +403,85 @@ def uniform_skip_decay_evidence(ctx=None) -> list[Evidence]:
         reason=None if decays is not None else "a step of the closed form did not reduce")]
 
 
+#: the box around the uniform-attention instance (review s4, item 4): X = I_2, W_QK = 0, W_V W_O = I, each entry
+#: within RHO_BOX_RADIUS; certified rho_L < RHO_BOX_BOUND at depth RHO_BOX_DEPTH at every point
+RHO_BOX_RADIUS = "1e-3"
+RHO_BOX_DEPTH = 24
+RHO_BOX_BOUND = Fraction(1, 10 ** 6)
+
+
+def two_token_recursion_identity() -> bool:
+    """n = 2, row-stochastic A = [[a, 1 - a], [b, 1 - b]], rows x0, x1, d = x0 - x1, m = (x0 + x1)/2: the rows of
+    X + A X W have difference d + (a - b) d W and mean m + m W + ((a + b)/2 - 1/2) d W (sympy, symbolic 2 x 2)."""
+    a, b = sympy.symbols("a b")
+    X = sympy.Matrix(2, 2, sympy.symbols("x0:4"))
+    W = sympy.Matrix(2, 2, sympy.symbols("w0:4"))
+    A = sympy.Matrix([[a, 1 - a], [b, 1 - b]])
+    Y = X + A * X * W
+    d, m = X.row(0) - X.row(1), (X.row(0) + X.row(1)) / 2
+    return ((Y.row(0) - Y.row(1)) - (d + (a - b) * d * W)).expand() == sympy.zeros(1, 2) and \
+        ((Y.row(0) + Y.row(1)) / 2 - (m + m * W + ((a + b) / 2 - Rational(1, 2)) * d * W)).expand() == sympy.zeros(1, 2)
+
+
+def rho_box_upper(depth: int | None = None, radius: str | None = None):
+    """An mpmath ``iv`` enclosure of rho_L^2 = ||R^(L)||_F^2 / ||X^(L)||_F^2 over every point of the box X = I_2,
+    W_QK = 0 (logits X W_QK X^T), W_V W_O = I, each entry within ``radius``, followed L layers in the (difference,
+    mean) form of :func:`two_token_recursion_identity` (no dependency blow-up): a_00 - a_10 = sigma'(xi) d W_QK d^T
+    with sigma' in (0, 1/4] (the mean value theorem), a_i0 = sigma(x_i W_QK d^T); ||R||^2 = ||d||^2 / 2, ||X||^2 =
+    2 ||m||^2 + ||d||^2 / 2. Returns the interval (mpmath ivmpf)."""
+    import mpmath
+
+    from ..exact.transformer.base import workdps
+    iv = mpmath.iv
+    depth = RHO_BOX_DEPTH if depth is None else depth
+    r = mpmath.mpf(RHO_BOX_RADIUS if radius is None else radius)
+    with workdps(iv, 40):
+        def near(v):
+            return iv.mpf([v - r, v + r])
+        M = [[near(0), near(0)], [near(0), near(0)]]
+        W = [[near(1), near(0)], [near(0), near(1)]]
+        x0, x1 = [near(1), near(0)], [near(0), near(1)]
+
+        def vm(v, B):
+            return [v[0] * B[0][j] + v[1] * B[1][j] for j in range(2)]
+
+        def dot(u, v):
+            return u[0] * v[0] + u[1] * v[1]
+
+        def sig(t):
+            return 1 / (1 + iv.exp(-t))
+        d = [x0[k] - x1[k] for k in range(2)]
+        m = [(x0[k] + x1[k]) / 2 for k in range(2)]
+        for _ in range(depth):
+            Md = vm(d, [[M[j][i] for j in range(2)] for i in range(2)])  # M d^T, as a row
+            a00 = sig(dot([m[k] + d[k] / 2 for k in range(2)], Md))
+            a10 = sig(dot([m[k] - d[k] / 2 for k in range(2)], Md))
+            c = iv.mpf([0, 0.25]) * dot(d, Md)
+            dW, mW = vm(d, W), vm(m, W)
+            m = [m[k] + mW[k] + ((a00 + a10) / 2 - iv.mpf(0.5)) * dW[k] for k in range(2)]
+            d = [d[k] + c * dW[k] for k in range(2)]
+        res2 = dot(d, d) / 2
+        return res2 / (2 * dot(m, m) + res2)
+
+
+def rho_box_evidence(ctx=None) -> list[Evidence]:
+    rho2 = rho_box_upper()
+    ok = two_token_recursion_identity()
+    bound2 = float(RHO_BOX_BOUND) ** 2
+    hi = float(rho2.b) ** 0.5 * (1 + 1e-9)  # rounded up
+    certified = (float(rho2.b) < bound2 * (1 - 1e-9)) if ok else None
+    return [failing_box(f"attention + skip, n = d = 2, {RHO_BOX_DEPTH} layers: rho_{RHO_BOX_DEPTH} <= {hi:.4e} < "
+                        f"{float(RHO_BOX_BOUND):g} (the uniform-attention instance's decay persists around it)",
+                        certified=certified,
+                        box=f"every entry of X, W_QK, W_V W_O within {RHO_BOX_RADIUS} (a 53-bit float) of X_0 = I_2, W_QK = 0, "
+                            "W_V W_O = I",
+                        arithmetic="mpmath iv (40 digits; the (difference, mean) recursion, checked in sympy; the "
+                                   "mean value theorem for the softmax difference)",
+                        exact=False, numbers={"rho_upper": float(f"{hi:.6e}"), "depth": RHO_BOX_DEPTH,
+                                              "radius": RHO_BOX_RADIUS},
+                        reason=None if ok else "the (difference, mean) recursion identity did not check")]
+
+
 _SKIP_CONDITIONAL = (r"\|R(\mathrm{Attn}\,X^{(k)})\|_F\le\gamma\|R^{(k)}\|_F\ (k<l),\ \gamma<1\ \Rightarrow\ "
                      r"\|R^{(l)}\|_F\ge(1-\gamma)^l\|R^{(0)}\|_F\ (>0\text{ if }R^{(0)}\ne0)")
 
@@ -484,7 +563,14 @@ claim(
                       note="rank decay as exact rank: the stored layer collapses to identical rows at layer 1 and "
                            "stays at rank 1 (followed exactly); an exceptional point (perturbing W_V W_O restores "
                            "rank 2 exactly), so this refutation rests on a null set of weights",
-                      off_instance=OffInstance("limit", "the rank of X^(l) as the depth l goes to infinity"))],
+                      off_instance=OffInstance("limit", "the rank of X^(l) as the depth l goes to infinity")),
+              Reading("finite-depth", r"\forall\text{ weights}:\ \rho_{24}\ge10^{-6}\ \text{(attention + skip, 24 "
+                                      r"layers)}",
+                      checks=[rho_box_evidence],
+                      note="prevent decay at a finite depth, in Dong's rho: fails at every point of a box around the "
+                           "uniform-attention instance (interval arithmetic), a set of positive measure",
+                      off_instance=OffInstance("depth-study", "rho_24 of a network with user weights, followed 24 "
+                                               "layers in interval arithmetic"))],
     chapter="dong_collapse",
     notion={"rank decay": "residual: rho_l = ||R^(l)||_F / ||X^(l)||_F", "unmixed": "residual: ||R^(l)||_F"},
     off_instance=OffInstance("limit", "rho_l as the depth l goes to infinity (asymptotic rank decay)"),
