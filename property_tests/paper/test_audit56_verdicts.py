@@ -59,21 +59,50 @@ def _reading(cid: str, key: str):
     return next(rr for rr in r.readings if rr.key == key)
 
 
-def test_skip_lower_bound_headline_is_the_conditional_the_sentence_states():
-    """Review of issue 56: "where gamma < 1 is an upper bound on the contraction" is the premise; with it the bound
-    follows by the triangle inequality (every step of the derivation checked, and a Coq lemma in any normed
-    Z-module), so the headline is proved; that skips always supply such a gamma is the reading gamma-exists, refuted
-    by the stored point."""
+def test_skip_lower_bound_headline_is_conditional_on_gamma_below_one():
+    """Review s4 (item 3): "skip connections establish" the bound, so the sentence asserts a gamma < 1 exists; the
+    headline holds where it does (the derivation) and fails on an exact rational box around W_V W_O = -4 I: it is
+    conditional, computed from the two; the Coq lemma sits on the reading as-stated-conditional (proved)."""
     h = _headline("DONG.skip-lower-bound")
-    assert (h.verdict, h.strength) == ("proved", "formal")
-    assert {e.summary.split(" [")[0].rsplit(".", 1)[-1] for e in h.evidence if e.kind == "formal"} >= {
-        "skip_lower_bound", "skip_lower_bound_pos"}
+    assert (h.verdict, h.strength) == ("conditional", "exact")
+    assert "holds in gamma<1" in h.condition and "fails in no-gamma<1" in h.condition
     d = next(e for e in h.evidence if e.scope == "derivation")
-    assert d.holds is True and d.numbers["checked"] == d.numbers["steps"] == len(D.SKIP_BOUND_STEPS)
+    assert d.holds is True and d.regime == "gamma<1" and d.numbers["checked"] == len(D.SKIP_BOUND_STEPS)
+    box = next(e for e in h.evidence if e.scope == "positive-measure")
+    assert box.holds is False and box.kind == "exact" and box.label == "robust" and box.regime == "no-gamma<1"
+    c = _reading("DONG.skip-lower-bound", "as-stated-conditional")
+    assert (c.verdict, c.strength) == ("proved", "formal")
+    assert {e.summary.split(" [")[0].rsplit(".", 1)[-1] for e in c.evidence if e.kind == "formal"} >= {
+        "skip_lower_bound", "skip_lower_bound_pos"}
     g = _reading("DONG.skip-lower-bound", "gamma-exists")
     assert (g.verdict, g.strength) == ("refuted", "exact")
+    assert any(e.scope == "positive-measure" and e.label == "robust" and e.holds is False for e in g.evidence)
     assert any(e.kind == "counterexample" and e.counterexample.endswith("DONG.skip-lower-bound.json")
                for e in g.evidence)
+
+
+def test_skip_lower_bound_quote_has_the_sentences_lead_in():
+    from theorems.framework import REGISTRY
+    c = REGISTRY["DONG.skip-lower-bound"]
+    assert c.quote.startswith("Dong et al. proved that adding skip connections establishes a strictly positive")
+
+
+def test_gamma_box_encloses_a_ratio_above_one_and_can_fail():
+    """The box's exact enclosure of the squared contraction ratio lies above 1 (about (4/3)^2 = 16/9 at the centre,
+    the review's mpmath box [1.312, 1.355] for the ratio); planted: lambda = -2 (ratio 2/3 at the centre) is not
+    certified, and the evidence is then undecided, not a failure."""
+    r = D.contraction_ratio_box()
+    assert 1 < r.lo <= Rational(16, 9) <= r.hi < 2
+    ev = D.gamma_box_evidence()
+    assert ev.holds is False and 1.30 <= ev.numbers["ratio_lo"] <= 1.3125 and 1.355 <= ev.numbers["ratio_hi"] < 1.37
+    assert D.contraction_ratio_box(lam=-2).hi < 1
+    assert D.contraction_ratio_box(lam=-3).lo < 1 < D.contraction_ratio_box(lam=-3).hi  # the stored point: ratio 1
+
+
+def test_gamma_box_evidence_undecided_on_a_box_that_does_not_certify(monkeypatch):
+    monkeypatch.setattr(D, "GAMMA_BOX_LAMBDA", -3)
+    ev = D.gamma_box_evidence()
+    assert ev.holds is None and ev.label is None
 
 
 def test_skip_lower_bound_derivation_can_fail():
@@ -97,10 +126,30 @@ def test_skip_stored_point_is_outside_the_sentences_premise():
     assert D.recheck_gamma_one(bad) == Rational(4, 9)
 
 
-def test_skip_prevents_decay_refuted_at_an_exceptional_point_and_says_so():
+def test_skip_prevents_decay_refuted_in_rho_by_uniform_attention_for_every_depth():
+    """Review s4 (item 4): W_QK = 0, W_V W_O = I, X = I_2: rho_l^2 = 1/(4^l + 1) for symbolic l, limit 0, while
+    det X^(l) = 2^l keeps rank 2; the headline (Dong's rho) rests on it."""
     h = _headline("DONG.skip-prevents-decay")
     assert (h.verdict, h.strength) == ("refuted", "exact")
-    ce = [e for e in h.evidence if e.kind == "counterexample"]
+    ev = [e for e in h.evidence if e.holds is False]
+    assert ev and all(e.kind == "exact" and e.numbers["limit"] == "0" for e in ev)
+    decays, numbers = D.uniform_skip_decay()
+    l_ = sympy.Symbol("l", integer=True, nonnegative=True)
+    assert decays is True and sympy.simplify(sympy.sympify(numbers["rho2"], locals={"l": l_}) - 1 / (4 ** l_ + 1)) == 0
+    assert numbers["det"] == "2**l" and numbers["rho2_at_20"] == str(Rational(1, 4 ** 20 + 1))
+
+
+def test_uniform_skip_decay_can_fail():
+    """Planted: W_V W_O = 2 I in place of I breaks the closed form's step, so the evidence is undecided (None), never
+    a failure typed in."""
+    assert D.uniform_skip_decay(sympy.eye(2) * 2)[0] is None
+    assert D.uniform_skip_decay(sympy.eye(2))[0] is True
+
+
+def test_skip_prevents_decay_exact_rank_reading_is_the_exceptional_point_and_says_so():
+    r = _reading("DONG.skip-prevents-decay", "exact-rank")
+    assert (r.verdict, r.strength) == ("refuted", "exact")
+    ce = [e for e in r.evidence if e.kind == "counterexample"]
     assert ce and all(e.label == "exceptional-point" and "null set of weights" in e.summary for e in ce)
 
 
@@ -373,3 +422,39 @@ def test_feedback_step1_softmax_check_can_hold(monkeypatch):
     monkeypatch.setattr(D, "softmax_feedback", lambda: (Rational(0), Rational(26, 3), sympy.eye(3)))
     (e,) = D.softmax_feedback_check(None)
     assert e.holds is True
+
+
+def test_book_states_the_skip_evidence_the_suite_computes():
+    """book/index.md quotes the gamma box's enclosure and the uniform-attention closed form: both must enclose / be
+    what the suite computes (a planted change of the box or the closed form turns this red)."""
+    import re
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[2] / "book" / "index.md").read_text()
+    m = re.search(r"contraction ratio lies in \[(\d\.\d+), (\d\.\d+)\] > 1", text.replace("\n", " "))
+    assert m, "the book no longer states the box's enclosure"
+    ev = D.gamma_box_evidence()
+    assert float(m.group(1)) <= ev.numbers["ratio_lo"] and ev.numbers["ratio_hi"] <= float(m.group(2))
+    assert "ρ_l² = 1/(4^l + 1) → 0" in text and D.uniform_skip_decay()[1]["rho2"] == "1/(2**(2*l) + 1)"
+
+
+def test_skip_prevents_decay_finite_depth_fails_on_a_box():
+    """Review s4 (item 4), robustness: at every point of a box (radius 1e-3) around the uniform-attention instance,
+    rho_24 <= 6.33e-8 < 1e-6 (mpmath iv, the (difference, mean) recursion; the centre's exact value is 2^-24 /
+    sqrt(1 + 4^-24) = 5.96e-8): the reading finite-depth is refuted on a set of positive measure."""
+    r = _reading("DONG.skip-prevents-decay", "finite-depth")
+    assert (r.verdict, r.strength) == ("refuted", "interval")
+    ev = D.rho_box_evidence()[0]
+    assert ev.holds is False and ev.label == "robust" and ev.scope == "positive-measure"
+    assert 5.96e-8 < ev.numbers["rho_upper"] < 1e-6
+    assert D.two_token_recursion_identity() is True
+
+
+def test_rho_box_can_fail(monkeypatch):
+    """Planted: at depth 5 rho_5 is about 0.03, not below 1e-6, so the box is not certified (undecided); a broken
+    recursion identity leaves it undecided too."""
+    monkeypatch.setattr(D, "RHO_BOX_DEPTH", 5)
+    assert D.rho_box_evidence()[0].holds is None
+    monkeypatch.setattr(D, "RHO_BOX_DEPTH", 24)
+    assert D.rho_box_evidence()[0].holds is False
+    monkeypatch.setattr(D, "two_token_recursion_identity", lambda: False)
+    assert D.rho_box_evidence()[0].holds is None

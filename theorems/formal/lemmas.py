@@ -469,13 +469,13 @@ LEMMAS: tuple[FormalLemma, ...] = (
        r"A=J/n\Rightarrow\operatorname{rank}\textstyle\sum_hAXW_h\le1",
        "Uniform attention J/n makes one layer's output rank at most 1, for any X, any number of heads and any "
        "W_h = W_V^h W_O^h."),
-    _L("dong_bounds", "skip_lower_bound", "DONG.skip-lower-bound", None, "general",
+    _L("dong_bounds", "skip_lower_bound", "DONG.skip-lower-bound", "as-stated-conditional", "general",
        r"R^{(l+1)}=R^{(l)}+a_l,\ \|a_l\|\le\gamma\|R^{(l)}\|\ \forall l,\ \gamma\le1"
        r"\Rightarrow\|R^{(l)}\|\ge(1-\gamma)^l\|R^{(0)}\|",
        "With a skip connection the residual moves by the residual a_l of the attention branch (R is linear); if "
        "gamma bounds that contraction at every layer the reverse triangle inequality gives the explainer's bound by "
        "induction, in any normed Z-module over a numeric domain (the Frobenius norm among them)."),
-    _L("dong_bounds", "skip_lower_bound_pos", "DONG.skip-lower-bound", None, "general",
+    _L("dong_bounds", "skip_lower_bound_pos", "DONG.skip-lower-bound", "as-stated-conditional", "general",
        r"\text{the same, }\gamma<1,\ R^{(0)}\ne0\Rightarrow\|R^{(l)}\|>0",
        "And the bound is positive: with gamma < 1 and R^(0) != 0 the residual never vanishes."),
     # --- section 5.3, FLOP share ---------------------------------------------------------------------

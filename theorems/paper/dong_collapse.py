@@ -8,12 +8,14 @@ Readings
 ========
 ``DONG.collapse-rate``            pure attention: log rho_{l+1} / log rho_l -> 3
 ``DONG.machine-precision-5-7``    pure attention (12 layers): rho first drops below 2^-52 at layer 5, 6 or 7
-``DONG.skip-lower-bound``         attention + skip: ||R^l|| >= (1 - gamma)^l ||R^0|| > 0 with gamma < 1: refuted
-                                  by a stored exact layer with R^(1) = 0 (no gamma < 1 exists there); reading
-                                  ``weight-bound``: gamma_W = sqrt(n) sum_h ||W_V^h W_O^h||_2 from the weights,
-                                  checked when gamma_W < 1
-``DONG.skip-prevents-decay``      "skip connections prevent asymptotic rank decay": refuted by the same instance
-                                  followed exactly (rank 1 from layer 1 on)
+``DONG.skip-lower-bound``         skip connections establish ||R^l|| >= (1 - gamma)^l ||R^0|| > 0, gamma < 1
+                                  bounding attention's contraction: conditional (holds where such a gamma exists,
+                                  the proved conditional ``as-stated-conditional``; fails on an exact rational box
+                                  around W_V W_O = -4 I where the contraction ratio exceeds 1); ``gamma-exists``:
+                                  refuted on that box; ``weight-bound``: gamma_W = sqrt(n) sum_h ||W_V^h W_O^h||_2
+``DONG.skip-prevents-decay``      "skip connections prevent asymptotic rank decay", in Dong's rho: refuted by
+                                  uniform attention + skip, rho_l^2 = 1/(4^l + 1) -> 0 for every l (sympy);
+                                  reading ``exact-rank``: the stored layer stays at rank 1 (an exceptional point)
 ``DONG.mlp-singly-exponential``   attention + MLP, no skip: log rho_{l+1} / log rho_l -> 1 (not 3)
 ``DONG.softmax-shift``            softmax(M + 1 c^T) = softmax(M), row-wise softmax
 ``RRO.no-dong-collapse``          the paper's inference "exact rank strictly increases, hence Dong's
@@ -31,6 +33,7 @@ import sympy
 from sympy import Rational
 
 from ..exact import deployed
+from ..exact import qinterval as Q
 from ..exact.attention import exact_softmax, user_softmax
 from ..exact.blocks import centred
 from ..exact.dong_figure import PRINTS_AS_ZERO, curve, first_layer_below, path_share, path_share_mode
@@ -55,6 +58,7 @@ from ..framework import (
     claim,
     derivation,
     exact_complete,
+    failing_box,
     float_statistic,
     not_checkable,
     predicted,
@@ -323,31 +327,200 @@ def recheck_gamma_one(data):
     return ratio2
 
 
+#: the review's box (s4, item 3): X = I_2, M0 = I (logits W_Q W_K^T / sqrt(d_k) = log(2) M0), W_V W_O = lambda I
+GAMMA_BOX_LAMBDA = -4
+GAMMA_BOX_RADIUS = Fraction(1, 1000)
+
+
+def contraction_ratio_box(lam: int | Fraction | None = None, radius: Fraction | None = None) -> Q.QI:
+    """An exact rational enclosure of ||R(Attn X)||_F^2 / ||R(X)||_F^2 over every point of the box X = I_2, M0 = I,
+    W_V W_O = lam I, each entry within ``radius`` (softmax enclosed by rational bounds on 2^t). n = 2 tokens: R's rows
+    are +-(z_0 - z_1)/2, so ||R(Z)||_F^2 = ||z_0 - z_1||^2 / 2 (no dependency blow-up). At the centre A = [[2/3,
+    1/3], [1/3, 2/3]] and the ratio is lam^2 / 9 (lam, radius: GAMMA_BOX_LAMBDA, GAMMA_BOX_RADIUS by default)."""
+    lam = GAMMA_BOX_LAMBDA if lam is None else lam
+    radius = GAMMA_BOX_RADIUS if radius is None else radius
+    X = Q.box([[1, 0], [0, 1]], radius)
+    M = Q.box([[1, 0], [0, 1]], radius)
+    W = Q.box([[lam, 0], [0, lam]], radius)
+    A = Q.softmax_log2_rows(Q.mat_mul(Q.mat_mul(X, M), Q.transpose(X)))
+    Y = Q.mat_mul(Q.mat_mul(A, X), W)
+
+    def res2(Z):
+        diffs = [Z[0][k] - Z[1][k] for k in range(2)]
+        return sum((t * t for t in diffs[1:]), diffs[0] * diffs[0]) / 2
+    return res2(Y) / res2(X)
+
+
+def gamma_box_evidence(regime: str = "all") -> Evidence:
+    """No gamma < 1 bounds attention's contraction at any point of the box: the squared ratio's lower end exceeds 1,
+    exactly (rational interval arithmetic), so the failure holds on a set of positive measure."""
+    r = contraction_ratio_box()
+    lo, hi = math.floor(float(r.lo) ** 0.5 * 1e4) / 1e4, math.ceil(float(r.hi) ** 0.5 * 1e4) / 1e4  # rounded outward
+    return failing_box(f"attention + skip, n = d = 2: ||R(Attn X)||_F / ||R(X)||_F in [{lo:.4f}, {hi:.4f}] > 1, so no "
+                       "gamma < 1 bounds attention's contraction (and the residual is not bounded below by "
+                       "(1 - gamma)^l ||R^(0)|| with such a gamma)", certified=r.lo > 1,
+                       box=Q.box_text({"X": GAMMA_BOX_RADIUS, "M0": GAMMA_BOX_RADIUS, "W_V W_O": GAMMA_BOX_RADIUS})
+                       + f" around X_0 = I_2, M0_0 = I (logits in units of log 2), (W_V W_O)_0 = {GAMMA_BOX_LAMBDA} I",
+                       arithmetic="exact rational intervals (theorems.exact.qinterval; rational bounds on 2^t)",
+                       exact=True, regime=regime,
+                       numbers={"ratio_lo": lo, "ratio_hi": hi, "ratio2_lo_gt_1": r.lo > 1})
+
+
+def uniform_skip_decay(wvo: sympy.Matrix | None = None) -> tuple[bool | None, dict]:
+    """Attention + skip with W_QK = 0 (uniform attention A = J/2), W_V W_O = I, X^(0) = I_2, decided for symbolic l:
+    X^(l) = I + (2^l - 1)/2 J (the step X + A X W, and X^(0) = I), rho_l^2 = ||R^(l)||_F^2 / ||X^(l)||_F^2 =
+    1/(4^l + 1) -> 0, det X^(l) = 2^l != 0 (exact rank 2 at every layer). None if a step does not reduce (``wvo``:
+    another W_V W_O, for tests)."""
+    l_ = sympy.Symbol("l", integer=True, nonnegative=True)
+    A = exact_softmax(sympy.eye(2), sympy.zeros(2, 2))
+    W = sympy.eye(2) if wvo is None else wvo
+    J = sympy.ones(2, 2)
+
+    def X(k):
+        return sympy.eye(2) + (2 ** k - 1) / sympy.Integer(2) * J
+
+    step = (X(l_) + A * X(l_) * W - X(l_ + 1)).applyfunc(lambda e: sympy.simplify(sympy.expand(e)))
+    base = X(0) == sympy.eye(2)
+    uniform = A == J / 2
+    rho2 = sympy.simplify(_frob2(_token_residual(X(l_))) / _frob2(X(l_)))
+    closed = sympy.simplify(rho2 - 1 / (4 ** l_ + 1)) == 0
+    lim = sympy.limit(rho2, l_, sympy.oo)
+    det = sympy.simplify(X(l_).det())
+    numbers = {"rho2": str(rho2), "limit": str(lim), "det": str(det), "rho2_at_20": str(rho2.subs(l_, 20))}
+    if not (step == sympy.zeros(2, 2) and base and uniform and closed and bool(det.is_positive)):
+        return None, numbers
+    return lim == 0, numbers
+
+
+def uniform_skip_decay_evidence(ctx=None) -> list[Evidence]:
+    decays, numbers = uniform_skip_decay()
+    return [exact_complete(
+        "attention + skip, W_QK = 0 (uniform attention A = J/2), W_V W_O = I, X^(0) = I_2: X^(l) = I + (2^l - 1)/2 J "
+        f"for every l (sympy, the step and the base), rho_l^2 = {numbers['rho2']} -> {numbers['limit']} (Dong's token "
+        f"uniformity decays; rho_20^2 = {numbers['rho2_at_20']}), while det X^(l) = {numbers['det']} keeps the exact "
+        "rank at 2: the skip does not prevent asymptotic decay of rho (the mean row doubles each layer, R^(l) stays)",
+        None if decays is None else not decays, arithmetic="sympy symbolic in l", numbers=numbers,
+        reason=None if decays is not None else "a step of the closed form did not reduce")]
+
+
+#: the box around the uniform-attention instance (review s4, item 4): X = I_2, W_QK = 0, W_V W_O = I, each entry
+#: within RHO_BOX_RADIUS; certified rho_L < RHO_BOX_BOUND at depth RHO_BOX_DEPTH at every point
+RHO_BOX_RADIUS = "1e-3"
+RHO_BOX_DEPTH = 24
+RHO_BOX_BOUND = Fraction(1, 10 ** 6)
+
+
+def two_token_recursion_identity() -> bool:
+    """n = 2, row-stochastic A = [[a, 1 - a], [b, 1 - b]], rows x0, x1, d = x0 - x1, m = (x0 + x1)/2: the rows of
+    X + A X W have difference d + (a - b) d W and mean m + m W + ((a + b)/2 - 1/2) d W (sympy, symbolic 2 x 2)."""
+    a, b = sympy.symbols("a b")
+    X = sympy.Matrix(2, 2, sympy.symbols("x0:4"))
+    W = sympy.Matrix(2, 2, sympy.symbols("w0:4"))
+    A = sympy.Matrix([[a, 1 - a], [b, 1 - b]])
+    Y = X + A * X * W
+    d, m = X.row(0) - X.row(1), (X.row(0) + X.row(1)) / 2
+    return ((Y.row(0) - Y.row(1)) - (d + (a - b) * d * W)).expand() == sympy.zeros(1, 2) and \
+        ((Y.row(0) + Y.row(1)) / 2 - (m + m * W + ((a + b) / 2 - Rational(1, 2)) * d * W)).expand() == sympy.zeros(1, 2)
+
+
+def rho_box_upper(depth: int | None = None, radius: str | None = None):
+    """An mpmath ``iv`` enclosure of rho_L^2 = ||R^(L)||_F^2 / ||X^(L)||_F^2 over every point of the box X = I_2,
+    W_QK = 0 (logits X W_QK X^T), W_V W_O = I, each entry within ``radius``, followed L layers in the (difference,
+    mean) form of :func:`two_token_recursion_identity` (no dependency blow-up): a_00 - a_10 = sigma'(xi) d W_QK d^T
+    with sigma' in (0, 1/4] (the mean value theorem), a_i0 = sigma(x_i W_QK d^T); ||R||^2 = ||d||^2 / 2, ||X||^2 =
+    2 ||m||^2 + ||d||^2 / 2. Returns the interval (mpmath ivmpf)."""
+    import mpmath
+
+    from ..exact.transformer.base import workdps
+    iv = mpmath.iv
+    depth = RHO_BOX_DEPTH if depth is None else depth
+    r = mpmath.mpf(RHO_BOX_RADIUS if radius is None else radius)
+    with workdps(iv, 40):
+        def near(v):
+            return iv.mpf([v - r, v + r])
+        M = [[near(0), near(0)], [near(0), near(0)]]
+        W = [[near(1), near(0)], [near(0), near(1)]]
+        x0, x1 = [near(1), near(0)], [near(0), near(1)]
+
+        def vm(v, B):
+            return [v[0] * B[0][j] + v[1] * B[1][j] for j in range(2)]
+
+        def dot(u, v):
+            return u[0] * v[0] + u[1] * v[1]
+
+        def sig(t):
+            return 1 / (1 + iv.exp(-t))
+        d = [x0[k] - x1[k] for k in range(2)]
+        m = [(x0[k] + x1[k]) / 2 for k in range(2)]
+        for _ in range(depth):
+            Md = vm(d, [[M[j][i] for j in range(2)] for i in range(2)])  # M d^T, as a row
+            a00 = sig(dot([m[k] + d[k] / 2 for k in range(2)], Md))
+            a10 = sig(dot([m[k] - d[k] / 2 for k in range(2)], Md))
+            c = iv.mpf([0, 0.25]) * dot(d, Md)
+            dW, mW = vm(d, W), vm(m, W)
+            m = [m[k] + mW[k] + ((a00 + a10) / 2 - iv.mpf(0.5)) * dW[k] for k in range(2)]
+            d = [d[k] + c * dW[k] for k in range(2)]
+        res2 = dot(d, d) / 2
+        return res2 / (2 * dot(m, m) + res2)
+
+
+def rho_box_evidence(ctx=None) -> list[Evidence]:
+    rho2 = rho_box_upper()
+    ok = two_token_recursion_identity()
+    bound2 = float(RHO_BOX_BOUND) ** 2
+    hi = float(rho2.b) ** 0.5 * (1 + 1e-9)  # rounded up
+    certified = (float(rho2.b) < bound2 * (1 - 1e-9)) if ok else None
+    return [failing_box(f"attention + skip, n = d = 2, {RHO_BOX_DEPTH} layers: rho_{RHO_BOX_DEPTH} <= {hi:.4e} < "
+                        f"{float(RHO_BOX_BOUND):g} (the uniform-attention instance's decay persists around it)",
+                        certified=certified,
+                        box=f"every entry of X, W_QK, W_V W_O within {RHO_BOX_RADIUS} (a 53-bit float) of X_0 = I_2, W_QK = 0, "
+                            "W_V W_O = I",
+                        arithmetic="mpmath iv (40 digits; the (difference, mean) recursion, checked in sympy; the "
+                                   "mean value theorem for the softmax difference)",
+                        exact=False, numbers={"rho_upper": float(f"{hi:.6e}"), "depth": RHO_BOX_DEPTH,
+                                              "radius": RHO_BOX_RADIUS},
+                        reason=None if ok else "the (difference, mean) recursion identity did not check")]
+
+
+_SKIP_CONDITIONAL = (r"\|R(\mathrm{Attn}\,X^{(k)})\|_F\le\gamma\|R^{(k)}\|_F\ (k<l),\ \gamma<1\ \Rightarrow\ "
+                     r"\|R^{(l)}\|_F\ge(1-\gamma)^l\|R^{(0)}\|_F\ (>0\text{ if }R^{(0)}\ne0)")
+
 claim(
     id="DONG.skip-lower-bound", section="Dong explainer: skip connections",
-    quote="||R^(l)||_F >= (1 - gamma)^l ||R^(0)||_F > 0 where gamma < 1 is an upper bound on the contraction "
+    quote="Dong et al. proved that adding skip connections establishes a strictly positive lower bound on the residual "
+          "norm: ||R^(l)||_F >= (1 - gamma)^l ||R^(0)||_F > 0 where gamma < 1 is an upper bound on the contraction "
           "introduced by attention",
-    # review of issue 56: the sentence is a conditional: given gamma < 1 bounding attention's contraction (||R(Attn
-    # X)|| <= gamma ||R(X)|| at every layer), the lower bound follows by the triangle inequality (SKIP_BOUND_STEPS).
-    # That some gamma < 1 always exists is a further reading (gamma-exists), refuted at the stored exceptional point
-    # where the contraction ratio is exactly 1 (X = I_2, A = [[2/3, 1/3], [1/3, 2/3]], W_V W_O = -3 I: R^(1) = 0)
-    statement=r"\|R(\mathrm{Attn}\,X^{(k)})\|_F\le\gamma\|R^{(k)}\|_F\ (k<l),\ \gamma<1\ \Rightarrow\ "
-              r"\|R^{(l)}\|_F\ge(1-\gamma)^l\|R^{(0)}\|_F\ (>0\text{ if }R^{(0)}\ne0)",
-    hypotheses=("skip connections", "gamma < 1 bounds attention's contraction"), conclusion="the lower bound",
-    regimes=("all",),
-    checks=[lambda ctx: [derivation(SKIP_BOUND_STEPS, "the skip lower bound from gamma < 1 bounding attention's "
-                                                      "contraction (R linear, the reverse triangle inequality, "
-                                                      "induction)")]],
-    readings=[Reading("gamma-exists",
+    # review s4 (item 3): the sentence's lead-in says skip connections *establish* the bound, so it asserts they supply
+    # a gamma < 1 bounding attention's contraction. Where such a gamma exists the bound follows by the triangle
+    # inequality (regime gamma<1: the derivation; the Coq lemma on the reading as-stated-conditional); on an exact
+    # rational box around W_V W_O = -4 I the contraction ratio exceeds 1 at every point (regime no-gamma<1), so the
+    # headline is conditional, computed from the two
+    statement=r"\text{attention + skip establishes }\|R^{(l)}\|_F\ge(1-\gamma)^l\|R^{(0)}\|_F>0,\ \gamma<1"
+              r"\text{ bounding attention's contraction}",
+    hypotheses=("skip connections",), conclusion="a gamma < 1 and the lower bound",
+    regimes=("gamma<1", "no-gamma<1"),
+    checks=[lambda ctx: [derivation(SKIP_BOUND_STEPS, "where gamma < 1 bounds attention's contraction, the skip lower "
+                                                      "bound (R linear, the reverse triangle inequality, induction)",
+                                    regime="gamma<1"),
+                         gamma_box_evidence(regime="no-gamma<1")]],
+    readings=[Reading("as-stated-conditional", _SKIP_CONDITIONAL,
+                      checks=[lambda ctx: [derivation(SKIP_BOUND_STEPS, "the skip lower bound from gamma < 1 bounding "
+                                                      "attention's contraction (R linear, the reverse triangle "
+                                                      "inequality, induction)")]],
+                      note="the formula and its 'where' clause alone, as a conditional: given gamma < 1 bounding the "
+                           "contraction at every layer, the bound follows (Coq: any normed Z-module)",
+                      off_instance=OffInstance("inference", "a bound derived from a premise on attention's "
+                                               "contraction at every layer")),
+              Reading("gamma-exists",
                       r"\text{attention + skip: some }\gamma<1\text{ bounds attention's contraction, so }\|R^{(l)}\|_F"
                       r"\ge(1-\gamma)^l\|R^{(0)}\|_F>0\ \text{for all weights}",
-                      checks=[lambda ctx: [stored_counterexample("DONG.skip-lower-bound", recheck_no_contraction_bound,
+                      checks=[lambda ctx: [gamma_box_evidence(),
+                                           stored_counterexample("DONG.skip-lower-bound", recheck_no_contraction_bound,
                                                                  arithmetic=_EXACT + " (2^k softmax)")]],
-                      note="that skips always supply such a gamma: refuted exactly by one layer with R^(1) = 0, where "
-                           "the contraction ratio ||R(Attn X)|| / ||R(X)|| is exactly 1 (the sentence's premise gamma "
-                           "< 1 fails there); an exceptional point (R^(1) = 0 is a proper analytic condition on the "
-                           "weights), so this refutes 'always', not the conditional the sentence states; the depth "
-                           "study's Gaussian runs have gamma < 1 (shown)",
+                      note="that skips always supply such a gamma: fails at every point of an exact rational box "
+                           "around X = I_2, M0 = I, W_V W_O = -4 I (contraction ratio in [1.30, 1.37]), a set of "
+                           "positive measure; beside it the stored layer with R^(1) = 0, where the ratio is exactly 1 "
+                           "(an exceptional point: perturbing W_V W_O restores R^(1) != 0)",
                       off_instance=OffInstance("depth-study", "||R^(l)||_F at every layer l of attention + skip")),
               Reading("weight-bound", r"\gamma_W=\sqrt n\sum_h\|W_V^hW_O^h\|_2<1\Rightarrow"
                                       r"\|R^{(l)}\|_F\ge(1-\gamma_W)^l\|R^{(0)}\|_F",
@@ -363,7 +536,7 @@ claim(
                                            "spot-checked exactly, not proved in Coq"))],
     chapter="dong_collapse",
     notion="residual: ||R^(l)||_F",
-    # formal: CollapseVerify.dong_bounds.skip_lower_bound(_pos) (any normed Z-module)
+    # formal: CollapseVerify.dong_bounds.skip_lower_bound(_pos) (any normed Z-module), on as-stated-conditional
     off_instance=OffInstance("inference", "a bound derived from a premise on attention's contraction at every layer"),
 )
 
@@ -372,23 +545,35 @@ claim(
     quote="By guaranteeing that unmixed, full-rank token representations propagate directly from early layers to the "
           "network head, skip connections prevent asymptotic rank decay",
     depends_on=("DONG.skip-lower-bound",),
-    # audit 56 (item 1): a guarantee, so one exact network refutes it: the stored instance of DONG.skip-lower-bound
-    # collapses to identical rows at layer 1 and stays at rank 1 at every later layer (followed exactly for
-    # DECAY_LAYERS layers; the step A 1 x^T = 1 x^T is general). Generic weights: DONG.skip-full-rank:generic-weights
-    statement=r"\forall\text{ weights}:\ \operatorname{rank}X^{(l)}\not\to\text{ below }\operatorname{rank}X^{(0)}"
-              r"\ \text{(attention + skip)}",
-    hypotheses=("skip connections",), conclusion="no asymptotic rank decay", regimes=("all",),
-    # review of issue 56: the counterexample is an exceptional point (perturbing W_V W_O restores the rank, exactly);
-    # the universal statement is refuted by it, and the label says the refutation rests on a null set of weights.
-    # The review's float draws (n = d = 2, 40 layers, rho_l = ||R|| / ||X|| < 1e-8 on 81 of 200) are not decay: on 72
-    # of them ||R^(40)|| / ||R^(0)|| is about 1 (the mean row grows geometrically, ||X|| up to 1e13, R stays), and
-    # on the 9 where float64 gives R = 0 exactly the rows differ by O(1) at ||X|| ~ 1e17 (mpmath at 120 digits:
-    # ||x_1 - x_2|| = 0.62, 1.08, 0.61, 3.11 at layer 40): rounding, not a positive-measure failure
-    checks=[lambda ctx: [stored_counterexample("DONG.skip-lower-bound", recheck_rank_decay_not_prevented,
-                                               arithmetic=_EXACT + " (2^k softmax)", label=skip_collapse_probe)]],
+    # review s4 (item 4): in the explainer's own notion of rank collapse (token uniformity, Dong's rho = ||R|| / ||X||)
+    # uniform attention + skip decays: rho_l^2 = 1/(4^l + 1) -> 0, decided for symbolic l, while the exact rank stays
+    # 2. The exact-rank notion is the reading exact-rank: the stored layer of DONG.skip-lower-bound stays at rank 1
+    # (an exceptional point: perturbing W_V W_O restores the rank, exactly). Generic weights in exact rank:
+    # DONG.skip-full-rank:generic-weights
+    statement=r"\forall\text{ weights}:\ \rho_l=\|R^{(l)}\|_F/\|X^{(l)}\|_F\not\to0\ \text{(attention + skip)}",
+    hypotheses=("skip connections",), conclusion="no asymptotic decay of rho", regimes=("all",),
+    checks=[uniform_skip_decay_evidence],
+    readings=[Reading("exact-rank", r"\forall\text{ weights}:\ \operatorname{rank}X^{(l)}\not\to\text{ below }"
+                                    r"\operatorname{rank}X^{(0)}\ \text{(attention + skip)}",
+                      checks=[lambda ctx: [stored_counterexample("DONG.skip-lower-bound",
+                                                                 recheck_rank_decay_not_prevented,
+                                                                 arithmetic=_EXACT + " (2^k softmax)",
+                                                                 label=skip_collapse_probe)]],
+                      notion="exact-rank",
+                      note="rank decay as exact rank: the stored layer collapses to identical rows at layer 1 and "
+                           "stays at rank 1 (followed exactly); an exceptional point (perturbing W_V W_O restores "
+                           "rank 2 exactly), so this refutation rests on a null set of weights",
+                      off_instance=OffInstance("limit", "the rank of X^(l) as the depth l goes to infinity")),
+              Reading("finite-depth", r"\forall\text{ weights}:\ \rho_{24}\ge10^{-6}\ \text{(attention + skip, 24 "
+                                      r"layers)}",
+                      checks=[rho_box_evidence],
+                      note="prevent decay at a finite depth, in Dong's rho: fails at every point of a box around the "
+                           "uniform-attention instance (interval arithmetic), a set of positive measure",
+                      off_instance=OffInstance("depth-study", "rho_24 of a network with user weights, followed 24 "
+                                               "layers in interval arithmetic"))],
     chapter="dong_collapse",
-    notion={"rank decay": "exact-rank", "unmixed": "residual: ||R^(l)||_F"},
-    off_instance=OffInstance("limit", "the rank of X^(l) as the depth l goes to infinity (asymptotic rank decay)"),
+    notion={"rank decay": "residual: rho_l = ||R^(l)||_F / ||X^(l)||_F", "unmixed": "residual: ||R^(l)||_F"},
+    off_instance=OffInstance("limit", "rho_l as the depth l goes to infinity (asymptotic rank decay)"),
 )
 
 claim(
