@@ -1913,24 +1913,29 @@ def _rank_kept(x) -> bool:
     return rank(x["X"] + x["Delta"]) >= rank(x["X"])
 
 
-def _only_increase_argument(ctx) -> list[Evidence]:
-    """rank(X + Delta) < rank X = k forces every k-minor of X + Delta (a polynomial in Delta) to vanish; Delta = 0 is
-    the witness: X itself has a non-zero k-minor."""
-    out, seen = [], set()
-    assert INCREMENTS.rows is not None  # a Pool declared with its rows
-    for regime, _, x in INCREMENTS.rows(ctx):
+def _first_minor_per_regime(pool: Pool, ctx):
+    """(regime, X, k, rows, cols, value) for the first row of each regime of ``pool`` with rank X = k > 0: a non-zero
+    k-minor of X (the witness both genericity arguments below evaluate)."""
+    seen: set = set()
+    assert pool.rows is not None  # a Pool declared with its rows
+    for regime, _, x in pool.rows(ctx):
         if regime in seen or rank(x["X"]) == 0:
             continue
         seen.add(regime)
         k = rank(x["X"])
         got = nonzero_minor(x["X"], k)
         assert got is not None  # k = rank X: a non-zero k-minor exists
-        rows, cols, val = got
-        out.append(rank_genericity("rank(X + Delta) >= rank X for Lebesgue-a.e. Delta",
-                                   P=f"the {k}-minor (rows {rows}, cols {cols}) of X + Delta",
-                                   witness=f"Delta = 0 ({x['X'].shape[0]}x{x['X'].shape[1]} X of rank {k}: minor = {val})",
-                                   witness_holds=val != 0, arithmetic=_ARITH, regime=regime))
-    return out
+        yield (regime, x["X"], k) + tuple(got)
+
+
+def _only_increase_argument(ctx) -> list[Evidence]:
+    """rank(X + Delta) < rank X = k forces every k-minor of X + Delta (a polynomial in Delta) to vanish; Delta = 0 is
+    the witness: X itself has a non-zero k-minor."""
+    return [rank_genericity("rank(X + Delta) >= rank X for Lebesgue-a.e. Delta",
+                            P=f"the {k}-minor (rows {rows}, cols {cols}) of X + Delta",
+                            witness=f"Delta = 0 ({X.shape[0]}x{X.shape[1]} X of rank {k}: minor = {val})",
+                            witness_holds=val != 0, arithmetic=_ARITH, regime=regime)
+            for regime, X, k, rows, cols, val in _first_minor_per_regime(INCREMENTS, ctx)]
 
 
 def _sublayer_update_rows(ctx):
@@ -1956,22 +1961,12 @@ SUBLAYER_UPDATES = Pool(rows=_sublayer_update_rows, arithmetic=_ARITH + " (2^k s
 def _sublayer_argument(ctx) -> list[Evidence]:
     """rank(X + A(X) X W_V W_O) < rank X = k forces every k-minor of X + A(X) X W_V W_O to vanish; that minor is
     real-analytic in (W_Q, W_K, W_V, W_O) (softmax is), and non-zero at W_V = 0, where it is a minor of X."""
-    out, seen = [], set()
-    assert SUBLAYER_UPDATES.rows is not None
-    for regime, _, x in SUBLAYER_UPDATES.rows(ctx):
-        if regime in seen:
-            continue
-        seen.add(regime)
-        k = rank(x["X"])
-        got = nonzero_minor(x["X"], k)
-        assert got is not None  # k = rank X: a non-zero k-minor exists
-        rows, cols, val = got
-        out.append(rank_genericity(
-            "rank(X + Delta(X)) >= rank X for a.e. weights (W_Q, W_K, W_V, W_O), Delta(X) = A(X) X W_V W_O",
-            P=f"the {k}-minor (rows {rows}, cols {cols}) of X + A(X) X W_V W_O (real-analytic in the weights)",
-            witness=f"W_V = 0 (the {x['X'].shape[0]}x{x['X'].shape[1]} X of rank {k}: minor = {val})",
-            witness_holds=val != 0, arithmetic=_ARITH, analytic=True, regime=regime))
-    return out
+    return [rank_genericity(
+        "rank(X + Delta(X)) >= rank X for a.e. weights (W_Q, W_K, W_V, W_O), Delta(X) = A(X) X W_V W_O",
+        P=f"the {k}-minor (rows {rows}, cols {cols}) of X + A(X) X W_V W_O (real-analytic in the weights)",
+        witness=f"W_V = 0 (the {X.shape[0]}x{X.shape[1]} X of rank {k}: minor = {val})",
+        witness_holds=val != 0, arithmetic=_ARITH, analytic=True, regime=regime)
+        for regime, X, k, rows, cols, val in _first_minor_per_regime(SUBLAYER_UPDATES, ctx)]
 
 
 # The sentence is about the residual update X^(l+1) = X^(l) + Delta^(l) of the network, where Delta^(l) is the
