@@ -83,38 +83,50 @@ def post_ln_rows(rng, eps=0, shapes_by_regime=None):
             yield regime, (nn, dd, HH, dk), X, W, Ys, [rng.choice([1, 2, -1, 3]) for _ in range(dd)]
 
 
-def post_ln_study(rng, conclusion, eps=0, shapes_by_regime=None) -> list[dict]:
-    """Per regime: the fibre of the post-LN observation (the exact Jacobian's nullity) against ``conclusion(fibre,
-    shape)``, and a box record (the fibre constant on it, by the certified ranks) for the first failure."""
+def _regime_study(rows, tag: str, measure, conclusion, first_words, boxer) -> list[dict]:
+    """Per regime of ``rows`` ((regime, shape, X, W, Ys, gamma) tuples): ``measure(X, Ys, W, gamma)`` (None: not
+    measured) against ``conclusion(value, shape)``; ``first_words(shape, value)`` names the first failure and
+    ``boxer(regime, shape, X, W)`` gives a box record for the first failure it can certify (or None)."""
     by: dict[str, list] = {}
-    for regime, shape, X, W, Ys, g in post_ln_rows(rng, eps, shapes_by_regime):
+    for regime, shape, X, W, Ys, g in rows:
         by.setdefault(regime, []).append((shape, X, W, Ys, g))
-    tag = f"post-LN (eps = {eps})" if eps else "post-LN"
     out: list[dict] = []
-    for regime, rows in by.items():
+    for regime, rs in by.items():
         met = held = 0
         first = boxed = None
-        for shape, X, W, Ys, g in rows:
-            f = deployed.post_ln_jacobian_nullity(X, Ys, W, g, eps)
+        for shape, X, W, Ys, g in rs:
+            f = measure(X, Ys, W, g)
             if f is None:
                 continue
             met += 1
             ok = conclusion(f, shape)
             held += ok
             if not ok and first is None:
-                first = f"(n, d, H, d_k) = {shape}: fibre dimension {f}"
+                first = first_words(shape, f)
             if not ok and boxed is None:
-                b = deployed.post_ln_fibre_box(X, W, eps)
-                if b is not None and not conclusion(b[0], shape):
-                    boxed = {"type": "box", "regime": regime, "box": b[1],
-                             "what": f"{tag}, (n, d, H, d_k) = {shape}, X = {X.tolist()}, W_O = {W.tolist()}: rank W_O "
-                                     "and every rank [1; (x_i;) W_O] certified maximal, so by the fibre formula "
-                                     "(RA.main:post-LN-count / :post-LN-eps-count) the fibre dimension is "
-                                     f"{b[0]} at every point"}
+                boxed = boxer(regime, shape, X, W)
         out.append({"type": "instances", "regime": regime, "met": met, "held": held, "first": first, "tag": tag})
         if boxed is not None:
             out.append(boxed)
     return out
+
+
+def post_ln_study(rng, conclusion, eps=0, shapes_by_regime=None) -> list[dict]:
+    """Per regime: the fibre of the post-LN observation (the exact Jacobian's nullity) against ``conclusion(fibre,
+    shape)``, and a box record (the fibre constant on it, by the certified ranks) for the first failure."""
+    tag = f"post-LN (eps = {eps})" if eps else "post-LN"
+
+    def boxer(regime, shape, X, W):
+        b = deployed.post_ln_fibre_box(X, W, eps)
+        if b is None or conclusion(b[0], shape):
+            return None
+        return {"type": "box", "regime": regime, "box": b[1],
+                "what": f"{tag}, (n, d, H, d_k) = {shape}, X = {X.tolist()}, W_O = {W.tolist()}: rank W_O and every "
+                        "rank [1; (x_i;) W_O] certified maximal, so by the fibre formula (RA.main:post-LN-count / "
+                        f":post-LN-eps-count) the fibre dimension is {b[0]} at every point"}
+    return _regime_study(post_ln_rows(rng, eps, shapes_by_regime), tag,
+                         lambda X, Ys, W, g: deployed.post_ln_jacobian_nullity(X, Ys, W, g, eps), conclusion,
+                         lambda shape, f: f"(n, d, H, d_k) = {shape}: fibre dimension {f}", boxer)
 
 
 def post_ln_count_study(rng, eps=0) -> dict:
@@ -138,38 +150,24 @@ def post_ln_head_channel_study(rng, conclusion, eps=0) -> list[dict]:
     (Y_h) -> LN(X + sum_h Y_h W_O^h) minus that of S -> LN(X + S), S in row W_O) against ``conclusion(loss,
     shape)``; a failure boxed by rank W_O certified maximal on a box of W_O (the loss, n (H d_k - rank W_O), is
     constant there)."""
-    by: dict[str, list] = {}
-    for regime, shape, X, W, Ys, g in post_ln_rows(rng, eps, HEAD_CHANNEL_SHAPES):
-        by.setdefault(regime, []).append((shape, X, W, Ys, g))
     tag = f"post-LN (eps = {eps})" if eps else "post-LN"
-    out: list[dict] = []
-    for regime, rows in by.items():
-        met = held = 0
-        first = boxed = None
-        for shape, X, W, Ys, g in rows:
-            f = deployed.post_ln_head_channel_nullity(X, Ys, W, g, eps)
-            if f is None:
-                continue
-            met += 1
-            ok = conclusion(f, shape)
-            held += ok
-            if not ok and first is None:
-                first = f"(n, d, H, d_k) = {shape}: fibre beyond LayerNorm's {f}"
-            nn, dd, HH, dk = shape
-            rk = rank(W)
-            want = nn * (HH * dk - min(HH * dk, dd))
-            if not ok and boxed is None and rk == min(HH * dk, dd) and not conclusion(want, shape):
-                for e in (3, 6, 9):
-                    if minor_certificate(box(W, Rational(1, 10 ** e)), rk) is not None:
-                        boxed = {"type": "box", "regime": regime, "box": f"|W_O' - W_O|_max <= 1/10^{e}",
-                                 "what": f"{tag}, (n, d, H, d_k) = {shape}, W_O = {W.tolist()}: rank W_O = {rk} "
-                                         "(maximal) at every point, so the fibre beyond LayerNorm's, n (H d_k - rank "
-                                         f"W_O) (RA.main:post-LN-heads-count), is {want} on the box, whatever X"}
-                        break
-        out.append({"type": "instances", "regime": regime, "met": met, "held": held, "first": first, "tag": tag})
-        if boxed is not None:
-            out.append(boxed)
-    return out
+
+    def boxer(regime, shape, X, W):
+        nn, dd, HH, dk = shape
+        rk = rank(W)
+        want = nn * (HH * dk - min(HH * dk, dd))
+        if rk != min(HH * dk, dd) or conclusion(want, shape):
+            return None
+        for e in (3, 6, 9):
+            if minor_certificate(box(W, Rational(1, 10 ** e)), rk) is not None:
+                return {"type": "box", "regime": regime, "box": f"|W_O' - W_O|_max <= 1/10^{e}",
+                        "what": f"{tag}, (n, d, H, d_k) = {shape}, W_O = {W.tolist()}: rank W_O = {rk} (maximal) at "
+                                "every point, so the fibre beyond LayerNorm's, n (H d_k - rank W_O) "
+                                f"(RA.main:post-LN-heads-count), is {want} on the box, whatever X"}
+        return None
+    return _regime_study(post_ln_rows(rng, eps, HEAD_CHANNEL_SHAPES), tag,
+                         lambda X, Ys, W, g: deployed.post_ln_head_channel_nullity(X, Ys, W, g, eps), conclusion,
+                         lambda shape, f: f"(n, d, H, d_k) = {shape}: fibre beyond LayerNorm's {f}", boxer)
 
 
 def post_ln_head_channel_count_study(rng, eps=0) -> dict:
