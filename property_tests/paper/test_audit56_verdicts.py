@@ -458,3 +458,14 @@ def test_rho_box_can_fail(monkeypatch):
     assert D.rho_box_evidence()[0].holds is False
     monkeypatch.setattr(D, "two_token_recursion_identity", lambda: False)
     assert D.rho_box_evidence()[0].holds is None
+
+
+def test_skip_prevents_decay_names_its_measure_token_uniformity_and_the_unscaled_residual_stays():
+    """Review s4b: the uniform-attention instance decays in token uniformity (1 - cos = 2 rho^2 -> 0), not in the
+    unscaled ||R||_F (= 1 at every layer); the evidence says both, computed. (Planted: the cosine identity checked
+    against rho^2 instead of 2 rho^2: the closed form is undecided, red here.)"""
+    from theorems.paper.dong_collapse import uniform_skip_decay, uniform_skip_decay_evidence
+    decays, numbers = uniform_skip_decay()
+    assert decays is True and numbers["one_minus_cos_is_2rho2"] is True and numbers["R_frob2"] == "1"
+    words = uniform_skip_decay_evidence()[0].summary
+    assert "1 - cos(x_1, x_2) = 2 rho_l^2" in words and "||R^(l)||_F^2 = 1" in words and "does not decay" in words

@@ -357,8 +357,10 @@ def gamma_box_evidence(regime: str = "all") -> Evidence:
     r = contraction_ratio_box()
     lo, hi = math.floor(float(r.lo) ** 0.5 * 1e4) / 1e4, math.ceil(float(r.hi) ** 0.5 * 1e4) / 1e4  # rounded outward
     return failing_box(f"attention + skip, n = d = 2: ||R(Attn X)||_F / ||R(X)||_F in [{lo:.4f}, {hi:.4f}] > 1, so no "
-                       "gamma < 1 bounds attention's contraction (and the residual is not bounded below by "
-                       "(1 - gamma)^l ||R^(0)|| with such a gamma)", certified=r.lo > 1,
+                       "gamma < 1 bounds attention's contraction at layer 0, for these weights and every start X in "
+                       "the box (the premise of the bound fails; gamma is the attention term's ratio, not the net "
+                       "per-layer shrinkage; a box of W_V W_O needs d_k >= 2 to be of positive measure in (W_V, W_O))",
+                       certified=r.lo > 1,
                        box=Q.box_text({"X": GAMMA_BOX_RADIUS, "M0": GAMMA_BOX_RADIUS, "W_V W_O": GAMMA_BOX_RADIUS})
                        + f" around X_0 = I_2, M0_0 = I (logits in units of log 2), (W_V W_O)_0 = {GAMMA_BOX_LAMBDA} I",
                        arithmetic="exact rational intervals (theorems.exact.qinterval; rational bounds on 2^t)",
@@ -386,8 +388,13 @@ def uniform_skip_decay(wvo: sympy.Matrix | None = None) -> tuple[bool | None, di
     closed = sympy.simplify(rho2 - 1 / (4 ** l_ + 1)) == 0
     lim = sympy.limit(rho2, l_, sympy.oo)
     det = sympy.simplify(X(l_).det())
-    numbers = {"rho2": str(rho2), "limit": str(lim), "det": str(det), "rho2_at_20": str(rho2.subs(l_, 20))}
-    if not (step == sympy.zeros(2, 2) and base and uniform and closed and bool(det.is_positive)):
+    x1, x2 = X(l_).row(0), X(l_).row(1)
+    # 1 - cos(x_1, x_2) = 2 rho_l^2 (token uniformity, the explainer's rank collapse), ||R^(l)||_F^2 = 1 (unscaled)
+    cos_ok = sympy.simplify(1 - x1.dot(x2) / sympy.sqrt(x1.dot(x1) * x2.dot(x2)) - 2 * rho2) == 0
+    r_unscaled = sympy.simplify(_frob2(_token_residual(X(l_))))
+    numbers = {"rho2": str(rho2), "limit": str(lim), "det": str(det), "rho2_at_20": str(rho2.subs(l_, 20)),
+               "one_minus_cos_is_2rho2": bool(cos_ok), "R_frob2": str(r_unscaled)}
+    if not (step == sympy.zeros(2, 2) and base and uniform and closed and bool(det.is_positive) and cos_ok):
         return None, numbers
     return lim == 0, numbers
 
@@ -396,9 +403,13 @@ def uniform_skip_decay_evidence(ctx=None) -> list[Evidence]:
     decays, numbers = uniform_skip_decay()
     return [exact_complete(
         "attention + skip, W_QK = 0 (uniform attention A = J/2), W_V W_O = I, X^(0) = I_2: X^(l) = I + (2^l - 1)/2 J "
-        f"for every l (sympy, the step and the base), rho_l^2 = {numbers['rho2']} -> {numbers['limit']} (Dong's token "
-        f"uniformity decays; rho_20^2 = {numbers['rho2_at_20']}), while det X^(l) = {numbers['det']} keeps the exact "
-        "rank at 2: the skip does not prevent asymptotic decay of rho (the mean row doubles each layer, R^(l) stays)",
+        f"for every l (sympy, the step and the base), rho_l^2 = {numbers['rho2']} -> {numbers['limit']} (rho_20^2 = "
+        f"{numbers['rho2_at_20']}) and 1 - cos(x_1, x_2) = 2 rho_l^2 -> 0: the explainer's rank collapse as token "
+        "uniformity (pairwise cosine similarity -> 1) happens with the skip, while det X^(l) = "
+        f"{numbers['det']} keeps the exact rank at 2. In the unscaled ||R^(l)||_F (the previous sentence's bound) "
+        f"this instance does not decay: R^(l) = I - J/2 at every layer, ||R^(l)||_F^2 = {numbers['R_frob2']}; only "
+        "the mean row grows "
+        "(2^l). The headline is the token-uniformity measure",
         None if decays is None else not decays, arithmetic="sympy symbolic in l", numbers=numbers,
         reason=None if decays is not None else "a step of the closed form did not reduce")]
 
@@ -545,7 +556,7 @@ claim(
     quote="By guaranteeing that unmixed, full-rank token representations propagate directly from early layers to the "
           "network head, skip connections prevent asymptotic rank decay",
     depends_on=("DONG.skip-lower-bound",),
-    # review s4 (item 4): in the explainer's own notion of rank collapse (token uniformity, Dong's rho = ||R|| / ||X||)
+    # review s4 (item 4): in the explainer's rank collapse as token uniformity (pairwise cosine -> 1; rho = ||R|| / ||X||)
     # uniform attention + skip decays: rho_l^2 = 1/(4^l + 1) -> 0, decided for symbolic l, while the exact rank stays
     # 2. The exact-rank notion is the reading exact-rank: the stored layer of DONG.skip-lower-bound stays at rank 1
     # (an exceptional point: perturbing W_V W_O restores the rank, exactly). Generic weights in exact rank:
@@ -572,7 +583,9 @@ claim(
                       off_instance=OffInstance("depth-study", "rho_24 of a network with user weights, followed 24 "
                                                "layers in interval arithmetic"))],
     chapter="dong_collapse",
-    notion={"rank decay": "residual: rho_l = ||R^(l)||_F / ||X^(l)||_F", "unmixed": "residual: ||R^(l)||_F"},
+    notion={"rank decay": "residual: rho_l = ||R^(l)||_F / ||X^(l)||_F, token uniformity (the explainer's rank "
+                          "collapse: pairwise cosine -> 1; for n = 2, 1 - cos(x_1, x_2) = 2 rho_l^2)",
+            "unmixed": "residual: ||R^(l)||_F"},
     off_instance=OffInstance("limit", "rho_l as the depth l goes to infinity (asymptotic rank decay)"),
 )
 

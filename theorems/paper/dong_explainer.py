@@ -730,8 +730,8 @@ def learned_gain_check(ctx) -> list[Evidence]:
     uniform = None if not matches or sup is sympy.nan else bool(sup < 1)
     return [exact_complete(f"a depth family: L2-normalised q_1 = k_1 = e_1, k_2 = e_2 at every layer, with a per-layer "
                            f"learned gain g_l, g_l^2 = l log 2: max_j A_1j at layer l = 2^l/(2^l + 1) (the 2^k softmax "
-                           f"at l = 1..{QK_GAIN_CHECKED}; l = 10: {ten}), 1 - max_j A_1j = {margin}, increasing in l "
-                           f"with limit {sup} as l -> oo: with learned gains the logits (l log 2) can grow with depth "
+                           f"at l = 1..{QK_GAIN_CHECKED}; l = 10: {ten}), max_j A_1j increasing in l with limit "
+                           f"{sup} as l -> oo (the margin 1 - max_j A_1j = {margin} decreasing to 0): with learned gains the logits (l log 2) can grow with depth "
                            f"and entropy collapse returns; for every c < 1 every layer l > log2(c/(1 - c)) puts more "
                            f"than c on one token, so no c < 1 bounds every depth (at a fixed scale, no learned gain, "
                            f"each layer has the same c < 1: the reading 'fixed-scale')",

@@ -1984,6 +1984,9 @@ claim(
     generic=Generic(space="(W_Q, W_K, W_V, W_O) (X fixed; Delta = Delta(X) the attention sublayer's output)",
                     variables=("W_Q", "W_K", "W_V", "W_O"), measure="Lebesgue on the weights", fixed="X"),
     checks=[_sublayer_argument],
+    formal_gap=FormalGap("needs-analysis", "the null-set lemma for real-analytic functions (cited): the minor is "
+                                           "analytic, not polynomial, in the weights through the softmax; the Coq "
+                                           "null-set lemmas cover polynomials (the free-delta reading)"),
     readings=[Reading("free-delta", r"\Delta\ \text{generic (free, Lebesgue-a.e. in }\mathbb R^{n\times d})\Rightarrow"
                       r"\operatorname{rank}(X+\Delta)\ge\operatorname{rank}X",
                       hypotheses={"generic Delta": _generic_delta}, conclusion=_rank_kept,
