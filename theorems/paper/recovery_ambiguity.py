@@ -359,7 +359,8 @@ RA_BLOCK_READINGS = [
                       "exactly when d = d_k + 2 (e.g. (n, d, H, d_k) = (3, 4, 2, 2): 6 = 6), a coincidence of "
                       "LayerNorm's 2 per token with the paper's count, or when H = 1 and d > d_k + 2 (both 0: e.g. "
                       "(2, 4, 1, 1)), and differs from it otherwise (H = 1 with d < d_k + 2 included: (2, 4, 1, 4) "
-                      "gives 4 != 0); the regimes are these two. 2 n = 1024 at BERT-base's shape (d = 768 != 66), neither the paper's 360448 nor §7's 0; "
+                      "gives 4 != 0); the regimes are these two. 2 n = 1024 at BERT-base's shape (d = 768 != 66), "
+                      "neither the paper's 360448 nor §7's 0; "
                       "what the heads lose beyond LayerNorm is §7's n (H d_k - rank W_O) (reading post-LN-heads-count)"),
     Reading("post-LN-count",
             r"\text{post-LN (}\varepsilon=0\text{): }\dim(\text{fibre at }Y)=n(Hd_k-\operatorname{rank}W_O)+\textstyle"
