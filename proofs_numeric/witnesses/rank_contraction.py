@@ -127,14 +127,37 @@ def certified_ranks_midrad(X, heads: list[Head], rank_X: int | None, rank_X_uppe
             up = min(rank_X_upper, dk)
             out["dim_R"].append([lower(Th, up), up])
         up_sum = min(d, sum(u for _, u in out["dim_R"]))
-        stack = T.Midrad(np.vstack([Th.m for Th in terms]), np.vstack([Th.r for Th in terms]))
-        out["dim_sum_R"] = [lower(stack, up_sum), up_sum]
+        out["dim_sum_R"] = [sum_rank_lower(terms, [u for _, u in out["dim_R"]], up_sum, lower), up_sum]
         M = terms[0]
         for Th in terms[1:]:
             M = M + Th
         out["rank_mha"] = [lower(M, min(n, up_sum)), min(n, up_sum)]
     out["width"] = width
     return out
+
+
+def sum_rank_lower(terms: list, uppers: list[int], upper: int, lower) -> int:
+    """A certified lower bound of dim(R_1 + ... + R_H) = rank of the stacked head terms [T_1; ...; T_H] (midrad
+    enclosures), by ``lower(M, upper)``: first on the rows that pivoting on each head's midpoints picks (at most its
+    ``uppers[h]`` of them; :func:`theorems.exact.padic_rank.gram_pivots`), a submatrix of the stack, so its rank is at
+    most the stack's for every matrix of the enclosure (no rounding added: the rows are the stack's own). A head's
+    rows carry its R_h, so H d_k such rows usually reach the bound: 12 x 32 rows of a 6144 x 385 stack at a 512-token
+    site take 0.07 s, against 1.5 s for the whole stack, whose Gaussian compression (inner dimension 6144) is too
+    wide to prove rank 384 there and goes to a Gram pivoting of every row. Short of ``upper``: the whole stack too,
+    and the larger of the two bounds (both certified)."""
+    from theorems.exact.padic_rank import gram_pivots
+    n = terms[0].shape[0]
+    rows = []
+    for i, (Th, u) in enumerate(zip(terms, uppers)):
+        piv = gram_pivots(Th.m, np.random.default_rng(20261206), rtol=1e-20)[0]
+        rows.append(i * n + np.sort(np.asarray(piv[:u], dtype=np.intp)))
+    sel = np.concatenate(rows) if rows else np.zeros(0, dtype=np.intp)
+    stack_m = np.vstack([Th.m for Th in terms])
+    stack_r = np.vstack([Th.r for Th in terms])
+    got = lower(T.Midrad(stack_m[sel], stack_r[sel]), upper) if sel.size else 0
+    if got >= upper:
+        return got
+    return max(got, lower(T.Midrad(stack_m, stack_r), upper))
 
 
 def alignment(X, heads: list[Head]) -> np.ndarray:
