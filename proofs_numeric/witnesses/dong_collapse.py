@@ -36,6 +36,7 @@ import decimal
 import math
 import time
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,7 +67,8 @@ __all__ = ["DepthRangeError", "DepthConfig", "run", "run_all", "DEPTH_SHAPES", "
            "layer_norm_delta", "LN_CONFIGS", "LN_COLLAPSE", "ln_does_not_prevent", "ln_does_not_accelerate",
            "ln_does_not_delay", "ln_rate_unchanged", "ln_collapses", "ln_collapses_orthogonal",
            "exponent_estimate", "exponent_note", "float64_run", "mp_run",
-           "depth_results", "DEPTH_DPS", "EXPONENT_TOL", "SINGLY_EXPONENTIAL_BELOW", "NO_DECAY_SLOPE", "is_base_three",
+           "depth_results", "LazyRuns", "DEPTH_REGIMES", "DEPTH_DPS", "EXPONENT_TOL", "SINGLY_EXPONENTIAL_BELOW",
+           "NO_DECAY_SLOPE", "is_base_three",
            "is_singly_exponential", "weight_gamma", "SKIP_TARGET_GAMMAS", "EVIDENCE"]
 
 #: the architectures propagated in (m, R) form
@@ -527,9 +529,60 @@ LN_COLLAPSE = ("collapse in Dong's sense: the relative residual rho_l = ||X - 1 
                "2^-52 within 12 layers")
 
 
-def depth_results(quick: bool = False) -> dict:
-    """The depth study over every shape (cached per process); ``ln_study``: per shape and weight family of
-    :data:`LN_CONFIGS`, pure attention with and without LayerNorm on the same weights and inputs."""
+class LazyRuns(Mapping):
+    """{regime: :func:`run` (cfg, regime)} for the regimes named, each run on first access and kept: a claim that
+    reads one regime of the depth study computes that regime only (the ledger's first reader of the study no longer
+    pays for all of it), and every later reader shares it (:func:`run` also keeps it on disk)."""
+
+    def __init__(self, cfg: DepthConfig, regimes: tuple[str, ...], done: dict | None = None):
+        self.cfg, self.regimes = cfg, tuple(regimes)
+        self._done = {} if done is None else done
+
+    def __getitem__(self, regime: str) -> dict:
+        if regime not in self.regimes:
+            raise KeyError(regime)
+        if regime not in self._done:
+            self._done[regime] = run(self.cfg, regime)
+        return self._done[regime]
+
+    def __iter__(self):
+        return iter(self.regimes)
+
+    def __len__(self) -> int:
+        return len(self.regimes)
+
+    def computed(self) -> tuple[str, ...]:
+        """The regimes run so far."""
+        return tuple(r for r in self.regimes if r in self._done)
+
+
+class _LazyStudy(Mapping):
+    """The depth study's entries, each computed when first read (``adversarial_skip``: the adversarial run)."""
+
+    def __init__(self, entries: dict, adversarial: DepthConfig):
+        self._entries, self._adv = entries, LazyRuns(adversarial, ("attention_skip",))
+
+    def __getitem__(self, key: str):
+        if key == "adversarial_skip":
+            return self._adv["attention_skip"]
+        return self._entries[key]
+
+    def __iter__(self):
+        return iter((*self._entries, "adversarial_skip"))
+
+    def __len__(self) -> int:
+        return len(self._entries) + 1
+
+
+#: the regimes of the depth study (every shape runs each)
+DEPTH_REGIMES = ("pure_attention", "attention_skip", "attention_mlp", "full_block", "attention_ln")
+
+
+def depth_results(quick: bool = False) -> Mapping:
+    """The depth study over every shape (cached per process): ``shapes``, [(shape, {regime: run})]; ``ln_study``: per
+    shape and weight family of :data:`LN_CONFIGS`, pure attention with and without LayerNorm on the same weights and
+    inputs; ``adversarial_skip`` and ``adversarial_cfg``. Each run is computed when first read
+    (:class:`LazyRuns`): a claim pays for the regimes it reads."""
     key = quick
     if key not in _CACHE:
         shapes = DEPTH_SHAPES[:2] if quick else DEPTH_SHAPES
@@ -537,19 +590,17 @@ def depth_results(quick: bool = False) -> dict:
         for (n, d, H, dk) in shapes:
             cfg = DepthConfig(n=n, d=d, H=H, d_k=dk, dps=DEPTH_DPS)
             shape = {"n": n, "d": d, "H": H, "d_k": dk}
-            runs = {r: run(cfg, r) for r in ("pure_attention", "attention_skip", "attention_mlp", "full_block",
-                                             "attention_ln")}
+            runs = LazyRuns(cfg, DEPTH_REGIMES)
             res.append((shape, runs))
             for label, kw in LN_CONFIGS:
-                if not kw:
-                    pair = {r: runs[r] for r in ("pure_attention", "attention_ln")}
+                if not kw:  # the same runs as the shape's own (shared, not run twice)
+                    pair = LazyRuns(cfg, ("pure_attention", "attention_ln"), runs._done)
                 else:
                     c = DepthConfig(n=n, d=d, H=H, d_k=dk, dps=DEPTH_DPS, **kw)
-                    pair = {r: run(c, r) for r in ("pure_attention", "attention_ln")}
+                    pair = LazyRuns(c, ("pure_attention", "attention_ln"))
                 ln.append((shape, label, pair))
         adv = DepthConfig(n=8, d=6, H=1, d_k=6, dps=DEPTH_DPS, weights="negative-identity", qk_scale=100)
-        _CACHE[key] = {"shapes": res, "adversarial_skip": run(adv, "attention_skip"), "adversarial_cfg": adv,
-                       "ln_study": ln}
+        _CACHE[key] = _LazyStudy({"shapes": res, "adversarial_cfg": adv, "ln_study": ln}, adv)
     return _CACHE[key]
 
 

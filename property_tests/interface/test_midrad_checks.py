@@ -117,3 +117,37 @@ def test_rc_rank_equals_sum_above_the_interval_size_is_decided_on_midrad_enclosu
     lit = readings[0]
     assert lit["conclusion"]["value"] == "holds", lit
     assert "rank MHA = 64" in lit["conclusion"]["how"] and "midpoint-radius" in lit["conclusion"]["how"]
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(2, 4), st.integers(1, 3), st.integers(0, 3), st.integers(0, 2**31 - 1))
+def test_sum_rank_lower_is_the_stack_rank_from_each_heads_pivot_rows(H, r, shared, seed):
+    """dim(R_1 + ... + R_H) from the stacked head terms T_h = U_h V_h (integer, each of rank r, the V_h sharing
+    ``shared`` rows, so the stack's exact rank is known): the bound is never above the exact rank of the stack (a
+    member of the enclosure), reaches it, and when the heads' rows are independent (shared = 0) one call on H r pivot
+    rows settles it. (Planted: the row offset i n of head i dropped, so every head's pivots index head 0's rows: the
+    fast path fails and the whole stack is tried, two calls: red here; returning ``upper`` unproved: red on the
+    shared rows.)"""
+    from proofs_numeric.witnesses.rank_contraction import sum_rank_lower
+    rng = np.random.default_rng(seed)
+    n, d = 9, 4 * H + 2
+    common = rng.integers(-3, 4, size=(shared, d))
+    terms = []
+    for _ in range(H):
+        own = rng.integers(-3, 4, size=(r - min(r, shared), d))
+        V = np.vstack([common[:min(r, shared)], own])
+        terms.append((rng.integers(-3, 4, size=(n, r)) @ V).astype(np.float64))
+    stack = np.vstack(terms)
+    exact = rank(__import__("sympy").Matrix(stack.astype(int).tolist()))
+    ranks = [int(np.linalg.matrix_rank(T)) for T in terms]
+    upper = min(d, sum(ranks))
+    calls = []
+
+    def lower(M, up):
+        calls.append(M.shape)
+        return midrad_rank_lower_bound(M, up)["lower"]
+    got = sum_rank_lower([Midrad(T) for T in terms], ranks, upper, lower)
+    assert got <= exact
+    assert got == exact
+    if shared == 0 and exact == upper:
+        assert calls == [(sum(ranks), d)]

@@ -294,3 +294,30 @@ def test_contribution_2_headline_decides_every_part_in_one_notion():
     assert ex.evidence and all("(a), (b), (c) in exact rank" in e.summary for e in ex.evidence)
     assert all(e.holds is not True for e in ex.evidence)  # (b) open: never supported on (a) and (c) alone
     assert ex.verdict != "supported"
+
+
+def test_depth_study_runs_only_the_regimes_a_claim_reads(monkeypatch):
+    """The depth study is lazy (issue 59: its first reader in the ledger paid for every regime of every shape): reading
+    one regime of one shape runs that one, the shape's ``ln_study`` pair without extra weights shares the shape's own
+    runs, and iterating a shape's runs gives every regime in order. (Planted: depth_results running every regime up
+    front, or the pair running its own copies: red here.)"""
+    calls = []
+
+    def fake_run(cfg, regime):
+        calls.append((cfg.n, cfg.d, cfg.H, cfg.d_k, cfg.weights, regime))
+        return {"regime": regime, "cfg": cfg}
+    monkeypatch.setattr(D, "run", fake_run)
+    monkeypatch.setattr(D, "_CACHE", {})
+    res = D.depth_results(False)
+    assert calls == []
+    shape, runs = res["shapes"][1]
+    assert runs["attention_mlp"]["regime"] == "attention_mlp"
+    assert runs["attention_mlp"] is runs["attention_mlp"]
+    assert calls == [(shape["n"], shape["d"], shape["H"], shape["d_k"], "gaussian", "attention_mlp")]
+    same = [pair for s, label, pair in res["ln_study"] if s == shape and not dict(D.LN_CONFIGS)[label]]
+    assert same and same[0]["pure_attention"] is runs["pure_attention"]
+    assert [c[-1] for c in calls] == ["attention_mlp", "pure_attention"]
+    assert list(runs) == list(D.DEPTH_REGIMES) and [r["regime"] for r in runs.values()] == list(D.DEPTH_REGIMES)
+    assert res["adversarial_skip"]["cfg"].weights == "negative-identity"
+    with pytest.raises(KeyError):
+        runs["no-such-regime"]
