@@ -65,7 +65,7 @@ __all__ = ["SITE_KINDS", "RANK_RTOL", "Site", "WeightRef", "config_hash", "forwa
            "record_key", "LEVELS", "model_kinds", "NOT_A_SITE", "exact_ln_site", "exact_rms_site", "site_tasks",
            "site_plan", "run_serial", "network_builder", "common_fields", "group_items", "open_model", "NETWORK_LAYERS",
            "network_ok", "instance_summary", "embeddings_site", "model_sites", "network_sites", "SiteId", "SiteIdError",
-           "items_by_kind", "NORM_KINDS", "RECORD_KEYS", "update_size"]
+           "items_by_kind", "NORM_KINDS", "RECORD_KEYS", "update_size", "rounded"]
 
 #: numerical rank of float64 activations: singular values above RANK_RTOL * sigma_max (the named tolerance
 #: proofs_numeric.core.float_hints.RTOL_ACTIVATIONS, with its reason there)
@@ -461,6 +461,10 @@ def _rounded(x, digits: int = 12):
     if isinstance(x, (list, tuple)):
         return [_rounded(v, digits) for v in x]
     return x
+
+
+#: the rounding a record's ``numbers`` get (:func:`_rounded`), for a reader that takes a site's numbers directly
+rounded = _rounded
 
 
 # --------------------------------------------------------------------------------------------- the forward pass

@@ -75,7 +75,8 @@ __all__ = ["available", "load", "load_model", "MiniLM", "SENTENCES", "TEXTS", "m
            "ModelNotInstalled", "DEFAULT_MODEL", "ALIGNMENT_SUPPORT", "ALIGNMENT_AGAINST", "ln_sites", "ln_conclusion",
            "w_o_deficient", "alignment_trained", "EVIDENCE", "DEFAULT_CLAIMS", "default_claims", "measurements",
            "header", "layers_input", "ln_records_by_input", "ln_object", "ln_site_evidence", "LN_OBJECTS",
-           "MEASURE_MEMO", "MODEL_DIST", "PATH_MEMO",
+           "MEASURE_MEMO", "MODEL_DIST", "PATH_MEMO", "PART_MEMO", "MEASURE_PARTS", "PARTS_READ", "part_records",
+           "measured", "joint_order", "update_ratios_of", "forward_update_ratios",
            "path_measurements", "norm_site_rows", "layer_rows", "records_by_site", "rro_site_evidence", "update_ratios"]
 
 
@@ -212,18 +213,89 @@ _MEASURE_CACHE: dict = process_cache()  # emptied by theorems.framework.memo.cle
 
 #: the name of the packaged model's measurement in the on-disk store (:mod:`theorems.framework.memo`)
 MEASURE_MEMO = "real-model-measure"
+#: the name of one part's records in the on-disk store (:func:`part_records`)
+PART_MEMO = "real-model-part"
+
+#: the parts of the measurement's records: the default claims, those that share an instance at a site kept together
+#: (HC.main and RA.main at the output projection), in :data:`DEFAULT_CLAIMS`' order. Each part is run and kept on its
+#: own, so a trained-model reading computes only the parts it reads (:data:`PARTS_READ`) and no claim of the ledger
+#: pays for the whole measurement; :func:`cached_measure` joins them in the order one joint run gives
+MEASURE_PARTS = (("RN.main",), ("HC.main", "RA.main"), ("RC.rank-equals-sum",), ("RRO.main",), ("RRO.only-increase",))
+
+
+def _texts(quick: bool) -> dict:
+    return {"short": TEXTS["short"]} if quick else dict(TEXTS)
+
+
+def _model_runs(quick: bool) -> tuple:
+    """(the packaged model, its runs {input: token ids}, the capped inputs), once per process."""
+    key = ("runs", bool(quick))
+    if key not in _MEASURE_CACHE:
+        m = load()
+        runs, capped = prepare_inputs(m, _texts(quick))
+        _MEASURE_CACHE[key] = (m, runs, capped)
+    return _MEASURE_CACHE[key]
+
+
+def part_records(part: tuple[str, ...], quick: bool = False) -> list[dict]:
+    """The records of the claims ``part`` (one of :data:`MEASURE_PARTS`) at every site of the packaged MiniLM, as
+    :func:`measure` makes them (network-level records for the short input's first
+    :data:`proofs_numeric.model.sites.NETWORK_LAYERS` layers). Once per process, and kept on disk like
+    :func:`cached_measure`."""
+    part = tuple(part)
+    if part not in MEASURE_PARTS:
+        raise ValueError(f"{part} is not a part of the measurement (one of {MEASURE_PARTS})")
+    key = ("part", part, bool(quick))
+    if key not in _MEASURE_CACHE:
+        texts = _texts(quick)
+
+        def compute() -> list[dict]:
+            m, runs, _ = _model_runs(quick)
+            claims = [c for c in default_claims() if c.id in part]
+            return S.run_serial(m, m.name, runs, claims, measure=True, network_layers={"short": S.NETWORK_LAYERS})
+        _MEASURE_CACHE[key] = memo(PART_MEMO, {"part": list(part), "quick": bool(quick), "texts": texts,
+                                               "network_layers": S.NETWORK_LAYERS}, compute,
+                                   extra=(MODEL_DIST, "tokenizers", "safetensors"))
+    return _MEASURE_CACHE[key]
+
+
+def joint_order(records: list, inputs) -> list:
+    """``records`` (the parts' records, concatenated in :data:`MEASURE_PARTS`' order) in the order one run of every
+    default claim gives: by input, then the float forward's sites in the order of the forward, then the interval
+    forward's network-level sites; within a site, the parts' order (a stable sort)."""
+    order = {k: i for i, k in enumerate(inputs)}
+
+    def key(r):
+        enclosed = r["about"]["level"] == "network" and bool((r.get("numbers") or {}).get("enclosure"))
+        return (order.get(r["input"], len(order)), enclosed, site_of(r).order_key())
+    return sorted(records, key=key)
+
+
+def measured(parts, quick: bool = False) -> dict:
+    """What the trained-model readings read, for the parts ``parts`` only: the measurement's header (``d``, ``inputs``,
+    ``layers_input``, ...; :func:`measurements` without the extras) and ``records``, those parts' records."""
+    m, runs, capped = _model_runs(quick)
+    res = measurements(m, runs, capped, extras=False)
+    res["records"] = joint_order([r for p in parts for r in part_records(p, quick)], list(runs))
+    return res
 
 
 def cached_measure(quick: bool = False) -> dict:
     """``measure`` of the packaged MiniLM (quick: the short input only); network-level records for the short
-    input's first :data:`proofs_numeric.model.sites.NETWORK_LAYERS` layers. Once per process, and kept on disk under the
-    key of the source and of the model package (``memo.memo``): ``make verify`` computes it, the book's
-    real-model page reads it (``memo.provenance(MEASURE_MEMO)`` says which)."""
+    input's first :data:`proofs_numeric.model.sites.NETWORK_LAYERS` layers. Its records are those of the parts
+    (:func:`part_records`, shared with the ledger's trained-model readings), joined in the order of one run. Once per
+    process, and kept on disk under the key of the source and of the model package (``memo.memo``): ``make verify``
+    computes it (its last step, :func:`proofs_numeric.cli.verify`), the book's real-model page reads it
+    (``memo.provenance(MEASURE_MEMO)`` says which)."""
     if quick not in _MEASURE_CACHE:
-        texts = {"short": TEXTS["short"]} if quick else TEXTS
+        texts = _texts(quick)
+
+        def compute() -> dict:
+            m, runs, _ = _model_runs(quick)
+            recs = joint_order([r for p in MEASURE_PARTS for r in part_records(p, quick)], list(runs))
+            return measure(texts, model=m, network_layers={"short": S.NETWORK_LAYERS}, records=recs)
         _MEASURE_CACHE[quick] = memo(MEASURE_MEMO, {"quick": bool(quick), "texts": texts,
-                                                    "network_layers": S.NETWORK_LAYERS},
-                                     lambda: measure(texts, network_layers={"short": S.NETWORK_LAYERS}),
+                                                    "network_layers": S.NETWORK_LAYERS}, compute,
                                      extra=(MODEL_DIST, "tokenizers", "safetensors"))
     return _MEASURE_CACHE[quick]
 
@@ -265,17 +337,21 @@ _ARITH_LN = "exact (float64 activations as dyadic rationals; certified ranks; sq
 _ARITH_NET = "arb enclosures of the network's activations (python-flint), ranks certified by minors"
 
 
-def _measure(ctx):
-    if not available():
-        return None
-    return cached_measure(quick=ctx.quick)
+#: the parts of the measurement each trained-model check reads (:data:`MEASURE_PARTS`)
+PARTS_READ = {"ln_sites": (("RN.main",),), "ln_conclusion": (("RN.main",),),
+              "w_o_deficient": (("HC.main", "RA.main"),), "alignment_trained": (("HC.main", "RA.main"),),
+              "rro_trained": (("RRO.main",),)}
 
 
 def _with_measurements(check):
-    """Run ``check(ctx, res)`` on the real-model measurements, or report that the model is missing."""
+    """Run ``check(ctx, res)`` on the parts of the real-model measurements it reads (:data:`PARTS_READ`, by its name),
+    or report that the model is missing."""
+    parts = PARTS_READ[check.__name__]
+
     def run(ctx):
-        res = _measure(ctx)
-        return _missing() if res is None else check(ctx, res)
+        if not available():
+            return _missing()
+        return check(ctx, measured(parts, quick=ctx.quick))
     run.__name__ = check.__name__
     run.__doc__ = check.__doc__
     return run
@@ -434,12 +510,38 @@ def update_ratios(records: list, inp: str) -> dict:
     return dict(sorted(out.items()))
 
 
-def rro_site_evidence(records: list, model: str, d: int) -> list[Evidence]:
+def forward_update_ratios(m: Checkpoint, runs: dict) -> dict:
+    """{input: :func:`update_ratios`} of ``m`` on ``runs`` ({input: token ids}), read from the float forward's
+    residual-update sites (:func:`proofs_numeric.model.sites.forward_sites`: the same ``update_size`` numbers the
+    records at those sites carry) without evaluating a claim there."""
+    out: dict = {}
+    for name, ids in runs.items():
+        per: dict = {}
+        for site in S.forward_sites(m, ids, name, m.name, {"residual-update"}, weight_refs=False):
+            v = S.rounded((site.numbers or {}).get("delta_over_x"))  # as a record's numbers are rounded
+            if (site.id.component, site.id.point) == ("attn", "update") and v is not None:
+                per.setdefault(site.id.layer, v)
+        out[name] = dict(sorted(per.items()))
+    return out
+
+
+def update_ratios_of(quick: bool = False) -> dict:
+    """:func:`forward_update_ratios` of the packaged MiniLM on the measurement's inputs, once per process (RRO.main's
+    trained-model reading: its context numbers without RRO.only-increase's records)."""
+    key = ("ratios", bool(quick))
+    if key not in _MEASURE_CACHE:
+        m, runs, _ = _model_runs(quick)
+        _MEASURE_CACHE[key] = forward_update_ratios(m, runs)
+    return _MEASURE_CACHE[key]
+
+
+def rro_site_evidence(records: list, model: str, d: int, ratios: dict | None = None) -> list[Evidence]:
     """RRO.main at a trained model's attention sites, per input, from the records of its ``trained-model`` reading
     (each site decided by the claim's own predicates): where the premise rank X < min(n, d) is met (exact, certified
     rank of the stored activations) and whether the rank rises there; the numerical rank of X and ||Delta||/||X||
     per layer (float64) are context, never the decision. The verdict is that of the sites checked: a premise that
-    fails at every site makes the reading vacuous there, never supported."""
+    fails at every site makes the reading vacuous there, never supported. ``ratios``: {input: {layer: ||Delta||/||X||}}
+    (:func:`forward_update_ratios`) where the records hold no residual-update site."""
     premise = RRO_PAPER.RANK_DEFICIENT.name
     by_input: dict = {}
     for r in records:
@@ -456,7 +558,7 @@ def rro_site_evidence(records: list, model: str, d: int) -> list[Evidence]:
         n = (checked[0]["instance"] or {}).get("n") if checked else None
         ranks = [(r["instance"] or {}).get("rank_X") for r in checked]  # in layer order
         numerical = [((r["about"].get("matrices") or {}).get("X") or {}).get("numerical_rank") for r in checked]
-        ratios = update_ratios(records, inp)
+        per_layer = update_ratios(records, inp) if ratios is None else ratios.get(inp, {})
         # a layer with query, key or value biases is checked on X' = [X | 1] (the biases folded in exactly: the
         # site's d is the model's d + 1); rank X <= rank X' <= rank X + 1, so rank X' = d + 1 means rank X = d
         folded = bool(checked) and all((r["instance"] or {}).get("d") == d + 1 for r in checked)
@@ -474,12 +576,12 @@ def rro_site_evidence(records: list, model: str, d: int) -> list[Evidence]:
                     f"the premise fails on the layer's own X as well" if full else "")
                  + f"; numerical ranks at rtol {RANK_RTOL:g}: "
                  f"{sorted(set(v for v in numerical if v is not None))}, float64); ||Delta||/||X|| of the "
-                 f"attention update per layer {', '.join(f'{v:.3g}' for v in ratios.values()) or 'not measured'} "
+                 f"attention update per layer {', '.join(f'{v:.3g}' for v in per_layer.values()) or 'not measured'} "
                  "(float64 context)")
         nums = {"sites": len(recs), "checked": len(checked), "premise_failed": sum(v is False for v in p),
                 "premise_undecided": sum(v is None for v in p), "conclusion_undecided": len(met) - len(decided),
                 "rank_X": ranks, "numerical_rank_X": numerical,
-                "delta_over_x": list(ratios.values())}
+                "delta_over_x": list(per_layer.values())}
         regime = regime_of(n, d) if n else "all"
         arith = ("exact rank of the stored X over Q (certified); rank F(X) certified by intervals where the premise "
                  "holds; ||Delta||/||X|| and numerical ranks float64 (context)")
@@ -495,7 +597,8 @@ def rro_site_evidence(records: list, model: str, d: int) -> list[Evidence]:
 @_with_measurements
 def rro_trained(ctx, res) -> list[Evidence]:
     """RRO.main's trained-model reading: :func:`rro_site_evidence` of the packaged model's site records."""
-    return rro_site_evidence(res["records"], "trained all-MiniLM-L6-v2", res["d"])
+    return rro_site_evidence(res["records"], "trained all-MiniLM-L6-v2", res["d"],
+                             ratios=update_ratios_of(quick=ctx.quick))
 
 
 #: numeric evidence attached by (claim id, reading key) (collected by :mod:`proofs_numeric.witnesses.evidence`)

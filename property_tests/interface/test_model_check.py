@@ -615,3 +615,29 @@ def test_model_check_rro_trained_model_reading_aggregates_its_site_records(tiny)
         r["instance"] = {**(r["instance"] or {}), "d": d, "rank_X": d}
     [ev] = RM.rro_site_evidence(planted, "tiny", d)
     assert "X' = [X | 1]" not in ev.summary and "rank X < min(n, d)" in ev.summary, ev.summary
+
+
+@pytest.mark.slow
+def test_measurement_parts_joined_are_one_joint_run_and_ratios_come_from_the_forward(tiny):
+    """The real-model measurement is run in parts (issue 59: each trained-model reading computes only the parts it
+    reads, no ledger claim pays for all of it): the parts cover the default claims once each, and joined by
+    ``joint_order`` they are record for record, in order, what one run of every default claim gives (network-level
+    records included); the attention updates' ||Delta||/||X|| read from the forward alone equal those of the records.
+    (Planted: joint_order without the network-level records last, or the ratios read at the FFN's update: red here.)"""
+    from proofs_numeric.ledger.model_check import without_timings
+    from proofs_numeric.witnesses import real_model as RM
+    assert sorted(c for p in RM.MEASURE_PARTS for c in p) == sorted(RM.DEFAULT_CLAIMS)
+    assert all(p in RM.MEASURE_PARTS for parts in RM.PARTS_READ.values() for p in parts)
+    m = S.open_model(tiny["bert"])
+    runs = {"short": [1, 5, 9, 2, 7], "other": [3, 1, 4]}
+    claims = RM.default_claims()
+    nl = {"short": S.NETWORK_LAYERS}
+    joint = S.run_serial(m, "tiny", runs, claims, measure=True, network_layers=nl)
+    assert any((r.get("numbers") or {}).get("enclosure") for r in joint)  # network-level records are in the test
+    split = [r for p in RM.MEASURE_PARTS
+             for r in S.run_serial(m, "tiny", runs, [c for c in claims if c.id in p], measure=True, network_layers=nl)]
+    text = lambda recs: [json.dumps(without_timings(r), sort_keys=True) for r in recs]  # noqa: E731
+    assert text(RM.joint_order(split, list(runs))) == text(joint)
+    ratios = RM.forward_update_ratios(m, runs)
+    for inp in runs:
+        assert ratios[inp] == RM.update_ratios(joint, inp) and len(ratios[inp]) == m.config.n_layers
