@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from proofs_numeric.core.quantities import spearman
+from proofs_numeric.model import network as NW
 from proofs_numeric.model import sites as S
 from proofs_numeric.model import synthetic as SY
 from proofs_numeric.model.checkpoint import Checkpoint, load_checkpoint
@@ -77,6 +78,7 @@ __all__ = ["available", "load", "load_model", "MiniLM", "SENTENCES", "TEXTS", "m
            "header", "layers_input", "ln_records_by_input", "ln_object", "ln_site_evidence", "LN_OBJECTS",
            "MEASURE_MEMO", "MODEL_DIST", "PATH_MEMO", "PART_MEMO", "MEASURE_PARTS", "PARTS_READ", "part_records",
            "measured", "joint_order", "update_ratios_of", "forward_update_ratios",
+           "forward_site_list", "run_part",
            "path_measurements", "norm_site_rows", "layer_rows", "records_by_site", "rro_site_evidence", "update_ratios"]
 
 
@@ -251,12 +253,43 @@ def part_records(part: tuple[str, ...], quick: bool = False) -> list[dict]:
 
         def compute() -> list[dict]:
             m, runs, _ = _model_runs(quick)
-            claims = [c for c in default_claims() if c.id in part]
-            return S.run_serial(m, m.name, runs, claims, measure=True, network_layers={"short": S.NETWORK_LAYERS})
+            return run_part(m, runs, [c for c in default_claims() if c.id in part],
+                            lambda name: forward_site_list(quick, name))
         _MEASURE_CACHE[key] = memo(PART_MEMO, {"part": list(part), "quick": bool(quick), "texts": texts,
                                                "network_layers": S.NETWORK_LAYERS}, compute,
                                    extra=(MODEL_DIST, "tokenizers", "safetensors"))
     return _MEASURE_CACHE[key]
+
+
+def forward_site_list(quick: bool, name: str) -> list:
+    """The float forward's sites of the input ``name`` at every site kind of the default claims (:data:`DEFAULT_CLAIMS`,
+    with the measurements of :func:`proofs_numeric.model.sites.forward_sites` ``measure``), run once per process and
+    shared by the parts (one forward, as one joint run has)."""
+    key = ("sites", bool(quick), name)
+    if key not in _MEASURE_CACHE:
+        m, runs, _ = _model_runs(quick)
+        kinds = set(S.items_by_kind(default_claims()))
+        _MEASURE_CACHE[key] = list(S.forward_sites(m, runs[name], name, m.name, kinds, measure=True,
+                                                   weight_refs=False))
+    return _MEASURE_CACHE[key]
+
+
+def run_part(m: Checkpoint, runs: dict, claims, sites_of, network_layers: dict | None = None) -> list[dict]:
+    """:func:`proofs_numeric.model.sites.run_serial` of ``claims`` on the sites ``sites_of(input name)`` of a forward
+    already run (the same tasks in the same order: the float sites by their kind, then the interval forward's
+    network-level sites of the inputs ``network_layers`` names, default the short input's first
+    :data:`proofs_numeric.model.sites.NETWORK_LAYERS` layers)."""
+    nls = {"short": S.NETWORK_LAYERS} if network_layers is None else network_layers
+    by_kind = S.items_by_kind(claims)
+    out: list[dict] = []
+    for name, ids in runs.items():
+        common = S.common_fields(m, m.name, ids)
+        for site in sites_of(name):
+            for group in S.group_items(by_kind.get(site.kind, [])):
+                out.extend(S.evaluate(site, group, common, seed=0, network_build=S.network_builder))
+        for site, group in S.network_tasks(m, m.name, name, ids, by_kind, nls.get(name, 0), 50, NW):
+            out.extend(S.evaluate(site, group, common, seed=0, network_build=S.network_builder))
+    return out
 
 
 def joint_order(records: list, inputs) -> list:
@@ -510,14 +543,17 @@ def update_ratios(records: list, inp: str) -> dict:
     return dict(sorted(out.items()))
 
 
-def forward_update_ratios(m: Checkpoint, runs: dict) -> dict:
+def forward_update_ratios(m: Checkpoint, runs: dict, sites_of=None) -> dict:
     """{input: :func:`update_ratios`} of ``m`` on ``runs`` ({input: token ids}), read from the float forward's
-    residual-update sites (:func:`proofs_numeric.model.sites.forward_sites`: the same ``update_size`` numbers the
-    records at those sites carry) without evaluating a claim there."""
+    residual-update sites (:func:`proofs_numeric.model.sites.forward_sites`, or ``sites_of(input name)`` of a forward
+    already run: the same ``update_size`` numbers the records at those sites carry) without evaluating a claim
+    there."""
     out: dict = {}
     for name, ids in runs.items():
         per: dict = {}
-        for site in S.forward_sites(m, ids, name, m.name, {"residual-update"}, weight_refs=False):
+        sites = sites_of(name) if sites_of is not None else \
+            S.forward_sites(m, ids, name, m.name, {"residual-update"}, weight_refs=False)
+        for site in sites:
             v = S.rounded((site.numbers or {}).get("delta_over_x"))  # as a record's numbers are rounded
             if (site.id.component, site.id.point) == ("attn", "update") and v is not None:
                 per.setdefault(site.id.layer, v)
@@ -531,7 +567,7 @@ def update_ratios_of(quick: bool = False) -> dict:
     key = ("ratios", bool(quick))
     if key not in _MEASURE_CACHE:
         m, runs, _ = _model_runs(quick)
-        _MEASURE_CACHE[key] = forward_update_ratios(m, runs)
+        _MEASURE_CACHE[key] = forward_update_ratios(m, runs, lambda name: forward_site_list(quick, name))
     return _MEASURE_CACHE[key]
 
 

@@ -629,15 +629,19 @@ def test_measurement_parts_joined_are_one_joint_run_and_ratios_come_from_the_for
     assert sorted(c for p in RM.MEASURE_PARTS for c in p) == sorted(RM.DEFAULT_CLAIMS)
     assert all(p in RM.MEASURE_PARTS for parts in RM.PARTS_READ.values() for p in parts)
     m = S.open_model(tiny["bert"])
+    m.name = "tiny"  # the records' checkpoint label (run_part labels them with m.name)
     runs = {"short": [1, 5, 9, 2, 7], "other": [3, 1, 4]}
     claims = RM.default_claims()
     nl = {"short": S.NETWORK_LAYERS}
     joint = S.run_serial(m, "tiny", runs, claims, measure=True, network_layers=nl)
     assert any((r.get("numbers") or {}).get("enclosure") for r in joint)  # network-level records are in the test
+    kinds = set(S.items_by_kind(claims))
+    forward = {k: list(S.forward_sites(m, ids, k, "tiny", kinds, measure=True, weight_refs=False))
+               for k, ids in runs.items()}  # one forward, shared by the parts
     split = [r for p in RM.MEASURE_PARTS
-             for r in S.run_serial(m, "tiny", runs, [c for c in claims if c.id in p], measure=True, network_layers=nl)]
+             for r in RM.run_part(m, runs, [c for c in claims if c.id in p], forward.__getitem__, nl)]
     text = lambda recs: [json.dumps(without_timings(r), sort_keys=True) for r in recs]  # noqa: E731
     assert text(RM.joint_order(split, list(runs))) == text(joint)
-    ratios = RM.forward_update_ratios(m, runs)
-    for inp in runs:
-        assert ratios[inp] == RM.update_ratios(joint, inp) and len(ratios[inp]) == m.config.n_layers
+    for ratios in (RM.forward_update_ratios(m, runs), RM.forward_update_ratios(m, runs, forward.__getitem__)):
+        for inp in runs:
+            assert ratios[inp] == RM.update_ratios(joint, inp) and len(ratios[inp]) == m.config.n_layers
