@@ -87,7 +87,10 @@ def _verify(args, sources: dict[str, str] | None = None) -> int:
         err.print(escape(line[:max(20, err.width)]) + (" " * 10 if tty else ""), soft_wrap=True)
     results, errors = run_ledger(claims, ctx, progress)
     if args.claims is None:  # the whole ledger (make verify): what the book's real-model page reads, in the total
-        errors += store_book_measurement(ctx, lambda line: err.print(escape(line), soft_wrap=True))
+        if tty:
+            err.print("[book] computing the real-model page's measurement ...", end="\r")
+        errors += store_book_measurement(ctx, lambda line: err.print(escape(line) + (" " * 10 if tty else ""),
+                                                                     soft_wrap=True))
     _report_found_counterexamples(results, store=args.store, force=args.force)  # first: the lines below name the file
     head = (f"collapse-verify ledger: {len(results)} claims, {time.perf_counter() - t0:.1f} s "
             f"(dps {args.dps}{', quick' if args.quick else ''})")
