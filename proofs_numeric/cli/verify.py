@@ -89,8 +89,8 @@ def _verify(args, sources: dict[str, str] | None = None) -> int:
     if args.claims is None:  # the whole ledger (make verify): what the book's real-model page reads, in the total
         if tty:
             err.print("[book] computing the real-model page's measurement ...", end="\r")
-        errors += store_book_measurement(ctx, lambda line: err.print(escape(line) + (" " * 10 if tty else ""),
-                                                                     soft_wrap=True))
+        errors += store_book_measurement(ctx, lambda line: err.print(escape(line[:max(20, err.width)])
+                                                                     + (" " * 10 if tty else ""), soft_wrap=True))
     _report_found_counterexamples(results, store=args.store, force=args.force)  # first: the lines below name the file
     head = (f"collapse-verify ledger: {len(results)} claims, {time.perf_counter() - t0:.1f} s "
             f"(dps {args.dps}{', quick' if args.quick else ''})")
@@ -143,8 +143,7 @@ def store_book_measurement(ctx: CheckContext, say) -> list[str]:
             RM.cached_measure(quick=ctx.quick)
     except Exception as e:  # noqa: BLE001 - reported like a claim's error, the ledger above stands
         return [f"the book's real-model measurement: {type(e).__name__}: {e}"]
-    say(f"[book] the real-model page's measurement (all-MiniLM-L6-v2, the default claims at every site): stored "
-        f"({time.perf_counter() - t:.1f} s)")
+    say(f"[book] the real-model page's measurement (every site of MiniLM): stored ({time.perf_counter() - t:.1f} s)")
     return []
 
 

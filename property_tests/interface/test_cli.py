@@ -173,3 +173,28 @@ def test_cli_verify_fits_80_columns_and_shows_counterexample_files(capsys, monke
     for f in ("theorems/counterexamples/RRO.rowspace-remark.json", "theorems/counterexamples/RRO.main.json"):
         assert f in out.replace("\n    ", "").replace("\n      ", "") or f.split("/")[-1] in out
     assert "refuted" in out and "(exact)" in out
+
+
+def test_cli_verify_stores_the_book_measurement_after_the_whole_ledger_only(capsys, monkeypatch):
+    """The whole ledger (no --claims) ends by storing the real-model measurement the book's page reads (issue 59: the
+    parts no trained-model reading read are computed there, inside the printed total, on a line of its own); a
+    ledger of some claims does not; a failure there is an error of the run (exit 1) naming it. (Planted: the step
+    run for every ledger, or its exception swallowed: red here.)"""
+    from proofs_numeric.cli import verify as V
+    from proofs_numeric.witnesses import real_model as RM
+    calls = []
+    monkeypatch.setattr(RM, "available", lambda: True)
+    monkeypatch.setattr(RM, "cached_measure", lambda quick=False: calls.append(quick) or {})
+    assert main(["verify", "--quick", "--claims", "DC.dff-heuristic"]) == 0
+    assert calls == []
+    monkeypatch.setattr(V, "run_ledger", lambda claims, ctx, progress: ([], []))
+    assert main(["verify", "--quick"]) == 0
+    _, err = capsys.readouterr()
+    assert calls == [True] and "[book] the real-model page's measurement" in err and "stored" in err
+
+    def boom(quick=False):
+        raise RuntimeError("planted")
+    monkeypatch.setattr(RM, "cached_measure", boom)
+    assert main(["verify", "--quick"]) == 1
+    _, err = capsys.readouterr()
+    assert "the book's real-model measurement: RuntimeError: planted" in err
