@@ -853,10 +853,11 @@ def _lift(E, MJ, y, T, m, K, xb, yb):
         cuts = np.linspace(0, c, nt + 1).astype(int)
         stop = threading.Event()
         futs: list = []
+        # every block's copies are made before the first block starts (not beside it): the blocks start together
+        parts = [(np.array(y[:, a:b], order="F"), np.array(T[:, a:b], order="F")) for a, b in zip(cuts[:-1], cuts[1:])]
         try:
-            for a, b in zip(cuts[:-1], cuts[1:]):
-                futs.append(submit(nt, _lift_block, E, MJ, np.array(y[:, a:b], order="F"),
-                                   np.array(T[:, a:b], order="F"), m, K, xb, yb, stop))
+            for yp, Tp in parts:
+                futs.append(submit(nt, _lift_block, E, MJ, yp, Tp, m, K, xb, yb, stop))
             for f in as_completed(futs):
                 f.result()                   # the first block to fail, whichever it is: raised at once
             res = [f.result() for f in futs]
