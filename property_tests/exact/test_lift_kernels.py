@@ -44,6 +44,17 @@ def test_update_kernels_refuse_a_blas_that_is_not_exact(monkeypatch):
     assert (update_kernels().blas is not None) == bool(R.openblas_libraries())
 
 
+def test_the_blas_kernels_are_used_where_openblas_has_them():
+    """Where the loaded OpenBLAS exports the 64-bit CBLAS names (numpy's scipy-openblas64 does), the process's kernels
+    are BLAS's, not numpy's: the exactness check passes on a correct BLAS (a gemm that overwrote C instead of
+    subtracting from it would fall back to numpy silently, and slowly)."""
+    libs = [lib for lib in R.openblas_libraries()
+            if any(getattr(lib, p + "cblas_dgemm64_", None) is not None for p in ("scipy_", ""))]
+    if not libs:
+        pytest.skip("no OpenBLAS with 64-bit CBLAS names loaded: numpy's kernels are the right choice")
+    assert update_kernels().blas is not None
+
+
 def test_a_wrong_gemm_fails_the_exactness_check():
     """_kernels_are_exact says no to a product that is off by one somewhere (as a Strassen-type or reduced-precision
     BLAS would be near 2^53), and to an axpy that rounds."""
