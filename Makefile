@@ -129,7 +129,7 @@ MUTATE_PADIC := padic_rank_certificate bordered_hadamard_bound_sq schur_bound_sq
                 _largest_modulus _random_prime _rowsum_bound _complement _prod whole_below _absmax lift_threads
 # the BLAS runtime the certificate runs on (theorems/exact/blas_runtime.py): OpenBLAS's workers, the pool's count
 MUTATE_BLAS := park_blas_workers _end_workers _parking_is_safe _executor submit _ended _counted _ended_unrun \
-               _forget_pool_after_fork update_kernels _kernels_are_exact
+               _forget_pool_after_fork update_kernels kernels_are_exact
 ## mutation testing of the certified exact rank's decision paths (about 45 minutes on 2 free cores)
 mutmut-rank: venv
 	$(BIN)/python -m pip install --quiet 'mutmut>=3.8,<4'

@@ -37,10 +37,10 @@ def test_update_kernels_are_exact_near_2_to_the_53(which, layout):
 def test_update_kernels_refuse_a_blas_that_is_not_exact(monkeypatch):
     """A BLAS whose calls do not reproduce the exact integers is not used: numpy's kernels instead."""
     monkeypatch.setattr(R, "_KERNELS", [])
-    monkeypatch.setattr(R, "_kernels_are_exact", lambda kernels: False)
+    monkeypatch.setattr(R, "kernels_are_exact", lambda kernels: False)
     assert update_kernels().blas is None
     monkeypatch.setattr(R, "_KERNELS", [])
-    monkeypatch.setattr(R, "_kernels_are_exact", lambda kernels: True)
+    monkeypatch.setattr(R, "kernels_are_exact", lambda kernels: True)
     assert (update_kernels().blas is not None) == bool(R.openblas_libraries())
 
 
@@ -56,7 +56,7 @@ def test_the_blas_kernels_are_used_where_openblas_has_them():
 
 
 def test_a_wrong_gemm_fails_the_exactness_check():
-    """_kernels_are_exact says no to a product that is off by one somewhere (as a Strassen-type or reduced-precision
+    """kernels_are_exact says no to a product that is off by one somewhere (as a Strassen-type or reduced-precision
     BLAS would be near 2^53), and to an axpy that rounds."""
     real = update_kernels()
 
@@ -69,9 +69,9 @@ def test_a_wrong_gemm_fails_the_exactness_check():
         def axpy(self, a, x, y):
             np.add(y, np.float32(a) * x.astype(np.float32), out=y)
 
-    assert R._kernels_are_exact(UpdateKernels(real.blas))
-    assert not R._kernels_are_exact(OffByOne(real.blas))
-    assert not R._kernels_are_exact(Rounding(real.blas))
+    assert R.kernels_are_exact(UpdateKernels(real.blas))
+    assert not R.kernels_are_exact(OffByOne(real.blas))
+    assert not R.kernels_are_exact(Rounding(real.blas))
 
 
 class _Recorder(UpdateKernels):
@@ -143,3 +143,21 @@ def test_lift_block_finds_the_first_step_whose_division_is_not_exact():
         # T = 6 + m: T - M x = m, divisible once; then T = 1, x = 0 (t = 0, E x = 0): 1 is not divisible
         assert P._lift_block(E, MJ, np.full((2, 1), 3.0, order=order), np.array([[6.0 + m]], order=order), m, 5,
                              52, 10 ** 6) == (1, "minor")
+
+
+def test_update_kernels_on_overlapping_operands_compute_from_the_old_values():
+    """C overlapping A (a column-major view of A's first columns) and y overlapping x take numpy's path, which
+    computes the product or the scaled copy before it writes: the results of the values as they were."""
+    kern = update_kernels()
+    g = np.random.default_rng(3)
+    A = np.asfortranarray(g.integers(-50, 50, size=(6, 6)).astype(np.float64))
+    B = np.asfortranarray(g.integers(-50, 50, size=(6, 2)).astype(np.float64))
+    expected = A[:, :2] - A @ B
+    C = A[:, :2]                                    # F-contiguous, the same memory as A's first two columns
+    assert C.flags.f_contiguous and np.shares_memory(C, A)
+    kern.gemm_sub(A, B, C)
+    assert np.array_equal(A[:, :2], expected)
+    x = np.asfortranarray(g.integers(-50, 50, size=(6, 3)).astype(np.float64))
+    want = x + 3.0 * x
+    kern.axpy(3.0, x, x)
+    assert np.array_equal(x, want)

@@ -37,7 +37,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 __all__ = ["openblas_libraries", "single_threaded_blas", "park_blas_workers", "submit", "lapack_dpstrf",
-           "lapack_pivoted_cholesky", "LIFT_POOL_PREFIX", "update_kernels", "UpdateKernels"]
+           "lapack_pivoted_cholesky", "LIFT_POOL_PREFIX", "update_kernels", "UpdateKernels", "kernels_are_exact"]
 
 
 def _openblas_controllers() -> list:
@@ -136,8 +136,9 @@ class UpdateKernels:
     """``gemm_sub(A, B, C)``: C <- C - A B, and ``axpy(a, x, y)``: y <- y + a x, in place on float64 arrays.
 
     With ``blas`` (OpenBLAS's ``cblas_dgemm`` with beta = 1 and ``cblas_daxpy``, through ctypes, which releases the
-    GIL): no temporary and no separate elementwise pass, for column-major (Fortran-contiguous) operands that do not
-    overlap C or y; other layouts, and ``blas=None``, take numpy (a product or a scaled copy, then a subtraction). On
+    GIL): no temporary and no separate elementwise pass, for column-major (Fortran-contiguous) operands whose memory
+    cannot overlap C or y (``np.may_share_memory``: bounds only, a microsecond); other layouts, possibly overlapping
+    operands, and ``blas=None``, take numpy (a product or a scaled copy, then a subtraction). On
     integers the result is exact whenever every partial sum of the terms (C's entry included) is an integer below
     2^53, in any summation order (a classical dgemm, as :func:`~theorems.exact.padic_rank.blas_is_exact` checks for
     numpy's products; :func:`update_kernels` checks these two calls the same way)."""
@@ -151,7 +152,7 @@ class UpdateKernels:
         if (self.blas is None or not (A.flags.f_contiguous and B.flags.f_contiguous and C.flags.f_contiguous
                                       and C.flags.writeable) or A.dtype != np.float64 or B.dtype != np.float64
                 or C.dtype != np.float64 or B.shape[0] != k or C.shape != (m, n) or m == 0 or n == 0 or k == 0
-                or np.shares_memory(C, A) or np.shares_memory(C, B)):
+                or np.may_share_memory(C, A) or np.may_share_memory(C, B)):
             np.subtract(C, A @ B, out=C)
             return
         self.blas[0](_CBLAS_COL_MAJOR, _CBLAS_NO_TRANS, _CBLAS_NO_TRANS, m, n, k, -1.0, A.ctypes.data, m,
@@ -160,7 +161,7 @@ class UpdateKernels:
     def axpy(self, a: float, x: np.ndarray, y: np.ndarray) -> None:
         if (self.blas is None or x.shape != y.shape or not (x.flags.f_contiguous and y.flags.f_contiguous
                                                             and y.flags.writeable)
-                or x.dtype != np.float64 or y.dtype != np.float64 or y.size == 0 or np.shares_memory(x, y)):
+                or x.dtype != np.float64 or y.dtype != np.float64 or y.size == 0 or np.may_share_memory(x, y)):
             np.add(y, a * x, out=y)
             return
         self.blas[1](y.size, float(a), x.ctypes.data, 1, y.ctypes.data, 1)
@@ -190,13 +191,13 @@ def update_kernels() -> UpdateKernels:
                 axpy.restype = None
                 found = (gemm, axpy)
     kernels = UpdateKernels(found)
-    if found is not None and not _kernels_are_exact(kernels):
+    if found is not None and not kernels_are_exact(kernels):
         kernels = UpdateKernels(None)
     _KERNELS.append(kernels)
     return kernels
 
 
-def _kernels_are_exact(kernels: UpdateKernels) -> bool:
+def kernels_are_exact(kernels: UpdateKernels) -> bool:
     """Do the kernels' gemm_sub and axpy give exact integer results with partial sums near 2^52?"""
     g = np.random.default_rng(12345)
     k = 96
