@@ -129,7 +129,7 @@ MUTATE_PADIC := padic_rank_certificate bordered_hadamard_bound_sq schur_bound_sq
                 _largest_modulus _random_prime _rowsum_bound _complement _prod whole_below _absmax lift_threads
 # the BLAS runtime the certificate runs on (theorems/exact/blas_runtime.py): OpenBLAS's workers, the pool's count
 MUTATE_BLAS := park_blas_workers _end_workers _parking_is_safe _executor submit _ended _counted _ended_unrun \
-               _forget_pool_after_fork
+               _forget_pool_after_fork update_kernels kernels_are_exact
 ## mutation testing of the certified exact rank's decision paths (about 45 minutes on 2 free cores)
 mutmut-rank: venv
 	$(BIN)/python -m pip install --quiet 'mutmut>=3.8,<4'
@@ -139,7 +139,8 @@ mutmut-rank: venv
 	    'theorems.exact.certified_rank.xǁMatrixSourceǁ*__mutmut_*' \
 	    $(foreach f,$(MUTATE_PADIC),'theorems.exact.padic_rank.x_$(f)__mutmut_*') \
 	    $(foreach f,$(MUTATE_BLAS),'theorems.exact.blas_runtime.x_$(f)__mutmut_*') \
-	    'theorems.exact.blas_runtime.xǁsingle_threaded_blasǁ*__mutmut_*'
+	    'theorems.exact.blas_runtime.xǁsingle_threaded_blasǁ*__mutmut_*' \
+	    'theorems.exact.blas_runtime.xǁUpdateKernelsǁ*__mutmut_*'
 
 ## benchmarks (pytest-benchmark)
 bench: venv

@@ -37,7 +37,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 __all__ = ["openblas_libraries", "single_threaded_blas", "park_blas_workers", "submit", "lapack_dpstrf",
-           "lapack_pivoted_cholesky", "LIFT_POOL_PREFIX"]
+           "lapack_pivoted_cholesky", "LIFT_POOL_PREFIX", "update_kernels", "UpdateKernels", "kernels_are_exact"]
 
 
 def _openblas_controllers() -> list:
@@ -128,6 +128,91 @@ def lapack_pivoted_cholesky(S: np.ndarray, tol: float) -> list[int] | None:
     if info < 0:
         return None
     return (piv[:rank.value] - 1).tolist()  # LAPACK counts from 1
+
+
+# --- BLAS's in-place updates: C <- C - A B and y <- y + a x -------------------------------------------------------
+
+class UpdateKernels:
+    """``gemm_sub(A, B, C)``: C <- C - A B, and ``axpy(a, x, y)``: y <- y + a x, in place on float64 arrays.
+
+    With ``blas`` (OpenBLAS's ``cblas_dgemm`` with beta = 1 and ``cblas_daxpy``, through ctypes, which releases the
+    GIL): no temporary and no separate elementwise pass, for column-major (Fortran-contiguous) operands whose memory
+    cannot overlap C or y (``np.may_share_memory``: bounds only, a microsecond); other layouts, possibly overlapping
+    operands, and ``blas=None``, take numpy (a product or a scaled copy, then a subtraction). On
+    integers the result is exact whenever every partial sum of the terms (C's entry included) is an integer below
+    2^53, in any summation order (a classical dgemm, as :func:`~theorems.exact.padic_rank.blas_is_exact` checks for
+    numpy's products; :func:`update_kernels` checks these two calls the same way)."""
+
+    def __init__(self, blas=None):
+        self.blas = blas   # (dgemm, daxpy) ctypes functions, or None
+
+    def gemm_sub(self, A: np.ndarray, B: np.ndarray, C: np.ndarray) -> None:
+        m, k = A.shape
+        n = B.shape[1]
+        if (self.blas is None or not (A.flags.f_contiguous and B.flags.f_contiguous and C.flags.f_contiguous
+                                      and C.flags.writeable) or A.dtype != np.float64 or B.dtype != np.float64
+                or C.dtype != np.float64 or B.shape[0] != k or C.shape != (m, n) or m == 0 or n == 0 or k == 0
+                or np.may_share_memory(C, A) or np.may_share_memory(C, B)):
+            np.subtract(C, A @ B, out=C)
+            return
+        self.blas[0](_CBLAS_COL_MAJOR, _CBLAS_NO_TRANS, _CBLAS_NO_TRANS, m, n, k, -1.0, A.ctypes.data, m,
+                     B.ctypes.data, k, 1.0, C.ctypes.data, m)
+
+    def axpy(self, a: float, x: np.ndarray, y: np.ndarray) -> None:
+        if (self.blas is None or x.shape != y.shape or not (x.flags.f_contiguous and y.flags.f_contiguous
+                                                            and y.flags.writeable)
+                or x.dtype != np.float64 or y.dtype != np.float64 or y.size == 0 or np.may_share_memory(x, y)):
+            np.add(y, a * x, out=y)
+            return
+        self.blas[1](y.size, float(a), x.ctypes.data, 1, y.ctypes.data, 1)
+
+
+_CBLAS_COL_MAJOR, _CBLAS_NO_TRANS = 102, 111
+_KERNELS: list = []
+
+
+def update_kernels() -> UpdateKernels:
+    """The :class:`UpdateKernels` of this process: OpenBLAS's ``cblas_dgemm`` and ``cblas_daxpy`` (64-bit integers,
+    as numpy's scipy-openblas64 names them) when found and when they reproduce exact integer results near 2^53
+    (a product whose partial sums reach about 2^52 added to a matrix of such integers, checked against numpy's exact
+    int64 arithmetic, and an axpy of the same size), else numpy's. Looked up and checked once per process."""
+    if _KERNELS:
+        return _KERNELS[0]
+    found = None
+    for lib in openblas_libraries():
+        for prefix in ("scipy_", ""):
+            gemm, axpy = getattr(lib, prefix + "cblas_dgemm64_", None), getattr(lib, prefix + "cblas_daxpy64_", None)
+            if found is None and gemm is not None and axpy is not None:
+                i64, dbl, ptr = ctypes.c_int64, ctypes.c_double, ctypes.c_void_p
+                gemm.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, i64, i64, i64, dbl, ptr, i64, ptr, i64,
+                                 dbl, ptr, i64]
+                gemm.restype = None
+                axpy.argtypes = [i64, dbl, ptr, i64, ptr, i64]
+                axpy.restype = None
+                found = (gemm, axpy)
+    kernels = UpdateKernels(found)
+    if found is not None and not kernels_are_exact(kernels):
+        kernels = UpdateKernels(None)
+    _KERNELS.append(kernels)
+    return kernels
+
+
+def kernels_are_exact(kernels: UpdateKernels) -> bool:
+    """Do the kernels' gemm_sub and axpy give exact integer results with partial sums near 2^52?"""
+    g = np.random.default_rng(12345)
+    k = 96
+    bound = int((2 ** 51 / k) ** 0.5)
+    A = g.integers(-bound, bound + 1, size=(80, k))
+    B = g.integers(-bound, bound + 1, size=(k, 70))
+    C = g.integers(-2 ** 51, 2 ** 51, size=(80, 70))
+    A[0], B[:, 0], C[0, 0] = bound, bound, -2 ** 51  # one entry with partial sums up to about 2^52
+    Cf = np.asfortranarray(C.astype(np.float64))
+    kernels.gemm_sub(np.asfortranarray(A.astype(np.float64)), np.asfortranarray(B.astype(np.float64)), Cf)
+    x, y = g.integers(-2 ** 20, 2 ** 20, size=(80, 70)), g.integers(-2 ** 51, 2 ** 51, size=(80, 70))
+    yf = np.asfortranarray(y.astype(np.float64))
+    kernels.axpy(-float(2 ** 31 - 1), np.asfortranarray(x.astype(np.float64)), yf)
+    return bool(np.array_equal(Cf.astype(np.int64), C - A @ B)
+                and np.array_equal(yf.astype(np.int64), y - (2 ** 31 - 1) * x))
 
 
 # --- OpenBLAS's idle workers and the thread count -----------------------------------------------------------------

@@ -59,11 +59,28 @@ with the actual :math:`C` and :math:`E`, so that every product and partial sum i
 (:math:`x_b = \lfloor m/2\rfloor + 1`; :math:`Y`, :math:`T_b` fixed points of the recurrences).
 A classical ``dgemm`` (OpenBLAS, MKL: no Strassen-type algorithm) computes such products exactly in
 any summation order; :func:`blas_is_exact` checks this once per process against numpy's exact
-int64 product (the certificate is not used if it fails), and every step checks
-:math:`|x_k| \le x_b` and :math:`|y_{k+1}| \le Y`, so an integer that would leave the exact range
-stops the certificate instead of being rounded. An exact division is checked as
-:math:`fl(m\,\operatorname{rint}(D/m)) = D` with :math:`|D| < 2^{53}`, which holds only if
-:math:`m` divides :math:`D`.
+int64 product (the certificate is not used if it fails). The products subtract into their left-hand sides in
+place (:math:`C \leftarrow C - PX`: ``dgemm`` with :math:`\beta = 1`; :math:`v \leftarrow v + aw`: ``daxpy``;
+:func:`~theorems.exact.blas_runtime.update_kernels`, checked the same way), so a partial sum may include that
+entry too.
+
+No step tests a range: every bound holds by induction, and the step only computes. If :math:`|y_k| \le Y < 2^{53}`,
+then :math:`z = fl(y_k\,fl(1/m)) = (y_k/m)(1+\delta)` with :math:`|\delta| \le 2u + u^2` (:math:`u = 2^{-53}`),
+so :math:`m|z - y_k/m| \le (2u+u^2)Y < 2.001`; :math:`t_k = \operatorname{rint}(z)` has
+:math:`|t_k| \le Y/m + 1` and :math:`|x_k| = m|y_k/m - t_k| \le m/2 + 2.001`, so :math:`|x_k| \le x_b`
+(an integer); :math:`|mt_k| \le Y + x_b < 2^{53}`, so :math:`mt_k` and :math:`x_k = y_k - mt_k` are exact. Every
+partial sum of :math:`t_k - Ex_k` is at most :math:`|t_k| + x_b\max_i\sum_l|E_{il}| \le Y/m + 1 + e_s x_b \le Y`
+(:math:`Y \ge (e_s x_b + 1)\,m/(m-1)`, the fixed point), so :math:`y_{k+1}` is exact and
+:math:`|y_{k+1}| \le Y`; and :math:`|y_0| = |CB| \le c_s\max|B| \le Y`. Likewise :math:`|T_k| \le T_b` bounds
+every partial sum of :math:`T_k - M_{\bar IJ}x_k` by :math:`T_b + S_A x_b < 2^{53}`, and then
+:math:`|T_{k+1}| = |D|/m \le T_b` (:math:`T_b \ge S_A x_b/(m-1)`). The one check of a step is the exact
+division: with :math:`Q = \operatorname{rint}(fl(D\,fl(1/m)))`, :math:`D \leftarrow D - mQ` (``daxpy``) is 0
+exactly when :math:`mQ = D`: with a fused multiply-add it is the rounding of the integer :math:`D - mQ`, which is
+0 only if that is; without, it is :math:`D \ominus fl(mQ)`, 0 only if :math:`fl(mQ) = D`, and since
+:math:`|D| < 2^{53}` and rounding is monotone that forces :math:`|mQ| < 2^{53}`, so :math:`mQ` is exact and equal
+to :math:`D`. (The steps tested :math:`|x_k| \le x_b` and :math:`|y_{k+1}| \le Y` until 2026-12-06: four passes
+over the block per step that this argument makes redundant; the last :math:`y_K` is still compared with
+:math:`Y`, at no cost, as a check of the argument.)
 
 The pivots :math:`I, J` come from float pivoted Cholesky factorisations of Gram matrices
 (:func:`gram_pivots`: LAPACK's ``dpstrf`` from numpy's OpenBLAS when
@@ -75,13 +92,15 @@ tall orientation (columns :math:`\bar J` are the short side), in column blocks o
 which spin for about 0.1 s after numpy's last multi-threaded call, are ended when that is safe
 (:func:`~theorems.exact.blas_runtime.park_blas_workers`; the pool, the thread count and OpenBLAS's workers are
 :mod:`~theorems.exact.blas_runtime`'s). Before it, when ``LIFT_THREADS > 1``, the input is large
-(``n d r >= _THREAD_MIN_WORK``) and :math:`0 < r < \min(n, d)`, the two bounds (which need only the pivots) are
-computed by a pool thread while the calling thread computes :math:`C`: the same values as computed inline.
+(``n d r >= _THREAD_MIN_WORK``) and :math:`0 < r < \min(n, d)`, the Schur bound (which needs only the pivots) is
+computed by a pool thread while the calling thread computes :math:`C` and then Hadamard's bound: the same values as
+computed inline.
 
 On a 512 x 768 integer matrix of rank 300 (entries of a product of factors in [-9, 9]) the bound is
 about :math:`2^{3585}` and the modulus about :math:`2^{34}` (a random prime squared): 105 or 106 steps of
 a 300 x 300 x 212 and a 468 x 300 x 212 product (see ``benchmarks/test_bench_rank_deficient.py``). At about
-51 GFLOP/s per core (measured 2026-12-04, OpenBLAS's peak here) those products alone take 100 ms on two threads.
+51 GFLOP/s per core (measured 2026-12-04, OpenBLAS's peak here) those products alone take 100 ms on two threads;
+the rest of each step, seven passes over its block in place, about 10 % more (2026-12-06).
 
 Examples
 ========
@@ -105,7 +124,7 @@ from typing import overload
 import flint
 import numpy as np
 
-from .blas_runtime import lapack_dpstrf, lapack_pivoted_cholesky, single_threaded_blas, submit
+from .blas_runtime import lapack_dpstrf, lapack_pivoted_cholesky, single_threaded_blas, submit, update_kernels
 
 __all__ = ["PadicCertificate", "padic_rank_certificate", "complete_pivoting", "gram_pivots", "gram_pivots_beside",
            "pivots_beside_pay", "row_samples", "modp_pivots", "bordered_hadamard_bound_sq", "schur_bound_sq",
@@ -772,39 +791,41 @@ def _inverse_mod_power(A: np.ndarray, q: int, e: int) -> np.ndarray | None:
 
 def _lift_block(E: np.ndarray, MJ: np.ndarray, y: np.ndarray, T: np.ndarray, m: int, K: int, xb: int, yb: int,
                 stop: threading.Event | None = None):
-    """K lifting steps on one block of columns (see the module docstring); y and T are overwritten.
+    """K lifting steps on one block of columns (see the module docstring); y and T may be overwritten.
 
     Returns (k, why): k digits lifted; why None (all K), "minor" (the division of step k + 1 was not
-    exact: a bordering minor is not 0 mod m^(k+1)), "range" (an integer left its proved range) or "stopped"
-    (``stop`` was set before step k + 1: another block failed or the caller was interrupted).
+    exact: a bordering minor is not 0 mod m^(k+1)), "range" (the last y left its proved range |y| <= yb, which the
+    module docstring proves cannot happen: a check of that proof, not a step of it) or "stopped" (``stop`` was set
+    before step k + 1: another block failed or the caller was interrupted). ``xb`` is the proved bound on the digits
+    (the module docstring's x_b: no step tests it, the proof does).
+
+    Seven passes over the block per step besides the two products, in place (the products subtract into t and T
+    through BLAS, :class:`~theorems.exact.blas_runtime.UpdateKernels`): 97-110 ms against 116-120 ms for one of the
+    two blocks of the 512 x 768 rank-300 benchmark (CPU time of its thread, the products alone 93-95 ms, measured
+    2026-12-06 at load 5); the arithmetic and every integer are the same.
     """
+    kern = update_kernels()
+    E, MJ = np.asfortranarray(E, dtype=np.float64), np.asfortranarray(MJ, dtype=np.float64)
+    y, T = np.asfortranarray(y, dtype=np.float64), np.asfortranarray(T, dtype=np.float64)
     fm, inv_m = float(m), 1.0 / m
-    t, x, Ex = np.empty_like(y), np.empty_like(y), np.empty_like(y)  # the layout of y and T (column-major from _lift)
-    D, Q = np.empty_like(T), np.empty_like(T)
-    ne = np.empty_like(T, dtype=bool)
-    fxb, fyb = float(xb), float(yb)
+    t, Q = np.empty_like(y, order="F"), np.empty_like(T, order="F")
     for k in range(K):
         if stop is not None and stop.is_set():
             return k, "stopped"
         np.multiply(y, inv_m, out=t)
         np.rint(t, out=t)                            # t = rint(y / m)
-        np.multiply(t, fm, out=x)
-        np.subtract(y, x, out=x)                     # x = y - m t, exact: |m t| <= |y| + m < 2^53
-        if x.size and not (x.max() <= fxb and x.min() >= -fxb):
-            return k, "range"
-        np.matmul(E, x, out=Ex)                      # exact: row sums of |E| * xb < 2^53
-        np.matmul(MJ, x, out=D)                      # exact: row sums of |M| * xb < 2^53
-        np.subtract(t, Ex, out=y)                    # y_{k+1} = t - E x
-        if y.size and not (y.max() <= fyb and y.min() >= -fyb):
-            return k, "range"
-        np.subtract(T, D, out=D)                     # T - M x, exact: |.| <= Tb + SA xb < 2^53
-        np.multiply(D, inv_m, out=Q)
-        np.rint(Q, out=Q)
-        np.multiply(Q, fm, out=T)
-        np.not_equal(T, D, out=ne)
-        if ne.any():                                 # not divisible by m
+        kern.axpy(-fm, t, y)                         # y <- x = y - m t, exact: |m t| <= |y| + xb < 2^53, |x| <= xb
+        kern.gemm_sub(E, y, t)                       # t <- y_{k+1} = t - E x, exact: every partial sum <= Y < 2^53
+        kern.gemm_sub(MJ, y, T)                      # T <- D = T - M x, exact: every partial sum <= Tb + SA xb
+        np.multiply(T, inv_m, out=Q)
+        np.rint(Q, out=Q)                            # Q = rint(D / m)
+        kern.axpy(-fm, Q, T)                         # T <- D - m Q: 0 exactly when m Q = D (the module docstring)
+        if T.any():                                  # not divisible by m
             return k, "minor"
         T, Q = Q, T                                  # T_{k+1} = (T_k - M x) / m exactly
+        y, t = t, y                                  # y_{k+1}; the old y (now x) is the next step's t
+    if y.size and not absmax(y) <= float(yb):
+        return K, "range"
     return K, None
 
 
@@ -824,6 +845,7 @@ def _lift(E, MJ, y, T, m, K, xb, yb):
     measured 2026-12-04); the arithmetic is the same."""
     r, c = y.shape
     nt = lift_threads(r + MJ.shape[0], r, c)
+    update_kernels()                         # found and checked once per process, here rather than in two threads
     E, MJ = np.asfortranarray(E), np.asfortranarray(MJ)
     with single_threaded_blas():
         if nt == 1:
@@ -831,10 +853,11 @@ def _lift(E, MJ, y, T, m, K, xb, yb):
         cuts = np.linspace(0, c, nt + 1).astype(int)
         stop = threading.Event()
         futs: list = []
+        # every block's copies are made before the first block starts (not beside it): the blocks start together
+        parts = [(np.array(y[:, a:b], order="F"), np.array(T[:, a:b], order="F")) for a, b in zip(cuts[:-1], cuts[1:])]
         try:
-            for a, b in zip(cuts[:-1], cuts[1:]):
-                futs.append(submit(nt, _lift_block, E, MJ, np.array(y[:, a:b], order="F"),
-                                   np.array(T[:, a:b], order="F"), m, K, xb, yb, stop))
+            for yp, Tp in parts:
+                futs.append(submit(nt, _lift_block, E, MJ, yp, Tp, m, K, xb, yb, stop))
             for f in as_completed(futs):
                 f.result()                   # the first block to fail, whichever it is: raised at once
             res = [f.result() for f in futs]
@@ -931,7 +954,9 @@ def _padic_rank_certificate(Z, rows, cols, prime, rng) -> PadicCertificate | Non
     # thread computes the inverse mod m (at 512 x 768, rank 300, about 12 ms that would otherwise be waited for);
     # small inputs compute them inline, after the inverse, as before. Every return below waits for the job first
     # (try / finally): none leaves work running, nor BLAS calls after single_threaded_blas has ended.
-    bounds = (submit(LIFT_THREADS, _bordering_bounds_sq, Z, rows, cols)
+    # (the pool thread computes the Schur bound, the longer of the two: 19 ms against the inverse's 15 ms at 512 x
+    # 768, rank 300, CPU time, 2026-12-06; Hadamard's, 3.6 ms, is computed here after the inverse, while it runs)
+    bounds = (submit(LIFT_THREADS, schur_bound_sq, Z, rows, cols)
               if LIFT_THREADS > 1 and 0 < r < min(n, d) and n * d * r >= _THREAD_MIN_WORK else None)
     try:
         tall = n >= d
@@ -1000,7 +1025,8 @@ def _padic_rank_certificate(Z, rows, cols, prime, rng) -> PadicCertificate | Non
             cert.upper = r
             cert.note = f"an r x r minor is invertible mod {q}^{e} (C A = I checked) and r = min(n, d)"
             return cert
-        H2, S2 = bounds.result() if bounds is not None else _bordering_bounds_sq(Z, rows, cols)
+        H2, S2 = ((bordered_hadamard_bound_sq(Z, rows, cols), bounds.result()) if bounds is not None
+                  else _bordering_bounds_sq(Z, rows, cols))
         cert.hadamard_bits = H2.bit_length() / 2
         bound2, cert.bound = (S2, "Schur") if S2 is not None and S2 < H2 else (H2, "Hadamard")
         cert.bound_bits = bound2.bit_length() / 2
