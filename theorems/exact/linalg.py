@@ -28,7 +28,7 @@ from sympy import Matrix, Rational
 from sympy.polys.matrices import DomainMatrix
 
 __all__ = ["identically_zero", "all_identically_zero", "to_fmpq", "to_fmpq_mat", "rank", "ones", "affine_rank",
-           "in_colspace",
+           "in_colspace", "rank_of_fmpq", "rank_of_product",
            "in_rowspace", "centring_projector", "nullspace", "left_kernel", "rational_sqrt", "is_rational_square",
            "nonzero_minor"]
 
@@ -76,11 +76,51 @@ def to_fmpq_mat(M: Matrix, transpose: bool = False) -> flint.fmpq_mat:
 
 
 def rank(M: Matrix) -> int:
-    """Exact rank over Q (FLINT, tall orientation)."""
+    """Exact rank over Q (FLINT: :func:`rank_of_fmpq`)."""
     r, c = M.shape
     if r == 0 or c == 0:
         return 0
-    return int(to_fmpq_mat(M, transpose=r < c).rank())
+    return rank_of_fmpq(to_fmpq_mat(M, transpose=r < c))
+
+
+def rank_of_fmpq(F: flint.fmpq_mat, upper: int | None = None) -> int:
+    """Exact rank over Q of a python-flint ``fmpq_mat``.
+
+    Full rank is shown modulo the prime p = 2^61 - 1: with Z = den F an integer matrix (one common denominator),
+    a minor of Z that is non-zero mod p is a non-zero integer, so rank_Q F = rank_Q Z >= rank_p Z, and rank_p Z =
+    min(shape) proves full rank (milliseconds at 128 x 384, where FLINT's fraction-free rank of a float64 site matrix
+    takes 2-3 s). ``upper``: a bound rank F <= upper that the caller has proved (e.g. min(rank A, rank B) for F = A B);
+    rank_p Z = upper then proves rank F = upper. Otherwise the rank is FLINT's fraction-free rank on the tall
+    orientation (faster there).
+
+    >>> rank_of_fmpq(flint.fmpq_mat(2, 3, [1, 2, 3, 2, 4, 6])), rank_of_fmpq(flint.fmpq_mat(2, 2, [1, 0, 0, 3]))
+    (1, 2)
+    """
+    r, c = F.nrows(), F.ncols()
+    if r == 0 or c == 0:
+        return 0
+    bound = min(r, c) if upper is None else min(r, c, upper)
+    Z, _ = F.numer_denom()
+    if flint.nmod_mat(Z, _MINOR_PRIME).rank() == bound:
+        return bound
+    return int((F if r >= c else F.transpose()).rank())
+
+
+def rank_of_product(A: Matrix, B: Matrix) -> int:
+    """Exact rank over Q of the product A B of two rational sympy matrices, multiplied in FLINT (a sympy product of
+    a 128 x 32 by a 32 x 384 float64 site matrix takes about 7.5 s; FLINT's 0.06 s); rank A B <= min(rank A, rank B)
+    is the bound :func:`rank_of_fmpq` meets modulo p where it can.
+
+    >>> from sympy import Matrix
+    >>> rank_of_product(Matrix([[1, 2], [2, 4]]), Matrix([[1, 0, 1], [0, 1, 1]]))
+    1
+    """
+    if A.shape[1] != B.shape[0]:
+        raise ValueError(f"rank_of_product: {A.shape[0]} x {A.shape[1]} times {B.shape[0]} x {B.shape[1]}")
+    if 0 in (A.shape[0], A.shape[1], B.shape[1]):
+        return 0
+    FA, FB = to_fmpq_mat(A), to_fmpq_mat(B)
+    return rank_of_fmpq(FA * FB, upper=min(rank_of_fmpq(FA), rank_of_fmpq(FB)))  # rank AB <= min(rank A, rank B)
 
 
 #: the prime of the modular pivot search in :func:`nonzero_minor` (a Mersenne prime, as in the certified ranks)

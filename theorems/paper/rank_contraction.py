@@ -31,7 +31,7 @@ from ..exact import transformer as tf
 from ..exact.attention import exact_head, exact_softmax, head_terms
 from ..exact.input import BadInput, exact_matrix
 from ..exact.instances import Shape, random_int_matrix, regime_of
-from ..exact.linalg import nonzero_minor, rank
+from ..exact.linalg import nonzero_minor, rank, rank_of_product
 from ..exact.qinterval import box, mat_mul, minor_certificate, softmax_log2_rows, transpose
 from ..exact.reader import SYMPY_MAX_ENTRIES
 from ..framework import (
@@ -1144,7 +1144,7 @@ claim(
 
 
 def wo_preserves_rank(Y: Matrix, WO: Matrix) -> bool:
-    return rank(Y * WO) == rank(Y)
+    return rank_of_product(Y, WO) == rank(Y)
 
 
 def _generic_wo_rows(ctx):
@@ -1177,7 +1177,7 @@ GENERIC_WO = Pool(rows=_generic_wo_rows, arithmetic="exact over QQ (python-flint
     takes=("X", "W_O"), build=_y_wo_from_user, arithmetic="exact over QQ (python-flint)", sites=("head-output",),
     note="--X is Y (one head's output, n x d_k)",
     explain=lambda v, name: f"rank Y = {rank(v['Y'])}, rank W_O = {rank(v['W_O'])} (d_k = {v['W_O'].shape[0]}), "
-                            f"rank(Y W_O) = {rank(v['Y'] * v['W_O'])}"))
+                            f"rank(Y W_O) = {rank_of_product(v['Y'], v['W_O'])}"))
 
 
 def _step_right_inverse() -> bool:
