@@ -46,7 +46,7 @@ from theorems.framework import (
 )
 from theorems.framework.memo import process_cache
 from theorems.paper import rank_contraction as RC_PAPER
-from theorems.paper.rank_contraction import alpha_exact
+from theorems.paper.rank_contraction import alpha_of_factors
 
 __all__ = ["certified_ranks", "alpha", "alpha_mha", "alignment", "spearman", "head_with_alpha", "input_of_rank",
            "CERTIFIED_SHAPES", "certified_shapes", "iv_evidence", "prop63_evidence", "attention_rank_literal",
@@ -466,7 +466,7 @@ def _sum_dims_drop(v) -> Decided:
 
 
 def _alphas(v) -> list:
-    return [alpha_exact((M[0].sympy() * M[1].sympy().T).tolist()) for M in v["weights"].heads]
+    return [alpha_of_factors(M[0].sympy(), M[1].sympy()) for M in v["weights"].heads]  # = alpha_exact(W_Q W_K^T)
 
 
 def _directional(v) -> Decided:
