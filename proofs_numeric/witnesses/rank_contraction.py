@@ -31,7 +31,7 @@ from theorems.exact import transformer as T
 from theorems.exact.certified_rank import certified_rank
 from theorems.exact.input import BadInput, exact_matrix
 from theorems.exact.instances import Shape
-from theorems.exact.linalg import rank
+from theorems.exact.linalg import rank, rank_of_product
 from theorems.framework import (
     CheckContext,
     Decided,
@@ -527,7 +527,7 @@ def _wv_generic_rank(v) -> Decided:
     """rank(X W_V) = min(rank X, d_k)"""
     X = exact_matrix(v["X"].rows())
     W_V = exact_matrix(v["weights"].heads[0][2].rows(), "W_V")
-    r, m = rank(X * W_V), min(v["c"]["rank_X"], v["d_k"])
+    r, m = rank_of_product(X, W_V), min(v["c"]["rank_X"], v["d_k"])
     return Decided(r == m, f"exact: rank(X W_V) = {r}, min(rank X, d_k) = {m} (the first head; W_V as the float64 "
                            "values it holds)")
 

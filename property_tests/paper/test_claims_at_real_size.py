@@ -37,3 +37,25 @@ def test_alpha_of_factors_extremes():
     assert alpha_of_factors(Q2, K2) == 1
     assert alpha_of_factors(Q2, Q2) == 0
     assert alpha_of_factors(sympy.zeros(3, 2), Q2.col_join(sympy.zeros(1, 2))) == 0
+
+
+def test_residual_update_claims_take_a_site_sized_instance(tmp_path, capsys):
+    """A 128 x 384 X and Delta (49,152 entries, beyond SYMPY_MAX_ENTRIES = 40,000: a MiniLM residual-update site at 128
+    tokens) are decided, not refused by size: these forms only add, join and rank (RANK_MAX_ENTRIES). Red when the
+    forms read their matrices with the sympy limit again."""
+    import numpy as np
+
+    from proofs_numeric.cli import main
+    from theorems.exact.reader import RANK_MAX_ENTRIES, SYMPY_MAX_ENTRIES
+    assert SYMPY_MAX_ENTRIES < 128 * 384 <= RANK_MAX_ENTRIES
+    rng = np.random.default_rng(59)
+    X, D = tmp_path / "X.npy", tmp_path / "D.npy"
+    np.save(X, rng.standard_normal((128, 384)))
+    np.save(D, rng.standard_normal((128, 384)))
+    code = main(["check", "RRO.only-increase", "--reading", "literal", "--X", str(X), "--Delta", str(D)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "MAX_ENTRIES" not in out + err
+    # the conclusion decided exactly (rank(X + Delta) = 128 = rank X, met modulo p: full rank); genericity is not a
+    # property of one instance, so the instance's answer is undecided on that hypothesis, as for any size
+    assert "conclusion «rank(X + Delta) >= rank X»: holds" in out and "rank(X + Delta) = 128" in out

@@ -106,21 +106,27 @@ def rank_of_fmpq(F: flint.fmpq_mat, upper: int | None = None) -> int:
     return int((F if r >= c else F.transpose()).rank())
 
 
-def rank_of_product(A: Matrix, B: Matrix) -> int:
-    """Exact rank over Q of the product A B of two rational sympy matrices, multiplied in FLINT (a sympy product of
-    a 128 x 32 by a 32 x 384 float64 site matrix takes about 7.5 s; FLINT's 0.06 s); rank A B <= min(rank A, rank B)
-    is the bound :func:`rank_of_fmpq` meets modulo p where it can.
+def rank_of_product(*factors: Matrix) -> int:
+    """Exact rank over Q of the product of rational sympy matrices (two or more), multiplied in FLINT (a sympy product
+    of a 128 x 32 by a 32 x 384 float64 site matrix takes about 7.5 s; FLINT's 0.06 s); rank(A B ...) <= the least
+    rank of a factor is the bound :func:`rank_of_fmpq` meets modulo p where it can.
 
     >>> from sympy import Matrix
     >>> rank_of_product(Matrix([[1, 2], [2, 4]]), Matrix([[1, 0, 1], [0, 1, 1]]))
     1
     """
-    if A.shape[1] != B.shape[0]:
-        raise ValueError(f"rank_of_product: {A.shape[0]} x {A.shape[1]} times {B.shape[0]} x {B.shape[1]}")
-    if 0 in (A.shape[0], A.shape[1], B.shape[1]):
+    if len(factors) < 2:
+        raise ValueError("rank_of_product: give two or more factors")
+    for A, B in zip(factors, factors[1:]):
+        if A.shape[1] != B.shape[0]:
+            raise ValueError(f"rank_of_product: {A.shape[0]} x {A.shape[1]} times {B.shape[0]} x {B.shape[1]}")
+    if 0 in (factors[0].shape[0], factors[-1].shape[1]) or any(0 in F.shape for F in factors):
         return 0
-    FA, FB = to_fmpq_mat(A), to_fmpq_mat(B)
-    return rank_of_fmpq(FA * FB, upper=min(rank_of_fmpq(FA), rank_of_fmpq(FB)))  # rank AB <= min(rank A, rank B)
+    fs = [to_fmpq_mat(F) for F in factors]
+    P = fs[0]
+    for F in fs[1:]:
+        P = P * F
+    return rank_of_fmpq(P, upper=min(rank_of_fmpq(F) for F in fs))  # rank(A B ...) <= the least rank of a factor
 
 
 #: the prime of the modular pivot search in :func:`nonzero_minor` (a Mersenne prime, as in the certified ranks)
