@@ -70,7 +70,8 @@ def add_model_arguments(c) -> None:
                         "layers (arb) of inputs of at most 64 tokens, or through layer 0 (midpoint-radius float64) of "
                         "inputs up to 128 tokens (default 2; 0: none)")
     g.add_argument("--progress", choices=["auto", "bar", "lines"], default="auto",
-                   help="a progress bar (default on a terminal) or one line per finished checkpoint")
+                   help="a progress bar (default on a terminal) or plain lines: the task count at the start, "
+                        "progress at most every 10 s, one line per finished checkpoint")
     g.add_argument("--plot", metavar="PATH", help="draw the run across its checkpoints (.png, .svg or .pdf): per "
                    "reading the share of sites in each outcome, per checkpoint in the natural order of their names "
                    "(checkpoint-2 before checkpoint-10), and the attention update's ||Delta||/||X|| per layer where "

@@ -348,14 +348,23 @@ def _keys_of(label, input_name, plan) -> set:
     return {(label, input_name, sid, cid, key, level) for sid, _, level, items in plan for cid, key in items}
 
 
+#: without a bar, a ``progress:`` line at the start and then at most every this many seconds (a task finishing)
+PROGRESS_EVERY = 10.0
+
+
 class _Progress:
-    """A bar on a terminal (tasks done / total, ETA), else one plain line per finished checkpoint."""
+    """A bar on a terminal (tasks done / total, ETA), else plain lines: one at the start (how many site tasks), one
+    at most every :data:`PROGRESS_EVERY` seconds as tasks finish (done / total, elapsed, the time left at the mean
+    rate so far), and one per finished checkpoint."""
 
     def __init__(self, total: int, on: bool | None, stream=None):
         self.stream = stream or sys.stderr
         self.bar = self.stream.isatty() if on is None else on
         self.total, self.done = total, 0
         self._p = None
+        self.t0 = self._last = time.perf_counter()
+        if not self.bar and total:
+            self.line(f"progress: {total} site tasks to run (a line at most every {PROGRESS_EVERY:g} s)")
         if self.bar and total:
             # lazy: rich only when a progress bar is drawn (a terminal, or --progress bar)
             from rich.console import Console
@@ -369,6 +378,15 @@ class _Progress:
         self.done += 1
         if self._p is not None:
             self._p.advance(self._task)
+            return
+        now = time.perf_counter()
+        if self.bar or self.done >= self.total or now - self._last < PROGRESS_EVERY:
+            return
+        self._last = now
+        took = now - self.t0
+        left = took / self.done * (self.total - self.done)
+        self.line(f"progress: {self.done}/{self.total} site tasks done in {took:.0f} s, about {left:.0f} s left "
+                  "at the rate so far")
 
     def line(self, text: str) -> None:
         if self._p is not None:

@@ -19,6 +19,7 @@ True
 """
 from __future__ import annotations
 
+import flint
 import mpmath
 import numpy as np
 import sympy
@@ -27,7 +28,7 @@ from proofs_numeric.core.certify import PrecisionExhausted
 from proofs_numeric.core.transformer import workdps
 from proofs_numeric.witnesses.rank_contraction import user_heads_instance
 from theorems.exact.input import exact_matrix
-from theorems.exact.linalg import rank
+from theorems.exact.linalg import rank, rank_of_product, to_fmpq_mat
 from theorems.framework import CheckContext, Decided, Evidence, InstanceForm, float_statistic
 
 __all__ = ["witness", "w_o_with_condition", "PrecisionExhausted", "RECOVERY_BOUND_SLACK", "EVIDENCE", "INSTANCE_FORMS"]
@@ -105,6 +106,12 @@ EVIDENCE = {("HC.main", "corrected"): [_recovery_bound]}
 
 # --- HC.distinct-from-rank-collapse on a user's X and weights: which of its two existentials the instance witnesses
 
+
+def _product_is_zero(Q, K) -> bool:
+    """W_Q W_K^T = 0, exactly (the d x d product in FLINT: a MiniLM head's in sympy took seconds)."""
+    return to_fmpq_mat(Q) * to_fmpq_mat(K, transpose=True) == flint.fmpq_mat(Q.shape[0], K.shape[0])
+
+
 def _rank_mha_exact(v):
     """rank MHA(X) exactly when attention averages identical rows: every head's scores vanish (A = J/n) or X has
     identical rows (A X = X); else None."""
@@ -112,7 +119,7 @@ def _rank_mha_exact(v):
     n = X.shape[0]
     heads = [[exact_matrix(M.rows(), name) for M, name in zip(h, ("W_Q", "W_K", "W_V", "W_O"))]
              for h in v["weights"].heads]
-    uniform = all((Q * K.T).is_zero_matrix for Q, K, _V, _O in heads)
+    uniform = all(_product_is_zero(Q, K) for Q, K, _V, _O in heads)
     identical = all(X.row(i) == X.row(0) for i in range(n))
     if not (uniform or identical):
         return None
@@ -120,7 +127,7 @@ def _rank_mha_exact(v):
     AX = X if identical else sympy.ones(n, n) / n * X
     why = "X has identical rows, so A X = X for every head" if identical else \
         "every head's W_Q W_K^T = 0, so A = J/n"
-    return rank(AX * W), f"exact over Q ({why}: MHA(X) = A X sum_h W_V^h W_O^h)"
+    return rank_of_product(AX, W), f"exact over Q ({why}: MHA(X) = A X sum_h W_V^h W_O^h)"
 
 
 def _two_parts(v) -> Decided:

@@ -31,7 +31,7 @@ from theorems.exact import transformer as T
 from theorems.exact.certified_rank import certified_rank
 from theorems.exact.input import BadInput, exact_matrix
 from theorems.exact.instances import Shape
-from theorems.exact.linalg import rank
+from theorems.exact.linalg import rank, rank_of_product
 from theorems.framework import (
     CheckContext,
     Decided,
@@ -46,7 +46,7 @@ from theorems.framework import (
 )
 from theorems.framework.memo import process_cache
 from theorems.paper import rank_contraction as RC_PAPER
-from theorems.paper.rank_contraction import alpha_exact
+from theorems.paper.rank_contraction import alpha_of_factors
 
 __all__ = ["certified_ranks", "alpha", "alpha_mha", "alignment", "spearman", "head_with_alpha", "input_of_rank",
            "CERTIFIED_SHAPES", "certified_shapes", "iv_evidence", "prop63_evidence", "attention_rank_literal",
@@ -489,7 +489,7 @@ def _sum_dims_drop(v) -> Decided:
 
 
 def _alphas(v) -> list:
-    return [alpha_exact((M[0].sympy() * M[1].sympy().T).tolist()) for M in v["weights"].heads]
+    return [alpha_of_factors(M[0].sympy(), M[1].sympy()) for M in v["weights"].heads]  # = alpha_exact(W_Q W_K^T)
 
 
 def _directional(v) -> Decided:
@@ -550,7 +550,7 @@ def _wv_generic_rank(v) -> Decided:
     """rank(X W_V) = min(rank X, d_k)"""
     X = exact_matrix(v["X"].rows())
     W_V = exact_matrix(v["weights"].heads[0][2].rows(), "W_V")
-    r, m = rank(X * W_V), min(v["c"]["rank_X"], v["d_k"])
+    r, m = rank_of_product(X, W_V), min(v["c"]["rank_X"], v["d_k"])
     return Decided(r == m, f"exact: rank(X W_V) = {r}, min(rank X, d_k) = {m} (the first head; W_V as the float64 "
                            "values it holds)")
 

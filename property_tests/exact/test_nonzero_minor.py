@@ -60,3 +60,29 @@ def test_nonzero_minor_on_a_wide_dyadic_site_matrix():
     rows, cols, value = nonzero_minor(M, 12)
     assert rows == list(range(12)) and 5 not in cols and cols[:5] == [0, 1, 2, 3, 4]
     assert value == M.extract(rows, cols).det()
+
+
+# --- rank_of_fmpq / rank_of_product: full rank (or a proved upper bound) met modulo p, else the exact rank ---------
+# Planted bugs that turn these red (run by hand): the bound returned without the check modulo p (``return bound``
+# before the test): test_rank_of_product_is_the_exact_rank_of_the_product; the fallback removed (``return
+# flint.nmod_mat(Z, P).rank()``): test_rank_of_fmpq_falls_back_to_q_when_p_divides_every_full_minor.
+
+def _exact_rank(M) -> int:
+    return int(sympy.Matrix(M).rank(iszerofunc=lambda e: e == 0)) if M.shape[0] and M.shape[1] else 0
+
+
+@settings(max_examples=120)
+@given(low_rank_rationals(), low_rank_rationals())
+def test_rank_of_product_is_the_exact_rank_of_the_product(A, B):
+    from theorems.exact.linalg import rank_of_product
+    B = B[:, :] if B.shape[0] == A.shape[1] else sympy.Matrix(A.shape[1], B.shape[1], lambda i, j: B[i % B.shape[0], j])
+    assert rank_of_product(A, B) == _exact_rank(A * B) == rank(A * B)
+
+
+def test_rank_of_fmpq_falls_back_to_q_when_p_divides_every_full_minor():
+    import flint
+
+    from theorems.exact.linalg import rank_of_fmpq
+    F = flint.fmpq_mat(2, 3, [P, 0, 0, 0, P, 2 * P])  # rank 2 over Q, 0 modulo p
+    assert rank_of_fmpq(F) == 2
+    assert rank_of_fmpq(flint.fmpq_mat(3, 2, [flint.fmpq(P, 3), 0, 0, 1, 0, 0])) == 2

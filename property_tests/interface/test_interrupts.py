@@ -120,7 +120,8 @@ def _the_line(err: str, out) -> tuple[int, str]:
     lines = [ln for ln in err.splitlines() if ln.strip()]
     said = [ln for ln in lines if "interrupted" in ln]
     assert len(said) == 1 and lines[-1] == said[0], err
-    assert all(" records (" in ln for ln in lines[:-1]), err  # "<checkpoint>: N records (...) in T s"
+    # "<checkpoint>: N records (...) in T s", or a "progress: ..." line (the run's start, then at most every 10 s)
+    assert all(" records (" in ln or ln.startswith("progress: ") for ln in lines[:-1]), err
     head, _, command = said[0].partition("; continue with: ")
     count = int(head.rsplit(": ", 1)[1].split()[0])
     assert head.endswith(f"records in {out}")

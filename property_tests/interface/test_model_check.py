@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 
 import numpy as np
@@ -422,12 +423,20 @@ def test_model_check_corrupted_shard_is_a_named_error_and_the_others_run(tiny, t
     assert {r["checkpoint"] for r in _records(p)} == {str(tiny["bert"])}
 
 
-def test_model_check_progress_lines_when_piped(tiny, tmp_path, capsys):
+def test_model_check_progress_lines_when_piped(tiny, tmp_path, capsys, monkeypatch):
+    """Without a terminal: a line at once with the task count (a long run is never silent from its start), then
+    progress lines as tasks finish (here every task: PROGRESS_EVERY = 0), and one line per finished checkpoint."""
+    monkeypatch.setattr(MC, "PROGRESS_EVERY", 0.0)
     code, _, err = _run(capsys, "check", "RN.main", "--model", str(tiny["bert"]), str(tiny["gpt2"]), "--length", "4",
                         "--workers", "1", "--progress", "lines", "--network-layers", "0")
     assert code == 0
     lines = [ln for ln in err.splitlines() if " records (" in ln]
     assert len(lines) == 2 and all(" in " in ln for ln in lines)
+    said = [ln for ln in err.splitlines() if ln.startswith("progress: ")]
+    total = int(re.match(r"progress: (\d+) site tasks to run", said[0]).group(1))
+    steps = [tuple(map(int, re.match(r"progress: (\d+)/(\d+) site tasks done in", ln).groups())) for ln in said[1:]]
+    assert total > 1 and steps and all(t == total and 0 < k < total for k, t in steps), err
+    assert [k for k, _ in steps] == sorted(k for k, _ in steps)
 
 
 def test_model_check_unreachable_scheduler_is_a_usage_error_and_writes_nothing(tiny, tmp_path, capsys, monkeypatch):

@@ -28,7 +28,7 @@ from sympy import Matrix, Rational
 from sympy.polys.matrices import DomainMatrix
 
 __all__ = ["identically_zero", "all_identically_zero", "to_fmpq", "to_fmpq_mat", "rank", "ones", "affine_rank",
-           "in_colspace",
+           "in_colspace", "rank_of_fmpq", "rank_of_product",
            "in_rowspace", "centring_projector", "nullspace", "left_kernel", "rational_sqrt", "is_rational_square",
            "nonzero_minor"]
 
@@ -76,11 +76,57 @@ def to_fmpq_mat(M: Matrix, transpose: bool = False) -> flint.fmpq_mat:
 
 
 def rank(M: Matrix) -> int:
-    """Exact rank over Q (FLINT, tall orientation)."""
+    """Exact rank over Q (FLINT: :func:`rank_of_fmpq`)."""
     r, c = M.shape
     if r == 0 or c == 0:
         return 0
-    return int(to_fmpq_mat(M, transpose=r < c).rank())
+    return rank_of_fmpq(to_fmpq_mat(M, transpose=r < c))
+
+
+def rank_of_fmpq(F: flint.fmpq_mat, upper: int | None = None) -> int:
+    """Exact rank over Q of a python-flint ``fmpq_mat``.
+
+    Full rank is shown modulo the prime p = 2^61 - 1: with Z = den F an integer matrix (one common denominator),
+    a minor of Z that is non-zero mod p is a non-zero integer, so rank_Q F = rank_Q Z >= rank_p Z, and rank_p Z =
+    min(shape) proves full rank (milliseconds at 128 x 384, where FLINT's fraction-free rank of a float64 site matrix
+    takes 2-3 s). ``upper``: a bound rank F <= upper that the caller has proved (e.g. min(rank A, rank B) for F = A B);
+    rank_p Z = upper then proves rank F = upper. Otherwise the rank is FLINT's fraction-free rank on the tall
+    orientation (faster there).
+
+    >>> rank_of_fmpq(flint.fmpq_mat(2, 3, [1, 2, 3, 2, 4, 6])), rank_of_fmpq(flint.fmpq_mat(2, 2, [1, 0, 0, 3]))
+    (1, 2)
+    """
+    r, c = F.nrows(), F.ncols()
+    if r == 0 or c == 0:
+        return 0
+    bound = min(r, c) if upper is None else min(r, c, upper)
+    Z, _ = F.numer_denom()
+    if flint.nmod_mat(Z, _MINOR_PRIME).rank() == bound:
+        return bound
+    return int((F if r >= c else F.transpose()).rank())
+
+
+def rank_of_product(*factors: Matrix) -> int:
+    """Exact rank over Q of the product of rational sympy matrices (two or more), multiplied in FLINT (a sympy product
+    of a 128 x 32 by a 32 x 384 float64 site matrix takes about 7.5 s; FLINT's 0.06 s); rank(A B ...) <= the least
+    rank of a factor is the bound :func:`rank_of_fmpq` meets modulo p where it can.
+
+    >>> from sympy import Matrix
+    >>> rank_of_product(Matrix([[1, 2], [2, 4]]), Matrix([[1, 0, 1], [0, 1, 1]]))
+    1
+    """
+    if len(factors) < 2:
+        raise ValueError("rank_of_product: give two or more factors")
+    for A, B in zip(factors, factors[1:]):
+        if A.shape[1] != B.shape[0]:
+            raise ValueError(f"rank_of_product: {A.shape[0]} x {A.shape[1]} times {B.shape[0]} x {B.shape[1]}")
+    if 0 in (factors[0].shape[0], factors[-1].shape[1]) or any(0 in F.shape for F in factors):
+        return 0
+    fs = [to_fmpq_mat(F) for F in factors]
+    P = fs[0]
+    for F in fs[1:]:
+        P = P * F
+    return rank_of_fmpq(P, upper=min(rank_of_fmpq(F) for F in fs))  # rank(A B ...) <= the least rank of a factor
 
 
 #: the prime of the modular pivot search in :func:`nonzero_minor` (a Mersenne prime, as in the certified ranks)

@@ -55,10 +55,15 @@ from .input import BadInput, check_literal, classify_array, env_int, exact_numbe
 
 __all__ = ["READER_LIMITS", "ExactMatrix", "ExactVector", "ExactWeights", "UserInput", "read_matrix", "read_vector",
            "read_weights", "gaussian_weights", "matrix_from", "INPUT_NAMES", "input_flag", "SYMPY_MAX_ENTRIES",
+           "RANK_MAX_ENTRIES",
            "read_stochastic", "ROW_STOCHASTIC"]
 
 #: an adapter that computes on sympy matrices takes inputs up to this many entries (larger: a named refusal)
 SYMPY_MAX_ENTRIES = 40_000
+#: an adapter whose sympy matrices are only added, joined and ranked (ranks, minors and determinants in FLINT, full
+#: rank met modulo 2^61 - 1: :func:`theorems.exact.linalg.rank_of_fmpq`) takes inputs up to this many entries: a
+#: 512 x 768 site matrix (393,216) and BERT-base's 128 x 768 pass; a float64 entry held exactly costs about 100 bytes
+RANK_MAX_ENTRIES = 1_000_000
 
 #: name -> (value, what it bounds); each can be changed with the environment variable COLLAPSE_VERIFY_<NAME>
 READER_LIMITS = {
@@ -179,8 +184,10 @@ class ExactMatrix:
     def sympy(self, limit: int | None = None, who: str = "") -> sympy.Matrix:
         """The values as a sympy Matrix of Rationals (``limit``: refuse larger inputs by name)."""
         if limit is not None and self.shape[0] * self.shape[1] > limit:
+            name = "SYMPY_MAX_ENTRIES" if limit == SYMPY_MAX_ENTRIES else \
+                "RANK_MAX_ENTRIES, about 100 bytes an entry" if limit == RANK_MAX_ENTRIES else "its limit"
             raise BadInput(f"{who + ' computes' if who else 'this claim computes'} in sympy on inputs up to {limit} "
-                           f"entries (SYMPY_MAX_ENTRIES); {self.name} has {self.shape[0]} x {self.shape[1]}")
+                           f"entries ({name}); {self.name} has {self.shape[0]} x {self.shape[1]}")
         if isinstance(self.data, np.ndarray) and self.data.dtype.kind == "f":
             # a float array straight into the domain's own elements (each value's exact ratio, already in lowest
             # terms), kept sparse as sympy keeps it: no Fraction per entry as rows() builds (22 -> 5.5 ms at

@@ -24,6 +24,7 @@ import itertools
 import random
 from dataclasses import replace
 
+import flint
 import sympy
 from sympy import Matrix, Rational, eye, symbols, zeros
 
@@ -31,9 +32,9 @@ from ..exact import transformer as tf
 from ..exact.attention import exact_head, exact_softmax, head_terms
 from ..exact.input import BadInput, exact_matrix
 from ..exact.instances import Shape, random_int_matrix, regime_of
-from ..exact.linalg import nonzero_minor, rank
+from ..exact.linalg import nonzero_minor, rank, rank_of_product, to_fmpq_mat
 from ..exact.qinterval import box, mat_mul, minor_certificate, softmax_log2_rows, transpose
-from ..exact.reader import SYMPY_MAX_ENTRIES
+from ..exact.reader import RANK_MAX_ENTRIES, SYMPY_MAX_ENTRIES
 from ..framework import (
     Decided,
     Evidence,
@@ -59,7 +60,7 @@ from ..framework import (
     symbolic_identity,
 )
 
-__all__ = ["alpha_exact", "vandermonde_attention", "uniform_attention_mha_terms", "PROOF_STEPS", "detailed_balance", "attention_reversible"]
+__all__ = ["alpha_exact", "alpha_of_factors", "vandermonde_attention", "uniform_attention_mha_terms", "PROOF_STEPS", "detailed_balance", "attention_reversible"]
 
 
 def alpha_exact(M) -> sympy.Expr:
@@ -68,6 +69,29 @@ def alpha_exact(M) -> sympy.Expr:
     num = sum(v ** 2 for v in Ma)
     den = sum(v ** 2 for v in M)
     return sympy.sqrt(num / den) if den else Rational(0)
+
+
+def alpha_of_factors(WQ, WK) -> sympy.Expr:
+    """``alpha_exact(W_Q W_K^T)`` without forming the d x d product: with M = Q K^T, ||M||_F^2 = tr((Q^T Q)(K^T K))
+    and <M, M^T> = tr(M M) = tr((K^T Q)^2), so ||(M - M^T)/2||_F^2 = (||M||_F^2 - tr((K^T Q)^2)) / 2; three d_k x d_k
+    products over Q (python-flint), exact. At d = 384, d_k = 32 (a MiniLM head): milliseconds, where the d x d
+    product in sympy took minutes.
+
+    >>> alpha_of_factors(Matrix([[1], [0]]), Matrix([[0], [1]])), alpha_exact(Matrix([[0, 1], [0, 0]]))
+    (sqrt(2)/2, sqrt(2)/2)
+    """
+    Q, K = (to_fmpq_mat(W if isinstance(W, Matrix) else exact_matrix(W, name)) for W, name in ((WQ, "W_Q"), (WK, "W_K")))
+    if Q.ncols() != K.ncols():
+        raise ValueError(f"alpha_of_factors: W_Q has {Q.ncols()} columns, W_K {K.ncols()}")
+    GQ, GK, C = Q.transpose() * Q, K.transpose() * K, K.transpose() * Q
+    k = Q.ncols()
+    den = sum((GQ[i, j] * GK[j, i] for i in range(k) for j in range(k)), flint.fmpq(0))
+    C2 = C * C
+    num = (den - sum((C2[i, i] for i in range(k)), flint.fmpq(0))) / 2
+    if den == 0:
+        return Rational(0)
+    q = num / den
+    return sympy.sqrt(Rational(int(q.p), int(q.q)))
 
 
 def vandermonde_attention(n: int = 4) -> Matrix:
@@ -1034,7 +1058,7 @@ def _generic_wv_rows(ctx, degenerate: bool):
 
 def _wv_rank(v) -> bool:
     """rank(X W_V) = min(rank X, d_k)"""
-    return rank(v["X"] * v["W_V"]) == min(rank(v["X"]), v["d_k"])
+    return rank_of_product(v["X"], v["W_V"]) == min(rank(v["X"]), v["d_k"])
 
 
 def _one_head(user, who: str):
@@ -1048,11 +1072,11 @@ def _one_head(user, who: str):
 
 def _wv_from_user(user) -> dict:
     """--X and one head's W_V: {X, W_V, d_k, generic}; genericity is not decided on one given W_V."""
-    X = user.matrix("X").sympy(SYMPY_MAX_ENTRIES, "RC.generic-wv")
+    X = user.matrix("X").sympy(RANK_MAX_ENTRIES, "RC.generic-wv")  # ranked, minors taken, products in FLINT
     h = _one_head(user, "RC.generic-wv")
     if h[2].shape[0] != X.shape[1]:
         raise BadInput(f"--weights: d = {h[2].shape[0]} in the weights but X has d = {X.shape[1]} columns")
-    return {"X": X, "W_V": h[2].sympy(SYMPY_MAX_ENTRIES, "RC.generic-wv"), "d_k": h[2].shape[1], "generic": None}
+    return {"X": X, "W_V": h[2].sympy(RANK_MAX_ENTRIES, "RC.generic-wv"), "d_k": h[2].shape[1], "generic": None}
 
 
 def _generic_wv(v) -> bool | Decided:
@@ -1065,7 +1089,7 @@ def _generic_wv(v) -> bool | Decided:
 _WV_FORM = InstanceForm(takes=("X", "weights"), build=_wv_from_user, arithmetic="exact over QQ (python-flint)",
                         sites=("attention",),
                         explain=lambda v, name: f"rank X = {rank(v['X'])}, d_k = {v['d_k']}, rank(X W_V) = "
-                                                f"{rank(v['X'] * v['W_V'])}")
+                                                f"{rank_of_product(v['X'], v['W_V'])}")
 #: rank-r integer X with W_V random in [-50, 50] (generic), and with a rank-1 W_V (the edge), d_k = 1, 2, d
 GENERIC_WV = Pool(rows=lambda ctx: _generic_wv_rows(ctx, False), arithmetic="exact over QQ (python-flint)",
                   instance_from=_WV_FORM)
@@ -1085,10 +1109,8 @@ def _wv_witness(v) -> Decided:
     got = nonzero_minor(X, r)
     assert got is not None  # r = rank X
     rows = got[0][:m]
-    Ws = zeros(X.shape[1], dk)
-    for c, i in enumerate(rows):
-        Ws[:, c] = X.row(i).T
-    p = (X * Ws).extract(rows, list(range(m))).det()
+    XL = to_fmpq_mat(X.extract(rows, list(range(X.shape[1]))))
+    p = (XL * XL.transpose()).det()  # (X W*)[L, :m] = X_L X_L^T, in FLINT (the sympy product: minutes at 128 x 384)
     return Decided(p != 0, f"exact over Q: rank X = {r}, d_k = {dk}, m = {m}; W* = [x_i^T for i in "
                            f"{[i + 1 for i in rows]}, then zeros]: p(W*) = det(X_L X_L^T) = {p}")
 
@@ -1144,7 +1166,7 @@ claim(
 
 
 def wo_preserves_rank(Y: Matrix, WO: Matrix) -> bool:
-    return rank(Y * WO) == rank(Y)
+    return rank_of_product(Y, WO) == rank(Y)
 
 
 def _generic_wo_rows(ctx):
@@ -1177,7 +1199,7 @@ GENERIC_WO = Pool(rows=_generic_wo_rows, arithmetic="exact over QQ (python-flint
     takes=("X", "W_O"), build=_y_wo_from_user, arithmetic="exact over QQ (python-flint)", sites=("head-output",),
     note="--X is Y (one head's output, n x d_k)",
     explain=lambda v, name: f"rank Y = {rank(v['Y'])}, rank W_O = {rank(v['W_O'])} (d_k = {v['W_O'].shape[0]}), "
-                            f"rank(Y W_O) = {rank(v['Y'] * v['W_O'])}"))
+                            f"rank(Y W_O) = {rank_of_product(v['Y'], v['W_O'])}"))
 
 
 def _step_right_inverse() -> bool:
@@ -1443,7 +1465,7 @@ def _invertible_attention(v) -> bool:
 
 def _wv_generic_rank(v) -> bool:
     """rank(X W_V) = min(rank X, d_k) (the premise 'generic W_V' of Prop 6.3, stated algebraically)"""
-    return rank(v["X"] * v["heads"][0][1]) == min(rank(v["X"]), v["d_k"])
+    return rank_of_product(v["X"], v["heads"][0][1]) == min(rank(v["X"]), v["d_k"])
 
 
 def _wo_full_row_rank(v) -> bool:

@@ -48,9 +48,9 @@ from ..exact import transformer as T
 from ..exact.attention import F_exact, exact_head, exact_softmax, head_terms
 from ..exact.input import BadInput, exact_matrix
 from ..exact.instances import regime_of
-from ..exact.linalg import centring_projector, in_colspace, in_rowspace, nonzero_minor, nullspace, rank
+from ..exact.linalg import centring_projector, in_colspace, in_rowspace, nonzero_minor, nullspace, rank, to_fmpq_mat
 from ..exact.qinterval import box, mat_add, mat_mul, minor_certificate, softmax_log2_rows, transpose
-from ..exact.reader import SYMPY_MAX_ENTRIES
+from ..exact.reader import RANK_MAX_ENTRIES, SYMPY_MAX_ENTRIES
 from ..exact.residual import (
     PROOF_STEPS,
     F_uniform,
@@ -98,7 +98,7 @@ def _pair(user, who: str) -> tuple[Matrix, Matrix]:
     if X.shape != D.shape:
         raise BadInput(f"--Delta has shape {D.shape[0]} x {D.shape[1]}; X has {X.shape[0]} x {X.shape[1]} and they must "
                        "agree")
-    return X.sympy(SYMPY_MAX_ENTRIES, who), D.sympy(SYMPY_MAX_ENTRIES, who)
+    return X.sympy(RANK_MAX_ENTRIES, who), D.sympy(RANK_MAX_ENTRIES, who)  # added, joined and ranked only
 
 
 def _x_delta(user) -> dict:
@@ -112,7 +112,7 @@ def _a_b(user) -> dict:
 
 
 def _x_only(user) -> Matrix:
-    return user.matrix("X").sympy(SYMPY_MAX_ENTRIES, "this claim")
+    return user.matrix("X").sympy(RANK_MAX_ENTRIES, "this claim")  # ranked and minors taken only (FLINT)
 
 
 def _x_delta_generic(user) -> dict:
@@ -181,7 +181,7 @@ def _completion_witness(X: Matrix) -> Decided:
     for t in (1, 2):  # the minor is affine in t with slope the r-minor (non-zero): one of t = 1, 2 gives m != 0
         B = zeros(*X.shape)
         B[i0, j0] = t
-        m = (X + B).extract(rows + [i0], cols + [j0]).det()
+        m = to_fmpq_mat((X + B).extract(rows + [i0], cols + [j0])).det()  # FLINT (sympy's det: minutes at r = 128)
         if m != 0:
             return Decided(True, f"exact over Q: rank X = {r}; B* = {t} e_{i0 + 1} f_{j0 + 1}^T gives m_{r + 1}(X + B*) "
                                  f"= {m} != 0 on rows {[i + 1 for i in rows + [i0]]}, columns "
