@@ -43,9 +43,9 @@ def test_parallel_ci_profile_is_derandomized_and_ignores_the_database(tmp_path):
     assert "DERANDOMIZE=True DB=None" in r.stdout
 
 
-#: one `pytest -n 2 --dist loadgroup` run serves the two tests below (each run starts a controller and two workers: about
-#: 6 s of CPU; until 2026-12 each test started its own, and the counts test ran the real rank-neutrality guard, which
-#: imports the suite in both workers: 9 s). Their own group keeps both tests, and so this module's fixture, on one
+#: one `pytest -n 2 --dist loadgroup` run serves the two tests below (each run starts a controller and two workers:
+#: about 6 s of CPU; until 2026-12 each test started its own, and the counts test ran the real rank-neutrality guard,
+#: which imports the suite in both workers: 9 s). Their own group keeps both tests, and so this module's fixture, on one
 #: worker of the outer run.
 _PROBE_GROUP = pytest.mark.xdist_group("parallel-probe")
 
