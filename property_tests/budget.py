@@ -28,6 +28,13 @@ EXPENSIVE_MARKERS = ("slow", "book", "browser")
 SHARED_SCOPES = ("session", "package", "module", "class")
 #: how many over-budget lines are printed (the rest are counted)
 SHOWN = 25
+#: the ``@GROUP`` pytest-xdist's ``--dist loadgroup`` appends to the id of a test in an ``xdist_group``
+_GROUP_SUFFIX = re.compile(r"@[^@\[\]/:]+$")
+
+
+def test_id(nodeid: str) -> str:
+    """The test's id as pytest names it when no xdist group is in play (``a.py::t@readme`` -> ``a.py::t``)."""
+    return _GROUP_SUFFIX.sub("", nodeid)
 
 
 @dataclass(frozen=True)
@@ -134,7 +141,8 @@ class Account:
         the test's setup and call made, moves each shared fixture's seconds from the test to the fixture."""
         if report.when not in ("setup", "call", "teardown"):
             return
-        spent = self.tests.get(report.nodeid, 0.0) + report.duration
+        nodeid = test_id(report.nodeid)
+        spent = self.tests.get(nodeid, 0.0) + report.duration
         if report.when == "teardown":
             for key, value in report.user_properties:
                 if key == "fixture_seconds":
@@ -142,8 +150,8 @@ class Account:
                     self.fixtures[name] = self.fixtures.get(name, 0.0) + own
                     if not nested:  # a fixture set up inside another is in that one's total already
                         spent -= total
-        self.tests[report.nodeid] = max(spent, 0.0)
-        self.expensive[report.nodeid] = tuple(m for m in EXPENSIVE_MARKERS if m in getattr(report, "keywords", {}))
+        self.tests[nodeid] = max(spent, 0.0)
+        self.expensive[nodeid] = tuple(m for m in EXPENSIVE_MARKERS if m in getattr(report, "keywords", {}))
 
 
 def over_budget(account: Account, budgets: Budgets, factor: float = 1.0) -> list[tuple[float, float, str]]:

@@ -74,6 +74,16 @@ def test_budget_a_shared_fixture_is_counted_once_under_its_own_name():
     assert over_budget(a, b, factor=1.5) == []  # a loaded machine: each budget x 1.5
 
 
+def test_budget_an_xdist_group_suffix_does_not_hide_a_test_from_its_budget():
+    """Under ``--dist loadgroup`` a grouped test's id ends in ``@GROUP``: its budget is still its own entry."""
+    a = Account()
+    _ran(a, f"{_T}readme@readme", 0.1, 30.0, marks=("slow",))
+    _ran(a, f"{_T}p[x@y]@quick-ledger", 0.1, 1.0)
+    assert set(a.tests) == {f"{_T}readme", f"{_T}p[x@y]"}
+    b = Budgets(test=2, slow=8, fixture=10, total=None, tests={f"{_T}readme": 40})
+    assert over_budget(a, b) == []
+
+
 def test_budget_summary_names_the_over_budget_and_the_unmarked_slow_tests():
     a = Account()
     _ran(a, f"{_T}fast", 0.1, 0.5)
