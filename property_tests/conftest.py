@@ -17,6 +17,7 @@ import os
 import re
 import shutil
 import tempfile
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -25,6 +26,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
+from property_tests import budget
 from property_tests.machine import load_average, write_machine_section
 
 #: a shared example database (e.g. a directory on a network file system) for runs on several
@@ -130,6 +132,10 @@ def pytest_report_header(config):
 def pytest_configure(config):
     # here, not at import: a UsageError raised while pytest configures is its one-line "ERROR: ...", not a traceback
     settings.load_profile(profile_from_env())
+    # a plugin, not a conftest hook: a conftest's pytest_fixture_setup is not called for session fixtures (their node
+    # is the session, above this folder)
+    if not config.pluginmanager.is_registered(budget):
+        config.pluginmanager.register(budget, "collapse-verify-budget")
 
 
 def pytest_unconfigure(config):
@@ -241,8 +247,14 @@ def worker_balance_lines(load: dict[str, list]) -> list[str]:
     return lines
 
 
+#: what each test and shared fixture cost (the controller's view, or the one process's): property_tests/budget.py
+ACCOUNT = budget.Account()
+_SESSION_START = time.monotonic()
+
+
 def pytest_runtest_logreport(report):
     note_worker_load(report)
+    ACCOUNT.add(report)
     if report.when == "teardown":
         for key, value in report.user_properties:
             if key == "vacuity":
@@ -271,6 +283,18 @@ def pytest_terminal_summary(terminalreporter, config):
         tr.section("xdist workers (busy time and when each ended)")
         for line in balance:
             tr.write_line(line)
+    if ACCOUNT.tests and "PYTEST_XDIST_WORKER" not in os.environ:
+        tr.section("time budget (property_tests/budgets.toml: seconds on a quiet 2-core machine)")
+        try:
+            budgets = budget.load_budgets()
+        except (OSError, ValueError) as e:
+            tr.write_line(f"no budget read: {e}")
+        else:
+            factor = budget.load_factor(_LOAD_AT_START, os.cpu_count())
+            whole = config.args_source == pytest.Config.ArgsSource.TESTPATHS  # no paths given: the whole suite
+            wall = time.monotonic() - _SESSION_START if whole else None
+            for line in budget.summary_lines(ACCOUNT, budgets, factor, wall):
+                tr.write_line(line)
     if not VACUITY:
         return
     tr.section(f"Hypothesis draws meeting each premise (profile {settings._current_profile})")
