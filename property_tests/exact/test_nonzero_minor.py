@@ -86,3 +86,24 @@ def test_rank_of_fmpq_falls_back_to_q_when_p_divides_every_full_minor():
     F = flint.fmpq_mat(2, 3, [P, 0, 0, 0, P, 2 * P])  # rank 2 over Q, 0 modulo p
     assert rank_of_fmpq(F) == 2
     assert rank_of_fmpq(flint.fmpq_mat(3, 2, [flint.fmpq(P, 3), 0, 0, 1, 0, 0])) == 2
+
+
+@settings(max_examples=80)
+@given(low_rank_rationals(), st.integers(1, 6))
+def test_nonzero_minor_modular_value_names_the_residue_of_the_exact_minor(M, k):
+    """exact=False: the same rows and columns, and the value names det(den * minor) modulo p, which is the exact
+    minor's residue (den the minor's common denominator). Red when the residue is taken of another matrix."""
+    from theorems.exact.linalg import to_fmpq_mat
+    got, fast = nonzero_minor(M, k), nonzero_minor(M, k, exact=False)
+    if got is None:
+        assert fast is None
+        return
+    assert got[:2] == fast[:2]
+    rows, cols, value = got
+    F = to_fmpq_mat(M.extract(rows, cols))
+    _, den = F.numer_denom()
+    expected = (int(den) ** k * value) % P
+    if isinstance(fast[2], str):
+        assert f"is {expected} modulo 2^61 - 1" in fast[2] and expected != 0
+    else:
+        assert fast[2] == value and expected == 0

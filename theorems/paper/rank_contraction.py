@@ -1106,7 +1106,7 @@ def _wv_witness(v) -> Decided:
     m = min(r, dk)
     if m == 0:
         return Decided(True, "exact: min(rank X, d_k) = 0, so no W_V has rank(X W_V) != 0 (the bad set is empty)")
-    got = nonzero_minor(X, r)
+    got = nonzero_minor(X, r, exact=False)  # its rows only (the value is not used)
     assert got is not None  # r = rank X
     rows = got[0][:m]
     XL = to_fmpq_mat(X.extract(rows, list(range(X.shape[1]))))

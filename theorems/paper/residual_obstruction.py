@@ -156,6 +156,10 @@ def _rank_deficient_x(X: Matrix) -> bool:
     return bool(rank(X) < min(X.shape))
 
 
+#: above this rank the witness minor is shown non-zero modulo 2^61 - 1 (a proof) rather than by its exact value
+EXACT_MINOR_MAX = 24
+
+
 def _minor_kept_at_zero(X: Matrix) -> Decided:
     """L, R select a non-zero r x r minor of X (r = rank X): p(Delta) = det(L (X + Delta) R) has p(0) != 0, and
     rank(X + Delta) < r forces p(Delta) = 0, so the set of such Delta lies in the proper algebraic set {p = 0}
@@ -163,11 +167,12 @@ def _minor_kept_at_zero(X: Matrix) -> Decided:
     r = rank(X)
     if r == 0:
         return Decided(True, "exact: rank X = 0, so no Delta lowers the rank (the set is empty)")
-    got = nonzero_minor(X, r)
+    got = nonzero_minor(X, r, exact=r <= EXACT_MINOR_MAX)  # larger: non-zero shown modulo 2^61 - 1 (exact too)
     assert got is not None  # r = rank X
     rows, cols, val = got
+    said = f"p(0) = {val} != 0" if not isinstance(val, str) else f"p(0) is {val}"
     return Decided(val != 0, f"exact over Q: rank X = {r}; L, R select rows {[i + 1 for i in rows]} and columns "
-                             f"{[j + 1 for j in cols]}: p(0) = {val} != 0, so p is not identically zero")
+                             f"{[j + 1 for j in cols]}: {said}, so p is not identically zero")
 
 
 def _completion_witness(X: Matrix) -> Decided:
