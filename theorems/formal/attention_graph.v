@@ -14,8 +14,8 @@
      normed modules).
    MathComp-Analysis rests on three classical axioms (propositional and
    functional extensionality, constructive indefinite description). *)
-From mathcomp Require Import all_ssreflect fingroup perm all_algebra.
-From mathcomp.classical Require Import boolp classical_sets functions.
+From mathcomp Require Import all_ssreflect ssralg ssrnum matrix ssrint rat poly mxpoly mxalgebra fingroup perm zmodp interval.
+From mathcomp.classical Require Import boolp functions.
 From mathcomp.analysis Require Import reals topology normedtype sequences exp derive.
 From CollapseVerify Require Import dong_collapse softmax_attention softmax_real preamble.
 Import GRing.Theory Num.Theory numFieldTopology.Exports numFieldNormedType.Exports.

@@ -11,7 +11,7 @@
      output is 0 for every X: the hypothesis is needed.
    MathComp-Analysis rests on three classical axioms (propositional and
    functional extensionality, constructive indefinite description). *)
-From mathcomp Require Import all_ssreflect fingroup perm all_algebra.
+From mathcomp Require Import all_ssreflect ssralg ssrnum matrix ssrint rat poly mxpoly mxalgebra fingroup perm zmodp interval.
 From mathcomp.analysis Require Import reals sequences exp.
 From CollapseVerify Require Import dong_collapse softmax_attention softmax_real attention_graph preamble.
 Import GRing.Theory Num.Theory Order.POrderTheory.
