@@ -430,6 +430,26 @@ def test_formal_compile_follows_requires_and_reports_a_cycle(tmp_path, monkeypat
     assert errors["top"] is None and errors["cyc_a"] and errors["cyc_b"]
 
 
+def test_formal_compile_order_starts_the_longest_chain_first():
+    """The compile starts, of the files ready, the one heading the longest chain of estimated work (a file that
+    loads MathComp-Analysis costs twice one that loads only the algebra): a chain of Analysis files that ends the
+    cold compile starts before independent cheap files, and the order is a dependency order. (Planted: sorting by
+    the chain's length ascending, or by name: red.)"""
+    analysis = "From mathcomp.analysis Require Import reals.\n"
+    sources = {f"cheap{i}": "From mathcomp Require Import all_ssreflect.\n" for i in range(4)}
+    sources |= {"z_head": analysis, "z_mid": analysis + "From CollapseVerify Require Import z_head.\n",
+                "z_tail": analysis + "From CollapseVerify Require Import z_mid.\n"}
+    assert formal.compile_cost(analysis) > 1.9 * formal.compile_cost(sources["cheap0"])
+    order = formal.critical_path_order(sources)
+    assert order[0] == "z_head" and order.index("z_mid") < order.index("cheap0")
+    texts = {p.stem: p.read_text() for p in formal.SOURCE_DIR.glob("*.v")}
+    order = formal.critical_path_order(texts)
+    assert sorted(order) == sorted(texts)
+    for mod in order:  # every file after the files of ours it requires
+        for dep in re.findall(r"From CollapseVerify Require Import ([^.]*)\.", formal.strip_comments(texts[mod])):
+            assert all(order.index(d) < order.index(mod) for d in dep.split())
+
+
 @pytest.mark.slow
 @needs_analysis
 def test_formal_pin_refuses_a_weakened_null_set_lemma(tmp_path):

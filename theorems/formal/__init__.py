@@ -34,8 +34,10 @@ if __package__:
         cancel_check,
         check,
         clear_check_cache,
+        compile_cost,
         compile_sources,
         coq_version,
+        critical_path_order,
         load_statements,
         main,
         mathcomp_available,
@@ -55,7 +57,8 @@ if __package__:
                "mathcomp_available", "build_dir", "check", "clear_check_cache", "compile_sources", "scan_forbidden",
                "lemmas_for", "main", "analysis_available", "NO_ANALYSIS", "NO_MATHCOMP", "NOT_INSTALLED",
                "results_path", "strip_comments", "LOGICAL_ROOT", "STATEMENTS_FILE", "statement_of",
-               "statements_path", "load_statements", "write_statements", "pin", "start_check", "cancel_check"]
+               "statements_path", "load_statements", "write_statements", "pin", "start_check", "cancel_check",
+               "compile_cost", "critical_path_order"]
 
 if __name__ == "__main__":  # python3 theorems/formal/__init__.py: this folder is sys.path[0]
     from runner import main as _main

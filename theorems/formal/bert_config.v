@@ -3,7 +3,7 @@
      RC.subadditivity H-d_k-equals-d_model   H d_k = d_model (12 x 64 = 768);
      RC.dff-lower-bound bert-values   d_model - rank MHA(X) <= d_ff = 3072 for
                              every n x 768 matrix (so for every MHA(X)). *)
-From mathcomp Require Import all_ssreflect all_algebra.
+From mathcomp Require Import all_ssreflect ssralg ssrnum matrix mxalgebra.
 From CollapseVerify Require Import preamble.
 Import GRing.Theory.
 Local Open Scope ring_scope.

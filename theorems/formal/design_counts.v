@@ -6,7 +6,7 @@
    BERT-base (d = 768) it rounds to 64.8% (0.6475 <= share < 0.6485) exactly
    for the sequence lengths 130 <= n <= 136. *)
 From Coq Require Import QArith ZArith Lia.
-From mathcomp Require Import all_ssreflect all_algebra.
+From mathcomp Require Import all_ssreflect ssralg ssrnum matrix.
 From CollapseVerify Require Import preamble.
 Import GRing.Theory Num.Theory.
 Local Open Scope ring_scope.

@@ -9,7 +9,7 @@
                            those of P D);
      DONG.setup-stochastic-product uniform-attention
                            A = J / n => rank(sum_h A X W_h) <= 1. *)
-From mathcomp Require Import all_ssreflect all_algebra.
+From mathcomp Require Import all_ssreflect ssralg ssrnum matrix ssrint rat poly mxpoly mxalgebra fingroup perm zmodp interval.
 From CollapseVerify Require Import preamble.
 Import GRing.Theory Num.Theory.
 Local Open Scope ring_scope.

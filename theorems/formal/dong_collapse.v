@@ -3,7 +3,7 @@
      softmax(M + c 1^T) = softmax(M).
    exp is abstract: any map with exp(a + b) = exp(a) exp(b) and exp(a) != 0;
    shift invariance is proved, not assumed. *)
-From mathcomp Require Import all_ssreflect all_algebra.
+From mathcomp Require Import all_ssreflect ssralg ssrnum matrix ssrint rat poly mxpoly mxalgebra fingroup perm zmodp interval.
 From CollapseVerify Require Import preamble.
 Import GRing.Theory.
 Local Open Scope ring_scope.

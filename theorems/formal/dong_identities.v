@@ -6,7 +6,7 @@
    The pair sum is reduced to the full double sum by its symmetry
    (sum_pairs_sym: sum_{i,k} f = 2 sum_{i<k} f for a symmetric f with zero
    diagonal), one column at a time (column_variance_pairs). *)
-From mathcomp Require Import all_ssreflect all_algebra.
+From mathcomp Require Import all_ssreflect ssralg ssrnum matrix.
 From CollapseVerify Require Import preamble.
 Import GRing.Theory Num.Theory.
 Local Open Scope ring_scope.

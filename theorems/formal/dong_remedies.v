@@ -10,7 +10,7 @@
    over a real closed field (sigma = Num.sqrt of the variance, rms = Num.sqrt
    of the mean square), with mean, var, LN of symmetries.v and RMSNorm, rms
    of ln_real.v. *)
-From mathcomp Require Import all_ssreflect all_algebra.
+From mathcomp Require Import all_ssreflect ssralg ssrnum matrix ssrint rat poly mxpoly mxalgebra fingroup perm zmodp interval.
 From CollapseVerify Require Import symmetries ln_sphere ln_real preamble.
 Import GRing.Theory Num.Theory.
 Local Open Scope ring_scope.

@@ -14,7 +14,7 @@
                         alpha(W_Q W_K^T) for some W_Q, W_K in R^(d x d_k)
                         exactly when d_k >= 2 (alpha_attained_scores). *)
 From Coq Require Import Lia.
-From mathcomp Require Import all_ssreflect all_algebra.
+From mathcomp Require Import all_ssreflect ssralg ssrnum matrix ssrint rat poly mxpoly mxalgebra fingroup perm zmodp interval.
 From CollapseVerify Require Import rank_contraction preamble.
 Import GRing.Theory Num.Theory.
 Local Open Scope ring_scope.

@@ -9,7 +9,7 @@
    (propositional and functional extensionality, constructive indefinite
    description), so this lemma does.
      MLP.layer-jacobian *)
-From mathcomp Require Import all_ssreflect all_algebra.
+From mathcomp Require Import all_ssreflect ssralg ssrnum matrix.
 From mathcomp.classical Require Import boolp functions.
 From mathcomp.analysis Require Import reals normedtype derive.
 From CollapseVerify Require Import preamble.

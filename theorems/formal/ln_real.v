@@ -10,7 +10,7 @@
      USER.rmsnorm-matrix-rank    rows non-zero, gamma_j != 0 =>
                            rank RMSNorm(X) = rank X, RMSNorm(x) =
                            x / rms(x) (.) gamma, rms(x) = sqrt(mean(x^2)). *)
-From mathcomp Require Import all_ssreflect all_algebra.
+From mathcomp Require Import all_ssreflect ssralg ssrnum matrix ssrint rat poly mxpoly mxalgebra fingroup perm zmodp interval.
 From CollapseVerify Require Import symmetries rank_neutrality preamble.
 Import GRing.Theory Num.Theory.
 Local Open Scope ring_scope.

@@ -4,7 +4,7 @@
    sigma = sqrt(var(x)) > 0 (H1),
      1^T x_hat = 0   and   ||x_hat||^2 = d,
    over a real closed field.  mean and var are those of symmetries.v. *)
-From mathcomp Require Import all_ssreflect all_algebra.
+From mathcomp Require Import all_ssreflect ssralg ssrnum matrix ssrint rat poly mxpoly mxalgebra fingroup perm zmodp interval.
 From CollapseVerify Require Import symmetries preamble.
 Import GRing.Theory Num.Theory.
 Local Open Scope ring_scope.

@@ -8,9 +8,9 @@
    constant off 0).
    MathComp-Analysis rests on three classical axioms (propositional and
    functional extensionality, constructive indefinite description). *)
-From mathcomp Require Import all_ssreflect fingroup perm all_algebra.
-From mathcomp.classical Require Import mathcomp_extra boolp classical_sets functions.
-From mathcomp.analysis Require Import reals topology normedtype sequences exp derive.
+From mathcomp Require Import all_ssreflect ssralg ssrnum matrix ssrint rat poly mxpoly mxalgebra fingroup perm zmodp interval.
+From mathcomp.classical Require Import classical_sets.
+From mathcomp.analysis Require Import reals topology normedtype derive.
 From CollapseVerify Require Import dong_collapse softmax_attention softmax_real attention_graph preamble.
 Import GRing.Theory Num.Theory numFieldTopology.Exports numFieldNormedType.Exports.
 Local Open Scope ring_scope.

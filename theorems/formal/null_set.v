@@ -27,9 +27,9 @@
    absolutely continuous with respect to lebk).  k = 2 in MathComp's own
    bivariate notation: bivariate_zero_set_null.
    Axioms: the three classical ones MathComp-Analysis rests on. *)
-From mathcomp Require Import all_ssreflect all_algebra.
-From mathcomp.classical Require Import mathcomp_extra boolp classical_sets functions cardinality fsbigop.
-From mathcomp.analysis Require Import reals ereal signed topology normedtype sequences esum measure lebesgue_measure lebesgue_integral.
+From mathcomp Require Import all_ssreflect ssralg ssrnum matrix ssrint rat poly mxpoly mxalgebra fingroup perm zmodp interval.
+From mathcomp.classical Require Import boolp classical_sets functions.
+From mathcomp.analysis Require Import reals ereal measure lebesgue_measure lebesgue_integral.
 From CollapseVerify Require Import preamble null_set_1d.
 Import GRing.Theory Num.Theory.
 Local Open Scope ring_scope.

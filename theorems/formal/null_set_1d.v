@@ -7,9 +7,9 @@
    variables, for the iterated product measure lebk).
    MathComp-Analysis rests on three classical axioms (propositional and
    functional extensionality, constructive indefinite description). *)
-From mathcomp Require Import all_ssreflect all_algebra.
-From mathcomp.classical Require Import mathcomp_extra boolp classical_sets functions cardinality fsbigop.
-From mathcomp.analysis Require Import reals ereal signed topology normedtype sequences esum measure lebesgue_measure.
+From mathcomp Require Import all_ssreflect ssralg ssrnum matrix ssrint rat poly mxpoly mxalgebra fingroup perm zmodp interval.
+From mathcomp.classical Require Import classical_sets cardinality fsbigop.
+From mathcomp.analysis Require Import reals ereal measure lebesgue_measure.
 From mathcomp.real_closed Require Import polyrcf.
 From CollapseVerify Require Import preamble.
 Import GRing.Theory Num.Theory.

@@ -13,7 +13,7 @@
    with (W_O^(1))_12 <> 0.  The polynomial is MHA(X* )_12 (entries of W_V,
    W_O; the attention is fixed), non-zero at the witness of
    residual_witness.v's wo_choice_generic. *)
-From mathcomp Require Import all_ssreflect fingroup perm all_algebra.
+From mathcomp Require Import all_ssreflect ssralg ssrnum matrix ssrint rat poly mxpoly mxalgebra fingroup perm zmodp interval.
 From mathcomp.classical Require Import mathcomp_extra boolp classical_sets functions.
 From mathcomp.analysis Require Import reals ereal signed topology normedtype sequences esum measure lebesgue_measure lebesgue_integral.
 From CollapseVerify Require Import preamble genericity zero_set null_set null_set_mx dong_collapse softmax_attention residual_witness.

@@ -25,7 +25,7 @@
                                   RRO.thm53-argument).
    NOT covered: real-analytic functions (softmax in the weights), and spaces
    of several matrices (a tuple of head weights) with their product measure. *)
-From mathcomp Require Import all_ssreflect fingroup perm all_algebra.
+From mathcomp Require Import all_ssreflect ssralg ssrnum matrix ssrint rat poly mxpoly mxalgebra fingroup perm zmodp interval.
 From mathcomp.classical Require Import mathcomp_extra boolp classical_sets functions.
 From mathcomp.analysis Require Import reals ereal signed topology normedtype sequences esum measure lebesgue_measure lebesgue_integral.
 From CollapseVerify Require Import preamble genericity zero_set null_set.

@@ -10,7 +10,7 @@
      there are m >= 2 keys.
    MathComp-Analysis rests on three classical axioms (propositional and
    functional extensionality, constructive indefinite description). *)
-From mathcomp Require Import all_ssreflect fingroup perm all_algebra.
+From mathcomp Require Import all_ssreflect ssralg ssrnum matrix ssrint rat poly mxpoly mxalgebra fingroup perm zmodp interval.
 From mathcomp.analysis Require Import reals sequences exp.
 From CollapseVerify Require Import dong_collapse softmax_real preamble.
 Import GRing.Theory Num.Theory Order.POrderTheory.

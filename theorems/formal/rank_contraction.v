@@ -4,7 +4,7 @@
    inequality rank(MHA(X)) <= dim(R_1 + ... + R_H); with it, the
    subadditivity bound rank(MHA(X)) <= H d_k of the same section, beside
    its first step rank(Y^(h) W_O^(h)) <= d_k (lemma subadditivity). *)
-From mathcomp Require Import all_ssreflect all_algebra.
+From mathcomp Require Import all_ssreflect ssralg ssrnum matrix mxalgebra.
 From CollapseVerify Require Import preamble.
 Import GRing.Theory Num.Theory.
 Local Open Scope ring_scope.

@@ -11,7 +11,7 @@
    Hypotheses: H1 sigma_i != 0; H2 1_d notin row(X); H3 gamma_j != 0;
    H4 sigma notin col(X P). *)
 From Coq Require Import Lia.
-From mathcomp Require Import all_ssreflect all_algebra.
+From mathcomp Require Import all_ssreflect ssralg ssrnum matrix ssrint rat poly mxpoly mxalgebra fingroup perm zmodp interval.
 From CollapseVerify Require Import residual_obstruction preamble.
 Import GRing.Theory.
 Local Open Scope ring_scope.

@@ -2,7 +2,7 @@
      |rank(A) - rank(B)| <= rank(A + B) <= rank(A) + rank(B)
    for any two n x d_model matrices over any field.  Stretch: remark (iii),
    corrected (rank additivity when row and column spaces meet only in 0). *)
-From mathcomp Require Import all_ssreflect all_algebra.
+From mathcomp Require Import all_ssreflect ssralg ssrnum matrix ssrint fingroup perm mxalgebra.
 From CollapseVerify Require Import preamble.
 Import GRing.Theory.
 Local Open Scope ring_scope.

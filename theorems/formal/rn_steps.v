@@ -12,7 +12,7 @@
      RN.neither-helps-nor-hinders never-hinders
                        H1-H4 => arank(LN X) >= arank X. *)
 From Coq Require Import Lia.
-From mathcomp Require Import all_ssreflect all_algebra.
+From mathcomp Require Import all_ssreflect ssralg ssrnum matrix ssrint rat poly mxpoly mxalgebra fingroup perm zmodp interval.
 From CollapseVerify Require Import rank_neutrality preamble.
 Import GRing.Theory.
 Local Open Scope ring_scope.

@@ -16,7 +16,7 @@
                             action on the weights is a group action
                             (identity, the semidirect-product law,
                             inverses; act_id, act_comp, act_inv). *)
-From mathcomp Require Import all_ssreflect fingroup perm all_algebra.
+From mathcomp Require Import all_ssreflect ssralg ssrnum matrix fingroup perm.
 From CollapseVerify Require Import dong_collapse preamble.
 Import GRing.Theory Num.Theory.
 Local Open Scope ring_scope.

@@ -3,7 +3,7 @@
      approaches the uniform matrix (1/m) 1 1^T": for every real score matrix
      S (n x m), every entry of softmax(t S) tends to 1/m as t -> 0; the
      convergence is entrywise (the matrices' topology is the product one). *)
-From mathcomp Require Import all_ssreflect fingroup perm all_algebra.
+From mathcomp Require Import all_ssreflect ssralg ssrnum matrix ssrint rat poly mxpoly mxalgebra fingroup perm zmodp interval.
 From mathcomp.classical Require Import boolp classical_sets.
 From mathcomp.analysis Require Import reals topology normedtype sequences exp.
 From CollapseVerify Require Import dong_collapse softmax_real preamble.

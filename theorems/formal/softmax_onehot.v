@@ -9,7 +9,7 @@
      bound (MathComp-Analysis's cvgrVy).
    MathComp-Analysis rests on three classical axioms (propositional and
    functional extensionality, constructive indefinite description). *)
-From mathcomp Require Import all_ssreflect fingroup perm all_algebra.
+From mathcomp Require Import all_ssreflect ssralg ssrnum matrix ssrint rat poly mxpoly mxalgebra fingroup perm zmodp interval.
 From mathcomp.classical Require Import mathcomp_extra boolp classical_sets functions.
 From mathcomp.analysis Require Import reals topology normedtype sequences exp.
 From CollapseVerify Require Import dong_collapse softmax_real preamble.

@@ -9,7 +9,7 @@
    instantiate rest on none.
      DONG.row-stochastic, DONG.softmax-shift (corrected), SYM.token-permutation,
      SYM.query-key-gauge, RRO.witness (a-witness-exists). *)
-From mathcomp Require Import all_ssreflect fingroup perm all_algebra.
+From mathcomp Require Import all_ssreflect ssralg ssrnum matrix fingroup perm mxalgebra.
 From mathcomp.analysis Require Import reals sequences exp.
 From CollapseVerify Require Import dong_collapse softmax_attention residual_witness preamble.
 Import GRing.Theory Num.Theory.

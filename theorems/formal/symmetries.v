@@ -5,7 +5,7 @@
      SYM.query-key-gauge    X W_Q N (X W_K N^-T)^T = X W_Q W_K^T X^T;
      SYM.token-permutation  attention(Pi X) = Pi attention(X);
      SYM.ln-shift-scale     LN(a x + c 1) = LN(x) for a > 0. *)
-From mathcomp Require Import all_ssreflect fingroup perm all_algebra.
+From mathcomp Require Import all_ssreflect ssralg ssrnum matrix ssrint rat poly mxpoly mxalgebra fingroup perm zmodp interval.
 From CollapseVerify Require Import preamble.
 Import GRing.Theory Num.Theory.
 Local Open Scope ring_scope.

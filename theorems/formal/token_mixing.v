@@ -11,7 +11,7 @@
      output is 0 for every X: the hypothesis is needed.
    MathComp-Analysis rests on three classical axioms (propositional and
    functional extensionality, constructive indefinite description). *)
-From mathcomp Require Import all_ssreflect fingroup perm all_algebra.
+From mathcomp Require Import all_ssreflect ssralg ssrnum matrix ssrint rat poly mxpoly mxalgebra fingroup perm zmodp interval.
 From mathcomp.analysis Require Import reals sequences exp.
 From CollapseVerify Require Import dong_collapse softmax_attention softmax_real attention_graph preamble.
 Import GRing.Theory Num.Theory Order.POrderTheory.
@@ -59,7 +59,8 @@ have XM k : (X' *m (W_V *m W_O)) k c = (k == j)%:R * (W_V *m W_O) a c.
 have E : (attnR X' W_Q W_K *m X' *m W_V *m W_O) i c = attnR X' W_Q W_K i j * (W_V *m W_O) a c.
   rewrite -!mulmxA mxE (bigD1 j) //= XM eqxx mul1r big1 ?addr0 // => k kj.
   by rewrite XM (negbTE kj) mul0r mulr0.
-apply/negP => /eqP /rowP /(_ c); rewrite [in X in X = _]mxE mulmx0 !mul0mx mxE [X in _ = X]mxE E.
+(* mulmx0 only on the left: on the right its pattern meets attnR X' and Coq unfolds expR (7 s) *)
+apply/negP => /eqP /rowP /(_ c); rewrite [in X in X = _]mxE [in X in X = _]mulmx0 !mul0mx mxE [X in _ = X]mxE E.
 have [P _] := attention_fully_connected_dynamic n W_Q W_K.
 by move/esym/eqP; rewrite mulf_eq0 (negbTE Mac) orbF; apply/negP; rewrite lt0r_neq0 ?P.
 Qed.

@@ -28,7 +28,7 @@
      RRO.remark-iii-generic  {Delta : row Delta in row X}, rank X < min(n, d)
    each with the polynomial of genericity.v (a minor of a fixed change of
    basis), non-zero at the witness proved there. *)
-From mathcomp Require Import all_ssreflect fingroup perm all_algebra.
+From mathcomp Require Import all_ssreflect ssralg ssrnum matrix ssrint rat poly mxpoly mxalgebra fingroup perm zmodp interval.
 From mathcomp.classical Require Import boolp classical_sets.
 From mathcomp.analysis Require Import reals topology normedtype.
 From CollapseVerify Require Import preamble genericity.
