@@ -3,7 +3,9 @@
 1. The default claims (``real-model``'s set) at every site of a BERT-base-shaped synthetic checkpoint (12 layers,
    d = 768, H = 12, d_ff = 3072, seeded random F32 weights; n = 128 seeded random tokens), in this process
    (``--workers 1``) and on 2 local worker processes (``--workers 2``): the ratio is printed by ``conftest.py`` (same
-   run). Both runs must give the same records apart from ``seconds``.
+   run). Both runs must give the same records apart from ``seconds``. Then every RN / RRO / RC / HC / RA claim with a
+   site form (issue 59) on the same checkpoint with ``--workers 2``: its time, the verdict counts, the seconds per
+   claim and the readings still refused by a size limit, each with its reason (``extra_info``).
 2. Peak memory against depth: LLaMA-shaped synthetic checkpoints (d = 4096, d_ff = 11008, 32 query / 8 key-value
    heads, bf16) with 2 and with 4 layers, written into a temporary folder here (never committed), each checked with
    the default claims by the command itself under ``/usr/bin/time -v`` (its "Maximum resident set size"): the peak
@@ -72,6 +74,45 @@ def test_bench_sites_bert_base(benchmark, bert_base, tmp_path, workers):
     assert out.written == len(recs) > 0
     if 1 in _RECORDS and workers != 1:
         assert _RECORDS[workers] == _RECORDS[1]  # the same records as the serial run, apart from seconds
+
+
+#: the claim families issue 59 asks for at every site of a BERT-base-shaped checkpoint
+EVERY_CLAIM = "RN.*,RRO.*,RC.*,HC.*,RA.*"
+#: the words of a size refusal (a record refused because an input is larger than a path's limit)
+SIZE_REFUSAL = ("MAX_ENTRIES", "the interval checks accept at most")
+
+
+def test_bench_sites_bert_base_every_claim(benchmark, bert_base, tmp_path):
+    """Every RN / RRO / RC / HC / RA claim with a site form at every site of the BERT-base-shaped checkpoint, n = 128,
+    on 2 local worker processes (issue 59). Records how many records each verdict has and, per reading, why the
+    sites it did not check were not checked; the size refusals are counted apart (``size_refused``: the readings
+    whose path still has a size limit below these shapes, each named)."""
+    jsonl = tmp_path / "every.jsonl"
+
+    def run():
+        registry()
+        jsonl.unlink(missing_ok=True)
+        return MC.run(MC.RunSpec(models=[str(bert_base)], claims=MC.select_claims(EVERY_CLAIM), length=BERT_TOKENS,
+                                 token_seed=0, jsonl=str(jsonl), workers=2, network_layers=0, progress=False))
+
+    out = benchmark.pedantic(run, rounds=1, iterations=1)
+    assert not out.errors and not out.failures, (out.errors[:3], out.failures)
+    recs = MC.read_records(jsonl)
+    verdicts: dict = defaultdict(int)
+    refused: dict = {}
+    for r in recs:
+        verdicts[r["on_this_instance"] or "not-checked"] += 1
+        why = r.get("not_checked") or ""
+        if any(w in why for w in SIZE_REFUSAL):
+            refused[f"{r['claim']}:{r['reading']}"] = why[:160]
+    benchmark.extra_info["records"] = len(recs)
+    benchmark.extra_info["claims"] = len({r["claim"] for r in recs})
+    benchmark.extra_info["sites"] = len({r["site"] for r in recs})
+    benchmark.extra_info["verdicts"] = dict(verdicts)
+    benchmark.extra_info["size_refused"] = refused
+    benchmark.extra_info["seconds_by_claim"] = {c: round(sum(r["seconds"] for r in recs if r["claim"] == c), 1)
+                                                for c in sorted({r["claim"] for r in recs})}
+    assert len(recs) > 0
 
 
 def _command() -> list[str]:
