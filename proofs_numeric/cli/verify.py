@@ -85,12 +85,13 @@ def _verify(args, sources: dict[str, str] | None = None) -> int:
             return
         line = f"[{k}/{total}] {c.id}: {'ERROR' if r.error else r.verdict} ({r.seconds:.1f} s)"
         err.print(escape(line[:max(20, err.width)]) + (" " * 10 if tty else ""), soft_wrap=True)
-    results, errors = run_ledger(claims, ctx, progress)
-    if args.claims is None:  # the whole ledger (make verify): what the book's real-model page reads, in the total
+    def book() -> list[str]:  # the whole ledger (make verify): what the book's real-model page reads, in the total;
+        # run while Coq compiles in the background (before the first claim that waits for it)
         if tty:
             err.print("[book] computing the real-model page's measurement ...", end="\r")
-        errors += store_book_measurement(ctx, lambda line: err.print(escape(line[:max(20, err.width)])
-                                                                     + (" " * 10 if tty else ""), soft_wrap=True))
+        return store_book_measurement(ctx, lambda line: err.print(escape(line[:max(20, err.width)])
+                                                                  + (" " * 10 if tty else ""), soft_wrap=True))
+    results, errors = run_ledger(claims, ctx, progress, before_formal=book if args.claims is None else None)
     _report_found_counterexamples(results, store=args.store, force=args.force)  # first: the lines below name the file
     head = (f"collapse-verify ledger: {len(results)} claims, {time.perf_counter() - t0:.1f} s "
             f"(dps {args.dps}{', quick' if args.quick else ''})")

@@ -43,8 +43,8 @@ def provenance(started: float, duration: float, seeds: dict[str, int]) -> dict:
 
 
 def run_ledger(claims: list[Claim], ctx: CheckContext,
-               progress: Callable[[int, int, Claim, ClaimResult | None], None] | None = None
-               ) -> tuple[list[ClaimResult], list[str]]:
+               progress: Callable[[int, int, Claim, ClaimResult | None], None] | None = None,
+               before_formal: Callable[[], list[str]] | None = None) -> tuple[list[ClaimResult], list[str]]:
     """Run every claim; returns the results (in the order of ``claims``) and the errors (a check raised, a stored
     counterexample no longer refutes, evidence contradicts itself, or a stored counterexample file is never re-read).
 
@@ -54,18 +54,27 @@ def run_ledger(claims: list[Claim], ctx: CheckContext,
     is asked for after its other evidence (``late``); ``progress`` sees the claims in the order they run. The claims
     run on one BLAS thread (:class:`~theorems.exact.blas_runtime.single_threaded_blas`): coqc has the other core, and
     two BLAS threads on a busy 2-core machine made a 384 x 384 SVD 20 times slower (0.9 s against 0.04 s, measured
-    2026-12-06 at load 6). An interrupted run ends the background compile (its coqc processes) before it returns."""
+    2026-12-06 at load 6). An interrupted run ends the background compile (its coqc processes) before it returns.
+
+    ``before_formal``: work to run once the claims without formal lemmas are done and before the first claim that
+    waits for Coq (verify's measurement for the book), so that it overlaps the background compile instead of
+    following the whole ledger; its errors join the ledger's."""
     with_formal = {lm.claim for lm in formal.LEMMAS}
     background = formal.start_check() if any(c.id in with_formal for c in claims) else None
     order = sorted(range(len(claims)), key=lambda k: claims[k].id in with_formal)  # stable
+    first_formal = next((i for i, k in enumerate(order) if claims[k].id in with_formal), len(order))
+    hook_errors: list[str] = []
     try:
         with single_threaded_blas():
-            done = _run_in_order(claims, ctx, order, progress)
+            done = _run_in_order(claims, ctx, order[:first_formal], progress)
+            if before_formal is not None:
+                hook_errors = before_formal()
+            done.update(_run_in_order(claims, ctx, order[first_formal:], progress, first_formal))
     finally:
         if background is not None:
             formal.cancel_check()  # a no-op once it has ended (every formal claim waited for it)
     results = [done[k][0] for k in range(len(claims))]
-    errors = [e for k in range(len(claims)) for e in done[k][1]]
+    errors = [e for k in range(len(claims)) for e in done[k][1]] + hook_errors
     if len(claims) and {c.id for c in claims} >= _paper_claim_ids(claims):
         unread = sorted(set(counterexample_files()) - referenced_counterexamples(results))
         ran_all = all(not r.error for r in results)
@@ -75,11 +84,11 @@ def run_ledger(claims: list[Claim], ctx: CheckContext,
 
 
 def _run_in_order(claims: list[Claim], ctx: CheckContext, order: list[int],
-                  progress: Callable[[int, int, Claim, ClaimResult | None], None] | None
+                  progress: Callable[[int, int, Claim, ClaimResult | None], None] | None, start: int = 0
                   ) -> dict[int, tuple[ClaimResult, list[str]]]:
-    """{index in claims: (its result, its errors)}, running claims[k] for k in ``order``."""
+    """{index in claims: (its result, its errors)}, running claims[k] for k in ``order`` (numbered from ``start``)."""
     done: dict[int, tuple[ClaimResult, list[str]]] = {}
-    for i, k in enumerate(order):
+    for i, k in enumerate(order, start):
         c = claims[k]
         if progress:
             progress(i, len(claims), c, None)

@@ -187,7 +187,8 @@ def test_cli_verify_stores_the_book_measurement_after_the_whole_ledger_only(caps
     monkeypatch.setattr(RM, "cached_measure", lambda quick=False: calls.append(quick) or {})
     assert main(["verify", "--quick", "--claims", "DC.dff-heuristic"]) == 0
     assert calls == []
-    monkeypatch.setattr(V, "run_ledger", lambda claims, ctx, progress: ([], []))
+    monkeypatch.setattr(V, "run_ledger", lambda claims, ctx, progress, before_formal=None:
+                        ([], before_formal() if before_formal is not None else []))
     assert main(["verify", "--quick"]) == 0
     _, err = capsys.readouterr()
     assert calls == [True] and "[book] the real-model page's measurement" in err and "stored" in err
@@ -198,3 +199,36 @@ def test_cli_verify_stores_the_book_measurement_after_the_whole_ledger_only(caps
     assert main(["verify", "--quick"]) == 1
     _, err = capsys.readouterr()
     assert "the book's real-model measurement: RuntimeError: planted" in err
+
+
+def test_cli_verify_runs_the_book_step_before_the_claims_that_wait_for_coq(monkeypatch):
+    """run_ledger's before_formal hook (verify's measurement for the book) runs once, after every claim without formal
+    lemmas and before the first claim with one, so that it overlaps the background Coq compile (a cold ledger waited
+    for Coq, then ran the book step after everything); its errors join the ledger's. (Planted: the hook called after
+    the formal claims, or its errors dropped: red here.)"""
+    from proofs_numeric.ledger import registry
+    from proofs_numeric.ledger import run as RUN
+    from theorems import formal
+    from theorems.framework import CheckContext, ClaimResult
+    with_formal = {lm.claim for lm in formal.LEMMAS}
+    claims = registry()
+    picked = [c for c in claims if c.id in with_formal][:2] + [c for c in claims if c.id not in with_formal][:3]
+    picked = [picked[0], picked[2], picked[1], picked[3], picked[4]]  # formal claims first in the given order
+    seen: list[str] = []
+    monkeypatch.setattr(RUN, "run_claim", lambda c, ctx: seen.append(c.id) or ClaimResult(c, [], 0.0))
+    monkeypatch.setattr(formal, "start_check", lambda *a, **k: None)
+    monkeypatch.setattr(formal, "cancel_check", lambda *a, **k: None)
+    numbers: list[int] = []
+
+    def progress(k, total, c, r):
+        if r is None:
+            numbers.append(k)
+
+    results, errors = RUN.run_ledger(picked, CheckContext(dps=15, quick=True), progress,
+                                     before_formal=lambda: seen.append("HOOK") or ["hook error"])
+    assert seen.count("HOOK") == 1
+    cut = seen.index("HOOK")
+    assert all(i not in with_formal for i in seen[:cut]) and all(i in with_formal for i in seen[cut + 1:])
+    assert len(seen[:cut]) == 3 and len(seen[cut + 1:]) == 2
+    assert numbers == [0, 1, 2, 3, 4]  # the progress numbers run on across the hook
+    assert [r.claim.id for r in results] == [c.id for c in picked] and errors == ["hook error"]
