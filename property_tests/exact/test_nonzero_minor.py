@@ -104,6 +104,6 @@ def test_nonzero_minor_modular_value_names_the_residue_of_the_exact_minor(M, k):
     _, den = F.numer_denom()
     expected = (int(den) ** k * value) % P
     if isinstance(fast[2], str):
-        assert f"is {expected} modulo 2^61 - 1" in fast[2] and expected != 0
+        assert f"det(minor) is {expected} modulo 2^61 - 1" in fast[2] and expected != 0
     else:
         assert fast[2] == value and expected == 0

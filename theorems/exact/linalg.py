@@ -180,7 +180,7 @@ def nonzero_minor(M: Matrix, k: int, exact: bool = True) -> tuple[list[int], lis
         residue = int(flint.nmod_mat(Z, _MINOR_PRIME).det())
         if residue != 0:  # det Z = den^k det(minor) is a non-zero integer (not divisible by p)
             return rows, cols, (f"non-zero (with den the entries' common denominator, det(den * minor) = den^{k} * "
-                                f"minor is {residue} modulo 2^61 - 1, not 0)")
+                                f"det(minor) is {residue} modulo 2^61 - 1, not 0)")
     value = minor.det()
     assert value != 0  # k independent rows, then k independent columns of them: a non-singular minor
     return rows, cols, Rational(int(value.p), int(value.q))

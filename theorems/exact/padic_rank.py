@@ -56,7 +56,8 @@ All of it is float64 arithmetic on integers. Before the loop the modulus is chos
 with the actual :math:`C` and :math:`E`, so that every product and partial sum is an integer below
 :math:`2^{53}`: :math:`\max_i\sum_l|C_{il}|\cdot\max(|A|,|B|)`, :math:`|y_k| \le Y`,
 :math:`\max_i\sum_l|E_{il}|\cdot x_b`, :math:`\max_i\sum_l|(M_{\bar IJ})_{il}|\cdot x_b + T_b`
-(:math:`x_b = \lfloor m/2\rfloor + 1`; :math:`Y`, :math:`T_b` fixed points of the recurrences).
+(:math:`x_b = \lfloor m/2\rfloor + 2`, as ``_bounds`` takes it: the float quotient errs by less than 2.001, so a
+digit can reach :math:`m/2 + 2`; :math:`Y`, :math:`T_b` fixed points of the recurrences).
 A classical ``dgemm`` (OpenBLAS, MKL: no Strassen-type algorithm) computes such products exactly in
 any summation order; :func:`blas_is_exact` checks this once per process against numpy's exact
 int64 product (the certificate is not used if it fails). The products subtract into their left-hand sides in

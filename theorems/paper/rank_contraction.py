@@ -81,8 +81,8 @@ def alpha_of_factors(WQ, WK) -> sympy.Expr:
     (sqrt(2)/2, sqrt(2)/2)
     """
     Q, K = (to_fmpq_mat(W if isinstance(W, Matrix) else exact_matrix(W, name)) for W, name in ((WQ, "W_Q"), (WK, "W_K")))
-    if Q.ncols() != K.ncols():
-        raise ValueError(f"alpha_of_factors: W_Q has {Q.ncols()} columns, W_K {K.ncols()}")
+    if (Q.nrows(), Q.ncols()) != (K.nrows(), K.ncols()):
+        raise ValueError(f"alpha_of_factors: W_Q is {Q.nrows()} x {Q.ncols()}, W_K {K.nrows()} x {K.ncols()} (both d x d_k)")
     GQ, GK, C = Q.transpose() * Q, K.transpose() * K, K.transpose() * Q
     k = Q.ncols()
     den = sum((GQ[i, j] * GK[j, i] for i in range(k) for j in range(k)), flint.fmpq(0))
