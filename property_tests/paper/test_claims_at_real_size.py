@@ -59,3 +59,20 @@ def test_residual_update_claims_take_a_site_sized_instance(tmp_path, capsys):
     # the conclusion decided exactly (rank(X + Delta) = 128 = rank X, met modulo p: full rank); genericity is not a
     # property of one instance, so the instance's answer is undecided on that hypothesis, as for any size
     assert "conclusion «rank(X + Delta) >= rank X»: holds" in out and "rank(X + Delta) = 128" in out
+
+
+def test_rc_generic_wo_takes_a_bert_base_head(tmp_path, capsys):
+    """One BERT-base head's W_O is 64 x 768 (49,152 entries, beyond SYMPY_MAX_ENTRIES): RC.generic-wo ranks Y, W_O and
+    Y W_O in FLINT only, so it reads up to RANK_MAX_ENTRIES and decides (the every-claim bench on BERT-base found it
+    refused by size). Red when the form reads with the sympy limit again."""
+    import numpy as np
+
+    from proofs_numeric.cli import main
+    rng = np.random.default_rng(64)
+    Y, W = tmp_path / "Y.npy", tmp_path / "W.npy"
+    np.save(Y, rng.standard_normal((16, 64)))
+    np.save(W, rng.standard_normal((64, 768)))
+    code = main(["check", "RC.generic-wo", "--X", str(Y), "--W-O", str(W), "--heads", "1"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "MAX_ENTRIES" not in out + err and "on this instance: holds" in out

@@ -1191,7 +1191,7 @@ def _y_wo_from_user(user) -> dict:
         raise BadInput(f"RC.generic-wo is about one head's W_O (d_k x d): give --heads 1 (got --heads {H})")
     if Y.shape[1] != W.shape[0]:
         raise BadInput(f"--X (as Y) has {Y.shape[1]} columns but W_O has {W.shape[0]} rows (Y is n x d_k, W_O d_k x d)")
-    return {"Y": Y.sympy(SYMPY_MAX_ENTRIES, "RC.generic-wo"), "W_O": W.sympy(SYMPY_MAX_ENTRIES, "RC.generic-wo")}
+    return {"Y": Y.sympy(RANK_MAX_ENTRIES, "RC.generic-wo"), "W_O": W.sympy(RANK_MAX_ENTRIES, "RC.generic-wo")}  # ranked only
 
 
 #: W_O (random, and [I | 0]; d_k = d and d_k = 1 included) with Y of every rank
