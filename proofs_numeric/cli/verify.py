@@ -4,8 +4,11 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import subprocess
 import sys
+import tempfile
 import time
+from typing import IO
 
 import sympy
 
@@ -43,7 +46,8 @@ from theorems.framework.evidence import counterexample_file, store_command
 from theorems.framework.storage import encode_instance
 from theorems.framework.storage import typeset as storage_typeset
 
-__all__ = ["add_parsers", "cmd_verify", "cmd_show", "store_writer", "store_book_measurement"]
+__all__ = ["add_parsers", "cmd_verify", "cmd_show", "store_writer", "store_book_measurement", "BookWorker",
+           "book_worker_main", "finish_book_measurement", "WORKER_GRACE"]
 
 
 def cmd_verify(args) -> int:
@@ -85,13 +89,27 @@ def _verify(args, sources: dict[str, str] | None = None) -> int:
             return
         line = f"[{k}/{total}] {c.id}: {'ERROR' if r.error else r.verdict} ({r.seconds:.1f} s)"
         err.print(escape(line[:max(20, err.width)]) + (" " * 10 if tty else ""), soft_wrap=True)
+    def say(line: str) -> None:  # a [book] line, wrapped to the terminal (the first line clears the \r status)
+        for i, part in enumerate(wrap_plain(line, max(20, err.width - 3))):
+            err.print(escape(part if i == 0 else "  " + part) + (" " * 10 if tty and i == 0 else ""), soft_wrap=True)
+
     def book() -> list[str]:  # the whole ledger (make verify): what the book's real-model page reads, in the total;
         # run while Coq compiles in the background (before the first claim that waits for it)
         if tty:
             err.print("[book] computing the real-model page's measurement ...", end="\r")
-        return store_book_measurement(ctx, lambda line: err.print(escape(line[:max(20, err.width)])
-                                                                  + (" " * 10 if tty else ""), soft_wrap=True))
-    results, errors = run_ledger(claims, ctx, progress, before_formal=book if args.claims is None else None)
+        return store_book_measurement(ctx, say)
+    worker = BookWorker(ctx.quick) if args.claims is None else None
+    try:  # the whole ledger: the book's measurement in a second process beside the claims (else before Coq's wait)
+        in_second = worker is not None and worker.start()
+        results, errors = run_ledger(claims, ctx, progress,
+                                     before_formal=book if worker is not None and not in_second else None)
+        if in_second and worker is not None:
+            if tty:
+                err.print("[book] joining the real-model page's measurement ...", end="\r")
+            errors += finish_book_measurement(ctx, worker, say)
+    finally:
+        if worker is not None:
+            worker.stop()
     _report_found_counterexamples(results, store=args.store, force=args.force)  # first: the lines below name the file
     head = (f"collapse-verify ledger: {len(results)} claims, {time.perf_counter() - t0:.1f} s "
             f"(dps {args.dps}{', quick' if args.quick else ''})")
@@ -125,6 +143,118 @@ def _verify(args, sources: dict[str, str] | None = None) -> int:
         console.print(escape(f"wrote {args.json}"), soft_wrap=True)
     failed = report_import_errors() or bool(errors) or not quotes_ok
     return 1 if failed else 0
+
+
+#: how long a second process may take to end after it is told to (SIGTERM, then SIGKILL)
+WORKER_GRACE = 5.0
+
+
+class BookWorker:
+    """The parts of the book's real-model measurement that no claim of the ledger reads
+    (:func:`proofs_numeric.witnesses.real_model.unread_parts`: RC.rank-equals-sum and RRO.only-increase at every site
+    of MiniLM, most of the measurement's CPU), computed in a second process while the ledger's claims run; the
+    measurement is then joined in this process (:meth:`finish`), reading those parts from the on-disk store.
+
+    Only with a usable store (``memo.cache_dir``; it is how the parts come back), else :meth:`start` returns False
+    and the measurement runs here as before. The child runs in its own session, so a Ctrl-C at the terminal reaches
+    only this process, which ends the child (:meth:`stop`: SIGTERM, SIGKILL after :data:`WORKER_GRACE` s); the child
+    also ends itself when this process dies (it watches its parent). A child that fails or is ended is not an error:
+    what it did not store is computed here."""
+
+    def __init__(self, quick: bool):
+        self.quick = bool(quick)
+        self.proc: subprocess.Popen | None = None
+        self.log: IO[bytes] | None = None
+        self.started = 0.0
+        self.seconds: float | None = None
+
+    def start(self) -> bool:
+        from proofs_numeric.witnesses import real_model as RM
+        from theorems.framework.memo import cache_dir
+        folder = cache_dir()
+        if folder is None or not RM.available():
+            return False
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            self.log = tempfile.TemporaryFile()
+            code = ("import sys; from proofs_numeric.cli.verify import book_worker_main; "
+                    "sys.exit(book_worker_main(sys.argv[1:]))")
+            self.proc = subprocess.Popen([sys.executable, "-c", code, str(os.getpid())] + (["quick"] * self.quick),
+                                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.log,
+                                         start_new_session=True)
+        except OSError:
+            self.stop()
+            return False
+        self.started = time.perf_counter()
+        return True
+
+    def wait(self) -> tuple[bool, str]:
+        """Wait for the child; (it stored its parts, the last line it wrote to stderr when it did not)."""
+        if self.proc is None:
+            return False, "not started"
+        rc = self.proc.wait()
+        self.seconds = time.perf_counter() - self.started
+        why = ""
+        if rc != 0 and self.log is not None:
+            self.log.seek(0)
+            lines = [ln for ln in self.log.read().decode(errors="replace").splitlines() if ln.strip()]
+            why = lines[-1] if lines else f"exit status {rc}"
+        return rc == 0, why
+
+    def stop(self) -> None:
+        """End the child if it still runs (SIGTERM, then SIGKILL) and close its log; safe to call twice."""
+        proc, self.proc = self.proc, None
+        if proc is not None and proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(WORKER_GRACE)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if self.log is not None:
+            self.log.close()
+            self.log = None
+
+
+def book_worker_main(argv: list[str]) -> int:
+    """The second process of :class:`BookWorker`: ``PARENT_PID [quick]``. Ends itself within a second of its
+    parent's death (the parent id changes), so an orphan never computes on."""
+    import threading
+
+    from proofs_numeric.witnesses import real_model as RM
+    parent = int(argv[0])
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(3)
+    threading.Thread(target=watch, daemon=True).start()
+    RM.store_parts(RM.unread_parts(), quick="quick" in argv[1:])
+    return 0
+
+
+def finish_book_measurement(ctx: CheckContext, worker: BookWorker, say) -> list[str]:
+    """Join the book's measurement after the ledger: wait for ``worker``'s parts, read them from the store, compute
+    the rest here (:func:`store_book_measurement` when the worker did not store them)."""
+    from proofs_numeric.witnesses import real_model as RM
+    from theorems.exact.blas_runtime import single_threaded_blas
+    t = time.perf_counter()
+    ok, why = worker.wait()
+    waited = time.perf_counter() - t
+    worker.stop()
+    if not ok:
+        say(f"[book] the second process did not finish its parts ({why}); computing them here")
+        return store_book_measurement(ctx, say)
+    try:
+        with single_threaded_blas():
+            RM.cached_measure(quick=ctx.quick, stored=RM.unread_parts())
+    except Exception as e:  # noqa: BLE001 - reported like a claim's error, the ledger above stands
+        return [f"the book's real-model measurement: {type(e).__name__}: {e}"]
+    parts = " and ".join("+".join(p) for p in RM.unread_parts())
+    say(f"[book] the real-model page's measurement (every site of MiniLM): stored ({parts} in a second process "
+        f"beside the claims: {worker.seconds or 0.0:.1f} s, {waited:.1f} s of it waited for at the end; "
+        f"joined here in {time.perf_counter() - t - waited:.1f} s)")
+    return []
 
 
 def store_book_measurement(ctx: CheckContext, say) -> list[str]:

@@ -72,7 +72,8 @@ from theorems.framework.memo import memo, process_cache
 from theorems.paper import residual_obstruction as RRO_PAPER
 
 __all__ = ["available", "load", "load_model", "MiniLM", "SENTENCES", "TEXTS", "measure", "cached_measure",
-           "exact_ln_site", "exact_rms_site", "layer_symmetries", "prepare_inputs", "RANK_RTOL", "SYM_TOL",
+           "unread_parts", "store_parts", "exact_ln_site", "exact_rms_site", "layer_symmetries", "prepare_inputs",
+           "RANK_RTOL", "SYM_TOL",
            "ModelNotInstalled", "DEFAULT_MODEL", "ALIGNMENT_SUPPORT", "ALIGNMENT_AGAINST", "ln_sites", "ln_conclusion",
            "w_o_deficient", "alignment_trained", "EVIDENCE", "DEFAULT_CLAIMS", "default_claims", "measurements",
            "header", "layers_input", "ln_records_by_input", "ln_object", "ln_site_evidence", "LN_OBJECTS",
@@ -239,11 +240,12 @@ def _model_runs(quick: bool) -> tuple:
     return _MEASURE_CACHE[key]
 
 
-def part_records(part: tuple[str, ...], quick: bool = False) -> list[dict]:
+def part_records(part: tuple[str, ...], quick: bool = False, read: bool | None = None) -> list[dict]:
     """The records of the claims ``part`` (one of :data:`MEASURE_PARTS`) at every site of the packaged MiniLM, as
     :func:`measure` makes them (network-level records for the short input's first
     :data:`proofs_numeric.model.sites.NETWORK_LAYERS` layers). Once per process, and kept on disk like
-    :func:`cached_measure`."""
+    :func:`cached_measure` (``read``: passed to ``memo.memo``; True reads a stored value even inside
+    ``computing_fresh``, as verify does for the parts its second process has just computed: :func:`store_parts`)."""
     part = tuple(part)
     if part not in MEASURE_PARTS:
         raise ValueError(f"{part} is not a part of the measurement (one of {MEASURE_PARTS})")
@@ -257,8 +259,25 @@ def part_records(part: tuple[str, ...], quick: bool = False) -> list[dict]:
                             lambda name: forward_site_list(quick, name))
         _MEASURE_CACHE[key] = memo(PART_MEMO, {"part": list(part), "quick": bool(quick), "texts": texts,
                                                "network_layers": S.NETWORK_LAYERS}, compute,
-                                   extra=(MODEL_DIST, "tokenizers", "safetensors"))
+                                   extra=(MODEL_DIST, "tokenizers", "safetensors"), read=read)
     return _MEASURE_CACHE[key]
+
+
+def unread_parts() -> tuple[tuple[str, ...], ...]:
+    """The parts of the measurement that no trained-model reading of the ledger reads (:data:`PARTS_READ`): only the
+    book's real-model page needs them, so ``verify`` computes them in a second process (:func:`store_parts`)."""
+    read = {p for parts in PARTS_READ.values() for p in parts}
+    return tuple(p for p in MEASURE_PARTS if p not in read)
+
+
+def store_parts(parts, quick: bool = False) -> None:
+    """Compute ``parts`` afresh (``memo.computing_fresh``, one BLAS thread) and keep them in the on-disk store: the
+    work of ``verify``'s second process, whose parent then reads them (:func:`cached_measure` ``stored``)."""
+    from theorems.exact.blas_runtime import single_threaded_blas
+    from theorems.framework.memo import computing_fresh
+    with single_threaded_blas(), computing_fresh():
+        for p in parts:
+            part_records(tuple(p), quick)
 
 
 def forward_site_list(quick: bool, name: str) -> list:
@@ -313,19 +332,22 @@ def measured(parts, quick: bool = False) -> dict:
     return res
 
 
-def cached_measure(quick: bool = False) -> dict:
+def cached_measure(quick: bool = False, stored=()) -> dict:
     """``measure`` of the packaged MiniLM (quick: the short input only); network-level records for the short
     input's first :data:`proofs_numeric.model.sites.NETWORK_LAYERS` layers. Its records are those of the parts
     (:func:`part_records`, shared with the ledger's trained-model readings), joined in the order of one run. Once per
     process, and kept on disk under the key of the source and of the model package (``memo.memo``): ``make verify``
     computes it (its last step, :func:`proofs_numeric.cli.verify`), the book's real-model page reads it
-    (``memo.provenance(MEASURE_MEMO)`` says which)."""
+    (``memo.provenance(MEASURE_MEMO)`` says which). ``stored``: parts to read from the store (computed by
+    ``verify``'s second process in this run: :func:`store_parts`); a part not found there is computed here."""
     if quick not in _MEASURE_CACHE:
         texts = _texts(quick)
+        from_store = {tuple(p) for p in stored}
 
         def compute() -> dict:
             m, runs, _ = _model_runs(quick)
-            recs = joint_order([r for p in MEASURE_PARTS for r in part_records(p, quick)], list(runs))
+            recs = joint_order([r for p in MEASURE_PARTS
+                                for r in part_records(p, quick, read=True if p in from_store else None)], list(runs))
             return measure(texts, model=m, network_layers={"short": S.NETWORK_LAYERS}, records=recs)
         _MEASURE_CACHE[quick] = memo(MEASURE_MEMO, {"quick": bool(quick), "texts": texts,
                                                     "network_layers": S.NETWORK_LAYERS}, compute,
