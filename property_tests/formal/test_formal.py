@@ -121,12 +121,21 @@ def test_formal_every_lemma_accepted():
         "qk_norm", "noci_values", "token_mixing", "null_set", "null_set_mx", "null_set_heads"}
 
 
+@pytest.mark.slow
 @needs_coq
-def test_formal_tuple_mode_accepts_every_lemma_with_an_upper_bound_of_its_axioms():
-    """verify's tuple mode (check()'s default) accepts every registered lemma; a lemma it answers through its tuple
-    says "at most" and carries the tuple's axioms, which contain the lemma's own (asked lemma by lemma); the others are
-    exact (their tuple is closed). (Planted: the tuple's axioms not marked as an upper bound: red.)"""
-    tuple_mode, own = formal.check(), formal.check(per_lemma_axioms=True)
+def test_formal_tuple_mode_accepts_every_lemma_with_an_upper_bound_of_its_axioms(monkeypatch):
+    """verify's tuple mode (check()'s default), asked of Coq (the stored per-lemma verdicts, which would answer it,
+    hidden), accepts every registered lemma; a lemma it answers through its tuple says "at most" and carries the
+    tuple's axioms, which contain the lemma's own (asked lemma by lemma); the others are exact (their tuple is
+    closed). (Planted: the tuple's axioms not marked as an upper bound: red.)"""
+    own = formal.check(per_lemma_axioms=True)
+    formal.clear_check_cache()
+    monkeypatch.setattr(formal.runner, "_load_results", lambda *a, **k: {})  # a cold cache: Coq is asked
+    monkeypatch.setattr(formal.runner, "_store_results", lambda *a, **k: None)  # and nothing is stored
+    try:
+        tuple_mode = formal.check()
+    finally:
+        formal.clear_check_cache()
     assert all(r.accepted is True for r in tuple_mode.values())
     bounded = [name for name, r in tuple_mode.items() if r.axioms_bound]
     assert bounded  # the lemmas of the files that load MathComp-Analysis
@@ -401,13 +410,19 @@ _CLASSICAL = (_PLAIN_HEADER
 @pytest.mark.slow
 @needs_coq
 @needs_analysis
-def test_formal_tuple_mode_says_at_most_and_never_answers_a_per_lemma_check(tmp_path, monkeypatch):
-    """verify's tuple mode: one Print Assumptions of the tuple of a classical file's lemmas accepts each of them,
-    saying "at most" the tuple's axioms and what was asked (the axiom-free lemma too: its own axioms are not known
-    then). Its stored verdicts never answer a per-lemma check (make formal asks Coq again and lists each lemma's own:
-    the axiom-free lemma closed), while per-lemma verdicts answer a later tuple-mode check. (Planted: tuple-mode
-    verdicts read by a per-lemma check: plain is not closed, red.)"""
-    (tmp_path / "classical.v").write_text(_CLASSICAL)
+def test_formal_tuple_mode_says_at_most_names_a_culprit_and_never_answers_a_per_lemma_check(tmp_path, monkeypatch):
+    """verify's tuple mode on a file that loads MathComp-Analysis (one compile for the three parts).
+
+    1. A planted Axiom: the tuple rests on a forbidden axiom, so tuple mode falls back to the per-lemma queries: the
+       lemma that uses it is refused by name, the others get their own, exact, axioms. (Planted: tuple mode accepting
+       the tuple without resolving each printed name to an allowed full name (Locate): red.)
+    2. Without the planted lemma, one Print Assumptions of the tuple accepts each lemma, saying "at most" the
+       tuple's axioms and what was asked (the axiom-free lemma too: its own axioms are not known then).
+    3. Those stored verdicts never answer a per-lemma check (make formal asks Coq again and lists each lemma's own:
+       the axiom-free lemma closed), while per-lemma verdicts answer a later tuple-mode check. (Planted: tuple-mode
+       verdicts read by a per-lemma check: plain is not closed, red.)"""
+    (tmp_path / "classical.v").write_text(_CLASSICAL + "Axiom everything : forall P : Prop, P.\n"
+                                          + "Lemma uses_axiom : (1 = 2)%N.\nProof. apply everything. Qed.\n")
     asked: list[tuple[str, bool]] = []
     real_query = formal.runner._query_group
 
@@ -417,6 +432,20 @@ def test_formal_tuple_mode_says_at_most_and_never_answers_a_per_lemma_check(tmp_
     monkeypatch.setattr(formal.runner, "_query_group", query)
     lemmas = [_lemma("classical", "expR_pos"), _lemma("classical", "plain")]
     names = [lm.name for lm in lemmas]
+    # 1. the culprit
+    results = formal.check(lemmas + [_lemma("classical", "uses_axiom")], source_dir=tmp_path)
+    bad = results["CollapseVerify.classical.uses_axiom"]
+    assert bad.accepted is False and bad.axioms == ("CollapseVerify.classical.everything",)
+    assert "CollapseVerify.classical.everything, an Axiom of this project" in bad.reason
+    good = results[names[0]]
+    assert good.accepted is True and good.axioms == formal.ALLOWED_AXIOMS and good.axioms_bound is False
+    assert "at most" not in good.reason
+    assert results[names[1]].closed is True and results[names[1]].axioms_bound is False
+    # 2. the tuple within the policy (the verdicts of part 1 forgotten)
+    for f in (tmp_path / "_build").glob("check-results-*.json"):
+        f.unlink()
+    formal.clear_check_cache()
+    asked.clear()
     tuple_mode = formal.check(lemmas, source_dir=tmp_path)
     assert sorted(asked) == [("expR_pos", True), ("plain", True)]
     for name in names:
@@ -427,6 +456,7 @@ def test_formal_tuple_mode_says_at_most_and_never_answers_a_per_lemma_check(tmp_
         assert r.reason.startswith("accepted: it rests on at most the allowed axioms (classical: ")
         assert "asked for the tuple of the 2 lemmas of files that load MathComp-Analysis" in r.reason
         assert "`make formal` lists each lemma's own" in r.reason
+    # 3. the modes of the stored verdicts
     formal.clear_check_cache()
     own = formal.check(lemmas, source_dir=tmp_path, per_lemma_axioms=True)  # Coq asked again, lemma by lemma
     assert sorted(asked) == [("expR_pos", False), ("expR_pos", True), ("plain", False), ("plain", True)]
@@ -438,28 +468,6 @@ def test_formal_tuple_mode_says_at_most_and_never_answers_a_per_lemma_check(tmp_
     assert len(asked) == 4
     assert {n: (r.accepted, r.reason, r.axioms, r.axioms_bound) for n, r in again.items()} == \
         {n: (r.accepted, r.reason, r.axioms, r.axioms_bound) for n, r in own.items()}
-
-
-@pytest.mark.slow
-@needs_coq
-@needs_analysis
-def test_formal_tuple_mode_outside_the_policy_names_the_culprit_lemma(tmp_path):
-    """A classical file with a planted Axiom: its tuple rests on a forbidden axiom, so tuple mode falls back to the
-    per-lemma queries: the lemma that uses the axiom is refused by name, the others keep their own, exact, axioms.
-    (Planted: tuple mode accepting the tuple without resolving each printed name to an allowed full name: red.)"""
-    (tmp_path / "classical_planted.v").write_text(
-        _CLASSICAL + "Axiom everything : forall P : Prop, P.\n"
-        + "Lemma uses_axiom : (1 = 2)%N.\nProof. apply everything. Qed.\n")
-    lemmas = [_lemma("classical_planted", s) for s in ("expR_pos", "plain", "uses_axiom")]
-    results = formal.check(lemmas, source_dir=tmp_path)
-    bad = results["CollapseVerify.classical_planted.uses_axiom"]
-    assert bad.accepted is False and bad.axioms == ("CollapseVerify.classical_planted.everything",)
-    assert "CollapseVerify.classical_planted.everything, an Axiom of this project" in bad.reason
-    good = results["CollapseVerify.classical_planted.expR_pos"]
-    assert good.accepted is True and good.axioms == formal.ALLOWED_AXIOMS and good.axioms_bound is False
-    assert "at most" not in good.reason
-    plain = results["CollapseVerify.classical_planted.plain"]
-    assert plain.closed is True and plain.axioms_bound is False
 
 
 def test_formal_stored_verdicts_keep_their_mode(tmp_path):
