@@ -370,7 +370,9 @@ def test_formal_policy_refuses_a_project_axiom_and_admitted_by_name(tmp_path):
 @pytest.mark.slow
 @needs_coq
 def test_formal_policy_refuses_an_axiom_named_like_an_allowed_one(tmp_path):
-    """Names are compared in full: our own boolp.propositional_extensionality is not MathComp-Analysis's."""
+    """Names are compared in full: our own boolp.propositional_extensionality is not MathComp-Analysis's (asked in
+    tuple mode, check()'s default: the tuple's printed names are located too; planted: tuple mode matching a printed
+    name against the allowed full names by suffix instead of Locate: red)."""
     (tmp_path / "boolp.v").write_text(_PLAIN_HEADER + "Axiom propositional_extensionality : False.\n"
                                       + "Lemma fake : False.\nProof. exact propositional_extensionality. Qed.\n")
     r = formal.check([_lemma("boolp", "fake")], source_dir=tmp_path)["CollapseVerify.boolp.fake"]
@@ -414,8 +416,7 @@ def test_formal_tuple_mode_says_at_most_names_a_culprit_and_never_answers_a_per_
     """verify's tuple mode on a file that loads MathComp-Analysis (one compile for the three parts).
 
     1. A planted Axiom: the tuple rests on a forbidden axiom, so tuple mode falls back to the per-lemma queries: the
-       lemma that uses it is refused by name, the others get their own, exact, axioms. (Planted: tuple mode accepting
-       the tuple without resolving each printed name to an allowed full name (Locate): red.)
+       lemma that uses it is refused by name, the others get their own, exact, axioms.
     2. Without the planted lemma, one Print Assumptions of the tuple accepts each lemma, saying "at most" the
        tuple's axioms and what was asked (the axiom-free lemma too: its own axioms are not known then).
     3. Those stored verdicts never answer a per-lemma check (make formal asks Coq again and lists each lemma's own:
