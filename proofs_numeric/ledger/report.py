@@ -522,8 +522,9 @@ def _coq_statement(about: str) -> str:
 def formal_lemmas_markdown(claim_id: str | None = None) -> str:
     """Every registered Coq lemma (or those of one claim): a summary table (claim, reading, the axioms each rests
     on), then each lemma's LaTeX statement beside Coq's own ``About`` output (not a hand-copied statement) and the
-    assumptions check, run now; last, proved lemmas still waiting for a reading to attach to."""
-    results = F.check()
+    assumptions check, run now (lemma by lemma: each lemma's own axioms, as make formal lists them, not the upper
+    bound verify's tuple query gives); last, proved lemmas still waiting for a reading to attach to."""
+    results = F.check(per_lemma_axioms=True)
     version = F.coq_version()
     lemmas = [lm for lm in F.LEMMAS if claim_id is None or lm.claim == claim_id]
     if not lemmas:
@@ -562,7 +563,7 @@ def formal_lemmas_markdown(claim_id: str | None = None) -> str:
             parts += ["```coq", _coq_statement(r.about), "```"]
     pending = [lm for lm in getattr(F, "PENDING", ()) if claim_id is None or lm.claim == claim_id]
     if pending:
-        pr = F.check(tuple(pending))
+        pr = F.check(tuple(pending), per_lemma_axioms=True)
         parts += ["", "**Proved, awaiting a reading to attach to** (checked, not evidence yet):", ""]
         for lm in pending:
             r = pr.get(lm.name)

@@ -100,8 +100,9 @@ def test_formal_without_coqc_is_not_run(monkeypatch, tmp_path):
 
 @needs_coq
 def test_formal_every_lemma_accepted():
-    """Every registered lemma is accepted: closed, or resting only on the allowed classical axioms."""
-    results = formal.check()
+    """Every registered lemma is accepted: closed, or resting only on the allowed classical axioms (asked lemma by
+    lemma, as make formal asks: each lemma's own axioms)."""
+    results = formal.check(per_lemma_axioms=True)
     refused = {name: r.reason for name, r in results.items() if r.accepted is not True}
     assert not refused
     for lemma in formal.LEMMAS:
@@ -118,6 +119,34 @@ def test_formal_every_lemma_accepted():
     assert {lm.module for lm in formal.LEMMAS if results[lm.name].axioms} == {
         "softmax_real", "layer_jacobian", "softmax_limits", "zero_set", "attention_graph", "softmax_onehot",
         "qk_norm", "noci_values", "token_mixing", "null_set", "null_set_mx", "null_set_heads"}
+
+
+@pytest.mark.slow
+@needs_coq
+def test_formal_tuple_mode_accepts_every_lemma_with_an_upper_bound_of_its_axioms(monkeypatch):
+    """verify's tuple mode (check()'s default), asked of Coq (the stored per-lemma verdicts, which would answer it,
+    hidden), accepts every registered lemma; a lemma it answers through its tuple says "at most" and carries the
+    tuple's axioms, which contain the lemma's own (asked lemma by lemma); the others are exact (their tuple is
+    closed). (Planted: the tuple's axioms not marked as an upper bound: red.)"""
+    own = formal.check(per_lemma_axioms=True)
+    formal.clear_check_cache()
+    monkeypatch.setattr(formal.runner, "_load_results", lambda *a, **k: {})  # a cold cache: Coq is asked
+    monkeypatch.setattr(formal.runner, "_store_results", lambda *a, **k: None)  # and nothing is stored
+    try:
+        tuple_mode = formal.check()
+    finally:
+        formal.clear_check_cache()
+    assert all(r.accepted is True for r in tuple_mode.values())
+    bounded = [name for name, r in tuple_mode.items() if r.axioms_bound]
+    assert bounded  # the lemmas of the files that load MathComp-Analysis
+    for name, r in tuple_mode.items():
+        assert set(own[name].axioms) <= set(r.axioms) <= set(formal.ALLOWED_AXIOMS)
+        assert own[name].axioms_bound is False
+        if r.axioms_bound:
+            assert r.closed is None and r.axiom_words.startswith("at most classical: ")
+            assert "at most the allowed axioms" in r.reason and "make formal" in r.reason
+        else:
+            assert (r.accepted, r.closed, r.axioms) == (own[name].accepted, own[name].closed, own[name].axioms)
 
 
 @needs_coq
@@ -341,7 +370,9 @@ def test_formal_policy_refuses_a_project_axiom_and_admitted_by_name(tmp_path):
 @pytest.mark.slow
 @needs_coq
 def test_formal_policy_refuses_an_axiom_named_like_an_allowed_one(tmp_path):
-    """Names are compared in full: our own boolp.propositional_extensionality is not MathComp-Analysis's."""
+    """Names are compared in full: our own boolp.propositional_extensionality is not MathComp-Analysis's (asked in
+    tuple mode, check()'s default: the tuple's printed names are located too; planted: tuple mode matching a printed
+    name against the allowed full names by suffix instead of Locate: red)."""
     (tmp_path / "boolp.v").write_text(_PLAIN_HEADER + "Axiom propositional_extensionality : False.\n"
                                       + "Lemma fake : False.\nProof. exact propositional_extensionality. Qed.\n")
     r = formal.check([_lemma("boolp", "fake")], source_dir=tmp_path)["CollapseVerify.boolp.fake"]
@@ -360,13 +391,110 @@ def test_formal_policy_accepts_the_allowed_axioms_and_lists_them(tmp_path):
         + "Import GRing.Theory Num.Theory.\nLocal Open Scope ring_scope.\n"
         + "Lemma expR_pos (R : realType) (x : R) : 0 < expR x.\nProof. exact: expR_gt0. Qed.\n"
         + "Lemma plain : (2 + 2 = 4)%N.\nProof. by []. Qed.\n")
-    results = formal.check([_lemma("classical", "expR_pos"), _lemma("classical", "plain")], source_dir=tmp_path)
+    lemmas = [_lemma("classical", "expR_pos"), _lemma("classical", "plain")]
+    results = formal.check(lemmas, source_dir=tmp_path, per_lemma_axioms=True)
     r = results["CollapseVerify.classical.expR_pos"]
-    assert r.accepted is True and r.closed is False
+    assert r.accepted is True and r.closed is False and r.axioms_bound is False
     assert r.axioms == formal.ALLOWED_AXIOMS
     assert r.axiom_words == "classical: propositional and functional extensionality, choice"
     plain = results["CollapseVerify.classical.plain"]  # same file, no axiom used: closed
     assert plain.accepted is True and plain.closed is True and plain.axioms == ()
+
+
+_CLASSICAL = (_PLAIN_HEADER
+              + "From mathcomp Require Import all_ssreflect all_algebra.\n"
+              + "From mathcomp.analysis Require Import reals sequences exp.\n"
+              + "Import GRing.Theory Num.Theory.\nLocal Open Scope ring_scope.\n"
+              + "Lemma expR_pos (R : realType) (x : R) : 0 < expR x.\nProof. exact: expR_gt0. Qed.\n"
+              + "Lemma plain : (2 + 2 = 4)%N.\nProof. by []. Qed.\n")
+
+
+@pytest.mark.slow
+@needs_coq
+@needs_analysis
+def test_formal_tuple_mode_says_at_most_names_a_culprit_and_never_answers_a_per_lemma_check(tmp_path, monkeypatch):
+    """verify's tuple mode on a file that loads MathComp-Analysis (one compile for the three parts).
+
+    1. A planted Axiom: the tuple rests on a forbidden axiom, so tuple mode falls back to the per-lemma queries: the
+       lemma that uses it is refused by name, the others get their own, exact, axioms.
+    2. Without the planted lemma, one Print Assumptions of the tuple accepts each lemma, saying "at most" the
+       tuple's axioms and what was asked (the axiom-free lemma too: its own axioms are not known then).
+    3. Those stored verdicts never answer a per-lemma check (make formal asks Coq again and lists each lemma's own:
+       the axiom-free lemma closed), while per-lemma verdicts answer a later tuple-mode check. (Planted: tuple-mode
+       verdicts read by a per-lemma check: plain is not closed, red.)"""
+    (tmp_path / "classical.v").write_text(_CLASSICAL + "Axiom everything : forall P : Prop, P.\n"
+                                          + "Lemma uses_axiom : (1 = 2)%N.\nProof. apply everything. Qed.\n")
+    asked: list[tuple[str, bool]] = []
+    real_query = formal.runner._query_group
+
+    def query(build, ls, try_tuple, tuple_policy=False):
+        asked.extend((l.short, tuple_policy) for l in ls)
+        return real_query(build, ls, try_tuple, tuple_policy)
+    monkeypatch.setattr(formal.runner, "_query_group", query)
+    lemmas = [_lemma("classical", "expR_pos"), _lemma("classical", "plain")]
+    names = [lm.name for lm in lemmas]
+    # 1. the culprit
+    results = formal.check(lemmas + [_lemma("classical", "uses_axiom")], source_dir=tmp_path)
+    bad = results["CollapseVerify.classical.uses_axiom"]
+    assert bad.accepted is False and bad.axioms == ("CollapseVerify.classical.everything",)
+    assert "CollapseVerify.classical.everything, an Axiom of this project" in bad.reason
+    good = results[names[0]]
+    assert good.accepted is True and good.axioms == formal.ALLOWED_AXIOMS and good.axioms_bound is False
+    assert "at most" not in good.reason
+    assert results[names[1]].closed is True and results[names[1]].axioms_bound is False
+    # 2. the tuple within the policy (the verdicts of part 1 forgotten)
+    for f in (tmp_path / "_build").glob("check-results-*.json"):
+        f.unlink()
+    formal.clear_check_cache()
+    asked.clear()
+    tuple_mode = formal.check(lemmas, source_dir=tmp_path)
+    assert sorted(asked) == [("expR_pos", True), ("plain", True)]
+    for name in names:
+        r = tuple_mode[name]
+        assert r.accepted is True and r.axioms == formal.ALLOWED_AXIOMS and r.axioms_bound is True
+        assert r.closed is None  # not known: the tuple rests on the axioms, this lemma may not
+        assert r.axiom_words == "at most classical: propositional and functional extensionality, choice"
+        assert r.reason.startswith("accepted: it rests on at most the allowed axioms (classical: ")
+        assert "asked for the tuple of the 2 lemmas of files that load MathComp-Analysis" in r.reason
+        assert "`make formal` lists each lemma's own" in r.reason
+    # 3. the modes of the stored verdicts
+    formal.clear_check_cache()
+    own = formal.check(lemmas, source_dir=tmp_path, per_lemma_axioms=True)  # Coq asked again, lemma by lemma
+    assert sorted(asked) == [("expR_pos", False), ("expR_pos", True), ("plain", False), ("plain", True)]
+    assert own[names[0]].axioms == formal.ALLOWED_AXIOMS and own[names[0]].closed is False
+    assert own[names[1]].closed is True and own[names[1]].axioms == ()
+    assert not any(r.axioms_bound for r in own.values())
+    formal.clear_check_cache()
+    again = formal.check(lemmas, source_dir=tmp_path)  # tuple mode reads the per-lemma verdicts: more precise
+    assert len(asked) == 4
+    assert {n: (r.accepted, r.reason, r.axioms, r.axioms_bound) for n, r in again.items()} == \
+        {n: (r.accepted, r.reason, r.axioms, r.axioms_bound) for n, r in own.items()}
+
+
+def test_formal_stored_verdicts_keep_their_mode(tmp_path):
+    """The on-disk verdicts say whether their axioms are a tuple's upper bound: a per-lemma check reads only
+    per-lemma entries, a tuple-mode check reads both, and a tuple-mode entry never replaces a per-lemma one.
+    (Planted: _load_results ignoring the mode: red.)"""
+    runner = formal.runner
+    key = "k" * 64
+    upper = (True, "accepted: it rests on at most ...", "", "", formal.ALLOWED_AXIOMS, True)
+    exact = (True, runner.CLOSED, "", "", (), False)
+    runner._store_results(tmp_path, key, {"a": upper, "b": exact})
+    assert runner._load_results(tmp_path, key) == {"a": upper, "b": exact}
+    assert runner._load_results(tmp_path, key, per_lemma_axioms=True) == {"b": exact}
+    runner._store_results(tmp_path, key, {"b": upper})  # an upper bound does not replace the lemma's own verdict
+    assert runner._load_results(tmp_path, key)["b"] == exact
+    runner._store_results(tmp_path, key, {"a": exact})  # the lemma's own verdict replaces an upper bound
+    assert runner._load_results(tmp_path, key, per_lemma_axioms=True) == {"a": exact, "b": exact}
+
+
+def test_formal_result_with_an_upper_bound_claims_no_more():
+    """A result accepted through its tuple: "at most" in its words, closed not known; with no axiom it is closed."""
+    r = formal.FormalResult(True, "accepted", "", "", 0.0, formal.ALLOWED_AXIOMS, axioms_bound=True)
+    assert r.closed is None and r.axiom_words.startswith("at most classical: ")
+    assert formal.FormalResult(True, "", "", "", 0.0, formal.ALLOWED_AXIOMS).closed is False
+    assert formal.FormalResult(True, "", "", "", 0.0, (), axioms_bound=True).closed is True
+    assert formal.FormalResult(False, "", "", "", 0.0, formal.ALLOWED_AXIOMS, axioms_bound=True).closed is False
 
 
 @pytest.mark.slow
@@ -376,9 +504,9 @@ def test_formal_results_are_cached_on_disk_by_content(tmp_path, monkeypatch):
     asked: list[str] = []
     real_query = formal.runner._query_group
 
-    def query(build, ls, try_tuple):
+    def query(build, ls, try_tuple, tuple_policy=False):
         asked.extend(l.short for l in ls)
-        return real_query(build, ls, try_tuple)
+        return real_query(build, ls, try_tuple, tuple_policy)
     monkeypatch.setattr(formal.runner, "_query_group", query)
     lemmas = [_lemma("planted", "uses_axiom"), _lemma("planted", "honest")]
     formal.check(lemmas[1:], source_dir=tmp_path)
@@ -405,15 +533,18 @@ def test_formal_results_are_cached_on_disk_by_content(tmp_path, monkeypatch):
 def test_formal_evidence_names_the_axioms(monkeypatch):
     """The evidence of an accepted lemma says which axioms it rests on (summary and numbers)."""
     import theorems.formal as F
-    fake = {lm.name: F.FormalResult(True, "accepted", "", "", 0.0,
-                                    F.ALLOWED_AXIOMS if lm.module == "softmax_real" else ())
-            for lm in F.LEMMAS}
-    monkeypatch.setattr(F, "check", lambda *a, **k: fake)
-    ev = formal_evidence("SYM.token-permutation", "literal", CheckContext(quick=True))
-    assert len(ev) == 2 and all(e.holds is True for e in ev)
-    words = {e.summary.split(" [", 1)[1].split("]", 1)[0] for e in ev}
-    assert words == {"formal, no axioms", "formal, classical: propositional and functional extensionality, choice"}
-    assert sorted(len(e.numbers["axioms"]) for e in ev) == [0, 3]
+    for bound in (False, True):  # True: verify's tuple mode, the axioms an upper bound
+        fake = {lm.name: F.FormalResult(True, "accepted", "", "", 0.0,
+                                        F.ALLOWED_AXIOMS if lm.module == "softmax_real" else (), axioms_bound=bound)
+                for lm in F.LEMMAS}
+        monkeypatch.setattr(F, "check", lambda *a, _fake=fake, **k: _fake)
+        ev = formal_evidence("SYM.token-permutation", "literal", CheckContext(quick=True))
+        assert len(ev) == 2 and all(e.holds is True for e in ev)
+        words = {e.summary.split(" [", 1)[1].split("]", 1)[0] for e in ev}
+        assert words == {"formal, no axioms", ("formal, at most" if bound else "formal,")
+                         + " classical: propositional and functional extensionality, choice"}
+        assert sorted(len(e.numbers["axioms"]) for e in ev) == [0, 3]
+        assert {e.numbers["axioms_upper_bound"] for e in ev if e.numbers["axioms"]} == {bound}
 
 
 @needs_coq

@@ -10,14 +10,26 @@ The runner of the lemma table (:data:`theorems.formal.lemmas.LEMMAS`). It
   lemma's own name), no other library's axiom;
 * compiles stale ``.v`` files into ``_build/`` (gitignored), cached by a hash of
   the file's contents, of the ``coqc`` version and of the hashes of the files it requires;
-* asks Coq, in one ``coqc`` run, for ``About`` of every lemma and for
-  ``Print Assumptions`` of the tuple of all lemmas (closed tuple => each lemma
-  closed, since a lemma's dependencies are a subset of the tuple's); otherwise for
-  ``Print Assumptions`` lemma by lemma. Each axiom Coq lists is resolved to its full
-  name (``Locate``, since ``Print Assumptions`` prints the shortest name that is
-  unambiguous where it runs) and compared with the policy by full name. A lemma is
-  *accepted* when Coq reports it "Closed under the global context" or lists only
-  allowed axioms; :class:`FormalResult` carries the axioms it rests on.
+* asks Coq for ``About`` of every lemma and ``Print Assumptions``, in two groups queried in parallel (the lemmas
+  of files that load MathComp-Analysis or another classical library, and the others), in one of two modes:
+
+  - *tuple* (``check()``'s default: what ``collapse-verify verify`` asks): one ``Print Assumptions`` of the tuple
+    of the group's lemmas. A lemma's assumptions are a subset of its tuple's (the tuple's proof term contains
+    each lemma), so a tuple closed under the global context makes each lemma closed, and a tuple resting only on
+    allowed axioms makes each lemma rest on *at most* those: every lemma of the group is accepted, its
+    ``axioms`` being the tuple's, marked as an upper bound (``FormalResult.axioms_bound``), its reason saying
+    what was asked. About 2 s for the classical group's 30 lemmas, against about 55 s of CPU lemma by lemma
+    (each ``Print Assumptions`` traverses MathComp-Analysis; measured 2026-12-06). A tuple outside the policy
+    (some lemma rests on a forbidden axiom, is ``Admitted``, or an unsafe flag) falls back to the per-lemma
+    queries, so the refusal names the lemma;
+  - *per lemma* (``per_lemma_axioms=True``: ``make formal``, ``--pin`` and the book's formal page, which list
+    each lemma's own axioms): the non-classical group still tries its tuple (closed => each lemma closed,
+    exactly); otherwise, and always for the classical group, ``Print Assumptions`` lemma by lemma.
+
+  Each axiom Coq lists is resolved to its full name (``Locate``, since ``Print Assumptions`` prints the shortest
+  name that is unambiguous where it runs) and compared with the policy by full name, in both modes. A lemma is
+  *accepted* when Coq reports it (or its tuple) "Closed under the global context" or lists only allowed axioms;
+  :class:`FormalResult` carries the axioms it rests on (or, in tuple mode, at most rests on).
 
 The forbidden-word scan (:func:`scan_forbidden`) is a second, cruder line: it reads the
 ``.v`` files with their comments removed and refuses the commands ``Admitted``, ``admit``,
@@ -117,16 +129,23 @@ class FormalResult:
     axioms: tuple[str, ...] = ()  # full Coq names of the axioms the lemma rests on (allowed ones when accepted)
     coqchk: bool | None = None    # the independent kernel re-check of the lemma's module (make formal): True passed,
                                   # False rejected (then accepted is False), None not run for these .vo files
+    axioms_bound: bool = False    # True: axioms are those of the tuple the lemma was asked in (check()'s tuple mode),
+                                  # an upper bound: the lemma rests on at most these (its own may be fewer, or none)
 
     @property
     def closed(self) -> bool | None:
-        """Coq reports the lemma "Closed under the global context" (accepted and no axiom at all)."""
-        return self.accepted if self.accepted is not True else not self.axioms
+        """Coq reports the lemma "Closed under the global context" (accepted and no axiom at all); None when not
+        run, or not known: accepted in tuple mode through a tuple that rests on allowed axioms (the lemma itself may
+        rest on none; ``make formal`` asks lemma by lemma)."""
+        if self.accepted is not True:
+            return self.accepted
+        return True if not self.axioms else None if self.axioms_bound else False
 
     @property
     def axiom_words(self) -> str:
-        """"no axioms" or "classical: propositional and functional extensionality, choice" (accepted lemmas)."""
-        return axiom_words(self.axioms)
+        """"no axioms" or "classical: propositional and functional extensionality, choice" (accepted lemmas);
+        "at most classical: ..." when the axioms are an upper bound (:attr:`axioms_bound`)."""
+        return axiom_words(self.axioms, upper_bound=self.axioms_bound)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -203,11 +222,14 @@ def scan_forbidden(source_dir: Path | str | None = None) -> list[tuple[str, int,
     return hits
 
 
-def axiom_words(axioms) -> str:
-    """The evidence's words for the axioms an accepted lemma rests on.
+def axiom_words(axioms, upper_bound: bool = False) -> str:
+    """The evidence's words for the axioms an accepted lemma rests on (``upper_bound``: at most rests on, the axioms
+    of the tuple it was asked in).
 
     >>> axiom_words(["mathcomp.classical.boolp.functional_extensionality_dep"])
     'classical: functional extensionality'
+    >>> axiom_words(ALLOWED_AXIOMS, upper_bound=True)
+    'at most classical: propositional and functional extensionality, choice'
     """
     names = [AXIOM_WORDS.get(a, a) for a in ALLOWED_AXIOMS if a in axioms] + \
             sorted(a for a in axioms if a not in ALLOWED_AXIOMS)
@@ -215,7 +237,7 @@ def axiom_words(axioms) -> str:
         return "no axioms"
     if names[:2] == ["propositional extensionality", "functional extensionality"]:
         names[:2] = ["propositional and functional extensionality"]
-    return "classical: " + ", ".join(names)
+    return ("at most " if upper_bound else "") + "classical: " + ", ".join(names)
 
 
 def parse_assumptions(text: str) -> tuple[list[str], list[str]]:
@@ -557,7 +579,9 @@ def _describe_axiom(full: str, texts: dict[str, str]) -> str:
 #: the stored verdicts, one file per key (a hash of everything a lemma's verdict depends on: coqc, the sources, the
 #: runner), holding one entry per lemma asked so far: a lemma's verdict does not depend on which others were asked with
 #: it, so a check of any subset of lemmas already asked (the ledger's LEMMAS after make formal's LEMMAS + PENDING) reads
-#: them all from disk; before 2026-12-06 the key named the lemma set, and each set asked Coq again (82 s in make test)
+#: them all from disk; before 2026-12-06 the key named the lemma set, and each set asked Coq again (82 s in make test).
+#: Each entry says whether its axioms are an upper bound (asked in tuple mode): such an entry answers a tuple-mode
+#: check only; a per-lemma entry answers both (per-lemma precision is more than tuple mode needs)
 _RESULTS_PREFIX = "check-results-"
 #: how many results files a build folder keeps (the most recently written)
 _RESULTS_KEPT = 8
@@ -579,22 +603,35 @@ def _classical_modules(texts: dict[str, str], pattern: re.Pattern = _CLASSICAL_R
     return out
 
 
-def _query_group(build: Path, lemmas: list[FormalLemma], try_tuple: bool):
-    """Ask Coq about one group of lemmas; (found blocks, {"lemma printed-name": full name}, refusals).
+def _query_group(build: Path, lemmas: list[FormalLemma], try_tuple: bool, tuple_policy: bool = False):
+    """Ask Coq about one group of lemmas; (found blocks, {"lemma printed-name": full name}, refusals, upper) where
+    upper is True when every lemma's assumptions are its tuple's (an upper bound of its own).
 
-    With try_tuple, one Print Assumptions of the tuple of the group first (closed: every lemma is closed);
-    otherwise, or when it is not closed, Print Assumptions lemma by lemma with Locate of every name an allowed
-    axiom could be printed as, and a second Locate query (same Requires, so the same names) for the others.
+    With try_tuple, one Print Assumptions of the tuple of the group first (closed: every lemma is closed, exactly).
+    With tuple_policy (check()'s tuple mode), the same query also locates every name an allowed axiom could be
+    printed as: when each axiom the tuple lists resolves to an allowed one (full name) and nothing else is listed,
+    every lemma is answered with the tuple's assumptions (upper True: a lemma's axioms are a subset of its tuple's).
+    Otherwise, or when the tuple is outside the policy, Print Assumptions lemma by lemma with Locate of every name
+    an allowed axiom could be printed as, and a second Locate query (same Requires, so the same names) for the
+    others: a refusal names the lemma.
     """
     modules = sorted({l.module for l in lemmas})
     failed: dict[str, tuple] = {}
-    if try_tuple:
-        found, err = _run_query(build, modules, lemmas, per_lemma=False)
-        if not err and found.get(_ALL, {}).get("ASSUMPTIONS", "").strip() == CLOSED:
-            for l in lemmas:
-                found[l.name]["ASSUMPTIONS"] = CLOSED
-            return found, {}, failed
     candidates = _allowed_candidates()
+    if try_tuple or tuple_policy:
+        found, err = _run_query(build, modules, lemmas, per_lemma=False, locate=candidates if tuple_policy else ())
+        tuple_text = found.get(_ALL, {}).get("ASSUMPTIONS", "").strip()
+        if not err and _ALL in found and all(l.name in found for l in lemmas):
+            if tuple_text == CLOSED:
+                for l in lemmas:
+                    found[l.name]["ASSUMPTIONS"] = CLOSED
+                return found, {}, failed, False
+            axs, problems = parse_assumptions(tuple_text)
+            named = {a: _located(found.get(a, {}).get("LOCATE", "")) for a in axs}
+            if tuple_policy and axs and not problems and all(f in ALLOWED_AXIOMS for f in named.values()):
+                for l in lemmas:
+                    found[l.name]["ASSUMPTIONS"] = tuple_text
+                return found, {f"{l.name} {a}": f for l in lemmas for a, f in named.items() if f}, failed, True
     found, err = _run_query(build, modules, lemmas, per_lemma=True, locate=candidates)
     where = {l.name: modules for l in lemmas}
     if err and any(l.name not in found for l in lemmas):  # localise: one query per lemma left
@@ -606,7 +643,7 @@ def _query_group(build: Path, lemmas: list[FormalLemma], try_tuple: bool):
                     where[l.name] = [l.module]
                     found.update({f"{l.name} {k}": v for k, v in one.items() if "LOCATE" in v})
                 else:
-                    failed[l.name] = (False, f"Coq could not query {l.name}: {one_err or err}", "", "", ())
+                    failed[l.name] = (False, f"Coq could not query {l.name}: {one_err or err}", "", "", (), False)
     located = {name: _located(v.get("LOCATE", "")) for name, v in found.items() if "LOCATE" in v}
     full: dict[str, str | None] = {}
     unknown: dict[tuple[str, ...], set[str]] = {}
@@ -626,7 +663,7 @@ def _query_group(build: Path, lemmas: list[FormalLemma], try_tuple: bool):
                 for a in names:
                     if a in more:
                         full.setdefault(f"{l.name} {a}", _located(more[a].get("LOCATE", "")))
-    return found, full, failed
+    return found, full, failed, False
 
 
 def _results_key(version: str, texts: dict[str, str]) -> str:
@@ -643,24 +680,31 @@ def results_path(build: Path, key: str) -> Path:
     return build / f"{_RESULTS_PREFIX}{key[:24]}.json"
 
 
-def _load_results(build: Path, key: str) -> dict[str, tuple]:
-    """The stored verdicts (by lemma name) when nothing they depend on changed (sources, coqc, runner); {} if none."""
+_RESULT_FIELDS = ("accepted", "reason", "about", "assumptions", "axioms", "axioms_bound")
+
+
+def _load_results(build: Path, key: str, per_lemma_axioms: bool = False) -> dict[str, tuple]:
+    """The stored verdicts (by lemma name) when nothing they depend on changed (sources, coqc, runner); {} if none.
+    With ``per_lemma_axioms``, only the verdicts asked lemma by lemma (an entry whose axioms are its tuple's upper
+    bound, or that does not say, is left out: a per-lemma check asks Coq again)."""
     try:
         data = json.loads(results_path(build, key).read_text())
     except (OSError, ValueError):
         return {}
     if data.get("key") != key:
         return {}
-    return {name: (r["accepted"], r["reason"], r["about"], r["assumptions"], tuple(r["axioms"]))
-            for name, r in data["results"].items()}
+    out = {name: (r["accepted"], r["reason"], r["about"], r["assumptions"], tuple(r["axioms"]),
+                  bool(r.get("axioms_bound", True))) for name, r in data["results"].items()}
+    return {name: r for name, r in out.items() if not (per_lemma_axioms and r[5])}
 
 
 def _store_results(build: Path, key: str, results: dict[str, tuple]) -> None:
     """Add ``results`` to the verdicts stored under ``key`` (read again just before: two processes asking different
-    lemmas at once may lose one's entries, which costs a later check a query, never a wrong verdict)."""
-    merged = {**_load_results(build, key), **results}
-    data = {"key": key, "results": {name: dict(zip(("accepted", "reason", "about", "assumptions", "axioms"), r))
-                                    for name, r in merged.items()}}
+    lemmas at once may lose one's entries, which costs a later check a query, never a wrong verdict). A per-lemma
+    entry is never replaced by a tuple-mode one (an upper bound) of the same lemma."""
+    old = _load_results(build, key)
+    merged = {**old, **{name: r for name, r in results.items() if not (r[5] and name in old and not old[name][5])}}
+    data = {"key": key, "results": {name: dict(zip(_RESULT_FIELDS, r)) for name, r in merged.items()}}
     path = results_path(build, key)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # concurrent writers never share a temporary file
     tmp.write_text(json.dumps(data))
@@ -862,39 +906,46 @@ def clear_check_cache() -> None:
 
 def check(lemmas: tuple[FormalLemma, ...] | list[FormalLemma] = LEMMAS,
           source_dir: Path | str | None = None, compare_statements: bool = True,
-          coqchk: bool = False) -> dict[str, FormalResult]:
+          coqchk: bool = False, per_lemma_axioms: bool = False) -> dict[str, FormalResult]:
     """{lemma name: FormalResult}: compile what is stale, then ask Coq about every lemma.
 
-    One coqc query gives About for every lemma and Print Assumptions of the tuple of all of them; when that is
-    closed, every lemma is. Otherwise a second query prints the assumptions lemma by lemma, with Locate of every
-    name an allowed axiom could be printed as; a third query (only when something is refused) locates the
-    other names. accepted is True when the lemma is closed or rests only on ALLOWED_AXIOMS (by full name);
-    False on a compile error, an unknown lemma, any other axiom (an Admitted proof, an axiom of ours, another
-    library's), an unsafe flag, or (compare_statements, and the source folder has a statements.txt) a statement
-    that differs from its pin or has none, or a module coqchk rejected; None when coqc is not installed. With
-    ``coqchk`` (make formal), the compiled modules of the accepted lemmas are re-checked by coqchk in one run and
-    the verdict stored; without it (verify), a stored verdict for the same .vo files is read (a rejection refuses
-    the lemma) and coqchk is never run. Cached per process (keyed by the lemmas,
-    the directory, the sources' text and the coqc version).
+    The lemmas are asked in two groups, in parallel: those of files that load MathComp-Analysis (or another
+    classical library) and the others. For each group one coqc query gives About for every lemma and Print
+    Assumptions of the tuple of all of them; when that is closed, every lemma is. In tuple mode (the default: what
+    verify asks), a tuple that rests only on allowed axioms (each printed name located to its full name) accepts
+    every lemma of its group, with the tuple's axioms as an upper bound of each lemma's
+    (:attr:`FormalResult.axioms_bound`; a lemma's assumptions are a subset of its tuple's). With
+    ``per_lemma_axioms`` (make formal, --pin, the book's formal page), or when the tuple is outside the policy, a
+    second query prints the assumptions lemma by lemma, with Locate of every name an allowed axiom could be printed
+    as; a third query (only when something is refused) locates the other names: a refusal names its lemma.
+    accepted is True when the lemma is closed or rests only on ALLOWED_AXIOMS (by full name); False on a compile
+    error, an unknown lemma, any other axiom (an Admitted proof, an axiom of ours, another library's), an unsafe
+    flag, or (compare_statements, and the source folder has a statements.txt) a statement that differs from its pin
+    or has none, or a module coqchk rejected; None when coqc is not installed. With ``coqchk`` (make formal), the
+    compiled modules of the accepted lemmas are re-checked by coqchk in one run and the verdict stored; without it
+    (verify), a stored verdict for the same .vo files is read (a rejection refuses the lemma) and coqchk is never
+    run. Cached per process (keyed by the lemmas, the directory, the sources' text, the coqc version and the mode)
+    and on disk (a per-lemma verdict answers a tuple-mode check too, never the reverse).
     """
     with _CHECK_LOCK:
-        return _check(lemmas, source_dir, compare_statements, coqchk)
+        return _check(lemmas, source_dir, compare_statements, coqchk, per_lemma_axioms)
 
 
 def start_check(lemmas: tuple[FormalLemma, ...] | list[FormalLemma] = LEMMAS,
-                source_dir: Path | str | None = None) -> threading.Thread | None:
+                source_dir: Path | str | None = None, per_lemma_axioms: bool = False) -> threading.Thread | None:
     """Start :func:`check` of ``lemmas`` in ``source_dir`` (compiling what is stale, then the queries) in a
     background thread and return it (None when coqc or MathComp is not installed, or a background check already
     runs). The ledger starts it first and decides its other claims meanwhile: a later check() of the same lemmas waits
     for it and reads its result (check is cached per process); an error in the background is not kept (that check()
-    computes again and meets it). The coqc processes are children of this process: :func:`cancel_check` ends them."""
+    computes again and meets it). The coqc processes are children of this process: :func:`cancel_check` ends them.
+    ``per_lemma_axioms`` as for check() (verify's ledger: tuple mode, the default)."""
     if coq_version() is None or not mathcomp_available() or any(t.is_alive() for t in _BACKGROUND):
         return None
     lemmas = tuple(lemmas)
 
     def run() -> None:
         try:
-            check(lemmas, source_dir)
+            check(lemmas, source_dir, per_lemma_axioms=per_lemma_axioms)
         except Exception:  # noqa: BLE001 -- the foreground check() computes again and reports it
             pass
 
@@ -922,7 +973,7 @@ def cancel_check(timeout: float = 10.0) -> None:
         _STOP.clear()
 
 
-def _check(lemmas, source_dir, compare_statements, coqchk) -> dict[str, FormalResult]:
+def _check(lemmas, source_dir, compare_statements, coqchk, per_lemma_axioms=False) -> dict[str, FormalResult]:
     src = Path(source_dir or SOURCE_DIR).resolve()
     lemmas = tuple(lemmas)
     version = coq_version()
@@ -932,48 +983,58 @@ def _check(lemmas, source_dir, compare_statements, coqchk) -> dict[str, FormalRe
         return {l.name: FormalResult(None, NO_MATHCOMP, "", "", 0.0) for l in lemmas}
     texts = {p.stem: p.read_text() for p in sorted(src.glob("*.v"))}
     pins = load_statements(src) if compare_statements else None
-    key = (str(src), version, analysis_available(), lemmas, tuple(sorted(texts.items())), coqchk,
+    key = (str(src), version, analysis_available(), lemmas, tuple(sorted(texts.items())), coqchk, per_lemma_axioms,
            None if pins is None else tuple(sorted(pins.items())))
     if key in _CHECK_CACHE:
         return _CHECK_CACHE[key]
     t0 = time.perf_counter()
     errors = compile_sources(src)
-    results: dict[str, tuple[bool | None, str, str, str, tuple[str, ...]]] = {}
+    # name -> (accepted, reason, about, assumptions, axioms, axioms_bound)
+    results: dict[str, tuple[bool | None, str, str, str, tuple[str, ...], bool]] = {}
     to_query: list[FormalLemma] = []
     needs_analysis = set() if analysis_available() else _classical_modules(texts, _ANALYSIS_RE)
     for l in {l.name: l for l in lemmas}.values():  # a lemma may support several claims: query it once
         mod = l.module
         if mod in needs_analysis:
-            results[l.name] = (None, NO_ANALYSIS, "", "", ())
+            results[l.name] = (None, NO_ANALYSIS, "", "", (), False)
         elif mod not in texts:
-            results[l.name] = (False, f"no file {l.file} in {src}", "", "", ())
+            results[l.name] = (False, f"no file {l.file} in {src}", "", "", (), False)
         elif errors.get(mod):
-            results[l.name] = (False, f"{l.file} does not compile:\n{errors[mod]}", "", "", ())
+            results[l.name] = (False, f"{l.file} does not compile:\n{errors[mod]}", "", "", (), False)
         elif not l.name.startswith(f"{LOGICAL_ROOT}.{mod}.") or not _declared(texts[mod], l.short):
-            results[l.name] = (False, f"no lemma {l.short} declared in {l.file} (name {l.name})", "", "", ())
+            results[l.name] = (False, f"no lemma {l.short} declared in {l.file} (name {l.name})", "", "", (),
+                               False)
         else:
             to_query.append(l)
     if to_query:
         build = build_dir(src)
         cache_key = _results_key(version, texts)
-        stored = _load_results(build, cache_key)
+        stored = _load_results(build, cache_key, per_lemma_axioms)
         results.update({l.name: stored[l.name] for l in to_query if l.name in stored})
         to_ask = [l for l in to_query if l.name not in stored]
         if to_ask:
             # two groups, queried in parallel: lemmas of files that load MathComp-Analysis (or any classical
-            # library) are asked lemma by lemma; the others first through one Print Assumptions of their tuple
+            # library), whose tuple is never closed, and the others. Tuple mode: each group through one Print
+            # Assumptions of its tuple (within the policy: every lemma accepted, the tuple's axioms an upper bound).
+            # Per lemma: the classical group lemma by lemma, the others first through their tuple (closed or not)
             classical = _classical_modules(texts)
             groups = [[l for l in to_ask if l.module not in classical],
                       [l for l in to_ask if l.module in classical]]
+            asked = [(i, g) for i, g in enumerate(groups) if g]
             with ThreadPoolExecutor(max_workers=2) as pool:
-                answers = list(pool.map(lambda ig: _query_group(build, ig[1], try_tuple=ig[0] == 0),
-                                        [(i, g) for i, g in enumerate(groups) if g]))
+                answers = list(pool.map(lambda ig: _query_group(build, ig[1], try_tuple=ig[0] == 0,
+                                                                tuple_policy=not per_lemma_axioms), asked))
             found: dict[str, dict[str, str]] = {}
             full: dict[str, str | None] = {}
-            for group_found, group_full, failed in answers:
+            upper: dict[str, str] = {}  # lemma -> the tuple it was asked in (its axioms are the tuple's)
+            for (i, group), (group_found, group_full, failed, group_upper) in zip(asked, answers, strict=True):
                 found.update(group_found)
                 full.update(group_full)
                 results.update(failed)
+                if group_upper:
+                    what = ("of files that load MathComp-Analysis (or another classical library)" if i else
+                            "of files that load no classical library")
+                    upper.update({l.name: f"the tuple of the {len(group)} lemmas {what}" for l in group})
             for l in to_query:
                 if l.name in results:
                     continue
@@ -982,23 +1043,30 @@ def _check(lemmas, source_dir, compare_statements, coqchk) -> dict[str, FormalRe
                 names = tuple(dict.fromkeys(full.get(f"{l.name} {a}") or a for a in axs))
                 bad = [a for a in names if a not in ALLOWED_AXIOMS]
                 if not axs and not problems:
-                    results[l.name] = (True, CLOSED, about, assumptions, ())
+                    results[l.name] = (True, CLOSED, about, assumptions, (), False)
                 elif bad or problems:
                     why = [_describe_axiom(a, texts) for a in bad] + problems
                     results[l.name] = (False, "refused: it rests on " + "; ".join(why) + "\nCoq reports:\n"
-                                       + assumptions, about, assumptions, names)
+                                       + assumptions, about, assumptions, names, l.name in upper)
+                elif l.name in upper:  # the tuple's axioms, all allowed: this lemma rests on at most them
+                    ordered = tuple(a for a in ALLOWED_AXIOMS if a in names)
+                    results[l.name] = (True, f"accepted: it rests on at most the allowed axioms "
+                                             f"({axiom_words(ordered)}): {', '.join(ordered)}; asked for "
+                                             f"{upper[l.name]} together (a lemma rests on a subset of its tuple's "
+                                             "axioms); `make formal` lists each lemma's own",
+                                       about, assumptions, ordered, True)
                 else:
                     ordered = tuple(a for a in ALLOWED_AXIOMS if a in names)
                     results[l.name] = (True, f"accepted: it rests on the allowed axioms ({axiom_words(ordered)}): "
-                                             + ", ".join(ordered), about, assumptions, ordered)
+                                             + ", ".join(ordered), about, assumptions, ordered, False)
             if all(not r[1].startswith("Coq could not query") for r in results.values()):
                 _store_results(build, cache_key, {l.name: results[l.name] for l in to_ask})
     seconds = time.perf_counter() - t0
     if pins is not None:  # a lemma the policy accepts must state what its pin says (not part of the stored verdicts)
-        for name, (accepted, _reason, about, assumptions, axioms) in list(results.items()):
+        for name, (accepted, _reason, about, assumptions, axioms, bound) in list(results.items()):
             pin_why = _pin_verdict(name, about, pins) if accepted else None
             if pin_why:
-                results[name] = (False, pin_why, about, assumptions, axioms)
+                results[name] = (False, pin_why, about, assumptions, axioms, bound)
     checked: dict[str, bool | None] = {}
     mods = sorted({l.module for l in lemmas if results.get(l.name, (None,))[0]})
     if mods:  # the independent re-check of the accepted lemmas' modules
@@ -1008,7 +1076,7 @@ def _check(lemmas, source_dir, compare_statements, coqchk) -> dict[str, FormalRe
             verdict = run_coqchk(src, mods)
         if verdict is not None:
             failed = verdict["failed"]
-            for name, (accepted, _why, about, assumptions, axioms) in list(results.items()):
+            for name, (accepted, _why, about, assumptions, axioms, bound) in list(results.items()):
                 mod = name.split(".")[1] if name.count(".") >= 2 else ""
                 if not accepted or mod not in mods:
                     continue
@@ -1016,9 +1084,9 @@ def _check(lemmas, source_dir, compare_statements, coqchk) -> dict[str, FormalRe
                 checked[name] = not bad
                 if bad:
                     results[name] = (False, f"refused: coqchk (the independent kernel check, {verdict['mode']}) "
-                                            f"rejects {mod}.vo:\n{bad}", about, assumptions, axioms)
-    out = {name: FormalResult(accepted, reason, about, assumptions, seconds, axioms, checked.get(name))
-           for name, (accepted, reason, about, assumptions, axioms) in results.items()}
+                                            f"rejects {mod}.vo:\n{bad}", about, assumptions, axioms, bound)
+    out = {name: FormalResult(accepted, reason, about, assumptions, seconds, axioms, checked.get(name), bound)
+           for name, (accepted, reason, about, assumptions, axioms, bound) in results.items()}
     out = {l.name: out[l.name] for l in lemmas}
     _CHECK_CACHE[key] = out
     return out
@@ -1034,7 +1102,7 @@ def pin(names: list[str] | tuple[str, ...] = (), lemmas: tuple[FormalLemma, ...]
     if unknown:
         raise ValueError(f"--pin: not a registered lemma: {', '.join(unknown)}")
     old = load_statements(source_dir) or {}
-    results = check(lemmas, source_dir, compare_statements=False)
+    results = check(lemmas, source_dir, compare_statements=False, per_lemma_axioms=True)
     new: dict[str, str] = {}
     changed = 0
     for name in dict.fromkeys(l.name for l in lemmas):
@@ -1086,7 +1154,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     t0 = time.perf_counter()
     compile_sources(log=print)
-    results = check(LEMMAS + PENDING, coqchk=True)
+    results = check(LEMMAS + PENDING, coqchk=True, per_lemma_axioms=True)  # each lemma's own axioms
     for lemma in LEMMAS:
         r = results[lemma.name]
         mark = "closed" if r.closed else "accepted" if r.accepted else "NOT RUN" if r.accepted is None else "REFUSED"
