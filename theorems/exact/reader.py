@@ -282,11 +282,15 @@ class ExactWeights:
         """W_V^h W_O^h per head, exactly (sympy)."""
         return [h[2].sympy(SYMPY_MAX_ENTRIES) * h[3].sympy(SYMPY_MAX_ENTRIES) for h in self.heads]
 
-    def uniform_value_outputs(self, who: str) -> list[sympy.Matrix]:
-        """W_V^h W_O^h per head, for a statement decided with uniform attention (W_Q W_K^T = 0: A = J/n exactly)."""
+    def require_uniform(self, who: str) -> None:
+        """:class:`BadInput` naming ``who`` unless W_Q W_K^T = 0 in every head (attention exactly uniform, J/n)."""
         if not self.scores_vanish():
             raise BadInput(f"{who} is decided with uniform attention (W_Q W_K^T = 0 in every head, so A = J/n "
                            "exactly); the weights given have W_Q W_K^T != 0 (give W_Q = 0 in the .npz)")
+
+    def uniform_value_outputs(self, who: str) -> list[sympy.Matrix]:
+        """W_V^h W_O^h per head, for a statement decided with uniform attention (W_Q W_K^T = 0: A = J/n exactly)."""
+        self.require_uniform(who)
         return self.value_output()
 
     def float64_heads(self, who: str) -> list[tuple]:
