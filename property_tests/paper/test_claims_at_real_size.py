@@ -4,6 +4,14 @@ every site, no size refusal), checked against their definitions on small random 
 Planted bugs that turn these red (run by hand): ``alpha_of_factors`` without the halving of ``num`` (the factor 1/2
 of (||M||^2 - tr(C^2)) / 2): test_alpha_of_factors_is_alpha_of_the_product; ``K^T Q`` replaced by ``Q^T K`` and the
 trace of C^T C instead of C C (``C.transpose() * C``): the same test.
+
+Planted for the last three claims moved to FLINT (issue 59; each run by hand, ci profile): the scores with a factor
+transposed, (X W_K)(X W_Q)^T (every predicate reads S and S^T alike; the direct comparison of the scores catches it),
+the sign of M = -M^T dropped on the factored path, alpha^2 = ||M_s||^2 / ||M||^2 instead of ||M_a||^2 / ||M||^2:
+test_alpha_form_in_flint_agrees_with_sympy; the blocks of M^T taken from the transposed wrong factor, and K's block
+always the first rows: test_alpha_form_in_flint_agrees_with_sympy and test_product_equals_sign_transpose_by_blocks;
+the mean row of X without the 1/n, and rank(X*) in place of rank(X* + 1 m): test_wo_choice_in_flint_agrees_with_sympy;
+RRO.witness-wo-choice's X read with the sympy limit again: test_alpha_and_wo_choice_take_inputs_beyond_the_old_sympy_limit.
 """
 from __future__ import annotations
 
@@ -81,10 +89,11 @@ def test_rc_generic_wo_takes_a_bert_base_head(tmp_path, capsys):
 # --- RC.alpha-range, RC.alpha-reciprocal and RRO.witness-wo-choice in FLINT (the last three refused by size) -------
 
 _q = st.builds(sympy.Rational, st.integers(-3, 3), st.integers(1, 3))
+_int = st.builds(sympy.Integer, st.integers(-2, 2))
 
 
-def _mat(draw, r: int, c: int) -> sympy.Matrix:
-    return sympy.Matrix(r, c, lambda i, j: draw(_q))
+def _mat(draw, r: int, c: int, q=_q) -> sympy.Matrix:
+    return sympy.Matrix(r, c, lambda i, j: draw(q))
 
 
 @st.composite
@@ -95,7 +104,8 @@ def score_instances(draw):
     n, d, H = draw(st.integers(1, 4)), draw(st.integers(1, 4)), draw(st.integers(1, 2))
     kind = draw(st.sampled_from(["generic", "symmetric", "antisymmetric", "zero"]))
     k = 2 if kind == "antisymmetric" else draw(st.integers(1, 3))
-    heads = [(_mat(draw, d, k), _mat(draw, d, k)) for _ in range(H)]
+    q = draw(st.sampled_from([_q, _int]))  # integers: integer scores, confirmed on the 2^k softmax
+    heads = [(_mat(draw, d, k, q), _mat(draw, d, k, q)) for _ in range(H)]
     Q = heads[0][0]
     if kind == "symmetric":
         heads[0] = (Q, Q)
@@ -104,7 +114,7 @@ def score_instances(draw):
     elif kind == "zero":
         heads[0] = (sympy.zeros(d, k), heads[0][1])
     xkind = draw(st.sampled_from(["generic", "equal-rows", "zero"]))
-    X = _mat(draw, n, d) if xkind == "generic" else sympy.Matrix([list(_mat(draw, 1, d))] * n) \
+    X = _mat(draw, n, d, q) if xkind == "generic" else sympy.Matrix([list(_mat(draw, 1, d, q))] * n) \
         if xkind == "equal-rows" else sympy.zeros(n, d)
     return X, heads
 
@@ -137,10 +147,12 @@ def test_alpha_form_in_flint_agrees_with_sympy(inst):
     (X W_Q)(X W_K)^T) gives every predicate of RC.alpha-range and RC.alpha-reciprocal the same value and words as the
     sympy reference on the d x d product M = W_Q W_K^T (what the form built before), on random small rationals."""
     from theorems.exact.linalg import to_fmpq_mat
-    from theorems.paper.rank_contraction import ScoreFactors
+    from theorems.paper.rank_contraction import ScoreFactors, first_head_scores
     X, heads = inst
     ref = {"X": X, "M": [Q * K.T for Q, K in heads]}
     new = {"X": X, "M": [ScoreFactors(to_fmpq_mat(Q), to_fmpq_mat(K)) for Q, K in heads]}
+    assert first_head_scores(new) == X * heads[0][0] * heads[0][1].T * X.T  # the scores themselves, not only their
+    # symmetries (a transposed factor gives S^T, which every predicate below reads alike)
     preds = _alpha_predicates()
     assert len(preds) >= 7
     for p in preds:

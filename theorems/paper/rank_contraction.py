@@ -61,7 +61,7 @@ from ..framework import (
     symbolic_identity,
 )
 
-__all__ = ["alpha_exact", "alpha_of_factors", "ScoreFactors", "vandermonde_attention", "uniform_attention_mha_terms", "PROOF_STEPS", "detailed_balance", "attention_reversible"]
+__all__ = ["alpha_exact", "alpha_of_factors", "ScoreFactors", "first_head_scores", "vandermonde_attention", "uniform_attention_mha_terms", "PROOF_STEPS", "detailed_balance", "attention_reversible"]
 
 
 def alpha_exact(M) -> sympy.Expr:
@@ -667,7 +667,7 @@ def _alpha_zero(x) -> Decided:
     return Decided(a2 == 0, f"exact over Q: alpha_1^2 = {a2}")
 
 
-def _scores(x) -> Matrix:
+def first_head_scores(x) -> Matrix:
     """S = X M X^T of the first head, exactly; for :class:`ScoreFactors` as (X W_Q)(X W_K)^T in FLINT (n x d_k
     factors: at n = 128, d = 769, d_k = 64 about 0.2 s, where the sympy product X M X^T took minutes)."""
     M = x["M"][0]
@@ -679,7 +679,7 @@ def _scores(x) -> Matrix:
 
 def _attention_symmetric(x) -> Decided:
     """A^(1) = softmax(X M X^T / sqrt d_k) is symmetric"""
-    S = _scores(x)
+    S = first_head_scores(x)
     if S != S.T:
         return Decided(None, "undecided: the scores are not symmetric (the premise alpha_1 = 0 fails)")
     rows = [sorted(S.row(i)) for i in range(S.shape[0])]
@@ -694,7 +694,7 @@ def _attention_symmetric(x) -> Decided:
 
 def _scores_reciprocity(x) -> Decided:
     """alpha_1 = 0 iff M = M^T, and then X M X^T is symmetric"""
-    M, S = x["M"][0], _scores(x)
+    M, S = x["M"][0], first_head_scores(x)
     sym = _equals_sign_transpose(M, 1)
     ok = (_alpha_sq(M) == 0) == sym and (not sym or S == S.T)
     return Decided(ok, f"exact over Q: alpha_1^2 = {_alpha_sq(M)}, M {'=' if sym else '!='} M^T"
@@ -711,7 +711,7 @@ def _m_nonzero(x) -> Decided:
 
 def _scores_directional(x) -> Decided:
     """alpha_1 = 1 iff M = -M^T, and then X M X^T is antisymmetric"""
-    M, S = x["M"][0], _scores(x)
+    M, S = x["M"][0], first_head_scores(x)
     anti = _equals_sign_transpose(M, -1)
     ok = (_alpha_sq(M) == 1) == anti and (not anti or S == -S.T)
     return Decided(ok, f"exact over Q: alpha_1^2 = {_alpha_sq(M)}, M {'=' if anti else '!='} -M^T"
@@ -1429,7 +1429,7 @@ def detailed_balance(S: Matrix) -> tuple[bool, str]:
 
 def attention_reversible(x) -> Decided:
     """A^(1) is reversible (reciprocal): Z_i A_ij = Z_j A_ji with Z_i = sum_k e^{s_ik / sqrt d_k}"""
-    S = _scores(x)
+    S = first_head_scores(x)
     # Z_i A_ij = e^{s_ij / sqrt d_k} by the definition of the softmax, so detailed balance holds iff s_ij = s_ji
     # (exp is injective on the reals): decided exactly over Q from the scores, no exp evaluated
     sym = S == S.T
