@@ -7,11 +7,11 @@ trace of C^T C instead of C C (``C.transpose() * C``): the same test.
 
 Planted for the last three claims moved to FLINT (issue 59; each run by hand, ci profile): the scores with a factor
 transposed, (X W_K)(X W_Q)^T (every predicate reads S and S^T alike; the direct comparison of the scores catches it),
-the sign of M = -M^T dropped on the factored path, alpha^2 = ||M_s||^2 / ||M||^2 instead of ||M_a||^2 / ||M||^2:
-test_alpha_form_in_flint_agrees_with_sympy; the blocks of M^T taken from the transposed wrong factor, and K's block
-always the first rows: test_alpha_form_in_flint_agrees_with_sympy and test_product_equals_sign_transpose_by_blocks;
-the mean row of X without the 1/n, and rank(X*) in place of rank(X* + 1 m): test_wo_choice_in_flint_agrees_with_sympy;
-RRO.witness-wo-choice's X read with the sympy limit again: test_alpha_and_wo_choice_take_inputs_beyond_the_old_sympy_limit.
+the sign of M = -M^T dropped on the factored path, alpha^2 = ||M_s||^2 / ||M||^2 instead of ||M_a||^2 / ||M||^2, and
+the block of M^T computed as M's (Q_b K^T twice): test_alpha_form_in_flint_agrees_with_sympy; K's block always the
+first rows: test_product_equals_sign_transpose_by_blocks; the mean row of X without the 1/n, and rank(X*) in place of
+rank(X* + 1 m): test_wo_choice_in_flint_agrees_with_sympy; RRO.witness-wo-choice's X read with the sympy limit again:
+test_alpha_and_wo_choice_take_inputs_beyond_the_old_sympy_limit.
 """
 from __future__ import annotations
 
