@@ -251,3 +251,24 @@ def test_alpha_form_refuses_scores_beyond_the_machine_with_a_memory_estimate(tmp
     main(["check", "RC.alpha-range", "--reading", "literal", "--X", str(X), "--weights", str(W)])
     out, err = capsys.readouterr()
     assert "1001 x 1001 = 1002001 entries, about 287 MB" in out + err and "RANK_MAX_ENTRIES" in out + err
+
+
+def test_exact_matrix_fmpq_is_its_sympy_values():
+    """ExactMatrix.fmpq (a float array straight to fmpq) holds the same exact values as its sympy Matrix: float64
+    with zeros, subnormals and huge values, float32, integers and decimals; and refuses by the same limit."""
+    import numpy as np
+    import pytest
+
+    from theorems.exact.input import BadInput
+    from theorems.exact.linalg import to_fmpq_mat
+    from theorems.exact.reader import matrix_from, read_matrix
+    rng = np.random.default_rng(7)
+    A = rng.standard_normal((5, 7))
+    A[0, 0], A[1, 1], A[2, 2], A[3, 3] = 0.0, 5e-324, -1e300, 2.0 ** -1074 * 3
+    for a in (A, rng.standard_normal((4, 3)).astype(np.float32), np.arange(12).reshape(3, 4) - 5):
+        E = matrix_from(a, "A")
+        assert E.fmpq() == to_fmpq_mat(E.sympy())
+    E = read_matrix("[[0.1, -2], [1e-3, 7]]")
+    assert E.fmpq() == to_fmpq_mat(E.sympy()) and E.fmpq()[0, 0] == sympy.Rational(1, 10)
+    with pytest.raises(BadInput, match="up to 11 entries"):
+        matrix_from(np.ones((3, 4)), "A").fmpq(11, "this claim")

@@ -76,11 +76,16 @@ def _frobenius_parts(Q: flint.fmpq_mat, K: flint.fmpq_mat) -> tuple[flint.fmpq, 
     """(||M||_F^2, ||M_a||_F^2) of M = Q K^T from the d_k x d_k Gram matrices, exactly (see :func:`alpha_of_factors`)."""
     if (Q.nrows(), Q.ncols()) != (K.nrows(), K.ncols()):
         raise ValueError(f"alpha_of_factors: W_Q is {Q.nrows()} x {Q.ncols()}, W_K {K.nrows()} x {K.ncols()} (both d x d_k)")
-    GQ, GK, C = Q.transpose() * Q, K.transpose() * K, K.transpose() * Q
+    # over the integers: Q = Z_Q / q and K = Z_K / k (common denominators), so every trace below is an integer over
+    # (q k)^2; integer products skip the rational normalisation of every entry (24 against 59 ms at 769 x 64)
+    (ZQ, q), (ZK, dk) = Q.numer_denom(), K.numer_denom()
+    GQ, GK, C = ZQ.transpose() * ZQ, ZK.transpose() * ZK, ZK.transpose() * ZQ
     k = Q.ncols()
-    den = sum((GQ[i, j] * GK[j, i] for i in range(k) for j in range(k)), flint.fmpq(0))
-    C2 = C * C
-    return den, (den - sum((C2[i, i] for i in range(k)), flint.fmpq(0))) / 2
+    G, C2 = GQ * GK, C * C
+    den = sum((G[i, i] for i in range(k)), flint.fmpz(0))  # tr(Z_Q^T Z_Q Z_K^T Z_K) = (q k)^2 ||M||_F^2
+    tc = sum((C2[i, i] for i in range(k)), flint.fmpz(0))  # tr((Z_K^T Z_Q)^2) = (q k)^2 <M, M^T>
+    s = (q * dk) ** 2
+    return flint.fmpq(den, s), flint.fmpq(den - tc, 2 * s)
 
 
 def alpha_of_factors(WQ, WK) -> sympy.Expr:
@@ -735,8 +740,8 @@ def _user_scores(user) -> dict:
         raise BadInput(f"this claim holds the n x n scores X M X^T exactly: {n} x {n} = {n * n} entries, about "
                        f"{n * n * _SCORE_BYTES / 2 ** 20:,.0f} MB at about {_SCORE_BYTES} bytes an entry, beyond "
                        f"RANK_MAX_ENTRIES = {RANK_MAX_ENTRIES}; give at most {math.isqrt(RANK_MAX_ENTRIES)} rows")
-    return {"X": X, "M": [ScoreFactors(to_fmpq_mat(h[0].sympy(RANK_MAX_ENTRIES, "this claim")),
-                                       to_fmpq_mat(h[1].sympy(RANK_MAX_ENTRIES, "this claim"))) for h in W.heads]}
+    return {"X": X, "M": [ScoreFactors(h[0].fmpq(RANK_MAX_ENTRIES, "this claim"),
+                                       h[1].fmpq(RANK_MAX_ENTRIES, "this claim")) for h in W.heads]}
 
 
 #: --X and --weights as {X, M = [W_Q^h W_K^h^T kept as its factors]}: alpha_h decided exactly over Q (alpha^2 is

@@ -212,13 +212,14 @@ LOW_RANK_X = Pool(rows=lambda ctx: _remark_iii_generic_rows(ctx, True), arithmet
 def _uniform_wo_choice(user) -> dict:
     """The instance of RRO.witness-wo-choice: X, W_V and W_O up to RANK_MAX_ENTRIES entries each (the claim's
     conclusions multiply and rank in FLINT: :func:`uniform_mha_row`), weights with W_Q W_K^T = 0."""
-    X = user.matrix("X").sympy(RANK_MAX_ENTRIES, "this claim")
+    given = user.matrix("X")
     W = user.weights
     if W is None:
         raise BadInput("this claim needs weights: --weights W.npz (with W_Q = 0) or --heads H [--weights-seed N]")
-    if W.d != X.shape[1]:
-        raise BadInput(f"--weights: d = {W.d} in the weights but X has d = {X.shape[1]} columns")
-    W.require_uniform("this claim")
+    if W.d != given.shape[1]:
+        raise BadInput(f"--weights: d = {W.d} in the weights but X has d = {given.shape[1]} columns")
+    W.require_uniform("this claim")  # before X is converted: a model's site (W_Q != 0) is answered at once
+    X = given.sympy(RANK_MAX_ENTRIES, "this claim")
     return {"X": X, "W_V": [h[2].sympy(RANK_MAX_ENTRIES, "this claim") for h in W.heads],
             "W_O": [h[3].sympy(RANK_MAX_ENTRIES, "this claim") for h in W.heads]}
 
