@@ -117,6 +117,8 @@ class ScoreFactors:
             raise ValueError(f"ScoreFactors: W_Q is {Q.nrows()} x {Q.ncols()}, W_K {K.nrows()} x {K.ncols()}")
         self.Q, self.K = Q, K
         self._parts: tuple[flint.fmpq, flint.fmpq] | None = None
+        self._sign: dict[int, bool] = {}
+        self._scores: tuple[Matrix, Matrix] | None = None  # (X, X M X^T) of the last X asked (the readings share one)
 
     def __repr__(self) -> str:
         return f"ScoreFactors(d = {self.Q.nrows()}, d_k = {self.Q.ncols()})"
@@ -130,6 +132,19 @@ class ScoreFactors:
         if self._parts is None:
             self._parts = _frobenius_parts(self.Q, self.K)
         return self._parts
+
+    def equals_sign_transpose(self, sign: int) -> bool:
+        """M = sign M^T, exactly (:func:`product_equals_sign_transpose`; kept once computed)."""
+        if sign not in self._sign:
+            self._sign[sign] = product_equals_sign_transpose(self.Q, self.K, sign)
+        return self._sign[sign]
+
+    def scores(self, X: Matrix) -> Matrix:
+        """X M X^T = (X W_Q)(X W_K)^T, exactly (FLINT; kept for the last X, which the readings of one site share)."""
+        if self._scores is None or self._scores[0] is not X:
+            F = to_fmpq_mat(X)
+            self._scores = (X, to_sympy((F * self.Q) * (F * self.K).transpose()))
+        return self._scores[1]
 
 
 def vandermonde_attention(n: int = 4) -> Matrix:
@@ -655,7 +670,7 @@ def _equals_sign_transpose(M, sign: int) -> bool:
     """M = M^T (sign 1) or M = -M^T (sign -1), exactly; for :class:`ScoreFactors` a block of rows of the product at
     a time (independent of the Gram matrices that give alpha)."""
     if isinstance(M, ScoreFactors):
-        return product_equals_sign_transpose(M.Q, M.K, sign)
+        return M.equals_sign_transpose(sign)
     return bool(M == (M.T if sign == 1 else -M.T))
 
 
@@ -677,8 +692,7 @@ def first_head_scores(x) -> Matrix:
     factors: at n = 128, d = 769, d_k = 64 about 0.2 s, where the sympy product X M X^T took minutes)."""
     M = x["M"][0]
     if isinstance(M, ScoreFactors):
-        X = to_fmpq_mat(x["X"])
-        return to_sympy((X * M.Q) * (X * M.K).transpose())
+        return M.scores(x["X"])
     return x["X"] * M * x["X"].T
 
 
