@@ -24,13 +24,13 @@ import math
 
 import flint
 import sympy
-from sympy import Matrix, Rational
+from sympy import QQ, Matrix, Rational
 from sympy.polys.matrices import DomainMatrix
 
 __all__ = ["identically_zero", "all_identically_zero", "to_fmpq", "to_fmpq_mat", "rank", "ones", "affine_rank",
            "in_colspace", "rank_of_fmpq", "rank_of_product",
            "in_rowspace", "centring_projector", "nullspace", "left_kernel", "rational_sqrt", "is_rational_square",
-           "nonzero_minor"]
+           "nonzero_minor", "to_sympy", "product_equals_sign_transpose"]
 
 
 def to_fmpq(e) -> flint.fmpq:
@@ -73,6 +73,52 @@ def to_fmpq_mat(M: Matrix, transpose: bool = False) -> flint.fmpq_mat:
         return flint.fmpq_mat(len(out), r if transpose else c, flat)
     N = M.T if transpose else M
     return flint.fmpq_mat(N.shape[0], N.shape[1], [flint.fmpq(int(e.p), int(e.q)) for e in N])
+
+
+def to_sympy(F: flint.fmpq_mat) -> Matrix:
+    """Exact conversion of a python-flint ``fmpq_mat`` to a sympy Matrix of Rationals, built from the domain's own
+    elements (sympy's QQ is FLINT's ``fmpq`` in this suite's ground types): no sympy number per entry.
+
+    >>> to_sympy(flint.fmpq_mat(2, 2, [1, flint.fmpq(1, 3), 0, 5]))
+    Matrix([
+    [1, 1/3],
+    [0,   5]])
+    """
+    r, c = F.nrows(), F.ncols()
+    e = F.entries()
+    rows = {i: {j: QQ.convert(e[i * c + j]) for j in range(c) if e[i * c + j] != 0} for i in range(r)}
+    return DomainMatrix({i: row for i, row in rows.items() if row}, (r, c), QQ).to_Matrix()
+
+
+def product_equals_sign_transpose(Q: flint.fmpq_mat, K: flint.fmpq_mat, sign: int = 1, block: int = 256) -> bool:
+    """Whether M = Q K^T equals ``sign`` M^T (sign = 1: M symmetric; -1: antisymmetric), exactly, comparing a block of
+    ``block`` rows at a time: rows b of M are Q_b K^T and rows b of M^T are K_b Q^T, so at most block x d entries of
+    the d x d product are held at once, and the first block that differs ends the comparison.
+
+    >>> Q = flint.fmpq_mat(2, 1, [1, 0]); K = flint.fmpq_mat(2, 1, [0, 1])  # M = e1 e2^T
+    >>> product_equals_sign_transpose(Q, K, 1), product_equals_sign_transpose(Q, Q, 1)
+    (False, True)
+    >>> product_equals_sign_transpose(flint.fmpq_mat(2, 2, [1, 0, 0, 1]), flint.fmpq_mat(2, 2, [0, -1, 1, 0]), -1)
+    True
+    """
+    d, k = Q.nrows(), Q.ncols()
+    if (K.nrows(), K.ncols()) != (d, k):
+        raise ValueError(f"product_equals_sign_transpose: Q is {d} x {k}, K {K.nrows()} x {K.ncols()} (the same shape)")
+    if sign not in (1, -1):
+        raise ValueError("product_equals_sign_transpose: sign is 1 or -1")
+    Qt, Kt = Q.transpose(), K.transpose()
+    eQ, eK = (Q.entries(), K.entries()) if d > block else (None, None)
+    for start in range(0, d, block):
+        stop = min(d, start + block)
+        if eQ is None or eK is None:
+            Qb, Kb = Q, K
+        else:
+            Qb = flint.fmpq_mat(stop - start, k, eQ[start * k:stop * k])
+            Kb = flint.fmpq_mat(stop - start, k, eK[start * k:stop * k])
+        Mb, MTb = Qb * Kt, Kb * Qt
+        if Mb != (MTb if sign == 1 else -MTb):
+            return False
+    return True
 
 
 def rank(M: Matrix) -> int:

@@ -21,6 +21,7 @@ Examples
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from dataclasses import replace
 
@@ -32,7 +33,7 @@ from ..exact import transformer as tf
 from ..exact.attention import exact_head, exact_softmax, head_terms
 from ..exact.input import BadInput, exact_matrix
 from ..exact.instances import Shape, random_int_matrix, regime_of
-from ..exact.linalg import nonzero_minor, rank, rank_of_product, to_fmpq_mat
+from ..exact.linalg import nonzero_minor, product_equals_sign_transpose, rank, rank_of_product, to_fmpq_mat, to_sympy
 from ..exact.qinterval import box, mat_mul, minor_certificate, softmax_log2_rows, transpose
 from ..exact.reader import RANK_MAX_ENTRIES, SYMPY_MAX_ENTRIES
 from ..framework import (
@@ -60,7 +61,7 @@ from ..framework import (
     symbolic_identity,
 )
 
-__all__ = ["alpha_exact", "alpha_of_factors", "vandermonde_attention", "uniform_attention_mha_terms", "PROOF_STEPS", "detailed_balance", "attention_reversible"]
+__all__ = ["alpha_exact", "alpha_of_factors", "ScoreFactors", "first_head_scores", "vandermonde_attention", "uniform_attention_mha_terms", "PROOF_STEPS", "detailed_balance", "attention_reversible"]
 
 
 def alpha_exact(M) -> sympy.Expr:
@@ -69,6 +70,22 @@ def alpha_exact(M) -> sympy.Expr:
     num = sum(v ** 2 for v in Ma)
     den = sum(v ** 2 for v in M)
     return sympy.sqrt(num / den) if den else Rational(0)
+
+
+def _frobenius_parts(Q: flint.fmpq_mat, K: flint.fmpq_mat) -> tuple[flint.fmpq, flint.fmpq]:
+    """(||M||_F^2, ||M_a||_F^2) of M = Q K^T from the d_k x d_k Gram matrices, exactly (see :func:`alpha_of_factors`)."""
+    if (Q.nrows(), Q.ncols()) != (K.nrows(), K.ncols()):
+        raise ValueError(f"alpha_of_factors: W_Q is {Q.nrows()} x {Q.ncols()}, W_K {K.nrows()} x {K.ncols()} (both d x d_k)")
+    # over the integers: Q = Z_Q / q and K = Z_K / k (common denominators), so every trace below is an integer over
+    # (q k)^2; integer products skip the rational normalisation of every entry (24 against 59 ms at 769 x 64)
+    (ZQ, q), (ZK, dk) = Q.numer_denom(), K.numer_denom()
+    GQ, GK, C = ZQ.transpose() * ZQ, ZK.transpose() * ZK, ZK.transpose() * ZQ
+    k = Q.ncols()
+    G, C2 = GQ * GK, C * C
+    den = sum((G[i, i] for i in range(k)), flint.fmpz(0))  # tr(Z_Q^T Z_Q Z_K^T Z_K) = (q k)^2 ||M||_F^2
+    tc = sum((C2[i, i] for i in range(k)), flint.fmpz(0))  # tr((Z_K^T Z_Q)^2) = (q k)^2 <M, M^T>
+    s = (q * dk) ** 2
+    return flint.fmpq(den, s), flint.fmpq(den - tc, 2 * s)
 
 
 def alpha_of_factors(WQ, WK) -> sympy.Expr:
@@ -81,17 +98,53 @@ def alpha_of_factors(WQ, WK) -> sympy.Expr:
     (sqrt(2)/2, sqrt(2)/2)
     """
     Q, K = (to_fmpq_mat(W if isinstance(W, Matrix) else exact_matrix(W, name)) for W, name in ((WQ, "W_Q"), (WK, "W_K")))
-    if (Q.nrows(), Q.ncols()) != (K.nrows(), K.ncols()):
-        raise ValueError(f"alpha_of_factors: W_Q is {Q.nrows()} x {Q.ncols()}, W_K {K.nrows()} x {K.ncols()} (both d x d_k)")
-    GQ, GK, C = Q.transpose() * Q, K.transpose() * K, K.transpose() * Q
-    k = Q.ncols()
-    den = sum((GQ[i, j] * GK[j, i] for i in range(k) for j in range(k)), flint.fmpq(0))
-    C2 = C * C
-    num = (den - sum((C2[i, i] for i in range(k)), flint.fmpq(0))) / 2
+    den, num = _frobenius_parts(Q, K)
     if den == 0:
         return Rational(0)
     q = num / den
     return sympy.sqrt(Rational(int(q.p), int(q.q)))
+
+
+class ScoreFactors:
+    """The score matrix M = W_Q W_K^T of one head kept as its factors (python-flint ``fmpq_mat``, d x d_k each), so
+    that the d x d product is never held whole: alpha^2 from the d_k x d_k Gram matrices (:func:`_frobenius_parts`),
+    M = M^T and M = -M^T compared a block of rows at a time (:func:`product_equals_sign_transpose`), M = 0 from
+    ||M||_F^2 = tr(Q^T Q K^T K), and the scores X M X^T as (X W_Q)(X W_K)^T. All exact over Q. At a BERT-base head
+    (d = 769 with the bias row, d_k = 64) and n = 128: about 0.3 s for M = M^T, 0.2 s for the scores."""
+
+    def __init__(self, Q: flint.fmpq_mat, K: flint.fmpq_mat):
+        if (Q.nrows(), Q.ncols()) != (K.nrows(), K.ncols()):
+            raise ValueError(f"ScoreFactors: W_Q is {Q.nrows()} x {Q.ncols()}, W_K {K.nrows()} x {K.ncols()}")
+        self.Q, self.K = Q, K
+        self._parts: tuple[flint.fmpq, flint.fmpq] | None = None
+        self._sign: dict[int, bool] = {}
+        self._scores: tuple[Matrix, Matrix] | None = None  # (X, X M X^T) of the last X asked (the readings share one)
+
+    def __repr__(self) -> str:
+        return f"ScoreFactors(d = {self.Q.nrows()}, d_k = {self.Q.ncols()})"
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.Q.nrows(), self.Q.nrows()
+
+    def parts(self) -> tuple[flint.fmpq, flint.fmpq]:
+        """(||M||_F^2, ||M_a||_F^2), exact."""
+        if self._parts is None:
+            self._parts = _frobenius_parts(self.Q, self.K)
+        return self._parts
+
+    def equals_sign_transpose(self, sign: int) -> bool:
+        """M = sign M^T, exactly (:func:`product_equals_sign_transpose`; kept once computed)."""
+        if sign not in self._sign:
+            self._sign[sign] = product_equals_sign_transpose(self.Q, self.K, sign)
+        return self._sign[sign]
+
+    def scores(self, X: Matrix) -> Matrix:
+        """X M X^T = (X W_Q)(X W_K)^T, exactly (FLINT; kept for the last X, which the readings of one site share)."""
+        if self._scores is None or self._scores[0] is not X:
+            F = to_fmpq_mat(X)
+            self._scores = (X, to_sympy((F * self.Q) * (F * self.K).transpose()))
+        return self._scores[1]
 
 
 def vandermonde_attention(n: int = 4) -> Matrix:
@@ -601,11 +654,24 @@ claim(
 
 # --- alpha_h on one instance: a user's X and weights (check), seeded rational score matrices (the ledger) ---
 
-def _alpha_sq(M: Matrix):
-    """alpha^2 = ||M_a||_F^2 / ||M||_F^2, a rational (0 when M = 0, the convention x / 0 = 0)."""
+def _alpha_sq(M):
+    """alpha^2 = ||M_a||_F^2 / ||M||_F^2, a rational (0 when M = 0, the convention x / 0 = 0); ``M`` a Matrix or
+    :class:`ScoreFactors` (then from the Gram matrices, the d x d product never formed)."""
+    if isinstance(M, ScoreFactors):
+        den, num = M.parts()
+        q = num / den if den != 0 else flint.fmpq(0)
+        return Rational(int(q.p), int(q.q))
     Ma = (M - M.T) / 2
     den = sum(v ** 2 for v in M)
     return sum(v ** 2 for v in Ma) / den if den else Rational(0)
+
+
+def _equals_sign_transpose(M, sign: int) -> bool:
+    """M = M^T (sign 1) or M = -M^T (sign -1), exactly; for :class:`ScoreFactors` a block of rows of the product at
+    a time (independent of the Gram matrices that give alpha)."""
+    if isinstance(M, ScoreFactors):
+        return M.equals_sign_transpose(sign)
+    return bool(M == (M.T if sign == 1 else -M.T))
 
 
 def _alpha_in_unit(x) -> Decided:
@@ -621,13 +687,18 @@ def _alpha_zero(x) -> Decided:
     return Decided(a2 == 0, f"exact over Q: alpha_1^2 = {a2}")
 
 
-def _scores(x) -> Matrix:
-    return x["X"] * x["M"][0] * x["X"].T
+def first_head_scores(x) -> Matrix:
+    """S = X M X^T of the first head, exactly; for :class:`ScoreFactors` as (X W_Q)(X W_K)^T in FLINT (n x d_k
+    factors: at n = 128, d = 769, d_k = 64 about 0.2 s, where the sympy product X M X^T took minutes)."""
+    M = x["M"][0]
+    if isinstance(M, ScoreFactors):
+        return M.scores(x["X"])
+    return x["X"] * M * x["X"].T
 
 
 def _attention_symmetric(x) -> Decided:
     """A^(1) = softmax(X M X^T / sqrt d_k) is symmetric"""
-    S = _scores(x)
+    S = first_head_scores(x)
     if S != S.T:
         return Decided(None, "undecided: the scores are not symmetric (the premise alpha_1 = 0 fails)")
     rows = [sorted(S.row(i)) for i in range(S.shape[0])]
@@ -642,8 +713,8 @@ def _attention_symmetric(x) -> Decided:
 
 def _scores_reciprocity(x) -> Decided:
     """alpha_1 = 0 iff M = M^T, and then X M X^T is symmetric"""
-    M, S = x["M"][0], _scores(x)
-    sym = M == M.T
+    M, S = x["M"][0], first_head_scores(x)
+    sym = _equals_sign_transpose(M, 1)
     ok = (_alpha_sq(M) == 0) == sym and (not sym or S == S.T)
     return Decided(ok, f"exact over Q: alpha_1^2 = {_alpha_sq(M)}, M {'=' if sym else '!='} M^T"
                        + (f", X M X^T {'is' if S == S.T else 'is not'} symmetric" if sym else ""))
@@ -651,32 +722,48 @@ def _scores_reciprocity(x) -> Decided:
 
 def _m_nonzero(x) -> Decided:
     """M = W_Q W_K^T of the first head is not 0"""
-    return Decided(any(v != 0 for v in x["M"][0]), "exact over Q")
+    M = x["M"][0]
+    if isinstance(M, ScoreFactors):  # ||M||_F^2 = tr(Q^T Q K^T K), zero iff M = 0
+        return Decided(M.parts()[0] != 0, "exact over Q: ||M||_F^2 = tr(W_Q^T W_Q W_K^T W_K)")
+    return Decided(any(v != 0 for v in M), "exact over Q")
 
 
 def _scores_directional(x) -> Decided:
     """alpha_1 = 1 iff M = -M^T, and then X M X^T is antisymmetric"""
-    M, S = x["M"][0], _scores(x)
-    anti = M == -M.T
+    M, S = x["M"][0], first_head_scores(x)
+    anti = _equals_sign_transpose(M, -1)
     ok = (_alpha_sq(M) == 1) == anti and (not anti or S == -S.T)
     return Decided(ok, f"exact over Q: alpha_1^2 = {_alpha_sq(M)}, M {'=' if anti else '!='} -M^T"
                        + (f", X M X^T {'is' if S == -S.T else 'is not'} antisymmetric" if anti else ""))
 
 
+#: an estimate of the memory of one exact score s_ij of a model site (float64 activations times float32 weights,
+#: summed over d: numerators and denominators of a few hundred bits each), for the words of a refusal
+_SCORE_BYTES = 300
+
+
 def _user_scores(user) -> dict:
-    X = user.matrix("X").sympy(SYMPY_MAX_ENTRIES, "this claim")
+    X = user.matrix("X").sympy(RANK_MAX_ENTRIES, "this claim")  # multiplied in FLINT, never in sympy
     W = user.weights
     if W is None:
         raise BadInput("this claim needs weights: --weights W.npz or --heads H [--seed N]")
     if W.d != X.shape[1]:
         raise BadInput(f"--weights: d = {W.d} in the weights but X has d = {X.shape[1]} columns")
-    return {"X": X, "M": [h[0].sympy(SYMPY_MAX_ENTRIES) * h[1].sympy(SYMPY_MAX_ENTRIES).T for h in W.heads]}
+    n = X.shape[0]
+    if n * n > RANK_MAX_ENTRIES:
+        raise BadInput(f"this claim holds the n x n scores X M X^T exactly: {n} x {n} = {n * n} entries, about "
+                       f"{n * n * _SCORE_BYTES / 2 ** 20:,.0f} MB at about {_SCORE_BYTES} bytes an entry, beyond "
+                       f"RANK_MAX_ENTRIES = {RANK_MAX_ENTRIES}; give at most {math.isqrt(RANK_MAX_ENTRIES)} rows")
+    return {"X": X, "M": [ScoreFactors(h[0].fmpq(RANK_MAX_ENTRIES, "this claim"),
+                                       h[1].fmpq(RANK_MAX_ENTRIES, "this claim")) for h in W.heads]}
 
 
-#: --X and --weights as {X, M = [W_Q^h W_K^h^T]}: alpha_h decided exactly over Q (alpha^2 is rational)
+#: --X and --weights as {X, M = [W_Q^h W_K^h^T kept as its factors]}: alpha_h decided exactly over Q (alpha^2 is
+#: rational); X, W_Q and W_K up to RANK_MAX_ENTRIES entries each, the scores up to RANK_MAX_ENTRIES
 ALPHA_FORM = InstanceForm(takes=("X", "weights"), build=_user_scores, sites=("attention",),
-                          arithmetic="exact over Q (sympy rationals): alpha^2, the scores X M X^T; softmax compared "
-                                     "exactly by Lindemann-Weierstrass (no exp evaluated)",
+                          arithmetic="exact over Q (python-flint fmpq_mat): alpha^2 from the d_k x d_k Gram matrices, "
+                                     "M = +-M^T a block of rows at a time, the scores (X W_Q)(X W_K)^T; softmax "
+                                     "compared exactly by Lindemann-Weierstrass (no exp evaluated)",
                           regime=lambda x: regime_of(*x["X"].shape), note="the first head for the alpha_1 readings")
 
 
@@ -1361,7 +1448,7 @@ def detailed_balance(S: Matrix) -> tuple[bool, str]:
 
 def attention_reversible(x) -> Decided:
     """A^(1) is reversible (reciprocal): Z_i A_ij = Z_j A_ji with Z_i = sum_k e^{s_ik / sqrt d_k}"""
-    S = _scores(x)
+    S = first_head_scores(x)
     # Z_i A_ij = e^{s_ij / sqrt d_k} by the definition of the softmax, so detailed balance holds iff s_ij = s_ji
     # (exp is injective on the reals): decided exactly over Q from the scores, no exp evaluated
     sym = S == S.T

@@ -48,15 +48,23 @@ from ..exact import transformer as T
 from ..exact.attention import F_exact, exact_head, exact_softmax, head_terms
 from ..exact.input import BadInput, exact_matrix
 from ..exact.instances import regime_of
-from ..exact.linalg import centring_projector, in_colspace, in_rowspace, nonzero_minor, nullspace, rank, to_fmpq_mat
+from ..exact.linalg import (
+    centring_projector,
+    in_colspace,
+    in_rowspace,
+    nonzero_minor,
+    nullspace,
+    rank,
+    rank_of_fmpq,
+    to_fmpq_mat,
+)
 from ..exact.qinterval import box, mat_add, mat_mul, minor_certificate, softmax_log2_rows, transpose
-from ..exact.reader import RANK_MAX_ENTRIES, SYMPY_MAX_ENTRIES
+from ..exact.reader import RANK_MAX_ENTRIES
 from ..exact.residual import (
     PROOF_STEPS,
     F_uniform,
     attention_second_derivative,
     invariant_hull,
-    uniform_input,
 )
 from ..framework import (
     Decided,
@@ -85,7 +93,7 @@ from ..framework import (
     stable_seed,
 )
 
-__all__ = ["rank_r_raised", "minors_decide_rank", "F_uniform", "invariant_hull", "remark_iii_counterexample", "softmax_shift_column_counterexample",
+__all__ = ["uniform_mha_row", "rank_r_raised", "minors_decide_rank", "F_uniform", "invariant_hull", "remark_iii_counterexample", "softmax_shift_column_counterexample",
            "attention_second_derivative", "PROOF_STEPS"]
 
 _ARITH = "exact over QQ (python-flint fmpq_mat)"
@@ -202,21 +210,35 @@ LOW_RANK_X = Pool(rows=lambda ctx: _remark_iii_generic_rows(ctx, True), arithmet
 
 
 def _uniform_wo_choice(user) -> dict:
-    X, _ = uniform_input(user, "this claim")
-    heads = user.weights.heads
-    return {"X": X, "W_V": [h[2].sympy(SYMPY_MAX_ENTRIES) for h in heads],
-            "W_O": [h[3].sympy(SYMPY_MAX_ENTRIES) for h in heads]}
+    """The instance of RRO.witness-wo-choice: X, W_V and W_O up to RANK_MAX_ENTRIES entries each (the claim's
+    conclusions multiply and rank in FLINT: :func:`uniform_mha_row`), weights with W_Q W_K^T = 0."""
+    given = user.matrix("X")
+    W = user.weights
+    if W is None:
+        raise BadInput("this claim needs weights: --weights W.npz (with W_Q = 0) or --heads H [--weights-seed N]")
+    if W.d != given.shape[1]:
+        raise BadInput(f"--weights: d = {W.d} in the weights but X has d = {given.shape[1]} columns")
+    W.require_uniform("this claim")  # before X is converted: a model's site (W_Q != 0) is answered at once
+    X = given.sympy(RANK_MAX_ENTRIES, "this claim")
+    return {"X": X, "W_V": [h[2].sympy(RANK_MAX_ENTRIES, "this claim") for h in W.heads],
+            "W_O": [h[3].sympy(RANK_MAX_ENTRIES, "this claim") for h in W.heads]}
 
 
 def _save_uniform(user, x) -> dict:
     return {**user.record(("X",)), **user.weights.strings(), "W_Q": "0"} if user.weights else user.record(("X",))
 
 
+def _row_words(X: Matrix, most: int = 8) -> str:
+    """X's first row as a list, its first ``most`` entries only when it is longer (with how many there are)."""
+    row = list(X.row(0))
+    return str(row) if len(row) <= most else f"{str(row[:most])[:-1]}, ... ({len(row)} entries)]"
+
+
 #: --X with uniform-attention weights as {X, W_V, W_O} (per head)
 UNIFORM_WO_CHOICE = InstanceForm(takes=("X", "weights"), build=_uniform_wo_choice, save=_save_uniform,
                                  sites=("attention",),
                                  arithmetic=_USER_ARITH + ", uniform attention", regime=lambda x: regime_of(*x["X"].shape),
-                                 explain=lambda x, name: f"X row 1 = {list(x['X'].row(0))}, H = {len(x['W_V'])}")
+                                 explain=lambda x, name: f"X row 1 = {_row_words(x['X'])}, H = {len(x['W_V'])}")
 
 
 def remark_iii_counterexample(X: Matrix, D: Matrix) -> bool:
@@ -1443,15 +1465,45 @@ def _wo_12_nonzero(x) -> bool:
     return x["W_O"][0][0, 1] != 0
 
 
+def uniform_mha_row(X: Matrix, WVs: list[Matrix], WOs: list[Matrix]) -> flint.fmpq_mat:
+    """The one row m of MHA(X) with W_Q = 0, exactly, in FLINT: A = J/n in every head, so MHA(X) = sum_h (J/n) X W_V^h
+    W_O^h = 1 m with m = (1/n) (1^T X) sum_h W_V^h W_O^h (1 x d: a 1 x d_k and a 1 x d product per head; the n x d
+    sympy MHA of :func:`_mha_uniform` took minutes at a site's size). No heads: m = 0.
+
+    >>> uniform_mha_row(Matrix([[1, 0], [0, 2]]), [Matrix([[1], [1]])], [Matrix([[0, 3]])])
+    [0, 9/2]
+    """
+    n, d = X.shape
+    Xf = to_fmpq_mat(X)
+    s = flint.fmpq_mat(1, n, [1] * n) * Xf / n  # the mean row of X
+    m = flint.fmpq_mat(1, d)
+    for V, O in zip(WVs, WOs):
+        m += (s * to_fmpq_mat(V)) * to_fmpq_mat(O)
+    return m
+
+
+def _first_row_and(X: Matrix, m: flint.fmpq_mat) -> tuple[flint.fmpq_mat, flint.fmpq_mat]:
+    """X's first row, and that row above m (2 x d), as ``fmpq_mat``."""
+    x0 = to_fmpq_mat(X[0, :])
+    return x0, flint.fmpq_mat(2, X.shape[1], x0.entries() + m.entries())
+
+
 def _leaves_span_f1(x) -> bool:
     """MHA(X*) leaves span(f_1)"""
-    return not rows_inside(x["X"].row(0), _mha_uniform(x["X"], x["W_V"], x["W_O"]))
+    # every row of MHA(X*) is m: row MHA lies in span(x_1) iff rank [x_1; m] = rank x_1 (FLINT, exact)
+    x0, both = _first_row_and(x["X"], uniform_mha_row(x["X"], x["W_V"], x["W_O"]))
+    return rank_of_fmpq(both) != rank_of_fmpq(x0)
 
 
 def _leaves_span_f1_rank_2(x) -> bool:
     """MHA(X*) leaves span(f_1) and rank(X* + MHA(X*)) = 2"""
-    M = _mha_uniform(x["X"], x["W_V"], x["W_O"])
-    return (not rows_inside(x["X"].row(0), M)) and rank(x["X"] + M) == 2
+    X = x["X"]
+    m = uniform_mha_row(X, x["W_V"], x["W_O"])
+    x0, both = _first_row_and(X, m)
+    if rank_of_fmpq(both) == rank_of_fmpq(x0):
+        return False
+    n = X.shape[0]
+    return rank_of_fmpq(to_fmpq_mat(X) + flint.fmpq_mat(n, 1, [1] * n) * m) == 2  # X* + 1 m, exact
 
 
 def _wo_argument(ctx) -> list[Evidence]:
