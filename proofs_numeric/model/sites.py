@@ -32,7 +32,9 @@ layer's query, key and value biases are folded in exactly (``X' = [X | 1]``, ``W
 """
 from __future__ import annotations
 
+import copy
 import hashlib
+import itertools
 import time
 import zlib
 from dataclasses import dataclass, field
@@ -51,6 +53,7 @@ from theorems.exact.certified_rank import certified_rank
 from theorems.exact.input import BadInput
 from theorems.exact.norm_exact import analyse_array
 from theorems.exact.reader import ExactVector, ExactWeights, UserInput, matrix_from
+from theorems.exact.shared import array_key, shared, sharing
 from theorems.framework import (
     REGISTRY,
     SITE_KINDS,
@@ -281,6 +284,13 @@ def matrix_about(M: np.ndarray, seed: int = 0) -> dict:
     return out
 
 
+def _shared_about(M: np.ndarray, seed: int) -> dict:
+    """:func:`matrix_about`, once per array content in a sharing scope (every group of readings at one site asks for
+    the same one); each caller gets its own copy."""
+    k = array_key(M)
+    return copy.deepcopy(shared(None if k is None else ("matrix_about", k, seed), lambda: matrix_about(M, seed)))
+
+
 def site_about(site: Site, seed: int = 0) -> dict:
     """What a verdict at this site is about (see the module docstring)."""
     base: dict[str, object] = {"level": site.level, "how": site.how}
@@ -289,9 +299,9 @@ def site_about(site: Site, seed: int = 0) -> dict:
     mats = {}
     for k in ("X", "Delta"):
         if k in site.data and isinstance(site.data[k], np.ndarray):
-            mats[k] = matrix_about(site.data[k], seed)
+            mats[k] = _shared_about(site.data[k], seed)
     if site.kind == "residual-update":
-        mats["X + Delta"] = matrix_about(site.data["X"] + site.data["Delta"], seed)
+        mats["X + Delta"] = _shared_about(site.data["X"] + site.data["Delta"], seed)
     base["matrices"] = mats
     cautions = [f"{k}: {v['caution']}" for k, v in mats.items() if "caution" in v]
     if cautions:
@@ -359,7 +369,15 @@ def evaluate(site: Site, items, common: dict, seed: int | None = None, dps: int 
     it). ``common``: fields every record carries (checkpoint, config hash, token ids). ``network_build(form, site)``
     builds a network-level instance from enclosures (:mod:`proofs_numeric.model.network`). A reading whose instance
     cannot be built from this site (its size is beyond the claim's certified path, its weights must be uniform, ...) is
-    a record with ``on_this_instance`` None and the reason under ``not_checked``."""
+    a record with ``on_this_instance`` None and the reason under ``not_checked``.
+
+    Inside one :func:`theorems.exact.shared.sharing` scope (the caller's, spanning every group of readings at the site,
+    else its own): the exact conversions and ranks of the site's arrays are computed once for all the readings."""
+    with sharing():
+        return _evaluate(site, items, common, seed, dps, network_build)
+
+
+def _evaluate(site: Site, items, common: dict, seed: int | None, dps: int, network_build) -> list[dict]:
     t_about = time.perf_counter()
     about = site_about(site, seed if seed is not None else 0)
     t_about = time.perf_counter() - t_about
@@ -830,9 +848,11 @@ def run_serial(m: Checkpoint, label: str, runs: dict, claims, measure: bool = Fa
     for name, ids in runs.items():
         common = common_fields(m, label, ids)
         nl = network_layers.get(name, 0) if isinstance(network_layers, dict) else network_layers
-        for site, items in site_tasks(m, label, name, ids, claims, measure=measure, network_layers=nl,
-                                      dps=dps, weight_refs=False):
-            out.extend(evaluate(site, items, common, seed=seed, dps=dps, network_build=network_builder))
+        tasks = site_tasks(m, label, name, ids, claims, measure=measure, network_layers=nl, dps=dps, weight_refs=False)
+        for _, at_site in itertools.groupby(tasks, key=lambda t: id(t[0])):  # one sharing scope per site
+            with sharing():
+                for site, items in at_site:
+                    out.extend(evaluate(site, items, common, seed=seed, dps=dps, network_build=network_builder))
     return out
 
 

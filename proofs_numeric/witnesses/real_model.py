@@ -58,6 +58,7 @@ from proofs_numeric.model.service import (  # re-exported: the model service liv
 from proofs_numeric.model.site_ids import site_of
 from proofs_numeric.model.sites import RANK_RTOL, exact_ln_site, exact_rms_site
 from theorems.exact.instances import regime_of
+from theorems.exact.shared import sharing
 from theorems.framework import (
     REGISTRY,
     TRUTH_VALUE,
@@ -304,8 +305,9 @@ def run_part(m: Checkpoint, runs: dict, claims, sites_of, network_layers: dict |
     for name, ids in runs.items():
         common = S.common_fields(m, m.name, ids)
         for site in sites_of(name):
-            for group in S.group_items(by_kind.get(site.kind, [])):
-                out.extend(S.evaluate(site, group, common, seed=0, network_build=S.network_builder))
+            with sharing():  # the groups of readings at one site share the exact facts of its arrays
+                for group in S.group_items(by_kind.get(site.kind, [])):
+                    out.extend(S.evaluate(site, group, common, seed=0, network_build=S.network_builder))
         for site, group in S.network_tasks(m, m.name, name, ids, by_kind, nls.get(name, 0), 50, NW):
             out.extend(S.evaluate(site, group, common, seed=0, network_build=S.network_builder))
     return out

@@ -27,8 +27,10 @@ import sympy
 from sympy import QQ, Matrix, Rational
 from sympy.polys.matrices import DomainMatrix
 
+from .shared import key_of, shared
+
 __all__ = ["identically_zero", "all_identically_zero", "to_fmpq", "to_fmpq_mat", "rank", "ones", "affine_rank",
-           "in_colspace", "rank_of_fmpq", "rank_of_product",
+           "in_colspace", "rank_of_fmpq", "rank_of_product", "rank_of_pair", "PAIR_OPS",
            "in_rowspace", "centring_projector", "nullspace", "left_kernel", "rational_sqrt", "is_rational_square",
            "nonzero_minor", "to_sympy", "product_equals_sign_transpose"]
 
@@ -122,11 +124,36 @@ def product_equals_sign_transpose(Q: flint.fmpq_mat, K: flint.fmpq_mat, sign: in
 
 
 def rank(M: Matrix) -> int:
-    """Exact rank over Q (FLINT: :func:`rank_of_fmpq`)."""
+    """Exact rank over Q (FLINT: :func:`rank_of_fmpq`). Of a matrix the exact reader registered in an open
+    :func:`theorems.exact.shared.sharing` scope (a site's float array): computed once in the scope."""
+    k = key_of(M)
+    return _rank(M) if k is None else shared(("rank", k), lambda: _rank(M))
+
+
+def _rank(M: Matrix) -> int:
     r, c = M.shape
     if r == 0 or c == 0:
         return 0
     return rank_of_fmpq(to_fmpq_mat(M, transpose=r < c))
+
+
+#: the combinations of two matrices :func:`rank_of_pair` ranks: A + B, [A; B] (col_join), [A | B] (row_join)
+PAIR_OPS = {"+": lambda A, B: A + B, "col_join": lambda A, B: A.col_join(B), "row_join": lambda A, B: A.row_join(B)}
+
+
+def rank_of_pair(op: str, A: Matrix, B: Matrix) -> int:
+    """Exact rank of A + B (``op`` "+"), [A; B] ("col_join") or [A | B] ("row_join"): :func:`rank` of the matrix
+    built. When both were registered by the exact reader in an open :func:`theorems.exact.shared.sharing` scope,
+    computed (and the matrix built) once in the scope, under the operation and the operands' content keys.
+
+    >>> rank_of_pair("+", Matrix([[1, 0], [0, 0]]), Matrix([[0, 0], [0, 1]]))
+    2
+    """
+    build = PAIR_OPS[op]
+    ka, kb = key_of(A), key_of(B)
+    if ka is None or kb is None:
+        return rank(build(A, B))
+    return shared(("rank", op, ka, kb), lambda: _rank(build(A, B)))
 
 
 def rank_of_fmpq(F: flint.fmpq_mat, upper: int | None = None) -> int:
@@ -214,6 +241,14 @@ def nonzero_minor(M: Matrix, k: int, exact: bool = True) -> tuple[list[int], lis
     costs about a second at k = 384 with float64 entries."""
     if k == 0:
         return [], [], Rational(1)
+    key = key_of(M)
+    if key is not None:  # a registered site matrix: once per sharing scope (copies: the caller may extend the lists)
+        got = shared(("nonzero_minor", key, k, exact), lambda: _nonzero_minor(M, k, exact))
+        return None if got is None else (list(got[0]), list(got[1]), got[2])
+    return _nonzero_minor(M, k, exact)
+
+
+def _nonzero_minor(M: Matrix, k: int, exact: bool) -> tuple[list[int], list[int], Rational | str] | None:
     F = to_fmpq_mat(M)
     rows = _greedy_columns(F.transpose())[:k]
     if len(rows) < k:

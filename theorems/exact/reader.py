@@ -54,6 +54,7 @@ from sympy.polys.matrices import DomainMatrix
 
 from .input import BadInput, check_literal, classify_array, env_int, exact_number, int_digits_unlimited
 from .linalg import to_fmpq_mat
+from .shared import array_key, register, shared
 
 __all__ = ["READER_LIMITS", "ExactMatrix", "ExactVector", "ExactWeights", "UserInput", "read_matrix", "read_vector",
            "read_weights", "gaussian_weights", "matrix_from", "INPUT_NAMES", "input_flag", "SYMPY_MAX_ENTRIES",
@@ -204,14 +205,11 @@ class ExactMatrix:
         """The values as a sympy Matrix of Rationals (``limit``: refuse larger inputs by name)."""
         self._check_size(limit, who)
         if isinstance(self.data, np.ndarray) and self.data.dtype.kind == "f":
-            # a float array straight into the domain's own elements (each value's exact ratio, already in lowest
-            # terms), kept sparse as sympy keeps it: no Fraction per entry as rows() builds (22 -> 5.5 ms at
-            # 24 x 384). The domain is ZZ when every value is an integer, as on the path through rows().
-            ratios = [{j: v.as_integer_ratio() for j, v in enumerate(row) if v} for row in self.data.tolist()]
-            dom = ZZ if all(q == 1 for row in ratios for _, q in row.values()) else QQ
-            mk = (lambda p, q: ZZ.dtype(p)) if dom is ZZ else QQ.dtype
-            return DomainMatrix({i: {j: mk(p, q) for j, (p, q) in row.items()} for i, row in enumerate(ratios) if row},
-                                self.shape, dom).to_Matrix()
+            # inside a sharing scope (one site): converted once per array content, each caller given its own copy
+            # (DomainMatrix.to_Matrix copies), registered so that its ranks are kept too (theorems.exact.shared)
+            key = array_key(self.data)
+            dm = shared(None if key is None else ("sympy", key), self._float_domain_matrix)
+            return register(dm.to_Matrix(), key)
         rows = self.rows()  # Python ints and Fractions: built through sympy's domain matrices (exact, no per-entry
         if all(type(v) is int for row in rows for v in row):  # sympify: about 8x faster at 12 x 384)
             dm = DomainMatrix([[ZZ(v) for v in row] for row in rows], self.shape, ZZ)
@@ -219,6 +217,16 @@ class ExactMatrix:
             fracs = ((v if type(v) in (int, Fraction) else Fraction(v) for v in row) for row in rows)  # lowest terms
             dm = DomainMatrix([[QQ(f.numerator, f.denominator) for f in row] for row in fracs], self.shape, QQ)
         return dm.to_Matrix()
+
+    def _float_domain_matrix(self) -> DomainMatrix:
+        # a float array straight into the domain's own elements (each value's exact ratio, already in lowest
+        # terms), kept sparse as sympy keeps it: no Fraction per entry as rows() builds (22 -> 5.5 ms at
+        # 24 x 384). The domain is ZZ when every value is an integer, as on the path through rows().
+        ratios = [{j: v.as_integer_ratio() for j, v in enumerate(row) if v} for row in self.data.tolist()]
+        dom = ZZ if all(q == 1 for row in ratios for _, q in row.values()) else QQ
+        mk = (lambda p, q: ZZ.dtype(p)) if dom is ZZ else QQ.dtype
+        return DomainMatrix({i: {j: mk(p, q) for j, (p, q) in row.items()} for i, row in enumerate(ratios) if row},
+                            self.shape, dom)
 
     def float64(self) -> tuple[np.ndarray | None, str | None]:
         """(a float64 rounding of the values, for labelled float hints only) or (None, why it cannot be made)."""

@@ -53,6 +53,7 @@ fractional powers of integers*, J. London Math. Soc. 15 (1940).
 """
 from __future__ import annotations
 
+import copy
 import random
 from typing import Callable
 
@@ -76,6 +77,7 @@ from ..exact.layernorm import (
 from ..exact.linalg import affine_rank, all_identically_zero, centring_projector, in_colspace, in_rowspace, ones, rank
 from ..exact.norm_exact import NormAnalysis, analyse_array
 from ..exact.qinterval import box, identity, mat_mul, minor_certificate
+from ..exact.shared import array_key, shared
 from ..framework import (
     CheckContext,
     Evidence,
@@ -296,8 +298,14 @@ def from_user(user) -> Analysis:
     X = user.matrix("X")
     d = X.shape[1]
     g, b = user.vector("gamma", d), user.vector("beta", d)
-    a = analyse_array(X.kernel(), None if g is None else list(g.values), None if b is None else list(b.values),
-                      seed=user.seed)
+    kernel = X.kernel()
+    gl, bl = None if g is None else list(g.values), None if b is None else list(b.values)
+    # at a model's site (a sharing scope) the analysis of the same X, gamma, beta and seed is made once for every
+    # form that reads it (RN.main's literal and trained-model readings); each caller gets its own copy to annotate
+    k = array_key(kernel) if user.seed is not None else None  # no seed: fresh primes each time, never shared
+    key = None if k is None else ("analyse_array", k, None if gl is None else tuple(gl),
+                                  None if bl is None else tuple(bl), user.seed)
+    a = copy.copy(shared(key, lambda: analyse_array(kernel, gl, bl, seed=user.seed)))
     a.inst = UserLNInstance(X, g, b)
     return a
 

@@ -56,6 +56,7 @@ from ..exact.linalg import (
     nullspace,
     rank,
     rank_of_fmpq,
+    rank_of_pair,
     to_fmpq_mat,
 )
 from ..exact.qinterval import box, mat_add, mat_mul, minor_certificate, softmax_log2_rows, transpose
@@ -131,8 +132,9 @@ def _x_delta_generic(user) -> dict:
 def _explain_pair(x, name: str) -> str:
     X, D = (x["X"], x["Delta"]) if "X" in x else (x["A"], x["B"])
     a, b = ("X", "Delta") if "X" in x else ("A", "B")
-    return (f"rank {a} = {rank(X)}, rank {b} = {rank(D)}, rank({a} + {b}) = {rank(X + D)}, "
-            f"rank[{a}; {b}] = {rank(X.col_join(D))}, rank[{a} | {b}] = {rank(X.row_join(D))}")
+    # rank_of_pair: at a model's site (a sharing scope) each rank is computed once for every reading there
+    return (f"rank {a} = {rank(X)}, rank {b} = {rank(D)}, rank({a} + {b}) = {rank_of_pair('+', X, D)}, "
+            f"rank[{a}; {b}] = {rank_of_pair('col_join', X, D)}, rank[{a} | {b}] = {rank_of_pair('row_join', X, D)}")
 
 
 def _explain_x(X, name: str) -> str:
@@ -332,22 +334,22 @@ REMARK_III = Pool(rows=_remark_iii_rows, arithmetic=_ARITH, decode=_decode_X_Del
 
 def _rows_meet_trivially(x) -> bool:
     """row(Delta) and row(X) meet only in 0"""
-    return rank(x["X"].col_join(x["Delta"])) == rank(x["X"]) + rank(x["Delta"])
+    return rank_of_pair("col_join", x["X"], x["Delta"]) == rank(x["X"]) + rank(x["Delta"])
 
 
 def _cols_meet_trivially(x) -> bool:
     """col(Delta) and col(X) meet only in 0"""
-    return rank(x["X"].row_join(x["Delta"])) == rank(x["X"]) + rank(x["Delta"])
+    return rank_of_pair("row_join", x["X"], x["Delta"]) == rank(x["X"]) + rank(x["Delta"])
 
 
 def _rank_adds(x) -> bool:
     """rank(X + Delta) = rank X + rank Delta"""
-    return rank(x["X"] + x["Delta"]) == rank(x["X"]) + rank(x["Delta"])
+    return rank_of_pair("+", x["X"], x["Delta"]) == rank(x["X"]) + rank(x["Delta"])
 
 
 def _rank_rises(x) -> bool:
     """rank(X + Delta) > rank(X)"""
-    return rank(x["X"] + x["Delta"]) > rank(x["X"])
+    return rank_of_pair("+", x["X"], x["Delta"]) > rank(x["X"])
 
 
 def _row_not_inside(x) -> bool:
@@ -1250,7 +1252,7 @@ def rows_inside(X: Matrix, D: Matrix) -> bool:
 
 def remark_ii_holds(A: Matrix, B: Matrix) -> bool:
     """rank(A + B) <= rank(A) (the statement; remark (ii) asserts it when A has full rank)."""
-    return rank(A + B) <= rank(A)
+    return rank_of_pair("+", A, B) <= rank(A)
 
 
 def _remark_ii_rows(ctx):
@@ -1967,7 +1969,7 @@ def _generic_delta(x) -> bool | Decided:
 
 def _rank_kept(x) -> bool:
     """rank(X + Delta) >= rank X"""
-    return rank(x["X"] + x["Delta"]) >= rank(x["X"])
+    return rank_of_pair("+", x["X"], x["Delta"]) >= rank(x["X"])
 
 
 def _first_minor_per_regime(pool: Pool, ctx):
