@@ -167,7 +167,8 @@ class BookWorker:
         self.quick = bool(quick)
         self.proc: subprocess.Popen | None = None
         self.log: IO[bytes] | None = None  # the child's stderr
-        self.out: IO[bytes] | None = None  # its stdout: its own seconds, when it finished
+        self.out: IO[bytes] | None = None  # its stdout: what it stored and its own seconds, when it finished
+        self.stored: list[tuple[str, ...]] = []
         self.seconds: float | None = None
 
     def start(self) -> bool:
@@ -191,17 +192,20 @@ class BookWorker:
         return True
 
     def wait(self) -> tuple[bool, str]:
-        """Wait for the child; (it stored its parts, the last line it wrote to stderr when it did not)."""
+        """Wait for the child; (it ended normally, the last line it wrote to stderr when it did not). ``stored``:
+        the parts it reported stored (the parent reads only those back)."""
         if self.proc is None:
             return False, "not started"
         rc = self.proc.wait()
-        self.seconds = None
+        self.seconds, self.stored = None, []
         if rc == 0 and self.out is not None:
             self.out.seek(0)
             try:
-                self.seconds = float(self.out.read().decode(errors="replace").split()[-1])
-            except (ValueError, IndexError):
-                self.seconds = None
+                said = json.loads(self.out.read().decode(errors="replace").strip().splitlines()[-1])
+                self.seconds = float(said["seconds"])
+                self.stored = [tuple(p) for p in said["stored"]]
+            except (ValueError, IndexError, KeyError, TypeError):
+                return False, "it ended without saying what it stored"
         why = ""
         if rc != 0 and self.log is not None:
             self.log.seek(0)
@@ -243,8 +247,9 @@ def book_worker_main(argv: list[str]) -> int:
     except OSError:
         pass
     t = time.perf_counter()
-    RM.store_parts(RM.unread_parts(), quick="quick" in argv[1:])
-    print(f"{time.perf_counter() - t:.3f}", flush=True)  # its own time, for the parent's [book] line
+    stored = RM.store_parts(RM.unread_parts(), quick="quick" in argv[1:])
+    # for the parent: the parts it stored (only those are read back) and its own time, for the [book] line
+    print(json.dumps({"stored": [list(p) for p in stored], "seconds": round(time.perf_counter() - t, 3)}), flush=True)
     return 0
 
 
@@ -262,10 +267,10 @@ def finish_book_measurement(ctx: CheckContext, worker: BookWorker, say) -> list[
         return store_book_measurement(ctx, say)
     try:
         with single_threaded_blas():
-            RM.cached_measure(quick=ctx.quick, stored=RM.unread_parts())
+            RM.cached_measure(quick=ctx.quick, stored=worker.stored)  # a part it did not store is computed here
     except Exception as e:  # noqa: BLE001 - reported like a claim's error, the ledger above stands
         return [f"the book's real-model measurement: {type(e).__name__}: {e}"]
-    parts = " and ".join("+".join(p) for p in RM.unread_parts())
+    parts = " and ".join("+".join(p) for p in worker.stored) or "nothing stored: every part computed here"
     took = "" if worker.seconds is None else f" took {worker.seconds:.1f} s"
     say(f"[book] the real-model page's measurement (every site of MiniLM): stored ({parts}, computed in a second "
         f"process beside the claims,{took}; waited for {waited:.1f} s after the last claim; joined here in "

@@ -271,14 +271,21 @@ def unread_parts() -> tuple[tuple[str, ...], ...]:
     return tuple(p for p in MEASURE_PARTS if p not in read)
 
 
-def store_parts(parts, quick: bool = False) -> None:
+def store_parts(parts, quick: bool = False) -> list[tuple[str, ...]]:
     """Compute ``parts`` afresh (``memo.computing_fresh``, one BLAS thread) and keep them in the on-disk store: the
-    work of ``verify``'s second process, whose parent then reads them (:func:`cached_measure` ``stored``)."""
+    work of ``verify``'s second process, whose parent then reads them (:func:`cached_measure` ``stored``). Returns
+    the parts actually stored (a store that could not be written keeps nothing: the parent must not read an older
+    entry in their place)."""
     from theorems.exact.blas_runtime import single_threaded_blas
-    from theorems.framework.memo import computing_fresh
+    from theorems.framework.memo import computing_fresh, provenance
+    done = []
     with single_threaded_blas(), computing_fresh():
         for p in parts:
             part_records(tuple(p), quick)
+            prov = provenance(PART_MEMO)
+            if prov is not None and prov.get("stored") and not prov.get("reused"):
+                done.append(tuple(p))
+    return done
 
 
 def forward_site_list(quick: bool, name: str) -> list:

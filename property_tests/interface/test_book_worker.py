@@ -35,18 +35,20 @@ def _fake_ledger(monkeypatch, seen):
 def test_verify_joins_the_second_process_parts_and_falls_back_when_it_fails(capsys, monkeypatch):
     """With a second process, the ledger runs without the before-Coq hook, then the measurement is joined reading the
     worker's parts from the store (``stored``), on one ``[book]`` line naming the second process. A worker that did
-    not finish is not an error: its parts are computed here, and the line says why. (Planted: the join not told which
-    parts the worker stored, or a dead worker ending the run with no measurement: red here.)"""
+    not finish is not an error: its parts are computed here, and the line says why; a part it did not store is not
+    read back (an older entry of the store must not stand in for it). (Planted: the join reading every part the
+    worker was given, or a dead worker ending the run with no measurement: red here.)"""
     seen: list = []
     _fake_ledger(monkeypatch, seen)
     monkeypatch.setattr(RM, "available", lambda: True)
     monkeypatch.setattr(V.BookWorker, "start", lambda self: True)
-    monkeypatch.setattr(V.BookWorker, "wait", lambda self: (True, ""))
+    first = RM.unread_parts()[0]  # a worker that stored one part only (its store could not keep the other)
+    monkeypatch.setattr(V.BookWorker, "wait", lambda self: (setattr(self, "stored", [first]), (True, ""))[1])
     calls: list = []
     monkeypatch.setattr(RM, "cached_measure", lambda quick=False, stored=(): calls.append((quick, tuple(stored))) or {})
     assert main(["verify", "--quick"]) == 0
     _, err = capsys.readouterr()
-    assert seen == [("hook", False)] and calls == [(True, RM.unread_parts())]
+    assert seen == [("hook", False)] and calls == [(True, (first,))]  # only what it stored is read back
     err = err.replace("\n  ", " ")
     assert "[book] the real-model page's measurement" in err and "computed in a second process beside the claims" in err
 
