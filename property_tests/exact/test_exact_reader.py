@@ -232,23 +232,27 @@ import warnings
 from fractions import Fraction
 import flint, numpy as np
 warnings.simplefilter("ignore", RuntimeWarning)  # theorems warns that sympy's ground types are not flint
-from theorems.exact.linalg import rank, to_fmpq_mat
+from theorems.exact.linalg import rank, to_fmpq_mat, to_sympy
 from theorems.exact.reader import ExactMatrix
-from sympy import QQ
+from sympy import QQ, Rational
 X = np.array([[2.0 ** -60, 0.0, -1.5, 1e300], [0.1, 3.0, -0.0, 7.0], [0.3, 6.0, 0.0, 14.0]])
 M = ExactMatrix(X, "X", "test").sympy()
 want = [[flint.fmpq(*Fraction(v).as_integer_ratio()) for v in row] for row in X.tolist()]
 A, AT = to_fmpq_mat(M), to_fmpq_mat(M, transpose=True)
+big = flint.fmpq(2 ** 60 + 1, 7)  # not a double: a conversion through float loses it (review s6)
+back = to_sympy(flint.fmpq_mat(1, 2, [big, flint.fmpq(-1, 3)]))
 ok = (A == flint.fmpq_mat(want) and AT == flint.fmpq_mat(want).transpose() and rank(M) == rank(M.T) == 3
-      and to_fmpq_mat(M.row_join(M)) == flint.fmpq_mat([w + w for w in want]))
+      and to_fmpq_mat(M.row_join(M)) == flint.fmpq_mat([w + w for w in want])
+      and back[0, 0] == Rational(2 ** 60 + 1, 7) and back[0, 1] == Rational(-1, 3) and to_sympy(A) == M)
 print(QQ.dtype.__name__, ok)
 """
 
 
 @pytest.mark.slow
 def test_exact_reader_conversions_are_exact_with_sympy_ground_types_other_than_flint():
-    """With SYMPY_GROUND_TYPES=python (sympy's own rationals, not FLINT's) the reader's sympy matrix and to_fmpq_mat
-    give the same exact values and ranks as with FLINT's (the values are checked, not which code path gave them;
+    """With SYMPY_GROUND_TYPES=python (sympy's own rationals, not FLINT's) the reader's sympy matrix, to_fmpq_mat and
+    to_sympy (FLINT back to sympy: through float it lost (2^60 + 1)/7, review s6) give the same exact values and ranks
+    as with FLINT's (the values are checked, not which code path gave them;
     gmpy2, the third kind, is not installed here)."""
     import subprocess
     import sys
