@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 from typing import IO
 
@@ -90,7 +91,8 @@ def _verify(args, sources: dict[str, str] | None = None) -> int:
         line = f"[{k}/{total}] {c.id}: {'ERROR' if r.error else r.verdict} ({r.seconds:.1f} s)"
         err.print(escape(line[:max(20, err.width)]) + (" " * 10 if tty else ""), soft_wrap=True)
     def say(line: str) -> None:  # a [book] line, wrapped to the terminal (the first line clears the \r status)
-        for i, part in enumerate(wrap_plain(line, max(20, err.width - 3))):
+        # never inside a claim id (RRO.only-increase): no break at hyphens
+        for i, part in enumerate(textwrap.wrap(line, max(20, err.width - 3), break_on_hyphens=False) or [""]):
             err.print(escape(part if i == 0 else "  " + part) + (" " * 10 if tty and i == 0 else ""), soft_wrap=True)
 
     def book() -> list[str]:  # the whole ledger (make verify): what the book's real-model page reads, in the total;
@@ -169,6 +171,7 @@ class BookWorker:
         self.log: IO[bytes] | None = None  # the child's stderr
         self.out: IO[bytes] | None = None  # its stdout: what it stored and its own seconds, when it finished
         self.stored: list[tuple[str, ...]] = []
+        self.pid: int | None = None  # the child's pid: a part is read back only when its stored entry is the child's
         self.seconds: float | None = None
 
     def start(self) -> bool:
@@ -183,12 +186,16 @@ class BookWorker:
             code = ("import sys; from proofs_numeric.cli.verify import book_worker_main; "
                     "sys.exit(book_worker_main(sys.argv[1:]))")
             self.out = tempfile.TemporaryFile()
-            self.proc = subprocess.Popen([sys.executable, "-c", code, str(os.getpid())] + (["quick"] * self.quick),
+            # -P: no current folder on sys.path (a folder holding another checkout would lend the child its code and
+            # its store: review s6)
+            argv = [sys.executable, "-P", "-c", code, str(os.getpid())] + (["quick"] * self.quick)
+            self.proc = subprocess.Popen(argv,
                                          stdin=subprocess.DEVNULL, stdout=self.out, stderr=self.log,
                                          start_new_session=True)
         except OSError:
             self.stop()
             return False
+        self.pid = self.proc.pid
         return True
 
     def wait(self) -> tuple[bool, str]:
@@ -266,15 +273,22 @@ def finish_book_measurement(ctx: CheckContext, worker: BookWorker, say) -> list[
         say(f"[book] the second process did not finish its parts ({why}); computing them here")
         return store_book_measurement(ctx, say)
     try:
-        with single_threaded_blas():
-            RM.cached_measure(quick=ctx.quick, stored=worker.stored)  # a part it did not store is computed here
+        with single_threaded_blas():  # a part the child did not store, or whose entry is not the child's: computed here
+            RM.cached_measure(quick=ctx.quick, stored=worker.stored, computed_by=worker.pid)
     except Exception as e:  # noqa: BLE001 - reported like a claim's error, the ledger above stands
         return [f"the book's real-model measurement: {type(e).__name__}: {e}"]
-    parts = " and ".join("+".join(p) for p in worker.stored) or "nothing stored: every part computed here"
-    took = "" if worker.seconds is None else f" took {worker.seconds:.1f} s"
-    say(f"[book] the real-model page's measurement (every site of MiniLM): stored ({parts}, computed in a second "
-        f"process beside the claims,{took}; waited for {waited:.1f} s after the last claim; joined here in "
-        f"{time.perf_counter() - t - waited:.1f} s)")
+    theirs = [p for p in RM.unread_parts() if worker.pid is not None and RM.part_origin(p, ctx.quick) == worker.pid]
+    here = [p for p in RM.unread_parts() if p not in theirs]
+    took = "" if worker.seconds is None else f", took {worker.seconds:.1f} s"
+    words = []
+    if theirs:
+        words.append(" and ".join("+".join(p) for p in theirs)
+                     + f" computed in a second process beside the claims{took}")
+    if here:
+        words.append(" and ".join("+".join(p) for p in here) + " computed here (the second process's entry was not "
+                     "in the store)")
+    say(f"[book] the real-model page's measurement (every site of MiniLM): stored ({'; '.join(words)}; waited for "
+        f"{waited:.1f} s after the last claim; joined here in {time.perf_counter() - t - waited:.1f} s)")
     return []
 
 

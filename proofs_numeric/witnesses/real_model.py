@@ -25,6 +25,7 @@ Arithmetic of each measurement (stated again in every record):
 """
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -69,11 +70,12 @@ from theorems.framework import (
     interval_instances,
     not_checkable,
 )
-from theorems.framework.memo import memo, process_cache
+from theorems.framework.memo import memo, process_cache, provenance
 from theorems.paper import residual_obstruction as RRO_PAPER
 
 __all__ = ["available", "load", "load_model", "MiniLM", "SENTENCES", "TEXTS", "measure", "cached_measure",
-           "unread_parts", "store_parts", "exact_ln_site", "exact_rms_site", "layer_symmetries", "prepare_inputs",
+           "unread_parts", "store_parts", "part_origin", "exact_ln_site", "exact_rms_site", "layer_symmetries",
+           "prepare_inputs",
            "RANK_RTOL", "SYM_TOL",
            "ModelNotInstalled", "DEFAULT_MODEL", "ALIGNMENT_SUPPORT", "ALIGNMENT_AGAINST", "ln_sites", "ln_conclusion",
            "w_o_deficient", "alignment_trained", "EVIDENCE", "DEFAULT_CLAIMS", "default_claims", "measurements",
@@ -241,12 +243,16 @@ def _model_runs(quick: bool) -> tuple:
     return _MEASURE_CACHE[key]
 
 
-def part_records(part: tuple[str, ...], quick: bool = False, read: bool | None = None) -> list[dict]:
+def part_records(part: tuple[str, ...], quick: bool = False, computed_by: int | None = None) -> list[dict]:
     """The records of the claims ``part`` (one of :data:`MEASURE_PARTS`) at every site of the packaged MiniLM, as
     :func:`measure` makes them (network-level records for the short input's first
     :data:`proofs_numeric.model.sites.NETWORK_LAYERS` layers). Once per process, and kept on disk like
-    :func:`cached_measure` (``read``: passed to ``memo.memo``; True reads a stored value even inside
-    ``computing_fresh``, as verify does for the parts its second process has just computed: :func:`store_parts`)."""
+    :func:`cached_measure`.
+
+    ``computed_by``: the pid of the process that has just computed and stored this part (verify's second process,
+    :func:`store_parts`). Its stored value is read, even inside ``computing_fresh``, only when the store's entry says
+    that process computed it; any other entry (an earlier run's, another verify's) is not taken in its place, and the
+    part is computed here. :func:`part_origin` says which process computed the records this process holds."""
     part = tuple(part)
     if part not in MEASURE_PARTS:
         raise ValueError(f"{part} is not a part of the measurement (one of {MEASURE_PARTS})")
@@ -258,10 +264,27 @@ def part_records(part: tuple[str, ...], quick: bool = False, read: bool | None =
             m, runs, _ = _model_runs(quick)
             return run_part(m, runs, [c for c in default_claims() if c.id in part],
                             lambda name: forward_site_list(quick, name))
-        _MEASURE_CACHE[key] = memo(PART_MEMO, {"part": list(part), "quick": bool(quick), "texts": texts,
-                                               "network_layers": S.NETWORK_LAYERS}, compute,
-                                   extra=(MODEL_DIST, "tokenizers", "safetensors"), read=read)
+        params = {"part": list(part), "quick": bool(quick), "texts": texts, "network_layers": S.NETWORK_LAYERS}
+        extra = (MODEL_DIST, "tokenizers", "safetensors")
+        origin = os.getpid()
+        if computed_by is None:
+            value = memo(PART_MEMO, params, compute, extra=extra)
+        else:
+            value = memo(PART_MEMO, params, compute, extra=extra, read=True)
+            prov = provenance(PART_MEMO) or {}
+            if prov.get("reused") and prov.get("pid") == computed_by:
+                origin = computed_by
+            elif prov.get("reused"):  # an entry that process did not compute: not this run's value
+                value = memo(PART_MEMO, params, compute, extra=extra, read=False)
+        _MEASURE_CACHE[key] = value
+        _MEASURE_CACHE[("origin",) + key] = origin
     return _MEASURE_CACHE[key]
+
+
+def part_origin(part: tuple[str, ...], quick: bool = False) -> int | None:
+    """The pid of the process that computed the records of ``part`` this process holds (its own pid: computed
+    here), or None when it holds none."""
+    return _MEASURE_CACHE.get(("origin", "part", tuple(part), bool(quick)))
 
 
 def unread_parts() -> tuple[tuple[str, ...], ...]:
@@ -341,14 +364,15 @@ def measured(parts, quick: bool = False) -> dict:
     return res
 
 
-def cached_measure(quick: bool = False, stored=()) -> dict:
+def cached_measure(quick: bool = False, stored=(), computed_by: int | None = None) -> dict:
     """``measure`` of the packaged MiniLM (quick: the short input only); network-level records for the short
     input's first :data:`proofs_numeric.model.sites.NETWORK_LAYERS` layers. Its records are those of the parts
     (:func:`part_records`, shared with the ledger's trained-model readings), joined in the order of one run. Once per
     process, and kept on disk under the key of the source and of the model package (``memo.memo``): ``make verify``
     computes it (its last step, :func:`proofs_numeric.cli.verify`), the book's real-model page reads it
-    (``memo.provenance(MEASURE_MEMO)`` says which). ``stored``: parts to read from the store (computed by
-    ``verify``'s second process in this run: :func:`store_parts`); a part not found there is computed here."""
+    (``memo.provenance(MEASURE_MEMO)`` says which). ``stored``: parts that ``verify``'s second process (pid
+    ``computed_by``) has just computed and stored (:func:`store_parts`), read back when the store's entry is that
+    process's (:func:`part_records`); otherwise computed here."""
     if quick not in _MEASURE_CACHE:
         texts = _texts(quick)
         from_store = {tuple(p) for p in stored}
@@ -356,7 +380,8 @@ def cached_measure(quick: bool = False, stored=()) -> dict:
         def compute() -> dict:
             m, runs, _ = _model_runs(quick)
             recs = joint_order([r for p in MEASURE_PARTS
-                                for r in part_records(p, quick, read=True if p in from_store else None)], list(runs))
+                                for r in part_records(p, quick, computed_by if p in from_store else None)],
+                               list(runs))
             return measure(texts, model=m, network_layers={"short": S.NETWORK_LAYERS}, records=recs)
         _MEASURE_CACHE[quick] = memo(MEASURE_MEMO, {"quick": bool(quick), "texts": texts,
                                                     "network_layers": S.NETWORK_LAYERS}, compute,

@@ -41,23 +41,28 @@ def test_verify_joins_the_second_process_parts_and_falls_back_when_it_fails(caps
     seen: list = []
     _fake_ledger(monkeypatch, seen)
     monkeypatch.setattr(RM, "available", lambda: True)
-    monkeypatch.setattr(V.BookWorker, "start", lambda self: True)
-    first = RM.unread_parts()[0]  # a worker that stored one part only (its store could not keep the other)
+    monkeypatch.setattr(V.BookWorker, "start", lambda self: setattr(self, "pid", 4242) or True)
+    first, second = RM.unread_parts()  # a worker that stored one part only (its store could not keep the other)
     monkeypatch.setattr(V.BookWorker, "wait", lambda self: (setattr(self, "stored", [first]), (True, ""))[1])
+    monkeypatch.setattr(RM, "part_origin", lambda p, quick=False: 4242 if p == first else os.getpid())
     calls: list = []
-    monkeypatch.setattr(RM, "cached_measure", lambda quick=False, stored=(): calls.append((quick, tuple(stored))) or {})
+    monkeypatch.setattr(RM, "cached_measure", lambda quick=False, stored=(), computed_by=None:
+                        calls.append((quick, tuple(stored), computed_by)) or {})
     assert main(["verify", "--quick"]) == 0
     _, err = capsys.readouterr()
-    assert seen == [("hook", False)] and calls == [(True, (first,))]  # only what it stored is read back
+    assert seen == [("hook", False)] and calls == [(True, (first,), 4242)]  # only what it stored is read back
     err = err.replace("\n  ", " ")
-    assert "[book] the real-model page's measurement" in err and "computed in a second process beside the claims" in err
+    assert "[book] the real-model page's measurement" in err
+    assert f"{'+'.join(first)} computed in a second process beside the claims" in err
+    assert f"{'+'.join(second)} computed here" in err
 
     seen.clear()
     calls.clear()
     monkeypatch.setattr(V.BookWorker, "wait", lambda self: (False, "RuntimeError: planted death"))
+    monkeypatch.setattr(RM, "cached_measure", lambda quick=False: calls.append((quick,)) or {})  # the fallback's call
     assert main(["verify", "--quick"]) == 0
     _, err = capsys.readouterr()
-    assert calls == [(True, ())]
+    assert calls == [(True,)]
     err = err.replace("\n  ", " ")
     assert "did not finish its parts (RuntimeError: planted death); computing them here" in err
     assert "stored" in err
@@ -66,7 +71,7 @@ def test_verify_joins_the_second_process_parts_and_falls_back_when_it_fails(caps
     calls.clear()  # no second process (no store): the measurement runs in the hook before Coq's wait, as before
     monkeypatch.setattr(V.BookWorker, "start", lambda self: False)
     assert main(["verify", "--quick"]) == 0
-    assert seen == [("hook", True)] and calls == [(True, ())]
+    assert seen == [("hook", True)] and calls == [(True,)]
 
 
 def _untimed(records) -> str:
@@ -87,7 +92,7 @@ def test_the_joined_measurement_equals_the_one_computed_in_one_process(tmp_path,
     worker run on the long input, or the join recomputing its parts: red here.)"""
     from theorems.exact.blas_runtime import single_threaded_blas
     from theorems.framework import CheckContext
-    from theorems.framework.memo import clear_process_caches, computing_fresh, provenance
+    from theorems.framework.memo import clear_process_caches, computing_fresh
     monkeypatch.setenv("COLLAPSE_VERIFY_CACHE", str(tmp_path / "one"))
     clear_process_caches()
     t = time.perf_counter()
@@ -106,8 +111,7 @@ def test_the_joined_measurement_equals_the_one_computed_in_one_process(tmp_path,
     finally:
         w.stop()
     assert one == two
-    prov = provenance(RM.PART_MEMO)
-    assert prov is not None and prov["read_count"] == len(RM.unread_parts())
+    assert w.pid is not None and all(RM.part_origin(p, True) == w.pid for p in RM.unread_parts())  # read back
     assert "second process" in lines[-1] and " took " in lines[-1], lines  # the child's own time
     print(lines)
     clear_process_caches()
@@ -162,3 +166,27 @@ def test_the_second_process_ends_when_stopped_and_when_its_parent_dies(tmp_path,
     finally:
         if _state(child) not in (None, "Z"):
             os.kill(child, 9)
+
+
+def test_a_part_is_read_back_only_when_its_stored_entry_is_the_workers(tmp_path, monkeypatch):
+    """``part_records(..., computed_by=pid)`` takes the stored entry only when that process computed it; an entry of
+    another process (an earlier run, another verify) is not taken for this run's value: the part is computed here,
+    with the same records. (Planted: the pid not compared, so any stored entry is read: red here.)"""
+    from theorems.exact.blas_runtime import single_threaded_blas
+    from theorems.framework.memo import clear_process_caches, computing_fresh, provenance
+    part = ("HC.main", "RA.main")  # the cheapest part (under a second at the short input)
+    monkeypatch.setenv("COLLAPSE_VERIFY_CACHE", str(tmp_path / "store"))
+    clear_process_caches()
+    try:
+        with computing_fresh(), single_threaded_blas():
+            stored = _untimed(RM.part_records(part, True))  # stored by this process
+            assert RM.part_origin(part, True) == os.getpid()
+            clear_process_caches()
+            other = _untimed(RM.part_records(part, True, computed_by=os.getpid() + 1))  # not that process's entry
+            assert RM.part_origin(part, True) == os.getpid() and provenance(RM.PART_MEMO)["reused"] is False
+            clear_process_caches()
+            mine = _untimed(RM.part_records(part, True, computed_by=os.getpid()))  # this process's entry: read
+            assert RM.part_origin(part, True) == os.getpid() and provenance(RM.PART_MEMO)["reused"] is True
+        assert stored == other == mine
+    finally:
+        clear_process_caches()
