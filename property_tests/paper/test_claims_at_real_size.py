@@ -272,3 +272,25 @@ def test_exact_matrix_fmpq_is_its_sympy_values():
     assert E.fmpq() == to_fmpq_mat(E.sympy()) and E.fmpq()[0, 0] == sympy.Rational(1, 10)
     with pytest.raises(BadInput, match="up to 11 entries"):
         matrix_from(np.ones((3, 4)), "A").fmpq(11, "this claim")
+
+
+def test_wo_choice_takes_uniform_weights_with_non_zero_factors_and_a_one_dimensional_model(tmp_path, capsys):
+    """Review s6: W_Q W_K^T = 0 is decided on the product (||W_Q W_K^T||_F^2 = tr(W_Q^T W_Q W_K^T W_K), exactly), so
+    non-zero factors with a zero product are uniform attention (they were refused as "W_Q W_K^T != 0"); and at d = 1
+    the hypothesis (W_O^(1))_{12} != 0 has no entry to read: its premise fails (it raised IndexError, an internal
+    error). Red with the factor-only test or the unguarded entry read."""
+    import numpy as np
+
+    from proofs_numeric.cli import main
+    X, X1, W, W1 = tmp_path / "X.npy", tmp_path / "X1.npy", tmp_path / "W.npz", tmp_path / "W1.npz"
+    np.save(X, np.array([[1.0, 0.0], [1.0, 2.0 ** -30]]))
+    np.savez(W, W_Q=np.array([[[1.0, 0.0], [0.0, 0.0]]]), W_K=np.array([[[0.0, 1.0], [0.0, 0.0]]]),
+             W_V=np.ones((1, 2, 2)), W_O=np.ones((1, 2, 2)))
+    np.save(X1, np.array([[1.0], [2.0]]))
+    np.savez(W1, W_Q=np.zeros((1, 1, 1)), W_K=np.ones((1, 1, 1)), W_V=np.ones((1, 1, 1)), W_O=np.ones((1, 1, 1)))
+    for x, w in ((X, W), (X1, W1)):
+        code = main(["check", "RRO.witness-wo-choice", "--reading", "literal", "--X", str(x), "--weights", str(w)])
+        out, err = capsys.readouterr()
+        assert code == 0 and "on this instance:" in out, (out[-1500:], err[-1500:])
+        assert "W_Q W_K^T != 0" not in out + err and "internal error" not in out + err
+    assert "premise" in out  # d = 1: no entry (1, 2)

@@ -298,8 +298,24 @@ class ExactWeights:
         return [tuple(M.kernel() for M in h) for h in self.heads]
 
     def scores_vanish(self) -> bool:
-        """W_Q W_K^T = 0 in every head (attention exactly uniform, J/n)."""
-        return all(h[0].is_zero() or h[1].is_zero() for h in self.heads)
+        """W_Q W_K^T = 0 in every head (attention exactly uniform, J/n), exactly: a zero factor, else
+        ||W_Q W_K^T||_F^2 = tr(W_Q^T W_Q W_K^T W_K) = 0 from the d_k x d_k Gram matrices (non-zero factors can have a
+        zero product: review s6 found such weights refused as W_Q W_K^T != 0).
+
+        >>> I = [[1, 0], [0, 1]]
+        >>> w = ExactWeights([(ExactMatrix([[1, 0], [0, 0]], "W_Q", "t"), ExactMatrix([[0, 0], [0, 1]], "W_K", "t"),
+        ...                    ExactMatrix(I, "W_V", "t"), ExactMatrix(I, "W_O", "t"))], "t")
+        >>> w.scores_vanish()  # W_Q W_K^T = [[1, 0], [0, 0]] [[0, 0], [0, 1]] = 0 with both factors non-zero
+        True
+        """
+        for h in self.heads:
+            if h[0].is_zero() or h[1].is_zero():
+                continue
+            Q, K = h[0].fmpq(RANK_MAX_ENTRIES), h[1].fmpq(RANK_MAX_ENTRIES)
+            G = (Q.transpose() * Q) * (K.transpose() * K)
+            if sum((G[i, i] for i in range(G.nrows())), flint.fmpq(0)) != 0:
+                return False
+        return True
 
     def value_output(self) -> list[sympy.Matrix]:
         """W_V^h W_O^h per head, exactly (sympy)."""

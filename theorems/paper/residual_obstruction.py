@@ -1463,8 +1463,10 @@ WO_CHOICE = Pool(rows=_wo_choice_rows, arithmetic=_ARITH, decode=_decode_wo_choi
 
 
 def _wo_12_nonzero(x) -> bool:
-    """(W_O^(1))_{12} != 0"""
-    return x["W_O"][0][0, 1] != 0
+    """(W_O^(1))_{12} != 0 (not met when W_O^(1) has no entry (1, 2): d = 1, or d_k = 0; it raised IndexError there,
+    review s6)"""
+    W = x["W_O"][0]
+    return W.shape[0] >= 1 and W.shape[1] >= 2 and W[0, 1] != 0
 
 
 def uniform_mha_row(X: Matrix, WVs: list[Matrix], WOs: list[Matrix]) -> flint.fmpq_mat:
