@@ -231,7 +231,9 @@ def evidence_from_record(record: JSONObject) -> Evidence:
 def formal_proof(lemma: str, closed: bool | None, *, statement: str, concrete: bool = False,
                  regime: str = "all", reason: str | None = None, numbers: Numbers | None = None,
                  coq: str | None = None) -> Evidence:
-    """A lemma checked by Coq's kernel: holds only if Coq reported it closed under the global context."""
+    """A lemma checked by Coq's kernel: holds only if ``closed`` is True, which its callers pass as "the axiom policy
+    accepted it" (Coq reported it closed under the global context, or resting only on the allowed classical axioms:
+    :data:`theorems.formal.runner.ALLOWED_AXIOMS`)."""
     holds = True if closed is True else None
     why = None if holds else (reason or "Coq did not report the lemma closed under the global context")
     return _ev("formal", "complete" if concrete else "general", holds,
