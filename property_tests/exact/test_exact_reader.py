@@ -217,6 +217,15 @@ def test_exact_reader_sympy_refuses_inputs_above_its_limit_by_name(data):
     assert M.sympy(limit=4, who="w").shape == (2, 2)
 
 
+def test_exact_reader_a_flint_form_refusal_does_not_say_sympy():
+    """Above RANK_MAX_ENTRIES the refusal says the form computes exactly in FLINT (those forms rank in FLINT), not
+    "in sympy" as it did (review s6)."""
+    from theorems.exact.reader import RANK_MAX_ENTRIES
+    big = ExactMatrix(np.zeros((RANK_MAX_ENTRIES // 1000 + 1, 1000)), "X", "test")
+    with pytest.raises(BadInput, match=r"w computes exactly \(FLINT\) on inputs up to .*RANK_MAX_ENTRIES"):
+        big.fmpq(RANK_MAX_ENTRIES, "w")
+
+
 def test_exact_reader_float_array_through_sympy_and_fmpq_is_exact():
     """A float64 array (what a model site hands a claim): 2^-60 and 1e300 survive both conversions exactly."""
     X = np.array([[2.0 ** -60, 0.0, -1.5], [1e300, 3.0, 0.1]])

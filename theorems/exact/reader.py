@@ -198,7 +198,8 @@ class ExactMatrix:
         if limit is not None and self.shape[0] * self.shape[1] > limit:
             name = "SYMPY_MAX_ENTRIES" if limit == SYMPY_MAX_ENTRIES else \
                 "RANK_MAX_ENTRIES, about 100 bytes an entry" if limit == RANK_MAX_ENTRIES else "its limit"
-            raise BadInput(f"{who + ' computes' if who else 'this claim computes'} in sympy on inputs up to {limit} "
+            how = "exactly (FLINT)" if limit == RANK_MAX_ENTRIES else "in sympy"  # RANK_MAX_ENTRIES forms: FLINT
+            raise BadInput(f"{who + ' computes' if who else 'this claim computes'} {how} on inputs up to {limit} "
                            f"entries ({name}); {self.name} has {self.shape[0]} x {self.shape[1]}")
 
     def sympy(self, limit: int | None = None, who: str = "") -> sympy.Matrix:
