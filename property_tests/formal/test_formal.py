@@ -662,3 +662,22 @@ def test_formal_cancel_check_ends_its_coqc_and_caches_nothing(tmp_path, monkeypa
     assert not any(str(tmp_path.resolve()) == key[0] for key in formal.runner._CHECK_CACHE)
     assert not formal.runner._STOP.is_set()  # a later check runs
     formal.cancel_check()  # nothing runs: a no-op
+
+
+def test_formal_cancel_check_keeps_the_stop_flag_up_until_the_thread_has_ended(monkeypatch):
+    """A background check that outlives cancel_check's join (a coqc run between two checks of the flag) must still
+    see the stop flag, or it starts new coqc processes: the flag stays up until the thread ends, and the thread
+    lowers it on its way out (a later check runs). (Planted: the flag lowered after a join that timed out, as before
+    review s5's note: red here.)"""
+    import threading
+    release, started = threading.Event(), threading.Event()
+    monkeypatch.setattr(formal.runner, "coq_version", lambda: "8.x")
+    monkeypatch.setattr(formal.runner, "mathcomp_available", lambda: True)
+    monkeypatch.setattr(formal.runner, "check", lambda *a, **k: (started.set(), release.wait(60)))
+    thread = formal.start_check([])
+    assert thread is not None and started.wait(60)
+    formal.cancel_check(timeout=0.2)  # the thread ignores the flag for now: the join times out
+    assert thread.is_alive() and formal.runner._STOP.is_set()
+    release.set()
+    thread.join(60)
+    assert not thread.is_alive() and not formal.runner._STOP.is_set()

@@ -948,6 +948,8 @@ def start_check(lemmas: tuple[FormalLemma, ...] | list[FormalLemma] = LEMMAS,
             check(lemmas, source_dir, per_lemma_axioms=per_lemma_axioms)
         except Exception:  # noqa: BLE001 -- the foreground check() computes again and reports it
             pass
+        finally:  # a cancelled check lowers the stop flag itself, once it has ended (cancel_check may time out first)
+            _STOP.clear()
 
     thread = threading.Thread(target=run, name="formal-check", daemon=True)
     _BACKGROUND[:] = [thread]
@@ -957,7 +959,9 @@ def start_check(lemmas: tuple[FormalLemma, ...] | list[FormalLemma] = LEMMAS,
 
 def cancel_check(timeout: float = 10.0) -> None:
     """End a background check (:func:`start_check`) that still runs: its coqc processes are ended and it stores
-    nothing; waits up to ``timeout`` s for its thread. A no-op when none runs (the ledger calls it when interrupted)."""
+    nothing; waits up to ``timeout`` s for its thread. A no-op when none runs (the ledger calls it when interrupted).
+    The stop flag stays up until the thread has ended (the thread lowers it on its way out): lowered after a join
+    that timed out, it let a thread still running start new coqc processes (review s5)."""
     thread = _BACKGROUND[0] if _BACKGROUND else None
     if thread is None or not thread.is_alive():
         return
@@ -970,7 +974,8 @@ def cancel_check(timeout: float = 10.0) -> None:
                 proc.kill()
         thread.join(timeout)
     finally:
-        _STOP.clear()
+        if not thread.is_alive():
+            _STOP.clear()
 
 
 def _check(lemmas, source_dir, compare_statements, coqchk, per_lemma_axioms=False) -> dict[str, FormalResult]:
