@@ -743,17 +743,18 @@ _SCORE_BYTES = 300
 
 
 def _user_scores(user) -> dict:
-    X = user.matrix("X").sympy(RANK_MAX_ENTRIES, "this claim")  # multiplied in FLINT, never in sympy
+    Xm = user.matrix("X")  # its shape first: the refusals below need no conversion (review s6)
     W = user.weights
     if W is None:
         raise BadInput("this claim needs weights: --weights W.npz or --heads H [--seed N]")
-    if W.d != X.shape[1]:
-        raise BadInput(f"--weights: d = {W.d} in the weights but X has d = {X.shape[1]} columns")
-    n = X.shape[0]
+    if W.d != Xm.shape[1]:
+        raise BadInput(f"--weights: d = {W.d} in the weights but X has d = {Xm.shape[1]} columns")
+    n = Xm.shape[0]
     if n * n > RANK_MAX_ENTRIES:
         raise BadInput(f"this claim holds the n x n scores X M X^T exactly: {n} x {n} = {n * n} entries, about "
                        f"{n * n * _SCORE_BYTES / 2 ** 20:,.0f} MB at about {_SCORE_BYTES} bytes an entry, beyond "
                        f"RANK_MAX_ENTRIES = {RANK_MAX_ENTRIES}; give at most {math.isqrt(RANK_MAX_ENTRIES)} rows")
+    X = Xm.sympy(RANK_MAX_ENTRIES, "this claim")  # multiplied in FLINT, never in sympy
     return {"X": X, "M": [ScoreFactors(h[0].fmpq(RANK_MAX_ENTRIES, "this claim"),
                                        h[1].fmpq(RANK_MAX_ENTRIES, "this claim")) for h in W.heads]}
 
