@@ -16,6 +16,8 @@ Readings
 ``DONG.skip-prevents-decay``      "skip connections prevent asymptotic rank decay", in Dong's rho: refuted by
                                   uniform attention + skip, rho_l^2 = 1/(4^l + 1) -> 0 for every l (sympy);
                                   reading ``exact-rank``: the stored layer stays at rank 1 (an exceptional point)
+``DONG.takeaway-skip``            the explainer's key takeaway on skips (the bound and "preventing asymptotic rank
+                                  decay" in one sentence): the same statement as DONG.skip-prevents-decay's headline
 ``DONG.mlp-singly-exponential``   attention + MLP, no skip: log rho_{l+1} / log rho_l -> 1 (not 3)
 ``DONG.softmax-shift``            softmax(M + 1 c^T) = softmax(M), row-wise softmax
 ``RRO.no-dong-collapse``          the paper's inference "exact rank strictly increases, hence Dong's
@@ -586,6 +588,24 @@ claim(
     notion={"rank decay": "residual: rho_l = ||R^(l)||_F / ||X^(l)||_F, token uniformity (the explainer's rank "
                           "collapse: pairwise cosine -> 1; for n = 2, 1 - cos(x_1, x_2) = 2 rho_l^2)",
             "unmixed": "residual: ||R^(l)||_F"},
+    off_instance=OffInstance("limit", "rho_l as the depth l goes to infinity (asymptotic rank decay)"),
+)
+
+claim(
+    id="DONG.takeaway-skip", section="Dong explainer: key takeaways",
+    quote="Skip connections provide the essential lower bound: Identity residual connections carry uncompressed, "
+          "full-rank token representations directly through the network, preventing asymptotic rank decay",
+    # the explainer's takeaway restates DONG.skip-lower-bound (the bound) and DONG.skip-prevents-decay (its conclusion)
+    # in one sentence; its conclusion, "preventing asymptotic rank decay", is that claim's headline, decided there
+    depends_on=("DONG.skip-lower-bound", "DONG.skip-prevents-decay"),
+    statement=r"\forall\text{ weights}:\ \rho_l=\|R^{(l)}\|_F/\|X^{(l)}\|_F\not\to0\ \text{(attention + skip)}",
+    hypotheses=("skip connections",), conclusion="no asymptotic decay of rho", regimes=("all",),
+    checks=[],  # the same statement as DONG.skip-prevents-decay's headline: its evidence
+    same_as="DONG.skip-prevents-decay",
+    chapter="dong_collapse",
+    notion={"rank decay": "residual: rho_l = ||R^(l)||_F / ||X^(l)||_F, token uniformity (the explainer's rank "
+                          "collapse: pairwise cosine -> 1; for n = 2, 1 - cos(x_1, x_2) = 2 rho_l^2)",
+            "uncompressed": "residual: ||R^(l)||_F"},
     off_instance=OffInstance("limit", "rho_l as the depth l goes to infinity (asymptotic rank decay)"),
 )
 
