@@ -264,7 +264,6 @@ def finish_book_measurement(ctx: CheckContext, worker: BookWorker, say) -> list[
     """Join the book's measurement after the ledger: wait for ``worker``'s parts, read them from the store, compute
     the rest here (:func:`store_book_measurement` when the worker did not store them)."""
     from proofs_numeric.witnesses import real_model as RM
-    from theorems.exact.blas_runtime import single_threaded_blas
     t = time.perf_counter()
     ok, why = worker.wait()
     waited = time.perf_counter() - t
@@ -272,11 +271,10 @@ def finish_book_measurement(ctx: CheckContext, worker: BookWorker, say) -> list[
     if not ok:
         say(f"[book] the second process did not finish its parts ({why}); computing them here")
         return store_book_measurement(ctx, say)
-    try:
-        with single_threaded_blas():  # a part the child did not store, or whose entry is not the child's: computed here
-            RM.cached_measure(quick=ctx.quick, stored=worker.stored, computed_by=worker.pid)
-    except Exception as e:  # noqa: BLE001 - reported like a claim's error, the ledger above stands
-        return [f"the book's real-model measurement: {type(e).__name__}: {e}"]
+    # a part the child did not store, or whose entry is not the child's: computed here
+    errors = _measure_for_book(ctx, stored=worker.stored, computed_by=worker.pid)
+    if errors:
+        return errors
     theirs = [p for p in RM.unread_parts() if worker.pid is not None and RM.part_origin(p, ctx.quick) == worker.pid]
     here = [p for p in RM.unread_parts() if p not in theirs]
     took = "" if worker.seconds is None else f", took {worker.seconds:.1f} s"
@@ -300,16 +298,26 @@ def store_book_measurement(ctx: CheckContext, say) -> list[str]:
     claims computed are reused. Timed inside the ledger's printed total, on a line of its own (``say``); the errors
     (none, or one naming what failed)."""
     from proofs_numeric.witnesses import real_model as RM
-    from theorems.exact.blas_runtime import single_threaded_blas
     if not RM.available():
         return []
     t = time.perf_counter()
+    errors = _measure_for_book(ctx)
+    if errors:
+        return errors
+    say(f"[book] the real-model page's measurement (every site of MiniLM): stored ({time.perf_counter() - t:.1f} s)")
+    return []
+
+
+def _measure_for_book(ctx: CheckContext, **kw) -> list[str]:
+    """``cached_measure(quick, **kw)`` on one BLAS thread; [] or the one error naming what failed (reported like a
+    claim's error: the ledger above stands)."""
+    from proofs_numeric.witnesses import real_model as RM
+    from theorems.exact.blas_runtime import single_threaded_blas
     try:
         with single_threaded_blas():
-            RM.cached_measure(quick=ctx.quick)
-    except Exception as e:  # noqa: BLE001 - reported like a claim's error, the ledger above stands
+            RM.cached_measure(quick=ctx.quick, **kw)
+    except Exception as e:  # noqa: BLE001
         return [f"the book's real-model measurement: {type(e).__name__}: {e}"]
-    say(f"[book] the real-model page's measurement (every site of MiniLM): stored ({time.perf_counter() - t:.1f} s)")
     return []
 
 

@@ -75,8 +75,7 @@ from theorems.paper import residual_obstruction as RRO_PAPER
 
 __all__ = ["available", "load", "load_model", "MiniLM", "SENTENCES", "TEXTS", "measure", "cached_measure",
            "unread_parts", "store_parts", "part_origin", "exact_ln_site", "exact_rms_site", "layer_symmetries",
-           "prepare_inputs",
-           "RANK_RTOL", "SYM_TOL",
+           "prepare_inputs", "RANK_RTOL", "SYM_TOL",
            "ModelNotInstalled", "DEFAULT_MODEL", "ALIGNMENT_SUPPORT", "ALIGNMENT_AGAINST", "ln_sites", "ln_conclusion",
            "w_o_deficient", "alignment_trained", "EVIDENCE", "DEFAULT_CLAIMS", "default_claims", "measurements",
            "header", "layers_input", "ln_records_by_input", "ln_object", "ln_site_evidence", "LN_OBJECTS",
@@ -300,7 +299,7 @@ def store_parts(parts, quick: bool = False) -> list[tuple[str, ...]]:
     the parts actually stored (a store that could not be written keeps nothing: the parent must not read an older
     entry in their place)."""
     from theorems.exact.blas_runtime import single_threaded_blas
-    from theorems.framework.memo import computing_fresh, provenance
+    from theorems.framework.memo import computing_fresh
     done = []
     with single_threaded_blas(), computing_fresh():
         for p in parts:

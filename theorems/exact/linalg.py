@@ -32,7 +32,7 @@ from .shared import key_of, shared
 __all__ = ["identically_zero", "all_identically_zero", "to_fmpq", "to_fmpq_mat", "rank", "ones", "affine_rank",
            "in_colspace", "rank_of_fmpq", "rank_of_product", "rank_of_pair", "PAIR_OPS",
            "in_rowspace", "centring_projector", "nullspace", "left_kernel", "rational_sqrt", "is_rational_square",
-           "nonzero_minor", "to_sympy", "product_equals_sign_transpose"]
+           "nonzero_minor", "to_sympy", "product_equals_sign_transpose", "product_frobenius_parts"]
 
 
 def to_fmpq(e) -> flint.fmpq:
@@ -92,6 +92,29 @@ def to_sympy(F: flint.fmpq_mat) -> Matrix:
     e = F.entries()
     rows = {i: {j: QQ(int(v.p), int(v.q)) for j in range(c) for v in [e[i * c + j]] if v != 0} for i in range(r)}
     return DomainMatrix({i: row for i, row in rows.items() if row}, (r, c), QQ).to_Matrix()
+
+
+def product_frobenius_parts(Q: flint.fmpq_mat, K: flint.fmpq_mat) -> tuple[flint.fmpq, flint.fmpq]:
+    """(||M||_F^2, ||M_a||_F^2) of M = Q K^T (M_a = (M - M^T)/2) from the d_k x d_k Gram matrices, exactly, without
+    forming the d x d product: ||M||_F^2 = tr((Q^T Q)(K^T K)) and <M, M^T> = tr((K^T Q)^2) (the score matrix's alpha
+    in :func:`theorems.paper.rank_contraction.alpha_of_factors`; M = 0 iff the first is 0).
+
+    >>> product_frobenius_parts(flint.fmpq_mat(2, 1, [1, 0]), flint.fmpq_mat(2, 1, [0, 1]))  # M = e1 e2^T
+    (1, 1/2)
+    """
+    if (Q.nrows(), Q.ncols()) != (K.nrows(), K.ncols()):
+        raise ValueError(f"alpha_of_factors: W_Q is {Q.nrows()} x {Q.ncols()}, W_K {K.nrows()} x {K.ncols()} "
+                         "(both d x d_k)")
+    # over the integers: Q = Z_Q / q and K = Z_K / k (common denominators), so every trace below is an integer over
+    # (q k)^2; integer products skip the rational normalisation of every entry (24 against 59 ms at 769 x 64)
+    (ZQ, q), (ZK, dk) = Q.numer_denom(), K.numer_denom()
+    GQ, GK, C = ZQ.transpose() * ZQ, ZK.transpose() * ZK, ZK.transpose() * ZQ
+    k = Q.ncols()
+    G, C2 = GQ * GK, C * C
+    den = sum((G[i, i] for i in range(k)), flint.fmpz(0))  # tr(Z_Q^T Z_Q Z_K^T Z_K) = (q k)^2 ||M||_F^2
+    tc = sum((C2[i, i] for i in range(k)), flint.fmpz(0))  # tr((Z_K^T Z_Q)^2) = (q k)^2 <M, M^T>
+    s = (q * dk) ** 2
+    return flint.fmpq(den, s), flint.fmpq(den - tc, 2 * s)
 
 
 def product_equals_sign_transpose(Q: flint.fmpq_mat, K: flint.fmpq_mat, sign: int = 1, block: int = 256) -> bool:

@@ -53,7 +53,7 @@ from sympy import QQ, ZZ
 from sympy.polys.matrices import DomainMatrix
 
 from .input import BadInput, check_literal, classify_array, env_int, exact_number, int_digits_unlimited
-from .linalg import to_fmpq_mat
+from .linalg import product_frobenius_parts, to_fmpq_mat
 from .shared import array_key, register, shared
 
 __all__ = ["READER_LIMITS", "ExactMatrix", "ExactVector", "ExactWeights", "UserInput", "read_matrix", "read_vector",
@@ -312,9 +312,7 @@ class ExactWeights:
         for h in self.heads:
             if h[0].is_zero() or h[1].is_zero():
                 continue
-            Q, K = h[0].fmpq(RANK_MAX_ENTRIES), h[1].fmpq(RANK_MAX_ENTRIES)
-            G = (Q.transpose() * Q) * (K.transpose() * K)
-            if sum((G[i, i] for i in range(G.nrows())), flint.fmpq(0)) != 0:
+            if product_frobenius_parts(h[0].fmpq(RANK_MAX_ENTRIES), h[1].fmpq(RANK_MAX_ENTRIES))[0] != 0:
                 return False
         return True
 

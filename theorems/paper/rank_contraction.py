@@ -33,7 +33,15 @@ from ..exact import transformer as tf
 from ..exact.attention import exact_head, exact_softmax, head_terms
 from ..exact.input import BadInput, exact_matrix
 from ..exact.instances import Shape, random_int_matrix, regime_of
-from ..exact.linalg import nonzero_minor, product_equals_sign_transpose, rank, rank_of_product, to_fmpq_mat, to_sympy
+from ..exact.linalg import (
+    nonzero_minor,
+    product_equals_sign_transpose,
+    product_frobenius_parts,
+    rank,
+    rank_of_product,
+    to_fmpq_mat,
+    to_sympy,
+)
 from ..exact.qinterval import box, mat_mul, minor_certificate, softmax_log2_rows, transpose
 from ..exact.reader import RANK_MAX_ENTRIES, SYMPY_MAX_ENTRIES
 from ..framework import (
@@ -72,22 +80,6 @@ def alpha_exact(M) -> sympy.Expr:
     return sympy.sqrt(num / den) if den else Rational(0)
 
 
-def _frobenius_parts(Q: flint.fmpq_mat, K: flint.fmpq_mat) -> tuple[flint.fmpq, flint.fmpq]:
-    """(||M||_F^2, ||M_a||_F^2) of M = Q K^T from the d_k x d_k Gram matrices, exactly (see :func:`alpha_of_factors`)."""
-    if (Q.nrows(), Q.ncols()) != (K.nrows(), K.ncols()):
-        raise ValueError(f"alpha_of_factors: W_Q is {Q.nrows()} x {Q.ncols()}, W_K {K.nrows()} x {K.ncols()} (both d x d_k)")
-    # over the integers: Q = Z_Q / q and K = Z_K / k (common denominators), so every trace below is an integer over
-    # (q k)^2; integer products skip the rational normalisation of every entry (24 against 59 ms at 769 x 64)
-    (ZQ, q), (ZK, dk) = Q.numer_denom(), K.numer_denom()
-    GQ, GK, C = ZQ.transpose() * ZQ, ZK.transpose() * ZK, ZK.transpose() * ZQ
-    k = Q.ncols()
-    G, C2 = GQ * GK, C * C
-    den = sum((G[i, i] for i in range(k)), flint.fmpz(0))  # tr(Z_Q^T Z_Q Z_K^T Z_K) = (q k)^2 ||M||_F^2
-    tc = sum((C2[i, i] for i in range(k)), flint.fmpz(0))  # tr((Z_K^T Z_Q)^2) = (q k)^2 <M, M^T>
-    s = (q * dk) ** 2
-    return flint.fmpq(den, s), flint.fmpq(den - tc, 2 * s)
-
-
 def alpha_of_factors(WQ, WK) -> sympy.Expr:
     """``alpha_exact(W_Q W_K^T)`` without forming the d x d product: with M = Q K^T, ||M||_F^2 = tr((Q^T Q)(K^T K))
     and <M, M^T> = tr(M M) = tr((K^T Q)^2), so ||(M - M^T)/2||_F^2 = (||M||_F^2 - tr((K^T Q)^2)) / 2; three d_k x d_k
@@ -98,7 +90,7 @@ def alpha_of_factors(WQ, WK) -> sympy.Expr:
     (sqrt(2)/2, sqrt(2)/2)
     """
     Q, K = (to_fmpq_mat(W if isinstance(W, Matrix) else exact_matrix(W, name)) for W, name in ((WQ, "W_Q"), (WK, "W_K")))
-    den, num = _frobenius_parts(Q, K)
+    den, num = product_frobenius_parts(Q, K)
     if den == 0:
         return Rational(0)
     q = num / den
@@ -107,7 +99,8 @@ def alpha_of_factors(WQ, WK) -> sympy.Expr:
 
 class ScoreFactors:
     """The score matrix M = W_Q W_K^T of one head kept as its factors (python-flint ``fmpq_mat``, d x d_k each), so
-    that the d x d product is never held whole: alpha^2 from the d_k x d_k Gram matrices (:func:`_frobenius_parts`),
+    that the d x d product is never held whole: alpha^2 from the d_k x d_k Gram matrices
+    (:func:`~theorems.exact.linalg.product_frobenius_parts`),
     M = M^T and M = -M^T compared a block of rows at a time (:func:`product_equals_sign_transpose`), M = 0 from
     ||M||_F^2 = tr(Q^T Q K^T K), and the scores X M X^T as (X W_Q)(X W_K)^T. All exact over Q. At a BERT-base head
     (d = 769 with the bias row, d_k = 64) and n = 128: about 0.3 s for M = M^T, 0.2 s for the scores."""
@@ -130,7 +123,7 @@ class ScoreFactors:
     def parts(self) -> tuple[flint.fmpq, flint.fmpq]:
         """(||M||_F^2, ||M_a||_F^2), exact."""
         if self._parts is None:
-            self._parts = _frobenius_parts(self.Q, self.K)
+            self._parts = product_frobenius_parts(self.Q, self.K)
         return self._parts
 
     def equals_sign_transpose(self, sign: int) -> bool:
