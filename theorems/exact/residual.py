@@ -15,23 +15,33 @@ from .attention import exact_softmax
 from .input import BadInput, exact_matrix
 from .instances import regime_of
 from .linalg import all_identically_zero, in_rowspace, rank
-from .reader import SYMPY_MAX_ENTRIES
+from .reader import SYMPY_MAX_ENTRIES, ExactWeights
 
 __all__ = ["F_uniform", "invariant_hull", "attention_second_derivative", "PROOF_STEPS", "recheck_span",
-           "recheck_curvature", "recheck_one_layer_collapse", "uniform_input"]
+           "recheck_curvature", "recheck_one_layer_collapse", "uniform_input", "uniform_weights"]
 
 
-def uniform_input(user, who: str) -> tuple[Matrix, list[Matrix]]:
-    """A user's --X (exactly, as sympy) and uniform-attention weights (W_Q = 0) as the maps W_V^h W_O^h, one per head;
-    :class:`~theorems.exact.input.BadInput` naming what is missing or does not fit. The instance forms of the §5
-    claims (:mod:`theorems.paper.residual_obstruction`) and of the MLP's (:mod:`theorems.paper.mlp_role`) read it."""
-    X = user.matrix("X").sympy(SYMPY_MAX_ENTRIES, "this claim")
+def uniform_weights(user, who: str, limit: int = SYMPY_MAX_ENTRIES) -> tuple[Matrix, ExactWeights]:
+    """A user's --X (exactly, as sympy, up to ``limit`` entries) and their uniform-attention weights (W_Q W_K^T = 0
+    in every head: :class:`~theorems.exact.reader.ExactWeights`); :class:`~theorems.exact.input.BadInput` naming
+    what is missing or does not fit. The weights are checked before X is converted (a model's site, W_Q != 0, is
+    answered at once)."""
+    given = user.matrix("X")
     W = user.weights
     if W is None:
         raise BadInput(f"{who} needs weights: --weights W.npz (with W_Q = 0) or --heads H [--weights-seed N]")
-    if W.d != X.shape[1]:
-        raise BadInput(f"--weights: d = {W.d} in the weights but X has d = {X.shape[1]} columns")
-    return X, W.uniform_value_outputs(who)
+    if W.d != given.shape[1]:
+        raise BadInput(f"--weights: d = {W.d} in the weights but X has d = {given.shape[1]} columns")
+    W.require_uniform(who)
+    return given.sympy(limit, who), W
+
+
+def uniform_input(user, who: str) -> tuple[Matrix, list[Matrix]]:
+    """A user's --X (exactly, as sympy) and uniform-attention weights (W_Q = 0) as the maps W_V^h W_O^h, one per head
+    (:func:`uniform_weights`). The instance forms of the §5 claims (:mod:`theorems.paper.residual_obstruction`) and of
+    the MLP's (:mod:`theorems.paper.mlp_role`) read it."""
+    X, W = uniform_weights(user, who)
+    return X, W.value_output()
 
 
 def F_uniform(X: Matrix, Ws: list[Matrix]) -> Matrix:

@@ -66,6 +66,7 @@ from ..exact.residual import (
     F_uniform,
     attention_second_derivative,
     invariant_hull,
+    uniform_weights,
 )
 from ..framework import (
     Decided,
@@ -214,14 +215,7 @@ LOW_RANK_X = Pool(rows=lambda ctx: _remark_iii_generic_rows(ctx, True), arithmet
 def _uniform_wo_choice(user) -> dict:
     """The instance of RRO.witness-wo-choice: X, W_V and W_O up to RANK_MAX_ENTRIES entries each (the claim's
     conclusions multiply and rank in FLINT: :func:`uniform_mha_row`), weights with W_Q W_K^T = 0."""
-    given = user.matrix("X")
-    W = user.weights
-    if W is None:
-        raise BadInput("this claim needs weights: --weights W.npz (with W_Q = 0) or --heads H [--weights-seed N]")
-    if W.d != given.shape[1]:
-        raise BadInput(f"--weights: d = {W.d} in the weights but X has d = {given.shape[1]} columns")
-    W.require_uniform("this claim")  # before X is converted: a model's site (W_Q != 0) is answered at once
-    X = given.sympy(RANK_MAX_ENTRIES, "this claim")
+    X, W = uniform_weights(user, "this claim", RANK_MAX_ENTRIES)  # the weights checked before X is converted
     return {"X": X, "W_V": [h[2].sympy(RANK_MAX_ENTRIES, "this claim") for h in W.heads],
             "W_O": [h[3].sympy(RANK_MAX_ENTRIES, "this claim") for h in W.heads]}
 
