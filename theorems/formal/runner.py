@@ -74,7 +74,7 @@ else:  # run as a script (python3 theorems/formal/__init__.py puts this folder o
 
 __all__ = ["FormalResult", "SOURCE_DIR", "FORBIDDEN_WORDS", "ALLOWED_AXIOMS",
            "AXIOM_WORDS", "axiom_words", "parse_assumptions", "coq_version", "mathcomp_available", "build_dir",
-           "check", "clear_check_cache", "compile_sources", "scan_forbidden", "main",
+           "check", "clear_check_cache", "compile_sources", "scan_forbidden", "main", "prepare",
            "analysis_available", "NO_ANALYSIS", "NO_MATHCOMP", "NOT_INSTALLED", "results_path", "strip_comments",
            "STATEMENTS_FILE", "statement_of", "statements_path", "load_statements", "write_statements", "pin",
            "run_coqchk", "stored_coqchk", "coqchk_mode", "COQCHK_MODES", "start_check", "cancel_check",
@@ -1128,12 +1128,35 @@ def pin(names: list[str] | tuple[str, ...] = (), lemmas: tuple[FormalLemma, ...]
     return changed
 
 
+def prepare() -> int:
+    """What ``make verify`` runs beside the virtualenv's set-up (``--prepare``): compile what is stale and ask Coq
+    what verify's ledger asks (:func:`check` of :data:`LEMMAS` in tuple mode, no coqchk), storing the verdicts in
+    ``_build/`` keyed by content, so that a fresh clone's ledger reads them instead of waiting for coqc. It decides
+    nothing itself: verify still applies the policy and the pins to what it reads (a stored verdict is keyed by the
+    sources' text and the coqc version, so an edited file is compiled and asked again). Exit 0 unless a file does not
+    compile, nor when a lemma is refused: each is verify's verdict to print, and verify runs after it either way."""
+    version = coq_version()
+    if version is None or not mathcomp_available():
+        print(f"formal --prepare: {NOT_INSTALLED if version is None else NO_MATHCOMP}: nothing to prepare")
+        return 0
+    t0 = time.perf_counter()
+    errors = {m: e for m, e in compile_sources().items() if e}
+    results = check(LEMMAS)
+    ok = sum(bool(r.accepted) for r in results.values())
+    print(f"formal --prepare: Coq {version}: {len(LEMMAS)} lemmas compiled and asked as verify asks "
+          f"({ok} accepted; verify prints the verdicts) in {time.perf_counter() - t0:.1f} s"
+          + (f"; {len(errors)} file(s) do not compile: {', '.join(sorted(errors))}" if errors else ""))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print one line per lemma; exit 1 unless every lemma is accepted and no forbidden word appears.
 
     ``--pin [NAME ...]`` first pins the statements (see :func:`pin`), then checks as usual."""
     argv = list(argv or [])
     status = 0
+    if argv == ["--prepare"]:
+        return prepare()
     if argv and argv[0] == "--pin":
         if not mathcomp_available():
             print("formal: --pin needs coqc and MathComp")
@@ -1145,7 +1168,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         print(f"formal: {n} pinned statement(s) written to {statements_path()}" if n else "formal: every pin agrees")
     elif argv:
-        print(f"formal: unknown arguments {' '.join(argv)} (give --pin [NAME ...] or nothing)")
+        print(f"formal: unknown arguments {' '.join(argv)} (give --pin [NAME ...], --prepare or nothing)")
         return 2
     for file, line, word in scan_forbidden():
         print(f"FORBIDDEN {word!r} at {file}:{line}")
