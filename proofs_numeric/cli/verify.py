@@ -4,12 +4,9 @@ from __future__ import annotations
 import difflib
 import json
 import os
-import subprocess
 import sys
-import tempfile
 import textwrap
 import time
-from typing import IO
 
 import sympy
 
@@ -47,11 +44,11 @@ from theorems.framework.evidence import counterexample_file, store_command
 from theorems.framework.storage import encode_instance
 from theorems.framework.storage import typeset as storage_typeset
 
-__all__ = ["add_parsers", "cmd_verify", "cmd_show", "store_writer", "store_book_measurement", "BookWorker",
-           "book_worker_main", "finish_book_measurement", "WORKER_GRACE"]
+__all__ = ["add_parsers", "cmd_verify", "cmd_show", "store_writer", "default_workers"]
 
 
 def cmd_verify(args) -> int:
+    check_range("--workers", args.workers, 1, 1024, "worker processes")
     check_range("--dps", args.dps, 15, LIMITS["VERIFY_MAX_DPS"], "digits of the interval witnesses", "VERIFY_MAX_DPS")
     if args.claims is not None and not args.claims.strip():
         raise UsageError("--claims is empty: give a glob such as 'RN.*' (omit it for every claim)")
@@ -90,28 +87,16 @@ def _verify(args, sources: dict[str, str] | None = None) -> int:
             return
         line = f"[{k}/{total}] {c.id}: {'ERROR' if r.error else r.verdict} ({r.seconds:.1f} s)"
         err.print(escape(line[:max(20, err.width)]) + (" " * 10 if tty else ""), soft_wrap=True)
-    def say(line: str) -> None:  # a [book] line, wrapped to the terminal (the first line clears the \r status)
+    def say(line: str) -> None:  # a note on stderr, wrapped to the terminal (the first line clears the \r status)
         # never inside a claim id (RRO.only-increase): no break at hyphens
         for i, part in enumerate(textwrap.wrap(line, max(20, err.width - 3), break_on_hyphens=False) or [""]):
             err.print(escape(part if i == 0 else "  " + part) + (" " * 10 if tty and i == 0 else ""), soft_wrap=True)
 
-    def book() -> list[str]:  # the whole ledger (make verify): what the book's real-model page reads, in the total;
-        # run while Coq compiles in the background (before the first claim that waits for it)
-        if tty:
-            err.print("[book] computing the real-model page's measurement ...", end="\r")
-        return store_book_measurement(ctx, say)
-    worker = BookWorker(ctx.quick) if args.claims is None else None
-    try:  # the whole ledger: the book's measurement in a second process beside the claims (else before Coq's wait)
-        in_second = worker is not None and worker.start()
-        results, errors = run_ledger(claims, ctx, progress,
-                                     before_formal=book if worker is not None and not in_second else None)
-        if in_second and worker is not None:
-            if tty:
-                err.print("[book] joining the real-model page's measurement ...", end="\r")
-            errors += finish_book_measurement(ctx, worker, say)
-    finally:
-        if worker is not None:
-            worker.stop()
+    workers = min(args.workers if args.workers is not None else
+                  default_workers() if len(claims) >= WORKERS_FROM_CLAIMS else 1, len(claims))
+    if workers > 1 and tty:
+        err.print(f"verifying {len(claims)} claims in {workers} worker processes ...", end="\r")
+    results, errors = run_ledger(claims, ctx, progress, workers=workers, say=say)
     _report_found_counterexamples(results, store=args.store, force=args.force)  # first: the lines below name the file
     head = (f"collapse-verify ledger: {len(results)} claims, {time.perf_counter() - t0:.1f} s "
             f"(dps {args.dps}{', quick' if args.quick else ''})")
@@ -147,178 +132,19 @@ def _verify(args, sources: dict[str, str] | None = None) -> int:
     return 1 if failed else 0
 
 
-#: how long a second process may take to end after it is told to (SIGTERM, then SIGKILL)
-WORKER_GRACE = 5.0
-#: the second process's niceness increment: the claims and the Coq compile, which the ledger waits for, come first
-WORKER_NICE = 10
+#: the default number of worker processes is one per CPU, at most this many (each holds the model and its caches)
+MAX_DEFAULT_WORKERS = 4
+#: by default a run of fewer claims runs in this process: starting the pool (about 2.5 s) would cost more than it saves
+WORKERS_FROM_CLAIMS = 24
 
 
-class BookWorker:
-    """The parts of the book's real-model measurement that no claim of the ledger reads
-    (:func:`proofs_numeric.witnesses.real_model.unread_parts`: RC.rank-equals-sum and RRO.only-increase at every site
-    of MiniLM, most of the measurement's CPU), computed in a second process while the ledger's claims run; the
-    measurement is then joined in this process (:meth:`finish`), reading those parts from the on-disk store.
-
-    Only with a usable store (``memo.cache_dir``; it is how the parts come back), else :meth:`start` returns False
-    and the measurement runs here as before. The child runs in its own session, so a Ctrl-C at the terminal reaches
-    only this process, which ends the child (:meth:`stop`: SIGTERM, SIGKILL after :data:`WORKER_GRACE` s); the child
-    also ends itself when this process dies (it watches its parent). A child that fails or is ended is not an error:
-    what it did not store is computed here."""
-
-    def __init__(self, quick: bool):
-        self.quick = bool(quick)
-        self.proc: subprocess.Popen | None = None
-        self.log: IO[bytes] | None = None  # the child's stderr
-        self.out: IO[bytes] | None = None  # its stdout: what it stored and its own seconds, when it finished
-        self.stored: list[tuple[str, ...]] = []
-        self.pid: int | None = None  # the child's pid: a part is read back only when its stored entry is the child's
-        self.seconds: float | None = None
-
-    def start(self) -> bool:
-        from proofs_numeric.witnesses import real_model as RM
-        from theorems.framework.memo import cache_dir
-        folder = cache_dir()
-        if folder is None or not RM.available():
-            return False
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            self.log = tempfile.TemporaryFile()
-            code = ("import sys; from proofs_numeric.cli.verify import book_worker_main; "
-                    "sys.exit(book_worker_main(sys.argv[1:]))")
-            self.out = tempfile.TemporaryFile()
-            # -P: no current folder on sys.path (a folder holding another checkout would lend the child its code and
-            # its store: review s6)
-            argv = [sys.executable, "-P", "-c", code, str(os.getpid())] + (["quick"] * self.quick)
-            self.proc = subprocess.Popen(argv,
-                                         stdin=subprocess.DEVNULL, stdout=self.out, stderr=self.log,
-                                         start_new_session=True)
-        except OSError:
-            self.stop()
-            return False
-        self.pid = self.proc.pid
-        return True
-
-    def wait(self) -> tuple[bool, str]:
-        """Wait for the child; (it ended normally, the last line it wrote to stderr when it did not). ``stored``:
-        the parts it reported stored (the parent reads only those back)."""
-        if self.proc is None:
-            return False, "not started"
-        rc = self.proc.wait()
-        self.seconds, self.stored = None, []
-        if rc == 0 and self.out is not None:
-            self.out.seek(0)
-            try:
-                said = json.loads(self.out.read().decode(errors="replace").strip().splitlines()[-1])
-                self.seconds = float(said["seconds"])
-                self.stored = [tuple(p) for p in said["stored"]]
-            except (ValueError, IndexError, KeyError, TypeError):
-                return False, "it ended without saying what it stored"
-        why = ""
-        if rc != 0 and self.log is not None:
-            self.log.seek(0)
-            lines = [ln for ln in self.log.read().decode(errors="replace").splitlines() if ln.strip()]
-            why = lines[-1] if lines else f"exit status {rc}"
-        return rc == 0, why
-
-    def stop(self) -> None:
-        """End the child if it still runs (SIGTERM, then SIGKILL) and close its log; safe to call twice."""
-        proc, self.proc = self.proc, None
-        if proc is not None and proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(WORKER_GRACE)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        for f in (self.log, self.out):
-            if f is not None:
-                f.close()
-        self.log = self.out = None
-
-
-def book_worker_main(argv: list[str]) -> int:
-    """The second process of :class:`BookWorker`: ``PARENT_PID [quick]``. Ends itself within a second of its
-    parent's death (the parent id changes), so an orphan never computes on."""
-    import threading
-
-    from proofs_numeric.witnesses import real_model as RM
-    parent = int(argv[0])
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os._exit(3)
-    threading.Thread(target=watch, daemon=True).start()
-    try:  # below the claims and Coq, which the ledger waits for: this work is needed only at the end
-        os.nice(WORKER_NICE)
-    except OSError:
-        pass
-    t = time.perf_counter()
-    stored = RM.store_parts(RM.unread_parts(), quick="quick" in argv[1:])
-    # for the parent: the parts it stored (only those are read back) and its own time, for the [book] line
-    print(json.dumps({"stored": [list(p) for p in stored], "seconds": round(time.perf_counter() - t, 3)}), flush=True)
-    return 0
-
-
-def finish_book_measurement(ctx: CheckContext, worker: BookWorker, say) -> list[str]:
-    """Join the book's measurement after the ledger: wait for ``worker``'s parts, read them from the store, compute
-    the rest here (:func:`store_book_measurement` when the worker did not store them)."""
-    from proofs_numeric.witnesses import real_model as RM
-    t = time.perf_counter()
-    ok, why = worker.wait()
-    waited = time.perf_counter() - t
-    worker.stop()
-    if not ok:
-        say(f"[book] the second process did not finish its parts ({why}); computing them here")
-        return store_book_measurement(ctx, say)
-    # a part the child did not store, or whose entry is not the child's: computed here
-    errors = _measure_for_book(ctx, stored=worker.stored, computed_by=worker.pid)
-    if errors:
-        return errors
-    theirs = [p for p in RM.unread_parts() if worker.pid is not None and RM.part_origin(p, ctx.quick) == worker.pid]
-    here = [p for p in RM.unread_parts() if p not in theirs]
-    took = "" if worker.seconds is None else f", took {worker.seconds:.1f} s"
-    words = []
-    if theirs:
-        words.append(" and ".join("+".join(p) for p in theirs)
-                     + f" computed in a second process beside the claims{took}")
-    if here:
-        words.append(" and ".join("+".join(p) for p in here) + " computed here (the second process's entry was not "
-                     "in the store)")
-    say(f"[book] the real-model page's measurement (every site of MiniLM): stored ({'; '.join(words)}; waited for "
-        f"{waited:.1f} s after the last claim; joined here in {time.perf_counter() - t - waited:.1f} s)")
-    return []
-
-
-def store_book_measurement(ctx: CheckContext, say) -> list[str]:
-    """Compute and store the measurement the book's real-model page reads
-    (:func:`proofs_numeric.witnesses.real_model.cached_measure`): the parts of it no trained-model reading of the
-    ledger read (RC.rank-equals-sum and RRO.only-increase at every site) and what is not a claim at a site (the
-    sentence embeddings, the depth study against pure attention, the symmetries of layer 0); the parts the ledger's
-    claims computed are reused. Timed inside the ledger's printed total, on a line of its own (``say``); the errors
-    (none, or one naming what failed)."""
-    from proofs_numeric.witnesses import real_model as RM
-    if not RM.available():
-        return []
-    t = time.perf_counter()
-    errors = _measure_for_book(ctx)
-    if errors:
-        return errors
-    say(f"[book] the real-model page's measurement (every site of MiniLM): stored ({time.perf_counter() - t:.1f} s)")
-    return []
-
-
-def _measure_for_book(ctx: CheckContext, **kw) -> list[str]:
-    """``cached_measure(quick, **kw)`` on one BLAS thread; [] or the one error naming what failed (reported like a
-    claim's error: the ledger above stands)."""
-    from proofs_numeric.witnesses import real_model as RM
-    from theorems.exact.blas_runtime import single_threaded_blas
+def default_workers() -> int:
+    """``verify --workers``' default: one per CPU this process may use, at most :data:`MAX_DEFAULT_WORKERS`."""
     try:
-        with single_threaded_blas():
-            RM.cached_measure(quick=ctx.quick, **kw)
-    except Exception as e:  # noqa: BLE001
-        return [f"the book's real-model measurement: {type(e).__name__}: {e}"]
-    return []
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(MAX_DEFAULT_WORKERS, cpus))
 
 
 def _sources(args) -> dict[str, str] | None:
@@ -514,6 +340,11 @@ def add_parsers(sub) -> None:
     v.add_argument("--dps", type=int, default=50, help="decimal digits for the interval witnesses "
                    f"(15 to VERIFY_MAX_DPS = {LIMITS['VERIFY_MAX_DPS']})")
     v.add_argument("--quick", action="store_true", help="fewer stress instances (for tests)")
+    v.add_argument("--workers", type=int, metavar="N",
+                   help="run the claims in N worker processes (a Dask LocalCluster); 1 runs every claim in this "
+                        f"process. Default: one per CPU, at most {MAX_DEFAULT_WORKERS} (here {default_workers()}), "
+                        f"for a run of at least {WORKERS_FROM_CLAIMS} claims (the pool takes about 2.5 s to start), "
+                        "else 1. The verdicts do not depend on N")
     v.add_argument("--sources", metavar="DIR", help="the folder of the source texts (arXiv 2604.23681 and the Dong "
                    "explainer, not shipped; default $COLLAPSE_VERIFY_SOURCES): each text's SHA-256 is checked, then "
                    "every claim's quote is compared with them (an error names a quote not found)")

@@ -7,6 +7,8 @@
 """
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import datetime as _dt
 import sys
 import time
@@ -27,7 +29,7 @@ from theorems.framework import (
     recording,
     run_claim,
 )
-from theorems.framework.memo import head_commit, library_versions
+from theorems.framework.memo import computing_fresh, head_commit, library_versions, reading_store
 
 __all__ = ["provenance", "run_ledger", "ledger_json", "seeds_of", "referenced_counterexamples"]
 
@@ -44,43 +46,59 @@ def provenance(started: float, duration: float, seeds: dict[str, int]) -> dict:
 
 def run_ledger(claims: list[Claim], ctx: CheckContext,
                progress: Callable[[int, int, Claim, ClaimResult | None], None] | None = None,
-               before_formal: Callable[[], list[str]] | None = None) -> tuple[list[ClaimResult], list[str]]:
+               workers: int = 1, say: Callable[[str], None] | None = None) -> tuple[list[ClaimResult], list[str]]:
     """Run every claim; returns the results (in the order of ``claims``) and the errors (a check raised, a stored
     counterexample no longer refutes, evidence contradicts itself, or a stored counterexample file is never re-read).
 
-    A cold run is dominated by compiling the Coq proofs, whose results only the formal evidence reads: when a
-    claim has formal lemmas, their check (:func:`theorems.formal.start_check`: coqc compiles, then the queries)
-    starts at once in the background, the claims without formal lemmas run first, and each claim's formal evidence
-    is asked for after its other evidence (``late``); ``progress`` sees the claims in the order they run. The claims
-    run on one BLAS thread (:class:`~theorems.exact.blas_runtime.single_threaded_blas`): coqc has the other core, and
+    A cold run used to be dominated by compiling the Coq proofs, whose results only the formal evidence reads: when a
+    claim has formal lemmas, their check (:func:`theorems.formal.start_check`: coqc compiles what is stale, then the
+    queries, or both read from ``_build/`` where ``make verify``'s ``formal-prepare`` stored them) starts at once in
+    the background, the claims without formal lemmas run first, and each claim's formal evidence is asked for after
+    its other evidence (``late``); ``progress`` sees the claims in the order they run (with ``workers``: as they
+    finish). The claims run on one BLAS thread each (:class:`~theorems.exact.blas_runtime.single_threaded_blas`):
     two BLAS threads on a busy 2-core machine made a 384 x 384 SVD 20 times slower (0.9 s against 0.04 s, measured
     2026-12-06 at load 6). An interrupted run ends the background compile (its coqc processes) before it returns.
 
-    ``before_formal``: work to run once the claims without formal lemmas are done and before the first claim that
-    waits for Coq (verify's measurement for the book), so that it overlaps the background compile instead of
-    following the whole ledger; its errors join the ledger's."""
+    ``workers`` > 1: the claims run in that many worker processes (:class:`~.model_check.DaskPool`, the suite's one
+    executor of parallel runs), one claim per task, each looked up by id in the worker's own registry; a claim with
+    formal lemmas is handed out only once the background check has ended, so the workers read its stored verdicts
+    instead of asking Coq again. A claim a worker does not know (registered only in this process), or whose worker
+    died, runs here afterwards; a pool that cannot start leaves the whole run to this process (``say`` tells why).
+    Verdicts do not depend on which process ran a claim: every seed comes from a stable hash of a name
+    (property_tests/framework/test_claims.py compares the two ways)."""
     with_formal = {lm.claim for lm in formal.LEMMAS}
     background = formal.start_check() if any(c.id in with_formal for c in claims) else None
     order = sorted(range(len(claims)), key=lambda k: claims[k].id in with_formal)  # stable
     first_formal = next((i for i, k in enumerate(order) if claims[k].id in with_formal), len(order))
-    hook_errors: list[str] = []
     try:
-        with single_threaded_blas():
-            done = _run_in_order(claims, ctx, order[:first_formal], progress)
-            if before_formal is not None:
-                hook_errors = before_formal()
-            done.update(_run_in_order(claims, ctx, order[first_formal:], progress, first_formal))
+        done = _run_in_pool(claims, ctx, order, first_formal, progress, workers, background, say) \
+            if workers > 1 and len(claims) > 1 else None
+        if done is None:
+            with single_threaded_blas():
+                done = _run_in_order(claims, ctx, order, progress)
     finally:
         if background is not None:
             formal.cancel_check()  # a no-op once it has ended (every formal claim waited for it)
     results = [done[k][0] for k in range(len(claims))]
-    errors = [e for k in range(len(claims)) for e in done[k][1]] + hook_errors
+    errors = [e for k in range(len(claims)) for e in done[k][1]]
     if len(claims) and {c.id for c in claims} >= _paper_claim_ids(claims):
         unread = sorted(set(counterexample_files()) - referenced_counterexamples(results))
         ran_all = all(not r.error for r in results)
         if unread and ran_all:
             errors.append("stored counterexample files never re-read by any claim: " + ", ".join(unread))
     return results, errors
+
+
+def _run_one(c: Claim, ctx: CheckContext) -> tuple[ClaimResult, list[str]]:
+    """One claim's result and its errors (a crash of the suite on it is kept as the result's error)."""
+    with recording() as rec:  # what a claim that crashed drew and read is kept with its error
+        try:
+            r = run_claim(c, ctx)
+        except Exception as e:  # the suite itself failed on this claim
+            r = ClaimResult(c, [], 0.0, error=f"{type(e).__name__}: {e}", seeds=rec.seeds,
+                            referenced_counterexamples=rec.counterexamples)
+            print(traceback.format_exc(), file=sys.stderr)
+    return r, [f"{c.id}: {r.error}"] if r.error else []
 
 
 def _run_in_order(claims: list[Claim], ctx: CheckContext, order: list[int],
@@ -92,16 +110,80 @@ def _run_in_order(claims: list[Claim], ctx: CheckContext, order: list[int],
         c = claims[k]
         if progress:
             progress(i, len(claims), c, None)
-        with recording() as rec:  # what a claim that crashed drew and read is kept with its error
-            try:
-                r = run_claim(c, ctx)
-            except Exception as e:  # the suite itself failed on this claim
-                r = ClaimResult(c, [], 0.0, error=f"{type(e).__name__}: {e}", seeds=rec.seeds,
-                                referenced_counterexamples=rec.counterexamples)
-                print(traceback.format_exc(), file=sys.stderr)
-        done[k] = (r, [f"{c.id}: {r.error}"] if r.error else [])
+        done[k] = _run_one(c, ctx)
         if progress:
-            progress(i + 1, len(claims), c, r)
+            progress(i + 1, len(claims), c, done[k][0])
+    return done
+
+
+def claim_task(claim_id: str, ctx: CheckContext, fresh: bool = True) -> tuple[ClaimResult, list[str]] | None:
+    """A worker's task: the claim with this id in the worker's registry, run on one BLAS thread (``fresh``: inside
+    :func:`~theorems.framework.memo.computing_fresh`, as the command that handed it out runs: every value computed
+    by this run, none read from the results store); its result without the claim object (the caller puts its own
+    back), or None when the worker knows no such claim."""
+    from proofs_numeric.ledger.load import get
+    try:
+        c = get(claim_id)
+    except KeyError:
+        return None
+    with single_threaded_blas(), (computing_fresh() if fresh else contextlib.nullcontext()):
+        r, errors = _run_one(c, ctx)
+    return dataclasses.replace(r, claim=None), errors  # type: ignore[arg-type]  # the caller restores it
+
+
+def _run_in_pool(claims, ctx, order, first_formal, progress, workers, background, say
+                 ) -> dict[int, tuple[ClaimResult, list[str]]] | None:
+    """``_run_in_order``'s result with the claims run by ``workers`` worker processes (see :func:`run_ledger`);
+    None when the pool cannot start."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    from proofs_numeric.ledger.model_check import DaskPool
+    try:
+        pool = DaskPool("local", workers)
+    except Exception as e:  # noqa: BLE001 - a sandbox without forkserver or sockets: the serial run still works
+        if say:
+            say(f"verify: the {workers} worker processes could not start ({type(e).__name__}: {str(e)[:200]}); "
+                "running every claim in this process")
+        return None
+    fresh = not reading_store()  # the workers compute as this process would (verify: every value afresh)
+    done: dict[int, tuple[ClaimResult, list[str]]] = {}
+    here: list[int] = []  # claims a worker did not know or could not run: run in this process afterwards
+    futures: dict = {}
+    waiting = list(order[first_formal:])
+    finished = 0
+    try:
+        for k in order[:first_formal]:
+            futures[pool.submit(claim_task, claims[k].id, ctx, fresh)] = k
+        while futures or waiting:
+            if waiting and (background is None or not background.is_alive()):
+                for k in waiting:
+                    futures[pool.submit(claim_task, claims[k].id, ctx, fresh)] = k
+                waiting = []
+            ready, _ = wait(list(futures), timeout=0.2, return_when=FIRST_COMPLETED)
+            for f in ready:
+                k = futures.pop(f)
+                try:
+                    out = f.result()
+                except Exception as e:  # noqa: BLE001 - a worker that died on it (rescheduled, died again)
+                    if say:
+                        say(f"verify: {claims[k].id}: its worker failed ({type(e).__name__}); running it here")
+                    here.append(k)
+                    continue
+                if out is None:
+                    here.append(k)
+                    continue
+                r, errors = out
+                done[k] = (dataclasses.replace(r, claim=claims[k]), errors)
+                finished += 1
+                if progress:
+                    progress(finished, len(claims), claims[k], done[k][0])
+        pool.shutdown()
+    except BaseException:
+        pool.shutdown(cancel=True)
+        raise
+    if here:
+        with single_threaded_blas():
+            done.update(_run_in_order(claims, ctx, here, progress, finished))
     return done
 
 

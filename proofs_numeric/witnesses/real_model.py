@@ -25,7 +25,6 @@ Arithmetic of each measurement (stated again in every record):
 """
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -70,11 +69,11 @@ from theorems.framework import (
     interval_instances,
     not_checkable,
 )
-from theorems.framework.memo import memo, process_cache, provenance
+from theorems.framework.memo import memo, process_cache
 from theorems.paper import residual_obstruction as RRO_PAPER
 
 __all__ = ["available", "load", "load_model", "MiniLM", "SENTENCES", "TEXTS", "measure", "cached_measure",
-           "unread_parts", "store_parts", "part_origin", "exact_ln_site", "exact_rms_site", "layer_symmetries",
+           "exact_ln_site", "exact_rms_site", "layer_symmetries",
            "prepare_inputs", "RANK_RTOL", "SYM_TOL",
            "ModelNotInstalled", "DEFAULT_MODEL", "ALIGNMENT_SUPPORT", "ALIGNMENT_AGAINST", "ln_sites", "ln_conclusion",
            "w_o_deficient", "alignment_trained", "EVIDENCE", "DEFAULT_CLAIMS", "default_claims", "measurements",
@@ -242,16 +241,11 @@ def _model_runs(quick: bool) -> tuple:
     return _MEASURE_CACHE[key]
 
 
-def part_records(part: tuple[str, ...], quick: bool = False, computed_by: int | None = None) -> list[dict]:
+def part_records(part: tuple[str, ...], quick: bool = False) -> list[dict]:
     """The records of the claims ``part`` (one of :data:`MEASURE_PARTS`) at every site of the packaged MiniLM, as
     :func:`measure` makes them (network-level records for the short input's first
     :data:`proofs_numeric.model.sites.NETWORK_LAYERS` layers). Once per process, and kept on disk like
-    :func:`cached_measure`.
-
-    ``computed_by``: the pid of the process that has just computed and stored this part (verify's second process,
-    :func:`store_parts`). Its stored value is read, even inside ``computing_fresh``, only when the store's entry says
-    that process computed it; any other entry (an earlier run's, another verify's) is not taken in its place, and the
-    part is computed here. :func:`part_origin` says which process computed the records this process holds."""
+    :func:`cached_measure`."""
     part = tuple(part)
     if part not in MEASURE_PARTS:
         raise ValueError(f"{part} is not a part of the measurement (one of {MEASURE_PARTS})")
@@ -264,50 +258,8 @@ def part_records(part: tuple[str, ...], quick: bool = False, computed_by: int | 
             return run_part(m, runs, [c for c in default_claims() if c.id in part],
                             lambda name: forward_site_list(quick, name))
         params = {"part": list(part), "quick": bool(quick), "texts": texts, "network_layers": S.NETWORK_LAYERS}
-        extra = (MODEL_DIST, "tokenizers", "safetensors")
-        origin = os.getpid()
-        if computed_by is None:
-            value = memo(PART_MEMO, params, compute, extra=extra)
-        else:
-            value = memo(PART_MEMO, params, compute, extra=extra, read=True)
-            prov = provenance(PART_MEMO) or {}
-            if prov.get("reused") and prov.get("pid") == computed_by:
-                origin = computed_by
-            elif prov.get("reused"):  # an entry that process did not compute: not this run's value
-                value = memo(PART_MEMO, params, compute, extra=extra, read=False)
-        _MEASURE_CACHE[key] = value
-        _MEASURE_CACHE[("origin",) + key] = origin
+        _MEASURE_CACHE[key] = memo(PART_MEMO, params, compute, extra=(MODEL_DIST, "tokenizers", "safetensors"))
     return _MEASURE_CACHE[key]
-
-
-def part_origin(part: tuple[str, ...], quick: bool = False) -> int | None:
-    """The pid of the process that computed the records of ``part`` this process holds (its own pid: computed
-    here), or None when it holds none."""
-    return _MEASURE_CACHE.get(("origin", "part", tuple(part), bool(quick)))
-
-
-def unread_parts() -> tuple[tuple[str, ...], ...]:
-    """The parts of the measurement that no trained-model reading of the ledger reads (:data:`PARTS_READ`): only the
-    book's real-model page needs them, so ``verify`` computes them in a second process (:func:`store_parts`)."""
-    read = {p for parts in PARTS_READ.values() for p in parts}
-    return tuple(p for p in MEASURE_PARTS if p not in read)
-
-
-def store_parts(parts, quick: bool = False) -> list[tuple[str, ...]]:
-    """Compute ``parts`` afresh (``memo.computing_fresh``, one BLAS thread) and keep them in the on-disk store: the
-    work of ``verify``'s second process, whose parent then reads them (:func:`cached_measure` ``stored``). Returns
-    the parts actually stored (a store that could not be written keeps nothing: the parent must not read an older
-    entry in their place)."""
-    from theorems.exact.blas_runtime import single_threaded_blas
-    from theorems.framework.memo import computing_fresh
-    done = []
-    with single_threaded_blas(), computing_fresh():
-        for p in parts:
-            part_records(tuple(p), quick)
-            prov = provenance(PART_MEMO)
-            if prov is not None and prov.get("stored") and not prov.get("reused"):
-                done.append(tuple(p))
-    return done
 
 
 def forward_site_list(quick: bool, name: str) -> list:
@@ -363,24 +315,19 @@ def measured(parts, quick: bool = False) -> dict:
     return res
 
 
-def cached_measure(quick: bool = False, stored=(), computed_by: int | None = None) -> dict:
+def cached_measure(quick: bool = False) -> dict:
     """``measure`` of the packaged MiniLM (quick: the short input only); network-level records for the short
     input's first :data:`proofs_numeric.model.sites.NETWORK_LAYERS` layers. Its records are those of the parts
     (:func:`part_records`, shared with the ledger's trained-model readings), joined in the order of one run. Once per
-    process, and kept on disk under the key of the source and of the model package (``memo.memo``): ``make verify``
-    computes it (its last step, :func:`proofs_numeric.cli.verify`), the book's real-model page reads it
-    (``memo.provenance(MEASURE_MEMO)`` says which). ``stored``: parts that ``verify``'s second process (pid
-    ``computed_by``) has just computed and stored (:func:`store_parts`), read back when the store's entry is that
-    process's (:func:`part_records`); otherwise computed here."""
+    process, and kept on disk under the key of the source and of the model package (``memo.memo``): the book's
+    real-model page computes what ``make verify`` did not (the parts no claim of the ledger reads: RC.rank-equals-sum
+    and RRO.only-increase at every site) and reads the rest (``memo.provenance(MEASURE_MEMO)`` says which)."""
     if quick not in _MEASURE_CACHE:
         texts = _texts(quick)
-        from_store = {tuple(p) for p in stored}
 
         def compute() -> dict:
             m, runs, _ = _model_runs(quick)
-            recs = joint_order([r for p in MEASURE_PARTS
-                                for r in part_records(p, quick, computed_by if p in from_store else None)],
-                               list(runs))
+            recs = joint_order([r for p in MEASURE_PARTS for r in part_records(p, quick)], list(runs))
             return measure(texts, model=m, network_layers={"short": S.NETWORK_LAYERS}, records=recs)
         _MEASURE_CACHE[quick] = memo(MEASURE_MEMO, {"quick": bool(quick), "texts": texts,
                                                     "network_layers": S.NETWORK_LAYERS}, compute,

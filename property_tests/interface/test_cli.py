@@ -175,60 +175,107 @@ def test_cli_verify_fits_80_columns_and_shows_counterexample_files(capsys, monke
     assert "refuted" in out and "(exact)" in out
 
 
-def test_cli_verify_stores_the_book_measurement_after_the_whole_ledger_only(capsys, monkeypatch):
-    """The whole ledger (no --claims) ends by storing the real-model measurement the book's page reads (issue 59: the
-    parts no trained-model reading read are computed there, inside the printed total, on a line of its own); a
-    ledger of some claims does not; a failure there is an error of the run (exit 1) naming it. (Planted: the step
-    run for every ledger, or its exception swallowed: red here.)"""
-    from proofs_numeric.cli import verify as V
-    from proofs_numeric.witnesses import real_model as RM
-    calls = []
-    monkeypatch.setattr(RM, "available", lambda: True)
-    monkeypatch.setattr(RM, "cached_measure", lambda quick=False: calls.append(quick) or {})
-    assert main(["verify", "--quick", "--claims", "DC.dff-heuristic"]) == 0
-    assert calls == []
-    monkeypatch.setattr(V, "run_ledger", lambda claims, ctx, progress, before_formal=None:
-                        ([], before_formal() if before_formal is not None else []))
-    assert main(["verify", "--quick"]) == 0
-    _, err = capsys.readouterr()
-    assert calls == [True] and "[book] the real-model page's measurement" in err and "stored" in err
+class _InlinePool:
+    """A stand-in for DaskPool that runs each task here at submit time and records the order of the submits; its
+    ``start`` may raise (a pool that cannot start), and ``fail`` names claims whose task raises (a worker that
+    died on it)."""
 
-    def boom(quick=False):
-        raise RuntimeError("planted")
-    monkeypatch.setattr(RM, "cached_measure", boom)
-    assert main(["verify", "--quick"]) == 1
-    _, err = capsys.readouterr()
-    assert "the book's real-model measurement: RuntimeError: planted" in err
+    submitted: list = []
+    fail: set = set()
+    start_error: Exception | None = None
+
+    def __init__(self, address, workers):
+        if _InlinePool.start_error is not None:
+            raise _InlinePool.start_error
+
+    def submit(self, fn, *args):
+        from concurrent.futures import Future
+        _InlinePool.submitted.append(args[0])
+        f: Future = Future()
+        if args[0] in _InlinePool.fail:
+            f.set_exception(RuntimeError("planted worker death"))
+        else:
+            f.set_result(fn(*args))
+        return f
+
+    def shutdown(self, cancel=False):
+        pass
 
 
-def test_cli_verify_runs_the_book_step_before_the_claims_that_wait_for_coq(monkeypatch):
-    """run_ledger's before_formal hook (verify's measurement for the book) runs once, after every claim without formal
-    lemmas and before the first claim with one, so that it overlaps the background Coq compile (a cold ledger waited
-    for Coq, then ran the book step after everything); its errors join the ledger's. (Planted: the hook called after
-    the formal claims, or its errors dropped: red here.)"""
+class _Background:
+    """A background Coq check that is alive for its first ``polls`` questions."""
+
+    def __init__(self, polls):
+        self.polls = polls
+
+    def is_alive(self):
+        self.polls -= 1
+        return self.polls >= 0
+
+
+def _picked_claims():
     from proofs_numeric.ledger import registry
-    from proofs_numeric.ledger import run as RUN
     from theorems import formal
-    from theorems.framework import CheckContext, ClaimResult
     with_formal = {lm.claim for lm in formal.LEMMAS}
     claims = registry()
     picked = [c for c in claims if c.id in with_formal][:2] + [c for c in claims if c.id not in with_formal][:3]
-    picked = [picked[0], picked[2], picked[1], picked[3], picked[4]]  # formal claims first in the given order
-    seen: list[str] = []
-    monkeypatch.setattr(RUN, "run_claim", lambda c, ctx: seen.append(c.id) or ClaimResult(c, [], 0.0))
+    return [picked[0], picked[2], picked[1], picked[3], picked[4]], with_formal  # formal claims first as given
+
+
+def test_cli_verify_workers_hand_out_formal_claims_only_after_the_coq_check(monkeypatch):
+    """With workers, the claims without formal lemmas are handed out first and the claims with formal lemmas only once
+    the background Coq check has ended (a worker would otherwise ask Coq again instead of reading the stored
+    verdicts); results come back in the claims' order, numbered as they finish; a claim the workers do not know
+    (registered only here) and a claim whose worker died run in this process. (Planted: every claim submitted at
+    once, or a failed task dropped: red here.)"""
+    from proofs_numeric.ledger import model_check as MC
+    from proofs_numeric.ledger import run as RUN
+    from theorems import formal
+    from theorems.framework import CheckContext, ClaimResult
+    picked, with_formal = _picked_claims()
+    ran_here: list[str] = []
+    monkeypatch.setattr(RUN, "run_claim", lambda c, ctx: ran_here.append(c.id) or ClaimResult(c, [], 0.0))
+    background = _Background(polls=3)
+    monkeypatch.setattr(formal, "start_check", lambda *a, **k: background)
+    monkeypatch.setattr(formal, "cancel_check", lambda *a, **k: None)
+    monkeypatch.setattr(MC, "DaskPool", _InlinePool)
+    _InlinePool.submitted, _InlinePool.fail, _InlinePool.start_error = [], {picked[3].id}, None
+    numbers: list[int] = []
+    results, errors = RUN.run_ledger(picked, CheckContext(dps=15, quick=True),
+                                     lambda k, total, c, r: numbers.append(k) if r is not None else None, workers=2)
+    sub = _InlinePool.submitted
+    assert [i in with_formal for i in sub] == [False, False, False, True, True], sub  # formal ones last
+    assert background.polls < 0  # handed out only once the check said it had ended
+    assert picked[3].id in ran_here  # its worker died: run here
+    assert [r.claim.id for r in results] == [c.id for c in picked] and errors == []
+    assert sorted(numbers) == numbers == [1, 2, 3, 4, 5]
+
+
+def test_cli_verify_workers_that_cannot_start_leave_the_run_to_this_process(monkeypatch):
+    """A pool that cannot start (a sandbox without sockets or forkserver) is said on one line, and every claim runs
+    in this process with the same results. (Planted: the exception propagated: red here.)"""
+    from proofs_numeric.ledger import model_check as MC
+    from proofs_numeric.ledger import run as RUN
+    from theorems import formal
+    from theorems.framework import CheckContext, ClaimResult
+    picked, _ = _picked_claims()
+    ran_here: list[str] = []
+    monkeypatch.setattr(RUN, "run_claim", lambda c, ctx: ran_here.append(c.id) or ClaimResult(c, [], 0.0))
     monkeypatch.setattr(formal, "start_check", lambda *a, **k: None)
     monkeypatch.setattr(formal, "cancel_check", lambda *a, **k: None)
-    numbers: list[int] = []
+    monkeypatch.setattr(MC, "DaskPool", _InlinePool)
+    _InlinePool.submitted, _InlinePool.fail, _InlinePool.start_error = [], set(), OSError("planted: no sockets")
+    said: list[str] = []
+    try:
+        results, errors = RUN.run_ledger(picked, CheckContext(dps=15, quick=True), workers=2, say=said.append)
+    finally:
+        _InlinePool.start_error = None
+    assert _InlinePool.submitted == [] and sorted(ran_here) == sorted(c.id for c in picked)
+    assert len(said) == 1 and "could not start" in said[0] and "planted: no sockets" in said[0]
+    assert [r.claim.id for r in results] == [c.id for c in picked] and errors == []
 
-    def progress(k, total, c, r):
-        if r is None:
-            numbers.append(k)
 
-    results, errors = RUN.run_ledger(picked, CheckContext(dps=15, quick=True), progress,
-                                     before_formal=lambda: seen.append("HOOK") or ["hook error"])
-    assert seen.count("HOOK") == 1
-    cut = seen.index("HOOK")
-    assert all(i not in with_formal for i in seen[:cut]) and all(i in with_formal for i in seen[cut + 1:])
-    assert len(seen[:cut]) == 3 and len(seen[cut + 1:]) == 2
-    assert numbers == [0, 1, 2, 3, 4]  # the progress numbers run on across the hook
-    assert [r.claim.id for r in results] == [c.id for c in picked] and errors == ["hook error"]
+def test_cli_verify_workers_option_is_checked(capsys):
+    """``--workers 0`` is a usage error naming the option and its range (exit 2), before anything runs."""
+    assert main(["verify", "--workers", "0"]) == 2
+    assert "--workers 0 is outside [1, 1024]" in capsys.readouterr().err

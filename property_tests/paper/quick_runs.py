@@ -54,7 +54,9 @@ def ledger_results(records: dict[str, dict]) -> dict[str, ClaimResult]:
 
 
 def verify_quick_in_this_process(path: Path) -> tuple[Path, dict[str, ClaimResult]]:
-    """``collapse-verify verify --quick --json PATH`` run in this process by the command line's ``main``: every value
+    """``collapse-verify verify --quick --workers 1 --json PATH`` run in this process by the command line's ``main``
+    (no worker processes; the session's quick ledger, :func:`verify_quick_in_fresh_process`, uses the default
+    workers, so the hash-seed test also compares a ledger run in workers with one run in one process): every value
     computed here (``main`` runs inside ``computing_fresh``, which reads nothing from the results store, and the
     results this process kept from earlier tests are forgotten first: ``clear_process_caches``); also returns every
     claim's result as ``run_ledger`` got it, by claim id."""
@@ -73,7 +75,7 @@ def verify_quick_in_this_process(path: Path) -> tuple[Path, dict[str, ClaimResul
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(ledger_run, "run_claim", keep)
-        EXIT_STATUS[path] = (main(["verify", "--quick", "--json", str(path)]), "")
+        EXIT_STATUS[path] = (main(["verify", "--quick", "--workers", "1", "--json", str(path)]), "")
     assert path.is_file(), f"verify --quick in this process exited {EXIT_STATUS[path][0]} and wrote no ledger"
     return path, kept
 

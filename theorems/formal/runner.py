@@ -1143,7 +1143,7 @@ def prepare() -> int:
     errors = {m: e for m, e in compile_sources().items() if e}
     results = check(LEMMAS)
     ok = sum(bool(r.accepted) for r in results.values())
-    print(f"formal --prepare: Coq {version}: {len(LEMMAS)} lemmas compiled and asked as verify asks "
+    print(f"formal --prepare: Coq {version}: {len(results)} lemmas compiled and asked as verify asks "
           f"({ok} accepted; verify prints the verdicts) in {time.perf_counter() - t0:.1f} s"
           + (f"; {len(errors)} file(s) do not compile: {', '.join(sorted(errors))}" if errors else ""))
     return 0

@@ -34,8 +34,8 @@ from typing import Any, TypeVar
 from .storage import REPO_ROOT
 
 __all__ = ["DECIDING", "NOT_DECIDING", "CACHE_ENV", "add_deciding", "deciding", "deciding_files", "source_digest",
-           "library_versions", "cache_dir", "memo_key", "memo", "computing_fresh", "provenance", "current_commit",
-           "process_cache", "clear_process_caches",
+           "library_versions", "cache_dir", "memo_key", "memo", "computing_fresh", "reading_store", "provenance",
+           "current_commit", "process_cache", "clear_process_caches",
            "head_commit", "locked", "reads", "note_computed"]
 
 T = TypeVar("T")
@@ -266,6 +266,12 @@ def computing_fresh() -> Iterator[None]:
         yield
     finally:
         _READING.pop()
+
+
+def reading_store() -> bool:
+    """Whether a :func:`memo` here may read its stored value (False inside :func:`computing_fresh`): what a process
+    that hands work to others passes on, so that they compute what it would (``verify``'s worker processes)."""
+    return _READING[-1]
 
 
 def _source_unchanged(d: str | None = None) -> bool:
