@@ -374,6 +374,35 @@ def test_claims_an_interrupted_ledger_ends_the_background_formal_check(monkeypat
     assert events == ["cancelled"]
 
 
+@pytest.mark.slow
+def test_claims_a_ledger_run_in_worker_processes_equals_the_one_run_here():
+    """run_ledger with two real worker processes (a Dask LocalCluster) gives the JSON of the same claims run in this
+    process, timings aside: each worker looks the claim up in its own registry and computes every value afresh
+    (computing_fresh passed on), and the results come back in the given order with their seeds and re-read
+    counterexamples. The claims: one refuted by a stored counterexample, one with Coq lemmas, exact and interval
+    ones, and one registered only here (the workers do not know it: it runs in this process). (Planted: the claim
+    object not restored, or a result put at the wrong index: red here.)"""
+    import dataclasses
+
+    from proofs_numeric.ledger import run as ledger_run
+    from theorems.framework.memo import computing_fresh
+    picked = [get(i) for i in ("RRO.rowspace-remark", "DONG.row-stochastic", "BLOCK.residual-model",
+                               "SYM.token-permutation", "RC.alpha-reciprocal")]
+    only_here = dataclasses.replace(picked[2], id="BLOCK.residual-model-only-here")
+    picked.append(only_here)
+    with computing_fresh():
+        here, errors_here = ledger_run.run_ledger(picked, _QUICK, workers=1)
+        said: list[str] = []
+        there, errors_there = ledger_run.run_ledger(picked, _QUICK, workers=2, say=said.append)
+    assert said == [] and errors_here == errors_there == []
+    assert [r.claim for r in there] == picked  # the very claim objects, in the given order
+    one = [_strip_seconds(r.to_json()) for r in here]
+    two = [_strip_seconds(r.to_json()) for r in there]
+    assert one == two
+    assert [r.seeds for r in here] == [r.seeds for r in there]
+    assert ledger_run.referenced_counterexamples(there) == ledger_run.referenced_counterexamples(here) != set()
+
+
 def _strip_seconds(x):
     if isinstance(x, dict):
         return {k: _strip_seconds(v) for k, v in x.items() if "seconds" not in k and k != "started"}
