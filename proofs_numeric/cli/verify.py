@@ -167,8 +167,9 @@ def _check_quotes(claims, sources: dict[str, str], console) -> bool:
     from rich.markup import escape
     quoted = [c for c in claims if c.quoted]
     bad = [(c.id, r.problem) for c in quoted for r in [check_quote(c.quote, sources)] if not r.ok]
-    console.print(escape(f"quotes: {len(quoted) - len(bad)} of {len(quoted)} quoted claims verbatim in "
-                         f"{source_dir()} (SHA-256 of each text checked)"), soft_wrap=True)
+    for line in wrap_plain(f"quotes: {len(quoted) - len(bad)} of {len(quoted)} quoted claims verbatim in "
+                           f"{source_dir()} (SHA-256 of each text checked)", max(40, console.width)):
+        console.print(escape(line), soft_wrap=True)
     for cid, why in bad:
         print(f"collapse-verify: error: {cid}: the quote is not the source's words: {why}", file=sys.stderr)
     return not bad

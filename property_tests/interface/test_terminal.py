@@ -179,8 +179,10 @@ def test_terminal_check_and_verify_lines_never_cut_a_command(monkeypatch, capsys
 # ------------------------------------------------------------------------------------------ tables and labels
 
 def test_terminal_verify_repeats_the_counts_at_the_end(capsys, monkeypatch):
-    """`make verify` printed 2,785 lines with the counts only at the top: they are repeated at the end."""
+    """`make verify` printed 2,785 lines with the counts only at the top: they are repeated at the end (the source
+    texts not given: with them a line on the quotes follows)."""
     monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.delenv("COLLAPSE_VERIFY_SOURCES", raising=False)
     assert main(["verify", "--claims", "DC.*", "--quick"]) == 0
     lines = [x for x in capsys.readouterr().out.splitlines() if x.strip()]
     counts = lines[1]  # the tally, one line per part with claims (here only the paper's)
