@@ -50,14 +50,17 @@ venv: $(STAMP)
 	@if [ -w theorems ] && { [ ! -e theorems/__pycache__ ] || [ -w theorems/__pycache__ ]; }; then \
 	    $(BIN)/python -m compileall -f -q -j 0 --invalidation-mode checked-hash theorems proofs_numeric book/_ext; fi
 
-# The Coq proofs compile beside the virtualenv's set-up (as in `make test`): formal-prepare compiles what is stale and
-# asks Coq what the ledger asks, storing the verdicts in theorems/formal/_build keyed by the sources' text and the
-# coqc version; the ledger then reads them (it still applies the axiom policy and the pins) instead of waiting for
-# coqc. Where coqc is missing the ledger says the formal proofs were not run; where this step fails (its error is
-# printed and ignored), the ledger compiles and asks Coq itself.
+# When the virtualenv is to be set up (a fresh clone, or pyproject.toml changed), the Coq proofs compile beside it
+# (as in `make test`): formal-prepare compiles what is stale and asks Coq what the ledger asks, storing the verdicts
+# in theorems/formal/_build keyed by the sources' text and the coqc version; the ledger then reads them (it still
+# applies the axiom policy and the pins) instead of waiting for coqc. With the virtualenv ready there is nothing to
+# overlap: the ledger compiles what is stale in the background while its other claims run. Where coqc is missing the
+# ledger says the formal proofs were not run; where this step fails (its error is printed and ignored), the ledger
+# compiles and asks Coq itself.
+VENV_READY = $(shell [ $(STAMP) -nt pyproject.toml ] && echo yes)
 ## the main job: verify every registered claim, print the ledger, write ledger.json
 verify:
-	@$(MAKE) --no-print-directory -j2 -Oline -k venv $(if $(HAVE_COQ),formal-prepare)
+	@$(MAKE) --no-print-directory -j2 -Oline -k venv $(if $(HAVE_COQ),$(if $(VENV_READY),,formal-prepare))
 	$(BIN)/collapse-verify verify --json ledger.json
 
 # (not in `make help`: part of `make verify`) compile the Coq proofs and store what verify's ledger asks of them
