@@ -1,11 +1,14 @@
 """``verify`` (the ledger) and ``show`` (one claim's whole record)."""
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 import os
+import signal
 import sys
 import textwrap
+import threading
 import time
 
 import sympy
@@ -60,8 +63,25 @@ def cmd_verify(args) -> int:
             args.old_ledger = load_ledger(args.diff)
         except DiffError as e:
             raise UsageError(str(e)) from None
-    with int_digits_unlimited():  # witnesses above 4300 digits print exact integers
+    with int_digits_unlimited(), _sigterm_interrupts():  # witnesses above 4300 digits print exact integers
         return _verify(args, sources)
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts():
+    """SIGTERM ends ``verify`` as Ctrl-C does (the workers and the Coq check ended, one line, exit 130), not silently
+    with status -15 (in the main thread; elsewhere the default stays)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(n, f):
+        raise KeyboardInterrupt
+    old = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
 
 
 def _verify(args, sources: dict[str, str] | None = None) -> int:
@@ -94,6 +114,10 @@ def _verify(args, sources: dict[str, str] | None = None) -> int:
 
     workers = min(args.workers if args.workers is not None else
                   default_workers() if len(claims) >= WORKERS_FROM_CLAIMS else 1, len(claims))
+    cpus = available_cpus()
+    if workers > cpus:
+        say(f"verify: {workers} worker processes on {cpus} CPU{'s' if cpus > 1 else ''}: they share the CPUs (slower "
+            "than one per CPU), and each holds 100-300 MB")
     if workers > 1 and tty:
         err.print(f"verifying {len(claims)} claims in {workers} worker processes ...", end="\r")
     results, errors = run_ledger(claims, ctx, progress, workers=workers, say=say)
@@ -138,13 +162,17 @@ MAX_DEFAULT_WORKERS = 4
 WORKERS_FROM_CLAIMS = 24
 
 
+def available_cpus() -> int:
+    """The CPUs this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
 def default_workers() -> int:
     """``verify --workers``' default: one per CPU this process may use, at most :data:`MAX_DEFAULT_WORKERS`."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        cpus = os.cpu_count() or 1
-    return max(1, min(MAX_DEFAULT_WORKERS, cpus))
+    return min(MAX_DEFAULT_WORKERS, available_cpus())
 
 
 def _sources(args) -> dict[str, str] | None:
@@ -343,9 +371,10 @@ def add_parsers(sub) -> None:
     v.add_argument("--quick", action="store_true", help="fewer stress instances (for tests)")
     v.add_argument("--workers", type=int, metavar="N",
                    help="run the claims in N worker processes (a Dask LocalCluster); 1 runs every claim in this "
-                        f"process. Default: one per CPU, at most {MAX_DEFAULT_WORKERS} (here {default_workers()}), "
-                        f"for a run of at least {WORKERS_FROM_CLAIMS} claims (the pool takes about 2.5 s to start), "
-                        "else 1. The verdicts do not depend on N")
+                        f"process. Default: one per CPU, at most {MAX_DEFAULT_WORKERS}, for a run of at least "
+                        f"{WORKERS_FROM_CLAIMS} claims (the pool takes about 2.5 s to start), else 1. More workers "
+                        "than CPUs is allowed, and said (slower, and each worker holds 100-300 MB). The verdicts do "
+                        "not depend on N")
     v.add_argument("--sources", metavar="DIR", help="the folder of the source texts (arXiv 2604.23681 and the Dong "
                    "explainer, not shipped; default $COLLAPSE_VERIFY_SOURCES): each text's SHA-256 is checked, then "
                    "every claim's quote is compared with them (an error names a quote not found)")

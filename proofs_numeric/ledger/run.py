@@ -116,18 +116,26 @@ def _run_in_order(claims: list[Claim], ctx: CheckContext, order: list[int],
     return done
 
 
-def claim_task(claim_id: str, ctx: CheckContext, fresh: bool = True) -> tuple[ClaimResult, list[str]] | None:
-    """A worker's task: the claim with this id in the worker's registry, run on one BLAS thread (``fresh``: inside
-    :func:`~theorems.framework.memo.computing_fresh`, as the command that handed it out runs: every value computed
-    by this run, none read from the results store); its result without the claim object (the caller puts its own
-    back), or None when the worker knows no such claim."""
+def claim_task(claim_id: str, ctx: CheckContext, fresh: bool = True, int_digits: int | None = None
+               ) -> tuple[ClaimResult, list[str]] | None:
+    """A worker's task: the claim with this id in the worker's registry, run on one BLAS thread, in the caller's
+    conditions: ``fresh`` inside :func:`~theorems.framework.memo.computing_fresh` (every value computed by this run,
+    none read from the results store), ``int_digits`` Python's limit on int/str conversions (0: none; ``verify``
+    lifts it, so that witnesses at ``--dps`` 5000 print). Its result without the claim object (the caller puts its
+    own back), or None when the worker knows no such claim."""
     from proofs_numeric.ledger.load import get
     try:
         c = get(claim_id)
     except KeyError:
         return None
-    with single_threaded_blas(), (computing_fresh() if fresh else contextlib.nullcontext()):
-        r, errors = _run_one(c, ctx)
+    old_digits = sys.get_int_max_str_digits()
+    if int_digits is not None:
+        sys.set_int_max_str_digits(int_digits)
+    try:
+        with single_threaded_blas(), (computing_fresh() if fresh else contextlib.nullcontext()):
+            r, errors = _run_one(c, ctx)
+    finally:
+        sys.set_int_max_str_digits(old_digits)
     return dataclasses.replace(r, claim=None), errors  # type: ignore[arg-type]  # the caller restores it
 
 
@@ -136,16 +144,20 @@ def _run_in_pool(claims, ctx, order, first_formal, progress, workers, background
     """``_run_in_order``'s result with the claims run by ``workers`` worker processes (see :func:`run_ledger`);
     None when the pool cannot start."""
     from concurrent.futures import FIRST_COMPLETED, wait
-
-    from proofs_numeric.ledger.model_check import DaskPool
+    why = _no_loopback()
+    if why is not None:  # Dask's scheduler would wait 30 s for a connection that cannot be made
+        if say:
+            say(f"verify: no worker processes: {why}; running every claim in this process")
+        return None
     try:
-        pool = DaskPool("local", workers)
-    except Exception as e:  # noqa: BLE001 - a sandbox without forkserver or sockets: the serial run still works
+        pool = _start_pool(workers)
+    except Exception as e:  # noqa: BLE001 - a sandbox that refuses processes or sockets: the serial run still works
         if say:
             say(f"verify: the {workers} worker processes could not start ({type(e).__name__}: {str(e)[:200]}); "
                 "running every claim in this process")
         return None
     fresh = not reading_store()  # the workers compute as this process would (verify: every value afresh)
+    digits = sys.get_int_max_str_digits()
     done: dict[int, tuple[ClaimResult, list[str]]] = {}
     here: list[int] = []  # claims a worker did not know or could not run: run in this process afterwards
     futures: dict = {}
@@ -153,11 +165,11 @@ def _run_in_pool(claims, ctx, order, first_formal, progress, workers, background
     finished = 0
     try:
         for k in order[:first_formal]:
-            futures[pool.submit(claim_task, claims[k].id, ctx, fresh)] = k
+            futures[pool.submit(claim_task, claims[k].id, ctx, fresh, digits)] = k
         while futures or waiting:
             if waiting and (background is None or not background.is_alive()):
                 for k in waiting:
-                    futures[pool.submit(claim_task, claims[k].id, ctx, fresh)] = k
+                    futures[pool.submit(claim_task, claims[k].id, ctx, fresh, digits)] = k
                 waiting = []
             ready, _ = wait(list(futures), timeout=0.2, return_when=FIRST_COMPLETED)
             for f in ready:
@@ -179,12 +191,67 @@ def _run_in_pool(claims, ctx, order, first_formal, progress, workers, background
                     progress(finished, len(claims), claims[k], done[k][0])
         pool.shutdown()
     except BaseException:
-        pool.shutdown(cancel=True)
+        _shut_down_interrupted(pool)
         raise
     if here:
         with single_threaded_blas():
             done.update(_run_in_order(claims, ctx, here, progress, finished))
     return done
+
+
+def _no_loopback() -> str | None:
+    """Why this process cannot open a TCP connection to itself on 127.0.0.1 (the local Dask cluster needs one), or
+    None when it can."""
+    import socket
+    try:
+        with socket.create_server(("127.0.0.1", 0)) as server:
+            with socket.create_connection(server.getsockname(), timeout=2):
+                return None
+    except OSError as e:
+        return f"no TCP connection on 127.0.0.1 ({type(e).__name__}: {e})"
+
+
+def _start_pool(workers: int):
+    """A :class:`~.model_check.DaskPool` of ``workers`` local processes, started with Ctrl-C and SIGTERM held back
+    (in the main thread): a signal during the start-up (about 2.5 s) would leave a cluster half made, which prints
+    tracebacks at exit. A held signal is acted on once the pool exists: the pool is closed, then KeyboardInterrupt."""
+    import signal
+    import threading
+
+    from proofs_numeric.ledger.model_check import DaskPool
+    if threading.current_thread() is not threading.main_thread():
+        return DaskPool("local", workers)
+    held: list[int] = []
+    old = {sig: signal.signal(sig, lambda n, f: held.append(n)) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        pool = DaskPool("local", workers)
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
+    if held:
+        _shut_down_interrupted(pool)
+        raise KeyboardInterrupt
+    return pool
+
+
+def _shut_down_interrupted(pool) -> None:
+    """Close the pool of an interrupted run (its tasks cancelled, the close bounded); a further Ctrl-C or SIGTERM
+    meanwhile ends the workers and this process at once, with one line (exit 130)."""
+    import os
+    import signal
+    import threading
+
+    def now(n, f):
+        pool.kill_now()
+        print("collapse-verify: interrupted again, stopped at once", file=sys.stderr, flush=True)
+        os._exit(130)
+    main = threading.current_thread() is threading.main_thread()
+    old = {sig: signal.signal(sig, now) for sig in (signal.SIGINT, signal.SIGTERM)} if main else {}
+    try:
+        pool.shutdown(cancel=True)
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
 
 
 def seeds_of(results: list[ClaimResult]) -> dict[str, int]:

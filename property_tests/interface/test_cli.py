@@ -279,3 +279,42 @@ def test_cli_verify_workers_option_is_checked(capsys):
     """``--workers 0`` is a usage error naming the option and its range (exit 2), before anything runs."""
     assert main(["verify", "--workers", "0"]) == 2
     assert "--workers 0 is outside [1, 1024]" in capsys.readouterr().err
+
+
+def test_cli_verify_workers_run_each_claim_in_the_callers_conditions(monkeypatch):
+    """A worker's task runs its claim with the caller's limit on int/str conversions (verify lifts it: at --dps 5000
+    every claim run in a worker was an ERROR, 'Exceeds the limit (4300 digits)', and only there) and inside
+    computing_fresh when asked, and restores both after. (Planted: the limit not passed on: red here.)"""
+    import sys
+
+    from proofs_numeric.ledger import run as RUN
+    from theorems.framework import CheckContext, ClaimResult
+    from theorems.framework.memo import reading_store
+    seen = []
+    monkeypatch.setattr(RUN, "run_claim", lambda c, ctx: seen.append((sys.get_int_max_str_digits(), reading_store()))
+                        or ClaimResult(c, [], 0.0))
+    before = sys.get_int_max_str_digits()
+    out = RUN.claim_task("DC.dff-heuristic", CheckContext(dps=15, quick=True), True, 0)
+    assert out is not None and out[0].claim is None and seen == [(0, False)]
+    assert sys.get_int_max_str_digits() == before and reading_store()
+    assert RUN.claim_task("NO.such-claim", CheckContext(dps=15, quick=True)) is None
+
+
+def test_cli_verify_without_loopback_or_with_more_workers_than_cpus_says_so(monkeypatch, capsys):
+    """No TCP connection to 127.0.0.1 (a network namespace without loopback): no pool is tried (Dask waited 30 s for
+    it), one line says why and every claim runs here; more workers than CPUs are allowed and said, at 80 columns."""
+    from proofs_numeric.cli import verify as V
+    from proofs_numeric.ledger import model_check as MC
+    from proofs_numeric.ledger import run as RUN
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setattr(MC, "DaskPool", _InlinePool)
+    monkeypatch.setattr(RUN, "_no_loopback", lambda: "no TCP connection on 127.0.0.1 (planted)")
+    _InlinePool.submitted, _InlinePool.fail, _InlinePool.start_error = [], set(), None
+    monkeypatch.setattr(V, "available_cpus", lambda: 1)
+    assert main(["verify", "--claims", "DC.*", "--quick", "--workers", "2"]) == 0
+    err = capsys.readouterr().err
+    assert _InlinePool.submitted == []
+    assert "verify: 2 worker processes on 1 CPU: they share the CPUs" in err
+    assert "verify: no worker processes: no TCP connection on 127.0.0.1 (planted); running every claim" in \
+        " ".join(x.strip() for x in err.splitlines())
+    assert all(len(line) <= 80 for line in err.splitlines())

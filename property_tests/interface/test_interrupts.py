@@ -251,3 +251,69 @@ def test_interrupt_a_library_run_restores_the_handlers(handlers):
     with intr:
         intr._handle(signal.SIGINT, None)
     assert signal.getsignal(signal.SIGINT) == before and MC.STOPPED is None
+
+
+# --- verify's worker processes -----------------------------------------------------------------------------------
+
+def _verify_until_a_claim_finished(tmp_path):
+    """``verify --quick --workers 2`` started in its own session; returns once its first claim has finished (the pool
+    is up), with the process and its stderr file."""
+    err = tmp_path / "stderr.txt"
+    p = subprocess.Popen([*CLI, "verify", "--quick", "--workers", "2"], stdout=subprocess.DEVNULL,
+                         stderr=err.open("w"), start_new_session=True)
+    t0 = time.monotonic()
+    while "[1/" not in err.read_text() and p.poll() is None and time.monotonic() - t0 < BOUND:
+        time.sleep(0.1)
+    assert p.poll() is None, f"verify ended before a signal could be sent:\n{err.read_text()[-2000:]}"
+    return p, err
+
+
+def _left_in_group(pgid: int) -> list[str]:
+    out = subprocess.run(["ps", "-eo", "pgid=,stat=,args="], capture_output=True, text=True).stdout
+    return [line for line in out.splitlines() if line.split()[0] == str(pgid) and not line.split()[1].startswith("Z")]
+
+
+@pytest.mark.parametrize("signals", [(signal.SIGTERM,), (signal.SIGINT, signal.SIGINT)],
+                         ids=["sigterm", "two-ctrl-cs"])
+def test_interrupt_verify_in_workers_ends_in_one_line_and_leaves_no_worker(tmp_path, signals):
+    """SIGTERM to verify's process group (its Dask workers included) ends it as Ctrl-C does: exit 130, one line, no
+    traceback (it ended with status -15 and no word); two Ctrl-Cs 0.1 s apart end it at once, the workers killed,
+    still in one line (the second one interrupted the cluster's close: 11 s and Dask's log lines). No process of the
+    group is left behind (zombies aside)."""
+    p, err = _verify_until_a_claim_finished(tmp_path)
+    for k, sig in enumerate(signals):
+        if k:
+            time.sleep(0.1)
+        os.killpg(p.pid, sig)
+    p.wait(timeout=BOUND)
+    time.sleep(1.0)
+    text = err.read_text()
+    words = [line for line in text.splitlines() if not line.startswith("[")]
+    assert p.returncode == 130, text[-2000:]
+    assert len(words) == 1 and words[0] in ("collapse-verify: interrupted",
+                                            "collapse-verify: interrupted again, stopped at once"), words
+    assert "Traceback" not in text
+    assert _left_in_group(p.pid) == []
+
+
+def test_interrupt_verify_a_second_signal_while_the_pool_closes_kills_the_workers_at_once():
+    """While an interrupted verify closes its pool (bounded, about a second), a second Ctrl-C or SIGTERM ends the
+    workers at once (``kill_now``) and this process with exit 130 and one line. A pool whose close receives the
+    signal stands in for the cluster (a real process: the handler exits it). (Planted: no handler during the close:
+    the close runs on, no kill, KeyboardInterrupt's traceback: red here.)"""
+    script = (
+        "import os, signal, sys, time\n"
+        "from proofs_numeric.ledger import run as R\n"
+        "class Pool:\n"
+        "    def shutdown(self, cancel=False):\n"
+        "        os.kill(os.getpid(), signal.SIG%s)\n"
+        "        time.sleep(30)\n"
+        "        print('closed', flush=True)\n"
+        "    def kill_now(self):\n"
+        "        print('killed', flush=True)\n"
+        "R._shut_down_interrupted(Pool())\n"
+        "print('returned', flush=True)\n")
+    for sig in ("INT", "TERM"):
+        p = subprocess.run([sys.executable, "-c", script % sig], capture_output=True, text=True, timeout=BOUND)
+        assert p.returncode == 130 and p.stdout.split() == ["killed"], (sig, p.returncode, p.stdout, p.stderr[-1000:])
+        assert p.stderr.strip() == "collapse-verify: interrupted again, stopped at once", p.stderr[-1000:]
