@@ -13,7 +13,7 @@ import datetime as _dt
 import sys
 import time
 import traceback
-from typing import Callable
+from typing import Callable, Collection, Sequence
 
 from proofs_numeric.ledger.cache import ledger_key
 from proofs_numeric.ledger.load import registry
@@ -46,7 +46,8 @@ def provenance(started: float, duration: float, seeds: dict[str, int]) -> dict:
 
 def run_ledger(claims: list[Claim], ctx: CheckContext,
                progress: Callable[[int, int, Claim, ClaimResult | None], None] | None = None,
-               workers: int = 1, say: Callable[[str], None] | None = None) -> tuple[list[ClaimResult], list[str]]:
+               workers: int = 1, say: Callable[[str], None] | None = None,
+               together: Sequence[Collection[str]] = ()) -> tuple[list[ClaimResult], list[str]]:
     """Run every claim; returns the results (in the order of ``claims``) and the errors (a check raised, a stored
     counterexample no longer refutes, evidence contradicts itself, or a stored counterexample file is never re-read).
 
@@ -62,8 +63,11 @@ def run_ledger(claims: list[Claim], ctx: CheckContext,
     ``workers`` > 1: the claims run in that many worker processes (:class:`~.model_check.DaskPool`, the suite's one
     executor of parallel runs), one claim per task, each looked up by id in the worker's own registry; a claim with
     formal lemmas is handed out only once the background check has ended, so the workers read its stored verdicts
-    instead of asking Coq again. A claim a worker does not know (registered only in this process), or whose worker
-    died, runs here afterwards; a pool that cannot start leaves the whole run to this process (``say`` tells why).
+    instead of asking Coq again. ``together``: groups of claim ids that read the same expensive part (the trained
+    model's measurement, :func:`proofs_numeric.witnesses.real_model.claims_sharing_parts`): each group present is
+    one task, run in one worker, which computes the part once; the groups are handed out first. A claim a worker does
+    not know (registered only in this process), or whose worker died, runs here afterwards; a pool that cannot
+    start leaves the whole run to this process (``say`` tells why).
     Verdicts do not depend on which process ran a claim: every seed comes from a stable hash of a name
     (property_tests/framework/test_claims.py compares the two ways)."""
     with_formal = {lm.claim for lm in formal.LEMMAS}
@@ -71,7 +75,7 @@ def run_ledger(claims: list[Claim], ctx: CheckContext,
     order = sorted(range(len(claims)), key=lambda k: claims[k].id in with_formal)  # stable
     first_formal = next((i for i, k in enumerate(order) if claims[k].id in with_formal), len(order))
     try:
-        done = _run_in_pool(claims, ctx, order, first_formal, progress, workers, background, say) \
+        done = _run_in_pool(claims, ctx, order, first_formal, progress, workers, background, say, together) \
             if workers > 1 and len(claims) > 1 else None
         if done is None:
             with single_threaded_blas():
@@ -139,7 +143,27 @@ def claim_task(claim_id: str, ctx: CheckContext, fresh: bool = True, int_digits:
     return dataclasses.replace(r, claim=None), errors  # type: ignore[arg-type]  # the caller restores it
 
 
-def _run_in_pool(claims, ctx, order, first_formal, progress, workers, background, say
+def group_task(claim_ids: tuple[str, ...], ctx: CheckContext, fresh: bool = True, int_digits: int | None = None
+               ) -> list[tuple[ClaimResult, list[str]] | None]:
+    """:func:`claim_task` of each id in turn, in one worker (claims that read the same expensive part compute it
+    once)."""
+    return [claim_task(i, ctx, fresh, int_digits) for i in claim_ids]
+
+
+def _units(claims, order, first_formal, together) -> tuple[list[list[int]], list[list[int]]]:
+    """The tasks (lists of indices into ``claims``) handed out at once and those handed out once the Coq check has
+    ended: each group of ``together`` present is one task (in the order of ``order``), first; every other claim is a
+    task of its own. A task is held back when any of its claims has formal lemmas (``order[first_formal:]``)."""
+    late = set(order[first_formal:])
+    place = {claims[k].id: k for k in order}
+    groups = [sorted((place[i] for i in g if i in place), key=order.index) for g in together]
+    groups = [g for g in groups if len(g) > 1]
+    grouped = {k for g in groups for k in g}
+    units = groups + [[k] for k in order if k not in grouped]
+    return [u for u in units if not late & set(u)], [u for u in units if late & set(u)]
+
+
+def _run_in_pool(claims, ctx, order, first_formal, progress, workers, background, say, together=()
                  ) -> dict[int, tuple[ClaimResult, list[str]]] | None:
     """``_run_in_order``'s result with the claims run by ``workers`` worker processes (see :func:`run_ledger`);
     None when the pool cannot start."""
@@ -161,34 +185,38 @@ def _run_in_pool(claims, ctx, order, first_formal, progress, workers, background
     done: dict[int, tuple[ClaimResult, list[str]]] = {}
     here: list[int] = []  # claims a worker did not know or could not run: run in this process afterwards
     futures: dict = {}
-    waiting = list(order[first_formal:])
+    now, waiting = _units(claims, order, first_formal, together)
     finished = 0
+
+    def submit(units):
+        for u in units:
+            futures[pool.submit(group_task, tuple(claims[k].id for k in u), ctx, fresh, digits)] = u
     try:
-        for k in order[:first_formal]:
-            futures[pool.submit(claim_task, claims[k].id, ctx, fresh, digits)] = k
+        submit(now)
         while futures or waiting:
             if waiting and (background is None or not background.is_alive()):
-                for k in waiting:
-                    futures[pool.submit(claim_task, claims[k].id, ctx, fresh, digits)] = k
+                submit(waiting)
                 waiting = []
             ready, _ = wait(list(futures), timeout=0.2, return_when=FIRST_COMPLETED)
             for f in ready:
-                k = futures.pop(f)
+                unit = futures.pop(f)
                 try:
-                    out = f.result()
+                    outs = f.result()
                 except Exception as e:  # noqa: BLE001 - a worker that died on it (rescheduled, died again)
                     if say:
-                        say(f"verify: {claims[k].id}: its worker failed ({type(e).__name__}); running it here")
-                    here.append(k)
+                        say(f"verify: {', '.join(claims[k].id for k in unit)}: the worker failed "
+                            f"({type(e).__name__}); running {'them' if len(unit) > 1 else 'it'} here")
+                    here.extend(unit)
                     continue
-                if out is None:
-                    here.append(k)
-                    continue
-                r, errors = out
-                done[k] = (dataclasses.replace(r, claim=claims[k]), errors)
-                finished += 1
-                if progress:
-                    progress(finished, len(claims), claims[k], done[k][0])
+                for k, out in zip(unit, outs, strict=True):
+                    if out is None:
+                        here.append(k)
+                        continue
+                    r, errors = out
+                    done[k] = (dataclasses.replace(r, claim=claims[k]), errors)
+                    finished += 1
+                    if progress:
+                        progress(finished, len(claims), claims[k], done[k][0])
         pool.shutdown()
     except BaseException:
         _shut_down_interrupted(pool)

@@ -78,7 +78,8 @@ __all__ = ["available", "load", "load_model", "MiniLM", "SENTENCES", "TEXTS", "m
            "ModelNotInstalled", "DEFAULT_MODEL", "ALIGNMENT_SUPPORT", "ALIGNMENT_AGAINST", "ln_sites", "ln_conclusion",
            "w_o_deficient", "alignment_trained", "EVIDENCE", "DEFAULT_CLAIMS", "default_claims", "measurements",
            "header", "layers_input", "ln_records_by_input", "ln_object", "ln_site_evidence", "LN_OBJECTS",
-           "MEASURE_MEMO", "MODEL_DIST", "PATH_MEMO", "PART_MEMO", "MEASURE_PARTS", "PARTS_READ", "part_records",
+           "MEASURE_MEMO", "MODEL_DIST", "claims_sharing_parts", "PATH_MEMO", "PART_MEMO", "MEASURE_PARTS",
+           "PARTS_READ", "part_records",
            "measured", "joint_order", "update_ratios_of", "forward_update_ratios",
            "forward_site_list", "run_part",
            "path_measurements", "norm_site_rows", "layer_rows", "records_by_site", "rro_site_evidence", "update_ratios"]
@@ -376,6 +377,21 @@ _ARITH_NET = "arb enclosures of the network's activations (python-flint), ranks 
 PARTS_READ = {"ln_sites": (("RN.main",),), "ln_conclusion": (("RN.main",),),
               "w_o_deficient": (("HC.main", "RA.main"),), "alignment_trained": (("HC.main", "RA.main"),),
               "rro_trained": (("RRO.main",),)}
+
+
+def claims_sharing_parts() -> list[set[str]]:
+    """The claims whose trained-model evidence (:data:`EVIDENCE`) reads a common part of the measurement
+    (:data:`PARTS_READ`), in groups (connected through shared parts; groups of one left out): ``verify`` runs each
+    group in one worker process, which computes each part once (the RN.main part is about 8 s of CPU)."""
+    parts_of: dict[str, set] = {}
+    for (claim, _reading), checks in EVIDENCE.items():
+        parts_of.setdefault(claim, set()).update(p for c in checks for p in PARTS_READ.get(c.__name__, ()))
+    groups: list[tuple[set[str], set]] = []
+    for claim, parts in sorted(parts_of.items()):
+        joined = [g for g in groups if g[1] & parts]
+        groups = [g for g in groups if not g[1] & parts]
+        groups.append(({claim, *(c for g in joined for c in g[0])}, set(parts).union(*(g[1] for g in joined))))
+    return [g[0] for g in groups if len(g[0]) > 1]
 
 
 def _with_measurements(check):

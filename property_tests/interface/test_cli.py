@@ -181,6 +181,7 @@ class _InlinePool:
     died on it)."""
 
     submitted: list = []
+    tasks: list = []
     fail: set = set()
     start_error: Exception | None = None
 
@@ -190,9 +191,10 @@ class _InlinePool:
 
     def submit(self, fn, *args):
         from concurrent.futures import Future
-        _InlinePool.submitted.append(args[0])
+        _InlinePool.submitted.extend(args[0])  # a task's claim ids
+        _InlinePool.tasks.append(tuple(args[0]))
         f: Future = Future()
-        if args[0] in _InlinePool.fail:
+        if set(args[0]) & _InlinePool.fail:
             f.set_exception(RuntimeError("planted worker death"))
         else:
             f.set_result(fn(*args))
@@ -318,3 +320,40 @@ def test_cli_verify_without_loopback_or_with_more_workers_than_cpus_says_so(monk
     assert "verify: no worker processes: no TCP connection on 127.0.0.1 (planted); running every claim" in \
         " ".join(x.strip() for x in err.splitlines())
     assert all(len(line) <= 80 for line in err.splitlines())
+
+
+def test_cli_verify_workers_run_claims_that_share_a_part_in_one_task(monkeypatch):
+    """The claims whose trained-model evidence reads the same part of the MiniLM measurement form a group
+    (claims_sharing_parts: RN.main, RN.hypotheses-at-init and RN.hypotheses-in-training read the RN.main part, about
+    8 s of CPU that two workers computed twice); verify hands each group to one worker as one task, before the
+    single claims, and a group with a claim that has formal lemmas waits for the Coq check like that claim. (Planted:
+    the groups ignored, or a group with a formal claim handed out at once: red here.)"""
+    from proofs_numeric.ledger import get, registry
+    from proofs_numeric.ledger import model_check as MC
+    from proofs_numeric.ledger import run as RUN
+    from proofs_numeric.witnesses.real_model import claims_sharing_parts
+    from theorems import formal
+    from theorems.framework import CheckContext, ClaimResult
+    registry()
+    groups = claims_sharing_parts()
+    assert {"RN.main", "RN.hypotheses-at-init", "RN.hypotheses-in-training"} in groups
+    assert {"HC.main", "RC.alignment"} in groups
+    with_formal = {lm.claim for lm in formal.LEMMAS}
+    picked = [get(i) for i in ("DC.dff-heuristic", "RN.main", "HC.main", "RN.hypotheses-at-init", "RC.alignment",
+                               "BLOCK.residual-model")]
+    monkeypatch.setattr(RUN, "run_claim", lambda c, ctx: ClaimResult(c, [], 0.0))
+    monkeypatch.setattr(formal, "start_check", lambda *a, **k: _Background(polls=2))
+    monkeypatch.setattr(formal, "cancel_check", lambda *a, **k: None)
+    monkeypatch.setattr(MC, "DaskPool", _InlinePool)
+    _InlinePool.submitted, _InlinePool.tasks, _InlinePool.fail, _InlinePool.start_error = [], [], set(), None
+    results, errors = RUN.run_ledger(picked, CheckContext(dps=15, quick=True), workers=2, together=groups)
+    assert [r.claim.id for r in results] == [c.id for c in picked] and errors == []
+    tasks = _InlinePool.tasks
+    assert sorted(len(t) for t in tasks) == [1, 1, 2, 2], tasks
+    for t in tasks:
+        if len(t) == 2:  # the picked members of one group
+            assert any(set(t) <= g for g in groups), t
+    late = [t for t in tasks if set(t) & with_formal]
+    assert tasks[-len(late):] == late if late else True  # every task with a formal claim after the others
+    first = [t for t in tasks if not set(t) & with_formal]
+    assert [len(t) for t in first] == sorted((len(t) for t in first), reverse=True)  # groups first
