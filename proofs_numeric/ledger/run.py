@@ -7,6 +7,7 @@
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
 import datetime as _dt
@@ -65,9 +66,10 @@ def run_ledger(claims: list[Claim], ctx: CheckContext,
     formal lemmas is handed out only once the background check has ended, so the workers read its stored verdicts
     instead of asking Coq again. ``together``: groups of claim ids that read the same expensive part (the trained
     model's measurement, :func:`proofs_numeric.witnesses.real_model.claims_sharing_parts`): each group present is
-    one task, run in one worker, which computes the part once; the groups are handed out first. A claim a worker does
-    not know (registered only in this process), or whose worker died, runs here afterwards; a pool that cannot
-    start leaves the whole run to this process (``say`` tells why).
+    one task, run in one worker, which computes the part once; the groups go first (a few tasks are in flight
+    at a time, so a group held back for Coq runs next once the check has ended, not after every other claim). A
+    claim a worker does not know (registered only in this process), or whose worker died, runs here afterwards; a
+    pool that cannot start leaves the whole run to this process (``say`` tells why).
     Verdicts do not depend on which process ran a claim: every seed comes from a stable hash of a name
     (property_tests/framework/test_claims.py compares the two ways)."""
     with_formal = {lm.claim for lm in formal.LEMMAS}
@@ -186,17 +188,21 @@ def _run_in_pool(claims, ctx, order, first_formal, progress, workers, background
     here: list[int] = []  # claims a worker did not know or could not run: run in this process afterwards
     futures: dict = {}
     now, waiting = _units(claims, order, first_formal, together)
+    pending = collections.deque(now)
     finished = 0
-
-    def submit(units):
-        for u in units:
-            futures[pool.submit(group_task, tuple(claims[k].id for k in u), ctx, fresh, digits)] = u
     try:
-        submit(now)
-        while futures or waiting:
+        while futures or pending or waiting:
             if waiting and (background is None or not background.is_alive()):
-                submit(waiting)
+                pending.extendleft(reversed(waiting))  # next: a group (the longest task) must not wait behind the rest
                 waiting = []
+            # a few tasks in flight at a time (one more than the workers, so none idles between two), the rest held
+            # here: a task put ahead of the others (above) then runs next, not after everything handed out before it
+            while pending and len(futures) <= workers:
+                u = pending.popleft()
+                futures[pool.submit(group_task, tuple(claims[k].id for k in u), ctx, fresh, digits)] = u
+            if not futures:
+                time.sleep(0.2)  # every task held back waits for the Coq check
+                continue
             ready, _ = wait(list(futures), timeout=0.2, return_when=FIRST_COMPLETED)
             for f in ready:
                 unit = futures.pop(f)
