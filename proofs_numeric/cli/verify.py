@@ -122,7 +122,7 @@ def _verify(args, sources: dict[str, str] | None = None) -> int:
         err.print(f"verifying {len(claims)} claims in {workers} worker processes ...", end="\r")
     from proofs_numeric.witnesses.real_model import claims_sharing_parts  # lazy: the model's modules
     results, errors = run_ledger(claims, ctx, progress, workers=workers, say=say,
-                                 together=claims_sharing_parts() if workers > 1 else ())
+                                 together=claims_sharing_parts() if workers > 1 else (), families=True)
     _report_found_counterexamples(results, store=args.store, force=args.force)  # first: the lines below name the file
     head = (f"collapse-verify ledger: {len(results)} claims, {time.perf_counter() - t0:.1f} s "
             f"(dps {args.dps}{', quick' if args.quick else ''})")
