@@ -106,22 +106,21 @@ def test_formal_prepare_asks_what_the_ledger_asks_and_never_fails_make_verify(mo
     refusal); without coqc it says there is nothing to prepare. (Planted: another lemma set or mode: red here.)"""
     import inspect
 
-    from theorems.formal import runner
     asked = []
-    monkeypatch.setattr(runner, "coq_version", lambda: "8.16.1")
-    monkeypatch.setattr(runner, "mathcomp_available", lambda: True)
-    monkeypatch.setattr(runner, "compile_sources", lambda *a, **k: {"broken_file": "Error: planted", "ok": None})
-    monkeypatch.setattr(runner, "check", lambda *a, **k: asked.append((a, k)) or {
+    monkeypatch.setattr(formal.runner, "coq_version", lambda: "8.16.1")
+    monkeypatch.setattr(formal.runner, "mathcomp_available", lambda: True)
+    monkeypatch.setattr(formal.runner, "compile_sources", lambda *a, **k: {"broken_file": "Error: planted", "ok": None})
+    monkeypatch.setattr(formal.runner, "check", lambda *a, **k: asked.append((a, k)) or {
         lm.name: formal.FormalResult(True, "accepted", "", "", 0.0) for lm in formal.LEMMAS})
-    assert runner.main(["--prepare"]) == 0
+    assert formal.runner.main(["--prepare"]) == 0
     out = capsys.readouterr().out
     assert "1 file(s) do not compile: broken_file" in out and "asked as verify asks" in out
-    default = inspect.signature(runner.start_check).parameters
+    default = inspect.signature(formal.runner.start_check).parameters
     assert asked == [((formal.LEMMAS,), {})]  # check()'s own defaults: tuple mode, statements compared, no coqchk
     assert default["lemmas"].default == formal.LEMMAS and default["per_lemma_axioms"].default is False
     assert inspect.signature(formal.check).parameters["coqchk"].default is False  # the real one (runner.check: patched)
-    monkeypatch.setattr(runner, "coq_version", lambda: None)
-    assert runner.main(["--prepare"]) == 0 and "nothing to prepare" in capsys.readouterr().out
+    monkeypatch.setattr(formal.runner, "coq_version", lambda: None)
+    assert formal.runner.main(["--prepare"]) == 0 and "nothing to prepare" in capsys.readouterr().out
 
 
 def test_formal_every_lemma_accepted():
