@@ -256,10 +256,12 @@ def test_interrupt_a_library_run_restores_the_handlers(handlers):
 # --- verify's worker processes -----------------------------------------------------------------------------------
 
 def _verify_until_a_claim_finished(tmp_path):
-    """``verify --quick --workers 2`` started in its own session; returns once its first claim has finished (the pool
-    is up), with the process and its stderr file."""
+    """``verify --quick --workers 2`` of the DONG and RW claims (two families: two tasks of a few seconds each)
+    started in its own session; returns once its first claim has finished (the pool is up), with the process and its
+    stderr file."""
     err = tmp_path / "stderr.txt"
-    p = subprocess.Popen([*CLI, "verify", "--quick", "--workers", "2"], stdout=subprocess.DEVNULL,
+    p = subprocess.Popen([*CLI, "verify", "--quick", "--workers", "2", "--claims", "DONG.*,RW.*"],
+                         stdout=subprocess.DEVNULL,
                          stderr=err.open("w"), start_new_session=True)
     t0 = time.monotonic()
     while "[1/" not in err.read_text() and p.poll() is None and time.monotonic() - t0 < BOUND:
