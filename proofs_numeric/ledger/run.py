@@ -228,8 +228,10 @@ def _run_in_pool(claims, ctx, order, first_formal, progress, workers, background
                     outs = f.result()
                 except Exception as e:  # noqa: BLE001 - a worker that died on it (rescheduled, died again)
                     if say:
-                        say(f"verify: {', '.join(claims[k].id for k in unit)}: the worker failed "
-                            f"({type(e).__name__}); running {'them' if len(unit) > 1 else 'it'} here")
+                        ids = [claims[k].id for k in unit]
+                        named = ", ".join(ids[:4]) + (f" and {len(ids) - 4} more" if len(ids) > 4 else "")
+                        say(f"verify: {named}: the worker failed ({type(e).__name__}); running "
+                            f"{'them' if len(unit) > 1 else 'it'} here")
                     here.extend(unit)
                     continue
                 for k, out in zip(unit, outs, strict=True):
