@@ -1,14 +1,12 @@
 """``verify`` (the ledger) and ``show`` (one claim's whole record)."""
 from __future__ import annotations
 
-import contextlib
 import difflib
 import json
 import os
 import signal
 import sys
 import textwrap
-import threading
 import time
 
 import sympy
@@ -28,6 +26,7 @@ from proofs_numeric.ledger import (
     select,
 )
 from proofs_numeric.ledger.diff import DiffError, ledger_diff, load_ledger, render_diff
+from proofs_numeric.ledger.run import signals_handled_by
 from proofs_numeric.output import marked
 from theorems.exact.input import int_digits_unlimited
 from theorems.framework import (
@@ -67,21 +66,12 @@ def cmd_verify(args) -> int:
         return _verify(args, sources)
 
 
-@contextlib.contextmanager
 def _sigterm_interrupts():
     """SIGTERM ends ``verify`` as Ctrl-C does (the workers and the Coq check ended, one line, exit 130), not silently
     with status -15 (in the main thread; elsewhere the default stays)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
     def interrupt(n, f):
         raise KeyboardInterrupt
-    old = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, old)
+    return signals_handled_by(interrupt, (signal.SIGTERM,))
 
 
 def _verify(args, sources: dict[str, str] | None = None) -> int:

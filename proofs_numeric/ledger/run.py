@@ -11,7 +11,10 @@ import collections
 import contextlib
 import dataclasses
 import datetime as _dt
+import os
+import signal
 import sys
+import threading
 import time
 import traceback
 from typing import Callable, Collection, Sequence
@@ -32,7 +35,8 @@ from theorems.framework import (
 )
 from theorems.framework.memo import computing_fresh, head_commit, library_versions, reading_store
 
-__all__ = ["provenance", "run_ledger", "ledger_json", "seeds_of", "referenced_counterexamples"]
+__all__ = ["provenance", "run_ledger", "ledger_json", "seeds_of", "referenced_counterexamples", "claim_task",
+           "group_task", "signals_handled_by"]
 
 def provenance(started: float, duration: float, seeds: dict[str, int]) -> dict:
     """Where this ledger came from: commit, library versions, the seeds its claims drew, start time, duration."""
@@ -265,23 +269,29 @@ def _no_loopback() -> str | None:
         return f"no TCP connection on 127.0.0.1 ({type(e).__name__}: {e})"
 
 
+@contextlib.contextmanager
+def signals_handled_by(handler, signals=(signal.SIGINT, signal.SIGTERM)):
+    """Within the block, ``handler(signum, frame)`` handles ``signals``; the previous handlers come back after it. Off
+    the main thread (where Python cannot set a handler) nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = {sig: signal.signal(sig, handler) for sig in signals}
+    try:
+        yield
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
+
+
 def _start_pool(workers: int):
     """A :class:`~.model_check.DaskPool` of ``workers`` local processes, started with Ctrl-C and SIGTERM held back
     (in the main thread): a signal during the start-up (about 2.5 s) would leave a cluster half made, which prints
     tracebacks at exit. A held signal is acted on once the pool exists: the pool is closed, then KeyboardInterrupt."""
-    import signal
-    import threading
-
     from proofs_numeric.ledger.model_check import DaskPool
-    if threading.current_thread() is not threading.main_thread():
-        return DaskPool("local", workers)
     held: list[int] = []
-    old = {sig: signal.signal(sig, lambda n, f: held.append(n)) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
+    with signals_handled_by(lambda n, f: held.append(n)):
         pool = DaskPool("local", workers)
-    finally:
-        for sig, h in old.items():
-            signal.signal(sig, h)
     if held:
         _shut_down_interrupted(pool)
         raise KeyboardInterrupt
@@ -291,21 +301,12 @@ def _start_pool(workers: int):
 def _shut_down_interrupted(pool) -> None:
     """Close the pool of an interrupted run (its tasks cancelled, the close bounded); a further Ctrl-C or SIGTERM
     meanwhile ends the workers and this process at once, with one line (exit 130)."""
-    import os
-    import signal
-    import threading
-
     def now(n, f):
         pool.kill_now()
         print("collapse-verify: interrupted again, stopped at once", file=sys.stderr, flush=True)
         os._exit(130)
-    main = threading.current_thread() is threading.main_thread()
-    old = {sig: signal.signal(sig, now) for sig in (signal.SIGINT, signal.SIGTERM)} if main else {}
-    try:
+    with signals_handled_by(now):
         pool.shutdown(cancel=True)
-    finally:
-        for sig, h in old.items():
-            signal.signal(sig, h)
 
 
 def seeds_of(results: list[ClaimResult]) -> dict[str, int]:
