@@ -355,7 +355,8 @@ def test_book_in_headless_chromium(built_book, tmp_path):
             outside = []
             page.on("request", lambda r: outside.append(r.url)
                     if not r.url.startswith(("file:", "data:", "blob:", "about:")) else None)
-            page.set_viewport_size({"width": 1400, "height": 1000})
+            width = 1400
+            page.set_viewport_size({"width": width, "height": 1000})
             shots = BOOK / "_build" / "screenshots"
             shots.mkdir(parents=True, exist_ok=True)
             overflow, broken_words, clipped = [], [], []
@@ -375,14 +376,19 @@ def test_book_in_headless_chromium(built_book, tmp_path):
                 broken = page.evaluate("[...document.images].filter(i => !(i.complete && i.naturalWidth > 0))"
                                        ".map(i => i.src)")
                 assert broken == [], f"{f.name}: images not loaded: {broken}"
-                overflow += [f"{f.relative_to(built_book)}: {o}" for o in page.evaluate(_OVERFLOW_JS)]
-                broken_words += [f"{f.relative_to(built_book)}: {o}" for o in page.evaluate(_BROKEN_WORD_JS)]
-                clipped += [f"{f.relative_to(built_book)} at 1400 px: {o}" for o in page.evaluate(_CLIPPED_JS)]
-                page.set_viewport_size({"width": 800, "height": 1000})  # a narrow window: the column is narrower
-                clipped += [f"{f.relative_to(built_book)} at 800 px: {o}" for o in page.evaluate(_CLIPPED_JS)]
-                page.set_viewport_size({"width": 1400, "height": 1000})
-                page.screenshot(path=str(shots / (f.relative_to(built_book).as_posix().replace("/", "__")
-                                                   .removesuffix(".html") + ".png")), full_page=FULL_SCREENSHOTS)
+                # each page at 1400 px and in a narrow window (800 px: the column is narrower), starting at the width
+                # the last page ended at (one re-layout per page instead of two; 2026-12-07: 4.5 s of the 48 s)
+                for w in ((1400, 800) if width == 1400 else (800, 1400)):
+                    if w != width:
+                        page.set_viewport_size({"width": w, "height": 1000})
+                        width = w
+                    where = f.relative_to(built_book)
+                    clipped += [f"{where} at {w} px: {o}" for o in page.evaluate(_CLIPPED_JS)]
+                    if w == 1400:
+                        overflow += [f"{where}: {o}" for o in page.evaluate(_OVERFLOW_JS)]
+                        broken_words += [f"{where}: {o}" for o in page.evaluate(_BROKEN_WORD_JS)]
+                        page.screenshot(path=str(shots / (where.as_posix().replace("/", "__").removesuffix(".html")
+                                                          + ".png")), full_page=FULL_SCREENSHOTS)
             assert outside == [], f"requests to outside hosts: {outside[:5]}"
             assert overflow == [], "content wider than the text column at 1400 px:\n" + "\n".join(overflow[:20])
             assert broken_words == [], (f"{len(broken_words)} words broken mid-word at 1400 px:\n"

@@ -548,6 +548,29 @@ def _run_query(build: Path, modules: list[str], lemmas: list[FormalLemma], per_l
     return found, err
 
 
+#: a per-lemma query of at least twice this many lemmas is split across coqc processes run at once
+_PART_MIN = 4
+
+
+def _run_query_parts(build: Path, modules: list[str], lemmas: list[FormalLemma],
+                     locate: list[str] | tuple[str, ...] = ()) -> tuple[dict[str, dict[str, str]], str]:
+    """:func:`_run_query` per lemma, the lemmas dealt round-robin to up to :func:`_jobs` coqc run at once, each with
+    the same Requires (so the same printed names; ``locate`` is asked in the first); the blocks merged, the first
+    error kept. Print Assumptions walks a lemma's dependencies again for every lemma: about 1.8 s per lemma of a file
+    that loads MathComp-Analysis (30 such lemmas: 54 s in one coqc, 2026-12-06), so one process was most of
+    `make formal`'s time. A lemma's printed assumptions do not depend on which others share its query."""
+    n = min(_jobs(), len(lemmas) // _PART_MIN)
+    if n <= 1:
+        return _run_query(build, modules, lemmas, per_lemma=True, locate=locate)
+    parts = [(lemmas[i::n], locate if i == 0 else ()) for i in range(n)]
+    with ThreadPoolExecutor(max_workers=n) as pool:
+        answers = list(pool.map(lambda p: _run_query(build, modules, p[0], per_lemma=True, locate=p[1]), parts))
+    found: dict[str, dict[str, str]] = {}
+    for part_found, _ in answers:
+        found.update(part_found)
+    return found, next((err for _, err in answers if err), "")
+
+
 def _located(text: str) -> str | None:
     """The full name in Coq's ``Locate Term`` output (its first line: "Constant <full name>")."""
     m = re.match(r"\s*(?:Constant|Inductive|Constructor|Notation)\s+(\S+)", text or "")
@@ -632,7 +655,7 @@ def _query_group(build: Path, lemmas: list[FormalLemma], try_tuple: bool, tuple_
                 for l in lemmas:
                     found[l.name]["ASSUMPTIONS"] = tuple_text
                 return found, {f"{l.name} {a}": f for l in lemmas for a, f in named.items() if f}, failed, True
-    found, err = _run_query(build, modules, lemmas, per_lemma=True, locate=candidates)
+    found, err = _run_query_parts(build, modules, lemmas, locate=candidates)
     where = {l.name: modules for l in lemmas}
     if err and any(l.name not in found for l in lemmas):  # localise: one query per lemma left
         for l in lemmas:
