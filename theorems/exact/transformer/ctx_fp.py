@@ -91,7 +91,10 @@ class FloatContext(Operators):
         return np.exp(M) if keep is None else np.exp(np.where(keep, M, -np.inf))
 
     def erf(self, M):
-        return np.vectorize(math.erf, otypes=[np.float64])(M)
+        # math.erf on every entry, as np.vectorize called it (the same doubles), without its per-call overhead: a
+        # MiniLM MLP at 512 tokens (786432 entries) 0.16 -> 0.05 s
+        M = np.asarray(M)
+        return np.fromiter(map(math.erf, M.ravel().tolist()), dtype=np.float64, count=M.size).reshape(M.shape)
 
     def vsqrt(self, v):
         return np.sqrt(v)
