@@ -101,6 +101,26 @@ def test_memo_computing_fresh_computes_and_stores(store):
     assert M.memo("t-fresh", {}, f) == 2 and f.calls == 2  # what the fresh run stored
 
 
+def test_memo_computing_fresh_computes_each_key_once_per_block_and_hands_out_copies(store):
+    """Inside one computing_fresh block (one verify run) a key already computed there is not computed again: the
+    caller gets a fresh copy of what the block computed (mutating one copy changes no other), never a value of the
+    store written before the block; a new block computes again. (Planted: no reuse, or the same object handed out:
+    red.)"""
+    f = _Counter({"rank": 3, "values": [1, 2]})
+    M.memo("t-run", {"n": 1}, f)  # stored before the run
+    with M.computing_fresh():
+        f.value = {"rank": 4, "values": [5]}
+        first = M.memo("t-run", {"n": 1}, f)
+        first["values"].append(99)
+        second = M.memo("t-run", {"n": 1}, f)
+        assert f.calls == 2 and second == {"rank": 4, "values": [5]} and second is not first
+        assert M.provenance("t-run")["reused"] is False  # computed by this run
+        assert M.memo("t-run", {"n": 2}, f) and f.calls == 3  # another key: computed
+    with M.computing_fresh():
+        M.memo("t-run", {"n": 1}, f)
+    assert f.calls == 4
+
+
 def test_memo_off_keeps_nothing(tmp_path, monkeypatch):
     monkeypatch.setenv(M.CACHE_ENV, "off")
     f = _Counter(1)
