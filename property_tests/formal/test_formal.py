@@ -395,25 +395,32 @@ def test_formal_policy_refuses_a_project_axiom_and_admitted_by_name(tmp_path):
 @needs_coq
 def test_formal_per_lemma_queries_split_across_coqc_give_the_verdicts_of_one(tmp_path, monkeypatch):
     """make formal asks Print Assumptions lemma by lemma in up to COLLAPSE_VERIFY_COQ_JOBS coqc at once (the lemmas
-    dealt round-robin): eleven lemmas, three refused in different parts, give the verdicts, reasons and axioms of one
-    coqc (planted: the second part's blocks not merged: red)."""
-    honest = [f"honest{i}" for i in range(7)]
+    dealt round-robin). Twelve lemmas in three parts, three refused in different parts, give the verdicts, reasons
+    and axioms of one coqc (planted: the second part's blocks not merged: red). Then one more that Coq cannot query
+    (declared inside a Module): its part stops there, the lemmas after it are asked one by one, and only it is
+    refused, by name."""
+    honest = [f"honest{i}" for i in range(8)]
     text = _PLANTED + "".join(f"Lemma {h} : {i} = {i}.\nProof. reflexivity. Qed.\n" for i, h in enumerate(honest))
     names = ["uses_axiom", "honest0", "cheat", "honest1", "uses_cheat", "honest2", "honest", *honest[3:]]
-    got = {}
-    for jobs in ("1", "3"):
-        src = tmp_path / f"jobs{jobs}"
+
+    def ask(jobs: str, text: str, names: list[str]) -> dict:
+        src = tmp_path / f"jobs{jobs}-{len(names)}"
         src.mkdir()
         (src / "planted.v").write_text(text)
         monkeypatch.setenv("COLLAPSE_VERIFY_COQ_JOBS", jobs)
         formal.clear_check_cache()
-        got[jobs] = {n: (r.accepted, r.reason, r.axioms, r.axioms_bound)
-                     for n, r in formal.check([_lemma("planted", s) for s in names], source_dir=src,
-                                              per_lemma_axioms=True, coqchk=False).items()}
-    assert got["3"] == got["1"]
-    assert [n.rsplit(".", 1)[1] for n, v in got["3"].items() if v[0] is False] == ["uses_axiom", "cheat", "uses_cheat"]
-    assert got["3"]["CollapseVerify.planted.uses_axiom"][2] == ("CollapseVerify.planted.everything",)
-    assert all(v[0] is True and v[2] == () for n, v in got["3"].items() if "honest" in n)
+        return {n.rsplit(".", 1)[1]: (r.accepted, r.reason, r.axioms, r.axioms_bound)
+                for n, r in formal.check([_lemma("planted", s) for s in names], source_dir=src,
+                                         per_lemma_axioms=True, coqchk=False).items()}
+    one, three = ask("1", text, names), ask("3", text, names)
+    assert three == one
+    assert [n for n, v in three.items() if v[0] is False] == ["uses_axiom", "cheat", "uses_cheat"]
+    assert three["uses_axiom"][2] == ("CollapseVerify.planted.everything",)
+    assert all(v[0] is True and v[2] == () for n, v in three.items() if "honest" in n)
+    with_inner = names[:9] + ["inner"] + names[9:]  # part 0 of three: uses_axiom, honest1, honest, inner, honest7
+    got = ask("3", text + "Module M.\nLemma inner : 0 = 0.\nProof. reflexivity. Qed.\nEnd M.\n", with_inner)
+    assert got["inner"][0] is False and got["inner"][1].startswith("Coq could not query CollapseVerify.planted.inner")
+    assert {n: v for n, v in got.items() if n != "inner"} == three
 
 
 @pytest.mark.slow

@@ -7,6 +7,7 @@ import pickle
 from pathlib import Path
 
 import pytest
+import sympy
 
 from proofs_numeric.ledger import report
 from theorems.framework import memo as M
@@ -119,6 +120,45 @@ def test_memo_computing_fresh_computes_each_key_once_per_block_and_hands_out_cop
     with M.computing_fresh():
         M.memo("t-run", {"n": 1}, f)
     assert f.calls == 4
+
+
+class _NotRebuilt:
+    """Pickles, but its pickle cannot be loaded (what a store read recovers from by computing again)."""
+
+    def __init__(self, v):
+        if v == "bad":
+            raise ValueError("cannot rebuild")
+        self.v = v
+
+    def __reduce__(self):
+        return (_NotRebuilt, ("bad",))
+
+
+def test_memo_a_value_not_rebuilt_is_computed_again_within_a_block(store):
+    """The reuse within a computing_fresh block recovers as a store read does: a stored value whose pickle cannot be
+    loaded is computed again, not raised (planted: no fallback: red)."""
+    f = _Counter(None)
+    f.value = _NotRebuilt(1)
+    with M.computing_fresh():
+        M.memo("t-odd", {}, f)
+        assert isinstance(M.memo("t-odd", {}, f), _NotRebuilt) and f.calls == 2
+
+
+def _sqrt_square_check(sym):
+    def check():
+        return sympy.simplify(sympy.sqrt(sym ** 2) - sym) == 0
+    return check
+
+
+def test_memo_proof_steps_over_symbols_with_other_assumptions_are_two_steps(store):
+    """A proof step's key names the values its check closes over with their assumptions: sqrt(x^2) = x fails for a
+    plain symbol and holds for a positive one, whether both are asked in one verify run, in two, or read back from
+    the store (planted: the key built with repr, which prints x for both: red)."""
+    plain = ("\\sqrt{x^2} = x", "w", "identity", _sqrt_square_check(sympy.Symbol("x")))
+    positive = ("\\sqrt{x^2} = x", "w", "identity", _sqrt_square_check(sympy.Symbol("x", positive=True)))
+    with M.computing_fresh():
+        assert (step_outcome(plain), step_outcome(positive)) == (False, True)
+    assert (step_outcome(plain), step_outcome(positive)) == (False, True)
 
 
 def test_memo_off_keeps_nothing(tmp_path, monkeypatch):

@@ -523,6 +523,19 @@ def _query_text(modules: list[str], lemmas: list[FormalLemma], per_lemma: bool,
     return "\n".join(lines) + "\n"
 
 
+#: query coqc at once across both groups and their parts (:func:`_query_slots`), by the value of :func:`_jobs`
+_SLOTS: dict[int, threading.BoundedSemaphore] = {}
+_SLOTS_LOCK = threading.Lock()
+
+
+def _query_slots() -> threading.BoundedSemaphore:
+    """The slots a query's coqc takes while it runs: at most :func:`_jobs` queries at once in this process (the two
+    groups run beside each other, and each may split its lemma-by-lemma query into parts)."""
+    n = _jobs()
+    with _SLOTS_LOCK:
+        return _SLOTS.setdefault(n, threading.BoundedSemaphore(n))
+
+
 def _run_query(build: Path, modules: list[str], lemmas: list[FormalLemma], per_lemma: bool = True,
                locate: list[str] | tuple[str, ...] = ()) -> tuple[dict[str, dict[str, str]], str]:
     """Run one coqc query; ({name: {"ABOUT": text, "ASSUMPTIONS": text, "LOCATE": text}}, error text or "").
@@ -533,7 +546,8 @@ def _run_query(build: Path, modules: list[str], lemmas: list[FormalLemma], per_l
         fh.write(_query_text(modules, lemmas, per_lemma, locate))
         qpath = Path(fh.name)
     try:
-        proc = _run_coqc(_coqc_cmd(qpath.name), build)
+        with _query_slots():
+            proc = _run_coqc(_coqc_cmd(qpath.name), build)
     finally:
         for p in (qpath, qpath.with_suffix(".vo"), qpath.with_suffix(".vos"), qpath.with_suffix(".vok"),
                   qpath.with_suffix(".glob"), build / f".{qpath.stem}.aux"):

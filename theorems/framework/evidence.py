@@ -380,7 +380,9 @@ def step_outcome(step: StepLike, *, with_source: bool = False) -> Any:
     the source, the step's words and formula and its check's code (:func:`theorems.framework.memo.memo`), so the
     book's pages read the outcomes ``verify`` computed. Only a plain function whose defaults and closure values are
     plain data (numbers, strings, sympy objects, tuples of them) is stored: a bound method, a ``partial``, a closure
-    over a function or an array is checked every time. ``with_source``: ``(outcome, read_from_store)``."""
+    over a function or an array is checked every time. The key names those values by ``sympy.srepr``, which keeps a
+    symbol's assumptions (``repr`` prints ``x`` for both ``Symbol('x')`` and ``Symbol('x', positive=True)``, so two
+    such steps shared one outcome). ``with_source``: ``(outcome, read_from_store)``."""
     s = ProofStep(*step)
     code = getattr(s.check, "__code__", None)
     bound = [*(getattr(s.check, "__defaults__", None) or ())]
@@ -399,7 +401,7 @@ def step_outcome(step: StepLike, *, with_source: bool = False) -> Any:
         out = tri(s.check())
         return (out, False) if with_source else out
     where = [s.check.__module__, s.check.__qualname__, code.co_filename.rsplit("/", 1)[-1], code.co_firstlineno,
-             [repr(v) for v in bound], [repr(v) for v in values]]
+             [sympy.srepr(v) for v in bound], [sympy.srepr(v) for v in values]]  # srepr: assumptions too
     out = memo("proof-step", {"latex": s.latex, "words": s.words, "kind": s.kind, "check": where},
                lambda: tri(s.check()))
     prov = memo_provenance("proof-step") or {}

@@ -305,9 +305,13 @@ def memo(name: str, params: dict[str, Any], compute: Callable[[], T], *, extra: 
     key = memo_key(name, params, extra, digest)  # one digest for the check and the key: the same moment
     if not read and _RUN_VALUES and key in _RUN_VALUES[-1]:  # computed earlier in this computing_fresh block
         data, prov = _RUN_VALUES[-1][key]
-        _note(name, prov)
-        again: T = pickle.loads(data)["value"]
-        return again
+        try:
+            again: T = pickle.loads(data)["value"]
+        except Exception:  # noqa: BLE001 - stored but not rebuilt (as a store read that fails): compute again
+            _RUN_VALUES[-1].pop(key, None)
+        else:
+            _note(name, prov)
+            return again
     path = folder / f"{name}-{key[:24]}.pickle"
     try:
         folder.mkdir(parents=True, exist_ok=True)
