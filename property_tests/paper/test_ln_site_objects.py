@@ -41,6 +41,7 @@ def test_ln_site_evidence_labels_each_object_by_what_it_decides():
     assert (a.verdict, a.strength) == ("refuted", "interval")
 
 
+@pytest.mark.slow  # the full MiniLM measurement in this process (13 s): make test runs it, plain pytest does not
 @pytest.mark.skipif(not RM.available(), reason="the trained model package is not installed")
 def test_rn_hypotheses_in_training_rests_on_network_level_records():
     ev = RM.ln_sites(SimpleNamespace(quick=False))  # reads the measurements' records (memoised)
