@@ -67,7 +67,8 @@ def run_ledger(claims: list[Claim], ctx: CheckContext,
     2026-12-06 at load 6). An interrupted run ends the background compile (its coqc processes) before it returns.
 
     ``workers`` > 1: the claims run in that many worker processes (:class:`~.model_check.DaskPool`, the suite's one
-    executor of parallel runs), one claim per task, each looked up by id in the worker's own registry; a claim with
+    executor of parallel runs), each looked up by id in the worker's own registry (tasks: see ``together`` and
+    ``families``); a claim with
     formal lemmas is handed out only once the background check has ended, so the workers read its stored verdicts
     instead of asking Coq again. ``together``: groups of claim ids that read the same expensive part (the trained
     model's measurement, :func:`proofs_numeric.witnesses.real_model.claims_sharing_parts`): each group present is

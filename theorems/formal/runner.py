@@ -1170,8 +1170,9 @@ def prepare() -> int:
     what verify's ledger asks (:func:`check` of :data:`LEMMAS` in tuple mode, no coqchk), storing the verdicts in
     ``_build/`` keyed by content, so that a fresh clone's ledger reads them instead of waiting for coqc. It decides
     nothing itself: verify still applies the policy and the pins to what it reads (a stored verdict is keyed by the
-    sources' text and the coqc version, so an edited file is compiled and asked again). Exit 0 unless a file does not
-    compile, nor when a lemma is refused: each is verify's verdict to print, and verify runs after it either way."""
+    sources' text and the coqc version, so an edited file is compiled and asked again). Always exits 0, also when a
+    file does not compile (named in its line) or a lemma is refused: each is verify's verdict to print, and verify
+    runs after it either way."""
     version = coq_version()
     if version is None or not mathcomp_available():
         print(f"formal --prepare: {NOT_INSTALLED if version is None else NO_MATHCOMP}: nothing to prepare")
