@@ -222,8 +222,16 @@ def applicable(site: Site, form) -> str | None:
 # --------------------------------------------------------------------------------------------- site -> user input
 
 def _vector(values, name: str, how: str) -> ExactVector:
-    vals = [Fraction(float(v)) for v in np.asarray(values, dtype=np.float64).tolist()]
-    return ExactVector([v.numerator if v.denominator == 1 else v for v in vals], name, how)
+    a = np.ascontiguousarray(values, dtype=np.float64)
+    return ExactVector(list(_exact_values(a.tobytes())), name, how)
+
+
+@lru_cache(maxsize=256)
+def _exact_values(raw: bytes) -> tuple:
+    """The float64 values of ``raw`` as exact ints / Fractions; once per content (a LayerNorm's gamma and beta are read
+    at every input and by every form at its site)."""
+    vals = [Fraction(v) for v in np.frombuffer(raw, dtype=np.float64).tolist()]
+    return tuple(v.numerator if v.denominator == 1 else v for v in vals)
 
 
 def _weights(heads: list, how: str) -> ExactWeights:

@@ -334,6 +334,50 @@ def test_norm_exact_bad_vectors_and_norm_are_refused():
         analyse_array([[1, 2, 3]], norm="batchnorm")
 
 
+@settings(max_examples=25)
+@given(ln_inputs(allow_zero_gamma=True))
+def test_norm_exact_vectors_as_fractions_give_what_the_reader_gives(inst):
+    """gamma, beta given as ints and Fractions (the form the exact reader hands on, taken as they are) are decided as
+    the same values given as "p/q" strings (read by the one exact reader): every hypothesis, rank and class count."""
+    X = [[Fraction(int(v.p), int(v.q)) for v in row] for row in inst.X.tolist()]
+    g = [Fraction(int(v.p), int(v.q)) for v in inst.gamma]
+    b = [Fraction(int(v.p), int(v.q)) for v in inst.beta]
+    as_ints = [v.numerator if v.denominator == 1 else v for v in g]
+    fast = analyse_array(X, as_ints, b, seed=0)
+    slow = analyse_array(X, [str(v) for v in g], [str(v) for v in b], seed=0)
+    assert _decided(fast) == _decided(slow)
+
+
+def _decided(a) -> list:
+    return [getattr(a, f) for f in ("hypotheses", "rank_X", "arank_X", "rank_LN_X", "arank_LN_X",
+                                    "sigma_in_colspace_Xt", "sqrt_classes")]
+
+
+def test_norm_exact_vectors_as_fractions_keep_a_rank_drop_that_needs_their_signs():
+    """The rank drop of LN X (1 + beta^T x = 0) hangs on every value and sign of gamma and beta: given as Fractions
+    (taken as they are) it is decided as with the same values as strings, and it is there."""
+    rng = random.Random(3)
+    drops = 0
+    for _ in range(12):
+        n, d = rng.randint(2, 7), rng.choice([2, 4, 6])
+        X = _radial_rational(rng, n, d)
+        g = [Rational(rng.choice([1, 2, -1, Rational(1, 3)])) for _ in range(d)]
+        b = _beta_for_drop(X, g, rng)
+        Xf = [[Fraction(int(v.p), int(v.q)) for v in row] for row in X.tolist()]
+        gf, bf = ([Fraction(int(v.p), int(v.q)) for v in vec] for vec in (g, b))
+        fast = analyse_array(Xf, gf, bf, seed=0)
+        assert _decided(fast) == _decided(analyse_array(Xf, [str(v) for v in gf], [str(v) for v in bf], seed=0))
+        drops += fast.rank_LN_X == rank(BL.centred(X)) - 1
+    assert drops >= 6
+
+
+def test_norm_exact_vectors_of_the_wrong_length_or_kind_are_refused_on_the_fast_path_too():
+    with pytest.raises(BadInput, match="beta has length 2"):
+        analyse_array([[1, 2, 3]], gamma=[Fraction(1), 2, 3], beta=[Fraction(0), 0])
+    with pytest.raises(BadInput, match="gamma"):
+        analyse_array([[1, 2, 3]], gamma=[Fraction(1), float("nan"), 3])
+
+
 def test_norm_exact_h1_failure_leaves_sigma_quantities_undefined():
     a = analyse_array([[1, 1, 1], [0, 1, 2]], seed=0)
     assert a.hypotheses["H1"] is False and a.hypotheses["H4"] is None

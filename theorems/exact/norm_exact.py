@@ -196,7 +196,10 @@ def _classify(X):
 
 
 def _vector(v, d: int, name: str) -> list[Fraction]:
-    """gamma / beta as exact Fractions, validated by :func:`theorems.exact.input.exact_vector`."""
+    """gamma / beta as exact Fractions, validated by :func:`theorems.exact.input.exact_vector` (a list of ``d`` ints
+    and Fractions, what the exact reader gives, is exact already: taken as it is, without the detour through sympy)."""
+    if isinstance(v, (list, tuple)) and len(v) == d and all(type(x) is int or type(x) is Fraction for x in v):
+        return [Fraction(x) for x in v]
     return [Fraction(int(r.p), int(r.q)) for r in exact_vector(v, d, name)]
 
 

@@ -54,6 +54,7 @@ fractional powers of integers*, J. London Math. Soc. 15 (1940).
 from __future__ import annotations
 
 import copy
+import functools
 import random
 from typing import Callable
 
@@ -276,11 +277,22 @@ class UserLNInstance:
 
     def __init__(self, X, gamma, beta):
         self._X, self.n, self.d = X, X.shape[0], X.shape[1]
-        self.gamma = tuple(Rational(v.numerator, v.denominator) for v in gamma.fractions()) if gamma is not None \
-            else (Rational(1),) * self.d
-        self.beta = tuple(Rational(v.numerator, v.denominator) for v in beta.fractions()) if beta is not None \
-            else (Rational(0),) * self.d
+        self._gamma_in, self._beta_in = gamma, beta
         self._sympy = None
+
+    @functools.cached_property
+    def gamma(self) -> tuple:
+        """gamma as sympy Rationals (built when a predicate reads it: a model's sites analyse without it)."""
+        g = self._gamma_in
+        return tuple(Rational(v.numerator, v.denominator) for v in g.fractions()) if g is not None \
+            else (Rational(1),) * self.d
+
+    @functools.cached_property
+    def beta(self) -> tuple:
+        """beta as sympy Rationals (built when a predicate reads it)."""
+        b = self._beta_in
+        return tuple(Rational(v.numerator, v.denominator) for v in b.fractions()) if b is not None \
+            else (Rational(0),) * self.d
 
     @property
     def X(self) -> Matrix:
