@@ -258,7 +258,7 @@ def test_formal_a_weakened_statement_is_refused_until_pinned_on_purpose(tmp_path
     assert unpinned.accepted is False and "no pinned statement for " + name in unpinned.reason
     logged: list[str] = []
     assert formal.pin(lemmas=lemmas, source_dir=tmp_path, log=logged.append) == 1
-    assert "forall n : nat, n.+1 <> 0" in formal.load_statements(tmp_path)[name] and "old: (none)" in logged[0]
+    assert "forall n : nat, S n <> 0" in formal.load_statements(tmp_path)[name] and "old: (none)" in logged[0]
     assert formal.check(lemmas, source_dir=tmp_path)[name].accepted is True
     # the planted weakening: for n = 0 only, still closed under the global context
     source.write_text(_PLAIN_HEADER + "Lemma strong : S 0 <> 0.\nProof. discriminate. Qed.\n")
@@ -266,7 +266,7 @@ def test_formal_a_weakened_statement_is_refused_until_pinned_on_purpose(tmp_path
     assert weak.accepted is False and weak.assumptions.strip() == "Closed under the global context"
     assert "the statement of " + name + " changed" in weak.reason
     old, new = weak.reason.split("pinned:\n", 1)[1].split("\nCoq now prints:\n")
-    assert "forall n : nat, n.+1 <> 0" in " ".join(old.split()) and "forall" not in new and "strong :" in new
+    assert "forall n : nat, S n <> 0" in " ".join(old.split()) and "forall" not in new and "strong :" in new
     # restoring the statement restores acceptance (whitespace alone is not a change)
     source.write_text(strong.replace("S n <> 0.", "S n   <>\n 0."))
     assert formal.check(lemmas, source_dir=tmp_path)[name].accepted is True
@@ -364,6 +364,19 @@ def test_formal_scan_reads_code_not_comments(tmp_path):
                                        "Lemma ok : 1 = 1.\nProof. reflexivity. Qed.\n")
     (tmp_path / "cheat.v").write_text("(* a comment *) Axiom bad : False.\nLemma t : True.\nProof. admit. Qed.\n")
     assert formal.scan_forbidden(tmp_path) == [("cheat.v", 1, "Axiom"), ("cheat.v", 3, "admit")]
+
+
+def test_formal_queries_load_mathcomp_where_a_source_does(tmp_path):
+    """A query's prelude: MathComp's (its notation, as the pinned statements were printed) in this project's folder
+    and in any folder where a source loads MathComp; Coq's NArith only in a folder of plain files (a MathComp line
+    in a comment does not count). Planted: the plain prelude everywhere turns the first assertion red."""
+    mathcomp = "From mathcomp Require Import all_ssreflect"
+    assert mathcomp in formal.runner.query_prelude(formal.SOURCE_DIR)
+    (tmp_path / "plain.v").write_text(_PLAIN_HEADER + f"(* {mathcomp}. *)\nLemma one : 1 = 1.\nProof. reflexivity. Qed.\n")
+    (tmp_path / "query_old.v").write_text(f"{mathcomp}.\n")  # a query file left behind is not a source
+    assert "mathcomp" not in formal.runner.query_prelude(tmp_path)
+    (tmp_path / "uses.v").write_text(f"{mathcomp}.\nLemma two : (1 + 1 = 2)%N.\nProof. by []. Qed.\n")
+    assert mathcomp in formal.runner.query_prelude(tmp_path)
 
 
 _PLANTED = (_PLAIN_HEADER

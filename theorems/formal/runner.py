@@ -112,10 +112,14 @@ NO_MATHCOMP = "not run: MathComp not installed for this coqc (apt-get install li
 NO_ANALYSIS = ("not run: MathComp-Analysis not installed for this coqc (apt-get install libcoq-mathcomp-analysis "
                "libcoq-mathcomp-real-closed)")
 _MARK = "@@COLLAPSE-VERIFY"  # marker lines printed by the query file around each lemma
-# Printed by the query before About, so About and Print Assumptions show MathComp notation.
+# Printed by the query before About, so About and Print Assumptions show MathComp notation (where a source of the
+# build folder loads MathComp: every query of this project's proofs; a folder of plain Coq files is asked without the
+# MathComp lines, which take about 1 s of every query's coqc to load).
 _QUERY_PRELUDE = ("From Coq Require Import NArith.\n"
                   "From mathcomp Require Import all_ssreflect fingroup perm all_algebra.\n"
                   "Import GRing.Theory Num.Theory.\nLocal Open Scope ring_scope.\n")
+_PLAIN_PRELUDE = "From Coq Require Import NArith.\n"
+_MATHCOMP_RE = re.compile(r"\bFrom\s+mathcomp\b|\bRequire\b[^.]*\bmathcomp\.")
 
 
 
@@ -501,11 +505,28 @@ def _allowed_candidates() -> list[str]:
     return out
 
 
+def query_prelude(build: Path) -> str:
+    """What a query in ``build`` loads before the lemmas' modules: MathComp (its notation in About and Print
+    Assumptions) when any source there loads it, else Coq's NArith only. One decision per folder, so a lemma is
+    printed alike in every query of its folder (the statements pinned in statements.txt were printed with
+    MathComp's notation)."""
+    for f in sorted(build.glob("*.v")):
+        if f.name.startswith("query_"):
+            continue
+        try:
+            text = f.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return _QUERY_PRELUDE
+        if _MATHCOMP_RE.search(strip_comments(text)):
+            return _QUERY_PRELUDE
+    return _PLAIN_PRELUDE
+
+
 def _query_text(modules: list[str], lemmas: list[FormalLemma], per_lemma: bool,
-                locate: list[str] | tuple[str, ...] = ()) -> str:
+                locate: list[str] | tuple[str, ...] = (), prelude: str = _QUERY_PRELUDE) -> str:
     """About for every lemma; Print Assumptions per lemma, or once for the tuple of all lemmas; then Locate of
     every name in ``locate`` (what each printed axiom name denotes where Print Assumptions ran)."""
-    lines = [_QUERY_PRELUDE, f"From {LOGICAL_ROOT} Require {' '.join(modules)}.\n"]
+    lines = [prelude, f"From {LOGICAL_ROOT} Require {' '.join(modules)}.\n"]
     for lemma in lemmas:
         lines += [f'Goal True. idtac "{_MARK} ABOUT {lemma.name}". Abort.', f"About {lemma.name}."]
         if per_lemma:
@@ -543,7 +564,7 @@ def _run_query(build: Path, modules: list[str], lemmas: list[FormalLemma], per_l
     Only blocks that ran to their END marker are returned (the query stops at the first error).
     """
     with tempfile.NamedTemporaryFile("w", suffix=".v", prefix="query_", dir=build, delete=False) as fh:
-        fh.write(_query_text(modules, lemmas, per_lemma, locate))
+        fh.write(_query_text(modules, lemmas, per_lemma, locate, query_prelude(build)))
         qpath = Path(fh.name)
     try:
         with _query_slots():
