@@ -372,7 +372,8 @@ def test_formal_queries_load_mathcomp_where_a_source_does(tmp_path):
     in a comment does not count). Planted: the plain prelude everywhere turns the first assertion red."""
     mathcomp = "From mathcomp Require Import all_ssreflect"
     assert mathcomp in formal.runner.query_prelude(formal.SOURCE_DIR)
-    (tmp_path / "plain.v").write_text(_PLAIN_HEADER + f"(* {mathcomp}. *)\nLemma one : 1 = 1.\nProof. reflexivity. Qed.\n")
+    (tmp_path / "plain.v").write_text(_PLAIN_HEADER + f"(* {mathcomp}. *)\n"
+                                      + "Lemma one : 1 = 1.\nProof. reflexivity. Qed.\n")
     (tmp_path / "query_old.v").write_text(f"{mathcomp}.\n")  # a query file left behind is not a source
     assert "mathcomp" not in formal.runner.query_prelude(tmp_path)
     (tmp_path / "uses.v").write_text(f"{mathcomp}.\nLemma two : (1 + 1 = 2)%N.\nProof. by []. Qed.\n")
