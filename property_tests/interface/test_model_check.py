@@ -654,3 +654,42 @@ def test_measurement_parts_joined_are_one_joint_run_and_ratios_come_from_the_for
     for ratios in (RM.forward_update_ratios(m, runs), RM.forward_update_ratios(m, runs, forward.__getitem__)):
         for inp in runs:
             assert ratios[inp] == RM.update_ratios(joint, inp) and len(ratios[inp]) == m.config.n_layers
+
+
+def test_layer_measurements_read_each_layers_weights_once_per_run(tiny, tmp_path, monkeypatch):
+    """The weight-only measurements of a layer (the certified rank of W_O, cond W_O, alpha_h) are computed once per
+    layer in a run, however many inputs read them, and each input's numbers are those of a run that computed them
+    afresh; a caller that edits its numbers does not edit another's. (Planted: the cache keyed without the weights'
+    content, or handing out the kept dict itself: red.)"""
+    from theorems.framework.memo import clear_process_caches
+    m = S.open_model(tiny["bert"])
+    runs = {"a": [1, 5, 9, 2, 7], "b": [3, 1, 4]}
+    calls: list[tuple] = []
+    real = S.certified_rank
+
+    def counted(M, *a, **k):
+        calls.append(M.shape)
+        return real(M, *a, **k)
+    monkeypatch.setattr(S, "certified_rank", counted)
+
+    def numbers(ids) -> list[dict]:
+        return [s.numbers for s in S.forward_sites(m, ids, "x", "tiny", {"output-projection"}, measure=True,
+                                                   weight_refs=False) if s.numbers]
+    clear_process_caches()
+    fresh = {k: numbers(ids) for k, ids in runs.items() if clear_process_caches() is None}
+    clear_process_caches()
+    calls.clear()
+    shared = {k: numbers(ids) for k, ids in runs.items()}
+    w_o = [s for s in calls if s == (m.config.H * m.config.d_k, m.config.d)]
+    assert len(w_o) == m.config.n_layers  # once per layer, not once per layer and input
+    assert shared == fresh and len(shared["a"]) == m.config.n_layers
+    shared["a"][0]["alpha"][0] = -1.0
+    assert numbers(runs["b"]) == fresh["b"]
+    def of(model) -> list[dict]:
+        return [s.numbers for s in S.forward_sites(model, runs["a"], "x", "tiny", {"output-projection"}, measure=True,
+                                                   weight_refs=False) if s.numbers]
+    assert of(S.open_model(tiny["bert"])) == fresh["a"]  # the same weights, another object: the same facts
+    reseeded = S.open_model(write_checkpoint(tmp_path / "b2", bert_config(), bert_tensors(np.random.default_rng(9))))
+    got = of(reseeded)  # other weights of the same shapes: their own facts, not the kept ones
+    clear_process_caches()
+    assert got == of(reseeded) and [r["alpha"] for r in got] != [r["alpha"] for r in fresh["a"]]
