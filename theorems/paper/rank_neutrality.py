@@ -304,6 +304,12 @@ class UserLNInstance:
         return self._sympy
 
 
+def _exact_key(values) -> tuple | None:
+    """A content key of exact values (ints, Fractions) by their numerators and denominators: hashing a Fraction costs
+    a modular inverse, and a model's sites key a d-vector twice per analysis."""
+    return None if values is None else tuple((v.numerator, v.denominator) for v in values)
+
+
 def from_user(user) -> Analysis:
     """The analysis of the user's X (gamma, beta): :func:`theorems.exact.norm_exact.analyse_array`, the record the
     claims' predicates read (``a.inst`` is the instance, its sympy matrix built only if a predicate asks)."""
@@ -315,8 +321,7 @@ def from_user(user) -> Analysis:
     # at a model's site (a sharing scope) the analysis of the same X, gamma, beta and seed is made once for every
     # form that reads it (RN.main's literal and trained-model readings); each caller gets its own copy to annotate
     k = array_key(kernel) if user.seed is not None else None  # no seed: fresh primes each time, never shared
-    key = None if k is None else ("analyse_array", k, None if gl is None else tuple(gl),
-                                  None if bl is None else tuple(bl), user.seed)
+    key = None if k is None else ("analyse_array", k, _exact_key(gl), _exact_key(bl), user.seed)
     a = copy.copy(shared(key, lambda: analyse_array(kernel, gl, bl, seed=user.seed)))
     a.inst = UserLNInstance(X, g, b)
     return a
