@@ -227,12 +227,22 @@ def _vector(values, name: str, how: str) -> ExactVector:
     return ExactVector(list(_exact_values(a.tobytes())), name, how)
 
 
-@lru_cache(maxsize=256)
+#: a site's gamma / beta as exact values, once per content in a run (a LayerNorm's are read at every input and by
+#: every form at its site); emptied with the other process caches, and when it holds _EXACT_VALUES_MAX vectors
+_EXACT_VALUES: dict = process_cache()
+_EXACT_VALUES_MAX = 256
+
+
 def _exact_values(raw: bytes) -> tuple:
-    """The float64 values of ``raw`` as exact ints / Fractions; once per content (a LayerNorm's gamma and beta are read
-    at every input and by every form at its site)."""
-    vals = [Fraction(v) for v in np.frombuffer(raw, dtype=np.float64).tolist()]
-    return tuple(v.numerator if v.denominator == 1 else v for v in vals)
+    """The float64 values of ``raw`` as exact ints / Fractions (an immutable tuple: callers copy it into a list)."""
+    got = _EXACT_VALUES.get(raw)
+    if got is None:
+        vals = [Fraction(v) for v in np.frombuffer(raw, dtype=np.float64).tolist()]
+        got = tuple(v.numerator if v.denominator == 1 else v for v in vals)
+        if len(_EXACT_VALUES) >= _EXACT_VALUES_MAX:
+            _EXACT_VALUES.clear()
+        _EXACT_VALUES[raw] = got
+    return got
 
 
 def _weights(heads: list, how: str) -> ExactWeights:
@@ -544,20 +554,22 @@ def _layer_weight_facts(m: Checkpoint, L, li: int, seed: int) -> dict:
     Wraw = m.raw_Wo(li).astype(np.float64)
     key = (array_key(Wraw), array_key(np.asarray(L.Wo)), array_key(np.asarray(L.Wq)), array_key(np.asarray(L.Wk)),
            dk, H, rep, seed)
-    if key not in _WEIGHT_FACTS:
+    facts = _WEIGHT_FACTS.get(key)
+    if facts is None:
         cr = certified_rank(Wraw, seed=seed)
         if not cr.certified:
             cr = certified_rank(Wraw, exact="always", seed=seed)
         assert cr.value is not None  # exact="always" computes the exact rank
         s = np.linalg.svd(L.Wo, compute_uv=False)
-        if len(_WEIGHT_FACTS) >= _WEIGHT_FACTS_MAX:
-            _WEIGHT_FACTS.clear()
-        _WEIGHT_FACTS[key] = {
+        facts = {
             "W_O_exact_rank": int(cr.value), "W_O_shape": list(Wraw.shape), "W_O_rank_method": cr.method,
             "W_O_condition": float(s[0] / s[-1]) if s[-1] > 0 else None,
             "alpha": [alpha(L.Wq[:, h * dk:(h + 1) * dk], L.Wk[:, (h // rep) * dk:(h // rep + 1) * dk])
                       for h in range(H)]}
-    return copy.deepcopy(_WEIGHT_FACTS[key])
+        if len(_WEIGHT_FACTS) >= _WEIGHT_FACTS_MAX:
+            _WEIGHT_FACTS.clear()
+        _WEIGHT_FACTS[key] = facts  # (read back from the local: another thread may clear the dict meanwhile)
+    return copy.deepcopy(facts)
 
 
 def layer_measurements(m: Checkpoint, L, layer_rec: dict, li: int, seed: int = 0, alignment: bool = True) -> dict:

@@ -376,6 +376,8 @@ def test_norm_exact_vectors_of_the_wrong_length_or_kind_are_refused_on_the_fast_
         analyse_array([[1, 2, 3]], gamma=[Fraction(1), 2, 3], beta=[Fraction(0), 0])
     with pytest.raises(BadInput, match="gamma"):
         analyse_array([[1, 2, 3]], gamma=[Fraction(1), float("nan"), 3])
+    with pytest.raises(BadInput, match="boolean"):  # a bool is not an int here, as everywhere in the reader
+        analyse_array([[1, 2, 3]], gamma=[True, 2, 3])
 
 
 def test_norm_exact_h1_failure_leaves_sigma_quantities_undefined():

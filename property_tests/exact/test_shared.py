@@ -173,3 +173,23 @@ def test_the_readings_at_a_site_give_the_same_records_with_the_facts_computed_on
     # X, Delta, X + Delta, [X; Delta], [X | Delta] and the minor's ranks once each, against every reading's own
     assert shared_counts["rank"] < plain_counts["rank"]
     assert plain_counts["analyse"] >= 2 and shared_counts["analyse"] == 1  # RN.main's literal and trained-model
+
+
+def test_a_shared_layernorm_analysis_is_keyed_by_every_exact_value_of_gamma_and_beta():
+    """In a sharing scope, the LayerNorm analysis of a user's input is kept under the content of X, gamma and beta:
+    gamma = (1, 1/2, -1/2) and gamma' = (1/3, 1/3, -1/3) share their numerators but not the rank of LN X (3 and 2
+    here, beta fixed), and each is decided as outside the scope. (Planted: the key by numerators only: red.)"""
+    from theorems.exact.reader import ExactVector, UserInput
+    from theorems.paper.rank_neutrality import from_user
+    X = np.array([[-1, 1, 1], [-3, 0, -1], [-3, 3, -3]], dtype=np.float64)
+    beta = [-2, 1, -1]
+    gammas = ([1, Fraction(1, 2), Fraction(-1, 2)], [Fraction(1, 3), Fraction(1, 3), Fraction(-1, 3)])
+
+    def user(g) -> UserInput:
+        return UserInput(matrices={"X": matrix_from(X, "X")},
+                         vectors={"gamma": ExactVector(list(g), "gamma", "test"),
+                                  "beta": ExactVector(list(beta), "beta", "test")}, seed=0)
+    alone = [from_user(user(g)).rank_LN_X for g in gammas]
+    assert alone == [3, 2]
+    with SH.sharing():
+        assert [from_user(user(g)).rank_LN_X for g in gammas] == alone

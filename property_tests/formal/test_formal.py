@@ -258,7 +258,7 @@ def test_formal_a_weakened_statement_is_refused_until_pinned_on_purpose(tmp_path
     assert unpinned.accepted is False and "no pinned statement for " + name in unpinned.reason
     logged: list[str] = []
     assert formal.pin(lemmas=lemmas, source_dir=tmp_path, log=logged.append) == 1
-    assert "forall n : nat, S n <> 0" in formal.load_statements(tmp_path)[name] and "old: (none)" in logged[0]
+    assert "forall n : nat, n.+1 <> 0" in formal.load_statements(tmp_path)[name] and "old: (none)" in logged[0]
     assert formal.check(lemmas, source_dir=tmp_path)[name].accepted is True
     # the planted weakening: for n = 0 only, still closed under the global context
     source.write_text(_PLAIN_HEADER + "Lemma strong : S 0 <> 0.\nProof. discriminate. Qed.\n")
@@ -266,7 +266,7 @@ def test_formal_a_weakened_statement_is_refused_until_pinned_on_purpose(tmp_path
     assert weak.accepted is False and weak.assumptions.strip() == "Closed under the global context"
     assert "the statement of " + name + " changed" in weak.reason
     old, new = weak.reason.split("pinned:\n", 1)[1].split("\nCoq now prints:\n")
-    assert "forall n : nat, S n <> 0" in " ".join(old.split()) and "forall" not in new and "strong :" in new
+    assert "forall n : nat, n.+1 <> 0" in " ".join(old.split()) and "forall" not in new and "strong :" in new
     # restoring the statement restores acceptance (whitespace alone is not a change)
     source.write_text(strong.replace("S n <> 0.", "S n   <>\n 0."))
     assert formal.check(lemmas, source_dir=tmp_path)[name].accepted is True
@@ -366,18 +366,51 @@ def test_formal_scan_reads_code_not_comments(tmp_path):
     assert formal.scan_forbidden(tmp_path) == [("cheat.v", 1, "Axiom"), ("cheat.v", 3, "admit")]
 
 
-def test_formal_queries_load_mathcomp_where_a_source_does(tmp_path):
-    """A query's prelude: MathComp's (its notation, as the pinned statements were printed) in this project's folder
-    and in any folder where a source loads MathComp; Coq's NArith only in a folder of plain files (a MathComp line
-    in a comment does not count). Planted: the plain prelude everywhere turns the first assertion red."""
+def test_formal_queries_load_mathcomp_where_a_source_does_or_a_statement_is_pinned():
+    """A query's prelude, decided per check from the sources it compiles: MathComp's (its notation, as every pinned
+    statement was printed) in this project's folder, where a source loads MathComp, and wherever a statement is or is
+    being pinned; Coq's NArith only in an unpinned folder of plain files (a MathComp line in a comment does not
+    count). Planted: the plain prelude for pinned folders, or comments read as code: red."""
     mathcomp = "From mathcomp Require Import all_ssreflect"
-    assert mathcomp in formal.runner.query_prelude(formal.SOURCE_DIR)
-    (tmp_path / "plain.v").write_text(_PLAIN_HEADER + f"(* {mathcomp}. *)\n"
-                                      + "Lemma one : 1 = 1.\nProof. reflexivity. Qed.\n")
-    (tmp_path / "query_old.v").write_text(f"{mathcomp}.\n")  # a query file left behind is not a source
-    assert "mathcomp" not in formal.runner.query_prelude(tmp_path)
-    (tmp_path / "uses.v").write_text(f"{mathcomp}.\nLemma two : (1 + 1 = 2)%N.\nProof. by []. Qed.\n")
-    assert mathcomp in formal.runner.query_prelude(tmp_path)
+    project = {p.stem: p.read_text() for p in formal.SOURCE_DIR.glob("*.v")}
+    assert mathcomp in formal.runner.query_prelude(project, pinned=False)
+    plain = {"plain": _PLAIN_HEADER + f"(* {mathcomp}. *)\nLemma one : 1 = 1.\nProof. reflexivity. Qed.\n"}
+    assert "mathcomp" not in formal.runner.query_prelude(plain, pinned=False)
+    assert mathcomp in formal.runner.query_prelude(plain, pinned=True)
+    uses = {**plain, "uses": f"{mathcomp}.\nLemma two : (1 + 1 = 2)%N.\nProof. by []. Qed.\n"}
+    assert mathcomp in formal.runner.query_prelude(uses, pinned=False)
+
+
+@pytest.mark.slow
+@needs_coq
+def test_formal_a_plain_folders_pin_holds_whatever_else_the_folder_holds(tmp_path):
+    """A plain folder's pinned lemma is printed and compared in MathComp's notation, so neither a MathComp file added
+    beside it, nor its removal (its copy left in _build/), nor forgetting the stored verdicts changes the verdict;
+    the same folder unpinned is asked without MathComp, and a first pin (no statements.txt yet) is printed as every
+    later check prints it. (Planted: the prelude decided from _build/'s copies, or a pin asked without MathComp:
+    red.)"""
+    (tmp_path / "pinned.v").write_text(_PLAIN_HEADER
+                                       + "Lemma strong (n : nat) : S n <> 0.\nProof. discriminate. Qed.\n")
+    lemmas = [_lemma("pinned", "strong")]
+    name = "CollapseVerify.pinned.strong"
+
+    def verdict() -> tuple:
+        formal.clear_check_cache()
+        r = formal.check(lemmas, source_dir=tmp_path)[name]
+        return r.accepted, r.reason.splitlines()[0]
+    assert "S n <> 0" in formal.check(lemmas, source_dir=tmp_path)[name].about  # unpinned: Coq's notation
+    assert formal.pin(lemmas=lemmas, source_dir=tmp_path, log=lambda _: None) == 1  # the first pin
+    assert "n.+1 <> 0" in formal.load_statements(tmp_path)[name]
+    accepted = verdict()
+    assert accepted[0] is True
+    other = tmp_path / "other.v"
+    other.write_text("From mathcomp Require Import all_ssreflect.\nLemma two : (1 + 1 = 2)%N.\nProof. by []. Qed.\n")
+    assert verdict() == accepted
+    other.unlink()  # its compiled copy stays in _build/
+    assert (tmp_path / "_build" / "other.v").is_file()
+    for f in (tmp_path / "_build").glob("check-results-*.json"):
+        f.unlink()
+    assert verdict() == accepted
 
 
 _PLANTED = (_PLAIN_HEADER
@@ -497,9 +530,9 @@ def test_formal_tuple_mode_says_at_most_names_a_culprit_and_never_answers_a_per_
     asked: list[tuple[str, bool]] = []
     real_query = formal.runner._query_group
 
-    def query(build, ls, try_tuple, tuple_policy=False):
+    def query(build, ls, try_tuple, tuple_policy=False, **kw):
         asked.extend((l.short, tuple_policy) for l in ls)
-        return real_query(build, ls, try_tuple, tuple_policy)
+        return real_query(build, ls, try_tuple, tuple_policy, **kw)
     monkeypatch.setattr(formal.runner, "_query_group", query)
     lemmas = [_lemma("classical", "expR_pos"), _lemma("classical", "plain")]
     names = [lm.name for lm in lemmas]
@@ -574,9 +607,9 @@ def test_formal_results_are_cached_on_disk_by_content(tmp_path, monkeypatch):
     asked: list[str] = []
     real_query = formal.runner._query_group
 
-    def query(build, ls, try_tuple, tuple_policy=False):
+    def query(build, ls, try_tuple, tuple_policy=False, **kw):
         asked.extend(l.short for l in ls)
-        return real_query(build, ls, try_tuple, tuple_policy)
+        return real_query(build, ls, try_tuple, tuple_policy, **kw)
     monkeypatch.setattr(formal.runner, "_query_group", query)
     lemmas = [_lemma("planted", "uses_axiom"), _lemma("planted", "honest")]
     formal.check(lemmas[1:], source_dir=tmp_path)

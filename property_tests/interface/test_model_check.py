@@ -689,7 +689,11 @@ def test_layer_measurements_read_each_layers_weights_once_per_run(tiny, tmp_path
         return [s.numbers for s in S.forward_sites(model, runs["a"], "x", "tiny", {"output-projection"}, measure=True,
                                                    weight_refs=False) if s.numbers]
     assert of(S.open_model(tiny["bert"])) == fresh["a"]  # the same weights, another object: the same facts
-    reseeded = S.open_model(write_checkpoint(tmp_path / "b2", bert_config(), bert_tensors(np.random.default_rng(9))))
-    got = of(reseeded)  # other weights of the same shapes: their own facts, not the kept ones
+    t = bert_tensors(np.random.default_rng(1))  # tiny's weights, W_Q of every layer redrawn: alpha_h changes
+    for k in [k for k in t if k.endswith("attention.self.query.weight")]:
+        t[k] = np.random.default_rng(5).normal(size=t[k].shape).astype(t[k].dtype)
+    requeried = S.open_model(write_checkpoint(tmp_path / "b2", bert_config(), t))
+    got = of(requeried)  # other weights of the same shapes: their own facts, not the kept ones
     clear_process_caches()
-    assert got == of(reseeded) and [r["alpha"] for r in got] != [r["alpha"] for r in fresh["a"]]
+    assert got == of(requeried) and [r["alpha"] for r in got] != [r["alpha"] for r in fresh["a"]]
+    assert [r["W_O_exact_rank"] for r in got] == [r["W_O_exact_rank"] for r in fresh["a"]]

@@ -505,20 +505,16 @@ def _allowed_candidates() -> list[str]:
     return out
 
 
-def query_prelude(build: Path) -> str:
-    """What a query in ``build`` loads before the lemmas' modules: MathComp (its notation in About and Print
-    Assumptions) when any source there loads it, else Coq's NArith only. One decision per folder, so a lemma is
-    printed alike in every query of its folder (the statements pinned in statements.txt were printed with
-    MathComp's notation)."""
-    for f in sorted(build.glob("*.v")):
-        if f.name.startswith("query_"):
-            continue
-        try:
-            text = f.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return _QUERY_PRELUDE
-        if _MATHCOMP_RE.search(strip_comments(text)):
-            return _QUERY_PRELUDE
+def query_prelude(texts: dict[str, str], pinned: bool) -> str:
+    """What every query of a source folder loads before the lemmas' modules (``texts``: its sources by module;
+    ``pinned``: the folder has a statements.txt, or the check is :func:`pin`'s). MathComp, so that About and Print
+    Assumptions print MathComp's notation, unless no source loads MathComp and no statement is (being) pinned: then
+    Coq's NArith only (each query's coqc starts in about 0.3 s instead of 1 s), where no printed statement is
+    compared with anything. One decision per check of a folder, from the sources the check compiles, and part of the
+    stored verdicts' key: a lemma prints alike in every query of it, and every pin (this project's, a folder's
+    pinned before this choice existed, a first pin) is printed and compared in MathComp's notation."""
+    if pinned or any(_MATHCOMP_RE.search(strip_comments(t)) for t in texts.values()):
+        return _QUERY_PRELUDE
     return _PLAIN_PRELUDE
 
 
@@ -558,13 +554,14 @@ def _query_slots() -> threading.BoundedSemaphore:
 
 
 def _run_query(build: Path, modules: list[str], lemmas: list[FormalLemma], per_lemma: bool = True,
-               locate: list[str] | tuple[str, ...] = ()) -> tuple[dict[str, dict[str, str]], str]:
+               locate: list[str] | tuple[str, ...] = (), prelude: str = _QUERY_PRELUDE
+               ) -> tuple[dict[str, dict[str, str]], str]:
     """Run one coqc query; ({name: {"ABOUT": text, "ASSUMPTIONS": text, "LOCATE": text}}, error text or "").
 
     Only blocks that ran to their END marker are returned (the query stops at the first error).
     """
     with tempfile.NamedTemporaryFile("w", suffix=".v", prefix="query_", dir=build, delete=False) as fh:
-        fh.write(_query_text(modules, lemmas, per_lemma, locate, query_prelude(build)))
+        fh.write(_query_text(modules, lemmas, per_lemma, locate, prelude))
         qpath = Path(fh.name)
     try:
         with _query_slots():
@@ -588,7 +585,8 @@ _PART_MIN = 4
 
 
 def _run_query_parts(build: Path, modules: list[str], lemmas: list[FormalLemma],
-                     locate: list[str] | tuple[str, ...] = ()) -> tuple[dict[str, dict[str, str]], str]:
+                     locate: list[str] | tuple[str, ...] = (), prelude: str = _QUERY_PRELUDE
+                     ) -> tuple[dict[str, dict[str, str]], str]:
     """:func:`_run_query` per lemma, the lemmas dealt round-robin to up to :func:`_jobs` coqc run at once, each with
     the same Requires (so the same printed names; ``locate`` is asked in the first); the blocks merged, the first
     error kept. Print Assumptions walks a lemma's dependencies again for every lemma: about 1.8 s per lemma of a file
@@ -596,10 +594,11 @@ def _run_query_parts(build: Path, modules: list[str], lemmas: list[FormalLemma],
     `make formal`'s time. A lemma's printed assumptions do not depend on which others share its query."""
     n = min(_jobs(), len(lemmas) // _PART_MIN)
     if n <= 1:
-        return _run_query(build, modules, lemmas, per_lemma=True, locate=locate)
+        return _run_query(build, modules, lemmas, per_lemma=True, locate=locate, prelude=prelude)
     parts = [(lemmas[i::n], locate if i == 0 else ()) for i in range(n)]
     with ThreadPoolExecutor(max_workers=n) as pool:
-        answers = list(pool.map(lambda p: _run_query(build, modules, p[0], per_lemma=True, locate=p[1]), parts))
+        answers = list(pool.map(lambda p: _run_query(build, modules, p[0], per_lemma=True, locate=p[1],
+                                                     prelude=prelude), parts))
     found: dict[str, dict[str, str]] = {}
     for part_found, _ in answers:
         found.update(part_found)
@@ -661,7 +660,8 @@ def _classical_modules(texts: dict[str, str], pattern: re.Pattern = _CLASSICAL_R
     return out
 
 
-def _query_group(build: Path, lemmas: list[FormalLemma], try_tuple: bool, tuple_policy: bool = False):
+def _query_group(build: Path, lemmas: list[FormalLemma], try_tuple: bool, tuple_policy: bool = False,
+                 prelude: str = _QUERY_PRELUDE):
     """Ask Coq about one group of lemmas; (found blocks, {"lemma printed-name": full name}, refusals, upper) where
     upper is True when every lemma's assumptions are its tuple's (an upper bound of its own).
 
@@ -677,7 +677,8 @@ def _query_group(build: Path, lemmas: list[FormalLemma], try_tuple: bool, tuple_
     failed: dict[str, tuple] = {}
     candidates = _allowed_candidates()
     if try_tuple or tuple_policy:
-        found, err = _run_query(build, modules, lemmas, per_lemma=False, locate=candidates if tuple_policy else ())
+        found, err = _run_query(build, modules, lemmas, per_lemma=False, locate=candidates if tuple_policy else (),
+                                prelude=prelude)
         tuple_text = found.get(_ALL, {}).get("ASSUMPTIONS", "").strip()
         if not err and _ALL in found and all(l.name in found for l in lemmas):
             if tuple_text == CLOSED:
@@ -690,12 +691,12 @@ def _query_group(build: Path, lemmas: list[FormalLemma], try_tuple: bool, tuple_
                 for l in lemmas:
                     found[l.name]["ASSUMPTIONS"] = tuple_text
                 return found, {f"{l.name} {a}": f for l in lemmas for a, f in named.items() if f}, failed, True
-    found, err = _run_query_parts(build, modules, lemmas, locate=candidates)
+    found, err = _run_query_parts(build, modules, lemmas, locate=candidates, prelude=prelude)
     where = {l.name: modules for l in lemmas}
     if err and any(l.name not in found for l in lemmas):  # localise: one query per lemma left
         for l in lemmas:
             if l.name not in found:
-                one, one_err = _run_query(build, [l.module], [l], per_lemma=True, locate=candidates)
+                one, one_err = _run_query(build, [l.module], [l], per_lemma=True, locate=candidates, prelude=prelude)
                 if l.name in one:
                     found[l.name] = one[l.name]
                     where[l.name] = [l.module]
@@ -715,7 +716,7 @@ def _query_group(build: Path, lemmas: list[FormalLemma], try_tuple: bool, tuple_
             else:
                 unknown.setdefault(tuple(where[l.name]), set()).add(a)
     for mods, names in unknown.items():  # name the refused axioms by their full names, where they were printed
-        more, _ = _run_query(build, list(mods), [], per_lemma=True, locate=sorted(names))
+        more, _ = _run_query(build, list(mods), [], per_lemma=True, locate=sorted(names), prelude=prelude)
         for l in lemmas:
             if tuple(where[l.name]) == mods:
                 for a in names:
@@ -724,9 +725,10 @@ def _query_group(build: Path, lemmas: list[FormalLemma], try_tuple: bool, tuple_
     return found, full, failed, False
 
 
-def _results_key(version: str, texts: dict[str, str]) -> str:
+def _results_key(version: str, texts: dict[str, str], prelude: str = _QUERY_PRELUDE) -> str:
     h = hashlib.sha256()
     h.update(f"coqc {version}\n{' '.join(COQ_WARNINGS)}\n{ALLOWED_AXIOMS}\n".encode())
+    h.update(f"prelude {prelude}\n".encode())  # what the queries loaded (query_prelude): the printed statements
     for mod, text in sorted(texts.items()):
         h.update(f"{mod}\0{text}\0".encode())
     h.update(Path(__file__).read_bytes())  # the runner itself (parsing, policy)
@@ -1071,7 +1073,8 @@ def _check(lemmas, source_dir, compare_statements, coqchk, per_lemma_axioms=Fals
             to_query.append(l)
     if to_query:
         build = build_dir(src)
-        cache_key = _results_key(version, texts)
+        prelude = query_prelude(texts, pinned=not compare_statements or (src / STATEMENTS_FILE).is_file())
+        cache_key = _results_key(version, texts, prelude)
         stored = _load_results(build, cache_key, per_lemma_axioms)
         results.update({l.name: stored[l.name] for l in to_query if l.name in stored})
         to_ask = [l for l in to_query if l.name not in stored]
@@ -1086,7 +1089,8 @@ def _check(lemmas, source_dir, compare_statements, coqchk, per_lemma_axioms=Fals
             asked = [(i, g) for i, g in enumerate(groups) if g]
             with ThreadPoolExecutor(max_workers=2) as pool:
                 answers = list(pool.map(lambda ig: _query_group(build, ig[1], try_tuple=ig[0] == 0,
-                                                                tuple_policy=not per_lemma_axioms), asked))
+                                                                tuple_policy=not per_lemma_axioms,
+                                                                prelude=prelude), asked))
             found: dict[str, dict[str, str]] = {}
             full: dict[str, str | None] = {}
             upper: dict[str, str] = {}  # lemma -> the tuple it was asked in (its axioms are the tuple's)
