@@ -62,7 +62,7 @@ from theorems.framework import (
     instance_form,
     undecided_reading,
 )
-from theorems.framework.memo import process_cache
+from theorems.framework.memo import kept, process_cache
 
 __all__ = ["SITE_KINDS", "RANK_RTOL", "Site", "WeightRef", "config_hash", "forward_sites", "site_kinds_of",
            "product_basis", "applicable", "evaluate", "site_about", "matrix_about", "layer_measurements", "claim_items",
@@ -235,14 +235,10 @@ _EXACT_VALUES_MAX = 256
 
 def _exact_values(raw: bytes) -> tuple:
     """The float64 values of ``raw`` as exact ints / Fractions (an immutable tuple: callers copy it into a list)."""
-    got = _EXACT_VALUES.get(raw)
-    if got is None:
+    def compute() -> tuple:
         vals = [Fraction(v) for v in np.frombuffer(raw, dtype=np.float64).tolist()]
-        got = tuple(v.numerator if v.denominator == 1 else v for v in vals)
-        if len(_EXACT_VALUES) >= _EXACT_VALUES_MAX:
-            _EXACT_VALUES.clear()
-        _EXACT_VALUES[raw] = got
-    return got
+        return tuple(v.numerator if v.denominator == 1 else v for v in vals)
+    return kept(_EXACT_VALUES, raw, compute, _EXACT_VALUES_MAX)
 
 
 def _weights(heads: list, how: str) -> ExactWeights:
@@ -554,22 +550,18 @@ def _layer_weight_facts(m: Checkpoint, L, li: int, seed: int) -> dict:
     Wraw = m.raw_Wo(li).astype(np.float64)
     key = (array_key(Wraw), array_key(np.asarray(L.Wo)), array_key(np.asarray(L.Wq)), array_key(np.asarray(L.Wk)),
            dk, H, rep, seed)
-    facts = _WEIGHT_FACTS.get(key)
-    if facts is None:
+    def compute() -> dict:
         cr = certified_rank(Wraw, seed=seed)
         if not cr.certified:
             cr = certified_rank(Wraw, exact="always", seed=seed)
         assert cr.value is not None  # exact="always" computes the exact rank
         s = np.linalg.svd(L.Wo, compute_uv=False)
-        facts = {
+        return {
             "W_O_exact_rank": int(cr.value), "W_O_shape": list(Wraw.shape), "W_O_rank_method": cr.method,
             "W_O_condition": float(s[0] / s[-1]) if s[-1] > 0 else None,
             "alpha": [alpha(L.Wq[:, h * dk:(h + 1) * dk], L.Wk[:, (h // rep) * dk:(h // rep + 1) * dk])
                       for h in range(H)]}
-        if len(_WEIGHT_FACTS) >= _WEIGHT_FACTS_MAX:
-            _WEIGHT_FACTS.clear()
-        _WEIGHT_FACTS[key] = facts  # (read back from the local: another thread may clear the dict meanwhile)
-    return copy.deepcopy(facts)
+    return copy.deepcopy(kept(_WEIGHT_FACTS, key, compute, _WEIGHT_FACTS_MAX))
 
 
 def layer_measurements(m: Checkpoint, L, layer_rec: dict, li: int, seed: int = 0, alignment: bool = True) -> dict:

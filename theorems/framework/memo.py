@@ -35,7 +35,7 @@ from .storage import REPO_ROOT
 
 __all__ = ["DECIDING", "NOT_DECIDING", "CACHE_ENV", "add_deciding", "deciding", "deciding_files", "source_digest",
            "library_versions", "cache_dir", "memo_key", "memo", "computing_fresh", "reading_store", "provenance",
-           "current_commit", "process_cache", "clear_process_caches",
+           "current_commit", "process_cache", "kept", "clear_process_caches",
            "head_commit", "locked", "reads", "note_computed"]
 
 T = TypeVar("T")
@@ -253,6 +253,22 @@ def process_cache() -> dict[Any, Any]:
     d: dict[Any, Any] = {}
     _PROCESS_CACHES.append(d)
     return d
+
+
+def kept(cache: dict[Any, Any], key: Any, compute: Callable[[], T], limit: int | None = None) -> T:
+    """``cache[key]``, computed by ``compute()`` the first time (``cache``: a :func:`process_cache`). With ``limit``,
+    a cache that holds that many values is emptied before a new one is kept. The value is returned from a local, so
+    another thread emptying the cache meanwhile cannot make the read fail."""
+    try:
+        got: T = cache[key]
+        return got
+    except KeyError:
+        pass
+    value = compute()
+    if limit is not None and len(cache) >= limit:
+        cache.clear()
+    cache[key] = value
+    return value
 
 
 def clear_process_caches() -> None:

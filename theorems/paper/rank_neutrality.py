@@ -100,7 +100,7 @@ from ..framework import (
     predicted,
     stable_seed,
 )
-from ..framework.memo import process_cache
+from ..framework.memo import kept, process_cache
 
 __all__ = ["PROOF_STEPS", "PAPER_PROOF_AUDIT", "stress", "TOKEN_SHAPES", "FAMILIES", "POOL", "USER_INSTANCE",
            "from_user", "HYPOTHESIS", "effective_rank", "STEP2_X",
@@ -272,6 +272,13 @@ def describe(a: Analysis) -> str:
 SYMPY_MAX_ENTRIES = 40_000
 
 
+def _rationals(vec, default: int, d: int) -> tuple:
+    """An exact vector (the reader's) as sympy Rationals; ``default`` d times when it was not given."""
+    if vec is None:
+        return (Rational(default),) * d
+    return tuple(Rational(v.numerator, v.denominator) for v in vec.fractions())
+
+
 class UserLNInstance:
     """A user's LayerNorm instance: n, d, gamma and beta at once, the sympy matrix X only when a predicate reads it."""
 
@@ -283,16 +290,12 @@ class UserLNInstance:
     @functools.cached_property
     def gamma(self) -> tuple:
         """gamma as sympy Rationals (built when a predicate reads it: a model's sites analyse without it)."""
-        g = self._gamma_in
-        return tuple(Rational(v.numerator, v.denominator) for v in g.fractions()) if g is not None \
-            else (Rational(1),) * self.d
+        return _rationals(self._gamma_in, 1, self.d)
 
     @functools.cached_property
     def beta(self) -> tuple:
         """beta as sympy Rationals (built when a predicate reads it)."""
-        b = self._beta_in
-        return tuple(Rational(v.numerator, v.denominator) for v in b.fractions()) if b is not None \
-            else (Rational(0),) * self.d
+        return _rationals(self._beta_in, 0, self.d)
 
     @property
     def X(self) -> Matrix:
@@ -738,10 +741,7 @@ def _init_draws(ctx) -> dict:
     predicted pattern (H1, H3 hold; H2 fails iff n >= d; H4 fails iff n < d). Once per process (the same
     seeded draws; the claim's two readings read them).
     """
-    key = bool(ctx.quick)
-    if key not in _INIT_CACHE:
-        _INIT_CACHE[key] = _draw_at_init(ctx)
-    return _INIT_CACHE[key]
+    return kept(_INIT_CACHE, bool(ctx.quick), lambda: _draw_at_init(ctx))
 
 
 def _draw_at_init(ctx) -> dict:
